@@ -1,0 +1,2 @@
+//! kubepkg's package layer (offline core).
+#![forbid(unsafe_code)]
