@@ -1,0 +1,632 @@
+//! Reading YAML as Helm does: `sigs.k8s.io/yaml.Unmarshal`.
+//!
+//! Three stages, each mirroring Go:
+//! 1. **Parse** (saphyr-parser's event stream) into a node tree of the *first* document only,
+//!    with anchors and aliases, as go-yaml v2's parser does (later documents are not read).
+//! 2. **Decode** the tree as go-yaml v2 decodes into `interface{}`: YAML 1.1 scalar resolution
+//!    ([`crate::resolve`]), `<<` merge keys (a mapping, an alias to one, or a list of them; later
+//!    entries win over earlier ones and merged keys overwrite keys seen before the `<<`),
+//!    duplicate keys silently keep the last value (Helm's non-strict decoding), quoted scalars are
+//!    always strings, explicit tags (`!!str`, `!!int`, `!!binary`) are honoured.
+//! 3. **Convert to JSON** like `sigs.k8s.io/yaml`: map keys become strings (`1` → `"1"`, `true` →
+//!    `"true"`, floats with 32-bit `%g`), numbers become `float64`, `.inf`/`.nan` are errors,
+//!    invalid UTF-8 from `!!binary` becomes U+FFFD.
+//!
+//! Limits, as go-yaml v2: nesting deeper than [`MAX_DEPTH`] is `exceeded max depth of 10000`;
+//! alias expansion is bounded by the ratio rule of go-yaml (once more than 100 alias-driven
+//! and 1000 total decode steps happened, at most 99% of steps may come from aliases for
+//! documents under 400 000 steps, falling linearly to 10% at 4 000 000), which stops
+//! "billion laughs" documents with `document contains excessive aliasing` after a bounded amount
+//! of work; an alias to an enclosing node is `anchor 'x' value contains itself`.
+
+use std::collections::{BTreeMap, HashMap};
+
+use kubepkg_value::Value;
+use saphyr_parser::{Event, Parser, ScalarStyle, ScanError};
+
+use crate::error::YamlError;
+use crate::gonum::format_float;
+use crate::resolve::{Kind, Scalar, resolve_plain, resolve_tagged};
+
+/// go-yaml v2's nesting limit (flow level and block indentation).
+pub const MAX_DEPTH: usize = 10_000;
+
+/// The Go type `Unmarshal` decodes into; it decides the result for non-matching shapes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// `interface{}`
+    Any,
+    /// `map[string]interface{}`
+    Map,
+    /// `[]interface{}`
+    List,
+}
+
+#[derive(Debug)]
+enum Node {
+    Scalar {
+        value: String,
+        tag: Option<String>,
+        plain: bool,
+    },
+    Seq(Vec<usize>),
+    Map(Vec<(usize, usize)>),
+    Alias {
+        name: String,
+        target: usize,
+    },
+}
+
+/// A value as go-yaml v2 decodes it into `interface{}` (before the JSON step).
+#[derive(Debug, Clone)]
+pub(crate) enum GoYaml {
+    Scalar(Scalar),
+    /// A string from `!!binary`, possibly not UTF-8.
+    Bytes(Vec<u8>),
+    Seq(Vec<GoYaml>),
+    /// `map[interface{}]interface{}`, in insertion order with later duplicates replacing.
+    Map(Vec<(GoYaml, GoYaml)>),
+}
+
+fn syntax(line: Option<usize>, message: impl Into<String>) -> YamlError {
+    YamlError::Syntax {
+        line,
+        message: message.into(),
+    }
+}
+
+/// go-yaml v2 problem texts for the messages saphyr-parser words differently.
+fn scan_error(src: &str, e: &ScanError) -> YamlError {
+    let info = e.info();
+    let line = e.marker().line();
+    let msg = match info {
+        "mapping values are not allowed in this context" => info.to_string(),
+        s if s.starts_with("while parsing node, found unknown anchor") => {
+            let name = name_at(src, e.marker().index());
+            return syntax(None, format!("unknown anchor '{name}' referenced"));
+        }
+        s if s.contains("did not find expected key") => "did not find expected key".into(),
+        s if s.contains("did not find expected ',' or ']'") => {
+            "did not find expected ',' or ']'".into()
+        }
+        s if s.contains("did not find expected ',' or '}'") => {
+            "did not find expected ',' or '}'".into()
+        }
+        s if s.contains("did not find expected '-' indicator") => {
+            "did not find expected '-' indicator".into()
+        }
+        s if s.contains("did not find expected node content") => {
+            "did not find expected node content".into()
+        }
+        s if s.contains("found unexpected end of stream") => {
+            "found unexpected end of stream".into()
+        }
+        s if s.contains("could not find expected ':'") => "could not find expected ':'".into(),
+        s if s.contains("found character that cannot start any token") => {
+            "found character that cannot start any token".into()
+        }
+        s if s.contains("found unknown escape character") => {
+            "found unknown escape character".into()
+        }
+        other => other.to_string(),
+    };
+    syntax(Some(line), msg)
+}
+
+/// The anchor/alias name starting at character index `idx` (after `*` or `&`).
+fn name_at(src: &str, idx: usize) -> String {
+    let rest: String = src.chars().skip(idx).collect();
+    let rest = rest.trim_start_matches(['*', '&']);
+    rest.chars()
+        .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | '[' | ']' | '{' | '}'))
+        .collect()
+}
+
+/// Parse the first document of `src` into an arena; returns the root index (None if empty).
+fn parse_first_document(src: &str) -> Result<(Vec<Node>, Option<usize>), YamlError> {
+    enum Frame {
+        Seq(usize, Vec<usize>),
+        Map(usize, Vec<(usize, usize)>, Option<usize>),
+    }
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut anchors: HashMap<usize, usize> = HashMap::new();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut root: Option<usize> = None;
+    let mut in_doc = false;
+    let parser = Parser::new_from_str(src);
+    for ev in parser {
+        let (ev, span) = ev.map_err(|e| scan_error(src, &e))?;
+        let produced: Option<usize> = match ev {
+            Event::Nothing | Event::StreamStart => None,
+            Event::StreamEnd => break,
+            Event::DocumentStart(_) => {
+                in_doc = true;
+                None
+            }
+            Event::DocumentEnd => {
+                if in_doc {
+                    break;
+                }
+                None
+            }
+            Event::Alias(id) => {
+                let name = name_at(src, span.start.index());
+                let Some(&target) = anchors.get(&id) else {
+                    return Err(syntax(None, format!("unknown anchor '{name}' referenced")));
+                };
+                nodes.push(Node::Alias { name, target });
+                Some(nodes.len() - 1)
+            }
+            Event::Scalar(value, style, anchor, tag) => {
+                let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
+                let tag = tag.map(|t| {
+                    t.strip_prefix("tag:yaml.org,2002:")
+                        .map(|s| format!("!!{s}"))
+                        .unwrap_or(t)
+                });
+                nodes.push(Node::Scalar {
+                    value: value.into_owned(),
+                    tag,
+                    plain: style == ScalarStyle::Plain,
+                });
+                let idx = nodes.len() - 1;
+                if anchor > 0 {
+                    anchors.insert(anchor, idx);
+                }
+                Some(idx)
+            }
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                if stack.len() >= MAX_DEPTH {
+                    return Err(syntax(None, format!("exceeded max depth of {MAX_DEPTH}")));
+                }
+                let is_seq = matches!(ev, Event::SequenceStart(..));
+                nodes.push(if is_seq {
+                    Node::Seq(Vec::new())
+                } else {
+                    Node::Map(Vec::new())
+                });
+                let idx = nodes.len() - 1;
+                if anchor > 0 {
+                    anchors.insert(anchor, idx);
+                }
+                stack.push(if is_seq {
+                    Frame::Seq(idx, Vec::new())
+                } else {
+                    Frame::Map(idx, Vec::new(), None)
+                });
+                None
+            }
+            Event::SequenceEnd | Event::MappingEnd => match stack.pop() {
+                Some(Frame::Seq(idx, items)) => {
+                    nodes[idx] = Node::Seq(items);
+                    Some(idx)
+                }
+                Some(Frame::Map(idx, items, _)) => {
+                    nodes[idx] = Node::Map(items);
+                    Some(idx)
+                }
+                None => None,
+            },
+        };
+        if let Some(n) = produced {
+            match stack.last_mut() {
+                Some(Frame::Seq(_, items)) => items.push(n),
+                Some(Frame::Map(_, items, pending)) => match pending.take() {
+                    Some(k) => items.push((k, n)),
+                    None => *pending = Some(n),
+                },
+                None => root = Some(n),
+            }
+        }
+    }
+    Ok((nodes, root))
+}
+
+struct Decoder<'a> {
+    nodes: &'a [Node],
+    decode_count: usize,
+    alias_count: usize,
+    alias_depth: usize,
+    active_aliases: Vec<usize>,
+}
+
+fn allowed_alias_ratio(decode_count: usize) -> f64 {
+    const LOW: usize = 400_000;
+    const HIGH: usize = 4_000_000;
+    if decode_count <= LOW {
+        0.99
+    } else if decode_count >= HIGH {
+        0.10
+    } else {
+        0.99 - 0.89 * ((decode_count - LOW) as f64 / (HIGH - LOW) as f64)
+    }
+}
+
+impl Decoder<'_> {
+    fn step(&mut self) -> Result<(), YamlError> {
+        self.decode_count += 1;
+        if self.alias_depth > 0 {
+            self.alias_count += 1;
+        }
+        if self.alias_count > 100
+            && self.decode_count > 1000
+            && self.alias_count as f64 / self.decode_count as f64
+                > allowed_alias_ratio(self.decode_count)
+        {
+            return Err(syntax(None, "document contains excessive aliasing"));
+        }
+        Ok(())
+    }
+
+    fn decode(&mut self, idx: usize) -> Result<GoYaml, YamlError> {
+        self.step()?;
+        match &self.nodes[idx] {
+            Node::Alias { name, target } => {
+                if self.active_aliases.contains(&idx) {
+                    return Err(syntax(
+                        None,
+                        format!("anchor '{name}' value contains itself"),
+                    ));
+                }
+                let target = *target;
+                self.active_aliases.push(idx);
+                self.alias_depth += 1;
+                let r = self.decode(target);
+                self.alias_depth -= 1;
+                self.active_aliases.pop();
+                r
+            }
+            Node::Scalar { value, tag, plain } => scalar(value, tag.as_deref(), *plain),
+            Node::Seq(items) => {
+                let items = items.clone();
+                let mut out = Vec::with_capacity(items.len());
+                for i in items {
+                    out.push(self.decode(i)?);
+                }
+                Ok(GoYaml::Seq(out))
+            }
+            Node::Map(_) => {
+                let mut out = Vec::new();
+                self.mapping_into(idx, &mut out)?;
+                Ok(GoYaml::Map(out))
+            }
+        }
+    }
+
+    /// Decode the mapping node `idx` into `out` (go-yaml `d.mapping` with an existing map).
+    fn mapping_into(
+        &mut self,
+        idx: usize,
+        out: &mut Vec<(GoYaml, GoYaml)>,
+    ) -> Result<(), YamlError> {
+        let Node::Map(pairs) = &self.nodes[idx] else {
+            return Err(syntax(
+                None,
+                "map merge requires map or sequence of maps as the value",
+            ));
+        };
+        let pairs = pairs.clone();
+        for (k, v) in pairs {
+            if self.is_merge(k) {
+                self.merge(v, out)?;
+                continue;
+            }
+            let key = self.decode(k)?;
+            if matches!(key, GoYaml::Map(_) | GoYaml::Seq(_)) {
+                return Err(syntax(
+                    None,
+                    format!("invalid map key: {}", go_syntax(&key)),
+                ));
+            }
+            let val = self.decode(v)?;
+            set_map_index(out, key, val);
+        }
+        Ok(())
+    }
+
+    fn is_merge(&self, idx: usize) -> bool {
+        matches!(&self.nodes[idx], Node::Scalar { value, tag, plain }
+            if value == "<<" && ((*plain && tag.is_none()) || tag.as_deref() == Some("!!merge")))
+    }
+
+    fn target_kind(&self, idx: usize) -> &Node {
+        match &self.nodes[idx] {
+            Node::Alias { target, .. } => &self.nodes[*target],
+            n => n,
+        }
+    }
+
+    fn merge(&mut self, idx: usize, out: &mut Vec<(GoYaml, GoYaml)>) -> Result<(), YamlError> {
+        let want_map = || {
+            syntax(
+                None,
+                "map merge requires map or sequence of maps as the value",
+            )
+        };
+        match &self.nodes[idx] {
+            Node::Map(_) => self.merge_one(idx, out),
+            Node::Alias { .. } => {
+                if !matches!(self.target_kind(idx), Node::Map(_)) {
+                    return Err(want_map());
+                }
+                self.merge_one(idx, out)
+            }
+            Node::Seq(items) => {
+                let items = items.clone();
+                for &i in items.iter().rev() {
+                    if !matches!(self.target_kind(i), Node::Map(_)) {
+                        return Err(want_map());
+                    }
+                    self.merge_one(i, out)?;
+                }
+                Ok(())
+            }
+            Node::Scalar { .. } => Err(want_map()),
+        }
+    }
+
+    /// `d.unmarshal(n, out)` where `out` is the map being built: counts the step, follows
+    /// aliases, and decodes the mapping's pairs into `out`.
+    fn merge_one(&mut self, idx: usize, out: &mut Vec<(GoYaml, GoYaml)>) -> Result<(), YamlError> {
+        self.step()?;
+        if let Node::Alias { name, target } = &self.nodes[idx] {
+            if self.active_aliases.contains(&idx) {
+                return Err(syntax(
+                    None,
+                    format!("anchor '{name}' value contains itself"),
+                ));
+            }
+            let target = *target;
+            self.active_aliases.push(idx);
+            self.alias_depth += 1;
+            let r = self.merge_one(target, out);
+            self.alias_depth -= 1;
+            self.active_aliases.pop();
+            return r;
+        }
+        self.mapping_into(idx, out)
+    }
+}
+
+fn set_map_index(out: &mut Vec<(GoYaml, GoYaml)>, key: GoYaml, val: GoYaml) {
+    if let Some(slot) = out.iter_mut().find(|(k, _)| go_key_eq(k, &key)) {
+        slot.1 = val;
+    } else {
+        out.push((key, val));
+    }
+}
+
+/// Equality of two `interface{}` map keys as Go compares them (type and value).
+fn go_key_eq(a: &GoYaml, b: &GoYaml) -> bool {
+    match (a, b) {
+        (GoYaml::Scalar(x), GoYaml::Scalar(y)) => match (x, y) {
+            (Scalar::Null, Scalar::Null) => true,
+            (Scalar::Bool(p), Scalar::Bool(q)) => p == q,
+            (Scalar::Int(p), Scalar::Int(q)) => p == q,
+            (Scalar::Uint(p), Scalar::Uint(q)) => p == q,
+            (Scalar::Float(p), Scalar::Float(q)) => p == q,
+            (Scalar::Str(p), Scalar::Str(q)) => p == q,
+            _ => false,
+        },
+        (GoYaml::Bytes(p), GoYaml::Bytes(q)) => p == q,
+        (GoYaml::Bytes(p), GoYaml::Scalar(Scalar::Str(q)))
+        | (GoYaml::Scalar(Scalar::Str(q)), GoYaml::Bytes(p)) => p == q.as_bytes(),
+        _ => false,
+    }
+}
+
+fn scalar(value: &str, tag: Option<&str>, plain: bool) -> Result<GoYaml, YamlError> {
+    match tag {
+        None if !plain => Ok(GoYaml::Scalar(Scalar::Str(value.to_string()))),
+        None | Some("!") => {
+            if tag == Some("!") {
+                return Ok(GoYaml::Scalar(Scalar::Str(value.to_string())));
+            }
+            let (_, s) = resolve_plain(value);
+            Ok(GoYaml::Scalar(s))
+        }
+        Some("!!binary") => {
+            use base64::Engine;
+            let cleaned: String = value.chars().filter(|c| !c.is_whitespace()).collect();
+            let _ = cleaned;
+            match base64::engine::general_purpose::STANDARD.decode(value.as_bytes()) {
+                Ok(b) => Ok(GoYaml::Bytes(b)),
+                Err(_) => Err(syntax(None, "!!binary value contains invalid base64 data")),
+            }
+        }
+        Some(t) => match resolve_tagged(t, value) {
+            Ok(Some((Kind::Timestamp, _))) => Ok(GoYaml::Scalar(Scalar::Str(value.to_string()))),
+            Ok(Some((_, s))) => Ok(GoYaml::Scalar(s)),
+            Ok(None) => Ok(GoYaml::Scalar(Scalar::Str(value.to_string()))),
+            Err(m) => Err(syntax(None, m)),
+        },
+    }
+}
+
+/// go-yaml v2 `Unmarshal` into `interface{}`: `None` for an empty stream.
+pub(crate) fn decode_go(src: &str) -> Result<Option<GoYaml>, YamlError> {
+    let (nodes, root) = parse_first_document(src)?;
+    let Some(root) = root else { return Ok(None) };
+    let mut d = Decoder {
+        nodes: &nodes,
+        decode_count: 1, // the document node itself
+        alias_count: 0,
+        alias_depth: 0,
+        active_aliases: Vec::new(),
+    };
+    d.decode(root).map(Some)
+}
+
+/// Go's `%+#v` of a decoded YAML value, for sigs.k8s.io/yaml's unsupported-key message.
+pub(crate) fn go_syntax(v: &GoYaml) -> String {
+    match v {
+        GoYaml::Scalar(Scalar::Null) => "<nil>".into(),
+        GoYaml::Scalar(Scalar::Bool(b)) => b.to_string(),
+        GoYaml::Scalar(Scalar::Int(i)) => i.to_string(),
+        GoYaml::Scalar(Scalar::Uint(u)) => format!("0x{u:x}"),
+        GoYaml::Scalar(Scalar::Float(f)) => format_float(*f, 'g', false),
+        GoYaml::Scalar(Scalar::Str(s)) => go_quote(s),
+        GoYaml::Bytes(b) => go_quote(&String::from_utf8_lossy(b)),
+        GoYaml::Seq(items) => format!(
+            "[]interface {{}}{{{}}}",
+            items.iter().map(go_syntax).collect::<Vec<_>>().join(", ")
+        ),
+        GoYaml::Map(pairs) => {
+            let mut parts: Vec<String> = pairs
+                .iter()
+                .map(|(k, v)| format!("{}:{}", go_syntax(k), go_syntax(v)))
+                .collect();
+            parts.sort();
+            format!("map[interface {{}}]interface {{}}{{{}}}", parts.join(", "))
+        }
+    }
+}
+
+/// Go's `strconv.Quote` for printable text.
+pub(crate) fn go_quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Bytes to a Go string as `encoding/json` writes it: each invalid UTF-8 byte becomes U+FFFD.
+pub(crate) fn go_utf8_lossy(b: &[u8]) -> String {
+    let mut out = String::with_capacity(b.len());
+    let mut rest = b;
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(s) => {
+                out.push_str(s);
+                break;
+            }
+            Err(e) => {
+                let good = e.valid_up_to();
+                out.push_str(std::str::from_utf8(&rest[..good]).unwrap_or_default());
+                out.push('\u{FFFD}');
+                rest = &rest[good + 1..];
+            }
+        }
+    }
+    out
+}
+
+/// The JSON step of sigs.k8s.io/yaml: keys to strings, numbers to float64, errors for values
+/// JSON cannot hold. Map keys are visited in sorted order as `json.Marshal` does.
+fn to_json_value(v: GoYaml) -> Result<Value, YamlError> {
+    match v {
+        GoYaml::Scalar(s) => Ok(match s {
+            Scalar::Null => Value::Nil,
+            Scalar::Bool(b) => Value::Bool(b),
+            Scalar::Int(i) => Value::Float(i as f64),
+            Scalar::Uint(u) => Value::Float(u as f64),
+            Scalar::Float(f) => {
+                if !f.is_finite() {
+                    return Err(YamlError::Convert {
+                        message: format!(
+                            "json: unsupported value: {}",
+                            format_float(f, 'g', false)
+                        ),
+                    });
+                }
+                Value::Float(f)
+            }
+            Scalar::Str(s) => Value::from(s),
+        }),
+        GoYaml::Bytes(b) => Ok(Value::from(go_utf8_lossy(&b))),
+        GoYaml::Seq(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for i in items {
+                out.push(to_json_value(i)?);
+            }
+            Ok(Value::list(out))
+        }
+        GoYaml::Map(pairs) => {
+            let mut keyed: BTreeMap<String, GoYaml> = BTreeMap::new();
+            for (k, v) in pairs {
+                let key = match &k {
+                    GoYaml::Scalar(Scalar::Str(s)) => s.clone(),
+                    GoYaml::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+                    GoYaml::Scalar(Scalar::Int(i)) => i.to_string(),
+                    GoYaml::Scalar(Scalar::Float(f)) => {
+                        match format_float(*f, 'g', true).as_str() {
+                            "+Inf" => ".inf".into(),
+                            "-Inf" => "-.inf".into(),
+                            "NaN" => ".nan".into(),
+                            s => s.to_string(),
+                        }
+                    }
+                    GoYaml::Scalar(Scalar::Bool(b)) => b.to_string(),
+                    other => {
+                        let ty = match other {
+                            GoYaml::Scalar(Scalar::Uint(_)) => "uint64",
+                            _ => "%!s(<nil>)",
+                        };
+                        return Err(YamlError::Convert {
+                            message: format!(
+                                "unsupported map key of type: {ty}, key: {}, value: {}",
+                                go_syntax(other),
+                                go_syntax(&v)
+                            ),
+                        });
+                    }
+                };
+                keyed.insert(key, v);
+            }
+            let mut out = BTreeMap::new();
+            for (k, v) in keyed {
+                out.insert(k, to_json_value(v)?);
+            }
+            Ok(Value::map(out))
+        }
+    }
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Map(_) => "object",
+        Value::List(..) => "array",
+        Value::String(_) => "string",
+        Value::Bool(_) => "bool",
+        _ => "number",
+    }
+}
+
+/// `sigs.k8s.io/yaml.Unmarshal(src, target)`.
+pub fn unmarshal(src: &str, target: Target) -> Result<Value, YamlError> {
+    let go = decode_go(src)?;
+    let v = match go {
+        None => Value::Nil,
+        Some(g) => to_json_value(g)?,
+    };
+    match (target, &v) {
+        (Target::Any, _) => Ok(v),
+        (Target::Map, Value::Nil) => Ok(Value::empty_map()),
+        (Target::List, Value::Nil) => Ok(Value::list(Vec::new())),
+        (Target::Map, Value::Map(_)) | (Target::List, Value::List(..)) => Ok(v),
+        (Target::Map, other) => Err(YamlError::Shape {
+            message: format!(
+                "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                json_kind(other)
+            ),
+        }),
+        (Target::List, other) => Err(YamlError::Shape {
+            message: format!(
+                "json: cannot unmarshal {} into Go value of type []interface {{}}",
+                json_kind(other)
+            ),
+        }),
+    }
+}

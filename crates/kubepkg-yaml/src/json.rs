@@ -1,0 +1,582 @@
+//! JSON exactly as Go's `encoding/json` (what Helm's `toJson`/`fromJson` and Sprig's
+//! `toPrettyJson`/`toRawJson` call): sorted map keys, HTML-safe escaping (`<` → `\u003c`) unless
+//! raw, U+2028/U+2029 escaped, `[]byte` as base64, floats in Go's JSON format (`1e+21`, `1e-7`,
+//! `-0`), `time.Time` as RFC 3339 with nanoseconds; decoding makes every number a `float64` and
+//! reports errors with Go's text (`invalid character 'x' looking for beginning of value`).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use kubepkg_value::{GoTime, Value, map_read};
+
+use crate::decode::Target;
+use crate::error::JsonError;
+use crate::gonum::{format_float, json_float};
+
+struct Writer {
+    out: String,
+    escape_html: bool,
+    indent: Option<&'static str>,
+    depth: usize,
+}
+
+fn unsupported(f: f64) -> JsonError {
+    JsonError::Unsupported {
+        message: format!("json: unsupported value: {}", format_float(f, 'g', false)),
+    }
+}
+
+impl Writer {
+    fn newline(&mut self) {
+        if let Some(ind) = self.indent {
+            self.out.push('\n');
+            for _ in 0..self.depth {
+                self.out.push_str(ind);
+            }
+        }
+    }
+
+    fn string(&mut self, s: &str) {
+        write_json_string(&mut self.out, s, self.escape_html);
+    }
+
+    fn value(&mut self, v: &Value) -> Result<(), JsonError> {
+        match v {
+            Value::Nil => self.out.push_str("null"),
+            Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            Value::Int(i) | Value::Int64(i) => {
+                let _ = write!(self.out, "{i}");
+            }
+            Value::Uint(u) => {
+                let _ = write!(self.out, "{u}");
+            }
+            Value::Float(f) => self
+                .out
+                .push_str(&json_float(*f).ok_or_else(|| unsupported(*f))?),
+            Value::String(s) => self.string(s),
+            Value::Bytes(b) => {
+                use base64::Engine;
+                let enc = base64::engine::general_purpose::STANDARD.encode(b);
+                self.string(&enc);
+            }
+            Value::Time(t) => {
+                let s = rfc3339_nano(t);
+                self.string(&s);
+            }
+            Value::Object(o) => {
+                let plain = o.to_plain();
+                self.value(&plain)?;
+            }
+            Value::List(items, _) => {
+                self.out.push('[');
+                if !items.is_empty() {
+                    self.depth += 1;
+                    for (i, item) in items.iter().enumerate() {
+                        if i > 0 {
+                            self.out.push(',');
+                        }
+                        self.newline();
+                        self.value(item)?;
+                    }
+                    self.depth -= 1;
+                    self.newline();
+                }
+                self.out.push(']');
+            }
+            Value::Map(m) => {
+                let m = map_read(m).clone();
+                self.out.push('{');
+                if !m.is_empty() {
+                    self.depth += 1;
+                    for (i, (k, val)) in m.iter().enumerate() {
+                        if i > 0 {
+                            self.out.push(',');
+                        }
+                        self.newline();
+                        self.string(k);
+                        self.out.push(':');
+                        if self.indent.is_some() {
+                            self.out.push(' ');
+                        }
+                        self.value(val)?;
+                    }
+                    self.depth -= 1;
+                    self.newline();
+                }
+                self.out.push('}');
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Append `s` as a Go JSON string literal.
+pub(crate) fn write_json_string(out: &mut String, s: &str, escape_html: bool) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '<' | '>' | '&' if escape_html => {
+                let _ = write!(out, "\\u00{:02x}", c as u32);
+            }
+            '\u{2028}' | '\u{2029}' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u00{:02x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// Go's `time.Time.Format(time.RFC3339Nano)`, as `MarshalJSON` writes it.
+pub fn rfc3339_nano(t: &GoTime) -> String {
+    let local = t.unix_secs + t.offset_secs as i64;
+    let (y, mo, d) = civil_from_days(local.div_euclid(86_400));
+    let sod = local.rem_euclid(86_400);
+    let mut s = format!(
+        "{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}",
+        sod / 3600,
+        sod / 60 % 60,
+        sod % 60
+    );
+    if t.nanos > 0 {
+        let frac = format!("{:09}", t.nanos);
+        s.push('.');
+        s.push_str(frac.trim_end_matches('0'));
+    }
+    if t.offset_secs == 0 {
+        s.push('Z');
+    } else {
+        let o = t.offset_secs.unsigned_abs() / 60;
+        let _ = write!(
+            s,
+            "{}{:02}:{:02}",
+            if t.offset_secs < 0 { '-' } else { '+' },
+            o / 60,
+            o % 60
+        );
+    }
+    s
+}
+
+fn encode(v: &Value, escape_html: bool, indent: Option<&'static str>) -> Result<String, JsonError> {
+    let mut w = Writer {
+        out: String::new(),
+        escape_html,
+        indent,
+        depth: 0,
+    };
+    w.value(v)?;
+    Ok(w.out)
+}
+
+/// Helm's `toJson`/`mustToJson`: `json.Marshal(v)`.
+pub fn to_json(v: &Value) -> Result<String, JsonError> {
+    encode(v, true, None)
+}
+
+/// Sprig's `toPrettyJson`: `json.MarshalIndent(v, "", "  ")`.
+pub fn to_pretty_json(v: &Value) -> Result<String, JsonError> {
+    encode(v, true, Some("  "))
+}
+
+/// Sprig's `toRawJson`: an encoder without HTML escaping, final newline trimmed.
+pub fn to_raw_json(v: &Value) -> Result<String, JsonError> {
+    encode(v, false, None)
+}
+
+/// `json.Unmarshal(src, &v)` with `v interface{}`.
+pub fn from_json(src: &str) -> Result<Value, JsonError> {
+    unmarshal(src, Target::Any)
+}
+
+/// Helm's `fromJson`: `json.Unmarshal` into `map[string]interface{}` (`null` gives an empty map).
+pub fn from_json_map(src: &str) -> Result<Value, JsonError> {
+    unmarshal(src, Target::Map)
+}
+
+/// Helm's `fromJsonArray`: `json.Unmarshal` into `[]interface{}`.
+pub fn from_json_array(src: &str) -> Result<Value, JsonError> {
+    unmarshal(src, Target::List)
+}
+
+fn unmarshal(src: &str, target: Target) -> Result<Value, JsonError> {
+    let mut p = JsonParser {
+        b: src.as_bytes(),
+        src,
+        i: 0,
+        depth: 0,
+    };
+    // Go validates the whole input before decoding.
+    p.skip_ws();
+    let v = p.value()?;
+    p.skip_ws();
+    if p.i < p.b.len() {
+        return Err(p.invalid("after top-level value"));
+    }
+    let kind = match &v {
+        Value::Map(_) => "object",
+        Value::List(..) => "array",
+        Value::String(_) => "string",
+        Value::Bool(_) => "bool",
+        Value::Nil => "null",
+        _ => "number",
+    };
+    match (target, kind) {
+        (Target::Any, _) => Ok(v),
+        (Target::Map, "null") => Ok(Value::empty_map()),
+        (Target::List, "null") => Ok(Value::list(Vec::new())),
+        (Target::Map, "object") | (Target::List, "array") => Ok(v),
+        (Target::Map, k) => Err(JsonError::Shape {
+            message: format!(
+                "json: cannot unmarshal {k} into Go value of type map[string]interface {{}}"
+            ),
+        }),
+        (Target::List, k) => Err(JsonError::Shape {
+            message: format!("json: cannot unmarshal {k} into Go value of type []interface {{}}"),
+        }),
+    }
+}
+
+struct JsonParser<'a> {
+    b: &'a [u8],
+    src: &'a str,
+    i: usize,
+    depth: usize,
+}
+
+/// Go's `quoteChar` for scanner errors.
+fn quote_char(c: char) -> String {
+    match c {
+        '\'' => "'\\''".into(),
+        '"' => "'\"'".into(),
+        c => {
+            let q = crate::decode::go_quote(&c.to_string());
+            format!("'{}'", &q[1..q.len() - 1])
+        }
+    }
+}
+
+impl JsonParser<'_> {
+    fn skip_ws(&mut self) {
+        while self.i < self.b.len() && matches!(self.b[self.i], b' ' | b'\t' | b'\n' | b'\r') {
+            self.i += 1;
+        }
+    }
+
+    fn cur_char(&self) -> Option<char> {
+        self.src.get(self.i..).and_then(|s| s.chars().next())
+    }
+
+    fn eof(&self) -> JsonError {
+        JsonError::Syntax {
+            offset: self.b.len(),
+            message: "unexpected end of JSON input".into(),
+        }
+    }
+
+    fn invalid(&self, context: &str) -> JsonError {
+        match self.cur_char() {
+            None => self.eof(),
+            Some(c) => JsonError::Syntax {
+                offset: self.i + 1,
+                message: format!("invalid character {} {context}", quote_char(c)),
+            },
+        }
+    }
+
+    fn value(&mut self) -> Result<Value, JsonError> {
+        self.depth += 1;
+        if self.depth > 10_000 {
+            return Err(JsonError::Syntax {
+                offset: self.i,
+                message: "exceeded max depth".into(),
+            });
+        }
+        let r = self.value_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn literal(&mut self, word: &str, v: Value) -> Result<Value, JsonError> {
+        let wb = word.as_bytes();
+        for (k, &expect) in wb.iter().enumerate() {
+            match self.b.get(self.i + k) {
+                None => {
+                    self.i = self.b.len();
+                    return Err(self.eof());
+                }
+                Some(&c) if c == expect => {}
+                Some(_) => {
+                    self.i += k;
+                    return Err(self.invalid(&format!(
+                        "in literal {word} (expecting {})",
+                        quote_char(expect as char)
+                    )));
+                }
+            }
+        }
+        self.i += wb.len();
+        Ok(v)
+    }
+
+    fn value_inner(&mut self) -> Result<Value, JsonError> {
+        self.skip_ws();
+        let Some(&c) = self.b.get(self.i) else {
+            return Err(self.eof());
+        };
+        match c {
+            b'{' => {
+                self.i += 1;
+                let mut m = BTreeMap::new();
+                self.skip_ws();
+                if self.b.get(self.i) == Some(&b'}') {
+                    self.i += 1;
+                    return Ok(Value::map(m));
+                }
+                loop {
+                    self.skip_ws();
+                    match self.b.get(self.i) {
+                        None => return Err(self.eof()),
+                        Some(b'"') => {}
+                        Some(_) => {
+                            return Err(self.invalid("looking for beginning of object key string"));
+                        }
+                    }
+                    let k = self.string()?;
+                    self.skip_ws();
+                    match self.b.get(self.i) {
+                        None => return Err(self.eof()),
+                        Some(b':') => self.i += 1,
+                        Some(_) => return Err(self.invalid("after object key")),
+                    }
+                    let v = self.value()?;
+                    m.insert(k, v);
+                    self.skip_ws();
+                    match self.b.get(self.i) {
+                        None => return Err(self.eof()),
+                        Some(b',') => self.i += 1,
+                        Some(b'}') => {
+                            self.i += 1;
+                            return Ok(Value::map(m));
+                        }
+                        Some(_) => return Err(self.invalid("after object key:value pair")),
+                    }
+                }
+            }
+            b'[' => {
+                self.i += 1;
+                let mut items = Vec::new();
+                self.skip_ws();
+                if self.b.get(self.i) == Some(&b']') {
+                    self.i += 1;
+                    return Ok(Value::list(items));
+                }
+                loop {
+                    items.push(self.value()?);
+                    self.skip_ws();
+                    match self.b.get(self.i) {
+                        None => return Err(self.eof()),
+                        Some(b',') => self.i += 1,
+                        Some(b']') => {
+                            self.i += 1;
+                            return Ok(Value::list(items));
+                        }
+                        Some(_) => return Err(self.invalid("after array element")),
+                    }
+                }
+            }
+            b'"' => Ok(Value::from(self.string()?)),
+            b't' => self.literal("true", Value::Bool(true)),
+            b'f' => self.literal("false", Value::Bool(false)),
+            b'n' => self.literal("null", Value::Nil),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => Err(self.invalid("looking for beginning of value")),
+        }
+    }
+
+    fn number(&mut self) -> Result<Value, JsonError> {
+        let start = self.i;
+        if self.b[self.i] == b'-' {
+            self.i += 1;
+            match self.b.get(self.i) {
+                None => return Err(self.eof()),
+                Some(b'0'..=b'9') => {}
+                Some(_) => return Err(self.invalid("in numeric literal")),
+            }
+        }
+        if self.b[self.i] == b'0' {
+            self.i += 1;
+        } else {
+            while matches!(self.b.get(self.i), Some(b'0'..=b'9')) {
+                self.i += 1;
+            }
+        }
+        if self.b.get(self.i) == Some(&b'.') {
+            self.i += 1;
+            match self.b.get(self.i) {
+                None => return Err(self.eof()),
+                Some(b'0'..=b'9') => {}
+                Some(_) => return Err(self.invalid("after decimal point in numeric literal")),
+            }
+            while matches!(self.b.get(self.i), Some(b'0'..=b'9')) {
+                self.i += 1;
+            }
+        }
+        if matches!(self.b.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.b.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            match self.b.get(self.i) {
+                None => return Err(self.eof()),
+                Some(b'0'..=b'9') => {}
+                Some(_) => return Err(self.invalid("in exponent of numeric literal")),
+            }
+            while matches!(self.b.get(self.i), Some(b'0'..=b'9')) {
+                self.i += 1;
+            }
+        }
+        let text = &self.src[start..self.i];
+        match text.parse::<f64>() {
+            Ok(f) if f.is_finite() => Ok(Value::Float(f)),
+            _ => Err(JsonError::Shape {
+                message: format!(
+                    "json: cannot unmarshal number {text} into Go value of type float64"
+                ),
+            }),
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u32, JsonError> {
+        let mut v = 0u32;
+        for _ in 0..4 {
+            let Some(&c) = self.b.get(self.i) else {
+                return Err(self.eof());
+            };
+            let d = (c as char)
+                .to_digit(16)
+                .ok_or_else(|| self.invalid("in \\u hexadecimal character escape"))?;
+            v = v * 16 + d;
+            self.i += 1;
+        }
+        Ok(v)
+    }
+
+    fn string(&mut self) -> Result<String, JsonError> {
+        self.i += 1; // opening quote
+        let mut out = String::new();
+        loop {
+            let Some(c) = self.cur_char() else {
+                return Err(self.eof());
+            };
+            match c {
+                '"' => {
+                    self.i += 1;
+                    return Ok(out);
+                }
+                '\\' => {
+                    self.i += 1;
+                    let Some(&e) = self.b.get(self.i) else {
+                        return Err(self.eof());
+                    };
+                    let simple = match e {
+                        b'"' => Some('"'),
+                        b'\\' => Some('\\'),
+                        b'/' => Some('/'),
+                        b'b' => Some('\u{8}'),
+                        b'f' => Some('\u{c}'),
+                        b'n' => Some('\n'),
+                        b'r' => Some('\r'),
+                        b't' => Some('\t'),
+                        b'u' => None,
+                        _ => return Err(self.invalid("in string escape code")),
+                    };
+                    self.i += 1;
+                    if let Some(s) = simple {
+                        out.push(s);
+                        continue;
+                    }
+                    let u = self.hex4()?;
+                    if (0xD800..0xDC00).contains(&u) {
+                        // a high surrogate: Go pairs it with a following \uDC00-\uDFFF escape
+                        if self.b.get(self.i) == Some(&b'\\')
+                            && self.b.get(self.i + 1) == Some(&b'u')
+                        {
+                            let save = self.i;
+                            self.i += 2;
+                            let lo = self.hex4()?;
+                            if (0xDC00..0xE000).contains(&lo) {
+                                let cp = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+                                out.push(char::from_u32(cp).unwrap_or('\u{FFFD}'));
+                                continue;
+                            }
+                            self.i = save;
+                        }
+                        out.push('\u{FFFD}');
+                    } else {
+                        out.push(char::from_u32(u).unwrap_or('\u{FFFD}'));
+                    }
+                }
+                c if (c as u32) < 0x20 => return Err(self.invalid("in string literal")),
+                c => {
+                    out.push(c);
+                    self.i += c.len_utf8();
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_escaping_and_sorting() {
+        let mut m = BTreeMap::new();
+        m.insert("b".to_string(), Value::str("<a&b>"));
+        m.insert("a".to_string(), Value::Float(1e21));
+        let v = Value::map(m);
+        assert_eq!(
+            to_json(&v).unwrap(),
+            r#"{"a":1e+21,"b":"\u003ca\u0026b\u003e"}"#
+        );
+        assert_eq!(to_raw_json(&v).unwrap(), r#"{"a":1e+21,"b":"<a&b>"}"#);
+    }
+
+    #[test]
+    fn go_error_texts() {
+        assert_eq!(
+            from_json("{").unwrap_err().to_string(),
+            "unexpected end of JSON input"
+        );
+        assert_eq!(
+            from_json("x").unwrap_err().to_string(),
+            "invalid character 'x' looking for beginning of value"
+        );
+    }
+}

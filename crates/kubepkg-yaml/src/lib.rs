@@ -1,0 +1,129 @@
+//! YAML, JSON and TOML exactly as Helm reads and writes them, over [`kubepkg_value::Value`].
+//!
+//! Helm never parses YAML straight into its values: `sigs.k8s.io/yaml` decodes the text with
+//! go-yaml v2 (YAML 1.1 scalars: `yes`/`on` are booleans, `0x1F` and `017` are integers,
+//! timestamps stay strings, `<<` merges), converts that tree to JSON and decodes the JSON with
+//! Go's `encoding/json`, so every number becomes a `float64` ([`Value::Float`]). Writing goes the
+//! same way backwards: `toYaml` is `encoding/json` (sorted keys, Go float text) followed by
+//! go-yaml v2's emitter (its quoting rules, 80-column folding, block scalars).
+//!
+//! Entry points:
+//! - reading: [`from_yaml_str`] (`yaml.Unmarshal` into `interface{}`), [`from_yaml_map`]
+//!   (`fromYaml`), [`from_yaml_array`] (`fromYamlArray`), [`from_yaml_documents`] (a stream split
+//!   as Kubernetes' YAML reader does), [`load_values`] (Helm 4's values file loader, multi-document)
+//!   and [`read_values`] (Helm 3's `chartutil.ReadValues`);
+//! - writing: [`to_yaml`] (`yaml.Marshal`; Helm's `toYaml` trims the final newline) and
+//!   [`to_yaml_pretty`] (Helm's `toYamlPretty`: go-yaml v3 with 2-space indent);
+//! - [`json`]: `toJson`, `toPrettyJson`, `toRawJson`, `fromJson`, `fromJsonArray`;
+//! - [`toml`]: `toToml`, `fromToml`.
+//!
+//! Limits (documented in [`decode`]): alias expansion follows go-yaml v2's ratio rule (a
+//! document may not draw more than 99% of its decoded nodes from aliases once it has more than
+//! 1000 nodes) and nesting is capped at [`decode::MAX_DEPTH`] levels.
+
+#![forbid(unsafe_code)]
+
+pub mod decode;
+pub mod emit;
+mod error;
+pub mod gonum;
+pub mod json;
+pub mod resolve;
+pub mod split;
+pub mod toml;
+
+pub use error::{JsonError, TomlError, YamlError};
+pub use kubepkg_value::Value;
+
+/// `sigs.k8s.io/yaml.Unmarshal(src, &v)` with `v interface{}`: the first document of `src`
+/// decoded as Helm sees it (maps, lists, `float64` numbers, strings, bools, nil). An empty
+/// document gives [`Value::Nil`].
+pub fn from_yaml_str(src: &str) -> Result<Value, YamlError> {
+    decode::unmarshal(src, decode::Target::Any)
+}
+
+/// `sigs.k8s.io/yaml.Unmarshal(src, &m)` with `m map[string]interface{}` — Helm's `fromYaml`.
+/// A document that is not a mapping is an error ([`YamlError::Shape`]); an empty or `null`
+/// document gives an empty map.
+pub fn from_yaml_map(src: &str) -> Result<Value, YamlError> {
+    decode::unmarshal(src, decode::Target::Map)
+}
+
+/// `sigs.k8s.io/yaml.Unmarshal(src, &a)` with `a []interface{}` — Helm's `fromYamlArray`.
+pub fn from_yaml_array(src: &str) -> Result<Value, YamlError> {
+    decode::unmarshal(src, decode::Target::List)
+}
+
+/// Every document of a multi-document stream, split on `---` lines as Kubernetes'
+/// `utilyaml.NewYAMLReader` does, each decoded like [`from_yaml_str`]. Errors name the
+/// 1-based document ([`YamlError::Document`]) and the line inside it.
+pub fn from_yaml_documents(src: &str) -> Result<Vec<Value>, YamlError> {
+    split::split_documents(src)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, doc)| {
+            decode::unmarshal(&doc, decode::Target::Any).map_err(|e| YamlError::Document {
+                document: i + 1,
+                source: Box::new(e),
+            })
+        })
+        .collect()
+}
+
+/// Helm 4's `loader.LoadValues`: a values file may hold several documents; each must be a
+/// mapping (or empty) and later documents are merged over earlier ones (maps merge
+/// recursively, everything else replaces). Always returns a [`Value::Map`] on success.
+pub fn load_values(src: &str) -> Result<Value, YamlError> {
+    let mut text = src.to_string();
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    let mut merged = std::collections::BTreeMap::new();
+    for (i, doc) in split::split_documents(&text)?.into_iter().enumerate() {
+        let current =
+            decode::unmarshal(&doc, decode::Target::Map).map_err(|e| YamlError::Document {
+                document: i + 1,
+                source: Box::new(e),
+            })?;
+        if let Value::Map(m) = current {
+            let m = kubepkg_value::map_read(&m).clone();
+            merge_maps(&mut merged, m);
+        }
+    }
+    Ok(Value::map(merged))
+}
+
+/// Helm 3's `chartutil.ReadValues`: one document, which must be a mapping; empty gives `{}`.
+pub fn read_values(src: &str) -> Result<Value, YamlError> {
+    decode::unmarshal(src, decode::Target::Map)
+}
+
+/// Helm 4's `loader.MergeMaps`: `b` over `a`, recursing where both sides hold maps.
+fn merge_maps(
+    a: &mut std::collections::BTreeMap<String, Value>,
+    b: std::collections::BTreeMap<String, Value>,
+) {
+    for (k, v) in b {
+        if let Value::Map(bm) = &v
+            && let Some(Value::Map(am)) = a.get(&k)
+        {
+            let mut inner = kubepkg_value::map_read(am).clone();
+            merge_maps(&mut inner, kubepkg_value::map_read(bm).clone());
+            a.insert(k, Value::map(inner));
+            continue;
+        }
+        a.insert(k, v);
+    }
+}
+
+/// `sigs.k8s.io/yaml.Marshal(v)`: Go's `encoding/json` followed by go-yaml v2's emitter, byte for
+/// byte, including the final newline (Helm's `toYaml` trims exactly one trailing `"\n"`).
+pub fn to_yaml(v: &Value) -> Result<String, YamlError> {
+    emit::marshal(v)
+}
+
+/// Helm's `toYamlPretty`: go-yaml v3's encoder with a 2-space indent applied to the value
+/// itself (not through JSON), including the final newline.
+pub fn to_yaml_pretty(v: &Value) -> Result<String, YamlError> {
+    emit::marshal_pretty(v)
+}
