@@ -1,0 +1,228 @@
+//! Go conversions Sprig relies on: spf13/cast's `ToInt64`/`ToInt`/`ToFloat64` (which swallow
+//! errors and return 0), `strconv.ParseInt(s, 0, 64)` and `ParseFloat`, Sprig's `strval`, and
+//! Sprig's notion of an *empty* value (`default`, `empty`, `coalesce`, `compact`).
+
+use kubepkg_value::{Value, map_read};
+
+use crate::gofmt;
+
+/// Sprig's `strval`: strings as they are, `[]byte` as text, Stringers through `String()`,
+/// anything else through `fmt.Sprintf("%v")`.
+pub fn strval(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.to_string(),
+        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        other => gofmt::sprint_v(other),
+    }
+}
+
+/// Go's conversion of a float64 to int64 as amd64 performs it: truncation toward zero, and the
+/// "integer indefinite" value (minimum int64) for NaN and out-of-range inputs.
+pub fn f64_to_i64(f: f64) -> i64 {
+    if f.is_nan() || f >= 9_223_372_036_854_775_808.0 || f < -9_223_372_036_854_775_808.0 {
+        i64::MIN
+    } else {
+        f as i64
+    }
+}
+
+/// spf13/cast's `trimZeroDecimal`: `"12.000"` → `"12"`, anything else unchanged.
+fn trim_zero_decimal(s: &str) -> &str {
+    let b = s.as_bytes();
+    let mut found_zero = false;
+    let mut i = b.len();
+    while i > 0 {
+        match b[i - 1] {
+            b'.' => {
+                if found_zero {
+                    return &s[..i - 1];
+                }
+            }
+            b'0' => found_zero = true,
+            _ => return s,
+        }
+        i -= 1;
+    }
+    s
+}
+
+/// `strconv.ParseInt(s, 0, 64)`: optional sign, `0x`/`0o`/`0b`/leading-`0` prefixes and
+/// underscores between digits after a prefix.
+pub fn parse_go_int(s: &str) -> Option<i64> {
+    let (neg, body) = match s.as_bytes().first() {
+        Some(b'+') => (false, &s[1..]),
+        Some(b'-') => (true, &s[1..]),
+        _ => (false, s),
+    };
+    let mag = parse_go_uint_base0(body)?;
+    if neg {
+        if mag > 1u64 << 63 {
+            None
+        } else {
+            Some((mag as i128).wrapping_neg() as i64)
+        }
+    } else if mag > i64::MAX as u64 {
+        None
+    } else {
+        Some(mag as i64)
+    }
+}
+
+fn parse_go_uint_base0(s: &str) -> Option<u64> {
+    if s.is_empty() {
+        return None;
+    }
+    let lower = s.to_ascii_lowercase();
+    let (base, digits, prefixed) = if let Some(r) = lower.strip_prefix("0x") {
+        (16, r.to_string(), true)
+    } else if let Some(r) = lower.strip_prefix("0b") {
+        (2, r.to_string(), true)
+    } else if let Some(r) = lower.strip_prefix("0o") {
+        (8, r.to_string(), true)
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (8, lower[1..].to_string(), true)
+    } else {
+        (10, lower.clone(), false)
+    };
+    if digits.contains('_') {
+        if !prefixed || !underscore_ok(&lower) {
+            return None;
+        }
+    }
+    let clean: String = digits.chars().filter(|c| *c != '_').collect();
+    if clean.is_empty() {
+        // "0x" alone is an error; "0" followed by underscores only ("0_") is too.
+        return None;
+    }
+    u64::from_str_radix(&clean, base).ok()
+}
+
+/// Go's `underscoreOK`: underscores only between digits or between a base prefix and a digit.
+fn underscore_ok(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut saw = b'^';
+    let mut i = 0;
+    if b.len() >= 2 && b[0] == b'0' && matches!(b[1], b'x' | b'b' | b'o') {
+        i = 2;
+        saw = b'0';
+    }
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_hexdigit() || c.is_ascii_digit() {
+            saw = b'0';
+        } else if c == b'_' {
+            if saw != b'0' {
+                return false;
+            }
+            saw = b'_';
+        } else {
+            if saw == b'_' {
+                return false;
+            }
+            saw = b'!';
+        }
+        i += 1;
+    }
+    saw != b'_'
+}
+
+/// `strconv.ParseInt(s, 10, 64)`.
+pub fn parse_go_int_base10(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// `strconv.ParseFloat(s, 64)`; out-of-range results are errors as in Go.
+pub fn parse_go_float(s: &str) -> Option<f64> {
+    let t = s.trim_start_matches(['+', '-']);
+    let lower = t.to_ascii_lowercase();
+    let special = matches!(lower.as_str(), "inf" | "infinity" | "nan");
+    if t.contains('_') || (s.len() - t.len()) > 1 {
+        return None;
+    }
+    if !special && !t.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-')) {
+        return None;
+    }
+    let f: f64 = s.parse().ok()?;
+    if f.is_infinite() && !special {
+        return None;
+    }
+    Some(f)
+}
+
+/// spf13/cast `ToInt64` (errors become 0).
+pub fn to_int64(v: &Value) -> i64 {
+    match v {
+        Value::Int(i) | Value::Int64(i) => *i,
+        Value::Uint(u) => *u as i64,
+        Value::Float(f) => f64_to_i64(*f),
+        Value::String(s) => parse_go_int(trim_zero_decimal(s)).unwrap_or(0),
+        Value::Bool(b) => i64::from(*b),
+        _ => 0,
+    }
+}
+
+/// spf13/cast `ToInt` (Go `int` is 64-bit on the platforms Helm ships for).
+pub fn to_int(v: &Value) -> i64 {
+    to_int64(v)
+}
+
+/// spf13/cast `ToFloat64` (errors become 0).
+pub fn to_float64(v: &Value) -> f64 {
+    match v {
+        Value::Int(i) | Value::Int64(i) => *i as f64,
+        Value::Uint(u) => *u as f64,
+        Value::Float(f) => *f,
+        Value::String(s) => parse_go_float(s).unwrap_or(0.0),
+        Value::Bool(b) => f64::from(u8::from(*b)),
+        _ => 0.0,
+    }
+}
+
+/// Sprig's `empty`: nil, zero numbers, `false`, and empty strings, slices and maps. Structs
+/// (such as `time.Time`) are never empty.
+pub fn empty(v: &Value) -> bool {
+    match v {
+        Value::Nil => true,
+        Value::Bool(b) => !b,
+        Value::Int(i) | Value::Int64(i) => *i == 0,
+        Value::Uint(u) => *u == 0,
+        Value::Float(f) => *f == 0.0,
+        Value::String(s) => s.is_empty(),
+        Value::Bytes(b) => b.is_empty(),
+        Value::List(l, _) => l.is_empty(),
+        Value::Map(m) => map_read(m).is_empty(),
+        Value::Time(_) => false,
+        Value::Object(o) => o.type_name() == "time.Duration" && o.format_v() == "0s",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cast_to_int64_follows_spf13_cast() {
+        assert_eq!(to_int64(&Value::str("12abc")), 0);
+        assert_eq!(to_int64(&Value::str("12.00")), 12);
+        assert_eq!(to_int64(&Value::str("12.5")), 0);
+        assert_eq!(to_int64(&Value::str("0x1F")), 31);
+        assert_eq!(to_int64(&Value::str("010")), 8);
+        assert_eq!(to_int64(&Value::Float(3.99)), 3);
+        assert_eq!(to_int64(&Value::Float(-3.99)), -3);
+        assert_eq!(to_int64(&Value::Bool(true)), 1);
+        assert_eq!(to_int64(&Value::str("1_000")), 0);
+        assert_eq!(to_int64(&Value::str("0x_1F")), 31);
+    }
+
+    #[test]
+    fn parse_float_accepts_go_forms() {
+        assert_eq!(parse_go_float("1e3"), Some(1000.0));
+        assert_eq!(parse_go_float("abc"), None);
+        assert_eq!(parse_go_float("1e400"), None);
+        assert!(parse_go_float("-Inf").is_some_and(f64::is_infinite));
+    }
+}

@@ -1,0 +1,7 @@
+//! stub
+
+use kubepkg_template::Function;
+
+pub(crate) fn functions() -> Vec<Function> {
+    Vec::new()
+}

@@ -1,0 +1,138 @@
+//! Sprig v3.3 and Helm's own template functions as [`Function`]s for kubepkg's Go
+//! `text/template` engine.
+//!
+//! Every function declares the Go parameter types of its Sprig/Helm signature (the engine checks
+//! and converts arguments like Go's reflection does) and returns the Go type Go returns, because
+//! templates observe it (`typeOf`, `kindOf`, printing). Behaviour follows the Go sources
+//! (Masterminds/sprig v3.3.0, spf13/cast, Masterminds/semver v3, goutils, xstrings, mergo and
+//! Helm's `pkg/engine`), including their quirks and error texts; an error string is what the Go
+//! function returns or panics with (the engine wraps it as `error calling NAME: …`).
+//!
+//! [`helm_functions`] is the set Helm binds, minus `include`, `tpl` and `lookup`, which need the
+//! template set and are bound by the engine ([`ENGINE_BOUND`]).
+
+#![forbid(unsafe_code)]
+
+pub mod cast;
+mod crypto;
+mod dates;
+mod defaults;
+mod dicts;
+mod encoding;
+pub mod gofmt;
+mod gojson;
+mod helm;
+mod lists;
+mod math;
+mod paths;
+mod regex;
+mod semver;
+pub mod strings;
+mod urls;
+
+use kubepkg_template::Function;
+
+pub use dates::{format_time, time_string};
+
+/// Helm functions that the engine binds itself because they need the template set or a cluster.
+pub const ENGINE_BOUND: [&str; 3] = ["include", "tpl", "lookup"];
+
+/// Declares a [`Function`] with fixed parameters: `f!("name", [String, Int], body)`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! f {
+    ($name:expr, [$($p:ident),*], $call:expr) => {
+        ::kubepkg_template::Function {
+            name: $name,
+            params: &[$(::kubepkg_template::ArgType::$p),*],
+            variadic: None,
+            call: $call,
+        }
+    };
+}
+
+/// Declares a variadic [`Function`]: `fv!("name", [String], Any, body)`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! fv {
+    ($name:expr, [$($p:ident),*], $v:ident, $call:expr) => {
+        ::kubepkg_template::Function {
+            name: $name,
+            params: &[$(::kubepkg_template::ArgType::$p),*],
+            variadic: Some(::kubepkg_template::ArgType::$v),
+            call: $call,
+        }
+    };
+}
+
+/// Argument accessors. The engine has already checked the Go types, so these fall back to zero
+/// values instead of failing if a caller bypasses it.
+pub(crate) mod args {
+    use kubepkg_value::Value;
+
+    static NIL: Value = Value::Nil;
+
+    /// Argument `i` (nil when absent).
+    pub fn arg(a: &[Value], i: usize) -> &Value {
+        a.get(i).unwrap_or(&NIL)
+    }
+
+    /// A `string` argument.
+    pub fn s(a: &[Value], i: usize) -> &str {
+        a.get(i).and_then(Value::as_str).unwrap_or("")
+    }
+
+    /// An `int`/`int64` argument.
+    pub fn int(a: &[Value], i: usize) -> i64 {
+        match a.get(i) {
+            Some(Value::Int(x) | Value::Int64(x)) => *x,
+            Some(Value::Uint(u)) => *u as i64,
+            _ => 0,
+        }
+    }
+}
+
+/// Every Sprig v3.3 function of `TxtFuncMap()` except `env` and `expandenv` (which read the
+/// process environment and which Helm removes), with Sprig's own implementations.
+pub fn sprig_functions() -> Vec<Function> {
+    let mut all = Vec::new();
+    all.extend(strings::functions());
+    all.extend(lists::functions());
+    all.extend(dicts::functions());
+    all.extend(defaults::functions());
+    all.extend(math::functions());
+    all.extend(dates::functions());
+    all.extend(encoding::functions());
+    all.extend(crypto::functions());
+    all.extend(semver::functions());
+    all.extend(regex::functions());
+    all.extend(paths::functions());
+    all.extend(urls::functions());
+    all
+}
+
+/// The functions Helm binds (Sprig without `env`/`expandenv`, with Helm's `toJson`, `fromJson`,
+/// `mustToJson`, `fail` and `required`, plus Helm's YAML/JSON/TOML and duration helpers), by
+/// Helm's names. `include`, `tpl` and `lookup` are not here: see [`ENGINE_BOUND`].
+pub fn helm_functions() -> Vec<Function> {
+    let extra = helm::functions();
+    let mut all: Vec<Function> =
+        sprig_functions().into_iter().filter(|f| !extra.iter().any(|e| e.name == f.name)).collect();
+    all.extend(extra);
+    all.sort_by_key(|f| f.name);
+    all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique() {
+        let mut names: Vec<_> = sprig_functions().iter().map(|f| f.name).collect();
+        let n = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), n, "duplicate Sprig function names");
+    }
+}
