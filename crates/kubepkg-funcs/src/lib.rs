@@ -20,7 +20,6 @@ mod defaults;
 mod dicts;
 mod encoding;
 pub mod gofmt;
-mod gojson;
 mod helm;
 mod lists;
 mod math;

@@ -1,7 +1,0 @@
-//! stub
-
-use kubepkg_template::Function;
-
-pub(crate) fn functions() -> Vec<Function> {
-    Vec::new()
-}
