@@ -1,2 +1,30 @@
-//! kubepkg's package layer (offline core).
+//! kubepkg's package layer: everything about a package that needs no cluster.
+//!
+//! - [`manifest`]: `kubepkg.yaml` (SPEC §2), read strictly and validated;
+//! - [`source`]: package directories, `.tgz` archives and bare charts;
+//! - [`graph`]: apply order (dependencies first, manifest order otherwise), hooks, uninstall order;
+//! - [`values`]: values per component with provenance, and the `kubepkg.*` upgrade context;
+//! - [`revision`]: the package revision record kept in the cluster, and its Secret encoding;
+//! - [`plan`]: what an apply would do, as data, text and JSON;
+//! - [`orchestrator`]: the apply decisions (SPEC §4) as a state machine over a [`orchestrator::Cluster`] trait.
+//!
+//! The cluster side (releases, readiness, leases, Secret storage) lives in other crates and is
+//! reached only through the orchestrator's trait, so this crate is fully testable offline.
+
 #![forbid(unsafe_code)]
+
+pub mod chart_adapter;
+pub mod constraint;
+pub mod error;
+pub mod graph;
+pub mod manifest;
+pub mod orchestrator;
+pub mod plan;
+pub mod revision;
+pub mod source;
+pub mod strvals;
+pub mod values;
+
+pub use constraint::Constraint;
+pub use error::{PackageError, Problem, ProblemKind};
+pub use manifest::{Component, Package, PackageMeta, Phase, ReadyCondition, Requirement};

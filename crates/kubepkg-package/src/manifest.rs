@@ -1,0 +1,755 @@
+//! The package manifest `kubepkg.yaml` (SPEC §2): its model, strict reading and validation.
+//!
+//! Reading is strict: unknown fields, duplicate keys and wrong types are errors with the line
+//! and column. Validation then checks what the shape cannot: names, SemVer, constraints, chart
+//! paths, `dependsOn` targets, cycles, hooks and `readyWhen`. Every problem is collected and
+//! reported at once ([`PackageError::Invalid`]); nothing is applied from an invalid package.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Component as PathPart, Path, PathBuf};
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use crate::constraint::Constraint;
+use crate::error::{PackageError, Problem, ProblemKind};
+
+/// The manifest's file name inside a package.
+pub const MANIFEST_FILE: &str = "kubepkg.yaml";
+
+/// A validated package: its metadata and components, with chart paths resolved.
+#[derive(Debug, Clone)]
+pub struct Package {
+    /// The package directory (for an archive, where it was extracted).
+    pub root: PathBuf,
+    /// The manifest as named in messages (`<source>/kubepkg.yaml`, or the Chart.yaml of a bare chart).
+    pub manifest_file: PathBuf,
+    /// `package:` of the manifest.
+    pub meta: PackageMeta,
+    /// `components:` in manifest order.
+    pub components: Vec<Component>,
+    /// `sha256:<hex>` of the manifest file's bytes.
+    pub digest: String,
+    /// True when the package is a bare chart directory (no kubepkg.yaml): one component whose
+    /// release takes the package instance's name, as `helm install NAME CHART` would.
+    pub bare_chart: bool,
+}
+
+/// `package:` — what the package is and how it may be upgraded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PackageMeta {
+    pub name: String,
+    /// SemVer 2 version.
+    pub version: semver::Version,
+    /// `rollback.safe`: once this version has run, can the version before it run again?
+    /// `None` when the manifest does not say; automatic rollback needs an explicit `true`.
+    pub rollback_safe: Option<bool>,
+    pub requires: Vec<Requirement>,
+}
+
+impl PackageMeta {
+    /// Whether a failed upgrade *to* this version may be rolled back (SPEC §4.5).
+    pub fn rollback_is_safe(&self) -> bool {
+        self.rollback_safe == Some(true)
+    }
+}
+
+/// One `requires` entry: another package (by `Package` name) that must be Ready first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Requirement {
+    pub name: String,
+    pub version: Option<Constraint>,
+    /// Only orders: if installed it must be Ready first; if absent nobody waits.
+    pub optional: bool,
+}
+
+/// When a component is applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum Phase {
+    /// A normal component, applied in dependency order.
+    #[default]
+    Install,
+    /// A hook: runs before every other component, only when the package version changes.
+    PreUpgrade,
+}
+
+/// Where a component's chart is inside the package.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChartSource {
+    /// A chart directory (holds `Chart.yaml`).
+    Directory(PathBuf),
+    /// A chart archive (`.tgz`).
+    Archive(PathBuf),
+}
+
+impl ChartSource {
+    /// The resolved path on disk.
+    pub fn path(&self) -> &Path {
+        match self {
+            ChartSource::Directory(p) | ChartSource::Archive(p) => p,
+        }
+    }
+}
+
+/// One component: a chart that becomes one Helm release.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Component {
+    pub name: String,
+    /// `path` as written in the manifest.
+    pub path: String,
+    pub chart: ChartSource,
+    /// `values`: package-level defaults for this component (a mapping).
+    pub values: serde_json::Map<String, serde_json::Value>,
+    /// `install.namespace`; `None` means the namespace the package is installed into.
+    pub namespace: Option<String>,
+    pub depends_on: Vec<String>,
+    pub ready_when: Vec<ReadyCondition>,
+    pub phase: Phase,
+    /// Opt-in: the chart also receives the `kubepkg.*` values.
+    pub upgrade_context: bool,
+    /// Line of the component's entry in the manifest (0 when not from a manifest).
+    pub line: u64,
+}
+
+impl Component {
+    /// Whether the component is a `PreUpgrade` hook.
+    pub fn is_hook(&self) -> bool {
+        self.phase == Phase::PreUpgrade
+    }
+
+    /// Whether the chart receives the `kubepkg.*` values (hooks always do).
+    pub fn gets_upgrade_context(&self) -> bool {
+        self.is_hook() || self.upgrade_context
+    }
+
+    /// The namespace the component is installed into, given the package's namespace.
+    pub fn namespace_or<'a>(&'a self, package_namespace: &'a str) -> &'a str {
+        self.namespace.as_deref().unwrap_or(package_namespace)
+    }
+}
+
+/// A `readyWhen` entry: an object whose `status.conditions[type=condition].status` must equal `status`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadyCondition {
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    /// Defaults to the component's namespace; ignored for cluster-scoped kinds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub condition: String,
+    /// Expected condition status, `"True"` by default.
+    pub status: String,
+}
+
+impl Package {
+    /// The component named `name`.
+    pub fn component(&self, name: &str) -> Option<&Component> {
+        self.components.iter().find(|c| c.name == name)
+    }
+
+    /// The Helm release name of a component when the package is installed as `instance`:
+    /// `<instance>-<component>`, or `<instance>` itself for a bare chart.
+    pub fn release_name(&self, instance: &str, component: &str) -> String {
+        if self.bare_chart {
+            instance.to_string()
+        } else {
+            format!("{instance}-{component}")
+        }
+    }
+}
+
+// ---- raw shape, read strictly ----
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawManifest {
+    package: Spanned<RawPackage>,
+    #[serde(default)]
+    components: Vec<Spanned<RawComponent>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPackage {
+    name: Spanned<String>,
+    version: Spanned<serde_json::Value>,
+    #[serde(default)]
+    rollback: Option<RawRollback>,
+    #[serde(default)]
+    requires: Vec<Spanned<RawRequirement>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRollback {
+    #[serde(default)]
+    safe: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRequirement {
+    name: String,
+    #[serde(default)]
+    version: Option<serde_json::Value>,
+    #[serde(default)]
+    optional: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawComponent {
+    name: Spanned<String>,
+    path: Spanned<String>,
+    #[serde(default)]
+    values: Option<Spanned<serde_json::Value>>,
+    #[serde(default)]
+    install: Option<RawInstall>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawInstall {
+    #[serde(default)]
+    namespace: Option<Spanned<String>>,
+    #[serde(default)]
+    depends_on: Vec<Spanned<String>>,
+    #[serde(default)]
+    ready_when: Vec<Spanned<RawReady>>,
+    #[serde(default)]
+    phase: Option<Spanned<String>>,
+    #[serde(default)]
+    upgrade_context: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawReady {
+    #[serde(default)]
+    api_version: Option<String>,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    namespace: Option<String>,
+    #[serde(default)]
+    condition: Option<String>,
+    #[serde(default)]
+    status: Option<String>,
+}
+
+/// Collects problems with their location.
+struct Problems<'a> {
+    file: &'a Path,
+    list: Vec<Problem>,
+}
+
+impl Problems<'_> {
+    fn add(&mut self, line: u64, component: Option<&str>, kind: ProblemKind) {
+        self.list.push(Problem {
+            file: self.file.to_path_buf(),
+            line: (line > 0).then_some(line),
+            column: None,
+            component: component.map(str::to_string),
+            kind,
+        });
+    }
+}
+
+/// `sha256:<hex>` of bytes.
+pub fn digest(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let sum = Sha256::digest(bytes);
+    let mut s = String::from("sha256:");
+    for b in sum {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// Reads and validates a manifest. `file` names it in messages; chart paths resolve against `root`.
+pub fn parse_manifest(text: &str, file: &Path, root: &Path) -> Result<Package, PackageError> {
+    let mut problems = Problems {
+        file,
+        list: Vec::new(),
+    };
+    let options = serde_saphyr::options! {
+        legacy_octal_numbers: true,
+    };
+    let raw: RawManifest = match serde_saphyr::from_str_with_options(text, options) {
+        Ok(raw) => raw,
+        Err(e) => {
+            let loc = e.location();
+            let message = syntax_message(&e);
+            return Err(PackageError::Invalid {
+                file: file.to_path_buf(),
+                problems: vec![Problem {
+                    file: file.to_path_buf(),
+                    line: loc.map(|l| l.line()).filter(|l| *l > 0),
+                    column: loc.map(|l| l.column()).filter(|c| *c > 0),
+                    component: None,
+                    kind: ProblemKind::Syntax { message },
+                }],
+            });
+        }
+    };
+    let meta = validate_meta(&raw.package, &mut problems);
+    let components = validate_components(&raw.components, root, &mut problems);
+    let meta = match meta {
+        Some(meta) if problems.list.is_empty() => meta,
+        _ => {
+            return Err(PackageError::Invalid {
+                file: file.to_path_buf(),
+                problems: problems.list,
+            });
+        }
+    };
+    Ok(Package {
+        root: root.to_path_buf(),
+        manifest_file: file.to_path_buf(),
+        meta,
+        components,
+        digest: digest(text.as_bytes()),
+        bare_chart: false,
+    })
+}
+
+/// The first line of a serde-saphyr error without its `line N column M:` prefix (we print
+/// the location ourselves) and without the source snippet.
+fn syntax_message(e: &serde_saphyr::Error) -> String {
+    let full = e.without_snippet().to_string();
+    let first = full.lines().next().unwrap_or_default().trim();
+    let first = first.strip_prefix("error:").unwrap_or(first).trim();
+    // Drop a leading "line N column M:" since the location is printed separately.
+    if let Some(rest) = first.strip_prefix("line ")
+        && let Some(idx) = rest.find(": ")
+        && rest[..idx]
+            .split_whitespace()
+            .all(|w| w == "column" || w.chars().all(|c| c.is_ascii_digit()))
+    {
+        return rest[idx + 2..].to_string();
+    }
+    first.to_string()
+}
+
+fn scalar_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "a list",
+        serde_json::Value::Object(_) => "a mapping",
+    }
+}
+
+/// DNS-1123 label check (what release and object names need). Returns the reason on failure.
+pub fn check_dns_label(name: &str, max: usize) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("it is empty".into());
+    }
+    if name.len() > max {
+        return Err(format!(
+            "it is {} characters long, at most {max} are allowed",
+            name.len()
+        ));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
+    {
+        return Err(format!("it contains {c:?}"));
+    }
+    if name.starts_with('-') || name.ends_with('-') {
+        return Err("it starts or ends with '-'".into());
+    }
+    Ok(())
+}
+
+/// Parses a package version as strict SemVer 2.
+pub fn parse_version(text: &str) -> Result<semver::Version, String> {
+    semver::Version::parse(text).map_err(|e| e.to_string())
+}
+
+fn validate_meta(raw: &Spanned<RawPackage>, problems: &mut Problems<'_>) -> Option<PackageMeta> {
+    let p = &raw.value;
+    let before = problems.list.len();
+    if let Err(reason) = check_dns_label(&p.name.value, 53) {
+        problems.add(
+            p.name.referenced.line(),
+            None,
+            ProblemKind::BadName {
+                what: "package name",
+                name: p.name.value.clone(),
+                reason,
+            },
+        );
+    }
+    let version_text = scalar_text(&p.version.value);
+    let version = match parse_version(&version_text) {
+        Ok(v) => Some(v),
+        Err(reason) => {
+            let reason = if p.version.value.is_number() {
+                format!("{reason}; YAML read it as a number, quote it")
+            } else {
+                reason
+            };
+            problems.add(
+                p.version.referenced.line(),
+                None,
+                ProblemKind::BadVersion {
+                    version: version_text,
+                    reason,
+                },
+            );
+            None
+        }
+    };
+    let mut requires = Vec::new();
+    let mut seen = HashMap::new();
+    for r in &p.requires {
+        let line = r.referenced.line();
+        let req = &r.value;
+        if seen.insert(req.name.clone(), line).is_some() {
+            problems.add(
+                line,
+                None,
+                ProblemKind::DuplicateRequirement {
+                    name: req.name.clone(),
+                },
+            );
+        }
+        if let Err(reason) = check_dns_label(&req.name, 253) {
+            problems.add(
+                line,
+                None,
+                ProblemKind::BadName {
+                    what: "required package name",
+                    name: req.name.clone(),
+                    reason,
+                },
+            );
+        }
+        let constraint = match &req.version {
+            None => None,
+            Some(v) => {
+                let text = scalar_text(v);
+                match Constraint::parse(&text) {
+                    Ok(c) => Some(c),
+                    Err(e) => {
+                        problems.add(
+                            line,
+                            None,
+                            ProblemKind::BadConstraint {
+                                package: req.name.clone(),
+                                constraint: text,
+                                reason: e.to_string(),
+                            },
+                        );
+                        None
+                    }
+                }
+            }
+        };
+        requires.push(Requirement {
+            name: req.name.clone(),
+            version: constraint,
+            optional: req.optional,
+        });
+    }
+    if problems.list.len() != before {
+        return None;
+    }
+    Some(PackageMeta {
+        name: p.name.value.clone(),
+        version: version?,
+        rollback_safe: p.rollback.as_ref().and_then(|r| r.safe),
+        requires,
+    })
+}
+
+fn validate_components(
+    raw: &[Spanned<RawComponent>],
+    root: &Path,
+    problems: &mut Problems<'_>,
+) -> Vec<Component> {
+    if raw.is_empty() {
+        problems.add(0, None, ProblemKind::NoComponents);
+        return Vec::new();
+    }
+    let mut first_line: HashMap<&str, u64> = HashMap::new();
+    let mut out = Vec::new();
+    for rc in raw {
+        let c = &rc.value;
+        let name = c.name.value.as_str();
+        let line = c.name.referenced.line();
+        if let Some(first) = first_line.get(name) {
+            problems.add(
+                line,
+                Some(name),
+                ProblemKind::DuplicateComponent {
+                    name: name.to_string(),
+                    first_line: *first,
+                },
+            );
+        } else {
+            first_line.insert(name, line);
+        }
+        if let Err(reason) = check_dns_label(name, 53) {
+            problems.add(
+                line,
+                Some(name),
+                ProblemKind::BadName {
+                    what: "component name",
+                    name: name.to_string(),
+                    reason,
+                },
+            );
+        }
+        let chart = resolve_chart(&c.path.value, root)
+            .map_err(|kind| problems.add(c.path.referenced.line(), Some(name), kind))
+            .ok();
+        let values = match &c.values {
+            None => serde_json::Map::new(),
+            Some(v) => match &v.value {
+                serde_json::Value::Object(m) => crate::values::from_yaml_numbers(m.clone()),
+                serde_json::Value::Null => serde_json::Map::new(),
+                other => {
+                    problems.add(
+                        v.referenced.line(),
+                        Some(name),
+                        ProblemKind::ValuesNotAMap {
+                            got: json_kind(other).to_string(),
+                        },
+                    );
+                    serde_json::Map::new()
+                }
+            },
+        };
+        let mut component = Component {
+            name: name.to_string(),
+            path: c.path.value.clone(),
+            chart: chart.unwrap_or(ChartSource::Directory(PathBuf::new())),
+            values,
+            namespace: None,
+            depends_on: Vec::new(),
+            ready_when: Vec::new(),
+            phase: Phase::Install,
+            upgrade_context: false,
+            line: rc.referenced.line(),
+        };
+        if let Some(install) = &c.install {
+            if let Some(ns) = &install.namespace {
+                if let Err(reason) = check_dns_label(&ns.value, 63) {
+                    problems.add(
+                        ns.referenced.line(),
+                        Some(name),
+                        ProblemKind::BadName {
+                            what: "namespace",
+                            name: ns.value.clone(),
+                            reason,
+                        },
+                    );
+                }
+                component.namespace = Some(ns.value.clone());
+            }
+            if let Some(phase) = &install.phase {
+                match phase.value.as_str() {
+                    "PreUpgrade" => component.phase = Phase::PreUpgrade,
+                    "Install" => component.phase = Phase::Install,
+                    other => problems.add(
+                        phase.referenced.line(),
+                        Some(name),
+                        ProblemKind::UnknownPhase {
+                            phase: other.to_string(),
+                        },
+                    ),
+                }
+            }
+            component.upgrade_context = install.upgrade_context;
+            for d in &install.depends_on {
+                if component.depends_on.contains(&d.value) {
+                    problems.add(
+                        d.referenced.line(),
+                        Some(name),
+                        ProblemKind::DuplicateDependency {
+                            dependency: d.value.clone(),
+                        },
+                    );
+                    continue;
+                }
+                component.depends_on.push(d.value.clone());
+            }
+            for (index, r) in install.ready_when.iter().enumerate() {
+                let rw = &r.value;
+                let mut missing = Vec::new();
+                for (field, v) in [
+                    ("apiVersion", &rw.api_version),
+                    ("kind", &rw.kind),
+                    ("name", &rw.name),
+                    ("condition", &rw.condition),
+                ] {
+                    if v.as_deref().is_none_or(str::is_empty) {
+                        missing.push(field);
+                    }
+                }
+                if !missing.is_empty() {
+                    problems.add(
+                        r.referenced.line(),
+                        Some(name),
+                        ProblemKind::ReadyWhenIncomplete {
+                            index,
+                            missing: missing.join(", "),
+                        },
+                    );
+                    continue;
+                }
+                component.ready_when.push(ReadyCondition {
+                    api_version: rw.api_version.clone().unwrap_or_default(),
+                    kind: rw.kind.clone().unwrap_or_default(),
+                    name: rw.name.clone().unwrap_or_default(),
+                    namespace: rw.namespace.clone().filter(|n| !n.is_empty()),
+                    condition: rw.condition.clone().unwrap_or_default(),
+                    status: rw
+                        .status
+                        .clone()
+                        .filter(|s| !s.is_empty())
+                        .unwrap_or_else(|| "True".to_string()),
+                });
+            }
+        }
+        out.push(component);
+    }
+    check_edges(raw, &out, problems);
+    out
+}
+
+/// `dependsOn` targets exist, no one depends on a hook, hooks depend on nothing, no cycles.
+fn check_edges(raw: &[Spanned<RawComponent>], comps: &[Component], problems: &mut Problems<'_>) {
+    let index: BTreeMap<&str, usize> = comps
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, c)| (c.name.as_str(), i))
+        .collect();
+    let known = comps
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let dep_line = |ci: usize, dep: &str| -> u64 {
+        raw[ci]
+            .value
+            .install
+            .as_ref()
+            .and_then(|i| i.depends_on.iter().find(|d| d.value == dep))
+            .map(|d| d.referenced.line())
+            .unwrap_or(comps[ci].line)
+    };
+    for (ci, c) in comps.iter().enumerate() {
+        for dep in &c.depends_on {
+            let line = dep_line(ci, dep);
+            match index.get(dep.as_str()) {
+                None => problems.add(
+                    line,
+                    Some(&c.name),
+                    ProblemKind::UnknownDependency {
+                        dependency: dep.clone(),
+                        known: known.clone(),
+                    },
+                ),
+                Some(&di) if comps[di].is_hook() => problems.add(
+                    line,
+                    Some(&c.name),
+                    ProblemKind::DependsOnHook { hook: dep.clone() },
+                ),
+                Some(_) if c.is_hook() => problems.add(
+                    line,
+                    Some(&c.name),
+                    ProblemKind::HookWithDependencies {
+                        dependency: dep.clone(),
+                    },
+                ),
+                Some(_) => {}
+            }
+        }
+    }
+    if let Some(cycle) = crate::graph::find_cycle(comps) {
+        let first = &cycle[0];
+        let ci = index.get(first.as_str()).copied().unwrap_or(0);
+        let line = dep_line(ci, &cycle[1]);
+        problems.add(
+            line,
+            Some(first),
+            ProblemKind::Cycle {
+                cycle: cycle.join(" -> "),
+            },
+        );
+    }
+}
+
+/// Resolves a component's chart path inside the package root.
+fn resolve_chart(path: &str, root: &Path) -> Result<ChartSource, ProblemKind> {
+    let rel = Path::new(path);
+    let outside = || ProblemKind::PathOutsidePackage {
+        path: path.to_string(),
+    };
+    if path.is_empty() || rel.is_absolute() {
+        return Err(outside());
+    }
+    let mut depth = 0i32;
+    for part in rel.components() {
+        match part {
+            PathPart::Normal(_) => depth += 1,
+            PathPart::CurDir => {}
+            PathPart::ParentDir => {
+                depth -= 1;
+                if depth < 0 {
+                    return Err(outside());
+                }
+            }
+            PathPart::RootDir | PathPart::Prefix(_) => return Err(outside()),
+        }
+    }
+    let full = root.join(rel);
+    let meta = std::fs::metadata(&full).map_err(|_| ProblemKind::ChartMissing {
+        path: path.to_string(),
+        resolved: full.display().to_string(),
+    })?;
+    // A symlink inside the package must not lead out of it.
+    if let (Ok(canon), Ok(canon_root)) = (full.canonicalize(), root.canonicalize())
+        && !canon.starts_with(&canon_root)
+    {
+        return Err(outside());
+    }
+    if meta.is_dir() {
+        if !full.join("Chart.yaml").is_file() {
+            return Err(ProblemKind::NotAChart {
+                path: path.to_string(),
+                reason: "the directory has no Chart.yaml".into(),
+            });
+        }
+        return Ok(ChartSource::Directory(full));
+    }
+    if path.ends_with(".tgz") || path.ends_with(".tar.gz") {
+        return Ok(ChartSource::Archive(full));
+    }
+    Err(ProblemKind::NotAChart {
+        path: path.to_string(),
+        reason: "it is a file but not a .tgz chart archive".into(),
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,535 @@
+//! Validation tests: one per rule of SPEC §2, each asserting the message's location and advice.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::graph;
+
+/// A package directory with the given manifest and a chart directory per name in `charts`.
+fn package_dir(manifest: &str, charts: &[&str]) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    for c in charts {
+        let dir = d.path().join(c);
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(
+            dir.join("Chart.yaml"),
+            format!("apiVersion: v2\nname: {c}\nversion: 1.0.0\n"),
+        )
+        .unwrap();
+    }
+    fs::write(d.path().join(MANIFEST_FILE), manifest).unwrap();
+    d
+}
+
+fn load(manifest: &str, charts: &[&str]) -> Result<Package, PackageError> {
+    let d = package_dir(manifest, charts);
+    let r = parse_manifest(manifest, Path::new("pkg/kubepkg.yaml"), d.path());
+    drop(d);
+    r
+}
+
+fn problems(manifest: &str, charts: &[&str]) -> Vec<Problem> {
+    match load(manifest, charts) {
+        Err(PackageError::Invalid { problems, .. }) => problems,
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(_) => panic!("manifest was accepted:\n{manifest}"),
+    }
+}
+
+fn only_problem(manifest: &str, charts: &[&str]) -> Problem {
+    let mut p = problems(manifest, charts);
+    assert_eq!(p.len(), 1, "{p:#?}");
+    p.remove(0)
+}
+
+fn testdata(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/packages")
+        .join(name)
+}
+
+#[test]
+fn spec_example_package_loads() {
+    let p = crate::source::load_dir(&testdata("kubevirt")).unwrap();
+    assert_eq!(p.meta.name, "kubevirt");
+    assert_eq!(p.meta.version, semver::Version::new(1, 4, 0));
+    assert_eq!(p.meta.rollback_safe, Some(false));
+    assert!(!p.meta.rollback_is_safe());
+    assert_eq!(p.meta.requires.len(), 2);
+    assert_eq!(p.meta.requires[0].name, "cert-manager");
+    assert!(!p.meta.requires[0].optional);
+    assert_eq!(
+        p.meta.requires[0].version.as_ref().unwrap().as_str(),
+        ">=1.14.0"
+    );
+    assert!(p.meta.requires[1].optional);
+    assert!(p.meta.requires[1].version.is_none());
+    let names: Vec<&str> = p.components.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["operator", "kubevirt", "migrate", "worker"]);
+    let kv = p.component("kubevirt").unwrap();
+    assert_eq!(kv.depends_on, ["operator"]);
+    assert_eq!(kv.namespace.as_deref(), Some("kubevirt"));
+    assert_eq!(
+        kv.ready_when,
+        [ReadyCondition {
+            api_version: "kubevirt.io/v1".into(),
+            kind: "KubeVirt".into(),
+            name: "kubevirt".into(),
+            namespace: None,
+            condition: "Available".into(),
+            status: "True".into(),
+        }]
+    );
+    // YAML numbers are float64, as Helm reads values.
+    assert!(kv.values["replicas"].is_f64());
+    assert!(p.component("migrate").unwrap().is_hook());
+    assert!(p.component("worker").unwrap().upgrade_context);
+    assert!(p.component("worker").unwrap().gets_upgrade_context());
+    assert!(!p.component("operator").unwrap().gets_upgrade_context());
+    assert!(p.digest.starts_with("sha256:") && p.digest.len() == 7 + 64);
+    assert_eq!(p.release_name("kv", "operator"), "kv-operator");
+    let order = graph::order(&p.components);
+    assert_eq!(order.hooks, ["migrate"]);
+    assert_eq!(order.components, ["operator", "kubevirt", "worker"]);
+}
+
+#[test]
+fn unknown_field_names_line_and_field() {
+    let p = only_problem(
+        "package: {name: a, version: 1.0.0}\ncomponents:\n- name: web\n  path: web\n  instal: {}\n",
+        &["web"],
+    );
+    assert_eq!(p.line, Some(5));
+    let msg = p.to_string();
+    assert!(msg.starts_with("pkg/kubepkg.yaml:5:"), "{msg}");
+    assert!(msg.contains("unknown field `instal`"), "{msg}");
+    assert!(
+        msg.contains("install"),
+        "the message lists the expected fields: {msg}"
+    );
+}
+
+#[test]
+fn unknown_field_in_install_and_package() {
+    let p = only_problem(
+        "package: {name: a, version: 1.0.0}\ncomponents:\n- name: web\n  path: web\n  install: {namespace: x, depends: [a]}\n",
+        &["web"],
+    );
+    assert!(p.to_string().contains("unknown field `depends`"), "{p}");
+    let p = only_problem(
+        "package: {name: a, version: 1.0.0, rollback: {safe: true, always: true}}\ncomponents:\n- {name: web, path: web}\n",
+        &["web"],
+    );
+    assert!(p.to_string().contains("unknown field `always`"), "{p}");
+}
+
+#[test]
+fn wrong_type_is_a_syntax_problem_with_location() {
+    let p = only_problem(
+        "package: {name: a, version: 1.0.0, rollback: {safe: maybe}}\ncomponents:\n- {name: web, path: web}\n",
+        &["web"],
+    );
+    assert_eq!(p.line, Some(1));
+    assert!(matches!(p.kind, ProblemKind::Syntax { .. }), "{p}");
+}
+
+#[test]
+fn duplicate_component_names() {
+    let p = only_problem(
+        "package: {name: a, version: 1.0.0}\ncomponents:\n- name: web\n  path: web\n- name: web\n  path: web\n",
+        &["web"],
+    );
+    assert_eq!(p.line, Some(5));
+    assert_eq!(p.component.as_deref(), Some("web"));
+    assert_eq!(
+        p.kind,
+        ProblemKind::DuplicateComponent {
+            name: "web".into(),
+            first_line: 3
+        }
+    );
+    assert_eq!(
+        p.to_string(),
+        "pkg/kubepkg.yaml:5: component \"web\": duplicate component name \"web\" (first defined on line 3); give each component a unique name"
+    );
+}
+
+#[test]
+fn depends_on_a_missing_component() {
+    let p = only_problem(
+        "package: {name: a, version: 1.0.0}\ncomponents:\n- name: operator\n  path: op\n- name: kubevirt\n  path: kv\n  install:\n    dependsOn: [operatr]\n",
+        &["op", "kv"],
+    );
+    assert_eq!(p.line, Some(8));
+    assert_eq!(p.component.as_deref(), Some("kubevirt"));
+    assert_eq!(
+        p.to_string(),
+        "pkg/kubepkg.yaml:8: component \"kubevirt\": dependsOn names \"operatr\", which is not a component of this package; known components: operator, kubevirt"
+    );
+}
+
+#[test]
+fn cycle_is_printed() {
+    let p = only_problem(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: a, path: c, install: {dependsOn: [b]}}\n- {name: b, path: c, install: {dependsOn: [c]}}\n- {name: c, path: c, install: {dependsOn: [a]}}\n",
+        &["c"],
+    );
+    assert_eq!(
+        p.kind,
+        ProblemKind::Cycle {
+            cycle: "a -> b -> c -> a".into()
+        }
+    );
+    assert_eq!(p.line, Some(3));
+    assert!(
+        p.to_string()
+            .contains("dependency cycle: a -> b -> c -> a; remove one of these dependsOn entries"),
+        "{p}"
+    );
+}
+
+#[test]
+fn self_dependency_is_a_cycle() {
+    let p = only_problem(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: a, path: c, install: {dependsOn: [a]}}\n",
+        &["c"],
+    );
+    assert_eq!(
+        p.kind,
+        ProblemKind::Cycle {
+            cycle: "a -> a".into()
+        }
+    );
+}
+
+#[test]
+fn depending_on_a_pre_upgrade_hook_is_refused() {
+    let p = only_problem(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: migrate, path: c, install: {phase: PreUpgrade}}\n- {name: app, path: c, install: {dependsOn: [migrate]}}\n",
+        &["c"],
+    );
+    assert_eq!(p.component.as_deref(), Some("app"));
+    assert_eq!(
+        p.kind,
+        ProblemKind::DependsOnHook {
+            hook: "migrate".into()
+        }
+    );
+    assert!(p.to_string().contains("nothing may depend on one"), "{p}");
+}
+
+#[test]
+fn hook_depending_on_a_hook_is_refused_too() {
+    let p = only_problem(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: backup, path: c, install: {phase: PreUpgrade}}\n- {name: migrate, path: c, install: {phase: PreUpgrade, dependsOn: [backup]}}\n",
+        &["c"],
+    );
+    assert_eq!(
+        p.kind,
+        ProblemKind::DependsOnHook {
+            hook: "backup".into()
+        }
+    );
+}
+
+#[test]
+fn hook_with_dependencies_is_refused() {
+    let p = only_problem(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: db, path: c}\n- {name: migrate, path: c, install: {phase: PreUpgrade, dependsOn: [db]}}\n",
+        &["c"],
+    );
+    assert_eq!(
+        p.kind,
+        ProblemKind::HookWithDependencies {
+            dependency: "db".into()
+        }
+    );
+}
+
+#[test]
+fn unknown_phase() {
+    let p = only_problem(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: m, path: c, install: {phase: PostUpgrade}}\n",
+        &["c"],
+    );
+    assert_eq!(
+        p.kind,
+        ProblemKind::UnknownPhase {
+            phase: "PostUpgrade".into()
+        }
+    );
+    assert_eq!(p.line, Some(3));
+}
+
+#[test]
+fn missing_chart_path() {
+    let p = only_problem(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- name: web\n  path: charts/web\n",
+        &[],
+    );
+    assert_eq!(p.line, Some(4));
+    assert!(
+        matches!(&p.kind, ProblemKind::ChartMissing { path, .. } if path == "charts/web"),
+        "{p}"
+    );
+    assert!(
+        p.to_string()
+            .contains("add the chart directory or .tgz to the package"),
+        "{p}"
+    );
+}
+
+#[test]
+fn chart_path_must_be_a_chart_inside_the_package() {
+    let p = only_problem(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: web, path: ../outside}\n",
+        &[],
+    );
+    assert!(
+        matches!(p.kind, ProblemKind::PathOutsidePackage { .. }),
+        "{p}"
+    );
+    let p = only_problem(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: web, path: /etc}\n",
+        &[],
+    );
+    assert!(
+        matches!(p.kind, ProblemKind::PathOutsidePackage { .. }),
+        "{p}"
+    );
+    // A directory without Chart.yaml.
+    let d = package_dir("", &[]);
+    fs::create_dir(d.path().join("empty")).unwrap();
+    fs::write(d.path().join("notes.txt"), "x").unwrap();
+    fs::write(d.path().join("web.tgz"), "x").unwrap();
+    let text = "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: a, path: empty}\n- {name: b, path: notes.txt}\n- {name: c, path: web.tgz}\n";
+    let Err(PackageError::Invalid { problems, .. }) =
+        parse_manifest(text, Path::new("kubepkg.yaml"), d.path())
+    else {
+        panic!("accepted")
+    };
+    assert_eq!(problems.len(), 2, "{problems:#?}");
+    assert!(
+        problems[0].to_string().contains("has no Chart.yaml"),
+        "{}",
+        problems[0]
+    );
+    assert!(
+        problems[1].to_string().contains("not a .tgz chart archive"),
+        "{}",
+        problems[1]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn chart_symlink_leaving_the_package_is_refused() {
+    let outside = package_dir("", &["real"]);
+    let d = package_dir("", &[]);
+    std::os::unix::fs::symlink(outside.path().join("real"), d.path().join("web")).unwrap();
+    let text = "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: web, path: web}\n";
+    let Err(PackageError::Invalid { problems, .. }) =
+        parse_manifest(text, Path::new("kubepkg.yaml"), d.path())
+    else {
+        panic!("accepted")
+    };
+    assert!(matches!(
+        problems[0].kind,
+        ProblemKind::PathOutsidePackage { .. }
+    ));
+}
+
+#[test]
+fn bad_package_semver() {
+    for (v, hint) in [
+        ("1.4", "quote"),
+        ("\"1.4\"", "minor"),
+        ("v1.4.0", ""),
+        ("1.4.0.1", ""),
+        ("01.4.0", ""),
+    ] {
+        let p = only_problem(
+            &format!(
+                "package:\n  name: p\n  version: {v}\ncomponents:\n- {{name: web, path: web}}\n"
+            ),
+            &["web"],
+        );
+        assert_eq!(p.line, Some(3), "{v}");
+        assert!(matches!(p.kind, ProblemKind::BadVersion { .. }), "{v}: {p}");
+        let msg = p.to_string();
+        assert!(
+            msg.contains("is not SemVer 2") && msg.contains("e.g. 1.4.0"),
+            "{msg}"
+        );
+        if !hint.is_empty() && hint == "quote" {
+            assert!(msg.contains("quote it"), "{msg}");
+        }
+    }
+    // SemVer 2 with pre-release and build metadata is fine.
+    let p = load(
+        "package: {name: p, version: 2.0.0-rc.1+build.5}\ncomponents:\n- {name: web, path: web}\n",
+        &["web"],
+    )
+    .unwrap();
+    assert_eq!(p.meta.version.pre.as_str(), "rc.1");
+}
+
+#[test]
+fn bad_requirement_constraint() {
+    let p = only_problem(
+        "package:\n  name: p\n  version: 1.0.0\n  requires:\n  - {name: cert-manager, version: \">>1.14\"}\ncomponents:\n- {name: web, path: web}\n",
+        &["web"],
+    );
+    assert_eq!(p.line, Some(5));
+    assert!(
+        matches!(&p.kind, ProblemKind::BadConstraint { package, .. } if package == "cert-manager"),
+        "{p}"
+    );
+}
+
+#[test]
+fn requirement_constraints_are_masterminds_style() {
+    let p = load(
+        "package:\n  name: p\n  version: 1.0.0\n  requires:\n  - {name: a, version: \"~1.2 || ^2.0.0\"}\n  - {name: b, version: 1.x}\ncomponents:\n- {name: web, path: web}\n",
+        &["web"],
+    )
+    .unwrap();
+    let a = p.meta.requires[0].version.as_ref().unwrap();
+    assert!(a.matches(&semver::Version::new(2, 5, 0)));
+    assert!(!a.matches(&semver::Version::new(1, 3, 0)));
+    assert!(
+        p.meta.requires[1]
+            .version
+            .as_ref()
+            .unwrap()
+            .matches(&semver::Version::new(1, 9, 0))
+    );
+}
+
+#[test]
+fn ready_when_without_required_fields() {
+    let p = only_problem(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- name: kv\n  path: kv\n  install:\n    readyWhen:\n    - {apiVersion: kubevirt.io/v1, kind: KubeVirt, name: kubevirt, condition: Available}\n    - apiVersion: kubevirt.io/v1\n      name: kubevirt\n",
+        &["kv"],
+    );
+    assert_eq!(p.line, Some(8));
+    assert_eq!(p.component.as_deref(), Some("kv"));
+    assert_eq!(
+        p.kind,
+        ProblemKind::ReadyWhenIncomplete {
+            index: 1,
+            missing: "kind, condition".into()
+        }
+    );
+}
+
+#[test]
+fn ready_when_status_defaults_to_true_and_namespace_is_kept() {
+    let p = load(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- name: kv\n  path: kv\n  install:\n    readyWhen:\n    - {apiVersion: v1, kind: Node, name: n1, condition: Ready}\n    - {apiVersion: x/v1, kind: X, name: x, namespace: other, condition: Synced, status: \"False\"}\n",
+        &["kv"],
+    )
+    .unwrap();
+    let rw = &p.components[0].ready_when;
+    assert_eq!(rw[0].status, "True");
+    assert_eq!(rw[0].namespace, None);
+    assert_eq!(rw[1].status, "False");
+    assert_eq!(rw[1].namespace.as_deref(), Some("other"));
+}
+
+#[test]
+fn names_must_be_dns_labels() {
+    let ps = problems(
+        "package: {name: My_Pkg, version: 1.0.0}\ncomponents:\n- {name: Web, path: web, install: {namespace: \"bad ns\"}}\n",
+        &["web"],
+    );
+    let kinds: Vec<&str> = ps
+        .iter()
+        .map(|p| match &p.kind {
+            ProblemKind::BadName { what, .. } => *what,
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, ["package name", "component name", "namespace"]);
+}
+
+#[test]
+fn all_problems_are_reported_at_once() {
+    let ps = problems(
+        "package: {name: p, version: one}\ncomponents:\n- {name: a, path: missing, install: {dependsOn: [zz]}}\n- {name: a, path: c}\n",
+        &["c"],
+    );
+    assert_eq!(ps.len(), 4, "{ps:#?}");
+    let err = load(
+        "package: {name: p, version: one}\ncomponents:\n- {name: a, path: missing, install: {dependsOn: [zz]}}\n- {name: a, path: c}\n",
+        &["c"],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.starts_with(
+            "invalid package pkg/kubepkg.yaml: 4 problems:\n  - pkg/kubepkg.yaml:1: package version"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn no_components() {
+    let p = only_problem("package: {name: p, version: 1.0.0}\ncomponents: []\n", &[]);
+    assert_eq!(p.kind, ProblemKind::NoComponents);
+}
+
+#[test]
+fn values_must_be_a_mapping() {
+    let p = only_problem(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: a, path: c, values: [1, 2]}\n",
+        &["c"],
+    );
+    assert!(matches!(p.kind, ProblemKind::ValuesNotAMap { .. }), "{p}");
+}
+
+#[test]
+fn yaml_syntax_error_has_a_location() {
+    let p = only_problem("package: {name: p, version: 1.0.0\ncomponents: []\n", &[]);
+    assert!(matches!(p.kind, ProblemKind::Syntax { .. }));
+    assert!(p.line.is_some(), "{p}");
+}
+
+#[test]
+fn duplicate_yaml_key_is_refused() {
+    let p = only_problem(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- name: a\n  name: b\n  path: c\n",
+        &["c"],
+    );
+    assert_eq!(p.line, Some(4));
+    assert!(p.to_string().contains("duplicate"), "{p}");
+}
+
+#[test]
+fn chart_archive_path_is_accepted() {
+    let d = package_dir("", &[]);
+    fs::write(d.path().join("web-1.0.0.tgz"), "not checked here").unwrap();
+    let text =
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: web, path: ./web-1.0.0.tgz}\n";
+    let p = parse_manifest(text, Path::new("kubepkg.yaml"), d.path()).unwrap();
+    assert!(matches!(p.components[0].chart, ChartSource::Archive(_)));
+}
+
+#[test]
+fn rollback_safe_is_tri_state() {
+    let p = load(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: a, path: c}\n",
+        &["c"],
+    )
+    .unwrap();
+    assert_eq!(p.meta.rollback_safe, None);
+    assert!(!p.meta.rollback_is_safe());
+    let p = load(
+        "package: {name: p, version: 1.0.0, rollback: {safe: true}}\ncomponents:\n- {name: a, path: c}\n",
+        &["c"],
+    )
+    .unwrap();
+    assert!(p.meta.rollback_is_safe());
+}

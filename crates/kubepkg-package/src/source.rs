@@ -1,0 +1,415 @@
+//! Package sources: a directory or a `.tgz` archive, holding `kubepkg.yaml` or a bare chart.
+//!
+//! A directory with `kubepkg.yaml` is a package. A directory with only `Chart.yaml` is a
+//! package of one component (named after the chart, versioned as the chart). An archive is
+//! extracted safely into a directory the caller owns: no absolute paths, no `..`, no links or
+//! device files, and size limits like Helm's chart loader (5 MiB per file, 100 MiB in total);
+//! when the archive holds one top-level directory (as `helm package` makes), that directory is
+//! the package.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Component as PathPart, Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::{PackageError, Problem, ProblemKind};
+use crate::manifest::{
+    ChartSource, Component, MANIFEST_FILE, Package, PackageMeta, Phase, check_dns_label, digest,
+    parse_manifest, parse_version,
+};
+
+/// Largest file accepted inside a package archive (Helm's `MaxDecompressedFileSize`).
+pub const MAX_FILE_SIZE: u64 = 5 * 1024 * 1024;
+/// Largest total size of a package archive's contents (Helm's `MaxDecompressedChartSize`).
+pub const MAX_TOTAL_SIZE: u64 = 100 * 1024 * 1024;
+
+/// Loads a package from a directory or an archive. An archive is extracted into `scratch`
+/// (an empty directory the caller owns and removes).
+pub fn load(path: &Path, scratch: &Path) -> Result<Package, PackageError> {
+    let meta = fs::metadata(path).map_err(|source| PackageError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if meta.is_dir() {
+        load_dir(path)
+    } else {
+        let root = extract_archive(path, scratch)?;
+        load_dir(&root)
+    }
+}
+
+/// Loads a package directory: `kubepkg.yaml`, or else a bare chart (`Chart.yaml`).
+pub fn load_dir(dir: &Path) -> Result<Package, PackageError> {
+    let manifest = dir.join(MANIFEST_FILE);
+    if manifest.is_file() {
+        let text = read_text(&manifest)?;
+        return parse_manifest(&text, &manifest, dir);
+    }
+    let chart_yaml = dir.join("Chart.yaml");
+    if chart_yaml.is_file() {
+        return load_bare_chart(dir, &chart_yaml);
+    }
+    Err(PackageError::NotAPackage {
+        path: dir.to_path_buf(),
+    })
+}
+
+fn read_text(path: &Path) -> Result<String, PackageError> {
+    fs::read_to_string(path).map_err(|source| PackageError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The two Chart.yaml fields a bare chart package needs; other fields are the chart layer's.
+#[derive(Deserialize)]
+struct ChartIdentity {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    version: Option<serde_json::Value>,
+}
+
+fn load_bare_chart(dir: &Path, chart_yaml: &Path) -> Result<Package, PackageError> {
+    let text = read_text(chart_yaml)?;
+    let invalid = |line: Option<u64>, kind: ProblemKind| PackageError::Invalid {
+        file: chart_yaml.to_path_buf(),
+        problems: vec![Problem {
+            file: chart_yaml.to_path_buf(),
+            line,
+            column: None,
+            component: None,
+            kind,
+        }],
+    };
+    let id: ChartIdentity = serde_saphyr::from_str(&text).map_err(|e| {
+        invalid(
+            e.location().map(|l| l.line()),
+            ProblemKind::Syntax {
+                message: e
+                    .without_snippet()
+                    .to_string()
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string(),
+            },
+        )
+    })?;
+    let name = id.name.unwrap_or_default();
+    if let Err(reason) = check_dns_label(&name, 53) {
+        return Err(invalid(
+            None,
+            ProblemKind::BadName {
+                what: "chart name",
+                name,
+                reason,
+            },
+        ));
+    }
+    let version_text = match &id.version {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    let version = parse_version(&version_text).map_err(|reason| {
+        invalid(
+            None,
+            ProblemKind::BadVersion {
+                version: version_text.clone(),
+                reason,
+            },
+        )
+    })?;
+    Ok(Package {
+        root: dir.to_path_buf(),
+        manifest_file: chart_yaml.to_path_buf(),
+        meta: PackageMeta {
+            name: name.clone(),
+            version,
+            rollback_safe: None,
+            requires: Vec::new(),
+        },
+        components: vec![Component {
+            name: name.clone(),
+            path: ".".into(),
+            chart: ChartSource::Directory(dir.to_path_buf()),
+            values: serde_json::Map::new(),
+            namespace: None,
+            depends_on: Vec::new(),
+            ready_when: Vec::new(),
+            phase: Phase::Install,
+            upgrade_context: false,
+            line: 0,
+        }],
+        digest: digest(text.as_bytes()),
+        bare_chart: true,
+    })
+}
+
+/// Extracts a gzip-compressed tar archive into `dest` safely and returns the package root.
+pub fn extract_archive(archive: &Path, dest: &Path) -> Result<PathBuf, PackageError> {
+    let fail = |reason: String| PackageError::Archive {
+        path: archive.to_path_buf(),
+        reason,
+    };
+    let file = fs::File::open(archive).map_err(|source| PackageError::Io {
+        path: archive.to_path_buf(),
+        source,
+    })?;
+    let mut tar = tar::Archive::new(flate2::read::GzDecoder::new(file));
+    let entries = tar
+        .entries()
+        .map_err(|e| fail(format!("not a gzip-compressed tar archive: {e}")))?;
+    let mut total: u64 = 0;
+    let mut top_levels = std::collections::BTreeSet::new();
+    let mut root_files = false;
+    for entry in entries {
+        let mut entry = entry.map_err(|e| fail(format!("damaged archive: {e}")))?;
+        let kind = entry.header().entry_type();
+        let raw_path = entry
+            .path()
+            .map_err(|e| fail(format!("bad entry name: {e}")))?
+            .into_owned();
+        let display = raw_path.display().to_string();
+        if kind.is_pax_global_extensions()
+            || kind.is_pax_local_extensions()
+            || kind.is_gnu_longname()
+            || kind.is_gnu_longlink()
+        {
+            continue;
+        }
+        let rel = safe_relative(&raw_path).ok_or_else(|| {
+            fail(format!(
+                "entry {display:?} is absolute or leaves the archive"
+            ))
+        })?;
+        if rel.as_os_str().is_empty() {
+            continue;
+        }
+        if kind.is_dir() {
+            fs::create_dir_all(dest.join(&rel)).map_err(|source| PackageError::Io {
+                path: dest.join(&rel),
+                source,
+            })?;
+            continue;
+        }
+        if !kind.is_file() {
+            return Err(fail(format!(
+                "entry {display:?} is a link or special file; package archives may only hold files and directories"
+            )));
+        }
+        let size = entry.header().size().unwrap_or(0);
+        if size > MAX_FILE_SIZE {
+            return Err(fail(format!(
+                "file {display:?} is {size} bytes, larger than the {MAX_FILE_SIZE}-byte limit"
+            )));
+        }
+        total += size;
+        if total > MAX_TOTAL_SIZE {
+            return Err(fail(format!(
+                "contents exceed the {MAX_TOTAL_SIZE}-byte limit"
+            )));
+        }
+        let mut parts = rel.components();
+        match (parts.next(), parts.next()) {
+            (Some(first), Some(_)) => {
+                top_levels.insert(first.as_os_str().to_os_string());
+            }
+            _ => root_files = true,
+        }
+        let target = dest.join(&rel);
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent).map_err(|source| PackageError::Io {
+                path: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        let mut data = Vec::with_capacity(size as usize);
+        entry
+            .by_ref()
+            .take(MAX_FILE_SIZE + 1)
+            .read_to_end(&mut data)
+            .map_err(|e| fail(format!("cannot read {display:?}: {e}")))?;
+        if data.len() as u64 > MAX_FILE_SIZE {
+            return Err(fail(format!("file {display:?} is larger than the limit")));
+        }
+        fs::write(&target, &data).map_err(|source| PackageError::Io {
+            path: target.clone(),
+            source,
+        })?;
+    }
+    if !root_files && top_levels.len() == 1 {
+        let only = top_levels.into_iter().next().unwrap_or_default();
+        let inner = dest.join(only);
+        if !dest.join(MANIFEST_FILE).is_file() && !dest.join("Chart.yaml").is_file() {
+            return Ok(inner);
+        }
+    }
+    Ok(dest.to_path_buf())
+}
+
+/// A relative path with no `..` leaving the root and no absolute parts, normalised.
+fn safe_relative(p: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for part in p.components() {
+        match part {
+            PathPart::Normal(n) => out.push(n),
+            PathPart::CurDir => {}
+            PathPart::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            PathPart::RootDir | PathPart::Prefix(_) => return None,
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tgz(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        let mut b = tar::Builder::new(gz);
+        for (name, data) in entries {
+            let mut h = tar::Header::new_gnu();
+            h.set_size(data.len() as u64);
+            h.set_mode(0o644);
+            h.set_entry_type(tar::EntryType::Regular);
+            // Write the raw name so that unsafe names reach the reader unchanged.
+            let bytes = name.as_bytes();
+            h.as_old_mut().name[..bytes.len()].copy_from_slice(bytes);
+            h.set_cksum();
+            b.append(&h, *data).unwrap();
+        }
+        b.into_inner().unwrap().finish().unwrap()
+    }
+
+    fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+        let p = dir.join(name);
+        fs::write(&p, bytes).unwrap();
+        p
+    }
+
+    const CHART: &[u8] = b"apiVersion: v2\nname: web\nversion: 0.3.1\n";
+
+    #[test]
+    fn bare_chart_directory_is_a_package_of_one_component() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "Chart.yaml", CHART);
+        let p = load_dir(d.path()).unwrap();
+        assert!(p.bare_chart);
+        assert_eq!(p.meta.name, "web");
+        assert_eq!(p.meta.version.to_string(), "0.3.1");
+        assert_eq!(p.components.len(), 1);
+        assert_eq!(p.components[0].name, "web");
+        assert_eq!(p.release_name("shop", "web"), "shop");
+    }
+
+    #[test]
+    fn bare_chart_with_bad_version_is_rejected() {
+        let d = tempfile::tempdir().unwrap();
+        write(
+            d.path(),
+            "Chart.yaml",
+            b"apiVersion: v2\nname: web\nversion: 1.2\n",
+        );
+        let e = load_dir(d.path()).unwrap_err().to_string();
+        assert!(e.contains("not SemVer 2"), "{e}");
+        assert!(e.contains("Chart.yaml"), "{e}");
+    }
+
+    #[test]
+    fn directory_without_manifest_or_chart_is_not_a_package() {
+        let d = tempfile::tempdir().unwrap();
+        let e = load_dir(d.path()).unwrap_err();
+        assert!(matches!(e, PackageError::NotAPackage { .. }), "{e}");
+    }
+
+    #[test]
+    fn chart_archive_with_one_top_directory_is_unwrapped() {
+        let d = tempfile::tempdir().unwrap();
+        let a = write(
+            d.path(),
+            "web-0.3.1.tgz",
+            &tgz(&[("web/Chart.yaml", CHART), ("web/values.yaml", b"x: 1\n")]),
+        );
+        let out = d.path().join("x");
+        fs::create_dir(&out).unwrap();
+        let p = load(&a, &out).unwrap();
+        assert_eq!(p.root, out.join("web"));
+        assert_eq!(p.components[0].name, "web");
+    }
+
+    #[test]
+    fn package_archive_with_manifest_at_root() {
+        let d = tempfile::tempdir().unwrap();
+        let manifest =
+            b"package: {name: shop, version: 1.0.0}\ncomponents:\n- {name: web, path: web}\n";
+        let a = write(
+            d.path(),
+            "shop.tgz",
+            &tgz(&[("kubepkg.yaml", manifest), ("web/Chart.yaml", CHART)]),
+        );
+        let out = d.path().join("x");
+        fs::create_dir(&out).unwrap();
+        let p = load(&a, &out).unwrap();
+        assert_eq!(p.root, out);
+        assert_eq!(p.meta.name, "shop");
+        assert_eq!(
+            p.components[0].chart,
+            ChartSource::Directory(out.join("web"))
+        );
+    }
+
+    #[test]
+    fn archive_entries_leaving_the_directory_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        for bad in ["../evil", "a/../../evil", "/etc/evil"] {
+            let a = write(d.path(), "bad.tgz", &tgz(&[(bad, b"x")]));
+            let out = tempfile::tempdir().unwrap();
+            let e = extract_archive(&a, out.path()).unwrap_err().to_string();
+            assert!(e.contains("leaves the archive"), "{bad}: {e}");
+            assert!(!d.path().join("evil").exists());
+        }
+    }
+
+    #[test]
+    fn archive_links_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        let mut b = tar::Builder::new(gz);
+        let mut h = tar::Header::new_gnu();
+        h.set_entry_type(tar::EntryType::Symlink);
+        h.set_size(0);
+        b.append_link(&mut h, "chart/link", "/etc/passwd").unwrap();
+        let bytes = b.into_inner().unwrap().finish().unwrap();
+        let a = write(d.path(), "link.tgz", &bytes);
+        let out = tempfile::tempdir().unwrap();
+        let e = extract_archive(&a, out.path()).unwrap_err().to_string();
+        assert!(e.contains("link or special file"), "{e}");
+    }
+
+    #[test]
+    fn not_gzip_is_a_clear_error() {
+        let d = tempfile::tempdir().unwrap();
+        let a = write(d.path(), "x.tgz", b"plain text");
+        let out = tempfile::tempdir().unwrap();
+        let e = extract_archive(&a, out.path()).unwrap_err();
+        assert!(matches!(e, PackageError::Archive { .. }), "{e}");
+    }
+
+    #[test]
+    fn oversized_file_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let big = vec![b'a'; (MAX_FILE_SIZE + 1) as usize];
+        let a = write(d.path(), "big.tgz", &tgz(&[("c/big", &big)]));
+        let out = tempfile::tempdir().unwrap();
+        let e = extract_archive(&a, out.path()).unwrap_err().to_string();
+        assert!(e.contains("limit"), "{e}");
+    }
+}
