@@ -1,10 +1,200 @@
 //! Go `text/template` for kubepkg: the lexer, parser and executor with Go's exact semantics and
 //! error texts, and Go's `fmt` printing of [`Value`]s. Functions are supplied by callers as
 //! [`Function`]s (Sprig and Helm's functions live in `kubepkg-funcs`).
+//!
+//! A [`Templates`] set holds every parsed file and every `define`d template, like a Go
+//! `*template.Template` and its associated templates. [`Templates::parse`] adds a file; later
+//! definitions of a name replace earlier ones (Go's `AddParseTree`), except that an empty
+//! definition never replaces a non-empty one. Helm parses the deepest chart files first and the
+//! parent chart's files last, so a parent's `define` wins over a subchart's; callers reproduce
+//! that by parsing in Helm's order (see [`helm::sort_templates`]).
+//!
+//! Limits (Go has none besides its 100 000 nested `template` calls; these keep bad charts from
+//! exhausting memory): [`Limits::max_output_bytes`] bounds the text one execution may produce and
+//! [`Limits::max_depth`] bounds nested `template`/`include`/`tpl` calls. Exceeding either is an
+//! [`ExecError`], never a panic or a hang.
 
 #![forbid(unsafe_code)]
 
+pub mod exec;
+pub mod fmt;
 pub mod func;
+pub mod helm;
+pub mod lex;
+pub mod parse;
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
+pub use fmt::{format_value, sprint, sprintf, sprintln};
 pub use func::{ArgType, FuncResult, Function};
+pub use helm::Lookup;
 pub use kubepkg_value::Value;
+
+/// What a field access on a map does when the key is missing (Go's `missingkey=` option).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MissingKey {
+    /// `missingkey=default`/`invalid`: the result is "no value" and further field access on it
+    /// silently yields no value again.
+    Default,
+    /// `missingkey=zero`: the map's zero element (a nil `interface{}`), printed `<no value>`;
+    /// a further field access is `nil pointer evaluating interface {}.x`. Helm's choice.
+    #[default]
+    Zero,
+    /// `missingkey=error`: `map has no entry for key "x"` (Helm's `--strict`).
+    Error,
+}
+
+/// Resource limits of one execution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest output (bytes) a single [`Templates::execute`] may produce, including output of
+    /// nested `include`/`tpl` calls. Default 256 MiB.
+    pub max_output_bytes: usize,
+    /// Deepest nesting of `template`, `include` and `tpl` calls. Default 10 000 (Go allows
+    /// 100 000 `template` calls; Helm fails a name included more than 1 000 times in a nest).
+    pub max_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_output_bytes: 256 << 20,
+            max_depth: 10_000,
+        }
+    }
+}
+
+/// A template that failed to parse. `message` is Go's text, e.g.
+/// `template: a.yaml:3: unexpected "}" in operand`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ParseError {
+    /// Go's `err.Error()`.
+    pub message: String,
+}
+
+/// A failed execution. `chain` is Go's error chain: `chain[0]` is `err.Error()` and each next
+/// entry is what `errors.Unwrap` yields (Helm's error reformatting walks it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", chain.first().map(String::as_str).unwrap_or(""))]
+pub struct ExecError {
+    /// Whether Go would return a `template.ExecError` (as opposed to a plain error such as
+    /// `template: no template "x" associated with template "y"`).
+    pub is_exec_error: bool,
+    /// The messages of the error chain, outermost first.
+    pub chain: Vec<String>,
+}
+
+impl ExecError {
+    /// The full message (Go's `err.Error()`).
+    pub fn message(&self) -> &str {
+        self.chain.first().map(String::as_str).unwrap_or("")
+    }
+}
+
+/// Helm-only engine settings (see [`helm`]).
+#[derive(Clone)]
+pub(crate) struct HelmMode {
+    pub(crate) lookup: Option<Arc<dyn Lookup>>,
+    pub(crate) lint: bool,
+}
+
+/// A set of parsed templates sharing one function table, like Go's `*template.Template`.
+pub struct Templates {
+    pub(crate) funcs: HashMap<&'static str, Function>,
+    pub(crate) trees: HashMap<Arc<str>, Arc<parse::Tree>>,
+    pub(crate) missing_key: MissingKey,
+    pub(crate) limits: Limits,
+    pub(crate) helm: Option<HelmMode>,
+    /// Name of the set itself (Go's `template.New(name)`); Helm uses `gotpl`, which is the name
+    /// `tpl` gives its templates.
+    pub(crate) set_name: Arc<str>,
+}
+
+impl Templates {
+    /// A template set with the given functions (in addition to Go's built-ins, which a function
+    /// of the same name overrides as Go's `Funcs` does).
+    pub fn new(funcs: impl IntoIterator<Item = Function>) -> Self {
+        Templates {
+            funcs: funcs.into_iter().map(|f| (f.name, f)).collect(),
+            trees: HashMap::new(),
+            missing_key: MissingKey::Zero,
+            limits: Limits::default(),
+            helm: None,
+            set_name: Arc::from("gotpl"),
+        }
+    }
+
+    /// Add or replace functions.
+    pub fn add_funcs(&mut self, funcs: impl IntoIterator<Item = Function>) {
+        for f in funcs {
+            self.funcs.insert(f.name, f);
+        }
+    }
+
+    /// Set the `missingkey` option.
+    pub fn set_missing_key(&mut self, mk: MissingKey) {
+        self.missing_key = mk;
+    }
+
+    /// Set resource limits.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+    }
+
+    /// Name of the set (default `gotpl`, Helm's).
+    pub fn set_name(&mut self, name: &str) {
+        self.set_name = Arc::from(name);
+    }
+
+    /// Enable Helm's engine functions `include`, `tpl`, `required`, `fail` and `lookup`
+    /// (`lookup` asks `lookup`, or returns an empty map when `None`, as `helm template` does).
+    /// In lint mode `required` and `fail` do not fail, as in `helm lint`.
+    pub fn enable_helm(&mut self, lookup: Option<Arc<dyn Lookup>>, lint: bool) {
+        self.helm = Some(HelmMode { lookup, lint });
+    }
+
+    /// Parse `text` as the template `name` and add it and its `define`d templates to the set.
+    pub fn parse(&mut self, name: &str, text: &str) -> Result<(), ParseError> {
+        let trees = parse::parse(name, text, &|f| self.has_func(f))?;
+        for (n, tree) in trees {
+            self.add_tree(n, tree);
+        }
+        Ok(())
+    }
+
+    /// Go's `associate`: an empty definition does not replace an existing one.
+    fn add_tree(&mut self, name: Arc<str>, tree: parse::Tree) {
+        if let Some(old) = self.trees.get(&name)
+            && tree.is_empty()
+            && !old.is_empty()
+        {
+            return;
+        }
+        self.trees.insert(name, Arc::new(tree));
+    }
+
+    /// Whether a template of this name is defined.
+    pub fn has_template(&self, name: &str) -> bool {
+        self.trees.contains_key(name)
+    }
+
+    /// The names of all templates in the set, sorted.
+    pub fn names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.trees.keys().map(|k| k.to_string()).collect();
+        v.sort();
+        v
+    }
+
+    pub(crate) fn has_func(&self, name: &str) -> bool {
+        self.funcs.contains_key(name)
+            || exec::is_builtin(name)
+            || (self.helm.is_some() && helm::is_engine_func(name))
+    }
+
+    /// Execute template `name` with `data` as dot (Go's `ExecuteTemplate`).
+    pub fn execute(&self, name: &str, data: &Value) -> Result<String, ExecError> {
+        exec::execute(self, name, data)
+    }
+}

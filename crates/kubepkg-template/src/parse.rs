@@ -1,0 +1,1420 @@
+//! The parser of Go's `text/template`: builds the syntax tree of a template file and of every
+//! `define`/`block` inside it, with Go's checks (undefined variables and functions,
+//! `break` outside `range`, multiple definitions, …) and Go's error texts
+//! `template: NAME:LINE: MESSAGE`. Nodes keep their byte position so execution errors can name
+//! `NAME:LINE:COL` and print the node as Go does.
+
+use std::sync::Arc;
+
+use crate::ParseError;
+use crate::lex::{Item, ItemKind, lex};
+
+/// A parsed template: its name, the file it came from (`parse_name`) and that file's text.
+#[derive(Debug)]
+pub struct Tree {
+    pub name: Arc<str>,
+    pub parse_name: Arc<str>,
+    pub text: Arc<str>,
+    pub root: List,
+}
+
+impl Tree {
+    /// Go's `parse.IsEmptyTree`: only whitespace text and comments.
+    pub fn is_empty(&self) -> bool {
+        self.root.nodes.iter().all(|n| match n {
+            Node::Text(t) => t.trim_matches(|c: char| c.is_whitespace()).is_empty(),
+            Node::Comment => true,
+            _ => false,
+        })
+    }
+
+    /// Go's `ErrorContext`: `NAME:LINE:COL` of a byte position.
+    pub fn location(&self, pos: usize) -> String {
+        let pos = pos.min(self.text.len());
+        let before = &self.text.as_bytes()[..pos];
+        let col = match before.iter().rposition(|&b| b == b'\n') {
+            None => pos,
+            Some(i) => pos - (i + 1),
+        };
+        let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+        format!("{}:{}:{}", self.parse_name, line, col)
+    }
+}
+
+/// A sequence of nodes.
+#[derive(Debug, Default)]
+pub struct List {
+    pub nodes: Vec<Node>,
+}
+
+/// A node of the template body.
+#[derive(Debug)]
+pub enum Node {
+    Text(Box<str>),
+    Comment,
+    Action(Action),
+    If(Box<Branch>),
+    Range(Box<Branch>),
+    With(Box<Branch>),
+    Template(Box<TemplateCall>),
+    Break(usize),
+    Continue(usize),
+}
+
+/// `{{pipeline}}`
+#[derive(Debug)]
+pub struct Action {
+    pub pos: usize,
+    pub pipe: Pipe,
+}
+
+/// `if`, `range` and `with`.
+#[derive(Debug)]
+pub struct Branch {
+    pub pos: usize,
+    pub pipe: Pipe,
+    pub list: List,
+    pub else_list: Option<List>,
+}
+
+/// `{{template "name" pipeline}}`
+#[derive(Debug)]
+pub struct TemplateCall {
+    pub pos: usize,
+    pub name: Arc<str>,
+    pub pipe: Option<Pipe>,
+}
+
+/// A pipeline with optional variable declarations.
+#[derive(Debug)]
+pub struct Pipe {
+    pub pos: usize,
+    pub is_assign: bool,
+    pub decl: Vec<(usize, Arc<str>)>,
+    pub cmds: Vec<Command>,
+}
+
+/// One command of a pipeline: an operand followed by arguments.
+#[derive(Debug)]
+pub struct Command {
+    pub pos: usize,
+    pub args: Vec<Arg>,
+}
+
+/// A numeric constant with all the interpretations Go allows.
+#[derive(Debug, Clone)]
+pub struct Number {
+    pub text: Box<str>,
+    pub is_int: bool,
+    pub is_uint: bool,
+    pub is_float: bool,
+    pub is_complex: bool,
+    pub int: i64,
+    pub uint: u64,
+    pub float: f64,
+    pub complex: (f64, f64),
+}
+
+/// Operands.
+#[derive(Debug)]
+pub enum Arg {
+    /// `.A.B`
+    Field {
+        pos: usize,
+        idents: Vec<Arc<str>>,
+    },
+    /// `$x.A.B` (idents[0] is the variable name)
+    Variable {
+        pos: usize,
+        idents: Vec<Arc<str>>,
+    },
+    /// `(pipe).A.B` or `fn.A`
+    Chain {
+        pos: usize,
+        node: Box<Arg>,
+        fields: Vec<Arc<str>>,
+    },
+    Identifier {
+        pos: usize,
+        name: Arc<str>,
+    },
+    Dot(usize),
+    Nil(usize),
+    Bool(usize, bool),
+    Number(usize, Box<Number>),
+    String {
+        pos: usize,
+        quoted: Box<str>,
+        text: Arc<str>,
+    },
+    Pipe(Box<Pipe>),
+}
+
+impl Arg {
+    pub fn pos(&self) -> usize {
+        match self {
+            Arg::Field { pos, .. }
+            | Arg::Variable { pos, .. }
+            | Arg::Chain { pos, .. }
+            | Arg::Identifier { pos, .. }
+            | Arg::Dot(pos)
+            | Arg::Nil(pos)
+            | Arg::Bool(pos, _)
+            | Arg::Number(pos, _)
+            | Arg::String { pos, .. } => *pos,
+            Arg::Pipe(p) => p.pos,
+        }
+    }
+
+    /// Go's node `String()`.
+    pub fn write_to(&self, s: &mut String) {
+        match self {
+            Arg::Field { idents, .. } => {
+                for i in idents {
+                    s.push('.');
+                    s.push_str(i);
+                }
+            }
+            Arg::Variable { idents, .. } => {
+                for (k, i) in idents.iter().enumerate() {
+                    if k > 0 {
+                        s.push('.');
+                    }
+                    s.push_str(i);
+                }
+            }
+            Arg::Chain { node, fields, .. } => {
+                if let Arg::Pipe(_) = **node {
+                    s.push('(');
+                    node.write_to(s);
+                    s.push(')');
+                } else {
+                    node.write_to(s);
+                }
+                for f in fields {
+                    s.push('.');
+                    s.push_str(f);
+                }
+            }
+            Arg::Identifier { name, .. } => s.push_str(name),
+            Arg::Dot(_) => s.push('.'),
+            Arg::Nil(_) => s.push_str("nil"),
+            Arg::Bool(_, b) => s.push_str(if *b { "true" } else { "false" }),
+            Arg::Number(_, n) => s.push_str(&n.text),
+            Arg::String { quoted, .. } => s.push_str(quoted),
+            Arg::Pipe(p) => p.write_to(s),
+        }
+    }
+
+    pub fn to_go_string(&self) -> String {
+        let mut s = String::new();
+        self.write_to(&mut s);
+        s
+    }
+}
+
+impl Pipe {
+    pub fn write_to(&self, s: &mut String) {
+        if !self.decl.is_empty() {
+            for (i, (_, v)) in self.decl.iter().enumerate() {
+                if i > 0 {
+                    s.push_str(", ");
+                }
+                s.push_str(v);
+            }
+            s.push_str(if self.is_assign { " = " } else { " := " });
+        }
+        for (i, c) in self.cmds.iter().enumerate() {
+            if i > 0 {
+                s.push_str(" | ");
+            }
+            c.write_to(s);
+        }
+    }
+
+    pub fn to_go_string(&self) -> String {
+        let mut s = String::new();
+        self.write_to(&mut s);
+        s
+    }
+}
+
+impl Command {
+    pub fn write_to(&self, s: &mut String) {
+        for (i, a) in self.args.iter().enumerate() {
+            if i > 0 {
+                s.push(' ');
+            }
+            if let Arg::Pipe(p) = a {
+                s.push('(');
+                p.write_to(s);
+                s.push(')');
+            } else {
+                a.write_to(s);
+            }
+        }
+    }
+
+    pub fn to_go_string(&self) -> String {
+        let mut s = String::new();
+        self.write_to(&mut s);
+        s
+    }
+}
+
+impl List {
+    pub fn write_to(&self, s: &mut String) {
+        for n in &self.nodes {
+            n.write_to(s);
+        }
+    }
+}
+
+impl Node {
+    /// Go's node `String()`.
+    pub fn write_to(&self, s: &mut String) {
+        match self {
+            Node::Text(t) => s.push_str(t),
+            Node::Comment => {}
+            Node::Action(a) => {
+                s.push_str("{{");
+                a.pipe.write_to(s);
+                s.push_str("}}");
+            }
+            Node::If(b) => b.write_to("if", s),
+            Node::Range(b) => b.write_to("range", s),
+            Node::With(b) => b.write_to("with", s),
+            Node::Template(t) => {
+                s.push_str("{{template ");
+                s.push_str(&crate::fmt::quote(&t.name));
+                if let Some(p) = &t.pipe {
+                    s.push(' ');
+                    p.write_to(s);
+                }
+                s.push_str("}}");
+            }
+            Node::Break(_) => s.push_str("{{break}}"),
+            Node::Continue(_) => s.push_str("{{continue}}"),
+        }
+    }
+
+    pub fn to_go_string(&self) -> String {
+        let mut s = String::new();
+        self.write_to(&mut s);
+        s
+    }
+}
+
+impl Branch {
+    fn write_to(&self, name: &str, s: &mut String) {
+        s.push_str("{{");
+        s.push_str(name);
+        s.push(' ');
+        self.pipe.write_to(s);
+        s.push_str("}}");
+        self.list.write_to(s);
+        if let Some(e) = &self.else_list {
+            s.push_str("{{else}}");
+            e.write_to(s);
+        }
+        s.push_str("{{end}}");
+    }
+}
+
+/// What `itemList` stopped at.
+enum End {
+    End,
+    Else(usize),
+}
+
+struct Ctx {
+    vars: Vec<Arc<str>>,
+    range_depth: usize,
+    action_line: usize,
+    last_line: usize,
+    stack_depth: usize,
+}
+
+struct Parser<'f> {
+    items: Vec<Item>,
+    idx: usize,
+    fetched: usize,
+    parse_name: Arc<str>,
+    text: Arc<str>,
+    ctx: Ctx,
+    has_func: &'f dyn Fn(&str) -> bool,
+    trees: Vec<(Arc<str>, Tree)>,
+}
+
+type PResult<T> = Result<T, ParseError>;
+
+const MAX_STACK_DEPTH: usize = 10_000;
+
+/// Parse a file: returns the file's own tree and every tree it `define`s (Go's `parse.Parse`).
+pub fn parse(
+    name: &str,
+    text: &str,
+    has_func: &dyn Fn(&str) -> bool,
+) -> Result<Vec<(Arc<str>, Tree)>, ParseError> {
+    let items = lex(text);
+    let name: Arc<str> = Arc::from(name);
+    let mut p = Parser {
+        items,
+        idx: 0,
+        fetched: 0,
+        parse_name: name.clone(),
+        text: Arc::from(text),
+        ctx: new_ctx(),
+        has_func,
+        trees: Vec::new(),
+    };
+    let root = p.parse_top()?;
+    p.add(name, root)?;
+    Ok(p.trees)
+}
+
+fn new_ctx() -> Ctx {
+    Ctx {
+        vars: vec![Arc::from("$")],
+        range_depth: 0,
+        action_line: 0,
+        last_line: 0,
+        stack_depth: 0,
+    }
+}
+
+fn unexpected_is_definitive(_: &Item) -> bool {
+    true
+}
+
+impl<'f> Parser<'f> {
+    fn errorf(&self, msg: impl std::fmt::Display) -> ParseError {
+        ParseError {
+            message: format!(
+                "template: {}:{}: {}",
+                self.parse_name, self.ctx.last_line, msg
+            ),
+        }
+    }
+
+    fn next(&mut self) -> Item {
+        let i = self.idx.min(self.items.len() - 1);
+        if self.idx >= self.fetched {
+            self.fetched = self.idx + 1;
+            self.ctx.last_line = self.items[i].line;
+        }
+        if self.idx < self.items.len() - 1 {
+            self.idx += 1;
+        } else {
+            self.idx = self.items.len();
+        }
+        self.items[i].clone()
+    }
+
+    fn backup(&mut self) {
+        self.idx -= 1;
+    }
+
+    fn peek(&mut self) -> Item {
+        let it = self.next();
+        self.backup();
+        it
+    }
+
+    fn next_non_space(&mut self) -> Item {
+        loop {
+            let t = self.next();
+            if t.kind != ItemKind::Space {
+                return t;
+            }
+        }
+    }
+
+    fn peek_non_space(&mut self) -> Item {
+        let t = self.next_non_space();
+        self.backup();
+        t
+    }
+
+    fn unexpected(&self, token: &Item, context: &str) -> ParseError {
+        if token.kind == ItemKind::Error && unexpected_is_definitive(token) {
+            let mut extra = String::new();
+            if self.ctx.action_line != 0 && self.ctx.action_line != token.line {
+                extra = format!(
+                    " in action started at {}:{}",
+                    self.parse_name, self.ctx.action_line
+                );
+                if token.val.ends_with(" action") {
+                    extra = extra[" in action".len()..].to_string();
+                }
+            }
+            return self.errorf(format!("{token}{extra}"));
+        }
+        self.errorf(format!("unexpected {token} in {context}"))
+    }
+
+    fn expect(&mut self, kind: ItemKind, context: &str) -> PResult<Item> {
+        let t = self.next_non_space();
+        if t.kind != kind {
+            return Err(self.unexpected(&t, context));
+        }
+        Ok(t)
+    }
+
+    /// Go's `Tree.add` within one parse.
+    fn add(&mut self, name: Arc<str>, root: List) -> PResult<()> {
+        let tree = Tree {
+            name: name.clone(),
+            parse_name: self.parse_name.clone(),
+            text: self.text.clone(),
+            root,
+        };
+        if let Some(i) = self.trees.iter().position(|(n, _)| *n == name) {
+            if self.trees[i].1.is_empty() {
+                self.trees[i].1 = tree;
+                return Ok(());
+            }
+            if !tree.is_empty() {
+                return Err(self.errorf(format!(
+                    "template: multiple definition of template {}",
+                    crate::fmt::quote(&name)
+                )));
+            }
+            return Ok(());
+        }
+        self.trees.push((name, tree));
+        Ok(())
+    }
+
+    fn parse_top(&mut self) -> PResult<List> {
+        let mut root = List::default();
+        while self.peek().kind != ItemKind::Eof {
+            if self.peek().kind == ItemKind::LeftDelim {
+                let save = self.idx;
+                self.next();
+                if self.next_non_space().kind == ItemKind::Define {
+                    let saved = std::mem::replace(&mut self.ctx, new_ctx());
+                    let r = self.parse_definition();
+                    self.ctx = saved;
+                    r?;
+                    continue;
+                }
+                self.idx = save;
+            }
+            match self.text_or_action()? {
+                Parsed::Node(n) => root.nodes.push(n),
+                Parsed::End => return Err(self.errorf("unexpected {{end}}")),
+                Parsed::Else(_) => return Err(self.errorf("unexpected {{else}}")),
+            }
+        }
+        Ok(root)
+    }
+
+    fn parse_definition(&mut self) -> PResult<()> {
+        const CONTEXT: &str = "define clause";
+        let name = self.next_non_space();
+        if name.kind != ItemKind::String && name.kind != ItemKind::RawString {
+            return Err(self.unexpected(&name, CONTEXT));
+        }
+        let n = unquote(&name.val).map_err(|e| self.errorf(e))?;
+        self.expect(ItemKind::RightDelim, CONTEXT)?;
+        let (list, end) = self.item_list()?;
+        if let End::Else(_) = end {
+            return Err(self.errorf(format!("unexpected {{{{else}}}} in {CONTEXT}")));
+        }
+        self.add(Arc::from(n.as_str()), list)
+    }
+
+    fn item_list(&mut self) -> PResult<(List, End)> {
+        let mut list = List::default();
+        while self.peek_non_space().kind != ItemKind::Eof {
+            match self.text_or_action()? {
+                Parsed::Node(n) => list.nodes.push(n),
+                Parsed::End => return Ok((list, End::End)),
+                Parsed::Else(p) => return Ok((list, End::Else(p))),
+            }
+        }
+        Err(self.errorf("unexpected EOF"))
+    }
+
+    fn text_or_action(&mut self) -> PResult<Parsed> {
+        let token = self.next_non_space();
+        match token.kind {
+            ItemKind::Text => Ok(Parsed::Node(Node::Text(token.val.into_boxed_str()))),
+            ItemKind::LeftDelim => {
+                self.ctx.action_line = token.line;
+                let r = self.action();
+                self.ctx.action_line = 0;
+                r
+            }
+            _ => Err(self.unexpected(&token, "input")),
+        }
+    }
+
+    fn action(&mut self) -> PResult<Parsed> {
+        let token = self.next_non_space();
+        match token.kind {
+            ItemKind::Block => return self.block_control().map(Parsed::Node),
+            ItemKind::Break => {
+                let t = self.next_non_space();
+                if t.kind != ItemKind::RightDelim {
+                    return Err(self.unexpected(&t, "{{break}}"));
+                }
+                if self.ctx.range_depth == 0 {
+                    return Err(self.errorf("{{break}} outside {{range}}"));
+                }
+                return Ok(Parsed::Node(Node::Break(token.pos)));
+            }
+            ItemKind::Continue => {
+                let t = self.next_non_space();
+                if t.kind != ItemKind::RightDelim {
+                    return Err(self.unexpected(&t, "{{continue}}"));
+                }
+                if self.ctx.range_depth == 0 {
+                    return Err(self.errorf("{{continue}} outside {{range}}"));
+                }
+                return Ok(Parsed::Node(Node::Continue(token.pos)));
+            }
+            ItemKind::Else => {
+                let peek = self.peek_non_space();
+                if peek.kind == ItemKind::If || peek.kind == ItemKind::With {
+                    return Ok(Parsed::Else(peek.pos));
+                }
+                let t = self.expect(ItemKind::RightDelim, "else")?;
+                return Ok(Parsed::Else(t.pos));
+            }
+            ItemKind::End => {
+                self.expect(ItemKind::RightDelim, "end")?;
+                return Ok(Parsed::End);
+            }
+            ItemKind::If => return self.if_control().map(Parsed::Node),
+            ItemKind::Range => {
+                let b = self.parse_control("range")?;
+                return Ok(Parsed::Node(Node::Range(Box::new(b))));
+            }
+            ItemKind::Template => return self.template_control().map(Parsed::Node),
+            ItemKind::With => return self.with_control().map(Parsed::Node),
+            _ => {}
+        }
+        self.backup();
+        let token = self.peek();
+        let pipe = self.pipeline("command", ItemKind::RightDelim)?;
+        Ok(Parsed::Node(Node::Action(Action {
+            pos: token.pos,
+            pipe,
+        })))
+    }
+
+    fn if_control(&mut self) -> PResult<Node> {
+        Ok(Node::If(Box::new(self.parse_control("if")?)))
+    }
+
+    fn with_control(&mut self) -> PResult<Node> {
+        Ok(Node::With(Box::new(self.parse_control("with")?)))
+    }
+
+    fn parse_control(&mut self, context: &str) -> PResult<Branch> {
+        let nvars = self.ctx.vars.len();
+        let r = self.parse_control_inner(context);
+        self.ctx.vars.truncate(nvars);
+        r
+    }
+
+    fn parse_control_inner(&mut self, context: &str) -> PResult<Branch> {
+        let pipe = self.pipeline(context, ItemKind::RightDelim)?;
+        if context == "range" {
+            self.ctx.range_depth += 1;
+        }
+        let r = self.item_list();
+        if context == "range" {
+            self.ctx.range_depth -= 1;
+        }
+        let (list, next) = r?;
+        let mut else_list = None;
+        if let End::Else(epos) = next {
+            if context == "if" && self.peek().kind == ItemKind::If {
+                self.next();
+                else_list = Some(List {
+                    nodes: vec![self.if_control()?],
+                });
+            } else if context == "with" && self.peek().kind == ItemKind::With {
+                self.next();
+                else_list = Some(List {
+                    nodes: vec![self.with_control()?],
+                });
+            } else {
+                let (l, next) = self.item_list()?;
+                if let End::Else(_) = next {
+                    return Err(self.errorf("expected end; found {{else}}"));
+                }
+                else_list = Some(l);
+            }
+            let _ = epos;
+        }
+        Ok(Branch {
+            pos: pipe.pos,
+            pipe,
+            list,
+            else_list,
+        })
+    }
+
+    fn block_control(&mut self) -> PResult<Node> {
+        const CONTEXT: &str = "block clause";
+        let token = self.next_non_space();
+        let name = self.template_name(&token, CONTEXT)?;
+        let pipe = self.pipeline(CONTEXT, ItemKind::RightDelim)?;
+        let saved = std::mem::replace(&mut self.ctx, new_ctx());
+        let r = self.item_list();
+        let block_ctx = std::mem::replace(&mut self.ctx, saved);
+        let (list, end) = match r {
+            Ok(v) => v,
+            Err(e) => {
+                let _ = block_ctx;
+                return Err(e);
+            }
+        };
+        if let End::Else(_) = end {
+            return Err(self.errorf(format!("unexpected {{{{else}}}} in {CONTEXT}")));
+        }
+        let name: Arc<str> = Arc::from(name.as_str());
+        self.add(name.clone(), list)?;
+        Ok(Node::Template(Box::new(TemplateCall {
+            pos: token.pos,
+            name,
+            pipe: Some(pipe),
+        })))
+    }
+
+    fn template_control(&mut self) -> PResult<Node> {
+        const CONTEXT: &str = "template clause";
+        let token = self.next_non_space();
+        let name = self.template_name(&token, CONTEXT)?;
+        let mut pipe = None;
+        if self.next_non_space().kind != ItemKind::RightDelim {
+            self.backup();
+            pipe = Some(self.pipeline(CONTEXT, ItemKind::RightDelim)?);
+        }
+        Ok(Node::Template(Box::new(TemplateCall {
+            pos: token.pos,
+            name: Arc::from(name.as_str()),
+            pipe,
+        })))
+    }
+
+    fn template_name(&self, token: &Item, context: &str) -> PResult<String> {
+        match token.kind {
+            ItemKind::String | ItemKind::RawString => {
+                unquote(&token.val).map_err(|e| self.errorf(e))
+            }
+            _ => Err(self.unexpected(token, context)),
+        }
+    }
+
+    fn pipeline(&mut self, context: &str, end: ItemKind) -> PResult<Pipe> {
+        let token = self.peek_non_space();
+        let mut pipe = Pipe {
+            pos: token.pos,
+            is_assign: false,
+            decl: Vec::new(),
+            cmds: Vec::new(),
+        };
+        'decls: loop {
+            let v = self.peek_non_space();
+            if v.kind == ItemKind::Variable {
+                let vstart = self.idx;
+                // consume up to and including the variable
+                self.next_non_space();
+                let token_after = self.peek();
+                let next = self.peek_non_space();
+                if next.kind == ItemKind::Assign || next.kind == ItemKind::Declare {
+                    pipe.is_assign = next.kind == ItemKind::Assign;
+                    self.next_non_space();
+                    pipe.decl.push((v.pos, Arc::from(v.val.as_str())));
+                    self.ctx.vars.push(Arc::from(v.val.as_str()));
+                } else if next.kind == ItemKind::Char && next.val == "," {
+                    self.next_non_space();
+                    pipe.decl.push((v.pos, Arc::from(v.val.as_str())));
+                    self.ctx.vars.push(Arc::from(v.val.as_str()));
+                    if context == "range" && pipe.decl.len() < 2 {
+                        match self.peek_non_space().kind {
+                            ItemKind::Variable | ItemKind::RightDelim | ItemKind::RightParen => {
+                                continue 'decls;
+                            }
+                            _ => return Err(self.errorf("range can only initialize variables")),
+                        }
+                    }
+                    return Err(self.errorf(format!("too many declarations in {context}")));
+                } else {
+                    let _ = token_after;
+                    self.idx = vstart;
+                }
+            }
+            break;
+        }
+        loop {
+            let token = self.next_non_space();
+            if token.kind == end {
+                self.check_pipeline(&pipe, context)?;
+                return Ok(pipe);
+            }
+            match token.kind {
+                ItemKind::Bool
+                | ItemKind::CharConstant
+                | ItemKind::Complex
+                | ItemKind::Dot
+                | ItemKind::Field
+                | ItemKind::Identifier
+                | ItemKind::Number
+                | ItemKind::Nil
+                | ItemKind::RawString
+                | ItemKind::String
+                | ItemKind::Variable
+                | ItemKind::LeftParen => {
+                    self.backup();
+                    let c = self.command()?;
+                    pipe.cmds.push(c);
+                }
+                _ => return Err(self.unexpected(&token, context)),
+            }
+        }
+    }
+
+    fn check_pipeline(&self, pipe: &Pipe, context: &str) -> PResult<()> {
+        if pipe.cmds.is_empty() {
+            return Err(self.errorf(format!("missing value for {context}")));
+        }
+        for (i, c) in pipe.cmds.iter().enumerate().skip(1) {
+            if matches!(
+                c.args[0],
+                Arg::Bool(..) | Arg::Dot(_) | Arg::Nil(_) | Arg::Number(..) | Arg::String { .. }
+            ) {
+                return Err(self.errorf(format!(
+                    "non executable command in pipeline stage {}",
+                    i + 1
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn command(&mut self) -> PResult<Command> {
+        let pos = self.peek_non_space().pos;
+        let mut cmd = Command {
+            pos,
+            args: Vec::new(),
+        };
+        loop {
+            self.peek_non_space();
+            if let Some(op) = self.operand()? {
+                cmd.args.push(op);
+            }
+            let token = self.next();
+            match token.kind {
+                ItemKind::Space => continue,
+                ItemKind::RightDelim | ItemKind::RightParen => self.backup(),
+                ItemKind::Pipe => {}
+                _ => return Err(self.unexpected(&token, "operand")),
+            }
+            break;
+        }
+        if cmd.args.is_empty() {
+            return Err(self.errorf("empty command"));
+        }
+        Ok(cmd)
+    }
+
+    fn operand(&mut self) -> PResult<Option<Arg>> {
+        let Some(node) = self.term()? else {
+            return Ok(None);
+        };
+        if self.peek().kind == ItemKind::Field {
+            let cpos = self.peek().pos;
+            let mut fields = Vec::new();
+            while self.peek().kind == ItemKind::Field {
+                let t = self.next();
+                fields.push(Arc::from(&t.val[1..]));
+            }
+            return Ok(Some(match node {
+                Arg::Field { mut idents, .. } => {
+                    idents.extend(fields);
+                    Arg::Field { pos: cpos, idents }
+                }
+                Arg::Variable { mut idents, .. } => {
+                    idents.extend(fields);
+                    Arg::Variable { pos: cpos, idents }
+                }
+                Arg::Bool(..)
+                | Arg::String { .. }
+                | Arg::Number(..)
+                | Arg::Nil(_)
+                | Arg::Dot(_) => {
+                    return Err(self.errorf(format!(
+                        "unexpected . after term {}",
+                        crate::fmt::quote(&node.to_go_string())
+                    )));
+                }
+                other => Arg::Chain {
+                    pos: cpos,
+                    node: Box::new(other),
+                    fields,
+                },
+            }));
+        }
+        Ok(Some(node))
+    }
+
+    fn term(&mut self) -> PResult<Option<Arg>> {
+        let token = self.next_non_space();
+        Ok(Some(match token.kind {
+            ItemKind::Identifier => {
+                if !(self.has_func)(&token.val) {
+                    return Err(self.errorf(format!(
+                        "function {} not defined",
+                        crate::fmt::quote(&token.val)
+                    )));
+                }
+                Arg::Identifier {
+                    pos: token.pos,
+                    name: Arc::from(token.val.as_str()),
+                }
+            }
+            ItemKind::Dot => Arg::Dot(token.pos),
+            ItemKind::Nil => Arg::Nil(token.pos),
+            ItemKind::Variable => {
+                if !self.ctx.vars.iter().any(|v| **v == *token.val) {
+                    return Err(self.errorf(format!(
+                        "undefined variable {}",
+                        crate::fmt::quote(&token.val)
+                    )));
+                }
+                Arg::Variable {
+                    pos: token.pos,
+                    idents: vec![Arc::from(token.val.as_str())],
+                }
+            }
+            ItemKind::Field => Arg::Field {
+                pos: token.pos,
+                idents: vec![Arc::from(&token.val[1..])],
+            },
+            ItemKind::Bool => Arg::Bool(token.pos, token.val == "true"),
+            ItemKind::CharConstant | ItemKind::Complex | ItemKind::Number => {
+                let n = parse_number(&token.val, token.kind).map_err(|e| self.errorf(e))?;
+                Arg::Number(token.pos, Box::new(n))
+            }
+            ItemKind::LeftParen => {
+                if self.ctx.stack_depth >= MAX_STACK_DEPTH {
+                    return Err(self.errorf("max expression depth exceeded"));
+                }
+                self.ctx.stack_depth += 1;
+                let r = self.pipeline("parenthesized pipeline", ItemKind::RightParen);
+                self.ctx.stack_depth -= 1;
+                Arg::Pipe(Box::new(r?))
+            }
+            ItemKind::String | ItemKind::RawString => {
+                let s = unquote(&token.val).map_err(|e| self.errorf(e))?;
+                Arg::String {
+                    pos: token.pos,
+                    quoted: token.val.clone().into_boxed_str(),
+                    text: Arc::from(s.as_str()),
+                }
+            }
+            _ => {
+                self.backup();
+                return Ok(None);
+            }
+        }))
+    }
+}
+
+enum Parsed {
+    Node(Node),
+    End,
+    Else(usize),
+}
+
+/// Go's `strconv.Unquote` for "…", `…` and '…' literals. Errors are `invalid syntax`.
+pub fn unquote(s: &str) -> Result<String, &'static str> {
+    const SYNTAX: &str = "invalid syntax";
+    let b = s.as_bytes();
+    if b.len() < 2 {
+        return Err(SYNTAX);
+    }
+    let q = b[0];
+    if q != b[b.len() - 1] {
+        return Err(SYNTAX);
+    }
+    let inner = &s[1..s.len() - 1];
+    match q {
+        b'`' => {
+            if inner.contains('`') {
+                return Err(SYNTAX);
+            }
+            Ok(inner.replace('\r', ""))
+        }
+        b'"' | b'\'' => {
+            let mut out: Vec<u8> = Vec::with_capacity(inner.len());
+            let mut rest = inner;
+            while !rest.is_empty() {
+                let (c, tail) = unquote_char(rest, q as char)?;
+                match c {
+                    Unq::Char(c) => {
+                        let mut buf = [0u8; 4];
+                        out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                    }
+                    Unq::Byte(x) => out.push(x),
+                }
+                rest = tail;
+                if q == b'\'' && !rest.is_empty() {
+                    return Err(SYNTAX);
+                }
+            }
+            if q == b'\'' && out.is_empty() {
+                return Err(SYNTAX);
+            }
+            Ok(String::from_utf8_lossy(&out).into_owned())
+        }
+        _ => Err(SYNTAX),
+    }
+}
+
+/// One decoded unit of a quoted literal.
+pub enum Unq {
+    Char(char),
+    Byte(u8),
+}
+
+/// Go's `strconv.UnquoteChar`.
+pub fn unquote_char(s: &str, quote: char) -> Result<(Unq, &str), &'static str> {
+    const SYNTAX: &str = "invalid syntax";
+    let mut it = s.chars();
+    let c = it.next().ok_or(SYNTAX)?;
+    if c == quote && (quote == '\'' || quote == '"') {
+        return Err(SYNTAX);
+    }
+    if c != '\\' {
+        if c == '\n' {
+            return Err(SYNTAX);
+        }
+        return Ok((Unq::Char(c), it.as_str()));
+    }
+    let c = it.next().ok_or(SYNTAX)?;
+    let rest = it.as_str();
+    let simple = match c {
+        'a' => Some('\x07'),
+        'b' => Some('\x08'),
+        'f' => Some('\x0c'),
+        'n' => Some('\n'),
+        'r' => Some('\r'),
+        't' => Some('\t'),
+        'v' => Some('\x0b'),
+        '\\' => Some('\\'),
+        '\'' | '"' => {
+            if c != quote {
+                return Err(SYNTAX);
+            }
+            Some(c)
+        }
+        _ => None,
+    };
+    if let Some(x) = simple {
+        return Ok((Unq::Char(x), rest));
+    }
+    match c {
+        'x' | 'u' | 'U' => {
+            let n = match c {
+                'x' => 2,
+                'u' => 4,
+                _ => 8,
+            };
+            if rest.len() < n || !rest.is_char_boundary(n) {
+                return Err(SYNTAX);
+            }
+            let v = u32::from_str_radix(&rest[..n], 16).map_err(|_| SYNTAX)?;
+            if rest[..n].starts_with(['+', '-']) {
+                return Err(SYNTAX);
+            }
+            if c == 'x' {
+                return Ok((Unq::Byte(v as u8), &rest[n..]));
+            }
+            let ch = char::from_u32(v).ok_or(SYNTAX)?;
+            Ok((Unq::Char(ch), &rest[n..]))
+        }
+        '0'..='7' => {
+            if rest.len() < 2 || !rest.is_char_boundary(2) {
+                return Err(SYNTAX);
+            }
+            let digits = format!("{c}{}", &rest[..2]);
+            let v = u32::from_str_radix(&digits, 8).map_err(|_| SYNTAX)?;
+            if v > 255 {
+                return Err(SYNTAX);
+            }
+            Ok((Unq::Byte(v as u8), &rest[2..]))
+        }
+        _ => Err(SYNTAX),
+    }
+}
+
+fn underscore_ok(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut saw = b'^';
+    let mut i = 0;
+    let mut s = b;
+    if !s.is_empty() && (s[0] == b'-' || s[0] == b'+') {
+        s = &s[1..];
+    }
+    let mut hex = false;
+    if s.len() >= 2 && s[0] == b'0' && matches!(s[1].to_ascii_lowercase(), b'b' | b'o' | b'x') {
+        i = 2;
+        saw = b'0';
+        hex = s[1].eq_ignore_ascii_case(&b'x');
+    }
+    while i < s.len() {
+        let c = s[i];
+        if c.is_ascii_digit() || (hex && c.to_ascii_lowercase().is_ascii_hexdigit()) {
+            saw = b'0';
+        } else if c == b'_' {
+            if saw != b'0' {
+                return false;
+            }
+            saw = b'_';
+        } else {
+            if saw == b'_' {
+                return false;
+            }
+            saw = b'!';
+        }
+        i += 1;
+    }
+    saw != b'_'
+}
+
+/// Go's `strconv.ParseUint(s, 0, 64)`.
+pub fn parse_uint0(s: &str) -> Option<u64> {
+    if s.is_empty() || s.starts_with(['+', '-']) {
+        return None;
+    }
+    let (base, digits) = if let Some(r) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        (16, r)
+    } else if let Some(r) = s.strip_prefix("0b").or_else(|| s.strip_prefix("0B")) {
+        (2, r)
+    } else if let Some(r) = s.strip_prefix("0o").or_else(|| s.strip_prefix("0O")) {
+        (8, r)
+    } else if s.len() > 1 && s.starts_with('0') {
+        (8, &s[1..])
+    } else {
+        (10, s)
+    };
+    if s.contains('_') && !underscore_ok(s) {
+        return None;
+    }
+    let mut v: u64 = 0;
+    let mut any = false;
+    for c in digits.chars() {
+        if c == '_' {
+            continue;
+        }
+        let d = c.to_digit(base)? as u64;
+        v = v.checked_mul(base as u64)?.checked_add(d)?;
+        any = true;
+    }
+    if !any && base != 8 {
+        return None;
+    }
+    if !any && digits.is_empty() && s.len() > 1 && base == 8 && !s[1..].is_empty() {
+        return None;
+    }
+    Some(v)
+}
+
+/// Go's `strconv.ParseInt(s, 0, 64)`.
+pub fn parse_int0(s: &str) -> Option<i64> {
+    let (neg, body) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    if body.starts_with(['+', '-']) {
+        return None;
+    }
+    let u = parse_uint0(body)?;
+    if s.contains('_') && !underscore_ok(s) {
+        return None;
+    }
+    if neg {
+        if u > 1u64 << 63 {
+            return None;
+        }
+        Some((u as i64).wrapping_neg())
+    } else {
+        if u >= 1u64 << 63 {
+            return None;
+        }
+        Some(u as i64)
+    }
+}
+
+/// Go's `strconv.ParseFloat(s, 64)` for the syntax the lexer admits (decimal and hex floats,
+/// underscores). Overflow is an error, as in Go.
+pub fn parse_float(s: &str) -> Option<f64> {
+    if s.contains('_') && !underscore_ok(s) {
+        return None;
+    }
+    let clean: String = s.chars().filter(|&c| c != '_').collect();
+    let (neg, body) = match clean.as_bytes().first() {
+        Some(b'-') => (true, &clean[1..]),
+        Some(b'+') => (false, &clean[1..]),
+        _ => (false, clean.as_str()),
+    };
+    let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        parse_hex_float(h)?
+    } else {
+        if body.is_empty()
+            || !body
+                .bytes()
+                .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
+        {
+            return None;
+        }
+        body.parse::<f64>().ok()?
+    };
+    if v.is_infinite() {
+        return None;
+    }
+    Some(if neg { -v } else { v })
+}
+
+fn parse_hex_float(h: &str) -> Option<f64> {
+    let (mant, exp) = match h.find(['p', 'P']) {
+        Some(i) => (&h[..i], &h[i + 1..]),
+        None => return None,
+    };
+    let exp: i32 = exp.parse().ok()?;
+    let mut m: f64 = 0.0;
+    let mut frac_digits = 0i32;
+    let mut seen_dot = false;
+    let mut any = false;
+    for c in mant.chars() {
+        if c == '.' {
+            if seen_dot {
+                return None;
+            }
+            seen_dot = true;
+            continue;
+        }
+        let d = c.to_digit(16)? as f64;
+        m = m * 16.0 + d;
+        any = true;
+        if seen_dot {
+            frac_digits += 1;
+        }
+    }
+    if !any {
+        return None;
+    }
+    Some(m * 2f64.powi(exp - 4 * frac_digits))
+}
+
+/// Go's `parse.newNumber`.
+pub fn parse_number(text: &str, kind: ItemKind) -> Result<Number, String> {
+    let mut n = Number {
+        text: text.into(),
+        is_int: false,
+        is_uint: false,
+        is_float: false,
+        is_complex: false,
+        int: 0,
+        uint: 0,
+        float: 0.0,
+        complex: (0.0, 0.0),
+    };
+    match kind {
+        ItemKind::CharConstant => {
+            let inner = &text[1..];
+            let (c, tail) = unquote_char(inner, '\'').map_err(|e| e.to_string())?;
+            if tail != "'" {
+                return Err(format!("malformed character constant: {text}"));
+            }
+            let r = match c {
+                Unq::Char(c) => c as u32,
+                Unq::Byte(b) => b as u32,
+            };
+            n.int = r as i64;
+            n.uint = r as u64;
+            n.float = r as f64;
+            n.is_int = true;
+            n.is_uint = true;
+            n.is_float = true;
+            return Ok(n);
+        }
+        ItemKind::Complex => {
+            // "re+imi" or "re-imi"
+            let body = &text[..text.len() - 1];
+            let split = body
+                .char_indices()
+                .skip(1)
+                .filter(|&(i, c)| {
+                    (c == '+' || c == '-')
+                        && !matches!(body.as_bytes()[i - 1], b'e' | b'E' | b'p' | b'P')
+                })
+                .map(|(i, _)| i)
+                .last()
+                .ok_or_else(|| "expected integer".to_string())?;
+            let re = parse_float(&body[..split]).ok_or_else(|| "expected integer".to_string())?;
+            let im = parse_float(&body[split..]).ok_or_else(|| "expected integer".to_string())?;
+            n.is_complex = true;
+            n.complex = (re, im);
+            simplify_complex(&mut n);
+            return Ok(n);
+        }
+        _ => {}
+    }
+    if let Some(body) = text.strip_suffix('i')
+        && let Some(f) = parse_float(body)
+    {
+        n.is_complex = true;
+        n.complex = (0.0, f);
+        simplify_complex(&mut n);
+        return Ok(n);
+    }
+    let u = parse_uint0(text);
+    if let Some(u) = u {
+        n.is_uint = true;
+        n.uint = u;
+    }
+    if let Some(i) = parse_int0(text) {
+        n.is_int = true;
+        n.int = i;
+        if i == 0 {
+            n.is_uint = true;
+            n.uint = u.unwrap_or(0);
+        }
+    }
+    if n.is_int {
+        n.is_float = true;
+        n.float = n.int as f64;
+    } else if n.is_uint {
+        n.is_float = true;
+        n.float = n.uint as f64;
+    } else if let Some(f) = parse_float(text) {
+        if !text.contains(['.', 'e', 'E', 'p', 'P']) {
+            return Err(format!("integer overflow: {}", crate::fmt::quote(text)));
+        }
+        n.is_float = true;
+        n.float = f;
+        if !n.is_int && (f as i64) as f64 == f && f.fract() == 0.0 && f.abs() < 9.3e18 {
+            n.is_int = true;
+            n.int = f as i64;
+        }
+        if !n.is_uint && f >= 0.0 && (f as u64) as f64 == f && f.fract() == 0.0 && f < 1.85e19 {
+            n.is_uint = true;
+            n.uint = f as u64;
+        }
+    }
+    if !n.is_int && !n.is_uint && !n.is_float {
+        return Err(format!(
+            "illegal number syntax: {}",
+            crate::fmt::quote(text)
+        ));
+    }
+    Ok(n)
+}
+
+fn simplify_complex(n: &mut Number) {
+    n.is_float = n.complex.1 == 0.0;
+    if n.is_float {
+        let f = n.complex.0;
+        n.float = f;
+        n.is_int = f.fract() == 0.0 && f.abs() < 9.2e18;
+        if n.is_int {
+            n.int = f as i64;
+        }
+        n.is_uint = f.fract() == 0.0 && (0.0..1.8e19).contains(&f);
+        if n.is_uint {
+            n.uint = f as u64;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        match parse("t", text, &|f| f == "printf") {
+            Ok(_) => "ok".into(),
+            Err(e) => e.message,
+        }
+    }
+
+    #[test]
+    fn parse_errors_match_go() {
+        assert_eq!(err("{{ .a "), "template: t:1: unclosed action");
+        assert_eq!(err("{{ end }}"), "template: t:1: unexpected {{end}}");
+        assert_eq!(err("{{ if .a }}"), "template: t:1: unexpected EOF");
+        assert_eq!(
+            err("{{ foo }}"),
+            "template: t:1: function \"foo\" not defined"
+        );
+        assert_eq!(err("{{ $x }}"), "template: t:1: undefined variable \"$x\"");
+        assert_eq!(
+            err("{{ break }}"),
+            "template: t:1: {{break}} outside {{range}}"
+        );
+        assert_eq!(err("{{ }}"), "template: t:1: missing value for command");
+        assert_eq!(
+            err("{{ . | 3 }}"),
+            "template: t:1: non executable command in pipeline stage 2"
+        );
+        assert_eq!(
+            err("\n{{ 1 2 ) }}"),
+            "template: t:2: unexpected right paren"
+        );
+        assert_eq!(
+            err("{{ define \"a\" }}x{{ end }}{{ define \"a\" }}y{{ end }}"),
+            "template: t:1: template: multiple definition of template \"a\""
+        );
+        assert_eq!(
+            err("{{ \"x\".a }}"),
+            "template: t:1: unexpected . after term \"\\\"x\\\"\""
+        );
+        assert_eq!(
+            err("{{ 1_ }}"),
+            "template: t:1: illegal number syntax: \"1_\""
+        );
+        assert_eq!(
+            err("{{ 99999999999999999999 }}"),
+            "template: t:1: integer overflow: \"99999999999999999999\""
+        );
+        assert_eq!(
+            err("{{ range $a, $b, $c := . }}{{ end }}"),
+            "template: t:1: too many declarations in range"
+        );
+        assert_eq!(err("{{ if\n.a }}{{ end }}"), "ok");
+        assert_eq!(
+            err("{{ .a\n"),
+            "template: t:2: unclosed action started at t:1"
+        );
+        assert_eq!(err("{{ (1 }}"), "template: t:1: unclosed left paren");
+    }
+
+    #[test]
+    fn numbers_follow_go() {
+        let n = parse_number("0x1F", ItemKind::Number).ok().map(|n| n.int);
+        assert_eq!(n, Some(31));
+        let n = parse_number("1_000", ItemKind::Number).ok().map(|n| n.int);
+        assert_eq!(n, Some(1000));
+        let n = parse_number("0o17", ItemKind::Number).ok().map(|n| n.int);
+        assert_eq!(n, Some(15));
+        let n = parse_number("017", ItemKind::Number).ok().map(|n| n.int);
+        assert_eq!(n, Some(15));
+        let n = parse_number("1e3", ItemKind::Number)
+            .ok()
+            .map(|n| (n.is_int, n.int));
+        assert_eq!(n, Some((true, 1000)));
+        let n = parse_number("'a'", ItemKind::CharConstant)
+            .ok()
+            .map(|n| n.int);
+        assert_eq!(n, Some(97));
+    }
+}
