@@ -75,42 +75,150 @@ fn syntax(line: Option<usize>, message: impl Into<String>) -> YamlError {
     }
 }
 
-/// go-yaml v2 problem texts for the messages saphyr-parser words differently.
+/// Which half of libyaml raised an error: go-yaml computes the reported line differently.
+#[derive(Clone, Copy)]
+enum Stage {
+    /// Scanner errors name the 1-based line of the problem, or none on the first line.
+    Scanner,
+    /// Parser errors name the 0-based line of the problem (so effectively the line before),
+    /// or none when that is 0.
+    Parser,
+    /// The problem is at the end of the input (a scanner error at EOF).
+    ScannerAtEof,
+}
+
+/// Translate saphyr-parser's error into go-yaml v2's problem text and line.
 fn scan_error(src: &str, e: &ScanError) -> YamlError {
     let info = e.info();
-    let line = e.marker().line();
-    let msg = match info {
-        "mapping values are not allowed in this context" => info.to_string(),
-        s if s.starts_with("while parsing node, found unknown anchor") => {
-            let name = name_at(src, e.marker().index());
-            return syntax(None, format!("unknown anchor '{name}' referenced"));
+    if info.starts_with("while parsing node, found unknown anchor") {
+        let name = name_at(src, e.marker().index());
+        return syntax(None, format!("unknown anchor '{name}' referenced"));
+    }
+    let table: &[(&str, &str, Stage)] = &[
+        (
+            "mapping values are not allowed in this context",
+            "mapping values are not allowed in this context",
+            Stage::Scanner,
+        ),
+        (
+            "block sequence entries are not allowed",
+            "block sequence entries are not allowed in this context",
+            Stage::Scanner,
+        ),
+        (
+            "did not find expected key",
+            "did not find expected key",
+            Stage::Parser,
+        ),
+        (
+            "expected ',' or ']'",
+            "did not find expected ',' or ']'",
+            Stage::Parser,
+        ),
+        (
+            "expected ',' or '}'",
+            "did not find expected ',' or '}'",
+            Stage::Parser,
+        ),
+        (
+            "did not find expected '-' indicator",
+            "did not find expected '-' indicator",
+            Stage::Parser,
+        ),
+        (
+            "did not find expected node content",
+            "did not find expected node content",
+            Stage::Parser,
+        ),
+        (
+            "did not find expected <document start>",
+            "did not find expected <document start>",
+            Stage::Parser,
+        ),
+        (
+            "duplicate version directive",
+            "found duplicate %YAML directive",
+            Stage::Parser,
+        ),
+        (
+            "found unexpected end of stream",
+            "found unexpected end of stream",
+            Stage::ScannerAtEof,
+        ),
+        (
+            "simple key expect ':'",
+            "could not find expected ':'",
+            Stage::Scanner,
+        ),
+        (
+            "could not find expected ':'",
+            "could not find expected ':'",
+            Stage::Scanner,
+        ),
+        (
+            "tabs disallowed",
+            "found character that cannot start any token",
+            Stage::Scanner,
+        ),
+        (
+            "unexpected character",
+            "found character that cannot start any token",
+            Stage::Scanner,
+        ),
+        (
+            "cannot start any token",
+            "found character that cannot start any token",
+            Stage::Scanner,
+        ),
+        (
+            "did not find expected comment or line break",
+            "did not find expected comment or line break",
+            Stage::Scanner,
+        ),
+        (
+            "found unknown escape character",
+            "found unknown escape character",
+            Stage::Scanner,
+        ),
+    ];
+    let (msg, stage) = table
+        .iter()
+        .find(|(needle, _, _)| info.contains(needle))
+        .map(|(_, m, st)| (m.to_string(), *st))
+        .unwrap_or_else(|| (info.to_string(), Stage::Scanner));
+    let line1 = e.marker().line();
+    let line = match stage {
+        Stage::Scanner => (line1 > 1).then_some(line1),
+        Stage::Parser => (line1 > 1).then(|| line1 - 1),
+        Stage::ScannerAtEof => {
+            let eof0 = src.matches('\n').count();
+            (eof0 > 0).then_some(eof0 + 1)
         }
-        s if s.contains("did not find expected key") => "did not find expected key".into(),
-        s if s.contains("did not find expected ',' or ']'") => {
-            "did not find expected ',' or ']'".into()
-        }
-        s if s.contains("did not find expected ',' or '}'") => {
-            "did not find expected ',' or '}'".into()
-        }
-        s if s.contains("did not find expected '-' indicator") => {
-            "did not find expected '-' indicator".into()
-        }
-        s if s.contains("did not find expected node content") => {
-            "did not find expected node content".into()
-        }
-        s if s.contains("found unexpected end of stream") => {
-            "found unexpected end of stream".into()
-        }
-        s if s.contains("could not find expected ':'") => "could not find expected ':'".into(),
-        s if s.contains("found character that cannot start any token") => {
-            "found character that cannot start any token".into()
-        }
-        s if s.contains("found unknown escape character") => {
-            "found unknown escape character".into()
-        }
-        other => other.to_string(),
     };
-    syntax(Some(line), msg)
+    syntax(line, msg)
+}
+
+/// go-yaml (libyaml) accepts only `%YAML 1.1`; any other version is an incompatible document.
+fn check_yaml_directive(src: &str) -> Result<(), YamlError> {
+    for (i, line) in src.lines().enumerate() {
+        let t = line.trim_end();
+        if t.starts_with("---") || (!t.starts_with('%') && !t.starts_with('#') && !t.is_empty()) {
+            break;
+        }
+        if let Some(v) = t.strip_prefix("%YAML") {
+            let v = v.split('#').next().unwrap_or("").trim();
+            if v != "1.1"
+                && !v.is_empty()
+                && v.split('.').all(|p| p.chars().all(|c| c.is_ascii_digit()))
+            {
+                return Err(syntax(
+                    (i > 0).then_some(i),
+                    "found incompatible YAML document",
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The anchor/alias name starting at character index `idx` (after `*` or `&`).
@@ -133,6 +241,7 @@ fn parse_first_document(src: &str) -> Result<(Vec<Node>, Option<usize>), YamlErr
     let mut stack: Vec<Frame> = Vec::new();
     let mut root: Option<usize> = None;
     let mut in_doc = false;
+    check_yaml_directive(src)?;
     let parser = Parser::new_from_str(src);
     for ev in parser {
         let (ev, span) = ev.map_err(|e| scan_error(src, &e))?;

@@ -225,6 +225,7 @@ pub fn from_json_array(src: &str) -> Result<Value, JsonError> {
 
 fn unmarshal(src: &str, target: Target) -> Result<Value, JsonError> {
     let mut p = JsonParser {
+        overflow: None,
         b: src.as_bytes(),
         src,
         i: 0,
@@ -237,7 +238,10 @@ fn unmarshal(src: &str, target: Target) -> Result<Value, JsonError> {
     if p.i < p.b.len() {
         return Err(p.invalid("after top-level value"));
     }
+    let top_number_overflow =
+        p.overflow.is_some() && matches!(v, Value::Nil) && !src.trim().starts_with('n');
     let kind = match &v {
+        Value::Nil if top_number_overflow => "number",
         Value::Map(_) => "object",
         Value::List(..) => "array",
         Value::String(_) => "string",
@@ -245,6 +249,13 @@ fn unmarshal(src: &str, target: Target) -> Result<Value, JsonError> {
         Value::Nil => "null",
         _ => "number",
     };
+    let shape_ok = matches!(
+        (target, kind),
+        (Target::Any, _) | (_, "null") | (Target::Map, "object") | (Target::List, "array")
+    );
+    if shape_ok && let Some(m) = p.overflow {
+        return Err(JsonError::Shape { message: m });
+    }
     match (target, kind) {
         (Target::Any, _) => Ok(v),
         (Target::Map, "null") => Ok(Value::empty_map()),
@@ -262,6 +273,7 @@ fn unmarshal(src: &str, target: Target) -> Result<Value, JsonError> {
 }
 
 struct JsonParser<'a> {
+    overflow: Option<String>,
     b: &'a [u8],
     src: &'a str,
     i: usize,
@@ -291,6 +303,20 @@ impl JsonParser<'_> {
         self.src.get(self.i..).and_then(|s| s.chars().next())
     }
 
+    /// The byte Go's scanner reports, shown as the Latin-1 character Go's `quoteChar` prints.
+    fn cur_byte_char(&self) -> Option<char> {
+        self.b.get(self.i).map(|&b| b as char)
+    }
+
+    /// Go feeds a space to its scanner at end of input: inside a literal or number that space
+    /// is the invalid character.
+    fn eof_in(&self, context: &str) -> JsonError {
+        JsonError::Syntax {
+            offset: self.b.len(),
+            message: format!("invalid character ' ' {context}"),
+        }
+    }
+
     fn eof(&self) -> JsonError {
         JsonError::Syntax {
             offset: self.b.len(),
@@ -299,7 +325,7 @@ impl JsonParser<'_> {
     }
 
     fn invalid(&self, context: &str) -> JsonError {
-        match self.cur_char() {
+        match self.cur_byte_char() {
             None => self.eof(),
             Some(c) => JsonError::Syntax {
                 offset: self.i + 1,
@@ -327,7 +353,10 @@ impl JsonParser<'_> {
             match self.b.get(self.i + k) {
                 None => {
                     self.i = self.b.len();
-                    return Err(self.eof());
+                    return Err(self.eof_in(&format!(
+                        "in literal {word} (expecting {})",
+                        quote_char(expect as char)
+                    )));
                 }
                 Some(&c) if c == expect => {}
                 Some(_) => {
@@ -423,7 +452,7 @@ impl JsonParser<'_> {
         if self.b[self.i] == b'-' {
             self.i += 1;
             match self.b.get(self.i) {
-                None => return Err(self.eof()),
+                None => return Err(self.eof_in("in numeric literal")),
                 Some(b'0'..=b'9') => {}
                 Some(_) => return Err(self.invalid("in numeric literal")),
             }
@@ -438,7 +467,7 @@ impl JsonParser<'_> {
         if self.b.get(self.i) == Some(&b'.') {
             self.i += 1;
             match self.b.get(self.i) {
-                None => return Err(self.eof()),
+                None => return Err(self.eof_in("after decimal point in numeric literal")),
                 Some(b'0'..=b'9') => {}
                 Some(_) => return Err(self.invalid("after decimal point in numeric literal")),
             }
@@ -452,7 +481,7 @@ impl JsonParser<'_> {
                 self.i += 1;
             }
             match self.b.get(self.i) {
-                None => return Err(self.eof()),
+                None => return Err(self.eof_in("in exponent of numeric literal")),
                 Some(b'0'..=b'9') => {}
                 Some(_) => return Err(self.invalid("in exponent of numeric literal")),
             }
@@ -463,11 +492,15 @@ impl JsonParser<'_> {
         let text = &self.src[start..self.i];
         match text.parse::<f64>() {
             Ok(f) if f.is_finite() => Ok(Value::Float(f)),
-            _ => Err(JsonError::Shape {
-                message: format!(
-                    "json: cannot unmarshal number {text} into Go value of type float64"
-                ),
-            }),
+            _ => {
+                // Go records the error, keeps decoding and returns the first one at the end.
+                if self.overflow.is_none() {
+                    self.overflow = Some(format!(
+                        "json: cannot unmarshal number {text} into Go value of type float64"
+                    ));
+                }
+                Ok(Value::Nil)
+            }
         }
     }
 

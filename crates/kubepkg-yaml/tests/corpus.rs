@@ -1,0 +1,271 @@
+//! Golden corpus: every case in `testdata/yaml-corpus` was run through the real Go libraries
+//! Helm uses (`testdata/yaml-oracle`, regenerate with `testdata/yaml-oracle/regen.sh`); our
+//! output must match byte for byte — the value (as Go's `json.Marshal` prints it) or the error
+//! text. Cases listed in `known-gaps.txt` are known mismatches: the test fails if one of them
+//! starts to pass (so the list only shrinks) or if any other case mismatches.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use kubepkg_yaml::Value;
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/yaml-corpus")
+}
+
+fn rows(file: &str) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(corpus_dir().join(file)).expect("corpus file");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect()
+}
+
+/// The corpus' typed JSON (see the oracle): integers are Go `int`, numbers with `.`/`e` are
+/// `float64`, `{"$f": …}` a float64 by text, `{"$u": …}` uint64, `{"$b": base64}` `[]byte`.
+fn typed(v: &serde_json::Value) -> Value {
+    use serde_json::Value as J;
+    match v {
+        J::Null => Value::Nil,
+        J::Bool(b) => Value::Bool(*b),
+        J::Number(n) => {
+            if let Some(i) = n.as_i64().filter(|_| !n.is_f64()) {
+                Value::Int(i)
+            } else if let Some(u) = n.as_u64().filter(|_| !n.is_f64()) {
+                Value::Uint(u)
+            } else {
+                Value::Float(n.as_f64().expect("float"))
+            }
+        }
+        J::String(s) => Value::from(s.as_str()),
+        J::Array(a) => Value::list(a.iter().map(typed).collect()),
+        J::Object(o) => {
+            if o.len() == 1 {
+                if let Some(J::String(s)) = o.get("$f") {
+                    let f = match s.as_str() {
+                        "NaN" => f64::NAN,
+                        "+Inf" => f64::INFINITY,
+                        "-Inf" => f64::NEG_INFINITY,
+                        s => s.parse().expect("float text"),
+                    };
+                    return Value::Float(f);
+                }
+                if let Some(J::String(s)) = o.get("$u") {
+                    return Value::Uint(s.parse().expect("uint"));
+                }
+                if let Some(J::String(s)) = o.get("$b") {
+                    use base64::Engine;
+                    let b = base64::engine::general_purpose::STANDARD
+                        .decode(s)
+                        .expect("b64");
+                    return Value::Bytes(Arc::from(b));
+                }
+            }
+            Value::map(
+                o.iter()
+                    .map(|(k, v)| (k.clone(), typed(v)))
+                    .collect::<BTreeMap<_, _>>(),
+            )
+        }
+    }
+}
+
+fn render<E: std::fmt::Display>(r: Result<String, E>) -> (Option<String>, Option<String>) {
+    match r {
+        Ok(s) => (Some(s), None),
+        Err(e) => (None, Some(e.to_string())),
+    }
+}
+
+fn as_json<E: std::fmt::Display>(r: Result<Value, E>) -> (Option<String>, Option<String>) {
+    match r {
+        Ok(v) => match kubepkg_yaml::json::to_json(&v) {
+            Ok(s) => (Some(s), None),
+            Err(e) => (None, Some(format!("oracle: {e}"))),
+        },
+        Err(e) => (None, Some(e.to_string())),
+    }
+}
+
+struct Tally {
+    known: BTreeSet<String>,
+    total: BTreeMap<String, (usize, usize)>,
+    unexpected: Vec<String>,
+    fixed: Vec<String>,
+}
+
+impl Tally {
+    fn check(
+        &mut self,
+        case: &str,
+        func: &str,
+        expected: &serde_json::Value,
+        got: (Option<String>, Option<String>),
+    ) {
+        let want_v = expected
+            .get("value")
+            .and_then(|v| v.as_str())
+            .map(str::to_string);
+        let want_e = expected
+            .get("error")
+            .and_then(|v| v.as_str())
+            .map(str::to_string);
+        let id = format!("{func} {case}");
+        let ok = want_v == got.0 && want_e == got.1;
+        let t = self.total.entry(func.to_string()).or_default();
+        t.0 += 1;
+        if ok {
+            t.1 += 1;
+            if self.known.contains(&id) {
+                self.fixed.push(id);
+            }
+        } else if !self.known.contains(&id) {
+            self.unexpected.push(format!(
+                "{id}\n   want: {:?} / err {:?}\n   got:  {:?} / err {:?}",
+                want_v, want_e, got.0, got.1
+            ));
+        }
+    }
+}
+
+#[test]
+fn corpus_matches_go() {
+    let known: BTreeSet<String> = std::fs::read_to_string(corpus_dir().join("known-gaps.txt"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect();
+    let mut t = Tally {
+        known,
+        total: BTreeMap::new(),
+        unexpected: Vec::new(),
+        fixed: Vec::new(),
+    };
+
+    for row in rows("read-expected.jsonl") {
+        let name = row["name"].as_str().unwrap();
+        let src = row["yaml"].as_str().unwrap();
+        t.check(
+            name,
+            "read.any",
+            &row["any"],
+            as_json(kubepkg_yaml::from_yaml_str(src)),
+        );
+        t.check(
+            name,
+            "read.map",
+            &row["map"],
+            as_json(kubepkg_yaml::from_yaml_map(src)),
+        );
+        t.check(
+            name,
+            "read.array",
+            &row["array"],
+            as_json(kubepkg_yaml::from_yaml_array(src)),
+        );
+        t.check(
+            name,
+            "read.values",
+            &row["values"],
+            as_json(kubepkg_yaml::load_values(src)),
+        );
+    }
+    for row in rows("write-expected.jsonl") {
+        let name = row["name"].as_str().unwrap();
+        let v = typed(&row["value"]);
+        t.check(
+            name,
+            "toYaml",
+            &row["toYaml"],
+            render(kubepkg_yaml::to_yaml(&v)),
+        );
+        t.check(
+            name,
+            "toYamlPretty",
+            &row["toYamlPretty"],
+            render(kubepkg_yaml::to_yaml_pretty(&v)),
+        );
+        t.check(
+            name,
+            "toJson",
+            &row["toJson"],
+            render(kubepkg_yaml::json::to_json(&v)),
+        );
+        t.check(
+            name,
+            "toPrettyJson",
+            &row["toPrettyJson"],
+            render(kubepkg_yaml::json::to_pretty_json(&v)),
+        );
+        t.check(
+            name,
+            "toRawJson",
+            &row["toRawJson"],
+            render(kubepkg_yaml::json::to_raw_json(&v)),
+        );
+        t.check(
+            name,
+            "toToml",
+            &row["toToml"],
+            render(kubepkg_yaml::toml::to_toml(&v)),
+        );
+    }
+    for row in rows("json-expected.jsonl") {
+        let name = row["name"].as_str().unwrap();
+        let src = row["json"].as_str().unwrap();
+        t.check(
+            name,
+            "json.any",
+            &row["any"],
+            as_json(kubepkg_yaml::json::from_json(src)),
+        );
+        t.check(
+            name,
+            "json.map",
+            &row["map"],
+            as_json(kubepkg_yaml::json::from_json_map(src)),
+        );
+        t.check(
+            name,
+            "json.array",
+            &row["array"],
+            as_json(kubepkg_yaml::json::from_json_array(src)),
+        );
+        t.check(
+            name,
+            "fromToml",
+            &row["fromToml"],
+            as_json(kubepkg_yaml::toml::from_toml(src)),
+        );
+    }
+
+    let mut report = String::new();
+    let (mut all, mut pass) = (0, 0);
+    for (f, (n, p)) in &t.total {
+        report.push_str(&format!("{f:>14}: {p}/{n}\n"));
+        all += n;
+        pass += p;
+    }
+    report.push_str(&format!("{:>14}: {pass}/{all}\n", "total"));
+    eprintln!("{report}");
+    // CORPUS_DUMP=/path writes every unexpected mismatch with its details (for development).
+    if let Ok(path) = std::env::var("CORPUS_DUMP") {
+        let _ = std::fs::write(path, t.unexpected.join("\n"));
+    }
+    let shown: Vec<&String> = t.unexpected.iter().take(40).collect();
+    assert!(
+        t.unexpected.is_empty() && t.fixed.is_empty(),
+        "{} unexpected mismatches (first 40):\n{}\n{} known gaps now pass (remove them from known-gaps.txt): {:?}",
+        t.unexpected.len(),
+        shown
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        t.fixed.len(),
+        t.fixed
+    );
+}
