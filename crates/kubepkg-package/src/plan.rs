@@ -1,1 +1,766 @@
+//! The plan: what `kubepkg apply` would do, computed without touching anything (SPEC §4.7).
+//!
+//! [`plan`] is a pure function of the new package, the previous revision (if any, with the
+//! objects its releases rendered) and the objects each component renders now. It gives the order
+//! (with each component's direct dependencies, so the DAG can be drawn), the hooks that would run
+//! and why, each component's change (install, upgrade from→to, unchanged) with a unified diff of
+//! its rendered objects, components that would be removed, the readiness gates, and what a
+//! failure would do. Rendering is the caller's job and never consults the cluster for CRDs, so a
+//! plan works offline even when an earlier component provides the CRDs of a later one.
+//!
+//! [`render_text`] prints a plan in a stable layout (snapshot-testable); the plan also
+//! serializes to JSON (`-o json`).
 
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use crate::graph;
+use crate::manifest::Package;
+use crate::revision::PackageRevision;
+
+/// One object rendered by a component's chart.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RenderedObject {
+    pub api_version: String,
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub name: String,
+    /// The object's YAML as rendered.
+    pub yaml: String,
+}
+
+impl RenderedObject {
+    /// `Kind namespace/name` (or `Kind name`), how the plan names it.
+    pub fn id(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{} {ns}/{}", self.kind, self.name),
+            None => format!("{} {}", self.kind, self.name),
+        }
+    }
+
+    fn key(&self) -> (String, String, String, String) {
+        (
+            group_of(&self.api_version).to_string(),
+            self.kind.clone(),
+            self.namespace.clone().unwrap_or_default(),
+            self.name.clone(),
+        )
+    }
+}
+
+fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(g, _)| g)
+}
+
+/// What a component's chart renders.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RenderedComponent {
+    /// `name-version` of the chart.
+    pub chart: String,
+    pub objects: Vec<RenderedObject>,
+}
+
+/// Splits a rendered manifest stream (`---` separated YAML documents) into objects. Documents
+/// that are empty or lack `kind`/`metadata.name` are skipped; `namespace` is taken as written.
+pub fn objects_from_manifest(manifest: &str) -> Vec<RenderedObject> {
+    #[derive(Deserialize)]
+    struct Meta {
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        namespace: Option<String>,
+    }
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Head {
+        #[serde(default)]
+        api_version: Option<String>,
+        #[serde(default)]
+        kind: Option<String>,
+        #[serde(default)]
+        metadata: Option<Meta>,
+    }
+    let mut out = Vec::new();
+    let mut doc = String::new();
+    let mut flush = |doc: &mut String| {
+        let text = std::mem::take(doc);
+        if text.trim().is_empty() {
+            return;
+        }
+        let Ok(head) = serde_saphyr::from_str::<Head>(&text) else {
+            return;
+        };
+        let (Some(kind), Some(meta)) = (head.kind, head.metadata) else {
+            return;
+        };
+        let Some(name) = meta.name else { return };
+        out.push(RenderedObject {
+            api_version: head.api_version.unwrap_or_default(),
+            kind,
+            namespace: meta.namespace.filter(|n| !n.is_empty()),
+            name,
+            yaml: text.trim_end().to_string() + "\n",
+        });
+    };
+    for line in manifest.lines() {
+        if line == "---" || line.starts_with("--- ") {
+            flush(&mut doc);
+            continue;
+        }
+        doc.push_str(line);
+        doc.push('\n');
+    }
+    flush(&mut doc);
+    out
+}
+
+/// The previous state a plan compares with.
+#[derive(Debug, Clone, Copy)]
+pub struct Previous<'a> {
+    /// The deployed package revision.
+    pub revision: &'a PackageRevision,
+    /// What each component's deployed release rendered (by component name). A component
+    /// missing here is planned as an upgrade whose diff is unknown.
+    pub rendered: &'a BTreeMap<String, RenderedComponent>,
+}
+
+/// Why a plan is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    tag = "kind"
+)]
+pub enum Intent {
+    /// `kubepkg apply`: install or upgrade.
+    Apply,
+    /// `kubepkg rollback`: re-apply an earlier revision (never runs hooks).
+    Rollback { to_revision: u64 },
+}
+
+/// The kind of apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Action {
+    /// No previous revision.
+    Install,
+    /// The package moves to another version.
+    Upgrade,
+    /// Same version, something else (values, charts, manifest) changed.
+    Reconfigure,
+    /// Back to an earlier revision.
+    Rollback,
+    /// Nothing would change; no revision is recorded.
+    NoChange,
+}
+
+/// A requirement as the plan reports it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequirementPlan {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    pub optional: bool,
+}
+
+/// A hook and whether it would run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookPlan {
+    pub name: String,
+    pub release: String,
+    pub namespace: String,
+    pub runs: bool,
+    pub why: String,
+    /// The objects the hook would create (when it runs).
+    pub objects: Vec<String>,
+}
+
+/// What happens to a component.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    tag = "kind"
+)]
+pub enum Change {
+    Install {
+        chart: String,
+    },
+    Upgrade {
+        from_chart: String,
+        to_chart: String,
+        from_revision: u64,
+        to_revision: u64,
+    },
+    Unchanged {
+        chart: String,
+        revision: u64,
+    },
+}
+
+/// How one object changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ObjectChange {
+    Added,
+    Removed,
+    Changed,
+}
+
+/// One object's change, with a unified diff of its YAML.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectDiff {
+    pub object: String,
+    pub change: ObjectChange,
+    pub diff: String,
+}
+
+/// A readiness gate of a component.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    tag = "kind"
+)]
+pub enum Gate {
+    /// Every workload of the release is ready (kstatus rules).
+    Release { release: String },
+    /// A `readyWhen` condition.
+    Condition {
+        api_version: String,
+        object_kind: String,
+        name: String,
+        /// The component's namespace unless the entry names one; ignored for cluster-scoped kinds.
+        namespace: String,
+        condition: String,
+        status: String,
+    },
+}
+
+impl Gate {
+    fn describe(&self) -> String {
+        match self {
+            Gate::Release { release } => format!("release {release} ready"),
+            Gate::Condition {
+                api_version,
+                object_kind,
+                name,
+                namespace,
+                condition,
+                status,
+            } => format!(
+                "{object_kind} {namespace}/{name} ({api_version}) condition {condition}={status}"
+            ),
+        }
+    }
+}
+
+/// One component in apply order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Step {
+    pub name: String,
+    pub release: String,
+    pub namespace: String,
+    /// Direct dependencies (the DAG's edges).
+    pub depends_on: Vec<String>,
+    pub change: Change,
+    pub upgrade_context: bool,
+    pub gates: Vec<Gate>,
+    /// Object changes; `None` when the previous rendering is unknown.
+    pub diff: Option<Vec<ObjectDiff>>,
+}
+
+/// A component of the previous revision that the new package no longer has.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Removal {
+    pub name: String,
+    pub release: String,
+    pub namespace: String,
+}
+
+/// What a failure during the apply would do (SPEC §4.5).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    tag = "kind"
+)]
+pub enum FailurePolicy {
+    /// First install: nothing is rolled back; the state is kept for diagnosis (`InstallFailed`).
+    KeepForDiagnosis,
+    /// The new version declares `rollback.safe: true`: changed components go back to the revision.
+    RollBack { to_revision: u64 },
+    /// No rollback: stop with `UpgradeFailed` and fix forward. `declared` is the new version's
+    /// `rollback.safe` (`None` when not declared).
+    StopUpgradeFailed { declared: Option<bool> },
+}
+
+/// A full plan.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    /// Package instance name.
+    pub name: String,
+    pub namespace: String,
+    /// `package.name`.
+    pub package: String,
+    pub from_version: Option<String>,
+    pub to_version: String,
+    pub action: Action,
+    /// The revision the apply would record (absent when nothing changes).
+    pub revision: Option<u64>,
+    pub requirements: Vec<RequirementPlan>,
+    pub hooks: Vec<HookPlan>,
+    pub steps: Vec<Step>,
+    pub removals: Vec<Removal>,
+    pub on_failure: FailurePolicy,
+    pub warnings: Vec<String>,
+}
+
+/// Computes the plan. `namespace` is where the package is installed (components without
+/// `install.namespace` go there); `rendered` holds what each component renders now (hooks
+/// included; a component missing here is planned with no objects).
+pub fn plan(
+    package: &Package,
+    name: &str,
+    namespace: &str,
+    intent: Intent,
+    previous: Option<Previous<'_>>,
+    rendered: &BTreeMap<String, RenderedComponent>,
+) -> Plan {
+    let order = graph::order(&package.components);
+    let to_version = package.meta.version.to_string();
+    let from_version = previous.map(|p| p.revision.version.clone());
+    let version_changes = from_version.as_deref().is_some_and(|f| f != to_version);
+    let empty = RenderedComponent::default();
+    let mut warnings = Vec::new();
+
+    let hooks = order
+        .hooks
+        .iter()
+        .filter_map(|h| package.component(h))
+        .map(|c| {
+            let (runs, why) = match (intent, &from_version) {
+                (Intent::Rollback { .. }, _) => (false, "not run: hooks never run on a rollback".to_string()),
+                (_, None) => (false, "not run: first install".to_string()),
+                (_, Some(f)) if version_changes => {
+                    (true, format!("the package moves from {f} to {to_version}"))
+                }
+                (_, Some(_)) => (
+                    false,
+                    format!("not run: the version stays {to_version} (values or configuration change only)"),
+                ),
+            };
+            let objects = if runs {
+                rendered
+                    .get(&c.name)
+                    .unwrap_or(&empty)
+                    .objects
+                    .iter()
+                    .map(RenderedObject::id)
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            HookPlan {
+                name: c.name.clone(),
+                release: package.release_name(name, &c.name),
+                namespace: c.namespace_or(namespace).to_string(),
+                runs,
+                why,
+                objects,
+            }
+        })
+        .collect();
+
+    let mut steps = Vec::new();
+    for comp_name in &order.components {
+        let Some(c) = package.component(comp_name) else {
+            continue;
+        };
+        let now = rendered.get(comp_name).unwrap_or(&empty);
+        let release = package.release_name(name, comp_name);
+        let ns = c.namespace_or(namespace).to_string();
+        let before = previous.and_then(|p| p.revision.component(comp_name).map(|r| (p, r)));
+        let (change, diff) = match before {
+            None => (
+                Change::Install {
+                    chart: now.chart.clone(),
+                },
+                Some(diff_objects(&[], &now.objects)),
+            ),
+            Some((p, rec)) => match p.rendered.get(comp_name) {
+                None => (
+                    Change::Upgrade {
+                        from_chart: rec.chart.clone(),
+                        to_chart: now.chart.clone(),
+                        from_revision: rec.revision,
+                        to_revision: rec.revision + 1,
+                    },
+                    None,
+                ),
+                Some(old) => {
+                    let d = diff_objects(&old.objects, &now.objects);
+                    if d.is_empty() && old.chart == now.chart {
+                        (
+                            Change::Unchanged {
+                                chart: now.chart.clone(),
+                                revision: rec.revision,
+                            },
+                            Some(d),
+                        )
+                    } else {
+                        (
+                            Change::Upgrade {
+                                from_chart: old.chart.clone(),
+                                to_chart: now.chart.clone(),
+                                from_revision: rec.revision,
+                                to_revision: rec.revision + 1,
+                            },
+                            Some(d),
+                        )
+                    }
+                }
+            },
+        };
+        if let Some((_, rec)) = before
+            && rec.namespace != ns
+        {
+            warnings.push(format!(
+                "component {comp_name} moves from namespace {} to {ns}: its release is reinstalled there",
+                rec.namespace
+            ));
+        }
+        let mut gates = vec![Gate::Release {
+            release: release.clone(),
+        }];
+        for rw in &c.ready_when {
+            gates.push(Gate::Condition {
+                api_version: rw.api_version.clone(),
+                object_kind: rw.kind.clone(),
+                name: rw.name.clone(),
+                namespace: rw.namespace.clone().unwrap_or_else(|| ns.clone()),
+                condition: rw.condition.clone(),
+                status: rw.status.clone(),
+            });
+        }
+        steps.push(Step {
+            name: comp_name.clone(),
+            release,
+            namespace: ns,
+            depends_on: graph::dependencies(&package.components, comp_name).to_vec(),
+            change,
+            upgrade_context: c.gets_upgrade_context(),
+            gates,
+            diff,
+        });
+    }
+
+    let removals: Vec<Removal> = previous
+        .map(|p| {
+            p.revision
+                .components
+                .iter()
+                .rev()
+                .filter(|r| package.component(&r.name).is_none_or(|c| c.is_hook()))
+                .map(|r| Removal {
+                    name: r.name.clone(),
+                    release: r.release.clone(),
+                    namespace: r.namespace.clone(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+
+    let any_change = steps
+        .iter()
+        .any(|s| !matches!(s.change, Change::Unchanged { .. }))
+        || !removals.is_empty();
+    let action = match (intent, previous) {
+        (Intent::Rollback { .. }, _) => Action::Rollback,
+        (_, None) => Action::Install,
+        (_, Some(_)) if version_changes => Action::Upgrade,
+        (_, Some(p)) if any_change || p.revision.manifest_digest != package.digest => {
+            Action::Reconfigure
+        }
+        _ => Action::NoChange,
+    };
+    let revision = match (action, previous) {
+        (Action::NoChange, _) => None,
+        (_, Some(p)) => Some(p.revision.revision + 1),
+        (_, None) => Some(1),
+    };
+    let on_failure = match (previous, intent) {
+        (None, _) => FailurePolicy::KeepForDiagnosis,
+        (Some(p), Intent::Apply) if package.meta.rollback_is_safe() => FailurePolicy::RollBack {
+            to_revision: p.revision.revision,
+        },
+        (Some(p), Intent::Rollback { .. }) if package.meta.rollback_is_safe() => {
+            FailurePolicy::RollBack {
+                to_revision: p.revision.revision,
+            }
+        }
+        _ => FailurePolicy::StopUpgradeFailed {
+            declared: package.meta.rollback_safe,
+        },
+    };
+    if let Some(p) = previous
+        && let (Some(old), Ok(new)) = (p.revision.semver(), semver::Version::parse(&to_version))
+        && new < old
+        && p.revision.rollback_safe == Some(false)
+    {
+        warnings.push(format!(
+            "downgrade from {old}, which declares rollback.safe: false (the version before it may not run again once it has run)"
+        ));
+    }
+
+    Plan {
+        name: name.to_string(),
+        namespace: namespace.to_string(),
+        package: package.meta.name.clone(),
+        from_version,
+        to_version,
+        action,
+        revision,
+        requirements: package
+            .meta
+            .requires
+            .iter()
+            .map(|r| RequirementPlan {
+                name: r.name.clone(),
+                version: r.version.as_ref().map(|v| v.to_string()),
+                optional: r.optional,
+            })
+            .collect(),
+        hooks,
+        steps,
+        removals,
+        on_failure,
+        warnings,
+    }
+}
+
+/// Object-by-object unified diff (objects matched by API group, kind, namespace and name;
+/// output ordered by that key).
+pub fn diff_objects(old: &[RenderedObject], new: &[RenderedObject]) -> Vec<ObjectDiff> {
+    let old: BTreeMap<_, _> = old.iter().map(|o| (o.key(), o)).collect();
+    let new: BTreeMap<_, _> = new.iter().map(|o| (o.key(), o)).collect();
+    let mut keys: Vec<_> = old.keys().chain(new.keys()).cloned().collect();
+    keys.sort();
+    keys.dedup();
+    let mut out = Vec::new();
+    for k in keys {
+        let (a, b) = (old.get(&k), new.get(&k));
+        let id = b.or(a).map(|o| o.id()).unwrap_or_default();
+        let (change, from, to) = match (a, b) {
+            (None, Some(b)) => (ObjectChange::Added, "", b.yaml.as_str()),
+            (Some(a), None) => (ObjectChange::Removed, a.yaml.as_str(), ""),
+            (Some(a), Some(b)) if a.yaml != b.yaml => {
+                (ObjectChange::Changed, a.yaml.as_str(), b.yaml.as_str())
+            }
+            _ => continue,
+        };
+        let diff = similar::TextDiff::from_lines(from, to)
+            .unified_diff()
+            .context_radius(3)
+            .header(&format!("{id} (deployed)"), &format!("{id} (planned)"))
+            .to_string();
+        out.push(ObjectDiff {
+            object: id,
+            change,
+            diff,
+        });
+    }
+    out
+}
+
+/// The plan as stable text.
+pub fn render_text(plan: &Plan, with_diff: bool) -> String {
+    let mut s = String::new();
+    let versions = match &plan.from_version {
+        Some(f) if *f != plan.to_version => format!("{f} -> {}", plan.to_version),
+        _ => plan.to_version.clone(),
+    };
+    let _ = writeln!(
+        s,
+        "Plan: {} {} of package {} {versions} in namespace {}",
+        action_word(plan.action),
+        plan.name,
+        plan.package,
+        plan.namespace
+    );
+    match plan.revision {
+        Some(r) => {
+            let _ = writeln!(s, "Records revision {r}.");
+        }
+        None => {
+            let _ = writeln!(s, "Nothing to change; no revision is recorded.");
+        }
+    }
+    if !plan.requirements.is_empty() {
+        let _ = writeln!(s, "\nRequires (must be Ready first):");
+        for r in &plan.requirements {
+            let mut line = format!("  {}", r.name);
+            if let Some(v) = &r.version {
+                line.push_str(&format!(" {v}"));
+            }
+            if r.optional {
+                line.push_str(" (optional: waits only if installed)");
+            }
+            let _ = writeln!(s, "{line}");
+        }
+    }
+    if !plan.hooks.is_empty() {
+        let _ = writeln!(s, "\nPreUpgrade hooks:");
+        for h in &plan.hooks {
+            let verb = if h.runs { "runs" } else { "skipped" };
+            let _ = writeln!(s, "  {} [{verb}] {}", h.name, h.why);
+            if h.runs {
+                let _ = writeln!(
+                    s,
+                    "    release {} in {}; waits for it, then uninstalls it after a successful upgrade",
+                    h.release, h.namespace
+                );
+                for o in &h.objects {
+                    let _ = writeln!(s, "    creates {o}");
+                }
+            }
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\nOrder (one at a time; each waits for the previous to be ready):"
+    );
+    for (i, st) in plan.steps.iter().enumerate() {
+        let after = if st.depends_on.is_empty() {
+            String::new()
+        } else {
+            format!(" (after {})", st.depends_on.join(", "))
+        };
+        let _ = writeln!(
+            s,
+            "  {}. {}{after}: {}",
+            i + 1,
+            st.name,
+            change_text(&st.change)
+        );
+        let _ = writeln!(
+            s,
+            "     release {} in namespace {}",
+            st.release, st.namespace
+        );
+        if st.upgrade_context {
+            let _ = writeln!(
+                s,
+                "     gets kubepkg.fromVersion, kubepkg.toVersion, kubepkg.previous"
+            );
+        }
+        for g in &st.gates {
+            let _ = writeln!(s, "     ready when: {}", g.describe());
+        }
+        match &st.diff {
+            None => {
+                let _ = writeln!(s, "     objects: previous rendering unknown");
+            }
+            Some(d) if d.is_empty() => {}
+            Some(d) => {
+                for od in d {
+                    let _ = writeln!(s, "     {} {}", change_sign(od.change), od.object);
+                }
+                if with_diff {
+                    for od in d {
+                        for line in od.diff.lines() {
+                            let _ = writeln!(s, "       {line}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if !plan.removals.is_empty() {
+        let _ = writeln!(s, "\nRemoved (uninstalled last, in reverse order):");
+        for r in &plan.removals {
+            let _ = writeln!(s, "  {} (release {} in {})", r.name, r.release, r.namespace);
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\nIf a component fails: {}",
+        failure_text(&plan.on_failure)
+    );
+    for w in &plan.warnings {
+        let _ = writeln!(s, "Warning: {w}");
+    }
+    s
+}
+
+fn action_word(a: Action) -> &'static str {
+    match a {
+        Action::Install => "install",
+        Action::Upgrade => "upgrade",
+        Action::Reconfigure => "reconfigure",
+        Action::Rollback => "roll back",
+        Action::NoChange => "no change to",
+    }
+}
+
+fn change_text(c: &Change) -> String {
+    match c {
+        Change::Install { chart } => format!("install {chart}"),
+        Change::Upgrade {
+            from_chart,
+            to_chart,
+            from_revision,
+            to_revision,
+        } => {
+            let charts = if from_chart == to_chart || from_chart.is_empty() {
+                to_chart.clone()
+            } else {
+                format!("{from_chart} -> {to_chart}")
+            };
+            format!("upgrade {charts} (release revision {from_revision} -> {to_revision})")
+        }
+        Change::Unchanged { chart, revision } => {
+            format!("unchanged {chart} (release revision {revision})")
+        }
+    }
+}
+
+fn change_sign(c: ObjectChange) -> &'static str {
+    match c {
+        ObjectChange::Added => "+",
+        ObjectChange::Removed => "-",
+        ObjectChange::Changed => "~",
+    }
+}
+
+fn failure_text(f: &FailurePolicy) -> String {
+    match f {
+        FailurePolicy::KeepForDiagnosis => {
+            "stop with InstallFailed; nothing is rolled back, the state is kept for diagnosis"
+                .into()
+        }
+        FailurePolicy::RollBack { to_revision } => format!(
+            "roll every changed component back to revision {to_revision} (this version declares rollback.safe: true)"
+        ),
+        FailurePolicy::StopUpgradeFailed { declared } => {
+            let why = match declared {
+                Some(false) => "this version declares rollback.safe: false",
+                _ => "this version does not declare rollback.safe: true",
+            };
+            format!("no rollback ({why}); stop with UpgradeFailed and fix forward")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,1 +1,525 @@
+//! Package revisions: what kubepkg records in the cluster after each apply (SPEC §4.8).
+//!
+//! One revision per apply that changes something, in the spirit of Helm's release records: the
+//! package version, the manifest digest, the values the user gave (per component) and their
+//! digest, and each component's release name, namespace and release revision. Hooks are never
+//! recorded. A rollback is a new revision. Statuses are Helm's (`deployed`, `failed`,
+//! `superseded`, `pending-upgrade`, …).
+//!
+//! Storage mirrors Helm's: one Secret per revision named `kubepkg.package.v1.<name>.v<revision>`,
+//! of type `kubepkg.dev/package.v1`, in the package's namespace, labelled `owner=kubepkg`,
+//! `name`, `status` and `version`, whose `package` key holds the record as gzip-compressed JSON
+//! in base64 (the bytes the API server then stores base64-encoded again, as Helm's do).
 
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Secret type of package revision records.
+pub const SECRET_TYPE: &str = "kubepkg.dev/package.v1";
+/// Key of the record inside the Secret's data.
+pub const SECRET_KEY: &str = "package";
+/// Largest decoded record accepted (a corrupt or hostile Secret cannot exhaust memory).
+pub const MAX_RECORD_SIZE: usize = 16 * 1024 * 1024;
+
+/// Status of a package revision, spelled as Helm spells release statuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RevisionStatus {
+    Unknown,
+    /// The current revision, fully applied and ready.
+    Deployed,
+    /// Replaced by a later deployed revision.
+    Superseded,
+    /// The apply failed (kept for diagnosis; `UpgradeFailed` or `InstallFailed`).
+    Failed,
+    /// Being uninstalled.
+    Uninstalling,
+    /// Uninstalled (kept with `--keep-history`).
+    Uninstalled,
+    /// First install in progress.
+    PendingInstall,
+    /// Upgrade in progress.
+    PendingUpgrade,
+    /// Rollback in progress.
+    PendingRollback,
+}
+
+impl RevisionStatus {
+    /// Helm's spelling (`pending-upgrade`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RevisionStatus::Unknown => "unknown",
+            RevisionStatus::Deployed => "deployed",
+            RevisionStatus::Superseded => "superseded",
+            RevisionStatus::Failed => "failed",
+            RevisionStatus::Uninstalling => "uninstalling",
+            RevisionStatus::Uninstalled => "uninstalled",
+            RevisionStatus::PendingInstall => "pending-install",
+            RevisionStatus::PendingUpgrade => "pending-upgrade",
+            RevisionStatus::PendingRollback => "pending-rollback",
+        }
+    }
+
+    /// Whether an apply is (or was, if it crashed) in progress.
+    pub fn is_pending(self) -> bool {
+        matches!(
+            self,
+            RevisionStatus::PendingInstall
+                | RevisionStatus::PendingUpgrade
+                | RevisionStatus::PendingRollback
+                | RevisionStatus::Uninstalling
+        )
+    }
+}
+
+/// One component's state in a revision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComponentRecord {
+    pub name: String,
+    /// Helm release name.
+    pub release: String,
+    pub namespace: String,
+    /// Helm release revision this package revision runs (0 if never applied).
+    pub revision: u64,
+    /// Chart name-version, for history output.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub chart: String,
+}
+
+/// A package revision record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackageRevision {
+    /// Package instance name (the `Package` object / CLI NAME).
+    pub name: String,
+    /// Namespace the record lives in.
+    pub namespace: String,
+    /// 1, 2, 3, … per package instance.
+    pub revision: u64,
+    /// `package.name` of the manifest.
+    pub package: String,
+    /// `package.version` (SemVer 2).
+    pub version: String,
+    /// `sha256:<hex>` of kubepkg.yaml.
+    pub manifest_digest: String,
+    /// The values the user gave, per component (`-f`/`--set`, not package or chart defaults).
+    #[serde(default)]
+    pub values: BTreeMap<String, Map<String, Value>>,
+    /// `sha256:<hex>` of `values` as canonical JSON (sorted keys).
+    pub values_digest: String,
+    /// `rollback.safe` of this version (None: not declared).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollback_safe: Option<bool>,
+    /// Components in apply order; hooks are never recorded.
+    pub components: Vec<ComponentRecord>,
+    pub status: RevisionStatus,
+    /// Human summary, as Helm's `info.description` ("Install complete", "Rollback to 3", …).
+    #[serde(default)]
+    pub description: String,
+    /// The reason of SPEC §3 (`Succeeded`, `UpgradeFailed`, `RolledBack`, `InstallFailed`, …).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    /// RFC 3339 time of the first deployment of this package instance.
+    #[serde(default)]
+    pub first_deployed: String,
+    /// RFC 3339 time of this revision.
+    #[serde(default)]
+    pub last_deployed: String,
+}
+
+impl PackageRevision {
+    /// The Secret name of this revision.
+    pub fn secret_name(&self) -> String {
+        secret_name(&self.name, self.revision)
+    }
+
+    /// The component record named `name`.
+    pub fn component(&self, name: &str) -> Option<&ComponentRecord> {
+        self.components.iter().find(|c| c.name == name)
+    }
+
+    /// Parsed version, if it is valid SemVer.
+    pub fn semver(&self) -> Option<semver::Version> {
+        semver::Version::parse(&self.version).ok()
+    }
+}
+
+/// `kubepkg.package.v1.<name>.v<revision>`.
+pub fn secret_name(name: &str, revision: u64) -> String {
+    format!("kubepkg.package.v1.{name}.v{revision}")
+}
+
+/// The labels of a revision Secret (Helm's `owner`, `name`, `status`, `version`).
+pub fn secret_labels(rev: &PackageRevision) -> BTreeMap<String, String> {
+    BTreeMap::from([
+        ("owner".to_string(), "kubepkg".to_string()),
+        ("name".to_string(), rev.name.clone()),
+        ("status".to_string(), rev.status.as_str().to_string()),
+        ("version".to_string(), rev.revision.to_string()),
+    ])
+}
+
+/// The label selector that lists one package instance's revisions.
+pub fn secret_selector(name: &str) -> String {
+    format!("owner=kubepkg,name={name}")
+}
+
+/// A revision Secret as plain data; the cluster layer turns it into a `v1.Secret`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RevisionSecret {
+    pub name: String,
+    pub namespace: String,
+    pub type_: String,
+    pub labels: BTreeMap<String, String>,
+    /// `data` (raw bytes; the API encodes them as base64).
+    pub data: BTreeMap<String, Vec<u8>>,
+}
+
+/// Errors decoding a stored revision.
+#[derive(Debug, thiserror::Error)]
+pub enum RevisionError {
+    /// The Secret lacks the `package` key.
+    #[error("Secret {secret} has no {SECRET_KEY:?} key; it is not a kubepkg package revision")]
+    MissingKey { secret: String },
+    /// The Secret has another type.
+    #[error("Secret {secret} has type {found:?}, expected {SECRET_TYPE}")]
+    WrongType { secret: String, found: String },
+    /// The payload is damaged.
+    #[error("Secret {secret} holds a damaged package revision: {reason}")]
+    Corrupt { secret: String, reason: String },
+}
+
+/// `sha256:<hex>` of values as canonical JSON (keys sorted at every level).
+pub fn values_digest(values: &BTreeMap<String, Map<String, Value>>) -> String {
+    let canonical = canonical_json(&Value::Object(
+        values
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::Object(v.clone())))
+            .collect(),
+    ));
+    crate::manifest::digest(canonical.as_bytes())
+}
+
+/// JSON text with sorted keys (independent of map insertion order).
+pub fn canonical_json(v: &Value) -> String {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            let parts: Vec<String> = keys
+                .into_iter()
+                .map(|k| {
+                    format!(
+                        "{}:{}",
+                        serde_json::to_string(k).unwrap_or_default(),
+                        canonical_json(&m[k])
+                    )
+                })
+                .collect();
+            format!("{{{}}}", parts.join(","))
+        }
+        Value::Array(items) => {
+            let parts: Vec<String> = items.iter().map(canonical_json).collect();
+            format!("[{}]", parts.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Encodes a record as the Secret's `package` value: base64(gzip(JSON)).
+pub fn encode(rev: &PackageRevision) -> Vec<u8> {
+    let json = serde_json::to_vec(rev).unwrap_or_default();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    // Writing into a Vec cannot fail.
+    let _ = gz.write_all(&json);
+    let compressed = gz.finish().unwrap_or_default();
+    base64::engine::general_purpose::STANDARD
+        .encode(compressed)
+        .into_bytes()
+}
+
+/// Decodes the Secret's `package` value (`secret` names it in errors). Like Helm, a payload
+/// that is not gzip-compressed is read as plain JSON.
+pub fn decode(secret: &str, payload: &[u8]) -> Result<PackageRevision, RevisionError> {
+    let corrupt = |reason: String| RevisionError::Corrupt {
+        secret: secret.to_string(),
+        reason,
+    };
+    let trimmed: Vec<u8> = payload
+        .iter()
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(&trimmed)
+        .map_err(|e| corrupt(format!("not base64: {e}")))?;
+    let json = if raw.starts_with(&[0x1f, 0x8b, 0x08]) {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(raw.as_slice())
+            .take(MAX_RECORD_SIZE as u64 + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| corrupt(format!("bad gzip data: {e}")))?;
+        if out.len() > MAX_RECORD_SIZE {
+            return Err(corrupt(format!("larger than {MAX_RECORD_SIZE} bytes")));
+        }
+        out
+    } else {
+        raw
+    };
+    serde_json::from_slice(&json).map_err(|e| corrupt(format!("bad JSON: {e}")))
+}
+
+/// The Secret that stores `rev`.
+pub fn to_secret(rev: &PackageRevision) -> RevisionSecret {
+    RevisionSecret {
+        name: rev.secret_name(),
+        namespace: rev.namespace.clone(),
+        type_: SECRET_TYPE.to_string(),
+        labels: secret_labels(rev),
+        data: BTreeMap::from([(SECRET_KEY.to_string(), encode(rev))]),
+    }
+}
+
+/// Reads a revision back from its Secret.
+pub fn from_secret(secret: &RevisionSecret) -> Result<PackageRevision, RevisionError> {
+    if secret.type_ != SECRET_TYPE {
+        return Err(RevisionError::WrongType {
+            secret: secret.name.clone(),
+            found: secret.type_.clone(),
+        });
+    }
+    let payload = secret
+        .data
+        .get(SECRET_KEY)
+        .ok_or_else(|| RevisionError::MissingKey {
+            secret: secret.name.clone(),
+        })?;
+    decode(&secret.name, payload)
+}
+
+/// A package instance's history, ordered by revision.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct History {
+    pub revisions: Vec<PackageRevision>,
+}
+
+impl History {
+    /// Builds a history from records in any order.
+    pub fn new(mut revisions: Vec<PackageRevision>) -> History {
+        revisions.sort_by_key(|r| r.revision);
+        History { revisions }
+    }
+
+    /// The highest revision, whatever its status.
+    pub fn latest(&self) -> Option<&PackageRevision> {
+        self.revisions.last()
+    }
+
+    /// The revision currently deployed (the latest with status `deployed`).
+    pub fn deployed(&self) -> Option<&PackageRevision> {
+        self.revisions
+            .iter()
+            .rev()
+            .find(|r| r.status == RevisionStatus::Deployed)
+    }
+
+    /// The revision numbered `n`.
+    pub fn get(&self, n: u64) -> Option<&PackageRevision> {
+        self.revisions.iter().find(|r| r.revision == n)
+    }
+
+    /// The number the next revision gets.
+    pub fn next_revision(&self) -> u64 {
+        self.latest().map_or(1, |r| r.revision + 1)
+    }
+
+    /// The revision an argument-less `kubepkg rollback` goes back to: the one before the
+    /// deployed (or latest) revision that was ever deployed successfully.
+    pub fn rollback_target(&self) -> Option<&PackageRevision> {
+        let current = self.deployed().or(self.latest())?.revision;
+        self.revisions.iter().rev().find(|r| {
+            r.revision < current
+                && matches!(
+                    r.status,
+                    RevisionStatus::Superseded | RevisionStatus::Deployed
+                )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sample() -> PackageRevision {
+        let mut values = BTreeMap::new();
+        values.insert(
+            "operator".to_string(),
+            json!({"replicas": 2, "image": {"tag": "v1"}})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        );
+        PackageRevision {
+            name: "kv".into(),
+            namespace: "kubepkg-system".into(),
+            revision: 7,
+            package: "kubevirt".into(),
+            version: "1.4.0".into(),
+            manifest_digest: "sha256:00".into(),
+            values_digest: values_digest(&values),
+            values,
+            rollback_safe: Some(false),
+            components: vec![
+                ComponentRecord {
+                    name: "operator".into(),
+                    release: "kv-operator".into(),
+                    namespace: "kubevirt".into(),
+                    revision: 4,
+                    chart: "kubevirt-operator-1.4.0".into(),
+                },
+                ComponentRecord {
+                    name: "kubevirt".into(),
+                    release: "kv-kubevirt".into(),
+                    namespace: "kubevirt".into(),
+                    revision: 3,
+                    chart: String::new(),
+                },
+            ],
+            status: RevisionStatus::Deployed,
+            description: "Upgrade complete".into(),
+            reason: "Succeeded".into(),
+            first_deployed: "2026-01-01T00:00:00Z".into(),
+            last_deployed: "2026-01-02T00:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn secret_round_trip() {
+        let rev = sample();
+        let s = to_secret(&rev);
+        assert_eq!(s.name, "kubepkg.package.v1.kv.v7");
+        assert_eq!(s.type_, "kubepkg.dev/package.v1");
+        assert_eq!(s.namespace, "kubepkg-system");
+        assert_eq!(
+            s.labels,
+            BTreeMap::from([
+                ("name".to_string(), "kv".to_string()),
+                ("owner".to_string(), "kubepkg".to_string()),
+                ("status".to_string(), "deployed".to_string()),
+                ("version".to_string(), "7".to_string()),
+            ])
+        );
+        // base64 of gzip: starts with "H4sI" like Helm's release payloads.
+        assert!(s.data["package"].starts_with(b"H4sI"));
+        assert_eq!(from_secret(&s).unwrap(), rev);
+    }
+
+    #[test]
+    fn json_field_names_are_stable() {
+        let v: Value = serde_json::to_value(sample()).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "name",
+                "namespace",
+                "revision",
+                "package",
+                "version",
+                "manifestDigest",
+                "values",
+                "valuesDigest",
+                "rollbackSafe",
+                "components",
+                "status",
+                "description",
+                "reason",
+                "firstDeployed",
+                "lastDeployed"
+            ]
+        );
+        assert_eq!(v["status"], json!("deployed"));
+        assert_eq!(
+            serde_json::to_value(RevisionStatus::PendingUpgrade).unwrap(),
+            json!("pending-upgrade")
+        );
+    }
+
+    #[test]
+    fn plain_json_payload_is_accepted_like_helm() {
+        let json = serde_json::to_vec(&sample()).unwrap();
+        let payload = base64::engine::general_purpose::STANDARD.encode(json);
+        assert_eq!(decode("x", payload.as_bytes()).unwrap(), sample());
+    }
+
+    #[test]
+    fn damaged_payloads_are_errors_not_panics() {
+        for bad in [&b"!!!"[..], b"H4sIAAAA", b"e30=", b""] {
+            let e = decode("kubepkg.package.v1.kv.v1", bad)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("kubepkg.package.v1.kv.v1"), "{e}");
+        }
+        let mut s = to_secret(&sample());
+        s.type_ = "helm.sh/release.v1".into();
+        assert!(matches!(
+            from_secret(&s),
+            Err(RevisionError::WrongType { .. })
+        ));
+        s.type_ = SECRET_TYPE.into();
+        s.data.clear();
+        assert!(matches!(
+            from_secret(&s),
+            Err(RevisionError::MissingKey { .. })
+        ));
+    }
+
+    #[test]
+    fn values_digest_ignores_key_order() {
+        let mut a = BTreeMap::new();
+        a.insert(
+            "c".to_string(),
+            json!({"x": 1, "y": {"b": 1, "a": 2}})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        );
+        let mut m = Map::new();
+        m.insert("y".into(), json!({"a": 2, "b": 1}));
+        m.insert("x".into(), json!(1));
+        let mut b = BTreeMap::new();
+        b.insert("c".to_string(), m);
+        assert_eq!(values_digest(&a), values_digest(&b));
+        b.get_mut("c").unwrap().insert("x".into(), json!(2));
+        assert_ne!(values_digest(&a), values_digest(&b));
+    }
+
+    #[test]
+    fn history_queries() {
+        let mk = |n: u64, status| PackageRevision {
+            revision: n,
+            status,
+            ..sample()
+        };
+        let h = History::new(vec![
+            mk(3, RevisionStatus::Failed),
+            mk(1, RevisionStatus::Superseded),
+            mk(2, RevisionStatus::Deployed),
+        ]);
+        assert_eq!(h.latest().unwrap().revision, 3);
+        assert_eq!(h.deployed().unwrap().revision, 2);
+        assert_eq!(h.next_revision(), 4);
+        assert_eq!(h.rollback_target().unwrap().revision, 1);
+        assert_eq!(History::default().next_revision(), 1);
+        assert!(History::default().rollback_target().is_none());
+        assert!(RevisionStatus::PendingUpgrade.is_pending());
+        assert!(!RevisionStatus::Failed.is_pending());
+    }
+}

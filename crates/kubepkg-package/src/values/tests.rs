@@ -1,1 +1,247 @@
+//! Values layering, provenance and the upgrade context.
 
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use super::*;
+use crate::source::load_dir;
+
+fn kubevirt() -> Package {
+    load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/packages/kubevirt"))
+        .unwrap()
+}
+
+fn obj(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => panic!("not an object"),
+    }
+}
+
+fn sources(e: &Effective) -> Vec<(String, String)> {
+    e.explain
+        .iter()
+        .map(|x| (x.path.clone(), x.source.to_string()))
+        .collect()
+}
+
+#[test]
+fn precedence_chart_then_package_then_files_then_set() {
+    let pkg = kubevirt();
+    let mut user = UserValues::new();
+    user.add_file(
+        "prod.yaml",
+        "kubevirt:\n  replicas: 3\n  extra: {a: 1}\noperator:\n  replicas: 5\n",
+    )
+    .unwrap();
+    user.add_file("late.yaml", "kubevirt:\n  extra: {b: 2}\n")
+        .unwrap();
+    user.add_set("kubevirt.replicas=4,kubevirt.extra.a=9")
+        .unwrap();
+    user.check(&pkg).unwrap();
+    let chart =
+        obj(json!({"featureGates": [], "replicas": 1, "image": "kv:1", "nested": {"keep": true}}));
+    let e = effective(&chart, &pkg, "kubevirt", &user, None);
+    assert_eq!(
+        Value::Object(e.values.clone()),
+        json!({"extra": {"a": 9, "b": 2.0}, "featureGates": ["LiveMigration"], "image": "kv:1", "nested": {"keep": true}, "replicas": 4})
+    );
+    assert_eq!(
+        sources(&e),
+        [
+            (
+                "extra.a".into(),
+                "--set kubevirt.replicas=4,kubevirt.extra.a=9".into()
+            ),
+            ("extra.b".into(), "file late.yaml".into()),
+            (
+                "featureGates".into(),
+                "package default (kubepkg.yaml)".into()
+            ),
+            ("image".into(), "chart default".into()),
+            ("nested.keep".into(), "chart default".into()),
+            (
+                "replicas".into(),
+                "--set kubevirt.replicas=4,kubevirt.extra.a=9".into()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn null_deletes_a_key_as_helm_coalescing_does() {
+    let pkg = kubevirt();
+    let mut user = UserValues::new();
+    user.add_file("f.yaml", "kubevirt:\n  featureGates: null\n  image: null\n")
+        .unwrap();
+    let chart = obj(json!({"featureGates": [], "replicas": 1, "image": "kv:1"}));
+    let e = effective(&chart, &pkg, "kubevirt", &user, None);
+    assert_eq!(Value::Object(e.values), json!({"replicas": 2.0}));
+    // The user-supplied map keeps the nulls, so the chart layer deletes the chart defaults too.
+    assert_eq!(
+        Value::Object(user.given("kubevirt")),
+        json!({"featureGates": null, "image": null})
+    );
+}
+
+#[test]
+fn set_addresses_component_then_path() {
+    let mut user = UserValues::new();
+    user.add_set("operator.replicas=2").unwrap();
+    user.add_set_string("operator.tag=010").unwrap();
+    assert_eq!(
+        Value::Object(user.given("operator")),
+        json!({"replicas": 2, "tag": "010"})
+    );
+    // --set integers stay int64, file numbers are float64.
+    assert!(user.given("operator")["replicas"].is_i64());
+    let mut f = UserValues::new();
+    f.add_file("a.yaml", "operator: {replicas: 2}\n").unwrap();
+    assert!(f.given("operator")["replicas"].is_f64());
+}
+
+#[test]
+fn set_string_beats_set_beats_files_whatever_the_command_line_order() {
+    let mut user = UserValues::new();
+    user.add_set_string("web.x=s").unwrap();
+    user.add_set("web.x=1").unwrap();
+    user.add_file("a.yaml", "web: {x: f}\n").unwrap();
+    assert_eq!(user.given("web")["x"], json!("s"));
+}
+
+#[test]
+fn unknown_component_key_is_refused() {
+    let pkg = kubevirt();
+    let mut user = UserValues::new();
+    user.add_file("prod.yaml", "kubvirt: {replicas: 3}\n")
+        .unwrap();
+    let e = user.check(&pkg).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "file prod.yaml sets values for \"kubvirt\", which is not a component of package kubevirt; the top-level key must be one of: operator, kubevirt, migrate, worker"
+    );
+    let mut user = UserValues::new();
+    user.add_set("replicas=2").unwrap();
+    assert!(
+        user.check(&pkg)
+            .unwrap_err()
+            .to_string()
+            .contains("--set replicas=2 sets values for \"replicas\"")
+    );
+    let mut user = UserValues::new();
+    user.add_file("x.yaml", "operator: 3\n").unwrap();
+    assert!(matches!(user.check(&pkg), Err(ValuesError::NotAMap { .. })));
+}
+
+#[test]
+fn bad_values_file_and_set_line() {
+    let mut user = UserValues::new();
+    assert!(
+        user.add_file("l.yaml", "- a\n- b\n")
+            .unwrap_err()
+            .to_string()
+            .contains("must be a mapping")
+    );
+    assert!(user.add_file("s.yaml", "a: [\n").is_err());
+    let e = user.add_set("operator.replicas").unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "--set \"operator.replicas\": key \"replicas\" has no value"
+    );
+    assert!(user.add_file("empty.yaml", "").is_ok());
+}
+
+#[test]
+fn upgrade_context_values() {
+    let from = semver::Version::new(1, 3, 0);
+    let to = semver::Version::new(1, 4, 0);
+    let prev = obj(json!({"image": "worker:1.3.0", "kubepkg": {"fromVersion": "1.2.0"}}));
+    let ctx = upgrade_context(Some(&from), &to, Some(&prev));
+    assert_eq!(
+        Value::Object(ctx.clone()),
+        json!({"kubepkg": {"fromVersion": "1.3.0", "toVersion": "1.4.0", "previous": {"image": "worker:1.3.0"}}})
+    );
+    let first = upgrade_context(None, &to, None);
+    assert_eq!(
+        Value::Object(first),
+        json!({"kubepkg": {"fromVersion": "", "toVersion": "1.4.0", "previous": {}}})
+    );
+    // The context is the top layer and is explained as such.
+    let pkg = kubevirt();
+    let mut user = UserValues::new();
+    user.add_set("worker.kubepkg.toVersion=9.9.9").unwrap();
+    let e = effective(
+        &obj(json!({"image": "worker:1.4.0"})),
+        &pkg,
+        "worker",
+        &user,
+        Some(&ctx),
+    );
+    assert_eq!(e.values["kubepkg"]["toVersion"], json!("1.4.0"));
+    assert!(
+        e.explain
+            .iter()
+            .any(|x| x.path == "kubepkg.previous.image" && x.source == ValueSource::UpgradeContext)
+    );
+    let s = supplied(&pkg, "worker", &user, Some(&ctx));
+    assert_eq!(s["kubepkg"]["toVersion"], json!("1.4.0"));
+}
+
+#[test]
+fn empty_maps_and_dotted_keys_are_explained() {
+    let pkg = kubevirt();
+    let user = UserValues::new();
+    let chart = obj(json!({"annotations": {}, "labels": {"app.kubernetes.io/name": "x"}}));
+    let e = effective(&chart, &pkg, "operator", &user, None);
+    assert_eq!(
+        sources(&e),
+        [
+            ("annotations".into(), "chart default".into()),
+            (
+                "labels.app\\.kubernetes\\.io/name".into(),
+                "chart default".into()
+            ),
+        ]
+    );
+    let text = render_explain("operator", &e);
+    assert_eq!(
+        text,
+        "# operator\nannotations: {}  # chart default\nlabels.app\\.kubernetes\\.io/name: \"x\"  # chart default\n"
+    );
+}
+
+#[test]
+fn numbers_print_as_go_prints_them() {
+    // As `helm get values` shows them: encoding/json prints the float64 ('f' format below
+    // 1e21, 'e' above), sigs.k8s.io/yaml re-reads that text (integral numbers become ints) and
+    // go-yaml v2 prints floats with strconv 'g' (so 1e-7 is "1e-07").
+    let n = |f: f64| display_value(&Value::Number(serde_json::Number::from_f64(f).unwrap()));
+    assert_eq!(n(2.0), "2");
+    assert_eq!(n(1.5), "1.5");
+    assert_eq!(n(1e21), "1e+21");
+    assert_eq!(n(1e-7), "1e-07");
+    assert_eq!(n(123456789.0), "123456789");
+    assert_eq!(display_value(&json!(-3)), "-3");
+}
+
+#[test]
+fn recorded_values_round_trip() {
+    let mut user = UserValues::new();
+    user.add_file("a.yaml", "web: {x: 1}\ndb: {}\n").unwrap();
+    user.add_set("web.y=2").unwrap();
+    let given = user.given_all();
+    assert_eq!(given.keys().collect::<Vec<_>>(), ["web"]);
+    let back = UserValues::from_recorded(&given, ValueSource::File("revision 3".into()));
+    assert_eq!(back.given("web"), user.given("web"));
+}
+
+#[test]
+fn merge_maps_is_helms() {
+    let a = obj(json!({"a": {"b": 1, "c": 2}, "l": [1, 2], "s": "x"}));
+    let b = obj(json!({"a": {"c": 3, "d": null}, "l": [3], "s": {"now": "map"}}));
+    assert_eq!(
+        Value::Object(merge_maps(a, &b)),
+        json!({"a": {"b": 1, "c": 3, "d": null}, "l": [3], "s": {"now": "map"}})
+    );
+}
