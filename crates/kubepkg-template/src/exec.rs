@@ -1542,8 +1542,11 @@ fn truth(v: &Rv) -> bool {
 }
 
 fn length(v: &Rv) -> Result<usize, String> {
+    if let Rv::Iface(Value::Nil) = v {
+        return Err("len of nil pointer".into());
+    }
     match v.concrete() {
-        None => Err("len of type <invalid reflect.Value>".into()),
+        None => Err("reflect: call of reflect.Value.Type on zero Value".into()),
         Some(Value::String(s)) => Ok(s.len()),
         Some(Value::Bytes(b)) => Ok(b.len()),
         Some(Value::List(l, _)) => Ok(l.len()),
@@ -1589,7 +1592,7 @@ fn index(item: &Rv, indexes: &[Rv]) -> Result<Rv, String> {
             Value::List(l, et) => {
                 let x = index_arg(ix, l.len())?;
                 if x >= l.len() {
-                    return Err(format!("index out of range: {x}"));
+                    return Err("reflect: slice index out of range".into());
                 }
                 if *et == ElemType::Interface {
                     Rv::Iface(l[x].clone())
@@ -1600,14 +1603,14 @@ fn index(item: &Rv, indexes: &[Rv]) -> Result<Rv, String> {
             Value::String(s) => {
                 let x = index_arg(ix, s.len())?;
                 if x >= s.len() {
-                    return Err(format!("index out of range: {x}"));
+                    return Err("reflect: string index out of range".into());
                 }
                 Rv::Val(Value::Uint(s.as_bytes()[x] as u64))
             }
             Value::Bytes(b) => {
                 let x = index_arg(ix, b.len())?;
                 if x >= b.len() {
-                    return Err(format!("index out of range: {x}"));
+                    return Err("reflect: slice index out of range".into());
                 }
                 Rv::Val(Value::Uint(b[x] as u64))
             }
@@ -1774,7 +1777,7 @@ fn eq(arg1: &Rv, arg2: &[Rv]) -> Result<bool, String> {
                         {
                             return Err(format!(
                                 "non-comparable types {}: {}, {}: {}",
-                                format_value(x),
+                                sprintf("%s", std::slice::from_ref(x)),
                                 x.type_name(),
                                 y.type_name(),
                                 format_value(y)
@@ -1783,7 +1786,7 @@ fn eq(arg1: &Rv, arg2: &[Rv]) -> Result<bool, String> {
                         if !comparable(y) {
                             return Err(format!(
                                 "non-comparable type {}: {}",
-                                format_value(y),
+                                sprintf("%s", std::slice::from_ref(y)),
                                 y.type_name()
                             ));
                         }

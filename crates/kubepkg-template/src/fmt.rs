@@ -1011,16 +1011,97 @@ pub fn format_float(x: f64, fmt: char, prec: i64) -> String {
                 fmt_f(&mut out, &d, (p - dp).max(0));
             }
         }
-        'x' | 'X' | 'b' => {
-            // Rarely used in charts; print Go's %g form as a fallback.
-            return format_float(x, 'g', prec);
+        'b' => {
+            let bits = x.to_bits();
+            let mut exp = ((bits >> 52) & 0x7FF) as i64;
+            let mut mant = bits & ((1u64 << 52) - 1);
+            if exp == 0 {
+                exp += 1;
+            } else {
+                mant |= 1u64 << 52;
+            }
+            exp += -1023 - 52;
+            out.push_str(&mant.to_string());
+            out.push('p');
+            if exp >= 0 {
+                out.push('+');
+            }
+            out.push_str(&exp.to_string());
         }
+        'x' | 'X' => fmt_x(&mut out, x, prec, fmt),
         _ => {
             out.push('%');
             out.push(fmt);
         }
     }
     out
+}
+
+/// Go's `strconv` hexadecimal float format (`%x`, `%X`).
+fn fmt_x(out: &mut String, x: f64, prec: i64, fmt: char) {
+    let bits = x.to_bits();
+    let mut exp = ((bits >> 52) & 0x7FF) as i64;
+    let mut mant = bits & ((1u64 << 52) - 1);
+    if exp == 0 {
+        exp += 1;
+    } else {
+        mant |= 1u64 << 52;
+    }
+    exp -= 1023;
+    if mant == 0 {
+        exp = 0;
+    }
+    mant <<= 60 - 52;
+    while mant != 0 && mant & (1u64 << 60) == 0 {
+        mant <<= 1;
+        exp -= 1;
+    }
+    if (0..15).contains(&prec) {
+        let shift = (prec * 4) as u32;
+        let extra = (mant << shift) & ((1u64 << 60) - 1);
+        mant >>= 60 - shift;
+        if extra | (mant & 1) > 1u64 << 59 {
+            mant += 1;
+        }
+        mant <<= 60 - shift;
+        if mant & (1u64 << 61) != 0 {
+            mant >>= 1;
+            exp += 1;
+        }
+    }
+    let hex: &[u8] = if fmt == 'X' {
+        b"0123456789ABCDEF"
+    } else {
+        b"0123456789abcdef"
+    };
+    out.push('0');
+    out.push(fmt);
+    out.push((b'0' + ((mant >> 60) & 1) as u8) as char);
+    mant <<= 4;
+    if prec < 0 && mant != 0 {
+        out.push('.');
+        while mant != 0 {
+            out.push(hex[((mant >> 60) & 15) as usize] as char);
+            mant <<= 4;
+        }
+    } else if prec > 0 {
+        out.push('.');
+        for _ in 0..prec {
+            out.push(hex[((mant >> 60) & 15) as usize] as char);
+            mant <<= 4;
+        }
+    }
+    out.push(if fmt == 'X' { 'P' } else { 'p' });
+    if exp < 0 {
+        out.push('-');
+        exp = -exp;
+    } else {
+        out.push('+');
+    }
+    if exp < 10 {
+        out.push('0');
+    }
+    out.push_str(&exp.to_string());
 }
 
 /// Go's `unicode.IsPrint` approximation: graphic characters and ASCII space.

@@ -51,8 +51,10 @@ pub struct Limits {
     /// Largest output (bytes) a single [`Templates::execute`] may produce, including output of
     /// nested `include`/`tpl` calls. Default 256 MiB.
     pub max_output_bytes: usize,
-    /// Deepest nesting of `template`, `include` and `tpl` calls. Default 10 000 (Go allows
-    /// 100 000 `template` calls; Helm fails a name included more than 1 000 times in a nest).
+    /// Deepest nesting of `template`, `include` and `tpl` calls together. Default 100 000, Go's
+    /// own limit for `template` calls (Helm additionally fails a name `include`d more than
+    /// 1 000 times in one nest). The stack grows on the heap as needed, so deep nests cost
+    /// memory (a few KiB per level), not a crash.
     pub max_depth: usize,
 }
 
@@ -60,7 +62,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_output_bytes: 256 << 20,
-            max_depth: 10_000,
+            max_depth: 100_000,
         }
     }
 }

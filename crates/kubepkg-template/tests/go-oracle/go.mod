@@ -1,0 +1,3 @@
+module kubepkg.dev/template-go-oracle
+
+go 1.26
