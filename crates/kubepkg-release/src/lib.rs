@@ -1,0 +1,21 @@
+//! kubepkg-release: Helm's release record and its storage, exactly as Helm writes them, so
+//! that `helm` and kubepkg read and write each other's releases.
+//!
+//! - [`record`]: the `Release` type with Helm's JSON field names and omission rules.
+//! - [`codec`]: JSON → gzip → base64 and back; [`gojson`] writes JSON as Go does.
+//! - [`storage`]: storage objects (`sh.helm.release.v1.<name>.v<rev>`), labels, drivers
+//!   (Secret, ConfigMap, memory), history limit and listing that decodes only what it must.
+#![forbid(unsafe_code)]
+
+pub mod codec;
+pub mod error;
+pub mod gojson;
+pub mod record;
+pub mod storage;
+
+pub use error::Error;
+pub use record::{
+    Chart, File, Hook, HookDeletePolicy, HookEvent, HookExecution, HookOutputLogPolicy, HookPhase,
+    Info, Metadata, Release, Status,
+};
+pub use storage::{Driver, MemoryDriver, Store, StoredObject};

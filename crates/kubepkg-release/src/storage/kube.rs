@@ -1,0 +1,236 @@
+//! Drivers over the Kubernetes API: Secrets (Helm's default) and ConfigMaps
+//! (`HELM_DRIVER=configmap`). A Secret holds the record under `data.release` (so the API
+//! shows it base64 again, as with Helm); a ConfigMap under `data.release` as text.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, PostParams};
+
+use super::{Driver, StoredObject};
+use crate::error::Error;
+use crate::record::SECRET_TYPE;
+
+fn label_selector(selector: &BTreeMap<String, String>) -> String {
+    selector
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn backend(driver: &'static str, key: &str, e: impl std::fmt::Display) -> Error {
+    Error::Backend {
+        driver,
+        key: key.to_string(),
+        message: e.to_string(),
+    }
+}
+
+fn is_status(e: &kube::Error, code: u16) -> bool {
+    matches!(e, kube::Error::Api(s) if s.code == code)
+}
+
+fn meta(object: &StoredObject) -> ObjectMeta {
+    ObjectMeta {
+        name: Some(object.key.clone()),
+        namespace: (!object.namespace.is_empty()).then(|| object.namespace.clone()),
+        labels: Some(object.labels.clone()),
+        ..Default::default()
+    }
+}
+
+fn from_meta(meta: &ObjectMeta, payload: Vec<u8>) -> StoredObject {
+    StoredObject {
+        key: meta.name.clone().unwrap_or_default(),
+        namespace: meta.namespace.clone().unwrap_or_default(),
+        labels: meta.labels.clone().unwrap_or_default(),
+        payload,
+    }
+}
+
+/// Helm's `Secret` driver.
+#[derive(Clone)]
+pub struct SecretDriver {
+    api: Api<Secret>,
+}
+
+impl SecretDriver {
+    /// Records in `namespace`; `None` lists across all namespaces (read-only use).
+    pub fn new(client: kube::Client, namespace: Option<&str>) -> Self {
+        let api = match namespace {
+            Some(ns) => Api::namespaced(client, ns),
+            None => Api::all(client),
+        };
+        SecretDriver { api }
+    }
+
+    fn to_secret(object: &StoredObject) -> Secret {
+        Secret {
+            metadata: meta(object),
+            type_: Some(SECRET_TYPE.to_string()),
+            data: Some(BTreeMap::from([(
+                "release".to_string(),
+                ByteString(object.payload.clone()),
+            )])),
+            ..Default::default()
+        }
+    }
+
+    fn from_secret(s: Secret) -> StoredObject {
+        let payload = s
+            .data
+            .and_then(|mut d| d.remove("release"))
+            .map(|b| b.0)
+            .unwrap_or_default();
+        from_meta(&s.metadata, payload)
+    }
+}
+
+impl Driver for SecretDriver {
+    fn name(&self) -> &'static str {
+        "Secret"
+    }
+
+    async fn query(&self, selector: &BTreeMap<String, String>) -> Result<Vec<StoredObject>, Error> {
+        let lp = ListParams::default().labels(&label_selector(selector));
+        let list = self
+            .api
+            .list(&lp)
+            .await
+            .map_err(|e| backend("Secret", "list", e))?;
+        Ok(list.items.into_iter().map(Self::from_secret).collect())
+    }
+
+    async fn get(&self, key: &str) -> Result<Option<StoredObject>, Error> {
+        match self.api.get_opt(key).await {
+            Ok(s) => Ok(s.map(Self::from_secret)),
+            Err(e) => Err(backend("Secret", key, e)),
+        }
+    }
+
+    async fn create(&self, object: StoredObject) -> Result<(), Error> {
+        match self
+            .api
+            .create(&PostParams::default(), &Self::to_secret(&object))
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e) if is_status(&e, 409) => Err(Error::AlreadyExists { key: object.key }),
+            Err(e) => Err(backend("Secret", &object.key, e)),
+        }
+    }
+
+    async fn update(&self, object: StoredObject) -> Result<(), Error> {
+        self.api
+            .replace(
+                &object.key,
+                &PostParams::default(),
+                &Self::to_secret(&object),
+            )
+            .await
+            .map(|_| ())
+            .map_err(|e| backend("Secret", &object.key, e))
+    }
+
+    async fn delete(&self, key: &str) -> Result<(), Error> {
+        match self.api.delete(key, &DeleteParams::default()).await {
+            Ok(_) => Ok(()),
+            Err(e) if is_status(&e, 404) => Ok(()),
+            Err(e) => Err(backend("Secret", key, e)),
+        }
+    }
+}
+
+/// Helm's `ConfigMap` driver.
+#[derive(Clone)]
+pub struct ConfigMapDriver {
+    api: Api<ConfigMap>,
+}
+
+impl ConfigMapDriver {
+    /// Records in `namespace`; `None` lists across all namespaces (read-only use).
+    pub fn new(client: kube::Client, namespace: Option<&str>) -> Self {
+        let api = match namespace {
+            Some(ns) => Api::namespaced(client, ns),
+            None => Api::all(client),
+        };
+        ConfigMapDriver { api }
+    }
+
+    fn to_configmap(object: &StoredObject) -> ConfigMap {
+        ConfigMap {
+            metadata: meta(object),
+            data: Some(BTreeMap::from([(
+                "release".to_string(),
+                String::from_utf8_lossy(&object.payload).into_owned(),
+            )])),
+            ..Default::default()
+        }
+    }
+
+    fn from_configmap(c: ConfigMap) -> StoredObject {
+        let payload = c
+            .data
+            .and_then(|mut d| d.remove("release"))
+            .unwrap_or_default()
+            .into_bytes();
+        from_meta(&c.metadata, payload)
+    }
+}
+
+impl Driver for ConfigMapDriver {
+    fn name(&self) -> &'static str {
+        "ConfigMap"
+    }
+
+    async fn query(&self, selector: &BTreeMap<String, String>) -> Result<Vec<StoredObject>, Error> {
+        let lp = ListParams::default().labels(&label_selector(selector));
+        let list = self
+            .api
+            .list(&lp)
+            .await
+            .map_err(|e| backend("ConfigMap", "list", e))?;
+        Ok(list.items.into_iter().map(Self::from_configmap).collect())
+    }
+
+    async fn get(&self, key: &str) -> Result<Option<StoredObject>, Error> {
+        match self.api.get_opt(key).await {
+            Ok(c) => Ok(c.map(Self::from_configmap)),
+            Err(e) => Err(backend("ConfigMap", key, e)),
+        }
+    }
+
+    async fn create(&self, object: StoredObject) -> Result<(), Error> {
+        match self
+            .api
+            .create(&PostParams::default(), &Self::to_configmap(&object))
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e) if is_status(&e, 409) => Err(Error::AlreadyExists { key: object.key }),
+            Err(e) => Err(backend("ConfigMap", &object.key, e)),
+        }
+    }
+
+    async fn update(&self, object: StoredObject) -> Result<(), Error> {
+        self.api
+            .replace(
+                &object.key,
+                &PostParams::default(),
+                &Self::to_configmap(&object),
+            )
+            .await
+            .map(|_| ())
+            .map_err(|e| backend("ConfigMap", &object.key, e))
+    }
+
+    async fn delete(&self, key: &str) -> Result<(), Error> {
+        match self.api.delete(key, &DeleteParams::default()).await {
+            Ok(_) => Ok(()),
+            Err(e) if is_status(&e, 404) => Ok(()),
+            Err(e) => Err(backend("ConfigMap", key, e)),
+        }
+    }
+}
