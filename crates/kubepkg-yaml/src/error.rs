@@ -29,6 +29,10 @@ pub enum YamlError {
     /// A `---` line carries more than a comment (Kubernetes' YAML reader rejects it).
     #[error("error reading yaml document: invalid Yaml document separator: {text}")]
     Separator { text: String },
+    /// go-yaml refused to read back the JSON text `toYaml` produced (Go's JSON leaves DEL and
+    /// C1 control characters unescaped). Display: `yaml: control characters are not allowed`.
+    #[error("yaml: {message}")]
+    Reread { message: String },
     /// A multi-document stream could not be split or one document failed; `document` is 1-based.
     /// Display follows Helm 4's values loader: `cannot unmarshal yaml document: …`.
     #[error("cannot unmarshal yaml document: {source}")]
