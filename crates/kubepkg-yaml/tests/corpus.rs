@@ -1,8 +1,9 @@
 //! Golden corpus: every case in `testdata/yaml-corpus` was run through the real Go libraries
 //! Helm uses (`testdata/yaml-oracle`, regenerate with `testdata/yaml-oracle/regen.sh`); our
 //! output must match byte for byte — the value (as Go's `json.Marshal` prints it) or the error
-//! text. Cases listed in `known-gaps.txt` are known mismatches: the test fails if one of them
-//! starts to pass (so the list only shrinks) or if any other case mismatches.
+//! text. Cases listed in `known-gaps.txt` (`FUNCTION CASE`, or `FUNCTION *` for a function not
+//! yet matched) are known mismatches: the test fails if a listed case starts to pass (so the
+//! list only shrinks) or if any other case mismatches. Pass rates per function are printed.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -112,12 +113,18 @@ impl Tally {
             .and_then(|v| v.as_str())
             .map(str::to_string);
         let id = format!("{func} {case}");
+        let wildcard = format!("{func} *");
+        let id = if self.known.contains(&wildcard) {
+            wildcard
+        } else {
+            id
+        };
         let ok = want_v == got.0 && want_e == got.1;
         let t = self.total.entry(func.to_string()).or_default();
         t.0 += 1;
         if ok {
             t.1 += 1;
-            if self.known.contains(&id) {
+            if self.known.contains(&id) && !id.ends_with(" *") {
                 self.fixed.push(id);
             }
         } else if !self.known.contains(&id) {
@@ -242,6 +249,15 @@ fn corpus_matches_go() {
         );
     }
 
+    // A whole function listed as a gap (`toToml *`) must be removed once it fully passes.
+    for k in t.known.iter().filter(|k| k.ends_with(" *")) {
+        let func = k.trim_end_matches(" *");
+        if let Some((n, p)) = t.total.get(func)
+            && n == p
+        {
+            t.fixed.push(k.clone());
+        }
+    }
     let mut report = String::new();
     let (mut all, mut pass) = (0, 0);
     for (f, (n, p)) in &t.total {
