@@ -19,7 +19,7 @@ pub fn strval(v: &Value) -> String {
 /// Go's conversion of a float64 to int64 as amd64 performs it: truncation toward zero, and the
 /// "integer indefinite" value (minimum int64) for NaN and out-of-range inputs.
 pub fn f64_to_i64(f: f64) -> i64 {
-    if f.is_nan() || f >= 9_223_372_036_854_775_808.0 || f < -9_223_372_036_854_775_808.0 {
+    if f.is_nan() || !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f) {
         i64::MIN
     } else {
         f as i64
@@ -84,10 +84,8 @@ fn parse_go_uint_base0(s: &str) -> Option<u64> {
     } else {
         (10, lower.clone(), false)
     };
-    if digits.contains('_') {
-        if !prefixed || !underscore_ok(&lower) {
-            return None;
-        }
+    if digits.contains('_') && (!prefixed || !underscore_ok(&lower)) {
+        return None;
     }
     let clean: String = digits.chars().filter(|c| *c != '_').collect();
     if clean.is_empty() {
@@ -143,7 +141,11 @@ pub fn parse_go_float(s: &str) -> Option<f64> {
     if t.contains('_') || (s.len() - t.len()) > 1 {
         return None;
     }
-    if !special && !t.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-')) {
+    if !special
+        && !t
+            .bytes()
+            .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
+    {
         return None;
     }
     let f: f64 = s.parse().ok()?;

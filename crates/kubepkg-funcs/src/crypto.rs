@@ -36,53 +36,81 @@ pub(crate) fn functions() -> Vec<Function> {
         }),
         f!("randBytes", [Int], |a| {
             let n = int(a, 0);
-            if n < 0 || n > 1 << 28 {
+            if !(0..=1 << 28).contains(&n) {
                 return Err("runtime error: makeslice: len out of range".into());
             }
             let mut buf = vec![0u8; n as usize];
             rand::rngs::OsRng.fill_bytes(&mut buf);
             Ok(b64enc(&buf).into())
         }),
-        f!("uuidv4", [], |_| Ok(uuid::Uuid::new_v4().to_string().into())),
-        f!("derivePassword", [Int, String, String, String, String], |a| {
-            Ok(derive_password(int(a, 0) as u32, s(a, 1), s(a, 2), s(a, 3), s(a, 4)).into())
-        }),
-        f!("genPrivateKey", [String], |a| Ok(gen_private_key(s(a, 0)).into())),
+        f!("uuidv4", [], |_| Ok(uuid::Uuid::new_v4()
+            .to_string()
+            .into())),
+        f!(
+            "derivePassword",
+            [Int, String, String, String, String],
+            |a| {
+                Ok(derive_password(int(a, 0) as u32, s(a, 1), s(a, 2), s(a, 3), s(a, 4)).into())
+            }
+        ),
+        f!("genPrivateKey", [String], |a| Ok(
+            gen_private_key(s(a, 0)).into()
+        )),
         f!("buildCustomCert", [String, String], build_custom_cert),
         f!("genCA", [String, Int], |a| {
             let key = PrivKey::Rsa(rsa_key(2048)?);
             gen_ca(s(a, 0), int(a, 1), key)
         }),
         f!("genCAWithKey", [String, Int, String], |a| {
-            let key = parse_private_key_pem(s(a, 2)).map_err(|e| format!("parsing private key: {e}"))?;
+            let key =
+                parse_private_key_pem(s(a, 2)).map_err(|e| format!("parsing private key: {e}"))?;
             gen_ca(s(a, 0), int(a, 1), key)
         }),
         f!("genSelfSignedCert", [String, List, List, Int], |a| {
             let key = PrivKey::Rsa(rsa_key(2048)?);
             gen_self_signed(a, key)
         }),
-        f!("genSelfSignedCertWithKey", [String, List, List, Int, String], |a| {
-            let key = parse_private_key_pem(s(a, 4)).map_err(|e| format!("parsing private key: {e}"))?;
-            gen_self_signed(a, key)
-        }),
+        f!(
+            "genSelfSignedCertWithKey",
+            [String, List, List, Int, String],
+            |a| {
+                let key = parse_private_key_pem(s(a, 4))
+                    .map_err(|e| format!("parsing private key: {e}"))?;
+                gen_self_signed(a, key)
+            }
+        ),
         f!("genSignedCert", [String, List, List, Int, Any], |a| {
             let ca = certificate_arg(arg(a, 4))?;
             let key = PrivKey::Rsa(rsa_key(2048)?);
             gen_signed(a, &ca, key)
         }),
-        f!("genSignedCertWithKey", [String, List, List, Int, Any, String], |a| {
-            let ca = certificate_arg(arg(a, 4))?;
-            let key = parse_private_key_pem(s(a, 5)).map_err(|e| format!("parsing private key: {e}"))?;
-            gen_signed(a, &ca, key)
-        }),
-        f!("encryptAES", [String, String], |a| encrypt_aes(s(a, 0), s(a, 1)).map(Value::from)),
-        f!("decryptAES", [String, String], |a| decrypt_aes(s(a, 0), s(a, 1)).map(Value::from)),
+        f!(
+            "genSignedCertWithKey",
+            [String, List, List, Int, Any, String],
+            |a| {
+                let ca = certificate_arg(arg(a, 4))?;
+                let key = parse_private_key_pem(s(a, 5))
+                    .map_err(|e| format!("parsing private key: {e}"))?;
+                gen_signed(a, &ca, key)
+            }
+        ),
+        f!("encryptAES", [String, String], |a| encrypt_aes(
+            s(a, 0),
+            s(a, 1)
+        )
+        .map(Value::from)),
+        f!("decryptAES", [String, String], |a| decrypt_aes(
+            s(a, 0),
+            s(a, 1)
+        )
+        .map(Value::from)),
     ]
 }
 
 fn bcrypt_hash(input: &str) -> String {
     if input.len() > 72 {
-        return "failed to encrypt string with bcrypt: bcrypt: password length exceeds 72 bytes".into();
+        return "failed to encrypt string with bcrypt: bcrypt: password length exceeds 72 bytes"
+            .into();
     }
     match bcrypt::hash_with_result(input, 10) {
         Ok(h) => h.format_for_version(bcrypt::Version::TwoA),
@@ -94,10 +122,27 @@ fn password_templates(kind: &str) -> Option<&'static [&'static str]> {
     Some(match kind {
         "maximum" => &["anoxxxxxxxxxxxxxxxxx", "axxxxxxxxxxxxxxxxxno"],
         "long" => &[
-            "CvcvnoCvcvCvcv", "CvcvCvcvnoCvcv", "CvcvCvcvCvcvno", "CvccnoCvcvCvcv", "CvccCvcvnoCvcv", "CvccCvcvCvcvno",
-            "CvcvnoCvccCvcv", "CvcvCvccnoCvcv", "CvcvCvccCvcvno", "CvcvnoCvcvCvcc", "CvcvCvcvnoCvcc", "CvcvCvcvCvccno",
-            "CvccnoCvccCvcv", "CvccCvccnoCvcv", "CvccCvccCvcvno", "CvcvnoCvccCvcc", "CvcvCvccnoCvcc", "CvcvCvccCvccno",
-            "CvccnoCvcvCvcc", "CvccCvcvnoCvcc", "CvccCvcvCvccno",
+            "CvcvnoCvcvCvcv",
+            "CvcvCvcvnoCvcv",
+            "CvcvCvcvCvcvno",
+            "CvccnoCvcvCvcv",
+            "CvccCvcvnoCvcv",
+            "CvccCvcvCvcvno",
+            "CvcvnoCvccCvcv",
+            "CvcvCvccnoCvcv",
+            "CvcvCvccCvcvno",
+            "CvcvnoCvcvCvcc",
+            "CvcvCvcvnoCvcc",
+            "CvcvCvcvCvccno",
+            "CvccnoCvccCvcv",
+            "CvccCvccnoCvcv",
+            "CvccCvccCvcvno",
+            "CvcvnoCvccCvcc",
+            "CvcvCvccnoCvcc",
+            "CvcvCvccCvccno",
+            "CvccnoCvcvCvcc",
+            "CvccCvcvnoCvcc",
+            "CvccCvcvCvccno",
         ],
         "medium" => &["CvcnoCvc", "CvcCvcno"],
         "short" => &["Cvcn"],
@@ -165,17 +210,25 @@ enum PrivKey {
 }
 
 fn rsa_key(bits: usize) -> Result<rsa::RsaPrivateKey, String> {
-    rsa::RsaPrivateKey::new(&mut rand::rngs::OsRng, bits).map_err(|e| format!("error generating rsa key: {e}"))
+    rsa::RsaPrivateKey::new(&mut rand::rngs::OsRng, bits)
+        .map_err(|e| format!("error generating rsa key: {e}"))
 }
 
 fn gen_private_key(kind: &str) -> String {
     let key = match kind {
         "" | "rsa" => rsa_key(4096).map(PrivKey::Rsa),
-        "ecdsa" => Ok(PrivKey::Ecdsa(p256::SecretKey::random(&mut rand::rngs::OsRng))),
-        "ed25519" => Ok(PrivKey::Ed25519(ed25519_dalek::SigningKey::generate(&mut rand::rngs::OsRng))),
+        "ecdsa" => Ok(PrivKey::Ecdsa(p256::SecretKey::random(
+            &mut rand::rngs::OsRng,
+        ))),
+        "ed25519" => Ok(PrivKey::Ed25519(ed25519_dalek::SigningKey::generate(
+            &mut rand::rngs::OsRng,
+        ))),
         "dsa" => {
             let c = dsa::Components::generate(&mut rand::rngs::OsRng, dsa::KeySize::DSA_2048_256);
-            Ok(PrivKey::Dsa(Box::new(dsa::SigningKey::generate(&mut rand::rngs::OsRng, c))))
+            Ok(PrivKey::Dsa(Box::new(dsa::SigningKey::generate(
+                &mut rand::rngs::OsRng,
+                c,
+            ))))
         }
         other => return format!("Unknown type {other}"),
     };
@@ -222,7 +275,12 @@ fn tlv(tag: u8, content: &[u8]) -> Vec<u8> {
     if n < 0x80 {
         out.push(n as u8);
     } else {
-        let bytes: Vec<u8> = n.to_be_bytes().iter().copied().skip_while(|b| *b == 0).collect();
+        let bytes: Vec<u8> = n
+            .to_be_bytes()
+            .iter()
+            .copied()
+            .skip_while(|b| *b == 0)
+            .collect();
         out.push(0x80 | bytes.len() as u8);
         out.extend(bytes);
     }
@@ -248,12 +306,22 @@ fn der_uint(be: &[u8]) -> Vec<u8> {
 
 fn key_pem(k: &PrivKey) -> Result<String, String> {
     Ok(match k {
-        PrivKey::Rsa(k) => pem_encode("RSA PRIVATE KEY", k.to_pkcs1_der().map_err(|e| e.to_string())?.as_bytes()),
-        PrivKey::Ecdsa(k) => pem_encode("EC PRIVATE KEY", &k.to_sec1_der().map_err(|e| e.to_string())?),
+        PrivKey::Rsa(k) => pem_encode(
+            "RSA PRIVATE KEY",
+            k.to_pkcs1_der().map_err(|e| e.to_string())?.as_bytes(),
+        ),
+        PrivKey::Ecdsa(k) => pem_encode(
+            "EC PRIVATE KEY",
+            &k.to_sec1_der().map_err(|e| e.to_string())?,
+        ),
         PrivKey::Ed25519(k) => {
             // PKCS#8 v1 without the public key, as Go's MarshalPKCS8PrivateKey writes it.
             let inner = tlv(0x04, &k.to_bytes());
-            let der = seq(&[tlv(0x02, &[0]), seq(&[vec![0x06, 0x03, 0x2b, 0x65, 0x70]]), tlv(0x04, &inner)]);
+            let der = seq(&[
+                tlv(0x02, &[0]),
+                seq(&[vec![0x06, 0x03, 0x2b, 0x65, 0x70]]),
+                tlv(0x04, &inner),
+            ]);
             pem_encode("PRIVATE KEY", &der)
         }
         PrivKey::Dsa(k) => {
@@ -295,10 +363,15 @@ fn parse_private_key_pem(text: &str) -> Result<PrivKey, String> {
             .map_err(|_| "parsing RSA private key from PEM: x509: malformed private key".into()),
         "EC" => p256::SecretKey::from_sec1_der(&der)
             .map(PrivKey::Ecdsa)
-            .map_err(|_| "parsing EC private key from PEM: x509: failed to parse EC private key".into()),
-        "DSA" => parse_dsa(&der).map(|k| PrivKey::Dsa(Box::new(k))).ok_or_else(|| {
-            "parsing DSA private key from PEM: asn1: structure error: tags don't match".to_string()
-        }),
+            .map_err(|_| {
+                "parsing EC private key from PEM: x509: failed to parse EC private key".into()
+            }),
+        "DSA" => parse_dsa(&der)
+            .map(|k| PrivKey::Dsa(Box::new(k)))
+            .ok_or_else(|| {
+                "parsing DSA private key from PEM: asn1: structure error: tags don't match"
+                    .to_string()
+            }),
         _ => Err(format!("invalid private key type {kind}")),
     }
 }
@@ -334,7 +407,8 @@ fn parse_dsa(der: &[u8]) -> Option<dsa::SigningKey> {
     if ints.len() != 6 {
         return None;
     }
-    let c = dsa::Components::from_components(ints[1].clone(), ints[2].clone(), ints[3].clone()).ok()?;
+    let c =
+        dsa::Components::from_components(ints[1].clone(), ints[2].clone(), ints[3].clone()).ok()?;
     let vk = dsa::VerifyingKey::from_components(c, ints[4].clone()).ok()?;
     dsa::SigningKey::from_components(vk, ints[5].clone()).ok()
 }
@@ -379,9 +453,15 @@ fn certificate_arg(v: &Value) -> Result<Certificate, String> {
                 Some(Value::String(s)) => s.to_string(),
                 _ => String::new(),
             };
-            Ok(Certificate { cert: get("Cert"), key: get("Key") })
+            Ok(Certificate {
+                cert: get("Cert"),
+                key: get("Key"),
+            })
         }
-        other => Err(format!("wrong type for value; expected sprig.certificate; got {}", other.type_name())),
+        other => Err(format!(
+            "wrong type for value; expected sprig.certificate; got {}",
+            other.type_name()
+        )),
     }
 }
 
@@ -393,7 +473,10 @@ fn build_custom_cert(a: &[Value]) -> FuncResult {
     let (_, der) = pem_decode(&cert_text).ok_or("unable to decode certificate")?;
     parse_cert(&der).map_err(|e| format!("error parsing certificate: decodedCert.Bytes: {e}"))?;
     parse_private_key_pem(&key_text).map_err(|e| format!("error parsing private key: {e}"))?;
-    Ok(cert_value(Certificate { cert: cert_text, key: key_text }))
+    Ok(cert_value(Certificate {
+        cert: cert_text,
+        key: key_text,
+    }))
 }
 
 /// The parts of a parsed certificate a signer needs: its subject and subject key id.
@@ -404,19 +487,28 @@ struct ParsedCert {
 
 fn parse_cert(der: &[u8]) -> Result<ParsedCert, String> {
     use der::{Decode, Encode};
-    let c = x509_cert::Certificate::from_der(der).map_err(|_| "x509: malformed certificate".to_string())?;
-    let subject_der = c.tbs_certificate.subject.to_der().map_err(|e| e.to_string())?;
+    let c = x509_cert::Certificate::from_der(der)
+        .map_err(|_| "x509: malformed certificate".to_string())?;
+    let subject_der = c
+        .tbs_certificate
+        .subject
+        .to_der()
+        .map_err(|e| e.to_string())?;
     let ski = c.tbs_certificate.extensions.as_ref().and_then(|exts| {
-        exts.iter().find(|e| e.extn_id.to_string() == "2.5.29.14").and_then(|e| {
-            let b = e.extn_value.as_bytes();
-            (b.len() >= 2 && b[0] == 0x04).then(|| b[2..].to_vec())
-        })
+        exts.iter()
+            .find(|e| e.extn_id.to_string() == "2.5.29.14")
+            .and_then(|e| {
+                let b = e.extn_value.as_bytes();
+                (b.len() >= 2 && b[0] == 0x04).then(|| b[2..].to_vec())
+            })
     });
     Ok(ParsedCert { subject_der, ski })
 }
 
 fn ips_arg(v: &Value) -> Result<Vec<Vec<u8>>, String> {
-    let Value::List(items, _) = v else { return Ok(Vec::new()) };
+    let Value::List(items, _) = v else {
+        return Ok(Vec::new());
+    };
     items
         .iter()
         .map(|ip| match ip {
@@ -428,13 +520,18 @@ fn ips_arg(v: &Value) -> Result<Vec<Vec<u8>>, String> {
                 }),
                 Err(_) => Err(format!("error parsing ip: {s}")),
             },
-            other => Err(format!("error parsing ip: {} is not a string", crate::gofmt::sprint_v(other))),
+            other => Err(format!(
+                "error parsing ip: {} is not a string",
+                crate::gofmt::sprint_v(other)
+            )),
         })
         .collect()
 }
 
 fn dns_arg(v: &Value) -> Result<Vec<String>, String> {
-    let Value::List(items, _) = v else { return Ok(Vec::new()) };
+    let Value::List(items, _) = v else {
+        return Ok(Vec::new());
+    };
     items
         .iter()
         .map(|d| match d {
@@ -451,9 +548,14 @@ fn name_der(cn: &str) -> Vec<u8> {
     if cn.is_empty() {
         return seq(&[]);
     }
-    let printable = cn.bytes().all(|b| b.is_ascii_alphanumeric() || b" '()+,-./:=?*&".contains(&b));
+    let printable = cn
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b" '()+,-./:=?*&".contains(&b));
     let value = tlv(if printable { 0x13 } else { 0x0c }, cn.as_bytes());
-    seq(&[tlv(0x31, &seq(&[vec![0x06, 0x03, 0x55, 0x04, 0x03], value]))])
+    seq(&[tlv(
+        0x31,
+        &seq(&[vec![0x06, 0x03, 0x55, 0x04, 0x03], value]),
+    )])
 }
 
 fn der_time(unix: i64) -> Vec<u8> {
@@ -485,9 +587,21 @@ struct Template {
 
 fn public_key_der(k: &PrivKey) -> Result<Vec<u8>, String> {
     let der = match k {
-        PrivKey::Rsa(k) => k.to_public_key().to_public_key_der().map_err(|e| e.to_string())?.into_vec(),
-        PrivKey::Ecdsa(k) => k.public_key().to_public_key_der().map_err(|e| e.to_string())?.into_vec(),
-        PrivKey::Ed25519(k) => k.verifying_key().to_public_key_der().map_err(|e| e.to_string())?.into_vec(),
+        PrivKey::Rsa(k) => k
+            .to_public_key()
+            .to_public_key_der()
+            .map_err(|e| e.to_string())?
+            .into_vec(),
+        PrivKey::Ecdsa(k) => k
+            .public_key()
+            .to_public_key_der()
+            .map_err(|e| e.to_string())?
+            .into_vec(),
+        PrivKey::Ed25519(k) => k
+            .verifying_key()
+            .to_public_key_der()
+            .map_err(|e| e.to_string())?
+            .into_vec(),
         PrivKey::Dsa(_) => return Err("x509: only RSA, ECDSA and Ed25519 keys supported".into()),
     };
     Ok(der)
@@ -506,18 +620,26 @@ fn sign(k: &PrivKey, msg: &[u8]) -> Result<(Vec<u8>, Vec<u8>), String> {
     Ok(match k {
         PrivKey::Rsa(k) => {
             let sk = rsa::pkcs1v15::SigningKey::<sha2::Sha256>::new(k.clone());
-            let alg = vec![0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x0b, 0x05, 0x00];
+            let alg = vec![
+                0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x0b, 0x05,
+                0x00,
+            ];
             (alg, sk.try_sign(msg).map_err(|e| e.to_string())?.to_vec())
         }
         PrivKey::Ecdsa(k) => {
             let sk = p256::ecdsa::SigningKey::from(k);
             let sig: p256::ecdsa::Signature = sk.try_sign(msg).map_err(|e| e.to_string())?;
-            let alg = vec![0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02];
+            let alg = vec![
+                0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02,
+            ];
             (alg, sig.to_der().as_bytes().to_vec())
         }
         PrivKey::Ed25519(k) => {
             let sig = k.try_sign(msg).map_err(|e| e.to_string())?;
-            (vec![0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70], sig.to_bytes().to_vec())
+            (
+                vec![0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70],
+                sig.to_bytes().to_vec(),
+            )
         }
         PrivKey::Dsa(_) => return Err("x509: only RSA, ECDSA and Ed25519 keys supported".into()),
     })
@@ -535,19 +657,32 @@ fn create_certificate(
     let (alg, _) = sign(signer, b"probe").map_err(wrap)?;
     let mut serial = [0u8; 16];
     rand::rngs::OsRng.fill_bytes(&mut serial);
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_secs() as i64;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs() as i64;
     let subject = name_der(&t.cn);
-    let issuer = parent.map(|p| p.subject_der.clone()).unwrap_or_else(|| subject.clone());
+    let issuer = parent
+        .map(|p| p.subject_der.clone())
+        .unwrap_or_else(|| subject.clone());
 
     let mut exts = Vec::new();
-    let ku = if t.is_ca { vec![0x03, 0x02, 0x02, 0xa4] } else { vec![0x03, 0x02, 0x05, 0xa0] };
+    let ku = if t.is_ca {
+        vec![0x03, 0x02, 0x02, 0xa4]
+    } else {
+        vec![0x03, 0x02, 0x05, 0xa0]
+    };
     exts.push(ext(&[0x55, 0x1d, 0x0f], true, ku));
     let eku = seq(&[
         tlv(0x06, &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x01]),
         tlv(0x06, &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x02]),
     ]);
     exts.push(ext(&[0x55, 0x1d, 0x25], false, eku));
-    let bc = if t.is_ca { seq(&[vec![0x01, 0x01, 0xff]]) } else { seq(&[]) };
+    let bc = if t.is_ca {
+        seq(&[vec![0x01, 0x01, 0xff]])
+    } else {
+        seq(&[])
+    };
     exts.push(ext(&[0x55, 0x1d, 0x13], true, bc));
     if t.is_ca {
         let ski = sha1::Sha1::digest(spki_key_bits(&spki)).to_vec();
@@ -566,7 +701,10 @@ fn create_certificate(
         der_uint(&serial),
         alg.clone(),
         issuer,
-        seq(&[der_time(now), der_time(now.saturating_add(t.days.saturating_mul(86_400)))]),
+        seq(&[
+            der_time(now),
+            der_time(now.saturating_add(t.days.saturating_mul(86_400))),
+        ]),
         subject,
         spki,
         tlv(0xa3, &seq(&exts)),
@@ -575,24 +713,47 @@ fn create_certificate(
     let mut bits = vec![0u8];
     bits.extend(sig);
     let cert = seq(&[tbs, alg, tlv(0x03, &bits)]);
-    Ok(Certificate { cert: pem_encode("CERTIFICATE", &cert), key: key_pem(signee).map_err(|e| format!("error pem-encoding key: {e}"))? })
+    Ok(Certificate {
+        cert: pem_encode("CERTIFICATE", &cert),
+        key: key_pem(signee).map_err(|e| format!("error pem-encoding key: {e}"))?,
+    })
 }
 
 fn gen_ca(cn: &str, days: i64, key: PrivKey) -> FuncResult {
-    let t = Template { cn: cn.into(), ips: vec![], dns: vec![], days, is_ca: true };
+    let t = Template {
+        cn: cn.into(),
+        ips: vec![],
+        dns: vec![],
+        days,
+        is_ca: true,
+    };
     create_certificate(&t, &key, None, &key).map(cert_value)
 }
 
 fn gen_self_signed(a: &[Value], key: PrivKey) -> FuncResult {
-    let t = Template { cn: s(a, 0).into(), ips: ips_arg(arg(a, 1))?, dns: dns_arg(arg(a, 2))?, days: int(a, 3), is_ca: false };
+    let t = Template {
+        cn: s(a, 0).into(),
+        ips: ips_arg(arg(a, 1))?,
+        dns: dns_arg(arg(a, 2))?,
+        days: int(a, 3),
+        is_ca: false,
+    };
     create_certificate(&t, &key, None, &key).map(cert_value)
 }
 
 fn gen_signed(a: &[Value], ca: &Certificate, key: PrivKey) -> FuncResult {
     let (_, der) = pem_decode(&ca.cert).ok_or("unable to decode certificate")?;
-    let parent = parse_cert(&der).map_err(|e| format!("error parsing certificate: decodedSignerCert.Bytes: {e}"))?;
-    let signer = parse_private_key_pem(&ca.key).map_err(|e| format!("error parsing private key: {e}"))?;
-    let t = Template { cn: s(a, 0).into(), ips: ips_arg(arg(a, 1))?, dns: dns_arg(arg(a, 2))?, days: int(a, 3), is_ca: false };
+    let parent = parse_cert(&der)
+        .map_err(|e| format!("error parsing certificate: decodedSignerCert.Bytes: {e}"))?;
+    let signer =
+        parse_private_key_pem(&ca.key).map_err(|e| format!("error parsing private key: {e}"))?;
+    let t = Template {
+        cn: s(a, 0).into(),
+        ips: ips_arg(arg(a, 1))?,
+        dns: dns_arg(arg(a, 2))?,
+        days: int(a, 3),
+        is_ca: false,
+    };
     create_certificate(&t, &key, Some(&parent), &signer).map(cert_value)
 }
 
@@ -616,7 +777,10 @@ fn encrypt_aes(password: &str, plaintext: &str) -> Result<String, String> {
     rand::rngs::OsRng.fill_bytes(&mut iv);
     let enc = cbc::Encryptor::<aes::Aes256>::new(&key.into(), &iv.into());
     let len = content.len();
-    let ct = enc.encrypt_padded_mut::<NoPadding>(&mut content, len).map_err(|e| e.to_string())?.to_vec();
+    let ct = enc
+        .encrypt_padded_mut::<NoPadding>(&mut content, len)
+        .map_err(|e| e.to_string())?
+        .to_vec();
     let mut out = iv.to_vec();
     out.extend(ct);
     Ok(b64enc(&out))
@@ -629,7 +793,10 @@ fn decrypt_aes(password: &str, crypt64: &str) -> Result<String, String> {
     let key = aes_key(password);
     let crypt = b64dec(crypt64)?;
     if crypt.len() < 16 {
-        return Err(format!("runtime error: slice bounds out of range [:16] with capacity {}", crypt.len()));
+        return Err(format!(
+            "runtime error: slice bounds out of range [:16] with capacity {}",
+            crypt.len()
+        ));
     }
     let (iv, body) = crypt.split_at(16);
     if body.len() % 16 != 0 {
@@ -640,10 +807,16 @@ fn decrypt_aes(password: &str, crypt64: &str) -> Result<String, String> {
     }
     let mut buf = body.to_vec();
     let dec = cbc::Decryptor::<aes::Aes256>::new(&key.into(), iv.into());
-    let plain = dec.decrypt_padded_mut::<NoPadding>(&mut buf).map_err(|e| e.to_string())?.to_vec();
+    let plain = dec
+        .decrypt_padded_mut::<NoPadding>(&mut buf)
+        .map_err(|e| e.to_string())?
+        .to_vec();
     let pad = *plain.last().unwrap_or(&0) as usize;
     if pad > plain.len() {
-        return Err(format!("runtime error: slice bounds out of range [:{}]", plain.len() as i64 - pad as i64));
+        return Err(format!(
+            "runtime error: slice bounds out of range [:{}]",
+            plain.len() as i64 - pad as i64
+        ));
     }
     Ok(String::from_utf8_lossy(&plain[..plain.len() - pad]).into_owned())
 }
@@ -661,7 +834,10 @@ mod tests {
     // Sprig's crypto_test.go: derivePassword 1 "long" "password" "user" "example.com".
     #[test]
     fn derive_password_matches_sprig_test_vector() {
-        assert_eq!(derive_password(1, "long", "password", "user", "example.com"), "ZedaFaxcZaso9*");
+        assert_eq!(
+            derive_password(1, "long", "password", "user", "example.com"),
+            "ZedaFaxcZaso9*"
+        );
     }
 
     #[test]
@@ -673,13 +849,30 @@ mod tests {
 
     #[test]
     fn ca_signs_a_certificate_that_parses() {
-        let ca = gen_ca("ca", 365, PrivKey::Ecdsa(p256::SecretKey::random(&mut rand::rngs::OsRng))).unwrap();
+        let ca = gen_ca(
+            "ca",
+            365,
+            PrivKey::Ecdsa(p256::SecretKey::random(&mut rand::rngs::OsRng)),
+        )
+        .unwrap();
         let Value::Object(o) = &ca else { panic!() };
         let ca = certificate_arg(&Value::Object(o.clone())).unwrap();
-        let a = [Value::str("leaf"), Value::list(vec!["10.0.0.1".into()]), Value::list(vec!["x.example".into()]), Value::Int(30)];
-        let leaf = gen_signed(&a, &ca, PrivKey::Ed25519(ed25519_dalek::SigningKey::generate(&mut rand::rngs::OsRng))).unwrap();
+        let a = [
+            Value::str("leaf"),
+            Value::list(vec!["10.0.0.1".into()]),
+            Value::list(vec!["x.example".into()]),
+            Value::Int(30),
+        ];
+        let leaf = gen_signed(
+            &a,
+            &ca,
+            PrivKey::Ed25519(ed25519_dalek::SigningKey::generate(&mut rand::rngs::OsRng)),
+        )
+        .unwrap();
         let Value::Object(l) = leaf else { panic!() };
-        let Some(Value::String(pem)) = l.field("Cert") else { panic!() };
+        let Some(Value::String(pem)) = l.field("Cert") else {
+            panic!()
+        };
         let (_, der) = pem_decode(&pem).unwrap();
         parse_cert(&der).unwrap();
     }

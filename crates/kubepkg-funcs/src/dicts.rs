@@ -15,7 +15,9 @@ pub(crate) fn functions() -> Vec<Function> {
     vec![
         fv!("dict", [], Any, dict),
         f!("get", [Map, String], |a| {
-            Ok(map_of(arg(a, 0)).and_then(|m| map_read(&m).get(s(a, 1)).cloned()).unwrap_or_else(|| "".into()))
+            Ok(map_of(arg(a, 0))
+                .and_then(|m| map_read(&m).get(s(a, 1)).cloned())
+                .unwrap_or_else(|| "".into()))
         }),
         f!("set", [Map, String, Any], |a| match arg(a, 0) {
             Value::Map(m) => {
@@ -31,7 +33,9 @@ pub(crate) fn functions() -> Vec<Function> {
             Ok(arg(a, 0).clone())
         }),
         f!("hasKey", [Map, String], |a| {
-            Ok(map_of(arg(a, 0)).is_some_and(|m| map_read(&m).contains_key(s(a, 1))).into())
+            Ok(map_of(arg(a, 0))
+                .is_some_and(|m| map_read(&m).contains_key(s(a, 1)))
+                .into())
         }),
         fv!("pluck", [String], Map, |a| {
             let key = s(a, 0);
@@ -44,9 +48,9 @@ pub(crate) fn functions() -> Vec<Function> {
             ))
         }),
         fv!("keys", [], Map, |a| {
-            Ok(Value::str_list(
-                a.iter().filter_map(map_of).flat_map(|m| map_read(&m).keys().cloned().collect::<Vec<_>>()),
-            ))
+            Ok(Value::str_list(a.iter().filter_map(map_of).flat_map(|m| {
+                map_read(&m).keys().cloned().collect::<Vec<_>>()
+            })))
         }),
         fv!("pick", [Map], String, |a| {
             let src = map_of(arg(a, 0));
@@ -79,7 +83,11 @@ pub(crate) fn functions() -> Vec<Function> {
         fv!("mergeOverwrite", [Map], Map, |a| Ok(merge(a, true))),
         fv!("mustMergeOverwrite", [Map], Map, |a| Ok(merge(a, true))),
         f!("values", [Map], |a| {
-            Ok(Value::list(map_of(arg(a, 0)).map(|m| map_read(&m).values().cloned().collect()).unwrap_or_default()))
+            Ok(Value::list(
+                map_of(arg(a, 0))
+                    .map(|m| map_read(&m).values().cloned().collect())
+                    .unwrap_or_default(),
+            ))
         }),
         f!("deepCopy", [Any], |a| Ok(arg(a, 0).deep_copy())),
         f!("mustDeepCopy", [Any], |a| Ok(arg(a, 0).deep_copy())),
@@ -138,8 +146,10 @@ fn merge_into(dst: &MapRef, src: &MapRef, overwrite: bool, depth: usize) {
     if depth > 10_000 {
         return;
     }
-    let entries: Vec<(String, Value)> =
-        map_read(src).iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let entries: Vec<(String, Value)> = map_read(src)
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     for (k, sv) in entries {
         if sv.is_nil() {
             if overwrite {
@@ -175,7 +185,9 @@ fn merge_into(dst: &MapRef, src: &MapRef, overwrite: bool, depth: usize) {
 fn type_assert_map(v: &Value) -> Result<MapRef, String> {
     match v {
         Value::Map(m) => Ok(m.clone()),
-        Value::Nil => Err("interface conversion: interface {} is nil, not map[string]interface {}".into()),
+        Value::Nil => {
+            Err("interface conversion: interface {} is nil, not map[string]interface {}".into())
+        }
         other => Err(format!(
             "interface conversion: interface {{}} is {}, not map[string]interface {{}}",
             other.type_name()
@@ -193,9 +205,14 @@ fn dig(a: &[Value]) -> FuncResult {
     for k in &a[..a.len() - 2] {
         match k {
             Value::String(s) => keys.push(s.to_string()),
-            Value::Nil => return Err("interface conversion: interface {} is nil, not string".into()),
+            Value::Nil => {
+                return Err("interface conversion: interface {} is nil, not string".into());
+            }
             other => {
-                return Err(format!("interface conversion: interface {{}} is {}, not string", other.type_name()));
+                return Err(format!(
+                    "interface conversion: interface {{}} is {}, not string",
+                    other.type_name()
+                ));
             }
         }
     }
@@ -217,20 +234,35 @@ mod tests {
     use std::collections::BTreeMap;
 
     fn m(pairs: &[(&str, Value)]) -> Value {
-        Value::map(pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<BTreeMap<_, _>>())
+        Value::map(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect::<BTreeMap<_, _>>(),
+        )
     }
 
     // From Sprig's dicts.md: merge keeps dst values, mergeOverwrite replaces them.
     #[test]
     fn merge_follows_mergo() {
-        let dst = m(&[("default", "default".into()), ("overwrite", "me".into()), ("key", m(&[("true", true.into())]))]);
-        let src = m(&[("overwrite", "overwritten".into()), ("key", m(&[("false", false.into())]))]);
+        let dst = m(&[
+            ("default", "default".into()),
+            ("overwrite", "me".into()),
+            ("key", m(&[("true", true.into())])),
+        ]);
+        let src = m(&[
+            ("overwrite", "overwritten".into()),
+            ("key", m(&[("false", false.into())])),
+        ]);
         let out = merge(&[dst.clone(), src.clone()], false);
         let Value::Map(o) = &out else { panic!() };
         assert_eq!(map_read(o).get("overwrite"), Some(&Value::str("me")));
         let out = merge(&[dst, src], true);
         let Value::Map(o) = &out else { panic!() };
-        assert_eq!(map_read(o).get("overwrite"), Some(&Value::str("overwritten")));
+        assert_eq!(
+            map_read(o).get("overwrite"),
+            Some(&Value::str("overwritten"))
+        );
         let key = map_read(o).get("key").cloned().unwrap();
         assert_eq!(key, m(&[("true", true.into()), ("false", false.into())]));
     }
@@ -238,7 +270,13 @@ mod tests {
     #[test]
     fn dig_walks_and_defaults() {
         let d = m(&[("a", m(&[("b", "c".into())]))]);
-        assert_eq!(dig(&["a".into(), "b".into(), "x".into(), d.clone()]).unwrap(), Value::str("c"));
-        assert_eq!(dig(&["a".into(), "z".into(), "x".into(), d]).unwrap(), Value::str("x"));
+        assert_eq!(
+            dig(&["a".into(), "b".into(), "x".into(), d.clone()]).unwrap(),
+            Value::str("c")
+        );
+        assert_eq!(
+            dig(&["a".into(), "z".into(), "x".into(), d]).unwrap(),
+            Value::str("x")
+        );
     }
 }

@@ -12,29 +12,70 @@ use crate::f;
 
 pub(crate) fn functions() -> Vec<Function> {
     vec![
-        f!("b64enc", [String], |a| Ok(b64enc(s(a, 0).as_bytes()).into())),
+        f!(
+            "b64enc",
+            [String],
+            |a| Ok(b64enc(s(a, 0).as_bytes()).into())
+        ),
         f!("b64dec", [String], |a| Ok(text(b64dec(s(a, 0))))),
-        f!("b32enc", [String], |a| Ok(b32enc(s(a, 0).as_bytes()).into())),
+        f!(
+            "b32enc",
+            [String],
+            |a| Ok(b32enc(s(a, 0).as_bytes()).into())
+        ),
         f!("b32dec", [String], |a| Ok(text(b32dec(s(a, 0))))),
-        f!("sha1sum", [String], |a| Ok(hex::encode(sha1::Sha1::digest(s(a, 0).as_bytes())).into())),
-        f!("sha256sum", [String], |a| Ok(hex::encode(sha2::Sha256::digest(s(a, 0).as_bytes())).into())),
-        f!("sha512sum", [String], |a| Ok(hex::encode(sha2::Sha512::digest(s(a, 0).as_bytes())).into())),
-        f!("adler32sum", [String], |a| Ok(adler32(s(a, 0).as_bytes()).to_string().into())),
-        f!("toJson", [Any], |a| Ok(kubepkg_yaml::json::to_json(arg(a, 0)).unwrap_or_default().into())),
-        f!("mustToJson", [Any], |a| kubepkg_yaml::json::to_json(arg(a, 0)).map(Value::from).map_err(|e| e.to_string())),
-        f!("toPrettyJson", [Any], |a| Ok(kubepkg_yaml::json::to_pretty_json(arg(a, 0)).unwrap_or_default().into())),
+        f!("sha1sum", [String], |a| Ok(hex::encode(
+            sha1::Sha1::digest(s(a, 0).as_bytes())
+        )
+        .into())),
+        f!("sha256sum", [String], |a| Ok(hex::encode(
+            sha2::Sha256::digest(s(a, 0).as_bytes())
+        )
+        .into())),
+        f!("sha512sum", [String], |a| Ok(hex::encode(
+            sha2::Sha512::digest(s(a, 0).as_bytes())
+        )
+        .into())),
+        f!("adler32sum", [String], |a| Ok(adler32(s(a, 0).as_bytes())
+            .to_string()
+            .into())),
+        f!("toJson", [Any], |a| Ok(kubepkg_yaml::json::to_json(arg(
+            a, 0
+        ))
+        .unwrap_or_default()
+        .into())),
+        f!("mustToJson", [Any], |a| kubepkg_yaml::json::to_json(arg(
+            a, 0
+        ))
+        .map(Value::from)
+        .map_err(|e| e.to_string())),
+        f!("toPrettyJson", [Any], |a| Ok(
+            kubepkg_yaml::json::to_pretty_json(arg(a, 0))
+                .unwrap_or_default()
+                .into()
+        )),
         f!("mustToPrettyJson", [Any], |a| {
-            kubepkg_yaml::json::to_pretty_json(arg(a, 0)).map(Value::from).map_err(|e| e.to_string())
+            kubepkg_yaml::json::to_pretty_json(arg(a, 0))
+                .map(Value::from)
+                .map_err(|e| e.to_string())
         }),
         f!("toRawJson", [Any], raw_json),
         f!("mustToRawJson", [Any], raw_json),
-        f!("fromJson", [String], |a| Ok(kubepkg_yaml::json::from_json(s(a, 0)).unwrap_or(Value::Nil))),
-        f!("mustFromJson", [String], |a| kubepkg_yaml::json::from_json(s(a, 0)).map_err(|e| e.to_string())),
+        f!("fromJson", [String], |a| Ok(kubepkg_yaml::json::from_json(
+            s(a, 0)
+        )
+        .unwrap_or(Value::Nil))),
+        f!("mustFromJson", [String], |a| kubepkg_yaml::json::from_json(
+            s(a, 0)
+        )
+        .map_err(|e| e.to_string())),
     ]
 }
 
 fn raw_json(a: &[Value]) -> FuncResult {
-    kubepkg_yaml::json::to_raw_json(arg(a, 0)).map(Value::from).map_err(|e| e.to_string())
+    kubepkg_yaml::json::to_raw_json(arg(a, 0))
+        .map(Value::from)
+        .map_err(|e| e.to_string())
 }
 
 /// Decoded bytes as a Go string (invalid UTF-8 replaced, since our strings are UTF-8), or the
@@ -113,7 +154,10 @@ pub fn b64dec(src: &str) -> Result<Vec<u8>, String> {
             end = true;
             break;
         }
-        let v = (u32::from(dbuf[0]) << 18) | (u32::from(dbuf[1]) << 12) | (u32::from(dbuf[2]) << 6) | u32::from(dbuf[3]);
+        let v = (u32::from(dbuf[0]) << 18)
+            | (u32::from(dbuf[1]) << 12)
+            | (u32::from(dbuf[2]) << 6)
+            | u32::from(dbuf[3]);
         let bytes = [(v >> 16) as u8, (v >> 8) as u8, v as u8];
         out.extend_from_slice(&bytes[..dlen - 1]);
         if end {
@@ -213,8 +257,14 @@ mod tests {
         assert_eq!(b64enc(b"hello"), "aGVsbG8=");
         assert_eq!(b64dec("aGVsbG8=").unwrap(), b"hello");
         assert_eq!(b64dec("aGVs\nbG8=").unwrap(), b"hello");
-        assert_eq!(b64dec("abc").unwrap_err(), "illegal base64 data at input byte 0");
-        assert_eq!(b64dec("a!cd").unwrap_err(), "illegal base64 data at input byte 1");
+        assert_eq!(
+            b64dec("abc").unwrap_err(),
+            "illegal base64 data at input byte 0"
+        );
+        assert_eq!(
+            b64dec("a!cd").unwrap_err(),
+            "illegal base64 data at input byte 1"
+        );
     }
 
     #[test]

@@ -81,9 +81,17 @@ fn special_float(f: f64) -> Option<String> {
     if f.is_nan() {
         Some("NaN".into())
     } else if f.is_infinite() {
-        Some(if f > 0.0 { "+Inf".into() } else { "-Inf".into() })
+        Some(if f > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        })
     } else if f == 0.0 {
-        Some(if f.is_sign_negative() { "-0".into() } else { "0".into() })
+        Some(if f.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        })
     } else {
         None
     }

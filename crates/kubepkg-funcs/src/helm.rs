@@ -25,45 +25,110 @@ fn warn_wrap(msg: &str) -> String {
 
 pub(crate) fn functions() -> Vec<Function> {
     vec![
-        f!("toYaml", [Any], |a| Ok(kubepkg_yaml::to_yaml(arg(a, 0)).map(trim_nl).unwrap_or_default().into())),
+        f!("toYaml", [Any], |a| Ok(kubepkg_yaml::to_yaml(arg(a, 0))
+            .map(trim_nl)
+            .unwrap_or_default()
+            .into())),
         f!("mustToYaml", [Any], |a| {
-            kubepkg_yaml::to_yaml(arg(a, 0)).map(|y| Value::from(trim_nl(y))).map_err(|e| e.to_string())
+            kubepkg_yaml::to_yaml(arg(a, 0))
+                .map(|y| Value::from(trim_nl(y)))
+                .map_err(|e| e.to_string())
         }),
         f!("toYamlPretty", [Any], |a| {
-            Ok(kubepkg_yaml::to_yaml_pretty(arg(a, 0)).map(trim_nl).unwrap_or_default().into())
+            Ok(kubepkg_yaml::to_yaml_pretty(arg(a, 0))
+                .map(trim_nl)
+                .unwrap_or_default()
+                .into())
         }),
-        f!("fromYaml", [String], |a| Ok(map_or_error(kubepkg_yaml::from_yaml_map(s(a, 0)).map_err(|e| e.to_string())))),
+        f!("fromYaml", [String], |a| Ok(map_or_error(
+            kubepkg_yaml::from_yaml_map(s(a, 0)).map_err(|e| e.to_string())
+        ))),
         f!("fromYamlArray", [String], |a| {
-            Ok(list_or_error(kubepkg_yaml::from_yaml_array(s(a, 0)).map_err(|e| e.to_string())))
+            Ok(list_or_error(
+                kubepkg_yaml::from_yaml_array(s(a, 0)).map_err(|e| e.to_string()),
+            ))
         }),
-        f!("toJson", [Any], |a| Ok(kubepkg_yaml::json::to_json(arg(a, 0)).unwrap_or_default().into())),
-        f!("mustToJson", [Any], |a| kubepkg_yaml::json::to_json(arg(a, 0)).map(Value::from).map_err(|e| e.to_string())),
+        f!("toJson", [Any], |a| Ok(kubepkg_yaml::json::to_json(arg(
+            a, 0
+        ))
+        .unwrap_or_default()
+        .into())),
+        f!("mustToJson", [Any], |a| kubepkg_yaml::json::to_json(arg(
+            a, 0
+        ))
+        .map(Value::from)
+        .map_err(|e| e.to_string())),
         f!("fromJson", [String], |a| {
-            Ok(map_or_error(kubepkg_yaml::json::from_json_map(s(a, 0)).map_err(|e| e.to_string())))
+            Ok(map_or_error(
+                kubepkg_yaml::json::from_json_map(s(a, 0)).map_err(|e| e.to_string()),
+            ))
         }),
         f!("fromJsonArray", [String], |a| {
-            Ok(list_or_error(kubepkg_yaml::json::from_json_array(s(a, 0)).map_err(|e| e.to_string())))
+            Ok(list_or_error(
+                kubepkg_yaml::json::from_json_array(s(a, 0)).map_err(|e| e.to_string()),
+            ))
         }),
-        f!("toToml", [Any], |a| Ok(kubepkg_yaml::toml::to_toml(arg(a, 0)).unwrap_or_else(|e| e.to_string()).into())),
-        f!("mustToToml", [Any], |a| kubepkg_yaml::toml::to_toml(arg(a, 0)).map(Value::from).map_err(|e| e.to_string())),
-        f!("fromToml", [String], |a| Ok(map_or_error(kubepkg_yaml::toml::from_toml(s(a, 0)).map_err(|e| e.to_string())))),
+        f!("toToml", [Any], |a| Ok(kubepkg_yaml::toml::to_toml(arg(
+            a, 0
+        ))
+        .unwrap_or_else(|e| e.to_string())
+        .into())),
+        f!("mustToToml", [Any], |a| kubepkg_yaml::toml::to_toml(arg(
+            a, 0
+        ))
+        .map(Value::from)
+        .map_err(|e| e.to_string())),
+        f!("fromToml", [String], |a| Ok(map_or_error(
+            kubepkg_yaml::toml::from_toml(s(a, 0)).map_err(|e| e.to_string())
+        ))),
         f!("required", [String, Any], required),
         f!("fail", [String], |a| Err(warn_wrap(s(a, 0)))),
-        f!("mustToDuration", [Any], |a| as_duration(arg(a, 0)).map(duration_value)),
-        f!("durationSeconds", [Any], |a| Ok(Value::Float(as_duration(arg(a, 0)).map(|d| secs_f(d, 1e9)).unwrap_or(0.0)))),
-        f!("durationMilliseconds", [Any], |a| Ok(Value::Int64(as_duration(arg(a, 0)).map(|d| d / 1_000_000).unwrap_or(0)))),
-        f!("durationMicroseconds", [Any], |a| Ok(Value::Int64(as_duration(arg(a, 0)).map(|d| d / 1_000).unwrap_or(0)))),
-        f!("durationNanoseconds", [Any], |a| Ok(Value::Int64(as_duration(arg(a, 0)).unwrap_or(0)))),
-        f!("durationMinutes", [Any], |a| Ok(Value::Float(as_duration(arg(a, 0)).map(|d| secs_f(d, 6e10)).unwrap_or(0.0)))),
-        f!("durationHours", [Any], |a| Ok(Value::Float(as_duration(arg(a, 0)).map(|d| secs_f(d, 3.6e12)).unwrap_or(0.0)))),
+        f!("mustToDuration", [Any], |a| as_duration(arg(a, 0))
+            .map(duration_value)),
+        f!("durationSeconds", [Any], |a| Ok(Value::Float(
+            as_duration(arg(a, 0))
+                .map(|d| secs_f(d, 1e9))
+                .unwrap_or(0.0)
+        ))),
+        f!("durationMilliseconds", [Any], |a| Ok(Value::Int64(
+            as_duration(arg(a, 0)).map(|d| d / 1_000_000).unwrap_or(0)
+        ))),
+        f!("durationMicroseconds", [Any], |a| Ok(Value::Int64(
+            as_duration(arg(a, 0)).map(|d| d / 1_000).unwrap_or(0)
+        ))),
+        f!("durationNanoseconds", [Any], |a| Ok(Value::Int64(
+            as_duration(arg(a, 0)).unwrap_or(0)
+        ))),
+        f!("durationMinutes", [Any], |a| Ok(Value::Float(
+            as_duration(arg(a, 0))
+                .map(|d| secs_f(d, 6e10))
+                .unwrap_or(0.0)
+        ))),
+        f!("durationHours", [Any], |a| Ok(Value::Float(
+            as_duration(arg(a, 0))
+                .map(|d| secs_f(d, 3.6e12))
+                .unwrap_or(0.0)
+        ))),
         f!("durationDays", [Any], |a| {
-            Ok(Value::Float(as_duration(arg(a, 0)).map(|d| secs_f(d, 3.6e12) / 24.0).unwrap_or(0.0)))
+            Ok(Value::Float(
+                as_duration(arg(a, 0))
+                    .map(|d| secs_f(d, 3.6e12) / 24.0)
+                    .unwrap_or(0.0),
+            ))
         }),
         f!("durationWeeks", [Any], |a| {
-            Ok(Value::Float(as_duration(arg(a, 0)).map(|d| secs_f(d, 3.6e12) / 24.0 / 7.0).unwrap_or(0.0)))
+            Ok(Value::Float(
+                as_duration(arg(a, 0))
+                    .map(|d| secs_f(d, 3.6e12) / 24.0 / 7.0)
+                    .unwrap_or(0.0),
+            ))
         }),
-        f!("durationRoundTo", [Any, Any], |a| Ok(duration_value(round_or_truncate(a, true)))),
-        f!("durationTruncateTo", [Any, Any], |a| Ok(duration_value(round_or_truncate(a, false)))),
+        f!("durationRoundTo", [Any, Any], |a| Ok(duration_value(
+            round_or_truncate(a, true)
+        ))),
+        f!("durationTruncateTo", [Any, Any], |a| Ok(duration_value(
+            round_or_truncate(a, false)
+        ))),
     ]
 }
 
@@ -131,9 +196,18 @@ impl GoObject for Duration {
     fn call_method(&self, name: &str, args: &[Value]) -> Result<Value, String> {
         let m = match args.first() {
             Some(Value::Int(x) | Value::Int64(x)) => *x,
-            _ => return Err(format!("wrong type for value; expected time.Duration; got {}", args.first().map(Value::type_name).unwrap_or_default())),
+            _ => {
+                return Err(format!(
+                    "wrong type for value; expected time.Duration; got {}",
+                    args.first().map(Value::type_name).unwrap_or_default()
+                ));
+            }
         };
-        Ok(duration_value(if name == "Round" { round_duration(self.0, m) } else { truncate(self.0, m) }))
+        Ok(duration_value(if name == "Round" {
+            round_duration(self.0, m)
+        } else {
+            truncate(self.0, m)
+        }))
     }
     fn format_v(&self) -> String {
         duration_string(self.0)
@@ -161,9 +235,17 @@ fn truncate(d: i64, m: i64) -> i64 {
 }
 
 fn round_or_truncate(a: &[Value], round: bool) -> i64 {
-    let Ok(d) = as_duration(arg(a, 0)) else { return 0 };
-    let Ok(m) = as_duration(arg(a, 1)) else { return d };
-    if round { round_duration(d, m) } else { truncate(d, m) }
+    let Ok(d) = as_duration(arg(a, 0)) else {
+        return 0;
+    };
+    let Ok(m) = as_duration(arg(a, 1)) else {
+        return d;
+    };
+    if round {
+        round_duration(d, m)
+    } else {
+        truncate(d, m)
+    }
 }
 
 const MAX_SECS: i64 = i64::MAX / 1_000_000_000;
@@ -209,7 +291,10 @@ fn as_duration(v: &Value) -> Result<i64, String> {
             if let Some(f) = crate::cast::parse_go_float(t) {
                 return from_secs_float(f);
             }
-            Err(format!("could not parse duration {}", crate::gofmt::quote(x)))
+            Err(format!(
+                "could not parse duration {}",
+                crate::gofmt::quote(x)
+            ))
         }
         Value::Nil => Err("invalid duration".into()),
         Value::Int(i) | Value::Int64(i) => from_secs_int(*i),
@@ -231,8 +316,14 @@ mod tests {
 
     #[test]
     fn required_and_fail_wrap_messages() {
-        assert_eq!(required(&["need x".into(), Value::Nil]).unwrap_err(), "HELM_ERR_STARTneed xHELM_ERR_END");
-        assert_eq!(required(&["need x".into(), Value::Int(0)]).unwrap(), Value::Int(0));
+        assert_eq!(
+            required(&["need x".into(), Value::Nil]).unwrap_err(),
+            "HELM_ERR_STARTneed xHELM_ERR_END"
+        );
+        assert_eq!(
+            required(&["need x".into(), Value::Int(0)]).unwrap(),
+            Value::Int(0)
+        );
     }
 
     #[test]
@@ -240,6 +331,9 @@ mod tests {
         assert_eq!(as_duration(&"90s".into()).unwrap(), 90_000_000_000);
         assert_eq!(as_duration(&"1.5".into()).unwrap(), 1_500_000_000);
         assert_eq!(as_duration(&Value::Int(2)).unwrap(), 2_000_000_000);
-        assert_eq!(as_duration(&"x".into()).unwrap_err(), "could not parse duration \"x\"");
+        assert_eq!(
+            as_duration(&"x".into()).unwrap_err(),
+            "could not parse duration \"x\""
+        );
     }
 }

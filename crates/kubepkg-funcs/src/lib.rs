@@ -115,8 +115,10 @@ pub fn sprig_functions() -> Vec<Function> {
 /// Helm's names. `include`, `tpl` and `lookup` are not here: see [`ENGINE_BOUND`].
 pub fn helm_functions() -> Vec<Function> {
     let extra = helm::functions();
-    let mut all: Vec<Function> =
-        sprig_functions().into_iter().filter(|f| !extra.iter().any(|e| e.name == f.name)).collect();
+    let mut all: Vec<Function> = sprig_functions()
+        .into_iter()
+        .filter(|f| !extra.iter().any(|e| e.name == f.name))
+        .collect();
     all.extend(extra);
     all.sort_by_key(|f| f.name);
     all

@@ -16,7 +16,8 @@ use crate::{f, fv};
 pub const MAX_LIST_LEN: usize = 1 << 24;
 
 /// Go's panic text when reflection inspects a nil interface.
-pub(crate) const NIL_DEREF: &str = "runtime error: invalid memory address or nil pointer dereference";
+pub(crate) const NIL_DEREF: &str =
+    "runtime error: invalid memory address or nil pointer dereference";
 
 pub(crate) fn functions() -> Vec<Function> {
     vec![
@@ -55,7 +56,12 @@ pub(crate) fn functions() -> Vec<Function> {
             let n = int(a, 0);
             until_step(0, n, if n < 0 { -1 } else { 1 }).map(int_list)
         }),
-        f!("untilStep", [Int, Int, Int], |a| until_step(int(a, 0), int(a, 1), int(a, 2)).map(int_list)),
+        f!("untilStep", [Int, Int, Int], |a| until_step(
+            int(a, 0),
+            int(a, 1),
+            int(a, 2)
+        )
+        .map(int_list)),
         fv!("seq", [], Int, seq),
     ]
 }
@@ -84,7 +90,11 @@ fn prepend(a: &[Value]) -> FuncResult {
 
 fn first_last(a: &[Value], which: &str) -> FuncResult {
     let l = elems(arg(a, 0), &format!("Cannot find {which} on type"))?;
-    let v = if which == "first" { l.first() } else { l.last() };
+    let v = if which == "first" {
+        l.first()
+    } else {
+        l.last()
+    };
     Ok(v.cloned().unwrap_or(Value::Nil))
 }
 
@@ -93,7 +103,11 @@ fn rest_initial(a: &[Value], which: &str) -> FuncResult {
     if l.is_empty() {
         return Ok(Value::list(Vec::new()));
     }
-    Ok(Value::list(if which == "rest" { l[1..].to_vec() } else { l[..l.len() - 1].to_vec() }))
+    Ok(Value::list(if which == "rest" {
+        l[1..].to_vec()
+    } else {
+        l[..l.len() - 1].to_vec()
+    }))
 }
 
 fn reverse(a: &[Value]) -> FuncResult {
@@ -116,7 +130,9 @@ fn uniq(a: &[Value]) -> FuncResult {
 fn without(a: &[Value]) -> FuncResult {
     let l = elems(arg(a, 0), "Cannot find without on type")?;
     let omit = &a[1.min(a.len())..];
-    Ok(Value::list(l.into_iter().filter(|x| !omit.contains(x)).collect()))
+    Ok(Value::list(
+        l.into_iter().filter(|x| !omit.contains(x)).collect(),
+    ))
 }
 
 fn has(a: &[Value]) -> FuncResult {
@@ -157,7 +173,11 @@ fn slice(a: &[Value]) -> FuncResult {
 
 fn slice_bounds(a: &[Value], len: i64) -> Result<(usize, usize), String> {
     let start = if a.len() > 1 { cast::to_int(&a[1]) } else { 0 };
-    let end = if a.len() < 3 { len } else { cast::to_int(&a[2]) };
+    let end = if a.len() < 3 {
+        len
+    } else {
+        cast::to_int(&a[2])
+    };
     if start < 0 || end < start || end > len {
         return Err("reflect.Value.Slice: slice index out of bounds".into());
     }
@@ -203,9 +223,7 @@ fn chunk(a: &[Value]) -> FuncResult {
             match l.get(ix as usize) {
                 Some(x) if ix >= 0 => c.push(x.clone()),
                 _ => {
-                    return Err(format!(
-                        "reflect: slice index out of range"
-                    ));
+                    return Err("reflect: slice index out of range".into());
                 }
             }
         }
@@ -216,17 +234,26 @@ fn chunk(a: &[Value]) -> FuncResult {
 
 fn compact(a: &[Value]) -> FuncResult {
     let l = elems(arg(a, 0), "Cannot compact on type")?;
-    Ok(Value::list(l.into_iter().filter(|x| !cast::empty(x)).collect()))
+    Ok(Value::list(
+        l.into_iter().filter(|x| !cast::empty(x)).collect(),
+    ))
 }
 
 fn int_list(v: Vec<i64>) -> Value {
-    Value::List(Arc::new(v.into_iter().map(Value::Int).collect()), ElemType::Int)
+    Value::List(
+        Arc::new(v.into_iter().map(Value::Int).collect()),
+        ElemType::Int,
+    )
 }
 
 /// Sprig `untilStep`.
 pub(crate) fn until_step(start: i64, stop: i64, step: i64) -> Result<Vec<i64>, String> {
     let mut v = Vec::new();
-    let too_long = || Err(format!("list would exceed kubepkg's limit of {MAX_LIST_LEN} elements"));
+    let too_long = || {
+        Err(format!(
+            "list would exceed kubepkg's limit of {MAX_LIST_LEN} elements"
+        ))
+    };
     if stop < start {
         if step >= 0 {
             return Ok(v);
@@ -284,7 +311,12 @@ fn seq(a: &[Value]) -> FuncResult {
         }
         _ => return Ok("".into()),
     };
-    Ok(list.iter().map(i64::to_string).collect::<Vec<_>>().join(" ").into())
+    Ok(list
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+        .into())
 }
 
 #[cfg(test)]

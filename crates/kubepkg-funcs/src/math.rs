@@ -17,9 +17,15 @@ const DIV_ZERO: &str = "runtime error: integer divide by zero";
 
 pub(crate) fn functions() -> Vec<Function> {
     vec![
-        f!("add1", [Any], |a| Ok(Value::Int64(to_int64(arg(a, 0)).wrapping_add(1)))),
-        fv!("add", [], Any, |a| Ok(Value::Int64(a.iter().fold(0i64, |acc, x| acc.wrapping_add(to_int64(x)))))),
-        f!("sub", [Any, Any], |a| Ok(Value::Int64(to_int64(arg(a, 0)).wrapping_sub(to_int64(arg(a, 1)))))),
+        f!("add1", [Any], |a| Ok(Value::Int64(
+            to_int64(arg(a, 0)).wrapping_add(1)
+        ))),
+        fv!("add", [], Any, |a| Ok(Value::Int64(
+            a.iter().fold(0i64, |acc, x| acc.wrapping_add(to_int64(x)))
+        ))),
+        f!("sub", [Any, Any], |a| Ok(Value::Int64(
+            to_int64(arg(a, 0)).wrapping_sub(to_int64(arg(a, 1)))
+        ))),
         f!("div", [Any, Any], |a| {
             let d = to_int64(arg(a, 1));
             if d == 0 {
@@ -35,7 +41,11 @@ pub(crate) fn functions() -> Vec<Function> {
             Ok(Value::Int64(to_int64(arg(a, 0)).wrapping_rem(d)))
         }),
         fv!("mul", [Any], Any, |a| {
-            Ok(Value::Int64(a[1..].iter().fold(to_int64(arg(a, 0)), |acc, x| acc.wrapping_mul(to_int64(x)))))
+            Ok(Value::Int64(
+                a[1..]
+                    .iter()
+                    .fold(to_int64(arg(a, 0)), |acc, x| acc.wrapping_mul(to_int64(x))),
+            ))
         }),
         f!("randInt", [Int, Int], |a| {
             let (min, max) = (int(a, 0), int(a, 1));
@@ -45,30 +55,87 @@ pub(crate) fn functions() -> Vec<Function> {
             }
             Ok(Value::Int(rand::thread_rng().gen_range(0..n) + min))
         }),
-        f!("add1f", [Any], |a| decimal_op(arg(a, 0), &[Value::Int(1)], Op::Add)),
-        fv!("addf", [], Any, |a| decimal_op(&Value::Float(0.0), a, Op::Add)),
-        fv!("subf", [Any], Any, |a| decimal_op(arg(a, 0), &a[1..], Op::Sub)),
-        fv!("divf", [Any], Any, |a| decimal_op(arg(a, 0), &a[1..], Op::Div)),
-        fv!("mulf", [Any], Any, |a| decimal_op(arg(a, 0), &a[1..], Op::Mul)),
-        fv!("biggest", [Any], Any, |a| Ok(Value::Int64(a[1..].iter().map(to_int64).fold(to_int64(arg(a, 0)), i64::max)))),
-        fv!("max", [Any], Any, |a| Ok(Value::Int64(a[1..].iter().map(to_int64).fold(to_int64(arg(a, 0)), i64::max)))),
-        fv!("min", [Any], Any, |a| Ok(Value::Int64(a[1..].iter().map(to_int64).fold(to_int64(arg(a, 0)), i64::min)))),
-        fv!("maxf", [Any], Any, |a| Ok(Value::Float(a[1..].iter().map(to_float64).fold(to_float64(arg(a, 0)), go_max)))),
-        fv!("minf", [Any], Any, |a| Ok(Value::Float(a[1..].iter().map(to_float64).fold(to_float64(arg(a, 0)), go_min)))),
-        f!("ceil", [Any], |a| Ok(Value::Float(to_float64(arg(a, 0)).ceil()))),
-        f!("floor", [Any], |a| Ok(Value::Float(to_float64(arg(a, 0)).floor()))),
+        f!("add1f", [Any], |a| decimal_op(
+            arg(a, 0),
+            &[Value::Int(1)],
+            Op::Add
+        )),
+        fv!("addf", [], Any, |a| decimal_op(
+            &Value::Float(0.0),
+            a,
+            Op::Add
+        )),
+        fv!("subf", [Any], Any, |a| decimal_op(
+            arg(a, 0),
+            &a[1..],
+            Op::Sub
+        )),
+        fv!("divf", [Any], Any, |a| decimal_op(
+            arg(a, 0),
+            &a[1..],
+            Op::Div
+        )),
+        fv!("mulf", [Any], Any, |a| decimal_op(
+            arg(a, 0),
+            &a[1..],
+            Op::Mul
+        )),
+        fv!("biggest", [Any], Any, |a| Ok(Value::Int64(
+            a[1..]
+                .iter()
+                .map(to_int64)
+                .fold(to_int64(arg(a, 0)), i64::max)
+        ))),
+        fv!("max", [Any], Any, |a| Ok(Value::Int64(
+            a[1..]
+                .iter()
+                .map(to_int64)
+                .fold(to_int64(arg(a, 0)), i64::max)
+        ))),
+        fv!("min", [Any], Any, |a| Ok(Value::Int64(
+            a[1..]
+                .iter()
+                .map(to_int64)
+                .fold(to_int64(arg(a, 0)), i64::min)
+        ))),
+        fv!("maxf", [Any], Any, |a| Ok(Value::Float(
+            a[1..]
+                .iter()
+                .map(to_float64)
+                .fold(to_float64(arg(a, 0)), go_max)
+        ))),
+        fv!("minf", [Any], Any, |a| Ok(Value::Float(
+            a[1..]
+                .iter()
+                .map(to_float64)
+                .fold(to_float64(arg(a, 0)), go_min)
+        ))),
+        f!("ceil", [Any], |a| Ok(Value::Float(
+            to_float64(arg(a, 0)).ceil()
+        ))),
+        f!("floor", [Any], |a| Ok(Value::Float(
+            to_float64(arg(a, 0)).floor()
+        ))),
         fv!("round", [Any, Int], Float64, |a| {
             let round_on = match a.get(2) {
                 Some(Value::Float(f)) => *f,
                 _ => 0.5,
             };
-            Ok(Value::Float(round(to_float64(arg(a, 0)), int(a, 1), round_on)))
+            Ok(Value::Float(round(
+                to_float64(arg(a, 0)),
+                int(a, 1),
+                round_on,
+            )))
         }),
         f!("int64", [Any], |a| Ok(Value::Int64(to_int64(arg(a, 0))))),
         f!("int", [Any], |a| Ok(Value::Int(to_int(arg(a, 0))))),
-        f!("float64", [Any], |a| Ok(Value::Float(to_float64(arg(a, 0))))),
+        f!("float64", [Any], |a| Ok(Value::Float(to_float64(arg(
+            a, 0
+        ))))),
         f!("atoi", [String], |a| Ok(Value::Int(atoi(s(a, 0))))),
-        f!("toDecimal", [Any], |a| Ok(Value::Int64(to_decimal(arg(a, 0))))),
+        f!("toDecimal", [Any], |a| Ok(Value::Int64(to_decimal(arg(
+            a, 0
+        ))))),
     ]
 }
 
@@ -104,7 +171,11 @@ fn round(val: f64, places: i64, round_on: f64) -> f64 {
     let pow = 10f64.powf(places as f64);
     let digit = pow * val;
     let div = digit.fract();
-    let r = if div >= round_on { digit.ceil() } else { digit.floor() };
+    let r = if div >= round_on {
+        digit.ceil()
+    } else {
+        digit.floor()
+    };
     r / pow
 }
 
@@ -177,7 +248,10 @@ impl Decimal {
     /// `decimal.NewFromFloat`: the shortest decimal that round-trips to `f`.
     fn from_f64(f: f64) -> Result<Decimal, String> {
         if !f.is_finite() {
-            return Err(format!("Cannot create a Decimal from {}", gofmt::format_float_g(f)));
+            return Err(format!(
+                "Cannot create a Decimal from {}",
+                gofmt::format_float_g(f)
+            ));
         }
         if f == 0.0 {
             return Ok(Decimal { mant: 0, exp: 0 });
@@ -188,7 +262,10 @@ impl Decimal {
         let digits: String = m.chars().filter(char::is_ascii_digit).collect();
         let x: i32 = x.parse().unwrap_or(0);
         let mant: i128 = digits.parse().unwrap_or(0);
-        Ok(Decimal { mant: if neg { -mant } else { mant }, exp: x - (digits.len() as i32 - 1) })
+        Ok(Decimal {
+            mant: if neg { -mant } else { mant },
+            exp: x - (digits.len() as i32 - 1),
+        })
     }
 
     fn rescale(self, exp: i32) -> Option<i128> {
@@ -200,11 +277,17 @@ impl Decimal {
 
     fn add(self, o: Decimal) -> Option<Decimal> {
         let exp = self.exp.min(o.exp);
-        Some(Decimal { mant: self.rescale(exp)?.checked_add(o.rescale(exp)?)?, exp })
+        Some(Decimal {
+            mant: self.rescale(exp)?.checked_add(o.rescale(exp)?)?,
+            exp,
+        })
     }
 
     fn mul(self, o: Decimal) -> Option<Decimal> {
-        Some(Decimal { mant: self.mant.checked_mul(o.mant)?, exp: self.exp.checked_add(o.exp)? })
+        Some(Decimal {
+            mant: self.mant.checked_mul(o.mant)?,
+            exp: self.exp.checked_add(o.exp)?,
+        })
     }
 
     /// `DivRound(o, 16)`: the quotient rounded half away from zero to 16 decimal places.
@@ -223,7 +306,10 @@ impl Decimal {
         } else {
             q
         };
-        Some(Decimal { mant: q, exp: -DIVISION_PRECISION })
+        Some(Decimal {
+            mant: q,
+            exp: -DIVISION_PRECISION,
+        })
     }
 
     fn to_f64(self) -> f64 {
@@ -250,7 +336,10 @@ fn decimal_op(first: &Value, rest: &[Value], op: Op) -> FuncResult {
         if exact {
             let next = match op {
                 Op::Add => acc.add(d),
-                Op::Sub => acc.add(Decimal { mant: -d.mant, exp: d.exp }),
+                Op::Sub => acc.add(Decimal {
+                    mant: -d.mant,
+                    exp: d.exp,
+                }),
                 Op::Mul => acc.mul(d),
                 Op::Div => acc.div(d),
             };
@@ -270,11 +359,21 @@ mod tests {
     #[test]
     fn decimal_math_avoids_binary_float_error() {
         // Sprig docs (mathf.md): addf 1.5 2 2 = 5.5; 0.1+0.2 is exact in decimal.
-        let r = decimal_op(&Value::Float(0.0), &[Value::Float(0.1), Value::Float(0.2)], Op::Add).unwrap();
+        let r = decimal_op(
+            &Value::Float(0.0),
+            &[Value::Float(0.1), Value::Float(0.2)],
+            Op::Add,
+        )
+        .unwrap();
         assert_eq!(r, Value::Float(0.3));
         let r = decimal_op(&Value::Float(10.0), &[Value::Float(3.0)], Op::Div).unwrap();
         assert_eq!(r, Value::Float(3.3333333333333335));
-        let r = decimal_op(&Value::Float(0.0), &[Value::Float(1.5), Value::Int(2), Value::Int(2)], Op::Add).unwrap();
+        let r = decimal_op(
+            &Value::Float(0.0),
+            &[Value::Float(1.5), Value::Int(2), Value::Int(2)],
+            Op::Add,
+        )
+        .unwrap();
         assert_eq!(r, Value::Float(5.5));
     }
 

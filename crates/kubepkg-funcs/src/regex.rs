@@ -12,23 +12,64 @@ use crate::{f, gofmt};
 
 pub(crate) fn functions() -> Vec<Function> {
     vec![
-        f!("regexMatch", [String, String], |a| Ok(compile(s(a, 0)).map(|r| r.is_match(s(a, 1))).unwrap_or(false).into())),
-        f!("mustRegexMatch", [String, String], |a| Ok(compile(s(a, 0))?.is_match(s(a, 1)).into())),
-        f!("regexFindAll", [String, String, Int], |a| find_all(must(s(a, 0))?, s(a, 1), int(a, 2))),
-        f!("mustRegexFindAll", [String, String, Int], |a| find_all(compile(s(a, 0))?, s(a, 1), int(a, 2))),
-        f!("regexFind", [String, String], |a| Ok(must(s(a, 0))?.find(s(a, 1)).map(|m| m.as_str()).unwrap_or("").into())),
+        f!("regexMatch", [String, String], |a| Ok(compile(s(a, 0))
+            .map(|r| r.is_match(s(a, 1)))
+            .unwrap_or(false)
+            .into())),
+        f!("mustRegexMatch", [String, String], |a| Ok(compile(s(
+            a, 0
+        ))?
+        .is_match(s(a, 1))
+        .into())),
+        f!("regexFindAll", [String, String, Int], |a| find_all(
+            must(s(a, 0))?,
+            s(a, 1),
+            int(a, 2)
+        )),
+        f!("mustRegexFindAll", [String, String, Int], |a| find_all(
+            compile(s(a, 0))?,
+            s(a, 1),
+            int(a, 2)
+        )),
+        f!("regexFind", [String, String], |a| Ok(must(s(a, 0))?
+            .find(s(a, 1))
+            .map(|m| m.as_str())
+            .unwrap_or("")
+            .into())),
         f!("mustRegexFind", [String, String], |a| {
-            Ok(compile(s(a, 0))?.find(s(a, 1)).map(|m| m.as_str()).unwrap_or("").into())
+            Ok(compile(s(a, 0))?
+                .find(s(a, 1))
+                .map(|m| m.as_str())
+                .unwrap_or("")
+                .into())
         }),
-        f!("regexReplaceAll", [String, String, String], |a| Ok(replace(&must(s(a, 0))?, s(a, 1), s(a, 2), false))),
-        f!("mustRegexReplaceAll", [String, String, String], |a| Ok(replace(&compile(s(a, 0))?, s(a, 1), s(a, 2), false))),
-        f!("regexReplaceAllLiteral", [String, String, String], |a| Ok(replace(&must(s(a, 0))?, s(a, 1), s(a, 2), true))),
-        f!("mustRegexReplaceAllLiteral", [String, String, String], |a| {
-            Ok(replace(&compile(s(a, 0))?, s(a, 1), s(a, 2), true))
-        }),
-        f!("regexSplit", [String, String, Int], |a| Ok(split(&must(s(a, 0))?, s(a, 1), int(a, 2)))),
-        f!("mustRegexSplit", [String, String, Int], |a| Ok(split(&compile(s(a, 0))?, s(a, 1), int(a, 2)))),
-        f!("regexQuoteMeta", [String], |a| Ok(quote_meta(s(a, 0)).into())),
+        f!("regexReplaceAll", [String, String, String], |a| Ok(
+            replace(&must(s(a, 0))?, s(a, 1), s(a, 2), false)
+        )),
+        f!("mustRegexReplaceAll", [String, String, String], |a| Ok(
+            replace(&compile(s(a, 0))?, s(a, 1), s(a, 2), false)
+        )),
+        f!("regexReplaceAllLiteral", [String, String, String], |a| Ok(
+            replace(&must(s(a, 0))?, s(a, 1), s(a, 2), true)
+        )),
+        f!(
+            "mustRegexReplaceAllLiteral",
+            [String, String, String],
+            |a| { Ok(replace(&compile(s(a, 0))?, s(a, 1), s(a, 2), true)) }
+        ),
+        f!("regexSplit", [String, String, Int], |a| Ok(split(
+            &must(s(a, 0))?,
+            s(a, 1),
+            int(a, 2)
+        ))),
+        f!("mustRegexSplit", [String, String, Int], |a| Ok(split(
+            &compile(s(a, 0))?,
+            s(a, 1),
+            int(a, 2)
+        ))),
+        f!("regexQuoteMeta", [String], |a| Ok(
+            quote_meta(s(a, 0)).into()
+        )),
     ]
 }
 
@@ -38,7 +79,11 @@ fn must(expr: &str) -> Result<Regex, String> {
 }
 
 fn go_regexp_quote(s: &str) -> String {
-    if !s.contains('`') && !s.chars().any(|c| c != '\t' && (c.is_control() || c == '\u{FEFF}')) {
+    if !s.contains('`')
+        && !s
+            .chars()
+            .any(|c| c != '\t' && (c.is_control() || c == '\u{FEFF}'))
+    {
         format!("`{s}`")
     } else {
         gofmt::quote(s)
@@ -103,7 +148,22 @@ fn translate(expr: &str) -> Result<String, String> {
                 continue;
             }
             let valid = n.is_ascii_punctuation()
-                || matches!(n, 'a' | 'f' | 't' | 'n' | 'r' | 'v' | 'x' | 'p' | 'P' | 'A' | 'z' | 'C' | 'b' | 'B')
+                || matches!(
+                    n,
+                    'a' | 'f'
+                        | 't'
+                        | 'n'
+                        | 'r'
+                        | 'v'
+                        | 'x'
+                        | 'p'
+                        | 'P'
+                        | 'A'
+                        | 'z'
+                        | 'C'
+                        | 'b'
+                        | 'B'
+                )
                 || ('0'..='7').contains(&n);
             if !valid {
                 let mut esc = format!("\\{n}");
@@ -177,7 +237,10 @@ fn translate(expr: &str) -> Result<String, String> {
                     let rest: String = chars[i + 2..].iter().collect();
                     let ok = rest.starts_with("P<")
                         || rest.starts_with('<')
-                        || rest.chars().take_while(|c| *c != ')' && *c != ':').all(|c| matches!(c, 'i' | 'm' | 's' | 'U' | '-'));
+                        || rest
+                            .chars()
+                            .take_while(|c| *c != ')' && *c != ':')
+                            .all(|c| matches!(c, 'i' | 'm' | 's' | 'U' | '-'));
                     if !ok || rest.starts_with("P=") || rest.starts_with("P>") {
                         let shown: String = chars[i..(i + 3).min(chars.len())].iter().collect();
                         return Err(perr("invalid or unsupported Perl syntax", &shown));
@@ -201,7 +264,10 @@ fn translate(expr: &str) -> Result<String, String> {
                     return Err(perr("invalid nested repetition operator", &shown));
                 }
                 if !can_repeat && !prev_repeat {
-                    return Err(perr("missing argument to repetition operator", &c.to_string()));
+                    return Err(perr(
+                        "missing argument to repetition operator",
+                        &c.to_string(),
+                    ));
                 }
                 if prev_repeat && c == '?' {
                     // Lazy modifier.
@@ -277,7 +343,11 @@ fn translate(expr: &str) -> Result<String, String> {
     }
     if in_class {
         let start: String = chars[class_start.saturating_sub(1)..].iter().collect();
-        let start = if start.starts_with('[') { start } else { format!("[{start}") };
+        let start = if start.starts_with('[') {
+            start
+        } else {
+            format!("[{start}")
+        };
         return Err(perr("missing closing ]", &start));
     }
     if depth > 0 {
@@ -302,7 +372,11 @@ fn rust_error_to_go(expr: &str, msg: &str) -> String {
 
 fn find_all(r: Regex, s: &str, n: i64) -> FuncResult {
     let it = r.find_iter(s).map(|m| m.as_str().to_string());
-    let v: Vec<String> = if n < 0 { it.collect() } else { it.take(n as usize).collect() };
+    let v: Vec<String> = if n < 0 {
+        it.collect()
+    } else {
+        it.take(n as usize).collect()
+    };
     if v.is_empty() {
         // Go returns a nil []string.
         return Ok(Value::str_list(Vec::<String>::new()));
@@ -331,7 +405,9 @@ fn expand(template: &str, caps: &regex::Captures<'_>, r: &Regex) -> String {
             match template[i + 2..].find('}') {
                 Some(e) => {
                     let name = &template[i + 2..i + 2 + e];
-                    if name.is_empty() || !name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
+                    if name.is_empty()
+                        || !name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+                    {
                         (None, i + 1)
                     } else {
                         (Some(name), i + 3 + e)
@@ -340,8 +416,15 @@ fn expand(template: &str, caps: &regex::Captures<'_>, r: &Regex) -> String {
                 None => (None, i + 1),
             }
         } else {
-            let e = template[i + 1..].bytes().take_while(|c| c.is_ascii_alphanumeric() || *c == b'_').count();
-            if e == 0 { (None, i + 1) } else { (Some(&template[i + 1..i + 1 + e]), i + 1 + e) }
+            let e = template[i + 1..]
+                .bytes()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+                .count();
+            if e == 0 {
+                (None, i + 1)
+            } else {
+                (Some(&template[i + 1..i + 1 + e]), i + 1 + e)
+            }
         };
         match name {
             None => {
@@ -369,7 +452,9 @@ fn replace(r: &Regex, s: &str, repl: &str, literal: bool) -> Value {
     if literal {
         return r.replace_all(s, regex::NoExpand(repl)).into_owned().into();
     }
-    r.replace_all(s, |caps: &regex::Captures<'_>| expand(repl, caps, r)).into_owned().into()
+    r.replace_all(s, |caps: &regex::Captures<'_>| expand(repl, caps, r))
+        .into_owned()
+        .into()
 }
 
 /// Go's `Regexp.Split(s, n)`.
@@ -381,7 +466,11 @@ fn split(r: &Regex, s: &str, n: i64) -> Value {
         return Value::str_list([""]);
     }
     let it = r.find_iter(s).map(|m| (m.start(), m.end()));
-    let matches: Vec<(usize, usize)> = if n > 0 { it.take(n as usize).collect() } else { it.collect() };
+    let matches: Vec<(usize, usize)> = if n > 0 {
+        it.take(n as usize).collect()
+    } else {
+        it.collect()
+    };
     let mut out: Vec<String> = Vec::new();
     let (mut beg, mut end) = (0, 0);
     for (ms, me) in matches {
@@ -420,18 +509,42 @@ mod tests {
     #[test]
     fn regex_functions_match_go() {
         let r = compile("a(x*)b").unwrap();
-        assert_eq!(replace(&r, "-ab-axxb-", "${1}W", false), Value::str("-W-xxW-"));
+        assert_eq!(
+            replace(&r, "-ab-axxb-", "${1}W", false),
+            Value::str("-W-xxW-")
+        );
         assert_eq!(replace(&r, "-ab-axxb-", "$1W", false), Value::str("---"));
-        assert_eq!(replace(&r, "-ab-axxb-", "${1}", true), Value::str("-${1}-${1}-"));
+        assert_eq!(
+            replace(&r, "-ab-axxb-", "${1}", true),
+            Value::str("-${1}-${1}-")
+        );
         let r = compile("a*").unwrap();
-        assert_eq!(split(&r, "abaabaccadaaae", 5), Value::str_list(["", "b", "b", "c", "cadaaae"]));
+        assert_eq!(
+            split(&r, "abaabaccadaaae", 5),
+            Value::str_list(["", "b", "b", "c", "cadaaae"])
+        );
         assert!(compile(r"\d+").unwrap().is_match("a1"));
         assert!(!compile(r"^\d$").unwrap().is_match("٣"));
-        assert_eq!(compile("(a").unwrap_err(), "error parsing regexp: missing closing ): `(a`");
-        assert_eq!(compile("a)").unwrap_err(), "error parsing regexp: unexpected ): `a)`");
-        assert_eq!(compile("[a").unwrap_err(), "error parsing regexp: missing closing ]: `[a`");
-        assert_eq!(compile("*a").unwrap_err(), "error parsing regexp: missing argument to repetition operator: `*`");
-        assert_eq!(compile("a**").unwrap_err(), "error parsing regexp: invalid nested repetition operator: `**`");
+        assert_eq!(
+            compile("(a").unwrap_err(),
+            "error parsing regexp: missing closing ): `(a`"
+        );
+        assert_eq!(
+            compile("a)").unwrap_err(),
+            "error parsing regexp: unexpected ): `a)`"
+        );
+        assert_eq!(
+            compile("[a").unwrap_err(),
+            "error parsing regexp: missing closing ]: `[a`"
+        );
+        assert_eq!(
+            compile("*a").unwrap_err(),
+            "error parsing regexp: missing argument to repetition operator: `*`"
+        );
+        assert_eq!(
+            compile("a**").unwrap_err(),
+            "error parsing regexp: invalid nested repetition operator: `**`"
+        );
         assert_eq!(quote_meta("1.5-2.0?"), "1\\.5-2\\.0\\?");
     }
 }

@@ -15,8 +15,12 @@ use crate::f;
 
 pub(crate) fn functions() -> Vec<Function> {
     vec![
-        f!("semver", [String], |a| Version::parse(s(a, 0)).map(|v| Value::Object(Arc::new(v)))),
-        f!("semverCompare", [String, String], |a| semver_compare(s(a, 0), s(a, 1))),
+        f!("semver", [String], |a| Version::parse(s(a, 0))
+            .map(|v| Value::Object(Arc::new(v)))),
+        f!("semverCompare", [String, String], |a| semver_compare(
+            s(a, 0),
+            s(a, 1)
+        )),
     ]
 }
 
@@ -30,13 +34,19 @@ const LOOSE: &str = r"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-
 const CV: &str = r"v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
 const OPS: &str = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^";
 
-static LOOSE_RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(&format!("^{LOOSE}$")).expect("static regex"));
+static LOOSE_RE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!("^{LOOSE}$")).expect("static regex"));
 static CONSTRAINT_RE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(&format!(r"^\s*({OPS})\s*({CV})\s*$")).expect("static regex"));
-static RANGE_RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(&format!(r"\s*({CV})\s+-\s+({CV})\s*")).expect("static regex"));
-static FIND_RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(&format!(r"({OPS})\s*({CV})")).expect("static regex"));
+static RANGE_RE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!(r"\s*({CV})\s+-\s+({CV})\s*")).expect("static regex"));
+static FIND_RE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!(r"({OPS})\s*({CV})")).expect("static regex"));
 static VALID_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(r"^(\s*({OPS})\s*({CV})\s*)((?:\s+|,\s*)({OPS})\s*({CV})\s*)*$")).expect("static regex")
+    Regex::new(&format!(
+        r"^(\s*({OPS})\s*({CV})\s*)((?:\s+|,\s*)({OPS})\s*({CV})\s*)*$"
+    ))
+    .expect("static regex")
 });
 
 /// A Masterminds `*semver.Version`.
@@ -79,7 +89,10 @@ fn valid_metadata(m: &str) -> Result<(), String> {
 fn seg(s: &str) -> Result<u64, String> {
     let t = s.trim_start_matches('.');
     t.parse::<u64>().map_err(|_| {
-        format!("error parsing version segment: strconv.ParseUint: parsing {}: value out of range", crate::gofmt::quote(t))
+        format!(
+            "error parsing version segment: strconv.ParseUint: parsing {}: value out of range",
+            crate::gofmt::quote(t)
+        )
     })
 }
 
@@ -122,7 +135,11 @@ impl Version {
     }
 
     fn compare(&self, o: &Version) -> i32 {
-        for (a, b) in [(self.major, o.major), (self.minor, o.minor), (self.patch, o.patch)] {
+        for (a, b) in [
+            (self.major, o.major),
+            (self.minor, o.minor),
+            (self.patch, o.patch),
+        ] {
             if a != b {
                 return if a < b { -1 } else { 1 };
             }
@@ -140,7 +157,10 @@ fn compare_prerelease(a: &str, b: &str) -> i32 {
     let sp: Vec<&str> = a.split('.').collect();
     let op: Vec<&str> = b.split('.').collect();
     for i in 0..sp.len().max(op.len()) {
-        let d = compare_pre_part(sp.get(i).copied().unwrap_or(""), op.get(i).copied().unwrap_or(""));
+        let d = compare_pre_part(
+            sp.get(i).copied().unwrap_or(""),
+            op.get(i).copied().unwrap_or(""),
+        );
         if d != 0 {
             return d;
         }
@@ -216,22 +236,40 @@ impl GoObject for Version {
                         n.pre.clear();
                     }
                 }
-                n.original = format!("{}{}", if self.original.starts_with('v') { "v" } else { "" }, n.string());
+                n.original = format!(
+                    "{}{}",
+                    if self.original.starts_with('v') {
+                        "v"
+                    } else {
+                        ""
+                    },
+                    n.string()
+                );
                 Value::Object(Arc::new(n))
             }
             _ => return None,
         })
     }
     fn has_method(&self, name: &str) -> bool {
-        matches!(name, "Compare" | "LessThan" | "GreaterThan" | "Equal" | "LessThanEqual" | "GreaterThanEqual")
+        matches!(
+            name,
+            "Compare" | "LessThan" | "GreaterThan" | "Equal" | "LessThanEqual" | "GreaterThanEqual"
+        )
     }
     fn call_method(&self, name: &str, args: &[Value]) -> Result<Value, String> {
         let other = match args.first() {
-            Some(Value::Object(o)) if o.type_name() == "*semver.Version" => match o.field("Original") {
-                Some(Value::String(s)) => Version::parse(&s)?,
-                _ => return Err("invalid semantic version".into()),
-            },
-            Some(v) => return Err(format!("wrong type for value; expected *semver.Version; got {}", v.type_name())),
+            Some(Value::Object(o)) if o.type_name() == "*semver.Version" => {
+                match o.field("Original") {
+                    Some(Value::String(s)) => Version::parse(&s)?,
+                    _ => return Err("invalid semantic version".into()),
+                }
+            }
+            Some(v) => {
+                return Err(format!(
+                    "wrong type for value; expected *semver.Version; got {}",
+                    v.type_name()
+                ));
+            }
             None => return Err(format!("wrong number of args for {name}: want 1 got 0")),
         };
         let c = self.compare(&other);
@@ -267,7 +305,9 @@ fn is_x(s: &str) -> bool {
 
 impl Constraint {
     fn parse(c: &str) -> Result<Constraint, String> {
-        let m = CONSTRAINT_RE.captures(c).ok_or_else(|| format!("improper constraint: {}", crate::gofmt::quote(c)))?;
+        let m = CONSTRAINT_RE
+            .captures(c)
+            .ok_or_else(|| format!("improper constraint: {}", crate::gofmt::quote(c)))?;
         let g = |i: usize| m.get(i).map(|x| x.as_str()).unwrap_or("");
         // Groups: 1 op, 2 version, 3 major, 4 .minor, 5 .patch, 6 -pre (with dash), …
         let (major, minor, patch, pre) = (g(3), g(4), g(5), g(6));
@@ -289,7 +329,13 @@ impl Constraint {
         let con = Version::parse(&ver).map_err(|_| "constraint parser error".to_string())?;
         let mut con = con;
         con.original = g(2).to_string();
-        Ok(Constraint { con, op: g(1).to_string(), minor_dirty, patch_dirty, dirty })
+        Ok(Constraint {
+            con,
+            op: g(1).to_string(),
+            minor_dirty,
+            patch_dirty,
+            dirty,
+        })
     }
 
     fn check(&self, v: &Version, include_pre: bool) -> bool {
@@ -381,7 +427,7 @@ impl Constraint {
         if v.major != c.major {
             return false;
         }
-        !(v.minor != c.minor && !self.minor_dirty)
+        v.minor == c.minor || self.minor_dirty
     }
 }
 
@@ -423,7 +469,9 @@ impl Constraints {
     }
 
     fn check(&self, v: &Version) -> bool {
-        self.groups.iter().any(|(cs, pre)| cs.iter().all(|c| c.check(v, *pre)))
+        self.groups
+            .iter()
+            .any(|(cs, pre)| cs.iter().all(|c| c.check(v, *pre)))
     }
 }
 
@@ -464,8 +512,14 @@ mod tests {
         assert!(!cmp("^0.2.3", "0.3.0"));
         assert!(cmp("!=1.2.3", "1.2.4"));
         assert!(cmp("*", "1.2.3"));
-        assert_eq!(semver_compare("1.2.3", "abc").unwrap_err(), "invalid semantic version");
-        assert_eq!(semver_compare("bad!", "1.0.0").unwrap_err(), "improper constraint: \"bad!\"");
+        assert_eq!(
+            semver_compare("1.2.3", "abc").unwrap_err(),
+            "invalid semantic version"
+        );
+        assert_eq!(
+            semver_compare("bad!", "1.0.0").unwrap_err(),
+            "improper constraint: \"bad!\""
+        );
     }
 
     #[test]

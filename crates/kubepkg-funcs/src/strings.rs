@@ -14,20 +14,38 @@ use crate::{f, fv};
 
 pub(crate) fn functions() -> Vec<Function> {
     vec![
-        f!("abbrev", [Int, String], |a| Ok(abbrev(int(a, 0), s(a, 1)).into())),
+        f!("hello", [], |_| Ok("Hello!".into())),
+        f!("abbrev", [Int, String], |a| Ok(
+            abbrev(int(a, 0), s(a, 1)).into()
+        )),
         f!("abbrevboth", [Int, Int, String], |a| {
             Ok(abbrevboth(int(a, 0), int(a, 1), s(a, 2)).into())
         }),
-        f!("trunc", [Int, String], |a| Ok(trunc(int(a, 0), s(a, 1)).into())),
+        f!("trunc", [Int, String], |a| Ok(
+            trunc(int(a, 0), s(a, 1)).into()
+        )),
         f!("trim", [String], |a| Ok(s(a, 0).trim().into())),
         f!("upper", [String], |a| Ok(go_upper(s(a, 0)).into())),
         f!("lower", [String], |a| Ok(go_lower(s(a, 0)).into())),
         f!("title", [String], |a| Ok(title(s(a, 0)).into())),
         f!("untitle", [String], |a| Ok(untitle(s(a, 0)).into())),
-        f!("substr", [Int, Int, String], |a| substr(int(a, 0), int(a, 1), s(a, 2))),
-        f!("repeat", [Int, String], |a| repeat(s(a, 1), int(a, 0)).map(Value::from)),
-        f!("trimall", [String, String], |a| Ok(trim_cutset(s(a, 1), s(a, 0)).into())),
-        f!("trimAll", [String, String], |a| Ok(trim_cutset(s(a, 1), s(a, 0)).into())),
+        f!("substr", [Int, Int, String], |a| substr(
+            int(a, 0),
+            int(a, 1),
+            s(a, 2)
+        )),
+        f!("repeat", [Int, String], |a| repeat(s(a, 1), int(a, 0))
+            .map(Value::from)),
+        f!("trimall", [String, String], |a| Ok(trim_cutset(
+            s(a, 1),
+            s(a, 0)
+        )
+        .into())),
+        f!("trimAll", [String, String], |a| Ok(trim_cutset(
+            s(a, 1),
+            s(a, 0)
+        )
+        .into())),
         f!("trimSuffix", [String, String], |a| {
             Ok(s(a, 1).strip_suffix(s(a, 0)).unwrap_or(s(a, 1)).into())
         }),
@@ -36,39 +54,84 @@ pub(crate) fn functions() -> Vec<Function> {
         }),
         f!("nospace", [String], |a| Ok(nospace(s(a, 0)).into())),
         f!("initials", [String], |a| Ok(initials(s(a, 0)).into())),
-        f!("randAlphaNum", [Int], |a| Ok(random_string(int(a, 0), ALNUM).into())),
-        f!("randAlpha", [Int], |a| Ok(random_string(int(a, 0), ALPHA).into())),
-        f!("randAscii", [Int], |a| Ok(random_string(int(a, 0), ASCII).into())),
-        f!("randNumeric", [Int], |a| Ok(random_string(int(a, 0), DIGITS).into())),
+        f!("randAlphaNum", [Int], |a| Ok(random_string(
+            int(a, 0),
+            ALNUM
+        )
+        .into())),
+        f!("randAlpha", [Int], |a| Ok(
+            random_string(int(a, 0), ALPHA).into()
+        )),
+        f!("randAscii", [Int], |a| Ok(
+            random_string(int(a, 0), ASCII).into()
+        )),
+        f!("randNumeric", [Int], |a| Ok(random_string(
+            int(a, 0),
+            DIGITS
+        )
+        .into())),
         f!("swapcase", [String], |a| Ok(swapcase(s(a, 0)).into())),
         f!("shuffle", [String], |a| Ok(shuffle(s(a, 0)).into())),
-        f!("snakecase", [String], |a| Ok(camel_to_lower(s(a, 0), '_').into())),
+        f!("snakecase", [String], |a| Ok(
+            camel_to_lower(s(a, 0), '_').into()
+        )),
         f!("camelcase", [String], |a| Ok(pascal_case(s(a, 0)).into())),
-        f!("kebabcase", [String], |a| Ok(camel_to_lower(s(a, 0), '-').into())),
-        f!("wrap", [Int, String], |a| Ok(wrap_custom(s(a, 1), int(a, 0), "", false).into())),
+        f!("kebabcase", [String], |a| Ok(
+            camel_to_lower(s(a, 0), '-').into()
+        )),
+        f!("wrap", [Int, String], |a| Ok(wrap_custom(
+            s(a, 1),
+            int(a, 0),
+            "",
+            false
+        )
+        .into())),
         f!("wrapWith", [Int, String, String], |a| {
             Ok(wrap_custom(s(a, 2), int(a, 0), s(a, 1), true).into())
         }),
-        f!("contains", [String, String], |a| Ok(s(a, 1).contains(s(a, 0)).into())),
-        f!("hasPrefix", [String, String], |a| Ok(s(a, 1).starts_with(s(a, 0)).into())),
-        f!("hasSuffix", [String, String], |a| Ok(s(a, 1).ends_with(s(a, 0)).into())),
+        f!("contains", [String, String], |a| Ok(s(a, 1)
+            .contains(s(a, 0))
+            .into())),
+        f!("hasPrefix", [String, String], |a| Ok(s(a, 1)
+            .starts_with(s(a, 0))
+            .into())),
+        f!("hasSuffix", [String, String], |a| Ok(s(a, 1)
+            .ends_with(s(a, 0))
+            .into())),
         fv!("quote", [], Any, |a| Ok(quote_all(a).into())),
         fv!("squote", [], Any, |a| Ok(squote_all(a).into())),
         fv!("cat", [], Any, |a| Ok(cat(a).into())),
-        f!("indent", [Int, String], |a| indent(int(a, 0), s(a, 1)).map(Value::from)),
+        f!("indent", [Int, String], |a| indent(int(a, 0), s(a, 1))
+            .map(Value::from)),
         f!("nindent", [Int, String], |a| {
             indent(int(a, 0), s(a, 1)).map(|x| Value::from(format!("\n{x}")))
         }),
-        f!("replace", [String, String, String], |a| Ok(s(a, 2).replace(s(a, 0), s(a, 1)).into())),
+        f!("replace", [String, String, String], |a| Ok(s(a, 2)
+            .replace(s(a, 0), s(a, 1))
+            .into())),
         f!("plural", [String, String, Int], |a| {
             Ok(if int(a, 2) == 1 { s(a, 0) } else { s(a, 1) }.into())
         }),
         f!("toString", [Any], |a| Ok(cast::strval(arg(a, 0)).into())),
-        f!("split", [String, String], |a| Ok(parts_map(split(s(a, 1), s(a, 0), -1)))),
-        f!("splitList", [String, String], |a| Ok(Value::str_list(split(s(a, 1), s(a, 0), -1)))),
-        f!("splitn", [String, Int, String], |a| Ok(parts_map(split(s(a, 2), s(a, 0), int(a, 1))))),
-        f!("toStrings", [Any], |a| Ok(Value::str_list(strslice(arg(a, 0))))),
-        f!("join", [String, Any], |a| Ok(strslice(arg(a, 1)).join(s(a, 0)).into())),
+        f!("split", [String, String], |a| Ok(parts_map(split(
+            s(a, 1),
+            s(a, 0),
+            -1
+        )))),
+        f!("splitList", [String, String], |a| Ok(Value::str_list(
+            split(s(a, 1), s(a, 0), -1)
+        ))),
+        f!("splitn", [String, Int, String], |a| Ok(parts_map(split(
+            s(a, 2),
+            s(a, 0),
+            int(a, 1)
+        )))),
+        f!("toStrings", [Any], |a| Ok(Value::str_list(strslice(arg(
+            a, 0
+        ))))),
+        f!("join", [String, Any], |a| Ok(strslice(arg(a, 1))
+            .join(s(a, 0))
+            .into())),
         f!("sortAlpha", [Any], |a| Ok(sort_alpha(arg(a, 0)))),
     ]
 }
@@ -207,7 +270,10 @@ fn nospace(s: &str) -> String {
     if !s.bytes().any(|b| is_space(b as char)) {
         return s.to_string();
     }
-    s.bytes().filter(|b| !is_space(*b as char)).map(|b| b as char).collect()
+    s.bytes()
+        .filter(|b| !is_space(*b as char))
+        .map(|b| b as char)
+        .collect()
 }
 
 fn initials(s: &str) -> String {
@@ -297,7 +363,9 @@ fn random_string(count: i64, alphabet: &str) -> String {
     let count = (count as usize).min(MAX_STRING_LEN);
     let chars = alphabet.as_bytes();
     let mut rng = rand::rngs::OsRng;
-    (0..count).map(|_| chars[rng.gen_range(0..chars.len())] as char).collect()
+    (0..count)
+        .map(|_| chars[rng.gen_range(0..chars.len())] as char)
+        .collect()
 }
 
 fn shuffle(s: &str) -> String {
@@ -388,7 +456,11 @@ fn is_alphabet(r: char) -> bool {
 
 fn is_punct(r: char) -> bool {
     r.is_ascii_punctuation() && !matches!(r, '$' | '+' | '<' | '=' | '>' | '^' | '`' | '|' | '~')
-        || (!r.is_ascii() && !r.is_alphanumeric() && !r.is_whitespace() && !r.is_control() && is_unicode_punct(r))
+        || (!r.is_ascii()
+            && !r.is_alphanumeric()
+            && !r.is_whitespace()
+            && !r.is_control()
+            && is_unicode_punct(r))
 }
 
 fn is_unicode_punct(r: char) -> bool {
@@ -634,7 +706,10 @@ fn abbreviate_full(s: &str, offset: i64, max_width: i64) -> Option<String> {
         let rest = lossy(&b[offset as usize..]);
         return abbreviate_full(&rest, 0, max_width - 3).map(|r| format!("...{r}"));
     }
-    Some(format!("...{}", lossy(&b[(len - (max_width - 3)) as usize..])))
+    Some(format!(
+        "...{}",
+        lossy(&b[(len - (max_width - 3)) as usize..])
+    ))
 }
 
 fn quote_all(a: &[Value]) -> String {
@@ -654,14 +729,20 @@ fn squote_all(a: &[Value]) -> String {
 }
 
 fn cat(a: &[Value]) -> String {
-    a.iter().filter(|v| !v.is_nil()).map(gofmt::sprint_v).collect::<Vec<_>>().join(" ")
+    a.iter()
+        .filter(|v| !v.is_nil())
+        .map(gofmt::sprint_v)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn indent(spaces: i64, v: &str) -> Result<String, String> {
     let pad = repeat(" ", spaces)?;
     let lines = v.matches('\n').count() + 1;
     if (pad.len() as u128) * (lines as u128) + v.len() as u128 > MAX_STRING_LEN as u128 {
-        return Err(format!("indent: result exceeds kubepkg's limit of {MAX_STRING_LEN} bytes"));
+        return Err(format!(
+            "indent: result exceeds kubepkg's limit of {MAX_STRING_LEN} bytes"
+        ));
     }
     Ok(format!("{pad}{}", v.replace('\n', &format!("\n{pad}"))))
 }
@@ -690,8 +771,11 @@ pub(crate) fn split(s: &str, sep: &str, n: i64) -> Vec<String> {
 }
 
 fn parts_map(parts: Vec<String>) -> Value {
-    let m: BTreeMap<String, Value> =
-        parts.into_iter().enumerate().map(|(i, p)| (format!("_{i}"), Value::from(p))).collect();
+    let m: BTreeMap<String, Value> = parts
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| (format!("_{i}"), Value::from(p)))
+        .collect();
     Value::map(m)
 }
 
@@ -699,7 +783,11 @@ fn parts_map(parts: Vec<String>) -> Value {
 pub(crate) fn strslice(v: &Value) -> Vec<String> {
     match v {
         Value::List(items, ElemType::String) => items.iter().map(cast::strval).collect(),
-        Value::List(items, _) => items.iter().filter(|x| !x.is_nil()).map(cast::strval).collect(),
+        Value::List(items, _) => items
+            .iter()
+            .filter(|x| !x.is_nil())
+            .map(cast::strval)
+            .collect(),
         Value::Bytes(b) => b.iter().map(|x| x.to_string()).collect(),
         Value::Nil => Vec::new(),
         other => vec![cast::strval(other)],
@@ -750,7 +838,10 @@ mod tests {
         assert_eq!(abbrev(5, "hello world"), "he...");
         assert_eq!(abbrevboth(5, 10, "1234 5678 9123"), "...5678...");
         assert_eq!(wrap_custom("Hello World", 5, "", false), "Hello\nWorld");
-        assert_eq!(wrap_custom("Hello World", 5, "<br>", true), "Hello<br>World");
+        assert_eq!(
+            wrap_custom("Hello World", 5, "<br>", true),
+            "Hello<br>World"
+        );
         assert_eq!(trunc(5, "hello world"), "hello");
         assert_eq!(trunc(-5, "hello world"), "world");
         assert_eq!(nospace("hello w o r l d"), "helloworld");

@@ -1,6 +1,6 @@
 //! Sprig's `urlParse` and `urlJoin` over Go's `net/url` rules: scheme detection, opaque URLs,
 //! authority with userinfo and port validation, percent-decoding of path and fragment, and
-//! `URL.String()`'s re-escaping when joining.
+//! `URL.String()`'s re-escaping when joining; and `getHostByName` (a DNS lookup).
 
 use std::collections::BTreeMap;
 
@@ -11,7 +11,32 @@ use crate::args::{arg, s};
 use crate::{f, gofmt};
 
 pub(crate) fn functions() -> Vec<Function> {
-    vec![f!("urlParse", [String], url_parse), f!("urlJoin", [Map], url_join)]
+    vec![
+        f!("urlParse", [String], url_parse),
+        f!("urlJoin", [Map], url_join),
+        f!("getHostByName", [String], get_host_by_name),
+    ]
+}
+
+/// Sprig's `getHostByName`: one of the name's addresses, picked at random (Go panics with
+/// `invalid argument to Intn` when the lookup yields nothing).
+fn get_host_by_name(a: &[Value]) -> FuncResult {
+    use rand::Rng;
+    use std::net::ToSocketAddrs;
+    let mut addrs: Vec<String> = Vec::new();
+    if let Ok(it) = (s(a, 0), 0u16).to_socket_addrs() {
+        for sa in it {
+            let ip = sa.ip().to_string();
+            if !addrs.contains(&ip) {
+                addrs.push(ip);
+            }
+        }
+    }
+    if addrs.is_empty() {
+        return Err("invalid argument to Intn".into());
+    }
+    let i = rand::thread_rng().gen_range(0..addrs.len());
+    Ok(addrs.swap_remove(i).into())
 }
 
 #[derive(Default, Debug)]
@@ -77,11 +102,7 @@ fn unescape(s: &str, mode: Mode) -> Result<String, String> {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' {
-            if i + 2 >= b.len() + 0 && (i + 2 >= b.len() || !b[i + 1].is_ascii_hexdigit() || !b[i + 2].is_ascii_hexdigit()) {
-                let bad: String = s[i..].chars().take(3).collect();
-                return Err(format!("invalid URL escape {}", gofmt::quote(&bad)));
-            }
-            if !b[i + 1].is_ascii_hexdigit() || !b[i + 2].is_ascii_hexdigit() {
+            if i + 2 >= b.len() || !b[i + 1].is_ascii_hexdigit() || !b[i + 2].is_ascii_hexdigit() {
                 let bad: String = s[i..].chars().take(3).collect();
                 return Err(format!("invalid URL escape {}", gofmt::quote(&bad)));
             }
@@ -123,7 +144,9 @@ fn get_scheme(raw: &str) -> Result<(String, &str), String> {
 
 fn parse_host(host: &str) -> Result<String, String> {
     if host.starts_with('[') {
-        let Some(i) = host.rfind(']') else { return Err("missing ']' in host".into()) };
+        let Some(i) = host.rfind(']') else {
+            return Err("missing ']' in host".into());
+        };
         let port = &host[i + 1..];
         if !valid_port(port) {
             return Err(format!("invalid port {} after host", gofmt::quote(port)));
@@ -202,7 +225,10 @@ fn parse_no_frag(raw: &str) -> Result<Url, String> {
                 match ui.split_once(':') {
                     None => url.user = Some((unescape(ui, Mode::UserPassword)?, None)),
                     Some((u, p)) => {
-                        url.user = Some((unescape(u, Mode::UserPassword)?, Some(unescape(p, Mode::UserPassword)?)))
+                        url.user = Some((
+                            unescape(u, Mode::UserPassword)?,
+                            Some(unescape(p, Mode::UserPassword)?),
+                        ))
                     }
                 }
             }
@@ -233,7 +259,8 @@ fn hostname(host: &str) -> String {
 
 fn url_parse(a: &[Value]) -> FuncResult {
     let raw = s(a, 0);
-    let u = parse(raw).map_err(|e| format!("unable to parse url: parse {}: {e}", gofmt::quote(raw)))?;
+    let u =
+        parse(raw).map_err(|e| format!("unable to parse url: parse {}: {e}", gofmt::quote(raw)))?;
     let mut m = BTreeMap::new();
     m.insert("scheme".to_string(), Value::from(u.scheme.clone()));
     m.insert("host".to_string(), Value::from(u.host.clone()));
@@ -242,7 +269,10 @@ fn url_parse(a: &[Value]) -> FuncResult {
     m.insert("query".to_string(), Value::from(u.raw_query.clone()));
     m.insert("opaque".to_string(), Value::from(u.opaque.clone()));
     m.insert("fragment".to_string(), Value::from(u.fragment.clone()));
-    m.insert("userinfo".to_string(), Value::from(u.user.as_ref().map(userinfo_string).unwrap_or_default()));
+    m.insert(
+        "userinfo".to_string(),
+        Value::from(u.user.as_ref().map(userinfo_string).unwrap_or_default()),
+    );
     Ok(Value::map(m))
 }
 
@@ -274,8 +304,12 @@ fn url_join(a: &[Value]) -> FuncResult {
     };
     let userinfo = dict_get(&d, "userinfo")?;
     if !userinfo.is_empty() {
-        let tmp = parse(&format!("proto://{userinfo}@host"))
-            .map_err(|e| format!("unable to parse userinfo in dict: parse {}: {e}", gofmt::quote(&format!("proto://{userinfo}@host"))))?;
+        let tmp = parse(&format!("proto://{userinfo}@host")).map_err(|e| {
+            format!(
+                "unable to parse userinfo in dict: parse {}: {e}",
+                gofmt::quote(&format!("proto://{userinfo}@host"))
+            )
+        })?;
         u.user = tmp.user;
     }
     Ok(url_string(&u).into())
@@ -329,7 +363,8 @@ mod tests {
     // Sprig docs (url.md): urlParse and urlJoin round trip.
     #[test]
     fn url_parse_and_join_match_sprig_docs() {
-        let v = url_parse(&["http://admin:secret@server.com:8080/api?list=false#anchor".into()]).unwrap();
+        let v = url_parse(&["http://admin:secret@server.com:8080/api?list=false#anchor".into()])
+            .unwrap();
         let Value::Map(m) = &v else { panic!() };
         let m = map_read(m);
         assert_eq!(m["scheme"], Value::str("http"));
