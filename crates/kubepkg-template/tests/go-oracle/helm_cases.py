@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Writes Helm-engine case inputs (the format of oracle/ in the repository root) to stdout:
+include/tpl/required/fail/lookup and Helm's error reformatting, templates using only .Values."""
+import json
+
+V = json.dumps({"str": "hello", "num": 42, "flt": 3.5, "nul": None, "list": ["a", "b"],
+                "map": {"b": 2, "a": 1}, "empty": "", "tpl": "{{ .Values.str }}!", "n": {"a": {"b": "deep"}}})
+
+C = [
+    {"main.tpl": "{{ .Values.str }} {{ .Values.missing }} <no value> {{ .Values.nul }}"},
+    {"main.tpl": "{{ include \"h\" . }}", "_helpers.tpl": "{{ define \"h\" }}[{{ .Values.str }}]{{ end }}"},
+    {"main.tpl": "{{ include \"h\" .Values.map }}", "_helpers.tpl": "{{ define \"h\" }}{{ .a }}-{{ .b }}{{ end }}"},
+    {"main.tpl": "{{ include \"nope\" . }}"},
+    {"main.tpl": "{{ include \"r\" . }}", "_helpers.tpl": "{{ define \"r\" }}{{ include \"r\" . }}{{ end }}"},
+    {"main.tpl": "{{ include \"h\" . }}", "_helpers.tpl": "{{ define \"h\" }}\n{{ .Values.missing.x }}{{ end }}"},
+    {"main.tpl": "x\n{{ include \"a\" . }}", "_helpers.tpl": "{{ define \"a\" }}{{ include \"b\" . }}{{ end }}{{ define \"b\" }}{{ .Values.nul.y }}{{ end }}"},
+    {"main.tpl": "{{ include \"h\" . | len }}", "_helpers.tpl": "{{ define \"h\" }}abc{{ end }}"},
+    {"main.tpl": "{{ include }}"},
+    {"main.tpl": "{{ include 1 . }}"},
+    {"main.tpl": "{{ include \"h\" }}", "_helpers.tpl": "{{ define \"h\" }}x{{ end }}"},
+    {"main.tpl": "{{ include \"h\" . }}", "_a.tpl": "{{ define \"h\" }}from-a{{ end }}", "_b.tpl": "{{ define \"h\" }}from-b{{ end }}"},
+    {"main.tpl": "{{ include \"h\" . }}", "_helpers.tpl": "{{ define \"h\" }}{{ printf \"%d\" .Values.str }}{{ end }}"},
+    {"main.tpl": "{{ required \"str needed\" .Values.str }}"},
+    {"main.tpl": "{{ required \"missing needed\" .Values.missing }}"},
+    {"main.tpl": "{{ required \"empty needed\" .Values.empty }}"},
+    {"main.tpl": "{{ required \"nul needed\" .Values.nul }}"},
+    {"main.tpl": "{{ required \"zero ok\" 0 }}"},
+    {"main.tpl": "line1\n{{ include \"h\" . }}", "_helpers.tpl": "{{ define \"h\" }}{{ required \"inner: value x is required\" .Values.x }}{{ end }}"},
+    {"main.tpl": "{{ required \"a: b\" .Values.x }}"},
+    {"main.tpl": "{{ fail \"stop here\" }}"},
+    {"main.tpl": "{{ if .Values.str }}{{ fail \"multi\\nline\" }}{{ end }}"},
+    {"main.tpl": "{{ tpl \"{{ .Values.str }}\" . }}"},
+    {"main.tpl": "{{ tpl .Values.tpl . }}"},
+    {"main.tpl": "{{ tpl \"{{ .missing }}|{{ .str }}\" .Values }}"},
+    {"main.tpl": "{{ tpl \"{{ define \\\"t1\\\" }}T1{{ end }}{{ include \\\"t1\\\" . }}\" . }}"},
+    {"main.tpl": "{{ tpl \"{{ include \\\"h\\\" . }}\" . }}", "_helpers.tpl": "{{ define \"h\" }}H{{ end }}"},
+    {"main.tpl": "{{ tpl \"{{ .Values.str \" . }}"},
+    {"main.tpl": "{{ tpl \"{{ .Values.missing.x }}\" . }}"},
+    {"main.tpl": "{{ tpl \"{{ tpl \\\"{{ .Values.str }}\\\" . }}\" . }}"},
+    {"main.tpl": "{{ tpl \"\" . }}"},
+    {"main.tpl": "{{ tpl \"{{ required \\\"need q\\\" .Values.q }}\" . }}"},
+    {"main.tpl": "{{ tpl \"x\" }}"},
+    {"main.tpl": "{{ tpl \"{{ nope }}\" . }}"},
+    {"main.tpl": "{{ tpl \"{{ define \\\"h\\\" }}over{{ end }}{{ include \\\"h\\\" . }}\" . }}|{{ include \"h\" . }}", "_helpers.tpl": "{{ define \"h\" }}orig{{ end }}"},
+    {"main.tpl": "{{ lookup \"v1\" \"Pod\" \"ns\" \"name\" }}"},
+    {"main.tpl": "{{ (lookup \"v1\" \"Pod\" \"ns\" \"name\").metadata }}"},
+    {"main.tpl": "{{ .Values.str"},
+    {"main.tpl": "a\nb\n{{ end }}"},
+    {"main.tpl": "{{ nope }}"},
+    {"main.tpl": "ok", "_helpers.tpl": "{{ define \"x\" }}{{ .a }"},
+    {"main.tpl": "{{ .Values.n.a.b.c.d }}"},
+    {"main.tpl": "{{ .Values.str.x }}"},
+    {"main.tpl": "{{ index .Values.list 5 }}"},
+    {"main.tpl": "{{ .Values.list.x }}"},
+    {"main.tpl": "{{ template \"nope\" }}"},
+    {"main.tpl": "{{ template \"h\" . }}", "_helpers.tpl": "{{ define \"h\" }}{{ .Values.nul.z }}{{ end }}"},
+    {"main.tpl": "{{ .Template.Name }} {{ .Template.BasePath }}"},
+    {"main.tpl": "{{ printf \"%v\" .Values.missing }} {{ .Values.flt }} {{ .Values.num }}"},
+    {"main.tpl": "{{ $x := include \"h\" . }}{{ $x }}", "_helpers.tpl": "{{ define \"h\" }}{{ .Values.missing }}{{ end }}"},
+    {"main.tpl": "{{ eq .Values.num 42 }}"},
+    {"main.tpl": "{{ eq .Values.num 42.0 }}"},
+    {"main.tpl": "{{ required \"x\" .Values.missing.y }}"},
+    {"main.tpl": "{{ include \"h\" . }}", "_helpers.tpl": "{{ define \"h\" }}{{ tpl \"{{ .Values.nul.w }}\" . }}{{ end }}"},
+]
+
+for i, t in enumerate(C):
+    print(json.dumps({"name": f"helm/{i}", "templates": t, "values": V, "check": "exact"}, ensure_ascii=False))
