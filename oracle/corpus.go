@@ -29,6 +29,8 @@ type Case struct {
 	OutputB64 *string           `json:"output_b64,omitempty"`
 	Error     *string           `json:"error,omitempty"`
 	GoError   *string           `json:"go_error,omitempty"`
+	// ValuesError is set when Helm cannot read the values file at all (nothing is rendered).
+	ValuesError *string `json:"values_error,omitempty"`
 }
 
 func readCases(file string) ([]Case, error) {
@@ -111,10 +113,12 @@ func runCase(c *Case) error {
 	case <-time.After(60 * time.Second):
 		return fmt.Errorf("case %s: Helm did not finish within 60s", c.Name)
 	}
+	c.Output, c.OutputB64, c.Error, c.GoError, c.ValuesError = nil, nil, nil, nil, nil
 	if valuesErr != nil {
-		return fmt.Errorf("case %s: %w", c.Name, valuesErr)
+		e := valuesErr.Error()
+		c.ValuesError = &e
+		return nil
 	}
-	c.Output, c.OutputB64, c.Error, c.GoError = nil, nil, nil, nil
 	if (r.helm.Err == nil) != (r.gor.Err == nil) {
 		return fmt.Errorf("case %s: Helm and text/template paths disagree: %v / %v", c.Name, r.helm.Err, r.gor.Err)
 	}
@@ -147,6 +151,12 @@ func runCase(c *Case) error {
 
 func regen(files []string) error {
 	seen := map[string]string{}
+	var failures []string
+	defer func() {
+		for _, f := range failures {
+			fmt.Fprintln(os.Stderr, f)
+		}
+	}()
 	for _, file := range files {
 		cases, err := readCases(file)
 		if err != nil {
@@ -158,13 +168,16 @@ func regen(files []string) error {
 			}
 			seen[cases[i].Name] = file
 			if err := runCase(&cases[i]); err != nil {
-				return fmt.Errorf("%s: %w", file, err)
+				failures = append(failures, fmt.Sprintf("%s: %v", file, err))
 			}
 		}
 		if err := writeCases(file, cases); err != nil {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "%s: %d cases\n", file, len(cases))
+	}
+	if len(failures) > 0 {
+		return fmt.Errorf("%d cases could not be recorded", len(failures))
 	}
 	return nil
 }

@@ -6,6 +6,7 @@
 //   - goRender: the same templates, function map and render values executed through
 //     text/template directly (Helm's own unexported helpers reached with go:linkname), giving the
 //     raw text/template error that kubepkg's engine must reproduce.
+//
 // Both paths must agree on successful output; the oracle refuses to write a case where they don't.
 package main
 
