@@ -34,6 +34,8 @@ enum Node {
     Uint(u64),
     Float(f64),
     Str(String),
+    /// A scalar written in plain style as given (go-yaml's `time.Time` encoding).
+    Raw(String),
     Seq(Vec<Node>),
     Map(Vec<(String, Node)>),
 }
@@ -140,6 +142,31 @@ fn reread_json_string(s: &str) -> Result<String, YamlError> {
     Ok(out)
 }
 
+/// go-yaml v3 encoding the Go value itself (Helm's `toYamlPretty`): floats keep their `%g` text
+/// (`1e+06`, `-0`, `.nan`), `[]byte` is a list of integers, nothing is re-read.
+fn to_node_v3(v: &Value) -> Node {
+    match v {
+        Value::Nil => Node::Null,
+        Value::Bool(b) => Node::Bool(*b),
+        Value::Int(i) | Value::Int64(i) => Node::Int(*i),
+        Value::Uint(u) => Node::Uint(*u),
+        Value::Float(f) => Node::Float(*f),
+        Value::String(s) => Node::Str(s.to_string()),
+        Value::Bytes(b) => Node::Seq(b.iter().map(|&x| Node::Int(x as i64)).collect()),
+        Value::Time(t) => Node::Raw(crate::json::rfc3339_nano(t)),
+        Value::Object(o) => to_node_v3(&o.to_plain()),
+        Value::List(items, _) => Node::Seq(items.iter().map(to_node_v3).collect()),
+        Value::Map(m) => {
+            let m = map_read(m);
+            let mut pairs: Vec<(String, Node)> =
+                m.iter().map(|(k, v)| (k.clone(), to_node_v3(v))).collect();
+            drop(m);
+            pairs.sort_by(|a, b| key_order_v(&a.0, &b.0, true));
+            Node::Map(pairs)
+        }
+    }
+}
+
 fn is_letter(c: char) -> bool {
     c.is_alphabetic()
 }
@@ -148,13 +175,16 @@ fn is_digit(c: char) -> bool {
     c.is_ascii_digit() || (!c.is_ascii() && c.is_numeric())
 }
 
-/// go-yaml v2's `keyList.Less` for two string keys.
-fn key_less(a: &str, b: &str) -> bool {
+/// go-yaml's `keyList.Less` for two string keys (v3 differs when a letter meets a digit right
+/// after a run of equal digits).
+fn key_less(a: &str, b: &str, v3: bool) -> bool {
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
     let n = ar.len().min(br.len());
+    let mut digits = false;
     for i in 0..n {
         if ar[i] == br[i] {
+            digits = is_digit(ar[i]);
             continue;
         }
         let al = is_letter(ar[i]);
@@ -163,7 +193,7 @@ fn key_less(a: &str, b: &str) -> bool {
             return ar[i] < br[i];
         }
         if al || bl {
-            return bl;
+            return if v3 && digits { al } else { bl };
         }
         let (mut an, mut bn): (i64, i64) = (0, 0);
         if ar[i] == '0' || br[i] == '0' {
@@ -199,9 +229,13 @@ fn key_less(a: &str, b: &str) -> bool {
 }
 
 fn key_order(a: &str, b: &str) -> Ordering {
-    if key_less(a, b) {
+    key_order_v(a, b, false)
+}
+
+fn key_order_v(a: &str, b: &str, v3: bool) -> Ordering {
+    if key_less(a, b, v3) {
         Ordering::Less
-    } else if key_less(b, a) {
+    } else if key_less(b, a, v3) {
         Ordering::Greater
     } else {
         Ordering::Equal
@@ -245,7 +279,7 @@ fn is_blankz(c: char) -> bool {
 }
 
 /// libyaml's `yaml_emitter_analyze_scalar` (with unicode output enabled).
-fn analyze(v: &[char]) -> Analysis {
+fn analyze(v: &[char], v3: bool) -> Analysis {
     if v.is_empty() {
         return Analysis {
             multiline: false,
@@ -263,6 +297,7 @@ fn analyze(v: &[char]) -> Analysis {
         (false, false, false, false);
     let (mut break_space, mut space_break) = (false, false);
     let (mut prev_space, mut prev_break) = (false, false);
+    let mut tabs = false;
     if v.len() >= 3 && (v[..3] == ['-', '-', '-'] || v[..3] == ['.', '.', '.']) {
         block_ind = true;
         flow_ind = true;
@@ -307,7 +342,9 @@ fn analyze(v: &[char]) -> Analysis {
                 _ => {}
             }
         }
-        if !is_printable(c) {
+        if v3 && c == '\t' {
+            tabs = true;
+        } else if !is_printable(c) {
             special = true;
         }
         if c == ' ' {
@@ -360,10 +397,12 @@ fn analyze(v: &[char]) -> Analysis {
         a.block_plain_allowed = false;
         a.single_quoted_allowed = false;
     }
-    if space_break || special {
+    if space_break || tabs || special {
         a.flow_plain_allowed = false;
         a.block_plain_allowed = false;
         a.single_quoted_allowed = false;
+    }
+    if space_break || special {
         a.block_allowed = false;
     }
     if line_breaks {
@@ -390,15 +429,16 @@ struct Emitter {
     flow_level: usize,
     best_indent: i64,
     best_width: usize,
-    /// go-yaml v3 (toYamlPretty) writes block sequences indented inside mappings.
-    indent_sequences: bool,
+    /// go-yaml v3 (toYamlPretty): block sequences indented inside mappings, tabs allowed in
+    /// literal blocks, `indention` tracked by line breaks only.
+    v3: bool,
     root_ctx: bool,
     mapping_ctx: bool,
     simple_key_ctx: bool,
 }
 
 impl Emitter {
-    fn new(best_indent: i64, best_width: usize, indent_sequences: bool) -> Self {
+    fn new(best_indent: i64, best_width: usize, v3: bool) -> Self {
         Emitter {
             out: String::new(),
             column: 0,
@@ -409,7 +449,7 @@ impl Emitter {
             flow_level: 0,
             best_indent,
             best_width,
-            indent_sequences,
+            v3,
             root_ctx: false,
             mapping_ctx: false,
             simple_key_ctx: false,
@@ -424,6 +464,9 @@ impl Emitter {
     fn put_break(&mut self) {
         self.out.push('\n');
         self.column = 0;
+        if self.v3 {
+            self.indention = true;
+        }
     }
 
     fn write_break(&mut self, c: char) {
@@ -432,6 +475,9 @@ impl Emitter {
         } else {
             self.out.push(c);
             self.column = 0;
+            if self.v3 {
+                self.indention = true;
+            }
         }
     }
 
@@ -457,7 +503,9 @@ impl Emitter {
             self.put(' ');
         }
         self.whitespace = true;
-        self.indention = true;
+        if !self.v3 {
+            self.indention = true;
+        }
     }
 
     fn write_indicator(&mut self, ind: &str, need_ws: bool, is_ws: bool, is_indention: bool) {
@@ -489,6 +537,7 @@ impl Emitter {
                 };
                 self.scalar(&s, Style::Plain)
             }
+            Node::Raw(s) => self.scalar(s, Style::Plain),
             Node::Str(s) => {
                 let style = if s.contains('\n') {
                     Style::Literal
@@ -509,7 +558,7 @@ impl Emitter {
                     self.pop_indent();
                     self.write_indicator("]", false, false, false);
                 } else {
-                    let indentless = self.mapping_ctx && !self.indention && !self.indent_sequences;
+                    let indentless = self.mapping_ctx && !self.indention && !self.v3;
                     self.increase_indent(false, indentless);
                     for item in items {
                         self.write_indent();
@@ -531,7 +580,7 @@ impl Emitter {
                         self.write_indent();
                         let key = Node::Str(k.clone());
                         let kc: Vec<char> = k.chars().collect();
-                        let simple = !analyze(&kc).multiline && k.len() <= 128;
+                        let simple = !analyze(&kc, self.v3).multiline && k.len() <= 128;
                         if simple {
                             self.node(&key, false, true, true);
                             self.write_indicator(":", false, false, false);
@@ -577,7 +626,7 @@ impl Emitter {
 
     fn scalar(&mut self, value: &str, requested: Style) {
         let v: Vec<char> = value.chars().collect();
-        let a = analyze(&v);
+        let a = analyze(&v, self.v3);
         let style = self.select_style(requested, &a, v.is_empty());
         self.increase_indent(true, false);
         let allow_breaks = !self.simple_key_ctx;
@@ -591,7 +640,7 @@ impl Emitter {
     }
 
     fn write_plain(&mut self, v: &[char], allow_breaks: bool) {
-        if !self.whitespace {
+        if !self.whitespace && !(self.v3 && v.is_empty()) {
             self.put(' ');
         }
         let (mut spaces, mut breaks) = (false, false);
@@ -627,7 +676,9 @@ impl Emitter {
             }
             i += 1;
         }
-        self.whitespace = false;
+        if !(self.v3 && v.is_empty()) {
+            self.whitespace = false;
+        }
         self.indention = false;
     }
 
@@ -803,10 +854,9 @@ pub fn marshal(v: &Value) -> Result<String, YamlError> {
     Ok(Emitter::new(2, 80, false).document(&node))
 }
 
-/// Helm's `toYamlPretty` (go-yaml v3, indent 2). Approximated with the v2 emitter rules plus
-/// indented sequences; see the crate's known gaps.
+/// Helm's `toYamlPretty`: go-yaml v3's encoder with `SetIndent(2)` on the value itself.
 pub fn marshal_pretty(v: &Value) -> Result<String, YamlError> {
-    let node = to_node(v)?;
+    let node = to_node_v3(v);
     Ok(Emitter::new(2, usize::MAX / 2, true).document(&node))
 }
 
