@@ -640,7 +640,7 @@ impl Emitter {
     }
 
     fn write_plain(&mut self, v: &[char], allow_breaks: bool) {
-        if !self.whitespace && !(self.v3 && v.is_empty()) {
+        if !(self.whitespace || self.v3 && v.is_empty()) {
             self.put(' ');
         }
         let (mut spaces, mut breaks) = (false, false);
