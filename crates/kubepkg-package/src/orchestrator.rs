@@ -1,1 +1,884 @@
+//! The orchestrator's decisions (SPEC §4), over a [`Cluster`] trait for everything it touches.
+//!
+//! [`apply`] and [`rollback`] hold every rule and nothing else: the [`Cluster`] implementation
+//! (releases, readiness watches, Secret storage, leases) lives in the release/kube crates, and a
+//! fake one drives the unit tests. The rules:
+//!
+//! 1. Requirements first: every required package must be installed, satisfy its version
+//!    constraint and be Ready; an optional one only if it is installed. Until then the apply
+//!    waits with `RequirementsNotMet` (not a failure) and, past the timeout, stops having changed
+//!    nothing.
+//! 2. A revision is recorded as pending before anything changes; a revision left pending by a
+//!    crashed run is marked failed and superseded by the new one.
+//! 3. `PreUpgrade` hooks run first, in manifest order, only when the package moves to another
+//!    version (never on a first install, a values-only change or a rollback), with the
+//!    `kubepkg.*` values; each is waited for. A failing hook stops the upgrade before anything
+//!    else changed. After a successful upgrade their releases are uninstalled; they are never
+//!    recorded.
+//! 4. Components are applied one at a time in plan order; unchanged ones are skipped; each must be
+//!    ready (release and `readyWhen`, within the per-component timeout) before the next starts.
+//! 5. On failure: a first install keeps its state (`InstallFailed`); an upgrade rolls every
+//!    component it already changed back to the deployed revision, newest first, only if the *new*
+//!    version declares `rollback.safe: true` (the failed revision is kept as failed and the
+//!    rollback is a new revision, `RolledBack`); otherwise it stops with `UpgradeFailed`.
+//! 6. Components the new package no longer has are uninstalled last, in reverse order.
+//! 7. A manual rollback refuses to leave a version that declares `rollback.safe: false` unless
+//!    forced, runs no hooks and is recorded as a new revision.
 
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::manifest::{Package, ReadyCondition, Requirement};
+use crate::plan::{Action, Change, Plan};
+use crate::revision::{ComponentRecord, History, PackageRevision, RevisionStatus, values_digest};
+use crate::values::{UserValues, supplied, upgrade_context};
+
+/// The default per-component readiness timeout (SPEC §4.4).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Another package instance as the requirements check sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RequirementState {
+    /// No such package is installed.
+    Absent,
+    /// Installed at `version` (its deployed revision), Ready or not.
+    Present { version: String, ready: bool },
+}
+
+/// Result of waiting for a change of the required packages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Waited {
+    /// Something changed (or may have): check again.
+    Changed,
+    /// The requirements timeout passed.
+    TimedOut,
+}
+
+/// What to install or upgrade.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComponentApply {
+    pub component: String,
+    pub release: String,
+    pub namespace: String,
+    /// The chart as written in the package and resolved on disk.
+    pub chart: crate::manifest::ChartSource,
+    /// Values given to the chart ("user-supplied" in Helm's terms): package defaults, user
+    /// values and, for hooks and `upgradeContext` components, `kubepkg.*`.
+    pub values: Map<String, Value>,
+    /// A hook: replace any leftover release of it (a failed hook is kept for its logs until the
+    /// next run) and install it afresh.
+    pub hook: bool,
+}
+
+/// What readiness to wait for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadyWait {
+    pub component: String,
+    pub release: String,
+    pub namespace: String,
+    /// `readyWhen` conditions (their namespace defaults to `namespace`; ignored for cluster-scoped kinds).
+    pub ready_when: Vec<ReadyCondition>,
+    pub timeout: Duration,
+}
+
+/// A failure reported by the cluster side: what failed and why, for the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub message: String,
+}
+
+impl Failure {
+    pub fn new(message: impl Into<String>) -> Failure {
+        Failure {
+            message: message.into(),
+        }
+    }
+}
+
+/// Live progress, one event per state change of a component (the CLI prints one line each).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    tag = "state"
+)]
+pub enum Progress {
+    WaitingForRequirements { message: String },
+    HookRunning { component: String },
+    Applying { component: String },
+    Unchanged { component: String },
+    Waiting { component: String },
+    Ready { component: String },
+    Failed { component: String, message: String },
+    RollingBack { component: String },
+    RolledBack { component: String },
+    Uninstalling { component: String },
+    Uninstalled { component: String },
+}
+
+/// The cluster side of an apply. Every method is one observable step; errors are [`Failure`]s.
+pub trait Cluster {
+    /// The state of the package instance `name` (for `requires`).
+    fn requirement(&mut self, name: &str) -> impl Future<Output = RequirementState> + Send;
+    /// Waits (by watch) until a required package may have changed, or the requirements timeout.
+    fn wait_for_requirements(&mut self) -> impl Future<Output = Waited> + Send;
+    /// Creates or replaces a package revision record.
+    fn record(
+        &mut self,
+        revision: &PackageRevision,
+    ) -> impl Future<Output = Result<(), Failure>> + Send;
+    /// Installs or upgrades a component's release; returns the release revision now deployed.
+    fn apply_component(
+        &mut self,
+        request: &ComponentApply,
+    ) -> impl Future<Output = Result<u64, Failure>> + Send;
+    /// Waits until the release is ready and every `readyWhen` holds (a hook: its Job completed).
+    fn wait_ready(
+        &mut self,
+        request: &ReadyWait,
+    ) -> impl Future<Output = Result<(), Failure>> + Send;
+    /// Rolls a release back to `to_revision`; returns the new release revision.
+    fn rollback_component(
+        &mut self,
+        release: &str,
+        namespace: &str,
+        to_revision: u64,
+    ) -> impl Future<Output = Result<u64, Failure>> + Send;
+    /// Uninstalls a release.
+    fn uninstall_release(
+        &mut self,
+        release: &str,
+        namespace: &str,
+    ) -> impl Future<Output = Result<(), Failure>> + Send;
+    /// Reports progress (synchronous; printing or status updates).
+    fn progress(&mut self, event: Progress);
+}
+
+/// The reason an apply ended with (SPEC §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Reason {
+    Succeeded,
+    RequirementsNotMet,
+    UpgradeFailed,
+    RolledBack,
+    InstallFailed,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Succeeded => "Succeeded",
+            Reason::RequirementsNotMet => "RequirementsNotMet",
+            Reason::UpgradeFailed => "UpgradeFailed",
+            Reason::RolledBack => "RolledBack",
+            Reason::InstallFailed => "InstallFailed",
+        }
+    }
+}
+
+/// How an apply or rollback ended.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    pub reason: Reason,
+    pub message: String,
+    /// The revision now deployed, if any.
+    pub deployed_revision: Option<u64>,
+    /// Every revision recorded by this run (a failed one and its rollback are two).
+    pub recorded: Vec<u64>,
+    /// Non-fatal problems (e.g. a hook release that could not be uninstalled).
+    pub warnings: Vec<String>,
+}
+
+/// Everything an apply needs besides the cluster.
+#[derive(Debug, Clone)]
+pub struct ApplyInput<'a> {
+    /// Package instance name.
+    pub name: &'a str,
+    /// Namespace of the package (records; default for components).
+    pub namespace: &'a str,
+    pub package: &'a Package,
+    pub user: &'a UserValues,
+    pub history: &'a History,
+    /// Each component's effective values in the deployed revision (for `kubepkg.previous`).
+    pub previous_values: &'a BTreeMap<String, Map<String, Value>>,
+    /// The plan made from the same inputs (which components change).
+    pub plan: &'a Plan,
+    /// Per-component readiness timeout.
+    pub timeout: Duration,
+    /// RFC 3339 time stamped on the records.
+    pub now: &'a str,
+}
+
+/// Checks `requires`; `Ok(())` when met, else the message of what is awaited.
+pub async fn check_requirements<C: Cluster>(
+    cluster: &mut C,
+    requires: &[Requirement],
+) -> Result<(), String> {
+    let mut unmet = Vec::new();
+    for r in requires {
+        match cluster.requirement(&r.name).await {
+            RequirementState::Absent if r.optional => {}
+            RequirementState::Absent => {
+                unmet.push(format!("waiting for package {} (not installed)", r.name))
+            }
+            RequirementState::Present { version, ready } => {
+                if let Some(c) = &r.version {
+                    let ok = semver::Version::parse(&version).is_ok_and(|v| c.matches(&v));
+                    if !ok {
+                        unmet.push(format!(
+                            "waiting for package {} {c} (installed: {version})",
+                            r.name
+                        ));
+                        continue;
+                    }
+                }
+                if !ready {
+                    unmet.push(format!("waiting for package {} (not Ready)", r.name));
+                }
+            }
+        }
+    }
+    if unmet.is_empty() {
+        Ok(())
+    } else {
+        Err(unmet.join("; "))
+    }
+}
+
+struct Run<'c, C> {
+    cluster: &'c mut C,
+    recorded: Vec<u64>,
+    warnings: Vec<String>,
+}
+
+impl<C: Cluster> Run<'_, C> {
+    async fn record(&mut self, rev: &PackageRevision) -> Result<(), Failure> {
+        self.cluster.record(rev).await?;
+        if !self.recorded.contains(&rev.revision) {
+            self.recorded.push(rev.revision);
+        }
+        Ok(())
+    }
+
+    fn outcome(self, reason: Reason, message: String, deployed: Option<u64>) -> Outcome {
+        Outcome {
+            reason,
+            message,
+            deployed_revision: deployed,
+            recorded: self.recorded,
+            warnings: self.warnings,
+        }
+    }
+}
+
+/// A record that could not be written ends the run: nothing else may change unrecorded.
+fn record_failed(f: Failure) -> String {
+    format!("cannot record the package revision: {}", f.message)
+}
+
+/// Applies a package (install or upgrade) following every rule of SPEC §4.
+pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcome {
+    let mut run = Run {
+        cluster,
+        recorded: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let pkg = input.package;
+    let deployed = input.history.deployed().cloned();
+    let deployed_rev = deployed.as_ref().map(|d| d.revision);
+
+    // 1. Requirements.
+    loop {
+        match check_requirements(run.cluster, &pkg.meta.requires).await {
+            Ok(()) => break,
+            Err(message) => {
+                run.cluster.progress(Progress::WaitingForRequirements {
+                    message: message.clone(),
+                });
+                if run.cluster.wait_for_requirements().await == Waited::TimedOut {
+                    return run.outcome(Reason::RequirementsNotMet, message, deployed_rev);
+                }
+            }
+        }
+    }
+
+    if input.plan.action == Action::NoChange {
+        for s in &input.plan.steps {
+            run.cluster.progress(Progress::Unchanged {
+                component: s.name.clone(),
+            });
+        }
+        return run.outcome(Reason::Succeeded, "nothing to change".into(), deployed_rev);
+    }
+
+    // 2. The pending revision (after recovering one a crash left pending).
+    let number = input.history.next_revision();
+    if let Some(stale) = input.history.latest().filter(|r| r.status.is_pending()) {
+        let mut stale = stale.clone();
+        stale.status = RevisionStatus::Failed;
+        stale.description =
+            format!("interrupted before completion; superseded by revision {number}");
+        if let Err(f) = run.record(&stale).await {
+            return run.outcome(Reason::UpgradeFailed, record_failed(f), deployed_rev);
+        }
+    }
+    let given = input.user.given_all();
+    let first_deployed = deployed
+        .as_ref()
+        .map(|d| d.first_deployed.clone())
+        .unwrap_or_else(|| input.now.to_string());
+    let mut rev = PackageRevision {
+        name: input.name.to_string(),
+        namespace: input.namespace.to_string(),
+        revision: number,
+        package: pkg.meta.name.clone(),
+        version: pkg.meta.version.to_string(),
+        manifest_digest: pkg.digest.clone(),
+        values_digest: values_digest(&given),
+        values: given,
+        rollback_safe: pkg.meta.rollback_safe,
+        components: Vec::new(),
+        status: if deployed.is_some() {
+            RevisionStatus::PendingUpgrade
+        } else {
+            RevisionStatus::PendingInstall
+        },
+        description: String::new(),
+        reason: String::new(),
+        first_deployed,
+        last_deployed: input.now.to_string(),
+    };
+    // Components start from what is deployed; unreached ones keep that state.
+    for s in &input.plan.steps {
+        let prev = deployed.as_ref().and_then(|d| d.component(&s.name));
+        rev.components.push(ComponentRecord {
+            name: s.name.clone(),
+            release: s.release.clone(),
+            namespace: s.namespace.clone(),
+            revision: prev.map_or(0, |p| p.revision),
+            chart: prev.map(|p| p.chart.clone()).unwrap_or_default(),
+            ready_when: pkg
+                .component(&s.name)
+                .map(|c| c.ready_when.clone())
+                .unwrap_or_default(),
+        });
+    }
+    if let Err(f) = run.record(&rev.clone().without_unapplied()).await {
+        return run.outcome(Reason::UpgradeFailed, record_failed(f), deployed_rev);
+    }
+
+    let from_version = deployed.as_ref().and_then(|d| d.semver());
+    let to_version = &pkg.meta.version;
+    let context_for = |component: &str| {
+        upgrade_context(
+            from_version.as_ref(),
+            to_version,
+            input.previous_values.get(component),
+        )
+    };
+
+    // 3. Hooks.
+    let mut hooks_run = Vec::new();
+    for h in input.plan.hooks.iter().filter(|h| h.runs) {
+        let Some(c) = pkg.component(&h.name) else {
+            continue;
+        };
+        run.cluster.progress(Progress::HookRunning {
+            component: h.name.clone(),
+        });
+        let ctx = context_for(&h.name);
+        let req = ComponentApply {
+            component: h.name.clone(),
+            release: h.release.clone(),
+            namespace: h.namespace.clone(),
+            chart: c.chart.clone(),
+            values: supplied(pkg, &h.name, input.user, Some(&ctx)),
+            hook: true,
+        };
+        let result = match run.cluster.apply_component(&req).await {
+            Ok(_) => {
+                run.cluster
+                    .wait_ready(&ReadyWait {
+                        component: h.name.clone(),
+                        release: h.release.clone(),
+                        namespace: h.namespace.clone(),
+                        ready_when: c.ready_when.clone(),
+                        timeout: input.timeout,
+                    })
+                    .await
+            }
+            Err(f) => Err(f),
+        };
+        if let Err(f) = result {
+            let message = format!(
+                "PreUpgrade hook {} failed: {}; nothing else was changed (its release {} is kept for its logs)",
+                h.name, f.message, h.release
+            );
+            run.cluster.progress(Progress::Failed {
+                component: h.name.clone(),
+                message: f.message.clone(),
+            });
+            rev.status = RevisionStatus::Failed;
+            rev.reason = Reason::UpgradeFailed.as_str().into();
+            rev.description = message.clone();
+            if let Err(f) = run.record(&rev.clone().without_unapplied()).await {
+                run.warnings.push(record_failed(f));
+            }
+            return run.outcome(Reason::UpgradeFailed, message, deployed_rev);
+        }
+        run.cluster.progress(Progress::Ready {
+            component: h.name.clone(),
+        });
+        hooks_run.push(h);
+    }
+
+    // 4. Components, one at a time.
+    let mut changed: Vec<(String, String, String, Option<ComponentRecord>)> = Vec::new();
+    for (i, s) in input.plan.steps.iter().enumerate() {
+        if let Change::Unchanged { .. } = s.change {
+            run.cluster.progress(Progress::Unchanged {
+                component: s.name.clone(),
+            });
+            continue;
+        }
+        let Some(c) = pkg.component(&s.name) else {
+            continue;
+        };
+        run.cluster.progress(Progress::Applying {
+            component: s.name.clone(),
+        });
+        let ctx = c.gets_upgrade_context().then(|| context_for(&s.name));
+        let req = ComponentApply {
+            component: s.name.clone(),
+            release: s.release.clone(),
+            namespace: s.namespace.clone(),
+            chart: c.chart.clone(),
+            values: supplied(pkg, &s.name, input.user, ctx.as_ref()),
+            hook: false,
+        };
+        let prev = deployed
+            .as_ref()
+            .and_then(|d| d.component(&s.name))
+            .cloned();
+        changed.push((s.name.clone(), s.release.clone(), s.namespace.clone(), prev));
+        let failure = match run.cluster.apply_component(&req).await {
+            Err(f) => Some(f),
+            Ok(release_revision) => {
+                rev.components[i].revision = release_revision;
+                rev.components[i].chart = match &s.change {
+                    Change::Install { chart } => chart.clone(),
+                    Change::Upgrade { to_chart, .. } => to_chart.clone(),
+                    Change::Unchanged { chart, .. } => chart.clone(),
+                };
+                run.cluster.progress(Progress::Waiting {
+                    component: s.name.clone(),
+                });
+                run.cluster
+                    .wait_ready(&ReadyWait {
+                        component: s.name.clone(),
+                        release: s.release.clone(),
+                        namespace: s.namespace.clone(),
+                        ready_when: c.ready_when.clone(),
+                        timeout: input.timeout,
+                    })
+                    .await
+                    .err()
+            }
+        };
+        if let Some(f) = failure {
+            run.cluster.progress(Progress::Failed {
+                component: s.name.clone(),
+                message: f.message.clone(),
+            });
+            return fail(
+                run,
+                rev,
+                deployed.as_ref(),
+                pkg,
+                &s.name,
+                f,
+                changed,
+                input.now,
+            )
+            .await;
+        }
+        run.cluster.progress(Progress::Ready {
+            component: s.name.clone(),
+        });
+    }
+
+    // 6. Components the package no longer has.
+    for r in &input.plan.removals {
+        run.cluster.progress(Progress::Uninstalling {
+            component: r.name.clone(),
+        });
+        match run.cluster.uninstall_release(&r.release, &r.namespace).await {
+            Ok(()) => run.cluster.progress(Progress::Uninstalled {
+                component: r.name.clone(),
+            }),
+            Err(f) => run.warnings.push(format!(
+                "component {} was removed from the package but its release {} could not be uninstalled: {}",
+                r.name, r.release, f.message
+            )),
+        }
+    }
+
+    // Hooks are uninstalled after a successful upgrade so the next one runs them afresh.
+    for h in hooks_run {
+        if let Err(f) = run
+            .cluster
+            .uninstall_release(&h.release, &h.namespace)
+            .await
+        {
+            run.warnings.push(format!(
+                "hook {} succeeded but its release {} could not be uninstalled: {}; the next upgrade replaces it",
+                h.name, h.release, f.message
+            ));
+        }
+    }
+
+    rev.status = RevisionStatus::Deployed;
+    rev.reason = Reason::Succeeded.as_str().into();
+    rev.description = match input.plan.action {
+        Action::Install => "Install complete".into(),
+        _ => "Upgrade complete".into(),
+    };
+    if let Err(f) = run.record(&rev.clone().without_unapplied()).await {
+        return run.outcome(Reason::UpgradeFailed, record_failed(f), deployed_rev);
+    }
+    if let Some(mut d) = deployed {
+        d.status = RevisionStatus::Superseded;
+        if let Err(f) = run.record(&d).await {
+            run.warnings.push(record_failed(f));
+        }
+    }
+    let message = format!(
+        "{} {} is deployed as revision {number}",
+        pkg.meta.name, pkg.meta.version
+    );
+    run.outcome(Reason::Succeeded, message, Some(number))
+}
+
+impl PackageRevision {
+    /// The record without components that were never applied (release revision 0).
+    fn without_unapplied(mut self) -> PackageRevision {
+        self.components.retain(|c| c.revision > 0);
+        self
+    }
+}
+
+/// Failure of a component: keep (first install), roll back (new version safe) or stop.
+#[allow(clippy::too_many_arguments)]
+async fn fail<C: Cluster>(
+    mut run: Run<'_, C>,
+    mut rev: PackageRevision,
+    deployed: Option<&PackageRevision>,
+    pkg: &Package,
+    component: &str,
+    failure: Failure,
+    changed: Vec<(String, String, String, Option<ComponentRecord>)>,
+    now: &str,
+) -> Outcome {
+    let cause = format!("component {component} failed: {}", failure.message);
+    rev.status = RevisionStatus::Failed;
+    let Some(deployed) = deployed else {
+        let message = format!(
+            "{cause}; this is a first install, so nothing is rolled back and its state is kept for diagnosis"
+        );
+        rev.reason = Reason::InstallFailed.as_str().into();
+        rev.description = message.clone();
+        if let Err(f) = run.record(&rev.without_unapplied()).await {
+            run.warnings.push(record_failed(f));
+        }
+        return run.outcome(Reason::InstallFailed, message, None);
+    };
+    if !pkg.meta.rollback_is_safe() {
+        let why = match pkg.meta.rollback_safe {
+            Some(false) => "declares rollback.safe: false",
+            _ => "does not declare rollback.safe: true",
+        };
+        let message = format!(
+            "{cause}; version {} {why}, so nothing is rolled back: fix forward with a new version",
+            pkg.meta.version
+        );
+        rev.reason = Reason::UpgradeFailed.as_str().into();
+        rev.description = message.clone();
+        if let Err(f) = run.record(&rev.without_unapplied()).await {
+            run.warnings.push(record_failed(f));
+        }
+        return run.outcome(Reason::UpgradeFailed, message, Some(deployed.revision));
+    }
+
+    // Safe: record the failure, then undo every changed component, newest first.
+    rev.reason = Reason::RolledBack.as_str().into();
+    rev.description = format!("{cause}; rolled back to revision {}", deployed.revision);
+    let failed_number = rev.revision;
+    if let Err(f) = run.record(&rev.without_unapplied()).await {
+        run.warnings.push(record_failed(f));
+    }
+    let mut back = deployed.clone();
+    back.revision = failed_number + 1;
+    back.status = RevisionStatus::PendingRollback;
+    back.description = format!("Rollback to {}", deployed.revision);
+    back.last_deployed = now.to_string();
+    for (name, release, namespace, prev) in changed.into_iter().rev() {
+        run.cluster.progress(Progress::RollingBack {
+            component: name.clone(),
+        });
+        let result = match &prev {
+            Some(p) => run
+                .cluster
+                .rollback_component(&release, &namespace, p.revision)
+                .await
+                .map(Some),
+            None => run
+                .cluster
+                .uninstall_release(&release, &namespace)
+                .await
+                .map(|()| None),
+        };
+        match result {
+            Ok(new_release_revision) => {
+                if let (Some(r), Some(c)) = (
+                    new_release_revision,
+                    back.components.iter_mut().find(|c| c.name == name),
+                ) {
+                    c.revision = r;
+                }
+                run.cluster
+                    .progress(Progress::RolledBack { component: name });
+            }
+            Err(f) => {
+                let message = format!(
+                    "{cause}; rolling back component {name} failed too: {}; stopped, the package is partly rolled back",
+                    f.message
+                );
+                back.status = RevisionStatus::Failed;
+                back.reason = Reason::UpgradeFailed.as_str().into();
+                back.description = message.clone();
+                if let Err(f) = run.record(&back).await {
+                    run.warnings.push(record_failed(f));
+                }
+                return run.outcome(Reason::UpgradeFailed, message, Some(deployed.revision));
+            }
+        }
+    }
+    back.status = RevisionStatus::Deployed;
+    back.reason = Reason::RolledBack.as_str().into();
+    if let Err(f) = run.record(&back).await {
+        run.warnings.push(record_failed(f));
+    }
+    let mut old = deployed.clone();
+    old.status = RevisionStatus::Superseded;
+    if let Err(f) = run.record(&old).await {
+        run.warnings.push(record_failed(f));
+    }
+    let message = format!(
+        "{cause}; rolled back to revision {} ({} {}), recorded as revision {}",
+        deployed.revision, deployed.package, deployed.version, back.revision
+    );
+    run.outcome(Reason::RolledBack, message, Some(back.revision))
+}
+
+/// Why `kubepkg rollback` refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RollbackRefused {
+    #[error("package {name} has no revision to roll back to")]
+    NothingToRollBackTo { name: String },
+    #[error("package {name} has no revision {revision}; see `kubepkg history {name}`")]
+    NoSuchRevision { name: String, revision: u64 },
+    #[error(
+        "revision {revision} of package {name} is still {status}; wait for it to finish or apply again to recover"
+    )]
+    Pending {
+        name: String,
+        revision: u64,
+        status: String,
+    },
+    #[error(
+        "revision {current} of package {name} runs version {version}, which declares rollback.safe: false (the version before it may not run again once it has run); fix forward with a new version, or use --force to roll back anyway"
+    )]
+    Unsafe {
+        name: String,
+        current: u64,
+        version: String,
+    },
+}
+
+/// Rolls a package back to `target` (or the revision before the deployed one). Never runs hooks;
+/// recorded as a new revision. `timeout` is the per-component readiness timeout.
+pub async fn rollback<C: Cluster>(
+    cluster: &mut C,
+    history: &History,
+    name: &str,
+    target: Option<u64>,
+    force: bool,
+    timeout: Duration,
+    now: &str,
+) -> Result<Outcome, RollbackRefused> {
+    let current = history
+        .deployed()
+        .or(history.latest())
+        .ok_or_else(|| RollbackRefused::NothingToRollBackTo { name: name.into() })?
+        .clone();
+    let target = match target {
+        Some(n) => history.get(n).ok_or(RollbackRefused::NoSuchRevision {
+            name: name.into(),
+            revision: n,
+        })?,
+        None => history
+            .rollback_target()
+            .ok_or_else(|| RollbackRefused::NothingToRollBackTo { name: name.into() })?,
+    }
+    .clone();
+    if let Some(latest) = history.latest().filter(|l| l.status.is_pending()) {
+        return Err(RollbackRefused::Pending {
+            name: name.into(),
+            revision: latest.revision,
+            status: latest.status.as_str().into(),
+        });
+    }
+    if current.rollback_safe == Some(false) && !force {
+        return Err(RollbackRefused::Unsafe {
+            name: name.into(),
+            current: current.revision,
+            version: current.version.clone(),
+        });
+    }
+    let mut run = Run {
+        cluster,
+        recorded: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let number = history.next_revision();
+    let mut rev = target.clone();
+    rev.revision = number;
+    rev.status = RevisionStatus::PendingRollback;
+    rev.description = format!("Rollback to {}", target.revision);
+    rev.reason = String::new();
+    rev.last_deployed = now.to_string();
+    rev.first_deployed = current.first_deployed.clone();
+    if let Err(f) = run.record(&rev).await {
+        return Ok(run.outcome(
+            Reason::UpgradeFailed,
+            record_failed(f),
+            Some(current.revision),
+        ));
+    }
+    for i in 0..rev.components.len() {
+        let c = rev.components[i].clone();
+        if current
+            .component(&c.name)
+            .is_some_and(|cur| cur.revision == c.revision && cur.release == c.release)
+        {
+            run.cluster.progress(Progress::Unchanged {
+                component: c.name.clone(),
+            });
+            continue;
+        }
+        run.cluster.progress(Progress::RollingBack {
+            component: c.name.clone(),
+        });
+        let result = match run
+            .cluster
+            .rollback_component(&c.release, &c.namespace, c.revision)
+            .await
+        {
+            Ok(r) => {
+                rev.components[i].revision = r;
+                run.cluster.progress(Progress::Waiting {
+                    component: c.name.clone(),
+                });
+                run.cluster
+                    .wait_ready(&ReadyWait {
+                        component: c.name.clone(),
+                        release: c.release.clone(),
+                        namespace: c.namespace.clone(),
+                        ready_when: c.ready_when.clone(),
+                        timeout,
+                    })
+                    .await
+            }
+            Err(f) => Err(f),
+        };
+        if let Err(f) = result {
+            let message = format!(
+                "rollback to revision {} stopped: component {} failed: {}",
+                target.revision, c.name, f.message
+            );
+            run.cluster.progress(Progress::Failed {
+                component: c.name.clone(),
+                message: f.message,
+            });
+            rev.status = RevisionStatus::Failed;
+            rev.reason = Reason::UpgradeFailed.as_str().into();
+            rev.description = message.clone();
+            if let Err(f) = run.record(&rev).await {
+                run.warnings.push(record_failed(f));
+            }
+            return Ok(run.outcome(Reason::UpgradeFailed, message, Some(current.revision)));
+        }
+        run.cluster
+            .progress(Progress::RolledBack { component: c.name });
+    }
+    // Components the target revision did not have: uninstall, newest first.
+    for c in current.components.iter().rev() {
+        if target.component(&c.name).is_none() {
+            run.cluster.progress(Progress::Uninstalling {
+                component: c.name.clone(),
+            });
+            match run.cluster.uninstall_release(&c.release, &c.namespace).await {
+                Ok(()) => run.cluster.progress(Progress::Uninstalled {
+                    component: c.name.clone(),
+                }),
+                Err(f) => run.warnings.push(format!(
+                    "component {} is not in revision {} but its release {} could not be uninstalled: {}",
+                    c.name, target.revision, c.release, f.message
+                )),
+            }
+        }
+    }
+    rev.status = RevisionStatus::Deployed;
+    rev.reason = Reason::Succeeded.as_str().into();
+    if let Err(f) = run.record(&rev).await {
+        return Ok(run.outcome(
+            Reason::UpgradeFailed,
+            record_failed(f),
+            Some(current.revision),
+        ));
+    }
+    if current.status == RevisionStatus::Deployed {
+        let mut old = current.clone();
+        old.status = RevisionStatus::Superseded;
+        if let Err(f) = run.record(&old).await {
+            run.warnings.push(record_failed(f));
+        }
+    }
+    let message = format!(
+        "rolled back to revision {} ({} {}), recorded as revision {number}",
+        target.revision, target.package, target.version
+    );
+    Ok(run.outcome(Reason::Succeeded, message, Some(number)))
+}
+
+/// Drives a future whose cluster side never waits (the fake in tests, or a synchronous
+/// implementation) to completion on the current thread.
+pub fn block_on<F: Future>(fut: F) -> F::Output {
+    let mut fut = std::pin::pin!(fut);
+    let waker = std::task::Waker::noop();
+    let mut cx = std::task::Context::from_waker(waker);
+    loop {
+        if let std::task::Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::yield_now();
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -89,6 +89,9 @@ pub struct ComponentRecord {
     /// Chart name-version, for history output.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub chart: String,
+    /// The component's `readyWhen` in this revision, so a rollback to it waits for the same gates.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ready_when: Vec<crate::manifest::ReadyCondition>,
 }
 
 /// A package revision record.
@@ -383,6 +386,7 @@ mod tests {
                     namespace: "kubevirt".into(),
                     revision: 4,
                     chart: "kubevirt-operator-1.4.0".into(),
+                    ready_when: vec![],
                 },
                 ComponentRecord {
                     name: "kubevirt".into(),
@@ -390,6 +394,7 @@ mod tests {
                     namespace: "kubevirt".into(),
                     revision: 3,
                     chart: String::new(),
+                    ready_when: vec![],
                 },
             ],
             status: RevisionStatus::Deployed,

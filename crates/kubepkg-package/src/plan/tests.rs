@@ -71,6 +71,7 @@ fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         namespace: ns.into(),
         revision: rev,
         chart: chart.into(),
+        ready_when: vec![],
     };
     PackageRevision {
         name: "kv".into(),
@@ -283,6 +284,7 @@ fn unknown_previous_rendering_and_removed_components() {
         namespace: "app".into(),
         revision: 1,
         chart: "legacy-0.1.0".into(),
+        ready_when: vec![],
     });
     let none = BTreeMap::new();
     let p = plan(

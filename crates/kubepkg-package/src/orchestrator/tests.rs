@@ -1,0 +1,774 @@
+//! Orchestrator rules (SPEC §4) against a fake cluster. Test names start with the rule number.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use serde_json::json;
+
+use super::*;
+use crate::plan::{Intent, Previous, RenderedComponent, objects_from_manifest, plan};
+use crate::source::load_dir;
+
+/// A scripted cluster: releases are counters, failures are chosen per component.
+#[derive(Default)]
+struct Fake {
+    requirements: BTreeMap<String, RequirementState>,
+    /// Applied to `requirements` on each wait; when empty a wait times out.
+    requirement_changes: Vec<(String, RequirementState)>,
+    releases: BTreeMap<String, u64>,
+    records: BTreeMap<u64, PackageRevision>,
+    fail_apply: BTreeSet<String>,
+    fail_ready: BTreeSet<String>,
+    fail_rollback: BTreeSet<String>,
+    values: BTreeMap<String, Map<String, Value>>,
+    timeouts: Vec<Duration>,
+    log: Vec<String>,
+    progress: Vec<Progress>,
+}
+
+impl Cluster for Fake {
+    async fn requirement(&mut self, name: &str) -> RequirementState {
+        self.requirements
+            .get(name)
+            .cloned()
+            .unwrap_or(RequirementState::Absent)
+    }
+    async fn wait_for_requirements(&mut self) -> Waited {
+        self.log.push("wait requirements".into());
+        if self.requirement_changes.is_empty() {
+            return Waited::TimedOut;
+        }
+        let (n, s) = self.requirement_changes.remove(0);
+        self.requirements.insert(n, s);
+        Waited::Changed
+    }
+    async fn record(&mut self, r: &PackageRevision) -> Result<(), Failure> {
+        self.log
+            .push(format!("record {} {}", r.revision, r.status.as_str()));
+        self.records.insert(r.revision, r.clone());
+        Ok(())
+    }
+    async fn apply_component(&mut self, req: &ComponentApply) -> Result<u64, Failure> {
+        let what = if req.hook { "hook" } else { "apply" };
+        self.log.push(format!("{what} {}", req.component));
+        self.values
+            .insert(req.component.clone(), req.values.clone());
+        let n = self.releases.entry(req.release.clone()).or_insert(0);
+        *n += 1;
+        if self.fail_apply.contains(&req.component) {
+            return Err(Failure::new("render error: boom"));
+        }
+        Ok(*n)
+    }
+    async fn wait_ready(&mut self, req: &ReadyWait) -> Result<(), Failure> {
+        self.log.push(format!("ready {}", req.component));
+        self.timeouts.push(req.timeout);
+        if self.fail_ready.contains(&req.component) {
+            return Err(Failure::new(
+                "timed out waiting for KubeVirt kubevirt/kubevirt: Available is False",
+            ));
+        }
+        Ok(())
+    }
+    async fn rollback_component(
+        &mut self,
+        release: &str,
+        _ns: &str,
+        to: u64,
+    ) -> Result<u64, Failure> {
+        self.log.push(format!("rollback {release} to {to}"));
+        if self.fail_rollback.contains(release) {
+            return Err(Failure::new("rollback refused"));
+        }
+        let n = self.releases.entry(release.to_string()).or_insert(0);
+        *n += 1;
+        Ok(*n)
+    }
+    async fn uninstall_release(&mut self, release: &str, _ns: &str) -> Result<(), Failure> {
+        self.log.push(format!("uninstall {release}"));
+        self.releases.remove(release);
+        Ok(())
+    }
+    fn progress(&mut self, event: Progress) {
+        self.progress.push(event);
+    }
+}
+
+fn package(version: &str, safe: Option<bool>) -> Package {
+    let mut p =
+        load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/packages/kubevirt"))
+            .unwrap();
+    p.meta.version = semver::Version::parse(version).unwrap();
+    p.meta.rollback_safe = safe;
+    p.meta.requires.clear();
+    p
+}
+
+fn rendered(version: &str, tweak: &str) -> BTreeMap<String, RenderedComponent> {
+    ["operator", "kubevirt", "migrate", "worker"]
+        .iter()
+        .map(|c| {
+            (
+                c.to_string(),
+                RenderedComponent {
+                    chart: format!("{c}-{version}"),
+                    objects: objects_from_manifest(&format!(
+                        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {c}\ndata:\n  v: \"{version}{tweak}\"\n"
+                    )),
+                },
+            )
+        })
+        .collect()
+}
+
+struct Scenario {
+    fake: Fake,
+    history: Vec<PackageRevision>,
+    rendered_now: BTreeMap<String, RenderedComponent>,
+}
+
+impl Scenario {
+    fn new() -> Scenario {
+        Scenario {
+            fake: Fake::default(),
+            history: Vec::new(),
+            rendered_now: BTreeMap::new(),
+        }
+    }
+
+    /// Applies `pkg` with user values; the previous rendering is what the last apply rendered.
+    fn apply(&mut self, pkg: &Package, user: &UserValues, tweak: &str) -> Outcome {
+        let history = History::new(self.history.clone());
+        let now = rendered(&pkg.meta.version.to_string(), tweak);
+        let prev_rendered = std::mem::take(&mut self.rendered_now);
+        let previous = history.deployed().map(|r| Previous {
+            revision: r,
+            rendered: &prev_rendered,
+        });
+        let p = plan(pkg, "kv", "kubepkg-system", Intent::Apply, previous, &now);
+        let previous_values: BTreeMap<String, Map<String, Value>> = self.fake.values.clone();
+        self.fake.log.clear();
+        let out = block_on(apply(
+            &mut self.fake,
+            ApplyInput {
+                name: "kv",
+                namespace: "kubepkg-system",
+                package: pkg,
+                user,
+                history: &history,
+                previous_values: &previous_values,
+                plan: &p,
+                timeout: DEFAULT_TIMEOUT,
+                now: "2026-11-29T00:00:00Z",
+            },
+        ));
+        self.history = self.fake.records.values().cloned().collect();
+        self.rendered_now = if out.reason == Reason::Succeeded {
+            now
+        } else {
+            prev_rendered
+        };
+        out
+    }
+
+    fn status_of(&self, n: u64) -> RevisionStatus {
+        self.fake.records[&n].status
+    }
+}
+
+fn log(s: &Scenario) -> Vec<&str> {
+    s.fake.log.iter().map(String::as_str).collect()
+}
+
+#[test]
+fn rule1_components_one_at_a_time_dependencies_first_and_waited_for() {
+    let mut s = Scenario::new();
+    let out = s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
+    assert_eq!(
+        log(&s),
+        [
+            "record 1 pending-install",
+            "apply operator",
+            "ready operator",
+            "apply kubevirt",
+            "ready kubevirt",
+            "apply worker",
+            "ready worker",
+            "record 1 deployed",
+        ]
+    );
+    assert_eq!(out.deployed_revision, Some(1));
+}
+
+#[test]
+fn rule2_requirements_not_met_waits_then_times_out_without_changes() {
+    let mut s = Scenario::new();
+    let mut pkg = package("1.0.0", Some(true));
+    pkg.meta.requires =
+        load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/packages/kubevirt"))
+            .unwrap()
+            .meta
+            .requires;
+    let out = s.apply(&pkg, &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::RequirementsNotMet);
+    assert_eq!(
+        out.message,
+        "waiting for package cert-manager (not installed)"
+    );
+    assert_eq!(log(&s), ["wait requirements"]);
+    assert!(s.fake.records.is_empty() && s.fake.releases.is_empty());
+    assert_eq!(
+        s.fake.progress,
+        [Progress::WaitingForRequirements {
+            message: "waiting for package cert-manager (not installed)".into()
+        }]
+    );
+}
+
+#[test]
+fn rule2_requirements_version_readiness_and_optional() {
+    let mut s = Scenario::new();
+    let pkg = {
+        let mut p = package("1.0.0", Some(true));
+        p.meta.requires = load_dir(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/packages/kubevirt"),
+        )
+        .unwrap()
+        .meta
+        .requires;
+        p
+    };
+    // cert-manager too old, then new but not Ready, then Ready; monitoring (optional) installed
+    // and not Ready at first, so it is awaited too.
+    s.fake.requirements.insert(
+        "cert-manager".into(),
+        RequirementState::Present {
+            version: "1.13.2".into(),
+            ready: true,
+        },
+    );
+    s.fake.requirements.insert(
+        "monitoring".into(),
+        RequirementState::Present {
+            version: "0.1.0".into(),
+            ready: false,
+        },
+    );
+    s.fake.requirement_changes = vec![
+        (
+            "cert-manager".into(),
+            RequirementState::Present {
+                version: "1.14.0".into(),
+                ready: false,
+            },
+        ),
+        (
+            "cert-manager".into(),
+            RequirementState::Present {
+                version: "1.14.0".into(),
+                ready: true,
+            },
+        ),
+        (
+            "monitoring".into(),
+            RequirementState::Present {
+                version: "0.1.0".into(),
+                ready: true,
+            },
+        ),
+    ];
+    let out = s.apply(&pkg, &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
+    let waits: Vec<String> = s
+        .fake
+        .progress
+        .iter()
+        .filter_map(|p| match p {
+            Progress::WaitingForRequirements { message } => Some(message.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        waits,
+        [
+            "waiting for package cert-manager >=1.14.0 (installed: 1.13.2); waiting for package monitoring (not Ready)",
+            "waiting for package cert-manager (not Ready); waiting for package monitoring (not Ready)",
+            "waiting for package monitoring (not Ready)",
+        ]
+    );
+    // Optional and absent: nobody waits.
+    let mut s = Scenario::new();
+    s.fake.requirements.insert(
+        "cert-manager".into(),
+        RequirementState::Present {
+            version: "1.15.0".into(),
+            ready: true,
+        },
+    );
+    let out = s.apply(&pkg, &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::Succeeded);
+    assert!(!log(&s).contains(&"wait requirements"));
+}
+
+#[test]
+fn rule3_next_component_does_not_start_until_ready() {
+    let mut s = Scenario::new();
+    s.fake.fail_ready.insert("kubevirt".into());
+    let out = s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::InstallFailed);
+    assert!(!log(&s).contains(&"apply worker"), "{:?}", log(&s));
+    assert!(out.message.contains("component kubevirt failed: timed out waiting for KubeVirt kubevirt/kubevirt: Available is False"), "{}", out.message);
+}
+
+#[test]
+fn rule4_per_component_timeout_is_passed_to_every_wait() {
+    let mut s = Scenario::new();
+    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    assert_eq!(s.fake.timeouts, [Duration::from_secs(600); 3]);
+}
+
+#[test]
+fn rule5_failed_first_install_is_kept_for_diagnosis() {
+    let mut s = Scenario::new();
+    s.fake.fail_ready.insert("worker".into());
+    let out = s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::InstallFailed);
+    assert_eq!(out.deployed_revision, None);
+    assert!(
+        !log(&s)
+            .iter()
+            .any(|l| l.starts_with("rollback") || l.starts_with("uninstall")),
+        "{:?}",
+        log(&s)
+    );
+    assert_eq!(s.status_of(1), RevisionStatus::Failed);
+    assert_eq!(s.fake.records[&1].reason, "InstallFailed");
+    // Every component that was applied is recorded with its release revision.
+    let recorded: Vec<&str> = s.fake.records[&1]
+        .components
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(recorded, ["operator", "kubevirt", "worker"]);
+    assert_eq!(s.fake.releases.len(), 3);
+}
+
+#[test]
+fn rule5_unsafe_new_version_stops_with_upgrade_failed() {
+    let mut s = Scenario::new();
+    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    s.fake.fail_ready.insert("kubevirt".into());
+    let out = s.apply(&package("2.0.0", Some(false)), &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::UpgradeFailed);
+    assert_eq!(out.deployed_revision, Some(1));
+    assert!(
+        out.message.contains(
+            "version 2.0.0 declares rollback.safe: false, so nothing is rolled back: fix forward"
+        ),
+        "{}",
+        out.message
+    );
+    assert_eq!(
+        log(&s),
+        [
+            "record 2 pending-upgrade",
+            "hook migrate",
+            "ready migrate",
+            "apply operator",
+            "ready operator",
+            "apply kubevirt",
+            "ready kubevirt",
+            "record 2 failed",
+        ]
+    );
+    assert_eq!(s.status_of(1), RevisionStatus::Deployed);
+    assert_eq!(s.fake.records[&2].reason, "UpgradeFailed");
+    // Undeclared rollback.safe is treated as unsafe too.
+    let mut s2 = Scenario::new();
+    s2.apply(&package("1.0.0", None), &UserValues::new(), "");
+    s2.fake.fail_apply.insert("operator".into());
+    let out = s2.apply(&package("2.0.0", None), &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::UpgradeFailed);
+    assert!(
+        out.message.contains("does not declare rollback.safe: true"),
+        "{}",
+        out.message
+    );
+}
+
+#[test]
+fn rule5_safe_new_version_rolls_back_changed_components_newest_first() {
+    let mut s = Scenario::new();
+    s.apply(&package("1.0.0", Some(false)), &UserValues::new(), "");
+    // operator is rev 1, kubevirt rev 1, worker rev 1.
+    s.fake.fail_ready.insert("kubevirt".into());
+    let out = s.apply(&package("2.0.0", Some(true)), &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::RolledBack, "{}", out.message);
+    assert_eq!(
+        log(&s),
+        [
+            "record 2 pending-upgrade",
+            "hook migrate",
+            "ready migrate",
+            "apply operator",
+            "ready operator",
+            "apply kubevirt",
+            "ready kubevirt",
+            "record 2 failed",
+            "rollback kv-kubevirt to 1",
+            "rollback kv-operator to 1",
+            "record 3 deployed",
+            "record 1 superseded",
+        ]
+    );
+    assert_eq!(out.recorded, [2, 3, 1]);
+    assert_eq!(out.deployed_revision, Some(3));
+    let r3 = &s.fake.records[&3];
+    assert_eq!(r3.version, "1.0.0");
+    assert_eq!(r3.description, "Rollback to 1");
+    assert_eq!(r3.reason, "RolledBack");
+    // Release revisions after rollback: Helm rollbacks are new release revisions.
+    let revs: Vec<(String, u64)> = r3
+        .components
+        .iter()
+        .map(|c| (c.name.clone(), c.revision))
+        .collect();
+    assert_eq!(
+        revs,
+        [
+            ("operator".into(), 3),
+            ("kubevirt".into(), 3),
+            ("worker".into(), 1)
+        ]
+    );
+    // The worker was never touched; the hook is not part of any record.
+    assert!(r3.component("migrate").is_none() && s.fake.records[&2].component("migrate").is_none());
+}
+
+#[test]
+fn rule5_rollback_uninstalls_components_new_in_the_failed_upgrade() {
+    let mut s = Scenario::new();
+    let mut v1 = package("1.0.0", Some(true));
+    v1.components.retain(|c| c.name == "operator");
+    s.apply(&v1, &UserValues::new(), "");
+    s.fake.fail_ready.insert("kubevirt".into());
+    let out = s.apply(&package("2.0.0", Some(true)), &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::RolledBack);
+    let l = log(&s);
+    let tail = &l[l.len() - 4..];
+    assert_eq!(
+        tail,
+        [
+            "uninstall kv-kubevirt",
+            "rollback kv-operator to 1",
+            "record 3 deployed",
+            "record 1 superseded"
+        ]
+    );
+}
+
+#[test]
+fn rule5_failed_rollback_stops_with_upgrade_failed() {
+    let mut s = Scenario::new();
+    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    s.fake.fail_ready.insert("kubevirt".into());
+    s.fake.fail_rollback.insert("kv-kubevirt".into());
+    let out = s.apply(&package("2.0.0", Some(true)), &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::UpgradeFailed);
+    assert!(
+        out.message
+            .contains("rolling back component kubevirt failed too"),
+        "{}",
+        out.message
+    );
+    assert!(!log(&s).contains(&"rollback kv-operator to 1"));
+    assert_eq!(s.status_of(3), RevisionStatus::Failed);
+}
+
+#[test]
+fn rule6_hooks_never_run_on_first_install() {
+    let mut s = Scenario::new();
+    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    assert!(!log(&s).iter().any(|l| l.contains("migrate")));
+}
+
+#[test]
+fn rule6_hooks_never_run_on_a_values_only_change() {
+    let mut s = Scenario::new();
+    let pkg = package("1.0.0", Some(true));
+    s.apply(&pkg, &UserValues::new(), "");
+    let mut user = UserValues::new();
+    user.add_set("worker.replicas=3").unwrap();
+    let out = s.apply(&pkg, &user, "-tweaked");
+    assert_eq!(out.reason, Reason::Succeeded);
+    assert!(
+        !log(&s).iter().any(|l| l.contains("migrate")),
+        "{:?}",
+        log(&s)
+    );
+    assert_eq!(s.fake.records[&2].values["worker"]["replicas"], json!(3));
+}
+
+#[test]
+fn rule6_hooks_run_first_on_version_change_with_versions_and_are_uninstalled_after() {
+    let mut s = Scenario::new();
+    s.apply(&package("1.3.0", Some(true)), &UserValues::new(), "");
+    let out = s.apply(&package("1.4.0", Some(true)), &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
+    let l = log(&s);
+    assert_eq!(l[1], "hook migrate");
+    assert_eq!(l[2], "ready migrate");
+    assert_eq!(l[3], "apply operator");
+    let i_uninstall = l.iter().position(|x| *x == "uninstall kv-migrate").unwrap();
+    let i_last_ready = l.iter().position(|x| *x == "ready worker").unwrap();
+    assert!(i_uninstall > i_last_ready, "{l:?}");
+    let ctx = &s.fake.values["migrate"]["kubepkg"];
+    assert_eq!(ctx["fromVersion"], json!("1.3.0"));
+    assert_eq!(ctx["toVersion"], json!("1.4.0"));
+    assert!(
+        s.fake
+            .records
+            .values()
+            .all(|r| r.component("migrate").is_none())
+    );
+}
+
+#[test]
+fn rule6_failed_hook_stops_before_anything_else_changes() {
+    let mut s = Scenario::new();
+    s.apply(&package("1.3.0", Some(true)), &UserValues::new(), "");
+    s.fake.fail_ready.insert("migrate".into());
+    let out = s.apply(&package("1.4.0", Some(true)), &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::UpgradeFailed);
+    assert_eq!(
+        log(&s),
+        [
+            "record 2 pending-upgrade",
+            "hook migrate",
+            "ready migrate",
+            "record 2 failed"
+        ]
+    );
+    assert!(
+        out.message.contains("PreUpgrade hook migrate failed"),
+        "{}",
+        out.message
+    );
+    // The failed hook's release is kept for its logs.
+    assert!(s.fake.releases.contains_key("kv-migrate"));
+    assert_eq!(s.status_of(1), RevisionStatus::Deployed);
+}
+
+#[test]
+fn rule6_upgrade_context_reaches_opted_in_components_only() {
+    let mut s = Scenario::new();
+    s.apply(&package("1.3.0", Some(true)), &UserValues::new(), "");
+    assert_eq!(
+        s.fake.values["worker"]["kubepkg"],
+        json!({"fromVersion": "", "toVersion": "1.3.0", "previous": {}})
+    );
+    assert!(s.fake.values["operator"].get("kubepkg").is_none());
+    let mut user = UserValues::new();
+    user.add_set("worker.image=worker:1.4.0").unwrap();
+    s.apply(&package("1.4.0", Some(true)), &user, "");
+    // previous = the worker's values in the deployed revision, without its own kubepkg key.
+    assert_eq!(
+        s.fake.values["worker"]["kubepkg"],
+        json!({"fromVersion": "1.3.0", "toVersion": "1.4.0", "previous": {}})
+    );
+    let mut user = UserValues::new();
+    user.add_set("worker.image=worker:1.5.0").unwrap();
+    s.apply(&package("1.5.0", Some(true)), &user, "");
+    assert_eq!(
+        s.fake.values["worker"]["kubepkg"]["previous"],
+        json!({"image": "worker:1.4.0"})
+    );
+}
+
+#[test]
+fn rule8_unchanged_components_are_skipped_and_nothing_changed_records_nothing() {
+    let mut s = Scenario::new();
+    let pkg = package("1.0.0", Some(true));
+    s.apply(&pkg, &UserValues::new(), "");
+    // Same package, same rendering: no revision, no change.
+    let mut same = s.fake.records[&1].clone();
+    same.manifest_digest = pkg.digest.clone();
+    s.fake.records.insert(1, same);
+    s.history = s.fake.records.values().cloned().collect();
+    let out = s.apply(&pkg, &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::Succeeded);
+    assert_eq!(out.message, "nothing to change");
+    assert!(out.recorded.is_empty() && s.fake.log.is_empty());
+}
+
+#[test]
+fn rule8_revisions_record_version_values_and_release_revisions() {
+    let mut s = Scenario::new();
+    let mut user = UserValues::new();
+    user.add_set("operator.replicas=2").unwrap();
+    s.apply(&package("1.0.0", Some(true)), &user, "");
+    s.apply(&package("1.1.0", Some(true)), &user, "");
+    let r2 = &s.fake.records[&2];
+    assert_eq!(r2.version, "1.1.0");
+    assert_eq!(r2.status, RevisionStatus::Deployed);
+    assert_eq!(r2.values["operator"]["replicas"], json!(2));
+    assert_eq!(r2.values_digest, s.fake.records[&1].values_digest);
+    let revs: Vec<u64> = r2.components.iter().map(|c| c.revision).collect();
+    assert_eq!(revs, [2, 2, 2]);
+    assert_eq!(r2.components[1].ready_when[0].condition, "Available");
+    assert_eq!(s.status_of(1), RevisionStatus::Superseded);
+}
+
+#[test]
+fn crash_left_pending_revision_is_recovered_by_the_next_apply() {
+    let mut s = Scenario::new();
+    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    let mut crashed = s.fake.records[&1].clone();
+    crashed.revision = 2;
+    crashed.version = "1.1.0".into();
+    crashed.status = RevisionStatus::PendingUpgrade;
+    s.fake.records.insert(2, crashed);
+    s.history = s.fake.records.values().cloned().collect();
+    let out = s.apply(&package("1.1.0", Some(true)), &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::Succeeded);
+    assert_eq!(log(&s)[0], "record 2 failed");
+    assert_eq!(log(&s)[1], "record 3 pending-upgrade");
+    assert!(
+        s.fake.records[&2]
+            .description
+            .contains("superseded by revision 3")
+    );
+    assert_eq!(out.deployed_revision, Some(3));
+}
+
+#[test]
+fn removed_components_are_uninstalled_last_in_reverse_order() {
+    let mut s = Scenario::new();
+    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    let mut v2 = package("1.0.1", Some(true));
+    v2.components
+        .retain(|c| c.name == "operator" || c.name == "migrate");
+    let out = s.apply(&v2, &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
+    let l = log(&s);
+    let pos = |x: &str| l.iter().position(|y| *y == x).unwrap();
+    assert!(pos("uninstall kv-worker") < pos("uninstall kv-kubevirt"));
+    assert!(pos("ready operator") < pos("uninstall kv-worker"));
+    let names: Vec<&str> = s.fake.records[&2]
+        .components
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(names, ["operator"]);
+}
+
+#[test]
+fn rule8_manual_rollback_is_a_new_revision_and_runs_no_hooks() {
+    let mut s = Scenario::new();
+    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    s.apply(&package("1.1.0", Some(true)), &UserValues::new(), "");
+    s.fake.log.clear();
+    let history = History::new(s.fake.records.values().cloned().collect());
+    let out = block_on(rollback(
+        &mut s.fake,
+        &history,
+        "kv",
+        None,
+        false,
+        DEFAULT_TIMEOUT,
+        "t",
+    ))
+    .unwrap();
+    assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
+    assert_eq!(out.deployed_revision, Some(3));
+    assert!(!log(&s).iter().any(|l| l.contains("migrate")));
+    assert_eq!(
+        log(&s),
+        [
+            "record 3 pending-rollback",
+            "rollback kv-operator to 1",
+            "ready operator",
+            "rollback kv-kubevirt to 1",
+            "ready kubevirt",
+            "rollback kv-worker to 1",
+            "ready worker",
+            "record 3 deployed",
+            "record 2 superseded",
+        ]
+    );
+    assert_eq!(s.fake.records[&3].version, "1.0.0");
+    assert_eq!(s.fake.records[&3].description, "Rollback to 1");
+}
+
+#[test]
+fn rule5_manual_rollback_refuses_to_leave_an_unsafe_version_unless_forced() {
+    let mut s = Scenario::new();
+    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    s.apply(&package("2.0.0", Some(false)), &UserValues::new(), "");
+    let history = History::new(s.fake.records.values().cloned().collect());
+    let e = block_on(rollback(
+        &mut s.fake,
+        &history,
+        "kv",
+        Some(1),
+        false,
+        DEFAULT_TIMEOUT,
+        "t",
+    ))
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "revision 2 of package kv runs version 2.0.0, which declares rollback.safe: false (the version before it may not run again once it has run); fix forward with a new version, or use --force to roll back anyway"
+    );
+    let out = block_on(rollback(
+        &mut s.fake,
+        &history,
+        "kv",
+        Some(1),
+        true,
+        DEFAULT_TIMEOUT,
+        "t",
+    ))
+    .unwrap();
+    assert_eq!(out.reason, Reason::Succeeded);
+    let e = block_on(rollback(
+        &mut s.fake,
+        &history,
+        "kv",
+        Some(9),
+        true,
+        DEFAULT_TIMEOUT,
+        "t",
+    ))
+    .unwrap_err();
+    assert!(matches!(
+        e,
+        RollbackRefused::NoSuchRevision { revision: 9, .. }
+    ));
+}
+
+#[test]
+fn progress_reports_each_state_change() {
+    let mut s = Scenario::new();
+    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    let first: Vec<&Progress> = s.fake.progress.iter().take(3).collect();
+    assert_eq!(
+        first,
+        [
+            &Progress::Applying {
+                component: "operator".into()
+            },
+            &Progress::Waiting {
+                component: "operator".into()
+            },
+            &Progress::Ready {
+                component: "operator".into()
+            },
+        ]
+    );
+    assert_eq!(
+        serde_json::to_value(&s.fake.progress[0]).unwrap(),
+        json!({"state": "applying", "component": "operator"})
+    );
+}
