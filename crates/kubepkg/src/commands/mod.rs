@@ -1,5 +1,6 @@
 //! One module per verb; [`run`] dispatches the parsed command line.
 
+mod template;
 mod version;
 
 use crate::cli::{Cli, Command};
@@ -9,5 +10,6 @@ use std::process::ExitCode;
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Version => version::run(),
+        Command::Template(args) => template::run(args),
     }
 }

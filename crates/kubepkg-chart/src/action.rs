@@ -1,0 +1,334 @@
+//! `helm template` as a library call: load the chart, merge user values, process dependencies,
+//! coalesce and validate values, render, split and sort, and print manifests, CRDs and hooks
+//! in Helm's format (`---\n# Source: PATH\nDOCUMENT\n`).
+
+use crate::chart::{Chart, load};
+use crate::dependencies::{check_dependencies, process_dependencies};
+use crate::error::{ChartError, Result};
+use crate::manifest::{Hook, sort_manifests};
+use crate::objects::{Capabilities, KubeVersion};
+use crate::render::{ReleaseOptions, capabilities_value, render};
+use crate::schema::validate_chart;
+use crate::semver::is_compatible_range;
+use crate::strvals::{self, Tree};
+use crate::values::{coalesce_values, merge_maps};
+use kubepkg_value::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// User-supplied values, in Helm's precedence order (later kinds override earlier ones).
+#[derive(Debug, Clone, Default)]
+pub struct ValueOptions {
+    /// `-f/--values` files (`-` is standard input).
+    pub value_files: Vec<PathBuf>,
+    /// `--set-json`.
+    pub json_values: Vec<String>,
+    /// `--set`.
+    pub values: Vec<String>,
+    /// `--set-string`.
+    pub string_values: Vec<String>,
+    /// `--set-file`.
+    pub file_values: Vec<String>,
+    /// `--set-literal`.
+    pub literal_values: Vec<String>,
+}
+
+fn read_input(path: &str) -> std::result::Result<Vec<u8>, String> {
+    if path.trim() == "-" {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf).map_err(|e| e.to_string())?;
+        return Ok(buf);
+    }
+    std::fs::read(path).map_err(|e| format!("open {path}: {}", io_text(&e)))
+}
+
+/// Go's text for common I/O errors.
+fn io_text(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+impl ValueOptions {
+    /// `values.Options.MergeValues`: the user values as one map.
+    pub fn merge(&self) -> Result<Value> {
+        let mut base = Value::empty_map();
+        for f in &self.value_files {
+            let fp = f.display().to_string();
+            let raw = read_input(&fp).map_err(ChartError::Values)?;
+            let current = kubepkg_yaml::load_values(&String::from_utf8_lossy(&raw))
+                .map_err(|e| ChartError::Values(format!("failed to parse {fp}: {e}")))?;
+            base = merge_maps(&base, &current);
+        }
+        let mut tree = match Tree::from_value(&base) {
+            Tree::Map(m) => m,
+            _ => BTreeMap::new(),
+        };
+        for v in &self.json_values {
+            let t = v.trim();
+            if t.starts_with('{') {
+                let parsed: serde_json::Value = serde_json::from_str(t).map_err(|_| {
+                    ChartError::Values(format!("failed parsing --set-json data JSON: {v}"))
+                })?;
+                if !parsed.is_object() {
+                    return Err(ChartError::Values(format!(
+                        "failed parsing --set-json data JSON: {v}"
+                    )));
+                }
+                let cur = Tree::Map(std::mem::take(&mut tree)).into_value();
+                let merged = merge_maps(&cur, &strvals::json_to_value(&parsed));
+                tree = match Tree::from_value(&merged) {
+                    Tree::Map(m) => m,
+                    _ => BTreeMap::new(),
+                };
+            } else {
+                strvals::parse_json(v, &mut tree).map_err(|_| {
+                    ChartError::Values(format!("failed parsing --set-json data {v}"))
+                })?;
+            }
+        }
+        for v in &self.values {
+            strvals::parse_into(v, &mut tree)
+                .map_err(|e| ChartError::Values(format!("failed parsing --set data: {e}")))?;
+        }
+        for v in &self.string_values {
+            strvals::parse_into_string(v, &mut tree).map_err(|e| {
+                ChartError::Values(format!("failed parsing --set-string data: {e}"))
+            })?;
+        }
+        let reader = |p: &str| -> std::result::Result<Value, String> {
+            read_input(p).map(|b| Value::str(String::from_utf8_lossy(&b)))
+        };
+        for v in &self.file_values {
+            strvals::parse_into_file(v, &mut tree, &reader)
+                .map_err(|e| ChartError::Values(format!("failed parsing --set-file data: {e}")))?;
+        }
+        for v in &self.literal_values {
+            strvals::parse_literal_into(v, &mut tree).map_err(|e| {
+                ChartError::Values(format!("failed parsing --set-literal data: {e}"))
+            })?;
+        }
+        Ok(Tree::Map(tree).into_value())
+    }
+}
+
+/// Everything `helm template` takes.
+#[derive(Debug, Clone, Default)]
+pub struct TemplateOptions {
+    pub release_name: String,
+    pub chart: PathBuf,
+    pub namespace: String,
+    pub values: ValueOptions,
+    pub show_only: Vec<String>,
+    pub include_crds: bool,
+    pub skip_tests: bool,
+    pub no_hooks: bool,
+    pub is_upgrade: bool,
+    pub kube_version: Option<String>,
+    pub api_versions: Vec<String>,
+    pub output_dir: Option<PathBuf>,
+    pub use_release_name: bool,
+    pub skip_schema_validation: bool,
+}
+
+/// A fully rendered release: what `helm template` would print or write.
+#[derive(Debug, Clone, Default)]
+pub struct RenderedRelease {
+    /// The manifest (CRDs when asked, then plain manifests), as stored in a Helm release.
+    pub manifest: String,
+    pub hooks: Vec<Hook>,
+    pub notes: String,
+}
+
+/// Run the install pipeline in client-only dry-run mode and return the release contents.
+pub fn render_release(
+    chart: Chart,
+    user: &Value,
+    opts: &TemplateOptions,
+    caps: &Capabilities,
+) -> Result<RenderedRelease> {
+    let mut chart = chart;
+    match chart.metadata.chart_type.as_str() {
+        "" | "application" => {}
+        t => return Err(ChartError::Chart(format!("{t} charts are not installable"))),
+    }
+    if chart.metadata.deprecated {
+        eprintln!("level=WARN msg=\"this chart is deprecated\"");
+    }
+    if chart.metadata.deps().next().is_some() {
+        check_dependencies(&chart).map_err(|e| {
+            ChartError::Chart(format!(
+                "an error occurred while checking for chart dependencies. You may need to run 'helm dependency build' to fetch missing dependencies: {e}"
+            ))
+        })?;
+    }
+    process_dependencies(&mut chart, user)
+        .map_err(|e| ChartError::Chart(format!("chart dependencies processing failed: {e}")))?;
+    let release = ReleaseOptions {
+        name: opts.release_name.clone(),
+        namespace: opts.namespace.clone(),
+        revision: 1,
+        is_install: !opts.is_upgrade,
+        is_upgrade: opts.is_upgrade,
+    };
+    let vals = coalesce_values(&chart, user).map_err(ChartError::Values)?;
+    if !opts.skip_schema_validation {
+        validate_chart(&chart, &vals).map_err(|e| {
+            ChartError::Schema(format!(
+                "values don't meet the specifications of the schema(s) in the following chart(s):\n{e}"
+            ))
+        })?;
+    }
+    let mut top = BTreeMap::new();
+    top.insert("Chart".to_string(), chart.metadata.to_value(true));
+    top.insert("Capabilities".to_string(), capabilities_value(caps));
+    top.insert("Release".to_string(), release.to_value());
+    top.insert("Values".to_string(), vals);
+    let top = Value::map(top);
+    if !chart.metadata.kube_version.is_empty()
+        && !is_compatible_range(&chart.metadata.kube_version, &caps.kube_version.normalized)
+    {
+        return Err(ChartError::Chart(format!(
+            "chart requires kubeVersion: {} which is incompatible with Kubernetes {}",
+            chart.metadata.kube_version, caps.kube_version.version
+        )));
+    }
+    let mut files = render(&chart, &top, false)?;
+    let notes_key = format!("{}/templates/NOTES.txt", chart.name());
+    let notes = files.get(&notes_key).cloned().unwrap_or_default();
+    files.retain(|k, _| !k.ends_with("NOTES.txt"));
+    let (hooks, manifests) = sort_manifests(&files).map_err(ChartError::Manifest)?;
+    let mut b = String::new();
+    let mut written: BTreeMap<String, bool> = BTreeMap::new();
+    if opts.include_crds {
+        for (name, data) in chart.crd_objects(chart.name()) {
+            let text = String::from_utf8_lossy(&data);
+            match &opts.output_dir {
+                None => b.push_str(&format!("---\n# Source: {name}\n{text}\n")),
+                Some(dir) => {
+                    write_to_file(dir, &name, &text, written.contains_key(&name))?;
+                    written.insert(name, true);
+                }
+            }
+        }
+    }
+    for m in &manifests {
+        match &opts.output_dir {
+            None => b.push_str(&format!("---\n# Source: {}\n{}\n", m.name, m.content)),
+            Some(dir) => {
+                let dir = if opts.use_release_name {
+                    dir.join(&opts.release_name)
+                } else {
+                    dir.clone()
+                };
+                write_to_file(&dir, &m.name, &m.content, written.contains_key(&m.name))?;
+                written.insert(m.name.clone(), true);
+            }
+        }
+    }
+    Ok(RenderedRelease {
+        manifest: b,
+        hooks,
+        notes,
+    })
+}
+
+fn write_to_file(dir: &Path, name: &str, data: &str, append: bool) -> Result<()> {
+    let file = PathBuf::from(format!("{}/{name}", dir.display()));
+    if let Some(parent) = file.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| ChartError::io(parent, e))?;
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .append(append)
+        .truncate(!append)
+        .open(&file)
+        .map_err(|e| ChartError::io(&file, e))?;
+    std::io::Write::write_all(
+        &mut f,
+        format!("---\n# Source: {name}\n{data}\n").as_bytes(),
+    )
+    .map_err(|e| ChartError::io(&file, e))?;
+    println!("wrote {}", file.display());
+    Ok(())
+}
+
+/// `filepath.Match` over the `# Source:` path without its chart directory.
+fn show_only_filter(out: &str, show: &[String]) -> Result<String> {
+    let docs = crate::manifest::split_manifests(out);
+    let re = regex::Regex::new("# Source: [^/]+/(.+)").expect("regex");
+    let mut selected = Vec::new();
+    for f in show {
+        let f = f.replace('\\', "/");
+        let mut missing = true;
+        for d in &docs {
+            let Some(c) = re.captures(d) else { continue };
+            let name = &c[1];
+            if !crate::pattern::go_match(&f, name).unwrap_or(false) {
+                continue;
+            }
+            selected.push(d.clone());
+            missing = false;
+        }
+        if missing {
+            return Err(ChartError::Chart(format!(
+                "could not find template {f} in chart"
+            )));
+        }
+    }
+    Ok(selected
+        .iter()
+        .map(|m| format!("---\n{m}\n"))
+        .collect::<String>())
+}
+
+/// `helm template NAME CHART [flags]`: the text printed on standard output.
+pub fn template(opts: &TemplateOptions) -> Result<String> {
+    let kube_version = match &opts.kube_version {
+        None => None,
+        Some(v) => Some(
+            KubeVersion::parse(v)
+                .map_err(|e| ChartError::Chart(format!("invalid kube version '{v}': {e}")))?,
+        ),
+    };
+    let mut extra = Vec::new();
+    for a in &opts.api_versions {
+        extra.extend(a.split(',').map(str::to_string));
+    }
+    let caps = Capabilities::new(kube_version, &extra);
+    let user = opts.values.merge()?;
+    let chart = load(&opts.chart)?;
+    let rel = render_release(chart, &user, opts, &caps).map_err(|e| match e {
+        ChartError::Render(m) | ChartError::Manifest(m) => ChartError::Render(format!(
+            "{m}\n\nUse --debug flag to render out invalid YAML"
+        )),
+        other => other,
+    })?;
+    let mut manifests = format!("{}\n", rel.manifest.trim());
+    if !opts.no_hooks {
+        for h in &rel.hooks {
+            if opts.skip_tests && h.events.iter().any(|e| e == "test") {
+                continue;
+            }
+            match &opts.output_dir {
+                None => manifests.push_str(&format!("---\n# Source: {}\n{}\n", h.path, h.manifest)),
+                Some(dir) => {
+                    let dir = if opts.use_release_name {
+                        dir.join(&opts.release_name)
+                    } else {
+                        dir.clone()
+                    };
+                    let exists = dir.join(&h.path).exists();
+                    write_to_file(&dir, &h.path, &h.manifest, exists)?;
+                }
+            }
+        }
+    }
+    if !opts.show_only.is_empty() {
+        return show_only_filter(&manifests, &opts.show_only);
+    }
+    Ok(manifests)
+}

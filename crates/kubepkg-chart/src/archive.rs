@@ -1,0 +1,200 @@
+//! Safe reading of chart archives (`.tgz`): gzip-compressed tar streams whose first path
+//! component is the chart directory.
+//!
+//! Follows Helm's `LoadArchiveFiles` (absolute paths, `..`, drive letters and a `Chart.yaml`
+//! outside the chart directory are errors; a UTF-8 BOM is stripped; 100 MiB total decompressed
+//! size) and adds limits Helm lacks: symbolic and hard links are refused, at most
+//! [`Limits::max_files`] entries, at most [`Limits::max_file_size`] per file and a cap on the
+//! compression ratio (gzip bombs). Every refusal is an [`ChartError::Archive`] naming the entry.
+
+use crate::error::{ChartError, Result};
+use std::io::Read;
+
+/// Limits applied while extracting an archive.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Total decompressed bytes (Helm: 100 MiB).
+    pub max_total: u64,
+    /// Bytes of one file (Helm 4 declares 5 MiB; enforced here).
+    pub max_file_size: u64,
+    /// Number of tar entries.
+    pub max_files: usize,
+    /// Decompressed bytes per compressed byte once past 1 MiB.
+    pub max_ratio: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_total: 100 * 1024 * 1024,
+            max_file_size: 5 * 1024 * 1024,
+            max_files: 10_000,
+            max_ratio: 200,
+        }
+    }
+}
+
+/// A file read from an archive or directory: chart-relative slash path and contents.
+#[derive(Debug, Clone)]
+pub struct BufferedFile {
+    pub name: String,
+    pub data: Vec<u8>,
+}
+
+struct CountingReader<R> {
+    inner: R,
+    count: u64,
+}
+
+impl<R: Read> Read for CountingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count += n as u64;
+        Ok(n)
+    }
+}
+
+fn is_drive_path(n: &str) -> bool {
+    let b = n.as_bytes();
+    b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'/'
+}
+
+/// Go's `path.Clean` for slash paths.
+pub fn clean_path(p: &str) -> String {
+    let rooted = p.starts_with('/');
+    let mut out: Vec<&str> = Vec::new();
+    for part in p.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if out.last().is_some_and(|l| *l != "..") {
+                    out.pop();
+                } else if !rooted {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    let joined = out.join("/");
+    match (rooted, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".into(),
+        (false, false) => joined,
+    }
+}
+
+/// Read every regular file of a gzipped chart archive. `origin` names the archive in errors.
+pub fn load_archive_files(raw: &[u8], origin: &str, limits: &Limits) -> Result<Vec<BufferedFile>> {
+    let err = |m: String| ChartError::Archive(format!("{origin}: {m}"));
+    if !raw.starts_with(&[0x1f, 0x8b, 0x08]) {
+        if origin.ends_with(".yaml") || origin.ends_with(".yml") {
+            return Err(ChartError::Archive(format!(
+                "file '{origin}' seems to be a YAML file, but expected a gzipped archive"
+            )));
+        }
+        return Err(ChartError::Archive(format!(
+            "file '{origin}' does not appear to be a gzipped archive"
+        )));
+    }
+    let compressed_len = raw.len() as u64;
+    let gz = flate2::read::GzDecoder::new(raw);
+    let mut counter = CountingReader {
+        inner: gz,
+        count: 0,
+    };
+    let mut files = Vec::new();
+    let mut archive = tar::Archive::new(&mut counter);
+    let entries = archive
+        .entries()
+        .map_err(|e| err(format!("cannot read archive: {e}")))?;
+    let mut remaining = limits.max_total;
+    let mut count = 0usize;
+    for entry in entries {
+        let mut entry = entry.map_err(|e| err(format!("cannot read archive: {e}")))?;
+        count += 1;
+        if count > limits.max_files {
+            return Err(err(format!(
+                "archive has more than {} entries",
+                limits.max_files
+            )));
+        }
+        let header = entry.header();
+        let kind = header.entry_type();
+        let raw_name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        if kind.is_dir() || kind.is_pax_global_extensions() || kind.is_pax_local_extensions() {
+            continue;
+        }
+        if kind.is_symlink() || kind.is_hard_link() {
+            return Err(err(format!(
+                "chart archive contains a link ({raw_name}); links are not allowed in charts"
+            )));
+        }
+        if !(kind.is_file() || kind == tar::EntryType::Continuous) {
+            return Err(err(format!(
+                "chart archive contains an irregular file ({raw_name})"
+            )));
+        }
+        let delim = if raw_name.contains('\\') { '\\' } else { '/' };
+        let parts: Vec<&str> = raw_name.split(delim).collect();
+        let n = parts[1..].join("/");
+        if n.starts_with('/') {
+            return Err(err("chart illegally contains absolute paths".into()));
+        }
+        let n = clean_path(&n);
+        if n == "." {
+            return Err(err(format!(
+                "chart illegally contains content outside the base directory: {raw_name:?}"
+            )));
+        }
+        if n.starts_with("..") {
+            return Err(err("chart illegally references parent directory".into()));
+        }
+        if is_drive_path(&n) {
+            return Err(err("chart contains illegally named files".into()));
+        }
+        if parts[0] == "Chart.yaml" {
+            return Err(err("chart yaml not in base directory".into()));
+        }
+        let size = entry.size();
+        if size > remaining {
+            return Err(err(format!(
+                "decompressed chart is larger than the maximum size {}",
+                limits.max_total
+            )));
+        }
+        if size > limits.max_file_size {
+            return Err(err(format!(
+                "file {n} is larger than the maximum file size {}",
+                limits.max_file_size
+            )));
+        }
+        let mut data = Vec::with_capacity(size as usize);
+        (&mut entry)
+            .take(size.min(remaining) + 1)
+            .read_to_end(&mut data)
+            .map_err(|e| err(format!("cannot read {n}: {e}")))?;
+        remaining = remaining.saturating_sub(data.len() as u64);
+        if (data.len() as u64) < size || remaining == 0 {
+            return Err(err(format!(
+                "decompressed chart is larger than the maximum size {}",
+                limits.max_total
+            )));
+        }
+        let decompressed = limits.max_total - remaining;
+        if decompressed > 1024 * 1024 && decompressed / compressed_len.max(1) > limits.max_ratio {
+            return Err(err(format!(
+                "archive expands more than {}x (a gzip bomb?)",
+                limits.max_ratio
+            )));
+        }
+        if data.starts_with(&[0xEF, 0xBB, 0xBF]) {
+            data.drain(..3);
+        }
+        files.push(BufferedFile { name: n, data });
+    }
+    if files.is_empty() {
+        return Err(err("no files in chart archive".into()));
+    }
+    Ok(files)
+}

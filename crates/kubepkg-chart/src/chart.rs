@@ -1,0 +1,300 @@
+//! The loaded chart: metadata, templates, values, schema, other files and subcharts — Helm's
+//! `chart.Chart` — and loading it from a directory or an archive (`loader.Load`).
+
+use crate::archive::{BufferedFile, Limits, load_archive_files};
+use crate::error::{ChartError, Result};
+use crate::ignore::IgnoreRules;
+use crate::metadata::{Lock, Metadata};
+use kubepkg_value::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// A file of a chart (template or other), by chart-relative slash path.
+#[derive(Debug, Clone)]
+pub struct ChartFile {
+    pub name: String,
+    pub data: Arc<[u8]>,
+}
+
+/// A chart and its subcharts.
+#[derive(Debug, Clone)]
+pub struct Chart {
+    pub metadata: Metadata,
+    pub lock: Option<Lock>,
+    pub templates: Vec<ChartFile>,
+    /// `values.yaml` (an empty map when absent).
+    pub values: Value,
+    pub schema: Option<Arc<[u8]>>,
+    /// Every other file (`.Files`), including `crds/`, `README.md`, `requirements.yaml` (v1).
+    pub files: Vec<ChartFile>,
+    pub dependencies: Vec<Chart>,
+}
+
+impl Chart {
+    /// The chart's name (`Chart.yaml` `name`, or the alias it was given).
+    pub fn name(&self) -> &str {
+        &self.metadata.name
+    }
+
+    /// Whether this is a library chart.
+    pub fn is_library(&self) -> bool {
+        self.metadata.chart_type == "library"
+    }
+
+    /// Files under `crds/` with a manifest extension, with their chart-qualified names
+    /// (`parent/charts/sub/crds/x.yaml`), this chart's first then its dependencies'.
+    pub fn crd_objects(&self, full_path: &str) -> Vec<(String, Arc<[u8]>)> {
+        let mut out = Vec::new();
+        for f in &self.files {
+            if f.name.starts_with("crds/") && has_manifest_extension(&f.name) {
+                out.push((format!("{full_path}/{}", f.name), f.data.clone()));
+            }
+        }
+        for d in &self.dependencies {
+            out.extend(d.crd_objects(&format!("{full_path}/charts/{}", d.name())));
+        }
+        out
+    }
+}
+
+fn has_manifest_extension(name: &str) -> bool {
+    let ext = name.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+    let ext = if name.rsplit('/').next().is_some_and(|b| b.contains('.')) {
+        ext
+    } else {
+        ""
+    };
+    ext.eq_ignore_ascii_case("yaml")
+        || ext.eq_ignore_ascii_case("yml")
+        || ext.eq_ignore_ascii_case("json")
+}
+
+/// Load a chart from a directory or a `.tgz` archive (`loader.Load`).
+pub fn load(path: &Path) -> Result<Chart> {
+    let meta = std::fs::metadata(path).map_err(|e| ChartError::io(path, e))?;
+    if meta.is_dir() {
+        load_dir(path)
+    } else {
+        let raw = std::fs::read(path).map_err(|e| ChartError::io(path, e))?;
+        load_archive(&raw, &path.display().to_string())
+    }
+}
+
+/// Load a chart archive from its bytes.
+pub fn load_archive(raw: &[u8], origin: &str) -> Result<Chart> {
+    let files = load_archive_files(raw, origin, &Limits::default())?;
+    load_files(files)
+}
+
+/// Load a chart directory, honouring `.helmignore`; symbolic links are followed as Helm does.
+pub fn load_dir(dir: &Path) -> Result<Chart> {
+    let top = std::path::absolute(dir).map_err(|e| ChartError::io(dir, e))?;
+    let mut rules = IgnoreRules::default();
+    let ignore_file = top.join(".helmignore");
+    if ignore_file.exists() {
+        let text =
+            std::fs::read_to_string(&ignore_file).map_err(|e| ChartError::io(&ignore_file, e))?;
+        rules = IgnoreRules::parse(&text)
+            .map_err(|e| ChartError::Load(format!("{}: {e}", ignore_file.display())))?;
+    }
+    rules.add_defaults();
+    let mut files = Vec::new();
+    let mut budget = Limits::default().max_total;
+    walk(&top, "", &rules, &mut files, &mut budget, 0)?;
+    load_files(files)
+}
+
+fn walk(
+    dir: &Path,
+    rel: &str,
+    rules: &IgnoreRules,
+    out: &mut Vec<BufferedFile>,
+    budget: &mut u64,
+    depth: usize,
+) -> Result<()> {
+    if depth > 64 {
+        return Err(ChartError::Load(format!(
+            "{}: directories nested too deeply (a symbolic link loop?)",
+            dir.display()
+        )));
+    }
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| ChartError::io(dir, e))?
+        .collect::<std::io::Result<_>>()
+        .map_err(|e| ChartError::io(dir, e))?;
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let n = if rel.is_empty() {
+            name.clone()
+        } else {
+            format!("{rel}/{name}")
+        };
+        let path = e.path();
+        // Follow symbolic links like Helm's sympath.Walk.
+        let md = std::fs::metadata(&path).map_err(|err| ChartError::io(&path, err))?;
+        if md.is_dir() {
+            if rules.ignored(&n, true) {
+                continue;
+            }
+            walk(&path, &n, rules, out, budget, depth + 1)?;
+            continue;
+        }
+        if rules.ignored(&n, false) {
+            continue;
+        }
+        if !md.is_file() {
+            return Err(ChartError::Load(format!(
+                "cannot load irregular file {} as it has file mode type bits set",
+                path.display()
+            )));
+        }
+        if md.len() > *budget {
+            return Err(ChartError::Load(format!(
+                "error reading {n}: chart exceeds maximum decompressed size of {} bytes",
+                Limits::default().max_total
+            )));
+        }
+        let mut data = std::fs::read(&path).map_err(|err| ChartError::io(&path, err))?;
+        *budget = budget.saturating_sub(data.len() as u64);
+        if data.starts_with(&[0xEF, 0xBB, 0xBF]) {
+            data.drain(..3);
+        }
+        out.push(BufferedFile { name: n, data });
+    }
+    Ok(())
+}
+
+fn yaml_text<'a>(f: &'a BufferedFile) -> std::borrow::Cow<'a, str> {
+    String::from_utf8_lossy(&f.data)
+}
+
+/// Build a chart from its files (`loader.LoadFiles`).
+pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
+    let mut metadata: Option<Metadata> = None;
+    for f in &files {
+        if f.name == "Chart.yaml" {
+            let v = kubepkg_yaml::from_yaml_str(&yaml_text(f))
+                .map_err(|e| ChartError::Load(format!("cannot load Chart.yaml: {e}")))?;
+            let mut md = Metadata::decode(&v)
+                .map_err(|e| ChartError::Load(format!("cannot load Chart.yaml: {e}")))?;
+            if md.api_version.is_empty() {
+                md.api_version = "v1".into();
+            }
+            metadata = Some(md);
+        }
+    }
+    let mut chart = Chart {
+        metadata: Metadata::default(),
+        lock: None,
+        templates: Vec::new(),
+        values: Value::empty_map(),
+        schema: None,
+        files: Vec::new(),
+        dependencies: Vec::new(),
+    };
+    let mut subcharts: BTreeMap<String, Vec<BufferedFile>> = BTreeMap::new();
+    let to_file = |f: &BufferedFile| ChartFile {
+        name: f.name.clone(),
+        data: Arc::from(f.data.as_slice()),
+    };
+    for f in &files {
+        match f.name.as_str() {
+            "Chart.yaml" => {}
+            "Chart.lock" => {
+                let v = kubepkg_yaml::from_yaml_str(&yaml_text(f))
+                    .map_err(|e| ChartError::Load(format!("cannot load Chart.lock: {e}")))?;
+                chart.lock = Some(
+                    Lock::decode(&v)
+                        .map_err(|e| ChartError::Load(format!("cannot load Chart.lock: {e}")))?,
+                );
+            }
+            "values.yaml" => {
+                chart.values = kubepkg_yaml::load_values(&yaml_text(f))
+                    .map_err(|e| ChartError::Load(format!("cannot load values.yaml: {e}")))?;
+            }
+            "values.schema.json" => chart.schema = Some(Arc::from(f.data.as_slice())),
+            "requirements.yaml" => {
+                let md = metadata.get_or_insert_with(Metadata::default);
+                if md.api_version != "v1" {
+                    eprintln!(
+                        "Warning: Dependencies are handled in Chart.yaml since apiVersion \"v2\". We recommend migrating dependencies to Chart.yaml."
+                    );
+                }
+                let v = kubepkg_yaml::from_yaml_str(&yaml_text(f))
+                    .map_err(|e| ChartError::Load(format!("cannot load requirements.yaml: {e}")))?;
+                md.merge(&v)
+                    .map_err(|e| ChartError::Load(format!("cannot load requirements.yaml: {e}")))?;
+                if md.api_version == "v1" {
+                    chart.files.push(to_file(f));
+                }
+            }
+            "requirements.lock" => {
+                let v = kubepkg_yaml::from_yaml_str(&yaml_text(f))
+                    .map_err(|e| ChartError::Load(format!("cannot load requirements.lock: {e}")))?;
+                chart.lock = Some(Lock::decode(&v).map_err(|e| {
+                    ChartError::Load(format!("cannot load requirements.lock: {e}"))
+                })?);
+                let md = metadata.get_or_insert_with(Metadata::default);
+                if md.api_version == "v1" {
+                    chart.files.push(to_file(f));
+                }
+            }
+            n if n.starts_with("templates/") => chart.templates.push(to_file(f)),
+            n if n.starts_with("charts/") => {
+                if n.ends_with(".prov") {
+                    chart.files.push(to_file(f));
+                    continue;
+                }
+                let rest = &n["charts/".len()..];
+                let cname = rest.split('/').next().unwrap_or(rest).to_string();
+                subcharts.entry(cname).or_default().push(BufferedFile {
+                    name: rest.to_string(),
+                    data: f.data.clone(),
+                });
+            }
+            _ => chart.files.push(to_file(f)),
+        }
+    }
+    let Some(mut md) = metadata else {
+        return Err(ChartError::Load("Chart.yaml file is missing".into()));
+    };
+    md.validate().map_err(ChartError::Validation)?;
+    chart.metadata = md;
+    for (n, files) in subcharts {
+        if n.starts_with('_') || n.starts_with('.') {
+            continue;
+        }
+        let sub = if n.ends_with(".tgz") {
+            let file = &files[0];
+            if file.name != n {
+                return Err(ChartError::Load(format!(
+                    "error unpacking subchart tar in {}: expected {n}, got {}",
+                    chart.name(),
+                    file.name
+                )));
+            }
+            load_archive(&file.data, &format!("charts/{n}"))
+        } else {
+            let inner: Vec<BufferedFile> = files
+                .into_iter()
+                .filter_map(|f| {
+                    f.name.split_once('/').map(|(_, rest)| BufferedFile {
+                        name: rest.to_string(),
+                        data: f.data,
+                    })
+                })
+                .collect();
+            load_files(inner)
+        };
+        let sub = sub.map_err(|e| {
+            ChartError::Load(format!(
+                "error unpacking subchart {n} in {}: {e}",
+                chart.name()
+            ))
+        })?;
+        chart.dependencies.push(sub);
+    }
+    Ok(chart)
+}

@@ -1,0 +1,140 @@
+//! `.helmignore`: which files of a chart directory are left out when it is loaded.
+//!
+//! Helm's dialect, not git's: one pattern per line, `#` comments, Go `filepath.Match` globs, no
+//! `**` (an error), a leading `/` anchors the pattern to the chart root, a pattern with a `/`
+//! matches the whole relative path and one without matches the base name, a trailing `/` only
+//! matches directories, and a leading `!` negates (with Helm's quirk that a negated pattern
+//! ignores every path it does *not* match). `templates/.?*` is always added.
+
+use crate::pattern::{BadPattern, go_match, go_pattern};
+use regex::Regex;
+
+#[derive(Debug, Clone)]
+struct Rule {
+    matcher: Regex,
+    base_only: bool,
+    negate: bool,
+    must_dir: bool,
+}
+
+/// Parsed `.helmignore` rules.
+#[derive(Debug, Clone, Default)]
+pub struct IgnoreRules {
+    rules: Vec<Rule>,
+}
+
+/// A `.helmignore` line Helm rejects.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IgnoreError {
+    #[error("double-star (**) syntax is not supported")]
+    DoubleStar,
+    #[error("{0}")]
+    Pattern(#[from] BadPattern),
+}
+
+impl IgnoreRules {
+    /// Parse the text of a `.helmignore` file.
+    pub fn parse(text: &str) -> Result<IgnoreRules, IgnoreError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let mut rules = IgnoreRules::default();
+        for line in text.lines() {
+            rules.add(line)?;
+        }
+        Ok(rules)
+    }
+
+    /// Add Helm's built-in rule (`templates/.?*`).
+    pub fn add_defaults(&mut self) {
+        // The default pattern is valid.
+        let _ = self.add("templates/.?*");
+    }
+
+    fn add(&mut self, line: &str) -> Result<(), IgnoreError> {
+        let rule = line.trim();
+        if rule.is_empty() || rule.starts_with('#') {
+            return Ok(());
+        }
+        if rule.contains("**") {
+            return Err(IgnoreError::DoubleStar);
+        }
+        go_match(rule, "abc")?;
+        let mut rule = rule;
+        let negate = rule.starts_with('!');
+        if negate {
+            rule = &rule[1..];
+        }
+        let must_dir = rule.ends_with('/');
+        if must_dir {
+            rule = &rule[..rule.len() - 1];
+        }
+        let (pat, base_only) = if let Some(rest) = rule.strip_prefix('/') {
+            (rest, false)
+        } else {
+            (rule, !rule.contains('/'))
+        };
+        // Go logs and treats a bad pattern as "no match"; a regex that never matches does that.
+        let matcher = go_pattern(pat).unwrap_or_else(|_| Regex::new("[^\\s\\S]").expect("regex"));
+        self.rules.push(Rule {
+            matcher,
+            base_only,
+            negate,
+            must_dir,
+        });
+        Ok(())
+    }
+
+    /// Whether the slash-separated chart-relative `path` is ignored.
+    pub fn ignored(&self, path: &str, is_dir: bool) -> bool {
+        if path.is_empty() || path == "." || path == "./" {
+            return false;
+        }
+        for r in &self.rules {
+            let name = if r.base_only {
+                path.rsplit('/').next().unwrap_or(path)
+            } else {
+                path
+            };
+            let matched = r.matcher.is_match(name);
+            if r.negate {
+                if r.must_dir && !is_dir {
+                    return true;
+                }
+                if !matched {
+                    return true;
+                }
+                continue;
+            }
+            if r.must_dir && !is_dir {
+                continue;
+            }
+            if matched {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Cases from Helm's pkg/ignore/rules_test.go.
+    #[test]
+    fn helm_ignore_cases() {
+        let r = IgnoreRules::parse("*.txt\n/mast/a.txt\ncargo/\n").unwrap();
+        assert!(r.ignored("helm.txt", false));
+        assert!(r.ignored("mast/a.txt", false));
+        assert!(r.ignored("cargo", true));
+        assert!(!r.ignored("cargo", false));
+        assert!(!r.ignored("a.yaml", false));
+        let mut d = IgnoreRules::default();
+        d.add_defaults();
+        assert!(d.ignored("templates/.dotfile", false));
+        assert!(!d.ignored("templates/a.yaml", false));
+        assert_eq!(
+            IgnoreRules::parse("a/**/b").unwrap_err(),
+            IgnoreError::DoubleStar
+        );
+    }
+}

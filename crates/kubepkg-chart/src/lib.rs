@@ -1,0 +1,33 @@
+//! Helm charts for kubepkg: everything between a chart on disk and the manifests `helm
+//! template` prints.
+//!
+//! - [`chart`]: loading directories and archives ([`archive`] extracts safely, [`ignore`]
+//!   applies `.helmignore`) into a [`Chart`] tree; [`metadata`] decodes and validates
+//!   `Chart.yaml`, `requirements.yaml` and lock files; [`semver`] checks versions and ranges.
+//! - [`values`] coalesces chart defaults with user values; [`strvals`] parses `--set*`;
+//!   [`dependencies`] enables subcharts and imports values; [`schema`] validates
+//!   `values.schema.json`.
+//! - [`render`] executes templates with Helm's built-in objects ([`objects`]); [`manifest`]
+//!   splits, sorts and separates hooks; [`action`] ties it together as `helm template`.
+
+#![forbid(unsafe_code)]
+
+pub mod action;
+pub mod archive;
+pub mod chart;
+pub mod dependencies;
+pub mod error;
+pub mod ignore;
+pub mod manifest;
+pub mod metadata;
+pub mod objects;
+pub mod pattern;
+pub mod render;
+pub mod schema;
+pub mod semver;
+pub mod strvals;
+pub mod values;
+
+pub use action::{RenderedRelease, TemplateOptions, ValueOptions, render_release, template};
+pub use chart::{Chart, ChartFile, load};
+pub use error::{ChartError, Result};

@@ -1,0 +1,337 @@
+//! Rendered files to release manifests: splitting on `---`, reading each document's head
+//! (`apiVersion`, `kind`, `metadata.name`, `metadata.annotations`), separating hooks from plain
+//! manifests and sorting both in Helm's install order — `releaseutil.SortManifests`.
+
+use kubepkg_value::{Value, map_read};
+use regex::Regex;
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+/// Helm 4's install order; kinds not listed go last, ordered by name.
+pub const INSTALL_ORDER: &[&str] = &[
+    "PriorityClass",
+    "Namespace",
+    "NetworkPolicy",
+    "ResourceQuota",
+    "LimitRange",
+    "PodSecurityPolicy",
+    "PodDisruptionBudget",
+    "ServiceAccount",
+    "Secret",
+    "SecretList",
+    "ConfigMap",
+    "StorageClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "CustomResourceDefinition",
+    "ClusterRole",
+    "ClusterRoleList",
+    "ClusterRoleBinding",
+    "ClusterRoleBindingList",
+    "Role",
+    "RoleList",
+    "RoleBinding",
+    "RoleBindingList",
+    "Service",
+    "DaemonSet",
+    "Pod",
+    "ReplicationController",
+    "ReplicaSet",
+    "Deployment",
+    "HorizontalPodAutoscaler",
+    "StatefulSet",
+    "Job",
+    "CronJob",
+    "IngressClass",
+    "Ingress",
+    "APIService",
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+];
+
+/// The events a hook can run on (`helm.sh/hook`).
+const HOOK_EVENTS: &[&str] = &[
+    "pre-install",
+    "post-install",
+    "pre-delete",
+    "post-delete",
+    "pre-upgrade",
+    "post-upgrade",
+    "pre-rollback",
+    "post-rollback",
+    "test",
+    "test-success",
+];
+
+/// The identifying head of a manifest.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Head {
+    pub api_version: String,
+    pub kind: String,
+    pub has_metadata: bool,
+    pub name: String,
+    pub annotations: Option<BTreeMap<String, String>>,
+}
+
+/// A plain manifest: its template path and text.
+#[derive(Debug, Clone)]
+pub struct Manifest {
+    pub name: String,
+    pub content: String,
+    pub head: Head,
+}
+
+/// A hook manifest with its events, weight and policies.
+#[derive(Debug, Clone)]
+pub struct Hook {
+    pub name: String,
+    pub kind: String,
+    pub path: String,
+    pub manifest: String,
+    /// Events normalised as Helm does (`test-success` is `test`).
+    pub events: Vec<String>,
+    pub weight: i64,
+    pub delete_policies: Vec<String>,
+    pub output_log_policies: Vec<String>,
+}
+
+static SEP: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?m)^---[ \t]*").expect("regex"));
+
+/// `releaseutil.SplitManifests`: the non-blank documents of a file, in order, each with its
+/// leading whitespace removed.
+pub fn split_manifests(big: &str) -> Vec<String> {
+    let trimmed = big.trim_start();
+    SEP.split(trimmed)
+        .filter(|d| !d.trim().is_empty())
+        .map(|d| d.trim_start().to_string())
+        .collect()
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Nil => "null",
+        Value::Bool(_) => "bool",
+        Value::Int(_) | Value::Int64(_) | Value::Uint(_) | Value::Float(_) => "number",
+        Value::List(..) => "array",
+        Value::Map(_) | Value::Object(_) => "object",
+        _ => "string",
+    }
+}
+
+fn head_string(v: Option<&Value>, field: &str) -> Result<String, String> {
+    match v {
+        None | Some(Value::Nil) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s.to_string()),
+        Some(Value::Bool(b)) => Ok(b.to_string()),
+        Some(Value::Float(f)) => Ok(if f.fract() == 0.0 && f.abs() < 9e15 {
+            format!("{}", *f as i64)
+        } else {
+            kubepkg_yaml::gonum::format_float(*f, 'g', true)
+        }),
+        Some(other) => Err(format!(
+            "json: cannot unmarshal {} into Go struct field {field} of type string",
+            json_kind(other)
+        )),
+    }
+}
+
+/// Decode a document's head as Helm's `yaml.Unmarshal(doc, &SimpleHead)` does.
+pub fn parse_head(doc: &str) -> Result<Head, String> {
+    let v = kubepkg_yaml::from_yaml_str(doc).map_err(|e| e.to_string())?;
+    let m = match &v {
+        Value::Nil => return Ok(Head::default()),
+        Value::Map(m) => map_read(m).clone(),
+        other => {
+            return Err(format!(
+                "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type util.SimpleHead",
+                json_kind(other)
+            ));
+        }
+    };
+    let get = |k: &str| {
+        m.get(k).or_else(|| {
+            m.iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(k))
+                .map(|(_, v)| v)
+        })
+    };
+    let wrap = |e: String| format!("error unmarshaling JSON: while decoding JSON: {e}");
+    let mut head = Head {
+        api_version: head_string(get("apiVersion"), "SimpleHead.apiVersion").map_err(wrap)?,
+        kind: head_string(get("kind"), "SimpleHead.kind").map_err(wrap)?,
+        ..Head::default()
+    };
+    match get("metadata") {
+        None | Some(Value::Nil) => {}
+        Some(Value::Map(md)) => {
+            head.has_metadata = true;
+            let md = map_read(md).clone();
+            let mget = |k: &str| {
+                md.get(k).or_else(|| {
+                    md.iter()
+                        .find(|(n, _)| n.eq_ignore_ascii_case(k))
+                        .map(|(_, v)| v)
+                })
+            };
+            head.name = head_string(mget("name"), "SimpleHead.metadata.name").map_err(wrap)?;
+            match mget("annotations") {
+                None | Some(Value::Nil) => {}
+                Some(Value::Map(a)) => {
+                    let mut out = BTreeMap::new();
+                    for (k, v) in map_read(a).iter() {
+                        out.insert(
+                            k.clone(),
+                            head_string(Some(v), "SimpleHead.metadata.annotations")
+                                .map_err(wrap)?,
+                        );
+                    }
+                    head.annotations = Some(out);
+                }
+                Some(other) => {
+                    return Err(wrap(format!(
+                        "json: cannot unmarshal {} into Go struct field .metadata.annotations of type map[string]string",
+                        json_kind(other)
+                    )));
+                }
+            }
+        }
+        Some(other) => {
+            return Err(wrap(format!(
+                "json: cannot unmarshal {} into Go struct field SimpleHead.metadata of type struct {{ Name string \"json:\\\"name\\\"\"; Annotations map[string]string \"json:\\\"annotations\\\"\" }}",
+                json_kind(other)
+            )));
+        }
+    }
+    Ok(head)
+}
+
+fn kind_rank(kind: &str) -> Option<usize> {
+    INSTALL_ORDER.iter().position(|k| *k == kind)
+}
+
+/// Helm's `lessByKind` as an ordering for a stable sort.
+fn cmp_kind(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering::*;
+    match (kind_rank(a), kind_rank(b)) {
+        (None, None) => a.cmp(b),
+        (None, Some(_)) => Greater,
+        (Some(_), None) => Less,
+        (Some(x), Some(y)) => x.cmp(&y),
+    }
+}
+
+/// `SortManifests(files, InstallOrder)`: hooks and plain manifests, each sorted by kind.
+pub fn sort_manifests(
+    files: &BTreeMap<String, String>,
+) -> Result<(Vec<Hook>, Vec<Manifest>), String> {
+    let mut hooks = Vec::new();
+    let mut generic = Vec::new();
+    for (path, content) in files {
+        let base = path.rsplit('/').next().unwrap_or(path);
+        if base.starts_with('_') || content.trim().is_empty() {
+            continue;
+        }
+        for m in split_manifests(content) {
+            let head = parse_head(&m).map_err(|e| format!("YAML parse error on {path}: {e}"))?;
+            let hook_types = head
+                .annotations
+                .as_ref()
+                .filter(|a| !a.is_empty())
+                .and_then(|a| a.get("helm.sh/hook").cloned());
+            let Some(hook_types) = hook_types else {
+                generic.push(Manifest {
+                    name: path.clone(),
+                    content: m,
+                    head,
+                });
+                continue;
+            };
+            let ann = head.annotations.clone().unwrap_or_default();
+            let weight = ann
+                .get("helm.sh/hook-weight")
+                .and_then(|w| parse_go_atoi(w))
+                .unwrap_or(0);
+            let mut events = Vec::new();
+            let mut unknown = false;
+            for t in hook_types.split(',') {
+                let t = t.trim().to_lowercase();
+                if !HOOK_EVENTS.contains(&t.as_str()) {
+                    unknown = true;
+                    break;
+                }
+                events.push(if t == "test-success" {
+                    "test".into()
+                } else {
+                    t
+                });
+            }
+            if unknown {
+                continue;
+            }
+            let list = |key: &str| -> Vec<String> {
+                ann.get(key)
+                    .map(|v| v.split(',').map(|p| p.trim().to_lowercase()).collect())
+                    .unwrap_or_default()
+            };
+            hooks.push(Hook {
+                name: head.name.clone(),
+                kind: head.kind.clone(),
+                path: path.clone(),
+                manifest: m,
+                events,
+                weight,
+                delete_policies: list("helm.sh/hook-delete-policy"),
+                output_log_policies: list("helm.sh/hook-output-log-policy"),
+            });
+        }
+    }
+    hooks.sort_by(|a, b| cmp_kind(&a.kind, &b.kind));
+    generic.sort_by(|a, b| cmp_kind(&a.head.kind, &b.head.kind));
+    Ok((hooks, generic))
+}
+
+/// `strconv.Atoi`.
+fn parse_go_atoi(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_like_helm() {
+        let docs = split_manifests("\n---\na: 1\n---   \n\n---\nb: 2\n--- # c\nc: 3\n");
+        assert_eq!(docs, vec!["a: 1\n", "b: 2\n", "# c\nc: 3\n"]);
+    }
+
+    #[test]
+    fn sorting_puts_unknown_kinds_last_by_name() {
+        let mut files = BTreeMap::new();
+        files.insert(
+            "c/templates/a.yaml".to_string(),
+            "kind: Zed\n---\nkind: Deployment\n---\nkind: Alpha\n---\nkind: Namespace\n"
+                .to_string(),
+        );
+        let (_, m) = sort_manifests(&files).unwrap();
+        let kinds: Vec<&str> = m.iter().map(|m| m.head.kind.as_str()).collect();
+        assert_eq!(kinds, vec!["Namespace", "Deployment", "Alpha", "Zed"]);
+    }
+
+    #[test]
+    fn hooks_are_separated() {
+        let mut files = BTreeMap::new();
+        files.insert(
+            "c/templates/h.yaml".to_string(),
+            "kind: Job\nmetadata:\n  name: j\n  annotations:\n    helm.sh/hook: pre-install,post-upgrade\n    helm.sh/hook-weight: \"-5\"\n".to_string(),
+        );
+        let (h, m) = sort_manifests(&files).unwrap();
+        assert!(m.is_empty());
+        assert_eq!(h[0].events, vec!["pre-install", "post-upgrade"]);
+        assert_eq!(h[0].weight, -5);
+    }
+}

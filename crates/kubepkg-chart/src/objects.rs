@@ -1,0 +1,360 @@
+//! The Go objects templates reach besides plain maps: `.Files` (Helm's `engine.files`, a map of
+//! file name to bytes with `Get`, `GetBytes`, `Glob`, `Lines`, `AsConfig`, `AsSecrets`) and
+//! `.Capabilities` (`KubeVersion` with `Version`/`Major`/`Minor`/`GitVersion`, `APIVersions`
+//! with `Has`, and `HelmVersion`).
+
+use crate::pattern::glob_pattern;
+use base64::Engine as _;
+use kubepkg_value::{GoObject, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// `.Files`: the chart's non-template files.
+#[derive(Debug, Clone, Default)]
+pub struct Files {
+    files: Arc<BTreeMap<String, Arc<[u8]>>>,
+}
+
+impl Files {
+    /// Files keyed by chart-relative name.
+    pub fn new(files: BTreeMap<String, Arc<[u8]>>) -> Files {
+        Files {
+            files: Arc::new(files),
+        }
+    }
+
+    fn get_bytes(&self, name: &str) -> Arc<[u8]> {
+        self.files
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| Arc::from(&[][..]))
+    }
+
+    fn glob(&self, pattern: &str) -> Files {
+        let re = glob_pattern(pattern).unwrap_or_else(|_| glob_pattern("**").expect("glob"));
+        Files::new(
+            self.files
+                .iter()
+                .filter(|(k, _)| re.is_match(k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        )
+    }
+
+    fn as_yaml(&self, f: impl Fn(&[u8]) -> String) -> String {
+        let mut m = BTreeMap::new();
+        for (k, v) in self.files.iter() {
+            let base = k.rsplit('/').next().unwrap_or(k).to_string();
+            m.insert(base, Value::str(f(v)));
+        }
+        if m.is_empty() {
+            // Helm's toYAML of an empty map is "{}".
+            return "{}".into();
+        }
+        kubepkg_yaml::to_yaml(&Value::map(m))
+            .map(|s| s.strip_suffix('\n').map(str::to_string).unwrap_or(s))
+            .unwrap_or_default()
+    }
+
+    fn lines(&self, name: &str) -> Value {
+        let data = self.get_bytes(name);
+        if data.is_empty() {
+            return Value::List(Arc::new(Vec::new()), kubepkg_value::ElemType::String);
+        }
+        let mut s = String::from_utf8_lossy(&data).into_owned();
+        if s.ends_with('\n') {
+            s.pop();
+        }
+        Value::str_list(s.split('\n'))
+    }
+}
+
+impl GoObject for Files {
+    fn type_name(&self) -> &str {
+        "engine.files"
+    }
+    fn kind(&self) -> &str {
+        "map"
+    }
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
+    fn has_method(&self, name: &str) -> bool {
+        matches!(
+            name,
+            "Get" | "GetBytes" | "Glob" | "Lines" | "AsConfig" | "AsSecrets"
+        )
+    }
+    fn call_method(&self, name: &str, args: &[Value]) -> Result<Value, String> {
+        let want = match name {
+            "AsConfig" | "AsSecrets" => 0,
+            _ => 1,
+        };
+        if args.len() != want {
+            return Err(format!(
+                "wrong number of args for {name}: want {want} got {}",
+                args.len()
+            ));
+        }
+        let arg = || match &args[0] {
+            Value::String(s) => Ok(s.to_string()),
+            other => Err(format!(
+                "wrong type for value; expected string; got {}",
+                other.type_name()
+            )),
+        };
+        Ok(match name {
+            "Get" => Value::str(String::from_utf8_lossy(&self.get_bytes(&arg()?))),
+            "GetBytes" => Value::Bytes(self.get_bytes(&arg()?)),
+            "Glob" => Value::Object(Arc::new(self.glob(&arg()?))),
+            "Lines" => self.lines(&arg()?),
+            "AsConfig" => Value::str(self.as_yaml(|b| String::from_utf8_lossy(b).into_owned())),
+            "AsSecrets" => {
+                Value::str(self.as_yaml(|b| base64::engine::general_purpose::STANDARD.encode(b)))
+            }
+            _ => return Err(format!("can't call method/function {name:?}")),
+        })
+    }
+    fn format_v(&self) -> String {
+        let inner: Vec<String> = self
+            .files
+            .iter()
+            .map(|(k, v)| {
+                let bytes: Vec<String> = v.iter().map(|b| b.to_string()).collect();
+                format!("{k}:[{}]", bytes.join(" "))
+            })
+            .collect();
+        format!("map[{}]", inner.join(" "))
+    }
+    fn to_plain(&self) -> Value {
+        Value::map(
+            self.files
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::Bytes(v.clone())))
+                .collect(),
+        )
+    }
+}
+
+/// `.Capabilities.KubeVersion`.
+#[derive(Debug, Clone)]
+pub struct KubeVersion {
+    /// The version as given, `v`-prefixed (`v1.33.4-gke.1245000`).
+    pub version: String,
+    /// `vMAJOR.MINOR.PATCH` (used for constraints and printing).
+    pub normalized: String,
+    pub major: String,
+    pub minor: String,
+}
+
+impl KubeVersion {
+    /// Helm's `ParseKubeVersion` (Kubernetes' generic version parser: `[v]MAJOR.MINOR[.PATCH]`
+    /// followed by anything that is not a digit or dot).
+    pub fn parse(version: &str) -> Result<KubeVersion, String> {
+        let s = version.trim();
+        let s2 = s.strip_prefix('v').unwrap_or(s);
+        let end = s2
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(s2.len());
+        let (nums, rest) = s2.split_at(end);
+        let parts: Vec<&str> = nums.split('.').collect();
+        let bad = || format!("could not parse {version:?} as version");
+        if parts.len() < 2 || parts.len() > 3 || parts.iter().any(|p| p.is_empty()) {
+            return Err(bad());
+        }
+        if !rest.is_empty()
+            && !rest.starts_with(['-', '+'])
+            && !rest.starts_with(|c: char| c.is_ascii_alphabetic())
+        {
+            return Err(bad());
+        }
+        let nums: Vec<u64> = parts
+            .iter()
+            .map(|p| p.parse::<u64>().map_err(|_| bad()))
+            .collect::<Result<_, _>>()?;
+        let patch = nums.get(2).copied().unwrap_or(0);
+        let git = if version.starts_with('v') {
+            version.to_string()
+        } else {
+            format!("v{version}")
+        };
+        Ok(KubeVersion {
+            version: git,
+            normalized: format!("v{}.{}.{patch}", nums[0], nums[1]),
+            major: nums[0].to_string(),
+            minor: nums[1].to_string(),
+        })
+    }
+
+    /// Helm's default for `helm template`: v1.37.0 (client-go 0.37 plus one major).
+    pub fn helm_default() -> KubeVersion {
+        KubeVersion {
+            version: "v1.37.0".into(),
+            normalized: "v1.37.0".into(),
+            major: "1".into(),
+            minor: "37".into(),
+        }
+    }
+}
+
+impl GoObject for KubeVersion {
+    fn type_name(&self) -> &str {
+        "common.KubeVersion"
+    }
+    fn field(&self, name: &str) -> Option<Value> {
+        match name {
+            "Version" => Some(Value::str(&self.version)),
+            "Major" => Some(Value::str(&self.major)),
+            "Minor" => Some(Value::str(&self.minor)),
+            "GitVersion" => Some(Value::str(&self.version)),
+            "String" => Some(Value::str(&self.normalized)),
+            _ => None,
+        }
+    }
+    fn format_v(&self) -> String {
+        self.normalized.clone()
+    }
+    fn to_plain(&self) -> Value {
+        let mut m = BTreeMap::new();
+        m.insert("Version".into(), Value::str(&self.version));
+        m.insert("Major".into(), Value::str(&self.major));
+        m.insert("Minor".into(), Value::str(&self.minor));
+        Value::map(m)
+    }
+}
+
+/// `.Capabilities.APIVersions` (`common.VersionSet`).
+#[derive(Debug, Clone)]
+pub struct VersionSet(pub Arc<Vec<String>>);
+
+impl GoObject for VersionSet {
+    fn type_name(&self) -> &str {
+        "common.VersionSet"
+    }
+    fn kind(&self) -> &str {
+        "slice"
+    }
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
+    fn has_method(&self, name: &str) -> bool {
+        name == "Has"
+    }
+    fn call_method(&self, name: &str, args: &[Value]) -> Result<Value, String> {
+        if name != "Has" {
+            return Err(format!("can't call method/function {name:?}"));
+        }
+        match args {
+            [Value::String(s)] => Ok(Value::Bool(self.0.iter().any(|v| v == &**s))),
+            [other] => Err(format!(
+                "wrong type for value; expected string; got {}",
+                other.type_name()
+            )),
+            _ => Err(format!(
+                "wrong number of args for Has: want 1 got {}",
+                args.len()
+            )),
+        }
+    }
+    fn format_v(&self) -> String {
+        format!("[{}]", self.0.join(" "))
+    }
+    fn to_plain(&self) -> Value {
+        Value::str_list(self.0.iter())
+    }
+}
+
+/// `.Capabilities.HelmVersion` (`version.BuildInfo`), reported as Helm v4.3.1.
+#[derive(Debug, Clone)]
+pub struct HelmVersion;
+
+impl GoObject for HelmVersion {
+    fn type_name(&self) -> &str {
+        "version.BuildInfo"
+    }
+    fn field(&self, name: &str) -> Option<Value> {
+        match name {
+            "Version" => Some(Value::str(HELM_VERSION)),
+            "GitCommit" | "GitTreeState" => Some(Value::str("")),
+            "GoVersion" => Some(Value::str("go1.26.8")),
+            "KubeClientVersion" => Some(Value::str("v1.37")),
+            _ => None,
+        }
+    }
+    fn format_v(&self) -> String {
+        format!("{{{HELM_VERSION}   go1.26.8 v1.37}}")
+    }
+    fn to_plain(&self) -> Value {
+        let mut m = BTreeMap::new();
+        m.insert("version".into(), Value::str(HELM_VERSION));
+        m.insert("go_version".into(), Value::str("go1.26.8"));
+        m.insert("kube_client_version".into(), Value::str("v1.37"));
+        Value::map(m)
+    }
+}
+
+/// The Helm release kubepkg's rendering is compatible with.
+pub const HELM_VERSION: &str = "v4.3.1";
+
+/// `.Capabilities`.
+#[derive(Debug, Clone)]
+pub struct Capabilities {
+    pub kube_version: KubeVersion,
+    pub api_versions: VersionSet,
+}
+
+/// Helm's default API version set (the client-go scheme's group versions), generated by
+/// `tools/helm-ref/capabilities`.
+pub fn default_api_versions() -> Vec<String> {
+    include_str!("default_api_versions.txt")
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+impl Capabilities {
+    /// Defaults plus `extra` API versions, with an optional Kubernetes version.
+    pub fn new(kube_version: Option<KubeVersion>, extra: &[String]) -> Capabilities {
+        let mut v = default_api_versions();
+        v.extend(extra.iter().cloned());
+        Capabilities {
+            kube_version: kube_version.unwrap_or_else(KubeVersion::helm_default),
+            api_versions: VersionSet(Arc::new(v)),
+        }
+    }
+}
+
+impl GoObject for Capabilities {
+    fn type_name(&self) -> &str {
+        "*common.Capabilities"
+    }
+    fn kind(&self) -> &str {
+        "ptr"
+    }
+    fn field(&self, name: &str) -> Option<Value> {
+        match name {
+            "KubeVersion" => Some(Value::Object(Arc::new(self.kube_version.clone()))),
+            "APIVersions" => Some(Value::Object(Arc::new(self.api_versions.clone()))),
+            "HelmVersion" => Some(Value::Object(Arc::new(HelmVersion))),
+            _ => None,
+        }
+    }
+    fn format_v(&self) -> String {
+        format!(
+            "&{{{{{} {} {}}} {} {}}}",
+            self.kube_version.version,
+            self.kube_version.major,
+            self.kube_version.minor,
+            self.api_versions.format_v(),
+            HelmVersion.format_v()
+        )
+    }
+    fn to_plain(&self) -> Value {
+        let mut m = BTreeMap::new();
+        m.insert("KubeVersion".into(), self.kube_version.to_plain());
+        m.insert("APIVersions".into(), self.api_versions.to_plain());
+        m.insert("HelmVersion".into(), HelmVersion.to_plain());
+        Value::map(m)
+    }
+}

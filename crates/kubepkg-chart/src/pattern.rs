@@ -1,0 +1,184 @@
+//! File-name patterns: Go's `path/filepath.Match` (used by `.helmignore` and `--show-only`) and
+//! the `gobwas/glob` dialect used by `.Files.Glob` (`**` crosses `/`, `{a,b}` alternatives).
+//! Both are translated to anchored regular expressions.
+
+use regex::Regex;
+
+/// A malformed pattern (Go's `filepath.ErrBadPattern`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("syntax error in pattern")]
+pub struct BadPattern;
+
+/// Translate a bracket class starting after `[` at `chars[i]`; returns the regex text and the
+/// index after `]`. `negators` are the characters that negate the class (`^` for Go, `!` for
+/// gobwas and also `^` for Go).
+fn class(chars: &[char], mut i: usize, negators: &[char]) -> Result<(String, usize), BadPattern> {
+    let mut out = String::from("[");
+    if i < chars.len() && negators.contains(&chars[i]) {
+        out.push('^');
+        out.push('/');
+        i += 1;
+    }
+    let mut first = true;
+    loop {
+        let Some(&c) = chars.get(i) else {
+            return Err(BadPattern);
+        };
+        if c == ']' && !first {
+            i += 1;
+            break;
+        }
+        if c == ']' && first {
+            // Go: an empty class is an error.
+            return Err(BadPattern);
+        }
+        first = false;
+        let mut lo = c;
+        if c == '\\' {
+            i += 1;
+            lo = *chars.get(i).ok_or(BadPattern)?;
+        }
+        i += 1;
+        if chars.get(i) == Some(&'-') && chars.get(i + 1).is_some_and(|&n| n != ']') {
+            let mut hi = chars[i + 1];
+            i += 2;
+            if hi == '\\' {
+                hi = *chars.get(i).ok_or(BadPattern)?;
+                i += 1;
+            }
+            if hi < lo {
+                return Err(BadPattern);
+            }
+            out.push_str(&regex::escape(&lo.to_string()));
+            out.push('-');
+            out.push_str(&regex::escape(&hi.to_string()));
+        } else {
+            out.push_str(&regex::escape(&lo.to_string()));
+        }
+    }
+    out.push(']');
+    Ok((out, i))
+}
+
+/// Compile a Go `filepath.Match` pattern.
+pub fn go_pattern(pattern: &str) -> Result<Regex, BadPattern> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut re = String::from("(?s)^");
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '*' => {
+                re.push_str("[^/]*");
+                i += 1;
+            }
+            '?' => {
+                re.push_str("[^/]");
+                i += 1;
+            }
+            '[' => {
+                let (c, next) = class(&chars, i + 1, &['^'])?;
+                re.push_str(&c);
+                i = next;
+            }
+            '\\' => {
+                let c = *chars.get(i + 1).ok_or(BadPattern)?;
+                re.push_str(&regex::escape(&c.to_string()));
+                i += 2;
+            }
+            c => {
+                re.push_str(&regex::escape(&c.to_string()));
+                i += 1;
+            }
+        }
+    }
+    re.push('$');
+    Regex::new(&re).map_err(|_| BadPattern)
+}
+
+/// `filepath.Match(pattern, name)`.
+pub fn go_match(pattern: &str, name: &str) -> Result<bool, BadPattern> {
+    Ok(go_pattern(pattern)?.is_match(name))
+}
+
+/// Compile a `gobwas/glob` pattern with `/` as the separator.
+pub fn glob_pattern(pattern: &str) -> Result<Regex, BadPattern> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut re = String::from("(?s)^");
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '*' if chars.get(i + 1) == Some(&'*') => {
+                re.push_str(".*");
+                i += 2;
+            }
+            '*' => {
+                re.push_str("[^/]*");
+                i += 1;
+            }
+            '?' => {
+                re.push_str("[^/]");
+                i += 1;
+            }
+            '[' => {
+                let (c, next) = class(&chars, i + 1, &['!'])?;
+                re.push_str(&c);
+                i = next;
+            }
+            '{' => {
+                depth += 1;
+                re.push_str("(?:");
+                i += 1;
+            }
+            ',' if depth > 0 => {
+                re.push('|');
+                i += 1;
+            }
+            '}' if depth > 0 => {
+                depth -= 1;
+                re.push(')');
+                i += 1;
+            }
+            '\\' => {
+                let c = *chars.get(i + 1).ok_or(BadPattern)?;
+                re.push_str(&regex::escape(&c.to_string()));
+                i += 2;
+            }
+            c => {
+                re.push_str(&regex::escape(&c.to_string()));
+                i += 1;
+            }
+        }
+    }
+    if depth > 0 {
+        return Err(BadPattern);
+    }
+    re.push('$');
+    Regex::new(&re).map_err(|_| BadPattern)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_match_follows_filepath_match() {
+        assert!(go_match("*.txt", "a.txt").unwrap());
+        assert!(!go_match("*.txt", "d/a.txt").unwrap());
+        assert!(go_match("templates/.?*", "templates/.hidden").unwrap());
+        assert!(!go_match("templates/.?*", "templates/.").unwrap());
+        assert!(go_match("[a-c]x", "bx").unwrap());
+        assert!(go_match("[^a-c]x", "dx").unwrap());
+        assert!(go_match("a[", "a").is_err());
+    }
+
+    #[test]
+    fn glob_crosses_separators_only_with_double_star() {
+        let g = glob_pattern("files/**").unwrap();
+        assert!(g.is_match("files/a/b.txt"));
+        let g = glob_pattern("files/*").unwrap();
+        assert!(!g.is_match("files/a/b.txt"));
+        let g = glob_pattern("{a,b}/*.conf").unwrap();
+        assert!(g.is_match("b/x.conf"));
+    }
+}

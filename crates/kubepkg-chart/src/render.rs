@@ -1,0 +1,147 @@
+//! Template rendering of a chart tree: Helm's `engine.Render`.
+//!
+//! Every template of every chart joins one template set (so `include` reaches any chart's
+//! `define`s), parsed in Helm's order so that a parent's definitions win. Each non-partial
+//! template (`_*` files are skipped) executes with its own chart's top-level object:
+//! `.Values` (the subchart's section for a subchart), `.Chart` (with `IsRoot`), `.Files`,
+//! `.Release`, `.Capabilities`, `.Subcharts` and `.Template` (`Name`, `BasePath`). Library
+//! charts contribute only their `_*` partials.
+
+use crate::chart::Chart;
+use crate::error::{ChartError, Result};
+use crate::objects::{Capabilities, Files};
+use crate::values::table;
+use kubepkg_template::{Templates, helm};
+use kubepkg_value::{Value, map_read, map_write};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// `.Release`.
+#[derive(Debug, Clone)]
+pub struct ReleaseOptions {
+    pub name: String,
+    pub namespace: String,
+    pub revision: i64,
+    pub is_install: bool,
+    pub is_upgrade: bool,
+}
+
+impl ReleaseOptions {
+    /// The `.Release` map.
+    pub fn to_value(&self) -> Value {
+        let mut m = BTreeMap::new();
+        m.insert("Name".into(), Value::str(&self.name));
+        m.insert("Namespace".into(), Value::str(&self.namespace));
+        m.insert("IsUpgrade".into(), Value::Bool(self.is_upgrade));
+        m.insert("IsInstall".into(), Value::Bool(self.is_install));
+        m.insert("Revision".into(), Value::Int(self.revision));
+        m.insert("Service".into(), Value::str("Helm"));
+        Value::map(m)
+    }
+}
+
+struct Renderable {
+    text: Arc<[u8]>,
+    data: Value,
+    base_path: String,
+}
+
+/// Build the per-chart top-level objects and collect templates (`recAllTpls`).
+fn collect(
+    chart: &Chart,
+    parent: &Value,
+    is_root: bool,
+    full_path: &str,
+    out: &mut BTreeMap<String, Renderable>,
+) -> Value {
+    let get = |k: &str| match parent {
+        Value::Map(m) => map_read(m).get(k).cloned().unwrap_or(Value::Nil),
+        _ => Value::Nil,
+    };
+    let files: BTreeMap<String, Arc<[u8]>> = chart
+        .files
+        .iter()
+        .map(|f| (f.name.clone(), f.data.clone()))
+        .collect();
+    let subcharts = Value::empty_map();
+    let values = if is_root {
+        get("Values")
+    } else {
+        table(&get("Values"), chart.name()).unwrap_or_else(Value::empty_map)
+    };
+    let mut next = BTreeMap::new();
+    next.insert("Chart".to_string(), chart.metadata.to_value(is_root));
+    next.insert(
+        "Files".to_string(),
+        Value::Object(Arc::new(Files::new(files))),
+    );
+    next.insert("Release".to_string(), get("Release"));
+    next.insert("Capabilities".to_string(), get("Capabilities"));
+    next.insert("Values".to_string(), values);
+    next.insert("Subcharts".to_string(), subcharts.clone());
+    let next = Value::map(next);
+    for child in &chart.dependencies {
+        let child_path = format!("{full_path}/charts/{}", child.name());
+        let sub = collect(child, &next, false, &child_path, out);
+        if let Value::Map(m) = &subcharts {
+            map_write(m).insert(child.name().to_string(), sub);
+        }
+    }
+    for t in &chart.templates {
+        if chart.is_library() && !t.name.rsplit('/').next().unwrap_or("").starts_with('_') {
+            continue;
+        }
+        out.insert(
+            format!("{full_path}/{}", t.name),
+            Renderable {
+                text: t.data.clone(),
+                data: next.clone(),
+                base_path: format!("{full_path}/templates"),
+            },
+        );
+    }
+    next
+}
+
+/// Render every template of `chart` with the top-level object `top` (`Values`, `Release`,
+/// `Capabilities`), returning rendered text by template path (`chart/templates/x.yaml`).
+pub fn render(chart: &Chart, top: &Value, strict: bool) -> Result<BTreeMap<String, String>> {
+    let mut tpls = BTreeMap::new();
+    collect(chart, top, true, chart.name(), &mut tpls);
+    let mut set = Templates::new(Vec::new());
+    set.enable_helm(None, false);
+    if strict {
+        set.set_missing_key(kubepkg_template::MissingKey::Error);
+    }
+    let mut keys: Vec<String> = tpls.keys().cloned().collect();
+    helm::sort_templates(&mut keys);
+    for k in &keys {
+        let r = &tpls[k];
+        let text = String::from_utf8_lossy(&r.text);
+        set.parse(k, &text)
+            .map_err(|e| ChartError::Render(helm::parse_error_text(k, &e)))?;
+    }
+    let mut rendered = BTreeMap::new();
+    for k in &keys {
+        if k.rsplit('/').next().unwrap_or("").starts_with('_') {
+            continue;
+        }
+        let r = &tpls[k];
+        let mut t = BTreeMap::new();
+        t.insert("Name".to_string(), Value::str(k));
+        t.insert("BasePath".to_string(), Value::str(&r.base_path));
+        if let Value::Map(m) = &r.data {
+            map_write(m).insert("Template".into(), Value::map(t));
+        }
+        let out = set
+            .execute(k, &r.data)
+            .map_err(|e| ChartError::Render(helm::exec_error_text(k, &e)))?;
+        rendered.insert(k.clone(), helm::scrub_no_value(&out));
+    }
+    Ok(rendered)
+}
+
+/// The `.Capabilities` value.
+pub fn capabilities_value(caps: &Capabilities) -> Value {
+    Value::Object(Arc::new(caps.clone()))
+}

@@ -1,0 +1,85 @@
+//! `values.schema.json`: validation of the final values of a chart and of every subchart (its
+//! values under its name), as Helm's `ValidateAgainstSchema` does. Messages list each chart by
+//! name followed by one `- at '<pointer>': <problem>` line per violation.
+
+use crate::chart::Chart;
+use kubepkg_value::{Value, map_read};
+
+/// A [`Value`] as JSON for the validator (integral floats become integers so `type: integer`
+/// accepts them as Go's validator does).
+pub fn value_to_json(v: &Value) -> serde_json::Value {
+    match v {
+        Value::Nil => serde_json::Value::Null,
+        Value::Bool(b) => serde_json::Value::Bool(*b),
+        Value::Int(i) | Value::Int64(i) => serde_json::Value::from(*i),
+        Value::Uint(u) => serde_json::Value::from(*u),
+        Value::Float(f) => {
+            if f.fract() == 0.0 && f.abs() < 9.2e18 {
+                serde_json::Value::from(*f as i64)
+            } else {
+                serde_json::Number::from_f64(*f)
+                    .map(serde_json::Value::Number)
+                    .unwrap_or(serde_json::Value::Null)
+            }
+        }
+        Value::String(s) => serde_json::Value::String(s.to_string()),
+        Value::Bytes(b) => serde_json::Value::String(String::from_utf8_lossy(b).into_owned()),
+        Value::List(items, _) => {
+            serde_json::Value::Array(items.iter().map(value_to_json).collect())
+        }
+        Value::Map(m) => serde_json::Value::Object(
+            map_read(m)
+                .iter()
+                .map(|(k, v)| (k.clone(), value_to_json(v)))
+                .collect(),
+        ),
+        Value::Time(_) | Value::Object(_) => serde_json::Value::Null,
+    }
+}
+
+/// Validate `values` against one schema document; the text lists every violation.
+pub fn validate_single(values: &Value, schema: &[u8]) -> Result<(), String> {
+    let schema: serde_json::Value =
+        serde_json::from_slice(schema).map_err(|e| format!("invalid values.schema.json: {e}"))?;
+    let validator = jsonschema::options()
+        .build(&schema)
+        .map_err(|e| format!("invalid values.schema.json: {e}"))?;
+    let instance = value_to_json(values);
+    let mut out = String::new();
+    for e in validator.iter_errors(&instance) {
+        let at = e.instance_path.to_string();
+        out.push_str(&format!("- at '{at}': {e}\n"));
+    }
+    if out.is_empty() { Ok(()) } else { Err(out) }
+}
+
+/// `ValidateAgainstSchema`: the chart's schema over `values`, then each subchart's over
+/// `values[<subchart name>]`.
+pub fn validate_chart(chart: &Chart, values: &Value) -> Result<(), String> {
+    let mut sb = String::new();
+    if let Some(schema) = &chart.schema
+        && let Err(e) = validate_single(values, schema)
+    {
+        sb.push_str(&format!("{}:\n{e}", chart.name()));
+    }
+    for sub in &chart.dependencies {
+        let raw = match values {
+            Value::Map(m) => map_read(m).get(sub.name()).cloned(),
+            _ => None,
+        };
+        match raw {
+            None | Some(Value::Nil) => continue,
+            Some(v @ Value::Map(_)) => {
+                if let Err(e) = validate_chart(sub, &v) {
+                    sb.push_str(&e);
+                }
+            }
+            Some(other) => sb.push_str(&format!(
+                "{}:\ninvalid type for values: expected object (map), got {}\n",
+                sub.name(),
+                other.type_name()
+            )),
+        }
+    }
+    if sb.is_empty() { Ok(()) } else { Err(sb) }
+}

@@ -1,0 +1,386 @@
+//! Values: Helm's coalescing of chart defaults with user values, the path look-ups used by
+//! dependency conditions, and merging of user value files.
+//!
+//! The rules are those of `chartutil.CoalesceValues` / `MergeValues`: maps merge key by key,
+//! lists and scalars given by the user replace the default, a `null` from the user deletes the
+//! key (coalesce) or is kept (merge, used for `import-values`), subcharts read their values under
+//! their name (or alias), and `global` is copied from parent to child.
+
+use crate::chart::Chart;
+use kubepkg_value::{MapRef, Value, map_read, map_write};
+use std::collections::BTreeMap;
+
+/// Deep copy of a value tree (Go's `copystructure.Copy`); maps are fresh, not shared.
+pub fn deep_copy(v: &Value) -> Value {
+    match v {
+        Value::Map(m) => Value::map(
+            map_read(m)
+                .iter()
+                .map(|(k, v)| (k.clone(), deep_copy(v)))
+                .collect(),
+        ),
+        Value::List(items, t) => Value::List(
+            std::sync::Arc::new(items.iter().map(deep_copy).collect()),
+            *t,
+        ),
+        other => other.clone(),
+    }
+}
+
+fn as_map(v: &Value) -> Option<&MapRef> {
+    match v {
+        Value::Map(m) => Some(m),
+        _ => None,
+    }
+}
+
+fn scalar_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) | Value::Int64(i) => i.to_string(),
+        Value::Float(f) => kubepkg_yaml::gonum::format_float(*f, 'g', false),
+        Value::List(..) => "[...]".into(),
+        _ => String::new(),
+    }
+}
+
+fn is_table(v: &Value) -> bool {
+    matches!(v, Value::Map(_))
+}
+
+fn is_nil(v: &Value) -> bool {
+    matches!(v, Value::Nil)
+}
+
+/// `CoalesceValues(chart, vals)`: a deep copy of `vals` with the chart's (and its subcharts')
+/// defaults coalesced in.
+pub fn coalesce_values(chart: &Chart, vals: &Value) -> Result<Value, String> {
+    let copy = match deep_copy(vals) {
+        Value::Map(m) => m,
+        _ => match Value::empty_map() {
+            Value::Map(m) => m,
+            _ => unreachable!("empty_map is a map"),
+        },
+    };
+    coalesce(chart, &copy, "", false)?;
+    Ok(Value::Map(copy))
+}
+
+/// `MergeValues(chart, vals)`: like [`coalesce_values`] but nulls are kept.
+pub fn merge_values(chart: &Chart, vals: &Value) -> Result<Value, String> {
+    let copy = match deep_copy(vals) {
+        Value::Map(m) => m,
+        _ => match Value::empty_map() {
+            Value::Map(m) => m,
+            _ => unreachable!("empty_map is a map"),
+        },
+    };
+    coalesce(chart, &copy, "", true)?;
+    Ok(Value::Map(copy))
+}
+
+fn concat_prefix(a: &str, b: &str) -> String {
+    if a.is_empty() {
+        b.to_string()
+    } else {
+        format!("{a}.{b}")
+    }
+}
+
+fn coalesce(chart: &Chart, dest: &MapRef, prefix: &str, merge: bool) -> Result<(), String> {
+    coalesce_chart_values(chart, dest, prefix, merge);
+    coalesce_deps(chart, dest, prefix, merge)
+}
+
+fn coalesce_deps(chart: &Chart, dest: &MapRef, prefix: &str, merge: bool) -> Result<(), String> {
+    for sub in &chart.dependencies {
+        let existing = map_read(dest).get(sub.name()).cloned();
+        let dv = match existing {
+            None => {
+                let m = Value::empty_map();
+                map_write(dest).insert(sub.name().to_string(), m.clone());
+                m
+            }
+            Some(v) if is_table(&v) => v,
+            Some(v) => {
+                return Err(format!(
+                    "type mismatch on {}: %!t({}={})",
+                    sub.name(),
+                    v.type_name(),
+                    scalar_text(&v)
+                ));
+            }
+        };
+        let Some(dvmap) = as_map(&dv) else { continue };
+        let sub_prefix = concat_prefix(prefix, chart.name());
+        coalesce_globals(dvmap, dest);
+        coalesce(sub, dvmap, &sub_prefix, merge)?;
+    }
+    Ok(())
+}
+
+/// Copy the parent's `global` table into the child's (`coalesceGlobals`).
+fn coalesce_globals(dest: &MapRef, src: &MapRef) {
+    let dg = match map_read(dest).get("global").cloned() {
+        None => BTreeMap::new(),
+        Some(Value::Map(m)) => map_read(&m).clone(),
+        Some(_) => {
+            eprintln!("warning: skipping globals because destination global is not a table.");
+            return;
+        }
+    };
+    let sg = match map_read(src).get("global").cloned() {
+        None => BTreeMap::new(),
+        Some(Value::Map(m)) => map_read(&m).clone(),
+        Some(_) => {
+            eprintln!("warning: skipping globals because source global is not a table.");
+            return;
+        }
+    };
+    let mut dg = dg;
+    for (key, val) in sg {
+        if let Value::Map(vm) = &val {
+            let vv = Value::map(map_read(vm).clone());
+            match dg.get(&key) {
+                None => {
+                    dg.insert(key, vv);
+                }
+                Some(Value::Map(destv)) => {
+                    if let Value::Map(vvm) = &vv {
+                        coalesce_tables(vvm, destv, true);
+                    }
+                    dg.insert(key, vv);
+                }
+                Some(_) => {
+                    eprintln!("Conflict: cannot merge map onto non-map for {key:?}. Skipping.");
+                }
+            }
+        } else if dg.get(&key).is_some_and(is_table) {
+            eprintln!("key {key} is table. Skipping");
+        } else {
+            dg.insert(key, val);
+        }
+    }
+    map_write(dest).insert("global".into(), Value::map(dg));
+}
+
+fn clean_nil_values(m: &MapRef) {
+    let mut w = map_write(m);
+    w.retain(|_, v| !is_nil(v));
+    for v in w.values() {
+        if let Value::Map(sub) = v {
+            clean_nil_values(sub);
+        }
+    }
+}
+
+fn coalesce_chart_values(chart: &Chart, v: &MapRef, _prefix: &str, merge: bool) {
+    let Value::Map(defaults) = deep_copy(&chart.values) else {
+        return;
+    };
+    let entries: Vec<(String, Value)> = map_read(&defaults)
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    for (key, val) in entries {
+        let existing = map_read(v).get(&key).cloned();
+        match existing {
+            Some(value) => {
+                if is_nil(&value) && !merge {
+                    map_write(v).remove(&key);
+                } else if let Value::Map(dest) = &value {
+                    if let Value::Map(src) = &val {
+                        let merge = merge || chart.dependencies.iter().any(|d| d.name() == key);
+                        if !merge {
+                            clean_nil_values(src);
+                        }
+                        coalesce_tables(dest, src, merge);
+                    } else if !is_nil(&val) {
+                        eprintln!(
+                            "warning: skipped value for {}.{key}: Not a table.",
+                            chart.name()
+                        );
+                    }
+                }
+            }
+            None => {
+                if !merge {
+                    if is_nil(&val) {
+                        continue;
+                    }
+                    if let Value::Map(sub) = &val {
+                        clean_nil_values(sub);
+                    }
+                }
+                map_write(v).insert(key, val);
+            }
+        }
+    }
+}
+
+/// `coalesceTablesFullKey(dst, src)`: fill `dst` from `src` without overriding what `dst` has.
+pub fn coalesce_tables(dst: &MapRef, src: &MapRef, merge: bool) {
+    if std::sync::Arc::ptr_eq(dst, src) {
+        return;
+    }
+    let src_non_nil: std::collections::HashSet<String> = map_read(src)
+        .iter()
+        .filter(|(_, v)| !is_nil(v))
+        .map(|(k, _)| k.clone())
+        .collect();
+    {
+        let nil_keys: Vec<String> = map_read(dst)
+            .iter()
+            .filter(|(_, v)| is_nil(v))
+            .map(|(k, _)| k.clone())
+            .collect();
+        let mut s = map_write(src);
+        for k in nil_keys {
+            s.insert(k, Value::Nil);
+        }
+    }
+    let entries: Vec<(String, Value)> = map_read(src)
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    for (key, val) in entries {
+        let dv = map_read(dst).get(&key).cloned();
+        match dv {
+            Some(Value::Nil) if !merge && src_non_nil.contains(&key) => {
+                map_write(dst).remove(&key);
+            }
+            None => {
+                map_write(dst).insert(key, val);
+            }
+            Some(dv) => {
+                if let Value::Map(sv) = &val {
+                    if let Value::Map(dm) = &dv {
+                        coalesce_tables(dm, sv, merge);
+                    } else {
+                        eprintln!("warning: cannot overwrite table with non table for {key}");
+                    }
+                } else if is_table(&dv) && !is_nil(&val) {
+                    eprintln!(
+                        "warning: destination for {key} is a table. Ignoring non-table value"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// `common.Values.PathValue`: the value at a dotted path, `None` when absent. The last element
+/// must not itself be a table (Helm treats that as "no value").
+pub fn path_value(vals: &Value, path: &str) -> Option<Value> {
+    if path.is_empty() {
+        return None;
+    }
+    let parts: Vec<&str> = path.split('.').collect();
+    let (last, tables) = parts.split_last()?;
+    let mut cur = vals.clone();
+    for t in tables {
+        let next = match &cur {
+            Value::Map(m) => map_read(m).get(*t).cloned(),
+            _ => None,
+        }?;
+        if !is_table(&next) {
+            return None;
+        }
+        cur = next;
+    }
+    let v = match &cur {
+        Value::Map(m) => map_read(m).get(*last).cloned(),
+        _ => None,
+    }?;
+    if is_table(&v) {
+        return None;
+    }
+    Some(v)
+}
+
+/// `common.Values.Table`: the map at a dotted path.
+pub fn table(vals: &Value, path: &str) -> Option<Value> {
+    let mut cur = vals.clone();
+    for part in path.split('.') {
+        let next = match &cur {
+            Value::Map(m) => map_read(m).get(part).cloned(),
+            _ => None,
+        }?;
+        if !is_table(&next) {
+            return None;
+        }
+        cur = next;
+    }
+    Some(cur)
+}
+
+/// Helm 4's `loader.MergeMaps(a, b)`: a new map with `b` over `a`, recursing where both hold maps.
+pub fn merge_maps(a: &Value, b: &Value) -> Value {
+    let mut out: BTreeMap<String, Value> = match a {
+        Value::Map(m) => map_read(m).clone(),
+        _ => BTreeMap::new(),
+    };
+    if let Value::Map(bm) = b {
+        for (k, v) in map_read(bm).iter() {
+            if let Value::Map(_) = v
+                && let Some(existing @ Value::Map(_)) = out.get(k)
+            {
+                let merged = merge_maps(existing, v);
+                out.insert(k.clone(), merged);
+                continue;
+            }
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    Value::map(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn y(s: &str) -> Value {
+        kubepkg_yaml::from_yaml_str(s).unwrap()
+    }
+
+    fn chart(values: &str, deps: Vec<Chart>, name: &str) -> Chart {
+        let md = crate::metadata::Metadata {
+            name: name.into(),
+            ..Default::default()
+        };
+        Chart {
+            metadata: md,
+            lock: None,
+            templates: vec![],
+            values: y(values),
+            schema: None,
+            files: vec![],
+            dependencies: deps,
+        }
+    }
+
+    // Expected results from Helm's coalesce_test.go semantics.
+    #[test]
+    fn user_null_deletes_and_maps_merge() {
+        let c = chart("a: 1\nb: {x: 1, z: 2}\nl: [1,2]\n", vec![], "top");
+        let out = coalesce_values(&c, &y("a: null\nb: {z: 3}\nl: [9]\n")).unwrap();
+        assert!(path_value(&out, "a").is_none());
+        assert_eq!(path_value(&out, "b.x").unwrap().type_name(), "float64");
+        let by = path_value(&out, "b.z");
+        assert!(
+            matches!(by, Some(Value::Float(f)) if f == 3.0),
+            "{by:?} in {out:?}"
+        );
+        assert!(table(&out, "l").is_none());
+    }
+
+    #[test]
+    fn globals_flow_to_subcharts() {
+        let sub = chart("x: 1\nglobal: {g: sub}\n", vec![], "sub");
+        let c = chart("global: {g: top, h: 1}\n", vec![sub], "top");
+        let out = coalesce_values(&c, &Value::empty_map()).unwrap();
+        assert!(matches!(path_value(&out, "sub.global.g"), Some(Value::String(s)) if &*s == "top"));
+        assert!(matches!(path_value(&out, "sub.x"), Some(Value::Float(_))));
+    }
+}

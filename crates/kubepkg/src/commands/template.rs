@@ -1,0 +1,51 @@
+//! `kubepkg template`: render a chart locally and print what `helm template` prints.
+
+use crate::cli::TemplateArgs;
+use kubepkg_chart::{TemplateOptions, ValueOptions};
+use std::io::Write;
+use std::process::ExitCode;
+
+pub fn run(args: Box<TemplateArgs>) -> anyhow::Result<ExitCode> {
+    let args = *args;
+    let (name, chart) = match args.args.as_slice() {
+        [chart] => ("release-name".to_string(), chart.clone()),
+        [name, chart] => (name.clone(), chart.clone()),
+        _ => anyhow::bail!("expected at most two arguments"),
+    };
+    let namespace = args
+        .namespace
+        .or_else(|| {
+            std::env::var("HELM_NAMESPACE")
+                .ok()
+                .filter(|s| !s.is_empty())
+        })
+        .unwrap_or_else(|| "default".to_string());
+    let opts = TemplateOptions {
+        release_name: name,
+        chart: chart.into(),
+        namespace,
+        values: ValueOptions {
+            value_files: args.values.into_iter().map(Into::into).collect(),
+            json_values: args.set_json,
+            values: args.set,
+            string_values: args.set_string,
+            file_values: args.set_file,
+            literal_values: args.set_literal,
+        },
+        show_only: args.show_only,
+        include_crds: args.include_crds,
+        skip_tests: args.skip_tests,
+        no_hooks: args.no_hooks,
+        is_upgrade: args.is_upgrade,
+        kube_version: args.kube_version,
+        api_versions: args.api_versions,
+        output_dir: args.output_dir,
+        use_release_name: args.release_name,
+        skip_schema_validation: args.skip_schema_validation,
+    };
+    let out = kubepkg_chart::template(&opts).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(out.as_bytes())?;
+    stdout.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
