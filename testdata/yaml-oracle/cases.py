@@ -212,6 +212,15 @@ w("leading-space-multiline", {"k": "  indented\nnext"})
 w("trailing-newlines", {"k": "a\n\n\n"})
 w("only-newlines", {"k": "\n\n"})
 w("html", {"k": "<script>alert('x')</script> & more"})
+w("toml-nested", {"a": 1, "t": {"x": "y", "sub": {"z": [1, 2]}, "arr": [{"n": 1}, {"n": 2, "deep": {"q": True}}]}, "b": [1, {"m": 1}], "c": None, "e": {}, "f": []})
+w("toml-nil-in-list", {"a": [1, None]})
+w("toml-nil-nested-list", {"a": [[None]]})
+w("toml-keys", {"bare_key-1": 1, "needs quote": 2, "": 3, "dot.key": 4, "ü": 5, "t": {"q k": {"x": 1}}})
+w("toml-inline-nil", {"a": [{"x": None, "y": 1}, 2]})
+w("toml-floats", {"a": {"$f": "100"}, "b": {"$f": "1e6"}, "c": {"$f": "0.000001"}, "d": {"$f": "-0"}, "e": {"$f": "NaN"}, "f": {"$f": "-Inf"}})
+w("toml-strings", {"a": "q\"b\\s\x01\x7f\u00e9\n\t"})
+w("toml-top-list", [1, 2])
+w("toml-top-tables", [{"a": 1}])
 
 jsn = {}
 def j(name, text):
@@ -225,6 +234,16 @@ for i, t in enumerate(['{"a":1}', '[1,2]', '1', '1.5', '"s"', 'true', 'null', ''
                        'a = 1', 'a = "x"\n[t]\nb = 2', '[[arr]]\nx = 1\n[[arr]]\nx = 2', 'a = 1979-05-27T07:32:00Z', 'a = [1, 2]',
                        'a = 1.5\nb = true\nc = "s"', 'a = ', 'x.y.z = 1', 'a = 9223372036854775807', 'a = inf', 'a = {b = 1}']):
     j(f"json-{i}", t)
+
+toml_cases = ['a = 0xff\nb = 0o17\nc = 0b101\nd = 1_000', 'a = 1e3\nb = -0.0\nc = +inf\nd = nan', 'a = "x\\ty\\u00e9"',
+    "a = 'lit\\eral'", 'a = """\nmulti\nline"""', "a = '''\nraw\n'''", 'a = 1979-05-27T00:32:00.999999-07:00',
+    'a = 1979-05-27T07:32:00', 'a = 1979-05-27', 'a = 07:32:00', 'a = [[1, 2], ["a"]]', 'a = [{x = 1}, {y = 2}]',
+    '[a.b.c]\nd = 1\n[a]\ne = 2', '[[p]]\nname = "a"\n[[p.q]]\nz = 1', 'a = 1\na = 2', '[a]\n[a]', 'a = "unterminated',
+    '"quoted key" = 1\n"" = 2', 'a.b = 1\na.c = 2', 'a = true\nb = false', 'a = 9223372036854775808', 'a = 1.7976931348623157e308',
+    '# comment only', '', 'a = [1, "mixed"]', 'a = { b = { c = 1 } }', 'x = 1 # trailing', 'a = 01', 'a = 1__0', 'a = .5',
+    'a = 2021-13-01', 'a = "\\x41"', 'a = [\n  1,\n  2,\n]']
+for i, t in enumerate(toml_cases):
+    j(f"toml-{i}", t)
 
 def dump(name, rows):
     with open(os.path.join(out, name), "w", encoding="utf-8") as f:

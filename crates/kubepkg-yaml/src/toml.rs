@@ -1,20 +1,352 @@
-//! TOML as Helm's `toToml`/`fromToml` (BurntSushi/toml): encoding a map to TOML text and
-//! decoding TOML into values (integers become Go `int64`, floats `float64`).
+//! TOML as Helm's `toToml`/`fromToml` (BurntSushi/toml v1).
+//!
+//! Encoding follows BurntSushi's encoder exactly: in every table the plain keys come first
+//! (sorted by byte order), then sub-tables `[a.b]` and arrays of tables `[[a]]`; keys of nested
+//! tables are indented two spaces per level; `nil` map entries are skipped; floats are `%g` with
+//! `.0` appended when there is neither a dot nor an exponent (`100.0`, `1e+06`, `nan`, `-inf`);
+//! strings are double-quoted with `\uXXXX` for control characters; lists whose elements are all
+//! maps become arrays of tables, other lists inline arrays (maps inside them inline tables);
+//! a list containing `nil` is `toml: cannot encode array with nil element`.
+//!
+//! Decoding uses the `toml` crate and converts like BurntSushi does into `interface{}`:
+//! integers are `int64`, floats `float64`, datetimes `time.Time`, tables maps. Error texts of
+//! malformed TOML differ from BurntSushi's (see the corpus' known gaps).
 
-use kubepkg_value::Value;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use kubepkg_value::{GoTime, Value, map_read};
 
 use crate::error::TomlError;
+use crate::gonum::format_float;
 
-/// Helm's `toToml` encoder. Not yet byte-compatible with BurntSushi/toml; see the crate report.
-pub fn to_toml(_v: &Value) -> Result<String, TomlError> {
-    Err(TomlError::Encode {
-        message: "toToml is not implemented yet".into(),
+fn encode_err(m: &str) -> TomlError {
+    TomlError::Encode {
+        message: m.to_string(),
+    }
+}
+
+#[derive(PartialEq, Eq, Clone, Copy)]
+enum TomlType {
+    Nil,
+    Scalar,
+    Array,
+    Hash,
+    ArrayHash,
+}
+
+/// BurntSushi's `tomlTypeOfGo`, including its error for a `nil` anywhere in a list.
+fn toml_type(v: &Value) -> Result<TomlType, TomlError> {
+    Ok(match v {
+        Value::Nil => TomlType::Nil,
+        Value::Map(_) => TomlType::Hash,
+        Value::Object(o) => toml_type(&o.to_plain())?,
+        Value::List(items, _) => {
+            if items.is_empty() {
+                return Ok(TomlType::Array);
+            }
+            let mut all_hash = true;
+            for it in items.iter() {
+                let t = toml_type(it)?;
+                if t == TomlType::Nil {
+                    return Err(encode_err("toml: cannot encode array with nil element"));
+                }
+                if t != TomlType::Hash {
+                    all_hash = false;
+                }
+            }
+            if all_hash {
+                TomlType::ArrayHash
+            } else {
+                TomlType::Array
+            }
+        }
+        // []byte is a list of integers: never a table array.
+        Value::Bytes(_) => TomlType::Array,
+        _ => TomlType::Scalar,
     })
 }
 
-/// Helm's `fromToml`.
-pub fn from_toml(_src: &str) -> Result<Value, TomlError> {
-    Err(TomlError::Parse {
-        message: "fromToml is not implemented yet".into(),
-    })
+fn is_bare(k: &str) -> bool {
+    !k.is_empty()
+        && k.chars()
+            .all(|r| r.is_ascii_alphanumeric() || r == '_' || r == '-')
+}
+
+fn quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn key_piece(k: &str) -> String {
+    if k.is_empty() {
+        "\"\"".into()
+    } else if is_bare(k) {
+        k.to_string()
+    } else {
+        quote(k)
+    }
+}
+
+fn key_string(key: &[String]) -> String {
+    key.iter()
+        .map(|k| key_piece(k))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+struct Encoder {
+    out: String,
+}
+
+impl Encoder {
+    fn newline(&mut self) {
+        if !self.out.is_empty() {
+            self.out.push('\n');
+        }
+    }
+
+    fn indent(&self, key: &[String]) -> String {
+        "  ".repeat(key.len().saturating_sub(1))
+    }
+
+    fn element(&mut self, v: &Value) -> Result<(), TomlError> {
+        match v {
+            Value::Nil => return Err(encode_err("toml: cannot encode a nil value")),
+            Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            Value::Int(i) | Value::Int64(i) => self.out.push_str(&i.to_string()),
+            Value::Uint(u) => self.out.push_str(&u.to_string()),
+            Value::Float(f) => {
+                if f.is_nan() {
+                    if f.is_sign_negative() {
+                        self.out.push('-');
+                    }
+                    self.out.push_str("nan");
+                } else if f.is_infinite() {
+                    if *f < 0.0 {
+                        self.out.push('-');
+                    }
+                    self.out.push_str("inf");
+                } else {
+                    let s = format_float(*f, 'g', false);
+                    self.out.push_str(&s);
+                    if !s.contains('e') && !s.contains('.') {
+                        self.out.push_str(".0");
+                    }
+                }
+            }
+            Value::String(s) => self.out.push_str(&quote(s)),
+            Value::Time(t) => self.out.push_str(&crate::json::rfc3339_nano(t)),
+            Value::Bytes(b) => {
+                self.out.push('[');
+                let parts: Vec<String> = b.iter().map(|x| x.to_string()).collect();
+                self.out.push_str(&parts.join(", "));
+                self.out.push(']');
+            }
+            Value::List(items, _) => {
+                self.out.push('[');
+                for (i, it) in items.iter().enumerate() {
+                    self.element(it)?;
+                    if i + 1 != items.len() {
+                        self.out.push_str(", ");
+                    }
+                }
+                self.out.push(']');
+            }
+            Value::Map(_) => self.map(&[], v, true)?,
+            Value::Object(o) => self.element(&o.to_plain())?,
+        }
+        Ok(())
+    }
+
+    fn key_value(&mut self, key: &[String], v: &Value, inline: bool) -> Result<(), TomlError> {
+        if key.is_empty() {
+            return self.element(v);
+        }
+        let ind = self.indent(key);
+        self.out.push_str(&ind);
+        self.out.push_str(&key_piece(&key[key.len() - 1]));
+        self.out.push_str(" = ");
+        self.element(v)?;
+        if !inline {
+            self.newline();
+        }
+        Ok(())
+    }
+
+    fn encode(&mut self, key: &[String], v: &Value) -> Result<(), TomlError> {
+        match v {
+            Value::Nil => Ok(()),
+            Value::Map(_) => {
+                if key.len() == 1 {
+                    self.newline();
+                }
+                if !key.is_empty() {
+                    let ind = self.indent(key);
+                    self.out.push_str(&format!("{ind}[{}]", key_string(key)));
+                    self.newline();
+                }
+                self.map(key, v, false)
+            }
+            Value::Object(o) => self.encode(key, &o.to_plain()),
+            Value::List(items, _) if toml_type(v)? == TomlType::ArrayHash => {
+                if key.is_empty() {
+                    return Err(encode_err(
+                        "toml: top-level values must be Go maps or structs",
+                    ));
+                }
+                for it in items.iter() {
+                    self.newline();
+                    let ind = self.indent(key);
+                    self.out.push_str(&format!("{ind}[[{}]]", key_string(key)));
+                    self.newline();
+                    self.map(key, it, false)?;
+                }
+                Ok(())
+            }
+            _ => self.key_value(key, v, false),
+        }
+    }
+
+    fn map(&mut self, key: &[String], v: &Value, inline: bool) -> Result<(), TomlError> {
+        let entries: Vec<(String, Value)> = match v {
+            Value::Map(m) => map_read(m)
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut direct = Vec::new();
+        let mut sub = Vec::new();
+        for (k, val) in entries {
+            match toml_type(&val)? {
+                TomlType::Hash | TomlType::ArrayHash => sub.push((k, val)),
+                _ => direct.push((k, val)),
+            }
+        }
+        if inline {
+            self.out.push('{');
+        }
+        let has_sub = !sub.is_empty();
+        for (group, trail) in [(direct, has_sub), (sub, false)] {
+            let n = group.len();
+            for (i, (k, val)) in group.into_iter().enumerate() {
+                if matches!(val, Value::Nil) {
+                    continue;
+                }
+                if inline {
+                    self.key_value(&[k], &val, true)?;
+                    if trail || i + 1 != n {
+                        self.out.push_str(", ");
+                    }
+                } else {
+                    let mut kk = key.to_vec();
+                    kk.push(k);
+                    self.encode(&kk, &val)?;
+                }
+            }
+        }
+        if inline {
+            self.out.push('}');
+        }
+        Ok(())
+    }
+}
+
+/// Helm's `toToml`: BurntSushi's `toml.NewEncoder(b).Encode(v)`. On error Helm's `toToml`
+/// returns the error text as the result (`mustToToml` fails instead).
+pub fn to_toml(v: &Value) -> Result<String, TomlError> {
+    let mut e = Encoder { out: String::new() };
+    match v {
+        Value::Nil => {
+            return Err(encode_err(
+                "panic: reflect: call of reflect.Value.Type on zero Value",
+            ));
+        }
+        _ => e.encode(&[], v)?,
+    }
+    Ok(e.out)
+}
+
+fn from_toml_value(v: toml::Value) -> Value {
+    match v {
+        toml::Value::String(s) => Value::from(s),
+        toml::Value::Integer(i) => Value::Int64(i),
+        toml::Value::Float(f) => Value::Float(f),
+        toml::Value::Boolean(b) => Value::Bool(b),
+        toml::Value::Datetime(d) => Value::Time(Arc::new(datetime(&d))),
+        toml::Value::Array(a) => Value::list(a.into_iter().map(from_toml_value).collect()),
+        toml::Value::Table(t) => Value::map(
+            t.into_iter()
+                .map(|(k, v)| (k, from_toml_value(v)))
+                .collect::<BTreeMap<_, _>>(),
+        ),
+    }
+}
+
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m as i64 + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// A TOML datetime as BurntSushi returns it: offset datetimes keep their zone; local
+/// datetimes, dates and times are placed in a zero-offset zone.
+fn datetime(d: &toml::value::Datetime) -> GoTime {
+    let (y, mo, day) = d
+        .date
+        .map(|x| (x.year as i64, x.month as u32, x.day as u32))
+        .unwrap_or((0, 1, 1));
+    let (h, mi, s, ns) = d
+        .time
+        .map(|t| {
+            (
+                t.hour as i64,
+                t.minute as i64,
+                t.second.unwrap_or(0) as i64,
+                t.nanosecond.unwrap_or(0),
+            )
+        })
+        .unwrap_or((0, 0, 0, 0));
+    let offset_secs = match d.offset {
+        Some(toml::value::Offset::Custom { minutes }) => minutes as i32 * 60,
+        _ => 0,
+    };
+    let local = days_from_civil(y, mo, day) * 86_400 + h * 3600 + mi * 60 + s;
+    GoTime {
+        unix_secs: local - offset_secs as i64,
+        nanos: ns,
+        offset_secs,
+        zone: String::new(),
+    }
+}
+
+/// Helm's `fromToml`: `toml.Unmarshal` into `map[string]interface{}`.
+pub fn from_toml(src: &str) -> Result<Value, TomlError> {
+    match src.parse::<toml::Table>() {
+        Ok(t) => Ok(from_toml_value(toml::Value::Table(t))),
+        Err(e) => Err(TomlError::Parse {
+            message: format!("toml: {}", e.message()),
+        }),
+    }
 }

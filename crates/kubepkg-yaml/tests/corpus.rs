@@ -1,8 +1,8 @@
 //! Golden corpus: every case in `testdata/yaml-corpus` was run through the real Go libraries
 //! Helm uses (`testdata/yaml-oracle`, regenerate with `testdata/yaml-oracle/regen.sh`); our
 //! output must match byte for byte — the value (as Go's `json.Marshal` prints it) or the error
-//! text. Cases listed in `known-gaps.txt` (`FUNCTION CASE`, or `FUNCTION *` for a function not
-//! yet matched) are known mismatches: the test fails if a listed case starts to pass (so the
+//! text. Cases listed in `known-gaps.txt` (`FUNCTION CASE`, `FUNCTION *` for a function not
+//! yet matched, `FUNCTION !error-text` when only the wording of an error differs) are known mismatches: the test fails if a listed case starts to pass (so the
 //! list only shrinks) or if any other case mismatches. Pass rates per function are printed.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -119,12 +119,21 @@ impl Tally {
         } else {
             id
         };
+        // `FUNCTION !error-text`: both sides fail, but with different messages.
+        let error_text_gap = self.known.contains(&format!("{func} !error-text"))
+            && want_e.is_some()
+            && got.1.is_some();
+        let id = if error_text_gap {
+            format!("{func} !error-text")
+        } else {
+            id
+        };
         let ok = want_v == got.0 && want_e == got.1;
         let t = self.total.entry(func.to_string()).or_default();
         t.0 += 1;
         if ok {
             t.1 += 1;
-            if self.known.contains(&id) && !id.ends_with(" *") {
+            if self.known.contains(&id) && !id.ends_with(" *") && !id.ends_with(" !error-text") {
                 self.fixed.push(id);
             }
         } else if !self.known.contains(&id) {
