@@ -12,7 +12,7 @@ use kubepkg_value::{ElemType, GoObject, Value, map_read};
 
 use crate::fmt::{format_value, quote, sprint, sprintf, sprintln, write_value};
 use crate::parse::{Arg, Branch, Command, List, Node, Number, Pipe, TemplateCall, Tree};
-use crate::{ArgType, ExecError, Function, MissingKey, Templates};
+use crate::{ArgType, ExecError, Function, MissingKey, NameMap, Templates};
 
 /// Go's limit on nested `template` calls (`maxExecDepth`).
 pub const MAX_EXEC_DEPTH: usize = 100_000;
@@ -92,7 +92,7 @@ enum At<'a> {
 #[derive(Clone, Copy)]
 struct Env<'a> {
     tmpls: &'a Templates,
-    overlay: Option<&'a HashMap<Arc<str>, Arc<Tree>>>,
+    overlay: Option<&'a NameMap<Arc<str>, Arc<Tree>>>,
 }
 
 impl<'a> Env<'a> {
@@ -1472,7 +1472,7 @@ impl<'a, 's> State<'a, 's> {
                 ]);
             }
         };
-        let mut overlay: HashMap<Arc<str>, Arc<Tree>> =
+        let mut overlay: NameMap<Arc<str>, Arc<Tree>> =
             self.env.overlay.cloned().unwrap_or_default();
         let mut own: Option<Arc<Tree>> = None;
         for (n, t) in trees {

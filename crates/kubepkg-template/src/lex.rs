@@ -61,16 +61,17 @@ impl ItemKind {
     }
 }
 
-/// A token: kind, byte position, text and starting line.
+/// A token: kind, byte position, text (borrowed from the input; owned for error messages)
+/// and starting line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Item {
+pub struct Item<'a> {
     pub kind: ItemKind,
     pub pos: usize,
-    pub val: String,
+    pub val: Cow<'a, str>,
     pub line: usize,
 }
 
-impl std::fmt::Display for Item {
+impl std::fmt::Display for Item<'_> {
     /// Go's `item.String()`, used in parse error messages.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.kind {
@@ -88,6 +89,8 @@ impl std::fmt::Display for Item {
         }
     }
 }
+
+use std::borrow::Cow;
 
 const LEFT: &str = "{{";
 const RIGHT: &str = "}}";
@@ -124,6 +127,28 @@ fn is_nd(c: char) -> bool {
     ND_STARTS.iter().any(|&s| u >= s && u < s + 10)
 }
 
+fn count_newlines(s: &str) -> usize {
+    s.bytes().filter(|&b| b == b'\n').count()
+}
+
+/// Byte offset of the next `{{`.
+fn find_left_delim(b: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while i + 1 < b.len() {
+        match b[i + 1..].iter().position(|&c| c == b'{') {
+            None => return None,
+            Some(p) => {
+                let j = i + 1 + p;
+                if b[j - 1] == b'{' {
+                    return Some(j - 1);
+                }
+                i = j;
+            }
+        }
+    }
+    None
+}
+
 fn trim_right_len(s: &str) -> usize {
     s.len() - s.trim_end_matches(is_space).len()
 }
@@ -149,12 +174,12 @@ struct Lexer<'a> {
     line: usize,
     start_line: usize,
     inside_action: bool,
-    items: Vec<Item>,
+    items: Vec<Item<'a>>,
     done: bool,
 }
 
 /// Tokenize `input` completely. The last item is `Eof` or `Error`.
-pub fn lex(input: &str) -> Vec<Item> {
+pub fn lex(input: &str) -> Vec<Item<'_>> {
     let mut l = Lexer {
         input,
         pos: 0,
@@ -185,6 +210,14 @@ impl<'a> Lexer<'a> {
             self.at_eof = true;
             return None;
         }
+        let b = self.input.as_bytes()[self.pos];
+        if b < 0x80 {
+            self.pos += 1;
+            if b == b'\n' {
+                self.line += 1;
+            }
+            return Some(b as char);
+        }
         let c = self.input[self.pos..].chars().next()?;
         self.pos += c.len_utf8();
         if c == '\n' {
@@ -201,6 +234,14 @@ impl<'a> Lexer<'a> {
 
     fn backup(&mut self) {
         if !self.at_eof && self.pos > 0 {
+            let b = self.input.as_bytes()[self.pos - 1];
+            if b < 0x80 {
+                self.pos -= 1;
+                if b == b'\n' {
+                    self.line -= 1;
+                }
+                return;
+            }
             let c = self.input[..self.pos].chars().next_back().unwrap_or('\0');
             self.pos -= c.len_utf8();
             if c == '\n' {
@@ -209,11 +250,11 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    fn this_item(&mut self, kind: ItemKind) -> Item {
+    fn this_item(&mut self, kind: ItemKind) -> Item<'a> {
         let it = Item {
             kind,
             pos: self.start,
-            val: self.input[self.start..self.pos].to_string(),
+            val: Cow::Borrowed(&self.input[self.start..self.pos]),
             line: self.start_line,
         };
         self.start = self.pos;
@@ -227,14 +268,14 @@ impl<'a> Lexer<'a> {
     }
 
     fn ignore(&mut self) {
-        self.line += self.input[self.start..self.pos].matches('\n').count();
+        self.line += count_newlines(&self.input[self.start..self.pos]);
         self.start = self.pos;
         self.start_line = self.line;
     }
 
     fn accept(&mut self, valid: &str) -> bool {
         match self.next() {
-            Some(c) if valid.contains(c) => true,
+            Some(c) if c.is_ascii() && valid.as_bytes().contains(&(c as u8)) => true,
             _ => {
                 self.backup();
                 false
@@ -244,7 +285,7 @@ impl<'a> Lexer<'a> {
 
     fn accept_run(&mut self, valid: &str) {
         while let Some(c) = self.next() {
-            if !valid.contains(c) {
+            if !(c.is_ascii() && valid.as_bytes().contains(&(c as u8))) {
                 break;
             }
         }
@@ -255,7 +296,7 @@ impl<'a> Lexer<'a> {
         self.items.push(Item {
             kind: ItemKind::Error,
             pos: self.start,
-            val: msg,
+            val: Cow::Owned(msg),
             line: self.start_line,
         });
         self.done = true;
@@ -266,7 +307,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn lex_text(&mut self) {
-        if let Some(x) = self.rest().find(LEFT) {
+        if let Some(x) = find_left_delim(self.rest().as_bytes()) {
             if x > 0 {
                 self.pos += x;
                 let delim_end = self.pos + LEFT.len();
@@ -275,7 +316,7 @@ impl<'a> Lexer<'a> {
                     trim = trim_right_len(&self.input[self.start..self.pos]);
                 }
                 self.pos -= trim;
-                self.line += self.input[self.start..self.pos].matches('\n').count();
+                self.line += count_newlines(&self.input[self.start..self.pos]);
                 let it = self.this_item(ItemKind::Text);
                 self.pos += trim;
                 self.ignore();
@@ -288,7 +329,7 @@ impl<'a> Lexer<'a> {
         }
         self.pos = self.input.len();
         if self.pos > self.start {
-            self.line += self.input[self.start..self.pos].matches('\n').count();
+            self.line += count_newlines(&self.input[self.start..self.pos]);
             self.emit(ItemKind::Text);
         }
         self.emit(ItemKind::Eof);
@@ -336,7 +377,7 @@ impl<'a> Lexer<'a> {
             self.errorf("comment ends before closing delimiter".into());
             return;
         }
-        self.line += self.input[self.start..self.pos].matches('\n').count();
+        self.line += count_newlines(&self.input[self.start..self.pos]);
         let _comment = self.this_item(ItemKind::Text);
         if trim {
             self.pos += 2;
@@ -648,7 +689,10 @@ mod tests {
     use super::*;
 
     fn kinds(s: &str) -> Vec<(ItemKind, String)> {
-        lex(s).into_iter().map(|i| (i.kind, i.val)).collect()
+        lex(s)
+            .into_iter()
+            .map(|i| (i.kind, i.val.into_owned()))
+            .collect()
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub mod lex;
 pub mod parse;
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 pub use fmt::{format_value, sprint, sprintf, sprintln};
@@ -95,6 +96,72 @@ impl ExecError {
     }
 }
 
+/// A fast non-cryptographic hasher (FxHash) for maps keyed by function and template names.
+#[derive(Default, Clone, Copy)]
+pub struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+        self.0 = h;
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.0 = (self.0.rotate_left(5) ^ u64::from(i)).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A `HashMap` keyed by names, with [`NameHasher`].
+pub type NameMap<K, V> = HashMap<K, V, BuildHasherDefault<NameHasher>>;
+
+/// The functions a template set can call, by name. Build it once (Sprig and Helm's functions
+/// are ~200 entries) and share it between template sets with [`Templates::with_funcs`].
+#[derive(Debug, Clone, Default)]
+pub struct FuncTable {
+    funcs: NameMap<&'static str, Function>,
+}
+
+impl FuncTable {
+    /// A table of the given functions; a later function of the same name replaces an earlier one.
+    pub fn new(funcs: impl IntoIterator<Item = Function>) -> Self {
+        let mut t = FuncTable::default();
+        t.extend(funcs);
+        t
+    }
+
+    /// Add or replace functions.
+    pub fn extend(&mut self, funcs: impl IntoIterator<Item = Function>) {
+        for f in funcs {
+            self.funcs.insert(f.name, f);
+        }
+    }
+
+    /// The function of this name.
+    pub fn get(&self, name: &str) -> Option<&Function> {
+        self.funcs.get(name)
+    }
+
+    /// The names in the table, sorted.
+    pub fn names(&self) -> Vec<&'static str> {
+        let mut v: Vec<&'static str> = self.funcs.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+}
+
 /// Helm-only engine settings (see [`helm`]).
 #[derive(Clone)]
 pub(crate) struct HelmMode {
@@ -104,8 +171,8 @@ pub(crate) struct HelmMode {
 
 /// A set of parsed templates sharing one function table, like Go's `*template.Template`.
 pub struct Templates {
-    pub(crate) funcs: HashMap<&'static str, Function>,
-    pub(crate) trees: HashMap<Arc<str>, Arc<parse::Tree>>,
+    pub(crate) funcs: Arc<FuncTable>,
+    pub(crate) trees: NameMap<Arc<str>, Arc<parse::Tree>>,
     pub(crate) missing_key: MissingKey,
     pub(crate) limits: Limits,
     pub(crate) helm: Option<HelmMode>,
@@ -118,9 +185,14 @@ impl Templates {
     /// A template set with the given functions (in addition to Go's built-ins, which a function
     /// of the same name overrides as Go's `Funcs` does).
     pub fn new(funcs: impl IntoIterator<Item = Function>) -> Self {
+        Templates::with_funcs(Arc::new(FuncTable::new(funcs)))
+    }
+
+    /// A template set calling the functions of a shared table (cheap: no copy of the table).
+    pub fn with_funcs(funcs: Arc<FuncTable>) -> Self {
         Templates {
-            funcs: funcs.into_iter().map(|f| (f.name, f)).collect(),
-            trees: HashMap::new(),
+            funcs,
+            trees: NameMap::default(),
             missing_key: MissingKey::Zero,
             limits: Limits::default(),
             helm: None,
@@ -130,9 +202,7 @@ impl Templates {
 
     /// Add or replace functions.
     pub fn add_funcs(&mut self, funcs: impl IntoIterator<Item = Function>) {
-        for f in funcs {
-            self.funcs.insert(f.name, f);
-        }
+        Arc::make_mut(&mut self.funcs).extend(funcs);
     }
 
     /// Set the `missingkey` option.
@@ -190,7 +260,7 @@ impl Templates {
     }
 
     pub(crate) fn has_func(&self, name: &str) -> bool {
-        self.funcs.contains_key(name)
+        self.funcs.get(name).is_some()
             || exec::is_builtin(name)
             || (self.helm.is_some() && helm::is_engine_func(name))
     }

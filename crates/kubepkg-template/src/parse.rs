@@ -335,8 +335,8 @@ struct Ctx {
     stack_depth: usize,
 }
 
-struct Parser<'f> {
-    items: Vec<Item>,
+struct Parser<'f, 't> {
+    items: Vec<Item<'t>>,
     idx: usize,
     fetched: usize,
     parse_name: Arc<str>,
@@ -387,7 +387,7 @@ fn unexpected_is_definitive(_: &Item) -> bool {
     true
 }
 
-impl<'f> Parser<'f> {
+impl<'f, 't> Parser<'f, 't> {
     fn errorf(&self, msg: impl std::fmt::Display) -> ParseError {
         ParseError {
             message: format!(
@@ -397,7 +397,7 @@ impl<'f> Parser<'f> {
         }
     }
 
-    fn next(&mut self) -> Item {
+    fn next(&mut self) -> Item<'t> {
         let i = self.idx.min(self.items.len() - 1);
         if self.idx >= self.fetched {
             self.fetched = self.idx + 1;
@@ -415,13 +415,13 @@ impl<'f> Parser<'f> {
         self.idx -= 1;
     }
 
-    fn peek(&mut self) -> Item {
+    fn peek(&mut self) -> Item<'t> {
         let it = self.next();
         self.backup();
         it
     }
 
-    fn next_non_space(&mut self) -> Item {
+    fn next_non_space(&mut self) -> Item<'t> {
         loop {
             let t = self.next();
             if t.kind != ItemKind::Space {
@@ -430,7 +430,7 @@ impl<'f> Parser<'f> {
         }
     }
 
-    fn peek_non_space(&mut self) -> Item {
+    fn peek_non_space(&mut self) -> Item<'t> {
         let t = self.next_non_space();
         self.backup();
         t
@@ -453,7 +453,7 @@ impl<'f> Parser<'f> {
         self.errorf(format!("unexpected {token} in {context}"))
     }
 
-    fn expect(&mut self, kind: ItemKind, context: &str) -> PResult<Item> {
+    fn expect(&mut self, kind: ItemKind, context: &str) -> PResult<Item<'t>> {
         let t = self.next_non_space();
         if t.kind != kind {
             return Err(self.unexpected(&t, context));
@@ -540,7 +540,7 @@ impl<'f> Parser<'f> {
     fn text_or_action(&mut self) -> PResult<Parsed> {
         let token = self.next_non_space();
         match token.kind {
-            ItemKind::Text => Ok(Parsed::Node(Node::Text(token.val.into_boxed_str()))),
+            ItemKind::Text => Ok(Parsed::Node(Node::Text(token.val.into()))),
             ItemKind::LeftDelim => {
                 self.ctx.action_line = token.line;
                 let r = self.action();
@@ -730,12 +730,12 @@ impl<'f> Parser<'f> {
                 if next.kind == ItemKind::Assign || next.kind == ItemKind::Declare {
                     pipe.is_assign = next.kind == ItemKind::Assign;
                     self.next_non_space();
-                    pipe.decl.push((v.pos, Arc::from(v.val.as_str())));
-                    self.ctx.vars.push(Arc::from(v.val.as_str()));
+                    pipe.decl.push((v.pos, Arc::from(v.val.as_ref())));
+                    self.ctx.vars.push(Arc::from(v.val.as_ref()));
                 } else if next.kind == ItemKind::Char && next.val == "," {
                     self.next_non_space();
-                    pipe.decl.push((v.pos, Arc::from(v.val.as_str())));
-                    self.ctx.vars.push(Arc::from(v.val.as_str()));
+                    pipe.decl.push((v.pos, Arc::from(v.val.as_ref())));
+                    self.ctx.vars.push(Arc::from(v.val.as_ref()));
                     if context == "range" && pipe.decl.len() < 2 {
                         match self.peek_non_space().kind {
                             ItemKind::Variable | ItemKind::RightDelim | ItemKind::RightParen => {
@@ -876,7 +876,7 @@ impl<'f> Parser<'f> {
                 }
                 Arg::Identifier {
                     pos: token.pos,
-                    name: Arc::from(token.val.as_str()),
+                    name: Arc::from(token.val.as_ref()),
                 }
             }
             ItemKind::Dot => Arg::Dot(token.pos),
@@ -890,7 +890,7 @@ impl<'f> Parser<'f> {
                 }
                 Arg::Variable {
                     pos: token.pos,
-                    idents: vec![Arc::from(token.val.as_str())],
+                    idents: vec![Arc::from(token.val.as_ref())],
                 }
             }
             ItemKind::Field => Arg::Field {
@@ -915,7 +915,7 @@ impl<'f> Parser<'f> {
                 let s = unquote(&token.val).map_err(|e| self.errorf(e))?;
                 Arg::String {
                     pos: token.pos,
-                    quoted: token.val.clone().into_boxed_str(),
+                    quoted: token.val.as_ref().into(),
                     text: Arc::from(s.as_str()),
                 }
             }

@@ -10,7 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
+	"strconv"
 	"strings"
+	"time"
 	"text/template"
 )
 
@@ -71,7 +74,52 @@ func run(c *Case) {
 	c.Output = &s
 }
 
+// bench times parse+execute of every successful case (the loop benches/engine.rs runs).
+func bench(n int) {
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	w := bufio.NewWriter(os.Stdout)
+	defer w.Flush()
+	idx := -1
+	for sc.Scan() {
+		idx++
+		var c Case
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if c.Output == nil || c.Missing != "" || strings.Contains(c.Template, "template \"r\"") {
+			continue
+		}
+		var data interface{}
+		if c.Data != "" {
+			_ = json.Unmarshal([]byte(c.Data), &data)
+		}
+		samples := make([]time.Duration, n)
+		for i := range n {
+			start := time.Now()
+			t := template.New(c.Name).Funcs(funcs)
+			t.Option("missingkey=zero")
+			if _, err := t.Parse(c.Template); err != nil {
+				panic(err)
+			}
+			var b strings.Builder
+			if err := t.Execute(&b, data); err != nil {
+				panic(err)
+			}
+			samples[i] = time.Since(start)
+		}
+		sort.Slice(samples, func(a, b int) bool { return samples[a] < samples[b] })
+		fmt.Fprintf(w, "%d\t%d\n", idx, samples[n/2].Nanoseconds())
+	}
+}
+
 func main() {
+	if len(os.Args) > 2 && os.Args[1] == "bench" {
+		n, _ := strconv.Atoi(os.Args[2])
+		bench(n)
+		return
+	}
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	w := bufio.NewWriter(os.Stdout)

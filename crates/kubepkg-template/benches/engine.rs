@@ -1,0 +1,52 @@
+//! Engine benchmark against Go: renders every successful case of `tests/go-cases.jsonl`
+//! (parse + execute, as Helm does for each file) N times and prints per-case median
+//! nanoseconds, one `index<TAB>ns` line per case. `tests/go-oracle/bench.sh` runs this and the
+//! Go oracle's identical loop and reports the median ratio.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::time::Instant;
+
+use common::{funcs, json_to_value};
+use std::sync::Arc;
+
+use kubepkg_template::{FuncTable, MissingKey, Templates, Value};
+
+fn main() {
+    let n: usize = std::env::var("BENCH_ITERS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2000);
+    let corpus = include_str!("../tests/go-cases.jsonl");
+    // Built once and shared, as a chart renderer does (Go rebuilds its FuncMap per template set).
+    let fns = Arc::new(FuncTable::new(funcs()));
+    for (idx, line) in corpus.lines().enumerate() {
+        let c: serde_json::Value = serde_json::from_str(line).expect("corpus line");
+        if c["output"].is_null() || c["missingkey"].is_string() {
+            continue;
+        }
+        let text = c["template"].as_str().unwrap_or("");
+        if text.contains("template \"r\"") {
+            continue; // the depth-limit case measures recursion, not rendering
+        }
+        let data_s = c["data"].as_str().unwrap_or("");
+        let data = if data_s.is_empty() {
+            Value::Nil
+        } else {
+            json_to_value(&serde_json::from_str(data_s).expect("data"))
+        };
+        let mut samples = Vec::with_capacity(n);
+        for _ in 0..n {
+            let start = Instant::now();
+            let mut t = Templates::with_funcs(fns.clone());
+            t.set_missing_key(MissingKey::Zero);
+            t.parse("t", text).expect("parses");
+            let out = t.execute("t", &data).expect("executes");
+            std::hint::black_box(out);
+            samples.push(start.elapsed().as_nanos());
+        }
+        samples.sort_unstable();
+        println!("{idx}\t{}", samples[n / 2]);
+    }
+}
