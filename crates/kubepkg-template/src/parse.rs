@@ -321,6 +321,42 @@ impl Branch {
     }
 }
 
+// Deeply nested templates (thousands of `if`s or parentheses) would overflow the stack when
+// their tree is dropped recursively; these drops flatten the nesting onto the heap.
+impl Drop for List {
+    fn drop(&mut self) {
+        let mut stack: Vec<Node> = std::mem::take(&mut self.nodes);
+        while let Some(node) = stack.pop() {
+            match node {
+                Node::If(mut b) | Node::Range(mut b) | Node::With(mut b) => {
+                    stack.append(&mut b.list.nodes);
+                    if let Some(e) = b.else_list.as_mut() {
+                        stack.append(&mut e.nodes);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+impl Drop for Command {
+    fn drop(&mut self) {
+        let mut stack: Vec<Arg> = std::mem::take(&mut self.args);
+        while let Some(a) = stack.pop() {
+            match a {
+                Arg::Pipe(mut p) => {
+                    for mut c in p.cmds.drain(..) {
+                        stack.append(&mut c.args);
+                    }
+                }
+                Arg::Chain { node, .. } => stack.push(*node),
+                _ => {}
+            }
+        }
+    }
+}
+
 /// What `itemList` stopped at.
 enum End {
     End,
@@ -526,6 +562,10 @@ impl<'f, 't> Parser<'f, 't> {
     }
 
     fn item_list(&mut self) -> PResult<(List, End)> {
+        stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || self.item_list_inner())
+    }
+
+    fn item_list_inner(&mut self) -> PResult<(List, End)> {
         let mut list = List::default();
         while self.peek_non_space().kind != ItemKind::Eof {
             match self.text_or_action()? {
@@ -907,7 +947,9 @@ impl<'f, 't> Parser<'f, 't> {
                     return Err(self.errorf("max expression depth exceeded"));
                 }
                 self.ctx.stack_depth += 1;
-                let r = self.pipeline("parenthesized pipeline", ItemKind::RightParen);
+                let r = stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || {
+                    self.pipeline("parenthesized pipeline", ItemKind::RightParen)
+                });
                 self.ctx.stack_depth -= 1;
                 Arg::Pipe(Box::new(r?))
             }
