@@ -65,7 +65,7 @@ func genFmt(g *corpusGen) {
 		"{{ printf \"%c\" 9731 }}", "{{ printf \"%U\" 9731 }}", "{{ printf \"%#U\" 9731 }}", "{{ printf \"%08.3f\" -3.14159 }}", "{{ printf \"%-8d|\" 42 }}",
 		"{{ printf \"%v\" .Values.nested }}", "{{ printf \"%+v\" .Values.nested }}", "{{ printf \"%#v\" .Values.nested }}", "{{ printf \"%T\" .Values.nested.a }}",
 		"{{ printf \"%s\" .Values.list }}", "{{ printf \"%d\" .Values.nums }}", "{{ printf \"%v\" (splitList \",\" \"a,b\") }}", "{{ printf \"%T\" (splitList \",\" \"a,b\") }}",
-		"{{ printf \"%T\" (until 3) }}", "{{ printf \"%v\" (until 3) }}", "{{ printf \"%T\" .Release }}", "{{ printf \"%T\" .Chart }}", "{{ printf \"%T\" . }}",
+		"{{ printf \"%T\" (until 3) }}", "{{ printf \"%v\" (until 3) }}", "{{ printf \"%T\" .Release }}", "{{ printf \"%T\" .Chart }}", "{{ printf \"%T\" .Values.map }}",
 		"{{ printf \"%v\" .Release }}", "{{ printf \"%T\" (b64dec \"aGk=\" | toString) }}", "{{ printf \"%5.1f|%-5.1f|\" 3.14159 2.0 }}",
 		"{{ printf \"%t\" 1 }}", "{{ printf \"%08b\" 5 }}", "{{ printf \"%o %O\" 8 8 }}", "{{ printf \"%x\" -255 }}", "{{ printf \"%X\" 3.5 }}",
 		"{{ printf \"%v\" 1.0 }}", "{{ printf \"%v\" -0.0 }}", "{{ printf \"%.3g\" 1234.5678 }}", "{{ printf \"%6.2e\" 12345.678 }}",
