@@ -29,6 +29,8 @@ func main() {
 		err = renderStdin()
 	case "bench":
 		err = bench(os.Args[2:])
+	case "fuzz":
+		err = fuzz(os.Args[2:])
 	case "gencases":
 		err = genCases(os.Args[2:])
 	default:
