@@ -245,6 +245,17 @@ toml_cases = ['a = 0xff\nb = 0o17\nc = 0b101\nd = 1_000', 'a = 1e3\nb = -0.0\nc 
 for i, t in enumerate(toml_cases):
     j(f"toml-{i}", t)
 
+j("json-deep-1000", "[" * 1000 + "]" * 1000)
+j("json-deep-1001", "[" * 1001 + "]" * 1001)
+j("json-deep-10001", "[" * 10001 + "]" * 10001)
+j("json-deep-obj", '{"a":' * 10001 + "1" + "}" * 10001)
+j("json-deep-bad", "[" * 20 + "x")
+r("deep-flow-255", "a: " + "[" * 255 + "]" * 255 + "\n")
+r("deep-block-300", "".join(" " * i + "k:\n" for i in range(300)))
+r("deep-block-seq-999", "- " * 999 + "1\n")
+r("deep-block-seq-1001", "- " * 1001 + "1\n")
+r("deep-block-seq-10050", "- " * 10050 + "1\n")
+
 def dump(name, rows):
     with open(os.path.join(out, name), "w", encoding="utf-8") as f:
         for row in rows:

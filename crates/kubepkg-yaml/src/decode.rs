@@ -12,7 +12,9 @@
 //!    `"true"`, floats with 32-bit `%g`), numbers become `float64`, `.inf`/`.nan` are errors,
 //!    invalid UTF-8 from `!!binary` becomes U+FFFD.
 //!
-//! Limits, as go-yaml v2: nesting deeper than [`MAX_DEPTH`] is `exceeded max depth of 10000`;
+//! Limits: nesting deeper than [`MAX_DEPTH`] (1000) levels is an error, `exceeded max depth of
+//! 1000`. go-yaml allows 10 000, but kubepkg values are dropped recursively and a 10 000-deep
+//! value can exhaust a 2 MiB thread stack; no real chart comes close to 1000 levels.
 //! alias expansion is bounded by the ratio rule of go-yaml (once more than 100 alias-driven
 //! and 1000 total decode steps happened, at most 99% of steps may come from aliases for
 //! documents under 400 000 steps, falling linearly to 10% at 4 000 000), which stops
@@ -28,8 +30,13 @@ use crate::error::YamlError;
 use crate::gonum::format_float;
 use crate::resolve::{Kind, Scalar, resolve_plain, resolve_tagged};
 
-/// go-yaml v2's nesting limit (flow level and block indentation).
-pub const MAX_DEPTH: usize = 10_000;
+/// Deepest nesting of collections accepted when reading YAML or JSON (go-yaml: 10 000).
+pub const MAX_DEPTH: usize = 1_000;
+
+/// Recursion over deeply nested documents grows the stack on the heap (`stacker`) instead of
+/// overflowing it: when less than `RED_ZONE` bytes remain, a new `STACK_CHUNK` segment is used.
+pub(crate) const RED_ZONE: usize = 64 * 1024;
+pub(crate) const STACK_CHUNK: usize = 1024 * 1024;
 
 /// The Go type `Unmarshal` decodes into; it decides the result for non-matching shapes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,6 +97,13 @@ enum Stage {
 /// Translate saphyr-parser's error into go-yaml v2's problem text and line.
 fn scan_error(src: &str, e: &ScanError) -> YamlError {
     let info = e.info();
+    if info == "recursion limit exceeded" {
+        // saphyr-parser counts flow nesting in a u8; go-yaml would accept up to 10 000 levels.
+        return syntax(
+            (e.marker().line() > 1).then_some(e.marker().line()),
+            "flow collections nested deeper than 255 levels are not supported",
+        );
+    }
     if info.starts_with("while parsing node, found unknown anchor") {
         let name = name_at(src, e.marker().index());
         return syntax(None, format!("unknown anchor '{name}' referenced"));
@@ -286,7 +300,12 @@ fn parse_first_document(src: &str) -> Result<(Vec<Node>, Option<usize>), YamlErr
             }
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
                 if stack.len() >= MAX_DEPTH {
-                    return Err(syntax(None, format!("exceeded max depth of {MAX_DEPTH}")));
+                    return Err(syntax(
+                        Some(span.start.line()),
+                        format!(
+                            "exceeded max depth of {MAX_DEPTH} (kubepkg's nesting limit; Helm's is 10000)"
+                        ),
+                    ));
                 }
                 let is_seq = matches!(ev, Event::SequenceStart(..));
                 nodes.push(if is_seq {
@@ -368,6 +387,10 @@ impl Decoder<'_> {
     }
 
     fn decode(&mut self, idx: usize) -> Result<GoYaml, YamlError> {
+        stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.decode_inner(idx))
+    }
+
+    fn decode_inner(&mut self, idx: usize) -> Result<GoYaml, YamlError> {
         self.step()?;
         match &self.nodes[idx] {
             Node::Alias { name, target } => {
@@ -477,6 +500,14 @@ impl Decoder<'_> {
     /// `d.unmarshal(n, out)` where `out` is the map being built: counts the step, follows
     /// aliases, and decodes the mapping's pairs into `out`.
     fn merge_one(&mut self, idx: usize, out: &mut Vec<(GoYaml, GoYaml)>) -> Result<(), YamlError> {
+        stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.merge_one_inner(idx, out))
+    }
+
+    fn merge_one_inner(
+        &mut self,
+        idx: usize,
+        out: &mut Vec<(GoYaml, GoYaml)>,
+    ) -> Result<(), YamlError> {
         self.step()?;
         if let Node::Alias { name, target } = &self.nodes[idx] {
             if self.active_aliases.contains(&idx) {
@@ -635,6 +666,10 @@ pub(crate) fn go_utf8_lossy(b: &[u8]) -> String {
 /// The JSON step of sigs.k8s.io/yaml: keys to strings, numbers to float64, errors for values
 /// JSON cannot hold. Map keys are visited in sorted order as `json.Marshal` does.
 fn to_json_value(v: GoYaml) -> Result<Value, YamlError> {
+    stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || to_json_value_inner(v))
+}
+
+fn to_json_value_inner(v: GoYaml) -> Result<Value, YamlError> {
     match v {
         GoYaml::Scalar(s) => Ok(match s {
             Scalar::Null => Value::Nil,

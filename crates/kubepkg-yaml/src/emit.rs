@@ -21,6 +21,7 @@ use std::cmp::Ordering;
 
 use kubepkg_value::{Value, map_read};
 
+use crate::decode::{RED_ZONE, STACK_CHUNK};
 use crate::error::YamlError;
 use crate::gonum::{format_float, json_float};
 use crate::resolve::{Scalar, needs_quotes, resolve_plain};
@@ -48,6 +49,10 @@ fn marshal_error(f: f64) -> YamlError {
 
 /// `encoding/json` + go-yaml's reading of the JSON text.
 fn to_node(v: &Value) -> Result<Node, YamlError> {
+    stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || to_node_inner(v))
+}
+
+fn to_node_inner(v: &Value) -> Result<Node, YamlError> {
     Ok(match v {
         Value::Nil => Node::Null,
         Value::Bool(b) => Node::Bool(*b),
@@ -145,6 +150,10 @@ fn reread_json_string(s: &str) -> Result<String, YamlError> {
 /// go-yaml v3 encoding the Go value itself (Helm's `toYamlPretty`): floats keep their `%g` text
 /// (`1e+06`, `-0`, `.nan`), `[]byte` is a list of integers, nothing is re-read.
 fn to_node_v3(v: &Value) -> Node {
+    stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || to_node_v3_inner(v))
+}
+
+fn to_node_v3_inner(v: &Value) -> Node {
     match v {
         Value::Nil => Node::Null,
         Value::Bool(b) => Node::Bool(*b),
@@ -520,6 +529,12 @@ impl Emitter {
     }
 
     fn node(&mut self, n: &Node, root: bool, mapping: bool, simple_key: bool) {
+        stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || {
+            self.node_inner(n, root, mapping, simple_key)
+        })
+    }
+
+    fn node_inner(&mut self, n: &Node, root: bool, mapping: bool, simple_key: bool) {
         self.root_ctx = root;
         self.mapping_ctx = mapping;
         self.simple_key_ctx = simple_key;

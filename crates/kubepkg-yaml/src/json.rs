@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use kubepkg_value::{GoTime, Value, map_read};
 
-use crate::decode::Target;
+use crate::decode::{RED_ZONE, STACK_CHUNK, Target};
 use crate::error::JsonError;
 use crate::gonum::{format_float, json_float};
 
@@ -41,6 +41,10 @@ impl Writer {
     }
 
     fn value(&mut self, v: &Value) -> Result<(), JsonError> {
+        stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.value_inner(v))
+    }
+
+    fn value_inner(&mut self, v: &Value) -> Result<(), JsonError> {
         match v {
             Value::Nil => self.out.push_str("null"),
             Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
@@ -335,14 +339,18 @@ impl JsonParser<'_> {
     }
 
     fn value(&mut self) -> Result<Value, JsonError> {
-        self.depth += 1;
-        if self.depth > 10_000 {
-            return Err(JsonError::Syntax {
-                offset: self.i,
-                message: "exceeded max depth".into(),
-            });
+        self.skip_ws();
+        // Go's scanner refuses the 10 001st nested array or object; kubepkg stops at
+        // `decode::MAX_DEPTH` (1000) so deep values can be dropped on small stacks.
+        if matches!(self.b.get(self.i), Some(b'[' | b'{')) {
+            self.depth += 1;
+            if self.depth > crate::decode::MAX_DEPTH {
+                return Err(self.invalid("exceeded max depth"));
+            }
+        } else {
+            self.depth += 1;
         }
-        let r = self.value_inner();
+        let r = stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.value_inner());
         self.depth -= 1;
         r
     }

@@ -1,0 +1,87 @@
+//! Hostile input never panics or exhausts the stack: deep nesting hits kubepkg's limit (1000
+//! levels, go-yaml's is 10 000) with a clear error, and alias bombs stop with go-yaml's
+//! "excessive aliasing" error after a bounded amount of work.
+
+use kubepkg_yaml::{YamlError, from_yaml_str, json, to_yaml};
+
+/// Run on a thread with the default 2 MiB test stack, like any caller.
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .expect("thread")
+        .join()
+        .expect("no panic")
+}
+
+#[test]
+fn flow_nesting_beyond_parser_limit_is_an_error() {
+    // saphyr-parser stops at 255 nested flow collections (go-yaml at 10 000): a clear error.
+    let src = format!("a: {}{}\n", "[".repeat(20_000), "]".repeat(20_000));
+    let err = on_small_stack(move || from_yaml_str(&src)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "error converting YAML to JSON: yaml: flow collections nested deeper than 255 levels are not supported"
+    );
+}
+
+#[test]
+fn block_nesting_beyond_go_limit_is_an_error() {
+    let src = format!("{}1\n", "- ".repeat(1_050));
+    let r = on_small_stack(move || from_yaml_str(&src));
+    assert!(matches!(r, Err(YamlError::Syntax { .. })), "{r:?}");
+    assert!(
+        r.unwrap_err()
+            .to_string()
+            .contains("exceeded max depth of 1000")
+    );
+}
+
+#[test]
+fn nesting_within_limit_round_trips_without_overflow() {
+    // Reading, writing and JSON conversion grow their stack on demand; the nesting limit (1000)
+    // exists because dropping a `Value` is recursive (kubepkg-value's drop glue).
+    let depth = 999;
+    let src: String = (0..depth)
+        .map(|i| format!("{}- \n", " ".repeat(i * 2)))
+        .collect::<String>()
+        + &" ".repeat(depth * 2)
+        + "1\n";
+    let out = on_small_stack(move || {
+        let v = from_yaml_str(&src).expect("parses");
+        let y = to_yaml(&v).expect("writes");
+        let j = json::to_json(&v).expect("json");
+        let back = json::from_json(&j).expect("json parses");
+        (y.len(), back == v)
+    });
+    assert!(out.0 > depth);
+    assert!(out.1);
+}
+
+#[test]
+fn json_nesting_is_bounded() {
+    let src = format!("{}{}", "[".repeat(50_000), "]".repeat(50_000));
+    let r = on_small_stack(move || json::from_json(&src));
+    assert!(r.is_err());
+}
+
+#[test]
+fn alias_bomb_is_stopped() {
+    let mut src = String::from(
+        "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+    );
+    let mut prev = 'a';
+    for n in "bcdefghijklm".chars() {
+        src.push_str(&format!(
+            "{n}: &{n} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"
+        ));
+        prev = n;
+    }
+    let start = std::time::Instant::now();
+    let err = on_small_stack(move || from_yaml_str(&src)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "error converting YAML to JSON: yaml: document contains excessive aliasing"
+    );
+    assert!(start.elapsed().as_secs() < 10);
+}
