@@ -1,0 +1,91 @@
+//! A client to the cluster chosen as kubectl and Helm choose it: `--kubeconfig`, else
+//! `KUBECONFIG` (a list of files, merged), else `~/.kube/config`, else the in-cluster
+//! service account; `--context` picks the context; `-n` overrides the context's namespace.
+
+use std::path::PathBuf;
+
+use kube::config::{KubeConfigOptions, Kubeconfig};
+
+use crate::discovery::Discovery;
+use crate::error::KubeError;
+
+/// Where to connect, from the CLI's global flags.
+#[derive(Debug, Clone, Default)]
+pub struct ClusterOptions {
+    pub kubeconfig: Option<PathBuf>,
+    pub context: Option<String>,
+    pub namespace: Option<String>,
+}
+
+/// A connected cluster: the client, the namespace operations default to, and discovery.
+#[derive(Clone)]
+pub struct Cluster {
+    pub client: kube::Client,
+    pub namespace: String,
+    pub discovery: Discovery,
+}
+
+impl Cluster {
+    /// Connects as described in the module docs.
+    pub async fn connect(opts: &ClusterOptions) -> Result<Cluster, KubeError> {
+        let config = load_config(opts).await?;
+        let namespace = opts
+            .namespace
+            .clone()
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| config.default_namespace.clone());
+        let client =
+            kube::Client::try_from(config).map_err(|e| KubeError::Config(e.to_string()))?;
+        Ok(Cluster::from_client(client, &namespace))
+    }
+
+    /// Wraps an existing client (tests, controller).
+    pub fn from_client(client: kube::Client, namespace: &str) -> Cluster {
+        Cluster {
+            discovery: Discovery::new(client.clone()),
+            client,
+            namespace: namespace.to_string(),
+        }
+    }
+}
+
+async fn load_config(opts: &ClusterOptions) -> Result<kube::Config, KubeError> {
+    let kc_opts = KubeConfigOptions {
+        context: opts.context.clone(),
+        ..Default::default()
+    };
+    let kubeconfig = if let Some(path) = &opts.kubeconfig {
+        Some(
+            Kubeconfig::read_from(path)
+                .map_err(|e| KubeError::Config(format!("{}: {e}", path.display())))?,
+        )
+    } else if std::env::var_os("KUBECONFIG").is_some_and(|v| !v.is_empty()) {
+        Some(
+            Kubeconfig::from_env()
+                .map_err(|e| KubeError::Config(e.to_string()))?
+                .ok_or_else(|| KubeError::Config("KUBECONFIG names no readable file".into()))?,
+        )
+    } else {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        match home.map(|h| h.join(".kube").join("config")) {
+            Some(p) if p.is_file() => Some(
+                Kubeconfig::read_from(&p)
+                    .map_err(|e| KubeError::Config(format!("{}: {e}", p.display())))?,
+            ),
+            _ => None,
+        }
+    };
+    match kubeconfig {
+        Some(kc) => {
+            if let Some(ctx) = &opts.context
+                && !kc.contexts.iter().any(|c| &c.name == ctx)
+            {
+                return Err(KubeError::NoContext(ctx.clone()));
+            }
+            kube::Config::from_custom_kubeconfig(kc, &kc_opts)
+                .await
+                .map_err(|e| KubeError::Config(e.to_string()))
+        }
+        None => kube::Config::incluster().map_err(|e| KubeError::Config(e.to_string())),
+    }
+}

@@ -1,0 +1,237 @@
+//! Waiting for objects by watching them (never by sleeping): each object gets a watch on
+//! its name; readiness is recomputed with [`crate::readiness`] on every change until all are
+//! current or the deadline passes. A timeout reports every object that is not ready with
+//! its status, reason and message and its most recent events.
+
+use std::fmt;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Event;
+use kube::api::{Api, ListParams};
+use kube::runtime::watcher;
+
+use crate::apply::locate;
+use crate::client::Cluster;
+use crate::error::KubeError;
+use crate::manifest::ObjectRef;
+use crate::readiness::{self, Readiness, Status};
+
+/// One object that is not ready, with what the cluster says about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unready {
+    pub id: ObjectRef,
+    pub readiness: Readiness,
+    /// Most recent events of the object, newest last: `Type Reason: message`.
+    pub events: Vec<String>,
+}
+
+/// What is not ready when waiting ends without success.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotReadyReport {
+    /// The timeout that expired; `None` when an object failed.
+    pub timeout: Option<Duration>,
+    pub objects: Vec<Unready>,
+}
+
+impl fmt::Display for NotReadyReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.timeout {
+            Some(t) => write!(
+                f,
+                "timed out after {}s waiting for {} object(s) to become ready:",
+                t.as_secs(),
+                self.objects.len()
+            )?,
+            None => write!(f, "{} object(s) failed:", self.objects.len())?,
+        }
+        for u in &self.objects {
+            write!(f, "\n  {}: {}", u.id, u.readiness.status)?;
+            if !u.readiness.reason.is_empty() {
+                write!(f, " ({})", u.readiness.reason)?;
+            }
+            if !u.readiness.message.is_empty() {
+                write!(f, ": {}", u.readiness.message)?;
+            }
+            for e in &u.events {
+                write!(f, "\n    event: {e}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Waits until every object is `Current`. `progress` is called with the objects not ready
+/// yet whenever that set or their reasons change. A Job or Pod that fails ends the wait at
+/// once with [`KubeError::Failed`].
+pub async fn wait_ready(
+    cluster: &Cluster,
+    ids: &[ObjectRef],
+    timeout: Duration,
+    mut progress: impl FnMut(&[(ObjectRef, Readiness)]),
+) -> Result<(), KubeError> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut streams = Vec::new();
+    let mut resolved = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        let (api, id) = locate(cluster, id, &cluster.namespace).await?;
+        let cfg = watcher::Config::default().fields(&format!("metadata.name={}", id.name));
+        streams.push(watcher(api, cfg).map(move |ev| (i, ev)).boxed());
+        resolved.push(id);
+    }
+    let mut merged = futures::stream::select_all(streams);
+    let not_found = || Readiness {
+        status: Status::NotFound,
+        reason: "NotFound".into(),
+        message: "object not found".into(),
+    };
+    let mut state: Vec<Readiness> = vec![not_found(); ids.len()];
+    let mut last_reported: Vec<(ObjectRef, Readiness)> = Vec::new();
+    loop {
+        let pending: Vec<(ObjectRef, Readiness)> = resolved
+            .iter()
+            .zip(&state)
+            .filter(|(_, r)| !r.is_ready())
+            .map(|(id, r)| (id.clone(), r.clone()))
+            .collect();
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let failed: Vec<&(ObjectRef, Readiness)> = pending
+            .iter()
+            .filter(|(id, r)| {
+                r.status == Status::Failed && matches!(id.kind.as_str(), "Job" | "Pod")
+            })
+            .collect();
+        if !failed.is_empty() {
+            let ids: Vec<(ObjectRef, Readiness)> = failed.into_iter().cloned().collect();
+            return Err(KubeError::Failed(report(cluster, None, ids).await));
+        }
+        if pending != last_reported {
+            progress(&pending);
+            last_reported = pending.clone();
+        }
+        let next = match tokio::time::timeout_at(deadline, merged.next()).await {
+            Ok(Some(x)) => x,
+            Ok(None) | Err(_) => {
+                return Err(KubeError::NotReady(
+                    report(cluster, Some(timeout), pending).await,
+                ));
+            }
+        };
+        let (i, ev) = next;
+        match ev {
+            Ok(watcher::Event::Apply(o)) | Ok(watcher::Event::InitApply(o)) => {
+                let v = serde_json::to_value(&o).unwrap_or_default();
+                state[i] = readiness::compute(&v, jiff::Timestamp::now());
+            }
+            Ok(watcher::Event::Delete(_)) => state[i] = not_found(),
+            Ok(watcher::Event::Init) | Ok(watcher::Event::InitDone) => {}
+            // Watch errors are retried by the watcher's own backoff; keep waiting.
+            Err(_) => {}
+        }
+    }
+}
+
+/// Waits until every object is gone (uninstall `--wait`).
+pub async fn wait_deleted(
+    cluster: &Cluster,
+    ids: &[ObjectRef],
+    timeout: Duration,
+) -> Result<(), KubeError> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    for id in ids {
+        let (api, id) = match locate(cluster, id, &cluster.namespace).await {
+            Ok(x) => x,
+            Err(KubeError::UnknownKind { .. }) => continue,
+            Err(e) => return Err(e),
+        };
+        let uid = match api.get_opt(&id.name).await {
+            Ok(Some(o)) => o.metadata.uid.unwrap_or_default(),
+            Ok(None) => continue,
+            Err(e) => return Err(KubeError::api("get", &id, e)),
+        };
+        let fut = kube::runtime::wait::await_condition(
+            api,
+            &id.name,
+            kube::runtime::conditions::is_deleted(&uid),
+        );
+        if tokio::time::timeout_at(deadline, fut).await.is_err() {
+            return Err(KubeError::NotReady(NotReadyReport {
+                timeout: Some(timeout),
+                objects: vec![Unready {
+                    id: id.clone(),
+                    readiness: Readiness {
+                        status: Status::Terminating,
+                        reason: "NotDeleted".into(),
+                        message: "object still exists".into(),
+                    },
+                    events: recent_events(cluster, &id).await,
+                }],
+            }));
+        }
+    }
+    Ok(())
+}
+
+async fn report(
+    cluster: &Cluster,
+    timeout: Option<Duration>,
+    pending: Vec<(ObjectRef, Readiness)>,
+) -> NotReadyReport {
+    let mut objects = Vec::new();
+    for (id, readiness) in pending {
+        let events = recent_events(cluster, &id).await;
+        objects.push(Unready {
+            id,
+            readiness,
+            events,
+        });
+    }
+    NotReadyReport { timeout, objects }
+}
+
+/// The last three events about an object, oldest first.
+pub async fn recent_events(cluster: &Cluster, id: &ObjectRef) -> Vec<String> {
+    let api: Api<Event> = if id.namespace.is_empty() {
+        Api::namespaced(cluster.client.clone(), "default")
+    } else {
+        Api::namespaced(cluster.client.clone(), &id.namespace)
+    };
+    let lp = ListParams::default().fields(&format!(
+        "involvedObject.name={},involvedObject.kind={}",
+        id.name, id.kind
+    ));
+    let Ok(list) = api.list(&lp).await else {
+        return Vec::new();
+    };
+    let mut events: Vec<(String, String)> = list
+        .items
+        .into_iter()
+        .map(|e| {
+            let when = e
+                .last_timestamp
+                .as_ref()
+                .map(|t| t.0.to_string())
+                .or_else(|| e.event_time.as_ref().map(|t| t.0.to_string()))
+                .unwrap_or_default();
+            let text = format!(
+                "{} {}: {}",
+                e.type_.unwrap_or_default(),
+                e.reason.unwrap_or_default(),
+                e.message.unwrap_or_default().trim()
+            );
+            (when, text)
+        })
+        .collect();
+    events.sort();
+    let n = events.len();
+    events
+        .into_iter()
+        .skip(n.saturating_sub(3))
+        .map(|(_, t)| t)
+        .collect()
+}
