@@ -127,8 +127,14 @@ pub struct Chart {
     pub values: Option<Map<String, Value>>,
     #[serde(default, with = "go_bytes_opt")]
     pub schema: Option<Vec<u8>>,
+    /// Modification time of `values.schema.json` (Helm 4; omitted when zero).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "go_time")]
+    pub schemamodtime: Option<jiff::Timestamp>,
     #[serde(default)]
     pub files: Option<Vec<File>>,
+    /// Modification time of the chart (Helm 4; omitted when zero).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "go_time")]
+    pub modtime: Option<jiff::Timestamp>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
