@@ -59,6 +59,22 @@ fn is_drive_path(n: &str) -> bool {
     b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'/'
 }
 
+/// A coarse `http.DetectContentType`: text or binary.
+fn detect_content_type(raw: &[u8]) -> &'static str {
+    let head = &raw[..raw.len().min(512)];
+    if head.is_empty() {
+        return "text/plain; charset=utf-8";
+    }
+    let binary = head
+        .iter()
+        .any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | 0x1b));
+    if binary {
+        "application/octet-stream"
+    } else {
+        "text/plain; charset=utf-8"
+    }
+}
+
 /// Go's `path.Clean` for slash paths.
 pub fn clean_path(p: &str) -> String {
     let rooted = p.starts_with('/');
@@ -94,7 +110,8 @@ pub fn load_archive_files(raw: &[u8], origin: &str, limits: &Limits) -> Result<V
             )));
         }
         return Err(ChartError::Archive(format!(
-            "file '{origin}' does not appear to be a gzipped archive"
+            "file '{origin}' does not appear to be a gzipped archive; got '{}'",
+            detect_content_type(raw)
         )));
     }
     let compressed_len = raw.len() as u64;

@@ -77,7 +77,9 @@ pub fn load(path: &Path) -> Result<Chart> {
         load_dir(path)
     } else {
         let raw = std::fs::read(path).map_err(|e| ChartError::io(path, e))?;
-        load_archive(&raw, &path.display().to_string())
+        // Helm names the archive by its absolute path (LocateChart).
+        let shown = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        load_archive(&raw, &shown.display().to_string())
     }
 }
 
@@ -177,6 +179,7 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
         if f.name == "Chart.yaml" {
             let v = kubepkg_yaml::from_yaml_str(&yaml_text(f))
                 .map_err(|e| ChartError::Load(format!("cannot load Chart.yaml: {e}")))?;
+            let v = crate::metadata::restore_float_text(&v, &yaml_text(f));
             let mut md = Metadata::decode(&v)
                 .map_err(|e| ChartError::Load(format!("cannot load Chart.yaml: {e}")))?;
             if md.api_version.is_empty() {

@@ -518,6 +518,37 @@ pub fn sanitize(s: &str) -> String {
         .collect()
 }
 
+/// go-yaml gives `7.2445e6` the type float64 and `7244500` the type int; `sigs.k8s.io/yaml`
+/// then writes them into string fields differently (`7.2445e+06` vs `7244500`). Values decoded
+/// through JSON lose that distinction, so this re-reads the top-level plain scalars of the
+/// source and turns the floats among them into their Go text before decoding.
+pub fn restore_float_text(v: &Value, src: &str) -> Value {
+    let Value::Map(m) = v else {
+        return v.clone();
+    };
+    let mut out = map_read(m).clone();
+    for line in src.lines() {
+        let Some((key, rest)) = line.split_once(':') else {
+            continue;
+        };
+        if key.is_empty() || key.starts_with([' ', '\t', '#', '-']) {
+            continue;
+        }
+        let text = rest.split(" #").next().unwrap_or("").trim();
+        if text.is_empty() || text.starts_with(['"', '\'']) {
+            continue;
+        }
+        let (kind, _) = kubepkg_yaml::resolve::resolve_plain(text);
+        if kind == kubepkg_yaml::resolve::Kind::Float
+            && let Some(Value::Float(f)) = out.get(key.trim())
+        {
+            let s = kubepkg_yaml::gonum::format_float(*f, 'g', true);
+            out.insert(key.trim().to_string(), Value::str(s));
+        }
+    }
+    Value::map(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -108,7 +108,7 @@ fn collect(
 pub fn render(chart: &Chart, top: &Value, strict: bool) -> Result<BTreeMap<String, String>> {
     let mut tpls = BTreeMap::new();
     collect(chart, top, true, chart.name(), &mut tpls);
-    let mut set = Templates::new(Vec::new());
+    let mut set = Templates::new(kubepkg_funcs::helm_functions());
     set.enable_helm(None, false);
     if strict {
         set.set_missing_key(kubepkg_template::MissingKey::Error);

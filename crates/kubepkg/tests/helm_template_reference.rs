@@ -1,0 +1,237 @@
+//! `kubepkg template` against the real `helm template` (v4.3.1) on the chart corpus.
+//!
+//! The references under `testdata/helm-reference/cases/` were produced by
+//! `tools/helm-ref/corpus.py generate` with a Helm CLI built from the Go module proxy. For each
+//! case this test runs our binary with the same arguments from the repository root and requires:
+//! the same success or failure; on success the same documents in the same order with the same
+//! `# Source:` lines, each semantically equal as YAML (exact text equality is counted and
+//! reported); on failure the same first line of the error where listed in
+//! `error-messages-exact.txt`. Exceptions must be listed with a reason in `exceptions.txt`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Split `helm template` output into (source, body) documents.
+fn documents(out: &str) -> Vec<(String, String)> {
+    let mut docs = Vec::new();
+    for chunk in out.split("---\n") {
+        if chunk.trim().is_empty() {
+            continue;
+        }
+        let (source, body) = match chunk.strip_prefix("# Source: ") {
+            Some(rest) => match rest.split_once('\n') {
+                Some((s, b)) => (s.to_string(), b.to_string()),
+                None => (rest.to_string(), String::new()),
+            },
+            None => (String::new(), chunk.to_string()),
+        };
+        docs.push((source, body));
+    }
+    docs
+}
+
+fn semantic(body: &str) -> Result<serde_json::Value, String> {
+    let v = kubepkg_yaml::from_yaml_str(body).map_err(|e| e.to_string())?;
+    Ok(kubepkg_chart::schema::value_to_json(&v))
+}
+
+/// The shape of a document: keys, types and string lengths, for outputs of random functions.
+fn shape(v: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value as J;
+    match v {
+        J::String(s) => J::from(format!("string/{}", s.len())),
+        J::Array(a) => J::Array(a.iter().map(shape).collect()),
+        J::Object(o) => J::Object(o.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
+        J::Number(_) => J::from("number"),
+        other => other.clone(),
+    }
+}
+
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    Exact,
+    Semantic,
+    Structural,
+    BothFailed { same_message: bool },
+    Mismatch(String),
+}
+
+fn compare(case: &Path, bin: &Path, random: bool) -> Outcome {
+    let args = std::fs::read_to_string(case.join("args")).expect("args");
+    let args = shell_words(&args);
+    let want_out = std::fs::read_to_string(case.join("stdout")).expect("stdout");
+    let want_err = std::fs::read_to_string(case.join("stderr")).expect("stderr");
+    let want_ok = std::fs::read_to_string(case.join("exit"))
+        .expect("exit")
+        .trim()
+        == "0";
+    let got = Command::new(bin)
+        .args(&args)
+        .current_dir(root())
+        .env_remove("HELM_NAMESPACE")
+        .output()
+        .expect("run kubepkg");
+    let got_out = String::from_utf8_lossy(&got.stdout).into_owned();
+    let got_err = String::from_utf8_lossy(&got.stderr).into_owned();
+    match (want_ok, got.status.success()) {
+        (true, false) => {
+            return Outcome::Mismatch(format!("helm succeeded, kubepkg failed: {got_err}"));
+        }
+        (false, true) => {
+            return Outcome::Mismatch(format!(
+                "helm failed ({}), kubepkg succeeded",
+                want_err.trim()
+            ));
+        }
+        (false, false) => {
+            let first = |s: &str| {
+                s.lines()
+                    .find(|l| l.starts_with("Error:"))
+                    .unwrap_or("")
+                    .to_string()
+            };
+            return Outcome::BothFailed {
+                same_message: first(&want_err) == first(&got_err),
+            };
+        }
+        (true, true) => {}
+    }
+    if want_out == got_out {
+        return Outcome::Exact;
+    }
+    let (w, g) = (documents(&want_out), documents(&got_out));
+    if w.len() != g.len() {
+        return Outcome::Mismatch(format!(
+            "{} documents from helm, {} from kubepkg\n--- helm\n{want_out}\n--- kubepkg\n{got_out}",
+            w.len(),
+            g.len()
+        ));
+    }
+    let mut structural = false;
+    for ((ws, wb), (gs, gb)) in w.iter().zip(&g) {
+        if ws != gs {
+            return Outcome::Mismatch(format!("source {ws} vs {gs}"));
+        }
+        match (semantic(wb), semantic(gb)) {
+            (Ok(a), Ok(b)) if a == b => {}
+            (Ok(a), Ok(b)) if random && shape(&a) == shape(&b) => structural = true,
+            (a, b) => {
+                return Outcome::Mismatch(format!(
+                    "document {ws} differs:\n--- helm\n{wb}\n--- kubepkg\n{gb}\n({:?} vs {:?})",
+                    a.err(),
+                    b.err()
+                ));
+            }
+        }
+    }
+    if structural {
+        Outcome::Structural
+    } else {
+        Outcome::Semantic
+    }
+}
+
+/// Split a line of arguments as the generator's `shlex.join` wrote it.
+fn shell_words(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = s.trim_end().chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        break;
+                    }
+                    cur.push(q);
+                }
+            }
+            ' ' if in_word => {
+                out.push(std::mem::take(&mut cur));
+                in_word = false;
+            }
+            ' ' => {}
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
+        }
+    }
+    if in_word {
+        out.push(cur);
+    }
+    out
+}
+
+fn listed(file: &str) -> BTreeMap<String, String> {
+    let path = root().join("testdata/helm-reference").join(file);
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| match l.split_once('\t') {
+            Some((a, b)) => (a.to_string(), b.to_string()),
+            None => (l.to_string(), String::new()),
+        })
+        .collect()
+}
+
+#[test]
+fn kubepkg_template_matches_helm_template() {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_kubepkg"));
+    let cases_dir = root().join("testdata/helm-reference/cases");
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&cases_dir)
+        .expect("reference cases (run tools/helm-ref/corpus.py generate)")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 100, "corpus too small: {}", cases.len());
+    let exceptions = listed("exceptions.txt");
+    let exact_errors = listed("error-messages-exact.txt");
+    let random = listed("nondeterministic.txt");
+    let (mut exact, mut sem, mut structural, mut errs, mut errs_same, mut excepted) =
+        (0, 0, 0, 0, 0, 0);
+    let mut failures = Vec::new();
+    for case in &cases {
+        let id = case.file_name().unwrap().to_string_lossy().into_owned();
+        let outcome = compare(case, &bin, random.contains_key(&id));
+        match &outcome {
+            Outcome::Exact => exact += 1,
+            Outcome::Semantic => sem += 1,
+            Outcome::Structural => structural += 1,
+            Outcome::BothFailed { same_message } => {
+                errs += 1;
+                if *same_message {
+                    errs_same += 1;
+                } else if exact_errors.contains_key(&id) {
+                    failures.push(format!("{id}: error message differs from Helm's"));
+                }
+            }
+            Outcome::Mismatch(m) => {
+                if exceptions.contains_key(&id) {
+                    excepted += 1;
+                } else {
+                    failures.push(format!("{id}: {m}"));
+                }
+            }
+        }
+    }
+    println!(
+        "helm reference: {} cases: {exact} exact, {sem} semantically equal, {structural} structurally equal (random functions), {errs} failing in both ({errs_same} with Helm's exact message), {excepted} listed exceptions, {} mismatches",
+        cases.len(),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
