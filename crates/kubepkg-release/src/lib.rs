@@ -5,8 +5,10 @@
 //! - [`codec`]: JSON → gzip → base64 and back; [`gojson`] writes JSON as Go does.
 //! - [`storage`]: storage objects (`sh.helm.release.v1.<name>.v<rev>`), labels, drivers
 //!   (Secret, ConfigMap, memory), history limit and listing that decodes only what it must.
+//! - [`action`]: install/upgrade/rollback/uninstall/test on a cluster with hooks and a lease.
 #![forbid(unsafe_code)]
 
+pub mod action;
 pub mod codec;
 pub mod error;
 pub mod gojson;

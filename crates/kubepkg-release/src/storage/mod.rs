@@ -197,9 +197,14 @@ impl<D: Driver> Store<D> {
 
     /// Writes a new revision, first pruning history to make room as Helm does.
     pub async fn create(&self, release: &Release) -> Result<(), Error> {
+        self.create_with(release, self.max_history).await
+    }
+
+    /// [`Store::create`] with an explicit history limit (`--history-max`; 0: unlimited).
+    pub async fn create_with(&self, release: &Release, max_history: usize) -> Result<(), Error> {
         validate_name(&release.name)?;
-        if self.max_history > 0 {
-            self.prune(&release.name, self.max_history - 1).await?;
+        if max_history > 0 {
+            self.prune(&release.name, max_history - 1).await?;
         }
         let obj = StoredObject::from_release(release, ("createdAt", (self.clock)()))?;
         self.driver.create(obj).await

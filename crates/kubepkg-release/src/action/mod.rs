@@ -1,0 +1,737 @@
+//! Install, upgrade, roll back, uninstall and test one release on a real cluster, with
+//! Helm's lifecycle (statuses, descriptions, what is superseded when), Helm's hooks and
+//! Helm's storage, under a per-release Lease so a dead operation never blocks the next.
+//!
+//! Input is plain data ([`Rendered`]): the chart as stored in the release, the user-supplied
+//! values, the rendered manifest, hooks and notes. Rendering happens elsewhere.
+
+pub mod hooks;
+pub mod lock;
+
+use std::time::Duration;
+
+use kubepkg_kube::manifest::{self, ManifestObject};
+use kubepkg_kube::ownership::Owner;
+use kubepkg_kube::{Applier, ApplyOptions, Cluster, KubeError, ObjectRef, wait};
+use serde_json::{Map, Value};
+
+use crate::record::{Chart, Hook, HookEvent, Info, Release, Status};
+use crate::storage::{Driver, Store};
+use lock::ReleaseLock;
+
+/// Errors of release operations.
+#[derive(Debug, thiserror::Error)]
+pub enum ActionError {
+    #[error(transparent)]
+    Store(#[from] crate::Error),
+    #[error(transparent)]
+    Cluster(#[from] KubeError),
+    #[error("invalid manifest: {0}")]
+    Manifest(String),
+    /// Helm's message for install over an existing release.
+    #[error("cannot re-use a name that is still in use")]
+    NameInUse { name: String },
+    #[error("release: not found")]
+    NotFound { name: String },
+    #[error("release {name:?} has no revision {revision}")]
+    NoRevision { name: String, revision: u64 },
+    #[error("release {name}: {message}")]
+    InvalidState { name: String, message: String },
+    /// Another live kubepkg process holds the release's lease.
+    #[error(
+        "another operation on release {release:?} is in progress (held by {holder}); retry later, or drop --no-wait-lock to wait for it"
+    )]
+    Locked { release: String, holder: String },
+    /// A hook failed; `log` holds the failed Job/Pod's log when the hook was kept.
+    #[error("{event} hook {path} failed: {reason}{}", if log.is_empty() { String::new() } else { format!("\n{log}") })]
+    HookFailed {
+        event: String,
+        path: String,
+        reason: String,
+        log: String,
+    },
+    /// The operation failed and the release was recorded as failed.
+    #[error("{description}")]
+    Failed {
+        description: String,
+        #[source]
+        cause: Box<ActionError>,
+    },
+}
+
+/// A rendered chart ready to become a revision.
+#[derive(Debug, Clone, Default)]
+pub struct Rendered {
+    pub chart: Chart,
+    /// User-supplied values (stored as `config`).
+    pub config: Map<String, Value>,
+    pub manifest: String,
+    pub hooks: Vec<Hook>,
+    pub notes: String,
+}
+
+/// Options shared by the operations (Helm's flags).
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub wait: bool,
+    pub timeout: Duration,
+    /// `--atomic` / `--rollback-on-failure`: undo a failed install/upgrade.
+    pub atomic: bool,
+    pub take_ownership: bool,
+    pub no_hooks: bool,
+    /// Wait for a live concurrent operation (false: `--no-wait-lock`).
+    pub wait_lock: bool,
+    pub description: Option<String>,
+    pub max_history: usize,
+    pub create_namespace: bool,
+    /// Uninstall: keep the records as `uninstalled`.
+    pub keep_history: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            wait: false,
+            timeout: Duration::from_secs(300),
+            atomic: false,
+            take_ownership: false,
+            no_hooks: false,
+            wait_lock: true,
+            description: None,
+            max_history: crate::storage::DEFAULT_MAX_HISTORY,
+            create_namespace: false,
+            keep_history: false,
+        }
+    }
+}
+
+/// Release operations in one namespace.
+pub struct Releases<'a, D: Driver> {
+    pub cluster: &'a Cluster,
+    pub store: Store<D>,
+    pub namespace: String,
+    /// Live progress lines (what is being done, what is not ready yet and why).
+    pub progress: Box<dyn Fn(&str) + Send + Sync + 'a>,
+}
+
+fn now() -> jiff::Timestamp {
+    jiff::Timestamp::now()
+}
+
+fn parse_manifest(m: &str) -> Result<Vec<ManifestObject>, ActionError> {
+    manifest::parse(m).map_err(|e| ActionError::Manifest(e.to_string()))
+}
+
+impl<'a, D: Driver> Releases<'a, D> {
+    pub fn new(cluster: &'a Cluster, driver: D, namespace: &str) -> Self {
+        Releases {
+            cluster,
+            store: Store::new(driver),
+            namespace: namespace.to_string(),
+            progress: Box::new(|_| {}),
+        }
+    }
+
+    fn applier(&self, name: &str, opts: &Options) -> Applier<'a> {
+        Applier::new(
+            self.cluster,
+            Owner {
+                release: name.to_string(),
+                namespace: self.namespace.clone(),
+            },
+            ApplyOptions {
+                take_ownership: opts.take_ownership,
+                crd_timeout: opts.timeout,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// Takes the release's lease, then recovers a revision a dead holder left pending.
+    async fn lock(&self, name: &str, opts: &Options) -> Result<ReleaseLock, ActionError> {
+        let progress = &self.progress;
+        let lock = ReleaseLock::acquire(
+            self.cluster.client.clone(),
+            &self.namespace,
+            name,
+            opts.wait_lock,
+            opts.timeout,
+            |holder| {
+                progress(&format!(
+                    "waiting for another operation on {name} (held by {holder})"
+                ))
+            },
+        )
+        .await?;
+        self.recover(name).await?;
+        Ok(lock)
+    }
+
+    /// Marks a `pending-*` latest revision failed: we hold the lease, so whoever wrote it
+    /// is no longer working on it (it died, or was a Helm process that crashed).
+    pub async fn recover(&self, name: &str) -> Result<Option<Release>, ActionError> {
+        let Some(mut last) = self.store.last(name).await? else {
+            return Ok(None);
+        };
+        let status = last.status();
+        if !status.is_pending() {
+            return Ok(None);
+        }
+        let msg = format!(
+            "{status} interrupted: the process running it stopped before finishing; marked failed by kubepkg"
+        );
+        (self.progress)(&format!(
+            "recovering release {name} revision {}: {msg}",
+            last.version
+        ));
+        last.set_status(Status::Failed, msg);
+        self.store.update(&last).await?;
+        Ok(Some(last))
+    }
+
+    async fn ensure_namespace(&self) -> Result<(), ActionError> {
+        use k8s_openapi::api::core::v1::Namespace;
+        let api: kube::Api<Namespace> = kube::Api::all(self.cluster.client.clone());
+        let ns = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.namespace}});
+        api.patch(
+            &self.namespace,
+            &kube::api::PatchParams::apply(kubepkg_kube::apply::FIELD_MANAGER),
+            &kube::api::Patch::Apply(&ns),
+        )
+        .await
+        .map_err(|e| {
+            ActionError::Cluster(KubeError::Api {
+                action: "create namespace",
+                object: self.namespace.clone(),
+                message: e.to_string(),
+                code: 0,
+            })
+        })?;
+        Ok(())
+    }
+
+    /// Applies `objects`, prunes what left since `previous`, waits when asked.
+    async fn deploy(
+        &self,
+        applier: &Applier<'_>,
+        previous: &[ManifestObject],
+        objects: &[ManifestObject],
+        opts: &Options,
+    ) -> Result<(), ActionError> {
+        let applied = applier.apply_all(objects).await?;
+        let (deleted, kept) = applier.prune(previous, &applied).await?;
+        for id in &deleted {
+            (self.progress)(&format!("deleted {id}"));
+        }
+        for id in &kept {
+            (self.progress)(&format!("kept {id} (helm.sh/resource-policy: keep)"));
+        }
+        if opts.wait {
+            let progress = &self.progress;
+            wait::wait_ready(self.cluster, &applied, opts.timeout, |pending| {
+                let names: Vec<String> = pending
+                    .iter()
+                    .map(|(id, r)| format!("{id}: {} {}", r.reason, r.message))
+                    .collect();
+                progress(&format!(
+                    "waiting for {} object(s): {}",
+                    pending.len(),
+                    names.join("; ")
+                ));
+            })
+            .await?;
+        }
+        Ok(())
+    }
+
+    async fn run_hooks(
+        &self,
+        applier: &Applier<'_>,
+        release: &mut Release,
+        event: HookEvent,
+        opts: &Options,
+    ) -> Result<(), ActionError> {
+        if opts.no_hooks {
+            return Ok(());
+        }
+        let mut hooks = std::mem::take(&mut release.hooks);
+        let r = hooks::run(applier, &mut hooks, event, opts.timeout, &*self.progress).await;
+        release.hooks = hooks;
+        r
+    }
+
+    /// `helm install`.
+    pub async fn install(
+        &self,
+        name: &str,
+        rendered: Rendered,
+        opts: &Options,
+    ) -> Result<Release, ActionError> {
+        crate::storage::validate_name(name)?;
+        let objects = parse_manifest(&rendered.manifest)?;
+        let lock = self.lock(name, opts).await?;
+        let result = self.install_locked(name, rendered, &objects, opts).await;
+        lock.release().await;
+        result
+    }
+
+    async fn install_locked(
+        &self,
+        name: &str,
+        rendered: Rendered,
+        objects: &[ManifestObject],
+        opts: &Options,
+    ) -> Result<Release, ActionError> {
+        let history = self.store.history(name).await?;
+        let last = history.last();
+        if let Some(l) = last
+            && l.status() != Status::Uninstalled
+        {
+            return Err(ActionError::NameInUse {
+                name: name.to_string(),
+            });
+        }
+        let revision = last.map(|l| l.version + 1).unwrap_or(1);
+        if opts.create_namespace {
+            self.ensure_namespace().await?;
+        }
+        let applier = self.applier(name, opts);
+        applier.check_ownership(objects).await?;
+        let t = now();
+        let mut release = Release {
+            name: name.to_string(),
+            namespace: self.namespace.clone(),
+            version: revision,
+            chart: Some(rendered.chart),
+            config: rendered.config,
+            manifest: rendered.manifest,
+            hooks: rendered.hooks,
+            apply_method: "ssa".into(),
+            info: Some(Info {
+                first_deployed: Some(t),
+                last_deployed: Some(t),
+                status: Status::PendingInstall,
+                description: "Initial install underway".into(),
+                notes: rendered.notes,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        self.store.create_with(&release, opts.max_history).await?;
+        let outcome = async {
+            self.run_hooks(&applier, &mut release, HookEvent::PreInstall, opts)
+                .await?;
+            self.deploy(&applier, &[], objects, opts).await?;
+            self.run_hooks(&applier, &mut release, HookEvent::PostInstall, opts)
+                .await
+        }
+        .await;
+        match outcome {
+            Ok(()) => {
+                release.set_status(
+                    Status::Deployed,
+                    opts.description
+                        .clone()
+                        .unwrap_or_else(|| "Install complete".into()),
+                );
+                self.store.update(&release).await?;
+                Ok(release)
+            }
+            Err(e) => {
+                let mut description = format!("Release {name:?} failed: {e}");
+                release.set_status(Status::Failed, description.clone());
+                self.store.update(&release).await?;
+                if opts.atomic {
+                    let _ = self
+                        .uninstall_locked(
+                            name,
+                            &Options {
+                                keep_history: false,
+                                ..opts.clone()
+                            },
+                        )
+                        .await;
+                    description = format!(
+                        "Release {name:?} failed and has been uninstalled due to atomic being set: {e}"
+                    );
+                }
+                Err(ActionError::Failed {
+                    description,
+                    cause: Box::new(e),
+                })
+            }
+        }
+    }
+
+    /// `helm upgrade` (with `install_if_missing`: `--install`).
+    pub async fn upgrade(
+        &self,
+        name: &str,
+        rendered: Rendered,
+        opts: &Options,
+        install_if_missing: bool,
+    ) -> Result<Release, ActionError> {
+        crate::storage::validate_name(name)?;
+        let objects = parse_manifest(&rendered.manifest)?;
+        let lock = self.lock(name, opts).await?;
+        let result = async {
+            let last = self.store.last(name).await?;
+            match last {
+                None if install_if_missing => {
+                    self.install_locked(name, rendered, &objects, opts).await
+                }
+                None => Err(ActionError::NotFound {
+                    name: name.to_string(),
+                }),
+                Some(l) if l.status() == Status::Uninstalled && install_if_missing => {
+                    self.install_locked(name, rendered, &objects, opts).await
+                }
+                Some(l) => self.upgrade_locked(name, l, rendered, &objects, opts).await,
+            }
+        }
+        .await;
+        lock.release().await;
+        result
+    }
+
+    async fn upgrade_locked(
+        &self,
+        name: &str,
+        last: Release,
+        rendered: Rendered,
+        objects: &[ManifestObject],
+        opts: &Options,
+    ) -> Result<Release, ActionError> {
+        if last.status() == Status::Uninstalled {
+            return Err(ActionError::InvalidState {
+                name: name.to_string(),
+                message: "has no deployed releases".into(),
+            });
+        }
+        let current = match self.store.deployed(name).await? {
+            Some(d) => d,
+            None => last.clone(),
+        };
+        let previous_objects = parse_manifest(&current.manifest)?;
+        let applier = self.applier(name, opts);
+        // Objects new to the release must not belong to someone else.
+        let new_objects: Vec<ManifestObject> = objects
+            .iter()
+            .filter(|o| !previous_objects.iter().any(|p| p.id.same_object(&o.id)))
+            .cloned()
+            .collect();
+        applier.check_ownership(&new_objects).await?;
+        let t = now();
+        let mut release = Release {
+            name: name.to_string(),
+            namespace: self.namespace.clone(),
+            version: last.version + 1,
+            chart: Some(rendered.chart),
+            config: rendered.config,
+            manifest: rendered.manifest,
+            hooks: rendered.hooks,
+            apply_method: "ssa".into(),
+            info: Some(Info {
+                first_deployed: current.info.as_ref().and_then(|i| i.first_deployed),
+                last_deployed: Some(t),
+                status: Status::PendingUpgrade,
+                description: "Preparing upgrade".into(),
+                notes: rendered.notes,
+                ..Default::default()
+            }),
+            labels: last.labels.clone(),
+            ..Default::default()
+        };
+        self.store.create_with(&release, opts.max_history).await?;
+        let outcome = async {
+            self.run_hooks(&applier, &mut release, HookEvent::PreUpgrade, opts)
+                .await?;
+            self.deploy(&applier, &previous_objects, objects, opts)
+                .await?;
+            self.run_hooks(&applier, &mut release, HookEvent::PostUpgrade, opts)
+                .await
+        }
+        .await;
+        match outcome {
+            Ok(()) => {
+                let mut current = current;
+                if current.status() == Status::Deployed {
+                    current.set_status(Status::Superseded, "Superseded");
+                    self.store.update(&current).await?;
+                }
+                release.set_status(
+                    Status::Deployed,
+                    opts.description
+                        .clone()
+                        .unwrap_or_else(|| "Upgrade complete".into()),
+                );
+                self.store.update(&release).await?;
+                Ok(release)
+            }
+            Err(e) => {
+                let mut description = format!("Upgrade {name:?} failed: {e}");
+                release.set_status(Status::Failed, description.clone());
+                self.store.update(&release).await?;
+                if opts.atomic {
+                    let target = self
+                        .store
+                        .history(name)
+                        .await?
+                        .into_iter()
+                        .rev()
+                        .find(|r| matches!(r.status(), Status::Deployed | Status::Superseded));
+                    if let Some(target) = target {
+                        let r = self.rollback_locked(name, target.version, opts).await;
+                        description = match r {
+                            Ok(_) => format!(
+                                "Upgrade {name:?} failed and has been rolled back due to atomic being set: {e}"
+                            ),
+                            Err(re) => format!(
+                                "Upgrade {name:?} failed and the rollback failed too: {e}; rollback: {re}"
+                            ),
+                        };
+                    }
+                }
+                Err(ActionError::Failed {
+                    description,
+                    cause: Box::new(e),
+                })
+            }
+        }
+    }
+
+    /// `helm rollback NAME [REVISION]` (0: the revision before the latest).
+    pub async fn rollback(
+        &self,
+        name: &str,
+        revision: u64,
+        opts: &Options,
+    ) -> Result<Release, ActionError> {
+        let lock = self.lock(name, opts).await?;
+        let result = self.rollback_locked(name, revision, opts).await;
+        lock.release().await;
+        result
+    }
+
+    async fn rollback_locked(
+        &self,
+        name: &str,
+        revision: u64,
+        opts: &Options,
+    ) -> Result<Release, ActionError> {
+        let current = self
+            .store
+            .last(name)
+            .await?
+            .ok_or_else(|| ActionError::NotFound {
+                name: name.to_string(),
+            })?;
+        let target_rev = if revision == 0 {
+            current.version.saturating_sub(1)
+        } else {
+            revision
+        };
+        if target_rev == 0 {
+            return Err(ActionError::InvalidState {
+                name: name.to_string(),
+                message: "no revision to roll back to".into(),
+            });
+        }
+        let previous = match self.store.get(name, target_rev).await {
+            Ok(r) => r,
+            Err(crate::Error::NotFound { .. }) => {
+                return Err(ActionError::NoRevision {
+                    name: name.to_string(),
+                    revision: target_rev,
+                });
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let current_objects = parse_manifest(&current.manifest)?;
+        let target_objects = parse_manifest(&previous.manifest)?;
+        let applier = self.applier(name, opts);
+        let t = now();
+        let mut release = Release {
+            name: name.to_string(),
+            namespace: self.namespace.clone(),
+            version: current.version + 1,
+            chart: previous.chart.clone(),
+            config: previous.config.clone(),
+            manifest: previous.manifest.clone(),
+            hooks: previous.hooks.clone(),
+            apply_method: "ssa".into(),
+            info: Some(Info {
+                first_deployed: current.info.as_ref().and_then(|i| i.first_deployed),
+                last_deployed: Some(t),
+                status: Status::PendingRollback,
+                description: opts
+                    .description
+                    .clone()
+                    .unwrap_or_else(|| format!("Rollback to {target_rev}")),
+                notes: previous
+                    .info
+                    .as_ref()
+                    .map(|i| i.notes.clone())
+                    .unwrap_or_default(),
+                ..Default::default()
+            }),
+            labels: previous.labels.clone(),
+            ..Default::default()
+        };
+        self.store.create_with(&release, opts.max_history).await?;
+        let outcome = async {
+            self.run_hooks(&applier, &mut release, HookEvent::PreRollback, opts)
+                .await?;
+            self.deploy(&applier, &current_objects, &target_objects, opts)
+                .await?;
+            self.run_hooks(&applier, &mut release, HookEvent::PostRollback, opts)
+                .await
+        }
+        .await;
+        match outcome {
+            Ok(()) => {
+                for mut d in self.store.history(name).await? {
+                    if d.status() == Status::Deployed && d.version != release.version {
+                        d.set_status(Status::Superseded, "Superseded");
+                        self.store.update(&d).await?;
+                    }
+                }
+                release.set_status(
+                    Status::Deployed,
+                    release
+                        .info
+                        .as_ref()
+                        .map(|i| i.description.clone())
+                        .unwrap_or_default(),
+                );
+                self.store.update(&release).await?;
+                Ok(release)
+            }
+            Err(e) => {
+                let description = format!("Rollback {name:?} failed: {e}");
+                let mut current = current;
+                if current.status() == Status::Deployed {
+                    current.set_status(
+                        Status::Superseded,
+                        current
+                            .info
+                            .as_ref()
+                            .map(|i| i.description.clone())
+                            .unwrap_or_default(),
+                    );
+                    self.store.update(&current).await?;
+                }
+                release.set_status(Status::Failed, description.clone());
+                self.store.update(&release).await?;
+                Err(ActionError::Failed {
+                    description,
+                    cause: Box::new(e),
+                })
+            }
+        }
+    }
+
+    /// `helm uninstall` (`keep_history`: `--keep-history`).
+    pub async fn uninstall(&self, name: &str, opts: &Options) -> Result<Release, ActionError> {
+        let lock = self.lock(name, opts).await?;
+        let result = self.uninstall_locked(name, opts).await;
+        lock.release().await;
+        result
+    }
+
+    async fn uninstall_locked(&self, name: &str, opts: &Options) -> Result<Release, ActionError> {
+        let history = self.store.history(name).await?;
+        let Some(mut release) = history.last().cloned() else {
+            return Err(ActionError::NotFound {
+                name: name.to_string(),
+            });
+        };
+        if release.status() == Status::Uninstalled {
+            if !opts.keep_history {
+                for r in &history {
+                    self.store.delete(name, r.version).await?;
+                }
+                return Ok(release);
+            }
+            return Err(ActionError::InvalidState {
+                name: name.to_string(),
+                message: "is already deleted".into(),
+            });
+        }
+        let applier = self.applier(name, opts);
+        release.set_status(
+            Status::Uninstalling,
+            "Deletion in progress (or silently ignored)",
+        );
+        if let Some(info) = release.info.as_mut() {
+            info.deleted = Some(now());
+        }
+        self.run_hooks(&applier, &mut release, HookEvent::PreDelete, opts)
+            .await?;
+        self.store.update(&release).await?;
+        let objects = parse_manifest(&release.manifest)?;
+        let refs: Vec<&ManifestObject> = objects.iter().collect();
+        let (deleted, kept) = applier.delete_objects(&refs).await?;
+        for id in &kept {
+            (self.progress)(&format!("kept {id} (helm.sh/resource-policy: keep)"));
+        }
+        if opts.wait {
+            wait::wait_deleted(self.cluster, &deleted, opts.timeout).await?;
+        }
+        self.run_hooks(&applier, &mut release, HookEvent::PostDelete, opts)
+            .await?;
+        release.set_status(
+            Status::Uninstalled,
+            opts.description
+                .clone()
+                .unwrap_or_else(|| "Uninstallation complete".into()),
+        );
+        if opts.keep_history {
+            self.store.update(&release).await?;
+        } else {
+            for r in &history {
+                self.store.delete(name, r.version).await?;
+            }
+        }
+        Ok(release)
+    }
+
+    /// `helm test`: runs the latest revision's `test` hooks and records their last run.
+    pub async fn test(&self, name: &str, opts: &Options) -> Result<Release, ActionError> {
+        let lock = self.lock(name, opts).await?;
+        let result = async {
+            let mut release =
+                self.store
+                    .last(name)
+                    .await?
+                    .ok_or_else(|| ActionError::NotFound {
+                        name: name.to_string(),
+                    })?;
+            let applier = self.applier(name, opts);
+            let r = self
+                .run_hooks(
+                    &applier,
+                    &mut release,
+                    HookEvent::Test,
+                    &Options {
+                        no_hooks: false,
+                        ..opts.clone()
+                    },
+                )
+                .await;
+            self.store.update(&release).await?;
+            r.map(|()| release)
+        }
+        .await;
+        lock.release().await;
+        result
+    }
+}
+
+/// Identities of the objects of a manifest (for status and tests).
+pub fn manifest_objects(manifest: &str) -> Result<Vec<ObjectRef>, ActionError> {
+    Ok(parse_manifest(manifest)?
+        .into_iter()
+        .map(|o| o.id)
+        .collect())
+}
