@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 	"github.com/Masterminds/sprig/v3"
@@ -319,6 +320,54 @@ func randValue(r *rand.Rand, depth int) interface{} {
 	}
 }
 
+// jsonNumbersToGo turns the generator's json.Number leaves into Go numbers (typed()).
+func jsonNumbersToGo(v interface{}) interface{} {
+	b, _ := json.Marshal(v)
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var x interface{}
+	_ = d.Decode(&x)
+	return typed(x)
+}
+
+var snippets = []string{":", ": ", "-", "- ", " ", "  ", "\n", "\n  ", "[", "]", "{", "}", ",", "'", "\"", "#", " #x", "&a ", "*a",
+	"!!str ", "!!int ", "|", ">", "<<: ", "? ", "~", "\t", "yes", "0x1F", "1e3", "---\n", "...\n", "%", "@", "\\", "&b [1]\nc: *b\n"}
+
+// mutate damages or extends YAML text a little, to reach both valid and invalid documents.
+func mutate(r *rand.Rand, s string) string {
+	k := r.Intn(6)
+	for j := 0; j < k; j++ {
+		if len(s) == 0 {
+			break
+		}
+		p := r.Intn(len(s) + 1)
+		for p < len(s) && !utf8.RuneStart(s[p]) {
+			p++
+		}
+		switch r.Intn(4) {
+		case 0: // insert
+			s = s[:p] + snippets[r.Intn(len(snippets))] + s[p:]
+		case 1: // delete a few bytes (whole runes)
+			q := p + r.Intn(4)
+			for q < len(s) && !utf8.RuneStart(s[q]) {
+				q++
+			}
+			if q > len(s) {
+				q = len(s)
+			}
+			s = s[:p] + s[q:]
+		case 2: // truncate
+			s = s[:p]
+		default: // duplicate a line
+			lines := strings.Split(s, "\n")
+			li := r.Intn(len(lines))
+			lines = append(lines[:li+1], lines[li:]...)
+			s = strings.Join(lines, "\n")
+		}
+	}
+	return s
+}
+
 func main() {
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: yaml-oracle read|write|json|random")
@@ -339,6 +388,28 @@ func main() {
 			}
 			b, _ := json.Marshal(v)
 			enc.Encode(map[string]interface{}{"name": fmt.Sprintf("random-%d-%d", seed, i), "value": json.RawMessage(b)})
+		}
+		return
+	}
+	if os.Args[1] == "randomread" {
+		n, _ := strconv.Atoi(os.Args[2])
+		seed, _ := strconv.ParseInt(os.Args[3], 10, 64)
+		r := rand.New(rand.NewSource(seed))
+		for i := 0; i < n; i++ {
+			v := jsonNumbersToGo(randValue(r, 0))
+			var text string
+			if r.Intn(2) == 0 {
+				b, _ := yaml.Marshal(v)
+				text = string(b)
+			} else {
+				var data bytes.Buffer
+				e := goYaml.NewEncoder(&data)
+				e.SetIndent(2 + 2*r.Intn(2))
+				_ = e.Encode(v)
+				text = data.String()
+			}
+			text = mutate(r, text)
+			enc.Encode(map[string]interface{}{"name": fmt.Sprintf("random-read-%d-%d", seed, i), "yaml": text})
 		}
 		return
 	}

@@ -13,8 +13,9 @@ fi
 oracle="$cache/yaml-oracle"
 python3 "$here/cases.py" "$corpus"
 "$oracle" random "${RANDOM_CASES:-1500}" "${RANDOM_SEED:-20261129}" > "$corpus/random-write-cases.jsonl"
-"$oracle" read  < "$corpus/read-cases.jsonl"  > "$corpus/read-expected.jsonl"
+"$oracle" randomread "${RANDOM_READ_CASES:-1500}" "${RANDOM_SEED:-20261129}" > "$corpus/random-read-cases.jsonl"
+cat "$corpus/read-cases.jsonl" "$corpus/random-read-cases.jsonl" | "$oracle" read > "$corpus/read-expected.jsonl"
 cat "$corpus/write-cases.jsonl" "$corpus/random-write-cases.jsonl" | "$oracle" write > "$corpus/write-expected.jsonl"
 "$oracle" json  < "$corpus/json-cases.jsonl"  > "$corpus/json-expected.jsonl"
-rm -f "$corpus/random-write-cases.jsonl"
+rm -f "$corpus/random-write-cases.jsonl" "$corpus/random-read-cases.jsonl"
 wc -l "$corpus"/*-expected.jsonl

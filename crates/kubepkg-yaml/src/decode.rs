@@ -96,19 +96,48 @@ enum Stage {
 
 /// Translate saphyr-parser's error into go-yaml v2's problem text and line.
 fn scan_error(src: &str, e: &ScanError) -> YamlError {
+    scan_error_stage(src, e).0
+}
+
+/// [`scan_error`] plus whether libyaml's scanner (rather than its parser) raises it.
+fn scan_error_stage(src: &str, e: &ScanError) -> (YamlError, bool) {
     let info = e.info();
     if info == "recursion limit exceeded" {
         // saphyr-parser counts flow nesting in a u8; go-yaml would accept up to 10 000 levels.
-        return syntax(
+        let err = syntax(
             (e.marker().line() > 1).then_some(e.marker().line()),
             "flow collections nested deeper than 255 levels are not supported",
         );
+        return (err, true);
     }
     if info.starts_with("while parsing node, found unknown anchor") {
         let name = name_at(src, e.marker().index());
-        return syntax(None, format!("unknown anchor '{name}' referenced"));
+        return (
+            syntax(None, format!("unknown anchor '{name}' referenced")),
+            false,
+        );
     }
     let table: &[(&str, &str, Stage)] = &[
+        (
+            "simple key expected",
+            "could not find expected ':'",
+            Stage::Scanner,
+        ),
+        (
+            "misplaced bracket",
+            "did not find expected node content",
+            Stage::Parser,
+        ),
+        (
+            "did not find expected hexadecimal number",
+            "did not find expected hexdecimal number",
+            Stage::Scanner,
+        ),
+        (
+            "unknown directive name",
+            "found unknown directive name",
+            Stage::Scanner,
+        ),
         (
             "mapping values are not allowed in this context",
             "mapping values are not allowed in this context",
@@ -209,7 +238,7 @@ fn scan_error(src: &str, e: &ScanError) -> YamlError {
             (eof0 > 0).then_some(eof0 + 1)
         }
     };
-    syntax(line, msg)
+    (syntax(line, msg), !matches!(stage, Stage::Parser))
 }
 
 /// go-yaml (libyaml) accepts only `%YAML 1.1`; any other version is an incompatible document.
@@ -245,10 +274,34 @@ fn name_at(src: &str, idx: usize) -> String {
 }
 
 /// Parse the first document of `src` into an arena; returns the root index (None if empty).
-fn parse_first_document(src: &str) -> Result<(Vec<Node>, Option<usize>), YamlError> {
+/// Why the first document could not be turned into nodes.
+enum ParseFail {
+    Yaml(YamlError),
+    /// saphyr-parser refused a tab separating `:` or `-` from a value, which libyaml accepts
+    /// after `:`; the tab nearest before this character index is replaced by a space and the
+    /// text parsed again (a separator tab and a space mean the same).
+    TabSeparator(usize),
+}
+
+fn parse_first_document(src: &str) -> Result<(Vec<Node>, Option<usize>), ParseFail> {
+    let mut tab_at = None;
+    match parse_nodes(src, &mut tab_at) {
+        Ok(x) => Ok(x),
+        Err(e) => match tab_at {
+            Some(at) => Err(ParseFail::TabSeparator(at)),
+            None => Err(ParseFail::Yaml(e)),
+        },
+    }
+}
+
+fn parse_nodes(
+    src: &str,
+    tab_at: &mut Option<usize>,
+) -> Result<(Vec<Node>, Option<usize>), YamlError> {
     enum Frame {
         Seq(usize, Vec<usize>),
-        Map(usize, Vec<(usize, usize)>, Option<usize>),
+        /// node, pairs, pending key, character index where the mapping starts
+        Map(usize, Vec<(usize, usize)>, Option<usize>, usize),
     }
     let mut nodes: Vec<Node> = Vec::new();
     let mut anchors: HashMap<usize, usize> = HashMap::new();
@@ -256,9 +309,19 @@ fn parse_first_document(src: &str) -> Result<(Vec<Node>, Option<usize>), YamlErr
     let mut root: Option<usize> = None;
     let mut in_doc = false;
     check_yaml_directive(src)?;
-    let parser = Parser::new_from_str(src);
-    for ev in parser {
-        let (ev, span) = ev.map_err(|e| scan_error(src, &e))?;
+    let mut parser = Parser::new_from_str(src);
+    while let Some(ev) = parser.next() {
+        let (ev, span) = match ev {
+            Ok(x) => x,
+            Err(e) => {
+                if e.info()
+                    .contains("must be followed by a valid YAML whitespace")
+                {
+                    *tab_at = Some(e.marker().index());
+                }
+                return Err(scan_error(src, &e));
+            }
+        };
         let produced: Option<usize> = match ev {
             Event::Nothing | Event::StreamStart => None,
             Event::StreamEnd => break,
@@ -281,14 +344,33 @@ fn parse_first_document(src: &str) -> Result<(Vec<Node>, Option<usize>), YamlErr
                 Some(nodes.len() - 1)
             }
             Event::Scalar(value, style, anchor, tag) => {
+                if value.is_empty()
+                    && style == ScalarStyle::Plain
+                    && tag.is_none()
+                    && anchor == 0
+                    && let Some(Frame::Map(_, _, None, map_start)) = stack.last()
+                    && implicit_empty_block_key(src, *map_start, span.start.index())
+                {
+                    // libyaml allows an empty key only after `?` or in a flow mapping.
+                    let line1 = span.start.line();
+                    return Err(syntax(
+                        (line1 > 1).then(|| line1 - 1),
+                        "did not find expected key",
+                    ));
+                }
                 let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
                 let tag = tag.map(|t| {
                     t.strip_prefix("tag:yaml.org,2002:")
                         .map(|s| format!("!!{s}"))
                         .unwrap_or(t)
                 });
+                let value = if value.contains(['\u{85}', '\u{2028}', '\u{2029}']) {
+                    fold_unicode_breaks(src, &value, style, span.start.index(), span.end.index())
+                } else {
+                    value.into_owned()
+                };
                 nodes.push(Node::Scalar {
-                    value: value.into_owned(),
+                    value,
                     tag,
                     plain: style == ScalarStyle::Plain,
                 });
@@ -320,7 +402,7 @@ fn parse_first_document(src: &str) -> Result<(Vec<Node>, Option<usize>), YamlErr
                 stack.push(if is_seq {
                     Frame::Seq(idx, Vec::new())
                 } else {
-                    Frame::Map(idx, Vec::new(), None)
+                    Frame::Map(idx, Vec::new(), None, span.start.index())
                 });
                 None
             }
@@ -329,7 +411,7 @@ fn parse_first_document(src: &str) -> Result<(Vec<Node>, Option<usize>), YamlErr
                     nodes[idx] = Node::Seq(items);
                     Some(idx)
                 }
-                Some(Frame::Map(idx, items, _)) => {
+                Some(Frame::Map(idx, items, _, _)) => {
                     nodes[idx] = Node::Map(items);
                     Some(idx)
                 }
@@ -339,15 +421,106 @@ fn parse_first_document(src: &str) -> Result<(Vec<Node>, Option<usize>), YamlErr
         if let Some(n) = produced {
             match stack.last_mut() {
                 Some(Frame::Seq(_, items)) => items.push(n),
-                Some(Frame::Map(_, items, pending)) => match pending.take() {
+                Some(Frame::Map(_, items, pending, _)) => match pending.take() {
                     Some(k) => items.push((k, n)),
                     None => *pending = Some(n),
                 },
                 None => root = Some(n),
             }
         }
+        if root.is_some() {
+            // go-yaml reads the root node of the first document and stops; what follows (a
+            // second document, even junk) is never parsed — but to end the document libyaml
+            // scans the next token, so a scanner error right there still surfaces.
+            if let Some(Err(e)) = parser.next() {
+                let (err, scanner) = scan_error_stage(src, &e);
+                if scanner {
+                    return Err(err);
+                }
+            }
+            break;
+        }
     }
     Ok((nodes, root))
+}
+
+/// YAML 1.1 (libyaml) treats NEL, LS and PS as line breaks; YAML 1.2 (saphyr-parser) as
+/// content. Re-apply 1.1 line folding to a scalar that holds them raw: blanks around such a
+/// break are dropped, LS/PS stay, a single NEL becomes a space (several: newlines). Escaped
+/// forms in double-quoted scalars (`\L`, `\u2028`, …) are content, so such scalars are left
+/// alone.
+fn fold_unicode_breaks(
+    src: &str,
+    value: &str,
+    style: ScalarStyle,
+    start: usize,
+    end: usize,
+) -> String {
+    let raw: String = src
+        .chars()
+        .skip(start)
+        .take(end.saturating_sub(start))
+        .collect();
+    let is_break = |c: char| matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}');
+    if style == ScalarStyle::DoubleQuoted && raw.contains('\\') {
+        return value.to_string();
+    }
+    if !raw.contains(is_break) {
+        return value.to_string();
+    }
+    let block = matches!(style, ScalarStyle::Literal | ScalarStyle::Folded);
+    let v: Vec<char> = value.chars().collect();
+    let mut out = String::with_capacity(value.len());
+    let mut i = 0;
+    while i < v.len() {
+        let c = v[i];
+        if block {
+            out.push(if c == '\u{85}' { '\n' } else { c });
+            i += 1;
+            if is_break(c) {
+                while i < v.len() && v[i] == ' ' {
+                    i += 1;
+                }
+            }
+            continue;
+        }
+        if c != ' ' && c != '\t' && !is_break(c) {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let mut blanks = String::new();
+        let mut breaks: Vec<char> = Vec::new();
+        while i < v.len() && (v[i] == ' ' || v[i] == '\t' || is_break(v[i])) {
+            if is_break(v[i]) {
+                breaks.push(if v[i] == '\u{85}' { '\n' } else { v[i] });
+            } else if breaks.is_empty() {
+                blanks.push(v[i]);
+            }
+            i += 1;
+        }
+        match breaks.split_first() {
+            None => out.push_str(&blanks),
+            Some((&'\n', [])) => out.push(' '),
+            Some((&'\n', rest)) => out.extend(rest.iter()),
+            Some((&first, rest)) => {
+                out.push(first);
+                out.extend(rest.iter());
+            }
+        }
+    }
+    out
+}
+
+/// Whether an empty key at character `at` is a `: value` line in a block mapping (no `?`
+/// before it, mapping not started by `{`): go-yaml rejects it, saphyr-parser accepts it.
+fn implicit_empty_block_key(src: &str, map_start: usize, at: usize) -> bool {
+    let chars: Vec<char> = src.chars().take(at + 1).collect();
+    if chars.get(map_start) == Some(&'{') || chars.get(at) != Some(&':') {
+        return false;
+    }
+    let before = chars[..at].iter().rev().find(|c| !c.is_whitespace());
+    before != Some(&'?')
 }
 
 struct Decoder<'a> {
@@ -585,7 +758,31 @@ fn scalar(value: &str, tag: Option<&str>, plain: bool) -> Result<GoYaml, YamlErr
 
 /// go-yaml v2 `Unmarshal` into `interface{}`: `None` for an empty stream.
 pub(crate) fn decode_go(src: &str) -> Result<Option<GoYaml>, YamlError> {
-    let (nodes, root) = parse_first_document(src)?;
+    let mut text = std::borrow::Cow::Borrowed(src);
+    let mut retries = 0;
+    let (nodes, root) = loop {
+        match parse_first_document(&text) {
+            Ok(x) => break x,
+            Err(ParseFail::Yaml(e)) => return Err(e),
+            Err(ParseFail::TabSeparator(at)) => {
+                let mut chars: Vec<char> = text.chars().collect();
+                let tab = (0..=at.min(chars.len().saturating_sub(1)))
+                    .rev()
+                    .take_while(|&i| chars[i] != '\n')
+                    .find(|&i| chars[i] == '\t');
+                match tab {
+                    Some(i) if retries < 10_000 => {
+                        chars[i] = ' ';
+                        text = std::borrow::Cow::Owned(chars.into_iter().collect());
+                        retries += 1;
+                    }
+                    _ => {
+                        return Err(syntax(None, "found character that cannot start any token"));
+                    }
+                }
+            }
+        }
+    };
     let Some(root) = root else { return Ok(None) };
     let mut d = Decoder {
         nodes: &nodes,
