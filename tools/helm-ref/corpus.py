@@ -2,7 +2,9 @@
 """Reference outputs of the real `helm template` for kubepkg's chart corpus.
 
   corpus.py sync       copy the charts shipped in Helm's Go module testdata (helm.sh/helm/v4 at
-                       HELM_VERSION, from the Go module cache) into testdata/charts/helm/
+                       HELM_VERSION, from the Go module cache) into testdata/charts/helm/ and
+                       the charts shipped in other Go modules (OTHER_CHARTS) into
+                       testdata/charts/modules/
   corpus.py generate   run `helm template` (built by install-helm.sh) for every case and write
                        testdata/helm-reference/<case>/{args,stdout,stderr,exit}
 
@@ -34,6 +36,38 @@ HELM_TESTDATA = [
     "pkg/provenance/testdata",
     "internal/resolver/testdata/chartpath",
 ]
+
+
+# Charts shipped inside other Go modules (popular public charts), as module@version, path.
+OTHER_CHARTS = [
+    ("k8s.io/ingress-nginx@v0.0.0-20240708192948-52c50467d67d", "charts/ingress-nginx"),
+    ("sigs.k8s.io/metrics-server@v0.9.0", "charts/metrics-server"),
+    ("github.com/cert-manager/cert-manager@v1.21.2", "deploy/charts/cert-manager"),
+    ("github.com/cert-manager/cert-manager@v1.21.2", "make/config/pebble/chart"),
+    ("github.com/cert-manager/cert-manager@v1.21.2", "make/config/samplewebhook/chart"),
+    ("github.com/external-secrets/external-secrets@v1.3.2", "deploy/charts/external-secrets"),
+    ("github.com/kyverno/kyverno@v1.19.1", "charts/kyverno"),
+    ("github.com/kyverno/kyverno@v1.19.1", "charts/kyverno-policies"),
+    ("github.com/open-policy-agent/gatekeeper/v3@v3.23.1", "charts/gatekeeper"),
+    ("sigs.k8s.io/kustomize/api@v0.21.1", "krusty/testdata/helmcharts/test-chart"),
+]
+
+
+def module_dir(modver):
+    out = subprocess.check_output(["go", "mod", "download", "-json", modver], text=True)
+    import json
+
+    return json.loads(out)["Dir"]
+
+
+def sync_modules():
+    dest_root = os.path.join(ROOT, CHARTS, "modules")
+    shutil.rmtree(dest_root, ignore_errors=True)
+    for modver, rel in OTHER_CHARTS:
+        src = os.path.join(module_dir(modver), rel)
+        name = modver.split("@")[0].replace("/", "_") + "__" + rel.replace("/", "_")
+        copy_chart(src, os.path.join(dest_root, name))
+    print(f"synced {len(OTHER_CHARTS)} charts from other Go modules into {dest_root}")
 
 
 def go_modcache():
@@ -137,4 +171,4 @@ def generate():
 
 if __name__ == "__main__":
     cmd = sys.argv[1] if len(sys.argv) > 1 else "generate"
-    {"sync": sync, "generate": generate}[cmd]()
+    {"sync": lambda: (sync(), sync_modules()), "generate": generate}[cmd]()

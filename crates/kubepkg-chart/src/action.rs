@@ -190,7 +190,7 @@ pub fn render_release(
     if !chart.metadata.kube_version.is_empty()
         && !is_compatible_range(&chart.metadata.kube_version, &caps.kube_version.normalized)
     {
-        return Err(ChartError::Chart(format!(
+        return Err(ChartError::Render(format!(
             "chart requires kubeVersion: {} which is incompatible with Kubernetes {}",
             chart.metadata.kube_version, caps.kube_version.version
         )));

@@ -15,7 +15,7 @@ use std::io::Read;
 pub struct Limits {
     /// Total decompressed bytes (Helm: 100 MiB).
     pub max_total: u64,
-    /// Bytes of one file (Helm 4 declares 5 MiB; enforced here).
+    /// Bytes of one file (Helm declares 5 MiB but does not enforce it; neither do we by default).
     pub max_file_size: u64,
     /// Number of tar entries.
     pub max_files: usize,
@@ -27,9 +27,9 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_total: 100 * 1024 * 1024,
-            max_file_size: 5 * 1024 * 1024,
+            max_file_size: 100 * 1024 * 1024,
             max_files: 10_000,
-            max_ratio: 200,
+            max_ratio: 1000,
         }
     }
 }

@@ -266,6 +266,12 @@ pub fn sort_manifests(
                 });
             }
             if unknown {
+                let shown = if hook_types.contains([' ', '"', '=']) {
+                    format!("{hook_types:?}")
+                } else {
+                    hook_types.clone()
+                };
+                eprintln!("level=INFO msg=\"skipping unknown hooks\" hookTypes={shown}");
                 continue;
             }
             let list = |key: &str| -> Vec<String> {

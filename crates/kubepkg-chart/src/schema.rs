@@ -37,11 +37,35 @@ pub fn value_to_json(v: &Value) -> serde_json::Value {
     }
 }
 
+/// The draft a `$schema` URL names, accepting the `https` and fragment-less spellings Go's
+/// validator accepts; the `$schema` key is then removed so the validator does not reject it.
+fn detect_draft(schema: &mut serde_json::Value) -> Option<jsonschema::Draft> {
+    let obj = schema.as_object_mut()?;
+    let url = obj.get("$schema")?.as_str()?.to_string();
+    let draft = if url.contains("draft-04") {
+        jsonschema::Draft::Draft4
+    } else if url.contains("draft-06") {
+        jsonschema::Draft::Draft6
+    } else if url.contains("draft-07") {
+        jsonschema::Draft::Draft7
+    } else if url.contains("2019-09") {
+        jsonschema::Draft::Draft201909
+    } else {
+        jsonschema::Draft::Draft202012
+    };
+    obj.remove("$schema");
+    Some(draft)
+}
+
 /// Validate `values` against one schema document; the text lists every violation.
 pub fn validate_single(values: &Value, schema: &[u8]) -> Result<(), String> {
-    let schema: serde_json::Value =
+    let mut schema: serde_json::Value =
         serde_json::from_slice(schema).map_err(|e| format!("invalid values.schema.json: {e}"))?;
-    let validator = jsonschema::options()
+    let mut opts = jsonschema::options();
+    if let Some(d) = detect_draft(&mut schema) {
+        opts = opts.with_draft(d);
+    }
+    let validator = opts
         .build(&schema)
         .map_err(|e| format!("invalid values.schema.json: {e}"))?;
     let instance = value_to_json(values);

@@ -1,0 +1,1 @@
+{{- define "common.label" -}}sub-a-loses{{- end -}}

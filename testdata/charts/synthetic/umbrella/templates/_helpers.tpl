@@ -1,0 +1,4 @@
+{{- define "umbrella.fullname" -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- define "common.label" -}}parent-wins{{- end -}}
