@@ -1659,6 +1659,11 @@ fn slice(item: &Rv, indexes: &[Rv]) -> Result<Rv, String> {
     };
     let mut idx = [0usize, len, 0];
     for (i, ix) in indexes.iter().enumerate() {
+        // Unlike index, slice does not unwrap interface values (Go's indexArg sees the
+        // interface kind).
+        if let Rv::Iface(_) = ix {
+            return Err("cannot index slice/array with type interface {}".into());
+        }
         idx[i] = index_arg(ix, cap)?;
     }
     if idx[0] > idx[1] {

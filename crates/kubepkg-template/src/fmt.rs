@@ -357,6 +357,8 @@ impl Printer {
             Value::Nil => {
                 if depth == 0 {
                     self.print_arg(v, verb)
+                } else if self.f.sharp_v {
+                    self.buf.push_str("interface {}(nil)")
                 } else {
                     self.buf.push_str("<nil>")
                 }

@@ -102,6 +102,8 @@ T = [
     "{{ strs | printf \"%T\" }}", "{{ range strs }}{{ . }}{{ end }}", "{{ index (strs) 0 }}", "{{ (strs).foo }}",
     "{{ nope }}", "{{ .s 1 }}", "{{ $x := 1 }}{{ $x 2 }}", "{{ 1 2 }}", "{{ \"a\" | 1 }}", "{{ . | upper | len }}", "{{ .s | len }}",
     "{{ (1).x }}", "{{ (nil).x }}", "{{ (.a).b }}", "{{ (.missing).b }}", "{{ (print 1).x }}",
+    # differential-fuzzing findings
+    "{{ slice .s .i }}", "{{ slice .l .z }}", "{{ $i := 1 }}{{ slice .s $i }}", "{{ printf \"%#v\" .mixed }}", "{{ printf \"%#v\" .a }}",
     "{{ .s | print 1 }}", "{{ .missing | print 1 }}", "{{ .s | printf \"%s-%s\" \"a\" }}", "{{ .i | printf \"%d\" }}", "{{ nil | print }}",
     # parse errors
     "{{ .a ", "{{ end }}", "{{ else }}", "{{ if .a }}", "{{ if }}{{ end }}", "{{ range }}{{ end }}", "{{ $x }}", "{{ break }}", "{{ continue }}",
@@ -125,5 +127,6 @@ cases.append({"name": "t", "template": "{{ .x }}", "data": ""})
 cases.append({"name": "t", "template": "{{ .x.y }}", "data": ""})
 cases.append({"name": "t", "template": "{{ . }}", "data": "null"})
 cases.append({"name": "my-file.yaml", "template": "ok {{ .a.b.c }}", "data": D})
-for c in cases:
-    print(json.dumps(c, ensure_ascii=False))
+if __name__ == "__main__":
+  for c in cases:
+      print(json.dumps(c, ensure_ascii=False))
