@@ -70,11 +70,116 @@ pub fn validate_single(values: &Value, schema: &[u8]) -> Result<(), String> {
         .map_err(|e| format!("invalid values.schema.json: {e}"))?;
     let instance = value_to_json(values);
     let mut out = String::new();
+    let mut missing: Option<(String, Vec<String>)> = None;
+    let flush = |out: &mut String, missing: &mut Option<(String, Vec<String>)>| {
+        if let Some((at, props)) = missing.take() {
+            let list = props
+                .iter()
+                .map(|p| format!("'{p}'"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let noun = if props.len() == 1 {
+                "property"
+            } else {
+                "properties"
+            };
+            out.push_str(&format!("- at '{at}': missing {noun} {list}\n"));
+        }
+    };
     for e in validator.iter_errors(&instance) {
         let at = e.instance_path.to_string();
-        out.push_str(&format!("- at '{at}': {e}\n"));
+        if let jsonschema::error::ValidationErrorKind::Required { property } = &e.kind {
+            let name = property
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| property.to_string());
+            match &mut missing {
+                Some((p, props)) if *p == at => props.push(name),
+                _ => {
+                    flush(&mut out, &mut missing);
+                    missing = Some((at, vec![name]));
+                }
+            }
+            continue;
+        }
+        flush(&mut out, &mut missing);
+        out.push_str(&format!("- at '{at}': {}\n", helm_message(&e)));
     }
+    flush(&mut out, &mut missing);
     if out.is_empty() { Ok(()) } else { Err(out) }
+}
+
+fn json_type(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
+}
+
+fn quoted(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => format!("'{s}'"),
+        other => other.to_string(),
+    }
+}
+
+/// The wording of Go's `santhosh-tekuri/jsonschema` (Helm's validator) for common violations.
+fn helm_message(e: &jsonschema::ValidationError<'_>) -> String {
+    use jsonschema::error::{TypeKind, ValidationErrorKind as K};
+    let inst = e.instance.as_ref();
+    let len = || match inst {
+        serde_json::Value::String(s) => s.chars().count(),
+        serde_json::Value::Array(a) => a.len(),
+        serde_json::Value::Object(o) => o.len(),
+        _ => 0,
+    };
+    match &e.kind {
+        K::Type { kind } => {
+            let want = match kind {
+                TypeKind::Single(t) => t.to_string(),
+                TypeKind::Multiple(ts) => ts
+                    .iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+            };
+            format!("got {}, want {want}", json_type(inst))
+        }
+        K::Minimum { limit } => format!("minimum: got {inst}, want {limit}"),
+        K::Maximum { limit } => format!("maximum: got {inst}, want {limit}"),
+        K::ExclusiveMinimum { limit } => format!("exclusiveMinimum: got {inst}, want {limit}"),
+        K::ExclusiveMaximum { limit } => format!("exclusiveMaximum: got {inst}, want {limit}"),
+        K::MinLength { limit } => format!("minLength: got {}, want {limit}", len()),
+        K::MaxLength { limit } => format!("maxLength: got {}, want {limit}", len()),
+        K::MinItems { limit } => format!("minItems: got {}, want {limit}", len()),
+        K::MaxItems { limit } => format!("maxItems: got {}, want {limit}", len()),
+        K::MinProperties { limit } => format!("minProperties: got {}, want {limit}", len()),
+        K::MaxProperties { limit } => format!("maxProperties: got {}, want {limit}", len()),
+        K::Pattern { pattern } => format!("{} does not match pattern '{pattern}'", quoted(inst)),
+        K::Enum { options } => match options.as_array() {
+            Some(a) if a.len() == 1 => format!("value must be {}", quoted(&a[0])),
+            Some(a) => format!(
+                "value must be one of {}",
+                a.iter().map(quoted).collect::<Vec<_>>().join(", ")
+            ),
+            None => e.to_string(),
+        },
+        K::Constant { expected_value } => format!("value must be {}", quoted(expected_value)),
+        K::AdditionalProperties { unexpected } => format!(
+            "additional properties {} not allowed",
+            unexpected
+                .iter()
+                .map(|p| format!("'{p}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        K::Format { format } => format!("{} is not valid '{format}'", quoted(inst)),
+        _ => e.to_string(),
+    }
 }
 
 /// `ValidateAgainstSchema`: the chart's schema over `values`, then each subchart's over
