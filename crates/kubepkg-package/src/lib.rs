@@ -20,6 +20,7 @@ pub mod graph;
 pub mod manifest;
 pub mod orchestrator;
 pub mod plan;
+pub mod render;
 pub mod revision;
 pub mod source;
 pub mod strvals;
