@@ -341,6 +341,32 @@ impl GoObject for Complex {
     }
 }
 
+/// A Go `uint8` (a byte of a string or `[]byte`), which Value has no variant for.
+#[derive(Debug)]
+pub(crate) struct Byte(pub(crate) u8);
+
+impl GoObject for Byte {
+    fn type_name(&self) -> &str {
+        "uint8"
+    }
+    fn kind(&self) -> &str {
+        "uint8"
+    }
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
+    fn format_v(&self) -> String {
+        self.0.to_string()
+    }
+    fn truthy(&self) -> bool {
+        self.0 != 0
+    }
+}
+
+fn byte_value(b: u8) -> Value {
+    Value::Object(Arc::new(Byte(b)))
+}
+
 /// Execute template `name` of `t` with `data` as dot.
 pub fn execute(t: &Templates, name: &str, data: &Value) -> Result<String, ExecError> {
     let mut shared = Shared::default();
@@ -635,7 +661,7 @@ impl<'a, 's> State<'a, 's> {
                         b,
                         mark,
                         Rv::Val(Value::Int(i as i64)),
-                        Rv::Val(Value::Uint(*x as u64)),
+                        Rv::Val(byte_value(*x)),
                     )?;
                 }
                 !bytes.is_empty()
@@ -1564,6 +1590,7 @@ fn index_arg(i: &Rv, cap: usize) -> Result<usize, String> {
     let x: i64 = match i.concrete() {
         Some(Value::Int(x)) | Some(Value::Int64(x)) => *x,
         Some(Value::Uint(u)) => *u as i64,
+        Some(Value::Object(o)) if o.kind() == "uint8" => o.format_v().parse().unwrap_or(0),
         None => return Err("cannot index slice/array with nil".into()),
         Some(other) => {
             return Err(format!(
@@ -1605,14 +1632,14 @@ fn index(item: &Rv, indexes: &[Rv]) -> Result<Rv, String> {
                 if x >= s.len() {
                     return Err("reflect: string index out of range".into());
                 }
-                Rv::Val(Value::Uint(s.as_bytes()[x] as u64))
+                Rv::Val(byte_value(s.as_bytes()[x]))
             }
             Value::Bytes(b) => {
                 let x = index_arg(ix, b.len())?;
                 if x >= b.len() {
                     return Err("reflect: slice index out of range".into());
                 }
-                Rv::Val(Value::Uint(b[x] as u64))
+                Rv::Val(byte_value(b[x]))
             }
             Value::Map(m) => {
                 let key = match ix.concrete() {
@@ -1702,6 +1729,7 @@ fn basic_kind(v: Option<&Value>) -> Kind {
         Some(Value::Float(_)) => Kind::Float,
         Some(Value::String(_)) => Kind::String,
         Some(Value::Object(o)) if o.kind() == "complex128" => Kind::Complex,
+        Some(Value::Object(o)) if o.kind() == "uint8" => Kind::Uint,
         _ => Kind::Invalid,
     }
 }
@@ -1716,6 +1744,7 @@ fn as_i64(v: Option<&Value>) -> i64 {
 fn as_u64(v: Option<&Value>) -> u64 {
     match v {
         Some(Value::Uint(u)) => *u,
+        Some(Value::Object(o)) if o.kind() == "uint8" => o.format_v().parse().unwrap_or(0),
         _ => 0,
     }
 }

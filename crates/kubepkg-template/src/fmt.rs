@@ -431,6 +431,10 @@ impl Printer {
                 let s = format_time(t);
                 self.fmt_stringer(&s, verb, v);
             }
+            Value::Object(o) if o.kind() == "uint8" => {
+                let u: u64 = o.format_v().parse().unwrap_or(0);
+                self.fmt_integer(u, false, verb, v);
+            }
             Value::Object(o) => {
                 let s = o.format_v();
                 self.fmt_stringer(&s, verb, v);

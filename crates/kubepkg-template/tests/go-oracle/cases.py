@@ -104,6 +104,8 @@ T = [
     "{{ (1).x }}", "{{ (nil).x }}", "{{ (.a).b }}", "{{ (.missing).b }}", "{{ (print 1).x }}",
     # differential-fuzzing findings
     "{{ slice .s .i }}", "{{ slice .l .z }}", "{{ $i := 1 }}{{ slice .s $i }}", "{{ printf \"%#v\" .mixed }}", "{{ printf \"%#v\" .a }}",
+    "{{ index .html 1 }}", "{{ printf \"%T %c %v %d\" (index .s 0) (index .s 0) (index .s 0) (index .s 0) }}", "{{ index .s 0 | add1 }}",
+    "{{ eq (index .s 0) 104 }}", "{{ lt (index .s 0) 1 }}", "{{ index .l (index .s 0) }}", "{{ index .html 1 1 }}",
     "{{ .s | print 1 }}", "{{ .missing | print 1 }}", "{{ .s | printf \"%s-%s\" \"a\" }}", "{{ .i | printf \"%d\" }}", "{{ nil | print }}",
     # parse errors
     "{{ .a ", "{{ end }}", "{{ else }}", "{{ if .a }}", "{{ if }}{{ end }}", "{{ range }}{{ end }}", "{{ $x }}", "{{ break }}", "{{ continue }}",

@@ -134,7 +134,8 @@ def main():
             if bad <= 30:
                 print(json.dumps({"template": w["template"], "go": w.get("output", w.get("error")),
                                   "ours": g.get("output", g.get("error"))}, ensure_ascii=False))
-    print(f"fuzz: {len(want)} cases, {bad} differ", file=sys.stderr)
+    ok = sum(1 for w in want if "output" in json.loads(w))
+    print(f"fuzz: {len(want)} cases ({ok} render, {len(want) - ok} fail in Go), {bad} differ", file=sys.stderr)
 
 
 main()
