@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
@@ -389,6 +390,23 @@ func main() {
 			b, _ := json.Marshal(v)
 			enc.Encode(map[string]interface{}{"name": fmt.Sprintf("random-%d-%d", seed, i), "value": json.RawMessage(b)})
 		}
+		return
+	}
+	if os.Args[1] == "bench" {
+		// yaml-oracle bench FILE: Go's time to read and write FILE as Helm does.
+		b, err := os.ReadFile(os.Args[2])
+		if err != nil {
+			panic(err)
+		}
+		t := time.Now()
+		var v interface{}
+		if err := yaml.Unmarshal(b, &v); err != nil {
+			panic(err)
+		}
+		read := time.Since(t)
+		t = time.Now()
+		y, _ := yaml.Marshal(v)
+		fmt.Printf("go   read %v write %v (%d bytes in, %d bytes out)\n", read, time.Since(t), len(b), len(y))
 		return
 	}
 	if os.Args[1] == "randomread" {

@@ -58,8 +58,9 @@ enum Node {
     },
     Seq(Vec<usize>),
     Map(Vec<(usize, usize)>),
+    /// An alias; `at` is its character position, used to name it in errors.
     Alias {
-        name: String,
+        at: usize,
         target: usize,
     },
 }
@@ -266,8 +267,12 @@ fn check_yaml_directive(src: &str) -> Result<(), YamlError> {
 
 /// The anchor/alias name starting at character index `idx` (after `*` or `&`).
 fn name_at(src: &str, idx: usize) -> String {
-    let rest: String = src.chars().skip(idx).collect();
-    let rest = rest.trim_start_matches(['*', '&']);
+    let byte = src
+        .char_indices()
+        .nth(idx)
+        .map(|(b, _)| b)
+        .unwrap_or(src.len());
+    let rest = src[byte..].trim_start_matches(['*', '&']);
     rest.chars()
         .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | '[' | ']' | '{' | '}'))
         .collect()
@@ -336,11 +341,12 @@ fn parse_nodes(
                 None
             }
             Event::Alias(id) => {
-                let name = name_at(src, span.start.index());
+                let at = span.start.index();
                 let Some(&target) = anchors.get(&id) else {
+                    let name = name_at(src, at);
                     return Err(syntax(None, format!("unknown anchor '{name}' referenced")));
                 };
-                nodes.push(Node::Alias { name, target });
+                nodes.push(Node::Alias { at, target });
                 Some(nodes.len() - 1)
             }
             Event::Scalar(value, style, anchor, tag) => {
@@ -524,6 +530,7 @@ fn implicit_empty_block_key(src: &str, map_start: usize, at: usize) -> bool {
 }
 
 struct Decoder<'a> {
+    src: &'a str,
     nodes: &'a [Node],
     decode_count: usize,
     alias_count: usize,
@@ -566,8 +573,9 @@ impl Decoder<'_> {
     fn decode_inner(&mut self, idx: usize) -> Result<GoYaml, YamlError> {
         self.step()?;
         match &self.nodes[idx] {
-            Node::Alias { name, target } => {
+            Node::Alias { at, target } => {
                 if self.active_aliases.contains(&idx) {
+                    let name = name_at(self.src, *at);
                     return Err(syntax(
                         None,
                         format!("anchor '{name}' value contains itself"),
@@ -591,19 +599,15 @@ impl Decoder<'_> {
                 Ok(GoYaml::Seq(out))
             }
             Node::Map(_) => {
-                let mut out = Vec::new();
+                let mut out = GoMap::default();
                 self.mapping_into(idx, &mut out)?;
-                Ok(GoYaml::Map(out))
+                Ok(GoYaml::Map(out.pairs))
             }
         }
     }
 
     /// Decode the mapping node `idx` into `out` (go-yaml `d.mapping` with an existing map).
-    fn mapping_into(
-        &mut self,
-        idx: usize,
-        out: &mut Vec<(GoYaml, GoYaml)>,
-    ) -> Result<(), YamlError> {
+    fn mapping_into(&mut self, idx: usize, out: &mut GoMap) -> Result<(), YamlError> {
         let Node::Map(pairs) = &self.nodes[idx] else {
             return Err(syntax(
                 None,
@@ -641,7 +645,7 @@ impl Decoder<'_> {
         }
     }
 
-    fn merge(&mut self, idx: usize, out: &mut Vec<(GoYaml, GoYaml)>) -> Result<(), YamlError> {
+    fn merge(&mut self, idx: usize, out: &mut GoMap) -> Result<(), YamlError> {
         let want_map = || {
             syntax(
                 None,
@@ -672,18 +676,15 @@ impl Decoder<'_> {
 
     /// `d.unmarshal(n, out)` where `out` is the map being built: counts the step, follows
     /// aliases, and decodes the mapping's pairs into `out`.
-    fn merge_one(&mut self, idx: usize, out: &mut Vec<(GoYaml, GoYaml)>) -> Result<(), YamlError> {
+    fn merge_one(&mut self, idx: usize, out: &mut GoMap) -> Result<(), YamlError> {
         stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.merge_one_inner(idx, out))
     }
 
-    fn merge_one_inner(
-        &mut self,
-        idx: usize,
-        out: &mut Vec<(GoYaml, GoYaml)>,
-    ) -> Result<(), YamlError> {
+    fn merge_one_inner(&mut self, idx: usize, out: &mut GoMap) -> Result<(), YamlError> {
         self.step()?;
-        if let Node::Alias { name, target } = &self.nodes[idx] {
+        if let Node::Alias { at, target } = &self.nodes[idx] {
             if self.active_aliases.contains(&idx) {
+                let name = name_at(self.src, *at);
                 return Err(syntax(
                     None,
                     format!("anchor '{name}' value contains itself"),
@@ -701,11 +702,34 @@ impl Decoder<'_> {
     }
 }
 
-fn set_map_index(out: &mut Vec<(GoYaml, GoYaml)>, key: GoYaml, val: GoYaml) {
-    if let Some(slot) = out.iter_mut().find(|(k, _)| go_key_eq(k, &key)) {
+/// A Go `map[interface{}]interface{}` being decoded: pairs in insertion order plus an index of
+/// the string keys (a later duplicate replaces the value, as Go's map assignment does).
+#[derive(Default)]
+pub(crate) struct GoMap {
+    pairs: Vec<(GoYaml, GoYaml)>,
+    strings: HashMap<String, usize>,
+}
+
+fn string_key(k: &GoYaml) -> Option<&str> {
+    match k {
+        GoYaml::Scalar(Scalar::Str(s)) => Some(s),
+        GoYaml::Bytes(b) => std::str::from_utf8(b).ok(),
+        _ => None,
+    }
+}
+
+fn set_map_index(out: &mut GoMap, key: GoYaml, val: GoYaml) {
+    if let Some(s) = string_key(&key) {
+        if let Some(&i) = out.strings.get(s) {
+            out.pairs[i].1 = val;
+        } else {
+            out.strings.insert(s.to_string(), out.pairs.len());
+            out.pairs.push((key, val));
+        }
+    } else if let Some(slot) = out.pairs.iter_mut().find(|(k, _)| go_key_eq(k, &key)) {
         slot.1 = val;
     } else {
-        out.push((key, val));
+        out.pairs.push((key, val));
     }
 }
 
@@ -785,6 +809,7 @@ pub(crate) fn decode_go(src: &str) -> Result<Option<GoYaml>, YamlError> {
     };
     let Some(root) = root else { return Ok(None) };
     let mut d = Decoder {
+        src: &text,
         nodes: &nodes,
         decode_count: 1, // the document node itself
         alias_count: 0,
