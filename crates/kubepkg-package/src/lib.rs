@@ -21,6 +21,7 @@ pub mod manifest;
 pub mod orchestrator;
 pub mod plan;
 pub mod render;
+pub mod report;
 pub mod revision;
 pub mod source;
 pub mod strvals;

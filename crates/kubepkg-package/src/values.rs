@@ -109,24 +109,11 @@ impl UserValues {
             file: name.to_string(),
             message,
         };
-        let options = serde_saphyr::options! { legacy_octal_numbers: true };
-        let doc: Value = if text.trim().is_empty() {
-            Value::Null
-        } else {
-            serde_saphyr::from_str_with_options(text, options).map_err(|e| {
-                let msg = e.without_snippet().to_string();
-                fail(
-                    msg.lines()
-                        .next()
-                        .unwrap_or_default()
-                        .trim_start_matches("error: ")
-                        .to_string(),
-                )
-            })?
-        };
-        let map = match doc {
+        // Read exactly as `helm -f` reads a values file (Helm 4's loader over go-yaml v2 rules).
+        let doc = kubepkg_yaml::load_values(text).map_err(|e| fail(e.to_string()))?;
+        let map = match crate::chart_adapter::from_chart_value(&doc) {
+            Value::Object(m) => m,
             Value::Null => Map::new(),
-            Value::Object(m) => from_yaml_numbers(m),
             other => {
                 return Err(fail(format!(
                     "the file must be a mapping with one key per component, not {}",

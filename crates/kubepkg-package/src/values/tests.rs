@@ -137,13 +137,17 @@ fn unknown_component_key_is_refused() {
 #[test]
 fn bad_values_file_and_set_line() {
     let mut user = UserValues::new();
+    let e = user
+        .add_file("l.yaml", "- a\n- b\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("values file l.yaml: "), "{e}");
+    let e = user.add_file("s.yaml", "a: [\n").unwrap_err().to_string();
     assert!(
-        user.add_file("l.yaml", "- a\n- b\n")
-            .unwrap_err()
-            .to_string()
-            .contains("must be a mapping")
+        e.starts_with("values file s.yaml: ")
+            && e.contains("error converting YAML to JSON: yaml: line 1:"),
+        "{e}"
     );
-    assert!(user.add_file("s.yaml", "a: [\n").is_err());
     let e = user.add_set("operator.replicas").unwrap_err().to_string();
     assert_eq!(
         e,
@@ -244,4 +248,21 @@ fn merge_maps_is_helms() {
         Value::Object(merge_maps(a, &b)),
         json!({"a": {"b": 1, "c": 3, "d": null}, "l": [3], "s": {"now": "map"}})
     );
+}
+
+#[test]
+fn values_files_are_read_as_helm_reads_them() {
+    // go-yaml v2 (YAML 1.1) scalars through JSON: `yes` is a boolean, 0x1F an integer, every
+    // number a float64; a second document merges over the first (Helm 4's loader).
+    let mut user = UserValues::new();
+    user.add_file(
+        "v.yaml",
+        "web:\n  enabled: yes\n  port: 0x1F\n  ratio: 1.5\n---\nweb:\n  extra: on\n",
+    )
+    .unwrap();
+    let g = user.given("web");
+    assert_eq!(g["enabled"], json!(true));
+    assert_eq!(g["extra"], json!(true));
+    assert!(g["port"].is_f64() && g["port"].as_f64() == Some(31.0));
+    assert_eq!(g["ratio"], json!(1.5));
 }

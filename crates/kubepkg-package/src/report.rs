@@ -1,0 +1,299 @@
+//! What the CLI prints about packages: progress lines, outcomes with exit codes, `status` and
+//! `history` tables. Plain functions over plain data, so their output is pinned by tests.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::orchestrator::{Outcome, Progress, Reason};
+use crate::revision::{History, PackageRevision};
+
+/// The Lease that serializes applies of one package instance (in the package's namespace).
+pub fn lease_name(name: &str) -> String {
+    format!("kubepkg.package.{name}")
+}
+
+impl Reason {
+    /// The process exit code for a run that ended with this reason.
+    ///
+    /// | code | meaning |
+    /// |---|---|
+    /// | 0 | `Succeeded` (including "nothing to change") |
+    /// | 1 | an error before anything changed (invalid package or values, refused rollback, cluster unreachable) — used by the CLI |
+    /// | 2 | command-line usage error (clap) — used by the CLI |
+    /// | 3 | `RolledBack`: the upgrade failed and was rolled back |
+    /// | 4 | `UpgradeFailed`: stopped, nothing more changed; fix forward |
+    /// | 5 | `InstallFailed`: first install failed, state kept for diagnosis |
+    /// | 6 | `RequirementsNotMet`: required packages were not Ready before the timeout |
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Reason::Succeeded => 0,
+            Reason::RolledBack => 3,
+            Reason::UpgradeFailed => 4,
+            Reason::InstallFailed => 5,
+            Reason::RequirementsNotMet => 6,
+        }
+    }
+}
+
+/// One progress line (`component: state`).
+pub fn progress_line(p: &Progress) -> String {
+    match p {
+        Progress::WaitingForRequirements { message } => format!("requirements: {message}"),
+        Progress::HookRunning { component } => format!("{component}: hook running"),
+        Progress::Applying { component } => format!("{component}: applying"),
+        Progress::Unchanged { component } => format!("{component}: unchanged"),
+        Progress::Waiting { component } => format!("{component}: waiting until ready"),
+        Progress::Ready { component } => format!("{component}: ready"),
+        Progress::Failed { component, message } => format!("{component}: failed: {message}"),
+        Progress::RollingBack { component } => format!("{component}: rolling back"),
+        Progress::RolledBack { component } => format!("{component}: rolled back"),
+        Progress::Uninstalling { component } => format!("{component}: uninstalling"),
+        Progress::Uninstalled { component } => format!("{component}: uninstalled"),
+    }
+}
+
+/// The summary printed at the end of an apply or rollback.
+pub fn outcome_text(o: &Outcome) -> String {
+    let mut s = format!("{}: {}\n", o.reason.as_str(), o.message);
+    for w in &o.warnings {
+        let _ = writeln!(s, "Warning: {w}");
+    }
+    s
+}
+
+/// A component's live state for `kubepkg status`, as the cluster side observed it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComponentState {
+    pub name: String,
+    pub release: String,
+    pub namespace: String,
+    pub revision: u64,
+    pub ready: bool,
+    /// What it still waits for (an object and its condition), when not ready.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting_for: Option<String>,
+}
+
+/// `kubepkg status NAME`.
+pub fn status_text(rev: &PackageRevision, components: &[ComponentState]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "NAME: {}", rev.name);
+    let _ = writeln!(s, "NAMESPACE: {}", rev.namespace);
+    let _ = writeln!(s, "PACKAGE: {} {}", rev.package, rev.version);
+    let _ = writeln!(s, "REVISION: {}", rev.revision);
+    let _ = writeln!(s, "STATUS: {}", rev.status.as_str());
+    if !rev.reason.is_empty() {
+        let _ = writeln!(s, "REASON: {}", rev.reason);
+    }
+    if !rev.description.is_empty() {
+        let _ = writeln!(s, "DESCRIPTION: {}", rev.description);
+    }
+    let _ = writeln!(s, "COMPONENTS:");
+    let rows: Vec<Vec<String>> = std::iter::once(
+        [
+            "COMPONENT",
+            "RELEASE",
+            "NAMESPACE",
+            "REVISION",
+            "READY",
+            "WAITING FOR",
+        ]
+        .map(String::from)
+        .to_vec(),
+    )
+    .chain(components.iter().map(|c| {
+        vec![
+            c.name.clone(),
+            c.release.clone(),
+            c.namespace.clone(),
+            c.revision.to_string(),
+            if c.ready { "yes" } else { "no" }.to_string(),
+            c.waiting_for.clone().unwrap_or_default(),
+        ]
+    }))
+    .collect();
+    s.push_str(&table(&rows, "  "));
+    s
+}
+
+/// `kubepkg history NAME`, oldest first, as `helm history` lays it out.
+pub fn history_text(h: &History) -> String {
+    let rows: Vec<Vec<String>> = std::iter::once(
+        [
+            "REVISION",
+            "UPDATED",
+            "STATUS",
+            "PACKAGE",
+            "VERSION",
+            "DESCRIPTION",
+        ]
+        .map(String::from)
+        .to_vec(),
+    )
+    .chain(h.revisions.iter().map(|r| {
+        vec![
+            r.revision.to_string(),
+            r.last_deployed.clone(),
+            r.status.as_str().to_string(),
+            r.package.clone(),
+            r.version.clone(),
+            r.description.clone(),
+        ]
+    }))
+    .collect();
+    table(&rows, "\t")
+}
+
+/// Columns padded to the widest cell, separated by `sep` (last column unpadded).
+fn table(rows: &[Vec<String>], sep: &str) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|i| {
+            rows.iter()
+                .filter_map(|r| r.get(i))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut s = String::new();
+    for r in rows {
+        let mut line = String::new();
+        for (i, c) in r.iter().enumerate() {
+            if i + 1 == r.len() {
+                line.push_str(c);
+            } else {
+                line.push_str(&format!("{c:<w$}{sep}", w = widths[i]));
+            }
+        }
+        s.push_str(line.trim_end());
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::revision::{ComponentRecord, RevisionStatus};
+    use std::collections::BTreeMap;
+
+    fn rev(n: u64, status: RevisionStatus, version: &str, description: &str) -> PackageRevision {
+        PackageRevision {
+            name: "kv".into(),
+            namespace: "kubepkg-system".into(),
+            revision: n,
+            package: "kubevirt".into(),
+            version: version.into(),
+            manifest_digest: String::new(),
+            values: BTreeMap::new(),
+            values_digest: String::new(),
+            rollback_safe: None,
+            components: vec![ComponentRecord {
+                name: "operator".into(),
+                release: "kv-operator".into(),
+                namespace: "kubevirt".into(),
+                revision: n,
+                chart: String::new(),
+                ready_when: vec![],
+            }],
+            status,
+            description: description.into(),
+            reason: String::new(),
+            first_deployed: String::new(),
+            last_deployed: format!("2026-11-2{n}T10:00:00Z"),
+        }
+    }
+
+    #[test]
+    fn exit_codes_are_distinct_and_documented() {
+        let all = [
+            Reason::Succeeded,
+            Reason::RolledBack,
+            Reason::UpgradeFailed,
+            Reason::InstallFailed,
+            Reason::RequirementsNotMet,
+        ];
+        let codes: Vec<i32> = all.iter().map(|r| r.exit_code()).collect();
+        assert_eq!(codes, [0, 3, 4, 5, 6]);
+    }
+
+    #[test]
+    fn history_snapshot() {
+        let h = History::new(vec![
+            rev(
+                2,
+                RevisionStatus::Failed,
+                "1.5.0",
+                "component kubevirt failed: timed out",
+            ),
+            rev(1, RevisionStatus::Deployed, "1.4.0", "Install complete"),
+        ]);
+        assert_eq!(
+            history_text(&h),
+            "REVISION\tUPDATED             \tSTATUS  \tPACKAGE \tVERSION\tDESCRIPTION\n\
+             1       \t2026-11-21T10:00:00Z\tdeployed\tkubevirt\t1.4.0  \tInstall complete\n\
+             2       \t2026-11-22T10:00:00Z\tfailed  \tkubevirt\t1.5.0  \tcomponent kubevirt failed: timed out\n"
+        );
+    }
+
+    #[test]
+    fn status_snapshot() {
+        let r = rev(1, RevisionStatus::Deployed, "1.4.0", "Install complete");
+        let comps = [
+            ComponentState {
+                name: "operator".into(),
+                release: "kv-operator".into(),
+                namespace: "kubevirt".into(),
+                revision: 1,
+                ready: true,
+                waiting_for: None,
+            },
+            ComponentState {
+                name: "kubevirt".into(),
+                release: "kv-kubevirt".into(),
+                namespace: "kubevirt".into(),
+                revision: 1,
+                ready: false,
+                waiting_for: Some(
+                    "KubeVirt kubevirt/kubevirt: Available is False (Deploying)".into(),
+                ),
+            },
+        ];
+        assert_eq!(
+            status_text(&r, &comps),
+            "NAME: kv\nNAMESPACE: kubepkg-system\nPACKAGE: kubevirt 1.4.0\nREVISION: 1\nSTATUS: deployed\nDESCRIPTION: Install complete\nCOMPONENTS:\n\
+             COMPONENT  RELEASE      NAMESPACE  REVISION  READY  WAITING FOR\n\
+             operator   kv-operator  kubevirt   1         yes\n\
+             kubevirt   kv-kubevirt  kubevirt   1         no     KubeVirt kubevirt/kubevirt: Available is False (Deploying)\n"
+        );
+    }
+
+    #[test]
+    fn progress_and_outcome_lines() {
+        assert_eq!(
+            progress_line(&Progress::Failed {
+                component: "kubevirt".into(),
+                message: "timed out".into()
+            }),
+            "kubevirt: failed: timed out"
+        );
+        assert_eq!(
+            progress_line(&Progress::WaitingForRequirements {
+                message: "waiting for package cert-manager (not installed)".into()
+            }),
+            "requirements: waiting for package cert-manager (not installed)"
+        );
+        let o = Outcome {
+            reason: Reason::RolledBack,
+            message: "rolled back".into(),
+            deployed_revision: Some(3),
+            recorded: vec![2, 3],
+            warnings: vec!["w".into()],
+        };
+        assert_eq!(outcome_text(&o), "RolledBack: rolled back\nWarning: w\n");
+        assert_eq!(lease_name("kv"), "kubepkg.package.kv");
+    }
+}
