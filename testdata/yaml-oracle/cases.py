@@ -228,6 +228,8 @@ w("toml-floats", {"a": {"$f": "100"}, "b": {"$f": "1e6"}, "c": {"$f": "0.000001"
 w("toml-strings", {"a": "q\"b\\s\x01\x7f\u00e9\n\t"})
 w("toml-top-list", [1, 2])
 w("toml-top-tables", [{"a": 1}])
+w("float-tie-even", {"a": {"$f": "1.2993909193068512e+15"}, "b": {"$f": "-2.1666448331416462e+14"}})
+w("nan-before-control-char", {"a": "\x7f", "b": {"$f": "NaN"}})
 
 jsn = {}
 def j(name, text):

@@ -863,8 +863,23 @@ impl Emitter {
     }
 }
 
+/// The first float `encoding/json` cannot write (NaN, ±Inf), in the order it walks the value.
+fn first_unsupported(v: &Value) -> Option<f64> {
+    stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || match v {
+        Value::Float(f) if !f.is_finite() => Some(*f),
+        Value::List(items, _) => items.iter().find_map(first_unsupported),
+        Value::Map(m) => map_read(m).values().find_map(first_unsupported),
+        Value::Object(o) => first_unsupported(&o.to_plain()),
+        _ => None,
+    })
+}
+
 /// `sigs.k8s.io/yaml.Marshal(v)`.
 pub fn marshal(v: &Value) -> Result<String, YamlError> {
+    // json.Marshal fails before go-yaml sees anything.
+    if let Some(f) = first_unsupported(v) {
+        return Err(marshal_error(f));
+    }
     let node = to_node(v)?;
     Ok(Emitter::new(2, 80, false).document(&node))
 }

@@ -14,7 +14,77 @@ fn shortest_digits(f: f64, bits32: bool) -> (String, i32) {
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
     let exp: i32 = exp.parse().unwrap_or(0);
-    (digits, exp + 1)
+    let dp = exp + 1;
+    if bits32 {
+        return (digits, dp);
+    }
+    (break_tie_to_even(f.abs(), digits, dp), dp)
+}
+
+fn pow10(k: u32) -> Option<u128> {
+    10u128.checked_pow(k)
+}
+
+/// When two shortest decimals are exactly equally close to `f`, Go picks the one with an even
+/// last digit; Rust's formatter may pick the other. Detect the exact tie with integer
+/// arithmetic (where it fits in 128 bits) and return Go's choice.
+fn break_tie_to_even(f: f64, digits: String, dp: i32) -> String {
+    let last = digits.as_bytes()[digits.len() - 1] - b'0';
+    let Ok(d) = digits.parse::<u128>() else {
+        return digits;
+    };
+    // f = n / 10^s exactly
+    let bits = f.to_bits();
+    let exp_bits = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    let (m, e) = if exp_bits == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1u64 << 52), exp_bits - 1075)
+    };
+    let (n, s): (u128, u32) = if e >= 0 {
+        match (m as u128).checked_shl(e as u32) {
+            Some(v) if e < 74 => (v, 0),
+            _ => return digits,
+        }
+    } else {
+        match 5u128
+            .checked_pow((-e) as u32)
+            .and_then(|p| p.checked_mul(m as u128))
+        {
+            Some(v) => (v, (-e) as u32),
+            None => return digits,
+        }
+    };
+    // candidate value = c / 10^t with t = len - dp; tie when 2n * 10^t == (2d ± 1) * 10^s
+    let t = digits.len() as i32 - dp;
+    let other = if last % 2 == 1 { d - 1 } else { d + 1 };
+    let mid2 = d + other; // 2 * midpoint, in units of 10^-t
+    let (lhs, rhs) = if t >= 0 {
+        (
+            n.checked_mul(2)
+                .and_then(|x| pow10(t as u32).and_then(|p| x.checked_mul(p))),
+            pow10(s).and_then(|p| mid2.checked_mul(p)),
+        )
+    } else {
+        (
+            n.checked_mul(2),
+            pow10(s + (-t) as u32).and_then(|p| mid2.checked_mul(p)),
+        )
+    };
+    match (lhs, rhs) {
+        (Some(l), Some(r)) if l == r && last % 2 == 1 => {
+            let cand = format!("{:0width$}", other, width = digits.len());
+            // both candidates must read back as f
+            let text = format!("0.{cand}e{dp}");
+            if text.parse::<f64>().ok() == Some(f) {
+                cand
+            } else {
+                digits
+            }
+        }
+        _ => digits,
+    }
 }
 
 fn special(f: f64) -> Option<String> {
@@ -250,6 +320,9 @@ mod tests {
         assert_eq!(json_float(0.000001).unwrap(), "0.000001");
         assert_eq!(json_float(-0.0).unwrap(), "-0");
         assert_eq!(json_float(1.5e300).unwrap(), "1.5e+300");
+        // an exact tie between two 17-digit decimals: Go keeps the even one
+        let f: f64 = "1.2993909193068512e+15".parse().unwrap();
+        assert_eq!(json_float(f).unwrap(), "1299390919306851.2");
     }
 
     #[test]
