@@ -86,6 +86,10 @@ func doRead(c readCase) map[string]interface{} {
 		}
 		return jsonOf(a, err)
 	})
+	out["yamlToJson"] = catch(func() result {
+		j, err := yaml.YAMLToJSON([]byte(c.YAML))
+		return str(string(j), err)
+	})
 	out["values"] = catch(func() result {
 		v, err := loader.LoadValues(bytes.NewReader([]byte(c.YAML)))
 		return jsonOf(v, err)

@@ -922,33 +922,7 @@ fn to_json_value_inner(v: GoYaml) -> Result<Value, YamlError> {
         GoYaml::Map(pairs) => {
             let mut keyed: BTreeMap<String, GoYaml> = BTreeMap::new();
             for (k, v) in pairs {
-                let key = match &k {
-                    GoYaml::Scalar(Scalar::Str(s)) => s.clone(),
-                    GoYaml::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
-                    GoYaml::Scalar(Scalar::Int(i)) => i.to_string(),
-                    GoYaml::Scalar(Scalar::Float(f)) => {
-                        match format_float(*f, 'g', true).as_str() {
-                            "+Inf" => ".inf".into(),
-                            "-Inf" => "-.inf".into(),
-                            "NaN" => ".nan".into(),
-                            s => s.to_string(),
-                        }
-                    }
-                    GoYaml::Scalar(Scalar::Bool(b)) => b.to_string(),
-                    other => {
-                        let ty = match other {
-                            GoYaml::Scalar(Scalar::Uint(_)) => "uint64",
-                            _ => "%!s(<nil>)",
-                        };
-                        return Err(YamlError::Convert {
-                            message: format!(
-                                "unsupported map key of type: {ty}, key: {}, value: {}",
-                                go_syntax(other),
-                                go_syntax(&v)
-                            ),
-                        });
-                    }
-                };
+                let key = json_key(&k, &v)?;
                 keyed.insert(key, v);
             }
             let mut out = BTreeMap::new();
@@ -958,6 +932,122 @@ fn to_json_value_inner(v: GoYaml) -> Result<Value, YamlError> {
             Ok(Value::map(out))
         }
     }
+}
+
+/// sigs.k8s.io/yaml's conversion of a map key to a JSON object key.
+fn json_key(k: &GoYaml, v: &GoYaml) -> Result<String, YamlError> {
+    Ok(match k {
+        GoYaml::Scalar(Scalar::Str(s)) => s.clone(),
+        GoYaml::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        GoYaml::Scalar(Scalar::Int(i)) => i.to_string(),
+        GoYaml::Scalar(Scalar::Float(f)) => match format_float(*f, 'g', true).as_str() {
+            "+Inf" => ".inf".into(),
+            "-Inf" => "-.inf".into(),
+            "NaN" => ".nan".into(),
+            s => s.to_string(),
+        },
+        GoYaml::Scalar(Scalar::Bool(b)) => b.to_string(),
+        other => {
+            let ty = match other {
+                GoYaml::Scalar(Scalar::Uint(_)) => "uint64",
+                _ => "%!s(<nil>)",
+            };
+            return Err(YamlError::Convert {
+                message: format!(
+                    "unsupported map key of type: {ty}, key: {}, value: {}",
+                    go_syntax(other),
+                    go_syntax(v)
+                ),
+            });
+        }
+    })
+}
+
+/// `json.Marshal` of the JSON-able tree sigs.k8s.io/yaml builds: integers stay integers.
+fn write_go_json(v: &GoYaml, out: &mut String) -> Result<(), YamlError> {
+    stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || {
+        match v {
+            GoYaml::Scalar(Scalar::Null) => out.push_str("null"),
+            GoYaml::Scalar(Scalar::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
+            GoYaml::Scalar(Scalar::Int(i)) => out.push_str(&i.to_string()),
+            GoYaml::Scalar(Scalar::Uint(u)) => out.push_str(&u.to_string()),
+            GoYaml::Scalar(Scalar::Float(f)) => match crate::gonum::json_float(*f) {
+                Some(t) => out.push_str(&t),
+                None => {
+                    return Err(YamlError::Convert {
+                        message: format!(
+                            "json: unsupported value: {}",
+                            format_float(*f, 'g', false)
+                        ),
+                    });
+                }
+            },
+            GoYaml::Scalar(Scalar::Str(s)) => crate::json::write_json_string(out, s, true),
+            GoYaml::Bytes(b) => {
+                // Go writes each invalid UTF-8 byte as the escape `\ufffd`.
+                out.push('"');
+                let mut rest: &[u8] = b;
+                while !rest.is_empty() {
+                    let (good, bad) = match std::str::from_utf8(rest) {
+                        Ok(s) => (s, false),
+                        Err(e) => (
+                            std::str::from_utf8(&rest[..e.valid_up_to()]).unwrap_or_default(),
+                            true,
+                        ),
+                    };
+                    let mut quoted = String::new();
+                    crate::json::write_json_string(&mut quoted, good, true);
+                    out.push_str(&quoted[1..quoted.len() - 1]);
+                    rest = &rest[good.len()..];
+                    if bad {
+                        out.push_str("\\ufffd");
+                        rest = &rest[1..];
+                    }
+                }
+                out.push('"');
+            }
+            GoYaml::Seq(items) => {
+                out.push('[');
+                for (i, it) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write_go_json(it, out)?;
+                }
+                out.push(']');
+            }
+            GoYaml::Map(pairs) => {
+                let mut keyed: BTreeMap<String, &GoYaml> = BTreeMap::new();
+                for (k, v) in pairs {
+                    keyed.insert(json_key(k, v)?, v);
+                }
+                out.push('{');
+                for (i, (k, v)) in keyed.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    crate::json::write_json_string(out, &k, true);
+                    out.push(':');
+                    write_go_json(v, out)?;
+                }
+                out.push('}');
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `sigs.k8s.io/yaml.YAMLToJSON`: the first document as JSON text. Unlike [`unmarshal`], numbers
+/// keep go-yaml's types (`3` stays `3`, `12345678901234567890` is not rounded through float64),
+/// which is what Kubernetes clients send to the API server. Errors display with
+/// [`YamlError::go_text`] as Go's `YAMLToJSON` reports them.
+pub fn yaml_to_json(src: &str) -> Result<String, YamlError> {
+    let mut out = String::new();
+    match decode_go(src)? {
+        None => out.push_str("null"),
+        Some(g) => write_go_json(&g, &mut out)?,
+    }
+    Ok(out)
 }
 
 fn json_kind(v: &Value) -> &'static str {

@@ -44,6 +44,15 @@ pub enum YamlError {
 }
 
 impl YamlError {
+    /// The error as a bare go-yaml/JSON error, without the `error converting YAML to JSON: `
+    /// context `sigs.k8s.io/yaml.Unmarshal` adds (what `YAMLToJSON` returns).
+    pub fn go_text(&self) -> String {
+        let full = self.to_string();
+        full.strip_prefix("error converting YAML to JSON: ")
+            .map(str::to_string)
+            .unwrap_or(full)
+    }
+
     /// The 1-based line go-yaml reported, if any.
     pub fn line(&self) -> Option<usize> {
         match self {

@@ -43,6 +43,12 @@ pub fn from_yaml_str(src: &str) -> Result<Value, YamlError> {
     decode::unmarshal(src, decode::Target::Any)
 }
 
+/// `sigs.k8s.io/yaml.YAMLToJSON`: the first document as JSON text with integers kept as
+/// integers (for Kubernetes objects); see [`decode::yaml_to_json`].
+pub fn yaml_to_json(src: &str) -> Result<String, YamlError> {
+    decode::yaml_to_json(src)
+}
+
 /// `sigs.k8s.io/yaml.Unmarshal(src, &m)` with `m map[string]interface{}` — Helm's `fromYaml`.
 /// A document that is not a mapping is an error ([`YamlError::Shape`]); an empty or `null`
 /// document gives an empty map.

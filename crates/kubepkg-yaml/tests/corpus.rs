@@ -206,6 +206,12 @@ fn corpus_matches_go() {
         );
         t.check(
             name,
+            "yamlToJson",
+            &row["yamlToJson"],
+            render(kubepkg_yaml::yaml_to_json(src).map_err(|e| e.go_text())),
+        );
+        t.check(
+            name,
             "read.values",
             &row["values"],
             as_json(kubepkg_yaml::load_values(src)),
