@@ -5,70 +5,50 @@
 //! alternatives; within one alternative, comparisons separated by commas or spaces must all hold;
 //! operators `=`, `!=`, `>`, `<`, `>=`/`=>`, `<=`/`=<`, `~`/`~>`, `^`; partial versions and the
 //! wildcards `x`, `X`, `*` (`1.2.x`, `~1`, `^0.2`); hyphen ranges (`1.2 - 1.4.5`); an optional
-//! leading `v`. As in Masterminds, a comparison whose version has no pre-release never matches a
-//! pre-release version.
+//! leading `v`. As in Masterminds, a pre-release version only satisfies an alternative whose own
+//! comparisons name a pre-release.
 
-use std::cmp::Ordering;
 use std::fmt;
 
-use semver::{Prerelease, Version};
+use semver::Version;
 
 /// A parsed constraint such as `>=1.14.0, <2` or `~1.2 || ^2.0.0`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// The grammar and matching are the chart layer's port of Masterminds/semver
+/// ([`kubepkg_chart::semver::Constraints`]), so a package's `requires` behave exactly like a
+/// chart dependency's `version`.
+#[derive(Debug, Clone)]
 pub struct Constraint {
     text: String,
-    alternatives: Vec<Vec<Comparison>>,
+    inner: kubepkg_chart::semver::Constraints,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Op {
-    TildeOrEqual,
-    NotEqual,
-    Greater,
-    Less,
-    GreaterEqual,
-    LessEqual,
-    Tilde,
-    Caret,
+impl PartialEq for Constraint {
+    fn eq(&self, other: &Constraint) -> bool {
+        self.text == other.text
+    }
 }
 
-/// How much of the version was written: `1` (major only), `1.2`, or `1.2.3`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Precision {
-    /// `*`, `x` or empty: any version.
-    Any,
-    Major,
-    Minor,
-    Full,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Comparison {
-    op: Op,
-    version: Version,
-    precision: Precision,
-    written: String,
-}
+impl Eq for Constraint {}
 
 /// A constraint that could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("improper constraint: {text}")]
+#[error("{message}")]
 pub struct ConstraintError {
-    /// The offending part of the constraint.
-    pub text: String,
+    /// What Masterminds/semver says about it.
+    pub message: String,
 }
 
 impl Constraint {
     /// Parses a constraint written in Masterminds/semver syntax.
     pub fn parse(text: &str) -> Result<Constraint, ConstraintError> {
-        let rewritten = rewrite_hyphen_ranges(text);
-        let mut alternatives = Vec::new();
-        for alt in rewritten.split("||") {
-            alternatives.push(parse_conjunction(alt)?);
-        }
+        let inner =
+            kubepkg_chart::semver::Constraints::parse(text).map_err(|e| ConstraintError {
+                message: e.to_string(),
+            })?;
         Ok(Constraint {
             text: text.to_string(),
-            alternatives,
+            inner,
         })
     }
 
@@ -79,287 +59,14 @@ impl Constraint {
 
     /// Whether `version` satisfies the constraint.
     pub fn matches(&self, version: &Version) -> bool {
-        self.alternatives
-            .iter()
-            .any(|all| all.iter().all(|c| c.matches(version)))
+        kubepkg_chart::semver::Version::parse(&version.to_string())
+            .is_ok_and(|v| self.inner.check(&v))
     }
 }
 
 impl fmt::Display for Constraint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)
-    }
-}
-
-fn is_wild(part: &str) -> bool {
-    matches!(part, "x" | "X" | "*")
-}
-
-/// `1.2 - 1.4.5` → `>= 1.2 <= 1.4.5`, for every hyphen range in the text.
-fn rewrite_hyphen_ranges(text: &str) -> String {
-    let tokens: Vec<&str> = text.split_whitespace().collect();
-    let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < tokens.len() {
-        if i + 2 < tokens.len()
-            && tokens[i + 1] == "-"
-            && looks_like_version(tokens[i])
-            && looks_like_version(tokens[i + 2])
-        {
-            out.push(format!(">= {}", tokens[i]));
-            out.push(format!("<= {}", tokens[i + 2]));
-            i += 3;
-        } else {
-            out.push(tokens[i].to_string());
-            i += 1;
-        }
-    }
-    out.join(" ")
-}
-
-fn looks_like_version(s: &str) -> bool {
-    let s = s.strip_prefix('v').unwrap_or(s);
-    s.chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_digit() || matches!(c, 'x' | 'X' | '*'))
-}
-
-const OPS: [(&str, Op); 12] = [
-    ("!=", Op::NotEqual),
-    (">=", Op::GreaterEqual),
-    ("=>", Op::GreaterEqual),
-    ("<=", Op::LessEqual),
-    ("=<", Op::LessEqual),
-    ("~>", Op::Tilde),
-    (">", Op::Greater),
-    ("<", Op::Less),
-    ("~", Op::Tilde),
-    ("^", Op::Caret),
-    ("=", Op::TildeOrEqual),
-    ("", Op::TildeOrEqual),
-];
-
-/// One alternative: comparisons separated by commas and/or whitespace. An operator may be
-/// followed by spaces before its version (`>= 1.2`).
-fn parse_conjunction(alt: &str) -> Result<Vec<Comparison>, ConstraintError> {
-    let err = || ConstraintError {
-        text: alt.trim().to_string(),
-    };
-    let mut rest = alt.trim();
-    if rest.is_empty() {
-        // Masterminds treats an empty constraint as `*`.
-        return Ok(vec![Comparison {
-            op: Op::TildeOrEqual,
-            version: Version::new(0, 0, 0),
-            precision: Precision::Any,
-            written: String::new(),
-        }]);
-    }
-    let mut out = Vec::new();
-    let mut first = true;
-    while !rest.is_empty() {
-        if !first {
-            let trimmed = rest.trim_start();
-            let had_space = trimmed.len() != rest.len();
-            rest = trimmed;
-            if let Some(r) = rest.strip_prefix(',') {
-                rest = r.trim_start();
-            } else if !had_space {
-                return Err(err());
-            }
-        }
-        first = false;
-        let (op, after) = OPS
-            .iter()
-            .find_map(|(sym, op)| rest.strip_prefix(sym).map(|r| (*op, r)))
-            .ok_or_else(err)?;
-        let after = after.trim_start();
-        let end = after
-            .find(|c: char| c.is_whitespace() || c == ',')
-            .unwrap_or(after.len());
-        let (word, r) = after.split_at(end);
-        if word.is_empty() {
-            return Err(err());
-        }
-        out.push(parse_comparison(op, word).ok_or_else(err)?);
-        rest = r;
-    }
-    Ok(out)
-}
-
-fn parse_comparison(op: Op, word: &str) -> Option<Comparison> {
-    let body = word.strip_prefix('v').unwrap_or(word);
-    // Split off build metadata and pre-release (they belong to the last written part).
-    let (core_and_pre, _build) = match body.split_once('+') {
-        Some((a, b)) => (a, Some(b)),
-        None => (body, None),
-    };
-    let (core, pre) = match core_and_pre.split_once('-') {
-        Some((a, b)) => (a, b),
-        None => (core_and_pre, ""),
-    };
-    if !pre.is_empty()
-        && !pre
-            .split('.')
-            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
-    {
-        return None;
-    }
-    let parts: Vec<&str> = core.split('.').collect();
-    if parts.is_empty() || parts.len() > 3 {
-        return None;
-    }
-    for p in &parts {
-        if p.is_empty() || !(is_wild(p) || p.chars().all(|c| c.is_ascii_digit())) {
-            return None;
-        }
-    }
-    let num = |p: &str| p.parse::<u64>().ok();
-    let (precision, major, minor, patch) = if is_wild(parts[0]) {
-        (Precision::Any, 0, 0, 0)
-    } else if parts.len() < 2 || is_wild(parts[1]) {
-        (Precision::Major, num(parts[0])?, 0, 0)
-    } else if parts.len() < 3 || is_wild(parts[2]) {
-        (Precision::Minor, num(parts[0])?, num(parts[1])?, 0)
-    } else {
-        (
-            Precision::Full,
-            num(parts[0])?,
-            num(parts[1])?,
-            num(parts[2])?,
-        )
-    };
-    let mut version = Version::new(major, minor, patch);
-    if !pre.is_empty() {
-        version.pre = Prerelease::new(pre).ok()?;
-    }
-    Some(Comparison {
-        op,
-        version,
-        precision,
-        written: word.to_string(),
-    })
-}
-
-/// Version order ignoring build metadata (SemVer precedence).
-fn cmp(a: &Version, b: &Version) -> Ordering {
-    a.major
-        .cmp(&b.major)
-        .then(a.minor.cmp(&b.minor))
-        .then(a.patch.cmp(&b.patch))
-        .then_with(|| match (a.pre.is_empty(), b.pre.is_empty()) {
-            (true, true) => Ordering::Equal,
-            (true, false) => Ordering::Greater,
-            (false, true) => Ordering::Less,
-            (false, false) => a.pre.cmp(&b.pre),
-        })
-}
-
-impl Comparison {
-    fn dirty(&self) -> bool {
-        self.precision != Precision::Full
-    }
-    fn minor_dirty(&self) -> bool {
-        matches!(self.precision, Precision::Major)
-    }
-    fn patch_dirty(&self) -> bool {
-        matches!(self.precision, Precision::Minor)
-    }
-
-    fn matches(&self, v: &Version) -> bool {
-        let c = &self.version;
-        if self.precision == Precision::Any && self.op == Op::TildeOrEqual {
-            // `*`/empty: any release; pre-releases only if the constraint names one.
-            return v.pre.is_empty() || !c.pre.is_empty();
-        }
-        if !v.pre.is_empty() && c.pre.is_empty() {
-            return false;
-        }
-        match self.op {
-            Op::NotEqual => {
-                if self.dirty() {
-                    if c.major != v.major {
-                        return true;
-                    }
-                    if self.precision == Precision::Any || self.minor_dirty() {
-                        return false;
-                    }
-                    if c.minor != v.minor {
-                        return true;
-                    }
-                    return false;
-                }
-                cmp(v, c) != Ordering::Equal
-            }
-            Op::Greater => {
-                if !self.dirty() {
-                    return cmp(v, c) == Ordering::Greater;
-                }
-                if v.major > c.major {
-                    true
-                } else if v.major < c.major || self.minor_dirty() {
-                    false
-                } else if self.patch_dirty() {
-                    v.minor > c.minor
-                } else {
-                    cmp(v, c) == Ordering::Greater
-                }
-            }
-            Op::Less => cmp(v, c) == Ordering::Less,
-            Op::GreaterEqual => cmp(v, c) != Ordering::Less,
-            Op::LessEqual => {
-                if !self.dirty() {
-                    return cmp(v, c) != Ordering::Greater;
-                }
-                if v.major > c.major {
-                    false
-                } else {
-                    !(v.major == c.major && v.minor > c.minor && !self.minor_dirty())
-                }
-            }
-            Op::TildeOrEqual => {
-                if self.dirty() {
-                    self.tilde(v)
-                } else {
-                    cmp(v, c) == Ordering::Equal
-                }
-            }
-            Op::Tilde => self.tilde(v),
-            Op::Caret => {
-                if cmp(v, c) == Ordering::Less {
-                    return false;
-                }
-                if self.precision == Precision::Any {
-                    return true;
-                }
-                if c.major > 0 || self.minor_dirty() {
-                    return v.major == c.major;
-                }
-                if v.major > 0 {
-                    return false;
-                }
-                if c.minor > 0 || self.patch_dirty() {
-                    return v.minor == c.minor;
-                }
-                v.minor == 0 && v.patch == c.patch
-            }
-        }
-    }
-
-    fn tilde(&self, v: &Version) -> bool {
-        let c = &self.version;
-        if cmp(v, c) == Ordering::Less {
-            return false;
-        }
-        if self.precision == Precision::Any
-            || (c.major == 0 && c.minor == 0 && c.patch == 0 && self.precision == Precision::Full)
-        {
-            return true;
-        }
-        if v.major != c.major {
-            return false;
-        }
-        v.minor == c.minor || self.minor_dirty()
     }
 }
 
@@ -410,7 +117,8 @@ mod tests {
         assert!(ok("<= 2.x", "2.9.0"));
         assert!(!ok("<= 2.x", "3.0.0"));
         assert!(ok("*", "7.0.0"));
-        assert!(ok("", "0.1.0"));
+        // As in Masterminds, NewConstraint("") is an error (the grammar needs a version).
+        assert!(Constraint::parse("").is_err());
         assert!(ok("!=1.x", "2.0.0"));
         assert!(!ok("!=1.x", "1.5.0"));
         assert!(!ok(">11", "11.1.0"));
