@@ -85,7 +85,7 @@ impl Lcg {
 
 #[test]
 fn random_documents_never_panic() {
-    let mut r = Lcg(0x6b75_6265_706b_67);
+    let mut r = Lcg(0x006b_7562_6570_6b67);
     for _ in 0..20_000 {
         let n = r.next() % 24;
         let doc: String = (0..n)
