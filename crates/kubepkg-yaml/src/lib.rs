@@ -11,11 +11,15 @@
 //! - reading: [`from_yaml_str`] (`yaml.Unmarshal` into `interface{}`), [`from_yaml_map`]
 //!   (`fromYaml`), [`from_yaml_array`] (`fromYamlArray`), [`from_yaml_documents`] (a stream split
 //!   as Kubernetes' YAML reader does), [`load_values`] (Helm 4's values file loader, multi-document)
-//!   and [`read_values`] (Helm 3's `chartutil.ReadValues`);
+//!   and [`read_values`] (Helm 3's `chartutil.ReadValues`); [`yaml_to_json`]
+//!   (`sigs.k8s.io/yaml.YAMLToJSON`, integers kept, for Kubernetes objects);
 //! - writing: [`to_yaml`] (`yaml.Marshal`; Helm's `toYaml` trims the final newline) and
 //!   [`to_yaml_pretty`] (Helm's `toYamlPretty`: go-yaml v3 with 2-space indent);
 //! - [`json`]: `toJson`, `toPrettyJson`, `toRawJson`, `fromJson`, `fromJsonArray`;
 //! - [`toml`]: `toToml`, `fromToml`.
+//!
+//! Every behaviour is checked against the real Go libraries: `testdata/yaml-oracle` (Go, test
+//! tooling) writes `testdata/yaml-corpus`, and `tests/corpus.rs` compares byte for byte.
 //!
 //! Limits (documented in [`decode`]): alias expansion follows go-yaml v2's ratio rule (a
 //! document may not draw more than 99% of its decoded nodes from aliases once it has more than
