@@ -149,6 +149,24 @@ impl Package {
         self.components.iter().find(|c| c.name == name)
     }
 
+    /// Checks that the package can be installed as `instance`: the name is a DNS-1123 label and
+    /// every component's release name fits Helm's 53-character limit.
+    pub fn check_instance_name(&self, instance: &str) -> Result<(), String> {
+        check_dns_label(instance, 53)
+            .map_err(|reason| format!("package name {instance:?} is not valid: {reason}"))?;
+        for c in &self.components {
+            let release = self.release_name(instance, &c.name);
+            if release.len() > 53 {
+                return Err(format!(
+                    "release name {release:?} of component {:?} is {} characters long, Helm allows 53; choose a shorter package name",
+                    c.name,
+                    release.len()
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The Helm release name of a component when the package is installed as `instance`:
     /// `<instance>-<component>`, or `<instance>` itself for a bare chart.
     pub fn release_name(&self, instance: &str, component: &str) -> String {

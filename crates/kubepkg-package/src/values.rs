@@ -439,6 +439,38 @@ pub fn effective(
     Effective { values, explain }
 }
 
+/// Explains a component's values as recorded in the cluster, for `kubepkg values --revision N
+/// --explain`: `chart_defaults` from the release's chart, `supplied` the release's user-supplied
+/// values (package defaults, user values and `kubepkg.*`), `given` the user values the package
+/// revision recorded for the component. What `supplied` holds beyond `given` came from the
+/// package defaults, except the `kubepkg` key (the upgrade context).
+pub fn effective_recorded(
+    chart_defaults: &Map<String, Value>,
+    supplied: &Map<String, Value>,
+    given: &Map<String, Value>,
+    revision: u64,
+) -> Effective {
+    let mut package_layer = supplied.clone();
+    let context = package_layer.remove("kubepkg");
+    let mut tree = BTreeMap::new();
+    overlay(&mut tree, chart_defaults, &ValueSource::ChartDefault);
+    overlay(&mut tree, &package_layer, &ValueSource::PackageDefault);
+    overlay(
+        &mut tree,
+        given,
+        &ValueSource::File(format!("values given in revision {revision}")),
+    );
+    if let Some(ctx) = context {
+        let mut m = Map::new();
+        m.insert("kubepkg".into(), ctx);
+        overlay(&mut tree, &m, &ValueSource::UpgradeContext);
+    }
+    let mut values = Map::new();
+    let mut explain = Vec::new();
+    collect(&tree, "", &mut values, &mut explain);
+    Effective { values, explain }
+}
+
 /// A value printed compactly, numbers as Go prints a `float64`/`int64` (`2`, `1.5`, `1e+21`).
 pub fn display_value(v: &Value) -> String {
     match v {

@@ -533,3 +533,21 @@ fn rollback_safe_is_tri_state() {
     .unwrap();
     assert!(p.meta.rollback_is_safe());
 }
+
+#[test]
+fn instance_names_must_give_valid_release_names() {
+    let p = load(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: operator, path: c}\n",
+        &["c"],
+    )
+    .unwrap();
+    assert!(p.check_instance_name("kv").is_ok());
+    assert!(
+        p.check_instance_name("KV")
+            .unwrap_err()
+            .contains("not valid")
+    );
+    let long = "a".repeat(45);
+    let e = p.check_instance_name(&long).unwrap_err();
+    assert!(e.contains("is 54 characters long, Helm allows 53"), "{e}");
+}

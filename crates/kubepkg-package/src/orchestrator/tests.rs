@@ -772,3 +772,30 @@ fn progress_reports_each_state_change() {
         json!({"state": "applying", "component": "operator"})
     );
 }
+
+#[test]
+fn apply_future_is_send_for_a_send_cluster() {
+    fn assert_send<T: Send>(_: &T) {}
+    let pkg = package("1.0.0", Some(true));
+    let user = UserValues::new();
+    let history = History::default();
+    let prev = BTreeMap::new();
+    let p = plan(&pkg, "kv", "ns", Intent::Apply, None, &BTreeMap::new());
+    let mut fake = Fake::default();
+    let fut = apply(
+        &mut fake,
+        ApplyInput {
+            name: "kv",
+            namespace: "ns",
+            package: &pkg,
+            user: &user,
+            history: &history,
+            previous_values: &prev,
+            plan: &p,
+            timeout: DEFAULT_TIMEOUT,
+            now: "t",
+        },
+    );
+    assert_send(&fut);
+    assert_eq!(block_on(fut).reason, Reason::Succeeded);
+}

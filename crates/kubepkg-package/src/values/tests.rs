@@ -266,3 +266,20 @@ fn values_files_are_read_as_helm_reads_them() {
     assert!(g["port"].is_f64() && g["port"].as_f64() == Some(31.0));
     assert_eq!(g["ratio"], json!(1.5));
 }
+
+#[test]
+fn recorded_values_are_explained_from_the_release_and_the_revision() {
+    let chart = obj(json!({"replicas": 1, "image": "w:1"}));
+    let supplied = obj(json!({"replicas": 3, "size": "medium", "kubepkg": {"toVersion": "2.0.0"}}));
+    let given = obj(json!({"replicas": 3}));
+    let e = effective_recorded(&chart, &supplied, &given, 4);
+    assert_eq!(
+        sources(&e),
+        [
+            ("image".into(), "chart default".into()),
+            ("kubepkg.toVersion".into(), "kubepkg upgrade context".into()),
+            ("replicas".into(), "file values given in revision 4".into()),
+            ("size".into(), "package default (kubepkg.yaml)".into()),
+        ]
+    );
+}
