@@ -142,14 +142,9 @@ pub struct RenderedRelease {
     pub notes: String,
 }
 
-/// Run the install pipeline in client-only dry-run mode and return the release contents.
-pub fn render_release(
-    chart: Chart,
-    user: &Value,
-    opts: &TemplateOptions,
-    caps: &Capabilities,
-) -> Result<RenderedRelease> {
-    let mut chart = chart;
+/// The checks `helm install`/`helm template` make before the SDK runs: an installable chart
+/// type and every declared dependency present in `charts/`.
+pub fn check_installable(chart: Chart) -> Result<Chart> {
     match chart.metadata.chart_type.as_str() {
         "" | "application" => {}
         t => return Err(ChartError::Chart(format!("{t} charts are not installable"))),
@@ -164,6 +159,19 @@ pub fn render_release(
             ))
         })?;
     }
+    Ok(chart)
+}
+
+/// Prepare `chart` for rendering as Helm's SDK does: dependencies processed (conditions, tags,
+/// aliases, import-values), values coalesced and validated against the schemas.
+/// Returns the processed chart and the top-level object for the templates.
+pub fn prepare(
+    chart: Chart,
+    user: &Value,
+    opts: &TemplateOptions,
+    caps: &Capabilities,
+) -> Result<(Chart, Value)> {
+    let mut chart = chart;
     process_dependencies(&mut chart, user)
         .map_err(|e| ChartError::Chart(format!("chart dependencies processing failed: {e}")))?;
     let release = ReleaseOptions {
@@ -187,6 +195,31 @@ pub fn render_release(
     top.insert("Release".to_string(), release.to_value());
     top.insert("Values".to_string(), vals);
     let top = Value::map(top);
+    Ok((chart, top))
+}
+
+/// Every rendered template of the chart by path (`chart/templates/x.yaml`, NOTES.txt
+/// included, partials excluded) — Helm's `engine.Render` after [`prepare`].
+pub fn render_files(
+    chart: Chart,
+    user: &Value,
+    opts: &TemplateOptions,
+    caps: &Capabilities,
+) -> Result<(Chart, BTreeMap<String, String>)> {
+    let (chart, top) = prepare(chart, user, opts, caps)?;
+    let files = render(&chart, &top, false)?;
+    Ok((chart, files))
+}
+
+/// Run the install pipeline in client-only dry-run mode and return the release contents.
+pub fn render_release(
+    chart: Chart,
+    user: &Value,
+    opts: &TemplateOptions,
+    caps: &Capabilities,
+) -> Result<RenderedRelease> {
+    let chart = check_installable(chart)?;
+    let (chart, top) = prepare(chart, user, opts, caps)?;
     if !chart.metadata.kube_version.is_empty()
         && !is_compatible_range(&chart.metadata.kube_version, &caps.kube_version.normalized)
     {

@@ -103,12 +103,73 @@ fn collect(
     next
 }
 
+/// Helm's objects that are Go slices or maps (`.Capabilities.APIVersions`, `.Files`) reach Sprig
+/// functions through reflection in Go, so `has "x" .Capabilities.APIVersions` works there.
+/// These adapters hand such functions the plain list or map instead of the object.
+mod adapters {
+    use kubepkg_template::{FuncResult, Function};
+    use kubepkg_value::Value;
+    use std::collections::HashMap;
+    use std::sync::OnceLock;
+
+    fn originals() -> &'static HashMap<&'static str, Function> {
+        static O: OnceLock<HashMap<&'static str, Function>> = OnceLock::new();
+        O.get_or_init(|| {
+            kubepkg_funcs::helm_functions()
+                .into_iter()
+                .map(|f| (f.name, f))
+                .collect()
+        })
+    }
+
+    fn plain(args: &[Value]) -> Vec<Value> {
+        args.iter()
+            .map(|a| match a {
+                Value::Object(o) if matches!(o.kind(), "slice" | "map") => o.to_plain(),
+                other => other.clone(),
+            })
+            .collect()
+    }
+
+    fn call(name: &str, args: &[Value]) -> FuncResult {
+        match originals().get(name) {
+            Some(f) => (f.call)(&plain(args)),
+            None => Err(format!("function {name:?} not defined")),
+        }
+    }
+
+    macro_rules! adapt {
+        ($($name:literal => $fn:ident),* $(,)?) => {
+            $(fn $fn(a: &[Value]) -> FuncResult { call($name, a) })*
+            /// The adapted functions, replacing the originals of the same names.
+            pub fn functions() -> Vec<Function> {
+                let mut out = Vec::new();
+                $(if let Some(f) = originals().get($name) {
+                    out.push(Function { call: $fn, ..f.clone() });
+                })*
+                out
+            }
+        };
+    }
+
+    adapt! {
+        "has" => has, "mustHas" => must_has, "join" => join, "sortAlpha" => sort_alpha,
+        "first" => first, "mustFirst" => must_first, "last" => last, "mustLast" => must_last,
+        "uniq" => uniq, "mustUniq" => must_uniq, "without" => without, "mustWithout" => must_without,
+        "toJson" => to_json, "mustToJson" => must_to_json, "toPrettyJson" => to_pretty_json,
+        "toRawJson" => to_raw_json, "toYaml" => to_yaml, "mustToYaml" => must_to_yaml,
+        "toYamlPretty" => to_yaml_pretty, "toToml" => to_toml, "keys" => keys,
+        "concat" => concat, "rest" => rest, "initial" => initial, "reverse" => reverse,
+    }
+}
+
 /// Render every template of `chart` with the top-level object `top` (`Values`, `Release`,
 /// `Capabilities`), returning rendered text by template path (`chart/templates/x.yaml`).
 pub fn render(chart: &Chart, top: &Value, strict: bool) -> Result<BTreeMap<String, String>> {
     let mut tpls = BTreeMap::new();
     collect(chart, top, true, chart.name(), &mut tpls);
     let mut set = Templates::new(kubepkg_funcs::helm_functions());
+    set.add_funcs(adapters::functions());
     set.enable_helm(None, false);
     if strict {
         set.set_missing_key(kubepkg_template::MissingKey::Error);
