@@ -132,7 +132,7 @@ impl fmt::Display for Problem {
 #[derive(Debug, thiserror::Error)]
 pub enum PackageError {
     /// The manifest is invalid; every problem found is listed. Nothing was applied.
-    #[error("invalid package {}: {}", file.display(), render_problems(problems))]
+    #[error("invalid package{}", render_problems(file, problems))]
     Invalid {
         file: PathBuf,
         problems: Vec<Problem>,
@@ -152,11 +152,11 @@ pub enum PackageError {
     Archive { path: PathBuf, reason: String },
 }
 
-fn render_problems(problems: &[Problem]) -> String {
+fn render_problems(file: &std::path::Path, problems: &[Problem]) -> String {
     if problems.len() == 1 {
-        return problems[0].to_string();
+        return format!(": {}", problems[0]);
     }
-    let mut s = format!("{} problems:", problems.len());
+    let mut s = format!(" {}: {} problems:", file.display(), problems.len());
     for p in problems {
         s.push_str("\n  - ");
         s.push_str(&p.to_string());

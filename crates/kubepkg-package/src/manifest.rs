@@ -316,6 +316,8 @@ pub fn parse_manifest(text: &str, file: &Path, root: &Path) -> Result<Package, P
     };
     let meta = validate_meta(&raw.package, &mut problems);
     let components = validate_components(&raw.components, root, &mut problems);
+    // Report in file order (validation finds them per concern).
+    problems.list.sort_by_key(|p| p.line.unwrap_or(0));
     let meta = match meta {
         Some(meta) if problems.list.is_empty() => meta,
         _ => {
@@ -348,9 +350,23 @@ fn syntax_message(e: &serde_saphyr::Error) -> String {
             .split_whitespace()
             .all(|w| w == "column" || w.chars().all(|c| c.is_ascii_digit()))
     {
-        return rest[idx + 2..].to_string();
+        return strip_location_suffix(&rest[idx + 2..]).to_string();
     }
-    first.to_string()
+    strip_location_suffix(first).to_string()
+}
+
+/// Drops serde's trailing ` at line N, column M` (the location is printed in front).
+fn strip_location_suffix(msg: &str) -> &str {
+    if let Some(idx) = msg.rfind(" at line ") {
+        let tail = &msg[idx + " at line ".len()..];
+        if tail
+            .split(", column ")
+            .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        {
+            return &msg[..idx];
+        }
+    }
+    msg
 }
 
 fn scalar_text(v: &serde_json::Value) -> String {
