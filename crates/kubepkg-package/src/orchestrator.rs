@@ -276,6 +276,23 @@ impl<C: Cluster> Run<'_, C> {
     }
 }
 
+/// A crash between recording a new deployed revision and marking the old one superseded leaves
+/// two deployed revisions; every deployed revision but the newest is marked superseded.
+async fn supersede_stale<C: Cluster>(
+    run: &mut Run<'_, C>,
+    history: &History,
+) -> Result<(), Failure> {
+    let newest = history.deployed().map(|d| d.revision);
+    for r in &history.revisions {
+        if r.status == RevisionStatus::Deployed && Some(r.revision) != newest {
+            let mut old = r.clone();
+            old.status = RevisionStatus::Superseded;
+            run.record(&old).await?;
+        }
+    }
+    Ok(())
+}
+
 /// A record that could not be written ends the run: nothing else may change unrecorded.
 fn record_failed(f: Failure) -> String {
     format!("cannot record the package revision: {}", f.message)
@@ -316,8 +333,11 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
         return run.outcome(Reason::Succeeded, "nothing to change".into(), deployed_rev);
     }
 
-    // 2. The pending revision (after recovering one a crash left pending).
+    // 2. The pending revision (after recovering what a crash left behind).
     let number = input.history.next_revision();
+    if let Err(f) = supersede_stale(&mut run, input.history).await {
+        return run.outcome(Reason::UpgradeFailed, record_failed(f), deployed_rev);
+    }
     if let Some(stale) = input.history.latest().filter(|r| r.status.is_pending()) {
         let mut stale = stale.clone();
         stale.status = RevisionStatus::Failed;
@@ -755,6 +775,13 @@ pub async fn rollback<C: Cluster>(
         recorded: Vec::new(),
         warnings: Vec::new(),
     };
+    if let Err(f) = supersede_stale(&mut run, history).await {
+        return Ok(run.outcome(
+            Reason::UpgradeFailed,
+            record_failed(f),
+            Some(current.revision),
+        ));
+    }
     let number = history.next_revision();
     let mut rev = target.clone();
     rev.revision = number;

@@ -517,6 +517,13 @@ fn display_number(n: &Number) -> String {
     }
 }
 
+/// Values as `helm get values` prints them (sigs.k8s.io/yaml: JSON with sorted keys, then
+/// go-yaml v2's emitter).
+pub fn values_yaml(values: &Map<String, Value>) -> String {
+    let v = crate::chart_adapter::to_chart_value(&Value::Object(values.clone()));
+    kubepkg_yaml::to_yaml(&v).unwrap_or_else(|e| format!("# cannot print values: {e}\n"))
+}
+
 /// `kubepkg values --explain` text for one component: `path: value  # source`.
 pub fn render_explain(component: &str, effective: &Effective) -> String {
     let mut out = format!("# {component}\n");

@@ -24,6 +24,19 @@ struct Fake {
     timeouts: Vec<Duration>,
     log: Vec<String>,
     progress: Vec<Progress>,
+    /// Cluster calls made; when `crash_at` is reached the call never returns (the process
+    /// "dies" there: the test drops the future).
+    calls: usize,
+    crash_at: Option<usize>,
+}
+
+impl Fake {
+    async fn step(&mut self) {
+        self.calls += 1;
+        if self.crash_at == Some(self.calls) {
+            std::future::pending::<()>().await;
+        }
+    }
 }
 
 impl Cluster for Fake {
@@ -43,12 +56,14 @@ impl Cluster for Fake {
         Waited::Changed
     }
     async fn record(&mut self, r: &PackageRevision) -> Result<(), Failure> {
+        self.step().await;
         self.log
             .push(format!("record {} {}", r.revision, r.status.as_str()));
         self.records.insert(r.revision, r.clone());
         Ok(())
     }
     async fn apply_component(&mut self, req: &ComponentApply) -> Result<u64, Failure> {
+        self.step().await;
         let what = if req.hook { "hook" } else { "apply" };
         self.log.push(format!("{what} {}", req.component));
         self.values
@@ -61,6 +76,7 @@ impl Cluster for Fake {
         Ok(*n)
     }
     async fn wait_ready(&mut self, req: &ReadyWait) -> Result<(), Failure> {
+        self.step().await;
         self.log.push(format!("ready {}", req.component));
         self.timeouts.push(req.timeout);
         if self.fail_ready.contains(&req.component) {
@@ -76,6 +92,7 @@ impl Cluster for Fake {
         _ns: &str,
         to: u64,
     ) -> Result<u64, Failure> {
+        self.step().await;
         self.log.push(format!("rollback {release} to {to}"));
         if self.fail_rollback.contains(release) {
             return Err(Failure::new("rollback refused"));
@@ -85,6 +102,7 @@ impl Cluster for Fake {
         Ok(*n)
     }
     async fn uninstall_release(&mut self, release: &str, _ns: &str) -> Result<(), Failure> {
+        self.step().await;
         self.log.push(format!("uninstall {release}"));
         self.releases.remove(release);
         Ok(())
@@ -798,4 +816,102 @@ fn apply_future_is_send_for_a_send_cluster() {
     );
     assert_send(&fut);
     assert_eq!(block_on(fut).reason, Reason::Succeeded);
+}
+
+/// Polls a future a bounded number of times; `None` if it did not finish (a crash).
+fn run_until_crash<F: std::future::Future>(fut: F) -> Option<F::Output> {
+    let mut fut = std::pin::pin!(fut);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    for _ in 0..1000 {
+        if let std::task::Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+            return Some(v);
+        }
+    }
+    None
+}
+
+#[test]
+fn crash_at_every_point_of_an_upgrade_is_recovered_by_the_next_apply() {
+    // Count the cluster calls of a clean upgrade, then crash at each of them in turn.
+    let mut clean = Scenario::new();
+    clean.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    let before = clean.fake.calls;
+    clean.apply(&package("2.0.0", Some(true)), &UserValues::new(), "");
+    let upgrade_calls = clean.fake.calls - before;
+    assert!(upgrade_calls >= 10, "{upgrade_calls}");
+    for crash in 1..=upgrade_calls {
+        let mut s = Scenario::new();
+        s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+        let v2 = package("2.0.0", Some(true));
+        s.fake.crash_at = Some(s.fake.calls + crash);
+        let history = History::new(s.history.clone());
+        let old = rendered("1.0.0", "");
+        let now = rendered("2.0.0", "");
+        let p = plan(
+            &v2,
+            "kv",
+            "kubepkg-system",
+            Intent::Apply,
+            history.deployed().map(|r| Previous {
+                revision: r,
+                rendered: &old,
+            }),
+            &now,
+        );
+        let user = UserValues::new();
+        let prev_values = BTreeMap::new();
+        let crashed = run_until_crash(apply(
+            &mut s.fake,
+            ApplyInput {
+                name: "kv",
+                namespace: "kubepkg-system",
+                package: &v2,
+                user: &user,
+                history: &history,
+                previous_values: &prev_values,
+                plan: &p,
+                timeout: DEFAULT_TIMEOUT,
+                now: "t",
+            },
+        ));
+        assert!(crashed.is_none(), "crash point {crash} was not reached");
+        s.fake.crash_at = None;
+        s.history = s.fake.records.values().cloned().collect();
+        s.rendered_now = old;
+        let out = s.apply(&v2, &UserValues::new(), "");
+        assert_eq!(
+            out.reason,
+            Reason::Succeeded,
+            "crash at call {crash}: {}",
+            out.message
+        );
+        let h = History::new(s.fake.records.values().cloned().collect());
+        let deployed = h.deployed().unwrap();
+        assert_eq!(deployed.version, "2.0.0", "crash at call {crash}");
+        assert_eq!(
+            h.revisions
+                .iter()
+                .filter(|r| r.status == RevisionStatus::Deployed)
+                .count(),
+            1
+        );
+        assert!(
+            h.revisions.iter().all(|r| !r.status.is_pending()),
+            "crash at call {crash}: {:?}",
+            h.revisions
+        );
+        // Every component runs a release revision newer than the one of revision 1, and the
+        // hook's release is gone after the successful upgrade.
+        for c in &deployed.components {
+            assert!(c.revision >= 2, "crash at call {crash}: {c:?}");
+            assert_eq!(
+                s.fake.releases[&c.release], c.revision,
+                "crash at call {crash}"
+            );
+        }
+        assert!(
+            !s.fake.releases.contains_key("kv-migrate"),
+            "crash at call {crash}"
+        );
+    }
 }

@@ -283,3 +283,15 @@ fn recorded_values_are_explained_from_the_release_and_the_revision() {
         ]
     );
 }
+
+#[test]
+fn values_print_as_helm_get_values() {
+    // Expected text as `helm get values` prints these values (keys sorted, floats in Go form).
+    let v = obj(
+        json!({"replicas": 2.0, "image": {"tag": "v1", "repo": "x/y"}, "big": 1e21, "list": ["a", 1.5], "empty": {}}),
+    );
+    assert_eq!(
+        values_yaml(&v),
+        "big: 1e+21\nempty: {}\nimage:\n  repo: x/y\n  tag: v1\nlist:\n- a\n- 1.5\nreplicas: 2\n"
+    );
+}
