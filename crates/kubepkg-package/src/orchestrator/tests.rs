@@ -830,12 +830,17 @@ fn run_until_crash<F: std::future::Future>(fut: F) -> Option<F::Output> {
     None
 }
 
-#[test]
-fn crash_at_every_point_of_an_upgrade_is_recovered_by_the_next_apply() {
-    // Count the cluster calls of a clean upgrade, then crash at each of them in turn.
+/// Upgrades 1.0.0 → 2.0.0 (safe), crashing at each cluster call in turn (with `failing` not
+/// becoming ready during the crashed run, so the rollback path crashes too), then applies
+/// 2.0.0 again with a healthy cluster and checks that everything converged.
+fn crash_at_every_point_then_recover(failing: Option<&str>) {
+    // Count the cluster calls of an uninterrupted run.
     let mut clean = Scenario::new();
     clean.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
     let before = clean.fake.calls;
+    if let Some(f) = failing {
+        clean.fake.fail_ready.insert(f.to_string());
+    }
     clean.apply(&package("2.0.0", Some(true)), &UserValues::new(), "");
     let upgrade_calls = clean.fake.calls - before;
     assert!(upgrade_calls >= 10, "{upgrade_calls}");
@@ -844,6 +849,9 @@ fn crash_at_every_point_of_an_upgrade_is_recovered_by_the_next_apply() {
         s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
         let v2 = package("2.0.0", Some(true));
         s.fake.crash_at = Some(s.fake.calls + crash);
+        if let Some(f) = failing {
+            s.fake.fail_ready.insert(f.to_string());
+        }
         let history = History::new(s.history.clone());
         let old = rendered("1.0.0", "");
         let now = rendered("2.0.0", "");
@@ -876,6 +884,7 @@ fn crash_at_every_point_of_an_upgrade_is_recovered_by_the_next_apply() {
         ));
         assert!(crashed.is_none(), "crash point {crash} was not reached");
         s.fake.crash_at = None;
+        s.fake.fail_ready.clear();
         s.history = s.fake.records.values().cloned().collect();
         s.rendered_now = old;
         let out = s.apply(&v2, &UserValues::new(), "");
@@ -914,4 +923,14 @@ fn crash_at_every_point_of_an_upgrade_is_recovered_by_the_next_apply() {
             "crash at call {crash}"
         );
     }
+}
+
+#[test]
+fn crash_at_every_point_of_an_upgrade_is_recovered_by_the_next_apply() {
+    crash_at_every_point_then_recover(None);
+}
+
+#[test]
+fn crash_at_every_point_of_a_failing_upgrade_and_its_rollback_is_recovered() {
+    crash_at_every_point_then_recover(Some("kubevirt"));
 }
