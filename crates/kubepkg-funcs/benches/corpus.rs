@@ -26,7 +26,8 @@ fn main() {
             if case.check != "exact" || !matches!(case.expected, support::Outcome::Output(_)) {
                 continue;
             }
-            let ok = std::panic::catch_unwind(|| support::render(&case) == case.expected).unwrap_or(false);
+            let ok = std::panic::catch_unwind(|| support::render(&case) == case.expected)
+                .unwrap_or(false);
             if !ok {
                 skipped += 1;
                 continue;

@@ -62,11 +62,14 @@ fn corpus_matches_helm() {
     let mut by_group: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut failures: Vec<(String, String)> = Vec::new();
     let mut total = 0;
+    let mut slowest: Vec<(Duration, String)> = Vec::new();
     for file in support::corpus_files() {
         let cases = support::load_cases(&file).unwrap_or_else(|e| panic!("{e}"));
         for case in cases.iter().filter(|c| c.name.contains(&filter)) {
             total += 1;
+            let start = std::time::Instant::now();
             let verdict = run_isolated(case).and_then(|got| support::verify(case, &got));
+            slowest.push((start.elapsed(), case.name.clone()));
             let entry = by_group.entry(case.group.clone()).or_default();
             match verdict {
                 Ok(()) => entry.0 += 1,
@@ -80,11 +83,21 @@ fn corpus_matches_helm() {
     let _ = std::panic::take_hook();
 
     let passed = total - failures.len();
-    println!("\ntemplate corpus: {passed}/{total} cases match Helm ({} failed)", failures.len());
+    println!(
+        "\ntemplate corpus: {passed}/{total} cases match Helm ({} failed)",
+        failures.len()
+    );
     println!("{:<16} {:>7} {:>7}", "group", "passed", "failed");
     for (group, (p, f)) in &by_group {
         println!("{group:<16} {p:>7} {f:>7}");
     }
+    slowest.sort_by(|a, b| b.cmp(a));
+    let slow: Vec<String> = slowest
+        .iter()
+        .take(5)
+        .map(|(d, n)| format!("{n} {d:.2?}"))
+        .collect();
+    println!("slowest: {}", slow.join(", "));
     for (name, why) in failures.iter().take(show) {
         println!("FAIL {name}\n      {why}");
     }
@@ -93,5 +106,9 @@ fn corpus_matches_helm() {
         std::fs::write(&path, names.join("\n") + "\n").unwrap_or_else(|e| panic!("{path}: {e}"));
     }
     assert!(total > 0, "no corpus cases found (filter {filter:?})");
-    assert!(failures.is_empty(), "{} of {total} corpus cases differ from Helm", failures.len());
+    assert!(
+        failures.is_empty(),
+        "{} of {total} corpus cases differ from Helm",
+        failures.len()
+    );
 }

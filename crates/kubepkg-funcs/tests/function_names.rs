@@ -10,8 +10,16 @@ use std::collections::BTreeSet;
 fn function_names_equal_helms() {
     let path = support::corpus_dir().join("helm-functions.txt");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let helm: BTreeSet<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    assert!(helm.len() > 200, "helm-functions.txt looks truncated ({} names)", helm.len());
+    let helm: BTreeSet<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert!(
+        helm.len() > 200,
+        "helm-functions.txt looks truncated ({} names)",
+        helm.len()
+    );
 
     let ours: BTreeSet<&str> = kubepkg_funcs::helm_functions()
         .iter()

@@ -47,7 +47,11 @@ pub fn corpus_dir() -> PathBuf {
 /// `*.jsonl` in the corpus directory.
 pub fn corpus_files() -> Vec<PathBuf> {
     if let Ok(list) = std::env::var("KUBEPKG_CORPUS") {
-        return list.split(':').filter(|s| !s.is_empty()).map(PathBuf::from).collect();
+        return list
+            .split(':')
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+            .collect();
     }
     let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
         .expect("testdata/template-corpus is readable")
@@ -73,7 +77,9 @@ pub fn load_cases(file: &Path) -> Result<Vec<Case>, String> {
         let at = || format!("{}:{}", file.display(), i + 1);
         let json: serde_json::Value =
             serde_json::from_str(line).map_err(|e| format!("{}: {e}", at()))?;
-        let obj = json.as_object().ok_or_else(|| format!("{}: not an object", at()))?;
+        let obj = json
+            .as_object()
+            .ok_or_else(|| format!("{}: not an object", at()))?;
         let name = str_field(obj, "name").ok_or_else(|| format!("{}: no name", at()))?;
         let templates = obj
             .get("templates")
@@ -85,7 +91,8 @@ pub fn load_cases(file: &Path) -> Result<Vec<Case>, String> {
         let expected = if let Some(e) = str_field(obj, "values_error") {
             Outcome::ValuesError(e)
         } else if let Some(helm) = str_field(obj, "error") {
-            let go = str_field(obj, "go_error").ok_or_else(|| format!("{}: error without go_error", at()))?;
+            let go = str_field(obj, "go_error")
+                .ok_or_else(|| format!("{}: error without go_error", at()))?;
             Outcome::Error { helm, go }
         } else if let Some(out) = str_field(obj, "output") {
             Outcome::Output(out.into_bytes())
@@ -95,7 +102,10 @@ pub fn load_cases(file: &Path) -> Result<Vec<Case>, String> {
                 .map_err(|e| format!("{}: output_b64: {e}", at()))?;
             Outcome::Output(bytes)
         } else {
-            return Err(format!("{}: case {name} has no recorded result (run oracle/regen.sh)", at()));
+            return Err(format!(
+                "{}: case {name} has no recorded result (run oracle/regen.sh)",
+                at()
+            ));
         };
         cases.push(Case {
             group: name.split('/').next().unwrap_or("").to_string(),
@@ -110,7 +120,12 @@ pub fn load_cases(file: &Path) -> Result<Vec<Case>, String> {
 }
 
 fn map(entries: impl IntoIterator<Item = (&'static str, Value)>) -> Value {
-    Value::map(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    Value::map(
+        entries
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    )
 }
 
 /// `.Chart` as Helm 4 builds it for the corpus chart (`structToMap` of the metadata, plus `IsRoot`).
@@ -182,7 +197,10 @@ pub fn render(case: &Case) -> Outcome {
         .map(|f| format!("{CHART}/templates/{f}"))
         .collect();
     helm::sort_templates(&mut names);
-    for (name, file) in names.iter().map(|n| (n, &n[CHART.len() + "/templates/".len()..])) {
+    for (name, file) in names
+        .iter()
+        .map(|n| (n, &n[CHART.len() + "/templates/".len()..]))
+    {
         if let Err(e) = t.parse(name, &case.templates[file]) {
             return Outcome::Error {
                 helm: helm::parse_error_text(name, &e),
@@ -235,7 +253,8 @@ pub fn verify(case: &Case, got: &Outcome) -> Result<(), String> {
     match got {
         Outcome::Output(bytes) => {
             let text = String::from_utf8_lossy(bytes);
-            check_shape(&case.check, &text).map_err(|e| format!("{}: {e}\n      got  {}", case.check, show(got)))
+            check_shape(&case.check, &text)
+                .map_err(|e| format!("{}: {e}\n      got  {}", case.check, show(got)))
         }
         other => Err(format!("{}: want output, got {}", case.check, show(other))),
     }
@@ -257,7 +276,11 @@ pub fn show(o: &Outcome) -> String {
 pub fn check_shape(check: &str, out: &str) -> Result<(), String> {
     if let Some(pattern) = check.strip_prefix("shape:regex:") {
         let re = regex::Regex::new(&format!(r"\A(?:{pattern})\z")).map_err(|e| e.to_string())?;
-        return if re.is_match(out) { Ok(()) } else { Err("output does not match".into()) };
+        return if re.is_match(out) {
+            Ok(())
+        } else {
+            Err("output does not match".into())
+        };
     }
     if let Some(types) = check.strip_prefix("shape:pem:") {
         let want: Vec<&str> = types.split(';').collect();
@@ -280,7 +303,9 @@ fn pem_blocks(out: &str, want: &[&str]) -> Result<Vec<Vec<u8>>, String> {
         let body = rest
             .strip_prefix(&begin)
             .ok_or_else(|| format!("PEM block {} is not {typ}", i + 1))?;
-        let stop = body.find(&end).ok_or_else(|| format!("PEM block {} has no END", i + 1))?;
+        let stop = body
+            .find(&end)
+            .ok_or_else(|| format!("PEM block {} has no END", i + 1))?;
         let b64: String = body[..stop].split_whitespace().collect();
         let der = base64::engine::general_purpose::STANDARD
             .decode(b64)
@@ -296,12 +321,16 @@ fn pem_blocks(out: &str, want: &[&str]) -> Result<Vec<Vec<u8>>, String> {
 }
 
 fn parse_der(typ: &str, der: &[u8]) -> Result<(), String> {
-    use der::Decode as _;
+    use der::{Decode as _, Tagged as _};
     match typ {
-        "CERTIFICATE" => x509_cert::Certificate::from_der(der).map(|_| ()).map_err(|e| e.to_string()),
+        "CERTIFICATE" => x509_cert::Certificate::from_der(der)
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
         "RSA PRIVATE KEY" => {
             use rsa::pkcs1::DecodeRsaPrivateKey as _;
-            rsa::RsaPrivateKey::from_pkcs1_der(der).map(|_| ()).map_err(|e| e.to_string())
+            rsa::RsaPrivateKey::from_pkcs1_der(der)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
         }
         // Sprig's `ecdsa` keys are P-256.
         "EC PRIVATE KEY" => p256::SecretKey::from_sec1_der(der)
@@ -316,7 +345,13 @@ fn parse_der(typ: &str, der: &[u8]) -> Result<(), String> {
         // A DSA key is the DER SEQUENCE of six INTEGERs (version, p, q, g, y, x).
         "DSA PRIVATE KEY" => der::asn1::Any::from_der(der)
             .map_err(|e| e.to_string())
-            .and_then(|any| if any.tag() == der::Tag::Sequence { Ok(()) } else { Err("not a SEQUENCE".into()) }),
+            .and_then(|any| {
+                if any.tag() == der::Tag::Sequence {
+                    Ok(())
+                } else {
+                    Err("not a SEQUENCE".into())
+                }
+            }),
         other => Err(format!("unknown PEM type {other}")),
     }
 }
@@ -332,9 +367,16 @@ fn verify_signed_by(leaf_der: &[u8], ca_der: &[u8]) -> Result<(), String> {
     let ca = x509_cert::Certificate::from_der(ca_der).map_err(|e| e.to_string())?;
     const SHA256_WITH_RSA: &str = "1.2.840.113549.1.1.11";
     if leaf.signature_algorithm.oid.to_string() != SHA256_WITH_RSA {
-        return Err(format!("leaf signed with {}, want sha256WithRSAEncryption", leaf.signature_algorithm.oid));
+        return Err(format!(
+            "leaf signed with {}, want sha256WithRSAEncryption",
+            leaf.signature_algorithm.oid
+        ));
     }
-    let spki = ca.tbs_certificate.subject_public_key_info.to_der().map_err(|e| e.to_string())?;
+    let spki = ca
+        .tbs_certificate
+        .subject_public_key_info
+        .to_der()
+        .map_err(|e| e.to_string())?;
     let key = rsa::RsaPublicKey::from_public_key_der(&spki).map_err(|e| e.to_string())?;
     let tbs = leaf.tbs_certificate.to_der().map_err(|e| e.to_string())?;
     let sig = Signature::try_from(leaf.signature.raw_bytes()).map_err(|e| e.to_string())?;
