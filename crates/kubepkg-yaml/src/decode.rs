@@ -120,6 +120,11 @@ fn scan_error_stage(src: &str, e: &ScanError) -> (YamlError, bool) {
     }
     let table: &[(&str, &str, Stage)] = &[
         (
+            "is only valid inside a block",
+            "did not find expected node content",
+            Stage::Parser,
+        ),
+        (
             "simple key expected",
             "could not find expected ':'",
             Stage::Scanner,
@@ -278,30 +283,30 @@ fn name_at(src: &str, idx: usize) -> String {
         .collect()
 }
 
-/// Parse the first document of `src` into an arena; returns the root index (None if empty).
-/// Why the first document could not be turned into nodes.
-enum ParseFail {
-    Yaml(YamlError),
-    /// saphyr-parser refused a tab separating `:` or `-` from a value, which libyaml accepts
-    /// after `:`; the tab nearest before this character index is replaced by a space and the
-    /// text parsed again (a separator tab and a space mean the same).
+/// Text saphyr-parser (YAML 1.2) refuses but libyaml (YAML 1.1) reads, rewritten to an
+/// equivalent spelling and parsed again.
+#[derive(Clone, Copy)]
+enum Rewrite {
+    /// A tab separating `:` from a value: the tab nearest before this character index
+    /// becomes a space.
     TabSeparator(usize),
+    /// The `\'` escape in a double-quoted scalar (YAML 1.1 only): the backslash nearest before
+    /// this character index is dropped.
+    QuoteEscape(usize),
 }
 
-fn parse_first_document(src: &str) -> Result<(Vec<Node>, Option<usize>), ParseFail> {
-    let mut tab_at = None;
-    match parse_nodes(src, &mut tab_at) {
-        Ok(x) => Ok(x),
-        Err(e) => match tab_at {
-            Some(at) => Err(ParseFail::TabSeparator(at)),
-            None => Err(ParseFail::Yaml(e)),
-        },
-    }
+/// The node arena of a document and its root (None if the stream is empty).
+type Parsed = (Vec<Node>, Option<usize>);
+
+/// Parse the first document of `src` into an arena; returns the root index (None if empty).
+fn parse_first_document(src: &str) -> Result<Parsed, (YamlError, Option<Rewrite>)> {
+    let mut rewrite = None;
+    parse_nodes(src, &mut rewrite).map_err(|e| (e, rewrite))
 }
 
 fn parse_nodes(
     src: &str,
-    tab_at: &mut Option<usize>,
+    rewrite: &mut Option<Rewrite>,
 ) -> Result<(Vec<Node>, Option<usize>), YamlError> {
     enum Frame {
         Seq(usize, Vec<usize>),
@@ -315,14 +320,17 @@ fn parse_nodes(
     let mut in_doc = false;
     check_yaml_directive(src)?;
     let mut parser = Parser::new_from_str(src);
+    let src_chars = src.chars().count();
     while let Some(ev) = parser.next() {
         let (ev, span) = match ev {
             Ok(x) => x,
             Err(e) => {
                 if e.info()
-                    .contains("must be followed by a valid YAML whitespace")
+                    .contains("':' must be followed by a valid YAML whitespace")
                 {
-                    *tab_at = Some(e.marker().index());
+                    *rewrite = Some(Rewrite::TabSeparator(e.marker().index()));
+                } else if e.info().contains("found unknown escape character") {
+                    *rewrite = Some(Rewrite::QuoteEscape(e.marker().index()));
                 }
                 return Err(scan_error(src, &e));
             }
@@ -370,6 +378,32 @@ fn parse_nodes(
                         .map(|s| format!("!!{s}"))
                         .unwrap_or(t)
                 });
+                let mut value = value;
+                if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
+                    && value.ends_with('\n')
+                    && !src.ends_with(['\n', '\r'])
+                    && span.end.index() >= src_chars
+                    && last_line_is_content(src, &value)
+                {
+                    // libyaml keeps the final line break only if the input has one; at the
+                    // very end of a file without a trailing newline there is none.
+                    value.to_mut().pop();
+                }
+                if style == ScalarStyle::DoubleQuoted
+                    && value.contains('/')
+                    && let Some(line1) = yaml12_only_escape(
+                        src,
+                        span.start.index(),
+                        span.end.index(),
+                        span.start.line(),
+                    )
+                {
+                    // `\/` is a YAML 1.2 escape; libyaml (YAML 1.1) rejects it.
+                    return Err(syntax(
+                        (line1 > 1).then_some(line1),
+                        "found unknown escape character",
+                    ));
+                }
                 let value = if value.contains(['\u{85}', '\u{2028}', '\u{2029}']) {
                     fold_unicode_breaks(src, &value, style, span.start.index(), span.end.index())
                 } else {
@@ -448,6 +482,37 @@ fn parse_nodes(
         }
     }
     Ok((nodes, root))
+}
+
+/// Whether the last line of `src` (which has no line break after it) is the block scalar's
+/// last content line: it holds text, or, blank, saphyr-parser kept it as a line of spaces.
+fn last_line_is_content(src: &str, value: &str) -> bool {
+    let last = src.rsplit(['\n', '\r']).next().unwrap_or("");
+    if !last.trim_matches([' ', '\t']).is_empty() {
+        return true;
+    }
+    let body = value.strip_suffix('\n').unwrap_or(value);
+    let final_line = body.rsplit('\n').next().unwrap_or("");
+    !final_line.is_empty() && final_line.chars().all(|c| c == ' ')
+}
+
+/// The 1-based line of a `\/` escape inside the double-quoted scalar spanning characters
+/// `start..end` (first line `line1`), if there is one.
+fn yaml12_only_escape(src: &str, start: usize, end: usize, line1: usize) -> Option<usize> {
+    let mut line = line1;
+    let mut chars = src.chars().skip(start).take(end.saturating_sub(start));
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' => line += 1,
+            '\\' => match chars.next() {
+                Some('/') => return Some(line),
+                Some('\n') => line += 1,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    None
 }
 
 /// YAML 1.1 (libyaml) treats NEL, LS and PS as line breaks; YAML 1.2 (saphyr-parser) as
@@ -787,23 +852,47 @@ pub(crate) fn decode_go(src: &str) -> Result<Option<GoYaml>, YamlError> {
     let (nodes, root) = loop {
         match parse_first_document(&text) {
             Ok(x) => break x,
-            Err(ParseFail::Yaml(e)) => return Err(e),
-            Err(ParseFail::TabSeparator(at)) => {
+            Err((e, None)) => return Err(e),
+            Err((e, Some(rw))) => {
                 let mut chars: Vec<char> = text.chars().collect();
-                let tab = (0..=at.min(chars.len().saturating_sub(1)))
-                    .rev()
-                    .take_while(|&i| chars[i] != '\n')
-                    .find(|&i| chars[i] == '\t');
-                match tab {
-                    Some(i) if retries < 10_000 => {
-                        chars[i] = ' ';
-                        text = std::borrow::Cow::Owned(chars.into_iter().collect());
-                        retries += 1;
+                let last = chars.len().saturating_sub(1);
+                let fixed = match rw {
+                    Rewrite::TabSeparator(at) => (0..=at.min(last))
+                        .rev()
+                        .take_while(|&i| chars[i] != '\n')
+                        .find(|&i| chars[i] == '\t')
+                        .map(|i| chars[i] = ' ')
+                        .is_some(),
+                    Rewrite::QuoteEscape(at) => {
+                        // the scalar starts at `at`: find its first escape saphyr does not know
+                        let mut i = at + 1;
+                        let mut found = None;
+                        while i + 1 < chars.len() && chars[i] != '"' {
+                            if chars[i] == '\\' {
+                                if chars[i + 1] == '\'' {
+                                    found = Some(i);
+                                    break;
+                                }
+                                if !"0abt\tnvfre \"/\\N_LPxuU\n\r".contains(chars[i + 1]) {
+                                    break;
+                                }
+                                i += 2;
+                            } else {
+                                i += 1;
+                            }
+                        }
+                        found
+                            .map(|i| {
+                                chars.remove(i);
+                            })
+                            .is_some()
                     }
-                    _ => {
-                        return Err(syntax(None, "found character that cannot start any token"));
-                    }
+                };
+                if !fixed || retries >= 10_000 {
+                    return Err(e);
                 }
+                text = std::borrow::Cow::Owned(chars.into_iter().collect());
+                retries += 1;
             }
         }
     };
@@ -821,7 +910,13 @@ pub(crate) fn decode_go(src: &str) -> Result<Option<GoYaml>, YamlError> {
 
 /// Go's `%+#v` of a decoded YAML value, for sigs.k8s.io/yaml's unsupported-key message.
 pub(crate) fn go_syntax(v: &GoYaml) -> String {
+    go_syntax_in(v, false)
+}
+
+/// `nested`: inside an `interface{}` container, where Go prints nil as `interface {}(nil)`.
+fn go_syntax_in(v: &GoYaml, nested: bool) -> String {
     match v {
+        GoYaml::Scalar(Scalar::Null) if nested => "interface {}(nil)".into(),
         GoYaml::Scalar(Scalar::Null) => "<nil>".into(),
         GoYaml::Scalar(Scalar::Bool(b)) => b.to_string(),
         GoYaml::Scalar(Scalar::Int(i)) => i.to_string(),
@@ -831,12 +926,16 @@ pub(crate) fn go_syntax(v: &GoYaml) -> String {
         GoYaml::Bytes(b) => go_quote(&String::from_utf8_lossy(b)),
         GoYaml::Seq(items) => format!(
             "[]interface {{}}{{{}}}",
-            items.iter().map(go_syntax).collect::<Vec<_>>().join(", ")
+            items
+                .iter()
+                .map(|i| go_syntax_in(i, true))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         GoYaml::Map(pairs) => {
             let mut parts: Vec<String> = pairs
                 .iter()
-                .map(|(k, v)| format!("{}:{}", go_syntax(k), go_syntax(v)))
+                .map(|(k, v)| format!("{}:{}", go_syntax_in(k, true), go_syntax_in(v, true)))
                 .collect();
             parts.sort();
             format!("map[interface {{}}]interface {{}}{{{}}}", parts.join(", "))
