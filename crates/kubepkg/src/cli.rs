@@ -17,6 +17,24 @@ pub enum Command {
     Version,
     /// Render chart templates locally and print the manifests, as `helm template` does.
     Template(Box<TemplateArgs>),
+    /// Install a chart as a Helm-compatible release.
+    Install(Box<InstallArgs>),
+    /// Upgrade a release to a new chart or values.
+    Upgrade(Box<UpgradeArgs>),
+    /// Roll a release back to a previous revision (a new revision).
+    Rollback(Box<RollbackArgs>),
+    /// Uninstall a release.
+    Uninstall(Box<UninstallArgs>),
+    /// List releases.
+    List(Box<ListArgs>),
+    /// Show a release's revisions.
+    History(Box<ReleaseQueryArgs>),
+    /// Show a release's status.
+    Status(Box<ReleaseQueryArgs>),
+    /// Print a release's values, manifest, hooks or notes.
+    Get(Box<GetArgs>),
+    /// Run a release's test hooks.
+    Test(Box<ReleaseQueryArgs>),
 }
 
 /// Arguments of `kubepkg template [NAME] CHART` (Helm's flag names and meanings).
@@ -80,4 +98,179 @@ pub struct TemplateArgs {
     /// Do not validate values against `values.schema.json`.
     #[arg(long = "skip-schema-validation")]
     pub skip_schema_validation: bool,
+}
+
+/// Where the cluster is (Helm's `--kubeconfig`, `--kube-context`, `-n`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ClusterArgs {
+    /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster).
+    #[arg(long = "kubeconfig")]
+    pub kubeconfig: Option<std::path::PathBuf>,
+    /// Name of the kubeconfig context to use.
+    #[arg(long = "kube-context")]
+    pub kube_context: Option<String>,
+    /// Namespace of the release (default: $HELM_NAMESPACE, then the context's namespace).
+    #[arg(short = 'n', long = "namespace")]
+    pub namespace: Option<String>,
+    /// Fail at once if another operation holds the release instead of waiting for it.
+    #[arg(long = "no-wait-lock")]
+    pub no_wait_lock: bool,
+}
+
+/// Values flags shared by install and upgrade.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ValuesArgs {
+    #[arg(short = 'f', long = "values", value_delimiter = ',')]
+    pub values: Vec<String>,
+    #[arg(long = "set")]
+    pub set: Vec<String>,
+    #[arg(long = "set-string")]
+    pub set_string: Vec<String>,
+    #[arg(long = "set-file")]
+    pub set_file: Vec<String>,
+    #[arg(long = "set-json")]
+    pub set_json: Vec<String>,
+    #[arg(long = "set-literal")]
+    pub set_literal: Vec<String>,
+}
+
+/// Flags of operations that change a release.
+#[derive(Debug, Clone, clap::Args)]
+pub struct OperationArgs {
+    /// Wait until every object of the release is ready (kstatus rules), showing progress.
+    #[arg(long = "wait")]
+    pub wait: bool,
+    /// Time to wait for any single operation step (Go duration: 5m0s, 90s).
+    #[arg(long = "timeout", default_value = "5m0s")]
+    pub timeout: String,
+    /// Do not run hooks.
+    #[arg(long = "no-hooks")]
+    pub no_hooks: bool,
+    /// A custom description recorded for the revision.
+    #[arg(long = "description")]
+    pub description: Option<String>,
+    /// Output format of the result: table, json or yaml.
+    #[arg(short = 'o', long = "output", default_value = "table")]
+    pub output: String,
+}
+
+/// `kubepkg install NAME CHART`.
+#[derive(Debug, clap::Args)]
+pub struct InstallArgs {
+    pub name: String,
+    pub chart: String,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub values: ValuesArgs,
+    #[command(flatten)]
+    pub op: OperationArgs,
+    /// Create the release namespace if absent.
+    #[arg(long = "create-namespace")]
+    pub create_namespace: bool,
+    /// Uninstall (install) or roll back (upgrade) when the operation fails; implies --wait.
+    #[arg(long = "atomic", visible_alias = "rollback-on-failure")]
+    pub atomic: bool,
+    /// Adopt existing objects that lack this release's ownership metadata.
+    #[arg(long = "take-ownership")]
+    pub take_ownership: bool,
+    /// Render and validate only: `client` (no cluster) or `server` (cluster dry run).
+    #[arg(long = "dry-run", num_args = 0..=1, default_missing_value = "client")]
+    pub dry_run: Option<String>,
+}
+
+/// `kubepkg upgrade NAME CHART`.
+#[derive(Debug, clap::Args)]
+pub struct UpgradeArgs {
+    #[command(flatten)]
+    pub common: InstallArgs,
+    /// Install the release when it does not exist.
+    #[arg(short = 'i', long = "install")]
+    pub install: bool,
+    /// Merge the previous revision's user values under the new ones.
+    #[arg(long = "reuse-values")]
+    pub reuse_values: bool,
+    /// Ignore the previous revision's user values.
+    #[arg(long = "reset-values")]
+    pub reset_values: bool,
+    /// Chart defaults of the new chart, then previous user values, then new ones.
+    #[arg(long = "reset-then-reuse-values")]
+    pub reset_then_reuse_values: bool,
+    /// Maximum revisions kept (0: no limit).
+    #[arg(long = "history-max", default_value_t = 10)]
+    pub history_max: usize,
+}
+
+/// `kubepkg rollback NAME [REVISION]`.
+#[derive(Debug, clap::Args)]
+pub struct RollbackArgs {
+    pub name: String,
+    /// Revision to roll back to (default: the one before the latest).
+    pub revision: Option<u64>,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub op: OperationArgs,
+    #[arg(long = "history-max", default_value_t = 10)]
+    pub history_max: usize,
+}
+
+/// `kubepkg uninstall NAME`.
+#[derive(Debug, clap::Args)]
+pub struct UninstallArgs {
+    pub name: String,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub op: OperationArgs,
+    /// Keep the release records, marked uninstalled.
+    #[arg(long = "keep-history")]
+    pub keep_history: bool,
+}
+
+/// `kubepkg list`.
+#[derive(Debug, clap::Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// List releases of every namespace.
+    #[arg(short = 'A', long = "all-namespaces")]
+    pub all_namespaces: bool,
+    /// Show releases of every status (default: deployed, failed and pending).
+    #[arg(short = 'a', long = "all")]
+    pub all: bool,
+    #[arg(short = 'o', long = "output", default_value = "table")]
+    pub output: String,
+}
+
+/// `kubepkg history NAME` / `kubepkg status NAME` / `kubepkg test NAME`.
+#[derive(Debug, clap::Args)]
+pub struct ReleaseQueryArgs {
+    pub name: String,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    #[arg(short = 'o', long = "output", default_value = "table")]
+    pub output: String,
+    /// Revision to show (default: latest).
+    #[arg(long = "revision")]
+    pub revision: Option<u64>,
+    #[arg(long = "timeout", default_value = "5m0s")]
+    pub timeout: String,
+}
+
+/// `kubepkg get values|manifest|hooks|notes NAME`.
+#[derive(Debug, clap::Args)]
+pub struct GetArgs {
+    /// What to print: values, manifest, hooks, notes or all.
+    pub what: String,
+    pub name: String,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// values: include chart defaults (computed values).
+    #[arg(short = 'a', long = "all")]
+    pub all: bool,
+    #[arg(long = "revision")]
+    pub revision: Option<u64>,
+    #[arg(short = 'o', long = "output", default_value = "yaml")]
+    pub output: String,
 }

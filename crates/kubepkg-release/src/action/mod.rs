@@ -735,3 +735,43 @@ pub fn manifest_objects(manifest: &str) -> Result<Vec<ObjectRef>, ActionError> {
         .map(|o| o.id)
         .collect())
 }
+
+/// Installs a chart's `crds/` files as Helm does on install: each CRD created when absent
+/// (never updated, no release ownership), then all waited to `Established`.
+pub async fn install_crds(
+    cluster: &Cluster,
+    docs: &str,
+    timeout: Duration,
+) -> Result<Vec<ObjectRef>, ActionError> {
+    let objects = parse_manifest(docs)?;
+    let mut ids = Vec::new();
+    for o in &objects {
+        let (api, id) = kubepkg_kube::apply::locate(cluster, &o.id, &cluster.namespace).await?;
+        let exists = api
+            .get_opt(&id.name)
+            .await
+            .map_err(|e| KubeError::Api {
+                action: "get",
+                object: id.to_string(),
+                message: e.to_string(),
+                code: 0,
+            })?
+            .is_some();
+        if !exists {
+            let body: kube::core::DynamicObject = serde_json::from_value(o.object.clone())
+                .map_err(|e| ActionError::Manifest(format!("{}: {e}", o.source)))?;
+            api.create(&kube::api::PostParams::default(), &body)
+                .await
+                .map_err(|e| KubeError::Api {
+                    action: "create",
+                    object: id.to_string(),
+                    message: e.to_string(),
+                    code: 0,
+                })?;
+        }
+        ids.push(id);
+    }
+    wait::wait_ready(cluster, &ids, timeout, |_| {}).await?;
+    cluster.discovery.invalidate();
+    Ok(ids)
+}

@@ -1,6 +1,15 @@
 //! One module per verb; [`run`] dispatches the parsed command line.
 
+mod get;
+mod history;
+mod install;
+mod list;
+mod releases;
+mod rollback;
 mod template;
+mod test;
+mod uninstall;
+mod upgrade;
 mod version;
 
 use crate::cli::{Cli, Command};
@@ -11,5 +20,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Version => version::run(),
         Command::Template(args) => template::run(args),
+        Command::Install(args) => install::run(args),
+        Command::Upgrade(args) => upgrade::run(args),
+        Command::Rollback(args) => rollback::run(args),
+        Command::Uninstall(args) => uninstall::run(*args),
+        Command::List(args) => list::run(*args),
+        Command::History(args) => history::run(*args),
+        Command::Status(args) => history::status(*args),
+        Command::Get(args) => get::run(*args),
+        Command::Test(args) => test::run(*args),
     }
 }
