@@ -89,10 +89,18 @@ pub(crate) fn functions() -> Vec<Function> {
                     .unwrap_or_default(),
             ))
         }),
-        f!("deepCopy", [Any], |a| Ok(arg(a, 0).deep_copy())),
-        f!("mustDeepCopy", [Any], |a| Ok(arg(a, 0).deep_copy())),
+        f!("deepCopy", [Any], deep_copy),
+        f!("mustDeepCopy", [Any], deep_copy),
         fv!("dig", [], Any, dig),
     ]
+}
+
+/// mitchellh/copystructure's `Copy` (a nil interface makes reflection fail).
+fn deep_copy(a: &[Value]) -> FuncResult {
+    match arg(a, 0) {
+        Value::Nil => Err("reflect: call of reflect.Value.Type on zero Value".into()),
+        v => Ok(v.deep_copy()),
+    }
 }
 
 fn map_of(v: &Value) -> Option<MapRef> {

@@ -174,6 +174,17 @@ fn translate(expr: &str) -> Result<String, String> {
                 }
                 return Err(perr("invalid escape sequence", &esc));
             }
+            if matches!(n, 'p' | 'P') && chars.get(i + 2) == Some(&'{') {
+                let rest: String = chars[i..].iter().collect();
+                let Some(end) = rest.find('}') else {
+                    return Err(perr("invalid character class range", &rest));
+                };
+                out.push_str(&rest[..=end]);
+                i += rest[..=end].chars().count();
+                prev_repeat = false;
+                can_repeat = true;
+                continue;
+            }
             if ('1'..='7').contains(&n) && !in_class {
                 return Err(perr("invalid escape sequence", &format!("\\{n}")));
             }
@@ -232,22 +243,45 @@ fn translate(expr: &str) -> Result<String, String> {
             }
             '(' => {
                 depth += 1;
+                can_repeat = false;
+                prev_repeat = false;
                 if chars.get(i + 1) == Some(&'?') {
                     // Go supports (?flags), (?flags:…), (?P<name>…), (?<name>…).
                     let rest: String = chars[i + 2..].iter().collect();
-                    let ok = rest.starts_with("P<")
-                        || rest.starts_with('<')
-                        || rest
+                    let named = rest.starts_with("P<") || rest.starts_with('<');
+                    let flags: String = rest
+                        .chars()
+                        .take_while(|c| *c != ')' && *c != ':')
+                        .collect();
+                    let flags_ok = !flags.is_empty()
+                        && flags
                             .chars()
-                            .take_while(|c| *c != ')' && *c != ':')
-                            .all(|c| matches!(c, 'i' | 'm' | 's' | 'U' | '-'));
-                    if !ok || rest.starts_with("P=") || rest.starts_with("P>") {
+                            .all(|c| matches!(c, 'i' | 'm' | 's' | 'U' | '-'))
+                        && rest.len() > flags.len();
+                    if named {
+                        let Some(end) = rest.find('>') else {
+                            return Err(perr("invalid named capture", expr));
+                        };
+                        let head: String =
+                            chars[i..i + 2].iter().collect::<String>() + &rest[..=end];
+                        out.push_str(&head);
+                        i += head.chars().count();
+                        continue;
+                    }
+                    if !flags_ok {
                         let shown: String = chars[i..(i + 3).min(chars.len())].iter().collect();
                         return Err(perr("invalid or unsupported Perl syntax", &shown));
                     }
+                    let closer = rest[flags.len()..].chars().next().unwrap_or(')');
+                    if closer == ')' {
+                        depth -= 1;
+                    }
+                    out.push_str("(?");
+                    out.push_str(&flags);
+                    out.push(closer);
+                    i += 2 + flags.chars().count() + 1;
+                    continue;
                 }
-                can_repeat = false;
-                prev_repeat = false;
             }
             ')' => {
                 depth -= 1;
@@ -546,5 +580,12 @@ mod tests {
             "error parsing regexp: invalid nested repetition operator: `**`"
         );
         assert_eq!(quote_meta("1.5-2.0?"), "1\\.5-2\\.0\\?");
+        assert!(compile("(?i)^h").unwrap().is_match("Hello"));
+        assert!(compile(r"\p{Greek}+").unwrap().is_match("αβγ"));
+        let r = compile(r"(?P<n>\w+)@(\w+)").unwrap();
+        assert_eq!(
+            replace(&r, "me@host", "$2 at ${n}", false),
+            Value::str("host at me")
+        );
     }
 }
