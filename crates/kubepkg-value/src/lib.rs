@@ -47,6 +47,8 @@ pub enum ElemType {
     Int,
     /// `[]uint8` (Go `[]byte`), stored as [`Value::Bytes`] instead; listed for completeness.
     Byte,
+    /// `[][]interface {}` (Sprig's `chunk`): a slice whose elements are `[]interface{}` lists.
+    InterfaceSlices,
 }
 
 /// An instant in time as Go's `time.Time` carries it: wall clock seconds and nanoseconds since
@@ -169,6 +171,7 @@ impl Value {
             Value::List(_, ElemType::String) => "[]string".into(),
             Value::List(_, ElemType::Int) => "[]int".into(),
             Value::List(_, ElemType::Byte) => "[]uint8".into(),
+            Value::List(_, ElemType::InterfaceSlices) => "[][]interface {}".into(),
             Value::Map(_) => "map[string]interface {}".into(),
             Value::Time(_) => "time.Time".into(),
             Value::Object(o) => o.type_name().into(),
