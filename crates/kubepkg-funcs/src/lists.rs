@@ -229,7 +229,7 @@ fn chunk(a: &[Value]) -> FuncResult {
         }
         out.push(Value::list(c));
     }
-    Ok(Value::list(out))
+    Ok(Value::List(Arc::new(out), ElemType::InterfaceSlices))
 }
 
 fn compact(a: &[Value]) -> FuncResult {
@@ -345,6 +345,7 @@ mod tests {
         let e = push(&[Value::empty_map(), Value::Int(1)], "push").unwrap_err();
         assert_eq!(e, "Cannot push on type map");
         let c = chunk(&[Value::Int(2), ints(&[1, 2, 3])]).unwrap();
-        assert_eq!(c, Value::list(vec![ints(&[1, 2]), ints(&[3])]));
+        assert_eq!(c, Value::List(Arc::new(vec![ints(&[1, 2]), ints(&[3])]), ElemType::InterfaceSlices));
+        assert_eq!(c.type_name(), "[][]interface {}");
     }
 }
