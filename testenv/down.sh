@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Stops kubepkg's local control plane started by testenv/up.sh (state in
+# $KUBEPKG_TESTENV_DIR, default <repo>/.testenv). Idempotent: does nothing
+# when nothing runs. Logs stay in the state directory.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(dirname "$here")"
+dir="${KUBEPKG_TESTENV_DIR:-$repo/.testenv}"
+state="$dir/state.json"
+[[ -f "$state" ]] || exit 0
+
+# The binary that started the plane is recorded in its state.
+bin="$(sed -n 's/^ *"binary": "\(.*\)",$/\1/p' "$state")"
+if [[ -z "$bin" || ! -x "$bin" ]]; then
+	bin="$("$here/build.sh")"
+fi
+exec "$bin" down --dir "$dir"
