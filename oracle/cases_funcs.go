@@ -1,7 +1,10 @@
 // Case inputs: Sprig's and Helm's functions, each with typical and awkward arguments.
 package main
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 func genStrings(g *corpusGen) {
 	const s = "strings"
@@ -276,6 +279,10 @@ func genSerialization(g *corpusGen) {
 		for _, fn := range []string{"toYaml", "toJson", "toPrettyJson", "toRawJson", "toToml"} {
 			g.t(s, fmt.Sprintf("{{ %s %s }}", fn, v))
 		}
+	}
+	for _, str := range []string{"", " ", "0123", "1e3", "1.0", "true", "False", "null", "~", "yes", "NO", "on", "y", "n", ":", "a:b", "a: b", "- a", "-", "#x", "x #y", "[a]", "{a}", "*a", "&a", "!t", "%p", "@a", "`a", "'q'", "\"dq\"", "a\nb", "a\n", "\n", "a\tb", " lead", "trail ", "é", "\u2028", "\x7f", "2024-01-02", "12:30", "0x1F", "0o17", ".inf", "-.5", "+1", "1_000", "=", "<<", "?", "|", ">", "a,b", "very long line " + strings.Repeat("with many words ", 8)} {
+		g.t(s, fmt.Sprintf("{{ toYaml (dict \"k\" %q) }}", str))
+		g.t(s, fmt.Sprintf("{{ toYaml (list %q) }}", str))
 	}
 	g.t(s,
 		"{{ toYamlPretty .Values.map }}", "{{ toYamlPretty (list (dict \"a\" (list 1 2))) }}", "{{ mustToYaml .Values.map }}", "{{ mustToJson .Values.list }}", "{{ mustToPrettyJson .Values.map }}",

@@ -81,6 +81,9 @@ func (g *fuzzGen) yamlScalar() string {
 func (g *fuzzGen) yamlMap(indent string, depth int) string {
 	var b strings.Builder
 	n := 1 + g.r.Intn(5)
+	if depth == 0 {
+		n = 6 + g.r.Intn(6)
+	}
 	used := map[string]bool{}
 	for i := 0; i < n; i++ {
 		k := g.pick(fuzzKeys)
@@ -104,7 +107,13 @@ func (g *fuzzGen) yamlMap(indent string, depth int) string {
 
 func (g *fuzzGen) path() string {
 	p := ".Values"
-	for i := 0; i < 1+g.r.Intn(3); i++ {
+	depth := 1
+	if x := g.r.Intn(10); x >= 9 {
+		depth = 3
+	} else if x >= 6 {
+		depth = 2
+	}
+	for i := 0; i < depth; i++ {
 		p += "." + g.pick(fuzzKeys)
 	}
 	return p
@@ -179,6 +188,8 @@ func (g *fuzzGen) pipeline(depth int) string {
 
 func (g *fuzzGen) body(depth int) string {
 	var b strings.Builder
+	saved := len(g.vars)
+	defer func() { g.vars = g.vars[:saved] }()
 	for i := 0; i < 1+g.r.Intn(4); i++ {
 		l, r := "{{ ", " }}"
 		if g.r.Intn(5) == 0 {
