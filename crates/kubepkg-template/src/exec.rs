@@ -5,7 +5,6 @@
 //! functions (`include`, `tpl`, `required`, `fail`, `lookup`) are executed here too because they
 //! need the template set; their texts are Helm's.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use kubepkg_value::{ElemType, GoObject, Value, map_read};
@@ -109,7 +108,7 @@ impl<'a> Env<'a> {
 /// State shared by an execution and its nested `include`/`tpl` executions.
 #[derive(Default)]
 struct Shared {
-    include_counts: HashMap<String, usize>,
+    include_counts: NameMap<String, usize>,
     output_bytes: usize,
     depth: usize,
 }

@@ -270,3 +270,10 @@ fn helm_functions() {
         "{r}"
     );
 }
+
+#[test]
+fn template_sets_are_shareable_between_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Templates>();
+    assert_send_sync::<kubepkg_template::FuncTable>();
+}
