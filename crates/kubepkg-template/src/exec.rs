@@ -959,6 +959,17 @@ impl<'a, 's> State<'a, 's> {
                     }
                 };
             }
+            Value::Time(t) => {
+                if let Some(v) = time_method(t, name) {
+                    if has_args {
+                        return self.err(format_args!(
+                            "wrong number of args for {name}: want 0 got {}",
+                            args.len().saturating_sub(1) + usize::from(fin.is_some())
+                        ));
+                    }
+                    return Ok(Rv::Val(v));
+                }
+            }
             Value::Object(o) => {
                 if o.has_method(name) {
                     let o = o.clone();
@@ -1538,6 +1549,115 @@ impl<'a, 's> State<'a, 's> {
             }
         }
     }
+}
+
+/// A Go stringer-backed integer type such as `time.Month` or `time.Weekday`.
+#[derive(Debug)]
+struct NamedInt {
+    type_name: &'static str,
+    value: i64,
+    name: &'static str,
+}
+
+impl GoObject for NamedInt {
+    fn type_name(&self) -> &str {
+        self.type_name
+    }
+    fn kind(&self) -> &str {
+        "int"
+    }
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
+    fn format_v(&self) -> String {
+        self.name.to_string()
+    }
+    fn to_plain(&self) -> Value {
+        Value::Int(self.value)
+    }
+    fn truthy(&self) -> bool {
+        self.value != 0
+    }
+}
+
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+const WEEKDAYS: [&str; 7] = [
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+];
+
+/// The niladic methods of Go's `time.Time` that templates call (`now.Unix`, `now.Year`, …).
+fn time_method(t: &kubepkg_value::GoTime, name: &str) -> Option<Value> {
+    let local = t.unix_secs + i64::from(t.offset_secs);
+    let days = local.div_euclid(86_400);
+    let secs = local.rem_euclid(86_400);
+    let (y, m, d) = crate::fmt::civil_from_days(days);
+    Some(match name {
+        "Unix" => Value::Int64(t.unix_secs),
+        "UnixMilli" => Value::Int64(t.unix_secs * 1000 + i64::from(t.nanos / 1_000_000)),
+        "UnixMicro" => Value::Int64(t.unix_secs * 1_000_000 + i64::from(t.nanos / 1000)),
+        "UnixNano" => Value::Int64(t.unix_secs * 1_000_000_000 + i64::from(t.nanos)),
+        "Year" => Value::Int(y),
+        "Month" => Value::Object(Arc::new(NamedInt {
+            type_name: "time.Month",
+            value: i64::from(m),
+            name: MONTHS[(m as usize).clamp(1, 12) - 1],
+        })),
+        "Day" => Value::Int(i64::from(d)),
+        "Hour" => Value::Int(secs / 3600),
+        "Minute" => Value::Int((secs / 60) % 60),
+        "Second" => Value::Int(secs % 60),
+        "Nanosecond" => Value::Int(i64::from(t.nanos)),
+        "YearDay" => {
+            let jan1 = days_from_civil(y, 1, 1);
+            Value::Int(days - jan1 + 1)
+        }
+        "Weekday" => {
+            let wd = (days + 4).rem_euclid(7);
+            Value::Object(Arc::new(NamedInt {
+                type_name: "time.Weekday",
+                value: wd,
+                name: WEEKDAYS[wd as usize],
+            }))
+        }
+        "String" => Value::from(crate::fmt::format_time(t)),
+        "IsZero" => Value::Bool(t.unix_secs == -62_135_596_800 && t.nanos == 0),
+        "UTC" => Value::Time(Arc::new(kubepkg_value::GoTime {
+            unix_secs: t.unix_secs,
+            nanos: t.nanos,
+            offset_secs: 0,
+            zone: "UTC".into(),
+        })),
+        _ => return None,
+    })
+}
+
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = if m > 2 { m - 3 } else { m + 9 } as i64;
+    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
 }
 
 fn node_pos(n: &Node) -> usize {

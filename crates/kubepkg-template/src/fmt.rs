@@ -436,6 +436,14 @@ impl Printer {
                 self.fmt_integer(u, false, verb, v);
             }
             Value::Object(o) => {
+                // A Stringer is used for v s x X q only; other verbs see the value itself.
+                if !matches!(verb, 'v' | 's' | 'x' | 'X' | 'q')
+                    && o.kind() == "int"
+                    && let Value::Int(i) = o.to_plain()
+                {
+                    self.fmt_integer(i as u64, true, verb, v);
+                    return;
+                }
                 let s = o.format_v();
                 self.fmt_stringer(&s, verb, v);
             }
@@ -1200,7 +1208,7 @@ pub fn format_unicode_hash(c: char) -> String {
 }
 
 /// Days since 1970-01-01 to (year, month, day) (proleptic Gregorian).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
+pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

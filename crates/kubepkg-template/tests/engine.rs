@@ -277,3 +277,27 @@ fn template_sets_are_shareable_between_threads() {
     assert_send_sync::<Templates>();
     assert_send_sync::<kubepkg_template::FuncTable>();
 }
+
+#[test]
+fn time_methods() {
+    // 2024-03-05T07:08:09.5+02:00 (a Tuesday), as Go's time.Time reports it.
+    let t = Value::Time(std::sync::Arc::new(kubepkg_value::GoTime {
+        unix_secs: 1_709_615_289,
+        nanos: 500_000_000,
+        offset_secs: 7200,
+        zone: "EET".into(),
+    }));
+    let data = map(&[("t", t)]);
+    assert_eq!(
+        run(
+            "{{ .t.Year }} {{ .t.Month }} {{ .t.Day }} {{ .t.Hour }}:{{ .t.Minute }}:{{ .t.Second }} {{ .t.Weekday }} {{ .t.YearDay }} {{ .t.Unix }}",
+            &data
+        ),
+        "2024 March 5 7:8:9 Tuesday 65 1709615289"
+    );
+    assert_eq!(run("{{ .t }}", &data), "2024-03-05 07:08:09.5 +0200 EET");
+    assert_eq!(
+        run("{{ printf \"%T %d\" .t.Month .t.Month }}", &data),
+        "time.Month 3"
+    );
+}
