@@ -84,7 +84,8 @@ fn parse_go_uint_base0(s: &str) -> Option<u64> {
     } else {
         (10, lower.clone(), false)
     };
-    if digits.contains('_') && (!prefixed || !underscore_ok(&lower)) {
+    let _ = prefixed;
+    if digits.contains('_') && !underscore_ok(&lower) {
         return None;
     }
     let clean: String = digits.chars().filter(|c| *c != '_').collect();
@@ -95,18 +96,21 @@ fn parse_go_uint_base0(s: &str) -> Option<u64> {
     u64::from_str_radix(&clean, base).ok()
 }
 
-/// Go's `underscoreOK`: underscores only between digits or between a base prefix and a digit.
+/// Go's `underscoreOK`: underscores only between digits, or between a base prefix and a digit.
 fn underscore_ok(s: &str) -> bool {
+    let s = s.strip_prefix(['+', '-']).unwrap_or(s);
     let b = s.as_bytes();
     let mut saw = b'^';
     let mut i = 0;
-    if b.len() >= 2 && b[0] == b'0' && matches!(b[1], b'x' | b'b' | b'o') {
+    let mut hex = false;
+    if b.len() >= 2 && b[0] == b'0' && matches!(b[1].to_ascii_lowercase(), b'b' | b'o' | b'x') {
         i = 2;
         saw = b'0';
+        hex = b[1].eq_ignore_ascii_case(&b'x');
     }
     while i < b.len() {
         let c = b[i];
-        if c.is_ascii_hexdigit() || c.is_ascii_digit() {
+        if c.is_ascii_digit() || hex && c.is_ascii_hexdigit() {
             saw = b'0';
         } else if c == b'_' {
             if saw != b'0' {
@@ -138,9 +142,11 @@ pub fn parse_go_float(s: &str) -> Option<f64> {
     let t = s.trim_start_matches(['+', '-']);
     let lower = t.to_ascii_lowercase();
     let special = matches!(lower.as_str(), "inf" | "infinity" | "nan");
-    if t.contains('_') || (s.len() - t.len()) > 1 {
+    if (t.contains('_') && !underscore_ok(t)) || (s.len() - t.len()) > 1 {
         return None;
     }
+    let s = &s.replace('_', "");
+    let t = &t.replace('_', "");
     if !special
         && !t
             .bytes()
@@ -216,7 +222,8 @@ mod tests {
         assert_eq!(to_int64(&Value::Float(3.99)), 3);
         assert_eq!(to_int64(&Value::Float(-3.99)), -3);
         assert_eq!(to_int64(&Value::Bool(true)), 1);
-        assert_eq!(to_int64(&Value::str("1_000")), 0);
+        assert_eq!(to_int64(&Value::str("1_000")), 1000);
+        assert_eq!(to_int64(&Value::str("1__000")), 0);
         assert_eq!(to_int64(&Value::str("0x_1F")), 31);
     }
 

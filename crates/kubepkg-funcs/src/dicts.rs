@@ -27,10 +27,14 @@ pub(crate) fn functions() -> Vec<Function> {
             _ => Err("assignment to entry in nil map".into()),
         }),
         f!("unset", [Map, String], |a| {
-            if let Value::Map(m) = arg(a, 0) {
-                map_write(m).remove(s(a, 1));
+            match arg(a, 0) {
+                Value::Map(m) => {
+                    map_write(m).remove(s(a, 1));
+                    Ok(arg(a, 0).clone())
+                }
+                // A nil map prints as `map[]`.
+                _ => Ok(Value::empty_map()),
             }
-            Ok(arg(a, 0).clone())
         }),
         f!("hasKey", [Map, String], |a| {
             Ok(map_of(arg(a, 0))

@@ -345,7 +345,13 @@ mod tests {
         let e = push(&[Value::empty_map(), Value::Int(1)], "push").unwrap_err();
         assert_eq!(e, "Cannot push on type map");
         let c = chunk(&[Value::Int(2), ints(&[1, 2, 3])]).unwrap();
-        assert_eq!(c, Value::List(Arc::new(vec![ints(&[1, 2]), ints(&[3])]), ElemType::InterfaceSlices));
+        assert_eq!(
+            c,
+            Value::List(
+                Arc::new(vec![ints(&[1, 2]), ints(&[3])]),
+                ElemType::InterfaceSlices
+            )
+        );
         assert_eq!(c.type_name(), "[][]interface {}");
     }
 }

@@ -111,6 +111,8 @@ fn translate(expr: &str) -> Result<String, String> {
     let mut class_start = 0usize;
     let mut prev_repeat = false;
     let mut can_repeat = false;
+    let mut last_rep_start = 0usize;
+    let mut names: Vec<String> = Vec::new();
     while i < chars.len() {
         let c = chars[i];
         if c == '\\' {
@@ -200,11 +202,30 @@ fn translate(expr: &str) -> Result<String, String> {
                 in_class = false;
                 can_repeat = true;
             } else if c == '[' && chars.get(i + 1) == Some(&':') {
-                if let Some(end) = chars[i..].iter().collect::<String>().find(":]") {
-                    let cls: String = chars[i..i + end + 2].iter().collect();
-                    out.push_str(&cls);
+                let rest: String = chars[i..].iter().collect();
+                if let Some(end) = rest.find(":]") {
+                    let cls = &rest[..end + 2];
+                    let name = cls[2..cls.len() - 2].trim_start_matches('^');
+                    const POSIX: [&str; 14] = [
+                        "alnum", "alpha", "ascii", "blank", "cntrl", "digit", "graph", "lower",
+                        "print", "punct", "space", "upper", "word", "xdigit",
+                    ];
+                    if !POSIX.contains(&name) {
+                        return Err(perr("invalid character class range", cls));
+                    }
+                    out.push_str(cls);
                     i += cls.chars().count();
                     continue;
+                }
+            } else if c != '\\'
+                && chars.get(i + 1) == Some(&'-')
+                && chars
+                    .get(i + 2)
+                    .is_some_and(|h| *h != ']' && *h != '\\' && *h != '[')
+            {
+                let hi = chars[i + 2];
+                if hi < c {
+                    return Err(perr("invalid character class range", &format!("{c}-{hi}")));
                 }
             } else if c == '[' {
                 out.push_str("\\[");
@@ -262,10 +283,24 @@ fn translate(expr: &str) -> Result<String, String> {
                         let Some(end) = rest.find('>') else {
                             return Err(perr("invalid named capture", expr));
                         };
-                        let head: String =
-                            chars[i..i + 2].iter().collect::<String>() + &rest[..=end];
-                        out.push_str(&head);
-                        i += head.chars().count();
+                        let prefix = if rest.starts_with("P<") { "P<" } else { "<" };
+                        let name = &rest[prefix.len()..end];
+                        if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_')
+                        {
+                            return Err(perr(
+                                "invalid named capture",
+                                &format!("(?{}", &rest[..=end]),
+                            ));
+                        }
+                        // Go allows repeated names (the first wins); the regex crate does not.
+                        let unique = if names.iter().any(|n| n == name) {
+                            format!("{name}__kubepkg_dup{}", names.len())
+                        } else {
+                            name.to_string()
+                        };
+                        names.push(name.to_string());
+                        out.push_str(&format!("(?P<{unique}>"));
+                        i += 2 + rest[..=end].chars().count();
                         continue;
                     }
                     if !flags_ok {
@@ -293,8 +328,7 @@ fn translate(expr: &str) -> Result<String, String> {
             }
             '*' | '+' | '?' => {
                 if prev_repeat && !(c == '?' && chars.get(i.wrapping_sub(1)) != Some(&'?')) {
-                    let start = i - 1;
-                    let shown: String = chars[start..=i].iter().collect();
+                    let shown: String = chars[last_rep_start..=i].iter().collect();
                     return Err(perr("invalid nested repetition operator", &shown));
                 }
                 if !can_repeat && !prev_repeat {
@@ -312,6 +346,7 @@ fn translate(expr: &str) -> Result<String, String> {
                     continue;
                 }
                 prev_repeat = true;
+                last_rep_start = i;
                 out.push(c);
                 i += 1;
                 continue;
@@ -338,9 +373,12 @@ fn translate(expr: &str) -> Result<String, String> {
                             return Err(perr("missing argument to repetition operator", rep));
                         }
                         if prev_repeat {
-                            return Err(perr("invalid nested repetition operator", rep));
+                            let n = rep.chars().count();
+                            let shown: String = chars[last_rep_start..i + n].iter().collect();
+                            return Err(perr("invalid nested repetition operator", &shown));
                         }
                         out.push_str(rep);
+                        last_rep_start = i;
                         i += rep.chars().count();
                         prev_repeat = true;
                         continue;

@@ -113,6 +113,12 @@ fn unescape(s: &str, mode: Mode) -> Result<String, String> {
             out.push(v);
             i += 3;
         } else {
+            if mode == Mode::Host && b[i] < 0x80 && should_escape(b[i], Mode::Host) {
+                return Err(format!(
+                    "invalid character {} in host name",
+                    gofmt::quote(&s[i..i + 1])
+                ));
+            }
             out.push(b[i]);
             i += 1;
         }
