@@ -1,0 +1,32 @@
+//! Test kit for kubepkg's cluster tests (dev-only, never shipped).
+//!
+//! Every integration test that needs Kubernetes calls [`TestNamespace::new`]:
+//! the first call in a test binary starts the local control plane (or
+//! attaches to the one already running) through `testenv/up.sh`, under a file
+//! lock so parallel test binaries never start two. Each test then gets a
+//! fresh namespace and its own [`kube::Client`], and helpers to apply YAML
+//! with server-side apply, wait for conditions through watches, and read pod
+//! logs. The namespace is deleted when the test passes and kept (with its
+//! name printed) when it fails, so a failed run can be inspected.
+//!
+//! The control plane is real: etcd, kube-apiserver, kube-controller-manager
+//! and kube-scheduler built from Kubernetes' own sources, plus simulated
+//! nodes whose pods can be told to fail or stay unready through pod
+//! annotations (see [`sim`]).
+#![forbid(unsafe_code)]
+
+mod apply;
+mod error;
+mod namespace;
+mod plane;
+pub mod sim;
+mod wait;
+
+pub use apply::{apply_yaml, parse_yaml_objects, resolve};
+pub use error::Error;
+pub use namespace::TestNamespace;
+pub use plane::{ControlPlane, control_plane};
+pub use wait::{has_condition, wait_deleted, wait_for};
+
+/// The field manager the test kit's own applies use.
+pub const FIELD_MANAGER: &str = "kubepkg-testkit";

@@ -1,0 +1,145 @@
+//! Starting or attaching to the local control plane, once per test binary.
+//!
+//! The state directory is `$KUBEPKG_TESTENV_DIR`, or `.testenv` at the root
+//! of the repository. Starting goes through `testenv/up.sh` (which builds the
+//! cached binary if needed and attaches to a healthy running plane); a lock
+//! on `<state>/testkit.lock` serialises test binaries that start together.
+
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use kube::config::{KubeConfigOptions, Kubeconfig};
+
+use crate::error::Error;
+
+/// The running local control plane.
+#[derive(Debug, Clone)]
+pub struct ControlPlane {
+    state_dir: PathBuf,
+    kubeconfig: PathBuf,
+}
+
+impl ControlPlane {
+    /// The state directory: kubeconfig, certificates, `logs/`, `state.json`.
+    pub fn state_dir(&self) -> &Path {
+        &self.state_dir
+    }
+
+    /// The admin kubeconfig (a `system:masters` client certificate).
+    pub fn kubeconfig(&self) -> &Path {
+        &self.kubeconfig
+    }
+
+    /// The directory holding one log file per component.
+    pub fn logs_dir(&self) -> PathBuf {
+        self.state_dir.join("logs")
+    }
+
+    /// A new client for the admin user.
+    ///
+    /// Make one per test (per tokio runtime): a client's connection pool
+    /// belongs to the runtime it was made on.
+    pub async fn client(&self) -> Result<kube::Client, Error> {
+        let kubeconfig =
+            Kubeconfig::read_from(&self.kubeconfig).map_err(|e| Error::Kubeconfig {
+                path: self.kubeconfig.clone(),
+                message: e.to_string(),
+            })?;
+        let config =
+            kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+                .await
+                .map_err(|e| Error::Kubeconfig {
+                    path: self.kubeconfig.clone(),
+                    message: e.to_string(),
+                })?;
+        kube::Client::try_from(config).map_err(|source| Error::Kube {
+            what: format!("building a client from {}", self.kubeconfig.display()),
+            source,
+        })
+    }
+}
+
+/// The repository root (this crate lives in `<root>/crates/kubepkg-testkit`).
+fn repo_root() -> PathBuf {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir
+        .ancestors()
+        .nth(2)
+        .unwrap_or(manifest_dir)
+        .to_path_buf()
+}
+
+/// The state directory the control plane uses.
+pub fn state_dir() -> PathBuf {
+    match std::env::var_os("KUBEPKG_TESTENV_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => repo_root().join(".testenv"),
+    }
+}
+
+static PLANE: OnceLock<Result<ControlPlane, String>> = OnceLock::new();
+
+/// Starts the local control plane, or attaches to the running one; the work
+/// is done once per process and its outcome shared by every test.
+pub fn control_plane() -> Result<ControlPlane, Error> {
+    PLANE
+        .get_or_init(|| start_or_attach().map_err(|e| e.to_string()))
+        .clone()
+        .map_err(|output| Error::StartFailed {
+            status: "see the first test that tried".into(),
+            logs: state_dir().join("logs"),
+            output,
+        })
+}
+
+fn start_or_attach() -> Result<ControlPlane, Error> {
+    let state_dir = state_dir();
+    fs::create_dir_all(&state_dir).map_err(|source| Error::Io {
+        what: "creating the state directory",
+        path: state_dir.clone(),
+        source,
+    })?;
+    let lock_path = state_dir.join("testkit.lock");
+    let lock = File::create(&lock_path).map_err(|source| Error::Io {
+        what: "creating the lock",
+        path: lock_path.clone(),
+        source,
+    })?;
+    lock.lock().map_err(|source| Error::Io {
+        what: "locking",
+        path: lock_path.clone(),
+        source,
+    })?;
+    let up = repo_root().join("testenv").join("up.sh");
+    let output = Command::new("bash")
+        .arg(&up)
+        .env("KUBEPKG_TESTENV_DIR", &state_dir)
+        .output()
+        .map_err(|source| Error::Io {
+            what: "running",
+            path: up.clone(),
+            source,
+        })?;
+    drop(lock);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() {
+        return Err(Error::StartFailed {
+            status: output.status.to_string(),
+            logs: state_dir.join("logs"),
+            output: format!("{stdout}{stderr}"),
+        });
+    }
+    let kubeconfig = stdout
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .map(|l| PathBuf::from(l.trim()))
+        .unwrap_or_else(|| state_dir.join("kubeconfig"));
+    Ok(ControlPlane {
+        state_dir,
+        kubeconfig,
+    })
+}

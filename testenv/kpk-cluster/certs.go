@@ -1,0 +1,188 @@
+// This file writes the local PKI of the control plane: one CA, the API
+// server's serving certificate, client certificates for every component and
+// for the test user (system:masters), a serving certificate for the
+// simulated kubelets, and the service-account signing key. Everything is
+// generated on this machine; nothing is fetched.
+package main
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"flag"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// certSpec describes one certificate signed by the local CA.
+type certSpec struct {
+	name   string // file stem: <name>.crt, <name>.key
+	cn     string
+	orgs   []string
+	server bool
+	client bool
+	dns    []string
+	ips    []net.IP
+}
+
+// pkiSpecs lists every certificate the control plane uses.
+func pkiSpecs() []certSpec {
+	loopback := []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1")}
+	return []certSpec{
+		{name: "apiserver", cn: "kube-apiserver", server: true, ips: append([]net.IP{net.ParseIP(serviceIP)}, loopback...),
+			dns: []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"}},
+		{name: "admin", cn: "kubepkg-admin", orgs: []string{"system:masters"}, client: true},
+		{name: "controller-manager", cn: "system:kube-controller-manager", client: true},
+		{name: "scheduler", cn: "system:kube-scheduler", client: true},
+		// The simulator plays every kubelet at once, so it cannot use the
+		// per-node identity the Node authorizer expects; it acts as an admin.
+		{name: "nodesim", cn: "kubepkg-nodesim", orgs: []string{"system:masters"}, client: true},
+		{name: "apiserver-kubelet-client", cn: "kube-apiserver-kubelet-client", orgs: []string{"kubeadm:cluster-admins"}, client: true},
+		{name: "kubelet", cn: "kubepkg-nodesim-kubelet", server: true, ips: loopback, dns: []string{"localhost"}},
+	}
+}
+
+// serviceIP is the first address of the service range: the kubernetes Service.
+const serviceIP = "10.0.0.1"
+
+func runCerts(args []string) int {
+	fs := flag.NewFlagSet("certs", flag.ContinueOnError)
+	dir := fs.String("dir", "", "directory to write the PKI into (created); existing files are kept")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *dir == "" {
+		fmt.Fprintln(os.Stderr, "kpk-cluster certs: --dir is required")
+		return 2
+	}
+	if err := ensurePKI(*dir); err != nil {
+		fmt.Fprintf(os.Stderr, "kpk-cluster certs: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// ensurePKI writes the PKI into dir unless a complete one is already there.
+func ensurePKI(dir string) error {
+	if pkiComplete(dir) {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	now := time.Now().Add(-time.Hour)
+	caTmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{CommonName: "kubepkg-testenv-ca"},
+		NotBefore:             now,
+		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return err
+	}
+	caCert, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return err
+	}
+	if err := writePair(dir, "ca", caDER, caKey); err != nil {
+		return err
+	}
+	for _, s := range pkiSpecs() {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			return err
+		}
+		tmpl := &x509.Certificate{
+			SerialNumber: serial(),
+			Subject:      pkix.Name{CommonName: s.cn, Organization: s.orgs},
+			NotBefore:    now,
+			NotAfter:     now.Add(5 * 365 * 24 * time.Hour),
+			KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+			DNSNames:     s.dns,
+			IPAddresses:  s.ips,
+		}
+		if s.server {
+			tmpl.ExtKeyUsage = append(tmpl.ExtKeyUsage, x509.ExtKeyUsageServerAuth)
+		}
+		if s.client {
+			tmpl.ExtKeyUsage = append(tmpl.ExtKeyUsage, x509.ExtKeyUsageClientAuth)
+		}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+		if err != nil {
+			return fmt.Errorf("signing %s: %w", s.name, err)
+		}
+		if err := writePair(dir, s.name, der, key); err != nil {
+			return err
+		}
+	}
+	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	if err := writeKey(filepath.Join(dir, "sa.key"), saKey); err != nil {
+		return err
+	}
+	pub, err := x509.MarshalPKIXPublicKey(&saKey.PublicKey)
+	if err != nil {
+		return err
+	}
+	if err := writePEM(filepath.Join(dir, "sa.pub"), "PUBLIC KEY", pub); err != nil {
+		return err
+	}
+	// Written last: its presence marks a complete PKI.
+	return os.WriteFile(filepath.Join(dir, "complete"), []byte("ok\n"), 0o600)
+}
+
+func pkiComplete(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "complete"))
+	return err == nil
+}
+
+func serial() *big.Int {
+	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
+	if err != nil {
+		panic(err) // crypto/rand never fails on Linux
+	}
+	return n
+}
+
+func writePair(dir, name string, der []byte, key crypto.Signer) error {
+	if err := writePEM(filepath.Join(dir, name+".crt"), "CERTIFICATE", der); err != nil {
+		return err
+	}
+	return writeKey(filepath.Join(dir, name+".key"), key)
+}
+
+// writeKey stores a private key as PKCS#8, which Go, rustls and OpenSSL all read.
+func writeKey(path string, key crypto.Signer) error {
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return err
+	}
+	return writePEM(path, "PRIVATE KEY", der)
+}
+
+func writePEM(path, typ string, der []byte) error {
+	data := pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
+	if data == nil {
+		return errors.New("cannot encode " + path)
+	}
+	return os.WriteFile(path, data, 0o600)
+}
