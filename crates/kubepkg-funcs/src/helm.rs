@@ -68,16 +68,8 @@ pub(crate) fn functions() -> Vec<Function> {
                 kubepkg_yaml::json::from_json_array(s(a, 0)).map_err(|e| e.to_string()),
             ))
         }),
-        f!("toToml", [Any], |a| Ok(kubepkg_yaml::toml::to_toml(arg(
-            a, 0
-        ))
-        .unwrap_or_else(|e| e.to_string())
-        .into())),
-        f!("mustToToml", [Any], |a| kubepkg_yaml::toml::to_toml(arg(
-            a, 0
-        ))
-        .map(Value::from)
-        .map_err(|e| e.to_string())),
+        f!("toToml", [Any], |a| to_toml(arg(a, 0), false)),
+        f!("mustToToml", [Any], |a| to_toml(arg(a, 0), true)),
         f!("fromToml", [String], |a| Ok(map_or_error(
             kubepkg_yaml::toml::from_toml(s(a, 0)).map_err(|e| e.to_string())
         ))),
@@ -132,6 +124,23 @@ pub(crate) fn functions() -> Vec<Function> {
             round_or_truncate(a, false)
         ))),
     ]
+}
+
+/// Helm's `toToml` returns the encoder's error text as its result; `mustToToml` fails. A panic
+/// inside BurntSushi's encoder (`kubepkg-yaml` marks it `panic: …`) fails both, as text/template
+/// turns the panic into an error.
+fn to_toml(v: &Value, must: bool) -> FuncResult {
+    match kubepkg_yaml::toml::to_toml(v) {
+        Ok(s) => Ok(s.into()),
+        Err(e) => {
+            let msg = e.to_string();
+            match msg.strip_prefix("panic: ") {
+                Some(p) => Err(p.to_string()),
+                None if must => Err(msg),
+                None => Ok(msg.into()),
+            }
+        }
+    }
 }
 
 fn trim_nl(s: String) -> String {
