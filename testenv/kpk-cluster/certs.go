@@ -48,6 +48,8 @@ func pkiSpecs() []certSpec {
 		{name: "nodesim", cn: "kubepkg-nodesim", orgs: []string{"system:masters"}, client: true},
 		{name: "apiserver-kubelet-client", cn: "kube-apiserver-kubelet-client", orgs: []string{"kubeadm:cluster-admins"}, client: true},
 		{name: "kubelet", cn: "kubepkg-nodesim-kubelet", server: true, ips: loopback, dns: []string{"localhost"}},
+		// The aggregator's identity towards extension API servers.
+		{name: "front-proxy-client", cn: "front-proxy-client", client: true},
 	}
 }
 
@@ -150,9 +152,19 @@ func ensurePKI(dir string) error {
 	return os.WriteFile(filepath.Join(dir, "complete"), []byte("ok\n"), 0o600)
 }
 
+// pkiComplete says whether dir holds every file of the current PKI layout
+// (a state directory from an older layout is regenerated).
 func pkiComplete(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, "complete"))
-	return err == nil
+	files := []string{"complete", "ca.crt", "ca.key", "sa.key", "sa.pub"}
+	for _, s := range pkiSpecs() {
+		files = append(files, s.name+".crt", s.name+".key")
+	}
+	for _, f := range files {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 func serial() *big.Int {

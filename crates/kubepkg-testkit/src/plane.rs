@@ -37,6 +37,14 @@ impl ControlPlane {
         self.state_dir.join("logs")
     }
 
+    /// A `kubectl` command line (the real kubectl of the control plane's
+    /// Kubernetes version) bound to the admin kubeconfig; add arguments and run it.
+    pub fn kubectl(&self) -> Command {
+        let mut command = Command::new(self.state_dir.join("bin").join("kubectl"));
+        command.arg("--kubeconfig").arg(&self.kubeconfig);
+        command
+    }
+
     /// A new client for the admin user.
     ///
     /// Make one per test (per tokio runtime): a client's connection pool
