@@ -208,7 +208,7 @@ func checkHealthy(dir string) (*planeState, error) {
 }
 
 // ownProcessAlive says whether pid is alive and is one of ours for dir
-// (its command line names the state directory), so a recycled pid is never
+// (its command line names files in the state directory), so a recycled pid is never
 // mistaken for, or killed as, a component.
 func ownProcessAlive(pid int, dir string) bool {
 	if pid <= 0 {
@@ -225,7 +225,8 @@ func ownProcessAlive(pid int, dir string) bool {
 			return false
 		}
 	}
-	return strings.Contains(string(cmdline), dir)
+	// Every component's arguments name files inside dir.
+	return strings.Contains(string(cmdline), dir+string(filepath.Separator))
 }
 
 // stopPlane stops every recorded component, newest first: SIGTERM, then
