@@ -209,9 +209,27 @@ enum PrivKey {
     Dsa(Box<dsa::SigningKey>),
 }
 
+/// An RSA key with public exponent 65537 whose two primes are searched for in parallel (the
+/// search dominates and is slow without Go's assembly; each prime has its top two bits set, so
+/// the modulus has exactly `bits` bits).
 fn rsa_key(bits: usize) -> Result<rsa::RsaPrivateKey, String> {
-    rsa::RsaPrivateKey::new(&mut rand::rngs::OsRng, bits)
-        .map_err(|e| format!("error generating rsa key: {e}"))
+    use num_bigint_dig::RandPrime;
+    let half = bits / 2;
+    for _ in 0..16 {
+        let (p, q) = std::thread::scope(|s| {
+            let other = s.spawn(move || rand::rngs::OsRng.gen_prime(half));
+            let q = rand::rngs::OsRng.gen_prime(bits - half);
+            (other.join(), q)
+        });
+        let p = p.map_err(|_| "error generating rsa key: prime search failed".to_string())?;
+        if p == q {
+            continue;
+        }
+        if let Ok(k) = rsa::RsaPrivateKey::from_p_q(p, q, rsa::BigUint::from(65_537u32)) {
+            return Ok(k);
+        }
+    }
+    Err("error generating rsa key: no valid key after 16 attempts".into())
 }
 
 fn gen_private_key(kind: &str) -> String {
@@ -824,6 +842,15 @@ fn decrypt_aes(password: &str, crypt64: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rsa_keys_have_the_requested_size() {
+        use rsa::traits::PublicKeyParts;
+        let k = rsa_key(2048).unwrap();
+        assert_eq!(k.n().bits(), 2048);
+        assert_eq!(k.e(), &rsa::BigUint::from(65_537u32));
+        k.validate().unwrap();
+    }
 
     #[test]
     fn aes_round_trips() {
