@@ -119,7 +119,69 @@ T = [
     "{{ range .l }}\n  {{ .x }}\n{{ end }}", "{{ printf \"%d\" (index .l 7) }}", "{{ $ := 1 }}", "{{ $.x.y.z }}", "{{ .a.b.c | print }}",
 ]
 
+# A chart-sized template (deployment with helpers) in the style of `helm create`, using only
+# built-ins and the oracle's functions, for the benchmark and as a corpus case.
+DEPLOY = """{{- define "app.name" -}}{{ .chart | printf "%.63s" }}{{- end }}
+{{- define "app.labels" -}}
+app.kubernetes.io/name: {{ include_name . }}
+app.kubernetes.io/instance: {{ .release }}
+{{- range $k, $v := .labels }}
+{{ $k }}: {{ printf "%q" $v }}
+{{- end }}
+{{- end -}}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ printf "%s-%s" .release .chart | printf "%.63s" }}
+  labels:
+    {{- template "app.labels" . }}
+spec:
+  {{- if not .autoscaling }}
+  replicas: {{ .replicas }}
+  {{- end }}
+  template:
+    spec:
+      containers:
+        - name: {{ .chart }}
+          image: "{{ .image.repository }}:{{ .image.tag | default_tag }}"
+          imagePullPolicy: {{ .image.pullPolicy }}
+          ports:
+          {{- range .ports }}
+            - name: {{ .name }}
+              containerPort: {{ .port }}
+              protocol: {{ or .protocol "TCP" }}
+          {{- end }}
+          env:
+          {{- range $i, $e := .env }}
+            - name: {{ upper $e.name }}
+              value: {{ printf "%q" (print $e.value) }}
+          {{- end }}
+          {{- with .resources }}
+          resources:
+            limits:
+              cpu: {{ .limits.cpu }}
+              memory: {{ .limits.memory }}
+          {{- end }}
+      {{- if and .nodeSelector (gt (len .nodeSelector) 0) }}
+      nodeSelector:
+        {{- range $k, $v := .nodeSelector }}
+        {{ $k }}: {{ $v }}
+        {{- end }}
+      {{- end }}
+"""
+DEPLOY = DEPLOY.replace("include_name .", 'template "app.name" .').replace('{{ template "app.name" . }}', "{{ .chart }}").replace(" | default_tag", "")
+DEPLOY_DATA = json.dumps({
+    "release": "my-release", "chart": "webapp", "replicas": 3, "autoscaling": False,
+    "labels": {"team": "payments", "tier": "backend", "version": "1.2.3"},
+    "image": {"repository": "registry.example/webapp", "tag": "v1.2.3", "pullPolicy": "IfNotPresent"},
+    "ports": [{"name": "http", "port": 8080}, {"name": "metrics", "port": 9090, "protocol": "TCP"}],
+    "env": [{"name": "log_level", "value": "info"}, {"name": "workers", "value": 4}, {"name": "ratio", "value": 0.75}],
+    "resources": {"limits": {"cpu": "500m", "memory": "256Mi"}},
+    "nodeSelector": {"kubernetes.io/os": "linux", "pool": "general"},
+})
+
 cases = []
+cases.append({"name": "deployment.yaml", "template": DEPLOY, "data": DEPLOY_DATA})
 for i, t in enumerate(T):
     cases.append({"name": "t", "template": t, "data": D})
 for mk in ["default", "error"]:
