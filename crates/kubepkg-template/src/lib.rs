@@ -2,6 +2,20 @@
 //! error texts, and Go's `fmt` printing of [`Value`]s. Functions are supplied by callers as
 //! [`Function`]s (Sprig and Helm's functions live in `kubepkg-funcs`).
 //!
+//! # Using it
+//! ```
+//! use kubepkg_template::{Templates, Value, helm};
+//! let mut set = Templates::new(vec![]);      // or Templates::with_funcs(shared FuncTable)
+//! set.enable_helm(None, false);              // include, tpl, required, fail, lookup
+//! set.parse("c/templates/a.yaml", "{{ define \"x\" }}hi{{ end }}{{ include \"x\" . }}")
+//!     .map_err(|e| helm::parse_error_text("c/templates/a.yaml", &e))
+//!     .unwrap();
+//! let out = set.execute("c/templates/a.yaml", &Value::Nil).unwrap();
+//! assert_eq!(helm::scrub_no_value(&out), "hi");
+//! ```
+//! Errors carry Go's text (`template: NAME:LINE:COL: executing "NAME" at <NODE>: …`);
+//! [`helm::parse_error_text`] and [`helm::exec_error_text`] turn them into Helm's final text.
+//!
 //! A [`Templates`] set holds every parsed file and every `define`d template, like a Go
 //! `*template.Template` and its associated templates. [`Templates::parse`] adds a file; later
 //! definitions of a name replace earlier ones (Go's `AddParseTree`), except that an empty
@@ -9,10 +23,29 @@
 //! parent chart's files last, so a parent's `define` wins over a subchart's; callers reproduce
 //! that by parsing in Helm's order (see [`helm::sort_templates`]).
 //!
-//! Limits (Go has none besides its 100 000 nested `template` calls; these keep bad charts from
-//! exhausting memory): [`Limits::max_output_bytes`] bounds the text one execution may produce and
-//! [`Limits::max_depth`] bounds nested `template`/`include`/`tpl` calls. Exceeding either is an
-//! [`ExecError`], never a panic or a hang.
+//! # Why our own engine
+//! The `gotmpl` crate (0.6) was measured on this crate's Go corpus (`tests/go-cases.jsonl`,
+//! outputs recorded from Go's text/template): it reproduced 207 of 397 cases it could run,
+//! 0 of 140 error texts, and has no way to express what Helm depends on (a nil `interface{}`
+//! distinct from a missing value, so `missingkey=zero` raises `nil pointer evaluating
+//! interface {}.x`; typed parameters with Go's conversion errors; float64 printing as `1e+06`;
+//! Go's error chains that Helm reformats). This engine matches all 462 corpus cases, Helm's
+//! engine on the Helm cases, and random templates from the differential fuzzer.
+//!
+//! # Limits
+//! Go has none besides its 100 000 nested `template` calls; these keep bad charts from
+//! exhausting memory: [`Limits::max_output_bytes`] bounds the text one execution may produce and
+//! [`Limits::max_depth`] bounds nested `template`/`include`/`tpl` calls (the stack grows on the
+//! heap, so deep nesting never overflows it). Exceeding either is an [`ExecError`], never a
+//! panic. Helm's own rule that one name may be `include`d at most 1 000 times in a nest is
+//! reproduced with Helm's error text. A loop that produces no output (`range` over a huge
+//! integer) runs as long as it does in Go.
+//!
+//! # Known differences from Go
+//! Go strings are bytes: a template that cuts a multi-byte character (`substr`, `b64dec` of
+//! binary data) produces invalid UTF-8 in Go, which [`Value`]'s UTF-8 strings cannot carry (the
+//! bytes are replaced by U+FFFD). Methods of Go types other than `time.Time`'s niladic ones
+//! are reached only through [`kubepkg_value::GoObject`].
 
 #![forbid(unsafe_code)]
 
