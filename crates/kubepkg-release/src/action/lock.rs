@@ -79,10 +79,25 @@ impl ReleaseLock {
         release: &str,
         wait: bool,
         timeout: Duration,
+        waiting: impl FnMut(&str),
+    ) -> Result<ReleaseLock, ActionError> {
+        let name = lease_name(release);
+        Self::acquire_lease(client, namespace, &name, release, wait, timeout, waiting).await
+    }
+
+    /// [`ReleaseLock::acquire`] for a Lease named `name` guarding `release` (e.g. the package
+    /// layer's `kubepkg.package.<name>`), with the same expiry and takeover rules.
+    pub async fn acquire_lease(
+        client: kube::Client,
+        namespace: &str,
+        name: &str,
+        release: &str,
+        wait: bool,
+        timeout: Duration,
         mut waiting: impl FnMut(&str),
     ) -> Result<ReleaseLock, ActionError> {
         let api: Api<Lease> = Api::namespaced(client, namespace);
-        let name = lease_name(release);
+        let name = name.to_string();
         let holder = holder_identity();
         let deadline = tokio::time::Instant::now() + timeout;
         let mut told = false;

@@ -1,0 +1,271 @@
+//! [`KubeCluster`]: the orchestrator's [`Cluster`] over a real cluster.
+//!
+//! - components are Helm releases (`kubepkg-release`), stored as Helm stores them in the
+//!   component's namespace, rendered by `kubepkg-chart` with the cluster's capabilities;
+//! - readiness is the release's objects by kstatus rules (`kubepkg-kube`'s watch-based wait),
+//!   then the `readyWhen` gates ([`crate::ready`]);
+//! - requirements are other packages' latest revisions, watched through their Secrets;
+//! - revisions are Secrets ([`crate::store`]).
+//!
+//! Every step is reported as a line (`component: state`) through [`KubeCluster::on_line`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::Api;
+use kube::runtime::watcher;
+use kubepkg_package::orchestrator::{
+    Cluster, ComponentApply, Failure, Progress, ReadyWait, RequirementState, Waited,
+};
+use kubepkg_package::report::progress_line;
+use kubepkg_package::revision::{PackageRevision, RevisionStatus};
+use kubepkg_release::action::{ActionError, Options, Releases, manifest_objects};
+use kubepkg_release::storage::SecretDriver;
+use tokio::time::Instant;
+
+use crate::chart::{ClusterCapabilities, render};
+use crate::store::RevisionStore;
+
+/// Where progress lines go.
+pub type LineSink = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// The orchestrator's cluster side on a real Kubernetes API.
+pub struct KubeCluster {
+    pub kube: kubepkg_kube::Cluster,
+    pub store: RevisionStore,
+    pub caps: ClusterCapabilities,
+    /// Per-operation timeout of release steps (CRDs established, lease waits).
+    pub timeout: Duration,
+    /// How long to wait for required packages before `RequirementsNotMet`.
+    pub requirements_timeout: Duration,
+    requirements_deadline: Option<Instant>,
+    pub on_line: LineSink,
+    /// Every progress event, in order (for `-o json`).
+    pub events: Vec<Progress>,
+}
+
+impl KubeCluster {
+    pub fn new(
+        kube: kubepkg_kube::Cluster,
+        caps: ClusterCapabilities,
+        timeout: Duration,
+        on_line: LineSink,
+    ) -> KubeCluster {
+        KubeCluster {
+            store: RevisionStore::new(kube.client.clone()),
+            kube,
+            caps,
+            timeout,
+            requirements_timeout: timeout,
+            requirements_deadline: None,
+            on_line,
+            events: Vec::new(),
+        }
+    }
+
+    /// The cluster with `namespace` as the default for objects that name none.
+    pub fn in_namespace(&self, namespace: &str) -> kubepkg_kube::Cluster {
+        let mut c = self.kube.clone();
+        c.namespace = namespace.to_string();
+        c
+    }
+
+    fn options(&self) -> Options {
+        Options {
+            wait: false,
+            timeout: self.timeout,
+            create_namespace: true,
+            ..Default::default()
+        }
+    }
+}
+
+/// Release operations of `namespace` reporting through `sink` with a `prefix`.
+pub fn releases<'a>(
+    cluster: &'a kubepkg_kube::Cluster,
+    namespace: &str,
+    sink: LineSink,
+    prefix: String,
+) -> Releases<'a, SecretDriver> {
+    let mut r = Releases::new(
+        cluster,
+        SecretDriver::new(cluster.client.clone(), Some(namespace)),
+        namespace,
+    );
+    r.progress = Box::new(move |line| sink(&format!("{prefix}: {line}")));
+    r
+}
+
+fn failure(e: impl std::fmt::Display) -> Failure {
+    Failure::new(e.to_string())
+}
+
+impl Cluster for KubeCluster {
+    async fn requirement(&mut self, name: &str) -> RequirementState {
+        let Ok(found) = self.store.find(name).await else {
+            return RequirementState::Absent;
+        };
+        for h in found {
+            let Some(latest) = h.latest() else { continue };
+            if matches!(
+                latest.status,
+                RevisionStatus::Uninstalled | RevisionStatus::Uninstalling
+            ) {
+                continue;
+            }
+            let version = h.deployed().unwrap_or(latest).version.clone();
+            return RequirementState::Present {
+                version,
+                ready: latest.status == RevisionStatus::Deployed,
+            };
+        }
+        RequirementState::Absent
+    }
+
+    async fn wait_for_requirements(&mut self) -> Waited {
+        let deadline = *self
+            .requirements_deadline
+            .get_or_insert_with(|| Instant::now() + self.requirements_timeout);
+        let api: Api<Secret> = Api::all(self.kube.client.clone());
+        let cfg = watcher::Config::default().labels("owner=kubepkg");
+        let mut stream = watcher(api, cfg).boxed();
+        let mut initialised = false;
+        loop {
+            match tokio::time::timeout_at(deadline, stream.next()).await {
+                Err(_) | Ok(None) => return Waited::TimedOut,
+                Ok(Some(Ok(watcher::Event::InitDone))) => initialised = true,
+                Ok(Some(Ok(watcher::Event::Apply(_)) | Ok(watcher::Event::Delete(_))))
+                    if initialised =>
+                {
+                    return Waited::Changed;
+                }
+                Ok(Some(_)) => {}
+            }
+        }
+    }
+
+    async fn record(&mut self, revision: &PackageRevision) -> Result<(), Failure> {
+        self.store.record(revision).await.map_err(failure)
+    }
+
+    async fn apply_component(&mut self, request: &ComponentApply) -> Result<u64, Failure> {
+        let ns_cluster = self.in_namespace(&request.namespace);
+        let opts = self.options();
+        let rel = releases(
+            &ns_cluster,
+            &request.namespace,
+            self.on_line.clone(),
+            request.component.clone(),
+        );
+        let mut last = rel.store.last(&request.release).await.map_err(failure)?;
+        if request.hook && last.is_some() {
+            match rel.uninstall(&request.release, &opts).await {
+                Ok(_) | Err(ActionError::NotFound { .. }) => {}
+                Err(e) => return Err(failure(e)),
+            }
+            last = None;
+        }
+        let is_upgrade = last.is_some();
+        let out = render(
+            &request.component,
+            request.chart.path(),
+            &request.release,
+            &request.namespace,
+            &request.values,
+            is_upgrade,
+            &self.caps,
+        )
+        .map_err(failure)?;
+        if !out.crds.is_empty() {
+            kubepkg_release::action::install_crds(&ns_cluster, &out.crds, self.timeout)
+                .await
+                .map_err(failure)?;
+        }
+        let release = if is_upgrade {
+            rel.upgrade(&request.release, out.rendered, &opts, true)
+                .await
+        } else {
+            rel.install(&request.release, out.rendered, &opts).await
+        }
+        .map_err(failure)?;
+        Ok(release.version)
+    }
+
+    async fn wait_ready(&mut self, request: &ReadyWait) -> Result<(), Failure> {
+        let deadline = Instant::now() + request.timeout;
+        let ns_cluster = self.in_namespace(&request.namespace);
+        let rel = releases(
+            &ns_cluster,
+            &request.namespace,
+            self.on_line.clone(),
+            request.component.clone(),
+        );
+        let release = rel
+            .store
+            .last(&request.release)
+            .await
+            .map_err(failure)?
+            .ok_or_else(|| Failure::new(format!("release {} not found", request.release)))?;
+        let ids = manifest_objects(&release.manifest).map_err(failure)?;
+        let sink = self.on_line.clone();
+        let component = request.component.clone();
+        kubepkg_kube::wait::wait_ready(&ns_cluster, &ids, request.timeout, |pending| {
+            for (id, r) in pending {
+                let mut line = format!("{component}: waiting for {id}: {}", r.status);
+                if !r.reason.is_empty() {
+                    line.push_str(&format!(" ({})", r.reason));
+                }
+                if !r.message.is_empty() {
+                    line.push_str(&format!(": {}", r.message));
+                }
+                sink(&line);
+            }
+        })
+        .await
+        .map_err(failure)?;
+        let sink = self.on_line.clone();
+        crate::ready::wait(
+            &ns_cluster,
+            &request.ready_when,
+            &request.namespace,
+            deadline,
+            request.timeout,
+            |line| sink(&format!("{component}: waiting for {line}")),
+        )
+        .await
+        .map_err(Failure::new)
+    }
+
+    async fn rollback_component(
+        &mut self,
+        release: &str,
+        namespace: &str,
+        to_revision: u64,
+    ) -> Result<u64, Failure> {
+        let ns_cluster = self.in_namespace(namespace);
+        let opts = self.options();
+        let rel = releases(&ns_cluster, namespace, self.on_line.clone(), release.into());
+        let r = rel
+            .rollback(release, to_revision, &opts)
+            .await
+            .map_err(failure)?;
+        Ok(r.version)
+    }
+
+    async fn uninstall_release(&mut self, release: &str, namespace: &str) -> Result<(), Failure> {
+        let ns_cluster = self.in_namespace(namespace);
+        let opts = self.options();
+        let rel = releases(&ns_cluster, namespace, self.on_line.clone(), release.into());
+        match rel.uninstall(release, &opts).await {
+            Ok(_) | Err(ActionError::NotFound { .. }) => Ok(()),
+            Err(e) => Err(failure(e)),
+        }
+    }
+
+    fn progress(&mut self, event: Progress) {
+        (self.on_line)(&progress_line(&event));
+        self.events.push(event);
+    }
+}

@@ -1,0 +1,60 @@
+//! The engine's errors: one variant per way an operation can fail before or outside the
+//! orchestrator's own outcomes (which are [`kubepkg_package::orchestrator::Outcome`]s).
+
+/// Errors of package operations on a cluster.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The package is invalid (manifest, chart paths, values).
+    #[error(transparent)]
+    Package(#[from] kubepkg_package::PackageError),
+    /// User values could not be read or do not fit the package.
+    #[error(transparent)]
+    Values(#[from] kubepkg_package::values::ValuesError),
+    /// A component's chart could not be rendered.
+    #[error("component {component:?} (chart {chart}): {message}")]
+    Render {
+        component: String,
+        chart: String,
+        message: String,
+    },
+    /// A Kubernetes API call failed.
+    #[error("{action} {object}: {message}")]
+    Api {
+        action: &'static str,
+        object: String,
+        message: String,
+    },
+    /// A stored package revision could not be decoded.
+    #[error(transparent)]
+    Revision(#[from] kubepkg_package::revision::RevisionError),
+    /// A release operation failed.
+    #[error(transparent)]
+    Release(#[from] kubepkg_release::action::ActionError),
+    /// Another kubepkg process holds the package's Lease.
+    #[error(
+        "another kubepkg operation on package {name:?} is in progress (Lease {lease} held by {holder}); wait for it or retry later"
+    )]
+    Locked {
+        name: String,
+        lease: String,
+        holder: String,
+    },
+    /// No package of that name is installed.
+    #[error(
+        "package {name:?} is not installed in namespace {namespace:?} (no revisions found); `kubepkg list -A` shows installed packages"
+    )]
+    NotInstalled { name: String, namespace: String },
+    /// A rollback the rules refuse.
+    #[error(transparent)]
+    Refused(#[from] kubepkg_package::orchestrator::RollbackRefused),
+}
+
+impl EngineError {
+    pub(crate) fn api(action: &'static str, object: impl Into<String>, e: kube::Error) -> Self {
+        EngineError::Api {
+            action,
+            object: object.into(),
+            message: e.to_string(),
+        }
+    }
+}

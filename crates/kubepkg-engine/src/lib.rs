@@ -1,0 +1,22 @@
+//! kubepkg-engine: the package layer (`kubepkg-package`) on a real cluster.
+//!
+//! - [`chart`]: a component's chart rendered into a release payload;
+//! - [`store`]: package revision Secrets;
+//! - [`ready`]: `readyWhen` gates, checked and waited for by watch;
+//! - [`cluster`]: [`cluster::KubeCluster`], the orchestrator's `Cluster` over releases and the API;
+//! - [`ops`]: the operations behind `kubepkg plan/apply/status/history/rollback/uninstall/list/values`.
+//!
+//! The rules themselves (order, hooks, rollback safety, revisions) live in
+//! `kubepkg_package::orchestrator`; this crate only carries them out.
+#![forbid(unsafe_code)]
+
+pub mod chart;
+pub mod cluster;
+pub mod error;
+pub mod ops;
+pub mod ready;
+pub mod store;
+
+pub use cluster::KubeCluster;
+pub use error::EngineError;
+pub use ops::Instance;

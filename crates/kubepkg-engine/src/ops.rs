@@ -1,0 +1,503 @@
+//! The operations behind the package verbs, on a connected [`KubeCluster`]: plan (offline or
+//! against what is installed), apply, status, history, rollback, uninstall, list and values.
+//! Each takes the package Lease (`kubepkg.package.<name>`) when it changes something, so two
+//! operations on one package never interleave and a crashed one is recovered by the next.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use kubepkg_kube::readiness;
+use kubepkg_package::Package;
+use kubepkg_package::chart_adapter::from_chart_value;
+use kubepkg_package::orchestrator::{self, ApplyInput, Outcome};
+use kubepkg_package::plan::{self, Intent, Plan, Previous, RenderedComponent};
+use kubepkg_package::render::{RenderInput, render_package};
+use kubepkg_package::report::{ComponentState, lease_name};
+use kubepkg_package::revision::{History, PackageRevision};
+use kubepkg_package::values::{Effective, UserValues, effective_recorded};
+use kubepkg_release::action::lock::ReleaseLock;
+use kubepkg_release::action::{ActionError, manifest_objects};
+use kubepkg_release::storage::{SecretDriver, Store};
+use kubepkg_release::{Release, Status};
+use serde_json::{Map, Value};
+
+use crate::chart::ClusterCapabilities;
+use crate::cluster::{KubeCluster, releases};
+use crate::error::EngineError;
+
+/// The package instance an operation is about.
+#[derive(Debug, Clone, Copy)]
+pub struct Instance<'a> {
+    pub name: &'a str,
+    pub namespace: &'a str,
+}
+
+/// Everything a plan or an apply is made from.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub history: History,
+    pub previous_values: BTreeMap<String, Map<String, Value>>,
+    pub previous_rendered: BTreeMap<String, RenderedComponent>,
+    pub rendered: BTreeMap<String, RenderedComponent>,
+    pub plan: Plan,
+}
+
+/// What the API server reports for `.Capabilities` (its version).
+pub async fn capabilities(kube: &kubepkg_kube::Cluster) -> ClusterCapabilities {
+    let kube_version = kube
+        .client
+        .apiserver_version()
+        .await
+        .ok()
+        .map(|i| i.git_version);
+    ClusterCapabilities {
+        kube_version,
+        api_versions: Vec::new(),
+    }
+}
+
+fn render_err(e: kubepkg_package::render::RenderError) -> EngineError {
+    EngineError::Render {
+        component: e.component,
+        chart: e.chart,
+        message: e.message,
+    }
+}
+
+/// The plan made with no cluster at all (`kubepkg plan` without `--cluster`): a first install.
+pub fn plan_offline(
+    package: &Package,
+    instance: Instance<'_>,
+    user: &UserValues,
+) -> Result<Plan, EngineError> {
+    user.check(package)?;
+    let input = RenderInput {
+        name: instance.name,
+        namespace: instance.namespace,
+        user: Some(user),
+        ..Default::default()
+    };
+    let rendered = render_package(package, &input).map_err(render_err)?;
+    Ok(plan::plan(
+        package,
+        instance.name,
+        instance.namespace,
+        Intent::Apply,
+        None,
+        &rendered,
+    ))
+}
+
+/// A release of a component as deployed.
+async fn release_at(
+    kc: &KubeCluster,
+    namespace: &str,
+    release: &str,
+    revision: u64,
+) -> Result<Option<Release>, EngineError> {
+    if revision == 0 {
+        return Ok(None);
+    }
+    let store = Store::new(SecretDriver::new(kc.kube.client.clone(), Some(namespace)));
+    match store.get(release, revision).await {
+        Ok(r) => Ok(Some(r)),
+        Err(_) => Ok(None),
+    }
+}
+
+fn chart_id(r: &Release) -> String {
+    r.chart
+        .as_ref()
+        .and_then(|c| c.metadata.as_ref())
+        .map(|m| format!("{}-{}", m.name, m.version))
+        .unwrap_or_default()
+}
+
+fn chart_values(r: &Release) -> Map<String, Value> {
+    r.chart
+        .as_ref()
+        .and_then(|c| c.values.clone())
+        .unwrap_or_default()
+}
+
+/// A component's effective values in a recorded revision, explained.
+async fn recorded_values(
+    kc: &KubeCluster,
+    rev: &PackageRevision,
+    component: &str,
+) -> Result<Option<Effective>, EngineError> {
+    let Some(c) = rev.component(component) else {
+        return Ok(None);
+    };
+    let Some(r) = release_at(kc, &c.namespace, &c.release, c.revision).await? else {
+        return Ok(None);
+    };
+    let given = rev.values.get(component).cloned().unwrap_or_default();
+    Ok(Some(effective_recorded(
+        &chart_values(&r),
+        &r.config,
+        &given,
+        rev.revision,
+    )))
+}
+
+/// Reads the deployed state, renders the package against it and plans.
+pub async fn prepare(
+    kc: &KubeCluster,
+    package: &Package,
+    instance: Instance<'_>,
+    user: &UserValues,
+) -> Result<Prepared, EngineError> {
+    user.check(package)?;
+    let history = kc.store.history(instance.name, instance.namespace).await?;
+    let deployed = history.deployed().cloned();
+    let mut previous_values = BTreeMap::new();
+    let mut previous_rendered = BTreeMap::new();
+    if let Some(d) = &deployed {
+        for c in &d.components {
+            let Some(r) = release_at(kc, &c.namespace, &c.release, c.revision).await? else {
+                continue;
+            };
+            let mut objects = plan::objects_from_manifest(&r.manifest);
+            for h in &r.hooks {
+                objects.extend(plan::objects_from_manifest(&h.manifest));
+            }
+            previous_rendered.insert(
+                c.name.clone(),
+                RenderedComponent {
+                    chart: chart_id(&r),
+                    objects,
+                },
+            );
+            if let Some(mut eff) = recorded_values(kc, d, &c.name).await? {
+                eff.values.remove("kubepkg");
+                previous_values.insert(c.name.clone(), eff.values);
+            }
+        }
+    }
+    let from_version = deployed.as_ref().and_then(|d| d.semver());
+    let mut api_versions = kc.caps.api_versions.clone();
+    api_versions.sort();
+    let input = RenderInput {
+        name: instance.name,
+        namespace: instance.namespace,
+        user: Some(user),
+        from_version: from_version.as_ref(),
+        previous_values: Some(&previous_values),
+        is_upgrade: deployed.is_some(),
+        kube_version: kc.caps.kube_version.clone(),
+        api_versions,
+    };
+    let rendered = render_package(package, &input).map_err(render_err)?;
+    let previous = deployed.as_ref().map(|revision| Previous {
+        revision,
+        rendered: &previous_rendered,
+    });
+    let plan = plan::plan(
+        package,
+        instance.name,
+        instance.namespace,
+        Intent::Apply,
+        previous,
+        &rendered,
+    );
+    Ok(Prepared {
+        history,
+        previous_values,
+        previous_rendered,
+        rendered,
+        plan,
+    })
+}
+
+async fn ensure_namespace(kc: &KubeCluster, namespace: &str) -> Result<(), EngineError> {
+    use k8s_openapi::api::core::v1::Namespace;
+    let api: kube::Api<Namespace> = kube::Api::all(kc.kube.client.clone());
+    let ns = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}});
+    api.patch(
+        namespace,
+        &kube::api::PatchParams::apply(kubepkg_kube::apply::FIELD_MANAGER),
+        &kube::api::Patch::Apply(&ns),
+    )
+    .await
+    .map_err(|e| EngineError::api("create", format!("Namespace {namespace}"), e))?;
+    Ok(())
+}
+
+/// Takes the package's Lease (waiting up to `timeout` for a live holder).
+pub async fn lock(
+    kc: &KubeCluster,
+    instance: Instance<'_>,
+    timeout: Duration,
+) -> Result<ReleaseLock, EngineError> {
+    ensure_namespace(kc, instance.namespace).await?;
+    let sink = kc.on_line.clone();
+    let lease = lease_name(instance.name);
+    let lock = ReleaseLock::acquire_lease(
+        kc.kube.client.clone(),
+        instance.namespace,
+        &lease,
+        instance.name,
+        true,
+        timeout,
+        |holder| {
+            sink(&format!(
+                "waiting for another operation on package (held by {holder})"
+            ))
+        },
+    )
+    .await
+    .map_err(|e| match e {
+        ActionError::Locked { holder, .. } => EngineError::Locked {
+            name: instance.name.to_string(),
+            lease: lease.clone(),
+            holder,
+        },
+        e => EngineError::Release(e),
+    })?;
+    if let Some(previous) = &lock.took_over_from {
+        sink(&format!(
+            "took over the package lock from {previous}, which stopped renewing it; recovering its work"
+        ));
+    }
+    Ok(lock)
+}
+
+fn now() -> String {
+    jiff::Timestamp::now().to_string()
+}
+
+/// `kubepkg apply`: install or upgrade under the package Lease.
+pub async fn apply(
+    kc: &mut KubeCluster,
+    package: &Package,
+    instance: Instance<'_>,
+    user: &UserValues,
+    timeout: Duration,
+) -> Result<(Outcome, Plan), EngineError> {
+    user.check(package)?;
+    let lock = lock(kc, instance, timeout).await?;
+    let result = async {
+        let p = prepare(kc, package, instance, user).await?;
+        let now = now();
+        let input = ApplyInput {
+            name: instance.name,
+            namespace: instance.namespace,
+            package,
+            user,
+            history: &p.history,
+            previous_values: &p.previous_values,
+            plan: &p.plan,
+            timeout,
+            now: &now,
+        };
+        let outcome = orchestrator::apply(kc, input).await;
+        Ok((outcome, p.plan))
+    }
+    .await;
+    lock.release().await;
+    result
+}
+
+/// `kubepkg rollback NAME [REVISION]` under the package Lease.
+pub async fn rollback(
+    kc: &mut KubeCluster,
+    instance: Instance<'_>,
+    target: Option<u64>,
+    force: bool,
+    timeout: Duration,
+) -> Result<Outcome, EngineError> {
+    let lock = lock(kc, instance, timeout).await?;
+    let result = async {
+        let history = kc.store.history(instance.name, instance.namespace).await?;
+        if history.revisions.is_empty() {
+            return Err(not_installed(instance));
+        }
+        let now = now();
+        Ok(
+            orchestrator::rollback(kc, &history, instance.name, target, force, timeout, &now)
+                .await?,
+        )
+    }
+    .await;
+    lock.release().await;
+    result
+}
+
+fn not_installed(instance: Instance<'_>) -> EngineError {
+    EngineError::NotInstalled {
+        name: instance.name.to_string(),
+        namespace: instance.namespace.to_string(),
+    }
+}
+
+/// The history of an installed package (an error when none).
+pub async fn history(kc: &KubeCluster, instance: Instance<'_>) -> Result<History, EngineError> {
+    let h = kc.store.history(instance.name, instance.namespace).await?;
+    if h.revisions.is_empty() {
+        return Err(not_installed(instance));
+    }
+    Ok(h)
+}
+
+/// `kubepkg status NAME`: the latest revision and each component's live state.
+pub async fn status(
+    kc: &KubeCluster,
+    instance: Instance<'_>,
+) -> Result<(PackageRevision, Vec<ComponentState>), EngineError> {
+    let h = history(kc, instance).await?;
+    let Some(latest) = h.latest().cloned() else {
+        return Err(not_installed(instance));
+    };
+    let mut states = Vec::new();
+    for c in &latest.components {
+        let ns_cluster = kc.in_namespace(&c.namespace);
+        let store = Store::new(SecretDriver::new(
+            kc.kube.client.clone(),
+            Some(&c.namespace),
+        ));
+        let release = store.last(&c.release).await.ok().flatten();
+        let mut waiting_for = None;
+        match &release {
+            None => waiting_for = Some("release not installed".to_string()),
+            Some(r) if r.status() != Status::Deployed => {
+                waiting_for = Some(format!("release {} is {}", r.name, r.status()));
+            }
+            Some(r) => {
+                let ids = manifest_objects(&r.manifest).unwrap_or_default();
+                for id in ids {
+                    let Ok((api, id)) =
+                        kubepkg_kube::apply::locate(&ns_cluster, &id, &c.namespace).await
+                    else {
+                        waiting_for = Some(format!("{id}: kind not served"));
+                        break;
+                    };
+                    let obj = api.get_opt(&id.name).await.ok().flatten();
+                    let v = obj.map(|o| serde_json::to_value(o).unwrap_or_default());
+                    let ready = match &v {
+                        None => Err("not found".to_string()),
+                        Some(v) => {
+                            let r = readiness::compute(v, jiff::Timestamp::now());
+                            if r.is_ready() {
+                                Ok(())
+                            } else {
+                                Err(format!("{} {}", r.status, r.message).trim().to_string())
+                            }
+                        }
+                    };
+                    if let Err(why) = ready {
+                        waiting_for = Some(format!("{id}: {why}"));
+                        break;
+                    }
+                }
+                if waiting_for.is_none() {
+                    let gates = crate::ready::check(&ns_cluster, &c.ready_when, &c.namespace).await;
+                    if let Some(g) = gates.iter().find(|g| g.waiting.is_some()) {
+                        waiting_for = Some(format!(
+                            "{}: {}",
+                            g.object,
+                            g.waiting.clone().unwrap_or_default()
+                        ));
+                    }
+                }
+            }
+        }
+        states.push(ComponentState {
+            name: c.name.clone(),
+            release: c.release.clone(),
+            namespace: c.namespace.clone(),
+            revision: release.as_ref().map_or(c.revision, |r| r.version),
+            ready: waiting_for.is_none(),
+            waiting_for,
+        });
+    }
+    Ok((latest, states))
+}
+
+/// `kubepkg uninstall NAME`: every component's release in reverse apply order, then the
+/// revision records (kept, marked uninstalled, with `keep_history`).
+pub async fn uninstall(
+    kc: &mut KubeCluster,
+    instance: Instance<'_>,
+    keep_history: bool,
+    timeout: Duration,
+) -> Result<Vec<String>, EngineError> {
+    let lock = lock(kc, instance, timeout).await?;
+    let result = async {
+        let h = history(kc, instance).await?;
+        let Some(latest) = h.latest().cloned() else {
+            return Err(not_installed(instance));
+        };
+        let mut done = Vec::new();
+        let mut records: Vec<_> = latest.components.clone();
+        records.reverse();
+        for c in &records {
+            let ns_cluster = kc.in_namespace(&c.namespace);
+            let rel = releases(
+                &ns_cluster,
+                &c.namespace,
+                kc.on_line.clone(),
+                c.name.clone(),
+            );
+            (kc.on_line)(&format!("{}: uninstalling", c.name));
+            let opts = kubepkg_release::action::Options {
+                timeout,
+                ..Default::default()
+            };
+            match rel.uninstall(&c.release, &opts).await {
+                Ok(_) | Err(ActionError::NotFound { .. }) => {}
+                Err(e) => return Err(EngineError::Release(e)),
+            }
+            (kc.on_line)(&format!("{}: uninstalled", c.name));
+            done.push(c.name.clone());
+        }
+        if keep_history {
+            let mut last = latest.clone();
+            last.status = kubepkg_package::revision::RevisionStatus::Uninstalled;
+            last.description = "Uninstallation complete".into();
+            kc.store.record(&last).await?;
+        } else {
+            kc.store
+                .delete_all(instance.name, instance.namespace)
+                .await?;
+        }
+        Ok(done)
+    }
+    .await;
+    lock.release().await;
+    result
+}
+
+/// `kubepkg values NAME [--revision N]`: each component's effective values in a revision.
+pub async fn values(
+    kc: &KubeCluster,
+    instance: Instance<'_>,
+    revision: Option<u64>,
+) -> Result<(PackageRevision, Vec<(String, Effective)>), EngineError> {
+    let h = history(kc, instance).await?;
+    let rev = match revision {
+        Some(n) => h.get(n).cloned().ok_or_else(|| {
+            EngineError::Refused(orchestrator::RollbackRefused::NoSuchRevision {
+                name: instance.name.to_string(),
+                revision: n,
+            })
+        })?,
+        None => h
+            .deployed()
+            .or(h.latest())
+            .cloned()
+            .ok_or_else(|| not_installed(instance))?,
+    };
+    let mut out = Vec::new();
+    for c in &rev.components {
+        if let Some(eff) = recorded_values(kc, &rev, &c.name).await? {
+            out.push((c.name.clone(), eff));
+        }
+    }
+    Ok((rev, out))
+}
+
+/// Converts chart values for callers that hold `kubepkg_value` values.
+pub fn json_of(v: &kubepkg_value::Value) -> Value {
+    from_chart_value(v)
+}

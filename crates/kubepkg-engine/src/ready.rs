@@ -1,0 +1,229 @@
+//! `readyWhen` gates (SPEC §4.3): every listed object must have `status.conditions` entry of
+//! the given type with the given status. Waiting watches each object by name (never polls
+//! its state); a namespace left out defaults to the component's, and is ignored for
+//! cluster-scoped kinds. A kind whose CRD is not served yet is looked up again as discovery
+//! changes, so a gate on a resource an operator registers late still works.
+
+use std::time::Duration;
+
+use futures::StreamExt;
+use kube::runtime::watcher;
+use kubepkg_kube::{Cluster, KubeError, ObjectRef};
+use kubepkg_package::ReadyCondition;
+use serde_json::Value;
+use tokio::time::Instant;
+
+/// Why a gate does not hold (yet).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GateState {
+    /// `Kind namespace/name` (or `Kind name` when cluster-scoped).
+    pub object: String,
+    /// `None` when the gate holds.
+    pub waiting: Option<String>,
+}
+
+fn describe(id: &ObjectRef) -> String {
+    if id.namespace.is_empty() {
+        format!("{} {}", id.kind, id.name)
+    } else {
+        format!("{} {}/{}", id.kind, id.namespace, id.name)
+    }
+}
+
+fn target(c: &ReadyCondition, namespace: &str) -> ObjectRef {
+    ObjectRef {
+        api_version: c.api_version.clone(),
+        kind: c.kind.clone(),
+        namespace: c.namespace.clone().unwrap_or_else(|| namespace.to_string()),
+        name: c.name.clone(),
+    }
+}
+
+/// What a gate says about `obj` (`None` = the object is absent).
+pub fn evaluate(c: &ReadyCondition, obj: Option<&Value>) -> Option<String> {
+    let Some(obj) = obj else {
+        return Some("not found".into());
+    };
+    let conds = obj
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let found = conds
+        .iter()
+        .find(|x| x.get("type").and_then(Value::as_str) == Some(c.condition.as_str()));
+    let expected = if c.status.is_empty() {
+        "True"
+    } else {
+        &c.status
+    };
+    match found {
+        None => Some(format!("condition {} not reported yet", c.condition)),
+        Some(x) => {
+            let status = x.get("status").and_then(Value::as_str).unwrap_or("");
+            if status == expected {
+                return None;
+            }
+            let mut s = format!("{}={status}, want {expected}", c.condition);
+            let reason = x.get("reason").and_then(Value::as_str).unwrap_or("");
+            let message = x.get("message").and_then(Value::as_str).unwrap_or("");
+            if !reason.is_empty() {
+                s.push_str(&format!(" ({reason})"));
+            }
+            if !message.is_empty() {
+                s.push_str(&format!(": {message}"));
+            }
+            Some(s)
+        }
+    }
+}
+
+/// The current state of every gate (one GET each), for `kubepkg status`.
+pub async fn check(cluster: &Cluster, gates: &[ReadyCondition], namespace: &str) -> Vec<GateState> {
+    let mut out = Vec::new();
+    for c in gates {
+        let id = target(c, namespace);
+        let state = match kubepkg_kube::apply::locate(cluster, &id, namespace).await {
+            Ok((api, id)) => {
+                let obj = api
+                    .get_opt(&id.name)
+                    .await
+                    .ok()
+                    .flatten()
+                    .map(|o| serde_json::to_value(o).unwrap_or_default());
+                GateState {
+                    object: describe(&id),
+                    waiting: evaluate(c, obj.as_ref()),
+                }
+            }
+            Err(e) => GateState {
+                object: describe(&id),
+                waiting: Some(format!("kind not served: {e}")),
+            },
+        };
+        out.push(state);
+    }
+    out
+}
+
+/// Waits until every gate holds, or fails at `deadline` naming each gate still unmet.
+/// `progress` gets `object: what it waits for` whenever that changes.
+pub async fn wait(
+    cluster: &Cluster,
+    gates: &[ReadyCondition],
+    namespace: &str,
+    deadline: Instant,
+    timeout: Duration,
+    mut progress: impl FnMut(&str),
+) -> Result<(), String> {
+    loop {
+        for c in gates {
+            wait_one(cluster, c, namespace, deadline, timeout, &mut progress).await?;
+        }
+        // All held one after another; they must hold together.
+        let now = check(cluster, gates, namespace).await;
+        if now.iter().all(|g| g.waiting.is_none()) {
+            return Ok(());
+        }
+    }
+}
+
+async fn wait_one(
+    cluster: &Cluster,
+    c: &ReadyCondition,
+    namespace: &str,
+    deadline: Instant,
+    timeout: Duration,
+    progress: &mut impl FnMut(&str),
+) -> Result<(), String> {
+    let id = target(c, namespace);
+    let timed_out = |what: &str, object: &str| {
+        format!(
+            "timed out after {}s waiting for readyWhen {object}: {what}",
+            timeout.as_secs()
+        )
+    };
+    // Resolve the kind; its CRD may still be on its way.
+    let (api, id) = loop {
+        match kubepkg_kube::apply::locate(cluster, &id, namespace).await {
+            Ok(x) => break x,
+            Err(KubeError::UnknownKind { .. }) | Err(KubeError::Api { .. }) => {
+                let what = format!("{} {} is not served yet", id.api_version, id.kind);
+                progress(&format!("{}: {what}", describe(&id)));
+                if Instant::now() >= deadline {
+                    return Err(timed_out(&what, &describe(&id)));
+                }
+                cluster.discovery.invalidate();
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            Err(e) => return Err(format!("readyWhen {}: {e}", describe(&id))),
+        }
+    };
+    let object = describe(&id);
+    let cfg = watcher::Config::default().fields(&format!("metadata.name={}", id.name));
+    let mut stream = watcher(api, cfg).boxed();
+    let mut last: Option<String> = Some("not found".into());
+    let mut reported: Option<String> = None;
+    loop {
+        let ev = match tokio::time::timeout_at(deadline, stream.next()).await {
+            Ok(Some(ev)) => ev,
+            Ok(None) | Err(_) => {
+                return Err(timed_out(last.as_deref().unwrap_or("unknown"), &object));
+            }
+        };
+        match ev {
+            Ok(watcher::Event::Apply(o)) | Ok(watcher::Event::InitApply(o)) => {
+                let v = serde_json::to_value(&o).unwrap_or_default();
+                last = evaluate(c, Some(&v));
+            }
+            Ok(watcher::Event::Delete(_)) => last = evaluate(c, None),
+            Ok(watcher::Event::InitDone) => {}
+            Ok(watcher::Event::Init) => last = evaluate(c, None),
+            Err(_) => continue,
+        }
+        match &last {
+            None => return Ok(()),
+            Some(w) if reported.as_ref() != Some(w) => {
+                progress(&format!("{object}: {w}"));
+                reported = Some(w.clone());
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn gate(status: &str) -> ReadyCondition {
+        ReadyCondition {
+            api_version: "kubevirt.io/v1".into(),
+            kind: "KubeVirt".into(),
+            name: "kubevirt".into(),
+            namespace: None,
+            condition: "Available".into(),
+            status: status.into(),
+        }
+    }
+
+    #[test]
+    fn gate_holds_only_on_the_expected_status() {
+        let obj = json!({"status": {"conditions": [
+            {"type": "Progressing", "status": "True"},
+            {"type": "Available", "status": "False", "reason": "Deploying", "message": "3 of 5"}
+        ]}});
+        assert_eq!(
+            evaluate(&gate("True"), Some(&obj)).as_deref(),
+            Some("Available=False, want True (Deploying): 3 of 5")
+        );
+        assert_eq!(evaluate(&gate("False"), Some(&obj)), None);
+        assert_eq!(evaluate(&gate(""), None).as_deref(), Some("not found"));
+        let none = json!({"status": {}});
+        assert_eq!(
+            evaluate(&gate("True"), Some(&none)).as_deref(),
+            Some("condition Available not reported yet")
+        );
+    }
+}
