@@ -180,7 +180,8 @@ impl<'a> Applier<'a> {
     }
 
     /// Deletes objects of `previous` that are not in `current` (same group, kind,
-    /// namespace and name), in Helm's uninstall order, keeping those whose live object
+    /// namespace and name) and whose live object belongs to this release, in Helm's
+    /// uninstall order, keeping those whose live object
     /// (or manifest) says `helm.sh/resource-policy: keep`. Returns what was deleted and
     /// what was kept.
     pub async fn prune(
@@ -195,8 +196,15 @@ impl<'a> Applier<'a> {
                 Err(KubeError::UnknownKind { .. }) => continue,
                 Err(e) => return Err(e),
             };
-            if !current.iter().any(|c| c.same_object(&id)) {
-                gone.push(o);
+            if current.iter().any(|c| c.same_object(&id))
+                || gone.iter().any(|g| g.id.same_object(&o.id))
+            {
+                continue;
+            }
+            // Only what this release owns: never an object someone else took over.
+            match self.get(&id).await? {
+                Some(live) if ownership::check(&live, &id, &self.owner).is_ok() => gone.push(o),
+                _ => {}
             }
         }
         self.delete_objects(&gone).await

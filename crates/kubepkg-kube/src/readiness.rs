@@ -526,6 +526,46 @@ fn apiservice(obj: &Value) -> Readiness {
     }
 }
 
+/// Helm's hook rule: a Job is done when `Complete=True` and failed when `Failed=True`; a
+/// Pod is done when `Succeeded` and failed when `Failed`; anything else is done once created.
+pub fn hook_completion(obj: &Value) -> Readiness {
+    match str_at(obj, &["kind"]).unwrap_or("") {
+        "Job" => {
+            for c in conditions(obj) {
+                if c.status != "True" {
+                    continue;
+                }
+                if c.type_ == "Complete" {
+                    return Readiness::current("Job completed");
+                }
+                if c.type_ == "Failed" {
+                    let reason = if c.reason.is_empty() {
+                        "JobFailed"
+                    } else {
+                        &c.reason
+                    };
+                    return Readiness::failed(reason, format!("job failed: {}", c.message));
+                }
+            }
+            let active = int_or(obj, &["status", "active"], 0);
+            let succeeded = int_or(obj, &["status", "succeeded"], 0);
+            let failed = int_or(obj, &["status", "failed"], 0);
+            Readiness::in_progress(
+                "JobRunning",
+                format!(
+                    "Jobs active: {active}, jobs failed: {failed}, jobs succeeded: {succeeded}"
+                ),
+            )
+        }
+        "Pod" => match str_at(obj, &["status", "phase"]).unwrap_or("") {
+            "Succeeded" => Readiness::current("Pod succeeded"),
+            "Failed" => Readiness::failed("PodFailed", "pod failed"),
+            phase => Readiness::in_progress("PodRunning", format!("Pod phase: {phase}")),
+        },
+        _ => Readiness::current("created"),
+    }
+}
+
 /// The value at a path of object keys.
 pub fn at<'a>(obj: &'a Value, path: &[&str]) -> Option<&'a Value> {
     path.iter().try_fold(obj, |v, k| v.get(k))

@@ -68,6 +68,35 @@ pub async fn wait_ready(
     cluster: &Cluster,
     ids: &[ObjectRef],
     timeout: Duration,
+    progress: impl FnMut(&[(ObjectRef, Readiness)]),
+) -> Result<(), KubeError> {
+    wait_until(
+        cluster,
+        ids,
+        timeout,
+        |v| readiness::compute(v, jiff::Timestamp::now()),
+        progress,
+    )
+    .await
+}
+
+/// Waits until hook objects are done as Helm judges hooks: a Job when `Complete=True`
+/// (failed on `Failed=True`), a Pod when `Succeeded` (failed when `Failed`); kstatus would
+/// call a running Job current, which is not what a hook waits for.
+pub async fn wait_hooks_done(
+    cluster: &Cluster,
+    ids: &[ObjectRef],
+    timeout: Duration,
+) -> Result<(), KubeError> {
+    wait_until(cluster, ids, timeout, readiness::hook_completion, |_| {}).await
+}
+
+/// Waits until `judge` says every object is current (see [`wait_ready`]).
+pub async fn wait_until(
+    cluster: &Cluster,
+    ids: &[ObjectRef],
+    timeout: Duration,
+    judge: impl Fn(&serde_json::Value) -> Readiness,
     mut progress: impl FnMut(&[(ObjectRef, Readiness)]),
 ) -> Result<(), KubeError> {
     if ids.is_empty() {
@@ -125,8 +154,13 @@ pub async fn wait_ready(
         let (i, ev) = next;
         match ev {
             Ok(watcher::Event::Apply(o)) | Ok(watcher::Event::InitApply(o)) => {
-                let v = serde_json::to_value(&o).unwrap_or_default();
-                state[i] = readiness::compute(&v, jiff::Timestamp::now());
+                // Objects from a list carry no apiVersion/kind; the rules need them.
+                let mut v = serde_json::to_value(&o).unwrap_or_default();
+                if let Some(m) = v.as_object_mut() {
+                    m.insert("apiVersion".into(), resolved[i].api_version.clone().into());
+                    m.insert("kind".into(), resolved[i].kind.clone().into());
+                }
+                state[i] = judge(&v);
             }
             Ok(watcher::Event::Delete(_)) => state[i] = not_found(),
             Ok(watcher::Event::Init) | Ok(watcher::Event::InitDone) => {}

@@ -502,3 +502,34 @@ fn malformed_objects_do_not_panic() {
         let _ = compute(&v, now());
     }
 }
+
+#[test]
+fn hooks_wait_for_completion_not_for_kstatus_current() {
+    let running = obj(
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: m\nstatus:\n  startTime: \"2026-01-01T00:00:00Z\"\n  active: 1\n",
+    );
+    assert_eq!(
+        compute(&running, now()).status,
+        Status::Current,
+        "kstatus: a started Job is current"
+    );
+    assert_eq!(hook_completion(&running).status, Status::InProgress);
+    let done = obj(
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: m\nstatus:\n  conditions:\n  - type: Complete\n    status: \"True\"\n",
+    );
+    assert_eq!(hook_completion(&done).status, Status::Current);
+    let failed = obj(
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: m\nstatus:\n  conditions:\n  - type: Failed\n    status: \"True\"\n    reason: BackoffLimitExceeded\n    message: Job has reached the specified backoff limit\n",
+    );
+    let r = hook_completion(&failed);
+    assert_eq!(
+        (r.status, r.reason.as_str()),
+        (Status::Failed, "BackoffLimitExceeded")
+    );
+    let pod = obj(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nstatus:\n  phase: Running\n  conditions:\n  - type: Ready\n    status: \"True\"\n",
+    );
+    assert_eq!(hook_completion(&pod).status, Status::InProgress);
+    let cm = obj("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n");
+    assert_eq!(hook_completion(&cm).status, Status::Current);
+}

@@ -140,7 +140,7 @@ async fn execute(applier: &Applier<'_>, h: &Hook, timeout: Duration) -> Result<(
             waits.push(applier.locate(&o.id).await?.1);
         }
     }
-    match wait::wait_ready(applier.cluster, &waits, timeout, |_| {}).await {
+    match wait::wait_hooks_done(applier.cluster, &waits, timeout).await {
         Ok(()) => Ok(()),
         Err(e @ (KubeError::Failed(_) | KubeError::NotReady(_))) => Err(ActionError::Cluster(e)),
         Err(e) => Err(e.into()),

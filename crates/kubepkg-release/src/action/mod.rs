@@ -412,7 +412,13 @@ impl<'a, D: Driver> Releases<'a, D> {
             Some(d) => d,
             None => last.clone(),
         };
-        let previous_objects = parse_manifest(&current.manifest)?;
+        // What may exist: the deployed revision's objects and those a later failed
+        // revision may have created before failing (Helm looks at the deployed one only
+        // and so orphans the latter).
+        let mut previous_objects = parse_manifest(&current.manifest)?;
+        if last.version != current.version {
+            previous_objects.extend(parse_manifest(&last.manifest)?);
+        }
         let applier = self.applier(name, opts);
         // Objects new to the release must not belong to someone else.
         let new_objects: Vec<ManifestObject> = objects
@@ -547,7 +553,14 @@ impl<'a, D: Driver> Releases<'a, D> {
             }
             Err(e) => return Err(e.into()),
         };
-        let current_objects = parse_manifest(&current.manifest)?;
+        // Objects of the latest revision and of the last deployed one may exist (Helm looks
+        // at the latest only and orphans what a failed revision's predecessor created).
+        let mut current_objects = parse_manifest(&current.manifest)?;
+        if let Some(d) = self.store.deployed(name).await?
+            && d.version != current.version
+        {
+            current_objects.extend(parse_manifest(&d.manifest)?);
+        }
         let target_objects = parse_manifest(&previous.manifest)?;
         let applier = self.applier(name, opts);
         let t = now();
