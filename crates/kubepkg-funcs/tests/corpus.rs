@@ -56,27 +56,28 @@ fn corpus_matches_helm() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(40);
+    let mut cases: Vec<Case> = Vec::new();
+    for file in support::corpus_files() {
+        let loaded = support::load_cases(&file).unwrap_or_else(|e| panic!("{e}"));
+        cases.extend(loaded.into_iter().filter(|c| c.name.contains(&filter)));
+    }
     // Quiet the default panic message: panics are reported as failures below.
     std::panic::set_hook(Box::new(|_| {}));
 
     let mut by_group: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut failures: Vec<(String, String)> = Vec::new();
-    let mut total = 0;
+    let total = cases.len();
     let mut slowest: Vec<(Duration, String)> = Vec::new();
-    for file in support::corpus_files() {
-        let cases = support::load_cases(&file).unwrap_or_else(|e| panic!("{e}"));
-        for case in cases.iter().filter(|c| c.name.contains(&filter)) {
-            total += 1;
-            let start = std::time::Instant::now();
-            let verdict = run_isolated(case).and_then(|got| support::verify(case, &got));
-            slowest.push((start.elapsed(), case.name.clone()));
-            let entry = by_group.entry(case.group.clone()).or_default();
-            match verdict {
-                Ok(()) => entry.0 += 1,
-                Err(why) => {
-                    entry.1 += 1;
-                    failures.push((case.name.clone(), why));
-                }
+    for case in &cases {
+        let start = std::time::Instant::now();
+        let verdict = run_isolated(case).and_then(|got| support::verify(case, &got));
+        slowest.push((start.elapsed(), case.name.clone()));
+        let entry = by_group.entry(case.group.clone()).or_default();
+        match verdict {
+            Ok(()) => entry.0 += 1,
+            Err(why) => {
+                entry.1 += 1;
+                failures.push((case.name.clone(), why));
             }
         }
     }

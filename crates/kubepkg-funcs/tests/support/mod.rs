@@ -43,14 +43,15 @@ pub fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/template-corpus")
 }
 
-/// The corpus files to run: `$KUBEPKG_CORPUS` (a colon-separated list of files) or every
-/// `*.jsonl` in the corpus directory.
+/// The corpus files to run: `$KUBEPKG_CORPUS` (a colon-separated list of files; relative paths
+/// are taken from the workspace root) or every `*.jsonl` in the corpus directory.
 pub fn corpus_files() -> Vec<PathBuf> {
     if let Ok(list) = std::env::var("KUBEPKG_CORPUS") {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         return list
             .split(':')
             .filter(|s| !s.is_empty())
-            .map(PathBuf::from)
+            .map(|s| root.join(s))
             .collect();
     }
     let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
