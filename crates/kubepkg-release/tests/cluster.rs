@@ -519,3 +519,50 @@ async fn interop_with_helm_v3() {
 async fn interop_with_helm_v4() {
     interop("v4.3.1").await;
 }
+
+fn deployment(name: &str, sim: &str) -> String {
+    format!(
+        "---\n# Source: h7chart/templates/{name}.yaml\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {{app: {name}}}\n  template:\n    metadata:\n      labels: {{app: {name}}}\n      annotations:\n        kubepkg.dev/sim: {sim}\n    spec:\n      containers:\n      - name: c\n        image: registry.invalid/{name}:1\n"
+    )
+}
+
+#[tokio::test]
+async fn wait_reports_unready_objects_and_atomic_install_cleans_up() {
+    let ns = TestNamespace::new("release-wait").await.expect("namespace");
+    let cluster = Cluster::from_client(ns.client().clone(), ns.name());
+    let rel = releases(&cluster, &ns);
+    // Ready Deployment: --wait succeeds (kstatus rules on a real Deployment's status).
+    rel.install("good", rendered(deployment("good", "ok"), vec![], 1), &options())
+        .await
+        .expect("a ready deployment passes --wait");
+
+    // Never-ready Deployment: the failure names it with its kstatus reason.
+    let opts = Options {
+        timeout: Duration::from_secs(8),
+        ..options()
+    };
+    let err = rel
+        .install("bad", rendered(deployment("stuck", "unready"), vec![], 1), &opts)
+        .await
+        .expect_err("never ready");
+    let text = err.to_string();
+    assert!(text.starts_with("Release \"bad\" failed: timed out after 8s waiting for 1 object(s)"), "{text}");
+    assert!(text.contains("Deployment \"stuck\" in namespace"), "{text}");
+    assert!(text.contains("InProgress (LessReady): Ready: 0/1") || text.contains("LessAvailable"), "{text}");
+    let bad = rel.store.last("bad").await.unwrap().unwrap();
+    assert_eq!(bad.status(), Status::Failed, "a failed first install is kept for diagnosis");
+
+    // --atomic: the failed install is uninstalled.
+    let atomic = Options {
+        atomic: true,
+        ..opts
+    };
+    let err = rel
+        .install("gone", rendered(deployment("stuck2", "unready"), vec![], 1), &atomic)
+        .await
+        .expect_err("never ready");
+    assert!(err.to_string().contains("has been uninstalled due to atomic being set"), "{err}");
+    assert!(rel.store.last("gone").await.unwrap().is_none());
+    let deps: Api<k8s_openapi::api::apps::v1::Deployment> = ns.api();
+    assert!(deps.get_opt("stuck2").await.unwrap().is_none());
+}
