@@ -209,16 +209,79 @@ enum PrivKey {
     Dsa(Box<dsa::SigningKey>),
 }
 
-/// An RSA key with public exponent 65537 whose two primes are searched for in parallel (the
-/// search dominates and is slow without Go's assembly; each prime has its top two bits set, so
-/// the modulus has exactly `bits` bits).
+/// Odd primes below 2^14, for sieving prime candidates.
+fn small_primes() -> &'static [u32] {
+    static PRIMES: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
+    PRIMES.get_or_init(|| {
+        let n = 1usize << 14;
+        let mut composite = vec![false; n];
+        let mut out = Vec::new();
+        for i in 2..n {
+            if !composite[i] {
+                if i > 2 {
+                    out.push(i as u32);
+                }
+                let mut j = i * i;
+                while j < n {
+                    composite[j] = true;
+                    j += i;
+                }
+            }
+        }
+        out
+    })
+}
+
+/// A random prime of exactly `bits` bits with its top two bits set (so the product of two has
+/// exactly `2 × bits` bits), found like Go's `crypto/rand.Prime` once did: a random odd start,
+/// then an incremental search that skips candidates divisible by a small prime before running
+/// the Baillie–PSW test (Miller–Rabin with 20 bases plus Lucas).
+fn gen_prime(bits: usize) -> rsa::BigUint {
+    let primes = small_primes();
+    let bytes_len = bits.div_ceil(8);
+    let top = bits - (bytes_len - 1) * 8;
+    let mut buf = vec![0u8; bytes_len];
+    loop {
+        rand::rngs::OsRng.fill_bytes(&mut buf);
+        buf[0] &= ((1u16 << top) - 1) as u8;
+        if top >= 2 {
+            buf[0] |= 3 << (top - 2);
+        } else {
+            buf[0] |= 1;
+            if bytes_len > 1 {
+                buf[1] |= 0x80;
+            }
+        }
+        buf[bytes_len - 1] |= 1;
+        let base = rsa::BigUint::from_bytes_be(&buf);
+        let residues: Vec<u32> = primes
+            .iter()
+            .map(|&p| buf.iter().fold(0u32, |r, &b| ((r << 8) | u32::from(b)) % p))
+            .collect();
+        let mut delta: u32 = 0;
+        while delta < 1 << 20 {
+            let divisible = primes
+                .iter()
+                .zip(&residues)
+                .any(|(&p, &r)| (r + delta) % p == 0);
+            if !divisible {
+                let cand = &base + rsa::BigUint::from(delta);
+                if cand.bits() == bits && num_bigint_dig::prime::probably_prime(&cand, 20) {
+                    return cand;
+                }
+            }
+            delta += 2;
+        }
+    }
+}
+
+/// An RSA key with public exponent 65537, its two primes searched for in parallel.
 fn rsa_key(bits: usize) -> Result<rsa::RsaPrivateKey, String> {
-    use num_bigint_dig::RandPrime;
     let half = bits / 2;
     for _ in 0..16 {
         let (p, q) = std::thread::scope(|s| {
-            let other = s.spawn(move || rand::rngs::OsRng.gen_prime(half));
-            let q = rand::rngs::OsRng.gen_prime(bits - half);
+            let other = s.spawn(move || gen_prime(half));
+            let q = gen_prime(bits - half);
             (other.join(), q)
         });
         let p = p.map_err(|_| "error generating rsa key: prime search failed".to_string())?;
