@@ -263,7 +263,7 @@ fn gen_prime(bits: usize) -> rsa::BigUint {
             let divisible = primes
                 .iter()
                 .zip(&residues)
-                .any(|(&p, &r)| (r + delta) % p == 0);
+                .any(|(&p, &r)| (r + delta).is_multiple_of(p));
             if !divisible {
                 let cand = &base + rsa::BigUint::from(delta);
                 if cand.bits() == bits && num_bigint_dig::prime::probably_prime(&cand, 20) {
