@@ -21,7 +21,13 @@ fn main() {
     let corpus = include_str!("../tests/go-cases.jsonl");
     // Built once and shared, as a chart renderer does (Go rebuilds its FuncMap per template set).
     let fns = Arc::new(FuncTable::new(funcs()));
+    let only: Option<usize> = std::env::var("BENCH_CASE")
+        .ok()
+        .and_then(|s| s.parse().ok());
     for (idx, line) in corpus.lines().enumerate() {
+        if only.is_some_and(|o| o != idx) {
+            continue;
+        }
         let c: serde_json::Value = serde_json::from_str(line).expect("corpus line");
         if c["output"].is_null() || c["missingkey"].is_string() {
             continue;
@@ -48,5 +54,23 @@ fn main() {
         }
         samples.sort_unstable();
         println!("{idx}\t{}", samples[n / 2]);
+        if only.is_some() {
+            // Breakdown for a single case: parse alone, execute alone.
+            let start = Instant::now();
+            for _ in 0..n {
+                let mut t = Templates::with_funcs(fns.clone());
+                t.parse("t", text).expect("parses");
+                std::hint::black_box(&t);
+            }
+            let parse = start.elapsed().as_nanos() / n as u128;
+            let mut t = Templates::with_funcs(fns.clone());
+            t.parse("t", text).expect("parses");
+            let start = Instant::now();
+            for _ in 0..n {
+                std::hint::black_box(t.execute("t", &data).expect("executes"));
+            }
+            let exec = start.elapsed().as_nanos() / n as u128;
+            eprintln!("parse {parse} ns, execute {exec} ns");
+        }
     }
 }

@@ -102,7 +102,10 @@ fn is_space(c: char) -> bool {
 }
 
 fn is_alnum(c: char) -> bool {
-    c == '_' || c.is_alphabetic() || is_unicode_digit(c)
+    if c.is_ascii() {
+        return c == '_' || c.is_ascii_alphanumeric();
+    }
+    c.is_alphabetic() || is_unicode_digit(c)
 }
 
 /// Go's `unicode.IsDigit` (category Nd).

@@ -434,6 +434,12 @@ impl<'f, 't> Parser<'f, 't> {
     }
 
     fn next(&mut self) -> Item<'t> {
+        let i = self.next_idx();
+        self.items[i].clone()
+    }
+
+    /// Advance like `next` and return the index of the item consumed.
+    fn next_idx(&mut self) -> usize {
         let i = self.idx.min(self.items.len() - 1);
         if self.idx >= self.fetched {
             self.fetched = self.idx + 1;
@@ -444,7 +450,26 @@ impl<'f, 't> Parser<'f, 't> {
         } else {
             self.idx = self.items.len();
         }
-        self.items[i].clone()
+        i
+    }
+
+    /// The kind of the next item, without consuming it.
+    fn peek_kind(&mut self) -> ItemKind {
+        let i = self.next_idx();
+        self.backup();
+        self.items[i].kind
+    }
+
+    /// The kind of the next non-space item, without consuming it.
+    fn peek_non_space_kind(&mut self) -> ItemKind {
+        loop {
+            let i = self.next_idx();
+            if self.items[i].kind != ItemKind::Space {
+                // As Go's peekNonSpace: spaces before it stay consumed, the token is backed up.
+                self.idx = i;
+                return self.items[i].kind;
+            }
+        }
     }
 
     fn backup(&mut self) {
@@ -524,8 +549,8 @@ impl<'f, 't> Parser<'f, 't> {
 
     fn parse_top(&mut self) -> PResult<List> {
         let mut root = List::default();
-        while self.peek().kind != ItemKind::Eof {
-            if self.peek().kind == ItemKind::LeftDelim {
+        while self.peek_kind() != ItemKind::Eof {
+            if self.peek_kind() == ItemKind::LeftDelim {
                 let save = self.idx;
                 self.next();
                 if self.next_non_space().kind == ItemKind::Define {
@@ -567,7 +592,7 @@ impl<'f, 't> Parser<'f, 't> {
 
     fn item_list_inner(&mut self) -> PResult<(List, End)> {
         let mut list = List::default();
-        while self.peek_non_space().kind != ItemKind::Eof {
+        while self.peek_non_space_kind() != ItemKind::Eof {
             match self.text_or_action()? {
                 Parsed::Node(n) => list.nodes.push(n),
                 Parsed::End => return Ok((list, End::End)),
@@ -672,12 +697,12 @@ impl<'f, 't> Parser<'f, 't> {
         let (list, next) = r?;
         let mut else_list = None;
         if let End::Else(epos) = next {
-            if context == "if" && self.peek().kind == ItemKind::If {
+            if context == "if" && self.peek_kind() == ItemKind::If {
                 self.next();
                 else_list = Some(List {
                     nodes: vec![self.if_control()?],
                 });
-            } else if context == "with" && self.peek().kind == ItemKind::With {
+            } else if context == "with" && self.peek_kind() == ItemKind::With {
                 self.next();
                 else_list = Some(List {
                     nodes: vec![self.with_control()?],
@@ -845,7 +870,7 @@ impl<'f, 't> Parser<'f, 't> {
             args: Vec::new(),
         };
         loop {
-            self.peek_non_space();
+            self.peek_non_space_kind();
             if let Some(op) = self.operand()? {
                 cmd.args.push(op);
             }
@@ -868,10 +893,10 @@ impl<'f, 't> Parser<'f, 't> {
         let Some(node) = self.term()? else {
             return Ok(None);
         };
-        if self.peek().kind == ItemKind::Field {
+        if self.peek_kind() == ItemKind::Field {
             let cpos = self.peek().pos;
             let mut fields = Vec::new();
-            while self.peek().kind == ItemKind::Field {
+            while self.peek_kind() == ItemKind::Field {
                 let t = self.next();
                 fields.push(Arc::from(&t.val[1..]));
             }
