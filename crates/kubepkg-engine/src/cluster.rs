@@ -168,6 +168,11 @@ impl Cluster for KubeCluster {
             last = None;
         }
         let is_upgrade = last.is_some();
+        // Earlier components may have registered APIs (CRDs): ask the server again, as Helm
+        // builds `.Capabilities.APIVersions` from discovery for every render.
+        if let Ok(v) = served_api_versions(&self.kube.client).await {
+            self.caps.api_versions = v;
+        }
         let out = render(
             &request.component,
             request.chart.path(),
@@ -268,4 +273,27 @@ impl Cluster for KubeCluster {
         (self.on_line)(&progress_line(&event));
         self.events.push(event);
     }
+}
+
+/// Every `group/version` and `group/version/Kind` the server serves (Helm's
+/// `GetVersionSet` plus resource kinds), sorted.
+pub async fn served_api_versions(client: &kube::Client) -> Result<Vec<String>, kube::Error> {
+    let d = kube::discovery::Discovery::new(client.clone()).run().await?;
+    let mut out = Vec::new();
+    for g in d.groups() {
+        for v in g.versions() {
+            let gv = if g.name().is_empty() {
+                v.to_string()
+            } else {
+                format!("{}/{v}", g.name())
+            };
+            for (ar, _) in g.versioned_resources(v) {
+                out.push(format!("{gv}/{}", ar.kind));
+            }
+            out.push(gv);
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
 }

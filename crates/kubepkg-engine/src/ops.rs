@@ -52,7 +52,9 @@ pub async fn capabilities(kube: &kubepkg_kube::Cluster) -> ClusterCapabilities {
         .map(|i| i.git_version);
     ClusterCapabilities {
         kube_version,
-        api_versions: Vec::new(),
+        api_versions: crate::cluster::served_api_versions(&kube.client)
+            .await
+            .unwrap_or_default(),
     }
 }
 

@@ -146,6 +146,36 @@ pub fn history_text(h: &History) -> String {
     table(&rows, "\t")
 }
 
+/// `kubepkg package list`: the latest revision of each package, laid out as `helm list`.
+pub fn list_text(latest: &[PackageRevision]) -> String {
+    let rows: Vec<Vec<String>> = std::iter::once(
+        [
+            "NAME",
+            "NAMESPACE",
+            "REVISION",
+            "UPDATED",
+            "STATUS",
+            "PACKAGE",
+            "VERSION",
+        ]
+        .map(String::from)
+        .to_vec(),
+    )
+    .chain(latest.iter().map(|r| {
+        vec![
+            r.name.clone(),
+            r.namespace.clone(),
+            r.revision.to_string(),
+            r.last_deployed.clone(),
+            r.status.as_str().to_string(),
+            r.package.clone(),
+            r.version.clone(),
+        ]
+    }))
+    .collect();
+    table(&rows, "\t")
+}
+
 /// Columns padded to the widest cell, separated by `sep` (last column unpadded).
 fn table(rows: &[Vec<String>], sep: &str) -> String {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);

@@ -17,6 +17,15 @@ pub enum Command {
     Version,
     /// Render chart templates locally and print the manifests, as `helm template` does.
     Template(Box<TemplateArgs>),
+    /// Show what `apply` would do to a package (order, hooks, changes, readiness gates).
+    Plan(Box<PlanArgs>),
+    /// Install or upgrade a package: components one at a time, each waited until ready.
+    Apply(Box<ApplyArgs>),
+    /// Print each component's effective values in a package revision (`--explain`: sources).
+    Values(Box<PackageValuesArgs>),
+    /// Installed packages: status, history, rollback, uninstall, list.
+    #[command(subcommand, visible_alias = "pkg")]
+    Package(PackageCommand),
     /// Install a chart as a Helm-compatible release.
     Install(Box<InstallArgs>),
     /// Upgrade a release to a new chart or values.
@@ -272,5 +281,153 @@ pub struct GetArgs {
     #[arg(long = "revision")]
     pub revision: Option<u64>,
     #[arg(short = 'o', long = "output", default_value = "yaml")]
+    pub output: String,
+}
+
+/// Values given to a package's components: `-f` files with a top-level key per component,
+/// `--set component.key=value`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct PackageValuesFlags {
+    /// Values files (a top-level key per component; repeatable or comma-separated).
+    #[arg(short = 'f', long = "values", value_delimiter = ',')]
+    pub values: Vec<String>,
+    /// Set values (`component.a.b=c`), typed as Helm does.
+    #[arg(long = "set")]
+    pub set: Vec<String>,
+    /// Set string values (`component.a.b=c`).
+    #[arg(long = "set-string")]
+    pub set_string: Vec<String>,
+}
+
+/// `kubepkg plan NAME PACKAGE`.
+#[derive(Debug, clap::Args)]
+pub struct PlanArgs {
+    /// Package instance name.
+    pub name: String,
+    /// Package directory, `.tgz` archive or bare chart.
+    pub package: std::path::PathBuf,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub values: PackageValuesFlags,
+    /// Compare with what is installed in the cluster (default: offline, as a first install).
+    #[arg(long = "cluster")]
+    pub with_cluster: bool,
+    /// Leave out the diff of rendered objects.
+    #[arg(long = "no-diff")]
+    pub no_diff: bool,
+    /// Output format: text or json.
+    #[arg(short = 'o', long = "output", default_value = "text")]
+    pub output: String,
+}
+
+/// `kubepkg apply NAME PACKAGE`.
+#[derive(Debug, clap::Args)]
+pub struct ApplyArgs {
+    /// Package instance name.
+    pub name: String,
+    /// Package directory, `.tgz` archive or bare chart.
+    pub package: std::path::PathBuf,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub values: PackageValuesFlags,
+    /// Time each component may take to become ready (Go duration).
+    #[arg(long = "timeout", default_value = "10m")]
+    pub timeout: String,
+    /// How long to wait for required packages to be Ready (Go duration; default: --timeout).
+    #[arg(long = "requirements-timeout")]
+    pub requirements_timeout: Option<String>,
+    /// Print the plan against the cluster and change nothing.
+    #[arg(long = "dry-run")]
+    pub dry_run: bool,
+    /// Output format: text or json (progress events and the outcome).
+    #[arg(short = 'o', long = "output", default_value = "text")]
+    pub output: String,
+}
+
+/// `kubepkg values NAME`.
+#[derive(Debug, clap::Args)]
+pub struct PackageValuesArgs {
+    /// Package instance name.
+    pub name: String,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// Revision to show (default: the deployed one).
+    #[arg(long = "revision")]
+    pub revision: Option<u64>,
+    /// Show where each value came from.
+    #[arg(long = "explain")]
+    pub explain: bool,
+    /// Only this component.
+    #[arg(long = "component")]
+    pub component: Option<String>,
+}
+
+/// `kubepkg package …`.
+#[derive(Debug, Subcommand)]
+pub enum PackageCommand {
+    /// A package's latest revision and each component's live state.
+    Status(PackageQueryArgs),
+    /// A package's revisions.
+    History(PackageQueryArgs),
+    /// Roll a package back to an earlier revision (recorded as a new revision).
+    Rollback(PackageRollbackArgs),
+    /// Uninstall every component of a package, in reverse order.
+    Uninstall(PackageUninstallArgs),
+    /// List installed packages.
+    List(PackageListArgs),
+}
+
+/// `kubepkg package status|history NAME`.
+#[derive(Debug, clap::Args)]
+pub struct PackageQueryArgs {
+    pub name: String,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// Output format: text or json.
+    #[arg(short = 'o', long = "output", default_value = "text")]
+    pub output: String,
+}
+
+/// `kubepkg package rollback NAME [REVISION]`.
+#[derive(Debug, clap::Args)]
+pub struct PackageRollbackArgs {
+    pub name: String,
+    /// Revision to go back to (default: the one before the deployed revision).
+    pub revision: Option<u64>,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// Roll back even though the version being left declares `rollback.safe: false`.
+    #[arg(long = "force")]
+    pub force: bool,
+    /// Time each component may take to become ready (Go duration).
+    #[arg(long = "timeout", default_value = "10m")]
+    pub timeout: String,
+}
+
+/// `kubepkg package uninstall NAME`.
+#[derive(Debug, clap::Args)]
+pub struct PackageUninstallArgs {
+    pub name: String,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// Keep the revision records, marked uninstalled.
+    #[arg(long = "keep-history")]
+    pub keep_history: bool,
+    #[arg(long = "timeout", default_value = "10m")]
+    pub timeout: String,
+}
+
+/// `kubepkg package list`.
+#[derive(Debug, clap::Args)]
+pub struct PackageListArgs {
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// Packages of every namespace.
+    #[arg(short = 'A', long = "all-namespaces")]
+    pub all_namespaces: bool,
+    /// Output format: text or json.
+    #[arg(short = 'o', long = "output", default_value = "text")]
     pub output: String,
 }

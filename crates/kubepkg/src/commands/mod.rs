@@ -4,6 +4,7 @@ mod get;
 mod history;
 mod install;
 mod list;
+mod package;
 mod releases;
 mod rollback;
 mod template;
@@ -20,6 +21,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Version => version::run(),
         Command::Template(args) => template::run(args),
+        Command::Plan(args) => package::plan(*args),
+        Command::Apply(args) => package::apply(*args),
+        Command::Values(args) => package::values(*args),
+        Command::Package(cmd) => package::run(cmd),
         Command::Install(args) => install::run(args),
         Command::Upgrade(args) => upgrade::run(args),
         Command::Rollback(args) => rollback::run(args),
