@@ -159,6 +159,9 @@ impl Cluster for KubeCluster {
             self.on_line.clone(),
             request.component.clone(),
         );
+        ensure_namespace(&self.kube.client, &request.namespace)
+            .await
+            .map_err(failure)?;
         let mut last = rel.store.last(&request.release).await.map_err(failure)?;
         if request.hook && last.is_some() {
             match rel.uninstall(&request.release, &opts).await {
@@ -297,3 +300,22 @@ pub async fn served_api_versions(client: &kube::Client) -> Result<Vec<String>, k
     out.dedup();
     Ok(out)
 }
+
+/// Creates `namespace` when absent (server-side apply of a bare Namespace).
+pub async fn ensure_namespace(
+    client: &kube::Client,
+    namespace: &str,
+) -> Result<(), crate::error::EngineError> {
+    use k8s_openapi::api::core::v1::Namespace;
+    let api: kube::Api<Namespace> = kube::Api::all(client.clone());
+    let ns = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}});
+    api.patch(
+        namespace,
+        &kube::api::PatchParams::apply(kubepkg_kube::apply::FIELD_MANAGER),
+        &kube::api::Patch::Apply(&ns),
+    )
+    .await
+    .map_err(|e| crate::error::EngineError::api("create", format!("Namespace {namespace}"), e))?;
+    Ok(())
+}
+

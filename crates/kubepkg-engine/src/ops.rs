@@ -122,6 +122,29 @@ fn chart_values(r: &Release) -> Map<String, Value> {
         .unwrap_or_default()
 }
 
+/// The `crds/` documents of a release's recorded chart, as the plan renders them.
+fn recorded_crds(r: &Release) -> Vec<plan::RenderedObject> {
+    let Some(chart) = &r.chart else {
+        return Vec::new();
+    };
+    let name = chart.metadata.as_ref().map_or("", |m| m.name.as_str());
+    let mut out = Vec::new();
+    for f in chart.files.iter().flatten() {
+        let is_manifest = [".yaml", ".yml", ".json"]
+            .iter()
+            .any(|e| f.name.ends_with(e));
+        if f.name.starts_with("crds/") && is_manifest {
+            let text = format!(
+                "---\n# Source: {name}/{}\n{}\n",
+                f.name,
+                String::from_utf8_lossy(&f.data)
+            );
+            out.extend(plan::objects_from_manifest(&text));
+        }
+    }
+    out
+}
+
 /// A component's effective values in a recorded revision, explained.
 async fn recorded_values(
     kc: &KubeCluster,
@@ -160,7 +183,10 @@ pub async fn prepare(
             let Some(r) = release_at(kc, &c.namespace, &c.release, c.revision).await? else {
                 continue;
             };
-            let mut objects = plan::objects_from_manifest(&r.manifest);
+            // The chart's `crds/` are not part of a release's manifest; they were rendered
+            // into the plan, so they are compared from the recorded chart.
+            let mut objects = recorded_crds(&r);
+            objects.extend(plan::objects_from_manifest(&r.manifest));
             for h in &r.hooks {
                 objects.extend(plan::objects_from_manifest(&h.manifest));
             }
@@ -212,27 +238,13 @@ pub async fn prepare(
     })
 }
 
-async fn ensure_namespace(kc: &KubeCluster, namespace: &str) -> Result<(), EngineError> {
-    use k8s_openapi::api::core::v1::Namespace;
-    let api: kube::Api<Namespace> = kube::Api::all(kc.kube.client.clone());
-    let ns = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}});
-    api.patch(
-        namespace,
-        &kube::api::PatchParams::apply(kubepkg_kube::apply::FIELD_MANAGER),
-        &kube::api::Patch::Apply(&ns),
-    )
-    .await
-    .map_err(|e| EngineError::api("create", format!("Namespace {namespace}"), e))?;
-    Ok(())
-}
-
 /// Takes the package's Lease (waiting up to `timeout` for a live holder).
 pub async fn lock(
     kc: &KubeCluster,
     instance: Instance<'_>,
     timeout: Duration,
 ) -> Result<ReleaseLock, EngineError> {
-    ensure_namespace(kc, instance.namespace).await?;
+    crate::cluster::ensure_namespace(&kc.kube.client, instance.namespace).await?;
     let sink = kc.on_line.clone();
     let lease = lease_name(instance.name);
     let lock = ReleaseLock::acquire_lease(
