@@ -55,21 +55,29 @@ fn main() {
         samples.sort_unstable();
         println!("{idx}\t{}", samples[n / 2]);
         if only.is_some() {
-            // Breakdown for a single case: parse alone, execute alone.
-            let start = Instant::now();
-            for _ in 0..n {
-                let mut t = Templates::with_funcs(fns.clone());
-                t.parse("t", text).expect("parses");
-                std::hint::black_box(&t);
-            }
-            let parse = start.elapsed().as_nanos() / n as u128;
+            // Breakdown for a single case: medians of parse alone and execute alone.
+            let mut ps: Vec<u128> = (0..n)
+                .map(|_| {
+                    let start = Instant::now();
+                    let mut t = Templates::with_funcs(fns.clone());
+                    t.parse("t", text).expect("parses");
+                    std::hint::black_box(&t);
+                    start.elapsed().as_nanos()
+                })
+                .collect();
+            ps.sort_unstable();
+            let parse = ps[n / 2];
             let mut t = Templates::with_funcs(fns.clone());
             t.parse("t", text).expect("parses");
-            let start = Instant::now();
-            for _ in 0..n {
-                std::hint::black_box(t.execute("t", &data).expect("executes"));
-            }
-            let exec = start.elapsed().as_nanos() / n as u128;
+            let mut es: Vec<u128> = (0..n)
+                .map(|_| {
+                    let start = Instant::now();
+                    std::hint::black_box(t.execute("t", &data).expect("executes"));
+                    start.elapsed().as_nanos()
+                })
+                .collect();
+            es.sort_unstable();
+            let exec = es[n / 2];
             eprintln!("parse {parse} ns, execute {exec} ns");
         }
     }

@@ -192,7 +192,7 @@ pub fn lex(input: &str) -> Vec<Item<'_>> {
         line: 1,
         start_line: 1,
         inside_action: false,
-        items: Vec::new(),
+        items: Vec::with_capacity(input.len() / 8 + 4),
         done: false,
     };
     while !l.done {
