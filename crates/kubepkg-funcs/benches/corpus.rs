@@ -45,4 +45,25 @@ fn main() {
         }
     }
     eprintln!("corpus bench: {timed} cases timed, {skipped} skipped (output differs from Helm's)");
+    // Where a simple case's time goes: building the function table, reading the values.
+    let std_values = support::load_cases(&support::corpus_dir().join("builtins.jsonl"))
+        .ok()
+        .and_then(|c| c.first().map(|c| c.values.clone()))
+        .unwrap_or_default();
+    let median = |f: &dyn Fn()| {
+        let mut s: Vec<u128> = (0..iterations)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_nanos()
+            })
+            .collect();
+        s.sort_unstable();
+        s[iterations / 2]
+    };
+    eprintln!(
+        "per render: engine with Helm's functions {} ns, reading the standard values file {} ns",
+        median(&|| drop(std::hint::black_box(support::engine()))),
+        median(&|| drop(std::hint::black_box(kubepkg_yaml::read_values(&std_values))))
+    );
 }
