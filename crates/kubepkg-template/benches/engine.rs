@@ -67,6 +67,15 @@ fn main() {
                 .collect();
             ps.sort_unstable();
             let parse = ps[n / 2];
+            let mut ls: Vec<u128> = (0..n)
+                .map(|_| {
+                    let start = Instant::now();
+                    std::hint::black_box(kubepkg_template::lex::lex(text));
+                    start.elapsed().as_nanos()
+                })
+                .collect();
+            ls.sort_unstable();
+            eprintln!("lex {} ns", ls[n / 2]);
             let mut t = Templates::with_funcs(fns.clone());
             t.parse("t", text).expect("parses");
             let mut es: Vec<u128> = (0..n)
