@@ -205,6 +205,11 @@ async fn lifecycle_install_upgrade_failed_hook_rollback_uninstall() {
             (3, "failed".into())
         ]
     );
+    // Helm keeps a superseded revision's description.
+    assert_eq!(
+        history[0].info.as_ref().unwrap().description,
+        "Install complete"
+    );
     assert!(
         jobs.get_opt("migrate").await.unwrap().is_some(),
         "a failed hook is kept for its logs"
@@ -532,9 +537,13 @@ async fn wait_reports_unready_objects_and_atomic_install_cleans_up() {
     let cluster = Cluster::from_client(ns.client().clone(), ns.name());
     let rel = releases(&cluster, &ns);
     // Ready Deployment: --wait succeeds (kstatus rules on a real Deployment's status).
-    rel.install("good", rendered(deployment("good", "ok"), vec![], 1), &options())
-        .await
-        .expect("a ready deployment passes --wait");
+    rel.install(
+        "good",
+        rendered(deployment("good", "ok"), vec![], 1),
+        &options(),
+    )
+    .await
+    .expect("a ready deployment passes --wait");
 
     // Never-ready Deployment: the failure names it with its kstatus reason.
     let opts = Options {
@@ -542,15 +551,29 @@ async fn wait_reports_unready_objects_and_atomic_install_cleans_up() {
         ..options()
     };
     let err = rel
-        .install("bad", rendered(deployment("stuck", "unready"), vec![], 1), &opts)
+        .install(
+            "bad",
+            rendered(deployment("stuck", "unready"), vec![], 1),
+            &opts,
+        )
         .await
         .expect_err("never ready");
     let text = err.to_string();
-    assert!(text.starts_with("Release \"bad\" failed: timed out after 8s waiting for 1 object(s)"), "{text}");
+    assert!(
+        text.starts_with("Release \"bad\" failed: timed out after 8s waiting for 1 object(s)"),
+        "{text}"
+    );
     assert!(text.contains("Deployment \"stuck\" in namespace"), "{text}");
-    assert!(text.contains("InProgress (LessReady): Ready: 0/1") || text.contains("LessAvailable"), "{text}");
+    assert!(
+        text.contains("InProgress (LessReady): Ready: 0/1") || text.contains("LessAvailable"),
+        "{text}"
+    );
     let bad = rel.store.last("bad").await.unwrap().unwrap();
-    assert_eq!(bad.status(), Status::Failed, "a failed first install is kept for diagnosis");
+    assert_eq!(
+        bad.status(),
+        Status::Failed,
+        "a failed first install is kept for diagnosis"
+    );
 
     // --atomic: the failed install is uninstalled.
     let atomic = Options {
@@ -558,10 +581,18 @@ async fn wait_reports_unready_objects_and_atomic_install_cleans_up() {
         ..opts
     };
     let err = rel
-        .install("gone", rendered(deployment("stuck2", "unready"), vec![], 1), &atomic)
+        .install(
+            "gone",
+            rendered(deployment("stuck2", "unready"), vec![], 1),
+            &atomic,
+        )
         .await
         .expect_err("never ready");
-    assert!(err.to_string().contains("has been uninstalled due to atomic being set"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("has been uninstalled due to atomic being set"),
+        "{err}"
+    );
     assert!(rel.store.last("gone").await.unwrap().is_none());
     let deps: Api<k8s_openapi::api::apps::v1::Deployment> = ns.api();
     assert!(deps.get_opt("stuck2").await.unwrap().is_none());

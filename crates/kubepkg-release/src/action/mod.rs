@@ -114,6 +114,11 @@ pub struct Releases<'a, D: Driver> {
     pub progress: Box<dyn Fn(&str) + Send + Sync + 'a>,
 }
 
+/// Helm marks a revision superseded keeping its description.
+fn supersede(r: &mut Release) {
+    r.info.get_or_insert_with(Info::default).status = Status::Superseded;
+}
+
 fn now() -> jiff::Timestamp {
     jiff::Timestamp::now()
 }
@@ -462,7 +467,7 @@ impl<'a, D: Driver> Releases<'a, D> {
             Ok(()) => {
                 let mut current = current;
                 if current.status() == Status::Deployed {
-                    current.set_status(Status::Superseded, "Superseded");
+                    supersede(&mut current);
                     self.store.update(&current).await?;
                 }
                 release.set_status(
@@ -605,7 +610,7 @@ impl<'a, D: Driver> Releases<'a, D> {
             Ok(()) => {
                 for mut d in self.store.history(name).await? {
                     if d.status() == Status::Deployed && d.version != release.version {
-                        d.set_status(Status::Superseded, "Superseded");
+                        supersede(&mut d);
                         self.store.update(&d).await?;
                     }
                 }
@@ -624,14 +629,7 @@ impl<'a, D: Driver> Releases<'a, D> {
                 let description = format!("Rollback {name:?} failed: {e}");
                 let mut current = current;
                 if current.status() == Status::Deployed {
-                    current.set_status(
-                        Status::Superseded,
-                        current
-                            .info
-                            .as_ref()
-                            .map(|i| i.description.clone())
-                            .unwrap_or_default(),
-                    );
+                    supersede(&mut current);
                     self.store.update(&current).await?;
                 }
                 release.set_status(Status::Failed, description.clone());

@@ -1,5 +1,5 @@
 //! `kubepkg list`: the latest revision of each release, decoding one record per release.
-//! By default, like Helm, only deployed, failed and pending releases are shown.
+//! By default, like Helm, only deployed and failed releases are shown, sorted by name.
 
 use std::process::ExitCode;
 
@@ -36,11 +36,11 @@ pub fn run(args: ListArgs) -> Result<ExitCode> {
         };
         let mut list = with_releases!(&cluster, scope, |rel| rel.store.list_latest().await?);
         if !args.all {
-            list.retain(|r| {
-                let s = r.status();
-                s == Status::Deployed || s == Status::Failed || s.is_pending()
-            });
+            // Helm's default state mask: deployed and failed.
+            list.retain(|r| matches!(r.status(), Status::Deployed | Status::Failed));
         }
+        // Helm sorts by name (stable), so across namespaces equal names keep namespace order.
+        list.sort_by(|a, b| a.name.cmp(&b.name));
         let rows: Vec<serde_json::Value> = list
             .iter()
             .map(|r| {
