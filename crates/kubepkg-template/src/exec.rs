@@ -287,14 +287,16 @@ pub fn arg_type_name(t: ArgType) -> &'static str {
         ArgType::Map => "map[string]interface {}",
         ArgType::Bytes => "[]uint8",
         ArgType::Time => "time.Time",
+        ArgType::Object(name) => name,
     }
 }
 
 fn can_be_nil(t: ArgType) -> bool {
-    matches!(
-        t,
-        ArgType::Any | ArgType::List | ArgType::StringList | ArgType::Map | ArgType::Bytes
-    )
+    match t {
+        ArgType::Any | ArgType::List | ArgType::StringList | ArgType::Map | ArgType::Bytes => true,
+        ArgType::Object(name) => name.starts_with('*'),
+        _ => false,
+    }
 }
 
 fn assignable(v: &Value, t: ArgType) -> bool {
@@ -310,6 +312,7 @@ fn assignable(v: &Value, t: ArgType) -> bool {
         ArgType::Map => matches!(v, Value::Map(_)),
         ArgType::Bytes => matches!(v, Value::Bytes(_)),
         ArgType::Time => matches!(v, Value::Time(_)),
+        ArgType::Object(name) => matches!(v, Value::Object(o) if o.type_name() == name),
     }
 }
 

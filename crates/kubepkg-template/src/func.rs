@@ -38,6 +38,9 @@ pub enum ArgType {
     Bytes,
     /// `time.Time`
     Time,
+    /// A named Go type implemented by a [`kubepkg_value::GoObject`] whose `type_name()` is
+    /// this string, e.g. `sprig.certificate` (nil allowed only for pointer types, `*T`).
+    Object(&'static str),
 }
 
 /// A function callable from templates.

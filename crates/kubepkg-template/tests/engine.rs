@@ -301,3 +301,45 @@ fn time_methods() {
         "time.Month 3"
     );
 }
+
+#[derive(Debug)]
+struct Cert;
+
+impl kubepkg_value::GoObject for Cert {
+    fn type_name(&self) -> &str {
+        "sprig.certificate"
+    }
+    fn field(&self, name: &str) -> Option<Value> {
+        (name == "Cert").then(|| Value::str("PEM"))
+    }
+    fn format_v(&self) -> String {
+        "{PEM KEY}".into()
+    }
+}
+
+#[test]
+fn named_object_parameters() {
+    fn cert_of(a: &[Value]) -> Result<Value, String> {
+        Ok(Value::str(kubepkg_template::format_value(&a[0])))
+    }
+    let mut t = Templates::new(vec![Function {
+        name: "certOf",
+        params: &[ArgType::Object("sprig.certificate")],
+        variadic: None,
+        call: cert_of,
+    }]);
+    t.parse("t", "{{ certOf .c }}|{{ .c.Cert }}").unwrap();
+    let data = map(&[("c", Value::Object(std::sync::Arc::new(Cert)))]);
+    assert_eq!(t.execute("t", &data).unwrap(), "{PEM KEY}|PEM");
+    t.parse("u", "{{ certOf .s }}").unwrap();
+    let data = map(&[("s", map(&[]))]);
+    assert_eq!(
+        t.execute("u", &data).unwrap_err().to_string(),
+        "template: u:1:10: executing \"u\" at <.s>: wrong type for value; expected sprig.certificate; got map[string]interface {}"
+    );
+    t.parse("v", "{{ certOf nil }}").unwrap();
+    assert_eq!(
+        t.execute("v", &data).unwrap_err().to_string(),
+        "template: v:1:10: executing \"v\" at <nil>: cannot assign nil to sprig.certificate"
+    );
+}
