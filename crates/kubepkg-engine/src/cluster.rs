@@ -72,6 +72,11 @@ impl KubeCluster {
         c
     }
 
+    /// Starts a new requirements timeout (each operation waits at most that long).
+    pub fn reset_requirements_deadline(&mut self) {
+        self.requirements_deadline = None;
+    }
+
     fn options(&self) -> Options {
         Options {
             wait: false,
@@ -234,6 +239,17 @@ impl Cluster for KubeCluster {
         .await
         .map_err(failure)?;
         let sink = self.on_line.clone();
+        crate::ready::wait_jobs(
+            &ns_cluster,
+            &ids,
+            &request.namespace,
+            deadline,
+            request.timeout,
+            |line| sink(&format!("{component}: waiting for {line}")),
+        )
+        .await
+        .map_err(Failure::new)?;
+        let sink = self.on_line.clone();
         crate::ready::wait(
             &ns_cluster,
             &request.ready_when,
@@ -281,7 +297,9 @@ impl Cluster for KubeCluster {
 /// Every `group/version` and `group/version/Kind` the server serves (Helm's
 /// `GetVersionSet` plus resource kinds), sorted.
 pub async fn served_api_versions(client: &kube::Client) -> Result<Vec<String>, kube::Error> {
-    let d = kube::discovery::Discovery::new(client.clone()).run().await?;
+    let d = kube::discovery::Discovery::new(client.clone())
+        .run()
+        .await?;
     let mut out = Vec::new();
     for g in d.groups() {
         for v in g.versions() {
@@ -318,4 +336,3 @@ pub async fn ensure_namespace(
     .map_err(|e| crate::error::EngineError::api("create", format!("Namespace {namespace}"), e))?;
     Ok(())
 }
-

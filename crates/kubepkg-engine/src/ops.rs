@@ -290,6 +290,7 @@ pub async fn apply(
     timeout: Duration,
 ) -> Result<(Outcome, Plan), EngineError> {
     user.check(package)?;
+    kc.reset_requirements_deadline();
     let lock = lock(kc, instance, timeout).await?;
     let result = async {
         let p = prepare(kc, package, instance, user).await?;

@@ -78,6 +78,43 @@ pub fn evaluate(c: &ReadyCondition, obj: Option<&Value>) -> Option<String> {
     }
 }
 
+/// Waits until every Job among `ids` has completed (condition `Complete`); a Job whose
+/// `Failed` condition turns true ends the wait at once. kstatus counts a started Job as
+/// current, but a hook component (SPEC §4.6) and any Job of a component must have finished.
+pub async fn wait_jobs(
+    cluster: &Cluster,
+    ids: &[ObjectRef],
+    namespace: &str,
+    deadline: Instant,
+    timeout: Duration,
+    mut progress: impl FnMut(&str),
+) -> Result<(), String> {
+    for id in ids
+        .iter()
+        .filter(|i| i.kind == "Job" && i.api_version == "batch/v1")
+    {
+        let c = ReadyCondition {
+            api_version: id.api_version.clone(),
+            kind: id.kind.clone(),
+            name: id.name.clone(),
+            namespace: (!id.namespace.is_empty()).then(|| id.namespace.clone()),
+            condition: "Complete".into(),
+            status: "True".into(),
+        };
+        wait_one(
+            cluster,
+            &c,
+            Some("Failed"),
+            namespace,
+            deadline,
+            timeout,
+            &mut progress,
+        )
+        .await?;
+    }
+    Ok(())
+}
+
 /// The current state of every gate (one GET each), for `kubepkg status`.
 pub async fn check(cluster: &Cluster, gates: &[ReadyCondition], namespace: &str) -> Vec<GateState> {
     let mut out = Vec::new();
@@ -118,7 +155,16 @@ pub async fn wait(
 ) -> Result<(), String> {
     loop {
         for c in gates {
-            wait_one(cluster, c, namespace, deadline, timeout, &mut progress).await?;
+            wait_one(
+                cluster,
+                c,
+                None,
+                namespace,
+                deadline,
+                timeout,
+                &mut progress,
+            )
+            .await?;
         }
         // All held one after another; they must hold together.
         let now = check(cluster, gates, namespace).await;
@@ -131,6 +177,7 @@ pub async fn wait(
 async fn wait_one(
     cluster: &Cluster,
     c: &ReadyCondition,
+    fail_when: Option<&str>,
     namespace: &str,
     deadline: Instant,
     timeout: Duration,
@@ -174,6 +221,33 @@ async fn wait_one(
         match ev {
             Ok(watcher::Event::Apply(o)) | Ok(watcher::Event::InitApply(o)) => {
                 let v = serde_json::to_value(&o).unwrap_or_default();
+                if let Some(f) = fail_when {
+                    let failed = ReadyCondition {
+                        condition: f.to_string(),
+                        status: "True".into(),
+                        ..c.clone()
+                    };
+                    if evaluate(&failed, Some(&v)).is_none() {
+                        let why = evaluate(c, Some(&v)).unwrap_or_default();
+                        let detail = v
+                            .pointer("/status/conditions")
+                            .and_then(Value::as_array)
+                            .and_then(|cs| {
+                                cs.iter()
+                                    .find(|x| x.get("type").and_then(Value::as_str) == Some(f))
+                            })
+                            .map(|x| {
+                                format!(
+                                    "{} ({}): {}",
+                                    f,
+                                    x.get("reason").and_then(Value::as_str).unwrap_or(""),
+                                    x.get("message").and_then(Value::as_str).unwrap_or("")
+                                )
+                            })
+                            .unwrap_or(why);
+                        return Err(format!("{object} failed: {detail}"));
+                    }
+                }
                 last = evaluate(c, Some(&v));
             }
             Ok(watcher::Event::Delete(_)) => last = evaluate(c, None),

@@ -96,7 +96,11 @@ pub fn plan(args: PlanArgs) -> Result<ExitCode> {
                 name: &args.name,
                 namespace: &ns,
             };
-            anyhow::Ok(ops::prepare(&kc, &loaded.package, instance, &user).await?.plan)
+            anyhow::Ok(
+                ops::prepare(&kc, &loaded.package, instance, &user)
+                    .await?
+                    .plan,
+            )
         })?
     } else {
         let ns = args
@@ -144,7 +148,8 @@ pub fn apply(args: ApplyArgs) -> Result<ExitCode> {
             print!("{}", render_text(&p.plan, true));
             return Ok(ExitCode::SUCCESS);
         }
-        let (outcome, _plan) = ops::apply(&mut kc, &loaded.package, instance, &user, timeout).await?;
+        let (outcome, _plan) =
+            ops::apply(&mut kc, &loaded.package, instance, &user, timeout).await?;
         if json {
             let v = serde_json::json!({"events": kc.events, "outcome": outcome});
             println!("{}", serde_json::to_string_pretty(&v)?);
@@ -193,7 +198,14 @@ pub fn run(cmd: PackageCommand) -> Result<ExitCode> {
             PackageCommand::Status(a) => {
                 let kc = connect(&a.cluster, Duration::from_secs(60), stderr_sink()).await?;
                 let ns = kc.kube.namespace.clone();
-                let (rev, states) = ops::status(&kc, Instance { name: &a.name, namespace: &ns }).await?;
+                let (rev, states) = ops::status(
+                    &kc,
+                    Instance {
+                        name: &a.name,
+                        namespace: &ns,
+                    },
+                )
+                .await?;
                 if a.output == "json" {
                     let v = serde_json::json!({"revision": rev, "components": states});
                     println!("{}", serde_json::to_string_pretty(&v)?);
@@ -205,7 +217,14 @@ pub fn run(cmd: PackageCommand) -> Result<ExitCode> {
             PackageCommand::History(a) => {
                 let kc = connect(&a.cluster, Duration::from_secs(60), stderr_sink()).await?;
                 let ns = kc.kube.namespace.clone();
-                let h = ops::history(&kc, Instance { name: &a.name, namespace: &ns }).await?;
+                let h = ops::history(
+                    &kc,
+                    Instance {
+                        name: &a.name,
+                        namespace: &ns,
+                    },
+                )
+                .await?;
                 if a.output == "json" {
                     println!("{}", serde_json::to_string_pretty(&h.revisions)?);
                 } else {
@@ -217,8 +236,12 @@ pub fn run(cmd: PackageCommand) -> Result<ExitCode> {
                 let timeout = releases::parse_duration(&a.timeout)?;
                 let mut kc = connect(&a.cluster, timeout, stderr_sink()).await?;
                 let ns = kc.kube.namespace.clone();
-                let instance = Instance { name: &a.name, namespace: &ns };
-                let outcome = ops::rollback(&mut kc, instance, a.revision, a.force, timeout).await?;
+                let instance = Instance {
+                    name: &a.name,
+                    namespace: &ns,
+                };
+                let outcome =
+                    ops::rollback(&mut kc, instance, a.revision, a.force, timeout).await?;
                 print!("{}", outcome_text(&outcome));
                 Ok(code(outcome.reason.exit_code()))
             }
@@ -226,7 +249,10 @@ pub fn run(cmd: PackageCommand) -> Result<ExitCode> {
                 let timeout = releases::parse_duration(&a.timeout)?;
                 let mut kc = connect(&a.cluster, timeout, stderr_sink()).await?;
                 let ns = kc.kube.namespace.clone();
-                let instance = Instance { name: &a.name, namespace: &ns };
+                let instance = Instance {
+                    name: &a.name,
+                    namespace: &ns,
+                };
                 ops::uninstall(&mut kc, instance, a.keep_history, timeout).await?;
                 println!("package {} uninstalled", a.name);
                 Ok(ExitCode::SUCCESS)

@@ -1,0 +1,748 @@
+//! The rules of SPEC §4 on the local control plane (testenv/), one test (or more) per rule,
+//! each asserting what the cluster holds (objects, Helm release records) and the package
+//! revisions recorded. Packages are written to temporary directories; workloads use the node
+//! simulator's pod annotations (`kubepkg.dev/sim`) to be ready, never ready, or fail.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::api::{Api, ListParams};
+use kubepkg_engine::chart::ClusterCapabilities;
+use kubepkg_engine::{Instance, KubeCluster, ops};
+use kubepkg_package::orchestrator::Reason;
+use kubepkg_package::revision::RevisionStatus;
+use kubepkg_package::values::UserValues;
+use kubepkg_release::Status;
+use kubepkg_release::storage::{SecretDriver, Store};
+use kubepkg_testkit::TestNamespace;
+
+/// A chart with one Deployment (`sim` steers the simulated pods) and one ConfigMap that
+/// records the `kubepkg.*` values it got; `keep` makes that ConfigMap survive uninstall.
+fn deploy_chart(dir: &Path, name: &str, version: &str) {
+    std::fs::create_dir_all(dir.join("templates")).unwrap();
+    std::fs::write(
+        dir.join("Chart.yaml"),
+        format!("apiVersion: v2\nname: {name}\nversion: {version}\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("values.yaml"),
+        "sim: ok\nimage: registry.invalid/x:1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("templates/deployment.yaml"),
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: {{ .Release.Name }}}
+  template:
+    metadata:
+      labels: {app: {{ .Release.Name }}}
+      annotations:
+        kubepkg.dev/sim: {{ .Values.sim }}
+    spec:
+      containers:
+      - name: c
+        image: {{ .Values.image }}
+"#,
+    )
+    .unwrap();
+}
+
+/// A hook chart: a Job (failing when `sim: fail`) and a kept ConfigMap holding the versions.
+fn hook_chart(dir: &Path) {
+    std::fs::create_dir_all(dir.join("templates")).unwrap();
+    std::fs::write(
+        dir.join("Chart.yaml"),
+        "apiVersion: v2\nname: migrate\nversion: 1.0.0\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("values.yaml"), "sim: ok\n").unwrap();
+    std::fs::write(
+        dir.join("templates/job.yaml"),
+        r#"apiVersion: batch/v1
+kind: Job
+metadata:
+  name: migrate-{{ .Values.kubepkg.toVersion | replace "." "-" }}
+spec:
+  backoffLimit: 0
+  template:
+    metadata:
+      annotations:
+        kubepkg.dev/sim: {{ .Values.sim }}
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: m
+        image: registry.invalid/migrate:1
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: migrated-{{ .Values.kubepkg.toVersion | replace "." "-" }}
+  annotations:
+    helm.sh/resource-policy: keep
+data:
+  from: {{ .Values.kubepkg.fromVersion | quote }}
+  to: {{ .Values.kubepkg.toVersion | quote }}
+"#,
+    )
+    .unwrap();
+}
+
+/// Writes a package: `manifest` as kubepkg.yaml; every component named in `deploys` gets a
+/// deploy chart at its name, and `migrate` (if listed in `hooks`) a hook chart.
+fn package(root: &Path, manifest: &str, deploys: &[&str], hooks: &[&str]) {
+    std::fs::create_dir_all(root).unwrap();
+    std::fs::write(root.join("kubepkg.yaml"), manifest).unwrap();
+    for d in deploys {
+        deploy_chart(&root.join(d), d, "1.0.0");
+    }
+    for h in hooks {
+        hook_chart(&root.join(h));
+    }
+}
+
+struct Env {
+    ns: TestNamespace,
+    events: Arc<Mutex<Vec<String>>>,
+    kc: KubeCluster,
+}
+
+async fn env(test: &str, timeout: Duration) -> Env {
+    let ns = TestNamespace::new(test).await.expect("control plane");
+    let kube = kubepkg_kube::Cluster::from_client(ns.client().clone(), ns.name());
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let sink = events.clone();
+    let kc = KubeCluster::new(
+        kube,
+        ClusterCapabilities::default(),
+        timeout,
+        Arc::new(move |l: &str| sink.lock().unwrap().push(l.to_string())),
+    );
+    Env { ns, events, kc }
+}
+
+impl Env {
+    fn instance(&self) -> Instance<'_> {
+        Instance {
+            name: "pkg",
+            namespace: self.ns.name(),
+        }
+    }
+
+    async fn apply(&mut self, dir: &Path, user: &UserValues, timeout: Duration) -> Reason {
+        let package = kubepkg_package::source::load_dir(dir).expect("valid package");
+        let ns = self.ns.name().to_string();
+        let instance = Instance {
+            name: "pkg",
+            namespace: &ns,
+        };
+        self.kc.events.clear();
+        let (outcome, _) = ops::apply(&mut self.kc, &package, instance, user, timeout)
+            .await
+            .expect("apply runs");
+        outcome.reason
+    }
+
+    /// `(status, version, [(component, release revision)])` of every package revision.
+    async fn revisions(&self) -> Vec<(RevisionStatus, String, Vec<(String, u64)>)> {
+        let h = self
+            .kc
+            .store
+            .history("pkg", self.ns.name())
+            .await
+            .expect("history");
+        h.revisions
+            .iter()
+            .map(|r| {
+                (
+                    r.status,
+                    r.version.clone(),
+                    r.components
+                        .iter()
+                        .map(|c| (c.name.clone(), c.revision))
+                        .collect(),
+                )
+            })
+            .collect()
+    }
+
+    /// `(revision, status)` of every stored Helm release record of `release`.
+    async fn release_history(&self, release: &str) -> Vec<(u64, Status)> {
+        let store = Store::new(SecretDriver::new(
+            self.ns.client().clone(),
+            Some(self.ns.name()),
+        ));
+        store
+            .history(release)
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| (r.version, r.status()))
+            .collect()
+    }
+
+    fn progress(&self) -> Vec<String> {
+        self.kc
+            .events
+            .iter()
+            .map(kubepkg_package::report::progress_line)
+            .collect()
+    }
+}
+
+fn pos(lines: &[String], needle: &str) -> usize {
+    lines
+        .iter()
+        .position(|l| l == needle)
+        .unwrap_or_else(|| panic!("{needle:?} not in {lines:#?}"))
+}
+
+const SHORT: Duration = Duration::from_secs(60);
+
+/// Rule 1: dependencies first, each ready before the next starts, manifest order otherwise.
+#[tokio::test]
+async fn rule1_order_dependencies_first_then_manifest_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p");
+    package(
+        &dir,
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: web, path: web, install: {dependsOn: [db]}}\n- {name: cache, path: cache}\n- {name: db, path: db}\n",
+        &["web", "cache", "db"],
+        &[],
+    );
+    let mut e = env("rule1-order", SHORT).await;
+    assert_eq!(
+        e.apply(&dir, &UserValues::new(), SHORT).await,
+        Reason::Succeeded
+    );
+    let p = e.progress();
+    // web depends on db, so db goes first; cache (independent) keeps its manifest place.
+    assert!(pos(&p, "db: ready") < pos(&p, "web: applying"), "{p:#?}");
+    assert!(pos(&p, "cache: ready") < pos(&p, "db: applying"), "{p:#?}");
+    assert!(pos(&p, "web: applying") < pos(&p, "web: ready"));
+    // One at a time: every applying is followed by its own ready before the next applying.
+    let seq: Vec<&String> = p
+        .iter()
+        .filter(|l| l.ends_with(": applying") || l.ends_with(": ready"))
+        .collect();
+    assert_eq!(
+        seq,
+        [
+            "cache: applying",
+            "cache: ready",
+            "db: applying",
+            "db: ready",
+            "web: applying",
+            "web: ready"
+        ]
+    );
+    let deps: Api<Deployment> = e.ns.api();
+    for d in ["pkg-web", "pkg-cache", "pkg-db"] {
+        assert!(deps.get_opt(d).await.unwrap().is_some(), "{d} missing");
+    }
+    assert_eq!(
+        e.revisions().await,
+        [(
+            RevisionStatus::Deployed,
+            "1.0.0".to_string(),
+            vec![("cache".into(), 1), ("db".into(), 1), ("web".into(), 1)]
+        )]
+    );
+}
+
+/// Rule 2: a package waits for its required packages (RequirementsNotMet, nothing changed);
+/// an optional requirement that is absent does not hold anything up.
+#[tokio::test]
+async fn rule2_requirements_wait_then_proceed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().join("base");
+    let req_name = format!("base-{}", std::process::id());
+    package(
+        &base,
+        &format!(
+            "package: {{name: {req_name}, version: 1.2.0}}\ncomponents:\n- {{name: a, path: a}}\n"
+        ),
+        &["a"],
+        &[],
+    );
+    let app = tmp.path().join("app");
+    package(
+        &app,
+        &format!(
+            "package:\n  name: app\n  version: 1.0.0\n  requires:\n  - {{name: {req_name}, version: \">=1.0.0\"}}\n  - {{name: absent-optional-{req_name}, optional: true}}\ncomponents:\n- {{name: b, path: b}}\n"
+        ),
+        &["b"],
+        &[],
+    );
+    let mut e = env("rule2-requires", SHORT).await;
+    e.kc.requirements_timeout = Duration::from_secs(3);
+    assert_eq!(
+        e.apply(&app, &UserValues::new(), SHORT).await,
+        Reason::RequirementsNotMet
+    );
+    let p = e.progress();
+    // Re-checked on every change of any package record, always with the same answer.
+    let want = format!("requirements: waiting for package {req_name} (not installed)");
+    assert!(!p.is_empty() && p.iter().all(|l| *l == want), "{p:#?}");
+    assert!(e.revisions().await.is_empty(), "nothing may be recorded");
+    assert!(
+        e.release_history("pkg-b").await.is_empty(),
+        "nothing may be installed"
+    );
+
+    // The required package installed (as another instance, in the same namespace).
+    let package = kubepkg_package::source::load_dir(&base).unwrap();
+    let ns = e.ns.name().to_string();
+    let (o, _) = ops::apply(
+        &mut e.kc,
+        &package,
+        Instance {
+            name: &req_name,
+            namespace: &ns,
+        },
+        &UserValues::new(),
+        SHORT,
+    )
+    .await
+    .unwrap();
+    assert_eq!(o.reason, Reason::Succeeded);
+    assert_eq!(
+        e.apply(&app, &UserValues::new(), SHORT).await,
+        Reason::Succeeded
+    );
+    assert_eq!(e.release_history("pkg-b").await, [(1, Status::Deployed)]);
+    assert_eq!(e.revisions().await[0].0, RevisionStatus::Deployed);
+}
+
+/// Rule 3: `readyWhen` holds the next component back until the condition is reported,
+/// watching (the test sets the condition while the apply waits).
+#[tokio::test]
+async fn rule3_ready_when_gates_the_next_component() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p");
+    let group = format!("r3{}.kubepkg.dev", std::process::id());
+    package(
+        &dir,
+        &format!(
+            "package: {{name: p, version: 1.0.0}}\ncomponents:\n- name: op\n  path: op\n- name: cr\n  path: cr\n  install:\n    dependsOn: [op]\n    readyWhen:\n    - {{apiVersion: {group}/v1, kind: Gadget, name: main, condition: Available}}\n- {{name: after, path: after, install: {{dependsOn: [cr]}}}}\n"
+        ),
+        &["op", "after"],
+        &[],
+    );
+    std::fs::create_dir_all(dir.join("op/crds")).unwrap();
+    std::fs::write(
+        dir.join("op/crds/gadgets.yaml"),
+        format!("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.{group}\nspec:\n  group: {group}\n  names: {{kind: Gadget, plural: gadgets, singular: gadget}}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    subresources: {{status: {{}}}}\n    schema:\n      openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}\n"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("cr/templates")).unwrap();
+    std::fs::write(
+        dir.join("cr/Chart.yaml"),
+        "apiVersion: v2\nname: cr\nversion: 1.0.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("cr/templates/gadget.yaml"),
+        format!(
+            "apiVersion: {group}/v1\nkind: Gadget\nmetadata:\n  name: main\nspec: {{size: 1}}\n"
+        ),
+    )
+    .unwrap();
+    let mut e = env("rule3-readywhen", SHORT).await;
+    let ns = e.ns.name().to_string();
+    let client = e.ns.client().clone();
+    let setter = {
+        let group = group.clone();
+        let ns = ns.clone();
+        let client = client.clone();
+        tokio::spawn(async move {
+            let kube = kubepkg_kube::Cluster::from_client(client.clone(), &ns);
+            let id = kubepkg_kube::ObjectRef {
+                api_version: format!("{group}/v1"),
+                kind: "Gadget".into(),
+                namespace: ns.clone(),
+                name: "main".into(),
+            };
+            // Wait for the Gadget, then check the next component has not started.
+            let api = loop {
+                kube.discovery.invalidate();
+                if let Ok((api, _)) = kubepkg_kube::apply::locate(&kube, &id, &ns).await
+                    && api.get_opt("main").await.ok().flatten().is_some()
+                {
+                    break api;
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            };
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            let store = Store::new(SecretDriver::new(client.clone(), Some(&ns)));
+            let after_started = !store.history("pkg-after").await.unwrap().is_empty();
+            let status = serde_json::json!({"status": {"conditions": [
+                {"type": "Available", "status": "True", "reason": "Deployed", "message": "ok"}]}});
+            api.patch_status(
+                "main",
+                &kube::api::PatchParams::default(),
+                &kube::api::Patch::Merge(&status),
+            )
+            .await
+            .unwrap();
+            after_started
+        })
+    };
+    assert_eq!(
+        e.apply(&dir, &UserValues::new(), SHORT).await,
+        Reason::Succeeded
+    );
+    assert!(
+        !setter.await.unwrap(),
+        "`after` started before the gate held"
+    );
+    let p = e.progress();
+    assert!(pos(&p, "cr: ready") < pos(&p, "after: applying"));
+    let lines = e.events.lock().unwrap().clone();
+    assert!(
+        lines.iter().any(|l| l.starts_with(&format!(
+            "cr: waiting for Gadget {ns}/main: condition Available not reported yet"
+        ))),
+        "the wait must say what it waits for: {lines:#?}"
+    );
+    assert_eq!(
+        e.release_history("pkg-after").await,
+        [(1, Status::Deployed)]
+    );
+    assert_eq!(e.revisions().await[0].0, RevisionStatus::Deployed);
+}
+
+/// Rule 4: a component never ready fails the revision after the per-component timeout; a
+/// first install is kept for diagnosis (rule 5's last sentence), not removed.
+#[tokio::test]
+async fn rule4_timeout_fails_the_revision_and_first_install_is_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p");
+    package(
+        &dir,
+        "package: {name: p, version: 1.0.0, rollback: {safe: true}}\ncomponents:\n- {name: a, path: a, values: {sim: unready}}\n- {name: b, path: b, install: {dependsOn: [a]}}\n",
+        &["a", "b"],
+        &[],
+    );
+    let mut e = env("rule4-timeout", SHORT).await;
+    let started = std::time::Instant::now();
+    let reason = e
+        .apply(&dir, &UserValues::new(), Duration::from_secs(4))
+        .await;
+    assert_eq!(reason, Reason::InstallFailed);
+    assert!(started.elapsed() >= Duration::from_secs(4));
+    let p = e.progress();
+    assert!(
+        p.iter()
+            .any(|l| l.starts_with("a: failed: timed out after 4s")),
+        "{p:#?}"
+    );
+    assert!(
+        !p.iter().any(|l| l == "b: applying"),
+        "b must not start: {p:#?}"
+    );
+    let deps: Api<Deployment> = e.ns.api();
+    assert!(
+        deps.get_opt("pkg-a").await.unwrap().is_some(),
+        "kept for diagnosis"
+    );
+    assert!(deps.get_opt("pkg-b").await.unwrap().is_none());
+    let revs = e.revisions().await;
+    assert_eq!(revs.len(), 1);
+    assert_eq!(revs[0].0, RevisionStatus::Failed);
+}
+
+/// Rule 5: a failed upgrade to a `rollback.safe: false` version stops (UpgradeFailed, no
+/// rollback); to a `safe: true` version it rolls the changed components back, recorded as a
+/// new revision.
+#[tokio::test]
+async fn rule5_failure_rolls_back_only_when_the_new_version_is_safe() {
+    let tmp = tempfile::tempdir().unwrap();
+    let manifest = |v: &str, safe: bool| {
+        format!(
+            "package: {{name: p, version: {v}, rollback: {{safe: {safe}}}}}\ncomponents:\n- {{name: a, path: a}}\n- {{name: b, path: b, install: {{dependsOn: [a]}}}}\n"
+        )
+    };
+    let v1 = tmp.path().join("v1");
+    package(&v1, &manifest("1.0.0", true), &["a", "b"], &[]);
+    let v2 = tmp.path().join("v2");
+    package(&v2, &manifest("2.0.0", false), &["a", "b"], &[]);
+    let v3 = tmp.path().join("v3");
+    package(&v3, &manifest("3.0.0", true), &["a", "b"], &[]);
+    let mut e = env("rule5-failure", SHORT).await;
+    let ok = UserValues::new();
+    assert_eq!(e.apply(&v1, &ok, SHORT).await, Reason::Succeeded);
+
+    // v2 (unsafe): a changes fine, b never becomes ready.
+    let mut bad = UserValues::new();
+    bad.add_set("a.image=registry.invalid/x:2").unwrap();
+    bad.add_set("b.sim=unready").unwrap();
+    assert_eq!(
+        e.apply(&v2, &bad, Duration::from_secs(4)).await,
+        Reason::UpgradeFailed
+    );
+    assert_eq!(
+        e.release_history("pkg-a").await,
+        [(1, Status::Superseded), (2, Status::Deployed)]
+    );
+    assert_eq!(
+        e.release_history("pkg-b").await.last().unwrap().0,
+        2,
+        "b upgraded, not rolled back"
+    );
+    let revs = e.revisions().await;
+    assert_eq!(
+        revs.iter().map(|r| r.0).collect::<Vec<_>>(),
+        [RevisionStatus::Deployed, RevisionStatus::Failed]
+    );
+
+    // Fix forward with v3 (safe) that fails too: rolled back to revision 1's releases.
+    assert_eq!(
+        e.apply(&v3, &bad, Duration::from_secs(4)).await,
+        Reason::RolledBack
+    );
+    let p = e.progress();
+    assert!(p.contains(&"b: rolled back".to_string()), "{p:#?}");
+    let revs = e.revisions().await;
+    let statuses: Vec<RevisionStatus> = revs.iter().map(|r| r.0).collect();
+    assert_eq!(statuses.len(), 4, "{revs:#?}");
+    assert_eq!(statuses[2], RevisionStatus::Failed);
+    assert_eq!(statuses[3], RevisionStatus::Deployed);
+    assert_eq!(
+        revs[3].1, "1.0.0",
+        "the rollback revision runs the version rolled back to"
+    );
+    let deps: Api<Deployment> = e.ns.api();
+    let a = deps.get("pkg-a").await.unwrap();
+    let a = serde_json::to_value(&a).unwrap();
+    assert_eq!(
+        a.pointer("/spec/template/spec/containers/0/image"),
+        Some(&serde_json::json!("registry.invalid/x:1"))
+    );
+}
+
+/// Rule 6: the PreUpgrade hook never runs on first install or a values-only change; on a
+/// version change it runs first with fromVersion/toVersion, is waited for and uninstalled
+/// after success; a failing hook stops the upgrade before anything else changes.
+#[tokio::test]
+async fn rule6_pre_upgrade_hook_runs_only_on_version_change() {
+    let tmp = tempfile::tempdir().unwrap();
+    let manifest = |v: &str| {
+        format!(
+            "package: {{name: p, version: {v}}}\ncomponents:\n- {{name: app, path: app}}\n- {{name: migrate, path: migrate, install: {{phase: PreUpgrade}}}}\n"
+        )
+    };
+    let dirs: BTreeMap<&str, std::path::PathBuf> = ["1.0.0", "2.0.0", "3.0.0"]
+        .into_iter()
+        .map(|v| {
+            let d = tmp.path().join(v);
+            package(&d, &manifest(v), &["app"], &["migrate"]);
+            (v, d)
+        })
+        .collect();
+    let mut e = env("rule6-hooks", SHORT).await;
+    let cms: Api<ConfigMap> = e.ns.api();
+    assert_eq!(
+        e.apply(&dirs["1.0.0"], &UserValues::new(), SHORT).await,
+        Reason::Succeeded
+    );
+    assert!(
+        !e.progress().iter().any(|l| l.contains("hook")),
+        "no hook on first install"
+    );
+    assert!(e.release_history("pkg-migrate").await.is_empty());
+
+    // Values-only change: no hook.
+    let mut v = UserValues::new();
+    v.add_set("app.image=registry.invalid/x:1b").unwrap();
+    assert_eq!(e.apply(&dirs["1.0.0"], &v, SHORT).await, Reason::Succeeded);
+    assert!(!e.progress().iter().any(|l| l.contains("hook")));
+
+    // Version change: the hook runs first, sees the versions, and is uninstalled afterwards.
+    let mut v = UserValues::new();
+    v.add_set("app.image=registry.invalid/x:2").unwrap();
+    assert_eq!(e.apply(&dirs["2.0.0"], &v, SHORT).await, Reason::Succeeded);
+    let p = e.progress();
+    assert!(
+        pos(&p, "migrate: hook running") < pos(&p, "app: applying"),
+        "{p:#?}"
+    );
+    let cm = cms.get("migrated-2-0-0").await.unwrap().data.unwrap();
+    assert_eq!((cm["from"].as_str(), cm["to"].as_str()), ("1.0.0", "2.0.0"));
+    let secrets: Api<Secret> = e.ns.api();
+    let hook_records = secrets
+        .list(&ListParams::default().labels("owner=helm,name=pkg-migrate"))
+        .await
+        .unwrap();
+    assert!(
+        hook_records.items.is_empty(),
+        "hook release uninstalled after the upgrade"
+    );
+    let revs = e.revisions().await;
+    assert!(
+        revs.iter().all(|r| r.2.iter().all(|(c, _)| c != "migrate")),
+        "hooks are never recorded"
+    );
+
+    // A failing hook: nothing else changes.
+    let mut failing = UserValues::new();
+    failing.add_set("app.image=registry.invalid/x:3").unwrap();
+    failing.add_set("migrate.sim=fail").unwrap();
+    let app_before = e.release_history("pkg-app").await;
+    let reason = e.apply(&dirs["3.0.0"], &failing, SHORT).await;
+    assert_eq!(
+        reason,
+        Reason::UpgradeFailed,
+        "{:#?}",
+        e.events.lock().unwrap()
+    );
+    assert_eq!(
+        e.release_history("pkg-app").await,
+        app_before,
+        "app untouched"
+    );
+    assert!(!e.progress().iter().any(|l| l == "app: applying"));
+}
+
+/// Rule 7: `plan` against the cluster changes nothing there.
+#[tokio::test]
+async fn rule7_plan_changes_nothing_in_the_cluster() {
+    let tmp = tempfile::tempdir().unwrap();
+    let v1 = tmp.path().join("v1");
+    let m = |v: &str| {
+        format!(
+            "package: {{name: p, version: {v}}}\ncomponents:\n- {{name: a, path: a}}\n- {{name: migrate, path: migrate, install: {{phase: PreUpgrade}}}}\n"
+        )
+    };
+    package(&v1, &m("1.0.0"), &["a"], &["migrate"]);
+    let v2 = tmp.path().join("v2");
+    package(&v2, &m("2.0.0"), &["a"], &["migrate"]);
+    let mut e = env("rule7-plan", SHORT).await;
+    assert_eq!(
+        e.apply(&v1, &UserValues::new(), SHORT).await,
+        Reason::Succeeded
+    );
+    async fn snapshot(e: &Env) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let s: Api<Secret> = e.ns.api();
+        for x in s.list(&ListParams::default()).await.unwrap().items {
+            out.push((
+                format!("Secret {}", x.metadata.name.unwrap()),
+                x.metadata.resource_version.unwrap(),
+            ));
+        }
+        let d: Api<Deployment> = e.ns.api();
+        for x in d.list(&ListParams::default()).await.unwrap().items {
+            out.push((
+                format!("Deployment {}", x.metadata.name.unwrap()),
+                x.metadata.resource_version.unwrap(),
+            ));
+        }
+        let c: Api<ConfigMap> = e.ns.api();
+        for x in c.list(&ListParams::default()).await.unwrap().items {
+            out.push((
+                format!("ConfigMap {}", x.metadata.name.unwrap()),
+                x.metadata.resource_version.unwrap(),
+            ));
+        }
+        out.sort();
+        out
+    }
+    let before = snapshot(&e).await;
+    let package = kubepkg_package::source::load_dir(&v2).unwrap();
+    let p = ops::prepare(&e.kc, &package, e.instance(), &UserValues::new())
+        .await
+        .unwrap();
+    assert!(
+        p.plan.hooks.iter().any(|h| h.runs),
+        "the plan shows the hook that would run"
+    );
+    let text = kubepkg_package::plan::render_text(&p.plan, true);
+    assert!(
+        text.starts_with("Plan: upgrade pkg of package p 1.0.0 -> 2.0.0"),
+        "{text}"
+    );
+    assert_eq!(snapshot(&e).await, before);
+}
+
+/// Rule 8: every apply that changes something records a revision; a rollback is a new one;
+/// an apply with nothing to change records none.
+#[tokio::test]
+async fn rule8_revisions_and_rollback_as_new_revision() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = |v: &str| {
+        format!(
+            "package: {{name: p, version: {v}, rollback: {{safe: true}}}}\ncomponents:\n- {{name: a, path: a}}\n"
+        )
+    };
+    let v1 = tmp.path().join("v1");
+    package(&v1, &m("1.0.0"), &["a"], &[]);
+    let v2 = tmp.path().join("v2");
+    package(&v2, &m("2.0.0"), &["a"], &[]);
+    let mut e = env("rule8-revisions", SHORT).await;
+    assert_eq!(
+        e.apply(&v1, &UserValues::new(), SHORT).await,
+        Reason::Succeeded
+    );
+    assert_eq!(
+        e.apply(&v1, &UserValues::new(), SHORT).await,
+        Reason::Succeeded
+    );
+    assert_eq!(
+        e.revisions().await.len(),
+        1,
+        "nothing changed, nothing recorded"
+    );
+    let mut v = UserValues::new();
+    v.add_set("a.image=registry.invalid/x:2").unwrap();
+    assert_eq!(e.apply(&v2, &v, SHORT).await, Reason::Succeeded);
+    let ns = e.ns.name().to_string();
+    let o = ops::rollback(
+        &mut e.kc,
+        Instance {
+            name: "pkg",
+            namespace: &ns,
+        },
+        None,
+        false,
+        SHORT,
+    )
+    .await
+    .unwrap();
+    assert_eq!(o.reason, Reason::Succeeded, "{o:?}");
+    let revs = e.revisions().await;
+    assert_eq!(
+        revs.iter().map(|r| (r.0, r.1.as_str())).collect::<Vec<_>>(),
+        [
+            (RevisionStatus::Superseded, "1.0.0"),
+            (RevisionStatus::Superseded, "2.0.0"),
+            (RevisionStatus::Deployed, "1.0.0")
+        ]
+    );
+    assert_eq!(
+        revs[2].2,
+        [("a".to_string(), 3)],
+        "release rolled back as its revision 3"
+    );
+    assert_eq!(
+        e.release_history("pkg-a").await,
+        [
+            (1, Status::Superseded),
+            (2, Status::Superseded),
+            (3, Status::Deployed)
+        ]
+    );
+    let (_, states) = ops::status(&e.kc, e.instance()).await.unwrap();
+    assert!(states.iter().all(|s| s.ready), "{states:?}");
+}
