@@ -73,6 +73,8 @@ func (g *fuzzGen) yamlScalar() string {
 		return "[]"
 	case 6:
 		return "{}"
+	case 7:
+		return strconv.Quote(g.pick([]string{"0123", "1e3", "True", "NO", "~", ":", "- a", "#c", "a: b", "x #y", "*a", "&a", "!t", "%p", "@a", "'q'", " lead", "trail ", "\u2028", "2024-01-02", "12:30", ".inf", "+1", "1_000", "<<", "?", "|", ">", "a\nb\n", "tab\there", "long words " + strings.Repeat("and more words ", 6)}))
 	default:
 		return strconv.Quote(g.pick(fuzzStrings))
 	}
@@ -220,6 +222,9 @@ func (g *fuzzGen) body(depth int) string {
 			fmt.Fprintf(&b, "%s%s = %s%s", l, g.pick(g.vars), g.expr(depth, 'a'), r)
 		case x == 9:
 			b.WriteString(l + g.path() + r)
+		case x == 10 && g.r.Intn(2) == 0:
+			dump := g.pick([]string{"toYaml", "toJson", "toPrettyJson", "toToml", "print", "toYamlPretty", "toRawJson"})
+			b.WriteString(l + dump + " " + g.pick([]string{".Values", g.path()}) + r)
 		default:
 			b.WriteString(g.pick([]string{"text ", "\n", " - ", "a: ", "\n  ", ""}))
 		}
