@@ -152,6 +152,10 @@ async fn unready_pods_make_a_deployment_miss_its_progress_deadline() {
 }
 
 fn job(name: &str, annotations: &str) -> String {
+    job_with(name, annotations, "Never", 0)
+}
+
+fn job_with(name: &str, annotations: &str, restart_policy: &str, backoff_limit: u32) -> String {
     format!(
         r#"
 apiVersion: batch/v1
@@ -159,12 +163,12 @@ kind: Job
 metadata:
   name: {name}
 spec:
-  backoffLimit: 0
+  backoffLimit: {backoff_limit}
   template:
     metadata:
       annotations: {{{annotations}}}
     spec:
-      restartPolicy: Never
+      restartPolicy: {restart_policy}
       containers:
       - name: main
         image: registry.invalid/task:1.0
@@ -175,7 +179,8 @@ spec:
 #[tokio::test]
 async fn job_completes() {
     let ns = namespace("job-completes").await;
-    ns.apply_yaml(&job("migrate", "")).await.unwrap();
+    let annotations = format!("{}: \"migrating\\ndone\"", sim::LOG);
+    ns.apply_yaml(&job("migrate", &annotations)).await.unwrap();
     let done = wait_for(
         &ns.api::<Job>(),
         "migrate",
@@ -198,6 +203,36 @@ async fn job_completes() {
         pods.items[0].status.as_ref().unwrap().phase.as_deref(),
         Some("Succeeded")
     );
+    let pod = pods.items[0].metadata.name.as_ref().unwrap();
+    assert_eq!(ns.pod_logs(pod, None).await.unwrap(), "migrating\ndone\n");
+}
+
+#[tokio::test]
+async fn job_whose_container_keeps_crashing_under_on_failure_exceeds_its_backoff_limit() {
+    let ns = namespace("job-crashloop").await;
+    let annotations = format!("{}: {}, {}: 300ms", sim::MODE, sim::FAIL, sim::EXIT_AFTER);
+    ns.apply_yaml(&job_with("crashy", &annotations, "OnFailure", 2))
+        .await
+        .unwrap();
+    // The Job controller counts the container restarts of its running pods.
+    let failed = wait_for(
+        &ns.api::<Job>(),
+        "crashy",
+        TIMEOUT,
+        "Job crashy Failed",
+        has_condition("Failed", "True"),
+    )
+    .await
+    .unwrap();
+    let status = failed.status.unwrap();
+    let condition = status
+        .conditions
+        .iter()
+        .flatten()
+        .find(|c| c.type_ == "Failed")
+        .unwrap();
+    assert_eq!(condition.reason.as_deref(), Some("BackoffLimitExceeded"));
+    assert_eq!(status.succeeded, None);
 }
 
 #[tokio::test]
