@@ -236,7 +236,9 @@ impl Value {
                     .map(|(k, v)| (k.clone(), v.deep_copy()))
                     .collect(),
             ),
-            Value::List(l, t) => Value::List(Arc::new(l.iter().map(Value::deep_copy).collect()), *t),
+            Value::List(l, t) => {
+                Value::List(Arc::new(l.iter().map(Value::deep_copy).collect()), *t)
+            }
             other => other.clone(),
         }
     }
