@@ -10,10 +10,13 @@ repo="$(cd "$here/../../.." && pwd)"
 cd "$repo"
 n="${1:-5}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}"
-cargo build --release -q -p kubepkg
-cargo build --release -q -p kubepkg-release --example seed_releases
-kp="$CARGO_TARGET_DIR/release/kubepkg"
-seed="$CARGO_TARGET_DIR/release/examples/seed_releases"
+# KUBEPKG_BENCH_PROFILE=debug measures the debug build (quicker to build, slower to run).
+profile="${KUBEPKG_BENCH_PROFILE:-release}"
+flag=$([ "$profile" = release ] && echo --release || true)
+cargo build $flag -q -p kubepkg
+cargo build $flag -q -p kubepkg-release --example seed_releases
+kp="$CARGO_TARGET_DIR/$profile/kubepkg"
+seed="$CARGO_TARGET_DIR/$profile/examples/seed_releases"
 helm="$(tools/helm-ref/install-helm.sh v3.22.0)"
 export KUBECONFIG="$(testenv/up.sh)"
 kubectl="$repo/.testenv/bin/kubectl"
