@@ -743,6 +743,24 @@ async fn rule8_revisions_and_rollback_as_new_revision() {
             (3, Status::Deployed)
         ]
     );
-    let (_, states) = ops::status(&e.kc, e.instance()).await.unwrap();
+    let (rev, states) = ops::status(&e.kc, e.instance()).await.unwrap();
     assert!(states.iter().all(|s| s.ready), "{states:?}");
+    // `kubepkg package status` text, pinned (the random namespace shown as NS).
+    let mut rev = rev;
+    rev.namespace = "NS".into();
+    let states: Vec<_> = states
+        .into_iter()
+        .map(|mut s| {
+            s.namespace = "NS".into();
+            s
+        })
+        .collect();
+    let got = kubepkg_package::report::status_text(&rev, &states);
+    let want_path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/status-after-rollback.txt");
+    if std::env::var_os("KUBEPKG_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(want_path.parent().unwrap()).unwrap();
+        std::fs::write(&want_path, &got).unwrap();
+    }
+    assert_eq!(got, std::fs::read_to_string(&want_path).unwrap());
 }
