@@ -168,7 +168,7 @@ mod adapters {
 pub fn render(chart: &Chart, top: &Value, strict: bool) -> Result<BTreeMap<String, String>> {
     let mut tpls = BTreeMap::new();
     collect(chart, top, true, chart.name(), &mut tpls);
-    let mut set = Templates::new(kubepkg_funcs::helm_functions());
+    let mut set = Templates::with_funcs(kubepkg_funcs::helm_table());
     set.add_funcs(adapters::functions());
     set.enable_helm(None, false);
     if strict {

@@ -124,6 +124,16 @@ pub fn helm_functions() -> Vec<Function> {
     all
 }
 
+/// [`helm_functions`] as a table built once per process and shared: handing it to
+/// `Templates::with_funcs` costs nanoseconds, while building the table per render costs ~20 µs.
+pub fn helm_table() -> std::sync::Arc<kubepkg_template::FuncTable> {
+    static TABLE: std::sync::LazyLock<std::sync::Arc<kubepkg_template::FuncTable>> =
+        std::sync::LazyLock::new(|| {
+            std::sync::Arc::new(kubepkg_template::FuncTable::new(helm_functions()))
+        });
+    TABLE.clone()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -179,7 +179,7 @@ fn top_value(values: Value) -> Value {
 /// A fresh engine with Helm's functions, configured as Helm's `Engine` (missingkey=zero,
 /// not lint mode, no cluster).
 pub fn engine() -> Templates {
-    let mut t = Templates::new(kubepkg_funcs::helm_functions());
+    let mut t = Templates::with_funcs(kubepkg_funcs::helm_table());
     t.enable_helm(None, false);
     t
 }
