@@ -6,7 +6,8 @@
 #   bench/template-vs-helm.sh [CHART...]      (default: the successful charts of the corpus)
 #
 # Needs: GNU time (apt `time`), a release build of kubepkg (built here), helm (built by
-# tools/helm-ref/install-helm.sh). RUNS (default 10) sets the number of runs per chart.
+# tools/helm-ref/install-helm.sh). RUNS (default 10) sets the number of runs per chart;
+# KUBEPKG=path uses an existing kubepkg binary instead of building one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${RUNS:-10}"
@@ -15,9 +16,10 @@ if [[ ! -x /usr/bin/time ]]; then
   apt-get install -y time >/dev/null
 fi
 HELM="$(tools/helm-ref/install-helm.sh "$HELM_VERSION")"
-TARGET="${CARGO_TARGET_DIR:-target}"
-cargo build --release -p kubepkg >&2
-KUBEPKG="$TARGET/release/kubepkg"
+if [[ -z "${KUBEPKG:-}" ]]; then
+  cargo build --release -p kubepkg >&2
+  KUBEPKG="${CARGO_TARGET_DIR:-target}/release/kubepkg"
+fi
 
 charts=("$@")
 if [[ ${#charts[@]} -eq 0 ]]; then

@@ -107,6 +107,34 @@ pub struct TemplateArgs {
     /// Do not validate values against `values.schema.json`.
     #[arg(long = "skip-schema-validation")]
     pub skip_schema_validation: bool,
+    /// Generate the release name (`<chart>-<unix time>`), as Helm does.
+    #[arg(short = 'g', long = "generate-name")]
+    pub generate_name: bool,
+    /// Accepted for compatibility with `helm template`; rendering is always offline
+    /// (`server` is refused).
+    #[arg(long = "dry-run", num_args = 0..=1, default_missing_value = "client")]
+    pub dry_run: Option<String>,
+    /// Accepted for compatibility with `helm template` (no effect).
+    #[arg(long = "debug")]
+    pub debug: bool,
+    /// Accepted for compatibility with `helm template` (no effect offline).
+    #[arg(long = "kube-context")]
+    pub kube_context: Option<String>,
+    /// Accepted for compatibility with `helm template` (no effect offline).
+    #[arg(long = "kubeconfig")]
+    pub kubeconfig: Option<String>,
+    /// Accepted for compatibility with `helm template` (no effect when rendering).
+    #[arg(long = "create-namespace")]
+    pub create_namespace: bool,
+    /// Accepted for compatibility with `helm template` (no effect when rendering).
+    #[arg(long = "wait", num_args = 0..=1, default_missing_value = "watcher")]
+    pub wait: Option<String>,
+    /// Accepted for compatibility with `helm template` (no effect when rendering).
+    #[arg(long = "timeout")]
+    pub timeout: Option<String>,
+    /// Accepted for compatibility with `helm template` (no effect when rendering).
+    #[arg(long = "description")]
+    pub description: Option<String>,
 }
 
 /// Where the cluster is (Helm's `--kubeconfig`, `--kube-context`, `-n`).

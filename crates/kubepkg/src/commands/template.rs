@@ -7,9 +7,16 @@ use std::process::ExitCode;
 
 pub fn run(args: Box<TemplateArgs>) -> anyhow::Result<ExitCode> {
     let args = *args;
+    if args.dry_run.as_deref() == Some("server") {
+        anyhow::bail!("kubepkg template renders offline; --dry-run=server needs a cluster");
+    }
     let (name, chart) = match args.args.as_slice() {
-        [chart] => ("release-name".to_string(), chart.clone()),
+        [_, _] if args.generate_name => {
+            anyhow::bail!("cannot set --generate-name and also specify a name")
+        }
         [name, chart] => (name.clone(), chart.clone()),
+        [chart] if args.generate_name => (generated_name(chart), chart.clone()),
+        [chart] => ("release-name".to_string(), chart.clone()),
         _ => anyhow::bail!("expected at most two arguments"),
     };
     let namespace = args
@@ -48,4 +55,22 @@ pub fn run(args: Box<TemplateArgs>) -> anyhow::Result<ExitCode> {
     stdout.write_all(out.as_bytes())?;
     stdout.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Helm's `--generate-name`: the chart path's base name up to its first dot, a dash, and the
+/// current Unix time.
+fn generated_name(chart: &str) -> String {
+    let base = std::path::Path::new(chart)
+        .file_name()
+        .map(|b| b.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let base = match base.as_str() {
+        "" | "." => "chart".to_string(),
+        b => b.split('.').next().unwrap_or(b).to_string(),
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    format!("{base}-{now}")
 }
