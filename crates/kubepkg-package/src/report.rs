@@ -139,7 +139,8 @@ pub fn history_text(h: &History) -> String {
             r.status.as_str().to_string(),
             r.package.clone(),
             r.version.clone(),
-            r.description.clone(),
+            // One line per revision, as `helm history` (details: `kubepkg package status`).
+            r.description.lines().next().unwrap_or("").to_string(),
         ]
     }))
     .collect();
