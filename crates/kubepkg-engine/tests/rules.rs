@@ -438,14 +438,14 @@ async fn rule4_timeout_fails_the_revision_and_first_install_is_kept() {
     let mut e = env("rule4-timeout", SHORT).await;
     let started = std::time::Instant::now();
     let reason = e
-        .apply(&dir, &UserValues::new(), Duration::from_secs(4))
+        .apply(&dir, &UserValues::new(), Duration::from_secs(8))
         .await;
     assert_eq!(reason, Reason::InstallFailed);
-    assert!(started.elapsed() >= Duration::from_secs(4));
+    assert!(started.elapsed() >= Duration::from_secs(8));
     let p = e.progress();
     assert!(
         p.iter()
-            .any(|l| l.starts_with("a: failed: timed out after 4s")),
+            .any(|l| l.starts_with("a: failed: timed out after 8s")),
         "{p:#?}"
     );
     assert!(
@@ -489,7 +489,7 @@ async fn rule5_failure_rolls_back_only_when_the_new_version_is_safe() {
     bad.add_set("a.image=registry.invalid/x:2").unwrap();
     bad.add_set("b.sim=unready").unwrap();
     assert_eq!(
-        e.apply(&v2, &bad, Duration::from_secs(4)).await,
+        e.apply(&v2, &bad, Duration::from_secs(10)).await,
         Reason::UpgradeFailed
     );
     assert_eq!(
@@ -509,7 +509,7 @@ async fn rule5_failure_rolls_back_only_when_the_new_version_is_safe() {
 
     // Fix forward with v3 (safe) that fails too: rolled back to revision 1's releases.
     assert_eq!(
-        e.apply(&v3, &bad, Duration::from_secs(4)).await,
+        e.apply(&v3, &bad, Duration::from_secs(10)).await,
         Reason::RolledBack
     );
     let p = e.progress();
