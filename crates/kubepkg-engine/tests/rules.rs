@@ -764,3 +764,73 @@ async fn rule8_revisions_and_rollback_as_new_revision() {
     }
     assert_eq!(got, std::fs::read_to_string(&want_path).unwrap());
 }
+
+/// `kubepkg values`, `list` and `uninstall`: effective values with their sources, the
+/// package listed, then every component uninstalled in reverse order and the records removed.
+#[tokio::test]
+async fn values_list_and_uninstall_in_reverse_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p");
+    package(
+        &dir,
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: a, path: a, values: {image: registry.invalid/pkgdefault:1}}\n- {name: b, path: b, install: {dependsOn: [a]}}\n",
+        &["a", "b"],
+        &[],
+    );
+    let mut e = env("values-uninstall", SHORT).await;
+    let mut user = UserValues::new();
+    user.add_set("b.image=registry.invalid/fromset:1").unwrap();
+    assert_eq!(e.apply(&dir, &user, SHORT).await, Reason::Succeeded);
+
+    let (_, comps) = ops::values(&e.kc, e.instance(), None).await.unwrap();
+    let explained: BTreeMap<String, String> = comps
+        .iter()
+        .flat_map(|(c, eff)| {
+            eff.explain
+                .iter()
+                .map(move |x| (format!("{c}.{}", x.path), format!("{:?}", x.source)))
+        })
+        .collect();
+    assert!(
+        explained["a.image"].contains("PackageDefault"),
+        "{explained:#?}"
+    );
+    assert!(
+        explained["a.sim"].contains("ChartDefault"),
+        "{explained:#?}"
+    );
+    assert!(
+        explained["b.image"].contains("revision 1"),
+        "{explained:#?}"
+    );
+
+    let listed = e.kc.store.list_latest(Some(e.ns.name())).await.unwrap();
+    assert_eq!(
+        listed
+            .iter()
+            .map(|r| (r.name.as_str(), r.revision))
+            .collect::<Vec<_>>(),
+        [("pkg", 1)]
+    );
+
+    e.events.lock().unwrap().clear();
+    let ns = e.ns.name().to_string();
+    let done = ops::uninstall(
+        &mut e.kc,
+        Instance {
+            name: "pkg",
+            namespace: &ns,
+        },
+        false,
+        SHORT,
+    )
+    .await
+    .unwrap();
+    assert_eq!(done, ["b", "a"]);
+    assert!(e.release_history("pkg-a").await.is_empty());
+    assert!(e.release_history("pkg-b").await.is_empty());
+    assert!(e.revisions().await.is_empty());
+    let deps: Api<Deployment> = e.ns.api();
+    assert!(deps.get_opt("pkg-a").await.unwrap().is_none());
+    assert!(e.kc.store.list_latest(Some(&ns)).await.unwrap().is_empty());
+}
