@@ -126,6 +126,9 @@ pub struct TemplateOptions {
     pub skip_tests: bool,
     pub no_hooks: bool,
     pub is_upgrade: bool,
+    /// `.Release.Revision`: the revision being written (the last one plus one on an upgrade);
+    /// `None` renders revision 1, as `helm template` does.
+    pub revision: Option<i64>,
     pub kube_version: Option<String>,
     pub api_versions: Vec<String>,
     pub output_dir: Option<PathBuf>,
@@ -177,7 +180,7 @@ pub fn prepare(
     let release = ReleaseOptions {
         name: opts.release_name.clone(),
         namespace: opts.namespace.clone(),
-        revision: 1,
+        revision: opts.revision.unwrap_or(1),
         is_install: !opts.is_upgrade,
         is_upgrade: opts.is_upgrade,
     };

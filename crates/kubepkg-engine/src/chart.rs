@@ -40,9 +40,10 @@ pub fn render(
     release: &str,
     namespace: &str,
     config: &Map<String, Value>,
-    is_upgrade: bool,
+    last_revision: Option<u64>,
     caps: &ClusterCapabilities,
 ) -> Result<ComponentRelease, EngineError> {
+    let is_upgrade = last_revision.is_some();
     let err = |message: String| EngineError::Render {
         component: component.to_string(),
         chart: chart_path.display().to_string(),
@@ -67,6 +68,7 @@ pub fn render(
         chart: chart_path.to_path_buf(),
         namespace: namespace.to_string(),
         is_upgrade,
+        revision: Some(last_revision.map_or(1, |r| r as i64 + 1)),
         ..Default::default()
     };
     let user = to_chart_value(&Value::Object(config.clone()));

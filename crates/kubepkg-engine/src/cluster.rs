@@ -187,7 +187,7 @@ impl Cluster for KubeCluster {
             &request.release,
             &request.namespace,
             &request.values,
-            is_upgrade,
+            last.as_ref().map(|r| r.version),
             &self.caps,
         )
         .map_err(failure)?;

@@ -16,14 +16,14 @@ pub fn run(args: Box<InstallArgs>) -> Result<ExitCode> {
             .namespace
             .clone()
             .unwrap_or_else(|| "default".into());
-        let (rendered, _) = releases::render(&args.chart, &args.name, &ns, config, false)?;
+        let (rendered, _) = releases::render(&args.chart, &args.name, &ns, config, None)?;
         print!("{}", rendered.manifest);
         return Ok(ExitCode::SUCCESS);
     }
     releases::runtime()?.block_on(async {
         let cluster = releases::connect(&args.cluster).await?;
         let ns = cluster.namespace.clone();
-        let (rendered, crds) = releases::render(&args.chart, &args.name, &ns, config, false)?;
+        let (rendered, crds) = releases::render(&args.chart, &args.name, &ns, config, None)?;
         let mut opts = releases::options(&args.cluster, &args.op)?;
         opts.atomic = args.atomic;
         opts.wait |= args.atomic;

@@ -192,8 +192,9 @@ pub fn render(
     name: &str,
     namespace: &str,
     config: Map<String, Value>,
-    is_upgrade: bool,
+    last_revision: Option<u64>,
 ) -> Result<(Rendered, Vec<String>)> {
+    let is_upgrade = last_revision.is_some();
     let chart = kubepkg_chart::load(Path::new(chart_path)).map_err(|e| anyhow::anyhow!("{e}"))?;
     let record_chart = record_chart(&chart)?;
     let crds: Vec<String> = chart
@@ -207,6 +208,7 @@ pub fn render(
         chart: chart_path.into(),
         namespace: namespace.to_string(),
         is_upgrade,
+        revision: Some(last_revision.map_or(1, |r| r as i64 + 1)),
         ..Default::default()
     };
     let caps = kubepkg_chart::objects::Capabilities::new(None, &[]);

@@ -44,6 +44,7 @@ pub fn run(args: Box<TemplateArgs>) -> anyhow::Result<ExitCode> {
         skip_tests: args.skip_tests,
         no_hooks: args.no_hooks,
         is_upgrade: args.is_upgrade,
+        revision: None,
         kube_version: args.kube_version,
         api_versions: args.api_versions,
         output_dir: args.output_dir,

@@ -22,12 +22,9 @@ pub fn run(args: Box<UpgradeArgs>) -> Result<ExitCode> {
         opts.create_namespace = c.create_namespace;
         opts.max_history = args.history_max;
         let release = with_releases!(&cluster, Some(ns.as_str()), |rel| {
-            let previous = rel
-                .store
-                .last(&c.name)
-                .await?
-                .map(|r| r.config)
-                .unwrap_or_default();
+            let last = rel.store.last(&c.name).await?;
+            let last_revision = last.as_ref().map(|r| r.version);
+            let previous = last.map(|r| r.config).unwrap_or_default();
             let config = if args.reset_values {
                 new_values
             } else if args.reuse_values || args.reset_then_reuse_values {
@@ -37,7 +34,7 @@ pub fn run(args: Box<UpgradeArgs>) -> Result<ExitCode> {
             } else {
                 new_values
             };
-            let (rendered, _) = releases::render(&c.chart, &c.name, &ns, config, true)?;
+            let (rendered, _) = releases::render(&c.chart, &c.name, &ns, config, last_revision)?;
             releases::with_progress(rel)
                 .upgrade(&c.name, rendered, &opts, args.install)
                 .await?

@@ -1,0 +1,54 @@
+//! `.Release` as a template sees it when a release layer renders an upgrade: the revision being
+//! written and the install/upgrade flags (Helm sets `Revision` to the new record's number, which
+//! charts use in annotations to force a rollout on every upgrade).
+
+use kubepkg_chart::objects::Capabilities;
+use kubepkg_chart::{TemplateOptions, render_release};
+use kubepkg_value::Value;
+
+fn chart_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("kubepkg-release-object-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("templates")).unwrap();
+    std::fs::write(
+        dir.join("Chart.yaml"),
+        "apiVersion: v2\nname: rev\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("templates/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rev\ndata:\n  revision: {{ .Release.Revision | quote }}\n  upgrade: {{ .Release.IsUpgrade | quote }}\n  install: {{ .Release.IsInstall | quote }}\n",
+    )
+    .unwrap();
+    dir
+}
+
+fn render(revision: Option<i64>, is_upgrade: bool) -> String {
+    let dir = chart_dir();
+    let chart = kubepkg_chart::load(&dir).unwrap();
+    let opts = TemplateOptions {
+        release_name: "r".into(),
+        chart: dir.clone(),
+        namespace: "default".into(),
+        is_upgrade,
+        revision,
+        ..Default::default()
+    };
+    let caps = Capabilities::new(None, &[]);
+    let out = render_release(chart, &Value::empty_map(), &opts, &caps).unwrap();
+    out.manifest
+}
+
+#[test]
+fn template_without_revision_renders_revision_one_as_helm_template() {
+    let m = render(None, false);
+    assert!(m.contains("revision: \"1\""), "{m}");
+    assert!(m.contains("install: \"true\""), "{m}");
+}
+
+#[test]
+fn upgrade_renders_the_revision_being_written() {
+    let m = render(Some(4), true);
+    assert!(m.contains("revision: \"4\""), "{m}");
+    assert!(m.contains("upgrade: \"true\""), "{m}");
+    assert!(m.contains("install: \"false\""), "{m}");
+}
