@@ -135,7 +135,7 @@ impl<'a> Applier<'a> {
             .partition(|o| o.id.kind == "CustomResourceDefinition");
         let mut applied = Vec::new();
         if !crds.is_empty() {
-            sort_by_kind(&mut crds, &INSTALL_ORDER, |o| &o.id.kind);
+            sort_by_kind(&mut crds, INSTALL_ORDER, |o| &o.id.kind);
             let mut crd_ids = Vec::new();
             for o in &crds {
                 self.apply_one(o).await?;
@@ -148,7 +148,7 @@ impl<'a> Applier<'a> {
                 self.cluster.discovery.invalidate();
             }
         }
-        sort_by_kind(&mut rest, &INSTALL_ORDER, |o| &o.id.kind);
+        sort_by_kind(&mut rest, INSTALL_ORDER, |o| &o.id.kind);
         for group in kind_groups(&rest, |o| &o.id.kind) {
             let results = futures::future::join_all(group.iter().map(|o| self.apply_one(o))).await;
             for (o, r) in group.iter().zip(results) {

@@ -2,47 +2,9 @@
 //! kind group by kind group in install order and deleted in uninstall order. Unknown kinds
 //! (custom resources) come last, sorted by kind name; equal kinds keep manifest order.
 
-/// Kinds in the order Helm installs them.
-pub const INSTALL_ORDER: [&str; 38] = [
-    "PriorityClass",
-    "Namespace",
-    "NetworkPolicy",
-    "ResourceQuota",
-    "LimitRange",
-    "PodSecurityPolicy",
-    "PodDisruptionBudget",
-    "ServiceAccount",
-    "Secret",
-    "SecretList",
-    "ConfigMap",
-    "StorageClass",
-    "PersistentVolume",
-    "PersistentVolumeClaim",
-    "CustomResourceDefinition",
-    "ClusterRole",
-    "ClusterRoleList",
-    "ClusterRoleBinding",
-    "ClusterRoleBindingList",
-    "Role",
-    "RoleList",
-    "RoleBinding",
-    "RoleBindingList",
-    "Service",
-    "DaemonSet",
-    "Pod",
-    "ReplicationController",
-    "ReplicaSet",
-    "Deployment",
-    "HorizontalPodAutoscaler",
-    "StatefulSet",
-    "Job",
-    "CronJob",
-    "IngressClass",
-    "Ingress",
-    "APIService",
-    "MutatingWebhookConfiguration",
-    "ValidatingWebhookConfiguration",
-];
+/// Kinds in the order Helm installs them: one list for the whole project, kept where manifests
+/// are sorted for `helm template` output.
+pub use kubepkg_chart::manifest::INSTALL_ORDER;
 
 /// Kinds in the order Helm uninstalls them (validating webhooks first so they cannot block
 /// the removal of the rest).
@@ -136,7 +98,7 @@ mod tests {
             "ServiceAccount",
             "ClusterRole",
         ];
-        sort_by_kind(&mut kinds, &INSTALL_ORDER, |k| k);
+        sort_by_kind(&mut kinds, INSTALL_ORDER, |k| k);
         assert_eq!(
             kinds,
             vec![
@@ -183,7 +145,7 @@ mod tests {
             ("ConfigMap", 3),
             ("Secret", 4),
         ];
-        sort_by_kind(&mut items, &INSTALL_ORDER, |i| i.0);
+        sort_by_kind(&mut items, INSTALL_ORDER, |i| i.0);
         assert_eq!(
             items,
             vec![
