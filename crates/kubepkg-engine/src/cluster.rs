@@ -31,6 +31,35 @@ use crate::store::RevisionStore;
 /// Where progress lines go.
 pub type LineSink = Arc<dyn Fn(&str) + Send + Sync>;
 
+/// Where structured progress events go (`-o json`); when set, events are not also sent as lines.
+pub type EventSink = Arc<dyn Fn(&Progress) + Send + Sync>;
+
+/// Reports a progress event: to the event sink when there is one, else as a line.
+#[derive(Clone)]
+pub struct Reporter {
+    pub lines: LineSink,
+    pub events: Option<EventSink>,
+}
+
+impl Reporter {
+    pub fn report(&self, event: &Progress) {
+        match &self.events {
+            Some(sink) => sink(event),
+            None => (self.lines)(&progress_line(event)),
+        }
+    }
+
+    /// A "waiting for OBJECT: REASON" line of `component` as an event.
+    fn waiting_for(&self, component: &str, what: &str) {
+        let (object, reason) = what.split_once(": ").unwrap_or((what, ""));
+        self.report(&Progress::WaitingFor {
+            component: component.to_string(),
+            object: object.to_string(),
+            reason: reason.to_string(),
+        });
+    }
+}
+
 /// The orchestrator's cluster side on a real Kubernetes API.
 pub struct KubeCluster {
     pub kube: kubepkg_kube::Cluster,
@@ -42,6 +71,8 @@ pub struct KubeCluster {
     pub requirements_timeout: Duration,
     requirements_deadline: Option<Instant>,
     pub on_line: LineSink,
+    /// Structured progress events, live (the CLI's `-o json`); `None`: lines only.
+    pub on_event: Option<EventSink>,
     /// Every progress event, in order (for `-o json`).
     pub events: Vec<Progress>,
 }
@@ -61,7 +92,16 @@ impl KubeCluster {
             requirements_timeout: timeout,
             requirements_deadline: None,
             on_line,
+            on_event: None,
             events: Vec::new(),
+        }
+    }
+
+    /// Where this cluster's progress events go.
+    pub fn reporter(&self) -> Reporter {
+        Reporter {
+            lines: self.on_line.clone(),
+            events: self.on_event.clone(),
         }
     }
 
@@ -222,41 +262,43 @@ impl Cluster for KubeCluster {
             .map_err(failure)?
             .ok_or_else(|| Failure::new(format!("release {} not found", request.release)))?;
         let ids = manifest_objects(&release.manifest).map_err(failure)?;
-        let sink = self.on_line.clone();
+        let reporter = self.reporter();
         let component = request.component.clone();
         kubepkg_kube::wait::wait_ready(&ns_cluster, &ids, request.timeout, |pending| {
             for (id, r) in pending {
-                let mut line = format!("{component}: waiting for {id}: {}", r.status);
+                let mut reason = r.status.to_string();
                 if !r.reason.is_empty() {
-                    line.push_str(&format!(" ({})", r.reason));
+                    reason.push_str(&format!(" ({})", r.reason));
                 }
                 if !r.message.is_empty() {
-                    line.push_str(&format!(": {}", r.message));
+                    reason.push_str(&format!(": {}", r.message));
                 }
-                sink(&line);
+                reporter.report(&Progress::WaitingFor {
+                    component: component.clone(),
+                    object: id.to_string(),
+                    reason,
+                });
             }
         })
         .await
         .map_err(failure)?;
-        let sink = self.on_line.clone();
         crate::ready::wait_jobs(
             &ns_cluster,
             &ids,
             &request.namespace,
             deadline,
             request.timeout,
-            |line| sink(&format!("{component}: waiting for {line}")),
+            |line| reporter.waiting_for(&component, line),
         )
         .await
         .map_err(Failure::new)?;
-        let sink = self.on_line.clone();
         crate::ready::wait(
             &ns_cluster,
             &request.ready_when,
             &request.namespace,
             deadline,
             request.timeout,
-            |line| sink(&format!("{component}: waiting for {line}")),
+            |line| reporter.waiting_for(&component, line),
         )
         .await
         .map_err(Failure::new)
@@ -289,7 +331,7 @@ impl Cluster for KubeCluster {
     }
 
     fn progress(&mut self, event: Progress) {
-        (self.on_line)(&progress_line(&event));
+        self.reporter().report(&event);
         self.events.push(event);
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use kubepkg_kube::readiness;
 use kubepkg_package::Package;
 use kubepkg_package::chart_adapter::from_chart_value;
-use kubepkg_package::orchestrator::{self, ApplyInput, Outcome};
+use kubepkg_package::orchestrator::{self, ApplyInput, Outcome, Progress};
 use kubepkg_package::plan::{self, Intent, Plan, Previous, RenderedComponent};
 use kubepkg_package::render::{RenderInput, render_package};
 use kubepkg_package::report::{ComponentState, lease_name};
@@ -454,7 +454,9 @@ pub async fn uninstall(
                 kc.on_line.clone(),
                 c.name.clone(),
             );
-            (kc.on_line)(&format!("{}: uninstalling", c.name));
+            kc.reporter().report(&Progress::Uninstalling {
+                component: c.name.clone(),
+            });
             let opts = kubepkg_release::action::Options {
                 timeout,
                 ..Default::default()
@@ -463,7 +465,9 @@ pub async fn uninstall(
                 Ok(_) | Err(ActionError::NotFound { .. }) => {}
                 Err(e) => return Err(EngineError::Release(e)),
             }
-            (kc.on_line)(&format!("{}: uninstalled", c.name));
+            kc.reporter().report(&Progress::Uninstalled {
+                component: c.name.clone(),
+            });
             done.push(c.name.clone());
         }
         if keep_history {

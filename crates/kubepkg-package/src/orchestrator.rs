@@ -107,17 +107,46 @@ impl Failure {
     tag = "state"
 )]
 pub enum Progress {
-    WaitingForRequirements { message: String },
-    HookRunning { component: String },
-    Applying { component: String },
-    Unchanged { component: String },
-    Waiting { component: String },
-    Ready { component: String },
-    Failed { component: String, message: String },
-    RollingBack { component: String },
-    RolledBack { component: String },
-    Uninstalling { component: String },
-    Uninstalled { component: String },
+    WaitingForRequirements {
+        message: String,
+    },
+    HookRunning {
+        component: String,
+    },
+    Applying {
+        component: String,
+    },
+    Unchanged {
+        component: String,
+    },
+    Waiting {
+        component: String,
+    },
+    /// Still waiting for one object (`object` as `Kind namespace/name`) and why.
+    WaitingFor {
+        component: String,
+        object: String,
+        reason: String,
+    },
+    Ready {
+        component: String,
+    },
+    Failed {
+        component: String,
+        message: String,
+    },
+    RollingBack {
+        component: String,
+    },
+    RolledBack {
+        component: String,
+    },
+    Uninstalling {
+        component: String,
+    },
+    Uninstalled {
+        component: String,
+    },
 }
 
 /// The cluster side of an apply. Every method is one observable step; errors are [`Failure`]s.

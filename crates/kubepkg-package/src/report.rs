@@ -44,6 +44,11 @@ pub fn progress_line(p: &Progress) -> String {
         Progress::Applying { component } => format!("{component}: applying"),
         Progress::Unchanged { component } => format!("{component}: unchanged"),
         Progress::Waiting { component } => format!("{component}: waiting until ready"),
+        Progress::WaitingFor {
+            component,
+            object,
+            reason,
+        } => format!("{component}: waiting for {object}: {reason}"),
         Progress::Ready { component } => format!("{component}: ready"),
         Progress::Failed { component, message } => format!("{component}: failed: {message}"),
         Progress::RollingBack { component } => format!("{component}: rolling back"),
