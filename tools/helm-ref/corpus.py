@@ -5,8 +5,10 @@
                        HELM_VERSION, from the Go module cache) into testdata/charts/helm/ and
                        the charts shipped in other Go modules (OTHER_CHARTS) into
                        testdata/charts/modules/
-  corpus.py generate   run `helm template` (built by install-helm.sh) for every case and write
-                       testdata/helm-reference/<case>/{args,stdout,stderr,exit}
+  corpus.py generate [ID...]
+                       run `helm template` (built by install-helm.sh) for every case (or only the
+                       cases whose id contains one of the IDs) and write
+                       testdata/helm-reference/cases/<case>/{args,stdout,stderr,exit}
 
 Cases: every chart under testdata/charts/ (directories with a Chart.yaml that are not
 subcharts, and standalone .tgz archives) rendered as `template release-name <chart>`, plus
@@ -38,7 +40,9 @@ HELM_TESTDATA = [
 ]
 
 
-# Charts shipped inside other Go modules (popular public charts), as module@version, path.
+# Charts shipped inside other Go modules (popular public charts), as module@version, path. The
+# chart is read from the module's zip in the Go module cache (`go mod download` fetches it), so a
+# module that needs a newer Go than the local one still serves its charts.
 OTHER_CHARTS = [
     ("k8s.io/ingress-nginx@v0.0.0-20240708192948-52c50467d67d", "charts/ingress-nginx"),
     ("sigs.k8s.io/metrics-server@v0.9.0", "charts/metrics-server"),
@@ -50,23 +54,83 @@ OTHER_CHARTS = [
     ("github.com/kyverno/kyverno@v1.19.1", "charts/kyverno-policies"),
     ("github.com/open-policy-agent/gatekeeper/v3@v3.23.1", "charts/gatekeeper"),
     ("sigs.k8s.io/kustomize/api@v0.21.1", "krusty/testdata/helmcharts/test-chart"),
+    ("github.com/cilium/cilium@v1.20.2", "install/kubernetes/cilium"),
+    ("github.com/cilium/cilium@v1.20.2", "examples/kubernetes/addons/prometheus"),
+    ("istio.io/istio@v0.0.0-20260827124520-eed52ebb66ad", "manifests/charts/base"),
+    ("istio.io/istio@v0.0.0-20260827124520-eed52ebb66ad", "manifests/charts/default"),
+    ("istio.io/istio@v0.0.0-20260827124520-eed52ebb66ad", "manifests/charts/gateway"),
+    ("istio.io/istio@v0.0.0-20260827124520-eed52ebb66ad", "manifests/charts/gateways/istio-egress"),
+    ("istio.io/istio@v0.0.0-20260827124520-eed52ebb66ad", "manifests/charts/gateways/istio-ingress"),
+    ("istio.io/istio@v0.0.0-20260827124520-eed52ebb66ad", "manifests/charts/istio-cni"),
+    ("istio.io/istio@v0.0.0-20260827124520-eed52ebb66ad", "manifests/charts/istio-control/istio-discovery"),
+    ("istio.io/istio@v0.0.0-20260827124520-eed52ebb66ad", "manifests/charts/ztunnel"),
+    ("istio.io/istio@v0.0.0-20260827124520-eed52ebb66ad", "manifests/sample-charts/ambient"),
+    ("istio.io/istio@v0.0.0-20260827124520-eed52ebb66ad", "samples/ambient-argo/tag-chart"),
+    ("github.com/dapr/dapr@v1.14.0", "charts/dapr"),
+    ("github.com/envoyproxy/gateway@v1.9.1", "charts/gateway-helm"),
+    ("github.com/envoyproxy/gateway@v1.9.1", "charts/gateway-crds-helm"),
+    ("github.com/envoyproxy/gateway@v1.9.1", "charts/gateway-addons-helm"),
+    ("github.com/flannel-io/flannel@v0.28.10", "chart/kube-flannel"),
+    ("github.com/fluxcd/flagger@v1.36.1", "charts/flagger"),
+    ("github.com/fluxcd/flagger@v1.36.1", "charts/grafana"),
+    ("github.com/fluxcd/flagger@v1.36.1", "charts/loadtester"),
+    ("github.com/fluxcd/flagger@v1.36.1", "charts/podinfo"),
+    ("github.com/projectcalico/calico@v1.11.0-cni-plugin.0.20250813170300-a0db560f0520", "charts/calico"),
+    ("github.com/projectcalico/calico@v1.11.0-cni-plugin.0.20250813170300-a0db560f0520", "charts/tigera-operator"),
+    ("go.universe.tf/metallb@v0.16.2", "charts/metallb"),
+    ("k8s.io/autoscaler/vertical-pod-autoscaler@v1.8.1", "charts/vertical-pod-autoscaler"),
+    ("sigs.k8s.io/descheduler@v0.36.0", "charts/descheduler"),
+    ("sigs.k8s.io/external-dns@v0.23.0", "charts/external-dns"),
+    ("sigs.k8s.io/kueue@v0.17.0", "charts/kueue"),
+    ("sigs.k8s.io/kwok@v0.8.0", "charts/kwok"),
+    ("sigs.k8s.io/kwok@v0.8.0", "charts/metrics-usage"),
+    ("sigs.k8s.io/kwok@v0.8.0", "charts/stage-fast"),
+    ("github.com/NVIDIA/gpu-operator@v0.0.0-20250917190837-d73a0086a6ba", "deployments/gpu-operator"),
+    ("github.com/aws/karpenter-provider-aws@v1.15.2", "charts/karpenter"),
+    ("github.com/aws/karpenter-provider-aws@v1.15.2", "charts/karpenter-crd"),
+    ("github.com/bitnami-labs/sealed-secrets@v0.40.0", "helm/sealed-secrets"),
+    ("github.com/cert-manager/trust-manager@v0.25.0", "deploy/charts/trust-manager"),
+    ("github.com/chaos-mesh/chaos-mesh@v0.9.1-0.20260902003049-47411975a8cb", "helm/chaos-mesh"),
 ]
 
 
-def module_dir(modver):
-    out = subprocess.check_output(["go", "mod", "download", "-json", modver], text=True)
+def module_zip(modver):
+    """Path of the module's zip in the Go module cache, downloading it if needed."""
     import json
 
-    return json.loads(out)["Dir"]
+    p = subprocess.run(["go", "mod", "download", "-json", modver], capture_output=True, text=True)
+    info = json.loads(p.stdout)
+    z = info.get("Zip")
+    if not z or not os.path.exists(z):
+        raise SystemExit(f"{modver}: {info.get('Error') or p.stderr}")
+    return z
+
+
+def extract_chart(zip_path, modver, rel, dest):
+    """Copy the chart directory `rel` of a module zip to `dest` (files only: zips hold no links)."""
+    import zipfile
+
+    prefix = f"{modver}/{rel}/"
+    with zipfile.ZipFile(zip_path) as zf:
+        for info in zf.infolist():
+            if not info.filename.startswith(prefix) or info.is_dir():
+                continue
+            out = os.path.join(dest, info.filename[len(prefix):])
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            with zf.open(info) as src, open(out, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+            os.chmod(out, 0o644)
 
 
 def sync_modules():
     dest_root = os.path.join(ROOT, CHARTS, "modules")
     shutil.rmtree(dest_root, ignore_errors=True)
+    zips = {}
     for modver, rel in OTHER_CHARTS:
-        src = os.path.join(module_dir(modver), rel)
+        if modver not in zips:
+            zips[modver] = module_zip(modver)
         name = modver.split("@")[0].replace("/", "_") + "__" + rel.replace("/", "_")
-        copy_chart(src, os.path.join(dest_root, name))
+        extract_chart(zips[modver], modver, rel, os.path.join(dest_root, name))
     print(f"synced {len(OTHER_CHARTS)} charts from other Go modules into {dest_root}")
 
 
@@ -146,17 +210,20 @@ def discover():
     return cases
 
 
-def generate():
+def generate(only=()):
     helm = subprocess.check_output(
         [os.path.join(ROOT, "tools/helm-ref/install-helm.sh"), HELM_VERSION], text=True
     ).strip()
     out_root = os.path.join(ROOT, REF, "cases")
-    shutil.rmtree(out_root, ignore_errors=True)
+    if not only:
+        shutil.rmtree(out_root, ignore_errors=True)
     env = dict(os.environ)
     env.update({"HOME": "/nonexistent-kubepkg-home", "KUBECONFIG": "/nonexistent", "HELM_NAMESPACE": ""})
     env.pop("HELM_NAMESPACE")
     n = 0
     for cid, args in sorted(discover().items()):
+        if only and not any(o in cid for o in only):
+            continue
         d = os.path.join(out_root, cid.replace("/", "__"))
         os.makedirs(d, exist_ok=True)
         p = subprocess.run([helm] + args, cwd=ROOT, capture_output=True, env=env, timeout=120)
@@ -171,4 +238,4 @@ def generate():
 
 if __name__ == "__main__":
     cmd = sys.argv[1] if len(sys.argv) > 1 else "generate"
-    {"sync": lambda: (sync(), sync_modules()), "generate": generate}[cmd]()
+    {"sync": lambda: (sync(), sync_modules()), "generate": lambda: generate(sys.argv[2:])}[cmd]()

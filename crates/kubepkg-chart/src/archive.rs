@@ -5,7 +5,8 @@
 //! outside the chart directory are errors; a UTF-8 BOM is stripped; 100 MiB total decompressed
 //! size) and adds limits Helm lacks: symbolic and hard links are refused, at most
 //! [`Limits::max_files`] entries, at most [`Limits::max_file_size`] per file and a cap on the
-//! compression ratio (gzip bombs). Every refusal is an [`ChartError::Archive`] naming the entry.
+//! compression ratio (gzip bombs). Every refusal is an [`ChartError::Archive`] that starts with
+//! Helm's CLI message (`unable to load chart archive`) and adds the archive and the reason.
 
 use crate::error::{ChartError, Result};
 use std::io::Read;
@@ -102,7 +103,10 @@ pub fn clean_path(p: &str) -> String {
 
 /// Read every regular file of a gzipped chart archive. `origin` names the archive in errors.
 pub fn load_archive_files(raw: &[u8], origin: &str, limits: &Limits) -> Result<Vec<BufferedFile>> {
-    let err = |m: String| ChartError::Archive(format!("{origin}: {m}"));
+    // Helm's CLI says only "unable to load chart archive" and drops the reason; its SDK
+    // (`LoadArchive`) appends the reason. We print Helm's words, the archive and the reason.
+    let err =
+        |m: String| ChartError::Archive(format!("unable to load chart archive {origin}: {m}"));
     if !raw.starts_with(&[0x1f, 0x8b, 0x08]) {
         if origin.ends_with(".yaml") || origin.ends_with(".yml") {
             return Err(ChartError::Archive(format!(
@@ -214,4 +218,103 @@ pub fn load_archive_files(raw: &[u8], origin: &str, limits: &Limits) -> Result<V
         return Err(err("no files in chart archive".into()));
     }
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    enum Entry<'a> {
+        File(&'a str, &'a [u8]),
+        Link(&'a str, &'a str, tar::EntryType),
+    }
+
+    fn tgz(entries: &[Entry]) -> Vec<u8> {
+        let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        let mut b = tar::Builder::new(gz);
+        for e in entries {
+            let mut h = tar::Header::new_gnu();
+            match e {
+                Entry::File(name, data) => {
+                    h.set_entry_type(tar::EntryType::Regular);
+                    h.set_size(data.len() as u64);
+                    h.set_mode(0o644);
+                    // Raw names: the tar crate refuses to write `..` through set_path.
+                    let raw = &mut h.as_old_mut().name;
+                    raw[..name.len()].copy_from_slice(name.as_bytes());
+                    h.set_cksum();
+                    b.append(&h, *data).unwrap();
+                }
+                Entry::Link(name, target, kind) => {
+                    h.set_entry_type(*kind);
+                    h.set_size(0);
+                    h.set_mode(0o777);
+                    h.set_path(name).unwrap();
+                    h.set_link_name(target).unwrap();
+                    h.set_cksum();
+                    b.append(&h, &[][..]).unwrap();
+                }
+            }
+        }
+        b.into_inner().unwrap().finish().unwrap()
+    }
+
+    fn refusal(entries: &[Entry]) -> String {
+        match load_archive_files(&tgz(entries), "x.tgz", &Limits::default()) {
+            Ok(files) => panic!("accepted {} files", files.len()),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    const CHART: &[u8] = b"apiVersion: v2\nname: c\nversion: 1.0.0\n";
+
+    /// The reasons are the texts of Helm's `LoadArchiveFiles` (pkg/chart/loader/archive).
+    #[test]
+    fn unsafe_archives_are_refused_with_helms_words_and_the_reason() {
+        assert_eq!(
+            refusal(&[
+                Entry::File("c/Chart.yaml", CHART),
+                Entry::File("c/../../etc/x.yaml", b"x")
+            ]),
+            "unable to load chart archive x.tgz: chart illegally references parent directory"
+        );
+        assert_eq!(
+            refusal(&[Entry::File("Chart.yaml", CHART)]),
+            "unable to load chart archive x.tgz: chart illegally contains content outside the base directory: \"Chart.yaml\""
+        );
+        assert_eq!(
+            refusal(&[Entry::File("c/C:/x.yaml", b"x")]),
+            "unable to load chart archive x.tgz: chart contains illegally named files"
+        );
+        for kind in [tar::EntryType::Symlink, tar::EntryType::Link] {
+            assert_eq!(
+                refusal(&[Entry::Link("c/templates/l.yaml", "/etc/passwd", kind)]),
+                "unable to load chart archive x.tgz: chart archive contains a link (c/templates/l.yaml); links are not allowed in charts"
+            );
+        }
+    }
+
+    #[test]
+    fn not_gzip_is_named_as_helm_names_it() {
+        let e = load_archive_files(b"name: x\n", "/tmp/c.yaml", &Limits::default()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "file '/tmp/c.yaml' seems to be a YAML file, but expected a gzipped archive"
+        );
+    }
+
+    #[test]
+    fn a_safe_archive_loads_without_its_directory_prefix() {
+        let files = load_archive_files(
+            &tgz(&[
+                Entry::File("c/Chart.yaml", CHART),
+                Entry::File("c/./templates/a.yaml", b"a"),
+            ]),
+            "x.tgz",
+            &Limits::default(),
+        )
+        .unwrap();
+        let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["Chart.yaml", "templates/a.yaml"]);
+    }
 }

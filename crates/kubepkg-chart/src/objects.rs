@@ -141,38 +141,52 @@ impl GoObject for Files {
 pub struct KubeVersion {
     /// The version as given, `v`-prefixed (`v1.33.4-gke.1245000`).
     pub version: String,
-    /// `vMAJOR.MINOR.PATCH` (used for constraints and printing).
+    /// `v` and the version's numbers (`String()`; used for constraints and printing).
     pub normalized: String,
     pub major: String,
     pub minor: String,
 }
 
 impl KubeVersion {
-    /// Helm's `ParseKubeVersion` (Kubernetes' generic version parser: `[v]MAJOR.MINOR[.PATCH]`
-    /// followed by anything that is not a digit or dot).
+    /// Helm's `ParseKubeVersion` over Kubernetes' generic version parser: optional leading
+    /// space and `v`, two or more dot-separated numbers (the first without a leading zero), then
+    /// anything on the same line. The normalized form (what `String()` and constraint checks
+    /// see) is `v` and the numbers as parsed (`1.29` stays `v1.29`, `1.30.1+k3s1` is `v1.30.1`).
     pub fn parse(version: &str) -> Result<KubeVersion, String> {
-        let s = version.trim();
-        let s2 = s.strip_prefix('v').unwrap_or(s);
-        let end = s2
+        let s = version.trim_start_matches([' ', '\t', '\n', '\r', '\x0c']);
+        let s = s.strip_prefix('v').unwrap_or(s);
+        let end = s
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(s2.len());
-        let (nums, rest) = s2.split_at(end);
-        let parts: Vec<&str> = nums.split('.').collect();
-        let bad = || format!("could not parse {version:?} as version");
-        if parts.len() < 2 || parts.len() > 3 || parts.iter().any(|p| p.is_empty()) {
-            return Err(bad());
+            .unwrap_or(s.len());
+        // The numbers are `[0-9]+(\.[0-9]+)*`: a trailing dot belongs to the rest.
+        let mut nums = &s[..end];
+        while nums.ends_with('.') || nums.contains("..") {
+            let cut = nums.rfind('.').unwrap_or(0);
+            nums = &nums[..cut];
         }
-        if !rest.is_empty()
-            && !rest.starts_with(['-', '+'])
-            && !rest.starts_with(|c: char| c.is_ascii_alphabetic())
+        let rest = &s[nums.len()..];
+        if nums.is_empty() || !nums.starts_with(|c: char| c.is_ascii_digit()) || rest.contains('\n')
         {
-            return Err(bad());
+            return Err(format!("could not parse {version:?} as version"));
         }
-        let nums: Vec<u64> = parts
-            .iter()
-            .map(|p| p.parse::<u64>().map_err(|_| bad()))
-            .collect::<Result<_, _>>()?;
-        let patch = nums.get(2).copied().unwrap_or(0);
+        let parts: Vec<&str> = nums.split('.').collect();
+        if parts.len() < 2 {
+            return Err(format!("illegal version string {version:?}"));
+        }
+        let mut numbers = Vec::with_capacity(parts.len());
+        for (i, p) in parts.iter().enumerate() {
+            if i == 0 && p.starts_with('0') && *p != "0" {
+                return Err(format!(
+                    "illegal zero-prefixed version component {p:?} in {version:?}"
+                ));
+            }
+            let n = p.parse::<u64>().map_err(|_| {
+                format!(
+                    "illegal non-numeric version component {p:?} in {version:?}: strconv.ParseUint: parsing {p:?}: value out of range"
+                )
+            })?;
+            numbers.push(n.to_string());
+        }
         let git = if version.starts_with('v') {
             version.to_string()
         } else {
@@ -180,9 +194,9 @@ impl KubeVersion {
         };
         Ok(KubeVersion {
             version: git,
-            normalized: format!("v{}.{}.{patch}", nums[0], nums[1]),
-            major: nums[0].to_string(),
-            minor: nums[1].to_string(),
+            normalized: format!("v{}", numbers.join(".")),
+            major: numbers[0].clone(),
+            minor: numbers[1].clone(),
         })
     }
 
@@ -356,5 +370,58 @@ impl GoObject for Capabilities {
         m.insert("APIVersions".into(), self.api_versions.to_plain());
         m.insert("HelmVersion".into(), HelmVersion.to_plain());
         Value::map(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Expected values printed by `helm template --kube-version V` (v4.3.1) for
+    /// `{{ .Capabilities.KubeVersion }}`, `.Version`, `.Major` and `.Minor`.
+    #[test]
+    fn kube_version_parses_as_helm() {
+        let cases = [
+            ("1.29", "v1.29", "v1.29", "1", "29"),
+            ("1.29.3", "v1.29.3", "v1.29.3", "1", "29"),
+            (
+                "v1.33.4-gke.1245000",
+                "v1.33.4",
+                "v1.33.4-gke.1245000",
+                "1",
+                "33",
+            ),
+            ("1.30.1+k3s1", "v1.30.1", "v1.30.1+k3s1", "1", "30"),
+        ];
+        for (input, normalized, version, major, minor) in cases {
+            let kv = KubeVersion::parse(input).expect(input);
+            assert_eq!(
+                (
+                    kv.normalized.as_str(),
+                    kv.version.as_str(),
+                    kv.major.as_str(),
+                    kv.minor.as_str()
+                ),
+                (normalized, version, major, minor),
+                "{input}"
+            );
+        }
+    }
+
+    #[test]
+    fn kube_version_rejects_what_kubernetes_rejects() {
+        for bad in ["notaversion", "1", "v", "01.2", "1..2", "1.2\nx", ""] {
+            assert!(KubeVersion::parse(bad).is_err(), "{bad:?} should not parse");
+        }
+        // Helm's texts after "invalid kube version 'V': ".
+        assert_eq!(
+            KubeVersion::parse("01.2").unwrap_err(),
+            r#"illegal zero-prefixed version component "01" in "01.2""#
+        );
+        assert_eq!(
+            KubeVersion::parse("1..2").unwrap_err(),
+            r#"illegal version string "1..2""#
+        );
+        assert!(KubeVersion::parse("1.2.3.4").is_ok());
     }
 }

@@ -6,7 +6,8 @@
 //! the same success or failure; on success the same documents in the same order with the same
 //! `# Source:` lines, each semantically equal as YAML (exact text equality is counted and
 //! reported); on failure the same first line of the error where listed in
-//! `error-messages-exact.txt`. Exceptions must be listed with a reason in `exceptions.txt`.
+//! `error-messages-exact.txt`, or a first line that starts with Helm's where listed in
+//! `error-messages-prefix.txt` (kubepkg adds the reason that Helm's CLI drops). Exceptions must be listed with a reason in `exceptions.txt`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -44,6 +45,9 @@ fn semantic(body: &str) -> Result<serde_json::Value, String> {
 fn shape(v: &serde_json::Value) -> serde_json::Value {
     use serde_json::Value as J;
     match v {
+        // Generated certificates and keys (genCA, genSignedCert, genPrivateKey) vary in length
+        // by a few bytes from run to run (DER integers); long strings only need to be there.
+        J::String(s) if s.len() >= 256 => J::from("string/long"),
         J::String(s) => J::from(format!("string/{}", s.len())),
         J::Array(a) => J::Array(a.iter().map(shape).collect()),
         J::Object(o) => J::Object(o.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
@@ -57,7 +61,10 @@ enum Outcome {
     Exact,
     Semantic,
     Structural,
-    BothFailed { same_message: bool },
+    BothFailed {
+        same_message: bool,
+        helm_prefix: bool,
+    },
     Mismatch(String),
 }
 
@@ -95,8 +102,10 @@ fn compare(case: &Path, bin: &Path, random: bool) -> Outcome {
                     .unwrap_or("")
                     .to_string()
             };
+            let (want, got) = (first(&want_err), first(&got_err));
             return Outcome::BothFailed {
-                same_message: first(&want_err) == first(&got_err),
+                same_message: want == got,
+                helm_prefix: !want.is_empty() && got.starts_with(&want),
             };
         }
         (true, true) => {}
@@ -195,6 +204,7 @@ fn kubepkg_template_matches_helm_template() {
     assert!(cases.len() >= 100, "corpus too small: {}", cases.len());
     let exceptions = listed("exceptions.txt");
     let exact_errors = listed("error-messages-exact.txt");
+    let prefix_errors = listed("error-messages-prefix.txt");
     let random = listed("nondeterministic.txt");
     let (mut exact, mut sem, mut structural, mut errs, mut errs_same, mut excepted) =
         (0, 0, 0, 0, 0, 0);
@@ -206,12 +216,17 @@ fn kubepkg_template_matches_helm_template() {
             Outcome::Exact => exact += 1,
             Outcome::Semantic => sem += 1,
             Outcome::Structural => structural += 1,
-            Outcome::BothFailed { same_message } => {
+            Outcome::BothFailed {
+                same_message,
+                helm_prefix,
+            } => {
                 errs += 1;
                 if *same_message {
                     errs_same += 1;
                 } else if exact_errors.contains_key(&id) {
                     failures.push(format!("{id}: error message differs from Helm's"));
+                } else if prefix_errors.contains_key(&id) && !helm_prefix {
+                    failures.push(format!("{id}: error message does not start with Helm's"));
                 }
             }
             Outcome::Mismatch(m) => {

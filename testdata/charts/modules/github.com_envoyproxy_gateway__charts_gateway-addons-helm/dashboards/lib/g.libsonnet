@@ -1,0 +1,1 @@
+import 'github.com/grafana/grafonnet/gen/grafonnet-latest/main.libsonnet'
