@@ -5,11 +5,31 @@ use clap::{Parser, Subcommand};
 /// kubepkg installs and upgrades packages of Helm charts safely: components one at a time in
 /// dependency order, each waiting until really ready.
 #[derive(Debug, Parser)]
-#[command(name = "kubepkg", version, about, long_about = None)]
+#[command(name = "kubepkg", version, about, long_about = None, after_long_help = AFTER_HELP)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
+
+/// Shown by `kubepkg --help`: how NAME is resolved and the exit codes.
+pub const AFTER_HELP: &str = "\
+Packages and releases:
+  status, history, rollback and uninstall take a NAME. If a package NAME has revision records
+  in the namespace, the verb acts on the package; otherwise on the Helm release NAME.
+  --package forces the package meaning (error if there is none), --release the release meaning.
+  `kubepkg list` prints Helm's release table; `kubepkg list --packages` lists packages.
+  `kubepkg package status|history|rollback|uninstall|list` always mean packages.
+
+Exit codes:
+  0  succeeded (or nothing to change)
+  1  error before anything changed (bad flags or values, refused rollback, cluster unreachable,
+     release or package not found)
+  2  command-line usage error
+  3  RolledBack: the upgrade failed and was rolled back (rollback.safe: true)
+  4  UpgradeFailed: stopped, nothing more changed; fix forward
+  5  InstallFailed: a first install failed; its state is kept for diagnosis
+  6  RequirementsNotMet: required packages were not Ready before the timeout
+  7  InvalidPackage: kubepkg.yaml or a chart of the package is invalid; nothing applied";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -23,23 +43,23 @@ pub enum Command {
     Apply(Box<ApplyArgs>),
     /// Print each component's effective values in a package revision (`--explain`: sources).
     Values(Box<PackageValuesArgs>),
-    /// Installed packages: status, history, rollback, uninstall, list.
+    /// Installed packages: status, history, rollback, uninstall, list (package meaning only).
     #[command(subcommand, visible_alias = "pkg")]
     Package(PackageCommand),
     /// Install a chart as a Helm-compatible release.
     Install(Box<InstallArgs>),
     /// Upgrade a release to a new chart or values.
     Upgrade(Box<UpgradeArgs>),
-    /// Roll a release back to a previous revision (a new revision).
+    /// Roll a package or release back to an earlier revision (recorded as a new revision).
     Rollback(Box<RollbackArgs>),
-    /// Uninstall a release.
+    /// Uninstall a package (components in reverse order) or a release.
     Uninstall(Box<UninstallArgs>),
-    /// List releases.
+    /// List releases as `helm list` does (`--packages`: list packages).
     List(Box<ListArgs>),
-    /// Show a release's revisions.
-    History(Box<ReleaseQueryArgs>),
-    /// Show a release's status.
-    Status(Box<ReleaseQueryArgs>),
+    /// Show a package's or release's revisions.
+    History(Box<QueryArgs>),
+    /// Show a package's status (each component's live state) or a release's status.
+    Status(Box<QueryArgs>),
     /// Print a release's values, manifest, hooks or notes.
     Get(Box<GetArgs>),
     /// Run a release's test hooks.
@@ -238,18 +258,59 @@ pub struct UpgradeArgs {
     pub history_max: usize,
 }
 
+/// Which meaning of NAME a bare verb takes: the package when one named NAME has revision
+/// records in the namespace, else the Helm release.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct TargetArgs {
+    /// NAME is a Helm release, even if a package NAME exists.
+    #[arg(long = "release", conflicts_with = "package")]
+    pub release: bool,
+    /// NAME is a package (fail if the namespace has none of that name).
+    #[arg(long = "package")]
+    pub package: bool,
+}
+
+/// Flags of the bare verbs that change a release or a package (rollback, uninstall).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ChangeArgs {
+    /// Release: wait until every object is ready (packages always wait for each component).
+    #[arg(long = "wait")]
+    pub wait: bool,
+    /// Time to wait for any single step (Go duration). Default: 5m0s for a release, 10m for
+    /// each component of a package.
+    #[arg(long = "timeout")]
+    pub timeout: Option<String>,
+    /// Release: do not run hooks.
+    #[arg(long = "no-hooks")]
+    pub no_hooks: bool,
+    /// Release: a custom description recorded for the revision.
+    #[arg(long = "description")]
+    pub description: Option<String>,
+    /// Output format: table (text) or json (packages: one JSON line per progress event, the
+    /// summary last).
+    #[arg(short = 'o', long = "output", default_value = "table")]
+    pub output: String,
+}
+
 /// `kubepkg rollback NAME [REVISION]`.
 #[derive(Debug, clap::Args)]
 pub struct RollbackArgs {
     pub name: String,
-    /// Revision to roll back to (default: the one before the latest).
+    /// Revision to roll back to (default: the one before the latest; for a package, the one
+    /// before the deployed revision).
     pub revision: Option<u64>,
     #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]
-    pub op: OperationArgs,
+    pub target: TargetArgs,
+    #[command(flatten)]
+    pub op: ChangeArgs,
+    /// Release: maximum revisions kept (0: no limit).
     #[arg(long = "history-max", default_value_t = 10)]
     pub history_max: usize,
+    /// Package: roll back even though the version being left declares `rollback.safe: false`.
+    #[arg(long = "force")]
+    pub force: bool,
 }
 
 /// `kubepkg uninstall NAME`.
@@ -259,8 +320,10 @@ pub struct UninstallArgs {
     #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]
-    pub op: OperationArgs,
-    /// Keep the release records, marked uninstalled.
+    pub target: TargetArgs,
+    #[command(flatten)]
+    pub op: ChangeArgs,
+    /// Keep the release (or package revision) records, marked uninstalled.
     #[arg(long = "keep-history")]
     pub keep_history: bool,
 }
@@ -273,24 +336,42 @@ pub struct ListArgs {
     /// List releases of every namespace.
     #[arg(short = 'A', long = "all-namespaces")]
     pub all_namespaces: bool,
-    /// Show releases of every status (default: deployed, failed and pending).
+    /// Show releases of every status (default: deployed and failed, as Helm).
     #[arg(short = 'a', long = "all")]
     pub all: bool,
+    /// List packages (the latest revision of each) instead of releases.
+    #[arg(long = "packages")]
+    pub packages: bool,
+    /// Output format: table, json or yaml.
     #[arg(short = 'o', long = "output", default_value = "table")]
     pub output: String,
 }
 
-/// `kubepkg history NAME` / `kubepkg status NAME` / `kubepkg test NAME`.
+/// `kubepkg history NAME` / `kubepkg status NAME`: a package or a release.
+#[derive(Debug, clap::Args)]
+pub struct QueryArgs {
+    #[command(flatten)]
+    pub query: ReleaseQueryArgs,
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+/// `kubepkg test NAME` and the release side of `history`/`status`.
 #[derive(Debug, clap::Args)]
 pub struct ReleaseQueryArgs {
     pub name: String,
     #[command(flatten)]
     pub cluster: ClusterArgs,
+    /// Output format: table, json or yaml.
     #[arg(short = 'o', long = "output", default_value = "table")]
     pub output: String,
-    /// Revision to show (default: latest).
+    /// Release status: the revision to show (default: latest).
     #[arg(long = "revision")]
     pub revision: Option<u64>,
+    /// Release history: maximum number of revisions shown (Helm's default 256).
+    #[arg(long = "max", default_value_t = 256)]
+    pub max: usize,
+    /// Test: time to wait for the test hooks (Go duration).
     #[arg(long = "timeout", default_value = "5m0s")]
     pub timeout: String,
 }
@@ -369,7 +450,8 @@ pub struct ApplyArgs {
     /// Print the plan against the cluster and change nothing.
     #[arg(long = "dry-run")]
     pub dry_run: bool,
-    /// Output format: text or json (progress events and the outcome).
+    /// Output format: text, or json (one JSON line per progress event as it happens, the
+    /// summary — `state: summary` with reason, message and exitCode — last).
     #[arg(short = 'o', long = "output", default_value = "text")]
     pub output: String,
 }
@@ -413,7 +495,7 @@ pub struct PackageQueryArgs {
     pub name: String,
     #[command(flatten)]
     pub cluster: ClusterArgs,
-    /// Output format: text or json.
+    /// Output format: text, json or yaml.
     #[arg(short = 'o', long = "output", default_value = "text")]
     pub output: String,
 }
@@ -432,6 +514,9 @@ pub struct PackageRollbackArgs {
     /// Time each component may take to become ready (Go duration).
     #[arg(long = "timeout", default_value = "10m")]
     pub timeout: String,
+    /// Output format: text, or json (one JSON line per progress event, the summary last).
+    #[arg(short = 'o', long = "output", default_value = "text")]
+    pub output: String,
 }
 
 /// `kubepkg package uninstall NAME`.
@@ -443,8 +528,12 @@ pub struct PackageUninstallArgs {
     /// Keep the revision records, marked uninstalled.
     #[arg(long = "keep-history")]
     pub keep_history: bool,
+    /// Time each component's uninstall may take (Go duration).
     #[arg(long = "timeout", default_value = "10m")]
     pub timeout: String,
+    /// Output format: text, or json (one JSON line per progress event, the summary last).
+    #[arg(short = 'o', long = "output", default_value = "text")]
+    pub output: String,
 }
 
 /// `kubepkg package list`.

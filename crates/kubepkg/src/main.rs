@@ -15,7 +15,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             eprintln!("Error: {err:#}");
-            ExitCode::FAILURE
+            ExitCode::from(commands::exit_code(&err))
         }
     }
 }

@@ -181,3 +181,453 @@ fn plan_of_the_demo_package_offline_snapshot() {
     let want = std::fs::read_to_string(&want_path).unwrap();
     assert_eq!(got, want);
 }
+
+/// One component chart: a Deployment the node simulator makes ready after `ready_after`, or
+/// never when `ready_after` is `never`.
+fn component(root: &Path, name: &str, version: &str, ready_after: &str) {
+    let d = root.join(name).join("templates");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(
+        root.join(name).join("Chart.yaml"),
+        format!("apiVersion: v2\nname: {name}\nversion: {version}\nappVersion: \"{version}\"\n"),
+    )
+    .unwrap();
+    let sim = if ready_after == "never" {
+        "kubepkg.dev/sim: unready".to_string()
+    } else {
+        format!("kubepkg.dev/sim-ready-after: {ready_after}")
+    };
+    std::fs::write(
+        d.join("deployment.yaml"),
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{{{ .Release.Name }}}}\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {{app: {name}}}\n  template:\n    metadata:\n      labels: {{app: {name}}}\n      annotations:\n        {sim}\n    spec:\n      containers:\n      - name: c\n        image: registry.invalid/{name}:{version}\n"
+        ),
+    )
+    .unwrap();
+}
+
+/// A package `name` at `version` of components `a` then `b` (b depends on a); `b_ready` is
+/// b's readiness (`never`: a failing upgrade); `extra` is appended to the `package:` map.
+fn package(root: &Path, name: &str, version: &str, safe: bool, b_ready: &str, extra: &str) {
+    component(root, "a", version, "1s");
+    component(root, "b", version, b_ready);
+    std::fs::write(
+        root.join("kubepkg.yaml"),
+        format!(
+            "package:\n  name: {name}\n  version: {version}\n  rollback: {{safe: {safe}}}\n{extra}components:\n- {{name: a, path: a, install: {{}}}}\n- {{name: b, path: b, install: {{dependsOn: [a]}}}}\n"
+        ),
+    )
+    .unwrap();
+}
+
+/// `kubepkg ARGS -n NS` with the plane's kubeconfig: (exit code, stdout, stderr).
+fn run(ns: &TestNamespace, args: &[&str]) -> (i32, String, String) {
+    let out = kubepkg()
+        .args(args)
+        .args(["-n", ns.name()])
+        .env("KUBECONFIG", ns.plane().kubeconfig())
+        .env_remove("HELM_NAMESPACE")
+        .env_remove("HELM_DRIVER")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+/// [`run`] in `namespace` instead of the test namespace.
+fn run_in(ns: &TestNamespace, namespace: &str, args: &[&str]) -> (i32, String, String) {
+    let out = kubepkg()
+        .args(args)
+        .args(["-n", namespace])
+        .env("KUBECONFIG", ns.plane().kubeconfig())
+        .env_remove("HELM_NAMESPACE")
+        .env_remove("HELM_DRIVER")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+/// How many revisions release `release` of `namespace` has.
+async fn releases_in(ns: &TestNamespace, namespace: &str, release: &str) -> usize {
+    Store::new(SecretDriver::new(ns.client().clone(), Some(namespace)))
+        .history(release)
+        .await
+        .unwrap()
+        .len()
+}
+
+async fn delete_namespace(ns: &TestNamespace, name: &str) {
+    let namespaces = kube::discovery::ApiResource {
+        group: String::new(),
+        version: "v1".into(),
+        api_version: "v1".into(),
+        kind: "Namespace".into(),
+        plural: "namespaces".into(),
+    };
+    let api: kube::Api<kube::api::DynamicObject> =
+        kube::Api::all_with(ns.client().clone(), &namespaces);
+    let _ = api.delete(name, &Default::default()).await;
+}
+
+fn pkg_path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// `apply -o json`: each progress event is one JSON line on stdout as it happens, in the
+/// order of SPEC §4 (a applied, waited for, ready; then b), the summary last.
+#[tokio::test]
+async fn apply_json_prints_one_line_per_progress_event_then_the_summary() {
+    let ns = TestNamespace::new("pkg-json").await.expect("control plane");
+    let tmp = tempfile::tempdir().unwrap();
+    let v1 = tmp.path().join("v1");
+    package(&v1, "jsonpkg", "1.0.0", true, "3s", "");
+    let (code, out, err) = run(&ns, &["apply", "jp", pkg_path(&v1), "-o", "json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let events: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l:?}: {e}")))
+        .collect();
+    let states: Vec<String> = events
+        .iter()
+        .map(|e| {
+            format!(
+                "{}:{}",
+                e["component"].as_str().unwrap_or("-"),
+                e["state"].as_str().unwrap()
+            )
+        })
+        .collect();
+    // Collapse repeated waitingFor lines: how many the watch reports depends on timing.
+    let mut seq = states.clone();
+    seq.dedup();
+    let seq: Vec<&str> = seq
+        .iter()
+        .map(String::as_str)
+        .filter(|s| !s.ends_with(":message"))
+        .collect();
+    assert_eq!(
+        seq,
+        [
+            "a:applying",
+            "a:waiting",
+            "a:waitingFor",
+            "a:ready",
+            "b:applying",
+            "b:waiting",
+            "b:waitingFor",
+            "b:ready",
+            "-:summary",
+        ],
+        "{out}"
+    );
+    // b's Deployment is waited for by name, with its kstatus state: not ready before 3s.
+    let waiting_b: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| e["state"] == "waitingFor" && e["component"] == "b")
+        .collect();
+    let object = format!("Deployment \"jp-b\" in namespace \"{}\"", ns.name());
+    assert!(waiting_b.iter().all(|e| e["object"] == object), "{out}");
+    assert!(
+        waiting_b
+            .iter()
+            .any(|e| e["reason"].as_str().unwrap().starts_with("InProgress")),
+        "{out}"
+    );
+    let summary = events.last().unwrap();
+    assert_eq!(summary["reason"], "Succeeded", "{summary}");
+    assert_eq!(summary["exitCode"], 0, "{summary}");
+    assert_eq!(summary["deployedRevision"], 1, "{summary}");
+    // The cluster agrees: one deployed revision, both releases at revision 1.
+    let h = RevisionStore::new(ns.client().clone())
+        .history("jp", ns.name())
+        .await
+        .unwrap();
+    assert_eq!(
+        h.revisions.iter().map(|r| r.status).collect::<Vec<_>>(),
+        [RevisionStatus::Deployed]
+    );
+    assert_eq!(release_revisions(&ns, "jp-a").await, 1);
+    assert_eq!(release_revisions(&ns, "jp-b").await, 1);
+}
+
+/// The bare verbs take NAME as a package when one has revision records in the namespace,
+/// else as a Helm release; `--package`/`--release` force a meaning. `kubepkg status` of a
+/// package is pinned by a snapshot (reviewed against the cluster state asserted here).
+#[tokio::test]
+async fn bare_verbs_resolve_package_or_release_with_status_snapshot() {
+    let ns = TestNamespace::new("pkg-verbs")
+        .await
+        .expect("control plane");
+    // A namespace whose name has a fixed length, so the snapshot's table columns do not
+    // depend on a random suffix (deleted at the end).
+    let name = format!(
+        "t-verbs-{:08x}",
+        ns.name()
+            .bytes()
+            .fold(7u32, |h, b| h.wrapping_mul(31) ^ u32::from(b))
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let v1 = tmp.path().join("v1");
+    package(&v1, "shop", "1.0.0", true, "1s", "");
+    let v2 = tmp.path().join("v2");
+    package(&v2, "shop", "2.0.0", true, "1s", "");
+    let (code, out, err) = run_in(&ns, &name, &["apply", "web", pkg_path(&v1)]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(
+        out, "Succeeded: shop 1.0.0 is deployed as revision 1\n",
+        "{err}"
+    );
+    let (code, out, err) = run_in(&ns, &name, &["apply", "web", pkg_path(&v2)]);
+    assert_eq!(code, 0, "{out}\n{err}");
+
+    // Cluster state the snapshot must describe: revision 2 deployed (2.0.0), releases at 2.
+    let h = RevisionStore::new(ns.client().clone())
+        .history("web", &name)
+        .await
+        .unwrap();
+    assert_eq!(
+        h.revisions.iter().map(|r| r.status).collect::<Vec<_>>(),
+        [RevisionStatus::Superseded, RevisionStatus::Deployed]
+    );
+    assert_eq!(releases_in(&ns, &name, "web-a").await, 2);
+    assert_eq!(releases_in(&ns, &name, "web-b").await, 2);
+
+    // `status NAME` of a package, normalised only in the namespace name.
+    let (code, status, err) = run_in(&ns, &name, &["status", "web"]);
+    assert_eq!(code, 0, "{err}");
+    let got = status.replace(&name, "t-verbs-00000000");
+    snapshot("status-web.txt", &got);
+    let (_, forced, _) = run_in(&ns, &name, &["status", "web", "--package"]);
+    assert_eq!(forced, status);
+    let (_, alias, _) = run_in(&ns, &name, &["package", "status", "web"]);
+    assert_eq!(alias, status);
+
+    // `status NAME` of a release (a component's), as helm prints it.
+    let (code, rel, err) = run_in(&ns, &name, &["status", "web-a"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(rel.starts_with("NAME: web-a\nLAST DEPLOYED: "), "{rel}");
+    assert!(rel.contains("\nSTATUS: deployed\nREVISION: 2\n"), "{rel}");
+
+    // Forcing the other meaning fails clearly, with exit code 1.
+    let (code, _, err) = run_in(&ns, &name, &["status", "web", "--release"]);
+    assert_eq!((code, err.as_str()), (1, "Error: release: not found\n"));
+    let (code, _, err) = run_in(&ns, &name, &["history", "web-a", "--package"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "package \"web-a\" not found in namespace \"{}\"",
+            name
+        )),
+        "{err}"
+    );
+    let (code, _, err) = run_in(&ns, &name, &["status", "web", "--release", "--package"]);
+    assert_eq!(code, 2, "{err}");
+
+    // `history NAME`: package revisions; of a release: helm's table.
+    let (_, hist, _) = run_in(&ns, &name, &["history", "web"]);
+    let lines: Vec<&str> = hist.lines().collect();
+    assert_eq!(lines.len(), 3, "{hist}");
+    assert!(lines[0].starts_with("REVISION\tUPDATED"), "{hist}");
+    assert!(lines[0].contains("\tPACKAGE\t"), "{hist}");
+    assert!(
+        lines[2].contains("\tdeployed  \tshop   \t2.0.0  \tUpgrade complete"),
+        "{hist}"
+    );
+    let (_, rel_hist, _) = run_in(&ns, &name, &["history", "web-b"]);
+    assert!(
+        rel_hist.contains("\tCHART  \tAPP VERSION\tDESCRIPTION"),
+        "{rel_hist}"
+    );
+
+    // `list`: Helm's release table; `list --packages` and `package list`: packages.
+    let (_, list, _) = run_in(&ns, &name, &["list", "-o", "json"]);
+    let names: Vec<String> = serde_json::from_str::<serde_json::Value>(&list)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["web-a", "web-b"]);
+    let (_, pkgs, _) = run_in(&ns, &name, &["list", "--packages"]);
+    let (_, pkgs_alias, _) = run_in(&ns, &name, &["package", "list"]);
+    assert_eq!(pkgs, pkgs_alias);
+    assert!(pkgs.starts_with("NAME\tNAMESPACE"), "{pkgs}");
+    assert!(pkgs.lines().nth(1).unwrap().starts_with("web \t"), "{pkgs}");
+
+    // `rollback NAME`: the package goes back to revision 1 (a new revision 3).
+    let (code, out, err) = run_in(&ns, &name, &["rollback", "web", "1"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let h = RevisionStore::new(ns.client().clone())
+        .history("web", &name)
+        .await
+        .unwrap();
+    let last = h.latest().unwrap();
+    assert_eq!((last.revision, last.version.as_str()), (3, "1.0.0"));
+    assert_eq!(last.status, RevisionStatus::Deployed);
+    assert_eq!(releases_in(&ns, &name, "web-a").await, 3);
+
+    // `uninstall NAME -o json`: components in reverse order, the summary last.
+    let (code, out, err) = run_in(&ns, &name, &["uninstall", "web", "-o", "json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let states: Vec<String> = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["state"] != "message")
+        .map(|e| {
+            format!(
+                "{}:{}",
+                e["component"].as_str().unwrap_or("-"),
+                e["state"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        states,
+        [
+            "b:uninstalling",
+            "b:uninstalled",
+            "a:uninstalling",
+            "a:uninstalled",
+            "-:summary"
+        ],
+        "{out}"
+    );
+    assert_eq!(releases_in(&ns, &name, "web-a").await, 0);
+    assert!(
+        RevisionStore::new(ns.client().clone())
+            .history("web", &name)
+            .await
+            .unwrap()
+            .revisions
+            .is_empty()
+    );
+    // With the package gone, NAME falls back to the release meaning.
+    let (code, _, err) = run_in(&ns, &name, &["status", "web"]);
+    assert_eq!((code, err.as_str()), (1, "Error: release: not found\n"));
+    delete_namespace(&ns, &name).await;
+}
+
+/// Each way a package run can end has its own exit code (README, `kubepkg --help`).
+#[tokio::test]
+async fn exit_codes_distinguish_how_a_package_run_ended() {
+    let ns = TestNamespace::new("pkg-exit").await.expect("control plane");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = |n: &str| tmp.path().join(n);
+    let fast = ["--timeout", "6s"];
+
+    // 7 InvalidPackage: a dependency cycle, offline (plan) and against the cluster (apply).
+    std::fs::create_dir_all(dir("cycle")).unwrap();
+    component(&dir("cycle"), "a", "1.0.0", "1s");
+    component(&dir("cycle"), "b", "1.0.0", "1s");
+    std::fs::write(
+        dir("cycle").join("kubepkg.yaml"),
+        "package: {name: cyc, version: 1.0.0}\ncomponents:\n- {name: a, path: a, install: {dependsOn: [b]}}\n- {name: b, path: b, install: {dependsOn: [a]}}\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(&ns, &["plan", "cyc", pkg_path(&dir("cycle"))]);
+    assert_eq!(code, 7, "{err}");
+    assert!(err.contains("cycle"), "{err}");
+    let (code, _, err) = run(&ns, &["apply", "cyc", pkg_path(&dir("cycle"))]);
+    assert_eq!(code, 7, "{err}");
+
+    // 2: usage.
+    let (code, _, _) = run(&ns, &["apply", "only-a-name"]);
+    assert_eq!(code, 2);
+
+    // 1: an error before anything changed (no such package to roll back).
+    let (code, _, err) = run(&ns, &["rollback", "nothing-here", "--package"]);
+    assert_eq!(code, 1, "{err}");
+
+    // 5 InstallFailed: a first install whose component never gets ready.
+    package(&dir("first"), "first", "1.0.0", true, "never", "");
+    let (code, out, err) = run(
+        &ns,
+        &[&["apply", "first", pkg_path(&dir("first"))][..], &fast].concat(),
+    );
+    assert_eq!(code, 5, "{out}\n{err}");
+    assert!(out.starts_with("InstallFailed: "), "{out}");
+
+    // 4 UpgradeFailed: v2 (rollback.safe: false) fails; nothing is rolled back.
+    package(&dir("u1"), "unsafe", "1.0.0", false, "1s", "");
+    package(&dir("u2"), "unsafe", "2.0.0", false, "never", "");
+    assert_eq!(run(&ns, &["apply", "unsafe", pkg_path(&dir("u1"))]).0, 0);
+    let (code, out, err) = run(
+        &ns,
+        &[
+            &["apply", "unsafe", pkg_path(&dir("u2")), "-o", "json"][..],
+            &fast,
+        ]
+        .concat(),
+    );
+    assert_eq!(code, 4, "{out}\n{err}");
+    let summary: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        (summary["reason"].as_str(), summary["exitCode"].as_i64()),
+        (Some("UpgradeFailed"), Some(4))
+    );
+    assert_eq!(
+        release_revisions(&ns, "unsafe-b").await,
+        2,
+        "b stays at the failed revision"
+    );
+
+    // 3 RolledBack: v2 (rollback.safe: true) fails and is rolled back to revision 1.
+    package(&dir("s1"), "safe", "1.0.0", true, "1s", "");
+    package(&dir("s2"), "safe", "2.0.0", true, "never", "");
+    assert_eq!(run(&ns, &["apply", "safe", pkg_path(&dir("s1"))]).0, 0);
+    let (code, out, err) = run(
+        &ns,
+        &[&["apply", "safe", pkg_path(&dir("s2"))][..], &fast].concat(),
+    );
+    assert_eq!(code, 3, "{out}\n{err}");
+    assert!(out.starts_with("RolledBack: "), "{out}");
+    assert!(err.contains("b: rolled back"), "{err}");
+
+    // 6 RequirementsNotMet: a required package that is not installed.
+    package(
+        &dir("needs"),
+        "needs",
+        "1.0.0",
+        true,
+        "1s",
+        "  requires:\n  - {name: not-installed-anywhere}\n",
+    );
+    let (code, out, err) = run(
+        &ns,
+        &[
+            "apply",
+            "needs",
+            pkg_path(&dir("needs")),
+            "--requirements-timeout",
+            "2s",
+        ],
+    );
+    assert_eq!(code, 6, "{out}\n{err}");
+    assert!(
+        err.contains("requirements: waiting for package not-installed-anywhere"),
+        "{err}"
+    );
+}
+
+/// Compares `got` with the committed snapshot `tests/snapshots/NAME`
+/// (`KUBEPKG_UPDATE_SNAPSHOTS=1` rewrites it; review the diff by hand).
+fn snapshot(name: &str, got: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(name);
+    if std::env::var_os("KUBEPKG_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, got).unwrap();
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("snapshot {}: {e}", path.display()));
+    assert_eq!(got, want, "snapshot {name}");
+}

@@ -32,7 +32,7 @@ pub fn run(args: GetArgs) -> Result<ExitCode> {
                         .unwrap_or_default();
                     values = releases::coalesce(values, &defaults);
                 }
-                let v = Value::Object(values);
+                let v = go_sorted(Value::Object(values));
                 match args.output.as_str() {
                     "json" => println!("{v}"),
                     _ => {
@@ -67,4 +67,22 @@ pub fn run(args: GetArgs) -> Result<ExitCode> {
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// `v` with every map's keys in sorted order, as Go's `encoding/json` writes maps.
+pub(super) fn go_sorted(v: Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut entries: Vec<(String, Value)> = m.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k, go_sorted(v)))
+                    .collect(),
+            )
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(go_sorted).collect()),
+        other => other,
+    }
 }

@@ -1,5 +1,6 @@
-//! `kubepkg list`: the latest revision of each release, decoding one record per release.
-//! By default, like Helm, only deployed and failed releases are shown, sorted by name.
+//! `kubepkg list`: the latest revision of each release, decoding one record per release,
+//! printed byte for byte as `helm list` prints it. By default, like Helm, only deployed and
+//! failed releases are shown, sorted by name. `kubepkg list --packages` lists packages.
 
 use std::process::ExitCode;
 
@@ -10,24 +11,61 @@ use kubepkg_release::record::Release;
 use super::releases::{self, with_releases};
 use crate::cli::ListArgs;
 
-/// Go's `2006-01-02 15:04:05.999999999 -0700 MST` in UTC, as `helm list` prints UPDATED.
+/// Go's `time.Time.String()` (`2006-01-02 15:04:05.999999999 -0700 MST`) in local time, as
+/// `helm list` prints UPDATED.
+pub fn go_time(t: jiff::Timestamp) -> String {
+    let z = t.to_zoned(jiff::tz::TimeZone::system());
+    let frac = match t.subsec_nanosecond() {
+        0 => String::new(),
+        n => format!(".{n:09}").trim_end_matches('0').to_string(),
+    };
+    format!(
+        "{}{frac} {}",
+        z.strftime("%Y-%m-%d %H:%M:%S"),
+        z.strftime("%z %Z")
+    )
+}
+
 fn updated(r: &Release) -> String {
-    match r.info.as_ref().and_then(|i| i.last_deployed) {
-        Some(t) => {
-            let z = t.to_zoned(jiff::tz::TimeZone::UTC);
-            let frac = match t.subsec_nanosecond() {
-                0 => String::new(),
-                n => format!(".{n:09}").trim_end_matches('0').to_string(),
-            };
-            format!("{}{frac} +0000 UTC", z.strftime("%Y-%m-%d %H:%M:%S"))
-        }
-        None => String::new(),
+    r.info
+        .as_ref()
+        .and_then(|i| i.last_deployed)
+        .map(go_time)
+        .unwrap_or_default()
+}
+
+/// A table as Helm prints one (gosuri/uitable with its defaults): every cell padded with
+/// spaces to its column's width (the last one too), cells joined by a tab, one line per row.
+pub fn helm_table(rows: &[Vec<String>]) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|i| {
+            rows.iter()
+                .filter_map(|r| r.get(i))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c:<w$}", w = widths[i]))
+            .collect();
+        out.push_str(&cells.join("\t"));
+        out.push('\n');
     }
+    out
 }
 
 pub fn run(args: ListArgs) -> Result<ExitCode> {
     releases::runtime()?.block_on(async {
         let cluster = releases::connect(&args.cluster).await?;
+        if args.packages {
+            return super::package::list(&cluster, args.all_namespaces, &args.output).await;
+        }
         let ns = cluster.namespace.clone();
         let scope = if args.all_namespaces {
             None
@@ -62,7 +100,7 @@ pub fn run(args: ListArgs) -> Result<ExitCode> {
                 kubepkg_yaml::to_yaml(&releases::from_json(&serde_json::Value::Array(rows))?)
                     .map_err(|e| anyhow::anyhow!("{e}"))?
             ),
-            _ => {
+            "table" => {
                 let cols = [
                     "name",
                     "namespace",
@@ -72,44 +110,29 @@ pub fn run(args: ListArgs) -> Result<ExitCode> {
                     "chart",
                     "app_version",
                 ];
-                let head = [
-                    "NAME",
-                    "NAMESPACE",
-                    "REVISION",
-                    "UPDATED",
-                    "STATUS",
-                    "CHART",
-                    "APP VERSION",
+                let mut table = vec![
+                    [
+                        "NAME",
+                        "NAMESPACE",
+                        "REVISION",
+                        "UPDATED",
+                        "STATUS",
+                        "CHART",
+                        "APP VERSION",
+                    ]
+                    .map(String::from)
+                    .to_vec(),
                 ];
-                let widths: Vec<usize> = (0..cols.len())
-                    .map(|i| {
-                        rows.iter()
-                            .map(|r| r[cols[i]].as_str().unwrap_or("").len())
-                            .chain([head[i].len()])
-                            .max()
-                            .unwrap_or(0)
-                    })
-                    .collect();
-                let line = |vals: Vec<&str>| {
-                    vals.iter()
-                        .enumerate()
-                        .map(|(i, v)| {
-                            if i + 1 == vals.len() {
-                                v.to_string()
-                            } else {
-                                format!("{v:<w$}\t", w = widths[i])
-                            }
-                        })
-                        .collect::<String>()
-                };
-                println!("{}", line(head.to_vec()));
                 for r in &rows {
-                    println!(
-                        "{}",
-                        line(cols.iter().map(|c| r[*c].as_str().unwrap_or("")).collect())
+                    table.push(
+                        cols.iter()
+                            .map(|c| r[*c].as_str().unwrap_or("").to_string())
+                            .collect(),
                     );
                 }
+                print!("{}", helm_table(&table));
             }
+            other => anyhow::bail!("invalid format type {other:?}"),
         }
         Ok(ExitCode::SUCCESS)
     })

@@ -1,4 +1,5 @@
-//! One module per verb; [`run`] dispatches the parsed command line.
+//! One module per verb; [`run`] dispatches the parsed command line and [`exit_code`] turns an
+//! error into the documented process exit code.
 
 mod get;
 mod history;
@@ -7,6 +8,7 @@ mod list;
 mod package;
 mod releases;
 mod rollback;
+mod status;
 mod template;
 mod test;
 mod uninstall;
@@ -35,4 +37,31 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Get(args) => get::run(*args),
         Command::Test(args) => test::run(*args),
     }
+}
+
+/// The package (its `kubepkg.yaml` or one of its charts) is invalid: nothing was applied.
+#[derive(Debug)]
+pub struct InvalidPackage(pub String);
+
+impl std::fmt::Display for InvalidPackage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for InvalidPackage {}
+
+/// Exit code of a run that ended in an error (see `kubepkg --help`): 7 when the package is
+/// invalid (`InvalidPackage`: a bad `kubepkg.yaml`, a missing or unrenderable chart), else 1.
+pub fn exit_code(err: &anyhow::Error) -> u8 {
+    use kubepkg_engine::EngineError;
+    let invalid = err.chain().any(|cause| {
+        cause.is::<InvalidPackage>()
+            || cause.is::<kubepkg_package::PackageError>()
+            || matches!(
+                cause.downcast_ref::<EngineError>(),
+                Some(EngineError::Package(_) | EngineError::Render { .. })
+            )
+    });
+    if invalid { 7 } else { 1 }
 }

@@ -1,9 +1,12 @@
-//! The package verbs: `plan`, `apply`, `values` and `package status|history|rollback|
-//! uninstall|list`. Thin: read flags, load the package, call `kubepkg_engine::ops`, print.
+//! The package verbs: `plan`, `apply`, `values`, the package meaning of the bare verbs
+//! `status|history|rollback|uninstall` and `list --packages` ([`resolve`] decides which meaning
+//! NAME takes), and their `package …` aliases. Thin: read flags, load the package, call
+//! `kubepkg_engine::ops`, print.
 //!
-//! Exit codes (also for scripts): 0 succeeded (or nothing to change), 1 error before anything
-//! changed, 2 usage, 3 upgrade failed and rolled back, 4 `UpgradeFailed` (fix forward),
-//! 5 `InstallFailed` (state kept), 6 `RequirementsNotMet`.
+//! Exit codes (also for scripts; `kubepkg --help` lists them): 0 succeeded (or nothing to
+//! change), 1 error before anything changed, 2 usage, 3 upgrade failed and rolled back,
+//! 4 `UpgradeFailed` (fix forward), 5 `InstallFailed` (state kept), 6 `RequirementsNotMet`,
+//! 7 `InvalidPackage` (see [`super::exit_code`]).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -12,16 +15,19 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use kubepkg_engine::chart::ClusterCapabilities;
-use kubepkg_engine::cluster::LineSink;
+use kubepkg_engine::cluster::{EventSink, LineSink};
+use kubepkg_engine::store::RevisionStore;
 use kubepkg_engine::{Instance, KubeCluster, ops};
 use kubepkg_package::Package;
+use kubepkg_package::orchestrator::Outcome;
 use kubepkg_package::plan::render_text;
 use kubepkg_package::report::{history_text, outcome_text, status_text};
 use kubepkg_package::values::{UserValues, render_explain, values_yaml};
 
-use super::releases;
+use super::{InvalidPackage, releases};
 use crate::cli::{
     ApplyArgs, ClusterArgs, PackageCommand, PackageValuesArgs, PackageValuesFlags, PlanArgs,
+    TargetArgs,
 };
 
 /// A loaded package and the scratch directory an archive was extracted into.
@@ -46,7 +52,7 @@ fn load(path: &Path) -> Result<Loaded> {
         .with_context(|| format!("creating scratch directory {}", scratch.display()))?;
     let package = kubepkg_package::source::load(path, &scratch).map_err(|e| {
         let _ = std::fs::remove_dir_all(&scratch);
-        anyhow::anyhow!("{e}")
+        anyhow::Error::new(InvalidPackage(e.to_string()))
     })?;
     Ok(Loaded { package, scratch })
 }
@@ -127,14 +133,10 @@ pub fn apply(args: ApplyArgs) -> Result<ExitCode> {
     let loaded = load(&args.package)?;
     let user = user_values(&args.values)?;
     let timeout = releases::parse_duration(&args.timeout)?;
-    let json = args.output == "json";
+    let progress = Progress::new(&args.output)?;
     releases::runtime()?.block_on(async {
-        let sink: LineSink = if json {
-            Arc::new(|_: &str| {})
-        } else {
-            stderr_sink()
-        };
-        let mut kc = connect(&args.cluster, timeout, sink).await?;
+        let mut kc = connect(&args.cluster, timeout, progress.lines()).await?;
+        kc.on_event = progress.events();
         if let Some(t) = &args.requirements_timeout {
             kc.requirements_timeout = releases::parse_duration(t)?;
         }
@@ -145,18 +147,16 @@ pub fn apply(args: ApplyArgs) -> Result<ExitCode> {
         };
         if args.dry_run {
             let p = ops::prepare(&kc, &loaded.package, instance, &user).await?;
-            print!("{}", render_text(&p.plan, true));
+            if progress.json {
+                println!("{}", serde_json::to_string(&p.plan)?);
+            } else {
+                print!("{}", render_text(&p.plan, true));
+            }
             return Ok(ExitCode::SUCCESS);
         }
         let (outcome, _plan) =
             ops::apply(&mut kc, &loaded.package, instance, &user, timeout).await?;
-        if json {
-            let v = serde_json::json!({"events": kc.events, "outcome": outcome});
-            println!("{}", serde_json::to_string_pretty(&v)?);
-        } else {
-            print!("{}", outcome_text(&outcome));
-        }
-        Ok(code(outcome.reason.exit_code()))
+        progress.outcome(&outcome)
     })
 }
 
@@ -191,86 +191,238 @@ pub fn values(args: PackageValuesArgs) -> Result<ExitCode> {
     })
 }
 
-/// `kubepkg package …`.
+/// `kubepkg package …`: always the package meaning of NAME.
 pub fn run(cmd: PackageCommand) -> Result<ExitCode> {
     releases::runtime()?.block_on(async {
         match cmd {
             PackageCommand::Status(a) => {
-                let kc = connect(&a.cluster, Duration::from_secs(60), stderr_sink()).await?;
-                let ns = kc.kube.namespace.clone();
-                let (rev, states) = ops::status(
-                    &kc,
-                    Instance {
-                        name: &a.name,
-                        namespace: &ns,
-                    },
-                )
-                .await?;
-                if a.output == "json" {
-                    let v = serde_json::json!({"revision": rev, "components": states});
-                    println!("{}", serde_json::to_string_pretty(&v)?);
-                } else {
-                    print!("{}", status_text(&rev, &states));
-                }
-                Ok(ExitCode::SUCCESS)
+                let kube = releases::connect(&a.cluster).await?;
+                status(&kube, &a.name, &a.output).await
             }
             PackageCommand::History(a) => {
-                let kc = connect(&a.cluster, Duration::from_secs(60), stderr_sink()).await?;
-                let ns = kc.kube.namespace.clone();
-                let h = ops::history(
-                    &kc,
-                    Instance {
-                        name: &a.name,
-                        namespace: &ns,
-                    },
-                )
-                .await?;
-                if a.output == "json" {
-                    println!("{}", serde_json::to_string_pretty(&h.revisions)?);
-                } else {
-                    print!("{}", history_text(&h));
-                }
-                Ok(ExitCode::SUCCESS)
+                let kube = releases::connect(&a.cluster).await?;
+                history(&kube, &a.name, &a.output).await
             }
             PackageCommand::Rollback(a) => {
+                let kube = releases::connect(&a.cluster).await?;
                 let timeout = releases::parse_duration(&a.timeout)?;
-                let mut kc = connect(&a.cluster, timeout, stderr_sink()).await?;
-                let ns = kc.kube.namespace.clone();
-                let instance = Instance {
-                    name: &a.name,
-                    namespace: &ns,
-                };
-                let outcome =
-                    ops::rollback(&mut kc, instance, a.revision, a.force, timeout).await?;
-                print!("{}", outcome_text(&outcome));
-                Ok(code(outcome.reason.exit_code()))
+                rollback(&kube, &a.name, a.revision, a.force, timeout, &a.output).await
             }
             PackageCommand::Uninstall(a) => {
+                let kube = releases::connect(&a.cluster).await?;
                 let timeout = releases::parse_duration(&a.timeout)?;
-                let mut kc = connect(&a.cluster, timeout, stderr_sink()).await?;
-                let ns = kc.kube.namespace.clone();
-                let instance = Instance {
-                    name: &a.name,
-                    namespace: &ns,
-                };
-                ops::uninstall(&mut kc, instance, a.keep_history, timeout).await?;
-                println!("package {} uninstalled", a.name);
-                Ok(ExitCode::SUCCESS)
+                uninstall(&kube, &a.name, a.keep_history, timeout, &a.output).await
             }
             PackageCommand::List(a) => {
-                let kc = connect(&a.cluster, Duration::from_secs(60), stderr_sink()).await?;
-                let ns = kc.kube.namespace.clone();
-                let all = kc
-                    .store
-                    .list_latest(if a.all_namespaces { None } else { Some(&ns) })
-                    .await?;
-                if a.output == "json" {
-                    println!("{}", serde_json::to_string_pretty(&all)?);
-                } else {
-                    print!("{}", kubepkg_package::report::list_text(&all));
-                }
-                Ok(ExitCode::SUCCESS)
+                let kube = releases::connect(&a.cluster).await?;
+                list(&kube, a.all_namespaces, &a.output).await
             }
         }
     })
+}
+
+/// Whether NAME means a package for a bare verb (`status`, `history`, `rollback`,
+/// `uninstall`): `--release` says no, `--package` says yes (and fails when there is no such
+/// package), otherwise yes exactly when the namespace holds revision records of a package NAME.
+pub async fn resolve(kube: &kubepkg_kube::Cluster, name: &str, target: TargetArgs) -> Result<bool> {
+    if target.release {
+        return Ok(false);
+    }
+    let found = !RevisionStore::new(kube.client.clone())
+        .history(name, &kube.namespace)
+        .await?
+        .revisions
+        .is_empty();
+    if target.package && !found {
+        anyhow::bail!(
+            "package {name:?} not found in namespace {:?} (no package revision records); \
+             without --package, {name:?} is taken as a Helm release",
+            kube.namespace
+        );
+    }
+    Ok(found)
+}
+
+/// Writes `v` in the requested format: json (one line), yaml, or `text` when table/text.
+fn print_structured(
+    j: serde_json::Value,
+    output: &str,
+    text: impl FnOnce() -> String,
+) -> Result<()> {
+    match output {
+        "json" => println!("{j}"),
+        "yaml" => {
+            print!(
+                "{}",
+                kubepkg_yaml::to_yaml(&releases::from_json(&j)?)
+                    .map_err(|e| anyhow::anyhow!("{e}"))?
+            );
+        }
+        "table" | "text" => print!("{}", text()),
+        other => anyhow::bail!("invalid output format {other:?}: use table, json or yaml"),
+    }
+    Ok(())
+}
+
+fn cluster(kube: &kubepkg_kube::Cluster, timeout: Duration, sink: LineSink) -> KubeCluster {
+    KubeCluster::new(kube.clone(), ClusterCapabilities::default(), timeout, sink)
+}
+
+fn instance<'a>(name: &'a str, kube: &'a kubepkg_kube::Cluster) -> Instance<'a> {
+    Instance {
+        name,
+        namespace: &kube.namespace,
+    }
+}
+
+/// `kubepkg status NAME` of a package: the latest revision and each component's live state.
+pub async fn status(kube: &kubepkg_kube::Cluster, name: &str, output: &str) -> Result<ExitCode> {
+    let kc = cluster(kube, Duration::from_secs(60), stderr_sink());
+    let (rev, states) = ops::status(&kc, instance(name, kube)).await?;
+    let v = serde_json::json!({"revision": rev, "components": states});
+    print_structured(v, output, || status_text(&rev, &states))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `kubepkg history NAME` of a package, oldest first.
+pub async fn history(kube: &kubepkg_kube::Cluster, name: &str, output: &str) -> Result<ExitCode> {
+    let kc = cluster(kube, Duration::from_secs(60), stderr_sink());
+    let h = ops::history(&kc, instance(name, kube)).await?;
+    print_structured(serde_json::to_value(&h.revisions)?, output, || {
+        history_text(&h)
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `kubepkg list --packages`: the latest revision of each package.
+pub async fn list(
+    kube: &kubepkg_kube::Cluster,
+    all_namespaces: bool,
+    output: &str,
+) -> Result<ExitCode> {
+    let kc = cluster(kube, Duration::from_secs(60), stderr_sink());
+    let all = kc
+        .store
+        .list_latest(if all_namespaces {
+            None
+        } else {
+            Some(&kube.namespace)
+        })
+        .await?;
+    print_structured(serde_json::to_value(&all)?, output, || {
+        kubepkg_package::report::list_text(&all)
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `kubepkg rollback NAME [REVISION]` of a package.
+pub async fn rollback(
+    kube: &kubepkg_kube::Cluster,
+    name: &str,
+    revision: Option<u64>,
+    force: bool,
+    timeout: Duration,
+    output: &str,
+) -> Result<ExitCode> {
+    let progress = Progress::new(output)?;
+    let caps = ops::capabilities(kube).await;
+    let mut kc = KubeCluster::new(kube.clone(), caps, timeout, progress.lines());
+    kc.on_event = progress.events();
+    let outcome = ops::rollback(&mut kc, instance(name, kube), revision, force, timeout).await?;
+    progress.outcome(&outcome)
+}
+
+/// `kubepkg uninstall NAME` of a package: components in reverse order.
+pub async fn uninstall(
+    kube: &kubepkg_kube::Cluster,
+    name: &str,
+    keep_history: bool,
+    timeout: Duration,
+    output: &str,
+) -> Result<ExitCode> {
+    let progress = Progress::new(output)?;
+    let mut kc = cluster(kube, timeout, progress.lines());
+    kc.on_event = progress.events();
+    let done = ops::uninstall(&mut kc, instance(name, kube), keep_history, timeout).await?;
+    if progress.json {
+        let v = serde_json::json!({
+            "state": "summary",
+            "package": name,
+            "uninstalled": done,
+            "keepHistory": keep_history,
+        });
+        println!("{v}");
+    } else {
+        println!("package {name} uninstalled");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// How a changing package verb reports: text lines on standard error, or (`-o json`) one JSON
+/// object per line on standard output — each progress event as it happens (`state`:
+/// waitingForRequirements, hookRunning, applying, unchanged, waiting, waitingFor, ready,
+/// failed, rollingBack, rolledBack, uninstalling, uninstalled; `message` for other notices),
+/// then the summary (`state: summary`) last.
+struct Progress {
+    json: bool,
+}
+
+impl Progress {
+    fn new(output: &str) -> Result<Progress> {
+        match output {
+            "json" => Ok(Progress { json: true }),
+            "table" | "text" => Ok(Progress { json: false }),
+            other => anyhow::bail!("invalid output format {other:?}: use text or json"),
+        }
+    }
+
+    /// Free-form notices (lease waits, hook details): text on stderr, or JSON lines.
+    fn lines(&self) -> LineSink {
+        if self.json {
+            Arc::new(|line: &str| {
+                let (component, message) = match line.split_once(": ") {
+                    Some((c, m)) if !c.contains(' ') => (Some(c), m),
+                    _ => (None, line),
+                };
+                let mut v = serde_json::json!({"state": "message", "message": message});
+                if let Some(c) = component {
+                    v["component"] = c.into();
+                }
+                json_line(&v);
+            })
+        } else {
+            stderr_sink()
+        }
+    }
+
+    /// Structured events: JSON lines, or `None` to have them printed as text lines.
+    fn events(&self) -> Option<EventSink> {
+        self.json.then(|| -> EventSink {
+            Arc::new(|e| match serde_json::to_value(e) {
+                Ok(v) => json_line(&v),
+                Err(err) => eprintln!("progress event not encodable: {err}"),
+            })
+        })
+    }
+
+    /// Prints the summary and returns the exit code of its reason.
+    fn outcome(&self, outcome: &Outcome) -> Result<ExitCode> {
+        if self.json {
+            let mut v = serde_json::to_value(outcome)?;
+            v["state"] = "summary".into();
+            v["exitCode"] = outcome.reason.exit_code().into();
+            println!("{v}");
+        } else {
+            print!("{}", outcome_text(outcome));
+        }
+        Ok(code(outcome.reason.exit_code()))
+    }
+}
+
+/// One JSON object on one line of standard output, flushed at once (scripts read it live).
+fn json_line(v: &serde_json::Value) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{v}");
+    let _ = out.flush();
 }

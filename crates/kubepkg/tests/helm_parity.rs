@@ -1,0 +1,255 @@
+//! kubepkg's release read verbs print what real `helm` prints, byte for byte, on the local
+//! control plane: `list`, `history`, `status`, `get values` (`--all`, `--revision`) and
+//! `get manifest`, as tables and as `-o json` / `-o yaml`, for a release kubepkg made and one
+//! `helm` made. The oracle is the real `helm` CLI (v4.3.1, and v3.22.0 wherever v3 prints the
+//! same as v4), built from the Go module proxy by `tools/helm-ref/install-helm.sh`. Both tools
+//! read the same release records, so even the timestamp columns agree; only what `helm status`
+//! reads live from the cluster is normalised (see [`normalise_status`]).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use kubepkg_testkit::TestNamespace;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn chart() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/charts/crashy")
+        .display()
+        .to_string()
+}
+
+fn helm_binary(version: &str) -> PathBuf {
+    let out = Command::new("bash")
+        .arg(repo().join("tools/helm-ref/install-helm.sh"))
+        .arg(version)
+        .output()
+        .expect("install-helm.sh");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
+struct Tools {
+    ns: TestNamespace,
+    home: tempfile::TempDir,
+}
+
+impl Tools {
+    fn kubepkg(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+            .args(args)
+            .args(["-n", self.ns.name(), "--kubeconfig"])
+            .arg(self.ns.plane().kubeconfig())
+            .env_remove("KUBECONFIG")
+            .env_remove("HELM_DRIVER")
+            .env_remove("HELM_NAMESPACE")
+            .env("TZ", "UTC")
+            .output()
+            .unwrap()
+    }
+
+    fn helm(&self, helm: &Path, args: &[&str]) -> Output {
+        let home = self.home.path();
+        Command::new(helm)
+            .args(args)
+            .args(["-n", self.ns.name(), "--kubeconfig"])
+            .arg(self.ns.plane().kubeconfig())
+            .env_remove("KUBECONFIG")
+            .env_remove("HELM_DRIVER")
+            .env_remove("HELM_NAMESPACE")
+            .env("TZ", "UTC")
+            .env("NO_COLOR", "1")
+            .env("HELM_CONFIG_HOME", home.join("config"))
+            .env("HELM_CACHE_HOME", home.join("cache"))
+            .env("HELM_DATA_HOME", home.join("data"))
+            .output()
+            .unwrap()
+    }
+}
+
+#[track_caller]
+fn ok(out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The read commands compared, for release `name`.
+fn commands(name: &str) -> Vec<Vec<String>> {
+    let c = |s: &str| s.split(' ').map(|w| w.replace("NAME", name)).collect();
+    [
+        "list",
+        "list -o json",
+        "list -o yaml",
+        "history NAME",
+        "history NAME --max 2",
+        "history NAME -o json",
+        "history NAME -o yaml",
+        "status NAME",
+        "status NAME --revision 1",
+        "status NAME -o json",
+        "status NAME -o yaml",
+        "get values NAME",
+        "get values NAME --all",
+        "get values NAME -o json",
+        "get values NAME --all -o json",
+        "get values NAME --revision 1",
+        "get manifest NAME",
+        "get manifest NAME --revision 1",
+        "get notes NAME",
+    ]
+    .iter()
+    .map(|s| c(s))
+    .collect()
+}
+
+/// `helm status` reads live objects, so two runs differ where the cluster moved on or where
+/// Helm itself is not deterministic; only those parts are normalised:
+/// - the RESOURCES sections come in Go's random map order: they are sorted;
+/// - the AGE cells (the last column of the server's tables) are masked;
+/// - a related-pods list's `resourceVersion` (the cluster's current one) is masked.
+fn normalise_status(out: &str) -> String {
+    let mut s = out.to_string();
+    if let (Some(start), Some(end)) = (s.find("RESOURCES:\n"), s.find("\nTEST SUITE")) {
+        let block = &s[start + "RESOURCES:\n".len()..end];
+        let mut sections: Vec<String> = block
+            .split("==> ")
+            .filter(|x| !x.trim().is_empty())
+            .map(|sec| {
+                sec.lines()
+                    .map(|l| match l.rsplit_once("   ") {
+                        Some((head, age))
+                            if age.trim().chars().all(|c| c.is_ascii_alphanumeric())
+                                && age.trim().ends_with(['s', 'm', 'h', 'd', 'y']) =>
+                        {
+                            format!("{head}   AGE")
+                        }
+                        _ => l.to_string(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .collect();
+        sections.sort();
+        s = format!("{}{}{}", &s[..start], sections.join("\n"), &s[end..]);
+    }
+    let mut from = 0;
+    while let Some(p) = s[from..].find("PodList") {
+        let at = from + p;
+        let Some(rv) = s[at..].find("resourceVersion") else {
+            break;
+        };
+        let digits_start = at + rv + s[at + rv..].find(|c: char| c.is_ascii_digit()).unwrap_or(0);
+        let digits_end = digits_start
+            + s[digits_start..]
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(0);
+        s.replace_range(digits_start..digits_end, "RV");
+        from = digits_start;
+    }
+    s
+}
+
+/// First differing line of two outputs, for the failure message.
+fn first_difference(ours: &str, theirs: &str) -> String {
+    for (i, (a, b)) in ours.lines().zip(theirs.lines()).enumerate() {
+        if a != b {
+            return format!("line {}:\n  kubepkg: {a:?}\n  helm:    {b:?}", i + 1);
+        }
+    }
+    format!(
+        "one output is a prefix of the other ({} vs {} bytes; trailing newlines: {:?} vs {:?})",
+        ours.len(),
+        theirs.len(),
+        ours.chars().rev().take_while(|c| *c == '\n').count(),
+        theirs.chars().rev().take_while(|c| *c == '\n').count()
+    )
+}
+
+#[test]
+fn release_read_verbs_print_what_helm_prints() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let ns = rt
+        .block_on(TestNamespace::new("cli-parity"))
+        .expect("control plane");
+    let tools = Tools {
+        ns,
+        home: tempfile::tempdir().unwrap(),
+    };
+    let v4 = helm_binary("v4.3.1");
+    let v3 = helm_binary("v3.22.0");
+
+    // A release made by kubepkg: install, upgrade (pre-upgrade hook runs), rollback.
+    let chart = chart();
+    ok(tools.kubepkg(&["install", "made-by-kubepkg", &chart, "--set", "message=hi"]));
+    ok(tools.kubepkg(&[
+        "upgrade",
+        "made-by-kubepkg",
+        &chart,
+        "--reuse-values",
+        "--set",
+        "web=ok,extra.list={a,b}",
+    ]));
+    ok(tools.kubepkg(&["rollback", "made-by-kubepkg", "1"]));
+    // A release made by helm: install, upgrade.
+    ok(tools.helm(
+        &v4,
+        &["install", "made-by-helm", &chart, "--set", "message=yo"],
+    ));
+    ok(tools.helm(&v4, &["upgrade", "made-by-helm", &chart, "--set", "n=3"]));
+
+    let mut mismatches = Vec::new();
+    let mut compared = 0;
+    for name in ["made-by-kubepkg", "made-by-helm"] {
+        for args in commands(name) {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (mut ours, mut want4, mut want3) = (
+                ok(tools.kubepkg(&args)),
+                ok(tools.helm(&v4, &args)),
+                ok(tools.helm(&v3, &args)),
+            );
+            if args[0] == "status" {
+                (ours, want4, want3) = (
+                    normalise_status(&ours),
+                    normalise_status(&want4),
+                    normalise_status(&want3),
+                );
+            }
+            compared += 1;
+            if ours != want4 {
+                mismatches.push(format!(
+                    "`{}` differs from helm v4.3.1: {}",
+                    args.join(" "),
+                    first_difference(&ours, &want4)
+                ));
+            }
+            // helm v3 is an oracle too wherever it prints what v4 prints.
+            if want3 == want4 {
+                compared += 1;
+            } else if ours != want3 {
+                eprintln!(
+                    "note: helm v3.22.0 and v4.3.1 differ on `{}` ({}); kubepkg follows v4",
+                    args.join(" "),
+                    first_difference(&want3, &want4)
+                );
+            }
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} of {compared} comparisons differ:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+}
