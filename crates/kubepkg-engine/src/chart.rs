@@ -1,18 +1,26 @@
-//! A component's chart rendered into what the release layer installs: the chart as Helm
-//! records it in a release, the user-supplied values, the manifest, the chart's hooks, its
-//! notes and its `crds/` documents.
+//! A chart rendered into what the release layer installs: the chart as Helm records it in a
+//! release, the user-supplied values, the manifest, the chart's hooks, its notes and its
+//! `crds/` documents. This is the one conversion from a chart to a release payload; the
+//! package engine (per component) and the `install`/`upgrade` verbs (per chart) both use
+//! [`release_payload`].
 //!
-//! Rendering itself belongs to `kubepkg-chart`; this module only converts its output into
-//! `kubepkg-release`'s [`Rendered`] (the same conversion the `install` verb makes for a
-//! plain chart).
+//! Values cross from `serde_json` (how releases and packages keep them) to the chart
+//! layer's Go values with [`to_chart_value`], which keeps Go's number types: an integer from
+//! `--set` renders as `int64`, a number from a values file as `float64` (so `1000000` from
+//! a file prints `1e+06`, as in Helm). Values read back from a stored release went through
+//! Go's `json.Unmarshal` in Helm, so [`recorded_values`] turns their numbers into `float64`.
+//!
+//! `.Capabilities` come from [`ClusterCapabilities`]: the server's version and exactly the
+//! API versions it serves, or Helm's offline defaults when no cluster was asked.
 
 use std::path::Path;
 
-use kubepkg_chart::objects::{Capabilities, KubeVersion};
+use kubepkg_chart::objects::{Capabilities, KubeVersion, VersionSet};
+use kubepkg_kube::discovery::ServerCapabilities;
 use kubepkg_package::chart_adapter::{from_chart_value, to_chart_value};
 use kubepkg_release::action::Rendered;
 use kubepkg_release::record;
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
 
 use crate::error::EngineError;
 
@@ -27,80 +35,115 @@ pub struct ComponentRelease {
 /// What the cluster reports about itself, for `.Capabilities`.
 #[derive(Debug, Clone, Default)]
 pub struct ClusterCapabilities {
-    /// `v1.37.2`; `None` uses the chart layer's default.
+    /// `v1.37.2` (the server's `gitVersion`); `None` uses Helm's default (`v1.37.0`).
+    /// Helm keeps a server's gitVersion as given (`.Capabilities.KubeVersion` prints it);
+    /// `Major`/`Minor` are read from it (a provider's `minor: "28+"` shows as `28`).
     pub kube_version: Option<String>,
-    /// Every `group/version` and `group/version/Kind` served.
+    /// Every `group/version` and `group/version/Kind` served. Empty: Helm's offline default
+    /// set (as `helm template`); otherwise exactly these, as Helm asks a live cluster.
     pub api_versions: Vec<String>,
 }
 
-/// Renders `chart_path` for release `release` in `namespace` with user-supplied `config`.
-pub fn render(
-    component: &str,
+impl ClusterCapabilities {
+    /// From what the server reported.
+    pub fn from_server(s: ServerCapabilities) -> Self {
+        ClusterCapabilities {
+            kube_version: Some(s.git_version),
+            api_versions: s.api_versions,
+        }
+    }
+
+    /// Asks the cluster (`/version` and discovery), as Helm's `getCapabilities`.
+    pub async fn discover(client: &kube::Client) -> Result<Self, kubepkg_kube::KubeError> {
+        Ok(Self::from_server(
+            kubepkg_kube::discovery::server_capabilities(client).await?,
+        ))
+    }
+
+    /// The chart layer's `.Capabilities`.
+    pub fn to_chart(&self) -> Result<Capabilities, String> {
+        let kube_version = match &self.kube_version {
+            Some(v) => KubeVersion {
+                version: v.clone(),
+                normalized: v.clone(),
+                ..KubeVersion::parse(v).map_err(|e| format!("cluster version {v:?}: {e}"))?
+            },
+            None => KubeVersion::helm_default(),
+        };
+        if self.api_versions.is_empty() {
+            return Ok(Capabilities::new(Some(kube_version), &[]));
+        }
+        Ok(Capabilities {
+            kube_version,
+            api_versions: VersionSet(std::sync::Arc::new(self.api_versions.clone())),
+        })
+    }
+}
+
+/// Why a chart could not become a release payload.
+#[derive(Debug, thiserror::Error)]
+pub enum PayloadError {
+    /// The chart could not be loaded (path, Chart.yaml, archive).
+    #[error("chart {chart}: {message}")]
+    Load { chart: String, message: String },
+    /// Rendering failed (template error, schema, kubeVersion, capabilities).
+    #[error("chart {chart}: {message}")]
+    Render { chart: String, message: String },
+}
+
+impl PayloadError {
+    fn message(&self) -> &str {
+        match self {
+            PayloadError::Load { message, .. } | PayloadError::Render { message, .. } => message,
+        }
+    }
+}
+
+/// What to render a chart as.
+#[derive(Debug, Clone, Copy)]
+pub struct ReleaseTarget<'a> {
+    pub release: &'a str,
+    pub namespace: &'a str,
+    /// The latest stored revision (`None`: a first install). `.Release.Revision` is the
+    /// next one and `.Release.IsUpgrade` is set when there is one.
+    pub last_revision: Option<u64>,
+}
+
+/// Loads and renders `chart_path` with user-supplied `config` into a release payload.
+pub fn release_payload(
     chart_path: &Path,
-    release: &str,
-    namespace: &str,
+    target: ReleaseTarget<'_>,
     config: &Map<String, Value>,
-    last_revision: Option<u64>,
     caps: &ClusterCapabilities,
-) -> Result<ComponentRelease, EngineError> {
-    let is_upgrade = last_revision.is_some();
-    let err = |message: String| EngineError::Render {
-        component: component.to_string(),
-        chart: chart_path.display().to_string(),
+) -> Result<ComponentRelease, PayloadError> {
+    let chart_name = chart_path.display().to_string();
+    let render_err = |message: String| PayloadError::Render {
+        chart: chart_name.clone(),
         message,
     };
-    let chart = kubepkg_chart::load(chart_path).map_err(|e| err(e.to_string()))?;
+    let chart = kubepkg_chart::load(chart_path).map_err(|e| PayloadError::Load {
+        chart: chart_name.clone(),
+        message: e.to_string(),
+    })?;
     let record_chart = record_chart(&chart);
     let crds: String = chart
         .crd_objects(chart.name())
         .into_iter()
         .map(|(n, d)| format!("---\n# Source: {n}\n{}\n", String::from_utf8_lossy(&d)))
         .collect();
-    let kube_version = match &caps.kube_version {
-        Some(v) => {
-            Some(KubeVersion::parse(v).map_err(|e| err(format!("cluster version {v:?}: {e}")))?)
-        }
-        None => None,
-    };
-    let capabilities = Capabilities::new(kube_version, &caps.api_versions);
+    let capabilities = caps.to_chart().map_err(render_err)?;
     let opts = kubepkg_chart::TemplateOptions {
-        release_name: release.to_string(),
+        release_name: target.release.to_string(),
         chart: chart_path.to_path_buf(),
-        namespace: namespace.to_string(),
-        is_upgrade,
-        revision: Some(last_revision.map_or(1, |r| r as i64 + 1)),
+        namespace: target.namespace.to_string(),
+        is_upgrade: target.last_revision.is_some(),
+        revision: Some(target.last_revision.map_or(1, |r| r as i64 + 1)),
         ..Default::default()
     };
     let user = to_chart_value(&Value::Object(config.clone()));
     let out = kubepkg_chart::render_release(chart, &user, &opts, &capabilities)
-        .map_err(|e| err(e.to_string()))?;
-    let hooks = out
-        .hooks
-        .into_iter()
-        .map(|h| record::Hook {
-            name: h.name,
-            kind: h.kind,
-            path: h.path,
-            manifest: h.manifest,
-            events: h
-                .events
-                .iter()
-                .filter_map(|e| record::HookEvent::from_annotation(e))
-                .collect(),
-            weight: h.weight,
-            delete_policies: h
-                .delete_policies
-                .iter()
-                .map(|p| record::HookDeletePolicy::parse(p))
-                .collect(),
-            output_log_policies: h
-                .output_log_policies
-                .iter()
-                .map(|p| record::HookOutputLogPolicy::parse(p))
-                .collect(),
-            ..Default::default()
-        })
-        .collect();
+        .map_err(|e| render_err(e.to_string()))?;
+    let hooks = out.hooks.into_iter().map(record_hook).collect();
     Ok(ComponentRelease {
         rendered: Rendered {
             chart: record_chart,
@@ -111,6 +154,81 @@ pub fn render(
         },
         crds,
     })
+}
+
+/// [`release_payload`] for a package component (errors name the component).
+pub fn render(
+    component: &str,
+    chart_path: &Path,
+    release: &str,
+    namespace: &str,
+    config: &Map<String, Value>,
+    last_revision: Option<u64>,
+    caps: &ClusterCapabilities,
+) -> Result<ComponentRelease, EngineError> {
+    let target = ReleaseTarget {
+        release,
+        namespace,
+        last_revision,
+    };
+    release_payload(chart_path, target, config, caps).map_err(|e| EngineError::Render {
+        component: component.to_string(),
+        chart: chart_path.display().to_string(),
+        message: e.message().to_string(),
+    })
+}
+
+fn record_hook(h: kubepkg_chart::manifest::Hook) -> record::Hook {
+    record::Hook {
+        name: h.name,
+        kind: h.kind,
+        path: h.path,
+        manifest: h.manifest,
+        events: h
+            .events
+            .iter()
+            .filter_map(|e| record::HookEvent::from_annotation(e))
+            .collect(),
+        weight: h.weight,
+        delete_policies: h
+            .delete_policies
+            .iter()
+            .map(|p| record::HookDeletePolicy::parse(p))
+            .collect(),
+        output_log_policies: h
+            .output_log_policies
+            .iter()
+            .map(|p| record::HookOutputLogPolicy::parse(p))
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// User values (from `-f`/`--set`… merged by the chart layer) as a JSON map, keeping Go's
+/// number types in memory (see the module docs). Non-map values give an empty map.
+pub fn user_values(merged: &kubepkg_value::Value) -> Map<String, Value> {
+    object(merged)
+}
+
+/// Values as Helm sees them after reading a stored release: `json.Unmarshal` into
+/// `interface{}` makes every number a `float64`.
+pub fn recorded_values(config: &Map<String, Value>) -> Map<String, Value> {
+    fn go_number(v: &Value) -> Value {
+        match v {
+            Value::Number(n) => n
+                .as_f64()
+                .and_then(Number::from_f64)
+                .map(Value::Number)
+                .unwrap_or(Value::Null),
+            Value::Array(items) => Value::Array(items.iter().map(go_number).collect()),
+            Value::Object(m) => Value::Object(recorded_values(m)),
+            other => other.clone(),
+        }
+    }
+    config
+        .iter()
+        .map(|(k, v)| (k.clone(), go_number(v)))
+        .collect()
 }
 
 fn object(v: &kubepkg_value::Value) -> Map<String, Value> {
@@ -181,5 +299,38 @@ pub fn record_chart(c: &kubepkg_chart::Chart) -> record::Chart {
         schema: c.schema.as_ref().map(|s| s.to_vec()),
         files: Some(c.files.iter().map(file).collect()),
         ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn recorded_values_are_float64_as_after_json_unmarshal() {
+        let m = json!({"n": 10000000, "l": [1, {"x": 2}], "s": "3"});
+        let Value::Object(m) = m else { unreachable!() };
+        let r = recorded_values(&m);
+        assert!(r["n"].is_f64());
+        assert!(r["l"][0].is_f64() && r["l"][1]["x"].is_f64());
+        assert_eq!(r["s"], json!("3"));
+    }
+
+    #[test]
+    fn live_server_capabilities_are_exact() {
+        let caps = ClusterCapabilities {
+            kube_version: Some("v1.33.4-gke.1245000".into()),
+            api_versions: vec!["v1".into(), "v1/Pod".into()],
+        }
+        .to_chart()
+        .unwrap();
+        assert_eq!(caps.kube_version.version, "v1.33.4-gke.1245000");
+        assert_eq!(caps.kube_version.minor, "33");
+        assert_eq!(caps.api_versions.0.as_slice(), ["v1", "v1/Pod"]);
+        // Offline: Helm's defaults (which include apps/v1).
+        let offline = ClusterCapabilities::default().to_chart().unwrap();
+        assert!(offline.api_versions.0.iter().any(|v| v == "apps/v1"));
+        assert_eq!(offline.kube_version.version, "v1.37.0");
     }
 }

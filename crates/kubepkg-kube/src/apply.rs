@@ -46,6 +46,15 @@ impl Default for ApplyOptions {
     }
 }
 
+/// What a server-side dry run checked.
+#[derive(Debug, Clone, Default)]
+pub struct DryRunReport {
+    /// Objects the API server accepted (namespaces resolved).
+    pub validated: Vec<ObjectRef>,
+    /// Objects that could not be sent, with the reason.
+    pub unchecked: Vec<(ObjectRef, String)>,
+}
+
 /// Applies and deletes objects for one release.
 pub struct Applier<'a> {
     pub cluster: &'a Cluster,
@@ -125,14 +134,26 @@ impl<'a> Applier<'a> {
         Ok(serde_json::to_value(stored).unwrap_or(Value::Null))
     }
 
-    /// Applies a release's objects: ownership check, CRDs first (waited to Established,
-    /// discovery refreshed), then the rest in kind groups of Helm's install order.
-    /// Returns the identities as applied (namespaces resolved).
+    /// Refuses, before anything is written, CRDs whose upgrade would break stored or
+    /// existing objects (see [`crate::crd`]). Absent CRDs are new and always safe.
+    pub async fn check_crd_upgrades(&self, crds: &[&ManifestObject]) -> Result<(), KubeError> {
+        for o in crds {
+            if let Some(live) = self.get(&o.id).await? {
+                crate::crd::check_upgrade(self.cluster, &live, &o.object).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies a release's objects: ownership check, CRD upgrade safety, CRDs first (waited
+    /// to Established, discovery refreshed), then the rest in kind groups of Helm's install
+    /// order. Returns the identities as applied (namespaces resolved).
     pub async fn apply_all(&self, objects: &[ManifestObject]) -> Result<Vec<ObjectRef>, KubeError> {
         self.check_ownership(objects).await?;
         let (mut crds, mut rest): (Vec<&ManifestObject>, Vec<&ManifestObject>) = objects
             .iter()
             .partition(|o| o.id.kind == "CustomResourceDefinition");
+        self.check_crd_upgrades(&crds).await?;
         let mut applied = Vec::new();
         if !crds.is_empty() {
             sort_by_kind(&mut crds, INSTALL_ORDER, |o| &o.id.kind);
@@ -149,7 +170,10 @@ impl<'a> Applier<'a> {
             }
         }
         sort_by_kind(&mut rest, INSTALL_ORDER, |o| &o.id.kind);
-        for group in kind_groups(&rest, |o| &o.id.kind) {
+        for (i, group) in kind_groups(&rest, |o| &o.id.kind).into_iter().enumerate() {
+            if i == 1 {
+                crate::failpoint::reached("mid-apply").await;
+            }
             let results = futures::future::join_all(group.iter().map(|o| self.apply_one(o))).await;
             for (o, r) in group.iter().zip(results) {
                 r?;
@@ -157,6 +181,63 @@ impl<'a> Applier<'a> {
             }
         }
         Ok(applied)
+    }
+
+    /// A server-side dry run of [`Applier::apply_all`] (the applier must have
+    /// `dry_run` set): the API server validates and defaults every object and persists
+    /// nothing. Objects that cannot be checked this way are reported, not failed: kinds
+    /// whose CRD is among `objects` or `provided_crds` (not installed by a dry run), and
+    /// objects in a namespace that does not exist yet (`--create-namespace`).
+    pub async fn dry_run_all(
+        &self,
+        objects: &[ManifestObject],
+        provided_crds: &[ManifestObject],
+    ) -> Result<DryRunReport, KubeError> {
+        debug_assert!(self.options.dry_run);
+        self.check_ownership(objects).await?;
+        let crds: Vec<&ManifestObject> = objects
+            .iter()
+            .chain(provided_crds)
+            .filter(|o| o.id.kind == "CustomResourceDefinition")
+            .collect();
+        self.check_crd_upgrades(&crds).await?;
+        let provided: Vec<(String, String)> = crds
+            .iter()
+            .map(|c| {
+                let s = |p: &str| c.object.pointer(p).and_then(Value::as_str).unwrap_or("");
+                (
+                    s("/spec/group").to_string(),
+                    s("/spec/names/kind").to_string(),
+                )
+            })
+            .collect();
+        let mut sorted: Vec<&ManifestObject> = objects.iter().collect();
+        sort_by_kind(&mut sorted, INSTALL_ORDER, |o| &o.id.kind);
+        let mut report = DryRunReport::default();
+        for o in sorted {
+            match self.apply_one(o).await {
+                Ok(_) => report.validated.push(self.locate(&o.id).await?.1),
+                Err(KubeError::UnknownKind { .. })
+                    if provided
+                        .iter()
+                        .any(|(g, k)| g == o.id.group() && *k == o.id.kind) =>
+                {
+                    report.unchecked.push((
+                        o.id.clone(),
+                        "its CustomResourceDefinition comes with this release".into(),
+                    ));
+                }
+                Err(KubeError::Api {
+                    code: 404, message, ..
+                }) if message.starts_with("namespaces ") => {
+                    report
+                        .unchecked
+                        .push((o.id.clone(), format!("{message} (yet)")));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(report)
     }
 
     /// Deletes one object (background propagation, as Helm); absent is not an error.

@@ -1,6 +1,6 @@
 //! Discovery cache: which resource serves a kind and whether it is namespaced, fetched per
 //! group-version on first use and refreshed when a kind is missing (a CRD was just
-//! installed).
+//! installed); [`server_capabilities`]: what the server reports for `.Capabilities`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -91,4 +91,72 @@ impl Discovery {
     pub fn invalidate(&self) {
         self.cache.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
+}
+
+/// What the API server reports about itself for a chart's `.Capabilities`, gathered as
+/// Helm's `getCapabilities` does: the `/version` answer (git version, major, minor) and
+/// every served `group/version` plus `group/version/Kind` for each resource the server
+/// lists in that group version, subresources included (`v1/Binding`, `apps/v1/Scale`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ServerCapabilities {
+    /// `gitVersion` (`v1.37.2`).
+    pub git_version: String,
+    /// `major` and `minor` as the server reports them (`1`, `37`, possibly `37+`).
+    pub major: String,
+    pub minor: String,
+    /// Sorted and without duplicates.
+    pub api_versions: Vec<String>,
+}
+
+fn discovery_error(what: &str, e: kube::Error) -> KubeError {
+    KubeError::Api {
+        action: "discover",
+        object: what.to_string(),
+        message: e.to_string(),
+        code: match &e {
+            kube::Error::Api(s) => s.code,
+            _ => 0,
+        },
+    }
+}
+
+/// Asks the server for its [`ServerCapabilities`]. A group version whose resource list
+/// cannot be fetched (an APIService registered but not answering) keeps its
+/// `group/version` and contributes no kinds, as client-go's discovery does.
+pub async fn server_capabilities(client: &kube::Client) -> Result<ServerCapabilities, KubeError> {
+    let info = client
+        .apiserver_version()
+        .await
+        .map_err(|e| discovery_error("/version", e))?;
+    let mut group_versions: Vec<String> = client
+        .list_core_api_versions()
+        .await
+        .map_err(|e| discovery_error("/api", e))?
+        .versions;
+    let groups = client
+        .list_api_groups()
+        .await
+        .map_err(|e| discovery_error("/apis", e))?;
+    for g in &groups.groups {
+        group_versions.extend(g.versions.iter().map(|v| v.group_version.clone()));
+    }
+    let mut set = std::collections::BTreeSet::new();
+    for gv in &group_versions {
+        set.insert(gv.clone());
+        let resources = if gv.contains('/') {
+            client.list_api_group_resources(gv).await
+        } else {
+            client.list_core_api_resources(gv).await
+        };
+        let Ok(resources) = resources else { continue };
+        for r in &resources.resources {
+            set.insert(format!("{gv}/{}", r.kind));
+        }
+    }
+    Ok(ServerCapabilities {
+        git_version: info.git_version,
+        major: info.major,
+        minor: info.minor,
+        api_versions: set.into_iter().collect(),
+    })
 }

@@ -32,6 +32,9 @@ pub enum KubeError {
     /// Objects did not become ready in time.
     #[error("{0}")]
     NotReady(crate::wait::NotReadyReport),
+    /// A CRD upgrade that would break stored or existing objects (SPEC §6).
+    #[error(transparent)]
+    UnsafeCrd(crate::crd::UnsafeCrdUpgrade),
     /// An object failed while waiting (kstatus `Failed`), e.g. a failed Job.
     #[error("{0}")]
     Failed(crate::wait::NotReadyReport),

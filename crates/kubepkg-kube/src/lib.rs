@@ -5,13 +5,17 @@
 //! - [`manifest`]: a rendered manifest split into objects with their template source.
 //! - [`client`], [`discovery`]: connecting and resolving kinds; [`apply`]: SSA, CRDs first,
 //!   prune; [`wait`]: waiting for readiness by watch with reports of what is not ready.
+//! - [`crd`]: the safety rules for upgrading a CustomResourceDefinition.
+//! - [`failpoint`]: test-only pause points (`KUBEPKG_FAILPOINT`) for crash tests.
 //! - [`ownership`]: Helm's release ownership labels/annotations and the adoption rules.
 #![forbid(unsafe_code)]
 
 pub mod apply;
 pub mod client;
+pub mod crd;
 pub mod discovery;
 pub mod error;
+pub mod failpoint;
 pub mod manifest;
 pub mod order;
 pub mod ownership;

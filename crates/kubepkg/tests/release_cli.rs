@@ -1,7 +1,11 @@
 //! The release verbs end to end on the local control plane: kubepkg's `list` agrees with
-//! real Helm's on the same releases, and killing kubepkg in the middle of an upgrade (in a
-//! hook, in the readiness wait) never leaves the release stuck: the next command waits for
-//! the dead holder's lease to lapse, marks the interrupted revision failed and proceeds.
+//! real Helm's on the same releases; killing kubepkg in the middle of an upgrade (after the
+//! pending record, mid-apply, in a hook, in the readiness wait) never leaves the release
+//! stuck: the next command waits for the dead holder's lease to lapse, marks the
+//! interrupted revision failed and proceeds; `--dry-run=client|server` changes nothing;
+//! `.Capabilities` and value types render as Helm renders them against the same cluster;
+//! `HELM_DRIVER=configmap` releases are shared with Helm both ways; CRD upgrades that would
+//! drop a stored version or unserve a used one are refused.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -38,10 +42,14 @@ fn ok(out: Output) -> String {
 }
 
 fn helm() -> PathBuf {
+    helm_version("v3.22.0")
+}
+
+fn helm_version(version: &str) -> PathBuf {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let out = Command::new("bash")
         .arg(repo.join("tools/helm-ref/install-helm.sh"))
-        .arg("v3.22.0")
+        .arg(version)
         .output()
         .expect("install-helm.sh");
     assert!(
@@ -139,7 +147,40 @@ fn kill(mut child: Child) {
     let _ = child.wait();
 }
 
+/// Where the killed upgrade is when it is killed.
+enum CrashAt {
+    /// Once revision 2 is recorded `pending-upgrade` (plus two seconds).
+    Pending,
+    /// When the process reports reaching this `KUBEPKG_FAILPOINT`.
+    Failpoint(&'static str),
+}
+
+/// `kubectl get -o jsonpath=…` of one object (`None` when it does not exist).
+fn kubectl_get(ns: &TestNamespace, kind: &str, name: &str, jsonpath: &str) -> Option<String> {
+    let out = ns
+        .plane()
+        .kubectl()
+        .args(["get", kind, name, "-n", ns.name(), "-o"])
+        .arg(format!("jsonpath={jsonpath}"))
+        .output()
+        .unwrap();
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn configmap_message(ns: &TestNamespace, name: &str) -> Option<String> {
+    kubectl_get(ns, "configmap", name, "{.data.message}")
+}
+
 fn crash_and_recover(point: &str, bad: &[&str]) {
+    crash_and_recover_at(point, bad, CrashAt::Pending, |_| {});
+}
+
+/// Installs `app`, starts an upgrade with `bad` flags, kills it at `at`, runs `crashed`
+/// on the state the crash left, then checks the next upgrade recovers: revision 2 failed
+/// as interrupted, revision 3 deployed, and the cluster holds revision 3's objects.
+fn crash_and_recover_at(point: &str, bad: &[&str], at: CrashAt, crashed: impl Fn(&TestNamespace)) {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let ns = rt
         .block_on(TestNamespace::new(&format!("cli-crash-{point}")))
@@ -156,14 +197,48 @@ fn crash_and_recover(point: &str, bad: &[&str]) {
         "10m",
     ];
     args.extend_from_slice(bad);
-    let child = kubepkg(&ns, &args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    wait_for_status(&ns, "app", 2, "pending-upgrade");
-    std::thread::sleep(Duration::from_secs(2));
+    let mut cmd = kubepkg(&ns, &args);
+    cmd.stdout(Stdio::null());
+    let child = match at {
+        CrashAt::Pending => {
+            let child = cmd.stderr(Stdio::null()).spawn().unwrap();
+            wait_for_status(&ns, "app", 2, "pending-upgrade");
+            std::thread::sleep(Duration::from_secs(2));
+            child
+        }
+        CrashAt::Failpoint(name) => {
+            let mut child = cmd
+                .env("KUBEPKG_FAILPOINT", name)
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let stderr = child.stderr.take().unwrap();
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                use std::io::BufRead;
+                for line in std::io::BufReader::new(stderr)
+                    .lines()
+                    .map_while(Result::ok)
+                {
+                    let _ = tx.send(line);
+                }
+            });
+            let want = format!("failpoint {name} reached");
+            let deadline = Instant::now() + Duration::from_secs(120);
+            let mut seen = Vec::new();
+            loop {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match rx.recv_timeout(left) {
+                    Ok(line) if line.contains(&want) => break,
+                    Ok(line) => seen.push(line),
+                    Err(_) => panic!("failpoint {name} never reached; stderr: {seen:#?}"),
+                }
+            }
+            child
+        }
+    };
     kill(child);
+    crashed(&ns);
 
     // Right after the crash the dead process's lease is still fresh: --no-wait-lock refuses.
     let refused = kubepkg(&ns, &["upgrade", "app", &chart(), "--no-wait-lock"])
@@ -196,8 +271,62 @@ fn crash_and_recover(point: &str, bad: &[&str]) {
     assert_eq!((h[1].0, h[1].1.as_str()), (2, "failed"));
     assert!(h[1].2.contains("interrupted"), "{h:?}");
     assert_eq!((h[2].0, h[2].1.as_str()), (3, "deployed"));
+    // The cluster holds revision 3: its values, and every object of its manifest.
+    assert_eq!(
+        configmap_message(&ns, "app-config").as_deref(),
+        Some("after")
+    );
+    let manifest = ok(kubepkg(&ns, &["get", "manifest", "app"]).output().unwrap());
+    for doc in kubepkg_testkit::parse_yaml_objects(&manifest).unwrap() {
+        let name = doc.metadata.name.clone().unwrap();
+        let kind = doc.types.as_ref().unwrap().kind.clone();
+        assert!(
+            kubectl_get(&ns, &kind, &name, "{.metadata.name}").is_some(),
+            "{kind} {name} of revision 3 missing"
+        );
+    }
 }
 
+#[test]
+fn killed_after_the_pending_record_then_recovered() {
+    crash_and_recover_at(
+        "pending",
+        &["--set", "message=never"],
+        CrashAt::Failpoint("after-pending"),
+        |ns| {
+            // Recorded pending, nothing applied yet.
+            let h = history(ns, "app");
+            assert_eq!(
+                h.iter()
+                    .map(|(r, s, _)| (*r, s.as_str()))
+                    .collect::<Vec<_>>(),
+                [(1, "deployed"), (2, "pending-upgrade")]
+            );
+            assert_eq!(
+                configmap_message(ns, "app-config").as_deref(),
+                Some("hello")
+            );
+        },
+    );
+}
+
+#[test]
+fn killed_mid_apply_then_recovered() {
+    crash_and_recover_at(
+        "apply",
+        &["--set", "message=mid"],
+        CrashAt::Failpoint("mid-apply"),
+        |ns| {
+            // The ConfigMap group is applied (revision 2's value), the release still pending.
+            assert_eq!(configmap_message(ns, "app-config").as_deref(), Some("mid"));
+            let h = history(ns, "app");
+            assert_eq!(
+                h.last().map(|(r, s, _)| (*r, s.as_str())),
+                Some((2, "pending-upgrade"))
+            );
+        },
+    );
+}
 #[test]
 fn killed_in_a_hook_then_recovered() {
     crash_and_recover("hook", &["--set", "hookExitAfter=1h"]);
@@ -206,4 +335,468 @@ fn killed_in_a_hook_then_recovered() {
 #[test]
 fn killed_while_waiting_for_readiness_then_recovered() {
     crash_and_recover("wait", &["--set", "web=unready"]);
+}
+
+fn caps_chart() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/charts/caps")
+        .display()
+        .to_string()
+}
+
+/// Kind/name@resourceVersion of everything a release operation could have written.
+fn snapshot(ns: &TestNamespace) -> String {
+    let out = ns
+        .plane()
+        .kubectl()
+        .args([
+            "get",
+            "secrets,configmaps,deployments,jobs,leases",
+            "-n",
+            ns.name(),
+            "-o",
+            r#"jsonpath={range .items[*]}{.kind}/{.metadata.name}@{.metadata.resourceVersion}{"\n"}{end}"#,
+        ])
+        .output()
+        .unwrap();
+    ok(out)
+}
+
+fn run_helm_in(bin: &Path, ns: &TestNamespace, driver: &str, args: &[&str]) -> Output {
+    Command::new(bin)
+        .args(args)
+        .args(["-n", ns.name()])
+        .env("KUBECONFIG", ns.plane().kubeconfig())
+        .env("HELM_DRIVER", driver)
+        .env(
+            "HELM_CACHE_HOME",
+            std::env::temp_dir().join("kubepkg-helm-cache"),
+        )
+        .env(
+            "HELM_CONFIG_HOME",
+            std::env::temp_dir().join("kubepkg-helm-config"),
+        )
+        .output()
+        .unwrap()
+}
+
+/// Stdout without the LAST DEPLOYED line (the only one that differs between two runs).
+fn without_time(out: &str) -> String {
+    out.lines()
+        .filter(|l| !l.starts_with("LAST DEPLOYED:"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn dry_runs_change_nothing() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let ns = rt
+        .block_on(TestNamespace::new("cli-dry-run"))
+        .expect("namespace");
+    ok(kubepkg(&ns, &["install", "app", &chart(), "--wait"])
+        .output()
+        .unwrap());
+    let before = snapshot(&ns);
+    assert!(
+        before.contains("Secret/sh.helm.release.v1.app.v1@"),
+        "{before}"
+    );
+
+    for mode in ["--dry-run=server", "--dry-run=client", "--dry-run"] {
+        let out = kubepkg(
+            &ns,
+            &["upgrade", "app", &chart(), "--set", "message=dry", mode],
+        )
+        .output()
+        .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let stdout = ok(out);
+        for line in [
+            "Release \"app\" has been upgraded. Happy Helming!",
+            "STATUS: pending-upgrade",
+            "REVISION: 2",
+            "HOOKS:",
+            "# Source: crashy/templates/migrate.yaml",
+            "MANIFEST:",
+            "  message: \"dry\"",
+        ] {
+            assert!(stdout.contains(line), "{mode}: no {line:?} in\n{stdout}");
+        }
+        if mode == "--dry-run=server" {
+            assert!(
+                stderr.contains("validated ConfigMap \"app-config\"")
+                    && stderr.contains("(server dry run)"),
+                "{stderr}"
+            );
+        }
+        assert_eq!(snapshot(&ns), before, "{mode} changed the cluster");
+    }
+    assert_eq!(history(&ns, "app").len(), 1);
+    assert_eq!(
+        configmap_message(&ns, "app-config").as_deref(),
+        Some("hello")
+    );
+
+    // An install dry run on the server: revision 1, nothing created.
+    let stdout = ok(
+        kubepkg(&ns, &["install", "other", &chart(), "--dry-run=server"])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        stdout.contains("STATUS: pending-install\nREVISION: 1\n"),
+        "{stdout}"
+    );
+    assert_eq!(snapshot(&ns), before);
+
+    // The server rejects what it would reject on a real install; a client dry run does not
+    // ask it, and needs no cluster at all.
+    let invalid = kubepkg(
+        &ns,
+        &[
+            "install",
+            "bad",
+            &caps_chart(),
+            "--set",
+            "invalid=true",
+            "--dry-run=server",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert!(!invalid.status.success());
+    let err = String::from_utf8_lossy(&invalid.stderr);
+    assert!(
+        err.contains("ConfigMap") && err.contains("bad-invalid") && err.contains("is invalid"),
+        "{err}"
+    );
+    let offline = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+        .args([
+            "install",
+            "bad",
+            &caps_chart(),
+            "--set",
+            "invalid=true",
+            "--dry-run",
+        ])
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
+        .env_remove("HELM_DRIVER")
+        .output()
+        .unwrap();
+    let stdout = ok(offline);
+    assert!(
+        stdout.contains("STATUS: pending-install") && stdout.contains("bad-invalid"),
+        "{stdout}"
+    );
+    assert_eq!(snapshot(&ns), before);
+}
+
+/// `.Capabilities` from the cluster (server version, served API versions including a CRD
+/// installed beforehand) and Go's number types render exactly as Helm 4 renders them
+/// against the same cluster; the `--dry-run=server` output matches Helm's.
+#[test]
+fn capabilities_and_dry_run_output_match_helm() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let ns = rt
+        .block_on(TestNamespace::new("cli-caps"))
+        .expect("namespace");
+    let group = format!("{}.kubepkg.test", ns.name());
+    let crd = format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.{group}\nspec:\n  group: {group}\n  scope: Namespaced\n  names: {{kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}\n"
+    );
+    let mut apply = ns.plane().kubectl();
+    apply
+        .args(["apply", "-f", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null());
+    let mut child = apply.spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), crd.as_bytes()).unwrap();
+    assert!(child.wait().unwrap().success());
+    let crd_name = format!("crd/widgets.{group}");
+    assert!(
+        ns.plane()
+            .kubectl()
+            .args([
+                "wait",
+                "--for=condition=Established",
+                &crd_name,
+                "--timeout=60s"
+            ])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+
+    let set_group = format!("group={group}");
+    let args = [
+        "install",
+        "caps",
+        caps_chart().leak(),
+        "--dry-run=server",
+        "--set",
+        set_group.as_str(),
+        "--set",
+        "fromSet=10000000",
+    ];
+    let ours = ok(kubepkg(&ns, &args).output().unwrap());
+    // The release header as Helm 3 prints it (Helm 4 adds a DESCRIPTION line) …
+    let v3 = ok(run_helm_in(&helm(), &ns, "secret", &args));
+    let header = |s: &str| without_time(&s[..s.find("HOOKS:").unwrap()]);
+    assert_eq!(header(&ours), header(&v3), "kubepkg vs helm 3");
+    // … and the manifest and notes byte for byte as Helm 4 renders them (Helm 3 trims
+    // the manifest's final newline).
+    let v4 = ok(run_helm_in(&helm_version("v4.3.1"), &ns, "secret", &args));
+    let manifest = |s: &str| s[s.find("MANIFEST:").unwrap()..].to_string();
+    assert_eq!(manifest(&ours), manifest(&v4), "kubepkg vs helm 4");
+    for line in [
+        "hasWidgetKind: \"true\"",
+        "hasWidgetVersion: \"true\"",
+        "hasGadget: \"false\"",
+        "hasRemovedBeta: \"false\"",
+        "fromSet: \"10000000\"",
+        "typeFromSet: \"int64\"",
+        "fromFile: \"1e+06\"",
+        "typeFromFile: \"float64\"",
+    ] {
+        assert!(ours.contains(line), "no {line:?} in\n{ours}");
+    }
+    let _ = ns.plane().kubectl().args(["delete", &crd_name]).output();
+}
+
+#[test]
+fn configmap_driver_is_shared_with_helm() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let ns = rt
+        .block_on(TestNamespace::new("cli-configmap"))
+        .expect("namespace");
+    let helm = helm();
+    let cm = |args: &[&str]| {
+        let mut c = kubepkg(&ns, args);
+        c.env("HELM_DRIVER", "configmap");
+        ok(c.output().unwrap())
+    };
+    let helm_ok = |args: &[&str]| ok(run_helm_in(&helm, &ns, "configmap", args));
+
+    // kubepkg writes ConfigMaps, as Helm's configmap driver does; no Secret.
+    cm(&[
+        "install",
+        "one",
+        &chart(),
+        "--wait",
+        "--set",
+        "message=kubepkg",
+    ]);
+    assert_eq!(
+        kubectl_get(
+            &ns,
+            "configmap",
+            "sh.helm.release.v1.one.v1",
+            "{.metadata.labels.owner}/{.metadata.labels.status}"
+        )
+        .as_deref(),
+        Some("helm/deployed")
+    );
+    assert!(
+        kubectl_get(
+            &ns,
+            "secret",
+            "sh.helm.release.v1.one.v1",
+            "{.metadata.name}"
+        )
+        .is_none()
+    );
+
+    // helm lists and upgrades kubepkg's release.
+    let list: serde_json::Value = serde_json::from_str(&helm_ok(&["list", "-o", "json"])).unwrap();
+    assert_eq!(list[0]["name"], "one");
+    assert_eq!(list[0]["status"], "deployed");
+    let ours: serde_json::Value = serde_json::from_str(&cm(&["list", "-o", "json"])).unwrap();
+    assert_eq!(ours, list, "kubepkg list == helm list (configmap driver)");
+    helm_ok(&[
+        "upgrade",
+        "one",
+        &chart(),
+        "--reuse-values",
+        "--set",
+        "web=ok",
+        "--wait",
+    ]);
+
+    // kubepkg reads helm's revision and upgrades on top of it.
+    let h: serde_json::Value =
+        serde_json::from_str(&cm(&["history", "one", "-o", "json"])).unwrap();
+    assert_eq!(h.as_array().unwrap().len(), 2);
+    assert_eq!(h[1]["status"], "deployed");
+    assert_eq!(h[1]["description"], "Upgrade complete");
+    let values: serde_json::Value =
+        serde_json::from_str(&cm(&["get", "values", "one", "-o", "json"])).unwrap();
+    assert_eq!(
+        values,
+        serde_json::json!({"message": "kubepkg", "web": "ok"})
+    );
+    cm(&[
+        "upgrade",
+        "one",
+        &chart(),
+        "--reuse-values",
+        "--set",
+        "message=again",
+        "--wait",
+    ]);
+    let h: serde_json::Value =
+        serde_json::from_str(&helm_ok(&["history", "one", "-o", "json"])).unwrap();
+    let statuses: Vec<&str> = h
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["superseded", "superseded", "deployed"]);
+    let values: serde_json::Value =
+        serde_json::from_str(&helm_ok(&["get", "values", "one", "-o", "json"])).unwrap();
+    assert_eq!(values, serde_json::json!({"message": "again", "web": "ok"}));
+    assert_eq!(
+        configmap_message(&ns, "one-config").as_deref(),
+        Some("again")
+    );
+
+    // The reverse: helm installs, kubepkg upgrades and rolls back, helm reads the result.
+    helm_ok(&["install", "two", &chart(), "--set", "message=helm"]);
+    cm(&["upgrade", "two", &chart(), "--set", "message=k", "--wait"]);
+    assert_eq!(configmap_message(&ns, "two-config").as_deref(), Some("k"));
+    cm(&["rollback", "two", "1", "--wait"]);
+    assert_eq!(
+        configmap_message(&ns, "two-config").as_deref(),
+        Some("helm")
+    );
+    let h: serde_json::Value =
+        serde_json::from_str(&helm_ok(&["history", "two", "-o", "json"])).unwrap();
+    assert_eq!(h.as_array().unwrap().len(), 3);
+    assert_eq!(h[2]["description"], "Rollback to 1");
+    assert_eq!(h[2]["status"], "deployed");
+
+    // The secret driver sees none of them.
+    let secrets: serde_json::Value =
+        serde_json::from_str(&ok(kubepkg(&ns, &["list", "-o", "json"]).output().unwrap())).unwrap();
+    assert_eq!(secrets, serde_json::json!([]));
+}
+
+/// A chart whose `crds/` holds a Widget CRD of `group` with `versions` (name, served,
+/// storage), and one ConfigMap.
+fn crd_chart(dir: &Path, group: &str, versions: &[(&str, bool, bool)]) -> String {
+    std::fs::create_dir_all(dir.join("crds")).unwrap();
+    std::fs::create_dir_all(dir.join("templates")).unwrap();
+    std::fs::write(
+        dir.join("Chart.yaml"),
+        "apiVersion: v2\nname: widgets\nversion: 1.0.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("templates/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: widgets-config\ndata:\n  message: hi\n",
+    )
+    .unwrap();
+    let mut crd = format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.{group}\nspec:\n  group: {group}\n  scope: Namespaced\n  names: {{kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}}\n  versions:\n"
+    );
+    for (name, served, storage) in versions {
+        crd.push_str(&format!(
+            "  - name: {name}\n    served: {served}\n    storage: {storage}\n    schema:\n      openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}\n"
+        ));
+    }
+    std::fs::write(dir.join("crds/widgets.yaml"), crd).unwrap();
+    dir.display().to_string()
+}
+
+#[test]
+fn unsafe_crd_upgrades_are_refused() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let ns = rt
+        .block_on(TestNamespace::new("cli-crd-upgrade"))
+        .expect("namespace");
+    let tmp = tempfile::tempdir().unwrap();
+    let group = format!("{}.kubepkg.test", ns.name());
+    let crd = format!("widgets.{group}");
+    let crd_versions = || {
+        let out = ns
+            .plane()
+            .kubectl()
+            .args([
+                "get",
+                "crd",
+                &crd,
+                "-o",
+                r#"jsonpath={range .spec.versions[*]}{.name}:{.served} {end}"#,
+            ])
+            .output()
+            .unwrap();
+        ok(out).trim().to_string()
+    };
+    let v1 = crd_chart(&tmp.path().join("v1"), &group, &[("v1", true, true)]);
+    ok(kubepkg(&ns, &["install", "w", &v1]).output().unwrap());
+    assert_eq!(crd_versions(), "v1:true");
+
+    // An object written at v1: status.storedVersions = [v1], managedFields say v1.
+    let widget = format!(
+        "apiVersion: {group}/v1\nkind: Widget\nmetadata:\n  name: w1\n  namespace: {}\nspec: {{size: 1}}\n",
+        ns.name()
+    );
+    let mut apply = ns.plane().kubectl();
+    apply
+        .args(["apply", "--server-side", "-f", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null());
+    let mut child = apply.spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), widget.as_bytes()).unwrap();
+    assert!(child.wait().unwrap().success());
+
+    // Adding v2 (the new storage version) is safe: applied (Helm would leave crds/ alone).
+    let v1v2 = crd_chart(
+        &tmp.path().join("v1v2"),
+        &group,
+        &[("v1", true, false), ("v2", true, true)],
+    );
+    ok(kubepkg(&ns, &["upgrade", "w", &v1v2]).output().unwrap());
+    assert_eq!(crd_versions(), "v1:true v2:true");
+
+    // Dropping v1, still in storedVersions: refused, nothing changed.
+    let v2 = crd_chart(&tmp.path().join("v2"), &group, &[("v2", true, true)]);
+    let out = kubepkg(&ns, &["upgrade", "w", &v2]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "refusing to upgrade CustomResourceDefinition {crd}"
+        )) && err.contains("drops version v1")
+            && err.contains("status.storedVersions"),
+        "{err}"
+    );
+    assert_eq!(crd_versions(), "v1:true v2:true");
+
+    // Unserving v1, which Widget w1 was written with: refused, naming the object.
+    let unserve = crd_chart(
+        &tmp.path().join("unserve"),
+        &group,
+        &[("v1", false, false), ("v2", true, true)],
+    );
+    let out = kubepkg(&ns, &["upgrade", "w", &unserve]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("stops serving version v1")
+            && err.contains(&format!("Widget {}/w1", ns.name())),
+        "{err}"
+    );
+    assert_eq!(crd_versions(), "v1:true v2:true");
+    let h = history(&ns, "w");
+    assert_eq!(
+        h.iter()
+            .map(|(r, s, _)| (*r, s.as_str()))
+            .collect::<Vec<_>>(),
+        [(1, "superseded"), (2, "deployed")],
+        "a refused CRD upgrade writes no revision"
+    );
+    let _ = ns.plane().kubectl().args(["delete", "crd", &crd]).output();
 }

@@ -70,6 +70,19 @@ pub struct Rendered {
     pub notes: String,
 }
 
+/// How [`Releases::dry_run`] runs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DryRun<'a> {
+    /// An upgrade (else an install).
+    pub upgrade: bool,
+    /// `upgrade --install`: an install when the release does not exist.
+    pub install_if_missing: bool,
+    /// `--dry-run=server`: validate against the cluster (else render only).
+    pub server: bool,
+    /// The chart's `crds/` documents (their kinds are not installed by a dry run).
+    pub crds: &'a str,
+}
+
 /// Options shared by the operations (Helm's flags).
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -323,6 +336,7 @@ impl<'a, D: Driver> Releases<'a, D> {
             ..Default::default()
         };
         self.store.create_with(&release, opts.max_history).await?;
+        kubepkg_kube::failpoint::reached("after-pending").await;
         let outcome = async {
             self.run_hooks(&applier, &mut release, HookEvent::PreInstall, opts)
                 .await?;
@@ -454,6 +468,7 @@ impl<'a, D: Driver> Releases<'a, D> {
             ..Default::default()
         };
         self.store.create_with(&release, opts.max_history).await?;
+        kubepkg_kube::failpoint::reached("after-pending").await;
         let outcome = async {
             self.run_hooks(&applier, &mut release, HookEvent::PreUpgrade, opts)
                 .await?;
@@ -509,6 +524,91 @@ impl<'a, D: Driver> Releases<'a, D> {
                 })
             }
         }
+    }
+
+    /// `helm install/upgrade --dry-run`: the revision an install (`upgrade` false) or an
+    /// upgrade (`upgrade` true; with `install_if_missing`, an install when there is no
+    /// release) would write, as Helm returns it: status `pending-install`/`pending-upgrade`,
+    /// description "Dry run complete" (or `--description`), nothing stored, no hooks run.
+    ///
+    /// With `server` the cluster checks it too (Helm only renders against the cluster):
+    /// ownership of existing objects, CRD upgrade safety, and a server-side dry-run apply
+    /// of every object; objects that would be deleted are reported on the progress line.
+    pub async fn dry_run(
+        &self,
+        name: &str,
+        rendered: Rendered,
+        opts: &Options,
+        mode: DryRun<'_>,
+    ) -> Result<Release, ActionError> {
+        crate::storage::validate_name(name)?;
+        let objects = parse_manifest(&rendered.manifest)?;
+        let last = self.store.last(name).await?;
+        let live = last.as_ref().filter(|l| l.status() != Status::Uninstalled);
+        let (status, previous, first_deployed) = match (live, mode.upgrade) {
+            (Some(_), false) => {
+                return Err(ActionError::NameInUse {
+                    name: name.to_string(),
+                });
+            }
+            (Some(l), true) => {
+                let current = self
+                    .store
+                    .deployed(name)
+                    .await?
+                    .unwrap_or_else(|| l.clone());
+                let mut previous = parse_manifest(&current.manifest)?;
+                if l.version != current.version {
+                    previous.extend(parse_manifest(&l.manifest)?);
+                }
+                let first = current.info.as_ref().and_then(|i| i.first_deployed);
+                (Status::PendingUpgrade, previous, first)
+            }
+            (None, true) if !mode.install_if_missing => {
+                return Err(match last {
+                    Some(_) => ActionError::InvalidState {
+                        name: name.to_string(),
+                        message: "has no deployed releases".into(),
+                    },
+                    None => ActionError::NotFound {
+                        name: name.to_string(),
+                    },
+                });
+            }
+            (None, _) => (Status::PendingInstall, Vec::new(), None),
+        };
+        let revision = last.as_ref().map_or(1, |l| l.version + 1);
+        if mode.server {
+            let mut applier = self.applier(name, opts);
+            applier.options.dry_run = true;
+            let crds = parse_manifest(mode.crds)?;
+            let report = applier.dry_run_all(&objects, &crds).await?;
+            for id in &report.validated {
+                (self.progress)(&format!("validated {id} (server dry run)"));
+            }
+            for (id, why) in &report.unchecked {
+                (self.progress)(&format!("not validated {id}: {why}"));
+            }
+            let (gone, kept) = applier.prune(&previous, &report.validated).await?;
+            for id in &gone {
+                (self.progress)(&format!("would delete {id}"));
+            }
+            for id in &kept {
+                (self.progress)(&format!("would keep {id} (helm.sh/resource-policy: keep)"));
+            }
+        }
+        let upgrade_of = match &status {
+            Status::PendingUpgrade => live.map(|l| (first_deployed, l.labels.clone())),
+            _ => None,
+        };
+        Ok(dry_run_record(
+            name,
+            &self.namespace,
+            revision,
+            rendered,
+            upgrade_of,
+            opts.description.as_deref(),
+        ))
     }
 
     /// `helm rollback NAME [REVISION]` (0: the revision before the latest).
@@ -739,6 +839,59 @@ impl<'a, D: Driver> Releases<'a, D> {
     }
 }
 
+/// The record a dry run returns (never stored): revision `revision` of `name`, status
+/// `pending-install`, or `pending-upgrade` when `upgrade_of` gives the release's first
+/// deployment time and labels; description "Dry run complete", or on an upgrade the
+/// `--description` when given (as Helm 4).
+pub fn dry_run_record(
+    name: &str,
+    namespace: &str,
+    revision: u64,
+    rendered: Rendered,
+    upgrade_of: Option<(
+        Option<jiff::Timestamp>,
+        std::collections::BTreeMap<String, String>,
+    )>,
+    description: Option<&str>,
+) -> Release {
+    let t = now();
+    let (status, first_deployed, labels, description) = match (upgrade_of, description) {
+        (Some((first, labels)), Some(d)) => (Status::PendingUpgrade, first, labels, d.to_string()),
+        (Some((first, labels)), None) => (
+            Status::PendingUpgrade,
+            first,
+            labels,
+            "Dry run complete".into(),
+        ),
+        (None, _) => (
+            Status::PendingInstall,
+            None,
+            Default::default(),
+            "Dry run complete".into(),
+        ),
+    };
+    Release {
+        name: name.to_string(),
+        namespace: namespace.to_string(),
+        version: revision,
+        chart: Some(rendered.chart),
+        config: rendered.config,
+        manifest: rendered.manifest,
+        hooks: rendered.hooks,
+        apply_method: "ssa".into(),
+        info: Some(Info {
+            first_deployed: first_deployed.or(Some(t)),
+            last_deployed: Some(t),
+            status,
+            description,
+            notes: rendered.notes,
+            ..Default::default()
+        }),
+        labels,
+        ..Default::default()
+    }
+}
+
 /// Identities of the objects of a manifest (for status and tests).
 pub fn manifest_objects(manifest: &str) -> Result<Vec<ObjectRef>, ActionError> {
     Ok(parse_manifest(manifest)?
@@ -747,38 +900,49 @@ pub fn manifest_objects(manifest: &str) -> Result<Vec<ObjectRef>, ActionError> {
         .collect())
 }
 
-/// Installs a chart's `crds/` files as Helm does on install: each CRD created when absent
-/// (never updated, no release ownership), then all waited to `Established`.
+/// Installs or upgrades a chart's `crds/` files: each CRD created when absent (as Helm),
+/// and, beyond Helm (which never touches them again), server-side applied when present if
+/// the upgrade is safe (SPEC §6, [`kubepkg_kube::crd`]: no stored version dropped, no
+/// version that existing objects use unserved); all are checked before any is written,
+/// then all waited to `Established`. They carry no release ownership, as in Helm.
 pub async fn install_crds(
     cluster: &Cluster,
     docs: &str,
     timeout: Duration,
 ) -> Result<Vec<ObjectRef>, ActionError> {
     let objects = parse_manifest(docs)?;
-    let mut ids = Vec::new();
+    let api_err = |action: &'static str, id: &ObjectRef, e: kube::Error| KubeError::Api {
+        action,
+        object: id.to_string(),
+        message: e.to_string(),
+        code: 0,
+    };
+    let mut located = Vec::new();
     for o in &objects {
         let (api, id) = kubepkg_kube::apply::locate(cluster, &o.id, &cluster.namespace).await?;
-        let exists = api
+        let live = api
             .get_opt(&id.name)
             .await
-            .map_err(|e| KubeError::Api {
-                action: "get",
-                object: id.to_string(),
-                message: e.to_string(),
-                code: 0,
-            })?
-            .is_some();
-        if !exists {
-            let body: kube::core::DynamicObject = serde_json::from_value(o.object.clone())
-                .map_err(|e| ActionError::Manifest(format!("{}: {e}", o.source)))?;
+            .map_err(|e| api_err("get", &id, e))?;
+        if let Some(live) = &live {
+            let live = serde_json::to_value(live).unwrap_or(Value::Null);
+            kubepkg_kube::crd::check_upgrade(cluster, &live, &o.object).await?;
+        }
+        located.push((o, api, id, live.is_some()));
+    }
+    let mut ids = Vec::new();
+    for (o, api, id, exists) in located {
+        let body: kube::core::DynamicObject = serde_json::from_value(o.object.clone())
+            .map_err(|e| ActionError::Manifest(format!("{}: {e}", o.source)))?;
+        if exists {
+            let pp = kube::api::PatchParams::apply(kubepkg_kube::apply::FIELD_MANAGER).force();
+            api.patch(&id.name, &pp, &kube::api::Patch::Apply(&body))
+                .await
+                .map_err(|e| api_err("upgrade", &id, e))?;
+        } else {
             api.create(&kube::api::PostParams::default(), &body)
                 .await
-                .map_err(|e| KubeError::Api {
-                    action: "create",
-                    object: id.to_string(),
-                    message: e.to_string(),
-                    code: 0,
-                })?;
+                .map_err(|e| api_err("create", &id, e))?;
         }
         ids.push(id);
     }

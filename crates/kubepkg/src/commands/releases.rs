@@ -1,13 +1,17 @@
 //! Glue shared by the release verbs: connecting to the cluster, rendering a chart into a
-//! [`Rendered`] release, converting values and printing releases as Helm prints them.
+//! release payload (through `kubepkg_engine::chart`, the one conversion), reading
+//! `--dry-run`, and printing releases as Helm prints them.
 
 use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use kubepkg_chart::{TemplateOptions, ValueOptions};
+use kubepkg_chart::ValueOptions;
+use kubepkg_engine::chart::{
+    ClusterCapabilities, ComponentRelease, ReleaseTarget, release_payload,
+};
 use kubepkg_kube::{Cluster, ClusterOptions};
-use kubepkg_release::action::{Options, Releases, Rendered};
+use kubepkg_release::action::{Options, Releases};
 use kubepkg_release::record::{self, Release};
 use kubepkg_release::storage::{ConfigMapDriver, SecretDriver};
 use serde_json::{Map, Value};
@@ -135,25 +139,16 @@ pub fn options(cluster: &ClusterArgs, op: &OperationArgs) -> Result<Options> {
     })
 }
 
-/// kubepkg values → JSON.
-pub fn to_json(v: &kubepkg_value::Value) -> Result<Value> {
-    let text = kubepkg_yaml::json::to_json(v).map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(serde_json::from_str(&text)?)
-}
-
 /// JSON → kubepkg values.
 pub fn from_json(v: &Value) -> Result<kubepkg_value::Value> {
     kubepkg_yaml::json::from_json(&v.to_string()).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
-/// The user values from the flags, as a JSON map.
+/// The user values from the flags, as a JSON map (Go number types kept in memory).
 pub fn user_values(v: &ValuesArgs) -> Result<Map<String, Value>> {
     let opts = value_options(v);
     let merged = opts.merge().map_err(|e| anyhow::anyhow!("{e}"))?;
-    match to_json(&merged)? {
-        Value::Object(m) => Ok(m),
-        _ => Ok(Map::new()),
-    }
+    Ok(kubepkg_engine::chart::user_values(&merged))
 }
 
 fn value_options(v: &ValuesArgs) -> ValueOptions {
@@ -186,155 +181,53 @@ pub fn coalesce(mut dst: Map<String, Value>, src: &Map<String, Value>) -> Map<St
     dst
 }
 
-/// Renders `chart_path` with `config` for release `name` in `namespace`.
-pub fn render(
+/// Renders `chart_path` with `config` for release `name` in `namespace` (the shared
+/// conversion of `kubepkg_engine::chart`).
+pub fn payload(
     chart_path: &str,
     name: &str,
     namespace: &str,
-    config: Map<String, Value>,
+    config: &Map<String, Value>,
     last_revision: Option<u64>,
-) -> Result<(Rendered, Vec<String>)> {
-    let is_upgrade = last_revision.is_some();
-    let chart = kubepkg_chart::load(Path::new(chart_path)).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let record_chart = record_chart(&chart)?;
-    let crds: Vec<String> = chart
-        .crd_objects(chart.name())
-        .into_iter()
-        .map(|(n, d)| format!("---\n# Source: {n}\n{}\n", String::from_utf8_lossy(&d)))
-        .collect();
-    let user = from_json(&Value::Object(config.clone()))?;
-    let opts = TemplateOptions {
-        release_name: name.to_string(),
-        chart: chart_path.into(),
-        namespace: namespace.to_string(),
-        is_upgrade,
-        revision: Some(last_revision.map_or(1, |r| r as i64 + 1)),
-        ..Default::default()
+    caps: &ClusterCapabilities,
+) -> Result<ComponentRelease> {
+    let target = ReleaseTarget {
+        release: name,
+        namespace,
+        last_revision,
     };
-    let caps = kubepkg_chart::objects::Capabilities::new(None, &[]);
-    let out = kubepkg_chart::render_release(chart, &user, &opts, &caps)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let hooks = out
-        .hooks
-        .into_iter()
-        .map(|h| record::Hook {
-            name: h.name,
-            kind: h.kind,
-            path: h.path,
-            manifest: h.manifest,
-            events: h
-                .events
-                .iter()
-                .filter_map(|e| record::HookEvent::from_annotation(e))
-                .collect(),
-            weight: h.weight,
-            delete_policies: h
-                .delete_policies
-                .iter()
-                .map(|p| record::HookDeletePolicy::parse(p))
-                .collect(),
-            output_log_policies: h
-                .output_log_policies
-                .iter()
-                .map(|p| record::HookOutputLogPolicy::parse(p))
-                .collect(),
-            ..Default::default()
-        })
-        .collect();
-    Ok((
-        Rendered {
-            chart: record_chart,
-            config,
-            manifest: out.manifest,
-            hooks,
-            notes: out.notes,
-        },
-        crds,
-    ))
+    Ok(release_payload(
+        Path::new(chart_path),
+        target,
+        config,
+        caps,
+    )?)
 }
 
-/// The chart as Helm stores it in a release (top chart only, as Helm).
-pub fn record_chart(c: &kubepkg_chart::Chart) -> Result<record::Chart> {
-    let m = &c.metadata;
-    let dep = |d: &kubepkg_chart::metadata::Dependency| -> Result<record::Dependency> {
-        Ok(record::Dependency {
-            name: d.name.clone(),
-            version: d.version.clone(),
-            repository: d.repository.clone(),
-            condition: d.condition.clone(),
-            tags: d.tags.clone(),
-            enabled: d.enabled,
-            import_values: d.import_values.iter().map(to_json).collect::<Result<_>>()?,
-            alias: d.alias.clone(),
-            extra: Map::new(),
-        })
-    };
-    let metadata = record::Metadata {
-        name: m.name.clone(),
-        home: m.home.clone(),
-        sources: m.sources.clone(),
-        version: m.version.clone(),
-        description: m.description.clone(),
-        keywords: m.keywords.clone(),
-        maintainers: m
-            .maintainers
-            .iter()
-            .flatten()
-            .map(|x| record::Maintainer {
-                name: x.name.clone(),
-                email: x.email.clone(),
-                url: x.url.clone(),
-            })
-            .collect(),
-        icon: m.icon.clone(),
-        api_version: m.api_version.clone(),
-        condition: m.condition.clone(),
-        tags: m.tags.clone(),
-        app_version: m.app_version.clone(),
-        deprecated: m.deprecated,
-        annotations: m.annotations.clone().unwrap_or_default(),
-        kube_version: m.kube_version.clone(),
-        dependencies: m
-            .dependencies
-            .iter()
-            .flatten()
-            .map(dep)
-            .collect::<Result<_>>()?,
-        chart_type: m.chart_type.clone(),
-        extra: Map::new(),
-    };
-    let lock = match &c.lock {
-        Some(l) => Some(record::Lock {
-            generated: Value::String(l.generated.clone()),
-            digest: l.digest.clone(),
-            dependencies: Some(
-                l.dependencies
-                    .iter()
-                    .flatten()
-                    .map(dep)
-                    .collect::<Result<_>>()?,
-            ),
-        }),
-        None => None,
-    };
-    let file = |f: &kubepkg_chart::ChartFile| record::File {
-        name: f.name.clone(),
-        data: f.data.to_vec(),
-        modtime: None,
-    };
-    Ok(record::Chart {
-        metadata: Some(metadata),
-        lock,
-        templates: Some(c.templates.iter().map(file).collect()),
-        values: match to_json(&c.values)? {
-            Value::Object(m) => Some(m),
-            _ => Some(Map::new()),
-        },
-        schema: c.schema.as_ref().map(|s| s.to_vec()),
-        files: Some(c.files.iter().map(file).collect()),
-        ..Default::default()
-    })
+/// `--dry-run` as Helm reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DryRunMode {
+    /// Render only (an install needs no cluster at all, as Helm 4).
+    Client,
+    /// Render with the cluster's capabilities and validate on the server.
+    Server,
 }
+
+/// Helm's allowed values: `client`/`true` (also the bare flag), `server`; `none`/`false`
+/// mean no dry run.
+pub fn dry_run_mode(flag: Option<&str>) -> Result<Option<DryRunMode>> {
+    match flag {
+        None | Some("none") | Some("false") => Ok(None),
+        Some("client") | Some("true") => Ok(Some(DryRunMode::Client)),
+        Some("server") => Ok(Some(DryRunMode::Server)),
+        Some(_) => anyhow::bail!(
+            "Invalid dry-run flag. Flag must one of the following: false, true, none, client, server"
+        ),
+    }
+}
+
+/// Helm's warning when a dry run meets a chart with `crds/`.
+pub const DRY_RUN_CRDS_WARNING: &str = "level=WARN msg=\"This chart or one of its subcharts contains CRDs. Rendering may fail or contain inaccuracies.\"";
 
 /// Go's `time.ANSIC` in local time, as Helm prints LAST DEPLOYED.
 pub fn ansic(t: Option<jiff::Timestamp>) -> String {
@@ -383,8 +276,15 @@ pub fn print_release(r: &Release, output: &str) -> Result<()> {
                     println!("Phase:          {}", h.last_run.phase);
                 }
             }
+            if info.description.eq_ignore_ascii_case("Dry run complete") {
+                println!("HOOKS:");
+                for h in &r.hooks {
+                    println!("---\n# Source: {}\n{}", h.path, h.manifest);
+                }
+                println!("MANIFEST:\n{}", r.manifest);
+            }
             if !info.notes.is_empty() {
-                println!("NOTES:\n{}", info.notes.trim_end());
+                println!("NOTES:\n{}", info.notes.trim());
             }
         }
     }
