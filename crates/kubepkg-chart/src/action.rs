@@ -335,9 +335,15 @@ pub fn template(opts: &TemplateOptions) -> Result<String> {
         extra.extend(a.split(',').map(str::to_string));
     }
     let caps = Capabilities::new(kube_version, &extra);
+    template_with_capabilities(opts, &caps)
+}
+
+/// [`template`] with the `.Capabilities` given (a live cluster's, for `helm template
+/// --dry-run=server`), ignoring `kube_version` and `api_versions` as Helm does then.
+pub fn template_with_capabilities(opts: &TemplateOptions, caps: &Capabilities) -> Result<String> {
     let user = opts.values.merge()?;
     let chart = load(&opts.chart)?;
-    let rel = render_release(chart, &user, opts, &caps).map_err(|e| match e {
+    let rel = render_release(chart, &user, opts, caps).map_err(|e| match e {
         ChartError::Render(m) | ChartError::Manifest(m) => ChartError::Render(format!(
             "{m}\n\nUse --debug flag to render out invalid YAML"
         )),

@@ -1,4 +1,7 @@
-//! `kubepkg template`: render a chart locally and print what `helm template` prints.
+//! `kubepkg template`: render a chart locally and print what `helm template` prints. With
+//! `--dry-run=server` (Helm 4) the chart renders against the cluster in the kubeconfig:
+//! `.Capabilities` are the server's version and served API versions (`--kube-version` and
+//! `--api-versions` are then ignored, as in Helm).
 
 use crate::cli::TemplateArgs;
 use kubepkg_chart::{TemplateOptions, ValueOptions};
@@ -7,9 +10,22 @@ use std::process::ExitCode;
 
 pub fn run(args: Box<TemplateArgs>) -> anyhow::Result<ExitCode> {
     let args = *args;
-    if args.dry_run.as_deref() == Some("server") {
-        anyhow::bail!("kubepkg template renders offline; --dry-run=server needs a cluster");
-    }
+    // Helm 4's reading of --dry-run for `template` (always a dry run).
+    let server = match args.dry_run.as_deref() {
+        None | Some("client") | Some("1" | "t" | "T" | "TRUE" | "true" | "True") => false,
+        Some("server") => true,
+        Some(v @ ("none" | "0" | "f" | "F" | "FALSE" | "false" | "False")) => {
+            anyhow::bail!("invalid dry-run value ({v:?}). Must be \"server\" or \"client\"")
+        }
+        Some(v) => anyhow::bail!(
+            "invalid dry-run value ({v:?}). Must be \"none\", \"server\", or \"client\""
+        ),
+    };
+    let cluster = kubepkg_kube::ClusterOptions {
+        kubeconfig: args.kubeconfig.clone().map(Into::into),
+        context: args.kube_context.clone(),
+        namespace: args.namespace.clone(),
+    };
     let (name, chart) = match args.args.as_slice() {
         [_, _] if args.generate_name => {
             anyhow::bail!("cannot set --generate-name and also specify a name")
@@ -51,11 +67,28 @@ pub fn run(args: Box<TemplateArgs>) -> anyhow::Result<ExitCode> {
         use_release_name: args.release_name,
         skip_schema_validation: args.skip_schema_validation,
     };
-    let out = kubepkg_chart::template(&opts).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let out = if server {
+        let caps = cluster_capabilities(&cluster)?;
+        kubepkg_chart::action::template_with_capabilities(&opts, &caps)
+    } else {
+        kubepkg_chart::template(&opts)
+    }
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(out.as_bytes())?;
     stdout.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The cluster's `.Capabilities` (server version and served API versions).
+fn cluster_capabilities(
+    opts: &kubepkg_kube::ClusterOptions,
+) -> anyhow::Result<kubepkg_chart::objects::Capabilities> {
+    super::releases::runtime()?.block_on(async {
+        let cluster = kubepkg_kube::Cluster::connect(opts).await?;
+        let caps = kubepkg_engine::chart::ClusterCapabilities::discover(&cluster.client).await?;
+        caps.to_chart().map_err(|e| anyhow::anyhow!("{e}"))
+    })
 }
 
 /// Helm's `--generate-name`: the chart path's base name up to its first dot, a dash, and the
