@@ -380,6 +380,10 @@ fn run_helm_in(bin: &Path, ns: &TestNamespace, driver: &str, args: &[&str]) -> O
         .unwrap()
 }
 
+fn strs(a: &[String]) -> Vec<&str> {
+    a.iter().map(String::as_str).collect()
+}
+
 /// Stdout without the LAST DEPLOYED line (the only one that differs between two runs).
 fn without_time(out: &str) -> String {
     out.lines()
@@ -562,6 +566,70 @@ fn capabilities_and_dry_run_output_match_helm() {
     ] {
         assert!(ours.contains(line), "no {line:?} in\n{ours}");
     }
+
+    // `template --dry-run=server` renders against the cluster too, as `helm template`.
+    let tpl = [
+        "template",
+        "t",
+        caps_chart().leak(),
+        "--dry-run=server",
+        "--set",
+        set_group.as_str(),
+    ];
+    let ours = ok(kubepkg(&ns, &tpl).output().unwrap());
+    let theirs = ok(run_helm_in(&helm_version("v4.3.1"), &ns, "secret", &tpl));
+    assert!(ours.contains("hasWidgetKind: \"true\""), "{ours}");
+    assert_eq!(ours, theirs, "kubepkg template --dry-run=server vs helm 4");
+
+    // Values reused from a stored release went through JSON: Helm reads every number back
+    // as float64, so a reused `--set fromSet=10000000` renders `1e+07`. Same on both sides.
+    let chart = caps_chart();
+    let install = |name: &'static str| {
+        let set_from = "fromSet=10000000";
+        vec![
+            "install",
+            name,
+            chart.as_str(),
+            "--set",
+            set_group.as_str(),
+            "--set",
+            set_from,
+        ]
+        .into_iter()
+        .map(str::to_string)
+        .collect::<Vec<_>>()
+    };
+    let reuse = |name: &'static str| {
+        [
+            "upgrade",
+            name,
+            chart.as_str(),
+            "--reuse-values",
+            "--dry-run=server",
+        ]
+        .into_iter()
+        .map(str::to_string)
+        .collect::<Vec<_>>()
+    };
+    let helm4 = helm_version("v4.3.1");
+    ok(kubepkg(&ns, &strs(&install("ours"))).output().unwrap());
+    ok(run_helm_in(
+        &helm4,
+        &ns,
+        "secret",
+        &strs(&install("theirs")),
+    ));
+    let ours = ok(kubepkg(&ns, &strs(&reuse("ours"))).output().unwrap());
+    let theirs = ok(run_helm_in(&helm4, &ns, "secret", &strs(&reuse("theirs"))));
+    assert!(
+        ours.contains("fromSet: \"1e+07\"") && ours.contains("typeFromSet: \"float64\""),
+        "{ours}"
+    );
+    assert_eq!(
+        manifest(&ours).replace("ours", "NAME"),
+        manifest(&theirs).replace("theirs", "NAME"),
+        "reused values render as Helm 4 renders them"
+    );
     let _ = ns.plane().kubectl().args(["delete", &crd_name]).output();
 }
 

@@ -213,15 +213,15 @@ pub enum DryRunMode {
     Server,
 }
 
-/// Helm's allowed values: `client`/`true` (also the bare flag), `server`; `none`/`false`
-/// mean no dry run.
+/// Helm 4's reading: `client` (also the bare flag and a true boolean), `server`; `none` and
+/// a false boolean mean no dry run.
 pub fn dry_run_mode(flag: Option<&str>) -> Result<Option<DryRunMode>> {
     match flag {
-        None | Some("none") | Some("false") => Ok(None),
-        Some("client") | Some("true") => Ok(Some(DryRunMode::Client)),
+        None | Some("none" | "0" | "f" | "F" | "FALSE" | "false" | "False") => Ok(None),
+        Some("client" | "1" | "t" | "T" | "TRUE" | "true" | "True") => Ok(Some(DryRunMode::Client)),
         Some("server") => Ok(Some(DryRunMode::Server)),
-        Some(_) => anyhow::bail!(
-            "Invalid dry-run flag. Flag must one of the following: false, true, none, client, server"
+        Some(v) => anyhow::bail!(
+            "invalid dry-run value ({v:?}). Must be \"none\", \"server\", or \"client\""
         ),
     }
 }
