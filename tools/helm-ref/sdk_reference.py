@@ -2,10 +2,12 @@
 """Second, independent reference: Helm's Go SDK as bundled by the PyPI package
 `helm-python-sdk` (libhelm_c over Helm v4 `engine.Render`, no helm CLI involved).
 
-  sdk_reference.py   installs helm-python-sdk==0.2.2 into ~/.cache/kubepkg/helm-python-sdk (a venv)
+  sdk_reference.py [ID...]
+                     installs helm-python-sdk==0.2.2 into ~/.cache/kubepkg/helm-python-sdk (a venv)
                      if needed, renders every chart of the corpus with empty user values, release
                      `release-name` in namespace `default`, and writes
-                     testdata/helm-reference/sdk/<case>.json:
+                     testdata/helm-reference/sdk/<case>.json (only for the charts whose case id
+                     contains one of the IDs, if given):
                      {"ok": true, "files": {template path: rendered text}} or {"ok": false, "error": msg}
 """
 import json
@@ -40,6 +42,8 @@ def main():
     n = 0
     for cid, args in sorted(corpus.discover().items()):
         if cid.startswith("case/"):
+            continue
+        if sys.argv[1:] and not any(o in cid for o in sys.argv[1:]):
             continue
         path = os.path.join(ROOT, args[-1])
         try:

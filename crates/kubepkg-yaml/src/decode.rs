@@ -283,6 +283,61 @@ fn name_at(src: &str, idx: usize) -> String {
         .collect()
 }
 
+/// The column of the outermost open collection that starts with `[` or `{` (a flow
+/// collection), if any. `open` holds (character index, column) pairs in ascending order.
+fn outermost_flow_column(src: &str, open: &[(usize, usize)]) -> Option<usize> {
+    let mut chars = src.chars().enumerate();
+    open.iter().find_map(|&(at, col)| {
+        chars
+            .find(|&(i, _)| i == at)
+            .filter(|&(_, c)| c == '[' || c == '{')
+            .map(|_| col)
+    })
+}
+
+/// Indent the continuation lines of the quoted scalar starting at `chars[at]` (its quote) to
+/// `col`; false if nothing changed or a line starts with a document marker (`---`, `...`).
+fn indent_quoted_continuations(chars: &mut Vec<char>, at: usize, col: usize) -> bool {
+    let Some(&quote) = chars.get(at).filter(|c| matches!(c, '"' | '\'')) else {
+        return false;
+    };
+    // Starts of the scalar's continuation lines, up to its closing quote.
+    let mut line_starts = Vec::new();
+    let mut i = at + 1;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' if quote == '"' => {
+                if chars.get(i + 1) == Some(&'\n') {
+                    line_starts.push(i + 2);
+                }
+                i += 1;
+            }
+            '\'' if quote == '\'' && chars.get(i + 1) == Some(&'\'') => i += 1,
+            c if c == quote => break,
+            '\n' => line_starts.push(i + 1),
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut changed = false;
+    for &start in line_starts.iter().rev() {
+        let line: String = chars[start..].iter().take(4).collect();
+        let marker = ["---", "..."].iter().any(|m| {
+            line.strip_prefix(m)
+                .is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t', '\n', '\r']))
+        });
+        if marker {
+            return false;
+        }
+        let indent = chars[start..].iter().take_while(|&&c| c == ' ').count();
+        if indent < col {
+            chars.splice(start..start, std::iter::repeat_n(' ', col - indent));
+            changed = true;
+        }
+    }
+    changed
+}
+
 /// Text saphyr-parser (YAML 1.2) refuses but libyaml (YAML 1.1) reads, rewritten to an
 /// equivalent spelling and parsed again.
 #[derive(Clone, Copy)]
@@ -293,6 +348,18 @@ enum Rewrite {
     /// The `\'` escape in a double-quoted scalar (YAML 1.1 only): the backslash nearest before
     /// this character index is dropped.
     QuoteEscape(usize),
+    /// A line inside a flow collection (`[`…`]`, `{`…`}`) indented no deeper than the block
+    /// around it, e.g. a closing `]` under its key: libyaml does not check indentation in flow
+    /// context, saphyr-parser does. The line holding this character index is indented to the
+    /// given column (the column of the outermost open `[`/`{` plus one); leading white space
+    /// of a line in flow context is not content, so the meaning is unchanged.
+    FlowIndent(usize, usize),
+    /// A multi-line quoted scalar whose continuation lines are indented no deeper than the
+    /// block around it: libyaml accepts any indentation there. The scalar starts (with its
+    /// quote) at this character index and column; its continuation lines are indented to that
+    /// column, which does not change its value (leading white space of a continuation line is
+    /// folded away). A document marker at the start of a line stays an error, as in libyaml.
+    QuotedIndent(usize, usize),
 }
 
 /// The node arena of a document and its root (None if the stream is empty).
@@ -321,6 +388,8 @@ fn parse_nodes(
     check_yaml_directive(src)?;
     let mut parser = Parser::new_from_str(src);
     let src_chars = src.chars().count();
+    // (character index, column) where each open collection starts, outermost first.
+    let mut open: Vec<(usize, usize)> = Vec::new();
     while let Some(ev) = parser.next() {
         let (ev, span) = match ev {
             Ok(x) => x,
@@ -331,10 +400,25 @@ fn parse_nodes(
                     *rewrite = Some(Rewrite::TabSeparator(e.marker().index()));
                 } else if e.info().contains("found unknown escape character") {
                     *rewrite = Some(Rewrite::QuoteEscape(e.marker().index()));
+                } else if e.info() == "invalid indentation in quoted scalar" {
+                    *rewrite = Some(Rewrite::QuotedIndent(e.marker().index(), e.marker().col()));
+                } else if e.info().starts_with("invalid indentation")
+                    && let Some(col) = outermost_flow_column(src, &open)
+                {
+                    *rewrite = Some(Rewrite::FlowIndent(e.marker().index(), col + 1));
                 }
                 return Err(scan_error(src, &e));
             }
         };
+        match ev {
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                open.push((span.start.index(), span.start.col()));
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                open.pop();
+            }
+            _ => {}
+        }
         let produced: Option<usize> = match ev {
             Event::Nothing | Event::StreamStart => None,
             Event::StreamEnd => break,
@@ -886,6 +970,21 @@ pub(crate) fn decode_go(src: &str) -> Result<Option<GoYaml>, YamlError> {
                                 chars.remove(i);
                             })
                             .is_some()
+                    }
+                    Rewrite::FlowIndent(at, col) => {
+                        let start = (0..at.min(chars.len()))
+                            .rev()
+                            .find(|&i| chars[i] == '\n')
+                            .map_or(0, |i| i + 1);
+                        let indent = chars[start..].iter().take_while(|&&c| c == ' ').count();
+                        let fixed = indent < col;
+                        if fixed {
+                            chars.splice(start..start, std::iter::repeat_n(' ', col - indent));
+                        }
+                        fixed
+                    }
+                    Rewrite::QuotedIndent(at, col) => {
+                        indent_quoted_continuations(&mut chars, at, col)
                     }
                 };
                 if !fixed || retries >= 10_000 {
