@@ -826,11 +826,15 @@ pub async fn rollback<C: Cluster>(
             Some(current.revision),
         ));
     }
+    // After a failed revision that was not rolled back (UpgradeFailed), its components may run
+    // newer release revisions than `current` records: then every component is rolled back.
+    let settled = history.latest().map(|l| l.revision) == Some(current.revision);
     for i in 0..rev.components.len() {
         let c = rev.components[i].clone();
-        if current
-            .component(&c.name)
-            .is_some_and(|cur| cur.revision == c.revision && cur.release == c.release)
+        if settled
+            && current
+                .component(&c.name)
+                .is_some_and(|cur| cur.revision == c.revision && cur.release == c.release)
         {
             run.cluster.progress(Progress::Unchanged {
                 component: c.name.clone(),
