@@ -389,7 +389,8 @@ pub struct GetArgs {
     pub all: bool,
     #[arg(long = "revision")]
     pub revision: Option<u64>,
-    #[arg(short = 'o', long = "output", default_value = "yaml")]
+    /// values: table (with Helm's heading), json or yaml.
+    #[arg(short = 'o', long = "output", default_value = "table")]
     pub output: String,
 }
 

@@ -108,6 +108,11 @@ fn commands(name: &str) -> Vec<Vec<String>> {
         "get manifest NAME",
         "get manifest NAME --revision 1",
         "get notes NAME",
+        "get hooks NAME",
+        "get all NAME",
+        "get all NAME --revision 1",
+        "get values NAME -o yaml",
+        "get values NAME --all -o yaml",
     ]
     .iter()
     .map(|s| c(s))
@@ -208,10 +213,18 @@ fn release_read_verbs_print_what_helm_prints() {
         &["install", "made-by-helm", &chart, "--set", "message=yo"],
     ));
     ok(tools.helm(&v4, &["upgrade", "made-by-helm", &chart, "--set", "n=3"]));
+    // Releases without user-supplied values (Helm prints `null` for them).
+    ok(tools.kubepkg(&["install", "plain-by-kubepkg", &chart]));
+    ok(tools.helm(&v4, &["install", "plain-by-helm", &chart]));
 
     let mut mismatches = Vec::new();
     let mut compared = 0;
-    for name in ["made-by-kubepkg", "made-by-helm"] {
+    for name in [
+        "made-by-kubepkg",
+        "made-by-helm",
+        "plain-by-kubepkg",
+        "plain-by-helm",
+    ] {
         for args in commands(name) {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let (mut ours, mut want4, mut want3) = (

@@ -384,6 +384,16 @@ async fn bare_verbs_resolve_package_or_release_with_status_snapshot() {
         out, "Succeeded: shop 1.0.0 is deployed as revision 1\n",
         "{err}"
     );
+    // `plan NAME v2 --cluster` against the installed v1: upgrades from→to, the diff of
+    // rendered objects (only the images change), the gates; it changes nothing.
+    let (code, plan, err) = run_in(&ns, &name, &["plan", "web", pkg_path(&v2), "--cluster"]);
+    assert_eq!(code, 0, "{err}");
+    snapshot("plan-web-v2.txt", &plan.replace(&name, "t-verbs-00000000"));
+    assert_eq!(
+        releases_in(&ns, &name, "web-a").await,
+        1,
+        "plan changed nothing"
+    );
     let (code, out, err) = run_in(&ns, &name, &["apply", "web", pkg_path(&v2)]);
     assert_eq!(code, 0, "{out}\n{err}");
 
@@ -577,6 +587,22 @@ async fn exit_codes_distinguish_how_a_package_run_ended() {
         release_revisions(&ns, "unsafe-b").await,
         2,
         "b stays at the failed revision"
+    );
+    // Rolling back out of 2.0.0 (rollback.safe: false) is refused (1) unless --force.
+    let (code, _, err) = run(&ns, &["rollback", "unsafe", "1"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("rollback.safe"), "{err}");
+    assert_eq!(
+        release_revisions(&ns, "unsafe-b").await,
+        2,
+        "refused: nothing changed"
+    );
+    let (code, out, err) = run(&ns, &["rollback", "unsafe", "1", "--force"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(
+        release_revisions(&ns, "unsafe-b").await,
+        3,
+        "b rolled back to revision 1"
     );
 
     // 3 RolledBack: v2 (rollback.safe: true) fails and is rolled back to revision 1.

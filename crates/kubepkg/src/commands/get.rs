@@ -1,5 +1,5 @@
-//! `kubepkg get values|manifest|hooks|notes NAME`: parts of a stored revision, as Helm prints
-//! them (`values --all` coalesces the stored chart's defaults under the user values).
+//! `kubepkg get all|values|manifest|hooks|notes NAME`: parts of a stored revision, as Helm
+//! prints them (`values --all` coalesces the stored chart's defaults under the user values).
 
 use std::process::ExitCode;
 
@@ -23,34 +23,28 @@ pub fn run(args: GetArgs) -> Result<ExitCode> {
         });
         match args.what.as_str() {
             "values" => {
-                let mut values = r.config.clone();
-                if args.all {
-                    let defaults = r
-                        .chart
-                        .as_ref()
-                        .and_then(|c| c.values.clone())
-                        .unwrap_or_default();
-                    values = releases::coalesce(values, &defaults);
-                }
-                let v = go_sorted(Value::Object(values));
+                let v = if args.all {
+                    computed_values(&r)
+                } else {
+                    go_sorted(Value::Object(r.config.clone()))
+                };
                 match args.output.as_str() {
+                    // No user-supplied values: Helm's nil map, `null`.
+                    "json" if !args.all && r.config.is_empty() => println!("null"),
                     "json" => println!("{v}"),
-                    _ => {
-                        if !args.all {
-                            println!("USER-SUPPLIED VALUES:");
-                        } else {
+                    "yaml" => print!("{}", values_yaml(&v)?),
+                    "table" => {
+                        if args.all {
                             println!("COMPUTED VALUES:");
-                        }
-                        let text = if r.config.is_empty() && !args.all {
-                            "null\n".to_string()
                         } else {
-                            kubepkg_yaml::to_yaml(&releases::from_json(&v)?)
-                                .map_err(|e| anyhow::anyhow!("{e}"))?
-                        };
-                        print!("{text}");
+                            println!("USER-SUPPLIED VALUES:");
+                        }
+                        print!("{}", values_yaml(&v)?);
                     }
+                    other => anyhow::bail!("invalid format type {other:?}"),
                 }
             }
+            "all" => print!("{}", super::status::get_all(&r)?),
             "manifest" => println!("{}", r.manifest),
             "hooks" => {
                 for h in &r.hooks {
@@ -62,11 +56,32 @@ pub fn run(args: GetArgs) -> Result<ExitCode> {
                 println!("NOTES:\n{notes}");
             }
             other => anyhow::bail!(
-                "unknown `get` subject {other:?}: use values, manifest, hooks or notes"
+                "unknown `get` subject {other:?}: use all, values, manifest, hooks or notes"
             ),
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// The chart's defaults coalesced under the user-supplied values (`get values --all`).
+pub(super) fn computed_values(r: &kubepkg_release::record::Release) -> Value {
+    let defaults = r
+        .chart
+        .as_ref()
+        .and_then(|c| c.values.clone())
+        .unwrap_or_default();
+    go_sorted(Value::Object(releases::coalesce(
+        r.config.clone(),
+        &defaults,
+    )))
+}
+
+/// Values as `helm get values` writes YAML (an empty map: `null`, as Helm's nil map).
+pub(super) fn values_yaml(v: &Value) -> Result<String> {
+    if v.as_object().is_some_and(|m| m.is_empty()) {
+        return Ok("null\n".into());
+    }
+    kubepkg_yaml::to_yaml(&releases::from_json(v)?).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// `v` with every map's keys in sorted order, as Go's `encoding/json` writes maps.

@@ -10,7 +10,7 @@ use kubepkg_kube::Cluster;
 use kubepkg_release::record::{self, Release};
 use serde_json::{Map, Value};
 
-use super::get::go_sorted;
+use super::get::{computed_values, go_sorted, values_yaml};
 use super::releases;
 
 /// The kinds whose `spec.selector.matchLabels` select related pods (Helm's list).
@@ -240,14 +240,7 @@ pub async fn print(cluster: &Cluster, r: &Release, output: &str) -> Result<()> {
         }
         "table" => {
             let info = r.info.clone().unwrap_or_default();
-            let mut s = format!("NAME: {}\n", r.name);
-            if let Some(t) = info.last_deployed {
-                s.push_str(&format!("LAST DEPLOYED: {}\n", releases::ansic(Some(t))));
-            }
-            s.push_str(&format!("NAMESPACE: {}\n", r.namespace));
-            s.push_str(&format!("STATUS: {}\n", info.status));
-            s.push_str(&format!("REVISION: {}\n", r.version));
-            s.push_str(&format!("DESCRIPTION: {}\n", info.description));
+            let mut s = header(r, false);
             let resources = resources(cluster, r, true).await;
             if !resources.is_empty() {
                 let mut buf = String::new();
@@ -263,27 +256,7 @@ pub async fn print(cluster: &Cluster, r: &Release, output: &str) -> Result<()> {
                 }
                 s.push_str(&format!("RESOURCES:\n{buf}\n"));
             }
-            let tests: Vec<&record::Hook> = r
-                .hooks
-                .iter()
-                .filter(|h| h.events.contains(&record::HookEvent::Test))
-                .collect();
-            if tests.is_empty() {
-                s.push_str("TEST SUITE: None\n");
-            } else {
-                for h in tests {
-                    let Some(started) = h.last_run.started_at else {
-                        continue;
-                    };
-                    s.push_str(&format!(
-                        "TEST SUITE:     {}\nLast Started:   {}\nLast Completed: {}\nPhase:          {}\n",
-                        h.name,
-                        releases::ansic(Some(started)),
-                        releases::ansic(h.last_run.completed_at),
-                        h.last_run.phase
-                    ));
-                }
-            }
+            s.push_str(&test_suite(r));
             if !info.notes.is_empty() {
                 s.push_str(&format!("NOTES:\n{}\n", info.notes.trim()));
             }
@@ -292,4 +265,77 @@ pub async fn print(cluster: &Cluster, r: &Release, output: &str) -> Result<()> {
         other => anyhow::bail!("invalid format type {other:?}"),
     }
     Ok(())
+}
+
+/// The first lines of `helm status` (`metadata`: also the chart's name and versions, as
+/// `helm get all` prints them).
+fn header(r: &Release, metadata: bool) -> String {
+    let info = r.info.clone().unwrap_or_default();
+    let mut s = format!("NAME: {}\n", r.name);
+    if let Some(t) = info.last_deployed {
+        s.push_str(&format!("LAST DEPLOYED: {}\n", releases::ansic(Some(t))));
+    }
+    s.push_str(&format!("NAMESPACE: {}\n", r.namespace));
+    s.push_str(&format!("STATUS: {}\n", info.status));
+    s.push_str(&format!("REVISION: {}\n", r.version));
+    if metadata {
+        let m = r
+            .chart
+            .as_ref()
+            .and_then(|c| c.metadata.clone())
+            .unwrap_or_default();
+        s.push_str(&format!("CHART: {}\n", m.name));
+        s.push_str(&format!("VERSION: {}\n", m.version));
+        s.push_str(&format!("APP_VERSION: {}\n", m.app_version));
+    }
+    s.push_str(&format!("DESCRIPTION: {}\n", info.description));
+    s
+}
+
+/// The TEST SUITE lines: each test hook that has run, or `None`.
+fn test_suite(r: &Release) -> String {
+    let tests: Vec<&record::Hook> = r
+        .hooks
+        .iter()
+        .filter(|h| h.events.contains(&record::HookEvent::Test))
+        .collect();
+    if tests.is_empty() {
+        return "TEST SUITE: None\n".into();
+    }
+    let mut s = String::new();
+    for h in tests {
+        let Some(started) = h.last_run.started_at else {
+            continue;
+        };
+        s.push_str(&format!(
+            "TEST SUITE:     {}\nLast Started:   {}\nLast Completed: {}\nPhase:          {}\n",
+            h.name,
+            releases::ansic(Some(started)),
+            releases::ansic(h.last_run.completed_at),
+            h.last_run.phase
+        ));
+    }
+    s
+}
+
+/// `helm get all`: the status with chart metadata, the user-supplied and computed values,
+/// the hooks, the manifest and the notes of a stored revision.
+pub fn get_all(r: &Release) -> Result<String> {
+    let mut s = header(r, true);
+    s.push_str(&test_suite(r));
+    let user = go_sorted(Value::Object(r.config.clone()));
+    s.push_str("USER-SUPPLIED VALUES:\n");
+    s.push_str(&values_yaml(&user)?);
+    s.push_str("\nCOMPUTED VALUES:\n");
+    s.push_str(&values_yaml(&computed_values(r))?);
+    s.push_str("\nHOOKS:\n");
+    for h in &r.hooks {
+        s.push_str(&format!("---\n# Source: {}\n{}\n", h.path, h.manifest));
+    }
+    s.push_str(&format!("MANIFEST:\n{}\n", r.manifest));
+    let notes = r.info.as_ref().map(|i| i.notes.trim()).unwrap_or_default();
+    if !notes.is_empty() {
+        s.push_str(&format!("NOTES:\n{notes}\n"));
+    }
+    Ok(s)
 }
