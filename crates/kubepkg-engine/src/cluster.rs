@@ -8,6 +8,17 @@
 //! - revisions are Secrets ([`crate::store`]).
 //!
 //! Every step is reported as a line (`component: state`) through [`KubeCluster::on_line`].
+//!
+//! Crash tests stop the process at precise points of a package apply with the test-only
+//! environment variable `KUBEPKG_FAILPOINT` ([`kubepkg_kube::failpoint`]: off unless set;
+//! comma-separated names). At a named point the process prints `kubepkg: failpoint <name>
+//! reached, pausing` to standard error and waits forever (its leases stay renewed, as a slow
+//! process's would) until the test kills it. The package engine's points:
+//! - `package-pending`: the package's pending revision is first recorded, nothing changed yet;
+//! - `package-applied:<component>`: the component's release was installed or upgraded, not yet
+//!   waited for (for a `PreUpgrade` hook: its Job is running);
+//! - `package-ready:<component>`: the component is ready, the next one not started;
+//! - `package-rolled-back:<release>`: during a rollback, that release was rolled back.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -70,6 +81,8 @@ pub struct KubeCluster {
     /// How long to wait for required packages before `RequirementsNotMet`.
     pub requirements_timeout: Duration,
     requirements_deadline: Option<Instant>,
+    /// Whether a pending revision was recorded yet (the `package-pending` failpoint).
+    pending_recorded: bool,
     pub on_line: LineSink,
     /// Structured progress events, live (the CLI's `-o json`); `None`: lines only.
     pub on_event: Option<EventSink>,
@@ -91,6 +104,7 @@ impl KubeCluster {
             timeout,
             requirements_timeout: timeout,
             requirements_deadline: None,
+            pending_recorded: false,
             on_line,
             on_event: None,
             events: Vec::new(),
@@ -115,6 +129,7 @@ impl KubeCluster {
     /// Starts a new requirements timeout (each operation waits at most that long).
     pub fn reset_requirements_deadline(&mut self) {
         self.requirements_deadline = None;
+        self.pending_recorded = false;
     }
 
     fn options(&self) -> Options {
@@ -141,6 +156,11 @@ pub fn releases<'a>(
     );
     r.progress = Box::new(move |line| sink(&format!("{prefix}: {line}")));
     r
+}
+
+/// Pauses at the failpoint `name` when `KUBEPKG_FAILPOINT` names it (see the module docs).
+async fn failpoint(name: &str) {
+    kubepkg_kube::failpoint::reached(name).await;
 }
 
 fn failure(e: impl std::fmt::Display) -> Failure {
@@ -192,7 +212,16 @@ impl Cluster for KubeCluster {
     }
 
     async fn record(&mut self, revision: &PackageRevision) -> Result<(), Failure> {
-        self.store.record(revision).await.map_err(failure)
+        self.store.record(revision).await.map_err(failure)?;
+        if revision.status.is_pending() && !self.pending_recorded {
+            self.pending_recorded = true;
+            failpoint("package-pending").await;
+        }
+        Ok(())
+    }
+
+    async fn forget(&mut self, revision: &PackageRevision) -> Result<(), Failure> {
+        self.store.delete(revision).await.map_err(failure)
     }
 
     async fn apply_component(&mut self, request: &ComponentApply) -> Result<u64, Failure> {
@@ -243,6 +272,7 @@ impl Cluster for KubeCluster {
             rel.install(&request.release, out.rendered, &opts).await
         }
         .map_err(failure)?;
+        failpoint(&format!("package-applied:{}", request.component)).await;
         Ok(release.version)
     }
 
@@ -301,7 +331,9 @@ impl Cluster for KubeCluster {
             |line| reporter.waiting_for(&component, line),
         )
         .await
-        .map_err(Failure::new)
+        .map_err(Failure::new)?;
+        failpoint(&format!("package-ready:{}", request.component)).await;
+        Ok(())
     }
 
     async fn rollback_component(
@@ -317,6 +349,7 @@ impl Cluster for KubeCluster {
             .rollback(release, to_revision, &opts)
             .await
             .map_err(failure)?;
+        failpoint(&format!("package-rolled-back:{release}")).await;
         Ok(r.version)
     }
 

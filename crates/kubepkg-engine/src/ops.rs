@@ -178,11 +178,40 @@ pub async fn prepare(
     let deployed = history.deployed().cloned();
     let mut previous_values = BTreeMap::new();
     let mut previous_rendered = BTreeMap::new();
+    let mut drift = Vec::new();
     if let Some(d) = &deployed {
         for c in &d.components {
             let Some(r) = release_at(kc, &c.namespace, &c.release, c.revision).await? else {
                 continue;
             };
+            // A release no longer at the recorded revision (an interrupted apply, a rollback
+            // cut short, a change made with helm) is applied again, whatever it renders: left
+            // alone, the new revision would record a release revision that does not hold
+            // what the package says.
+            let live = Store::new(SecretDriver::new(
+                kc.kube.client.clone(),
+                Some(&c.namespace),
+            ))
+            .last(&c.release)
+            .await
+            .ok()
+            .flatten()
+            .map(|r| r.version);
+            if live != Some(c.revision) {
+                drift.push(format!(
+                    "component {}: release {} is at revision {} but package revision {} recorded {}; it is applied again",
+                    c.name,
+                    c.release,
+                    live.map_or_else(|| "none (not installed)".to_string(), |v| v.to_string()),
+                    d.revision,
+                    c.revision
+                ));
+                if let Some(mut eff) = recorded_values(kc, d, &c.name).await? {
+                    eff.values.remove("kubepkg");
+                    previous_values.insert(c.name.clone(), eff.values);
+                }
+                continue;
+            }
             // The chart's `crds/` are not part of a release's manifest; they were rendered
             // into the plan, so they are compared from the recorded chart.
             let mut objects = recorded_crds(&r);
@@ -221,7 +250,7 @@ pub async fn prepare(
         revision,
         rendered: &previous_rendered,
     });
-    let plan = plan::plan(
+    let mut plan = plan::plan(
         package,
         instance.name,
         instance.namespace,
@@ -229,6 +258,7 @@ pub async fn prepare(
         previous,
         &rendered,
     );
+    plan.warnings.extend(drift);
     Ok(Prepared {
         history,
         previous_values,
@@ -270,8 +300,13 @@ pub async fn lock(
         e => EngineError::Release(e),
     })?;
     if let Some(previous) = &lock.took_over_from {
+        let why = if lock.holder_process_gone {
+            "whose process is gone"
+        } else {
+            "which stopped renewing it"
+        };
         sink(&format!(
-            "took over the package lock from {previous}, which stopped renewing it; recovering its work"
+            "took over the package lock from {previous}, {why}; recovering its work"
         ));
     }
     Ok(lock)

@@ -109,6 +109,20 @@ impl RevisionStore {
         Ok(())
     }
 
+    /// Deletes the Secret of one revision (a pending one that changed nothing); absent is fine.
+    pub async fn delete(&self, rev: &PackageRevision) -> Result<(), EngineError> {
+        let secret = rev.secret_name();
+        match self
+            .api(Some(&rev.namespace))
+            .delete(&secret, &Default::default())
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+            Err(e) => Err(EngineError::api("delete", format!("Secret {secret}"), e)),
+        }
+    }
+
     /// Deletes every revision Secret of `name` (uninstall without `--keep-history`).
     pub async fn delete_all(&self, name: &str, namespace: &str) -> Result<(), EngineError> {
         let h = self.history(name, namespace).await?;

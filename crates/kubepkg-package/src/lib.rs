@@ -5,6 +5,7 @@
 //! - [`graph`]: apply order (dependencies first, manifest order otherwise), hooks, uninstall order;
 //! - [`values`]: values per component with provenance, and the `kubepkg.*` upgrade context;
 //! - [`revision`]: the package revision record kept in the cluster, and its Secret encoding;
+//! - [`conditions`]: the kstatus conditions (Ready, Reconciling, Stalled) a revision's state implies;
 //! - [`plan`]: what an apply would do, as data, text and JSON;
 //! - [`orchestrator`]: the apply decisions (SPEC §4) as a state machine over a [`orchestrator::Cluster`] trait.
 //!
@@ -14,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 pub mod chart_adapter;
+pub mod conditions;
 pub mod constraint;
 pub mod error;
 pub mod graph;

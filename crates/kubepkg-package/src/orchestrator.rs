@@ -4,12 +4,15 @@
 //! (releases, readiness watches, Secret storage, leases) lives in the release/kube crates, and a
 //! fake one drives the unit tests. The rules:
 //!
-//! 1. Requirements first: every required package must be installed, satisfy its version
+//! 1. A revision is recorded as pending before anything changes; a revision left pending by a
+//!    crashed run is marked failed and superseded by the new one (one that was only waiting
+//!    for requirements changed nothing and is replaced instead). Every record carries the
+//!    kstatus conditions of its state ([`crate::conditions`]); the pending revision is
+//!    re-recorded before each component, so `status` tells what the apply is doing.
+//! 2. Requirements first: every required package must be installed, satisfy its version
 //!    constraint and be Ready; an optional one only if it is installed. Until then the apply
-//!    waits with `RequirementsNotMet` (not a failure) and, past the timeout, stops having changed
-//!    nothing.
-//! 2. A revision is recorded as pending before anything changes; a revision left pending by a
-//!    crashed run is marked failed and superseded by the new one.
+//!    waits with `RequirementsNotMet` (not a failure; the pending revision says so) and, past
+//!    the timeout, stops having changed nothing: its pending revision is removed.
 //! 3. `PreUpgrade` hooks run first, in manifest order, only when the package moves to another
 //!    version (never on a first install, a values-only change or a rollback), with the
 //!    `kubepkg.*` values; each is waited for. A failing hook stops the upgrade before anything
@@ -160,6 +163,11 @@ pub trait Cluster {
         &mut self,
         revision: &PackageRevision,
     ) -> impl Future<Output = Result<(), Failure>> + Send;
+    /// Deletes a package revision record (a pending one that changed nothing).
+    fn forget(
+        &mut self,
+        revision: &PackageRevision,
+    ) -> impl Future<Output = Result<(), Failure>> + Send;
     /// Installs or upgrades a component's release; returns the release revision now deployed.
     fn apply_component(
         &mut self,
@@ -283,15 +291,79 @@ struct Run<'c, C> {
     cluster: &'c mut C,
     recorded: Vec<u64>,
     warnings: Vec<String>,
+    /// RFC 3339 time of this run (conditions' transition times).
+    now: String,
+    /// The conditions last written per revision, so transition times carry over.
+    written: BTreeMap<u64, Vec<crate::conditions::Condition>>,
 }
 
-impl<C: Cluster> Run<'_, C> {
+impl<'c, C: Cluster> Run<'c, C> {
+    fn new(cluster: &'c mut C, now: &str) -> Self {
+        Run {
+            cluster,
+            recorded: Vec::new(),
+            warnings: Vec::new(),
+            now: now.to_string(),
+            written: BTreeMap::new(),
+        }
+    }
+
+    /// Writes `rev` with the conditions its state implies.
     async fn record(&mut self, rev: &PackageRevision) -> Result<(), Failure> {
-        self.cluster.record(rev).await?;
+        let mut rev = rev.clone();
+        let before = self
+            .written
+            .get(&rev.revision)
+            .cloned()
+            .unwrap_or_else(|| rev.conditions.clone());
+        rev.conditions = crate::conditions::compute(&rev, &before, &self.now);
+        self.cluster.record(&rev).await?;
+        self.written.insert(rev.revision, rev.conditions);
         if !self.recorded.contains(&rev.revision) {
             self.recorded.push(rev.revision);
         }
         Ok(())
+    }
+
+    /// Removes a pending revision that changed nothing.
+    async fn forget(&mut self, rev: &PackageRevision) -> Result<(), Failure> {
+        self.cluster.forget(rev).await?;
+        self.recorded.retain(|n| *n != rev.revision);
+        self.written.remove(&rev.revision);
+        Ok(())
+    }
+
+    /// Waits until `requires` are met, keeping `rev` (pending, if any) up to date; `Err` with
+    /// the message of what is still awaited when the requirements timeout passed.
+    async fn await_requirements(
+        &mut self,
+        requires: &[Requirement],
+        mut rev: Option<&mut PackageRevision>,
+    ) -> Result<(), String> {
+        let mut shown: Option<String> = None;
+        loop {
+            match check_requirements(self.cluster, requires).await {
+                Ok(()) => return Ok(()),
+                Err(message) => {
+                    if shown.as_ref() != Some(&message) {
+                        if let Some(rev) = rev.as_deref_mut() {
+                            rev.reason = Reason::RequirementsNotMet.as_str().into();
+                            rev.description = message.clone();
+                            if let Err(f) = self.record(&rev.clone().without_unapplied()).await {
+                                self.warnings.push(record_failed(f));
+                            }
+                        }
+                        shown = Some(message.clone());
+                    }
+                    self.cluster.progress(Progress::WaitingForRequirements {
+                        message: message.clone(),
+                    });
+                    if self.cluster.wait_for_requirements().await == Waited::TimedOut {
+                        return Err(message);
+                    }
+                }
+            }
+        }
     }
 
     fn outcome(self, reason: Reason, message: String, deployed: Option<u64>) -> Outcome {
@@ -329,31 +401,16 @@ fn record_failed(f: Failure) -> String {
 
 /// Applies a package (install or upgrade) following every rule of SPEC §4.
 pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcome {
-    let mut run = Run {
-        cluster,
-        recorded: Vec::new(),
-        warnings: Vec::new(),
-    };
+    let mut run = Run::new(cluster, input.now);
     let pkg = input.package;
     let deployed = input.history.deployed().cloned();
     let deployed_rev = deployed.as_ref().map(|d| d.revision);
 
-    // 1. Requirements.
-    loop {
-        match check_requirements(run.cluster, &pkg.meta.requires).await {
-            Ok(()) => break,
-            Err(message) => {
-                run.cluster.progress(Progress::WaitingForRequirements {
-                    message: message.clone(),
-                });
-                if run.cluster.wait_for_requirements().await == Waited::TimedOut {
-                    return run.outcome(Reason::RequirementsNotMet, message, deployed_rev);
-                }
-            }
-        }
-    }
-
     if input.plan.action == Action::NoChange {
+        // Nothing to record; the requirements still hold the answer back.
+        if let Err(message) = run.await_requirements(&pkg.meta.requires, None).await {
+            return run.outcome(Reason::RequirementsNotMet, message, deployed_rev);
+        }
         for s in &input.plan.steps {
             run.cluster.progress(Progress::Unchanged {
                 component: s.name.clone(),
@@ -362,18 +419,29 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
         return run.outcome(Reason::Succeeded, "nothing to change".into(), deployed_rev);
     }
 
-    // 2. The pending revision (after recovering what a crash left behind).
-    let number = input.history.next_revision();
+    // 1. The pending revision (after recovering what a crash left behind).
+    let mut number = input.history.next_revision();
     if let Err(f) = supersede_stale(&mut run, input.history).await {
         return run.outcome(Reason::UpgradeFailed, record_failed(f), deployed_rev);
     }
     if let Some(stale) = input.history.latest().filter(|r| r.status.is_pending()) {
-        let mut stale = stale.clone();
-        stale.status = RevisionStatus::Failed;
-        stale.description =
-            format!("interrupted before completion; superseded by revision {number}");
-        if let Err(f) = run.record(&stale).await {
-            return run.outcome(Reason::UpgradeFailed, record_failed(f), deployed_rev);
+        if stale.reason == Reason::RequirementsNotMet.as_str() {
+            // It only waited for requirements: nothing changed, its number is reused.
+            number = stale.revision;
+        } else {
+            let mut stale = stale.clone();
+            stale.reason = match stale.status {
+                RevisionStatus::PendingInstall => Reason::InstallFailed,
+                _ => Reason::UpgradeFailed,
+            }
+            .as_str()
+            .into();
+            stale.status = RevisionStatus::Failed;
+            stale.description =
+                format!("interrupted before completion; superseded by revision {number}");
+            if let Err(f) = run.record(&stale).await {
+                return run.outcome(Reason::UpgradeFailed, record_failed(f), deployed_rev);
+            }
         }
     }
     let given = input.user.given_all();
@@ -401,6 +469,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
         reason: String::new(),
         first_deployed,
         last_deployed: input.now.to_string(),
+        conditions: Vec::new(),
     };
     // Components start from what is deployed; unreached ones keep that state.
     for s in &input.plan.steps {
@@ -417,6 +486,27 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
                 .unwrap_or_default(),
         });
     }
+    let applying = match input.plan.action {
+        Action::Install => "Install in progress",
+        _ => "Upgrade in progress",
+    };
+    // 2. Requirements: while they are unmet the pending revision says what it waits for.
+    if let Err(message) = run
+        .await_requirements(&pkg.meta.requires, Some(&mut rev))
+        .await
+    {
+        // Nothing changed: nothing stays recorded.
+        let pending = rev.clone().without_unapplied();
+        if let Err(f) = run.forget(&pending).await {
+            run.warnings.push(format!(
+                "the pending revision {} could not be removed: {}; the next apply replaces it",
+                pending.revision, f.message
+            ));
+        }
+        return run.outcome(Reason::RequirementsNotMet, message, deployed_rev);
+    }
+    rev.reason.clear();
+    rev.description = applying.into();
     if let Err(f) = run.record(&rev.clone().without_unapplied()).await {
         return run.outcome(Reason::UpgradeFailed, record_failed(f), deployed_rev);
     }
@@ -488,6 +578,8 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
 
     // 4. Components, one at a time.
     let mut changed: Vec<(String, String, String, Option<ComponentRecord>)> = Vec::new();
+    let mut changed_since_record = !hooks_run.is_empty();
+    let total = input.plan.steps.len();
     for (i, s) in input.plan.steps.iter().enumerate() {
         if let Change::Unchanged { .. } = s.change {
             run.cluster.progress(Progress::Unchanged {
@@ -498,6 +590,19 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
         let Some(c) = pkg.component(&s.name) else {
             continue;
         };
+        // The pending revision tells what is being applied (and what already was); it is
+        // written again only once something changed since it was last written.
+        if changed_since_record {
+            rev.description = format!(
+                "{applying}: applying component {} ({} of {total})",
+                s.name,
+                i + 1
+            );
+            if let Err(f) = run.record(&rev.clone().without_unapplied()).await {
+                return run.outcome(Reason::UpgradeFailed, record_failed(f), deployed_rev);
+            }
+        }
+        changed_since_record = true;
         run.cluster.progress(Progress::Applying {
             component: s.name.clone(),
         });
@@ -675,6 +780,12 @@ async fn fail<C: Cluster>(
     back.status = RevisionStatus::PendingRollback;
     back.description = format!("Rollback to {}", deployed.revision);
     back.last_deployed = now.to_string();
+    back.reason.clear();
+    // Recorded before anything is rolled back, so a crash in the middle is seen (and recovered
+    // by the next apply) instead of leaving a failed revision that claims a finished rollback.
+    if let Err(f) = run.record(&back).await {
+        run.warnings.push(record_failed(f));
+    }
     for (name, release, namespace, prev) in changed.into_iter().rev() {
         run.cluster.progress(Progress::RollingBack {
             component: name.clone(),
@@ -770,6 +881,14 @@ pub async fn rollback<C: Cluster>(
     timeout: Duration,
     now: &str,
 ) -> Result<Outcome, RollbackRefused> {
+    // An operation that never finished is recovered by applying again, whatever the target.
+    if let Some(latest) = history.latest().filter(|l| l.status.is_pending()) {
+        return Err(RollbackRefused::Pending {
+            name: name.into(),
+            revision: latest.revision,
+            status: latest.status.as_str().into(),
+        });
+    }
     let current = history
         .deployed()
         .or(history.latest())
@@ -785,13 +904,6 @@ pub async fn rollback<C: Cluster>(
             .ok_or_else(|| RollbackRefused::NothingToRollBackTo { name: name.into() })?,
     }
     .clone();
-    if let Some(latest) = history.latest().filter(|l| l.status.is_pending()) {
-        return Err(RollbackRefused::Pending {
-            name: name.into(),
-            revision: latest.revision,
-            status: latest.status.as_str().into(),
-        });
-    }
     if current.rollback_safe == Some(false) && !force {
         return Err(RollbackRefused::Unsafe {
             name: name.into(),
@@ -799,11 +911,7 @@ pub async fn rollback<C: Cluster>(
             version: current.version.clone(),
         });
     }
-    let mut run = Run {
-        cluster,
-        recorded: Vec::new(),
-        warnings: Vec::new(),
-    };
+    let mut run = Run::new(cluster, now);
     if let Err(f) = supersede_stale(&mut run, history).await {
         return Ok(run.outcome(
             Reason::UpgradeFailed,

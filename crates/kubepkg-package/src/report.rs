@@ -95,6 +95,36 @@ pub fn status_text(rev: &PackageRevision, components: &[ComponentState]) -> Stri
     if !rev.description.is_empty() {
         let _ = writeln!(s, "DESCRIPTION: {}", rev.description);
     }
+    // kstatus: the recorded conditions, or what a not-ready component says now.
+    let not_ready = components.iter().find(|c| !c.ready).map(|c| {
+        format!(
+            "component {}: {}",
+            c.name,
+            c.waiting_for.as_deref().unwrap_or("not ready")
+        )
+    });
+    let conditions = crate::conditions::live(rev, not_ready.as_deref());
+    let _ = writeln!(
+        s,
+        "KSTATUS: {}",
+        crate::conditions::summary(&conditions).as_str()
+    );
+    let _ = writeln!(s, "CONDITIONS:");
+    let rows: Vec<Vec<String>> = std::iter::once(
+        ["TYPE", "STATUS", "REASON", "MESSAGE"]
+            .map(String::from)
+            .to_vec(),
+    )
+    .chain(conditions.iter().map(|c| {
+        vec![
+            c.type_.clone(),
+            c.status.clone(),
+            c.reason.clone(),
+            c.message.lines().next().unwrap_or("").to_string(),
+        ]
+    }))
+    .collect();
+    s.push_str(&table(&rows, "  "));
     let _ = writeln!(s, "COMPONENTS:");
     let rows: Vec<Vec<String>> = std::iter::once(
         [
@@ -240,6 +270,7 @@ mod tests {
             reason: String::new(),
             first_deployed: String::new(),
             last_deployed: format!("2026-11-2{n}T10:00:00Z"),
+            conditions: vec![],
         }
     }
 
@@ -300,7 +331,13 @@ mod tests {
         ];
         assert_eq!(
             status_text(&r, &comps),
-            "NAME: kv\nNAMESPACE: kubepkg-system\nPACKAGE: kubevirt 1.4.0\nREVISION: 1\nSTATUS: deployed\nDESCRIPTION: Install complete\nCOMPONENTS:\n\
+            "NAME: kv\nNAMESPACE: kubepkg-system\nPACKAGE: kubevirt 1.4.0\nREVISION: 1\nSTATUS: deployed\nDESCRIPTION: Install complete\n\
+             KSTATUS: InProgress\n\
+             CONDITIONS:\n\
+             TYPE         STATUS  REASON       MESSAGE\n\
+             Ready        False   Progressing  component kubevirt: KubeVirt kubevirt/kubevirt: Available is False (Deploying)\n\
+             Reconciling  True    Progressing  component kubevirt: KubeVirt kubevirt/kubevirt: Available is False (Deploying)\n\
+             COMPONENTS:\n\
              COMPONENT  RELEASE      NAMESPACE  REVISION  READY  WAITING FOR\n\
              operator   kv-operator  kubevirt   1         yes\n\
              kubevirt   kv-kubevirt  kubevirt   1         no     KubeVirt kubevirt/kubevirt: Available is False (Deploying)\n"

@@ -133,6 +133,10 @@ pub struct PackageRevision {
     /// RFC 3339 time of this revision.
     #[serde(default)]
     pub last_deployed: String,
+    /// kstatus conditions (`Ready`, `Reconciling`, `Stalled`) of this revision's state, as of
+    /// when it was recorded ([`crate::conditions`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<crate::conditions::Condition>,
 }
 
 impl PackageRevision {
@@ -402,6 +406,7 @@ mod tests {
             reason: "Succeeded".into(),
             first_deployed: "2026-01-01T00:00:00Z".into(),
             last_deployed: "2026-01-02T00:00:00Z".into(),
+            conditions: crate::conditions::invalid_package("x", "2026-01-02T00:00:00Z"),
         }
     }
 
@@ -447,7 +452,8 @@ mod tests {
                 "description",
                 "reason",
                 "firstDeployed",
-                "lastDeployed"
+                "lastDeployed",
+                "conditions"
             ]
         );
         assert_eq!(v["status"], json!("deployed"));

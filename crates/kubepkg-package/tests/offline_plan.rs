@@ -130,6 +130,7 @@ fn upgrade_plan_runs_the_hook_with_versions_and_passes_previous_values() {
         reason: String::new(),
         first_deployed: String::new(),
         last_deployed: String::new(),
+        conditions: vec![],
     };
     // The deployed operator rendered exactly what the new one renders: unchanged.
     let mut before = BTreeMap::new();

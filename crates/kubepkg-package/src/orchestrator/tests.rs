@@ -17,6 +17,8 @@ struct Fake {
     requirement_changes: Vec<(String, RequirementState)>,
     releases: BTreeMap<String, u64>,
     records: BTreeMap<u64, PackageRevision>,
+    /// Every record written, in order.
+    writes: Vec<PackageRevision>,
     fail_apply: BTreeSet<String>,
     fail_ready: BTreeSet<String>,
     fail_rollback: BTreeSet<String>,
@@ -60,6 +62,13 @@ impl Cluster for Fake {
         self.log
             .push(format!("record {} {}", r.revision, r.status.as_str()));
         self.records.insert(r.revision, r.clone());
+        self.writes.push(r.clone());
+        Ok(())
+    }
+    async fn forget(&mut self, r: &PackageRevision) -> Result<(), Failure> {
+        self.step().await;
+        self.log.push(format!("forget {}", r.revision));
+        self.records.remove(&r.revision);
         Ok(())
     }
     async fn apply_component(&mut self, req: &ComponentApply) -> Result<u64, Failure> {
@@ -209,14 +218,24 @@ fn rule1_components_one_at_a_time_dependencies_first_and_waited_for() {
             "record 1 pending-install",
             "apply operator",
             "ready operator",
+            "record 1 pending-install",
             "apply kubevirt",
             "ready kubevirt",
+            "record 1 pending-install",
             "apply worker",
             "ready worker",
             "record 1 deployed",
         ]
     );
     assert_eq!(out.deployed_revision, Some(1));
+    // The pending revision was re-recorded before each component with what it applies; the
+    // final one is Ready.
+    let r = &s.fake.records[&1];
+    assert_eq!(r.description, "Install complete");
+    assert_eq!(
+        crate::conditions::summary(&r.conditions),
+        crate::conditions::Summary::Current
+    );
 }
 
 #[test]
@@ -234,7 +253,11 @@ fn rule2_requirements_not_met_waits_then_times_out_without_changes() {
         out.message,
         "waiting for package cert-manager (not installed)"
     );
-    assert_eq!(log(&s), ["wait requirements"]);
+    // Recorded as pending (RequirementsNotMet) while waiting, removed when the wait ends.
+    assert_eq!(
+        log(&s),
+        ["record 1 pending-install", "wait requirements", "forget 1"]
+    );
     assert!(s.fake.records.is_empty() && s.fake.releases.is_empty());
     assert_eq!(
         s.fake.progress,
@@ -242,6 +265,69 @@ fn rule2_requirements_not_met_waits_then_times_out_without_changes() {
             message: "waiting for package cert-manager (not installed)".into()
         }]
     );
+}
+
+#[test]
+fn rule2_waiting_is_recorded_as_requirements_not_met_then_progressing() {
+    use crate::conditions::{Summary, summary};
+    let mut s = Scenario::new();
+    let mut pkg = package("1.0.0", Some(true));
+    pkg.meta.requires =
+        load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/packages/kubevirt"))
+            .unwrap()
+            .meta
+            .requires;
+    s.fake.requirement_changes = vec![(
+        "cert-manager".into(),
+        RequirementState::Present {
+            version: "1.14.0".into(),
+            ready: true,
+        },
+    )];
+    let out = s.apply(&pkg, &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
+    let w = &s.fake.writes;
+    // First write: pending, waiting for cert-manager, nothing applied.
+    assert_eq!(w[0].status, RevisionStatus::PendingInstall);
+    assert_eq!(w[0].reason, "RequirementsNotMet");
+    assert_eq!(
+        w[0].description,
+        "waiting for package cert-manager (not installed)"
+    );
+    assert_eq!(w[0].conditions[0].type_, "Ready");
+    assert_eq!(w[0].conditions[0].reason, "RequirementsNotMet");
+    assert_eq!(summary(&w[0].conditions), Summary::InProgress);
+    // Then the same revision, progressing, before anything is applied.
+    assert_eq!((w[1].revision, w[1].reason.as_str()), (1, ""));
+    assert_eq!(w[1].conditions[0].reason, "Progressing");
+    assert_eq!(
+        log(&s)[..3],
+        [
+            "record 1 pending-install",
+            "wait requirements",
+            "record 1 pending-install"
+        ]
+    );
+    assert_eq!(summary(&w.last().unwrap().conditions), Summary::Current);
+}
+
+#[test]
+fn rule2_a_run_that_died_waiting_for_requirements_leaves_nothing_behind() {
+    let mut s = Scenario::new();
+    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    // A crashed run that only waited: revision 2 pending with RequirementsNotMet.
+    let mut stale = s.fake.records[&1].clone();
+    stale.revision = 2;
+    stale.status = RevisionStatus::PendingUpgrade;
+    stale.reason = "RequirementsNotMet".into();
+    s.fake.records.insert(2, stale);
+    s.history = s.fake.records.values().cloned().collect();
+    let out = s.apply(&package("2.0.0", Some(true)), &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
+    // Its number is reused: no failed revision for a run that changed nothing.
+    assert_eq!(out.deployed_revision, Some(2));
+    assert_eq!(s.fake.records.keys().copied().collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(s.status_of(1), RevisionStatus::Superseded);
 }
 
 #[test]
@@ -393,8 +479,10 @@ fn rule5_unsafe_new_version_stops_with_upgrade_failed() {
             "record 2 pending-upgrade",
             "hook migrate",
             "ready migrate",
+            "record 2 pending-upgrade",
             "apply operator",
             "ready operator",
+            "record 2 pending-upgrade",
             "apply kubevirt",
             "ready kubevirt",
             "record 2 failed",
@@ -429,11 +517,14 @@ fn rule5_safe_new_version_rolls_back_changed_components_newest_first() {
             "record 2 pending-upgrade",
             "hook migrate",
             "ready migrate",
+            "record 2 pending-upgrade",
             "apply operator",
             "ready operator",
+            "record 2 pending-upgrade",
             "apply kubevirt",
             "ready kubevirt",
             "record 2 failed",
+            "record 3 pending-rollback",
             "rollback kv-kubevirt to 1",
             "rollback kv-operator to 1",
             "record 3 deployed",
@@ -537,7 +628,8 @@ fn rule6_hooks_run_first_on_version_change_with_versions_and_are_uninstalled_aft
     let l = log(&s);
     assert_eq!(l[1], "hook migrate");
     assert_eq!(l[2], "ready migrate");
-    assert_eq!(l[3], "apply operator");
+    assert_eq!(l[3], "record 2 pending-upgrade");
+    assert_eq!(l[4], "apply operator");
     let i_uninstall = l.iter().position(|x| *x == "uninstall kv-migrate").unwrap();
     let i_last_ready = l.iter().position(|x| *x == "ready worker").unwrap();
     assert!(i_uninstall > i_last_ready, "{l:?}");

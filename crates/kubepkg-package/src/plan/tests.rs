@@ -105,6 +105,7 @@ fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         reason: "Succeeded".into(),
         first_deployed: String::new(),
         last_deployed: String::new(),
+        conditions: vec![],
     }
 }
 

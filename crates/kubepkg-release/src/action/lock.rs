@@ -3,6 +3,11 @@
 //! A lease whose holder stopped renewing (its `renewTime + leaseDurationSeconds` is past) is
 //! free: that holder died, and whatever it left `pending-*` is recovered by the next
 //! operation instead of blocking it forever as Helm's "another operation is in progress".
+//! A holder also records its process ([`holder`]); a contender on the same host and boot, in
+//! the same PID namespace, sees at once when that process is gone and takes over without
+//! waiting for the expiry (a crashed CLI run is recovered immediately by the next one).
+
+pub mod holder;
 
 use std::time::Duration;
 
@@ -11,6 +16,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use kube::api::{Api, DeleteParams, ObjectMeta, PostParams};
 use tokio::task::JoinHandle;
 
+use self::holder::{HolderProcess, Liveness};
 use super::ActionError;
 
 /// Seconds a holder may go without renewing before its lease counts as abandoned.
@@ -41,6 +47,8 @@ pub struct ReleaseLock {
     renewer: JoinHandle<()>,
     /// The previous holder whose lease had expired, when this lock took one over.
     pub took_over_from: Option<String>,
+    /// Whether that holder's process was seen gone (taken over before its lease expired).
+    pub holder_process_gone: bool,
 }
 
 /// Is this lease free at `now` for `holder`?
@@ -54,6 +62,37 @@ pub fn is_free(lease: &Lease, now: jiff::Timestamp) -> bool {
     match spec.renew_time.as_ref().or(spec.acquire_time.as_ref()) {
         Some(MicroTime(t)) => t.as_second() + duration < now.as_second(),
         None => true,
+    }
+}
+
+/// Is the holder of this (unexpired) lease a process of this host that is certainly gone?
+pub fn holder_is_gone(lease: &Lease) -> bool {
+    let Some(holder) = lease
+        .spec
+        .as_ref()
+        .and_then(|s| s.holder_identity.as_deref())
+    else {
+        return false;
+    };
+    lease
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(holder::ANNOTATION))
+        .and_then(|v| HolderProcess::decode(v, holder))
+        .is_some_and(|p| p.liveness() == Liveness::Gone)
+}
+
+/// Records (or, where this process cannot be described, clears) the holder process annotation.
+fn annotate_holder(meta: &mut ObjectMeta, holder: &str) {
+    let annotations = meta.annotations.get_or_insert_with(Default::default);
+    match HolderProcess::current() {
+        Some(p) => {
+            annotations.insert(holder::ANNOTATION.to_string(), p.encode(holder));
+        }
+        None => {
+            annotations.remove(holder::ANNOTATION);
+        }
     }
 }
 
@@ -101,11 +140,12 @@ impl ReleaseLock {
         let holder = holder_identity();
         let deadline = tokio::time::Instant::now() + timeout;
         let mut told = false;
+        let mut gone = false;
         loop {
             let current = api.get_opt(&name).await.map_err(|e| lease_err(&name, e))?;
             let attempt = match &current {
                 None => {
-                    let lease = Lease {
+                    let mut lease = Lease {
                         metadata: ObjectMeta {
                             name: Some(name.clone()),
                             namespace: Some(namespace.to_string()),
@@ -113,11 +153,13 @@ impl ReleaseLock {
                         },
                         spec: Some(spec_for(&holder, 0)),
                     };
+                    annotate_holder(&mut lease.metadata, &holder);
                     api.create(&PostParams::default(), &lease)
                         .await
                         .map(|_| None)
                 }
-                Some(lease) if is_free(lease, jiff::Timestamp::now()) => {
+                Some(lease) if is_free(lease, jiff::Timestamp::now()) || holder_is_gone(lease) => {
+                    gone = !is_free(lease, jiff::Timestamp::now());
                     let previous = lease
                         .spec
                         .as_ref()
@@ -131,6 +173,7 @@ impl ReleaseLock {
                         + 1;
                     let mut next = lease.clone();
                     next.spec = Some(spec_for(&holder, transitions));
+                    annotate_holder(&mut next.metadata, &holder);
                     // The resourceVersion in `next` makes this a compare-and-swap.
                     api.replace(&name, &PostParams::default(), &next)
                         .await
@@ -170,6 +213,7 @@ impl ReleaseLock {
                         name,
                         holder,
                         renewer,
+                        holder_process_gone: gone && previous.is_some(),
                         took_over_from: previous,
                     });
                 }

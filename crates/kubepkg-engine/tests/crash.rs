@@ -1,0 +1,473 @@
+//! Crash tests of the package engine on the local control plane: an apply is stopped dead at a
+//! precise point — after the pending package revision is written, between two components,
+//! while a `PreUpgrade` hook runs, in the middle of an automatic rollback — then applied again,
+//! and the revisions, the Helm releases and the cluster objects are checked.
+//!
+//! The apply that crashes runs in a child process: this test binary again (it has its own
+//! `main`, `harness = false`), told what to apply by `KUBEPKG_CRASH_CHILD` and where to stop by
+//! the engine's test-only `KUBEPKG_FAILPOINT`. The child pauses at the failpoint; the test
+//! SIGKILLs it there. Its package Lease is then still fresh, but the holder process is gone, so
+//! the next apply (in this process) takes the Lease over at once and recovers.
+//!
+//! Run with `cargo test -p kubepkg-engine --test crash [NAME-SUBSTRING]`.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::Api;
+use kubepkg_engine::{Instance, KubeCluster, ops};
+use kubepkg_package::orchestrator::Reason;
+use kubepkg_testkit::TestNamespace;
+use support::*;
+
+/// `<namespace>\t<instance>\t<package dir>\t<timeout seconds>`: run one apply and exit.
+const CHILD: &str = "KUBEPKG_CRASH_CHILD";
+const SHORT: Duration = Duration::from_secs(60);
+
+fn main() {
+    if let Ok(spec) = std::env::var(CHILD) {
+        child(&spec);
+        return;
+    }
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let tests: [(&str, fn()); 4] = [
+        ("crash_after_pending_revision_then_apply_again", || {
+            run(after_pending_revision())
+        }),
+        ("crash_between_components_then_apply_again", || {
+            run(between_components())
+        }),
+        ("crash_during_pre_upgrade_hook_then_apply_again", || {
+            run(during_pre_upgrade_hook())
+        }),
+        ("crash_during_automatic_rollback_then_apply_again", || {
+            run(during_automatic_rollback())
+        }),
+    ];
+    let mut failed = Vec::new();
+    let mut ran = 0;
+    for (name, test) in tests {
+        if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        ran += 1;
+        eprintln!("test {name} ...");
+        match std::panic::catch_unwind(test) {
+            Ok(()) => eprintln!("test {name} ... ok"),
+            Err(_) => {
+                eprintln!("test {name} ... FAILED");
+                failed.push(name);
+            }
+        }
+    }
+    eprintln!(
+        "crash tests: {} passed; {} failed",
+        ran - failed.len(),
+        failed.len()
+    );
+    if !failed.is_empty() {
+        eprintln!("failed: {failed:?}");
+        std::process::exit(1);
+    }
+}
+
+fn run(f: impl std::future::Future<Output = ()>) {
+    tokio::runtime::Runtime::new().unwrap().block_on(f)
+}
+
+/// The child: one apply, as `kubepkg apply` would make it.
+fn child(spec: &str) {
+    let parts: Vec<&str> = spec.split('\t').collect();
+    let [ns, name, dir, secs] = parts[..] else {
+        panic!("bad {CHILD}: {spec:?}");
+    };
+    let timeout = Duration::from_secs(secs.parse().unwrap());
+    run(async move {
+        let plane = kubepkg_testkit::control_plane().expect("control plane");
+        let client = plane.client().await.expect("client");
+        let kube = kubepkg_kube::Cluster::from_client(client, ns);
+        let mut kc = KubeCluster::new(
+            kube,
+            kubepkg_engine::chart::ClusterCapabilities::default(),
+            timeout,
+            Arc::new(|l: &str| eprintln!("{l}")),
+        );
+        let package = kubepkg_package::source::load_dir(Path::new(dir)).unwrap();
+        let (o, _) = ops::apply(
+            &mut kc,
+            &package,
+            Instance {
+                name,
+                namespace: ns,
+            },
+            &Default::default(),
+            timeout,
+        )
+        .await
+        .unwrap();
+        eprintln!("child finished: {:?}: {}", o.reason, o.message);
+    });
+}
+
+/// Applies `dir` in a child process stopped at `failpoint`, then SIGKILLs it there.
+fn crash_at(ns: &TestNamespace, name: &str, dir: &Path, failpoint: &str, timeout: Duration) {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .env(
+            CHILD,
+            format!(
+                "{}\t{name}\t{}\t{}",
+                ns.name(),
+                dir.display(),
+                timeout.as_secs()
+            ),
+        )
+        .env("KUBEPKG_FAILPOINT", failpoint)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let want = format!("kubepkg: failpoint {failpoint} reached");
+    std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let hit = line.starts_with(&want);
+            seen.push(line);
+            if hit {
+                let _ = tx.send(Ok(()));
+                return;
+            }
+        }
+        let _ = tx.send(Err(seen));
+    });
+    match rx.recv_timeout(Duration::from_secs(180)) {
+        Ok(Ok(())) => {}
+        Ok(Err(seen)) => panic!("the child ended before failpoint {failpoint}: {seen:#?}"),
+        Err(_) => {
+            let _ = child.kill();
+            panic!("failpoint {failpoint} not reached within 180s")
+        }
+    }
+    child.kill().expect("SIGKILL the child");
+    child.wait().unwrap();
+}
+
+/// A package of components `a` then `b` (b depends on a), images tagged `tag`.
+fn two_components(root: &Path, version: &str, tag: &str, b_sim: &str) {
+    package(
+        root,
+        &format!(
+            "package: {{name: p, version: {version}, rollback: {{safe: true}}}}\ncomponents:\n- {{name: a, path: a, values: {{image: \"registry.invalid/a:{tag}\"}}}}\n- {{name: b, path: b, values: {{image: \"registry.invalid/b:{tag}\", sim: {b_sim}}}, install: {{dependsOn: [a]}}}}\n"
+        ),
+        &["a", "b"],
+        &[],
+    );
+}
+
+struct Env {
+    ns: TestNamespace,
+    lines: Arc<Mutex<Vec<String>>>,
+    kc: KubeCluster,
+    tmp: tempfile::TempDir,
+}
+
+async fn env(test: &str) -> Env {
+    let ns = TestNamespace::new(test).await.expect("control plane");
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let kc = kube_cluster(&ns, SHORT, lines.clone());
+    Env {
+        ns,
+        lines,
+        kc,
+        tmp: tempfile::tempdir().unwrap(),
+    }
+}
+
+impl Env {
+    fn dir(&self, name: &str) -> PathBuf {
+        self.tmp.path().join(name)
+    }
+
+    async fn apply(&mut self, dir: &Path, timeout: Duration) -> Reason {
+        let ns = self.ns.name().to_string();
+        let o = apply(&mut self.kc, &ns, "pkg", dir, timeout).await;
+        eprintln!("apply: {:?}: {}", o.reason, o.message);
+        o.reason
+    }
+
+    /// Applies again after a crash: the dead holder's Lease is taken over at once.
+    async fn recover(&mut self, dir: &Path) -> Reason {
+        self.lines.lock().unwrap().clear();
+        let started = Instant::now();
+        let reason = self.apply(dir, SHORT).await;
+        eprintln!("recovering apply took {:?}", started.elapsed());
+        self.assert_took_over();
+        reason
+    }
+
+    /// The last operation took the dead holder's Lease over without waiting for its expiry.
+    fn assert_took_over(&self) {
+        let lines = self.lines.lock().unwrap().clone();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("took over the package lock from ")
+                    && l.contains("whose process is gone")),
+            "the dead holder's Lease must be taken over without waiting for it to expire: {lines:#?}"
+        );
+    }
+
+    async fn image(&self, deployment: &str) -> String {
+        let d: Api<Deployment> = self.ns.api();
+        let v = serde_json::to_value(d.get(deployment).await.unwrap()).unwrap();
+        v.pointer("/spec/template/spec/containers/0/image")
+            .and_then(|i| i.as_str())
+            .unwrap_or_default()
+            .to_string()
+    }
+}
+
+fn s(status: &str, reason: &str) -> (String, String) {
+    (status.into(), reason.into())
+}
+
+fn r(n: u64, status: &str) -> (u64, String) {
+    (n, status.into())
+}
+
+/// Stopped right after the upgrade's pending revision is written: nothing else changed. The
+/// next apply marks it failed (interrupted) and performs the upgrade.
+async fn after_pending_revision() {
+    let mut e = env("crash-pending").await;
+    let (v1, v2) = (e.dir("v1"), e.dir("v2"));
+    two_components(&v1, "1.0.0", "1", "ok");
+    two_components(&v2, "2.0.0", "2", "ok");
+    assert_eq!(e.apply(&v1, SHORT).await, Reason::Succeeded);
+
+    crash_at(&e.ns, "pkg", &v2, "package-pending", SHORT);
+    let h = history(&e.ns, "pkg").await;
+    assert_eq!(
+        brief(&h),
+        [s("deployed", "Succeeded"), s("pending-upgrade", "")]
+    );
+    assert_eq!(
+        conditions(&h.revisions[1]),
+        [
+            ("Ready".into(), "False".into(), "Progressing".into()),
+            ("Reconciling".into(), "True".into(), "Progressing".into())
+        ]
+    );
+    assert_eq!(release_history(&e.ns, "pkg-a").await, [r(1, "deployed")]);
+    assert_eq!(release_history(&e.ns, "pkg-b").await, [r(1, "deployed")]);
+
+    assert_eq!(e.recover(&v2).await, Reason::Succeeded);
+    let h = history(&e.ns, "pkg").await;
+    assert_eq!(
+        brief(&h),
+        [
+            s("superseded", "Succeeded"),
+            s("failed", "UpgradeFailed"),
+            s("deployed", "Succeeded")
+        ]
+    );
+    assert!(h.revisions[1].description.starts_with("interrupted"));
+    assert_eq!(h.revisions[2].version, "2.0.0");
+    for rel in ["pkg-a", "pkg-b"] {
+        assert_eq!(
+            release_history(&e.ns, rel).await,
+            [r(1, "superseded"), r(2, "deployed")]
+        );
+    }
+    assert_eq!(e.image("pkg-a").await, "registry.invalid/a:2");
+    assert_eq!(e.image("pkg-b").await, "registry.invalid/b:2");
+}
+
+/// Stopped between two components of a first install (a ready, b not started). The next
+/// apply marks the revision failed (InstallFailed, interrupted) and installs the package.
+async fn between_components() {
+    let mut e = env("crash-between").await;
+    let v1 = e.dir("v1");
+    two_components(&v1, "1.0.0", "1", "ok");
+    crash_at(&e.ns, "pkg", &v1, "package-ready:a", SHORT);
+    let h = history(&e.ns, "pkg").await;
+    assert_eq!(brief(&h), [s("pending-install", "")]);
+    assert_eq!(release_history(&e.ns, "pkg-a").await, [r(1, "deployed")]);
+    assert!(release_history(&e.ns, "pkg-b").await.is_empty());
+
+    assert_eq!(e.recover(&v1).await, Reason::Succeeded);
+    let h = history(&e.ns, "pkg").await;
+    assert_eq!(
+        brief(&h),
+        [s("failed", "InstallFailed"), s("deployed", "Succeeded")]
+    );
+    let got: Vec<(String, u64)> = h.revisions[1]
+        .components
+        .iter()
+        .map(|c| (c.name.clone(), c.revision))
+        .collect();
+    // a is applied again (its release moves on), b installed; the record holds both.
+    assert_eq!(got, [("a".to_string(), 2), ("b".to_string(), 1)]);
+    assert_eq!(
+        release_history(&e.ns, "pkg-a").await,
+        [r(1, "superseded"), r(2, "deployed")]
+    );
+    assert_eq!(release_history(&e.ns, "pkg-b").await, [r(1, "deployed")]);
+    assert_eq!(e.image("pkg-b").await, "registry.invalid/b:1");
+}
+
+/// Stopped while the upgrade's `PreUpgrade` hook runs (its release installed, its Job
+/// started): nothing else changed. The next apply runs the hook afresh (with the versions),
+/// upgrades, and uninstalls the hook.
+async fn during_pre_upgrade_hook() {
+    let mut e = env("crash-hook").await;
+    let write = |root: &Path, version: &str| {
+        package(
+            root,
+            &format!(
+                "package: {{name: p, version: {version}}}\ncomponents:\n- {{name: migrate, path: migrate, install: {{phase: PreUpgrade}}}}\n- {{name: a, path: a, values: {{image: \"registry.invalid/a:{version}\"}}}}\n"
+            ),
+            &["a"],
+            &["migrate"],
+        )
+    };
+    let (v1, v2) = (e.dir("v1"), e.dir("v2"));
+    write(&v1, "1.0.0");
+    write(&v2, "2.0.0");
+    assert_eq!(e.apply(&v1, SHORT).await, Reason::Succeeded);
+
+    crash_at(&e.ns, "pkg", &v2, "package-applied:migrate", SHORT);
+    let h = history(&e.ns, "pkg").await;
+    assert_eq!(
+        brief(&h),
+        [s("deployed", "Succeeded"), s("pending-upgrade", "")]
+    );
+    assert_eq!(
+        release_history(&e.ns, "pkg-migrate").await,
+        [r(1, "deployed")]
+    );
+    assert_eq!(
+        release_history(&e.ns, "pkg-a").await,
+        [r(1, "deployed")],
+        "nothing but the hook changed"
+    );
+
+    assert_eq!(e.recover(&v2).await, Reason::Succeeded);
+    let h = history(&e.ns, "pkg").await;
+    assert_eq!(
+        brief(&h),
+        [
+            s("superseded", "Succeeded"),
+            s("failed", "UpgradeFailed"),
+            s("deployed", "Succeeded")
+        ]
+    );
+    // Hooks are never recorded; the hook's release is gone after the successful upgrade.
+    assert!(h.revisions[2].component("migrate").is_none());
+    assert!(release_history(&e.ns, "pkg-migrate").await.is_empty());
+    let cms: Api<ConfigMap> = e.ns.api();
+    let data = cms.get("migrated-2-0-0").await.unwrap().data.unwrap();
+    assert_eq!(
+        (data["from"].as_str(), data["to"].as_str()),
+        ("1.0.0", "2.0.0")
+    );
+    assert_eq!(
+        release_history(&e.ns, "pkg-a").await,
+        [r(1, "superseded"), r(2, "deployed")]
+    );
+    assert_eq!(e.image("pkg-a").await, "registry.invalid/a:2.0.0");
+}
+
+/// Stopped in the middle of the automatic rollback of a failed safe upgrade (b rolled back,
+/// a not yet). `rollback` refuses while the rollback is pending; applying the deployed version
+/// again recovers: every release the crashed run left elsewhere is applied again.
+async fn during_automatic_rollback() {
+    let mut e = env("crash-rollback").await;
+    let (v1, v2) = (e.dir("v1"), e.dir("v2"));
+    two_components(&v1, "1.0.0", "1", "ok");
+    two_components(&v2, "2.0.0", "2", "unready");
+    assert_eq!(e.apply(&v1, SHORT).await, Reason::Succeeded);
+
+    crash_at(
+        &e.ns,
+        "pkg",
+        &v2,
+        "package-rolled-back:pkg-b",
+        Duration::from_secs(6),
+    );
+    let h = history(&e.ns, "pkg").await;
+    assert_eq!(
+        brief(&h),
+        [
+            s("deployed", "Succeeded"),
+            s("failed", "RolledBack"),
+            s("pending-rollback", "")
+        ]
+    );
+    // b is back on its first revision's content (a Helm rollback: revision 3, the one it
+    // left superseded), a still runs version 2.
+    assert_eq!(
+        release_history(&e.ns, "pkg-b").await,
+        [r(1, "superseded"), r(2, "superseded"), r(3, "deployed")]
+    );
+    assert_eq!(
+        release_history(&e.ns, "pkg-a").await,
+        [r(1, "superseded"), r(2, "deployed")]
+    );
+    assert_eq!(e.image("pkg-a").await, "registry.invalid/a:2");
+
+    let ns = e.ns.name().to_string();
+    e.lines.lock().unwrap().clear();
+    let refused = ops::rollback(
+        &mut e.kc,
+        Instance {
+            name: "pkg",
+            namespace: &ns,
+        },
+        None,
+        false,
+        SHORT,
+    )
+    .await
+    .expect_err("a pending rollback is not rolled back over");
+    assert!(
+        refused.to_string().contains("apply again to recover"),
+        "{refused}"
+    );
+    e.assert_took_over();
+
+    assert_eq!(e.apply(&v1, SHORT).await, Reason::Succeeded);
+    let h = history(&e.ns, "pkg").await;
+    assert_eq!(
+        brief(&h),
+        [
+            s("superseded", "Succeeded"),
+            s("failed", "RolledBack"),
+            s("failed", "UpgradeFailed"),
+            s("deployed", "Succeeded")
+        ]
+    );
+    assert_eq!(h.revisions[3].version, "1.0.0");
+    assert_eq!(e.image("pkg-a").await, "registry.invalid/a:1");
+    assert_eq!(e.image("pkg-b").await, "registry.invalid/b:1");
+    let a = release_history(&e.ns, "pkg-a").await;
+    assert_eq!(a.last(), Some(&r(3, "deployed")), "{a:?}");
+    let b = release_history(&e.ns, "pkg-b").await;
+    assert_eq!(b.last(), Some(&r(4, "deployed")), "{b:?}");
+    let recorded: Vec<(String, u64)> = h.revisions[3]
+        .components
+        .iter()
+        .map(|c| (c.name.clone(), c.revision))
+        .collect();
+    assert_eq!(recorded, [("a".to_string(), 3), ("b".to_string(), 4)]);
+}

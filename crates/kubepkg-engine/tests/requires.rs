@@ -1,0 +1,273 @@
+//! Package `requires` (SPEC §2, §4.2) on the local control plane: a package whose required
+//! packages are missing, at a version outside the constraint or not Ready waits — recorded as a
+//! pending revision with `RequirementsNotMet` (a waiting state, exit code 6, not a failure) —
+//! until the requirements timeout, then stops having changed nothing; it proceeds as soon as
+//! (watching the package records) the requirement becomes Ready; an optional requirement that
+//! is absent holds nothing up, one that is installed must be Ready.
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use kubepkg_package::orchestrator::Reason;
+use kubepkg_package::revision::RevisionStatus;
+use kubepkg_testkit::TestNamespace;
+use support::*;
+
+const SHORT: Duration = Duration::from_secs(60);
+
+/// A name no other test (or earlier run) uses: requirements are found in every namespace.
+fn unique(base: &str) -> String {
+    format!(
+        "{base}-{}-{}",
+        std::process::id(),
+        jiff::Timestamp::now().as_millisecond() % 100_000
+    )
+}
+
+fn t(a: &str, b: &str, c: &str) -> (String, String, String) {
+    (a.into(), b.into(), c.into())
+}
+
+/// The required package: one component, at `version`.
+fn base(root: &std::path::Path, name: &str, version: &str, sim: &str) {
+    package(
+        root,
+        &format!(
+            "package: {{name: {name}, version: {version}}}\ncomponents:\n- {{name: a, path: a, values: {{sim: {sim}}}}}\n"
+        ),
+        &["a"],
+        &[],
+    );
+}
+
+/// The dependent package: one component `b`, requiring `requires` (YAML flow entries).
+fn app(root: &std::path::Path, requires: &str) {
+    package(
+        root,
+        &format!(
+            "package:\n  name: app\n  version: 1.0.0\n  requires: [{requires}]\ncomponents:\n- {{name: b, path: b}}\n"
+        ),
+        &["b"],
+        &[],
+    );
+}
+
+#[tokio::test]
+async fn missing_requirement_waits_as_requirements_not_met_then_times_out_unchanged() {
+    let tmp = tempfile::tempdir().unwrap();
+    let req = unique("base");
+    let dir = tmp.path().join("app");
+    app(&dir, &format!("{{name: {req}}}"));
+    let ns = TestNamespace::new("req-missing")
+        .await
+        .expect("control plane");
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let mut kc = kube_cluster(&ns, SHORT, lines.clone());
+    kc.requirements_timeout = Duration::from_secs(8);
+    let nsname = ns.name().to_string();
+    let task = tokio::spawn(async move { apply(&mut kc, &nsname, "app", &dir, SHORT).await });
+
+    // While it waits, the pending revision says what for, kstatus-style.
+    let waiting = eventually(Duration::from_secs(30), "a waiting revision", async || {
+        history(&ns, "app")
+            .await
+            .latest()
+            .filter(|r| r.reason == "RequirementsNotMet")
+            .cloned()
+    })
+    .await;
+    assert_eq!(waiting.status, RevisionStatus::PendingInstall);
+    assert_eq!(
+        waiting.description,
+        format!("waiting for package {req} (not installed)")
+    );
+    assert_eq!(
+        conditions(&waiting),
+        [
+            t("Ready", "False", "RequirementsNotMet"),
+            t("Reconciling", "True", "RequirementsNotMet")
+        ]
+    );
+    assert!(waiting.components.is_empty(), "nothing applied yet");
+
+    let outcome = task.await.unwrap();
+    assert_eq!(outcome.reason, Reason::RequirementsNotMet);
+    // A waiting state, told apart from every failure by its exit code.
+    assert_eq!(outcome.reason.exit_code(), 6);
+    assert_eq!(
+        outcome.message,
+        format!("waiting for package {req} (not installed)")
+    );
+    // Nothing changed, so nothing stays recorded and nothing was installed.
+    assert!(history(&ns, "app").await.revisions.is_empty());
+    assert!(release_history(&ns, "app-b").await.is_empty());
+    let lines = lines.lock().unwrap().clone();
+    assert!(
+        lines.contains(&format!(
+            "requirements: waiting for package {req} (not installed)"
+        )),
+        "{lines:#?}"
+    );
+}
+
+#[tokio::test]
+async fn requirement_outside_the_version_constraint_waits_then_proceeds_once_upgraded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let req = unique("versioned");
+    let ns = TestNamespace::new("req-version")
+        .await
+        .expect("control plane");
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let mut kc = kube_cluster(&ns, SHORT, lines.clone());
+    let v1 = tmp.path().join("base-v1");
+    base(&v1, &req, "1.2.0", "ok");
+    let o = apply(&mut kc, ns.name(), &req, &v1, SHORT).await;
+    assert_eq!(o.reason, Reason::Succeeded, "{}", o.message);
+
+    let dir = tmp.path().join("app");
+    app(&dir, &format!("{{name: {req}, version: \">=2.0.0\"}}"));
+    kc.requirements_timeout = Duration::from_secs(4);
+    let o = apply(&mut kc, ns.name(), "app", &dir, SHORT).await;
+    assert_eq!(o.reason, Reason::RequirementsNotMet);
+    assert_eq!(
+        o.message,
+        format!("waiting for package {req} >=2.0.0 (installed: 1.2.0)")
+    );
+    assert!(history(&ns, "app").await.revisions.is_empty());
+    assert!(release_history(&ns, "app-b").await.is_empty());
+
+    // Installed, in range and Ready: the apply proceeds at once.
+    let v2 = tmp.path().join("base-v2");
+    base(&v2, &req, "2.0.0", "ok");
+    let o = apply(&mut kc, ns.name(), &req, &v2, SHORT).await;
+    assert_eq!(o.reason, Reason::Succeeded, "{}", o.message);
+    lines.lock().unwrap().clear();
+    let o = apply(&mut kc, ns.name(), "app", &dir, SHORT).await;
+    assert_eq!(o.reason, Reason::Succeeded, "{}", o.message);
+    let lines = lines.lock().unwrap().clone();
+    assert!(
+        !lines.iter().any(|l| l.starts_with("requirements:")),
+        "{lines:#?}"
+    );
+    // The timed-out wait left no revision behind: this is revision 1.
+    let h = history(&ns, "app").await;
+    assert_eq!(
+        brief(&h),
+        [("deployed".to_string(), "Succeeded".to_string())]
+    );
+    assert_eq!(
+        conditions(&h.revisions[0]),
+        [t("Ready", "True", "Succeeded")]
+    );
+    assert_eq!(
+        release_history(&ns, "app-b").await,
+        [(1, "deployed".to_string())]
+    );
+}
+
+#[tokio::test]
+async fn waiting_apply_proceeds_when_the_requirement_becomes_ready() {
+    let tmp = tempfile::tempdir().unwrap();
+    let req = unique("later");
+    let ns = TestNamespace::new("req-later")
+        .await
+        .expect("control plane");
+    let dir = tmp.path().join("app");
+    app(&dir, &format!("{{name: {req}, version: \"^1.0.0\"}}"));
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let mut kc = kube_cluster(&ns, SHORT, lines.clone());
+    // Far longer than the test: only the requirement becoming Ready can end the wait.
+    kc.requirements_timeout = Duration::from_secs(300);
+    let nsname = ns.name().to_string();
+    let task = tokio::spawn(async move {
+        let o = apply(&mut kc, &nsname, "app", &dir, SHORT).await;
+        (o, Instant::now())
+    });
+    eventually(Duration::from_secs(30), "the apply waiting", async || {
+        history(&ns, "app")
+            .await
+            .latest()
+            .filter(|r| r.reason == "RequirementsNotMet")
+            .map(|_| ())
+    })
+    .await;
+    assert!(release_history(&ns, "app-b").await.is_empty());
+
+    // Another operator installs the requirement; the waiting apply sees it by watch.
+    let b = tmp.path().join("base");
+    base(&b, &req, "1.5.0", "ok");
+    let mut other = kube_cluster(&ns, SHORT, Arc::new(Mutex::new(Vec::new())));
+    let o = apply(&mut other, ns.name(), &req, &b, SHORT).await;
+    assert_eq!(o.reason, Reason::Succeeded, "{}", o.message);
+    let base_ready = Instant::now();
+
+    let (o, done) = tokio::time::timeout(Duration::from_secs(120), task)
+        .await
+        .expect("the waiting apply proceeds once the requirement is Ready")
+        .unwrap();
+    assert_eq!(o.reason, Reason::Succeeded, "{}", o.message);
+    eprintln!(
+        "requirement Ready -> dependent apply done: {:?}",
+        done.duration_since(base_ready)
+    );
+    let lines = lines.lock().unwrap().clone();
+    let waited = lines
+        .iter()
+        .position(|l| *l == format!("requirements: waiting for package {req} (not installed)"))
+        .unwrap_or_else(|| panic!("{lines:#?}"));
+    let applying = lines
+        .iter()
+        .position(|l| l == "b: applying")
+        .unwrap_or_else(|| panic!("{lines:#?}"));
+    assert!(waited < applying, "{lines:#?}");
+    // One revision: the one that waited, then applied.
+    let h = history(&ns, "app").await;
+    assert_eq!(
+        brief(&h),
+        [("deployed".to_string(), "Succeeded".to_string())]
+    );
+    assert_eq!(
+        release_history(&ns, "app-b").await,
+        [(1, "deployed".to_string())]
+    );
+}
+
+#[tokio::test]
+async fn optional_requirement_absent_proceeds_installed_must_be_ready() {
+    let tmp = tempfile::tempdir().unwrap();
+    let opt = unique("opt");
+    let ns = TestNamespace::new("req-optional")
+        .await
+        .expect("control plane");
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let mut kc = kube_cluster(&ns, SHORT, lines.clone());
+    kc.requirements_timeout = Duration::from_secs(4);
+    let dir = tmp.path().join("app");
+    app(&dir, &format!("{{name: {opt}, optional: true}}"));
+
+    // Absent: nobody waits.
+    let o = apply(&mut kc, ns.name(), "app", &dir, SHORT).await;
+    assert_eq!(o.reason, Reason::Succeeded, "{}", o.message);
+    assert!(
+        !lines
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.starts_with("requirements:")),
+        "{:#?}",
+        lines.lock().unwrap()
+    );
+
+    // Installed but not Ready (its install failed): it must be Ready first.
+    let b = tmp.path().join("opt");
+    base(&b, &opt, "1.0.0", "unready");
+    let o = apply(&mut kc, ns.name(), &opt, &b, Duration::from_secs(5)).await;
+    assert_eq!(o.reason, Reason::InstallFailed, "{}", o.message);
+    let o = apply(&mut kc, ns.name(), "app2", &dir, SHORT).await;
+    assert_eq!(o.reason, Reason::RequirementsNotMet);
+    assert_eq!(o.message, format!("waiting for package {opt} (not Ready)"));
+    assert!(history(&ns, "app2").await.revisions.is_empty());
+    assert!(release_history(&ns, "app2-b").await.is_empty());
+}

@@ -1,0 +1,360 @@
+//! Package status conditions (SPEC §3), kstatus-compatible.
+//!
+//! Every recorded package revision carries the conditions its state implies, in the shape of
+//! Kubernetes' `metav1.Condition`, so `kubepkg status`, the `Package` object's status and any
+//! kstatus reader (Flux, Argo CD, `kubectl wait`, cli-utils) agree on one summary:
+//!
+//! | revision | `Ready` | `Reconciling` | `Stalled` | kstatus |
+//! |---|---|---|---|---|
+//! | `pending-*` waiting for `requires` | False, `RequirementsNotMet` | True | – | InProgress |
+//! | `pending-*` applying | False, `Progressing` | True | – | InProgress |
+//! | `deployed`, `Succeeded` | True, `Succeeded` | – | – | Current |
+//! | `deployed` after an automatic rollback | False, `RolledBack` | – | True | Failed |
+//! | `failed` | False, `UpgradeFailed` / `InstallFailed` / `RolledBack` | – | True | Failed |
+//! | `uninstalling` | False, `Uninstalling` | True | – | InProgress |
+//!
+//! kstatus reads abnormal-true conditions: `Reconciling` (the spec's "Progressing") means work
+//! is under way, `Stalled` that it stopped and needs a change (fix forward) to go on. A
+//! condition's `lastTransitionTime` moves only when its status changes.
+
+use serde::{Deserialize, Serialize};
+
+use crate::revision::{PackageRevision, RevisionStatus};
+
+/// The reasons of SPEC §3.
+pub mod reason {
+    pub const SUCCEEDED: &str = "Succeeded";
+    pub const PROGRESSING: &str = "Progressing";
+    pub const REQUIREMENTS_NOT_MET: &str = "RequirementsNotMet";
+    pub const UPGRADE_FAILED: &str = "UpgradeFailed";
+    pub const ROLLED_BACK: &str = "RolledBack";
+    pub const INSTALL_FAILED: &str = "InstallFailed";
+    pub const INVALID_PACKAGE: &str = "InvalidPackage";
+    pub const UNINSTALLING: &str = "Uninstalling";
+    pub const UNINSTALLED: &str = "Uninstalled";
+}
+
+/// Condition types.
+pub const READY: &str = "Ready";
+/// kstatus' name for "Progressing".
+pub const RECONCILING: &str = "Reconciling";
+pub const STALLED: &str = "Stalled";
+
+/// One condition, as `metav1.Condition`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Condition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// `"True"` or `"False"`.
+    pub status: String,
+    pub reason: String,
+    #[serde(default)]
+    pub message: String,
+    /// RFC 3339 time the status last changed.
+    #[serde(default)]
+    pub last_transition_time: String,
+}
+
+impl Condition {
+    fn new(type_: &str, status: bool, reason: &str, message: &str) -> Condition {
+        Condition {
+            type_: type_.to_string(),
+            status: if status { "True" } else { "False" }.to_string(),
+            reason: reason.to_string(),
+            message: message.to_string(),
+            last_transition_time: String::new(),
+        }
+    }
+
+    pub fn is_true(&self) -> bool {
+        self.status == "True"
+    }
+}
+
+/// kstatus' summary of a set of conditions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Summary {
+    Current,
+    InProgress,
+    Failed,
+    Unknown,
+}
+
+impl Summary {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Summary::Current => "Current",
+            Summary::InProgress => "InProgress",
+            Summary::Failed => "Failed",
+            Summary::Unknown => "Unknown",
+        }
+    }
+}
+
+/// kstatus' reading: `Stalled` wins, then `Reconciling`, then `Ready`.
+pub fn summary(conditions: &[Condition]) -> Summary {
+    let is = |t: &str| conditions.iter().any(|c| c.type_ == t && c.is_true());
+    if is(STALLED) {
+        Summary::Failed
+    } else if is(RECONCILING) {
+        Summary::InProgress
+    } else if is(READY) {
+        Summary::Current
+    } else if conditions.iter().any(|c| c.type_ == READY) {
+        Summary::InProgress
+    } else {
+        Summary::Unknown
+    }
+}
+
+/// What a revision's status and reason imply, without times.
+pub fn implied(rev: &PackageRevision) -> Vec<Condition> {
+    let message = rev.description.as_str();
+    let reason_or = |fallback: &'static str| -> String {
+        if rev.reason.is_empty() {
+            fallback.to_string()
+        } else {
+            rev.reason.clone()
+        }
+    };
+    match rev.status {
+        RevisionStatus::PendingInstall
+        | RevisionStatus::PendingUpgrade
+        | RevisionStatus::PendingRollback => {
+            let r = if rev.reason == reason::REQUIREMENTS_NOT_MET {
+                reason::REQUIREMENTS_NOT_MET
+            } else {
+                reason::PROGRESSING
+            };
+            vec![
+                Condition::new(READY, false, r, message),
+                Condition::new(RECONCILING, true, r, message),
+            ]
+        }
+        RevisionStatus::Uninstalling => vec![
+            Condition::new(READY, false, reason::UNINSTALLING, message),
+            Condition::new(RECONCILING, true, reason::UNINSTALLING, message),
+        ],
+        RevisionStatus::Deployed if rev.reason == reason::ROLLED_BACK => vec![
+            Condition::new(READY, false, reason::ROLLED_BACK, message),
+            Condition::new(STALLED, true, reason::ROLLED_BACK, message),
+        ],
+        RevisionStatus::Deployed => vec![Condition::new(
+            READY,
+            true,
+            reason::SUCCEEDED,
+            if message.is_empty() {
+                "deployed"
+            } else {
+                message
+            },
+        )],
+        RevisionStatus::Failed => {
+            let r = reason_or(reason::UPGRADE_FAILED);
+            vec![
+                Condition::new(READY, false, &r, message),
+                Condition::new(STALLED, true, &r, message),
+            ]
+        }
+        RevisionStatus::Uninstalled => {
+            vec![Condition::new(READY, false, reason::UNINSTALLED, message)]
+        }
+        // A superseded revision keeps the conditions it had; unknown says nothing.
+        RevisionStatus::Superseded | RevisionStatus::Unknown => rev.conditions.clone(),
+    }
+}
+
+/// The conditions to record for `rev` at `now`: [`implied`], each keeping the
+/// `lastTransitionTime` of `before` when its status did not change.
+pub fn compute(rev: &PackageRevision, before: &[Condition], now: &str) -> Vec<Condition> {
+    if matches!(
+        rev.status,
+        RevisionStatus::Superseded | RevisionStatus::Unknown
+    ) {
+        return rev.conditions.clone();
+    }
+    implied(rev)
+        .into_iter()
+        .map(|mut c| {
+            c.last_transition_time = before
+                .iter()
+                .find(|b| b.type_ == c.type_ && b.status == c.status)
+                .map_or_else(|| now.to_string(), |b| b.last_transition_time.clone());
+            c
+        })
+        .collect()
+}
+
+/// The conditions of a package that could not be read or validated (no revision is recorded
+/// for it; the controller puts these on the `Package` object).
+pub fn invalid_package(message: &str, now: &str) -> Vec<Condition> {
+    let mut out = vec![
+        Condition::new(READY, false, reason::INVALID_PACKAGE, message),
+        Condition::new(STALLED, true, reason::INVALID_PACKAGE, message),
+    ];
+    for c in &mut out {
+        c.last_transition_time = now.to_string();
+    }
+    out
+}
+
+/// A revision's conditions as `kubepkg status` shows them: the recorded ones (or, for a
+/// revision recorded before conditions existed, the implied ones), and, when the record says
+/// Ready but a component is not ready now, `Ready=False`/`Reconciling=True` naming what it
+/// waits for (kstatus looks at the live state, not only at what was recorded).
+pub fn live(rev: &PackageRevision, not_ready: Option<&str>) -> Vec<Condition> {
+    let mut out = if rev.conditions.is_empty() {
+        implied(rev)
+    } else {
+        rev.conditions.clone()
+    };
+    let ready_now = out.iter().any(|c| c.type_ == READY && c.is_true());
+    if let (true, Some(what)) = (ready_now, not_ready) {
+        out = vec![
+            Condition::new(READY, false, reason::PROGRESSING, what),
+            Condition::new(RECONCILING, true, reason::PROGRESSING, what),
+        ];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rev(status: RevisionStatus, reason: &str) -> PackageRevision {
+        PackageRevision {
+            name: "p".into(),
+            namespace: "ns".into(),
+            revision: 2,
+            package: "p".into(),
+            version: "1.0.0".into(),
+            manifest_digest: String::new(),
+            values: Default::default(),
+            values_digest: String::new(),
+            rollback_safe: None,
+            components: vec![],
+            status,
+            description: "d".into(),
+            reason: reason.into(),
+            first_deployed: String::new(),
+            last_deployed: String::new(),
+            conditions: vec![],
+        }
+    }
+
+    fn brief(cs: &[Condition]) -> Vec<(String, String, String)> {
+        cs.iter()
+            .map(|c| (c.type_.clone(), c.status.clone(), c.reason.clone()))
+            .collect()
+    }
+
+    fn t(a: &str, b: &str, c: &str) -> (String, String, String) {
+        (a.into(), b.into(), c.into())
+    }
+
+    #[test]
+    fn each_state_maps_to_the_kstatus_conditions() {
+        use RevisionStatus::*;
+        let cases = [
+            (
+                PendingUpgrade,
+                "RequirementsNotMet",
+                vec![
+                    t("Ready", "False", "RequirementsNotMet"),
+                    t("Reconciling", "True", "RequirementsNotMet"),
+                ],
+                Summary::InProgress,
+            ),
+            (
+                PendingInstall,
+                "",
+                vec![
+                    t("Ready", "False", "Progressing"),
+                    t("Reconciling", "True", "Progressing"),
+                ],
+                Summary::InProgress,
+            ),
+            (
+                Deployed,
+                "Succeeded",
+                vec![t("Ready", "True", "Succeeded")],
+                Summary::Current,
+            ),
+            (
+                Deployed,
+                "RolledBack",
+                vec![
+                    t("Ready", "False", "RolledBack"),
+                    t("Stalled", "True", "RolledBack"),
+                ],
+                Summary::Failed,
+            ),
+            (
+                Failed,
+                "UpgradeFailed",
+                vec![
+                    t("Ready", "False", "UpgradeFailed"),
+                    t("Stalled", "True", "UpgradeFailed"),
+                ],
+                Summary::Failed,
+            ),
+            (
+                Failed,
+                "InstallFailed",
+                vec![
+                    t("Ready", "False", "InstallFailed"),
+                    t("Stalled", "True", "InstallFailed"),
+                ],
+                Summary::Failed,
+            ),
+        ];
+        for (status, reason, want, sum) in cases {
+            let got = compute(&rev(status, reason), &[], "2026-01-01T00:00:00Z");
+            assert_eq!(brief(&got), want, "{status:?} {reason}");
+            assert_eq!(summary(&got), sum, "{status:?} {reason}");
+            assert!(
+                got.iter()
+                    .all(|c| c.message == "d" && c.last_transition_time == "2026-01-01T00:00:00Z")
+            );
+        }
+        let invalid = invalid_package("bad", "now");
+        assert_eq!(
+            brief(&invalid),
+            [
+                t("Ready", "False", "InvalidPackage"),
+                t("Stalled", "True", "InvalidPackage")
+            ]
+        );
+    }
+
+    #[test]
+    fn transition_time_moves_only_when_the_status_changes() {
+        let waiting = compute(
+            &rev(RevisionStatus::PendingUpgrade, "RequirementsNotMet"),
+            &[],
+            "t1",
+        );
+        // Still not ready (now applying): Ready stays False since t1.
+        let applying = compute(&rev(RevisionStatus::PendingUpgrade, ""), &waiting, "t2");
+        assert_eq!(applying[0].last_transition_time, "t1");
+        assert_eq!(applying[0].reason, "Progressing");
+        let done = compute(&rev(RevisionStatus::Deployed, "Succeeded"), &applying, "t3");
+        assert_eq!(done[0].last_transition_time, "t3");
+        assert_eq!(done.len(), 1, "Reconciling is dropped once done");
+    }
+
+    #[test]
+    fn live_view_reports_a_deployed_package_whose_component_is_not_ready() {
+        let mut r = rev(RevisionStatus::Deployed, "Succeeded");
+        r.conditions = compute(&r, &[], "t");
+        let c = live(&r, Some("component a: Deployment ns/a: InProgress"));
+        assert_eq!(summary(&c), Summary::InProgress);
+        assert_eq!(c[0].message, "component a: Deployment ns/a: InProgress");
+        assert_eq!(summary(&live(&r, None)), Summary::Current);
+        // A failed revision stays failed whatever its components do.
+        let f = rev(RevisionStatus::Failed, "UpgradeFailed");
+        assert_eq!(summary(&live(&f, Some("x"))), Summary::Failed);
+    }
+}
