@@ -60,6 +60,9 @@ pub fn evaluate(c: &ReadyCondition, obj: Option<&Value>) -> Option<String> {
     match found {
         None => Some(format!("condition {} not reported yet", c.condition)),
         Some(x) => {
+            if let Some(stale) = stale_generation(obj, x, &c.condition) {
+                return Some(stale);
+            }
             let status = x.get("status").and_then(Value::as_str).unwrap_or("");
             if status == expected {
                 return None;
@@ -76,6 +79,25 @@ pub fn evaluate(c: &ReadyCondition, obj: Option<&Value>) -> Option<String> {
             Some(s)
         }
     }
+}
+
+/// A condition set for an older spec than the object's (Kubernetes API conventions: a
+/// condition's `observedGeneration`, else `status.observedGeneration`, below
+/// `metadata.generation`) says nothing about the current spec yet: right after an upgrade
+/// changes a custom resource, its operator's last report is stale until it reconciles again.
+fn stale_generation(obj: &Value, condition: &Value, name: &str) -> Option<String> {
+    let generation = obj
+        .pointer("/metadata/generation")
+        .and_then(Value::as_i64)?;
+    let observed = condition
+        .get("observedGeneration")
+        .or_else(|| obj.pointer("/status/observedGeneration"))
+        .and_then(Value::as_i64)?;
+    (observed < generation).then(|| {
+        format!(
+            "condition {name} reported for generation {observed}, the object is at generation {generation}"
+        )
+    })
 }
 
 /// Waits until every Job among `ids` has completed (condition `Complete`); a Job whose
@@ -211,6 +233,9 @@ async fn wait_one(
     let mut stream = watcher(api, cfg).boxed();
     let mut last: Option<String> = Some("not found".into());
     let mut reported: Option<String> = None;
+    // While the watch lists the object (Init .. InitDone) its state is not known yet: saying
+    // "not found" then would be wrong for an object that exists.
+    let mut listing = false;
     loop {
         let ev = match tokio::time::timeout_at(deadline, stream.next()).await {
             Ok(Some(ev)) => ev,
@@ -251,12 +276,16 @@ async fn wait_one(
                 last = evaluate(c, Some(&v));
             }
             Ok(watcher::Event::Delete(_)) => last = evaluate(c, None),
-            Ok(watcher::Event::InitDone) => {}
-            Ok(watcher::Event::Init) => last = evaluate(c, None),
+            Ok(watcher::Event::InitDone) => listing = false,
+            Ok(watcher::Event::Init) => {
+                listing = true;
+                last = evaluate(c, None);
+            }
             Err(_) => continue,
         }
         match &last {
             None => return Ok(()),
+            Some(_) if listing => {}
             Some(w) if reported.as_ref() != Some(w) => {
                 progress(&format!("{object}: {w}"));
                 reported = Some(w.clone());
@@ -299,5 +328,27 @@ mod tests {
             evaluate(&gate("True"), Some(&none)).as_deref(),
             Some("condition Available not reported yet")
         );
+    }
+
+    #[test]
+    fn gate_waits_for_a_report_on_the_current_generation() {
+        let stale = json!({"metadata": {"generation": 2}, "status": {"conditions": [
+            {"type": "Available", "status": "True", "observedGeneration": 1}
+        ]}});
+        assert_eq!(
+            evaluate(&gate("True"), Some(&stale)).as_deref(),
+            Some("condition Available reported for generation 1, the object is at generation 2")
+        );
+        // Without a per-condition generation, status.observedGeneration decides.
+        let top = json!({"metadata": {"generation": 3}, "status": {"observedGeneration": 2,
+            "conditions": [{"type": "Available", "status": "True"}]}});
+        assert!(evaluate(&gate("True"), Some(&top)).is_some());
+        let current = json!({"metadata": {"generation": 2}, "status": {"observedGeneration": 1,
+            "conditions": [{"type": "Available", "status": "True", "observedGeneration": 2}]}});
+        assert_eq!(evaluate(&gate("True"), Some(&current)), None);
+        // Objects that report no generation at all keep the plain rule.
+        let plain = json!({"metadata": {"generation": 5}, "status": {"conditions": [
+            {"type": "Available", "status": "True"}]}});
+        assert_eq!(evaluate(&gate("True"), Some(&plain)), None);
     }
 }
