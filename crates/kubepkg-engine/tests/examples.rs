@@ -1,0 +1,744 @@
+//! The packages in `examples/` (kubevirt, shop, werft), installed and upgraded on the local
+//! control plane exactly as their READMEs tell a newcomer to, each test asserting the cluster
+//! objects, the Jobs the PreUpgrade hooks ran (watched while they existed: a hook's release is
+//! uninstalled once the upgrade succeeds) and the package revisions recorded. One more test
+//! plans every example version offline, with no cluster at all.
+//!
+//! The simulated nodes run no containers, so where an example needs an operator (KubeVirt's
+//! `Available` condition) the test runs the example's own `play-operator.sh`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, DynamicObject};
+use kube::core::{ApiResource, GroupVersionKind};
+use kube::runtime::{WatchStreamExt, watcher};
+use kubepkg_engine::chart::ClusterCapabilities;
+use kubepkg_engine::{EngineError, Instance, KubeCluster, ops};
+use kubepkg_package::orchestrator::{Reason, RollbackRefused};
+use kubepkg_package::plan::{Change, FailurePolicy, Gate};
+use kubepkg_package::revision::RevisionStatus;
+use kubepkg_package::values::UserValues;
+use kubepkg_release::storage::{SecretDriver, Store};
+use kubepkg_testkit::TestNamespace;
+
+const TIMEOUT: Duration = Duration::from_secs(90);
+
+fn example(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(path)
+}
+
+/// `(status, version, [(component, release revision)])`, components sorted by name.
+type RevisionRow = (RevisionStatus, String, Vec<(String, u64)>);
+
+fn row(status: RevisionStatus, version: &str, components: &[(&str, u64)]) -> RevisionRow {
+    let mut c: Vec<(String, u64)> = components
+        .iter()
+        .map(|(n, r)| (n.to_string(), *r))
+        .collect();
+    c.sort();
+    (status, version.to_string(), c)
+}
+
+struct Env {
+    ns: TestNamespace,
+    lines: Arc<Mutex<Vec<String>>>,
+    kc: KubeCluster,
+    name: &'static str,
+}
+
+async fn env(test: &str, name: &'static str) -> Env {
+    let ns = TestNamespace::new(test).await.expect("control plane");
+    let kube = kubepkg_kube::Cluster::from_client(ns.client().clone(), ns.name());
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let sink = lines.clone();
+    let kc = KubeCluster::new(
+        kube,
+        ClusterCapabilities::default(),
+        TIMEOUT,
+        Arc::new(move |l: &str| sink.lock().unwrap().push(l.to_string())),
+    );
+    Env {
+        ns,
+        lines,
+        kc,
+        name,
+    }
+}
+
+fn user(sets: &[&str]) -> UserValues {
+    let mut u = UserValues::new();
+    for s in sets {
+        u.add_set(s).unwrap();
+    }
+    u
+}
+
+impl Env {
+    fn instance(&self) -> Instance<'_> {
+        Instance {
+            name: self.name,
+            namespace: self.ns.name(),
+        }
+    }
+
+    /// `kubepkg apply NAME examples/<dir>`; returns the outcome's reason.
+    async fn apply(&mut self, dir: &str, user: &UserValues) -> Reason {
+        let package = kubepkg_package::source::load_dir(&example(dir)).expect("valid example");
+        let ns = self.ns.name().to_string();
+        let instance = Instance {
+            name: self.name,
+            namespace: &ns,
+        };
+        self.kc.events.clear();
+        self.lines.lock().unwrap().clear();
+        let (outcome, _) = ops::apply(&mut self.kc, &package, instance, user, TIMEOUT)
+            .await
+            .expect("apply runs");
+        outcome.reason
+    }
+
+    /// `kubepkg plan NAME examples/<dir> --cluster`.
+    async fn plan(&self, dir: &str, user: &UserValues) -> kubepkg_package::plan::Plan {
+        let package = kubepkg_package::source::load_dir(&example(dir)).expect("valid example");
+        ops::prepare(&self.kc, &package, self.instance(), user)
+            .await
+            .expect("plan")
+            .plan
+    }
+
+    async fn revisions(&self) -> Vec<RevisionRow> {
+        let h = self
+            .kc
+            .store
+            .history(self.name, self.ns.name())
+            .await
+            .expect("history");
+        h.revisions
+            .iter()
+            .map(|r| {
+                let mut c: Vec<(String, u64)> = r
+                    .components
+                    .iter()
+                    .map(|c| (c.name.clone(), c.revision))
+                    .collect();
+                c.sort();
+                (r.status, r.version.clone(), c)
+            })
+            .collect()
+    }
+
+    /// How many Helm release records `release` has.
+    async fn release_records(&self, release: &str) -> usize {
+        Store::new(SecretDriver::new(
+            self.ns.client().clone(),
+            Some(self.ns.name()),
+        ))
+        .history(release)
+        .await
+        .unwrap()
+        .len()
+    }
+
+    fn progress(&self) -> Vec<String> {
+        self.kc
+            .events
+            .iter()
+            .map(kubepkg_package::report::progress_line)
+            .collect()
+    }
+
+    fn lines(&self) -> Vec<String> {
+        self.lines.lock().unwrap().clone()
+    }
+
+    async fn deployment_image(&self, name: &str) -> Option<String> {
+        let api: Api<Deployment> = self.ns.api();
+        let d = api.get_opt(name).await.unwrap()?;
+        d.spec.template.spec?.containers.first()?.image.clone()
+    }
+}
+
+fn pos(lines: &[String], needle: &str) -> usize {
+    lines
+        .iter()
+        .position(|l| l == needle)
+        .unwrap_or_else(|| panic!("{needle:?} not in {lines:#?}"))
+}
+
+/// Every Job that appears in the namespace while it is watched (the last state seen of each).
+struct JobWatch {
+    seen: Arc<Mutex<BTreeMap<String, Job>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl JobWatch {
+    async fn start(ns: &TestNamespace) -> JobWatch {
+        let api: Api<Job> = ns.api();
+        let seen = Arc::new(Mutex::new(BTreeMap::new()));
+        let into = seen.clone();
+        let task = tokio::spawn(async move {
+            let mut stream = watcher(api, watcher::Config::default())
+                .applied_objects()
+                .boxed();
+            while let Some(item) = stream.next().await {
+                if let Ok(job) = item {
+                    let name = job.metadata.name.clone().unwrap_or_default();
+                    into.lock().unwrap().insert(name, job);
+                }
+            }
+        });
+        // Let the watch's initial list happen before the apply starts.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        JobWatch { seen, task }
+    }
+
+    fn stop(self) -> BTreeMap<String, Job> {
+        self.task.abort();
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+fn label<'a>(job: &'a Job, key: &str) -> &'a str {
+    job.metadata
+        .labels
+        .as_ref()
+        .and_then(|l| l.get(key))
+        .map_or("", String::as_str)
+}
+
+fn job_args(job: &Job) -> Vec<String> {
+    job.spec
+        .as_ref()
+        .and_then(|s| s.template.spec.as_ref())
+        .and_then(|s| s.containers.first())
+        .and_then(|c| c.args.clone())
+        .unwrap_or_default()
+}
+
+fn job_env(job: &Job) -> BTreeMap<String, String> {
+    job.spec
+        .as_ref()
+        .and_then(|s| s.template.spec.as_ref())
+        .and_then(|s| s.containers.first())
+        .and_then(|c| c.env.clone())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| (e.name, e.value.unwrap_or_default()))
+        .collect()
+}
+
+fn completed(job: &Job) -> bool {
+    job.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|c| {
+            c.iter()
+                .any(|c| c.type_ == "Complete" && c.status == "True")
+        })
+}
+
+/// `examples/kubevirt/play-operator.sh NAMESPACE`, killed when dropped.
+struct PlayOperator(Child);
+
+impl PlayOperator {
+    fn start(ns: &TestNamespace) -> PlayOperator {
+        let plane = ns.plane();
+        let child = Command::new(example("kubevirt/play-operator.sh"))
+            .arg(ns.name())
+            .env("KUBECONFIG", plane.kubeconfig())
+            .env("KUBECTL", plane.state_dir().join("bin/kubectl"))
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("play-operator.sh starts");
+        PlayOperator(child)
+    }
+}
+
+impl Drop for PlayOperator {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+async fn kubevirt_resource(e: &Env) -> serde_json::Value {
+    let gvk = GroupVersionKind::gvk("kubevirt.io", "v1", "KubeVirt");
+    let api: Api<DynamicObject> = Api::namespaced_with(
+        e.ns.client().clone(),
+        e.ns.name(),
+        &ApiResource::from_gvk_with_plural(&gvk, "kubevirts"),
+    );
+    serde_json::to_value(api.get("kubevirt").await.expect("KubeVirt kubevirt")).unwrap()
+}
+
+/// examples/kubevirt: operator (CRD + Deployment) first; the KubeVirt resource's component is
+/// ready only once the operator reports `Available` for its current generation (so the
+/// upgrade waits for a fresh report, not the stale one of 1.3.0); the upgrade check runs
+/// before anything changes with 1.3.0 -> 1.4.0; 1.4.0 declares `rollback.safe: false`, so a
+/// rollback is refused.
+#[tokio::test]
+async fn kubevirt_operator_then_resource_gated_on_available() {
+    let mut e = env("example-kubevirt", "kubevirt").await;
+    let _operator = PlayOperator::start(&e.ns);
+    let none = UserValues::new();
+
+    assert_eq!(e.apply("kubevirt/v1", &none).await, Reason::Succeeded);
+    let p = e.progress();
+    assert!(
+        pos(&p, "operator: ready") < pos(&p, "kubevirt: applying"),
+        "{p:#?}"
+    );
+    let ns = e.ns.name().to_string();
+    let waited = format!("kubevirt: waiting for KubeVirt {ns}/kubevirt: ");
+    assert!(
+        e.lines().iter().any(|l| l.starts_with(&waited)),
+        "the gate must wait for the operator: {:#?}",
+        e.lines()
+    );
+    let kv = kubevirt_resource(&e).await;
+    assert_eq!(kv["status"]["observedKubeVirtVersion"], "v1.3.0");
+    assert_eq!(
+        e.deployment_image("virt-operator").await.as_deref(),
+        Some("quay.io/kubevirt/virt-operator:v1.3.0")
+    );
+
+    let plan = e.plan("kubevirt/v2", &none).await;
+    let hooks: Vec<(&str, bool)> = plan
+        .hooks
+        .iter()
+        .map(|h| (h.name.as_str(), h.runs))
+        .collect();
+    assert_eq!(hooks, [("upgrade-check", true)]);
+    assert_eq!(
+        plan.on_failure,
+        FailurePolicy::StopUpgradeFailed {
+            declared: Some(false)
+        }
+    );
+
+    let jobs = JobWatch::start(&e.ns).await;
+    assert_eq!(e.apply("kubevirt/v2", &none).await, Reason::Succeeded);
+    let jobs = jobs.stop();
+    let check = jobs
+        .get("kubevirt-upgrade-check-1-4-0")
+        .unwrap_or_else(|| panic!("the upgrade check ran: {:?}", jobs.keys()));
+    assert_eq!(
+        job_args(check),
+        ["--check-upgrade", "--from", "1.3.0", "--to", "1.4.0"]
+    );
+    assert!(completed(check), "kubepkg waited for the check to complete");
+    let p = e.progress();
+    assert!(
+        pos(&p, "upgrade-check: hook running") < pos(&p, "operator: applying"),
+        "{p:#?}"
+    );
+    // The 1.3.0 report (generation 1) does not count for the changed resource: kubepkg
+    // waits for the operator to report on generation 2 (observedKubeVirtVersion below), and
+    // never calls the existing resource "not found" while it starts watching it.
+    let lines = e.lines();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("kubevirt: waiting for KubeVirt")
+                && l.contains("generation is 2, but latest observed generation is 1")),
+        "{lines:#?}"
+    );
+    assert!(
+        !lines.iter().any(|l| l == &format!("{waited}not found")),
+        "{lines:#?}"
+    );
+    let kv = kubevirt_resource(&e).await;
+    assert_eq!(kv["status"]["observedKubeVirtVersion"], "v1.4.0");
+    assert_eq!(
+        kv["spec"]["configuration"]["developerConfiguration"]["featureGates"],
+        serde_json::json!(["Snapshot"])
+    );
+    assert_eq!(
+        e.deployment_image("virt-operator").await.as_deref(),
+        Some("quay.io/kubevirt/virt-operator:v1.4.0")
+    );
+    assert_eq!(
+        e.release_records("kubevirt-upgrade-check").await,
+        0,
+        "the hook's release is uninstalled after the upgrade"
+    );
+    assert_eq!(
+        e.revisions().await,
+        [
+            row(
+                RevisionStatus::Superseded,
+                "1.3.0",
+                &[("operator", 1), ("kubevirt", 1)]
+            ),
+            row(
+                RevisionStatus::Deployed,
+                "1.4.0",
+                &[("operator", 2), ("kubevirt", 2)]
+            ),
+        ]
+    );
+
+    let ns = e.ns.name().to_string();
+    let refused = ops::rollback(
+        &mut e.kc,
+        Instance {
+            name: "kubevirt",
+            namespace: &ns,
+        },
+        None,
+        false,
+        TIMEOUT,
+    )
+    .await;
+    assert!(
+        matches!(
+            refused,
+            Err(EngineError::Refused(RollbackRefused::Unsafe { ref version, .. })) if version == "1.4.0"
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(
+        e.revisions().await.len(),
+        2,
+        "a refused rollback records nothing"
+    );
+}
+
+/// The values every shop apply gets on the local control plane (no volume provisioner).
+const NO_VOLUMES: &str = "database.persistence.enabled=false";
+
+/// examples/shop: the database before the storefront; the migration hook runs on each version
+/// change with the steps between fromVersion and toVersion, never on a values-only change;
+/// 2.0.0 (rollback.safe: false) cannot be rolled back.
+#[tokio::test]
+async fn shop_database_storefront_and_migrations() {
+    let mut e = env("example-shop", "shop").await;
+    let jobs = JobWatch::start(&e.ns).await;
+    assert_eq!(
+        e.apply("shop/v1", &user(&[NO_VOLUMES])).await,
+        Reason::Succeeded
+    );
+    let p = e.progress();
+    assert!(
+        pos(&p, "database: ready") < pos(&p, "storefront: applying"),
+        "{p:#?}"
+    );
+    let sts: Api<StatefulSet> = e.ns.api();
+    let db = sts.get("shop-db").await.unwrap();
+    let spec = db.spec;
+    assert!(spec.volume_claim_templates.is_none());
+    let volumes = spec.template.spec.unwrap().volumes.unwrap();
+    assert!(volumes[0].empty_dir.is_some(), "{volumes:?}");
+    let deps: Api<Deployment> = e.ns.api();
+    let store = deps.get("storefront").await.unwrap();
+    assert_eq!(store.spec.replicas, Some(2), "package default");
+
+    assert_eq!(
+        e.apply("shop/v2", &user(&[NO_VOLUMES])).await,
+        Reason::Succeeded
+    );
+    // A values-only change: no migration.
+    assert_eq!(
+        e.apply("shop/v2", &user(&[NO_VOLUMES, "storefront.replicas=3"]))
+            .await,
+        Reason::Succeeded
+    );
+    assert!(!e.progress().iter().any(|l| l.starts_with("migrate:")));
+    assert_eq!(
+        e.apply("shop/v3", &user(&[NO_VOLUMES, "storefront.replicas=3"]))
+            .await,
+        Reason::Succeeded
+    );
+    let jobs = jobs.stop();
+    let names: Vec<&String> = jobs.keys().collect();
+    assert_eq!(names, ["shop-migrate-1-1-0", "shop-migrate-2-0-0"]);
+    let to_110 = &jobs["shop-migrate-1-1-0"];
+    assert_eq!(
+        job_args(to_110),
+        [
+            "--database=postgres://shop-db:5432/shop",
+            "--from=1.0.0",
+            "--to=1.1.0",
+            "--apply=0002-add-order-notes"
+        ]
+    );
+    assert_eq!(label(to_110, "kubepkg.dev/from-version"), "1.0.0");
+    let to_200 = &jobs["shop-migrate-2-0-0"];
+    assert_eq!(
+        job_args(to_200),
+        [
+            "--database=postgres://shop-db:5432/shop",
+            "--from=1.1.0",
+            "--to=2.0.0",
+            "--apply=0003-move-carts-to-orders"
+        ]
+    );
+    assert!(completed(to_110) && completed(to_200));
+    assert_eq!(
+        e.deployment_image("storefront").await.as_deref(),
+        Some("registry.example/shop/storefront:2.0.0")
+    );
+    let store = deps.get("storefront").await.unwrap();
+    assert_eq!(store.spec.replicas, Some(3), "--set wins");
+    assert_eq!(e.release_records("shop-migrate").await, 0);
+    assert_eq!(
+        e.revisions().await,
+        [
+            row(
+                RevisionStatus::Superseded,
+                "1.0.0",
+                &[("database", 1), ("storefront", 1)]
+            ),
+            // database unchanged by 1.1.0: its release keeps revision 1.
+            row(
+                RevisionStatus::Superseded,
+                "1.1.0",
+                &[("database", 1), ("storefront", 2)]
+            ),
+            row(
+                RevisionStatus::Superseded,
+                "1.1.0",
+                &[("database", 1), ("storefront", 3)]
+            ),
+            row(
+                RevisionStatus::Deployed,
+                "2.0.0",
+                &[("database", 1), ("storefront", 4)]
+            ),
+        ]
+    );
+    let ns = e.ns.name().to_string();
+    let refused = ops::rollback(
+        &mut e.kc,
+        Instance {
+            name: "shop",
+            namespace: &ns,
+        },
+        None,
+        false,
+        TIMEOUT,
+    )
+    .await;
+    assert!(
+        matches!(
+            refused,
+            Err(EngineError::Refused(RollbackRefused::Unsafe { .. }))
+        ),
+        "{refused:?}"
+    );
+}
+
+/// examples/shop straight from 1.0.0 to 2.0.0: the hook runs both migrations, in order.
+#[tokio::test]
+async fn shop_skipping_a_version_runs_every_migration_between() {
+    let mut e = env("example-shop-skip", "shop").await;
+    assert_eq!(
+        e.apply("shop/v1", &user(&[NO_VOLUMES])).await,
+        Reason::Succeeded
+    );
+    let jobs = JobWatch::start(&e.ns).await;
+    assert_eq!(
+        e.apply("shop/v3", &user(&[NO_VOLUMES])).await,
+        Reason::Succeeded
+    );
+    let jobs = jobs.stop();
+    assert_eq!(
+        job_args(&jobs["shop-migrate-2-0-0"]),
+        [
+            "--database=postgres://shop-db:5432/shop",
+            "--from=1.0.0",
+            "--to=2.0.0",
+            "--apply=0002-add-order-notes",
+            "--apply=0003-move-carts-to-orders"
+        ]
+    );
+}
+
+/// What the worker pin ConfigMap says: `(WORKER_IMAGE, WORKER_IMAGE_PREVIOUS)`.
+async fn worker_pin(e: &Env) -> (String, String) {
+    let api: Api<ConfigMap> = e.ns.api();
+    let data = api.get("werft-worker-images").await.unwrap().data.unwrap();
+    (
+        data["WORKER_IMAGE"].clone(),
+        data["WORKER_IMAGE_PREVIOUS"].clone(),
+    )
+}
+
+/// Watches werft-api until it runs `image`, then reads the worker pool's image at that moment.
+fn pool_image_when_api_runs(e: &Env, image: &str) -> tokio::task::JoinHandle<Option<String>> {
+    let api: Api<Deployment> = e.ns.api();
+    let image = image.to_string();
+    tokio::spawn(async move {
+        let mut stream = watcher(api.clone(), watcher::Config::default())
+            .applied_objects()
+            .boxed();
+        while let Some(Ok(d)) = stream.next().await {
+            let runs = d.metadata.name.as_deref() == Some("werft-api")
+                && d.spec
+                    .template
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.containers.first())
+                    .and_then(|c| c.image.as_deref())
+                    == Some(image.as_str());
+            if runs {
+                let pool = api.get("werft-worker-pool").await.ok()?;
+                return pool.spec.template.spec?.containers.first()?.image.clone();
+            }
+        }
+        None
+    })
+}
+
+/// examples/werft (seed 002): control plane first, workers only once it is ready; the
+/// workers chart, given the deployed revision's values (kubepkg.previous), keeps the previous
+/// worker image available: after 1.1.0 the pool runs 1.1.0 and 1.0.0, after 1.2.0 it runs
+/// 1.2.0 and 1.1.0, with no state file carried between upgrades.
+#[tokio::test]
+async fn werft_two_phase_upgrade_keeps_the_previous_worker_image() {
+    let mut e = env("example-werft", "werft").await;
+    let none = UserValues::new();
+    let worker = |v: &str| format!("registry.example/werft/worker:{v}");
+
+    assert_eq!(e.apply("werft/v1", &none).await, Reason::Succeeded);
+    assert_eq!(worker_pin(&e).await, (worker("1.0.0"), String::new()));
+    assert_eq!(e.deployment_image("werft-worker-pool-previous").await, None);
+
+    let plan = e.plan("werft/v2", &none).await;
+    let workers = plan.steps.iter().find(|s| s.name == "workers").unwrap();
+    assert_eq!(workers.depends_on, ["control-plane"]);
+    assert!(workers.upgrade_context);
+    assert!(matches!(workers.change, Change::Upgrade { .. }));
+
+    for (dir, from, to, previous) in [
+        ("werft/v2", "1.0.0", "1.1.0", "1.0.0"),
+        ("werft/v3", "1.1.0", "1.2.0", "1.1.0"),
+    ] {
+        let jobs = JobWatch::start(&e.ns).await;
+        let phase1 =
+            pool_image_when_api_runs(&e, &format!("registry.example/werft/control-host:{to}"));
+        assert_eq!(e.apply(dir, &none).await, Reason::Succeeded, "{dir}");
+        let jobs = jobs.stop();
+        // Phase 1: while the new control plane rolled out, the workers were untouched.
+        assert_eq!(
+            phase1.await.unwrap(),
+            Some(worker(previous)),
+            "{dir}: workers changed before the control plane"
+        );
+        let p = e.progress();
+        assert!(
+            pos(&p, "control-plane: ready") < pos(&p, "workers: applying"),
+            "{p:#?}"
+        );
+        let check = &jobs[&format!("werft-upgrade-check-{}", to.replace('.', "-"))];
+        let env = job_env(check);
+        assert_eq!(env["UPGRADE_FROM_VERSION"], from);
+        assert_eq!(env["UPGRADE_TO_VERSION"], to);
+        // Phase 2: the new worker image, and the one it replaces still available.
+        assert_eq!(worker_pin(&e).await, (worker(to), worker(previous)));
+        assert_eq!(
+            e.deployment_image("werft-worker-pool").await,
+            Some(worker(to))
+        );
+        assert_eq!(
+            e.deployment_image("werft-worker-pool-previous").await,
+            Some(worker(previous))
+        );
+    }
+    assert_eq!(
+        e.deployment_image("werft-egress-proxy").await.as_deref(),
+        Some("registry.example/werft/egress-proxy:1.1.0")
+    );
+    let revs = e.revisions().await;
+    assert_eq!(
+        revs,
+        [
+            row(
+                RevisionStatus::Superseded,
+                "1.0.0",
+                &[("control-plane", 1), ("workers", 1)]
+            ),
+            row(
+                RevisionStatus::Superseded,
+                "1.1.0",
+                &[("control-plane", 2), ("workers", 2)]
+            ),
+            row(
+                RevisionStatus::Deployed,
+                "1.2.0",
+                &[("control-plane", 3), ("workers", 3)]
+            ),
+        ]
+    );
+}
+
+/// `kubepkg plan` of every example version, offline (no cluster at all): each plans as a first
+/// install, in dependency order, with its gates, and none fails because a CRD that an earlier
+/// component installs (kubevirt's KubeVirt) is absent.
+#[test]
+fn every_example_version_plans_offline() {
+    let cases: [(&str, &[&str], &[&str]); 3] = [
+        ("kubevirt", &["v1", "v2"], &["operator", "kubevirt"]),
+        ("shop", &["v1", "v2", "v3"], &["database", "storefront"]),
+        ("werft", &["v1", "v2", "v3"], &["control-plane", "workers"]),
+    ];
+    for (name, versions, order) in cases {
+        for v in versions {
+            let dir = example(&format!("{name}/{v}"));
+            let package = kubepkg_package::source::load_dir(&dir)
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+            let plan = ops::plan_offline(
+                &package,
+                Instance {
+                    name,
+                    namespace: name,
+                },
+                &UserValues::new(),
+            )
+            .unwrap_or_else(|e| panic!("{name}/{v}: {e}"));
+            let steps: Vec<&str> = plan.steps.iter().map(|s| s.name.as_str()).collect();
+            assert_eq!(steps, order, "{name}/{v}");
+            assert!(
+                plan.hooks.iter().all(|h| !h.runs),
+                "{name}/{v}: no hook on a first install"
+            );
+            assert!(
+                plan.steps
+                    .iter()
+                    .all(|s| matches!(s.change, Change::Install { .. })),
+                "{name}/{v}"
+            );
+            let text = kubepkg_package::plan::render_text(&plan, true);
+            assert!(text.contains(&format!("package {name} ")), "{text}");
+        }
+    }
+    let package = kubepkg_package::source::load_dir(&example("kubevirt/v2")).unwrap();
+    let plan = ops::plan_offline(
+        &package,
+        Instance {
+            name: "kubevirt",
+            namespace: "kubevirt",
+        },
+        &UserValues::new(),
+    )
+    .unwrap();
+    let kubevirt = &plan.steps[1];
+    assert!(
+        kubevirt.gates.iter().any(
+            |g| matches!(g, Gate::Condition { object_kind, condition, namespace, .. }
+            if object_kind == "KubeVirt" && condition == "Available" && namespace == "kubevirt")
+        ),
+        "{:?}",
+        kubevirt.gates
+    );
+}
