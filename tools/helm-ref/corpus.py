@@ -146,6 +146,32 @@ def extract_chart(zip_path, modver, rel, dest):
             os.chmod(out, 0o644)
 
 
+def file_dependencies(chart_yaml):
+    """(name, path) of each `repository: file://PATH` dependency in a Chart.yaml (the name is the
+    dependency's chart name as its own Chart.yaml gives it; a plain line scan, no YAML library)."""
+    deps, cur = [], {}
+    in_deps = False
+    for line in open(chart_yaml):
+        if not line.startswith((" ", "-", "#")) and line.strip():
+            in_deps = line.startswith("dependencies:")
+            continue
+        if not in_deps:
+            continue
+        item = line.strip()
+        if item.startswith("- "):
+            if cur:
+                deps.append(cur)
+            cur = {}
+            item = item[2:]
+        if ":" in item:
+            k, v = item.split(":", 1)
+            cur[k.strip()] = v.strip().strip("\"'")
+    if cur:
+        deps.append(cur)
+    return [(d["name"], d["repository"][len("file://"):]) for d in deps
+            if d.get("repository", "").startswith("file://") and "name" in d]
+
+
 def sync_modules():
     dest_root = os.path.join(ROOT, CHARTS, "modules")
     shutil.rmtree(dest_root, ignore_errors=True)
@@ -154,7 +180,13 @@ def sync_modules():
         if modver not in zips:
             zips[modver] = module_zip(modver)
         name = modver.split("@")[0].replace("/", "_") + "__" + rel.replace("/", "_")
-        extract_chart(zips[modver], modver, rel, os.path.join(dest_root, name))
+        dest = os.path.join(dest_root, name)
+        extract_chart(zips[modver], modver, rel, dest)
+        # What `helm dependency build` does for `file://` dependencies: the chart at that path
+        # (inside the same module) becomes charts/<name>.
+        for dep_name, dep_path in file_dependencies(os.path.join(dest, "Chart.yaml")):
+            dep_rel = os.path.normpath(os.path.join(rel, dep_path))
+            extract_chart(zips[modver], modver, dep_rel, os.path.join(dest, "charts", dep_name))
     print(f"synced {len(OTHER_CHARTS)} charts from other Go modules into {dest_root}")
 
 
