@@ -36,9 +36,11 @@ pub struct ComponentRelease {
 #[derive(Debug, Clone, Default)]
 pub struct ClusterCapabilities {
     /// `v1.37.2` (the server's `gitVersion`); `None` uses Helm's default (`v1.37.0`).
-    /// Helm keeps a server's gitVersion as given (`.Capabilities.KubeVersion` prints it);
-    /// `Major`/`Minor` are read from it (a provider's `minor: "28+"` shows as `28`).
+    /// Helm keeps a server's gitVersion as given (`.Capabilities.KubeVersion` prints it).
     pub kube_version: Option<String>,
+    /// `Major`/`Minor` as the server reports them (a provider's `minor` may be `28+`);
+    /// `None` reads them from `kube_version`.
+    pub kube_major_minor: Option<(String, String)>,
     /// Every `group/version` and `group/version/Kind` served. Empty: Helm's offline default
     /// set (as `helm template`); otherwise exactly these, as Helm asks a live cluster.
     pub api_versions: Vec<String>,
@@ -49,6 +51,7 @@ impl ClusterCapabilities {
     pub fn from_server(s: ServerCapabilities) -> Self {
         ClusterCapabilities {
             kube_version: Some(s.git_version),
+            kube_major_minor: Some((s.major, s.minor)),
             api_versions: s.api_versions,
         }
     }
@@ -62,13 +65,19 @@ impl ClusterCapabilities {
 
     /// The chart layer's `.Capabilities`.
     pub fn to_chart(&self) -> Result<Capabilities, String> {
-        let kube_version = match &self.kube_version {
-            Some(v) => KubeVersion {
+        let kube_version = match (&self.kube_version, &self.kube_major_minor) {
+            (Some(v), Some((major, minor))) => KubeVersion {
+                version: v.clone(),
+                normalized: v.clone(),
+                major: major.clone(),
+                minor: minor.clone(),
+            },
+            (Some(v), None) => KubeVersion {
                 version: v.clone(),
                 normalized: v.clone(),
                 ..KubeVersion::parse(v).map_err(|e| format!("cluster version {v:?}: {e}"))?
             },
-            None => KubeVersion::helm_default(),
+            (None, _) => KubeVersion::helm_default(),
         };
         if self.api_versions.is_empty() {
             return Ok(Capabilities::new(Some(kube_version), &[]));
@@ -321,12 +330,26 @@ mod tests {
     fn live_server_capabilities_are_exact() {
         let caps = ClusterCapabilities {
             kube_version: Some("v1.33.4-gke.1245000".into()),
+            kube_major_minor: Some(("1".into(), "33+".into())),
             api_versions: vec!["v1".into(), "v1/Pod".into()],
         }
         .to_chart()
         .unwrap();
         assert_eq!(caps.kube_version.version, "v1.33.4-gke.1245000");
-        assert_eq!(caps.kube_version.minor, "33");
+        assert_eq!(caps.kube_version.minor, "33+");
+        let parsed = ClusterCapabilities {
+            kube_version: Some("v1.30.2".into()),
+            ..Default::default()
+        }
+        .to_chart()
+        .unwrap();
+        assert_eq!(
+            (
+                parsed.kube_version.major.as_str(),
+                parsed.kube_version.minor.as_str()
+            ),
+            ("1", "30")
+        );
         assert_eq!(caps.api_versions.0.as_slice(), ["v1", "v1/Pod"]);
         // Offline: Helm's defaults (which include apps/v1).
         let offline = ClusterCapabilities::default().to_chart().unwrap();

@@ -369,29 +369,14 @@ impl Cluster for KubeCluster {
     }
 }
 
-/// Every `group/version` and `group/version/Kind` the server serves (Helm's
-/// `GetVersionSet` plus resource kinds), sorted.
-pub async fn served_api_versions(client: &kube::Client) -> Result<Vec<String>, kube::Error> {
-    let d = kube::discovery::Discovery::new(client.clone())
-        .run()
-        .await?;
-    let mut out = Vec::new();
-    for g in d.groups() {
-        for v in g.versions() {
-            let gv = if g.name().is_empty() {
-                v.to_string()
-            } else {
-                format!("{}/{v}", g.name())
-            };
-            for (ar, _) in g.versioned_resources(v) {
-                out.push(format!("{gv}/{}", ar.kind));
-            }
-            out.push(gv);
-        }
-    }
-    out.sort();
-    out.dedup();
-    Ok(out)
+/// Every `group/version` and `group/version/Kind` the server serves, subresource kinds
+/// included (Helm's `GetVersionSet`), sorted: [`kubepkg_kube::discovery::server_capabilities`].
+pub async fn served_api_versions(
+    client: &kube::Client,
+) -> Result<Vec<String>, kubepkg_kube::KubeError> {
+    Ok(kubepkg_kube::discovery::server_capabilities(client)
+        .await?
+        .api_versions)
 }
 
 /// Creates `namespace` when absent (server-side apply of a bare Namespace).

@@ -42,20 +42,12 @@ pub struct Prepared {
     pub plan: Plan,
 }
 
-/// What the API server reports for `.Capabilities` (its version).
+/// What the API server reports for `.Capabilities` (its version and served API versions,
+/// as Helm's `getCapabilities`); Helm's offline defaults when the server cannot be asked.
 pub async fn capabilities(kube: &kubepkg_kube::Cluster) -> ClusterCapabilities {
-    let kube_version = kube
-        .client
-        .apiserver_version()
+    ClusterCapabilities::discover(&kube.client)
         .await
-        .ok()
-        .map(|i| i.git_version);
-    ClusterCapabilities {
-        kube_version,
-        api_versions: crate::cluster::served_api_versions(&kube.client)
-            .await
-            .unwrap_or_default(),
-    }
+        .unwrap_or_default()
 }
 
 fn render_err(e: kubepkg_package::render::RenderError) -> EngineError {
