@@ -27,6 +27,7 @@ use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::Api;
 use kube::runtime::watcher;
+use kubepkg_package::conditions;
 use kubepkg_package::orchestrator::{
     Cluster, ComponentApply, Failure, Progress, ReadyWait, RequirementState, Waited,
 };
@@ -169,9 +170,15 @@ fn failure(e: impl std::fmt::Display) -> Failure {
 
 impl Cluster for KubeCluster {
     async fn requirement(&mut self, name: &str) -> RequirementState {
-        let Ok(found) = self.store.find(name).await else {
-            return RequirementState::Absent;
+        let mut found = match self.store.find(name).await {
+            Ok(found) => found,
+            Err(e) => return RequirementState::Unknown(e.to_string()),
         };
+        // An instance in this operation's namespace first, then by namespace.
+        found.sort_by_key(|h| {
+            h.latest()
+                .is_none_or(|l| l.namespace != self.kube.namespace)
+        });
         for h in found {
             let Some(latest) = h.latest() else { continue };
             if matches!(
@@ -181,10 +188,11 @@ impl Cluster for KubeCluster {
                 continue;
             }
             let version = h.deployed().unwrap_or(latest).version.clone();
-            return RequirementState::Present {
-                version,
-                ready: latest.status == RevisionStatus::Deployed,
-            };
+            // Ready as kstatus reads its conditions: deployed and not stalled (a package whose
+            // upgrade was rolled back is not Ready until it is fixed forward).
+            let ready = conditions::summary(&conditions::live(latest, None))
+                == conditions::Summary::Current;
+            return RequirementState::Present { version, ready };
         }
         RequirementState::Absent
     }

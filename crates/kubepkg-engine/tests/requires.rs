@@ -271,3 +271,49 @@ async fn optional_requirement_absent_proceeds_installed_must_be_ready() {
     assert!(history(&ns, "app2").await.revisions.is_empty());
     assert!(release_history(&ns, "app2-b").await.is_empty());
 }
+
+/// A required package whose last upgrade failed and was rolled back runs, but is not Ready
+/// (kstatus: Stalled, RolledBack) until it is fixed forward: dependents wait.
+#[tokio::test]
+async fn requirement_whose_upgrade_was_rolled_back_is_not_ready() {
+    let tmp = tempfile::tempdir().unwrap();
+    let req = unique("rolledback");
+    let ns = TestNamespace::new("req-rolled-back")
+        .await
+        .expect("control plane");
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let mut kc = kube_cluster(&ns, SHORT, lines.clone());
+    let write = |root: &std::path::Path, version: &str, sim: &str| {
+        package(
+            root,
+            &format!(
+                "package: {{name: {req}, version: {version}, rollback: {{safe: true}}}}\ncomponents:\n- {{name: a, path: a, values: {{sim: {sim}}}}}\n"
+            ),
+            &["a"],
+            &[],
+        )
+    };
+    let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
+    write(&v1, "1.0.0", "ok");
+    write(&v2, "2.0.0", "unready");
+    let o = apply(&mut kc, ns.name(), &req, &v1, SHORT).await;
+    assert_eq!(o.reason, Reason::Succeeded, "{}", o.message);
+    let o = apply(&mut kc, ns.name(), &req, &v2, Duration::from_secs(5)).await;
+    assert_eq!(o.reason, Reason::RolledBack, "{}", o.message);
+    let h = history(&ns, &req).await;
+    assert_eq!(
+        conditions(h.latest().unwrap()),
+        [
+            t("Ready", "False", "RolledBack"),
+            t("Stalled", "True", "RolledBack")
+        ]
+    );
+
+    let dir = tmp.path().join("app");
+    app(&dir, &format!("{{name: {req}}}"));
+    kc.requirements_timeout = Duration::from_secs(3);
+    let o = apply(&mut kc, ns.name(), "app", &dir, SHORT).await;
+    assert_eq!(o.reason, Reason::RequirementsNotMet, "{}", o.message);
+    assert_eq!(o.message, format!("waiting for package {req} (not Ready)"));
+    assert!(release_history(&ns, "app-b").await.is_empty());
+}

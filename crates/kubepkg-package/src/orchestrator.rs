@@ -50,6 +50,8 @@ pub enum RequirementState {
     Absent,
     /// Installed at `version` (its deployed revision), Ready or not.
     Present { version: String, ready: bool },
+    /// The cluster could not tell (e.g. the records could not be listed): not met, optional or not.
+    Unknown(String),
 }
 
 /// Result of waiting for a change of the required packages.
@@ -263,6 +265,10 @@ pub async fn check_requirements<C: Cluster>(
             RequirementState::Absent => {
                 unmet.push(format!("waiting for package {} (not installed)", r.name))
             }
+            RequirementState::Unknown(error) => unmet.push(format!(
+                "waiting for package {} (cannot tell whether it is installed: {error})",
+                r.name
+            )),
             RequirementState::Present { version, ready } => {
                 if let Some(c) = &r.version {
                     let ok = semver::Version::parse(&version).is_ok_and(|v| c.matches(&v));

@@ -331,6 +331,35 @@ fn rule2_a_run_that_died_waiting_for_requirements_leaves_nothing_behind() {
 }
 
 #[test]
+fn rule2_a_requirement_the_cluster_cannot_see_is_not_met_even_if_optional() {
+    let mut s = Scenario::new();
+    let mut pkg = package("1.0.0", Some(true));
+    pkg.meta.requires =
+        load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/packages/kubevirt"))
+            .unwrap()
+            .meta
+            .requires;
+    s.fake.requirements.insert(
+        "cert-manager".into(),
+        RequirementState::Present {
+            version: "1.14.0".into(),
+            ready: true,
+        },
+    );
+    s.fake.requirements.insert(
+        "monitoring".into(),
+        RequirementState::Unknown("secrets is forbidden".into()),
+    );
+    let out = s.apply(&pkg, &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::RequirementsNotMet);
+    assert_eq!(
+        out.message,
+        "waiting for package monitoring (cannot tell whether it is installed: secrets is forbidden)"
+    );
+    assert!(s.fake.releases.is_empty());
+}
+
+#[test]
 fn rule2_requirements_version_readiness_and_optional() {
     let mut s = Scenario::new();
     let pkg = {
