@@ -118,6 +118,9 @@ pub async fn wait_until(
         message: "object not found".into(),
     };
     let mut state: Vec<Readiness> = vec![not_found(); ids.len()];
+    // Until every watch has listed its object, an object not seen yet may well exist:
+    // progress is reported only once all states are known (no false "not found").
+    let mut listed: Vec<bool> = vec![false; ids.len()];
     let mut last_reported: Vec<(ObjectRef, Readiness)> = Vec::new();
     loop {
         let pending: Vec<(ObjectRef, Readiness)> = resolved
@@ -139,7 +142,7 @@ pub async fn wait_until(
             let ids: Vec<(ObjectRef, Readiness)> = failed.into_iter().cloned().collect();
             return Err(KubeError::Failed(report(cluster, None, ids).await));
         }
-        if pending != last_reported {
+        if pending != last_reported && listed.iter().all(|l| *l) {
             progress(&pending);
             last_reported = pending.clone();
         }
@@ -163,7 +166,8 @@ pub async fn wait_until(
                 state[i] = judge(&v);
             }
             Ok(watcher::Event::Delete(_)) => state[i] = not_found(),
-            Ok(watcher::Event::Init) | Ok(watcher::Event::InitDone) => {}
+            Ok(watcher::Event::InitDone) => listed[i] = true,
+            Ok(watcher::Event::Init) => {}
             // Watch errors are retried by the watcher's own backoff; keep waiting.
             Err(_) => {}
         }
