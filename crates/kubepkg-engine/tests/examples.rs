@@ -357,6 +357,13 @@ async fn kubevirt_operator_then_resource_gated_on_available() {
         !lines.iter().any(|l| l == &format!("{waited}not found")),
         "{lines:#?}"
     );
+    // Nor the operator's Deployment, which exists all through its upgrade.
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains("\"virt-operator\"") && l.contains("NotFound")),
+        "{lines:#?}"
+    );
     let kv = kubevirt_resource(&e).await;
     assert_eq!(kv["status"]["observedKubeVirtVersion"], "v1.4.0");
     assert_eq!(
