@@ -195,7 +195,8 @@ fn release_read_verbs_print_what_helm_prints() {
     let v4 = helm_binary("v4.3.1");
     let v3 = helm_binary("v3.22.0");
 
-    // A release made by kubepkg: install, upgrade (pre-upgrade hook runs), rollback.
+    // A release made by kubepkg: install, upgrade (pre-upgrade hook runs), rollback, then (below)
+    // a failed upgrade.
     let chart = chart();
     ok(tools.kubepkg(&["install", "made-by-kubepkg", &chart, "--set", "message=hi"]));
     ok(tools.kubepkg(&[
@@ -207,12 +208,27 @@ fn release_read_verbs_print_what_helm_prints() {
         "web=ok,extra.list={a,b}",
     ]));
     ok(tools.kubepkg(&["rollback", "made-by-kubepkg", "1"]));
-    // A release made by helm: install, upgrade.
+    // A release made by helm: install, upgrade, then (below) a failed upgrade.
     ok(tools.helm(
         &v4,
         &["install", "made-by-helm", &chart, "--set", "message=yo"],
     ));
     ok(tools.helm(&v4, &["upgrade", "made-by-helm", &chart, "--set", "n=3"]));
+    // A failed upgrade of each: a multi-line description (tables cut it as Helm does).
+    let unready = ["--set", "web=unready", "--wait", "--timeout", "3s"];
+    let failed = tools.kubepkg(&[&["upgrade", "made-by-kubepkg", &chart][..], &unready].concat());
+    assert!(
+        !failed.status.success(),
+        "the upgrade of made-by-kubepkg must fail"
+    );
+    let failed = tools.helm(
+        &v4,
+        &[&["upgrade", "made-by-helm", &chart][..], &unready].concat(),
+    );
+    assert!(
+        !failed.status.success(),
+        "the upgrade of made-by-helm must fail"
+    );
     // Releases without user-supplied values (Helm prints `null` for them).
     ok(tools.kubepkg(&["install", "plain-by-kubepkg", &chart]));
     ok(tools.helm(&v4, &["install", "plain-by-helm", &chart]));

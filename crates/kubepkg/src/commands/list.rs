@@ -34,15 +34,46 @@ fn updated(r: &Release) -> String {
         .unwrap_or_default()
 }
 
-/// A table as Helm prints one (gosuri/uitable with its defaults): every cell padded with
-/// spaces to its column's width (the last one too), cells joined by a tab, one line per row.
+/// A table as Helm prints one (gosuri/uitable, no maximum column width): a column is as wide
+/// as its widest line; every cell is resized to that width (padded with spaces, or cut to a
+/// display width of `width - 3` plus `...` when longer, counting all its lines); a cell left with several
+/// lines spreads its row over several lines, the other cells blank. Cells are joined by a tab.
+/// (Widths count characters; East Asian wide characters are not measured as two columns.)
 pub fn helm_table(rows: &[Vec<String>]) -> String {
+    /// Display width as go-runewidth counts it (control characters, `\n` included, are 0).
+    fn width(s: &str) -> usize {
+        s.chars().filter(|c| !c.is_control()).count()
+    }
+    fn line_width(s: &str) -> usize {
+        s.split('\n').map(width).max().unwrap_or(0)
+    }
+    fn resize(s: &str, w: usize) -> String {
+        let sw = width(s);
+        if sw == w {
+            return s.to_string();
+        }
+        if sw < w {
+            return format!("{s}{}", " ".repeat(w - sw));
+        }
+        // Characters up to a display width of `w - 3` (zero-width ones, `\n` too, are free).
+        let target = w.saturating_sub(3);
+        let mut kept = String::new();
+        let mut acc = 0;
+        for ch in s.chars() {
+            kept.push(ch);
+            acc += usize::from(!ch.is_control());
+            if acc >= target {
+                break;
+            }
+        }
+        format!("{kept}...")
+    }
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..cols)
         .map(|i| {
             rows.iter()
                 .filter_map(|r| r.get(i))
-                .map(|c| c.chars().count())
+                .map(|c| line_width(c))
                 .max()
                 .unwrap_or(0)
         })
@@ -52,12 +83,62 @@ pub fn helm_table(rows: &[Vec<String>]) -> String {
         let cells: Vec<String> = row
             .iter()
             .enumerate()
-            .map(|(i, c)| format!("{c:<w$}", w = widths[i]))
+            .map(|(i, c)| resize(c, widths[i]))
             .collect();
-        out.push_str(&cells.join("\t"));
-        out.push('\n');
+        let height = cells
+            .iter()
+            .map(|c| c.split('\n').count())
+            .max()
+            .unwrap_or(1);
+        for line in 0..height {
+            let parts: Vec<String> = cells
+                .iter()
+                .enumerate()
+                .map(|(i, c)| match c.split('\n').nth(line) {
+                    Some(part) => resize(part, widths[i]),
+                    None => resize(" ", widths[i]),
+                })
+                .collect();
+            out.push_str(&parts.join("\t"));
+            out.push('\n');
+        }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::helm_table;
+
+    fn table(rows: &[&[&str]]) -> String {
+        let rows: Vec<Vec<String>> = rows
+            .iter()
+            .map(|r| r.iter().map(|c| c.to_string()).collect())
+            .collect();
+        helm_table(&rows)
+    }
+
+    /// Expected texts written from gosuri/uitable's rules (`Resize`, `Row.String`), which the
+    /// cluster parity test checks against real `helm` output.
+    #[test]
+    fn cells_are_padded_to_the_widest_line_and_joined_by_tabs() {
+        assert_eq!(
+            table(&[&["NAME", "REVISION"], &["a-long-name", "2"]]),
+            "NAME       \tREVISION\na-long-name\t2       \n"
+        );
+    }
+
+    #[test]
+    fn a_multi_line_cell_is_cut_to_its_widest_line_with_an_ellipsis() {
+        // Widest line 6 ("abcdef"); the whole cell is wider, so it becomes width 3 + "...".
+        assert_eq!(table(&[&["H", "abcdef\nxy"]]), "H\tabc...\n");
+        // Widest line second (8): the cut to width 5 keeps the newline (width 0), so the row
+        // spreads over two lines and the other cells of the second line are blank.
+        assert_eq!(
+            table(&[&["H", "ab\nabcdefgh"]]),
+            "H\tab      \n \tabc...  \n"
+        );
+    }
 }
 
 pub fn run(args: ListArgs) -> Result<ExitCode> {
