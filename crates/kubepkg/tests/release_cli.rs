@@ -1,7 +1,8 @@
 //! The release verbs end to end on the local control plane: kubepkg's `list` agrees with
 //! real Helm's on the same releases; killing kubepkg in the middle of an upgrade (after the
 //! pending record, mid-apply, in a hook, in the readiness wait) never leaves the release
-//! stuck: the next command waits for the dead holder's lease to lapse, marks the
+//! stuck: the next command waits for the dead holder's lease to lapse (or takes over at once
+//! when it can tell the holder's process is gone), marks the
 //! interrupted revision failed and proceeds; `--dry-run=client|server` changes nothing;
 //! `.Capabilities` and value types render as Helm renders them against the same cluster;
 //! `HELM_DRIVER=configmap` releases are shared with Helm both ways; CRD upgrades that would
@@ -240,31 +241,29 @@ fn crash_and_recover_at(point: &str, bad: &[&str], at: CrashAt, crashed: impl Fn
     kill(child);
     crashed(&ns);
 
-    // Right after the crash the dead process's lease is still fresh: --no-wait-lock refuses.
-    let refused = kubepkg(&ns, &["upgrade", "app", &chart(), "--no-wait-lock"])
-        .output()
-        .unwrap();
-    assert!(!refused.status.success());
-    let err = String::from_utf8_lossy(&refused.stderr);
-    assert!(
-        err.contains("another operation on release \"app\" is in progress"),
-        "{err}"
-    );
-
-    // The next operation waits for the lease to lapse, recovers revision 2, upgrades.
-    ok(kubepkg(
-        &ns,
-        &[
-            "upgrade",
-            "app",
-            &chart(),
-            "--wait",
-            "--set",
-            "message=after",
-        ],
-    )
-    .output()
-    .unwrap());
+    // Right after the crash the dead process's lease is still fresh. A kubepkg that can
+    // tell the holder's process is gone (same host) takes over at once; otherwise
+    // --no-wait-lock refuses, naming the operation in progress, and the next operation
+    // waits for the lease to lapse. Either way it recovers revision 2, then upgrades.
+    let after = [
+        "upgrade",
+        "app",
+        chart().leak(),
+        "--wait",
+        "--set",
+        "message=after",
+    ];
+    let mut first = after.to_vec();
+    first.push("--no-wait-lock");
+    let first = kubepkg(&ns, &first).output().unwrap();
+    if !first.status.success() {
+        let err = String::from_utf8_lossy(&first.stderr);
+        assert!(
+            err.contains("another operation on release \"app\" is in progress"),
+            "{err}"
+        );
+        ok(kubepkg(&ns, &after).output().unwrap());
+    }
     let h = history(&ns, "app");
     assert_eq!(h.len(), 3, "{h:?}");
     assert_eq!((h[0].0, h[0].1.as_str()), (1, "superseded"));
@@ -754,6 +753,16 @@ fn configmap_driver_is_shared_with_helm() {
 /// A chart whose `crds/` holds a Widget CRD of `group` with `versions` (name, served,
 /// storage), and one ConfigMap.
 fn crd_chart(dir: &Path, group: &str, versions: &[(&str, bool, bool)]) -> String {
+    crd_chart_in(dir, group, versions, "crds/widgets.yaml")
+}
+
+/// [`crd_chart`] with the CRD written to `crd_path` (`templates/…`: part of the release).
+fn crd_chart_in(
+    dir: &Path,
+    group: &str,
+    versions: &[(&str, bool, bool)],
+    crd_path: &str,
+) -> String {
     std::fs::create_dir_all(dir.join("crds")).unwrap();
     std::fs::create_dir_all(dir.join("templates")).unwrap();
     std::fs::write(
@@ -763,7 +772,7 @@ fn crd_chart(dir: &Path, group: &str, versions: &[(&str, bool, bool)]) -> String
     .unwrap();
     std::fs::write(
         dir.join("templates/cm.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: widgets-config\ndata:\n  message: hi\n",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-config\ndata:\n  message: hi\n",
     )
     .unwrap();
     let mut crd = format!(
@@ -774,7 +783,7 @@ fn crd_chart(dir: &Path, group: &str, versions: &[(&str, bool, bool)]) -> String
             "  - name: {name}\n    served: {served}\n    storage: {storage}\n    schema:\n      openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}\n"
         ));
     }
-    std::fs::write(dir.join("crds/widgets.yaml"), crd).unwrap();
+    std::fs::write(dir.join(crd_path), crd).unwrap();
     dir.display().to_string()
 }
 
@@ -866,5 +875,35 @@ fn unsafe_crd_upgrades_are_refused() {
         [(1, "superseded"), (2, "deployed")],
         "a refused CRD upgrade writes no revision"
     );
+    let _ = ns.plane().kubectl().args(["delete", "crd", &crd]).output();
+
+    // A CRD in templates/ (owned by the release) gets the same checks before the upgrade
+    // records anything.
+    let group = format!("t.{}.kubepkg.test", ns.name());
+    let crd = format!("widgets.{group}");
+    let tpl = "templates/crd.yaml";
+    let v1 = crd_chart_in(&tmp.path().join("t1"), &group, &[("v1", true, true)], tpl);
+    ok(kubepkg(&ns, &["install", "t", &v1]).output().unwrap());
+    let widget = widget.replace(&format!("{}.kubepkg.test", ns.name()), &group);
+    let mut apply = ns.plane().kubectl();
+    apply
+        .args(["apply", "--server-side", "-f", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null());
+    let mut child = apply.spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), widget.as_bytes()).unwrap();
+    assert!(child.wait().unwrap().success());
+    let v2 = crd_chart_in(&tmp.path().join("t2"), &group, &[("v2", true, true)], tpl);
+    let out = kubepkg(&ns, &["upgrade", "t", &v2]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "refusing to upgrade CustomResourceDefinition {crd}"
+        )) && err.contains("drops version v1"),
+        "{err}"
+    );
+    let h = history(&ns, "t");
+    assert_eq!(h.len(), 1, "{h:?}");
     let _ = ns.plane().kubectl().args(["delete", "crd", &crd]).output();
 }

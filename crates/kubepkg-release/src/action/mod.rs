@@ -136,6 +136,13 @@ fn now() -> jiff::Timestamp {
     jiff::Timestamp::now()
 }
 
+fn crds_of(objects: &[ManifestObject]) -> Vec<&ManifestObject> {
+    objects
+        .iter()
+        .filter(|o| o.id.kind == "CustomResourceDefinition")
+        .collect()
+}
+
 fn parse_manifest(m: &str) -> Result<Vec<ManifestObject>, ActionError> {
     manifest::parse(m).map_err(|e| ActionError::Manifest(e.to_string()))
 }
@@ -315,6 +322,7 @@ impl<'a, D: Driver> Releases<'a, D> {
         }
         let applier = self.applier(name, opts);
         applier.check_ownership(objects).await?;
+        applier.check_crd_upgrades(&crds_of(objects)).await?;
         let t = now();
         let mut release = Release {
             name: name.to_string(),
@@ -446,6 +454,8 @@ impl<'a, D: Driver> Releases<'a, D> {
             .cloned()
             .collect();
         applier.check_ownership(&new_objects).await?;
+        // Refused CRD upgrades change nothing and record no revision.
+        applier.check_crd_upgrades(&crds_of(objects)).await?;
         let t = now();
         let mut release = Release {
             name: name.to_string(),
