@@ -92,19 +92,20 @@ impl Summary {
     }
 }
 
-/// kstatus' reading: `Stalled` wins, then `Reconciling`, then `Ready`.
+/// kstatus' reading of a custom resource's conditions: an abnormal-true `Stalled` is Failed,
+/// `Reconciling` is InProgress, anything else Current (kstatus never looks at `Ready` itself:
+/// that is why every not-ready state above also sets one of the two). No conditions at all
+/// (a record written before conditions existed) is Unknown here.
 pub fn summary(conditions: &[Condition]) -> Summary {
     let is = |t: &str| conditions.iter().any(|c| c.type_ == t && c.is_true());
     if is(STALLED) {
         Summary::Failed
     } else if is(RECONCILING) {
         Summary::InProgress
-    } else if is(READY) {
-        Summary::Current
-    } else if conditions.iter().any(|c| c.type_ == READY) {
-        Summary::InProgress
-    } else {
+    } else if conditions.is_empty() {
         Summary::Unknown
+    } else {
+        Summary::Current
     }
 }
 
