@@ -493,6 +493,42 @@ fn dry_runs_change_nothing() {
         "{stdout}"
     );
     assert_eq!(snapshot(&ns), before);
+
+    // Into a namespace that --create-namespace would create: rendered, its objects reported
+    // as not validated, and the namespace still absent.
+    let fresh = format!("{}-new", ns.name());
+    let out = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+        .args([
+            "install",
+            "app",
+            &chart(),
+            "--create-namespace",
+            "--dry-run=server",
+        ])
+        .args(["-n", &fresh, "--kubeconfig"])
+        .arg(ns.plane().kubeconfig())
+        .env_remove("KUBECONFIG")
+        .env_remove("HELM_DRIVER")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let stdout = ok(out);
+    assert!(
+        stdout.contains(&format!("NAMESPACE: {fresh}\n")),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("not validated ConfigMap \"app-config\"")
+            && stderr.contains(&format!("namespaces \"{fresh}\" not found")),
+        "{stderr}"
+    );
+    let get_ns = ns
+        .plane()
+        .kubectl()
+        .args(["get", "namespace", &fresh])
+        .output()
+        .unwrap();
+    assert!(!get_ns.status.success(), "the dry run created {fresh}");
 }
 
 /// `.Capabilities` from the cluster (server version, served API versions including a CRD

@@ -290,3 +290,32 @@ pub fn print_release(r: &Release, output: &str) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dry_run_values_read_as_helm_4() {
+        assert_eq!(dry_run_mode(None).unwrap(), None);
+        assert_eq!(dry_run_mode(Some("none")).unwrap(), None);
+        assert_eq!(dry_run_mode(Some("false")).unwrap(), None);
+        assert_eq!(
+            dry_run_mode(Some("client")).unwrap(),
+            Some(DryRunMode::Client)
+        );
+        assert_eq!(
+            dry_run_mode(Some("true")).unwrap(),
+            Some(DryRunMode::Client)
+        );
+        assert_eq!(
+            dry_run_mode(Some("server")).unwrap(),
+            Some(DryRunMode::Server)
+        );
+        let err = dry_run_mode(Some("sever")).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            r#"invalid dry-run value ("sever"). Must be "none", "server", or "client""#
+        );
+    }
+}
