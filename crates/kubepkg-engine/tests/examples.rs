@@ -93,6 +93,11 @@ impl Env {
 
     /// `kubepkg apply NAME examples/<dir>`; returns the outcome's reason.
     async fn apply(&mut self, dir: &str, user: &UserValues) -> Reason {
+        self.apply_within(dir, user, TIMEOUT).await
+    }
+
+    /// `kubepkg apply NAME examples/<dir> --timeout <timeout>`.
+    async fn apply_within(&mut self, dir: &str, user: &UserValues, timeout: Duration) -> Reason {
         let package = kubepkg_package::source::load_dir(&example(dir)).expect("valid example");
         let ns = self.ns.name().to_string();
         let instance = Instance {
@@ -101,7 +106,7 @@ impl Env {
         };
         self.kc.events.clear();
         self.lines.lock().unwrap().clear();
-        let (outcome, _) = ops::apply(&mut self.kc, &package, instance, user, TIMEOUT)
+        let (outcome, _) = ops::apply(&mut self.kc, &package, instance, user, timeout)
             .await
             .expect("apply runs");
         outcome.reason
@@ -571,6 +576,75 @@ async fn shop_skipping_a_version_runs_every_migration_between() {
     );
 }
 
+/// A storefront that never becomes ready (the simulated node's stand-in for a broken
+/// readiness check), as scripts/demo gives it.
+const UNREADY: &str = "storefront.podAnnotations.kubepkg\\.dev/sim=unready";
+
+/// examples/shop's failures: 2.0.0 (`rollback.safe: false`) fails and stops with
+/// UpgradeFailed, its storefront left as it was; 2.0.1 fixes forward; 2.1.0
+/// (`rollback.safe: true`) fails and is rolled back to 2.0.1, recorded as a new revision.
+#[tokio::test]
+async fn shop_unsafe_failure_stops_and_safe_failure_rolls_back() {
+    let mut e = env("example-shop-failures", "shop").await;
+    let short = Duration::from_secs(10);
+    assert_eq!(
+        e.apply("shop/v2", &user(&[NO_VOLUMES])).await,
+        Reason::Succeeded
+    );
+    assert_eq!(
+        e.apply_within("shop/v3", &user(&[NO_VOLUMES, UNREADY]), short)
+            .await,
+        Reason::UpgradeFailed
+    );
+    assert!(
+        !e.progress().iter().any(|l| l.ends_with(": rolling back")),
+        "{:#?}",
+        e.progress()
+    );
+    assert_eq!(
+        e.deployment_image("storefront").await.as_deref(),
+        Some("registry.example/shop/storefront:2.0.0"),
+        "not rolled back"
+    );
+    let revs = e.revisions().await;
+    assert_eq!(
+        (revs.len(), &revs[1].0, revs[1].1.as_str()),
+        (2, &RevisionStatus::Failed, "2.0.0")
+    );
+
+    assert_eq!(
+        e.apply("shop/v4", &user(&[NO_VOLUMES])).await,
+        Reason::Succeeded
+    );
+    assert_eq!(
+        e.deployment_image("storefront").await.as_deref(),
+        Some("registry.example/shop/storefront:2.0.1")
+    );
+
+    assert_eq!(
+        e.apply_within("shop/v5", &user(&[NO_VOLUMES, UNREADY]), short)
+            .await,
+        Reason::RolledBack
+    );
+    assert_eq!(
+        e.deployment_image("storefront").await.as_deref(),
+        Some("registry.example/shop/storefront:2.0.1"),
+        "rolled back"
+    );
+    let revs = e.revisions().await;
+    let tail: Vec<(RevisionStatus, &str)> = revs[revs.len() - 2..]
+        .iter()
+        .map(|r| (r.0, r.1.as_str()))
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            (RevisionStatus::Failed, "2.1.0"),
+            (RevisionStatus::Deployed, "2.0.1")
+        ]
+    );
+}
+
 /// What the worker pin ConfigMap says: `(WORKER_IMAGE, WORKER_IMAGE_PREVIOUS)`.
 async fn worker_pin(e: &Env) -> (String, String) {
     let api: Api<ConfigMap> = e.ns.api();
@@ -696,7 +770,11 @@ async fn werft_two_phase_upgrade_keeps_the_previous_worker_image() {
 fn every_example_version_plans_offline() {
     let cases: [(&str, &[&str], &[&str]); 3] = [
         ("kubevirt", &["v1", "v2"], &["operator", "kubevirt"]),
-        ("shop", &["v1", "v2", "v3"], &["database", "storefront"]),
+        (
+            "shop",
+            &["v1", "v2", "v3", "v4", "v5"],
+            &["database", "storefront"],
+        ),
         ("werft", &["v1", "v2", "v3"], &["control-plane", "workers"]),
     ];
     for (name, versions, order) in cases {
