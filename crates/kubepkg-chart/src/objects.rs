@@ -225,8 +225,14 @@ impl GoObject for KubeVersion {
             _ => None,
         }
     }
+    /// Go's `%v` of the struct (a copy, so its pointer-receiver `String()` is not used):
+    /// `{Version normalizedVersion Major Minor}`. Printed directly by a template it is
+    /// `String()` (see the `String` field).
     fn format_v(&self) -> String {
-        self.normalized.clone()
+        format!(
+            "{{{} {} {} {}}}",
+            self.version, self.normalized, self.major, self.minor
+        )
     }
     fn to_plain(&self) -> Value {
         let mut m = BTreeMap::new();
@@ -356,10 +362,8 @@ impl GoObject for Capabilities {
     }
     fn format_v(&self) -> String {
         format!(
-            "&{{{{{} {} {}}} {} {}}}",
-            self.kube_version.version,
-            self.kube_version.major,
-            self.kube_version.minor,
+            "&{{{} {} {}}}",
+            self.kube_version.format_v(),
             self.api_versions.format_v(),
             HelmVersion.format_v()
         )
@@ -423,5 +427,19 @@ mod tests {
             r#"illegal version string "1..2""#
         );
         assert!(KubeVersion::parse("1.2.3.4").is_ok());
+    }
+
+    /// `quote .Capabilities.KubeVersion` (a copy: Go's `%v` of the struct) and
+    /// `{{ .Capabilities.KubeVersion }}` (`String()`), as helm v4.3.1 prints them.
+    #[test]
+    fn kube_version_prints_as_go() {
+        let kv = KubeVersion::parse("v1.30.4-gke.1245000").unwrap();
+        assert_eq!(kv.format_v(), "{v1.30.4-gke.1245000 v1.30.4 1 30}");
+        assert!(matches!(kv.field("String"), Some(Value::String(s)) if &*s == "v1.30.4"));
+        let caps = Capabilities::new(Some(KubeVersion::parse("1.29").unwrap()), &[]);
+        assert!(
+            caps.format_v()
+                .starts_with("&{{v1.29 v1.29 1 29} [v1 admissionregistration.k8s.io/v1 ")
+        );
     }
 }

@@ -54,6 +54,14 @@ pub fn write_value(out: &mut String, v: &Value) {
             use std::fmt::Write;
             let _ = write!(out, "{i}");
         }
+        // text/template prints through `String()` when the value or its address has one (a
+        // struct field reached through a pointer is addressable): `{{ .Capabilities.KubeVersion }}`
+        // is `v1.29`; `quote` and `printf` get a copy and print the struct.
+        Value::Object(o) if o.kind() == "struct" && o.field("String").is_some() => {
+            if let Some(Value::String(s)) = o.field("String") {
+                out.push_str(&s);
+            }
+        }
         _ => {
             let mut p = Printer {
                 buf: std::mem::take(out),
