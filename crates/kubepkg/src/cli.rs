@@ -336,9 +336,51 @@ pub struct ListArgs {
     /// List releases of every namespace.
     #[arg(short = 'A', long = "all-namespaces")]
     pub all_namespaces: bool,
-    /// Show releases of every status (default: deployed and failed, as Helm).
+    /// Show releases of every status (the default when no state flag is given, as Helm 4).
     #[arg(short = 'a', long = "all")]
     pub all: bool,
+    /// Show deployed releases.
+    #[arg(long = "deployed")]
+    pub deployed: bool,
+    /// Show failed releases.
+    #[arg(long = "failed")]
+    pub failed: bool,
+    /// Show pending releases (pending-install, -upgrade, -rollback).
+    #[arg(long = "pending")]
+    pub pending: bool,
+    /// Show superseded releases.
+    #[arg(long = "superseded")]
+    pub superseded: bool,
+    /// Show uninstalled releases (kept by `uninstall --keep-history`).
+    #[arg(long = "uninstalled")]
+    pub uninstalled: bool,
+    /// Show releases being uninstalled.
+    #[arg(long = "uninstalling")]
+    pub uninstalling: bool,
+    /// Only the releases whose name matches this regular expression.
+    #[arg(short = 'f', long = "filter")]
+    pub filter: Option<String>,
+    /// Only the releases whose storage labels match (`k=v`, `k==v`, `k!=v`, comma-separated).
+    #[arg(short = 'l', long = "selector")]
+    pub selector: Option<String>,
+    /// Sort by release date (oldest first; `-r`: newest first).
+    #[arg(short = 'd', long = "date")]
+    pub date: bool,
+    /// Reverse the sort order.
+    #[arg(short = 'r', long = "reverse")]
+    pub reverse: bool,
+    /// Maximum number of releases shown.
+    #[arg(short = 'm', long = "max", default_value_t = 256)]
+    pub max: usize,
+    /// Index of the first release shown.
+    #[arg(long = "offset", default_value_t = 0)]
+    pub offset: usize,
+    /// Only the release names.
+    #[arg(short = 'q', long = "short")]
+    pub short: bool,
+    /// No header row in the table.
+    #[arg(long = "no-headers")]
+    pub no_headers: bool,
     /// List packages (the latest revision of each) instead of releases.
     #[arg(long = "packages")]
     pub packages: bool,

@@ -89,9 +89,6 @@ fn ok(out: Output) -> String {
 fn commands(name: &str) -> Vec<Vec<String>> {
     let c = |s: &str| s.split(' ').map(|w| w.replace("NAME", name)).collect();
     [
-        "list",
-        "list -o json",
-        "list -o yaml",
         "history NAME",
         "history NAME --max 2",
         "history NAME -o json",
@@ -166,11 +163,40 @@ fn normalise_status(out: &str) -> String {
     s
 }
 
-/// First differing line of two outputs, for the failure message.
-fn first_difference(ours: &str, theirs: &str) -> String {
+/// `helm list` in its forms, over all the releases of the namespace.
+fn list_commands() -> Vec<Vec<String>> {
+    [
+        "list",
+        "list -o json",
+        "list -o yaml",
+        "list --deployed",
+        "list --failed",
+        "list --superseded",
+        "list --uninstalled -o json",
+        "list --deployed --failed",
+        "list -q",
+        "list -q -o json",
+        "list -q -o yaml",
+        "list --no-headers",
+        "list -d",
+        "list -r",
+        "list -d -r",
+        "list -m 2 --offset 1",
+        "list --offset 99",
+        "list -f ^made",
+        "list -l status=failed",
+        "list -l name!=plain-by-helm",
+    ]
+    .iter()
+    .map(|s| s.split(' ').map(String::from).collect())
+    .collect()
+}
+
+/// First differing line of two outputs (`ours` labelled `a`, `theirs` `b`).
+fn first_difference(ours: &str, theirs: &str, (a_name, b_name): (&str, &str)) -> String {
     for (i, (a, b)) in ours.lines().zip(theirs.lines()).enumerate() {
         if a != b {
-            return format!("line {}:\n  kubepkg: {a:?}\n  helm:    {b:?}", i + 1);
+            return format!("line {}:\n  {a_name}: {a:?}\n  {b_name}: {b:?}", i + 1);
         }
     }
     format!(
@@ -229,50 +255,56 @@ fn release_read_verbs_print_what_helm_prints() {
         !failed.status.success(),
         "the upgrade of made-by-helm must fail"
     );
+    // An uninstalled release whose history is kept (listed by Helm 4 by default).
+    ok(tools.kubepkg(&["install", "kept-by-kubepkg", &chart]));
+    ok(tools.kubepkg(&["uninstall", "kept-by-kubepkg", "--keep-history"]));
     // Releases without user-supplied values (Helm prints `null` for them).
     ok(tools.kubepkg(&["install", "plain-by-kubepkg", &chart]));
     ok(tools.helm(&v4, &["install", "plain-by-helm", &chart]));
 
     let mut mismatches = Vec::new();
     let mut compared = 0;
+    let mut all = list_commands();
     for name in [
         "made-by-kubepkg",
         "made-by-helm",
         "plain-by-kubepkg",
         "plain-by-helm",
+        "kept-by-kubepkg",
     ] {
-        for args in commands(name) {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            let (mut ours, mut want4, mut want3) = (
-                ok(tools.kubepkg(&args)),
-                ok(tools.helm(&v4, &args)),
-                ok(tools.helm(&v3, &args)),
+        all.extend(commands(name));
+    }
+    for args in all {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (mut ours, mut want4, mut want3) = (
+            ok(tools.kubepkg(&args)),
+            ok(tools.helm(&v4, &args)),
+            ok(tools.helm(&v3, &args)),
+        );
+        if args[0] == "status" {
+            (ours, want4, want3) = (
+                normalise_status(&ours),
+                normalise_status(&want4),
+                normalise_status(&want3),
             );
-            if args[0] == "status" {
-                (ours, want4, want3) = (
-                    normalise_status(&ours),
-                    normalise_status(&want4),
-                    normalise_status(&want3),
-                );
-            }
+        }
+        compared += 1;
+        if ours != want4 {
+            mismatches.push(format!(
+                "`{}` differs from helm v4.3.1: {}",
+                args.join(" "),
+                first_difference(&ours, &want4, ("kubepkg", "helm v4"))
+            ));
+        }
+        // helm v3 is an oracle too wherever it prints what v4 prints.
+        if want3 == want4 {
             compared += 1;
-            if ours != want4 {
-                mismatches.push(format!(
-                    "`{}` differs from helm v4.3.1: {}",
-                    args.join(" "),
-                    first_difference(&ours, &want4)
-                ));
-            }
-            // helm v3 is an oracle too wherever it prints what v4 prints.
-            if want3 == want4 {
-                compared += 1;
-            } else if ours != want3 {
-                eprintln!(
-                    "note: helm v3.22.0 and v4.3.1 differ on `{}` ({}); kubepkg follows v4",
-                    args.join(" "),
-                    first_difference(&want3, &want4)
-                );
-            }
+        } else if ours != want3 {
+            eprintln!(
+                "note: helm v3.22.0 and v4.3.1 differ on `{}` ({}); kubepkg follows v4",
+                args.join(" "),
+                first_difference(&want3, &want4, ("helm v3", "helm v4"))
+            );
         }
     }
     assert!(

@@ -1,12 +1,15 @@
-//! `kubepkg list`: the latest revision of each release, decoding one record per release,
-//! printed byte for byte as `helm list` prints it. By default, like Helm, only deployed and
-//! failed releases are shown, sorted by name. `kubepkg list --packages` lists packages.
+//! `kubepkg list`: the latest revision of each release, if Helm's state flags select its status
+//! (default: every status, as Helm 4), chosen from the storage labels so that only one record
+//! per release is decoded, then filtered, sorted and printed byte for byte as `helm list`
+//! prints it. `kubepkg list --packages` lists packages.
 
+use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use kubepkg_release::Status;
 use kubepkg_release::record::Release;
+use kubepkg_release::storage::{Driver, StoredObject};
 
 use super::releases::{self, with_releases};
 use crate::cli::ListArgs;
@@ -141,6 +144,117 @@ mod tests {
     }
 }
 
+/// The release states `helm list` shows (its `ListStates` bit mask).
+struct StateMask {
+    all: bool,
+    states: Vec<Status>,
+}
+
+impl StateMask {
+    /// Helm 4's state mask: the union of the state flags, or every state when none is given
+    /// (`-a`, Helm 3's flag for every state, is accepted too). Helm 3 showed only deployed and
+    /// failed releases by default; kubepkg follows Helm 4.
+    fn from_flags(a: &ListArgs) -> StateMask {
+        let mut states = Vec::new();
+        let mut add = |on: bool, s: &[Status]| {
+            if on {
+                states.extend_from_slice(s);
+            }
+        };
+        add(a.deployed, &[Status::Deployed]);
+        add(a.uninstalled, &[Status::Uninstalled]);
+        add(a.uninstalling, &[Status::Uninstalling]);
+        add(
+            a.pending,
+            &[
+                Status::PendingInstall,
+                Status::PendingRollback,
+                Status::PendingUpgrade,
+            ],
+        );
+        add(a.failed, &[Status::Failed]);
+        add(a.superseded, &[Status::Superseded]);
+        StateMask {
+            all: a.all || states.is_empty(),
+            states,
+        }
+    }
+
+    fn only_superseded(&self) -> bool {
+        !self.all && self.states == [Status::Superseded]
+    }
+
+    fn covers(&self, status: &Status) -> bool {
+        self.all || self.states.contains(status)
+    }
+}
+
+/// One `--selector` requirement on the storage labels.
+enum LabelRequirement {
+    Equals(String, String),
+    NotEquals(String, String),
+}
+
+fn parse_selector(s: &str) -> Result<Vec<LabelRequirement>> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            if let Some((k, v)) = p.split_once("!=") {
+                Ok(LabelRequirement::NotEquals(
+                    k.trim().into(),
+                    v.trim().into(),
+                ))
+            } else if let Some((k, v)) = p.split_once("==").or_else(|| p.split_once('=')) {
+                Ok(LabelRequirement::Equals(k.trim().into(), v.trim().into()))
+            } else {
+                anyhow::bail!("invalid --selector {s:?}: use k=v, k==v or k!=v")
+            }
+        })
+        .collect()
+}
+
+/// The records `helm list` shows: the latest revision of each release (namespace and name),
+/// if its status is in the mask, its name matches the filter and its labels the selector.
+/// When the mask is only `--superseded`, Helm skips the latest-revision step (a superseded
+/// record is never the latest): every superseded record is shown, in storage-key order.
+fn choose<'a>(
+    objects: &'a [StoredObject],
+    mask: &StateMask,
+    filter: Option<&regex::Regex>,
+    selector: &[LabelRequirement],
+) -> Vec<&'a StoredObject> {
+    let candidates: Vec<&StoredObject> = if mask.only_superseded() {
+        let mut all: Vec<&StoredObject> = objects.iter().collect();
+        all.sort_by(|a, b| (&a.namespace, &a.key).cmp(&(&b.namespace, &b.key)));
+        all
+    } else {
+        let mut latest: BTreeMap<(&str, &str), &StoredObject> = BTreeMap::new();
+        for o in objects {
+            let Some(name) = o.release_name() else {
+                continue;
+            };
+            let slot = latest.entry((o.namespace.as_str(), name)).or_insert(o);
+            if o.revision() > slot.revision() {
+                *slot = o;
+            }
+        }
+        latest.into_values().collect()
+    };
+    candidates
+        .into_iter()
+        .filter(|o| {
+            o.status().is_some_and(|s| mask.covers(&s))
+                && o.release_name()
+                    .is_some_and(|n| filter.is_none_or(|f| f.is_match(n)))
+                && selector.iter().all(|r| match r {
+                    LabelRequirement::Equals(k, v) => o.labels.get(k) == Some(v),
+                    LabelRequirement::NotEquals(k, v) => o.labels.get(k) != Some(v),
+                })
+        })
+        .collect()
+}
+
 pub fn run(args: ListArgs) -> Result<ExitCode> {
     releases::runtime()?.block_on(async {
         let cluster = releases::connect(&args.cluster).await?;
@@ -153,13 +267,55 @@ pub fn run(args: ListArgs) -> Result<ExitCode> {
         } else {
             Some(ns.as_str())
         };
-        let mut list = with_releases!(&cluster, scope, |rel| rel.store.list_latest().await?);
-        if !args.all {
-            // Helm's default state mask: deployed and failed.
-            list.retain(|r| matches!(r.status(), Status::Deployed | Status::Failed));
-        }
-        // Helm sorts by name (stable), so across namespaces equal names keep namespace order.
+        let filter = match &args.filter {
+            Some(f) => {
+                Some(regex::Regex::new(f).with_context(|| format!("invalid --filter {f:?}"))?)
+            }
+            None => None,
+        };
+        let selector = parse_selector(args.selector.as_deref().unwrap_or(""))?;
+        let mask = StateMask::from_flags(&args);
+        // Labels only: which revision of each release to show, as Helm's list does it.
+        let mut list = with_releases!(&cluster, scope, |rel| {
+            let owner = BTreeMap::from([("owner".to_string(), "helm".to_string())]);
+            let objects = rel.store.driver.query(&owner).await?;
+            let chosen = choose(&objects, &mask, filter.as_ref(), &selector);
+            chosen
+                .into_iter()
+                .map(|o| o.decode())
+                .collect::<Result<Vec<Release>, _>>()?
+        });
+        // Helm's sorts: by name, or with -d by deploy time in seconds; -r reverses.
         list.sort_by(|a, b| a.name.cmp(&b.name));
+        if args.date {
+            list.sort_by_key(|r| {
+                r.info
+                    .as_ref()
+                    .and_then(|i| i.last_deployed)
+                    .map_or(i64::MIN, |t| t.as_second())
+            });
+        }
+        if args.reverse {
+            list.reverse();
+        }
+        let list: Vec<Release> = list
+            .into_iter()
+            .skip(args.offset)
+            .take(if args.max > 0 { args.max } else { usize::MAX })
+            .collect();
+        if args.short {
+            let names: Vec<&str> = list.iter().map(|r| r.name.as_str()).collect();
+            match args.output.as_str() {
+                "json" => println!("{}", serde_json::to_string(&names)?),
+                "yaml" => print!(
+                    "{}",
+                    kubepkg_yaml::to_yaml(&releases::from_json(&serde_json::json!(names))?)
+                        .map_err(|e| anyhow::anyhow!("{e}"))?
+                ),
+                _ => names.iter().for_each(|n| println!("{n}")),
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
         let rows: Vec<serde_json::Value> = list
             .iter()
             .map(|r| {
@@ -191,19 +347,21 @@ pub fn run(args: ListArgs) -> Result<ExitCode> {
                     "chart",
                     "app_version",
                 ];
-                let mut table = vec![
-                    [
-                        "NAME",
-                        "NAMESPACE",
-                        "REVISION",
-                        "UPDATED",
-                        "STATUS",
-                        "CHART",
-                        "APP VERSION",
-                    ]
-                    .map(String::from)
-                    .to_vec(),
-                ];
+                let mut table = Vec::new();
+                let header: Vec<String> = [
+                    "NAME",
+                    "NAMESPACE",
+                    "REVISION",
+                    "UPDATED",
+                    "STATUS",
+                    "CHART",
+                    "APP VERSION",
+                ]
+                .map(String::from)
+                .to_vec();
+                if !args.no_headers {
+                    table.push(header);
+                }
                 for r in &rows {
                     table.push(
                         cols.iter()
@@ -211,7 +369,9 @@ pub fn run(args: ListArgs) -> Result<ExitCode> {
                             .collect(),
                     );
                 }
-                print!("{}", helm_table(&table));
+                // Helm ends the table with a newline even when it has no rows.
+                let text = helm_table(&table);
+                print!("{}", if text.is_empty() { "\n" } else { &text });
             }
             other => anyhow::bail!("invalid format type {other:?}"),
         }
