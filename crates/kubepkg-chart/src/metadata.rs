@@ -81,8 +81,10 @@ fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::Nil => "null",
         Value::Bool(_) => "bool",
-        Value::Int(_) | Value::Int64(_) | Value::Uint(_) | Value::Float(_) => "number",
-        Value::String(_) | Value::Bytes(_) | Value::Time(_) => "string",
+        Value::Int(_) | Value::Int64(_) | Value::Uint(_) | Value::Uint8(_) | Value::Float(_) => {
+            "number"
+        }
+        Value::String(_) | Value::NonUtf8String(_) | Value::Bytes(_) | Value::Time(_) => "string",
         Value::List(..) => "array",
         Value::Map(_) | Value::Object(_) => "object",
     }

@@ -5,14 +5,16 @@
 //! template (`_*` files are skipped) executes with its own chart's top-level object:
 //! `.Values` (the subchart's section for a subchart), `.Chart` (with `IsRoot`), `.Files`,
 //! `.Release`, `.Capabilities`, `.Subcharts` and `.Template` (`Name`, `BasePath`). Library
-//! charts contribute only their `_*` partials.
+//! charts contribute only their `_*` partials. The functions are Helm's
+//! (`kubepkg_funcs::helm_table`), whose list functions already accept Helm's named slices and
+//! maps such as `.Capabilities.APIVersions` (see `kubepkg_funcs::reflect`).
 
 use crate::chart::Chart;
 use crate::error::{ChartError, Result};
 use crate::objects::{Capabilities, Files};
 use crate::values::table;
 use kubepkg_template::{Templates, helm};
-use kubepkg_value::{Value, map_read, map_write};
+use kubepkg_value::{MapType, Value, map_read, map_write};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -37,6 +39,15 @@ impl ReleaseOptions {
         m.insert("Revision".into(), Value::Int(self.revision));
         m.insert("Service".into(), Value::str("Helm"));
         Value::map(m)
+    }
+}
+
+/// The map as Helm's `common.Values`, the Go type of `.Values` and `.Template` (with the methods
+/// `AsMap`, `YAML`, `Table`, `PathValue`; the entries are shared, not copied).
+fn helm_values(v: Value) -> Value {
+    match v {
+        Value::Map(m) => Value::Map(m.with_type(MapType::HelmValues)),
+        other => other,
     }
 }
 
@@ -69,6 +80,7 @@ fn collect(
     } else {
         table(&get("Values"), chart.name()).unwrap_or_else(Value::empty_map)
     };
+    let values = helm_values(values);
     let mut next = BTreeMap::new();
     next.insert("Chart".to_string(), chart.metadata.to_value(is_root));
     next.insert(
@@ -103,73 +115,12 @@ fn collect(
     next
 }
 
-/// Helm's objects that are Go slices or maps (`.Capabilities.APIVersions`, `.Files`) reach Sprig
-/// functions through reflection in Go, so `has "x" .Capabilities.APIVersions` works there.
-/// These adapters hand such functions the plain list or map instead of the object.
-mod adapters {
-    use kubepkg_template::{FuncResult, Function};
-    use kubepkg_value::Value;
-    use std::collections::HashMap;
-    use std::sync::OnceLock;
-
-    fn originals() -> &'static HashMap<&'static str, Function> {
-        static O: OnceLock<HashMap<&'static str, Function>> = OnceLock::new();
-        O.get_or_init(|| {
-            kubepkg_funcs::helm_functions()
-                .into_iter()
-                .map(|f| (f.name, f))
-                .collect()
-        })
-    }
-
-    fn plain(args: &[Value]) -> Vec<Value> {
-        args.iter()
-            .map(|a| match a {
-                Value::Object(o) if matches!(o.kind(), "slice" | "map") => o.to_plain(),
-                other => other.clone(),
-            })
-            .collect()
-    }
-
-    fn call(name: &str, args: &[Value]) -> FuncResult {
-        match originals().get(name) {
-            Some(f) => (f.call)(&plain(args)),
-            None => Err(format!("function {name:?} not defined")),
-        }
-    }
-
-    macro_rules! adapt {
-        ($($name:literal => $fn:ident),* $(,)?) => {
-            $(fn $fn(a: &[Value]) -> FuncResult { call($name, a) })*
-            /// The adapted functions, replacing the originals of the same names.
-            pub fn functions() -> Vec<Function> {
-                let mut out = Vec::new();
-                $(if let Some(f) = originals().get($name) {
-                    out.push(Function { call: $fn, ..f.clone() });
-                })*
-                out
-            }
-        };
-    }
-
-    adapt! {
-        "has" => has, "mustHas" => must_has, "join" => join, "sortAlpha" => sort_alpha,
-        "first" => first, "mustFirst" => must_first, "last" => last, "mustLast" => must_last,
-        "uniq" => uniq, "mustUniq" => must_uniq, "without" => without, "mustWithout" => must_without,
-        "toJson" => to_json, "mustToJson" => must_to_json, "toPrettyJson" => to_pretty_json,
-        "toRawJson" => to_raw_json, "toYaml" => to_yaml, "mustToYaml" => must_to_yaml,
-        "toYamlPretty" => to_yaml_pretty, "toToml" => to_toml, "keys" => keys,
-        "concat" => concat, "rest" => rest, "initial" => initial, "reverse" => reverse,
-    }
-}
-
 /// Render every template of `chart` with the top-level object `top` (`Values`, `Release`,
 /// `Capabilities`), returning rendered text by template path (`chart/templates/x.yaml`).
 pub fn render(chart: &Chart, top: &Value, strict: bool) -> Result<BTreeMap<String, String>> {
     let mut tpls = BTreeMap::new();
     collect(chart, top, true, chart.name(), &mut tpls);
     let mut set = Templates::with_funcs(kubepkg_funcs::helm_table());
-    set.add_funcs(adapters::functions());
     set.enable_helm(None, false);
     if strict {
         set.set_missing_key(kubepkg_template::MissingKey::Error);
@@ -192,7 +143,7 @@ pub fn render(chart: &Chart, top: &Value, strict: bool) -> Result<BTreeMap<Strin
         t.insert("Name".to_string(), Value::str(k));
         t.insert("BasePath".to_string(), Value::str(&r.base_path));
         if let Value::Map(m) = &r.data {
-            map_write(m).insert("Template".into(), Value::map(t));
+            map_write(m).insert("Template".into(), helm_values(Value::map(t)));
         }
         let out = set
             .execute(k, &r.data)

@@ -13,6 +13,7 @@ pub fn value_to_json(v: &Value) -> serde_json::Value {
         Value::Bool(b) => serde_json::Value::Bool(*b),
         Value::Int(i) | Value::Int64(i) => serde_json::Value::from(*i),
         Value::Uint(u) => serde_json::Value::from(*u),
+        Value::Uint8(u) => serde_json::Value::from(*u),
         Value::Float(f) => {
             if f.fract() == 0.0 && f.abs() < 9.2e18 {
                 serde_json::Value::from(*f as i64)
@@ -23,7 +24,9 @@ pub fn value_to_json(v: &Value) -> serde_json::Value {
             }
         }
         Value::String(s) => serde_json::Value::String(s.to_string()),
-        Value::Bytes(b) => serde_json::Value::String(String::from_utf8_lossy(b).into_owned()),
+        Value::Bytes(b) | Value::NonUtf8String(b) => {
+            serde_json::Value::String(String::from_utf8_lossy(b).into_owned())
+        }
         Value::List(items, _) => {
             serde_json::Value::Array(items.iter().map(value_to_json).collect())
         }

@@ -221,7 +221,7 @@ fn coalesce_chart_values(chart: &Chart, v: &MapRef, _prefix: &str, merge: bool) 
 
 /// `coalesceTablesFullKey(dst, src)`: fill `dst` from `src` without overriding what `dst` has.
 pub fn coalesce_tables(dst: &MapRef, src: &MapRef, merge: bool) {
-    if std::sync::Arc::ptr_eq(dst, src) {
+    if MapRef::ptr_eq(dst, src) {
         return;
     }
     let src_non_nil: std::collections::HashSet<String> = map_read(src)

@@ -8,11 +8,21 @@ use crate::gofmt;
 
 /// Sprig's `strval`: strings as they are, `[]byte` as text, Stringers through `String()`,
 /// anything else through `fmt.Sprintf("%v")`.
+/// Bytes that are not UTF-8 are decoded as U+FFFD (see [`strval_exact`]).
 pub fn strval(v: &Value) -> String {
     match v {
         Value::String(s) => s.to_string(),
-        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        Value::NonUtf8String(b) | Value::Bytes(b) => kubepkg_value::go_lossy(b),
         other => gofmt::sprint_v(other),
+    }
+}
+
+/// [`strval`] as the exact Go string (bytes that are not UTF-8 are kept).
+pub fn strval_exact(v: &Value) -> Value {
+    match v {
+        Value::String(_) | Value::NonUtf8String(_) => v.clone(),
+        Value::Bytes(b) => Value::from_go_bytes(b.to_vec()),
+        other => Value::from(gofmt::sprint_v(other)),
     }
 }
 
@@ -166,6 +176,7 @@ pub fn to_int64(v: &Value) -> i64 {
     match v {
         Value::Int(i) | Value::Int64(i) => *i,
         Value::Uint(u) => *u as i64,
+        Value::Uint8(u) => i64::from(*u),
         Value::Float(f) => f64_to_i64(*f),
         Value::String(s) => parse_go_int(trim_zero_decimal(s)).unwrap_or(0),
         Value::Bool(b) => i64::from(*b),
@@ -183,6 +194,7 @@ pub fn to_float64(v: &Value) -> f64 {
     match v {
         Value::Int(i) | Value::Int64(i) => *i as f64,
         Value::Uint(u) => *u as f64,
+        Value::Uint8(u) => f64::from(*u),
         Value::Float(f) => *f,
         Value::String(s) => parse_go_float(s).unwrap_or(0.0),
         Value::Bool(b) => f64::from(u8::from(*b)),
@@ -198,8 +210,10 @@ pub fn empty(v: &Value) -> bool {
         Value::Bool(b) => !b,
         Value::Int(i) | Value::Int64(i) => *i == 0,
         Value::Uint(u) => *u == 0,
+        Value::Uint8(u) => *u == 0,
         Value::Float(f) => *f == 0.0,
         Value::String(s) => s.is_empty(),
+        Value::NonUtf8String(_) => false,
         Value::Bytes(b) => b.is_empty(),
         Value::List(l, _) => l.is_empty(),
         Value::Map(m) => map_read(m).is_empty(),

@@ -79,14 +79,14 @@ pub(crate) fn functions() -> Vec<Function> {
                 gen_self_signed(a, key)
             }
         ),
-        f!("genSignedCert", [String, List, List, Int, Any], |a| {
+        f!("genSignedCert", [String, List, List, Int, Cert], |a| {
             let ca = certificate_arg(arg(a, 4))?;
             let key = PrivKey::Rsa(rsa_key(2048)?);
             gen_signed(a, &ca, key)
         }),
         f!(
             "genSignedCertWithKey",
-            [String, List, List, Int, Any, String],
+            [String, List, List, Int, Cert, String],
             |a| {
                 let ca = certificate_arg(arg(a, 4))?;
                 let key = parse_private_key_pem(s(a, 5))

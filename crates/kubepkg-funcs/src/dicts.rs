@@ -172,7 +172,7 @@ fn merge_into(dst: &MapRef, src: &MapRef, overwrite: bool, depth: usize) {
         let dv = map_read(dst).get(&k).cloned();
         match (&sv, &dv) {
             (Value::Map(sm), Some(Value::Map(dm))) => {
-                if !std::sync::Arc::ptr_eq(sm, dm) {
+                if !MapRef::ptr_eq(sm, dm) {
                     merge_into(dm, sm, overwrite, depth + 1);
                 }
                 if !mergo_empty(dv.as_ref()) {
@@ -194,9 +194,11 @@ fn merge_into(dst: &MapRef, src: &MapRef, overwrite: bool, depth: usize) {
     }
 }
 
+/// Go's `v.(map[string]interface{})`: only that exact type passes (not `map[string]string`, not
+/// the named `common.Values`).
 fn type_assert_map(v: &Value) -> Result<MapRef, String> {
     match v {
-        Value::Map(m) => Ok(m.clone()),
+        Value::Map(m) if m.map_type() == kubepkg_value::MapType::Interface => Ok(m.clone()),
         Value::Nil => {
             Err("interface conversion: interface {} is nil, not map[string]interface {}".into())
         }

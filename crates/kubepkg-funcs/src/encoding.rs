@@ -7,36 +7,28 @@ use kubepkg_template::{FuncResult, Function};
 use kubepkg_value::Value;
 use sha1::Digest;
 
-use crate::args::{arg, s};
+use crate::args::{arg, bytes, s};
 use crate::f;
 
 pub(crate) fn functions() -> Vec<Function> {
     vec![
-        f!(
-            "b64enc",
-            [String],
-            |a| Ok(b64enc(s(a, 0).as_bytes()).into())
-        ),
+        f!("b64enc", [StringBytes], |a| Ok(b64enc(bytes(a, 0)).into())),
         f!("b64dec", [String], |a| Ok(text(b64dec(s(a, 0))))),
-        f!(
-            "b32enc",
-            [String],
-            |a| Ok(b32enc(s(a, 0).as_bytes()).into())
-        ),
+        f!("b32enc", [StringBytes], |a| Ok(b32enc(bytes(a, 0)).into())),
         f!("b32dec", [String], |a| Ok(text(b32dec(s(a, 0))))),
-        f!("sha1sum", [String], |a| Ok(hex::encode(
-            sha1::Sha1::digest(s(a, 0).as_bytes())
+        f!("sha1sum", [StringBytes], |a| Ok(hex::encode(
+            sha1::Sha1::digest(bytes(a, 0))
         )
         .into())),
-        f!("sha256sum", [String], |a| Ok(hex::encode(
-            sha2::Sha256::digest(s(a, 0).as_bytes())
+        f!("sha256sum", [StringBytes], |a| Ok(hex::encode(
+            sha2::Sha256::digest(bytes(a, 0))
         )
         .into())),
-        f!("sha512sum", [String], |a| Ok(hex::encode(
-            sha2::Sha512::digest(s(a, 0).as_bytes())
+        f!("sha512sum", [StringBytes], |a| Ok(hex::encode(
+            sha2::Sha512::digest(bytes(a, 0))
         )
         .into())),
-        f!("adler32sum", [String], |a| Ok(adler32(s(a, 0).as_bytes())
+        f!("adler32sum", [StringBytes], |a| Ok(adler32(bytes(a, 0))
             .to_string()
             .into())),
         f!("toJson", [Any], |a| Ok(kubepkg_yaml::json::to_json(arg(
@@ -78,11 +70,11 @@ fn raw_json(a: &[Value]) -> FuncResult {
         .map_err(|e| e.to_string())
 }
 
-/// Decoded bytes as a Go string (invalid UTF-8 replaced, since our strings are UTF-8), or the
-/// error text Sprig returns in its place.
+/// Decoded bytes as the Go string they make (binary data stays binary), or the error text
+/// Sprig returns in its place.
 fn text(r: Result<Vec<u8>, String>) -> Value {
     match r {
-        Ok(b) => String::from_utf8_lossy(&b).into_owned().into(),
+        Ok(b) => Value::from_go_bytes(b),
         Err(e) => e.into(),
     }
 }

@@ -17,8 +17,10 @@ fn write_v(out: &mut String, v: &Value) {
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Int(i) | Value::Int64(i) => out.push_str(&i.to_string()),
         Value::Uint(u) => out.push_str(&u.to_string()),
+        Value::Uint8(u) => out.push_str(&u.to_string()),
         Value::Float(f) => out.push_str(&format_float_g(*f)),
         Value::String(s) => out.push_str(s),
+        Value::NonUtf8String(b) => out.push_str(&kubepkg_value::go_lossy(b)),
         Value::Bytes(b) => {
             out.push('[');
             for (i, x) in b.iter().enumerate() {

@@ -59,9 +59,12 @@ pub(crate) fn functions() -> Vec<Function> {
         .map(Value::from)
         .map_err(|e| e.to_string())),
         f!("fromJson", [String], |a| {
-            Ok(map_or_error(
-                kubepkg_yaml::json::from_json_map(s(a, 0)).map_err(|e| e.to_string()),
-            ))
+            // Go keeps what it decoded and adds the error to the same map.
+            let (m, err) = kubepkg_yaml::json::from_json_map_partial(s(a, 0));
+            if let (Value::Map(m), Some(e)) = (&m, err) {
+                kubepkg_value::map_write(m).insert("Error".into(), Value::from(e.to_string()));
+            }
+            Ok(m)
         }),
         f!("fromJsonArray", [String], |a| {
             Ok(list_or_error(

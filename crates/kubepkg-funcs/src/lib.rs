@@ -24,6 +24,7 @@ mod helm;
 mod lists;
 mod math;
 mod paths;
+pub mod reflect;
 mod regex;
 mod semver;
 pub mod strings;
@@ -43,10 +44,22 @@ macro_rules! f {
     ($name:expr, [$($p:ident),*], $call:expr) => {
         ::kubepkg_template::Function {
             name: $name,
-            params: &[$(::kubepkg_template::ArgType::$p),*],
+            params: &[$($crate::arg_type!($p)),*],
             variadic: None,
             call: $call,
         }
+    };
+}
+
+/// An [`ArgType`](kubepkg_template::ArgType) by name; `Cert` is Sprig's `certificate` struct.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! arg_type {
+    (Cert) => {
+        ::kubepkg_template::ArgType::Object("sprig.certificate")
+    };
+    ($p:ident) => {
+        ::kubepkg_template::ArgType::$p
     };
 }
 
@@ -57,8 +70,8 @@ macro_rules! fv {
     ($name:expr, [$($p:ident),*], $v:ident, $call:expr) => {
         ::kubepkg_template::Function {
             name: $name,
-            params: &[$(::kubepkg_template::ArgType::$p),*],
-            variadic: Some(::kubepkg_template::ArgType::$v),
+            params: &[$($crate::arg_type!($p)),*],
+            variadic: Some($crate::arg_type!($v)),
             call: $call,
         }
     };
@@ -79,6 +92,11 @@ pub(crate) mod args {
     /// A `string` argument.
     pub fn s(a: &[Value], i: usize) -> &str {
         a.get(i).and_then(Value::as_str).unwrap_or("")
+    }
+
+    /// The exact bytes of a `string` argument declared [`kubepkg_template::ArgType::StringBytes`].
+    pub fn bytes(a: &[Value], i: usize) -> &[u8] {
+        a.get(i).and_then(Value::go_bytes).unwrap_or_default()
     }
 
     /// An `int`/`int64` argument.
@@ -112,8 +130,15 @@ pub fn sprig_functions() -> Vec<Function> {
 
 /// The functions Helm binds (Sprig without `env`/`expandenv`, with Helm's `toJson`, `fromJson`,
 /// `mustToJson`, `fail` and `required`, plus Helm's YAML/JSON/TOML and duration helpers), by
-/// Helm's names. `include`, `tpl` and `lookup` are not here: see [`ENGINE_BOUND`].
+/// Helm's names. `include`, `tpl` and `lookup` are not here: see [`ENGINE_BOUND`]. The list
+/// functions of [`reflect::REFLECTING`] accept Helm's named slices and maps as Go's reflection
+/// does.
 pub fn helm_functions() -> Vec<Function> {
+    reflect::wrap(helm_functions_as_declared())
+}
+
+/// [`helm_functions`] before the [`reflect`] wrapping.
+fn helm_functions_as_declared() -> Vec<Function> {
     let extra = helm::functions();
     let mut all: Vec<Function> = sprig_functions()
         .into_iter()

@@ -8,31 +8,35 @@ use kubepkg_template::{FuncResult, Function};
 use kubepkg_value::{ElemType, Value};
 use rand::Rng;
 
-use crate::args::{arg, int, s};
+use crate::args::{arg, bytes, int, s};
 use crate::{cast, gofmt};
 use crate::{f, fv};
 
 pub(crate) fn functions() -> Vec<Function> {
     vec![
         f!("hello", [], |_| Ok("Hello!".into())),
-        f!("abbrev", [Int, String], |a| Ok(
-            abbrev(int(a, 0), s(a, 1)).into()
-        )),
-        f!("abbrevboth", [Int, Int, String], |a| {
-            Ok(abbrevboth(int(a, 0), int(a, 1), s(a, 2)).into())
+        f!("abbrev", [Int, StringBytes], |a| Ok(Value::from_go_bytes(
+            abbrev(int(a, 0), bytes(a, 1))
+        ))),
+        f!("abbrevboth", [Int, Int, StringBytes], |a| {
+            Ok(Value::from_go_bytes(abbrevboth(
+                int(a, 0),
+                int(a, 1),
+                bytes(a, 2),
+            )))
         }),
-        f!("trunc", [Int, String], |a| Ok(
-            trunc(int(a, 0), s(a, 1)).into()
-        )),
+        f!("trunc", [Int, StringBytes], |a| Ok(Value::from_go_bytes(
+            trunc(int(a, 0), bytes(a, 1))
+        ))),
         f!("trim", [String], |a| Ok(s(a, 0).trim().into())),
         f!("upper", [String], |a| Ok(go_upper(s(a, 0)).into())),
         f!("lower", [String], |a| Ok(go_lower(s(a, 0)).into())),
         f!("title", [String], |a| Ok(title(s(a, 0)).into())),
         f!("untitle", [String], |a| Ok(untitle(s(a, 0)).into())),
-        f!("substr", [Int, Int, String], |a| substr(
+        f!("substr", [Int, Int, StringBytes], |a| substr(
             int(a, 0),
             int(a, 1),
-            s(a, 2)
+            bytes(a, 2)
         )),
         f!("repeat", [Int, String], |a| repeat(s(a, 1), int(a, 0))
             .map(Value::from)),
@@ -79,15 +83,16 @@ pub(crate) fn functions() -> Vec<Function> {
         f!("kebabcase", [String], |a| Ok(
             camel_to_lower(s(a, 0), '-').into()
         )),
-        f!("wrap", [Int, String], |a| Ok(wrap_custom(
-            s(a, 1),
-            int(a, 0),
-            "",
-            false
-        )
-        .into())),
-        f!("wrapWith", [Int, String, String], |a| {
-            Ok(wrap_custom(s(a, 2), int(a, 0), s(a, 1), true).into())
+        f!("wrap", [Int, StringBytes], |a| Ok(Value::from_go_bytes(
+            wrap_custom(bytes(a, 1), int(a, 0), "", false)
+        ))),
+        f!("wrapWith", [Int, String, StringBytes], |a| {
+            Ok(Value::from_go_bytes(wrap_custom(
+                bytes(a, 2),
+                int(a, 0),
+                s(a, 1),
+                true,
+            )))
         }),
         f!("contains", [String, String], |a| Ok(s(a, 1)
             .contains(s(a, 0))
@@ -194,19 +199,16 @@ pub fn go_lower(s: &str) -> String {
 
 /// A string from bytes that may have been cut inside a UTF-8 sequence (Go keeps the bytes;
 /// we must hold valid UTF-8 and replace them).
-fn lossy(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn trunc(c: i64, s: &str) -> String {
+/// Sprig's `trunc`: a cut at a byte offset (which may split a character, as in Go).
+fn trunc(c: i64, s: &[u8]) -> Vec<u8> {
     let len = s.len() as i64;
     if c < 0 && len + c > 0 {
-        return lossy(&s.as_bytes()[(len + c) as usize..]);
+        return s[(len + c) as usize..].to_vec();
     }
     if c >= 0 && len > c {
-        return lossy(&s.as_bytes()[..c as usize]);
+        return s[..c as usize].to_vec();
     }
-    s.to_string()
+    s.to_vec()
 }
 
 /// Go's runtime panic text for an out-of-range slice expression `s[start:end]`.
@@ -219,25 +221,26 @@ fn slice_panic(start: Option<i64>, end: i64, len: i64) -> String {
     }
 }
 
-fn substr(start: i64, end: i64, s: &str) -> FuncResult {
-    let b = s.as_bytes();
+/// Sprig's `substr`: byte offsets, as Go slices strings.
+fn substr(start: i64, end: i64, b: &[u8]) -> FuncResult {
     let len = b.len() as i64;
+    let cut = |r: &[u8]| Ok(Value::from_go_bytes(r.to_vec()));
     if start < 0 {
         if end < 0 || end > len {
             return Err(slice_panic(None, end, len));
         }
-        return Ok(lossy(&b[..end as usize]).into());
+        return cut(&b[..end as usize]);
     }
     if end < 0 || end > len {
         if start > len {
             return Err(slice_panic(Some(start), len, len));
         }
-        return Ok(lossy(&b[start as usize..]).into());
+        return cut(&b[start as usize..]);
     }
     if start > end {
         return Err(slice_panic(Some(start), end, len));
     }
-    Ok(lossy(&b[start as usize..end as usize]).into())
+    cut(&b[start as usize..end as usize])
 }
 
 /// The largest string `repeat`, `indent` and friends build (Go would exhaust memory instead).
@@ -619,13 +622,12 @@ fn camel_to_lower(s: &str, connector: char) -> String {
 }
 
 /// goutils `WrapCustom` (byte offsets, as Go's version).
-fn wrap_custom(s: &str, wrap_len: i64, newline: &str, wrap_long: bool) -> String {
-    if s.is_empty() {
-        return String::new();
+fn wrap_custom(b: &[u8], wrap_len: i64, newline: &str, wrap_long: bool) -> Vec<u8> {
+    if b.is_empty() {
+        return Vec::new();
     }
     let newline = if newline.is_empty() { "\n" } else { newline };
     let wrap = wrap_len.max(1) as usize;
-    let b = s.as_bytes();
     let len = b.len();
     let mut offset = 0usize;
     let mut out: Vec<u8> = Vec::new();
@@ -662,54 +664,51 @@ fn wrap_custom(s: &str, wrap_len: i64, newline: &str, wrap_long: bool) -> String
         }
     }
     out.extend_from_slice(&b[offset..]);
-    lossy(&out)
+    out
 }
 
-fn abbrev(width: i64, s: &str) -> String {
+fn abbrev(width: i64, s: &[u8]) -> Vec<u8> {
     if width < 4 {
-        return s.to_string();
+        return s.to_vec();
     }
     abbreviate_full(s, 0, width).unwrap_or_default()
 }
 
-fn abbrevboth(left: i64, right: i64, s: &str) -> String {
+fn abbrevboth(left: i64, right: i64, s: &[u8]) -> Vec<u8> {
     if right < 4 || left > 0 && right < 7 {
-        return s.to_string();
+        return s.to_vec();
     }
     abbreviate_full(s, left, right).unwrap_or_default()
 }
 
-/// goutils `AbbreviateFull`; `None` where Go returns an error (Sprig then prints "").
-fn abbreviate_full(s: &str, offset: i64, max_width: i64) -> Option<String> {
-    if s.is_empty() {
-        return Some(String::new());
+/// goutils `AbbreviateFull` (byte offsets, as Go slices strings); `None` where Go returns an
+/// error (Sprig then prints "").
+fn abbreviate_full(b: &[u8], offset: i64, max_width: i64) -> Option<Vec<u8>> {
+    if b.is_empty() {
+        return Some(Vec::new());
     }
     if max_width < 4 {
         return None;
     }
-    let b = s.as_bytes();
     let len = b.len() as i64;
     if len <= max_width {
-        return Some(s.to_string());
+        return Some(b.to_vec());
     }
     let mut offset = offset.min(len);
     if len - offset < max_width - 3 {
         offset = len - (max_width - 3);
     }
     if offset <= 4 {
-        return Some(format!("{}...", lossy(&b[..(max_width - 3) as usize])));
+        return Some([&b[..(max_width - 3) as usize], b"..."].concat());
     }
     if max_width < 7 {
         return None;
     }
     if offset + max_width - 3 < len {
-        let rest = lossy(&b[offset as usize..]);
-        return abbreviate_full(&rest, 0, max_width - 3).map(|r| format!("...{r}"));
+        let rest = &b[offset as usize..];
+        return abbreviate_full(rest, 0, max_width - 3).map(|r| [&b"..."[..], &r].concat());
     }
-    Some(format!(
-        "...{}",
-        lossy(&b[(len - (max_width - 3)) as usize..])
-    ))
+    Some([&b"..."[..], &b[(len - (max_width - 3)) as usize..]].concat())
 }
 
 fn quote_all(a: &[Value]) -> String {
@@ -770,13 +769,14 @@ pub(crate) fn split(s: &str, sep: &str, n: i64) -> Vec<String> {
     }
 }
 
+/// Sprig's `split`/`splitn` result: a `map[string]string` keyed `_0`, `_1`, ….
 fn parts_map(parts: Vec<String>) -> Value {
     let m: BTreeMap<String, Value> = parts
         .into_iter()
         .enumerate()
         .map(|(i, p)| (format!("_{i}"), Value::from(p)))
         .collect();
-    Value::map(m)
+    Value::typed_map(kubepkg_value::MapType::String, m)
 }
 
 /// Sprig's `strslice`: a `[]string` from any slice (nils dropped) or a single value.
@@ -835,27 +835,33 @@ mod tests {
 
     #[test]
     fn goutils_byte_semantics() {
-        assert_eq!(abbrev(5, "hello world"), "he...");
-        assert_eq!(abbrevboth(5, 10, "1234 5678 9123"), "...5678...");
-        assert_eq!(wrap_custom("Hello World", 5, "", false), "Hello\nWorld");
+        assert_eq!(abbrev(5, b"hello world"), b"he...");
+        assert_eq!(abbrevboth(5, 10, b"1234 5678 9123"), b"...5678...");
+        assert_eq!(wrap_custom(b"Hello World", 5, "", false), b"Hello\nWorld");
         assert_eq!(
-            wrap_custom("Hello World", 5, "<br>", true),
-            "Hello<br>World"
+            wrap_custom(b"Hello World", 5, "<br>", true),
+            b"Hello<br>World"
         );
-        assert_eq!(trunc(5, "hello world"), "hello");
-        assert_eq!(trunc(-5, "hello world"), "world");
+        assert_eq!(trunc(5, b"hello world"), b"hello");
+        assert_eq!(trunc(-5, b"hello world"), b"world");
+        // A cut inside a character keeps the lone byte, as Go does.
+        assert_eq!(trunc(1, "é".as_bytes()), [0xc3]);
         assert_eq!(nospace("hello w o r l d"), "helloworld");
     }
 
     #[test]
     fn substr_panics_like_go() {
-        assert_eq!(substr(0, 5, "hello world").unwrap(), Value::str("hello"));
+        assert_eq!(substr(0, 5, b"hello world").unwrap(), Value::str("hello"));
         assert_eq!(
-            substr(7, 3, "hello").unwrap_err(),
+            substr(0, 1, "é".as_bytes()).unwrap(),
+            Value::NonUtf8String(std::sync::Arc::from(&[0xc3u8][..]))
+        );
+        assert_eq!(
+            substr(7, 3, b"hello").unwrap_err(),
             "runtime error: slice bounds out of range [7:3]"
         );
         assert_eq!(
-            substr(7, 10, "hello").unwrap_err(),
+            substr(7, 10, b"hello").unwrap_err(),
             "runtime error: slice bounds out of range [7:5]"
         );
     }

@@ -7,7 +7,7 @@
 //! the orchestrator's cluster side calls them with [`to_chart_value`]'s output.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use kubepkg_value::{ElemType, Value as GoValue, map_read};
 use serde_json::{Map, Number, Value};
@@ -31,7 +31,7 @@ pub fn to_chart_value(v: &Value) -> GoValue {
             Arc::new(items.iter().map(to_chart_value).collect()),
             ElemType::Interface,
         ),
-        Value::Object(m) => GoValue::Map(Arc::new(RwLock::new(to_chart_map(m)))),
+        Value::Object(m) => GoValue::map(to_chart_map(m)),
     }
 }
 
@@ -50,11 +50,14 @@ pub fn from_chart_value(v: &GoValue) -> Value {
         GoValue::Bool(b) => Value::Bool(*b),
         GoValue::Int(i) | GoValue::Int64(i) => Value::from(*i),
         GoValue::Uint(u) => Value::from(*u),
+        GoValue::Uint8(u) => Value::from(*u),
         GoValue::Float(f) => Number::from_f64(*f)
             .map(Value::Number)
             .unwrap_or(Value::Null),
         GoValue::String(s) => Value::String(s.to_string()),
-        GoValue::Bytes(b) => Value::String(String::from_utf8_lossy(b).into_owned()),
+        GoValue::Bytes(b) | GoValue::NonUtf8String(b) => {
+            Value::String(String::from_utf8_lossy(b).into_owned())
+        }
         GoValue::List(items, _) => Value::Array(items.iter().map(from_chart_value).collect()),
         GoValue::Map(m) => Value::Object(
             map_read(m)

@@ -7,9 +7,11 @@
 
 use std::sync::Arc;
 
-use kubepkg_value::{ElemType, GoObject, Value, map_read};
+use kubepkg_value::{ElemType, GoObject, MapType, Value, map_read};
 
-use crate::fmt::{format_value, quote, sprint, sprintf, sprintln, write_value};
+use crate::fmt::{
+    format_value, quote, sprint, sprint_value, sprintf, sprintf_value, sprintln_value, write_value,
+};
 use crate::parse::{Arg, Branch, Command, List, Node, Number, Pipe, TemplateCall, Tree};
 use crate::{ArgType, ExecError, Function, MissingKey, NameMap, Templates};
 
@@ -120,7 +122,7 @@ struct State<'a, 's> {
     at: At<'a>,
     vars: Vec<(&'a str, Rv)>,
     depth: usize,
-    out: String,
+    out: Vec<u8>,
 }
 
 /// Built-in functions of text/template.
@@ -211,6 +213,108 @@ enum Callee<'a> {
     User(&'a Function),
     Helm(HelmFn),
     Method(Arc<dyn GoObject>),
+    Values(kubepkg_value::MapRef, ValuesMethod),
+}
+
+/// The methods of Helm's `common.Values` (the type of `.Values` and `.Template`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum ValuesMethod {
+    AsMap,
+    Yaml,
+    Table,
+    PathValue,
+    Encode,
+}
+
+impl ValuesMethod {
+    fn by_name(name: &str) -> Option<ValuesMethod> {
+        Some(match name {
+            "AsMap" => ValuesMethod::AsMap,
+            "YAML" => ValuesMethod::Yaml,
+            "Table" => ValuesMethod::Table,
+            "PathValue" => ValuesMethod::PathValue,
+            "Encode" => ValuesMethod::Encode,
+            _ => return None,
+        })
+    }
+
+    fn sig(self) -> Sig {
+        const WRITER: &[Pt] = &[Pt::T(ArgType::Object("io.Writer"))];
+        Sig {
+            params: match self {
+                ValuesMethod::AsMap | ValuesMethod::Yaml => NONE,
+                ValuesMethod::Table | ValuesMethod::PathValue => S1,
+                ValuesMethod::Encode => WRITER,
+            },
+            variadic: None,
+        }
+    }
+}
+
+/// Helm's `tableLookup`: the table `key` of `m` (a `map[string]interface {}` or `Values`).
+fn values_table_lookup(m: &kubepkg_value::MapRef, key: &str) -> Option<kubepkg_value::MapRef> {
+    match map_read(m).get(key) {
+        Some(Value::Map(t)) if t.map_type().is_interface_map() => Some(t.clone()),
+        _ => None,
+    }
+}
+
+/// `Values.Table(name)`: the table at a dotted path, as `Values`.
+fn values_table(m: &kubepkg_value::MapRef, name: &str) -> Result<kubepkg_value::MapRef, String> {
+    let mut table = m.clone();
+    for part in name.split('.') {
+        table = values_table_lookup(&table, part)
+            .ok_or_else(|| format!("{} is not a table", quote(part)))?;
+    }
+    Ok(table)
+}
+
+/// The same map as another map type (a Go conversion: the entries are shared).
+fn retyped(m: &kubepkg_value::MapRef, ty: MapType) -> Value {
+    Value::Map(m.with_type(ty))
+}
+
+fn call_values_method(
+    m: &kubepkg_value::MapRef,
+    method: ValuesMethod,
+    argv: &[Rv],
+) -> Result<Rv, Vec<String>> {
+    let arg = |i: usize| argv.get(i).map(Rv::to_value).unwrap_or_default();
+    match method {
+        ValuesMethod::AsMap => Ok(Rv::Val(retyped(m, MapType::Interface))),
+        ValuesMethod::Yaml => kubepkg_yaml::to_yaml(&Value::Map(m.clone()))
+            .map(|s| Rv::Val(Value::from(s)))
+            .map_err(|e| vec![e.to_string()]),
+        ValuesMethod::Table => {
+            let name = arg(0);
+            values_table(m, name.as_str().unwrap_or(""))
+                .map(|t| Rv::Val(retyped(&t, MapType::HelmValues)))
+                .map_err(|e| vec![e])
+        }
+        ValuesMethod::PathValue => {
+            let path = arg(0);
+            let path = path.as_str().unwrap_or("");
+            if path.is_empty() {
+                return Err(vec!["YAML path cannot be empty".into()]);
+            }
+            let (key, tables) = match path.rsplit_once('.') {
+                Some((t, k)) => (k, Some(t)),
+                None => (path, None),
+            };
+            let no_value = || vec![format!("{} is not a value", quote(key))];
+            let table = match tables {
+                None => m.clone(),
+                Some(t) => values_table(m, t).map_err(|_| no_value())?,
+            };
+            match map_read(&table).get(key) {
+                Some(Value::Map(x)) if x.map_type().is_interface_map() => Err(no_value()),
+                Some(v) => Ok(Rv::from_value(v.clone())),
+                None => Err(no_value()),
+            }
+        }
+        // No value a template can make is an io.Writer; the argument check fails first.
+        ValuesMethod::Encode => Ok(Rv::Invalid),
+    }
 }
 
 struct Sig {
@@ -277,7 +381,7 @@ fn helm_sig(h: HelmFn) -> Sig {
 pub fn arg_type_name(t: ArgType) -> &'static str {
     match t {
         ArgType::Any => "interface {}",
-        ArgType::String => "string",
+        ArgType::String | ArgType::StringBytes => "string",
         ArgType::Int => "int",
         ArgType::Int64 => "int64",
         ArgType::Float64 => "float64",
@@ -302,17 +406,29 @@ fn can_be_nil(t: ArgType) -> bool {
 fn assignable(v: &Value, t: ArgType) -> bool {
     match t {
         ArgType::Any => true,
-        ArgType::String => matches!(v, Value::String(_)),
+        ArgType::String | ArgType::StringBytes => v.is_go_string(),
         ArgType::Int => matches!(v, Value::Int(_)),
         ArgType::Int64 => matches!(v, Value::Int64(_)),
         ArgType::Float64 => matches!(v, Value::Float(_)),
         ArgType::Bool => matches!(v, Value::Bool(_)),
         ArgType::List => matches!(v, Value::List(_, ElemType::Interface)),
         ArgType::StringList => matches!(v, Value::List(_, ElemType::String)),
-        ArgType::Map => matches!(v, Value::Map(_)),
+        ArgType::Map => matches!(v, Value::Map(m) if m.map_type().is_interface_map()),
         ArgType::Bytes => matches!(v, Value::Bytes(_)),
         ArgType::Time => matches!(v, Value::Time(_)),
         ArgType::Object(name) => matches!(v, Value::Object(o) if o.type_name() == name),
+    }
+}
+
+/// An argument as a parameter of type `t` receives it: a string that is not UTF-8 decoded for
+/// [`ArgType::String`]; a `common.Values` converted to `map[string]interface {}` (the same map).
+fn string_param(v: Value, t: ArgType) -> Value {
+    match v {
+        Value::NonUtf8String(b) if t == ArgType::String => Value::from(kubepkg_value::go_lossy(&b)),
+        Value::Map(m) if t == ArgType::Map && m.map_type() != MapType::Interface => {
+            Value::Map(m.with_type(MapType::Interface))
+        }
+        other => other,
     }
 }
 
@@ -343,34 +459,12 @@ impl GoObject for Complex {
     }
 }
 
-/// A Go `uint8` (a byte of a string or `[]byte`), which Value has no variant for.
-#[derive(Debug)]
-pub(crate) struct Byte(pub(crate) u8);
-
-impl GoObject for Byte {
-    fn type_name(&self) -> &str {
-        "uint8"
-    }
-    fn kind(&self) -> &str {
-        "uint8"
-    }
-    fn field(&self, _name: &str) -> Option<Value> {
-        None
-    }
-    fn format_v(&self) -> String {
-        self.0.to_string()
-    }
-    fn truthy(&self) -> bool {
-        self.0 != 0
-    }
-}
-
 fn byte_value(b: u8) -> Value {
-    Value::Object(Arc::new(Byte(b)))
+    Value::Uint8(b)
 }
 
 /// Execute template `name` of `t` with `data` as dot.
-pub fn execute(t: &Templates, name: &str, data: &Value) -> Result<String, ExecError> {
+pub fn execute(t: &Templates, name: &str, data: &Value) -> Result<Vec<u8>, ExecError> {
     let mut shared = Shared::default();
     let env = Env {
         tmpls: t,
@@ -395,7 +489,7 @@ fn execute_named(
     shared: &mut Shared,
     name: &str,
     dot: Rv,
-) -> Result<String, ExecError> {
+) -> Result<Vec<u8>, ExecError> {
     let Some(tree) = env.lookup(name) else {
         return Err(no_template(env, name));
     };
@@ -407,7 +501,7 @@ fn execute_tree<'a>(
     shared: &mut Shared,
     tree: &'a Tree,
     dot: Rv,
-) -> Result<String, ExecError> {
+) -> Result<Vec<u8>, ExecError> {
     let mut st = State {
         env,
         shared,
@@ -415,7 +509,7 @@ fn execute_tree<'a>(
         at: At::None,
         vars: vec![("$", dot.clone())],
         depth: 0,
-        out: String::new(),
+        out: Vec::new(),
     };
     match st.walk_list(&dot, &tree.root) {
         Ok(()) | Err(Flow::Break) | Err(Flow::Continue) => Ok(st.out),
@@ -485,7 +579,7 @@ impl<'a, 's> State<'a, 's> {
 
     // ----- output -----
 
-    fn write(&mut self, s: &str) -> R<()> {
+    fn write(&mut self, s: &[u8]) -> R<()> {
         self.shared.output_bytes += s.len();
         if self.shared.output_bytes > self.env.tmpls.limits.max_output_bytes {
             return self.err(format_args!(
@@ -493,16 +587,20 @@ impl<'a, 's> State<'a, 's> {
                 self.env.tmpls.limits.max_output_bytes
             ));
         }
-        self.out.push_str(s);
+        self.out.extend_from_slice(s);
         Ok(())
     }
 
     fn print_value(&mut self, v: &Rv) -> R<()> {
         match v.concrete() {
-            None => self.write("<no value>"),
+            None => self.write(b"<no value>"),
             Some(Value::String(s)) => {
                 let s = s.clone();
-                self.write(&s)
+                self.write(s.as_bytes())
+            }
+            Some(Value::NonUtf8String(b)) => {
+                let b = b.clone();
+                self.write(&b)
             }
             Some(v) => {
                 let before = self.out.len();
@@ -532,7 +630,7 @@ impl<'a, 's> State<'a, 's> {
     fn walk(&mut self, dot: &Rv, node: &'a Node) -> R<()> {
         self.at = At::Node(node);
         match node {
-            Node::Text(t) => self.write(t),
+            Node::Text(t) => self.write(t.as_bytes()),
             Node::Comment => Ok(()),
             Node::Action(a) => {
                 let v = self.eval_pipeline(dot, &a.pipe)?;
@@ -646,6 +744,18 @@ impl<'a, 's> State<'a, 's> {
                 }
                 n > 0
             }
+            Some(Value::Uint8(n)) => {
+                if b.pipe.decl.len() > 1 {
+                    return self.err(format_args!(
+                        "can't use {} to iterate over more than one variable",
+                        n
+                    ));
+                }
+                for i in 0..n {
+                    self.one_iteration(b, mark, Rv::Invalid, Rv::Val(Value::Uint8(i)))?;
+                }
+                n > 0
+            }
             Some(Value::List(items, et)) => {
                 for (i, x) in items.iter().enumerate() {
                     let e = if et == ElemType::Interface {
@@ -673,8 +783,14 @@ impl<'a, 's> State<'a, 's> {
                     .iter()
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
+                let elem_is_string = m.map_type() == MapType::String;
                 for (k, x) in &entries {
-                    self.one_iteration(b, mark, Rv::Val(Value::str(k)), Rv::Iface(x.clone()))?;
+                    let elem = if elem_is_string {
+                        Rv::Val(x.clone())
+                    } else {
+                        Rv::Iface(x.clone())
+                    };
+                    self.one_iteration(b, mark, Rv::Val(Value::str(k)), elem)?;
                 }
                 !entries.is_empty()
             }
@@ -833,7 +949,7 @@ impl<'a, 's> State<'a, 's> {
             Arg::Dot(_) => Ok(dot.clone()),
             Arg::Nil(_) => self.err("nil is not a command"),
             Arg::Number(_, n) => self.ideal_constant(first, n),
-            Arg::String { text, .. } => Ok(Rv::Val(Value::String(text.clone()))),
+            Arg::String { value, .. } => Ok(Rv::Val(value.clone())),
             _ => self.err(format_args!(
                 "can't evaluate command {}",
                 quote(&first.to_go_string())
@@ -948,14 +1064,29 @@ impl<'a, 's> State<'a, 's> {
         let has_args = args.len() > 1 || fin.is_some();
         match v {
             Value::Map(m) => {
+                let ty = m.map_type();
+                // Go looks for a method before a key.
+                if ty == MapType::HelmValues
+                    && let Some(method) = ValuesMethod::by_name(name)
+                {
+                    let callee = Callee::Values(m.clone(), method);
+                    return self.eval_call(dot, callee, At::Arg(node), name, args, fin);
+                }
                 if has_args {
                     return self.err(format_args!("{name} is not a method but has arguments"));
                 }
+                let elem_is_string = ty == MapType::String;
                 if let Some(x) = map_read(m).get(name) {
-                    return Ok(Rv::Iface(x.clone()));
+                    return Ok(if elem_is_string {
+                        Rv::Val(x.clone())
+                    } else {
+                        Rv::Iface(x.clone())
+                    });
                 }
                 return match self.env.tmpls.missing_key {
                     MissingKey::Default => Ok(Rv::Invalid),
+                    // The zero value of the element type.
+                    MissingKey::Zero if elem_is_string => Ok(Rv::Val(Value::str(""))),
                     MissingKey::Zero => Ok(Rv::Iface(Value::Nil)),
                     MissingKey::Error => {
                         self.err(format_args!("map has no entry for key {}", quote(name)))
@@ -1037,7 +1168,7 @@ impl<'a, 's> State<'a, 's> {
             Arg::Chain { .. } => self.eval_chain_node(dot, n, &[], None),
             Arg::Bool(_, b) => Ok(Rv::Val(Value::Bool(*b))),
             Arg::Number(_, num) => self.ideal_constant(n, num),
-            Arg::String { text, .. } => Ok(Rv::Val(Value::String(text.clone()))),
+            Arg::String { value, .. } => Ok(Rv::Val(value.clone())),
         }
     }
 
@@ -1063,7 +1194,7 @@ impl<'a, 's> State<'a, 's> {
             }
             Rv::Iface(x) | Rv::Val(x) => {
                 if assignable(&x, t) {
-                    Ok(x)
+                    Ok(string_param(x, t))
                 } else {
                     self.err(format_args!(
                         "wrong type for value; expected {}; got {}",
@@ -1113,14 +1244,14 @@ impl<'a, 's> State<'a, 's> {
                 }),
                 _ => self.err(format_args!("expected integer; found {}", n.to_go_string())),
             },
-            ArgType::String => match n {
-                Arg::String { text, .. } => Ok(Value::String(text.clone())),
+            ArgType::String | ArgType::StringBytes => match n {
+                Arg::String { value, .. } => Ok(string_param(value.clone(), t)),
                 _ => self.err(format_args!("expected string; found {}", n.to_go_string())),
             },
             ArgType::Any => match n {
                 Arg::Bool(_, b) => Ok(Value::Bool(*b)),
                 Arg::Number(_, num) => Ok(self.ideal_constant(n, num)?.to_value()),
-                Arg::String { text, .. } => Ok(Value::String(text.clone())),
+                Arg::String { value, .. } => Ok(value.clone()),
                 _ => self.err(format_args!(
                     "can't handle assignment of {} to empty interface argument",
                     n.to_go_string()
@@ -1178,6 +1309,10 @@ impl<'a, 's> State<'a, 's> {
                 };
                 let _ = &owned_sig;
                 return self.call_user(dot, f, node, name, args, fin);
+            }
+            Callee::Values(_, m) => {
+                owned_sig = m.sig();
+                &owned_sig
             }
             Callee::Method(_) => return Ok(Rv::Invalid),
         };
@@ -1240,6 +1375,7 @@ impl<'a, 's> State<'a, 's> {
         let result = match callee {
             Callee::Builtin(b) => self.call_builtin(b, args, &argv),
             Callee::Helm(h) => self.call_helm(h, &argv),
+            Callee::Values(m, method) => call_values_method(&m, method, &argv),
             _ => Ok(Rv::Invalid),
         };
         match result {
@@ -1359,12 +1495,12 @@ impl<'a, 's> State<'a, 's> {
             Builtin::Ge => lt(&argv[0], &argv[1])
                 .map(|b| Rv::Val(Value::Bool(!b)))
                 .map_err(one),
-            Builtin::Print => Ok(Rv::Val(Value::from(sprint(&values(argv))))),
-            Builtin::Println => Ok(Rv::Val(Value::from(sprintln(&values(argv))))),
+            Builtin::Print => Ok(Rv::Val(sprint_value(&values(argv)))),
+            Builtin::Println => Ok(Rv::Val(sprintln_value(&values(argv)))),
             Builtin::Printf => {
                 let vals = values(argv);
                 let fmt = vals[0].as_str().unwrap_or("").to_string();
-                Ok(Rv::Val(Value::from(sprintf(&fmt, &vals[1..]))))
+                Ok(Rv::Val(sprintf_value(&fmt, &vals[1..])))
             }
             Builtin::Html => Ok(Rv::Val(Value::from(html_escape(&eval_args(argv))))),
             Builtin::Js => Ok(Rv::Val(Value::from(js_escape(&eval_args(argv))))),
@@ -1403,13 +1539,13 @@ impl<'a, 's> State<'a, 's> {
                 let name = argv[0].to_value();
                 let name = name.as_str().unwrap_or("").to_string();
                 self.include(&name, argv[1].to_value())
-                    .map(|s| Rv::Val(Value::from(s)))
+                    .map(|s| Rv::Val(Value::from_go_bytes(s)))
             }
             HelmFn::Tpl => {
                 let text = argv[0].to_value();
                 let text = text.as_str().unwrap_or("").to_string();
                 self.tpl(&text, argv[1].to_value())
-                    .map(|s| Rv::Val(Value::from(s)))
+                    .map(|s| Rv::Val(Value::from_go_bytes(s)))
             }
             HelmFn::Required => {
                 let warn = argv[0].to_value();
@@ -1452,7 +1588,7 @@ impl<'a, 's> State<'a, 's> {
         }
     }
 
-    fn include(&mut self, name: &str, data: Value) -> Result<String, Vec<String>> {
+    fn include(&mut self, name: &str, data: Value) -> Result<Vec<u8>, Vec<String>> {
         let counts = &mut self.shared.include_counts;
         match counts.get_mut(name) {
             Some(v) => {
@@ -1480,8 +1616,8 @@ impl<'a, 's> State<'a, 's> {
     /// Run a nested execution (include/tpl) with the depth guard and stack growth.
     fn nested(
         &mut self,
-        f: impl FnOnce(Env<'a>, &mut Shared) -> Result<String, ExecError>,
-    ) -> Result<String, ExecError> {
+        f: impl FnOnce(Env<'a>, &mut Shared) -> Result<Vec<u8>, ExecError>,
+    ) -> Result<Vec<u8>, ExecError> {
         let max = self.env.tmpls.limits.max_depth;
         if self.shared.depth >= max {
             return Err(ExecError {
@@ -1499,7 +1635,7 @@ impl<'a, 's> State<'a, 's> {
         r
     }
 
-    fn tpl(&mut self, text: &str, vals: Value) -> Result<String, Vec<String>> {
+    fn tpl(&mut self, text: &str, vals: Value) -> Result<Vec<u8>, Vec<String>> {
         let tmpls = self.env.tmpls;
         let set_name = tmpls.set_name.clone();
         let trees = match crate::parse::parse(&set_name, text, &|f| tmpls.has_func(f)) {
@@ -1530,7 +1666,7 @@ impl<'a, 's> State<'a, 's> {
             }
         }
         let Some(own) = own else {
-            return Ok(String::new());
+            return Ok(Vec::new());
         };
         let r = self.nested(|env, shared| {
             let env2 = Env {
@@ -1540,7 +1676,7 @@ impl<'a, 's> State<'a, 's> {
             execute_tree(env2, shared, &own, Rv::from_value(vals))
         });
         match r {
-            Ok(s) => Ok(s.replace("<no value>", "")),
+            Ok(s) => Ok(crate::helm::scrub_no_value_bytes(s)),
             Err(e) => {
                 let mut chain = vec![format!(
                     "error during tpl function execution for {}: {}",
@@ -1696,6 +1832,7 @@ fn length(v: &Rv) -> Result<usize, String> {
     match v.concrete() {
         None => Err("reflect: call of reflect.Value.Type on zero Value".into()),
         Some(Value::String(s)) => Ok(s.len()),
+        Some(Value::NonUtf8String(s)) => Ok(s.len()),
         Some(Value::Bytes(b)) => Ok(b.len()),
         Some(Value::List(l, _)) => Ok(l.len()),
         Some(Value::Map(m)) => Ok(map_read(m).len()),
@@ -1712,7 +1849,7 @@ fn index_arg(i: &Rv, cap: usize) -> Result<usize, String> {
     let x: i64 = match i.concrete() {
         Some(Value::Int(x)) | Some(Value::Int64(x)) => *x,
         Some(Value::Uint(u)) => *u as i64,
-        Some(Value::Object(o)) if o.kind() == "uint8" => o.format_v().parse().unwrap_or(0),
+        Some(Value::Uint8(u)) => i64::from(*u),
         None => return Err("cannot index slice/array with nil".into()),
         Some(other) => {
             return Err(format!(
@@ -1749,12 +1886,13 @@ fn index(item: &Rv, indexes: &[Rv]) -> Result<Rv, String> {
                     Rv::Val(l[x].clone())
                 }
             }
-            Value::String(s) => {
+            Value::String(_) | Value::NonUtf8String(_) => {
+                let s = v.go_bytes().unwrap_or_default();
                 let x = index_arg(ix, s.len())?;
                 if x >= s.len() {
                     return Err("reflect: string index out of range".into());
                 }
-                Rv::Val(byte_value(s.as_bytes()[x]))
+                Rv::Val(byte_value(s[x]))
             }
             Value::Bytes(b) => {
                 let x = index_arg(ix, b.len())?;
@@ -1766,6 +1904,9 @@ fn index(item: &Rv, indexes: &[Rv]) -> Result<Rv, String> {
             Value::Map(m) => {
                 let key = match ix.concrete() {
                     Some(Value::String(k)) => k.clone(),
+                    Some(k @ Value::NonUtf8String(_)) => {
+                        Arc::from(k.go_str_lossy().unwrap_or_default().as_ref())
+                    }
                     None => {
                         return Err("value is nil; should be of type string".into());
                     }
@@ -1776,9 +1917,12 @@ fn index(item: &Rv, indexes: &[Rv]) -> Result<Rv, String> {
                         ));
                     }
                 };
-                match map_read(m).get(&*key) {
-                    Some(x) => Rv::Iface(x.clone()),
-                    None => Rv::Iface(Value::Nil),
+                let elem_is_string = m.map_type() == MapType::String;
+                match (map_read(m).get(&*key), elem_is_string) {
+                    (Some(x), false) => Rv::Iface(x.clone()),
+                    (None, false) => Rv::Iface(Value::Nil),
+                    (Some(x), true) => Rv::Val(x.clone()),
+                    (None, true) => Rv::Val(Value::str("")),
                 }
             }
             Value::Nil => return Err("index of nil pointer".into()),
@@ -1796,11 +1940,12 @@ fn slice(item: &Rv, indexes: &[Rv]) -> Result<Rv, String> {
         return Err(format!("too many slice indexes: {}", indexes.len()));
     }
     let (len, cap) = match v {
-        Value::String(s) => {
+        Value::String(_) | Value::NonUtf8String(_) => {
             if indexes.len() == 3 {
                 return Err("cannot 3-index slice a string".into());
             }
-            (s.len(), s.len())
+            let n = v.go_bytes().map_or(0, <[u8]>::len);
+            (n, n)
         }
         Value::List(l, _) => (l.len(), l.len()),
         Value::Bytes(b) => (b.len(), b.len()),
@@ -1822,9 +1967,9 @@ fn slice(item: &Rv, indexes: &[Rv]) -> Result<Rv, String> {
         return Err(format!("invalid slice index: {} > {}", idx[1], idx[2]));
     }
     Ok(Rv::Val(match v {
-        Value::String(s) => {
-            let bytes = &s.as_bytes()[idx[0]..idx[1]];
-            Value::from(String::from_utf8_lossy(bytes).into_owned())
+        Value::String(_) | Value::NonUtf8String(_) => {
+            let bytes = &v.go_bytes().unwrap_or_default()[idx[0]..idx[1]];
+            Value::from_go_bytes(bytes.to_vec())
         }
         Value::List(l, et) => Value::List(Arc::new(l[idx[0]..idx[1]].to_vec()), *et),
         Value::Bytes(b) => Value::Bytes(Arc::from(&b[idx[0]..idx[1]])),
@@ -1847,11 +1992,10 @@ fn basic_kind(v: Option<&Value>) -> Kind {
     match v {
         Some(Value::Bool(_)) => Kind::Bool,
         Some(Value::Int(_)) | Some(Value::Int64(_)) => Kind::Int,
-        Some(Value::Uint(_)) => Kind::Uint,
+        Some(Value::Uint(_)) | Some(Value::Uint8(_)) => Kind::Uint,
         Some(Value::Float(_)) => Kind::Float,
-        Some(Value::String(_)) => Kind::String,
+        Some(Value::String(_)) | Some(Value::NonUtf8String(_)) => Kind::String,
         Some(Value::Object(o)) if o.kind() == "complex128" => Kind::Complex,
-        Some(Value::Object(o)) if o.kind() == "uint8" => Kind::Uint,
         _ => Kind::Invalid,
     }
 }
@@ -1866,7 +2010,7 @@ fn as_i64(v: Option<&Value>) -> i64 {
 fn as_u64(v: Option<&Value>) -> u64 {
     match v {
         Some(Value::Uint(u)) => *u,
-        Some(Value::Object(o)) if o.kind() == "uint8" => o.format_v().parse().unwrap_or(0),
+        Some(Value::Uint8(u)) => u64::from(*u),
         _ => 0,
     }
 }
@@ -1878,11 +2022,8 @@ fn as_f64(v: Option<&Value>) -> f64 {
     }
 }
 
-fn as_s(v: Option<&Value>) -> &str {
-    match v {
-        Some(Value::String(s)) => s,
-        _ => "",
-    }
+fn as_s(v: Option<&Value>) -> &[u8] {
+    v.and_then(Value::go_bytes).unwrap_or_default()
 }
 
 fn type_of(v: Option<&Value>) -> String {

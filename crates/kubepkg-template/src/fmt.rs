@@ -3,27 +3,66 @@
 //! `1e-05`), maps as `map[a:1 b:2]`, slices as `[a b]`, nil as `<nil>`, and Go's error
 //! annotations (`%!d(string=x)`, `%!v(MISSING)`, `%!(EXTRA int=1)`, `%!(NOVERB)`). Also Go's
 //! `strconv.Quote` and `time.Time.String`.
+//!
+//! Go strings are bytes, and so is what `fmt` produces: a string holding bytes that are not
+//! UTF-8 ([`Value::NonUtf8String`]) prints its exact bytes (`%s`, `%v`), its bytes in hex (`%x`)
+//! or escaped (`%q` → `"\xff"`). The `*_value` functions return the Go string exactly (a
+//! [`Value`] string of either variant); the `String`-returning ones decode invalid bytes as
+//! U+FFFD, which only differs for such strings.
 
-use kubepkg_value::{ElemType, GoTime, Value, map_read};
+use kubepkg_value::{ElemType, GoTime, Value, go_lossy, go_rune_count, map_read};
 
-/// `fmt.Sprint(args...)`: operands separated by a space when neither side is a string.
-pub fn sprint(args: &[Value]) -> String {
-    let mut p = Printer::default();
+/// The printer's output: Go's `[]byte` buffer, written mostly with text.
+#[derive(Default)]
+pub(crate) struct Buf(pub(crate) Vec<u8>);
+
+impl Buf {
+    fn push_str(&mut self, s: &str) {
+        self.0.extend_from_slice(s.as_bytes());
+    }
+
+    fn push(&mut self, c: char) {
+        let mut b = [0u8; 4];
+        self.0.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+    }
+
+    fn push_bytes(&mut self, b: &[u8]) {
+        self.0.extend_from_slice(b);
+    }
+}
+
+/// Bytes made by `fmt` as text (invalid UTF-8 decoded as U+FFFD, per byte like Go's `range`).
+fn into_text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| go_lossy(e.as_bytes()))
+}
+
+fn sprint_into(p: &mut Printer, args: &[Value]) {
     let mut prev_string = false;
     for (i, a) in args.iter().enumerate() {
-        let is_string = matches!(a, Value::String(_));
+        let is_string = a.is_go_string();
         if i > 0 && !is_string && !prev_string {
             p.buf.push(' ');
         }
         p.print_arg(a, 'v');
         prev_string = is_string;
     }
-    p.buf
 }
 
-/// `fmt.Sprintln(args...)`: operands always separated by spaces, newline appended.
-pub fn sprintln(args: &[Value]) -> String {
+/// `fmt.Sprint(args...)`: operands separated by a space when neither side is a string.
+pub fn sprint(args: &[Value]) -> String {
     let mut p = Printer::default();
+    sprint_into(&mut p, args);
+    into_text(p.buf.0)
+}
+
+/// `fmt.Sprint(args...)` as the exact Go string it makes.
+pub fn sprint_value(args: &[Value]) -> Value {
+    let mut p = Printer::default();
+    sprint_into(&mut p, args);
+    Value::from_go_bytes(p.buf.0)
+}
+
+fn sprintln_into(p: &mut Printer, args: &[Value]) {
     for (i, a) in args.iter().enumerate() {
         if i > 0 {
             p.buf.push(' ');
@@ -31,7 +70,20 @@ pub fn sprintln(args: &[Value]) -> String {
         p.print_arg(a, 'v');
     }
     p.buf.push('\n');
-    p.buf
+}
+
+/// `fmt.Sprintln(args...)`: operands always separated by spaces, newline appended.
+pub fn sprintln(args: &[Value]) -> String {
+    let mut p = Printer::default();
+    sprintln_into(&mut p, args);
+    into_text(p.buf.0)
+}
+
+/// `fmt.Sprintln(args...)` as the exact Go string it makes.
+pub fn sprintln_value(args: &[Value]) -> Value {
+    let mut p = Printer::default();
+    sprintln_into(&mut p, args);
+    Value::from_go_bytes(p.buf.0)
 }
 
 /// `fmt.Sprint(v)` of one value.
@@ -41,17 +93,18 @@ pub fn format_value(v: &Value) -> String {
         _ => {
             let mut p = Printer::default();
             p.print_arg(v, 'v');
-            p.buf
+            into_text(p.buf.0)
         }
     }
 }
 
-/// Append `fmt.Sprint(v)` to `out`.
-pub fn write_value(out: &mut String, v: &Value) {
+/// Append `fmt.Sprint(v)` to `out`, exactly (a non-UTF-8 string appends its bytes).
+pub fn write_value(out: &mut Vec<u8>, v: &Value) {
     match v {
-        Value::String(s) => out.push_str(s),
+        Value::String(s) => out.extend_from_slice(s.as_bytes()),
+        Value::NonUtf8String(b) => out.extend_from_slice(b),
         Value::Int(i) | Value::Int64(i) => {
-            use std::fmt::Write;
+            use std::io::Write;
             let _ = write!(out, "{i}");
         }
         // text/template prints through `String()` when the value or its address has one (a
@@ -59,16 +112,16 @@ pub fn write_value(out: &mut String, v: &Value) {
         // is `v1.29`; `quote` and `printf` get a copy and print the struct.
         Value::Object(o) if o.kind() == "struct" && o.field("String").is_some() => {
             if let Some(Value::String(s)) = o.field("String") {
-                out.push_str(&s);
+                out.extend_from_slice(s.as_bytes());
             }
         }
         _ => {
             let mut p = Printer {
-                buf: std::mem::take(out),
+                buf: Buf(std::mem::take(out)),
                 ..Printer::default()
             };
             p.print_arg(v, 'v');
-            *out = p.buf;
+            *out = p.buf.0;
         }
     }
 }
@@ -77,7 +130,14 @@ pub fn write_value(out: &mut String, v: &Value) {
 pub fn sprintf(format: &str, args: &[Value]) -> String {
     let mut p = Printer::default();
     p.do_printf(format, args);
-    p.buf
+    into_text(p.buf.0)
+}
+
+/// `fmt.Sprintf(format, args...)` as the exact Go string it makes.
+pub fn sprintf_value(format: &str, args: &[Value]) -> Value {
+    let mut p = Printer::default();
+    p.do_printf(format, args);
+    Value::from_go_bytes(p.buf.0)
 }
 
 #[derive(Default, Clone, Copy)]
@@ -97,7 +157,7 @@ struct Flags {
 
 #[derive(Default)]
 struct Printer {
-    buf: String,
+    buf: Buf,
     f: Flags,
     reordered: bool,
     good_arg_num: bool,
@@ -377,8 +437,10 @@ impl Printer {
             },
             Value::Int(i) | Value::Int64(i) => self.fmt_integer(*i as u64, true, verb, v),
             Value::Uint(u) => self.fmt_integer(*u, false, verb, v),
+            Value::Uint8(u) => self.fmt_integer(u64::from(*u), false, verb, v),
             Value::Float(x) => self.fmt_float(*x, verb, v),
             Value::String(s) => self.fmt_string(s, verb, v),
+            Value::NonUtf8String(b) => self.fmt_non_utf8(b, verb, v),
             Value::Bytes(b) => self.fmt_bytes(b, verb, v),
             Value::List(items, et) => {
                 if matches!(verb, 's' | 'q' | 'x' | 'X') && *et == ElemType::Byte {
@@ -415,9 +477,11 @@ impl Printer {
                 self.buf.push(']');
             }
             Value::Map(m) => {
+                let ty = m.map_type().type_name();
                 let m = map_read(m);
                 if self.f.sharp_v {
-                    self.buf.push_str("map[string]interface {}{");
+                    self.buf.push_str(ty);
+                    self.buf.push('{');
                 } else {
                     self.buf.push_str("map[");
                 }
@@ -438,10 +502,6 @@ impl Printer {
             Value::Time(t) => {
                 let s = format_time(t);
                 self.fmt_stringer(&s, verb, v);
-            }
-            Value::Object(o) if o.kind() == "uint8" => {
-                let u: u64 = o.format_v().parse().unwrap_or(0);
-                self.fmt_integer(u, false, verb, v);
             }
             Value::Object(o) => {
                 // A Stringer is used for v s x X q only; other verbs see the value itself.
@@ -495,6 +555,52 @@ impl Printer {
         }
     }
 
+    /// A Go string whose bytes are not UTF-8: precision and width count Go's runes (each
+    /// invalid byte is one), `%s`/`%v` write the bytes, `%q` escapes them as `\xff`.
+    fn fmt_non_utf8(&mut self, b: &[u8], verb: char, v: &Value) {
+        match verb {
+            'v' if self.f.sharp_v => self.fmt_q_bytes(b),
+            'v' | 's' => {
+                let b = if self.f.prec_present {
+                    &b[..go_prefix_len(b, self.f.prec)]
+                } else {
+                    b
+                };
+                self.pad_bytes(b);
+            }
+            'x' => self.fmt_sx(b, "0123456789abcdef"),
+            'X' => self.fmt_sx(b, "0123456789ABCDEF"),
+            'q' => self.fmt_q_bytes(b),
+            _ => self.bad_verb(verb, v),
+        }
+    }
+
+    fn fmt_q_bytes(&mut self, b: &[u8]) {
+        let b = if self.f.prec_present {
+            &b[..go_prefix_len(b, self.f.prec)]
+        } else {
+            b
+        };
+        // Invalid UTF-8 can never be back-quoted.
+        let q = quote_bytes(b, self.f.plus);
+        self.pad(&q);
+    }
+
+    fn pad_bytes(&mut self, b: &[u8]) {
+        if !self.f.wid_present || self.f.wid == 0 {
+            self.buf.push_bytes(b);
+            return;
+        }
+        let width = self.f.wid.saturating_sub(go_rune_count(b));
+        if !self.f.minus {
+            self.write_padding(width);
+            self.buf.push_bytes(b);
+        } else {
+            self.buf.push_bytes(b);
+            self.write_padding(width);
+        }
+    }
+
     fn fmt_bytes(&mut self, b: &[u8], verb: char, v: &Value) {
         match verb {
             'v' | 'd' => {
@@ -518,16 +624,13 @@ impl Printer {
                 }
                 self.buf.push(']');
             }
-            's' => {
-                let s = String::from_utf8_lossy(b).into_owned();
-                self.fmt_s(&s)
-            }
+            's' | 'q' => match std::str::from_utf8(b) {
+                Ok(s) if verb == 's' => self.fmt_s(s),
+                Ok(s) => self.fmt_q(s),
+                Err(_) => self.fmt_non_utf8(b, verb, v),
+            },
             'x' => self.fmt_sx(b, "0123456789abcdef"),
             'X' => self.fmt_sx(b, "0123456789ABCDEF"),
-            'q' => {
-                let s = String::from_utf8_lossy(b).into_owned();
-                self.fmt_q(&s)
-            }
             _ => {
                 let _ = v;
                 self.buf.push('[');
@@ -1183,6 +1286,35 @@ fn escape_rune(out: &mut String, c: char, quote: char, ascii_only: bool) {
     }
 }
 
+/// The length of the first `n` Go runes of `b` (each invalid byte counts as one rune).
+fn go_prefix_len(b: &[u8], n: usize) -> usize {
+    let mut i = 0;
+    for _ in 0..n {
+        if i >= b.len() {
+            break;
+        }
+        i += kubepkg_value::go_decode_rune(&b[i..]).1;
+    }
+    i
+}
+
+/// Go's `strconv.Quote` (or `QuoteToASCII`) of string bytes: invalid bytes become `\xNN`.
+pub fn quote_bytes(b: &[u8], ascii_only: bool) -> String {
+    let mut out = String::with_capacity(b.len() + 2);
+    out.push('"');
+    let mut i = 0;
+    while i < b.len() {
+        let (c, w) = kubepkg_value::go_decode_rune(&b[i..]);
+        match c {
+            Some(c) => escape_rune(&mut out, c, '"', ascii_only),
+            None => out.push_str(&format!("\\x{:02x}", b[i])),
+        }
+        i += w;
+    }
+    out.push('"');
+    out
+}
+
 /// Go's `strconv.Quote`.
 pub fn quote(s: &str) -> String {
     quote_with(s, false)
@@ -1257,12 +1389,9 @@ pub fn format_time(t: &GoTime) -> String {
     let a = off.unsigned_abs();
     s.push_str(&format!(" {}{:02}{:02}", sign, a / 3600, (a / 60) % 60));
     let zone = if t.zone.is_empty() {
-        // Go prints the numeric offset when the zone has no name.
-        if a.is_multiple_of(3600) {
-            format!("{}{:02}", sign, a / 3600)
-        } else {
-            format!("{}{:02}{:02}", sign, a / 3600, (a / 60) % 60)
-        }
+        // A zone without a name (`time.FixedZone("", off)`, what parsing `+02:00` gives
+        // outside the local zone): Go's `MST` element prints the offset as `-0700` does.
+        format!("{}{:02}{:02}", sign, a / 3600, (a / 60) % 60)
     } else {
         t.zone.clone()
     };

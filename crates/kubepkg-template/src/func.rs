@@ -18,8 +18,14 @@ pub type FuncResult = Result<Value, String>;
 pub enum ArgType {
     /// `interface{}`: anything, including nil.
     Any,
-    /// `string`
+    /// `string`, as text: a string whose bytes are not UTF-8 ([`Value::NonUtf8String`]) reaches
+    /// the function as the [`Value::String`] Go's rune-wise functions see (each invalid byte
+    /// decoded as U+FFFD, see [`kubepkg_value::go_lossy`]).
     String,
+    /// `string`, with its exact bytes: the function receives [`Value::String`] or
+    /// [`Value::NonUtf8String`]. For functions whose result depends on the bytes themselves
+    /// (hashes, base64, byte-indexed cuts such as `substr`).
+    StringBytes,
     /// `int`
     Int,
     /// `int64`

@@ -59,6 +59,26 @@ pub fn scrub_no_value(s: &str) -> String {
     }
 }
 
+/// [`scrub_no_value`] on rendered bytes (Go strings are bytes; a rendering can hold bytes that
+/// are not UTF-8).
+pub fn scrub_no_value_bytes(b: Vec<u8>) -> Vec<u8> {
+    const NO_VALUE: &[u8] = b"<no value>";
+    if !b.windows(NO_VALUE.len()).any(|w| w == NO_VALUE) {
+        return b;
+    }
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i..].starts_with(NO_VALUE) {
+            i += NO_VALUE.len();
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
 /// Helm's `cleanupParseError`: `parse error at (LOCATION): MESSAGE`.
 pub fn parse_error_text(filename: &str, err: &ParseError) -> String {
     let msg = &err.message;

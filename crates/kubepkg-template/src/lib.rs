@@ -41,11 +41,19 @@
 //! reproduced with Helm's error text. A loop that produces no output (`range` over a huge
 //! integer) runs as long as it does in Go.
 //!
+//! # Strings are bytes
+//! Go strings are bytes: a template that cuts a multi-byte character (`substr`, `slice`), decodes
+//! binary data (`b64dec`) or writes `"\xff"` makes a string that is not UTF-8. Such strings are
+//! [`Value::NonUtf8String`]s; `len`, `index`, `slice`, comparisons, `print`/`printf` and the
+//! functions declared with [`ArgType::StringBytes`] see their exact bytes, and
+//! [`Templates::execute_bytes`] returns the exact output ([`Templates::execute`] decodes it as
+//! text). Functions declared with [`ArgType::String`] receive such a string decoded the way Go's
+//! rune-wise functions decode it.
+//!
 //! # Known differences from Go
-//! Go strings are bytes: a template that cuts a multi-byte character (`substr`, `b64dec` of
-//! binary data) produces invalid UTF-8 in Go, which [`Value`]'s UTF-8 strings cannot carry (the
-//! bytes are replaced by U+FFFD). Methods of Go types other than `time.Time`'s niladic ones
-//! are reached only through [`kubepkg_value::GoObject`].
+//! Methods of Go types other than `time.Time`'s niladic ones and Helm's `common.Values`
+//! (`AsMap`, `YAML`, `Table`, `PathValue`) are reached only through
+//! [`kubepkg_value::GoObject`]. Map keys are UTF-8 text.
 
 #![forbid(unsafe_code)]
 
@@ -60,7 +68,9 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-pub use fmt::{format_value, sprint, sprintf, sprintln};
+pub use fmt::{
+    format_value, sprint, sprint_value, sprintf, sprintf_value, sprintln, sprintln_value,
+};
 pub use func::{ArgType, FuncResult, Function};
 pub use helm::Lookup;
 pub use kubepkg_value::Value;
@@ -298,8 +308,17 @@ impl Templates {
             || (self.helm.is_some() && helm::is_engine_func(name))
     }
 
-    /// Execute template `name` with `data` as dot (Go's `ExecuteTemplate`).
+    /// Execute template `name` with `data` as dot (Go's `ExecuteTemplate`), as text: the
+    /// rare bytes that are not UTF-8 (see [`Templates::execute_bytes`]) are decoded as U+FFFD.
     pub fn execute(&self, name: &str, data: &Value) -> Result<String, ExecError> {
+        let bytes = exec::execute(self, name, data)?;
+        Ok(String::from_utf8(bytes).unwrap_or_else(|e| kubepkg_value::go_lossy(e.as_bytes())))
+    }
+
+    /// Execute template `name` with `data` as dot, to the exact bytes Go would write: Go
+    /// strings are bytes, so `b64dec` of binary data or `substr` cutting a character writes
+    /// bytes that are not UTF-8.
+    pub fn execute_bytes(&self, name: &str, data: &Value) -> Result<Vec<u8>, ExecError> {
         exec::execute(self, name, data)
     }
 }

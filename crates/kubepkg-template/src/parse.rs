@@ -142,10 +142,12 @@ pub enum Arg {
     Nil(usize),
     Bool(usize, bool),
     Number(usize, Box<Number>),
+    /// A string constant; `value` is the Go string it denotes (escapes such as `\xff` can
+    /// make bytes that are not UTF-8).
     String {
         pos: usize,
         quoted: Box<str>,
-        text: Arc<str>,
+        value: kubepkg_value::Value,
     },
     Pipe(Box<Pipe>),
 }
@@ -979,11 +981,11 @@ impl<'f, 't> Parser<'f, 't> {
                 Arg::Pipe(Box::new(r?))
             }
             ItemKind::String | ItemKind::RawString => {
-                let s = unquote(&token.val).map_err(|e| self.errorf(e))?;
+                let s = unquote_bytes(&token.val).map_err(|e| self.errorf(e))?;
                 Arg::String {
                     pos: token.pos,
                     quoted: token.val.as_ref().into(),
-                    text: Arc::from(s.as_str()),
+                    value: kubepkg_value::Value::from_go_bytes(s),
                 }
             }
             _ => {
@@ -1002,6 +1004,12 @@ enum Parsed {
 
 /// Go's `strconv.Unquote` for "…", `…` and '…' literals. Errors are `invalid syntax`.
 pub fn unquote(s: &str) -> Result<String, &'static str> {
+    unquote_bytes(s)
+        .map(|b| String::from_utf8(b).unwrap_or_else(|e| kubepkg_value::go_lossy(e.as_bytes())))
+}
+
+/// Go's `strconv.Unquote` for a Go string literal, to the exact bytes it denotes.
+pub fn unquote_bytes(s: &str) -> Result<Vec<u8>, &'static str> {
     const SYNTAX: &str = "invalid syntax";
     let b = s.as_bytes();
     if b.len() < 2 {
@@ -1017,7 +1025,7 @@ pub fn unquote(s: &str) -> Result<String, &'static str> {
             if inner.contains('`') {
                 return Err(SYNTAX);
             }
-            Ok(inner.replace('\r', ""))
+            Ok(inner.replace('\r', "").into_bytes())
         }
         b'"' | b'\'' => {
             let mut out: Vec<u8> = Vec::with_capacity(inner.len());
@@ -1039,7 +1047,7 @@ pub fn unquote(s: &str) -> Result<String, &'static str> {
             if q == b'\'' && out.is_empty() {
                 return Err(SYNTAX);
             }
-            Ok(String::from_utf8_lossy(&out).into_owned())
+            Ok(out)
         }
         _ => Err(SYNTAX),
     }

@@ -9,6 +9,15 @@
 //! (`set`, `unset`, `merge`) work on [`Value::Map`] through [`MapRef`], which shares mutation like
 //! a Go map does.
 //!
+//! Two Go facts shape the model beyond plain JSON-like data:
+//! - maps have Go types ([`MapType`]): `map[string]interface {}`, the `map[string]string` Sprig's
+//!   `split` returns, and Helm's named `common.Values` (`.Values`), which name themselves
+//!   differently, are accepted by different functions and carry different methods;
+//! - strings are bytes: [`Value::String`] holds UTF-8 text (nearly every string) and
+//!   [`Value::NonUtf8String`] the rest, so each Go string has exactly one representation
+//!   ([`Value::from_go_bytes`], [`Value::go_bytes`]); [`go_lossy`], [`go_decode_rune`] and
+//!   [`go_rune_count`] decode bytes exactly as Go's `range` over a string does.
+//!
 //! Printing (`fmt` verbs) lives in the template crate; this crate only holds data and the type
 //! names Go would report.
 
@@ -18,19 +27,90 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// A Go map `map[string]interface{}`. Go maps are reference types: `set $d "k" v` is visible
-/// through every copy of `$d`, so the map is shared and interior-mutable. Keys iterate in sorted
-/// order, as text/template's `range` and `fmt` print them.
-pub type MapRef = Arc<RwLock<BTreeMap<String, Value>>>;
+/// The Go type of a map a template can hold. Every map has string keys and iterates in sorted
+/// key order (as text/template's `range` and `fmt` print maps); the type decides what `typeOf`
+/// and `%T` report, which functions accept the map (Sprig's dict functions take
+/// `map[string]interface {}` only) and what a field access on an element reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum MapType {
+    /// `map[string]interface {}`: values files, `dict`, decoded YAML/JSON objects.
+    #[default]
+    Interface,
+    /// `map[string]string`: what Sprig's `split` and `splitn` return (keys `_0`, `_1`, …).
+    /// Every value is a Go string ([`Value::String`] or [`Value::NonUtf8String`]).
+    String,
+    /// Helm's named type `common.Values` (`map[string]interface {}` underneath, assignable to
+    /// it): `.Values` and `.Template`. It has Helm's methods `AsMap`, `YAML`, `Table` and
+    /// `PathValue`, which a field access tries before the map's keys, as Go's does.
+    HelmValues,
+}
+
+impl MapType {
+    /// Go's name of the map type as `%T` prints it.
+    pub fn type_name(self) -> &'static str {
+        match self {
+            MapType::Interface => "map[string]interface {}",
+            MapType::String => "map[string]string",
+            MapType::HelmValues => "common.Values",
+        }
+    }
+
+    /// Whether a value of this type can be passed where Go expects `map[string]interface {}`
+    /// (the same underlying type: named types are assignable to it, `map[string]string` is not).
+    pub fn is_interface_map(self) -> bool {
+        matches!(self, MapType::Interface | MapType::HelmValues)
+    }
+}
+
+/// A Go map: a handle on shared entries plus the map's Go type. Go maps are reference types:
+/// `set $d "k" v` is visible through every copy of `$d`, so the entries are shared and
+/// interior-mutable; a conversion to another map type with the same underlying type
+/// (`Values.AsMap`, or passing `.Values` where `map[string]interface {}` is expected) is another
+/// handle on the same entries ([`MapRef::with_type`]). Keys iterate in sorted order. Read and
+/// write the entries with [`map_read`] and [`map_write`].
+#[derive(Clone, Debug, Default)]
+pub struct MapRef {
+    ty: MapType,
+    entries: Arc<RwLock<BTreeMap<String, Value>>>,
+}
+
+impl MapRef {
+    /// A new map of the given Go type.
+    pub fn new(ty: MapType, entries: BTreeMap<String, Value>) -> MapRef {
+        MapRef {
+            ty,
+            entries: Arc::new(RwLock::new(entries)),
+        }
+    }
+
+    /// The map's Go type.
+    pub fn map_type(&self) -> MapType {
+        self.ty
+    }
+
+    /// The same map seen as another Go map type (Go's conversion between map types with the
+    /// same underlying type): both handles share the entries.
+    pub fn with_type(&self, ty: MapType) -> MapRef {
+        MapRef {
+            ty,
+            entries: self.entries.clone(),
+        }
+    }
+
+    /// Whether both handles reach the same entries (Go map identity).
+    pub fn ptr_eq(a: &MapRef, b: &MapRef) -> bool {
+        Arc::ptr_eq(&a.entries, &b.entries)
+    }
+}
 
 /// Read access to a shared map; a poisoned lock (a panic elsewhere) still yields the data.
 pub fn map_read(m: &MapRef) -> RwLockReadGuard<'_, BTreeMap<String, Value>> {
-    m.read().unwrap_or_else(|e| e.into_inner())
+    m.entries.read().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Write access to a shared map; a poisoned lock still yields the data.
 pub fn map_write(m: &MapRef) -> RwLockWriteGuard<'_, BTreeMap<String, Value>> {
-    m.write().unwrap_or_else(|e| e.into_inner())
+    m.entries.write().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The element type of a Go slice. Most slices in templates are `[]interface{}`; Sprig returns
@@ -107,15 +187,24 @@ pub enum Value {
     Int64(i64),
     /// Go `uint64` (rare; `randInt` never returns it but constants in templates can overflow int).
     Uint(u64),
+    /// Go `uint8` (`byte`): what `index` yields on a string or a `[]byte`.
+    Uint8(u8),
     /// Go `float64` — every number read from a values file, and Sprig's float math.
     Float(f64),
-    /// Go `string`.
+    /// Go `string` whose bytes are valid UTF-8 (nearly every string).
     String(Arc<str>),
+    /// Go `string` whose bytes are not valid UTF-8. Go strings are byte sequences: `b64dec` of
+    /// binary data, `substr` cutting a multi-byte character or a `"\xff"` literal make such
+    /// strings, and Go hashes, measures, slices and prints their exact bytes. A string is held
+    /// here only when its bytes are not UTF-8, so each Go string has one representation; build
+    /// strings from bytes with [`Value::from_go_bytes`] and read either variant with
+    /// [`Value::go_bytes`].
+    NonUtf8String(Arc<[u8]>),
     /// Go `[]byte`.
     Bytes(Arc<[u8]>),
     /// A Go slice (see [`ElemType`]).
     List(Arc<Vec<Value>>, ElemType),
-    /// Go `map[string]interface{}` (values, `dict`, decoded YAML/JSON objects).
+    /// A Go map with string keys; its Go type is [`MapRef::map_type`] (see [`MapType`]).
     Map(MapRef),
     /// Go `time.Time`.
     Time(Arc<GoTime>),
@@ -148,7 +237,46 @@ impl Value {
 
     /// A fresh `map[string]interface{}`.
     pub fn map(entries: BTreeMap<String, Value>) -> Value {
-        Value::Map(Arc::new(RwLock::new(entries)))
+        Value::Map(MapRef::new(MapType::Interface, entries))
+    }
+
+    /// A fresh map of the given Go type (for [`MapType::String`] every value must be a string).
+    pub fn typed_map(ty: MapType, entries: BTreeMap<String, Value>) -> Value {
+        Value::Map(MapRef::new(ty, entries))
+    }
+
+    /// The Go string made of these bytes: [`Value::String`] when they are UTF-8, else
+    /// [`Value::NonUtf8String`].
+    pub fn from_go_bytes(bytes: Vec<u8>) -> Value {
+        match String::from_utf8(bytes) {
+            Ok(s) => Value::from(s),
+            Err(e) => Value::NonUtf8String(Arc::from(e.into_bytes())),
+        }
+    }
+
+    /// The bytes of a Go string (either string variant); `None` for other values.
+    pub fn go_bytes(&self) -> Option<&[u8]> {
+        match self {
+            Value::String(s) => Some(s.as_bytes()),
+            Value::NonUtf8String(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a Go `string` (either variant).
+    pub fn is_go_string(&self) -> bool {
+        matches!(self, Value::String(_) | Value::NonUtf8String(_))
+    }
+
+    /// A Go string as text: borrowed when it is UTF-8, else decoded as Go's `range` over a
+    /// string decodes it (each byte that does not start a valid sequence becomes U+FFFD); `None`
+    /// for other values.
+    pub fn go_str_lossy(&self) -> Option<std::borrow::Cow<'_, str>> {
+        match self {
+            Value::String(s) => Some(std::borrow::Cow::Borrowed(s)),
+            Value::NonUtf8String(b) => Some(std::borrow::Cow::Owned(go_lossy(b))),
+            _ => None,
+        }
     }
 
     /// An empty `map[string]interface{}`.
@@ -164,15 +292,16 @@ impl Value {
             Value::Int(_) => "int".into(),
             Value::Int64(_) => "int64".into(),
             Value::Uint(_) => "uint64".into(),
+            Value::Uint8(_) => "uint8".into(),
             Value::Float(_) => "float64".into(),
-            Value::String(_) => "string".into(),
+            Value::String(_) | Value::NonUtf8String(_) => "string".into(),
             Value::Bytes(_) => "[]uint8".into(),
             Value::List(_, ElemType::Interface) => "[]interface {}".into(),
             Value::List(_, ElemType::String) => "[]string".into(),
             Value::List(_, ElemType::Int) => "[]int".into(),
             Value::List(_, ElemType::Byte) => "[]uint8".into(),
             Value::List(_, ElemType::InterfaceSlices) => "[][]interface {}".into(),
-            Value::Map(_) => "map[string]interface {}".into(),
+            Value::Map(m) => m.map_type().type_name().into(),
             Value::Time(_) => "time.Time".into(),
             Value::Object(o) => o.type_name().into(),
         }
@@ -186,8 +315,9 @@ impl Value {
             Value::Int(_) => "int".into(),
             Value::Int64(_) => "int64".into(),
             Value::Uint(_) => "uint64".into(),
+            Value::Uint8(_) => "uint8".into(),
             Value::Float(_) => "float64".into(),
-            Value::String(_) => "string".into(),
+            Value::String(_) | Value::NonUtf8String(_) => "string".into(),
             Value::Bytes(_) | Value::List(..) => "slice".into(),
             Value::Map(_) => "map".into(),
             Value::Time(_) => "struct".into(),
@@ -203,8 +333,10 @@ impl Value {
             Value::Bool(b) => *b,
             Value::Int(i) | Value::Int64(i) => *i != 0,
             Value::Uint(u) => *u != 0,
+            Value::Uint8(u) => *u != 0,
             Value::Float(f) => *f != 0.0,
             Value::String(s) => !s.is_empty(),
+            Value::NonUtf8String(_) => true,
             Value::Bytes(b) => !b.is_empty(),
             Value::List(l, _) => !l.is_empty(),
             Value::Map(m) => !map_read(m).is_empty(),
@@ -230,7 +362,8 @@ impl Value {
     /// original (Sprig `deepCopy`, and Helm's copying of values between charts).
     pub fn deep_copy(&self) -> Value {
         match self {
-            Value::Map(m) => Value::map(
+            Value::Map(m) => Value::typed_map(
+                m.map_type(),
                 map_read(m)
                     .iter()
                     .map(|(k, v)| (k.clone(), v.deep_copy()))
@@ -252,8 +385,10 @@ impl fmt::Debug for Value {
             Value::Int(i) => write!(f, "{i}"),
             Value::Int64(i) => write!(f, "int64({i})"),
             Value::Uint(u) => write!(f, "uint64({u})"),
+            Value::Uint8(u) => write!(f, "uint8({u})"),
             Value::Float(x) => write!(f, "float64({x})"),
             Value::String(s) => write!(f, "{s:?}"),
+            Value::NonUtf8String(b) => write!(f, "string{b:?}"),
             Value::Bytes(b) => write!(f, "bytes{b:?}"),
             Value::List(l, _) => f.debug_list().entries(l.iter()).finish(),
             Value::Map(m) => f.debug_map().entries(map_read(m).iter()).finish(),
@@ -272,15 +407,70 @@ impl PartialEq for Value {
             (Value::Bool(a), Value::Bool(b)) => a == b,
             (Value::Int(a), Value::Int(b)) | (Value::Int64(a), Value::Int64(b)) => a == b,
             (Value::Uint(a), Value::Uint(b)) => a == b,
+            (Value::Uint8(a), Value::Uint8(b)) => a == b,
             (Value::Float(a), Value::Float(b)) => a == b,
             (Value::String(a), Value::String(b)) => a == b,
+            (Value::NonUtf8String(a), Value::NonUtf8String(b)) => a == b,
             (Value::Bytes(a), Value::Bytes(b)) => a == b,
             (Value::List(a, ta), Value::List(b, tb)) => ta == tb && a == b,
-            (Value::Map(a), Value::Map(b)) => Arc::ptr_eq(a, b) || *map_read(a) == *map_read(b),
+            (Value::Map(a), Value::Map(b)) => {
+                a.map_type() == b.map_type()
+                    && (MapRef::ptr_eq(a, b) || *map_read(a) == *map_read(b))
+            }
             (Value::Time(a), Value::Time(b)) => a == b,
             (Value::Object(a), Value::Object(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }
+    }
+}
+
+/// Decode Go string bytes as Go's `for range` does: valid UTF-8 sequences as their characters,
+/// every other byte as U+FFFD (one per byte, unlike `String::from_utf8_lossy`, which replaces a
+/// truncated sequence by a single U+FFFD).
+pub fn go_lossy(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() + 2);
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(s) => {
+                out.push_str(s);
+                break;
+            }
+            Err(e) => {
+                let (good, bad) = rest.split_at(e.valid_up_to());
+                out.push_str(std::str::from_utf8(good).unwrap_or_default());
+                // Go decodes one invalid byte at a time.
+                out.push('\u{FFFD}');
+                rest = &bad[1..];
+            }
+        }
+    }
+    out
+}
+
+/// Go's `utf8.DecodeRune`: the first character of `b` and its length in bytes, or `None` and 1
+/// when `b` does not start with a valid UTF-8 sequence (and `None`, 0 for empty input).
+pub fn go_decode_rune(b: &[u8]) -> (Option<char>, usize) {
+    if b.is_empty() {
+        return (None, 0);
+    }
+    let head = &b[..b.len().min(4)];
+    let valid = match std::str::from_utf8(head) {
+        Ok(s) => s,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    match valid.chars().next() {
+        Some(c) => (Some(c), c.len_utf8()),
+        None => (None, 1),
+    }
+}
+
+/// The number of characters Go counts in string bytes (`utf8.RuneCount`: each invalid byte is
+/// one character).
+pub fn go_rune_count(bytes: &[u8]) -> usize {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.chars().count(),
+        Err(_) => go_lossy(bytes).chars().count(),
     }
 }
 
@@ -337,6 +527,33 @@ mod tests {
         }
         let Value::Map(c) = copy else { unreachable!() };
         assert!(map_read(&c).is_empty());
+    }
+
+    #[test]
+    fn go_strings_have_one_representation() {
+        assert_eq!(Value::from_go_bytes(b"ok".to_vec()), Value::str("ok"));
+        let bad = Value::from_go_bytes(vec![b'a', 0xff]);
+        assert!(matches!(bad, Value::NonUtf8String(_)));
+        assert_eq!(bad.type_name(), "string");
+        assert_eq!(bad.go_bytes(), Some(&[b'a', 0xff][..]));
+    }
+
+    #[test]
+    fn lossy_decoding_replaces_each_invalid_byte_like_go() {
+        // "\xe6\x97" is a truncated 3-byte sequence: Go's range yields two U+FFFD.
+        assert_eq!(go_lossy(&[b'a', 0xe6, 0x97, b'b']), "a\u{FFFD}\u{FFFD}b");
+        assert_eq!(go_rune_count(&[0xe6, 0x97, 0xa5, 0xff]), 2);
+    }
+
+    #[test]
+    fn map_types_name_themselves_like_go() {
+        let m = Value::typed_map(MapType::String, BTreeMap::new());
+        assert_eq!(m.type_name(), "map[string]string");
+        assert_eq!(m.kind_name(), "map");
+        assert_eq!(m.deep_copy().type_name(), "map[string]string");
+        let v = Value::typed_map(MapType::HelmValues, BTreeMap::new());
+        assert_eq!(v.type_name(), "common.Values");
+        assert_ne!(m, Value::empty_map());
     }
 
     #[test]

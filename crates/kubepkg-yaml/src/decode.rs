@@ -145,6 +145,12 @@ fn scan_error_stage(src: &str, e: &ScanError) -> (YamlError, bool) {
             Stage::Scanner,
         ),
         (
+            // libyaml reports the problem without saphyr's "while scanning a directive" context.
+            "could not find expected directive name",
+            "could not find expected directive name",
+            Stage::Scanner,
+        ),
+        (
             "mapping values are not allowed in this context",
             "mapping values are not allowed in this context",
             Stage::Scanner,

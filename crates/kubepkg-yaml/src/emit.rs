@@ -73,7 +73,10 @@ fn to_node_inner(v: &Value) -> Result<Node, YamlError> {
                 _ => Node::Str(text),
             }
         }
+        Value::Uint8(u) => Node::Int(i64::from(*u)),
         Value::String(s) => Node::Str(reread_json_string(s)?),
+        // encoding/json writes each invalid byte as `\ufffd`, which reads back as U+FFFD.
+        Value::NonUtf8String(b) => Node::Str(reread_json_string(&kubepkg_value::go_lossy(b))?),
         Value::Bytes(b) => {
             use base64::Engine;
             Node::Str(base64::engine::general_purpose::STANDARD.encode(b))
@@ -158,8 +161,17 @@ fn to_node_v3_inner(v: &Value) -> Node {
         Value::Bool(b) => Node::Bool(*b),
         Value::Int(i) | Value::Int64(i) => Node::Int(*i),
         Value::Uint(u) => Node::Uint(*u),
+        Value::Uint8(u) => Node::Int(i64::from(*u)),
         Value::Float(f) => Node::Float(*f),
         Value::String(s) => Node::Str(s.to_string()),
+        // go-yaml v3 writes a string that is not UTF-8 as base64 tagged `!!binary`.
+        Value::NonUtf8String(b) => {
+            use base64::Engine;
+            Node::Raw(format!(
+                "!!binary {}",
+                base64::engine::general_purpose::STANDARD.encode(b)
+            ))
+        }
         Value::Bytes(b) => Node::Seq(b.iter().map(|&x| Node::Int(x as i64)).collect()),
         Value::Time(t) => Node::Raw(crate::json::rfc3339_nano(t)),
         Value::Object(o) => to_node_v3(&o.to_plain()),

@@ -54,10 +54,14 @@ impl Writer {
             Value::Uint(u) => {
                 let _ = write!(self.out, "{u}");
             }
+            Value::Uint8(u) => {
+                let _ = write!(self.out, "{u}");
+            }
             Value::Float(f) => self
                 .out
                 .push_str(&json_float(*f).ok_or_else(|| unsupported(*f))?),
             Value::String(s) => self.string(s),
+            Value::NonUtf8String(b) => write_json_go_bytes(&mut self.out, b, self.escape_html),
             Value::Bytes(b) => {
                 use base64::Engine;
                 let enc = base64::engine::general_purpose::STANDARD.encode(b);
@@ -117,6 +121,37 @@ impl Writer {
 /// Append `s` as a Go JSON string literal.
 pub(crate) fn write_json_string(out: &mut String, s: &str, escape_html: bool) {
     out.push('"');
+    write_json_chars(out, s, escape_html);
+    out.push('"');
+}
+
+/// `encoding/json`'s string encoding of Go string bytes that are not UTF-8: each byte that does
+/// not start a valid sequence is written as the escape `\ufffd`.
+pub(crate) fn write_json_go_bytes(out: &mut String, b: &[u8], escape_html: bool) {
+    out.push('"');
+    let mut rest = b;
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(s) => {
+                write_json_chars(out, s, escape_html);
+                break;
+            }
+            Err(e) => {
+                let (good, bad) = rest.split_at(e.valid_up_to());
+                write_json_chars(
+                    out,
+                    std::str::from_utf8(good).unwrap_or_default(),
+                    escape_html,
+                );
+                out.push_str("\\ufffd");
+                rest = &bad[1..];
+            }
+        }
+    }
+    out.push('"');
+}
+
+fn write_json_chars(out: &mut String, s: &str, escape_html: bool) {
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -138,7 +173,6 @@ pub(crate) fn write_json_string(out: &mut String, s: &str, escape_html: bool) {
             c => out.push(c),
         }
     }
-    out.push('"');
 }
 
 /// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
@@ -227,7 +261,28 @@ pub fn from_json_array(src: &str) -> Result<Value, JsonError> {
     unmarshal(src, Target::List)
 }
 
+/// Helm's `fromJson` as Go leaves its map: `json.Unmarshal(src, &m)` stops at a syntax error
+/// or a top-level value of another shape before storing anything (an empty map), but a number
+/// out of float64 range inside the object only records the error and leaves that entry nil, so
+/// the rest of the object is kept. The error, if any, comes with the map.
+pub fn from_json_map_partial(src: &str) -> (Value, Option<JsonError>) {
+    match unmarshal_partial(src, Target::Map) {
+        Ok((v, err)) => (v, err),
+        Err(e) => (Value::empty_map(), Some(e)),
+    }
+}
+
 fn unmarshal(src: &str, target: Target) -> Result<Value, JsonError> {
+    match unmarshal_partial(src, target)? {
+        (_, Some(e)) => Err(e),
+        (v, None) => Ok(v),
+    }
+}
+
+/// `json.Unmarshal`: `Err` for a syntax error or a top-level shape mismatch (nothing decoded);
+/// otherwise the decoded value and the first type error Go recorded while decoding (a number
+/// out of range, whose place is left nil).
+fn unmarshal_partial(src: &str, target: Target) -> Result<(Value, Option<JsonError>), JsonError> {
     let mut p = JsonParser {
         overflow: None,
         b: src.as_bytes(),
@@ -257,14 +312,16 @@ fn unmarshal(src: &str, target: Target) -> Result<Value, JsonError> {
         (target, kind),
         (Target::Any, _) | (_, "null") | (Target::Map, "object") | (Target::List, "array")
     );
-    if shape_ok && let Some(m) = p.overflow {
-        return Err(JsonError::Shape { message: m });
-    }
+    let recorded = if shape_ok {
+        p.overflow.map(|m| JsonError::Shape { message: m })
+    } else {
+        None
+    };
     match (target, kind) {
-        (Target::Any, _) => Ok(v),
-        (Target::Map, "null") => Ok(Value::empty_map()),
-        (Target::List, "null") => Ok(Value::list(Vec::new())),
-        (Target::Map, "object") | (Target::List, "array") => Ok(v),
+        (Target::Any, _) => Ok((v, recorded)),
+        (Target::Map, "null") => Ok((Value::empty_map(), recorded)),
+        (Target::List, "null") => Ok((Value::list(Vec::new()), recorded)),
+        (Target::Map, "object") | (Target::List, "array") => Ok((v, recorded)),
         (Target::Map, k) => Err(JsonError::Shape {
             message: format!(
                 "json: cannot unmarshal {k} into Go value of type map[string]interface {{}}"

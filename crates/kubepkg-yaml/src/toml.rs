@@ -132,6 +132,7 @@ impl Encoder {
             Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
             Value::Int(i) | Value::Int64(i) => self.out.push_str(&i.to_string()),
             Value::Uint(u) => self.out.push_str(&u.to_string()),
+            Value::Uint8(u) => self.out.push_str(&u.to_string()),
             Value::Float(f) => {
                 if f.is_nan() {
                     if f.is_sign_negative() {
@@ -152,7 +153,10 @@ impl Encoder {
                 }
             }
             Value::String(s) => self.out.push_str(&quote(s)),
-            Value::Time(t) => self.out.push_str(&crate::json::rfc3339_nano(t)),
+            // The TOML text is a Go string too: the bytes go through unchanged; the result is
+            // decoded as text here, so they come out as U+FFFD.
+            Value::NonUtf8String(b) => self.out.push_str(&quote(&kubepkg_value::go_lossy(b))),
+            Value::Time(t) => self.out.push_str(&toml_time(t)),
             Value::Bytes(b) => {
                 self.out.push('[');
                 let parts: Vec<String> = b.iter().map(|x| x.to_string()).collect();
@@ -310,8 +314,19 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-/// A TOML datetime as BurntSushi returns it: offset datetimes keep their zone; local
-/// datetimes, dates and times are placed in a zero-offset zone.
+/// The zero-offset zones BurntSushi/toml places local datetimes, dates and times in (its
+/// `internal.LocalDatetime`, `LocalDate`, `LocalTime`); `toToml` writes such times back in
+/// their TOML form.
+pub const LOCAL_DATETIME: &str = "datetime-local";
+/// See [`LOCAL_DATETIME`].
+pub const LOCAL_DATE: &str = "date-local";
+/// See [`LOCAL_DATETIME`].
+pub const LOCAL_TIME: &str = "time-local";
+
+/// A TOML datetime as BurntSushi returns it (`time.ParseInLocation(RFC3339Nano, …, Local)`):
+/// `Z` is UTC; a numeric offset is a zone without a name (printed `+0200`), except that an
+/// offset of zero is taken as the local zone, assumed to be UTC (as in containers and CI); local
+/// datetimes, dates and times are in BurntSushi's named zero-offset zones.
 fn datetime(d: &toml::value::Datetime) -> GoTime {
     let (y, mo, day) = d
         .date
@@ -328,16 +343,37 @@ fn datetime(d: &toml::value::Datetime) -> GoTime {
             )
         })
         .unwrap_or((0, 0, 0, 0));
-    let offset_secs = match d.offset {
-        Some(toml::value::Offset::Custom { minutes }) => minutes as i32 * 60,
-        _ => 0,
+    let (offset_secs, zone) = match (d.offset, d.date, d.time) {
+        (Some(toml::value::Offset::Custom { minutes }), _, _) if minutes != 0 => {
+            (minutes as i32 * 60, "")
+        }
+        (Some(_), _, _) => (0, "UTC"),
+        (None, Some(_), Some(_)) => (0, LOCAL_DATETIME),
+        (None, Some(_), None) => (0, LOCAL_DATE),
+        (None, None, _) => (0, LOCAL_TIME),
     };
     let local = days_from_civil(y, mo, day) * 86_400 + h * 3600 + mi * 60 + s;
     GoTime {
         unix_secs: local - offset_secs as i64,
         nanos: ns,
         offset_secs,
-        zone: String::new(),
+        zone: zone.into(),
+    }
+}
+
+/// BurntSushi's encoding of a `time.Time`: local datetimes, dates and times (see
+/// [`LOCAL_DATETIME`]) in their TOML forms, anything else as RFC 3339 with nanoseconds.
+fn toml_time(t: &GoTime) -> String {
+    let full = crate::json::rfc3339_nano(t);
+    // rfc3339_nano: 2006-01-02T15:04:05.999999999Z07:00
+    let (date, rest) = full.split_once('T').unwrap_or((&full, ""));
+    let time_end = rest.find(['Z', '+', '-']).unwrap_or(rest.len());
+    let time = &rest[..time_end];
+    match t.zone.as_str() {
+        LOCAL_DATETIME => format!("{date}T{time}"),
+        LOCAL_DATE => date.to_string(),
+        LOCAL_TIME => time.to_string(),
+        _ => full,
     }
 }
 

@@ -167,10 +167,18 @@ fn chart_value() -> Value {
     ])
 }
 
+/// Helm's `common.Values` (the type of `.Values` and `.Template`) over these entries.
+fn helm_values(v: Value) -> Value {
+    match v {
+        Value::Map(m) => Value::Map(m.with_type(kubepkg_value::MapType::HelmValues)),
+        other => other,
+    }
+}
+
 /// The top-level object `helm template` hands to every template of a first install.
 fn top_value(values: Value) -> Value {
     map([
-        ("Values", values),
+        ("Values", helm_values(values)),
         ("Chart", chart_value()),
         (
             "Release",
@@ -231,16 +239,16 @@ pub fn render(case: &Case) -> Outcome {
         if let Value::Map(m) = &top {
             kubepkg_value::map_write(m).insert(
                 "Template".into(),
-                map([
+                helm_values(map([
                     ("Name", Value::str(name)),
                     ("BasePath", Value::str(format!("{CHART}/templates"))),
-                ]),
+                ])),
             );
         }
-        match t.execute(name, &top) {
-            Ok(text) => {
+        match t.execute_bytes(name, &top) {
+            Ok(bytes) => {
                 if *name == main {
-                    out = helm::scrub_no_value(&text).into_bytes();
+                    out = helm::scrub_no_value_bytes(bytes);
                 }
             }
             Err(e) => {
