@@ -109,41 +109,6 @@ pub fn helm_table(rows: &[Vec<String>]) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::helm_table;
-
-    fn table(rows: &[&[&str]]) -> String {
-        let rows: Vec<Vec<String>> = rows
-            .iter()
-            .map(|r| r.iter().map(|c| c.to_string()).collect())
-            .collect();
-        helm_table(&rows)
-    }
-
-    /// Expected texts written from gosuri/uitable's rules (`Resize`, `Row.String`), which the
-    /// cluster parity test checks against real `helm` output.
-    #[test]
-    fn cells_are_padded_to_the_widest_line_and_joined_by_tabs() {
-        assert_eq!(
-            table(&[&["NAME", "REVISION"], &["a-long-name", "2"]]),
-            "NAME       \tREVISION\na-long-name\t2       \n"
-        );
-    }
-
-    #[test]
-    fn a_multi_line_cell_is_cut_to_its_widest_line_with_an_ellipsis() {
-        // Widest line 6 ("abcdef"); the whole cell is wider, so it becomes width 3 + "...".
-        assert_eq!(table(&[&["H", "abcdef\nxy"]]), "H\tabc...\n");
-        // Widest line second (8): the cut to width 5 keeps the newline (width 0), so the row
-        // spreads over two lines and the other cells of the second line are blank.
-        assert_eq!(
-            table(&[&["H", "ab\nabcdefgh"]]),
-            "H\tab      \n \tabc...  \n"
-        );
-    }
-}
-
 /// The release states `helm list` shows (its `ListStates` bit mask).
 struct StateMask {
     all: bool,
@@ -377,4 +342,39 @@ pub fn run(args: ListArgs) -> Result<ExitCode> {
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::helm_table;
+
+    fn table(rows: &[&[&str]]) -> String {
+        let rows: Vec<Vec<String>> = rows
+            .iter()
+            .map(|r| r.iter().map(|c| c.to_string()).collect())
+            .collect();
+        helm_table(&rows)
+    }
+
+    /// Expected texts written from gosuri/uitable's rules (`Resize`, `Row.String`), which the
+    /// cluster parity test checks against real `helm` output.
+    #[test]
+    fn cells_are_padded_to_the_widest_line_and_joined_by_tabs() {
+        assert_eq!(
+            table(&[&["NAME", "REVISION"], &["a-long-name", "2"]]),
+            "NAME       \tREVISION\na-long-name\t2       \n"
+        );
+    }
+
+    #[test]
+    fn a_multi_line_cell_is_cut_to_its_widest_line_with_an_ellipsis() {
+        // Widest line 6 ("abcdef"); the whole cell is wider, so it becomes width 3 + "...".
+        assert_eq!(table(&[&["H", "abcdef\nxy"]]), "H\tabc...\n");
+        // Widest line second (8): the cut to width 5 keeps the newline (width 0), so the row
+        // spreads over two lines and the other cells of the second line are blank.
+        assert_eq!(
+            table(&[&["H", "ab\nabcdefgh"]]),
+            "H\tab      \n \tabc...  \n"
+        );
+    }
 }
