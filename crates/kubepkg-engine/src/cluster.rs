@@ -143,6 +143,34 @@ impl KubeCluster {
     }
 }
 
+impl KubeCluster {
+    /// Mirrors `rev` into the status of the `Package` object of the same name and namespace
+    /// (SPEC §3), when the CRD is installed and such an object exists; a failure to do so is
+    /// reported and does not stop the apply.
+    pub async fn publish_status(&self, rev: &PackageRevision) {
+        use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
+        use kubepkg_package::object;
+        let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
+        let resource = ApiResource::from_gvk_with_plural(&gvk, object::PLURAL);
+        let api: Api<DynamicObject> =
+            Api::namespaced_with(self.kube.client.clone(), &rev.namespace, &resource);
+        let status = object::status_of(rev, None);
+        let patch = serde_json::json!({ "status": status });
+        match api
+            .patch_status(&rev.name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+        {
+            Ok(_) => {}
+            // No Package CRD or no object of that name: nothing to mirror.
+            Err(kube::Error::Api(s)) if s.code == 404 => {}
+            Err(e) => (self.on_line)(&format!(
+                "warning: cannot update the status of Package {}/{}: {e}",
+                rev.namespace, rev.name
+            )),
+        }
+    }
+}
+
 /// Release operations of `namespace` reporting through `sink` with a `prefix`.
 pub fn releases<'a>(
     cluster: &'a kubepkg_kube::Cluster,
@@ -221,6 +249,9 @@ impl Cluster for KubeCluster {
 
     async fn record(&mut self, revision: &PackageRevision) -> Result<(), Failure> {
         self.store.record(revision).await.map_err(failure)?;
+        if revision.status != RevisionStatus::Superseded {
+            self.publish_status(revision).await;
+        }
         if revision.status.is_pending() && !self.pending_recorded {
             self.pending_recorded = true;
             failpoint("package-pending").await;
@@ -229,7 +260,17 @@ impl Cluster for KubeCluster {
     }
 
     async fn forget(&mut self, revision: &PackageRevision) -> Result<(), Failure> {
-        self.store.delete(revision).await.map_err(failure)
+        self.store.delete(revision).await.map_err(failure)?;
+        // The Package object goes back to what is still recorded.
+        if let Ok(h) = self
+            .store
+            .history(&revision.name, &revision.namespace)
+            .await
+            && let Some(latest) = h.latest()
+        {
+            self.publish_status(latest).await;
+        }
+        Ok(())
     }
 
     async fn apply_component(&mut self, request: &ComponentApply) -> Result<u64, Failure> {

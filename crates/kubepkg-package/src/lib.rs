@@ -6,6 +6,7 @@
 //! - [`values`]: values per component with provenance, and the `kubepkg.*` upgrade context;
 //! - [`revision`]: the package revision record kept in the cluster, and its Secret encoding;
 //! - [`conditions`]: the kstatus conditions (Ready, Reconciling, Stalled) a revision's state implies;
+//! - [`object`]: the `Package` custom resource (SPEC §3): its CRD, spec and the status kubepkg writes;
 //! - [`plan`]: what an apply would do, as data, text and JSON;
 //! - [`orchestrator`]: the apply decisions (SPEC §4) as a state machine over a [`orchestrator::Cluster`] trait.
 //!
@@ -20,6 +21,7 @@ pub mod constraint;
 pub mod error;
 pub mod graph;
 pub mod manifest;
+pub mod object;
 pub mod orchestrator;
 pub mod plan;
 pub mod render;

@@ -1,0 +1,178 @@
+//! The `Package` object (SPEC §3): group `kubepkg.dev`, version `v1alpha1`, kind `Package`.
+//!
+//! [`CRD`] is its CustomResourceDefinition (structural schema, status subresource, printer
+//! columns). The status is what kubepkg records about the package instance of the same name
+//! and namespace, derived from its latest revision by [`status_of`]: the revision and version,
+//! the kstatus conditions ([`crate::conditions`]) and each component's release. The CLI writes
+//! it whenever it records a revision, so `kubectl get packages` and any kstatus reader (Flux,
+//! Argo CD, `kubectl wait --for=condition=Ready`) see what `kubepkg status` shows.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::conditions::Condition;
+use crate::revision::{PackageRevision, RevisionStatus};
+
+/// The CustomResourceDefinition of `Package` (`packages.kubepkg.dev`).
+pub const CRD: &str = include_str!("../crd/packages.kubepkg.dev.yaml");
+pub const GROUP: &str = "kubepkg.dev";
+pub const VERSION: &str = "v1alpha1";
+pub const KIND: &str = "Package";
+pub const PLURAL: &str = "packages";
+
+/// `spec` of a `Package`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PackageSpec {
+    pub source: Source,
+    /// Values per component (a top-level key per component).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub values: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values_from: Vec<ValuesFrom>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upgrade: Option<Upgrade>,
+    #[serde(default)]
+    pub backend: Backend,
+}
+
+/// Where the package comes from: exactly one of `oci` (with `version`), `url` (with
+/// `sha256`) or, for the CLI only, `path`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Source {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oci: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+/// Values read from a Secret or ConfigMap of the Package's namespace.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ValuesFrom {
+    pub kind: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optional: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Upgrade {
+    /// Per-component readiness timeout as a Go duration (`10m`, the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<String>,
+}
+
+/// How components are applied.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    #[default]
+    Helm,
+    Flux,
+    Argocd,
+}
+
+/// `status` of a `Package`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackageStatus {
+    /// The `metadata.generation` acted on (written by the controller; the CLI leaves it out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    pub revision: u64,
+    pub version: String,
+    pub conditions: Vec<Condition>,
+    pub components: Vec<ComponentStatus>,
+}
+
+/// One component in `status.components`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComponentStatus {
+    pub name: String,
+    pub release: String,
+    pub namespace: String,
+    pub revision: u64,
+    pub ready: bool,
+}
+
+/// The status a `Package` shows for its latest revision `rev`. A component is ready when the
+/// revision is deployed and Ready (a package whose upgrade was rolled back runs its previous
+/// components, which are ready, but is itself not Ready).
+pub fn status_of(rev: &PackageRevision, observed_generation: Option<i64>) -> PackageStatus {
+    let conditions = if rev.conditions.is_empty() {
+        crate::conditions::implied(rev)
+    } else {
+        rev.conditions.clone()
+    };
+    let deployed = rev.status == RevisionStatus::Deployed;
+    PackageStatus {
+        observed_generation,
+        revision: rev.revision,
+        version: rev.version.clone(),
+        conditions,
+        components: rev
+            .components
+            .iter()
+            .map(|c| ComponentStatus {
+                name: c.name.clone(),
+                release: c.release.clone(),
+                namespace: c.namespace.clone(),
+                revision: c.revision,
+                ready: deployed && c.revision > 0,
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn spec_reads_the_spec_example_and_refuses_unknown_fields() {
+        // SPEC §3's example spec.
+        let spec: PackageSpec = serde_json::from_value(json!({
+            "source": {"oci": "oci://registry.example/pkgs/kubevirt", "version": "1.4.0"},
+            "values": {"kubevirt": {"featureGates": ["Snapshot"]}},
+            "valuesFrom": [{"kind": "Secret", "name": "kubevirt-values"}],
+            "upgrade": {"timeout": "10m"},
+            "backend": "helm"
+        }))
+        .unwrap();
+        assert_eq!(spec.backend, Backend::Helm);
+        assert_eq!(spec.source.version.as_deref(), Some("1.4.0"));
+        assert_eq!(spec.values_from[0].name, "kubevirt-values");
+        let e = serde_json::from_value::<PackageSpec>(json!({
+            "source": {"path": "."}, "upgrades": {}
+        }))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("unknown field `upgrades`"), "{e}");
+        let flux: PackageSpec =
+            serde_json::from_value(json!({"source": {"path": "."}, "backend": "flux"})).unwrap();
+        assert_eq!(flux.backend, Backend::Flux);
+    }
+
+    #[test]
+    fn crd_is_the_package_kind_with_a_status_subresource() {
+        let crd: Value = serde_saphyr::from_str(CRD).unwrap();
+        assert_eq!(crd["metadata"]["name"], json!(format!("{PLURAL}.{GROUP}")));
+        assert_eq!(crd["spec"]["names"]["kind"], json!(KIND));
+        let v = &crd["spec"]["versions"][0];
+        assert_eq!(v["name"], json!(VERSION));
+        assert!(v["subresources"]["status"].is_object());
+    }
+}
