@@ -17,7 +17,8 @@ use kubepkg_package::values::UserValues;
 use kubepkg_release::storage::{SecretDriver, Store};
 use kubepkg_testkit::TestNamespace;
 
-/// A chart `name` with one Deployment; `values.yaml` sets `sim` (default `ok`) and `image`.
+/// A chart `name` with one Deployment; `values.yaml` sets `sim` (default `ok`) and `image`;
+/// `readyAfter` (e.g. `5s`) makes its pod Ready only after that long.
 pub fn deploy_chart(dir: &Path, name: &str, version: &str) {
     std::fs::create_dir_all(dir.join("templates")).unwrap();
     std::fs::write(
@@ -45,6 +46,9 @@ spec:
       labels: {app: {{ .Release.Name }}}
       annotations:
         kubepkg.dev/sim: {{ .Values.sim }}
+        {{- with .Values.readyAfter }}
+        kubepkg.dev/sim-ready-after: {{ . }}
+        {{- end }}
     spec:
       containers:
       - name: c

@@ -1,0 +1,138 @@
+//! Two operations on one package at once (SPEC §6 "concurrent runs wait or refuse cleanly"),
+//! on the local control plane: the second waits for the package Lease and then runs on what the
+//! first recorded (never interleaved); given too little time, it refuses naming the holder and
+//! changes nothing.
+
+mod support;
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use kubepkg_engine::{EngineError, Instance, ops};
+use kubepkg_package::orchestrator::Reason;
+use kubepkg_package::values::UserValues;
+use kubepkg_testkit::TestNamespace;
+use support::*;
+
+const SHORT: Duration = Duration::from_secs(60);
+
+/// One component `a`, its pod Ready only after `ready_after`.
+fn slow(root: &Path, version: &str, ready_after: &str) {
+    package(
+        root,
+        &format!(
+            "package: {{name: p, version: {version}}}\ncomponents:\n- {{name: a, path: a, values: {{readyAfter: {ready_after}, image: \"registry.invalid/a:{version}\"}}}}\n"
+        ),
+        &["a"],
+        &[],
+    );
+}
+
+/// Starts an apply of `dir` in the background; returns once it holds the Lease (its pending
+/// revision `n` is recorded).
+async fn start(
+    ns: &TestNamespace,
+    dir: &Path,
+    n: u64,
+) -> tokio::task::JoinHandle<kubepkg_package::orchestrator::Outcome> {
+    let mut kc = kube_cluster(ns, SHORT, Arc::new(Mutex::new(Vec::new())));
+    let (nsname, dir) = (ns.name().to_string(), dir.to_path_buf());
+    let task = tokio::spawn(async move { apply(&mut kc, &nsname, "pkg", &dir, SHORT).await });
+    eventually(
+        Duration::from_secs(30),
+        "the first apply running",
+        async || {
+            history(ns, "pkg")
+                .await
+                .get(n)
+                .filter(|r| r.status.is_pending())
+                .map(|_| ())
+        },
+    )
+    .await;
+    task
+}
+
+#[tokio::test]
+async fn a_second_apply_waits_for_the_first_then_runs_on_its_result() {
+    let ns = TestNamespace::new("concurrent-wait")
+        .await
+        .expect("control plane");
+    let tmp = tempfile::tempdir().unwrap();
+    let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
+    slow(&v1, "1.0.0", "4s");
+    slow(&v2, "2.0.0", "1s");
+    let first = start(&ns, &v1, 1).await;
+
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let mut second = kube_cluster(&ns, SHORT, lines.clone());
+    let o = apply(&mut second, ns.name(), "pkg", &v2, SHORT).await;
+    assert_eq!(o.reason, Reason::Succeeded, "{}", o.message);
+    let first = first.await.unwrap();
+    assert_eq!(first.reason, Reason::Succeeded, "{}", first.message);
+    assert_eq!(first.deployed_revision, Some(1));
+    // The second waited, then upgraded what the first had installed.
+    let lines = lines.lock().unwrap().clone();
+    assert!(
+        lines[0].starts_with("waiting for another operation on package (held by "),
+        "{lines:#?}"
+    );
+    assert_eq!(o.deployed_revision, Some(2));
+    let h = history(&ns, "pkg").await;
+    assert_eq!(
+        brief(&h),
+        [
+            ("superseded".to_string(), "Succeeded".to_string()),
+            ("deployed".to_string(), "Succeeded".to_string())
+        ]
+    );
+    assert_eq!(h.revisions[1].version, "2.0.0");
+    assert_eq!(
+        release_history(&ns, "pkg-a").await,
+        [(1, "superseded".to_string()), (2, "deployed".to_string())]
+    );
+}
+
+#[tokio::test]
+async fn a_second_apply_refuses_cleanly_when_the_lease_stays_held() {
+    let ns = TestNamespace::new("concurrent-refuse")
+        .await
+        .expect("control plane");
+    let tmp = tempfile::tempdir().unwrap();
+    let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
+    slow(&v1, "1.0.0", "8s");
+    slow(&v2, "2.0.0", "1s");
+    let first = start(&ns, &v1, 1).await;
+
+    let mut second = kube_cluster(&ns, SHORT, Arc::new(Mutex::new(Vec::new())));
+    let package = kubepkg_package::source::load_dir(&v2).unwrap();
+    let e = ops::apply(
+        &mut second,
+        &package,
+        Instance {
+            name: "pkg",
+            namespace: ns.name(),
+        },
+        &UserValues::new(),
+        Duration::from_secs(2),
+    )
+    .await
+    .expect_err("the Lease is held for longer than the second waits");
+    assert!(matches!(e, EngineError::Locked { .. }), "{e}");
+    let text = e.to_string();
+    assert!(
+        text.starts_with("another kubepkg operation on package \"pkg\" is in progress (Lease kubepkg.package.pkg held by "),
+        "{text}"
+    );
+    // Nothing of the second was recorded or applied.
+    let o = first.await.unwrap();
+    assert_eq!(o.reason, Reason::Succeeded, "{}", o.message);
+    let h = history(&ns, "pkg").await;
+    assert_eq!(h.revisions.len(), 1);
+    assert_eq!(h.revisions[0].version, "1.0.0");
+    assert_eq!(
+        release_history(&ns, "pkg-a").await,
+        [(1, "deployed".to_string())]
+    );
+}
