@@ -497,10 +497,13 @@ pub async fn uninstall(
             });
             done.push(c.name.clone());
         }
+        let mut last = latest.clone();
+        last.status = kubepkg_package::revision::RevisionStatus::Uninstalled;
+        last.description = "Uninstallation complete".into();
+        last.conditions = kubepkg_package::conditions::compute(&last, &latest.conditions, &now());
+        // A Package object of this name shows the package gone (Ready=False, Uninstalled).
+        kc.publish_status(&last).await;
         if keep_history {
-            let mut last = latest.clone();
-            last.status = kubepkg_package::revision::RevisionStatus::Uninstalled;
-            last.description = "Uninstallation complete".into();
             kc.store.record(&last).await?;
         } else {
             kc.store

@@ -231,4 +231,22 @@ async fn apply_writes_the_package_status_that_kstatus_reads() {
     );
     let k = readiness::compute(&done, jiff::Timestamp::now());
     assert_eq!(k.status, Status::Current, "{k:?}");
+
+    // Uninstalled (records deleted): the object no longer claims a Ready package.
+    let mut kc = kube_cluster(&ns, SHORT, Arc::new(Mutex::new(Vec::new())));
+    let gone = kubepkg_engine::ops::uninstall(
+        &mut kc,
+        kubepkg_engine::Instance {
+            name: "pkg",
+            namespace: ns.name(),
+        },
+        false,
+        SHORT,
+    )
+    .await
+    .unwrap();
+    assert_eq!(gone, ["a"]);
+    let after = status(&ns, "pkg").await;
+    assert_eq!(conds(&after), [t("Ready", "False", "Uninstalled")]);
+    assert_eq!(after["status"]["components"][0]["ready"], json!(false));
 }
