@@ -292,9 +292,10 @@ async fn rule2_requirements_wait_then_proceed() {
         Reason::RequirementsNotMet
     );
     let p = e.progress();
-    // Re-checked on every change of any package record, always with the same answer.
+    // Re-checked on every change of any package record, always with the same answer: told
+    // once.
     let want = format!("requirements: waiting for package {req_name} (not installed)");
-    assert!(!p.is_empty() && p.iter().all(|l| *l == want), "{p:#?}");
+    assert_eq!(p, [want]);
     assert!(e.revisions().await.is_empty(), "nothing may be recorded");
     assert!(
         e.release_history("pkg-b").await.is_empty(),

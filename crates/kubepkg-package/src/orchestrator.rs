@@ -359,11 +359,12 @@ impl<'c, C: Cluster> Run<'c, C> {
                                 self.warnings.push(record_failed(f));
                             }
                         }
+                        // One progress event per change of what is awaited.
+                        self.cluster.progress(Progress::WaitingForRequirements {
+                            message: message.clone(),
+                        });
                         shown = Some(message.clone());
                     }
-                    self.cluster.progress(Progress::WaitingForRequirements {
-                        message: message.clone(),
-                    });
                     if self.cluster.wait_for_requirements().await == Waited::TimedOut {
                         return Err(message);
                     }
