@@ -60,16 +60,70 @@ fn is_drive_path(n: &str) -> bool {
     b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'/'
 }
 
-/// A coarse `http.DetectContentType`: text or binary.
+/// Go's `http.DetectContentType` as Helm's `EnsureArchive` calls it: on a 512-byte buffer, so a
+/// file shorter than that is padded with zero bytes (and a short text file reads as binary).
+/// The common signatures of Go's sniffer are recognised; anything else is text or binary.
 fn detect_content_type(raw: &[u8]) -> &'static str {
-    let head = &raw[..raw.len().min(512)];
-    if head.is_empty() {
-        return "text/plain; charset=utf-8";
+    let mut data = [0u8; 512];
+    let n = raw.len().min(512);
+    data[..n].copy_from_slice(&raw[..n]);
+    let ws = |b: u8| matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
+    let first = data.iter().position(|&b| !ws(b)).unwrap_or(data.len());
+    let text = &data[first..];
+    const HTML: [&str; 17] = [
+        "<!DOCTYPE HTML",
+        "<HTML",
+        "<HEAD",
+        "<SCRIPT",
+        "<IFRAME",
+        "<H1",
+        "<DIV",
+        "<FONT",
+        "<TABLE",
+        "<A",
+        "<STYLE",
+        "<TITLE",
+        "<B",
+        "<BODY",
+        "<BR",
+        "<P",
+        "<!--",
+    ];
+    let html = HTML.iter().any(|sig| {
+        let sig = sig.as_bytes();
+        text.len() > sig.len()
+            && text[..sig.len()].eq_ignore_ascii_case(sig)
+            && matches!(text[sig.len()], b' ' | b'>')
+    });
+    if html {
+        return "text/html; charset=utf-8";
     }
-    let binary = head
-        .iter()
-        .any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | 0x1b));
-    if binary {
+    if text.starts_with(b"<?xml") {
+        return "text/xml; charset=utf-8";
+    }
+    const EXACT: [(&[u8], &str); 13] = [
+        (b"%PDF-", "application/pdf"),
+        (b"%!PS-Adobe-", "application/postscript"),
+        (b"\xFE\xFF", "text/plain; charset=utf-16be"),
+        (b"\xFF\xFE", "text/plain; charset=utf-16le"),
+        (b"\xEF\xBB\xBF", "text/plain; charset=utf-8"),
+        (b"GIF87a", "image/gif"),
+        (b"GIF89a", "image/gif"),
+        (b"\x89PNG\x0D\x0A\x1A\x0A", "image/png"),
+        (b"\xFF\xD8\xFF", "image/jpeg"),
+        (b"BM", "image/bmp"),
+        (b"PK\x03\x04", "application/zip"),
+        (b"OggS\x00", "application/ogg"),
+        (b"\x00asm", "application/wasm"),
+    ];
+    if let Some((_, t)) = EXACT.iter().find(|(sig, _)| data.starts_with(sig)) {
+        return t;
+    }
+    if data.starts_with(b"Rar!\x1A\x07\x00") || data.starts_with(b"Rar!\x1A\x07\x01\x00") {
+        return "application/x-rar-compressed";
+    }
+    let binary = |b: u8| matches!(b, 0x00..=0x08 | 0x0B | 0x0E..=0x1A | 0x1C..=0x1F);
+    if text.iter().any(|&b| binary(b)) {
         "application/octet-stream"
     } else {
         "text/plain; charset=utf-8"
@@ -292,6 +346,32 @@ mod tests {
                 "unable to load chart archive x.tgz: chart archive contains a link (c/templates/l.yaml); links are not allowed in charts"
             );
         }
+    }
+
+    /// What helm v4.3.1 printed for these files given as the chart (`... got 'TYPE'`).
+    #[test]
+    fn content_types_are_sniffed_as_helm_sniffs_them() {
+        let cases: [(&[u8], &str); 9] = [
+            (b"", "application/octet-stream"),
+            (b"hello world\n", "application/octet-stream"),
+            (&[b'x'; 600], "text/plain; charset=utf-8"),
+            (
+                b"  <!DOCTYPE html><html></html>",
+                "text/html; charset=utf-8",
+            ),
+            (b"<?xml version=\"1.0\"?><a/>", "text/xml; charset=utf-8"),
+            (b"\x89PNG\r\n\x1a\nrest", "image/png"),
+            (b"PK\x03\x04rest", "application/zip"),
+            (b"%PDF-1.4", "application/pdf"),
+            (b"BZh91AY", "application/octet-stream"),
+        ];
+        for (raw, want) in cases {
+            assert_eq!(detect_content_type(raw), want, "{raw:?}");
+        }
+        assert_eq!(
+            detect_content_type(b"\xef\xbb\xbfhello"),
+            "text/plain; charset=utf-8"
+        );
     }
 
     #[test]
