@@ -1,0 +1,559 @@
+//! Semantic versions and version constraints exactly as Helm checks them: a port of
+//! Masterminds/semver v3 (v3.5, the version Helm links), used for `Chart.yaml` versions,
+//! `kubeVersion` and dependency ranges (kubepkg-chart), package requirements (kubepkg-package)
+//! and Sprig's `semver`/`semverCompare` (kubepkg-funcs).
+//!
+//! - [`Version::parse`] is `semver.NewVersion` in its default coercing mode: `v1`, `1.2` and
+//!   `01.2.3` read as `1.0.0`, `1.2.0` and `1.2.3`; prerelease and build identifiers are checked
+//!   strictly.
+//! - [`Constraints::parse`] is `semver.NewConstraint`: `||` alternatives of `,`/space separated
+//!   comparisons, the operators `= != > < >= => <= =< ~ ~> ^`, wildcards `x X *`, hyphen ranges
+//!   `1.2 - 1.4`; [`Constraints::check`] applies the rule that a prerelease version only
+//!   satisfies an alternative that itself names a prerelease (so `>=1.19.0-0` accepts
+//!   `v1.29.3-gke.1200` and `>=1.19.0` does not).
+//! - Errors ([`SemverError`]) print Masterminds' texts, which templates see through Sprig.
+//!
+//! Limits are Masterminds': versions of at most 256 bytes, constraints of at most 512 bytes and
+//! 32 alternatives.
+
+#![forbid(unsafe_code)]
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::sync::LazyLock;
+
+use regex_lite::Regex;
+
+const LOOSE: &str = r"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
+const CV: &str = r"v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
+const OPS: &str = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^";
+
+static VERSION_RE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!("^{LOOSE}$")).expect("static regex"));
+static CONSTRAINT_RE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!(r"^\s*({OPS})\s*({CV})\s*$")).expect("static regex"));
+static RANGE_RE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!(r"\s*({CV})\s+-\s+({CV})\s*")).expect("static regex"));
+static FIND_RE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!(r"({OPS})\s*({CV})")).expect("static regex"));
+static VALID_RE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"^(\s*({OPS})\s*({CV})\s*)((?:\s+|,\s*)({OPS})\s*({CV})\s*)*$"
+    ))
+    .expect("static regex")
+});
+
+/// Why a version or constraint does not parse; the texts are Masterminds'.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SemverError {
+    /// Not a version at all (`latest`, `1.2.3.4`).
+    #[error("invalid semantic version")]
+    Invalid,
+    /// A prerelease identifier with characters other than `[0-9A-Za-z-]`, or empty.
+    #[error("invalid prerelease string")]
+    Prerelease,
+    /// A numeric prerelease identifier with a leading zero (`1.0.0-01`).
+    #[error("version segment starts with 0")]
+    SegmentStartsZero,
+    /// A build metadata identifier with characters other than `[0-9A-Za-z-]`, or empty.
+    #[error("invalid metadata string")]
+    Metadata,
+    /// A version longer than 256 bytes.
+    #[error("version string is too long (max 256 bytes)")]
+    TooLong,
+    /// A major, minor or patch number beyond `u64`.
+    #[error("error parsing version segment: strconv.ParseUint: parsing {}: value out of range", go_quote(.0))]
+    SegmentOutOfRange(String),
+    /// A constraint alternative that is not a list of comparisons (the text as written).
+    #[error("improper constraint: {}", go_quote(.0))]
+    Constraint(String),
+    /// A comparison whose version does not parse.
+    #[error("constraint parser error")]
+    ConstraintVersion,
+    /// A constraint longer than 512 bytes.
+    #[error("constraint string is too long (max 512 bytes)")]
+    ConstraintTooLong,
+    /// More than 32 `||` alternatives.
+    #[error("too many constraint groups (max 32)")]
+    TooManyGroups,
+}
+
+/// Go's `strconv.Quote` for the short texts errors name.
+fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\x07' => out.push_str("\\a"),
+            '\x08' => out.push_str("\\b"),
+            '\x0c' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\x0b' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A parsed semantic version (Masterminds' `*semver.Version`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Version {
+    pub major: u64,
+    pub minor: u64,
+    pub patch: u64,
+    /// The prerelease identifiers without the `-` (empty when none).
+    pub pre: String,
+    /// The build metadata without the `+` (empty when none).
+    pub metadata: String,
+    /// The text it was parsed from.
+    pub original: String,
+}
+
+fn identifier_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '-'
+}
+
+fn segment(s: &str) -> Result<u64, SemverError> {
+    let t = s.trim_start_matches('.');
+    t.parse()
+        .map_err(|_| SemverError::SegmentOutOfRange(t.to_string()))
+}
+
+impl Version {
+    /// `semver.NewVersion` (coercing, as Masterminds' `CoerceNewVersion` is on by default).
+    pub fn parse(v: &str) -> Result<Version, SemverError> {
+        if v.len() > 256 {
+            return Err(SemverError::TooLong);
+        }
+        let m = VERSION_RE.captures(v).ok_or(SemverError::Invalid)?;
+        let g = |i: usize| m.get(i).map_or("", |x| x.as_str());
+        let ver = Version {
+            major: segment(g(1))?,
+            minor: if g(2).is_empty() { 0 } else { segment(g(2))? },
+            patch: if g(3).is_empty() { 0 } else { segment(g(3))? },
+            pre: g(5).to_string(),
+            metadata: g(8).to_string(),
+            original: v.to_string(),
+        };
+        if !ver.pre.is_empty() {
+            for part in ver.pre.split('.') {
+                if part.is_empty() {
+                    return Err(SemverError::Prerelease);
+                } else if part.bytes().all(|b| b.is_ascii_digit()) {
+                    if part.len() > 1 && part.starts_with('0') {
+                        return Err(SemverError::SegmentStartsZero);
+                    }
+                } else if !part.chars().all(identifier_char) {
+                    return Err(SemverError::Prerelease);
+                }
+            }
+        }
+        if !ver.metadata.is_empty()
+            && ver
+                .metadata
+                .split('.')
+                .any(|p| p.is_empty() || !p.chars().all(identifier_char))
+        {
+            return Err(SemverError::Metadata);
+        }
+        Ok(ver)
+    }
+
+    /// `Version.Compare`: precedence by major, minor, patch, then prerelease (a version without
+    /// one is greater); build metadata is ignored.
+    pub fn compare(&self, o: &Version) -> Ordering {
+        self.major
+            .cmp(&o.major)
+            .then(self.minor.cmp(&o.minor))
+            .then(self.patch.cmp(&o.patch))
+            .then_with(|| match (self.pre.is_empty(), o.pre.is_empty()) {
+                (true, true) => Ordering::Equal,
+                (true, false) => Ordering::Greater,
+                (false, true) => Ordering::Less,
+                (false, false) => compare_prerelease(&self.pre, &o.pre),
+            })
+    }
+
+    /// `IncMajor`, `IncMinor`, `IncPatch`: the next version of that kind (metadata and
+    /// prerelease dropped; a prerelease's patch increment only drops the prerelease), with the
+    /// original text rebuilt keeping a leading `v`.
+    pub fn increment(&self, part: Part) -> Version {
+        let mut n = self.clone();
+        n.metadata.clear();
+        match part {
+            Part::Major => {
+                n.major += 1;
+                n.minor = 0;
+                n.patch = 0;
+            }
+            Part::Minor => {
+                n.minor += 1;
+                n.patch = 0;
+            }
+            Part::Patch => {
+                if self.pre.is_empty() {
+                    n.patch += 1;
+                }
+            }
+        }
+        n.pre.clear();
+        let v = if self.original.starts_with('v') {
+            "v"
+        } else {
+            ""
+        };
+        n.original = format!("{v}{n}");
+        n
+    }
+}
+
+/// Which number [`Version::increment`] raises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    Major,
+    Minor,
+    Patch,
+}
+
+/// `Version.String`: `MAJOR.MINOR.PATCH[-PRE][+META]` (the coerced form).
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)?;
+        if !self.pre.is_empty() {
+            write!(f, "-{}", self.pre)?;
+        }
+        if !self.metadata.is_empty() {
+            write!(f, "+{}", self.metadata)?;
+        }
+        Ok(())
+    }
+}
+
+fn compare_prerelease(a: &str, b: &str) -> Ordering {
+    let ap: Vec<&str> = a.split('.').collect();
+    let bp: Vec<&str> = b.split('.').collect();
+    for i in 0..ap.len().max(bp.len()) {
+        let d = compare_pre_part(
+            ap.get(i).copied().unwrap_or(""),
+            bp.get(i).copied().unwrap_or(""),
+        );
+        if d != Ordering::Equal {
+            return d;
+        }
+    }
+    Ordering::Equal
+}
+
+fn compare_pre_part(s: &str, o: &str) -> Ordering {
+    if s == o {
+        return Ordering::Equal;
+    }
+    if s.is_empty() {
+        return Ordering::Less;
+    }
+    if o.is_empty() {
+        return Ordering::Greater;
+    }
+    match (s.parse::<u64>(), o.parse::<u64>()) {
+        (Err(_), Err(_)) => {
+            if s > o {
+                Ordering::Greater
+            } else {
+                Ordering::Less
+            }
+        }
+        (Ok(_), Err(_)) => Ordering::Less,
+        (Err(_), Ok(_)) => Ordering::Greater,
+        (Ok(a), Ok(b)) => {
+            if a > b {
+                Ordering::Greater
+            } else {
+                Ordering::Less
+            }
+        }
+    }
+}
+
+/// One comparison of a constraint (`>= 1.2`, `~1.4.x`).
+#[derive(Debug, Clone)]
+struct Comparison {
+    op: String,
+    con: Version,
+    dirty: bool,
+    minor_dirty: bool,
+    patch_dirty: bool,
+}
+
+fn is_x(s: &str) -> bool {
+    matches!(s, "x" | "X" | "*")
+}
+
+impl Comparison {
+    fn parse(s: &str) -> Result<Comparison, SemverError> {
+        let m = CONSTRAINT_RE
+            .captures(s)
+            .ok_or_else(|| SemverError::Constraint(s.to_string()))?;
+        let g = |i: usize| m.get(i).map_or("", |x| x.as_str());
+        // Groups: 1 op, 2 version, 3 major, 4 .minor, 5 .patch, 6 -pre (with the dash).
+        let (major, minor, patch, pre) = (g(3), g(4), g(5), g(6));
+        let (ver, dirty, minor_dirty, patch_dirty) = if is_x(major) || major.is_empty() {
+            (format!("0.0.0{pre}"), true, false, false)
+        } else if is_x(minor.trim_start_matches('.')) || minor.is_empty() {
+            (format!("{major}.0.0{pre}"), true, true, false)
+        } else if is_x(patch.trim_start_matches('.')) || patch.is_empty() {
+            (format!("{major}{minor}.0{pre}"), true, false, true)
+        } else {
+            (g(2).to_string(), false, false, false)
+        };
+        let mut con = Version::parse(&ver).map_err(|_| SemverError::ConstraintVersion)?;
+        con.original = g(2).to_string();
+        Ok(Comparison {
+            op: g(1).to_string(),
+            con,
+            dirty,
+            minor_dirty,
+            patch_dirty,
+        })
+    }
+
+    fn check(&self, v: &Version, include_pre: bool) -> bool {
+        if !v.pre.is_empty() && !include_pre {
+            return false;
+        }
+        let c = &self.con;
+        match self.op.as_str() {
+            "" | "=" => {
+                if self.dirty {
+                    self.tilde(v)
+                } else {
+                    v.compare(c) == Ordering::Equal
+                }
+            }
+            "!=" => {
+                if self.dirty {
+                    if c.major != v.major {
+                        return true;
+                    }
+                    if c.minor != v.minor && !self.minor_dirty {
+                        return true;
+                    } else if self.minor_dirty {
+                        return false;
+                    } else if c.patch != v.patch && !self.patch_dirty {
+                        return true;
+                    } else if self.patch_dirty {
+                        if !v.pre.is_empty() || !c.pre.is_empty() {
+                            return compare_prerelease(&v.pre, &c.pre) != Ordering::Equal;
+                        }
+                        return false;
+                    }
+                }
+                v.compare(c) != Ordering::Equal
+            }
+            ">" => {
+                if !self.dirty {
+                    return v.compare(c) == Ordering::Greater;
+                }
+                if v.major > c.major {
+                    true
+                } else if v.major < c.major || self.minor_dirty {
+                    false
+                } else if self.patch_dirty {
+                    v.minor > c.minor
+                } else {
+                    v.compare(c) == Ordering::Greater
+                }
+            }
+            "<" => v.compare(c) == Ordering::Less,
+            ">=" | "=>" => v.compare(c) != Ordering::Less,
+            "<=" | "=<" => {
+                if !self.dirty {
+                    return v.compare(c) != Ordering::Greater;
+                }
+                !(v.major > c.major
+                    || (v.major == c.major && v.minor > c.minor && !self.minor_dirty))
+            }
+            "~" | "~>" => self.tilde(v),
+            "^" => {
+                if v.compare(c) == Ordering::Less {
+                    return false;
+                }
+                if c.major > 0 || self.minor_dirty {
+                    return v.major == c.major;
+                }
+                if v.major > 0 {
+                    return false;
+                }
+                if c.minor > 0 || self.patch_dirty {
+                    return v.minor == c.minor;
+                }
+                if v.minor > 0 {
+                    return false;
+                }
+                c.patch == v.patch
+            }
+            _ => false,
+        }
+    }
+
+    fn tilde(&self, v: &Version) -> bool {
+        let c = &self.con;
+        if v.compare(c) == Ordering::Less {
+            return false;
+        }
+        if c.major == 0 && c.minor == 0 && c.patch == 0 && !self.minor_dirty && !self.patch_dirty {
+            return true;
+        }
+        if v.major != c.major {
+            return false;
+        }
+        v.minor == c.minor || self.minor_dirty
+    }
+}
+
+/// A parsed constraint such as `>= 1.20.0-0, < 1.30` or `^2 || ~1.4`.
+#[derive(Debug, Clone)]
+pub struct Constraints {
+    /// The `||` alternatives: their comparisons, and whether one of them names a prerelease.
+    groups: Vec<(Vec<Comparison>, bool)>,
+}
+
+impl Constraints {
+    /// `semver.NewConstraint`.
+    pub fn parse(c: &str) -> Result<Constraints, SemverError> {
+        if c.len() > 512 {
+            return Err(SemverError::ConstraintTooLong);
+        }
+        // Hyphen ranges become `>= lo, <= hi`.
+        let mut rewritten = c.to_string();
+        for m in RANGE_RE.captures_iter(c) {
+            let whole = m.get(0).map_or("", |x| x.as_str());
+            let lo = m.get(1).map_or("", |x| x.as_str());
+            let hi = m.get(11).map_or("", |x| x.as_str());
+            rewritten = rewritten.replacen(whole, &format!(">= {lo}, <= {hi} "), 1);
+        }
+        let ors: Vec<&str> = rewritten.split("||").collect();
+        if ors.len() > 32 {
+            return Err(SemverError::TooManyGroups);
+        }
+        let mut groups = Vec::with_capacity(ors.len());
+        for v in ors {
+            if !VALID_RE.is_match(v) {
+                return Err(SemverError::Constraint(v.to_string()));
+            }
+            let mut found: Vec<&str> = FIND_RE.find_iter(v).map(|m| m.as_str()).collect();
+            if found.is_empty() {
+                found.push(v);
+            }
+            let mut cs = Vec::with_capacity(found.len());
+            let mut has_pre = false;
+            for s in found {
+                let pc = Comparison::parse(s)?;
+                has_pre |= !pc.con.pre.is_empty();
+                cs.push(pc);
+            }
+            groups.push((cs, has_pre));
+        }
+        Ok(Constraints { groups })
+    }
+
+    /// `Constraints.Check`: whether any alternative accepts `v`.
+    pub fn check(&self, v: &Version) -> bool {
+        self.groups
+            .iter()
+            .any(|(cs, pre)| cs.iter().all(|c| c.check(v, *pre)))
+    }
+}
+
+/// Helm's `chartutil.IsCompatibleRange`: false when either side does not parse.
+pub fn is_compatible_range(constraint: &str, version: &str) -> bool {
+    let Ok(v) = Version::parse(version) else {
+        return false;
+    };
+    let Ok(c) = Constraints::parse(constraint) else {
+        return false;
+    };
+    c.check(&v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Expectations from Masterminds/semver v3's README and constraints_test.go.
+    #[test]
+    fn constraints_match_masterminds() {
+        let cases = [
+            (">=1.20.0-0", "v1.20.0", true),
+            (">=1.20.0", "v1.20.0-gke.1", false),
+            (">=1.19.0-0", "v1.29.3-gke.1200", true),
+            (">=1.19.0", "v1.29.3-gke.1200", false),
+            ("^1.2.3", "1.8.0", true),
+            ("^1.2.3", "2.0.0", false),
+            ("~1.2.3", "1.2.9", true),
+            ("~1.2.3", "1.3.0", false),
+            ("1.2.x", "1.2.7", true),
+            ("1.2.x", "1.3.0", false),
+            ("*", "4.5.6", true),
+            (">= 1.1, < 2", "1.5.0", true),
+            (">= 1.1 < 2", "2.0.0", false),
+            ("1.1 - 2", "2.0.5", true),
+            ("1.2 - 1.4.5", "1.4.6", false),
+            ("<1.18 || >=1.20", "1.19.0", false),
+            ("<1.18 || >=1.20", "1.21.0", true),
+            ("!=1.2.3", "1.2.3", false),
+            ("!=1.2.3", "1.2.4", true),
+            ("^0.2.3", "0.2.9", true),
+            ("^0.2.3", "0.3.0", false),
+            ("<=1.2", "1.2.9", true),
+            ("<=1.2", "1.3.0", false),
+            (">1.2", "1.2.5", false),
+            (">1.2", "1.3.0", true),
+        ];
+        for (c, v, want) in cases {
+            assert_eq!(is_compatible_range(c, v), want, "{c} vs {v}");
+        }
+    }
+
+    #[test]
+    fn versions_coerce_like_helm() {
+        assert_eq!(Version::parse("v1.2").unwrap().to_string(), "1.2.0");
+        assert_eq!(Version::parse("01.2.3").unwrap().to_string(), "1.2.3");
+        assert_eq!(Version::parse("1.2.3.4"), Err(SemverError::Invalid));
+        assert_eq!(
+            Version::parse("1.0.0-01"),
+            Err(SemverError::SegmentStartsZero)
+        );
+        assert_eq!(Version::parse("latest"), Err(SemverError::Invalid));
+    }
+
+    #[test]
+    fn errors_print_masterminds_texts() {
+        assert_eq!(
+            Constraints::parse("bad!").unwrap_err().to_string(),
+            "improper constraint: \"bad!\""
+        );
+        assert_eq!(
+            Version::parse("99999999999999999999.0.0")
+                .unwrap_err()
+                .to_string(),
+            "error parsing version segment: strconv.ParseUint: parsing \"99999999999999999999\": value out of range"
+        );
+    }
+
+    #[test]
+    fn increments_keep_the_v() {
+        let v = Version::parse("v1.2.3-rc.1+b").unwrap();
+        assert_eq!(v.increment(Part::Patch).original, "v1.2.3");
+        assert_eq!(v.increment(Part::Minor).original, "v1.3.0");
+        assert_eq!(v.increment(Part::Major).to_string(), "2.0.0");
+    }
+}
