@@ -421,7 +421,7 @@ pub struct ReleaseQueryArgs {
 /// `kubepkg get values|manifest|hooks|notes NAME`.
 #[derive(Debug, clap::Args)]
 pub struct GetArgs {
-    /// What to print: values, manifest, hooks, notes or all.
+    /// What to print: all, values, manifest, hooks, notes or metadata.
     pub what: String,
     pub name: String,
     #[command(flatten)]

@@ -110,6 +110,11 @@ fn commands(name: &str) -> Vec<Vec<String>> {
         "get all NAME --revision 1",
         "get values NAME -o yaml",
         "get values NAME --all -o yaml",
+        "get metadata NAME",
+        "get metadata NAME -o json",
+        "get metadata NAME -o yaml",
+        "get metadata NAME --revision 1",
+        "get metadata NAME --revision 1 -o json",
     ]
     .iter()
     .map(|s| c(s))
