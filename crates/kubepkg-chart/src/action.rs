@@ -295,7 +295,7 @@ fn write_to_file(dir: &Path, name: &str, data: &str, append: bool) -> Result<()>
 /// `filepath.Match` over the `# Source:` path without its chart directory.
 fn show_only_filter(out: &str, show: &[String]) -> Result<String> {
     let docs = crate::manifest::split_manifests(out);
-    let re = regex::Regex::new("# Source: [^/]+/(.+)").expect("regex");
+    let re = regex_lite::Regex::new("# Source: [^/]+/(.+)").expect("regex");
     let mut selected = Vec::new();
     for f in show {
         let f = f.replace('\\', "/");

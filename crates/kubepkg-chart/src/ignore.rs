@@ -7,7 +7,7 @@
 //! ignores every path it does *not* match). `templates/.?*` is always added.
 
 use crate::pattern::{BadPattern, go_match, go_pattern};
-use regex::Regex;
+use regex_lite::Regex;
 
 #[derive(Debug, Clone)]
 struct Rule {

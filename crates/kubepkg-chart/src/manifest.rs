@@ -3,7 +3,7 @@
 //! manifests and sorting both in Helm's install order — `releaseutil.SortManifests`.
 
 use kubepkg_value::{Value, map_read};
-use regex::Regex;
+use regex_lite::Regex;
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 

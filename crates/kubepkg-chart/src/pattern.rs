@@ -1,8 +1,8 @@
 //! File-name patterns: Go's `path/filepath.Match` (used by `.helmignore` and `--show-only`) and
 //! the `gobwas/glob` dialect used by `.Files.Glob` (`**` crosses `/`, `{a,b}` alternatives).
-//! Both are translated to anchored regular expressions.
+//! Both are translated to anchored regular expressions (`regex-lite`, cheap to compile).
 
-use regex::Regex;
+use regex_lite::Regex;
 
 /// A malformed pattern (Go's `filepath.ErrBadPattern`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -49,11 +49,11 @@ fn class(chars: &[char], mut i: usize, negators: &[char]) -> Result<(String, usi
             if hi < lo {
                 return Err(BadPattern);
             }
-            out.push_str(&regex::escape(&lo.to_string()));
+            out.push_str(&regex_lite::escape(&lo.to_string()));
             out.push('-');
-            out.push_str(&regex::escape(&hi.to_string()));
+            out.push_str(&regex_lite::escape(&hi.to_string()));
         } else {
-            out.push_str(&regex::escape(&lo.to_string()));
+            out.push_str(&regex_lite::escape(&lo.to_string()));
         }
     }
     out.push(']');
@@ -82,11 +82,11 @@ pub fn go_pattern(pattern: &str) -> Result<Regex, BadPattern> {
             }
             '\\' => {
                 let c = *chars.get(i + 1).ok_or(BadPattern)?;
-                re.push_str(&regex::escape(&c.to_string()));
+                re.push_str(&regex_lite::escape(&c.to_string()));
                 i += 2;
             }
             c => {
-                re.push_str(&regex::escape(&c.to_string()));
+                re.push_str(&regex_lite::escape(&c.to_string()));
                 i += 1;
             }
         }
@@ -141,11 +141,11 @@ pub fn glob_pattern(pattern: &str) -> Result<Regex, BadPattern> {
             }
             '\\' => {
                 let c = *chars.get(i + 1).ok_or(BadPattern)?;
-                re.push_str(&regex::escape(&c.to_string()));
+                re.push_str(&regex_lite::escape(&c.to_string()));
                 i += 2;
             }
             c => {
-                re.push_str(&regex::escape(&c.to_string()));
+                re.push_str(&regex_lite::escape(&c.to_string()));
                 i += 1;
             }
         }

@@ -301,6 +301,66 @@ fn outermost_flow_column(src: &str, open: &[(usize, usize)]) -> Option<usize> {
     })
 }
 
+/// libyaml's error for a token that follows a quoted scalar on its line (saphyr-parser refuses
+/// the trailing content itself). `at` is the character index of that content, `line1` its
+/// 1-based line, `innermost` the innermost open collection (`Some('[' | '{')` if flow, whether
+/// it is a sequence), if any. `None`: the quoted scalar is the document's root, which go-yaml
+/// reads without looking at what follows unless the scanner fails on it.
+fn trailing_content_error(
+    src: &str,
+    at: usize,
+    line1: usize,
+    innermost: Option<(Option<char>, bool)>,
+) -> Option<YamlError> {
+    let rest: Vec<char> = src.chars().skip(at).take_while(|&c| c != '\n').collect();
+    let blank_after = |i: usize| rest.get(i).is_none_or(|c| matches!(c, ' ' | '\t' | '\r'));
+    let scanner = |m: &str| Some(syntax((line1 > 1).then_some(line1), m));
+    let flow = matches!(innermost, Some((Some(_), _)));
+    match rest.first() {
+        Some('@' | '`') => return scanner("found character that cannot start any token"),
+        Some('|' | '>') if flow => return scanner("found character that cannot start any token"),
+        Some('|' | '>') => {
+            // A block scalar header: chomping and indentation indicators, then a comment or
+            // the end of the line.
+            let mut i = 1;
+            let (mut chomp, mut indent) = (false, false);
+            while let Some(&c) = rest.get(i) {
+                match c {
+                    '+' | '-' if !chomp => chomp = true,
+                    '1'..='9' if !indent => indent = true,
+                    _ => break,
+                }
+                i += 1;
+            }
+            while matches!(rest.get(i), Some(' ' | '\t')) {
+                i += 1;
+            }
+            let ok = match rest.get(i) {
+                None | Some('\r') => true,
+                Some('#') => i > 0 && matches!(rest[i - 1], ' ' | '\t'),
+                _ => false,
+            };
+            if !ok {
+                return scanner("did not find expected comment or line break");
+            }
+        }
+        Some('-') if !flow && blank_after(1) => {
+            return scanner("block sequence entries are not allowed in this context");
+        }
+        Some('?') if !flow && blank_after(1) => {
+            return scanner("mapping keys are not allowed in this context");
+        }
+        _ => {}
+    }
+    let message = match innermost? {
+        (Some('['), _) => "did not find expected ',' or ']'",
+        (Some(_), _) => "did not find expected ',' or '}'",
+        (None, true) => "did not find expected '-' indicator",
+        (None, false) => "did not find expected key",
+    };
+    Some(syntax((line1 > 1).then(|| line1 - 1), message))
+}
+
 /// Indent the continuation lines of the quoted scalar starting at `chars[at]` (its quote) to
 /// `col`; false if nothing changed or a line starts with a document marker (`---`, `...`).
 fn indent_quoted_continuations(chars: &mut Vec<char>, at: usize, col: usize) -> bool {
@@ -366,6 +426,10 @@ enum Rewrite {
     /// column, which does not change its value (leading white space of a continuation line is
     /// folded away). A document marker at the start of a line stays an error, as in libyaml.
     QuotedIndent(usize, usize),
+    /// Content after the quoted scalar that is the whole document: go-yaml reads only the first
+    /// document's root and never reaches the parser error; the text from this character index
+    /// on is dropped.
+    Truncate(usize),
 }
 
 /// The node arena of a document and its root (None if the stream is empty).
@@ -406,6 +470,16 @@ fn parse_nodes(
                     *rewrite = Some(Rewrite::TabSeparator(e.marker().index()));
                 } else if e.info().contains("found unknown escape character") {
                     *rewrite = Some(Rewrite::QuoteEscape(e.marker().index()));
+                } else if e.info().starts_with("invalid trailing content after") {
+                    let at = e.marker().index();
+                    let innermost = open.last().map(|&(idx, _)| {
+                        let flow = src.chars().nth(idx).filter(|c| matches!(c, '[' | '{'));
+                        (flow, matches!(stack.last(), Some(Frame::Seq(..))))
+                    });
+                    match trailing_content_error(src, at, e.marker().line(), innermost) {
+                        Some(err) => return Err(err),
+                        None => *rewrite = Some(Rewrite::Truncate(at)),
+                    }
                 } else if e.info() == "invalid indentation in quoted scalar" {
                     *rewrite = Some(Rewrite::QuotedIndent(e.marker().index(), e.marker().col()));
                 } else if e.info().starts_with("invalid indentation")
@@ -987,6 +1061,11 @@ pub(crate) fn decode_go(src: &str) -> Result<Option<GoYaml>, YamlError> {
                         if fixed {
                             chars.splice(start..start, std::iter::repeat_n(' ', col - indent));
                         }
+                        fixed
+                    }
+                    Rewrite::Truncate(at) => {
+                        let fixed = at < chars.len();
+                        chars.truncate(at);
                         fixed
                     }
                     Rewrite::QuotedIndent(at, col) => {
