@@ -22,8 +22,8 @@ Packages and releases:
 
 Exit codes:
   0  succeeded (or nothing to change)
-  1  error before anything changed (bad flags or values, refused rollback, cluster unreachable,
-     release or package not found)
+  1  error: for package verbs, before anything changed (bad flags or values, refused rollback,
+     cluster unreachable, package not found); for single-release verbs, any failure (as helm)
   2  command-line usage error
   3  RolledBack: the upgrade failed and was rolled back (rollback.safe: true)
   4  UpgradeFailed: stopped, nothing more changed; fix forward
