@@ -105,7 +105,7 @@ pub(crate) fn functions() -> Vec<Function> {
             .into())),
         fv!("quote", [], Any, |a| Ok(quote_all(a).into())),
         fv!("squote", [], Any, |a| Ok(squote_all(a).into())),
-        fv!("cat", [], Any, |a| Ok(cat(a).into())),
+        fv!("cat", [], Any, |a| Ok(Value::from_go_bytes(cat(a)))),
         f!("indent", [Int, String], |a| indent(int(a, 0), s(a, 1))
             .map(Value::from)),
         f!("nindent", [Int, String], |a| {
@@ -727,12 +727,20 @@ fn squote_all(a: &[Value]) -> String {
         .join(" ")
 }
 
-fn cat(a: &[Value]) -> String {
-    a.iter()
-        .filter(|v| !v.is_nil())
-        .map(gofmt::sprint_v)
-        .collect::<Vec<_>>()
-        .join(" ")
+/// Sprig's `cat`: `fmt.Sprintf("%v %v …")` of the non-nil arguments, as the Go string it makes
+/// (a string that is not UTF-8 keeps its bytes).
+fn cat(a: &[Value]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, v) in a.iter().filter(|v| !v.is_nil()).enumerate() {
+        if i > 0 {
+            out.push(b' ');
+        }
+        match v {
+            Value::NonUtf8String(b) => out.extend_from_slice(b),
+            other => out.extend_from_slice(gofmt::sprint_v(other).as_bytes()),
+        }
+    }
+    out
 }
 
 fn indent(spaces: i64, v: &str) -> Result<String, String> {

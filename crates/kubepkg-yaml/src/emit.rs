@@ -37,6 +37,9 @@ enum Node {
     Str(String),
     /// A scalar written in plain style as given (go-yaml's `time.Time` encoding).
     Raw(String),
+    /// go-yaml v3's form of a string that is not UTF-8: the base64 of its bytes tagged
+    /// `!!binary` (in 70-column lines, as a literal block when there is more than one).
+    Binary(String),
     Seq(Vec<Node>),
     Map(Vec<(String, Node)>),
 }
@@ -167,10 +170,19 @@ fn to_node_v3_inner(v: &Value) -> Node {
         // go-yaml v3 writes a string that is not UTF-8 as base64 tagged `!!binary`.
         Value::NonUtf8String(b) => {
             use base64::Engine;
-            Node::Raw(format!(
-                "!!binary {}",
-                base64::engine::general_purpose::STANDARD.encode(b)
-            ))
+            let enc = base64::engine::general_purpose::STANDARD.encode(b);
+            const LINE: usize = 70;
+            let text = if enc.len() < LINE {
+                enc
+            } else {
+                let mut t = String::with_capacity(enc.len() + enc.len() / LINE + 1);
+                for chunk in enc.as_bytes().chunks(LINE) {
+                    t.push_str(std::str::from_utf8(chunk).unwrap_or_default());
+                    t.push('\n');
+                }
+                t
+            };
+            Node::Binary(text)
         }
         Value::Bytes(b) => Node::Seq(b.iter().map(|&x| Node::Int(x as i64)).collect()),
         Value::Time(t) => Node::Raw(crate::json::rfc3339_nano(t)),
@@ -565,6 +577,15 @@ impl Emitter {
                 self.scalar(&s, Style::Plain)
             }
             Node::Raw(s) => self.scalar(s, Style::Plain),
+            Node::Binary(s) => {
+                self.write_indicator("!!binary", true, false, false);
+                let style = if s.contains('\n') {
+                    Style::Literal
+                } else {
+                    Style::Plain
+                };
+                self.scalar(s, style)
+            }
             Node::Str(s) => {
                 let style = if s.contains('\n') {
                     Style::Literal
