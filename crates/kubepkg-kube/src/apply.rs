@@ -183,9 +183,8 @@ impl<'a> Applier<'a> {
         Ok(applied)
     }
 
-    /// A server-side dry run of [`Applier::apply_all`] (the applier must have
-    /// `dry_run` set): the API server validates and defaults every object and persists
-    /// nothing. Objects that cannot be checked this way are reported, not failed: kinds
+    /// A server-side dry run of [`Applier::apply_all`] (whatever `dry_run` says): the API
+    /// server validates and defaults every object and persists nothing. Objects that cannot be checked this way are reported, not failed: kinds
     /// whose CRD is among `objects` or `provided_crds` (not installed by a dry run), and
     /// objects in a namespace that does not exist yet (`--create-namespace`).
     pub async fn dry_run_all(
@@ -193,14 +192,21 @@ impl<'a> Applier<'a> {
         objects: &[ManifestObject],
         provided_crds: &[ManifestObject],
     ) -> Result<DryRunReport, KubeError> {
-        debug_assert!(self.options.dry_run);
-        self.check_ownership(objects).await?;
+        let dry = Applier {
+            cluster: self.cluster,
+            owner: self.owner.clone(),
+            options: ApplyOptions {
+                dry_run: true,
+                ..self.options.clone()
+            },
+        };
+        dry.check_ownership(objects).await?;
         let crds: Vec<&ManifestObject> = objects
             .iter()
             .chain(provided_crds)
             .filter(|o| o.id.kind == "CustomResourceDefinition")
             .collect();
-        self.check_crd_upgrades(&crds).await?;
+        dry.check_crd_upgrades(&crds).await?;
         let provided: Vec<(String, String)> = crds
             .iter()
             .map(|c| {
@@ -215,8 +221,8 @@ impl<'a> Applier<'a> {
         sort_by_kind(&mut sorted, INSTALL_ORDER, |o| &o.id.kind);
         let mut report = DryRunReport::default();
         for o in sorted {
-            match self.apply_one(o).await {
-                Ok(_) => report.validated.push(self.locate(&o.id).await?.1),
+            match dry.apply_one(o).await {
+                Ok(_) => report.validated.push(dry.locate(&o.id).await?.1),
                 Err(KubeError::UnknownKind { .. })
                     if provided
                         .iter()
