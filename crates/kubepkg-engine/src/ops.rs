@@ -149,12 +149,11 @@ async fn recorded_values(
     let Some(r) = release_at(kc, &c.namespace, &c.release, c.revision).await? else {
         return Ok(None);
     };
-    let given = rev.values.get(component).cloned().unwrap_or_default();
     Ok(Some(effective_recorded(
         &chart_values(&r),
         &r.config,
-        &given,
-        rev.revision,
+        rev,
+        component,
     )))
 }
 

@@ -19,6 +19,7 @@ fn revision(status: RevisionStatus, reason: &str, description: &str) -> PackageR
         manifest_digest: String::new(),
         values: Default::default(),
         values_digest: String::new(),
+        value_sources: Vec::new(),
         rollback_safe: Some(false),
         components: vec![],
         status,

@@ -234,6 +234,7 @@ mod tests {
             manifest_digest: String::new(),
             values: Default::default(),
             values_digest: String::new(),
+            value_sources: Vec::new(),
             rollback_safe: None,
             components: vec![],
             status,

@@ -464,6 +464,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
         version: pkg.meta.version.to_string(),
         manifest_digest: pkg.digest.clone(),
         values_digest: values_digest(&given),
+        value_sources: input.user.layers(),
         values: given,
         rollback_safe: pkg.meta.rollback_safe,
         components: Vec::new(),

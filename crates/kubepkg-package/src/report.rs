@@ -256,6 +256,7 @@ mod tests {
             manifest_digest: String::new(),
             values: BTreeMap::new(),
             values_digest: String::new(),
+            value_sources: Vec::new(),
             rollback_safe: None,
             components: vec![ComponentRecord {
                 name: "operator".into(),

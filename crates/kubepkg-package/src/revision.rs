@@ -115,6 +115,12 @@ pub struct PackageRevision {
     pub values: BTreeMap<String, Map<String, Value>>,
     /// `sha256:<hex>` of `values` as canonical JSON (sorted keys).
     pub values_digest: String,
+    /// Where `values` came from: each user source (`-f` file, `--set-json`, `--set`,
+    /// `--set-string`, `--set-file`, `spec.values`) in the order applied, with what it set, for
+    /// `kubepkg values --explain`. Empty in records written before kubepkg kept it (they still
+    /// read; their values are then explained as a whole).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub value_sources: Vec<crate::values::ValueLayer>,
     /// `rollback.safe` of this version (None: not declared).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollback_safe: Option<bool>,
@@ -381,6 +387,7 @@ mod tests {
             version: "1.4.0".into(),
             manifest_digest: "sha256:00".into(),
             values_digest: values_digest(&values),
+            value_sources: Vec::new(),
             values,
             rollback_safe: Some(false),
             components: vec![

@@ -18,7 +18,6 @@ use std::fmt;
 use serde_json::{Map, Number, Value};
 
 use crate::manifest::Package;
-use crate::strvals;
 
 /// Where an effective value came from.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -28,12 +27,21 @@ pub enum ValueSource {
     ChartDefault,
     /// `components[].values` in kubepkg.yaml.
     PackageDefault,
+    /// `spec.values` of the `Package` object.
+    PackageSpec,
     /// A `-f` values file (as named on the command line).
     File(String),
+    /// A `--set-json` value.
+    SetJson(String),
     /// A `--set` line.
     Set(String),
     /// A `--set-string` line.
     SetString(String),
+    /// A `--set-file` line.
+    SetFile(String),
+    /// User values of a revision recorded before kubepkg recorded their sources (the number
+    /// is the revision's).
+    Recorded(u64),
     /// The `kubepkg.*` upgrade context.
     UpgradeContext,
 }
@@ -43,9 +51,16 @@ impl fmt::Display for ValueSource {
         match self {
             ValueSource::ChartDefault => f.write_str("chart default"),
             ValueSource::PackageDefault => f.write_str("package default (kubepkg.yaml)"),
+            ValueSource::PackageSpec => f.write_str("Package spec.values"),
             ValueSource::File(p) => write!(f, "file {p}"),
+            ValueSource::SetJson(s) => write!(f, "--set-json {s}"),
             ValueSource::Set(s) => write!(f, "--set {s}"),
             ValueSource::SetString(s) => write!(f, "--set-string {s}"),
+            ValueSource::SetFile(s) => write!(f, "--set-file {s}"),
+            ValueSource::Recorded(n) => write!(
+                f,
+                "user values of revision {n} (-f or --set; this revision was recorded without their sources)"
+            ),
             ValueSource::UpgradeContext => f.write_str("kubepkg upgrade context"),
         }
     }
@@ -82,25 +97,67 @@ pub enum ValuesError {
     },
 }
 
-#[derive(Debug, Clone, PartialEq)]
-struct Layer {
-    source: ValueSource,
-    /// Top-level key (component name) → that component's values.
-    per_component: BTreeMap<String, Value>,
+/// When a user values source is applied: Helm's `MergeValues` order (Package spec first, as
+/// the lowest user layer of SPEC §5), whatever the order of the flags on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Rank {
+    PackageSpec,
+    File,
+    SetJson,
+    Set,
+    SetString,
+    SetFile,
 }
 
-/// The values a user gave for a package apply (`-f`, `--set`, `--set-string`).
+/// What a user values source contributes, kept so that the sources can be replayed in Helm's
+/// order over one map (a later `--set a[1]=x` edits the list an earlier file gave, as in Helm).
+#[derive(Debug, Clone, PartialEq)]
+enum Input {
+    /// A whole map merged with Helm's `mergeMaps`: a `-f` file, `spec.values`, `--set-json '{…}'`.
+    Map(Map<String, Value>),
+    /// A strvals line: `--set`, `--set-string`, `--set-json key=JSON`.
+    Line(String),
+    /// A `--set-file key=path` line and the text of each file it names, read when it was added.
+    FileLine {
+        line: String,
+        texts: BTreeMap<String, String>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Step {
+    rank: Rank,
+    source: ValueSource,
+    input: Input,
+}
+
+/// One user values source and what it set, for provenance: the paths it set, with the values
+/// they held right after it was applied (a list it edited is taken whole). Recorded in package
+/// revisions (`valueSources`) so that `kubepkg values --revision N --explain` names the real
+/// source long after the apply.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ValueLayer {
+    pub source: ValueSource,
+    /// Top-level key (component name) → the values this source set for it.
+    pub values: Map<String, Value>,
+}
+
+/// The values a user gave for a package apply (`spec.values`, `-f`, `--set-json`, `--set`,
+/// `--set-string`, `--set-file`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct UserValues {
-    files: Vec<Layer>,
-    sets: Vec<Layer>,
-    set_strings: Vec<Layer>,
+    steps: Vec<Step>,
 }
 
 impl UserValues {
     /// No user values.
     pub fn new() -> UserValues {
         UserValues::default()
+    }
+
+    /// Whether no source was given at all.
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
     }
 
     /// Adds a `-f` file's content (`name` is how the user named it).
@@ -121,38 +178,165 @@ impl UserValues {
                 )));
             }
         };
-        self.files.push(Layer {
-            source: ValueSource::File(name.to_string()),
-            per_component: map.into_iter().collect(),
-        });
+        self.push(
+            Rank::File,
+            ValueSource::File(name.to_string()),
+            Input::Map(map),
+        );
         Ok(())
+    }
+
+    /// Adds the `spec.values` of a `Package` object (below every command-line source).
+    pub fn add_package_spec(&mut self, values: Map<String, Value>) {
+        self.push(
+            Rank::PackageSpec,
+            ValueSource::PackageSpec,
+            Input::Map(values),
+        );
     }
 
     /// Adds a `--set` line.
     pub fn add_set(&mut self, line: &str) -> Result<(), ValuesError> {
-        let layer = parse_set(line, false)?;
-        self.sets.push(layer);
-        Ok(())
+        self.add_line(Rank::Set, ValueSource::Set(line.to_string()), line)
     }
 
     /// Adds a `--set-string` line.
     pub fn add_set_string(&mut self, line: &str) -> Result<(), ValuesError> {
-        let layer = parse_set(line, true)?;
-        self.set_strings.push(layer);
+        self.add_line(
+            Rank::SetString,
+            ValueSource::SetString(line.to_string()),
+            line,
+        )
+    }
+
+    /// Adds a `--set-json` value: `key=JSON[,key=JSON…]`, or a whole JSON object (Helm 4).
+    pub fn add_set_json(&mut self, line: &str) -> Result<(), ValuesError> {
+        let source = ValueSource::SetJson(line.to_string());
+        let trimmed = line.trim();
+        if trimmed.starts_with('{') {
+            let map: Map<String, Value> =
+                serde_json::from_str(trimmed).map_err(|e| ValuesError::Set {
+                    flag: "--set-json",
+                    line: line.to_string(),
+                    message: format!("failed parsing --set-json data JSON: {e}"),
+                })?;
+            self.push(Rank::SetJson, source, Input::Map(map));
+            return Ok(());
+        }
+        self.add_line(Rank::SetJson, source, line)
+    }
+
+    /// Adds a `--set-file key=path` line; `read` returns the text of a named file. Files are
+    /// read once, now, and kept, so that replaying the sources reads nothing again.
+    pub fn add_set_file(
+        &mut self,
+        line: &str,
+        read: &dyn Fn(&str) -> Result<String, String>,
+    ) -> Result<(), ValuesError> {
+        let texts = std::sync::Mutex::new(BTreeMap::new());
+        let reader = |path: &str| -> Result<kubepkg_value::Value, String> {
+            let text = read(path)?;
+            if let Ok(mut t) = texts.lock() {
+                t.insert(path.to_string(), text.clone());
+            }
+            Ok(kubepkg_value::Value::from(text))
+        };
+        let mut scratch = BTreeMap::new();
+        kubepkg_chart::strvals::parse_into_file(line, &mut scratch, &reader).map_err(|e| {
+            ValuesError::Set {
+                flag: "--set-file",
+                line: line.to_string(),
+                message: e,
+            }
+        })?;
+        let texts = texts.into_inner().unwrap_or_default();
+        self.push(
+            Rank::SetFile,
+            ValueSource::SetFile(line.to_string()),
+            Input::FileLine {
+                line: line.to_string(),
+                texts,
+            },
+        );
         Ok(())
     }
 
-    fn layers(&self) -> impl Iterator<Item = &Layer> {
-        self.files
-            .iter()
-            .chain(self.sets.iter())
-            .chain(self.set_strings.iter())
+    fn add_line(&mut self, rank: Rank, source: ValueSource, line: &str) -> Result<(), ValuesError> {
+        // Parsed once alone so that a bad line is refused when given, with Helm's message.
+        let mut scratch = BTreeMap::new();
+        apply_line(rank, line, &BTreeMap::new(), &mut scratch).map_err(|message| {
+            ValuesError::Set {
+                flag: flag_of(rank),
+                line: line.to_string(),
+                message,
+            }
+        })?;
+        self.push(rank, source, Input::Line(line.to_string()));
+        Ok(())
+    }
+
+    fn push(&mut self, rank: Rank, source: ValueSource, input: Input) {
+        self.steps.push(Step {
+            rank,
+            source,
+            input,
+        });
+    }
+
+    /// The sources in the order Helm applies them (stable within one kind).
+    fn ordered(&self) -> Vec<&Step> {
+        let mut steps: Vec<&Step> = self.steps.iter().collect();
+        steps.sort_by_key(|s| s.rank);
+        steps
+    }
+
+    /// Replays every source over one map as Helm's `MergeValues` does; returns the final map
+    /// and, per source, what it set ([`ValueLayer`]).
+    fn replay(&self) -> (Map<String, Value>, Vec<ValueLayer>) {
+        let mut base = Map::new();
+        let mut layers = Vec::new();
+        let none = BTreeMap::new();
+        for step in self.ordered() {
+            let touched = match &step.input {
+                Input::Map(m) => {
+                    base = merge_maps(base, m);
+                    m.clone()
+                }
+                Input::Line(line) | Input::FileLine { line, .. } => {
+                    let texts = match &step.input {
+                        Input::FileLine { texts, .. } => texts,
+                        _ => &none,
+                    };
+                    let mut alone = BTreeMap::new();
+                    let mut tree = to_tree(&base);
+                    // The line parsed alone when it was added. Over earlier values it can
+                    // still fail where its path crosses a value of another type (Helm fails
+                    // the same way); it then sets nothing.
+                    if apply_line(step.rank, line, texts, &mut alone).is_ok()
+                        && apply_line(step.rank, line, texts, &mut tree).is_ok()
+                    {
+                        base = from_tree(tree);
+                    }
+                    from_tree(alone)
+                }
+            };
+            layers.push(ValueLayer {
+                source: step.source.clone(),
+                values: project(&touched, &base),
+            });
+        }
+        (base, layers)
+    }
+
+    /// What each source set, in the order Helm applies them (recorded in package revisions).
+    pub fn layers(&self) -> Vec<ValueLayer> {
+        self.replay().1
     }
 
     /// Checks that every top-level key names a component of `package` and holds a mapping.
     pub fn check(&self, package: &Package) -> Result<(), ValuesError> {
-        for layer in self.layers() {
-            for (key, v) in &layer.per_component {
+        for layer in &self.layers() {
+            for (key, v) in &layer.values {
                 if package.component(key).is_none() {
                     return Err(ValuesError::UnknownComponent {
                         source_name: layer.source.to_string(),
@@ -177,63 +361,119 @@ impl UserValues {
         Ok(())
     }
 
-    /// The user-supplied values of one component, merged as Helm merges `-f`/`--set` (nulls kept).
+    /// The user-supplied values of one component, merged as Helm merges them (nulls kept).
     pub fn given(&self, component: &str) -> Map<String, Value> {
-        let mut out = Map::new();
-        for layer in self.layers() {
-            if let Some(Value::Object(m)) = layer.per_component.get(component) {
-                out = merge_maps(out, m);
-            }
+        match self.replay().0.remove(component) {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
         }
-        out
     }
 
     /// Every component's user-supplied values (components without any are omitted).
     pub fn given_all(&self) -> BTreeMap<String, Map<String, Value>> {
-        let mut names: Vec<&String> = self.layers().flat_map(|l| l.per_component.keys()).collect();
-        names.sort();
-        names.dedup();
-        names
+        self.replay()
+            .0
             .into_iter()
-            .map(|n| (n.clone(), self.given(n)))
-            .filter(|(_, m)| !m.is_empty())
+            .filter_map(|(k, v)| match v {
+                Value::Object(m) if !m.is_empty() => Some((k, m)),
+                _ => None,
+            })
             .collect()
     }
 
-    /// Rebuilds user values from a recorded revision (`given_all`), as one layer.
+    /// Rebuilds user values from a recorded revision (`given_all`), as one source.
     pub fn from_recorded(
         given: &BTreeMap<String, Map<String, Value>>,
         source: ValueSource,
     ) -> UserValues {
-        UserValues {
-            files: vec![Layer {
-                source,
-                per_component: given
+        let mut u = UserValues::new();
+        u.push(
+            Rank::File,
+            source,
+            Input::Map(
+                given
                     .iter()
                     .map(|(k, v)| (k.clone(), Value::Object(v.clone())))
                     .collect(),
-            }],
-            sets: Vec::new(),
-            set_strings: Vec::new(),
-        }
+            ),
+        );
+        u
     }
 }
 
-fn parse_set(line: &str, strings: bool) -> Result<Layer, ValuesError> {
-    let mut m = Map::new();
-    strvals::parse_into(line, &mut m, strings).map_err(|e| ValuesError::Set {
-        flag: if strings { "--set-string" } else { "--set" },
-        line: line.to_string(),
-        message: e.0,
-    })?;
-    Ok(Layer {
-        source: if strings {
-            ValueSource::SetString(line.to_string())
-        } else {
-            ValueSource::Set(line.to_string())
-        },
-        per_component: m.into_iter().collect(),
-    })
+fn flag_of(rank: Rank) -> &'static str {
+    match rank {
+        Rank::PackageSpec => "spec.values",
+        Rank::File => "-f",
+        Rank::SetJson => "--set-json",
+        Rank::Set => "--set",
+        Rank::SetString => "--set-string",
+        Rank::SetFile => "--set-file",
+    }
+}
+
+/// Applies one strvals line of kind `rank` into `dest` with Helm's parser for that flag;
+/// `texts` holds the files a `--set-file` line names.
+fn apply_line(
+    rank: Rank,
+    line: &str,
+    texts: &BTreeMap<String, String>,
+    dest: &mut BTreeMap<String, kubepkg_chart::strvals::Tree>,
+) -> Result<(), String> {
+    use kubepkg_chart::strvals;
+    match rank {
+        Rank::Set => strvals::parse_into(line, dest),
+        Rank::SetString => strvals::parse_into_string(line, dest),
+        Rank::SetJson => strvals::parse_json(line, dest),
+        Rank::SetFile => {
+            let read = |path: &str| -> Result<kubepkg_value::Value, String> {
+                texts
+                    .get(path)
+                    .map(|t| kubepkg_value::Value::from(t.clone()))
+                    .ok_or_else(|| format!("open {path}: no such file or directory"))
+            };
+            strvals::parse_into_file(line, dest, &read)
+        }
+        Rank::PackageSpec | Rank::File => Ok(()),
+    }
+}
+
+fn to_tree(m: &Map<String, Value>) -> BTreeMap<String, kubepkg_chart::strvals::Tree> {
+    m.iter()
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                kubepkg_chart::strvals::Tree::from_value(&crate::chart_adapter::to_chart_value(v)),
+            )
+        })
+        .collect()
+}
+
+fn from_tree(t: BTreeMap<String, kubepkg_chart::strvals::Tree>) -> Map<String, Value> {
+    t.into_iter()
+        .map(|(k, v)| (k, crate::chart_adapter::from_chart_value(&v.into_value())))
+        .collect()
+}
+
+/// The parts of `now` at the paths `touched` names: maps recurse, anything else (a scalar, a
+/// list a source edited, a map that replaced a scalar) is taken whole.
+fn project(touched: &Map<String, Value>, now: &Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (k, t) in touched {
+        let Some(n) = now.get(k) else { continue };
+        match (t, n) {
+            (Value::Object(tm), Value::Object(nm)) => {
+                // `a: {}` merged into an existing map sets nothing there.
+                if !tm.is_empty() || nm.is_empty() {
+                    out.insert(k.clone(), Value::Object(project(tm, nm)));
+                }
+            }
+            _ => {
+                out.insert(k.clone(), n.clone());
+            }
+        }
+    }
+    out
 }
 
 fn kind_of(v: &Value) -> &'static str {
@@ -350,8 +590,12 @@ enum Node {
 fn overlay(dest: &mut BTreeMap<String, Node>, over: &Map<String, Value>, source: &ValueSource) {
     for (k, v) in over {
         match v {
+            // A null deletes what is below it; over nothing it stays, as Helm's coalescing
+            // keeps a user's null for a key the chart does not have.
             Value::Null => {
-                dest.remove(k);
+                if dest.remove(k).is_none() {
+                    dest.insert(k.clone(), Node::Leaf(Value::Null, source.clone()));
+                }
             }
             Value::Object(m) => {
                 let entry = dest
@@ -426,7 +670,7 @@ pub fn effective(
         overlay(&mut tree, &c.values, &ValueSource::PackageDefault);
     }
     for layer in user.layers() {
-        if let Some(Value::Object(m)) = layer.per_component.get(component) {
+        if let Some(Value::Object(m)) = layer.values.get(component) {
             overlay(&mut tree, m, &layer.source);
         }
     }
@@ -441,25 +685,33 @@ pub fn effective(
 
 /// Explains a component's values as recorded in the cluster, for `kubepkg values --revision N
 /// --explain`: `chart_defaults` from the release's chart, `supplied` the release's user-supplied
-/// values (package defaults, user values and `kubepkg.*`), `given` the user values the package
-/// revision recorded for the component. What `supplied` holds beyond `given` came from the
-/// package defaults, except the `kubepkg` key (the upgrade context).
+/// values (package defaults, user values and `kubepkg.*`), `revision` the package revision.
+/// The user values are explained by the sources the revision recorded (`valueSources`); a
+/// revision recorded before kubepkg kept them names its user values as a whole. What `supplied`
+/// holds beyond them came from the package defaults, except the `kubepkg` key (the upgrade
+/// context).
 pub fn effective_recorded(
     chart_defaults: &Map<String, Value>,
     supplied: &Map<String, Value>,
-    given: &Map<String, Value>,
-    revision: u64,
+    revision: &crate::revision::PackageRevision,
+    component: &str,
 ) -> Effective {
     let mut package_layer = supplied.clone();
     let context = package_layer.remove("kubepkg");
     let mut tree = BTreeMap::new();
     overlay(&mut tree, chart_defaults, &ValueSource::ChartDefault);
     overlay(&mut tree, &package_layer, &ValueSource::PackageDefault);
-    overlay(
-        &mut tree,
-        given,
-        &ValueSource::File(format!("values given in revision {revision}")),
-    );
+    if revision.value_sources.is_empty() {
+        if let Some(given) = revision.values.get(component) {
+            overlay(&mut tree, given, &ValueSource::Recorded(revision.revision));
+        }
+    } else {
+        for layer in &revision.value_sources {
+            if let Some(Value::Object(m)) = layer.values.get(component) {
+                overlay(&mut tree, m, &layer.source);
+            }
+        }
+    }
     if let Some(ctx) = context {
         let mut m = Map::new();
         m.insert("kubepkg".into(), ctx);
@@ -469,6 +721,46 @@ pub fn effective_recorded(
     let mut explain = Vec::new();
     collect(&tree, "", &mut values, &mut explain);
     Effective { values, explain }
+}
+
+/// What an apply does to the user values of the deployed revision, when it gives other ones:
+/// kubepkg never carries values over silently (Helm's `upgrade` without values reuses the old
+/// ones without a word; with any value it drops the rest). `None` when nothing given before is
+/// lost. The text names the revision, the components and the sources that are not kept.
+pub fn dropped_values_notice(
+    deployed: &crate::revision::PackageRevision,
+    user: &UserValues,
+) -> Option<String> {
+    let now = user.given_all();
+    let lost: Vec<&String> = deployed
+        .values
+        .iter()
+        .filter(|(c, v)| !v.is_empty() && !now.contains_key(*c))
+        .map(|(c, _)| c)
+        .collect();
+    if lost.is_empty() {
+        return None;
+    }
+    let mut sources: Vec<String> = deployed
+        .value_sources
+        .iter()
+        .filter(|l| lost.iter().any(|c| l.values.contains_key(*c)))
+        .map(|l| l.source.to_string())
+        .collect();
+    sources.dedup();
+    let names: Vec<&str> = lost.iter().map(|s| s.as_str()).collect();
+    let from = if sources.is_empty() {
+        String::new()
+    } else {
+        format!(" (from {})", sources.join("; "))
+    };
+    Some(format!(
+        "values given in revision {}{from} for component(s) {} are not kept: this apply gives none for them, so they go back to package and chart defaults; pass them again (-f/--set) to keep them (`kubepkg values {} --revision {}` prints them)",
+        deployed.revision,
+        names.join(", "),
+        deployed.name,
+        deployed.revision
+    ))
 }
 
 /// A value printed compactly, numbers as Go prints a `float64`/`int64` (`2`, `1.5`, `1e+21`).

@@ -120,6 +120,7 @@ fn upgrade_plan_runs_the_hook_with_versions_and_passes_previous_values() {
         manifest_digest: "sha256:x".into(),
         values: BTreeMap::new(),
         values_digest: String::new(),
+        value_sources: Vec::new(),
         rollback_safe: Some(true),
         components: vec![
             record("operator", "widgets-system", "widget-operator-2.0.0"),

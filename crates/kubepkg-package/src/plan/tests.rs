@@ -82,6 +82,7 @@ fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         manifest_digest: "sha256:old".into(),
         values: BTreeMap::new(),
         values_digest: String::new(),
+        value_sources: Vec::new(),
         rollback_safe: safe,
         components: vec![
             rec(

@@ -267,21 +267,281 @@ fn values_files_are_read_as_helm_reads_them() {
     assert_eq!(g["ratio"], json!(1.5));
 }
 
+fn revision_with(user: &UserValues, n: u64) -> crate::revision::PackageRevision {
+    let values = user.given_all();
+    crate::revision::PackageRevision {
+        name: "shop".into(),
+        namespace: "default".into(),
+        revision: n,
+        package: "shop".into(),
+        version: "1.0.0".into(),
+        manifest_digest: "sha256:00".into(),
+        values_digest: crate::revision::values_digest(&values),
+        values,
+        value_sources: user.layers(),
+        rollback_safe: None,
+        components: Vec::new(),
+        status: crate::revision::RevisionStatus::Deployed,
+        description: String::new(),
+        reason: String::new(),
+        first_deployed: String::new(),
+        last_deployed: String::new(),
+        conditions: Vec::new(),
+    }
+}
+
 #[test]
 fn recorded_values_are_explained_from_the_release_and_the_revision() {
+    // Regression: a value given with --set was explained as "file values given in revision N".
+    let mut user = UserValues::new();
+    user.add_file("prod.yaml", "worker: {replicas: 3, tier: gold}\n")
+        .unwrap();
+    user.add_set("worker.replicas=5").unwrap();
+    user.add_set_string("worker.tier=010").unwrap();
+    user.add_set_json("worker.ports=[80,443]").unwrap();
+    let rev = revision_with(&user, 4);
+    // Through the stored Secret, as `kubepkg values --revision 4` reads it.
+    let rev = crate::revision::from_secret(&crate::revision::to_secret(&rev)).unwrap();
     let chart = obj(json!({"replicas": 1, "image": "w:1"}));
-    let supplied = obj(json!({"replicas": 3, "size": "medium", "kubepkg": {"toVersion": "2.0.0"}}));
-    let given = obj(json!({"replicas": 3}));
-    let e = effective_recorded(&chart, &supplied, &given, 4);
+    let mut supplied = obj(json!({"size": "medium", "kubepkg": {"toVersion": "2.0.0"}}));
+    supplied = merge_maps(supplied, &user.given("worker"));
+    let e = effective_recorded(&chart, &supplied, &rev, "worker");
     assert_eq!(
         sources(&e),
         [
             ("image".into(), "chart default".into()),
             ("kubepkg.toVersion".into(), "kubepkg upgrade context".into()),
-            ("replicas".into(), "file values given in revision 4".into()),
+            ("ports".into(), "--set-json worker.ports=[80,443]".into()),
+            ("replicas".into(), "--set worker.replicas=5".into()),
             ("size".into(), "package default (kubepkg.yaml)".into()),
+            ("tier".into(), "--set-string worker.tier=010".into()),
         ]
     );
+    assert_eq!(e.values["replicas"], json!(5));
+    assert_eq!(e.values["tier"], json!("010"));
+}
+
+#[test]
+fn revisions_recorded_without_sources_still_read_and_say_so() {
+    // A record as kubepkg wrote it before `valueSources` existed (field absent).
+    let mut user = UserValues::new();
+    user.add_set("worker.replicas=5").unwrap();
+    let mut json = serde_json::to_value(revision_with(&user, 2)).unwrap();
+    json.as_object_mut().unwrap().remove("valueSources");
+    let payload = base64::Engine::encode(
+        &base64::engine::general_purpose::STANDARD,
+        serde_json::to_vec(&json).unwrap(),
+    );
+    let old = crate::revision::decode("kubepkg.package.v1.shop.v2", payload.as_bytes()).unwrap();
+    assert!(old.value_sources.is_empty());
+    let supplied = obj(json!({"replicas": 5}));
+    let e = effective_recorded(&Map::new(), &supplied, &old, "worker");
+    assert_eq!(
+        sources(&e),
+        [(
+            "replicas".into(),
+            "user values of revision 2 (-f or --set; this revision was recorded without their sources)"
+                .into()
+        )]
+    );
+}
+
+#[derive(serde::Deserialize)]
+struct OracleFile {
+    name: String,
+    text: String,
+}
+
+#[derive(serde::Deserialize)]
+struct OracleSetFile {
+    line: String,
+    path: String,
+    text: String,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct OracleCase {
+    name: String,
+    chart: Map<String, Value>,
+    #[serde(default)]
+    files: Vec<OracleFile>,
+    #[serde(default)]
+    set_json: Vec<String>,
+    #[serde(default)]
+    set: Vec<String>,
+    #[serde(default)]
+    set_string: Vec<String>,
+    #[serde(default)]
+    set_file: Vec<OracleSetFile>,
+}
+
+/// Numbers compared as float64 (Helm's toJson prints int64 2 and float64 2 alike).
+fn as_floats(v: &Value) -> Value {
+    match v {
+        Value::Number(n) => json!(n.as_f64()),
+        Value::Array(a) => Value::Array(a.iter().map(as_floats).collect()),
+        Value::Object(m) => {
+            Value::Object(m.iter().map(|(k, v)| (k.clone(), as_floats(v))).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+fn oracle_user(case: &OracleCase) -> UserValues {
+    // Flags given highest kind first: Helm's order does not depend on the command line's.
+    let mut user = UserValues::new();
+    for f in &case.set_file {
+        let text = f.text.clone();
+        let path = f.path.clone();
+        let read = move |p: &str| {
+            if p == path {
+                Ok(text.clone())
+            } else {
+                Err(format!("open {p}: no such file or directory"))
+            }
+        };
+        user.add_set_file(&f.line, &read).unwrap();
+    }
+    for s in &case.set_string {
+        user.add_set_string(s).unwrap();
+    }
+    for s in &case.set {
+        user.add_set(s).unwrap();
+    }
+    for s in &case.set_json {
+        user.add_set_json(s).unwrap();
+    }
+    for f in &case.files {
+        user.add_file(&f.name, &f.text).unwrap();
+    }
+    user
+}
+
+fn oracle_cases() -> (Vec<OracleCase>, Map<String, Value>) {
+    let cases: Vec<OracleCase> =
+        serde_json::from_str(include_str!("../../testdata/values-precedence/cases.json")).unwrap();
+    let helm: Map<String, Value> =
+        serde_json::from_str(include_str!("../../testdata/values-precedence/helm.json")).unwrap();
+    (cases, helm)
+}
+
+#[test]
+fn precedence_matches_helm_template() {
+    // Oracle: testdata/values-precedence/helm.json, written by gen.py from real `helm template`
+    // (v4.3.1) printing `.Values` for the same chart defaults and flags.
+    let (cases, helm) = oracle_cases();
+    assert_eq!(cases.len(), helm.len());
+    let pkg = kubevirt();
+    for case in &cases {
+        let user = oracle_user(case);
+        let chart = match case.chart.get("app") {
+            Some(Value::Object(m)) => m.clone(),
+            _ => Map::new(),
+        };
+        let e = effective(&chart, &pkg, "app", &user, None);
+        assert_eq!(
+            as_floats(&Value::Object(e.values)),
+            as_floats(&helm[&case.name]["app"]),
+            "case {}",
+            case.name
+        );
+    }
+}
+
+#[test]
+fn every_flag_kind_is_named_as_the_source_of_what_it_won() {
+    let (cases, _) = oracle_cases();
+    let by_name = |n: &str| cases.iter().find(|c| c.name == n).unwrap();
+    let explain = |n: &str| {
+        let case = by_name(n);
+        let chart = match case.chart.get("app") {
+            Some(Value::Object(m)) => m.clone(),
+            _ => Map::new(),
+        };
+        sources(&effective(
+            &chart,
+            &kubevirt(),
+            "app",
+            &oracle_user(case),
+            None,
+        ))
+    };
+    assert_eq!(
+        explain("set_json_beats_files_set_beats_set_json"),
+        [
+            ("a".to_string(), "file f.yaml".to_string()),
+            ("b.k".into(), "--set-json app.b={\"k\":[1,2]}".into()),
+            ("c".into(), "--set app.c=set".into()),
+        ]
+    );
+    assert_eq!(
+        explain("set_file_beats_set_string"),
+        [(
+            "cert".to_string(),
+            "--set-file app.cert=cert.pem".to_string()
+        )]
+    );
+    // The list a file gave, edited by --set at one index: the list as a whole is --set's now.
+    assert_eq!(
+        explain("set_index_edits_the_list_a_file_gave"),
+        [("list".to_string(), "--set app.list[1]=z".to_string())]
+    );
+    assert_eq!(
+        explain("later_set_of_the_same_kind_wins"),
+        [
+            ("r".to_string(), "--set app.r=2,app.s=x".to_string()),
+            ("s".into(), "--set app.r=2,app.s=x".into()),
+        ]
+    );
+    assert_eq!(
+        explain("set_json_object_form_merges"),
+        [
+            ("a".to_string(), "chart default".to_string()),
+            (
+                "j".into(),
+                "--set-json {\"app\": {\"m\": {\"y\": 2}, \"j\": true}}".into()
+            ),
+            ("m.x".into(), "file f.yaml".into()),
+            (
+                "m.y".into(),
+                "--set-json {\"app\": {\"m\": {\"y\": 2}, \"j\": true}}".into()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn bad_set_json_and_set_file_lines_are_refused_with_the_flag() {
+    let mut user = UserValues::new();
+    let e = user.add_set_json("{not json").unwrap_err().to_string();
+    assert!(e.starts_with("--set-json \"{not json\": "), "{e}");
+    let e = user
+        .add_set_file("app.cert=missing.pem", &|p: &str| {
+            Err(format!("open {p}: no such file or directory"))
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--set-file") && e.contains("missing.pem"), "{e}");
+    assert!(user.is_empty());
+}
+
+#[test]
+fn an_apply_without_the_values_of_the_deployed_revision_says_they_are_dropped() {
+    let mut before = UserValues::new();
+    before.add_set("worker.replicas=5").unwrap();
+    before.add_file("db.yaml", "db: {size: 10Gi}\n").unwrap();
+    let deployed = revision_with(&before, 3);
+    let mut now = UserValues::new();
+    now.add_set("db.size=20Gi").unwrap();
+    let notice = dropped_values_notice(&deployed, &now).unwrap();
+    assert_eq!(
+        notice,
+        "values given in revision 3 (from --set worker.replicas=5) for component(s) worker are not kept: this apply gives none for them, so they go back to package and chart defaults; pass them again (-f/--set) to keep them (`kubepkg values shop --revision 3` prints them)"
+    );
+    assert!(dropped_values_notice(&deployed, &before).is_none());
+    let notice = dropped_values_notice(&deployed, &UserValues::new()).unwrap();
+    assert!(notice.contains("component(s) db, worker"), "{notice}");
 }
 
 #[test]
