@@ -449,6 +449,12 @@ pub struct PackageValuesFlags {
     /// Set string values (`component.a.b=c`).
     #[arg(long = "set-string")]
     pub set_string: Vec<String>,
+    /// Set JSON values (`component.a=JSON`, or a JSON object with a key per component).
+    #[arg(long = "set-json")]
+    pub set_json: Vec<String>,
+    /// Set values from files (`component.a=path`; `-` reads standard input).
+    #[arg(long = "set-file")]
+    pub set_file: Vec<String>,
 }
 
 /// `kubepkg plan NAME PACKAGE`.

@@ -22,7 +22,9 @@ use kubepkg_package::Package;
 use kubepkg_package::orchestrator::Outcome;
 use kubepkg_package::plan::render_text;
 use kubepkg_package::report::{history_text, outcome_text, status_text};
-use kubepkg_package::values::{UserValues, render_explain, values_yaml};
+use kubepkg_package::values::{
+    UserValues, dropped_values_notice as dropped_values, render_explain, values_yaml,
+};
 
 use super::{InvalidPackage, releases};
 use crate::cli::{
@@ -73,7 +75,33 @@ fn user_values(flags: &PackageValuesFlags) -> Result<UserValues> {
     for s in &flags.set_string {
         u.add_set_string(s)?;
     }
+    for s in &flags.set_json {
+        u.add_set_json(s)?;
+    }
+    // Helm's readFile: `-` is standard input, anything else a local file.
+    let read = |path: &str| -> std::result::Result<String, String> {
+        if path.trim() == "-" {
+            std::io::read_to_string(std::io::stdin())
+                .map_err(|e| format!("reading standard input: {e}"))
+        } else {
+            std::fs::read_to_string(path).map_err(|e| format!("open {path}: {e}"))
+        }
+    };
+    for s in &flags.set_file {
+        u.add_set_file(s, &read)?;
+    }
     Ok(u)
+}
+
+/// Says on standard error which values of the deployed revision this apply does not keep
+/// (never silently: Helm's upgrade reuses or drops them without a word).
+async fn warn_dropped_values(kc: &KubeCluster, instance: Instance<'_>, user: &UserValues) {
+    if let Ok(h) = kc.store.history(instance.name, instance.namespace).await
+        && let Some(d) = h.deployed()
+        && let Some(notice) = dropped_values(d, user)
+    {
+        eprintln!("note: {notice}");
+    }
 }
 
 fn stderr_sink() -> LineSink {
@@ -102,6 +130,7 @@ pub fn plan(args: PlanArgs) -> Result<ExitCode> {
                 name: &args.name,
                 namespace: &ns,
             };
+            warn_dropped_values(&kc, instance, &user).await;
             anyhow::Ok(
                 ops::prepare(&kc, &loaded.package, instance, &user)
                     .await?
@@ -145,6 +174,7 @@ pub fn apply(args: ApplyArgs) -> Result<ExitCode> {
             name: &args.name,
             namespace: &ns,
         };
+        warn_dropped_values(&kc, instance, &user).await;
         if args.dry_run {
             let p = ops::prepare(&kc, &loaded.package, instance, &user).await?;
             if progress.json {

@@ -1,0 +1,145 @@
+//! `kubepkg values NAME [--revision N] --explain` on the local control plane: each effective
+//! value of a component and the source it came from (chart default, package default, `-f`
+//! file, `--set-json`, `--set`, `--set-string`, `--set-file`), for the live revision and for an
+//! older one, read back from the recorded package revision; and the notice an apply prints
+//! when it does not keep the values the deployed revision was given.
+
+use std::path::Path;
+use std::process::Command;
+
+use kubepkg_testkit::TestNamespace;
+
+fn run(ns: &TestNamespace, dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+        .args(args)
+        .args(["-n", ns.name()])
+        .current_dir(dir)
+        .env("KUBECONFIG", ns.plane().kubeconfig())
+        .env_remove("HELM_NAMESPACE")
+        .env_remove("HELM_DRIVER")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+/// A package of one component `web` (a ConfigMap, ready at once) with chart defaults and a
+/// package default.
+fn package(root: &Path) {
+    let chart = root.join("pkg/web");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        chart.join("values.yaml"),
+        "replicas: 1\nimage: web:1\ntier: bronze\ncert: none\nports: [80]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        chart.join("templates/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  values: {{ toJson .Values | quote }}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("pkg/kubepkg.yaml"),
+        "package: {name: shop, version: 1.0.0}\ncomponents:\n- name: web\n  path: web\n  values: {tier: silver}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("prod.yaml"),
+        "web:\n  image: web:2\n  replicas: 2\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("cert.pem"), "PEM\n").unwrap();
+}
+
+#[tokio::test]
+async fn explain_names_every_source_for_the_live_and_an_older_revision() {
+    let ns = TestNamespace::new("values-explain")
+        .await
+        .expect("control plane");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    package(dir);
+
+    // Revision 1: every kind of user source, flags given out of Helm's order.
+    let (code, out, err) = run(
+        &ns,
+        dir,
+        &[
+            "apply",
+            "shop",
+            "pkg",
+            "--set-file",
+            "web.cert=cert.pem",
+            "--set-string",
+            "web.note=007",
+            "--set",
+            "web.replicas=3",
+            "--set-json",
+            "web.ports=[80,443]",
+            "-f",
+            "prod.yaml",
+        ],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    let rev1 = "# package shop 1.0.0 revision 1\n\
+# web\n\
+cert: \"PEM\\n\"  # --set-file web.cert=cert.pem\n\
+image: \"web:2\"  # file prod.yaml\n\
+note: \"007\"  # --set-string web.note=007\n\
+ports: [80, 443]  # --set-json web.ports=[80,443]\n\
+replicas: 3  # --set web.replicas=3\n\
+tier: \"silver\"  # package default (kubepkg.yaml)\n";
+    let (code, out, err) = run(&ns, dir, &["values", "shop", "--explain"]);
+    assert_eq!((code, out.as_str()), (0, rev1), "{err}");
+
+    // Revision 2: no user values at all. kubepkg does not carry them over silently (Helm's
+    // upgrade would reuse them without a word): it says which are dropped.
+    let (code, out, err) = run(&ns, dir, &["apply", "shop", "pkg"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        err.contains(
+            "note: values given in revision 1 (from file prod.yaml; --set-json web.ports=[80,443]; --set web.replicas=3; --set-string web.note=007; --set-file web.cert=cert.pem) for component(s) web are not kept"
+        ),
+        "{err}"
+    );
+    let (code, out, err) = run(&ns, dir, &["values", "shop", "--explain"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "# package shop 1.0.0 revision 2\n\
+# web\n\
+cert: \"none\"  # chart default\n\
+image: \"web:1\"  # chart default\n\
+ports: [80]  # chart default\n\
+replicas: 1  # chart default\n\
+tier: \"silver\"  # package default (kubepkg.yaml)\n"
+        ),
+        "{err}"
+    );
+
+    // The older revision still explains its own sources (read from its record).
+    let (code, out, err) = run(
+        &ns,
+        dir,
+        &["values", "shop", "--revision", "1", "--explain"],
+    );
+    assert_eq!((code, out.as_str()), (0, rev1), "{err}");
+    let (code, out, err) = run(&ns, dir, &["values", "shop", "--revision", "1"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "# package shop 1.0.0 revision 1\nweb:\n  cert: |\n    PEM\n  image: web:2\n  note: \"007\"\n  ports:\n  - 80\n  - 443\n  replicas: 3\n  tier: silver\n"
+        ),
+        "{err}"
+    );
+}
