@@ -28,7 +28,6 @@ pub mod render;
 pub mod report;
 pub mod revision;
 pub mod source;
-pub mod strvals;
 pub mod values;
 
 pub use constraint::Constraint;

@@ -1,11 +1,19 @@
 //! Values per component, with provenance (SPEC §2, §5 values, §6 values provenance).
 //!
 //! Precedence, lowest first: chart defaults < `components[].values` in kubepkg.yaml < user
-//! values (`-f` files in order, then `--set`, then `--set-string`, as Helm orders them). A user
-//! values file has one top-level key per component; a `--set` path starts with the component
-//! name (`--set operator.replicas=2`). Layers merge as Helm merges them: maps merge key by key,
-//! anything else replaces, and `null` deletes a key. Every effective leaf remembers the layer it
-//! came from, which `kubepkg values --explain` prints.
+//! values: `spec.values` of a `Package` object, then Helm's `MergeValues` order — `-f` files in
+//! order, `--set-json`, `--set`, `--set-string`, `--set-file` — whatever the order of the flags
+//! on the command line. A user values file has one top-level key per component; a `--set` path
+//! starts with the component name (`--set operator.replicas=2`). The user sources are replayed
+//! over one map with Helm's own `mergeMaps` and strvals parsers (`kubepkg_chart::strvals`), so
+//! `--set web.list[1]=x` edits the list a file gave, as in Helm. Over the package and chart
+//! defaults, maps merge key by key, anything else replaces, and `null` deletes a key.
+//!
+//! Provenance: every source records what it set ([`ValueLayer`]); package revisions keep these
+//! layers (`valueSources`), so every effective leaf of any recorded revision names the layer it
+//! came from, which `kubepkg values --explain` prints. Revisions recorded before the layers
+//! were kept still read: their user values are named as a whole. An apply never drops the
+//! values the deployed revision was given without saying so ([`dropped_values_notice`]).
 //!
 //! Numbers read from YAML are 64-bit floats, as Helm reads values files (YAML → JSON →
 //! `float64`); integers from `--set` are 64-bit integers, as Helm's strvals types them. The
