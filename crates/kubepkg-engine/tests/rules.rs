@@ -800,8 +800,9 @@ async fn values_list_and_uninstall_in_reverse_order() {
         explained["a.sim"].contains("ChartDefault"),
         "{explained:#?}"
     );
-    assert!(
-        explained["b.image"].contains("revision 1"),
+    // The recorded revision names the real source (not "values given in revision 1").
+    assert_eq!(
+        explained["b.image"], "Set(\"b.image=registry.invalid/fromset:1\")",
         "{explained:#?}"
     );
 
