@@ -130,8 +130,8 @@ pub struct TemplateArgs {
     /// Generate the release name (`<chart>-<unix time>`), as Helm does.
     #[arg(short = 'g', long = "generate-name")]
     pub generate_name: bool,
-    /// Accepted for compatibility with `helm template`; rendering is always offline
-    /// (`server` is refused).
+    /// `client` (default) renders offline; `server` renders against the cluster's
+    /// `.Capabilities` (its version and served API versions), as `helm template` does.
     #[arg(long = "dry-run", num_args = 0..=1, default_missing_value = "client")]
     pub dry_run: Option<String>,
     /// Accepted for compatibility with `helm template` (no effect).
