@@ -1,24 +1,41 @@
 //! Sprig's path functions: Go's `path` package (`base`, `dir`, `clean`, `ext`, `isAbs`) and
 //! `path/filepath` (`osBase`…), which behave identically on the Unix systems Helm runs on.
+//! Go's path functions only look at `/` and `.`, so they keep every other byte of the path as
+//! it is, including bytes that are not UTF-8 ([`bytewise`]).
 
 use kubepkg_template::Function;
+use kubepkg_value::Value;
 
-use crate::args::s;
+use crate::args::{arg, s};
 use crate::f;
 
 pub(crate) fn functions() -> Vec<Function> {
     vec![
-        f!("base", [String], |a| Ok(base(s(a, 0)).into())),
-        f!("dir", [String], |a| Ok(dir(s(a, 0)).into())),
-        f!("clean", [String], |a| Ok(clean(s(a, 0)).into())),
-        f!("ext", [String], |a| Ok(ext(s(a, 0)).into())),
+        f!("base", [StringBytes], |a| Ok(bytewise(arg(a, 0), base))),
+        f!("dir", [StringBytes], |a| Ok(bytewise(arg(a, 0), dir))),
+        f!("clean", [StringBytes], |a| Ok(bytewise(arg(a, 0), clean))),
+        f!("ext", [StringBytes], |a| Ok(bytewise(arg(a, 0), ext))),
         f!("isAbs", [String], |a| Ok(s(a, 0).starts_with('/').into())),
-        f!("osBase", [String], |a| Ok(base(s(a, 0)).into())),
-        f!("osDir", [String], |a| Ok(dir(s(a, 0)).into())),
-        f!("osClean", [String], |a| Ok(clean(s(a, 0)).into())),
-        f!("osExt", [String], |a| Ok(ext(s(a, 0)).into())),
+        f!("osBase", [StringBytes], |a| Ok(bytewise(arg(a, 0), base))),
+        f!("osDir", [StringBytes], |a| Ok(bytewise(arg(a, 0), dir))),
+        f!("osClean", [StringBytes], |a| Ok(bytewise(arg(a, 0), clean))),
+        f!("osExt", [StringBytes], |a| Ok(bytewise(arg(a, 0), ext))),
         f!("osIsAbs", [String], |a| Ok(s(a, 0).starts_with('/').into())),
     ]
+}
+
+/// Apply a text function that only inspects ASCII characters to a Go string, keeping its other
+/// bytes exactly: a string that is not UTF-8 goes through with each byte as the character of
+/// the same number (a lossless stand-in, since the function never looks at them) and back.
+fn bytewise(v: &Value, f: fn(&str) -> String) -> Value {
+    match v {
+        Value::NonUtf8String(b) => {
+            let stand_in: String = b.iter().map(|&x| char::from(x)).collect();
+            let out: Vec<u8> = f(&stand_in).chars().map(|c| c as u32 as u8).collect();
+            Value::from_go_bytes(out)
+        }
+        other => Value::from(f(other.as_str().unwrap_or(""))),
+    }
 }
 
 /// `path.Clean`.
@@ -83,6 +100,17 @@ pub fn ext(p: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn path_functions_keep_bytes_that_are_not_utf8() {
+        let p = Value::from_go_bytes(vec![b'a', b'/', 0xd3, 0x1d, b'.', 0xff]);
+        assert_eq!(
+            bytewise(&p, base),
+            Value::from_go_bytes(vec![0xd3, 0x1d, b'.', 0xff])
+        );
+        assert_eq!(bytewise(&p, ext), Value::from_go_bytes(vec![b'.', 0xff]));
+        assert_eq!(bytewise(&p, dir), Value::str("a"));
+    }
 
     // Cases from Go's path package tests.
     #[test]
