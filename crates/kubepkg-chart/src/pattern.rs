@@ -15,8 +15,8 @@ pub struct BadPattern;
 fn class(chars: &[char], mut i: usize, negators: &[char]) -> Result<(String, usize), BadPattern> {
     let mut out = String::from("[");
     if i < chars.len() && negators.contains(&chars[i]) {
+        // Neither Go's filepath.Match nor gobwas keeps `/` out of a negated class.
         out.push('^');
-        out.push('/');
         i += 1;
     }
     let mut first = true;
@@ -170,6 +170,10 @@ mod tests {
         assert!(go_match("[a-c]x", "bx").unwrap());
         assert!(go_match("[^a-c]x", "dx").unwrap());
         assert!(go_match("a[", "a").is_err());
+        // Checked with Go 1.26's filepath.Match: classes, negated or not, match `/`; `?` does not.
+        assert!(go_match("a[^x]b", "a/b").unwrap());
+        assert!(go_match("a[/]b", "a/b").unwrap());
+        assert!(!go_match("a?b", "a/b").unwrap());
     }
 
     #[test]
@@ -180,5 +184,8 @@ mod tests {
         assert!(!g.is_match("files/a/b.txt"));
         let g = glob_pattern("{a,b}/*.conf").unwrap();
         assert!(g.is_match("b/x.conf"));
+        // gobwas' list matcher tests only membership, so `[!x]` matches the separator too.
+        let g = glob_pattern("a[!x]b").unwrap();
+        assert!(g.is_match("a/b"));
     }
 }
