@@ -20,7 +20,7 @@ use kubepkg_kube::discovery::ServerCapabilities;
 use kubepkg_package::chart_adapter::{from_chart_value, to_chart_value};
 use kubepkg_release::action::Rendered;
 use kubepkg_release::record;
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
 use crate::error::EngineError;
 
@@ -222,22 +222,7 @@ pub fn user_values(merged: &kubepkg_value::Value) -> Map<String, Value> {
 /// Values as Helm sees them after reading a stored release: `json.Unmarshal` into
 /// `interface{}` makes every number a `float64`.
 pub fn recorded_values(config: &Map<String, Value>) -> Map<String, Value> {
-    fn go_number(v: &Value) -> Value {
-        match v {
-            Value::Number(n) => n
-                .as_f64()
-                .and_then(Number::from_f64)
-                .map(Value::Number)
-                .unwrap_or(Value::Null),
-            Value::Array(items) => Value::Array(items.iter().map(go_number).collect()),
-            Value::Object(m) => Value::Object(recorded_values(m)),
-            other => other.clone(),
-        }
-    }
-    config
-        .iter()
-        .map(|(k, v)| (k.clone(), go_number(v)))
-        .collect()
+    kubepkg_package::values::from_yaml_numbers(config.clone())
 }
 
 fn object(v: &kubepkg_value::Value) -> Map<String, Value> {

@@ -154,15 +154,7 @@ fn print_metadata(r: &Release, labels: &BTreeMap<String, String>, output: &str) 
                 v.insert("applyMethod".into(), r.apply_method.clone().into());
             }
             let v = Value::Object(v);
-            if output == "json" {
-                println!("{v}");
-            } else {
-                print!(
-                    "{}",
-                    kubepkg_yaml::to_yaml(&releases::from_json(&v)?)
-                        .map_err(|e| anyhow::anyhow!("{e}"))?
-                );
-            }
+            releases::print_json_or_yaml(output, &v)?;
         }
         other => anyhow::bail!("invalid format type {other:?}"),
     }

@@ -84,12 +84,9 @@ async fn release_history(cluster: &Cluster, args: &ReleaseQueryArgs) -> Result<E
     let history = &history[skip..];
     let rows: Vec<serde_json::Value> = history.iter().map(history_row).collect();
     match args.output.as_str() {
-        "json" => println!("{}", serde_json::Value::Array(rows)),
-        "yaml" => print!(
-            "{}",
-            kubepkg_yaml::to_yaml(&releases::from_json(&serde_json::Value::Array(rows))?)
-                .map_err(|e| anyhow::anyhow!("{e}"))?
-        ),
+        "json" | "yaml" => {
+            releases::print_json_or_yaml(&args.output, &serde_json::Value::Array(rows))?
+        }
         "table" => {
             let mut table = vec![
                 [

@@ -296,12 +296,9 @@ pub fn run(args: ListArgs) -> Result<ExitCode> {
             })
             .collect();
         match args.output.as_str() {
-            "json" => println!("{}", serde_json::Value::Array(rows)),
-            "yaml" => print!(
-                "{}",
-                kubepkg_yaml::to_yaml(&releases::from_json(&serde_json::Value::Array(rows))?)
-                    .map_err(|e| anyhow::anyhow!("{e}"))?
-            ),
+            "json" | "yaml" => {
+                releases::print_json_or_yaml(&args.output, &serde_json::Value::Array(rows))?
+            }
             "table" => {
                 let cols = [
                     "name",

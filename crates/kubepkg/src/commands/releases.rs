@@ -144,6 +144,19 @@ pub fn from_json(v: &Value) -> Result<kubepkg_value::Value> {
     kubepkg_yaml::json::from_json(&v.to_string()).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
+/// Prints `v` as Helm's `-o json` (one line) or `-o yaml` does.
+pub fn print_json_or_yaml(output: &str, v: &Value) -> Result<()> {
+    if output == "json" {
+        println!("{v}");
+    } else {
+        print!(
+            "{}",
+            kubepkg_yaml::to_yaml(&from_json(v)?).map_err(|e| anyhow::anyhow!("{e}"))?
+        );
+    }
+    Ok(())
+}
+
 /// The user values from the flags, as a JSON map (Go number types kept in memory).
 pub fn user_values(v: &ValuesArgs) -> Result<Map<String, Value>> {
     let opts = value_options(v);

@@ -228,15 +228,7 @@ pub async fn print(cluster: &Cluster, r: &Release, output: &str) -> Result<()> {
                     info.insert("resources".into(), Value::Object(map));
                 }
             }
-            if output == "json" {
-                println!("{v}");
-            } else {
-                print!(
-                    "{}",
-                    kubepkg_yaml::to_yaml(&releases::from_json(&v)?)
-                        .map_err(|e| anyhow::anyhow!("{e}"))?
-                );
-            }
+            releases::print_json_or_yaml(output, &v)?;
         }
         "table" => {
             let info = r.info.clone().unwrap_or_default();
