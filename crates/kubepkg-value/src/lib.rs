@@ -129,6 +129,8 @@ pub enum ElemType {
     Byte,
     /// `[][]interface {}` (Sprig's `chunk`): a slice whose elements are `[]interface{}` lists.
     InterfaceSlices,
+    /// `[]map[string]interface {}` (BurntSushi/toml's arrays of tables, from `fromToml`).
+    Maps,
 }
 
 /// An instant in time as Go's `time.Time` carries it: wall clock seconds and nanoseconds since
@@ -301,6 +303,7 @@ impl Value {
             Value::List(_, ElemType::Int) => "[]int".into(),
             Value::List(_, ElemType::Byte) => "[]uint8".into(),
             Value::List(_, ElemType::InterfaceSlices) => "[][]interface {}".into(),
+            Value::List(_, ElemType::Maps) => "[]map[string]interface {}".into(),
             Value::Map(m) => m.map_type().type_name().into(),
             Value::Time(_) => "time.Time".into(),
             Value::Object(o) => o.type_name().into(),

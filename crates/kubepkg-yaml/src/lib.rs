@@ -36,6 +36,8 @@ pub mod json;
 pub mod resolve;
 pub mod split;
 pub mod toml;
+mod toml_lex;
+mod toml_parse;
 
 pub use error::{JsonError, TomlError, YamlError};
 pub use kubepkg_value::Value;

@@ -8,12 +8,13 @@
 //! maps become arrays of tables, other lists inline arrays (maps inside them inline tables);
 //! a list containing `nil` is `toml: cannot encode array with nil element`.
 //!
-//! Decoding uses the `toml` crate and converts like BurntSushi does into `interface{}`:
-//! integers are `int64`, floats `float64`, datetimes `time.Time`, tables maps. Error texts of
-//! malformed TOML differ from BurntSushi's (see the corpus' known gaps).
-
-use std::collections::BTreeMap;
-use std::sync::Arc;
+//! Decoding is our own port of BurntSushi's lexer and parser ([`crate::toml_lex`],
+//! [`crate::toml_parse`]): the same accepted documents, the same values in `interface{}`
+//! (integers `int64`, floats `float64`, datetimes `time.Time`, tables maps, arrays of tables
+//! lists of maps) and the same error texts (`toml: line N (last key "K"): …`). Datetimes:
+//! `Z` is UTC; a numeric offset is a zone without a name (printed `+0200`), except that an
+//! offset of zero is taken as the local zone, assumed to be UTC (as in containers and CI);
+//! local datetimes, dates and times are in BurntSushi's named zero-offset zones.
 
 use kubepkg_value::{GoTime, Value, map_read};
 
@@ -73,7 +74,7 @@ fn is_bare(k: &str) -> bool {
             .all(|r| r.is_ascii_alphanumeric() || r == '_' || r == '-')
 }
 
-fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {
@@ -288,23 +289,7 @@ pub fn to_toml(v: &Value) -> Result<String, TomlError> {
     Ok(e.out)
 }
 
-fn from_toml_value(v: toml::Value) -> Value {
-    match v {
-        toml::Value::String(s) => Value::from(s),
-        toml::Value::Integer(i) => Value::Int64(i),
-        toml::Value::Float(f) => Value::Float(f),
-        toml::Value::Boolean(b) => Value::Bool(b),
-        toml::Value::Datetime(d) => Value::Time(Arc::new(datetime(&d))),
-        toml::Value::Array(a) => Value::list(a.into_iter().map(from_toml_value).collect()),
-        toml::Value::Table(t) => Value::map(
-            t.into_iter()
-                .map(|(k, v)| (k, from_toml_value(v)))
-                .collect::<BTreeMap<_, _>>(),
-        ),
-    }
-}
-
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+pub(crate) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -323,44 +308,6 @@ pub const LOCAL_DATE: &str = "date-local";
 /// See [`LOCAL_DATETIME`].
 pub const LOCAL_TIME: &str = "time-local";
 
-/// A TOML datetime as BurntSushi returns it (`time.ParseInLocation(RFC3339Nano, …, Local)`):
-/// `Z` is UTC; a numeric offset is a zone without a name (printed `+0200`), except that an
-/// offset of zero is taken as the local zone, assumed to be UTC (as in containers and CI); local
-/// datetimes, dates and times are in BurntSushi's named zero-offset zones.
-fn datetime(d: &toml::value::Datetime) -> GoTime {
-    let (y, mo, day) = d
-        .date
-        .map(|x| (x.year as i64, x.month as u32, x.day as u32))
-        .unwrap_or((0, 1, 1));
-    let (h, mi, s, ns) = d
-        .time
-        .map(|t| {
-            (
-                t.hour as i64,
-                t.minute as i64,
-                t.second.unwrap_or(0) as i64,
-                t.nanosecond.unwrap_or(0),
-            )
-        })
-        .unwrap_or((0, 0, 0, 0));
-    let (offset_secs, zone) = match (d.offset, d.date, d.time) {
-        (Some(toml::value::Offset::Custom { minutes }), _, _) if minutes != 0 => {
-            (minutes as i32 * 60, "")
-        }
-        (Some(_), _, _) => (0, "UTC"),
-        (None, Some(_), Some(_)) => (0, LOCAL_DATETIME),
-        (None, Some(_), None) => (0, LOCAL_DATE),
-        (None, None, _) => (0, LOCAL_TIME),
-    };
-    let local = days_from_civil(y, mo, day) * 86_400 + h * 3600 + mi * 60 + s;
-    GoTime {
-        unix_secs: local - offset_secs as i64,
-        nanos: ns,
-        offset_secs,
-        zone: zone.into(),
-    }
-}
-
 /// BurntSushi's encoding of a `time.Time`: local datetimes, dates and times (see
 /// [`LOCAL_DATETIME`]) in their TOML forms, anything else as RFC 3339 with nanoseconds.
 fn toml_time(t: &GoTime) -> String {
@@ -377,12 +324,8 @@ fn toml_time(t: &GoTime) -> String {
     }
 }
 
-/// Helm's `fromToml`: `toml.Unmarshal` into `map[string]interface{}`.
+/// Helm's `fromToml`: BurntSushi's `toml.Unmarshal` into `map[string]interface{}` (see
+/// [`crate::toml_parse`]); a malformed document gives BurntSushi's error text.
 pub fn from_toml(src: &str) -> Result<Value, TomlError> {
-    match src.parse::<toml::Table>() {
-        Ok(t) => Ok(from_toml_value(toml::Value::Table(t))),
-        Err(e) => Err(TomlError::Parse {
-            message: format!("toml: {}", e.message()),
-        }),
-    }
+    crate::toml_parse::parse(src).map_err(|e| TomlError::Parse { message: e.0 })
 }
