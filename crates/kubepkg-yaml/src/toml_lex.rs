@@ -149,13 +149,32 @@ pub(crate) fn go_quote_rune(c: char) -> String {
     out
 }
 
+/// Go's `strconv.IsPrint`, approximated with Rust's tables plus Go's non-printing format,
+/// private-use and special characters.
+fn is_print(c: char) -> bool {
+    if c == ' ' {
+        return true;
+    }
+    if c.is_control() || c.is_whitespace() {
+        return false;
+    }
+    !matches!(c as u32,
+        0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x180E | 0x200B..=0x200F | 0x202A..=0x202E
+        | 0x2060..=0x206F | 0xFEFF | 0xFFF9..=0xFFFB | 0xE000..=0xF8FF | 0xFFFE | 0xFFFF
+        | 0xF0000..=0x10FFFF | 0xE0000..=0xE007F)
+}
+
 fn push_escaped(out: &mut String, c: char, quote: char) {
+    if c == quote || c == '\\' {
+        out.push('\\');
+        out.push(c);
+        return;
+    }
+    if is_print(c) {
+        out.push(c);
+        return;
+    }
     match c {
-        c if c == quote => {
-            out.push('\\');
-            out.push(c);
-        }
-        '\\' => out.push_str("\\\\"),
         '\u{7}' => out.push_str("\\a"),
         '\u{8}' => out.push_str("\\b"),
         '\u{c}' => out.push_str("\\f"),
@@ -166,10 +185,8 @@ fn push_escaped(out: &mut String, c: char, quote: char) {
         c if (c as u32) < 0x20 || c as u32 == 0x7f => {
             out.push_str(&format!("\\x{:02x}", c as u32));
         }
-        c if (0x80..0xa0).contains(&(c as u32)) || c == '\u{ad}' => {
-            out.push_str(&format!("\\u{:04x}", c as u32));
-        }
-        c => out.push(c),
+        c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
+        c => out.push_str(&format!("\\U{:08x}", c as u32)),
     }
 }
 
