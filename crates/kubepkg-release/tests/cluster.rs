@@ -3,8 +3,7 @@
 //! → rollback → uninstall, asserting cluster objects and stored records at each step; lease
 //! recovery of a dead holder's pending revision; and interop with real Helm 3 and 4.
 
-use std::path::PathBuf;
-use std::process::Command;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
@@ -16,7 +15,7 @@ use kubepkg_release::action::{ActionError, Options, Releases, Rendered, lock};
 use kubepkg_release::record::{HookDeletePolicy, HookEvent, HookPhase, Info, Status};
 use kubepkg_release::storage::SecretDriver;
 use kubepkg_release::{Hook, Release};
-use kubepkg_testkit::TestNamespace;
+use kubepkg_testkit::{TestNamespace, helm_binary, helm_command};
 
 const GOLDEN: &str = include_str!("golden/helm-v4.3.1-install.json");
 
@@ -361,36 +360,8 @@ async fn dead_holders_pending_upgrade_is_recovered_and_live_lock_refused() {
     held.release().await;
 }
 
-fn helm(version: &str) -> PathBuf {
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let out = Command::new("bash")
-        .arg(repo.join("tools/helm-ref/install-helm.sh"))
-        .arg(version)
-        .output()
-        .expect("run install-helm.sh");
-    assert!(
-        out.status.success(),
-        "install-helm.sh {version}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
-}
-
-fn run_helm(bin: &PathBuf, ns: &TestNamespace, args: &[&str]) -> String {
-    let out = Command::new(bin)
-        .args(args)
-        .args(["-n", ns.name()])
-        .env("KUBECONFIG", ns.plane().kubeconfig())
-        .env(
-            "HELM_CACHE_HOME",
-            std::env::temp_dir().join("kubepkg-helm-cache"),
-        )
-        .env(
-            "HELM_CONFIG_HOME",
-            std::env::temp_dir().join("kubepkg-helm-config"),
-        )
-        .output()
-        .expect("run helm");
+fn run_helm(bin: &Path, ns: &TestNamespace, args: &[&str]) -> String {
+    let out = helm_command(bin, ns, args).output().expect("run helm");
     assert!(
         out.status.success(),
         "helm {args:?} failed: {}",
@@ -407,7 +378,7 @@ fn chart_dir() -> String {
 }
 
 async fn interop(version: &str) {
-    let bin = helm(version);
+    let bin = helm_binary(version).expect("helm oracle");
     let ns = TestNamespace::new(&format!("interop-{version}"))
         .await
         .expect("namespace");

@@ -80,4 +80,16 @@ pub enum Error {
         /// The last state seen, as JSON, or `nothing`.
         last_seen: String,
     },
+    /// `tools/helm-ref/install-helm.sh` could not build or find the requested `helm`.
+    #[error(
+        "building helm {version} with tools/helm-ref/install-helm.sh failed ({status}); it needs Go and the Go module proxy\n{stderr}"
+    )]
+    HelmInstall {
+        /// The Helm version asked for.
+        version: String,
+        /// How the script ended.
+        status: String,
+        /// The script's error output.
+        stderr: String,
+    },
 }

@@ -13,10 +13,14 @@
 //! and kube-scheduler built from Kubernetes' own sources, plus simulated
 //! nodes whose pods can be told to fail or stay unready through pod
 //! annotations (see [`sim`]).
+//!
+//! Tests that compare with the real `helm` CLI get it from [`helm_binary`] and run it
+//! against their namespace with [`helm_command`].
 #![forbid(unsafe_code)]
 
 mod apply;
 mod error;
+mod helm;
 mod namespace;
 mod plane;
 pub mod sim;
@@ -24,6 +28,7 @@ mod wait;
 
 pub use apply::{apply_yaml, parse_yaml_objects, resolve};
 pub use error::Error;
+pub use helm::{helm_binary, helm_command};
 pub use namespace::TestNamespace;
 pub use plane::{ControlPlane, control_plane};
 pub use wait::{has_condition, wait_deleted, wait_for};

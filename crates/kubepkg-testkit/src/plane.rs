@@ -70,7 +70,7 @@ impl ControlPlane {
 }
 
 /// The repository root (this crate lives in `<root>/crates/kubepkg-testkit`).
-fn repo_root() -> PathBuf {
+pub(crate) fn repo_root() -> PathBuf {
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     manifest_dir
         .ancestors()
