@@ -416,6 +416,10 @@ impl Cluster for KubeCluster {
         self.reporter().report(&event);
         self.events.push(event);
     }
+
+    fn now(&self) -> String {
+        jiff::Timestamp::now().to_string()
+    }
 }
 
 /// Every `group/version` and `group/version/Kind` the server serves, subresource kinds

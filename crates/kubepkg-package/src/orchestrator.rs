@@ -195,6 +195,9 @@ pub trait Cluster {
     ) -> impl Future<Output = Result<(), Failure>> + Send;
     /// Reports progress (synchronous; printing or status updates).
     fn progress(&mut self, event: Progress);
+    /// The time now (RFC 3339), for records written after the run started (an automatic
+    /// rollback is recorded when it happens, not when the failed upgrade began).
+    fn now(&self) -> String;
 }
 
 /// The reason an apply ended with (SPEC §3).
@@ -657,17 +660,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
                 component: s.name.clone(),
                 message: f.message.clone(),
             });
-            return fail(
-                run,
-                rev,
-                deployed.as_ref(),
-                pkg,
-                &s.name,
-                f,
-                changed,
-                input.now,
-            )
-            .await;
+            return fail(run, rev, deployed.as_ref(), pkg, &s.name, f, changed).await;
         }
         run.cluster.progress(Progress::Ready {
             component: s.name.clone(),
@@ -744,7 +737,6 @@ async fn fail<C: Cluster>(
     component: &str,
     failure: Failure,
     changed: Vec<(String, String, String, Option<ComponentRecord>)>,
-    now: &str,
 ) -> Outcome {
     let cause = format!("component {component} failed: {}", failure.message);
     rev.status = RevisionStatus::Failed;
@@ -787,7 +779,7 @@ async fn fail<C: Cluster>(
     back.revision = failed_number + 1;
     back.status = RevisionStatus::PendingRollback;
     back.description = format!("Rollback to {}", deployed.revision);
-    back.last_deployed = now.to_string();
+    back.last_deployed = run.cluster.now();
     back.reason.clear();
     // Recorded before anything is rolled back, so a crash in the middle is seen (and recovered
     // by the next apply) instead of leaving a failed revision that claims a finished rollback.

@@ -119,6 +119,9 @@ impl Cluster for Fake {
     fn progress(&mut self, event: Progress) {
         self.progress.push(event);
     }
+    fn now(&self) -> String {
+        "2026-11-29T00:00:01Z".into()
+    }
 }
 
 fn package(version: &str, safe: Option<bool>) -> Package {
@@ -566,6 +569,10 @@ fn rule5_safe_new_version_rolls_back_changed_components_newest_first() {
     assert_eq!(r3.version, "1.0.0");
     assert_eq!(r3.description, "Rollback to 1");
     assert_eq!(r3.reason, "RolledBack");
+    // The failed revision keeps the time its upgrade began; the rollback is stamped when it
+    // happens (the fake's clock is one second later).
+    assert_eq!(s.fake.records[&2].last_deployed, "2026-11-29T00:00:00Z");
+    assert_eq!(r3.last_deployed, "2026-11-29T00:00:01Z");
     // Release revisions after rollback: Helm rollbacks are new release revisions.
     let revs: Vec<(String, u64)> = r3
         .components
