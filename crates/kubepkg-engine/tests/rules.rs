@@ -3,6 +3,8 @@
 //! revisions recorded. Packages are written to temporary directories; workloads use the node
 //! simulator's pod annotations (`kubepkg.dev/sim`) to be ready, never ready, or fail.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -11,7 +13,6 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, ListParams};
-use kubepkg_engine::chart::ClusterCapabilities;
 use kubepkg_engine::{Instance, KubeCluster, ops};
 use kubepkg_package::orchestrator::Reason;
 use kubepkg_package::revision::RevisionStatus;
@@ -19,97 +20,15 @@ use kubepkg_package::values::UserValues;
 use kubepkg_release::Status;
 use kubepkg_release::storage::{SecretDriver, Store};
 use kubepkg_testkit::TestNamespace;
-
-/// A chart with one Deployment (`sim` steers the simulated pods) and one ConfigMap that
-/// records the `kubepkg.*` values it got; `keep` makes that ConfigMap survive uninstall.
-fn deploy_chart(dir: &Path, name: &str, version: &str) {
-    std::fs::create_dir_all(dir.join("templates")).unwrap();
-    std::fs::write(
-        dir.join("Chart.yaml"),
-        format!("apiVersion: v2\nname: {name}\nversion: {version}\n"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("values.yaml"),
-        "sim: ok\nimage: registry.invalid/x:1\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("templates/deployment.yaml"),
-        r#"apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {{ .Release.Name }}
-spec:
-  replicas: 1
-  selector:
-    matchLabels: {app: {{ .Release.Name }}}
-  template:
-    metadata:
-      labels: {app: {{ .Release.Name }}}
-      annotations:
-        kubepkg.dev/sim: {{ .Values.sim }}
-    spec:
-      containers:
-      - name: c
-        image: {{ .Values.image }}
-"#,
-    )
-    .unwrap();
-}
-
-/// A hook chart: a Job (failing when `sim: fail`) and a kept ConfigMap holding the versions.
-fn hook_chart(dir: &Path) {
-    std::fs::create_dir_all(dir.join("templates")).unwrap();
-    std::fs::write(
-        dir.join("Chart.yaml"),
-        "apiVersion: v2\nname: migrate\nversion: 1.0.0\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("values.yaml"), "sim: ok\n").unwrap();
-    std::fs::write(
-        dir.join("templates/job.yaml"),
-        r#"apiVersion: batch/v1
-kind: Job
-metadata:
-  name: migrate-{{ .Values.kubepkg.toVersion | replace "." "-" }}
-spec:
-  backoffLimit: 0
-  template:
-    metadata:
-      annotations:
-        kubepkg.dev/sim: {{ .Values.sim }}
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: m
-        image: registry.invalid/migrate:1
----
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: migrated-{{ .Values.kubepkg.toVersion | replace "." "-" }}
-  annotations:
-    helm.sh/resource-policy: keep
-data:
-  from: {{ .Values.kubepkg.fromVersion | quote }}
-  to: {{ .Values.kubepkg.toVersion | quote }}
-"#,
-    )
-    .unwrap();
-}
+use support::{
+    RevisionRow, apply_with, kube_cluster, package_with, pos, progress, release_revisions,
+    revision_rows, rollback, sim_hook_chart,
+};
 
 /// Writes a package: `manifest` as kubepkg.yaml; every component named in `deploys` gets a
-/// deploy chart at its name, and `migrate` (if listed in `hooks`) a hook chart.
+/// deploy chart at its name, and each name in `hooks` a hook chart whose Job `sim` steers.
 fn package(root: &Path, manifest: &str, deploys: &[&str], hooks: &[&str]) {
-    std::fs::create_dir_all(root).unwrap();
-    std::fs::write(root.join("kubepkg.yaml"), manifest).unwrap();
-    for d in deploys {
-        deploy_chart(&root.join(d), d, "1.0.0");
-    }
-    for h in hooks {
-        hook_chart(&root.join(h));
-    }
+    package_with(root, manifest, deploys, hooks, sim_hook_chart);
 }
 
 struct Env {
@@ -120,15 +39,8 @@ struct Env {
 
 async fn env(test: &str, timeout: Duration) -> Env {
     let ns = TestNamespace::new(test).await.expect("control plane");
-    let kube = kubepkg_kube::Cluster::from_client(ns.client().clone(), ns.name());
     let events = Arc::new(Mutex::new(Vec::new()));
-    let sink = events.clone();
-    let kc = KubeCluster::new(
-        kube,
-        ClusterCapabilities::default(),
-        timeout,
-        Arc::new(move |l: &str| sink.lock().unwrap().push(l.to_string())),
-    );
+    let kc = kube_cluster(&ns, timeout, events.clone());
     Env { ns, events, kc }
 }
 
@@ -141,71 +53,31 @@ impl Env {
     }
 
     async fn apply(&mut self, dir: &Path, user: &UserValues, timeout: Duration) -> Reason {
-        let package = kubepkg_package::source::load_dir(dir).expect("valid package");
         let ns = self.ns.name().to_string();
-        let instance = Instance {
-            name: "pkg",
-            namespace: &ns,
-        };
-        self.kc.events.clear();
-        let (outcome, _) = ops::apply(&mut self.kc, &package, instance, user, timeout)
+        apply_with(&mut self.kc, &ns, "pkg", dir, user, timeout)
             .await
-            .expect("apply runs");
-        outcome.reason
+            .reason
     }
 
     /// `(status, version, [(component, release revision)])` of every package revision.
-    async fn revisions(&self) -> Vec<(RevisionStatus, String, Vec<(String, u64)>)> {
+    async fn revisions(&self) -> Vec<RevisionRow> {
         let h = self
             .kc
             .store
             .history("pkg", self.ns.name())
             .await
             .expect("history");
-        h.revisions
-            .iter()
-            .map(|r| {
-                (
-                    r.status,
-                    r.version.clone(),
-                    r.components
-                        .iter()
-                        .map(|c| (c.name.clone(), c.revision))
-                        .collect(),
-                )
-            })
-            .collect()
+        revision_rows(&h)
     }
 
     /// `(revision, status)` of every stored Helm release record of `release`.
     async fn release_history(&self, release: &str) -> Vec<(u64, Status)> {
-        let store = Store::new(SecretDriver::new(
-            self.ns.client().clone(),
-            Some(self.ns.name()),
-        ));
-        store
-            .history(release)
-            .await
-            .unwrap()
-            .iter()
-            .map(|r| (r.version, r.status()))
-            .collect()
+        release_revisions(&self.ns, release).await
     }
 
     fn progress(&self) -> Vec<String> {
-        self.kc
-            .events
-            .iter()
-            .map(kubepkg_package::report::progress_line)
-            .collect()
+        progress(&self.kc)
     }
-}
-
-fn pos(lines: &[String], needle: &str) -> usize {
-    lines
-        .iter()
-        .position(|l| l == needle)
-        .unwrap_or_else(|| panic!("{needle:?} not in {lines:#?}"))
 }
 
 const SHORT: Duration = Duration::from_secs(60);
@@ -709,18 +581,7 @@ async fn rule8_revisions_and_rollback_as_new_revision() {
     v.add_set("a.image=registry.invalid/x:2").unwrap();
     assert_eq!(e.apply(&v2, &v, SHORT).await, Reason::Succeeded);
     let ns = e.ns.name().to_string();
-    let o = ops::rollback(
-        &mut e.kc,
-        Instance {
-            name: "pkg",
-            namespace: &ns,
-        },
-        None,
-        false,
-        SHORT,
-    )
-    .await
-    .unwrap();
+    let o = rollback(&mut e.kc, &ns, "pkg", SHORT).await.unwrap();
     assert_eq!(o.reason, Reason::Succeeded, "{o:?}");
     let revs = e.revisions().await;
     assert_eq!(

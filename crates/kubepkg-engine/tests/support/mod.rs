@@ -1,7 +1,9 @@
-//! Helpers shared by the engine's cluster tests (`requires.rs`, `crash.rs`): packages written
-//! to temporary directories whose components are one simulated Deployment each (the node
-//! simulator's `kubepkg.dev/sim` annotations make it ready, never ready or failing), a hook
-//! chart with a Job, and a [`KubeCluster`] over a test namespace that collects progress lines.
+//! Helpers shared by the engine's cluster tests (`rules.rs`, `requires.rs`, `crash.rs`,
+//! `examples.rs`, …): packages written to temporary directories whose components are one
+//! simulated Deployment each (the node simulator's `kubepkg.dev/sim` annotations make it
+//! ready, never ready or failing), hook charts with a Job, a [`KubeCluster`] over a test
+//! namespace that collects progress lines, apply and rollback of an instance, and readers of
+//! the recorded package revisions and Helm release records.
 
 #![allow(dead_code)]
 
@@ -10,10 +12,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use kubepkg_engine::chart::ClusterCapabilities;
-use kubepkg_engine::{Instance, KubeCluster, ops};
+use kubepkg_engine::{EngineError, Instance, KubeCluster, ops};
 use kubepkg_package::orchestrator::Outcome;
-use kubepkg_package::revision::{History, PackageRevision};
+use kubepkg_package::revision::{History, PackageRevision, RevisionStatus};
 use kubepkg_package::values::UserValues;
+use kubepkg_release::Status;
 use kubepkg_release::storage::{SecretDriver, Store};
 use kubepkg_testkit::TestNamespace;
 
@@ -61,16 +64,39 @@ spec:
 /// A `PreUpgrade` hook chart: a Job that runs `sim-exit-after` (values `runFor`, default 1s)
 /// and a kept ConfigMap recording the versions it moved between.
 pub fn hook_chart(dir: &Path) {
+    write_hook_chart(
+        dir,
+        "runFor: 1s\n",
+        "kubepkg.dev/sim-exit-after: {{ .Values.runFor }}",
+    );
+}
+
+/// A `PreUpgrade` hook chart whose Job the node simulator steers with value `sim` (default
+/// `ok`; `fail` makes it fail), and the same kept ConfigMap as [`hook_chart`].
+pub fn sim_hook_chart(dir: &Path) {
+    write_hook_chart(dir, "sim: ok\n", "kubepkg.dev/sim: {{ .Values.sim }}");
+}
+
+/// Writes chart `migrate`: `values` as values.yaml, a Job (pod annotation `job_annotation`)
+/// named after `kubepkg.toVersion`, and a kept ConfigMap recording `kubepkg.fromVersion` and
+/// `kubepkg.toVersion`.
+fn write_hook_chart(dir: &Path, values: &str, job_annotation: &str) {
     std::fs::create_dir_all(dir.join("templates")).unwrap();
     std::fs::write(
         dir.join("Chart.yaml"),
         "apiVersion: v2\nname: migrate\nversion: 1.0.0\n",
     )
     .unwrap();
-    std::fs::write(dir.join("values.yaml"), "runFor: 1s\n").unwrap();
+    std::fs::write(dir.join("values.yaml"), values).unwrap();
     std::fs::write(
         dir.join("templates/job.yaml"),
-        r#"apiVersion: batch/v1
+        HOOK_TEMPLATE.replace("JOB_ANNOTATION", job_annotation),
+    )
+    .unwrap();
+}
+
+/// The hook chart's template; `JOB_ANNOTATION` is replaced by the Job pod's annotation.
+const HOOK_TEMPLATE: &str = r#"apiVersion: batch/v1
 kind: Job
 metadata:
   name: migrate-{{ .Values.kubepkg.toVersion | replace "." "-" }}
@@ -79,7 +105,7 @@ spec:
   template:
     metadata:
       annotations:
-        kubepkg.dev/sim-exit-after: {{ .Values.runFor }}
+        JOB_ANNOTATION
     spec:
       restartPolicy: Never
       containers:
@@ -95,21 +121,29 @@ metadata:
 data:
   from: {{ .Values.kubepkg.fromVersion | quote }}
   to: {{ .Values.kubepkg.toVersion | quote }}
-"#,
-    )
-    .unwrap();
-}
+"#;
 
 /// Writes a package: `manifest` as kubepkg.yaml, a deploy chart per name in `deploys`, a hook
-/// chart per name in `hooks`.
+/// chart ([`hook_chart`]) per name in `hooks`.
 pub fn package(root: &Path, manifest: &str, deploys: &[&str], hooks: &[&str]) {
+    package_with(root, manifest, deploys, hooks, hook_chart);
+}
+
+/// [`package`] with the hook charts written by `hook` (e.g. [`sim_hook_chart`]).
+pub fn package_with(
+    root: &Path,
+    manifest: &str,
+    deploys: &[&str],
+    hooks: &[&str],
+    hook: fn(&Path),
+) {
     std::fs::create_dir_all(root).unwrap();
     std::fs::write(root.join("kubepkg.yaml"), manifest).unwrap();
     for d in deploys {
         deploy_chart(&root.join(d), d, "1.0.0");
     }
     for h in hooks {
-        hook_chart(&root.join(h));
+        hook(&root.join(h));
     }
 }
 
@@ -136,6 +170,18 @@ pub async fn apply(
     dir: &Path,
     timeout: Duration,
 ) -> Outcome {
+    apply_with(kc, ns, name, dir, &UserValues::new(), timeout).await
+}
+
+/// [`apply`] with the user's values `user` (`-f`, `--set` …).
+pub async fn apply_with(
+    kc: &mut KubeCluster,
+    ns: &str,
+    name: &str,
+    dir: &Path,
+    user: &UserValues,
+    timeout: Duration,
+) -> Outcome {
     let package = kubepkg_package::source::load_dir(dir).expect("valid package");
     kc.events.clear();
     let (outcome, _) = ops::apply(
@@ -145,12 +191,49 @@ pub async fn apply(
             name,
             namespace: ns,
         },
-        &UserValues::new(),
+        user,
         timeout,
     )
     .await
     .expect("apply runs");
     outcome
+}
+
+/// `kubepkg rollback NAME` (to the revision before the deployed one, not forced) of
+/// instance `name` of `ns`.
+pub async fn rollback(
+    kc: &mut KubeCluster,
+    ns: &str,
+    name: &str,
+    timeout: Duration,
+) -> Result<Outcome, EngineError> {
+    ops::rollback(
+        kc,
+        Instance {
+            name,
+            namespace: ns,
+        },
+        None,
+        false,
+        timeout,
+    )
+    .await
+}
+
+/// The progress lines (as the CLI prints them) of the last operation on `kc`.
+pub fn progress(kc: &KubeCluster) -> Vec<String> {
+    kc.events
+        .iter()
+        .map(kubepkg_package::report::progress_line)
+        .collect()
+}
+
+/// Where `needle` stands in `lines` (fails, showing the lines, when it is missing).
+pub fn pos(lines: &[String], needle: &str) -> usize {
+    lines
+        .iter()
+        .position(|l| l == needle)
+        .unwrap_or_else(|| panic!("{needle:?} not in {lines:#?}"))
 }
 
 /// The recorded revisions of instance `name`.
@@ -159,6 +242,26 @@ pub async fn history(ns: &TestNamespace, name: &str) -> History {
         .history(name, ns.name())
         .await
         .expect("history")
+}
+
+/// `(status, version, [(component, release revision)])` of one package revision.
+pub type RevisionRow = (RevisionStatus, String, Vec<(String, u64)>);
+
+/// The [`RevisionRow`] of every revision, oldest first, components in the order recorded.
+pub fn revision_rows(h: &History) -> Vec<RevisionRow> {
+    h.revisions
+        .iter()
+        .map(|r| {
+            (
+                r.status,
+                r.version.clone(),
+                r.components
+                    .iter()
+                    .map(|c| (c.name.clone(), c.revision))
+                    .collect(),
+            )
+        })
+        .collect()
 }
 
 /// `(status, reason)` of every revision, oldest first.
@@ -170,13 +273,22 @@ pub fn brief(h: &History) -> Vec<(String, String)> {
 }
 
 /// `(release revision, status)` of every stored Helm record of `release`.
-pub async fn release_history(ns: &TestNamespace, release: &str) -> Vec<(u64, String)> {
+pub async fn release_revisions(ns: &TestNamespace, release: &str) -> Vec<(u64, Status)> {
     Store::new(SecretDriver::new(ns.client().clone(), Some(ns.name())))
         .history(release)
         .await
         .unwrap()
         .iter()
-        .map(|r| (r.version, r.status().to_string()))
+        .map(|r| (r.version, r.status()))
+        .collect()
+}
+
+/// [`release_revisions`] with the statuses as Helm prints them.
+pub async fn release_history(ns: &TestNamespace, release: &str) -> Vec<(u64, String)> {
+    release_revisions(ns, release)
+        .await
+        .into_iter()
+        .map(|(v, s)| (v, s.to_string()))
         .collect()
 }
 
