@@ -7,6 +7,8 @@
 //! The simulated nodes run no containers, so where an example needs an operator (KubeVirt's
 //! `Available` condition) the test runs the example's own `play-operator.sh`.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -20,14 +22,16 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DynamicObject};
 use kube::core::{ApiResource, GroupVersionKind};
 use kube::runtime::{WatchStreamExt, watcher};
-use kubepkg_engine::chart::ClusterCapabilities;
 use kubepkg_engine::{EngineError, Instance, KubeCluster, ops};
 use kubepkg_package::orchestrator::{Reason, RollbackRefused};
 use kubepkg_package::plan::{Change, FailurePolicy, Gate};
 use kubepkg_package::revision::RevisionStatus;
 use kubepkg_package::values::UserValues;
-use kubepkg_release::storage::{SecretDriver, Store};
 use kubepkg_testkit::TestNamespace;
+use support::{
+    RevisionRow, apply_with, kube_cluster, pos, progress, release_revisions, revision_rows,
+    rollback,
+};
 
 const TIMEOUT: Duration = Duration::from_secs(90);
 
@@ -36,9 +40,6 @@ fn example(path: &str) -> PathBuf {
         .join("../../examples")
         .join(path)
 }
-
-/// `(status, version, [(component, release revision)])`, components sorted by name.
-type RevisionRow = (RevisionStatus, String, Vec<(String, u64)>);
 
 fn row(status: RevisionStatus, version: &str, components: &[(&str, u64)]) -> RevisionRow {
     let mut c: Vec<(String, u64)> = components
@@ -58,15 +59,8 @@ struct Env {
 
 async fn env(test: &str, name: &'static str) -> Env {
     let ns = TestNamespace::new(test).await.expect("control plane");
-    let kube = kubepkg_kube::Cluster::from_client(ns.client().clone(), ns.name());
     let lines = Arc::new(Mutex::new(Vec::new()));
-    let sink = lines.clone();
-    let kc = KubeCluster::new(
-        kube,
-        ClusterCapabilities::default(),
-        TIMEOUT,
-        Arc::new(move |l: &str| sink.lock().unwrap().push(l.to_string())),
-    );
+    let kc = kube_cluster(&ns, TIMEOUT, lines.clone());
     Env {
         ns,
         lines,
@@ -98,18 +92,11 @@ impl Env {
 
     /// `kubepkg apply NAME examples/<dir> --timeout <timeout>`.
     async fn apply_within(&mut self, dir: &str, user: &UserValues, timeout: Duration) -> Reason {
-        let package = kubepkg_package::source::load_dir(&example(dir)).expect("valid example");
         let ns = self.ns.name().to_string();
-        let instance = Instance {
-            name: self.name,
-            namespace: &ns,
-        };
-        self.kc.events.clear();
         self.lines.lock().unwrap().clear();
-        let (outcome, _) = ops::apply(&mut self.kc, &package, instance, user, timeout)
+        apply_with(&mut self.kc, &ns, self.name, &example(dir), user, timeout)
             .await
-            .expect("apply runs");
-        outcome.reason
+            .reason
     }
 
     /// `kubepkg plan NAME examples/<dir> --cluster`.
@@ -121,6 +108,7 @@ impl Env {
             .plan
     }
 
+    /// [`revision_rows`] with each revision's components sorted by name.
     async fn revisions(&self) -> Vec<RevisionRow> {
         let h = self
             .kc
@@ -128,38 +116,20 @@ impl Env {
             .history(self.name, self.ns.name())
             .await
             .expect("history");
-        h.revisions
-            .iter()
-            .map(|r| {
-                let mut c: Vec<(String, u64)> = r
-                    .components
-                    .iter()
-                    .map(|c| (c.name.clone(), c.revision))
-                    .collect();
-                c.sort();
-                (r.status, r.version.clone(), c)
-            })
-            .collect()
+        let mut rows = revision_rows(&h);
+        for (_, _, components) in &mut rows {
+            components.sort();
+        }
+        rows
     }
 
     /// How many Helm release records `release` has.
     async fn release_records(&self, release: &str) -> usize {
-        Store::new(SecretDriver::new(
-            self.ns.client().clone(),
-            Some(self.ns.name()),
-        ))
-        .history(release)
-        .await
-        .unwrap()
-        .len()
+        release_revisions(&self.ns, release).await.len()
     }
 
     fn progress(&self) -> Vec<String> {
-        self.kc
-            .events
-            .iter()
-            .map(kubepkg_package::report::progress_line)
-            .collect()
+        progress(&self.kc)
     }
 
     fn lines(&self) -> Vec<String> {
@@ -171,13 +141,6 @@ impl Env {
         let d = api.get_opt(name).await.unwrap()?;
         d.spec.template.spec?.containers.first()?.image.clone()
     }
-}
-
-fn pos(lines: &[String], needle: &str) -> usize {
-    lines
-        .iter()
-        .position(|l| l == needle)
-        .unwrap_or_else(|| panic!("{needle:?} not in {lines:#?}"))
 }
 
 /// Every Job that appears in the namespace while it is watched (the last state seen of each).
@@ -401,17 +364,7 @@ async fn kubevirt_operator_then_resource_gated_on_available() {
     );
 
     let ns = e.ns.name().to_string();
-    let refused = ops::rollback(
-        &mut e.kc,
-        Instance {
-            name: "kubevirt",
-            namespace: &ns,
-        },
-        None,
-        false,
-        TIMEOUT,
-    )
-    .await;
+    let refused = rollback(&mut e.kc, &ns, "kubevirt", TIMEOUT).await;
     assert!(
         matches!(
             refused,
@@ -530,17 +483,7 @@ async fn shop_database_storefront_and_migrations() {
         ]
     );
     let ns = e.ns.name().to_string();
-    let refused = ops::rollback(
-        &mut e.kc,
-        Instance {
-            name: "shop",
-            namespace: &ns,
-        },
-        None,
-        false,
-        TIMEOUT,
-    )
-    .await;
+    let refused = rollback(&mut e.kc, &ns, "shop", TIMEOUT).await;
     assert!(
         matches!(
             refused,
