@@ -428,18 +428,9 @@ async fn during_automatic_rollback() {
 
     let ns = e.ns.name().to_string();
     e.lines.lock().unwrap().clear();
-    let refused = ops::rollback(
-        &mut e.kc,
-        Instance {
-            name: "pkg",
-            namespace: &ns,
-        },
-        None,
-        false,
-        SHORT,
-    )
-    .await
-    .expect_err("a pending rollback is not rolled back over");
+    let refused = rollback(&mut e.kc, &ns, "pkg", SHORT)
+        .await
+        .expect_err("a pending rollback is not rolled back over");
     assert!(
         refused.to_string().contains("apply again to recover"),
         "{refused}"
