@@ -13,7 +13,7 @@ docs = [d for d in ns["VALID"] + ns["INVALID"] if d]
 ALPHABET = list("=[]{}.,'\"\\#\n \t_+-:eExob0123456789TZzuU") + ["\r\n", "é", "inf", "nan", "true", "\"\"\"", "'''"]
 
 def mutate(rng, d):
-    for _ in range(rng.randint(1, 3)):
+    for _ in range(rng.randint(1, int(os.environ.get("TOML_FUZZ_OPS", "3")))):
         op = rng.randrange(4)
         i = rng.randint(0, len(d))
         if op == 0:
