@@ -6,35 +6,13 @@
 //! read the same release records, so even the timestamp columns agree; only what `helm status`
 //! reads live from the cluster is normalised (see [`normalise_status`]).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
 
-use kubepkg_testkit::TestNamespace;
+use std::path::Path;
+use std::process::Output;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn chart() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/charts/crashy")
-        .display()
-        .to_string()
-}
-
-fn helm_binary(version: &str) -> PathBuf {
-    let out = Command::new("bash")
-        .arg(repo().join("tools/helm-ref/install-helm.sh"))
-        .arg(version)
-        .output()
-        .expect("install-helm.sh");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
-}
+use kubepkg_testkit::{TestNamespace, helm_binary, helm_command};
+use support::{crashy_chart, kubepkg, ok};
 
 struct Tools {
     ns: TestNamespace,
@@ -43,27 +21,12 @@ struct Tools {
 
 impl Tools {
     fn kubepkg(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_kubepkg"))
-            .args(args)
-            .args(["-n", self.ns.name(), "--kubeconfig"])
-            .arg(self.ns.plane().kubeconfig())
-            .env_remove("KUBECONFIG")
-            .env_remove("HELM_DRIVER")
-            .env_remove("HELM_NAMESPACE")
-            .env("TZ", "UTC")
-            .output()
-            .unwrap()
+        kubepkg(&self.ns, args).env("TZ", "UTC").output().unwrap()
     }
 
     fn helm(&self, helm: &Path, args: &[&str]) -> Output {
         let home = self.home.path();
-        Command::new(helm)
-            .args(args)
-            .args(["-n", self.ns.name(), "--kubeconfig"])
-            .arg(self.ns.plane().kubeconfig())
-            .env_remove("KUBECONFIG")
-            .env_remove("HELM_DRIVER")
-            .env_remove("HELM_NAMESPACE")
+        helm_command(helm, &self.ns, args)
             .env("TZ", "UTC")
             .env("NO_COLOR", "1")
             .env("HELM_CONFIG_HOME", home.join("config"))
@@ -72,17 +35,6 @@ impl Tools {
             .output()
             .unwrap()
     }
-}
-
-#[track_caller]
-fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// The read commands compared, for release `name`.
@@ -223,12 +175,12 @@ fn release_read_verbs_print_what_helm_prints() {
         ns,
         home: tempfile::tempdir().unwrap(),
     };
-    let v4 = helm_binary("v4.3.1");
-    let v3 = helm_binary("v3.22.0");
+    let v4 = helm_binary("v4.3.1").expect("helm oracle");
+    let v3 = helm_binary("v3.22.0").expect("helm oracle");
 
     // A release made by kubepkg: install, upgrade (pre-upgrade hook runs), rollback, then (below)
     // a failed upgrade.
-    let chart = chart();
+    let chart = crashy_chart();
     ok(tools.kubepkg(&["install", "made-by-kubepkg", &chart, "--set", "message=hi"]));
     ok(tools.kubepkg(&[
         "upgrade",
