@@ -8,57 +8,21 @@
 //! `HELM_DRIVER=configmap` releases are shared with Helm both ways; CRD upgrades that would
 //! drop a stored version or unserve a used one are refused.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use kubepkg_testkit::TestNamespace;
-
-fn chart() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/charts/crashy")
-        .display()
-        .to_string()
-}
-
-fn kubepkg(ns: &TestNamespace, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kubepkg"));
-    c.args(args)
-        .args(["-n", ns.name(), "--kubeconfig"])
-        .arg(ns.plane().kubeconfig())
-        .env_remove("KUBECONFIG")
-        .env_remove("HELM_DRIVER");
-    c
-}
-
-#[track_caller]
-fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use kubepkg_testkit::{TestNamespace, helm_binary, helm_command};
+use support::{crashy_chart, kubepkg, ok};
 
 fn helm() -> PathBuf {
     helm_version("v3.22.0")
 }
 
 fn helm_version(version: &str) -> PathBuf {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let out = Command::new("bash")
-        .arg(repo.join("tools/helm-ref/install-helm.sh"))
-        .arg(version)
-        .output()
-        .expect("install-helm.sh");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+    helm_binary(version).expect("helm oracle")
 }
 
 fn history(ns: &TestNamespace, name: &str) -> Vec<(u64, String, String)> {
@@ -87,7 +51,14 @@ fn list_agrees_with_helm_list() {
         .expect("namespace");
     ok(kubepkg(
         &ns,
-        &["install", "one", &chart(), "--wait", "--set", "message=hi"],
+        &[
+            "install",
+            "one",
+            &crashy_chart(),
+            "--wait",
+            "--set",
+            "message=hi",
+        ],
     )
     .output()
     .unwrap());
@@ -96,7 +67,7 @@ fn list_agrees_with_helm_list() {
         &[
             "upgrade",
             "one",
-            &chart(),
+            &crashy_chart(),
             "--wait",
             "--reuse-values",
             "--set",
@@ -117,9 +88,7 @@ fn list_agrees_with_helm_list() {
     );
     let ours: serde_json::Value =
         serde_json::from_str(&ok(kubepkg(&ns, &["list", "-o", "json"]).output().unwrap())).unwrap();
-    let theirs = Command::new(helm())
-        .args(["list", "-o", "json", "-n", ns.name()])
-        .env("KUBECONFIG", ns.plane().kubeconfig())
+    let theirs = helm_command(&helm(), &ns, &["list", "-o", "json"])
         .output()
         .unwrap();
     let theirs: serde_json::Value = serde_json::from_str(&ok(theirs)).unwrap();
@@ -186,13 +155,13 @@ fn crash_and_recover_at(point: &str, bad: &[&str], at: CrashAt, crashed: impl Fn
     let ns = rt
         .block_on(TestNamespace::new(&format!("cli-crash-{point}")))
         .expect("namespace");
-    ok(kubepkg(&ns, &["install", "app", &chart(), "--wait"])
+    ok(kubepkg(&ns, &["install", "app", &crashy_chart(), "--wait"])
         .output()
         .unwrap());
     let mut args = vec![
         "upgrade",
         "app",
-        chart().leak(),
+        crashy_chart().leak(),
         "--wait",
         "--timeout",
         "10m",
@@ -248,7 +217,7 @@ fn crash_and_recover_at(point: &str, bad: &[&str], at: CrashAt, crashed: impl Fn
     let after = [
         "upgrade",
         "app",
-        chart().leak(),
+        crashy_chart().leak(),
         "--wait",
         "--set",
         "message=after",
@@ -362,19 +331,8 @@ fn snapshot(ns: &TestNamespace) -> String {
 }
 
 fn run_helm_in(bin: &Path, ns: &TestNamespace, driver: &str, args: &[&str]) -> Output {
-    Command::new(bin)
-        .args(args)
-        .args(["-n", ns.name()])
-        .env("KUBECONFIG", ns.plane().kubeconfig())
+    helm_command(bin, ns, args)
         .env("HELM_DRIVER", driver)
-        .env(
-            "HELM_CACHE_HOME",
-            std::env::temp_dir().join("kubepkg-helm-cache"),
-        )
-        .env(
-            "HELM_CONFIG_HOME",
-            std::env::temp_dir().join("kubepkg-helm-config"),
-        )
         .output()
         .unwrap()
 }
@@ -397,7 +355,7 @@ fn dry_runs_change_nothing() {
     let ns = rt
         .block_on(TestNamespace::new("cli-dry-run"))
         .expect("namespace");
-    ok(kubepkg(&ns, &["install", "app", &chart(), "--wait"])
+    ok(kubepkg(&ns, &["install", "app", &crashy_chart(), "--wait"])
         .output()
         .unwrap());
     let before = snapshot(&ns);
@@ -409,7 +367,14 @@ fn dry_runs_change_nothing() {
     for mode in ["--dry-run=server", "--dry-run=client", "--dry-run"] {
         let out = kubepkg(
             &ns,
-            &["upgrade", "app", &chart(), "--set", "message=dry", mode],
+            &[
+                "upgrade",
+                "app",
+                &crashy_chart(),
+                "--set",
+                "message=dry",
+                mode,
+            ],
         )
         .output()
         .unwrap();
@@ -442,11 +407,12 @@ fn dry_runs_change_nothing() {
     );
 
     // An install dry run on the server: revision 1, nothing created.
-    let stdout = ok(
-        kubepkg(&ns, &["install", "other", &chart(), "--dry-run=server"])
-            .output()
-            .unwrap(),
-    );
+    let stdout = ok(kubepkg(
+        &ns,
+        &["install", "other", &crashy_chart(), "--dry-run=server"],
+    )
+    .output()
+    .unwrap());
     assert!(
         stdout.contains("STATUS: pending-install\nREVISION: 1\n"),
         "{stdout}"
@@ -501,7 +467,7 @@ fn dry_runs_change_nothing() {
         .args([
             "install",
             "app",
-            &chart(),
+            &crashy_chart(),
             "--create-namespace",
             "--dry-run=server",
         ])
@@ -686,7 +652,7 @@ fn configmap_driver_is_shared_with_helm() {
     cm(&[
         "install",
         "one",
-        &chart(),
+        &crashy_chart(),
         "--wait",
         "--set",
         "message=kubepkg",
@@ -720,7 +686,7 @@ fn configmap_driver_is_shared_with_helm() {
     helm_ok(&[
         "upgrade",
         "one",
-        &chart(),
+        &crashy_chart(),
         "--reuse-values",
         "--set",
         "web=ok",
@@ -742,7 +708,7 @@ fn configmap_driver_is_shared_with_helm() {
     cm(&[
         "upgrade",
         "one",
-        &chart(),
+        &crashy_chart(),
         "--reuse-values",
         "--set",
         "message=again",
@@ -766,8 +732,15 @@ fn configmap_driver_is_shared_with_helm() {
     );
 
     // The reverse: helm installs, kubepkg upgrades and rolls back, helm reads the result.
-    helm_ok(&["install", "two", &chart(), "--set", "message=helm"]);
-    cm(&["upgrade", "two", &chart(), "--set", "message=k", "--wait"]);
+    helm_ok(&["install", "two", &crashy_chart(), "--set", "message=helm"]);
+    cm(&[
+        "upgrade",
+        "two",
+        &crashy_chart(),
+        "--set",
+        "message=k",
+        "--wait",
+    ]);
     assert_eq!(configmap_message(&ns, "two-config").as_deref(), Some("k"));
     cm(&["rollback", "two", "1", "--wait"]);
     assert_eq!(
