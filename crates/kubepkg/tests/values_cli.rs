@@ -4,26 +4,16 @@
 //! older one, read back from the recorded package revision; and the notice an apply prints
 //! when it does not keep the values the deployed revision was given.
 
+mod support;
+
 use std::path::Path;
-use std::process::Command;
 
 use kubepkg_testkit::TestNamespace;
+use support::{kubepkg, run_command};
 
+/// `kubepkg ARGS` in the test namespace, run from `dir`.
 fn run(ns: &TestNamespace, dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
-        .args(args)
-        .args(["-n", ns.name()])
-        .current_dir(dir)
-        .env("KUBECONFIG", ns.plane().kubeconfig())
-        .env_remove("HELM_NAMESPACE")
-        .env_remove("HELM_DRIVER")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
+    run_command(kubepkg(ns, args).current_dir(dir))
 }
 
 /// A package of one component `web` (a ConfigMap, ready at once) with chart defaults and a
