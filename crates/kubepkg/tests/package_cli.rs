@@ -2,22 +2,17 @@
 //! `kubepkg apply` process killed mid-apply, then applied again), and snapshots of `plan` and
 //! `package status` output for the demo package (testdata/packages/demo).
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use kubepkg_engine::store::RevisionStore;
-use kubepkg_package::revision::RevisionStatus;
+use kubepkg_package::revision::{History, RevisionStatus};
 use kubepkg_release::storage::{SecretDriver, Store};
 use kubepkg_testkit::TestNamespace;
-
-fn kubepkg() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_kubepkg"))
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use support::{kubepkg, repo, run, run_command, run_in};
 
 /// A package of two components; `a` becomes ready only after `ready_after`.
 fn slow_package(root: &Path, version: &str, ready_after: &str) {
@@ -44,11 +39,17 @@ fn slow_package(root: &Path, version: &str, ready_after: &str) {
     .unwrap();
 }
 
-async fn statuses(ns: &TestNamespace) -> Vec<RevisionStatus> {
+/// The recorded package revisions of instance `name` in `namespace`.
+async fn package_history(ns: &TestNamespace, namespace: &str, name: &str) -> History {
     RevisionStore::new(ns.client().clone())
-        .history("crashy", ns.name())
+        .history(name, namespace)
         .await
         .unwrap()
+}
+
+async fn statuses(ns: &TestNamespace) -> Vec<RevisionStatus> {
+    package_history(ns, ns.name(), "crashy")
+        .await
         .revisions
         .iter()
         .map(|r| r.status)
@@ -56,11 +57,7 @@ async fn statuses(ns: &TestNamespace) -> Vec<RevisionStatus> {
 }
 
 async fn release_revisions(ns: &TestNamespace, release: &str) -> usize {
-    Store::new(SecretDriver::new(ns.client().clone(), Some(ns.name())))
-        .history(release)
-        .await
-        .unwrap()
-        .len()
+    releases_in(ns, ns.name(), release).await
 }
 
 /// Runs `kubepkg apply` and SIGKILLs it once `when` holds.
@@ -69,11 +66,7 @@ async fn apply_and_kill(
     dir: &Path,
     when: impl AsyncFn(&TestNamespace) -> bool,
 ) {
-    let mut child = kubepkg()
-        .args(["apply", "crashy"])
-        .arg(dir)
-        .args(["-n", ns.name(), "--timeout", "60s"])
-        .env("KUBECONFIG", ns.plane().kubeconfig())
+    let mut child = apply_command(ns, dir)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -94,18 +87,14 @@ async fn apply_and_kill(
     child.wait().unwrap();
 }
 
+/// `kubepkg apply crashy DIR --timeout 60s` in the test namespace.
+fn apply_command(ns: &TestNamespace, dir: &Path) -> Command {
+    kubepkg(ns, &["apply", "crashy", pkg_path(dir), "--timeout", "60s"])
+}
+
 fn apply(ns: &TestNamespace, dir: &Path) -> (i32, String) {
-    let out = kubepkg()
-        .args(["apply", "crashy"])
-        .arg(dir)
-        .args(["-n", ns.name(), "--timeout", "60s"])
-        .env("KUBECONFIG", ns.plane().kubeconfig())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
-    )
+    let (code, out, err) = run_command(&mut apply_command(ns, dir));
+    (code, out + &err)
 }
 
 /// Killed while the first component of a first install waits to be ready, then killed while
@@ -166,7 +155,7 @@ async fn crash_mid_apply_is_recovered_by_the_next_apply() {
 /// `kubepkg plan` of the demo package offline: pinned text (order, hooks, gates, objects).
 #[test]
 fn plan_of_the_demo_package_offline_snapshot() {
-    let out = kubepkg()
+    let out = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
         .args(["plan", "shop"])
         .arg(repo().join("testdata/packages/demo/v1"))
         .args(["-n", "shop", "--no-diff"])
@@ -218,40 +207,6 @@ fn package(root: &Path, name: &str, version: &str, safe: bool, b_ready: &str, ex
         ),
     )
     .unwrap();
-}
-
-/// `kubepkg ARGS -n NS` with the plane's kubeconfig: (exit code, stdout, stderr).
-fn run(ns: &TestNamespace, args: &[&str]) -> (i32, String, String) {
-    let out = kubepkg()
-        .args(args)
-        .args(["-n", ns.name()])
-        .env("KUBECONFIG", ns.plane().kubeconfig())
-        .env_remove("HELM_NAMESPACE")
-        .env_remove("HELM_DRIVER")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
-}
-
-/// [`run`] in `namespace` instead of the test namespace.
-fn run_in(ns: &TestNamespace, namespace: &str, args: &[&str]) -> (i32, String, String) {
-    let out = kubepkg()
-        .args(args)
-        .args(["-n", namespace])
-        .env("KUBECONFIG", ns.plane().kubeconfig())
-        .env_remove("HELM_NAMESPACE")
-        .env_remove("HELM_DRIVER")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
 }
 
 /// How many revisions release `release` of `namespace` has.
@@ -345,10 +300,7 @@ async fn apply_json_prints_one_line_per_progress_event_then_the_summary() {
     assert_eq!(summary["exitCode"], 0, "{summary}");
     assert_eq!(summary["deployedRevision"], 1, "{summary}");
     // The cluster agrees: one deployed revision, both releases at revision 1.
-    let h = RevisionStore::new(ns.client().clone())
-        .history("jp", ns.name())
-        .await
-        .unwrap();
+    let h = package_history(&ns, ns.name(), "jp").await;
     assert_eq!(
         h.revisions.iter().map(|r| r.status).collect::<Vec<_>>(),
         [RevisionStatus::Deployed]
@@ -398,10 +350,7 @@ async fn bare_verbs_resolve_package_or_release_with_status_snapshot() {
     assert_eq!(code, 0, "{out}\n{err}");
 
     // Cluster state the snapshot must describe: revision 2 deployed (2.0.0), releases at 2.
-    let h = RevisionStore::new(ns.client().clone())
-        .history("web", &name)
-        .await
-        .unwrap();
+    let h = package_history(&ns, &name, "web").await;
     assert_eq!(
         h.revisions.iter().map(|r| r.status).collect::<Vec<_>>(),
         [RevisionStatus::Superseded, RevisionStatus::Deployed]
@@ -475,10 +424,7 @@ async fn bare_verbs_resolve_package_or_release_with_status_snapshot() {
     // `rollback NAME`: the package goes back to revision 1 (a new revision 3).
     let (code, out, err) = run_in(&ns, &name, &["rollback", "web", "1"]);
     assert_eq!(code, 0, "{out}\n{err}");
-    let h = RevisionStore::new(ns.client().clone())
-        .history("web", &name)
-        .await
-        .unwrap();
+    let h = package_history(&ns, &name, "web").await;
     let last = h.latest().unwrap();
     assert_eq!((last.revision, last.version.as_str()), (3, "1.0.0"));
     assert_eq!(last.status, RevisionStatus::Deployed);
@@ -512,10 +458,8 @@ async fn bare_verbs_resolve_package_or_release_with_status_snapshot() {
     );
     assert_eq!(releases_in(&ns, &name, "web-a").await, 0);
     assert!(
-        RevisionStore::new(ns.client().clone())
-            .history("web", &name)
+        package_history(&ns, &name, "web")
             .await
-            .unwrap()
             .revisions
             .is_empty()
     );
