@@ -235,6 +235,15 @@ fn pkg_path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// `COMPONENT:STATE` of one `-o json` progress event (`-` for package-level events).
+fn component_state(e: &serde_json::Value) -> String {
+    format!(
+        "{}:{}",
+        e["component"].as_str().unwrap_or("-"),
+        e["state"].as_str().unwrap()
+    )
+}
+
 /// `apply -o json`: each progress event is one JSON line on stdout as it happens, in the
 /// order of SPEC §4 (a applied, waited for, ready; then b), the summary last.
 #[tokio::test]
@@ -249,16 +258,7 @@ async fn apply_json_prints_one_line_per_progress_event_then_the_summary() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l:?}: {e}")))
         .collect();
-    let states: Vec<String> = events
-        .iter()
-        .map(|e| {
-            format!(
-                "{}:{}",
-                e["component"].as_str().unwrap_or("-"),
-                e["state"].as_str().unwrap()
-            )
-        })
-        .collect();
+    let states: Vec<String> = events.iter().map(component_state).collect();
     // Collapse repeated waitingFor lines: how many the watch reports depends on timing.
     let mut seq = states.clone();
     seq.dedup();
@@ -437,13 +437,7 @@ async fn bare_verbs_resolve_package_or_release_with_status_snapshot() {
         .lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
         .filter(|e| e["state"] != "message")
-        .map(|e| {
-            format!(
-                "{}:{}",
-                e["component"].as_str().unwrap_or("-"),
-                e["state"].as_str().unwrap()
-            )
-        })
+        .map(|e| component_state(&e))
         .collect();
     assert_eq!(
         states,
