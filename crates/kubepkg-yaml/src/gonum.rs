@@ -255,6 +255,19 @@ pub fn parse_int_base0(s: &str) -> Option<i64> {
 /// `strconv.ParseFloat(s, 64)` for the decimal forms go-yaml hands it (`[-+]?(digits[.digits]|.digits)([eE][-+]?digits)?`,
 /// plus Go's `inf`/`infinity`/`nan` words). Out-of-range values are errors, as in Go.
 pub fn parse_float(s: &str) -> Option<f64> {
+    let v = parse_float_saturating(s)?;
+    let word = s.trim_start_matches(['+', '-']).to_ascii_lowercase();
+    if v.is_infinite() && word != "inf" && word != "infinity" {
+        None
+    } else {
+        Some(v)
+    }
+}
+
+/// The same syntax as [`parse_float`], but an out-of-range value comes back as ±infinity (the
+/// value Go's `ParseFloat` returns alongside its range error), for callers that word that error
+/// themselves.
+pub fn parse_float_saturating(s: &str) -> Option<f64> {
     let body = s.strip_prefix(['+', '-']).unwrap_or(s);
     let lower = body.to_ascii_lowercase();
     if lower == "inf" || lower == "infinity" || lower == "nan" {
@@ -293,8 +306,7 @@ pub fn parse_float(s: &str) -> Option<f64> {
     if i != b.len() {
         return None;
     }
-    let v: f64 = s.parse().ok()?;
-    if v.is_infinite() { None } else { Some(v) }
+    s.parse().ok()
 }
 
 #[cfg(test)]

@@ -354,7 +354,7 @@ impl Parser<'_> {
             neg_nan = val == "-nan";
             val = "nan".into();
         }
-        match go_parse_float(&val) {
+        match crate::gonum::parse_float_saturating(&val) {
             Some(f) if f.is_infinite() && !val.to_ascii_lowercase().contains("inf") => {
                 Err(self.fail(it.line, format!("{s} is out of range for float64")))
             }
@@ -754,49 +754,6 @@ fn go_parse_int(s: &str) -> Result<i64, bool> {
     } else {
         Ok(mag as i64)
     }
-}
-
-/// Go's `strconv.ParseFloat(s, 64)` for decimal text (after underscores are removed).
-fn go_parse_float(s: &str) -> Option<f64> {
-    let body = s.strip_prefix(['+', '-']).unwrap_or(s);
-    let lower = body.to_ascii_lowercase();
-    if lower == "inf" || lower == "infinity" || lower == "nan" {
-        return s.to_ascii_lowercase().parse::<f64>().ok();
-    }
-    let b = body.as_bytes();
-    let mut i = 0;
-    let mut mantissa_digits = 0;
-    while i < b.len() && b[i].is_ascii_digit() {
-        i += 1;
-        mantissa_digits += 1;
-    }
-    if i < b.len() && b[i] == b'.' {
-        i += 1;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-            mantissa_digits += 1;
-        }
-    }
-    if mantissa_digits == 0 {
-        return None;
-    }
-    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-        i += 1;
-        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-            i += 1;
-        }
-        let start = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        if i == start {
-            return None;
-        }
-    }
-    if i != b.len() {
-        return None;
-    }
-    s.parse::<f64>().ok()
 }
 
 #[derive(Clone, Copy)]
