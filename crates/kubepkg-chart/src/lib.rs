@@ -8,7 +8,7 @@
 //!   [`dependencies`] enables subcharts and imports values; [`schema`] validates
 //!   `values.schema.json`.
 //! - [`render`] executes templates with Helm's built-in objects ([`objects`]); [`manifest`]
-//!   splits, sorts and separates hooks; [`action`] ties it together as `helm template`.
+//!   (the leaf crate `kubepkg-manifest`) splits, sorts and separates hooks; [`action`] ties it together as `helm template`.
 
 #![forbid(unsafe_code)]
 
@@ -18,7 +18,6 @@ pub mod chart;
 pub mod dependencies;
 pub mod error;
 pub mod ignore;
-pub mod manifest;
 pub mod metadata;
 pub mod objects;
 pub mod pattern;
@@ -31,3 +30,6 @@ pub mod values;
 pub use action::{RenderedRelease, TemplateOptions, ValueOptions, render_release, template};
 pub use chart::{Chart, ChartFile, load};
 pub use error::{ChartError, Result};
+/// Helm's manifest rules (split, heads, hooks, kind order) live in the leaf crate
+/// `kubepkg-manifest`; re-exported here for the render pipeline's users.
+pub use kubepkg_manifest as manifest;

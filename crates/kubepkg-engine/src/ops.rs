@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use kubepkg_kube::lease::{LeaseError, LeaseLock};
 use kubepkg_kube::readiness;
 use kubepkg_package::Package;
 use kubepkg_package::chart_adapter::from_chart_value;
@@ -15,7 +16,6 @@ use kubepkg_package::render::{RenderInput, render_package};
 use kubepkg_package::report::{ComponentState, lease_name};
 use kubepkg_package::revision::{History, PackageRevision};
 use kubepkg_package::values::{Effective, UserValues, effective_recorded};
-use kubepkg_release::action::lock::ReleaseLock;
 use kubepkg_release::action::{ActionError, manifest_objects};
 use kubepkg_release::storage::{SecretDriver, Store};
 use kubepkg_release::{Release, Status};
@@ -264,15 +264,14 @@ pub async fn lock(
     kc: &KubeCluster,
     instance: Instance<'_>,
     timeout: Duration,
-) -> Result<ReleaseLock, EngineError> {
+) -> Result<LeaseLock, EngineError> {
     crate::cluster::ensure_namespace(&kc.kube.client, instance.namespace).await?;
     let sink = kc.on_line.clone();
     let lease = lease_name(instance.name);
-    let lock = ReleaseLock::acquire_lease(
+    let lock = LeaseLock::acquire(
         kc.kube.client.clone(),
         instance.namespace,
         &lease,
-        instance.name,
         true,
         timeout,
         |holder| {
@@ -283,12 +282,12 @@ pub async fn lock(
     )
     .await
     .map_err(|e| match e {
-        ActionError::Locked { holder, .. } => EngineError::Locked {
+        LeaseError::Held { holder, .. } => EngineError::Locked {
             name: instance.name.to_string(),
             lease: lease.clone(),
             holder,
         },
-        e => EngineError::Release(e),
+        LeaseError::Kube(e) => EngineError::Release(ActionError::Cluster(e)),
     })?;
     if let Some(previous) = &lock.took_over_from {
         let why = if lock.holder_process_gone {

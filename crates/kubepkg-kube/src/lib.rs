@@ -1,8 +1,9 @@
 //! kubepkg-kube: kubepkg's cluster layer.
 //!
 //! - [`readiness`]: kstatus' readiness rules as pure functions over object JSON.
-//! - [`order`]: Helm's install and uninstall order of kinds.
-//! - [`manifest`]: a rendered manifest split into objects with their template source.
+//! - [`order`], [`manifest`]: Helm's kind order and the one manifest → objects conversion,
+//!   re-exported from the leaf crate `kubepkg-manifest`.
+//! - [`lease`]: the lease lock held for an operation (per release and per package).
 //! - [`client`], [`discovery`]: connecting and resolving kinds; [`apply`]: SSA, CRDs first,
 //!   prune; [`wait`]: waiting for readiness by watch with reports of what is not ready.
 //! - [`crd`]: the safety rules for upgrading a CustomResourceDefinition.
@@ -16,8 +17,7 @@ pub mod crd;
 pub mod discovery;
 pub mod error;
 pub mod failpoint;
-pub mod manifest;
-pub mod order;
+pub mod lease;
 pub mod ownership;
 pub mod readiness;
 pub mod wait;
@@ -25,4 +25,6 @@ pub mod wait;
 pub use apply::{Applier, ApplyOptions};
 pub use client::{Cluster, ClusterOptions};
 pub use error::KubeError;
+pub use kubepkg_manifest::object as manifest;
+pub use kubepkg_manifest::order;
 pub use manifest::{ManifestObject, ObjectRef};

@@ -337,7 +337,7 @@ async fn dead_holders_pending_upgrade_is_recovered_and_live_lock_refused() {
     assert!(r2.info.unwrap().description.contains("interrupted"));
 
     // A live holder: --no-wait-lock fails at once, naming the holder.
-    let held = lock::ReleaseLock::acquire(
+    let held = lock::acquire(
         ns.client().clone(),
         ns.name(),
         "web",

@@ -7,46 +7,24 @@ use kube::discovery::{ApiCapabilities, Scope, pinned_kind};
 
 use crate::error::Error;
 
-/// Parses a multi-document YAML stream into objects; empty documents are
-/// skipped, and every other document must have `apiVersion`, `kind` and
-/// `metadata.name`.
+/// Parses a multi-document YAML stream into objects through kubepkg's one manifest →
+/// objects conversion (`kubepkg_manifest::parse`, what kubepkg's apply reads manifests
+/// with); empty documents are skipped, and every other document must have `apiVersion`,
+/// `kind` and `metadata.name`.
 pub fn parse_yaml_objects(yaml: &str) -> Result<Vec<DynamicObject>, Error> {
-    let documents: Vec<serde_json::Value> =
-        serde_saphyr::from_multiple(yaml).map_err(|e| Error::Yaml {
-            document: 0,
-            message: e.to_string(),
-        })?;
-    let mut objects = Vec::new();
-    for (i, doc) in documents.into_iter().enumerate() {
-        let document = i + 1;
-        if doc.is_null() {
-            continue;
-        }
-        let object: DynamicObject = serde_json::from_value(doc).map_err(|e| Error::Yaml {
-            document,
-            message: format!("not a Kubernetes object: {e}"),
-        })?;
-        let Some(types) = &object.types else {
-            return Err(Error::Yaml {
-                document,
-                message: "apiVersion and kind are required".into(),
-            });
-        };
-        if types.api_version.is_empty() || types.kind.is_empty() {
-            return Err(Error::Yaml {
-                document,
-                message: "apiVersion and kind must not be empty".into(),
-            });
-        }
-        if object.metadata.name.as_deref().unwrap_or("").is_empty() {
-            return Err(Error::Yaml {
-                document,
-                message: format!("{} has no metadata.name", types.kind),
-            });
-        }
-        objects.push(object);
-    }
-    Ok(objects)
+    let objects = kubepkg_manifest::parse(yaml).map_err(|e| Error::Yaml {
+        document: e.document(),
+        message: e.to_string(),
+    })?;
+    objects
+        .into_iter()
+        .map(|o| {
+            serde_json::from_value(o.object).map_err(|e| Error::Yaml {
+                document: o.document,
+                message: format!("not a Kubernetes object: {e}"),
+            })
+        })
+        .collect()
 }
 
 /// Finds the resource serving an object's apiVersion and kind.
@@ -144,9 +122,7 @@ mod tests {
         assert!(matches!(err, Error::Yaml { document: 2, .. }), "{err}");
         let err = parse_yaml_objects("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n")
             .expect_err("no name");
-        assert!(
-            err.to_string().contains("ConfigMap has no metadata.name"),
-            "{err}"
-        );
+        assert!(matches!(err, Error::Yaml { document: 1, .. }), "{err}");
+        assert!(err.to_string().contains("metadata.name"), "{err}");
     }
 }

@@ -175,7 +175,7 @@ impl<'a, D: Driver> Releases<'a, D> {
     /// Takes the release's lease, then recovers a revision a dead holder left pending.
     async fn lock(&self, name: &str, opts: &Options) -> Result<ReleaseLock, ActionError> {
         let progress = &self.progress;
-        let lock = ReleaseLock::acquire(
+        let lock = lock::acquire(
             self.cluster.client.clone(),
             &self.namespace,
             name,

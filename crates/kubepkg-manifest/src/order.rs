@@ -2,9 +2,48 @@
 //! kind group by kind group in install order and deleted in uninstall order. Unknown kinds
 //! (custom resources) come last, sorted by kind name; equal kinds keep manifest order.
 
-/// Kinds in the order Helm installs them: one list for the whole project, kept where manifests
-/// are sorted for `helm template` output.
-pub use kubepkg_chart::manifest::INSTALL_ORDER;
+/// Kinds in the order Helm 4 installs them (and `helm template` prints them); kinds not
+/// listed go last, ordered by name.
+pub const INSTALL_ORDER: &[&str] = &[
+    "PriorityClass",
+    "Namespace",
+    "NetworkPolicy",
+    "ResourceQuota",
+    "LimitRange",
+    "PodSecurityPolicy",
+    "PodDisruptionBudget",
+    "ServiceAccount",
+    "Secret",
+    "SecretList",
+    "ConfigMap",
+    "StorageClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "CustomResourceDefinition",
+    "ClusterRole",
+    "ClusterRoleList",
+    "ClusterRoleBinding",
+    "ClusterRoleBindingList",
+    "Role",
+    "RoleList",
+    "RoleBinding",
+    "RoleBindingList",
+    "Service",
+    "DaemonSet",
+    "Pod",
+    "ReplicationController",
+    "ReplicaSet",
+    "Deployment",
+    "HorizontalPodAutoscaler",
+    "StatefulSet",
+    "Job",
+    "CronJob",
+    "IngressClass",
+    "Ingress",
+    "APIService",
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+];
 
 /// Kinds in the order Helm uninstalls them (validating webhooks first so they cannot block
 /// the removal of the rest).

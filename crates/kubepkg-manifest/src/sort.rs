@@ -2,52 +2,11 @@
 //! (`apiVersion`, `kind`, `metadata.name`, `metadata.annotations`), separating hooks from plain
 //! manifests and sorting both in Helm's install order — `releaseutil.SortManifests`.
 
+use crate::order::{INSTALL_ORDER, sort_by_kind};
 use kubepkg_value::{Value, map_read};
 use regex_lite::Regex;
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
-
-/// Helm 4's install order; kinds not listed go last, ordered by name.
-pub const INSTALL_ORDER: &[&str] = &[
-    "PriorityClass",
-    "Namespace",
-    "NetworkPolicy",
-    "ResourceQuota",
-    "LimitRange",
-    "PodSecurityPolicy",
-    "PodDisruptionBudget",
-    "ServiceAccount",
-    "Secret",
-    "SecretList",
-    "ConfigMap",
-    "StorageClass",
-    "PersistentVolume",
-    "PersistentVolumeClaim",
-    "CustomResourceDefinition",
-    "ClusterRole",
-    "ClusterRoleList",
-    "ClusterRoleBinding",
-    "ClusterRoleBindingList",
-    "Role",
-    "RoleList",
-    "RoleBinding",
-    "RoleBindingList",
-    "Service",
-    "DaemonSet",
-    "Pod",
-    "ReplicationController",
-    "ReplicaSet",
-    "Deployment",
-    "HorizontalPodAutoscaler",
-    "StatefulSet",
-    "Job",
-    "CronJob",
-    "IngressClass",
-    "Ingress",
-    "APIService",
-    "MutatingWebhookConfiguration",
-    "ValidatingWebhookConfiguration",
-];
 
 /// The events a hook can run on (`helm.sh/hook`).
 const HOOK_EVENTS: &[&str] = &[
@@ -205,21 +164,6 @@ pub fn parse_head(doc: &str) -> Result<Head, String> {
     Ok(head)
 }
 
-fn kind_rank(kind: &str) -> Option<usize> {
-    INSTALL_ORDER.iter().position(|k| *k == kind)
-}
-
-/// Helm's `lessByKind` as an ordering for a stable sort.
-fn cmp_kind(a: &str, b: &str) -> std::cmp::Ordering {
-    use std::cmp::Ordering::*;
-    match (kind_rank(a), kind_rank(b)) {
-        (None, None) => a.cmp(b),
-        (None, Some(_)) => Greater,
-        (Some(_), None) => Less,
-        (Some(x), Some(y)) => x.cmp(&y),
-    }
-}
-
 /// `SortManifests(files, InstallOrder)`: hooks and plain manifests, each sorted by kind.
 pub fn sort_manifests(
     files: &BTreeMap<String, String>,
@@ -291,8 +235,8 @@ pub fn sort_manifests(
             });
         }
     }
-    hooks.sort_by(|a, b| cmp_kind(&a.kind, &b.kind));
-    generic.sort_by(|a, b| cmp_kind(&a.head.kind, &b.head.kind));
+    sort_by_kind(&mut hooks, INSTALL_ORDER, |h| &h.kind);
+    sort_by_kind(&mut generic, INSTALL_ORDER, |m| &m.head.kind);
     Ok((hooks, generic))
 }
 
