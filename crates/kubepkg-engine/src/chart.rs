@@ -17,7 +17,9 @@ use std::path::Path;
 
 use kubepkg_chart::objects::{Capabilities, KubeVersion, VersionSet};
 use kubepkg_kube::discovery::ServerCapabilities;
-use kubepkg_package::chart_adapter::{from_chart_value, to_chart_value};
+use kubepkg_package::chart_adapter::from_chart_value;
+use kubepkg_package::orchestrator::ComponentApply;
+use kubepkg_package::render::{RenderedChart, render_chart, render_component};
 use kubepkg_release::action::Rendered;
 use kubepkg_release::record;
 use serde_json::{Map, Value};
@@ -89,102 +91,60 @@ impl ClusterCapabilities {
     }
 }
 
-/// Why a chart could not become a release payload.
-#[derive(Debug, thiserror::Error)]
-pub enum PayloadError {
-    /// The chart could not be loaded (path, Chart.yaml, archive).
-    #[error("chart {chart}: {message}")]
-    Load { chart: String, message: String },
-    /// Rendering failed (template error, schema, kubeVersion, capabilities).
-    #[error("chart {chart}: {message}")]
-    Render { chart: String, message: String },
-}
+pub use kubepkg_package::render::{ChartRenderError as PayloadError, ReleaseTarget};
 
-impl PayloadError {
-    fn message(&self) -> &str {
-        match self {
-            PayloadError::Load { message, .. } | PayloadError::Render { message, .. } => message,
-        }
-    }
-}
-
-/// What to render a chart as.
-#[derive(Debug, Clone, Copy)]
-pub struct ReleaseTarget<'a> {
-    pub release: &'a str,
-    pub namespace: &'a str,
-    /// The latest stored revision (`None`: a first install). `.Release.Revision` is the
-    /// next one and `.Release.IsUpgrade` is set when there is one.
-    pub last_revision: Option<u64>,
-}
-
-/// Loads and renders `chart_path` with user-supplied `config` into a release payload.
+/// Loads and renders `chart_path` with user-supplied `config` into a release payload, through
+/// the one render path ([`kubepkg_package::render::render_chart`]).
 pub fn release_payload(
     chart_path: &Path,
     target: ReleaseTarget<'_>,
     config: &Map<String, Value>,
     caps: &ClusterCapabilities,
 ) -> Result<ComponentRelease, PayloadError> {
-    let chart_name = chart_path.display().to_string();
-    let render_err = |message: String| PayloadError::Render {
-        chart: chart_name.clone(),
-        message,
-    };
-    let chart = kubepkg_chart::load(chart_path).map_err(|e| PayloadError::Load {
-        chart: chart_name.clone(),
-        message: e.to_string(),
+    let capabilities = caps.to_chart().map_err(|message| PayloadError::Render {
+        chart: chart_path.display().to_string(),
+        source: kubepkg_chart::ChartError::Render(message),
     })?;
-    let record_chart = record_chart(&chart);
-    let crds: String = chart
-        .crd_objects(chart.name())
-        .into_iter()
-        .map(|(n, d)| format!("---\n# Source: {n}\n{}\n", String::from_utf8_lossy(&d)))
-        .collect();
-    let capabilities = caps.to_chart().map_err(render_err)?;
-    let opts = kubepkg_chart::TemplateOptions {
-        release_name: target.release.to_string(),
-        chart: chart_path.to_path_buf(),
-        namespace: target.namespace.to_string(),
-        is_upgrade: target.last_revision.is_some(),
-        revision: Some(target.last_revision.map_or(1, |r| r as i64 + 1)),
-        ..Default::default()
-    };
-    let user = to_chart_value(&Value::Object(config.clone()));
-    let out = kubepkg_chart::render_release(chart, &user, &opts, &capabilities)
-        .map_err(|e| render_err(e.to_string()))?;
-    let hooks = out.hooks.into_iter().map(record_hook).collect();
-    Ok(ComponentRelease {
-        rendered: Rendered {
-            chart: record_chart,
-            config: config.clone(),
-            manifest: out.manifest,
-            hooks,
-            notes: out.notes,
-        },
-        crds,
-    })
+    let out = render_chart(chart_path, target, config, &capabilities)?;
+    Ok(payload(out, config))
 }
 
-/// [`release_payload`] for a package component (errors name the component).
-pub fn render(
-    component: &str,
-    chart_path: &Path,
-    release: &str,
-    namespace: &str,
-    config: &Map<String, Value>,
-    last_revision: Option<u64>,
+/// A rendered chart as the release layer installs it.
+pub fn payload(out: RenderedChart, config: &Map<String, Value>) -> ComponentRelease {
+    ComponentRelease {
+        rendered: Rendered {
+            chart: record_chart(&out.chart),
+            config: config.clone(),
+            manifest: out.manifest,
+            hooks: out.hooks.into_iter().map(record_hook).collect(),
+            notes: out.notes,
+        },
+        crds: out.crds,
+    }
+}
+
+/// A package component rendered as apply installs it: the one render path
+/// ([`kubepkg_package::render::render_component`], which `plan` calls too) into a release
+/// payload. `last_revision` is the release's latest stored revision.
+pub fn component_payload(
+    request: &ComponentApply,
     caps: &ClusterCapabilities,
+    last_revision: Option<u64>,
 ) -> Result<ComponentRelease, EngineError> {
-    let target = ReleaseTarget {
-        release,
-        namespace,
-        last_revision,
+    let render_err = |message: String| EngineError::Render {
+        component: request.component.clone(),
+        chart: request.chart.path().display().to_string(),
+        message,
     };
-    release_payload(chart_path, target, config, caps).map_err(|e| EngineError::Render {
-        component: component.to_string(),
-        chart: chart_path.display().to_string(),
-        message: e.message().to_string(),
-    })
+    let capabilities = caps.to_chart().map_err(render_err)?;
+    let out = render_component(request, &capabilities, last_revision).map_err(|e| {
+        EngineError::Render {
+            component: e.component,
+            chart: e.chart,
+            message: e.message,
+        }
+    })?;
+    Ok(payload(out, &request.values))
 }
 
 fn record_hook(h: kubepkg_chart::manifest::Hook) -> record::Hook {

@@ -37,7 +37,7 @@ use kubepkg_release::action::{ActionError, Options, Releases, manifest_objects};
 use kubepkg_release::storage::SecretDriver;
 use tokio::time::Instant;
 
-use crate::chart::{ClusterCapabilities, render};
+use crate::chart::{ClusterCapabilities, component_payload};
 use crate::store::RevisionStore;
 
 /// Where progress lines go.
@@ -299,16 +299,8 @@ impl Cluster for KubeCluster {
         if let Ok(v) = served_api_versions(&self.kube.client).await {
             self.caps.api_versions = v;
         }
-        let out = render(
-            &request.component,
-            request.chart.path(),
-            &request.release,
-            &request.namespace,
-            &request.values,
-            last.as_ref().map(|r| r.version),
-            &self.caps,
-        )
-        .map_err(failure)?;
+        let out = component_payload(request, &self.caps, last.as_ref().map(|r| r.version))
+            .map_err(failure)?;
         if !out.crds.is_empty() {
             kubepkg_release::action::install_crds(&ns_cluster, &out.crds, self.timeout)
                 .await

@@ -24,6 +24,13 @@ pub enum EngineError {
         object: String,
         message: String,
     },
+    /// A stored release's manifest does not read as Kubernetes objects.
+    #[error("{release}: its recorded manifest is not readable")]
+    Recorded {
+        release: String,
+        #[source]
+        source: kubepkg_kube::manifest::ManifestError,
+    },
     /// A stored package revision could not be decoded.
     #[error(transparent)]
     Revision(#[from] kubepkg_package::revision::RevisionError),

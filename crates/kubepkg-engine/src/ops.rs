@@ -58,28 +58,39 @@ fn render_err(e: kubepkg_package::render::RenderError) -> EngineError {
     }
 }
 
-/// The plan made with no cluster at all (`kubepkg plan` without `--cluster`): a first install.
+/// The plan made with no cluster at all (`kubepkg plan` without `--cluster`): a first install,
+/// rendered with Helm's offline capabilities (which the plan says).
 pub fn plan_offline(
     package: &Package,
     instance: Instance<'_>,
     user: &UserValues,
 ) -> Result<Plan, EngineError> {
     user.check(package)?;
+    let caps = ClusterCapabilities::default();
+    let capabilities = caps.to_chart().map_err(|message| EngineError::Render {
+        component: String::new(),
+        chart: String::new(),
+        message,
+    })?;
+    let assumed = format!(
+        "Kubernetes {} and Helm's default API versions (plus the CRDs earlier components render)",
+        capabilities.kube_version.version
+    );
     let input = RenderInput {
-        name: instance.name,
-        namespace: instance.namespace,
         user: Some(user),
-        ..Default::default()
+        ..RenderInput::new(instance.name, instance.namespace, capabilities)
     };
     let rendered = render_package(package, &input).map_err(render_err)?;
-    Ok(plan::plan(
+    let mut plan = plan::plan(
         package,
         instance.name,
         instance.namespace,
         Intent::Apply,
         None,
         &rendered,
-    ))
+    );
+    plan.capabilities = Some(assumed);
+    Ok(plan)
 }
 
 /// A release of a component as deployed.
@@ -114,10 +125,19 @@ fn chart_values(r: &Release) -> Map<String, Value> {
         .unwrap_or_default()
 }
 
+/// A recorded release whose manifest does not read as objects (written by something else).
+fn recorded_err(r: &Release) -> impl Fn(kubepkg_kube::manifest::ManifestError) -> EngineError {
+    let what = format!("release {} revision {}", r.name, r.version);
+    move |e| EngineError::Recorded {
+        release: what.clone(),
+        source: e,
+    }
+}
+
 /// The `crds/` documents of a release's recorded chart, as the plan renders them.
-fn recorded_crds(r: &Release) -> Vec<plan::RenderedObject> {
+fn recorded_crds(r: &Release) -> Result<Vec<plan::RenderedObject>, EngineError> {
     let Some(chart) = &r.chart else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     let name = chart.metadata.as_ref().map_or("", |m| m.name.as_str());
     let mut out = Vec::new();
@@ -131,10 +151,10 @@ fn recorded_crds(r: &Release) -> Vec<plan::RenderedObject> {
                 f.name,
                 String::from_utf8_lossy(&f.data)
             );
-            out.extend(plan::objects_from_manifest(&text));
+            out.extend(plan::objects_from_manifest(&text).map_err(recorded_err(r))?);
         }
     }
-    out
+    Ok(out)
 }
 
 /// A component's effective values in a recorded revision, explained.
@@ -205,10 +225,10 @@ pub async fn prepare(
             }
             // The chart's `crds/` are not part of a release's manifest; they were rendered
             // into the plan, so they are compared from the recorded chart.
-            let mut objects = recorded_crds(&r);
-            objects.extend(plan::objects_from_manifest(&r.manifest));
+            let mut objects = recorded_crds(&r)?;
+            objects.extend(plan::objects_from_manifest(&r.manifest).map_err(recorded_err(&r))?);
             for h in &r.hooks {
-                objects.extend(plan::objects_from_manifest(&h.manifest));
+                objects.extend(plan::objects_from_manifest(&h.manifest).map_err(recorded_err(&r))?);
             }
             previous_rendered.insert(
                 c.name.clone(),
@@ -224,17 +244,29 @@ pub async fn prepare(
         }
     }
     let from_version = deployed.as_ref().and_then(|d| d.semver());
-    let mut api_versions = kc.caps.api_versions.clone();
-    api_versions.sort();
+    let capabilities = kc.caps.to_chart().map_err(|message| EngineError::Render {
+        component: String::new(),
+        chart: String::new(),
+        message,
+    })?;
+    // Each release's latest revision, as apply reads it: `.Release.Revision` is the next.
+    let mut last_revisions = BTreeMap::new();
+    for c in package.components.iter().filter(|c| !c.is_hook()) {
+        let release = package.release_name(instance.name, &c.name);
+        let store = Store::new(SecretDriver::new(
+            kc.kube.client.clone(),
+            Some(c.namespace_or(instance.namespace)),
+        ));
+        if let Some(r) = store.last(&release).await.map_err(ActionError::from)? {
+            last_revisions.insert(c.name.clone(), r.version);
+        }
+    }
     let input = RenderInput {
-        name: instance.name,
-        namespace: instance.namespace,
         user: Some(user),
         from_version: from_version.as_ref(),
         previous_values: Some(&previous_values),
-        is_upgrade: deployed.is_some(),
-        kube_version: kc.caps.kube_version.clone(),
-        api_versions,
+        last_revisions,
+        ..RenderInput::new(instance.name, instance.namespace, capabilities)
     };
     let rendered = render_package(package, &input).map_err(render_err)?;
     let previous = deployed.as_ref().map(|revision| Previous {

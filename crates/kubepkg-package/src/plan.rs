@@ -64,58 +64,22 @@ pub struct RenderedComponent {
     pub objects: Vec<RenderedObject>,
 }
 
-/// Splits a rendered manifest stream (`---` separated YAML documents) into objects. Documents
-/// that are empty or lack `kind`/`metadata.name` are skipped; `namespace` is taken as written.
-pub fn objects_from_manifest(manifest: &str) -> Vec<RenderedObject> {
-    #[derive(Deserialize)]
-    struct Meta {
-        #[serde(default)]
-        name: Option<String>,
-        #[serde(default)]
-        namespace: Option<String>,
-    }
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Head {
-        #[serde(default)]
-        api_version: Option<String>,
-        #[serde(default)]
-        kind: Option<String>,
-        #[serde(default)]
-        metadata: Option<Meta>,
-    }
-    let mut out = Vec::new();
-    let mut doc = String::new();
-    let mut flush = |doc: &mut String| {
-        let text = std::mem::take(doc);
-        if text.trim().is_empty() {
-            return;
-        }
-        let Ok(head) = serde_saphyr::from_str::<Head>(&text) else {
-            return;
-        };
-        let (Some(kind), Some(meta)) = (head.kind, head.metadata) else {
-            return;
-        };
-        let Some(name) = meta.name else { return };
-        out.push(RenderedObject {
-            api_version: head.api_version.unwrap_or_default(),
-            kind,
-            namespace: meta.namespace.filter(|n| !n.is_empty()),
-            name,
-            yaml: text.trim_end().to_string() + "\n",
-        });
-    };
-    for line in manifest.lines() {
-        if line == "---" || line.starts_with("--- ") {
-            flush(&mut doc);
-            continue;
-        }
-        doc.push_str(line);
-        doc.push('\n');
-    }
-    flush(&mut doc);
-    out
+/// A rendered manifest's objects, through the one manifest → objects conversion apply uses
+/// ([`kubepkg_manifest::parse`]): empty documents are skipped; a document that is not a
+/// Kubernetes object is an error naming its template, as apply would refuse it.
+pub fn objects_from_manifest(
+    manifest: &str,
+) -> Result<Vec<RenderedObject>, kubepkg_manifest::ManifestError> {
+    Ok(kubepkg_manifest::parse(manifest)?
+        .into_iter()
+        .map(|o| RenderedObject {
+            api_version: o.id.api_version,
+            kind: o.id.kind,
+            namespace: Some(o.id.namespace).filter(|n| !n.is_empty()),
+            name: o.id.name,
+            yaml: o.text,
+        })
+        .collect())
 }
 
 /// The previous state a plan compares with.
@@ -324,6 +288,9 @@ pub struct Plan {
     pub removals: Vec<Removal>,
     pub on_failure: FailurePolicy,
     pub warnings: Vec<String>,
+    /// The `.Capabilities` an offline plan assumed (absent when rendered with the server's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<String>,
 }
 
 /// Computes the plan. `namespace` is where the package is installed (components without
@@ -546,6 +513,7 @@ pub fn plan(
         removals,
         on_failure,
         warnings,
+        capabilities: None,
     }
 }
 
@@ -699,6 +667,12 @@ pub fn render_text(plan: &Plan, with_diff: bool) -> String {
     );
     for w in &plan.warnings {
         let _ = writeln!(s, "Warning: {w}");
+    }
+    if let Some(c) = &plan.capabilities {
+        let _ = writeln!(
+            s,
+            "Rendered offline with {c}; `plan --cluster` uses the server's."
+        );
     }
     s
 }

@@ -1,20 +1,33 @@
-//! Rendering a package's components offline through the chart layer (`kubepkg-chart`).
+//! The one render path of kubepkg: [`render_component`] renders a component exactly as apply
+//! installs it, and `plan` calls the same function, so what `plan` shows is what apply sends.
 //!
-//! Each component is rendered as `helm template` renders its chart, with the values kubepkg
-//! gives it ([`crate::values::supplied`]: package defaults, user values and, for hooks and
-//! `upgradeContext` components, `kubepkg.*`). Components are rendered in apply order, and the
-//! API versions of every CRD an earlier component renders are added to the capabilities of the
-//! later ones, so `.Capabilities.APIVersions.Has "kubevirt.io/v1"` holds in the chart that
-//! creates the KubeVirt object although no cluster has that CRD yet (SPEC §4.7, §6).
+//! A component is rendered as Helm renders a release: its chart with the values kubepkg gives
+//! it ([`crate::values::supplied`]: package defaults, user values and, for hooks and
+//! `upgradeContext` components, `kubepkg.*`), `.Release.Revision` the release's next revision
+//! (`.Release.IsUpgrade` when it has one), and the `.Capabilities` the caller passes — the
+//! server's when there is a cluster, Helm's offline defaults otherwise. The chart's `crds/` are
+//! kept apart (apply installs them first). [`render_chart`] is the same for a bare chart (the
+//! `install`/`upgrade` verbs).
+//!
+//! [`render_package`] renders every component in apply order for a plan; the API versions of
+//! every CRD an earlier component renders are added to the capabilities of the later ones
+//! (apply asks the server again after each component), so `.Capabilities.APIVersions.Has
+//! "kubevirt.io/v1"` holds in the chart that creates the KubeVirt object although no cluster
+//! has that CRD yet (docs/rules.md#plan).
 
 use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
 
+use kubepkg_chart::manifest::Hook;
+use kubepkg_chart::objects::{Capabilities, VersionSet};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::chart_adapter::{from_chart_value, to_chart_value};
 use crate::graph;
 use crate::manifest::{ChartSource, Package};
+use crate::orchestrator::ComponentApply;
 use crate::plan::{RenderedComponent, RenderedObject, objects_from_manifest};
 use crate::values::{UserValues, supplied, upgrade_context};
 
@@ -27,8 +40,150 @@ pub struct RenderError {
     pub message: String,
 }
 
+/// A chart that could not be loaded or rendered. The message names the chart; the chart
+/// layer's error is the [`source`](std::error::Error::source) (error reporters print both,
+/// as `chart <path>: <what went wrong>`).
+#[derive(Debug, thiserror::Error)]
+pub enum ChartRenderError {
+    /// The chart could not be loaded (path, Chart.yaml, archive).
+    #[error("chart {chart}")]
+    Load {
+        chart: String,
+        #[source]
+        source: kubepkg_chart::ChartError,
+    },
+    /// Rendering failed (template error, schema, kubeVersion, capabilities).
+    #[error("chart {chart}")]
+    Render {
+        chart: String,
+        #[source]
+        source: kubepkg_chart::ChartError,
+    },
+}
+
+impl ChartRenderError {
+    /// The chart layer's error (what went wrong, without the chart's path).
+    pub fn chart_error(&self) -> &kubepkg_chart::ChartError {
+        match self {
+            ChartRenderError::Load { source, .. } | ChartRenderError::Render { source, .. } => {
+                source
+            }
+        }
+    }
+}
+
+/// What to render a chart as: the release, its namespace and the revision it would become.
+#[derive(Debug, Clone, Copy)]
+pub struct ReleaseTarget<'a> {
+    pub release: &'a str,
+    pub namespace: &'a str,
+    /// The latest stored revision of the release (`None`: a first install).
+    /// `.Release.Revision` is the next one and `.Release.IsUpgrade` is set when there is one.
+    pub last_revision: Option<u64>,
+}
+
+/// A rendered chart: what apply installs and what plan shows.
+#[derive(Debug, Clone)]
+pub struct RenderedChart {
+    /// The chart as loaded (before dependency processing): what a release record keeps.
+    pub chart: kubepkg_chart::Chart,
+    /// `crds/` documents (of the chart and its subcharts) as one multi-document manifest,
+    /// each after `---` and `# Source:` (empty if none).
+    pub crds: String,
+    /// The release manifest (plain objects, sorted in Helm's install order).
+    pub manifest: String,
+    /// The chart's hooks.
+    pub hooks: Vec<Hook>,
+    pub notes: String,
+}
+
+impl RenderedChart {
+    /// `name-version` of the chart.
+    pub fn chart_id(&self) -> String {
+        format!(
+            "{}-{}",
+            self.chart.metadata.name, self.chart.metadata.version
+        )
+    }
+
+    /// Every object it renders (CRDs, then the manifest, then hooks), through the one
+    /// manifest → objects conversion.
+    pub fn objects(&self) -> Result<Vec<RenderedObject>, kubepkg_manifest::ManifestError> {
+        let mut objects = objects_from_manifest(&self.crds)?;
+        objects.extend(objects_from_manifest(&self.manifest)?);
+        for h in &self.hooks {
+            objects.extend(objects_from_manifest(&h.manifest)?);
+        }
+        Ok(objects)
+    }
+}
+
+/// Loads `chart_path` and renders it for `target` with user-supplied `values`: the chart
+/// render of every release kubepkg installs or plans.
+pub fn render_chart(
+    chart_path: &Path,
+    target: ReleaseTarget<'_>,
+    values: &Map<String, Value>,
+    caps: &Capabilities,
+) -> Result<RenderedChart, ChartRenderError> {
+    let chart_name = chart_path.display().to_string();
+    let chart = kubepkg_chart::load(chart_path).map_err(|source| ChartRenderError::Load {
+        chart: chart_name.clone(),
+        source,
+    })?;
+    let crds: String = chart
+        .crd_objects(chart.name())
+        .into_iter()
+        .map(|(n, d)| format!("---\n# Source: {n}\n{}\n", String::from_utf8_lossy(&d)))
+        .collect();
+    let opts = kubepkg_chart::TemplateOptions {
+        release_name: target.release.to_string(),
+        chart: chart_path.to_path_buf(),
+        namespace: target.namespace.to_string(),
+        is_upgrade: target.last_revision.is_some(),
+        revision: Some(target.last_revision.map_or(1, |r| r as i64 + 1)),
+        ..Default::default()
+    };
+    let user = to_chart_value(&Value::Object(values.clone()));
+    let out =
+        kubepkg_chart::render_release(chart.clone(), &user, &opts, caps).map_err(|source| {
+            ChartRenderError::Render {
+                chart: chart_name.clone(),
+                source,
+            }
+        })?;
+    Ok(RenderedChart {
+        chart,
+        crds,
+        manifest: out.manifest,
+        hooks: out.hooks,
+        notes: out.notes,
+    })
+}
+
+/// Renders one component as apply installs it: `request` is what the orchestrator asks the
+/// cluster to apply (release, namespace, chart, supplied values), `last_revision` the
+/// release's latest stored revision (`None` for a first install and for a hook, which is
+/// always installed afresh).
+pub fn render_component(
+    request: &ComponentApply,
+    caps: &Capabilities,
+    last_revision: Option<u64>,
+) -> Result<RenderedChart, RenderError> {
+    let target = ReleaseTarget {
+        release: &request.release,
+        namespace: &request.namespace,
+        last_revision,
+    };
+    render_chart(request.chart.path(), target, &request.values, caps).map_err(|e| RenderError {
+        component: request.component.clone(),
+        chart: chart_label(&request.chart),
+        message: e.chart_error().to_string(),
+    })
+}
+
 /// What the render needs beyond the package.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct RenderInput<'a> {
     /// Package instance name (release names derive from it).
     pub name: &'a str,
@@ -39,12 +194,26 @@ pub struct RenderInput<'a> {
     pub from_version: Option<&'a semver::Version>,
     /// Each component's effective values in the deployed revision (`kubepkg.previous`).
     pub previous_values: Option<&'a BTreeMap<String, Map<String, Value>>>,
-    /// Whether this is an upgrade (`.Release.IsUpgrade`).
-    pub is_upgrade: bool,
-    /// `--kube-version`, as `helm template` takes it.
-    pub kube_version: Option<String>,
-    /// Extra API versions (`--api-versions`).
-    pub api_versions: Vec<String>,
+    /// Each component's release's latest stored revision (by component name); a component
+    /// missing here is a first install.
+    pub last_revisions: BTreeMap<String, u64>,
+    /// `.Capabilities` before the first component.
+    pub capabilities: Capabilities,
+}
+
+impl<'a> RenderInput<'a> {
+    /// A first install of `name` in `namespace`, rendered with `capabilities`.
+    pub fn new(name: &'a str, namespace: &'a str, capabilities: Capabilities) -> Self {
+        RenderInput {
+            name,
+            namespace,
+            user: None,
+            from_version: None,
+            previous_values: None,
+            last_revisions: BTreeMap::new(),
+            capabilities,
+        }
+    }
 }
 
 fn chart_label(source: &ChartSource) -> String {
@@ -77,64 +246,75 @@ pub fn chart_defaults(
     })
 }
 
-/// Renders every component (hooks included) in apply order.
+/// What apply would ask the cluster to install for `component` (hooks included): the same
+/// request the orchestrator builds.
+pub fn component_request(
+    package: &Package,
+    input: &RenderInput<'_>,
+    component: &str,
+) -> Option<ComponentApply> {
+    let empty_user = UserValues::new();
+    let user = input.user.unwrap_or(&empty_user);
+    let c = package.component(component)?;
+    let ctx = c.gets_upgrade_context().then(|| {
+        upgrade_context(
+            input.from_version,
+            &package.meta.version,
+            input.previous_values.and_then(|p| p.get(component)),
+        )
+    });
+    Some(ComponentApply {
+        component: component.to_string(),
+        release: package.release_name(input.name, component),
+        namespace: c.namespace_or(input.namespace).to_string(),
+        chart: c.chart.clone(),
+        values: supplied(package, component, user, ctx.as_ref()),
+        hook: c.is_hook(),
+    })
+}
+
+/// Renders every component (hooks included) in apply order, each through
+/// [`render_component`].
 pub fn render_package(
     package: &Package,
     input: &RenderInput<'_>,
 ) -> Result<BTreeMap<String, RenderedComponent>, RenderError> {
-    let empty_user = UserValues::new();
-    let user = input.user.unwrap_or(&empty_user);
     let order = graph::order(&package.components);
-    let mut extra_api = input.api_versions.clone();
+    let mut caps = input.capabilities.clone();
     let mut out = BTreeMap::new();
     for name in order.hooks.iter().chain(order.components.iter()) {
-        let Some(c) = package.component(name) else {
+        let Some(request) = component_request(package, input, name) else {
             continue;
         };
-        let err = |message: String| RenderError {
+        let last = if request.hook {
+            None
+        } else {
+            input.last_revisions.get(name).copied()
+        };
+        let rendered = render_component(&request, &caps, last)?;
+        let objects = rendered.objects().map_err(|e| RenderError {
             component: name.clone(),
-            chart: chart_label(&c.chart),
-            message,
-        };
-        let ctx = c.gets_upgrade_context().then(|| {
-            upgrade_context(
-                input.from_version,
-                &package.meta.version,
-                input.previous_values.and_then(|p| p.get(name)),
-            )
-        });
-        let values = supplied(package, name, user, ctx.as_ref());
-        let chart = load_chart(package, name)?;
-        let chart_id = format!("{}-{}", chart.metadata.name, chart.metadata.version);
-        let kube_version = match &input.kube_version {
-            None => None,
-            Some(v) => Some(
-                kubepkg_chart::objects::KubeVersion::parse(v)
-                    .map_err(|e| err(format!("invalid kube version {v:?}: {e}")))?,
-            ),
-        };
-        let caps = kubepkg_chart::objects::Capabilities::new(kube_version, &extra_api);
-        let opts = kubepkg_chart::TemplateOptions {
-            release_name: package.release_name(input.name, name),
-            namespace: c.namespace_or(input.namespace).to_string(),
-            include_crds: true,
-            is_upgrade: input.is_upgrade,
-            ..Default::default()
-        };
-        let user_value = to_chart_value(&Value::Object(values));
-        let rendered = kubepkg_chart::render_release(chart, &user_value, &opts, &caps)
-            .map_err(|e| err(e.to_string()))?;
-        let mut objects = objects_from_manifest(&rendered.manifest);
-        for h in &rendered.hooks {
-            objects.extend(objects_from_manifest(&h.manifest));
-        }
+            chart: chart_label(&request.chart),
+            message: e.to_string(),
+        })?;
+        let mut api_versions = caps.api_versions.0.as_ref().clone();
+        // A server's list is sorted, and stays so when discovery finds the new CRDs.
+        let sorted = api_versions.is_sorted();
         for o in &objects {
-            extra_api.extend(crd_api_versions(o));
+            for v in crd_api_versions(o) {
+                if !api_versions.contains(&v) {
+                    api_versions.push(v);
+                }
+            }
         }
+        if sorted {
+            api_versions.sort();
+        }
+        caps.api_versions = VersionSet(Arc::new(api_versions));
         out.insert(
             name.clone(),
             RenderedComponent {
-                chart: chart_id,
+                chart: rendered.chart_id(),
                 objects,
             },
         );

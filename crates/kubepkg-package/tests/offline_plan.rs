@@ -11,6 +11,11 @@ use kubepkg_package::source::load_dir;
 use kubepkg_package::values::{UserValues, effective, render_explain};
 use serde_json::{Map, Value, json};
 
+/// Helm's offline `.Capabilities` (as `helm template`).
+fn offline() -> kubepkg_chart::objects::Capabilities {
+    kubepkg_chart::objects::Capabilities::new(None, &[])
+}
+
 fn widgets() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/packages/widgets")
 }
@@ -18,11 +23,7 @@ fn widgets() -> PathBuf {
 #[test]
 fn first_install_plan_renders_every_component_offline() {
     let pkg = load_dir(&widgets()).unwrap();
-    let input = RenderInput {
-        name: "shop",
-        namespace: "apps",
-        ..Default::default()
-    };
+    let input = RenderInput::new("shop", "apps", offline());
     let rendered = render_package(&pkg, &input).unwrap();
     let ids = |c: &str| -> Vec<String> { rendered[c].objects.iter().map(|o| o.id()).collect() };
     assert_eq!(
@@ -79,13 +80,11 @@ fn upgrade_plan_runs_the_hook_with_versions_and_passes_previous_values() {
     user.add_set("instance.replicas=3").unwrap();
     user.check(&pkg).unwrap();
     let input = RenderInput {
-        name: "shop",
-        namespace: "apps",
         user: Some(&user),
         from_version: Some(&from),
         previous_values: Some(&previous_values),
-        is_upgrade: true,
-        ..Default::default()
+        last_revisions: BTreeMap::from([("operator".into(), 1), ("instance".into(), 1)]),
+        ..RenderInput::new("shop", "apps", offline())
     };
     let rendered = render_package(&pkg, &input).unwrap();
     let job = &rendered["upgrade-check"].objects[0].yaml;

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::json;
 
 use super::*;
-use crate::plan::{Intent, Previous, RenderedComponent, objects_from_manifest, plan};
+use crate::plan::{Intent, Previous, RenderedComponent, plan};
 use crate::source::load_dir;
 
 /// A scripted cluster: releases are counters, failures are chosen per component.
@@ -142,7 +142,7 @@ fn rendered(version: &str, tweak: &str) -> BTreeMap<String, RenderedComponent> {
                 c.to_string(),
                 RenderedComponent {
                     chart: format!("{c}-{version}"),
-                    objects: objects_from_manifest(&format!(
+                    objects: manifest_objects(&format!(
                         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {c}\ndata:\n  v: \"{version}{tweak}\"\n"
                     )),
                 },
@@ -1061,4 +1061,9 @@ fn crash_at_every_point_of_an_upgrade_is_recovered_by_the_next_apply() {
 #[test]
 fn crash_at_every_point_of_a_failing_upgrade_and_its_rollback_is_recovered() {
     crash_at_every_point_then_recover(Some("kubevirt"));
+}
+
+/// A test manifest as objects (through the one manifest conversion).
+fn manifest_objects(m: &str) -> Vec<crate::plan::RenderedObject> {
+    crate::plan::objects_from_manifest(m).expect("test manifest")
 }

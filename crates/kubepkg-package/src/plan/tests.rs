@@ -24,7 +24,7 @@ fn rendered(version: &str) -> BTreeMap<String, RenderedComponent> {
         "operator".to_string(),
         RenderedComponent {
             chart: format!("kubevirt-operator-{version}"),
-            objects: objects_from_manifest(&format!(
+            objects: manifest_objects(&format!(
                 "---\n# Source: kubevirt-operator/templates/deployment.yaml\n{}",
                 deployment(
                     "virt-operator",
@@ -37,7 +37,7 @@ fn rendered(version: &str) -> BTreeMap<String, RenderedComponent> {
         "kubevirt".to_string(),
         RenderedComponent {
             chart: "kubevirt-1.0.0".into(),
-            objects: objects_from_manifest(
+            objects: manifest_objects(
                 "apiVersion: kubevirt.io/v1\nkind: KubeVirt\nmetadata:\n  name: kubevirt\n  namespace: kubevirt\nspec: {}\n",
             ),
         },
@@ -46,7 +46,7 @@ fn rendered(version: &str) -> BTreeMap<String, RenderedComponent> {
         "migrate".to_string(),
         RenderedComponent {
             chart: format!("migrate-{version}"),
-            objects: objects_from_manifest(&format!(
+            objects: manifest_objects(&format!(
                 "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate-{}\n  namespace: app\n",
                 version.replace('.', "-")
             )),
@@ -56,7 +56,7 @@ fn rendered(version: &str) -> BTreeMap<String, RenderedComponent> {
         "worker".to_string(),
         RenderedComponent {
             chart: format!("worker-{version}"),
-            objects: objects_from_manifest(&format!(
+            objects: manifest_objects(&format!(
                 "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: worker\n  namespace: app\nspec:\n  image: worker:{version}\n"
             )),
         },
@@ -112,7 +112,7 @@ fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
 
 #[test]
 fn objects_are_split_from_a_manifest_stream() {
-    let objs = objects_from_manifest(
+    let objs = manifest_objects(
         "---\n# Source: a.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n\n---\napiVersion: v1\nkind: Service\nmetadata: {name: b, namespace: ns}\n---\n# only a comment\n",
     );
     let ids: Vec<String> = objs.iter().map(RenderedObject::id).collect();
@@ -463,4 +463,9 @@ fn plan_does_not_need_crds_to_exist() {
     let d = p.steps[1].diff.as_ref().unwrap();
     assert_eq!(d[0].object, "KubeVirt kubevirt/kubevirt");
     assert_eq!(d[0].change, ObjectChange::Added);
+}
+
+/// A test manifest as objects (through the one manifest conversion).
+fn manifest_objects(m: &str) -> Vec<crate::plan::RenderedObject> {
+    crate::plan::objects_from_manifest(m).expect("test manifest")
 }
