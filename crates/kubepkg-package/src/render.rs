@@ -5,7 +5,7 @@
 //! `upgradeContext` components, `kubepkg.*`). Components are rendered in apply order, and the
 //! API versions of every CRD an earlier component renders are added to the capabilities of the
 //! later ones, so `.Capabilities.APIVersions.Has "kubevirt.io/v1"` holds in the chart that
-//! creates the KubeVirt object although no cluster has that CRD yet (SPEC §4.7, §6).
+//! creates the KubeVirt object although no cluster has that CRD yet (docs/rules.md#plan).
 
 use std::collections::BTreeMap;
 
