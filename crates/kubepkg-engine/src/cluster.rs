@@ -145,8 +145,8 @@ impl KubeCluster {
 
 impl KubeCluster {
     /// Mirrors `rev` into the status of the `Package` object of the same name and namespace
-    /// (SPEC §3), when the CRD is installed and such an object exists; a failure to do so is
-    /// reported and does not stop the apply.
+    /// (docs/package-object.md#status), when the CRD is installed and such an object exists; a
+    /// failure to do so is reported and does not stop the apply.
     pub async fn publish_status(&self, rev: &PackageRevision) {
         use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
         use kubepkg_package::object;

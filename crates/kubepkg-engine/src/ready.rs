@@ -1,8 +1,8 @@
-//! `readyWhen` gates (SPEC §4.3): every listed object must have `status.conditions` entry of
-//! the given type with the given status. Waiting watches each object by name (never polls
-//! its state); a namespace left out defaults to the component's, and is ignored for
-//! cluster-scoped kinds. A kind whose CRD is not served yet is looked up again as discovery
-//! changes, so a gate on a resource an operator registers late still works.
+//! `readyWhen` gates (docs/rules.md#readywhen): every listed object must have `status.conditions`
+//! entry of the given type with the given status. Waiting watches each object by name (never polls
+//! its state); a namespace left out defaults to the component's, and is ignored for cluster-scoped
+//! kinds. A kind whose CRD is not served yet is looked up again as discovery changes, so a gate on
+//! a resource an operator registers late still works.
 
 use std::time::Duration;
 
@@ -102,7 +102,8 @@ fn stale_generation(obj: &Value, condition: &Value, name: &str) -> Option<String
 
 /// Waits until every Job among `ids` has completed (condition `Complete`); a Job whose
 /// `Failed` condition turns true ends the wait at once. kstatus counts a started Job as
-/// current, but a hook component (SPEC §4.6) and any Job of a component must have finished.
+/// current, but a hook component (docs/rules.md#preupgrade-hooks) and any Job of a component
+/// must have finished.
 pub async fn wait_jobs(
     cluster: &Cluster,
     ids: &[ObjectRef],

@@ -1,7 +1,7 @@
-//! Two operations on one package at once (SPEC §6 "concurrent runs wait or refuse cleanly"),
-//! on the local control plane: the second waits for the package Lease and then runs on what the
-//! first recorded (never interleaved); given too little time, it refuses naming the holder and
-//! changes nothing.
+//! Two operations on one package at once (docs/rules.md#concurrent-runs-and-crashes: concurrent
+//! runs wait or refuse cleanly), on the local control plane: the second waits for the package
+//! Lease and then runs on what the first recorded (never interleaved); given too little time, it
+//! refuses naming the holder and changes nothing.
 
 mod support;
 

@@ -1,7 +1,7 @@
-//! The `Package` object (SPEC §3) on the local control plane: the CRD installs and the API
-//! server enforces its schema; applying a package writes the status of the `Package` of the
-//! same name — revision, version, kstatus conditions, components — and kstatus reads it as
-//! `kubepkg status` does, while waiting for requirements and once deployed.
+//! The `Package` object (docs/package-object.md) on the local control plane: the CRD installs
+//! and the API server enforces its schema; applying a package writes the status of the
+//! `Package` of the same name — revision, version, kstatus conditions, components — and kstatus
+//! reads it as `kubepkg status` does, while waiting for requirements and once deployed.
 
 mod support;
 
@@ -85,7 +85,8 @@ async fn crd_schema_refuses_bad_specs() {
     install_crd(&ns).await;
     let api = packages(&ns);
     let pp = PostParams::default();
-    // SPEC §3's example is accepted, with the defaults filled in.
+    // A spec with every field (docs/package-object.md#spec) is accepted, with the defaults
+    // filled in.
     let ok = api
         .create(
             &pp,

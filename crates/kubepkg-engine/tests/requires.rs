@@ -1,9 +1,10 @@
-//! Package `requires` (SPEC §2, §4.2) on the local control plane: a package whose required
-//! packages are missing, at a version outside the constraint or not Ready waits — recorded as a
-//! pending revision with `RequirementsNotMet` (a waiting state, exit code 6, not a failure) —
-//! until the requirements timeout, then stops having changed nothing; it proceeds as soon as
-//! (watching the package records) the requirement becomes Ready; an optional requirement that
-//! is absent holds nothing up, one that is installed must be Ready.
+//! Package `requires` (docs/kubepkg-yaml.md#requires, docs/rules.md#requirements) on the local
+//! control plane: a package whose required packages are missing, at a version outside the
+//! constraint or not Ready waits — recorded as a pending revision with `RequirementsNotMet` (a
+//! waiting state, exit code 6, not a failure) — until the requirements timeout, then stops having
+//! changed nothing; it proceeds as soon as (watching the package records) the requirement becomes
+//! Ready; an optional requirement that is absent holds nothing up, one that is installed must be
+//! Ready.
 
 mod support;
 

@@ -1,4 +1,4 @@
-//! The rules of SPEC §4 on the local control plane (testenv/), one test (or more) per rule,
+//! The rules of docs/rules.md on the local control plane (testenv/), one test (or more) per rule,
 //! each asserting what the cluster holds (objects, Helm release records) and the package
 //! revisions recorded. Packages are written to temporary directories; workloads use the node
 //! simulator's pod annotations (`kubepkg.dev/sim`) to be ready, never ready, or fail.

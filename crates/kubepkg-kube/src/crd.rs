@@ -1,5 +1,5 @@
-//! Safe CustomResourceDefinition upgrades (SPEC §6): before a changed CRD replaces the one
-//! in the cluster, refuse when the new definition
+//! Safe CustomResourceDefinition upgrades (docs/rules.md#crd-upgrades): before a changed CRD
+//! replaces the one in the cluster, refuse when the new definition
 //! - drops a version listed in the live CRD's `status.storedVersions` (objects may still be
 //!   stored in etcd at that version and could no longer be read), or
 //! - stops serving (or drops) a version that existing objects of the CRD were written

@@ -32,7 +32,7 @@ pub enum KubeError {
     /// Objects did not become ready in time.
     #[error("{0}")]
     NotReady(crate::wait::NotReadyReport),
-    /// A CRD upgrade that would break stored or existing objects (SPEC §6).
+    /// A CRD upgrade that would break stored or existing objects (docs/rules.md#crd-upgrades).
     #[error(transparent)]
     UnsafeCrd(crate::crd::UnsafeCrdUpgrade),
     /// An object failed while waiting (kstatus `Failed`), e.g. a failed Job.

@@ -1,4 +1,4 @@
-//! Package status conditions (SPEC §3), kstatus-compatible.
+//! Package status conditions (docs/package-object.md#conditions), kstatus-compatible.
 //!
 //! Every recorded package revision carries the conditions its state implies, in the shape of
 //! Kubernetes' `metav1.Condition`, so `kubepkg status`, the `Package` object's status and any
@@ -13,15 +13,15 @@
 //! | `failed` | False, `UpgradeFailed` / `InstallFailed` / `RolledBack` | – | True | Failed |
 //! | `uninstalling` | False, `Uninstalling` | True | – | InProgress |
 //!
-//! kstatus reads abnormal-true conditions: `Reconciling` (the spec's "Progressing") means work
-//! is under way, `Stalled` that it stopped and needs a change (fix forward) to go on. A
-//! condition's `lastTransitionTime` moves only when its status changes.
+//! kstatus reads abnormal-true conditions: `Reconciling` (kstatus' name for "Progressing")
+//! means work is under way, `Stalled` that it stopped and needs a change (fix forward) to go
+//! on. A condition's `lastTransitionTime` moves only when its status changes.
 
 use serde::{Deserialize, Serialize};
 
 use crate::revision::{PackageRevision, RevisionStatus};
 
-/// The reasons of SPEC §3.
+/// The reasons of docs/package-object.md#reasons.
 pub mod reason {
     pub const SUCCEEDED: &str = "Succeeded";
     pub const PROGRESSING: &str = "Progressing";

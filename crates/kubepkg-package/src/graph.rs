@@ -1,4 +1,5 @@
-//! The component graph: apply order, hooks, uninstall order and cycle detection (SPEC §4.1, §4.6).
+//! The component graph: apply order, hooks, uninstall order and cycle detection
+//! (docs/rules.md#order, docs/rules.md#preupgrade-hooks).
 //!
 //! Components are applied one at a time. A component named in another's `dependsOn` comes
 //! first; among components whose dependencies are all placed, the one earliest in the manifest

@@ -1,14 +1,16 @@
 //! kubepkg's package layer: everything about a package that needs no cluster.
 //!
-//! - [`manifest`]: `kubepkg.yaml` (SPEC §2), read strictly and validated;
+//! - [`manifest`]: `kubepkg.yaml` (docs/kubepkg-yaml.md), read strictly and validated;
 //! - [`source`]: package directories, `.tgz` archives and bare charts;
 //! - [`graph`]: apply order (dependencies first, manifest order otherwise), hooks, uninstall order;
 //! - [`values`]: values per component with provenance, and the `kubepkg.*` upgrade context;
 //! - [`revision`]: the package revision record kept in the cluster, and its Secret encoding;
 //! - [`conditions`]: the kstatus conditions (Ready, Reconciling, Stalled) a revision's state implies;
-//! - [`object`]: the `Package` custom resource (SPEC §3): its CRD, spec and the status kubepkg writes;
+//! - [`object`]: the `Package` custom resource (docs/package-object.md): its CRD, spec and the
+//!   status kubepkg writes;
 //! - [`plan`]: what an apply would do, as data, text and JSON;
-//! - [`orchestrator`]: the apply decisions (SPEC §4) as a state machine over a [`orchestrator::Cluster`] trait.
+//! - [`orchestrator`]: the apply decisions (docs/rules.md) as a state machine over a
+//!   [`orchestrator::Cluster`] trait.
 //!
 //! The cluster side (releases, readiness, leases, Secret storage) lives in other crates and is
 //! reached only through the orchestrator's trait, so this crate is fully testable offline.

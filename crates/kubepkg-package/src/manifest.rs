@@ -1,4 +1,5 @@
-//! The package manifest `kubepkg.yaml` (SPEC §2): its model, strict reading and validation.
+//! The package manifest `kubepkg.yaml` (docs/kubepkg-yaml.md): its model, strict reading and
+//! validation.
 //!
 //! Reading is strict: unknown fields, duplicate keys and wrong types are errors with the line
 //! and column. Validation then checks what the shape cannot: names, SemVer, constraints, chart
@@ -48,7 +49,8 @@ pub struct PackageMeta {
 }
 
 impl PackageMeta {
-    /// Whether a failed upgrade *to* this version may be rolled back (SPEC §4.5).
+    /// Whether a failed upgrade *to* this version may be rolled back
+    /// (docs/rules.md#failure-and-rollback).
     pub fn rollback_is_safe(&self) -> bool {
         self.rollback_safe == Some(true)
     }

@@ -1,4 +1,5 @@
-//! The `Package` object (SPEC §3): group `kubepkg.dev`, version `v1alpha1`, kind `Package`.
+//! The `Package` object (docs/package-object.md): group `kubepkg.dev`, version `v1alpha1`,
+//! kind `Package`.
 //!
 //! [`CRD`] is its CustomResourceDefinition (structural schema, status subresource, printer
 //! columns). The status is what kubepkg records about the package instance of the same name
@@ -143,7 +144,7 @@ mod tests {
 
     #[test]
     fn spec_reads_the_spec_example_and_refuses_unknown_fields() {
-        // SPEC §3's example spec.
+        // A spec with every field (docs/package-object.md#spec).
         let spec: PackageSpec = serde_json::from_value(json!({
             "source": {"oci": "oci://registry.example/pkgs/kubevirt", "version": "1.4.0"},
             "values": {"kubevirt": {"featureGates": ["Snapshot"]}},

@@ -1,4 +1,5 @@
-//! The orchestrator's decisions (SPEC §4), over a [`Cluster`] trait for everything it touches.
+//! The orchestrator's decisions (docs/rules.md), over a [`Cluster`] trait for everything it
+//! touches.
 //!
 //! [`apply`] and [`rollback`] hold every rule and nothing else: the [`Cluster`] implementation
 //! (releases, readiness watches, Secret storage, leases) lives in the release/kube crates, and a
@@ -40,7 +41,7 @@ use crate::plan::{Action, Change, Plan};
 use crate::revision::{ComponentRecord, History, PackageRevision, RevisionStatus, values_digest};
 use crate::values::{UserValues, supplied, upgrade_context};
 
-/// The default per-component readiness timeout (SPEC §4.4).
+/// The default per-component readiness timeout (docs/rules.md#timeouts).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Another package instance as the requirements check sees it.
@@ -200,7 +201,7 @@ pub trait Cluster {
     fn now(&self) -> String;
 }
 
-/// The reason an apply ended with (SPEC §3).
+/// The reason an apply ended with (docs/package-object.md#reasons).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Reason {
     Succeeded,
@@ -409,7 +410,7 @@ fn record_failed(f: Failure) -> String {
     format!("cannot record the package revision: {}", f.message)
 }
 
-/// Applies a package (install or upgrade) following every rule of SPEC §4.
+/// Applies a package (install or upgrade) following every rule of docs/rules.md.
 pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcome {
     let mut run = Run::new(cluster, input.now);
     let pkg = input.package;

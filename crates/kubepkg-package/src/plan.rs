@@ -1,4 +1,5 @@
-//! The plan: what `kubepkg apply` would do, computed without touching anything (SPEC §4.7).
+//! The plan: what `kubepkg apply` would do, computed without touching anything
+//! (docs/rules.md#plan).
 //!
 //! [`plan`] is a pure function of the new package, the previous revision (if any, with the
 //! objects its releases rendered) and the objects each component renders now. It gives the order
@@ -251,7 +252,7 @@ pub struct Removal {
     pub namespace: String,
 }
 
-/// What a failure during the apply would do (SPEC §4.5).
+/// What a failure during the apply would do (docs/rules.md#failure-and-rollback).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(
     rename_all = "camelCase",

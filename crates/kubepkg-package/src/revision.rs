@@ -1,4 +1,5 @@
-//! Package revisions: what kubepkg records in the cluster after each apply (SPEC §4.8).
+//! Package revisions: what kubepkg records in the cluster after each apply
+//! (docs/rules.md#revisions).
 //!
 //! One revision per apply that changes something, in the spirit of Helm's release records: the
 //! package version, the manifest digest, the values the user gave (per component) and their
@@ -130,7 +131,8 @@ pub struct PackageRevision {
     /// Human summary, as Helm's `info.description` ("Install complete", "Rollback to 3", …).
     #[serde(default)]
     pub description: String,
-    /// The reason of SPEC §3 (`Succeeded`, `UpgradeFailed`, `RolledBack`, `InstallFailed`, …).
+    /// The reason (docs/package-object.md#reasons: `Succeeded`, `UpgradeFailed`, `RolledBack`,
+    /// `InstallFailed`, …).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
     /// RFC 3339 time of the first deployment of this package instance.

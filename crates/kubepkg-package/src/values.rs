@@ -1,4 +1,5 @@
-//! Values per component, with provenance (SPEC §2, §5 values, §6 values provenance).
+//! Values per component, with provenance (docs/rules.md#values-precedence,
+//! docs/rules.md#values-provenance, docs/kubepkg-yaml.md#upgradecontext).
 //!
 //! Precedence, lowest first: chart defaults < `components[].values` in kubepkg.yaml < user
 //! values: `spec.values` of a `Package` object, then Helm's `MergeValues` order — `-f` files in
@@ -106,7 +107,8 @@ pub enum ValuesError {
 }
 
 /// When a user values source is applied: Helm's `MergeValues` order (Package spec first, as
-/// the lowest user layer of SPEC §5), whatever the order of the flags on the command line.
+/// the lowest user layer of docs/rules.md#values-precedence), whatever the order of the flags
+/// on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Rank {
     PackageSpec,

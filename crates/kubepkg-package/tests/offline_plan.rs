@@ -1,4 +1,4 @@
-//! Offline plan of a real package directory, rendered through the chart layer (SPEC §4.7):
+//! Offline plan of a real package directory, rendered through the chart layer (docs/rules.md#plan):
 //! no cluster, and a custom resource whose CRD only an earlier component provides.
 
 use std::collections::BTreeMap;

@@ -245,7 +245,7 @@ fn component_state(e: &serde_json::Value) -> String {
 }
 
 /// `apply -o json`: each progress event is one JSON line on stdout as it happens, in the
-/// order of SPEC §4 (a applied, waited for, ready; then b), the summary last.
+/// order of docs/rules.md#order (a applied, waited for, ready; then b), the summary last.
 #[tokio::test]
 async fn apply_json_prints_one_line_per_progress_event_then_the_summary() {
     let ns = TestNamespace::new("pkg-json").await.expect("control plane");

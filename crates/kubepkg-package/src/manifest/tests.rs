@@ -1,4 +1,5 @@
-//! Validation tests: one per rule of SPEC §2, each asserting the message's location and advice.
+//! Validation tests: one per rule of docs/kubepkg-yaml.md#validation, each asserting the
+//! message's location and advice.
 
 use std::fs;
 use std::path::{Path, PathBuf};

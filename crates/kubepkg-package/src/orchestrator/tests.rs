@@ -1,4 +1,5 @@
-//! Orchestrator rules (SPEC §4) against a fake cluster. Test names start with the rule number.
+//! Orchestrator rules (docs/rules.md) against a fake cluster. Test names start with the rule
+//! number.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

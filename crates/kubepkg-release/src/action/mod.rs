@@ -912,9 +912,9 @@ pub fn manifest_objects(manifest: &str) -> Result<Vec<ObjectRef>, ActionError> {
 
 /// Installs or upgrades a chart's `crds/` files: each CRD created when absent (as Helm),
 /// and, beyond Helm (which never touches them again), server-side applied when present if
-/// the upgrade is safe (SPEC §6, [`kubepkg_kube::crd`]: no stored version dropped, no
-/// version that existing objects use unserved); all are checked before any is written,
-/// then all waited to `Established`. They carry no release ownership, as in Helm.
+/// the upgrade is safe (docs/rules.md#crd-upgrades, [`kubepkg_kube::crd`]: no stored version
+/// dropped, no version that existing objects use unserved); all are checked before any is
+/// written, then all waited to `Established`. They carry no release ownership, as in Helm.
 pub async fn install_crds(
     cluster: &Cluster,
     docs: &str,
