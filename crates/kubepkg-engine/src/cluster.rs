@@ -120,6 +120,18 @@ impl KubeCluster {
         }
     }
 
+    /// `.Capabilities` for a render now: the server's version as connected, and the API
+    /// versions it serves at this moment (asked again, as Helm builds them from discovery for
+    /// every render; the known ones if the server cannot be asked). Plan and apply both
+    /// render with this.
+    pub async fn capabilities_now(&self) -> ClusterCapabilities {
+        let mut caps = self.caps.clone();
+        if let Ok(v) = served_api_versions(&self.kube.client).await {
+            caps.api_versions = v;
+        }
+        caps
+    }
+
     /// The cluster with `namespace` as the default for objects that name none.
     pub fn in_namespace(&self, namespace: &str) -> kubepkg_kube::Cluster {
         let mut c = self.kube.clone();
@@ -296,9 +308,7 @@ impl Cluster for KubeCluster {
         let is_upgrade = last.is_some();
         // Earlier components may have registered APIs (CRDs): ask the server again, as Helm
         // builds `.Capabilities.APIVersions` from discovery for every render.
-        if let Ok(v) = served_api_versions(&self.kube.client).await {
-            self.caps.api_versions = v;
-        }
+        self.caps = self.capabilities_now().await;
         let out = component_payload(request, &self.caps, last.as_ref().map(|r| r.version))
             .map_err(failure)?;
         if !out.crds.is_empty() {

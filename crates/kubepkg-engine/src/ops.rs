@@ -244,11 +244,15 @@ pub async fn prepare(
         }
     }
     let from_version = deployed.as_ref().and_then(|d| d.semver());
-    let capabilities = kc.caps.to_chart().map_err(|message| EngineError::Render {
-        component: String::new(),
-        chart: String::new(),
-        message,
-    })?;
+    let capabilities =
+        kc.capabilities_now()
+            .await
+            .to_chart()
+            .map_err(|message| EngineError::Render {
+                component: String::new(),
+                chart: String::new(),
+                message,
+            })?;
     // Each release's latest revision, as apply reads it: `.Release.Revision` is the next.
     let mut last_revisions = BTreeMap::new();
     for c in package.components.iter().filter(|c| !c.is_hook()) {

@@ -24,7 +24,7 @@ use kube::core::{ApiResource, GroupVersionKind};
 use kube::runtime::{WatchStreamExt, watcher};
 use kubepkg_engine::{EngineError, Instance, KubeCluster, ops};
 use kubepkg_package::orchestrator::{Reason, RollbackRefused};
-use kubepkg_package::plan::{Change, FailurePolicy, Gate};
+use kubepkg_package::plan::{Change, FailurePolicy, Gate, RenderedComponent};
 use kubepkg_package::revision::RevisionStatus;
 use kubepkg_package::values::UserValues;
 use kubepkg_testkit::TestNamespace;
@@ -769,4 +769,225 @@ fn every_example_version_plans_offline() {
         "{:?}",
         kubevirt.gates
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// Plan equals apply: the objects `plan --cluster` shows are, byte for byte, the objects
+// apply sends (captured at the apply boundary by the cluster's observer).
+
+/// The objects of a rendered plan as apply would send them (`Kind ns/name` → JSON), read
+/// through the one manifest → objects conversion.
+fn planned_objects(rendered: &BTreeMap<String, RenderedComponent>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for component in rendered.values() {
+        for o in &component.objects {
+            for m in kubepkg_manifest::parse(&o.yaml).expect("plan object reads") {
+                out.push((o.id(), serde_json::to_string(&m.object).unwrap()));
+            }
+        }
+    }
+    out
+}
+
+/// A Helm test hook (never sent by an apply).
+fn is_test_hook(json: &str) -> bool {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    v["metadata"]["annotations"]["helm.sh/hook"]
+        .as_str()
+        .is_some_and(|h| h.split(',').any(|e| e.trim().starts_with("test")))
+}
+
+/// Plans `dir` against the cluster (what `kubepkg plan --cluster` prints), applies it with
+/// an observer on the cluster, and checks that every object apply sent is one the plan
+/// rendered, byte for byte, and that every object the plan rendered for a component that
+/// changes (or a hook that runs) was sent.
+async fn plan_then_apply(
+    kc: &mut KubeCluster,
+    ns: &str,
+    name: &str,
+    dir: &Path,
+    user: &UserValues,
+) {
+    let package = kubepkg_package::source::load_dir(dir).expect("valid package");
+    let instance = Instance {
+        name,
+        namespace: ns,
+    };
+    let prepared = ops::prepare(kc, &package, instance, user)
+        .await
+        .expect("plan --cluster");
+    let planned = planned_objects(&prepared.rendered);
+    let sent: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
+    let record = sent.clone();
+    kc.kube.observer = Some(Arc::new(move |o: &kubepkg_kube::ManifestObject| {
+        let key = match o.id.namespace.as_str() {
+            "" => format!("{} {}", o.id.kind, o.id.name),
+            n => format!("{} {n}/{}", o.id.kind, o.id.name),
+        };
+        record
+            .lock()
+            .unwrap()
+            .push((key, serde_json::to_string(&o.object).unwrap()));
+    }));
+    kc.events.clear();
+    let (outcome, _) = ops::apply(kc, &package, instance, user, TIMEOUT)
+        .await
+        .expect("apply runs");
+    kc.kube.observer = None;
+    let sent = sent.lock().unwrap().clone();
+    let label = dir.display();
+    assert_eq!(
+        outcome.reason,
+        Reason::Succeeded,
+        "{label}: {}",
+        outcome.message
+    );
+    assert!(!sent.is_empty(), "{label}: apply sent nothing");
+    for (id, json) in &sent {
+        assert!(
+            planned.iter().any(|(_, p)| p == json),
+            "{label}: apply sent {id} as\n{json}\nwhich the plan does not show; the plan has\n{:#?}",
+            planned.iter().filter(|(p, _)| p == id).collect::<Vec<_>>()
+        );
+    }
+    let changing: Vec<&str> = prepared
+        .plan
+        .steps
+        .iter()
+        .filter(|s| !matches!(s.change, Change::Unchanged { .. }))
+        .map(|s| s.name.as_str())
+        .chain(
+            prepared
+                .plan
+                .hooks
+                .iter()
+                .filter(|h| h.runs)
+                .map(|h| h.name.as_str()),
+        )
+        .collect();
+    for c in changing {
+        for (id, json) in planned_objects(&BTreeMap::from([(
+            c.to_string(),
+            prepared.rendered[c].clone(),
+        )])) {
+            if is_test_hook(&json) {
+                continue;
+            }
+            assert!(
+                sent.iter().any(|(_, s)| *s == json),
+                "{label}: the plan shows {id} of {c} but apply did not send it:\n{json}\nit sent: {:#?}",
+                sent.iter().map(|(i, _)| i).collect::<Vec<_>>()
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn plan_shows_what_apply_sends_for_every_example() {
+    let ns = TestNamespace::new("plan-equals-apply")
+        .await
+        .expect("control plane");
+    let _operator = PlayOperator::start(&ns);
+    let kube = kubepkg_kube::Cluster::from_client(ns.client().clone(), ns.name());
+    let caps = ops::capabilities(&kube).await;
+    let mut kc = KubeCluster::new(kube, caps, TIMEOUT, Arc::new(|_: &str| {}));
+    let name = ns.name().to_string();
+    let shop = user(&[NO_VOLUMES]);
+    let none = UserValues::new();
+    for (instance, versions, values) in [
+        ("shop", &["shop/v1", "shop/v2", "shop/v3"][..], &shop),
+        ("werft", &["werft/v1", "werft/v2", "werft/v3"][..], &none),
+        ("kubevirt", &["kubevirt/v1", "kubevirt/v2"][..], &none),
+    ] {
+        for v in versions {
+            plan_then_apply(&mut kc, &name, instance, &example(v), values).await;
+        }
+    }
+}
+
+/// A package of public and synthetic corpus charts plus `tests/charts/numbers` (`crds/`,
+/// hooks, release revision, IsUpgrade, capabilities, integers above 2^53), installed and
+/// then upgraded.
+#[tokio::test]
+async fn plan_shows_what_apply_sends_for_corpus_charts_and_big_integers_survive() {
+    let ns = TestNamespace::new("plan-equals-apply-charts")
+        .await
+        .expect("control plane");
+    let root = tempfile::tempdir().unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let charts = [
+        ("numbers", repo.join("crates/kubepkg-engine/tests/charts/numbers")),
+        ("caps", repo.join("crates/kubepkg/tests/charts/caps")),
+        (
+            "guestbook",
+            repo.join("testdata/charts/modules/github.com_argoproj_argo-cd_v3__test_e2e_testdata_helm-guestbook"),
+        ),
+        (
+            "podinfo",
+            repo.join("testdata/charts/modules/github.com_fluxcd_flagger__charts_podinfo"),
+        ),
+        (
+            "api-versions",
+            repo.join("testdata/charts/modules/github.com_argoproj_argo-cd_v3__test_e2e_testdata_helm-api-versions"),
+        ),
+    ];
+    for (c, src) in &charts {
+        let status = Command::new("cp")
+            .args(["-r"])
+            .arg(src)
+            .arg(root.path().join(c))
+            .status()
+            .unwrap();
+        assert!(status.success(), "copy {}", src.display());
+    }
+    let manifest = |version: &str, note: &str| {
+        let mut m = format!(
+            "package: {{name: corpus, version: {version}, rollback: {{safe: true}}}}\ncomponents:\n"
+        );
+        for (c, _) in &charts {
+            let values = match *c {
+                "numbers" => format!("{{note: {note}}}"),
+                // Its HPA template is written for autoscaling/v2beta fields.
+                "podinfo" => "{hpa: {enabled: false}}".into(),
+                _ => "{}".into(),
+            };
+            m.push_str(&format!("- {{name: {c}, path: {c}, values: {values}}}\n"));
+        }
+        m
+    };
+    let kube = kubepkg_kube::Cluster::from_client(ns.client().clone(), ns.name());
+    let caps = ops::capabilities(&kube).await;
+    let mut kc = KubeCluster::new(kube, caps, TIMEOUT, Arc::new(|_: &str| {}));
+    let name = ns.name().to_string();
+    for (version, note) in [("1.0.0", "first"), ("1.0.1", "second")] {
+        std::fs::write(root.path().join("kubepkg.yaml"), manifest(version, note)).unwrap();
+        plan_then_apply(&mut kc, &name, "corpus", root.path(), &UserValues::new()).await;
+    }
+    // The upgrade rendered revision 2 (plan and apply alike, checked above); the API server
+    // holds what the chart wrote.
+    let cms: Api<ConfigMap> = Api::namespaced(ns.client().clone(), ns.name());
+    let cm = cms.get("corpus-numbers-release").await.unwrap();
+    let data = cm.data.unwrap();
+    assert_eq!(
+        (
+            data["revision"].as_str(),
+            data["isUpgrade"].as_str(),
+            data["note"].as_str()
+        ),
+        ("2", "true", "second")
+    );
+    assert_eq!(data["hasNumbers"], "true");
+    // 2^53+1 and int64's extremes read back from the API server exactly as written.
+    let gvk = GroupVersionKind::gvk("kubepkg.test", "v1", "Number");
+    let numbers: Api<DynamicObject> = Api::namespaced_with(
+        ns.client().clone(),
+        ns.name(),
+        &ApiResource::from_gvk_with_plural(&gvk, "numbers"),
+    );
+    let n = numbers.get("corpus-numbers").await.unwrap();
+    let spec = &n.data["spec"];
+    assert_eq!(spec["big"].as_u64(), Some(9_007_199_254_740_993), "{spec}");
+    assert_eq!(spec["max"].as_i64(), Some(i64::MAX), "{spec}");
+    assert_eq!(spec["min"].as_i64(), Some(i64::MIN), "{spec}");
+    assert_eq!(spec["ratio"].as_f64(), Some(0.25), "{spec}");
 }

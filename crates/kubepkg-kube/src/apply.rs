@@ -111,6 +111,11 @@ impl<'a> Applier<'a> {
     /// Server-side applies one object, returning the object the server stored.
     pub async fn apply_one(&self, object: &ManifestObject) -> Result<Value, KubeError> {
         let (api, id) = self.locate(&object.id).await?;
+        if !self.options.dry_run
+            && let Some(observe) = &self.cluster.observer
+        {
+            observe(object);
+        }
         let mut body = object.object.clone();
         if let Some(meta) = body.get_mut("metadata").and_then(Value::as_object_mut) {
             if id.namespace.is_empty() {

@@ -17,12 +17,19 @@ pub struct ClusterOptions {
     pub namespace: Option<String>,
 }
 
+/// Called with every object apply is about to send (not for dry runs): the object as the
+/// manifest conversion produced it, before apply sets its namespace and Helm's ownership
+/// metadata. For audits and for tests that check what apply sends (plan equals apply).
+pub type ApplyObserver = std::sync::Arc<dyn Fn(&crate::ManifestObject) + Send + Sync>;
+
 /// A connected cluster: the client, the namespace operations default to, and discovery.
 #[derive(Clone)]
 pub struct Cluster {
     pub client: kube::Client,
     pub namespace: String,
     pub discovery: Discovery,
+    /// Sees every object applied through this cluster (see [`ApplyObserver`]).
+    pub observer: Option<ApplyObserver>,
 }
 
 impl Cluster {
@@ -45,6 +52,7 @@ impl Cluster {
             discovery: Discovery::new(client.clone()),
             client,
             namespace: namespace.to_string(),
+            observer: None,
         }
     }
 }

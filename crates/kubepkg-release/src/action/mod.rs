@@ -942,6 +942,9 @@ pub async fn install_crds(
     }
     let mut ids = Vec::new();
     for (o, api, id, exists) in located {
+        if let Some(observe) = &cluster.observer {
+            observe(o);
+        }
         let body: kube::core::DynamicObject = serde_json::from_value(o.object.clone())
             .map_err(|e| ActionError::Manifest(format!("{}: {e}", o.source)))?;
         if exists {
