@@ -161,7 +161,7 @@ pub fn load_archive_files(raw: &[u8], origin: &str, limits: &Limits) -> Result<V
     // (`LoadArchive`) appends the reason. We print Helm's words, the archive and the reason.
     let err =
         |m: String| ChartError::Archive(format!("unable to load chart archive {origin}: {m}"));
-    if !raw.starts_with(&[0x1f, 0x8b, 0x08]) {
+    if !is_gzip(raw) {
         if origin.ends_with(".yaml") || origin.ends_with(".yml") {
             return Err(ChartError::Archive(format!(
                 "file '{origin}' seems to be a YAML file, but expected a gzipped archive"
@@ -172,6 +172,62 @@ pub fn load_archive_files(raw: &[u8], origin: &str, limits: &Limits) -> Result<V
             detect_content_type(raw)
         )));
     }
+    let mut files = read_entries(raw, limits, "chart", chart_entry_name).map_err(err)?;
+    for f in &mut files {
+        if f.data.starts_with(&[0xEF, 0xBB, 0xBF]) {
+            f.data.drain(..3);
+        }
+    }
+    if files.is_empty() {
+        return Err(err("no files in chart archive".into()));
+    }
+    Ok(files)
+}
+
+/// Whether `raw` starts as a gzip stream does.
+pub fn is_gzip(raw: &[u8]) -> bool {
+    raw.starts_with(&[0x1f, 0x8b, 0x08])
+}
+
+/// Helm's path rules for a chart archive entry: the first component is the chart directory
+/// and is dropped; the rest must stay inside it.
+fn chart_entry_name(raw_name: &str) -> std::result::Result<String, String> {
+    let delim = if raw_name.contains('\\') { '\\' } else { '/' };
+    let parts: Vec<&str> = raw_name.split(delim).collect();
+    let n = parts[1..].join("/");
+    if n.starts_with('/') {
+        return Err("chart illegally contains absolute paths".into());
+    }
+    let n = clean_path(&n);
+    if n == "." {
+        return Err(format!(
+            "chart illegally contains content outside the base directory: {raw_name:?}"
+        ));
+    }
+    if n.starts_with("..") {
+        return Err("chart illegally references parent directory".into());
+    }
+    if is_drive_path(&n) {
+        return Err("chart contains illegally named files".into());
+    }
+    if parts[0] == "Chart.yaml" {
+        return Err("chart yaml not in base directory".into());
+    }
+    Ok(n)
+}
+
+/// Reads every regular file of a gzipped tar stream under `limits` — the one archive policy
+/// of kubepkg, for charts and packages alike: links and special files refused, at most
+/// `max_files` entries, `max_file_size` per file, `max_total` in all, and a compression
+/// ratio cap. Directory and pax entries are skipped. `name` turns an entry's raw path into the
+/// name it is kept under, or refuses it; `kind` ("chart", "package") words the refusals. The
+/// error is the reason, for the caller to prefix with the archive's name.
+pub fn read_entries(
+    raw: &[u8],
+    limits: &Limits,
+    kind: &str,
+    mut name: impl FnMut(&str) -> std::result::Result<String, String>,
+) -> std::result::Result<Vec<BufferedFile>, String> {
     let compressed_len = raw.len() as u64;
     let gz = flate2::read::GzDecoder::new(raw);
     let mut counter = CountingReader {
@@ -182,94 +238,71 @@ pub fn load_archive_files(raw: &[u8], origin: &str, limits: &Limits) -> Result<V
     let mut archive = tar::Archive::new(&mut counter);
     let entries = archive
         .entries()
-        .map_err(|e| err(format!("cannot read archive: {e}")))?;
+        .map_err(|e| format!("cannot read archive: {e}"))?;
     let mut remaining = limits.max_total;
     let mut count = 0usize;
     for entry in entries {
-        let mut entry = entry.map_err(|e| err(format!("cannot read archive: {e}")))?;
+        let mut entry = entry.map_err(|e| format!("cannot read archive: {e}"))?;
         count += 1;
         if count > limits.max_files {
-            return Err(err(format!(
+            return Err(format!(
                 "archive has more than {} entries",
                 limits.max_files
-            )));
+            ));
         }
         let header = entry.header();
-        let kind = header.entry_type();
+        let entry_type = header.entry_type();
         let raw_name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
-        if kind.is_dir() || kind.is_pax_global_extensions() || kind.is_pax_local_extensions() {
+        if entry_type.is_dir()
+            || entry_type.is_pax_global_extensions()
+            || entry_type.is_pax_local_extensions()
+        {
             continue;
         }
-        if kind.is_symlink() || kind.is_hard_link() {
-            return Err(err(format!(
-                "chart archive contains a link ({raw_name}); links are not allowed in charts"
-            )));
+        if entry_type.is_symlink() || entry_type.is_hard_link() {
+            return Err(format!(
+                "{kind} archive contains a link ({raw_name}); links are not allowed in {kind}s"
+            ));
         }
-        if !(kind.is_file() || kind == tar::EntryType::Continuous) {
-            return Err(err(format!(
-                "chart archive contains an irregular file ({raw_name})"
-            )));
+        if !(entry_type.is_file() || entry_type == tar::EntryType::Continuous) {
+            return Err(format!(
+                "{kind} archive contains an irregular file ({raw_name})"
+            ));
         }
-        let delim = if raw_name.contains('\\') { '\\' } else { '/' };
-        let parts: Vec<&str> = raw_name.split(delim).collect();
-        let n = parts[1..].join("/");
-        if n.starts_with('/') {
-            return Err(err("chart illegally contains absolute paths".into()));
-        }
-        let n = clean_path(&n);
-        if n == "." {
-            return Err(err(format!(
-                "chart illegally contains content outside the base directory: {raw_name:?}"
-            )));
-        }
-        if n.starts_with("..") {
-            return Err(err("chart illegally references parent directory".into()));
-        }
-        if is_drive_path(&n) {
-            return Err(err("chart contains illegally named files".into()));
-        }
-        if parts[0] == "Chart.yaml" {
-            return Err(err("chart yaml not in base directory".into()));
-        }
+        let n = name(&raw_name)?;
         let size = entry.size();
         if size > remaining {
-            return Err(err(format!(
-                "decompressed chart is larger than the maximum size {}",
+            return Err(format!(
+                "decompressed {kind} is larger than the maximum size {}",
                 limits.max_total
-            )));
+            ));
         }
         if size > limits.max_file_size {
-            return Err(err(format!(
+            return Err(format!(
                 "file {n} is larger than the maximum file size {}",
                 limits.max_file_size
-            )));
+            ));
         }
         let mut data = Vec::with_capacity(size as usize);
         (&mut entry)
             .take(size.min(remaining) + 1)
             .read_to_end(&mut data)
-            .map_err(|e| err(format!("cannot read {n}: {e}")))?;
+            .map_err(|e| format!("cannot read {n}: {e}"))?;
         remaining = remaining.saturating_sub(data.len() as u64);
         if (data.len() as u64) < size || remaining == 0 {
-            return Err(err(format!(
-                "decompressed chart is larger than the maximum size {}",
+            return Err(format!(
+                "decompressed {kind} is larger than the maximum size {}",
                 limits.max_total
-            )));
+            ));
         }
         let decompressed = limits.max_total - remaining;
         if decompressed > 1024 * 1024 && decompressed / compressed_len.max(1) > limits.max_ratio {
-            return Err(err(format!(
+            return Err(format!(
                 "archive expands more than {}x (a gzip bomb?)",
                 limits.max_ratio
-            )));
-        }
-        if data.starts_with(&[0xEF, 0xBB, 0xBF]) {
-            data.drain(..3);
+            ));
         }
         files.push(BufferedFile { name: n, data });
-    }
-    if files.is_empty() {
-        return Err(err("no files in chart archive".into()));
     }
     Ok(files)
 }

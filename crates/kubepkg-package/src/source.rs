@@ -149,69 +149,52 @@ fn load_bare_chart(dir: &Path, chart_yaml: &Path) -> Result<Package, PackageErro
 }
 
 /// Extracts a gzip-compressed tar archive into `dest` safely and returns the package root.
+/// The archive is read by the chart layer's archive reader (`kubepkg_chart::archive`), the one
+/// archive policy of kubepkg (no links or special files, entry count, per-file and total
+/// size and compression-ratio caps), with a package's stricter per-file limit.
 pub fn extract_archive(archive: &Path, dest: &Path) -> Result<PathBuf, PackageError> {
     let fail = |reason: String| PackageError::Archive {
         path: archive.to_path_buf(),
         reason,
     };
+    let limits = kubepkg_chart::archive::Limits {
+        max_file_size: MAX_FILE_SIZE,
+        max_total: MAX_TOTAL_SIZE,
+        ..Default::default()
+    };
     let file = fs::File::open(archive).map_err(|source| PackageError::Io {
         path: archive.to_path_buf(),
         source,
     })?;
-    let mut tar = tar::Archive::new(flate2::read::GzDecoder::new(file));
-    let entries = tar
-        .entries()
-        .map_err(|e| fail(format!("not a gzip-compressed tar archive: {e}")))?;
-    let mut total: u64 = 0;
+    // A compressed archive larger than the decompressed limit cannot fit it.
+    let mut raw = Vec::new();
+    file.take(MAX_TOTAL_SIZE + 1)
+        .read_to_end(&mut raw)
+        .map_err(|source| PackageError::Io {
+            path: archive.to_path_buf(),
+            source,
+        })?;
+    if raw.len() as u64 > MAX_TOTAL_SIZE {
+        return Err(fail(format!(
+            "the archive is larger than the {MAX_TOTAL_SIZE}-byte limit"
+        )));
+    }
+    if !kubepkg_chart::archive::is_gzip(&raw) {
+        return Err(fail("not a gzip-compressed tar archive".into()));
+    }
+    let files = kubepkg_chart::archive::read_entries(&raw, &limits, "package", |raw_name| {
+        match safe_relative(Path::new(raw_name)) {
+            Some(rel) if !rel.as_os_str().is_empty() => Ok(rel.to_string_lossy().into_owned()),
+            _ => Err(format!(
+                "entry {raw_name:?} is absolute or leaves the archive"
+            )),
+        }
+    })
+    .map_err(fail)?;
     let mut top_levels = std::collections::BTreeSet::new();
     let mut root_files = false;
-    for entry in entries {
-        let mut entry = entry.map_err(|e| fail(format!("damaged archive: {e}")))?;
-        let kind = entry.header().entry_type();
-        let raw_path = entry
-            .path()
-            .map_err(|e| fail(format!("bad entry name: {e}")))?
-            .into_owned();
-        let display = raw_path.display().to_string();
-        if kind.is_pax_global_extensions()
-            || kind.is_pax_local_extensions()
-            || kind.is_gnu_longname()
-            || kind.is_gnu_longlink()
-        {
-            continue;
-        }
-        let rel = safe_relative(&raw_path).ok_or_else(|| {
-            fail(format!(
-                "entry {display:?} is absolute or leaves the archive"
-            ))
-        })?;
-        if rel.as_os_str().is_empty() {
-            continue;
-        }
-        if kind.is_dir() {
-            fs::create_dir_all(dest.join(&rel)).map_err(|source| PackageError::Io {
-                path: dest.join(&rel),
-                source,
-            })?;
-            continue;
-        }
-        if !kind.is_file() {
-            return Err(fail(format!(
-                "entry {display:?} is a link or special file; package archives may only hold files and directories"
-            )));
-        }
-        let size = entry.header().size().unwrap_or(0);
-        if size > MAX_FILE_SIZE {
-            return Err(fail(format!(
-                "file {display:?} is {size} bytes, larger than the {MAX_FILE_SIZE}-byte limit"
-            )));
-        }
-        total += size;
-        if total > MAX_TOTAL_SIZE {
-            return Err(fail(format!(
-                "contents exceed the {MAX_TOTAL_SIZE}-byte limit"
-            )));
-        }
+    for f in &files {
+        let rel = Path::new(&f.name);
         let mut parts = rel.components();
         match (parts.next(), parts.next()) {
             (Some(first), Some(_)) => {
@@ -219,23 +202,14 @@ pub fn extract_archive(archive: &Path, dest: &Path) -> Result<PathBuf, PackageEr
             }
             _ => root_files = true,
         }
-        let target = dest.join(&rel);
+        let target = dest.join(rel);
         if let Some(parent) = target.parent() {
             fs::create_dir_all(parent).map_err(|source| PackageError::Io {
                 path: parent.to_path_buf(),
                 source,
             })?;
         }
-        let mut data = Vec::with_capacity(size as usize);
-        entry
-            .by_ref()
-            .take(MAX_FILE_SIZE + 1)
-            .read_to_end(&mut data)
-            .map_err(|e| fail(format!("cannot read {display:?}: {e}")))?;
-        if data.len() as u64 > MAX_FILE_SIZE {
-            return Err(fail(format!("file {display:?} is larger than the limit")));
-        }
-        fs::write(&target, &data).map_err(|source| PackageError::Io {
+        fs::write(&target, &f.data).map_err(|source| PackageError::Io {
             path: target.clone(),
             source,
         })?;
@@ -391,7 +365,7 @@ mod tests {
         let a = write(d.path(), "link.tgz", &bytes);
         let out = tempfile::tempdir().unwrap();
         let e = extract_archive(&a, out.path()).unwrap_err().to_string();
-        assert!(e.contains("link or special file"), "{e}");
+        assert!(e.contains("contains a link (chart/link)"), "{e}");
     }
 
     #[test]
@@ -410,6 +384,21 @@ mod tests {
         let a = write(d.path(), "big.tgz", &tgz(&[("c/big", &big)]));
         let out = tempfile::tempdir().unwrap();
         let e = extract_archive(&a, out.path()).unwrap_err().to_string();
-        assert!(e.contains("limit"), "{e}");
+        assert!(
+            e.contains("file c/big is larger than the maximum file size 5242880"),
+            "{e}"
+        );
+    }
+
+    // Regression: package archives had no entry limit (chart archives stop at 10,000).
+    #[test]
+    fn archives_with_too_many_entries_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let names: Vec<String> = (0..10_001).map(|i| format!("c/f{i}")).collect();
+        let entries: Vec<(&str, &[u8])> = names.iter().map(|n| (n.as_str(), &b"x"[..])).collect();
+        let a = write(d.path(), "many.tgz", &tgz(&entries));
+        let out = tempfile::tempdir().unwrap();
+        let e = extract_archive(&a, out.path()).unwrap_err().to_string();
+        assert!(e.contains("archive has more than 10000 entries"), "{e}");
     }
 }
