@@ -1720,29 +1720,7 @@ impl GoObject for NamedInt {
     }
 }
 
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-const WEEKDAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
+use kubepkg_gostd::time::format::{DAYS as WEEKDAYS, MONTHS};
 
 /// The niladic methods of Go's `time.Time` that templates call (`now.Unix`, `now.Year`, …).
 fn time_method(t: &kubepkg_value::GoTime, name: &str) -> Option<Value> {

@@ -1127,27 +1127,6 @@ fn go_syntax_in(v: &GoYaml, nested: bool) -> String {
     }
 }
 
-/// Bytes to a Go string as `encoding/json` writes it: each invalid UTF-8 byte becomes U+FFFD.
-pub(crate) fn go_utf8_lossy(b: &[u8]) -> String {
-    let mut out = String::with_capacity(b.len());
-    let mut rest = b;
-    while !rest.is_empty() {
-        match std::str::from_utf8(rest) {
-            Ok(s) => {
-                out.push_str(s);
-                break;
-            }
-            Err(e) => {
-                let good = e.valid_up_to();
-                out.push_str(std::str::from_utf8(&rest[..good]).unwrap_or_default());
-                out.push('\u{FFFD}');
-                rest = &rest[good + 1..];
-            }
-        }
-    }
-    out
-}
-
 /// The JSON step of sigs.k8s.io/yaml: keys to strings, numbers to float64, errors for values
 /// JSON cannot hold. Map keys are visited in sorted order as `json.Marshal` does.
 fn to_json_value(v: GoYaml) -> Result<Value, YamlError> {
@@ -1174,7 +1153,7 @@ fn to_json_value_inner(v: GoYaml) -> Result<Value, YamlError> {
             }
             Scalar::Str(s) => Value::from(s),
         }),
-        GoYaml::Bytes(b) => Ok(Value::from(go_utf8_lossy(&b))),
+        GoYaml::Bytes(b) => Ok(Value::from(kubepkg_gostd::utf8::lossy(&b))),
         GoYaml::Seq(items) => {
             let mut out = Vec::with_capacity(items.len());
             for i in items {

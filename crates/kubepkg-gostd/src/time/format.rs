@@ -11,7 +11,8 @@ use super::{Location, Time, civil, quote};
 #[error("{0}")]
 pub struct ParseError(pub String);
 
-const MONTHS: [&str; 12] = [
+/// Go's month names, January first.
+pub const MONTHS: [&str; 12] = [
     "January",
     "February",
     "March",
@@ -25,7 +26,8 @@ const MONTHS: [&str; 12] = [
     "November",
     "December",
 ];
-const DAYS: [&str; 7] = [
+/// Go's weekday names, Sunday first.
+pub const DAYS: [&str; 7] = [
     "Sunday",
     "Monday",
     "Tuesday",
