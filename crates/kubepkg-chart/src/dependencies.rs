@@ -252,7 +252,7 @@ fn go_v(v: Option<&Value>) -> String {
         Some(Value::String(s)) => s.to_string(),
         Some(Value::Bool(b)) => b.to_string(),
         Some(Value::Int(i) | Value::Int64(i)) => i.to_string(),
-        Some(Value::Float(f)) => kubepkg_yaml::gonum::format_float(*f, 'g', false),
+        Some(Value::Float(f)) => kubepkg_gostd::strconv::format_float(*f, 'g', -1, 64),
         Some(other) => other.type_name(),
     }
 }

@@ -196,7 +196,7 @@ fn scalar_string(v: &Value, field: &str) -> Result<String, DecodeError> {
             if f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 {
                 Ok(format!("{}", *f as i64))
             } else {
-                Ok(kubepkg_yaml::gonum::format_float(*f, 'g', true))
+                Ok(kubepkg_gostd::strconv::format_float(*f, 'g', -1, 32))
             }
         }
         other => Err(DecodeError {
@@ -544,7 +544,7 @@ pub fn restore_float_text(v: &Value, src: &str) -> Value {
         if kind == kubepkg_yaml::resolve::Kind::Float
             && let Some(Value::Float(f)) = out.get(key.trim())
         {
-            let s = kubepkg_yaml::gonum::format_float(*f, 'g', true);
+            let s = kubepkg_gostd::strconv::format_float(*f, 'g', -1, 32);
             out.insert(key.trim().to_string(), Value::str(s));
         }
     }

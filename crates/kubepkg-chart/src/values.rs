@@ -39,7 +39,7 @@ fn scalar_text(v: &Value) -> String {
         Value::String(s) => s.to_string(),
         Value::Bool(b) => b.to_string(),
         Value::Int(i) | Value::Int64(i) => i.to_string(),
-        Value::Float(f) => kubepkg_yaml::gonum::format_float(*f, 'g', false),
+        Value::Float(f) => kubepkg_gostd::strconv::format_float(*f, 'g', -1, 64),
         Value::List(..) => "[...]".into(),
         _ => String::new(),
     }

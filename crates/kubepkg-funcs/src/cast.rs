@@ -59,83 +59,7 @@ fn trim_zero_decimal(s: &str) -> &str {
 /// `strconv.ParseInt(s, 0, 64)`: optional sign, `0x`/`0o`/`0b`/leading-`0` prefixes and
 /// underscores between digits after a prefix.
 pub fn parse_go_int(s: &str) -> Option<i64> {
-    let (neg, body) = match s.as_bytes().first() {
-        Some(b'+') => (false, &s[1..]),
-        Some(b'-') => (true, &s[1..]),
-        _ => (false, s),
-    };
-    let mag = parse_go_uint_base0(body)?;
-    if neg {
-        if mag > 1u64 << 63 {
-            None
-        } else {
-            Some((mag as i128).wrapping_neg() as i64)
-        }
-    } else if mag > i64::MAX as u64 {
-        None
-    } else {
-        Some(mag as i64)
-    }
-}
-
-fn parse_go_uint_base0(s: &str) -> Option<u64> {
-    if s.is_empty() {
-        return None;
-    }
-    let lower = s.to_ascii_lowercase();
-    let (base, digits, prefixed) = if let Some(r) = lower.strip_prefix("0x") {
-        (16, r.to_string(), true)
-    } else if let Some(r) = lower.strip_prefix("0b") {
-        (2, r.to_string(), true)
-    } else if let Some(r) = lower.strip_prefix("0o") {
-        (8, r.to_string(), true)
-    } else if lower.len() > 1 && lower.starts_with('0') {
-        (8, lower[1..].to_string(), true)
-    } else {
-        (10, lower.clone(), false)
-    };
-    let _ = prefixed;
-    if digits.contains('_') && !underscore_ok(&lower) {
-        return None;
-    }
-    let clean: String = digits.chars().filter(|c| *c != '_').collect();
-    if clean.is_empty() {
-        // "0x" alone is an error; "0" followed by underscores only ("0_") is too.
-        return None;
-    }
-    u64::from_str_radix(&clean, base).ok()
-}
-
-/// Go's `underscoreOK`: underscores only between digits, or between a base prefix and a digit.
-fn underscore_ok(s: &str) -> bool {
-    let s = s.strip_prefix(['+', '-']).unwrap_or(s);
-    let b = s.as_bytes();
-    let mut saw = b'^';
-    let mut i = 0;
-    let mut hex = false;
-    if b.len() >= 2 && b[0] == b'0' && matches!(b[1].to_ascii_lowercase(), b'b' | b'o' | b'x') {
-        i = 2;
-        saw = b'0';
-        hex = b[1].eq_ignore_ascii_case(&b'x');
-    }
-    while i < b.len() {
-        let c = b[i];
-        if c.is_ascii_digit() || hex && c.is_ascii_hexdigit() {
-            saw = b'0';
-        } else if c == b'_' {
-            if saw != b'0' {
-                return false;
-            }
-            saw = b'_';
-        } else {
-            if saw == b'_' {
-                return false;
-            }
-            saw = b'!';
-        }
-        i += 1;
-    }
-    saw != b'_'
+    kubepkg_gostd::strconv::parse_int(s, 0, 64).ok()
 }
 
 /// `strconv.ParseInt(s, 10, 64)`.
@@ -149,26 +73,7 @@ pub fn parse_go_int_base10(s: &str) -> Option<i64> {
 
 /// `strconv.ParseFloat(s, 64)`; out-of-range results are errors as in Go.
 pub fn parse_go_float(s: &str) -> Option<f64> {
-    let t = s.trim_start_matches(['+', '-']);
-    let lower = t.to_ascii_lowercase();
-    let special = matches!(lower.as_str(), "inf" | "infinity" | "nan");
-    if (t.contains('_') && !underscore_ok(t)) || (s.len() - t.len()) > 1 {
-        return None;
-    }
-    let s = &s.replace('_', "");
-    let t = &t.replace('_', "");
-    if !special
-        && !t
-            .bytes()
-            .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
-    {
-        return None;
-    }
-    let f: f64 = s.parse().ok()?;
-    if f.is_infinite() && !special {
-        return None;
-    }
-    Some(f)
+    kubepkg_gostd::strconv::parse_float(s, 64).ok()
 }
 
 /// spf13/cast `ToInt64` (errors become 0).

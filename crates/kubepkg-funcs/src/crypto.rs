@@ -640,12 +640,11 @@ fn name_der(cn: &str) -> Vec<u8> {
 }
 
 fn der_time(unix: i64) -> Vec<u8> {
-    let dt = chrono::DateTime::from_timestamp(unix, 0).unwrap_or_default();
-    let year = chrono::Datelike::year(&dt);
-    if (1950..2050).contains(&year) {
-        tlv(0x17, dt.format("%y%m%d%H%M%SZ").to_string().as_bytes())
+    let t = kubepkg_gostd::time::Time::utc_unix(unix, 0);
+    if (1950..2050).contains(&t.date().0) {
+        tlv(0x17, t.format("060102150405Z").as_bytes())
     } else {
-        tlv(0x18, dt.format("%Y%m%d%H%M%SZ").to_string().as_bytes())
+        tlv(0x18, t.format("20060102150405Z").as_bytes())
     }
 }
 

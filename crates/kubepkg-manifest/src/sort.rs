@@ -85,7 +85,7 @@ fn head_string(v: Option<&Value>, field: &str) -> Result<String, String> {
         Some(Value::Float(f)) => Ok(if f.fract() == 0.0 && f.abs() < 9e15 {
             format!("{}", *f as i64)
         } else {
-            kubepkg_yaml::gonum::format_float(*f, 'g', true)
+            kubepkg_gostd::strconv::format_float(*f, 'g', -1, 32)
         }),
         Some(other) => Err(format!(
             "json: cannot unmarshal {} into Go struct field {field} of type string",

@@ -3,7 +3,8 @@
 //!
 //! Differences from serde_json's default output that matter: Go escapes `<`, `>`, `&`,
 //! U+2028 and U+2029 (`\u003c` …) and writes floats with `strconv.FormatFloat` rules
-//! (`3` not `3.0`; exponent form below 1e-6 and from 1e21, as `1e-7` and `1e+21`).
+//! (`3` not `3.0`; exponent form below 1e-6 and from 1e21, as `1e-7` and `1e+21`), which
+//! `kubepkg_gostd::json` holds.
 //! Map key order is handled by the record types (Go sorts map keys, keeps struct order).
 
 use std::io::{self, Write};
@@ -54,31 +55,10 @@ impl serde_json::ser::Formatter for GoFormatter {
     }
 }
 
-/// Formats a float as Go's JSON encoder does for float64.
+/// Formats a float as Go's JSON encoder does for float64 (`kubepkg_gostd::json`). Go refuses
+/// NaN and the infinities; JSON cannot carry them and JSON input never produces them.
 pub fn format_float(f: f64) -> String {
-    if !f.is_finite() {
-        // Go refuses these; JSON cannot carry them. Never produced from JSON input.
-        return "null".to_string();
-    }
-    let abs = f.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        // Shortest round-trip digits in exponent form, exponent with at least two digits,
-        // then Go's clean-up of a negative two-digit exponent with a leading zero.
-        let s = format!("{f:e}");
-        let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
-        let exp: i32 = exp.parse().unwrap_or(0);
-        let sign = if exp < 0 { '-' } else { '+' };
-        let digits = exp.unsigned_abs();
-        if exp < 0 && digits < 10 {
-            format!("{mantissa}e-{digits}")
-        } else {
-            format!("{mantissa}e{sign}{digits:02}")
-        }
-    } else {
-        // Rust's Display for f64 is the shortest round-trip decimal without exponent,
-        // and prints integral values without a fraction, as Go's 'f' with precision -1.
-        format!("{f}")
-    }
+    kubepkg_gostd::json::format_float64(f).unwrap_or_else(|| "null".to_string())
 }
 
 #[cfg(test)]

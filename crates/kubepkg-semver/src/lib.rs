@@ -62,10 +62,10 @@ pub enum SemverError {
     #[error("version string is too long (max 256 bytes)")]
     TooLong,
     /// A major, minor or patch number beyond `u64`.
-    #[error("error parsing version segment: strconv.ParseUint: parsing {}: value out of range", go_quote(.0))]
+    #[error("error parsing version segment: strconv.ParseUint: parsing {}: value out of range", kubepkg_gostd::strconv::quote(.0))]
     SegmentOutOfRange(String),
     /// A constraint alternative that is not a list of comparisons (the text as written).
-    #[error("improper constraint: {}", go_quote(.0))]
+    #[error("improper constraint: {}", kubepkg_gostd::strconv::quote(.0))]
     Constraint(String),
     /// A comparison whose version does not parse.
     #[error("constraint parser error")]
@@ -76,32 +76,6 @@ pub enum SemverError {
     /// More than 32 `||` alternatives.
     #[error("too many constraint groups (max 32)")]
     TooManyGroups,
-}
-
-/// Go's `strconv.Quote` for the short texts errors name.
-fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\x07' => out.push_str("\\a"),
-            '\x08' => out.push_str("\\b"),
-            '\x0c' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\x0b' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// A parsed semantic version (Masterminds' `*semver.Version`).

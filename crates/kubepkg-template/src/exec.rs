@@ -10,10 +10,11 @@ use std::sync::Arc;
 use kubepkg_value::{ElemType, GoObject, MapType, Value, map_read};
 
 use crate::fmt::{
-    format_value, quote, sprint, sprint_value, sprintf, sprintf_value, sprintln_value, write_value,
+    format_value, sprint, sprint_value, sprintf, sprintf_value, sprintln_value, write_value,
 };
 use crate::parse::{Arg, Branch, Command, List, Node, Number, Pipe, TemplateCall, Tree};
 use crate::{ArgType, ExecError, Function, MissingKey, NameMap, Templates};
+use kubepkg_gostd::strconv::quote;
 
 /// Go's limit on nested `template` calls (`maxExecDepth`).
 pub const MAX_EXEC_DEPTH: usize = 100_000;
@@ -447,8 +448,8 @@ impl GoObject for Complex {
         None
     }
     fn format_v(&self) -> String {
-        let re = crate::fmt::format_float(self.0, 'g', -1);
-        let mut im = crate::fmt::format_float(self.1, 'g', -1);
+        let re = kubepkg_gostd::strconv::format_float(self.0, 'g', -1, 64);
+        let mut im = kubepkg_gostd::strconv::format_float(self.1, 'g', -1, 64);
         if !im.starts_with('-') && !im.starts_with('+') {
             im.insert(0, '+');
         }
@@ -1719,36 +1720,12 @@ impl GoObject for NamedInt {
     }
 }
 
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-const WEEKDAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
+use kubepkg_gostd::time::format::{DAYS as WEEKDAYS, MONTHS};
 
 /// The niladic methods of Go's `time.Time` that templates call (`now.Unix`, `now.Year`, …).
 fn time_method(t: &kubepkg_value::GoTime, name: &str) -> Option<Value> {
-    let local = t.unix_secs + i64::from(t.offset_secs);
-    let days = local.div_euclid(86_400);
-    let secs = local.rem_euclid(86_400);
-    let (y, m, d) = crate::fmt::civil_from_days(days);
+    let (y, m, d) = t.date();
+    let (hour, minute, second) = t.clock();
     Some(match name {
         "Unix" => Value::Int64(t.unix_secs),
         "UnixMilli" => Value::Int64(t.unix_secs * 1000 + i64::from(t.nanos / 1_000_000)),
@@ -1761,42 +1738,24 @@ fn time_method(t: &kubepkg_value::GoTime, name: &str) -> Option<Value> {
             name: MONTHS[(m as usize).clamp(1, 12) - 1],
         })),
         "Day" => Value::Int(i64::from(d)),
-        "Hour" => Value::Int(secs / 3600),
-        "Minute" => Value::Int((secs / 60) % 60),
-        "Second" => Value::Int(secs % 60),
+        "Hour" => Value::Int(i64::from(hour)),
+        "Minute" => Value::Int(i64::from(minute)),
+        "Second" => Value::Int(i64::from(second)),
         "Nanosecond" => Value::Int(i64::from(t.nanos)),
-        "YearDay" => {
-            let jan1 = days_from_civil(y, 1, 1);
-            Value::Int(days - jan1 + 1)
-        }
+        "YearDay" => Value::Int(i64::from(t.year_day())),
         "Weekday" => {
-            let wd = (days + 4).rem_euclid(7);
+            let wd = t.weekday();
             Value::Object(Arc::new(NamedInt {
                 type_name: "time.Weekday",
-                value: wd,
+                value: i64::from(wd),
                 name: WEEKDAYS[wd as usize],
             }))
         }
-        "String" => Value::from(crate::fmt::format_time(t)),
-        "IsZero" => Value::Bool(t.unix_secs == -62_135_596_800 && t.nanos == 0),
-        "UTC" => Value::Time(Arc::new(kubepkg_value::GoTime {
-            unix_secs: t.unix_secs,
-            nanos: t.nanos,
-            offset_secs: 0,
-            zone: "UTC".into(),
-        })),
+        "String" => Value::from(t.string()),
+        "IsZero" => Value::Bool(t.is_zero()),
+        "UTC" => Value::Time(Arc::new(t.utc())),
         _ => return None,
     })
-}
-
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = if m > 2 { m - 3 } else { m + 9 } as i64;
-    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 fn node_pos(n: &Node) -> usize {
@@ -2187,7 +2146,7 @@ pub fn js_escape(s: &str) -> String {
             c if (c as u32) < 0x20 => out.push_str(&format!("\\u00{:02X}", c as u32)),
             c if c.is_ascii() => out.push(c),
             c => {
-                if crate::fmt::is_print(c) {
+                if kubepkg_gostd::strconv::is_print(c) {
                     out.push(c)
                 } else {
                     out.push_str(&format!("\\u{:04X}", c as u32))

@@ -81,9 +81,9 @@ impl std::fmt::Display for Item<'_> {
             _ => {
                 if self.val.chars().count() > 10 {
                     let head: String = self.val.chars().take(10).collect();
-                    write!(f, "{}...", crate::fmt::quote(&head))
+                    write!(f, "{}...", kubepkg_gostd::strconv::quote(&head))
                 } else {
-                    f.write_str(&crate::fmt::quote(&self.val))
+                    f.write_str(&kubepkg_gostd::strconv::quote(&self.val))
                 }
             }
         }
@@ -601,14 +601,20 @@ impl<'a> Lexer<'a> {
     fn lex_number(&mut self) {
         if !self.scan_number() {
             let s = self.input[self.start..self.pos].to_string();
-            self.errorf(format!("bad number syntax: {}", crate::fmt::quote(&s)));
+            self.errorf(format!(
+                "bad number syntax: {}",
+                kubepkg_gostd::strconv::quote(&s)
+            ));
             return;
         }
         if let Some(sign @ ('+' | '-')) = self.peek() {
             let _ = sign;
             if !self.scan_number() || self.input.as_bytes()[self.pos - 1] != b'i' {
                 let s = self.input[self.start..self.pos].to_string();
-                self.errorf(format!("bad number syntax: {}", crate::fmt::quote(&s)));
+                self.errorf(format!(
+                    "bad number syntax: {}",
+                    kubepkg_gostd::strconv::quote(&s)
+                ));
                 return;
             }
             self.emit(ItemKind::Complex);

@@ -288,7 +288,7 @@ impl Node {
             Node::With(b) => b.write_to("with", s),
             Node::Template(t) => {
                 s.push_str("{{template ");
-                s.push_str(&crate::fmt::quote(&t.name));
+                s.push_str(&kubepkg_gostd::strconv::quote(&t.name));
                 if let Some(p) = &t.pipe {
                     s.push(' ');
                     p.write_to(s);
@@ -540,7 +540,7 @@ impl<'f, 't> Parser<'f, 't> {
             if !tree.is_empty() {
                 return Err(self.errorf(format!(
                     "template: multiple definition of template {}",
-                    crate::fmt::quote(&name)
+                    kubepkg_gostd::strconv::quote(&name)
                 )));
             }
             return Ok(());
@@ -918,7 +918,7 @@ impl<'f, 't> Parser<'f, 't> {
                 | Arg::Dot(_) => {
                     return Err(self.errorf(format!(
                         "unexpected . after term {}",
-                        crate::fmt::quote(&node.to_go_string())
+                        kubepkg_gostd::strconv::quote(&node.to_go_string())
                     )));
                 }
                 other => Arg::Chain {
@@ -938,7 +938,7 @@ impl<'f, 't> Parser<'f, 't> {
                 if !(self.has_func)(&token.val) {
                     return Err(self.errorf(format!(
                         "function {} not defined",
-                        crate::fmt::quote(&token.val)
+                        kubepkg_gostd::strconv::quote(&token.val)
                     )));
                 }
                 Arg::Identifier {
@@ -952,7 +952,7 @@ impl<'f, 't> Parser<'f, 't> {
                 if !self.ctx.vars.iter().any(|v| **v == *token.val) {
                     return Err(self.errorf(format!(
                         "undefined variable {}",
-                        crate::fmt::quote(&token.val)
+                        kubepkg_gostd::strconv::quote(&token.val)
                     )));
                 }
                 Arg::Variable {
@@ -1373,7 +1373,10 @@ pub fn parse_number(text: &str, kind: ItemKind) -> Result<Number, String> {
         n.float = n.uint as f64;
     } else if let Some(f) = parse_float(text) {
         if !text.contains(['.', 'e', 'E', 'p', 'P']) {
-            return Err(format!("integer overflow: {}", crate::fmt::quote(text)));
+            return Err(format!(
+                "integer overflow: {}",
+                kubepkg_gostd::strconv::quote(text)
+            ));
         }
         n.is_float = true;
         n.float = f;
@@ -1389,7 +1392,7 @@ pub fn parse_number(text: &str, kind: ItemKind) -> Result<Number, String> {
     if !n.is_int && !n.is_uint && !n.is_float {
         return Err(format!(
             "illegal number syntax: {}",
-            crate::fmt::quote(text)
+            kubepkg_gostd::strconv::quote(text)
         ));
     }
     Ok(n)

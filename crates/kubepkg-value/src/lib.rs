@@ -133,15 +133,8 @@ pub enum ElemType {
     Maps,
 }
 
-/// An instant in time as Go's `time.Time` carries it: wall clock seconds and nanoseconds since
-/// the Unix epoch, the zone offset in seconds east of UTC and the zone's abbreviation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GoTime {
-    pub unix_secs: i64,
-    pub nanos: u32,
-    pub offset_secs: i32,
-    pub zone: String,
-}
+/// An instant in time as Go's `time.Time` carries it (see [`kubepkg_gostd::time::Time`]).
+pub use kubepkg_gostd::time::Time as GoTime;
 
 /// A Go struct or named type reachable from templates: `.Release`, `.Chart`, `.Capabilities`,
 /// `.Files`, a `*semver.Version`, a Sprig certificate, … Field access and method calls are
@@ -427,55 +420,12 @@ impl PartialEq for Value {
     }
 }
 
-/// Decode Go string bytes as Go's `for range` does: valid UTF-8 sequences as their characters,
-/// every other byte as U+FFFD (one per byte, unlike `String::from_utf8_lossy`, which replaces a
-/// truncated sequence by a single U+FFFD).
-pub fn go_lossy(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() + 2);
-    let mut rest = bytes;
-    while !rest.is_empty() {
-        match std::str::from_utf8(rest) {
-            Ok(s) => {
-                out.push_str(s);
-                break;
-            }
-            Err(e) => {
-                let (good, bad) = rest.split_at(e.valid_up_to());
-                out.push_str(std::str::from_utf8(good).unwrap_or_default());
-                // Go decodes one invalid byte at a time.
-                out.push('\u{FFFD}');
-                rest = &bad[1..];
-            }
-        }
-    }
-    out
-}
-
-/// Go's `utf8.DecodeRune`: the first character of `b` and its length in bytes, or `None` and 1
-/// when `b` does not start with a valid UTF-8 sequence (and `None`, 0 for empty input).
-pub fn go_decode_rune(b: &[u8]) -> (Option<char>, usize) {
-    if b.is_empty() {
-        return (None, 0);
-    }
-    let head = &b[..b.len().min(4)];
-    let valid = match std::str::from_utf8(head) {
-        Ok(s) => s,
-        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
-    };
-    match valid.chars().next() {
-        Some(c) => (Some(c), c.len_utf8()),
-        None => (None, 1),
-    }
-}
-
-/// The number of characters Go counts in string bytes (`utf8.RuneCount`: each invalid byte is
-/// one character).
-pub fn go_rune_count(bytes: &[u8]) -> usize {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s.chars().count(),
-        Err(_) => go_lossy(bytes).chars().count(),
-    }
-}
+/// Go's `utf8.DecodeRune` (see [`kubepkg_gostd::utf8::decode_rune`]).
+pub use kubepkg_gostd::utf8::decode_rune as go_decode_rune;
+/// Go string bytes decoded as Go's `for range` does (see [`kubepkg_gostd::utf8::lossy`]).
+pub use kubepkg_gostd::utf8::lossy as go_lossy;
+/// Go's `utf8.RuneCount` (see [`kubepkg_gostd::utf8::rune_count`]).
+pub use kubepkg_gostd::utf8::rune_count as go_rune_count;
 
 impl From<&str> for Value {
     fn from(s: &str) -> Self {

@@ -27,8 +27,8 @@ use kubepkg_value::Value;
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError};
 
 use crate::error::YamlError;
-use crate::gonum::format_float;
 use crate::resolve::{Kind, Scalar, resolve_plain, resolve_tagged};
+use kubepkg_gostd::strconv::format_float;
 
 /// Deepest nesting of collections accepted when reading YAML or JSON (go-yaml: 10 000).
 pub const MAX_DEPTH: usize = 1_000;
@@ -1105,9 +1105,9 @@ fn go_syntax_in(v: &GoYaml, nested: bool) -> String {
         GoYaml::Scalar(Scalar::Bool(b)) => b.to_string(),
         GoYaml::Scalar(Scalar::Int(i)) => i.to_string(),
         GoYaml::Scalar(Scalar::Uint(u)) => format!("0x{u:x}"),
-        GoYaml::Scalar(Scalar::Float(f)) => format_float(*f, 'g', false),
-        GoYaml::Scalar(Scalar::Str(s)) => go_quote(s),
-        GoYaml::Bytes(b) => go_quote(&String::from_utf8_lossy(b)),
+        GoYaml::Scalar(Scalar::Float(f)) => format_float(*f, 'g', -1, 64),
+        GoYaml::Scalar(Scalar::Str(s)) => kubepkg_gostd::strconv::quote(s),
+        GoYaml::Bytes(b) => kubepkg_gostd::strconv::quote(&String::from_utf8_lossy(b)),
         GoYaml::Seq(items) => format!(
             "[]interface {{}}{{{}}}",
             items
@@ -1125,47 +1125,6 @@ fn go_syntax_in(v: &GoYaml, nested: bool) -> String {
             format!("map[interface {{}}]interface {{}}{{{}}}", parts.join(", "))
         }
     }
-}
-
-/// Go's `strconv.Quote` for printable text.
-pub(crate) fn go_quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// Bytes to a Go string as `encoding/json` writes it: each invalid UTF-8 byte becomes U+FFFD.
-pub(crate) fn go_utf8_lossy(b: &[u8]) -> String {
-    let mut out = String::with_capacity(b.len());
-    let mut rest = b;
-    while !rest.is_empty() {
-        match std::str::from_utf8(rest) {
-            Ok(s) => {
-                out.push_str(s);
-                break;
-            }
-            Err(e) => {
-                let good = e.valid_up_to();
-                out.push_str(std::str::from_utf8(&rest[..good]).unwrap_or_default());
-                out.push('\u{FFFD}');
-                rest = &rest[good + 1..];
-            }
-        }
-    }
-    out
 }
 
 /// The JSON step of sigs.k8s.io/yaml: keys to strings, numbers to float64, errors for values
@@ -1186,7 +1145,7 @@ fn to_json_value_inner(v: GoYaml) -> Result<Value, YamlError> {
                     return Err(YamlError::Convert {
                         message: format!(
                             "json: unsupported value: {}",
-                            format_float(f, 'g', false)
+                            format_float(f, 'g', -1, 64)
                         ),
                     });
                 }
@@ -1194,7 +1153,7 @@ fn to_json_value_inner(v: GoYaml) -> Result<Value, YamlError> {
             }
             Scalar::Str(s) => Value::from(s),
         }),
-        GoYaml::Bytes(b) => Ok(Value::from(go_utf8_lossy(&b))),
+        GoYaml::Bytes(b) => Ok(Value::from(kubepkg_gostd::utf8::lossy(&b))),
         GoYaml::Seq(items) => {
             let mut out = Vec::with_capacity(items.len());
             for i in items {
@@ -1223,7 +1182,7 @@ fn json_key(k: &GoYaml, v: &GoYaml) -> Result<String, YamlError> {
         GoYaml::Scalar(Scalar::Str(s)) => s.clone(),
         GoYaml::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
         GoYaml::Scalar(Scalar::Int(i)) => i.to_string(),
-        GoYaml::Scalar(Scalar::Float(f)) => match format_float(*f, 'g', true).as_str() {
+        GoYaml::Scalar(Scalar::Float(f)) => match format_float(*f, 'g', -1, 32).as_str() {
             "+Inf" => ".inf".into(),
             "-Inf" => "-.inf".into(),
             "NaN" => ".nan".into(),
@@ -1254,13 +1213,13 @@ fn write_go_json(v: &GoYaml, out: &mut String) -> Result<(), YamlError> {
             GoYaml::Scalar(Scalar::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
             GoYaml::Scalar(Scalar::Int(i)) => out.push_str(&i.to_string()),
             GoYaml::Scalar(Scalar::Uint(u)) => out.push_str(&u.to_string()),
-            GoYaml::Scalar(Scalar::Float(f)) => match crate::gonum::json_float(*f) {
+            GoYaml::Scalar(Scalar::Float(f)) => match kubepkg_gostd::json::format_float64(*f) {
                 Some(t) => out.push_str(&t),
                 None => {
                     return Err(YamlError::Convert {
                         message: format!(
                             "json: unsupported value: {}",
-                            format_float(*f, 'g', false)
+                            format_float(*f, 'g', -1, 64)
                         ),
                     });
                 }

@@ -23,8 +23,9 @@ use kubepkg_value::{Value, map_read};
 
 use crate::decode::{RED_ZONE, STACK_CHUNK};
 use crate::error::YamlError;
-use crate::gonum::{format_float, json_float};
 use crate::resolve::{Scalar, needs_quotes, resolve_plain};
+use kubepkg_gostd::json::format_float64 as json_float;
+use kubepkg_gostd::strconv::format_float;
 
 /// A value as go-yaml v2 holds it after reading the JSON text back.
 #[derive(Debug, Clone)]
@@ -46,7 +47,7 @@ enum Node {
 
 fn marshal_error(f: f64) -> YamlError {
     YamlError::Marshal {
-        message: format!("json: unsupported value: {}", format_float(f, 'g', false)),
+        message: format!("json: unsupported value: {}", format_float(f, 'g', -1, 64)),
     }
 }
 
@@ -568,7 +569,7 @@ impl Emitter {
             Node::Int(i) => self.scalar(&i.to_string(), Style::Plain),
             Node::Uint(u) => self.scalar(&u.to_string(), Style::Plain),
             Node::Float(f) => {
-                let s = match format_float(*f, 'g', false).as_str() {
+                let s = match format_float(*f, 'g', -1, 64).as_str() {
                     "+Inf" => ".inf".to_string(),
                     "-Inf" => "-.inf".to_string(),
                     "NaN" => ".nan".to_string(),

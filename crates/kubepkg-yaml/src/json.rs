@@ -11,7 +11,8 @@ use kubepkg_value::{GoTime, Value, map_read};
 
 use crate::decode::{RED_ZONE, STACK_CHUNK, Target};
 use crate::error::JsonError;
-use crate::gonum::{format_float, json_float};
+use kubepkg_gostd::json::format_float64 as json_float;
+use kubepkg_gostd::strconv::format_float;
 
 struct Writer {
     out: String,
@@ -22,7 +23,7 @@ struct Writer {
 
 fn unsupported(f: f64) -> JsonError {
     JsonError::Unsupported {
-        message: format!("json: unsupported value: {}", format_float(f, 'g', false)),
+        message: format!("json: unsupported value: {}", format_float(f, 'g', -1, 64)),
     }
 }
 
@@ -175,49 +176,9 @@ fn write_json_chars(out: &mut String, s: &str, escape_html: bool) {
     }
 }
 
-/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
 /// Go's `time.Time.Format(time.RFC3339Nano)`, as `MarshalJSON` writes it.
 pub fn rfc3339_nano(t: &GoTime) -> String {
-    let local = t.unix_secs + t.offset_secs as i64;
-    let (y, mo, d) = civil_from_days(local.div_euclid(86_400));
-    let sod = local.rem_euclid(86_400);
-    let mut s = format!(
-        "{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}",
-        sod / 3600,
-        sod / 60 % 60,
-        sod % 60
-    );
-    if t.nanos > 0 {
-        let frac = format!("{:09}", t.nanos);
-        s.push('.');
-        s.push_str(frac.trim_end_matches('0'));
-    }
-    if t.offset_secs == 0 {
-        s.push('Z');
-    } else {
-        let o = t.offset_secs.unsigned_abs() / 60;
-        let _ = write!(
-            s,
-            "{}{:02}:{:02}",
-            if t.offset_secs < 0 { '-' } else { '+' },
-            o / 60,
-            o % 60
-        );
-    }
-    s
+    t.format(kubepkg_gostd::time::RFC3339_NANO)
 }
 
 fn encode(v: &Value, escape_html: bool, indent: Option<&'static str>) -> Result<String, JsonError> {
@@ -347,7 +308,7 @@ fn quote_char(c: char) -> String {
         '\'' => "'\\''".into(),
         '"' => "'\"'".into(),
         c => {
-            let q = crate::decode::go_quote(&c.to_string());
+            let q = kubepkg_gostd::strconv::quote(&c.to_string());
             format!("'{}'", &q[1..q.len() - 1])
         }
     }

@@ -31,7 +31,6 @@
 pub mod decode;
 pub mod emit;
 mod error;
-pub mod gonum;
 pub mod json;
 pub mod resolve;
 pub mod split;

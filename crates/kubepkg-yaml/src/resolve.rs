@@ -4,7 +4,7 @@
 //! (`1e3`, `.5`, `.inf`, `.nan`), timestamps (kept as strings when decoding into `interface{}`)
 //! and the merge key `<<`. The same rules decide, when writing, whether a string must be quoted.
 
-use crate::gonum::{parse_float, parse_int_base0, parse_uint_base0};
+use kubepkg_gostd::strconv::{parse_float, parse_int, parse_uint};
 
 /// A decoded scalar with the Go type go-yaml gives it inside an `interface{}`.
 #[derive(Debug, Clone, PartialEq)]
@@ -151,7 +151,7 @@ fn resolve_inner(s: &str, try_timestamp: bool) -> (Kind, Scalar) {
     }
     match hint {
         b'.' => {
-            if let Some(f) = parse_float(s) {
+            if let Ok(f) = parse_float(s, 64) {
                 return (Kind::Float, Scalar::Float(f));
             }
         }
@@ -160,14 +160,14 @@ fn resolve_inner(s: &str, try_timestamp: bool) -> (Kind, Scalar) {
                 return (Kind::Timestamp, Scalar::Str(s.to_string()));
             }
             let plain: String = s.chars().filter(|&c| c != '_').collect();
-            if let Some(i) = parse_int_base0(&plain) {
+            if let Ok(i) = parse_int(&plain, 0, 64) {
                 return int_scalar(i);
             }
-            if let Some(u) = parse_uint_base0(&plain) {
+            if let Ok(u) = parse_uint(&plain, 0, 64) {
                 return (Kind::Int, Scalar::Uint(u));
             }
             if yaml_style_float(&plain)
-                && let Some(f) = parse_float(&plain)
+                && let Ok(f) = parse_float(&plain, 64)
             {
                 return (Kind::Float, Scalar::Float(f));
             }

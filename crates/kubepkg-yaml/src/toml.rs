@@ -19,7 +19,7 @@
 use kubepkg_value::{GoTime, Value, map_read};
 
 use crate::error::TomlError;
-use crate::gonum::format_float;
+use kubepkg_gostd::strconv::format_float;
 
 fn encode_err(m: &str) -> TomlError {
     TomlError::Encode {
@@ -146,7 +146,7 @@ impl Encoder {
                     }
                     self.out.push_str("inf");
                 } else {
-                    let s = format_float(*f, 'g', false);
+                    let s = format_float(*f, 'g', -1, 64);
                     self.out.push_str(&s);
                     if !s.contains('e') && !s.contains('.') {
                         self.out.push_str(".0");
@@ -289,16 +289,6 @@ pub fn to_toml(v: &Value) -> Result<String, TomlError> {
     Ok(e.out)
 }
 
-pub(crate) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m as i64 + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 /// The zero-offset zones BurntSushi/toml places local datetimes, dates and times in (its
 /// `internal.LocalDatetime`, `LocalDate`, `LocalTime`); `toToml` writes such times back in
 /// their TOML form.
@@ -311,8 +301,7 @@ pub const LOCAL_TIME: &str = "time-local";
 /// BurntSushi's encoding of a `time.Time`: local datetimes, dates and times (see
 /// [`LOCAL_DATETIME`]) in their TOML forms, anything else as RFC 3339 with nanoseconds.
 fn toml_time(t: &GoTime) -> String {
-    let full = crate::json::rfc3339_nano(t);
-    // rfc3339_nano: 2006-01-02T15:04:05.999999999Z07:00
+    let full = t.format(kubepkg_gostd::time::RFC3339_NANO);
     let (date, rest) = full.split_once('T').unwrap_or((&full, ""));
     let time_end = rest.find(['Z', '+', '-']).unwrap_or(rest.len());
     let time = &rest[..time_end];

@@ -6,6 +6,8 @@
 
 use std::collections::VecDeque;
 
+use kubepkg_gostd::strconv::{quote, quote_rune};
+
 /// The end of input, as the lexer reports it (a NUL rune, which is never valid input).
 pub(crate) const EOF: char = '\0';
 
@@ -129,65 +131,6 @@ pub(crate) fn is_hex(r: char) -> bool {
 }
 pub(crate) fn is_bare_key_char(r: char) -> bool {
     r.is_ascii_alphanumeric() || r == '_' || r == '-'
-}
-
-/// Go's `strconv.Quote` (`%q` of a string).
-pub(crate) fn go_quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        push_escaped(&mut out, c, '"');
-    }
-    out.push('"');
-    out
-}
-
-/// Go's `strconv.QuoteRune` (`%q` of a rune).
-pub(crate) fn go_quote_rune(c: char) -> String {
-    let mut out = String::from("'");
-    push_escaped(&mut out, c, '\'');
-    out.push('\'');
-    out
-}
-
-/// Go's `strconv.IsPrint`, approximated with Rust's tables plus Go's non-printing format,
-/// private-use and special characters.
-fn is_print(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    if c.is_control() || c.is_whitespace() {
-        return false;
-    }
-    !matches!(c as u32,
-        0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x180E | 0x200B..=0x200F | 0x202A..=0x202E
-        | 0x2060..=0x206F | 0xFEFF | 0xFFF9..=0xFFFB | 0xE000..=0xF8FF | 0xFFFE | 0xFFFF
-        | 0xF0000..=0x10FFFF | 0xE0000..=0xE007F)
-}
-
-fn push_escaped(out: &mut String, c: char, quote: char) {
-    if c == quote || c == '\\' {
-        out.push('\\');
-        out.push(c);
-        return;
-    }
-    if is_print(c) {
-        out.push(c);
-        return;
-    }
-    match c {
-        '\u{7}' => out.push_str("\\a"),
-        '\u{8}' => out.push_str("\\b"),
-        '\u{c}' => out.push_str("\\f"),
-        '\n' => out.push_str("\\n"),
-        '\r' => out.push_str("\\r"),
-        '\t' => out.push_str("\\t"),
-        '\u{b}' => out.push_str("\\v"),
-        c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-            out.push_str(&format!("\\x{:02x}", c as u32));
-        }
-        c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
-        c => out.push_str(&format!("\\U{:08x}", c as u32)),
-    }
 }
 
 fn rune_or_eof(r: char) -> String {
@@ -435,7 +378,7 @@ impl<'a> Lexer<'a> {
                     }
                     r => self.errorf(format!(
                         "expected a top-level item to end with a newline, comment, or EOF, but got {} instead",
-                        go_quote_rune(r)
+                        quote_rune(r, false)
                     )),
                 }
             }
@@ -459,7 +402,7 @@ impl<'a> Lexer<'a> {
                 if r != ']' {
                     return self.errorf(format!(
                         "expected end of table array name delimiter ']', but got {} instead",
-                        go_quote_rune(r)
+                        quote_rune(r, false)
                     ));
                 }
                 self.emit(ItemType::ArrayTableEnd);
@@ -494,7 +437,7 @@ impl<'a> Lexer<'a> {
                     ']' => self.pop(),
                     r => self.errorf(format!(
                         "expected '.' or ']' to end table name, but got {} instead",
-                        go_quote_rune(r)
+                        quote_rune(r, false)
                     )),
                 }
             }
@@ -525,7 +468,7 @@ impl<'a> Lexer<'a> {
                     EOF => self.errorf("unexpected EOF; expected value".into()),
                     r => self.errorf(format!(
                         "expected value but found {} instead",
-                        go_quote_rune(r)
+                        quote_rune(r, false)
                     )),
                 }
             }
@@ -578,11 +521,11 @@ impl<'a> Lexer<'a> {
                     }
                     '\n' => self.error_prev_line(format!(
                         "expected '.' or '=', but got {} instead",
-                        go_quote_rune('\n')
+                        quote_rune('\n', false)
                     )),
                     r => self.errorf(format!(
                         "expected '.' or '=', but got {} instead",
-                        go_quote_rune(r)
+                        quote_rune(r, false)
                     )),
                 }
             }
@@ -889,7 +832,7 @@ impl<'a> Lexer<'a> {
                 if is_digit(r) {
                     return Some(S::DecimalNumber);
                 }
-                self.errorf(format!("expected a digit but got {}", go_quote_rune(r)))
+                self.errorf(format!("expected a digit but got {}", quote_rune(r, false)))
             }
             S::BaseNumberOrDate => {
                 let r = self.next();
@@ -942,10 +885,7 @@ impl<'a> Lexer<'a> {
                     self.emit(ItemType::Bool);
                     return self.pop();
                 }
-                self.errorf(format!(
-                    "expected value but found {} instead",
-                    go_quote(&rs)
-                ))
+                self.errorf(format!("expected value but found {} instead", quote(&rs)))
             }
             S::CommentStart => {
                 self.ignore();
@@ -970,7 +910,7 @@ impl<'a> Lexer<'a> {
             if !is_hex(r) {
                 return self.errorf(format!(
                     "expected {word} hexadecimal digits after '\\{esc}', but got {} instead",
-                    go_quote(self.current())
+                    quote(self.current())
                 ));
             }
         }
@@ -1053,12 +993,12 @@ impl<'a> Lexer<'a> {
         if r == '\n' {
             return self.error_prev_line(format!(
                 "expected value but found {} instead",
-                go_quote_rune(r)
+                quote_rune(r, false)
             ));
         }
         self.errorf(format!(
             "expected value but found {} instead",
-            go_quote_rune(r)
+            quote_rune(r, false)
         ))
     }
 }

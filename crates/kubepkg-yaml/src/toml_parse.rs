@@ -10,7 +10,8 @@ use std::sync::Arc;
 
 use kubepkg_value::{ElemType, GoTime, Value};
 
-use crate::toml_lex::{Item, ItemType, Lexer, go_quote, is_digit, is_hex};
+use crate::toml_lex::{Item, ItemType, Lexer, is_digit, is_hex};
+use kubepkg_gostd::strconv::{quote as go_quote, quote_rune};
 
 /// A TOML document as BurntSushi holds it while parsing.
 #[derive(Debug, Clone)]
@@ -354,7 +355,7 @@ impl Parser<'_> {
             neg_nan = val == "-nan";
             val = "nan".into();
         }
-        match crate::gonum::parse_float_saturating(&val) {
+        match kubepkg_gostd::strconv::parse_float_saturating(&val, 64).ok() {
             Some(f) if f.is_infinite() && !val.to_ascii_lowercase().contains("inf") => {
                 Err(self.fail(it.line, format!("{s} is out of range for float64")))
             }
@@ -604,7 +605,7 @@ impl Parser<'_> {
                 _ => {
                     return Err(self.bug(format!(
                         "Expected valid escape code after \\, but got {}.",
-                        crate::toml_lex::go_quote_rune(e)
+                        quote_rune(e, false)
                     )));
                 }
             };
@@ -896,7 +897,7 @@ fn parse_time(layout: &str, value: &str, zone: Zone) -> Option<GoTime> {
     if !v.is_empty() {
         return None;
     }
-    let local = crate::toml::days_from_civil(year, month as u32, day as u32) * 86_400
+    let local = kubepkg_gostd::time::civil::to_days(year, month as u32, day as u32) * 86_400
         + hour * 3600
         + min * 60
         + sec;

@@ -1,0 +1,3 @@
+module kubepkg.dev/gostd-oracle
+
+go 1.26

@@ -1,0 +1,25 @@
+//! Go's standard library as Helm uses it, in one place.
+//!
+//! Helm's output is made by Go: numbers are printed by `strconv` and `fmt`, strings quoted by
+//! `strconv.Quote`, times printed and parsed by `time` with its reference-time layouts,
+//! durations by `time.Duration`. kubepkg reproduces that output byte for byte, so every crate
+//! that prints or reads such text calls this crate instead of keeping its own copy. Each module
+//! names the Go source it follows; every function is checked against values recorded from real
+//! Go (`oracle/`, golden data in `testdata/go-stdlib.tsv`, compared by `tests/oracle.rs`).
+//!
+//! | module | Go |
+//! |---|---|
+//! | [`strconv`] | `strconv`: `FormatFloat`, `ParseFloat` (decimal text), `ParseInt`/`ParseUint`, `Quote` and friends, `IsPrint`, `CanBackquote` |
+//! | [`fmt`] | `fmt/format.go`: the flags, width, precision and padding of one verb, and the number forms (`%d %x %o %b %c %q %U`, `%e %f %g %x` of floats) |
+//! | [`json`] | `encoding/json`'s text of a `float64` |
+//! | [`time`] | `time`: `Time.String`/`Format`/`ParseInLocation`, `LoadLocation` and `Local`, `Duration.String`/`Round`, `ParseDuration`, civil dates |
+//! | [`utf8`] | `unicode/utf8` over Go strings (bytes that need not be UTF-8) |
+//!
+//! The crate is a leaf: it depends on no other kubepkg crate, and on one time library (jiff,
+//! for the IANA zone database only; the calendar arithmetic is Go's own, in [`time::civil`]).
+
+pub mod fmt;
+pub mod json;
+pub mod strconv;
+pub mod time;
+pub mod utf8;
