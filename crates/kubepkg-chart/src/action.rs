@@ -4,7 +4,7 @@
 
 use crate::chart::{Chart, load};
 use crate::dependencies::{check_dependencies, process_dependencies};
-use crate::error::{ChartError, Result};
+use crate::error::{ChartError, ChartErrorKind, Result};
 use crate::manifest::{Hook, sort_manifests};
 use crate::objects::{Capabilities, KubeVersion};
 use crate::render::{ReleaseOptions, capabilities_value, render};
@@ -57,9 +57,11 @@ impl ValueOptions {
         let mut base = Value::empty_map();
         for f in &self.value_files {
             let fp = f.display().to_string();
-            let raw = read_input(&fp).map_err(ChartError::Values)?;
-            let current = kubepkg_yaml::load_values(&String::from_utf8_lossy(&raw))
-                .map_err(|e| ChartError::Values(format!("failed to parse {fp}: {e}")))?;
+            let raw = read_input(&fp).map_err(|e| ChartError::from(ChartErrorKind::Values(e)))?;
+            let current =
+                kubepkg_yaml::load_values(&String::from_utf8_lossy(&raw)).map_err(|e| {
+                    ChartError::from(ChartErrorKind::Values(format!("failed to parse {fp}: {e}")))
+                })?;
             base = merge_maps(&base, &current);
         }
         let mut tree = match Tree::from_value(&base) {
@@ -70,12 +72,14 @@ impl ValueOptions {
             let t = v.trim();
             if t.starts_with('{') {
                 let parsed: serde_json::Value = serde_json::from_str(t).map_err(|_| {
-                    ChartError::Values(format!("failed parsing --set-json data JSON: {v}"))
+                    ChartError::from(ChartErrorKind::Values(format!(
+                        "failed parsing --set-json data JSON: {v}"
+                    )))
                 })?;
                 if !parsed.is_object() {
-                    return Err(ChartError::Values(format!(
+                    return Err(ChartError::from(ChartErrorKind::Values(format!(
                         "failed parsing --set-json data JSON: {v}"
-                    )));
+                    ))));
                 }
                 let cur = Tree::Map(std::mem::take(&mut tree)).into_value();
                 let merged = merge_maps(&cur, &strvals::json_to_value(&parsed));
@@ -85,29 +89,41 @@ impl ValueOptions {
                 };
             } else {
                 strvals::parse_json(v, &mut tree).map_err(|_| {
-                    ChartError::Values(format!("failed parsing --set-json data {v}"))
+                    ChartError::from(ChartErrorKind::Values(format!(
+                        "failed parsing --set-json data {v}"
+                    )))
                 })?;
             }
         }
         for v in &self.values {
-            strvals::parse_into(v, &mut tree)
-                .map_err(|e| ChartError::Values(format!("failed parsing --set data: {e}")))?;
+            strvals::parse_into(v, &mut tree).map_err(|e| {
+                ChartError::from(ChartErrorKind::Values(format!(
+                    "failed parsing --set data: {e}"
+                )))
+            })?;
         }
         for v in &self.string_values {
             strvals::parse_into_string(v, &mut tree).map_err(|e| {
-                ChartError::Values(format!("failed parsing --set-string data: {e}"))
+                ChartError::from(ChartErrorKind::Values(format!(
+                    "failed parsing --set-string data: {e}"
+                )))
             })?;
         }
         let reader = |p: &str| -> std::result::Result<Value, String> {
             read_input(p).map(|b| Value::str(String::from_utf8_lossy(&b)))
         };
         for v in &self.file_values {
-            strvals::parse_into_file(v, &mut tree, &reader)
-                .map_err(|e| ChartError::Values(format!("failed parsing --set-file data: {e}")))?;
+            strvals::parse_into_file(v, &mut tree, &reader).map_err(|e| {
+                ChartError::from(ChartErrorKind::Values(format!(
+                    "failed parsing --set-file data: {e}"
+                )))
+            })?;
         }
         for v in &self.literal_values {
             strvals::parse_literal_into(v, &mut tree).map_err(|e| {
-                ChartError::Values(format!("failed parsing --set-literal data: {e}"))
+                ChartError::from(ChartErrorKind::Values(format!(
+                    "failed parsing --set-literal data: {e}"
+                )))
             })?;
         }
         Ok(Tree::Map(tree).into_value())
@@ -150,16 +166,20 @@ pub struct RenderedRelease {
 pub fn check_installable(chart: Chart) -> Result<Chart> {
     match chart.metadata.chart_type.as_str() {
         "" | "application" => {}
-        t => return Err(ChartError::Chart(format!("{t} charts are not installable"))),
+        t => {
+            return Err(ChartError::from(ChartErrorKind::Chart(format!(
+                "{t} charts are not installable"
+            ))));
+        }
     }
     if chart.metadata.deprecated {
         eprintln!("level=WARN msg=\"this chart is deprecated\"");
     }
     if chart.metadata.deps().next().is_some() {
         check_dependencies(&chart).map_err(|e| {
-            ChartError::Chart(format!(
+            ChartError::from(ChartErrorKind::Chart(format!(
                 "an error occurred while checking for chart dependencies. You may need to run 'helm dependency build' to fetch missing dependencies: {e}"
-            ))
+            )))
         })?;
     }
     Ok(chart)
@@ -175,8 +195,11 @@ pub fn prepare(
     caps: &Capabilities,
 ) -> Result<(Chart, Value)> {
     let mut chart = chart;
-    process_dependencies(&mut chart, user)
-        .map_err(|e| ChartError::Chart(format!("chart dependencies processing failed: {e}")))?;
+    process_dependencies(&mut chart, user).map_err(|e| {
+        ChartError::from(ChartErrorKind::Chart(format!(
+            "chart dependencies processing failed: {e}"
+        )))
+    })?;
     let release = ReleaseOptions {
         name: opts.release_name.clone(),
         namespace: opts.namespace.clone(),
@@ -184,12 +207,13 @@ pub fn prepare(
         is_install: !opts.is_upgrade,
         is_upgrade: opts.is_upgrade,
     };
-    let vals = coalesce_values(&chart, user).map_err(ChartError::Values)?;
+    let vals =
+        coalesce_values(&chart, user).map_err(|e| ChartError::from(ChartErrorKind::Values(e)))?;
     if !opts.skip_schema_validation {
         validate_chart(&chart, &vals).map_err(|e| {
-            ChartError::Schema(format!(
+            ChartError::from(ChartErrorKind::Schema(format!(
                 "values don't meet the specifications of the schema(s) in the following chart(s):\n{e}"
-            ))
+            )))
         })?;
     }
     let mut top = BTreeMap::new();
@@ -221,21 +245,37 @@ pub fn render_release(
     opts: &TemplateOptions,
     caps: &Capabilities,
 ) -> Result<RenderedRelease> {
+    render_release_inner(chart, user, opts, caps).map_err(|e| {
+        if opts.chart.as_os_str().is_empty() {
+            e
+        } else {
+            e.in_chart(&opts.chart)
+        }
+    })
+}
+
+fn render_release_inner(
+    chart: Chart,
+    user: &Value,
+    opts: &TemplateOptions,
+    caps: &Capabilities,
+) -> Result<RenderedRelease> {
     let chart = check_installable(chart)?;
     let (chart, top) = prepare(chart, user, opts, caps)?;
     if !chart.metadata.kube_version.is_empty()
         && !is_compatible_range(&chart.metadata.kube_version, &caps.kube_version.normalized)
     {
-        return Err(ChartError::Render(format!(
+        return Err(ChartError::from(ChartErrorKind::Render(format!(
             "chart requires kubeVersion: {} which is incompatible with Kubernetes {}",
             chart.metadata.kube_version, caps.kube_version.version
-        )));
+        ))));
     }
     let mut files = render(&chart, &top, false)?;
     let notes_key = format!("{}/templates/NOTES.txt", chart.name());
     let notes = files.get(&notes_key).cloned().unwrap_or_default();
     files.retain(|k, _| !k.ends_with("NOTES.txt"));
-    let (hooks, manifests) = sort_manifests(&files).map_err(ChartError::Manifest)?;
+    let (hooks, manifests) =
+        sort_manifests(&files).map_err(|e| ChartError::from(ChartErrorKind::Manifest(e)))?;
     let mut b = String::new();
     let mut written: BTreeMap<String, bool> = BTreeMap::new();
     if opts.include_crds {
@@ -310,9 +350,9 @@ fn show_only_filter(out: &str, show: &[String]) -> Result<String> {
             missing = false;
         }
         if missing {
-            return Err(ChartError::Chart(format!(
+            return Err(ChartError::from(ChartErrorKind::Chart(format!(
                 "could not find template {f} in chart"
-            )));
+            ))));
         }
     }
     Ok(selected
@@ -325,10 +365,11 @@ fn show_only_filter(out: &str, show: &[String]) -> Result<String> {
 pub fn template(opts: &TemplateOptions) -> Result<String> {
     let kube_version = match &opts.kube_version {
         None => None,
-        Some(v) => Some(
-            KubeVersion::parse(v)
-                .map_err(|e| ChartError::Chart(format!("invalid kube version '{v}': {e}")))?,
-        ),
+        Some(v) => Some(KubeVersion::parse(v).map_err(|e| {
+            ChartError::from(ChartErrorKind::Chart(format!(
+                "invalid kube version '{v}': {e}"
+            )))
+        })?),
     };
     let mut extra = Vec::new();
     for a in &opts.api_versions {
@@ -343,11 +384,14 @@ pub fn template(opts: &TemplateOptions) -> Result<String> {
 pub fn template_with_capabilities(opts: &TemplateOptions, caps: &Capabilities) -> Result<String> {
     let user = opts.values.merge()?;
     let chart = load(&opts.chart)?;
-    let rel = render_release(chart, &user, opts, caps).map_err(|e| match e {
-        ChartError::Render(m) | ChartError::Manifest(m) => ChartError::Render(format!(
-            "{m}\n\nUse --debug flag to render out invalid YAML"
-        )),
-        other => other,
+    let rel = render_release(chart, &user, opts, caps).map_err(|e| match e.kind {
+        ChartErrorKind::Render(m) | ChartErrorKind::Manifest(m) => ChartError {
+            kind: ChartErrorKind::Render(format!(
+                "{m}\n\nUse --debug flag to render out invalid YAML"
+            )),
+            ..e
+        },
+        kind => ChartError { kind, ..e },
     })?;
     let mut manifests = format!("{}\n", rel.manifest.trim());
     if !opts.no_hooks {

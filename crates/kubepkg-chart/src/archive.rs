@@ -5,10 +5,10 @@
 //! outside the chart directory are errors; a UTF-8 BOM is stripped; 100 MiB total decompressed
 //! size) and adds limits Helm lacks: symbolic and hard links are refused, at most
 //! [`Limits::max_files`] entries, at most [`Limits::max_file_size`] per file and a cap on the
-//! compression ratio (gzip bombs). Every refusal is an [`ChartError::Archive`] that starts with
+//! compression ratio (gzip bombs). Every refusal is an [`|e| ChartError::from(ChartErrorKind::Archive(e))`] that starts with
 //! Helm's CLI message (`unable to load chart archive`) and adds the archive and the reason.
 
-use crate::error::{ChartError, Result};
+use crate::error::{ChartError, ChartErrorKind, Result};
 use std::io::Read;
 
 /// Limits applied while extracting an archive.
@@ -159,18 +159,21 @@ pub fn clean_path(p: &str) -> String {
 pub fn load_archive_files(raw: &[u8], origin: &str, limits: &Limits) -> Result<Vec<BufferedFile>> {
     // Helm's CLI says only "unable to load chart archive" and drops the reason; its SDK
     // (`LoadArchive`) appends the reason. We print Helm's words, the archive and the reason.
-    let err =
-        |m: String| ChartError::Archive(format!("unable to load chart archive {origin}: {m}"));
+    let err = |m: String| {
+        ChartError::from(ChartErrorKind::Archive(format!(
+            "unable to load chart archive {origin}: {m}"
+        )))
+    };
     if !is_gzip(raw) {
         if origin.ends_with(".yaml") || origin.ends_with(".yml") {
-            return Err(ChartError::Archive(format!(
+            return Err(ChartError::from(ChartErrorKind::Archive(format!(
                 "file '{origin}' seems to be a YAML file, but expected a gzipped archive"
-            )));
+            ))));
         }
-        return Err(ChartError::Archive(format!(
+        return Err(ChartError::from(ChartErrorKind::Archive(format!(
             "file '{origin}' does not appear to be a gzipped archive; got '{}'",
             detect_content_type(raw)
-        )));
+        ))));
     }
     let mut files = read_entries(raw, limits, "chart", chart_entry_name).map_err(err)?;
     for f in &mut files {

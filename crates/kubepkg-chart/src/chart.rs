@@ -2,7 +2,7 @@
 //! `chart.Chart` — and loading it from a directory or an archive (`loader.Load`).
 
 use crate::archive::{BufferedFile, Limits, load_archive_files};
-use crate::error::{ChartError, Result};
+use crate::error::{ChartError, ChartErrorKind, Result};
 use crate::ignore::IgnoreRules;
 use crate::metadata::{Lock, Metadata};
 use kubepkg_value::Value;
@@ -70,8 +70,13 @@ fn has_manifest_extension(name: &str) -> bool {
         || ext.eq_ignore_ascii_case("json")
 }
 
-/// Load a chart from a directory or a `.tgz` archive (`loader.Load`).
+/// Load a chart from a directory or a `.tgz` archive (`loader.Load`). Errors name `path`
+/// ([`ChartError::path`]).
 pub fn load(path: &Path) -> Result<Chart> {
+    load_any(path).map_err(|e| e.in_chart(path))
+}
+
+fn load_any(path: &Path) -> Result<Chart> {
     let meta = std::fs::metadata(path).map_err(|e| ChartError::io(path, e))?;
     if meta.is_dir() {
         load_dir(path)
@@ -97,8 +102,12 @@ pub fn load_dir(dir: &Path) -> Result<Chart> {
     if ignore_file.exists() {
         let text =
             std::fs::read_to_string(&ignore_file).map_err(|e| ChartError::io(&ignore_file, e))?;
-        rules = IgnoreRules::parse(&text)
-            .map_err(|e| ChartError::Load(format!("{}: {e}", ignore_file.display())))?;
+        rules = IgnoreRules::parse(&text).map_err(|e| {
+            ChartError::from(ChartErrorKind::Load(format!(
+                "{}: {e}",
+                ignore_file.display()
+            )))
+        })?;
     }
     rules.add_defaults();
     let mut files = Vec::new();
@@ -116,10 +125,10 @@ fn walk(
     depth: usize,
 ) -> Result<()> {
     if depth > 64 {
-        return Err(ChartError::Load(format!(
+        return Err(ChartError::from(ChartErrorKind::Load(format!(
             "{}: directories nested too deeply (a symbolic link loop?)",
             dir.display()
-        )));
+        ))));
     }
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| ChartError::io(dir, e))?
@@ -147,16 +156,16 @@ fn walk(
             continue;
         }
         if !md.is_file() {
-            return Err(ChartError::Load(format!(
+            return Err(ChartError::from(ChartErrorKind::Load(format!(
                 "cannot load irregular file {} as it has file mode type bits set",
                 path.display()
-            )));
+            ))));
         }
         if md.len() > *budget {
-            return Err(ChartError::Load(format!(
+            return Err(ChartError::from(ChartErrorKind::Load(format!(
                 "error reading {n}: chart exceeds maximum decompressed size of {} bytes",
                 Limits::default().max_total
-            )));
+            ))));
         }
         let mut data = std::fs::read(&path).map_err(|err| ChartError::io(&path, err))?;
         *budget = budget.saturating_sub(data.len() as u64);
@@ -177,11 +186,13 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
     let mut metadata: Option<Metadata> = None;
     for f in &files {
         if f.name == "Chart.yaml" {
-            let v = kubepkg_yaml::from_yaml_str(&yaml_text(f))
-                .map_err(|e| ChartError::Load(format!("cannot load Chart.yaml: {e}")))?;
+            let v = kubepkg_yaml::from_yaml_str(&yaml_text(f)).map_err(|e| {
+                ChartError::from(ChartErrorKind::Load(format!("cannot load Chart.yaml: {e}")))
+            })?;
             let v = crate::metadata::restore_float_text(&v, &yaml_text(f));
-            let mut md = Metadata::decode(&v)
-                .map_err(|e| ChartError::Load(format!("cannot load Chart.yaml: {e}")))?;
+            let mut md = Metadata::decode(&v).map_err(|e| {
+                ChartError::from(ChartErrorKind::Load(format!("cannot load Chart.yaml: {e}")))
+            })?;
             if md.api_version.is_empty() {
                 md.api_version = "v1".into();
             }
@@ -206,16 +217,19 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
         match f.name.as_str() {
             "Chart.yaml" => {}
             "Chart.lock" => {
-                let v = kubepkg_yaml::from_yaml_str(&yaml_text(f))
-                    .map_err(|e| ChartError::Load(format!("cannot load Chart.lock: {e}")))?;
-                chart.lock = Some(
-                    Lock::decode(&v)
-                        .map_err(|e| ChartError::Load(format!("cannot load Chart.lock: {e}")))?,
-                );
+                let v = kubepkg_yaml::from_yaml_str(&yaml_text(f)).map_err(|e| {
+                    ChartError::from(ChartErrorKind::Load(format!("cannot load Chart.lock: {e}")))
+                })?;
+                chart.lock = Some(Lock::decode(&v).map_err(|e| {
+                    ChartError::from(ChartErrorKind::Load(format!("cannot load Chart.lock: {e}")))
+                })?);
             }
             "values.yaml" => {
-                chart.values = kubepkg_yaml::load_values(&yaml_text(f))
-                    .map_err(|e| ChartError::Load(format!("cannot load values.yaml: {e}")))?;
+                chart.values = kubepkg_yaml::load_values(&yaml_text(f)).map_err(|e| {
+                    ChartError::from(ChartErrorKind::Load(format!(
+                        "cannot load values.yaml: {e}"
+                    )))
+                })?;
             }
             "values.schema.json" => chart.schema = Some(Arc::from(f.data.as_slice())),
             "requirements.yaml" => {
@@ -225,19 +239,30 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
                         "Warning: Dependencies are handled in Chart.yaml since apiVersion \"v2\". We recommend migrating dependencies to Chart.yaml."
                     );
                 }
-                let v = kubepkg_yaml::from_yaml_str(&yaml_text(f))
-                    .map_err(|e| ChartError::Load(format!("cannot load requirements.yaml: {e}")))?;
-                md.merge(&v)
-                    .map_err(|e| ChartError::Load(format!("cannot load requirements.yaml: {e}")))?;
+                let v = kubepkg_yaml::from_yaml_str(&yaml_text(f)).map_err(|e| {
+                    ChartError::from(ChartErrorKind::Load(format!(
+                        "cannot load requirements.yaml: {e}"
+                    )))
+                })?;
+                md.merge(&v).map_err(|e| {
+                    ChartError::from(ChartErrorKind::Load(format!(
+                        "cannot load requirements.yaml: {e}"
+                    )))
+                })?;
                 if md.api_version == "v1" {
                     chart.files.push(to_file(f));
                 }
             }
             "requirements.lock" => {
-                let v = kubepkg_yaml::from_yaml_str(&yaml_text(f))
-                    .map_err(|e| ChartError::Load(format!("cannot load requirements.lock: {e}")))?;
+                let v = kubepkg_yaml::from_yaml_str(&yaml_text(f)).map_err(|e| {
+                    ChartError::from(ChartErrorKind::Load(format!(
+                        "cannot load requirements.lock: {e}"
+                    )))
+                })?;
                 chart.lock = Some(Lock::decode(&v).map_err(|e| {
-                    ChartError::Load(format!("cannot load requirements.lock: {e}"))
+                    ChartError::from(ChartErrorKind::Load(format!(
+                        "cannot load requirements.lock: {e}"
+                    )))
                 })?);
                 let md = metadata.get_or_insert_with(Metadata::default);
                 if md.api_version == "v1" {
@@ -261,9 +286,12 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
         }
     }
     let Some(mut md) = metadata else {
-        return Err(ChartError::Load("Chart.yaml file is missing".into()));
+        return Err(ChartError::from(ChartErrorKind::Load(
+            "Chart.yaml file is missing".into(),
+        )));
     };
-    md.validate().map_err(ChartError::Validation)?;
+    md.validate()
+        .map_err(|e| ChartError::from(ChartErrorKind::Validation(e)))?;
     chart.metadata = md;
     for (n, files) in subcharts {
         if n.starts_with('_') || n.starts_with('.') {
@@ -272,11 +300,11 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
         let sub = if n.ends_with(".tgz") {
             let file = &files[0];
             if file.name != n {
-                return Err(ChartError::Load(format!(
+                return Err(ChartError::from(ChartErrorKind::Load(format!(
                     "error unpacking subchart tar in {}: expected {n}, got {}",
                     chart.name(),
                     file.name
-                )));
+                ))));
             }
             load_archive(&file.data, &format!("charts/{n}"))
         } else {
@@ -292,10 +320,10 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
             load_files(inner)
         };
         let sub = sub.map_err(|e| {
-            ChartError::Load(format!(
+            ChartError::from(ChartErrorKind::Load(format!(
                 "error unpacking subchart {n} in {}: {e}",
                 chart.name()
-            ))
+            )))
         })?;
         chart.dependencies.push(sub);
     }

@@ -29,7 +29,7 @@ pub mod values;
 
 pub use action::{RenderedRelease, TemplateOptions, ValueOptions, render_release, template};
 pub use chart::{Chart, ChartFile, load};
-pub use error::{ChartError, Result};
+pub use error::{ChartError, ChartErrorKind, Result};
 /// Helm's manifest rules (split, heads, hooks, kind order) live in the leaf crate
 /// `kubepkg-manifest`; re-exported here for the render pipeline's users.
 pub use kubepkg_manifest as manifest;

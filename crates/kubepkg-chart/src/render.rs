@@ -10,7 +10,7 @@
 //! maps such as `.Capabilities.APIVersions` (see `kubepkg_funcs::reflect`).
 
 use crate::chart::Chart;
-use crate::error::{ChartError, Result};
+use crate::error::{ChartError, ChartErrorKind, Result};
 use crate::objects::{Capabilities, Files};
 use crate::values::table;
 use kubepkg_template::{Templates, helm};
@@ -131,7 +131,7 @@ pub fn render(chart: &Chart, top: &Value, strict: bool) -> Result<BTreeMap<Strin
         let r = &tpls[k];
         let text = String::from_utf8_lossy(&r.text);
         set.parse(k, &text)
-            .map_err(|e| ChartError::Render(helm::parse_error_text(k, &e)))?;
+            .map_err(|e| ChartError::from(ChartErrorKind::Render(helm::parse_error_text(k, &e))))?;
     }
     let mut rendered = BTreeMap::new();
     for k in &keys {
@@ -147,7 +147,7 @@ pub fn render(chart: &Chart, top: &Value, strict: bool) -> Result<BTreeMap<Strin
         }
         let out = set
             .execute(k, &r.data)
-            .map_err(|e| ChartError::Render(helm::exec_error_text(k, &e)))?;
+            .map_err(|e| ChartError::from(ChartErrorKind::Render(helm::exec_error_text(k, &e))))?;
         rendered.insert(k.clone(), helm::scrub_no_value(&out));
     }
     Ok(rendered)

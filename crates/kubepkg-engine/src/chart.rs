@@ -103,7 +103,7 @@ pub fn release_payload(
 ) -> Result<ComponentRelease, PayloadError> {
     let capabilities = caps.to_chart().map_err(|message| PayloadError::Render {
         chart: chart_path.display().to_string(),
-        source: kubepkg_chart::ChartError::Render(message),
+        source: kubepkg_chart::error::ChartErrorKind::Render(message).into(),
     })?;
     let out = render_chart(chart_path, target, config, &capabilities)?;
     Ok(payload(out, config))
