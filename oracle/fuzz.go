@@ -1,5 +1,5 @@
 // Differential fuzzing: random templates and values, rendered by Helm's engine here and by
-// kubepkg's engine in `cargo test --test corpus` (see fuzz.sh). `oracle fuzz N SEED` writes N
+// kubepkg's engine in `cargo test --test it corpus` (see fuzz.sh). `oracle fuzz N SEED` writes N
 // random cases with Helm's results as corpus JSON Lines on stdout; cases Helm cannot record
 // (a hang, or a path disagreement) are dropped.
 package main

@@ -12,7 +12,7 @@ rounds="${1:-10}"; per="${2:-500}"; seed="${3:-$(date +%s)}"; keep="${4:-5}"
 findings="$root/testdata/template-corpus/fuzz-findings.jsonl"
 oracle="$("$here/build.sh")"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
-(cd "$root" && cargo test -q --release -p kubepkg-funcs --test corpus --no-run >&2)
+(cd "$root" && cargo test -q --release -p kubepkg-funcs --test it corpus --no-run >&2)
 ran=0; differing=0
 touch "$findings"
 for ((r = 0; r < rounds; r++)); do
@@ -20,7 +20,7 @@ for ((r = 0; r < rounds; r++)); do
   TZ=UTC "$oracle" fuzz "$per" "$s" > "$work/round.jsonl"
   : > "$work/failed.txt"
   (cd "$root" && KUBEPKG_CORPUS="$work/round.jsonl" KUBEPKG_CORPUS_SHOW=0 KUBEPKG_CORPUS_FAILED="$work/failed.txt" \
-     cargo test -q --release -p kubepkg-funcs --test corpus > "$work/test.log" 2>&1) || true
+     cargo test -q --release -p kubepkg-funcs --test it corpus > "$work/test.log" 2>&1) || true
   n=$(wc -l < "$work/round.jsonl"); f=$(grep -c . "$work/failed.txt" || true)
   ran=$((ran + n)); differing=$((differing + f))
   # keep the shortest differing cases not already kept

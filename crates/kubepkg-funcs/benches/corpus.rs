@@ -5,7 +5,7 @@
 //! Run by `bench/template-bench.sh`; `cargo bench -p kubepkg-funcs --bench corpus -- N` runs N
 //! iterations per case (default 50).
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/it/support/mod.rs"]
 mod support;
 
 use std::io::Write as _;

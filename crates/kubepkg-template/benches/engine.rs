@@ -3,7 +3,7 @@
 //! nanoseconds, one `index<TAB>ns` line per case. `tests/go-oracle/bench.sh` runs this and the
 //! Go oracle's identical loop and reports the median ratio.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use std::time::Instant;

@@ -2,7 +2,7 @@
 //! writes them back with `output`/`error` filled in: the Rust side of the differential fuzzer
 //! (`tests/go-oracle/fuzz.py`).
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use std::io::{BufRead, Write};

@@ -19,7 +19,7 @@
 //! - [`toml`]: `toToml`, `fromToml`.
 //!
 //! Every behaviour is checked against the real Go libraries: `testdata/yaml-oracle` (Go, test
-//! tooling) writes `testdata/yaml-corpus`, and `tests/corpus.rs` compares byte for byte.
+//! tooling) writes `testdata/yaml-corpus`, and `tests/it/corpus.rs` compares byte for byte.
 //!
 //! Limits (documented in [`decode`]): alias expansion follows go-yaml v2's ratio rule (a
 //! document may not draw more than 99% of its decoded nodes from aliases once it has more than

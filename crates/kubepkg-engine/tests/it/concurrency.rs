@@ -3,17 +3,15 @@
 //! Lease and then runs on what the first recorded (never interleaved); given too little time, it
 //! refuses naming the holder and changes nothing.
 
-mod support;
-
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::support::*;
 use kubepkg_engine::{EngineError, Instance, ops};
 use kubepkg_package::orchestrator::Reason;
 use kubepkg_package::values::UserValues;
 use kubepkg_testkit::TestNamespace;
-use support::*;
 
 const SHORT: Duration = Duration::from_secs(60);
 

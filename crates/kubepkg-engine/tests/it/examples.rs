@@ -7,14 +7,16 @@
 //! The simulated nodes run no containers, so where an example needs an operator (KubeVirt's
 //! `Available` condition) the test runs the example's own `play-operator.sh`.
 
-mod support;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::support::{
+    RevisionRow, apply_with, kube_cluster, pos, progress, release_revisions, revision_rows,
+    rollback,
+};
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
 use k8s_openapi::api::batch::v1::Job;
@@ -28,10 +30,6 @@ use kubepkg_package::plan::{Change, FailurePolicy, Gate, RenderedComponent};
 use kubepkg_package::revision::RevisionStatus;
 use kubepkg_package::values::UserValues;
 use kubepkg_testkit::TestNamespace;
-use support::{
-    RevisionRow, apply_with, kube_cluster, pos, progress, release_revisions, revision_rows,
-    rollback,
-};
 
 const TIMEOUT: Duration = Duration::from_secs(90);
 

@@ -3,18 +3,16 @@
 //! `Package` of the same name — revision, version, kstatus conditions, components — and kstatus
 //! reads it as `kubepkg status` does, while waiting for requirements and once deployed.
 
-mod support;
-
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::support::*;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
 use kubepkg_kube::readiness::{self, Status};
 use kubepkg_package::object;
 use kubepkg_package::orchestrator::Reason;
 use kubepkg_testkit::TestNamespace;
 use serde_json::{Value, json};
-use support::*;
 
 const SHORT: Duration = Duration::from_secs(60);
 

@@ -6,15 +6,13 @@
 //! Ready; an optional requirement that is absent holds nothing up, one that is installed must be
 //! Ready.
 
-mod support;
-
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::support::*;
 use kubepkg_package::orchestrator::Reason;
 use kubepkg_package::revision::RevisionStatus;
 use kubepkg_testkit::TestNamespace;
-use support::*;
 
 const SHORT: Duration = Duration::from_secs(60);
 

@@ -3,13 +3,15 @@
 //! revisions recorded. Packages are written to temporary directories; workloads use the node
 //! simulator's pod annotations (`kubepkg.dev/sim`) to be ready, never ready, or fail.
 
-mod support;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::support::{
+    RevisionRow, apply_with, kube_cluster, package_with, pos, progress, release_revisions,
+    revision_rows, rollback, sim_hook_chart,
+};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, ListParams};
@@ -20,10 +22,6 @@ use kubepkg_package::values::UserValues;
 use kubepkg_release::Status;
 use kubepkg_release::storage::{SecretDriver, Store};
 use kubepkg_testkit::TestNamespace;
-use support::{
-    RevisionRow, apply_with, kube_cluster, package_with, pos, progress, release_revisions,
-    revision_rows, rollback, sim_hook_chart,
-};
 
 /// Writes a package: `manifest` as kubepkg.yaml; every component named in `deploys` gets a
 /// deploy chart at its name, and each name in `hooks` a hook chart whose Job `sim` steers.

@@ -12,13 +12,12 @@
 //! `KUBEPKG_CORPUS_SHOW=n` shows n failures (default 40), `KUBEPKG_CORPUS_FAILED=path` writes the
 //! names of failing cases to a file.
 
-mod support;
-
+use crate::support;
 use std::collections::BTreeMap;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use support::{Case, Outcome};
+use crate::support::{Case, Outcome};
 
 /// Longest a case may take before it counts as a hang (unoptimised builds generate RSA keys
 /// slowly, hence the longer bound there).

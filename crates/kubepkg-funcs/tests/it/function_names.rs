@@ -2,8 +2,7 @@
 //! `testdata/template-corpus/helm-functions.txt` is read from Helm's own function map at run time
 //! by the oracle (`oracle funcs`), not written by hand.
 
-mod support;
-
+use crate::support;
 use std::collections::BTreeSet;
 
 #[test]

@@ -17,7 +17,7 @@ use kubepkg_release::storage::SecretDriver;
 use kubepkg_release::{Hook, Release};
 use kubepkg_testkit::{TestNamespace, helm_binary, helm_command};
 
-const GOLDEN: &str = include_str!("golden/helm-v4.3.1-install.json");
+const GOLDEN: &str = include_str!("../golden/helm-v4.3.1-install.json");
 
 fn chart_record() -> kubepkg_release::Chart {
     let r: Release = serde_json::from_str(GOLDEN).expect("golden record");

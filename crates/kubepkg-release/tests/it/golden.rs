@@ -5,7 +5,7 @@
 use kubepkg_release::record::{HookDeletePolicy, HookEvent, Status};
 use kubepkg_release::{Release, codec, storage::StoredObject};
 
-const HELM4: &str = include_str!("golden/helm-v4.3.1-install.json");
+const HELM4: &str = include_str!("../golden/helm-v4.3.1-install.json");
 
 #[test]
 fn helm4_record_reencodes_byte_for_byte() {

@@ -2,14 +2,12 @@
 //! (see `go-oracle/`, regenerate with `go-oracle/regen.sh`); our engine must produce the same
 //! output or the same error text byte for byte.
 
-mod common;
-
-use common::{funcs, json_to_value};
+use crate::common::{funcs, json_to_value};
 use kubepkg_template::{MissingKey, Templates, Value};
 
 #[test]
 fn engine_matches_go_text_template() {
-    let corpus = include_str!("go-cases.jsonl");
+    let corpus = include_str!("../go-cases.jsonl");
     let mut failures = Vec::new();
     let mut total = 0;
     for line in corpus.lines().filter(|l| !l.trim().is_empty()) {

@@ -78,7 +78,7 @@ fn render(
 
 #[test]
 fn helm_mode_matches_helm_engine() {
-    let corpus = include_str!("helm-cases.jsonl");
+    let corpus = include_str!("../helm-cases.jsonl");
     let mut failures = Vec::new();
     let mut total = 0;
     for line in corpus.lines().filter(|l| !l.trim().is_empty()) {
