@@ -20,4 +20,4 @@ pub use record::{
     Chart, File, Hook, HookDeletePolicy, HookEvent, HookExecution, HookOutputLogPolicy, HookPhase,
     Info, Metadata, Release, Status,
 };
-pub use storage::{Driver, MemoryDriver, Store, StoredObject};
+pub use storage::{AnyDriver, Driver, DriverKind, MemoryDriver, Store, StoredObject};
