@@ -125,15 +125,31 @@ pub fn release_payload(
     config: &Map<String, Value>,
     caps: &ClusterCapabilities,
 ) -> Result<ComponentRelease, PayloadError> {
+    release_payload_with_defaults(chart_path, target, config, None, caps)
+}
+
+/// [`release_payload`], the chart's default values replaced by `defaults` when given: Helm's
+/// `upgrade --reuse-values` renders, and records, the new chart with the previous release's
+/// values as its defaults (`chart.Values = oldVals`).
+pub fn release_payload_with_defaults(
+    chart_path: &Path,
+    target: ReleaseTarget<'_>,
+    config: &Map<String, Value>,
+    defaults: Option<&Map<String, Value>>,
+    caps: &ClusterCapabilities,
+) -> Result<ComponentRelease, PayloadError> {
     let chart_name = chart_path.display().to_string();
     let render_err = |message: String| PayloadError::Render {
         chart: chart_name.clone(),
         message,
     };
-    let chart = kubepkg_chart::load(chart_path).map_err(|e| PayloadError::Load {
+    let mut chart = kubepkg_chart::load(chart_path).map_err(|e| PayloadError::Load {
         chart: chart_name.clone(),
         message: e.to_string(),
     })?;
+    if let Some(defaults) = defaults {
+        chart.values = to_chart_value(&Value::Object(defaults.clone()));
+    }
     let record_chart = record_chart(&chart);
     let crds: String = chart
         .crd_objects(chart.name())
