@@ -32,7 +32,7 @@ mod urls;
 
 use kubepkg_template::Function;
 
-pub use dates::{format_time, time_string};
+pub use dates::{format_time, parse_duration, time_string};
 
 /// Helm functions that the engine binds itself because they need the template set or a cluster.
 pub const ENGINE_BOUND: [&str; 3] = ["include", "tpl", "lookup"];
