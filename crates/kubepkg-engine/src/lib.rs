@@ -4,7 +4,9 @@
 //! - [`store`]: package revision Secrets;
 //! - [`ready`]: `readyWhen` gates, checked and waited for by watch;
 //! - [`cluster`]: [`cluster::KubeCluster`], the orchestrator's `Cluster` over releases and the API;
-//! - [`ops`]: the operations behind `kubepkg plan/apply/status/history/rollback/uninstall/list/values`.
+//! - [`ops`]: the operations behind `kubepkg plan/apply/status/history/rollback/uninstall/list/values`;
+//! - [`verbs`]: the single-release verbs that render a chart (`install`, `upgrade`) with Helm's
+//!   values rules, and `get values --all`'s computed values.
 //!
 //! The rules themselves (order, hooks, rollback safety, revisions) live in
 //! `kubepkg_package::orchestrator`; this crate only carries them out.
@@ -16,6 +18,7 @@ pub mod error;
 pub mod ops;
 pub mod ready;
 pub mod store;
+pub mod verbs;
 
 pub use cluster::KubeCluster;
 pub use error::EngineError;

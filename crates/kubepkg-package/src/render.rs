@@ -126,11 +126,27 @@ pub fn render_chart(
     values: &Map<String, Value>,
     caps: &Capabilities,
 ) -> Result<RenderedChart, ChartRenderError> {
+    render_chart_with_defaults(chart_path, target, values, None, caps)
+}
+
+/// [`render_chart`] with the chart's default values replaced by `defaults` when given (Helm's
+/// `upgrade --reuse-values` renders the new chart with the previous release's values as its
+/// defaults).
+pub fn render_chart_with_defaults(
+    chart_path: &Path,
+    target: ReleaseTarget<'_>,
+    values: &Map<String, Value>,
+    defaults: Option<&Map<String, Value>>,
+    caps: &Capabilities,
+) -> Result<RenderedChart, ChartRenderError> {
     let chart_name = chart_path.display().to_string();
-    let chart = kubepkg_chart::load(chart_path).map_err(|source| ChartRenderError::Load {
+    let mut chart = kubepkg_chart::load(chart_path).map_err(|source| ChartRenderError::Load {
         chart: chart_name.clone(),
         source,
     })?;
+    if let Some(defaults) = defaults {
+        chart.values = to_chart_value(&Value::Object(defaults.clone()));
+    }
     let crds: String = chart
         .crd_objects(chart.name())
         .into_iter()

@@ -27,6 +27,9 @@ pub enum Error {
         "custom label {label:?} is reserved by Helm's storage (name, owner, status, version, createdAt, modifiedAt)"
     )]
     ReservedLabel { label: String },
+    /// `$HELM_DRIVER` names a driver kubepkg does not have.
+    #[error("HELM_DRIVER={name:?} is not supported by kubepkg (use secret, configmap or memory)")]
+    UnsupportedDriver { name: String },
     /// The storage backend (the Kubernetes API) failed.
     #[error("release storage ({driver}) failed on {key}: {message}")]
     Backend {

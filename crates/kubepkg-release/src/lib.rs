@@ -6,12 +6,16 @@
 //! - [`storage`]: storage objects (`sh.helm.release.v1.<name>.v<rev>`), labels, drivers
 //!   (Secret, ConfigMap, memory), history limit and listing that decodes only what it must.
 //! - [`action`]: install/upgrade/rollback/uninstall/test on a cluster with hooks and a lease.
+//! - [`query`]: the read verbs (`list`, `history`, the revision `status`/`get` read, live
+//!   resources), returning data; [`output`]: what Helm prints for every release verb.
 #![forbid(unsafe_code)]
 
 pub mod action;
 pub mod codec;
 pub mod error;
 pub mod gojson;
+pub mod output;
+pub mod query;
 pub mod record;
 pub mod storage;
 
@@ -20,4 +24,4 @@ pub use record::{
     Chart, File, Hook, HookDeletePolicy, HookEvent, HookExecution, HookOutputLogPolicy, HookPhase,
     Info, Metadata, Release, Status,
 };
-pub use storage::{Driver, MemoryDriver, Store, StoredObject};
+pub use storage::{AnyDriver, Driver, DriverKind, MemoryDriver, Store, StoredObject};

@@ -1,6 +1,18 @@
-//! Command-line definitions (clap). Only argument shapes live here; behaviour is in `commands`.
+//! Command-line definitions (clap). Only argument shapes (and [`go_duration`], the one parser
+//! of duration flags) live here; flags and environment become [`crate::settings::Settings`],
+//! behaviour is in `commands` over the library crates.
+
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+
+/// A Go duration (`5m0s`, `90s`, `1.5h`, `300ms`) as Go's `time.ParseDuration` reads it, with
+/// its error texts; a negative one is no time at all. Every `--timeout` flag uses it.
+pub fn go_duration(s: &str) -> Result<Duration, String> {
+    kubepkg_gostd::time::parse_duration(s)
+        .map(|d| d.to_std())
+        .map_err(|e| e.to_string())
+}
 
 /// kubepkg installs and upgrades packages of Helm charts safely: components one at a time in
 /// dependency order, each waiting until really ready.
@@ -150,20 +162,20 @@ pub struct TemplateArgs {
     #[arg(long = "wait", num_args = 0..=1, default_missing_value = "watcher")]
     pub wait: Option<String>,
     /// Accepted for compatibility with `helm template` (no effect when rendering).
-    #[arg(long = "timeout")]
-    pub timeout: Option<String>,
+    #[arg(long = "timeout", value_parser = go_duration)]
+    pub timeout: Option<Duration>,
     /// Accepted for compatibility with `helm template` (no effect when rendering).
     #[arg(long = "description")]
     pub description: Option<String>,
 }
 
 /// Where the cluster is (Helm's `--kubeconfig`, `--kube-context`, `-n`).
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct ClusterArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster).
     #[arg(long = "kubeconfig")]
     pub kubeconfig: Option<std::path::PathBuf>,
-    /// Name of the kubeconfig context to use.
+    /// Name of the kubeconfig context to use (default: $HELM_KUBECONTEXT, then the current one).
     #[arg(long = "kube-context")]
     pub kube_context: Option<String>,
     /// Namespace of the release (default: $HELM_NAMESPACE, then the context's namespace).
@@ -198,8 +210,8 @@ pub struct OperationArgs {
     #[arg(long = "wait")]
     pub wait: bool,
     /// Time to wait for any single operation step (Go duration: 5m0s, 90s).
-    #[arg(long = "timeout", default_value = "5m0s")]
-    pub timeout: String,
+    #[arg(long = "timeout", default_value = "5m0s", value_parser = go_duration)]
+    pub timeout: Duration,
     /// Do not run hooks.
     #[arg(long = "no-hooks")]
     pub no_hooks: bool,
@@ -278,8 +290,8 @@ pub struct ChangeArgs {
     pub wait: bool,
     /// Time to wait for any single step (Go duration). Default: 5m0s for a release, 10m for
     /// each component of a package.
-    #[arg(long = "timeout")]
-    pub timeout: Option<String>,
+    #[arg(long = "timeout", value_parser = go_duration)]
+    pub timeout: Option<Duration>,
     /// Release: do not run hooks.
     #[arg(long = "no-hooks")]
     pub no_hooks: bool,
@@ -414,8 +426,8 @@ pub struct ReleaseQueryArgs {
     #[arg(long = "max", default_value_t = 256)]
     pub max: usize,
     /// Test: time to wait for the test hooks (Go duration).
-    #[arg(long = "timeout", default_value = "5m0s")]
-    pub timeout: String,
+    #[arg(long = "timeout", default_value = "5m0s", value_parser = go_duration)]
+    pub timeout: Duration,
 }
 
 /// `kubepkg get values|manifest|hooks|notes NAME`.
@@ -491,11 +503,11 @@ pub struct ApplyArgs {
     #[command(flatten)]
     pub values: PackageValuesFlags,
     /// Time each component may take to become ready (Go duration).
-    #[arg(long = "timeout", default_value = "10m")]
-    pub timeout: String,
+    #[arg(long = "timeout", default_value = "10m", value_parser = go_duration)]
+    pub timeout: Duration,
     /// How long to wait for required packages to be Ready (Go duration; default: --timeout).
-    #[arg(long = "requirements-timeout")]
-    pub requirements_timeout: Option<String>,
+    #[arg(long = "requirements-timeout", value_parser = go_duration)]
+    pub requirements_timeout: Option<Duration>,
     /// Print the plan against the cluster and change nothing.
     #[arg(long = "dry-run")]
     pub dry_run: bool,
@@ -561,8 +573,8 @@ pub struct PackageRollbackArgs {
     #[arg(long = "force")]
     pub force: bool,
     /// Time each component may take to become ready (Go duration).
-    #[arg(long = "timeout", default_value = "10m")]
-    pub timeout: String,
+    #[arg(long = "timeout", default_value = "10m", value_parser = go_duration)]
+    pub timeout: Duration,
     /// Output format: text, or json (one JSON line per progress event, the summary last).
     #[arg(short = 'o', long = "output", default_value = "text")]
     pub output: String,
@@ -578,8 +590,8 @@ pub struct PackageUninstallArgs {
     #[arg(long = "keep-history")]
     pub keep_history: bool,
     /// Time each component's uninstall may take (Go duration).
-    #[arg(long = "timeout", default_value = "10m")]
-    pub timeout: String,
+    #[arg(long = "timeout", default_value = "10m", value_parser = go_duration)]
+    pub timeout: Duration,
     /// Output format: text, or json (one JSON line per progress event, the summary last).
     #[arg(short = 'o', long = "output", default_value = "text")]
     pub output: String,
@@ -596,4 +608,52 @@ pub struct PackageListArgs {
     /// Output format: text or json.
     #[arg(short = 'o', long = "output", default_value = "text")]
     pub output: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_are_gos() {
+        assert_eq!(go_duration("5m0s"), Ok(Duration::from_secs(300)));
+        assert_eq!(go_duration("1.5h"), Ok(Duration::from_secs(5400)));
+        assert_eq!(go_duration("300ms"), Ok(Duration::from_millis(300)));
+        assert_eq!(go_duration("0"), Ok(Duration::ZERO));
+        assert_eq!(go_duration("-1s"), Ok(Duration::ZERO));
+        assert_eq!(
+            go_duration("5x").unwrap_err(),
+            r#"time: unknown unit "x" in duration "5x""#
+        );
+        assert_eq!(
+            go_duration("10").unwrap_err(),
+            r#"time: missing unit in duration "10""#
+        );
+        assert_eq!(go_duration("").unwrap_err(), r#"time: invalid duration """#);
+    }
+
+    #[test]
+    fn every_timeout_flag_reads_go_durations() {
+        let parse = |args: &[&str]| {
+            Cli::try_parse_from(std::iter::once("kubepkg").chain(args.iter().copied()))
+        };
+        let Command::Install(i) = parse(&["install", "a", "c", "--timeout", "90s"])
+            .unwrap()
+            .command
+        else {
+            unreachable!()
+        };
+        assert_eq!(i.op.timeout, Duration::from_secs(90));
+        let Command::Apply(a) = parse(&["apply", "p", "dir"]).unwrap().command else {
+            unreachable!()
+        };
+        assert_eq!(
+            (a.timeout, a.requirements_timeout),
+            (Duration::from_secs(600), None)
+        );
+        let err = parse(&["rollback", "a", "--timeout", "soon"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(r#"time: invalid duration "soon""#), "{err}");
+    }
 }

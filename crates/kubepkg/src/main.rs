@@ -1,17 +1,20 @@
 //! The `kubepkg` command line: a thin `main` over the library crates. Argument definitions live
-//! in [`cli`], each verb's behaviour in `commands/<verb>.rs`.
+//! in [`cli`], the flags and environment every command reads in [`settings`] (resolved once
+//! here), each verb in `commands/<verb>.rs`.
 
 #![forbid(unsafe_code)]
 
 mod cli;
 mod commands;
+mod settings;
 
 use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
-    match commands::run(cli) {
+    let settings = settings::Settings::from_env(&cli.command);
+    match commands::run(cli.command, &settings) {
         Ok(code) => code,
         Err(err) => {
             eprintln!("Error: {err:#}");

@@ -916,3 +916,74 @@ fn unsafe_crd_upgrades_are_refused() {
     assert_eq!(h.len(), 1, "{h:?}");
     let _ = ns.plane().kubectl().args(["delete", "crd", &crd]).output();
 }
+
+/// Regression (the CLI's own `--reuse-values` merge kept `k: null`): `upgrade --reuse-values
+/// --set k=null` deletes `k` from the stored values (Helm's `CoalesceTables`), nested keys
+/// too, and renders with the previous release's values as the chart's defaults (Helm's
+/// `chart.Values = oldVals`), exactly as real Helm does on a twin release.
+#[test]
+fn reuse_values_set_null_deletes_the_key_as_helm() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let ns = rt
+        .block_on(TestNamespace::new("cli-reuse-null"))
+        .expect("namespace");
+    let helm4 = helm_version("v4.3.1");
+    // `words` (NAME replaced by `name`) run by kubepkg or helm 4; stdout with NAME for `name`.
+    let run = |helm: bool, words: &str, name: &str| -> String {
+        let args: Vec<String> = words.split(' ').map(|w| w.replace("NAME", name)).collect();
+        let out = if helm {
+            run_helm_in(&helm4, &ns, "secret", &strs(&args))
+        } else {
+            kubepkg(&ns, &strs(&args)).output().unwrap()
+        };
+        ok(out).replace(name, "NAME")
+    };
+    let chart = crashy_chart();
+    for (helm, name) in [(false, "ours"), (true, "theirs")] {
+        run(
+            helm,
+            &format!("install NAME {chart} --set message=hi,extra.a=1,extra.b=2"),
+            name,
+        );
+        run(
+            helm,
+            &format!("upgrade NAME {chart} --reuse-values --set message=null,extra.a=null"),
+            name,
+        );
+    }
+    let json = |text: String| -> serde_json::Value { serde_json::from_str(&text).unwrap() };
+    assert_eq!(
+        json(run(false, "get values NAME -o json", "ours")),
+        serde_json::json!({"extra": {"b": 2}}),
+        "keys deleted"
+    );
+    for read in [
+        "get values NAME -o json",
+        "get values NAME --all -o json",
+        "get manifest NAME",
+        "get hooks NAME",
+        "get values NAME --revision 2 -o json",
+    ] {
+        let want = run(true, read, "theirs");
+        assert_eq!(
+            run(true, read, "ours"),
+            want,
+            "`{read}`: kubepkg's record vs helm's"
+        );
+        assert_eq!(run(false, read, "ours"), want, "`{read}`: kubepkg vs helm");
+    }
+    // Known difference, kept on purpose: Helm's `CoalesceTables` writes the nulls into the
+    // replaced revision's values too (`src[key] = nil` on `current.Config`), which it then
+    // stores as superseded, so a later `rollback 1` would not restore revision 1. kubepkg
+    // leaves revision 1 as it was written.
+    let rev1 = "get values NAME --revision 1 -o json";
+    let written = serde_json::json!({"extra": {"a": 1, "b": 2}, "message": "hi"});
+    assert_eq!(json(run(false, rev1, "ours")), written);
+    assert_eq!(json(run(true, rev1, "ours")), written);
+    assert_eq!(
+        json(run(true, rev1, "theirs")),
+        serde_json::json!({"extra": {"a": null, "b": 2}, "message": null}),
+        "helm v4.3.1 rewrites the superseded revision's values (if this changed, kubepkg's \
+         record now matches helm's: fold revision 1 into the comparisons above)"
+    );
+}

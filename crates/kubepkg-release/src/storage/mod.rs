@@ -7,6 +7,7 @@
 //! deployed revision, the history limit (default 10, never deleting the last deployed
 //! revision), and listing that reads labels and decodes only each release's latest revision.
 
+mod any;
 mod kube;
 mod memory;
 
@@ -17,6 +18,7 @@ use crate::codec;
 use crate::error::Error;
 use crate::record::{Release, STORAGE_PREFIX, Status};
 
+pub use self::any::{AnyDriver, DriverKind};
 pub use self::kube::{ConfigMapDriver, SecretDriver};
 pub use memory::MemoryDriver;
 

@@ -3,80 +3,70 @@
 //! capabilities and touches no cluster; `--dry-run=server` renders against the cluster and
 //! has the API server validate every object (server-side dry run); neither writes anything.
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use kubepkg_engine::chart::ClusterCapabilities;
-use kubepkg_release::action::{DryRun, dry_run_record};
+use kubepkg_chart::ValueOptions;
+use kubepkg_engine::verbs::{self, DryRunMode};
+use kubepkg_release::action::Options;
+use kubepkg_release::output::{self, Format};
 
-use super::releases::{self, DryRunMode, with_releases};
-use crate::cli::InstallArgs;
+use super::runtime;
+use crate::cli::{InstallArgs, ValuesArgs};
+use crate::settings::Settings;
 
-pub fn run(args: Box<InstallArgs>) -> Result<ExitCode> {
-    let args = *args;
-    let config = releases::user_values(&args.values)?;
-    let dry_run = releases::dry_run_mode(args.dry_run.as_deref())?;
+pub fn run(args: InstallArgs, settings: &Settings) -> Result<ExitCode> {
+    let values = verbs::user_values(&value_options(&args.values))?;
+    let dry_run = DryRunMode::parse(args.dry_run.as_deref())?;
+    let format = Format::parse(&args.op.output).unwrap_or_default();
+    let chart = Path::new(&args.chart);
     if dry_run == Some(DryRunMode::Client) {
-        let ns = args
-            .cluster
-            .namespace
-            .clone()
-            .or_else(|| {
-                std::env::var("HELM_NAMESPACE")
-                    .ok()
-                    .filter(|s| !s.is_empty())
-            })
-            .unwrap_or_else(|| "default".into());
-        let caps = ClusterCapabilities::default();
-        let out = releases::payload(&args.chart, &args.name, &ns, &config, None, &caps)?;
-        kubepkg_release::storage::validate_name(&args.name)?;
-        let release = dry_run_record(
-            &args.name,
-            &ns,
-            1,
-            out.rendered,
-            None,
-            args.op.description.as_deref(),
-        );
-        releases::print_release(&release, &args.op.output)?;
+        let namespace = settings.offline_namespace();
+        let description = args.op.description.as_deref();
+        let release = verbs::install_offline(&args.name, &namespace, chart, values, description)?;
+        print!("{}", output::release(&release, format)?);
         return Ok(ExitCode::SUCCESS);
     }
-    releases::runtime()?.block_on(async {
-        let cluster = releases::connect(&args.cluster).await?;
-        let ns = cluster.namespace.clone();
-        let caps = ClusterCapabilities::discover(&cluster.client).await?;
-        let out = releases::payload(&args.chart, &args.name, &ns, &config, None, &caps)?;
-        let mut opts = releases::options(&args.cluster, &args.op)?;
-        opts.atomic = args.atomic;
-        opts.wait |= args.atomic;
-        opts.take_ownership = args.take_ownership;
-        opts.create_namespace = args.create_namespace;
-        let release = if dry_run.is_some() {
-            if !out.crds.is_empty() {
-                eprintln!("{}", releases::DRY_RUN_CRDS_WARNING);
-            }
-            let mode = DryRun {
-                upgrade: false,
-                install_if_missing: true,
-                server: true,
-                crds: &out.crds,
-            };
-            with_releases!(&cluster, Some(ns.as_str()), |rel| {
-                releases::with_progress(rel)
-                    .dry_run(&args.name, out.rendered, &opts, mode)
-                    .await?
-            })
-        } else {
-            if !out.crds.is_empty() {
-                kubepkg_release::action::install_crds(&cluster, &out.crds, opts.timeout).await?;
-            }
-            with_releases!(&cluster, Some(ns.as_str()), |rel| {
-                releases::with_progress(rel)
-                    .install(&args.name, out.rendered, &opts)
-                    .await?
-            })
-        };
-        releases::print_release(&release, &args.op.output)?;
+    runtime()?.block_on(async {
+        let cluster = settings.connect().await?;
+        let caps = verbs::capabilities(&cluster).await?;
+        let prepared =
+            verbs::prepare_install(&args.name, &cluster.namespace, chart, values, &caps)?;
+        if let Some(warning) = prepared.dry_run_warning(dry_run) {
+            eprintln!("{warning}");
+        }
+        let releases = settings.releases(&cluster)?;
+        let release = prepared
+            .run(&releases, &options(settings, &args), dry_run)
+            .await?;
+        print!("{}", output::release(&release, format)?);
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// The values flags as the chart layer reads them.
+pub fn value_options(v: &ValuesArgs) -> ValueOptions {
+    ValueOptions {
+        value_files: v.values.iter().map(Into::into).collect(),
+        json_values: v.set_json.clone(),
+        values: v.set.clone(),
+        string_values: v.set_string.clone(),
+        file_values: v.set_file.clone(),
+        literal_values: v.set_literal.clone(),
+    }
+}
+
+/// The release layer's options from install's (and upgrade's) flags.
+pub fn options(settings: &Settings, args: &InstallArgs) -> Options {
+    Options {
+        wait: args.op.wait || args.atomic,
+        timeout: args.op.timeout,
+        atomic: args.atomic,
+        take_ownership: args.take_ownership,
+        no_hooks: args.op.no_hooks,
+        description: args.op.description.clone(),
+        create_namespace: args.create_namespace,
+        ..settings.options()
+    }
 }

@@ -1,12 +1,13 @@
-//! One module per verb; [`run`] dispatches the parsed command line and [`exit_code`] turns an
-//! error into the documented process exit code.
+//! One module per verb; [`run`] dispatches the parsed command line with the [`Settings`]
+//! resolved from it, and [`exit_code`] turns an error into the documented process exit code.
+//! The single-release verbs call `kubepkg_release` (`action`, `query`) and
+//! `kubepkg_engine::verbs` for data and print what `kubepkg_release::output` makes of it.
 
 mod get;
 mod history;
 mod install;
 mod list;
 mod package;
-mod releases;
 mod rollback;
 mod status;
 mod template;
@@ -15,29 +16,48 @@ mod uninstall;
 mod upgrade;
 mod version;
 
-use crate::cli::{Cli, Command};
 use std::process::ExitCode;
 
+use anyhow::{Context, Result};
+
+use crate::cli::Command;
+use crate::settings::Settings;
+
 /// Run the parsed command and return the process exit code.
-pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {
+pub fn run(command: Command, settings: &Settings) -> Result<ExitCode> {
+    match command {
         Command::Version => version::run(),
-        Command::Template(args) => template::run(args),
-        Command::Plan(args) => package::plan(*args),
-        Command::Apply(args) => package::apply(*args),
-        Command::Values(args) => package::values(*args),
-        Command::Package(cmd) => package::run(cmd),
-        Command::Install(args) => install::run(args),
-        Command::Upgrade(args) => upgrade::run(args),
-        Command::Rollback(args) => rollback::run(args),
-        Command::Uninstall(args) => uninstall::run(*args),
-        Command::List(args) => list::run(*args),
-        Command::History(args) => history::run(*args),
-        Command::Status(args) => history::status(*args),
-        Command::Get(args) => get::run(*args),
-        Command::Test(args) => test::run(*args),
+        Command::Template(args) => template::run(*args, settings),
+        Command::Plan(args) => package::plan(*args, settings),
+        Command::Apply(args) => package::apply(*args, settings),
+        Command::Values(args) => package::values(*args, settings),
+        Command::Package(cmd) => package::run(cmd, settings),
+        Command::Install(args) => install::run(*args, settings),
+        Command::Upgrade(args) => upgrade::run(*args, settings),
+        Command::Rollback(args) => rollback::run(*args, settings),
+        Command::Uninstall(args) => uninstall::run(*args, settings),
+        Command::List(args) => list::run(*args, settings),
+        Command::History(args) => history::run(*args, settings),
+        Command::Status(args) => status::run(*args, settings),
+        Command::Get(args) => get::run(*args, settings),
+        Command::Test(args) => test::run(*args, settings),
     }
 }
+
+/// A tokio runtime for one command.
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+/// The per-component timeout of a package operation when `--timeout` is not given.
+const PACKAGE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// The release timeout when `--timeout` is not given (Helm's 5m0s).
+const RELEASE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// The package (its `kubepkg.yaml` or one of its charts) is invalid: nothing was applied.
 #[derive(Debug)]

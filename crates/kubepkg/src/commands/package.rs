@@ -26,11 +26,11 @@ use kubepkg_package::values::{
     UserValues, dropped_values_notice as dropped_values, render_explain, values_yaml,
 };
 
-use super::{InvalidPackage, releases};
+use super::{InvalidPackage, runtime};
 use crate::cli::{
-    ApplyArgs, ClusterArgs, PackageCommand, PackageValuesArgs, PackageValuesFlags, PlanArgs,
-    TargetArgs,
+    ApplyArgs, PackageCommand, PackageValuesArgs, PackageValuesFlags, PlanArgs, TargetArgs,
 };
+use crate::settings::Settings;
 
 /// A loaded package and the scratch directory an archive was extracted into.
 struct Loaded {
@@ -108,8 +108,8 @@ fn stderr_sink() -> LineSink {
     Arc::new(|line: &str| eprintln!("{line}"))
 }
 
-async fn connect(args: &ClusterArgs, timeout: Duration, sink: LineSink) -> Result<KubeCluster> {
-    let kube = releases::connect(args).await?;
+async fn connect(settings: &Settings, timeout: Duration, sink: LineSink) -> Result<KubeCluster> {
+    let kube = settings.connect().await?;
     let caps: ClusterCapabilities = ops::capabilities(&kube).await;
     Ok(KubeCluster::new(kube, caps, timeout, sink))
 }
@@ -119,12 +119,12 @@ fn code(n: i32) -> ExitCode {
 }
 
 /// `kubepkg plan NAME PACKAGE`.
-pub fn plan(args: PlanArgs) -> Result<ExitCode> {
+pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode> {
     let loaded = load(&args.package)?;
     let user = user_values(&args.values)?;
     let plan = if args.with_cluster {
-        releases::runtime()?.block_on(async {
-            let kc = connect(&args.cluster, Duration::from_secs(600), stderr_sink()).await?;
+        runtime()?.block_on(async {
+            let kc = connect(settings, Duration::from_secs(600), stderr_sink()).await?;
             let ns = kc.kube.namespace.clone();
             let instance = Instance {
                 name: &args.name,
@@ -138,11 +138,7 @@ pub fn plan(args: PlanArgs) -> Result<ExitCode> {
             )
         })?
     } else {
-        let ns = args
-            .cluster
-            .namespace
-            .clone()
-            .unwrap_or_else(|| "default".to_string());
+        let ns = settings.offline_namespace();
         let instance = Instance {
             name: &args.name,
             namespace: &ns,
@@ -158,16 +154,16 @@ pub fn plan(args: PlanArgs) -> Result<ExitCode> {
 }
 
 /// `kubepkg apply NAME PACKAGE`.
-pub fn apply(args: ApplyArgs) -> Result<ExitCode> {
+pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode> {
     let loaded = load(&args.package)?;
     let user = user_values(&args.values)?;
-    let timeout = releases::parse_duration(&args.timeout)?;
+    let timeout = args.timeout;
     let progress = Progress::new(&args.output)?;
-    releases::runtime()?.block_on(async {
-        let mut kc = connect(&args.cluster, timeout, progress.lines()).await?;
+    runtime()?.block_on(async {
+        let mut kc = connect(settings, timeout, progress.lines()).await?;
         kc.on_event = progress.events();
-        if let Some(t) = &args.requirements_timeout {
-            kc.requirements_timeout = releases::parse_duration(t)?;
+        if let Some(t) = args.requirements_timeout {
+            kc.requirements_timeout = t;
         }
         let ns = kc.kube.namespace.clone();
         let instance = Instance {
@@ -191,9 +187,9 @@ pub fn apply(args: ApplyArgs) -> Result<ExitCode> {
 }
 
 /// `kubepkg values NAME`.
-pub fn values(args: PackageValuesArgs) -> Result<ExitCode> {
-    releases::runtime()?.block_on(async {
-        let kc = connect(&args.cluster, Duration::from_secs(60), stderr_sink()).await?;
+pub fn values(args: PackageValuesArgs, settings: &Settings) -> Result<ExitCode> {
+    runtime()?.block_on(async {
+        let kc = connect(settings, Duration::from_secs(60), stderr_sink()).await?;
         let ns = kc.kube.namespace.clone();
         let instance = Instance {
             name: &args.name,
@@ -222,31 +218,19 @@ pub fn values(args: PackageValuesArgs) -> Result<ExitCode> {
 }
 
 /// `kubepkg package …`: always the package meaning of NAME.
-pub fn run(cmd: PackageCommand) -> Result<ExitCode> {
-    releases::runtime()?.block_on(async {
+pub fn run(cmd: PackageCommand, settings: &Settings) -> Result<ExitCode> {
+    runtime()?.block_on(async {
+        let kube = settings.connect().await?;
         match cmd {
-            PackageCommand::Status(a) => {
-                let kube = releases::connect(&a.cluster).await?;
-                status(&kube, &a.name, &a.output).await
-            }
-            PackageCommand::History(a) => {
-                let kube = releases::connect(&a.cluster).await?;
-                history(&kube, &a.name, &a.output).await
-            }
+            PackageCommand::Status(a) => status(&kube, &a.name, &a.output).await,
+            PackageCommand::History(a) => history(&kube, &a.name, &a.output).await,
             PackageCommand::Rollback(a) => {
-                let kube = releases::connect(&a.cluster).await?;
-                let timeout = releases::parse_duration(&a.timeout)?;
-                rollback(&kube, &a.name, a.revision, a.force, timeout, &a.output).await
+                rollback(&kube, &a.name, a.revision, a.force, a.timeout, &a.output).await
             }
             PackageCommand::Uninstall(a) => {
-                let kube = releases::connect(&a.cluster).await?;
-                let timeout = releases::parse_duration(&a.timeout)?;
-                uninstall(&kube, &a.name, a.keep_history, timeout, &a.output).await
+                uninstall(&kube, &a.name, a.keep_history, a.timeout, &a.output).await
             }
-            PackageCommand::List(a) => {
-                let kube = releases::connect(&a.cluster).await?;
-                list(&kube, a.all_namespaces, &a.output).await
-            }
+            PackageCommand::List(a) => list(&kube, a.all_namespaces, &a.output).await,
         }
     })
 }
@@ -281,13 +265,7 @@ fn print_structured(
 ) -> Result<()> {
     match output {
         "json" => println!("{j}"),
-        "yaml" => {
-            print!(
-                "{}",
-                kubepkg_yaml::to_yaml(&releases::from_json(&j)?)
-                    .map_err(|e| anyhow::anyhow!("{e}"))?
-            );
-        }
+        "yaml" => print!("{}", kubepkg_release::output::yaml(&j)?),
         "table" | "text" => print!("{}", text()),
         other => anyhow::bail!("invalid output format {other:?}: use table, json or yaml"),
     }

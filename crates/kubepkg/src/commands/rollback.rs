@@ -6,39 +6,28 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use kubepkg_release::action::Options;
 
-use super::package;
-use super::releases::{self, with_releases};
-use crate::cli::{ChangeArgs, ClusterArgs, OperationArgs, RollbackArgs};
+use super::{PACKAGE_TIMEOUT, RELEASE_TIMEOUT, package, runtime};
+use crate::cli::{ChangeArgs, RollbackArgs};
+use crate::settings::Settings;
 
 /// The release layer's options from the bare verbs' flags (release default timeout 5m0s).
-pub fn release_options(
-    cluster: &ClusterArgs,
-    op: &ChangeArgs,
-) -> Result<kubepkg_release::action::Options> {
-    releases::options(
-        cluster,
-        &OperationArgs {
-            wait: op.wait,
-            timeout: op.timeout.clone().unwrap_or_else(|| "5m0s".into()),
-            no_hooks: op.no_hooks,
-            description: op.description.clone(),
-            output: op.output.clone(),
-        },
-    )
+pub fn release_options(settings: &Settings, op: &ChangeArgs) -> Options {
+    Options {
+        wait: op.wait,
+        timeout: op.timeout.unwrap_or(RELEASE_TIMEOUT),
+        no_hooks: op.no_hooks,
+        description: op.description.clone(),
+        ..settings.options()
+    }
 }
 
-/// The per-component timeout of a package operation (default 10m).
-pub fn package_timeout(op: &ChangeArgs) -> Result<std::time::Duration> {
-    releases::parse_duration(op.timeout.as_deref().unwrap_or("10m"))
-}
-
-pub fn run(args: Box<RollbackArgs>) -> Result<ExitCode> {
-    let args = *args;
-    releases::runtime()?.block_on(async {
-        let cluster = releases::connect(&args.cluster).await?;
+pub fn run(args: RollbackArgs, settings: &Settings) -> Result<ExitCode> {
+    runtime()?.block_on(async {
+        let cluster = settings.connect().await?;
         if package::resolve(&cluster, &args.name, args.target).await? {
-            let timeout = package_timeout(&args.op)?;
+            let timeout = args.op.timeout.unwrap_or(PACKAGE_TIMEOUT);
             return package::rollback(
                 &cluster,
                 &args.name,
@@ -49,14 +38,14 @@ pub fn run(args: Box<RollbackArgs>) -> Result<ExitCode> {
             )
             .await;
         }
-        let ns = cluster.namespace.clone();
-        let mut opts = release_options(&args.cluster, &args.op)?;
-        opts.max_history = args.history_max;
-        with_releases!(&cluster, Some(ns.as_str()), |rel| {
-            releases::with_progress(rel)
-                .rollback(&args.name, args.revision.unwrap_or(0), &opts)
-                .await?
-        });
+        let opts = Options {
+            max_history: args.history_max,
+            ..release_options(settings, &args.op)
+        };
+        settings
+            .releases(&cluster)?
+            .rollback(&args.name, args.revision.unwrap_or(0), &opts)
+            .await?;
         println!("Rollback was a success! Happy Helming!");
         Ok(ExitCode::SUCCESS)
     })

@@ -4,12 +4,12 @@
 //! `--api-versions` are then ignored, as in Helm).
 
 use crate::cli::TemplateArgs;
+use crate::settings::Settings;
 use kubepkg_chart::{TemplateOptions, ValueOptions};
 use std::io::Write;
 use std::process::ExitCode;
 
-pub fn run(args: Box<TemplateArgs>) -> anyhow::Result<ExitCode> {
-    let args = *args;
+pub fn run(args: TemplateArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
     // Helm 4's reading of --dry-run for `template` (always a dry run).
     let server = match args.dry_run.as_deref() {
         None | Some("client") | Some("1" | "t" | "T" | "TRUE" | "true" | "True") => false,
@@ -21,11 +21,6 @@ pub fn run(args: Box<TemplateArgs>) -> anyhow::Result<ExitCode> {
             "invalid dry-run value ({v:?}). Must be \"none\", \"server\", or \"client\""
         ),
     };
-    let cluster = kubepkg_kube::ClusterOptions {
-        kubeconfig: args.kubeconfig.clone().map(Into::into),
-        context: args.kube_context.clone(),
-        namespace: args.namespace.clone(),
-    };
     let (name, chart) = match args.args.as_slice() {
         [_, _] if args.generate_name => {
             anyhow::bail!("cannot set --generate-name and also specify a name")
@@ -35,18 +30,10 @@ pub fn run(args: Box<TemplateArgs>) -> anyhow::Result<ExitCode> {
         [chart] => ("release-name".to_string(), chart.clone()),
         _ => anyhow::bail!("expected at most two arguments"),
     };
-    let namespace = args
-        .namespace
-        .or_else(|| {
-            std::env::var("HELM_NAMESPACE")
-                .ok()
-                .filter(|s| !s.is_empty())
-        })
-        .unwrap_or_else(|| "default".to_string());
     let opts = TemplateOptions {
         release_name: name,
         chart: chart.into(),
-        namespace,
+        namespace: settings.offline_namespace(),
         values: ValueOptions {
             value_files: args.values.into_iter().map(Into::into).collect(),
             json_values: args.set_json,
@@ -68,7 +55,7 @@ pub fn run(args: Box<TemplateArgs>) -> anyhow::Result<ExitCode> {
         skip_schema_validation: args.skip_schema_validation,
     };
     let out = if server {
-        let caps = cluster_capabilities(&cluster)?;
+        let caps = cluster_capabilities(settings)?;
         kubepkg_chart::action::template_with_capabilities(&opts, &caps)
     } else {
         kubepkg_chart::template(&opts)
@@ -82,10 +69,10 @@ pub fn run(args: Box<TemplateArgs>) -> anyhow::Result<ExitCode> {
 
 /// The cluster's `.Capabilities` (server version and served API versions).
 fn cluster_capabilities(
-    opts: &kubepkg_kube::ClusterOptions,
+    settings: &Settings,
 ) -> anyhow::Result<kubepkg_chart::objects::Capabilities> {
-    super::releases::runtime()?.block_on(async {
-        let cluster = kubepkg_kube::Cluster::connect(opts).await?;
+    super::runtime()?.block_on(async {
+        let cluster = settings.connect().await?;
         let caps = kubepkg_engine::chart::ClusterCapabilities::discover(&cluster.client).await?;
         caps.to_chart().map_err(|e| anyhow::anyhow!("{e}"))
     })

@@ -3,23 +3,23 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use kubepkg_release::action::Options;
+use kubepkg_release::output::{self, Format};
 
-use super::releases::{self, with_releases};
+use super::runtime;
 use crate::cli::ReleaseQueryArgs;
+use crate::settings::Settings;
 
-pub fn run(args: ReleaseQueryArgs) -> Result<ExitCode> {
-    releases::runtime()?.block_on(async {
-        let cluster = releases::connect(&args.cluster).await?;
-        let ns = cluster.namespace.clone();
-        let opts = kubepkg_release::action::Options {
-            timeout: releases::parse_duration(&args.timeout)?,
-            wait_lock: !args.cluster.no_wait_lock,
-            ..Default::default()
+pub fn run(args: ReleaseQueryArgs, settings: &Settings) -> Result<ExitCode> {
+    runtime()?.block_on(async {
+        let cluster = settings.connect().await?;
+        let opts = Options {
+            timeout: args.timeout,
+            ..settings.options()
         };
-        let release = with_releases!(&cluster, Some(ns.as_str()), |rel| {
-            releases::with_progress(rel).test(&args.name, &opts).await?
-        });
-        releases::print_release(&release, &args.output)?;
+        let release = settings.releases(&cluster)?.test(&args.name, &opts).await?;
+        let format = Format::parse(&args.output).unwrap_or_default();
+        print!("{}", output::release(&release, format)?);
         Ok(ExitCode::SUCCESS)
     })
 }

@@ -6,17 +6,18 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use kubepkg_release::action::Options;
 
-use super::package;
-use super::releases::{self, with_releases};
-use super::rollback::{package_timeout, release_options};
+use super::rollback::release_options;
+use super::{PACKAGE_TIMEOUT, package, runtime};
 use crate::cli::UninstallArgs;
+use crate::settings::Settings;
 
-pub fn run(args: UninstallArgs) -> Result<ExitCode> {
-    releases::runtime()?.block_on(async {
-        let cluster = releases::connect(&args.cluster).await?;
+pub fn run(args: UninstallArgs, settings: &Settings) -> Result<ExitCode> {
+    runtime()?.block_on(async {
+        let cluster = settings.connect().await?;
         if package::resolve(&cluster, &args.name, args.target).await? {
-            let timeout = package_timeout(&args.op)?;
+            let timeout = args.op.timeout.unwrap_or(PACKAGE_TIMEOUT);
             return package::uninstall(
                 &cluster,
                 &args.name,
@@ -26,14 +27,14 @@ pub fn run(args: UninstallArgs) -> Result<ExitCode> {
             )
             .await;
         }
-        let ns = cluster.namespace.clone();
-        let mut opts = release_options(&args.cluster, &args.op)?;
-        opts.keep_history = args.keep_history;
-        with_releases!(&cluster, Some(ns.as_str()), |rel| {
-            releases::with_progress(rel)
-                .uninstall(&args.name, &opts)
-                .await?
-        });
+        let opts = Options {
+            keep_history: args.keep_history,
+            ..release_options(settings, &args.op)
+        };
+        settings
+            .releases(&cluster)?
+            .uninstall(&args.name, &opts)
+            .await?;
         println!("release \"{}\" uninstalled", args.name);
         Ok(ExitCode::SUCCESS)
     })
