@@ -19,6 +19,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::orchestrator::Reason;
 use crate::revision::{PackageRevision, RevisionStatus};
 
 /// The reasons of docs/package-object.md#reasons.
@@ -113,17 +114,13 @@ pub fn summary(conditions: &[Condition]) -> Summary {
 pub fn implied(rev: &PackageRevision) -> Vec<Condition> {
     let message = rev.description.as_str();
     let reason_or = |fallback: &'static str| -> String {
-        if rev.reason.is_empty() {
-            fallback.to_string()
-        } else {
-            rev.reason.clone()
-        }
+        rev.reason.map_or(fallback, Reason::as_str).to_string()
     };
     match rev.status {
         RevisionStatus::PendingInstall
         | RevisionStatus::PendingUpgrade
         | RevisionStatus::PendingRollback => {
-            let r = if rev.reason == reason::REQUIREMENTS_NOT_MET {
+            let r = if rev.reason == Some(Reason::RequirementsNotMet) {
                 reason::REQUIREMENTS_NOT_MET
             } else {
                 reason::PROGRESSING
@@ -137,7 +134,7 @@ pub fn implied(rev: &PackageRevision) -> Vec<Condition> {
             Condition::new(READY, false, reason::UNINSTALLING, message),
             Condition::new(RECONCILING, true, reason::UNINSTALLING, message),
         ],
-        RevisionStatus::Deployed if rev.reason == reason::ROLLED_BACK => vec![
+        RevisionStatus::Deployed if rev.reason == Some(Reason::RolledBack) => vec![
             Condition::new(READY, false, reason::ROLLED_BACK, message),
             Condition::new(STALLED, true, reason::ROLLED_BACK, message),
         ],
@@ -224,7 +221,7 @@ pub fn live(rev: &PackageRevision, not_ready: Option<&str>) -> Vec<Condition> {
 mod tests {
     use super::*;
 
-    fn rev(status: RevisionStatus, reason: &str) -> PackageRevision {
+    fn rev(status: RevisionStatus, reason: Option<Reason>) -> PackageRevision {
         PackageRevision {
             name: "p".into(),
             namespace: "ns".into(),
@@ -239,7 +236,7 @@ mod tests {
             components: vec![],
             status,
             description: "d".into(),
-            reason: reason.into(),
+            reason,
             first_deployed: String::new(),
             last_deployed: String::new(),
             conditions: vec![],
@@ -313,9 +310,11 @@ mod tests {
             ),
         ];
         for (status, reason, want, sum) in cases {
+            // Revisions store a reason by its name.
+            let reason = serde_json::from_value(serde_json::Value::String(reason.into())).ok();
             let got = compute(&rev(status, reason), &[], "2026-01-01T00:00:00Z");
-            assert_eq!(brief(&got), want, "{status:?} {reason}");
-            assert_eq!(summary(&got), sum, "{status:?} {reason}");
+            assert_eq!(brief(&got), want, "{status:?} {reason:?}");
+            assert_eq!(summary(&got), sum, "{status:?} {reason:?}");
             assert!(
                 got.iter()
                     .all(|c| c.message == "d" && c.last_transition_time == "2026-01-01T00:00:00Z")
@@ -334,29 +333,36 @@ mod tests {
     #[test]
     fn transition_time_moves_only_when_the_status_changes() {
         let waiting = compute(
-            &rev(RevisionStatus::PendingUpgrade, "RequirementsNotMet"),
+            &rev(
+                RevisionStatus::PendingUpgrade,
+                Some(Reason::RequirementsNotMet),
+            ),
             &[],
             "t1",
         );
         // Still not ready (now applying): Ready stays False since t1.
-        let applying = compute(&rev(RevisionStatus::PendingUpgrade, ""), &waiting, "t2");
+        let applying = compute(&rev(RevisionStatus::PendingUpgrade, None), &waiting, "t2");
         assert_eq!(applying[0].last_transition_time, "t1");
         assert_eq!(applying[0].reason, "Progressing");
-        let done = compute(&rev(RevisionStatus::Deployed, "Succeeded"), &applying, "t3");
+        let done = compute(
+            &rev(RevisionStatus::Deployed, Some(Reason::Succeeded)),
+            &applying,
+            "t3",
+        );
         assert_eq!(done[0].last_transition_time, "t3");
         assert_eq!(done.len(), 1, "Reconciling is dropped once done");
     }
 
     #[test]
     fn live_view_reports_a_deployed_package_whose_component_is_not_ready() {
-        let mut r = rev(RevisionStatus::Deployed, "Succeeded");
+        let mut r = rev(RevisionStatus::Deployed, Some(Reason::Succeeded));
         r.conditions = compute(&r, &[], "t");
         let c = live(&r, Some("component a: Deployment ns/a: InProgress"));
         assert_eq!(summary(&c), Summary::InProgress);
         assert_eq!(c[0].message, "component a: Deployment ns/a: InProgress");
         assert_eq!(summary(&live(&r, None)), Summary::Current);
         // A failed revision stays failed whatever its components do.
-        let f = rev(RevisionStatus::Failed, "UpgradeFailed");
+        let f = rev(RevisionStatus::Failed, Some(Reason::UpgradeFailed));
         assert_eq!(summary(&live(&f, Some("x"))), Summary::Failed);
     }
 }

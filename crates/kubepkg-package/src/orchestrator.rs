@@ -33,7 +33,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::manifest::{Package, ReadyCondition, Requirement};
@@ -201,8 +201,9 @@ pub trait Cluster {
     fn now(&self) -> String;
 }
 
-/// The reason an apply ended with (docs/package-object.md#reasons).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// The reason an apply ended with (docs/package-object.md#reasons); revisions record it by
+/// name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Reason {
     Succeeded,
     RequirementsNotMet,
@@ -357,7 +358,7 @@ impl<'c, C: Cluster> Run<'c, C> {
                 Err(message) => {
                     if shown.as_ref() != Some(&message) {
                         if let Some(rev) = rev.as_deref_mut() {
-                            rev.reason = Reason::RequirementsNotMet.as_str().into();
+                            rev.reason = Some(Reason::RequirementsNotMet);
                             rev.description = message.clone();
                             if let Err(f) = self.record(&rev.clone().without_unapplied()).await {
                                 self.warnings.push(record_failed(f));
@@ -436,17 +437,15 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
         return run.outcome(Reason::UpgradeFailed, record_failed(f), deployed_rev);
     }
     if let Some(stale) = input.history.latest().filter(|r| r.status.is_pending()) {
-        if stale.reason == Reason::RequirementsNotMet.as_str() {
+        if stale.reason == Some(Reason::RequirementsNotMet) {
             // It only waited for requirements: nothing changed, its number is reused.
             number = stale.revision;
         } else {
             let mut stale = stale.clone();
-            stale.reason = match stale.status {
+            stale.reason = Some(match stale.status {
                 RevisionStatus::PendingInstall => Reason::InstallFailed,
                 _ => Reason::UpgradeFailed,
-            }
-            .as_str()
-            .into();
+            });
             stale.status = RevisionStatus::Failed;
             stale.description =
                 format!("interrupted before completion; superseded by revision {number}");
@@ -478,7 +477,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
             RevisionStatus::PendingInstall
         },
         description: String::new(),
-        reason: String::new(),
+        reason: None,
         first_deployed,
         last_deployed: input.now.to_string(),
         conditions: Vec::new(),
@@ -517,7 +516,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
         }
         return run.outcome(Reason::RequirementsNotMet, message, deployed_rev);
     }
-    rev.reason.clear();
+    rev.reason = None;
     rev.description = applying.into();
     if let Err(f) = run.record(&rev.clone().without_unapplied()).await {
         return run.outcome(Reason::UpgradeFailed, record_failed(f), deployed_rev);
@@ -575,7 +574,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
                 message: f.message.clone(),
             });
             rev.status = RevisionStatus::Failed;
-            rev.reason = Reason::UpgradeFailed.as_str().into();
+            rev.reason = Some(Reason::UpgradeFailed);
             rev.description = message.clone();
             if let Err(f) = run.record(&rev.clone().without_unapplied()).await {
                 run.warnings.push(record_failed(f));
@@ -699,7 +698,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
     }
 
     rev.status = RevisionStatus::Deployed;
-    rev.reason = Reason::Succeeded.as_str().into();
+    rev.reason = Some(Reason::Succeeded);
     rev.description = match input.plan.action {
         Action::Install => "Install complete".into(),
         _ => "Upgrade complete".into(),
@@ -745,7 +744,7 @@ async fn fail<C: Cluster>(
         let message = format!(
             "{cause}; this is a first install, so nothing is rolled back and its state is kept for diagnosis"
         );
-        rev.reason = Reason::InstallFailed.as_str().into();
+        rev.reason = Some(Reason::InstallFailed);
         rev.description = message.clone();
         if let Err(f) = run.record(&rev.without_unapplied()).await {
             run.warnings.push(record_failed(f));
@@ -761,7 +760,7 @@ async fn fail<C: Cluster>(
             "{cause}; version {} {why}, so nothing is rolled back: fix forward with a new version",
             pkg.meta.version
         );
-        rev.reason = Reason::UpgradeFailed.as_str().into();
+        rev.reason = Some(Reason::UpgradeFailed);
         rev.description = message.clone();
         if let Err(f) = run.record(&rev.without_unapplied()).await {
             run.warnings.push(record_failed(f));
@@ -770,7 +769,7 @@ async fn fail<C: Cluster>(
     }
 
     // Safe: record the failure, then undo every changed component, newest first.
-    rev.reason = Reason::RolledBack.as_str().into();
+    rev.reason = Some(Reason::RolledBack);
     rev.description = format!("{cause}; rolled back to revision {}", deployed.revision);
     let failed_number = rev.revision;
     if let Err(f) = run.record(&rev.without_unapplied()).await {
@@ -781,7 +780,7 @@ async fn fail<C: Cluster>(
     back.status = RevisionStatus::PendingRollback;
     back.description = format!("Rollback to {}", deployed.revision);
     back.last_deployed = run.cluster.now();
-    back.reason.clear();
+    back.reason = None;
     // Recorded before anything is rolled back, so a crash in the middle is seen (and recovered
     // by the next apply) instead of leaving a failed revision that claims a finished rollback.
     if let Err(f) = run.record(&back).await {
@@ -820,7 +819,7 @@ async fn fail<C: Cluster>(
                     f.message
                 );
                 back.status = RevisionStatus::Failed;
-                back.reason = Reason::UpgradeFailed.as_str().into();
+                back.reason = Some(Reason::UpgradeFailed);
                 back.description = message.clone();
                 if let Err(f) = run.record(&back).await {
                     run.warnings.push(record_failed(f));
@@ -830,7 +829,7 @@ async fn fail<C: Cluster>(
         }
     }
     back.status = RevisionStatus::Deployed;
-    back.reason = Reason::RolledBack.as_str().into();
+    back.reason = Some(Reason::RolledBack);
     if let Err(f) = run.record(&back).await {
         run.warnings.push(record_failed(f));
     }
@@ -925,7 +924,7 @@ pub async fn rollback<C: Cluster>(
     rev.revision = number;
     rev.status = RevisionStatus::PendingRollback;
     rev.description = format!("Rollback to {}", target.revision);
-    rev.reason = String::new();
+    rev.reason = None;
     rev.last_deployed = now.to_string();
     rev.first_deployed = current.first_deployed.clone();
     if let Err(f) = run.record(&rev).await {
@@ -985,7 +984,7 @@ pub async fn rollback<C: Cluster>(
                 message: f.message,
             });
             rev.status = RevisionStatus::Failed;
-            rev.reason = Reason::UpgradeFailed.as_str().into();
+            rev.reason = Some(Reason::UpgradeFailed);
             rev.description = message.clone();
             if let Err(f) = run.record(&rev).await {
                 run.warnings.push(record_failed(f));
@@ -1013,7 +1012,7 @@ pub async fn rollback<C: Cluster>(
         }
     }
     rev.status = RevisionStatus::Deployed;
-    rev.reason = Reason::Succeeded.as_str().into();
+    rev.reason = Some(Reason::Succeeded);
     if let Err(f) = run.record(&rev).await {
         return Ok(run.outcome(
             Reason::UpgradeFailed,

@@ -89,8 +89,8 @@ pub fn status_text(rev: &PackageRevision, components: &[ComponentState]) -> Stri
     let _ = writeln!(s, "PACKAGE: {} {}", rev.package, rev.version);
     let _ = writeln!(s, "REVISION: {}", rev.revision);
     let _ = writeln!(s, "STATUS: {}", rev.status.as_str());
-    if !rev.reason.is_empty() {
-        let _ = writeln!(s, "REASON: {}", rev.reason);
+    if let Some(reason) = rev.reason {
+        let _ = writeln!(s, "REASON: {}", reason.as_str());
     }
     if !rev.description.is_empty() {
         let _ = writeln!(s, "DESCRIPTION: {}", rev.description);
@@ -268,7 +268,7 @@ mod tests {
             }],
             status,
             description: description.into(),
-            reason: String::new(),
+            reason: None,
             first_deployed: String::new(),
             last_deployed: format!("2026-11-2{n}T10:00:00Z"),
             conditions: vec![],

@@ -131,10 +131,10 @@ pub struct PackageRevision {
     /// Human summary, as Helm's `info.description` ("Install complete", "Rollback to 3", …).
     #[serde(default)]
     pub description: String,
-    /// The reason (docs/package-object.md#reasons: `Succeeded`, `UpgradeFailed`, `RolledBack`,
-    /// `InstallFailed`, …).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub reason: String,
+    /// The reason the revision ended with (docs/package-object.md#reasons), stored as its
+    /// name (`Succeeded`, `UpgradeFailed`, …); `None` while a run is under way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<crate::orchestrator::Reason>,
     /// RFC 3339 time of the first deployment of this package instance.
     #[serde(default)]
     pub first_deployed: String,
@@ -412,7 +412,7 @@ mod tests {
             ],
             status: RevisionStatus::Deployed,
             description: "Upgrade complete".into(),
-            reason: "Succeeded".into(),
+            reason: Some(crate::orchestrator::Reason::Succeeded),
             first_deployed: "2026-01-01T00:00:00Z".into(),
             last_deployed: "2026-01-02T00:00:00Z".into(),
             conditions: crate::conditions::invalid_package("x", "2026-01-02T00:00:00Z"),

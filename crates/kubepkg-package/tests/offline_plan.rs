@@ -127,7 +127,7 @@ fn upgrade_plan_runs_the_hook_with_versions_and_passes_previous_values() {
         ],
         status: RevisionStatus::Deployed,
         description: String::new(),
-        reason: String::new(),
+        reason: None,
         first_deployed: String::new(),
         last_deployed: String::new(),
         conditions: vec![],

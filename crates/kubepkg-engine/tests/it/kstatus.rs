@@ -24,7 +24,8 @@ fn revision(status: RevisionStatus, reason: &str, description: &str) -> PackageR
         components: vec![],
         status,
         description: description.into(),
-        reason: reason.into(),
+        // Revisions store a reason by its name ("" for none).
+        reason: serde_json::from_value(serde_json::Value::String(reason.into())).ok(),
         first_deployed: String::new(),
         last_deployed: String::new(),
         conditions: vec![],

@@ -73,7 +73,7 @@ async fn missing_requirement_waits_as_requirements_not_met_then_times_out_unchan
         history(&ns, "app")
             .await
             .latest()
-            .filter(|r| r.reason == "RequirementsNotMet")
+            .filter(|r| r.reason == Some(Reason::RequirementsNotMet))
             .cloned()
     })
     .await;
@@ -188,7 +188,7 @@ async fn waiting_apply_proceeds_when_the_requirement_becomes_ready() {
         history(&ns, "app")
             .await
             .latest()
-            .filter(|r| r.reason == "RequirementsNotMet")
+            .filter(|r| r.reason == Some(Reason::RequirementsNotMet))
             .map(|_| ())
     })
     .await;

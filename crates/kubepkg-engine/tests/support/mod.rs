@@ -268,7 +268,12 @@ pub fn revision_rows(h: &History) -> Vec<RevisionRow> {
 pub fn brief(h: &History) -> Vec<(String, String)> {
     h.revisions
         .iter()
-        .map(|r| (r.status.as_str().to_string(), r.reason.clone()))
+        .map(|r| {
+            (
+                r.status.as_str().to_string(),
+                r.reason.map_or("", |r| r.as_str()).to_string(),
+            )
+        })
         .collect()
 }
 

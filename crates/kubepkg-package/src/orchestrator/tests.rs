@@ -293,7 +293,7 @@ fn rule2_waiting_is_recorded_as_requirements_not_met_then_progressing() {
     let w = &s.fake.writes;
     // First write: pending, waiting for cert-manager, nothing applied.
     assert_eq!(w[0].status, RevisionStatus::PendingInstall);
-    assert_eq!(w[0].reason, "RequirementsNotMet");
+    assert_eq!(w[0].reason, Some(Reason::RequirementsNotMet));
     assert_eq!(
         w[0].description,
         "waiting for package cert-manager (not installed)"
@@ -302,7 +302,7 @@ fn rule2_waiting_is_recorded_as_requirements_not_met_then_progressing() {
     assert_eq!(w[0].conditions[0].reason, "RequirementsNotMet");
     assert_eq!(summary(&w[0].conditions), Summary::InProgress);
     // Then the same revision, progressing, before anything is applied.
-    assert_eq!((w[1].revision, w[1].reason.as_str()), (1, ""));
+    assert_eq!((w[1].revision, w[1].reason), (1, None));
     assert_eq!(w[1].conditions[0].reason, "Progressing");
     assert_eq!(
         log(&s)[..3],
@@ -323,7 +323,7 @@ fn rule2_a_run_that_died_waiting_for_requirements_leaves_nothing_behind() {
     let mut stale = s.fake.records[&1].clone();
     stale.revision = 2;
     stale.status = RevisionStatus::PendingUpgrade;
-    stale.reason = "RequirementsNotMet".into();
+    stale.reason = Some(Reason::RequirementsNotMet);
     s.fake.records.insert(2, stale);
     s.history = s.fake.records.values().cloned().collect();
     let out = s.apply(&package("2.0.0", Some(true)), &UserValues::new(), "");
@@ -480,7 +480,7 @@ fn rule5_failed_first_install_is_kept_for_diagnosis() {
         log(&s)
     );
     assert_eq!(s.status_of(1), RevisionStatus::Failed);
-    assert_eq!(s.fake.records[&1].reason, "InstallFailed");
+    assert_eq!(s.fake.records[&1].reason, Some(Reason::InstallFailed));
     // Every component that was applied is recorded with its release revision.
     let recorded: Vec<&str> = s.fake.records[&1]
         .components
@@ -522,7 +522,7 @@ fn rule5_unsafe_new_version_stops_with_upgrade_failed() {
         ]
     );
     assert_eq!(s.status_of(1), RevisionStatus::Deployed);
-    assert_eq!(s.fake.records[&2].reason, "UpgradeFailed");
+    assert_eq!(s.fake.records[&2].reason, Some(Reason::UpgradeFailed));
     // Undeclared rollback.safe is treated as unsafe too.
     let mut s2 = Scenario::new();
     s2.apply(&package("1.0.0", None), &UserValues::new(), "");
@@ -569,7 +569,7 @@ fn rule5_safe_new_version_rolls_back_changed_components_newest_first() {
     let r3 = &s.fake.records[&3];
     assert_eq!(r3.version, "1.0.0");
     assert_eq!(r3.description, "Rollback to 1");
-    assert_eq!(r3.reason, "RolledBack");
+    assert_eq!(r3.reason, Some(Reason::RolledBack));
     // The failed revision keeps the time its upgrade began; the rollback is stamped when it
     // happens (the fake's clock is one second later).
     assert_eq!(s.fake.records[&2].last_deployed, "2026-11-29T00:00:00Z");

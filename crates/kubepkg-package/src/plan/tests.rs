@@ -103,7 +103,7 @@ fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         ],
         status: RevisionStatus::Deployed,
         description: "Upgrade complete".into(),
-        reason: "Succeeded".into(),
+        reason: Some(crate::orchestrator::Reason::Succeeded),
         first_deployed: String::new(),
         last_deployed: String::new(),
         conditions: vec![],

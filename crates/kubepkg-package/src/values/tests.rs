@@ -283,7 +283,7 @@ fn revision_with(user: &UserValues, n: u64) -> crate::revision::PackageRevision 
         components: Vec::new(),
         status: crate::revision::RevisionStatus::Deployed,
         description: String::new(),
-        reason: String::new(),
+        reason: None,
         first_deployed: String::new(),
         last_deployed: String::new(),
         conditions: Vec::new(),
