@@ -8,7 +8,7 @@
 #   bench/same-output.sh OLD NEW
 #
 # Exit status 1 if any deterministic case differs. The Helm comparison itself is
-# `cargo test -p kubepkg --test helm_template_reference`; this is the cheaper check that an
+# `cargo test -p kubepkg --test it helm_template_reference`; this is the cheaper check that an
 # optimisation kept the bytes, usable on two release builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."

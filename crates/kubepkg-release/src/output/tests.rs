@@ -1,6 +1,6 @@
 //! The printers' layouts, written from Helm's templates (`cmd/helm/status.go`,
 //! `get_metadata.go`, `list.go`, `history.go`, `get_values.go`); the cluster parity test
-//! (`crates/kubepkg/tests/helm_parity.rs`) compares the same printers with real `helm` on the
+//! (`crates/kubepkg/tests/it/helm_parity.rs`) compares the same printers with real `helm` on the
 //! same records. Times are local (`TZ`), so expected times are built with [`time`]'s own
 //! functions and the layout around them is what is checked.
 

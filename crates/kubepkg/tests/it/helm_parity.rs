@@ -6,13 +6,11 @@
 //! read the same release records, so even the timestamp columns agree; only what `helm status`
 //! reads live from the cluster is normalised (see [`normalise_status`]).
 
-mod support;
-
 use std::path::Path;
 use std::process::Output;
 
+use crate::support::{crashy_chart, kubepkg, ok};
 use kubepkg_testkit::{TestNamespace, helm_binary, helm_command};
-use support::{crashy_chart, kubepkg, ok};
 
 struct Tools {
     ns: TestNamespace,

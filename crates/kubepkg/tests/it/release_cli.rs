@@ -8,14 +8,12 @@
 //! `HELM_DRIVER=configmap` releases are shared with Helm both ways; CRD upgrades that would
 //! drop a stored version or unserve a used one are refused.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::{crashy_chart, kubepkg, ok};
 use kubepkg_testkit::{TestNamespace, helm_binary, helm_command};
-use support::{crashy_chart, kubepkg, ok};
 
 fn helm() -> PathBuf {
     helm_version("v3.22.0")

@@ -4,12 +4,10 @@
 //! older one, read back from the recorded package revision; and the notice an apply prints
 //! when it does not keep the values the deployed revision was given.
 
-mod support;
-
 use std::path::Path;
 
+use crate::support::{kubepkg, run_command};
 use kubepkg_testkit::TestNamespace;
-use support::{kubepkg, run_command};
 
 /// `kubepkg ARGS` in the test namespace, run from `dir`.
 fn run(ns: &TestNamespace, dir: &Path, args: &[&str]) -> (i32, String, String) {

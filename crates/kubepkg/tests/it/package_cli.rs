@@ -2,17 +2,15 @@
 //! `kubepkg apply` process killed mid-apply, then applied again), and snapshots of `plan` and
 //! `package status` output for the demo package (testdata/packages/demo).
 
-mod support;
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::{kubepkg, repo, run, run_command, run_in};
 use kubepkg_engine::store::RevisionStore;
 use kubepkg_package::revision::{History, RevisionStatus};
 use kubepkg_release::storage::{SecretDriver, Store};
 use kubepkg_testkit::TestNamespace;
-use support::{kubepkg, repo, run, run_command, run_in};
 
 /// A package of two components; `a` becomes ready only after `ready_after`.
 fn slow_package(root: &Path, version: &str, ready_after: &str) {
