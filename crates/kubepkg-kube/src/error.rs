@@ -42,6 +42,12 @@ pub enum KubeError {
 
 impl KubeError {
     pub(crate) fn api(action: &'static str, object: &ObjectRef, e: kube::Error) -> Self {
+        Self::refused(action, object.to_string(), e)
+    }
+
+    /// The API server refused `action` on `object` (or could not be reached): its status
+    /// message and code, not the client's debug text.
+    pub fn refused(action: &'static str, object: String, e: kube::Error) -> Self {
         let code = match &e {
             kube::Error::Api(s) => s.code,
             _ => 0,
@@ -52,7 +58,7 @@ impl KubeError {
         };
         KubeError::Api {
             action,
-            object: object.to_string(),
+            object,
             message,
             code,
         }

@@ -262,15 +262,7 @@ async fn renew(api: Api<Lease>, name: String, holder: String) {
 }
 
 fn lease_err(name: &str, e: kube::Error) -> LeaseError {
-    LeaseError::Kube(KubeError::Api {
-        action: "lock",
-        object: format!("Lease {name:?}"),
-        message: e.to_string(),
-        code: match &e {
-            kube::Error::Api(s) => s.code,
-            _ => 0,
-        },
-    })
+    LeaseError::Kube(KubeError::refused("lock", format!("Lease {name:?}"), e))
 }
 
 #[cfg(test)]

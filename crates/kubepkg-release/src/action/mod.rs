@@ -225,12 +225,11 @@ impl<'a, D: Driver> Releases<'a, D> {
         )
         .await
         .map_err(|e| {
-            ActionError::Cluster(KubeError::Api {
-                action: "create namespace",
-                object: self.namespace.clone(),
-                message: e.to_string(),
-                code: 0,
-            })
+            ActionError::Cluster(KubeError::refused(
+                "create namespace",
+                self.namespace.clone(),
+                e,
+            ))
         })?;
         Ok(())
     }
@@ -294,6 +293,10 @@ impl<'a, D: Driver> Releases<'a, D> {
     ) -> Result<Release, ActionError> {
         crate::storage::validate_name(name)?;
         let objects = parse_manifest(&rendered.manifest)?;
+        // The release's Lease lives in the namespace: create it first (`--create-namespace`).
+        if opts.create_namespace {
+            self.ensure_namespace().await?;
+        }
         let lock = self.lock(name, opts).await?;
         let result = self.install_locked(name, rendered, &objects, opts).await;
         lock.release().await;
@@ -317,9 +320,6 @@ impl<'a, D: Driver> Releases<'a, D> {
             });
         }
         let revision = last.map(|l| l.version + 1).unwrap_or(1);
-        if opts.create_namespace {
-            self.ensure_namespace().await?;
-        }
         let applier = self.applier(name, opts);
         applier.check_ownership(objects).await?;
         applier.check_crd_upgrades(&crds_of(objects)).await?;

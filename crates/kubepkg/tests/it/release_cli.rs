@@ -985,3 +985,44 @@ fn reuse_values_set_null_deletes_the_key_as_helm() {
          record now matches helm's: fold revision 1 into the comparisons above)"
     );
 }
+
+// Regression: `install --create-namespace` took the release's Lease (which lives in the
+// namespace) before creating the namespace, and failed with `namespaces "NS" not found`;
+// `helm install --create-namespace` works. The release it makes is one helm reads.
+#[test]
+fn install_create_namespace_into_a_namespace_that_does_not_exist() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let ns = rt
+        .block_on(TestNamespace::new("cli-create-ns"))
+        .expect("namespace");
+    let target = format!("{}-new", ns.name());
+    let out = crate::support::kubepkg_in(
+        &ns,
+        &target,
+        &["install", "fresh", &crashy_chart(), "--create-namespace"],
+    )
+    .output()
+    .unwrap();
+    let created = {
+        let api: kube::Api<k8s_openapi::api::core::v1::Namespace> =
+            kube::Api::all(ns.client().clone());
+        let got = rt.block_on(api.get_opt(&target)).unwrap();
+        let _ = rt.block_on(api.delete(&target, &Default::default()));
+        got
+    };
+    let stdout = ok(out);
+    assert!(stdout.contains("STATUS: deployed"), "{stdout}");
+    assert!(created.is_some(), "namespace {target} was not created");
+    // Without --create-namespace, a missing namespace is one clear line naming it.
+    let missing = format!("{}-missing", ns.name());
+    let out = crate::support::kubepkg_in(&ns, &missing, &["install", "x", &crashy_chart()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("namespaces \"{missing}\" not found"))
+            && !stderr.contains("Status {"),
+        "{stderr}"
+    );
+}
