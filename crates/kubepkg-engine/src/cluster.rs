@@ -7,7 +7,9 @@
 //! - requirements are other packages' latest revisions, watched through their Secrets;
 //! - revisions are Secrets ([`crate::store`]).
 //!
-//! Every step is reported as a line (`component: state`) through [`KubeCluster::on_line`].
+//! Every step is reported as a typed [`Event`] into one sink, [`KubeCluster::sink`]: the
+//! orchestrator's component states, the release layer's messages with the component they are
+//! about, and the engine's own (the `Package` status it could not update).
 //!
 //! Crash tests stop the process at precise points of a package apply with the test-only
 //! environment variable `KUBEPKG_FAILPOINT` ([`kubepkg_kube::failpoint`]: off unless set;
@@ -29,10 +31,10 @@ use kube::api::Api;
 use kube::runtime::watcher;
 use kubepkg_package::conditions;
 use kubepkg_package::orchestrator::{
-    Cluster, ComponentApply, Failure, Progress, ReadyWait, RequirementState, Waited,
+    Cluster, ComponentApply, Event, Failure, ReadyWait, RequirementState, Waited,
 };
-use kubepkg_package::report::progress_line;
 use kubepkg_package::revision::{PackageRevision, RevisionStatus};
+use kubepkg_progress::{Message, Sink};
 use kubepkg_release::action::{ActionError, Options, Releases, manifest_objects};
 use kubepkg_release::storage::SecretDriver;
 use tokio::time::Instant;
@@ -40,37 +42,8 @@ use tokio::time::Instant;
 use crate::chart::{ClusterCapabilities, component_payload};
 use crate::store::RevisionStore;
 
-/// Where progress lines go.
+/// Where progress goes as text lines (each event's `Display`): [`KubeCluster::new`].
 pub type LineSink = Arc<dyn Fn(&str) + Send + Sync>;
-
-/// Where structured progress events go (`-o json`); when set, events are not also sent as lines.
-pub type EventSink = Arc<dyn Fn(&Progress) + Send + Sync>;
-
-/// Reports a progress event: to the event sink when there is one, else as a line.
-#[derive(Clone)]
-pub struct Reporter {
-    pub lines: LineSink,
-    pub events: Option<EventSink>,
-}
-
-impl Reporter {
-    pub fn report(&self, event: &Progress) {
-        match &self.events {
-            Some(sink) => sink(event),
-            None => (self.lines)(&progress_line(event)),
-        }
-    }
-
-    /// A "waiting for OBJECT: REASON" line of `component` as an event.
-    fn waiting_for(&self, component: &str, what: &str) {
-        let (object, reason) = what.split_once(": ").unwrap_or((what, ""));
-        self.report(&Progress::WaitingFor {
-            component: component.to_string(),
-            object: object.to_string(),
-            reason: reason.to_string(),
-        });
-    }
-}
 
 /// The orchestrator's cluster side on a real Kubernetes API.
 pub struct KubeCluster {
@@ -84,19 +57,35 @@ pub struct KubeCluster {
     requirements_deadline: Option<Instant>,
     /// Whether a pending revision was recorded yet (the `package-pending` failpoint).
     pending_recorded: bool,
-    pub on_line: LineSink,
-    /// Structured progress events, live (the CLI's `-o json`); `None`: lines only.
-    pub on_event: Option<EventSink>,
-    /// Every progress event, in order (for `-o json`).
-    pub events: Vec<Progress>,
+    /// Where every progress event goes, live, in order.
+    pub sink: Sink,
+    /// The orchestrator's events of this cluster's operations, in order (component states;
+    /// not the messages, which only go to [`KubeCluster::sink`]).
+    pub events: Vec<Event>,
 }
 
 impl KubeCluster {
+    /// A cluster side reporting each progress event as its text line to `lines`.
     pub fn new(
         kube: kubepkg_kube::Cluster,
         caps: ClusterCapabilities,
         timeout: Duration,
-        on_line: LineSink,
+        lines: LineSink,
+    ) -> KubeCluster {
+        Self::with_sink(
+            kube,
+            caps,
+            timeout,
+            kubepkg_progress::lines(move |l| lines(l)),
+        )
+    }
+
+    /// A cluster side reporting each progress event to `sink`.
+    pub fn with_sink(
+        kube: kubepkg_kube::Cluster,
+        caps: ClusterCapabilities,
+        timeout: Duration,
+        sink: Sink,
     ) -> KubeCluster {
         KubeCluster {
             store: RevisionStore::new(kube.client.clone()),
@@ -106,18 +95,14 @@ impl KubeCluster {
             requirements_timeout: timeout,
             requirements_deadline: None,
             pending_recorded: false,
-            on_line,
-            on_event: None,
+            sink,
             events: Vec::new(),
         }
     }
 
-    /// Where this cluster's progress events go.
-    pub fn reporter(&self) -> Reporter {
-        Reporter {
-            lines: self.on_line.clone(),
-            events: self.on_event.clone(),
-        }
+    /// Reports `event` to the progress sink.
+    pub fn report(&self, event: &Event) {
+        (self.sink)(event);
     }
 
     /// `.Capabilities` for a render now: the server's version as connected, and the API
@@ -175,27 +160,36 @@ impl KubeCluster {
             Ok(_) => {}
             // No Package CRD or no object of that name: nothing to mirror.
             Err(kube::Error::Api(s)) if s.code == 404 => {}
-            Err(e) => (self.on_line)(&format!(
-                "warning: cannot update the status of Package {}/{}: {e}",
-                rev.namespace, rev.name
+            Err(e) => self.report(&Event::message(
+                None,
+                Message::PackageStatusNotUpdated {
+                    package: format!("{}/{}", rev.namespace, rev.name),
+                    error: e.to_string(),
+                },
             )),
         }
     }
 }
 
-/// Release operations of `namespace` reporting through `sink` with a `prefix`.
+/// Release operations of `namespace` reporting their messages to `sink` as messages about
+/// `component`.
 pub fn releases<'a>(
     cluster: &'a kubepkg_kube::Cluster,
     namespace: &str,
-    sink: LineSink,
-    prefix: String,
+    sink: Sink,
+    component: String,
 ) -> Releases<'a, SecretDriver> {
     let mut r = Releases::new(
         cluster,
         SecretDriver::new(cluster.client.clone(), Some(namespace)),
         namespace,
     );
-    r.progress = Box::new(move |line| sink(&format!("{prefix}: {line}")));
+    r.progress = Box::new(move |message| {
+        sink(&Event::Message {
+            component: Some(component.clone()),
+            message,
+        })
+    });
     r
 }
 
@@ -291,7 +285,7 @@ impl Cluster for KubeCluster {
         let rel = releases(
             &ns_cluster,
             &request.namespace,
-            self.on_line.clone(),
+            self.sink.clone(),
             request.component.clone(),
         );
         ensure_namespace(&self.kube.client, &request.namespace)
@@ -333,7 +327,7 @@ impl Cluster for KubeCluster {
         let rel = releases(
             &ns_cluster,
             &request.namespace,
-            self.on_line.clone(),
+            self.sink.clone(),
             request.component.clone(),
         );
         let release = rel
@@ -343,8 +337,15 @@ impl Cluster for KubeCluster {
             .map_err(failure)?
             .ok_or_else(|| Failure::new(format!("release {} not found", request.release)))?;
         let ids = manifest_objects(&release.manifest).map_err(failure)?;
-        let reporter = self.reporter();
+        let sink = self.sink.clone();
         let component = request.component.clone();
+        let waiting_for = |object: &str, reason: &str| {
+            sink(&Event::WaitingFor {
+                component: component.clone(),
+                object: object.to_string(),
+                reason: reason.to_string(),
+            })
+        };
         kubepkg_kube::wait::wait_ready(&ns_cluster, &ids, request.timeout, |pending| {
             for (id, r) in pending {
                 let mut reason = r.status.to_string();
@@ -354,11 +355,7 @@ impl Cluster for KubeCluster {
                 if !r.message.is_empty() {
                     reason.push_str(&format!(": {}", r.message));
                 }
-                reporter.report(&Progress::WaitingFor {
-                    component: component.clone(),
-                    object: id.to_string(),
-                    reason,
-                });
+                waiting_for(&id.to_string(), &reason);
             }
         })
         .await
@@ -369,7 +366,7 @@ impl Cluster for KubeCluster {
             &request.namespace,
             deadline,
             request.timeout,
-            |line| reporter.waiting_for(&component, line),
+            waiting_for,
         )
         .await
         .map_err(Failure::new)?;
@@ -379,7 +376,7 @@ impl Cluster for KubeCluster {
             &request.namespace,
             deadline,
             request.timeout,
-            |line| reporter.waiting_for(&component, line),
+            waiting_for,
         )
         .await
         .map_err(Failure::new)?;
@@ -395,7 +392,7 @@ impl Cluster for KubeCluster {
     ) -> Result<u64, Failure> {
         let ns_cluster = self.in_namespace(namespace);
         let opts = self.options();
-        let rel = releases(&ns_cluster, namespace, self.on_line.clone(), release.into());
+        let rel = releases(&ns_cluster, namespace, self.sink.clone(), release.into());
         let r = rel
             .rollback(release, to_revision, &opts)
             .await
@@ -407,15 +404,15 @@ impl Cluster for KubeCluster {
     async fn uninstall_release(&mut self, release: &str, namespace: &str) -> Result<(), Failure> {
         let ns_cluster = self.in_namespace(namespace);
         let opts = self.options();
-        let rel = releases(&ns_cluster, namespace, self.on_line.clone(), release.into());
+        let rel = releases(&ns_cluster, namespace, self.sink.clone(), release.into());
         match rel.uninstall(release, &opts).await {
             Ok(_) | Err(ActionError::NotFound { .. }) => Ok(()),
             Err(e) => Err(failure(e)),
         }
     }
 
-    fn progress(&mut self, event: Progress) {
-        self.reporter().report(&event);
+    fn progress(&mut self, event: Event) {
+        self.report(&event);
         self.events.push(event);
     }
 

@@ -10,12 +10,13 @@ use kubepkg_kube::lease::{LeaseError, LeaseLock};
 use kubepkg_kube::readiness;
 use kubepkg_package::Package;
 use kubepkg_package::chart_adapter::from_chart_value;
-use kubepkg_package::orchestrator::{self, ApplyInput, Outcome, Progress};
+use kubepkg_package::orchestrator::{self, ApplyInput, Event, Outcome};
 use kubepkg_package::plan::{self, Intent, Plan, Previous, RenderedComponent};
 use kubepkg_package::render::{RenderInput, render_package};
 use kubepkg_package::report::{ComponentState, lease_name};
 use kubepkg_package::revision::{History, PackageRevision};
 use kubepkg_package::values::{Effective, UserValues, effective_recorded};
+use kubepkg_progress::Message;
 use kubepkg_release::action::{ActionError, manifest_objects};
 use kubepkg_release::storage::{SecretDriver, Store};
 use kubepkg_release::{Release, Status};
@@ -302,7 +303,7 @@ pub async fn lock(
     timeout: Duration,
 ) -> Result<LeaseLock, EngineError> {
     crate::cluster::ensure_namespace(&kc.kube.client, instance.namespace).await?;
-    let sink = kc.on_line.clone();
+    let sink = kc.sink.clone();
     let lease = lease_name(instance.name);
     let lock = LeaseLock::acquire(
         kc.kube.client.clone(),
@@ -311,8 +312,11 @@ pub async fn lock(
         true,
         timeout,
         |holder| {
-            sink(&format!(
-                "waiting for another operation on package (held by {holder})"
+            sink(&Event::message(
+                None,
+                Message::PackageLeaseWait {
+                    holder: holder.to_string(),
+                },
             ))
         },
     )
@@ -326,13 +330,12 @@ pub async fn lock(
         LeaseError::Kube(e) => EngineError::Release(ActionError::Cluster(e)),
     })?;
     if let Some(previous) = &lock.took_over_from {
-        let why = if lock.holder_process_gone {
-            "whose process is gone"
-        } else {
-            "which stopped renewing it"
-        };
-        sink(&format!(
-            "took over the package lock from {previous}, {why}; recovering its work"
+        sink(&Event::message(
+            None,
+            Message::PackageLeaseTakenOver {
+                previous: previous.clone(),
+                holder_gone: lock.holder_process_gone,
+            },
         ));
     }
     Ok(lock)
@@ -509,13 +512,8 @@ pub async fn uninstall(
         records.reverse();
         for c in &records {
             let ns_cluster = kc.in_namespace(&c.namespace);
-            let rel = releases(
-                &ns_cluster,
-                &c.namespace,
-                kc.on_line.clone(),
-                c.name.clone(),
-            );
-            kc.reporter().report(&Progress::Uninstalling {
+            let rel = releases(&ns_cluster, &c.namespace, kc.sink.clone(), c.name.clone());
+            kc.report(&Event::Uninstalling {
                 component: c.name.clone(),
             });
             let opts = kubepkg_release::action::Options {
@@ -526,7 +524,7 @@ pub async fn uninstall(
                 Ok(_) | Err(ActionError::NotFound { .. }) => {}
                 Err(e) => return Err(EngineError::Release(e)),
             }
-            kc.reporter().report(&Progress::Uninstalled {
+            kc.report(&Event::Uninstalled {
                 component: c.name.clone(),
             });
             done.push(c.name.clone());

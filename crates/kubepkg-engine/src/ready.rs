@@ -104,13 +104,14 @@ fn stale_generation(obj: &Value, condition: &Value, name: &str) -> Option<String
 /// `Failed` condition turns true ends the wait at once. kstatus counts a started Job as
 /// current, but a hook component (docs/rules.md#preupgrade-hooks) and any Job of a component
 /// must have finished.
+/// `progress` as for [`wait`].
 pub async fn wait_jobs(
     cluster: &Cluster,
     ids: &[ObjectRef],
     namespace: &str,
     deadline: Instant,
     timeout: Duration,
-    mut progress: impl FnMut(&str),
+    mut progress: impl FnMut(&str, &str),
 ) -> Result<(), String> {
     for id in ids
         .iter()
@@ -167,14 +168,14 @@ pub async fn check(cluster: &Cluster, gates: &[ReadyCondition], namespace: &str)
 }
 
 /// Waits until every gate holds, or fails at `deadline` naming each gate still unmet.
-/// `progress` gets `object: what it waits for` whenever that changes.
+/// `progress` gets the object and what it waits for whenever that changes.
 pub async fn wait(
     cluster: &Cluster,
     gates: &[ReadyCondition],
     namespace: &str,
     deadline: Instant,
     timeout: Duration,
-    mut progress: impl FnMut(&str),
+    mut progress: impl FnMut(&str, &str),
 ) -> Result<(), String> {
     loop {
         for c in gates {
@@ -204,7 +205,7 @@ async fn wait_one(
     namespace: &str,
     deadline: Instant,
     timeout: Duration,
-    progress: &mut impl FnMut(&str),
+    progress: &mut impl FnMut(&str, &str),
 ) -> Result<(), String> {
     let id = target(c, namespace);
     let timed_out = |what: &str, object: &str| {
@@ -219,7 +220,7 @@ async fn wait_one(
             Ok(x) => break x,
             Err(KubeError::UnknownKind { .. }) | Err(KubeError::Api { .. }) => {
                 let what = format!("{} {} is not served yet", id.api_version, id.kind);
-                progress(&format!("{}: {what}", describe(&id)));
+                progress(&describe(&id), &what);
                 if Instant::now() >= deadline {
                     return Err(timed_out(&what, &describe(&id)));
                 }
@@ -288,7 +289,7 @@ async fn wait_one(
             None => return Ok(()),
             Some(_) if listing => {}
             Some(w) if reported.as_ref() != Some(w) => {
-                progress(&format!("{object}: {w}"));
+                progress(&object, w);
                 reported = Some(w.clone());
             }
             Some(_) => {}

@@ -36,6 +36,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+pub use kubepkg_progress::Event;
+
 use crate::manifest::{Package, ReadyCondition, Requirement};
 use crate::plan::{Action, Change, Plan};
 use crate::revision::{ComponentRecord, History, PackageRevision, RevisionStatus, values_digest};
@@ -105,56 +107,6 @@ impl Failure {
     }
 }
 
-/// Live progress, one event per state change of a component (the CLI prints one line each).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase",
-    tag = "state"
-)]
-pub enum Progress {
-    WaitingForRequirements {
-        message: String,
-    },
-    HookRunning {
-        component: String,
-    },
-    Applying {
-        component: String,
-    },
-    Unchanged {
-        component: String,
-    },
-    Waiting {
-        component: String,
-    },
-    /// Still waiting for one object (`object` as `Kind namespace/name`) and why.
-    WaitingFor {
-        component: String,
-        object: String,
-        reason: String,
-    },
-    Ready {
-        component: String,
-    },
-    Failed {
-        component: String,
-        message: String,
-    },
-    RollingBack {
-        component: String,
-    },
-    RolledBack {
-        component: String,
-    },
-    Uninstalling {
-        component: String,
-    },
-    Uninstalled {
-        component: String,
-    },
-}
-
 /// The cluster side of an apply. Every method is one observable step; errors are [`Failure`]s.
 pub trait Cluster {
     /// The state of the package instance `name` (for `requires`).
@@ -195,7 +147,7 @@ pub trait Cluster {
         namespace: &str,
     ) -> impl Future<Output = Result<(), Failure>> + Send;
     /// Reports progress (synchronous; printing or status updates).
-    fn progress(&mut self, event: Progress);
+    fn progress(&mut self, event: Event);
     /// The time now (RFC 3339), for records written after the run started (an automatic
     /// rollback is recorded when it happens, not when the failed upgrade began).
     fn now(&self) -> String;
@@ -365,7 +317,7 @@ impl<'c, C: Cluster> Run<'c, C> {
                             }
                         }
                         // One progress event per change of what is awaited.
-                        self.cluster.progress(Progress::WaitingForRequirements {
+                        self.cluster.progress(Event::WaitingForRequirements {
                             message: message.clone(),
                         });
                         shown = Some(message.clone());
@@ -424,7 +376,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
             return run.outcome(Reason::RequirementsNotMet, message, deployed_rev);
         }
         for s in &input.plan.steps {
-            run.cluster.progress(Progress::Unchanged {
+            run.cluster.progress(Event::Unchanged {
                 component: s.name.clone(),
             });
         }
@@ -538,7 +490,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
         let Some(c) = pkg.component(&h.name) else {
             continue;
         };
-        run.cluster.progress(Progress::HookRunning {
+        run.cluster.progress(Event::HookRunning {
             component: h.name.clone(),
         });
         let ctx = context_for(&h.name);
@@ -569,7 +521,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
                 "PreUpgrade hook {} failed: {}; nothing else was changed (its release {} is kept for its logs)",
                 h.name, f.message, h.release
             );
-            run.cluster.progress(Progress::Failed {
+            run.cluster.progress(Event::Failed {
                 component: h.name.clone(),
                 message: f.message.clone(),
             });
@@ -581,7 +533,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
             }
             return run.outcome(Reason::UpgradeFailed, message, deployed_rev);
         }
-        run.cluster.progress(Progress::Ready {
+        run.cluster.progress(Event::Ready {
             component: h.name.clone(),
         });
         hooks_run.push(h);
@@ -593,7 +545,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
     let total = input.plan.steps.len();
     for (i, s) in input.plan.steps.iter().enumerate() {
         if let Change::Unchanged { .. } = s.change {
-            run.cluster.progress(Progress::Unchanged {
+            run.cluster.progress(Event::Unchanged {
                 component: s.name.clone(),
             });
             continue;
@@ -614,7 +566,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
             }
         }
         changed_since_record = true;
-        run.cluster.progress(Progress::Applying {
+        run.cluster.progress(Event::Applying {
             component: s.name.clone(),
         });
         let ctx = c.gets_upgrade_context().then(|| context_for(&s.name));
@@ -640,7 +592,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
                     Change::Upgrade { to_chart, .. } => to_chart.clone(),
                     Change::Unchanged { chart, .. } => chart.clone(),
                 };
-                run.cluster.progress(Progress::Waiting {
+                run.cluster.progress(Event::Waiting {
                     component: s.name.clone(),
                 });
                 run.cluster
@@ -656,24 +608,24 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
             }
         };
         if let Some(f) = failure {
-            run.cluster.progress(Progress::Failed {
+            run.cluster.progress(Event::Failed {
                 component: s.name.clone(),
                 message: f.message.clone(),
             });
             return fail(run, rev, deployed.as_ref(), pkg, &s.name, f, changed).await;
         }
-        run.cluster.progress(Progress::Ready {
+        run.cluster.progress(Event::Ready {
             component: s.name.clone(),
         });
     }
 
     // 6. Components the package no longer has.
     for r in &input.plan.removals {
-        run.cluster.progress(Progress::Uninstalling {
+        run.cluster.progress(Event::Uninstalling {
             component: r.name.clone(),
         });
         match run.cluster.uninstall_release(&r.release, &r.namespace).await {
-            Ok(()) => run.cluster.progress(Progress::Uninstalled {
+            Ok(()) => run.cluster.progress(Event::Uninstalled {
                 component: r.name.clone(),
             }),
             Err(f) => run.warnings.push(format!(
@@ -787,7 +739,7 @@ async fn fail<C: Cluster>(
         run.warnings.push(record_failed(f));
     }
     for (name, release, namespace, prev) in changed.into_iter().rev() {
-        run.cluster.progress(Progress::RollingBack {
+        run.cluster.progress(Event::RollingBack {
             component: name.clone(),
         });
         let result = match &prev {
@@ -810,8 +762,7 @@ async fn fail<C: Cluster>(
                 ) {
                     c.revision = r;
                 }
-                run.cluster
-                    .progress(Progress::RolledBack { component: name });
+                run.cluster.progress(Event::RolledBack { component: name });
             }
             Err(f) => {
                 let message = format!(
@@ -944,12 +895,12 @@ pub async fn rollback<C: Cluster>(
                 .component(&c.name)
                 .is_some_and(|cur| cur.revision == c.revision && cur.release == c.release)
         {
-            run.cluster.progress(Progress::Unchanged {
+            run.cluster.progress(Event::Unchanged {
                 component: c.name.clone(),
             });
             continue;
         }
-        run.cluster.progress(Progress::RollingBack {
+        run.cluster.progress(Event::RollingBack {
             component: c.name.clone(),
         });
         let result = match run
@@ -959,7 +910,7 @@ pub async fn rollback<C: Cluster>(
         {
             Ok(r) => {
                 rev.components[i].revision = r;
-                run.cluster.progress(Progress::Waiting {
+                run.cluster.progress(Event::Waiting {
                     component: c.name.clone(),
                 });
                 run.cluster
@@ -979,7 +930,7 @@ pub async fn rollback<C: Cluster>(
                 "rollback to revision {} stopped: component {} failed: {}",
                 target.revision, c.name, f.message
             );
-            run.cluster.progress(Progress::Failed {
+            run.cluster.progress(Event::Failed {
                 component: c.name.clone(),
                 message: f.message,
             });
@@ -992,16 +943,16 @@ pub async fn rollback<C: Cluster>(
             return Ok(run.outcome(Reason::UpgradeFailed, message, Some(current.revision)));
         }
         run.cluster
-            .progress(Progress::RolledBack { component: c.name });
+            .progress(Event::RolledBack { component: c.name });
     }
     // Components the target revision did not have: uninstall, newest first.
     for c in current.components.iter().rev() {
         if target.component(&c.name).is_none() {
-            run.cluster.progress(Progress::Uninstalling {
+            run.cluster.progress(Event::Uninstalling {
                 component: c.name.clone(),
             });
             match run.cluster.uninstall_release(&c.release, &c.namespace).await {
-                Ok(()) => run.cluster.progress(Progress::Uninstalled {
+                Ok(()) => run.cluster.progress(Event::Uninstalled {
                     component: c.name.clone(),
                 }),
                 Err(f) => run.warnings.push(format!(

@@ -1,11 +1,12 @@
-//! What the CLI prints about packages: progress lines, outcomes with exit codes, `status` and
-//! `history` tables. Plain functions over plain data, so their output is pinned by tests.
+//! What the CLI prints about packages: progress lines (each [`Event`]'s text form), outcomes
+//! with exit codes, `status` and `history` tables. Plain functions over plain data, so their
+//! output is pinned by tests.
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::orchestrator::{Outcome, Progress, Reason};
+use crate::orchestrator::{Event, Outcome, Reason};
 use crate::revision::{History, PackageRevision};
 
 /// The Lease that serializes applies of one package instance (in the package's namespace).
@@ -36,26 +37,9 @@ impl Reason {
     }
 }
 
-/// One progress line (`component: state`).
-pub fn progress_line(p: &Progress) -> String {
-    match p {
-        Progress::WaitingForRequirements { message } => format!("requirements: {message}"),
-        Progress::HookRunning { component } => format!("{component}: hook running"),
-        Progress::Applying { component } => format!("{component}: applying"),
-        Progress::Unchanged { component } => format!("{component}: unchanged"),
-        Progress::Waiting { component } => format!("{component}: waiting until ready"),
-        Progress::WaitingFor {
-            component,
-            object,
-            reason,
-        } => format!("{component}: waiting for {object}: {reason}"),
-        Progress::Ready { component } => format!("{component}: ready"),
-        Progress::Failed { component, message } => format!("{component}: failed: {message}"),
-        Progress::RollingBack { component } => format!("{component}: rolling back"),
-        Progress::RolledBack { component } => format!("{component}: rolled back"),
-        Progress::Uninstalling { component } => format!("{component}: uninstalling"),
-        Progress::Uninstalled { component } => format!("{component}: uninstalled"),
-    }
+/// One progress line (`component: state`): the event's text form ([`Event`]'s `Display`).
+pub fn progress_line(p: &Event) -> String {
+    p.to_string()
 }
 
 /// The summary printed at the end of an apply or rollback.
@@ -348,14 +332,14 @@ mod tests {
     #[test]
     fn progress_and_outcome_lines() {
         assert_eq!(
-            progress_line(&Progress::Failed {
+            progress_line(&Event::Failed {
                 component: "kubevirt".into(),
                 message: "timed out".into()
             }),
             "kubevirt: failed: timed out"
         );
         assert_eq!(
-            progress_line(&Progress::WaitingForRequirements {
+            progress_line(&Event::WaitingForRequirements {
                 message: "waiting for package cert-manager (not installed)".into()
             }),
             "requirements: waiting for package cert-manager (not installed)"

@@ -446,9 +446,7 @@ mod tests {
         sink(&Event::Applying { component: c() });
         sink(&Event::message(
             None,
-            Message::PackageLeaseWait {
-                holder: "x".into(),
-            },
+            Message::PackageLeaseWait { holder: "x".into() },
         ));
         discard()(&Event::Ready { component: c() });
         assert_eq!(

@@ -6,6 +6,7 @@
 
 mod cli;
 mod commands;
+mod progress;
 mod settings;
 
 use clap::Parser;

@@ -84,13 +84,16 @@ impl Settings {
         ))
     }
 
-    /// Release operations in the connected namespace, their progress on standard error.
+    /// Release operations in the connected namespace, their progress on standard error (the
+    /// text printer; a single release has no component).
     pub fn releases<'a>(&self, cluster: &'a Cluster) -> Result<Releases<'a, AnyDriver>> {
         let driver = self
             .driver()?
             .open(cluster.client.clone(), Some(&cluster.namespace));
         let mut releases = Releases::new(cluster, driver, &cluster.namespace);
-        releases.progress = Box::new(|line| eprintln!("{line}"));
+        releases.progress = Box::new(|message| {
+            crate::progress::print_text(&kubepkg_progress::Event::message(None, message))
+        });
         Ok(releases)
     }
 

@@ -12,6 +12,7 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ListParams, LogParams};
 use kubepkg_kube::manifest::{self, ManifestObject};
 use kubepkg_kube::{Applier, KubeError, wait};
+use kubepkg_progress::Message;
 
 use super::ActionError;
 use crate::record::{Hook, HookDeletePolicy, HookEvent, HookExecution, HookPhase};
@@ -67,7 +68,7 @@ pub async fn run(
     hooks: &mut [Hook],
     event: HookEvent,
     timeout: Duration,
-    progress: &(dyn Fn(&str) + Send + Sync),
+    progress: &(dyn Fn(Message) + Send + Sync),
 ) -> Result<(), ActionError> {
     let order = hooks_for(hooks, &event);
     for (n, &i) in order.iter().enumerate() {
@@ -81,10 +82,11 @@ pub async fn run(
             timeout,
         )
         .await?;
-        progress(&format!(
-            "running {event} hook {} ({})",
-            hooks[i].name, hooks[i].path
-        ));
+        progress(Message::HookStarted {
+            event: event.to_string(),
+            hook: hooks[i].name.clone(),
+            path: hooks[i].path.clone(),
+        });
         hooks[i].last_run = HookExecution {
             started_at: Some(jiff::Timestamp::now()),
             completed_at: None,

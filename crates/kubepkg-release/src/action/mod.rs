@@ -13,6 +13,7 @@ use std::time::Duration;
 use kubepkg_kube::manifest::{self, ManifestObject};
 use kubepkg_kube::ownership::Owner;
 use kubepkg_kube::{Applier, ApplyOptions, Cluster, KubeError, ObjectRef, wait};
+use kubepkg_progress::{Message, PendingObject};
 use serde_json::{Map, Value};
 
 use crate::record::{Chart, Hook, HookEvent, Info, Release, Status};
@@ -123,8 +124,9 @@ pub struct Releases<'a, D: Driver> {
     pub cluster: &'a Cluster,
     pub store: Store<D>,
     pub namespace: String,
-    /// Live progress lines (what is being done, what is not ready yet and why).
-    pub progress: Box<dyn Fn(&str) + Send + Sync + 'a>,
+    /// Live progress (what is being done, what is not ready yet and why), as typed messages
+    /// about this release; the caller says which component they are about, if any.
+    pub progress: Box<dyn Fn(Message) + Send + Sync + 'a>,
 }
 
 /// Helm marks a revision superseded keeping its description.
@@ -182,9 +184,10 @@ impl<'a, D: Driver> Releases<'a, D> {
             opts.wait_lock,
             opts.timeout,
             |holder| {
-                progress(&format!(
-                    "waiting for another operation on {name} (held by {holder})"
-                ))
+                progress(Message::ReleaseLeaseWait {
+                    release: name.to_string(),
+                    holder: holder.to_string(),
+                })
             },
         )
         .await?;
@@ -205,10 +208,11 @@ impl<'a, D: Driver> Releases<'a, D> {
         let msg = format!(
             "{status} interrupted: the process running it stopped before finishing; marked failed by kubepkg"
         );
-        (self.progress)(&format!(
-            "recovering release {name} revision {}: {msg}",
-            last.version
-        ));
+        (self.progress)(Message::RecoveringRelease {
+            release: name.to_string(),
+            revision: last.version,
+            description: msg.clone(),
+        });
         last.set_status(Status::Failed, msg);
         self.store.update(&last).await?;
         Ok(Some(last))
@@ -245,23 +249,28 @@ impl<'a, D: Driver> Releases<'a, D> {
         let applied = applier.apply_all(objects).await?;
         let (deleted, kept) = applier.prune(previous, &applied).await?;
         for id in &deleted {
-            (self.progress)(&format!("deleted {id}"));
+            (self.progress)(Message::Deleted {
+                object: id.to_string(),
+            });
         }
         for id in &kept {
-            (self.progress)(&format!("kept {id} (helm.sh/resource-policy: keep)"));
+            (self.progress)(Message::Kept {
+                object: id.to_string(),
+            });
         }
         if opts.wait {
             let progress = &self.progress;
             wait::wait_ready(self.cluster, &applied, opts.timeout, |pending| {
-                let names: Vec<String> = pending
-                    .iter()
-                    .map(|(id, r)| format!("{id}: {} {}", r.reason, r.message))
-                    .collect();
-                progress(&format!(
-                    "waiting for {} object(s): {}",
-                    pending.len(),
-                    names.join("; ")
-                ));
+                progress(Message::WaitingForObjects {
+                    pending: pending
+                        .iter()
+                        .map(|(id, r)| PendingObject {
+                            object: id.to_string(),
+                            reason: r.reason.clone(),
+                            message: r.message.clone(),
+                        })
+                        .collect(),
+                });
             })
             .await?;
         }
@@ -594,17 +603,26 @@ impl<'a, D: Driver> Releases<'a, D> {
             let crds = parse_manifest(mode.crds)?;
             let report = applier.dry_run_all(&objects, &crds).await?;
             for id in &report.validated {
-                (self.progress)(&format!("validated {id} (server dry run)"));
+                (self.progress)(Message::Validated {
+                    object: id.to_string(),
+                });
             }
             for (id, why) in &report.unchecked {
-                (self.progress)(&format!("not validated {id}: {why}"));
+                (self.progress)(Message::NotValidated {
+                    object: id.to_string(),
+                    why: why.clone(),
+                });
             }
             let (gone, kept) = applier.prune(&previous, &report.validated).await?;
             for id in &gone {
-                (self.progress)(&format!("would delete {id}"));
+                (self.progress)(Message::WouldDelete {
+                    object: id.to_string(),
+                });
             }
             for id in &kept {
-                (self.progress)(&format!("would keep {id} (helm.sh/resource-policy: keep)"));
+                (self.progress)(Message::WouldKeep {
+                    object: id.to_string(),
+                });
             }
         }
         let upgrade_of = match &status {
@@ -794,7 +812,9 @@ impl<'a, D: Driver> Releases<'a, D> {
         let refs: Vec<&ManifestObject> = objects.iter().collect();
         let (deleted, kept) = applier.delete_objects(&refs).await?;
         for id in &kept {
-            (self.progress)(&format!("kept {id} (helm.sh/resource-policy: keep)"));
+            (self.progress)(Message::Kept {
+                object: id.to_string(),
+            });
         }
         if opts.wait {
             wait::wait_deleted(self.cluster, &deleted, opts.timeout).await?;

@@ -10,26 +10,25 @@
 
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use kubepkg_engine::chart::ClusterCapabilities;
-use kubepkg_engine::cluster::{EventSink, LineSink};
 use kubepkg_engine::store::RevisionStore;
 use kubepkg_engine::{Instance, KubeCluster, ops};
 use kubepkg_package::Package;
-use kubepkg_package::orchestrator::Outcome;
 use kubepkg_package::plan::render_text;
-use kubepkg_package::report::{history_text, outcome_text, status_text};
+use kubepkg_package::report::{history_text, status_text};
 use kubepkg_package::values::{
     UserValues, dropped_values_notice as dropped_values, render_explain, values_yaml,
 };
+use kubepkg_progress::{Event, Message, Sink};
 
 use super::{InvalidPackage, runtime};
 use crate::cli::{
     ApplyArgs, PackageCommand, PackageValuesArgs, PackageValuesFlags, PlanArgs, TargetArgs,
 };
+use crate::progress::Printer;
 use crate::settings::Settings;
 
 /// A loaded package and the scratch directory an archive was extracted into.
@@ -93,29 +92,21 @@ fn user_values(flags: &PackageValuesFlags) -> Result<UserValues> {
     Ok(u)
 }
 
-/// Says on standard error which values of the deployed revision this apply does not keep
-/// (never silently: Helm's upgrade reuses or drops them without a word).
+/// Says (as progress) which values of the deployed revision this apply does not keep (never
+/// silently: Helm's upgrade reuses or drops them without a word).
 async fn warn_dropped_values(kc: &KubeCluster, instance: Instance<'_>, user: &UserValues) {
     if let Ok(h) = kc.store.history(instance.name, instance.namespace).await
         && let Some(d) = h.deployed()
         && let Some(notice) = dropped_values(d, user)
     {
-        eprintln!("note: {notice}");
+        kc.report(&Event::message(None, Message::ValuesNotKept { notice }));
     }
 }
 
-fn stderr_sink() -> LineSink {
-    Arc::new(|line: &str| eprintln!("{line}"))
-}
-
-async fn connect(settings: &Settings, timeout: Duration, sink: LineSink) -> Result<KubeCluster> {
+async fn connect(settings: &Settings, timeout: Duration, sink: Sink) -> Result<KubeCluster> {
     let kube = settings.connect().await?;
     let caps: ClusterCapabilities = ops::capabilities(&kube).await;
-    Ok(KubeCluster::new(kube, caps, timeout, sink))
-}
-
-fn code(n: i32) -> ExitCode {
-    ExitCode::from(u8::try_from(n).unwrap_or(1))
+    Ok(KubeCluster::with_sink(kube, caps, timeout, sink))
 }
 
 /// `kubepkg plan NAME PACKAGE`.
@@ -124,7 +115,7 @@ pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode> {
     let user = user_values(&args.values)?;
     let plan = if args.with_cluster {
         runtime()?.block_on(async {
-            let kc = connect(settings, Duration::from_secs(600), stderr_sink()).await?;
+            let kc = connect(settings, Duration::from_secs(600), Printer::Text.sink()).await?;
             let ns = kc.kube.namespace.clone();
             let instance = Instance {
                 name: &args.name,
@@ -158,10 +149,9 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode> {
     let loaded = load(&args.package)?;
     let user = user_values(&args.values)?;
     let timeout = args.timeout;
-    let progress = Progress::new(&args.output)?;
+    let printer = Printer::for_output(&args.output)?;
     runtime()?.block_on(async {
-        let mut kc = connect(settings, timeout, progress.lines()).await?;
-        kc.on_event = progress.events();
+        let mut kc = connect(settings, timeout, printer.sink()).await?;
         if let Some(t) = args.requirements_timeout {
             kc.requirements_timeout = t;
         }
@@ -173,7 +163,7 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode> {
         warn_dropped_values(&kc, instance, &user).await;
         if args.dry_run {
             let p = ops::prepare(&kc, &loaded.package, instance, &user).await?;
-            if progress.json {
+            if printer.is_json() {
                 println!("{}", serde_json::to_string(&p.plan)?);
             } else {
                 print!("{}", render_text(&p.plan, true));
@@ -182,14 +172,14 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode> {
         }
         let (outcome, _plan) =
             ops::apply(&mut kc, &loaded.package, instance, &user, timeout).await?;
-        progress.outcome(&outcome)
+        printer.outcome(&outcome)
     })
 }
 
 /// `kubepkg values NAME`.
 pub fn values(args: PackageValuesArgs, settings: &Settings) -> Result<ExitCode> {
     runtime()?.block_on(async {
-        let kc = connect(settings, Duration::from_secs(60), stderr_sink()).await?;
+        let kc = connect(settings, Duration::from_secs(60), Printer::Text.sink()).await?;
         let ns = kc.kube.namespace.clone();
         let instance = Instance {
             name: &args.name,
@@ -272,8 +262,8 @@ fn print_structured(
     Ok(())
 }
 
-fn cluster(kube: &kubepkg_kube::Cluster, timeout: Duration, sink: LineSink) -> KubeCluster {
-    KubeCluster::new(kube.clone(), ClusterCapabilities::default(), timeout, sink)
+fn cluster(kube: &kubepkg_kube::Cluster, timeout: Duration, sink: Sink) -> KubeCluster {
+    KubeCluster::with_sink(kube.clone(), ClusterCapabilities::default(), timeout, sink)
 }
 
 fn instance<'a>(name: &'a str, kube: &'a kubepkg_kube::Cluster) -> Instance<'a> {
@@ -285,7 +275,7 @@ fn instance<'a>(name: &'a str, kube: &'a kubepkg_kube::Cluster) -> Instance<'a> 
 
 /// `kubepkg status NAME` of a package: the latest revision and each component's live state.
 pub async fn status(kube: &kubepkg_kube::Cluster, name: &str, output: &str) -> Result<ExitCode> {
-    let kc = cluster(kube, Duration::from_secs(60), stderr_sink());
+    let kc = cluster(kube, Duration::from_secs(60), Printer::Text.sink());
     let (rev, states) = ops::status(&kc, instance(name, kube)).await?;
     let v = serde_json::json!({"revision": rev, "components": states});
     print_structured(v, output, || status_text(&rev, &states))?;
@@ -294,7 +284,7 @@ pub async fn status(kube: &kubepkg_kube::Cluster, name: &str, output: &str) -> R
 
 /// `kubepkg history NAME` of a package, oldest first.
 pub async fn history(kube: &kubepkg_kube::Cluster, name: &str, output: &str) -> Result<ExitCode> {
-    let kc = cluster(kube, Duration::from_secs(60), stderr_sink());
+    let kc = cluster(kube, Duration::from_secs(60), Printer::Text.sink());
     let h = ops::history(&kc, instance(name, kube)).await?;
     print_structured(serde_json::to_value(&h.revisions)?, output, || {
         history_text(&h)
@@ -308,7 +298,7 @@ pub async fn list(
     all_namespaces: bool,
     output: &str,
 ) -> Result<ExitCode> {
-    let kc = cluster(kube, Duration::from_secs(60), stderr_sink());
+    let kc = cluster(kube, Duration::from_secs(60), Printer::Text.sink());
     let all = kc
         .store
         .list_latest(if all_namespaces {
@@ -332,12 +322,11 @@ pub async fn rollback(
     timeout: Duration,
     output: &str,
 ) -> Result<ExitCode> {
-    let progress = Progress::new(output)?;
+    let printer = Printer::for_output(output)?;
     let caps = ops::capabilities(kube).await;
-    let mut kc = KubeCluster::new(kube.clone(), caps, timeout, progress.lines());
-    kc.on_event = progress.events();
+    let mut kc = KubeCluster::with_sink(kube.clone(), caps, timeout, printer.sink());
     let outcome = ops::rollback(&mut kc, instance(name, kube), revision, force, timeout).await?;
-    progress.outcome(&outcome)
+    printer.outcome(&outcome)
 }
 
 /// `kubepkg uninstall NAME` of a package: components in reverse order.
@@ -348,89 +337,9 @@ pub async fn uninstall(
     timeout: Duration,
     output: &str,
 ) -> Result<ExitCode> {
-    let progress = Progress::new(output)?;
-    let mut kc = cluster(kube, timeout, progress.lines());
-    kc.on_event = progress.events();
+    let printer = Printer::for_output(output)?;
+    let mut kc = cluster(kube, timeout, printer.sink());
     let done = ops::uninstall(&mut kc, instance(name, kube), keep_history, timeout).await?;
-    if progress.json {
-        let v = serde_json::json!({
-            "state": "summary",
-            "package": name,
-            "uninstalled": done,
-            "keepHistory": keep_history,
-        });
-        println!("{v}");
-    } else {
-        println!("package {name} uninstalled");
-    }
+    printer.uninstalled(name, &done, keep_history);
     Ok(ExitCode::SUCCESS)
-}
-
-/// How a changing package verb reports: text lines on standard error, or (`-o json`) one JSON
-/// object per line on standard output — each progress event as it happens (`state`:
-/// waitingForRequirements, hookRunning, applying, unchanged, waiting, waitingFor, ready,
-/// failed, rollingBack, rolledBack, uninstalling, uninstalled; `message` for other notices),
-/// then the summary (`state: summary`) last.
-struct Progress {
-    json: bool,
-}
-
-impl Progress {
-    fn new(output: &str) -> Result<Progress> {
-        match output {
-            "json" => Ok(Progress { json: true }),
-            "table" | "text" => Ok(Progress { json: false }),
-            other => anyhow::bail!("invalid output format {other:?}: use text or json"),
-        }
-    }
-
-    /// Free-form notices (lease waits, hook details): text on stderr, or JSON lines.
-    fn lines(&self) -> LineSink {
-        if self.json {
-            Arc::new(|line: &str| {
-                let (component, message) = match line.split_once(": ") {
-                    Some((c, m)) if !c.contains(' ') => (Some(c), m),
-                    _ => (None, line),
-                };
-                let mut v = serde_json::json!({"state": "message", "message": message});
-                if let Some(c) = component {
-                    v["component"] = c.into();
-                }
-                json_line(&v);
-            })
-        } else {
-            stderr_sink()
-        }
-    }
-
-    /// Structured events: JSON lines, or `None` to have them printed as text lines.
-    fn events(&self) -> Option<EventSink> {
-        self.json.then(|| -> EventSink {
-            Arc::new(|e| match serde_json::to_value(e) {
-                Ok(v) => json_line(&v),
-                Err(err) => eprintln!("progress event not encodable: {err}"),
-            })
-        })
-    }
-
-    /// Prints the summary and returns the exit code of its reason.
-    fn outcome(&self, outcome: &Outcome) -> Result<ExitCode> {
-        if self.json {
-            let mut v = serde_json::to_value(outcome)?;
-            v["state"] = "summary".into();
-            v["exitCode"] = outcome.reason.exit_code().into();
-            println!("{v}");
-        } else {
-            print!("{}", outcome_text(outcome));
-        }
-        Ok(code(outcome.reason.exit_code()))
-    }
-}
-
-/// One JSON object on one line of standard output, flushed at once (scripts read it live).
-fn json_line(v: &serde_json::Value) {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{v}");
-    let _ = out.flush();
 }

@@ -1,0 +1,433 @@
+//! The two printers of progress events ([`kubepkg_progress::Event`]) of the changing verbs
+//! (`apply`, package `rollback` and `uninstall`; the single-release verbs print text only):
+//!
+//! - text: each event's line on standard error, as its `Display` says
+//!   (`db: applying`, `db: waiting for Deployment "db" in namespace "shop": InProgress …`);
+//! - `-o json`: one JSON object per line on standard output, flushed as each event happens —
+//!   a component state as `{"state":"applying","component":"db"}` (`waitingFor` adds `object`
+//!   and `reason`, `failed` adds `message`, `waitingForRequirements` has only `message`), every
+//!   other notice as `{"state":"message","message":…,"component":…}` (`component` only when
+//!   the notice is about one), and the summary (`state: summary`) last.
+//!
+//! Nothing else formats events: the engine and the release layer hand typed events to the
+//! sink of the printer chosen here.
+
+use std::io::Write as _;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Result;
+use kubepkg_package::orchestrator::Outcome;
+use kubepkg_package::report::outcome_text;
+use kubepkg_progress::{Event, Sink};
+use serde_json::{Value, json};
+
+/// How a changing verb reports: text lines on standard error, or JSON lines on standard output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Printer {
+    Text,
+    Json,
+}
+
+impl Printer {
+    /// The printer `-o` names: `json`, or `text` (also spelt `table`, the flag's default).
+    pub fn for_output(output: &str) -> Result<Printer> {
+        match output {
+            "json" => Ok(Printer::Json),
+            "table" | "text" => Ok(Printer::Text),
+            other => anyhow::bail!("invalid output format {other:?}: use text or json"),
+        }
+    }
+
+    pub fn is_json(self) -> bool {
+        self == Printer::Json
+    }
+
+    /// The sink that prints each event as it happens.
+    pub fn sink(self) -> Sink {
+        match self {
+            Printer::Text => Arc::new(print_text),
+            Printer::Json => Arc::new(|e: &Event| print_json(&json_object(e))),
+        }
+    }
+
+    /// Prints the summary of an apply or rollback and returns the exit code of its reason.
+    pub fn outcome(self, outcome: &Outcome) -> Result<ExitCode> {
+        let code = outcome.reason.exit_code();
+        match self {
+            Printer::Json => {
+                let mut v = serde_json::to_value(outcome)?;
+                v["state"] = "summary".into();
+                v["exitCode"] = code.into();
+                print_json(&v);
+            }
+            Printer::Text => print!("{}", outcome_text(outcome)),
+        }
+        Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+    }
+
+    /// Prints the summary of a package uninstall: `components` were uninstalled.
+    pub fn uninstalled(self, package: &str, components: &[String], keep_history: bool) {
+        match self {
+            Printer::Json => print_json(&json!({
+                "state": "summary",
+                "package": package,
+                "uninstalled": components,
+                "keepHistory": keep_history,
+            })),
+            Printer::Text => println!("package {package} uninstalled"),
+        }
+    }
+}
+
+/// The text printer: the event's line on standard error.
+pub fn print_text(event: &Event) {
+    eprintln!("{}", text_line(event));
+}
+
+/// The text printer's line for one event (its `Display`, shared with the engine's tests).
+pub fn text_line(event: &Event) -> String {
+    event.to_string()
+}
+
+/// The JSON printer's object for one event.
+pub fn json_object(event: &Event) -> Value {
+    let state = |state: &str, component: &str| json!({"state": state, "component": component});
+    match event {
+        Event::WaitingForRequirements { message } => {
+            json!({"state": "waitingForRequirements", "message": message})
+        }
+        Event::HookRunning { component } => state("hookRunning", component),
+        Event::Applying { component } => state("applying", component),
+        Event::Unchanged { component } => state("unchanged", component),
+        Event::Waiting { component } => state("waiting", component),
+        Event::WaitingFor {
+            component,
+            object,
+            reason,
+        } => json!({
+            "state": "waitingFor",
+            "component": component,
+            "object": object,
+            "reason": reason,
+        }),
+        Event::Ready { component } => state("ready", component),
+        Event::Failed { component, message } => {
+            json!({"state": "failed", "component": component, "message": message})
+        }
+        Event::RollingBack { component } => state("rollingBack", component),
+        Event::RolledBack { component } => state("rolledBack", component),
+        Event::Uninstalling { component } => state("uninstalling", component),
+        Event::Uninstalled { component } => state("uninstalled", component),
+        Event::Message { component, message } => {
+            let mut v = json!({"state": "message", "message": message.to_string()});
+            if let Some(c) = component {
+                v["component"] = c.as_str().into();
+            }
+            v
+        }
+    }
+}
+
+/// One JSON object on one line of standard output, flushed at once (scripts read it live).
+fn print_json(v: &Value) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{v}");
+    let _ = out.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kubepkg_progress::{Message, PendingObject};
+
+    fn db() -> String {
+        "db".to_string()
+    }
+
+    /// Each event, its text line, and its JSON line, as kubepkg printed them before events
+    /// were typed.
+    fn cases() -> Vec<(Event, &'static str, &'static str)> {
+        vec![
+            (
+                Event::WaitingForRequirements {
+                    message: "waiting for package cert-manager (not installed)".into(),
+                },
+                "requirements: waiting for package cert-manager (not installed)",
+                r#"{"state":"waitingForRequirements","message":"waiting for package cert-manager (not installed)"}"#,
+            ),
+            (
+                Event::HookRunning { component: db() },
+                "db: hook running",
+                r#"{"state":"hookRunning","component":"db"}"#,
+            ),
+            (
+                Event::Applying { component: db() },
+                "db: applying",
+                r#"{"state":"applying","component":"db"}"#,
+            ),
+            (
+                Event::Unchanged { component: db() },
+                "db: unchanged",
+                r#"{"state":"unchanged","component":"db"}"#,
+            ),
+            (
+                Event::Waiting { component: db() },
+                "db: waiting until ready",
+                r#"{"state":"waiting","component":"db"}"#,
+            ),
+            (
+                Event::WaitingFor {
+                    component: db(),
+                    object: "Deployment \"db\" in namespace \"shop\"".into(),
+                    reason: "InProgress (LessReplicas): 0 of 1 updated".into(),
+                },
+                "db: waiting for Deployment \"db\" in namespace \"shop\": InProgress (LessReplicas): 0 of 1 updated",
+                r#"{"state":"waitingFor","component":"db","object":"Deployment \"db\" in namespace \"shop\"","reason":"InProgress (LessReplicas): 0 of 1 updated"}"#,
+            ),
+            (
+                Event::WaitingFor {
+                    component: db(),
+                    object: "Gadget shop/main".into(),
+                    reason: "condition Available not reported yet".into(),
+                },
+                "db: waiting for Gadget shop/main: condition Available not reported yet",
+                r#"{"state":"waitingFor","component":"db","object":"Gadget shop/main","reason":"condition Available not reported yet"}"#,
+            ),
+            (
+                Event::Ready { component: db() },
+                "db: ready",
+                r#"{"state":"ready","component":"db"}"#,
+            ),
+            (
+                Event::Failed {
+                    component: db(),
+                    message: "timed out".into(),
+                },
+                "db: failed: timed out",
+                r#"{"state":"failed","component":"db","message":"timed out"}"#,
+            ),
+            (
+                Event::RollingBack { component: db() },
+                "db: rolling back",
+                r#"{"state":"rollingBack","component":"db"}"#,
+            ),
+            (
+                Event::RolledBack { component: db() },
+                "db: rolled back",
+                r#"{"state":"rolledBack","component":"db"}"#,
+            ),
+            (
+                Event::Uninstalling { component: db() },
+                "db: uninstalling",
+                r#"{"state":"uninstalling","component":"db"}"#,
+            ),
+            (
+                Event::Uninstalled { component: db() },
+                "db: uninstalled",
+                r#"{"state":"uninstalled","component":"db"}"#,
+            ),
+            (
+                Event::message(
+                    Some("db"),
+                    Message::ReleaseLeaseWait {
+                        release: "shop-db".into(),
+                        holder: "kubepkg-7".into(),
+                    },
+                ),
+                "db: waiting for another operation on shop-db (held by kubepkg-7)",
+                r#"{"state":"message","message":"waiting for another operation on shop-db (held by kubepkg-7)","component":"db"}"#,
+            ),
+            (
+                Event::message(
+                    Some("db"),
+                    Message::RecoveringRelease {
+                        release: "shop-db".into(),
+                        revision: 2,
+                        description: "pending-upgrade interrupted: the process running it stopped before finishing; marked failed by kubepkg".into(),
+                    },
+                ),
+                "db: recovering release shop-db revision 2: pending-upgrade interrupted: the process running it stopped before finishing; marked failed by kubepkg",
+                r#"{"state":"message","message":"recovering release shop-db revision 2: pending-upgrade interrupted: the process running it stopped before finishing; marked failed by kubepkg","component":"db"}"#,
+            ),
+            (
+                Event::message(
+                    Some("migrate"),
+                    Message::HookStarted {
+                        event: "pre-install".into(),
+                        hook: "migrate".into(),
+                        path: "migrate/templates/job.yaml".into(),
+                    },
+                ),
+                "migrate: running pre-install hook migrate (migrate/templates/job.yaml)",
+                r#"{"state":"message","message":"running pre-install hook migrate (migrate/templates/job.yaml)","component":"migrate"}"#,
+            ),
+            (
+                Event::message(
+                    Some("db"),
+                    Message::Deleted {
+                        object: "ConfigMap \"old\" in namespace \"shop\"".into(),
+                    },
+                ),
+                "db: deleted ConfigMap \"old\" in namespace \"shop\"",
+                r#"{"state":"message","message":"deleted ConfigMap \"old\" in namespace \"shop\"","component":"db"}"#,
+            ),
+            (
+                Event::message(
+                    Some("shop-db"),
+                    Message::Kept {
+                        object: "Secret \"s\" in namespace \"shop\"".into(),
+                    },
+                ),
+                "shop-db: kept Secret \"s\" in namespace \"shop\" (helm.sh/resource-policy: keep)",
+                r#"{"state":"message","message":"kept Secret \"s\" in namespace \"shop\" (helm.sh/resource-policy: keep)","component":"shop-db"}"#,
+            ),
+            (
+                Event::message(
+                    None,
+                    Message::WaitingForObjects {
+                        pending: vec![PendingObject {
+                            object: "Deployment \"a\" in namespace \"shop\"".into(),
+                            reason: "LessReplicas".into(),
+                            message: "0 of 1".into(),
+                        }],
+                    },
+                ),
+                "waiting for 1 object(s): Deployment \"a\" in namespace \"shop\": LessReplicas 0 of 1",
+                r#"{"state":"message","message":"waiting for 1 object(s): Deployment \"a\" in namespace \"shop\": LessReplicas 0 of 1"}"#,
+            ),
+            (
+                Event::message(
+                    None,
+                    Message::Validated {
+                        object: "Deployment \"a\" in namespace \"shop\"".into(),
+                    },
+                ),
+                "validated Deployment \"a\" in namespace \"shop\" (server dry run)",
+                r#"{"state":"message","message":"validated Deployment \"a\" in namespace \"shop\" (server dry run)"}"#,
+            ),
+            (
+                Event::message(
+                    None,
+                    Message::NotValidated {
+                        object: "Widget \"w\" in namespace \"shop\"".into(),
+                        why: "its CRD is in this release".into(),
+                    },
+                ),
+                "not validated Widget \"w\" in namespace \"shop\": its CRD is in this release",
+                r#"{"state":"message","message":"not validated Widget \"w\" in namespace \"shop\": its CRD is in this release"}"#,
+            ),
+            (
+                Event::message(
+                    None,
+                    Message::WouldDelete {
+                        object: "ConfigMap \"old\" in namespace \"shop\"".into(),
+                    },
+                ),
+                "would delete ConfigMap \"old\" in namespace \"shop\"",
+                r#"{"state":"message","message":"would delete ConfigMap \"old\" in namespace \"shop\""}"#,
+            ),
+            (
+                Event::message(
+                    None,
+                    Message::WouldKeep {
+                        object: "Secret \"s\" in namespace \"shop\"".into(),
+                    },
+                ),
+                "would keep Secret \"s\" in namespace \"shop\" (helm.sh/resource-policy: keep)",
+                r#"{"state":"message","message":"would keep Secret \"s\" in namespace \"shop\" (helm.sh/resource-policy: keep)"}"#,
+            ),
+            (
+                Event::message(
+                    None,
+                    Message::PackageLeaseWait {
+                        holder: "kubepkg-7".into(),
+                    },
+                ),
+                "waiting for another operation on package (held by kubepkg-7)",
+                r#"{"state":"message","message":"waiting for another operation on package (held by kubepkg-7)"}"#,
+            ),
+            (
+                Event::message(
+                    None,
+                    Message::PackageLeaseTakenOver {
+                        previous: "kubepkg-7".into(),
+                        holder_gone: true,
+                    },
+                ),
+                "took over the package lock from kubepkg-7, whose process is gone; recovering its work",
+                r#"{"state":"message","message":"took over the package lock from kubepkg-7, whose process is gone; recovering its work"}"#,
+            ),
+            (
+                Event::message(
+                    None,
+                    Message::PackageLeaseTakenOver {
+                        previous: "kubepkg-7".into(),
+                        holder_gone: false,
+                    },
+                ),
+                "took over the package lock from kubepkg-7, which stopped renewing it; recovering its work",
+                r#"{"state":"message","message":"took over the package lock from kubepkg-7, which stopped renewing it; recovering its work"}"#,
+            ),
+            // Regression: re-parsing the text line took "warning" for a component.
+            (
+                Event::message(
+                    None,
+                    Message::PackageStatusNotUpdated {
+                        package: "shop/shop".into(),
+                        error: "forbidden".into(),
+                    },
+                ),
+                "warning: cannot update the status of Package shop/shop: forbidden",
+                r#"{"state":"message","message":"warning: cannot update the status of Package shop/shop: forbidden"}"#,
+            ),
+            (
+                Event::message(
+                    None,
+                    Message::ValuesNotKept {
+                        notice: "values given in revision 1 (--set web.replicas=3) for component(s) web are not kept".into(),
+                    },
+                ),
+                "note: values given in revision 1 (--set web.replicas=3) for component(s) web are not kept",
+                r#"{"state":"message","message":"note: values given in revision 1 (--set web.replicas=3) for component(s) web are not kept"}"#,
+            ),
+        ]
+    }
+
+    #[test]
+    fn text_printer_prints_each_event_as_its_line() {
+        for (event, text, _) in cases() {
+            assert_eq!(text_line(&event), text, "{event:?}");
+        }
+    }
+
+    #[test]
+    fn json_printer_prints_each_event_as_its_object() {
+        for (event, _, json) in cases() {
+            assert_eq!(json_object(&event).to_string(), json, "{event:?}");
+        }
+    }
+
+    /// A notice's JSON message is its text line without the component, whatever the text.
+    #[test]
+    fn json_message_is_the_line_after_the_component() {
+        for (event, text, _) in cases() {
+            if let Event::Message {
+                component: Some(c), ..
+            } = &event
+            {
+                let v = json_object(&event);
+                assert_eq!(format!("{c}: {}", v["message"].as_str().unwrap()), text);
+            }
+        }
+    }
+
+    #[test]
+    fn output_flag_selects_the_printer() {
+        assert_eq!(Printer::for_output("json").unwrap(), Printer::Json);
+        assert_eq!(Printer::for_output("table").unwrap(), Printer::Text);
+        assert_eq!(Printer::for_output("text").unwrap(), Printer::Text);
+        let e = Printer::for_output("yaml").unwrap_err().to_string();
+        assert_eq!(e, "invalid output format \"yaml\": use text or json");
+    }
+}
