@@ -36,6 +36,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+/// What the orchestrator reports through [`Cluster::progress`]: one event per state change of a
+/// component (the component-state variants of the one progress event, `kubepkg_progress`).
 pub use kubepkg_progress::Event;
 
 use crate::manifest::{Package, ReadyCondition, Requirement};
