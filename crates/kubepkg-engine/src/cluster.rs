@@ -31,7 +31,7 @@ use kube::api::Api;
 use kube::runtime::watcher;
 use kubepkg_package::conditions;
 use kubepkg_package::orchestrator::{
-    Cluster, ComponentApply, Event, Failure, ReadyWait, RequirementState, Waited,
+    Cluster, ComponentApply, Event, Failure, FailureKind, ReadyWait, RequirementState, Waited,
 };
 use kubepkg_package::revision::{PackageRevision, RevisionStatus};
 use kubepkg_progress::{Message, Sink};
@@ -198,8 +198,11 @@ async fn failpoint(name: &str) {
     kubepkg_kube::failpoint::reached(name).await;
 }
 
-fn failure(e: impl std::fmt::Display) -> Failure {
-    Failure::new(e.to_string())
+/// The orchestrator's failure of a step `kind`, keeping the error as its source.
+fn failure<E: std::error::Error + Send + Sync + 'static>(
+    kind: FailureKind,
+) -> impl FnOnce(E) -> Failure {
+    move |e| Failure::caused(kind, e)
 }
 
 impl Cluster for KubeCluster {
@@ -254,7 +257,10 @@ impl Cluster for KubeCluster {
     }
 
     async fn record(&mut self, revision: &PackageRevision) -> Result<(), Failure> {
-        self.store.record(revision).await.map_err(failure)?;
+        self.store
+            .record(revision)
+            .await
+            .map_err(failure(FailureKind::Record))?;
         if revision.status != RevisionStatus::Superseded {
             self.publish_status(revision).await;
         }
@@ -266,7 +272,10 @@ impl Cluster for KubeCluster {
     }
 
     async fn forget(&mut self, revision: &PackageRevision) -> Result<(), Failure> {
-        self.store.delete(revision).await.map_err(failure)?;
+        self.store
+            .delete(revision)
+            .await
+            .map_err(failure(FailureKind::Record))?;
         // The Package object goes back to what is still recorded.
         if let Ok(h) = self
             .store
@@ -290,12 +299,16 @@ impl Cluster for KubeCluster {
         );
         ensure_namespace(&self.kube.client, &request.namespace)
             .await
-            .map_err(failure)?;
-        let mut last = rel.store.last(&request.release).await.map_err(failure)?;
+            .map_err(failure(FailureKind::Apply))?;
+        let mut last = rel
+            .store
+            .last(&request.release)
+            .await
+            .map_err(failure(FailureKind::Apply))?;
         if request.hook && last.is_some() {
             match rel.uninstall(&request.release, &opts).await {
                 Ok(_) | Err(ActionError::NotFound { .. }) => {}
-                Err(e) => return Err(failure(e)),
+                Err(e) => return Err(failure(FailureKind::Apply)(e)),
             }
             last = None;
         }
@@ -304,11 +317,11 @@ impl Cluster for KubeCluster {
         // builds `.Capabilities.APIVersions` from discovery for every render.
         self.caps = self.capabilities_now().await;
         let out = component_payload(request, &self.caps, last.as_ref().map(|r| r.version))
-            .map_err(failure)?;
+            .map_err(failure(FailureKind::Render))?;
         if !out.crds.is_empty() {
             kubepkg_release::action::install_crds(&ns_cluster, &out.crds, self.timeout)
                 .await
-                .map_err(failure)?;
+                .map_err(failure(FailureKind::Apply))?;
         }
         let release = if is_upgrade {
             rel.upgrade(&request.release, out.rendered, &opts, true)
@@ -316,7 +329,7 @@ impl Cluster for KubeCluster {
         } else {
             rel.install(&request.release, out.rendered, &opts).await
         }
-        .map_err(failure)?;
+        .map_err(failure(FailureKind::Apply))?;
         failpoint(&format!("package-applied:{}", request.component)).await;
         Ok(release.version)
     }
@@ -334,9 +347,14 @@ impl Cluster for KubeCluster {
             .store
             .last(&request.release)
             .await
-            .map_err(failure)?
-            .ok_or_else(|| Failure::new(format!("release {} not found", request.release)))?;
-        let ids = manifest_objects(&release.manifest).map_err(failure)?;
+            .map_err(failure(FailureKind::NotReady))?
+            .ok_or_else(|| {
+                Failure::new(
+                    FailureKind::NotReady,
+                    format!("release {} not found", request.release),
+                )
+            })?;
+        let ids = manifest_objects(&release.manifest).map_err(failure(FailureKind::NotReady))?;
         let sink = self.sink.clone();
         let component = request.component.clone();
         let waiting_for = |object: &str, reason: &str| {
@@ -359,7 +377,7 @@ impl Cluster for KubeCluster {
             }
         })
         .await
-        .map_err(failure)?;
+        .map_err(failure(FailureKind::NotReady))?;
         crate::ready::wait_jobs(
             &ns_cluster,
             &ids,
@@ -369,7 +387,7 @@ impl Cluster for KubeCluster {
             waiting_for,
         )
         .await
-        .map_err(Failure::new)?;
+        .map_err(|m| Failure::new(FailureKind::NotReady, m))?;
         crate::ready::wait(
             &ns_cluster,
             &request.ready_when,
@@ -379,7 +397,7 @@ impl Cluster for KubeCluster {
             waiting_for,
         )
         .await
-        .map_err(Failure::new)?;
+        .map_err(|m| Failure::new(FailureKind::NotReady, m))?;
         failpoint(&format!("package-ready:{}", request.component)).await;
         Ok(())
     }
@@ -396,7 +414,7 @@ impl Cluster for KubeCluster {
         let r = rel
             .rollback(release, to_revision, &opts)
             .await
-            .map_err(failure)?;
+            .map_err(failure(FailureKind::Rollback))?;
         failpoint(&format!("package-rolled-back:{release}")).await;
         Ok(r.version)
     }
@@ -407,7 +425,7 @@ impl Cluster for KubeCluster {
         let rel = releases(&ns_cluster, namespace, self.sink.clone(), release.into());
         match rel.uninstall(release, &opts).await {
             Ok(_) | Err(ActionError::NotFound { .. }) => Ok(()),
-            Err(e) => Err(failure(e)),
+            Err(e) => Err(failure(FailureKind::Uninstall)(e)),
         }
     }
 

@@ -95,17 +95,73 @@ pub struct ReadyWait {
     pub timeout: Duration,
 }
 
-/// A failure reported by the cluster side: what failed and why, for the user.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Which step of the cluster side failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FailureKind {
+    /// A package revision could not be recorded or deleted.
+    Record,
+    /// A component's chart could not be rendered (template, schema, capabilities).
+    Render,
+    /// A component's release could not be installed or upgraded (API refusal, hook failure).
+    Apply,
+    /// A component did not become ready (timeout, a failed workload, a `readyWhen` condition).
+    NotReady,
+    /// A release could not be rolled back.
+    Rollback,
+    /// A release could not be uninstalled.
+    Uninstall,
+}
+
+/// A failure reported by the cluster side: which step failed, what to tell the user, and the
+/// error behind it (when the cluster side had a typed one).
+#[derive(Debug, Clone)]
 pub struct Failure {
+    pub kind: FailureKind,
     pub message: String,
+    pub source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
 }
 
 impl Failure {
-    pub fn new(message: impl Into<String>) -> Failure {
+    /// A failure known only by its message.
+    pub fn new(kind: FailureKind, message: impl Into<String>) -> Failure {
         Failure {
+            kind,
             message: message.into(),
+            source: None,
         }
+    }
+
+    /// A failure caused by `error` (its text is the message).
+    pub fn caused(
+        kind: FailureKind,
+        error: impl std::error::Error + Send + Sync + 'static,
+    ) -> Failure {
+        Failure {
+            kind,
+            message: error.to_string(),
+            source: Some(std::sync::Arc::new(error)),
+        }
+    }
+}
+
+impl PartialEq for Failure {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind && self.message == other.message
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Failure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
     }
 }
 

@@ -81,7 +81,7 @@ impl Cluster for Fake {
         let n = self.releases.entry(req.release.clone()).or_insert(0);
         *n += 1;
         if self.fail_apply.contains(&req.component) {
-            return Err(Failure::new("render error: boom"));
+            return Err(Failure::new(FailureKind::Render, "render error: boom"));
         }
         Ok(*n)
     }
@@ -91,6 +91,7 @@ impl Cluster for Fake {
         self.timeouts.push(req.timeout);
         if self.fail_ready.contains(&req.component) {
             return Err(Failure::new(
+                FailureKind::NotReady,
                 "timed out waiting for KubeVirt kubevirt/kubevirt: Available is False",
             ));
         }
@@ -105,7 +106,7 @@ impl Cluster for Fake {
         self.step().await;
         self.log.push(format!("rollback {release} to {to}"));
         if self.fail_rollback.contains(release) {
-            return Err(Failure::new("rollback refused"));
+            return Err(Failure::new(FailureKind::Rollback, "rollback refused"));
         }
         let n = self.releases.entry(release.to_string()).or_insert(0);
         *n += 1;
@@ -1065,4 +1066,16 @@ fn crash_at_every_point_of_a_failing_upgrade_and_its_rollback_is_recovered() {
 /// A test manifest as objects (through the one manifest conversion).
 fn manifest_objects(m: &str) -> Vec<crate::plan::RenderedObject> {
     crate::plan::objects_from_manifest(m).expect("test manifest")
+}
+
+#[test]
+fn a_failure_keeps_its_kind_and_the_error_behind_it() {
+    let io = std::io::Error::other("connection reset");
+    let f = Failure::caused(FailureKind::Apply, io);
+    assert_eq!(f.kind, FailureKind::Apply);
+    assert_eq!(f.to_string(), "connection reset");
+    let source = std::error::Error::source(&f).expect("source kept");
+    assert_eq!(source.to_string(), "connection reset");
+    assert_eq!(f, Failure::new(FailureKind::Apply, "connection reset"));
+    assert_ne!(f, Failure::new(FailureKind::NotReady, "connection reset"));
 }
