@@ -317,15 +317,23 @@ spec:
     .await
     .unwrap();
 
-    let (resource, _) = kubepkg_testkit::resolve(
-        ns.client(),
-        &kube::core::TypeMeta {
-            api_version: "smoke.kubepkg.dev/v1".into(),
-            kind: "Widget".into(),
-        },
-    )
-    .await
-    .unwrap();
+    // Established comes a moment before discovery serves the new group (seen on a loaded
+    // machine: 404 from the group's discovery document): ask again until it does.
+    let types = kube::core::TypeMeta {
+        api_version: "smoke.kubepkg.dev/v1".into(),
+        kind: "Widget".into(),
+    };
+    let deadline = std::time::Instant::now() + TIMEOUT;
+    let (resource, _) = loop {
+        match kubepkg_testkit::resolve(ns.client(), &types).await {
+            Ok(found) => break found,
+            Err(e) if std::time::Instant::now() < deadline => {
+                eprintln!("discovery does not serve Widget yet: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            }
+            Err(e) => panic!("Widget not served {TIMEOUT:?} after its CRD was Established: {e}"),
+        }
+    };
     let gvk = GroupVersionKind::gvk("smoke.kubepkg.dev", "v1", "Widget");
     assert_eq!(resource.kind, gvk.kind);
     assert_eq!(resource.plural, "widgets");
