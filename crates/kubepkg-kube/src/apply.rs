@@ -171,7 +171,11 @@ impl<'a> Applier<'a> {
             }
             if !self.options.dry_run {
                 wait::wait_ready(self.cluster, &crd_ids, self.options.crd_timeout, |_| {}).await?;
-                self.cluster.discovery.invalidate();
+                let defined: Vec<&Value> = crds.iter().map(|o| &o.object).collect();
+                self.cluster
+                    .discovery
+                    .refresh_for_crds(&defined, self.options.crd_timeout)
+                    .await?;
             }
         }
         sort_by_kind(&mut rest, INSTALL_ORDER, |o| &o.id.kind);

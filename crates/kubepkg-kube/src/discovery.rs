@@ -91,6 +91,50 @@ impl Discovery {
     pub fn invalidate(&self) {
         self.cache.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
+
+    /// After CRDs were applied and became Established: forgets the cache and waits (up to
+    /// `timeout`) until discovery serves every kind they define. The API server reports a
+    /// CRD Established a moment before its group's discovery document exists (a 404 then), so
+    /// resolving the new kind at once can fail on a busy server; kubectl retries for the same
+    /// reason.
+    pub async fn refresh_for_crds(
+        &self,
+        crds: &[&serde_json::Value],
+        timeout: std::time::Duration,
+    ) -> Result<(), KubeError> {
+        self.invalidate();
+        let deadline = tokio::time::Instant::now() + timeout;
+        for crd in crds {
+            let spec = &crd["spec"];
+            let (Some(group), Some(kind)) =
+                (spec["group"].as_str(), spec["names"]["kind"].as_str())
+            else {
+                continue;
+            };
+            let served = spec["versions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|v| v["served"].as_bool().unwrap_or(true))
+                .filter_map(|v| v["name"].as_str());
+            for version in served {
+                let api_version = format!("{group}/{version}");
+                loop {
+                    match self.resolve(&api_version, kind).await {
+                        Ok(_) => break,
+                        Err(KubeError::UnknownKind { .. })
+                            if tokio::time::Instant::now() < deadline =>
+                        {
+                            self.invalidate();
+                            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What the API server reports about itself for a chart's `.Capabilities`, gathered as

@@ -980,6 +980,14 @@ pub async fn install_crds(
         ids.push(id);
     }
     wait::wait_ready(cluster, &ids, timeout, |_| {}).await?;
-    cluster.discovery.invalidate();
+    let defined: Vec<&Value> = objects
+        .iter()
+        .filter(|o| o.id.kind == "CustomResourceDefinition")
+        .map(|o| &o.object)
+        .collect();
+    cluster
+        .discovery
+        .refresh_for_crds(&defined, timeout)
+        .await?;
     Ok(ids)
 }
