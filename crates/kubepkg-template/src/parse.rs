@@ -1131,37 +1131,7 @@ pub fn unquote_char(s: &str, quote: char) -> Result<(Unq, &str), &'static str> {
 }
 
 fn underscore_ok(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut saw = b'^';
-    let mut i = 0;
-    let mut s = b;
-    if !s.is_empty() && (s[0] == b'-' || s[0] == b'+') {
-        s = &s[1..];
-    }
-    let mut hex = false;
-    if s.len() >= 2 && s[0] == b'0' && matches!(s[1].to_ascii_lowercase(), b'b' | b'o' | b'x') {
-        i = 2;
-        saw = b'0';
-        hex = s[1].eq_ignore_ascii_case(&b'x');
-    }
-    while i < s.len() {
-        let c = s[i];
-        if c.is_ascii_digit() || (hex && c.to_ascii_lowercase().is_ascii_hexdigit()) {
-            saw = b'0';
-        } else if c == b'_' {
-            if saw != b'0' {
-                return false;
-            }
-            saw = b'_';
-        } else {
-            if saw == b'_' {
-                return false;
-            }
-            saw = b'!';
-        }
-        i += 1;
-    }
-    saw != b'_'
+    kubepkg_gostd::strconv::underscore_ok(s.as_bytes())
 }
 
 /// Go's `strconv.ParseUint(s, 0, 64)`.

@@ -10,5 +10,6 @@ mod quote;
 pub use ftoa::format_float;
 pub use parse::{
     NumError, NumErrorKind, atoi, parse_float, parse_float_saturating, parse_int, parse_uint,
+    underscore_ok,
 };
 pub use quote::{can_backquote, is_print, quote, quote_bytes, quote_rune, quote_to_ascii, rune};

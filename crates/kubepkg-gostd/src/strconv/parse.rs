@@ -52,8 +52,9 @@ fn err(func: &'static str, s: &str, kind: NumErrorKind) -> NumError {
     }
 }
 
-/// Go's `underscoreOK`: underscores only between digits, or between a base prefix and a digit.
-fn underscore_ok(s: &[u8]) -> bool {
+/// Go's `underscoreOK`: underscores only between digits, or between a base prefix and a digit
+/// (Go's number literals, as `strconv` with base 0 and text/template's lexer accept them).
+pub fn underscore_ok(s: &[u8]) -> bool {
     let s = match s.first() {
         Some(b'+' | b'-') => &s[1..],
         _ => s,
