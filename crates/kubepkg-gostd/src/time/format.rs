@@ -343,16 +343,7 @@ fn parse(layout: &str, value: &str, loc: &Location) -> Result<Time, String> {
                     value = &value[4..];
                 }
                 Std::Month | Std::LongMonth => {
-                    let names: Vec<String> = MONTHS
-                        .iter()
-                        .map(|m| {
-                            if std == Std::Month {
-                                m[..3].to_string()
-                            } else {
-                                m.to_string()
-                            }
-                        })
-                        .collect();
+                    let names = layout_names(&MONTHS, std == Std::Month);
                     let (i, r) = lookup(&names, value).ok_or(None)?;
                     month = i as i64 + 1;
                     value = r;
@@ -367,16 +358,7 @@ fn parse(layout: &str, value: &str, loc: &Location) -> Result<Time, String> {
                     value = r;
                 }
                 Std::WeekDay | Std::LongWeekDay => {
-                    let names: Vec<String> = DAYS
-                        .iter()
-                        .map(|m| {
-                            if std == Std::WeekDay {
-                                m[..3].to_string()
-                            } else {
-                                m.to_string()
-                            }
-                        })
-                        .collect();
+                    let names = layout_names(&DAYS, std == Std::WeekDay);
                     let (_, r) = lookup(&names, value).ok_or(None)?;
                     value = r;
                 }
@@ -747,4 +729,19 @@ fn skip<'a>(mut value: &'a str, prefix: &str) -> (bool, &'a str) {
         value = &value[c.len_utf8()..];
     }
     (true, value)
+}
+
+/// Month or day names as a layout element spells them: the first three letters (`Jan`, `Mon`)
+/// or the whole name.
+fn layout_names(names: &[&str], short: bool) -> Vec<String> {
+    names
+        .iter()
+        .map(|n| {
+            if short {
+                n[..3].to_string()
+            } else {
+                n.to_string()
+            }
+        })
+        .collect()
 }
