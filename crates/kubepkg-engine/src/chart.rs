@@ -66,7 +66,7 @@ impl ClusterCapabilities {
     }
 
     /// The chart layer's `.Capabilities`.
-    pub fn to_chart(&self) -> Result<Capabilities, String> {
+    pub fn to_chart(&self) -> Result<Capabilities, ServerVersionError> {
         let kube_version = match (&self.kube_version, &self.kube_major_minor) {
             (Some(v), Some((major, minor))) => KubeVersion {
                 version: v.clone(),
@@ -77,7 +77,10 @@ impl ClusterCapabilities {
             (Some(v), None) => KubeVersion {
                 version: v.clone(),
                 normalized: v.clone(),
-                ..KubeVersion::parse(v).map_err(|e| format!("cluster version {v:?}: {e}"))?
+                ..KubeVersion::parse(v).map_err(|message| ServerVersionError {
+                    version: v.clone(),
+                    message,
+                })?
             },
             (None, _) => KubeVersion::helm_default(),
         };
@@ -92,6 +95,15 @@ impl ClusterCapabilities {
 }
 
 pub use kubepkg_package::render::{ChartRenderError as PayloadError, ReleaseTarget};
+
+/// The API server reported a version that does not read as a Kubernetes version.
+#[derive(Debug, thiserror::Error)]
+#[error("cluster version {version:?}: {message}")]
+pub struct ServerVersionError {
+    pub version: String,
+    /// The version parser's reason.
+    pub message: String,
+}
 
 /// Loads and renders `chart_path` with user-supplied `config` into a release payload, through
 /// the one render path ([`kubepkg_package::render::render_chart`]).
@@ -114,9 +126,9 @@ pub fn release_payload_with_defaults(
     defaults: Option<&Map<String, Value>>,
     caps: &ClusterCapabilities,
 ) -> Result<ComponentRelease, PayloadError> {
-    let capabilities = caps.to_chart().map_err(|message| PayloadError::Render {
+    let capabilities = caps.to_chart().map_err(|e| PayloadError::Render {
         chart: chart_path.display().to_string(),
-        source: kubepkg_chart::error::ChartErrorKind::Render(message).into(),
+        source: kubepkg_chart::error::ChartErrorKind::Render(e.to_string()).into(),
     })?;
     let out = render_chart_with_defaults(chart_path, target, config, defaults, &capabilities)?;
     Ok(payload(out, config))
@@ -144,19 +156,8 @@ pub fn component_payload(
     caps: &ClusterCapabilities,
     last_revision: Option<u64>,
 ) -> Result<ComponentRelease, EngineError> {
-    let render_err = |message: String| EngineError::Render {
-        component: request.component.clone(),
-        chart: request.chart.path().display().to_string(),
-        message,
-    };
-    let capabilities = caps.to_chart().map_err(render_err)?;
-    let out = render_component(request, &capabilities, last_revision).map_err(|e| {
-        EngineError::Render {
-            component: e.component,
-            chart: e.chart,
-            message: e.message,
-        }
-    })?;
+    let capabilities = caps.to_chart()?;
+    let out = render_component(request, &capabilities, last_revision)?;
     Ok(payload(out, &request.values))
 }
 

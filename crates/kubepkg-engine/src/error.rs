@@ -11,19 +11,14 @@ pub enum EngineError {
     #[error(transparent)]
     Values(#[from] kubepkg_package::values::ValuesError),
     /// A component's chart could not be rendered.
-    #[error("component {component:?} (chart {chart}): {message}")]
-    Render {
-        component: String,
-        chart: String,
-        message: String,
-    },
+    #[error(transparent)]
+    Render(#[from] kubepkg_package::render::RenderError),
+    /// The API server's version does not read as a Kubernetes version.
+    #[error(transparent)]
+    ServerVersion(#[from] crate::chart::ServerVersionError),
     /// A Kubernetes API call failed.
-    #[error("{action} {object}: {message}")]
-    Api {
-        action: &'static str,
-        object: String,
-        message: String,
-    },
+    #[error(transparent)]
+    Api(#[from] kubepkg_kube::KubeError),
     /// A stored release's manifest does not read as Kubernetes objects.
     #[error("{release}: its recorded manifest is not readable")]
     Recorded {
@@ -58,10 +53,12 @@ pub enum EngineError {
 
 impl EngineError {
     pub(crate) fn api(action: &'static str, object: impl Into<String>, e: kube::Error) -> Self {
-        EngineError::Api {
-            action,
-            object: object.into(),
-            message: e.to_string(),
-        }
+        EngineError::Api(kubepkg_kube::KubeError::refused(action, object.into(), e))
+    }
+
+    /// True when the package itself is at fault (its `kubepkg.yaml`, a chart, a template):
+    /// nothing was applied, and fixing the package is what to do (`kubepkg` exits 7).
+    pub fn is_invalid_package(&self) -> bool {
+        matches!(self, EngineError::Package(_) | EngineError::Render(_))
     }
 }

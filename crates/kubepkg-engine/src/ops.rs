@@ -51,14 +51,6 @@ pub async fn capabilities(kube: &kubepkg_kube::Cluster) -> ClusterCapabilities {
         .unwrap_or_default()
 }
 
-fn render_err(e: kubepkg_package::render::RenderError) -> EngineError {
-    EngineError::Render {
-        component: e.component,
-        chart: e.chart,
-        message: e.message,
-    }
-}
-
 /// The plan made with no cluster at all (`kubepkg plan` without `--cluster`): a first install,
 /// rendered with Helm's offline capabilities (which the plan says).
 pub fn plan_offline(
@@ -68,11 +60,7 @@ pub fn plan_offline(
 ) -> Result<Plan, EngineError> {
     user.check(package)?;
     let caps = ClusterCapabilities::default();
-    let capabilities = caps.to_chart().map_err(|message| EngineError::Render {
-        component: String::new(),
-        chart: String::new(),
-        message,
-    })?;
+    let capabilities = caps.to_chart()?;
     let assumed = format!(
         "Kubernetes {} and Helm's default API versions (plus the CRDs earlier components render)",
         capabilities.kube_version.version
@@ -81,7 +69,7 @@ pub fn plan_offline(
         user: Some(user),
         ..RenderInput::new(instance.name, instance.namespace, capabilities)
     };
-    let rendered = render_package(package, &input).map_err(render_err)?;
+    let rendered = render_package(package, &input)?;
     let mut plan = plan::plan(
         package,
         instance.name,
@@ -245,15 +233,7 @@ pub async fn prepare(
         }
     }
     let from_version = deployed.as_ref().and_then(|d| d.semver());
-    let capabilities =
-        kc.capabilities_now()
-            .await
-            .to_chart()
-            .map_err(|message| EngineError::Render {
-                component: String::new(),
-                chart: String::new(),
-                message,
-            })?;
+    let capabilities = kc.capabilities_now().await.to_chart()?;
     // Each release's latest revision, as apply reads it: `.Release.Revision` is the next.
     let mut last_revisions = BTreeMap::new();
     for c in package.components.iter().filter(|c| !c.is_hook()) {
@@ -273,7 +253,7 @@ pub async fn prepare(
         last_revisions,
         ..RenderInput::new(instance.name, instance.namespace, capabilities)
     };
-    let rendered = render_package(package, &input).map_err(render_err)?;
+    let rendered = render_package(package, &input)?;
     let previous = deployed.as_ref().map(|revision| Previous {
         revision,
         rendered: &previous_rendered,

@@ -242,9 +242,12 @@ impl<'a> Applier<'a> {
                         "its CustomResourceDefinition comes with this release".into(),
                     ));
                 }
-                Err(KubeError::Api {
-                    code: 404, message, ..
-                }) if message.starts_with("namespaces ") => {
+                Err(e)
+                    if e.is_not_found()
+                        && e.status()
+                            .is_some_and(|s| s.message.starts_with("namespaces ")) =>
+                {
+                    let message = e.status().map(|s| s.message.as_str()).unwrap_or_default();
                     report
                         .unchecked
                         .push((o.id.clone(), format!("{message} (yet)")));

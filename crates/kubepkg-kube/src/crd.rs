@@ -119,12 +119,7 @@ pub async fn check_upgrade(cluster: &Cluster, live: &Value, new: &Value) -> Resu
     let list = api
         .list(&ListParams::default())
         .await
-        .map_err(|e| KubeError::Api {
-            action: "list",
-            object: format!("{plural}.{group}"),
-            message: e.to_string(),
-            code: 0,
-        })?;
+        .map_err(|e| KubeError::refused("list", format!("{plural}.{group}"), e))?;
     for obj in &list.items {
         let used = obj
             .metadata

@@ -57,12 +57,7 @@ impl Discovery {
             Ok(g) => g,
             Err(kube::Error::Api(s)) if s.code == 404 => return Err(unknown()),
             Err(e) => {
-                return Err(KubeError::Api {
-                    action: "discover",
-                    object: api_version.to_string(),
-                    message: e.to_string(),
-                    code: 0,
-                });
+                return Err(KubeError::refused("discover", api_version.to_string(), e));
             }
         };
         let kinds: HashMap<String, Resolved> = group
@@ -153,15 +148,7 @@ pub struct ServerCapabilities {
 }
 
 fn discovery_error(what: &str, e: kube::Error) -> KubeError {
-    KubeError::Api {
-        action: "discover",
-        object: what.to_string(),
-        message: e.to_string(),
-        code: match &e {
-            kube::Error::Api(s) => s.code,
-            _ => 0,
-        },
-    }
+    KubeError::refused("discover", what.to_string(), e)
 }
 
 /// Asks the server for its [`ServerCapabilities`]. A group version whose resource list

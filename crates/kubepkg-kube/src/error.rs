@@ -18,13 +18,13 @@ pub enum KubeError {
         "no matches for kind {kind:?} in version {api_version:?} (is its CustomResourceDefinition installed?)"
     )]
     UnknownKind { api_version: String, kind: String },
-    /// The API server refused an operation on an object.
-    #[error("{action} {object}: {message}")]
+    /// The API server refused an operation on an object, or could not be reached for it.
+    #[error("{action} {object}: {source}")]
     Api {
         action: &'static str,
         object: String,
-        message: String,
-        code: u16,
+        #[source]
+        source: ApiFailure,
     },
     /// An existing object belongs to another release or to no release.
     #[error(transparent)]
@@ -48,24 +48,61 @@ impl KubeError {
     /// The API server refused `action` on `object` (or could not be reached): its status
     /// message and code, not the client's debug text.
     pub fn refused(action: &'static str, object: String, e: kube::Error) -> Self {
-        let code = match &e {
-            kube::Error::Api(s) => s.code,
-            _ => 0,
-        };
-        let message = match &e {
-            kube::Error::Api(s) => s.message.clone(),
-            other => other.to_string(),
-        };
         KubeError::Api {
             action,
             object,
-            message,
-            code,
+            source: ApiFailure::from(e),
+        }
+    }
+
+    /// The API server's answer behind this error, if the server answered.
+    pub fn status(&self) -> Option<&ApiStatus> {
+        match self {
+            KubeError::Api {
+                source: ApiFailure::Status(s),
+                ..
+            } => Some(s),
+            _ => None,
         }
     }
 
     /// True when the API answered 404.
     pub fn is_not_found(&self) -> bool {
-        matches!(self, KubeError::Api { code: 404, .. })
+        self.status().is_some_and(|s| s.code == 404)
     }
+}
+
+/// Why an API call failed: the server's answer, or no answer at all.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiFailure {
+    /// The API server answered with a `Status` (refused, not found, conflict, …).
+    #[error(transparent)]
+    Status(ApiStatus),
+    /// No usable answer: connection, TLS, timeout, or a response that does not decode. The
+    /// client's error (and its causes, down to the socket) is the source.
+    #[error(transparent)]
+    Transport(kube::Error),
+}
+
+impl From<kube::Error> for ApiFailure {
+    fn from(e: kube::Error) -> Self {
+        match e {
+            kube::Error::Api(s) => ApiFailure::Status(ApiStatus {
+                code: s.code,
+                reason: s.reason,
+                message: s.message,
+            }),
+            other => ApiFailure::Transport(other),
+        }
+    }
+}
+
+/// The API server's `Status` answer: its HTTP code, machine-readable reason and message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ApiStatus {
+    pub code: u16,
+    /// `NotFound`, `Conflict`, `Forbidden`, `Invalid`, …
+    pub reason: String,
+    pub message: String,
 }

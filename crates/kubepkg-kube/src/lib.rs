@@ -24,7 +24,7 @@ pub mod wait;
 
 pub use apply::{Applier, ApplyOptions};
 pub use client::{Cluster, ClusterOptions};
-pub use error::KubeError;
+pub use error::{ApiFailure, ApiStatus, KubeError};
 pub use kubepkg_manifest::object as manifest;
 pub use kubepkg_manifest::order;
 pub use manifest::{ManifestObject, ObjectRef};

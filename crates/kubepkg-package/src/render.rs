@@ -31,13 +31,28 @@ use crate::orchestrator::ComponentApply;
 use crate::plan::{RenderedComponent, RenderedObject, objects_from_manifest};
 use crate::values::{UserValues, supplied, upgrade_context};
 
-/// A component that could not be rendered.
+/// A component that could not be rendered: which component and chart, and why (the source).
 #[derive(Debug, thiserror::Error)]
-#[error("component {component:?} (chart {chart}): {message}")]
+#[error("component {component:?} (chart {chart}): {source}")]
 pub struct RenderError {
     pub component: String,
     pub chart: String,
-    pub message: String,
+    #[source]
+    pub source: RenderFailure,
+}
+
+/// Why a component could not be rendered.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderFailure {
+    /// The package has no component of that name.
+    #[error("no such component")]
+    NoSuchComponent,
+    /// The chart could not be loaded or rendered (the chart layer's error, without the path).
+    #[error(transparent)]
+    Chart(kubepkg_chart::ChartError),
+    /// The rendered manifest does not read as Kubernetes objects.
+    #[error(transparent)]
+    Objects(kubepkg_manifest::ManifestError),
 }
 
 /// A chart that could not be loaded or rendered. The message names the chart; the chart
@@ -64,6 +79,15 @@ pub enum ChartRenderError {
 impl ChartRenderError {
     /// The chart layer's error (what went wrong, without the chart's path).
     pub fn chart_error(&self) -> &kubepkg_chart::ChartError {
+        match self {
+            ChartRenderError::Load { source, .. } | ChartRenderError::Render { source, .. } => {
+                source
+            }
+        }
+    }
+
+    /// The chart layer's error, owned.
+    pub fn into_chart_error(self) -> kubepkg_chart::ChartError {
         match self {
             ChartRenderError::Load { source, .. } | ChartRenderError::Render { source, .. } => {
                 source
@@ -194,7 +218,7 @@ pub fn render_component(
     render_chart(request.chart.path(), target, &request.values, caps).map_err(|e| RenderError {
         component: request.component.clone(),
         chart: chart_label(&request.chart),
-        message: e.chart_error().to_string(),
+        source: RenderFailure::Chart(e.into_chart_error()),
     })
 }
 
@@ -241,12 +265,12 @@ pub fn load_chart(package: &Package, component: &str) -> Result<kubepkg_chart::C
     let c = package.component(component).ok_or_else(|| RenderError {
         component: component.to_string(),
         chart: String::new(),
-        message: "no such component".into(),
+        source: RenderFailure::NoSuchComponent,
     })?;
     kubepkg_chart::load(c.chart.path()).map_err(|e| RenderError {
         component: component.to_string(),
         chart: chart_label(&c.chart),
-        message: e.to_string(),
+        source: RenderFailure::Chart(e),
     })
 }
 
@@ -311,7 +335,7 @@ pub fn render_package(
         let objects = rendered.objects().map_err(|e| RenderError {
             component: name.clone(),
             chart: chart_label(&request.chart),
-            message: e.to_string(),
+            source: RenderFailure::Objects(e),
         })?;
         let mut api_versions = caps.api_versions.0.as_ref().clone();
         // A server's list is sorted, and stays so when discovery finds the new CRDs.

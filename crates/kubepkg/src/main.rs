@@ -6,6 +6,7 @@
 
 mod cli;
 mod commands;
+mod error;
 mod progress;
 mod settings;
 
@@ -18,8 +19,8 @@ fn main() -> ExitCode {
     match commands::run(cli.command, &settings) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("Error: {err:#}");
-            ExitCode::from(commands::exit_code(&err))
+            eprintln!("Error: {}", err.report());
+            ExitCode::from(err.exit_code())
         }
     }
 }

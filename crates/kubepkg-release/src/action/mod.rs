@@ -941,11 +941,8 @@ pub async fn install_crds(
     timeout: Duration,
 ) -> Result<Vec<ObjectRef>, ActionError> {
     let objects = parse_manifest(docs)?;
-    let api_err = |action: &'static str, id: &ObjectRef, e: kube::Error| KubeError::Api {
-        action,
-        object: id.to_string(),
-        message: e.to_string(),
-        code: 0,
+    let api_err = |action: &'static str, id: &ObjectRef, e: kube::Error| {
+        KubeError::refused(action, id.to_string(), e)
     };
     let mut located = Vec::new();
     for o in &objects {

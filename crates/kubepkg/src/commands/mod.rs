@@ -1,5 +1,5 @@
 //! One module per verb; [`run`] dispatches the parsed command line with the [`Settings`]
-//! resolved from it, and [`exit_code`] turns an error into the documented process exit code.
+//! resolved from it. Errors are [`CliError`]s, which know their exit code.
 //! The single-release verbs call `kubepkg_release` (`action`, `query`) and
 //! `kubepkg_engine::verbs` for data and print what `kubepkg_release::output` makes of it.
 
@@ -21,15 +21,16 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 
 use crate::cli::Command;
+use crate::error::CliError;
 use crate::settings::Settings;
 
 /// Run the parsed command and return the process exit code.
-pub fn run(command: Command, settings: &Settings) -> Result<ExitCode> {
-    match command {
+pub fn run(command: Command, settings: &Settings) -> Result<ExitCode, CliError> {
+    Ok(match command {
+        Command::Plan(args) => return package::plan(*args, settings),
+        Command::Apply(args) => return package::apply(*args, settings),
         Command::Version => version::run(),
         Command::Template(args) => template::run(*args, settings),
-        Command::Plan(args) => package::plan(*args, settings),
-        Command::Apply(args) => package::apply(*args, settings),
         Command::Values(args) => package::values(*args, settings),
         Command::Package(cmd) => package::run(cmd, settings),
         Command::Install(args) => install::run(*args, settings),
@@ -41,7 +42,7 @@ pub fn run(command: Command, settings: &Settings) -> Result<ExitCode> {
         Command::Status(args) => status::run(*args, settings),
         Command::Get(args) => get::run(*args, settings),
         Command::Test(args) => test::run(*args, settings),
-    }
+    }?)
 }
 
 /// A tokio runtime for one command.
@@ -58,30 +59,3 @@ const PACKAGE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600)
 
 /// The release timeout when `--timeout` is not given (Helm's 5m0s).
 const RELEASE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
-
-/// The package (its `kubepkg.yaml` or one of its charts) is invalid: nothing was applied.
-#[derive(Debug)]
-pub struct InvalidPackage(pub String);
-
-impl std::fmt::Display for InvalidPackage {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for InvalidPackage {}
-
-/// Exit code of a run that ended in an error (see `kubepkg --help`): 7 when the package is
-/// invalid (`InvalidPackage`: a bad `kubepkg.yaml`, a missing or unrenderable chart), else 1.
-pub fn exit_code(err: &anyhow::Error) -> u8 {
-    use kubepkg_engine::EngineError;
-    let invalid = err.chain().any(|cause| {
-        cause.is::<InvalidPackage>()
-            || cause.is::<kubepkg_package::PackageError>()
-            || matches!(
-                cause.downcast_ref::<EngineError>(),
-                Some(EngineError::Package(_) | EngineError::Render { .. })
-            )
-    });
-    if invalid { 7 } else { 1 }
-}

@@ -6,7 +6,7 @@
 //! Exit codes (also for scripts; `kubepkg --help` lists them): 0 succeeded (or nothing to
 //! change), 1 error before anything changed, 2 usage, 3 upgrade failed and rolled back,
 //! 4 `UpgradeFailed` (fix forward), 5 `InstallFailed` (state kept), 6 `RequirementsNotMet`,
-//! 7 `InvalidPackage` (see [`super::exit_code`]).
+//! 7 `InvalidPackage` ([`CliError::InvalidPackage`]).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -24,10 +24,11 @@ use kubepkg_package::values::{
 };
 use kubepkg_progress::{Event, Message, Sink};
 
-use super::{InvalidPackage, runtime};
+use super::runtime;
 use crate::cli::{
     ApplyArgs, PackageCommand, PackageValuesArgs, PackageValuesFlags, PlanArgs, TargetArgs,
 };
+use crate::error::CliError;
 use crate::progress::Printer;
 use crate::settings::Settings;
 
@@ -43,7 +44,7 @@ impl Drop for Loaded {
     }
 }
 
-fn load(path: &Path) -> Result<Loaded> {
+fn load(path: &Path) -> Result<Loaded, CliError> {
     let scratch = std::env::temp_dir().join(format!(
         "kubepkg-{}-{}",
         std::process::id(),
@@ -53,7 +54,7 @@ fn load(path: &Path) -> Result<Loaded> {
         .with_context(|| format!("creating scratch directory {}", scratch.display()))?;
     let package = kubepkg_package::source::load(path, &scratch).map_err(|e| {
         let _ = std::fs::remove_dir_all(&scratch);
-        anyhow::Error::new(InvalidPackage(e.to_string()))
+        CliError::from(e)
     })?;
     Ok(Loaded { package, scratch })
 }
@@ -110,7 +111,7 @@ async fn connect(settings: &Settings, timeout: Duration, sink: Sink) -> Result<K
 }
 
 /// `kubepkg plan NAME PACKAGE`.
-pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode> {
+pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
     let loaded = load(&args.package)?;
     let user = user_values(&args.values)?;
     let plan = if args.with_cluster {
@@ -122,7 +123,7 @@ pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode> {
                 namespace: &ns,
             };
             warn_dropped_values(&kc, instance, &user).await;
-            anyhow::Ok(
+            Ok::<_, CliError>(
                 ops::prepare(&kc, &loaded.package, instance, &user)
                     .await?
                     .plan,
@@ -137,7 +138,10 @@ pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode> {
         ops::plan_offline(&loaded.package, instance, &user)?
     };
     if args.output == "json" {
-        println!("{}", serde_json::to_string_pretty(&plan)?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&plan).map_err(anyhow::Error::from)?
+        );
     } else {
         print!("{}", render_text(&plan, !args.no_diff));
     }
@@ -145,7 +149,7 @@ pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode> {
 }
 
 /// `kubepkg apply NAME PACKAGE`.
-pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode> {
+pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError> {
     let loaded = load(&args.package)?;
     let user = user_values(&args.values)?;
     let timeout = args.timeout;
@@ -164,7 +168,10 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode> {
         if args.dry_run {
             let p = ops::prepare(&kc, &loaded.package, instance, &user).await?;
             if printer.is_json() {
-                println!("{}", serde_json::to_string(&p.plan)?);
+                println!(
+                    "{}",
+                    serde_json::to_string(&p.plan).map_err(anyhow::Error::from)?
+                );
             } else {
                 print!("{}", render_text(&p.plan, true));
             }
@@ -172,7 +179,7 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode> {
         }
         let (outcome, _plan) =
             ops::apply(&mut kc, &loaded.package, instance, &user, timeout).await?;
-        printer.outcome(&outcome)
+        Ok(printer.outcome(&outcome)?)
     })
 }
 

@@ -1,0 +1,104 @@
+//! The command line's one error type: what a command failed with, its exit code (listed in
+//! `kubepkg --help`), and how it is printed.
+
+use kubepkg_engine::EngineError;
+
+/// A command that ended in an error. Outcomes of package operations that ran (rolled back,
+/// `UpgradeFailed`, …) are not errors: they are printed and exit with their own codes.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The package (its `kubepkg.yaml`, one of its charts or templates) is invalid; nothing was
+    /// applied. Exit code 7.
+    #[error(transparent)]
+    InvalidPackage(anyhow::Error),
+    /// Anything else that stopped the command before it finished. Exit code 1.
+    #[error(transparent)]
+    Failed(#[from] anyhow::Error),
+}
+
+impl CliError {
+    /// The process exit code for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::InvalidPackage(_) => 7,
+            CliError::Failed(_) => 1,
+        }
+    }
+
+    /// The message printed after `Error: `: the error and each cause not already said by
+    /// the ones before it, joined by `: ` (typed errors carry their causes as sources and
+    /// often name them in their own text too; a cause is printed once).
+    pub fn report(&self) -> String {
+        let (CliError::InvalidPackage(e) | CliError::Failed(e)) = self;
+        report(e.chain())
+    }
+}
+
+impl From<EngineError> for CliError {
+    fn from(e: EngineError) -> Self {
+        if e.is_invalid_package() {
+            CliError::InvalidPackage(e.into())
+        } else {
+            CliError::Failed(e.into())
+        }
+    }
+}
+
+impl From<kubepkg_package::PackageError> for CliError {
+    fn from(e: kubepkg_package::PackageError) -> Self {
+        CliError::InvalidPackage(e.into())
+    }
+}
+
+/// Joins an error chain with `: `, skipping a cause whose text the message already contains.
+fn report<'a>(chain: impl Iterator<Item = &'a (dyn std::error::Error + 'static)>) -> String {
+    let mut out = String::new();
+    for cause in chain {
+        let text = cause.to_string();
+        if text.is_empty() || out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("outer: {0}")]
+    struct Outer(#[source] Inner);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("inner")]
+    struct Inner(#[source] std::io::Error);
+
+    #[test]
+    fn a_cause_named_in_the_message_is_printed_once() {
+        let e = anyhow::Error::new(Outer(Inner(std::io::Error::other("socket reset"))))
+            .context("applying");
+        assert_eq!(
+            CliError::Failed(e).report(),
+            "applying: outer: inner: socket reset"
+        );
+    }
+
+    #[test]
+    fn anyhow_context_chains_print_as_anyhow_alternate_does() {
+        let e = anyhow::anyhow!("root").context("middle").context("top");
+        assert_eq!(format!("{e:#}"), CliError::Failed(e).report());
+    }
+
+    #[test]
+    fn invalid_packages_exit_7_everything_else_1() {
+        let invalid =
+            CliError::from(kubepkg_package::PackageError::NotAPackage { path: "x".into() });
+        assert_eq!(invalid.exit_code(), 7);
+        assert_eq!(CliError::from(anyhow::anyhow!("x")).exit_code(), 1);
+    }
+}
