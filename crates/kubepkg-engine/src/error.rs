@@ -46,6 +46,15 @@ pub enum EngineError {
         "package {name:?} is not installed in namespace {namespace:?} (no revisions found); `kubepkg list -A` shows installed packages"
     )]
     NotInstalled { name: String, namespace: String },
+    /// The controller reconciles this package from its `Package` object.
+    #[error(
+        "package {name:?} is managed by {object}, which the kubepkg controller reconciles: change the object (kubectl edit package {name} -n {namespace}), or pass --force to suspend it and apply from the CLI"
+    )]
+    Managed {
+        name: String,
+        namespace: String,
+        object: String,
+    },
     /// A rollback the rules refuse.
     #[error(transparent)]
     Refused(#[from] kubepkg_package::orchestrator::RollbackRefused),

@@ -562,3 +562,64 @@ pub async fn values(
 pub fn json_of(v: &kubepkg_value::Value) -> Value {
     from_chart_value(v)
 }
+
+/// The `Package` object that the controller reconciles for this instance, if there is one:
+/// same name and namespace, a source the controller reads (not `path`), not suspended. A CLI
+/// apply over it would be undone by the controller; [`suspend_object`] hands it to the CLI.
+pub async fn managing_object(
+    kc: &KubeCluster,
+    instance: Instance<'_>,
+) -> Result<Option<String>, EngineError> {
+    let api = package_objects(kc, instance.namespace);
+    let obj = match api.get_opt(instance.name).await {
+        Ok(o) => o,
+        // No Package CRD installed: nothing manages anything.
+        Err(kube::Error::Api(s)) if s.code == 404 => None,
+        Err(e) => {
+            return Err(EngineError::api(
+                "get",
+                format!("Package {}/{}", instance.namespace, instance.name),
+                e,
+            ));
+        }
+    };
+    let Some(obj) = obj else { return Ok(None) };
+    let spec = obj.data.get("spec");
+    let path = spec.and_then(|s| s.pointer("/source/path")).is_some();
+    let suspended = spec
+        .and_then(|s| s.get("suspend"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    Ok((!path && !suspended).then(|| format!("Package {}/{}", instance.namespace, instance.name)))
+}
+
+/// Sets `spec.suspend: true` on the instance's `Package` object.
+pub async fn suspend_object(kc: &KubeCluster, instance: Instance<'_>) -> Result<(), EngineError> {
+    let patch = serde_json::json!({"spec": {"suspend": true}});
+    package_objects(kc, instance.namespace)
+        .patch(
+            instance.name,
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(&patch),
+        )
+        .await
+        .map(|_| ())
+        .map_err(|e| {
+            EngineError::api(
+                "suspend",
+                format!("Package {}/{}", instance.namespace, instance.name),
+                e,
+            )
+        })
+}
+
+fn package_objects(kc: &KubeCluster, namespace: &str) -> kube::Api<kube::api::DynamicObject> {
+    use kube::api::{ApiResource, GroupVersionKind};
+    use kubepkg_package::object;
+    let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
+    kube::Api::namespaced_with(
+        kc.kube.client.clone(),
+        namespace,
+        &ApiResource::from_gvk_with_plural(&gvk, object::PLURAL),
+    )
+}

@@ -81,7 +81,7 @@ pub enum ApiFailure {
     /// No usable answer: connection, TLS, timeout, or a response that does not decode. The
     /// client's error (and its causes, down to the socket) is the source.
     #[error(transparent)]
-    Transport(kube::Error),
+    Transport(Box<kube::Error>),
 }
 
 impl From<kube::Error> for ApiFailure {
@@ -92,7 +92,7 @@ impl From<kube::Error> for ApiFailure {
                 reason: s.reason,
                 message: s.message,
             }),
-            other => ApiFailure::Transport(other),
+            other => ApiFailure::Transport(Box::new(other)),
         }
     }
 }

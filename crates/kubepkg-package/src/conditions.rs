@@ -31,6 +31,10 @@ pub mod reason {
     pub const ROLLED_BACK: &str = "RolledBack";
     pub const INSTALL_FAILED: &str = "InstallFailed";
     pub const INVALID_PACKAGE: &str = "InvalidPackage";
+    /// The controller could not fetch the package's source (a URL, ConfigMap or Secret).
+    pub const SOURCE_UNAVAILABLE: &str = "SourceUnavailable";
+    /// Live objects differ from what their release applied (`driftDetection.mode: warn`).
+    pub const DRIFT_DETECTED: &str = "DriftDetected";
     pub const UNINSTALLING: &str = "Uninstalling";
     pub const UNINSTALLED: &str = "Uninstalled";
 }
@@ -187,14 +191,38 @@ pub fn compute(rev: &PackageRevision, before: &[Condition], now: &str) -> Vec<Co
 /// The conditions of a package that could not be read or validated (no revision is recorded
 /// for it; the controller puts these on the `Package` object).
 pub fn invalid_package(message: &str, now: &str) -> Vec<Condition> {
-    let mut out = vec![
-        Condition::new(READY, false, reason::INVALID_PACKAGE, message),
-        Condition::new(STALLED, true, reason::INVALID_PACKAGE, message),
-    ];
-    for c in &mut out {
+    stopped(reason::INVALID_PACKAGE, message, now)
+}
+
+/// A package stopped before anything was applied (its spec, source, values or archive need a
+/// change): `Ready=False` and `Stalled=True` with `reason` (kstatus: Failed).
+pub fn stopped(reason: &str, message: &str, now: &str) -> Vec<Condition> {
+    stamped(
+        vec![
+            Condition::new(READY, false, reason, message),
+            Condition::new(STALLED, true, reason, message),
+        ],
+        now,
+    )
+}
+
+/// Work under way, or waiting for something that will come by itself (requirements, the
+/// package lease): `Ready=False` and `Reconciling=True` with `reason` (kstatus: InProgress).
+pub fn reconciling(reason: &str, message: &str, now: &str) -> Vec<Condition> {
+    stamped(
+        vec![
+            Condition::new(READY, false, reason, message),
+            Condition::new(RECONCILING, true, reason, message),
+        ],
+        now,
+    )
+}
+
+fn stamped(mut conditions: Vec<Condition>, now: &str) -> Vec<Condition> {
+    for c in &mut conditions {
         c.last_transition_time = now.to_string();
     }
-    out
+    conditions
 }
 
 /// A revision's conditions as `kubepkg status` shows them: the recorded ones (or, for a

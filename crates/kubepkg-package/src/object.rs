@@ -35,10 +35,38 @@ pub struct PackageSpec {
     pub upgrade: Option<Upgrade>,
     #[serde(default)]
     pub backend: Backend,
+    /// The controller leaves a suspended Package alone (nothing applied, nothing deleted).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub suspend: bool,
+    /// How often the controller re-checks readiness and drift of an applied Package, as a Go
+    /// duration (`10m` when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drift_detection: Option<DriftDetection>,
+}
+
+/// What the controller does when live objects differ from what their release applied.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DriftDetection {
+    #[serde(default)]
+    pub mode: DriftMode,
+}
+
+/// `enabled` corrects drift, `warn` reports it (condition and Event), `disabled` ignores it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DriftMode {
+    Enabled,
+    Warn,
+    #[default]
+    Disabled,
 }
 
 /// Where the package comes from: exactly one of `oci` (with `version`), `url` (with
-/// `sha256`) or, for the CLI only, `path`.
+/// `sha256`), `configMapRef`/`secretRef` (a package archive stored in the cluster) or, for the
+/// CLI only, `path`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Source {
@@ -52,7 +80,33 @@ pub struct Source {
     pub sha256: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// A ConfigMap of the Package's namespace holding the package archive (`binaryData`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_map_ref: Option<ArchiveRef>,
+    /// A Secret of the Package's namespace holding the package archive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_ref: Option<ArchiveRef>,
 }
+
+/// A package archive (`.tgz`) stored under `key` of a ConfigMap or Secret.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ArchiveRef {
+    pub name: String,
+    /// The key holding the archive; `package.tgz` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+}
+
+impl ArchiveRef {
+    /// The key read: `key`, or `package.tgz`.
+    pub fn key(&self) -> &str {
+        self.key.as_deref().unwrap_or(DEFAULT_ARCHIVE_KEY)
+    }
+}
+
+/// The key an [`ArchiveRef`] reads when it names none.
+pub const DEFAULT_ARCHIVE_KEY: &str = "package.tgz";
 
 /// Values read from a Secret or ConfigMap of the Package's namespace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -91,9 +145,13 @@ pub struct PackageStatus {
     /// The `metadata.generation` acted on (written by the controller; the CLI leaves it out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
+    #[serde(default)]
     pub revision: u64,
+    #[serde(default)]
     pub version: String,
+    #[serde(default)]
     pub conditions: Vec<Condition>,
+    #[serde(default)]
     pub components: Vec<ComponentStatus>,
 }
 
@@ -106,6 +164,10 @@ pub struct ComponentStatus {
     pub namespace: String,
     pub revision: u64,
     pub ready: bool,
+    /// What the component waits for while it is being applied (`Deployment shop/web: 1/2
+    /// updated`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting_for: Option<String>,
 }
 
 /// The status a `Package` shows for its latest revision `rev`. A component is ready when the
@@ -132,6 +194,7 @@ pub fn status_of(rev: &PackageRevision, observed_generation: Option<i64>) -> Pac
                 namespace: c.namespace.clone(),
                 revision: c.revision,
                 ready: deployed && c.revision > 0,
+                waiting_for: None,
             })
             .collect(),
     }

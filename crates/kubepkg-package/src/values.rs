@@ -36,6 +36,8 @@ pub enum ValueSource {
     ChartDefault,
     /// `components[].values` in kubepkg.yaml.
     PackageDefault,
+    /// One `spec.valuesFrom` entry of the `Package` object (`Secret ns/name key values.yaml`).
+    PackageValuesFrom(String),
     /// `spec.values` of the `Package` object.
     PackageSpec,
     /// A `-f` values file (as named on the command line).
@@ -60,6 +62,7 @@ impl fmt::Display for ValueSource {
         match self {
             ValueSource::ChartDefault => f.write_str("chart default"),
             ValueSource::PackageDefault => f.write_str("package default (kubepkg.yaml)"),
+            ValueSource::PackageValuesFrom(s) => write!(f, "Package spec.valuesFrom {s}"),
             ValueSource::PackageSpec => f.write_str("Package spec.values"),
             ValueSource::File(p) => write!(f, "file {p}"),
             ValueSource::SetJson(s) => write!(f, "--set-json {s}"),
@@ -72,6 +75,24 @@ impl fmt::Display for ValueSource {
             ),
             ValueSource::UpgradeContext => f.write_str("kubepkg upgrade context"),
         }
+    }
+}
+
+/// A values file's text (`-f`, a `valuesFrom` key) read exactly as `helm -f` reads one (Helm
+/// 4's loader over go-yaml v2 rules): a mapping with one key per component.
+fn values_file_map(name: &str, text: &str) -> Result<Map<String, Value>, ValuesError> {
+    let fail = |message: String| ValuesError::File {
+        file: name.to_string(),
+        message,
+    };
+    let doc = kubepkg_yaml::load_values(text).map_err(|e| fail(e.to_string()))?;
+    match crate::chart_adapter::from_chart_value(&doc) {
+        Value::Object(m) => Ok(m),
+        Value::Null => Ok(Map::new()),
+        other => Err(fail(format!(
+            "the file must be a mapping with one key per component, not {}",
+            kind_of(&other)
+        ))),
     }
 }
 
@@ -111,6 +132,7 @@ pub enum ValuesError {
 /// on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Rank {
+    PackageValuesFrom,
     PackageSpec,
     File,
     SetJson,
@@ -172,25 +194,23 @@ impl UserValues {
 
     /// Adds a `-f` file's content (`name` is how the user named it).
     pub fn add_file(&mut self, name: &str, text: &str) -> Result<(), ValuesError> {
-        let fail = |message: String| ValuesError::File {
-            file: name.to_string(),
-            message,
-        };
-        // Read exactly as `helm -f` reads a values file (Helm 4's loader over go-yaml v2 rules).
-        let doc = kubepkg_yaml::load_values(text).map_err(|e| fail(e.to_string()))?;
-        let map = match crate::chart_adapter::from_chart_value(&doc) {
-            Value::Object(m) => m,
-            Value::Null => Map::new(),
-            other => {
-                return Err(fail(format!(
-                    "the file must be a mapping with one key per component, not {}",
-                    kind_of(&other)
-                )));
-            }
-        };
+        let map = values_file_map(name, text)?;
         self.push(
             Rank::File,
             ValueSource::File(name.to_string()),
+            Input::Map(map),
+        );
+        Ok(())
+    }
+
+    /// Adds one `spec.valuesFrom` entry of a `Package` object: `text` is the YAML held by the
+    /// Secret or ConfigMap key, `name` says which (`Secret shop/db key values.yaml`). Entries
+    /// apply in their order, below `spec.values` (as Flux's `valuesFrom` below `values`).
+    pub fn add_package_values_from(&mut self, name: &str, text: &str) -> Result<(), ValuesError> {
+        let map = values_file_map(name, text)?;
+        self.push(
+            Rank::PackageValuesFrom,
+            ValueSource::PackageValuesFrom(name.to_string()),
             Input::Map(map),
         );
         Ok(())
@@ -413,6 +433,7 @@ impl UserValues {
 
 fn flag_of(rank: Rank) -> &'static str {
     match rank {
+        Rank::PackageValuesFrom => "spec.valuesFrom",
         Rank::PackageSpec => "spec.values",
         Rank::File => "-f",
         Rank::SetJson => "--set-json",
@@ -444,7 +465,7 @@ fn apply_line(
             };
             strvals::parse_into_file(line, dest, &read)
         }
-        Rank::PackageSpec | Rank::File => Ok(()),
+        Rank::PackageValuesFrom | Rank::PackageSpec | Rank::File => Ok(()),
     }
 }
 

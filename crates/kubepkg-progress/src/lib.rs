@@ -153,6 +153,9 @@ pub enum Message {
     PackageStatusNotUpdated { package: String, error: String },
     /// Values of the deployed revision that this apply does not keep (`notice` says which).
     ValuesNotKept { notice: String },
+    /// `apply --force` suspended the `Package` object the controller reconciled (`Package
+    /// ns/name`).
+    PackageObjectSuspended { object: String },
 }
 
 /// An object `--wait` still waits for.
@@ -259,6 +262,10 @@ impl fmt::Display for Message {
                 "warning: cannot update the status of Package {package}: {error}"
             ),
             Message::ValuesNotKept { notice } => write!(f, "note: {notice}"),
+            Message::PackageObjectSuspended { object } => write!(
+                f,
+                "note: suspended {object} (spec.suspend: true): the controller leaves this package to the CLI until it is resumed"
+            ),
         }
     }
 }
@@ -418,6 +425,12 @@ mod tests {
                     error: "forbidden".into(),
                 },
                 "warning: cannot update the status of Package shop/shop: forbidden",
+            ),
+            (
+                Message::PackageObjectSuspended {
+                    object: "Package shop/shop".into(),
+                },
+                "note: suspended Package shop/shop (spec.suspend: true): the controller leaves this package to the CLI until it is resumed",
             ),
             (
                 Message::ValuesNotKept {

@@ -76,6 +76,43 @@ pub enum Command {
     Get(Box<GetArgs>),
     /// Run a release's test hooks.
     Test(Box<ReleaseQueryArgs>),
+    /// Run the kubepkg controller: reconcile `Package` objects until SIGTERM.
+    Controller(Box<ControllerArgs>),
+}
+
+/// Arguments of `kubepkg controller` (controller-runtime's flag names where they exist).
+#[derive(Debug, clap::Args)]
+pub struct ControllerArgs {
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// Reconcile only the Packages of these namespaces (repeatable or comma-separated;
+    /// default: all namespaces).
+    #[arg(long = "watch-namespace", value_delimiter = ',')]
+    pub watch_namespaces: Vec<String>,
+    /// Packages reconciled at once.
+    #[arg(long = "concurrency", default_value_t = 4)]
+    pub concurrency: u16,
+    /// Address of the Prometheus /metrics endpoint (`0` turns it off).
+    #[arg(long = "metrics-bind-address", default_value = ":8080")]
+    pub metrics_address: String,
+    /// Address of /healthz and /readyz (`0` turns them off).
+    #[arg(long = "health-probe-bind-address", default_value = ":8081")]
+    pub probe_address: String,
+    /// Take the leader Lease before reconciling (run more than one replica with this).
+    #[arg(long = "leader-elect")]
+    pub leader_elect: bool,
+    /// Namespace of the leader Lease (default: $POD_NAMESPACE, then kubepkg-system).
+    #[arg(long = "leader-election-namespace")]
+    pub leader_election_namespace: Option<String>,
+    /// Log lines as `text` or `json`.
+    #[arg(long = "log-format", default_value = "text", value_parser = ["text", "json"])]
+    pub log_format: String,
+    /// Per-component timeout of a Package that sets no `upgrade.timeout`.
+    #[arg(long = "timeout", default_value = "10m", value_parser = go_duration)]
+    pub timeout: Duration,
+    /// How often an applied Package is re-checked when it sets no `interval`.
+    #[arg(long = "interval", default_value = "10m", value_parser = go_duration)]
+    pub interval: Duration,
 }
 
 /// Arguments of `kubepkg template [NAME] CHART` (Helm's flag names and meanings).
@@ -511,6 +548,11 @@ pub struct ApplyArgs {
     /// Print the plan against the cluster and change nothing.
     #[arg(long = "dry-run")]
     pub dry_run: bool,
+    /// Apply even though a `Package` object of this name is reconciled by the controller:
+    /// the object is suspended first (`spec.suspend: true`), so the controller leaves the
+    /// package to the CLI until it is resumed.
+    #[arg(long = "force")]
+    pub force: bool,
     /// Output format: text, or json (one JSON line per progress event as it happens, the
     /// summary — `state: summary` with reason, message and exitCode — last).
     #[arg(short = 'o', long = "output", default_value = "text")]

@@ -136,6 +136,7 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
             Command::History(a) | Command::Status(a) => &a.query.cluster,
             Command::Get(a) => &a.cluster,
             Command::Test(a) => &a.cluster,
+            Command::Controller(a) => &a.cluster,
         }
         .clone(),
     )

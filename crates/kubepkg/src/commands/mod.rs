@@ -3,6 +3,7 @@
 //! The single-release verbs call `kubepkg_release` (`action`, `query`) and
 //! `kubepkg_engine::verbs` for data and print what `kubepkg_release::output` makes of it.
 
+mod controller;
 mod get;
 mod history;
 mod install;
@@ -42,6 +43,7 @@ pub fn run(command: Command, settings: &Settings) -> Result<ExitCode, CliError> 
         Command::Status(args) => status::run(*args, settings),
         Command::Get(args) => get::run(*args, settings),
         Command::Test(args) => test::run(*args, settings),
+        Command::Controller(args) => controller::run(*args, settings),
     }?)
 }
 

@@ -164,6 +164,23 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError>
             name: &args.name,
             namespace: &ns,
         };
+        if let Some(object) = ops::managing_object(&kc, instance).await? {
+            if !args.force {
+                return Err(kubepkg_engine::EngineError::Managed {
+                    name: args.name.clone(),
+                    namespace: ns.clone(),
+                    object,
+                }
+                .into());
+            }
+            if !args.dry_run {
+                ops::suspend_object(&kc, instance).await?;
+                kc.report(&Event::message(
+                    None,
+                    Message::PackageObjectSuspended { object },
+                ));
+            }
+        }
         warn_dropped_values(&kc, instance, &user).await;
         if args.dry_run {
             let p = ops::prepare(&kc, &loaded.package, instance, &user).await?;

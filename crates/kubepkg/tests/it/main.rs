@@ -1,6 +1,10 @@
 //! The integration tests of `kubepkg`, in one test binary (one link for CI, as ripgrep
 //! and uv do). Each module is one former test file; shared helpers are modules too.
 
+mod controller;
+/// The engine's package-writing helpers (simulated Deployments, hook charts), one copy.
+#[path = "../../../kubepkg-engine/tests/support/mod.rs"]
+mod engine_support;
 mod helm_parity;
 mod helm_template_reference;
 mod package_cli;

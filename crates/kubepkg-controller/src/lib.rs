@@ -1,0 +1,206 @@
+//! The kubepkg controller (docs/controller.md): `Package` objects (`kubepkg.dev/v1alpha1`)
+//! reconciled to their spec by the same engine as `kubepkg apply`, recording the same revision
+//! Secrets, so the CLI and the controller are interchangeable.
+//!
+//! Built on kube-rs's runtime: a [`kube::runtime::Controller`] over `Package` objects (read as
+//! dynamic objects, so one malformed spec is a condition on that object, never a failed watch),
+//! the finalizer helper for uninstalls, the event recorder, and a metadata-only watch of the
+//! package revision Secrets that wakes a Package waiting for its `requires`.
+//!
+//! - [`source`]: fetching the package archive (`url` + `sha256`, `configMapRef`, `secretRef`);
+//! - [`values`]: `spec.values` and `spec.valuesFrom` as the engine's user values;
+//! - [`reconcile`]: what one reconcile does, and the status it writes ([`status`]);
+//! - [`metrics`], [`http`]: Prometheus metrics in controller-runtime's names, `/healthz`,
+//!   `/readyz`;
+//! - [`leader`]: leader election over the same Lease lock the engine uses.
+
+pub mod http;
+pub mod leader;
+pub mod metrics;
+pub mod reconcile;
+pub mod resource;
+pub mod source;
+pub mod status;
+pub mod values;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, DynamicObject, PartialObjectMeta};
+use kube::runtime::WatchStreamExt;
+use kube::runtime::controller::Controller;
+use kube::runtime::events::{Recorder, Reporter};
+use kube::runtime::watcher;
+
+pub use reconcile::Context;
+
+/// How the controller runs (`kubepkg controller`'s flags).
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Namespaces whose Packages are reconciled; empty: all namespaces.
+    pub namespaces: Vec<String>,
+    /// Packages reconciled at once (per namespace watched).
+    pub concurrency: u16,
+    /// Where `/metrics` is served (`None`: not served).
+    pub metrics_address: Option<SocketAddr>,
+    /// Where `/healthz` and `/readyz` are served (`None`: not served).
+    pub probe_address: Option<SocketAddr>,
+    /// Take the leader Lease before reconciling (for more than one replica).
+    pub leader_elect: bool,
+    /// Namespace of the leader Lease.
+    pub leader_election_namespace: String,
+    /// Directory for fetched archives while a Package is applied.
+    pub scratch: PathBuf,
+    /// Per-component timeout when a Package sets no `upgrade.timeout`.
+    pub default_timeout: Duration,
+    /// How often an applied Package is re-checked when it sets no `interval`.
+    pub default_interval: Duration,
+    /// The name events are reported under (`reportingController`).
+    pub reporter: String,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            namespaces: Vec::new(),
+            concurrency: 4,
+            metrics_address: None,
+            probe_address: None,
+            leader_elect: false,
+            leader_election_namespace: "kubepkg-system".into(),
+            scratch: std::env::temp_dir().join("kubepkg-controller"),
+            default_timeout: Duration::from_secs(600),
+            default_interval: Duration::from_secs(600),
+            reporter: "kubepkg-controller".into(),
+        }
+    }
+}
+
+/// Why the controller could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ControllerError {
+    /// The metrics or probe address could not be bound.
+    #[error("cannot serve {what} on {address}")]
+    Bind {
+        what: &'static str,
+        address: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The scratch directory could not be created.
+    #[error("cannot create the scratch directory {}", path.display())]
+    Scratch {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Leader election failed.
+    #[error(transparent)]
+    Leader(#[from] leader::LeaderError),
+}
+
+/// Runs the controller until SIGTERM or SIGINT: serves metrics and probes, takes the leader
+/// Lease when asked, then reconciles every `Package` of the watched namespaces. On a signal, the
+/// reconciles in flight finish (each leaves its package resumable if cut short) and it returns.
+pub async fn run(cluster: kubepkg_kube::Cluster, config: Config) -> Result<(), ControllerError> {
+    std::fs::create_dir_all(&config.scratch).map_err(|source| ControllerError::Scratch {
+        path: config.scratch.clone(),
+        source,
+    })?;
+    let metrics = Arc::new(metrics::Metrics::new(config.concurrency));
+    let health = http::Health::default();
+    if let Some(address) = config.metrics_address {
+        http::serve(address, "metrics", metrics.clone(), health.clone()).await?;
+    }
+    if let Some(address) = config.probe_address {
+        http::serve(address, "probes", metrics.clone(), health.clone()).await?;
+    }
+    let shutdown = shutdown_signal();
+    let _leader = if config.leader_elect {
+        health.set_ready(true);
+        tokio::select! {
+            lock = leader::acquire(&cluster.client, &config.leader_election_namespace) => Some(lock?),
+            () = shutdown.clone() => return Ok(()),
+        }
+    } else {
+        None
+    };
+    health.set_ready(true);
+    tracing::info!(namespaces = ?config.namespaces, "kubepkg controller started");
+    let recorder = Recorder::new(
+        cluster.client.clone(),
+        Reporter {
+            controller: config.reporter.clone(),
+            instance: std::env::var("POD_NAME").ok(),
+        },
+    );
+    let ctx = Arc::new(Context::new(cluster.clone(), recorder, metrics, &config));
+    let namespaces: Vec<Option<String>> = if config.namespaces.is_empty() {
+        vec![None]
+    } else {
+        config.namespaces.iter().cloned().map(Some).collect()
+    };
+    let runs = namespaces.into_iter().map(|ns| {
+        let ctx = ctx.clone();
+        let client = cluster.client.clone();
+        let shutdown = shutdown.clone();
+        let concurrency = config.concurrency;
+        async move {
+            let ar = resource::api_resource();
+            let packages: Api<DynamicObject> = match &ns {
+                Some(ns) => Api::namespaced_with(client.clone(), ns, &ar),
+                None => Api::all_with(client.clone(), &ar),
+            };
+            // Requirements may be installed in any namespace (docs/rules.md#requirements).
+            // Metadata only: a revision Secret holds up to 16 MiB that this watch never needs.
+            let revisions: Api<PartialObjectMeta<Secret>> = Api::all(client.clone());
+            let waiting = ctx.waiting.clone();
+            let revision_changes = watcher::watcher(
+                revisions,
+                watcher::Config::default().labels("owner=kubepkg"),
+            )
+            .touched_objects();
+            Controller::new_with(packages, watcher::Config::default(), ar)
+                .with_config(kube::runtime::controller::Config::default().concurrency(concurrency))
+                .watches_stream(revision_changes, move |secret| {
+                    reconcile::dependents_of(&waiting, &secret)
+                })
+                .graceful_shutdown_on(shutdown)
+                .run(reconcile::reconcile, reconcile::error_policy, ctx)
+                .for_each(|result| async move {
+                    if let Err(e) = result {
+                        tracing::debug!(error = %e, "reconcile request failed");
+                    }
+                })
+                .await;
+        }
+    });
+    futures::future::join_all(runs).await;
+    tracing::info!("kubepkg controller stopped");
+    Ok(())
+}
+
+/// Resolves on SIGTERM or SIGINT (shared by every task that stops on it).
+fn shutdown_signal() -> futures::future::Shared<futures::future::BoxFuture<'static, ()>> {
+    use futures::FutureExt;
+    async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+        tracing::info!("shutting down: finishing the reconciles in flight");
+    }
+    .boxed()
+    .shared()
+}

@@ -1,0 +1,214 @@
+//! Prometheus metrics, in controller-runtime's names so existing dashboards and alerts work
+//! (`controller_runtime_reconcile_total{controller,result}`,
+//! `controller_runtime_reconcile_errors_total`, `controller_runtime_reconcile_time_seconds`,
+//! `controller_runtime_active_workers`, `controller_runtime_max_concurrent_reconciles`), plus
+//! kubepkg's own: `kubepkg_packages{reason}` (Packages by the reason of their last state).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicI64;
+use std::time::Duration;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+
+const CONTROLLER: &str = "package";
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ResultLabels {
+    controller: String,
+    result: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ControllerLabels {
+    controller: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ReasonLabels {
+    reason: String,
+}
+
+/// The controller's metrics and their registry.
+pub struct Metrics {
+    registry: Registry,
+    reconcile_total: Family<ResultLabels, Counter>,
+    reconcile_errors: Family<ControllerLabels, Counter>,
+    reconcile_time: Family<ControllerLabels, Histogram>,
+    active_workers: Family<ControllerLabels, Gauge<i64, AtomicI64>>,
+    packages: Family<ReasonLabels, Gauge<i64, AtomicI64>>,
+    /// Each Package's last reason, so `kubepkg_packages` counts every Package once.
+    states: Mutex<HashMap<String, String>>,
+}
+
+impl Metrics {
+    pub fn new(max_concurrent: u16) -> Metrics {
+        let mut registry = Registry::default();
+        let reconcile_total = Family::<ResultLabels, Counter>::default();
+        let reconcile_errors = Family::<ControllerLabels, Counter>::default();
+        let reconcile_time = Family::<ControllerLabels, Histogram>::new_with_constructor(|| {
+            // controller-runtime's buckets.
+            Histogram::new([
+                0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6,
+                0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 6.0, 7.0,
+                8.0, 9.0, 10.0, 15.0, 20.0, 25.0, 30.0, 40.0, 50.0, 60.0,
+            ])
+        });
+        let active_workers = Family::<ControllerLabels, Gauge<i64, AtomicI64>>::default();
+        let max_concurrent_g = Family::<ControllerLabels, Gauge<i64, AtomicI64>>::default();
+        let packages = Family::<ReasonLabels, Gauge<i64, AtomicI64>>::default();
+        registry.register(
+            "controller_runtime_reconcile",
+            "Total number of reconciliations per controller",
+            reconcile_total.clone(),
+        );
+        registry.register(
+            "controller_runtime_reconcile_errors",
+            "Total number of reconciliation errors per controller",
+            reconcile_errors.clone(),
+        );
+        registry.register(
+            "controller_runtime_reconcile_time_seconds",
+            "Length of time per reconciliation per controller",
+            reconcile_time.clone(),
+        );
+        registry.register(
+            "controller_runtime_active_workers",
+            "Number of currently used workers per controller",
+            active_workers.clone(),
+        );
+        registry.register(
+            "controller_runtime_max_concurrent_reconciles",
+            "Maximum number of concurrent reconciles per controller",
+            max_concurrent_g.clone(),
+        );
+        registry.register(
+            "kubepkg_packages",
+            "Packages by the reason of their Ready condition as the controller last set it",
+            packages.clone(),
+        );
+        max_concurrent_g
+            .get_or_create(&labels())
+            .set(i64::from(max_concurrent));
+        Metrics {
+            registry,
+            reconcile_total,
+            reconcile_errors,
+            reconcile_time,
+            active_workers,
+            packages,
+            states: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn reconcile_started(&self) {
+        self.active_workers.get_or_create(&labels()).inc();
+    }
+
+    /// `result` is controller-runtime's: `success`, `requeue_after` or `error`.
+    pub fn reconcile_finished(&self, result: &str, took: Duration) {
+        self.active_workers.get_or_create(&labels()).dec();
+        self.reconcile_total
+            .get_or_create(&ResultLabels {
+                controller: CONTROLLER.into(),
+                result: result.into(),
+            })
+            .inc();
+        if result == "error" {
+            self.reconcile_errors.get_or_create(&labels()).inc();
+        }
+        self.reconcile_time
+            .get_or_create(&labels())
+            .observe(took.as_secs_f64());
+    }
+
+    /// Records the reason the Package `key` now shows.
+    pub fn package_state(&self, key: &str, reason: &str) {
+        let Ok(mut states) = self.states.lock() else {
+            return;
+        };
+        if let Some(old) = states.insert(key.to_string(), reason.to_string()) {
+            self.packages
+                .get_or_create(&ReasonLabels { reason: old })
+                .dec();
+        }
+        self.packages
+            .get_or_create(&ReasonLabels {
+                reason: reason.into(),
+            })
+            .inc();
+    }
+
+    /// The Package `key` is gone.
+    pub fn package_gone(&self, key: &str) {
+        if let Ok(mut states) = self.states.lock()
+            && let Some(old) = states.remove(key)
+        {
+            self.packages
+                .get_or_create(&ReasonLabels { reason: old })
+                .dec();
+        }
+    }
+
+    /// The text exposition format.
+    pub fn encode(&self) -> String {
+        let mut out = String::new();
+        let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
+        out
+    }
+}
+
+fn labels() -> ControllerLabels {
+    ControllerLabels {
+        controller: CONTROLLER.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reconcile_counters_use_controller_runtimes_names_and_labels() {
+        let m = Metrics::new(4);
+        m.reconcile_started();
+        m.reconcile_finished("error", Duration::from_millis(30));
+        let text = m.encode();
+        for line in [
+            "controller_runtime_reconcile_total{controller=\"package\",result=\"error\"} 1",
+            "controller_runtime_reconcile_errors_total{controller=\"package\"} 1",
+            "controller_runtime_active_workers{controller=\"package\"} 0",
+            "controller_runtime_max_concurrent_reconciles{controller=\"package\"} 4",
+            "controller_runtime_reconcile_time_seconds_count{controller=\"package\"} 1",
+        ] {
+            assert!(text.contains(line), "{line} missing in:\n{text}");
+        }
+    }
+
+    #[test]
+    fn each_package_counts_once_under_its_latest_reason() {
+        let m = Metrics::new(1);
+        m.package_state("a/x", "Progressing");
+        m.package_state("a/x", "Succeeded");
+        m.package_state("a/y", "Succeeded");
+        let text = m.encode();
+        assert!(
+            text.contains("kubepkg_packages{reason=\"Succeeded\"} 2"),
+            "{text}"
+        );
+        assert!(
+            text.contains("kubepkg_packages{reason=\"Progressing\"} 0"),
+            "{text}"
+        );
+        m.package_gone("a/y");
+        assert!(
+            m.encode()
+                .contains("kubepkg_packages{reason=\"Succeeded\"} 1")
+        );
+    }
+}

@@ -1,0 +1,631 @@
+//! One reconcile of one `Package` (docs/controller.md#reconcile):
+//!
+//! 1. the finalizer is added first, so a deletion always uninstalls (reverse order) before the
+//!    object goes; a suspended Package is left alone;
+//! 2. the spec is decoded, the source fetched and loaded with the CLI's loader, the values
+//!    resolved — any problem there is `Ready=False`/`Stalled=True` with a message naming the
+//!    object, key or file, an Event, and nothing applied;
+//! 3. if nothing changed since the last attempt (same generation, same archive and values, the
+//!    latest revision final), nothing is applied: the Package is looked at again after its
+//!    `interval`;
+//! 4. `requires` not met: `RequirementsNotMet` (waiting, not an error); the Package is woken by
+//!    the watch of package revisions when a required package changes;
+//! 5. otherwise `kubepkg_engine::ops::apply`, exactly what `kubepkg apply` runs, under the same
+//!    package Lease, recording the same revisions (and, through them, the status).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::{ObjectReference, Secret};
+use kube::api::{Api, DynamicObject, PartialObjectMeta, Patch, PatchParams};
+use kube::runtime::controller::Action;
+use kube::runtime::events::{Event as KubeEvent, EventType, Recorder};
+use kube::runtime::finalizer::{Event as Finalizer, finalizer};
+use kube::runtime::reflector::ObjectRef;
+use kube::{Resource, ResourceExt};
+use kubepkg_engine::{EngineError, Instance, KubeCluster, ops};
+use kubepkg_package::Package;
+use kubepkg_package::conditions::{self, reason};
+use kubepkg_package::object::PackageSpec;
+use kubepkg_package::orchestrator::{Outcome, Reason};
+use kubepkg_package::revision::RevisionStatus;
+use sha2::{Digest, Sha256};
+
+use crate::metrics::Metrics;
+use crate::resource::{self, FINALIZER};
+use crate::source::{self, HttpClient};
+use crate::status::{StatusPatch, carry_transition_times, conditions_of};
+use crate::values;
+
+/// Package names → the Packages waiting for them (`RequirementsNotMet`).
+pub type Waiting = Arc<Mutex<HashMap<String, HashSet<ObjectRef<DynamicObject>>>>>;
+
+/// What every reconcile shares.
+pub struct Context {
+    /// The connected cluster (one client, one discovery cache for all Packages).
+    pub cluster: kubepkg_kube::Cluster,
+    pub recorder: Recorder,
+    pub metrics: Arc<Metrics>,
+    pub waiting: Waiting,
+    pub http: Option<HttpClient>,
+    pub scratch: std::path::PathBuf,
+    pub default_timeout: Duration,
+    pub default_interval: Duration,
+}
+
+impl Context {
+    pub fn new(
+        cluster: kubepkg_kube::Cluster,
+        recorder: Recorder,
+        metrics: Arc<Metrics>,
+        config: &crate::Config,
+    ) -> Context {
+        Context {
+            cluster,
+            recorder,
+            metrics,
+            waiting: Waiting::default(),
+            http: HttpClient::new().ok(),
+            scratch: config.scratch.clone(),
+            default_timeout: config.default_timeout,
+            default_interval: config.default_interval,
+        }
+    }
+}
+
+/// Why a reconcile must be retried (with backoff, by [`error_policy`]). Problems of the
+/// Package itself are not errors: they are its status.
+#[derive(Debug, thiserror::Error)]
+pub enum ReconcileError {
+    #[error("Package {object}: {source}")]
+    Engine {
+        object: String,
+        #[source]
+        source: EngineError,
+    },
+    #[error("Package {object}: writing its status")]
+    Status {
+        object: String,
+        #[source]
+        source: Box<kubepkg_kube::KubeError>,
+    },
+    #[error("Package {object}: the finalizer")]
+    Finalizer {
+        object: String,
+        #[source]
+        source: Box<kube::runtime::finalizer::Error<ReconcileError>>,
+    },
+    #[error("Package {object}: {message}")]
+    Transient { object: String, message: String },
+}
+
+/// The reconcile function the runtime calls.
+pub async fn reconcile(
+    obj: Arc<DynamicObject>,
+    ctx: Arc<Context>,
+) -> Result<Action, ReconcileError> {
+    let started = Instant::now();
+    ctx.metrics.reconcile_started();
+    let key = resource::key(&obj);
+    let result = reconcile_inner(obj, &ctx).await;
+    ctx.metrics.reconcile_finished(
+        match &result {
+            Ok(a) if *a == Action::await_change() => "success",
+            Ok(_) => "requeue_after",
+            Err(_) => "error",
+        },
+        started.elapsed(),
+    );
+    if let Err(e) = &result {
+        tracing::warn!(package = %key, error = %report(e), "reconcile failed; retrying with backoff");
+    }
+    result
+}
+
+/// Each error of the chain once (the messages name their causes as often as not).
+fn report(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let t = c.to_string();
+        if !out.contains(&t) {
+            out.push_str(": ");
+            out.push_str(&t);
+        }
+        cause = c.source();
+    }
+    out
+}
+
+/// Backoff after an error: 5 s doubling per consecutive failure of the same object is the
+/// runtime's own scheduler's business; we ask for a fixed short retry and let the queue
+/// de-duplicate.
+pub fn error_policy(_obj: Arc<DynamicObject>, _e: &ReconcileError, _ctx: Arc<Context>) -> Action {
+    Action::requeue(Duration::from_secs(15))
+}
+
+async fn reconcile_inner(obj: Arc<DynamicObject>, ctx: &Context) -> Result<Action, ReconcileError> {
+    let namespace = obj.namespace().unwrap_or_default();
+    let api: Api<DynamicObject> = Api::namespaced_with(
+        ctx.cluster.client.clone(),
+        &namespace,
+        &resource::api_resource(),
+    );
+    // A CLI-applied package's mirror (source.path) is the CLI's: no finalizer, no status.
+    if let Ok(spec) = resource::spec_of(&obj)
+        && spec.source.path.is_some()
+    {
+        return path_source(&obj, ctx, &api).await;
+    }
+    let object = resource::key(&obj);
+    finalizer(&api, FINALIZER, obj, |event| async {
+        match event {
+            Finalizer::Apply(o) => apply(o, ctx, &api).await,
+            Finalizer::Cleanup(o) => cleanup(o, ctx).await,
+        }
+    })
+    .await
+    .map_err(|e| ReconcileError::Finalizer {
+        object,
+        source: Box::new(e),
+    })
+}
+
+/// `source.path`: refused with a condition, unless the CLI has applied the package (then the
+/// status is the CLI's mirror and the controller leaves it alone).
+async fn path_source(
+    obj: &DynamicObject,
+    ctx: &Context,
+    api: &Api<DynamicObject>,
+) -> Result<Action, ReconcileError> {
+    let kc = engine_cluster(
+        ctx,
+        &obj.namespace().unwrap_or_default(),
+        ctx.default_timeout,
+    );
+    let applied = kc
+        .store
+        .history(&obj.name_any(), &obj.namespace().unwrap_or_default())
+        .await
+        .map(|h| !h.revisions.is_empty())
+        .unwrap_or(true);
+    if !applied {
+        stop(
+            obj,
+            ctx,
+            api,
+            reason::INVALID_PACKAGE,
+            &source::SourceError::PathIsCliOnly.to_string(),
+        )
+        .await?;
+    }
+    Ok(Action::await_change())
+}
+
+fn engine_cluster(ctx: &Context, namespace: &str, timeout: Duration) -> KubeCluster {
+    let mut kube = ctx.cluster.clone();
+    kube.namespace = namespace.to_string();
+    let caps = kubepkg_engine::chart::ClusterCapabilities::default();
+    let object = namespace.to_string();
+    let sink: kubepkg_progress::Sink = Arc::new(move |e: &kubepkg_progress::Event| {
+        tracing::info!(namespace = %object, "{e}");
+    });
+    KubeCluster::with_sink(kube, caps, timeout, sink)
+}
+
+fn duration(text: Option<&str>, default: Duration) -> Duration {
+    text.and_then(|t| kubepkg_gostd::time::parse_duration(t).ok())
+        .map(|d| d.to_std())
+        .filter(|d| !d.is_zero())
+        .unwrap_or(default)
+}
+
+async fn apply(
+    obj: Arc<DynamicObject>,
+    ctx: &Context,
+    api: &Api<DynamicObject>,
+) -> Result<Action, ReconcileError> {
+    let namespace = obj.namespace().unwrap_or_default();
+    let name = obj.name_any();
+    let object = resource::key(&obj);
+    let spec: PackageSpec = match resource::spec_of(&obj) {
+        Ok(s) => s,
+        Err(e) => {
+            let message = format!("spec: {e}; fix the Package (kubectl edit package {name})");
+            stop(&obj, ctx, api, reason::INVALID_PACKAGE, &message).await?;
+            return Ok(Action::await_change());
+        }
+    };
+    if spec.suspend {
+        return Ok(Action::await_change());
+    }
+    let interval = duration(spec.interval.as_deref(), ctx.default_interval);
+    let timeout = duration(
+        spec.upgrade.as_ref().and_then(|u| u.timeout.as_deref()),
+        ctx.default_timeout,
+    );
+    let http = match &ctx.http {
+        Some(h) => h,
+        None => {
+            let message = "no TLS configuration could be built for fetching sources";
+            stop(&obj, ctx, api, reason::SOURCE_UNAVAILABLE, message).await?;
+            return Ok(Action::requeue(interval));
+        }
+    };
+    let fetched = match source::fetch(&ctx.cluster.client, &namespace, &spec.source, http).await {
+        Ok(f) => f,
+        Err(e) => {
+            let transient = e.reason() == reason::SOURCE_UNAVAILABLE;
+            stop(&obj, ctx, api, e.reason(), &report(&e)).await?;
+            // An unreachable source is tried again; a wrong spec waits for an edit.
+            return Ok(if transient {
+                Action::requeue(Duration::from_secs(30).min(interval))
+            } else {
+                Action::await_change()
+            });
+        }
+    };
+    let resolved = match values::resolve(&ctx.cluster.client, &namespace, &spec).await {
+        Ok(v) => v,
+        Err(e) => {
+            stop(&obj, ctx, api, reason::INVALID_PACKAGE, &report(&e)).await?;
+            return Ok(Action::requeue(interval));
+        }
+    };
+    let digest = {
+        let mut h = Sha256::new();
+        h.update(fetched.sha256.as_bytes());
+        h.update(b"\n");
+        h.update(resolved.fingerprint.as_bytes());
+        source::hex(&h.finalize())
+    };
+    let loaded = match load(ctx, &obj, &fetched) {
+        Ok(l) => l,
+        Err(message) => {
+            stop(&obj, ctx, api, reason::INVALID_PACKAGE, &message).await?;
+            return Ok(Action::await_change());
+        }
+    };
+    let package = &loaded.package;
+    let mut kc = engine_cluster(ctx, &namespace, timeout);
+    kc.caps = ops::capabilities(&kc.kube).await;
+    // Requirements are waited for by watch here (the reconcile does not block on them).
+    kc.requirements_timeout = Duration::ZERO;
+    let instance = Instance {
+        name: &name,
+        namespace: &namespace,
+    };
+    let observed = resource::observed(&obj);
+    let history = kc
+        .store
+        .history(&name, &namespace)
+        .await
+        .map_err(|source| ReconcileError::Engine {
+            object: object.clone(),
+            source,
+        })?;
+    let latest_final = history.latest().is_some_and(|l| {
+        !l.status.is_pending()
+            && !matches!(
+                l.status,
+                RevisionStatus::Uninstalled | RevisionStatus::Uninstalling
+            )
+    });
+    let unchanged = latest_final
+        && observed.generation == obj.meta().generation
+        && observed.digest.as_deref() == Some(digest.as_str());
+    if unchanged {
+        forget_waiting(ctx, &obj);
+        return Ok(Action::requeue(interval));
+    }
+    if let Err(waiting_for) =
+        kubepkg_package::orchestrator::check_requirements(&mut kc, &package.meta.requires).await
+    {
+        remember_waiting(ctx, &obj, package);
+        let patch = StatusPatch {
+            last_attempted_version: Some(package.meta.version.to_string()),
+            conditions: Some(conditions::reconciling(
+                reason::REQUIREMENTS_NOT_MET,
+                &waiting_for,
+                &now(),
+            )),
+            ..Default::default()
+        };
+        write_status(&obj, ctx, api, patch).await?;
+        return Ok(Action::requeue(interval));
+    }
+    forget_waiting(ctx, &obj);
+    let begin = StatusPatch {
+        last_attempted_version: Some(package.meta.version.to_string()),
+        conditions: Some(conditions::reconciling(
+            reason::PROGRESSING,
+            &format!(
+                "applying {} {} from {}",
+                package.meta.name, package.meta.version, fetched.origin
+            ),
+            &now(),
+        )),
+        ..Default::default()
+    };
+    write_status(&obj, ctx, api, begin).await?;
+    let result = ops::apply(&mut kc, package, instance, &resolved.user, timeout).await;
+    let outcome = match result {
+        Ok((outcome, _plan)) => outcome,
+        Err(e) if e.is_invalid_package() || matches!(e, EngineError::Values(_)) => {
+            stop(&obj, ctx, api, reason::INVALID_PACKAGE, &report(&e)).await?;
+            // Invalid for this generation and inputs: recorded, so it is not retried until
+            // something changes.
+            let patch = StatusPatch {
+                observed_generation: obj.meta().generation,
+                last_attempted_digest: Some(digest),
+                ..Default::default()
+            };
+            write_status(&obj, ctx, api, patch).await?;
+            return Ok(Action::await_change());
+        }
+        Err(e @ EngineError::Locked { .. }) => {
+            let patch = StatusPatch {
+                conditions: Some(conditions::reconciling(
+                    reason::PROGRESSING,
+                    &e.to_string(),
+                    &now(),
+                )),
+                ..Default::default()
+            };
+            write_status(&obj, ctx, api, patch).await?;
+            return Ok(Action::requeue(Duration::from_secs(10)));
+        }
+        Err(source) => return Err(ReconcileError::Engine { object, source }),
+    };
+    if outcome.reason == Reason::RequirementsNotMet {
+        // Became unmet between the check and the apply: wait for the watch.
+        remember_waiting(ctx, &obj, package);
+        let patch = StatusPatch {
+            conditions: Some(conditions::reconciling(
+                reason::REQUIREMENTS_NOT_MET,
+                &outcome.message,
+                &now(),
+            )),
+            ..Default::default()
+        };
+        write_status(&obj, ctx, api, patch).await?;
+        return Ok(Action::requeue(interval));
+    }
+    let done = StatusPatch {
+        observed_generation: obj.meta().generation,
+        last_attempted_digest: Some(digest),
+        ..Default::default()
+    };
+    write_status(&obj, ctx, api, done).await?;
+    publish(&obj, ctx, &outcome).await;
+    ctx.metrics.package_state(&object, outcome.reason.as_str());
+    Ok(Action::requeue(interval))
+}
+
+/// A fetched archive extracted and loaded with the CLI's loader; the scratch directory goes
+/// with it.
+struct Loaded {
+    package: Package,
+    dir: std::path::PathBuf,
+}
+
+impl Drop for Loaded {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn load(ctx: &Context, obj: &DynamicObject, fetched: &source::Fetched) -> Result<Loaded, String> {
+    let uid = obj.uid().unwrap_or_else(|| obj.name_any());
+    let dir = ctx.scratch.join(format!("{uid}-{}", &fetched.sha256[..12]));
+    let _ = std::fs::remove_dir_all(&dir);
+    let unpack = dir.join("pkg");
+    std::fs::create_dir_all(&unpack)
+        .map_err(|e| format!("scratch directory {}: {e}", dir.display()))?;
+    let archive = dir.join("package.tgz");
+    let loaded = std::fs::write(&archive, &fetched.bytes)
+        .map_err(|e| format!("writing {}: {e}", archive.display()))
+        .and_then(|()| {
+            kubepkg_package::source::load(&archive, &unpack)
+                .map_err(|e| format!("{}: {}", fetched.origin, report(&e)))
+        });
+    match loaded {
+        Ok(package) => Ok(Loaded { package, dir }),
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            Err(e)
+        }
+    }
+}
+
+/// Deletion: every component uninstalled in reverse order (the CLI's `kubepkg uninstall`),
+/// then the runtime removes the finalizer.
+async fn cleanup(obj: Arc<DynamicObject>, ctx: &Context) -> Result<Action, ReconcileError> {
+    let namespace = obj.namespace().unwrap_or_default();
+    let name = obj.name_any();
+    forget_waiting(ctx, &obj);
+    ctx.metrics.package_gone(&resource::key(&obj));
+    let suspended = resource::spec_of(&obj).is_ok_and(|s| s.suspend);
+    if suspended {
+        return Ok(Action::await_change());
+    }
+    let timeout = resource::spec_of(&obj)
+        .ok()
+        .map(|s| {
+            duration(
+                s.upgrade.as_ref().and_then(|u| u.timeout.as_deref()),
+                ctx.default_timeout,
+            )
+        })
+        .unwrap_or(ctx.default_timeout);
+    let mut kc = engine_cluster(ctx, &namespace, timeout);
+    let instance = Instance {
+        name: &name,
+        namespace: &namespace,
+    };
+    match ops::uninstall(&mut kc, instance, false, timeout).await {
+        Ok(done) => {
+            event(
+                ctx,
+                &obj,
+                EventType::Normal,
+                reason::UNINSTALLED,
+                &format!("uninstalled components {}", done.join(", ")),
+            )
+            .await;
+            Ok(Action::await_change())
+        }
+        Err(EngineError::NotInstalled { .. }) => Ok(Action::await_change()),
+        Err(source) => Err(ReconcileError::Engine {
+            object: resource::key(&obj),
+            source,
+        }),
+    }
+}
+
+/// Writes `Ready=False`/`Stalled=True` with `reason` and `message` (and an Event when the
+/// state changes).
+async fn stop(
+    obj: &DynamicObject,
+    ctx: &Context,
+    api: &Api<DynamicObject>,
+    why: &str,
+    message: &str,
+) -> Result<(), ReconcileError> {
+    let before = resource::observed(obj).ready_reason;
+    let conditions = carry_transition_times(
+        conditions::stopped(why, message, &now()),
+        &conditions_of(obj),
+    );
+    let same = conditions_of(obj) == conditions;
+    if !same {
+        write_status(
+            obj,
+            ctx,
+            api,
+            StatusPatch {
+                conditions: Some(conditions),
+                ..Default::default()
+            },
+        )
+        .await?;
+    }
+    if before.as_deref() != Some(why) || !same {
+        event(ctx, obj, EventType::Warning, why, message).await;
+    }
+    ctx.metrics.package_state(&resource::key(obj), why);
+    Ok(())
+}
+
+async fn write_status(
+    obj: &DynamicObject,
+    _ctx: &Context,
+    api: &Api<DynamicObject>,
+    patch: StatusPatch,
+) -> Result<(), ReconcileError> {
+    let name = obj.name_any();
+    match api
+        .patch_status(
+            &name,
+            &PatchParams::default(),
+            &Patch::Merge(&patch.to_json()),
+        )
+        .await
+    {
+        Ok(_) => Ok(()),
+        // Deleted meanwhile: nothing to write to.
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+        Err(e) => Err(ReconcileError::Status {
+            object: resource::key(obj),
+            source: Box::new(kubepkg_kube::KubeError::refused(
+                "patch status of",
+                format!("Package {}", resource::key(obj)),
+                e,
+            )),
+        }),
+    }
+}
+
+/// The Event of how an apply ended.
+async fn publish(obj: &DynamicObject, ctx: &Context, outcome: &Outcome) {
+    let type_ = match outcome.reason {
+        Reason::Succeeded => EventType::Normal,
+        _ => EventType::Warning,
+    };
+    event(ctx, obj, type_, outcome.reason.as_str(), &outcome.message).await;
+}
+
+async fn event(ctx: &Context, obj: &DynamicObject, type_: EventType, why: &str, note: &str) {
+    let reference = ObjectReference {
+        api_version: Some(format!(
+            "{}/{}",
+            kubepkg_package::object::GROUP,
+            kubepkg_package::object::VERSION
+        )),
+        kind: Some(kubepkg_package::object::KIND.into()),
+        name: Some(obj.name_any()),
+        namespace: obj.namespace(),
+        uid: obj.uid(),
+        resource_version: obj.resource_version(),
+        ..Default::default()
+    };
+    let mut note = note.to_string();
+    if note.len() > 1000 {
+        let mut cut = 1000;
+        while !note.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        note.truncate(cut);
+        note.push('…');
+    }
+    let ev = KubeEvent {
+        type_,
+        reason: why.to_string(),
+        note: Some(note),
+        action: "Reconcile".into(),
+        secondary: None,
+    };
+    if let Err(e) = ctx.recorder.publish(&ev, &reference).await {
+        tracing::warn!(package = %resource::key(obj), error = %e, "cannot record an Event");
+    }
+}
+
+fn now() -> String {
+    jiff::Timestamp::now().to_string()
+}
+
+fn remember_waiting(ctx: &Context, obj: &DynamicObject, package: &Package) {
+    let me = ObjectRef::from_obj_with(obj, resource::api_resource());
+    if let Ok(mut w) = ctx.waiting.lock() {
+        for r in &package.meta.requires {
+            w.entry(r.name.clone()).or_default().insert(me.clone());
+        }
+    }
+}
+
+fn forget_waiting(ctx: &Context, obj: &DynamicObject) {
+    let me = ObjectRef::from_obj_with(obj, resource::api_resource());
+    if let Ok(mut w) = ctx.waiting.lock() {
+        w.retain(|_, set| {
+            set.remove(&me);
+            !set.is_empty()
+        });
+    }
+}
+
+/// The Packages to wake when a package revision Secret changes: those waiting for the package
+/// it records.
+pub fn dependents_of(
+    waiting: &Waiting,
+    secret: &PartialObjectMeta<Secret>,
+) -> Vec<ObjectRef<DynamicObject>> {
+    let Some(name) = secret.labels().get("name") else {
+        return Vec::new();
+    };
+    waiting
+        .lock()
+        .ok()
+        .and_then(|w| w.get(name).map(|s| s.iter().cloned().collect()))
+        .unwrap_or_default()
+}

@@ -1,0 +1,94 @@
+//! The `Package` object as the controller reads it: a dynamic object of the kind
+//! `kubepkg_package::object` defines, its spec decoded per reconcile (a spec the types refuse
+//! becomes a condition on that one object) and the parts of its status the controller decides
+//! by.
+
+use kube::ResourceExt;
+use kube::api::{ApiResource, DynamicObject, GroupVersionKind};
+use kubepkg_package::object::{self, PackageSpec};
+
+/// The finalizer that makes deleting a Package uninstall its components first.
+pub const FINALIZER: &str = "kubepkg.dev/uninstall";
+
+/// The API resource of `Package`.
+pub fn api_resource() -> ApiResource {
+    let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
+    ApiResource::from_gvk_with_plural(&gvk, object::PLURAL)
+}
+
+/// The Package's spec, or why it does not read as one.
+pub fn spec_of(obj: &DynamicObject) -> Result<PackageSpec, serde_json::Error> {
+    serde_json::from_value(obj.data.get("spec").cloned().unwrap_or_default())
+}
+
+/// What the controller recorded in the status last time.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Observed {
+    pub generation: Option<i64>,
+    pub digest: Option<String>,
+    /// The `Ready` condition's reason.
+    pub ready_reason: Option<String>,
+}
+
+/// Reads [`Observed`] from the object's status.
+pub fn observed(obj: &DynamicObject) -> Observed {
+    let status = obj.data.get("status");
+    let field = |k: &str| status.and_then(|s| s.get(k));
+    Observed {
+        generation: field("observedGeneration").and_then(|v| v.as_i64()),
+        digest: field("lastAttemptedDigest")
+            .and_then(|v| v.as_str())
+            .map(str::to_string),
+        ready_reason: field("conditions")
+            .and_then(|c| c.as_array())
+            .and_then(|c| c.iter().find(|c| c["type"] == "Ready"))
+            .and_then(|c| c["reason"].as_str())
+            .map(str::to_string),
+    }
+}
+
+/// `namespace/name` of the object.
+pub fn key(obj: &DynamicObject) -> String {
+    format!("{}/{}", obj.namespace().unwrap_or_default(), obj.name_any())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn object(v: serde_json::Value) -> DynamicObject {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn a_spec_the_types_refuse_is_an_error_not_a_panic() {
+        let o = object(json!({
+            "apiVersion": "kubepkg.dev/v1alpha1", "kind": "Package",
+            "metadata": {"name": "a", "namespace": "n"},
+            "spec": {"source": {"url": "x", "sha256": "y"}, "unknown": 1}
+        }));
+        let e = spec_of(&o).unwrap_err().to_string();
+        assert!(e.contains("unknown field `unknown`"), "{e}");
+    }
+
+    #[test]
+    fn observed_reads_what_the_controller_wrote() {
+        let o = object(json!({
+            "apiVersion": "kubepkg.dev/v1alpha1", "kind": "Package",
+            "metadata": {"name": "a", "namespace": "n", "generation": 3},
+            "spec": {"source": {"path": "."}},
+            "status": {"observedGeneration": 2, "lastAttemptedDigest": "d",
+                       "conditions": [{"type": "Ready", "status": "True", "reason": "Succeeded"}]}
+        }));
+        assert_eq!(
+            observed(&o),
+            Observed {
+                generation: Some(2),
+                digest: Some("d".into()),
+                ready_reason: Some("Succeeded".into())
+            }
+        );
+        assert_eq!(key(&o), "n/a");
+    }
+}

@@ -1,0 +1,63 @@
+//! `kubepkg controller`: runs `kubepkg_controller` with the flags resolved into its config,
+//! logging to standard error as text or JSON.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+
+use crate::cli::ControllerArgs;
+use crate::settings::Settings;
+
+/// `:8080` → all interfaces, port 8080; `0` → off.
+fn address(flag: &str, text: &str) -> Result<Option<SocketAddr>> {
+    if text == "0" {
+        return Ok(None);
+    }
+    let full = if text.starts_with(':') {
+        format!("0.0.0.0{text}")
+    } else {
+        text.to_string()
+    };
+    full.parse()
+        .map(Some)
+        .with_context(|| format!("{flag} {text:?}: expected HOST:PORT, :PORT or 0"))
+}
+
+pub fn run(args: ControllerArgs, settings: &Settings) -> Result<ExitCode> {
+    let metrics_address = address("--metrics-bind-address", &args.metrics_address)?;
+    let probe_address = address("--health-probe-bind-address", &args.probe_address)?;
+    // `KUBEPKG_LOG` takes tracing's filter directives (`debug`, `info,kube_runtime=debug`; a target is matched as a prefix).
+    let directives = std::env::var("KUBEPKG_LOG")
+        .unwrap_or_else(|_| "info,kube_client=warn,kube_runtime=warn".into());
+    let filter = tracing_subscriber::EnvFilter::try_new(&directives)
+        .with_context(|| format!("KUBEPKG_LOG={directives:?}: not a log filter"))?;
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr);
+    if args.log_format == "json" {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+    let config = kubepkg_controller::Config {
+        namespaces: args.watch_namespaces,
+        concurrency: args.concurrency.max(1),
+        metrics_address,
+        probe_address,
+        leader_elect: args.leader_elect,
+        leader_election_namespace: args
+            .leader_election_namespace
+            .or_else(|| std::env::var("POD_NAMESPACE").ok())
+            .unwrap_or_else(|| "kubepkg-system".into()),
+        default_timeout: args.timeout,
+        default_interval: args.interval,
+        ..Default::default()
+    };
+    super::runtime()?.block_on(async {
+        let cluster = settings.connect().await?;
+        kubepkg_controller::run(cluster, config).await?;
+        Ok(ExitCode::SUCCESS)
+    })
+}

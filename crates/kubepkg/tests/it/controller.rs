@@ -1,0 +1,608 @@
+//! The kubepkg controller as a real process (`kubepkg controller`, as controller-runtime's
+//! envtest runs a manager) against the local control plane: `Package` objects whose archive is
+//! in a ConfigMap or at a loopback URL are installed, upgraded (PreUpgrade hook with the
+//! versions), failed (`UpgradeFailed`, `RolledBack`), ordered by `requires`, suspended,
+//! uninstalled in reverse order on delete; bad input is a condition naming what to fix; the CLI
+//! sees the controller's revisions and refuses to apply over a managed Package.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::{ConfigMap, Event, Secret};
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch,
+    PatchParams, PostParams,
+};
+use kubepkg_package::object;
+use kubepkg_testkit::TestNamespace;
+use serde_json::{Value, json};
+
+use crate::engine_support::{eventually, package};
+use crate::support::run;
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// A `kubepkg controller` process watching one namespace; killed when dropped. Its log is kept
+/// in a file and printed when a wait fails.
+struct ControllerProcess {
+    child: std::cell::RefCell<Child>,
+    log: PathBuf,
+}
+
+impl ControllerProcess {
+    fn start(ns: &TestNamespace, interval: &str, extra: &[&str]) -> ControllerProcess {
+        let log = std::env::temp_dir().join(format!(
+            "kubepkg-controller-{}-{}.log",
+            ns.name(),
+            std::process::id()
+        ));
+        let file = std::fs::File::create(&log).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+            .args(["controller", "--kubeconfig"])
+            .arg(ns.plane().kubeconfig())
+            .args(["--watch-namespace", ns.name()])
+            .args([
+                "--metrics-bind-address",
+                "0",
+                "--health-probe-bind-address",
+                "0",
+            ])
+            .args(["--interval", interval, "--timeout", "40s"])
+            .args(extra)
+            .env_remove("KUBECONFIG")
+            .env("KUBEPKG_LOG", "info,kube_client=warn,kube_runtime=warn")
+            .stdout(Stdio::null())
+            .stderr(file)
+            .spawn()
+            .expect("start kubepkg controller");
+        ControllerProcess {
+            child: std::cell::RefCell::new(child),
+            log,
+        }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Fails the test at once if the process has exited.
+    fn assert_running(&self) {
+        if let Ok(Some(status)) = self.child.borrow_mut().try_wait() {
+            panic!("kubepkg controller exited ({status}):\n{}", self.log());
+        }
+    }
+
+    fn kill(&mut self) {
+        let mut child = self.child.borrow_mut();
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+impl Drop for ControllerProcess {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_file(&self.log);
+    }
+}
+
+fn packages(ns: &TestNamespace) -> Api<DynamicObject> {
+    let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
+    Api::namespaced_with(
+        ns.client().clone(),
+        ns.name(),
+        &ApiResource::from_gvk_with_plural(&gvk, object::PLURAL),
+    )
+}
+
+async fn install_crd(ns: &TestNamespace) {
+    kubepkg_testkit::apply_yaml(ns.client(), None, object::CRD, "kubepkg-tests", true)
+        .await
+        .expect("the CRD applies");
+    let api = packages(ns);
+    eventually(
+        Duration::from_secs(60),
+        "the Package CRD served",
+        async || api.list(&Default::default()).await.ok().map(|_| ()),
+    )
+    .await;
+}
+
+/// The `.tgz` of a package directory, as `tar czf` would make it.
+fn archive(dir: &Path) -> Vec<u8> {
+    let mut out = Vec::new();
+    {
+        let gz = flate2::write::GzEncoder::new(&mut out, flate2::Compression::fast());
+        let mut tar = tar::Builder::new(gz);
+        tar.append_dir_all(".", dir).unwrap();
+        tar.into_inner().unwrap().finish().unwrap();
+    }
+    out
+}
+
+/// A ConfigMap `name` holding `bytes` as `package.tgz` (created or replaced).
+async fn store_archive(ns: &TestNamespace, name: &str, bytes: Vec<u8>) {
+    let api: Api<ConfigMap> = ns.api();
+    let cm: ConfigMap = serde_json::from_value(json!({
+        "metadata": {"name": name},
+    }))
+    .unwrap();
+    let mut cm = cm;
+    cm.binary_data = Some([("package.tgz".to_string(), ByteString(bytes))].into());
+    let _ = api.delete(name, &DeleteParams::default()).await;
+    eventually(LIMIT, "archive ConfigMap stored", async || {
+        api.create(&PostParams::default(), &cm)
+            .await
+            .ok()
+            .map(|_| ())
+    })
+    .await;
+}
+
+/// A package `p` of component `app` (a simulated Deployment) and a PreUpgrade hook `migrate`.
+fn app_package(root: &Path, name: &str, version: &str, safe: bool, extra: &str) {
+    package(
+        root,
+        &format!(
+            "package:\n  name: {name}\n  version: {version}\n  rollback: {{safe: {safe}}}\n{extra}components:\n- {{name: app, path: app}}\n- {{name: migrate, path: migrate, install: {{phase: PreUpgrade}}}}\n"
+        ),
+        &["app"],
+        &["migrate"],
+    );
+}
+
+async fn create(ns: &TestNamespace, name: &str, spec: Value) {
+    let o: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "kubepkg.dev/v1alpha1", "kind": "Package",
+        "metadata": {"name": name}, "spec": spec,
+    }))
+    .unwrap();
+    packages(ns)
+        .create(&PostParams::default(), &o)
+        .await
+        .expect("Package created");
+}
+
+async fn patch_spec(ns: &TestNamespace, name: &str, spec: Value) {
+    packages(ns)
+        .patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(&json!({ "spec": spec })),
+        )
+        .await
+        .expect("Package patched");
+}
+
+async fn get(ns: &TestNamespace, name: &str) -> Option<Value> {
+    packages(ns)
+        .get_opt(name)
+        .await
+        .unwrap()
+        .map(|o| serde_json::to_value(o).unwrap())
+}
+
+fn condition(obj: &Value, type_: &str) -> Option<(String, String, String)> {
+    obj.pointer("/status/conditions")?
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == type_)
+        .map(|c| {
+            (
+                c["status"].as_str().unwrap_or_default().to_string(),
+                c["reason"].as_str().unwrap_or_default().to_string(),
+                c["message"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+}
+
+/// Waits until the Package's `Ready` condition has `status` and `reason` for its current
+/// generation (observedGeneration caught up, for final states); returns the object.
+async fn wait_ready(
+    ns: &TestNamespace,
+    ctl: &ControllerProcess,
+    name: &str,
+    status: &str,
+    reason: &str,
+) -> Value {
+    let deadline = std::time::Instant::now() + LIMIT;
+    loop {
+        ctl.assert_running();
+        if let Some(o) = get(ns, name).await {
+            let caught_up = o.pointer("/status/observedGeneration")
+                == o.pointer("/metadata/generation")
+                || reason == "RequirementsNotMet"
+                || reason == "InvalidPackage"
+                || reason == "SourceUnavailable";
+            if let Some((s, r, _)) = condition(&o, "Ready")
+                && s == status
+                && r == reason
+                && caught_up
+            {
+                return o;
+            }
+            if std::time::Instant::now() > deadline {
+                panic!(
+                    "Package {name} never became Ready={status} {reason}; now:\n{}\ncontroller log:\n{}",
+                    serde_json::to_string_pretty(&o["status"]).unwrap(),
+                    ctl.log()
+                );
+            }
+        } else if std::time::Instant::now() > deadline {
+            panic!("Package {name} is gone; controller log:\n{}", ctl.log());
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Helm release revisions of `release` (the records `helm history` reads).
+async fn release_count(ns: &TestNamespace, release: &str) -> usize {
+    let secrets: Api<Secret> = ns.api();
+    secrets
+        .list(&ListParams::default().labels(&format!("owner=helm,name={release}")))
+        .await
+        .unwrap()
+        .items
+        .len()
+}
+
+async fn events_of(ns: &TestNamespace, name: &str) -> Vec<(String, String)> {
+    let api: Api<Event> = ns.api();
+    api.list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter(|e| e.involved_object.name.as_deref() == Some(name))
+        .map(|e| (e.reason.unwrap_or_default(), e.message.unwrap_or_default()))
+        .collect()
+}
+
+/// The whole life of a Package: install from a ConfigMap, a values edit, a version change with
+/// its hook, a failing unsafe version (UpgradeFailed, Stalled), a fix, a failing safe version
+/// (RolledBack), delete (uninstalled, finalizer gone). The CLI reads the same history.
+#[tokio::test]
+async fn a_package_object_is_installed_upgraded_failed_rolled_back_and_deleted() {
+    let ns = TestNamespace::new("ctl-life").await.expect("control plane");
+    install_crd(&ns).await;
+    let ctl = ControllerProcess::start(&ns, "5s", &[]);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = |v: &str| tmp.path().join(v);
+    for (v, safe) in [
+        ("1.0.0", true),
+        ("2.0.0", false),
+        ("2.0.1", true),
+        ("2.1.0", true),
+    ] {
+        app_package(&dir(v), "shop", v, safe, "");
+        store_archive(
+            &ns,
+            &format!("shop-{}", v.replace('.', "-")),
+            archive(&dir(v)),
+        )
+        .await;
+    }
+    let source =
+        |v: &str| json!({"configMapRef": {"name": format!("shop-{}", v.replace('.', "-"))}});
+
+    // Install.
+    create(&ns, "shop", json!({"source": source("1.0.0")})).await;
+    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
+    assert_eq!(o.pointer("/status/version"), Some(&json!("1.0.0")));
+    assert_eq!(o.pointer("/status/revision"), Some(&json!(1)));
+    assert_eq!(
+        o.pointer("/status/lastAttemptedVersion"),
+        Some(&json!("1.0.0"))
+    );
+    assert_eq!(
+        o.pointer("/metadata/finalizers"),
+        Some(&json!(["kubepkg.dev/uninstall"]))
+    );
+    assert_eq!(release_count(&ns, "shop-app").await, 1);
+    assert!(condition(&o, "Stalled").is_none() && condition(&o, "Reconciling").is_none());
+
+    // A values edit: a new revision, same version, no hook.
+    patch_spec(
+        &ns,
+        "shop",
+        json!({"values": {"app": {"image": "registry.invalid/x:2"}}}),
+    )
+    .await;
+    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
+    assert_eq!(o.pointer("/status/revision"), Some(&json!(2)));
+    assert_eq!(release_count(&ns, "shop-app").await, 2);
+    let cms: Api<ConfigMap> = ns.api();
+    assert!(cms.get_opt("migrated-1-0-0").await.unwrap().is_none());
+
+    // A new version: the hook runs with the versions it moves between.
+    patch_spec(&ns, "shop", json!({"source": source("2.0.0")})).await;
+    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
+    assert_eq!(o.pointer("/status/version"), Some(&json!("2.0.0")));
+    let cm = cms.get("migrated-2-0-0").await.unwrap().data.unwrap();
+    assert_eq!((cm["from"].as_str(), cm["to"].as_str()), ("1.0.0", "2.0.0"));
+
+    // 2.0.1 is safe but its app never gets ready; 2.0.0 said rollback.safe: false, which only
+    // matters for rolling back *from* 2.0.0 — here the failing version is the safe one: rolled back.
+    patch_spec(
+        &ns,
+        "shop",
+        json!({"source": source("2.0.1"), "values": {"app": {"sim": "unready"}}, "upgrade": {"timeout": "8s"}}),
+    )
+    .await;
+    let o = wait_ready(&ns, &ctl, "shop", "False", "RolledBack").await;
+    assert_eq!(condition(&o, "Stalled").map(|c| c.0), Some("True".into()));
+    assert_eq!(
+        o.pointer("/status/lastAttemptedVersion"),
+        Some(&json!("2.0.1"))
+    );
+
+    // Fixed forward, then an unsafe failing version: UpgradeFailed, nothing rolled back.
+    patch_spec(&ns, "shop", json!({"values": {"app": {"sim": "ok"}}})).await;
+    wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
+    app_package(&dir("3.0.0"), "shop", "3.0.0", false, "");
+    store_archive(&ns, "shop-3-0-0", archive(&dir("3.0.0"))).await;
+    patch_spec(
+        &ns,
+        "shop",
+        json!({"source": source("3.0.0"), "values": {"app": {"sim": "unready"}}}),
+    )
+    .await;
+    let o = wait_ready(&ns, &ctl, "shop", "False", "UpgradeFailed").await;
+    assert_eq!(condition(&o, "Stalled").map(|c| c.0), Some("True".into()));
+    let reasons: Vec<String> = events_of(&ns, "shop")
+        .await
+        .into_iter()
+        .map(|e| e.0)
+        .collect();
+    for r in ["Succeeded", "RolledBack", "UpgradeFailed"] {
+        assert!(
+            reasons.contains(&r.to_string()),
+            "no {r} Event in {reasons:?}"
+        );
+    }
+
+    // The CLI reads the controller's records, and refuses to apply over the Package.
+    let (code, out, err) = run(&ns, &["history", "shop", "--package"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("3.0.0") && out.contains("2.0.1"), "{out}");
+    let (code, _, err) = run(&ns, &["apply", "shop", dir("2.1.0").to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(&format!("Package {}/shop", ns.name())),
+        "{err}"
+    );
+
+    // Delete: components uninstalled, the finalizer removed, the object gone.
+    packages(&ns)
+        .delete("shop", &DeleteParams::default())
+        .await
+        .unwrap();
+    eventually(LIMIT, "the Package deleted", async || {
+        get(&ns, "shop").await.is_none().then_some(())
+    })
+    .await;
+    assert_eq!(release_count(&ns, "shop-app").await, 0, "{}", ctl.log());
+}
+
+/// `requires`: B waits with RequirementsNotMet (Reconciling) until A is installed and Ready,
+/// woken by the watch of package revisions, then proceeds.
+#[tokio::test]
+async fn a_package_waits_for_its_requirements_then_proceeds() {
+    let ns = TestNamespace::new("ctl-req").await.expect("control plane");
+    install_crd(&ns).await;
+    let ctl = ControllerProcess::start(&ns, "10m", &[]);
+    let tmp = tempfile::tempdir().unwrap();
+    app_package(&tmp.path().join("a"), "base", "1.0.0", true, "");
+    app_package(
+        &tmp.path().join("b"),
+        "top",
+        "1.0.0",
+        true,
+        "  requires: [{name: base, version: '>=1.0.0'}]\n",
+    );
+    store_archive(&ns, "base", archive(&tmp.path().join("a"))).await;
+    store_archive(&ns, "top", archive(&tmp.path().join("b"))).await;
+    create(
+        &ns,
+        "top",
+        json!({"source": {"configMapRef": {"name": "top"}}}),
+    )
+    .await;
+    let o = wait_ready(&ns, &ctl, "top", "False", "RequirementsNotMet").await;
+    assert_eq!(
+        condition(&o, "Reconciling").map(|c| c.0),
+        Some("True".into())
+    );
+    assert!(
+        condition(&o, "Ready")
+            .unwrap()
+            .2
+            .contains("waiting for package base"),
+        "{o}"
+    );
+    assert_eq!(release_count(&ns, "top-app").await, 0);
+    create(
+        &ns,
+        "base",
+        json!({"source": {"configMapRef": {"name": "base"}}}),
+    )
+    .await;
+    wait_ready(&ns, &ctl, "base", "True", "Succeeded").await;
+    // The interval is 10m: only the watch can wake `top` this soon.
+    wait_ready(&ns, &ctl, "top", "True", "Succeeded").await;
+}
+
+/// Bad input is a condition naming what to fix (and an Event), never an apply or a crash:
+/// a missing ConfigMap, an invalid kubepkg.yaml, a missing valuesFrom Secret, a wrong sha256,
+/// a CLI-only path. A url source with the right digest, served from loopback, installs.
+#[tokio::test]
+async fn bad_sources_and_values_are_conditions_and_a_url_source_installs() {
+    let ns = TestNamespace::new("ctl-bad").await.expect("control plane");
+    install_crd(&ns).await;
+    let ctl = ControllerProcess::start(&ns, "5s", &[]);
+    let tmp = tempfile::tempdir().unwrap();
+
+    create(
+        &ns,
+        "nocm",
+        json!({"source": {"configMapRef": {"name": "absent"}}}),
+    )
+    .await;
+    let o = wait_ready(&ns, &ctl, "nocm", "False", "SourceUnavailable").await;
+    let msg = condition(&o, "Ready").unwrap().2;
+    assert!(
+        msg.contains(&format!("ConfigMap {}/absent not found", ns.name())),
+        "{msg}"
+    );
+    assert_eq!(condition(&o, "Stalled").map(|c| c.0), Some("True".into()));
+
+    std::fs::create_dir_all(tmp.path().join("bad")).unwrap();
+    std::fs::write(
+        tmp.path().join("bad/kubepkg.yaml"),
+        "package: {name: bad}\ncomponents: []\n",
+    )
+    .unwrap();
+    store_archive(&ns, "bad", archive(&tmp.path().join("bad"))).await;
+    create(
+        &ns,
+        "bad",
+        json!({"source": {"configMapRef": {"name": "bad"}}}),
+    )
+    .await;
+    let o = wait_ready(&ns, &ctl, "bad", "False", "InvalidPackage").await;
+    let msg = condition(&o, "Ready").unwrap().2;
+    assert!(
+        msg.contains("kubepkg.yaml") && msg.contains("version"),
+        "{msg}"
+    );
+
+    app_package(&tmp.path().join("ok"), "ok", "1.0.0", true, "");
+    store_archive(&ns, "ok", archive(&tmp.path().join("ok"))).await;
+    create(
+        &ns,
+        "novalues",
+        json!({"source": {"configMapRef": {"name": "ok"}}, "valuesFrom": [{"kind": "Secret", "name": "app-values"}]}),
+    )
+    .await;
+    let o = wait_ready(&ns, &ctl, "novalues", "False", "InvalidPackage").await;
+    let msg = condition(&o, "Ready").unwrap().2;
+    assert!(
+        msg.contains(&format!("Secret {}/app-values not found", ns.name())),
+        "{msg}"
+    );
+    assert_eq!(release_count(&ns, "novalues-app").await, 0);
+    // The Secret appears: the next look (interval 5s) applies with its values.
+    let secrets: Api<Secret> = ns.api();
+    let s: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "app-values"},
+        "stringData": {"values.yaml": "app: {image: registry.invalid/from-secret:1}\n"}
+    }))
+    .unwrap();
+    secrets.create(&PostParams::default(), &s).await.unwrap();
+    wait_ready(&ns, &ctl, "novalues", "True", "Succeeded").await;
+    let deploy: Api<DynamicObject> = Api::namespaced_with(
+        ns.client().clone(),
+        ns.name(),
+        &ApiResource::from_gvk(&GroupVersionKind::gvk("apps", "v1", "Deployment")),
+    );
+    let d = serde_json::to_value(deploy.get("novalues-app").await.unwrap()).unwrap();
+    assert_eq!(
+        d.pointer("/spec/template/spec/containers/0/image"),
+        Some(&json!("registry.invalid/from-secret:1"))
+    );
+
+    // url + sha256 from a loopback HTTP server: a wrong digest, then the right one.
+    let bytes = archive(&tmp.path().join("ok"));
+    let digest = {
+        use sha2::Digest;
+        sha2::Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let url = serve_once_per_request(bytes);
+    create(
+        &ns,
+        "web",
+        json!({"source": {"url": url, "sha256": "0".repeat(64)}}),
+    )
+    .await;
+    let o = wait_ready(&ns, &ctl, "web", "False", "InvalidPackage").await;
+    let msg = condition(&o, "Ready").unwrap().2;
+    assert!(msg.contains(&digest) && msg.contains(&url), "{msg}");
+    patch_spec(
+        &ns,
+        "web",
+        json!({"source": {"url": url, "sha256": digest}}),
+    )
+    .await;
+    wait_ready(&ns, &ctl, "web", "True", "Succeeded").await;
+
+    // source.path is the CLI's.
+    create(&ns, "local", json!({"source": {"path": "/somewhere"}})).await;
+    let o = wait_ready(&ns, &ctl, "local", "False", "InvalidPackage").await;
+    assert!(
+        condition(&o, "Ready").unwrap().2.contains("CLI only"),
+        "{o}"
+    );
+    let reasons: Vec<String> = events_of(&ns, "nocm")
+        .await
+        .into_iter()
+        .map(|e| e.0)
+        .collect();
+    assert!(
+        reasons.contains(&"SourceUnavailable".to_string()),
+        "{reasons:?}"
+    );
+}
+
+/// A suspended Package is left alone: edits apply nothing until it is resumed.
+#[tokio::test]
+async fn a_suspended_package_changes_nothing_until_resumed() {
+    let ns = TestNamespace::new("ctl-suspend")
+        .await
+        .expect("control plane");
+    install_crd(&ns).await;
+    let ctl = ControllerProcess::start(&ns, "5s", &[]);
+    let tmp = tempfile::tempdir().unwrap();
+    app_package(&tmp.path().join("p"), "p", "1.0.0", true, "");
+    store_archive(&ns, "p", archive(&tmp.path().join("p"))).await;
+    create(&ns, "p", json!({"source": {"configMapRef": {"name": "p"}}})).await;
+    wait_ready(&ns, &ctl, "p", "True", "Succeeded").await;
+    patch_spec(
+        &ns,
+        "p",
+        json!({"suspend": true, "values": {"app": {"image": "registry.invalid/x:9"}}}),
+    )
+    .await;
+    // Two intervals pass: nothing applied.
+    tokio::time::sleep(Duration::from_secs(12)).await;
+    assert_eq!(release_count(&ns, "p-app").await, 1);
+    patch_spec(&ns, "p", json!({"suspend": false})).await;
+    let o = wait_ready(&ns, &ctl, "p", "True", "Succeeded").await;
+    assert_eq!(o.pointer("/status/revision"), Some(&json!(2)));
+    assert_eq!(release_count(&ns, "p-app").await, 2);
+}
+
+/// A loopback HTTP server answering every GET with `body`; returns its URL.
+fn serve_once_per_request(body: Vec<u8>) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/pkg.tgz", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut buf = [0u8; 4096];
+            let _ = std::io::Read::read(&mut stream, &mut buf);
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nContent-Type: application/gzip\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(&body);
+        }
+    });
+    url
+}
