@@ -27,7 +27,7 @@ use kube::{Resource, ResourceExt};
 use kubepkg_engine::{EngineError, Instance, KubeCluster, ops};
 use kubepkg_package::Package;
 use kubepkg_package::conditions::{self, reason};
-use kubepkg_package::object::PackageSpec;
+use kubepkg_package::object::{DriftMode, PackageSpec};
 use kubepkg_package::orchestrator::{Outcome, Reason};
 use kubepkg_package::revision::RevisionStatus;
 use sha2::{Digest, Sha256};
@@ -317,6 +317,14 @@ async fn apply(
         && observed.digest.as_deref() == Some(digest.as_str());
     if unchanged {
         forget_waiting(ctx, &obj);
+        let mode = spec.drift_detection.map(|d| d.mode).unwrap_or_default();
+        if mode != DriftMode::Disabled
+            && history
+                .latest()
+                .is_some_and(|l| l.status == RevisionStatus::Deployed)
+        {
+            check_drift(&obj, ctx, api, &kc, instance, mode).await?;
+        }
         return Ok(Action::requeue(interval));
     }
     if let Err(waiting_for) =
@@ -401,6 +409,89 @@ async fn apply(
     publish(&obj, ctx, &outcome).await;
     ctx.metrics.package_state(&object, outcome.reason.as_str());
     Ok(Action::requeue(interval))
+}
+
+/// Compares the live objects with their releases (`ops::drift`); `enabled` puts drifted
+/// objects back, `warn` reports them as the `Drifted` condition; both say so in an Event. The
+/// condition goes back to False once nothing differs.
+async fn check_drift(
+    obj: &DynamicObject,
+    ctx: &Context,
+    api: &Api<DynamicObject>,
+    kc: &KubeCluster,
+    instance: Instance<'_>,
+    mode: DriftMode,
+) -> Result<(), ReconcileError> {
+    let object = resource::key(obj);
+    let drifts = ops::drift(kc, instance)
+        .await
+        .map_err(|source| ReconcileError::Engine {
+            object: object.clone(),
+            source,
+        })?;
+    let before = conditions_of(obj);
+    let was_drifted = before
+        .iter()
+        .any(|c| c.type_ == conditions::DRIFTED && c.is_true());
+    let summary = drifts
+        .iter()
+        .map(|d| format!("{} ({}): {}", d.object, d.component, d.what))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let drifted_now = !drifts.is_empty() && mode == DriftMode::Warn;
+    if !drifts.is_empty() && mode == DriftMode::Enabled {
+        ops::correct_drift(kc, instance, &drifts)
+            .await
+            .map_err(|source| ReconcileError::Engine {
+                object: object.clone(),
+                source,
+            })?;
+        event(
+            ctx,
+            obj,
+            EventType::Warning,
+            "DriftCorrected",
+            &format!("put back {summary}"),
+        )
+        .await;
+    }
+    if drifted_now != was_drifted || (drifted_now && !summary.is_empty()) {
+        let message = if drifted_now {
+            summary.clone()
+        } else {
+            "live objects match their releases".to_string()
+        };
+        let mut conditions: Vec<_> = before
+            .iter()
+            .filter(|c| c.type_ != conditions::DRIFTED)
+            .cloned()
+            .collect();
+        conditions.push(conditions::drifted(drifted_now, &message, &now()));
+        let conditions = carry_transition_times(conditions, &before);
+        if conditions != before {
+            write_status(
+                obj,
+                ctx,
+                api,
+                StatusPatch {
+                    conditions: Some(conditions),
+                    ..Default::default()
+                },
+            )
+            .await?;
+            if drifted_now {
+                event(
+                    ctx,
+                    obj,
+                    EventType::Warning,
+                    reason::DRIFT_DETECTED,
+                    &summary,
+                )
+                .await;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A fetched archive extracted and loaded with the CLI's loader; the scratch directory goes

@@ -623,3 +623,181 @@ fn package_objects(kc: &KubeCluster, namespace: &str) -> kube::Api<kube::api::Dy
         &ApiResource::from_gvk_with_plural(&gvk, object::PLURAL),
     )
 }
+
+/// One live object that differs from what its release applied.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Drift {
+    pub component: String,
+    /// `Kind namespace/name`.
+    pub object: String,
+    /// `missing`, or the top-level fields that differ (`changed: spec, metadata.labels`).
+    pub what: String,
+}
+
+/// Drift of an installed package (docs/controller.md#drift): each object of each component's
+/// deployed release is server-side applied as a dry run with kubepkg's field manager and
+/// forced conflicts — what a real apply would make of it — and compared with the live object;
+/// an object that differs, or is gone, has drifted. Nothing is written.
+pub async fn drift(kc: &KubeCluster, instance: Instance<'_>) -> Result<Vec<Drift>, EngineError> {
+    let h = history(kc, instance).await?;
+    let Some(deployed) = h.deployed().cloned() else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for c in &deployed.components {
+        for (object, live, applied) in release_objects(kc, &c.namespace, &c.release, true).await? {
+            let what = match (live, applied) {
+                (None, _) => Some("missing".to_string()),
+                (Some(live), Some(applied)) => {
+                    let fields = differing_fields(&live, &applied);
+                    (!fields.is_empty()).then(|| format!("changed: {}", fields.join(", ")))
+                }
+                (Some(_), None) => None,
+            };
+            if let Some(what) = what {
+                out.push(Drift {
+                    component: c.name.clone(),
+                    object,
+                    what,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Puts drifted objects back: every object of each release named in `drifts` applied again
+/// (server-side, forced), as the release recorded it.
+pub async fn correct_drift(
+    kc: &KubeCluster,
+    instance: Instance<'_>,
+    drifts: &[Drift],
+) -> Result<(), EngineError> {
+    let h = history(kc, instance).await?;
+    let Some(deployed) = h.deployed().cloned() else {
+        return Ok(());
+    };
+    for c in deployed
+        .components
+        .iter()
+        .filter(|c| drifts.iter().any(|d| d.component == c.name))
+    {
+        release_objects(kc, &c.namespace, &c.release, false).await?;
+    }
+    Ok(())
+}
+
+/// Each object of release `release`'s last record: its name, the live object and what an
+/// apply returns (a server-side dry run when `dry_run`; a real apply otherwise).
+async fn release_objects(
+    kc: &KubeCluster,
+    namespace: &str,
+    release: &str,
+    dry_run: bool,
+) -> Result<Vec<(String, Option<Value>, Option<Value>)>, EngineError> {
+    let store = Store::new(SecretDriver::new(kc.kube.client.clone(), Some(namespace)));
+    let Some(record) = store.last(release).await.map_err(ActionError::from)? else {
+        return Ok(Vec::new());
+    };
+    if record.status() != Status::Deployed {
+        return Ok(Vec::new());
+    }
+    let objects = kubepkg_kube::manifest::parse(&record.manifest).map_err(|source| {
+        EngineError::Recorded {
+            release: release.to_string(),
+            source,
+        }
+    })?;
+    let cluster = kc.in_namespace(namespace);
+    let applier = kubepkg_kube::Applier::new(
+        &cluster,
+        kubepkg_kube::ownership::Owner {
+            release: release.to_string(),
+            namespace: namespace.to_string(),
+        },
+        kubepkg_kube::ApplyOptions {
+            dry_run,
+            ..Default::default()
+        },
+    );
+    let mut out = Vec::new();
+    for o in &objects {
+        let live = applier.get(&o.id).await?;
+        let applied = if live.is_some() || !dry_run {
+            Some(applier.apply_one(o).await?)
+        } else {
+            None
+        };
+        let (_, id) = applier.locate(&o.id).await?;
+        let name = if id.namespace.is_empty() {
+            format!("{} {}", id.kind, id.name)
+        } else {
+            format!("{} {}/{}", id.kind, id.namespace, id.name)
+        };
+        out.push((name, live, applied));
+    }
+    Ok(out)
+}
+
+/// The fields (top level, and `metadata.labels`/`metadata.annotations`) in which `live` and
+/// `applied` differ, leaving out what the server keeps for itself (status, resourceVersion,
+/// generation, managedFields, timestamps, uid).
+fn differing_fields(live: &Value, applied: &Value) -> Vec<String> {
+    const SERVER_META: [&str; 6] = [
+        "resourceVersion",
+        "generation",
+        "managedFields",
+        "creationTimestamp",
+        "uid",
+        "selfLink",
+    ];
+    let (Some(l), Some(a)) = (live.as_object(), applied.as_object()) else {
+        return vec!["object".into()];
+    };
+    let mut keys: Vec<&String> = l.keys().chain(a.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let mut out = Vec::new();
+    for k in keys {
+        match k.as_str() {
+            "status" => {}
+            "metadata" => {
+                let empty = Map::new();
+                let lm = l.get(k).and_then(Value::as_object).unwrap_or(&empty);
+                let am = a.get(k).and_then(Value::as_object).unwrap_or(&empty);
+                let mut mk: Vec<&String> = lm.keys().chain(am.keys()).collect();
+                mk.sort();
+                mk.dedup();
+                for m in mk {
+                    if !SERVER_META.contains(&m.as_str()) && lm.get(m) != am.get(m) {
+                        out.push(format!("metadata.{m}"));
+                    }
+                }
+            }
+            _ if l.get(k) != a.get(k) => out.push(k.clone()),
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod drift_tests {
+    use super::differing_fields;
+    use serde_json::json;
+
+    #[test]
+    fn server_kept_fields_are_not_drift() {
+        let live = json!({"metadata": {"name": "a", "resourceVersion": "2", "managedFields": [1]},
+                          "spec": {"replicas": 1}, "status": {"x": 1}});
+        let applied = json!({"metadata": {"name": "a", "resourceVersion": "3", "managedFields": [2]},
+                             "spec": {"replicas": 1}, "status": {"x": 2}});
+        assert!(differing_fields(&live, &applied).is_empty());
+        let edited =
+            json!({"metadata": {"name": "a", "labels": {"x": "y"}}, "spec": {"replicas": 5}});
+        assert_eq!(
+            differing_fields(&edited, &applied),
+            vec!["metadata.labels".to_string(), "spec".to_string()]
+        );
+    }
+}

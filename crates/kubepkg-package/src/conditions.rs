@@ -35,6 +35,8 @@ pub mod reason {
     pub const SOURCE_UNAVAILABLE: &str = "SourceUnavailable";
     /// Live objects differ from what their release applied (`driftDetection.mode: warn`).
     pub const DRIFT_DETECTED: &str = "DriftDetected";
+    /// Live objects match their releases again.
+    pub const NO_DRIFT: &str = "NoDrift";
     pub const UNINSTALLING: &str = "Uninstalling";
     pub const UNINSTALLED: &str = "Uninstalled";
 }
@@ -44,6 +46,8 @@ pub const READY: &str = "Ready";
 /// kstatus' name for "Progressing".
 pub const RECONCILING: &str = "Reconciling";
 pub const STALLED: &str = "Stalled";
+/// Live objects differ from their releases (the controller's drift detection).
+pub const DRIFTED: &str = "Drifted";
 
 /// One condition, as `metav1.Condition`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -216,6 +220,19 @@ pub fn reconciling(reason: &str, message: &str, now: &str) -> Vec<Condition> {
         ],
         now,
     )
+}
+
+/// The controller's `Drifted` condition (`driftDetection.mode: warn`; kstatus does not read
+/// it): True with reason `DriftDetected` naming the objects, False with `NoDrift`.
+pub fn drifted(drifted: bool, message: &str, now: &str) -> Condition {
+    let why = if drifted {
+        reason::DRIFT_DETECTED
+    } else {
+        reason::NO_DRIFT
+    };
+    let mut c = Condition::new(DRIFTED, drifted, why, message);
+    c.last_transition_time = now.to_string();
+    c
 }
 
 fn stamped(mut conditions: Vec<Condition>, now: &str) -> Vec<Condition> {

@@ -34,6 +34,15 @@ struct ControllerProcess {
 
 impl ControllerProcess {
     fn start(ns: &TestNamespace, interval: &str, extra: &[&str]) -> ControllerProcess {
+        Self::start_with_env(ns, interval, extra, &[])
+    }
+
+    fn start_with_env(
+        ns: &TestNamespace,
+        interval: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> ControllerProcess {
         let log = std::env::temp_dir().join(format!(
             "kubepkg-controller-{}-{}.log",
             ns.name(),
@@ -44,16 +53,21 @@ impl ControllerProcess {
             .args(["controller", "--kubeconfig"])
             .arg(ns.plane().kubeconfig())
             .args(["--watch-namespace", ns.name()])
-            .args([
-                "--metrics-bind-address",
-                "0",
-                "--health-probe-bind-address",
-                "0",
-            ])
+            .args(if extra.contains(&"--metrics-bind-address") {
+                &[][..]
+            } else {
+                &[
+                    "--metrics-bind-address",
+                    "0",
+                    "--health-probe-bind-address",
+                    "0",
+                ][..]
+            })
             .args(["--interval", interval, "--timeout", "40s"])
             .args(extra)
             .env_remove("KUBECONFIG")
             .env("KUBEPKG_LOG", "info,kube_client=warn,kube_runtime=warn")
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(file)
             .spawn()
@@ -62,6 +76,10 @@ impl ControllerProcess {
             child: std::cell::RefCell::new(child),
             log,
         }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.borrow().id()
     }
 
     fn log(&self) -> String {
@@ -559,14 +577,53 @@ async fn bad_sources_and_values_are_conditions_and_a_url_source_installs() {
     );
 }
 
-/// A suspended Package is left alone: edits apply nothing until it is resumed.
+/// A free loopback port (bound, then released for the controller to bind).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `GET http://127.0.0.1:PORT/PATH`: (status code, body).
+fn http_get(port: u16, path: &str) -> (u16, String) {
+    use std::io::Read;
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let code = text
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (code, text)
+}
+
+/// A suspended Package is left alone: edits apply nothing until it is resumed. The metrics and
+/// probe endpoints answer as controller-runtime's do.
 #[tokio::test]
 async fn a_suspended_package_changes_nothing_until_resumed() {
     let ns = TestNamespace::new("ctl-suspend")
         .await
         .expect("control plane");
     install_crd(&ns).await;
-    let ctl = ControllerProcess::start(&ns, "5s", &[]);
+    let (metrics, probes) = (free_port(), free_port());
+    let ctl = ControllerProcess::start(
+        &ns,
+        "5s",
+        &[
+            "--metrics-bind-address",
+            &format!("127.0.0.1:{metrics}"),
+            "--health-probe-bind-address",
+            &format!("127.0.0.1:{probes}"),
+        ],
+    );
     let tmp = tempfile::tempdir().unwrap();
     app_package(&tmp.path().join("p"), "p", "1.0.0", true, "");
     store_archive(&ns, "p", archive(&tmp.path().join("p"))).await;
@@ -585,6 +642,19 @@ async fn a_suspended_package_changes_nothing_until_resumed() {
     let o = wait_ready(&ns, &ctl, "p", "True", "Succeeded").await;
     assert_eq!(o.pointer("/status/revision"), Some(&json!(2)));
     assert_eq!(release_count(&ns, "p-app").await, 2);
+
+    assert_eq!(http_get(probes, "/healthz").0, 200);
+    assert_eq!(http_get(probes, "/readyz").0, 200);
+    let (code, text) = http_get(metrics, "/metrics");
+    assert_eq!(code, 200, "{text}");
+    for name in [
+        "controller_runtime_reconcile_total{controller=\"package\",result=\"requeue_after\"}",
+        "controller_runtime_reconcile_time_seconds_bucket",
+        "controller_runtime_max_concurrent_reconciles{controller=\"package\"} 4",
+        "kubepkg_packages{reason=\"Succeeded\"} 1",
+    ] {
+        assert!(text.contains(name), "{name} not in /metrics:\n{text}");
+    }
 }
 
 /// A loopback HTTP server answering every GET with `body`; returns its URL.
@@ -605,4 +675,251 @@ fn serve_once_per_request(body: Vec<u8>) -> String {
         }
     });
     url
+}
+
+/// The revisions' statuses and versions, oldest first, as `kubepkg history` reads them.
+async fn revisions(ns: &TestNamespace, name: &str) -> Vec<(String, String)> {
+    kubepkg_engine::store::RevisionStore::new(ns.client().clone())
+        .history(name, ns.name())
+        .await
+        .unwrap()
+        .revisions
+        .iter()
+        .map(|r| (r.status.as_str().to_string(), r.version.clone()))
+        .collect()
+}
+
+/// Waits until the controller's log says it paused at `point`.
+async fn wait_for_failpoint(ctl: &ControllerProcess, point: &str) {
+    let line = format!("failpoint {point} reached");
+    let deadline = std::time::Instant::now() + LIMIT;
+    while !ctl.log().contains(&line) {
+        ctl.assert_running();
+        assert!(
+            std::time::Instant::now() < deadline,
+            "failpoint {point} never reached; log:\n{}",
+            ctl.log()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// A controller SIGKILLed at each package failpoint of an upgrade: a new controller process
+/// finishes it from the same records and leases; no `pending-*` revision is left and the
+/// history is one consistent line (what `kubepkg history` shows).
+#[tokio::test]
+async fn a_controller_killed_mid_upgrade_is_resumed_by_the_next_one() {
+    let ns = TestNamespace::new("ctl-crash")
+        .await
+        .expect("control plane");
+    install_crd(&ns).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let versions = ["1.0.0", "1.1.0", "1.2.0", "1.3.0"];
+    for v in versions {
+        app_package(&tmp.path().join(v), "crash", v, true, "");
+        store_archive(
+            &ns,
+            &format!("crash-{}", v.replace('.', "-")),
+            archive(&tmp.path().join(v)),
+        )
+        .await;
+    }
+    let source =
+        |v: &str| json!({"configMapRef": {"name": format!("crash-{}", v.replace('.', "-"))}});
+    {
+        let ctl = ControllerProcess::start(&ns, "5s", &[]);
+        create(&ns, "crash", json!({"source": source("1.0.0")})).await;
+        wait_ready(&ns, &ctl, "crash", "True", "Succeeded").await;
+    }
+    for (point, v) in [
+        ("package-pending", "1.1.0"),
+        ("package-applied:app", "1.2.0"),
+        ("package-ready:app", "1.3.0"),
+    ] {
+        let mut paused =
+            ControllerProcess::start_with_env(&ns, "5s", &[], &[("KUBEPKG_FAILPOINT", point)]);
+        // A new image too, so the component changes (and passes the failpoints).
+        patch_spec(
+            &ns,
+            "crash",
+            json!({"source": source(v), "values": {"app": {"image": format!("registry.invalid/x:{v}")}}}),
+        )
+        .await;
+        wait_for_failpoint(&paused, point).await;
+        paused.kill();
+        assert!(
+            revisions(&ns, "crash")
+                .await
+                .last()
+                .is_some_and(|r| r.0.starts_with("pending")),
+            "killed at {point} with a pending revision"
+        );
+        let ctl = ControllerProcess::start(&ns, "5s", &[]);
+        let o = wait_ready(&ns, &ctl, "crash", "True", "Succeeded").await;
+        assert_eq!(
+            o.pointer("/status/version"),
+            Some(&json!(v)),
+            "after {point}"
+        );
+        let revs = revisions(&ns, "crash").await;
+        assert!(
+            revs.iter().all(|r| !r.0.starts_with("pending")),
+            "after {point}: {revs:?}"
+        );
+        assert_eq!(revs.last().map(|r| r.1.as_str()), Some(v), "{revs:?}");
+        assert_eq!(
+            revs.iter().filter(|r| r.0 == "deployed").count(),
+            1,
+            "one deployed revision after {point}: {revs:?}"
+        );
+    }
+    let (code, out, err) = run(&ns, &["history", "crash", "--package"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("pending"), "{out}");
+}
+
+/// Two replicas with leader election: one holds the Lease and reconciles; when it is killed,
+/// the standby takes over (at once when it sees the holder's process gone) and reconciles.
+#[tokio::test]
+async fn the_standby_replica_takes_over_when_the_leader_dies() {
+    let ns = TestNamespace::new("ctl-leader")
+        .await
+        .expect("control plane");
+    install_crd(&ns).await;
+    let tmp = tempfile::tempdir().unwrap();
+    app_package(&tmp.path().join("p"), "p", "1.0.0", true, "");
+    store_archive(&ns, "p", archive(&tmp.path().join("p"))).await;
+    let elect = ["--leader-elect", "--leader-election-namespace", ns.name()];
+    let mut first = ControllerProcess::start(&ns, "5s", &elect);
+    let leases: Api<k8s_openapi::api::coordination::v1::Lease> = ns.api();
+    let holder = || async {
+        leases
+            .get_opt("kubepkg-controller-leader")
+            .await
+            .ok()
+            .flatten()
+            .and_then(|l| l.spec?.holder_identity)
+    };
+    let leader = eventually(LIMIT, "a leader elected", async || holder().await).await;
+    assert!(leader.contains(&format!("-{}-", first.pid())), "{leader}");
+    let second = ControllerProcess::start(&ns, "5s", &elect);
+    create(&ns, "p", json!({"source": {"configMapRef": {"name": "p"}}})).await;
+    wait_ready(&ns, &first, "p", "True", "Succeeded").await;
+    assert!(second.log().contains("standing by"), "{}", second.log());
+    first.kill();
+    eventually(LIMIT, "the standby leads", async || {
+        holder()
+            .await
+            .filter(|h| h.contains(&format!("-{}-", second.pid())))
+    })
+    .await;
+    patch_spec(
+        &ns,
+        "p",
+        json!({"values": {"app": {"image": "registry.invalid/x:2"}}}),
+    )
+    .await;
+    let o = wait_ready(&ns, &second, "p", "True", "Succeeded").await;
+    assert_eq!(o.pointer("/status/revision"), Some(&json!(2)));
+}
+
+/// Drift: a managed Deployment edited by hand is put back (`enabled`) or reported as the
+/// `Drifted` condition and an Event (`warn`), and is left alone when `disabled`.
+#[tokio::test]
+async fn drift_is_corrected_when_enabled_and_reported_when_warn() {
+    let ns = TestNamespace::new("ctl-drift")
+        .await
+        .expect("control plane");
+    install_crd(&ns).await;
+    let ctl = ControllerProcess::start(&ns, "2s", &[]);
+    let tmp = tempfile::tempdir().unwrap();
+    app_package(&tmp.path().join("p"), "p", "1.0.0", true, "");
+    store_archive(&ns, "p", archive(&tmp.path().join("p"))).await;
+    let deploy: Api<DynamicObject> = Api::namespaced_with(
+        ns.client().clone(),
+        ns.name(),
+        &ApiResource::from_gvk(&GroupVersionKind::gvk("apps", "v1", "Deployment")),
+    );
+    let image = async |name: &str| {
+        let d = serde_json::to_value(deploy.get(name).await.unwrap()).unwrap();
+        d.pointer("/spec/template/spec/containers/0/image")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    // By hand, as `kubectl set image` would (another field manager, forced).
+    let edit = async |name: &str| {
+        let patch = json!({
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+            "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "registry.invalid/by-hand:1"}]}}}
+        });
+        deploy
+            .patch(
+                name,
+                &PatchParams::apply("kubectl-edit").force(),
+                &Patch::Apply(&patch),
+            )
+            .await
+            .unwrap();
+    };
+    for (name, mode) in [
+        ("fixed", "enabled"),
+        ("warned", "warn"),
+        ("ignored", "disabled"),
+    ] {
+        create(
+            &ns,
+            name,
+            json!({"source": {"configMapRef": {"name": "p"}}, "driftDetection": {"mode": mode}}),
+        )
+        .await;
+        wait_ready(&ns, &ctl, name, "True", "Succeeded").await;
+        edit(&format!("{name}-app")).await;
+    }
+    eventually(LIMIT, "drift corrected", async || {
+        (image("fixed-app").await == "registry.invalid/x:1").then_some(())
+    })
+    .await;
+    let o = eventually(LIMIT, "drift reported", async || {
+        let o = get(&ns, "warned").await?;
+        condition(&o, "Drifted")
+            .filter(|c| c.0 == "True")
+            .map(|_| o)
+    })
+    .await;
+    let (_, why, msg) = condition(&o, "Drifted").unwrap();
+    assert_eq!(why, "DriftDetected");
+    assert!(
+        msg.contains(&format!("Deployment {}/warned-app", ns.name())) && msg.contains("spec"),
+        "{msg}"
+    );
+    // Warn changes nothing and keeps the package Ready (kstatus: Current).
+    assert_eq!(condition(&o, "Ready").map(|c| c.0), Some("True".into()));
+    assert_eq!(image("warned-app").await, "registry.invalid/by-hand:1");
+    let reasons: Vec<String> = events_of(&ns, "warned")
+        .await
+        .into_iter()
+        .map(|e| e.0)
+        .collect();
+    assert!(
+        reasons.contains(&"DriftDetected".to_string()),
+        "{reasons:?}"
+    );
+    let reasons: Vec<String> = events_of(&ns, "fixed")
+        .await
+        .into_iter()
+        .map(|e| e.0)
+        .collect();
+    assert!(
+        reasons.contains(&"DriftCorrected".to_string()),
+        "{reasons:?}"
+    );
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(image("ignored-app").await, "registry.invalid/by-hand:1");
+    assert!(
+        get(&ns, "ignored")
+            .await
+            .and_then(|o| condition(&o, "Drifted"))
+            .is_none()
+    );
 }
