@@ -111,7 +111,7 @@ fn child(spec: &str) {
                 namespace: ns,
             },
             &Default::default(),
-            timeout,
+            ops::ApplyOptions::new(timeout),
         )
         .await
         .unwrap();

@@ -113,7 +113,7 @@ async fn a_second_apply_refuses_cleanly_when_the_lease_stays_held() {
             namespace: ns.name(),
         },
         &UserValues::new(),
-        Duration::from_secs(2),
+        ops::ApplyOptions::new(Duration::from_secs(2)),
     )
     .await
     .expect_err("the Lease is held for longer than the second waits");
