@@ -840,6 +840,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
 
     // Hooks are uninstalled after a successful upgrade so the next one runs them afresh.
     for h in hooks_run {
+        run.changed = true;
         if let Err(f) = run
             .cluster
             .uninstall_release(&h.release, &h.namespace)
