@@ -357,11 +357,28 @@ async fn apply(
         ..Default::default()
     };
     write_status(&obj, ctx, api, begin).await?;
-    let result = ops::apply(&mut kc, package, instance, &resolved.user, timeout).await;
+    let result = ops::apply(
+        &mut kc,
+        package,
+        instance,
+        &resolved.user,
+        ops::ApplyOptions::new(timeout),
+    )
+    .await;
     let outcome = match result {
         Ok((outcome, _plan)) => outcome,
-        Err(e) if e.is_invalid_package() || matches!(e, EngineError::Values(_)) => {
-            stop(&obj, ctx, api, reason::INVALID_PACKAGE, &report(&e)).await?;
+        Err(e)
+            if e.is_invalid_package()
+                || matches!(e, EngineError::Values(_) | EngineError::Refused(_)) =>
+        {
+            // A refused downgrade stops like an invalid package: nothing applied, shown until
+            // the Package is changed.
+            let why = if e.is_invalid_package() || matches!(e, EngineError::Values(_)) {
+                reason::INVALID_PACKAGE
+            } else {
+                reason::UPGRADE_FAILED
+            };
+            stop(&obj, ctx, api, why, &report(&e)).await?;
             // Invalid for this generation and inputs: recorded, so it is not retried until
             // something changes.
             let patch = StatusPatch {

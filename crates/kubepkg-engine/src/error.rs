@@ -58,6 +58,23 @@ pub enum EngineError {
     /// A rollback the rules refuse.
     #[error(transparent)]
     Refused(#[from] kubepkg_package::orchestrator::RollbackRefused),
+    /// An apply that stopped before anything changed: a downgrade the rollback policy
+    /// forbids, or a first record that could not be written.
+    #[error(transparent)]
+    Stopped(kubepkg_package::orchestrator::Stopped),
+    /// The package instance name would not be accepted by the API server or Helm.
+    #[error(transparent)]
+    InstanceName(#[from] kubepkg_package::manifest::InstanceNameError),
+}
+
+impl From<kubepkg_package::orchestrator::Stopped> for EngineError {
+    fn from(s: kubepkg_package::orchestrator::Stopped) -> Self {
+        use kubepkg_package::orchestrator::Stopped;
+        match s {
+            Stopped::Rollback(r) => EngineError::Refused(r),
+            other => EngineError::Stopped(other),
+        }
+    }
 }
 
 impl EngineError {

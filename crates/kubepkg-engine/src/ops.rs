@@ -58,6 +58,7 @@ pub fn plan_offline(
     instance: Instance<'_>,
     user: &UserValues,
 ) -> Result<Plan, EngineError> {
+    package.check_instance_name(instance.name)?;
     user.check(package)?;
     let caps = ClusterCapabilities::default();
     let capabilities = caps.to_chart()?;
@@ -173,6 +174,7 @@ pub async fn prepare(
     instance: Instance<'_>,
     user: &UserValues,
 ) -> Result<Prepared, EngineError> {
+    package.check_instance_name(instance.name)?;
     user.check(package)?;
     let history = kc.store.history(instance.name, instance.namespace).await?;
     let deployed = history.deployed().cloned();
@@ -256,6 +258,7 @@ pub async fn prepare(
     let rendered = render_package(package, &input)?;
     let previous = deployed.as_ref().map(|revision| Previous {
         revision,
+        history: &history,
         rendered: &previous_rendered,
     });
     let mut plan = plan::plan(
@@ -325,19 +328,62 @@ fn now() -> String {
     jiff::Timestamp::now().to_string()
 }
 
-/// `kubepkg apply`: install or upgrade under the package Lease.
+/// How an apply goes about its work, beyond the package and values.
+#[derive(Debug, Clone, Copy)]
+pub struct ApplyOptions {
+    /// Per-component readiness timeout (also the wait for the package's lock).
+    pub timeout: Duration,
+    /// Apply a lower version even when the rollback policy forbids it.
+    pub allow_downgrade: bool,
+}
+
+impl ApplyOptions {
+    /// The defaults of `kubepkg apply` with this `--timeout`.
+    pub fn new(timeout: Duration) -> ApplyOptions {
+        ApplyOptions {
+            timeout,
+            allow_downgrade: false,
+        }
+    }
+}
+
+/// `kubepkg apply`: install or upgrade under the package Lease. The plan is made once the
+/// Lease is held, from what is recorded then: an apply that waited for another operation
+/// plans against what that one left (and says so), so the rollback policy judges a downgrade
+/// that a concurrent upgrade made.
 pub async fn apply(
     kc: &mut KubeCluster,
     package: &Package,
     instance: Instance<'_>,
     user: &UserValues,
-    timeout: Duration,
+    options: ApplyOptions,
 ) -> Result<(Outcome, Plan), EngineError> {
+    let timeout = options.timeout;
+    package.check_instance_name(instance.name)?;
     user.check(package)?;
     kc.reset_requirements_deadline();
+    // The latest record before waiting for the Lease (`None` when it could not be read).
+    let seen = kc
+        .store
+        .history(instance.name, instance.namespace)
+        .await
+        .ok()
+        .map(|h| h.latest().map(|l| (l.revision, l.status)));
     let lock = lock(kc, instance, timeout).await?;
     let result = async {
         let p = prepare(kc, package, instance, user).await?;
+        if let Some(latest) = p.history.latest()
+            && seen.is_some_and(|s| s != Some((latest.revision, latest.status)))
+        {
+            kc.report(&Event::message(
+                None,
+                Message::Replanned {
+                    revision: latest.revision,
+                    version: latest.version.clone(),
+                    status: latest.status.as_str().to_string(),
+                },
+            ));
+        }
         let now = now();
         let input = ApplyInput {
             name: instance.name,
@@ -349,8 +395,9 @@ pub async fn apply(
             plan: &p.plan,
             timeout,
             now: &now,
+            allow_downgrade: options.allow_downgrade,
         };
-        let outcome = orchestrator::apply(kc, input).await;
+        let outcome = orchestrator::apply(kc, input).await?;
         Ok((outcome, p.plan))
     }
     .await;

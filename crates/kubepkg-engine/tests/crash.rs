@@ -40,7 +40,7 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
-    let tests: [(&str, fn()); 4] = [
+    let tests: [(&str, fn()); 5] = [
         ("crash_after_pending_revision_then_apply_again", || {
             run(after_pending_revision())
         }),
@@ -50,6 +50,10 @@ fn main() {
         ("crash_during_pre_upgrade_hook_then_apply_again", || {
             run(during_pre_upgrade_hook())
         }),
+        (
+            "crash_after_pre_upgrade_hook_completed_then_apply_again",
+            || run(after_pre_upgrade_hook()),
+        ),
         ("crash_during_automatic_rollback_then_apply_again", || {
             run(during_automatic_rollback())
         }),
@@ -111,7 +115,7 @@ fn child(spec: &str) {
                 namespace: ns,
             },
             &Default::default(),
-            timeout,
+            ops::ApplyOptions::new(timeout),
         )
         .await
         .unwrap();
@@ -384,6 +388,79 @@ async fn during_pre_upgrade_hook() {
     assert_eq!(
         release_history(&e.ns, "pkg-a").await,
         [r(1, "superseded"), r(2, "deployed")]
+    );
+    assert_eq!(e.image("pkg-a").await, "registry.invalid/a:2.0.0");
+}
+
+/// Stopped after the upgrade's `PreUpgrade` hook completed, while the first component is
+/// applied: the hook's completion is in the pending revision. The next apply recovers without
+/// running the hook again (its ConfigMap, deleted after the crash, is not made again; a
+/// migration that already ran must not run twice), upgrades, and uninstalls the hook.
+async fn after_pre_upgrade_hook() {
+    let mut e = env("crash-after-hook").await;
+    let write = |root: &Path, version: &str| {
+        package(
+            root,
+            &format!(
+                "package: {{name: p, version: {version}}}\ncomponents:\n- {{name: migrate, path: migrate, install: {{phase: PreUpgrade}}}}\n- {{name: a, path: a, values: {{image: \"registry.invalid/a:{version}\"}}}}\n"
+            ),
+            &["a"],
+            &["migrate"],
+        )
+    };
+    let (v1, v2) = (e.dir("v1"), e.dir("v2"));
+    write(&v1, "1.0.0");
+    write(&v2, "2.0.0");
+    assert_eq!(e.apply(&v1, SHORT).await, Reason::Succeeded);
+
+    crash_at(&e.ns, "pkg", &v2, "package-applied:a", SHORT);
+    let h = history(&e.ns, "pkg").await;
+    assert_eq!(
+        brief(&h),
+        [s("deployed", "Succeeded"), s("pending-upgrade", "")]
+    );
+    let done: Vec<(String, String, String)> = h.revisions[1]
+        .hooks_completed
+        .iter()
+        .map(|r| (r.name.clone(), r.from_version.clone(), r.to_version.clone()))
+        .collect();
+    assert_eq!(done, [("migrate".into(), "1.0.0".into(), "2.0.0".into())]);
+    let cms: Api<ConfigMap> = e.ns.api();
+    let data = cms.get("migrated-2-0-0").await.unwrap().data.unwrap();
+    assert_eq!(data["to"].as_str(), "2.0.0", "the hook ran once");
+    cms.delete("migrated-2-0-0", &Default::default())
+        .await
+        .unwrap();
+
+    assert_eq!(e.recover(&v2).await, Reason::Succeeded);
+    let lines = e.lines.lock().unwrap().clone();
+    assert!(
+        lines.iter().any(|l| l
+            == "migrate: already completed for 1.0.0 -> 2.0.0 by interrupted revision 2; not run again"),
+        "{lines:#?}"
+    );
+    assert!(
+        !lines.iter().any(|l| l == "migrate: hook running"),
+        "{lines:#?}"
+    );
+    assert!(
+        cms.get_opt("migrated-2-0-0").await.unwrap().is_none(),
+        "the hook ran again"
+    );
+    let h = history(&e.ns, "pkg").await;
+    assert_eq!(
+        brief(&h),
+        [
+            s("superseded", "Succeeded"),
+            s("failed", "UpgradeFailed"),
+            s("deployed", "Succeeded")
+        ]
+    );
+    assert_eq!(h.revisions[2].hooks_completed.len(), 1);
+    assert!(release_history(&e.ns, "pkg-migrate").await.is_empty());
+    assert_eq!(
+        release_history(&e.ns, "pkg-a").await.last(),
+        Some(&r(3, "deployed"))
     );
     assert_eq!(e.image("pkg-a").await, "registry.invalid/a:2.0.0");
 }

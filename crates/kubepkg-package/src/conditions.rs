@@ -285,6 +285,7 @@ mod tests {
             first_deployed: String::new(),
             last_deployed: String::new(),
             conditions: vec![],
+            hooks_completed: Vec::new(),
         }
     }
 

@@ -10,7 +10,9 @@
 //!   status kubepkg writes;
 //! - [`plan`]: what an apply would do, as data, text and JSON;
 //! - [`orchestrator`]: the apply decisions (docs/rules.md) as a state machine over a
-//!   [`orchestrator::Cluster`] trait.
+//!   [`orchestrator::Cluster`] trait;
+//! - [`rollback_policy`]: whether an older version may run again (manual rollbacks and
+//!   downgrades).
 //!
 //! The cluster side (releases, readiness, leases, Secret storage) lives in other crates and is
 //! reached only through the orchestrator's trait, so this crate is fully testable offline.
@@ -29,6 +31,7 @@ pub mod plan;
 pub mod render;
 pub mod report;
 pub mod revision;
+pub mod rollback_policy;
 pub mod source;
 pub mod values;
 

@@ -151,19 +151,25 @@ impl Package {
         self.components.iter().find(|c| c.name == name)
     }
 
-    /// Checks that the package can be installed as `instance`: the name is a DNS-1123 label and
-    /// every component's release name fits Helm's 53-character limit.
-    pub fn check_instance_name(&self, instance: &str) -> Result<(), String> {
-        check_dns_label(instance, 53)
-            .map_err(|reason| format!("package name {instance:?} is not valid: {reason}"))?;
+    /// Checks that the package can be installed as `instance`: the name is a DNS-1123 label of
+    /// at most 53 characters (it names the Lease `kubepkg.package.<name>`, the revision
+    /// Secrets and their `name` label) and every component's release name fits Helm's
+    /// 53-character limit.
+    pub fn check_instance_name(&self, instance: &str) -> Result<(), InstanceNameError> {
+        check_dns_label(instance, MAX_RELEASE_NAME).map_err(|reason| {
+            InstanceNameError::Invalid {
+                name: instance.to_string(),
+                reason,
+            }
+        })?;
         for c in &self.components {
             let release = self.release_name(instance, &c.name);
-            if release.len() > 53 {
-                return Err(format!(
-                    "release name {release:?} of component {:?} is {} characters long, Helm allows 53; choose a shorter package name",
-                    c.name,
-                    release.len()
-                ));
+            if release.len() > MAX_RELEASE_NAME {
+                return Err(InstanceNameError::ReleaseTooLong {
+                    length: release.len(),
+                    release,
+                    component: c.name.clone(),
+                });
             }
         }
         Ok(())
@@ -388,6 +394,28 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
         serde_json::Value::Array(_) => "a list",
         serde_json::Value::Object(_) => "a mapping",
     }
+}
+
+/// Helm's limit on release names (`chartutil.ValidateReleaseName`).
+pub const MAX_RELEASE_NAME: usize = 53;
+
+/// A package instance name (`kubepkg apply NAME`) that the API server or Helm would refuse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InstanceNameError {
+    /// Not a DNS-1123 label of at most 53 characters.
+    #[error(
+        "package name {name:?} is not valid: {reason}; a package name must be at most 53 characters of lowercase letters, digits and '-', starting and ending with a letter or digit (it names the Lease kubepkg.package.<name> and the Helm release <name>-<component> of each component)"
+    )]
+    Invalid { name: String, reason: String },
+    /// `<name>-<component>` is longer than Helm allows.
+    #[error(
+        "release name {release:?} of component {component:?} is {length} characters long, Helm allows 53; choose a shorter package name"
+    )]
+    ReleaseTooLong {
+        release: String,
+        component: String,
+        length: usize,
+    },
 }
 
 /// DNS-1123 label check (what release and object names need). Returns the reason on failure.

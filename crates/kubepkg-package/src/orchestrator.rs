@@ -17,8 +17,10 @@
 //! 3. `PreUpgrade` hooks run first, in manifest order, only when the package moves to another
 //!    version (never on a first install, a values-only change or a rollback), with the
 //!    `kubepkg.*` values; each is waited for. A failing hook stops the upgrade before anything
-//!    else changed. After a successful upgrade their releases are uninstalled; they are never
-//!    recorded.
+//!    else changed. Each completed hook is recorded in the pending revision at once, so a run
+//!    that recovers it after a crash does not run it again for the same move. After a
+//!    successful upgrade their releases are uninstalled; they are never components of a
+//!    revision.
 //! 4. Components are applied one at a time in plan order; unchanged ones are skipped; each must be
 //!    ready (release and `readyWhen`, within the per-component timeout) before the next starts.
 //! 5. On failure: a first install keeps its state (`InstallFailed`); an upgrade rolls every
@@ -26,8 +28,14 @@
 //!    version declares `rollback.safe: true` (the failed revision is kept as failed and the
 //!    rollback is a new revision, `RolledBack`); otherwise it stops with `UpgradeFailed`.
 //! 6. Components the new package no longer has are uninstalled last, in reverse order.
-//! 7. A manual rollback refuses to leave a version that declares `rollback.safe: false` unless
-//!    forced, runs no hooks and is recorded as a new revision.
+//! 7. A manual rollback, and an apply of a lower version (a downgrade), follow the rollback
+//!    policy ([`crate::rollback_policy`]): refused, before anything changed, when a version that
+//!    ran since the target forbids it (`rollback.safe: false`), unless forced
+//!    (`--force`, `--allow-downgrade`). A rollback runs no hooks and is recorded as a new
+//!    revision.
+//!
+//! A run that cannot write its first record, or is refused, changes nothing and says so as a
+//! [`Stopped`] error instead of an [`Outcome`].
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -42,8 +50,12 @@ pub use kubepkg_progress::Event;
 
 use crate::manifest::{Package, ReadyCondition, Requirement};
 use crate::plan::{Action, Change, Plan};
-use crate::revision::{ComponentRecord, History, PackageRevision, RevisionStatus, values_digest};
+use crate::revision::{
+    ComponentRecord, History, HookRun, PackageRevision, RevisionStatus, values_digest,
+};
+use crate::rollback_policy::{self, Downgrade, Forbidder};
 use crate::values::{UserValues, supplied, upgrade_context};
+use kubepkg_progress::Message;
 
 /// The default per-component readiness timeout (docs/rules.md#timeouts).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -266,6 +278,8 @@ pub struct ApplyInput<'a> {
     pub timeout: Duration,
     /// RFC 3339 time stamped on the records.
     pub now: &'a str,
+    /// Apply a lower version even when the rollback policy forbids it (`--allow-downgrade`).
+    pub allow_downgrade: bool,
 }
 
 /// Checks `requires`; `Ok(())` when met, else the message of what is awaited.
@@ -310,6 +324,8 @@ pub async fn check_requirements<C: Cluster>(
 
 struct Run<'c, C> {
     cluster: &'c mut C,
+    /// Whether anything in the cluster besides the package's records was touched yet.
+    changed: bool,
     recorded: Vec<u64>,
     warnings: Vec<String>,
     /// RFC 3339 time of this run (conditions' transition times).
@@ -322,6 +338,7 @@ impl<'c, C: Cluster> Run<'c, C> {
     fn new(cluster: &'c mut C, now: &str) -> Self {
         Run {
             cluster,
+            changed: false,
             recorded: Vec::new(),
             warnings: Vec::new(),
             now: now.to_string(),
@@ -397,6 +414,17 @@ impl<'c, C: Cluster> Run<'c, C> {
             warnings: self.warnings,
         }
     }
+
+    /// A record that could not be written ends the run: nothing else may change unrecorded.
+    /// Before anything changed that is an error ([`Stopped::NotRecorded`], exit 1); after,
+    /// the run stopped half way (`UpgradeFailed`).
+    fn not_recorded(self, f: Failure, deployed: Option<u64>) -> Result<Outcome, Stopped> {
+        if self.changed {
+            Ok(self.outcome(Reason::UpgradeFailed, record_failed(f), deployed))
+        } else {
+            Err(Stopped::NotRecorded(f))
+        }
+    }
 }
 
 /// A crash between recording a new deployed revision and marking the old one superseded leaves
@@ -416,41 +444,120 @@ async fn supersede_stale<C: Cluster>(
     Ok(())
 }
 
-/// A record that could not be written ends the run: nothing else may change unrecorded.
+/// The message of a record that could not be written.
 fn record_failed(f: Failure) -> String {
     format!("cannot record the package revision: {}", f.message)
 }
 
+/// An apply or rollback that stopped before anything in the cluster changed (`kubepkg`
+/// exits 1): refused by the rules, or unable to write its first record.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum Stopped {
+    /// A manual rollback the rules refuse.
+    #[error(transparent)]
+    Rollback(#[from] RollbackRefused),
+    /// A downgrade the rollback policy forbids.
+    #[error(transparent)]
+    Downgrade(#[from] DowngradeRefused),
+    /// The package revision could not be recorded, so nothing was applied.
+    #[error("cannot record the package revision, so nothing was changed: {0}")]
+    NotRecorded(#[source] Failure),
+}
+
+/// An apply of a lower version that the rollback policy forbids.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "refusing to downgrade package {name} from {} to {}: {}, so {} may not run again once it has run (a downgrade is a rollback in effect); fix forward with a newer version, or use --allow-downgrade to apply it anyway",
+    downgrade.from,
+    downgrade.to,
+    rollback_policy::join(&downgrade.forbidden_by),
+    downgrade.to
+)]
+pub struct DowngradeRefused {
+    pub name: String,
+    pub downgrade: Downgrade,
+}
+
+/// The rollback policy's answer to an apply of `package` over `history`: `Ok` with the
+/// downgrade it is (if it is one) when it may go on, `Err` when it is refused.
+pub fn check_downgrade(
+    name: &str,
+    history: &History,
+    package: &Package,
+    allow: bool,
+) -> Result<Option<Downgrade>, DowngradeRefused> {
+    match rollback_policy::downgrade(history, &package.meta.version) {
+        Some(d) if !d.allowed() && !allow => Err(DowngradeRefused {
+            name: name.to_string(),
+            downgrade: d,
+        }),
+        other => Ok(other),
+    }
+}
+
 /// Applies a package (install or upgrade) following every rule of docs/rules.md.
-pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcome {
-    let mut run = Run::new(cluster, input.now);
+pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result<Outcome, Stopped> {
     let pkg = input.package;
+    let downgrade = check_downgrade(input.name, input.history, pkg, input.allow_downgrade)?;
+    let mut run = Run::new(cluster, input.now);
     let deployed = input.history.deployed().cloned();
     let deployed_rev = deployed.as_ref().map(|d| d.revision);
+    if let Some(d) = downgrade {
+        let verdict = if d.allowed() {
+            d.verdict()
+        } else {
+            format!(
+                "allowed by --allow-downgrade although {}",
+                rollback_policy::join(&d.forbidden_by)
+            )
+        };
+        run.cluster.progress(Event::message(
+            None,
+            Message::Downgrade {
+                from: d.from,
+                to: d.to,
+                verdict,
+            },
+        ));
+    }
 
     if input.plan.action == Action::NoChange {
         // Nothing to record; the requirements still hold the answer back.
         if let Err(message) = run.await_requirements(&pkg.meta.requires, None).await {
-            return run.outcome(Reason::RequirementsNotMet, message, deployed_rev);
+            return Ok(run.outcome(Reason::RequirementsNotMet, message, deployed_rev));
         }
         for s in &input.plan.steps {
             run.cluster.progress(Event::Unchanged {
                 component: s.name.clone(),
             });
         }
-        return run.outcome(Reason::Succeeded, "nothing to change".into(), deployed_rev);
+        return Ok(run.outcome(Reason::Succeeded, "nothing to change".into(), deployed_rev));
     }
 
     // 1. The pending revision (after recovering what a crash left behind).
     let mut number = input.history.next_revision();
     if let Err(f) = supersede_stale(&mut run, input.history).await {
-        return run.outcome(Reason::UpgradeFailed, record_failed(f), deployed_rev);
+        return run.not_recorded(f, deployed_rev);
     }
+    // Hooks that an interrupted upgrade to this same version already completed.
+    let mut completed_before: Vec<(u64, HookRun)> = Vec::new();
     if let Some(stale) = input.history.latest().filter(|r| r.status.is_pending()) {
         if stale.reason == Some(Reason::RequirementsNotMet) {
             // It only waited for requirements: nothing changed, its number is reused.
             number = stale.revision;
         } else {
+            if matches!(
+                stale.status,
+                RevisionStatus::PendingInstall | RevisionStatus::PendingUpgrade
+            ) && stale.version == pkg.meta.version.to_string()
+            {
+                completed_before.extend(
+                    stale
+                        .hooks_completed
+                        .iter()
+                        .map(|h| (stale.revision, h.clone())),
+                );
+            }
             let mut stale = stale.clone();
             stale.reason = Some(match stale.status {
                 RevisionStatus::PendingInstall => Reason::InstallFailed,
@@ -460,7 +567,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
             stale.description =
                 format!("interrupted before completion; superseded by revision {number}");
             if let Err(f) = run.record(&stale).await {
-                return run.outcome(Reason::UpgradeFailed, record_failed(f), deployed_rev);
+                return run.not_recorded(f, deployed_rev);
             }
         }
     }
@@ -491,6 +598,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
         first_deployed,
         last_deployed: input.now.to_string(),
         conditions: Vec::new(),
+        hooks_completed: Vec::new(),
     };
     // Components start from what is deployed; unreached ones keep that state.
     for s in &input.plan.steps {
@@ -524,12 +632,12 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
                 pending.revision, f.message
             ));
         }
-        return run.outcome(Reason::RequirementsNotMet, message, deployed_rev);
+        return Ok(run.outcome(Reason::RequirementsNotMet, message, deployed_rev));
     }
     rev.reason = None;
     rev.description = applying.into();
     if let Err(f) = run.record(&rev.clone().without_unapplied()).await {
-        return run.outcome(Reason::UpgradeFailed, record_failed(f), deployed_rev);
+        return run.not_recorded(f, deployed_rev);
     }
 
     let from_version = deployed.as_ref().and_then(|d| d.semver());
@@ -543,14 +651,46 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
     };
 
     // 3. Hooks.
+    let from_text = deployed
+        .as_ref()
+        .map(|d| d.version.clone())
+        .unwrap_or_default();
     let mut hooks_run = Vec::new();
     for h in input.plan.hooks.iter().filter(|h| h.runs) {
         let Some(c) = pkg.component(&h.name) else {
             continue;
         };
+        let this_run = HookRun {
+            name: h.name.clone(),
+            from_version: from_text.clone(),
+            to_version: to_version.to_string(),
+        };
+        if let Some((by, _)) = completed_before.iter().find(|(_, d)| *d == this_run) {
+            // A migration that already ran must not run twice.
+            run.cluster.progress(Event::message(
+                Some(&h.name),
+                Message::HookCompletedBefore {
+                    revision: *by,
+                    from_version: this_run.from_version.clone(),
+                    to_version: this_run.to_version.clone(),
+                },
+            ));
+            rev.hooks_completed.push(this_run);
+            hooks_run.push(h);
+            continue;
+        }
+        if !hooks_run.is_empty() {
+            // The hooks completed so far are recorded before this one changes anything (the
+            // last one's completion goes with the record before the first component).
+            rev.description = format!("{applying}: running PreUpgrade hook {}", h.name);
+            if let Err(f) = run.record(&rev.clone().without_unapplied()).await {
+                return run.not_recorded(f, deployed_rev);
+            }
+        }
         run.cluster.progress(Event::HookRunning {
             component: h.name.clone(),
         });
+        run.changed = true;
         let ctx = context_for(&h.name);
         let req = ComponentApply {
             component: h.name.clone(),
@@ -589,11 +729,14 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
             if let Err(f) = run.record(&rev.clone().without_unapplied()).await {
                 run.warnings.push(record_failed(f));
             }
-            return run.outcome(Reason::UpgradeFailed, message, deployed_rev);
+            return Ok(run.outcome(Reason::UpgradeFailed, message, deployed_rev));
         }
         run.cluster.progress(Event::Ready {
             component: h.name.clone(),
         });
+        // Recorded with the next record, before anything else changes: a run recovering this
+        // one after a crash skips it.
+        rev.hooks_completed.push(this_run);
         hooks_run.push(h);
     }
 
@@ -620,10 +763,11 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
                 i + 1
             );
             if let Err(f) = run.record(&rev.clone().without_unapplied()).await {
-                return run.outcome(Reason::UpgradeFailed, record_failed(f), deployed_rev);
+                return run.not_recorded(f, deployed_rev);
             }
         }
         changed_since_record = true;
+        run.changed = true;
         run.cluster.progress(Event::Applying {
             component: s.name.clone(),
         });
@@ -670,7 +814,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
                 component: s.name.clone(),
                 message: f.message.clone(),
             });
-            return fail(run, rev, deployed.as_ref(), pkg, &s.name, f, changed).await;
+            return Ok(fail(run, rev, deployed.as_ref(), pkg, &s.name, f, changed).await);
         }
         run.cluster.progress(Event::Ready {
             component: s.name.clone(),
@@ -679,6 +823,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
 
     // 6. Components the package no longer has.
     for r in &input.plan.removals {
+        run.changed = true;
         run.cluster.progress(Event::Uninstalling {
             component: r.name.clone(),
         });
@@ -695,6 +840,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
 
     // Hooks are uninstalled after a successful upgrade so the next one runs them afresh.
     for h in hooks_run {
+        run.changed = true;
         if let Err(f) = run
             .cluster
             .uninstall_release(&h.release, &h.namespace)
@@ -714,7 +860,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
         _ => "Upgrade complete".into(),
     };
     if let Err(f) = run.record(&rev.clone().without_unapplied()).await {
-        return run.outcome(Reason::UpgradeFailed, record_failed(f), deployed_rev);
+        return run.not_recorded(f, deployed_rev);
     }
     if let Some(mut d) = deployed {
         d.status = RevisionStatus::Superseded;
@@ -726,7 +872,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Outcom
         "{} {} is deployed as revision {number}",
         pkg.meta.name, pkg.meta.version
     );
-    run.outcome(Reason::Succeeded, message, Some(number))
+    Ok(run.outcome(Reason::Succeeded, message, Some(number)))
 }
 
 impl PackageRevision {
@@ -791,6 +937,7 @@ async fn fail<C: Cluster>(
     back.description = format!("Rollback to {}", deployed.revision);
     back.last_deployed = run.cluster.now();
     back.reason = None;
+    back.hooks_completed.clear();
     // Recorded before anything is rolled back, so a crash in the middle is seen (and recovered
     // by the next apply) instead of leaving a failed revision that claims a finished rollback.
     if let Err(f) = run.record(&back).await {
@@ -870,12 +1017,16 @@ pub enum RollbackRefused {
         status: String,
     },
     #[error(
-        "revision {current} of package {name} runs version {version}, which declares rollback.safe: false (the version before it may not run again once it has run); fix forward with a new version, or use --force to roll back anyway"
+        "revision {target} of package {name} runs version {version}, which may not run again: {}; fix forward with a new version, or use --force to roll back anyway",
+        rollback_policy::join(forbidden_by)
     )]
     Unsafe {
         name: String,
-        current: u64,
+        /// The revision to roll back to, and its version.
+        target: u64,
         version: String,
+        /// The versions that ran since and forbid it.
+        forbidden_by: Vec<Forbidder>,
     },
 }
 
@@ -889,14 +1040,15 @@ pub async fn rollback<C: Cluster>(
     force: bool,
     timeout: Duration,
     now: &str,
-) -> Result<Outcome, RollbackRefused> {
+) -> Result<Outcome, Stopped> {
     // An operation that never finished is recovered by applying again, whatever the target.
     if let Some(latest) = history.latest().filter(|l| l.status.is_pending()) {
         return Err(RollbackRefused::Pending {
             name: name.into(),
             revision: latest.revision,
             status: latest.status.as_str().into(),
-        });
+        }
+        .into());
     }
     let current = history
         .deployed()
@@ -913,20 +1065,19 @@ pub async fn rollback<C: Cluster>(
             .ok_or_else(|| RollbackRefused::NothingToRollBackTo { name: name.into() })?,
     }
     .clone();
-    if current.rollback_safe == Some(false) && !force {
+    let forbidden_by = rollback_policy::forbidders(history, &target.version);
+    if !forbidden_by.is_empty() && !force {
         return Err(RollbackRefused::Unsafe {
             name: name.into(),
-            current: current.revision,
-            version: current.version.clone(),
-        });
+            target: target.revision,
+            version: target.version.clone(),
+            forbidden_by,
+        }
+        .into());
     }
     let mut run = Run::new(cluster, now);
     if let Err(f) = supersede_stale(&mut run, history).await {
-        return Ok(run.outcome(
-            Reason::UpgradeFailed,
-            record_failed(f),
-            Some(current.revision),
-        ));
+        return run.not_recorded(f, Some(current.revision));
     }
     let number = history.next_revision();
     let mut rev = target.clone();
@@ -936,12 +1087,9 @@ pub async fn rollback<C: Cluster>(
     rev.reason = None;
     rev.last_deployed = now.to_string();
     rev.first_deployed = current.first_deployed.clone();
+    rev.hooks_completed.clear();
     if let Err(f) = run.record(&rev).await {
-        return Ok(run.outcome(
-            Reason::UpgradeFailed,
-            record_failed(f),
-            Some(current.revision),
-        ));
+        return run.not_recorded(f, Some(current.revision));
     }
     // After a failed revision that was not rolled back (UpgradeFailed), its components may run
     // newer release revisions than `current` records: then every component is rolled back.
@@ -961,6 +1109,7 @@ pub async fn rollback<C: Cluster>(
         run.cluster.progress(Event::RollingBack {
             component: c.name.clone(),
         });
+        run.changed = true;
         let result = match run
             .cluster
             .rollback_component(&c.release, &c.namespace, c.revision)
@@ -1006,6 +1155,7 @@ pub async fn rollback<C: Cluster>(
     // Components the target revision did not have: uninstall, newest first.
     for c in current.components.iter().rev() {
         if target.component(&c.name).is_none() {
+            run.changed = true;
             run.cluster.progress(Event::Uninstalling {
                 component: c.name.clone(),
             });
@@ -1023,11 +1173,7 @@ pub async fn rollback<C: Cluster>(
     rev.status = RevisionStatus::Deployed;
     rev.reason = Some(Reason::Succeeded);
     if let Err(f) = run.record(&rev).await {
-        return Ok(run.outcome(
-            Reason::UpgradeFailed,
-            record_failed(f),
-            Some(current.revision),
-        ));
+        return run.not_recorded(f, Some(current.revision));
     }
     if current.status == RevisionStatus::Deployed {
         let mut old = current.clone();

@@ -19,7 +19,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::graph;
 use crate::manifest::Package;
-use crate::revision::PackageRevision;
+use crate::revision::{History, PackageRevision};
+use crate::rollback_policy::{self, Downgrade};
 
 /// One object rendered by a component's chart.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -88,6 +89,8 @@ pub fn objects_from_manifest(
 pub struct Previous<'a> {
     /// The deployed package revision.
     pub revision: &'a PackageRevision,
+    /// Every recorded revision (`revision` among them), for the rollback policy of a downgrade.
+    pub history: &'a History,
     /// What each component's deployed release rendered (by component name). A component
     /// missing here is planned as an upgrade whose diff is unknown.
     pub rendered: &'a BTreeMap<String, RenderedComponent>,
@@ -178,13 +181,22 @@ pub enum ObjectChange {
     Changed,
 }
 
-/// One object's change, with a unified diff of its YAML.
+/// One object's change, with a unified diff of its YAML. A Secret's values are never in it
+/// ([`secret`]): `diff` shows the rest of the object and `secret_keys` each key of `data` and
+/// `stringData` with its size; [`Plan::reveal_secrets`] puts the real diff back
+/// (`--show-secrets`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectDiff {
     pub object: String,
     pub change: ObjectChange,
     pub diff: String,
+    /// A Secret's keys and how each changes (sizes, never values).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub secret_keys: Vec<secret::KeyChange>,
+    /// A Secret's unmasked diff, printed only when asked for.
+    #[serde(skip)]
+    pub revealed: Option<String>,
 }
 
 /// A readiness gate of a component.
@@ -288,6 +300,10 @@ pub struct Plan {
     pub steps: Vec<Step>,
     pub removals: Vec<Removal>,
     pub on_failure: FailurePolicy,
+    /// The apply moves to a lower version than the package runs: from, to and what the
+    /// rollback policy says ([`crate::rollback_policy`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub downgrade: Option<Downgrade>,
     pub warnings: Vec<String>,
     /// The `.Capabilities` an offline plan assumed (absent when rendered with the server's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -481,15 +497,12 @@ pub fn plan(
             declared: package.meta.rollback_safe,
         },
     };
-    if let Some(p) = previous
-        && let (Some(old), Ok(new)) = (p.revision.semver(), semver::Version::parse(&to_version))
-        && new < old
-        && p.revision.rollback_safe == Some(false)
-    {
-        warnings.push(format!(
-            "downgrade from {old}, which declares rollback.safe: false (the version before it may not run again once it has run)"
-        ));
-    }
+    let downgrade = match intent {
+        Intent::Apply => {
+            previous.and_then(|p| rollback_policy::downgrade(p.history, &package.meta.version))
+        }
+        Intent::Rollback { .. } => None,
+    };
 
     Plan {
         name: name.to_string(),
@@ -513,6 +526,7 @@ pub fn plan(
         steps,
         removals,
         on_failure,
+        downgrade,
         warnings,
         capabilities: None,
     }
@@ -538,18 +552,55 @@ pub fn diff_objects(old: &[RenderedObject], new: &[RenderedObject]) -> Vec<Objec
             }
             _ => continue,
         };
-        let diff = similar::TextDiff::from_lines(from, to)
-            .unified_diff()
-            .context_radius(3)
-            .header(&format!("{id} (deployed)"), &format!("{id} (planned)"))
-            .to_string();
-        out.push(ObjectDiff {
-            object: id,
-            change,
-            diff,
-        });
+        let diff = unified_diff(&id, from, to);
+        if b.or(a)
+            .is_some_and(|o| secret::is_secret(&o.api_version, &o.kind))
+        {
+            let masked = secret::mask(&id, a.copied(), b.copied());
+            out.push(ObjectDiff {
+                object: id,
+                change,
+                diff: masked.diff,
+                secret_keys: masked.keys,
+                revealed: Some(diff),
+            });
+        } else {
+            out.push(ObjectDiff {
+                object: id,
+                change,
+                diff,
+                secret_keys: Vec::new(),
+                revealed: None,
+            });
+        }
     }
     out
+}
+
+/// A unified diff of two YAML texts of the object `id`.
+fn unified_diff(id: &str, from: &str, to: &str) -> String {
+    similar::TextDiff::from_lines(from, to)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("{id} (deployed)"), &format!("{id} (planned)"))
+        .to_string()
+}
+
+impl Plan {
+    /// Puts the real diffs of Secrets back in place of their masked ones (`--show-secrets`).
+    pub fn reveal_secrets(&mut self) {
+        for d in self
+            .steps
+            .iter_mut()
+            .filter_map(|s| s.diff.as_mut())
+            .flatten()
+        {
+            if let Some(r) = d.revealed.take() {
+                d.diff = r;
+                d.secret_keys.clear();
+            }
+        }
+    }
 }
 
 /// The plan as stable text.
@@ -559,13 +610,14 @@ pub fn render_text(plan: &Plan, with_diff: bool) -> String {
         Some(f) if *f != plan.to_version => format!("{f} -> {}", plan.to_version),
         _ => plan.to_version.clone(),
     };
+    let action = match (plan.action, &plan.downgrade) {
+        (Action::Upgrade, Some(_)) => "downgrade",
+        (a, _) => action_word(a),
+    };
     let _ = writeln!(
         s,
-        "Plan: {} {} of package {} {versions} in namespace {}",
-        action_word(plan.action),
-        plan.name,
-        plan.package,
-        plan.namespace
+        "Plan: {action} {} of package {} {versions} in namespace {}",
+        plan.name, plan.package, plan.namespace
     );
     match plan.revision {
         Some(r) => {
@@ -574,6 +626,9 @@ pub fn render_text(plan: &Plan, with_diff: bool) -> String {
         None => {
             let _ = writeln!(s, "Nothing to change; no revision is recorded.");
         }
+    }
+    if let Some(d) = &plan.downgrade {
+        let _ = writeln!(s, "Downgrade from {} to {}: {}", d.from, d.to, d.verdict());
     }
     if !plan.requirements.is_empty() {
         let _ = writeln!(s, "\nRequires (must be Ready first):");
@@ -736,6 +791,8 @@ fn failure_text(f: &FailurePolicy) -> String {
         }
     }
 }
+
+pub mod secret;
 
 #[cfg(test)]
 mod tests;

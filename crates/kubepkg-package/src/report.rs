@@ -256,6 +256,7 @@ mod tests {
             first_deployed: String::new(),
             last_deployed: format!("2026-11-2{n}T10:00:00Z"),
             conditions: vec![],
+            hooks_completed: Vec::new(),
         }
     }
 

@@ -145,6 +145,23 @@ pub struct PackageRevision {
     /// when it was recorded ([`crate::conditions`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<crate::conditions::Condition>,
+    /// The `PreUpgrade` hooks this revision's apply ran to completion, each with the versions
+    /// it moved between, recorded as soon as each completed: a run that recovers this revision
+    /// after a crash does not run them again (docs/rules.md#preupgrade-hooks).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hooks_completed: Vec<HookRun>,
+}
+
+/// A `PreUpgrade` hook that ran to completion for an upgrade between two versions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookRun {
+    /// The hook component's name.
+    pub name: String,
+    /// The version the package moved from (the deployed one).
+    pub from_version: String,
+    /// The version it moved to.
+    pub to_version: String,
 }
 
 impl PackageRevision {
@@ -416,6 +433,7 @@ mod tests {
             first_deployed: "2026-01-01T00:00:00Z".into(),
             last_deployed: "2026-01-02T00:00:00Z".into(),
             conditions: crate::conditions::invalid_package("x", "2026-01-02T00:00:00Z"),
+            hooks_completed: Vec::new(),
         }
     }
 

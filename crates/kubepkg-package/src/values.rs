@@ -174,6 +174,38 @@ pub struct ValueLayer {
     pub values: Map<String, Value>,
 }
 
+impl ValueLayer {
+    /// The source named without any value it gave: a file by its name, a `--set…` line by
+    /// the paths it set (`--set app.token`, never `--set app.token=…`), for notes and logs.
+    pub fn named(&self) -> String {
+        let flag = match &self.source {
+            ValueSource::SetJson(_) => "--set-json",
+            ValueSource::Set(_) => "--set",
+            ValueSource::SetString(_) => "--set-string",
+            ValueSource::SetFile(_) => "--set-file",
+            other => return other.to_string(),
+        };
+        let mut paths = Vec::new();
+        leaf_paths(&self.values, "", &mut paths);
+        format!("{flag} {}", paths.join(","))
+    }
+}
+
+/// The dotted paths of every leaf of `m` (a list or a scalar is a leaf), prefixed by `prefix`.
+fn leaf_paths(m: &Map<String, Value>, prefix: &str, out: &mut Vec<String>) {
+    for (k, v) in m {
+        let path = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        match v {
+            Value::Object(inner) if !inner.is_empty() => leaf_paths(inner, &path, out),
+            _ => out.push(path),
+        }
+    }
+}
+
 /// The values a user gave for a package apply (`spec.values`, `-f`, `--set-json`, `--set`,
 /// `--set-string`, `--set-file`).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -776,7 +808,7 @@ pub fn dropped_values_notice(
         .value_sources
         .iter()
         .filter(|l| lost.iter().any(|c| l.values.contains_key(*c)))
-        .map(|l| l.source.to_string())
+        .map(ValueLayer::named)
         .collect();
     sources.dedup();
     let names: Vec<&str> = lost.iter().map(|s| s.as_str()).collect();

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use kubepkg_package::plan::{Change, FailurePolicy, Intent, Previous, plan, render_text};
 use kubepkg_package::render::{RenderInput, chart_defaults, render_package};
-use kubepkg_package::revision::{ComponentRecord, PackageRevision, RevisionStatus};
+use kubepkg_package::revision::{ComponentRecord, History, PackageRevision, RevisionStatus};
 use kubepkg_package::source::load_dir;
 use kubepkg_package::values::{UserValues, effective, render_explain};
 use serde_json::{Map, Value, json};
@@ -131,6 +131,7 @@ fn upgrade_plan_runs_the_hook_with_versions_and_passes_previous_values() {
         first_deployed: String::new(),
         last_deployed: String::new(),
         conditions: vec![],
+        hooks_completed: Vec::new(),
     };
     // The deployed operator rendered exactly what the new one renders: unchanged.
     let mut before = BTreeMap::new();
@@ -142,6 +143,7 @@ fn upgrade_plan_runs_the_hook_with_versions_and_passes_previous_values() {
         Intent::Apply,
         Some(Previous {
             revision: &prev,
+            history: &History::new(vec![prev.clone()]),
             rendered: &before,
         }),
         &rendered,

@@ -156,6 +156,27 @@ pub enum Message {
     /// `apply --force` suspended the `Package` object the controller reconciled (`Package
     /// ns/name`).
     PackageObjectSuspended { object: String },
+    /// The apply waited for the package's lock and another operation recorded revision
+    /// `revision` (`version`, `status`) meanwhile: the apply plans again against it.
+    Replanned {
+        revision: u64,
+        version: String,
+        status: String,
+    },
+    /// The apply moves the package to a lower version; `verdict` is the rollback policy's
+    /// ("allowed: …", or refused but allowed by `--allow-downgrade`).
+    Downgrade {
+        from: String,
+        to: String,
+        verdict: String,
+    },
+    /// A `PreUpgrade` hook that the interrupted revision `revision` already ran to completion
+    /// for the same move is not run again.
+    HookCompletedBefore {
+        revision: u64,
+        from_version: String,
+        to_version: String,
+    },
 }
 
 /// An object `--wait` still waits for.
@@ -265,6 +286,25 @@ impl fmt::Display for Message {
             Message::PackageObjectSuspended { object } => write!(
                 f,
                 "note: suspended {object} (spec.suspend: true): the controller leaves this package to the CLI until it is resumed"
+            ),
+            Message::Replanned {
+                revision,
+                version,
+                status,
+            } => write!(
+                f,
+                "the package changed while this apply waited for its lock: revision {revision} ({version}, {status}) is the latest now; planning again against it"
+            ),
+            Message::Downgrade { from, to, verdict } => {
+                write!(f, "downgrade from {from} to {to}: {verdict}")
+            }
+            Message::HookCompletedBefore {
+                revision,
+                from_version,
+                to_version,
+            } => write!(
+                f,
+                "already completed for {from_version} -> {to_version} by interrupted revision {revision}; not run again"
             ),
         }
     }
@@ -437,6 +477,30 @@ mod tests {
                     notice: "values given in revision 1 are not kept".into(),
                 },
                 "note: values given in revision 1 are not kept",
+            ),
+            (
+                Message::Replanned {
+                    revision: 4,
+                    version: "2.0.1".into(),
+                    status: "deployed".into(),
+                },
+                "the package changed while this apply waited for its lock: revision 4 (2.0.1, deployed) is the latest now; planning again against it",
+            ),
+            (
+                Message::Downgrade {
+                    from: "2.0.1".into(),
+                    to: "1.1.0".into(),
+                    verdict: "allowed: no version that ran since 1.1.0 last ran declares rollback.safe: false".into(),
+                },
+                "downgrade from 2.0.1 to 1.1.0: allowed: no version that ran since 1.1.0 last ran declares rollback.safe: false",
+            ),
+            (
+                Message::HookCompletedBefore {
+                    revision: 2,
+                    from_version: "1.0.0".into(),
+                    to_version: "2.0.0".into(),
+                },
+                "already completed for 1.0.0 -> 2.0.0 by interrupted revision 2; not run again",
             ),
         ];
         for (message, line) in cases {

@@ -523,6 +523,10 @@ pub struct PlanArgs {
     /// Leave out the diff of rendered objects.
     #[arg(long = "no-diff")]
     pub no_diff: bool,
+    /// Show the values of Secrets in the diff (by default only each key, whether it changes,
+    /// and its size).
+    #[arg(long = "show-secrets")]
+    pub show_secrets: bool,
     /// Output format: text or json.
     #[arg(short = 'o', long = "output", default_value = "text")]
     pub output: String,
@@ -553,6 +557,13 @@ pub struct ApplyArgs {
     /// package to the CLI until it is resumed.
     #[arg(long = "force")]
     pub force: bool,
+    /// Apply a lower version than the package runs even when a version that ran since
+    /// declares `rollback.safe: false` (a downgrade is a rollback in effect).
+    #[arg(long = "allow-downgrade")]
+    pub allow_downgrade: bool,
+    /// With --dry-run: show the values of Secrets in the diff.
+    #[arg(long = "show-secrets")]
+    pub show_secrets: bool,
     /// Output format: text, or json (one JSON line per progress event as it happens, the
     /// summary — `state: summary` with reason, message and exitCode — last).
     #[arg(short = 'o', long = "output", default_value = "text")]

@@ -101,4 +101,21 @@ mod tests {
         assert_eq!(invalid.exit_code(), 7);
         assert_eq!(CliError::from(anyhow::anyhow!("x")).exit_code(), 1);
     }
+
+    /// Stopped before anything changed (a record that cannot be written, a refused
+    /// downgrade): exit 1, never 4 (`UpgradeFailed`).
+    #[test]
+    fn an_apply_stopped_before_anything_changed_exits_1() {
+        use kubepkg_package::orchestrator::{Failure, FailureKind, Stopped};
+        let e = EngineError::from(Stopped::NotRecorded(Failure::new(
+            FailureKind::Record,
+            "secrets is forbidden",
+        )));
+        let cli = CliError::from(e);
+        assert_eq!(cli.exit_code(), 1);
+        assert_eq!(
+            cli.report(),
+            "cannot record the package revision, so nothing was changed: secrets is forbidden"
+        );
+    }
 }

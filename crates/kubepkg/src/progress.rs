@@ -385,11 +385,11 @@ mod tests {
                 Event::message(
                     None,
                     Message::ValuesNotKept {
-                        notice: "values given in revision 1 (--set web.replicas=3) for component(s) web are not kept".into(),
+                        notice: "values given in revision 1 (--set web.replicas) for component(s) web are not kept".into(),
                     },
                 ),
-                "note: values given in revision 1 (--set web.replicas=3) for component(s) web are not kept",
-                r#"{"state":"message","message":"note: values given in revision 1 (--set web.replicas=3) for component(s) web are not kept"}"#,
+                "note: values given in revision 1 (--set web.replicas) for component(s) web are not kept",
+                r#"{"state":"message","message":"note: values given in revision 1 (--set web.replicas) for component(s) web are not kept"}"#,
             ),
         ]
     }

@@ -113,7 +113,7 @@ async fn a_second_apply_refuses_cleanly_when_the_lease_stays_held() {
             namespace: ns.name(),
         },
         &UserValues::new(),
-        Duration::from_secs(2),
+        ops::ApplyOptions::new(Duration::from_secs(2)),
     )
     .await
     .expect_err("the Lease is held for longer than the second waits");
@@ -132,5 +132,120 @@ async fn a_second_apply_refuses_cleanly_when_the_lease_stays_held() {
     assert_eq!(
         release_history(&ns, "pkg-a").await,
         [(1, "deployed".to_string())]
+    );
+}
+
+/// Point 2 of the robustness issue: two applies of one package with different versions at
+/// once. 2.0.0 (`rollback.safe: false`) holds the Lease; 1.1.0 waits for it, then plans again
+/// against what 2.0.0 left (and says so): applying 1.1.0 now is a downgrade that 2.0.0
+/// forbids, so it is refused, naming 2.0.0, and changes nothing. `--allow-downgrade` then
+/// applies it.
+#[tokio::test]
+async fn a_waiting_apply_of_a_lower_version_is_refused_as_a_downgrade() {
+    let ns = TestNamespace::new("concurrent-downgrade")
+        .await
+        .expect("control plane");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = |n: &str| tmp.path().join(n);
+    let write = |root: &Path, version: &str, safe: bool, ready_after: &str| {
+        package(
+            root,
+            &format!(
+                "package: {{name: p, version: {version}, rollback: {{safe: {safe}}}}}\ncomponents:\n- {{name: a, path: a, values: {{readyAfter: {ready_after}, image: \"registry.invalid/a:{version}\"}}}}\n"
+            ),
+            &["a"],
+            &[],
+        )
+    };
+    write(&dir("v1"), "1.0.0", true, "1s");
+    write(&dir("v2"), "2.0.0", false, "4s");
+    write(&dir("v11"), "1.1.0", true, "1s");
+    let mut kc = kube_cluster(&ns, SHORT, Arc::new(Mutex::new(Vec::new())));
+    let o = apply(&mut kc, ns.name(), "pkg", &dir("v1"), SHORT).await;
+    assert_eq!(o.reason, Reason::Succeeded, "{}", o.message);
+
+    let upgrade = start(&ns, &dir("v2"), 2).await;
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let mut second = kube_cluster(&ns, SHORT, lines.clone());
+    let lines_after = lines.clone();
+    let package_v11 = kubepkg_package::source::load_dir(&dir("v11")).unwrap();
+    let instance = Instance {
+        name: "pkg",
+        namespace: ns.name(),
+    };
+    let e = ops::apply(
+        &mut second,
+        &package_v11,
+        instance,
+        &UserValues::new(),
+        ops::ApplyOptions::new(SHORT),
+    )
+    .await
+    .expect_err("1.1.0 after 2.0.0 is a downgrade 2.0.0 forbids");
+    let won = upgrade.await.unwrap();
+    assert_eq!(won.reason, Reason::Succeeded, "{}", won.message);
+    assert!(
+        matches!(
+            &e,
+            EngineError::Stopped(kubepkg_package::orchestrator::Stopped::Downgrade(d))
+                if d.downgrade.forbidden_by.iter().map(|f| f.version.as_str()).collect::<Vec<_>>() == ["2.0.0"]
+        ),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string().starts_with(
+            "refusing to downgrade package pkg from 2.0.0 to 1.1.0: 2.0.0 (revision 2) declares rollback.safe: false"
+        ),
+        "{e}"
+    );
+    let lines = lines.lock().unwrap().clone();
+    assert!(
+        lines[0].starts_with("waiting for another operation on package (held by "),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.iter().any(|l| l
+            == "the package changed while this apply waited for its lock: revision 2 (2.0.0, deployed) is the latest now; planning again against it"),
+        "{lines:#?}"
+    );
+    // Nothing of 1.1.0 was recorded or applied.
+    let h = history(&ns, "pkg").await;
+    assert_eq!(
+        brief(&h),
+        [
+            ("superseded".to_string(), "Succeeded".to_string()),
+            ("deployed".to_string(), "Succeeded".to_string())
+        ]
+    );
+    assert_eq!(h.revisions[1].version, "2.0.0");
+    assert_eq!(
+        release_history(&ns, "pkg-a").await,
+        [(1, "superseded".to_string()), (2, "deployed".to_string())]
+    );
+
+    // Forced, it runs (and says what it overrode).
+    lines_after.lock().unwrap().clear();
+    let (o, _) = ops::apply(
+        &mut second,
+        &package_v11,
+        instance,
+        &UserValues::new(),
+        ops::ApplyOptions {
+            timeout: SHORT,
+            allow_downgrade: true,
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(o.reason, Reason::Succeeded, "{}", o.message);
+    assert_eq!(
+        history(&ns, "pkg").await.deployed().unwrap().version,
+        "1.1.0"
+    );
+    let lines = lines_after.lock().unwrap().clone();
+    assert!(
+        lines.iter().any(|l| l
+            == "downgrade from 2.0.0 to 1.1.0: allowed by --allow-downgrade although 2.0.0 (revision 2) declares rollback.safe: false"),
+        "{lines:#?}"
     );
 }

@@ -366,7 +366,8 @@ async fn kubevirt_operator_then_resource_gated_on_available() {
     assert!(
         matches!(
             refused,
-            Err(EngineError::Refused(RollbackRefused::Unsafe { ref version, .. })) if version == "1.4.0"
+            Err(EngineError::Refused(RollbackRefused::Unsafe { ref forbidden_by, .. }))
+                if forbidden_by.iter().map(|f| f.version.as_str()).collect::<Vec<_>>() == ["1.4.0"]
         ),
         "{refused:?}"
     );
@@ -828,9 +829,15 @@ async fn plan_then_apply(
             .push((key, serde_json::to_string(&o.object).unwrap()));
     }));
     kc.events.clear();
-    let (outcome, _) = ops::apply(kc, &package, instance, user, TIMEOUT)
-        .await
-        .expect("apply runs");
+    let (outcome, _) = ops::apply(
+        kc,
+        &package,
+        instance,
+        user,
+        ops::ApplyOptions::new(TIMEOUT),
+    )
+    .await
+    .expect("apply runs");
     kc.kube.observer = None;
     let sent = sent.lock().unwrap().clone();
     let label = dir.display();

@@ -29,6 +29,7 @@ fn revision(status: RevisionStatus, reason: &str, description: &str) -> PackageR
         first_deployed: String::new(),
         last_deployed: String::new(),
         conditions: vec![],
+        hooks_completed: Vec::new(),
     }
 }
 

@@ -183,7 +183,7 @@ async fn rule2_requirements_wait_then_proceed() {
             namespace: &ns,
         },
         &UserValues::new(),
-        SHORT,
+        ops::ApplyOptions::new(SHORT),
     )
     .await
     .unwrap();

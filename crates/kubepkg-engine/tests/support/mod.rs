@@ -192,7 +192,7 @@ pub async fn apply_with(
             namespace: ns,
         },
         user,
-        timeout,
+        ops::ApplyOptions::new(timeout),
     )
     .await
     .expect("apply runs");

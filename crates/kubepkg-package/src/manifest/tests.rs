@@ -543,12 +543,12 @@ fn instance_names_must_give_valid_release_names() {
     )
     .unwrap();
     assert!(p.check_instance_name("kv").is_ok());
-    assert!(
-        p.check_instance_name("KV")
-            .unwrap_err()
-            .contains("not valid")
+    assert_eq!(
+        p.check_instance_name("Bad_Name").unwrap_err().to_string(),
+        "package name \"Bad_Name\" is not valid: it contains 'B'; a package name must be at most 53 characters of lowercase letters, digits and '-', starting and ending with a letter or digit (it names the Lease kubepkg.package.<name> and the Helm release <name>-<component> of each component)"
     );
     let long = "a".repeat(45);
-    let e = p.check_instance_name(&long).unwrap_err();
+    let e = p.check_instance_name(&long).unwrap_err().to_string();
     assert!(e.contains("is 54 characters long, Helm allows 53"), "{e}");
+    assert!(p.check_instance_name(&"a".repeat(44)).is_ok());
 }

@@ -31,6 +31,9 @@ struct Fake {
     /// "dies" there: the test drops the future).
     calls: usize,
     crash_at: Option<usize>,
+    /// Record calls made; the one numbered `fail_record_at` fails.
+    record_calls: usize,
+    fail_record_at: Option<usize>,
 }
 
 impl Fake {
@@ -60,6 +63,15 @@ impl Cluster for Fake {
     }
     async fn record(&mut self, r: &PackageRevision) -> Result<(), Failure> {
         self.step().await;
+        self.record_calls += 1;
+        if self.fail_record_at == Some(self.record_calls) {
+            self.log.push(format!(
+                "record {} {} refused",
+                r.revision,
+                r.status.as_str()
+            ));
+            return Err(Failure::new(FailureKind::Record, "secrets is forbidden"));
+        }
         self.log
             .push(format!("record {} {}", r.revision, r.status.as_str()));
         self.records.insert(r.revision, r.clone());
@@ -170,11 +182,25 @@ impl Scenario {
 
     /// Applies `pkg` with user values; the previous rendering is what the last apply rendered.
     fn apply(&mut self, pkg: &Package, user: &UserValues, tweak: &str) -> Outcome {
+        self.try_apply(pkg, user, tweak, false)
+            .unwrap_or_else(|e| panic!("stopped: {e}"))
+    }
+
+    /// [`Scenario::apply`] that may stop before anything changed (`allow_downgrade`:
+    /// `--allow-downgrade`).
+    fn try_apply(
+        &mut self,
+        pkg: &Package,
+        user: &UserValues,
+        tweak: &str,
+        allow_downgrade: bool,
+    ) -> Result<Outcome, Stopped> {
         let history = History::new(self.history.clone());
         let now = rendered(&pkg.meta.version.to_string(), tweak);
         let prev_rendered = std::mem::take(&mut self.rendered_now);
         let previous = history.deployed().map(|r| Previous {
             revision: r,
+            history: &history,
             rendered: &prev_rendered,
         });
         let p = plan(pkg, "kv", "kubepkg-system", Intent::Apply, previous, &now);
@@ -192,10 +218,11 @@ impl Scenario {
                 plan: &p,
                 timeout: DEFAULT_TIMEOUT,
                 now: "2026-11-29T00:00:00Z",
+                allow_downgrade,
             },
         ));
         self.history = self.fake.records.values().cloned().collect();
-        self.rendered_now = if out.reason == Reason::Succeeded {
+        self.rendered_now = if out.as_ref().is_ok_and(|o| o.reason == Reason::Succeeded) {
             now
         } else {
             prev_rendered
@@ -867,7 +894,7 @@ fn rule5_manual_rollback_refuses_to_leave_an_unsafe_version_unless_forced() {
     .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "revision 2 of package kv runs version 2.0.0, which declares rollback.safe: false (the version before it may not run again once it has run); fix forward with a new version, or use --force to roll back anyway"
+        "revision 1 of package kv runs version 1.0.0, which may not run again: 2.0.0 (revision 2) declares rollback.safe: false; fix forward with a new version, or use --force to roll back anyway"
     );
     let out = block_on(rollback(
         &mut s.fake,
@@ -892,7 +919,7 @@ fn rule5_manual_rollback_refuses_to_leave_an_unsafe_version_unless_forced() {
     .unwrap_err();
     assert!(matches!(
         e,
-        RollbackRefused::NoSuchRevision { revision: 9, .. }
+        Stopped::Rollback(RollbackRefused::NoSuchRevision { revision: 9, .. })
     ));
 }
 
@@ -940,10 +967,11 @@ fn apply_future_is_send_for_a_send_cluster() {
             plan: &p,
             timeout: DEFAULT_TIMEOUT,
             now: "t",
+            allow_downgrade: false,
         },
     );
     assert_send(&fut);
-    assert_eq!(block_on(fut).reason, Reason::Succeeded);
+    assert_eq!(block_on(fut).unwrap().reason, Reason::Succeeded);
 }
 
 /// Polls a future a bounded number of times; `None` if it did not finish (a crash).
@@ -990,6 +1018,7 @@ fn crash_at_every_point_then_recover(failing: Option<&str>) {
             Intent::Apply,
             history.deployed().map(|r| Previous {
                 revision: r,
+                history: &history,
                 rendered: &old,
             }),
             &now,
@@ -1008,6 +1037,7 @@ fn crash_at_every_point_then_recover(failing: Option<&str>) {
                 plan: &p,
                 timeout: DEFAULT_TIMEOUT,
                 now: "t",
+                allow_downgrade: false,
             },
         ));
         assert!(crashed.is_none(), "crash point {crash} was not reached");
@@ -1078,4 +1108,227 @@ fn a_failure_keeps_its_kind_and_the_error_behind_it() {
     assert_eq!(source.to_string(), "connection reset");
     assert_eq!(f, Failure::new(FailureKind::Apply, "connection reset"));
     assert_ne!(f, Failure::new(FailureKind::NotReady, "connection reset"));
+}
+
+/// The race of the issue: 2.0.0 (rollback.safe: false) then 2.0.1 ran; an apply of 1.1.0 is
+/// a downgrade that 2.0.0 forbids. It is refused before anything is recorded or applied,
+/// naming 2.0.0; `--allow-downgrade` applies it and says so.
+#[test]
+fn rule7_a_downgrade_follows_the_rollback_policy_of_every_version_since() {
+    let mut s = Scenario::new();
+    s.apply(&package("1.1.0", Some(true)), &UserValues::new(), "");
+    s.apply(&package("2.0.0", Some(false)), &UserValues::new(), "");
+    s.apply(&package("2.0.1", Some(true)), &UserValues::new(), "");
+    let writes = s.fake.writes.len();
+    let calls = s.fake.calls;
+    let e = s
+        .try_apply(&package("1.1.0", Some(true)), &UserValues::new(), "", false)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "refusing to downgrade package kv from 2.0.1 to 1.1.0: 2.0.0 (revision 2) declares rollback.safe: false, so 1.1.0 may not run again once it has run (a downgrade is a rollback in effect); fix forward with a newer version, or use --allow-downgrade to apply it anyway"
+    );
+    assert!(matches!(e, Stopped::Downgrade(_)));
+    assert_eq!(s.fake.writes.len(), writes, "nothing recorded");
+    assert_eq!(s.fake.calls, calls, "no cluster call at all");
+
+    // Down to 2.0.0 itself is allowed (only 2.0.1 ran since, and it is safe).
+    s.fake.progress.clear();
+    let out = s.apply(&package("2.0.0", Some(false)), &UserValues::new(), "");
+    assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
+    assert_eq!(
+        s.fake.progress[0].to_string(),
+        "downgrade from 2.0.1 to 2.0.0: allowed: no version that ran since 2.0.0 last ran declares rollback.safe: false"
+    );
+
+    s.fake.progress.clear();
+    let out = s
+        .try_apply(&package("1.1.0", Some(true)), &UserValues::new(), "", true)
+        .unwrap();
+    assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
+    assert_eq!(
+        s.fake.progress[0].to_string(),
+        "downgrade from 2.0.0 to 1.1.0: allowed by --allow-downgrade although 2.0.0 (revision 2) declares rollback.safe: false"
+    );
+    let h = History::new(s.fake.records.values().cloned().collect());
+    assert_eq!(h.deployed().unwrap().version, "1.1.0");
+}
+
+/// A manual rollback follows the same policy: every version that ran since the target last
+/// ran counts, not only the one being left.
+#[test]
+fn rule7_manual_rollback_is_refused_by_any_version_that_ran_since() {
+    let mut s = Scenario::new();
+    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    s.apply(&package("2.0.0", Some(false)), &UserValues::new(), "");
+    s.apply(&package("2.1.0", Some(true)), &UserValues::new(), "");
+    let history = History::new(s.fake.records.values().cloned().collect());
+    let e = block_on(rollback(
+        &mut s.fake,
+        &history,
+        "kv",
+        Some(1),
+        false,
+        DEFAULT_TIMEOUT,
+        "t",
+    ))
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("2.0.0 (revision 2) declares rollback.safe: false"),
+        "{e}"
+    );
+    // Back to 2.0.0 is fine: nothing newer than it forbids it.
+    let out = block_on(rollback(
+        &mut s.fake,
+        &history,
+        "kv",
+        Some(2),
+        false,
+        DEFAULT_TIMEOUT,
+        "t",
+    ))
+    .unwrap();
+    assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
+}
+
+/// A record that cannot be written before anything changed is an error (exit 1), not an
+/// `UpgradeFailed` outcome; once a component changed, it is `UpgradeFailed`.
+#[test]
+fn a_first_record_that_cannot_be_written_stops_with_nothing_changed() {
+    let mut s = Scenario::new();
+    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    s.fake.record_calls = 0;
+    s.fake.fail_record_at = Some(1);
+    let e = s
+        .try_apply(&package("1.0.1", Some(true)), &UserValues::new(), "", false)
+        .unwrap_err();
+    assert!(matches!(e, Stopped::NotRecorded(_)), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "cannot record the package revision, so nothing was changed: secrets is forbidden"
+    );
+    assert_eq!(log(&s), ["record 2 pending-upgrade refused"]);
+
+    // The second record (before the second component) fails after the first was applied.
+    s.fake.record_calls = 0;
+    s.fake.fail_record_at = Some(2);
+    let out = s
+        .try_apply(&package("1.0.1", Some(true)), &UserValues::new(), "", false)
+        .unwrap();
+    assert_eq!(out.reason, Reason::UpgradeFailed, "{}", out.message);
+    assert!(
+        out.message
+            .starts_with("cannot record the package revision")
+    );
+
+    // A manual rollback whose first record fails changes nothing either.
+    let mut s = Scenario::new();
+    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    s.apply(&package("1.0.1", Some(true)), &UserValues::new(), "");
+    let history = History::new(s.fake.records.values().cloned().collect());
+    s.fake.record_calls = 0;
+    s.fake.fail_record_at = Some(1);
+    s.fake.log.clear();
+    let e = block_on(rollback(
+        &mut s.fake,
+        &history,
+        "kv",
+        Some(1),
+        false,
+        DEFAULT_TIMEOUT,
+        "t",
+    ))
+    .unwrap_err();
+    assert!(matches!(e, Stopped::NotRecorded(_)), "{e}");
+    assert!(
+        log(&s).iter().all(|l| l.starts_with("record")),
+        "{:?}",
+        log(&s)
+    );
+}
+
+/// Point 5 of the robustness issue: an upgrade interrupted after its PreUpgrade hook
+/// completed is recovered without running the hook again (its completion was recorded in the
+/// pending revision before anything else changed); the recovered run still uninstalls the
+/// hook's release at the end. Interrupted while the hook ran, the hook runs again.
+#[test]
+fn rule6_a_hook_completed_before_a_crash_is_not_run_again_by_the_recovery() {
+    for (crash_after, reruns) in [("apply operator", false), ("hook migrate", true)] {
+        let mut s = Scenario::new();
+        s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+        // Find the call to crash at: the one logged as `crash_after` in a clean run.
+        let mut probe = Scenario::new();
+        probe.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+        let start = probe.fake.calls;
+        probe.apply(&package("2.0.0", Some(true)), &UserValues::new(), "");
+        let at = log(&probe).iter().position(|l| *l == crash_after).unwrap() + 2;
+        let v2 = package("2.0.0", Some(true));
+        s.fake.crash_at = Some(start + at);
+        let history = History::new(s.history.clone());
+        let old = rendered("1.0.0", "");
+        let now = rendered("2.0.0", "");
+        let p = plan(
+            &v2,
+            "kv",
+            "kubepkg-system",
+            Intent::Apply,
+            history.deployed().map(|r| Previous {
+                revision: r,
+                history: &history,
+                rendered: &old,
+            }),
+            &now,
+        );
+        let (user, prev_values) = (UserValues::new(), BTreeMap::new());
+        s.fake.log.clear();
+        let crashed = run_until_crash(apply(
+            &mut s.fake,
+            ApplyInput {
+                name: "kv",
+                namespace: "kubepkg-system",
+                package: &v2,
+                user: &user,
+                history: &history,
+                previous_values: &prev_values,
+                plan: &p,
+                timeout: DEFAULT_TIMEOUT,
+                now: "t",
+                allow_downgrade: false,
+            },
+        ));
+        assert!(crashed.is_none());
+        assert_eq!(s.fake.log.last().map(String::as_str), Some(crash_after));
+        s.fake.crash_at = None;
+        s.history = s.fake.records.values().cloned().collect();
+        s.rendered_now = old;
+        s.fake.progress.clear();
+        let out = s.apply(&v2, &UserValues::new(), "");
+        assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
+        let ran = log(&s).contains(&"hook migrate");
+        assert_eq!(ran, reruns, "{crash_after}: {:?}", log(&s));
+        if !reruns {
+            assert!(
+                s.fake.progress.iter().any(|e| e.to_string()
+                    == "migrate: already completed for 1.0.0 -> 2.0.0 by interrupted revision 2; not run again"),
+                "{:?}",
+                s.fake.progress
+            );
+        }
+        // Recorded in the deployed revision; the hook's release is gone either way.
+        let hooks: Vec<(String, String, String)> = s.fake.records[&3]
+            .hooks_completed
+            .iter()
+            .map(|h| (h.name.clone(), h.from_version.clone(), h.to_version.clone()))
+            .collect();
+        assert_eq!(
+            hooks,
+            [(
+                "migrate".to_string(),
+                "1.0.0".to_string(),
+                "2.0.0".to_string()
+            )]
+        );
+        assert!(!s.fake.releases.contains_key("kv-migrate"));
+    }
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::*;
-use crate::revision::{ComponentRecord, PackageRevision, RevisionStatus};
+use crate::revision::{ComponentRecord, History, PackageRevision, RevisionStatus};
 use crate::source::load_dir;
 
 fn kubevirt() -> Package {
@@ -107,6 +107,7 @@ fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         first_deployed: String::new(),
         last_deployed: String::new(),
         conditions: vec![],
+        hooks_completed: Vec::new(),
     }
 }
 
@@ -160,6 +161,7 @@ fn version_change_runs_hooks_and_diffs_components() {
         Intent::Apply,
         Some(Previous {
             revision: &prev,
+            history: &History::new(vec![prev.clone()]),
             rendered: &old,
         }),
         &rendered("1.4.0"),
@@ -210,6 +212,7 @@ fn values_only_change_runs_no_hook() {
         Intent::Apply,
         Some(Previous {
             revision: &prev,
+            history: &History::new(vec![prev.clone()]),
             rendered: &old,
         }),
         &now,
@@ -247,6 +250,7 @@ fn nothing_changed_records_no_revision() {
         Intent::Apply,
         Some(Previous {
             revision: &prev,
+            history: &History::new(vec![prev.clone()]),
             rendered: &old,
         }),
         &rendered("1.4.0"),
@@ -267,6 +271,7 @@ fn rollback_runs_no_hooks() {
         Intent::Rollback { to_revision: 2 },
         Some(Previous {
             revision: &prev,
+            history: &History::new(vec![prev.clone()]),
             rendered: &old,
         }),
         &rendered("1.4.0"),
@@ -296,6 +301,7 @@ fn unknown_previous_rendering_and_removed_components() {
         Intent::Apply,
         Some(Previous {
             revision: &prev,
+            history: &History::new(vec![prev.clone()]),
             rendered: &none,
         }),
         &rendered("1.4.0"),
@@ -324,6 +330,7 @@ fn safe_new_version_rolls_back_to_the_previous_revision() {
         Intent::Apply,
         Some(Previous {
             revision: &prev,
+            history: &History::new(vec![prev.clone()]),
             rendered: &old,
         }),
         &rendered("1.4.0"),
@@ -331,11 +338,59 @@ fn safe_new_version_rolls_back_to_the_previous_revision() {
     assert_eq!(p.on_failure, FailurePolicy::RollBack { to_revision: 3 });
 }
 
+/// A lower version than the deployed one is a downgrade: the plan says so, with the rollback
+/// policy's verdict over every version that ran since (here 1.5.0 forbids it; the same
+/// downgrade from a safe 1.5.0 is allowed).
 #[test]
-fn downgrade_from_an_unsafe_version_is_warned() {
+fn a_downgrade_is_stated_with_the_rollback_policy_verdict() {
     let pkg = kubevirt();
-    let prev = previous_revision("1.5.0", Some(false));
+    assert_eq!(pkg.meta.version.to_string(), "1.4.0");
     let old = rendered("1.5.0");
+    for (safe, verdict) in [
+        (
+            Some(false),
+            "Downgrade from 1.5.0 to 1.4.0: refused: 1.5.0 (revision 3) declares rollback.safe: false, so 1.4.0 may not run again once it has run; apply refuses it unless given --allow-downgrade\n",
+        ),
+        (
+            Some(true),
+            "Downgrade from 1.5.0 to 1.4.0: allowed: no version that ran since 1.4.0 last ran declares rollback.safe: false\n",
+        ),
+    ] {
+        let prev = previous_revision("1.5.0", safe);
+        let mut earlier = previous_revision("1.4.0", None);
+        earlier.revision = 2;
+        earlier.status = RevisionStatus::Superseded;
+        let history = History::new(vec![earlier, prev.clone()]);
+        let p = plan(
+            &pkg,
+            "kv",
+            "kubepkg-system",
+            Intent::Apply,
+            Some(Previous {
+                revision: &prev,
+                history: &history,
+                rendered: &old,
+            }),
+            &rendered("1.4.0"),
+        );
+        let d = p.downgrade.as_ref().expect("a downgrade");
+        assert_eq!(d.allowed(), safe == Some(true));
+        let text = render_text(&p, false);
+        assert!(
+            text.starts_with(&format!(
+                "Plan: downgrade kv of package kubevirt 1.5.0 -> 1.4.0 in namespace kubepkg-system\nRecords revision 4.\n{verdict}"
+            )),
+            "{text}"
+        );
+        let json = serde_json::to_value(&p).unwrap();
+        assert_eq!(json["downgrade"]["from"], "1.5.0");
+        assert_eq!(
+            json["downgrade"]["forbiddenBy"].as_array().unwrap().len(),
+            usize::from(safe == Some(false))
+        );
+    }
+    // An upgrade is no downgrade.
+    let prev = previous_revision("1.3.0", Some(false));
     let p = plan(
         &pkg,
         "kv",
@@ -343,16 +398,13 @@ fn downgrade_from_an_unsafe_version_is_warned() {
         Intent::Apply,
         Some(Previous {
             revision: &prev,
-            rendered: &old,
+            history: &History::new(vec![prev.clone()]),
+            rendered: &rendered("1.3.0"),
         }),
         &rendered("1.4.0"),
     );
-    assert_eq!(p.warnings.len(), 1);
-    assert!(
-        p.warnings[0].starts_with("downgrade from 1.5.0"),
-        "{:?}",
-        p.warnings
-    );
+    assert_eq!(p.downgrade, None);
+    assert!(!render_text(&p, false).contains("owngrade"));
 }
 
 #[test]
@@ -367,6 +419,7 @@ fn text_snapshot_of_an_upgrade() {
         Intent::Apply,
         Some(Previous {
             revision: &prev,
+            history: &History::new(vec![prev.clone()]),
             rendered: &old,
         }),
         &rendered("1.4.0"),

@@ -287,6 +287,7 @@ fn revision_with(user: &UserValues, n: u64) -> crate::revision::PackageRevision 
         first_deployed: String::new(),
         last_deployed: String::new(),
         conditions: Vec::new(),
+        hooks_completed: Vec::new(),
     }
 }
 
@@ -537,11 +538,35 @@ fn an_apply_without_the_values_of_the_deployed_revision_says_they_are_dropped() 
     let notice = dropped_values_notice(&deployed, &now).unwrap();
     assert_eq!(
         notice,
-        "values given in revision 3 (from --set worker.replicas=5) for component(s) worker are not kept: this apply gives none for them, so they go back to package and chart defaults; pass them again (-f/--set) to keep them (`kubepkg values shop --revision 3` prints them)"
+        "values given in revision 3 (from --set worker.replicas) for component(s) worker are not kept: this apply gives none for them, so they go back to package and chart defaults; pass them again (-f/--set) to keep them (`kubepkg values shop --revision 3` prints them)"
     );
     assert!(dropped_values_notice(&deployed, &before).is_none());
     let notice = dropped_values_notice(&deployed, &UserValues::new()).unwrap();
     assert!(notice.contains("component(s) db, worker"), "{notice}");
+
+    // A secret given with --set (any flag) is named by its key, never echoed.
+    let mut secret = UserValues::new();
+    secret
+        .add_set("app.token=s3cr3t-t0ken,app.user=admin")
+        .unwrap();
+    secret.add_set_string("app.pin=0042").unwrap();
+    secret
+        .add_set_json(r#"app.key={"k":"js0n-s3cret"}"#)
+        .unwrap();
+    secret
+        .add_set_file("app.cert=cert.pem", &|_: &str| Ok("PEM-S3CRET".into()))
+        .unwrap();
+    let deployed = revision_with(&secret, 4);
+    let notice = dropped_values_notice(&deployed, &UserValues::new()).unwrap();
+    for value in ["s3cr3t-t0ken", "admin", "0042", "js0n-s3cret", "PEM-S3CRET"] {
+        assert!(!notice.contains(value), "{value} in {notice}");
+    }
+    assert!(
+        notice.contains(
+            "(from --set-json app.key.k; --set app.token,app.user; --set-string app.pin; --set-file app.cert)"
+        ),
+        "{notice}"
+    );
 }
 
 #[test]

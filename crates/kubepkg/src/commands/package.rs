@@ -114,7 +114,7 @@ async fn connect(settings: &Settings, timeout: Duration, sink: Sink) -> Result<K
 pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
     let loaded = load(&args.package)?;
     let user = user_values(&args.values)?;
-    let plan = if args.with_cluster {
+    let mut plan = if args.with_cluster {
         runtime()?.block_on(async {
             let kc = connect(settings, Duration::from_secs(600), Printer::Text.sink()).await?;
             let ns = kc.kube.namespace.clone();
@@ -137,6 +137,9 @@ pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
         };
         ops::plan_offline(&loaded.package, instance, &user)?
     };
+    if args.show_secrets {
+        plan.reveal_secrets();
+    }
     if args.output == "json" {
         println!(
             "{}",
@@ -183,7 +186,10 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError>
         }
         warn_dropped_values(&kc, instance, &user).await;
         if args.dry_run {
-            let p = ops::prepare(&kc, &loaded.package, instance, &user).await?;
+            let mut p = ops::prepare(&kc, &loaded.package, instance, &user).await?;
+            if args.show_secrets {
+                p.plan.reveal_secrets();
+            }
             if printer.is_json() {
                 println!(
                     "{}",
@@ -194,8 +200,12 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError>
             }
             return Ok(ExitCode::SUCCESS);
         }
+        let options = ops::ApplyOptions {
+            timeout,
+            allow_downgrade: args.allow_downgrade,
+        };
         let (outcome, _plan) =
-            ops::apply(&mut kc, &loaded.package, instance, &user, timeout).await?;
+            ops::apply(&mut kc, &loaded.package, instance, &user, options).await?;
         Ok(printer.outcome(&outcome)?)
     })
 }

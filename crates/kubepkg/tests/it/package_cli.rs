@@ -11,6 +11,7 @@ use kubepkg_engine::store::RevisionStore;
 use kubepkg_package::revision::{History, RevisionStatus};
 use kubepkg_release::storage::{SecretDriver, Store};
 use kubepkg_testkit::TestNamespace;
+use kubepkg_testkit::helm_binary;
 
 /// A package of two components; `a` becomes ready only after `ready_after`.
 fn slow_package(root: &Path, version: &str, ready_after: &str) {
@@ -577,6 +578,222 @@ async fn exit_codes_distinguish_how_a_package_run_ended() {
     assert!(
         err.contains("requirements: waiting for package not-installed-anywhere"),
         "{err}"
+    );
+}
+
+/// A package of one component `app` whose chart renders a Secret from values: `password`
+/// (base64 in `data`) and `token` (clear in `stringData`).
+fn secret_package(root: &Path) {
+    let t = root.join("app/templates");
+    std::fs::create_dir_all(&t).unwrap();
+    std::fs::write(
+        root.join("app/Chart.yaml"),
+        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("app/values.yaml"),
+        "password: default-pw\ntoken: default-tok\n",
+    )
+    .unwrap();
+    std::fs::write(
+        t.join("secret.yaml"),
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-creds\ntype: Opaque\ndata:\n  password: {{ .Values.password | b64enc }}\nstringData:\n  token: {{ .Values.token }}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("kubepkg.yaml"),
+        "package: {name: creds, version: 1.0.0}\ncomponents:\n- {name: app, path: app}\n",
+    )
+    .unwrap();
+}
+
+/// `plan --cluster` (text and `-o json`) and `apply --dry-run` never print a Secret's values,
+/// old or new, `data` (nor its base64) or `stringData`, nor a `--set` value in the note about
+/// values not kept; each key is shown with whether it changes and its size. `--show-secrets`
+/// prints them (so the values are there to hide).
+#[tokio::test]
+async fn plan_against_the_cluster_never_prints_a_secret_value() {
+    let ns = TestNamespace::new("pkg-secrets")
+        .await
+        .expect("control plane");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("creds");
+    secret_package(&dir);
+    let (code, out, err) = run(
+        &ns,
+        &[
+            "apply",
+            "creds",
+            pkg_path(&dir),
+            "--set",
+            "app.password=OLD-pa55-w0rd",
+            "--set",
+            "app.token=OLD-t0ken-abc",
+        ],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    // The values and their base64 (computed by `base64`, not by kubepkg).
+    let secrets = [
+        "OLD-pa55-w0rd",
+        "T0xELXBhNTUtdzByZA==",
+        "OLD-t0ken-abc",
+        "T0xELXQwa2VuLWFiYw==",
+        "NEW-pa55-w0rd",
+        "TkVXLXBhNTUtdzByZA==",
+        "NEW-t0ken-xyz",
+        "TkVXLXQwa2VuLXh5eg==",
+    ];
+    let new = [
+        "--set",
+        "app.password=NEW-pa55-w0rd",
+        "--set",
+        "app.token=NEW-t0ken-xyz",
+    ];
+    let path = pkg_path(&dir);
+    let runs: Vec<Vec<&str>> = vec![
+        [&["plan", "creds", path, "--cluster"][..], &new].concat(),
+        [
+            &["plan", "creds", path, "--cluster", "-o", "json"][..],
+            &new,
+        ]
+        .concat(),
+        [&["apply", "creds", path, "--dry-run"][..], &new].concat(),
+        [
+            &["apply", "creds", path, "--dry-run", "-o", "json"][..],
+            &new,
+        ]
+        .concat(),
+        // No values: the note about values not kept names the keys only.
+        vec!["plan", "creds", path, "--cluster"],
+    ];
+    for args in &runs {
+        let (code, out, err) = run(&ns, args);
+        assert_eq!(code, 0, "{args:?}: {out}\n{err}");
+        for s in secrets {
+            assert!(
+                !out.contains(s) && !err.contains(s),
+                "{args:?} printed {s}:\n{out}\n{err}"
+            );
+        }
+        assert!(out.contains("Secret"), "{args:?}: {out}");
+    }
+    let (_, text, _) = run(&ns, &runs[0]);
+    assert!(
+        text.contains("data.password: (changed, 13 -> 13 bytes)\n")
+            && text.contains("stringData.token: (changed, 13 -> 13 bytes)\n"),
+        "{text}"
+    );
+    let (_, _, err_plain) = run(&ns, &runs[4]);
+    assert!(
+        err_plain.contains("(from --set app.password; --set app.token)"),
+        "{err_plain}"
+    );
+    let (_, json, _) = run(&ns, &runs[1]);
+    let plan: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let keys = &plan["steps"][0]["diff"][0]["secretKeys"];
+    assert_eq!(
+        keys,
+        &serde_json::json!([
+            {"key": "data.password", "change": "changed", "oldSize": 13, "newSize": 13},
+            {"key": "stringData.token", "change": "changed", "oldSize": 13, "newSize": 13}
+        ]),
+        "{json}"
+    );
+
+    // Asked for, the values are shown.
+    let (code, shown, _) = run(&ns, &[&runs[0][..], &["--show-secrets"]].concat());
+    assert_eq!(code, 0);
+    assert!(
+        shown.contains("TkVXLXBhNTUtdzByZA==") && shown.contains("NEW-t0ken-xyz"),
+        "{shown}"
+    );
+}
+
+/// A package name that is not a valid Lease, Secret and Helm release name is refused by
+/// validation before anything is contacted or changed, offline and on the cluster, with one
+/// clear line (exit 1). Checked against Helm: every name kubepkg accepts gives release names
+/// `helm template` accepts, and Helm refuses the ones kubepkg refuses for length or case.
+#[tokio::test]
+async fn package_names_are_checked_before_anything_as_helm_checks_release_names() {
+    let ns = TestNamespace::new("pkg-names")
+        .await
+        .expect("control plane");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p");
+    package(&dir, "names", "1.0.0", true, "1s", "");
+    let helm = helm_binary("v4.3.1").expect("helm oracle");
+    let helm_accepts = |release: &str| {
+        Command::new(&helm)
+            .args(["template", release])
+            .arg(dir.join("a"))
+            .output()
+            .unwrap()
+            .status
+            .success()
+    };
+    let plan_offline = |name: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+            .args(["plan", name, pkg_path(&dir), "--no-diff"])
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let a51 = "a".repeat(51);
+    let a52 = "a".repeat(52);
+    for (name, ok) in [
+        ("names", true),
+        (a51.as_str(), true),
+        (a52.as_str(), false),
+        ("Bad_Name", false),
+        ("UPPER", false),
+        ("under_score", false),
+    ] {
+        let (code, err) = plan_offline(name);
+        assert_eq!(code, Some(if ok { 0 } else { 1 }), "{name}: {err}");
+        let helm_ok = helm_accepts(&format!("{name}-a")) && helm_accepts(&format!("{name}-b"));
+        assert_eq!(helm_ok, ok, "helm and kubepkg disagree on {name:?}");
+        if !ok {
+            assert_eq!(err.lines().count(), 1, "{err}");
+            assert!(err.len() < 400, "{} bytes: {err}", err.len());
+        }
+    }
+    let (_, err) = plan_offline("Bad_Name");
+    assert_eq!(
+        err,
+        "Error: package name \"Bad_Name\" is not valid: it contains 'B'; a package name must be at most 53 characters of lowercase letters, digits and '-', starting and ending with a letter or digit (it names the Lease kubepkg.package.<name> and the Helm release <name>-<component> of each component)\n"
+    );
+    let (_, err) = plan_offline(&a52);
+    assert!(
+        err.contains("is 54 characters long, Helm allows 53"),
+        "{err}"
+    );
+
+    // On the cluster: refused before the Lease is taken; nothing recorded.
+    for verb in [
+        &["plan", "Bad_Name", pkg_path(&dir), "--cluster"][..],
+        &["apply", "Bad_Name", pkg_path(&dir)],
+    ] {
+        let (code, out, err) = run(&ns, verb);
+        assert_eq!(code, 1, "{out}\n{err}");
+        assert!(
+            err.starts_with("Error: package name \"Bad_Name\" is not valid"),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let leases: kube::Api<k8s_openapi::api::coordination::v1::Lease> = ns.api();
+    assert!(
+        leases
+            .list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty(),
+        "no Lease taken"
     );
 }
 

@@ -1,0 +1,329 @@
+//! The rollback policy: whether an older version may run again once newer versions have run
+//! (docs/rules.md#the-rollback-policy).
+//!
+//! One rule for every way back to an older version: a manual `kubepkg rollback` and an apply of
+//! a lower version than the one running (a downgrade, which is a rollback in effect). A version
+//! *V* may run again unless a version newer than *V* has run since *V* (or a version below it)
+//! last ran, and forbids it: today that is a version that declares `rollback.safe: false`.
+//! [`forbids`] is the one place that judges one version against one revision; `rollback.to`
+//! floors (the upgrade-safety work) extend it with a second [`Rule`].
+//!
+//! "Has run" counts every revision recorded since, whatever its status (a failed upgrade may
+//! have run its migration), except one left pending while it only waited for requirements
+//! (that changed nothing).
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::orchestrator::Reason;
+use crate::revision::{History, PackageRevision, RevisionStatus};
+
+/// Why a version that has run forbids an older one to run again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Rule {
+    /// It declares `rollback.safe: false`: no version before it may run again.
+    DeclaredUnsafe,
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rule::DeclaredUnsafe => f.write_str("declares rollback.safe: false"),
+        }
+    }
+}
+
+/// A version that has run and forbids the older one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Forbidder {
+    /// The first revision since that ran it.
+    pub revision: u64,
+    pub version: String,
+    pub rule: Rule,
+}
+
+impl fmt::Display for Forbidder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} (revision {}) {}",
+            self.version, self.revision, self.rule
+        )
+    }
+}
+
+/// Whether `revision` forbids `version` to run again once it has run. The one judgement of
+/// the policy; a later rule (a `rollback.to` floor) is one more arm here.
+pub fn forbids(revision: &PackageRevision, version: &str) -> Option<Rule> {
+    if !is_older(version, &revision.version) {
+        return None;
+    }
+    if revision.rollback_safe == Some(false) {
+        return Some(Rule::DeclaredUnsafe);
+    }
+    None
+}
+
+/// Every version that has run since `version` (or a lower one) last ran and forbids it to
+/// run again, each once, oldest first. Empty: `version` may run again.
+pub fn forbidders(history: &History, version: &str) -> Vec<Forbidder> {
+    let since = last_ran_at_or_below(history, version);
+    let mut out: Vec<Forbidder> = Vec::new();
+    for r in ran_after(history, since) {
+        if let Some(rule) = forbids(r, version)
+            && !out.iter().any(|f| f.version == r.version && f.rule == rule)
+        {
+            out.push(Forbidder {
+                revision: r.revision,
+                version: r.version.clone(),
+                rule,
+            });
+        }
+    }
+    out
+}
+
+/// An apply of a version lower than one that runs now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Downgrade {
+    /// The highest version the package may be running: the deployed revision's, or that of a
+    /// later revision that failed or was interrupted (its components may run it).
+    pub from: String,
+    pub to: String,
+    /// What forbids it (empty: allowed).
+    pub forbidden_by: Vec<Forbidder>,
+}
+
+impl Downgrade {
+    /// Whether the rollback policy allows it.
+    pub fn allowed(&self) -> bool {
+        self.forbidden_by.is_empty()
+    }
+
+    /// The verdict in words ("allowed: …" / "refused: …").
+    pub fn verdict(&self) -> String {
+        if self.allowed() {
+            format!(
+                "allowed: no version that ran since {} last ran declares rollback.safe: false",
+                self.to
+            )
+        } else {
+            format!(
+                "refused: {}, so {} may not run again once it has run; apply refuses it unless given --allow-downgrade",
+                join(&self.forbidden_by),
+                self.to
+            )
+        }
+    }
+}
+
+impl fmt::Display for Downgrade {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "downgrade from {} to {}: {}",
+            self.from,
+            self.to,
+            self.verdict()
+        )
+    }
+}
+
+/// The downgrade an apply of `to` would be, if it is one: `to` is lower than the version of
+/// the deployed revision or of a revision recorded after it.
+pub fn downgrade(history: &History, to: &semver::Version) -> Option<Downgrade> {
+    let deployed = history.deployed()?;
+    let running = history
+        .revisions
+        .iter()
+        .filter(|r| r.revision >= deployed.revision && !changed_nothing(r))
+        .filter_map(|r| r.semver())
+        .max()?;
+    if *to >= running {
+        return None;
+    }
+    let to_text = to.to_string();
+    Some(Downgrade {
+        from: running.to_string(),
+        forbidden_by: forbidders(history, &to_text),
+        to: to_text,
+    })
+}
+
+/// Joins forbidders as one clause ("2.0.0 (revision 3) declares …; 2.1.0 (revision 5) …").
+pub fn join(forbidders: &[Forbidder]) -> String {
+    forbidders
+        .iter()
+        .map(Forbidder::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Whether `a` is an older version than `b` (SemVer order; a version that does not read as
+/// SemVer is taken as older than any other, so the policy errs on the side of refusing).
+fn is_older(a: &str, b: &str) -> bool {
+    match (semver::Version::parse(a), semver::Version::parse(b)) {
+        (Ok(a), Ok(b)) => a < b,
+        _ => a != b,
+    }
+}
+
+/// The last revision that ran to completion (deployed or since superseded) at `version` or
+/// below.
+fn last_ran_at_or_below(history: &History, version: &str) -> Option<u64> {
+    history
+        .revisions
+        .iter()
+        .rev()
+        .find(|r| {
+            matches!(
+                r.status,
+                RevisionStatus::Deployed | RevisionStatus::Superseded
+            ) && !is_older(version, &r.version)
+        })
+        .map(|r| r.revision)
+}
+
+/// The revisions recorded after `since` (all when `None`) that may have changed something.
+fn ran_after(history: &History, since: Option<u64>) -> impl Iterator<Item = &PackageRevision> {
+    history
+        .revisions
+        .iter()
+        .filter(move |r| since.is_none_or(|s| r.revision > s) && !changed_nothing(r))
+}
+
+/// A revision left pending while it only waited for requirements (nothing was applied).
+fn changed_nothing(r: &PackageRevision) -> bool {
+    r.status.is_pending() && r.reason == Some(Reason::RequirementsNotMet)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rev(n: u64, version: &str, safe: Option<bool>, status: RevisionStatus) -> PackageRevision {
+        PackageRevision {
+            name: "p".into(),
+            namespace: "ns".into(),
+            revision: n,
+            package: "p".into(),
+            version: version.into(),
+            manifest_digest: String::new(),
+            values: Default::default(),
+            values_digest: String::new(),
+            value_sources: Vec::new(),
+            rollback_safe: safe,
+            components: Vec::new(),
+            status,
+            description: String::new(),
+            reason: None,
+            first_deployed: String::new(),
+            last_deployed: String::new(),
+            conditions: Vec::new(),
+            hooks_completed: Vec::new(),
+        }
+    }
+
+    fn v(s: &str) -> semver::Version {
+        semver::Version::parse(s).unwrap()
+    }
+
+    use RevisionStatus::{Deployed, Failed, PendingUpgrade, Superseded};
+
+    #[test]
+    fn a_version_declaring_unsafe_forbids_every_older_one_not_itself_or_newer() {
+        let r = rev(3, "2.0.0", Some(false), Deployed);
+        assert_eq!(forbids(&r, "1.9.9"), Some(Rule::DeclaredUnsafe));
+        assert_eq!(forbids(&r, "2.0.0-rc.1"), Some(Rule::DeclaredUnsafe));
+        assert_eq!(forbids(&r, "2.0.0"), None);
+        assert_eq!(forbids(&r, "2.0.1"), None);
+        assert_eq!(forbids(&rev(3, "2.0.0", None, Deployed), "1.0.0"), None);
+        assert_eq!(
+            forbids(&rev(3, "2.0.0", Some(true), Deployed), "1.0.0"),
+            None
+        );
+    }
+
+    /// The race of the issue: 1.1.0, then 2.0.0 (rollback.safe: false), then 2.0.1 deployed;
+    /// an apply of 1.1.0 is a downgrade that 2.0.0 forbids although 2.0.1 does not.
+    #[test]
+    fn a_downgrade_is_judged_by_every_version_that_ran_since() {
+        let h = History::new(vec![
+            rev(1, "1.0.0", Some(true), Superseded),
+            rev(2, "1.1.0", Some(true), Superseded),
+            rev(3, "2.0.0", Some(false), Superseded),
+            rev(4, "2.0.1", Some(true), Deployed),
+        ]);
+        let d = downgrade(&h, &v("1.1.0")).unwrap();
+        assert_eq!((d.from.as_str(), d.to.as_str()), ("2.0.1", "1.1.0"));
+        assert_eq!(
+            d.forbidden_by,
+            [Forbidder {
+                revision: 3,
+                version: "2.0.0".into(),
+                rule: Rule::DeclaredUnsafe
+            }]
+        );
+        assert_eq!(
+            d.to_string(),
+            "downgrade from 2.0.1 to 1.1.0: refused: 2.0.0 (revision 3) declares rollback.safe: false, so 1.1.0 may not run again once it has run; apply refuses it unless given --allow-downgrade"
+        );
+        // 2.0.0 itself may run again: nothing newer than it forbids it.
+        let d = downgrade(&h, &v("2.0.0")).unwrap();
+        assert!(d.allowed(), "{d}");
+        assert!(d.verdict().starts_with("allowed: "), "{d}");
+        // Not downgrades: the same version, a newer one.
+        assert_eq!(downgrade(&h, &v("2.0.1")), None);
+        assert_eq!(downgrade(&h, &v("3.0.0")), None);
+        // Nothing deployed: a first install.
+        assert_eq!(downgrade(&History::default(), &v("1.0.0")), None);
+    }
+
+    /// Versions that ran before the target last ran (completely) do not count: a forced
+    /// rollback already went past them.
+    #[test]
+    fn only_versions_since_the_target_last_ran_count() {
+        let h = History::new(vec![
+            rev(1, "1.0.0", None, Superseded),
+            rev(2, "3.0.0", Some(false), Superseded),
+            rev(3, "1.0.0", None, Superseded), // forced rollback to 1
+            rev(4, "2.5.0", None, Deployed),
+        ]);
+        assert!(downgrade(&h, &v("2.0.0")).unwrap().allowed());
+        assert!(forbidders(&h, "1.0.0").is_empty());
+        // Below every version that ever completed: everything counts.
+        let f = forbidders(&h, "0.9.0");
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].version, "3.0.0");
+    }
+
+    /// A failed or interrupted upgrade may have run its migration: it counts, and the apply of
+    /// the deployed version over it is a downgrade from the failed one.
+    #[test]
+    fn failed_and_interrupted_revisions_count_requirement_waits_do_not() {
+        let h = History::new(vec![
+            rev(1, "1.0.0", None, Deployed),
+            rev(2, "2.0.0", Some(false), Failed),
+        ]);
+        let d = downgrade(&h, &v("1.0.0")).unwrap();
+        assert_eq!(d.from, "2.0.0");
+        assert_eq!(d.forbidden_by[0].revision, 2);
+
+        let h = History::new(vec![
+            rev(1, "1.0.0", None, Deployed),
+            rev(2, "2.0.0", Some(false), PendingUpgrade),
+        ]);
+        assert!(!downgrade(&h, &v("1.0.0")).unwrap().allowed());
+
+        let mut waiting = rev(2, "2.0.0", Some(false), PendingUpgrade);
+        waiting.reason = Some(Reason::RequirementsNotMet);
+        let h = History::new(vec![rev(1, "1.0.0", None, Deployed), waiting]);
+        assert_eq!(downgrade(&h, &v("1.0.0")), None);
+        assert!(forbidders(&h, "1.0.0").is_empty());
+    }
+}
