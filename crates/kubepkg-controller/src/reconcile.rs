@@ -28,7 +28,7 @@ use kubepkg_engine::{EngineError, Instance, KubeCluster, ops};
 use kubepkg_package::Package;
 use kubepkg_package::conditions::{self, reason};
 use kubepkg_package::object::{DriftMode, PackageSpec};
-use kubepkg_package::orchestrator::{Outcome, Reason};
+use kubepkg_package::orchestrator::{Outcome, Reason, Stopped};
 use kubepkg_package::revision::RevisionStatus;
 use sha2::{Digest, Sha256};
 
