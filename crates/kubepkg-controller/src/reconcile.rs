@@ -369,7 +369,12 @@ async fn apply(
         Ok((outcome, _plan)) => outcome,
         Err(e)
             if e.is_invalid_package()
-                || matches!(e, EngineError::Values(_) | EngineError::Refused(_)) =>
+                || matches!(
+                    e,
+                    EngineError::Values(_)
+                        | EngineError::Refused(_)
+                        | EngineError::Stopped(Stopped::Downgrade(_))
+                ) =>
         {
             // A refused downgrade stops like an invalid package: nothing applied, shown until
             // the Package is changed.
