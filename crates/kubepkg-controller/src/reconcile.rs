@@ -27,7 +27,7 @@ use kube::{Resource, ResourceExt};
 use kubepkg_engine::{EngineError, Instance, KubeCluster, ops};
 use kubepkg_package::Package;
 use kubepkg_package::conditions::{self, reason};
-use kubepkg_package::object::{DriftMode, PackageSpec};
+use kubepkg_package::object::{Backend, DriftMode, PackageSpec};
 use kubepkg_package::orchestrator::{Outcome, Reason, Stopped};
 use kubepkg_package::revision::RevisionStatus;
 use sha2::{Digest, Sha256};
@@ -238,6 +238,15 @@ async fn apply(
         }
     };
     if spec.suspend {
+        return Ok(Action::await_change());
+    }
+    if spec.backend != Backend::Helm {
+        let message = format!(
+            "backend {:?} is not built yet; use backend: helm (the default)",
+            spec.backend
+        )
+        .to_lowercase();
+        stop(&obj, ctx, api, reason::INVALID_PACKAGE, &message).await?;
         return Ok(Action::await_change());
     }
     let interval = duration(spec.interval.as_deref(), ctx.default_interval);
