@@ -48,6 +48,8 @@ pub struct Context {
     pub recorder: Recorder,
     pub metrics: Arc<Metrics>,
     pub waiting: Waiting,
+    /// Consecutive failed reconciles per Package (`namespace/name`), for [`error_policy`].
+    pub failures: Mutex<HashMap<String, u32>>,
     pub http: Option<HttpClient>,
     pub scratch: std::path::PathBuf,
     pub default_timeout: Duration,
@@ -66,6 +68,7 @@ impl Context {
             recorder,
             metrics,
             waiting: Waiting::default(),
+            failures: Mutex::new(HashMap::new()),
             http: HttpClient::new().ok(),
             scratch: config.scratch.clone(),
             default_timeout: config.default_timeout,
@@ -109,6 +112,11 @@ pub async fn reconcile(
     ctx.metrics.reconcile_started();
     let key = resource::key(&obj);
     let result = reconcile_inner(obj, &ctx).await;
+    if result.is_ok()
+        && let Ok(mut f) = ctx.failures.lock()
+    {
+        f.remove(&key);
+    }
     ctx.metrics.reconcile_finished(
         match &result {
             Ok(a) if *a == Action::await_change() => "success",
@@ -138,11 +146,25 @@ fn report(e: &(dyn std::error::Error + 'static)) -> String {
     out
 }
 
-/// Backoff after an error: 5 s doubling per consecutive failure of the same object is the
-/// runtime's own scheduler's business; we ask for a fixed short retry and let the queue
-/// de-duplicate.
-pub fn error_policy(_obj: Arc<DynamicObject>, _e: &ReconcileError, _ctx: Arc<Context>) -> Action {
-    Action::requeue(Duration::from_secs(15))
+/// Backoff after an error, per object: 5 s, doubling with each consecutive failure of the same
+/// Package, at most 5 minutes; a reconcile that succeeds starts it again from 5 s.
+pub fn error_policy(obj: Arc<DynamicObject>, _e: &ReconcileError, ctx: Arc<Context>) -> Action {
+    let failures = ctx
+        .failures
+        .lock()
+        .map(|mut f| {
+            let n = f.entry(resource::key(&obj)).or_insert(0);
+            *n += 1;
+            *n
+        })
+        .unwrap_or(1);
+    Action::requeue(backoff(failures))
+}
+
+/// The retry delay after `failures` consecutive failures.
+pub fn backoff(failures: u32) -> Duration {
+    let secs = 5u64.saturating_mul(1 << failures.saturating_sub(1).min(6));
+    Duration::from_secs(secs.min(300))
 }
 
 async fn reconcile_inner(obj: Arc<DynamicObject>, ctx: &Context) -> Result<Action, ReconcileError> {
@@ -306,15 +328,17 @@ async fn apply(
         namespace: &namespace,
     };
     let observed = resource::observed(&obj);
-    let history = kc
-        .store
-        .history(&name, &namespace)
-        .await
-        .map_err(|source| ReconcileError::Engine {
-            object: object.clone(),
-            source,
-        })?;
-    let latest_final = history.latest().is_some_and(|l| {
+    // Only the latest revision is decoded here (bounded work per reconcile); an apply reads
+    // the history it needs itself.
+    let latest =
+        kc.store
+            .latest(&name, &namespace)
+            .await
+            .map_err(|source| ReconcileError::Engine {
+                object: object.clone(),
+                source,
+            })?;
+    let latest_final = latest.as_ref().is_some_and(|l| {
         !l.status.is_pending()
             && !matches!(
                 l.status,
@@ -328,8 +352,8 @@ async fn apply(
         forget_waiting(ctx, &obj);
         let mode = spec.drift_detection.map(|d| d.mode).unwrap_or_default();
         if mode != DriftMode::Disabled
-            && history
-                .latest()
+            && latest
+                .as_ref()
                 .is_some_and(|l| l.status == RevisionStatus::Deployed)
         {
             check_drift(&obj, ctx, api, &kc, instance, mode).await?;
@@ -750,4 +774,17 @@ pub fn dependents_of(
         .ok()
         .and_then(|w| w.get(name).map(|s| s.iter().cloned().collect()))
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::backoff;
+    use std::time::Duration;
+
+    #[test]
+    fn backoff_doubles_per_failure_up_to_five_minutes() {
+        let secs: Vec<u64> = (1..=9).map(|n| backoff(n).as_secs()).collect();
+        assert_eq!(secs, [5, 10, 20, 40, 80, 160, 300, 300, 300]);
+        assert_eq!(backoff(0), Duration::from_secs(5));
+    }
 }

@@ -67,6 +67,43 @@ impl RevisionStore {
         Ok(History::new(revs))
     }
 
+    /// The latest revision of package instance `name` in `namespace`, decoding only that
+    /// one: the revisions are listed by metadata, the highest `version` label is read (what a
+    /// controller looks at on every reconcile, without decoding a whole history).
+    pub async fn latest(
+        &self,
+        name: &str,
+        namespace: &str,
+    ) -> Result<Option<PackageRevision>, EngineError> {
+        let api = self.api(Some(namespace));
+        let metas = api
+            .list_metadata(&ListParams::default().labels(&secret_selector(name)))
+            .await
+            .map_err(|e| EngineError::api("list", format!("revisions of package {name}"), e))?;
+        let newest = metas
+            .items
+            .iter()
+            .filter_map(|m| {
+                let version: u64 = m.metadata.labels.as_ref()?.get("version")?.parse().ok()?;
+                Some((version, m.metadata.name.clone()?))
+            })
+            .max();
+        let Some((_, secret)) = newest else {
+            return Ok(None);
+        };
+        let object = format!("Secret {namespace}/{secret}");
+        match api
+            .get_opt(&secret)
+            .await
+            .map_err(|e| EngineError::api("get", &object, e))?
+        {
+            Some(s) if s.type_.as_deref() == Some(SECRET_TYPE) => {
+                Ok(Some(from_secret(&to_plain(&s))?))
+            }
+            _ => Ok(None),
+        }
+    }
+
     /// Creates or replaces the Secret of `rev`.
     pub async fn record(&self, rev: &PackageRevision) -> Result<(), EngineError> {
         let plain = to_secret(rev);

@@ -559,6 +559,25 @@ async fn bad_sources_and_values_are_conditions_and_a_url_source_installs() {
     .await;
     wait_ready(&ns, &ctl, "web", "True", "Succeeded").await;
 
+    // Values a chart's schema refuses: InvalidPackage naming the schema problem.
+    app_package(&tmp.path().join("schema"), "schema", "1.0.0", true, "");
+    std::fs::write(
+        tmp.path().join("schema/app/values.schema.json"),
+        r#"{"type": "object", "properties": {"image": {"type": "string"}}}"#,
+    )
+    .unwrap();
+    store_archive(&ns, "schema", archive(&tmp.path().join("schema"))).await;
+    create(
+        &ns,
+        "schema",
+        json!({"source": {"configMapRef": {"name": "schema"}}, "values": {"app": {"image": 5}}}),
+    )
+    .await;
+    let o = wait_ready(&ns, &ctl, "schema", "False", "InvalidPackage").await;
+    let msg = condition(&o, "Ready").unwrap().2;
+    assert!(msg.contains("image") && msg.contains("schema"), "{msg}");
+    assert_eq!(release_count(&ns, "schema-app").await, 0);
+
     // source.path is the CLI's.
     create(&ns, "local", json!({"source": {"path": "/somewhere"}})).await;
     let o = wait_ready(&ns, &ctl, "local", "False", "InvalidPackage").await;
@@ -642,6 +661,30 @@ async fn a_suspended_package_changes_nothing_until_resumed() {
     let o = wait_ready(&ns, &ctl, "p", "True", "Succeeded").await;
     assert_eq!(o.pointer("/status/revision"), Some(&json!(2)));
     assert_eq!(release_count(&ns, "p-app").await, 2);
+
+    // `kubepkg apply --force` over the managed Package: the object is suspended, the CLI
+    // applies, and the controller leaves the result alone.
+    let (code, _, err) = run(
+        &ns,
+        &[
+            "apply",
+            "p",
+            tmp.path().join("p").to_str().unwrap(),
+            "--force",
+            "--set",
+            "app.image=registry.invalid/cli:1",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(&format!("suspended Package {}/p", ns.name())),
+        "{err}"
+    );
+    let o = get(&ns, "p").await.unwrap();
+    assert_eq!(o.pointer("/spec/suspend"), Some(&json!(true)));
+    assert_eq!(o.pointer("/status/revision"), Some(&json!(3)));
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    assert_eq!(release_count(&ns, "p-app").await, 3);
 
     assert_eq!(http_get(probes, "/healthz").0, 200);
     assert_eq!(http_get(probes, "/readyz").0, 200);

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# The controller at scale (issue 11's benchmark; not a test): N Packages created at once on a
+# local control plane of its own (enough simulated nodes for their pods), each an archive in one
+# ConfigMap; measures the time until every Package is Ready, the controller's peak RSS and CPU
+# seconds (GNU time), and API requests per Package (the API server's
+# apiserver_request_total, all clients: the controller, the node simulator, kube's controllers).
+#
+#   bench/controller-scale.sh [PACKAGES] [COMPONENTS] [CONCURRENCY]
+#   bench/controller-scale.sh 1000 1 10     # 1000 Packages of one small component
+#   bench/controller-scale.sh 100 5 10      # 100 Packages of 5 components
+#
+# The peer figure it is compared with is Flux's published one for the same shape of work: 1000
+# HelmReleases of one small chart Ready in 4m39s at 361 MiB (Flux 2.9). Flux itself is not run
+# here (no Flux build in the test tooling yet), so the ratio is against that published figure.
+# Uses its own plane in $BENCH_TESTENV_DIR (default <repo>/.bench-testenv), stopped at the end.
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+packages="${1:-1000}"
+components="${2:-1}"
+concurrency="${3:-10}"
+export KUBEPKG_TESTENV_DIR="${BENCH_TESTENV_DIR:-$repo/.bench-testenv}"
+# 110 pods per simulated node; a few spare.
+nodes=$(((packages * components) / 100 + 2))
+
+cargo build -q --release -p kubepkg
+kubepkg="${CARGO_TARGET_DIR:-$repo/target}/release/kubepkg"
+KUBECONFIG="$(testenv/up.sh --nodes "$nodes")"
+export KUBECONFIG
+trap 'kill "${controller:-0}" 2>/dev/null || true; testenv/down.sh >/dev/null 2>&1 || true' EXIT
+kubectl() { "$KUBEPKG_TESTENV_DIR/bin/kubectl" "$@"; }
+
+ns=bench
+kubectl delete namespace "$ns" --ignore-not-found --wait=true >/dev/null
+kubectl create namespace "$ns" >/dev/null
+kubectl apply --server-side -f crates/kubepkg-package/crd/packages.kubepkg.dev.yaml >/dev/null
+kubectl wait --for=condition=Established crd/packages.kubepkg.dev --timeout=60s >/dev/null
+
+# One package of COMPONENTS charts, each a simulated Deployment (ready at once).
+work="$(mktemp -d)"
+pkg="$work/pkg"
+mkdir -p "$pkg"
+{
+	echo "package: {name: bench, version: 1.0.0, rollback: {safe: true}}"
+	echo "components:"
+	for c in $(seq 1 "$components"); do
+		if [ "$c" = 1 ]; then
+			echo "- {name: c$c, path: c$c}"
+		else
+			echo "- {name: c$c, path: c$c, install: {dependsOn: [c$((c - 1))]}}"
+		fi
+	done
+} >"$pkg/kubepkg.yaml"
+for c in $(seq 1 "$components"); do
+	mkdir -p "$pkg/c$c/templates"
+	printf 'apiVersion: v2\nname: c%s\nversion: 1.0.0\n' "$c" >"$pkg/c$c/Chart.yaml"
+	cat >"$pkg/c$c/templates/deployment.yaml" <<'YAML'
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: {{ .Release.Name }}}
+  template:
+    metadata:
+      labels: {app: {{ .Release.Name }}}
+    spec:
+      containers:
+      - name: c
+        image: registry.invalid/bench:1
+YAML
+done
+tar czf "$work/pkg.tgz" -C "$pkg" .
+kubectl -n "$ns" create configmap bench-pkg --from-file=package.tgz="$work/pkg.tgz" >/dev/null
+for i in $(seq 1 "$packages"); do
+	printf -- '---\napiVersion: kubepkg.dev/v1alpha1\nkind: Package\nmetadata: {name: p%s, namespace: %s}\nspec:\n  source: {configMapRef: {name: bench-pkg}}\n' "$i" "$ns"
+done >"$work/packages.yaml"
+
+requests() {
+	kubectl get --raw /metrics | awk '/^apiserver_request_total/ {s += $NF} END {printf "%d", s}'
+}
+before="$(requests)"
+start=$(date +%s.%N)
+/usr/bin/time -v -o "$work/time.txt" "$kubepkg" controller --watch-namespace "$ns" \
+	--concurrency "$concurrency" --metrics-bind-address 0 --health-probe-bind-address 0 \
+	--interval 1h 2>"$work/controller.log" &
+controller=$!
+kubectl apply -f "$work/packages.yaml" >/dev/null
+while :; do
+	ready="$(kubectl -n "$ns" get packages -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | grep -c '^True$' || true)"
+	if [ "$ready" -ge "$packages" ]; then break; fi
+	if ! kill -0 "$controller" 2>/dev/null; then
+		echo "controller exited; log:" >&2
+		tail -20 "$work/controller.log" >&2
+		exit 1
+	fi
+	sleep 2
+done
+end=$(date +%s.%N)
+after="$(requests)"
+kill -TERM "$controller"
+wait "$controller" || true
+controller=
+elapsed=$(echo "$end - $start" | bc)
+rss_kib=$(awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$work/time.txt")
+user=$(awk -F: '/User time/ {gsub(/ /, "", $2); print $2}' "$work/time.txt")
+sys=$(awk -F: '/System time/ {gsub(/ /, "", $2); print $2}' "$work/time.txt")
+cpu=$(echo "$user + $sys" | bc)
+per_pkg=$(((after - before) / packages))
+printf '%s Packages x %s components, concurrency %s, %s simulated nodes\n' "$packages" "$components" "$concurrency" "$nodes"
+printf 'all Ready after %.1f s; controller peak RSS %d MiB; CPU %.1f s; API requests %d per Package (all clients)\n' \
+	"$elapsed" $((rss_kib / 1024)) "$cpu" "$per_pkg"
+if [ "$packages" = 1000 ] && [ "$components" = 1 ]; then
+	printf 'against Flux 2.9 (1000 HelmReleases in 279 s at 361 MiB): time %.2fx, memory %.2fx (goal: under 0.25x both)\n' \
+		"$(echo "$elapsed / 279" | bc -l)" "$(echo "$rss_kib / 1024 / 361" | bc -l)"
+fi
+rm -rf "$work"
