@@ -374,6 +374,9 @@ async fn apply(
             ..Default::default()
         };
         write_status(&obj, ctx, api, patch).await?;
+        if observed.ready_reason.as_deref() != Some(reason::REQUIREMENTS_NOT_MET) {
+            event(ctx, &obj, EventType::Normal, reason::REQUIREMENTS_NOT_MET, &waiting_for).await;
+        }
         return Ok(Action::requeue(interval));
     }
     forget_waiting(ctx, &obj);
@@ -390,6 +393,14 @@ async fn apply(
         ..Default::default()
     };
     write_status(&obj, ctx, api, begin).await?;
+    event(
+        ctx,
+        &obj,
+        EventType::Normal,
+        reason::PROGRESSING,
+        &format!("applying {} {}", package.meta.name, package.meta.version),
+    )
+    .await;
     let result = ops::apply(
         &mut kc,
         package,

@@ -375,7 +375,7 @@ async fn a_package_object_is_installed_upgraded_failed_rolled_back_and_deleted()
         .into_iter()
         .map(|e| e.0)
         .collect();
-    for r in ["Succeeded", "RolledBack", "UpgradeFailed"] {
+    for r in ["Progressing", "Succeeded", "RolledBack", "UpgradeFailed"] {
         assert!(
             reasons.contains(&r.to_string()),
             "no {r} Event in {reasons:?}"
