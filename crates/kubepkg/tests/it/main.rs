@@ -2,6 +2,7 @@
 //! and uv do). Each module is one former test file; shared helpers are modules too.
 
 mod controller;
+mod controller_chart;
 /// The engine's package-writing helpers (simulated Deployments, hook charts), one copy.
 #[path = "../../../kubepkg-engine/tests/support/mod.rs"]
 mod engine_support;

@@ -1,0 +1,915 @@
+//! The controller's own chart, `charts/kubepkg-controller`:
+//! - its `crds/` copy of the Package CRD is byte for byte the one the binaries embed
+//!   (`kubepkg_package::object::CRD`, from `crates/kubepkg-package/crd/`), so the two cannot
+//!   drift;
+//! - `kubepkg template` prints exactly what the real `helm template` v4.3.1 prints (and the
+//!   same documents as v3.22.0), for the default values and for the value sets users change
+//!   (RBAC off, watched namespaces, leader election off, the package-contents roles,
+//!   scheduling), each of which does what it says; both refuse the same bad values with the
+//!   same message;
+//! - the real `helm lint --strict` passes;
+//! - on the local control plane both `kubepkg install` and `helm install` install it and its
+//!   Deployment becomes ready (the Package CRD may exist already: `crds/` is then left as it
+//!   is, as Helm does);
+//! - the ServiceAccount may do every verb the controller needs (`kubectl auth can-i --as`) and
+//!   nothing of the package contents unless `rbac.packageContents` grants it;
+//! - the real `kubepkg controller` process, authenticated as that ServiceAccount (a token of
+//!   it), reconciles a Package to Ready and uninstalls it on delete: the chart's rules are
+//!   enough for what the controller really calls.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
+
+use k8s_openapi::ByteString;
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
+use kubepkg_package::object;
+use kubepkg_testkit::{TestNamespace, helm_binary, helm_command};
+use serde_json::json;
+
+use crate::engine_support::{eventually, package};
+use crate::support::{kubepkg, ok, repo};
+
+const LIMIT: Duration = Duration::from_secs(180);
+const HELM_VERSIONS: [&str; 2] = ["v4.3.1", "v3.22.0"];
+
+fn chart() -> PathBuf {
+    repo().join("charts/kubepkg-controller")
+}
+
+fn chart_arg() -> String {
+    chart().display().to_string()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The chart's `crds/` copy is the CRD the binaries embed, byte for byte. `kubepkg-package`'s
+/// file is the source; after changing it, copy it over the chart's.
+#[test]
+fn the_charts_crd_is_the_package_crd() {
+    let copy = chart().join("crds/packages.kubepkg.dev.yaml");
+    let chart_crd = std::fs::read_to_string(&copy).expect("the chart ships the CRD");
+    assert!(
+        chart_crd == object::CRD,
+        "{} differs from crates/kubepkg-package/crd/packages.kubepkg.dev.yaml; run\n  cp crates/kubepkg-package/crd/packages.kubepkg.dev.yaml charts/kubepkg-controller/crds/",
+        copy.display()
+    );
+    let crds: Vec<_> = std::fs::read_dir(chart().join("crds"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        crds,
+        ["packages.kubepkg.dev.yaml"],
+        "one CRD, no stray files"
+    );
+}
+
+/// A value set rendered by both tools: what it is, its arguments, lines the output must have
+/// and text it must not contain (so that the set is seen to do what it says).
+struct ValueSet {
+    what: &'static str,
+    args: Vec<&'static str>,
+    has: Vec<&'static str>,
+    lacks: Vec<&'static str>,
+}
+
+fn value_sets() -> Vec<ValueSet> {
+    let set = |what, args, has, lacks| ValueSet {
+        what,
+        args,
+        has,
+        lacks,
+    };
+    vec![
+        set(
+            "default values",
+            vec![],
+            vec![
+                "kind: ClusterRole",
+                "kind: PodDisruptionBudget",
+                "            - --leader-elect",
+                "            - --leader-election-namespace=kubepkg-system",
+                "  replicas: 2",
+                "          image: \"kubepkg/controller:0.1.0\"",
+                "              path: /readyz",
+                "              mountPath: /tmp",
+                "            readOnlyRootFilesystem: true",
+            ],
+            vec![
+                "kind: CustomResourceDefinition",
+                "cluster-admin",
+                "package-contents",
+                "--watch-namespace",
+            ],
+        ),
+        set(
+            "default values with CRDs",
+            vec!["--include-crds"],
+            vec![
+                "kind: CustomResourceDefinition",
+                "  name: packages.kubepkg.dev",
+            ],
+            vec![],
+        ),
+        set(
+            "RBAC off, an existing ServiceAccount",
+            vec![
+                "--set",
+                "rbac.create=false",
+                "--set",
+                "serviceAccount.create=false",
+                "--set",
+                "serviceAccount.name=ops-controller",
+            ],
+            vec!["      serviceAccountName: ops-controller"],
+            vec!["kind: ClusterRole", "kind: ServiceAccount"],
+        ),
+        set(
+            "watched namespaces",
+            vec!["--set", "watchNamespaces={shop,billing}"],
+            vec!["            - --watch-namespace=shop,billing"],
+            vec![],
+        ),
+        set(
+            "leader election off, one replica",
+            vec![
+                "--set",
+                "leaderElection.enabled=false",
+                "--set",
+                "replicas=1",
+            ],
+            vec!["  replicas: 1"],
+            vec!["--leader-elect", "kind: PodDisruptionBudget"],
+        ),
+        set(
+            "package contents cluster-admin",
+            vec!["--set", "rbac.packageContents=clusterAdmin"],
+            vec![
+                "  name: kpc-kubepkg-controller-package-contents",
+                "  name: cluster-admin",
+            ],
+            vec!["kind: RoleBinding"],
+        ),
+        set(
+            "package contents rules in two namespaces",
+            vec![
+                "--set",
+                "rbac.packageContents=rules",
+                "--set-json",
+                DEPLOYMENT_RULES,
+                "--set",
+                "rbac.packageContentsNamespaces={shop,billing}",
+            ],
+            vec![
+                "kind: RoleBinding",
+                "  namespace: shop",
+                "  namespace: billing",
+                "    - deployments",
+            ],
+            vec!["cluster-admin"],
+        ),
+        set(
+            "digest, json logs, scheduling, extras",
+            vec![
+                "--set",
+                "image.digest=sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+                "--set",
+                "logFormat=json",
+                "--set",
+                "concurrency=16",
+                "--set",
+                "defaultTimeout=5m",
+                "--set",
+                "leaderElection.namespace=kubepkg-leases",
+                "--set",
+                "tmpVolume.sizeLimit=2Gi",
+                "--set",
+                "metrics.service.enabled=false",
+                "--set",
+                "podDisruptionBudget.enabled=false",
+                "--set",
+                "nodeSelector.kubernetes\\.io/os=linux",
+                "--set-json",
+                r#"tolerations=[{"key":"dedicated","operator":"Equal","value":"ops","effect":"NoSchedule"}]"#,
+                "--set-json",
+                r#"extraEnv=[{"name":"KUBEPKG_LOG","value":"debug"}]"#,
+                "--set",
+                "extraArgs={--kube-context=x}",
+                "--set",
+                "podAnnotations.team=ops",
+                "--set",
+                "fullnameOverride=kpc",
+            ],
+            vec![
+                "          image: \"kubepkg/controller@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"",
+                "            - --log-format=json",
+                "            - --concurrency=16",
+                "            - --timeout=5m",
+                "            - --leader-election-namespace=kubepkg-leases",
+                "            sizeLimit: 2Gi",
+                "        kubernetes.io/os: linux",
+                "          value: ops",
+                "              value: debug",
+                "            - \"--kube-context=x\"",
+                "        team: ops",
+                "  name: kpc",
+            ],
+            vec!["name: kpc-metrics", "kind: PodDisruptionBudget"],
+        ),
+    ]
+}
+
+fn kubepkg_template(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+        .args(["template", "kpc", &chart_arg(), "-n", "kubepkg-system"])
+        .args(args)
+        .env_remove("HELM_NAMESPACE")
+        .output()
+        .unwrap()
+}
+
+fn helm_template(helm: &Path, args: &[&str]) -> Output {
+    Command::new(helm)
+        .args(["template", "kpc", &chart_arg(), "-n", "kubepkg-system"])
+        .args(args)
+        .env_remove("HELM_NAMESPACE")
+        .env(
+            "HELM_CACHE_HOME",
+            std::env::temp_dir().join("kubepkg-helm-cache"),
+        )
+        .env(
+            "HELM_CONFIG_HOME",
+            std::env::temp_dir().join("kubepkg-helm-config"),
+        )
+        .output()
+        .unwrap()
+}
+
+/// The first line where `ours` and `theirs` differ, with its neighbours.
+fn first_difference(ours: &str, theirs: &str) -> String {
+    let (a, b): (Vec<_>, Vec<_>) = (ours.lines().collect(), theirs.lines().collect());
+    let i = (0..a.len().max(b.len()))
+        .find(|&i| a.get(i) != b.get(i))
+        .unwrap_or(0);
+    let around = |l: &[&str]| l[i.saturating_sub(3)..(i + 3).min(l.len())].join("\n");
+    format!(
+        "line {}:\n--- kubepkg\n{}\n--- helm\n{}",
+        i + 1,
+        around(&a),
+        around(&b)
+    )
+}
+
+/// The documents of a `helm template` output, each without the blank lines around it (Helm 3
+/// and Helm 4 separate documents differently; kubepkg prints what Helm 4 prints).
+fn documents(out: &str) -> Vec<&str> {
+    out.split("\n---\n")
+        .map(|d| d.trim_matches('\n'))
+        .filter(|d| !d.is_empty() && *d != "---")
+        .collect()
+}
+
+/// Byte for byte what Helm 4 prints; the same documents, in the same order and with the same
+/// text, as Helm 3.
+#[test]
+fn kubepkg_template_renders_the_chart_as_helm_template_does() {
+    for version in HELM_VERSIONS {
+        let helm = helm_binary(version).expect("helm oracle");
+        for ValueSet {
+            what,
+            args,
+            has,
+            lacks,
+        } in value_sets()
+        {
+            let theirs = helm_template(&helm, &args);
+            assert!(
+                theirs.status.success(),
+                "helm {version} template ({what}) failed: {}",
+                text(&theirs.stderr)
+            );
+            let ours = kubepkg_template(&args);
+            assert!(
+                ours.status.success(),
+                "kubepkg template ({what}) failed: {}",
+                text(&ours.stderr)
+            );
+            let (ours, theirs) = (text(&ours.stdout), text(&theirs.stdout));
+            if version.starts_with("v4") {
+                assert!(
+                    ours == theirs,
+                    "kubepkg template differs from helm {version} template ({what}) at {}",
+                    first_difference(&ours, &theirs)
+                );
+            } else {
+                let (a, b) = (documents(&ours), documents(&theirs));
+                assert!(
+                    a == b,
+                    "kubepkg template's documents differ from helm {version} template's ({what}) at {}",
+                    first_difference(&a.join("\n---\n"), &b.join("\n---\n"))
+                );
+            }
+            // The value set does what it says (in helm's output, which ours equals).
+            let lines: Vec<&str> = theirs.lines().collect();
+            for line in &has {
+                assert!(
+                    lines.contains(line),
+                    "{what}: no line {line:?} in\n{theirs}"
+                );
+            }
+            for part in &lacks {
+                assert!(
+                    !theirs.contains(part),
+                    "{what}: {part:?} should not be in\n{theirs}"
+                );
+            }
+        }
+    }
+}
+
+/// The chart's refusals (its `fail`s and its schema) are both tools' refusals, with the same
+/// exit code and the same message, byte for byte.
+#[test]
+fn kubepkg_template_refuses_the_values_helm_template_refuses() {
+    let cases: [(&str, &[&str], &str); 4] = [
+        (
+            "two replicas without leader election",
+            &["--set", "leaderElection.enabled=false"],
+            "replicas > 1 needs leaderElection.enabled=true",
+        ),
+        (
+            "rules without rules",
+            &["--set", "rbac.packageContents=rules"],
+            "rbac.packageContents=rules needs rbac.packageContentsRules",
+        ),
+        (
+            "no ServiceAccount name",
+            &["--set", "serviceAccount.create=false"],
+            "serviceAccount.name is required",
+        ),
+        (
+            "unknown log format",
+            &["--set", "logFormat=xml"],
+            "at '/logFormat': value must be one of 'text', 'json'",
+        ),
+    ];
+    for version in HELM_VERSIONS {
+        let helm = helm_binary(version).expect("helm oracle");
+        for (what, args, message) in cases {
+            let theirs = helm_template(&helm, args);
+            let ours = kubepkg_template(args);
+            assert!(
+                !theirs.status.success() && text(&theirs.stderr).contains(message),
+                "helm {version} ({what}) should refuse with {message:?}: {}",
+                text(&theirs.stderr)
+            );
+            assert_eq!(
+                (ours.status.code(), text(&ours.stderr)),
+                (theirs.status.code(), text(&theirs.stderr)),
+                "kubepkg template ({what}) refuses as helm {version} does"
+            );
+        }
+    }
+}
+
+#[test]
+fn helm_lint_passes() {
+    for version in HELM_VERSIONS {
+        let helm = helm_binary(version).expect("helm oracle");
+        for args in [
+            &[][..],
+            &["--set", "rbac.packageContents=clusterAdmin"][..],
+            &[
+                "--set",
+                "leaderElection.enabled=false",
+                "--set",
+                "replicas=1",
+            ][..],
+        ] {
+            let out = Command::new(&helm)
+                .args(["lint", "--strict", &chart_arg()])
+                .args(args)
+                .env(
+                    "HELM_CACHE_HOME",
+                    std::env::temp_dir().join("kubepkg-helm-cache"),
+                )
+                .env(
+                    "HELM_CONFIG_HOME",
+                    std::env::temp_dir().join("kubepkg-helm-config"),
+                )
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "helm {version} lint --strict {args:?}:\n{}{}",
+                text(&out.stdout),
+                text(&out.stderr)
+            );
+        }
+    }
+}
+
+/// Which tool installs (and, when dropped, uninstalls: the chart's ClusterRoles and bindings
+/// outlive the test namespace otherwise).
+#[derive(Clone, Copy, PartialEq)]
+enum Tool {
+    Kubepkg,
+    Helm,
+}
+
+struct Installed<'a> {
+    ns: &'a TestNamespace,
+    tool: Tool,
+    release: String,
+}
+
+impl Installed<'_> {
+    fn command(ns: &TestNamespace, tool: Tool, args: &[&str]) -> Command {
+        match tool {
+            Tool::Kubepkg => kubepkg(ns, args),
+            Tool::Helm => {
+                let helm = helm_binary(HELM_VERSIONS[0]).expect("helm oracle");
+                helm_command(&helm, ns, args)
+            }
+        }
+    }
+
+    fn install<'a>(ns: &'a TestNamespace, tool: Tool, values: &[&str]) -> Installed<'a> {
+        let release = ns.name().to_string();
+        let chart = chart_arg();
+        let mut args = vec![
+            "install",
+            release.as_str(),
+            chart.as_str(),
+            "--wait",
+            "--timeout",
+            "3m",
+        ];
+        args.extend_from_slice(values);
+        let out = Self::command(ns, tool, &args).output().unwrap();
+        let installed = Installed { ns, tool, release };
+        ok(out);
+        installed
+    }
+
+    /// The chart's full name for this release (RELEASE-kubepkg-controller).
+    fn fullname(&self) -> String {
+        format!("{}-kubepkg-controller", self.release)
+    }
+}
+
+impl Drop for Installed<'_> {
+    fn drop(&mut self) {
+        let _ = Self::command(self.ns, self.tool, &["uninstall", &self.release]).output();
+    }
+}
+
+/// Waits until the Deployment has all its replicas ready and available.
+async fn deployment_ready(ns: &TestNamespace, name: &str, replicas: i32) {
+    let api: Api<Deployment> = ns.api();
+    eventually(LIMIT, &format!("Deployment {name} ready"), async || {
+        let d = api.get_opt(name).await.ok()??;
+        let s = d.status?;
+        (s.ready_replicas == Some(replicas) && s.available_replicas == Some(replicas)).then_some(())
+    })
+    .await;
+}
+
+/// What `helm install` and `kubepkg install` both made: the pods run as the ServiceAccount,
+/// with the downward-API variables, and the PodDisruptionBudget allows one disruption.
+async fn check_installed(installed: &Installed<'_>) {
+    let ns = installed.ns;
+    let name = installed.fullname();
+    deployment_ready(ns, &name, 2).await;
+    let d: Deployment = ns.api().get(&name).await.unwrap();
+    let pod = d.spec.template.spec.unwrap();
+    assert_eq!(pod.service_account_name.as_deref(), Some(name.as_str()));
+    let c = &pod.containers[0];
+    let env: Vec<_> = c.env.iter().flatten().map(|e| e.name.as_str()).collect();
+    assert_eq!(env, ["POD_NAME", "POD_NAMESPACE"]);
+    let args = c.args.clone().unwrap_or_default();
+    assert!(args.contains(&"--leader-elect".to_string()), "{args:?}");
+    let pdb: Api<k8s_openapi::api::policy::v1::PodDisruptionBudget> = ns.api();
+    eventually(
+        LIMIT,
+        "PodDisruptionBudget allows one disruption",
+        async || {
+            let p = pdb.get_opt(&name).await.ok()??;
+            (p.status?.disruptions_allowed == Some(1)).then_some(())
+        },
+    )
+    .await;
+    let svc: Api<k8s_openapi::api::core::v1::Service> = ns.api();
+    assert!(
+        svc.get_opt(&format!("{name}-metrics"))
+            .await
+            .unwrap()
+            .is_some()
+    );
+    let crds: Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
+        Api::all(ns.client().clone());
+    assert!(
+        crds.get_opt("packages.kubepkg.dev")
+            .await
+            .unwrap()
+            .is_some()
+    );
+}
+
+#[tokio::test]
+async fn kubepkg_install_installs_the_chart_and_the_deployment_becomes_ready() {
+    let ns = TestNamespace::new("chart-kubepkg")
+        .await
+        .expect("control plane");
+    let installed = Installed::install(&ns, Tool::Kubepkg, &[]);
+    check_installed(&installed).await;
+}
+
+#[tokio::test]
+async fn helm_install_installs_the_chart_and_the_deployment_becomes_ready() {
+    let ns = TestNamespace::new("chart-helm")
+        .await
+        .expect("control plane");
+    let installed = Installed::install(&ns, Tool::Helm, &[]);
+    check_installed(&installed).await;
+    // Without package contents, the controller may not create what packages contain.
+    let sa = format!(
+        "system:serviceaccount:{}:{}",
+        ns.name(),
+        installed.fullname()
+    );
+    for (verb, resource) in [
+        ("create", "deployments.apps"),
+        ("delete", "nodes"),
+        ("create", "clusterroles.rbac.authorization.k8s.io"),
+    ] {
+        assert!(
+            !can_i(&ns, &sa, verb, resource, None, Scope::AllNamespaces),
+            "{sa} may {verb} {resource}"
+        );
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Scope<'a> {
+    AllNamespaces,
+    Namespace(&'a str),
+}
+
+/// `kubectl auth can-i VERB RESOURCE --as SUBJECT`: true for yes, false for no.
+fn can_i(
+    ns: &TestNamespace,
+    subject: &str,
+    verb: &str,
+    resource: &str,
+    subresource: Option<&str>,
+    scope: Scope<'_>,
+) -> bool {
+    let mut c = ns.plane().kubectl();
+    c.args(["auth", "can-i", verb, resource, "--as", subject]);
+    if let Some(s) = subresource {
+        c.arg(format!("--subresource={s}"));
+    }
+    match scope {
+        Scope::AllNamespaces => c.arg("--all-namespaces"),
+        Scope::Namespace(n) => c.args(["-n", n]),
+    };
+    let out = c.output().expect("kubectl");
+    match (out.status.code(), text(&out.stdout).trim()) {
+        (Some(0), "yes") => true,
+        (Some(1), "no") => false,
+        other => panic!(
+            "kubectl auth can-i {verb} {resource}: {other:?} {}",
+            text(&out.stderr)
+        ),
+    }
+}
+
+/// Every (verb, resource, subresource) the controller calls, cluster-wide (README.md#rbac).
+const CONTROLLER_NEEDS: &[(&str, &str, Option<&str>)] = &[
+    ("list", "packages.kubepkg.dev", None),
+    ("watch", "packages.kubepkg.dev", None),
+    ("patch", "packages.kubepkg.dev", None),
+    ("patch", "packages.kubepkg.dev", Some("status")),
+    ("get", "secrets", None),
+    ("list", "secrets", None),
+    ("watch", "secrets", None),
+    ("create", "secrets", None),
+    ("update", "secrets", None),
+    ("delete", "secrets", None),
+    ("get", "configmaps", None),
+    ("get", "leases.coordination.k8s.io", None),
+    ("create", "leases.coordination.k8s.io", None),
+    ("update", "leases.coordination.k8s.io", None),
+    ("delete", "leases.coordination.k8s.io", None),
+    ("create", "namespaces", None),
+    ("patch", "namespaces", None),
+    ("create", "events.events.k8s.io", None),
+    ("patch", "events.events.k8s.io", None),
+    ("list", "events", None),
+];
+
+/// What the controller never needs: granted neither cluster-wide nor in its namespace (the
+/// package-contents role of the test grants Deployments only, checked on their own).
+const CONTROLLER_MUST_NOT: &[(&str, &str, Option<&str>)] = &[
+    ("delete", "nodes", None),
+    ("escalate", "clusterroles.rbac.authorization.k8s.io", None),
+    ("bind", "clusterroles.rbac.authorization.k8s.io", None),
+    (
+        "create",
+        "clusterrolebindings.rbac.authorization.k8s.io",
+        None,
+    ),
+    ("impersonate", "serviceaccounts", None),
+    ("create", "pods", Some("exec")),
+    (
+        "create",
+        "customresourcedefinitions.apiextensions.k8s.io",
+        None,
+    ),
+    ("delete", "namespaces", None),
+    ("update", "packages.kubepkg.dev", None),
+    ("delete", "packages.kubepkg.dev", None),
+    ("patch", "secrets", None),
+    ("create", "configmaps", None),
+    ("list", "configmaps", None),
+    ("list", "leases.coordination.k8s.io", None),
+    ("create", "events", None),
+];
+
+/// The rules the package-contents role gets in the RBAC test: what a package of one
+/// Deployment needs.
+const DEPLOYMENT_RULES: &str = r#"rbac.packageContentsRules=[{"apiGroups":["apps"],"resources":["deployments"],"verbs":["get","list","watch","create","update","patch","delete"]}]"#;
+
+/// The ServiceAccount may do exactly what the controller needs; the package-contents role
+/// grants its rules in its namespaces only; and the real controller, authenticated as that
+/// ServiceAccount, reconciles a Package of one Deployment to Ready and uninstalls it on
+/// delete.
+#[tokio::test]
+async fn the_service_account_may_do_what_the_controller_needs_and_no_more() {
+    let ns = TestNamespace::new("chart-rbac")
+        .await
+        .expect("control plane");
+    let contents_ns = format!("--set=rbac.packageContentsNamespaces={{{}}}", ns.name());
+    let installed = Installed::install(
+        &ns,
+        Tool::Kubepkg,
+        &[
+            "--set",
+            "rbac.packageContents=rules",
+            "--set-json",
+            DEPLOYMENT_RULES,
+            &contents_ns,
+        ],
+    );
+    deployment_ready(&ns, &installed.fullname(), 2).await;
+    let sa = format!(
+        "system:serviceaccount:{}:{}",
+        ns.name(),
+        installed.fullname()
+    );
+
+    let mut refused = Vec::new();
+    for &(verb, resource, sub) in CONTROLLER_NEEDS {
+        if !can_i(&ns, &sa, verb, resource, sub, Scope::AllNamespaces) {
+            refused.push(format!("{verb} {resource} {sub:?}"));
+        }
+    }
+    assert!(refused.is_empty(), "{sa} may not: {refused:?}");
+    let mut granted = Vec::new();
+    for &(verb, resource, sub) in CONTROLLER_MUST_NOT {
+        if can_i(&ns, &sa, verb, resource, sub, Scope::AllNamespaces)
+            || can_i(&ns, &sa, verb, resource, sub, Scope::Namespace(ns.name()))
+        {
+            granted.push(format!("{verb} {resource} {sub:?}"));
+        }
+    }
+    assert!(granted.is_empty(), "{sa} may: {granted:?}");
+    assert!(can_i(
+        &ns,
+        &sa,
+        "create",
+        "deployments.apps",
+        None,
+        Scope::Namespace(ns.name())
+    ));
+    assert!(!can_i(
+        &ns,
+        &sa,
+        "create",
+        "deployments.apps",
+        None,
+        Scope::Namespace("default")
+    ));
+    assert!(!can_i(
+        &ns,
+        &sa,
+        "create",
+        "deployments.apps",
+        None,
+        Scope::AllNamespaces
+    ));
+
+    // The real controller as that ServiceAccount.
+    let tmp = tempfile::tempdir().unwrap();
+    let kubeconfig = service_account_kubeconfig(&ns, &installed.fullname(), tmp.path());
+    let ctl = Controller::start(&ns, &kubeconfig);
+    let root = tmp.path().join("pkg");
+    package(
+        &root,
+        "package:\n  name: notes\n  version: 1.0.0\ncomponents:\n- {name: app, path: app}\n",
+        &["app"],
+        &[],
+    );
+    store_archive(&ns, "notes-pkg", archive(&root)).await;
+    let packages = packages(&ns);
+    let o: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "kubepkg.dev/v1alpha1", "kind": "Package",
+        "metadata": {"name": "notes"},
+        "spec": {"source": {"configMapRef": {"name": "notes-pkg"}}},
+    }))
+    .unwrap();
+    packages.create(&PostParams::default(), &o).await.unwrap();
+    let deadline = std::time::Instant::now() + LIMIT;
+    loop {
+        ctl.assert_running();
+        let o = serde_json::to_value(packages.get("notes").await.unwrap()).unwrap();
+        let ready = o
+            .pointer("/status/conditions")
+            .and_then(|c| c.as_array())
+            .and_then(|c| c.iter().find(|c| c["type"] == "Ready"))
+            .cloned();
+        if ready
+            .as_ref()
+            .is_some_and(|r| r["status"] == "True" && r["reason"] == "Succeeded")
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Package notes never became Ready; status:\n{}\ncontroller log:\n{}",
+            serde_json::to_string_pretty(&o["status"]).unwrap(),
+            ctl.log()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    deployment_ready(&ns, "notes-app", 1).await;
+
+    // Delete: the finalizer uninstalls the component, then lets the object go.
+    packages
+        .delete("notes", &DeleteParams::default())
+        .await
+        .unwrap();
+    let deployments: Api<Deployment> = ns.api();
+    let deadline = std::time::Instant::now() + LIMIT;
+    while packages.get_opt("notes").await.unwrap().is_some()
+        || deployments.get_opt("notes-app").await.unwrap().is_some()
+    {
+        ctl.assert_running();
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Package notes not uninstalled; controller log:\n{}",
+            ctl.log()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let log = ctl.log();
+    assert!(
+        !log.contains("forbidden"),
+        "the controller was refused something:\n{log}"
+    );
+}
+
+fn packages(ns: &TestNamespace) -> Api<DynamicObject> {
+    let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
+    Api::namespaced_with(
+        ns.client().clone(),
+        ns.name(),
+        &ApiResource::from_gvk_with_plural(&gvk, object::PLURAL),
+    )
+}
+
+/// A kubeconfig for the plane's API server that authenticates with a token of ServiceAccount
+/// `sa` (TokenRequest, as the kubelet gets one for the controller's pod).
+fn service_account_kubeconfig(ns: &TestNamespace, sa: &str, dir: &Path) -> PathBuf {
+    let kubectl = |args: &[&str]| -> String {
+        let mut c = ns.plane().kubectl();
+        c.args(args);
+        ok(c.output().unwrap()).trim().to_string()
+    };
+    let token = kubectl(&["create", "token", sa, "-n", ns.name(), "--duration=1h"]);
+    let server = kubectl(&[
+        "config",
+        "view",
+        "--raw",
+        "--minify",
+        "-o",
+        "jsonpath={.clusters[0].cluster.server}",
+    ]);
+    let ca = kubectl(&[
+        "config",
+        "view",
+        "--raw",
+        "--minify",
+        "-o",
+        "jsonpath={.clusters[0].cluster.certificate-authority-data}",
+    ]);
+    assert!(!server.is_empty() && !ca.is_empty(), "admin kubeconfig");
+    let config = json!({
+        "apiVersion": "v1", "kind": "Config",
+        "clusters": [{"name": "plane", "cluster": {"server": server, "certificate-authority-data": ca}}],
+        "users": [{"name": sa, "user": {"token": token}}],
+        "contexts": [{"name": sa, "context": {"cluster": "plane", "user": sa, "namespace": ns.name()}}],
+        "current-context": sa,
+    });
+    let path = dir.join("sa.kubeconfig");
+    std::fs::write(&path, serde_json::to_string_pretty(&config).unwrap()).unwrap();
+    path
+}
+
+/// `kubepkg controller` as the chart runs it (leader election in the release namespace),
+/// watching the test namespace; killed when dropped.
+struct Controller {
+    child: std::cell::RefCell<Child>,
+    log: PathBuf,
+}
+
+impl Controller {
+    fn start(ns: &TestNamespace, kubeconfig: &Path) -> Controller {
+        let log = std::env::temp_dir().join(format!(
+            "kubepkg-chart-controller-{}-{}.log",
+            ns.name(),
+            std::process::id()
+        ));
+        let file = std::fs::File::create(&log).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+            .args(["controller", "--kubeconfig"])
+            .arg(kubeconfig)
+            .args(["--watch-namespace", ns.name()])
+            .args(["--leader-elect", "--leader-election-namespace", ns.name()])
+            .args([
+                "--metrics-bind-address",
+                "0",
+                "--health-probe-bind-address",
+                "0",
+            ])
+            .args(["--interval", "5s", "--timeout", "60s"])
+            .env_remove("KUBECONFIG")
+            .env("KUBEPKG_LOG", "info,kube_client=warn,kube_runtime=warn")
+            .stdout(Stdio::null())
+            .stderr(file)
+            .spawn()
+            .expect("start kubepkg controller");
+        Controller {
+            child: std::cell::RefCell::new(child),
+            log,
+        }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    fn assert_running(&self) {
+        if let Ok(Some(status)) = self.child.borrow_mut().try_wait() {
+            panic!("kubepkg controller exited ({status}):\n{}", self.log());
+        }
+    }
+}
+
+impl Drop for Controller {
+    fn drop(&mut self) {
+        let mut child = self.child.borrow_mut();
+        let _ = child.kill();
+        let _ = child.wait();
+        let _ = std::fs::remove_file(&self.log);
+    }
+}
+
+/// The `.tgz` of a package directory.
+fn archive(dir: &Path) -> Vec<u8> {
+    let mut out = Vec::new();
+    {
+        let gz = flate2::write::GzEncoder::new(&mut out, flate2::Compression::fast());
+        let mut tar = tar::Builder::new(gz);
+        tar.append_dir_all(".", dir).unwrap();
+        tar.into_inner().unwrap().finish().unwrap();
+    }
+    out
+}
+
+/// A ConfigMap `name` holding `bytes` as `package.tgz`.
+async fn store_archive(ns: &TestNamespace, name: &str, bytes: Vec<u8>) {
+    let mut cm = ConfigMap::default();
+    cm.metadata.name = Some(name.to_string());
+    cm.binary_data = Some([("package.tgz".to_string(), ByteString(bytes))].into());
+    let api: Api<ConfigMap> = ns.api();
+    api.create(&PostParams::default(), &cm)
+        .await
+        .expect("archive ConfigMap");
+}
