@@ -226,14 +226,105 @@ async fn path_source(
 }
 
 fn engine_cluster(ctx: &Context, namespace: &str, timeout: Duration) -> KubeCluster {
+    engine_cluster_reporting(ctx, namespace, timeout, None)
+}
+
+/// [`engine_cluster`] whose progress is also sent to `waits` (what each component waits for).
+fn engine_cluster_reporting(
+    ctx: &Context,
+    namespace: &str,
+    timeout: Duration,
+    waits: Option<tokio::sync::mpsc::UnboundedSender<kubepkg_progress::Event>>,
+) -> KubeCluster {
     let mut kube = ctx.cluster.clone();
     kube.namespace = namespace.to_string();
     let caps = kubepkg_engine::chart::ClusterCapabilities::default();
     let object = namespace.to_string();
     let sink: kubepkg_progress::Sink = Arc::new(move |e: &kubepkg_progress::Event| {
         tracing::info!(namespace = %object, "{e}");
+        if let Some(w) = &waits {
+            let _ = w.send(e.clone());
+        }
     });
     KubeCluster::with_sink(kube, caps, timeout, sink)
+}
+
+/// Writes `status.components[].waitingFor` while an apply runs, from the progress events: at
+/// most once a second, and only when it changed. The engine's next record of the revision
+/// writes the components again without it (cleared once the component is ready).
+async fn report_waits(
+    api: Api<DynamicObject>,
+    name: String,
+    mut events: tokio::sync::mpsc::UnboundedReceiver<kubepkg_progress::Event>,
+) {
+    use kubepkg_progress::Event;
+    let mut waiting: HashMap<String, String> = HashMap::new();
+    let mut written: HashMap<String, String> = HashMap::new();
+    loop {
+        let first = events.recv().await;
+        let Some(first) = first else { return };
+        let mut batch = vec![first];
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        while let Ok(e) = events.try_recv() {
+            batch.push(e);
+        }
+        for e in batch {
+            match e {
+                Event::WaitingFor {
+                    component,
+                    object,
+                    reason,
+                } => {
+                    waiting.insert(component, format!("{object}: {reason}"));
+                }
+                Event::Ready { component }
+                | Event::Failed { component, .. }
+                | Event::Unchanged { component } => {
+                    waiting.remove(&component);
+                }
+                _ => {}
+            }
+        }
+        if waiting == written {
+            continue;
+        }
+        let Ok(obj) = api.get(&name).await else {
+            continue;
+        };
+        let mut components = obj
+            .data
+            .pointer("/status/components")
+            .and_then(|c| c.as_array())
+            .cloned()
+            .unwrap_or_default();
+        // A first install lists a component only once it is recorded: until then, by name.
+        for component in waiting.keys() {
+            if !components.iter().any(|c| c["name"] == component.as_str()) {
+                components.push(serde_json::json!({ "name": component }));
+            }
+        }
+        for c in &mut components {
+            let Some(entry) = c.as_object_mut() else {
+                continue;
+            };
+            let component = entry
+                .get("name")
+                .and_then(|n| n.as_str())
+                .unwrap_or_default();
+            match waiting.get(component) {
+                Some(w) => entry.insert("waitingFor".into(), w.clone().into()),
+                None => entry.remove("waitingFor"),
+            };
+        }
+        let patch = serde_json::json!({"status": {"components": components}});
+        if api
+            .patch_status(&name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .is_ok()
+        {
+            written = waiting.clone();
+        }
+    }
 }
 
 fn duration(text: Option<&str>, default: Duration) -> Duration {
@@ -319,7 +410,10 @@ async fn apply(
         }
     };
     let package = &loaded.package;
-    let mut kc = engine_cluster(ctx, &namespace, timeout);
+    let (waits, wait_events) = tokio::sync::mpsc::unbounded_channel();
+    let mut kc = engine_cluster_reporting(ctx, &namespace, timeout, Some(waits));
+    let reporter = tokio::spawn(report_waits(api.clone(), name.clone(), wait_events));
+    let stop_reporting = AbortOnDrop(reporter);
     kc.caps = ops::capabilities(&kc.kube).await;
     // Requirements are waited for by watch here (the reconcile does not block on them).
     kc.requirements_timeout = Duration::ZERO;
@@ -375,7 +469,14 @@ async fn apply(
         };
         write_status(&obj, ctx, api, patch).await?;
         if observed.ready_reason.as_deref() != Some(reason::REQUIREMENTS_NOT_MET) {
-            event(ctx, &obj, EventType::Normal, reason::REQUIREMENTS_NOT_MET, &waiting_for).await;
+            event(
+                ctx,
+                &obj,
+                EventType::Normal,
+                reason::REQUIREMENTS_NOT_MET,
+                &waiting_for,
+            )
+            .await;
         }
         return Ok(Action::requeue(interval));
     }
@@ -409,6 +510,9 @@ async fn apply(
         ops::ApplyOptions::new(timeout),
     )
     .await;
+    // No stale "waiting for" after the apply: the reporter stops, what it wrote goes.
+    drop(stop_reporting);
+    clear_waits(api, &name).await;
     let outcome = match result {
         Ok((outcome, _plan)) => outcome,
         Err(e)
@@ -558,6 +662,40 @@ async fn check_drift(
         }
     }
     Ok(())
+}
+
+/// Removes every `waitingFor` from `status.components`.
+async fn clear_waits(api: &Api<DynamicObject>, name: &str) {
+    let Ok(obj) = api.get(name).await else { return };
+    let Some(mut components) = obj
+        .data
+        .pointer("/status/components")
+        .and_then(|c| c.as_array())
+        .cloned()
+    else {
+        return;
+    };
+    let mut changed = false;
+    for c in &mut components {
+        if let Some(entry) = c.as_object_mut() {
+            changed |= entry.remove("waitingFor").is_some();
+        }
+    }
+    if changed {
+        let patch = serde_json::json!({"status": {"components": components}});
+        let _ = api
+            .patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await;
+    }
+}
+
+/// Aborts a background task when dropped (the end of the reconcile that started it).
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// A fetched archive extracted and loaded with the CLI's loader; the scratch directory goes

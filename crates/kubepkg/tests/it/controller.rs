@@ -966,3 +966,67 @@ async fn drift_is_corrected_when_enabled_and_reported_when_warn() {
             .is_none()
     );
 }
+
+/// While a component is applied, the status says what it waits for; SIGTERM lets the apply in
+/// flight finish (the package ends Ready) and the process exits 0.
+#[tokio::test]
+async fn the_status_says_what_a_component_waits_for_and_sigterm_finishes_the_apply() {
+    let ns = TestNamespace::new("ctl-term").await.expect("control plane");
+    install_crd(&ns).await;
+    let ctl = ControllerProcess::start(&ns, "5s", &[]);
+    let tmp = tempfile::tempdir().unwrap();
+    app_package(&tmp.path().join("p"), "p", "1.0.0", true, "");
+    store_archive(&ns, "p", archive(&tmp.path().join("p"))).await;
+    create(
+        &ns,
+        "p",
+        json!({"source": {"configMapRef": {"name": "p"}}, "values": {"app": {"readyAfter": "12s"}}}),
+    )
+    .await;
+    let waiting = eventually(LIMIT, "status.components[].waitingFor", async || {
+        let o = get(&ns, "p").await?;
+        o.pointer("/status/components")?
+            .as_array()?
+            .iter()
+            .find(|c| c["name"] == "app")?
+            .get("waitingFor")?
+            .as_str()
+            .map(str::to_string)
+    })
+    .await;
+    assert!(
+        waiting.starts_with("Deployment \"p-app\"") && waiting.contains(ns.name()),
+        "{waiting}"
+    );
+    // SIGTERM mid-apply: the reconcile in flight finishes, then the process exits cleanly.
+    let pid = ctl.pid().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let status = eventually(LIMIT, "the controller exits", async || {
+        ctl.child.borrow_mut().try_wait().unwrap()
+    })
+    .await;
+    assert!(status.success(), "{status}: {}", ctl.log());
+    let o = get(&ns, "p").await.unwrap();
+    assert_eq!(
+        condition(&o, "Ready").map(|c| c.1),
+        Some("Succeeded".into()),
+        "{}",
+        ctl.log()
+    );
+    let comps = o.pointer("/status/components").unwrap().as_array().unwrap();
+    assert!(
+        comps.iter().all(|c| c.get("waitingFor").is_none()),
+        "{comps:?}"
+    );
+    assert!(
+        ctl.log().contains("finishing the reconciles in flight"),
+        "{}",
+        ctl.log()
+    );
+}
