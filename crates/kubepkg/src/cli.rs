@@ -83,8 +83,12 @@ pub enum Command {
 /// Arguments of `kubepkg controller` (controller-runtime's flag names where they exist).
 #[derive(Debug, clap::Args)]
 pub struct ControllerArgs {
-    #[command(flatten)]
-    pub cluster: ClusterArgs,
+    /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster).
+    #[arg(long = "kubeconfig")]
+    pub kubeconfig: Option<std::path::PathBuf>,
+    /// Name of the kubeconfig context to use (default: $HELM_KUBECONTEXT, then the current one).
+    #[arg(long = "kube-context")]
+    pub kube_context: Option<String>,
     /// Reconcile only the Packages of these namespaces (repeatable or comma-separated;
     /// default: all namespaces).
     #[arg(long = "watch-namespace", value_delimiter = ',')]

@@ -136,7 +136,14 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
             Command::History(a) | Command::Status(a) => &a.query.cluster,
             Command::Get(a) => &a.cluster,
             Command::Test(a) => &a.cluster,
-            Command::Controller(a) => &a.cluster,
+            Command::Controller(a) => {
+                return Some(ClusterArgs {
+                    kubeconfig: a.kubeconfig.clone(),
+                    kube_context: a.kube_context.clone(),
+                    namespace: None,
+                    no_wait_lock: false,
+                });
+            }
         }
         .clone(),
     )
