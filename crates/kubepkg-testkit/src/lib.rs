@@ -22,6 +22,7 @@ mod apply;
 mod error;
 mod helm;
 mod namespace;
+mod packages;
 mod plane;
 pub mod sim;
 mod wait;
@@ -30,6 +31,7 @@ pub use apply::{apply_yaml, parse_yaml_objects, resolve};
 pub use error::Error;
 pub use helm::{helm_binary, helm_command};
 pub use namespace::TestNamespace;
+pub use packages::{install_package_crd, package_api, package_archive, store_package_archive};
 pub use plane::{ControlPlane, control_plane};
 pub use wait::{has_condition, wait_deleted, wait_for};
 

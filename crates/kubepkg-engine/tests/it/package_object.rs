@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::support::*;
-use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
+use kube::api::{Api, DynamicObject, PostParams};
 use kubepkg_kube::readiness::{self, Status};
 use kubepkg_package::object;
 use kubepkg_package::orchestrator::Reason;
@@ -17,12 +17,7 @@ use serde_json::{Value, json};
 const SHORT: Duration = Duration::from_secs(60);
 
 fn packages(ns: &TestNamespace) -> Api<DynamicObject> {
-    let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
-    Api::namespaced_with(
-        ns.client().clone(),
-        ns.name(),
-        &ApiResource::from_gvk_with_plural(&gvk, object::PLURAL),
-    )
+    kubepkg_testkit::package_api(ns)
 }
 
 fn package_object(name: &str, spec: Value) -> DynamicObject {
@@ -37,16 +32,9 @@ fn package_object(name: &str, spec: Value) -> DynamicObject {
 
 /// Installs the CRD (idempotent) and waits until Packages can be created.
 async fn install_crd(ns: &TestNamespace) {
-    kubepkg_testkit::apply_yaml(ns.client(), None, object::CRD, "kubepkg-tests", true)
+    kubepkg_testkit::install_package_crd(ns, object::CRD)
         .await
-        .expect("the CRD applies");
-    let api = packages(ns);
-    eventually(
-        Duration::from_secs(60),
-        "the Package CRD served",
-        async || api.list(&Default::default()).await.ok().map(|_| ()),
-    )
-    .await;
+        .expect("the CRD applies and is served");
 }
 
 async fn status(ns: &TestNamespace, name: &str) -> Value {

@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::{ConfigMap, Event, Secret};
 use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch,
@@ -22,6 +21,26 @@ use serde_json::{Value, json};
 
 use crate::engine_support::{eventually, package};
 use crate::support::run;
+
+fn packages(ns: &TestNamespace) -> Api<DynamicObject> {
+    kubepkg_testkit::package_api(ns)
+}
+
+async fn install_crd(ns: &TestNamespace) {
+    kubepkg_testkit::install_package_crd(ns, object::CRD)
+        .await
+        .expect("the Package CRD installed and served");
+}
+
+fn archive(dir: &Path) -> Vec<u8> {
+    kubepkg_testkit::package_archive(dir).expect("package archive")
+}
+
+async fn store_archive(ns: &TestNamespace, name: &str, bytes: Vec<u8>) {
+    kubepkg_testkit::store_package_archive(ns, name, bytes)
+        .await
+        .expect("archive ConfigMap stored");
+}
 
 const LIMIT: Duration = Duration::from_secs(120);
 
@@ -105,59 +124,6 @@ impl Drop for ControllerProcess {
         self.kill();
         let _ = std::fs::remove_file(&self.log);
     }
-}
-
-fn packages(ns: &TestNamespace) -> Api<DynamicObject> {
-    let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
-    Api::namespaced_with(
-        ns.client().clone(),
-        ns.name(),
-        &ApiResource::from_gvk_with_plural(&gvk, object::PLURAL),
-    )
-}
-
-async fn install_crd(ns: &TestNamespace) {
-    kubepkg_testkit::apply_yaml(ns.client(), None, object::CRD, "kubepkg-tests", true)
-        .await
-        .expect("the CRD applies");
-    let api = packages(ns);
-    eventually(
-        Duration::from_secs(60),
-        "the Package CRD served",
-        async || api.list(&Default::default()).await.ok().map(|_| ()),
-    )
-    .await;
-}
-
-/// The `.tgz` of a package directory, as `tar czf` would make it.
-fn archive(dir: &Path) -> Vec<u8> {
-    let mut out = Vec::new();
-    {
-        let gz = flate2::write::GzEncoder::new(&mut out, flate2::Compression::fast());
-        let mut tar = tar::Builder::new(gz);
-        tar.append_dir_all(".", dir).unwrap();
-        tar.into_inner().unwrap().finish().unwrap();
-    }
-    out
-}
-
-/// A ConfigMap `name` holding `bytes` as `package.tgz` (created or replaced).
-async fn store_archive(ns: &TestNamespace, name: &str, bytes: Vec<u8>) {
-    let api: Api<ConfigMap> = ns.api();
-    let cm: ConfigMap = serde_json::from_value(json!({
-        "metadata": {"name": name},
-    }))
-    .unwrap();
-    let mut cm = cm;
-    cm.binary_data = Some([("package.tgz".to_string(), ByteString(bytes))].into());
-    let _ = api.delete(name, &DeleteParams::default()).await;
-    eventually(LIMIT, "archive ConfigMap stored", async || {
-        api.create(&PostParams::default(), &cm)
-            .await
-            .ok()
-            .map(|_| ())
-    })
-    .await;
 }
 
 /// A package `p` of component `app` (a simulated Deployment) and a PreUpgrade hook `migrate`.

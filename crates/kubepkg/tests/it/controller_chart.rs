@@ -21,10 +21,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
-use k8s_openapi::ByteString;
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
+use kube::api::{Api, DeleteParams, DynamicObject, PostParams};
 use kubepkg_package::object;
 use kubepkg_testkit::{TestNamespace, helm_binary, helm_command};
 use serde_json::json;
@@ -726,8 +724,14 @@ async fn the_service_account_may_do_what_the_controller_needs_and_no_more() {
         &["app"],
         &[],
     );
-    store_archive(&ns, "notes-pkg", archive(&root)).await;
-    let packages = packages(&ns);
+    kubepkg_testkit::store_package_archive(
+        &ns,
+        "notes-pkg",
+        kubepkg_testkit::package_archive(&root).expect("package archive"),
+    )
+    .await
+    .expect("archive ConfigMap");
+    let packages = kubepkg_testkit::package_api(&ns);
     let o: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "kubepkg.dev/v1alpha1", "kind": "Package",
         "metadata": {"name": "notes"},
@@ -783,15 +787,6 @@ async fn the_service_account_may_do_what_the_controller_needs_and_no_more() {
         !log.contains("forbidden"),
         "the controller was refused something:\n{log}"
     );
-}
-
-fn packages(ns: &TestNamespace) -> Api<DynamicObject> {
-    let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
-    Api::namespaced_with(
-        ns.client().clone(),
-        ns.name(),
-        &ApiResource::from_gvk_with_plural(&gvk, object::PLURAL),
-    )
 }
 
 /// A kubeconfig for the plane's API server that authenticates with a token of ServiceAccount
@@ -889,27 +884,4 @@ impl Drop for Controller {
         let _ = child.wait();
         let _ = std::fs::remove_file(&self.log);
     }
-}
-
-/// The `.tgz` of a package directory.
-fn archive(dir: &Path) -> Vec<u8> {
-    let mut out = Vec::new();
-    {
-        let gz = flate2::write::GzEncoder::new(&mut out, flate2::Compression::fast());
-        let mut tar = tar::Builder::new(gz);
-        tar.append_dir_all(".", dir).unwrap();
-        tar.into_inner().unwrap().finish().unwrap();
-    }
-    out
-}
-
-/// A ConfigMap `name` holding `bytes` as `package.tgz`.
-async fn store_archive(ns: &TestNamespace, name: &str, bytes: Vec<u8>) {
-    let mut cm = ConfigMap::default();
-    cm.metadata.name = Some(name.to_string());
-    cm.binary_data = Some([("package.tgz".to_string(), ByteString(bytes))].into());
-    let api: Api<ConfigMap> = ns.api();
-    api.create(&PostParams::default(), &cm)
-        .await
-        .expect("archive ConfigMap");
 }
