@@ -276,20 +276,22 @@ pub async fn prepare(
     })
 }
 
-/// Takes the package's Lease (waiting up to `timeout` for a live holder).
+/// Takes the package's Lease (waiting up to `timeout` for a live holder, unless
+/// [`KubeCluster::wait_lock`] is off: then a live holder fails it at once).
 pub async fn lock(
-    kc: &KubeCluster,
+    kc: &mut KubeCluster,
     instance: Instance<'_>,
     timeout: Duration,
 ) -> Result<LeaseLock, EngineError> {
     crate::cluster::ensure_namespace(&kc.kube.client, instance.namespace).await?;
+    kc.recorded_pending = None;
     let sink = kc.sink.clone();
     let lease = lease_name(instance.name);
     let lock = LeaseLock::acquire(
         kc.kube.client.clone(),
         instance.namespace,
         &lease,
-        true,
+        kc.wait_lock,
         timeout,
         |holder| {
             sink(&Event::message(
@@ -354,9 +356,60 @@ pub async fn apply(
         Ok((outcome, p.plan))
     }
     .await;
-    lock.release().await;
+    unlock(kc, instance, lock).await;
     result
 }
+
+/// Ends an operation under the package Lease, on every exit path: a revision it left pending
+/// (its last record write failed even after the client's retries) is made final — removed if
+/// it only waited for requirements (nothing changed), else marked failed — then the Lease is
+/// freed. No `pending-*` revision and no Lease outlive a process that ends normally.
+async fn unlock(kc: &mut KubeCluster, instance: Instance<'_>, lock: LeaseLock) {
+    use kubepkg_package::orchestrator::Reason;
+    use kubepkg_package::revision::RevisionStatus;
+    // Only what this operation left pending: one a crashed holder left is the next apply's to
+    // recover (and a rollback refuses over it).
+    let Some(ours) = kc.recorded_pending.take() else {
+        lock.release().await;
+        return;
+    };
+    for round in 0..SETTLE_ROUNDS {
+        if round > 0 {
+            tokio::time::sleep(Duration::from_millis(500 * u64::from(round))).await;
+        }
+        let latest = match kc.store.history(instance.name, instance.namespace).await {
+            Ok(h) => h.latest().cloned(),
+            Err(_) => continue,
+        };
+        let Some(latest) = latest.filter(|l| l.status.is_pending() && l.revision == ours) else {
+            break;
+        };
+        let settled = if latest.reason == Some(Reason::RequirementsNotMet) {
+            kc.store.delete(&latest).await
+        } else {
+            let mut last = latest.clone();
+            last.reason = Some(match last.status {
+                RevisionStatus::PendingInstall => Reason::InstallFailed,
+                _ => Reason::UpgradeFailed,
+            });
+            last.status = RevisionStatus::Failed;
+            last.description = format!(
+                "{} did not finish: its outcome could not be recorded; marked failed by kubepkg",
+                latest.status.as_str()
+            );
+            last.conditions =
+                kubepkg_package::conditions::compute(&last, &latest.conditions, &now());
+            kc.store.record(&last).await
+        };
+        if settled.is_ok() {
+            break;
+        }
+    }
+    lock.release().await;
+}
+
+/// How many times [`unlock`] tries to make a pending revision final.
+const SETTLE_ROUNDS: u32 = 3;
 
 /// `kubepkg rollback NAME [REVISION]` under the package Lease.
 pub async fn rollback(
@@ -379,7 +432,7 @@ pub async fn rollback(
         )
     }
     .await;
-    lock.release().await;
+    unlock(kc, instance, lock).await;
     result
 }
 
@@ -525,7 +578,7 @@ pub async fn uninstall(
         Ok(done)
     }
     .await;
-    lock.release().await;
+    unlock(kc, instance, lock).await;
     result
 }
 
