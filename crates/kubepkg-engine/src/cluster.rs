@@ -60,9 +60,9 @@ pub struct KubeCluster {
     requirements_deadline: Option<Instant>,
     /// Whether a pending revision was recorded yet (the `package-pending` failpoint).
     pending_recorded: bool,
-    /// The last revision this operation recorded as pending (made final when the operation
-    /// ends: `ops::unlock`).
-    pub(crate) recorded_pending: Option<u64>,
+    /// The revisions this operation recorded as pending and not yet as final (made final
+    /// when the operation ends: `ops::unlock`).
+    pub(crate) recorded_pending: std::collections::BTreeSet<u64>,
     /// Where every progress event goes, live, in order.
     pub sink: Sink,
     /// The orchestrator's events of this cluster's operations, in order (component states;
@@ -102,7 +102,7 @@ impl KubeCluster {
             wait_lock: true,
             requirements_deadline: None,
             pending_recorded: false,
-            recorded_pending: None,
+            recorded_pending: Default::default(),
             sink,
             events: Vec::new(),
         }
@@ -267,6 +267,10 @@ impl Cluster for KubeCluster {
     }
 
     async fn record(&mut self, revision: &PackageRevision) -> Result<(), Failure> {
+        // Before the write: one whose answer is lost may still have gone through.
+        if revision.status.is_pending() {
+            self.recorded_pending.insert(revision.revision);
+        }
         self.store
             .record(revision)
             .await
@@ -274,10 +278,8 @@ impl Cluster for KubeCluster {
         if revision.status != RevisionStatus::Superseded {
             self.publish_status(revision).await;
         }
-        if revision.status.is_pending() {
-            self.recorded_pending = Some(revision.revision);
-        } else if self.recorded_pending == Some(revision.revision) {
-            self.recorded_pending = None;
+        if !revision.status.is_pending() {
+            self.recorded_pending.remove(&revision.revision);
         }
         if revision.status.is_pending() && !self.pending_recorded {
             self.pending_recorded = true;
@@ -291,6 +293,7 @@ impl Cluster for KubeCluster {
             .delete(revision)
             .await
             .map_err(failure(FailureKind::Record))?;
+        self.recorded_pending.remove(&revision.revision);
         // The Package object goes back to what is still recorded.
         if let Ok(h) = self
             .store

@@ -284,7 +284,7 @@ pub async fn lock(
     timeout: Duration,
 ) -> Result<LeaseLock, EngineError> {
     crate::cluster::ensure_namespace(&kc.kube.client, instance.namespace).await?;
-    kc.recorded_pending = None;
+    kc.recorded_pending.clear();
     let sink = kc.sink.clone();
     let lease = lease_name(instance.name);
     let lock = LeaseLock::acquire(
@@ -369,47 +369,48 @@ async fn unlock(kc: &mut KubeCluster, instance: Instance<'_>, lock: LeaseLock) {
     use kubepkg_package::revision::RevisionStatus;
     // Only what this operation left pending: one a crashed holder left is the next apply's to
     // recover (and a rollback refuses over it).
-    let Some(ours) = kc.recorded_pending.take() else {
-        lock.release().await;
-        return;
-    };
+    let mut ours = std::mem::take(&mut kc.recorded_pending);
     for round in 0..SETTLE_ROUNDS {
-        if round > 0 {
-            tokio::time::sleep(Duration::from_millis(500 * u64::from(round))).await;
+        if ours.is_empty() {
+            break;
         }
-        let latest = match kc.store.history(instance.name, instance.namespace).await {
-            Ok(h) => h.latest().cloned(),
-            Err(_) => continue,
+        if round > 0 {
+            tokio::time::sleep(Duration::from_millis(250 * u64::from(round))).await;
+        }
+        let Ok(h) = kc.store.history(instance.name, instance.namespace).await else {
+            continue;
         };
-        let Some(latest) = latest.filter(|l| l.status.is_pending() && l.revision == ours) else {
-            break;
-        };
-        let settled = if latest.reason == Some(Reason::RequirementsNotMet) {
-            kc.store.delete(&latest).await
-        } else {
-            let mut last = latest.clone();
-            last.reason = Some(match last.status {
-                RevisionStatus::PendingInstall => Reason::InstallFailed,
-                _ => Reason::UpgradeFailed,
-            });
-            last.status = RevisionStatus::Failed;
-            last.description = format!(
-                "{} did not finish: its outcome could not be recorded; marked failed by kubepkg",
-                latest.status.as_str()
-            );
-            last.conditions =
-                kubepkg_package::conditions::compute(&last, &latest.conditions, &now());
-            kc.store.record(&last).await
-        };
-        if settled.is_ok() {
-            break;
+        let now = now();
+        ours.retain(|n| h.get(*n).is_some_and(|r| r.status.is_pending()));
+        for n in ours.clone() {
+            let Some(pending) = h.get(n) else { continue };
+            let settled = if pending.reason == Some(Reason::RequirementsNotMet) {
+                kc.store.delete(pending).await
+            } else {
+                let mut last = pending.clone();
+                last.reason = Some(match last.status {
+                    RevisionStatus::PendingInstall => Reason::InstallFailed,
+                    _ => Reason::UpgradeFailed,
+                });
+                last.status = RevisionStatus::Failed;
+                last.description = format!(
+                    "{} did not finish: its outcome could not be recorded; marked failed by kubepkg",
+                    pending.status.as_str()
+                );
+                last.conditions =
+                    kubepkg_package::conditions::compute(&last, &pending.conditions, &now);
+                kc.store.record(&last).await
+            };
+            if settled.is_ok() {
+                ours.remove(&n);
+            }
         }
     }
     lock.release().await;
 }
 
 /// How many times [`unlock`] tries to make a pending revision final.
-const SETTLE_ROUNDS: u32 = 3;
+const SETTLE_ROUNDS: u32 = 5;
 
 /// `kubepkg rollback NAME [REVISION]` under the package Lease.
 pub async fn rollback(

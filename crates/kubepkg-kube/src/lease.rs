@@ -259,7 +259,12 @@ impl LeaseLock {
                 }
                 // Lost a race (409 conflict/exists): look again.
                 Err(kube::Error::Api(s)) if s.code == 409 => continue,
-                Err(e) => return Err(lease_err(&name, e)),
+                Err(e) => {
+                    // The write may have gone through with its answer lost: a Lease left
+                    // ours is freed, not held by a process that believes it failed.
+                    free(&api, &name, &holder).await;
+                    return Err(lease_err(&name, e));
+                }
             }
         }
     }
@@ -297,37 +302,42 @@ impl LeaseLock {
     pub async fn release(self) {
         self.renewer.abort();
         set_live(&self.holder, false);
-        for round in 0..RELEASE_ROUNDS {
-            if round > 0 {
-                tokio::time::sleep(Duration::from_millis(500 * u64::from(round))).await;
-            }
-            let lease = match self.api.get_opt(&self.name).await {
-                Ok(Some(lease)) => lease,
-                Ok(None) => return,
-                Err(_) => continue,
-            };
-            if holder_of(&lease) != Some(self.holder.as_str()) {
-                return;
-            }
-            // Only this version of the Lease: a contender that took it over in between keeps it.
-            let dp = DeleteParams {
-                preconditions: Some(Preconditions {
-                    resource_version: lease.metadata.resource_version.clone(),
-                    uid: lease.metadata.uid.clone(),
-                }),
-                ..Default::default()
-            };
-            match self.api.delete(&self.name, &dp).await {
-                Ok(_) => return,
-                Err(kube::Error::Api(s)) if s.code == 404 => return,
-                Err(_) => continue,
-            }
+        free(&self.api, &self.name, &self.holder).await;
+    }
+}
+
+/// Deletes the Lease `name` if `holder` holds it (see [`LeaseLock::release`]).
+async fn free(api: &Api<Lease>, name: &str, holder: &str) {
+    for round in 0..RELEASE_ROUNDS {
+        if round > 0 {
+            tokio::time::sleep(Duration::from_millis(250 * u64::from(round))).await;
+        }
+        let lease = match api.get_opt(name).await {
+            Ok(Some(lease)) => lease,
+            Ok(None) => return,
+            Err(_) => continue,
+        };
+        if holder_of(&lease) != Some(holder) {
+            return;
+        }
+        // Only this version of the Lease: a contender that took it over in between keeps it.
+        let dp = DeleteParams {
+            preconditions: Some(Preconditions {
+                resource_version: lease.metadata.resource_version.clone(),
+                uid: lease.metadata.uid.clone(),
+            }),
+            ..Default::default()
+        };
+        match api.delete(name, &dp).await {
+            Ok(_) => return,
+            Err(kube::Error::Api(s)) if s.code == 404 => return,
+            Err(_) => continue,
         }
     }
 }
 
 /// How many times [`LeaseLock::release`] tries to free a lease when the API keeps failing.
-const RELEASE_ROUNDS: u32 = 3;
+const RELEASE_ROUNDS: u32 = 5;
 
 impl Drop for LeaseLock {
     fn drop(&mut self) {

@@ -400,6 +400,13 @@ pub fn is_transient(e: &(dyn StdError + 'static)) -> bool {
             ) {
                 return true;
             }
+            // A wrapping io::Error (the TLS connector's) hides the error it wraps from
+            // `source()`: look inside.
+            if let Some(inner) = io.get_ref()
+                && is_transient(inner)
+            {
+                return true;
+            }
         }
         if let Some(h) = c.downcast_ref::<hyper::Error>()
             && (h.is_incomplete_message() || h.is_canceled() || h.is_closed() || h.is_timeout())
@@ -521,6 +528,9 @@ mod tests {
         #[error("client error (Connect)")]
         struct Wrapped(#[source] std::io::Error);
         assert!(is_transient(&Wrapped(io(std::io::ErrorKind::BrokenPipe))));
+        // The TLS connector wraps the socket's error in an io::Error of kind Other.
+        let tls = std::io::Error::other(io(std::io::ErrorKind::ConnectionReset));
+        assert!(is_transient(&Wrapped(tls)));
         assert!(!is_transient(&Wrapped(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             "invalid peer certificate: UnknownIssuer"

@@ -21,7 +21,7 @@ use crate::storage::{Driver, Store};
 use lock::ReleaseLock;
 
 /// How many times a failed operation tries to record its revision as failed ([`Releases::settle`]).
-const SETTLE_ROUNDS: u32 = 3;
+const SETTLE_ROUNDS: u32 = 5;
 
 /// Errors of release operations.
 #[derive(Debug, thiserror::Error)]
@@ -217,8 +217,9 @@ impl<'a, D: Driver> Releases<'a, D> {
         result
     }
 
-    /// Marks the latest revision failed if it is still pending after `error` ended the
-    /// operation (tried a few times: the record is worth more than a prompt exit).
+    /// Marks every revision still pending after `error` ended the operation failed: the
+    /// lease is held, so no one is working on them (tried a few times: the record is worth
+    /// more than a prompt exit).
     async fn settle(&self, name: &str, error: &ActionError) {
         let description = match error {
             ActionError::Failed { description, .. } => description.clone(),
@@ -226,15 +227,17 @@ impl<'a, D: Driver> Releases<'a, D> {
         };
         for round in 0..SETTLE_ROUNDS {
             if round > 0 {
-                tokio::time::sleep(Duration::from_millis(500 * u64::from(round))).await;
+                tokio::time::sleep(Duration::from_millis(250 * u64::from(round))).await;
             }
-            let mut last = match self.store.last(name).await {
-                Ok(Some(last)) if last.status().is_pending() => last,
-                Ok(_) => return,
-                Err(_) => continue,
+            let Ok(history) = self.store.history(name).await else {
+                continue;
             };
-            last.set_status(Status::Failed, description.clone());
-            if self.store.update(&last).await.is_ok() {
+            let mut settled = true;
+            for mut r in history.into_iter().filter(|r| r.status().is_pending()) {
+                r.set_status(Status::Failed, description.clone());
+                settled &= self.store.update(&r).await.is_ok();
+            }
+            if settled {
                 return;
             }
         }
