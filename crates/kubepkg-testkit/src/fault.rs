@@ -8,12 +8,13 @@
 //! and so cannot answer 429 or 503 itself. Those answers are tested against the retry layer
 //! with a local HTTP server (`crates/kubepkg-kube/tests/it/retry.rs`).
 //!
-//! The rate is the chance that each of these meets a fault:
-//! - a new connection: refused (RST before the TLS handshake);
-//! - a write of the client (about one request, or a step of the handshake): reset before it
-//!   reaches the server, delayed 20–300 ms, or its answer reset or cut short (FIN) when it
-//!   comes — drawn among the enabled kinds;
-//! - a connection's life: dropped after 0.5–5 s, whatever it carries (a watch stream, most
+//! The rate is the chance that each of these meets a fault, drawn among the enabled kinds:
+//! - a new connection (its first write, the TLS ClientHello): refused (RST before the
+//!   handshake), delayed, or its answer reset; the handshake's second write draws nothing, so
+//!   a try on a fresh connection meets one draw, as one on a kept-alive connection does;
+//! - each later write of the client (about one request): reset before it reaches the server,
+//!   delayed 20–300 ms, or its answer reset or cut short (FIN) when it comes;
+//! - a connection's life: dropped after 0.1–3 s, whatever it carries (a watch stream, most
 //!   often).
 //!
 //! [`FaultProxy::set_rate`] changes the rate while the proxy runs (0 lets everything through).
@@ -239,8 +240,8 @@ impl Shared {
         rate > 0 && fastrand::u64(0..1_000_000) < rate
     }
 
-    /// What the client's next write meets.
-    fn fate(&self) -> Fate {
+    /// What the client's next write meets (`opening`: the first of a connection).
+    fn fate(&self, opening: bool) -> Fate {
         self.counters.writes.fetch_add(1, Ordering::Relaxed);
         if !self.hit() {
             return Fate::Pass;
@@ -249,6 +250,9 @@ impl Shared {
         let mut choices = Vec::new();
         if f.reset {
             choices.extend([0, 1]);
+        }
+        if opening && f.refuse {
+            choices.push(0);
         }
         if f.latency {
             choices.push(2);
@@ -277,11 +281,6 @@ async fn accept(listener: TcpListener, shared: Arc<Shared>, mut stopped: watch::
         };
         let Ok((client, _)) = conn else { continue };
         shared.counters.connections.fetch_add(1, Ordering::Relaxed);
-        if shared.faults.refuse && shared.hit() {
-            shared.counters.refused.fetch_add(1, Ordering::Relaxed);
-            reset(&client);
-            continue;
-        }
         let shared = shared.clone();
         let mut stopped = stopped.clone();
         tokio::spawn(async move {
@@ -308,7 +307,7 @@ async fn connection(mut client: TcpStream, shared: Arc<Shared>) {
     let _ = server.set_nodelay(true);
     // Some connections are dropped after a while, whatever they carry.
     let lifetime = (shared.faults.cut && shared.hit())
-        .then(|| Duration::from_millis(fastrand::u64(500..=5_000)));
+        .then(|| Duration::from_millis(fastrand::u64(100..=3_000)));
     let answer = AtomicU8::new(ANSWER_PASS);
     let end = {
         let (cr, cw) = client.split();
@@ -352,14 +351,23 @@ async fn upstream(
     answer: &AtomicU8,
 ) -> End {
     let mut buf = vec![0u8; 16 * 1024];
-    loop {
+    for write in 0u64.. {
         let n = match from.read(&mut buf).await {
             Ok(0) | Err(_) => return End::Closed,
             Ok(n) => n,
         };
-        match shared.fate() {
+        let fate = match write {
+            0 => shared.fate(true),
+            1 => Fate::Pass,
+            _ => shared.fate(false),
+        };
+        match fate {
             Fate::Pass => {}
             Fate::Delay(d) => tokio::time::sleep(d).await,
+            Fate::Reset if write == 0 => {
+                shared.counters.refused.fetch_add(1, Ordering::Relaxed);
+                return End::Reset;
+            }
             Fate::Reset => return End::Reset,
             Fate::Answer(reset) => {
                 let a = if reset { ANSWER_RESET } else { ANSWER_CUT };
@@ -370,6 +378,7 @@ async fn upstream(
             return End::Closed;
         }
     }
+    End::Closed
 }
 
 /// Server to client: passed on, unless the request before said to reset or cut its answer.
