@@ -28,7 +28,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::Api;
-use kube::runtime::watcher;
+use kube::runtime::{WatchStreamExt, watcher};
 use kubepkg_package::conditions;
 use kubepkg_package::orchestrator::{
     Cluster, ComponentApply, Event, Failure, FailureKind, ReadyWait, RequirementState, Waited,
@@ -54,9 +54,15 @@ pub struct KubeCluster {
     pub timeout: Duration,
     /// How long to wait for required packages before `RequirementsNotMet`.
     pub requirements_timeout: Duration,
+    /// Wait for a live holder of the package's or a release's Lease (false: `--no-wait-lock`,
+    /// fail at once naming the holder).
+    pub wait_lock: bool,
     requirements_deadline: Option<Instant>,
     /// Whether a pending revision was recorded yet (the `package-pending` failpoint).
     pending_recorded: bool,
+    /// The revisions this operation recorded as pending and not yet as final (made final
+    /// when the operation ends: `ops::unlock`).
+    pub(crate) recorded_pending: std::collections::BTreeSet<u64>,
     /// Where every progress event goes, live, in order.
     pub sink: Sink,
     /// The orchestrator's events of this cluster's operations, in order (component states;
@@ -93,8 +99,10 @@ impl KubeCluster {
             caps,
             timeout,
             requirements_timeout: timeout,
+            wait_lock: true,
             requirements_deadline: None,
             pending_recorded: false,
+            recorded_pending: Default::default(),
             sink,
             events: Vec::new(),
         }
@@ -135,6 +143,7 @@ impl KubeCluster {
             wait: false,
             timeout: self.timeout,
             create_namespace: true,
+            wait_lock: self.wait_lock,
             ..Default::default()
         }
     }
@@ -240,7 +249,8 @@ impl Cluster for KubeCluster {
             .get_or_insert_with(|| Instant::now() + self.requirements_timeout);
         let api: Api<Secret> = Api::all(self.kube.client.clone());
         let cfg = watcher::Config::default().labels("owner=kubepkg");
-        let mut stream = watcher(api, cfg).boxed();
+        // A broken watch is set up again (with backoff) until the deadline.
+        let mut stream = watcher(api, cfg).default_backoff().boxed();
         let mut initialised = false;
         loop {
             match tokio::time::timeout_at(deadline, stream.next()).await {
@@ -257,12 +267,19 @@ impl Cluster for KubeCluster {
     }
 
     async fn record(&mut self, revision: &PackageRevision) -> Result<(), Failure> {
+        // Before the write: one whose answer is lost may still have gone through.
+        if revision.status.is_pending() {
+            self.recorded_pending.insert(revision.revision);
+        }
         self.store
             .record(revision)
             .await
             .map_err(failure(FailureKind::Record))?;
         if revision.status != RevisionStatus::Superseded {
             self.publish_status(revision).await;
+        }
+        if !revision.status.is_pending() {
+            self.recorded_pending.remove(&revision.revision);
         }
         if revision.status.is_pending() && !self.pending_recorded {
             self.pending_recorded = true;
@@ -276,6 +293,7 @@ impl Cluster for KubeCluster {
             .delete(revision)
             .await
             .map_err(failure(FailureKind::Record))?;
+        self.recorded_pending.remove(&revision.revision);
         // The Package object goes back to what is still recorded.
         if let Ok(h) = self
             .store

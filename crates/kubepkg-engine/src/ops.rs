@@ -279,20 +279,22 @@ pub async fn prepare(
     })
 }
 
-/// Takes the package's Lease (waiting up to `timeout` for a live holder).
+/// Takes the package's Lease (waiting up to `timeout` for a live holder, unless
+/// [`KubeCluster::wait_lock`] is off: then a live holder fails it at once).
 pub async fn lock(
-    kc: &KubeCluster,
+    kc: &mut KubeCluster,
     instance: Instance<'_>,
     timeout: Duration,
 ) -> Result<LeaseLock, EngineError> {
     crate::cluster::ensure_namespace(&kc.kube.client, instance.namespace).await?;
+    kc.recorded_pending.clear();
     let sink = kc.sink.clone();
     let lease = lease_name(instance.name);
     let lock = LeaseLock::acquire(
         kc.kube.client.clone(),
         instance.namespace,
         &lease,
-        true,
+        kc.wait_lock,
         timeout,
         |holder| {
             sink(&Event::message(
@@ -401,9 +403,61 @@ pub async fn apply(
         Ok((outcome, p.plan))
     }
     .await;
-    lock.release().await;
+    unlock(kc, instance, lock).await;
     result
 }
+
+/// Ends an operation under the package Lease, on every exit path: a revision it left pending
+/// (its last record write failed even after the client's retries) is made final — removed if
+/// it only waited for requirements (nothing changed), else marked failed — then the Lease is
+/// freed. No `pending-*` revision and no Lease outlive a process that ends normally.
+async fn unlock(kc: &mut KubeCluster, instance: Instance<'_>, lock: LeaseLock) {
+    use kubepkg_package::orchestrator::Reason;
+    use kubepkg_package::revision::RevisionStatus;
+    // Only what this operation left pending: one a crashed holder left is the next apply's to
+    // recover (and a rollback refuses over it).
+    let mut ours = std::mem::take(&mut kc.recorded_pending);
+    for round in 0..SETTLE_ROUNDS {
+        if ours.is_empty() {
+            break;
+        }
+        if round > 0 {
+            tokio::time::sleep(Duration::from_millis(250 * u64::from(round))).await;
+        }
+        let Ok(h) = kc.store.history(instance.name, instance.namespace).await else {
+            continue;
+        };
+        let now = now();
+        ours.retain(|n| h.get(*n).is_some_and(|r| r.status.is_pending()));
+        for n in ours.clone() {
+            let Some(pending) = h.get(n) else { continue };
+            let settled = if pending.reason == Some(Reason::RequirementsNotMet) {
+                kc.store.delete(pending).await
+            } else {
+                let mut last = pending.clone();
+                last.reason = Some(match last.status {
+                    RevisionStatus::PendingInstall => Reason::InstallFailed,
+                    _ => Reason::UpgradeFailed,
+                });
+                last.status = RevisionStatus::Failed;
+                last.description = format!(
+                    "{} did not finish: its outcome could not be recorded; marked failed by kubepkg",
+                    pending.status.as_str()
+                );
+                last.conditions =
+                    kubepkg_package::conditions::compute(&last, &pending.conditions, &now);
+                kc.store.record(&last).await
+            };
+            if settled.is_ok() {
+                ours.remove(&n);
+            }
+        }
+    }
+    lock.release().await;
+}
+
+/// How many times [`unlock`] tries to make a pending revision final.
+const SETTLE_ROUNDS: u32 = 5;
 
 /// `kubepkg rollback NAME [REVISION]` under the package Lease.
 pub async fn rollback(
@@ -426,7 +480,7 @@ pub async fn rollback(
         )
     }
     .await;
-    lock.release().await;
+    unlock(kc, instance, lock).await;
     result
 }
 
@@ -572,7 +626,7 @@ pub async fn uninstall(
         Ok(done)
     }
     .await;
-    lock.release().await;
+    unlock(kc, instance, lock).await;
     result
 }
 

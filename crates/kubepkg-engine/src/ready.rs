@@ -231,8 +231,7 @@ async fn wait_one(
         }
     };
     let object = describe(&id);
-    let cfg = watcher::Config::default().fields(&format!("metadata.name={}", id.name));
-    let mut stream = watcher(api, cfg).boxed();
+    let mut stream = kubepkg_kube::wait::watch_named(api, &id.name).boxed();
     let mut last: Option<String> = Some("not found".into());
     let mut reported: Option<String> = None;
     // While the watch lists the object (Init .. InitDone) its state is not known yet: saying

@@ -126,24 +126,34 @@ impl RevisionStore {
             ..Default::default()
         };
         let object = format!("Secret {}/{}", plain.namespace, plain.name);
-        match api
-            .get_opt(&plain.name)
-            .await
-            .map_err(|e| EngineError::api("get", &object, e))?
-        {
-            None => {
-                api.create(&PostParams::default(), &secret)
+        // Under the package Lease this process is the only writer: a 409 means a write of ours
+        // whose answer was lost went through (sent again by the client's retry layer). Read
+        // again and write over it.
+        let mut round = 0;
+        loop {
+            round += 1;
+            let written = match api
+                .get_opt(&plain.name)
+                .await
+                .map_err(|e| EngineError::api("get", &object, e))?
+            {
+                None => api
+                    .create(&PostParams::default(), &secret)
                     .await
-                    .map_err(|e| EngineError::api("create", &object, e))?;
-            }
-            Some(current) => {
-                secret.metadata.resource_version = current.metadata.resource_version;
-                api.replace(&plain.name, &PostParams::default(), &secret)
-                    .await
-                    .map_err(|e| EngineError::api("replace", &object, e))?;
+                    .map_err(|e| (e, "create")),
+                Some(current) => {
+                    secret.metadata.resource_version = current.metadata.resource_version;
+                    api.replace(&plain.name, &PostParams::default(), &secret)
+                        .await
+                        .map_err(|e| (e, "replace"))
+                }
+            };
+            match written {
+                Ok(_) => return Ok(()),
+                Err((kube::Error::Api(s), _)) if s.code == 409 && round < 3 => continue,
+                Err((e, action)) => return Err(EngineError::api(action, &object, e)),
             }
         }
-        Ok(())
     }
 
     /// Deletes the Secret of one revision (a pending one that changed nothing); absent is fine.

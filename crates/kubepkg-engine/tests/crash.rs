@@ -9,6 +9,12 @@
 //! SIGKILLs it there. Its package Lease is then still fresh, but the holder process is gone, so
 //! the next apply (in this process) takes the Lease over at once and recovers.
 //!
+//! `kill_trials_at_random_points_of_upgrades` is the kill-trial harness: it SIGKILLs an upgrade
+//! (a child process, as `kubepkg apply` runs it) after a random delay, wherever it is, applies
+//! again, and checks every package revision, Helm record (also as the real `helm history`
+//! reads it) and Lease; `KUBEPKG_KILL_TRIALS` trials (default 10, as CI runs it; hundreds by
+//! hand with `testenv/kill-trials.sh`).
+//!
 //! Run with `cargo test -p kubepkg-engine --test crash [NAME-SUBSTRING]`.
 
 mod support;
@@ -57,6 +63,9 @@ fn main() {
         ("crash_during_automatic_rollback_then_apply_again", || {
             run(during_automatic_rollback())
         }),
+        ("kill_trials_at_random_points_of_upgrades", || {
+            run(kill_trials())
+        }),
     ];
     let mut failed = Vec::new();
     let mut ran = 0;
@@ -98,8 +107,14 @@ fn child(spec: &str) {
     let timeout = Duration::from_secs(secs.parse().unwrap());
     run(async move {
         let plane = kubepkg_testkit::control_plane().expect("control plane");
-        let client = plane.client().await.expect("client");
-        let kube = kubepkg_kube::Cluster::from_client(client, ns);
+        // Connected as `kubepkg apply` connects (the retry layer included).
+        let kube = kubepkg_kube::Cluster::connect(&kubepkg_kube::ClusterOptions {
+            kubeconfig: Some(plane.kubeconfig().to_path_buf()),
+            namespace: Some(ns.to_string()),
+            ..Default::default()
+        })
+        .await
+        .expect("connect");
         let mut kc = KubeCluster::new(
             kube,
             kubepkg_engine::chart::ClusterCapabilities::default(),
@@ -165,6 +180,115 @@ fn crash_at(ns: &TestNamespace, name: &str, dir: &Path, failpoint: &str, timeout
     }
     child.kill().expect("SIGKILL the child");
     child.wait().unwrap();
+}
+
+/// Applies `dir` in a child process and SIGKILLs it after `delay`; true when it was killed
+/// (false: it had finished already).
+fn kill_after(
+    ns: &TestNamespace,
+    name: &str,
+    dir: &Path,
+    delay: Duration,
+    timeout: Duration,
+) -> bool {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .env(
+            CHILD,
+            format!(
+                "{}\t{name}\t{}\t{}",
+                ns.name(),
+                dir.display(),
+                timeout.as_secs()
+            ),
+        )
+        .env_remove("KUBEPKG_FAILPOINT")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while start.elapsed() < delay {
+        if child.try_wait().unwrap().is_some() {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let killed = child.try_wait().unwrap().is_none();
+    child.kill().expect("SIGKILL the child");
+    child.wait().unwrap();
+    killed
+}
+
+/// The kill-trial harness (see the module docs).
+async fn kill_trials() {
+    let trials: usize = std::env::var("KUBEPKG_KILL_TRIALS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10);
+    let mut e = env("kill-trials").await;
+    let write = |root: &Path, version: &str| {
+        package(
+            root,
+            &format!(
+                "package: {{name: p, version: {version}, rollback: {{safe: true}}}}\ncomponents:\n- {{name: migrate, path: migrate, install: {{phase: PreUpgrade}}}}\n- {{name: a, path: a, values: {{image: \"registry.invalid/a:{version}\"}}}}\n- {{name: b, path: b, values: {{image: \"registry.invalid/b:{version}\"}}, install: {{dependsOn: [a]}}}}\n"
+            ),
+            &["a", "b"],
+            &["migrate"],
+        )
+    };
+    let versions = ["1.0.0", "2.0.0", "3.0.0"];
+    for v in versions {
+        write(&e.dir(v), v);
+    }
+    assert_eq!(e.apply(&e.dir("1.0.0"), SHORT).await, Reason::Succeeded);
+    let releases = ["pkg-a", "pkg-b", "pkg-migrate"];
+    let (mut killed, mut finished) = (0, 0);
+    let mut recoveries = Vec::new();
+    for trial in 0..trials {
+        let target = versions[1 + trial % 2];
+        // An upgrade with its hook takes about 2 s here (the child's start included): kill
+        // anywhere in it.
+        let delay = Duration::from_millis(fastrand::u64(0..2_500));
+        let dir = e.dir(target);
+        let was_killed = kill_after(&e.ns, "pkg", &dir, delay, SHORT);
+        if was_killed {
+            killed += 1;
+        } else {
+            finished += 1;
+        }
+        let started = Instant::now();
+        let reason = e.apply(&dir, SHORT).await;
+        recoveries.push(started.elapsed());
+        let how = if was_killed {
+            "killed"
+        } else {
+            "finished before the kill"
+        };
+        let when = format!("trial {trial}: upgrade to {target}, {how} at {delay:?}");
+        assert_eq!(reason, Reason::Succeeded, "{when}");
+        assert_final_states(&e.ns, "pkg", &releases, &when).await;
+        let h = history(&e.ns, "pkg").await;
+        assert_eq!(
+            h.deployed().map(|d| d.version.as_str()),
+            Some(target),
+            "{when}"
+        );
+        let tag = format!("registry.invalid/a:{target}");
+        assert_eq!(e.image("pkg-a").await, tag, "{when}");
+        eprintln!(
+            "{when}: re-applied in {:?}",
+            recoveries.last().copied().unwrap_or_default()
+        );
+    }
+    recoveries.sort();
+    eprintln!(
+        "kill trials: {trials} ({killed} killed mid-way, {finished} finished before the kill), 0 failures; re-apply median {:?}, max {:?}",
+        recoveries
+            .get(recoveries.len() / 2)
+            .copied()
+            .unwrap_or_default(),
+        recoveries.last().copied().unwrap_or_default()
+    );
 }
 
 /// A package of components `a` then `b` (b depends on a), images tagged `tag`.

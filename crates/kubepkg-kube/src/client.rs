@@ -1,6 +1,7 @@
 //! A client to the cluster chosen as kubectl and Helm choose it: `--kubeconfig`, else
 //! `KUBECONFIG` (a list of files, merged), else `~/.kube/config`, else the in-cluster
 //! service account; `--context` picks the context; `-n` overrides the context's namespace.
+//! Every request of the client goes through the one retry policy ([`crate::retry`]).
 
 use std::path::PathBuf;
 
@@ -8,6 +9,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use crate::discovery::Discovery;
 use crate::error::KubeError;
+use crate::retry::RetryPolicy;
 
 /// Where to connect, from the CLI's global flags.
 #[derive(Debug, Clone, Default)]
@@ -15,6 +17,9 @@ pub struct ClusterOptions {
     pub kubeconfig: Option<PathBuf>,
     pub context: Option<String>,
     pub namespace: Option<String>,
+    /// How API requests are retried; `None`: the default policy with the environment's
+    /// settings ([`RetryPolicy::from_env`]).
+    pub retry: Option<RetryPolicy>,
 }
 
 /// Called with every object apply is about to send (not for dry runs): the object as the
@@ -41,8 +46,12 @@ impl Cluster {
             .clone()
             .filter(|n| !n.is_empty())
             .unwrap_or_else(|| config.default_namespace.clone());
-        let client =
-            kube::Client::try_from(config).map_err(|e| KubeError::Config(e.to_string()))?;
+        let policy = match opts.retry {
+            Some(p) => p,
+            None => RetryPolicy::from_env(|name| std::env::var(name).ok())
+                .map_err(|e| KubeError::Config(e.to_string()))?,
+        };
+        let client = crate::retry::client(config, policy)?;
         Ok(Cluster::from_client(client, &namespace))
     }
 

@@ -8,14 +8,23 @@
 //! A holder also records its process ([`holder`]); a contender on the same host and boot, in
 //! the same PID namespace, sees at once when that process is gone and takes over without
 //! waiting for the expiry (a crashed CLI run is recovered immediately by the next one).
+//!
+//! A process never waits on its own lease: a Lease whose holder is this very process but no
+//! [`LeaseLock`] of it (one it could not free, e.g. when the API server was unreachable at the
+//! end of an earlier operation) is taken over at once; and a create or replace whose answer
+//! was lost and that the retry layer sent again finds the Lease held by its own identity, which
+//! counts as taken. [`LeaseLock::release`] frees the Lease on every exit path, trying again on
+//! passing failures.
 
 pub mod holder;
 
+use std::collections::BTreeSet;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
-use kube::api::{Api, DeleteParams, ObjectMeta, PostParams};
+use kube::api::{Api, DeleteParams, ObjectMeta, PostParams, Preconditions};
 use tokio::task::JoinHandle;
 
 use self::holder::{HolderProcess, Liveness};
@@ -36,6 +45,23 @@ pub enum LeaseError {
 pub const LEASE_SECONDS: i32 = 30;
 /// How often a holder renews.
 pub const RENEW_EVERY: Duration = Duration::from_secs(10);
+
+/// The holder identities of this process's live [`LeaseLock`]s.
+static LIVE: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+fn live(holder: &str) -> bool {
+    LIVE.lock().is_ok_and(|l| l.contains(holder))
+}
+
+fn set_live(holder: &str, on: bool) {
+    if let Ok(mut l) = LIVE.lock() {
+        if on {
+            l.insert(holder.to_string());
+        } else {
+            l.remove(holder);
+        }
+    }
+}
 
 /// This process's identity as a holder: host, process id and a random suffix.
 pub fn holder_identity() -> String {
@@ -73,22 +99,38 @@ pub fn is_free(lease: &Lease, now: jiff::Timestamp) -> bool {
     }
 }
 
-/// Is the holder of this (unexpired) lease a process of this host that is certainly gone?
-pub fn holder_is_gone(lease: &Lease) -> bool {
-    let Some(holder) = lease
+/// The holder identity of a lease, if any.
+fn holder_of(lease: &Lease) -> Option<&str> {
+    lease
         .spec
         .as_ref()
         .and_then(|s| s.holder_identity.as_deref())
-    else {
-        return false;
-    };
+        .filter(|h| !h.is_empty())
+}
+
+/// The process the holder of this lease recorded.
+fn holder_process(lease: &Lease) -> Option<HolderProcess> {
+    let holder = holder_of(lease)?;
     lease
         .metadata
         .annotations
         .as_ref()
         .and_then(|a| a.get(holder::ANNOTATION))
         .and_then(|v| HolderProcess::decode(v, holder))
-        .is_some_and(|p| p.liveness() == Liveness::Gone)
+}
+
+/// Is the holder of this (unexpired) lease a process of this host that is certainly gone?
+pub fn holder_is_gone(lease: &Lease) -> bool {
+    holder_process(lease).is_some_and(|p| p.liveness() == Liveness::Gone)
+}
+
+/// Is this lease held by this process through no live [`LeaseLock`] (left behind by an
+/// earlier operation of this process that could not free it)?
+pub fn held_by_this_process_unlocked(lease: &Lease) -> bool {
+    let Some(holder) = holder_of(lease) else {
+        return false;
+    };
+    !live(holder) && holder_process(lease).is_some_and(|p| p.is_current())
 }
 
 /// Records (or, where this process cannot be described, clears) the holder process annotation.
@@ -137,6 +179,13 @@ impl LeaseLock {
         let mut gone = false;
         loop {
             let current = api.get_opt(&name).await.map_err(|e| lease_err(&name, e))?;
+            // A create or replace of ours whose answer was lost, sent again by the retry
+            // layer, left the Lease ours: it is taken.
+            if let Some(lease) = &current
+                && holder_of(lease) == Some(holder.as_str())
+            {
+                return Ok(LeaseLock::started(api, name, holder, None, false));
+            }
             let attempt = match &current {
                 None => {
                     let mut lease = Lease {
@@ -152,7 +201,11 @@ impl LeaseLock {
                         .await
                         .map(|_| None)
                 }
-                Some(lease) if is_free(lease, jiff::Timestamp::now()) || holder_is_gone(lease) => {
+                Some(lease)
+                    if is_free(lease, jiff::Timestamp::now())
+                        || holder_is_gone(lease)
+                        || held_by_this_process_unlocked(lease) =>
+                {
                     gone = !is_free(lease, jiff::Timestamp::now());
                     let previous = lease
                         .spec
@@ -201,20 +254,38 @@ impl LeaseLock {
             };
             match attempt {
                 Ok(previous) => {
-                    let renewer = tokio::spawn(renew(api.clone(), name.clone(), holder.clone()));
-                    return Ok(LeaseLock {
-                        api,
-                        name,
-                        holder,
-                        renewer,
-                        holder_process_gone: gone && previous.is_some(),
-                        took_over_from: previous,
-                    });
+                    let gone = gone && previous.is_some();
+                    return Ok(LeaseLock::started(api, name, holder, previous, gone));
                 }
                 // Lost a race (409 conflict/exists): look again.
                 Err(kube::Error::Api(s)) if s.code == 409 => continue,
-                Err(e) => return Err(lease_err(&name, e)),
+                Err(e) => {
+                    // The write may have gone through with its answer lost: a Lease left
+                    // ours is freed, not held by a process that believes it failed.
+                    free(&api, &name, &holder).await;
+                    return Err(lease_err(&name, e));
+                }
             }
+        }
+    }
+
+    /// A lock on a lease just taken: renewed from now on.
+    fn started(
+        api: Api<Lease>,
+        name: String,
+        holder: String,
+        took_over_from: Option<String>,
+        holder_process_gone: bool,
+    ) -> LeaseLock {
+        set_live(&holder, true);
+        let renewer = tokio::spawn(renew(api.clone(), name.clone(), holder.clone()));
+        LeaseLock {
+            api,
+            name,
+            holder,
+            renewer,
+            took_over_from,
+            holder_process_gone,
         }
     }
 
@@ -223,24 +294,57 @@ impl LeaseLock {
         &self.holder
     }
 
-    /// Stops renewing and frees the lease (deleted, so the next holder starts fresh).
+    /// Stops renewing and frees the lease (deleted, so the next holder starts fresh), if it
+    /// is still this lock's. Each API call goes through the retry layer; when even that fails
+    /// the whole is tried again a few times, and at worst the Lease is left to this process,
+    /// which a later operation of it or of another process on this host takes over at once
+    /// (see the module docs), and anyone else when it expires.
     pub async fn release(self) {
         self.renewer.abort();
-        if let Ok(Some(lease)) = self.api.get_opt(&self.name).await
-            && lease
-                .spec
-                .as_ref()
-                .and_then(|s| s.holder_identity.as_deref())
-                == Some(&self.holder)
-        {
-            let _ = self.api.delete(&self.name, &DeleteParams::default()).await;
+        set_live(&self.holder, false);
+        free(&self.api, &self.name, &self.holder).await;
+    }
+}
+
+/// Deletes the Lease `name` if `holder` holds it (see [`LeaseLock::release`]).
+async fn free(api: &Api<Lease>, name: &str, holder: &str) {
+    for round in 0..RELEASE_ROUNDS {
+        if round > 0 {
+            tokio::time::sleep(Duration::from_millis(250 * u64::from(round))).await;
+        }
+        let lease = match api.get_opt(name).await {
+            Ok(Some(lease)) => lease,
+            Ok(None) => return,
+            Err(_) => continue,
+        };
+        if holder_of(&lease) != Some(holder) {
+            return;
+        }
+        // Only this version of the Lease: a contender that took it over in between keeps it.
+        let dp = DeleteParams {
+            preconditions: Some(Preconditions {
+                resource_version: lease.metadata.resource_version.clone(),
+                uid: lease.metadata.uid.clone(),
+            }),
+            ..Default::default()
+        };
+        match api.delete(name, &dp).await {
+            Ok(_) => return,
+            Err(kube::Error::Api(s)) if s.code == 404 => return,
+            Err(_) => continue,
         }
     }
 }
 
+/// How many times [`LeaseLock::release`] tries to free a lease when the API keeps failing.
+const RELEASE_ROUNDS: u32 = 5;
+
 impl Drop for LeaseLock {
     fn drop(&mut self) {
         self.renewer.abort();
+        // Not freed on the server (that needs an await): this process no longer holds it, so
+        // its next operation takes it over at once.
+        set_live(&self.holder, false);
     }
 }
 
@@ -279,6 +383,36 @@ mod tests {
                 ..Default::default()
             }),
         }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_lease_this_process_left_behind_is_its_own_to_take_over() {
+        let holder = "host-1-leftover";
+        let mut l = lease(holder, "2026-01-01T00:00:45Z", 30);
+        annotate_holder(&mut l.metadata, holder);
+        assert!(!holder_is_gone(&l), "this process runs");
+        assert!(held_by_this_process_unlocked(&l), "no live lock holds it");
+        set_live(holder, true);
+        assert!(
+            !held_by_this_process_unlocked(&l),
+            "a live lock of this process holds it"
+        );
+        set_live(holder, false);
+        assert!(held_by_this_process_unlocked(&l));
+        // Another process's lease (another start time) is not this process's.
+        let mut other = lease("host-2-x", "2026-01-01T00:00:45Z", 30);
+        let me = HolderProcess::current().unwrap();
+        let them = HolderProcess {
+            start_ticks: me.start_ticks + 1,
+            ..me
+        };
+        other
+            .metadata
+            .annotations
+            .get_or_insert_with(Default::default)
+            .insert(holder::ANNOTATION.into(), them.encode("host-2-x"));
+        assert!(!held_by_this_process_unlocked(&other));
     }
 
     #[test]

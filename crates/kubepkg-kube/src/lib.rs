@@ -6,6 +6,7 @@
 //! - [`lease`]: the lease lock held for an operation (per release and per package).
 //! - [`client`], [`discovery`]: connecting and resolving kinds; [`apply`]: SSA, CRDs first,
 //!   prune; [`wait`]: waiting for readiness by watch with reports of what is not ready.
+//! - [`retry`]: the one retry policy of every API call, a layer inside the client.
 //! - [`crd`]: the safety rules for upgrading a CustomResourceDefinition.
 //! - [`failpoint`]: test-only pause points (`KUBEPKG_FAILPOINT`) for crash tests.
 //! - [`ownership`]: Helm's release ownership labels/annotations and the adoption rules.
@@ -20,6 +21,7 @@ pub mod failpoint;
 pub mod lease;
 pub mod ownership;
 pub mod readiness;
+pub mod retry;
 pub mod wait;
 
 pub use apply::{Applier, ApplyOptions};

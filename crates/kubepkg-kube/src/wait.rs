@@ -2,6 +2,9 @@
 //! its name; readiness is recomputed with [`crate::readiness`] on every change until all are
 //! current or the deadline passes. A timeout reports every object that is not ready with
 //! its status, reason and message and its most recent events.
+//!
+//! A watch that breaks while waiting (a dropped connection, an API server restarting) does not
+//! end the wait: [`watch_named`] lists and watches again, with backoff, until the deadline.
 
 use std::fmt;
 use std::time::Duration;
@@ -9,7 +12,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Event;
 use kube::api::{Api, ListParams};
-use kube::runtime::watcher;
+use kube::runtime::{WatchStreamExt, watcher};
 
 use crate::apply::locate;
 use crate::client::Cluster;
@@ -61,6 +64,20 @@ impl fmt::Display for NotReadyReport {
     }
 }
 
+/// A watch of the object `name` that outlives broken connections: after an error (yielded,
+/// for the caller to skip) it lists and watches again, with kube's default backoff (up to a
+/// few seconds between tries), for as long as it is polled.
+pub fn watch_named<K>(
+    api: Api<K>,
+    name: &str,
+) -> impl futures::Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + use<K>
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
+{
+    let cfg = watcher::Config::default().fields(&format!("metadata.name={name}"));
+    watcher(api, cfg).default_backoff()
+}
+
 /// Waits until every object is `Current`. `progress` is called with the objects not ready
 /// yet whenever that set or their reasons change. A Job or Pod that fails ends the wait at
 /// once with [`KubeError::Failed`].
@@ -107,8 +124,7 @@ pub async fn wait_until(
     let mut resolved = Vec::new();
     for (i, id) in ids.iter().enumerate() {
         let (api, id) = locate(cluster, id, &cluster.namespace).await?;
-        let cfg = watcher::Config::default().fields(&format!("metadata.name={}", id.name));
-        streams.push(watcher(api, cfg).map(move |ev| (i, ev)).boxed());
+        streams.push(watch_named(api, &id.name).map(move |ev| (i, ev)).boxed());
         resolved.push(id);
     }
     let mut merged = futures::stream::select_all(streams);
@@ -168,7 +184,7 @@ pub async fn wait_until(
             Ok(watcher::Event::Delete(_)) => state[i] = not_found(),
             Ok(watcher::Event::InitDone) => listed[i] = true,
             Ok(watcher::Event::Init) => {}
-            // Watch errors are retried by the watcher's own backoff; keep waiting.
+            // The watch broke; it is set up again (with backoff): keep waiting.
             Err(_) => {}
         }
     }
@@ -192,12 +208,21 @@ pub async fn wait_deleted(
             Ok(None) => continue,
             Err(e) => return Err(KubeError::api("get", &id, e)),
         };
-        let fut = kube::runtime::wait::await_condition(
-            api,
-            &id.name,
-            kube::runtime::conditions::is_deleted(&uid),
-        );
-        if tokio::time::timeout_at(deadline, fut).await.is_err() {
+        // A broken watch is set up again until the deadline.
+        let gone = async {
+            loop {
+                let fut = kube::runtime::wait::await_condition(
+                    api.clone(),
+                    &id.name,
+                    kube::runtime::conditions::is_deleted(&uid),
+                );
+                if fut.await.is_ok() {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        };
+        if tokio::time::timeout_at(deadline, gone).await.is_err() {
             return Err(KubeError::NotReady(NotReadyReport {
                 timeout: Some(timeout),
                 objects: vec![Unready {

@@ -14,12 +14,16 @@
 //! nodes whose pods can be told to fail or stay unready through pod
 //! annotations (see [`sim`]).
 //!
+//! Tests of how kubepkg survives a flaky network put a [`fault::FaultProxy`] between it and the
+//! API server (resets, refused connections, latency, cut answers and watches, at a rate).
+//!
 //! Tests that compare with the real `helm` CLI get it from [`helm_binary`] and run it
 //! against their namespace with [`helm_command`].
 #![forbid(unsafe_code)]
 
 mod apply;
 mod error;
+pub mod fault;
 mod helm;
 mod namespace;
 mod packages;

@@ -222,7 +222,7 @@ pub struct ClusterArgs {
     /// Namespace of the release (default: $HELM_NAMESPACE, then the context's namespace).
     #[arg(short = 'n', long = "namespace")]
     pub namespace: Option<String>,
-    /// Fail at once if another operation holds the release instead of waiting for it.
+    /// Fail at once if another operation holds the package or release instead of waiting for it.
     #[arg(long = "no-wait-lock")]
     pub no_wait_lock: bool,
 }

@@ -63,6 +63,7 @@ impl Settings {
             kubeconfig: self.kubeconfig.clone(),
             context: self.kube_context.clone(),
             namespace: self.namespace.clone(),
+            ..Default::default()
         }
     }
 

@@ -3,6 +3,7 @@
 
 mod concurrency;
 mod examples;
+mod faults;
 mod kstatus;
 mod package_object;
 mod requires;

@@ -320,3 +320,61 @@ pub async fn eventually<T>(
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// Asserts that nothing an operation on package `name` touched is left mid-way: no package
+/// revision and no Helm record of `releases` is `pending-*` (the records read directly, and
+/// each release's history as the real `helm history` prints it), and no Lease is left in the
+/// namespace (the package's and the releases' Leases are deleted when freed). `when` names
+/// the run in the failure message.
+pub async fn assert_final_states(ns: &TestNamespace, name: &str, releases: &[&str], when: &str) {
+    let h = history(ns, name).await;
+    let pending: Vec<_> = h
+        .revisions
+        .iter()
+        .filter(|r| r.status.is_pending())
+        .map(|r| (r.revision, r.status.as_str(), r.description.clone()))
+        .collect();
+    assert!(
+        pending.is_empty(),
+        "{when}: pending package revisions {pending:?}"
+    );
+    let helm = kubepkg_testkit::helm_binary("v4.3.1").expect("helm oracle");
+    for rel in releases {
+        let stored = release_history(ns, rel).await;
+        assert!(
+            stored.iter().all(|(_, s)| !s.starts_with("pending")),
+            "{when}: release {rel} records {stored:?}"
+        );
+        if stored.is_empty() {
+            continue;
+        }
+        let out = kubepkg_testkit::helm_command(&helm, ns, &["history", rel, "-o", "json"])
+            .output()
+            .expect("run helm");
+        assert!(
+            out.status.success(),
+            "{when}: helm history {rel}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+        let statuses: Vec<&str> = rows
+            .iter()
+            .map(|r| r["status"].as_str().unwrap_or(""))
+            .collect();
+        assert_eq!(statuses.len(), stored.len(), "{when}: helm history {rel}");
+        assert!(
+            statuses.iter().all(|s| !s.starts_with("pending")),
+            "{when}: helm history {rel}: {statuses:?}"
+        );
+    }
+    let leases: kube::Api<k8s_openapi::api::coordination::v1::Lease> = ns.api();
+    let left: Vec<String> = leases
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter_map(|l| l.metadata.name)
+        .collect();
+    assert!(left.is_empty(), "{when}: Leases left: {left:?}");
+}

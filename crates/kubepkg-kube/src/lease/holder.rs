@@ -97,6 +97,11 @@ impl HolderProcess {
         })
     }
 
+    /// Whether this holder process is the calling process itself.
+    pub fn is_current(&self) -> bool {
+        HolderProcess::current().is_some_and(|me| me == *self)
+    }
+
     /// Whether this holder process still runs, as far as this process can tell.
     pub fn liveness(&self) -> Liveness {
         let Some(me) = HolderProcess::current() else {

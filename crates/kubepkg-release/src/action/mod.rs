@@ -20,6 +20,9 @@ use crate::record::{Chart, Hook, HookEvent, Info, Release, Status};
 use crate::storage::{Driver, Store};
 use lock::ReleaseLock;
 
+/// How many times a failed operation tries to record its revision as failed ([`Releases::settle`]).
+const SETTLE_ROUNDS: u32 = 5;
+
 /// Errors of release operations.
 #[derive(Debug, thiserror::Error)]
 pub enum ActionError {
@@ -191,8 +194,53 @@ impl<'a, D: Driver> Releases<'a, D> {
             },
         )
         .await?;
-        self.recover(name).await?;
+        if let Err(e) = self.recover(name).await {
+            lock.release().await;
+            return Err(e);
+        }
         Ok(lock)
+    }
+
+    /// Ends a locked operation, on every exit path: a revision it left pending (its last
+    /// record write failed even after the client's retries) is marked failed, then the lease
+    /// is freed. No `pending-*` record and no lease outlive a process that ends normally.
+    async fn unlock<T>(
+        &self,
+        name: &str,
+        lock: ReleaseLock,
+        result: Result<T, ActionError>,
+    ) -> Result<T, ActionError> {
+        if let Err(e) = &result {
+            self.settle(name, e).await;
+        }
+        lock.release().await;
+        result
+    }
+
+    /// Marks every revision still pending after `error` ended the operation failed: the
+    /// lease is held, so no one is working on them (tried a few times: the record is worth
+    /// more than a prompt exit).
+    async fn settle(&self, name: &str, error: &ActionError) {
+        let description = match error {
+            ActionError::Failed { description, .. } => description.clone(),
+            other => format!("Release {name:?} failed: {other}"),
+        };
+        for round in 0..SETTLE_ROUNDS {
+            if round > 0 {
+                tokio::time::sleep(Duration::from_millis(250 * u64::from(round))).await;
+            }
+            let Ok(history) = self.store.history(name).await else {
+                continue;
+            };
+            let mut settled = true;
+            for mut r in history.into_iter().filter(|r| r.status().is_pending()) {
+                r.set_status(Status::Failed, description.clone());
+                settled &= self.store.update(&r).await.is_ok();
+            }
+            if settled {
+                return;
+            }
+        }
     }
 
     /// Marks a `pending-*` latest revision failed: we hold the lease, so whoever wrote it
@@ -308,8 +356,7 @@ impl<'a, D: Driver> Releases<'a, D> {
         }
         let lock = self.lock(name, opts).await?;
         let result = self.install_locked(name, rendered, &objects, opts).await;
-        lock.release().await;
-        result
+        self.unlock(name, lock, result).await
     }
 
     async fn install_locked(
@@ -426,8 +473,7 @@ impl<'a, D: Driver> Releases<'a, D> {
             }
         }
         .await;
-        lock.release().await;
-        result
+        self.unlock(name, lock, result).await
     }
 
     async fn upgrade_locked(
@@ -648,8 +694,7 @@ impl<'a, D: Driver> Releases<'a, D> {
     ) -> Result<Release, ActionError> {
         let lock = self.lock(name, opts).await?;
         let result = self.rollback_locked(name, revision, opts).await;
-        lock.release().await;
-        result
+        self.unlock(name, lock, result).await
     }
 
     async fn rollback_locked(
@@ -774,8 +819,7 @@ impl<'a, D: Driver> Releases<'a, D> {
     pub async fn uninstall(&self, name: &str, opts: &Options) -> Result<Release, ActionError> {
         let lock = self.lock(name, opts).await?;
         let result = self.uninstall_locked(name, opts).await;
-        lock.release().await;
-        result
+        self.unlock(name, lock, result).await
     }
 
     async fn uninstall_locked(&self, name: &str, opts: &Options) -> Result<Release, ActionError> {
@@ -864,8 +908,7 @@ impl<'a, D: Driver> Releases<'a, D> {
             r.map(|()| release)
         }
         .await;
-        lock.release().await;
-        result
+        self.unlock(name, lock, result).await
     }
 }
 
@@ -964,15 +1007,31 @@ pub async fn install_crds(
         }
         let body: kube::core::DynamicObject = serde_json::from_value(o.object.clone())
             .map_err(|e| ActionError::Manifest(format!("{}: {e}", o.source)))?;
+        let pp = kube::api::PatchParams::apply(kubepkg_kube::apply::FIELD_MANAGER).force();
         if exists {
-            let pp = kube::api::PatchParams::apply(kubepkg_kube::apply::FIELD_MANAGER).force();
             api.patch(&id.name, &pp, &kube::api::Patch::Apply(&body))
                 .await
                 .map_err(|e| api_err("upgrade", &id, e))?;
         } else {
-            api.create(&kube::api::PostParams::default(), &body)
-                .await
-                .map_err(|e| api_err("create", &id, e))?;
+            match api.create(&kube::api::PostParams::default(), &body).await {
+                Ok(_) => {}
+                // Our create whose answer was lost (sent again by the retry layer), or a CRD
+                // created meanwhile: checked as an upgrade, then applied over.
+                Err(kube::Error::Api(s)) if s.code == 409 => {
+                    if let Some(live) = api
+                        .get_opt(&id.name)
+                        .await
+                        .map_err(|e| api_err("get", &id, e))?
+                    {
+                        let live = serde_json::to_value(live).unwrap_or(Value::Null);
+                        kubepkg_kube::crd::check_upgrade(cluster, &live, &o.object).await?;
+                    }
+                    api.patch(&id.name, &pp, &kube::api::Patch::Apply(&body))
+                        .await
+                        .map_err(|e| api_err("create", &id, e))?;
+                }
+                Err(e) => return Err(api_err("create", &id, e).into()),
+            }
         }
         ids.push(id);
     }

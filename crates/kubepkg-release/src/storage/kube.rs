@@ -32,6 +32,17 @@ fn is_status(e: &kube::Error, code: u16) -> bool {
     matches!(e, kube::Error::Api(s) if s.code == code)
 }
 
+/// A create answered 409 `AlreadyExists`: when the stored record is the one sent (a create
+/// whose answer was lost, sent again by the client's retry layer), it was created.
+fn created_already(existing: Option<StoredObject>, sent: &StoredObject) -> Result<(), Error> {
+    match existing {
+        Some(e) if e.labels == sent.labels && e.payload == sent.payload => Ok(()),
+        _ => Err(Error::AlreadyExists {
+            key: sent.key.clone(),
+        }),
+    }
+}
+
 fn meta(object: &StoredObject) -> ObjectMeta {
     ObjectMeta {
         name: Some(object.key.clone()),
@@ -117,7 +128,7 @@ impl Driver for SecretDriver {
             .await
         {
             Ok(_) => Ok(()),
-            Err(e) if is_status(&e, 409) => Err(Error::AlreadyExists { key: object.key }),
+            Err(e) if is_status(&e, 409) => created_already(self.get(&object.key).await?, &object),
             Err(e) => Err(backend("Secret", &object.key, e)),
         }
     }
@@ -209,7 +220,7 @@ impl Driver for ConfigMapDriver {
             .await
         {
             Ok(_) => Ok(()),
-            Err(e) if is_status(&e, 409) => Err(Error::AlreadyExists { key: object.key }),
+            Err(e) if is_status(&e, 409) => created_already(self.get(&object.key).await?, &object),
             Err(e) => Err(backend("ConfigMap", &object.key, e)),
         }
     }

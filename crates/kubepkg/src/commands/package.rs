@@ -107,7 +107,9 @@ async fn warn_dropped_values(kc: &KubeCluster, instance: Instance<'_>, user: &Us
 async fn connect(settings: &Settings, timeout: Duration, sink: Sink) -> Result<KubeCluster> {
     let kube = settings.connect().await?;
     let caps: ClusterCapabilities = ops::capabilities(&kube).await;
-    Ok(KubeCluster::with_sink(kube, caps, timeout, sink))
+    let mut kc = KubeCluster::with_sink(kube, caps, timeout, sink);
+    kc.wait_lock = settings.wait_lock;
+    Ok(kc)
 }
 
 /// `kubepkg plan NAME PACKAGE`.
