@@ -21,6 +21,8 @@
 mod apply;
 mod error;
 mod helm;
+/// The real kstatus library (Go, cli-utils) as a test oracle: [`kstatus::classify`], [`kstatus::assert_status`].
+pub mod kstatus;
 mod namespace;
 mod plane;
 pub mod sim;
