@@ -5,6 +5,8 @@
 # testenv/go.mod. Idempotent: the binary is cached outside the clone in
 #   ${KUBEPKG_CACHE_DIR:-~/.cache/kubepkg}/testenv/<hash of go.mod, go.sum, sources, Go version>/
 # and reused while none of those change. Prints the binary's path on stdout.
+# With --path it only prints where that binary is (built or not) and builds
+# nothing: the test kit finds the binary of the current sources that way.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -26,6 +28,11 @@ hash="$(
 )"
 out_dir="$cache_root/$hash"
 bin="$out_dir/kpk-cluster"
+
+if [[ "${1:-}" == "--path" ]]; then
+	echo "$bin"
+	exit 0
+fi
 
 if [[ -x "$bin" ]]; then
 	echo "$bin"

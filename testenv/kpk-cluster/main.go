@@ -11,6 +11,7 @@
 //	kpk-cluster nodesim ...              simulated kubelets (see nodesim.go)
 //	kpk-cluster certs ...                writes the local PKI (see certs.go)
 //	kpk-cluster up|down|status ...       starts, stops, checks the whole plane (see plane.go)
+//	kpk-cluster kstatus < objects.json   kstatus' verdict on each object, a test oracle (see kstatus.go)
 //
 // The subcommand is taken from the first argument, or from the name the
 // binary was called by (so a symlink named kubectl behaves as kubectl).
@@ -58,6 +59,7 @@ var commands = map[string]func(args []string) int{
 	"up":                      runUp,
 	"down":                    runDown,
 	"status":                  runStatus,
+	"kstatus":                 runKstatus,
 }
 
 func usage() {

@@ -25,6 +25,8 @@ mod apply;
 mod error;
 pub mod fault;
 mod helm;
+/// The real kstatus library (Go, cli-utils) as a test oracle: [`kstatus::classify`], [`kstatus::assert_status`].
+pub mod kstatus;
 mod namespace;
 mod packages;
 mod plane;
