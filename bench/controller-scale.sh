@@ -101,7 +101,8 @@ while :; do
 done
 end=$(date +%s.%N)
 after="$(requests)"
-kill -TERM "$controller"
+# SIGTERM to the controller itself (GNU time would die of it without reporting).
+pkill -TERM -P "$controller" || true
 wait "$controller" || true
 controller=
 elapsed=$(echo "$end - $start" | bc)

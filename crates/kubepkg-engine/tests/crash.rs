@@ -46,7 +46,7 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
-    let tests: [(&str, fn()); 5] = [
+    let tests: [(&str, fn()); 6] = [
         ("crash_after_pending_revision_then_apply_again", || {
             run(after_pending_revision())
         }),

@@ -480,10 +480,16 @@ fn crd(obj: &Value) -> Readiness {
 /// Kinds without rules: a `Ready=False` condition means in progress (kstatus' generic
 /// conditions test); otherwise the absence of known conditions means current.
 fn ready_condition(obj: &Value) -> Readiness {
-    match conditions(obj).into_iter().find(|c| c.type_ == "Ready") {
-        Some(c) if c.status == "False" => Readiness::in_progress(&c.reason, c.message),
-        _ => Readiness::current("Resource is current"),
+    // kstatus' checkReadyCondition: the first `Ready` condition that is True, False or Unknown
+    // decides (Unknown is InProgress); other values and no such condition fall through.
+    for c in conditions(obj).into_iter().filter(|c| c.type_ == "Ready") {
+        match c.status.as_str() {
+            "True" => return Readiness::current("Resource is Ready"),
+            "False" | "Unknown" => return Readiness::in_progress(&c.reason, c.message),
+            _ => {}
+        }
     }
+    Readiness::current("Resource is current")
 }
 
 /// HorizontalPodAutoscaler as kstatus' tests pin it: no conditions yet → unknown,

@@ -101,18 +101,25 @@ impl Summary {
     }
 }
 
-/// kstatus' reading of a custom resource's conditions: an abnormal-true `Stalled` is Failed,
-/// `Reconciling` is InProgress, anything else Current (kstatus never looks at `Ready` itself:
-/// that is why every not-ready state above also sets one of the two). No conditions at all
-/// (a record written before conditions existed) is Unknown here.
+/// kstatus' reading of a custom resource's conditions (sigs.k8s.io/cli-utils v0.37
+/// `status.Compute`, checked against the Go library in the engine's kstatus test): an
+/// abnormal-true `Stalled` is Failed, `Reconciling` is InProgress, then a `Ready` condition
+/// decides (False or Unknown: InProgress, so an uninstalled package is InProgress), anything
+/// else is Current. No conditions at all (a record written before conditions existed) is
+/// Unknown here.
 pub fn summary(conditions: &[Condition]) -> Summary {
     let is = |t: &str| conditions.iter().any(|c| c.type_ == t && c.is_true());
+    let ready = conditions
+        .iter()
+        .find(|c| c.type_ == READY && matches!(c.status.as_str(), "True" | "False" | "Unknown"));
     if is(STALLED) {
         Summary::Failed
     } else if is(RECONCILING) {
         Summary::InProgress
     } else if conditions.is_empty() {
         Summary::Unknown
+    } else if ready.is_some_and(|c| c.status != "True") {
+        Summary::InProgress
     } else {
         Summary::Current
     }

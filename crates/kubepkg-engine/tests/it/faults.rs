@@ -73,7 +73,7 @@ async fn apply_once(kc: &mut KubeCluster, ns: &str, dir: &Path) -> Result<Reason
             namespace: ns,
         },
         &Default::default(),
-        TIMEOUT,
+        ops::ApplyOptions::new(TIMEOUT),
     )
     .await
     .map(|(o, _)| {

@@ -306,21 +306,7 @@ fn package_object(conditions: &[Condition], shape: Shape) -> Value {
 /// Where kubepkg and the Go library disagree today, as the test below words each difference.
 /// The test fails when this list is not exactly what it finds: a new difference is a bug to
 /// fix, and fixing a listed one means removing its lines here.
-const KNOWN_DIFFERENCES: &[&str] = &[
-    // kstatus' last rule for a kind it has no rules for reads a `Ready` condition: True is
-    // Current with the message "Resource is Ready" (our port says "Resource is current", the
-    // message of its final fallback).
-    r#"deployed (Observed): kubepkg-kube's readiness says ("Current", "", "Resource is current"), Go kstatus ("Current", "", "Resource is Ready")"#,
-    r#"deployed (NoObservedGeneration): kubepkg-kube's readiness says ("Current", "", "Resource is current"), Go kstatus ("Current", "", "Resource is Ready")"#,
-    // The same rule makes `Ready=False` InProgress, so an uninstalled package (Ready=False,
-    // Uninstalled, neither Reconciling nor Stalled) is InProgress for kstatus and our port,
-    // whereas docs/package-object.md documents Current and `conditions::summary` (what
-    // `kubepkg status` shows) ignores `Ready`.
-    "uninstalled (Observed): documented Current, Go kstatus says InProgress (Uninstalled: Uninstallation complete)",
-    "uninstalled (Observed): conditions::summary says Current, Go kstatus InProgress",
-    "uninstalled (NoObservedGeneration): documented Current, Go kstatus says InProgress (Uninstalled: Uninstallation complete)",
-    "uninstalled (NoObservedGeneration): conditions::summary says Current, Go kstatus InProgress",
-];
+const KNOWN_DIFFERENCES: &[&str] = &[];
 
 #[test]
 fn the_go_kstatus_library_reads_every_package_state_as_we_say() {
