@@ -793,13 +793,17 @@ async fn stop(
         conditions::stopped(why, message, &now()),
         &conditions_of(obj),
     );
-    let same = conditions_of(obj) == conditions;
+    // The generation was looked at and refused: observed (kstatus reads Stalled, not
+    // "latest generation not observed").
+    let observed_now = resource::observed(obj).generation == obj.meta().generation;
+    let same = conditions_of(obj) == conditions && observed_now;
     if !same {
         write_status(
             obj,
             ctx,
             api,
             StatusPatch {
+                observed_generation: obj.meta().generation,
                 conditions: Some(conditions),
                 ..Default::default()
             },

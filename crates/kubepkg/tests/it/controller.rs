@@ -16,7 +16,7 @@ use kube::api::{
     PatchParams, PostParams,
 };
 use kubepkg_package::object;
-use kubepkg_testkit::TestNamespace;
+use kubepkg_testkit::{TestNamespace, kstatus};
 use serde_json::{Value, json};
 
 use crate::engine_support::{eventually, package};
@@ -198,14 +198,19 @@ async fn wait_ready(
         if let Some(o) = get(ns, name).await {
             let caught_up = o.pointer("/status/observedGeneration")
                 == o.pointer("/metadata/generation")
-                || reason == "RequirementsNotMet"
-                || reason == "InvalidPackage"
-                || reason == "SourceUnavailable";
+                || reason == "RequirementsNotMet";
             if let Some((s, r, _)) = condition(&o, "Ready")
                 && s == status
                 && r == reason
                 && caught_up
             {
+                // The real kstatus library reads the object as we say (docs/package-object.md).
+                let expected = match (status, reason) {
+                    ("True", _) => kstatus::Status::Current,
+                    (_, "RequirementsNotMet" | "Progressing") => kstatus::Status::InProgress,
+                    _ => kstatus::Status::Failed,
+                };
+                kstatus::assert_status(&o, expected);
                 return o;
             }
             if std::time::Instant::now() > deadline {
