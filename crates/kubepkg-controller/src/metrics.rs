@@ -2,7 +2,9 @@
 //! (`controller_runtime_reconcile_total{controller,result}`,
 //! `controller_runtime_reconcile_errors_total`, `controller_runtime_reconcile_time_seconds`,
 //! `controller_runtime_active_workers`, `controller_runtime_max_concurrent_reconciles`), plus
-//! kubepkg's own: `kubepkg_packages{reason}` (Packages by the reason of their last state).
+//! kubepkg's own: `kubepkg_packages{reason}` (Packages by the reason of their last state) and
+//! `kubepkg_component_wait_seconds{result}` (how long components took from being applied to
+//! ready or failed).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -30,6 +32,11 @@ struct ControllerLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ResultOnly {
+    result: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ReasonLabels {
     reason: String,
 }
@@ -42,6 +49,7 @@ pub struct Metrics {
     reconcile_time: Family<ControllerLabels, Histogram>,
     active_workers: Family<ControllerLabels, Gauge<i64, AtomicI64>>,
     packages: Family<ReasonLabels, Gauge<i64, AtomicI64>>,
+    component_wait: Family<ResultOnly, Histogram>,
     /// Each Package's last reason, so `kubepkg_packages` counts every Package once.
     states: Mutex<HashMap<String, String>>,
 }
@@ -62,6 +70,16 @@ impl Metrics {
         let active_workers = Family::<ControllerLabels, Gauge<i64, AtomicI64>>::default();
         let max_concurrent_g = Family::<ControllerLabels, Gauge<i64, AtomicI64>>::default();
         let packages = Family::<ReasonLabels, Gauge<i64, AtomicI64>>::default();
+        let component_wait = Family::<ResultOnly, Histogram>::new_with_constructor(|| {
+            Histogram::new([
+                1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1200.0, 3600.0,
+            ])
+        });
+        registry.register(
+            "kubepkg_component_wait_seconds",
+            "Time from applying a component to it being ready (result=ready) or failed",
+            component_wait.clone(),
+        );
         registry.register(
             "controller_runtime_reconcile",
             "Total number of reconciliations per controller",
@@ -102,6 +120,7 @@ impl Metrics {
             reconcile_time,
             active_workers,
             packages,
+            component_wait,
             states: Mutex::new(HashMap::new()),
         }
     }
@@ -142,6 +161,15 @@ impl Metrics {
                 reason: reason.into(),
             })
             .inc();
+    }
+
+    /// A component became ready (`ready`) or failed (`failed`) `took` after it was applied.
+    pub fn component_waited(&self, result: &str, took: Duration) {
+        self.component_wait
+            .get_or_create(&ResultOnly {
+                result: result.into(),
+            })
+            .observe(took.as_secs_f64());
     }
 
     /// The Package `key` is gone.
@@ -206,6 +234,11 @@ mod tests {
             "{text}"
         );
         m.package_gone("a/y");
+        m.component_waited("ready", Duration::from_secs(3));
+        assert!(
+            m.encode()
+                .contains("kubepkg_component_wait_seconds_count{result=\"ready\"} 1")
+        );
         assert!(
             m.encode()
                 .contains("kubepkg_packages{reason=\"Succeeded\"} 1")

@@ -234,7 +234,7 @@ fn engine_cluster_reporting(
     ctx: &Context,
     namespace: &str,
     timeout: Duration,
-    waits: Option<tokio::sync::mpsc::UnboundedSender<kubepkg_progress::Event>>,
+    waits: Option<tokio::sync::mpsc::UnboundedSender<(Instant, kubepkg_progress::Event)>>,
 ) -> KubeCluster {
     let mut kube = ctx.cluster.clone();
     kube.namespace = namespace.to_string();
@@ -243,7 +243,7 @@ fn engine_cluster_reporting(
     let sink: kubepkg_progress::Sink = Arc::new(move |e: &kubepkg_progress::Event| {
         tracing::info!(namespace = %object, "{e}");
         if let Some(w) = &waits {
-            let _ = w.send(e.clone());
+            let _ = w.send((Instant::now(), e.clone()));
         }
     });
     KubeCluster::with_sink(kube, caps, timeout, sink)
@@ -255,10 +255,12 @@ fn engine_cluster_reporting(
 async fn report_waits(
     api: Api<DynamicObject>,
     name: String,
-    mut events: tokio::sync::mpsc::UnboundedReceiver<kubepkg_progress::Event>,
+    metrics: Arc<Metrics>,
+    mut events: tokio::sync::mpsc::UnboundedReceiver<(Instant, kubepkg_progress::Event)>,
 ) {
     use kubepkg_progress::Event;
     let mut waiting: HashMap<String, String> = HashMap::new();
+    let mut applying: HashMap<String, Instant> = HashMap::new();
     let mut written: HashMap<String, String> = HashMap::new();
     loop {
         let first = events.recv().await;
@@ -268,7 +270,23 @@ async fn report_waits(
         while let Ok(e) = events.try_recv() {
             batch.push(e);
         }
-        for e in batch {
+        for (at, e) in batch {
+            match &e {
+                Event::Applying { component } => {
+                    applying.insert(component.clone(), at);
+                }
+                Event::Ready { component } | Event::Failed { component, .. } => {
+                    if let Some(t) = applying.remove(component) {
+                        let result = if matches!(e, Event::Ready { .. }) {
+                            "ready"
+                        } else {
+                            "failed"
+                        };
+                        metrics.component_waited(result, at.duration_since(t));
+                    }
+                }
+                _ => {}
+            }
             match e {
                 Event::WaitingFor {
                     component,
@@ -412,7 +430,12 @@ async fn apply(
     let package = &loaded.package;
     let (waits, wait_events) = tokio::sync::mpsc::unbounded_channel();
     let mut kc = engine_cluster_reporting(ctx, &namespace, timeout, Some(waits));
-    let reporter = tokio::spawn(report_waits(api.clone(), name.clone(), wait_events));
+    let reporter = tokio::spawn(report_waits(
+        api.clone(),
+        name.clone(),
+        ctx.metrics.clone(),
+        wait_events,
+    ));
     let stop_reporting = AbortOnDrop(reporter);
     kc.caps = ops::capabilities(&kc.kube).await;
     // Requirements are waited for by watch here (the reconcile does not block on them).

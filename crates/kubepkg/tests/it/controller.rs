@@ -666,6 +666,7 @@ async fn a_suspended_package_changes_nothing_until_resumed() {
         "controller_runtime_reconcile_time_seconds_bucket",
         "controller_runtime_max_concurrent_reconciles{controller=\"package\"} 4",
         "kubepkg_packages{reason=\"Succeeded\"} 1",
+        "kubepkg_component_wait_seconds_count{result=\"ready\"} 2",
     ] {
         assert!(text.contains(name), "{name} not in /metrics:\n{text}");
     }
