@@ -122,6 +122,10 @@ pub fn render(chart: &Chart, top: &Value, strict: bool) -> Result<BTreeMap<Strin
     collect(chart, top, true, chart.name(), &mut tpls);
     let mut set = Templates::with_funcs(kubepkg_funcs::helm_table());
     set.enable_helm(None, false);
+    // The execution limits (docs/limits.md), raised by `KUBEPKG_TEMPLATE_MAX_*`.
+    let limits = kubepkg_template::Limits::from_env()
+        .map_err(|e| ChartError::from(ChartErrorKind::Render(e.to_string())))?;
+    set.set_limits(limits);
     if strict {
         set.set_missing_key(kubepkg_template::MissingKey::Error);
     }

@@ -10,21 +10,17 @@ use crate::chart::Chart;
 use kubepkg_value::{MapRef, Value, map_read, map_write};
 use std::collections::BTreeMap;
 
-/// Deep copy of a value tree (Go's `copystructure.Copy`); maps are fresh, not shared.
+/// Deep copy of a value tree (Go's `copystructure.Copy`); maps are fresh, not shared, and
+/// plain `map[string]interface {}`. A value that contains itself (a template's `set` can make
+/// one) copies as nil and records the cycle ([`kubepkg_value::walk::note_fault`]).
 pub fn deep_copy(v: &Value) -> Value {
-    match v {
-        Value::Map(m) => Value::map(
-            map_read(m)
-                .iter()
-                .map(|(k, v)| (k.clone(), deep_copy(v)))
-                .collect(),
-        ),
-        Value::List(items, t) => Value::List(
-            std::sync::Arc::new(items.iter().map(deep_copy).collect()),
-            *t,
-        ),
-        other => other.clone(),
-    }
+    v.copy_with(&mut kubepkg_value::walk::Guard::unbounded(), &|_| {
+        kubepkg_value::MapType::Interface
+    })
+    .unwrap_or_else(|r| {
+        kubepkg_value::walk::note_fault(r);
+        Value::Nil
+    })
 }
 
 fn as_map(v: &Value) -> Option<&MapRef> {
