@@ -41,6 +41,14 @@ pub fn grow<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(RED_ZONE, STACK_CHUNK, f)
 }
 
+/// Run `f` on a stack of its own large enough for any value kubepkg accepts (256 MiB of
+/// address space, touched only as deep as `f` goes): for code that recurses over values
+/// nested up to [`MAX_NESTING`] levels without calling [`grow`] at each level (a JSON parser,
+/// a merge of user values).
+pub fn on_large_stack<R>(f: impl FnOnce() -> R) -> R {
+    stacker::grow(256 << 20, f)
+}
+
 /// Why a guarded walk stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Recursion {

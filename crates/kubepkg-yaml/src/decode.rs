@@ -1302,6 +1302,52 @@ fn json_kind(v: &Value) -> &'static str {
     }
 }
 
+/// go-yaml's reader (`yaml_parser_update_buffer`) on bytes that are not UTF-8: the problem
+/// it reports at the first bad sequence.
+pub fn utf8_error(b: &[u8]) -> &'static str {
+    let mut i = 0;
+    while i < b.len() {
+        let o = b[i];
+        let width = match o {
+            _ if o & 0x80 == 0 => 1,
+            _ if o & 0xE0 == 0xC0 => 2,
+            _ if o & 0xF0 == 0xE0 => 3,
+            _ if o & 0xF8 == 0xF0 => 4,
+            _ => return "invalid leading UTF-8 octet",
+        };
+        if i + width > b.len() {
+            return "incomplete UTF-8 octet sequence";
+        }
+        let mut value: u32 = match width {
+            1 => u32::from(o & 0x7F),
+            2 => u32::from(o & 0x1F),
+            3 => u32::from(o & 0x0F),
+            _ => u32::from(o & 0x07),
+        };
+        for k in 1..width {
+            let t = b[i + k];
+            if t & 0xC0 != 0x80 {
+                return "invalid trailing UTF-8 octet";
+            }
+            value = (value << 6) + u32::from(t & 0x3F);
+        }
+        let long_enough = match width {
+            1 => true,
+            2 => value >= 0x80,
+            3 => value >= 0x800,
+            _ => value >= 0x10000,
+        };
+        if !long_enough {
+            return "invalid length of a UTF-8 sequence";
+        }
+        if (0xD800..=0xDFFF).contains(&value) || value > 0x10FFFF {
+            return "invalid Unicode character";
+        }
+        i += width;
+    }
+    "invalid leading UTF-8 octet"
+}
+
 /// `sigs.k8s.io/yaml.Unmarshal(src, target)`.
 pub fn unmarshal(src: &str, target: Target) -> Result<Value, YamlError> {
     let go = decode_go(src)?;
