@@ -297,6 +297,11 @@ fn safe_relative(p: &Path) -> Option<PathBuf> {
     Some(out)
 }
 
+/// The mutation engine of the fuzz targets, shared with kubepkg-chart's.
+#[cfg(test)]
+#[path = "../../kubepkg-chart/tests/it/fuzz_engine.rs"]
+mod fuzz_engine;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -502,5 +507,85 @@ mod tests {
         let out = tempfile::tempdir().unwrap();
         let e = extract_archive(&a, out.path()).unwrap_err().to_string();
         assert!(e.contains("archive has more than 10000 entries"), "{e}");
+    }
+
+    // ----- fuzz targets (issue 16); the engine is shared with kubepkg-chart's -----
+
+    use super::fuzz_engine;
+
+    fn example_manifests() -> Vec<Vec<u8>> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+        let mut out = Vec::new();
+        for pkg in fs::read_dir(&root).unwrap().flatten() {
+            for v in fs::read_dir(pkg.path()).into_iter().flatten().flatten() {
+                if let Ok(b) = fs::read(v.path().join(MANIFEST_FILE)) {
+                    out.push(b);
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    const TOKENS: &[&[u8]] = &[
+        b": ",
+        b"- ",
+        b"\n",
+        b"  ",
+        b"[",
+        b"]",
+        b"{",
+        b"}",
+        b"&a ",
+        b"*a",
+        b"<<: *a",
+        b"components:",
+        b"package:",
+        b"name: ",
+        b"version: ",
+        b"path: ",
+        b"dependsOn: [a]",
+        b"requires: ",
+        b"readyWhen: ",
+        b"rollback: {safe: false}",
+        b"\xff",
+        b"\t",
+        b"'",
+        b"\"",
+    ];
+
+    #[test]
+    fn fuzz_kubepkg_yaml() {
+        let corpus = example_manifests();
+        let d = tempfile::tempdir().unwrap();
+        fuzz_engine::run("kubepkg.yaml", &corpus, TOKENS, 2_000, |input| {
+            let text = String::from_utf8_lossy(input);
+            let _ = parse_manifest(&text, &d.path().join(MANIFEST_FILE), d.path());
+        });
+    }
+
+    #[test]
+    fn fuzz_package_archive_loader() {
+        let corpus = example_manifests();
+        let d = tempfile::tempdir().unwrap();
+        let n = std::cell::Cell::new(0u64);
+        fuzz_engine::run("package-archive", &corpus, TOKENS, 200, |input| {
+            n.set(n.get() + 1);
+            let a = d.path().join(format!("p{}.tgz", n.get()));
+            fs::write(
+                &a,
+                tgz(&[("p/kubepkg.yaml", input), ("p/web/Chart.yaml", CHART)]),
+            )
+            .unwrap();
+            let out = d.path().join(format!("x{}", n.get()));
+            fs::create_dir(&out).unwrap();
+            if let Err(e) = load(&a, &out) {
+                // Errors name the archive, never the extraction directory.
+                let text = e.to_string();
+                assert!(!text.contains(&out.display().to_string()), "{text}");
+            }
+            let _ = fs::remove_dir_all(&out);
+            let _ = fs::remove_file(&a);
+        });
     }
 }
