@@ -11,7 +11,7 @@ use crate::render::{ReleaseOptions, capabilities_value, render};
 use crate::schema::validate_chart;
 use crate::semver::is_compatible_range;
 use crate::strvals::{self, Tree};
-use crate::values::{coalesce_values, merge_maps};
+use crate::values::{coalesce_values, merge_maps, read_values_file};
 use kubepkg_value::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -33,35 +33,23 @@ pub struct ValueOptions {
     pub literal_values: Vec<String>,
 }
 
-fn read_input(path: &str) -> std::result::Result<Vec<u8>, String> {
-    if path.trim() == "-" {
-        let mut buf = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf).map_err(|e| e.to_string())?;
-        return Ok(buf);
-    }
-    std::fs::read(path).map_err(|e| format!("open {path}: {}", io_text(&e)))
-}
-
-/// Go's text for common I/O errors.
-fn io_text(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
-    }
-}
-
 impl ValueOptions {
-    /// `values.Options.MergeValues`: the user values as one map.
+    /// `values.Options.MergeValues`: the user values as one map. Runs on a large stack:
+    /// `--set-json` may nest 10 000 levels, as Helm accepts.
     pub fn merge(&self) -> Result<Value> {
+        kubepkg_value::walk::on_large_stack(|| self.merge_here())
+    }
+
+    fn merge_here(&self) -> Result<Value> {
         let mut base = Value::empty_map();
         for f in &self.value_files {
             let fp = f.display().to_string();
-            let raw = read_input(&fp).map_err(|e| ChartError::from(ChartErrorKind::Values(e)))?;
-            let current =
-                kubepkg_yaml::load_values(&String::from_utf8_lossy(&raw)).map_err(|e| {
-                    ChartError::from(ChartErrorKind::Values(format!("failed to parse {fp}: {e}")))
-                })?;
+            let raw = read_values_file(&fp)
+                .map_err(|e| ChartError::from(ChartErrorKind::Values(e.to_string())))?;
+            let current = kubepkg_yaml::load_values_bytes(&raw).map_err(|e| {
+                ChartError::from(ChartErrorKind::Values(format!("failed to parse {fp}: {e}")))
+            })?;
+            drop(raw);
             base = merge_maps(&base, &current);
         }
         let mut tree = match Tree::from_value(&base) {
@@ -71,11 +59,25 @@ impl ValueOptions {
         for v in &self.json_values {
             let t = v.trim();
             if t.starts_with('{') {
-                let parsed: serde_json::Value = serde_json::from_str(t).map_err(|_| {
-                    ChartError::from(ChartErrorKind::Values(format!(
-                        "failed parsing --set-json data JSON: {v}"
-                    )))
-                })?;
+                let max = kubepkg_value::walk::MAX_NESTING;
+                if strvals::json_depth(t) > max {
+                    return Err(ChartError::from(ChartErrorKind::Values(format!(
+                        "failed parsing --set-json data JSON: the value is nested deeper than \
+                         {max} levels (Helm's limit)"
+                    ))));
+                }
+                let mut de = serde_json::Deserializer::from_str(t);
+                de.disable_recursion_limit();
+                let mut values = de.into_iter::<serde_json::Value>();
+                let parsed = match values.next() {
+                    // Like serde_json::from_str: one value and nothing after it.
+                    Some(Ok(p)) if t[values.byte_offset()..].trim().is_empty() => p,
+                    _ => {
+                        return Err(ChartError::from(ChartErrorKind::Values(format!(
+                            "failed parsing --set-json data JSON: {v}"
+                        ))));
+                    }
+                };
                 if !parsed.is_object() {
                     return Err(ChartError::from(ChartErrorKind::Values(format!(
                         "failed parsing --set-json data JSON: {v}"
@@ -109,8 +111,11 @@ impl ValueOptions {
                 )))
             })?;
         }
+        // Go strings are bytes: the file's exact bytes become the value.
         let reader = |p: &str| -> std::result::Result<Value, String> {
-            read_input(p).map(|b| Value::str(String::from_utf8_lossy(&b)))
+            read_values_file(p)
+                .map(Value::from_go_bytes)
+                .map_err(|e| e.to_string())
         };
         for v in &self.file_values {
             strvals::parse_into_file(v, &mut tree, &reader).map_err(|e| {

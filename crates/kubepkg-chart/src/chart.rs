@@ -177,8 +177,9 @@ fn walk(
     Ok(())
 }
 
-fn yaml_text<'a>(f: &'a BufferedFile) -> std::borrow::Cow<'a, str> {
-    String::from_utf8_lossy(&f.data)
+/// A chart's YAML file as text; bytes that are not UTF-8 are refused as Helm refuses them.
+fn yaml_text(f: &BufferedFile) -> std::result::Result<&str, kubepkg_yaml::YamlError> {
+    kubepkg_yaml::text(&f.data)
 }
 
 /// Build a chart from its files (`loader.LoadFiles`).
@@ -186,10 +187,12 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
     let mut metadata: Option<Metadata> = None;
     for f in &files {
         if f.name == "Chart.yaml" {
-            let v = kubepkg_yaml::from_yaml_str(&yaml_text(f)).map_err(|e| {
-                ChartError::from(ChartErrorKind::Load(format!("cannot load Chart.yaml: {e}")))
-            })?;
-            let v = crate::metadata::restore_float_text(&v, &yaml_text(f));
+            let v = yaml_text(f)
+                .and_then(kubepkg_yaml::from_yaml_str)
+                .map_err(|e| {
+                    ChartError::from(ChartErrorKind::Load(format!("cannot load Chart.yaml: {e}")))
+                })?;
+            let v = crate::metadata::restore_float_text(&v, yaml_text(f).unwrap_or_default());
             let mut md = Metadata::decode(&v).map_err(|e| {
                 ChartError::from(ChartErrorKind::Load(format!("cannot load Chart.yaml: {e}")))
             })?;
@@ -217,15 +220,19 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
         match f.name.as_str() {
             "Chart.yaml" => {}
             "Chart.lock" => {
-                let v = kubepkg_yaml::from_yaml_str(&yaml_text(f)).map_err(|e| {
-                    ChartError::from(ChartErrorKind::Load(format!("cannot load Chart.lock: {e}")))
-                })?;
+                let v = yaml_text(f)
+                    .and_then(kubepkg_yaml::from_yaml_str)
+                    .map_err(|e| {
+                        ChartError::from(ChartErrorKind::Load(format!(
+                            "cannot load Chart.lock: {e}"
+                        )))
+                    })?;
                 chart.lock = Some(Lock::decode(&v).map_err(|e| {
                     ChartError::from(ChartErrorKind::Load(format!("cannot load Chart.lock: {e}")))
                 })?);
             }
             "values.yaml" => {
-                chart.values = kubepkg_yaml::load_values(&yaml_text(f)).map_err(|e| {
+                chart.values = kubepkg_yaml::load_values_bytes(&f.data).map_err(|e| {
                     ChartError::from(ChartErrorKind::Load(format!(
                         "cannot load values.yaml: {e}"
                     )))
@@ -239,11 +246,13 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
                         "Warning: Dependencies are handled in Chart.yaml since apiVersion \"v2\". We recommend migrating dependencies to Chart.yaml."
                     );
                 }
-                let v = kubepkg_yaml::from_yaml_str(&yaml_text(f)).map_err(|e| {
-                    ChartError::from(ChartErrorKind::Load(format!(
-                        "cannot load requirements.yaml: {e}"
-                    )))
-                })?;
+                let v = yaml_text(f)
+                    .and_then(kubepkg_yaml::from_yaml_str)
+                    .map_err(|e| {
+                        ChartError::from(ChartErrorKind::Load(format!(
+                            "cannot load requirements.yaml: {e}"
+                        )))
+                    })?;
                 md.merge(&v).map_err(|e| {
                     ChartError::from(ChartErrorKind::Load(format!(
                         "cannot load requirements.yaml: {e}"
@@ -254,11 +263,13 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
                 }
             }
             "requirements.lock" => {
-                let v = kubepkg_yaml::from_yaml_str(&yaml_text(f)).map_err(|e| {
-                    ChartError::from(ChartErrorKind::Load(format!(
-                        "cannot load requirements.lock: {e}"
-                    )))
-                })?;
+                let v = yaml_text(f)
+                    .and_then(kubepkg_yaml::from_yaml_str)
+                    .map_err(|e| {
+                        ChartError::from(ChartErrorKind::Load(format!(
+                            "cannot load requirements.lock: {e}"
+                        )))
+                    })?;
                 chart.lock = Some(Lock::decode(&v).map_err(|e| {
                     ChartError::from(ChartErrorKind::Load(format!(
                         "cannot load requirements.lock: {e}"

@@ -122,14 +122,20 @@ pub fn render(chart: &Chart, top: &Value, strict: bool) -> Result<BTreeMap<Strin
     collect(chart, top, true, chart.name(), &mut tpls);
     let mut set = Templates::with_funcs(kubepkg_funcs::helm_table());
     set.enable_helm(None, false);
+    // The execution limits (docs/limits.md), raised by `KUBEPKG_TEMPLATE_MAX_*`.
+    let limits = kubepkg_template::Limits::from_env()
+        .map_err(|e| ChartError::from(ChartErrorKind::Render(e.to_string())))?;
+    set.set_limits(limits);
     if strict {
         set.set_missing_key(kubepkg_template::MissingKey::Error);
     }
     let mut keys: Vec<String> = tpls.keys().cloned().collect();
     helm::sort_templates(&mut keys);
+    let mut escaped = false;
     for k in &keys {
         let r = &tpls[k];
-        let text = String::from_utf8_lossy(&r.text);
+        let text = escape_bytes(&r.text);
+        escaped |= matches!(text, std::borrow::Cow::Owned(_));
         set.parse(k, &text)
             .map_err(|e| ChartError::from(ChartErrorKind::Render(helm::parse_error_text(k, &e))))?;
     }
@@ -145,15 +151,88 @@ pub fn render(chart: &Chart, top: &Value, strict: bool) -> Result<BTreeMap<Strin
         if let Value::Map(m) = &r.data {
             map_write(m).insert("Template".into(), helm_values(Value::map(t)));
         }
-        let out = set
-            .execute(k, &r.data)
+        let mut out = set
+            .execute_bytes(k, &r.data)
             .map_err(|e| ChartError::from(ChartErrorKind::Render(helm::exec_error_text(k, &e))))?;
+        if escaped {
+            out = unescape_bytes(out);
+        }
+        let out = match String::from_utf8(out) {
+            Ok(s) => s,
+            // Helm reads every rendered file but the notes as YAML, which go-yaml's reader
+            // refuses when it is not UTF-8.
+            Err(e) if !k.ends_with("NOTES.txt") => {
+                return Err(ChartError::from(ChartErrorKind::Manifest(format!(
+                    "YAML parse error on {k}: error converting YAML to JSON: yaml: {}",
+                    kubepkg_yaml::decode::utf8_error(e.as_bytes())
+                ))));
+            }
+            Err(e) => kubepkg_value::go_lossy(e.as_bytes()),
+        };
         rendered.insert(k.clone(), helm::scrub_no_value(&out));
     }
     Ok(rendered)
 }
 
+/// First of the 128 private-use characters (U+10FF80…U+10FFFF) that stand for the bytes
+/// 0x80…0xFF of a template file that is not UTF-8 while it is parsed as text.
+const BYTE_STANDIN: u32 = 0x10FF80;
+
+/// A template file as text for the parser. Go templates are bytes: a file that is not UTF-8
+/// (a Latin-1 comment, a raw byte in a text node) renders in Helm, and its bytes reach the
+/// output wherever its text does. Each byte that is not part of a UTF-8 sequence is parsed as
+/// a stand-in character and turned back into the byte in the output ([`unescape_bytes`]).
+fn escape_bytes(raw: &[u8]) -> std::borrow::Cow<'_, str> {
+    if let Ok(s) = std::str::from_utf8(raw) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut s = String::with_capacity(raw.len() + 16);
+    for chunk in raw.utf8_chunks() {
+        s.push_str(chunk.valid());
+        for &b in chunk.invalid() {
+            s.push(char::from_u32(BYTE_STANDIN + u32::from(b - 0x80)).unwrap_or('\u{FFFD}'));
+        }
+    }
+    std::borrow::Cow::Owned(s)
+}
+
+/// The output with each stand-in of [`escape_bytes`] replaced by its byte.
+fn unescape_bytes(out: Vec<u8>) -> Vec<u8> {
+    // U+10FF80…U+10FFFF are F4 8F BE 80 … F4 8F BF BF in UTF-8.
+    let mut res = Vec::with_capacity(out.len());
+    let mut i = 0;
+    while i < out.len() {
+        if i + 3 < out.len()
+            && out[i] == 0xF4
+            && out[i + 1] == 0x8F
+            && (out[i + 2] == 0xBE || out[i + 2] == 0xBF)
+            && out[i + 3] & 0xC0 == 0x80
+        {
+            res.push(0x80 + ((out[i + 2] - 0xBE) << 6) + (out[i + 3] & 0x3F));
+            i += 4;
+        } else {
+            res.push(out[i]);
+            i += 1;
+        }
+    }
+    res
+}
+
 /// The `.Capabilities` value.
 pub fn capabilities_value(caps: &Capabilities) -> Value {
     Value::Object(Arc::new(caps.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn template_bytes_survive_parsing_as_text() {
+        let raw = b"a: \xff\xe6\x97 \xc3\xa9\x80";
+        let text = super::escape_bytes(raw);
+        assert!(text.contains('\u{e9}'));
+        assert_eq!(
+            super::unescape_bytes(text.as_bytes().to_vec()),
+            raw.to_vec()
+        );
+    }
 }

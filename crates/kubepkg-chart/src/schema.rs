@@ -8,6 +8,10 @@ use kubepkg_value::{Value, map_read};
 /// A [`Value`] as JSON for the validator (integral floats become integers so `type: integer`
 /// accepts them as Go's validator does).
 pub fn value_to_json(v: &Value) -> serde_json::Value {
+    kubepkg_value::walk::grow(|| value_to_json_inner(v))
+}
+
+fn value_to_json_inner(v: &Value) -> serde_json::Value {
     match v {
         Value::Nil => serde_json::Value::Null,
         Value::Bool(b) => serde_json::Value::Bool(*b),

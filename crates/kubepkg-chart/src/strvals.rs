@@ -266,7 +266,17 @@ impl<'a> Parser<'a> {
             return Ok(());
         }
         let rest: String = self.chars[self.pos..].iter().collect();
-        let mut de = serde_json::Deserializer::from_str(&rest).into_iter::<serde_json::Value>();
+        if json_depth(&rest) > kubepkg_value::walk::MAX_NESTING {
+            return Err(Stop::Err(format!(
+                "the JSON value is nested deeper than {} levels (Helm's limit)",
+                kubepkg_value::walk::MAX_NESTING
+            )));
+        }
+        // Helm (Go's encoding/json) reads up to 10 000 levels; serde_json's own limit (128) is
+        // off and the caller runs on a large stack (`ValueOptions::merge`).
+        let mut de = serde_json::Deserializer::from_str(&rest);
+        de.disable_recursion_limit();
+        let mut de = de.into_iter::<serde_json::Value>();
         let v = match de.next() {
             Some(Ok(v)) => v,
             Some(Err(e)) => return Err(Stop::Err(e.to_string())),
@@ -417,6 +427,33 @@ enum ListErr {
 
 /// Convert decoded JSON to a [`Value`] as Go's `encoding/json` into `interface{}` does
 /// (numbers are `float64`).
+/// The deepest nesting of arrays and objects in the JSON text (brackets inside strings do not
+/// count); a check before parsing.
+pub fn json_depth(s: &str) -> usize {
+    let (mut depth, mut max, mut in_str, mut esc) = (0usize, 0usize, false, false);
+    for b in s.bytes() {
+        if in_str {
+            match (esc, b) {
+                (true, _) => esc = false,
+                (false, b'\\') => esc = true,
+                (false, b'"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
 pub fn json_to_value(v: &serde_json::Value) -> Value {
     match v {
         serde_json::Value::Null => Value::Nil,

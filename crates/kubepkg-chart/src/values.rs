@@ -9,22 +9,118 @@
 use crate::chart::Chart;
 use kubepkg_value::{MapRef, Value, map_read, map_write};
 use std::collections::BTreeMap;
+use std::io::Read;
 
-/// Deep copy of a value tree (Go's `copystructure.Copy`); maps are fresh, not shared.
-pub fn deep_copy(v: &Value) -> Value {
-    match v {
-        Value::Map(m) => Value::map(
-            map_read(m)
-                .iter()
-                .map(|(k, v)| (k.clone(), deep_copy(v)))
-                .collect(),
-        ),
-        Value::List(items, t) => Value::List(
-            std::sync::Arc::new(items.iter().map(deep_copy).collect()),
-            *t,
-        ),
-        other => other.clone(),
+/// The largest values file (`-f`, `--set-file`, a package's `-f`) kubepkg reads by default:
+/// 64 MiB. Helm reads any size (`-f /dev/zero` never ends; a 200 MB file took 2 GB).
+pub const MAX_VALUES_FILE: u64 = 64 << 20;
+/// The environment variable that raises [`MAX_VALUES_FILE`] (a number of bytes).
+pub const MAX_VALUES_FILE_ENV: &str = "KUBEPKG_MAX_VALUES_FILE";
+
+/// Why a values file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadValuesError {
+    /// The file could not be opened or read (Go's text: `open x.yaml: no such file or
+    /// directory`).
+    #[error("open {path}: {text}")]
+    Open { path: String, text: String },
+    /// The file is larger than the limit.
+    #[error(
+        "{path}: the file is larger than kubepkg's limit of {limit} bytes for a values file; set {MAX_VALUES_FILE_ENV}=BYTES to raise it"
+    )]
+    TooLarge { path: String, limit: u64 },
+    /// The file is not UTF-8 text (go-yaml's reader refuses it; Helm's text).
+    #[error("failed to parse {path}: {source}")]
+    NotText {
+        path: String,
+        #[source]
+        source: kubepkg_yaml::YamlError,
+    },
+    /// The limit's variable is not a number.
+    #[error("{MAX_VALUES_FILE_ENV}={value:?}: want a whole number of bytes")]
+    BadLimit { value: String },
+}
+
+/// [`read_values_file`] as YAML text: bytes that are not UTF-8 are refused as `helm -f`
+/// refuses them.
+pub fn read_values_text(path: &str) -> Result<String, ReadValuesError> {
+    let raw = read_values_file(path)?;
+    String::from_utf8(raw).map_err(|e| ReadValuesError::NotText {
+        path: path.to_string(),
+        source: kubepkg_yaml::YamlError::Document {
+            document: 1,
+            source: Box::new(kubepkg_yaml::YamlError::Syntax {
+                line: None,
+                message: kubepkg_yaml::decode::utf8_error(e.as_bytes()).to_string(),
+            }),
+        },
+    })
+}
+
+/// Go's text for common I/O errors.
+fn io_text(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
     }
+}
+
+/// The values-file limit: [`MAX_VALUES_FILE`] or `$KUBEPKG_MAX_VALUES_FILE`.
+pub fn values_file_limit() -> Result<u64, ReadValuesError> {
+    match std::env::var(MAX_VALUES_FILE_ENV) {
+        Ok(v) => v
+            .trim()
+            .replace('_', "")
+            .parse()
+            .map_err(|_| ReadValuesError::BadLimit { value: v }),
+        Err(_) => Ok(MAX_VALUES_FILE),
+    }
+}
+
+/// Read a user's values file (`-f`, `--set-file`; `-` is standard input), streamed and
+/// stopped at the limit ([`values_file_limit`]), so `/dev/zero` or a huge file is refused
+/// after reading at most the limit. The one reader of values files for every verb.
+pub fn read_values_file(path: &str) -> Result<Vec<u8>, ReadValuesError> {
+    let limit = values_file_limit()?;
+    let open_err = |e: std::io::Error| ReadValuesError::Open {
+        path: path.to_string(),
+        text: io_text(&e),
+    };
+    let reader: Box<dyn Read> = if path.trim() == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(std::fs::File::open(path).map_err(open_err)?)
+    };
+    let mut buf = Vec::new();
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut buf)
+        .map_err(open_err)?;
+    if buf.len() as u64 > limit {
+        return Err(ReadValuesError::TooLarge {
+            path: if path.trim() == "-" {
+                "standard input".into()
+            } else {
+                path.to_string()
+            },
+            limit,
+        });
+    }
+    Ok(buf)
+}
+
+/// Deep copy of a value tree (Go's `copystructure.Copy`); maps are fresh, not shared, and
+/// plain `map[string]interface {}`. A value that contains itself (a template's `set` can make
+/// one) copies as nil and records the cycle ([`kubepkg_value::walk::note_fault`]).
+pub fn deep_copy(v: &Value) -> Value {
+    v.copy_with(&mut kubepkg_value::walk::Guard::unbounded(), &|_| {
+        kubepkg_value::MapType::Interface
+    })
+    .unwrap_or_else(|r| {
+        kubepkg_value::walk::note_fault(r);
+        Value::Nil
+    })
 }
 
 fn as_map(v: &Value) -> Option<&MapRef> {

@@ -12,9 +12,6 @@ use crate::args::{arg, int};
 use crate::cast;
 use crate::{f, fv};
 
-/// The longest list `until`, `untilStep` and `seq` build (Go would exhaust memory instead).
-pub const MAX_LIST_LEN: usize = 1 << 24;
-
 /// Go's panic text when reflection inspects a nil interface.
 pub(crate) const NIL_DEREF: &str =
     "runtime error: invalid memory address or nil pointer dereference";
@@ -201,7 +198,7 @@ fn chunk(a: &[Value]) -> FuncResult {
     let l = elems(arg(a, 1), "Cannot chunk type")?;
     let n = l.len() as i64;
     let cs = ((n - 1) as f64 / size as f64).floor() + 1.0;
-    if !cs.is_finite() || cs < 0.0 || cs > MAX_LIST_LEN as f64 {
+    if !cs.is_finite() || cs < 0.0 || cs > kubepkg_template::budget::current().max_list_len as f64 {
         return Err("runtime error: makeslice: len out of range".into());
     }
     let cs = cs as i64;
@@ -248,34 +245,29 @@ fn int_list(v: Vec<i64>) -> Value {
 
 /// Sprig `untilStep`.
 pub(crate) fn until_step(start: i64, stop: i64, step: i64) -> Result<Vec<i64>, String> {
-    let mut v = Vec::new();
-    let too_long = || {
-        Err(format!(
-            "list would exceed kubepkg's limit of {MAX_LIST_LEN} elements"
-        ))
+    // Sprig's loop, with its length known first so that a huge list is refused before it is
+    // built (Go would exhaust memory instead).
+    let span = i128::from(stop) - i128::from(start);
+    let step_w = i128::from(step);
+    let len = if (span > 0 && step_w > 0) || (span < 0 && step_w < 0) {
+        (span.abs() + step_w.abs() - 1) / step_w.abs()
+    } else {
+        0
     };
+    kubepkg_template::budget::check_list(len as u128)?;
+    let mut v = Vec::with_capacity(len as usize);
+    let mut i = start;
+    if len == 0 {
+        return Ok(v);
+    }
     if stop < start {
-        if step >= 0 {
-            return Ok(v);
-        }
-        let mut i = start;
         while i > stop {
-            if v.len() >= MAX_LIST_LEN {
-                return too_long();
-            }
             v.push(i);
             i = i.wrapping_add(step);
         }
         return Ok(v);
     }
-    if step <= 0 {
-        return Ok(v);
-    }
-    let mut i = start;
     while i < stop {
-        if v.len() >= MAX_LIST_LEN {
-            return too_long();
-        }
         v.push(i);
         match i.checked_add(step) {
             Some(n) => i = n,

@@ -58,22 +58,14 @@ pub(crate) fn functions() -> Vec<Function> {
         }),
         f!("nospace", [String], |a| Ok(nospace(s(a, 0)).into())),
         f!("initials", [String], |a| Ok(initials(s(a, 0)).into())),
-        f!("randAlphaNum", [Int], |a| Ok(random_string(
-            int(a, 0),
-            ALNUM
-        )
-        .into())),
-        f!("randAlpha", [Int], |a| Ok(
-            random_string(int(a, 0), ALPHA).into()
-        )),
-        f!("randAscii", [Int], |a| Ok(
-            random_string(int(a, 0), ASCII).into()
-        )),
-        f!("randNumeric", [Int], |a| Ok(random_string(
-            int(a, 0),
-            DIGITS
-        )
-        .into())),
+        f!("randAlphaNum", [Int], |a| random_string(int(a, 0), ALNUM)
+            .map(Value::from)),
+        f!("randAlpha", [Int], |a| random_string(int(a, 0), ALPHA)
+            .map(Value::from)),
+        f!("randAscii", [Int], |a| random_string(int(a, 0), ASCII)
+            .map(Value::from)),
+        f!("randNumeric", [Int], |a| random_string(int(a, 0), DIGITS)
+            .map(Value::from)),
         f!("swapcase", [String], |a| Ok(swapcase(s(a, 0)).into())),
         f!("shuffle", [String], |a| Ok(shuffle(s(a, 0)).into())),
         f!("snakecase", [String], |a| Ok(
@@ -243,19 +235,11 @@ fn substr(start: i64, end: i64, b: &[u8]) -> FuncResult {
     cut(&b[start as usize..end as usize])
 }
 
-/// The largest string `repeat`, `indent` and friends build (Go would exhaust memory instead).
-pub const MAX_STRING_LEN: usize = 1 << 28;
-
 fn repeat(s: &str, count: i64) -> Result<String, String> {
     if count < 0 {
         return Err("strings: negative Repeat count".into());
     }
-    if (s.len() as u128) * (count as u128) > MAX_STRING_LEN as u128 {
-        return Err(format!(
-            "strings: Repeat output length {} exceeds kubepkg's limit of {MAX_STRING_LEN} bytes",
-            (s.len() as u128) * (count as u128)
-        ));
-    }
+    kubepkg_template::budget::check_string((s.len() as u128) * (count as u128))?;
     Ok(s.repeat(count as usize))
 }
 
@@ -359,16 +343,20 @@ const DIGITS: &str = "0123456789";
 const ASCII: &str = " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~";
 
 /// goutils' `CryptoRandom*`: `count` characters drawn from `alphabet` (empty for count ≤ 0).
-fn random_string(count: i64, alphabet: &str) -> String {
+/// Sprig's `randAlphaNum` and friends: `count` characters drawn uniformly from `alphabet` by a
+/// cryptographic generator seeded from the operating system (Sprig draws each from
+/// `crypto/rand`; one system call per character made long strings take minutes).
+fn random_string(count: i64, alphabet: &str) -> Result<String, String> {
     if count <= 0 {
-        return String::new();
+        return Ok(String::new());
     }
-    let count = (count as usize).min(MAX_STRING_LEN);
+    kubepkg_template::budget::check_string(count as u128)?;
+    use rand::SeedableRng;
     let chars = alphabet.as_bytes();
-    let mut rng = rand::rngs::OsRng;
-    (0..count)
+    let mut rng = rand::rngs::StdRng::from_rng(rand::rngs::OsRng).map_err(|e| e.to_string())?;
+    Ok((0..count)
         .map(|_| chars[rng.gen_range(0..chars.len())] as char)
-        .collect()
+        .collect())
 }
 
 fn shuffle(s: &str) -> String {
@@ -746,11 +734,9 @@ fn cat(a: &[Value]) -> Vec<u8> {
 fn indent(spaces: i64, v: &str) -> Result<String, String> {
     let pad = repeat(" ", spaces)?;
     let lines = v.matches('\n').count() + 1;
-    if (pad.len() as u128) * (lines as u128) + v.len() as u128 > MAX_STRING_LEN as u128 {
-        return Err(format!(
-            "indent: result exceeds kubepkg's limit of {MAX_STRING_LEN} bytes"
-        ));
-    }
+    kubepkg_template::budget::check_string(
+        (pad.len() as u128) * (lines as u128) + v.len() as u128,
+    )?;
     Ok(format!("{pad}{}", v.replace('\n', &format!("\n{pad}"))))
 }
 

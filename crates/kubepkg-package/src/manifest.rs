@@ -348,6 +348,9 @@ pub fn parse_manifest(text: &str, file: &Path, root: &Path) -> Result<Package, P
 /// The first line of a serde-saphyr error without its `line N column M:` prefix (we print
 /// the location ourselves) and without the source snippet.
 fn syntax_message(e: &serde_saphyr::Error) -> String {
+    if let Some(m) = budget_message(e) {
+        return m;
+    }
     let full = e.without_snippet().to_string();
     let first = full.lines().next().unwrap_or_default().trim();
     let first = first.strip_prefix("error:").unwrap_or(first).trim();
@@ -361,6 +364,42 @@ fn syntax_message(e: &serde_saphyr::Error) -> String {
         return strip_location_suffix(&rest[idx + 2..]).to_string();
     }
     strip_location_suffix(first).to_string()
+}
+
+/// What a breached limit of the YAML reader means, in words (serde-saphyr's own text is its
+/// debug form, `budget breached: Nodes { nodes: 250001 }`).
+fn budget_message(e: &serde_saphyr::Error) -> Option<String> {
+    use serde_saphyr::Error;
+    use serde_saphyr::budget::BudgetBreach;
+    let mut e = e;
+    while let Error::AliasError { error, .. } | Error::WithSnippet { error, .. } = e {
+        e = error;
+    }
+    let Error::Budget { breach, .. } = e else {
+        return None;
+    };
+    Some(match breach {
+        BudgetBreach::Nodes { nodes } => format!(
+            "the document expands to more than {} values (aliases copy what their anchor names, \
+             so a few lines can stand for millions: an alias bomb); kubepkg refuses it",
+            nodes.saturating_sub(1)
+        ),
+        BudgetBreach::Aliases { aliases } => format!(
+            "the document uses more than {} aliases; kubepkg refuses it",
+            aliases.saturating_sub(1)
+        ),
+        BudgetBreach::AliasAnchorRatio { aliases, anchors } => format!(
+            "the document uses {aliases} aliases for {anchors} anchors (an alias bomb); \
+             kubepkg refuses it"
+        ),
+        BudgetBreach::Depth { depth } => format!(
+            "the document is nested more than {} levels deep; kubepkg refuses it",
+            depth.saturating_sub(1)
+        ),
+        _ => "the document is larger than kubepkg's YAML reader accepts (too many values, \
+              anchors or bytes); kubepkg refuses it"
+            .to_string(),
+    })
 }
 
 /// Drops serde's trailing ` at line N, column M` (the location is printed in front).

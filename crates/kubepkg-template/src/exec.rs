@@ -114,6 +114,7 @@ struct Shared {
     include_counts: NameMap<String, usize>,
     output_bytes: usize,
     depth: usize,
+    tpl_depth: usize,
 }
 
 struct State<'a, 's> {
@@ -466,6 +467,8 @@ fn byte_value(b: u8) -> Value {
 
 /// Execute template `name` of `t` with `data` as dot.
 pub fn execute(t: &Templates, name: &str, data: &Value) -> Result<Vec<u8>, ExecError> {
+    let _scope = crate::budget::Scope::enter(t.limits);
+    let _ = kubepkg_value::walk::take_fault();
     let mut shared = Shared::default();
     let env = Env {
         tmpls: t,
@@ -513,12 +516,41 @@ fn execute_tree<'a>(
         out: Vec::new(),
     };
     match st.walk_list(&dot, &tree.root) {
-        Ok(()) | Err(Flow::Break) | Err(Flow::Continue) => Ok(st.out),
+        Ok(()) | Err(Flow::Break) | Err(Flow::Continue) => Ok(std::mem::take(&mut st.out)),
         Err(Flow::Err(e)) => Err(*e),
     }
 }
 
+/// Free a variable's value without recursion (a template can build a list nested a million
+/// levels deep; see [`kubepkg_value::drop_deep`]).
+fn release_rv(v: Rv) {
+    match v {
+        Rv::Iface(x) | Rv::Val(x) => kubepkg_value::drop_deep(x),
+        Rv::Invalid => {}
+    }
+}
+
+fn drop_vars(vars: Vec<(&str, Rv)>) {
+    for (_, v) in vars {
+        release_rv(v);
+    }
+}
+
+impl Drop for State<'_, '_> {
+    fn drop(&mut self) {
+        drop_vars(std::mem::take(&mut self.vars));
+    }
+}
+
 impl<'a, 's> State<'a, 's> {
+    /// Forget the variables declared after `mark`.
+    fn truncate_vars(&mut self, mark: usize) {
+        if self.vars.len() > mark {
+            let gone = self.vars.split_off(mark);
+            drop_vars(gone);
+        }
+    }
+
     // ----- errors -----
 
     fn context(&self) -> Option<(usize, String)> {
@@ -583,13 +615,37 @@ impl<'a, 's> State<'a, 's> {
     fn write(&mut self, s: &[u8]) -> R<()> {
         self.shared.output_bytes += s.len();
         if self.shared.output_bytes > self.env.tmpls.limits.max_output_bytes {
-            return self.err(format_args!(
-                "output exceeds the limit of {} bytes",
-                self.env.tmpls.limits.max_output_bytes
+            return self.err(crate::budget::output_exceeded(
+                self.env.tmpls.limits.max_output_bytes,
             ));
         }
         self.out.extend_from_slice(s);
         Ok(())
+    }
+
+    /// Count one operation ([`crate::Limits::max_operations`]).
+    fn charge(&self) -> R<()> {
+        match crate::budget::charge(1) {
+            Ok(()) => Ok(()),
+            Err(e) => self.err(e),
+        }
+    }
+
+    /// Count one call, reported at `node` when it exceeds the limit.
+    fn charge_at(&mut self, node: At<'a>) -> R<()> {
+        match crate::budget::charge(1) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                self.at = node;
+                self.err(e)
+            }
+        }
+    }
+
+    /// A value that contains itself stopped a printing or copying walk (Go's stack would
+    /// overflow): an error at the current node.
+    fn fault(&self) -> Option<String> {
+        kubepkg_value::walk::take_fault().map(|r| format!("{r}; Go would never finish"))
     }
 
     fn print_value(&mut self, v: &Rv) -> R<()> {
@@ -606,12 +662,14 @@ impl<'a, 's> State<'a, 's> {
             Some(v) => {
                 let before = self.out.len();
                 write_value(&mut self.out, v);
+                if let Some(f) = self.fault() {
+                    return self.err(format_args!("cannot print it: {f}"));
+                }
                 let n = self.out.len() - before;
                 self.shared.output_bytes += n;
                 if self.shared.output_bytes > self.env.tmpls.limits.max_output_bytes {
-                    return self.err(format_args!(
-                        "output exceeds the limit of {} bytes",
-                        self.env.tmpls.limits.max_output_bytes
+                    return self.err(crate::budget::output_exceeded(
+                        self.env.tmpls.limits.max_output_bytes,
                     ));
                 }
                 Ok(())
@@ -653,7 +711,7 @@ impl<'a, 's> State<'a, 's> {
     fn walk_if_with(&mut self, with: bool, dot: &Rv, b: &'a Branch) -> R<()> {
         let mark = self.vars.len();
         let r = self.walk_if_with_inner(with, dot, b);
-        self.vars.truncate(mark);
+        self.truncate_vars(mark);
         r
     }
 
@@ -679,11 +737,12 @@ impl<'a, 's> State<'a, 's> {
             Err(Flow::Break) => Ok(()),
             other => other,
         };
-        self.vars.truncate(mark);
+        self.truncate_vars(mark);
         r
     }
 
     fn one_iteration(&mut self, b: &'a Branch, mark: usize, index: Rv, elem: Rv) -> R<()> {
+        self.charge()?;
         let decl = &b.pipe.decl;
         if !decl.is_empty() {
             if b.pipe.is_assign {
@@ -706,7 +765,7 @@ impl<'a, 's> State<'a, 's> {
             }
         }
         let r = stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.walk_list(&elem, &b.list));
-        self.vars.truncate(mark);
+        self.truncate_vars(mark);
         match r {
             Err(Flow::Continue) => Ok(()),
             other => other,
@@ -851,11 +910,11 @@ impl<'a, 's> State<'a, 's> {
             ));
         }
         if self.shared.depth >= self.env.tmpls.limits.max_depth {
-            return self.err(format_args!(
-                "exceeded the maximum nesting of template, include and tpl calls ({})",
-                self.env.tmpls.limits.max_depth
+            return self.err(crate::budget::depth_exceeded(
+                self.env.tmpls.limits.max_depth,
             ));
         }
+        self.charge()?;
         let new_dot = match &t.pipe {
             Some(p) => self.eval_pipeline(dot, p)?,
             None => Rv::Invalid,
@@ -870,7 +929,8 @@ impl<'a, 's> State<'a, 's> {
         self.depth -= 1;
         self.shared.depth -= 1;
         self.tree = saved_tree;
-        self.vars = saved_vars;
+        let inner = std::mem::replace(&mut self.vars, saved_vars);
+        drop_vars(inner);
         r
     }
 
@@ -879,7 +939,7 @@ impl<'a, 's> State<'a, 's> {
     fn set_var(&mut self, name: &str, v: Rv) -> R<()> {
         for (n, val) in self.vars.iter_mut().rev() {
             if *n == name {
-                *val = v;
+                release_rv(std::mem::replace(val, v));
                 return Ok(());
             }
         }
@@ -1373,11 +1433,16 @@ impl<'a, 's> State<'a, 's> {
             };
             argv.push(v);
         }
+        self.charge_at(node)?;
         let result = match callee {
             Callee::Builtin(b) => self.call_builtin(b, args, &argv),
             Callee::Helm(h) => self.call_helm(h, &argv),
             Callee::Values(m, method) => call_values_method(&m, method, &argv),
             _ => Ok(Rv::Invalid),
+        };
+        let result = match (result, self.fault()) {
+            (Ok(_), Some(f)) => Err(vec![f]),
+            (r, _) => r,
         };
         match result {
             Ok(v) => Ok(v),
@@ -1443,7 +1508,12 @@ impl<'a, 's> State<'a, 's> {
             argv.push(self.validate_type(fv, t)?);
         }
         let call = f.call;
+        self.charge_at(node)?;
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call(&argv)));
+        let r = match (r, self.fault()) {
+            (Ok(Ok(_)), Some(f)) => Ok(Err(f)),
+            (r, _) => r,
+        };
         match r {
             Ok(Ok(v)) => Ok(Rv::from_value(v)),
             Ok(Err(e)) => {
@@ -1623,9 +1693,7 @@ impl<'a, 's> State<'a, 's> {
         if self.shared.depth >= max {
             return Err(ExecError {
                 is_exec_error: false,
-                chain: vec![format!(
-                    "exceeded the maximum nesting of template, include and tpl calls ({max})"
-                )],
+                chain: vec![crate::budget::depth_exceeded(max)],
             });
         }
         self.shared.depth += 1;
@@ -1638,6 +1706,10 @@ impl<'a, 's> State<'a, 's> {
 
     fn tpl(&mut self, text: &str, vals: Value) -> Result<Vec<u8>, Vec<String>> {
         let tmpls = self.env.tmpls;
+        let max = tmpls.limits.max_tpl_depth;
+        if self.shared.tpl_depth >= max {
+            return Err(vec![crate::budget::tpl_depth_exceeded(max)]);
+        }
         let set_name = tmpls.set_name.clone();
         let trees = match crate::parse::parse(&set_name, text, &|f| tmpls.has_func(f)) {
             Ok(t) => t,
@@ -1669,6 +1741,7 @@ impl<'a, 's> State<'a, 's> {
         let Some(own) = own else {
             return Ok(Vec::new());
         };
+        self.shared.tpl_depth += 1;
         let r = self.nested(|env, shared| {
             let env2 = Env {
                 tmpls: env.tmpls,
@@ -1676,6 +1749,7 @@ impl<'a, 's> State<'a, 's> {
             };
             execute_tree(env2, shared, &own, Rv::from_value(vals))
         });
+        self.shared.tpl_depth -= 1;
         match r {
             Ok(s) => Ok(crate::helm::scrub_no_value_bytes(s)),
             Err(e) => {

@@ -130,6 +130,11 @@ struct Printer {
     fmt: Fmt,
     reordered: bool,
     good_arg_num: bool,
+    /// Go's `fmt` recurses into a map that holds itself until its stack overflows; the guard
+    /// stops there, records the cycle ([`kubepkg_value::walk::note_fault`], which the executor
+    /// turns into a template error) and prints nothing more.
+    guard: kubepkg_value::walk::Guard,
+    stopped: bool,
 }
 
 fn parsenum(s: &[u8], mut i: usize) -> (usize, bool, usize) {
@@ -363,6 +368,22 @@ impl Printer {
     }
 
     fn print_value(&mut self, v: &Value, verb: char, depth: usize) {
+        if !matches!(v, Value::List(..) | Value::Map(_)) {
+            return self.print_value_inner(v, verb, depth);
+        }
+        if self.stopped {
+            return;
+        }
+        if let Err(r) = self.guard.enter(v) {
+            kubepkg_value::walk::note_fault(r);
+            self.stopped = true;
+            return;
+        }
+        kubepkg_value::walk::grow(|| self.print_value_inner(v, verb, depth));
+        self.guard.leave(v);
+    }
+
+    fn print_value_inner(&mut self, v: &Value, verb: char, depth: usize) {
         match v {
             Value::Nil => {
                 if depth == 0 {

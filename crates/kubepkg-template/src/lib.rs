@@ -33,13 +33,16 @@
 //! engine on the Helm cases, and random templates from the differential fuzzer.
 //!
 //! # Limits
-//! Go has none besides its 100 000 nested `template` calls; these keep bad charts from
-//! exhausting memory: [`Limits::max_output_bytes`] bounds the text one execution may produce and
-//! [`Limits::max_depth`] bounds nested `template`/`include`/`tpl` calls (the stack grows on the
-//! heap, so deep nesting never overflows it). Exceeding either is an [`ExecError`], never a
-//! panic. Helm's own rule that one name may be `include`d at most 1 000 times in a nest is
-//! reproduced with Helm's error text. A loop that produces no output (`range` over a huge
-//! integer) runs as long as it does in Go.
+//! Go has none besides its 100 000 nested `template` calls; [`Limits`] (see [`budget`]) keep
+//! bad charts from exhausting memory or time: the text one execution may produce, the strings
+//! and lists one function may make, nested `template`/`include`/`tpl` calls and `tpl` calls
+//! alone (the stack grows on the heap, so deep nesting never overflows it), and the number of
+//! operations (`range` iterations, function and template calls). Exceeding one is an
+//! [`ExecError`] naming the template, line and limit and how to raise it, never a panic.
+//! Helm's own rule that one name may be `include`d at most 1 000 times in a nest is reproduced
+//! with Helm's error text. A value that contains itself (`set $d "self" $d`) is printed,
+//! encoded and copied through [`kubepkg_value::walk`]: Go's result where Go has one (`toJson`
+//! fails, so Helm's `toJson` prints ""), an error where Go would crash.
 //!
 //! # Strings are bytes
 //! Go strings are bytes: a template that cuts a multi-byte character (`substr`, `slice`), decodes
@@ -57,6 +60,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod budget;
 pub mod exec;
 pub mod fmt;
 pub mod func;
@@ -68,6 +72,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
+pub use budget::{Limits, LimitsError};
 pub use fmt::{
     format_value, sprint, sprint_value, sprintf, sprintf_value, sprintln, sprintln_value,
 };
@@ -87,28 +92,6 @@ pub enum MissingKey {
     Zero,
     /// `missingkey=error`: `map has no entry for key "x"` (Helm's `--strict`).
     Error,
-}
-
-/// Resource limits of one execution.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// Largest output (bytes) a single [`Templates::execute`] may produce, including output of
-    /// nested `include`/`tpl` calls. Default 256 MiB.
-    pub max_output_bytes: usize,
-    /// Deepest nesting of `template`, `include` and `tpl` calls together. Default 100 000, Go's
-    /// own limit for `template` calls (Helm additionally fails a name `include`d more than
-    /// 1 000 times in one nest). The stack grows on the heap as needed, so deep nests cost
-    /// memory (a few KiB per level), not a crash.
-    pub max_depth: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_output_bytes: 256 << 20,
-            max_depth: 100_000,
-        }
-    }
 }
 
 /// A template that failed to parse. `message` is Go's text, e.g.

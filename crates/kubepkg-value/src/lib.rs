@@ -23,6 +23,9 @@
 
 #![forbid(unsafe_code)]
 
+pub mod walk;
+
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -100,6 +103,82 @@ impl MapRef {
     /// Whether both handles reach the same entries (Go map identity).
     pub fn ptr_eq(a: &MapRef, b: &MapRef) -> bool {
         Arc::ptr_eq(&a.entries, &b.entries)
+    }
+
+    /// The address of the shared entries: the identity of the Go map (see [`walk`]).
+    pub fn entries_ptr(&self) -> usize {
+        Arc::as_ptr(&self.entries) as *const () as usize
+    }
+}
+
+thread_local! {
+    /// Entries of maps whose last handle was dropped while another drop was running, freed one
+    /// at a time by the outermost drop (see `impl Drop for MapRef`).
+    static PENDING_DROPS: RefCell<Option<Vec<Value>>> = const { RefCell::new(None) };
+}
+
+/// Dropping the last handle of a map frees its entries without recursion: a value nested a
+/// million maps deep (a template can build one with `set` in a `range`) would otherwise
+/// overflow the stack when it is freed. Nested maps and lists are queued and freed in a loop
+/// by the outermost drop.
+impl Drop for MapRef {
+    fn drop(&mut self) {
+        let Some(lock) = Arc::get_mut(&mut self.entries) else {
+            return;
+        };
+        let entries = std::mem::take(lock.get_mut().unwrap_or_else(|e| e.into_inner()));
+        if entries.is_empty() {
+            return;
+        }
+        let queued = PENDING_DROPS.try_with(|p| {
+            let mut p = p.borrow_mut();
+            match p.as_mut() {
+                Some(q) => {
+                    q.extend(entries.into_values());
+                    None
+                }
+                None => {
+                    *p = Some(Vec::new());
+                    Some(entries)
+                }
+            }
+        });
+        // Outermost drop (or the thread is exiting): free here, draining what nested drops queue.
+        let Ok(Some(entries)) = queued else { return };
+        let mut work: Vec<Value> = entries.into_values().collect();
+        loop {
+            while let Some(v) = work.pop() {
+                release(v, &mut work);
+            }
+            let more = PENDING_DROPS
+                .try_with(|p| p.borrow_mut().as_mut().map(std::mem::take))
+                .ok()
+                .flatten()
+                .unwrap_or_default();
+            if more.is_empty() {
+                break;
+            }
+            work = more;
+        }
+        let _ = PENDING_DROPS.try_with(|p| p.borrow_mut().take());
+    }
+}
+
+/// Free `v`, moving the elements of a list only it holds onto `work` instead of freeing them
+/// recursively (a map's entries are queued by its own `Drop`).
+fn release(v: Value, work: &mut Vec<Value>) {
+    if let Value::List(items, _) = v
+        && let Ok(items) = Arc::try_unwrap(items)
+    {
+        work.extend(items);
+    }
+}
+
+/// Free a value that may be nested very deeply (maps or lists) without recursion.
+pub fn drop_deep(v: Value) {
+    let mut work = vec![v];
+    while let Some(v) = work.pop() {
+        release(v, &mut work);
     }
 }
 
@@ -355,20 +434,48 @@ impl Value {
     }
 
     /// A deep copy: maps and lists are duplicated so later `set`s on the copy do not reach the
-    /// original (Sprig `deepCopy`, and Helm's copying of values between charts).
+    /// original (Sprig `deepCopy`, and Helm's copying of values between charts). A value that
+    /// contains itself is copied up to the cycle, which is recorded with [`walk::note_fault`]
+    /// (see [`Value::try_deep_copy`]).
     pub fn deep_copy(&self) -> Value {
-        match self {
-            Value::Map(m) => Value::typed_map(
-                m.map_type(),
-                map_read(m)
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.deep_copy()))
-                    .collect(),
-            ),
-            Value::List(l, t) => {
-                Value::List(Arc::new(l.iter().map(Value::deep_copy).collect()), *t)
+        match self.try_deep_copy() {
+            Ok(v) => v,
+            Err(r) => {
+                walk::note_fault(r);
+                Value::Nil
             }
-            other => other.clone(),
+        }
+    }
+
+    /// A deep copy, or why there is none: the value contains itself (Go's `copystructure`
+    /// never finishes on such a value).
+    pub fn try_deep_copy(&self) -> Result<Value, walk::Recursion> {
+        self.copy_with(&mut walk::Guard::unbounded(), &|m| m.map_type())
+    }
+
+    /// A deep copy whose maps get the type `map_type` chooses (`copystructure.Copy` keeps
+    /// types; Helm's values copy makes every map a plain `map[string]interface {}`).
+    pub fn copy_with(
+        &self,
+        guard: &mut walk::Guard,
+        map_type: &dyn Fn(&MapRef) -> MapType,
+    ) -> Result<Value, walk::Recursion> {
+        match self {
+            Value::Map(m) => guard.within(self, |g| {
+                let mut out = BTreeMap::new();
+                for (k, v) in map_read(m).iter() {
+                    out.insert(k.clone(), v.copy_with(g, map_type)?);
+                }
+                Ok(Value::typed_map(map_type(m), out))
+            })?,
+            Value::List(l, t) => guard.within(self, |g| {
+                let items = l
+                    .iter()
+                    .map(|x| x.copy_with(g, map_type))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(Value::List(Arc::new(items), *t))
+            })?,
+            other => Ok(other.clone()),
         }
     }
 }
@@ -395,28 +502,61 @@ impl fmt::Debug for Value {
 }
 
 /// Structural equality as used by tests and by Sprig's `has`/`uniq` (`reflect.DeepEqual`):
-/// same type and same contents.
+/// same type and same contents. Like `DeepEqual`, a pair of maps met again while comparing
+/// them (values that contain themselves) counts as equal.
 impl PartialEq for Value {
     fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (Value::Nil, Value::Nil) => true,
-            (Value::Bool(a), Value::Bool(b)) => a == b,
-            (Value::Int(a), Value::Int(b)) | (Value::Int64(a), Value::Int64(b)) => a == b,
-            (Value::Uint(a), Value::Uint(b)) => a == b,
-            (Value::Uint8(a), Value::Uint8(b)) => a == b,
-            (Value::Float(a), Value::Float(b)) => a == b,
-            (Value::String(a), Value::String(b)) => a == b,
-            (Value::NonUtf8String(a), Value::NonUtf8String(b)) => a == b,
-            (Value::Bytes(a), Value::Bytes(b)) => a == b,
-            (Value::List(a, ta), Value::List(b, tb)) => ta == tb && a == b,
-            (Value::Map(a), Value::Map(b)) => {
-                a.map_type() == b.map_type()
-                    && (MapRef::ptr_eq(a, b) || *map_read(a) == *map_read(b))
-            }
-            (Value::Time(a), Value::Time(b)) => a == b,
-            (Value::Object(a), Value::Object(b)) => Arc::ptr_eq(a, b),
-            _ => false,
+        deep_equal(self, other, &mut Vec::new())
+    }
+}
+
+fn deep_equal(a: &Value, b: &Value, visiting: &mut Vec<(usize, usize)>) -> bool {
+    match (a, b) {
+        (Value::Nil, Value::Nil) => true,
+        (Value::Bool(a), Value::Bool(b)) => a == b,
+        (Value::Int(a), Value::Int(b)) | (Value::Int64(a), Value::Int64(b)) => a == b,
+        (Value::Uint(a), Value::Uint(b)) => a == b,
+        (Value::Uint8(a), Value::Uint8(b)) => a == b,
+        (Value::Float(a), Value::Float(b)) => a == b,
+        (Value::String(a), Value::String(b)) => a == b,
+        (Value::NonUtf8String(a), Value::NonUtf8String(b)) => a == b,
+        (Value::Bytes(a), Value::Bytes(b)) => a == b,
+        (Value::List(x, ta), Value::List(y, tb)) => {
+            ta == tb
+                && x.len() == y.len()
+                && walk::grow(|| {
+                    x.iter()
+                        .zip(y.iter())
+                        .all(|(p, q)| deep_equal(p, q, visiting))
+                })
         }
+        (Value::Map(x), Value::Map(y)) => {
+            if x.map_type() != y.map_type() {
+                return false;
+            }
+            if MapRef::ptr_eq(x, y) {
+                return true;
+            }
+            let pair = (x.entries_ptr(), y.entries_ptr());
+            if visiting.contains(&pair) {
+                return true;
+            }
+            let (mx, my) = (map_read(x), map_read(y));
+            if mx.len() != my.len() {
+                return false;
+            }
+            visiting.push(pair);
+            let eq = walk::grow(|| {
+                mx.iter()
+                    .zip(my.iter())
+                    .all(|((ka, va), (kb, vb))| ka == kb && deep_equal(va, vb, visiting))
+            });
+            visiting.pop();
+            eq
+        }
+        (Value::Time(a), Value::Time(b)) => a == b,
+        (Value::Object(a), Value::Object(b)) => Arc::ptr_eq(a, b),
+        _ => false,
     }
 }
 

@@ -19,6 +19,7 @@
 
 use std::cmp::Ordering;
 
+use kubepkg_value::walk::{Guard, MAX_NESTING};
 use kubepkg_value::{Value, map_read};
 
 use crate::decode::{RED_ZONE, STACK_CHUNK};
@@ -51,12 +52,21 @@ fn marshal_error(f: f64) -> YamlError {
     }
 }
 
-/// `encoding/json` + go-yaml's reading of the JSON text.
-fn to_node(v: &Value) -> Result<Node, YamlError> {
-    stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || to_node_inner(v))
+/// `encoding/json` + go-yaml's reading of the JSON text. `depth` counts the maps and lists
+/// around `v`: go-yaml refuses to read JSON nested deeper than [`MAX_NESTING`] levels.
+fn to_node(v: &Value, depth: usize) -> Result<Node, YamlError> {
+    if !matches!(v, Value::Map(_) | Value::List(..)) {
+        return to_node_inner(v, depth);
+    }
+    if depth >= MAX_NESTING {
+        return Err(YamlError::Reread {
+            message: format!("exceeded max depth of {MAX_NESTING}"),
+        });
+    }
+    stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || to_node_inner(v, depth + 1))
 }
 
-fn to_node_inner(v: &Value) -> Result<Node, YamlError> {
+fn to_node_inner(v: &Value, depth: usize) -> Result<Node, YamlError> {
     Ok(match v {
         Value::Nil => Node::Null,
         Value::Bool(b) => Node::Bool(*b),
@@ -86,13 +96,18 @@ fn to_node_inner(v: &Value) -> Result<Node, YamlError> {
             Node::Str(base64::engine::general_purpose::STANDARD.encode(b))
         }
         Value::Time(t) => Node::Str(crate::json::rfc3339_nano(t)),
-        Value::Object(o) => to_node(&o.to_plain())?,
-        Value::List(items, _) => Node::Seq(items.iter().map(to_node).collect::<Result<_, _>>()?),
+        Value::Object(o) => to_node(&o.to_plain(), depth)?,
+        Value::List(items, _) => Node::Seq(
+            items
+                .iter()
+                .map(|x| to_node(x, depth))
+                .collect::<Result<_, _>>()?,
+        ),
         Value::Map(m) => {
             let m = map_read(m);
             let mut pairs = Vec::with_capacity(m.len());
             for (k, v) in m.iter() {
-                pairs.push((reread_json_string(k)?, to_node(v)?));
+                pairs.push((reread_json_string(k)?, to_node(v, depth)?));
             }
             drop(m);
             Node::Map(sort_keys(pairs, false))
@@ -155,12 +170,27 @@ fn reread_json_string(s: &str) -> Result<String, YamlError> {
 
 /// go-yaml v3 encoding the Go value itself (Helm's `toYamlPretty`): floats keep their `%g` text
 /// (`1e+06`, `-0`, `.nan`), `[]byte` is a list of integers, nothing is re-read.
-fn to_node_v3(v: &Value) -> Node {
-    stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || to_node_v3_inner(v))
+/// go-yaml v3's encoding of the value itself. It has no cycle check (Helm's `toYamlPretty`
+/// of a value that contains itself never finishes); the guard makes that an error.
+fn to_node_v3(v: &Value, guard: &mut Guard) -> Result<Node, YamlError> {
+    if !matches!(v, Value::Map(_) | Value::List(..)) {
+        return to_node_v3_inner(v, guard);
+    }
+    guard.enter(v).map_err(|r| {
+        // Helm's toYamlPretty returns "" on an error, but Go never gets here: it recurses
+        // until it runs out of memory. Record it so the template fails where Go would crash.
+        kubepkg_value::walk::note_fault(r.clone());
+        YamlError::Reread {
+            message: format!("{r}; Go would never finish"),
+        }
+    })?;
+    let n = stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || to_node_v3_inner(v, guard));
+    guard.leave(v);
+    n
 }
 
-fn to_node_v3_inner(v: &Value) -> Node {
-    match v {
+fn to_node_v3_inner(v: &Value, guard: &mut Guard) -> Result<Node, YamlError> {
+    Ok(match v {
         Value::Nil => Node::Null,
         Value::Bool(b) => Node::Bool(*b),
         Value::Int(i) | Value::Int64(i) => Node::Int(*i),
@@ -187,16 +217,23 @@ fn to_node_v3_inner(v: &Value) -> Node {
         }
         Value::Bytes(b) => Node::Seq(b.iter().map(|&x| Node::Int(x as i64)).collect()),
         Value::Time(t) => Node::Raw(crate::json::rfc3339_nano(t)),
-        Value::Object(o) => to_node_v3(&o.to_plain()),
-        Value::List(items, _) => Node::Seq(items.iter().map(to_node_v3).collect()),
+        Value::Object(o) => to_node_v3(&o.to_plain(), guard)?,
+        Value::List(items, _) => Node::Seq(
+            items
+                .iter()
+                .map(|x| to_node_v3(x, guard))
+                .collect::<Result<_, _>>()?,
+        ),
         Value::Map(m) => {
             let m = map_read(m);
-            let pairs: Vec<(String, Node)> =
-                m.iter().map(|(k, v)| (k.clone(), to_node_v3(v))).collect();
+            let mut pairs = Vec::with_capacity(m.len());
+            for (k, v) in m.iter() {
+                pairs.push((k.clone(), to_node_v3(v, guard)?));
+            }
             drop(m);
             Node::Map(sort_keys(pairs, true))
         }
-    }
+    })
 }
 
 fn is_letter(c: char) -> bool {
@@ -897,30 +934,45 @@ impl Emitter {
     }
 }
 
-/// The first float `encoding/json` cannot write (NaN, ±Inf), in the order it walks the value.
-fn first_unsupported(v: &Value) -> Option<f64> {
-    stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || match v {
-        Value::Float(f) if !f.is_finite() => Some(*f),
-        Value::List(items, _) => items.iter().find_map(first_unsupported),
-        Value::Map(m) => map_read(m).values().find_map(first_unsupported),
-        Value::Object(o) => first_unsupported(&o.to_plain()),
+/// The first value `encoding/json` cannot write (NaN, ±Inf, a value that contains itself), in
+/// the order it walks the value, as `json.Marshal`'s error.
+fn first_unsupported(v: &Value, guard: &mut Guard) -> Option<YamlError> {
+    match v {
+        Value::Float(f) if !f.is_finite() => Some(marshal_error(*f)),
+        Value::List(..) | Value::Map(_) => {
+            if let Err(r) = guard.enter(v) {
+                return Some(YamlError::Marshal {
+                    message: crate::json::cycle_error(&r),
+                });
+            }
+            let found = stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || match v {
+                Value::List(items, _) => items.iter().find_map(|x| first_unsupported(x, guard)),
+                Value::Map(m) => map_read(m)
+                    .values()
+                    .find_map(|x| first_unsupported(x, guard)),
+                _ => None,
+            });
+            guard.leave(v);
+            found
+        }
+        Value::Object(o) => first_unsupported(&o.to_plain(), guard),
         _ => None,
-    })
+    }
 }
 
 /// `sigs.k8s.io/yaml.Marshal(v)`.
 pub fn marshal(v: &Value) -> Result<String, YamlError> {
     // json.Marshal fails before go-yaml sees anything.
-    if let Some(f) = first_unsupported(v) {
-        return Err(marshal_error(f));
+    if let Some(e) = first_unsupported(v, &mut Guard::unbounded()) {
+        return Err(e);
     }
-    let node = to_node(v)?;
+    let node = to_node(v, 0)?;
     Ok(Emitter::new(2, 80, false).document(&node))
 }
 
 /// Helm's `toYamlPretty`: go-yaml v3's encoder with `SetIndent(2)` on the value itself.
 pub fn marshal_pretty(v: &Value) -> Result<String, YamlError> {
-    let node = to_node_v3(v);
+    let node = to_node_v3(v, &mut Guard::unbounded())?;
     Ok(Emitter::new(2, usize::MAX / 2, true).document(&node))
 }
 

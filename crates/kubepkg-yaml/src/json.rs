@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use kubepkg_value::walk::{Guard, Recursion};
 use kubepkg_value::{GoTime, Value, map_read};
 
 use crate::decode::{RED_ZONE, STACK_CHUNK, Target};
@@ -19,6 +20,17 @@ struct Writer {
     escape_html: bool,
     indent: Option<&'static str>,
     depth: usize,
+    guard: Guard,
+}
+
+/// Go's error for a value that contains itself (see [`kubepkg_value::walk`]).
+pub(crate) fn cycle_error(r: &Recursion) -> String {
+    match r {
+        Recursion::Cycle { via } => {
+            format!("json: unsupported value: encountered a cycle via {via}")
+        }
+        other => format!("json: unsupported value: {other}"),
+    }
 }
 
 fn unsupported(f: f64) -> JsonError {
@@ -42,7 +54,15 @@ impl Writer {
     }
 
     fn value(&mut self, v: &Value) -> Result<(), JsonError> {
-        stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.value_inner(v))
+        if !matches!(v, Value::Map(_) | Value::List(..)) {
+            return self.value_inner(v);
+        }
+        self.guard.enter(v).map_err(|r| JsonError::Unsupported {
+            message: cycle_error(&r),
+        })?;
+        let r = kubepkg_value::walk::grow(|| self.value_inner(v));
+        self.guard.leave(v);
+        r
     }
 
     fn value_inner(&mut self, v: &Value) -> Result<(), JsonError> {
@@ -187,6 +207,7 @@ fn encode(v: &Value, escape_html: bool, indent: Option<&'static str>) -> Result<
         escape_html,
         indent,
         depth: 0,
+        guard: Guard::unbounded(),
     };
     w.value(v)?;
     Ok(w.out)

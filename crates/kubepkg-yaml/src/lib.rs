@@ -41,6 +41,26 @@ mod toml_parse;
 pub use error::{JsonError, TomlError, YamlError};
 pub use kubepkg_value::Value;
 
+/// YAML bytes as text, refused as go-yaml's reader refuses bytes that are not UTF-8 (Helm's
+/// `yaml: invalid leading UTF-8 octet` and its siblings, see [`decode::utf8_error`]). Every
+/// reader of a file (`values.yaml`, `Chart.yaml`, `-f`, `kubepkg.yaml`) goes through it.
+pub fn text(bytes: &[u8]) -> Result<&str, YamlError> {
+    std::str::from_utf8(bytes).map_err(|_| YamlError::Syntax {
+        line: None,
+        message: decode::utf8_error(bytes).to_string(),
+    })
+}
+
+/// [`load_values`] of a file's bytes (Helm 4's `loader.LoadValues`, which reads bytes):
+/// invalid UTF-8 is refused as go-yaml refuses it, inside the document error Helm gives.
+pub fn load_values_bytes(bytes: &[u8]) -> Result<Value, YamlError> {
+    let text = text(bytes).map_err(|e| YamlError::Document {
+        document: 1,
+        source: Box::new(e),
+    })?;
+    load_values(text)
+}
+
 /// `sigs.k8s.io/yaml.Unmarshal(src, &v)` with `v interface{}`: the first document of `src`
 /// decoded as Helm sees it (maps, lists, `float64` numbers, strings, bools, nil). An empty
 /// document gives [`Value::Nil`].

@@ -38,6 +38,10 @@ enum TomlType {
 
 /// BurntSushi's `tomlTypeOfGo`, including its error for a `nil` anywhere in a list.
 fn toml_type(v: &Value) -> Result<TomlType, TomlError> {
+    kubepkg_value::walk::grow(|| toml_type_inner(v))
+}
+
+fn toml_type_inner(v: &Value) -> Result<TomlType, TomlError> {
     Ok(match v {
         Value::Nil => TomlType::Nil,
         Value::Map(_) => TomlType::Hash,
@@ -128,6 +132,10 @@ impl Encoder {
     }
 
     fn element(&mut self, v: &Value) -> Result<(), TomlError> {
+        kubepkg_value::walk::grow(|| self.element_inner(v))
+    }
+
+    fn element_inner(&mut self, v: &Value) -> Result<(), TomlError> {
         match v {
             Value::Nil => return Err(encode_err("toml: cannot encode a nil value")),
             Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
@@ -196,6 +204,10 @@ impl Encoder {
     }
 
     fn encode(&mut self, key: &[String], v: &Value) -> Result<(), TomlError> {
+        kubepkg_value::walk::grow(|| self.encode_inner(key, v))
+    }
+
+    fn encode_inner(&mut self, key: &[String], v: &Value) -> Result<(), TomlError> {
         match v {
             Value::Nil => Ok(()),
             Value::Map(_) => {
@@ -277,6 +289,20 @@ impl Encoder {
 /// Helm's `toToml`: BurntSushi's `toml.NewEncoder(b).Encode(v)`. On error Helm's `toToml`
 /// returns the error text as the result (`mustToToml` fails instead).
 pub fn to_toml(v: &Value) -> Result<String, TomlError> {
+    // BurntSushi's encoder recurses into a value that contains itself until Go's stack
+    // overflows, and writes a key path per level (quadratic in the nesting): refuse both.
+    kubepkg_value::walk::check(
+        v,
+        &mut kubepkg_value::walk::Guard::with_max_depth(kubepkg_value::walk::MAX_NESTING),
+    )
+    .map_err(|r| {
+        // Helm's toToml returns an error's text, but Go never gets here on a cycle (its stack
+        // overflows): record it so the template fails where Go would crash.
+        if matches!(r, kubepkg_value::walk::Recursion::Cycle { .. }) {
+            kubepkg_value::walk::note_fault(r.clone());
+        }
+        encode_err(&format!("toml: cannot encode it: {r}"))
+    })?;
     let mut e = Encoder { out: String::new() };
     match v {
         Value::Nil => {

@@ -1,5 +1,8 @@
 //! The integration tests of `kubepkg-chart`, in one test binary (one link for CI, as ripgrep
 //! and uv do). Each module is one former test file; shared helpers are modules too.
 
+mod fuzz;
+mod fuzz_engine;
+mod no_panic;
 mod release_object;
 mod sdk_reference;

@@ -76,7 +76,7 @@ fn configured_depth_limit_applies_to_includes() {
     let e = t.execute("main", &Value::Nil).unwrap_err();
     assert!(
         e.message()
-            .ends_with("exceeded the maximum nesting of template, include and tpl calls (50)"),
+            .ends_with("exceeded the maximum nesting of template, include and tpl calls (50); set KUBEPKG_TEMPLATE_MAX_DEPTH=N to raise it"),
         "{}",
         e.message()
     );

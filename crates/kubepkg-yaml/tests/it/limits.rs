@@ -85,3 +85,21 @@ fn alias_bomb_is_stopped() {
     );
     assert!(start.elapsed().as_secs() < 10);
 }
+
+/// Found by the fuzzer (`kubepkg-chart` `fuzz_yaml_json_and_toml_readers`): a carriage return
+/// inside a flow collection made the indentation repair re-read the document 10 000 times
+/// (60 s for 40 bytes). It must answer at once.
+#[test]
+fn a_carriage_return_in_a_flow_collection_is_read_at_once() {
+    for src in [
+        "me{tadata:\n  name: {{\r .Release.Name }}p\n",
+        "a{b:\n n: {\r}\n",
+    ] {
+        let started = std::time::Instant::now();
+        let _ = kubepkg_yaml::from_yaml_str(src);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(2),
+            "{src:?}"
+        );
+    }
+}

@@ -62,11 +62,8 @@ fn load(path: &Path) -> Result<Loaded, CliError> {
 fn user_values(flags: &PackageValuesFlags) -> Result<UserValues> {
     let mut u = UserValues::new();
     for f in &flags.values {
-        let text = if f == "-" {
-            std::io::read_to_string(std::io::stdin()).context("reading values from stdin")?
-        } else {
-            std::fs::read_to_string(f).with_context(|| format!("reading values file {f}"))?
-        };
+        // The one reader of values files (size cap, Helm's refusal of invalid UTF-8).
+        let text = kubepkg_chart::values::read_values_text(f)?;
         u.add_file(f, &text)?;
     }
     for s in &flags.set {
@@ -80,12 +77,9 @@ fn user_values(flags: &PackageValuesFlags) -> Result<UserValues> {
     }
     // Helm's readFile: `-` is standard input, anything else a local file.
     let read = |path: &str| -> std::result::Result<String, String> {
-        if path.trim() == "-" {
-            std::io::read_to_string(std::io::stdin())
-                .map_err(|e| format!("reading standard input: {e}"))
-        } else {
-            std::fs::read_to_string(path).map_err(|e| format!("open {path}: {e}"))
-        }
+        kubepkg_chart::values::read_values_file(path)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .map_err(|e| e.to_string())
     };
     for s in &flags.set_file {
         u.add_set_file(s, &read)?;

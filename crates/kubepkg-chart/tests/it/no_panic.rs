@@ -1,0 +1,240 @@
+//! Generated hostile inputs (issue 16) through the chart layer: values files nested far
+//! deeper than any reader allows, `--set` and `--set-json` nesting at and past Helm's limits,
+//! huge `--set` indexes, a chart archive of 100 000 entries, and templates that build deep and
+//! cyclic values. Each must end in a value or an error: never a panic, an abort or a stack
+//! overflow (the tests run on small thread stacks to make overflows likely).
+
+use std::collections::BTreeMap;
+
+use kubepkg_chart::ValueOptions;
+
+/// Run `f` on a thread with a 1 MiB stack (smaller than a test thread's 2 MiB).
+fn small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .expect("no panic")
+}
+
+#[test]
+fn values_files_nested_a_hundred_thousand_levels_are_errors() {
+    for text in [
+        format!("a: {}{}", "[".repeat(100_000), "]".repeat(100_000)),
+        format!("a: {}{}", "{b: ".repeat(100_000), "}".repeat(100_000)),
+        (0..100_000)
+            .map(|i| format!("{}k:\n", " ".repeat(i)))
+            .collect::<String>(),
+    ] {
+        let r = small_stack(move || kubepkg_yaml::load_values_bytes(text.as_bytes()).map(|_| ()));
+        assert!(r.is_err());
+    }
+}
+
+#[test]
+fn set_json_is_read_to_helm_s_depth_and_refused_past_it_with_a_reason() {
+    let json = |n: usize| format!("{{\"a\":{}{}}}", "[".repeat(n), "]".repeat(n));
+    let opts = |j: String| ValueOptions {
+        json_values: vec![j],
+        ..ValueOptions::default()
+    };
+    let ok = small_stack(move || opts(json(9_999)).merge().map(|_| ()));
+    assert!(ok.is_ok(), "{ok:?}");
+    let e = small_stack(move || {
+        opts(json(10_001))
+            .merge()
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
+    });
+    assert_eq!(
+        e,
+        "failed parsing --set-json data JSON: the value is nested deeper than 10000 levels (Helm's limit)"
+    );
+    let deep_key = format!("a={}{}", "[".repeat(10_001), "]".repeat(10_001));
+    let e = small_stack(move || {
+        ValueOptions {
+            json_values: vec![deep_key],
+            ..ValueOptions::default()
+        }
+        .merge()
+        .map(|_| ())
+        .unwrap_err()
+        .to_string()
+    });
+    assert!(e.starts_with("failed parsing --set-json data"), "{e}");
+}
+
+#[test]
+fn set_with_deep_paths_and_huge_indexes_never_panics() {
+    // Helm refuses names nested more than 30 levels and indexes above 65536; list indexes
+    // nest without limit (Helm v4.3.1 renders `a[0]…[0]=1` with 1000 of them).
+    let long_path = format!("{}=1", vec!["a"; 20_000].join("."));
+    for s in [
+        long_path,
+        "a[2147483647]=1".to_string(),
+        "a[-1]=1".to_string(),
+    ] {
+        let r = small_stack(move || {
+            let mut t = BTreeMap::new();
+            kubepkg_chart::strvals::parse_into(&s, &mut t).map(|_| ())
+        });
+        assert!(r.is_err(), "refused");
+    }
+    let deep_index = format!("a{}=1", "[0]".repeat(20_000));
+    let r = small_stack(move || {
+        ValueOptions {
+            values: vec![deep_index],
+            ..ValueOptions::default()
+        }
+        .merge()
+        // A list nested 20 000 levels: freed without recursion.
+        .map(kubepkg_value::drop_deep)
+    });
+    assert!(r.is_ok(), "{r:?}");
+}
+
+#[test]
+fn values_files_over_the_cap_are_refused_naming_file_and_limit() {
+    let dir = tempfile_dir();
+    let p = dir.join("big.yaml");
+    std::fs::write(
+        &p,
+        vec![b'#'; (kubepkg_chart::values::MAX_VALUES_FILE + 1) as usize],
+    )
+    .unwrap();
+    let e = kubepkg_chart::values::read_values_file(&p.display().to_string())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        format!(
+            "{}: the file is larger than kubepkg's limit of 67108864 bytes for a values file; set KUBEPKG_MAX_VALUES_FILE=BYTES to raise it",
+            p.display()
+        )
+    );
+    // /dev/zero never ends: the reader stops at the cap.
+    if std::path::Path::new("/dev/zero").exists() {
+        let e = kubepkg_chart::values::read_values_file("/dev/zero").unwrap_err();
+        assert!(matches!(
+            e,
+            kubepkg_chart::values::ReadValuesError::TooLarge { .. }
+        ));
+    }
+    let bad = dir.join("bad.yaml");
+    std::fs::write(&bad, b"a: \"x\xffy\"\n").unwrap();
+    let e = kubepkg_chart::values::read_values_text(&bad.display().to_string())
+        .unwrap_err()
+        .to_string();
+    // Helm v4.3.1: `failed to parse FILE: cannot unmarshal yaml document: error converting
+    // YAML to JSON: yaml: invalid leading UTF-8 octet`.
+    assert_eq!(
+        e,
+        format!(
+            "failed to parse {}: cannot unmarshal yaml document: error converting YAML to JSON: yaml: invalid leading UTF-8 octet",
+            bad.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn tempfile_dir() -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "kubepkg-chart-no-panic-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn invalid_utf8_in_chart_files_is_refused_with_helm_s_text() {
+    // Texts recorded from `helm template` (v4.3.1) of the same charts.
+    let chart = |files: &[(&str, &[u8])]| {
+        let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        let mut b = tar::Builder::new(gz);
+        for (name, data) in files {
+            let mut h = tar::Header::new_gnu();
+            h.set_size(data.len() as u64);
+            h.set_mode(0o644);
+            h.set_path(name).unwrap();
+            h.set_cksum();
+            b.append(&h, *data).unwrap();
+        }
+        b.into_inner().unwrap().finish().unwrap()
+    };
+    let ok_chart: &[u8] = b"apiVersion: v2\nname: u\nversion: 0.1.0\n";
+    let e = kubepkg_chart::chart::load_archive(
+        &chart(&[
+            ("u/Chart.yaml", ok_chart),
+            ("u/values.yaml", b"a: \"x\xff\xfey\"\n"),
+        ]),
+        "u.tgz",
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        e,
+        "cannot load values.yaml: cannot unmarshal yaml document: error converting YAML to JSON: yaml: invalid leading UTF-8 octet"
+    );
+    let e = kubepkg_chart::chart::load_archive(
+        &chart(&[(
+            "u/Chart.yaml",
+            b"apiVersion: v2\nname: u\nversion: 0.1.0\ndescription: \"\xff\"\n",
+        )]),
+        "u.tgz",
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        e,
+        "cannot load Chart.yaml: error converting YAML to JSON: yaml: invalid leading UTF-8 octet"
+    );
+    // Templates are bytes in Go: invalid UTF-8 in a comment renders, in the output it is
+    // refused when Helm reads the manifest.
+    let render = |tpl: &[u8]| {
+        let c = kubepkg_chart::chart::load_archive(
+            &chart(&[("u/Chart.yaml", ok_chart), ("u/templates/t.yaml", tpl)]),
+            "u.tgz",
+        )
+        .unwrap();
+        let opts = kubepkg_chart::TemplateOptions {
+            release_name: "x".into(),
+            ..Default::default()
+        };
+        kubepkg_chart::render_release(
+            c,
+            &kubepkg_value::Value::empty_map(),
+            &opts,
+            &kubepkg_chart::objects::Capabilities::new(None, &[]),
+        )
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+    };
+    assert!(render(b"{{/* \xff */}}a: 1\n").is_ok());
+    assert_eq!(
+        render(b"a: \"\xff\"\n").unwrap_err(),
+        "YAML parse error on u/templates/t.yaml: error converting YAML to JSON: yaml: invalid leading UTF-8 octet"
+    );
+}
+
+#[test]
+fn a_chart_archive_of_a_hundred_thousand_entries_is_refused() {
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let mut b = tar::Builder::new(gz);
+    for i in 0..100_000 {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(0);
+        h.set_mode(0o644);
+        h.set_path(format!("c/f{i}")).unwrap();
+        h.set_cksum();
+        b.append(&h, &b""[..]).unwrap();
+    }
+    let raw = b.into_inner().unwrap().finish().unwrap();
+    let e = kubepkg_chart::chart::load_archive(&raw, "many.tgz")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("more than 10000 entries"), "{e}");
+}
