@@ -220,8 +220,9 @@ fn states() -> Vec<State> {
         ),
         state(
             "uninstalled",
+            // docs/package-object.md#conditions: Ready=False is InProgress for kstatus.
             recorded(Uninstalled, "", "Uninstallation complete"),
-            Status::Current,
+            Status::InProgress,
         ),
         state(
             "invalid package",

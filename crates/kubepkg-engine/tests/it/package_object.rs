@@ -107,7 +107,7 @@ async fn crd_schema_refuses_bad_specs() {
         (
             "two-sources",
             json!({"source": {"path": ".", "oci": "oci://r/p"}}),
-            "exactly one of oci, url or path",
+            "exactly one of oci, url, configMapRef, secretRef or path",
         ),
         (
             "url-without-digest",
