@@ -25,6 +25,9 @@ export KUBEPKG_TESTENV_DIR="${BENCH_TESTENV_DIR:-$repo/.bench-testenv}"
 nodes=$(((packages * components) / 100 + 2))
 
 cargo build -q --release -p kubepkg
+# A plane of its own, from scratch (an earlier run's Packages would hold their finalizers).
+testenv/down.sh >/dev/null 2>&1 || true
+rm -rf "$KUBEPKG_TESTENV_DIR"
 kubepkg="${CARGO_TARGET_DIR:-$repo/target}/release/kubepkg"
 KUBECONFIG="$(testenv/up.sh --nodes "$nodes")"
 export KUBECONFIG
@@ -32,7 +35,6 @@ trap 'kill "${controller:-0}" 2>/dev/null || true; testenv/down.sh >/dev/null 2>
 kubectl() { "$KUBEPKG_TESTENV_DIR/bin/kubectl" "$@"; }
 
 ns=bench
-kubectl delete namespace "$ns" --ignore-not-found --wait=true >/dev/null
 kubectl create namespace "$ns" >/dev/null
 kubectl apply --server-side -f crates/kubepkg-package/crd/packages.kubepkg.dev.yaml >/dev/null
 kubectl wait --for=condition=Established crd/packages.kubepkg.dev --timeout=60s >/dev/null
