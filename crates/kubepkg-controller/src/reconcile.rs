@@ -234,16 +234,38 @@ fn engine_cluster_reporting(
     ctx: &Context,
     namespace: &str,
     timeout: Duration,
-    waits: Option<tokio::sync::mpsc::UnboundedSender<(Instant, kubepkg_progress::Event)>>,
+    waits: Option<tokio::sync::mpsc::UnboundedSender<kubepkg_progress::Event>>,
 ) -> KubeCluster {
     let mut kube = ctx.cluster.clone();
     kube.namespace = namespace.to_string();
     let caps = kubepkg_engine::chart::ClusterCapabilities::default();
     let object = namespace.to_string();
+    let metrics = ctx.metrics.clone();
+    let applying: Mutex<HashMap<String, Instant>> = Mutex::new(HashMap::new());
     let sink: kubepkg_progress::Sink = Arc::new(move |e: &kubepkg_progress::Event| {
+        use kubepkg_progress::Event;
         tracing::info!(namespace = %object, "{e}");
+        // kubepkg_component_wait_seconds: from applying a component to ready or failed.
+        if let Ok(mut applying) = applying.lock() {
+            match e {
+                Event::Applying { component } => {
+                    applying.insert(component.clone(), Instant::now());
+                }
+                Event::Ready { component } | Event::Failed { component, .. } => {
+                    if let Some(t) = applying.remove(component) {
+                        let result = if matches!(e, Event::Ready { .. }) {
+                            "ready"
+                        } else {
+                            "failed"
+                        };
+                        metrics.component_waited(result, t.elapsed());
+                    }
+                }
+                _ => {}
+            }
+        }
         if let Some(w) = &waits {
-            let _ = w.send((Instant::now(), e.clone()));
+            let _ = w.send(e.clone());
         }
     });
     KubeCluster::with_sink(kube, caps, timeout, sink)
@@ -255,12 +277,10 @@ fn engine_cluster_reporting(
 async fn report_waits(
     api: Api<DynamicObject>,
     name: String,
-    metrics: Arc<Metrics>,
-    mut events: tokio::sync::mpsc::UnboundedReceiver<(Instant, kubepkg_progress::Event)>,
+    mut events: tokio::sync::mpsc::UnboundedReceiver<kubepkg_progress::Event>,
 ) {
     use kubepkg_progress::Event;
     let mut waiting: HashMap<String, String> = HashMap::new();
-    let mut applying: HashMap<String, Instant> = HashMap::new();
     let mut written: HashMap<String, String> = HashMap::new();
     loop {
         let first = events.recv().await;
@@ -270,23 +290,7 @@ async fn report_waits(
         while let Ok(e) = events.try_recv() {
             batch.push(e);
         }
-        for (at, e) in batch {
-            match &e {
-                Event::Applying { component } => {
-                    applying.insert(component.clone(), at);
-                }
-                Event::Ready { component } | Event::Failed { component, .. } => {
-                    if let Some(t) = applying.remove(component) {
-                        let result = if matches!(e, Event::Ready { .. }) {
-                            "ready"
-                        } else {
-                            "failed"
-                        };
-                        metrics.component_waited(result, at.duration_since(t));
-                    }
-                }
-                _ => {}
-            }
+        for e in batch {
             match e {
                 Event::WaitingFor {
                     component,
@@ -430,12 +434,7 @@ async fn apply(
     let package = &loaded.package;
     let (waits, wait_events) = tokio::sync::mpsc::unbounded_channel();
     let mut kc = engine_cluster_reporting(ctx, &namespace, timeout, Some(waits));
-    let reporter = tokio::spawn(report_waits(
-        api.clone(),
-        name.clone(),
-        ctx.metrics.clone(),
-        wait_events,
-    ));
+    let reporter = tokio::spawn(report_waits(api.clone(), name.clone(), wait_events));
     let stop_reporting = AbortOnDrop(reporter);
     kc.caps = ops::capabilities(&kc.kube).await;
     // Requirements are waited for by watch here (the reconcile does not block on them).
