@@ -367,14 +367,29 @@ pub async fn assert_final_states(ns: &TestNamespace, name: &str, releases: &[&st
             "{when}: helm history {rel}: {statuses:?}"
         );
     }
+    // No Lease is held: each is deleted, or — when the network failed even the delete, after
+    // its retries — no longer renewed, so it is free once its duration passes (the next
+    // operation takes it over; docs/rules.md#retries).
     let leases: kube::Api<k8s_openapi::api::coordination::v1::Lease> = ns.api();
-    let left: Vec<String> = leases
-        .list(&Default::default())
-        .await
-        .unwrap()
-        .items
-        .into_iter()
-        .filter_map(|l| l.metadata.name)
-        .collect();
-    assert!(left.is_empty(), "{when}: Leases left: {left:?}");
+    let deadline = std::time::Instant::now()
+        + Duration::from_secs(kubepkg_kube::lease::LEASE_SECONDS as u64 + 15);
+    loop {
+        let held: Vec<String> = leases
+            .list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .into_iter()
+            .filter(|l| !kubepkg_kube::lease::is_free(l, jiff::Timestamp::now()))
+            .filter_map(|l| l.metadata.name)
+            .collect();
+        if held.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{when}: Leases still held (renewed) after the process stopped: {held:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
 }
