@@ -24,6 +24,7 @@ use kube::runtime::events::{Event as KubeEvent, EventType, Recorder};
 use kube::runtime::finalizer::{Event as Finalizer, finalizer};
 use kube::runtime::reflector::ObjectRef;
 use kube::{Resource, ResourceExt};
+use kubepkg_engine::error::report;
 use kubepkg_engine::{EngineError, Instance, KubeCluster, ops};
 use kubepkg_package::Package;
 use kubepkg_package::conditions::{self, reason};
@@ -129,21 +130,6 @@ pub async fn reconcile(
         tracing::warn!(package = %key, error = %report(e), "reconcile failed; retrying with backoff");
     }
     result
-}
-
-/// Each error of the chain once (the messages name their causes as often as not).
-fn report(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut out = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        let t = c.to_string();
-        if !out.contains(&t) {
-            out.push_str(": ");
-            out.push_str(&t);
-        }
-        cause = c.source();
-    }
-    out
 }
 
 /// Backoff after an error, per object: 5 s, doubling with each consecutive failure of the same

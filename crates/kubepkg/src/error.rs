@@ -30,7 +30,7 @@ impl CliError {
     /// often name them in their own text too; a cause is printed once).
     pub fn report(&self) -> String {
         let (CliError::InvalidPackage(e) | CliError::Failed(e)) = self;
-        report(e.chain())
+        kubepkg_engine::error::report(e.as_ref())
     }
 }
 
@@ -48,22 +48,6 @@ impl From<kubepkg_package::PackageError> for CliError {
     fn from(e: kubepkg_package::PackageError) -> Self {
         CliError::InvalidPackage(e.into())
     }
-}
-
-/// Joins an error chain with `: `, skipping a cause whose text the message already contains.
-fn report<'a>(chain: impl Iterator<Item = &'a (dyn std::error::Error + 'static)>) -> String {
-    let mut out = String::new();
-    for cause in chain {
-        let text = cause.to_string();
-        if text.is_empty() || out.contains(&text) {
-            continue;
-        }
-        if !out.is_empty() {
-            out.push_str(": ");
-        }
-        out.push_str(&text);
-    }
-    out
 }
 
 #[cfg(test)]
