@@ -285,6 +285,7 @@ mod tests {
             values_digest: String::new(),
             value_sources: Vec::new(),
             rollback_safe: None,
+            rollback_to: None,
             components: vec![],
             status,
             description: "d".into(),

@@ -53,7 +53,7 @@ use crate::plan::{Action, Change, Plan};
 use crate::revision::{
     ComponentRecord, History, HookRun, PackageRevision, RevisionStatus, values_digest,
 };
-use crate::rollback_policy::{self, Downgrade, Forbidder};
+use crate::rollback_policy::{self, Downgrade, FailurePolicy, Forbidder};
 use crate::values::{UserValues, supplied, upgrade_context};
 use kubepkg_progress::Message;
 
@@ -587,6 +587,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
         value_sources: input.user.layers(),
         values: given,
         rollback_safe: pkg.meta.rollback_safe,
+        rollback_to: pkg.meta.rollback_to.as_ref().map(ToString::to_string),
         components: Vec::new(),
         status: if deployed.is_some() {
             RevisionStatus::PendingUpgrade
@@ -814,7 +815,13 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
                 component: s.name.clone(),
                 message: f.message.clone(),
             });
-            return Ok(fail(run, rev, deployed.as_ref(), pkg, &s.name, f, changed).await);
+            let policy = rollback_policy::on_failure(
+                input.history,
+                deployed.as_ref(),
+                &pkg.meta,
+                rev.revision,
+            );
+            return Ok(fail(run, rev, deployed.as_ref(), policy, &s.name, f, changed).await);
         }
         run.cluster.progress(Event::Ready {
             component: s.name.clone(),
@@ -883,50 +890,71 @@ impl PackageRevision {
     }
 }
 
-/// Failure of a component: keep (first install), roll back (new version safe) or stop.
-#[allow(clippy::too_many_arguments)]
+/// Failure of a component: what the rollback policy decided (`policy`, from
+/// [`rollback_policy::on_failure`]): keep (first install), roll back, or stop.
 async fn fail<C: Cluster>(
     mut run: Run<'_, C>,
     mut rev: PackageRevision,
     deployed: Option<&PackageRevision>,
-    pkg: &Package,
+    policy: FailurePolicy,
     component: &str,
     failure: Failure,
     changed: Vec<(String, String, String, Option<ComponentRecord>)>,
 ) -> Outcome {
     let cause = format!("component {component} failed: {}", failure.message);
     rev.status = RevisionStatus::Failed;
-    let Some(deployed) = deployed else {
-        let message = format!(
-            "{cause}; this is a first install, so nothing is rolled back and its state is kept for diagnosis"
-        );
-        rev.reason = Some(Reason::InstallFailed);
-        rev.description = message.clone();
-        if let Err(f) = run.record(&rev.without_unapplied()).await {
-            run.warnings.push(record_failed(f));
+    let (deployed, floors) = match (deployed, &policy) {
+        (Some(d), FailurePolicy::RollBack { floors, .. }) => (d, floors.clone()),
+        (None, _) | (_, FailurePolicy::KeepForDiagnosis) => {
+            let message = format!(
+                "{cause}; this is a first install, so nothing is rolled back and its state is kept for diagnosis"
+            );
+            rev.reason = Some(Reason::InstallFailed);
+            rev.description = message.clone();
+            if let Err(f) = run.record(&rev.without_unapplied()).await {
+                run.warnings.push(record_failed(f));
+            }
+            return run.outcome(Reason::InstallFailed, message, None);
         }
-        return run.outcome(Reason::InstallFailed, message, None);
+        (Some(d), stop) => {
+            let why = match stop {
+                FailurePolicy::StopForbidden { forbidden_by, .. } => format!(
+                    "the rollback policy forbids version {} to run again: {}",
+                    d.version,
+                    rollback_policy::join(forbidden_by)
+                ),
+                FailurePolicy::StopUpgradeFailed {
+                    declared: Some(false),
+                } => format!("version {} declares rollback.safe: false", rev.version),
+                _ => format!(
+                    "version {} does not declare rollback.safe: true",
+                    rev.version
+                ),
+            };
+            let message = format!(
+                "{cause}; {why}, so nothing is rolled back: fix forward with a new version"
+            );
+            rev.reason = Some(Reason::UpgradeFailed);
+            rev.description = message.clone();
+            if let Err(f) = run.record(&rev.without_unapplied()).await {
+                run.warnings.push(record_failed(f));
+            }
+            return run.outcome(Reason::UpgradeFailed, message, Some(d.revision));
+        }
     };
-    if !pkg.meta.rollback_is_safe() {
-        let why = match pkg.meta.rollback_safe {
-            Some(false) => "declares rollback.safe: false",
-            _ => "does not declare rollback.safe: true",
-        };
-        let message = format!(
-            "{cause}; version {} {why}, so nothing is rolled back: fix forward with a new version",
-            pkg.meta.version
-        );
-        rev.reason = Some(Reason::UpgradeFailed);
-        rev.description = message.clone();
-        if let Err(f) = run.record(&rev.without_unapplied()).await {
-            run.warnings.push(record_failed(f));
-        }
-        return run.outcome(Reason::UpgradeFailed, message, Some(deployed.revision));
-    }
+    let allowed_by = if floors.is_empty() {
+        String::new()
+    } else {
+        let floors: Vec<String> = floors.iter().map(ToString::to_string).collect();
+        format!(" (allowed by {})", floors.join(" and "))
+    };
 
     // Safe: record the failure, then undo every changed component, newest first.
     rev.reason = Some(Reason::RolledBack);
-    rev.description = format!("{cause}; rolled back to revision {}", deployed.revision);
+    rev.description = format!(
+        "{cause}; rolled back to revision {}{allowed_by}",
+        deployed.revision
+    );
     let failed_number = rev.revision;
     if let Err(f) = run.record(&rev.without_unapplied()).await {
         run.warnings.push(record_failed(f));

@@ -264,22 +264,8 @@ pub struct Removal {
     pub namespace: String,
 }
 
-/// What a failure during the apply would do (docs/rules.md#failure-and-rollback).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase",
-    tag = "kind"
-)]
-pub enum FailurePolicy {
-    /// First install: nothing is rolled back; the state is kept for diagnosis (`InstallFailed`).
-    KeepForDiagnosis,
-    /// The new version declares `rollback.safe: true`: changed components go back to the revision.
-    RollBack { to_revision: u64 },
-    /// No rollback: stop with `UpgradeFailed` and fix forward. `declared` is the new version's
-    /// `rollback.safe` (`None` when not declared).
-    StopUpgradeFailed { declared: Option<bool> },
-}
+/// What a failure during the apply would do: the rollback policy's one decision.
+pub use crate::rollback_policy::FailurePolicy;
 
 /// A full plan.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -483,19 +469,14 @@ pub fn plan(
         (_, Some(p)) => Some(p.revision.revision + 1),
         (_, None) => Some(1),
     };
-    let on_failure = match (previous, intent) {
-        (None, _) => FailurePolicy::KeepForDiagnosis,
-        (Some(p), Intent::Apply) if package.meta.rollback_is_safe() => FailurePolicy::RollBack {
-            to_revision: p.revision.revision,
-        },
-        (Some(p), Intent::Rollback { .. }) if package.meta.rollback_is_safe() => {
-            FailurePolicy::RollBack {
-                to_revision: p.revision.revision,
-            }
-        }
-        _ => FailurePolicy::StopUpgradeFailed {
-            declared: package.meta.rollback_safe,
-        },
+    let on_failure = match previous {
+        None => FailurePolicy::KeepForDiagnosis,
+        Some(p) => rollback_policy::on_failure(
+            p.history,
+            Some(p.revision),
+            &package.meta,
+            p.history.next_revision(),
+        ),
     };
     let downgrade = match intent {
         Intent::Apply => {
@@ -774,22 +755,7 @@ fn change_sign(c: ObjectChange) -> &'static str {
 }
 
 fn failure_text(f: &FailurePolicy) -> String {
-    match f {
-        FailurePolicy::KeepForDiagnosis => {
-            "stop with InstallFailed; nothing is rolled back, the state is kept for diagnosis"
-                .into()
-        }
-        FailurePolicy::RollBack { to_revision } => format!(
-            "roll every changed component back to revision {to_revision} (this version declares rollback.safe: true)"
-        ),
-        FailurePolicy::StopUpgradeFailed { declared } => {
-            let why = match declared {
-                Some(false) => "this version declares rollback.safe: false",
-                _ => "this version does not declare rollback.safe: true",
-            };
-            format!("no rollback ({why}); stop with UpgradeFailed and fix forward")
-        }
-    }
+    f.to_string()
 }
 
 pub mod secret;

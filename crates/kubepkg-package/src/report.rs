@@ -242,6 +242,7 @@ mod tests {
             values_digest: String::new(),
             value_sources: Vec::new(),
             rollback_safe: None,
+            rollback_to: None,
             components: vec![ComponentRecord {
                 name: "operator".into(),
                 release: "kv-operator".into(),

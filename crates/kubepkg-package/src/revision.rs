@@ -125,6 +125,10 @@ pub struct PackageRevision {
     /// `rollback.safe` of this version (None: not declared).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollback_safe: Option<bool>,
+    /// `rollback.to` of this version: its rollback floor, the constraint every older version
+    /// that runs again must satisfy (None: not declared).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollback_to: Option<String>,
     /// Components in apply order; hooks are never recorded.
     pub components: Vec<ComponentRecord>,
     pub status: RevisionStatus,
@@ -409,6 +413,7 @@ mod tests {
             value_sources: Vec::new(),
             values,
             rollback_safe: Some(false),
+            rollback_to: None,
             components: vec![
                 ComponentRecord {
                     name: "operator".into(),

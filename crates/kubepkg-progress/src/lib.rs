@@ -490,9 +490,9 @@ mod tests {
                 Message::Downgrade {
                     from: "2.0.1".into(),
                     to: "1.1.0".into(),
-                    verdict: "allowed: no version that ran since 1.1.0 last ran declares rollback.safe: false".into(),
+                    verdict: "allowed: no version that ran since 1.1.0 last ran forbids it (by rollback.safe: false or a rollback.to floor)".into(),
                 },
-                "downgrade from 2.0.1 to 1.1.0: allowed: no version that ran since 1.1.0 last ran declares rollback.safe: false",
+                "downgrade from 2.0.1 to 1.1.0: allowed: no version that ran since 1.1.0 last ran forbids it (by rollback.safe: false or a rollback.to floor)",
             ),
             (
                 Message::HookCompletedBefore {

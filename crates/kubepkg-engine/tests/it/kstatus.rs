@@ -28,6 +28,7 @@ fn revision(status: RevisionStatus, reason: &str, description: &str) -> PackageR
         values_digest: String::new(),
         value_sources: Vec::new(),
         rollback_safe: Some(false),
+        rollback_to: None,
         components: vec![],
         status,
         description: description.into(),

@@ -351,6 +351,8 @@ async fn rule5_failure_rolls_back_only_when_the_new_version_is_safe() {
     package(&v2, &manifest("2.0.0", false), &["a", "b"], &[]);
     let v3 = tmp.path().join("v3");
     package(&v3, &manifest("3.0.0", true), &["a", "b"], &[]);
+    let v4 = tmp.path().join("v4");
+    package(&v4, &manifest("4.0.0", true), &["a", "b"], &[]);
     let mut e = env("rule5-failure", SHORT).await;
     let ok = UserValues::new();
     assert_eq!(e.apply(&v1, &ok, SHORT).await, Reason::Succeeded);
@@ -378,20 +380,45 @@ async fn rule5_failure_rolls_back_only_when_the_new_version_is_safe() {
         [RevisionStatus::Deployed, RevisionStatus::Failed]
     );
 
-    // Fix forward with v3 (safe) that fails too: rolled back to revision 1's releases.
+    // Fix forward with v3 (safe) that fails too: 2.0.0 ran since 1.0.0 and declares
+    // rollback.safe: false, so 1.0.0 may not run again: stopped, nothing rolled back.
     assert_eq!(
         e.apply(&v3, &bad, Duration::from_secs(10)).await,
+        Reason::UpgradeFailed
+    );
+    let revs = e.revisions().await;
+    assert_eq!(
+        revs.iter().map(|r| r.0).collect::<Vec<_>>(),
+        [
+            RevisionStatus::Deployed,
+            RevisionStatus::Failed,
+            RevisionStatus::Failed
+        ]
+    );
+    let h = e.kc.store.history("pkg", e.ns.name()).await.unwrap();
+    assert!(
+        h.get(3).unwrap().description.contains(
+            "the rollback policy forbids version 1.0.0 to run again: 2.0.0 (revision 2) declares rollback.safe: false"
+        ),
+        "{}",
+        h.get(3).unwrap().description
+    );
+
+    // v3 deployed; v4 (safe) fails: rolled back to v3's releases.
+    assert_eq!(e.apply(&v3, &ok, SHORT).await, Reason::Succeeded);
+    assert_eq!(
+        e.apply(&v4, &bad, Duration::from_secs(10)).await,
         Reason::RolledBack
     );
     let p = e.progress();
     assert!(p.contains(&"b: rolled back".to_string()), "{p:#?}");
     let revs = e.revisions().await;
     let statuses: Vec<RevisionStatus> = revs.iter().map(|r| r.0).collect();
-    assert_eq!(statuses.len(), 4, "{revs:#?}");
-    assert_eq!(statuses[2], RevisionStatus::Failed);
-    assert_eq!(statuses[3], RevisionStatus::Deployed);
+    assert_eq!(statuses.len(), 6, "{revs:#?}");
+    assert_eq!(statuses[4], RevisionStatus::Failed);
+    assert_eq!(statuses[5], RevisionStatus::Deployed);
     assert_eq!(
-        revs[3].1, "1.0.0",
+        revs[5].1, "3.0.0",
         "the rollback revision runs the version rolled back to"
     );
     let deps: Api<Deployment> = e.ns.api();
@@ -623,6 +650,110 @@ async fn rule8_revisions_and_rollback_as_new_revision() {
         std::fs::write(&want_path, &got).unwrap();
     }
     assert_eq!(got, std::fs::read_to_string(&want_path).unwrap());
+}
+
+/// Rollback floors (`rollback.to`): a failed upgrade rolls back only to a version every floor
+/// since admits (the revision says which floor allowed it), stops with UpgradeFailed where a
+/// floor excludes the deployed version, and a manual rollback below two floors is refused
+/// naming both versions, unless forced.
+#[tokio::test]
+async fn rule9_rollback_floors_decide_automatic_and_manual_rollbacks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = |v: &str, rollback: &str| {
+        format!(
+            "package: {{name: p, version: {v}, rollback: {rollback}}}\ncomponents:\n- {{name: a, path: a}}\n- {{name: b, path: b, install: {{dependsOn: [a]}}}}\n"
+        )
+    };
+    let versions = [
+        ("1.0.0", "{safe: true}"),
+        ("2.0.0", "{to: \">=1.0.0\"}"),
+        ("3.0.0", "{to: \">=2.0.0\"}"),
+        ("3.1.0", "{safe: true, to: \">=3.0.0\"}"),
+    ];
+    for (v, r) in versions {
+        package(&tmp.path().join(v), &m(v, r), &["a", "b"], &[]);
+    }
+    let dir = |v: &str| tmp.path().join(v);
+    let mut e = env("rule9-floors", SHORT).await;
+    let ok = UserValues::new();
+    assert_eq!(e.apply(&dir("1.0.0"), &ok, SHORT).await, Reason::Succeeded);
+    assert_eq!(e.apply(&dir("2.0.0"), &ok, SHORT).await, Reason::Succeeded);
+    let mut bad = UserValues::new();
+    bad.add_set("a.image=registry.invalid/x:3").unwrap();
+    bad.add_set("b.sim=unready").unwrap();
+    let quick = Duration::from_secs(8);
+
+    // 3.0.0 fails; its floor >=2.0.0 admits the deployed 2.0.0: rolled back.
+    assert_eq!(
+        e.apply(&dir("3.0.0"), &bad, quick).await,
+        Reason::RolledBack
+    );
+    let history = |e: &Env| {
+        let (store, ns) = (e.kc.store.clone(), e.ns.name().to_string());
+        async move { store.history("pkg", &ns).await.expect("history") }
+    };
+    let h = history(&e).await;
+    let failed = h.get(3).unwrap();
+    assert!(
+        failed
+            .description
+            .ends_with("; rolled back to revision 2 (allowed by 3.0.0's rollback.to >=2.0.0)"),
+        "{}",
+        failed.description
+    );
+    assert_eq!(failed.rollback_to.as_deref(), Some(">=2.0.0"));
+    let back = h.deployed().unwrap();
+    assert_eq!((back.revision, back.version.as_str()), (4, "2.0.0"));
+
+    // 3.1.0 fails; its floor >=3.0.0 excludes 2.0.0: no rollback (b stays upgraded).
+    assert_eq!(
+        e.apply(&dir("3.1.0"), &bad, quick).await,
+        Reason::UpgradeFailed
+    );
+    let h = history(&e).await;
+    let failed = h.get(5).unwrap();
+    assert!(
+        failed.description.contains(
+            "the rollback policy forbids version 2.0.0 to run again: 3.1.0 (revision 5) declares rollback.to >=3.0.0, so nothing is rolled back"
+        ),
+        "{}",
+        failed.description
+    );
+    assert_eq!(h.deployed().unwrap().revision, 4);
+    let deps: Api<Deployment> = e.ns.api();
+    let image = |d: Deployment| {
+        serde_json::to_value(d).unwrap()["spec"]["template"]["spec"]["containers"][0]["image"]
+            .clone()
+    };
+    assert_eq!(
+        image(deps.get("pkg-a").await.unwrap()),
+        serde_json::json!("registry.invalid/x:3"),
+        "not rolled back"
+    );
+
+    // A manual rollback to 1.0.0 is below the floors of 3.0.0 and 3.1.0, which both ran since.
+    let ns = e.ns.name().to_string();
+    let inst = Instance {
+        name: "pkg",
+        namespace: &ns,
+    };
+    let err = ops::rollback(&mut e.kc, inst, Some(1), false, SHORT)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(
+            "revision 1 of package pkg runs version 1.0.0, which may not run again: 3.0.0 (revision 3) declares rollback.to >=2.0.0; 3.1.0 (revision 5) declares rollback.to >=3.0.0; fix forward with a new version, or use --force"
+        ),
+        "{err}"
+    );
+    assert_eq!(history(&e).await.revisions.len(), 5, "nothing recorded");
+    let forced = ops::rollback(&mut e.kc, inst, Some(1), true, SHORT)
+        .await
+        .unwrap();
+    assert_eq!(forced.reason, Reason::Succeeded, "{forced:?}");
+    let h = history(&e).await;
+    assert_eq!(h.deployed().unwrap().version, "1.0.0");
 }
 
 /// `kubepkg values`, `list` and `uninstall`: effective values with their sources, the

@@ -1138,7 +1138,7 @@ fn rule7_a_downgrade_follows_the_rollback_policy_of_every_version_since() {
     assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
     assert_eq!(
         s.fake.progress[0].to_string(),
-        "downgrade from 2.0.1 to 2.0.0: allowed: no version that ran since 2.0.0 last ran declares rollback.safe: false"
+        "downgrade from 2.0.1 to 2.0.0: allowed: no version that ran since 2.0.0 last ran forbids it (by rollback.safe: false or a rollback.to floor)"
     );
 
     s.fake.progress.clear();

@@ -280,6 +280,7 @@ fn revision_with(user: &UserValues, n: u64) -> crate::revision::PackageRevision 
         values,
         value_sources: user.layers(),
         rollback_safe: None,
+        rollback_to: None,
         components: Vec::new(),
         status: crate::revision::RevisionStatus::Deployed,
         description: String::new(),
