@@ -294,6 +294,7 @@ mod tests {
             last_deployed: String::new(),
             conditions: vec![],
             hooks_completed: Vec::new(),
+            hook_verdicts: Vec::new(),
         }
     }
 

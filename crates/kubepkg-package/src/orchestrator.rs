@@ -55,6 +55,7 @@ use crate::revision::{
 };
 use crate::rollback_policy::{self, Downgrade, FailurePolicy, Forbidder};
 use crate::values::{UserValues, supplied, upgrade_context};
+use crate::verdict::VerdictKind;
 use kubepkg_progress::Message;
 
 /// The default per-component readiness timeout (docs/rules.md#timeouts).
@@ -216,6 +217,16 @@ pub trait Cluster {
         release: &str,
         namespace: &str,
     ) -> impl Future<Output = Result<(), Failure>> + Send;
+    /// What the pods of a hook's release left behind (termination messages, log tail), for
+    /// its verdict ([`crate::verdict`]). A cluster that cannot tell returns nothing.
+    fn hook_output(
+        &mut self,
+        release: &str,
+        namespace: &str,
+    ) -> impl Future<Output = crate::verdict::HookOutput> + Send {
+        let _ = (release, namespace);
+        async { crate::verdict::HookOutput::default() }
+    }
     /// Reports progress (synchronous; printing or status updates).
     fn progress(&mut self, event: Event);
     /// The time now (RFC 3339), for records written after the run started (an automatic
@@ -232,6 +243,8 @@ pub enum Reason {
     UpgradeFailed,
     RolledBack,
     InstallFailed,
+    /// A `PreUpgrade` check hook reported the verdict `refused`: nothing else changed.
+    UpgradeRefused,
 }
 
 impl Reason {
@@ -242,6 +255,7 @@ impl Reason {
             Reason::UpgradeFailed => "UpgradeFailed",
             Reason::RolledBack => "RolledBack",
             Reason::InstallFailed => "InstallFailed",
+            Reason::UpgradeRefused => "UpgradeRefused",
         }
     }
 }
@@ -600,6 +614,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
         last_deployed: input.now.to_string(),
         conditions: Vec::new(),
         hooks_completed: Vec::new(),
+        hook_verdicts: Vec::new(),
     };
     // Components start from what is deployed; unreached ones keep that state.
     for s in &input.plan.steps {
@@ -715,6 +730,65 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
             }
             Err(f) => Err(f),
         };
+        // The check's verdict, if it gave one: read whether its Job succeeded or failed (a
+        // check that refuses usually exits non-zero).
+        let verdict = if matches!(&result, Err(f) if f.kind != FailureKind::NotReady) {
+            Ok(None)
+        } else {
+            let output = run.cluster.hook_output(&h.release, &h.namespace).await;
+            crate::verdict::read(&h.name, &output)
+        };
+        let stop = match verdict {
+            Err(e) => Some((
+                Reason::UpgradeFailed,
+                format!(
+                    "PreUpgrade hook {} failed: {e}; nothing else was changed (its release {} is kept for its logs)",
+                    h.name, h.release
+                ),
+            )),
+            Ok(Some(v)) => {
+                run.cluster.progress(Event::message(
+                    Some(&h.name),
+                    Message::HookVerdict {
+                        verdict: v.verdict.to_string(),
+                        message: v.message.clone(),
+                        affected: v.affected_text(),
+                    },
+                ));
+                rev.hook_verdicts.push(v.clone());
+                match v.verdict {
+                    VerdictKind::Refused => Some((Reason::UpgradeRefused, refusal_text(h, &v))),
+                    VerdictKind::CheckFailed => Some((
+                        Reason::UpgradeFailed,
+                        format!(
+                            "PreUpgrade hook {} could not check the upgrade (verdict check_failed){}; nothing else was changed (its release {} is kept for its logs)",
+                            h.name,
+                            if v.message.is_empty() {
+                                String::new()
+                            } else {
+                                format!(": {}", v.message)
+                            },
+                            h.release
+                        ),
+                    )),
+                    VerdictKind::Proceed => None,
+                }
+            }
+            Ok(None) => None,
+        };
+        if let Some((reason, message)) = stop {
+            run.cluster.progress(Event::Failed {
+                component: h.name.clone(),
+                message: message.clone(),
+            });
+            rev.status = RevisionStatus::Failed;
+            rev.reason = Some(reason);
+            rev.description = message.clone();
+            if let Err(f) = run.record(&rev.clone().without_unapplied()).await {
+                run.warnings.push(record_failed(f));
+            }
+            return Ok(run.outcome(reason, message, deployed_rev));
+        }
         if let Err(f) = result {
             let message = format!(
                 "PreUpgrade hook {} failed: {}; nothing else was changed (its release {} is kept for its logs)",
@@ -890,6 +964,25 @@ impl PackageRevision {
     }
 }
 
+/// The message of an upgrade a check hook refused: its reason, what it affects, how to approve.
+fn refusal_text(h: &crate::plan::HookPlan, v: &crate::verdict::Verdict) -> String {
+    let mut text = format!("PreUpgrade hook {} refused the upgrade", h.name);
+    if !v.message.is_empty() {
+        text.push_str(&format!(": {}", v.message));
+    }
+    if !v.affected.is_empty() {
+        text.push_str(&format!("; affected: {}", v.affected_text()));
+    }
+    text.push_str("; nothing else was changed");
+    match &v.approve {
+        Some(how) => text.push_str(&format!("; to approve, apply again with {how}")),
+        None => text.push_str(
+            "; to go ahead, give the approval the check asks for (see its log) and apply again",
+        ),
+    }
+    text
+}
+
 /// Failure of a component: what the rollback policy decided (`policy`, from
 /// [`rollback_policy::on_failure`]): keep (first install), roll back, or stop.
 async fn fail<C: Cluster>(
@@ -966,6 +1059,7 @@ async fn fail<C: Cluster>(
     back.last_deployed = run.cluster.now();
     back.reason = None;
     back.hooks_completed.clear();
+    back.hook_verdicts.clear();
     // Recorded before anything is rolled back, so a crash in the middle is seen (and recovered
     // by the next apply) instead of leaving a failed revision that claims a finished rollback.
     if let Err(f) = run.record(&back).await {
@@ -1116,6 +1210,7 @@ pub async fn rollback<C: Cluster>(
     rev.last_deployed = now.to_string();
     rev.first_deployed = current.first_deployed.clone();
     rev.hooks_completed.clear();
+    rev.hook_verdicts.clear();
     if let Err(f) = run.record(&rev).await {
         return run.not_recorded(f, Some(current.revision));
     }

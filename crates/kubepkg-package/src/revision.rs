@@ -154,6 +154,9 @@ pub struct PackageRevision {
     /// after a crash does not run them again (docs/rules.md#preupgrade-hooks).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hooks_completed: Vec<HookRun>,
+    /// The verdicts `PreUpgrade` hooks of this run reported (docs/rules.md#verdicts-from-hooks).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hook_verdicts: Vec<crate::verdict::Verdict>,
 }
 
 /// A `PreUpgrade` hook that ran to completion for an upgrade between two versions.
@@ -439,6 +442,7 @@ mod tests {
             last_deployed: "2026-01-02T00:00:00Z".into(),
             conditions: crate::conditions::invalid_package("x", "2026-01-02T00:00:00Z"),
             hooks_completed: Vec::new(),
+            hook_verdicts: Vec::new(),
         }
     }
 

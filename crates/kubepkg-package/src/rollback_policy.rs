@@ -416,6 +416,7 @@ mod tests {
             last_deployed: String::new(),
             conditions: Vec::new(),
             hooks_completed: Vec::new(),
+            hook_verdicts: Vec::new(),
         }
     }
 

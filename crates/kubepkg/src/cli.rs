@@ -41,7 +41,8 @@ Exit codes:
   4  UpgradeFailed: stopped, nothing more changed; fix forward
   5  InstallFailed: a first install failed; its state is kept for diagnosis
   6  RequirementsNotMet: required packages were not Ready before the timeout
-  7  InvalidPackage: kubepkg.yaml or a chart of the package is invalid; nothing applied";
+  7  InvalidPackage: kubepkg.yaml or a chart of the package is invalid; nothing applied
+  8  UpgradeRefused: a PreUpgrade check hook refused the upgrade; nothing else changed";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {

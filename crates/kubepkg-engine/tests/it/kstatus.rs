@@ -38,6 +38,7 @@ fn revision(status: RevisionStatus, reason: &str, description: &str) -> PackageR
         last_deployed: String::new(),
         conditions: vec![],
         hooks_completed: Vec::new(),
+        hook_verdicts: Vec::new(),
     }
 }
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::support::{
     RevisionRow, apply_with, kube_cluster, package_with, pos, progress, release_revisions,
-    revision_rows, rollback, sim_hook_chart,
+    revision_rows, rollback, sim_hook_chart, verdict_hook_chart,
 };
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
@@ -754,6 +754,140 @@ async fn rule9_rollback_floors_decide_automatic_and_manual_rollbacks() {
     assert_eq!(forced.reason, Reason::Succeeded, "{forced:?}");
     let h = history(&e).await;
     assert_eq!(h.deployed().unwrap().version, "1.0.0");
+}
+
+/// Verdicts from a PreUpgrade check hook, read from the last line of its Job's log: `refused`
+/// (the Job exits 2) stops the upgrade before anything else changed with UpgradeRefused and
+/// says how to approve; `check_failed` stops it as a failed hook; `proceed` lets it go on and
+/// is recorded; a verdict that cannot be read stops it, naming the line.
+#[tokio::test]
+async fn rule10_check_hook_verdicts_refuse_fail_or_let_the_upgrade_proceed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let manifest = |v: &str| {
+        format!(
+            "package: {{name: p, version: {v}}}\ncomponents:\n- {{name: app, path: app}}\n- {{name: migrate, path: migrate, install: {{phase: PreUpgrade}}}}\n"
+        )
+    };
+    for v in ["1.0.0", "2.0.0"] {
+        package_with(
+            &tmp.path().join(v),
+            &manifest(v),
+            &["app"],
+            &["migrate"],
+            verdict_hook_chart,
+        );
+    }
+    let v2 = tmp.path().join("2.0.0");
+    let mut e = env("rule10-verdicts", SHORT).await;
+    assert_eq!(
+        e.apply(&tmp.path().join("1.0.0"), &UserValues::new(), SHORT)
+            .await,
+        Reason::Succeeded
+    );
+    let check = |sim: &str, code: u8, log: &str| {
+        let mut u = UserValues::new();
+        u.add_set("app.image=registry.invalid/x:2").unwrap();
+        u.add_set_string(&format!("migrate.sim={sim}")).unwrap();
+        u.add_set_string(&format!("migrate.exitCode={code}"))
+            .unwrap();
+        u.add_set_json(&format!("migrate.log={}", serde_json::Value::from(log)))
+            .unwrap();
+        u
+    };
+    let latest = |e: &Env| {
+        let (store, ns) = (e.kc.store.clone(), e.ns.name().to_string());
+        async move {
+            store
+                .history("pkg", &ns)
+                .await
+                .unwrap()
+                .latest()
+                .cloned()
+                .unwrap()
+        }
+    };
+
+    // refused: nothing else changed, reason UpgradeRefused, the message says how to approve.
+    let refused = r#"{"verdict":"refused","message":"2 sessions cannot resume","affected":["s-17","s-42"],"approve":"--set-json 'migrate.approved=[\"s-17\",\"s-42\"]'"}"#;
+    assert_eq!(
+        e.apply(
+            &v2,
+            &check("fail", 2, &format!("checked 9 sessions\n{refused}")),
+            SHORT
+        )
+        .await,
+        Reason::UpgradeRefused
+    );
+    let r = latest(&e).await;
+    assert_eq!((r.revision, r.status), (2, RevisionStatus::Failed));
+    assert_eq!(r.reason, Some(Reason::UpgradeRefused));
+    assert_eq!(
+        r.description,
+        "PreUpgrade hook migrate refused the upgrade: 2 sessions cannot resume; affected: s-17, s-42; nothing else was changed; to approve, apply again with --set-json 'migrate.approved=[\"s-17\",\"s-42\"]'"
+    );
+    assert_eq!(r.hook_verdicts.len(), 1);
+    assert_eq!(
+        r.hook_verdicts[0].verdict,
+        kubepkg_package::verdict::VerdictKind::Refused
+    );
+    assert!(r.hooks_completed.is_empty(), "a refusal is no completion");
+    assert_eq!(
+        e.release_history("pkg-app").await,
+        [(1, Status::Deployed)],
+        "app untouched"
+    );
+    let p = e.progress();
+    assert!(
+        p.contains(
+            &"migrate: verdict refused: 2 sessions cannot resume (affected: s-17, s-42)"
+                .to_string()
+        ),
+        "{p:#?}"
+    );
+
+    // check_failed: a failed hook (UpgradeFailed), with the check's message.
+    let failed = r#"{"verdict":"check_failed","message":"database unreachable"}"#;
+    assert_eq!(
+        e.apply(&v2, &check("fail", 1, failed), SHORT).await,
+        Reason::UpgradeFailed
+    );
+    let r = latest(&e).await;
+    assert!(
+        r.description.starts_with(
+            "PreUpgrade hook migrate could not check the upgrade (verdict check_failed): database unreachable; nothing else was changed"
+        ),
+        "{}",
+        r.description
+    );
+
+    // A verdict that cannot be read stops the upgrade too, naming what was read.
+    assert_eq!(
+        e.apply(&v2, &check("ok", 0, r#"{"verdict":"perhaps"}"#), SHORT)
+            .await,
+        Reason::UpgradeFailed
+    );
+    let r = latest(&e).await;
+    assert!(
+        r.description
+            .contains("which is not a verdict kubepkg can read: unknown variant `perhaps`"),
+        "{}",
+        r.description
+    );
+    assert_eq!(e.release_history("pkg-app").await, [(1, Status::Deployed)]);
+
+    // proceed: the upgrade goes on; the verdict is recorded in the deployed revision.
+    let proceed = r#"{"verdict":"proceed","message":"no session affected"}"#;
+    assert_eq!(
+        e.apply(&v2, &check("ok", 0, proceed), SHORT).await,
+        Reason::Succeeded
+    );
+    let r = latest(&e).await;
+    assert_eq!(r.status, RevisionStatus::Deployed);
+    assert_eq!(r.hook_verdicts[0].message, "no session affected");
+    assert_eq!(
+        e.release_history("pkg-app").await.last().unwrap(),
+        &(2, Status::Deployed)
+    );
 }
 
 /// `kubepkg values`, `list` and `uninstall`: effective values with their sources, the

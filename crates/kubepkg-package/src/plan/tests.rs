@@ -109,6 +109,7 @@ fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         last_deployed: String::new(),
         conditions: vec![],
         hooks_completed: Vec::new(),
+        hook_verdicts: Vec::new(),
     }
 }
 

@@ -289,6 +289,7 @@ fn revision_with(user: &UserValues, n: u64) -> crate::revision::PackageRevision 
         last_deployed: String::new(),
         conditions: Vec::new(),
         hooks_completed: Vec::new(),
+        hook_verdicts: Vec::new(),
     }
 }
 
