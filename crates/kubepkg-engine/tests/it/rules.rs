@@ -890,6 +890,87 @@ async fn rule10_check_hook_verdicts_refuse_fail_or_let_the_upgrade_proceed() {
     );
 }
 
+/// Diagnosis kept in failed revisions: a failed upgrade that was rolled back automatically
+/// still records the pod that never became ready (its phase, Ready condition and container
+/// state); a failed hook records the tail of its Job's pod log.
+#[tokio::test]
+async fn failed_revisions_keep_the_pods_and_the_hook_log_for_diagnosis() {
+    let tmp = tempfile::tempdir().unwrap();
+    let manifest = |v: &str| {
+        format!(
+            "package: {{name: p, version: {v}, rollback: {{safe: true}}}}\ncomponents:\n- {{name: app, path: app}}\n- {{name: migrate, path: migrate, install: {{phase: PreUpgrade}}}}\n"
+        )
+    };
+    for v in ["1.0.0", "2.0.0", "3.0.0"] {
+        package_with(
+            &tmp.path().join(v),
+            &manifest(v),
+            &["app"],
+            &["migrate"],
+            verdict_hook_chart,
+        );
+    }
+    let mut e = env("diagnosis", SHORT).await;
+    assert_eq!(
+        e.apply(&tmp.path().join("1.0.0"), &UserValues::new(), SHORT)
+            .await,
+        Reason::Succeeded
+    );
+    let history = |e: &Env| {
+        let (store, ns) = (e.kc.store.clone(), e.ns.name().to_string());
+        async move { store.history("pkg", &ns).await.unwrap() }
+    };
+
+    // The app never becomes ready: rolled back, and the failed revision names its pod.
+    let mut unready = UserValues::new();
+    unready.add_set("app.sim=unready").unwrap();
+    assert_eq!(
+        e.apply(&tmp.path().join("2.0.0"), &unready, Duration::from_secs(8))
+            .await,
+        Reason::RolledBack
+    );
+    let h = history(&e).await;
+    let failed = h.get(2).unwrap();
+    assert_eq!(failed.status, RevisionStatus::Failed);
+    let pod_line = failed
+        .description
+        .lines()
+        .find(|l| l.trim_start().starts_with("pod pkg-app-"))
+        .unwrap_or_else(|| panic!("no pod line in {}", failed.description));
+    assert!(pod_line.contains(": Running, Ready=False"), "{pod_line}");
+    assert!(
+        pod_line.contains("container c: running, not ready"),
+        "{pod_line}"
+    );
+
+    // A failing hook: its log's last lines are kept.
+    let mut bad = UserValues::new();
+    bad.add_set_string("migrate.sim=fail").unwrap();
+    bad.add_set_string("migrate.log=applying 0243\nerror: column worker_image already exists")
+        .unwrap();
+    assert_eq!(
+        e.apply(&tmp.path().join("3.0.0"), &bad, SHORT).await,
+        Reason::UpgradeFailed
+    );
+    let h = history(&e).await;
+    let failed = h.latest().unwrap();
+    assert!(
+        failed
+            .description
+            .contains(": error: column worker_image already exists"),
+        "{}",
+        failed.description
+    );
+    assert!(
+        failed
+            .description
+            .lines()
+            .any(|l| l.trim_start().starts_with("log of pod migrate-3-0-0-")),
+        "{}",
+        failed.description
+    );
+}
+
 /// `kubepkg values`, `list` and `uninstall`: effective values with their sources, the
 /// package listed, then every component uninstalled in reverse order and the records removed.
 #[tokio::test]
