@@ -291,9 +291,24 @@ pub struct Plan {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub downgrade: Option<Downgrade>,
     pub warnings: Vec<String>,
+    /// Where live objects differ from what the deployed revision applied (a `kubectl edit`,
+    /// a change outside the package): filled by `plan --cluster` ([`Drift`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drift: Vec<Drift>,
     /// The `.Capabilities` an offline plan assumed (absent when rendered with the server's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capabilities: Option<String>,
+}
+
+/// A live object that differs from what the deployed revision applied.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Drift {
+    pub component: String,
+    /// `Kind namespace/name`.
+    pub object: String,
+    /// `missing`, or what differs (`changed: spec.replicas: live 5, applied 2`).
+    pub what: String,
 }
 
 /// Computes the plan. `namespace` is where the package is installed (components without
@@ -509,6 +524,7 @@ pub fn plan(
         on_failure,
         downgrade,
         warnings,
+        drift: Vec::new(),
         capabilities: None,
     }
 }
@@ -695,6 +711,24 @@ pub fn render_text(plan: &Plan, with_diff: bool) -> String {
         let _ = writeln!(s, "\nRemoved (uninstalled last, in reverse order):");
         for r in &plan.removals {
             let _ = writeln!(s, "  {} (release {} in {})", r.name, r.release, r.namespace);
+        }
+    }
+    if !plan.drift.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nDrift (live objects differ from what the deployed revision applied):"
+        );
+        for d in &plan.drift {
+            let touched = plan
+                .steps
+                .iter()
+                .any(|st| st.name == d.component && !matches!(st.change, Change::Unchanged { .. }));
+            let fate = if touched {
+                "this apply puts it back"
+            } else {
+                "kept: this apply does not change the component"
+            };
+            let _ = writeln!(s, "  {}: {}: {} ({fate})", d.component, d.object, d.what);
         }
     }
     let _ = writeln!(

@@ -112,6 +112,24 @@ async fn connect(settings: &Settings, timeout: Duration, sink: Sink) -> Result<K
     Ok(kc)
 }
 
+/// The plan against the cluster (`plan --cluster`, `apply --dry-run`), with where live
+/// objects drifted from the deployed revision (a drift check that cannot run is a warning).
+async fn cluster_plan(
+    kc: &KubeCluster,
+    package: &kubepkg_package::Package,
+    instance: Instance<'_>,
+    user: &UserValues,
+) -> Result<kubepkg_package::plan::Plan, CliError> {
+    let mut plan = ops::prepare(kc, package, instance, user).await?.plan;
+    match ops::drift(kc, instance).await {
+        Ok(drift) => plan.drift = drift,
+        Err(e) => plan.warnings.push(format!(
+            "cannot compare the live objects with the deployed revision: {e}"
+        )),
+    }
+    Ok(plan)
+}
+
 /// `kubepkg plan NAME PACKAGE`.
 pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
     let loaded = load(&args.package)?;
@@ -125,11 +143,7 @@ pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
                 namespace: &ns,
             };
             warn_dropped_values(&kc, instance, &user).await;
-            Ok::<_, CliError>(
-                ops::prepare(&kc, &loaded.package, instance, &user)
-                    .await?
-                    .plan,
-            )
+            cluster_plan(&kc, &loaded.package, instance, &user).await
         })?
     } else {
         let ns = settings.offline_namespace();
@@ -188,17 +202,17 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError>
         }
         warn_dropped_values(&kc, instance, &user).await;
         if args.dry_run {
-            let mut p = ops::prepare(&kc, &loaded.package, instance, &user).await?;
+            let mut plan = cluster_plan(&kc, &loaded.package, instance, &user).await?;
             if args.show_secrets {
-                p.plan.reveal_secrets();
+                plan.reveal_secrets();
             }
             if printer.is_json() {
                 println!(
                     "{}",
-                    serde_json::to_string(&p.plan).map_err(anyhow::Error::from)?
+                    serde_json::to_string(&plan).map_err(anyhow::Error::from)?
                 );
             } else {
-                print!("{}", render_text(&p.plan, true));
+                print!("{}", render_text(&plan, true));
             }
             return Ok(ExitCode::SUCCESS);
         }

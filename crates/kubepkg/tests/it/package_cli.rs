@@ -209,6 +209,69 @@ fn package_set_file_refuses_a_file_that_is_not_utf8() {
     );
 }
 
+/// `plan --cluster` (and `apply --dry-run`) show drift: a hand edit of a live object (here the
+/// replicas of component a's Deployment) is listed with both values, and whether the apply
+/// would put it back (a changes) or keep it (b unchanged).
+#[tokio::test]
+async fn plan_against_the_cluster_shows_hand_edits_as_drift() {
+    let ns = TestNamespace::new("plan-drift")
+        .await
+        .expect("control plane");
+    let tmp = tempfile::tempdir().unwrap();
+    let v1 = tmp.path().join("v1");
+    package(&v1, "drift", "1.0.0", true, "1s", "");
+    let (code, _, err) = run(&ns, &["apply", "web", pkg_path(&v1)]);
+    assert_eq!(code, 0, "{err}");
+    let deployments: kube::Api<k8s_openapi::api::apps::v1::Deployment> = ns.api();
+    for (name, replicas) in [("web-a", 3), ("web-b", 2)] {
+        deployments
+            .patch(
+                name,
+                &kube::api::PatchParams::default(),
+                &kube::api::Patch::Merge(serde_json::json!({"spec": {"replicas": replicas}})),
+            )
+            .await
+            .unwrap();
+    }
+    // a's chart changes (new appVersion), b's values stay: only a is upgraded.
+    let v2 = tmp.path().join("v2");
+    package(&v2, "drift", "1.0.1", true, "1s", "");
+    std::fs::remove_dir_all(v2.join("b")).unwrap();
+    component(&v2, "b", "1.0.0", "1s");
+    let (code, plan, err) = run(
+        &ns,
+        &["plan", "web", pkg_path(&v2), "--cluster", "--no-diff"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let drift: Vec<&str> = plan
+        .lines()
+        .skip_while(|l| !l.starts_with("Drift "))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let ns_name = ns.name();
+    assert_eq!(
+        drift,
+        [
+            "Drift (live objects differ from what the deployed revision applied):",
+            &format!(
+                "  a: Deployment {ns_name}/web-a: changed: spec.replicas: live 3, applied 1 (this apply puts it back)"
+            ),
+            &format!(
+                "  b: Deployment {ns_name}/web-b: changed: spec.replicas: live 2, applied 1 (kept: this apply does not change the component)"
+            ),
+        ],
+        "{plan}"
+    );
+    let (code, json, err) = run(
+        &ns,
+        &["apply", "web", pkg_path(&v2), "--dry-run", "-o", "json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["drift"].as_array().map(Vec::len), Some(2), "{json}");
+    assert_eq!(v["drift"][0]["component"], "a");
+}
+
 /// One component chart: a Deployment the node simulator makes ready after `ready_after`, or
 /// never when `ready_after` is `never`.
 fn component(root: &Path, name: &str, version: &str, ready_after: &str) {
