@@ -337,6 +337,8 @@ pub struct ApplyOptions {
     pub timeout: Duration,
     /// Apply a lower version even when the rollback policy forbids it.
     pub allow_downgrade: bool,
+    /// Apply CRD changes that are unsafe for existing objects.
+    pub allow_unsafe_crd_changes: bool,
 }
 
 impl ApplyOptions {
@@ -345,6 +347,7 @@ impl ApplyOptions {
         ApplyOptions {
             timeout,
             allow_downgrade: false,
+            allow_unsafe_crd_changes: false,
         }
     }
 }
@@ -398,6 +401,7 @@ pub async fn apply(
             timeout,
             now: &now,
             allow_downgrade: options.allow_downgrade,
+            allow_unsafe_crd_changes: options.allow_unsafe_crd_changes,
         };
         let outcome = orchestrator::apply(kc, input).await?;
         Ok((outcome, p.plan))

@@ -294,6 +294,8 @@ pub struct ApplyInput<'a> {
     pub now: &'a str,
     /// Apply a lower version even when the rollback policy forbids it (`--allow-downgrade`).
     pub allow_downgrade: bool,
+    /// Apply CRD changes that are not safe for existing objects (`--allow-unsafe-crd-changes`).
+    pub allow_unsafe_crd_changes: bool,
 }
 
 /// Checks `requires`; `Ok(())` when met, else the message of what is awaited.
@@ -473,6 +475,13 @@ pub enum Stopped {
     /// A downgrade the rollback policy forbids.
     #[error(transparent)]
     Downgrade(#[from] DowngradeRefused),
+    /// CRD changes unsafe for existing objects ([`kubepkg_crd`]).
+    #[error(
+        "refusing to apply package {name}: {} CRD change(s) are unsafe for existing objects:\n  {}\nmake the change safe (keep the field, the version, the type), migrate the objects first, or use --allow-unsafe-crd-changes",
+        changes.len(),
+        changes.join("\n  ")
+    )]
+    UnsafeCrdChanges { name: String, changes: Vec<String> },
     /// The package revision could not be recorded, so nothing was applied.
     #[error("cannot record the package revision, so nothing was changed: {0}")]
     NotRecorded(#[source] Failure),
@@ -513,6 +522,16 @@ pub fn check_downgrade(
 pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result<Outcome, Stopped> {
     let pkg = input.package;
     let downgrade = check_downgrade(input.name, input.history, pkg, input.allow_downgrade)?;
+    let unsafe_crds = input.plan.unsafe_crd_changes();
+    if !unsafe_crds.is_empty() && !input.allow_unsafe_crd_changes {
+        return Err(Stopped::UnsafeCrdChanges {
+            name: input.name.to_string(),
+            changes: unsafe_crds
+                .iter()
+                .map(|c| format!("{}: {}", c.component, c.change))
+                .collect(),
+        });
+    }
     let mut run = Run::new(cluster, input.now);
     let deployed = input.history.deployed().cloned();
     let deployed_rev = deployed.as_ref().map(|d| d.revision);

@@ -291,6 +291,10 @@ pub struct Plan {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub downgrade: Option<Downgrade>,
     pub warnings: Vec<String>,
+    /// What each changed CustomResourceDefinition does to existing objects, safe or not
+    /// ([`kubepkg_crd`]); `apply` refuses unsafe ones unless `--allow-unsafe-crd-changes`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crd_changes: Vec<PlannedCrdChange>,
     /// Where live objects differ from what the deployed revision applied (a `kubectl edit`,
     /// a change outside the package): filled by `plan --cluster` ([`Drift`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -298,6 +302,46 @@ pub struct Plan {
     /// The `.Capabilities` an offline plan assumed (absent when rendered with the server's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capabilities: Option<String>,
+}
+
+/// A CRD change of a component.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedCrdChange {
+    pub component: String,
+    #[serde(flatten)]
+    pub change: kubepkg_crd::CrdChange,
+}
+
+impl Plan {
+    /// The CRD changes that are not safe.
+    pub fn unsafe_crd_changes(&self) -> Vec<&PlannedCrdChange> {
+        self.crd_changes.iter().filter(|c| !c.change.safe).collect()
+    }
+}
+
+/// The changes of every CRD (`apiextensions.k8s.io/v1`) present in both renderings, by name.
+fn crd_changes(old: &[RenderedObject], new: &[RenderedObject]) -> Vec<kubepkg_crd::CrdChange> {
+    let crds = |objects: &[RenderedObject]| -> Vec<(String, serde_json::Value)> {
+        objects
+            .iter()
+            .filter(|o| {
+                o.kind == "CustomResourceDefinition" && o.api_version == "apiextensions.k8s.io/v1"
+            })
+            .filter_map(|o| {
+                let parsed = kubepkg_manifest::parse(&o.yaml).ok()?;
+                Some((o.name.clone(), parsed.into_iter().next()?.object))
+            })
+            .collect()
+    };
+    let old = crds(old);
+    let mut out = Vec::new();
+    for (name, n) in crds(new) {
+        if let Some((_, o)) = old.iter().find(|(on, _)| *on == name) {
+            out.extend(kubepkg_crd::compare(o, &n));
+        }
+    }
+    out
 }
 
 /// A live object that differs from what the deployed revision applied.
@@ -328,6 +372,7 @@ pub fn plan(
     let version_changes = from_version.as_deref().is_some_and(|f| f != to_version);
     let empty = RenderedComponent::default();
     let mut warnings = Vec::new();
+    let mut crd_changes_all: Vec<PlannedCrdChange> = Vec::new();
 
     let hooks = order
         .hooks
@@ -394,6 +439,12 @@ pub fn plan(
                     None,
                 ),
                 Some(old) => {
+                    for change in crd_changes(&old.objects, &now.objects) {
+                        crd_changes_all.push(PlannedCrdChange {
+                            component: comp_name.clone(),
+                            change,
+                        });
+                    }
                     let d = diff_objects(&old.objects, &now.objects);
                     if d.is_empty() && old.chart == now.chart {
                         (
@@ -525,6 +576,7 @@ pub fn plan(
         downgrade,
         warnings,
         drift: Vec::new(),
+        crd_changes: crd_changes_all,
         capabilities: None,
     }
 }
@@ -711,6 +763,18 @@ pub fn render_text(plan: &Plan, with_diff: bool) -> String {
         let _ = writeln!(s, "\nRemoved (uninstalled last, in reverse order):");
         for r in &plan.removals {
             let _ = writeln!(s, "  {} (release {} in {})", r.name, r.release, r.namespace);
+        }
+    }
+    if !plan.crd_changes.is_empty() {
+        let _ = writeln!(s, "\nCRD changes:");
+        for c in &plan.crd_changes {
+            let _ = writeln!(s, "  {}: {}", c.component, c.change);
+        }
+        if !plan.unsafe_crd_changes().is_empty() {
+            let _ = writeln!(
+                s,
+                "  apply refuses the unsafe changes unless given --allow-unsafe-crd-changes"
+            );
         }
     }
     if !plan.drift.is_empty() {

@@ -652,6 +652,10 @@ pub struct ApplyArgs {
     /// declares `rollback.safe: false` (a downgrade is a rollback in effect).
     #[arg(long = "allow-downgrade")]
     pub allow_downgrade: bool,
+    /// Apply CustomResourceDefinition changes that are unsafe for existing objects (a removed
+    /// field or version, a type change, a new required field…; `plan` lists them).
+    #[arg(long = "allow-unsafe-crd-changes")]
+    pub allow_unsafe_crd_changes: bool,
     /// With --dry-run: show the values of Secrets in the diff.
     #[arg(long = "show-secrets")]
     pub show_secrets: bool,

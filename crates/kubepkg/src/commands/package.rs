@@ -219,6 +219,7 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError>
         let options = ops::ApplyOptions {
             timeout,
             allow_downgrade: args.allow_downgrade,
+            allow_unsafe_crd_changes: args.allow_unsafe_crd_changes,
         };
         let (outcome, _plan) =
             ops::apply(&mut kc, &loaded.package, instance, &user, options).await?;
