@@ -595,6 +595,16 @@ pub struct PackageValuesFlags {
     /// Set values from files (`component.a=path`; `-` reads standard input).
     #[arg(long = "set-file")]
     pub set_file: Vec<String>,
+    /// Values files for this revision only (an approval, a one-time switch): above every other
+    /// source, recorded as such, never noted as dropped by a later apply.
+    #[arg(long = "values-once", value_delimiter = ',')]
+    pub values_once: Vec<String>,
+    /// Set values for this revision only (`component.a.b=c`).
+    #[arg(long = "set-once")]
+    pub set_once: Vec<String>,
+    /// Set JSON values for this revision only (`component.a=JSON`, or a JSON object).
+    #[arg(long = "set-json-once")]
+    pub set_json_once: Vec<String>,
 }
 
 /// `kubepkg plan NAME PACKAGE`.

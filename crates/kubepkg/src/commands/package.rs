@@ -90,6 +90,16 @@ fn user_values(flags: &PackageValuesFlags) -> Result<UserValues> {
     for s in &flags.set_file {
         u.add_set_file(s, &read)?;
     }
+    for f in &flags.values_once {
+        let text = kubepkg_chart::values::read_values_text(f)?;
+        u.add_file_once(f, &text)?;
+    }
+    for s in &flags.set_once {
+        u.add_set_once(s)?;
+    }
+    for s in &flags.set_json_once {
+        u.add_set_json_once(s)?;
+    }
     Ok(u)
 }
 
