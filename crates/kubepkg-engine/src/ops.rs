@@ -390,6 +390,12 @@ pub async fn apply(
             ));
         }
         let now = now();
+        let rollback_hooks = kubepkg_package::rollback_hooks::records(
+            package,
+            instance.name,
+            instance.namespace,
+            user,
+        )?;
         let input = ApplyInput {
             name: instance.name,
             namespace: instance.namespace,
@@ -402,6 +408,7 @@ pub async fn apply(
             now: &now,
             allow_downgrade: options.allow_downgrade,
             allow_unsafe_crd_changes: options.allow_unsafe_crd_changes,
+            rollback_hooks: &rollback_hooks,
         };
         let outcome = orchestrator::apply(kc, input).await?;
         Ok((outcome, p.plan))
@@ -478,10 +485,31 @@ pub async fn rollback(
             return Err(not_installed(instance));
         }
         let now = now();
-        Ok(
-            orchestrator::rollback(kc, &history, instance.name, target, force, timeout, &now)
-                .await?,
+        // The hooks of the version being left, written back to disk from its revision.
+        let scratch = tempfile::tempdir().map_err(|source| {
+            kubepkg_package::rollback_hooks::RollbackHookError::Io {
+                hook: String::new(),
+                what: "making a scratch directory".into(),
+                source,
+            }
+        })?;
+        let hooks = match history.deployed().or(history.latest()) {
+            Some(current) => {
+                kubepkg_package::rollback_hooks::prepare(&current.rollback_hooks, scratch.path())?
+            }
+            None => Vec::new(),
+        };
+        Ok(orchestrator::rollback(
+            kc,
+            &history,
+            instance.name,
+            target,
+            force,
+            timeout,
+            &now,
+            &hooks,
         )
+        .await?)
     }
     .await;
     unlock(kc, instance, lock).await;
