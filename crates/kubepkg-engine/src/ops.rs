@@ -270,6 +270,19 @@ pub async fn prepare(
         &rendered,
     );
     plan.warnings.extend(drift);
+    // The PreRollback hooks a revision keeps are part of it: new hook values or charts are a
+    // change to record even when no component changes.
+    if let (plan::Action::NoChange, Some(d)) = (plan.action, &deployed)
+        && kubepkg_package::rollback_hooks::records(
+            package,
+            instance.name,
+            instance.namespace,
+            user,
+        )? != d.rollback_hooks
+    {
+        plan.action = plan::Action::Reconfigure;
+        plan.revision = Some(d.revision + 1);
+    }
     Ok(Prepared {
         history,
         previous_values,
@@ -410,7 +423,8 @@ pub async fn apply(
             allow_unsafe_crd_changes: options.allow_unsafe_crd_changes,
             rollback_hooks: &rollback_hooks,
         };
-        let outcome = orchestrator::apply(kc, input).await?;
+        // Boxed: the orchestrator's state machine is large, and controller tasks run on small stacks.
+        let outcome = Box::pin(orchestrator::apply(kc, input)).await?;
         Ok((outcome, p.plan))
     }
     .await;
@@ -499,7 +513,7 @@ pub async fn rollback(
             }
             None => Vec::new(),
         };
-        Ok(orchestrator::rollback(
+        Ok(Box::pin(orchestrator::rollback(
             kc,
             &history,
             instance.name,
@@ -508,7 +522,7 @@ pub async fn rollback(
             timeout,
             &now,
             &hooks,
-        )
+        ))
         .await?)
     }
     .await;
