@@ -32,17 +32,34 @@ use serde_json::Value;
 )]
 #[non_exhaustive]
 pub enum ChangeKind {
-    ScopeChanged { from: String, to: String },
+    ScopeChanged {
+        from: String,
+        to: String,
+    },
     VersionRemoved,
     VersionUnserved,
     VersionAdded,
-    TypeChanged { from: String, to: String },
+    TypeChanged {
+        from: String,
+        to: String,
+    },
     PropertyRemoved,
     PropertyAdded,
     RequiredAdded,
-    EnumValuesRemoved { values: Vec<String> },
+    EnumValuesRemoved {
+        values: Vec<String>,
+    },
     EnumAdded,
-    DefaultChanged { from: String, to: String },
+    DefaultChanged {
+        from: String,
+        to: String,
+    },
+    /// Objects in the cluster that the new schema of their version would not accept.
+    ObjectsInvalid {
+        invalid: usize,
+        total: usize,
+        first: String,
+    },
 }
 
 impl ChangeKind {
@@ -116,6 +133,16 @@ impl fmt::Display for CrdChange {
                 format!("default changed from {from} to {to}"),
                 "objects that relied on the default change meaning",
             ),
+            ChangeKind::ObjectsInvalid {
+                invalid,
+                total,
+                first,
+            } => (
+                format!(
+                    "{invalid} of {total} existing object(s) would not validate under the new schema (first: {first})"
+                ),
+                "the API server refuses every later write of them",
+            ),
         };
         write!(f, ": {what}")?;
         if self.safe {
@@ -174,6 +201,111 @@ pub fn compare(old: &Value, new: &Value) -> Vec<CrdChange> {
         }
     }
     out
+}
+
+/// The objects of `objects` (custom resources of the CRD, each with its `apiVersion`) that the
+/// schema `new` gives their version would not accept, as a change (`None`: all valid, or
+/// nothing to check). A version the new definition drops is a change of its own.
+pub fn validate_existing(new: &Value, objects: &[Value]) -> Option<CrdChange> {
+    let crd = str_at(new, "/metadata/name").to_string();
+    let schemas: Vec<(String, Option<jsonschema::Validator>)> = versions(new)
+        .into_iter()
+        .map(|(name, _, schema)| {
+            let mut schema = schema;
+            structural_to_json_schema(&mut schema);
+            (
+                name,
+                jsonschema::options()
+                    .with_draft(jsonschema::Draft::Draft4)
+                    .build(&schema)
+                    .ok(),
+            )
+        })
+        .collect();
+    let mut invalid = 0;
+    let mut first: Option<(String, String)> = None;
+    let mut checked = 0;
+    for o in objects {
+        let version = str_at(o, "/apiVersion")
+            .rsplit('/')
+            .next()
+            .unwrap_or_default();
+        let Some((name, Some(validator))) = schemas.iter().find(|(n, _)| n == version) else {
+            continue;
+        };
+        checked += 1;
+        let mut errors = validator.iter_errors(o);
+        if let Some(e) = errors.next() {
+            invalid += 1;
+            if first.is_none() {
+                let ns = str_at(o, "/metadata/namespace");
+                let object = match ns {
+                    "" => str_at(o, "/metadata/name").to_string(),
+                    ns => format!("{ns}/{}", str_at(o, "/metadata/name")),
+                };
+                first = Some((
+                    name.clone(),
+                    format!("{object}: at '{}': {e}", e.instance_path),
+                ));
+            }
+        }
+    }
+    let (version, first) = first?;
+    Some(CrdChange {
+        crd,
+        version: Some(version),
+        path: String::new(),
+        change: ChangeKind::ObjectsInvalid {
+            invalid,
+            total: checked,
+            first,
+        },
+        safe: false,
+    })
+}
+
+/// A structural schema read as JSON Schema (draft 4, which OpenAPI v3 schemas follow): the
+/// Kubernetes extensions become what they mean — `nullable: true` admits `null`,
+/// `x-kubernetes-int-or-string` admits an integer or a string.
+fn structural_to_json_schema(schema: &mut Value) {
+    let Some(obj) = schema.as_object_mut() else {
+        return;
+    };
+    if obj
+        .get("x-kubernetes-int-or-string")
+        .and_then(Value::as_bool)
+        == Some(true)
+    {
+        obj.remove("type");
+        obj.insert(
+            "anyOf".into(),
+            serde_json::json!([{"type": "integer"}, {"type": "string"}]),
+        );
+    }
+    if obj.get("nullable").and_then(Value::as_bool) == Some(true)
+        && let Some(Value::String(t)) = obj.get("type").cloned()
+    {
+        obj.insert("type".into(), serde_json::json!([t, "null"]));
+    }
+    for key in ["properties", "patternProperties"] {
+        if let Some(Value::Object(props)) = obj.get_mut(key) {
+            for (_, v) in props.iter_mut() {
+                structural_to_json_schema(v);
+            }
+        }
+    }
+    for key in ["items", "additionalProperties", "not"] {
+        if let Some(v) = obj.get_mut(key) {
+            structural_to_json_schema(v);
+        }
+    }
+    for key in ["allOf", "anyOf", "oneOf"] {
+        if let Some(Value::Array(items)) = obj.get_mut(key) {
+            for v in items {
+                structural_to_json_schema(v);
+            }
+        }
+    }
 }
 
 fn str_at<'a>(v: &'a Value, pointer: &str) -> &'a str {
@@ -445,5 +577,39 @@ mod tests {
             )]),
         );
         assert!(compare(&old, &new).is_empty());
+    }
+
+    #[test]
+    fn existing_objects_are_checked_against_the_new_schema_of_their_version() {
+        let new = crd(
+            "Namespaced",
+            json!([v(
+                "v1",
+                true,
+                json!({"type": "object", "properties": {
+                    "size": {"type": "integer"},
+                    "port": {"x-kubernetes-int-or-string": true},
+                    "note": {"type": "string", "nullable": true}
+                }})
+            )]),
+        );
+        let obj = |name: &str, spec: Value| {
+            json!({"apiVersion": "demo.kubepkg.dev/v1", "kind": "Widget",
+                   "metadata": {"name": name, "namespace": "ns"}, "spec": spec})
+        };
+        let fine = [
+            obj("a", json!({"size": 3, "port": "http", "note": null})),
+            obj("b", json!({"size": 1, "port": 80})),
+        ];
+        assert_eq!(validate_existing(&new, &fine), None);
+        let mut all = fine.to_vec();
+        all.push(obj("c", json!({"size": "3"})));
+        all.push(json!({"apiVersion": "demo.kubepkg.dev/v9", "metadata": {"name": "other"}}));
+        let change = validate_existing(&new, &all).unwrap();
+        assert!(!change.safe);
+        assert_eq!(
+            change.to_string(),
+            "CustomResourceDefinition widgets.demo.kubepkg.dev v1: 1 of 3 existing object(s) would not validate under the new schema (first: ns/c: at '/spec/size': \"3\" is not of type \"integer\") (unsafe: the API server refuses every later write of them)"
+        );
     }
 }

@@ -270,6 +270,10 @@ pub async fn prepare(
         &rendered,
     );
     plan.warnings.extend(drift);
+    // Changed CRDs: would the objects in the cluster still validate under the new schemas?
+    for change in invalid_existing_objects(kc, &rendered, &plan).await {
+        plan.crd_changes.push(change);
+    }
     // The PreRollback hooks a revision keeps are part of it: new hook values or charts are a
     // change to record even when no component changes.
     if let (plan::Action::NoChange, Some(d)) = (plan.action, &deployed)
@@ -290,6 +294,71 @@ pub async fn prepare(
         rendered,
         plan,
     })
+}
+
+/// For each CRD the plan changes, the objects of it in the cluster that its new schema would
+/// not accept (read through each version both definitions serve); what cannot be read is not
+/// judged.
+async fn invalid_existing_objects(
+    kc: &KubeCluster,
+    rendered: &BTreeMap<String, RenderedComponent>,
+    plan: &Plan,
+) -> Vec<plan::PlannedCrdChange> {
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for c in &plan.crd_changes {
+        if !seen.insert((c.component.clone(), c.change.crd.clone())) {
+            continue;
+        }
+        let Some(new) = rendered.get(&c.component).and_then(|r| {
+            r.objects
+                .iter()
+                .filter(|o| o.kind == "CustomResourceDefinition" && o.name == c.change.crd)
+                .find_map(|o| {
+                    kubepkg_kube::manifest::parse(&o.yaml)
+                        .ok()?
+                        .into_iter()
+                        .next()
+                })
+                .map(|m| m.object)
+        }) else {
+            continue;
+        };
+        let crds: kube::Api<CustomResourceDefinition> = kube::Api::all(kc.kube.client.clone());
+        let Ok(Some(live)) = crds.get_opt(&c.change.crd).await else {
+            continue;
+        };
+        let group = live.spec.group.clone();
+        let (kind, plural) = (live.spec.names.kind.clone(), live.spec.names.plural.clone());
+        for v in live.spec.versions.iter().filter(|v| v.served) {
+            let gvk = kube::core::GroupVersionKind::gvk(&group, &v.name, &kind);
+            let ar = kube::core::ApiResource::from_gvk_with_plural(&gvk, &plural);
+            let api: kube::Api<kube::core::DynamicObject> =
+                kube::Api::all_with(kc.kube.client.clone(), &ar);
+            let Ok(list) = api.list(&Default::default()).await else {
+                continue;
+            };
+            let objects: Vec<Value> = list
+                .items
+                .iter()
+                .filter_map(|o| {
+                    let mut v = serde_json::to_value(o).ok()?;
+                    v["apiVersion"] = Value::String(format!("{group}/{}", gvk.version));
+                    v["kind"] = Value::String(kind.clone());
+                    Some(v)
+                })
+                .collect();
+            if let Some(change) = kubepkg_crd::validate_existing(&new, &objects) {
+                out.push(plan::PlannedCrdChange {
+                    component: c.component.clone(),
+                    change,
+                });
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// Takes the package's Lease (waiting up to `timeout` for a live holder, unless

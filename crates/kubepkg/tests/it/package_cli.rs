@@ -317,8 +317,28 @@ async fn unsafe_crd_changes_are_shown_in_the_plan_and_refused_by_apply() {
     crd_package(&v2, &group, "1.1.0", "string");
     let (code, _, err) = run(&ns, &["apply", "g", pkg_path(&v1)]);
     assert_eq!(code, 0, "{err}");
+    // An existing Gadget that the new schema (size: string) would not accept.
+    let gadget = format!(
+        "apiVersion: {group}/v1\nkind: Gadget\nmetadata:\n  name: g1\n  namespace: {}\nspec:\n  size: 3\n",
+        ns.name()
+    );
+    let mut kubectl = ns.plane().kubectl();
+    kubectl
+        .args(["apply", "-f", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null());
+    let mut child = kubectl.spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), gadget.as_bytes()).unwrap();
+    assert!(child.wait().unwrap().success());
     let (code, plan, err) = run(&ns, &["plan", "g", pkg_path(&v2), "--cluster", "--no-diff"]);
     assert_eq!(code, 0, "{err}");
+    assert!(
+        plan.contains(&format!(
+            "  api: CustomResourceDefinition gadgets.{group} v1: 1 of 1 existing object(s) would not validate under the new schema (first: {}/g1: at '/spec/size': 3 is not of type \"string\") (unsafe: the API server refuses every later write of them)",
+            ns.name()
+        )),
+        "{plan}"
+    );
     let line = format!(
         "  api: CustomResourceDefinition gadgets.{group} v1 spec.size: type changed from integer to string (unsafe: existing values may no longer validate)"
     );
@@ -330,7 +350,7 @@ async fn unsafe_crd_changes_are_shown_in_the_plan_and_refused_by_apply() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(
         err.contains(
-            "refusing to apply package g: 1 CRD change(s) are unsafe for existing objects"
+            "refusing to apply package g: 2 CRD change(s) are unsafe for existing objects"
         ),
         "{err}"
     );
