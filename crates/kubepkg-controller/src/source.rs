@@ -92,7 +92,8 @@ impl SourceError {
             | SourceError::OciNotSupported
             | SourceError::Missing
             | SourceError::Fetch(
-                kubepkg_fetch::FetchError::BadUrl { .. } | kubepkg_fetch::FetchError::TooLarge { .. },
+                kubepkg_fetch::FetchError::BadUrl { .. }
+                | kubepkg_fetch::FetchError::TooLarge { .. },
             )
             | SourceError::TooLarge { .. }
             | SourceError::Digest { .. } => reason::INVALID_PACKAGE,

@@ -221,12 +221,10 @@ impl Fetcher {
             if let Some(a) = &auth {
                 builder = builder.header(hyper::header::AUTHORIZATION, a);
             }
-            let req = builder
-                .body(Empty::new())
-                .map_err(|e| FetchError::BadUrl {
-                    url: current.clone(),
-                    reason: e.to_string(),
-                })?;
+            let req = builder.body(Empty::new()).map_err(|e| FetchError::BadUrl {
+                url: current.clone(),
+                reason: e.to_string(),
+            })?;
             let response = self
                 .client
                 .request(req)
@@ -292,12 +290,12 @@ impl Fetcher {
 }
 
 fn parse(url: &str) -> Result<hyper::Uri, FetchError> {
-    let uri: hyper::Uri = url.parse().map_err(|e: hyper::http::uri::InvalidUri| {
-        FetchError::BadUrl {
-            url: url.to_string(),
-            reason: e.to_string(),
-        }
-    })?;
+    let uri: hyper::Uri =
+        url.parse()
+            .map_err(|e: hyper::http::uri::InvalidUri| FetchError::BadUrl {
+                url: url.to_string(),
+                reason: e.to_string(),
+            })?;
     if !matches!(uri.scheme_str(), Some("http" | "https")) || uri.host().is_none() {
         return Err(FetchError::BadUrl {
             url: url.to_string(),
@@ -360,11 +358,12 @@ fn client_config(tls: &TlsOptions) -> Result<rustls::ClientConfig, FetchError> {
         let mut roots = rustls::RootCertStore::empty();
         match &tls.ca_file {
             Some(path) => {
-                let file_error = |e: Box<dyn std::error::Error + Send + Sync>| FetchError::TlsFile {
-                    what: "reading the CA file",
-                    path: path.clone(),
-                    source: e,
-                };
+                let file_error =
+                    |e: Box<dyn std::error::Error + Send + Sync>| FetchError::TlsFile {
+                        what: "reading the CA file",
+                        path: path.clone(),
+                        source: e,
+                    };
                 let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
                     .map_err(|e| file_error(Box::new(e)))?
                     .collect::<Result<_, _>>()
@@ -499,10 +498,7 @@ mod tests {
 
     #[test]
     fn only_http_urls_are_fetched() {
-        assert!(matches!(
-            parse("ftp://x/y"),
-            Err(FetchError::BadUrl { .. })
-        ));
+        assert!(matches!(parse("ftp://x/y"), Err(FetchError::BadUrl { .. })));
         assert!(matches!(parse("file:///x"), Err(FetchError::BadUrl { .. })));
     }
 }

@@ -122,22 +122,24 @@ impl RepoFile {
             Value::Map(m) => map_read(m).clone(),
             other => return Err(ty(kind(other), "File", "repo.File")),
         };
-        let s = |m: &BTreeMap<String, Value>, key: &str, field: &str| -> Result<String, ConfigError> {
-            match lookup(m, key) {
-                None | Some(Value::Nil) => Ok(String::new()),
-                Some(v) => v
-                    .as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| ty(kind(v), field, "string")),
-            }
-        };
-        let b = |m: &BTreeMap<String, Value>, key: &str, field: &str| -> Result<bool, ConfigError> {
-            match lookup(m, key) {
-                None | Some(Value::Nil) => Ok(false),
-                Some(Value::Bool(b)) => Ok(*b),
-                Some(v) => Err(ty(kind(v), field, "bool")),
-            }
-        };
+        let s =
+            |m: &BTreeMap<String, Value>, key: &str, field: &str| -> Result<String, ConfigError> {
+                match lookup(m, key) {
+                    None | Some(Value::Nil) => Ok(String::new()),
+                    Some(v) => v
+                        .as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| ty(kind(v), field, "string")),
+                }
+            };
+        let b =
+            |m: &BTreeMap<String, Value>, key: &str, field: &str| -> Result<bool, ConfigError> {
+                match lookup(m, key) {
+                    None | Some(Value::Nil) => Ok(false),
+                    Some(Value::Bool(b)) => Ok(*b),
+                    Some(v) => Err(ty(kind(v), field, "bool")),
+                }
+            };
         file.api_version = s(&top, "apiVersion", "File.apiVersion")?;
         let generated = s(&top, "generated", "File.generated")?;
         if !generated.is_empty() {
@@ -257,7 +259,9 @@ impl RepoFileLock {
     /// Takes the lock Helm's `repo add` takes (`flock` on `NAME.lock`), waiting for it.
     pub fn acquire(repo_file: &Path) -> Result<RepoFileLock, ConfigError> {
         let lock_path = match (repo_file.extension(), repo_file.file_stem()) {
-            (Some(_), Some(stem)) => repo_file.with_file_name(format!("{}.lock", stem.to_string_lossy())),
+            (Some(_), Some(stem)) => {
+                repo_file.with_file_name(format!("{}.lock", stem.to_string_lossy()))
+            }
             _ => PathBuf::from(format!("{}.lock", repo_file.display())),
         };
         let err = |source| ConfigError::Write {
@@ -361,6 +365,10 @@ repositories:
             assert_eq!(mode & 0o777, 0o600);
         }
         assert!(dir.path().join("cfg/repositories.lock").exists());
-        assert!(RepoFile::load(&dir.path().join("none")).unwrap_err().is_not_found());
+        assert!(
+            RepoFile::load(&dir.path().join("none"))
+                .unwrap_err()
+                .is_not_found()
+        );
     }
 }

@@ -125,7 +125,9 @@ pub enum IndexError {
     Decode(#[from] kubepkg_chart::metadata::DecodeError),
     #[error("error unmarshaling JSON: while decoding JSON: json: unknown field {0:?}")]
     UnknownField(String),
-    #[error("error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {got} into Go struct field {field} of type {want}")]
+    #[error(
+        "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {got} into Go struct field {field} of type {want}"
+    )]
     Type {
         got: &'static str,
         field: String,
@@ -515,7 +517,10 @@ generated: "2026-01-01T00:00:00Z"
             err("apiVersion: v1\nfoo: bar\n"),
             r#"error unmarshaling JSON: while decoding JSON: json: unknown field "foo""#
         );
-        assert!(err("apiVersion: v1\nentries: [\n").starts_with("error converting YAML to JSON: yaml: line"));
+        assert!(
+            err("apiVersion: v1\nentries: [\n")
+                .starts_with("error converting YAML to JSON: yaml: line")
+        );
         // JSON is read leniently, as Helm reads it.
         assert!(load_index(br#"{"apiVersion":"v1","foo":1}"#, "x").is_ok());
     }

@@ -83,7 +83,10 @@ impl Limits {
                 *slot = value
                     .replace('_', "")
                     .parse()
-                    .map_err(|_| RepoError::BadLimit { variable: var, value })?;
+                    .map_err(|_| RepoError::BadLimit {
+                        variable: var,
+                        value,
+                    })?;
             }
         }
         Ok(limits)
@@ -157,15 +160,15 @@ impl Access {
         accept: Option<&str>,
     ) -> Result<Vec<u8>, RepoError> {
         let fetcher = kubepkg_fetch::Fetcher::new(&self.tls)?.with_timeout(self.timeout);
-        let credentials = self
-            .credentials
-            .as_ref()
-            .map(|(username, password)| kubepkg_fetch::Credentials {
-                username: username.clone(),
-                password: password.clone(),
-                origin: origin.to_string(),
-                pass_to_all_hosts: self.pass_credentials_all,
-            });
+        let credentials =
+            self.credentials
+                .as_ref()
+                .map(|(username, password)| kubepkg_fetch::Credentials {
+                    username: username.clone(),
+                    password: password.clone(),
+                    origin: origin.to_string(),
+                    pass_to_all_hosts: self.pass_credentials_all,
+                });
         Ok(fetcher
             .get(kubepkg_fetch::Request {
                 url,
@@ -228,7 +231,9 @@ pub enum RepoError {
     NoUrl(String),
     #[error("no cached repo found. (try 'kubepkg repo update')")]
     NoCachedRepo(#[source] Box<RepoError>),
-    #[error("chart {chart:?} matching {version} not found in {repo} index. (try 'kubepkg repo update')")]
+    #[error(
+        "chart {chart:?} matching {version} not found in {repo} index. (try 'kubepkg repo update')"
+    )]
     ChartNotFound {
         chart: String,
         version: String,
@@ -241,7 +246,9 @@ pub enum RepoError {
     ChartNotFoundAt { chart: String, url: String },
     #[error("chart {0:?} has no downloadable URLs")]
     NoDownloadUrls(String),
-    #[error("the index's digest of {url} is {digest:?}, not a SHA-256 in hex; the repository's index is broken")]
+    #[error(
+        "the index's digest of {url} is {digest:?}, not a SHA-256 in hex; the repository's index is broken"
+    )]
     BadDigest { url: String, digest: String },
     #[error(
         "{url}: the archive's sha256 is {actual}, but the repository index says {expected}; nothing was cached (the archive changed since the index was made, or was altered on the way; try 'kubepkg repo update')"
@@ -281,7 +288,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<(), RepoErro
     config::create_dir(dir).map_err(err)?;
     let tmp = dir.join(format!(
         ".{}.{}.tmp",
-        path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
+        path.file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default(),
         std::process::id()
     ));
     let result = (|| {
@@ -386,12 +395,13 @@ pub async fn add(
         return Ok(Added::AlreadyThere);
     }
     let access = Access::of_entry(&entry, timeout, limits);
-    let loaded = download_index(&entry, paths, &access)
-        .await
-        .map_err(|e| RepoError::Unreachable {
-            url: entry.url.clone(),
-            source: Box::new(e),
-        })?;
+    let loaded =
+        download_index(&entry, paths, &access)
+            .await
+            .map_err(|e| RepoError::Unreachable {
+                url: entry.url.clone(),
+                source: Box::new(e),
+            })?;
     file.update(entry);
     file.write(&paths.repository_config)?;
     Ok(Added::Added(loaded.skipped))
@@ -651,9 +661,9 @@ pub fn resolve_url(
     let owner = file.repositories.iter().find(|entry| {
         load_cached_index(paths, &entry.name).is_ok_and(|loaded| {
             loaded.index.entries.values().flatten().any(|cv| {
-                cv.urls
-                    .iter()
-                    .any(|u| u == archive_url || url::resolve_reference(&entry.url, u) == archive_url)
+                cv.urls.iter().any(|u| {
+                    u == archive_url || url::resolve_reference(&entry.url, u) == archive_url
+                })
             })
         })
     });
@@ -679,7 +689,10 @@ pub fn resolve_url(
 /// returns its path: `<cache>/charts/<sha256>/<file name>`. With an index digest, a cached
 /// copy is used without any transfer, and a download whose digest differs is refused before
 /// anything is written.
-pub async fn download_chart(resolved: &Resolved, content_cache: &Path) -> Result<PathBuf, RepoError> {
+pub async fn download_chart(
+    resolved: &Resolved,
+    content_cache: &Path,
+) -> Result<PathBuf, RepoError> {
     let file_name = url::file_name(&resolved.url);
     let charts = content_cache.join("charts");
     let expected = match &resolved.digest {
@@ -768,7 +781,10 @@ mod tests {
         });
         f.write(&paths.repository_config).unwrap();
         let e = resolve_in_repo(&paths, "r", "app", "", &o, Limits::default()).unwrap_err();
-        assert!(e.to_string().starts_with("no cached repo found. (try 'kubepkg repo update')"));
+        assert!(
+            e.to_string()
+                .starts_with("no cached repo found. (try 'kubepkg repo update')")
+        );
         std::fs::create_dir_all(&paths.repository_cache).unwrap();
         std::fs::write(
             paths.index_file("r"),

@@ -43,7 +43,10 @@ fn has_scheme(s: &str) -> bool {
     match s.find(':') {
         Some(i) if i > 0 => {
             let scheme = &s[..i];
-            scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            scheme
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic())
                 && scheme
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
@@ -103,7 +106,10 @@ mod tests {
     #[test]
     fn references_resolve_as_helm_resolves_them() {
         assert_eq!(index_url("http://h:1"), "http://h:1/index.yaml");
-        assert_eq!(index_url("http://h:1/charts/"), "http://h:1/charts/index.yaml");
+        assert_eq!(
+            index_url("http://h:1/charts/"),
+            "http://h:1/charts/index.yaml"
+        );
         assert_eq!(
             resolve_reference("https://h/charts", "app-1.0.0.tgz"),
             "https://h/charts/app-1.0.0.tgz"
@@ -112,7 +118,10 @@ mod tests {
             resolve_reference("https://h/charts", "../x/app.tgz"),
             "https://h/x/app.tgz"
         );
-        assert_eq!(resolve_reference("https://h/charts", "/a.tgz"), "https://h/a.tgz");
+        assert_eq!(
+            resolve_reference("https://h/charts", "/a.tgz"),
+            "https://h/a.tgz"
+        );
         assert_eq!(
             resolve_reference("https://h/c?sig=1", "a.tgz?x=2"),
             "https://h/c/a.tgz?sig=1"

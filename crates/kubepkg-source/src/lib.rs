@@ -133,6 +133,16 @@ pub enum SourceError {
     /// Neither a path, a URL, `oci://…` nor `REPO/CHART` (Helm's text).
     #[error("non-absolute URLs should be in form of repo_name/path_to_chart, got: {0}")]
     NotAChartReference(String),
+    /// The chart could not be found in, or fetched from, a chart repository.
+    #[error(transparent)]
+    Repo(#[from] kubepkg_repo::RepoError),
+    /// The chart archive could not be downloaded.
+    #[error("downloading {reference}")]
+    Download {
+        reference: String,
+        #[source]
+        source: kubepkg_repo::RepoError,
+    },
     /// A kind of source this build does not fetch yet.
     #[error("{reference}: {what} are not supported yet")]
     Unsupported {
