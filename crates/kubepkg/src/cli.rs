@@ -84,6 +84,9 @@ pub enum Command {
     /// Search the chart repositories added with `repo add` (`search repo`).
     #[command(subcommand)]
     Search(SearchCommand),
+    /// Manage a chart's Chart.yaml dependencies: update, build, list (`charts/`, `Chart.lock`).
+    #[command(subcommand, visible_alias = "dep")]
+    Dependency(DependencyCommand),
     /// Run the kubepkg controller: reconcile `Package` objects until SIGTERM.
     Controller(Box<ControllerArgs>),
 }
@@ -377,6 +380,37 @@ pub struct RepoListArgs {
 pub struct RepoRemoveArgs {
     #[arg(required = true)]
     pub names: Vec<String>,
+}
+
+/// `kubepkg dependency …`, as `helm dependency`.
+#[derive(Debug, Subcommand)]
+pub enum DependencyCommand {
+    /// Resolve Chart.yaml's dependencies, download them into charts/ and write Chart.lock.
+    #[command(visible_alias = "up")]
+    Update(DependencyArgs),
+    /// Download the dependencies Chart.lock names into charts/ (no lock: as update).
+    Build(DependencyArgs),
+    /// List the dependencies of a chart and whether charts/ has them.
+    #[command(visible_alias = "ls")]
+    List(DependencyListArgs),
+}
+
+/// `kubepkg dependency update|build CHART`.
+#[derive(Debug, clap::Args)]
+pub struct DependencyArgs {
+    /// The chart directory.
+    pub chart: std::path::PathBuf,
+    /// Do not refresh the repository indexes first.
+    #[arg(long = "skip-refresh")]
+    pub skip_refresh: bool,
+}
+
+/// `kubepkg dependency list CHART`.
+#[derive(Debug, clap::Args)]
+pub struct DependencyListArgs {
+    /// The chart directory or archive.
+    #[arg(default_value = ".")]
+    pub chart: std::path::PathBuf,
 }
 
 /// `kubepkg search …`.

@@ -139,7 +139,9 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
             Command::List(a) => &a.cluster,
             Command::History(a) | Command::Status(a) => &a.query.cluster,
             Command::Get(a) => &a.cluster,
-            Command::Pull(_) | Command::Repo(_) | Command::Search(_) => return None,
+            Command::Pull(_) | Command::Repo(_) | Command::Search(_) | Command::Dependency(_) => {
+                return None;
+            }
             Command::Test(a) => &a.cluster,
             Command::Controller(a) => {
                 return Some(ClusterArgs {

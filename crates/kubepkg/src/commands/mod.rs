@@ -48,6 +48,7 @@ pub fn run(command: Command, settings: &Settings) -> Result<ExitCode, CliError> 
         Command::Test(args) => test::run(*args, settings),
         Command::Repo(cmd) => repo::run(cmd, settings),
         Command::Search(cmd) => repo::search(cmd, settings),
+        Command::Dependency(cmd) => repo::dependency(cmd, settings),
         Command::Controller(args) => controller::run(*args, settings),
     }?)
 }

@@ -1,4 +1,5 @@
-//! `kubepkg repo add|update|list|remove` and `kubepkg search repo`: Helm's chart repository
+//! `kubepkg repo add|update|list|remove`, `kubepkg search repo` and `kubepkg dependency
+//! update|build|list` (over `kubepkg_dependency`): Helm's chart repository
 //! verbs over `kubepkg_repo`, on the same `repositories.yaml` and cache as `helm`, printing what
 //! Helm prints (messages on standard output, index warnings on standard error).
 
@@ -10,7 +11,7 @@ use kubepkg_release::output::{self, Format, table};
 use serde_json::json;
 
 use super::runtime;
-use crate::cli::{RepoAddArgs, RepoCommand, SearchCommand};
+use crate::cli::{DependencyCommand, RepoAddArgs, RepoCommand, SearchCommand};
 use crate::settings::Settings;
 
 fn paths(settings: &Settings) -> kubepkg_repo::Paths {
@@ -242,6 +243,32 @@ pub fn search(command: SearchCommand, settings: &Settings) -> Result<ExitCode> {
                 .collect();
             print_structured(format, &serde_json::Value::Array(list))?;
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `kubepkg dependency update|build|list`.
+pub fn dependency(command: DependencyCommand, settings: &Settings) -> Result<ExitCode> {
+    let options = |skip_refresh| -> Result<kubepkg_dependency::Options> {
+        Ok(kubepkg_dependency::Options {
+            paths: paths(settings),
+            limits: limits()?,
+            skip_refresh,
+        })
+    };
+    let mut say = |line: String| println!("{line}");
+    match command {
+        DependencyCommand::Update(args) => runtime()?.block_on(kubepkg_dependency::update(
+            &args.chart,
+            &options(args.skip_refresh)?,
+            &mut say,
+        ))?,
+        DependencyCommand::Build(args) => runtime()?.block_on(kubepkg_dependency::build(
+            &args.chart,
+            &options(args.skip_refresh)?,
+            &mut say,
+        ))?,
+        DependencyCommand::List(args) => print!("{}", kubepkg_dependency::list(&args.chart)?),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -655,3 +655,212 @@ fn install_from_a_repository_then_helm_status() {
     let v: serde_json::Value = serde_json::from_str(&ok(list.output().unwrap())).unwrap();
     assert_eq!(v[0]["chart"], "app-0.2.5", "{v}");
 }
+
+/// A chart made by `helm create` in `dir` with `dependencies` appended to its Chart.yaml.
+fn parent_chart(home: &Home, dir: &Path, dependencies: &str) -> PathBuf {
+    let chart = dir.join("parent");
+    ok(home
+        .helm(&["create", chart.to_str().unwrap()])
+        .output()
+        .unwrap());
+    let chart_yaml = chart.join("Chart.yaml");
+    let mut text = std::fs::read_to_string(&chart_yaml).unwrap();
+    text.push_str(dependencies);
+    std::fs::write(&chart_yaml, text).unwrap();
+    chart
+}
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = walk(dir)
+        .into_iter()
+        .map(|p| {
+            (
+                p.strip_prefix(dir).unwrap().display().to_string(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn without_generated(lock: &str) -> String {
+    lock.lines()
+        .filter(|l| !l.starts_with("generated: "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn dependency_update_writes_the_charts_and_lock_helm_writes() {
+    let (_dir, repo) = repository(ServeOptions::default());
+    let (_dir2, unmanaged) = repository(ServeOptions::default());
+    let home = Home::new();
+    ok(home
+        .helm(&["repo", "add", "r", repo.url()])
+        .output()
+        .unwrap());
+    let deps = format!(
+        "dependencies:\n- name: app\n  version: \"^0.2.0\"\n  repository: \"@r\"\n- name: app\n  alias: old\n  version: 0.1.0\n  repository: {}/\n- name: web\n  version: \">=1.0.0\"\n  repository: {}\n",
+        repo.url(),
+        unmanaged.url()
+    );
+    let ours_dir = tempfile::tempdir().unwrap();
+    let theirs_dir = tempfile::tempdir().unwrap();
+    let ours = parent_chart(&home, ours_dir.path(), &deps);
+    let theirs = parent_chart(&home, theirs_dir.path(), &deps);
+
+    let our_out = ok(home
+        .kubepkg(&["dependency", "update", ours.to_str().unwrap()])
+        .output()
+        .unwrap());
+    let their_out = ok(home
+        .helm(&["dependency", "update", theirs.to_str().unwrap()])
+        .output()
+        .unwrap());
+    assert_eq!(our_out, their_out);
+    assert_eq!(files(&ours.join("charts")), files(&theirs.join("charts")));
+    let our_lock = std::fs::read_to_string(ours.join("Chart.lock")).unwrap();
+    let their_lock = std::fs::read_to_string(theirs.join("Chart.lock")).unwrap();
+    assert_eq!(without_generated(&our_lock), without_generated(&their_lock));
+    assert!(our_lock.contains("version: 0.2.5"), "{our_lock}");
+
+    // build needs every repository of the lock configured, as helm's does.
+    let build =
+        |c: &Path| ["dependency", "build", c.to_str().unwrap(), "--skip-refresh"].map(String::from);
+    assert_eq!(
+        error(
+            home.kubepkg(&build(&theirs).each_ref().map(|s| s.as_str()))
+                .output()
+                .unwrap()
+        ),
+        error(
+            home.helm(&build(&ours).each_ref().map(|s| s.as_str()))
+                .output()
+                .unwrap()
+        )
+        .replace("'helm repo add'", "'kubepkg repo add'")
+    );
+    ok(home
+        .helm(&["repo", "add", "u", unmanaged.url()])
+        .output()
+        .unwrap());
+    // Each tool builds from the other's lock; list prints the same table.
+    for (tool, chart) in [("kubepkg", &theirs), ("helm", &ours)] {
+        std::fs::remove_dir_all(chart.join("charts")).unwrap();
+        let args = [
+            "dependency",
+            "build",
+            chart.to_str().unwrap(),
+            "--skip-refresh",
+        ];
+        let out = if tool == "kubepkg" {
+            home.kubepkg(&args).output().unwrap()
+        } else {
+            home.helm(&args).output().unwrap()
+        };
+        ok(out);
+    }
+    assert_eq!(files(&ours.join("charts")), files(&theirs.join("charts")));
+    let list = |c: &Path| ["dependency", "list", c.to_str().unwrap()].map(String::from);
+    let our_list = ok(home
+        .kubepkg(&list(&ours).each_ref().map(|s| s.as_str()))
+        .output()
+        .unwrap());
+    let their_list = ok(home
+        .helm(&list(&ours).each_ref().map(|s| s.as_str()))
+        .output()
+        .unwrap());
+    assert_eq!(our_list, their_list);
+
+    // A second update with nothing changed leaves the lock as it was (its digest is the same).
+    ok(home
+        .kubepkg(&[
+            "dependency",
+            "update",
+            ours.to_str().unwrap(),
+            "--skip-refresh",
+        ])
+        .output()
+        .unwrap());
+    assert_eq!(
+        std::fs::read_to_string(ours.join("Chart.lock")).unwrap(),
+        our_lock
+    );
+
+    // A lock out of sync with Chart.yaml is refused by build, as by helm.
+    for chart in [&ours, &theirs] {
+        let y = chart.join("Chart.yaml");
+        let text = std::fs::read_to_string(&y)
+            .unwrap()
+            .replace("^0.2.0", "^0.1.0");
+        std::fs::write(&y, text).unwrap();
+    }
+    assert_eq!(
+        error(
+            home.kubepkg(&["dependency", "build", ours.to_str().unwrap()])
+                .output()
+                .unwrap()
+        ),
+        error(
+            home.helm(&["dependency", "build", theirs.to_str().unwrap()])
+                .output()
+                .unwrap()
+        )
+        .replace("'helm dependency update'", "'kubepkg dependency update'")
+    );
+}
+
+#[test]
+fn dependency_errors_are_helms() {
+    let (_dir, repo) = repository(ServeOptions::default());
+    let home = Home::new();
+    ok(home
+        .helm(&["repo", "add", "r", repo.url()])
+        .output()
+        .unwrap());
+    let work = tempfile::tempdir().unwrap();
+    for (i, deps) in [
+        "dependencies:\n- name: app\n  version: 9.9.9\n  repository: \"@r\"\n".to_string(),
+        "dependencies:\n- name: app\n  version: 1.0.0\n  repository: stable\n".to_string(),
+        "dependencies:\n- name: nochart\n  version: 1.0.0\n  repository: \"@r\"\n".to_string(),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let dir = work.path().join(i.to_string());
+        std::fs::create_dir(&dir).unwrap();
+        let chart = parent_chart(&home, &dir, deps);
+        let args = [
+            "dependency",
+            "update",
+            chart.to_str().unwrap(),
+            "--skip-refresh",
+        ];
+        let ours = home.kubepkg(&args).output().unwrap();
+        let theirs = home.helm(&args).output().unwrap();
+        assert!(!ours.status.success() && !theirs.status.success());
+        let text = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(
+            text(&ours),
+            text(&theirs).replace("'helm repo add'", "'kubepkg repo add'"),
+            "{deps}"
+        );
+        assert!(!chart.join("Chart.lock").exists());
+    }
+    let dir = work.path().join("oci");
+    std::fs::create_dir(&dir).unwrap();
+    let chart = parent_chart(
+        &home,
+        &dir,
+        "dependencies:\n- name: app\n  version: 1.0.0\n  repository: oci://127.0.0.1:1/charts\n",
+    );
+    assert_eq!(
+        error(
+            home.kubepkg(&["dependency", "update", chart.to_str().unwrap()])
+                .output()
+                .unwrap()
+        ),
+        "dependency \"app\": oci://127.0.0.1:1/charts dependencies are not supported yet (kubepkg fetches dependencies from chart repositories only)"
+    );
+}
