@@ -82,24 +82,7 @@ pub fn logfmt(s: &str) -> String {
     {
         return s.to_string();
     }
-    kubepkg_gostd_quote(s)
-}
-
-fn kubepkg_gostd_quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    kubepkg_gostd::strconv::quote(s)
 }
 
 /// An index and the entries skipped while loading it.

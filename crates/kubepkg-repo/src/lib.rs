@@ -239,7 +239,7 @@ pub enum RepoError {
         version: String,
         repo: String,
         #[source]
-        source: index::GetError,
+        source: Box<index::GetError>,
     },
     /// Helm's `ChartNotFoundError` (`--repo URL`).
     #[error("{chart} not found in {url} repository")]
@@ -570,7 +570,7 @@ pub fn resolve_in_repo(
             chart: chart.to_string(),
             version: version.to_string(),
             repo: repo.to_string(),
-            source,
+            source: Box::new(source),
         },
         &format!("{repo}/{chart}"),
     )

@@ -135,13 +135,13 @@ pub enum SourceError {
     NotAChartReference(String),
     /// The chart could not be found in, or fetched from, a chart repository.
     #[error(transparent)]
-    Repo(#[from] kubepkg_repo::RepoError),
+    Repo(Box<kubepkg_repo::RepoError>),
     /// The chart archive could not be downloaded.
     #[error("downloading {reference}")]
     Download {
         reference: String,
         #[source]
-        source: kubepkg_repo::RepoError,
+        source: Box<kubepkg_repo::RepoError>,
     },
     /// A kind of source this build does not fetch yet.
     #[error("{reference}: {what} are not supported yet")]
@@ -149,6 +149,12 @@ pub enum SourceError {
         reference: String,
         what: &'static str,
     },
+}
+
+impl From<kubepkg_repo::RepoError> for SourceError {
+    fn from(e: kubepkg_repo::RepoError) -> Self {
+        SourceError::Repo(Box::new(e))
+    }
 }
 
 #[cfg(test)]

@@ -76,7 +76,7 @@ pub async fn locate(
         .await
         .map_err(|source| SourceError::Download {
             reference: shown.clone(),
-            source,
+            source: Box::new(source),
         })?;
     let digest = path
         .parent()
