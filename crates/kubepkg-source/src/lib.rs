@@ -7,11 +7,13 @@
 //! call it, so they read references alike.
 //!
 //! Modules: [`paths`] (Helm's configuration and cache files, resolved once from the
-//! environment), [`oci`] (charts in OCI registries), [`repo`] (Helm chart repositories).
+//! environment), [`oci`] (charts in OCI registries), [`repo`] (Helm chart repositories),
+//! [`package`] (the repository charts of a package, by its `kubepkg.lock`).
 
 use std::path::{Path, PathBuf};
 
 pub mod oci;
+pub mod package;
 pub mod paths;
 pub mod repo;
 
@@ -142,6 +144,23 @@ pub enum SourceError {
         reference: String,
         #[source]
         source: Box<kubepkg_repo::RepoError>,
+    },
+    /// A package's `kubepkg.lock` could not be read.
+    #[error(transparent)]
+    Package(Box<kubepkg_package::PackageError>),
+    /// A repository component has no `kubepkg.lock` entry.
+    #[error(
+        "component {component}: kubepkg.lock has no entry for its chart ({chart}); run 'kubepkg package lock'"
+    )]
+    NotLocked { component: String, chart: String },
+    /// A `kubepkg.lock` entry no longer matches `kubepkg.yaml`.
+    #[error(
+        "component {component}: kubepkg.lock has {locked}, but kubepkg.yaml asks for {wanted}; run 'kubepkg package lock'"
+    )]
+    LockMismatch {
+        component: String,
+        locked: String,
+        wanted: String,
     },
     /// A kind of source this build does not fetch yet.
     #[error("{reference}: {what} are not supported yet")]

@@ -845,6 +845,17 @@ pub enum PackageCommand {
     Uninstall(PackageUninstallArgs),
     /// List installed packages.
     List(PackageListArgs),
+    /// Resolve each `chart: {repository, name, version}` component into kubepkg.lock (exact
+    /// version and digest), fetching the charts into kubepkg's cache.
+    Lock(PackageLockArgs),
+}
+
+/// `kubepkg package lock [PACKAGE]`.
+#[derive(Debug, clap::Args)]
+pub struct PackageLockArgs {
+    /// The package directory (holds kubepkg.yaml).
+    #[arg(default_value = ".")]
+    pub package: std::path::PathBuf,
 }
 
 /// `kubepkg package status|history NAME`.

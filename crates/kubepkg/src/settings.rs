@@ -131,6 +131,7 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
                 PackageCommand::Rollback(a) => &a.cluster,
                 PackageCommand::Uninstall(a) => &a.cluster,
                 PackageCommand::List(a) => &a.cluster,
+                PackageCommand::Lock(_) => return None,
             },
             Command::Install(a) => &a.cluster,
             Command::Upgrade(a) => &a.common.cluster,

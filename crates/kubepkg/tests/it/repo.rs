@@ -864,3 +864,77 @@ fn dependency_errors_are_helms() {
         "dependency \"app\": oci://127.0.0.1:1/charts dependencies are not supported yet (kubepkg fetches dependencies from chart repositories only)"
     );
 }
+
+#[test]
+fn a_package_of_repository_charts_is_locked_and_installs_with_the_repository_gone() {
+    let (_dir, repo) = repository(ServeOptions::default());
+    let home = Home::new();
+    let pkg = tempfile::tempdir().unwrap();
+    let manifest = |version: &str| {
+        format!(
+            "package:\n  name: upstream\n  version: 1.0.0\ncomponents:\n- name: web\n  chart: {{repository: \"{}\", name: app, version: \"{version}\"}}\n  values: {{replicaCount: 2}}\n",
+            repo.url()
+        )
+    };
+    std::fs::write(pkg.path().join("kubepkg.yaml"), manifest("~0.2.0")).unwrap();
+    let dir = pkg.path().to_str().unwrap();
+
+    // Not locked yet: refused before anything is rendered, saying what to run.
+    let e = error(home.kubepkg(&["plan", "upstream", dir]).output().unwrap());
+    assert!(
+        e.contains("component web: kubepkg.lock has no entry for its chart")
+            && e.ends_with("run 'kubepkg package lock'"),
+        "{e}"
+    );
+    let out = ok(home.kubepkg(&["package", "lock", dir]).output().unwrap());
+    let digest = kubepkg_digest(&repo.root().join("app-0.2.5.tgz"));
+    assert_eq!(
+        out,
+        format!("web: app 0.2.5 ({digest}) from {}\n", repo.url())
+    );
+    let lock = std::fs::read_to_string(pkg.path().join("kubepkg.lock")).unwrap();
+    assert!(
+        lock.contains("version: \"0.2.5\"") && lock.contains(&digest),
+        "{lock}"
+    );
+
+    // A constraint the locked version no longer meets is refused.
+    std::fs::write(pkg.path().join("kubepkg.yaml"), manifest("^1.0.0")).unwrap();
+    let e = error(home.kubepkg(&["plan", "upstream", dir]).output().unwrap());
+    assert!(e.contains("kubepkg.lock has app 0.2.5 of"), "{e}");
+    std::fs::write(pkg.path().join("kubepkg.yaml"), manifest("~0.2.0")).unwrap();
+
+    // With the repository gone, the locked chart comes from kubepkg's cache.
+    drop(repo);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let ns = rt
+        .block_on(kubepkg_testkit::TestNamespace::new("repo-locked"))
+        .expect("namespace");
+    let kubeconfig = ns.plane().kubeconfig().to_str().unwrap().to_string();
+    let mut apply = home.kubepkg(&[
+        "apply",
+        "upstream",
+        dir,
+        "-n",
+        ns.name(),
+        "--kubeconfig",
+        &kubeconfig,
+        "--timeout",
+        "3m",
+    ]);
+    apply.env_remove("KUBECONFIG");
+    ok(apply.output().unwrap());
+    let mut list = home.helm(&["list", "-n", ns.name(), "-o", "json"]);
+    list.env("KUBECONFIG", &kubeconfig);
+    let v: serde_json::Value = serde_json::from_str(&ok(list.output().unwrap())).unwrap();
+    assert_eq!(v[0]["chart"], "app-0.2.5", "{v}");
+}
+
+fn kubepkg_digest(path: &Path) -> String {
+    use sha2::Digest as _;
+    let sum = sha2::Sha256::digest(std::fs::read(path).unwrap());
+    format!(
+        "sha256:{}",
+        sum.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    )
+}
