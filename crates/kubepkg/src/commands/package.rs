@@ -248,24 +248,38 @@ pub fn values(args: PackageValuesArgs, settings: &Settings) -> Result<ExitCode> 
 
 /// `kubepkg package …`: always the package meaning of NAME.
 pub fn run(cmd: PackageCommand, settings: &Settings) -> Result<ExitCode> {
-    if let PackageCommand::Lock(a) = &cmd {
-        return lock(&a.package, settings);
-    }
+    let cmd = match cmd {
+        // Offline: no cluster connection.
+        PackageCommand::Lock(a) => return lock(&a.package, settings),
+        PackageCommand::Status(a) => Online::Status(a),
+        PackageCommand::History(a) => Online::History(a),
+        PackageCommand::Rollback(a) => Online::Rollback(a),
+        PackageCommand::Uninstall(a) => Online::Uninstall(a),
+        PackageCommand::List(a) => Online::List(a),
+    };
     runtime()?.block_on(async {
         let kube = settings.connect().await?;
         match cmd {
-            PackageCommand::Status(a) => status(&kube, &a.name, &a.output).await,
-            PackageCommand::History(a) => history(&kube, &a.name, &a.output).await,
-            PackageCommand::Rollback(a) => {
+            Online::Status(a) => status(&kube, &a.name, &a.output).await,
+            Online::History(a) => history(&kube, &a.name, &a.output).await,
+            Online::Rollback(a) => {
                 rollback(&kube, &a.name, a.revision, a.force, a.timeout, &a.output).await
             }
-            PackageCommand::Uninstall(a) => {
+            Online::Uninstall(a) => {
                 uninstall(&kube, &a.name, a.keep_history, a.timeout, &a.output).await
             }
-            PackageCommand::List(a) => list(&kube, a.all_namespaces, &a.output).await,
-            PackageCommand::Lock(_) => unreachable!("handled above"),
+            Online::List(a) => list(&kube, a.all_namespaces, &a.output).await,
         }
     })
+}
+
+/// The `package` verbs that talk to the cluster.
+enum Online {
+    Status(crate::cli::PackageQueryArgs),
+    History(crate::cli::PackageQueryArgs),
+    Rollback(crate::cli::PackageRollbackArgs),
+    Uninstall(crate::cli::PackageUninstallArgs),
+    List(crate::cli::PackageListArgs),
 }
 
 /// `kubepkg package lock [PACKAGE]`: writes `kubepkg.lock` next to `kubepkg.yaml`.
