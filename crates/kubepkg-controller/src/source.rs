@@ -1,5 +1,5 @@
 //! Fetching a Package's archive (docs/controller.md#sources): `url` + `sha256` over HTTP(S)
-//! (redirects followed, the body capped at [`MAX_ARCHIVE_BYTES`], the digest checked before
+//! (through `kubepkg_fetch`: redirects followed, the body capped at [`MAX_ARCHIVE_BYTES`], the digest checked before
 //! anything is read from it), or the `package.tgz` key of a ConfigMap (`binaryData`) or Secret
 //! of the Package's namespace. `path` is the CLI's and `oci` is not served by the controller yet:
 //! both are refused with a message saying what to use.
@@ -8,8 +8,6 @@
 
 use std::time::Duration;
 
-use http_body_util::{BodyExt, Empty, Limited};
-use hyper::body::Bytes;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::Api;
 use kubepkg_package::conditions::reason;
@@ -20,7 +18,6 @@ use sha2::{Digest, Sha256};
 pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
 /// How long one fetch may take, redirects included.
 pub const FETCH_TIMEOUT: Duration = Duration::from_secs(300);
-const MAX_REDIRECTS: usize = 5;
 
 /// A fetched package archive.
 #[derive(Debug, Clone)]
@@ -72,20 +69,8 @@ pub enum SourceError {
         #[source]
         source: Box<kubepkg_kube::KubeError>,
     },
-    #[error("{url}: not a valid URL ({reason})")]
-    BadUrl { url: String, reason: String },
-    #[error("fetching {url}")]
-    Transport {
-        url: String,
-        #[source]
-        source: Box<dyn std::error::Error + Send + Sync>,
-    },
-    #[error("fetching {url}: the server answered {status}")]
-    Status { url: String, status: u16 },
-    #[error("fetching {url}: more than {MAX_REDIRECTS} redirects")]
-    Redirects { url: String },
-    #[error("fetching {url}: took longer than {}s", FETCH_TIMEOUT.as_secs())]
-    Timeout { url: String },
+    #[error("fetching the package archive")]
+    Fetch(#[from] kubepkg_fetch::FetchError),
     #[error("{origin}: the archive is larger than {limit} bytes")]
     TooLarge { origin: String, limit: usize },
     #[error(
@@ -106,7 +91,10 @@ impl SourceError {
             SourceError::PathIsCliOnly
             | SourceError::OciNotSupported
             | SourceError::Missing
-            | SourceError::BadUrl { .. }
+            | SourceError::Fetch(
+                kubepkg_fetch::FetchError::BadUrl { .. }
+                | kubepkg_fetch::FetchError::TooLarge { .. },
+            )
             | SourceError::TooLarge { .. }
             | SourceError::Digest { .. } => reason::INVALID_PACKAGE,
             _ => reason::SOURCE_UNAVAILABLE,
@@ -239,126 +227,35 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-type Connector = hyper_rustls::HttpsConnector<hyper_util::client::legacy::connect::HttpConnector>;
-
-/// The HTTP(S) client archives are fetched with (the system's trust roots).
-#[derive(Clone)]
+/// The HTTP(S) client archives are fetched with: `kubepkg_fetch` (the one fetcher of kubepkg)
+/// with the system's trust roots, [`FETCH_TIMEOUT`] and [`MAX_ARCHIVE_BYTES`].
+#[derive(Clone, Debug)]
 pub struct HttpClient {
-    client: hyper_util::client::legacy::Client<Connector, Empty<Bytes>>,
+    fetcher: kubepkg_fetch::Fetcher,
 }
 
 impl HttpClient {
     /// A client trusting the system's roots (`rustls-native-certs`; none found: only `http://`
     /// URLs and servers with no TLS work).
-    pub fn new() -> Result<HttpClient, rustls::Error> {
-        let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
-        let mut roots = rustls::RootCertStore::empty();
-        for cert in rustls_native_certs::load_native_certs().certs {
-            let _ = roots.add(cert);
-        }
-        let config = rustls::ClientConfig::builder_with_provider(provider)
-            .with_protocol_versions(rustls::DEFAULT_VERSIONS)?
-            .with_root_certificates(roots)
-            .with_no_client_auth();
-        let connector = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_tls_config(config)
-            .https_or_http()
-            .enable_http1()
-            .build();
-        let client =
-            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-                .build(connector);
-        Ok(HttpClient { client })
+    pub fn new() -> Result<HttpClient, kubepkg_fetch::FetchError> {
+        let fetcher = kubepkg_fetch::Fetcher::new(&kubepkg_fetch::TlsOptions::default())?
+            .with_timeout(FETCH_TIMEOUT);
+        Ok(HttpClient { fetcher })
     }
 
     /// GETs `url`, following redirects, with the body capped at [`MAX_ARCHIVE_BYTES`].
     pub async fn get(&self, url: &str) -> Result<Vec<u8>, SourceError> {
-        match tokio::time::timeout(FETCH_TIMEOUT, self.get_following(url)).await {
-            Ok(r) => r,
-            Err(_) => Err(SourceError::Timeout {
-                url: url.to_string(),
-            }),
-        }
-    }
-
-    async fn get_following(&self, url: &str) -> Result<Vec<u8>, SourceError> {
-        let mut current = url.to_string();
-        for _ in 0..=MAX_REDIRECTS {
-            let uri: hyper::Uri =
-                current
-                    .parse()
-                    .map_err(|e: hyper::http::uri::InvalidUri| SourceError::BadUrl {
-                        url: current.clone(),
-                        reason: e.to_string(),
-                    })?;
-            if !matches!(uri.scheme_str(), Some("http" | "https")) {
-                return Err(SourceError::BadUrl {
-                    url: current,
-                    reason: "only http:// and https:// URLs are fetched".into(),
-                });
-            }
-            let transport = |e: Box<dyn std::error::Error + Send + Sync>| SourceError::Transport {
-                url: current.clone(),
-                source: e,
-            };
-            let response = self
-                .client
-                .get(uri.clone())
-                .await
-                .map_err(|e| transport(Box::new(e)))?;
-            let status = response.status();
-            if status.is_redirection() {
-                let Some(location) = response
-                    .headers()
-                    .get(hyper::header::LOCATION)
-                    .and_then(|l| l.to_str().ok())
-                else {
-                    return Err(SourceError::Status {
-                        url: current,
-                        status: status.as_u16(),
-                    });
-                };
-                current = resolve(&uri, location);
-                continue;
-            }
-            if !status.is_success() {
-                return Err(SourceError::Status {
-                    url: current,
-                    status: status.as_u16(),
-                });
-            }
-            let body = Limited::new(response.into_body(), MAX_ARCHIVE_BYTES + 1);
-            let bytes = body.collect().await.map_err(|e| {
-                if e.is::<http_body_util::LengthLimitError>() {
-                    SourceError::TooLarge {
-                        origin: current.clone(),
-                        limit: MAX_ARCHIVE_BYTES,
-                    }
-                } else {
-                    transport(e)
-                }
-            })?;
-            return Ok(bytes.to_bytes().to_vec());
-        }
-        Err(SourceError::Redirects {
-            url: url.to_string(),
-        })
-    }
-}
-
-/// A redirect's `Location` against the URL that answered it.
-fn resolve(base: &hyper::Uri, location: &str) -> String {
-    if location.contains("://") {
-        return location.to_string();
-    }
-    let scheme = base.scheme_str().unwrap_or("http");
-    let authority = base.authority().map(|a| a.as_str()).unwrap_or_default();
-    if location.starts_with('/') {
-        format!("{scheme}://{authority}{location}")
-    } else {
-        let path = base.path();
-        let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
-        format!("{scheme}://{authority}{dir}{location}")
+        let request = kubepkg_fetch::Request {
+            url,
+            limit: kubepkg_fetch::Limit {
+                bytes: MAX_ARCHIVE_BYTES as u64,
+                what: "package archive",
+                variable: None,
+            },
+            credentials: None,
+            accept: None,
+        };
+        Ok(self.fetcher.get(request).await?)
     }
 }
 
@@ -383,19 +280,11 @@ mod tests {
     }
 
     #[test]
-    fn redirects_resolve_against_the_answering_url() {
-        let base: hyper::Uri = "http://h:1/a/b/p.tgz".parse().unwrap();
-        assert_eq!(resolve(&base, "/c.tgz"), "http://h:1/c.tgz");
-        assert_eq!(resolve(&base, "c.tgz"), "http://h:1/a/b/c.tgz");
-        assert_eq!(resolve(&base, "https://o/x"), "https://o/x");
-    }
-
-    #[test]
     fn unreachable_sources_are_not_invalid_packages() {
-        let e = SourceError::Status {
+        let e = SourceError::Fetch(kubepkg_fetch::FetchError::Status {
             url: "u".into(),
-            status: 503,
-        };
+            status: kubepkg_fetch::Status(503),
+        });
         assert_eq!(e.reason(), reason::SOURCE_UNAVAILABLE);
         assert_eq!(SourceError::PathIsCliOnly.reason(), reason::INVALID_PACKAGE);
     }

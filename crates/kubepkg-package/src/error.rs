@@ -67,6 +67,20 @@ pub enum ProblemKind {
         "chart path {path:?} does not exist (looked for {resolved}); add the chart directory or .tgz to the package, or fix the path"
     )]
     ChartMissing { path: String, resolved: String },
+    /// A component has both or neither of `path` and `chart`.
+    #[error("{}", if *.both { "a component has either `path` (a chart in the package) or `chart` (a chart of a chart repository), not both" } else { "the component names no chart: set `path` (a chart directory or .tgz in the package) or `chart: {repository, name, version}`" })]
+    PathOrChart { both: bool },
+    /// `chart.repository` is not an HTTP(S) URL.
+    #[error("chart.repository {repository:?} is not an http:// or https:// chart repository URL")]
+    BadChartRepository { repository: String },
+    /// `chart.name` is empty or has a `/`.
+    #[error(
+        "chart.name {name:?} is not a chart name (the name in the repository's index, without a /)"
+    )]
+    BadChartName { name: String },
+    /// `chart.version` is not a version or SemVer constraint.
+    #[error("chart.version {version:?} is not a version or SemVer constraint ({reason})")]
+    BadChartVersion { version: String, reason: String },
     /// The chart path exists but is not a chart.
     #[error("chart path {path:?} is not a chart: {reason}")]
     NotAChart { path: String, reason: String },

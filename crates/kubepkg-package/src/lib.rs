@@ -26,6 +26,7 @@ pub mod conditions;
 pub mod constraint;
 pub mod error;
 pub mod graph;
+pub mod lock;
 pub mod manifest;
 pub mod object;
 pub mod orchestrator;

@@ -87,20 +87,37 @@ pub enum Phase {
     PreRollback,
 }
 
-/// Where a component's chart is inside the package.
+/// Where a component's chart is: inside the package, or in a Helm chart repository.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ChartSource {
     /// A chart directory (holds `Chart.yaml`).
     Directory(PathBuf),
     /// A chart archive (`.tgz`).
     Archive(PathBuf),
+    /// `chart: {repository, name, version}`: a chart of a Helm chart repository, fetched by
+    /// its `kubepkg.lock` entry before anything is rendered (`kubepkg_source::package`); it
+    /// becomes an [`ChartSource::Archive`] in kubepkg's chart cache.
+    Repository(RepositoryChart),
+}
+
+/// A component's `chart:` naming a chart of a Helm chart repository.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepositoryChart {
+    /// The repository URL (`https://…`).
+    pub repository: String,
+    /// The chart's name in the repository's index.
+    pub name: String,
+    /// An exact version or a SemVer constraint (`15.x`).
+    pub version: String,
 }
 
 impl ChartSource {
-    /// The resolved path on disk.
+    /// The resolved path on disk (empty for a [`ChartSource::Repository`] chart not fetched yet).
     pub fn path(&self) -> &Path {
         match self {
             ChartSource::Directory(p) | ChartSource::Archive(p) => p,
+            ChartSource::Repository(_) => Path::new(""),
         }
     }
 }
@@ -248,7 +265,10 @@ struct RawRequirement {
 #[serde(deny_unknown_fields)]
 struct RawComponent {
     name: Spanned<String>,
-    path: Spanned<String>,
+    #[serde(default)]
+    path: Option<Spanned<String>>,
+    #[serde(default)]
+    chart: Option<Spanned<RepositoryChart>>,
     #[serde(default)]
     values: Option<Spanned<serde_json::Value>>,
     #[serde(default)]
@@ -665,9 +685,53 @@ fn validate_components(
                 },
             );
         }
-        let chart = resolve_chart(&c.path.value, root)
-            .map_err(|kind| problems.add(c.path.referenced.line(), Some(name), kind))
-            .ok();
+        let chart = match (&c.path, &c.chart) {
+            (Some(path), None) => resolve_chart(&path.value, root)
+                .map_err(|kind| problems.add(path.referenced.line(), Some(name), kind))
+                .ok(),
+            (None, Some(chart)) => {
+                let r = &chart.value;
+                if !r.repository.starts_with("http://") && !r.repository.starts_with("https://") {
+                    problems.add(
+                        chart.referenced.line(),
+                        Some(name),
+                        ProblemKind::BadChartRepository {
+                            repository: r.repository.clone(),
+                        },
+                    );
+                }
+                if r.name.is_empty() || r.name.contains('/') {
+                    problems.add(
+                        chart.referenced.line(),
+                        Some(name),
+                        ProblemKind::BadChartName {
+                            name: r.name.clone(),
+                        },
+                    );
+                }
+                if let Err(e) = kubepkg_chart::semver::Constraints::parse(&r.version) {
+                    problems.add(
+                        chart.referenced.line(),
+                        Some(name),
+                        ProblemKind::BadChartVersion {
+                            version: r.version.clone(),
+                            reason: e.to_string(),
+                        },
+                    );
+                }
+                Some(ChartSource::Repository(r.clone()))
+            }
+            (path, chart) => {
+                problems.add(
+                    rc.referenced.line(),
+                    Some(name),
+                    ProblemKind::PathOrChart {
+                        both: path.is_some() && chart.is_some(),
+                    },
+                );
+                None
+            }
+        };
         let values = match &c.values {
             None => serde_json::Map::new(),
             Some(v) => match &v.value {
@@ -687,7 +751,7 @@ fn validate_components(
         };
         let mut component = Component {
             name: name.to_string(),
-            path: c.path.value.clone(),
+            path: c.path.as_ref().map(|p| p.value.clone()).unwrap_or_default(),
             chart: chart.unwrap_or(ChartSource::Directory(PathBuf::new())),
             values,
             namespace: None,

@@ -47,6 +47,16 @@ pub enum RenderFailure {
     /// The package has no component of that name.
     #[error("no such component")]
     NoSuchComponent,
+    /// A `chart: {repository, …}` component whose chart was not fetched (the CLI fetches it by
+    /// `kubepkg.lock`; the controller does not fetch from chart repositories yet).
+    #[error(
+        "chart {name} ({version}) of {repository} is not fetched: the kubepkg CLI fetches it by kubepkg.lock (`kubepkg package lock` writes it); vendor the chart into the package (`path:`) for the controller"
+    )]
+    NotFetched {
+        repository: String,
+        name: String,
+        version: String,
+    },
     /// The chart could not be loaded or rendered (the chart layer's error, without the path).
     #[error(transparent)]
     Chart(kubepkg_chart::ChartError),
@@ -215,6 +225,7 @@ pub fn render_component(
         namespace: &request.namespace,
         last_revision,
     };
+    not_fetched(&request.component, &request.chart)?;
     render_chart(request.chart.path(), target, &request.values, caps).map_err(|e| RenderError {
         component: request.component.clone(),
         chart: chart_label(&request.chart),
@@ -257,7 +268,26 @@ impl<'a> RenderInput<'a> {
 }
 
 fn chart_label(source: &ChartSource) -> String {
-    source.path().display().to_string()
+    match source {
+        ChartSource::Repository(r) => format!("{}/{}", r.repository.trim_end_matches('/'), r.name),
+        other => other.path().display().to_string(),
+    }
+}
+
+/// A repository chart that was not fetched is an error naming it, not a missing path.
+fn not_fetched(component: &str, source: &ChartSource) -> Result<(), RenderError> {
+    match source {
+        ChartSource::Repository(r) => Err(RenderError {
+            component: component.to_string(),
+            chart: chart_label(source),
+            source: RenderFailure::NotFetched {
+                repository: r.repository.clone(),
+                name: r.name.clone(),
+                version: r.version.clone(),
+            },
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Loads a component's chart.
@@ -267,6 +297,7 @@ pub fn load_chart(package: &Package, component: &str) -> Result<kubepkg_chart::C
         chart: String::new(),
         source: RenderFailure::NoSuchComponent,
     })?;
+    not_fetched(component, &c.chart)?;
     kubepkg_chart::load(c.chart.path()).map_err(|e| RenderError {
         component: component.to_string(),
         chart: chart_label(&c.chart),

@@ -7,11 +7,13 @@
 //! call it, so they read references alike.
 //!
 //! Modules: [`paths`] (Helm's configuration and cache files, resolved once from the
-//! environment), [`oci`] (charts in OCI registries), [`repo`] (Helm chart repositories).
+//! environment), [`oci`] (charts in OCI registries), [`repo`] (Helm chart repositories),
+//! [`package`] (the repository charts of a package, by its `kubepkg.lock`).
 
 use std::path::{Path, PathBuf};
 
 pub mod oci;
+pub mod package;
 pub mod paths;
 pub mod repo;
 
@@ -133,12 +135,45 @@ pub enum SourceError {
     /// Neither a path, a URL, `oci://…` nor `REPO/CHART` (Helm's text).
     #[error("non-absolute URLs should be in form of repo_name/path_to_chart, got: {0}")]
     NotAChartReference(String),
+    /// The chart could not be found in, or fetched from, a chart repository.
+    #[error(transparent)]
+    Repo(Box<kubepkg_repo::RepoError>),
+    /// The chart archive could not be downloaded.
+    #[error("downloading {reference}")]
+    Download {
+        reference: String,
+        #[source]
+        source: Box<kubepkg_repo::RepoError>,
+    },
+    /// A package's `kubepkg.lock` could not be read.
+    #[error(transparent)]
+    Package(Box<kubepkg_package::PackageError>),
+    /// A repository component has no `kubepkg.lock` entry.
+    #[error(
+        "component {component}: kubepkg.lock has no entry for its chart ({chart}); run 'kubepkg package lock'"
+    )]
+    NotLocked { component: String, chart: String },
+    /// A `kubepkg.lock` entry no longer matches `kubepkg.yaml`.
+    #[error(
+        "component {component}: kubepkg.lock has {locked}, but kubepkg.yaml asks for {wanted}; run 'kubepkg package lock'"
+    )]
+    LockMismatch {
+        component: String,
+        locked: String,
+        wanted: String,
+    },
     /// A kind of source this build does not fetch yet.
     #[error("{reference}: {what} are not supported yet")]
     Unsupported {
         reference: String,
         what: &'static str,
     },
+}
+
+impl From<kubepkg_repo::RepoError> for SourceError {
+    fn from(e: kubepkg_repo::RepoError) -> Self {
+        SourceError::Repo(Box::new(e))
+    }
 }
 
 #[cfg(test)]

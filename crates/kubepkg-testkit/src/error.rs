@@ -28,6 +28,14 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// A tool the test kit runs (`openssl`, `helm`) failed.
+    #[error("{command} failed:\n{output}")]
+    Tool {
+        /// The command line.
+        command: String,
+        /// Its standard output and error.
+        output: String,
+    },
     /// The kubeconfig written by the control plane is unusable.
     #[error("kubeconfig {path}: {message}")]
     Kubeconfig {

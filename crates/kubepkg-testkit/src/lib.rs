@@ -17,11 +17,16 @@
 //! Tests of how kubepkg survives a flaky network put a [`fault::FaultProxy`] between it and the
 //! API server (resets, refused connections, latency, cut answers and watches, at a rate).
 //!
+//! Tests of chart repositories serve one with [`chart_repo::ChartRepo`] (a static `index.yaml`
+//! and archives made by the real `helm`, over HTTP or HTTPS, optionally with basic auth).
+//!
 //! Tests that compare with the real `helm` CLI get it from [`helm_binary`] and run it
 //! against their namespace with [`helm_command`].
 #![forbid(unsafe_code)]
 
 mod apply;
+/// A static Helm chart repository on loopback (HTTP/HTTPS, basic auth), built with real `helm`.
+pub mod chart_repo;
 mod error;
 pub mod fault;
 mod helm;

@@ -79,6 +79,15 @@ pub enum Command {
     Pull(Box<PullArgs>),
     /// Run a release's test hooks.
     Test(Box<ReleaseQueryArgs>),
+    /// Add, list, remove and update Helm chart repositories (shared with `helm repo`).
+    #[command(subcommand)]
+    Repo(RepoCommand),
+    /// Search the chart repositories added with `repo add` (`search repo`).
+    #[command(subcommand)]
+    Search(SearchCommand),
+    /// Manage a chart's Chart.yaml dependencies: update, build, list (`charts/`, `Chart.lock`).
+    #[command(subcommand, visible_alias = "dep")]
+    Dependency(DependencyCommand),
     /// Run the kubepkg controller: reconcile `Package` objects until SIGTERM.
     Controller(Box<ControllerArgs>),
 }
@@ -292,6 +301,151 @@ pub struct PullArgs {
     /// With --untar: the directory to unpack into (relative to --destination).
     #[arg(long = "untardir", default_value = ".")]
     pub untardir: std::path::PathBuf,
+}
+
+/// `kubepkg repo …`: Helm's `repositories.yaml` and repository cache, as `helm repo` keeps them.
+#[derive(Debug, Subcommand)]
+pub enum RepoCommand {
+    /// Add a chart repository.
+    Add(Box<RepoAddArgs>),
+    /// Download the latest indexes of the chart repositories (all, or those named).
+    #[command(visible_alias = "up")]
+    Update(RepoUpdateArgs),
+    /// List the chart repositories.
+    #[command(visible_alias = "ls")]
+    List(RepoListArgs),
+    /// Remove one or more chart repositories.
+    #[command(visible_alias = "rm")]
+    Remove(RepoRemoveArgs),
+}
+
+/// `kubepkg repo add NAME URL`.
+#[derive(Debug, clap::Args)]
+pub struct RepoAddArgs {
+    pub name: String,
+    pub url: String,
+    /// Chart repository username.
+    #[arg(long = "username", default_value = "")]
+    pub username: String,
+    /// Chart repository password.
+    #[arg(long = "password", default_value = "")]
+    pub password: String,
+    /// Read the chart repository password from standard input.
+    #[arg(long = "password-stdin")]
+    pub password_stdin: bool,
+    /// Send the credentials to every domain the index points at, not only the repository's.
+    #[arg(long = "pass-credentials")]
+    pub pass_credentials: bool,
+    /// Replace (overwrite) the repository if it already exists.
+    #[arg(long = "force-update")]
+    pub force_update: bool,
+    /// Identify the HTTPS client with this certificate file.
+    #[arg(long = "cert-file", default_value = "")]
+    pub cert_file: String,
+    /// Identify the HTTPS client with this key file.
+    #[arg(long = "key-file", default_value = "")]
+    pub key_file: String,
+    /// Verify certificates of HTTPS servers with this CA bundle.
+    #[arg(long = "ca-file", default_value = "")]
+    pub ca_file: String,
+    /// Skip TLS certificate checks for the repository.
+    #[arg(long = "insecure-skip-tls-verify")]
+    pub insecure_skip_tls_verify: bool,
+    /// Time to wait for the index download.
+    #[arg(long = "timeout", value_parser = go_duration, default_value = "2m0s")]
+    pub timeout: Duration,
+}
+
+/// `kubepkg repo update [NAME…]`.
+#[derive(Debug, clap::Args)]
+pub struct RepoUpdateArgs {
+    pub names: Vec<String>,
+    /// Time to wait for each index download.
+    #[arg(long = "timeout", value_parser = go_duration, default_value = "2m0s")]
+    pub timeout: Duration,
+}
+
+/// `kubepkg repo list`.
+#[derive(Debug, clap::Args)]
+pub struct RepoListArgs {
+    /// Output format: table, json or yaml.
+    #[arg(short = 'o', long = "output", default_value = "table")]
+    pub output: String,
+    /// Print no header line.
+    #[arg(long = "no-headers")]
+    pub no_headers: bool,
+}
+
+/// `kubepkg repo remove NAME…`.
+#[derive(Debug, clap::Args)]
+pub struct RepoRemoveArgs {
+    #[arg(required = true)]
+    pub names: Vec<String>,
+}
+
+/// `kubepkg dependency …`, as `helm dependency`.
+#[derive(Debug, Subcommand)]
+pub enum DependencyCommand {
+    /// Resolve Chart.yaml's dependencies, download them into charts/ and write Chart.lock.
+    #[command(visible_alias = "up")]
+    Update(DependencyArgs),
+    /// Download the dependencies Chart.lock names into charts/ (no lock: as update).
+    Build(DependencyArgs),
+    /// List the dependencies of a chart and whether charts/ has them.
+    #[command(visible_alias = "ls")]
+    List(DependencyListArgs),
+}
+
+/// `kubepkg dependency update|build CHART`.
+#[derive(Debug, clap::Args)]
+pub struct DependencyArgs {
+    /// The chart directory.
+    pub chart: std::path::PathBuf,
+    /// Do not refresh the repository indexes first.
+    #[arg(long = "skip-refresh")]
+    pub skip_refresh: bool,
+}
+
+/// `kubepkg dependency list CHART`.
+#[derive(Debug, clap::Args)]
+pub struct DependencyListArgs {
+    /// The chart directory or archive.
+    #[arg(default_value = ".")]
+    pub chart: std::path::PathBuf,
+}
+
+/// `kubepkg search …`.
+#[derive(Debug, Subcommand)]
+pub enum SearchCommand {
+    /// Search the added repositories' indexes for a keyword (all charts without one).
+    Repo(SearchRepoArgs),
+}
+
+/// `kubepkg search repo [KEYWORD…]`, as `helm search repo`.
+#[derive(Debug, clap::Args)]
+pub struct SearchRepoArgs {
+    pub keyword: Vec<String>,
+    /// Read the keyword as a regular expression.
+    #[arg(short = 'r', long = "regexp")]
+    pub regexp: bool,
+    /// Print every version of each chart, not only the newest.
+    #[arg(short = 'l', long = "versions")]
+    pub versions: bool,
+    /// Include pre-release versions (`>0.0.0-0`); ignored when --version is set.
+    #[arg(long = "devel")]
+    pub devel: bool,
+    /// A SemVer constraint the versions must meet.
+    #[arg(long = "version", default_value = "")]
+    pub version: String,
+    /// Maximum column width of the table.
+    #[arg(long = "max-col-width", default_value_t = 50)]
+    pub max_col_width: usize,
+    /// Fail when nothing is found.
+    #[arg(long = "fail-on-no-result")]
+    pub fail_on_no_result: bool,
+    /// Output format: table, json or yaml.
+    #[arg(short = 'o', long = "output", default_value = "table")]
+    pub output: String,
 }
 
 /// Where the cluster is (Helm's `--kubeconfig`, `--kube-context`, `-n`).
@@ -706,6 +860,17 @@ pub enum PackageCommand {
     Uninstall(PackageUninstallArgs),
     /// List installed packages.
     List(PackageListArgs),
+    /// Resolve each `chart: {repository, name, version}` component into kubepkg.lock (exact
+    /// version and digest), fetching the charts into kubepkg's cache.
+    Lock(PackageLockArgs),
+}
+
+/// `kubepkg package lock [PACKAGE]`.
+#[derive(Debug, clap::Args)]
+pub struct PackageLockArgs {
+    /// The package directory (holds kubepkg.yaml).
+    #[arg(default_value = ".")]
+    pub package: std::path::PathBuf,
 }
 
 /// `kubepkg package status|history NAME`.

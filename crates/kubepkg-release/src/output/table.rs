@@ -42,6 +42,12 @@ fn resize(s: &str, w: usize) -> String {
 /// with several lines spreads its row over several lines, the other cells blank. Cells are
 /// joined by a tab.
 pub fn uitable(rows: &[Vec<String>]) -> String {
+    uitable_max_width(rows, usize::MAX)
+}
+
+/// [`uitable`] with uitable's `MaxColWidth`: no column wider than `max` (longer cells are cut
+/// to `max - 3` plus `...`), as `helm search` prints (`--max-col-width`, default 50).
+pub fn uitable_max_width(rows: &[Vec<String>], max: usize) -> String {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..cols)
         .map(|i| {
@@ -50,6 +56,7 @@ pub fn uitable(rows: &[Vec<String>]) -> String {
                 .map(|c| line_width(c))
                 .max()
                 .unwrap_or(0)
+                .min(max)
         })
         .collect();
     let mut out = String::new();

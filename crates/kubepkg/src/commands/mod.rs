@@ -10,6 +10,7 @@ mod install;
 mod list;
 mod package;
 mod pull;
+mod repo;
 mod rollback;
 mod status;
 mod template;
@@ -45,6 +46,9 @@ pub fn run(command: Command, settings: &Settings) -> Result<ExitCode, CliError> 
         Command::Get(args) => get::run(*args, settings),
         Command::Pull(args) => pull::run(*args, settings),
         Command::Test(args) => test::run(*args, settings),
+        Command::Repo(cmd) => repo::run(cmd, settings),
+        Command::Search(cmd) => repo::search(cmd, settings),
+        Command::Dependency(cmd) => repo::dependency(cmd, settings),
         Command::Controller(args) => controller::run(*args, settings),
     }?)
 }

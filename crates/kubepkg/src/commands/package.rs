@@ -44,7 +44,9 @@ impl Drop for Loaded {
     }
 }
 
-fn load(path: &Path) -> Result<Loaded, CliError> {
+/// The one loader of packages of the CLI: the package (directory or archive), then the charts
+/// of its `chart: {repository, …}` components fetched by `kubepkg.lock`.
+fn load(path: &Path, settings: &Settings) -> Result<Loaded, CliError> {
     let scratch = std::env::temp_dir().join(format!(
         "kubepkg-{}-{}",
         std::process::id(),
@@ -56,7 +58,14 @@ fn load(path: &Path) -> Result<Loaded, CliError> {
         let _ = std::fs::remove_dir_all(&scratch);
         CliError::from(e)
     })?;
-    Ok(Loaded { package, scratch })
+    let mut loaded = Loaded { package, scratch };
+    runtime()?
+        .block_on(kubepkg_source::package::fetch_locked(
+            &mut loaded.package,
+            &settings.paths,
+        ))
+        .map_err(|e| CliError::InvalidPackage(e.into()))?;
+    Ok(loaded)
 }
 
 fn user_values(flags: &PackageValuesFlags) -> Result<UserValues> {
@@ -142,7 +151,7 @@ async fn cluster_plan(
 
 /// `kubepkg plan NAME PACKAGE`.
 pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
-    let loaded = load(&args.package)?;
+    let loaded = load(&args.package, settings)?;
     let user = user_values(&args.values)?;
     let mut plan = if args.with_cluster {
         runtime()?.block_on(async {
@@ -179,7 +188,7 @@ pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
 
 /// `kubepkg apply NAME PACKAGE`.
 pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError> {
-    let loaded = load(&args.package)?;
+    let loaded = load(&args.package, settings)?;
     let user = user_values(&args.values)?;
     let timeout = args.timeout;
     let printer = Printer::for_output(&args.output)?;
@@ -270,20 +279,52 @@ pub fn values(args: PackageValuesArgs, settings: &Settings) -> Result<ExitCode> 
 
 /// `kubepkg package …`: always the package meaning of NAME.
 pub fn run(cmd: PackageCommand, settings: &Settings) -> Result<ExitCode> {
+    let cmd = match cmd {
+        // Offline: no cluster connection.
+        PackageCommand::Lock(a) => return lock(&a.package, settings),
+        PackageCommand::Status(a) => Online::Status(a),
+        PackageCommand::History(a) => Online::History(a),
+        PackageCommand::Rollback(a) => Online::Rollback(a),
+        PackageCommand::Uninstall(a) => Online::Uninstall(a),
+        PackageCommand::List(a) => Online::List(a),
+    };
     runtime()?.block_on(async {
         let kube = settings.connect().await?;
         match cmd {
-            PackageCommand::Status(a) => status(&kube, &a.name, &a.output).await,
-            PackageCommand::History(a) => history(&kube, &a.name, &a.output).await,
-            PackageCommand::Rollback(a) => {
+            Online::Status(a) => status(&kube, &a.name, &a.output).await,
+            Online::History(a) => history(&kube, &a.name, &a.output).await,
+            Online::Rollback(a) => {
                 rollback(&kube, &a.name, a.revision, a.force, a.timeout, &a.output).await
             }
-            PackageCommand::Uninstall(a) => {
+            Online::Uninstall(a) => {
                 uninstall(&kube, &a.name, a.keep_history, a.timeout, &a.output).await
             }
-            PackageCommand::List(a) => list(&kube, a.all_namespaces, &a.output).await,
+            Online::List(a) => list(&kube, a.all_namespaces, &a.output).await,
         }
     })
+}
+
+/// The `package` verbs that talk to the cluster.
+enum Online {
+    Status(crate::cli::PackageQueryArgs),
+    History(crate::cli::PackageQueryArgs),
+    Rollback(crate::cli::PackageRollbackArgs),
+    Uninstall(crate::cli::PackageUninstallArgs),
+    List(crate::cli::PackageListArgs),
+}
+
+/// `kubepkg package lock [PACKAGE]`: writes `kubepkg.lock` next to `kubepkg.yaml`.
+fn lock(dir: &Path, settings: &Settings) -> Result<ExitCode> {
+    let package = kubepkg_package::source::load_dir(dir)?;
+    let lock = runtime()?.block_on(kubepkg_source::package::lock(&package, &settings.paths))?;
+    lock.write(&package.root)?;
+    for (name, c) in &lock.components {
+        println!(
+            "{name}: {} {} ({}) from {}",
+            c.name, c.version, c.digest, c.repository
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Whether NAME means a package for a bare verb (`status`, `history`, `rollback`,

@@ -1,0 +1,504 @@
+//! The one HTTP(S) GET of kubepkg: chart repository indexes and chart archives
+//! (`kubepkg-repo`) and the controller's `url` package sources (`kubepkg-controller::source`)
+//! are all fetched here, so TLS, credentials, redirects, the timeout and the size cap behave
+//! the same everywhere.
+//!
+//! What it does, following Helm's `getter.HTTPGetter` where Helm has a rule:
+//! - **TLS** ([`TlsOptions`]): the system's trust roots (`rustls-native-certs`), or, with
+//!   `--ca-file`, only the certificates of that PEM bundle (Go's `tlsutil.WithCAFile` replaces
+//!   the pool, it does not add to it); a client certificate with `--cert-file`/`--key-file`;
+//!   `--insecure-skip-tls-verify` accepts any server certificate (signatures of the handshake
+//!   are still checked, so the connection is encrypted, just not authenticated).
+//! - **Basic auth** ([`Credentials`]): sent only when the URL has the scheme and host of the
+//!   repository it belongs to (an index may point its archives at another host), or to every
+//!   host with `--pass-credentials`; never carried across a redirect to another host (Go's
+//!   client drops `Authorization` there too).
+//! - **Redirects**: up to 10, as Go's client; relative `Location`s resolve against the URL
+//!   that answered.
+//! - **Status**: anything but `200 OK` is an error worded as Helm's
+//!   (`failed to fetch URL : 404 Not Found`).
+//! - **Timeout**: one deadline for the whole fetch, redirects and body included (Go's
+//!   `http.Client.Timeout`); Helm's default is 120 s ([`DEFAULT_TIMEOUT`]).
+//! - **Size cap** ([`Limit`]): every body is read through a cap and stopped at it, so a
+//!   server cannot make kubepkg hold more than the limit in memory; the error names the limit
+//!   and the environment variable that raises it.
+//!
+//! Why hyper + rustls (ring) and not a higher-level client such as reqwest: the workspace
+//! already builds hyper 1, hyper-util and hyper-rustls 0.27 for the controller's HTTP server and
+//! kube's client, so this adds no new dependency tree, and what Helm's getter needs (per-
+//! repository TLS, credentials by host, a capped body) is a few lines on top. HTTP/1.1 only;
+//! proxies (`HTTPS_PROXY`) are not followed yet.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use http_body_util::{BodyExt, Empty, Limited};
+use hyper::body::Bytes;
+
+/// Helm's default timeout of an index or chart download (`getter.DefaultHTTPTimeout`).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+/// Go's `http.Client` stops after 10 redirects.
+pub const MAX_REDIRECTS: usize = 10;
+
+/// TLS settings of one repository (Helm's `--ca-file`, `--cert-file`, `--key-file`,
+/// `--insecure-skip-tls-verify`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TlsOptions {
+    pub ca_file: Option<std::path::PathBuf>,
+    pub cert_file: Option<std::path::PathBuf>,
+    pub key_file: Option<std::path::PathBuf>,
+    pub insecure_skip_verify: bool,
+}
+
+/// Basic-auth credentials and the repository they belong to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Credentials {
+    pub username: String,
+    pub password: String,
+    /// The repository's URL: credentials go only to its scheme and host...
+    pub origin: String,
+    /// ...unless this is set (`--pass-credentials`).
+    pub pass_to_all_hosts: bool,
+}
+
+/// The size cap of one body: how many bytes, what it is (for the message) and the variable
+/// that raises it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limit {
+    pub bytes: u64,
+    /// `"repository index"`, `"chart archive"`, `"package archive"`.
+    pub what: &'static str,
+    /// The environment variable that raises it, when there is one.
+    pub variable: Option<&'static str>,
+}
+
+/// One GET.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    pub url: &'a str,
+    pub limit: Limit,
+    pub credentials: Option<&'a Credentials>,
+    /// The `Accept` header (Helm sends `application/gzip,application/octet-stream` for charts).
+    pub accept: Option<&'a str>,
+}
+
+/// Why a fetch failed. Each text names the URL.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FetchError {
+    #[error("{url}: not a valid URL ({reason})")]
+    BadUrl { url: String, reason: String },
+    #[error("can't create TLS config for client: {what} {}", path.display())]
+    TlsFile {
+        what: &'static str,
+        path: std::path::PathBuf,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    #[error("can't create TLS config for client")]
+    Tls(#[source] rustls::Error),
+    #[error("Get {url:?}")]
+    Transport {
+        url: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// Helm's text for an answer that is not `200 OK`.
+    #[error("failed to fetch {url} : {status}")]
+    Status { url: String, status: Status },
+    #[error("Get {url:?}: stopped after {MAX_REDIRECTS} redirects")]
+    Redirects { url: String },
+    #[error("Get {url:?}: no complete answer within {}s (the timeout)", .after.as_secs())]
+    Timeout { url: String, after: Duration },
+    #[error(
+        "{url}: the {} is larger than {} bytes, kubepkg's limit{}",
+        .limit.what, .limit.bytes, raise_hint(.limit)
+    )]
+    TooLarge { url: String, limit: Limit },
+}
+
+fn raise_hint(limit: &Limit) -> String {
+    match limit.variable {
+        Some(v) => format!("; set {v}=BYTES to raise it"),
+        None => String::new(),
+    }
+}
+
+impl FetchError {
+    /// The HTTP status the server answered, for an answer that was not `200 OK`.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            FetchError::Status { status, .. } => Some(status.0),
+            _ => None,
+        }
+    }
+}
+
+/// An HTTP status printed as Go prints `resp.Status` (`404 Not Found`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Status(pub u16);
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let reason = hyper::StatusCode::from_u16(self.0)
+            .ok()
+            .and_then(|s| s.canonical_reason());
+        match reason {
+            Some(r) => write!(f, "{} {r}", self.0),
+            None => write!(f, "{}", self.0),
+        }
+    }
+}
+
+type Connector = hyper_rustls::HttpsConnector<hyper_util::client::legacy::connect::HttpConnector>;
+
+/// An HTTP(S) client with one TLS configuration. Cheap to clone.
+#[derive(Clone)]
+pub struct Fetcher {
+    client: hyper_util::client::legacy::Client<Connector, Empty<Bytes>>,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for Fetcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fetcher")
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Fetcher {
+    /// A client with `tls`, and [`DEFAULT_TIMEOUT`].
+    pub fn new(tls: &TlsOptions) -> Result<Fetcher, FetchError> {
+        let config = client_config(tls)?;
+        let connector = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_tls_config(config)
+            .https_or_http()
+            .enable_http1()
+            .build();
+        let client =
+            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+                .build(connector);
+        Ok(Fetcher {
+            client,
+            timeout: DEFAULT_TIMEOUT,
+        })
+    }
+
+    /// The same client with another deadline for each fetch.
+    pub fn with_timeout(mut self, timeout: Duration) -> Fetcher {
+        self.timeout = timeout;
+        self
+    }
+
+    /// GETs `request.url`: redirects followed, `200 OK` required, the body capped.
+    pub async fn get(&self, request: Request<'_>) -> Result<Vec<u8>, FetchError> {
+        match tokio::time::timeout(self.timeout, self.get_following(request)).await {
+            Ok(r) => r,
+            Err(_) => Err(FetchError::Timeout {
+                url: request.url.to_string(),
+                after: self.timeout,
+            }),
+        }
+    }
+
+    async fn get_following(&self, request: Request<'_>) -> Result<Vec<u8>, FetchError> {
+        let mut current = request.url.to_string();
+        let mut uri = parse(&current)?;
+        let mut auth = request
+            .credentials
+            .filter(|c| c.pass_to_all_hosts || same_origin(&c.origin, &uri))
+            .filter(|c| !c.username.is_empty() && !c.password.is_empty())
+            .map(basic);
+        for _ in 0..=MAX_REDIRECTS {
+            let mut builder = hyper::Request::get(uri.clone()).header(
+                hyper::header::USER_AGENT,
+                concat!("kubepkg/", env!("CARGO_PKG_VERSION")),
+            );
+            if let Some(accept) = request.accept {
+                builder = builder.header(hyper::header::ACCEPT, accept);
+            }
+            if let Some(a) = &auth {
+                builder = builder.header(hyper::header::AUTHORIZATION, a);
+            }
+            let req = builder.body(Empty::new()).map_err(|e| FetchError::BadUrl {
+                url: current.clone(),
+                reason: e.to_string(),
+            })?;
+            let response = self
+                .client
+                .request(req)
+                .await
+                .map_err(|e| FetchError::Transport {
+                    url: current.clone(),
+                    source: Box::new(e),
+                })?;
+            let status = response.status();
+            if status.is_redirection()
+                && let Some(location) = response
+                    .headers()
+                    .get(hyper::header::LOCATION)
+                    .and_then(|l| l.to_str().ok())
+            {
+                let next = resolve(&uri, location);
+                let next_uri = parse(&next)?;
+                if next_uri.host() != uri.host() || next_uri.port_u16() != uri.port_u16() {
+                    auth = None;
+                }
+                current = next;
+                uri = next_uri;
+                continue;
+            }
+            if status != hyper::StatusCode::OK {
+                return Err(FetchError::Status {
+                    url: current,
+                    status: Status(status.as_u16()),
+                });
+            }
+            let cap = usize::try_from(request.limit.bytes).unwrap_or(usize::MAX);
+            if let Some(len) = response
+                .headers()
+                .get(hyper::header::CONTENT_LENGTH)
+                .and_then(|l| l.to_str().ok()?.parse::<u64>().ok())
+                && len > request.limit.bytes
+            {
+                return Err(FetchError::TooLarge {
+                    url: current,
+                    limit: request.limit,
+                });
+            }
+            let body = Limited::new(response.into_body(), cap);
+            let bytes = body.collect().await.map_err(|e| {
+                if e.is::<http_body_util::LengthLimitError>() {
+                    FetchError::TooLarge {
+                        url: current.clone(),
+                        limit: request.limit,
+                    }
+                } else {
+                    FetchError::Transport {
+                        url: current.clone(),
+                        source: e,
+                    }
+                }
+            })?;
+            return Ok(bytes.to_bytes().to_vec());
+        }
+        Err(FetchError::Redirects {
+            url: request.url.to_string(),
+        })
+    }
+}
+
+fn parse(url: &str) -> Result<hyper::Uri, FetchError> {
+    let uri: hyper::Uri =
+        url.parse()
+            .map_err(|e: hyper::http::uri::InvalidUri| FetchError::BadUrl {
+                url: url.to_string(),
+                reason: e.to_string(),
+            })?;
+    if !matches!(uri.scheme_str(), Some("http" | "https")) || uri.host().is_none() {
+        return Err(FetchError::BadUrl {
+            url: url.to_string(),
+            reason: "only http:// and https:// URLs with a host are fetched".into(),
+        });
+    }
+    Ok(uri)
+}
+
+/// Helm's rule for sending credentials: the URL has the repository's scheme and host.
+fn same_origin(origin: &str, uri: &hyper::Uri) -> bool {
+    let Ok(o) = origin.parse::<hyper::Uri>() else {
+        return false;
+    };
+    o.scheme_str() == uri.scheme_str()
+        && o.authority().map(|a| a.as_str()) == uri.authority().map(|a| a.as_str())
+}
+
+fn basic(c: &Credentials) -> String {
+    use base64::Engine as _;
+    let raw = format!("{}:{}", c.username, c.password);
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(raw)
+    )
+}
+
+/// A redirect's `Location` against the URL that answered it.
+pub fn resolve(base: &hyper::Uri, location: &str) -> String {
+    if location.contains("://") {
+        return location.to_string();
+    }
+    let scheme = base.scheme_str().unwrap_or("http");
+    let authority = base.authority().map(|a| a.as_str()).unwrap_or_default();
+    if let Some(rest) = location.strip_prefix("//") {
+        return format!("{scheme}://{rest}");
+    }
+    if location.starts_with('/') {
+        format!("{scheme}://{authority}{location}")
+    } else {
+        let path = base.path();
+        let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
+        format!("{scheme}://{authority}{dir}{location}")
+    }
+}
+
+fn client_config(tls: &TlsOptions) -> Result<rustls::ClientConfig, FetchError> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
+        .with_protocol_versions(rustls::DEFAULT_VERSIONS)
+        .map_err(FetchError::Tls)?;
+    let builder = if tls.insecure_skip_verify {
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(AnyServer(provider)))
+    } else {
+        let mut roots = rustls::RootCertStore::empty();
+        match &tls.ca_file {
+            Some(path) => {
+                let file_error =
+                    |e: Box<dyn std::error::Error + Send + Sync>| FetchError::TlsFile {
+                        what: "reading the CA file",
+                        path: path.clone(),
+                        source: e,
+                    };
+                let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
+                    .map_err(|e| file_error(Box::new(e)))?
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| file_error(Box::new(e)))?;
+                if certs.is_empty() {
+                    return Err(file_error("no PEM certificate in it".into()));
+                }
+                for cert in certs {
+                    roots.add(cert).map_err(|e| file_error(Box::new(e)))?;
+                }
+            }
+            None => {
+                for cert in rustls_native_certs::load_native_certs().certs {
+                    let _ = roots.add(cert);
+                }
+            }
+        }
+        builder.with_root_certificates(roots)
+    };
+    // Go's tlsutil loads the pair only when both are given.
+    match (&tls.cert_file, &tls.key_file) {
+        (Some(cert_path), Some(key_path)) => {
+            let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert_path)
+                .and_then(|it| it.collect::<Result<_, _>>())
+                .map_err(|e| FetchError::TlsFile {
+                    what: "reading the client certificate",
+                    path: cert_path.clone(),
+                    source: Box::new(e),
+                })?;
+            let key = PrivateKeyDer::from_pem_file(key_path).map_err(|e| FetchError::TlsFile {
+                what: "reading the client key",
+                path: key_path.clone(),
+                source: Box::new(e),
+            })?;
+            builder
+                .with_client_auth_cert(certs, key)
+                .map_err(FetchError::Tls)
+        }
+        _ => Ok(builder.with_no_client_auth()),
+    }
+}
+
+/// `--insecure-skip-tls-verify`: any server certificate is accepted; the handshake's
+/// signatures are still verified with the provider's algorithms.
+#[derive(Debug)]
+struct AnyServer(Arc<rustls::crypto::CryptoProvider>);
+
+impl rustls::client::danger::ServerCertVerifier for AnyServer {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &rustls::pki_types::CertificateDer<'_>,
+        _intermediates: &[rustls::pki_types::CertificateDer<'_>],
+        _server_name: &rustls::pki_types::ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        Ok(rustls::client::danger::ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redirects_resolve_against_the_answering_url() {
+        let base: hyper::Uri = "http://h:1/a/b/p.tgz".parse().unwrap();
+        assert_eq!(resolve(&base, "/c.tgz"), "http://h:1/c.tgz");
+        assert_eq!(resolve(&base, "c.tgz"), "http://h:1/a/b/c.tgz");
+        assert_eq!(resolve(&base, "https://o/x"), "https://o/x");
+        assert_eq!(resolve(&base, "//o/x"), "http://o/x");
+    }
+
+    #[test]
+    fn credentials_go_to_the_repository_host_only() {
+        let uri: hyper::Uri = "https://charts.example/a/x.tgz".parse().unwrap();
+        assert!(same_origin("https://charts.example/a", &uri));
+        assert!(!same_origin("http://charts.example/a", &uri));
+        assert!(!same_origin("https://charts.example:8443/a", &uri));
+        assert!(!same_origin("https://cdn.example", &uri));
+    }
+
+    #[test]
+    fn statuses_print_as_go_prints_them() {
+        assert_eq!(Status(404).to_string(), "404 Not Found");
+        assert_eq!(Status(401).to_string(), "401 Unauthorized");
+        let e = FetchError::TooLarge {
+            url: "http://x/index.yaml".into(),
+            limit: Limit {
+                bytes: 10,
+                what: "repository index",
+                variable: Some("KUBEPKG_MAX_REPO_INDEX"),
+            },
+        };
+        assert_eq!(
+            e.to_string(),
+            "http://x/index.yaml: the repository index is larger than 10 bytes, kubepkg's limit; set KUBEPKG_MAX_REPO_INDEX=BYTES to raise it"
+        );
+    }
+
+    #[test]
+    fn only_http_urls_are_fetched() {
+        assert!(matches!(parse("ftp://x/y"), Err(FetchError::BadUrl { .. })));
+        assert!(matches!(parse("file:///x"), Err(FetchError::BadUrl { .. })));
+    }
+}

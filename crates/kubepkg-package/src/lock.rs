@@ -1,0 +1,117 @@
+//! `kubepkg.lock`: the exact chart of each `chart: {repository, name, version}` component of
+//! `kubepkg.yaml` — the version its constraint resolved to and the archive's SHA-256 —, next to
+//! the manifest. `kubepkg package lock` writes it (`kubepkg_source::package::lock`); `plan` and
+//! `apply` fetch exactly what it says (`kubepkg_source::package::fetch_locked`), from kubepkg's
+//! chart cache when the digest is there, so a locked package renders the same charts
+//! tomorrow and installs with the repository gone once its charts are cached.
+//!
+//! ```yaml
+//! # kubepkg.lock: written by `kubepkg package lock`; do not edit.
+//! components:
+//!   db:
+//!     repository: "https://charts.example"
+//!     name: "postgresql"
+//!     version: "15.5.3"
+//!     digest: "sha256:…"
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::error::PackageError;
+
+/// The lock file's name, next to `kubepkg.yaml`.
+pub const LOCK_FILE: &str = "kubepkg.lock";
+
+/// `kubepkg.lock`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LockFile {
+    /// Component name → its locked chart.
+    #[serde(default)]
+    pub components: BTreeMap<String, LockedChart>,
+}
+
+/// One component's locked chart.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LockedChart {
+    pub repository: String,
+    pub name: String,
+    /// The exact version.
+    pub version: String,
+    /// `sha256:<hex>` of the chart archive.
+    pub digest: String,
+}
+
+impl LockFile {
+    /// The lock of the package at `root`, if it has one.
+    pub fn read(root: &Path) -> Result<Option<LockFile>, PackageError> {
+        let path = root.join(LOCK_FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(PackageError::Io { path, source }),
+        };
+        serde_saphyr::from_str(&text)
+            .map(Some)
+            .map_err(|e| PackageError::Io {
+                path,
+                source: std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()),
+            })
+    }
+
+    /// The file's text (strings quoted as JSON, which is YAML).
+    pub fn to_yaml(&self) -> String {
+        let q = |s: &str| serde_json::Value::String(s.to_string()).to_string();
+        let mut out = String::from(
+            "# kubepkg.lock: written by `kubepkg package lock`; do not edit.\ncomponents:",
+        );
+        if self.components.is_empty() {
+            out.push_str(" {}");
+        }
+        out.push('\n');
+        for (name, c) in &self.components {
+            out.push_str(&format!(
+                "  {}:\n    repository: {}\n    name: {}\n    version: {}\n    digest: {}\n",
+                q(name),
+                q(&c.repository),
+                q(&c.name),
+                q(&c.version),
+                q(&c.digest)
+            ));
+        }
+        out
+    }
+
+    /// Writes `root/kubepkg.lock`.
+    pub fn write(&self, root: &Path) -> Result<(), PackageError> {
+        let path = root.join(LOCK_FILE);
+        std::fs::write(&path, self.to_yaml()).map_err(|source| PackageError::Io { path, source })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lock_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(LockFile::read(dir.path()).unwrap(), None);
+        let mut lock = LockFile::default();
+        lock.components.insert(
+            "db".into(),
+            LockedChart {
+                repository: "https://charts.example".into(),
+                name: "postgresql".into(),
+                version: "15.5.3".into(),
+                digest: "sha256:00".into(),
+            },
+        );
+        lock.write(dir.path()).unwrap();
+        assert_eq!(LockFile::read(dir.path()).unwrap(), Some(lock));
+    }
+}

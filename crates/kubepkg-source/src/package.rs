@@ -1,0 +1,195 @@
+//! Charts of `chart: {repository, name, version}` components of `kubepkg.yaml`, resolved into
+//! `kubepkg.lock` ([`lock`], `kubepkg package lock`) and fetched by it ([`fetch_locked`], called
+//! by the CLI's one package loader before `plan`, `apply` and `values` render anything): the
+//! locked version from the repository, checked against the locked digest, through kubepkg's
+//! chart cache — a chart whose digest is cached is used without any request, so a locked package
+//! installs with its repository gone once its charts were fetched. Repository entries of
+//! `repositories.yaml` with the same URL lend their credentials and TLS settings.
+
+use kubepkg_package::lock::{LockFile, LockedChart};
+use kubepkg_package::manifest::{ChartSource, Package, RepositoryChart};
+
+use crate::{HelmPaths, SourceError};
+
+fn access_for(paths: &HelmPaths, repository: &str) -> kubepkg_repo::Overrides {
+    let file =
+        kubepkg_repo::RepoFile::load_or_default(&paths.repository_config).unwrap_or_default();
+    match file
+        .repositories
+        .iter()
+        .find(|e| e.url.trim_end_matches('/') == repository.trim_end_matches('/'))
+    {
+        Some(e) => {
+            let a = kubepkg_repo::Access::of_entry(
+                e,
+                kubepkg_fetch::DEFAULT_TIMEOUT,
+                kubepkg_repo::Limits::default(),
+            );
+            kubepkg_repo::Overrides {
+                tls: a.tls,
+                credentials: a.credentials,
+                pass_credentials_all: a.pass_credentials_all,
+            }
+        }
+        None => kubepkg_repo::Overrides::default(),
+    }
+}
+
+fn limits() -> Result<kubepkg_repo::Limits, SourceError> {
+    Ok(kubepkg_repo::Limits::from_env(|v| std::env::var(v).ok())?)
+}
+
+/// `kubepkg package lock`: each repository component's constraint resolved against its
+/// repository's index (Helm's choice), the archive downloaded (digest-checked against the
+/// index) into the chart cache, and both recorded.
+pub async fn lock(package: &Package, paths: &HelmPaths) -> Result<LockFile, SourceError> {
+    let limits = limits()?;
+    let mut lock = LockFile::default();
+    for c in &package.components {
+        let ChartSource::Repository(r) = &c.chart else {
+            continue;
+        };
+        let overrides = access_for(paths, &r.repository);
+        let resolved =
+            kubepkg_repo::resolve_in_url(&r.repository, &r.name, &r.version, &overrides, limits)
+                .await?;
+        let path = download(&resolved, &c.name, paths).await?;
+        lock.components.insert(
+            c.name.clone(),
+            LockedChart {
+                repository: r.repository.clone(),
+                name: r.name.clone(),
+                version: resolved.version.clone(),
+                digest: digest_of(&path),
+            },
+        );
+    }
+    Ok(lock)
+}
+
+async fn download(
+    resolved: &kubepkg_repo::Resolved,
+    component: &str,
+    paths: &HelmPaths,
+) -> Result<std::path::PathBuf, SourceError> {
+    kubepkg_repo::download_chart(resolved, &paths.kubepkg_cache)
+        .await
+        .map_err(|source| SourceError::Download {
+            reference: format!("the chart of component {component}"),
+            source: Box::new(source),
+        })
+}
+
+/// `sha256:<hex>` of a cached archive (its directory is named by its digest).
+fn digest_of(path: &std::path::Path) -> String {
+    let hex = path
+        .parent()
+        .and_then(|d| d.file_name())
+        .map(|d| d.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("sha256:{hex}")
+}
+
+fn matches(locked: &LockedChart, wanted: &RepositoryChart) -> bool {
+    locked.repository.trim_end_matches('/') == wanted.repository.trim_end_matches('/')
+        && locked.name == wanted.name
+        && (locked.version == wanted.version
+            || matches!(
+                (
+                    kubepkg_semver::Constraints::parse(&wanted.version),
+                    kubepkg_semver::Version::parse(&locked.version)
+                ),
+                (Ok(c), Ok(v)) if c.check(&v)
+            ))
+}
+
+/// Replaces each repository component's chart by the archive its `kubepkg.lock` entry names,
+/// fetching it when it is not cached. A component without an entry, or whose entry no longer
+/// matches `kubepkg.yaml`, is an error saying to run `kubepkg package lock`.
+pub async fn fetch_locked(package: &mut Package, paths: &HelmPaths) -> Result<(), SourceError> {
+    if !package
+        .components
+        .iter()
+        .any(|c| matches!(c.chart, ChartSource::Repository(_)))
+    {
+        return Ok(());
+    }
+    let lock = LockFile::read(&package.root)
+        .map_err(|e| SourceError::Package(Box::new(e)))?
+        .unwrap_or_default();
+    let limits = limits()?;
+    for c in &mut package.components {
+        let ChartSource::Repository(wanted) = &c.chart else {
+            continue;
+        };
+        let Some(locked) = lock.components.get(&c.name) else {
+            return Err(SourceError::NotLocked {
+                component: c.name.clone(),
+                chart: format!(
+                    "{} {} of {}",
+                    wanted.name, wanted.version, wanted.repository
+                ),
+            });
+        };
+        if !matches(locked, wanted) {
+            return Err(SourceError::LockMismatch {
+                component: c.name.clone(),
+                locked: format!(
+                    "{} {} of {}",
+                    locked.name, locked.version, locked.repository
+                ),
+                wanted: format!(
+                    "{} {} of {}",
+                    wanted.name, wanted.version, wanted.repository
+                ),
+            });
+        }
+        let hex = locked
+            .digest
+            .strip_prefix("sha256:")
+            .unwrap_or(&locked.digest)
+            .to_string();
+        let cached = cached_archive(&paths.kubepkg_cache, &hex);
+        let path = match cached {
+            Some(p) => p,
+            None => {
+                let overrides = access_for(paths, &locked.repository);
+                let mut resolved = kubepkg_repo::resolve_in_url(
+                    &locked.repository,
+                    &locked.name,
+                    &locked.version,
+                    &overrides,
+                    limits,
+                )
+                .await?;
+                if resolved.version != locked.version {
+                    return Err(SourceError::LockMismatch {
+                        component: c.name.clone(),
+                        locked: format!("{} {}", locked.name, locked.version),
+                        wanted: format!(
+                            "{} {} (the repository no longer has it)",
+                            resolved.name, resolved.version
+                        ),
+                    });
+                }
+                resolved.digest = Some(hex);
+                download(&resolved, &c.name, paths).await?
+            }
+        };
+        c.chart = ChartSource::Archive(path);
+    }
+    Ok(())
+}
+
+/// The cached archive of digest `hex`, if there is one whose bytes still have that digest.
+fn cached_archive(cache: &std::path::Path, hex: &str) -> Option<std::path::PathBuf> {
+    let dir = cache.join("charts").join(hex);
+    std::fs::read_dir(&dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.extension().is_some_and(|e| e == "tgz")
+                && std::fs::read(p).is_ok_and(|b| kubepkg_repo::hex_digest(&b) == hex)
+        })
+}

@@ -1,0 +1,392 @@
+//! A Helm chart repository as real ones are: a directory with a static `index.yaml` and chart
+//! archives (made by the real `helm package` and `helm repo index`, see [`build_repository`]),
+//! served read-only on loopback over HTTP or HTTPS by [`ChartRepo`] (certificate from a CA made
+//! for that server with the `openssl` CLI), optionally behind basic auth. `GET /redirect/PATH`
+//! answers `302` to `/PATH`, for redirect tests. The server counts the requests it answered
+//! ([`ChartRepo::requests`]) and stops when dropped.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use http_body_util::Full;
+use hyper::body::Bytes;
+
+use crate::Error;
+
+/// How a [`ChartRepo`] serves.
+#[derive(Debug, Clone, Default)]
+pub struct ServeOptions {
+    /// HTTPS with a certificate signed by a CA of its own ([`ChartRepo::ca_file`]).
+    pub tls: bool,
+    /// Require these basic-auth credentials on every request.
+    pub basic_auth: Option<(String, String)>,
+}
+
+/// A static file server on `127.0.0.1`, stopped on drop.
+#[derive(Debug)]
+pub struct ChartRepo {
+    url: String,
+    root: PathBuf,
+    ca_file: Option<PathBuf>,
+    requests: Arc<AtomicUsize>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    _certs: Option<tempfile::TempDir>,
+}
+
+impl ChartRepo {
+    /// Serves the files under `root`.
+    pub fn serve(root: &Path, options: ServeOptions) -> Result<ChartRepo, Error> {
+        let io = |what: &'static str, path: &Path| {
+            let path = path.to_path_buf();
+            move |source| Error::Io { what, path, source }
+        };
+        let listener = std::net::TcpListener::bind("127.0.0.1:0")
+            .map_err(io("binding", Path::new("127.0.0.1:0")))?;
+        listener
+            .set_nonblocking(true)
+            .map_err(io("configuring", Path::new("listener")))?;
+        let port = listener
+            .local_addr()
+            .map_err(io("reading the address of", Path::new("listener")))?
+            .port();
+        let (certs, acceptor) = if options.tls {
+            let dir = tempfile::tempdir().map_err(io("creating", Path::new("tempdir")))?;
+            let acceptor = make_tls(dir.path())?;
+            (Some(dir), Some(acceptor))
+        } else {
+            (None, None)
+        };
+        let ca_file = certs.as_ref().map(|d| d.path().join("ca.crt"));
+        let scheme = if options.tls { "https" } else { "http" };
+        let url = format!("{scheme}://127.0.0.1:{port}");
+        let requests = Arc::new(AtomicUsize::new(0));
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let state = Arc::new(State {
+            root: root.to_path_buf(),
+            auth: options.basic_auth.map(|(u, p)| {
+                use base64::Engine as _;
+                format!(
+                    "Basic {}",
+                    base64::engine::general_purpose::STANDARD.encode(format!("{u}:{p}"))
+                )
+            }),
+            requests: requests.clone(),
+        });
+        let thread = std::thread::spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            rt.block_on(async move {
+                let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+                    return;
+                };
+                tokio::pin!(stopped);
+                loop {
+                    let accepted = tokio::select! {
+                        _ = &mut stopped => break,
+                        a = listener.accept() => a,
+                    };
+                    let Ok((tcp, _)) = accepted else { continue };
+                    let state = state.clone();
+                    let acceptor = acceptor.clone();
+                    tokio::spawn(async move {
+                        let service = hyper::service::service_fn(move |req| {
+                            let state = state.clone();
+                            async move { Ok::<_, std::convert::Infallible>(state.answer(req)) }
+                        });
+                        let http = hyper::server::conn::http1::Builder::new();
+                        match acceptor {
+                            Some(acceptor) => {
+                                if let Ok(tls) = acceptor.accept(tcp).await {
+                                    let _ = http
+                                        .serve_connection(
+                                            hyper_util::rt::TokioIo::new(tls),
+                                            service,
+                                        )
+                                        .await;
+                                }
+                            }
+                            None => {
+                                let _ = http
+                                    .serve_connection(hyper_util::rt::TokioIo::new(tcp), service)
+                                    .await;
+                            }
+                        }
+                    });
+                }
+            });
+        });
+        Ok(ChartRepo {
+            url,
+            root: root.to_path_buf(),
+            ca_file,
+            requests,
+            stop: Some(stop),
+            thread: Some(thread),
+            _certs: certs,
+        })
+    }
+
+    /// `http://127.0.0.1:PORT` or `https://…`, without a trailing slash.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The directory served.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The CA certificate (PEM) the HTTPS server's certificate is signed by.
+    pub fn ca_file(&self) -> Option<&Path> {
+        self.ca_file.as_deref()
+    }
+
+    /// How many requests were answered so far (any status).
+    pub fn requests(&self) -> usize {
+        self.requests.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for ChartRepo {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+struct State {
+    root: PathBuf,
+    auth: Option<String>,
+    requests: Arc<AtomicUsize>,
+}
+
+impl State {
+    fn answer(&self, req: hyper::Request<hyper::body::Incoming>) -> hyper::Response<Full<Bytes>> {
+        self.requests.fetch_add(1, Ordering::SeqCst);
+        let reply = |status: u16, body: Vec<u8>| {
+            let mut r = hyper::Response::new(Full::new(Bytes::from(body)));
+            *r.status_mut() = hyper::StatusCode::from_u16(status).unwrap_or_default();
+            r
+        };
+        if let Some(expected) = &self.auth {
+            let given = req
+                .headers()
+                .get(hyper::header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok());
+            if given != Some(expected.as_str()) {
+                let mut r = reply(401, b"unauthorized\n".to_vec());
+                r.headers_mut().insert(
+                    hyper::header::WWW_AUTHENTICATE,
+                    hyper::header::HeaderValue::from_static("Basic realm=\"charts\""),
+                );
+                return r;
+            }
+        }
+        let path = req.uri().path();
+        if let Some(rest) = path.strip_prefix("/redirect/") {
+            let mut r = reply(302, Vec::new());
+            if let Ok(v) = hyper::header::HeaderValue::from_str(&format!("/{rest}")) {
+                r.headers_mut().insert(hyper::header::LOCATION, v);
+            }
+            return r;
+        }
+        let relative = path.trim_start_matches('/');
+        if relative.split('/').any(|s| s == ".." || s.is_empty()) {
+            return reply(404, b"not found\n".to_vec());
+        }
+        match std::fs::read(self.root.join(relative)) {
+            Ok(bytes) => reply(200, bytes),
+            Err(_) => reply(404, b"not found\n".to_vec()),
+        }
+    }
+}
+
+fn run(cmd: &mut Command) -> Result<String, Error> {
+    let out = cmd.output().map_err(|source| Error::Io {
+        what: "running",
+        path: PathBuf::from(cmd.get_program()),
+        source,
+    })?;
+    if !out.status.success() {
+        return Err(Error::Tool {
+            command: format!("{cmd:?}"),
+            output: format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        });
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// A CA and a server certificate for `127.0.0.1`/`localhost` (made with the `openssl` CLI in
+/// `dir`: `ca.crt`, `server.crt`, `server.key`), as a rustls acceptor.
+fn make_tls(dir: &Path) -> Result<tokio_rustls::TlsAcceptor, Error> {
+    let openssl = |args: &[&str]| run(Command::new("openssl").args(args).current_dir(dir));
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=kubepkg test CA",
+    ])?;
+    openssl(&[
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=127.0.0.1",
+    ])?;
+    std::fs::write(
+        dir.join("ext.cnf"),
+        "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    )
+    .map_err(|source| Error::Io {
+        what: "writing",
+        path: dir.join("ext.cnf"),
+        source,
+    })?;
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.crt",
+        "-days",
+        "2",
+        "-extfile",
+        "ext.cnf",
+    ])?;
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let pem_error = |path: PathBuf| {
+        move |e: rustls::pki_types::pem::Error| Error::Io {
+            what: "reading PEM",
+            path: path.clone(),
+            source: std::io::Error::other(e.to_string()),
+        }
+    };
+    let cert_path = dir.join("server.crt");
+    let key_path = dir.join("server.key");
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(&cert_path)
+        .map_err(pem_error(cert_path.clone()))?
+        .collect::<Result<_, _>>()
+        .map_err(pem_error(cert_path.clone()))?;
+    let key = PrivateKeyDer::from_pem_file(&key_path).map_err(pem_error(key_path.clone()))?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(rustls::DEFAULT_VERSIONS)
+        .and_then(|b| b.with_no_client_auth().with_single_cert(certs, key))
+        .map_err(|e| Error::Io {
+            what: "configuring TLS with",
+            path: cert_path,
+            source: std::io::Error::other(e.to_string()),
+        })?;
+    Ok(tokio_rustls::TlsAcceptor::from(Arc::new(config)))
+}
+
+/// A chart to put into a repository: `helm create NAME`, with `version` and an optional
+/// description, packaged with the real `helm package`.
+#[derive(Debug, Clone)]
+pub struct ChartSpec {
+    pub name: String,
+    pub version: String,
+    pub description: Option<String>,
+}
+
+impl ChartSpec {
+    pub fn new(name: &str, version: &str) -> ChartSpec {
+        ChartSpec {
+            name: name.to_string(),
+            version: version.to_string(),
+            description: None,
+        }
+    }
+}
+
+/// Fills `dir` as a chart repository: each chart made by `helm create`, packaged by
+/// `helm package`, then `helm repo index dir` (relative URLs, as most repositories have).
+pub fn build_repository(helm: &Path, dir: &Path, charts: &[ChartSpec]) -> Result<(), Error> {
+    let work = tempfile::tempdir().map_err(|source| Error::Io {
+        what: "creating",
+        path: PathBuf::from("tempdir"),
+        source,
+    })?;
+    let helm_cmd = || {
+        let mut c = Command::new(helm);
+        c.env("HELM_CONFIG_HOME", work.path().join("config"))
+            .env("HELM_CACHE_HOME", work.path().join("cache"))
+            .env("HELM_DATA_HOME", work.path().join("data"));
+        c
+    };
+    for spec in charts {
+        let chart_dir = work.path().join(&spec.name);
+        if !chart_dir.exists() {
+            run(helm_cmd().arg("create").arg(&chart_dir))?;
+        }
+        let chart_yaml = chart_dir.join("Chart.yaml");
+        let text = std::fs::read_to_string(&chart_yaml).map_err(|source| Error::Io {
+            what: "reading",
+            path: chart_yaml.clone(),
+            source,
+        })?;
+        let mut lines: Vec<String> = text
+            .lines()
+            .map(|l| {
+                if l.starts_with("version:") {
+                    format!("version: {}", spec.version)
+                } else if l.starts_with("description:")
+                    && let Some(d) = &spec.description
+                {
+                    format!("description: {d}")
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect();
+        lines.push(String::new());
+        std::fs::write(&chart_yaml, lines.join("\n")).map_err(|source| Error::Io {
+            what: "writing",
+            path: chart_yaml.clone(),
+            source,
+        })?;
+        run(helm_cmd().arg("package").arg(&chart_dir).arg("-d").arg(dir))?;
+    }
+    run(helm_cmd().args(["repo", "index"]).arg(dir))?;
+    Ok(())
+}
