@@ -14,6 +14,73 @@ pub fn go_duration(s: &str) -> Result<Duration, String> {
         .map_err(|e| e.to_string())
 }
 
+/// Helm's global flags, which `helm` accepts before the verb as well as after it
+/// (`helm -n shop list`): the ones kubepkg knows, with whether each takes a value.
+const GLOBAL_FLAGS: &[(&str, bool)] = &[
+    ("--kubeconfig", true),
+    ("--kube-context", true),
+    ("--namespace", true),
+    ("-n", true),
+    ("--no-wait-lock", false),
+];
+
+/// The command line with Helm's global flags given before the verb moved after it (after the
+/// whole verb path: `kubepkg -n shop package status x` reads as `kubepkg package status -n shop
+/// x`), so they parse as the verb's own flags. Anything else is left as it is, for clap to read
+/// (or refuse) as usual.
+pub fn with_global_flags_after_the_verb(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    use clap::CommandFactory;
+    let mut iter = args.into_iter();
+    let Some(program) = iter.next() else {
+        return Vec::new();
+    };
+    let rest: Vec<std::ffi::OsString> = iter.collect();
+    let mut globals = Vec::new();
+    let mut i = 0;
+    while i < rest.len() {
+        let arg = rest[i].to_string_lossy();
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, _)) if n.starts_with("--") => (n.to_string(), true),
+            _ => (arg.to_string(), false),
+        };
+        match GLOBAL_FLAGS.iter().find(|(f, _)| *f == name) {
+            Some((_, takes_value)) => {
+                globals.push(rest[i].clone());
+                if *takes_value && !inline && i + 1 < rest.len() {
+                    globals.push(rest[i + 1].clone());
+                    i += 1;
+                }
+                i += 1;
+            }
+            None => break,
+        }
+    }
+    if globals.is_empty() {
+        let mut out = vec![program];
+        out.extend(rest);
+        return out;
+    }
+    // The verb path: the first word, and a subcommand of it while it has subcommands.
+    let mut cmd = Cli::command();
+    let mut path_end = i;
+    while path_end < rest.len() {
+        let word = rest[path_end].to_string_lossy().to_string();
+        let Some(sub) = cmd.find_subcommand(&word).cloned() else {
+            break;
+        };
+        path_end += 1;
+        if !sub.has_subcommands() {
+            break;
+        }
+        cmd = sub;
+    }
+    let mut out = vec![program];
+    out.extend(rest[i..path_end].iter().cloned());
+    out.extend(globals);
+    out.extend(rest[path_end..].iter().cloned());
+    out
+}
+
 /// kubepkg installs and upgrades packages of Helm charts safely: components one at a time in
 /// dependency order, each waiting until really ready.
 #[derive(Debug, Parser)]
@@ -936,6 +1003,41 @@ pub struct PackageListArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn global_flags_before_the_verb_move_after_it() {
+        let moved = |args: &[&str]| -> Vec<String> {
+            with_global_flags_after_the_verb(args.iter().map(Into::into).collect())
+                .into_iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(
+            moved(&["kubepkg", "--kubeconfig", "k", "-n", "shop", "list", "-A"]),
+            ["kubepkg", "list", "--kubeconfig", "k", "-n", "shop", "-A"]
+        );
+        assert_eq!(
+            moved(&["kubepkg", "--namespace=shop", "package", "status", "web"]),
+            ["kubepkg", "package", "status", "--namespace=shop", "web"]
+        );
+        assert_eq!(
+            moved(&["kubepkg", "list", "-n", "x"]),
+            ["kubepkg", "list", "-n", "x"],
+            "after the verb: unchanged"
+        );
+        // Parsed as the verb's own flags.
+        let cli = Cli::try_parse_from(with_global_flags_after_the_verb(
+            ["kubepkg", "--kube-context", "c", "status", "web"]
+                .iter()
+                .map(Into::into)
+                .collect(),
+        ))
+        .unwrap();
+        let Command::Status(q) = cli.command else {
+            unreachable!()
+        };
+        assert_eq!(q.query.cluster.kube_context.as_deref(), Some("c"));
+    }
 
     #[test]
     fn durations_are_gos() {

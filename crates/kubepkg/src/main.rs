@@ -14,7 +14,9 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = cli::Cli::parse_from(cli::with_global_flags_after_the_verb(
+        std::env::args_os().collect(),
+    ));
     let settings = settings::Settings::from_env(&cli.command);
     match commands::run(cli.command, &settings) {
         Ok(code) => code,
