@@ -17,6 +17,8 @@
 //! Tests of how kubepkg survives a flaky network put a [`fault::FaultProxy`] between it and the
 //! API server (resets, refused connections, latency, cut answers and watches, at a rate).
 //!
+//! Tests of OCI registries start a real one on loopback with [`registry::Registry::start`].
+//!
 //! Tests that compare with the real `helm` CLI get it from [`helm_binary`] and run it
 //! against their namespace with [`helm_command`].
 #![forbid(unsafe_code)]
@@ -30,6 +32,7 @@ pub mod kstatus;
 mod namespace;
 mod packages;
 mod plane;
+pub mod registry;
 pub mod sim;
 mod wait;
 
