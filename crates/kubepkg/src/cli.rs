@@ -74,6 +74,8 @@ pub enum Command {
     Status(Box<QueryArgs>),
     /// Print a release's values, manifest, hooks or notes.
     Get(Box<GetArgs>),
+    /// Download a chart from a registry or chart repository, as `helm pull` does.
+    Pull(Box<PullArgs>),
     /// Run a release's test hooks.
     Test(Box<ReleaseQueryArgs>),
     /// Run the kubepkg controller: reconcile `Package` objects until SIGTERM.
@@ -122,10 +124,12 @@ pub struct ControllerArgs {
 /// Arguments of `kubepkg template [NAME] CHART` (Helm's flag names and meanings).
 #[derive(Debug, clap::Args)]
 pub struct TemplateArgs {
-    /// Release name and chart path (directory or .tgz); with one argument the name is
-    /// `release-name`.
+    /// Release name and chart (a directory or .tgz, `oci://…`, `REPO/CHART`, a chart URL);
+    /// with one argument the name is `release-name`.
     #[arg(num_args = 1..=2, required = true)]
     pub args: Vec<String>,
+    #[command(flatten)]
+    pub source: ChartSourceArgs,
     /// Values files (repeatable or comma-separated; `-` reads standard input).
     #[arg(short = 'f', long = "values", value_delimiter = ',')]
     pub values: Vec<String>,
@@ -210,6 +214,85 @@ pub struct TemplateArgs {
     pub description: Option<String>,
 }
 
+/// Where a chart comes from and how to fetch it (Helm's chart-path flags of `install`,
+/// `upgrade`, `template` and `pull`); the reference itself is read by
+/// `kubepkg_source::ChartRef::parse`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ChartSourceArgs {
+    /// Chart version: exact, or a SemVer constraint (`^1.2`, `>=1.4 <2`); default: the latest
+    /// stable version. Ignored for a local chart.
+    #[arg(long = "version")]
+    pub version: Option<String>,
+    /// Also consider pre-release versions (ignored when --version is set).
+    #[arg(long = "devel")]
+    pub devel: bool,
+    /// Chart repository URL to look the chart name up in.
+    #[arg(long = "repo")]
+    pub repo: Option<String>,
+    /// Username for the chart repository or registry.
+    #[arg(long = "username")]
+    pub username: Option<String>,
+    /// Password for the chart repository or registry.
+    #[arg(long = "password")]
+    pub password: Option<String>,
+    /// Send the credentials to every domain the repository index points at.
+    #[arg(long = "pass-credentials")]
+    pub pass_credentials: bool,
+    /// Verify the server's certificate with this CA bundle.
+    #[arg(long = "ca-file")]
+    pub ca_file: Option<std::path::PathBuf>,
+    /// Client certificate file (TLS).
+    #[arg(long = "cert-file")]
+    pub cert_file: Option<std::path::PathBuf>,
+    /// Client key file (TLS).
+    #[arg(long = "key-file")]
+    pub key_file: Option<std::path::PathBuf>,
+    /// Skip verifying the server's certificate.
+    #[arg(long = "insecure-skip-tls-verify")]
+    pub insecure_skip_tls_verify: bool,
+    /// Use plain HTTP (no TLS) to reach an OCI registry.
+    #[arg(long = "plain-http")]
+    pub plain_http: bool,
+}
+
+impl ChartSourceArgs {
+    /// The source layer's options.
+    pub fn options(&self) -> kubepkg_source::SourceOptions {
+        kubepkg_source::SourceOptions {
+            version: self.version.clone(),
+            devel: self.devel,
+            repo_url: self.repo.clone(),
+            username: self.username.clone(),
+            password: self.password.clone(),
+            pass_credentials: self.pass_credentials,
+            ca_file: self.ca_file.clone(),
+            cert_file: self.cert_file.clone(),
+            key_file: self.key_file.clone(),
+            insecure_skip_tls_verify: self.insecure_skip_tls_verify,
+            plain_http: self.plain_http,
+        }
+    }
+}
+
+/// `kubepkg pull CHART`: download a chart archive as `helm pull` does.
+#[derive(Debug, clap::Args)]
+pub struct PullArgs {
+    /// Chart reference: `oci://HOST/REPO/CHART`, `REPO/CHART`, a chart URL, or a name with
+    /// --repo.
+    pub chart: String,
+    #[command(flatten)]
+    pub source: ChartSourceArgs,
+    /// Directory to write the chart into.
+    #[arg(short = 'd', long = "destination", default_value = ".")]
+    pub destination: std::path::PathBuf,
+    /// Unpack the chart after downloading it.
+    #[arg(long = "untar")]
+    pub untar: bool,
+    /// With --untar: the directory to unpack into (relative to --destination).
+    #[arg(long = "untardir", default_value = ".")]
+    pub untardir: std::path::PathBuf,
+}
+
 /// Where the cluster is (Helm's `--kubeconfig`, `--kube-context`, `-n`).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ClusterArgs {
@@ -268,7 +351,10 @@ pub struct OperationArgs {
 #[derive(Debug, clap::Args)]
 pub struct InstallArgs {
     pub name: String,
+    /// Chart: a directory or .tgz, `oci://HOST/REPO/CHART`, `REPO/CHART`, or a chart URL.
     pub chart: String,
+    #[command(flatten)]
+    pub source: ChartSourceArgs,
     #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]

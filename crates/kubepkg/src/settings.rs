@@ -29,6 +29,8 @@ pub struct Settings {
     helm_driver: String,
     /// Wait for a busy release's lease (false: `--no-wait-lock`).
     pub wait_lock: bool,
+    /// Helm's repository and registry files and kubepkg's cache (`kubepkg_source::paths`).
+    pub paths: kubepkg_source::HelmPaths,
 }
 
 impl Settings {
@@ -42,6 +44,7 @@ impl Settings {
             namespace: flags.namespace.or_else(|| set("HELM_NAMESPACE")),
             helm_driver: env("HELM_DRIVER").unwrap_or_default(),
             wait_lock: !flags.no_wait_lock,
+            paths: kubepkg_source::HelmPaths::resolve(&env),
         }
     }
 
@@ -136,6 +139,7 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
             Command::List(a) => &a.cluster,
             Command::History(a) | Command::Status(a) => &a.query.cluster,
             Command::Get(a) => &a.cluster,
+            Command::Pull(_) => return None,
             Command::Test(a) => &a.cluster,
             Command::Controller(a) => {
                 return Some(ClusterArgs {

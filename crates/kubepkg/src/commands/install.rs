@@ -3,7 +3,6 @@
 //! capabilities and touches no cluster; `--dry-run=server` renders against the cluster and
 //! has the API server validate every object (server-side dry run); neither writes anything.
 
-use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -12,7 +11,7 @@ use kubepkg_engine::verbs::{self, DryRunMode};
 use kubepkg_release::action::Options;
 use kubepkg_release::output::{self, Format};
 
-use super::runtime;
+use super::{locate_chart, runtime};
 use crate::cli::{InstallArgs, ValuesArgs};
 use crate::settings::Settings;
 
@@ -20,7 +19,9 @@ pub fn run(args: InstallArgs, settings: &Settings) -> Result<ExitCode> {
     let values = verbs::user_values(&value_options(&args.values))?;
     let dry_run = DryRunMode::parse(args.dry_run.as_deref())?;
     let format = Format::parse(&args.op.output).unwrap_or_default();
-    let chart = Path::new(&args.chart);
+    let rt = runtime()?;
+    let located = rt.block_on(locate_chart(&args.chart, &args.source, settings))?;
+    let chart = located.path.as_path();
     if dry_run == Some(DryRunMode::Client) {
         let namespace = settings.offline_namespace();
         let description = args.op.description.as_deref();
@@ -28,7 +29,7 @@ pub fn run(args: InstallArgs, settings: &Settings) -> Result<ExitCode> {
         print!("{}", output::release(&release, format)?);
         return Ok(ExitCode::SUCCESS);
     }
-    runtime()?.block_on(async {
+    rt.block_on(async {
         let cluster = settings.connect().await?;
         let caps = verbs::capabilities(&cluster).await?;
         let prepared =

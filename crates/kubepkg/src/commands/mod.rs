@@ -9,6 +9,7 @@ mod history;
 mod install;
 mod list;
 mod package;
+mod pull;
 mod rollback;
 mod status;
 mod template;
@@ -42,6 +43,7 @@ pub fn run(command: Command, settings: &Settings) -> Result<ExitCode, CliError> 
         Command::History(args) => history::run(*args, settings),
         Command::Status(args) => status::run(*args, settings),
         Command::Get(args) => get::run(*args, settings),
+        Command::Pull(args) => pull::run(*args, settings),
         Command::Test(args) => test::run(*args, settings),
         Command::Controller(args) => controller::run(*args, settings),
     }?)
@@ -54,6 +56,16 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .enable_all()
         .build()
         .context("starting the async runtime")
+}
+
+/// The chart `reference` names, located on disk (fetched into the cache when it is remote),
+/// for the commands that take a chart.
+async fn locate_chart(
+    reference: &str,
+    source: &crate::cli::ChartSourceArgs,
+    settings: &Settings,
+) -> Result<kubepkg_source::LocatedChart> {
+    Ok(kubepkg_source::locate_chart(reference, &source.options(), &settings.paths).await?)
 }
 
 /// The per-component timeout of a package operation when `--timeout` is not given.

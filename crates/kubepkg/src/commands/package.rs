@@ -75,11 +75,17 @@ fn user_values(flags: &PackageValuesFlags) -> Result<UserValues> {
     for s in &flags.set_json {
         u.add_set_json(s)?;
     }
-    // Helm's readFile: `-` is standard input, anything else a local file.
+    // Helm's readFile: `-` is standard input, anything else a local file. Package values are
+    // recorded as JSON text in the revision, which holds no invalid UTF-8: such a file is
+    // refused (Helm would keep the raw bytes; replacing them would change the value silently).
     let read = |path: &str| -> std::result::Result<String, String> {
-        kubepkg_chart::values::read_values_file(path)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .map_err(|e| e.to_string())
+        let bytes = kubepkg_chart::values::read_values_file(path).map_err(|e| e.to_string())?;
+        String::from_utf8(bytes).map_err(|e| {
+            format!(
+                "{path} is not UTF-8 text (invalid byte at offset {}): package values are kept as text; encode binary content (e.g. base64) and decode it in the template with b64dec",
+                e.utf8_error().valid_up_to()
+            )
+        })
     };
     for s in &flags.set_file {
         u.add_set_file(s, &read)?;

@@ -30,9 +30,11 @@ pub fn run(args: TemplateArgs, settings: &Settings) -> anyhow::Result<ExitCode> 
         [chart] => ("release-name".to_string(), chart.clone()),
         _ => anyhow::bail!("expected at most two arguments"),
     };
+    let located =
+        super::runtime()?.block_on(super::locate_chart(&chart, &args.source, settings))?;
     let opts = TemplateOptions {
         release_name: name,
-        chart: chart.into(),
+        chart: located.path,
         namespace: settings.offline_namespace(),
         values: ValueOptions {
             value_files: args.values.into_iter().map(Into::into).collect(),

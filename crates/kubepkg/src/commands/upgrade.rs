@@ -4,7 +4,6 @@
 //! `--dry-run[=client|server]` writes nothing; `server` also has the API server validate
 //! every object.
 
-use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -12,7 +11,7 @@ use kubepkg_engine::verbs::{self, DryRunMode, ValuesMode};
 use kubepkg_release::output::{self, Format};
 
 use super::install::{options, value_options};
-use super::runtime;
+use super::{locate_chart, runtime};
 use crate::cli::UpgradeArgs;
 use crate::settings::Settings;
 
@@ -34,8 +33,8 @@ pub fn run(args: UpgradeArgs, settings: &Settings) -> Result<ExitCode> {
         if target.installs() && table {
             println!("Release {:?} does not exist. Installing it now.", c.name);
         }
-        let chart = Path::new(&c.chart);
-        let prepared = target.prepare(&cluster.namespace, chart, values, mode, &caps)?;
+        let located = locate_chart(&c.chart, &c.source, settings).await?;
+        let prepared = target.prepare(&cluster.namespace, &located.path, values, mode, &caps)?;
         if let Some(warning) = prepared.dry_run_warning(dry_run) {
             eprintln!("{warning}");
         }

@@ -170,6 +170,45 @@ fn plan_of_the_demo_package_offline_snapshot() {
     assert_eq!(got, want);
 }
 
+/// A `--set-file` of a package verb whose file is not UTF-8 is refused (exit 1, one line naming
+/// the file), not recorded with its bytes replaced (regression: the value was silently changed).
+#[test]
+fn package_set_file_refuses_a_file_that_is_not_utf8() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join("blob.bin");
+    std::fs::write(&bin, b"ok\xff\xfe").unwrap();
+    let text = tmp.path().join("cert.pem");
+    std::fs::write(&text, "PEM\n").unwrap();
+    let plan = |file: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+            .args(["plan", "shop"])
+            .arg(repo().join("testdata/packages/demo/v1"))
+            .args(["-n", "shop", "--no-diff", "--set-file"])
+            .arg(format!("app.extra={}", file.display()))
+            .output()
+            .unwrap()
+    };
+    let out = plan(&bin);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{} is not UTF-8 text (invalid byte at offset 2)",
+            bin.display()
+        )),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    let out = plan(&text);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// One component chart: a Deployment the node simulator makes ready after `ready_after`, or
 /// never when `ready_after` is `never`.
 fn component(root: &Path, name: &str, version: &str, ready_after: &str) {
