@@ -1,6 +1,6 @@
 //! The content-addressed local cache: every manifest and blob pulled is stored under its
-//! digest (`<root>/blobs/sha256/<hex>`, root `$KUBEPKG_CACHE_DIR/oci` or
-//! `~/.cache/kubepkg/oci`) after its digest was checked, written to a temporary file in the same
+//! digest (`<root>/blobs/sha256/<hex>`, root `<kubepkg cache>/oci`, the
+//! cache being `$KUBEPKG_CACHE_DIR` or `~/.cache/kubepkg`) after its digest was checked, written to a temporary file in the same
 //! directory and renamed, so a reader never sees half an entry; a second pull of the same
 //! digest transfers nothing.
 
@@ -21,17 +21,6 @@ impl Cache {
     /// A cache rooted at `root` (its `blobs/sha256/` holds the entries).
     pub fn new(root: impl Into<PathBuf>) -> Cache {
         Cache { root: root.into() }
-    }
-
-    /// The user's cache: `$KUBEPKG_CACHE_DIR/oci`, else `$XDG_CACHE_HOME/kubepkg/oci`, else
-    /// `~/.cache/kubepkg/oci`.
-    pub fn user_default() -> Cache {
-        let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-        let root = env("KUBEPKG_CACHE_DIR")
-            .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("kubepkg")))
-            .or_else(|| env("HOME").map(|h| h.join(".cache/kubepkg")))
-            .unwrap_or_else(|| std::env::temp_dir().join("kubepkg-cache"));
-        Cache::new(root.join("oci"))
     }
 
     /// The cache's root directory.

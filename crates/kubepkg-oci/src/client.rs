@@ -46,21 +46,6 @@ pub struct ClientOptions {
     pub limits: Limits,
 }
 
-impl ClientOptions {
-    /// Options from the environment (credential files, cache, limits), HTTPS with system roots.
-    pub fn from_env() -> ClientOptions {
-        ClientOptions {
-            plain_http: false,
-            insecure_skip_tls_verify: false,
-            ca_file: None,
-            credentials: CredentialFiles::from_env(),
-            credential: None,
-            cache: Cache::user_default(),
-            limits: Limits::from_env(),
-        }
-    }
-}
-
 type Http = HyperClient<HttpsConnector<HttpConnector>, Full<Bytes>>;
 
 /// A registry client (cheap to clone; one connection pool).

@@ -1,7 +1,6 @@
-//! Registry credentials as users have them: Helm's registry config (`$HELM_REGISTRY_CONFIG`,
-//! default `$HELM_CONFIG_HOME/registry/config.json`, `~/.config/helm/registry/config.json`)
-//! first, then Docker's (`$DOCKER_CONFIG/config.json`, default `~/.docker/config.json`), both
-//! in Docker's `config.json` format (`auths.<host>.auth` = base64 `user:password`, or
+//! Registry credentials as users have them: Helm's registry config first, then Docker's
+//! `config.json` (where each is comes from `kubepkg_source::HelmPaths`, resolved once from
+//! the environment by the binary), both in Docker's `config.json` format (`auths.<host>.auth` = base64 `user:password`, or
 //! `username`/`password`; `credHelpers`/`credsStore` run `docker-credential-<name> get`).
 //! [`login`] and [`logout`] write Helm's file the way helm does (other keys kept, tab-indented
 //! JSON, mode 0600, written whole through a rename), so a login by either tool serves both.
@@ -40,23 +39,6 @@ pub struct CredentialFiles {
 }
 
 impl CredentialFiles {
-    /// The files of the environment, as helm finds them.
-    pub fn from_env() -> CredentialFiles {
-        let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-        let home = env("HOME");
-        let helm = env("HELM_REGISTRY_CONFIG").unwrap_or_else(|| {
-            env("HELM_CONFIG_HOME")
-                .or_else(|| env("XDG_CONFIG_HOME").map(|d| d.join("helm")))
-                .or_else(|| home.as_ref().map(|h| h.join(".config/helm")))
-                .unwrap_or_else(|| PathBuf::from(".config/helm"))
-                .join("registry/config.json")
-        });
-        let docker = env("DOCKER_CONFIG")
-            .map(|d| d.join("config.json"))
-            .or_else(|| home.map(|h| h.join(".docker/config.json")));
-        CredentialFiles { helm, docker }
-    }
-
     /// The credential for `host` (`host[:port]`), if any file has one.
     pub fn lookup(&self, host: &str) -> Result<Option<Credential>, Error> {
         for path in std::iter::once(&self.helm).chain(self.docker.as_ref()) {

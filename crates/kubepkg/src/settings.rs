@@ -131,6 +131,7 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
                 PackageCommand::Rollback(a) => &a.cluster,
                 PackageCommand::Uninstall(a) => &a.cluster,
                 PackageCommand::List(a) => &a.cluster,
+                PackageCommand::Push(_) | PackageCommand::Pull(_) => return None,
             },
             Command::Install(a) => &a.cluster,
             Command::Upgrade(a) => &a.common.cluster,
@@ -139,7 +140,7 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
             Command::List(a) => &a.cluster,
             Command::History(a) | Command::Status(a) => &a.query.cluster,
             Command::Get(a) => &a.cluster,
-            Command::Pull(_) => return None,
+            Command::Pull(_) | Command::Push(_) | Command::Registry(_) => return None,
             Command::Test(a) => &a.cluster,
             Command::Controller(a) => {
                 return Some(ClusterArgs {

@@ -245,6 +245,11 @@ pub fn values(args: PackageValuesArgs, settings: &Settings) -> Result<ExitCode> 
 
 /// `kubepkg package …`: always the package meaning of NAME.
 pub fn run(cmd: PackageCommand, settings: &Settings) -> Result<ExitCode> {
+    let cmd = match cmd {
+        PackageCommand::Push(a) => return super::package_oci::push(*a, settings),
+        PackageCommand::Pull(a) => return super::package_oci::pull(*a, settings),
+        cmd => cmd,
+    };
     runtime()?.block_on(async {
         let kube = settings.connect().await?;
         match cmd {
@@ -257,6 +262,9 @@ pub fn run(cmd: PackageCommand, settings: &Settings) -> Result<ExitCode> {
                 uninstall(&kube, &a.name, a.keep_history, a.timeout, &a.output).await
             }
             PackageCommand::List(a) => list(&kube, a.all_namespaces, &a.output).await,
+            PackageCommand::Push(_) | PackageCommand::Pull(_) => {
+                anyhow::bail!("package push and pull run without a cluster")
+            }
         }
     })
 }
