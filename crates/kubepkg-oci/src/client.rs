@@ -307,9 +307,7 @@ impl Client {
         if !a.status.is_success() {
             return Err(status_error(r, "PUT", &path, a.status, &a.body));
         }
-        let digest = sha256_digest(bytes);
-        self.cache().put(&digest, bytes)?;
-        Ok(digest)
+        Ok(sha256_digest(bytes))
     }
 
     /// Every tag of `r`'s repository, in the registry's order (pages followed).

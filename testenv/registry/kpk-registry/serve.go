@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -121,7 +122,11 @@ http:
 		mux.Handle("/token", issuer.handler(users))
 	}
 	mux.Handle("/", app)
-	server := &http.Server{Handler: logRequests(logFile, mux), ReadHeaderTimeout: 30 * time.Second}
+	server := &http.Server{
+		Handler:           logRequests(logFile, mux),
+		ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog:          log.New(logFile, "kpk-registry http: ", log.LstdFlags),
+	}
 
 	if *tlsCert != "" {
 		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
