@@ -606,8 +606,10 @@ pub struct PackageValuesFlags {
 pub struct PlanArgs {
     /// Package instance name.
     pub name: String,
-    /// Package directory, `.tgz` archive or bare chart.
+    /// Package directory, `.tgz` archive, bare chart, or `oci://HOST/REPO/NAME` in a registry.
     pub package: std::path::PathBuf,
+    #[command(flatten)]
+    pub oci: PackageSourceArgs,
     #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]
@@ -632,8 +634,10 @@ pub struct PlanArgs {
 pub struct ApplyArgs {
     /// Package instance name.
     pub name: String,
-    /// Package directory, `.tgz` archive or bare chart.
+    /// Package directory, `.tgz` archive, bare chart, or `oci://HOST/REPO/NAME` in a registry.
     pub package: std::path::PathBuf,
+    #[command(flatten)]
+    pub oci: PackageSourceArgs,
     #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]
@@ -921,6 +925,18 @@ pub struct PackagePullArgs {
     /// Directory to write the package into (as `<name>-<version>.tgz`).
     #[arg(short = 'd', long = "destination", default_value = ".")]
     pub destination: std::path::PathBuf,
+    #[command(flatten)]
+    pub access: RegistryAccessArgs,
+}
+
+/// Where an `oci://` package comes from: `--version` and the registry flags (ignored for a
+/// local package).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct PackageSourceArgs {
+    /// For an `oci://` package: a version, a SemVer constraint over the tags (`>=1.4 <2`), or
+    /// `@sha256:…`; default: the newest version.
+    #[arg(long = "version")]
+    pub version: Option<String>,
     #[command(flatten)]
     pub access: RegistryAccessArgs,
 }

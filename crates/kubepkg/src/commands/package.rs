@@ -26,7 +26,7 @@ use kubepkg_progress::{Event, Message, Sink};
 
 use super::runtime;
 use crate::cli::{
-    ApplyArgs, PackageCommand, PackageValuesArgs, PackageValuesFlags, PlanArgs, TargetArgs,
+    PackageSourceArgs, ApplyArgs, PackageCommand, PackageValuesArgs, PackageValuesFlags, PlanArgs, TargetArgs,
 };
 use crate::error::CliError;
 use crate::progress::Printer;
@@ -44,7 +44,31 @@ impl Drop for Loaded {
     }
 }
 
-fn load(path: &Path) -> Result<Loaded, CliError> {
+/// Loads the package `path` names; an `oci://` reference is first pulled into the cache
+/// (`package_oci::locate`) and its resolved tag and digest kept as the package's source.
+fn load(path: &Path, oci: &PackageSourceArgs, settings: &Settings) -> Result<Loaded, CliError> {
+    let reference = path.to_str().filter(|p| kubepkg_oci::reference::is_oci(p));
+    let Some(reference) = reference else {
+        return load_local(path);
+    };
+    let located = runtime()?.block_on(super::package_oci::locate(
+        reference,
+        oci.version.as_deref(),
+        &oci.access,
+        settings,
+    ))?;
+    let mut loaded = load_local(&located.path)?;
+    let resolved = kubepkg_oci::Reference::parse(&located.origin.reference)
+        .map_err(|e| CliError::Failed(e.into()))?;
+    loaded.package.source = Some(kubepkg_package::revision::PackageSource {
+        reference: resolved.repository_url(),
+        tag: resolved.tag.clone().unwrap_or_default(),
+        digest: located.origin.digest.clone().unwrap_or_default(),
+    });
+    Ok(loaded)
+}
+
+fn load_local(path: &Path) -> Result<Loaded, CliError> {
     let scratch = std::env::temp_dir().join(format!(
         "kubepkg-{}-{}",
         std::process::id(),
@@ -114,7 +138,7 @@ async fn connect(settings: &Settings, timeout: Duration, sink: Sink) -> Result<K
 
 /// `kubepkg plan NAME PACKAGE`.
 pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
-    let loaded = load(&args.package)?;
+    let loaded = load(&args.package, &args.oci, settings)?;
     let user = user_values(&args.values)?;
     let mut plan = if args.with_cluster {
         runtime()?.block_on(async {
@@ -155,7 +179,7 @@ pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
 
 /// `kubepkg apply NAME PACKAGE`.
 pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError> {
-    let loaded = load(&args.package)?;
+    let loaded = load(&args.package, &args.oci, settings)?;
     let user = user_values(&args.values)?;
     let timeout = args.timeout;
     let printer = Printer::for_output(&args.output)?;
