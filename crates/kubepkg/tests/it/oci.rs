@@ -431,3 +431,75 @@ pub(crate) fn package_archive_in(dir: &Path, helm: &Path, name: &str, version: &
 fn package_archive(env: &Env, name: &str, version: &str) -> PathBuf {
     package_archive_in(env.dir.path(), &env.helm, name, version)
 }
+
+/// `kubepkg package push` of a directory at three versions, then `apply NAME oci://… --version
+/// '>=1.0 <2'` on the control plane: 1.5.0 is installed, and the revision records the
+/// reference, tag and digest, shown by `status` and `history`; a constraint matching nothing
+/// applies nothing.
+#[tokio::test]
+async fn apply_from_a_registry_with_a_constraint_records_the_resolved_tag_and_digest() {
+    use crate::engine_support::package;
+    let ns = kubepkg_testkit::TestNamespace::new("oci-apply").await.expect("control plane");
+    let env = Env::new();
+    let reg = Registry::start(RegistryOptions::plain().with_user("ops", "pw")).unwrap();
+    ok(env.kubepkg(&["registry", "login", &reg.host(), "-u", "ops", "-p", "pw", "--plain-http"]));
+    let mut digests = std::collections::BTreeMap::new();
+    for v in ["1.0.0", "1.5.0", "2.0.0"] {
+        let dir = env.path(&format!("pkg-{v}"));
+        package(
+            &dir,
+            &format!("package:\n  name: webshop\n  version: {v}\ncomponents:\n- name: web\n  path: web\n"),
+            &["web"],
+            &[],
+        );
+        let out = ok(env.kubepkg(&["package", "push", dir.to_str().unwrap(), &reg.oci("pkgs"), "--plain-http"]));
+        let digest = out.lines().find_map(|l| l.strip_prefix("Digest: ")).unwrap().to_string();
+        digests.insert(v, digest);
+    }
+    let r = reg.oci("pkgs/webshop");
+    let kube = |args: &[&str]| {
+        let mut c = crate::support::kubepkg(&ns, args);
+        env.env(&mut c);
+        c.output().unwrap()
+    };
+
+    let nothing = kube(&["apply", "shop", &r, "--version", ">=3", "--plain-http", "--timeout", "60s"]);
+    assert_eq!(
+        error_line(nothing),
+        format!("{r}: no tag matches version \">=3\" (tags: 1.0.0, 1.5.0, 2.0.0); pick one of them")
+    );
+    let (_, hist, _) = crate::support::run_command(&mut {
+        let mut c = crate::support::kubepkg(&ns, &["package", "history", "shop"]);
+        env.env(&mut c);
+        c
+    });
+    assert!(!hist.contains("webshop"), "nothing applied: {hist}");
+
+    let plan = ok(kube(&["plan", "shop", &r, "--version", ">=1.0 <2", "--plain-http"]));
+    assert!(plan.contains("1.5.0"), "{plan}");
+    ok(kube(&["apply", "shop", &r, "--version", ">=1.0 <2", "--plain-http", "--timeout", "60s"]));
+
+    let status = ok(kube(&["package", "status", "shop"]));
+    let expected = format!("SOURCE: {r}:1.5.0@{}", digests["1.5.0"]);
+    assert!(status.contains(&expected), "{status}");
+    assert!(status.contains("PACKAGE: webshop 1.5.0"), "{status}");
+    let history = ok(kube(&["package", "history", "shop"]));
+    assert!(history.lines().next().unwrap().ends_with("SOURCE"), "{history}");
+    assert!(history.contains(&format!("{r}:1.5.0@{}", digests["1.5.0"])), "{history}");
+    let json: serde_json::Value = serde_json::from_str(&ok(kube(&["package", "status", "shop", "-o", "json"]))).unwrap();
+    let source = json.pointer("/revision/source").or_else(|| json.get("source")).cloned();
+    assert_eq!(
+        source,
+        Some(serde_json::json!({"reference": r, "tag": "1.5.0", "digest": digests["1.5.0"]})),
+        "{json}"
+    );
+
+    // By digest: the cached package is used as is (no request at all for the manifest).
+    let before = reg.requests_matching("/v2/pkgs/webshop/");
+    let by_digest = format!("@{}", digests["2.0.0"]);
+    ok(kube(&["plan", "shop", &r, "--version", &by_digest, "--plain-http"]));
+    let after = reg.requests_matching("/v2/pkgs/webshop/");
+    assert!(after > before, "2.0.0 was not pulled before");
+    ok(kube(&["plan", "shop", &r, "--version", &by_digest, "--plain-http"]));
+    assert_eq!(reg.requests_matching("/v2/pkgs/webshop/"), after, "a digest in the cache transfers nothing");
+}
