@@ -50,7 +50,10 @@ pub struct AnnotationSource<'a> {
 /// Helm's `generateOCIAnnotations`: the `org.opencontainers.image.*` annotations of a chart,
 /// `created` as given (RFC 3339, UTC now when `None`); blank values left out; the chart's own
 /// annotations added, except `org.opencontainers.image.title`/`version`.
-pub fn oci_annotations(src: &AnnotationSource<'_>, created: Option<&str>) -> BTreeMap<String, String> {
+pub fn oci_annotations(
+    src: &AnnotationSource<'_>,
+    created: Option<&str>,
+) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let mut add = |k: &str, v: &str| {
         if !v.trim().is_empty() {
@@ -70,7 +73,13 @@ pub fn oci_annotations(src: &AnnotationSource<'_>, created: Option<&str>) -> BTr
         let authors: Vec<String> = src
             .maintainers
             .iter()
-            .map(|(n, e)| if e.is_empty() { n.to_string() } else { format!("{n} ({e})") })
+            .map(|(n, e)| {
+                if e.is_empty() {
+                    n.to_string()
+                } else {
+                    format!("{n} ({e})")
+                }
+            })
             .collect();
         add("authors", &authors.join(", "));
     }
@@ -86,7 +95,9 @@ pub fn oci_annotations(src: &AnnotationSource<'_>, created: Option<&str>) -> BTr
 
 /// The current time as Go's `time.RFC3339` in UTC (`2006-01-02T15:04:05Z`).
 pub fn now_rfc3339() -> String {
-    jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
 }
 
 /// The result of a push.
@@ -107,10 +118,20 @@ pub async fn push(
     prov: Option<&[u8]>,
 ) -> Result<Pushed, Error> {
     let reference = repo.join(&meta.name).with_tag(&meta.version);
-    let config = client.push_blob(&reference, CONFIG_MEDIA_TYPE, &meta.config_json).await?;
-    let mut layers = vec![client.push_blob(&reference, CHART_LAYER_MEDIA_TYPE, archive).await?];
+    let config = client
+        .push_blob(&reference, CONFIG_MEDIA_TYPE, &meta.config_json)
+        .await?;
+    let mut layers = vec![
+        client
+            .push_blob(&reference, CHART_LAYER_MEDIA_TYPE, archive)
+            .await?,
+    ];
     if let Some(p) = prov {
-        layers.push(client.push_blob(&reference, PROV_LAYER_MEDIA_TYPE, p).await?);
+        layers.push(
+            client
+                .push_blob(&reference, PROV_LAYER_MEDIA_TYPE, p)
+                .await?,
+        );
     }
     layers.sort_by(|a, b| a.digest.cmp(&b.digest));
     let manifest = ImageManifest {
@@ -126,7 +147,9 @@ pub async fn push(
         what: "manifest",
         message: e.to_string(),
     })?;
-    let digest = client.push_manifest(&reference, OCI_MANIFEST, &bytes).await?;
+    let digest = client
+        .push_manifest(&reference, OCI_MANIFEST, &bytes)
+        .await?;
     Ok(Pushed { reference, digest })
 }
 
@@ -147,7 +170,10 @@ pub struct PulledChart {
 
 /// Checks that `m` is a Helm chart: an image manifest with Helm's config media type and a
 /// chart layer.
-pub fn chart_layers(reference: &Reference, m: &PulledManifest) -> Result<(ImageManifest, Descriptor), Error> {
+pub fn chart_layers(
+    reference: &Reference,
+    m: &PulledManifest,
+) -> Result<(ImageManifest, Descriptor), Error> {
     let wrong = |found: String| Error::WrongArtifact {
         reference: reference.to_string(),
         found,
@@ -162,9 +188,15 @@ pub fn chart_layers(reference: &Reference, m: &PulledManifest) -> Result<(ImageM
     let layer = image
         .layers
         .iter()
-        .find(|l| l.media_type == CHART_LAYER_MEDIA_TYPE || l.media_type == LEGACY_CHART_LAYER_MEDIA_TYPE)
+        .find(|l| {
+            l.media_type == CHART_LAYER_MEDIA_TYPE || l.media_type == LEGACY_CHART_LAYER_MEDIA_TYPE
+        })
         .cloned()
-        .ok_or_else(|| wrong(format!("an artifact without a layer of media type {CHART_LAYER_MEDIA_TYPE}")))?;
+        .ok_or_else(|| {
+            wrong(format!(
+                "an artifact without a layer of media type {CHART_LAYER_MEDIA_TYPE}"
+            ))
+        })?;
     Ok((image, layer))
 }
 
@@ -175,7 +207,11 @@ pub async fn pull(client: &Client, reference: &Reference) -> Result<PulledChart,
     let (image, layer) = chart_layers(reference, &m)?;
     let config_json = client.pull_blob(reference, &image.config).await?;
     let archive = client.pull_blob(reference, &layer).await?;
-    let prov = match image.layers.iter().find(|l| l.media_type == PROV_LAYER_MEDIA_TYPE) {
+    let prov = match image
+        .layers
+        .iter()
+        .find(|l| l.media_type == PROV_LAYER_MEDIA_TYPE)
+    {
         Some(p) => Some(client.pull_blob(reference, p).await?),
         None => None,
     };
@@ -202,7 +238,9 @@ pub(crate) fn describe_media_type(media_type: &str) -> String {
 
 pub(crate) fn describe_config(image: &ImageManifest) -> String {
     let t = &image.config.media_type;
-    if t == "application/vnd.oci.image.config.v1+json" || t == "application/vnd.docker.container.image.v1+json" {
+    if t == "application/vnd.oci.image.config.v1+json"
+        || t == "application/vnd.docker.container.image.v1+json"
+    {
         format!("a container image (config media type {t})")
     } else if let Some(a) = &image.artifact_type {
         format!("an artifact of type {a}")

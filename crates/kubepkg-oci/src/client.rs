@@ -59,7 +59,9 @@ pub struct Client {
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client").field("options", &self.options).finish()
+        f.debug_struct("Client")
+            .field("options", &self.options)
+            .finish()
     }
 }
 
@@ -108,14 +110,27 @@ impl Client {
     }
 
     fn base(&self, r: &Reference) -> String {
-        let scheme = if self.options.plain_http { "http" } else { "https" };
+        let scheme = if self.options.plain_http {
+            "http"
+        } else {
+            "https"
+        };
         format!("{scheme}://{}", r.registry)
     }
 
     /// Checks that the registry accepts the client's credential (`GET /v2/`), as login does.
     pub async fn ping(&self, r: &Reference) -> Result<(), Error> {
         let a = self
-            .send(r, Method::GET, "/v2/", &[], Bytes::new(), Access::Pull, self.options.limits.max_manifest_bytes, "answer")
+            .send(
+                r,
+                Method::GET,
+                "/v2/",
+                &[],
+                Bytes::new(),
+                Access::Pull,
+                self.options.limits.max_manifest_bytes,
+                "answer",
+            )
             .await?;
         match a.status {
             s if s.is_success() => Ok(()),
@@ -126,15 +141,15 @@ impl Client {
     /// The manifest `r` names (its digest, else its tag). A reference with a digest is served
     /// from the cache when it is there; a pulled manifest's digest must equal the reference's.
     pub async fn pull_manifest(&self, r: &Reference) -> Result<PulledManifest, Error> {
-        if let Some(digest) = &r.digest {
-            if let Some(bytes) = self.cache().get(digest)? {
-                let media_type = media_type_field(&bytes).unwrap_or_default();
-                return Ok(PulledManifest {
-                    bytes,
-                    digest: digest.clone(),
-                    media_type,
-                });
-            }
+        if let Some(digest) = &r.digest
+            && let Some(bytes) = self.cache().get(digest)?
+        {
+            let media_type = media_type_field(&bytes).unwrap_or_default();
+            return Ok(PulledManifest {
+                bytes,
+                digest: digest.clone(),
+                media_type,
+            });
         }
         let Some(target) = r.target() else {
             return Err(Error::InvalidReference {
@@ -145,7 +160,16 @@ impl Client {
         let path = format!("/v2/{}/manifests/{target}", r.repository);
         let accept = ACCEPTED_MANIFESTS.join(", ");
         let a = self
-            .send(r, Method::GET, &path, &[(header::ACCEPT, accept)], Bytes::new(), Access::Pull, self.options.limits.max_manifest_bytes, "manifest")
+            .send(
+                r,
+                Method::GET,
+                &path,
+                &[(header::ACCEPT, accept)],
+                Bytes::new(),
+                Access::Pull,
+                self.options.limits.max_manifest_bytes,
+                "manifest",
+            )
             .await?;
         if a.status == StatusCode::NOT_FOUND {
             return Err(Error::NotFound {
@@ -156,14 +180,14 @@ impl Client {
             return Err(status_error(r, "GET", &path, a.status, &a.body));
         }
         let digest = sha256_digest(&a.body);
-        if let Some(expected) = &r.digest {
-            if *expected != digest {
-                return Err(Error::DigestMismatch {
-                    reference: r.to_string(),
-                    expected: expected.clone(),
-                    actual: digest,
-                });
-            }
+        if let Some(expected) = &r.digest
+            && *expected != digest
+        {
+            return Err(Error::DigestMismatch {
+                reference: r.to_string(),
+                expected: expected.clone(),
+                actual: digest,
+            });
         }
         let media_type = a
             .headers
@@ -210,7 +234,16 @@ impl Client {
         }
         let path = format!("/v2/{}/blobs/{}", r.repository, desc.digest);
         let a = self
-            .send(r, Method::GET, &path, &[], Bytes::new(), Access::Pull, limit, "blob")
+            .send(
+                r,
+                Method::GET,
+                &path,
+                &[],
+                Bytes::new(),
+                Access::Pull,
+                limit,
+                "blob",
+            )
             .await?;
         if a.status == StatusCode::NOT_FOUND {
             return Err(Error::NotFound {
@@ -234,16 +267,43 @@ impl Client {
 
     /// Uploads `bytes` as a blob of `r`'s repository unless it is there already (monolithic
     /// upload: `POST` a session, `PUT` the content with its digest).
-    pub async fn push_blob(&self, r: &Reference, media_type: &str, bytes: &[u8]) -> Result<Descriptor, Error> {
+    pub async fn push_blob(
+        &self,
+        r: &Reference,
+        media_type: &str,
+        bytes: &[u8],
+    ) -> Result<Descriptor, Error> {
         let desc = Descriptor::of(media_type, bytes);
         let cap = self.options.limits.max_manifest_bytes;
         let head = format!("/v2/{}/blobs/{}", r.repository, desc.digest);
-        let a = self.send(r, Method::HEAD, &head, &[], Bytes::new(), Access::Push, cap, "answer").await?;
+        let a = self
+            .send(
+                r,
+                Method::HEAD,
+                &head,
+                &[],
+                Bytes::new(),
+                Access::Push,
+                cap,
+                "answer",
+            )
+            .await?;
         if a.status.is_success() {
             return Ok(desc);
         }
         let start = format!("/v2/{}/blobs/uploads/", r.repository);
-        let a = self.send(r, Method::POST, &start, &[], Bytes::new(), Access::Push, cap, "answer").await?;
+        let a = self
+            .send(
+                r,
+                Method::POST,
+                &start,
+                &[],
+                Bytes::new(),
+                Access::Push,
+                cap,
+                "answer",
+            )
+            .await?;
         if a.status != StatusCode::ACCEPTED {
             return Err(status_error(r, "POST", &start, a.status, &a.body));
         }
@@ -286,7 +346,12 @@ impl Client {
     }
 
     /// Puts `bytes` as the manifest of `r`'s tag (or digest); returns its digest.
-    pub async fn push_manifest(&self, r: &Reference, media_type: &str, bytes: &[u8]) -> Result<String, Error> {
+    pub async fn push_manifest(
+        &self,
+        r: &Reference,
+        media_type: &str,
+        bytes: &[u8],
+    ) -> Result<String, Error> {
         let target = r.target().ok_or_else(|| Error::InvalidReference {
             input: r.to_string(),
             reason: "a push needs a tag".into(),
@@ -316,7 +381,16 @@ impl Client {
         let mut path = format!("/v2/{}/tags/list", r.repository);
         for _ in 0..1000 {
             let a = self
-                .send(r, Method::GET, &path, &[], Bytes::new(), Access::Pull, self.options.limits.max_manifest_bytes, "tag list")
+                .send(
+                    r,
+                    Method::GET,
+                    &path,
+                    &[],
+                    Bytes::new(),
+                    Access::Pull,
+                    self.options.limits.max_manifest_bytes,
+                    "tag list",
+                )
                 .await?;
             if a.status == StatusCode::NOT_FOUND {
                 return Err(Error::NotFound {
@@ -363,8 +437,23 @@ impl Client {
             Access::Push => format!("repository:{}:pull,push", r.repository),
         };
         let key = (r.registry.clone(), scope.clone());
-        let known = self.auth.lock().map(|m| m.get(&key).cloned()).unwrap_or(None);
-        let first = self.round_trip(r, &method, path, headers, &body, known.as_deref(), cap, what).await?;
+        let known = self
+            .auth
+            .lock()
+            .map(|m| m.get(&key).cloned())
+            .unwrap_or(None);
+        let first = self
+            .round_trip(
+                r,
+                &method,
+                path,
+                headers,
+                &body,
+                known.as_deref(),
+                cap,
+                what,
+            )
+            .await?;
         if first.status != StatusCode::UNAUTHORIZED {
             return self.check_denied(r, first, known.is_some());
         }
@@ -383,14 +472,31 @@ impl Client {
                 basic(c)
             }
             Challenge::Bearer { realm, service } => {
-                format!("Bearer {}", self.token(r, &realm, service.as_deref(), &scope, credential.as_ref()).await?)
+                format!(
+                    "Bearer {}",
+                    self.token(r, &realm, service.as_deref(), &scope, credential.as_ref())
+                        .await?
+                )
             }
         };
         let second = self
-            .round_trip(r, &method, path, headers, &body, Some(&authorization), cap, what)
+            .round_trip(
+                r,
+                &method,
+                path,
+                headers,
+                &body,
+                Some(&authorization),
+                cap,
+                what,
+            )
             .await?;
         if second.status == StatusCode::UNAUTHORIZED {
-            return Err(if credential.is_some() { auth_denied(r) } else { auth_required(r) });
+            return Err(if credential.is_some() {
+                auth_denied(r)
+            } else {
+                auth_required(r)
+            });
         }
         if let Ok(mut m) = self.auth.lock() {
             m.insert(key, authorization);
@@ -398,7 +504,12 @@ impl Client {
         self.check_denied(r, second, true)
     }
 
-    fn check_denied(&self, r: &Reference, a: Answer, _authenticated: bool) -> Result<Answer, Error> {
+    fn check_denied(
+        &self,
+        r: &Reference,
+        a: Answer,
+        _authenticated: bool,
+    ) -> Result<Answer, Error> {
         if a.status == StatusCode::FORBIDDEN {
             return Err(auth_denied(r));
         }
@@ -421,25 +532,44 @@ impl Client {
         scope: &str,
         credential: Option<&Credential>,
     ) -> Result<String, Error> {
-        let enc = |s: &str| percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string();
+        let enc = |s: &str| {
+            percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
+        };
         let mut url = realm.to_string();
         url.push(if url.contains('?') { '&' } else { '?' });
         if let Some(s) = service {
             url.push_str(&format!("service={}&", enc(s)));
         }
         url.push_str(&format!("scope={}", enc(scope)));
-        let mut req = http::Request::builder().method(Method::GET).uri(&url).header(header::USER_AGENT, user_agent());
+        let mut req = http::Request::builder()
+            .method(Method::GET)
+            .uri(&url)
+            .header(header::USER_AGENT, user_agent());
         if let Some(c) = credential {
             req = req.header(header::AUTHORIZATION, basic(c));
         }
-        let req = req.body(Full::new(Bytes::new())).map_err(|e| Error::Malformed {
-            reference: r.to_string(),
-            what: "token realm",
-            message: format!("{realm}: {e}"),
-        })?;
-        let a = self.execute(r, &url, req, self.options.limits.max_manifest_bytes, "token answer").await?;
+        let req = req
+            .body(Full::new(Bytes::new()))
+            .map_err(|e| Error::Malformed {
+                reference: r.to_string(),
+                what: "token realm",
+                message: format!("{realm}: {e}"),
+            })?;
+        let a = self
+            .execute(
+                r,
+                &url,
+                req,
+                self.options.limits.max_manifest_bytes,
+                "token answer",
+            )
+            .await?;
         if a.status == StatusCode::UNAUTHORIZED || a.status == StatusCode::FORBIDDEN {
-            return Err(if credential.is_some() { auth_denied(r) } else { auth_required(r) });
+            return Err(if credential.is_some() {
+                auth_denied(r)
+            } else {
+                auth_required(r)
+            });
         }
         if !a.status.is_success() {
             return Err(status_error(r, "GET", realm, a.status, &a.body));
@@ -494,17 +624,27 @@ impl Client {
             if let (Some(a), true) = (authorization, same_host) {
                 req = req.header(header::AUTHORIZATION, a);
             }
-            let req = req.body(Full::new(body.clone())).map_err(|e| Error::Malformed {
-                reference: r.to_string(),
-                what: "request",
-                message: format!("{url}: {e}"),
-            })?;
+            let req = req
+                .body(Full::new(body.clone()))
+                .map_err(|e| Error::Malformed {
+                    reference: r.to_string(),
+                    what: "request",
+                    message: format!("{url}: {e}"),
+                })?;
             let a = self.execute(r, &url, req, cap, what).await?;
-            if a.status.is_redirection() && (*method == Method::GET || *method == Method::HEAD) {
-                if let Some(loc) = a.headers.get(header::LOCATION).and_then(|v| v.to_str().ok()) {
-                    url = if loc.starts_with('/') { format!("{base}{loc}") } else { loc.to_string() };
-                    continue;
-                }
+            if a.status.is_redirection()
+                && (*method == Method::GET || *method == Method::HEAD)
+                && let Some(loc) = a
+                    .headers
+                    .get(header::LOCATION)
+                    .and_then(|v| v.to_str().ok())
+            {
+                url = if loc.starts_with('/') {
+                    format!("{base}{loc}")
+                } else {
+                    loc.to_string()
+                };
+                continue;
             }
             return Ok(a);
         }
@@ -529,7 +669,10 @@ impl Client {
                 ""
             } else if message.contains("certificate") || message.contains("UnknownIssuer") {
                 "; for a private CA give --ca-file (or --insecure-skip-tls-verify)"
-            } else if message.contains("InvalidContentType") || message.contains("corrupt message") || message.contains("HTTP") {
+            } else if message.contains("InvalidContentType")
+                || message.contains("corrupt message")
+                || message.contains("HTTP")
+            {
                 "; for a registry without TLS give --plain-http"
             } else {
                 ""
@@ -552,10 +695,11 @@ impl Client {
             .get(header::CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<u64>().ok())
+            && len > cap
+            && !is_head
+            && parts.status.is_success()
         {
-            if len > cap && !is_head && parts.status.is_success() {
-                return Err(too_large(r, what, len, cap));
-            }
+            return Err(too_large(r, what, len, cap));
         }
         let mut buf = Vec::new();
         if !is_head {
@@ -583,7 +727,11 @@ fn too_large(r: &Reference, what: &'static str, size: u64, limit: u64) -> Error 
         what,
         size,
         limit,
-        env: if what == "blob" { limits::BLOB_ENV } else { limits::MANIFEST_ENV },
+        env: if what == "blob" {
+            limits::BLOB_ENV
+        } else {
+            limits::MANIFEST_ENV
+        },
     }
 }
 
@@ -619,10 +767,17 @@ fn status_error(r: &Reference, method: &str, path: &str, status: StatusCode, bod
         .and_then(|v| {
             let e = v.get("errors")?.get(0)?;
             let code = e.get("code").and_then(|c| c.as_str()).unwrap_or_default();
-            let msg = e.get("message").and_then(|c| c.as_str()).unwrap_or_default();
+            let msg = e
+                .get("message")
+                .and_then(|c| c.as_str())
+                .unwrap_or_default();
             Some(format!("{code} {msg}").trim().to_string())
         })
-        .unwrap_or_else(|| String::from_utf8_lossy(&body[..body.len().min(200)]).trim().replace('\n', " "));
+        .unwrap_or_else(|| {
+            String::from_utf8_lossy(&body[..body.len().min(200)])
+                .trim()
+                .replace('\n', " ")
+        });
     let path = path.split('?').next().unwrap_or(path).to_string();
     Error::Status {
         reference: r.to_string(),
@@ -672,13 +827,19 @@ fn next_link(headers: &HeaderMap) -> Option<String> {
 #[derive(Debug, PartialEq, Eq)]
 enum Challenge {
     Basic,
-    Bearer { realm: String, service: Option<String> },
+    Bearer {
+        realm: String,
+        service: Option<String>,
+    },
 }
 
 impl Challenge {
     fn parse(v: &str) -> Challenge {
         let v = v.trim();
-        let Some(rest) = v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")) else {
+        let Some(rest) = v
+            .strip_prefix("Bearer ")
+            .or_else(|| v.strip_prefix("bearer "))
+        else {
             return Challenge::Basic;
         };
         let mut realm = None;
@@ -787,7 +948,12 @@ impl rustls::client::danger::ServerCertVerifier for AnyCertificate {
         cert: &rustls_pki_types::CertificateDer<'_>,
         dss: &rustls::DigitallySignedStruct,
     ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
     }
 
     fn verify_tls13_signature(
@@ -796,7 +962,12 @@ impl rustls::client::danger::ServerCertVerifier for AnyCertificate {
         cert: &rustls_pki_types::CertificateDer<'_>,
         dss: &rustls::DigitallySignedStruct,
     ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
     }
 
     fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
@@ -811,7 +982,9 @@ mod tests {
     #[test]
     fn bearer_challenge_with_quoted_params() {
         assert_eq!(
-            Challenge::parse(r#"Bearer realm="https://auth.example/token",service="reg",scope="repository:a:pull,push""#),
+            Challenge::parse(
+                r#"Bearer realm="https://auth.example/token",service="reg",scope="repository:a:pull,push""#
+            ),
             Challenge::Bearer {
                 realm: "https://auth.example/token".into(),
                 service: Some("reg".into())
@@ -823,7 +996,10 @@ mod tests {
     #[test]
     fn next_link_is_the_path() {
         let mut h = HeaderMap::new();
-        h.insert(header::LINK, r#"</v2/a/tags/list?last=b&n=1>; rel="next""#.parse().unwrap());
+        h.insert(
+            header::LINK,
+            r#"</v2/a/tags/list?last=b&n=1>; rel="next""#.parse().unwrap(),
+        );
         assert_eq!(next_link(&h).as_deref(), Some("/v2/a/tags/list?last=b&n=1"));
     }
 }

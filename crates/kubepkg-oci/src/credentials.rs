@@ -89,14 +89,16 @@ fn lookup_in(path: &Path, host: &str) -> Result<Option<Credential>, Error> {
         path: path.to_path_buf(),
         message,
     };
-    if let Some(Value::Object(helpers)) = config.get("credHelpers") {
-        if let Some(Value::String(helper)) = keys_of(host).iter().find_map(|k| helpers.get(k)) {
-            return run_helper(path, helper, host);
-        }
+    if let Some(Value::Object(helpers)) = config.get("credHelpers")
+        && let Some(Value::String(helper)) = keys_of(host).iter().find_map(|k| helpers.get(k))
+    {
+        return run_helper(path, helper, host);
     }
     if let Some(Value::Object(auths)) = config.get("auths") {
         for key in keys_of(host) {
-            let Some(entry) = auths.get(&key) else { continue };
+            let Some(entry) = auths.get(&key) else {
+                continue;
+            };
             let field = |k: &str| entry.get(k).and_then(Value::as_str).unwrap_or_default();
             if !field("auth").is_empty() {
                 let raw = base64::engine::general_purpose::STANDARD
@@ -159,7 +161,12 @@ fn run_helper(path: &Path, helper: &str, host: &str) -> Result<Option<Credential
     }
     let v: Value = serde_json::from_slice(&out.stdout)
         .map_err(|e| bad(format!("{program} printed no JSON: {e}")))?;
-    let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+    let s = |k: &str| {
+        v.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
     Ok(Some(Credential {
         username: s("Username"),
         password: s("Secret"),
@@ -191,9 +198,13 @@ pub fn logout(path: &Path, host: &str) -> Result<bool, Error> {
         return Ok(false);
     };
     let removed = match config.get_mut("auths") {
-        Some(Value::Object(auths)) => keys_of(host)
-            .iter()
-            .fold(false, |acc, k| auths.remove(k).is_some() || acc),
+        Some(Value::Object(auths)) => {
+            let mut removed = false;
+            for k in keys_of(host) {
+                removed |= auths.remove(&k).is_some();
+            }
+            removed
+        }
         _ => false,
     };
     if removed {
@@ -253,7 +264,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let helm = dir.path().join("registry/config.json");
         std::fs::create_dir_all(helm.parent().unwrap()).unwrap();
-        std::fs::write(&helm, r#"{"auths":{"other:1":{"auth":"eDp5"}},"credsStoreX":"keep"}"#).unwrap();
+        std::fs::write(
+            &helm,
+            r#"{"auths":{"other:1":{"auth":"eDp5"}},"credsStoreX":"keep"}"#,
+        )
+        .unwrap();
         let c = Credential {
             username: "u".into(),
             password: "p:w".into(),
@@ -264,7 +279,10 @@ mod tests {
             text,
             "{\n\t\"auths\": {\n\t\t\"127.0.0.1:5000\": {\n\t\t\t\"auth\": \"dTpwOnc=\"\n\t\t},\n\t\t\"other:1\": {\n\t\t\t\"auth\": \"eDp5\"\n\t\t}\n\t},\n\t\"credsStoreX\": \"keep\"\n}"
         );
-        let files = CredentialFiles { helm: helm.clone(), docker: None };
+        let files = CredentialFiles {
+            helm: helm.clone(),
+            docker: None,
+        };
         assert_eq!(files.lookup("127.0.0.1:5000").unwrap(), Some(c));
         assert!(logout(&helm, "127.0.0.1:5000").unwrap());
         assert_eq!(files.lookup("127.0.0.1:5000").unwrap(), None);

@@ -45,7 +45,11 @@ pub use reference::Reference;
 
 /// Resolves `version` (a tag, a SemVer version or constraint, or empty for the newest) for
 /// `repo` when it has neither tag nor digest; a reference with either is returned as is.
-pub async fn resolve(client: &Client, repo: &Reference, version: Option<&str>) -> Result<Reference, Error> {
+pub async fn resolve(
+    client: &Client,
+    repo: &Reference,
+    version: Option<&str>,
+) -> Result<Reference, Error> {
     if repo.tag.is_some() || repo.digest.is_some() {
         return Ok(repo.clone());
     }

@@ -16,7 +16,12 @@ pub const DOCKER_MANIFEST: &str = "application/vnd.docker.distribution.manifest.
 /// Docker's manifest list.
 pub const DOCKER_MANIFEST_LIST: &str = "application/vnd.docker.distribution.manifest.list.v2+json";
 /// The manifest types a pull accepts (others are refused by the registry's content negotiation).
-pub const ACCEPTED_MANIFESTS: [&str; 4] = [OCI_MANIFEST, OCI_INDEX, DOCKER_MANIFEST, DOCKER_MANIFEST_LIST];
+pub const ACCEPTED_MANIFESTS: [&str; 4] = [
+    OCI_MANIFEST,
+    OCI_INDEX,
+    DOCKER_MANIFEST,
+    DOCKER_MANIFEST_LIST,
+];
 
 /// A content descriptor.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

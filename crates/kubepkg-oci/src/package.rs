@@ -69,39 +69,62 @@ pub struct PackageArtifact {
 }
 
 /// Pushes `pkg` to `reference`'s repository, tagged with its version.
-pub async fn push(client: &Client, repo: &Reference, pkg: &PackageArtifact) -> Result<Pushed, Error> {
+pub async fn push(
+    client: &Client,
+    repo: &Reference,
+    pkg: &PackageArtifact,
+) -> Result<Pushed, Error> {
     let reference = repo.with_tag(&pkg.version);
     let mut layers = Vec::new();
-    let mut m = client.push_blob(&reference, MANIFEST_LAYER_MEDIA_TYPE, &pkg.manifest).await?;
-    m.annotations.insert(TITLE_ANNOTATION.into(), "kubepkg.yaml".into());
+    let mut m = client
+        .push_blob(&reference, MANIFEST_LAYER_MEDIA_TYPE, &pkg.manifest)
+        .await?;
+    m.annotations
+        .insert(TITLE_ANNOTATION.into(), "kubepkg.yaml".into());
     layers.push(m);
     let mut components = Vec::new();
     for (component, file, bytes) in &pkg.charts {
-        let mut d = client.push_blob(&reference, CHART_LAYER_MEDIA_TYPE, bytes).await?;
+        let mut d = client
+            .push_blob(&reference, CHART_LAYER_MEDIA_TYPE, bytes)
+            .await?;
         d.annotations.insert(TITLE_ANNOTATION.into(), file.clone());
-        d.annotations.insert(COMPONENT_ANNOTATION.into(), component.clone());
+        d.annotations
+            .insert(COMPONENT_ANNOTATION.into(), component.clone());
         components.push(ComponentEntry {
             name: component.clone(),
             chart: d.digest.clone(),
         });
         layers.push(d);
     }
-    let mut a = client.push_blob(&reference, ARCHIVE_LAYER_MEDIA_TYPE, &pkg.archive).await?;
-    a.annotations.insert(TITLE_ANNOTATION.into(), format!("{}-{}.tgz", pkg.name, pkg.version));
+    let mut a = client
+        .push_blob(&reference, ARCHIVE_LAYER_MEDIA_TYPE, &pkg.archive)
+        .await?;
+    a.annotations.insert(
+        TITLE_ANNOTATION.into(),
+        format!("{}-{}.tgz", pkg.name, pkg.version),
+    );
     layers.push(a);
     let config = PackageConfig {
         name: pkg.name.clone(),
         version: pkg.version.clone(),
         components,
     };
-    let config_bytes = serde_json::to_vec(&config).map_err(|e| malformed(&reference, "config", e))?;
-    let config = client.push_blob(&reference, CONFIG_MEDIA_TYPE, &config_bytes).await?;
+    let config_bytes =
+        serde_json::to_vec(&config).map_err(|e| malformed(&reference, "config", e))?;
+    let config = client
+        .push_blob(&reference, CONFIG_MEDIA_TYPE, &config_bytes)
+        .await?;
     let mut annotations = BTreeMap::new();
     annotations.insert(TITLE_ANNOTATION.to_string(), pkg.name.clone());
-    annotations.insert("org.opencontainers.image.version".to_string(), pkg.version.clone());
+    annotations.insert(
+        "org.opencontainers.image.version".to_string(),
+        pkg.version.clone(),
+    );
     annotations.insert(
         "org.opencontainers.image.created".to_string(),
-        pkg.created.clone().unwrap_or_else(crate::chart::now_rfc3339),
+        pkg.created
+            .clone()
+            .unwrap_or_else(crate::chart::now_rfc3339),
     );
     if let Some(s) = pkg.source.as_ref().filter(|s| !s.is_empty()) {
         annotations.insert("org.opencontainers.image.source".to_string(), s.clone());
@@ -115,7 +138,9 @@ pub async fn push(client: &Client, repo: &Reference, pkg: &PackageArtifact) -> R
         annotations,
     };
     let bytes = serde_json::to_vec(&manifest).map_err(|e| malformed(&reference, "manifest", e))?;
-    let digest = client.push_manifest(&reference, OCI_MANIFEST, &bytes).await?;
+    let digest = client
+        .push_manifest(&reference, OCI_MANIFEST, &bytes)
+        .await?;
     Ok(Pushed { reference, digest })
 }
 
@@ -142,10 +167,14 @@ pub async fn pull(client: &Client, reference: &Reference) -> Result<PulledPackag
         found,
         expected: "a kubepkg package",
     };
-    let image = m.image().ok_or_else(|| wrong(describe_media_type(&m.media_type)))?;
+    let image = m
+        .image()
+        .ok_or_else(|| wrong(describe_media_type(&m.media_type)))?;
     if image.config.media_type != CONFIG_MEDIA_TYPE {
         if image.config.media_type == crate::chart::CONFIG_MEDIA_TYPE {
-            return Err(wrong("a Helm chart (install it with `kubepkg install`)".into()));
+            return Err(wrong(
+                "a Helm chart (install it with `kubepkg install`)".into(),
+            ));
         }
         return Err(wrong(describe_config(&image)));
     }
@@ -154,10 +183,14 @@ pub async fn pull(client: &Client, reference: &Reference) -> Result<PulledPackag
         .iter()
         .find(|l| l.media_type == ARCHIVE_LAYER_MEDIA_TYPE)
         .cloned()
-        .ok_or_else(|| wrong(format!("an artifact without a layer of media type {ARCHIVE_LAYER_MEDIA_TYPE}")))?;
+        .ok_or_else(|| {
+            wrong(format!(
+                "an artifact without a layer of media type {ARCHIVE_LAYER_MEDIA_TYPE}"
+            ))
+        })?;
     let config_bytes = client.pull_blob(reference, &image.config).await?;
-    let config: PackageConfig =
-        serde_json::from_slice(&config_bytes).map_err(|e| malformed(reference, "package config", e))?;
+    let config: PackageConfig = serde_json::from_slice(&config_bytes)
+        .map_err(|e| malformed(reference, "package config", e))?;
     let archive = client.pull_blob(reference, &layer).await?;
     client.cache_manifest(&m)?;
     Ok(PulledPackage {

@@ -59,15 +59,19 @@ impl Reference {
                 "the repository must be lowercase path components of letters, digits and . _ -",
             ));
         }
-        if let Some(tag) = &tag {
-            if !valid_tag(tag) {
-                return Err(bad("the tag must be 1-128 letters, digits, _ . - (not starting with . or -)"));
-            }
+        if let Some(tag) = &tag
+            && !valid_tag(tag)
+        {
+            return Err(bad(
+                "the tag must be 1-128 letters, digits, _ . - (not starting with . or -)",
+            ));
         }
-        if let Some(d) = &digest {
-            if !valid_digest(d) {
-                return Err(bad("the digest must be sha256: and 64 lowercase hex digits"));
-            }
+        if let Some(d) = &digest
+            && !valid_digest(d)
+        {
+            return Err(bad(
+                "the digest must be sha256: and 64 lowercase hex digits",
+            ));
         }
         Ok(Reference {
             registry: registry.to_string(),
@@ -106,7 +110,10 @@ impl Reference {
 
     /// The last path component (a chart's or package's name).
     pub fn name(&self) -> &str {
-        self.repository.rsplit('/').next().unwrap_or(&self.repository)
+        self.repository
+            .rsplit('/')
+            .next()
+            .unwrap_or(&self.repository)
     }
 
     /// What a manifest request asks for: the digest when there is one, else the tag.
@@ -182,7 +189,9 @@ fn valid_tag(s: &str) -> bool {
 /// `sha256:` and 64 lowercase hex digits.
 pub fn valid_digest(s: &str) -> bool {
     s.strip_prefix("sha256:").is_some_and(|h| {
-        h.len() == 64 && h.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        h.len() == 64
+            && h.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     })
 }
 

@@ -11,15 +11,16 @@ use crate::reference::{Reference, tag_of_version, version_of_tag};
 /// The tag `version` selects among `tags` of `repo`.
 pub fn resolve_tag(repo: &Reference, tags: &[String], version: &str) -> Result<String, Error> {
     let wanted = tag_of_version(version);
-    if !version.is_empty() && tags.iter().any(|t| *t == wanted) {
+    if !version.is_empty() && tags.contains(&wanted) {
         return Ok(wanted);
     }
     let constraint_text = if version.is_empty() { "*" } else { version };
-    let constraint = Constraints::parse(constraint_text).map_err(|source| Error::BadConstraint {
-        reference: repo.repository_url(),
-        constraint: version.to_string(),
-        source,
-    })?;
+    let constraint =
+        Constraints::parse(constraint_text).map_err(|source| Error::BadConstraint {
+            reference: repo.repository_url(),
+            constraint: version.to_string(),
+            source,
+        })?;
     let mut versions: Vec<(Version, &String)> = tags
         .iter()
         .filter(|t| is_strict(&version_of_tag(t)))
@@ -33,7 +34,11 @@ pub fn resolve_tag(repo: &Reference, tags: &[String], version: &str) -> Result<S
         .ok_or_else(|| Error::NoMatchingTag {
             reference: repo.repository_url(),
             constraint: version.to_string(),
-            tags: if tags.is_empty() { "none".to_string() } else { tags.join(", ") },
+            tags: if tags.is_empty() {
+                "none".to_string()
+            } else {
+                tags.join(", ")
+            },
         })
 }
 
@@ -42,9 +47,11 @@ pub(crate) fn is_strict(v: &str) -> bool {
     let core = v.split(['-', '+']).next().unwrap_or("");
     let parts: Vec<&str> = core.split('.').collect();
     parts.len() == 3
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && (p.len() == 1 || !p.starts_with('0')))
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && (p.len() == 1 || !p.starts_with('0'))
+        })
 }
 
 #[cfg(test)]
@@ -61,7 +68,9 @@ mod tests {
 
     #[test]
     fn constraint_takes_the_newest_match_and_exact_tags_win() {
-        let t = tags(&["1.0.0", "1.4.2", "1.5.0", "2.0.0", "latest", "v1.9.0", "1.6.0_b1"]);
+        let t = tags(&[
+            "1.0.0", "1.4.2", "1.5.0", "2.0.0", "latest", "v1.9.0", "1.6.0_b1",
+        ]);
         assert_eq!(resolve_tag(&repo(), &t, ">=1.4 <2").unwrap(), "1.6.0_b1");
         assert_eq!(resolve_tag(&repo(), &t, "1.4.2").unwrap(), "1.4.2");
         assert_eq!(resolve_tag(&repo(), &t, "latest").unwrap(), "latest");

@@ -44,8 +44,12 @@ pub async fn locate(
     let client = client(options, paths)?;
     let resolved = kubepkg_oci::resolve(&client, &repo, options.version.as_deref()).await?;
     let pulled = kubepkg_oci::chart::pull(&client, &resolved).await?;
-    let (name, version) = name_and_version(&pulled.config_json)
-        .unwrap_or_else(|| (resolved.name().to_string(), resolved.tag.clone().unwrap_or_default()));
+    let (name, version) = name_and_version(&pulled.config_json).unwrap_or_else(|| {
+        (
+            resolved.name().to_string(),
+            resolved.tag.clone().unwrap_or_default(),
+        )
+    });
     let dir = client
         .cache()
         .root()
@@ -76,7 +80,10 @@ fn name_and_version(config: &[u8]) -> Option<(String, String)> {
 
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), SourceError> {
-    let dir = path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
+    let dir = path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
     let io = |source| SourceError::Io {
         path: path.to_path_buf(),
         source,

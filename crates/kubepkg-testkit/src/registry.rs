@@ -64,9 +64,7 @@ impl Registry {
         let bin = registry_binary()?;
         let dir = tempfile_dir::Dir::new("kubepkg-registry")?;
         let mut cmd = Command::new(&bin);
-        cmd.arg("serve")
-            .arg("--root")
-            .arg(dir.path().join("root"));
+        cmd.arg("serve").arg("--root").arg(dir.path().join("root"));
         if options.tls {
             run(Command::new(&bin).arg("certs").arg(dir.path().join("pki")))?;
             cmd.arg("--tls-cert")
@@ -108,7 +106,9 @@ impl Registry {
             let _ = child.kill();
             let status = child.wait().map(|s| s.to_string()).unwrap_or_default();
             return Err(Error::Registry {
-                message: format!("kpk-registry serve did not start ({status}); it printed {line:?}"),
+                message: format!(
+                    "kpk-registry serve did not start ({status}); it printed {line:?}"
+                ),
             });
         };
         Ok(Registry {
@@ -256,7 +256,12 @@ mod tests {
 
     fn get_v2(reg: &Registry) -> String {
         let mut s = std::net::TcpStream::connect(reg.host()).unwrap();
-        write!(s, "GET /v2/ HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", reg.host()).unwrap();
+        write!(
+            s,
+            "GET /v2/ HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            reg.host()
+        )
+        .unwrap();
         let mut out = String::new();
         s.read_to_string(&mut out).unwrap();
         out
@@ -277,7 +282,8 @@ mod tests {
         let answer = get_v2(&reg);
         assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
         assert!(answer.contains("Basic realm"), "{answer}");
-        let reg = Registry::start(RegistryOptions::plain().with_user("u", "p").with_token()).unwrap();
+        let reg =
+            Registry::start(RegistryOptions::plain().with_user("u", "p").with_token()).unwrap();
         let answer = get_v2(&reg);
         assert!(answer.contains("Bearer realm"), "{answer}");
     }

@@ -26,7 +26,8 @@ use kubepkg_progress::{Event, Message, Sink};
 
 use super::runtime;
 use crate::cli::{
-    PackageSourceArgs, ApplyArgs, PackageCommand, PackageValuesArgs, PackageValuesFlags, PlanArgs, TargetArgs,
+    ApplyArgs, PackageCommand, PackageSourceArgs, PackageValuesArgs, PackageValuesFlags, PlanArgs,
+    TargetArgs,
 };
 use crate::error::CliError;
 use crate::progress::Printer;

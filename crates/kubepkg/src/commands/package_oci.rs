@@ -21,7 +21,8 @@ pub fn push(args: PackagePushArgs, settings: &Settings) -> Result<ExitCode> {
     let archive = if args.package.is_dir() {
         tar_gz(&args.package, &name)?
     } else {
-        std::fs::read(&args.package).with_context(|| format!("reading {}", args.package.display()))?
+        std::fs::read(&args.package)
+            .with_context(|| format!("reading {}", args.package.display()))?
     };
     let manifest_path = package.root.join(kubepkg_package::manifest::MANIFEST_FILE);
     let manifest = if package.bare_chart {
@@ -34,7 +35,9 @@ pub fn push(args: PackagePushArgs, settings: &Settings) -> Result<ExitCode> {
     for c in &package.components {
         let (file, bytes) = match &c.chart {
             ChartSource::Archive(p) => (
-                p.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
+                p.file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
                 std::fs::read(p).with_context(|| format!("reading {}", p.display()))?,
             ),
             ChartSource::Directory(p) => {
@@ -67,23 +70,41 @@ pub fn push(args: PackagePushArgs, settings: &Settings) -> Result<ExitCode> {
     let client = kubepkg_source::oci::client(&args.access.options(), &settings.paths)?;
     let pushed = runtime()?.block_on(kubepkg_oci::package::push(&client, &repo, &artifact))?;
     let shown = pushed.reference.to_string();
-    println!("Pushed: {}", shown.trim_start_matches(kubepkg_oci::reference::SCHEME));
+    println!(
+        "Pushed: {}",
+        shown.trim_start_matches(kubepkg_oci::reference::SCHEME)
+    );
     println!("Digest: {}", pushed.digest);
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn pull(args: PackagePullArgs, settings: &Settings) -> Result<ExitCode> {
-    let located = runtime()?.block_on(locate(&args.reference, args.version.as_deref(), &args.access, settings))?;
+    let located = runtime()?.block_on(locate(
+        &args.reference,
+        args.version.as_deref(),
+        &args.access,
+        settings,
+    ))?;
     std::fs::create_dir_all(&args.destination)
         .with_context(|| format!("creating {}", args.destination.display()))?;
-    let file = located.path.file_name().context("the pulled package has no file name")?;
+    let file = located
+        .path
+        .file_name()
+        .context("the pulled package has no file name")?;
     let target = args.destination.join(file);
-    std::fs::copy(&located.path, &target).with_context(|| format!("writing {}", target.display()))?;
+    std::fs::copy(&located.path, &target)
+        .with_context(|| format!("writing {}", target.display()))?;
     println!(
         "Pulled: {}",
-        located.origin.reference.trim_start_matches(kubepkg_oci::reference::SCHEME)
+        located
+            .origin
+            .reference
+            .trim_start_matches(kubepkg_oci::reference::SCHEME)
     );
-    println!("Digest: {}", located.origin.digest.as_deref().unwrap_or_default());
+    println!(
+        "Digest: {}",
+        located.origin.digest.as_deref().unwrap_or_default()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -94,7 +115,10 @@ pub async fn locate(
     access: &RegistryAccessArgs,
     settings: &Settings,
 ) -> Result<kubepkg_source::oci::LocatedPackage> {
-    Ok(kubepkg_source::oci::locate_package(reference, version, &access.options(), &settings.paths).await?)
+    Ok(
+        kubepkg_source::oci::locate_package(reference, version, &access.options(), &settings.paths)
+            .await?,
+    )
 }
 
 /// `dir` as a `.tgz` under the top-level directory `top`, as `helm package` lays it out:
@@ -109,7 +133,8 @@ fn tar_gz(dir: &Path, top: &str) -> Result<Vec<u8>> {
         let mut tar = tar::Builder::new(gz);
         for rel in files {
             let path = dir.join(&rel);
-            let data = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+            let data =
+                std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
             let mut h = tar::Header::new_gnu();
             h.set_size(data.len() as u64);
             h.set_mode(0o644);
@@ -130,7 +155,9 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let entry = entry.with_context(|| format!("reading {}", dir.display()))?;
         let path = entry.path();
-        let kind = entry.file_type().with_context(|| format!("reading {}", path.display()))?;
+        let kind = entry
+            .file_type()
+            .with_context(|| format!("reading {}", path.display()))?;
         if kind.is_dir() {
             collect(root, &path, out)?;
         } else if kind.is_file() {

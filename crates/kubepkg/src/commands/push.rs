@@ -14,7 +14,8 @@ use crate::cli::PushArgs;
 use crate::settings::Settings;
 
 pub fn run(args: PushArgs, settings: &Settings) -> Result<ExitCode> {
-    let raw = std::fs::read(&args.chart).with_context(|| format!("reading {}", args.chart.display()))?;
+    let raw =
+        std::fs::read(&args.chart).with_context(|| format!("reading {}", args.chart.display()))?;
     let origin = args.chart.display().to_string();
     let chart = kubepkg_chart::chart::load_archive(&raw, &origin)?;
     let repo = kubepkg_oci::Reference::parse(&args.remote)?;
@@ -28,9 +29,18 @@ pub fn run(args: PushArgs, settings: &Settings) -> Result<ExitCode> {
     let prov_path = args.chart.with_extension("tgz.prov");
     let prov = std::fs::read(&prov_path).ok();
     let client = kubepkg_source::oci::client(&args.access.options(), &settings.paths)?;
-    let pushed = runtime()?.block_on(kubepkg_oci::chart::push(&client, &repo, &raw, &meta, prov.as_deref()))?;
+    let pushed = runtime()?.block_on(kubepkg_oci::chart::push(
+        &client,
+        &repo,
+        &raw,
+        &meta,
+        prov.as_deref(),
+    ))?;
     let shown = pushed.reference.to_string();
-    println!("Pushed: {}", shown.trim_start_matches(kubepkg_oci::reference::SCHEME));
+    println!(
+        "Pushed: {}",
+        shown.trim_start_matches(kubepkg_oci::reference::SCHEME)
+    );
     println!("Digest: {}", pushed.digest);
     Ok(ExitCode::SUCCESS)
 }
@@ -75,7 +85,10 @@ pub(crate) fn metadata_json(m: &Metadata) -> Vec<u8> {
     };
     let list = |o: &mut Map<String, Value>, k: &str, v: &[String]| {
         if !v.is_empty() {
-            o.insert(k.into(), Value::Array(v.iter().cloned().map(Value::String).collect()));
+            o.insert(
+                k.into(),
+                Value::Array(v.iter().cloned().map(Value::String).collect()),
+            );
         }
     };
     s(&mut o, "name", &m.name, false);

@@ -51,12 +51,17 @@ fn login(args: RegistryLoginArgs, settings: &Settings) -> Result<ExitCode> {
         tag: None,
         digest: None,
     };
-    runtime()?.block_on(client.ping(&probe)).map_err(|e| match e {
-        kubepkg_oci::Error::AuthDenied { host, .. } | kubepkg_oci::Error::AuthRequired { host, .. } => {
-            anyhow::anyhow!("login to {host} failed: the registry refused the username or password")
-        }
-        e => e.into(),
-    })?;
+    runtime()?
+        .block_on(client.ping(&probe))
+        .map_err(|e| match e {
+            kubepkg_oci::Error::AuthDenied { host, .. }
+            | kubepkg_oci::Error::AuthRequired { host, .. } => {
+                anyhow::anyhow!(
+                    "login to {host} failed: the registry refused the username or password"
+                )
+            }
+            e => e.into(),
+        })?;
     let credential = kubepkg_oci::Credential {
         username: args.username,
         password,
@@ -69,6 +74,8 @@ fn login(args: RegistryLoginArgs, settings: &Settings) -> Result<ExitCode> {
 /// `HOST[:PORT]` of what the user typed (`oci://` and a path are dropped, as helm does).
 fn host_of(input: &str) -> String {
     let s = input.trim_start_matches(kubepkg_oci::reference::SCHEME);
-    let s = s.trim_start_matches("https://").trim_start_matches("http://");
+    let s = s
+        .trim_start_matches("https://")
+        .trim_start_matches("http://");
     s.split('/').next().unwrap_or(s).to_string()
 }
