@@ -86,6 +86,12 @@ pub enum Error {
         what: &'static str,
         message: String,
     },
+    /// A size-cap variable that is not a whole number of bytes.
+    #[error("{variable}={value:?}: not a whole number of bytes")]
+    BadLimit {
+        variable: &'static str,
+        value: String,
+    },
     /// A TLS option could not be used (a `--ca-file` that is not PEM certificates).
     #[error("{path}: {message}")]
     TlsConfig { path: PathBuf, message: String },

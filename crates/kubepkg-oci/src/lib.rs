@@ -17,7 +17,7 @@
 //! `oci-client` 0.18 would bring reqwest 0.13 and a second HTTP and TLS stack (its rustls
 //! feature picks aws-lc-rs, a C build; without it a process-wide default crypto provider must
 //! be installed), where the workspace already has hyper 1, hyper-rustls and rustls with ring
-//! (the controller's); its `Reference` follows Docker's normalisation (`docker.io/library/…`),
+//! (the controller's); its `Reference` follows Docker's normalisation (a default registry and `library/` prefix),
 //! not Helm's rules; its errors do not tell a missing credential from a refused one per
 //! reference, which our one-line messages need; and its manifest and blob reads have no size
 //! caps. The protocol subset kubepkg needs (manifest GET/PUT, blob HEAD/GET, monolithic upload,

@@ -27,18 +27,25 @@ impl Default for Limits {
 }
 
 impl Limits {
-    /// The defaults, each raised (or lowered) by its environment variable when that is a number.
-    pub fn from_env() -> Limits {
+    /// The defaults, each replaced by its environment variable when set: a whole number of
+    /// bytes (`_` separators allowed); anything else is an error naming the variable.
+    pub fn from_env() -> Result<Limits, crate::Error> {
         let d = Limits::default();
-        let read = |name: &str, default: u64| {
-            std::env::var(name)
-                .ok()
-                .and_then(|v| v.trim().parse::<u64>().ok())
-                .unwrap_or(default)
+        let read = |name: &'static str, default: u64| match std::env::var(name) {
+            Err(_) => Ok(default),
+            Ok(v) if v.trim().is_empty() => Ok(default),
+            Ok(v) => v
+                .trim()
+                .replace('_', "")
+                .parse::<u64>()
+                .map_err(|_| crate::Error::BadLimit {
+                    variable: name,
+                    value: v.clone(),
+                }),
         };
-        Limits {
-            max_manifest_bytes: read(MANIFEST_ENV, d.max_manifest_bytes),
-            max_blob_bytes: read(BLOB_ENV, d.max_blob_bytes),
-        }
+        Ok(Limits {
+            max_manifest_bytes: read(MANIFEST_ENV, d.max_manifest_bytes)?,
+            max_blob_bytes: read(BLOB_ENV, d.max_blob_bytes)?,
+        })
     }
 }

@@ -30,7 +30,7 @@ pub fn client(options: &SourceOptions, paths: &HelmPaths) -> Result<Client, Sour
         },
         credential,
         cache: Cache::new(paths.kubepkg_cache.join("oci")),
-        limits: Limits::from_env(),
+        limits: Limits::from_env()?,
     })?)
 }
 
