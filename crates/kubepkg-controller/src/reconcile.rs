@@ -383,7 +383,15 @@ async fn apply(
             return Ok(Action::requeue(interval));
         }
     };
-    let fetched = match source::fetch(&ctx.cluster.client, &namespace, &spec.source, http).await {
+    let fetched = match source::fetch(
+        &ctx.cluster.client,
+        &namespace,
+        &spec.source,
+        http,
+        &ctx.scratch.join("oci-cache"),
+    )
+    .await
+    {
         Ok(f) => f,
         Err(e) => {
             let transient = e.reason() == reason::SOURCE_UNAVAILABLE;
@@ -734,7 +742,10 @@ fn load(ctx: &Context, obj: &DynamicObject, fetched: &source::Fetched) -> Result
                 .map_err(|e| format!("{}: {}", fetched.origin, report(&e)))
         });
     match loaded {
-        Ok(package) => Ok(Loaded { package, dir }),
+        Ok(mut package) => {
+            package.source = fetched.oci.clone();
+            Ok(Loaded { package, dir })
+        }
         Err(e) => {
             let _ = std::fs::remove_dir_all(&dir);
             Err(e)

@@ -39,9 +39,18 @@ pub struct CredentialFiles {
 }
 
 impl CredentialFiles {
+    /// No files: only [`crate::ClientOptions::credential`] (the controller's pull Secret).
+    pub fn none() -> CredentialFiles {
+        CredentialFiles {
+            helm: PathBuf::new(),
+            docker: None,
+        }
+    }
+
     /// The credential for `host` (`host[:port]`), if any file has one.
     pub fn lookup(&self, host: &str) -> Result<Option<Credential>, Error> {
-        for path in std::iter::once(&self.helm).chain(self.docker.as_ref()) {
+        let files = std::iter::once(&self.helm).chain(self.docker.as_ref());
+        for path in files.filter(|p| !p.as_os_str().is_empty()) {
             if let Some(c) = lookup_in(path, host)? {
                 return Ok(Some(c));
             }
@@ -81,10 +90,45 @@ fn keys_of(host: &str) -> [String; 3] {
     ]
 }
 
+/// The credential for `host` in `bytes`, a Docker `config.json` (e.g. the `.dockerconfigjson`
+/// of a `kubernetes.io/dockerconfigjson` Secret; `origin` names it in errors). Credential
+/// helpers are not run for it.
+pub fn lookup_in_json(
+    bytes: &[u8],
+    origin: &Path,
+    host: &str,
+) -> Result<Option<Credential>, Error> {
+    let config = match serde_json::from_slice::<Value>(bytes) {
+        Ok(Value::Object(m)) => m,
+        Ok(_) => {
+            return Err(Error::Credentials {
+                path: origin.to_path_buf(),
+                message: "not a JSON object".into(),
+            });
+        }
+        Err(e) => {
+            return Err(Error::Credentials {
+                path: origin.to_path_buf(),
+                message: e.to_string(),
+            });
+        }
+    };
+    let auths_only: Map<String, Value> = config.into_iter().filter(|(k, _)| k == "auths").collect();
+    lookup_in_config(auths_only, origin, host)
+}
+
 fn lookup_in(path: &Path, host: &str) -> Result<Option<Credential>, Error> {
     let Some(config) = read_config(path)? else {
         return Ok(None);
     };
+    lookup_in_config(config, path, host)
+}
+
+fn lookup_in_config(
+    config: Map<String, Value>,
+    path: &Path,
+    host: &str,
+) -> Result<Option<Credential>, Error> {
     let bad = |message: String| Error::Credentials {
         path: path.to_path_buf(),
         message,
