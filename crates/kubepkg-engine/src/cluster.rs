@@ -34,6 +34,7 @@ use kubepkg_package::orchestrator::{
     Cluster, ComponentApply, Event, Failure, FailureKind, ReadyWait, RequirementState, Waited,
 };
 use kubepkg_package::revision::{PackageRevision, RevisionStatus};
+use kubepkg_package::verdict::HookOutput;
 use kubepkg_progress::{Message, Sink};
 use kubepkg_release::action::{ActionError, Options, Releases, manifest_objects};
 use kubepkg_release::storage::SecretDriver;
@@ -445,6 +446,18 @@ impl Cluster for KubeCluster {
             Ok(_) | Err(ActionError::NotFound { .. }) => Ok(()),
             Err(e) => Err(failure(FailureKind::Uninstall)(e)),
         }
+    }
+
+    async fn hook_output(&mut self, release: &str, namespace: &str) -> HookOutput {
+        let ns_cluster = self.in_namespace(namespace);
+        let rel = releases(&ns_cluster, namespace, self.sink.clone(), release.into());
+        let Ok(Some(r)) = rel.store.last(release).await else {
+            return HookOutput::default();
+        };
+        let Ok(ids) = manifest_objects(&r.manifest) else {
+            return HookOutput::default();
+        };
+        crate::hook_output::read(&ns_cluster, &ids, namespace).await
     }
 
     fn progress(&mut self, event: Event) {

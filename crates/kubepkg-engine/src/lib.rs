@@ -15,6 +15,7 @@
 pub mod chart;
 pub mod cluster;
 pub mod error;
+pub mod hook_output;
 pub mod ops;
 pub mod ready;
 pub mod store;

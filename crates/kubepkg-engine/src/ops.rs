@@ -337,6 +337,8 @@ pub struct ApplyOptions {
     pub timeout: Duration,
     /// Apply a lower version even when the rollback policy forbids it.
     pub allow_downgrade: bool,
+    /// Apply CRD changes that are unsafe for existing objects.
+    pub allow_unsafe_crd_changes: bool,
 }
 
 impl ApplyOptions {
@@ -345,6 +347,7 @@ impl ApplyOptions {
         ApplyOptions {
             timeout,
             allow_downgrade: false,
+            allow_unsafe_crd_changes: false,
         }
     }
 }
@@ -398,6 +401,7 @@ pub async fn apply(
             timeout,
             now: &now,
             allow_downgrade: options.allow_downgrade,
+            allow_unsafe_crd_changes: options.allow_unsafe_crd_changes,
         };
         let outcome = orchestrator::apply(kc, input).await?;
         Ok((outcome, p.plan))
@@ -725,15 +729,8 @@ fn package_objects(kc: &KubeCluster, namespace: &str) -> kube::Api<kube::api::Dy
     )
 }
 
-/// One live object that differs from what its release applied.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Drift {
-    pub component: String,
-    /// `Kind namespace/name`.
-    pub object: String,
-    /// `missing`, or the top-level fields that differ (`changed: spec, metadata.labels`).
-    pub what: String,
-}
+/// One live object that differs from what its release applied (the plan's type).
+pub use kubepkg_package::plan::Drift;
 
 /// Drift of an installed package (docs/controller.md#drift): each object of each component's
 /// deployed release is server-side applied as a dry run with kubepkg's field manager and
@@ -751,7 +748,7 @@ pub async fn drift(kc: &KubeCluster, instance: Instance<'_>) -> Result<Vec<Drift
                 (None, _) => Some("missing".to_string()),
                 (Some(live), Some(applied)) => {
                     let fields = differing_fields(&live, &applied);
-                    (!fields.is_empty()).then(|| format!("changed: {}", fields.join(", ")))
+                    (!fields.is_empty()).then(|| format!("changed: {}", fields.join("; ")))
                 }
                 (Some(_), None) => None,
             };
@@ -843,7 +840,27 @@ async fn release_objects(
 /// The fields (top level, and `metadata.labels`/`metadata.annotations`) in which `live` and
 /// `applied` differ, leaving out what the server keeps for itself (status, resourceVersion,
 /// generation, managedFields, timestamps, uid).
+/// What differs between the live object and what an apply makes of it, as leaf paths with
+/// both values (`spec.replicas: live 5, applied 2`), at most [`MAX_DRIFT_PATHS`] (then `…`);
+/// `status` and the metadata the server keeps (`resourceVersion`, `managedFields`, …) are not
+/// drift.
 fn differing_fields(live: &Value, applied: &Value) -> Vec<String> {
+    let (Some(l), Some(a)) = (live.as_object(), applied.as_object()) else {
+        return vec!["object".into()];
+    };
+    let mut out = Vec::new();
+    diff_paths("", l, a, &mut out);
+    if out.len() > MAX_DRIFT_PATHS {
+        out.truncate(MAX_DRIFT_PATHS);
+        out.push("…".into());
+    }
+    out
+}
+
+/// Paths shown per drifted object.
+const MAX_DRIFT_PATHS: usize = 8;
+
+fn diff_paths(prefix: &str, l: &Map<String, Value>, a: &Map<String, Value>, out: &mut Vec<String>) {
     const SERVER_META: [&str; 6] = [
         "resourceVersion",
         "generation",
@@ -852,34 +869,44 @@ fn differing_fields(live: &Value, applied: &Value) -> Vec<String> {
         "uid",
         "selfLink",
     ];
-    let (Some(l), Some(a)) = (live.as_object(), applied.as_object()) else {
-        return vec!["object".into()];
-    };
     let mut keys: Vec<&String> = l.keys().chain(a.keys()).collect();
     keys.sort();
     keys.dedup();
-    let mut out = Vec::new();
     for k in keys {
-        match k.as_str() {
-            "status" => {}
-            "metadata" => {
-                let empty = Map::new();
-                let lm = l.get(k).and_then(Value::as_object).unwrap_or(&empty);
-                let am = a.get(k).and_then(Value::as_object).unwrap_or(&empty);
-                let mut mk: Vec<&String> = lm.keys().chain(am.keys()).collect();
-                mk.sort();
-                mk.dedup();
-                for m in mk {
-                    if !SERVER_META.contains(&m.as_str()) && lm.get(m) != am.get(m) {
-                        out.push(format!("metadata.{m}"));
-                    }
-                }
+        if (prefix.is_empty() && k == "status")
+            || (prefix == "metadata" && SERVER_META.contains(&k.as_str()))
+        {
+            continue;
+        }
+        let path = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        match (l.get(k), a.get(k)) {
+            (Some(Value::Object(lo)), Some(Value::Object(ao))) => diff_paths(&path, lo, ao, out),
+            (lv, av) if lv != av => {
+                out.push(format!("{path}: live {}, applied {}", short(lv), short(av)))
             }
-            _ if l.get(k) != a.get(k) => out.push(k.clone()),
             _ => {}
         }
+        if out.len() > MAX_DRIFT_PATHS {
+            return;
+        }
     }
-    out
+}
+
+/// A value in a few characters (`absent` for none).
+fn short(v: Option<&Value>) -> String {
+    let Some(v) = v else {
+        return "absent".into();
+    };
+    let text = v.to_string();
+    if text.chars().count() <= 60 {
+        text
+    } else {
+        format!("{}…", text.chars().take(60).collect::<String>())
+    }
 }
 
 #[cfg(test)]
@@ -898,7 +925,10 @@ mod drift_tests {
             json!({"metadata": {"name": "a", "labels": {"x": "y"}}, "spec": {"replicas": 5}});
         assert_eq!(
             differing_fields(&edited, &applied),
-            vec!["metadata.labels".to_string(), "spec".to_string()]
+            vec![
+                r#"metadata.labels: live {"x":"y"}, applied absent"#.to_string(),
+                "spec.replicas: live 5, applied 1".to_string()
+            ]
         );
     }
 }

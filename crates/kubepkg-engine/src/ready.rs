@@ -271,7 +271,16 @@ async fn wait_one(
                                 )
                             })
                             .unwrap_or(why);
-                        return Err(format!("{object} failed: {detail}"));
+                        // The pods behind it, their warnings and (a Job) its log tail.
+                        let d = kubepkg_kube::diagnosis::diagnose(cluster, &id, true).await;
+                        let mut text = format!("{object} failed: {detail}");
+                        for line in d.pods.iter().chain(&d.log) {
+                            text.push_str(&format!("\n    {line}"));
+                        }
+                        for e in &d.events {
+                            text.push_str(&format!("\n    event: {e}"));
+                        }
+                        return Err(text);
                     }
                 }
                 last = evaluate(c, Some(&v));

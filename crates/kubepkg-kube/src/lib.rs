@@ -15,6 +15,7 @@
 pub mod apply;
 pub mod client;
 pub mod crd;
+pub mod diagnosis;
 pub mod discovery;
 pub mod error;
 pub mod failpoint;

@@ -1,7 +1,8 @@
 //! Waiting for objects by watching them (never by sleeping): each object gets a watch on
 //! its name; readiness is recomputed with [`crate::readiness`] on every change until all are
 //! current or the deadline passes. A timeout reports every object that is not ready with
-//! its status, reason and message and its most recent events.
+//! its status, reason and message, the pods behind it, its recent Warning events and, for a
+//! failed Job, its log tail ([`crate::diagnosis`]).
 //!
 //! A watch that breaks while waiting (a dropped connection, an API server restarting) does not
 //! end the wait: [`watch_named`] lists and watches again, with backoff, until the deadline.
@@ -25,8 +26,12 @@ use crate::readiness::{self, Readiness, Status};
 pub struct Unready {
     pub id: ObjectRef,
     pub readiness: Readiness,
-    /// Most recent events of the object, newest last: `Type Reason: message`.
+    /// Most recent events of the object (and of its pods), newest last: `Type Reason: message`.
     pub events: Vec<String>,
+    /// The pods behind it, one line each ([`crate::diagnosis`]).
+    pub pods: Vec<String>,
+    /// The last log lines of a failed Job's pod.
+    pub log: Vec<String>,
 }
 
 /// What is not ready when waiting ends without success.
@@ -56,8 +61,14 @@ impl fmt::Display for NotReadyReport {
             if !u.readiness.message.is_empty() {
                 write!(f, ": {}", u.readiness.message)?;
             }
+            for p in &u.pods {
+                write!(f, "\n    {p}")?;
+            }
             for e in &u.events {
                 write!(f, "\n    event: {e}")?;
+            }
+            for l in &u.log {
+                write!(f, "\n    {l}")?;
             }
         }
         Ok(())
@@ -233,6 +244,8 @@ pub async fn wait_deleted(
                         message: "object still exists".into(),
                     },
                     events: recent_events(cluster, &id).await,
+                    pods: Vec::new(),
+                    log: Vec::new(),
                 }],
             }));
         }
@@ -247,11 +260,14 @@ async fn report(
 ) -> NotReadyReport {
     let mut objects = Vec::new();
     for (id, readiness) in pending {
-        let events = recent_events(cluster, &id).await;
+        let failed = readiness.status == Status::Failed;
+        let d = crate::diagnosis::diagnose(cluster, &id, failed).await;
         objects.push(Unready {
             id,
             readiness,
-            events,
+            events: d.events,
+            pods: d.pods,
+            log: d.log,
         });
     }
     NotReadyReport { timeout, objects }

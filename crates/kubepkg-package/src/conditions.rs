@@ -286,6 +286,7 @@ mod tests {
             values_digest: String::new(),
             value_sources: Vec::new(),
             rollback_safe: None,
+            rollback_to: None,
             components: vec![],
             status,
             description: "d".into(),
@@ -294,6 +295,7 @@ mod tests {
             last_deployed: String::new(),
             conditions: vec![],
             hooks_completed: Vec::new(),
+            hook_verdicts: Vec::new(),
         }
     }
 

@@ -84,6 +84,16 @@ pub enum ProblemKind {
         constraint: String,
         reason: String,
     },
+    /// `rollback.to` cannot be parsed as a constraint.
+    #[error(
+        "rollback.to {constraint:?} is not a valid version constraint ({reason}); write the older versions that may run again once this one has run, e.g. \">=2.0.0\""
+    )]
+    BadRollbackFloor { constraint: String, reason: String },
+    /// `rollback.to` beside `rollback.safe: false`, which already forbids every older version.
+    #[error(
+        "rollback.to {constraint:?} contradicts rollback.safe: false (which forbids every older version); keep one of them"
+    )]
+    RollbackFloorWithUnsafe { constraint: String },
     /// A `readyWhen` entry lacks required fields.
     #[error(
         "readyWhen[{index}] is missing {missing}; every readyWhen entry needs apiVersion, kind, name and condition"

@@ -12,7 +12,9 @@
 //! - [`orchestrator`]: the apply decisions (docs/rules.md) as a state machine over a
 //!   [`orchestrator::Cluster`] trait;
 //! - [`rollback_policy`]: whether an older version may run again (manual rollbacks and
-//!   downgrades).
+//!   downgrades), and what a failed upgrade does;
+//! - [`verdict`]: verdicts that `PreUpgrade` check hooks report (proceed, refused,
+//!   check_failed).
 //!
 //! The cluster side (releases, readiness, leases, Secret storage) lives in other crates and is
 //! reached only through the orchestrator's trait, so this crate is fully testable offline.
@@ -34,6 +36,7 @@ pub mod revision;
 pub mod rollback_policy;
 pub mod source;
 pub mod values;
+pub mod verdict;
 
 pub use constraint::Constraint;
 pub use error::{PackageError, Problem, ProblemKind};

@@ -47,16 +47,25 @@ pub struct PackageMeta {
     /// SemVer 2 version.
     pub version: semver::Version,
     /// `rollback.safe`: once this version has run, can the version before it run again?
-    /// `None` when the manifest does not say; automatic rollback needs an explicit `true`.
+    /// `None` when the manifest does not say; automatic rollback needs an explicit `true` (or a
+    /// `rollback.to` floor).
     pub rollback_safe: Option<bool>,
+    /// `rollback.to`: the older versions that may run again once this one has run (its
+    /// rollback floor, e.g. `>=2.0.0`); `None`: not declared.
+    pub rollback_to: Option<Constraint>,
     pub requires: Vec<Requirement>,
 }
 
 impl PackageMeta {
-    /// Whether a failed upgrade *to* this version may be rolled back
-    /// (docs/rules.md#failure-and-rollback).
+    /// Whether this version allows a failed upgrade *to* it to be rolled back at all: it
+    /// declares `rollback.safe: true`, or a `rollback.to` floor (which says which older versions
+    /// are safe) without `rollback.safe` (docs/rules.md#failure-and-rollback). Which target the
+    /// floors admit is [`crate::rollback_policy::on_failure`]'s to judge.
     pub fn rollback_is_safe(&self) -> bool {
-        self.rollback_safe == Some(true)
+        match self.rollback_safe {
+            Some(safe) => safe,
+            None => self.rollback_to.is_some(),
+        }
     }
 }
 
@@ -206,7 +215,7 @@ struct RawPackage {
     name: Spanned<String>,
     version: Spanned<serde_json::Value>,
     #[serde(default)]
-    rollback: Option<RawRollback>,
+    rollback: Option<Spanned<RawRollback>>,
     #[serde(default)]
     requires: Vec<Spanned<RawRequirement>>,
 }
@@ -216,6 +225,8 @@ struct RawPackage {
 struct RawRollback {
     #[serde(default)]
     safe: Option<bool>,
+    #[serde(default)]
+    to: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -576,13 +587,38 @@ fn validate_meta(raw: &Spanned<RawPackage>, problems: &mut Problems<'_>) -> Opti
             optional: req.optional,
         });
     }
+    let rollback_safe = p.rollback.as_ref().and_then(|r| r.value.safe);
+    let mut rollback_to = None;
+    if let Some(r) = &p.rollback
+        && let Some(to) = &r.value.to
+    {
+        let line = r.referenced.line();
+        let text = scalar_text(to);
+        match Constraint::parse(&text) {
+            Ok(_) if rollback_safe == Some(false) => problems.add(
+                line,
+                None,
+                ProblemKind::RollbackFloorWithUnsafe { constraint: text },
+            ),
+            Ok(c) => rollback_to = Some(c),
+            Err(e) => problems.add(
+                line,
+                None,
+                ProblemKind::BadRollbackFloor {
+                    constraint: text,
+                    reason: e.to_string(),
+                },
+            ),
+        }
+    }
     if problems.list.len() != before {
         return None;
     }
     Some(PackageMeta {
         name: p.name.value.clone(),
         version: version?,
-        rollback_safe: p.rollback.as_ref().and_then(|r| r.safe),
+        rollback_safe,
+        rollback_to,
         requires,
     })
 }

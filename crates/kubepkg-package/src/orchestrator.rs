@@ -53,8 +53,9 @@ use crate::plan::{Action, Change, Plan};
 use crate::revision::{
     ComponentRecord, History, HookRun, PackageRevision, RevisionStatus, values_digest,
 };
-use crate::rollback_policy::{self, Downgrade, Forbidder};
+use crate::rollback_policy::{self, Downgrade, FailurePolicy, Forbidder};
 use crate::values::{UserValues, supplied, upgrade_context};
+use crate::verdict::VerdictKind;
 use kubepkg_progress::Message;
 
 /// The default per-component readiness timeout (docs/rules.md#timeouts).
@@ -216,6 +217,16 @@ pub trait Cluster {
         release: &str,
         namespace: &str,
     ) -> impl Future<Output = Result<(), Failure>> + Send;
+    /// What the pods of a hook's release left behind (termination messages, log tail), for
+    /// its verdict ([`crate::verdict`]). A cluster that cannot tell returns nothing.
+    fn hook_output(
+        &mut self,
+        release: &str,
+        namespace: &str,
+    ) -> impl Future<Output = crate::verdict::HookOutput> + Send {
+        let _ = (release, namespace);
+        async { crate::verdict::HookOutput::default() }
+    }
     /// Reports progress (synchronous; printing or status updates).
     fn progress(&mut self, event: Event);
     /// The time now (RFC 3339), for records written after the run started (an automatic
@@ -232,6 +243,8 @@ pub enum Reason {
     UpgradeFailed,
     RolledBack,
     InstallFailed,
+    /// A `PreUpgrade` check hook reported the verdict `refused`: nothing else changed.
+    UpgradeRefused,
 }
 
 impl Reason {
@@ -242,6 +255,7 @@ impl Reason {
             Reason::UpgradeFailed => "UpgradeFailed",
             Reason::RolledBack => "RolledBack",
             Reason::InstallFailed => "InstallFailed",
+            Reason::UpgradeRefused => "UpgradeRefused",
         }
     }
 }
@@ -280,6 +294,8 @@ pub struct ApplyInput<'a> {
     pub now: &'a str,
     /// Apply a lower version even when the rollback policy forbids it (`--allow-downgrade`).
     pub allow_downgrade: bool,
+    /// Apply CRD changes that are not safe for existing objects (`--allow-unsafe-crd-changes`).
+    pub allow_unsafe_crd_changes: bool,
 }
 
 /// Checks `requires`; `Ok(())` when met, else the message of what is awaited.
@@ -459,6 +475,13 @@ pub enum Stopped {
     /// A downgrade the rollback policy forbids.
     #[error(transparent)]
     Downgrade(#[from] DowngradeRefused),
+    /// CRD changes unsafe for existing objects ([`kubepkg_crd`]).
+    #[error(
+        "refusing to apply package {name}: {} CRD change(s) are unsafe for existing objects:\n  {}\nmake the change safe (keep the field, the version, the type), migrate the objects first, or use --allow-unsafe-crd-changes",
+        changes.len(),
+        changes.join("\n  ")
+    )]
+    UnsafeCrdChanges { name: String, changes: Vec<String> },
     /// The package revision could not be recorded, so nothing was applied.
     #[error("cannot record the package revision, so nothing was changed: {0}")]
     NotRecorded(#[source] Failure),
@@ -499,6 +522,16 @@ pub fn check_downgrade(
 pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result<Outcome, Stopped> {
     let pkg = input.package;
     let downgrade = check_downgrade(input.name, input.history, pkg, input.allow_downgrade)?;
+    let unsafe_crds = input.plan.unsafe_crd_changes();
+    if !unsafe_crds.is_empty() && !input.allow_unsafe_crd_changes {
+        return Err(Stopped::UnsafeCrdChanges {
+            name: input.name.to_string(),
+            changes: unsafe_crds
+                .iter()
+                .map(|c| format!("{}: {}", c.component, c.change))
+                .collect(),
+        });
+    }
     let mut run = Run::new(cluster, input.now);
     let deployed = input.history.deployed().cloned();
     let deployed_rev = deployed.as_ref().map(|d| d.revision);
@@ -588,6 +621,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
         value_sources: input.user.layers(),
         values: given,
         rollback_safe: pkg.meta.rollback_safe,
+        rollback_to: pkg.meta.rollback_to.as_ref().map(ToString::to_string),
         components: Vec::new(),
         status: if deployed.is_some() {
             RevisionStatus::PendingUpgrade
@@ -600,6 +634,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
         last_deployed: input.now.to_string(),
         conditions: Vec::new(),
         hooks_completed: Vec::new(),
+        hook_verdicts: Vec::new(),
     };
     // Components start from what is deployed; unreached ones keep that state.
     for s in &input.plan.steps {
@@ -715,6 +750,65 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
             }
             Err(f) => Err(f),
         };
+        // The check's verdict, if it gave one: read whether its Job succeeded or failed (a
+        // check that refuses usually exits non-zero).
+        let verdict = if matches!(&result, Err(f) if f.kind != FailureKind::NotReady) {
+            Ok(None)
+        } else {
+            let output = run.cluster.hook_output(&h.release, &h.namespace).await;
+            crate::verdict::read(&h.name, &output)
+        };
+        let stop = match verdict {
+            Err(e) => Some((
+                Reason::UpgradeFailed,
+                format!(
+                    "PreUpgrade hook {} failed: {e}; nothing else was changed (its release {} is kept for its logs)",
+                    h.name, h.release
+                ),
+            )),
+            Ok(Some(v)) => {
+                run.cluster.progress(Event::message(
+                    Some(&h.name),
+                    Message::HookVerdict {
+                        verdict: v.verdict.to_string(),
+                        message: v.message.clone(),
+                        affected: v.affected_text(),
+                    },
+                ));
+                rev.hook_verdicts.push(v.clone());
+                match v.verdict {
+                    VerdictKind::Refused => Some((Reason::UpgradeRefused, refusal_text(h, &v))),
+                    VerdictKind::CheckFailed => Some((
+                        Reason::UpgradeFailed,
+                        format!(
+                            "PreUpgrade hook {} could not check the upgrade (verdict check_failed){}; nothing else was changed (its release {} is kept for its logs)",
+                            h.name,
+                            if v.message.is_empty() {
+                                String::new()
+                            } else {
+                                format!(": {}", v.message)
+                            },
+                            h.release
+                        ),
+                    )),
+                    VerdictKind::Proceed => None,
+                }
+            }
+            Ok(None) => None,
+        };
+        if let Some((reason, message)) = stop {
+            run.cluster.progress(Event::Failed {
+                component: h.name.clone(),
+                message: message.clone(),
+            });
+            rev.status = RevisionStatus::Failed;
+            rev.reason = Some(reason);
+            rev.description = message.clone();
+            if let Err(f) = run.record(&rev.clone().without_unapplied()).await {
+                run.warnings.push(record_failed(f));
+            }
+            return Ok(run.outcome(reason, message, deployed_rev));
+        }
         if let Err(f) = result {
             let message = format!(
                 "PreUpgrade hook {} failed: {}; nothing else was changed (its release {} is kept for its logs)",
@@ -815,7 +909,13 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
                 component: s.name.clone(),
                 message: f.message.clone(),
             });
-            return Ok(fail(run, rev, deployed.as_ref(), pkg, &s.name, f, changed).await);
+            let policy = rollback_policy::on_failure(
+                input.history,
+                deployed.as_ref(),
+                &pkg.meta,
+                rev.revision,
+            );
+            return Ok(fail(run, rev, deployed.as_ref(), policy, &s.name, f, changed).await);
         }
         run.cluster.progress(Event::Ready {
             component: s.name.clone(),
@@ -884,50 +984,90 @@ impl PackageRevision {
     }
 }
 
-/// Failure of a component: keep (first install), roll back (new version safe) or stop.
-#[allow(clippy::too_many_arguments)]
+/// The message of an upgrade a check hook refused: its reason, what it affects, how to approve.
+fn refusal_text(h: &crate::plan::HookPlan, v: &crate::verdict::Verdict) -> String {
+    let mut text = format!("PreUpgrade hook {} refused the upgrade", h.name);
+    if !v.message.is_empty() {
+        text.push_str(&format!(": {}", v.message));
+    }
+    if !v.affected.is_empty() {
+        text.push_str(&format!("; affected: {}", v.affected_text()));
+    }
+    text.push_str("; nothing else was changed");
+    match &v.approve {
+        Some(how) => text.push_str(&format!("; to approve, apply again with {how}")),
+        None => text.push_str(
+            "; to go ahead, give the approval the check asks for (see its log) and apply again",
+        ),
+    }
+    text
+}
+
+/// Failure of a component: what the rollback policy decided (`policy`, from
+/// [`rollback_policy::on_failure`]): keep (first install), roll back, or stop.
 async fn fail<C: Cluster>(
     mut run: Run<'_, C>,
     mut rev: PackageRevision,
     deployed: Option<&PackageRevision>,
-    pkg: &Package,
+    policy: FailurePolicy,
     component: &str,
     failure: Failure,
     changed: Vec<(String, String, String, Option<ComponentRecord>)>,
 ) -> Outcome {
     let cause = format!("component {component} failed: {}", failure.message);
     rev.status = RevisionStatus::Failed;
-    let Some(deployed) = deployed else {
-        let message = format!(
-            "{cause}; this is a first install, so nothing is rolled back and its state is kept for diagnosis"
-        );
-        rev.reason = Some(Reason::InstallFailed);
-        rev.description = message.clone();
-        if let Err(f) = run.record(&rev.without_unapplied()).await {
-            run.warnings.push(record_failed(f));
+    let (deployed, floors) = match (deployed, &policy) {
+        (Some(d), FailurePolicy::RollBack { floors, .. }) => (d, floors.clone()),
+        (None, _) | (_, FailurePolicy::KeepForDiagnosis) => {
+            let message = format!(
+                "{cause}; this is a first install, so nothing is rolled back and its state is kept for diagnosis"
+            );
+            rev.reason = Some(Reason::InstallFailed);
+            rev.description = message.clone();
+            if let Err(f) = run.record(&rev.without_unapplied()).await {
+                run.warnings.push(record_failed(f));
+            }
+            return run.outcome(Reason::InstallFailed, message, None);
         }
-        return run.outcome(Reason::InstallFailed, message, None);
+        (Some(d), stop) => {
+            let why = match stop {
+                FailurePolicy::StopForbidden { forbidden_by, .. } => format!(
+                    "the rollback policy forbids version {} to run again: {}",
+                    d.version,
+                    rollback_policy::join(forbidden_by)
+                ),
+                FailurePolicy::StopUpgradeFailed {
+                    declared: Some(false),
+                } => format!("version {} declares rollback.safe: false", rev.version),
+                _ => format!(
+                    "version {} does not declare rollback.safe: true",
+                    rev.version
+                ),
+            };
+            let message = format!(
+                "{cause}; {why}, so nothing is rolled back: fix forward with a new version"
+            );
+            rev.reason = Some(Reason::UpgradeFailed);
+            rev.description = message.clone();
+            if let Err(f) = run.record(&rev.without_unapplied()).await {
+                run.warnings.push(record_failed(f));
+            }
+            return run.outcome(Reason::UpgradeFailed, message, Some(d.revision));
+        }
     };
-    if !pkg.meta.rollback_is_safe() {
-        let why = match pkg.meta.rollback_safe {
-            Some(false) => "declares rollback.safe: false",
-            _ => "does not declare rollback.safe: true",
-        };
-        let message = format!(
-            "{cause}; version {} {why}, so nothing is rolled back: fix forward with a new version",
-            pkg.meta.version
-        );
-        rev.reason = Some(Reason::UpgradeFailed);
-        rev.description = message.clone();
-        if let Err(f) = run.record(&rev.without_unapplied()).await {
-            run.warnings.push(record_failed(f));
-        }
-        return run.outcome(Reason::UpgradeFailed, message, Some(deployed.revision));
-    }
+    let allowed_by = if floors.is_empty() {
+        String::new()
+    } else {
+        let floors: Vec<String> = floors.iter().map(ToString::to_string).collect();
+        format!(" (allowed by {})", floors.join(" and "))
+    };
 
     // Safe: record the failure, then undo every changed component, newest first.
     rev.reason = Some(Reason::RolledBack);
-    rev.description = format!("{cause}; rolled back to revision {}", deployed.revision);
+    rev.description = format!(
+        "{cause}; rolled back to revision {}{allowed_by}",
+        deployed.revision
+    );
     let failed_number = rev.revision;
     if let Err(f) = run.record(&rev.without_unapplied()).await {
         run.warnings.push(record_failed(f));
@@ -939,6 +1079,7 @@ async fn fail<C: Cluster>(
     back.last_deployed = run.cluster.now();
     back.reason = None;
     back.hooks_completed.clear();
+    back.hook_verdicts.clear();
     // Recorded before anything is rolled back, so a crash in the middle is seen (and recovered
     // by the next apply) instead of leaving a failed revision that claims a finished rollback.
     if let Err(f) = run.record(&back).await {
@@ -1089,6 +1230,7 @@ pub async fn rollback<C: Cluster>(
     rev.last_deployed = now.to_string();
     rev.first_deployed = current.first_deployed.clone();
     rev.hooks_completed.clear();
+    rev.hook_verdicts.clear();
     if let Err(f) = run.record(&rev).await {
         return run.not_recorded(f, Some(current.revision));
     }

@@ -264,22 +264,8 @@ pub struct Removal {
     pub namespace: String,
 }
 
-/// What a failure during the apply would do (docs/rules.md#failure-and-rollback).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase",
-    tag = "kind"
-)]
-pub enum FailurePolicy {
-    /// First install: nothing is rolled back; the state is kept for diagnosis (`InstallFailed`).
-    KeepForDiagnosis,
-    /// The new version declares `rollback.safe: true`: changed components go back to the revision.
-    RollBack { to_revision: u64 },
-    /// No rollback: stop with `UpgradeFailed` and fix forward. `declared` is the new version's
-    /// `rollback.safe` (`None` when not declared).
-    StopUpgradeFailed { declared: Option<bool> },
-}
+/// What a failure during the apply would do: the rollback policy's one decision.
+pub use crate::rollback_policy::FailurePolicy;
 
 /// A full plan.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -305,9 +291,68 @@ pub struct Plan {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub downgrade: Option<Downgrade>,
     pub warnings: Vec<String>,
+    /// What each changed CustomResourceDefinition does to existing objects, safe or not
+    /// ([`kubepkg_crd`]); `apply` refuses unsafe ones unless `--allow-unsafe-crd-changes`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crd_changes: Vec<PlannedCrdChange>,
+    /// Where live objects differ from what the deployed revision applied (a `kubectl edit`,
+    /// a change outside the package): filled by `plan --cluster` ([`Drift`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drift: Vec<Drift>,
     /// The `.Capabilities` an offline plan assumed (absent when rendered with the server's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capabilities: Option<String>,
+}
+
+/// A CRD change of a component.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedCrdChange {
+    pub component: String,
+    #[serde(flatten)]
+    pub change: kubepkg_crd::CrdChange,
+}
+
+impl Plan {
+    /// The CRD changes that are not safe.
+    pub fn unsafe_crd_changes(&self) -> Vec<&PlannedCrdChange> {
+        self.crd_changes.iter().filter(|c| !c.change.safe).collect()
+    }
+}
+
+/// The changes of every CRD (`apiextensions.k8s.io/v1`) present in both renderings, by name.
+fn crd_changes(old: &[RenderedObject], new: &[RenderedObject]) -> Vec<kubepkg_crd::CrdChange> {
+    let crds = |objects: &[RenderedObject]| -> Vec<(String, serde_json::Value)> {
+        objects
+            .iter()
+            .filter(|o| {
+                o.kind == "CustomResourceDefinition" && o.api_version == "apiextensions.k8s.io/v1"
+            })
+            .filter_map(|o| {
+                let parsed = kubepkg_manifest::parse(&o.yaml).ok()?;
+                Some((o.name.clone(), parsed.into_iter().next()?.object))
+            })
+            .collect()
+    };
+    let old = crds(old);
+    let mut out = Vec::new();
+    for (name, n) in crds(new) {
+        if let Some((_, o)) = old.iter().find(|(on, _)| *on == name) {
+            out.extend(kubepkg_crd::compare(o, &n));
+        }
+    }
+    out
+}
+
+/// A live object that differs from what the deployed revision applied.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Drift {
+    pub component: String,
+    /// `Kind namespace/name`.
+    pub object: String,
+    /// `missing`, or what differs (`changed: spec.replicas: live 5, applied 2`).
+    pub what: String,
 }
 
 /// Computes the plan. `namespace` is where the package is installed (components without
@@ -327,6 +372,7 @@ pub fn plan(
     let version_changes = from_version.as_deref().is_some_and(|f| f != to_version);
     let empty = RenderedComponent::default();
     let mut warnings = Vec::new();
+    let mut crd_changes_all: Vec<PlannedCrdChange> = Vec::new();
 
     let hooks = order
         .hooks
@@ -393,6 +439,12 @@ pub fn plan(
                     None,
                 ),
                 Some(old) => {
+                    for change in crd_changes(&old.objects, &now.objects) {
+                        crd_changes_all.push(PlannedCrdChange {
+                            component: comp_name.clone(),
+                            change,
+                        });
+                    }
                     let d = diff_objects(&old.objects, &now.objects);
                     if d.is_empty() && old.chart == now.chart {
                         (
@@ -483,19 +535,14 @@ pub fn plan(
         (_, Some(p)) => Some(p.revision.revision + 1),
         (_, None) => Some(1),
     };
-    let on_failure = match (previous, intent) {
-        (None, _) => FailurePolicy::KeepForDiagnosis,
-        (Some(p), Intent::Apply) if package.meta.rollback_is_safe() => FailurePolicy::RollBack {
-            to_revision: p.revision.revision,
-        },
-        (Some(p), Intent::Rollback { .. }) if package.meta.rollback_is_safe() => {
-            FailurePolicy::RollBack {
-                to_revision: p.revision.revision,
-            }
-        }
-        _ => FailurePolicy::StopUpgradeFailed {
-            declared: package.meta.rollback_safe,
-        },
+    let on_failure = match previous {
+        None => FailurePolicy::KeepForDiagnosis,
+        Some(p) => rollback_policy::on_failure(
+            p.history,
+            Some(p.revision),
+            &package.meta,
+            p.history.next_revision(),
+        ),
     };
     let downgrade = match intent {
         Intent::Apply => {
@@ -528,6 +575,8 @@ pub fn plan(
         on_failure,
         downgrade,
         warnings,
+        drift: Vec::new(),
+        crd_changes: crd_changes_all,
         capabilities: None,
     }
 }
@@ -716,6 +765,36 @@ pub fn render_text(plan: &Plan, with_diff: bool) -> String {
             let _ = writeln!(s, "  {} (release {} in {})", r.name, r.release, r.namespace);
         }
     }
+    if !plan.crd_changes.is_empty() {
+        let _ = writeln!(s, "\nCRD changes:");
+        for c in &plan.crd_changes {
+            let _ = writeln!(s, "  {}: {}", c.component, c.change);
+        }
+        if !plan.unsafe_crd_changes().is_empty() {
+            let _ = writeln!(
+                s,
+                "  apply refuses the unsafe changes unless given --allow-unsafe-crd-changes"
+            );
+        }
+    }
+    if !plan.drift.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nDrift (live objects differ from what the deployed revision applied):"
+        );
+        for d in &plan.drift {
+            let touched = plan
+                .steps
+                .iter()
+                .any(|st| st.name == d.component && !matches!(st.change, Change::Unchanged { .. }));
+            let fate = if touched {
+                "this apply puts it back"
+            } else {
+                "kept: this apply does not change the component"
+            };
+            let _ = writeln!(s, "  {}: {}: {} ({fate})", d.component, d.object, d.what);
+        }
+    }
     let _ = writeln!(
         s,
         "\nIf a component fails: {}",
@@ -774,22 +853,7 @@ fn change_sign(c: ObjectChange) -> &'static str {
 }
 
 fn failure_text(f: &FailurePolicy) -> String {
-    match f {
-        FailurePolicy::KeepForDiagnosis => {
-            "stop with InstallFailed; nothing is rolled back, the state is kept for diagnosis"
-                .into()
-        }
-        FailurePolicy::RollBack { to_revision } => format!(
-            "roll every changed component back to revision {to_revision} (this version declares rollback.safe: true)"
-        ),
-        FailurePolicy::StopUpgradeFailed { declared } => {
-            let why = match declared {
-                Some(false) => "this version declares rollback.safe: false",
-                _ => "this version does not declare rollback.safe: true",
-            };
-            format!("no rollback ({why}); stop with UpgradeFailed and fix forward")
-        }
-    }
+    f.to_string()
 }
 
 pub mod secret;

@@ -26,6 +26,8 @@ impl Reason {
     /// | 4 | `UpgradeFailed`: stopped, nothing more changed; fix forward |
     /// | 5 | `InstallFailed`: first install failed, state kept for diagnosis |
     /// | 6 | `RequirementsNotMet`: required packages were not Ready before the timeout |
+    /// | 7 | `InvalidPackage` — used by the CLI |
+    /// | 8 | `UpgradeRefused`: a `PreUpgrade` check hook refused the upgrade; nothing else changed |
     pub fn exit_code(self) -> i32 {
         match self {
             Reason::Succeeded => 0,
@@ -33,6 +35,7 @@ impl Reason {
             Reason::UpgradeFailed => 4,
             Reason::InstallFailed => 5,
             Reason::RequirementsNotMet => 6,
+            Reason::UpgradeRefused => 8,
         }
     }
 }
@@ -254,6 +257,7 @@ mod tests {
             values_digest: String::new(),
             value_sources: Vec::new(),
             rollback_safe: None,
+            rollback_to: None,
             components: vec![ComponentRecord {
                 name: "operator".into(),
                 release: "kv-operator".into(),
@@ -269,6 +273,7 @@ mod tests {
             last_deployed: format!("2026-11-2{n}T10:00:00Z"),
             conditions: vec![],
             hooks_completed: Vec::new(),
+            hook_verdicts: Vec::new(),
         }
     }
 
@@ -280,9 +285,10 @@ mod tests {
             Reason::UpgradeFailed,
             Reason::InstallFailed,
             Reason::RequirementsNotMet,
+            Reason::UpgradeRefused,
         ];
         let codes: Vec<i32> = all.iter().map(|r| r.exit_code()).collect();
-        assert_eq!(codes, [0, 3, 4, 5, 6]);
+        assert_eq!(codes, [0, 3, 4, 5, 6, 8]);
     }
 
     #[test]

@@ -152,6 +152,10 @@ pub struct PackageRevision {
     /// `rollback.safe` of this version (None: not declared).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollback_safe: Option<bool>,
+    /// `rollback.to` of this version: its rollback floor, the constraint every older version
+    /// that runs again must satisfy (None: not declared).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollback_to: Option<String>,
     /// Components in apply order; hooks are never recorded.
     pub components: Vec<ComponentRecord>,
     pub status: RevisionStatus,
@@ -177,6 +181,9 @@ pub struct PackageRevision {
     /// after a crash does not run them again (docs/rules.md#preupgrade-hooks).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hooks_completed: Vec<HookRun>,
+    /// The verdicts `PreUpgrade` hooks of this run reported (docs/rules.md#verdicts-from-hooks).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hook_verdicts: Vec<crate::verdict::Verdict>,
 }
 
 /// A `PreUpgrade` hook that ran to completion for an upgrade between two versions.
@@ -437,6 +444,7 @@ mod tests {
             value_sources: Vec::new(),
             values,
             rollback_safe: Some(false),
+            rollback_to: None,
             components: vec![
                 ComponentRecord {
                     name: "operator".into(),
@@ -462,6 +470,7 @@ mod tests {
             last_deployed: "2026-01-02T00:00:00Z".into(),
             conditions: crate::conditions::invalid_package("x", "2026-01-02T00:00:00Z"),
             hooks_completed: Vec::new(),
+            hook_verdicts: Vec::new(),
         }
     }
 

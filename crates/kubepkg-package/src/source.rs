@@ -184,6 +184,7 @@ fn load_bare_chart(dir: &Path, chart_yaml: &Path) -> Result<Package, PackageErro
             name: name.clone(),
             version,
             rollback_safe: None,
+            rollback_to: None,
             requires: Vec::new(),
         },
         components: vec![Component {

@@ -50,6 +50,12 @@ pub enum ValueSource {
     SetString(String),
     /// A `--set-file` line.
     SetFile(String),
+    /// A `--values-once` file: for this revision only.
+    FileOnce(String),
+    /// A `--set-json-once` value: for this revision only.
+    SetJsonOnce(String),
+    /// A `--set-once` line: for this revision only.
+    SetOnce(String),
     /// User values of a revision recorded before kubepkg recorded their sources (the number
     /// is the revision's).
     Recorded(u64),
@@ -69,6 +75,9 @@ impl fmt::Display for ValueSource {
             ValueSource::Set(s) => write!(f, "--set {s}"),
             ValueSource::SetString(s) => write!(f, "--set-string {s}"),
             ValueSource::SetFile(s) => write!(f, "--set-file {s}"),
+            ValueSource::FileOnce(p) => write!(f, "file {p} (--values-once: this revision only)"),
+            ValueSource::SetJsonOnce(s) => write!(f, "--set-json-once {s}"),
+            ValueSource::SetOnce(s) => write!(f, "--set-once {s}"),
             ValueSource::Recorded(n) => write!(
                 f,
                 "user values of revision {n} (-f or --set; this revision was recorded without their sources)"
@@ -139,6 +148,10 @@ enum Rank {
     Set,
     SetString,
     SetFile,
+    /// Values for this revision only, above every other user source.
+    FileOnce,
+    SetJsonOnce,
+    SetOnce,
 }
 
 /// What a user values source contributes, kept so that the sources can be replayed in Helm's
@@ -183,11 +196,22 @@ impl ValueLayer {
             ValueSource::Set(_) => "--set",
             ValueSource::SetString(_) => "--set-string",
             ValueSource::SetFile(_) => "--set-file",
+            ValueSource::SetJsonOnce(_) => "--set-json-once",
+            ValueSource::SetOnce(_) => "--set-once",
             other => return other.to_string(),
         };
         let mut paths = Vec::new();
         leaf_paths(&self.values, "", &mut paths);
         format!("{flag} {}", paths.join(","))
+    }
+
+    /// Whether the source gave values for its revision only (`--set-once`, `--set-json-once`,
+    /// `--values-once`): never noted as dropped by a later apply.
+    pub fn is_once(&self) -> bool {
+        matches!(
+            self.source,
+            ValueSource::FileOnce(_) | ValueSource::SetJsonOnce(_) | ValueSource::SetOnce(_)
+        )
     }
 }
 
@@ -286,6 +310,39 @@ impl UserValues {
             return Ok(());
         }
         self.add_line(Rank::SetJson, source, line)
+    }
+
+    /// Adds a `--values-once` file: values for this revision only, above every other source.
+    pub fn add_file_once(&mut self, name: &str, text: &str) -> Result<(), ValuesError> {
+        let map = values_file_map(name, text)?;
+        self.push(
+            Rank::FileOnce,
+            ValueSource::FileOnce(name.to_string()),
+            Input::Map(map),
+        );
+        Ok(())
+    }
+
+    /// Adds a `--set-once` line: for this revision only, above every other source.
+    pub fn add_set_once(&mut self, line: &str) -> Result<(), ValuesError> {
+        self.add_line(Rank::SetOnce, ValueSource::SetOnce(line.to_string()), line)
+    }
+
+    /// Adds a `--set-json-once` value (`key=JSON`, or a JSON object): for this revision only.
+    pub fn add_set_json_once(&mut self, line: &str) -> Result<(), ValuesError> {
+        let source = ValueSource::SetJsonOnce(line.to_string());
+        let trimmed = line.trim();
+        if trimmed.starts_with('{') {
+            let map: Map<String, Value> =
+                serde_json::from_str(trimmed).map_err(|e| ValuesError::Set {
+                    flag: "--set-json-once",
+                    line: line.to_string(),
+                    message: format!("failed parsing --set-json-once data JSON: {e}"),
+                })?;
+            self.push(Rank::SetJsonOnce, source, Input::Map(map));
+            return Ok(());
+        }
+        self.add_line(Rank::SetJsonOnce, source, line)
     }
 
     /// Adds a `--set-file key=path` line; `read` returns the text of a named file. Files are
@@ -472,6 +529,9 @@ fn flag_of(rank: Rank) -> &'static str {
         Rank::Set => "--set",
         Rank::SetString => "--set-string",
         Rank::SetFile => "--set-file",
+        Rank::FileOnce => "--values-once",
+        Rank::SetJsonOnce => "--set-json-once",
+        Rank::SetOnce => "--set-once",
     }
 }
 
@@ -485,9 +545,9 @@ fn apply_line(
 ) -> Result<(), String> {
     use kubepkg_chart::strvals;
     match rank {
-        Rank::Set => strvals::parse_into(line, dest),
+        Rank::Set | Rank::SetOnce => strvals::parse_into(line, dest),
         Rank::SetString => strvals::parse_into_string(line, dest),
-        Rank::SetJson => strvals::parse_json(line, dest),
+        Rank::SetJson | Rank::SetJsonOnce => strvals::parse_json(line, dest),
         Rank::SetFile => {
             let read = |path: &str| -> Result<kubepkg_value::Value, String> {
                 texts
@@ -497,7 +557,7 @@ fn apply_line(
             };
             strvals::parse_into_file(line, dest, &read)
         }
-        Rank::PackageValuesFrom | Rank::PackageSpec | Rank::File => Ok(()),
+        Rank::PackageValuesFrom | Rank::PackageSpec | Rank::File | Rank::FileOnce => Ok(()),
     }
 }
 
@@ -795,10 +855,19 @@ pub fn dropped_values_notice(
     user: &UserValues,
 ) -> Option<String> {
     let now = user.given_all();
+    // Values given for that revision only (`--set-once`…) are meant to go: not noted.
+    let only_once = |c: &String| {
+        !deployed.value_sources.is_empty()
+            && deployed
+                .value_sources
+                .iter()
+                .filter(|l| l.values.contains_key(c))
+                .all(ValueLayer::is_once)
+    };
     let lost: Vec<&String> = deployed
         .values
         .iter()
-        .filter(|(c, v)| !v.is_empty() && !now.contains_key(*c))
+        .filter(|(c, v)| !v.is_empty() && !now.contains_key(*c) && !only_once(c))
         .map(|(c, _)| c)
         .collect();
     if lost.is_empty() {
@@ -807,7 +876,7 @@ pub fn dropped_values_notice(
     let mut sources: Vec<String> = deployed
         .value_sources
         .iter()
-        .filter(|l| lost.iter().any(|c| l.values.contains_key(*c)))
+        .filter(|l| !l.is_once() && lost.iter().any(|c| l.values.contains_key(*c)))
         .map(ValueLayer::named)
         .collect();
     sources.dedup();

@@ -177,6 +177,13 @@ pub enum Message {
         from_version: String,
         to_version: String,
     },
+    /// A `PreUpgrade` hook reported a verdict (`proceed`, `refused`, `check_failed`) with its
+    /// message and what it affects (one line; empty when not given).
+    HookVerdict {
+        verdict: String,
+        message: String,
+        affected: String,
+    },
 }
 
 /// An object `--wait` still waits for.
@@ -306,6 +313,20 @@ impl fmt::Display for Message {
                 f,
                 "already completed for {from_version} -> {to_version} by interrupted revision {revision}; not run again"
             ),
+            Message::HookVerdict {
+                verdict,
+                message,
+                affected,
+            } => {
+                write!(f, "verdict {verdict}")?;
+                if !message.is_empty() {
+                    write!(f, ": {message}")?;
+                }
+                if !affected.is_empty() {
+                    write!(f, " (affected: {affected})")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -490,9 +511,9 @@ mod tests {
                 Message::Downgrade {
                     from: "2.0.1".into(),
                     to: "1.1.0".into(),
-                    verdict: "allowed: no version that ran since 1.1.0 last ran declares rollback.safe: false".into(),
+                    verdict: "allowed: no version that ran since 1.1.0 last ran forbids it (by rollback.safe: false or a rollback.to floor)".into(),
                 },
-                "downgrade from 2.0.1 to 1.1.0: allowed: no version that ran since 1.1.0 last ran declares rollback.safe: false",
+                "downgrade from 2.0.1 to 1.1.0: allowed: no version that ran since 1.1.0 last ran forbids it (by rollback.safe: false or a rollback.to floor)",
             ),
             (
                 Message::HookCompletedBefore {

@@ -41,7 +41,8 @@ Exit codes:
   4  UpgradeFailed: stopped, nothing more changed; fix forward
   5  InstallFailed: a first install failed; its state is kept for diagnosis
   6  RequirementsNotMet: required packages were not Ready before the timeout
-  7  InvalidPackage: kubepkg.yaml or a chart of the package is invalid; nothing applied";
+  7  InvalidPackage: kubepkg.yaml or a chart of the package is invalid; nothing applied
+  8  UpgradeRefused: a PreUpgrade check hook refused the upgrade; nothing else changed";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -599,6 +600,16 @@ pub struct PackageValuesFlags {
     /// Set values from files (`component.a=path`; `-` reads standard input).
     #[arg(long = "set-file")]
     pub set_file: Vec<String>,
+    /// Values files for this revision only (an approval, a one-time switch): above every other
+    /// source, recorded as such, never noted as dropped by a later apply.
+    #[arg(long = "values-once", value_delimiter = ',')]
+    pub values_once: Vec<String>,
+    /// Set values for this revision only (`component.a.b=c`).
+    #[arg(long = "set-once")]
+    pub set_once: Vec<String>,
+    /// Set JSON values for this revision only (`component.a=JSON`, or a JSON object).
+    #[arg(long = "set-json-once")]
+    pub set_json_once: Vec<String>,
 }
 
 /// `kubepkg plan NAME PACKAGE`.
@@ -660,6 +671,10 @@ pub struct ApplyArgs {
     /// declares `rollback.safe: false` (a downgrade is a rollback in effect).
     #[arg(long = "allow-downgrade")]
     pub allow_downgrade: bool,
+    /// Apply CustomResourceDefinition changes that are unsafe for existing objects (a removed
+    /// field or version, a type change, a new required field…; `plan` lists them).
+    #[arg(long = "allow-unsafe-crd-changes")]
+    pub allow_unsafe_crd_changes: bool,
     /// With --dry-run: show the values of Secrets in the diff.
     #[arg(long = "show-secrets")]
     pub show_secrets: bool,

@@ -233,6 +233,7 @@ async fn a_waiting_apply_of_a_lower_version_is_refused_as_a_downgrade() {
         ops::ApplyOptions {
             timeout: SHORT,
             allow_downgrade: true,
+            allow_unsafe_crd_changes: false,
         },
     )
     .await

@@ -29,6 +29,7 @@ fn revision(status: RevisionStatus, reason: &str, description: &str) -> PackageR
         values_digest: String::new(),
         value_sources: Vec::new(),
         rollback_safe: Some(false),
+        rollback_to: None,
         components: vec![],
         status,
         description: description.into(),
@@ -38,6 +39,7 @@ fn revision(status: RevisionStatus, reason: &str, description: &str) -> PackageR
         last_deployed: String::new(),
         conditions: vec![],
         hooks_completed: Vec::new(),
+        hook_verdicts: Vec::new(),
     }
 }
 

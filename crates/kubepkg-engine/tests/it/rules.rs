@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::support::{
     RevisionRow, apply_with, kube_cluster, package_with, pos, progress, release_revisions,
-    revision_rows, rollback, sim_hook_chart,
+    revision_rows, rollback, sim_hook_chart, verdict_hook_chart,
 };
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
@@ -351,6 +351,8 @@ async fn rule5_failure_rolls_back_only_when_the_new_version_is_safe() {
     package(&v2, &manifest("2.0.0", false), &["a", "b"], &[]);
     let v3 = tmp.path().join("v3");
     package(&v3, &manifest("3.0.0", true), &["a", "b"], &[]);
+    let v4 = tmp.path().join("v4");
+    package(&v4, &manifest("4.0.0", true), &["a", "b"], &[]);
     let mut e = env("rule5-failure", SHORT).await;
     let ok = UserValues::new();
     assert_eq!(e.apply(&v1, &ok, SHORT).await, Reason::Succeeded);
@@ -378,20 +380,45 @@ async fn rule5_failure_rolls_back_only_when_the_new_version_is_safe() {
         [RevisionStatus::Deployed, RevisionStatus::Failed]
     );
 
-    // Fix forward with v3 (safe) that fails too: rolled back to revision 1's releases.
+    // Fix forward with v3 (safe) that fails too: 2.0.0 ran since 1.0.0 and declares
+    // rollback.safe: false, so 1.0.0 may not run again: stopped, nothing rolled back.
     assert_eq!(
         e.apply(&v3, &bad, Duration::from_secs(10)).await,
+        Reason::UpgradeFailed
+    );
+    let revs = e.revisions().await;
+    assert_eq!(
+        revs.iter().map(|r| r.0).collect::<Vec<_>>(),
+        [
+            RevisionStatus::Deployed,
+            RevisionStatus::Failed,
+            RevisionStatus::Failed
+        ]
+    );
+    let h = e.kc.store.history("pkg", e.ns.name()).await.unwrap();
+    assert!(
+        h.get(3).unwrap().description.contains(
+            "the rollback policy forbids version 1.0.0 to run again: 2.0.0 (revision 2) declares rollback.safe: false"
+        ),
+        "{}",
+        h.get(3).unwrap().description
+    );
+
+    // v3 deployed; v4 (safe) fails: rolled back to v3's releases.
+    assert_eq!(e.apply(&v3, &ok, SHORT).await, Reason::Succeeded);
+    assert_eq!(
+        e.apply(&v4, &bad, Duration::from_secs(10)).await,
         Reason::RolledBack
     );
     let p = e.progress();
     assert!(p.contains(&"b: rolled back".to_string()), "{p:#?}");
     let revs = e.revisions().await;
     let statuses: Vec<RevisionStatus> = revs.iter().map(|r| r.0).collect();
-    assert_eq!(statuses.len(), 4, "{revs:#?}");
-    assert_eq!(statuses[2], RevisionStatus::Failed);
-    assert_eq!(statuses[3], RevisionStatus::Deployed);
+    assert_eq!(statuses.len(), 6, "{revs:#?}");
+    assert_eq!(statuses[4], RevisionStatus::Failed);
+    assert_eq!(statuses[5], RevisionStatus::Deployed);
     assert_eq!(
-        revs[3].1, "1.0.0",
+        revs[5].1, "3.0.0",
         "the rollback revision runs the version rolled back to"
     );
     let deps: Api<Deployment> = e.ns.api();
@@ -623,6 +650,325 @@ async fn rule8_revisions_and_rollback_as_new_revision() {
         std::fs::write(&want_path, &got).unwrap();
     }
     assert_eq!(got, std::fs::read_to_string(&want_path).unwrap());
+}
+
+/// Rollback floors (`rollback.to`): a failed upgrade rolls back only to a version every floor
+/// since admits (the revision says which floor allowed it), stops with UpgradeFailed where a
+/// floor excludes the deployed version, and a manual rollback below two floors is refused
+/// naming both versions, unless forced.
+#[tokio::test]
+async fn rule9_rollback_floors_decide_automatic_and_manual_rollbacks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = |v: &str, rollback: &str| {
+        format!(
+            "package: {{name: p, version: {v}, rollback: {rollback}}}\ncomponents:\n- {{name: a, path: a}}\n- {{name: b, path: b, install: {{dependsOn: [a]}}}}\n"
+        )
+    };
+    let versions = [
+        ("1.0.0", "{safe: true}"),
+        ("2.0.0", "{to: \">=1.0.0\"}"),
+        ("3.0.0", "{to: \">=2.0.0\"}"),
+        ("3.1.0", "{safe: true, to: \">=3.0.0\"}"),
+    ];
+    for (v, r) in versions {
+        package(&tmp.path().join(v), &m(v, r), &["a", "b"], &[]);
+    }
+    let dir = |v: &str| tmp.path().join(v);
+    let mut e = env("rule9-floors", SHORT).await;
+    let ok = UserValues::new();
+    assert_eq!(e.apply(&dir("1.0.0"), &ok, SHORT).await, Reason::Succeeded);
+    assert_eq!(e.apply(&dir("2.0.0"), &ok, SHORT).await, Reason::Succeeded);
+    let mut bad = UserValues::new();
+    bad.add_set("a.image=registry.invalid/x:3").unwrap();
+    bad.add_set("b.sim=unready").unwrap();
+    let quick = Duration::from_secs(8);
+
+    // 3.0.0 fails; its floor >=2.0.0 admits the deployed 2.0.0: rolled back.
+    assert_eq!(
+        e.apply(&dir("3.0.0"), &bad, quick).await,
+        Reason::RolledBack
+    );
+    let history = |e: &Env| {
+        let (store, ns) = (e.kc.store.clone(), e.ns.name().to_string());
+        async move { store.history("pkg", &ns).await.expect("history") }
+    };
+    let h = history(&e).await;
+    let failed = h.get(3).unwrap();
+    assert!(
+        failed
+            .description
+            .ends_with("; rolled back to revision 2 (allowed by 3.0.0's rollback.to >=2.0.0)"),
+        "{}",
+        failed.description
+    );
+    assert_eq!(failed.rollback_to.as_deref(), Some(">=2.0.0"));
+    let back = h.deployed().unwrap();
+    assert_eq!((back.revision, back.version.as_str()), (4, "2.0.0"));
+
+    // 3.1.0 fails; its floor >=3.0.0 excludes 2.0.0: no rollback (b stays upgraded).
+    assert_eq!(
+        e.apply(&dir("3.1.0"), &bad, quick).await,
+        Reason::UpgradeFailed
+    );
+    let h = history(&e).await;
+    let failed = h.get(5).unwrap();
+    assert!(
+        failed.description.contains(
+            "the rollback policy forbids version 2.0.0 to run again: 3.1.0 (revision 5) declares rollback.to >=3.0.0, so nothing is rolled back"
+        ),
+        "{}",
+        failed.description
+    );
+    assert_eq!(h.deployed().unwrap().revision, 4);
+    let deps: Api<Deployment> = e.ns.api();
+    let image = |d: Deployment| {
+        serde_json::to_value(d).unwrap()["spec"]["template"]["spec"]["containers"][0]["image"]
+            .clone()
+    };
+    assert_eq!(
+        image(deps.get("pkg-a").await.unwrap()),
+        serde_json::json!("registry.invalid/x:3"),
+        "not rolled back"
+    );
+
+    // A manual rollback to 1.0.0 is below the floors of 3.0.0 and 3.1.0, which both ran since.
+    let ns = e.ns.name().to_string();
+    let inst = Instance {
+        name: "pkg",
+        namespace: &ns,
+    };
+    let err = ops::rollback(&mut e.kc, inst, Some(1), false, SHORT)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(
+            "revision 1 of package pkg runs version 1.0.0, which may not run again: 3.0.0 (revision 3) declares rollback.to >=2.0.0; 3.1.0 (revision 5) declares rollback.to >=3.0.0; fix forward with a new version, or use --force"
+        ),
+        "{err}"
+    );
+    assert_eq!(history(&e).await.revisions.len(), 5, "nothing recorded");
+    let forced = ops::rollback(&mut e.kc, inst, Some(1), true, SHORT)
+        .await
+        .unwrap();
+    assert_eq!(forced.reason, Reason::Succeeded, "{forced:?}");
+    let h = history(&e).await;
+    assert_eq!(h.deployed().unwrap().version, "1.0.0");
+}
+
+/// Verdicts from a PreUpgrade check hook, read from the last line of its Job's log: `refused`
+/// (the Job exits 2) stops the upgrade before anything else changed with UpgradeRefused and
+/// says how to approve; `check_failed` stops it as a failed hook; `proceed` lets it go on and
+/// is recorded; a verdict that cannot be read stops it, naming the line.
+#[tokio::test]
+async fn rule10_check_hook_verdicts_refuse_fail_or_let_the_upgrade_proceed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let manifest = |v: &str| {
+        format!(
+            "package: {{name: p, version: {v}}}\ncomponents:\n- {{name: app, path: app}}\n- {{name: migrate, path: migrate, install: {{phase: PreUpgrade}}}}\n"
+        )
+    };
+    for v in ["1.0.0", "2.0.0"] {
+        package_with(
+            &tmp.path().join(v),
+            &manifest(v),
+            &["app"],
+            &["migrate"],
+            verdict_hook_chart,
+        );
+    }
+    let v2 = tmp.path().join("2.0.0");
+    let mut e = env("rule10-verdicts", SHORT).await;
+    assert_eq!(
+        e.apply(&tmp.path().join("1.0.0"), &UserValues::new(), SHORT)
+            .await,
+        Reason::Succeeded
+    );
+    let check = |sim: &str, code: u8, log: &str| {
+        let mut u = UserValues::new();
+        u.add_set("app.image=registry.invalid/x:2").unwrap();
+        u.add_set_string(&format!("migrate.sim={sim}")).unwrap();
+        u.add_set_string(&format!("migrate.exitCode={code}"))
+            .unwrap();
+        u.add_set_json(&format!("migrate.log={}", serde_json::Value::from(log)))
+            .unwrap();
+        u
+    };
+    let latest = |e: &Env| {
+        let (store, ns) = (e.kc.store.clone(), e.ns.name().to_string());
+        async move {
+            store
+                .history("pkg", &ns)
+                .await
+                .unwrap()
+                .latest()
+                .cloned()
+                .unwrap()
+        }
+    };
+
+    // refused: nothing else changed, reason UpgradeRefused, the message says how to approve.
+    let refused = r#"{"verdict":"refused","message":"2 sessions cannot resume","affected":["s-17","s-42"],"approve":"--set-json 'migrate.approved=[\"s-17\",\"s-42\"]'"}"#;
+    assert_eq!(
+        e.apply(
+            &v2,
+            &check("fail", 2, &format!("checked 9 sessions\n{refused}")),
+            SHORT
+        )
+        .await,
+        Reason::UpgradeRefused
+    );
+    let r = latest(&e).await;
+    assert_eq!((r.revision, r.status), (2, RevisionStatus::Failed));
+    assert_eq!(r.reason, Some(Reason::UpgradeRefused));
+    assert_eq!(
+        r.description,
+        "PreUpgrade hook migrate refused the upgrade: 2 sessions cannot resume; affected: s-17, s-42; nothing else was changed; to approve, apply again with --set-json 'migrate.approved=[\"s-17\",\"s-42\"]'"
+    );
+    assert_eq!(r.hook_verdicts.len(), 1);
+    assert_eq!(
+        r.hook_verdicts[0].verdict,
+        kubepkg_package::verdict::VerdictKind::Refused
+    );
+    assert!(r.hooks_completed.is_empty(), "a refusal is no completion");
+    assert_eq!(
+        e.release_history("pkg-app").await,
+        [(1, Status::Deployed)],
+        "app untouched"
+    );
+    let p = e.progress();
+    assert!(
+        p.contains(
+            &"migrate: verdict refused: 2 sessions cannot resume (affected: s-17, s-42)"
+                .to_string()
+        ),
+        "{p:#?}"
+    );
+
+    // check_failed: a failed hook (UpgradeFailed), with the check's message.
+    let failed = r#"{"verdict":"check_failed","message":"database unreachable"}"#;
+    assert_eq!(
+        e.apply(&v2, &check("fail", 1, failed), SHORT).await,
+        Reason::UpgradeFailed
+    );
+    let r = latest(&e).await;
+    assert!(
+        r.description.starts_with(
+            "PreUpgrade hook migrate could not check the upgrade (verdict check_failed): database unreachable; nothing else was changed"
+        ),
+        "{}",
+        r.description
+    );
+
+    // A verdict that cannot be read stops the upgrade too, naming what was read.
+    assert_eq!(
+        e.apply(&v2, &check("ok", 0, r#"{"verdict":"perhaps"}"#), SHORT)
+            .await,
+        Reason::UpgradeFailed
+    );
+    let r = latest(&e).await;
+    assert!(
+        r.description
+            .contains("which is not a verdict kubepkg can read: unknown variant `perhaps`"),
+        "{}",
+        r.description
+    );
+    assert_eq!(e.release_history("pkg-app").await, [(1, Status::Deployed)]);
+
+    // proceed: the upgrade goes on; the verdict is recorded in the deployed revision.
+    let proceed = r#"{"verdict":"proceed","message":"no session affected"}"#;
+    assert_eq!(
+        e.apply(&v2, &check("ok", 0, proceed), SHORT).await,
+        Reason::Succeeded
+    );
+    let r = latest(&e).await;
+    assert_eq!(r.status, RevisionStatus::Deployed);
+    assert_eq!(r.hook_verdicts[0].message, "no session affected");
+    assert_eq!(
+        e.release_history("pkg-app").await.last().unwrap(),
+        &(2, Status::Deployed)
+    );
+}
+
+/// Diagnosis kept in failed revisions: a failed upgrade that was rolled back automatically
+/// still records the pod that never became ready (its phase, Ready condition and container
+/// state); a failed hook records the tail of its Job's pod log.
+#[tokio::test]
+async fn failed_revisions_keep_the_pods_and_the_hook_log_for_diagnosis() {
+    let tmp = tempfile::tempdir().unwrap();
+    let manifest = |v: &str| {
+        format!(
+            "package: {{name: p, version: {v}, rollback: {{safe: true}}}}\ncomponents:\n- {{name: app, path: app}}\n- {{name: migrate, path: migrate, install: {{phase: PreUpgrade}}}}\n"
+        )
+    };
+    for v in ["1.0.0", "2.0.0", "3.0.0"] {
+        package_with(
+            &tmp.path().join(v),
+            &manifest(v),
+            &["app"],
+            &["migrate"],
+            verdict_hook_chart,
+        );
+    }
+    let mut e = env("diagnosis", SHORT).await;
+    assert_eq!(
+        e.apply(&tmp.path().join("1.0.0"), &UserValues::new(), SHORT)
+            .await,
+        Reason::Succeeded
+    );
+    let history = |e: &Env| {
+        let (store, ns) = (e.kc.store.clone(), e.ns.name().to_string());
+        async move { store.history("pkg", &ns).await.unwrap() }
+    };
+
+    // The app never becomes ready: rolled back, and the failed revision names its pod.
+    let mut unready = UserValues::new();
+    unready.add_set("app.sim=unready").unwrap();
+    assert_eq!(
+        e.apply(&tmp.path().join("2.0.0"), &unready, Duration::from_secs(8))
+            .await,
+        Reason::RolledBack
+    );
+    let h = history(&e).await;
+    let failed = h.get(2).unwrap();
+    assert_eq!(failed.status, RevisionStatus::Failed);
+    let pod_line = failed
+        .description
+        .lines()
+        .find(|l| l.trim_start().starts_with("pod pkg-app-"))
+        .unwrap_or_else(|| panic!("no pod line in {}", failed.description));
+    assert!(pod_line.contains(": Running, Ready=False"), "{pod_line}");
+    assert!(
+        pod_line.contains("container c: running, not ready"),
+        "{pod_line}"
+    );
+
+    // A failing hook: its log's last lines are kept.
+    let mut bad = UserValues::new();
+    bad.add_set_string("migrate.sim=fail").unwrap();
+    bad.add_set_string("migrate.log=applying 0243\nerror: column worker_image already exists")
+        .unwrap();
+    assert_eq!(
+        e.apply(&tmp.path().join("3.0.0"), &bad, SHORT).await,
+        Reason::UpgradeFailed
+    );
+    let h = history(&e).await;
+    let failed = h.latest().unwrap();
+    assert!(
+        failed
+            .description
+            .contains(": error: column worker_image already exists"),
+        "{}",
+        failed.description
+    );
+    assert!(
+        failed
+            .description
+            .lines()
+            .any(|l| l.trim_start().starts_with("log of pod migrate-3-0-0-")),
+        "{}",
+        failed.description
+    );
 }
 
 /// `kubepkg values`, `list` and `uninstall`: effective values with their sources, the

@@ -77,6 +77,16 @@ pub fn sim_hook_chart(dir: &Path) {
     write_hook_chart(dir, "sim: ok\n", "kubepkg.dev/sim: {{ .Values.sim }}");
 }
 
+/// A check hook chart (`migrate`) whose Job's pod the simulator runs as `sim`, exits with
+/// `exitCode` when failing, and whose log is `log` (a verdict line, or anything).
+pub fn verdict_hook_chart(dir: &Path) {
+    write_hook_chart(
+        dir,
+        "sim: ok\nexitCode: 1\nlog: \"\"\n",
+        "kubepkg.dev/sim: {{ .Values.sim }}\n        kubepkg.dev/sim-exit-code: {{ .Values.exitCode | quote }}\n        kubepkg.dev/sim-log: {{ .Values.log | quote }}",
+    );
+}
+
 /// Writes chart `migrate`: `values` as values.yaml, a Job (pod annotation `job_annotation`)
 /// named after `kubepkg.toVersion`, and a kept ConfigMap recording `kubepkg.fromVersion` and
 /// `kubepkg.toVersion`.

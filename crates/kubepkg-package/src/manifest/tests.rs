@@ -536,6 +536,39 @@ fn rollback_safe_is_tri_state() {
 }
 
 #[test]
+fn rollback_floors_are_constraints_and_imply_rollbacks_into_them() {
+    let p = load(
+        "package:\n  name: p\n  version: 2.1.0\n  rollback:\n    to: \">=2.0.0\"\ncomponents:\n- {name: a, path: c}\n",
+        &["c"],
+    )
+    .unwrap();
+    assert_eq!(
+        p.meta.rollback_to.as_ref().map(|c| c.as_str()),
+        Some(">=2.0.0")
+    );
+    assert!(p.meta.rollback_is_safe());
+    let bad = only_problem(
+        "package:\n  name: p\n  version: 2.1.0\n  rollback:\n    to: \">=two\"\ncomponents:\n- {name: a, path: c}\n",
+        &["c"],
+    );
+    assert_eq!(bad.line, Some(5));
+    assert!(
+        bad.to_string()
+            .contains("rollback.to \">=two\" is not a valid version constraint"),
+        "{bad}"
+    );
+    let both = only_problem(
+        "package:\n  name: p\n  version: 2.1.0\n  rollback: {safe: false, to: \">=2.0.0\"}\ncomponents:\n- {name: a, path: c}\n",
+        &["c"],
+    );
+    assert!(
+        both.to_string()
+            .contains("contradicts rollback.safe: false"),
+        "{both}"
+    );
+}
+
+#[test]
 fn instance_names_must_give_valid_release_names() {
     let p = load(
         "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: operator, path: c}\n",

@@ -219,6 +219,7 @@ impl Scenario {
                 timeout: DEFAULT_TIMEOUT,
                 now: "2026-11-29T00:00:00Z",
                 allow_downgrade,
+                allow_unsafe_crd_changes: false,
             },
         ));
         self.history = self.fake.records.values().cloned().collect();
@@ -968,6 +969,7 @@ fn apply_future_is_send_for_a_send_cluster() {
             timeout: DEFAULT_TIMEOUT,
             now: "t",
             allow_downgrade: false,
+            allow_unsafe_crd_changes: false,
         },
     );
     assert_send(&fut);
@@ -1038,6 +1040,7 @@ fn crash_at_every_point_then_recover(failing: Option<&str>) {
                 timeout: DEFAULT_TIMEOUT,
                 now: "t",
                 allow_downgrade: false,
+                allow_unsafe_crd_changes: false,
             },
         ));
         assert!(crashed.is_none(), "crash point {crash} was not reached");
@@ -1138,7 +1141,7 @@ fn rule7_a_downgrade_follows_the_rollback_policy_of_every_version_since() {
     assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
     assert_eq!(
         s.fake.progress[0].to_string(),
-        "downgrade from 2.0.1 to 2.0.0: allowed: no version that ran since 2.0.0 last ran declares rollback.safe: false"
+        "downgrade from 2.0.1 to 2.0.0: allowed: no version that ran since 2.0.0 last ran forbids it (by rollback.safe: false or a rollback.to floor)"
     );
 
     s.fake.progress.clear();
@@ -1295,6 +1298,7 @@ fn rule6_a_hook_completed_before_a_crash_is_not_run_again_by_the_recovery() {
                 timeout: DEFAULT_TIMEOUT,
                 now: "t",
                 allow_downgrade: false,
+                allow_unsafe_crd_changes: false,
             },
         ));
         assert!(crashed.is_none());

@@ -85,6 +85,7 @@ fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         values_digest: String::new(),
         value_sources: Vec::new(),
         rollback_safe: safe,
+        rollback_to: None,
         components: vec![
             rec(
                 "operator",
@@ -109,6 +110,7 @@ fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         last_deployed: String::new(),
         conditions: vec![],
         hooks_completed: Vec::new(),
+        hook_verdicts: Vec::new(),
     }
 }
 
@@ -336,7 +338,54 @@ fn safe_new_version_rolls_back_to_the_previous_revision() {
         }),
         &rendered("1.4.0"),
     );
-    assert_eq!(p.on_failure, FailurePolicy::RollBack { to_revision: 3 });
+    assert_eq!(
+        p.on_failure,
+        FailurePolicy::RollBack {
+            to_revision: 3,
+            to_version: "1.3.0".into(),
+            floors: vec![]
+        }
+    );
+}
+
+/// Rollback floors in the plan: the new version's `rollback.to` admits the deployed version
+/// (the verdict names the floor), or excludes it (no rollback, naming who forbids it); a
+/// floor alone (no `rollback.safe`) allows automatic rollbacks to what it admits.
+#[test]
+fn the_plan_states_the_rollback_floor_verdict() {
+    let prev = previous_revision("2.0.1", Some(true));
+    let old = rendered("2.0.1");
+    let history = History::new(vec![prev.clone()]);
+    let with_floor = |floor: &str, safe: Option<bool>| {
+        let mut pkg = kubevirt();
+        pkg.meta.version = semver::Version::parse("2.1.0").unwrap();
+        pkg.meta.rollback_safe = safe;
+        pkg.meta.rollback_to = Some(crate::constraint::Constraint::parse(floor).unwrap());
+        plan(
+            &pkg,
+            "kv",
+            "kubepkg-system",
+            Intent::Apply,
+            Some(Previous {
+                revision: &prev,
+                history: &history,
+                rendered: &old,
+            }),
+            &rendered("2.1.0"),
+        )
+        .on_failure
+    };
+    let allowed = with_floor(">=2.0.0", Some(true));
+    assert_eq!(
+        allowed.to_string(),
+        "roll every changed component back to revision 3 (2.0.1): allowed by 2.1.0's rollback.to >=2.0.0"
+    );
+    assert_eq!(with_floor(">=2.0.0", None), allowed);
+    let forbidden = with_floor(">=2.1.0", None);
+    assert_eq!(
+        forbidden.to_string(),
+        "no rollback to revision 3 (2.0.1): 2.1.0 (revision 4) declares rollback.to >=2.1.0; stop with UpgradeFailed and fix forward"
+    );
 }
 
 /// A lower version than the deployed one is a downgrade: the plan says so, with the rollback
@@ -354,7 +403,7 @@ fn a_downgrade_is_stated_with_the_rollback_policy_verdict() {
         ),
         (
             Some(true),
-            "Downgrade from 1.5.0 to 1.4.0: allowed: no version that ran since 1.4.0 last ran declares rollback.safe: false\n",
+            "Downgrade from 1.5.0 to 1.4.0: allowed: no version that ran since 1.4.0 last ran forbids it (by rollback.safe: false or a rollback.to floor)\n",
         ),
     ] {
         let prev = previous_revision("1.5.0", safe);

@@ -281,6 +281,7 @@ fn revision_with(user: &UserValues, n: u64) -> crate::revision::PackageRevision 
         values,
         value_sources: user.layers(),
         rollback_safe: None,
+        rollback_to: None,
         components: Vec::new(),
         status: crate::revision::RevisionStatus::Deployed,
         description: String::new(),
@@ -289,6 +290,7 @@ fn revision_with(user: &UserValues, n: u64) -> crate::revision::PackageRevision 
         last_deployed: String::new(),
         conditions: Vec::new(),
         hooks_completed: Vec::new(),
+        hook_verdicts: Vec::new(),
     }
 }
 

@@ -115,6 +115,16 @@ fn user_values(flags: &PackageValuesFlags) -> Result<UserValues> {
     for s in &flags.set_file {
         u.add_set_file(s, &read)?;
     }
+    for f in &flags.values_once {
+        let text = kubepkg_chart::values::read_values_text(f)?;
+        u.add_file_once(f, &text)?;
+    }
+    for s in &flags.set_once {
+        u.add_set_once(s)?;
+    }
+    for s in &flags.set_json_once {
+        u.add_set_json_once(s)?;
+    }
     Ok(u)
 }
 
@@ -137,6 +147,24 @@ async fn connect(settings: &Settings, timeout: Duration, sink: Sink) -> Result<K
     Ok(kc)
 }
 
+/// The plan against the cluster (`plan --cluster`, `apply --dry-run`), with where live
+/// objects drifted from the deployed revision (a drift check that cannot run is a warning).
+async fn cluster_plan(
+    kc: &KubeCluster,
+    package: &kubepkg_package::Package,
+    instance: Instance<'_>,
+    user: &UserValues,
+) -> Result<kubepkg_package::plan::Plan, CliError> {
+    let mut plan = ops::prepare(kc, package, instance, user).await?.plan;
+    match ops::drift(kc, instance).await {
+        Ok(drift) => plan.drift = drift,
+        Err(e) => plan.warnings.push(format!(
+            "cannot compare the live objects with the deployed revision: {e}"
+        )),
+    }
+    Ok(plan)
+}
+
 /// `kubepkg plan NAME PACKAGE`.
 pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
     let loaded = load(&args.package, &args.oci, settings)?;
@@ -150,11 +178,7 @@ pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
                 namespace: &ns,
             };
             warn_dropped_values(&kc, instance, &user).await;
-            Ok::<_, CliError>(
-                ops::prepare(&kc, &loaded.package, instance, &user)
-                    .await?
-                    .plan,
-            )
+            cluster_plan(&kc, &loaded.package, instance, &user).await
         })?
     } else {
         let ns = settings.offline_namespace();
@@ -213,23 +237,24 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError>
         }
         warn_dropped_values(&kc, instance, &user).await;
         if args.dry_run {
-            let mut p = ops::prepare(&kc, &loaded.package, instance, &user).await?;
+            let mut plan = cluster_plan(&kc, &loaded.package, instance, &user).await?;
             if args.show_secrets {
-                p.plan.reveal_secrets();
+                plan.reveal_secrets();
             }
             if printer.is_json() {
                 println!(
                     "{}",
-                    serde_json::to_string(&p.plan).map_err(anyhow::Error::from)?
+                    serde_json::to_string(&plan).map_err(anyhow::Error::from)?
                 );
             } else {
-                print!("{}", render_text(&p.plan, true));
+                print!("{}", render_text(&plan, true));
             }
             return Ok(ExitCode::SUCCESS);
         }
         let options = ops::ApplyOptions {
             timeout,
             allow_downgrade: args.allow_downgrade,
+            allow_unsafe_crd_changes: args.allow_unsafe_crd_changes,
         };
         let (outcome, _plan) =
             ops::apply(&mut kc, &loaded.package, instance, &user, options).await?;

@@ -209,6 +209,153 @@ fn package_set_file_refuses_a_file_that_is_not_utf8() {
     );
 }
 
+/// `plan --cluster` (and `apply --dry-run`) show drift: a hand edit of a live object (here the
+/// replicas of component a's Deployment) is listed with both values, and whether the apply
+/// would put it back (a changes) or keep it (b unchanged).
+#[tokio::test]
+async fn plan_against_the_cluster_shows_hand_edits_as_drift() {
+    let ns = TestNamespace::new("plan-drift")
+        .await
+        .expect("control plane");
+    let tmp = tempfile::tempdir().unwrap();
+    let v1 = tmp.path().join("v1");
+    package(&v1, "drift", "1.0.0", true, "1s", "");
+    let (code, _, err) = run(&ns, &["apply", "web", pkg_path(&v1)]);
+    assert_eq!(code, 0, "{err}");
+    let deployments: kube::Api<k8s_openapi::api::apps::v1::Deployment> = ns.api();
+    for (name, replicas) in [("web-a", 3), ("web-b", 2)] {
+        deployments
+            .patch(
+                name,
+                &kube::api::PatchParams::default(),
+                &kube::api::Patch::Merge(serde_json::json!({"spec": {"replicas": replicas}})),
+            )
+            .await
+            .unwrap();
+    }
+    // a's chart changes (new appVersion), b's values stay: only a is upgraded.
+    let v2 = tmp.path().join("v2");
+    package(&v2, "drift", "1.0.1", true, "1s", "");
+    std::fs::remove_dir_all(v2.join("b")).unwrap();
+    component(&v2, "b", "1.0.0", "1s");
+    let (code, plan, err) = run(
+        &ns,
+        &["plan", "web", pkg_path(&v2), "--cluster", "--no-diff"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let drift: Vec<&str> = plan
+        .lines()
+        .skip_while(|l| !l.starts_with("Drift "))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let ns_name = ns.name();
+    assert_eq!(
+        drift,
+        [
+            "Drift (live objects differ from what the deployed revision applied):",
+            &format!(
+                "  a: Deployment {ns_name}/web-a: changed: spec.replicas: live 3, applied 1 (this apply puts it back)"
+            ),
+            &format!(
+                "  b: Deployment {ns_name}/web-b: changed: spec.replicas: live 2, applied 1 (kept: this apply does not change the component)"
+            ),
+        ],
+        "{plan}"
+    );
+    let (code, json, err) = run(
+        &ns,
+        &["apply", "web", pkg_path(&v2), "--dry-run", "-o", "json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["drift"].as_array().map(Vec::len), Some(2), "{json}");
+    assert_eq!(v["drift"][0]["component"], "a");
+}
+
+/// A package whose component `api` ships CRD `gadgets.<ns>.kubepkg.test` in `crds/` with a
+/// `spec.size` of type `size_type`.
+fn crd_package(root: &Path, group: &str, version: &str, size_type: &str) {
+    let chart = root.join("api");
+    std::fs::create_dir_all(chart.join("crds")).unwrap();
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        format!("apiVersion: v2\nname: api\nversion: {version}\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        chart.join("templates/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata: {v: \"1\"}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        chart.join("crds/gadgets.yaml"),
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.{group}\nspec:\n  group: {group}\n  scope: Namespaced\n  names: {{plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size: {{type: {size_type}}}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("kubepkg.yaml"),
+        format!("package: {{name: gadgets, version: {version}}}\ncomponents:\n- {{name: api, path: api}}\n"),
+    )
+    .unwrap();
+}
+
+/// CRD changes in the plan, checked as OLM checks them: a type change of `spec.size` is listed
+/// as unsafe by `plan --cluster`, `apply` refuses it (exit 1, nothing changed), and
+/// `--allow-unsafe-crd-changes` applies it.
+#[tokio::test]
+async fn unsafe_crd_changes_are_shown_in_the_plan_and_refused_by_apply() {
+    let ns = TestNamespace::new("crd-changes")
+        .await
+        .expect("control plane");
+    let group = format!("{}.kubepkg.test", ns.name());
+    let tmp = tempfile::tempdir().unwrap();
+    let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
+    crd_package(&v1, &group, "1.0.0", "integer");
+    crd_package(&v2, &group, "1.1.0", "string");
+    let (code, _, err) = run(&ns, &["apply", "g", pkg_path(&v1)]);
+    assert_eq!(code, 0, "{err}");
+    let (code, plan, err) = run(&ns, &["plan", "g", pkg_path(&v2), "--cluster", "--no-diff"]);
+    assert_eq!(code, 0, "{err}");
+    let line = format!(
+        "  api: CustomResourceDefinition gadgets.{group} v1 spec.size: type changed from integer to string (unsafe: existing values may no longer validate)"
+    );
+    assert!(
+        plan.contains(&format!("\nCRD changes:\n{line}\n")),
+        "{plan}"
+    );
+    let (code, out, err) = run(&ns, &["apply", "g", pkg_path(&v2)]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains(
+            "refusing to apply package g: 1 CRD change(s) are unsafe for existing objects"
+        ),
+        "{err}"
+    );
+    assert!(err.contains(&line), "{err}");
+    let crds: kube::Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
+        kube::Api::all(ns.client().clone());
+    let size_type = |crd: &k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition| {
+        serde_json::to_value(crd).unwrap()["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["size"]["type"]
+            .clone()
+    };
+    let name = format!("gadgets.{group}");
+    assert_eq!(
+        size_type(&crds.get(&name).await.unwrap()),
+        "integer",
+        "unchanged"
+    );
+    let (code, _, err) = run(
+        &ns,
+        &["apply", "g", pkg_path(&v2), "--allow-unsafe-crd-changes"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(size_type(&crds.get(&name).await.unwrap()), "string");
+    let _ = crds.delete(&name, &Default::default()).await;
+}
+
 /// One component chart: a Deployment the node simulator makes ready after `ready_after`, or
 /// never when `ready_after` is `never`.
 fn component(root: &Path, name: &str, version: &str, ready_after: &str) {

@@ -133,3 +133,86 @@ tier: \"silver\"  # package default (kubepkg.yaml)\n"
         "{err}"
     );
 }
+
+/// Values for one revision (`--set-once`, `--set-json-once`, `--values-once`): they win over
+/// every other source, are recorded and explained as such, and the next apply neither keeps
+/// them nor notes them as dropped — the approval an operator gives for one upgrade.
+#[tokio::test]
+async fn once_values_apply_to_one_revision_only() {
+    let ns = TestNamespace::new("values-once")
+        .await
+        .expect("control plane");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    package(dir);
+    std::fs::write(dir.join("switch.yaml"), "web:\n  tier: gold\n").unwrap();
+    let (code, out, err) = run(
+        &ns,
+        dir,
+        &[
+            "apply",
+            "shop",
+            "pkg",
+            "--set",
+            "web.replicas=2",
+            "--set-once",
+            "web.replicas=5",
+            "--set-json-once",
+            r#"web.approved=["s-17"]"#,
+            "--values-once",
+            "switch.yaml",
+        ],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    let (code, out, err) = run(&ns, dir, &["values", "shop", "--explain"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "# package shop 1.0.0 revision 1\n\
+# web\n\
+approved: [\"s-17\"]  # --set-json-once web.approved=[\"s-17\"]\n\
+cert: \"none\"  # chart default\n\
+image: \"web:1\"  # chart default\n\
+ports: [80]  # chart default\n\
+replicas: 5  # --set-once web.replicas=5\n\
+tier: \"gold\"  # file switch.yaml (--values-once: this revision only)\n"
+        ),
+        "{err}"
+    );
+    // The next apply gives only the lasting --set: the once values are gone, and only the
+    // lasting value would have been worth a note (it is given again, so there is none).
+    let (code, out, err) = run(
+        &ns,
+        dir,
+        &["apply", "shop", "pkg", "--set", "web.replicas=2"],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(!err.contains("not kept"), "{err}");
+    let (code, out, err) = run(&ns, dir, &["values", "shop"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "# package shop 1.0.0 revision 2\nweb:\n  cert: none\n  image: web:1\n  ports:\n  - 80\n  replicas: 2\n  tier: silver\n"
+        ),
+        "{err}"
+    );
+    // A third apply with no values at all notes only the lasting --set of revision 2.
+    let (code, out, err) = run(&ns, dir, &["apply", "shop", "pkg"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        err.contains("note: values given in revision 2 (from --set web.replicas) for component(s) web are not kept"),
+        "{err}"
+    );
+    // A revision given only once values: the apply after it has nothing to note.
+    let (code, out, err) = run(
+        &ns,
+        dir,
+        &["apply", "shop", "pkg", "--set-once", "web.replicas=4"],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    let (code, out, err) = run(&ns, dir, &["apply", "shop", "pkg"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(!err.contains("not kept"), "{err}");
+}
