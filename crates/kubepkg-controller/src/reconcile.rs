@@ -518,13 +518,15 @@ async fn apply(
         &format!("applying {} {}", package.meta.name, package.meta.version),
     )
     .await;
-    let result = ops::apply(
+    // Boxed: the engine's apply future is large, and a reconcile future that holds it inline
+    // overflowed the worker's stack in debug builds once the registry source was added.
+    let result = Box::pin(ops::apply(
         &mut kc,
         package,
         instance,
         &resolved.user,
         ops::ApplyOptions::new(timeout),
-    )
+    ))
     .await;
     // No stale "waiting for" after the apply: the reporter stops, what it wrote goes.
     drop(stop_reporting);

@@ -142,7 +142,8 @@ pub async fn fetch(
         return Err(SourceError::PathIsCliOnly);
     }
     if let Some(reference) = &source.oci {
-        return fetch_oci(client, namespace, source, reference, oci_cache).await;
+        // Boxed: the registry client's futures would otherwise grow every reconcile future.
+        return Box::pin(fetch_oci(client, namespace, source, reference, oci_cache)).await;
     }
     if let (Some(url), Some(expected)) = (&source.url, &source.sha256) {
         let bytes = http.get(url).await?;

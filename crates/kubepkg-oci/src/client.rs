@@ -455,7 +455,7 @@ impl Client {
             )
             .await?;
         if first.status != StatusCode::UNAUTHORIZED {
-            return self.check_denied(r, first, known.is_some());
+            return check_denied(r, first);
         }
         let challenge = first
             .headers
@@ -501,19 +501,7 @@ impl Client {
         if let Ok(mut m) = self.auth.lock() {
             m.insert(key, authorization);
         }
-        self.check_denied(r, second, true)
-    }
-
-    fn check_denied(
-        &self,
-        r: &Reference,
-        a: Answer,
-        _authenticated: bool,
-    ) -> Result<Answer, Error> {
-        if a.status == StatusCode::FORBIDDEN {
-            return Err(auth_denied(r));
-        }
-        Ok(a)
+        check_denied(r, second)
     }
 
     fn credential_for(&self, host: &str) -> Result<Option<Credential>, Error> {
@@ -721,6 +709,14 @@ impl Client {
     }
 }
 
+/// 403: the registry knows who asks and refuses.
+fn check_denied(r: &Reference, a: Answer) -> Result<Answer, Error> {
+    if a.status == StatusCode::FORBIDDEN {
+        return Err(auth_denied(r));
+    }
+    Ok(a)
+}
+
 fn too_large(r: &Reference, what: &'static str, size: u64, limit: u64) -> Error {
     Error::TooLarge {
         reference: r.to_string(),
@@ -801,12 +797,19 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     parts.join(": ")
 }
 
+/// A manifest's `mediaType` field; when it has none (Helm writes none), what its shape says:
+/// `manifests` is an index, `config` an image manifest.
 fn media_type_field(bytes: &[u8]) -> Option<String> {
-    serde_json::from_slice::<serde_json::Value>(bytes)
-        .ok()?
-        .get("mediaType")?
-        .as_str()
-        .map(str::to_string)
+    let v = serde_json::from_slice::<serde_json::Value>(bytes).ok()?;
+    if let Some(t) = v.get("mediaType").and_then(|t| t.as_str()) {
+        return Some(t.to_string());
+    }
+    if v.get("manifests").is_some() {
+        return Some(crate::manifest::OCI_INDEX.to_string());
+    }
+    v.get("config")
+        .is_some()
+        .then(|| crate::manifest::OCI_MANIFEST.to_string())
 }
 
 /// The path of a `Link: <…>; rel="next"` header (tag list paging).

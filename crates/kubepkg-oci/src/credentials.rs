@@ -1,7 +1,8 @@
 //! Registry credentials as users have them: Helm's registry config first, then Docker's
 //! `config.json` (where each is comes from `kubepkg_source::HelmPaths`, resolved once from
 //! the environment by the binary), both in Docker's `config.json` format (`auths.<host>.auth` = base64 `user:password`, or
-//! `username`/`password`; `credHelpers`/`credsStore` run `docker-credential-<name> get`).
+//! `username`/`password`; `credHelpers`/`credsStore` run `docker-credential-<name> get`; an
+//! `identitytoken` alone, an OAuth2 refresh token, is not exchanged yet and counts as none).
 //! [`login`] and [`logout`] write Helm's file the way helm does (other keys kept, tab-indented
 //! JSON, mode 0600, written whole through a rename), so a login by either tool serves both.
 
@@ -162,12 +163,6 @@ fn lookup_in_config(
                 return Ok(Some(Credential {
                     username: field("username").to_string(),
                     password: field("password").to_string(),
-                }));
-            }
-            if !field("identitytoken").is_empty() {
-                return Ok(Some(Credential {
-                    username: "<token>".to_string(),
-                    password: field("identitytoken").to_string(),
                 }));
             }
         }

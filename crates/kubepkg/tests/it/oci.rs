@@ -149,12 +149,18 @@ fn helm_push_then_kubepkg_pull_and_template_render_what_helm_renders_and_a_secon
         "s3cret",
         "--plain-http",
     ]));
-    ok(env.helm(&[
+    let pushed = env.helm(&[
         "push",
         chart.to_str().unwrap(),
         &reg.oci("charts"),
         "--plain-http",
-    ]));
+    ]);
+    let pushed = String::from_utf8_lossy(&pushed.stderr).to_string() + &ok(pushed);
+    let digest = pushed
+        .lines()
+        .find_map(|l| l.strip_prefix("Digest: "))
+        .unwrap()
+        .to_string();
 
     let r = reg.oci("charts/web");
     let out = env.kubepkg(&[
@@ -197,6 +203,16 @@ fn helm_push_then_kubepkg_pull_and_template_render_what_helm_renders_and_a_secon
         "replicaCount=3",
     ]));
     assert_eq!(reg.requests_matching("GET /v2/charts/web/blobs/"), blobs);
+
+    // By digest, from the cache (the manifest Helm wrote has no mediaType field): no request.
+    let by_digest = format!("{r}@{digest}");
+    let all = reg.requests_matching("/v2/charts/web/");
+    ok(env.kubepkg(&["pull", &by_digest, "--plain-http", "-d", "by-digest"]));
+    assert_eq!(
+        std::fs::read(env.path("by-digest/web-1.2.3.tgz")).unwrap(),
+        std::fs::read(&chart).unwrap()
+    );
+    assert_eq!(reg.requests_matching("/v2/charts/web/"), all);
 
     let theirs = ok(env.helm(&[
         "template",
