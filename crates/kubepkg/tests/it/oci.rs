@@ -1015,3 +1015,64 @@ fn a_blob_above_the_size_cap_is_refused_before_it_is_read_and_the_variable_raise
         .unwrap());
     assert!(env.path("out/big-1.0.0.tgz").is_file());
 }
+
+/// `kubepkg install` and `upgrade` of a chart from a registry on the control plane: the release
+/// is Helm's (`helm status` and `helm get values` read it), at the version `--version` resolved.
+#[tokio::test]
+async fn install_and_upgrade_from_a_registry_make_helm_releases() {
+    let ns = kubepkg_testkit::TestNamespace::new("oci-install")
+        .await
+        .expect("control plane");
+    let env = Env::new();
+    let reg = Registry::start(RegistryOptions::plain()).unwrap();
+    for v in ["1.0.0", "1.1.0"] {
+        let chart = env.chart("site", v);
+        ok(env.kubepkg(&[
+            "push",
+            chart.to_str().unwrap(),
+            &reg.oci("c"),
+            "--plain-http",
+        ]));
+    }
+    let r = reg.oci("c/site");
+    let kube = |args: &[&str]| {
+        let mut c = crate::support::kubepkg(&ns, args);
+        env.env(&mut c);
+        c.output().unwrap()
+    };
+    let helm = |args: &[&str]| {
+        let mut c = kubepkg_testkit::helm_command(&env.helm, &ns, args);
+        env.env(&mut c);
+        c.env("KUBECONFIG", ns.plane().kubeconfig());
+        c.output().unwrap()
+    };
+    ok(kube(&[
+        "install",
+        "site",
+        &r,
+        "--version",
+        "1.0.0",
+        "--plain-http",
+    ]));
+    let list = |helm_out: Output| -> serde_json::Value {
+        let v: serde_json::Value = serde_json::from_str(&ok(helm_out)).unwrap();
+        v[0].clone()
+    };
+    let v = list(helm(&["list", "-o", "json"]));
+    assert_eq!(v["status"], "deployed");
+    assert_eq!(v["chart"], "site-1.0.0");
+    ok(kube(&[
+        "upgrade",
+        "site",
+        &r,
+        "--version",
+        "~1.1",
+        "--plain-http",
+        "--set",
+        "replicaCount=2",
+    ]));
+    let v = list(helm(&["list", "-o", "json"]));
+    assert_eq!(v["chart"], "site-1.1.0");
+    assert_eq!(v["revision"], "2");
+    assert!(ok(helm(&["get", "values", "site"])).contains("replicaCount: 2"));
+}
