@@ -187,6 +187,23 @@ pub fn load_archive_files(raw: &[u8], origin: &str, limits: &Limits) -> Result<V
     Ok(files)
 }
 
+/// Writes `files` as a gzipped tar under the top-level directory `top`, as `helm package` lays
+/// a chart out: entries in the order given, regular files of mode 0644, time 0, so the same
+/// files always give the same bytes. The reverse of [`load_archive_files`].
+pub fn pack(top: &str, files: &[BufferedFile]) -> std::io::Result<Vec<u8>> {
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let mut tar = tar::Builder::new(gz);
+    for f in files {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(f.data.len() as u64);
+        h.set_mode(0o644);
+        h.set_mtime(0);
+        h.set_entry_type(tar::EntryType::Regular);
+        tar.append_data(&mut h, format!("{top}/{}", f.name), &f.data[..])?;
+    }
+    tar.into_inner()?.finish()
+}
+
 /// Whether `raw` starts as a gzip stream does.
 pub fn is_gzip(raw: &[u8]) -> bool {
     raw.starts_with(&[0x1f, 0x8b, 0x08])
@@ -432,5 +449,35 @@ mod tests {
         .unwrap();
         let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["Chart.yaml", "templates/a.yaml"]);
+    }
+
+    #[test]
+    fn a_packed_chart_reads_back_the_same_files() {
+        let files = vec![
+            BufferedFile {
+                name: "Chart.yaml".into(),
+                data: b"apiVersion: v2\nname: c\nversion: 1.0.0\n".to_vec(),
+            },
+            BufferedFile {
+                name: "templates/cm.yaml".into(),
+                data: b"kind: ConfigMap\n".to_vec(),
+            },
+        ];
+        let raw = pack("c", &files).unwrap();
+        assert_eq!(
+            pack("c", &files).unwrap(),
+            raw,
+            "the same files, the same bytes"
+        );
+        let back = load_archive_files(&raw, "c.tgz", &Limits::default()).unwrap();
+        let names: Vec<(&str, &[u8])> = back
+            .iter()
+            .map(|f| (f.name.as_str(), &f.data[..]))
+            .collect();
+        let want: Vec<(&str, &[u8])> = files
+            .iter()
+            .map(|f| (f.name.as_str(), &f.data[..]))
+            .collect();
+        assert_eq!(names, want);
     }
 }

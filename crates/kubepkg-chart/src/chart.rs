@@ -96,6 +96,12 @@ pub fn load_archive(raw: &[u8], origin: &str) -> Result<Chart> {
 
 /// Load a chart directory, honouring `.helmignore`; symbolic links are followed as Helm does.
 pub fn load_dir(dir: &Path) -> Result<Chart> {
+    load_files(dir_files(dir)?)
+}
+
+/// The files of a chart directory as the loader reads them (`.helmignore` honoured, links
+/// followed, the archive size limit applied), chart-relative paths.
+pub fn dir_files(dir: &Path) -> Result<Vec<BufferedFile>> {
     let top = std::path::absolute(dir).map_err(|e| ChartError::io(dir, e))?;
     let mut rules = IgnoreRules::default();
     let ignore_file = top.join(".helmignore");
@@ -113,7 +119,17 @@ pub fn load_dir(dir: &Path) -> Result<Chart> {
     let mut files = Vec::new();
     let mut budget = Limits::default().max_total;
     walk(&top, "", &rules, &mut files, &mut budget, 0)?;
-    load_files(files)
+    Ok(files)
+}
+
+/// The files of the chart at `path` (a directory or a `.tgz`), as the loader reads them.
+pub fn chart_files(path: &Path) -> Result<Vec<BufferedFile>> {
+    let meta = std::fs::metadata(path).map_err(|e| ChartError::io(path, e))?;
+    if meta.is_dir() {
+        return dir_files(path).map_err(|e| e.in_chart(path));
+    }
+    let raw = std::fs::read(path).map_err(|e| ChartError::io(path, e))?;
+    load_archive_files(&raw, &path.display().to_string(), &Limits::default())
 }
 
 fn walk(

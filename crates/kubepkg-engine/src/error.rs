@@ -58,6 +58,9 @@ pub enum EngineError {
     /// A rollback the rules refuse.
     #[error(transparent)]
     Refused(#[from] kubepkg_package::orchestrator::RollbackRefused),
+    /// A `PreRollback` hook could not be kept in the revision or restored from it.
+    #[error(transparent)]
+    RollbackHook(#[from] kubepkg_package::rollback_hooks::RollbackHookError),
     /// An apply that stopped before anything changed: a downgrade the rollback policy
     /// forbids, or a first record that could not be written.
     #[error(transparent)]
@@ -85,7 +88,15 @@ impl EngineError {
     /// True when the package itself is at fault (its `kubepkg.yaml`, a chart, a template):
     /// nothing was applied, and fixing the package is what to do (`kubepkg` exits 7).
     pub fn is_invalid_package(&self) -> bool {
-        matches!(self, EngineError::Package(_) | EngineError::Render(_))
+        matches!(
+            self,
+            EngineError::Package(_)
+                | EngineError::Render(_)
+                | EngineError::RollbackHook(
+                    kubepkg_package::rollback_hooks::RollbackHookError::Chart { .. }
+                        | kubepkg_package::rollback_hooks::RollbackHookError::TooLarge { .. }
+                )
+        )
     }
 }
 

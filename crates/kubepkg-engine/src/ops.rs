@@ -270,6 +270,19 @@ pub async fn prepare(
         &rendered,
     );
     plan.warnings.extend(drift);
+    // The PreRollback hooks a revision keeps are part of it: new hook values or charts are a
+    // change to record even when no component changes.
+    if let (plan::Action::NoChange, Some(d)) = (plan.action, &deployed)
+        && kubepkg_package::rollback_hooks::records(
+            package,
+            instance.name,
+            instance.namespace,
+            user,
+        )? != d.rollback_hooks
+    {
+        plan.action = plan::Action::Reconfigure;
+        plan.revision = Some(d.revision + 1);
+    }
     Ok(Prepared {
         history,
         previous_values,
@@ -390,6 +403,12 @@ pub async fn apply(
             ));
         }
         let now = now();
+        let rollback_hooks = kubepkg_package::rollback_hooks::records(
+            package,
+            instance.name,
+            instance.namespace,
+            user,
+        )?;
         let input = ApplyInput {
             name: instance.name,
             namespace: instance.namespace,
@@ -402,8 +421,10 @@ pub async fn apply(
             now: &now,
             allow_downgrade: options.allow_downgrade,
             allow_unsafe_crd_changes: options.allow_unsafe_crd_changes,
+            rollback_hooks: &rollback_hooks,
         };
-        let outcome = orchestrator::apply(kc, input).await?;
+        // Boxed: the orchestrator's state machine is large, and controller tasks run on small stacks.
+        let outcome = Box::pin(orchestrator::apply(kc, input)).await?;
         Ok((outcome, p.plan))
     }
     .await;
@@ -478,10 +499,31 @@ pub async fn rollback(
             return Err(not_installed(instance));
         }
         let now = now();
-        Ok(
-            orchestrator::rollback(kc, &history, instance.name, target, force, timeout, &now)
-                .await?,
-        )
+        // The hooks of the version being left, written back to disk from its revision.
+        let scratch = tempfile::tempdir().map_err(|source| {
+            kubepkg_package::rollback_hooks::RollbackHookError::Io {
+                hook: String::new(),
+                what: "making a scratch directory".into(),
+                source,
+            }
+        })?;
+        let hooks = match history.deployed().or(history.latest()) {
+            Some(current) => {
+                kubepkg_package::rollback_hooks::prepare(&current.rollback_hooks, scratch.path())?
+            }
+            None => Vec::new(),
+        };
+        Ok(Box::pin(orchestrator::rollback(
+            kc,
+            &history,
+            instance.name,
+            target,
+            force,
+            timeout,
+            &now,
+            &hooks,
+        ))
+        .await?)
     }
     .await;
     unlock(kc, instance, lock).await;

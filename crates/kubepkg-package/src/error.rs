@@ -56,7 +56,7 @@ pub enum ProblemKind {
     HookWithDependencies { dependency: String },
     /// `install.phase` is not a known phase.
     #[error(
-        "unknown install.phase {phase:?}; the only phase is PreUpgrade (omit phase for a normal component)"
+        "unknown install.phase {phase:?}; the phases are PreUpgrade and PreRollback (omit phase for a normal component)"
     )]
     UnknownPhase { phase: String },
     /// The chart path is absolute or leaves the package directory.

@@ -16,6 +16,8 @@ use crate::manifest::Component;
 pub struct Order {
     /// `PreUpgrade` hook components, in manifest order.
     pub hooks: Vec<String>,
+    /// `PreRollback` hook components, in manifest order.
+    pub rollback_hooks: Vec<String>,
     /// Every other component, dependencies first.
     pub components: Vec<String>,
 }
@@ -35,7 +37,12 @@ impl Order {
 pub fn order(components: &[Component]) -> Order {
     let hooks = components
         .iter()
-        .filter(|c| c.is_hook())
+        .filter(|c| c.is_hook() && !c.is_pre_rollback())
+        .map(|c| c.name.clone())
+        .collect();
+    let rollback_hooks = components
+        .iter()
+        .filter(|c| c.is_pre_rollback())
         .map(|c| c.name.clone())
         .collect();
     let main: Vec<&Component> = components.iter().filter(|c| !c.is_hook()).collect();
@@ -79,6 +86,7 @@ pub fn order(components: &[Component]) -> Order {
     }
     Order {
         hooks,
+        rollback_hooks,
         components: out,
     }
 }

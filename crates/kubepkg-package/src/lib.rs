@@ -33,6 +33,7 @@ pub mod plan;
 pub mod render;
 pub mod report;
 pub mod revision;
+pub mod rollback_hooks;
 pub mod rollback_policy;
 pub mod source;
 pub mod values;

@@ -86,6 +86,9 @@ pub enum Phase {
     Install,
     /// A hook: runs before every other component, only when the package version changes.
     PreUpgrade,
+    /// A hook: runs before every rollback away from this version, automatic or manual, and
+    /// can refuse it (docs/rules.md#prerollback-hooks).
+    PreRollback,
 }
 
 /// Where a component's chart is inside the package.
@@ -127,9 +130,15 @@ pub struct Component {
 }
 
 impl Component {
-    /// Whether the component is a `PreUpgrade` hook.
+    /// Whether the component is a hook (`PreUpgrade` or `PreRollback`): never part of the
+    /// install order nor of a revision's components.
     pub fn is_hook(&self) -> bool {
-        self.phase == Phase::PreUpgrade
+        matches!(self.phase, Phase::PreUpgrade | Phase::PreRollback)
+    }
+
+    /// Whether the component is a `PreRollback` hook.
+    pub fn is_pre_rollback(&self) -> bool {
+        self.phase == Phase::PreRollback
     }
 
     /// Whether the chart receives the `kubepkg.*` values (hooks always do).
@@ -711,6 +720,7 @@ fn validate_components(
             if let Some(phase) = &install.phase {
                 match phase.value.as_str() {
                     "PreUpgrade" => component.phase = Phase::PreUpgrade,
+                    "PreRollback" => component.phase = Phase::PreRollback,
                     "Install" => component.phase = Phase::Install,
                     other => problems.add(
                         phase.referenced.line(),

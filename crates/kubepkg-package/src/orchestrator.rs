@@ -296,6 +296,9 @@ pub struct ApplyInput<'a> {
     pub allow_downgrade: bool,
     /// Apply CRD changes that are not safe for existing objects (`--allow-unsafe-crd-changes`).
     pub allow_unsafe_crd_changes: bool,
+    /// The package's `PreRollback` hooks with their charts, kept in the revision for a later
+    /// manual rollback (made by the cluster side, which reads the charts).
+    pub rollback_hooks: &'a [crate::revision::RollbackHook],
 }
 
 /// Checks `requires`; `Ok(())` when met, else the message of what is awaited.
@@ -622,6 +625,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
         values: given,
         rollback_safe: pkg.meta.rollback_safe,
         rollback_to: pkg.meta.rollback_to.as_ref().map(ToString::to_string),
+        rollback_hooks: input.rollback_hooks.to_vec(),
         components: Vec::new(),
         status: if deployed.is_some() {
             RevisionStatus::PendingUpgrade
@@ -723,84 +727,31 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
                 return run.not_recorded(f, deployed_rev);
             }
         }
-        run.cluster.progress(Event::HookRunning {
-            component: h.name.clone(),
-        });
         run.changed = true;
         let ctx = context_for(&h.name);
-        let req = ComponentApply {
-            component: h.name.clone(),
+        let call = HookCall {
+            name: h.name.clone(),
             release: h.release.clone(),
             namespace: h.namespace.clone(),
             chart: c.chart.clone(),
             values: supplied(pkg, &h.name, input.user, Some(&ctx)),
-            hook: true,
+            ready_when: c.ready_when.clone(),
+            timeout: input.timeout,
+            checks: "the upgrade",
         };
-        let result = match run.cluster.apply_component(&req).await {
-            Ok(_) => {
-                run.cluster
-                    .wait_ready(&ReadyWait {
-                        component: h.name.clone(),
-                        release: h.release.clone(),
-                        namespace: h.namespace.clone(),
-                        ready_when: c.ready_when.clone(),
-                        timeout: input.timeout,
-                    })
-                    .await
-            }
-            Err(f) => Err(f),
-        };
-        // The check's verdict, if it gave one: read whether its Job succeeded or failed (a
-        // check that refuses usually exits non-zero).
-        let verdict = if matches!(&result, Err(f) if f.kind != FailureKind::NotReady) {
-            Ok(None)
-        } else {
-            let output = run.cluster.hook_output(&h.release, &h.namespace).await;
-            crate::verdict::read(&h.name, &output)
-        };
-        let stop = match verdict {
-            Err(e) => Some((
+        let end = Box::pin(run_hook(run.cluster, call, &mut rev.hook_verdicts)).await;
+        let stop = match end {
+            HookEnd::Done => None,
+            HookEnd::Refused(v) => Some((Reason::UpgradeRefused, refusal_text(h, &v))),
+            HookEnd::Failed(what) => Some((
                 Reason::UpgradeFailed,
                 format!(
-                    "PreUpgrade hook {} failed: {e}; nothing else was changed (its release {} is kept for its logs)",
+                    "PreUpgrade hook {} {what}; nothing else was changed (its release {} is kept for its logs)",
                     h.name, h.release
                 ),
             )),
-            Ok(Some(v)) => {
-                run.cluster.progress(Event::message(
-                    Some(&h.name),
-                    Message::HookVerdict {
-                        verdict: v.verdict.to_string(),
-                        message: v.message.clone(),
-                        affected: v.affected_text(),
-                    },
-                ));
-                rev.hook_verdicts.push(v.clone());
-                match v.verdict {
-                    VerdictKind::Refused => Some((Reason::UpgradeRefused, refusal_text(h, &v))),
-                    VerdictKind::CheckFailed => Some((
-                        Reason::UpgradeFailed,
-                        format!(
-                            "PreUpgrade hook {} could not check the upgrade (verdict check_failed){}; nothing else was changed (its release {} is kept for its logs)",
-                            h.name,
-                            if v.message.is_empty() {
-                                String::new()
-                            } else {
-                                format!(": {}", v.message)
-                            },
-                            h.release
-                        ),
-                    )),
-                    VerdictKind::Proceed => None,
-                }
-            }
-            Ok(None) => None,
         };
         if let Some((reason, message)) = stop {
-            run.cluster.progress(Event::Failed {
-                component: h.name.clone(),
-                message: message.clone(),
-            });
             rev.status = RevisionStatus::Failed;
             rev.reason = Some(reason);
             rev.description = message.clone();
@@ -809,26 +760,6 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
             }
             return Ok(run.outcome(reason, message, deployed_rev));
         }
-        if let Err(f) = result {
-            let message = format!(
-                "PreUpgrade hook {} failed: {}; nothing else was changed (its release {} is kept for its logs)",
-                h.name, f.message, h.release
-            );
-            run.cluster.progress(Event::Failed {
-                component: h.name.clone(),
-                message: f.message.clone(),
-            });
-            rev.status = RevisionStatus::Failed;
-            rev.reason = Some(Reason::UpgradeFailed);
-            rev.description = message.clone();
-            if let Err(f) = run.record(&rev.clone().without_unapplied()).await {
-                run.warnings.push(record_failed(f));
-            }
-            return Ok(run.outcome(Reason::UpgradeFailed, message, deployed_rev));
-        }
-        run.cluster.progress(Event::Ready {
-            component: h.name.clone(),
-        });
         // Recorded with the next record, before anything else changes: a run recovering this
         // one after a crash skips it.
         rev.hooks_completed.push(this_run);
@@ -915,7 +846,38 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
                 &pkg.meta,
                 rev.revision,
             );
-            return Ok(fail(run, rev, deployed.as_ref(), policy, &s.name, f, changed).await);
+            let hooks = match (&policy, deployed.as_ref().and_then(|d| d.semver())) {
+                (FailurePolicy::RollBack { .. }, Some(back_to)) => pkg
+                    .components
+                    .iter()
+                    .filter(|c| c.is_pre_rollback())
+                    .map(|c| {
+                        let ctx = upgrade_context(
+                            Some(&pkg.meta.version),
+                            &back_to,
+                            Some(&supplied(pkg, &c.name, input.user, None)),
+                        );
+                        HookCall {
+                            name: c.name.clone(),
+                            release: pkg.release_name(input.name, &c.name),
+                            namespace: c.namespace_or(input.namespace).to_string(),
+                            chart: c.chart.clone(),
+                            values: supplied(pkg, &c.name, input.user, Some(&ctx)),
+                            ready_when: c.ready_when.clone(),
+                            timeout: input.timeout,
+                            checks: "the rollback",
+                        }
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let failed = Failed {
+                component: &s.name,
+                failure: f,
+                changed,
+                rollback_hooks: hooks,
+            };
+            return Ok(Box::pin(fail(run, rev, deployed.as_ref(), policy, failed)).await);
         }
         run.cluster.progress(Event::Ready {
             component: s.name.clone(),
@@ -984,6 +946,115 @@ impl PackageRevision {
     }
 }
 
+/// A hook to run (a `PreUpgrade` or `PreRollback` component): its release, chart and values.
+struct HookCall {
+    name: String,
+    release: String,
+    namespace: String,
+    chart: crate::manifest::ChartSource,
+    values: Map<String, Value>,
+    ready_when: Vec<crate::manifest::ReadyCondition>,
+    timeout: Duration,
+    /// What the hook checks, for messages ("the upgrade", "the rollback").
+    checks: &'static str,
+}
+
+/// How a hook ended.
+enum HookEnd {
+    /// Its Job completed and it refused nothing (its verdict, if any, was `proceed`).
+    Done,
+    /// It reported the verdict `refused`.
+    Refused(crate::verdict::Verdict),
+    /// It failed, could not check (`check_failed`), or reported a verdict that cannot be read:
+    /// the words after the hook's name ("failed: …", "could not check …").
+    Failed(String),
+}
+
+/// Runs one hook: installs its release afresh, waits for its Job, reads its verdict (whether
+/// the Job succeeded or failed: a check that refuses usually exits non-zero) and reports
+/// each step. Verdicts are appended to `verdicts`.
+async fn run_hook<C: Cluster>(
+    cluster: &mut C,
+    call: HookCall,
+    verdicts: &mut Vec<crate::verdict::Verdict>,
+) -> HookEnd {
+    cluster.progress(Event::HookRunning {
+        component: call.name.clone(),
+    });
+    let req = ComponentApply {
+        component: call.name.clone(),
+        release: call.release.clone(),
+        namespace: call.namespace.clone(),
+        chart: call.chart,
+        values: call.values,
+        hook: true,
+    };
+    let result = match cluster.apply_component(&req).await {
+        Ok(_) => {
+            cluster
+                .wait_ready(&ReadyWait {
+                    component: call.name.clone(),
+                    release: call.release.clone(),
+                    namespace: call.namespace.clone(),
+                    ready_when: call.ready_when,
+                    timeout: call.timeout,
+                })
+                .await
+        }
+        Err(f) => Err(f),
+    };
+    let verdict = if matches!(&result, Err(f) if f.kind != FailureKind::NotReady) {
+        Ok(None)
+    } else {
+        let output = cluster.hook_output(&call.release, &call.namespace).await;
+        crate::verdict::read(&call.name, &output)
+    };
+    let end = match (verdict, result) {
+        (Err(e), _) => HookEnd::Failed(format!("failed: {e}")),
+        (Ok(Some(v)), result) => {
+            cluster.progress(Event::message(
+                Some(&call.name),
+                Message::HookVerdict {
+                    verdict: v.verdict.to_string(),
+                    message: v.message.clone(),
+                    affected: v.affected_text(),
+                },
+            ));
+            verdicts.push(v.clone());
+            match (v.verdict, result) {
+                (VerdictKind::Refused, _) => HookEnd::Refused(v),
+                (VerdictKind::CheckFailed, _) => HookEnd::Failed(format!(
+                    "could not check {} (verdict check_failed){}",
+                    call.checks,
+                    if v.message.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", v.message)
+                    }
+                )),
+                (VerdictKind::Proceed, Err(f)) => HookEnd::Failed(format!("failed: {}", f.message)),
+                (VerdictKind::Proceed, Ok(())) => HookEnd::Done,
+            }
+        }
+        (Ok(None), Err(f)) => HookEnd::Failed(format!("failed: {}", f.message)),
+        (Ok(None), Ok(())) => HookEnd::Done,
+    };
+    match &end {
+        HookEnd::Done => cluster.progress(Event::Ready {
+            component: call.name.clone(),
+        }),
+        HookEnd::Refused(v) => cluster.progress(Event::Failed {
+            component: call.name.clone(),
+            message: format!("refused: {}", v.message),
+        }),
+        HookEnd::Failed(what) => cluster.progress(Event::Failed {
+            component: call.name.clone(),
+            message: what.strip_prefix("failed: ").unwrap_or(what).to_string(),
+        }),
+    }
+    end
+}
+
 /// The message of an upgrade a check hook refused: its reason, what it affects, how to approve.
 fn refusal_text(h: &crate::plan::HookPlan, v: &crate::verdict::Verdict) -> String {
     let mut text = format!("PreUpgrade hook {} refused the upgrade", h.name);
@@ -1003,6 +1074,27 @@ fn refusal_text(h: &crate::plan::HookPlan, v: &crate::verdict::Verdict) -> Strin
     text
 }
 
+/// Uninstalls the releases of hooks that succeeded (a warning for each that cannot be).
+async fn uninstall_hooks<C: Cluster>(run: &mut Run<'_, C>, releases: &[(String, String)]) {
+    for (release, namespace) in releases {
+        if let Err(f) = run.cluster.uninstall_release(release, namespace).await {
+            run.warnings.push(format!(
+                "hook release {release} could not be uninstalled: {}; the next run replaces it",
+                f.message
+            ));
+        }
+    }
+}
+
+/// A component that failed, what the apply had changed so far, and the `PreRollback` hooks
+/// that must agree before those changes are rolled back.
+struct Failed<'a> {
+    component: &'a str,
+    failure: Failure,
+    changed: Vec<(String, String, String, Option<ComponentRecord>)>,
+    rollback_hooks: Vec<HookCall>,
+}
+
 /// Failure of a component: what the rollback policy decided (`policy`, from
 /// [`rollback_policy::on_failure`]): keep (first install), roll back, or stop.
 async fn fail<C: Cluster>(
@@ -1010,10 +1102,14 @@ async fn fail<C: Cluster>(
     mut rev: PackageRevision,
     deployed: Option<&PackageRevision>,
     policy: FailurePolicy,
-    component: &str,
-    failure: Failure,
-    changed: Vec<(String, String, String, Option<ComponentRecord>)>,
+    failed: Failed<'_>,
 ) -> Outcome {
+    let Failed {
+        component,
+        failure,
+        changed,
+        rollback_hooks,
+    } = failed;
     let cause = format!("component {component} failed: {}", failure.message);
     rev.status = RevisionStatus::Failed;
     let (deployed, floors) = match (deployed, &policy) {
@@ -1061,6 +1157,42 @@ async fn fail<C: Cluster>(
         let floors: Vec<String> = floors.iter().map(ToString::to_string).collect();
         format!(" (allowed by {})", floors.join(" and "))
     };
+
+    // The version being left may refuse to be rolled back (its PreRollback hooks).
+    let mut hook_releases = Vec::new();
+    for call in rollback_hooks {
+        let (name, release, namespace) = (
+            call.name.clone(),
+            call.release.clone(),
+            call.namespace.clone(),
+        );
+        run.changed = true;
+        let why = match Box::pin(run_hook(run.cluster, call, &mut rev.hook_verdicts)).await {
+            HookEnd::Done => {
+                hook_releases.push((release, namespace));
+                continue;
+            }
+            HookEnd::Refused(v) => format!(
+                "refused the rollback{}",
+                if v.message.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", v.message)
+                }
+            ),
+            HookEnd::Failed(what) => what,
+        };
+        let message = format!(
+            "{cause}; the automatic rollback to revision {} was stopped: PreRollback hook {name} {why}; nothing was rolled back (its release {release} is kept for its logs): fix forward with a new version",
+            deployed.revision
+        );
+        rev.reason = Some(Reason::UpgradeFailed);
+        rev.description = message.clone();
+        if let Err(f) = run.record(&rev.without_unapplied()).await {
+            run.warnings.push(record_failed(f));
+        }
+        return run.outcome(Reason::UpgradeFailed, message, Some(deployed.revision));
+    }
 
     // Safe: record the failure, then undo every changed component, newest first.
     rev.reason = Some(Reason::RolledBack);
@@ -1126,6 +1258,7 @@ async fn fail<C: Cluster>(
             }
         }
     }
+    uninstall_hooks(&mut run, &hook_releases).await;
     back.status = RevisionStatus::Deployed;
     back.reason = Some(Reason::RolledBack);
     if let Err(f) = run.record(&back).await {
@@ -1143,9 +1276,32 @@ async fn fail<C: Cluster>(
     run.outcome(Reason::RolledBack, message, Some(back.revision))
 }
 
+/// A `PreRollback` hook of the deployed version, ready to run: its record and its chart on disk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreparedHook {
+    pub record: crate::revision::RollbackHook,
+    pub chart: crate::manifest::ChartSource,
+}
+
+/// A `PreRollback` hook that stopped a manual rollback.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "PreRollback hook {hook} of version {version} {why}; the rollback of package {name} to revision {target} did not start, nothing was rolled back (its release {release} is kept for its logs); fix what it reports, or use --force to roll back anyway"
+)]
+pub struct HookRefusal {
+    pub name: String,
+    pub target: u64,
+    pub version: String,
+    pub hook: String,
+    pub release: String,
+    pub why: String,
+}
+
 /// Why `kubepkg rollback` refuses.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RollbackRefused {
+    #[error(transparent)]
+    Hook(Box<HookRefusal>),
     #[error("package {name} has no revision to roll back to")]
     NothingToRollBackTo { name: String },
     #[error("package {name} has no revision {revision}; see `kubepkg history {name}`")]
@@ -1174,6 +1330,7 @@ pub enum RollbackRefused {
 
 /// Rolls a package back to `target` (or the revision before the deployed one). Never runs hooks;
 /// recorded as a new revision. `timeout` is the per-component readiness timeout.
+#[allow(clippy::too_many_arguments)]
 pub async fn rollback<C: Cluster>(
     cluster: &mut C,
     history: &History,
@@ -1182,6 +1339,7 @@ pub async fn rollback<C: Cluster>(
     force: bool,
     timeout: Duration,
     now: &str,
+    rollback_hooks: &[PreparedHook],
 ) -> Result<Outcome, Stopped> {
     // An operation that never finished is recovered by applying again, whatever the target.
     if let Some(latest) = history.latest().filter(|l| l.status.is_pending()) {
@@ -1218,6 +1376,58 @@ pub async fn rollback<C: Cluster>(
         .into());
     }
     let mut run = Run::new(cluster, now);
+    // The version being left may refuse (its PreRollback hooks, kept in its revision).
+    let mut verdicts = Vec::new();
+    let mut hook_releases = Vec::new();
+    let (from, to) = (current.semver(), target.semver());
+    for h in rollback_hooks {
+        let mut values = h.record.values.clone();
+        if let Some(to) = &to {
+            values.extend(upgrade_context(from.as_ref(), to, Some(&h.record.values)));
+        }
+        let call = HookCall {
+            name: h.record.name.clone(),
+            release: h.record.release.clone(),
+            namespace: h.record.namespace.clone(),
+            chart: h.chart.clone(),
+            values,
+            ready_when: h.record.ready_when.clone(),
+            timeout,
+            checks: "the rollback",
+        };
+        run.changed = true;
+        let why = match Box::pin(run_hook(run.cluster, call, &mut verdicts)).await {
+            HookEnd::Done => {
+                hook_releases.push((h.record.release.clone(), h.record.namespace.clone()));
+                continue;
+            }
+            HookEnd::Refused(v) => format!(
+                "refused the rollback{}",
+                if v.message.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", v.message)
+                }
+            ),
+            HookEnd::Failed(what) => what,
+        };
+        if force {
+            run.warnings.push(format!(
+                "PreRollback hook {} {why}; rolling back anyway (--force)",
+                h.record.name
+            ));
+            continue;
+        }
+        return Err(RollbackRefused::Hook(Box::new(HookRefusal {
+            name: name.into(),
+            target: target.revision,
+            version: current.version.clone(),
+            hook: h.record.name.clone(),
+            release: h.record.release.clone(),
+            why,
+        }))
+        .into());
+    }
     if let Err(f) = supersede_stale(&mut run, history).await {
         return run.not_recorded(f, Some(current.revision));
     }
@@ -1230,7 +1440,7 @@ pub async fn rollback<C: Cluster>(
     rev.last_deployed = now.to_string();
     rev.first_deployed = current.first_deployed.clone();
     rev.hooks_completed.clear();
-    rev.hook_verdicts.clear();
+    rev.hook_verdicts = verdicts;
     if let Err(f) = run.record(&rev).await {
         return run.not_recorded(f, Some(current.revision));
     }
@@ -1313,6 +1523,7 @@ pub async fn rollback<C: Cluster>(
             }
         }
     }
+    uninstall_hooks(&mut run, &hook_releases).await;
     rev.status = RevisionStatus::Deployed;
     rev.reason = Some(Reason::Succeeded);
     if let Err(f) = run.record(&rev).await {

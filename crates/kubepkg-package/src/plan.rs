@@ -291,6 +291,9 @@ pub struct Plan {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub downgrade: Option<Downgrade>,
     pub warnings: Vec<String>,
+    /// The `PreRollback` hooks of this version (run before a rollback away from it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rollback_hooks: Vec<String>,
     /// What each changed CustomResourceDefinition does to existing objects, safe or not
     /// ([`kubepkg_crd`]); `apply` refuses unsafe ones unless `--allow-unsafe-crd-changes`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -577,6 +580,7 @@ pub fn plan(
         warnings,
         drift: Vec::new(),
         crd_changes: crd_changes_all,
+        rollback_hooks: order.rollback_hooks.clone(),
         capabilities: None,
     }
 }
@@ -707,6 +711,16 @@ pub fn render_text(plan: &Plan, with_diff: bool) -> String {
                     let _ = writeln!(s, "    creates {o}");
                 }
             }
+        }
+    }
+    if !plan.rollback_hooks.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nPreRollback hooks (kept with this revision; run before any rollback away from {}, automatic or manual, and may refuse it):",
+            plan.to_version
+        );
+        for h in &plan.rollback_hooks {
+            let _ = writeln!(s, "  {h}");
         }
     }
     let _ = writeln!(

@@ -322,7 +322,12 @@ pub fn render_package(
     let order = graph::order(&package.components);
     let mut caps = input.capabilities.clone();
     let mut out = BTreeMap::new();
-    for name in order.hooks.iter().chain(order.components.iter()) {
+    for name in order
+        .hooks
+        .iter()
+        .chain(&order.rollback_hooks)
+        .chain(order.components.iter())
+    {
         let Some(request) = component_request(package, input, name) else {
             continue;
         };

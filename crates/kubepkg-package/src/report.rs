@@ -274,6 +274,7 @@ mod tests {
             conditions: vec![],
             hooks_completed: Vec::new(),
             hook_verdicts: Vec::new(),
+            rollback_hooks: Vec::new(),
         }
     }
 

@@ -184,7 +184,30 @@ pub struct PackageRevision {
     /// The verdicts `PreUpgrade` hooks of this run reported (docs/rules.md#verdicts-from-hooks).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hook_verdicts: Vec<crate::verdict::Verdict>,
+    /// This version's `PreRollback` hooks, kept with their charts so that a later manual
+    /// rollback away from this revision can run them (docs/rules.md#prerollback-hooks).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rollback_hooks: Vec<RollbackHook>,
 }
+
+/// A `PreRollback` hook as a revision keeps it: its release, the values it is given (package
+/// defaults and the user's, without `kubepkg.*`) and its chart archive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RollbackHook {
+    pub name: String,
+    pub release: String,
+    pub namespace: String,
+    #[serde(default)]
+    pub values: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ready_when: Vec<crate::manifest::ReadyCondition>,
+    /// The chart as a `.tgz`, base64-encoded.
+    pub chart: String,
+}
+
+/// The most chart bytes (all `PreRollback` hooks of a revision together) a revision keeps.
+pub const MAX_ROLLBACK_HOOK_BYTES: usize = 256 * 1024;
 
 /// A `PreUpgrade` hook that ran to completion for an upgrade between two versions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -471,6 +494,7 @@ mod tests {
             conditions: crate::conditions::invalid_package("x", "2026-01-02T00:00:00Z"),
             hooks_completed: Vec::new(),
             hook_verdicts: Vec::new(),
+            rollback_hooks: Vec::new(),
         }
     }
 

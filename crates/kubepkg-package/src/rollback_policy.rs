@@ -418,6 +418,7 @@ mod tests {
             conditions: Vec::new(),
             hooks_completed: Vec::new(),
             hook_verdicts: Vec::new(),
+            rollback_hooks: Vec::new(),
         }
     }
 

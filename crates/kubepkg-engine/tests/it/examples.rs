@@ -134,6 +134,14 @@ impl Env {
         self.lines.lock().unwrap().clone()
     }
 
+    async fn history(&self) -> kubepkg_package::revision::History {
+        self.kc
+            .store
+            .history(self.name, self.ns.name())
+            .await
+            .expect("history")
+    }
+
     async fn deployment_image(&self, name: &str) -> Option<String> {
         let api: Api<Deployment> = self.ns.api();
         let d = api.get_opt(name).await.unwrap()?;
@@ -621,6 +629,103 @@ fn pool_image_when_api_runs(e: &Env, image: &str) -> tokio::task::JoinHandle<Opt
         }
         None
     })
+}
+
+/// examples/werft (seed 002), the runbook's manual steps as declared features: the upgrade
+/// check's `refused` verdict stops 1.1.0 before anything changed and says how to approve; the
+/// approval given with `--set-json-once` lets it through and is gone for the next upgrade
+/// (1.2.0 needs none); 1.2.0's rollback floor (`>=1.1.0`) forbids going back to 1.0.0, and its
+/// PreRollback check runs before the rollback to 1.1.0, refusing it while sessions would be
+/// stranded.
+#[tokio::test]
+async fn werft_check_verdicts_one_upgrade_approvals_and_the_rollback_floor() {
+    let mut e = env("example-werft-safety", "werft").await;
+    let none = UserValues::new();
+    assert_eq!(e.apply("werft/v1", &none).await, Reason::Succeeded);
+
+    let mut stranded = UserValues::new();
+    stranded
+        .add_set_json(r#"upgrade-check.simulate.affected=["s-17"]"#)
+        .unwrap();
+    assert_eq!(e.apply("werft/v2", &stranded).await, Reason::UpgradeRefused);
+    let latest = e.history().await.latest().cloned().unwrap();
+    assert_eq!(
+        latest.description,
+        "PreUpgrade hook upgrade-check refused the upgrade: 1 session(s) cannot resume on the target worker images; affected: s-17; nothing else was changed; to approve, apply again with --set-json-once 'upgrade-check.approvedSessions=[\"s-17\"]'"
+    );
+    assert_eq!(
+        e.deployment_image("werft-api").await.as_deref(),
+        Some("registry.example/werft/control-host:1.0.0")
+    );
+
+    let mut approved = stranded.clone();
+    approved
+        .add_set_json_once(r#"upgrade-check.approvedSessions=["s-17"]"#)
+        .unwrap();
+    assert_eq!(e.apply("werft/v2", &approved).await, Reason::Succeeded);
+    // The next upgrade strands nothing and carries no approval: it proceeds.
+    assert_eq!(e.apply("werft/v3", &none).await, Reason::Succeeded);
+
+    // 1.2.0 declares rollback.to >=1.1.0: back to 1.0.0 is refused, naming the floor.
+    let revisions = e.history().await;
+    let first = revisions
+        .revisions
+        .iter()
+        .find(|r| r.version == "1.0.0")
+        .unwrap()
+        .revision;
+    let ns = e.ns.name().to_string();
+    let inst = Instance {
+        name: "werft",
+        namespace: &ns,
+    };
+    let err = ops::rollback(&mut e.kc, inst, Some(first), false, TIMEOUT)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("1.2.0 (revision 4) declares rollback.to >=1.1.0"),
+        "{err}"
+    );
+
+    // Back to 1.1.0: 1.2.0's PreRollback check runs first; sessions would be stranded, so it
+    // refuses and nothing is rolled back.
+    let to_v2 = revisions
+        .revisions
+        .iter()
+        .rev()
+        .find(|r| r.version == "1.1.0")
+        .unwrap()
+        .revision;
+    let mut blocked = UserValues::new();
+    blocked
+        .add_set_json(r#"rollback-check.simulate.affected=["s-42"]"#)
+        .unwrap();
+    // The check's values are those 1.2.0 was applied with: re-apply 1.2.0 with them (a
+    // values-only change runs no upgrade check).
+    assert_eq!(e.apply("werft/v3", &blocked).await, Reason::Succeeded);
+    let err = ops::rollback(&mut e.kc, inst, Some(to_v2), false, TIMEOUT)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("PreRollback hook rollback-check of version 1.2.0 refused the rollback: 1 session(s) wrote checkpoints 1.1.0 cannot resume"),
+        "{err}"
+    );
+    assert_eq!(
+        e.deployment_image("werft-api").await.as_deref(),
+        Some("registry.example/werft/control-host:1.2.0")
+    );
+    // With nothing stranded the check proceeds and the rollback to 1.1.0 happens.
+    assert_eq!(e.apply("werft/v3", &none).await, Reason::Succeeded);
+    let o = ops::rollback(&mut e.kc, inst, Some(to_v2), false, TIMEOUT)
+        .await
+        .unwrap();
+    assert_eq!(o.reason, Reason::Succeeded, "{o:?}");
+    assert_eq!(
+        e.deployment_image("werft-api").await.as_deref(),
+        Some("registry.example/werft/control-host:1.1.0")
+    );
 }
 
 /// examples/werft (seed 002): control plane first, workers only once it is ready; the

@@ -40,6 +40,7 @@ fn revision(status: RevisionStatus, reason: &str, description: &str) -> PackageR
         conditions: vec![],
         hooks_completed: Vec::new(),
         hook_verdicts: Vec::new(),
+        rollback_hooks: Vec::new(),
     }
 }
 

@@ -971,6 +971,121 @@ async fn failed_revisions_keep_the_pods_and_the_hook_log_for_diagnosis() {
     );
 }
 
+/// PreRollback hooks: kept with each revision, run before a manual rollback away from it (from
+/// the records alone: no package at hand) and before an automatic rollback, with
+/// `kubepkg.fromVersion` (the version left) and `toVersion` (the target); a refusal stops a
+/// manual rollback before anything changed (unless `--force`) and an automatic one too.
+#[tokio::test]
+async fn rule11_pre_rollback_hooks_check_every_rollback() {
+    let tmp = tempfile::tempdir().unwrap();
+    let manifest = |v: &str| {
+        format!(
+            "package: {{name: p, version: {v}, rollback: {{safe: true}}}}\ncomponents:\n- {{name: app, path: app}}\n- {{name: check, path: check, install: {{phase: PreRollback}}}}\n"
+        )
+    };
+    for v in ["1.0.0", "2.0.0", "3.0.0", "4.0.0"] {
+        package_with(
+            &tmp.path().join(v),
+            &manifest(v),
+            &["app"],
+            &["check"],
+            verdict_hook_chart,
+        );
+    }
+    let dir = |v: &str| tmp.path().join(v);
+    let mut e = env("rule11-prerollback", SHORT).await;
+    let refusing = |extra: &[&str]| {
+        let mut u = UserValues::new();
+        u.add_set_string("check.sim=fail").unwrap();
+        u.add_set_string("check.exitCode=2").unwrap();
+        u.add_set_json(
+            r#"check.log="{\"verdict\":\"refused\",\"message\":\"sessions would be lost\"}""#,
+        )
+        .unwrap();
+        for x in extra {
+            u.add_set(x).unwrap();
+        }
+        u
+    };
+    assert_eq!(
+        e.apply(&dir("1.0.0"), &UserValues::new(), SHORT).await,
+        Reason::Succeeded
+    );
+    // 2.0.0's hook will refuse any rollback away from it (its values are kept in revision 2).
+    assert_eq!(
+        e.apply(&dir("2.0.0"), &refusing(&[]), SHORT).await,
+        Reason::Succeeded
+    );
+    let ns = e.ns.name().to_string();
+    let inst = Instance {
+        name: "pkg",
+        namespace: &ns,
+    };
+    let err = ops::rollback(&mut e.kc, inst, Some(1), false, SHORT)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with(
+            "PreRollback hook check of version 2.0.0 refused the rollback: sessions would be lost; the rollback of package pkg to revision 1 did not start, nothing was rolled back"
+        ),
+        "{err}"
+    );
+    let history = |e: &Env| {
+        let (store, ns) = (e.kc.store.clone(), e.ns.name().to_string());
+        async move { store.history("pkg", &ns).await.unwrap() }
+    };
+    assert_eq!(history(&e).await.revisions.len(), 2, "nothing recorded");
+    // The hook saw the versions of the rollback.
+    let cms: Api<ConfigMap> = e.ns.api();
+    let seen = cms.get("migrated-1-0-0").await.unwrap().data.unwrap();
+    assert_eq!(
+        (seen["from"].as_str(), seen["to"].as_str()),
+        ("2.0.0", "1.0.0")
+    );
+    // --force rolls back anyway.
+    let o = ops::rollback(&mut e.kc, inst, Some(1), true, SHORT)
+        .await
+        .unwrap();
+    assert_eq!(o.reason, Reason::Succeeded, "{o:?}");
+    assert!(
+        o.warnings
+            .iter()
+            .any(|w| w.contains("rolling back anyway (--force)")),
+        "{o:?}"
+    );
+    assert_eq!(history(&e).await.deployed().unwrap().version, "1.0.0");
+
+    // Automatic: 3.0.0 fails, its hook (proceeding by default) runs, the rollback happens.
+    let mut unready = UserValues::new();
+    unready.add_set("app.sim=unready").unwrap();
+    assert_eq!(
+        e.apply(&dir("3.0.0"), &unready, Duration::from_secs(8))
+            .await,
+        Reason::RolledBack
+    );
+    let seen = cms.get("migrated-1-0-0").await.unwrap().data.unwrap();
+    assert_eq!(seen["from"].as_str(), "3.0.0");
+    // 4.0.0 fails and its hook refuses: no automatic rollback.
+    assert_eq!(
+        e.apply(
+            &dir("4.0.0"),
+            &refusing(&["app.sim=unready"]),
+            Duration::from_secs(8)
+        )
+        .await,
+        Reason::UpgradeFailed
+    );
+    let latest = history(&e).await.latest().cloned().unwrap();
+    assert!(
+        latest.description.contains(
+            "the automatic rollback to revision 5 was stopped: PreRollback hook check refused the rollback: sessions would be lost; nothing was rolled back"
+        ),
+        "{}",
+        latest.description
+    );
+}
+
 /// `kubepkg values`, `list` and `uninstall`: effective values with their sources, the
 /// package listed, then every component uninstalled in reverse order and the records removed.
 #[tokio::test]

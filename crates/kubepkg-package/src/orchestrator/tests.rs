@@ -220,6 +220,7 @@ impl Scenario {
                 now: "2026-11-29T00:00:00Z",
                 allow_downgrade,
                 allow_unsafe_crd_changes: false,
+                rollback_hooks: &[],
             },
         ));
         self.history = self.fake.records.values().cloned().collect();
@@ -854,6 +855,7 @@ fn rule8_manual_rollback_is_a_new_revision_and_runs_no_hooks() {
         false,
         DEFAULT_TIMEOUT,
         "t",
+        &[],
     ))
     .unwrap();
     assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
@@ -891,6 +893,7 @@ fn rule5_manual_rollback_refuses_to_leave_an_unsafe_version_unless_forced() {
         false,
         DEFAULT_TIMEOUT,
         "t",
+        &[],
     ))
     .unwrap_err();
     assert_eq!(
@@ -905,6 +908,7 @@ fn rule5_manual_rollback_refuses_to_leave_an_unsafe_version_unless_forced() {
         true,
         DEFAULT_TIMEOUT,
         "t",
+        &[],
     ))
     .unwrap();
     assert_eq!(out.reason, Reason::Succeeded);
@@ -916,6 +920,7 @@ fn rule5_manual_rollback_refuses_to_leave_an_unsafe_version_unless_forced() {
         true,
         DEFAULT_TIMEOUT,
         "t",
+        &[],
     ))
     .unwrap_err();
     assert!(matches!(
@@ -970,6 +975,7 @@ fn apply_future_is_send_for_a_send_cluster() {
             now: "t",
             allow_downgrade: false,
             allow_unsafe_crd_changes: false,
+            rollback_hooks: &[],
         },
     );
     assert_send(&fut);
@@ -1041,6 +1047,7 @@ fn crash_at_every_point_then_recover(failing: Option<&str>) {
                 now: "t",
                 allow_downgrade: false,
                 allow_unsafe_crd_changes: false,
+                rollback_hooks: &[],
             },
         ));
         assert!(crashed.is_none(), "crash point {crash} was not reached");
@@ -1174,6 +1181,7 @@ fn rule7_manual_rollback_is_refused_by_any_version_that_ran_since() {
         false,
         DEFAULT_TIMEOUT,
         "t",
+        &[],
     ))
     .unwrap_err();
     assert!(
@@ -1190,6 +1198,7 @@ fn rule7_manual_rollback_is_refused_by_any_version_that_ran_since() {
         false,
         DEFAULT_TIMEOUT,
         "t",
+        &[],
     ))
     .unwrap();
     assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
@@ -1241,6 +1250,7 @@ fn a_first_record_that_cannot_be_written_stops_with_nothing_changed() {
         false,
         DEFAULT_TIMEOUT,
         "t",
+        &[],
     ))
     .unwrap_err();
     assert!(matches!(e, Stopped::NotRecorded(_)), "{e}");
@@ -1299,6 +1309,7 @@ fn rule6_a_hook_completed_before_a_crash_is_not_run_again_by_the_recovery() {
                 now: "t",
                 allow_downgrade: false,
                 allow_unsafe_crd_changes: false,
+                rollback_hooks: &[],
             },
         ));
         assert!(crashed.is_none());

@@ -111,6 +111,7 @@ fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         conditions: vec![],
         hooks_completed: Vec::new(),
         hook_verdicts: Vec::new(),
+        rollback_hooks: Vec::new(),
     }
 }
 

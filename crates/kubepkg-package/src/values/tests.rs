@@ -291,6 +291,7 @@ fn revision_with(user: &UserValues, n: u64) -> crate::revision::PackageRevision 
         conditions: Vec::new(),
         hooks_completed: Vec::new(),
         hook_verdicts: Vec::new(),
+        rollback_hooks: Vec::new(),
     }
 }
 

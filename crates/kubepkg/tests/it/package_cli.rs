@@ -353,7 +353,6 @@ async fn unsafe_crd_changes_are_shown_in_the_plan_and_refused_by_apply() {
     );
     assert_eq!(code, 0, "{err}");
     assert_eq!(size_type(&crds.get(&name).await.unwrap()), "string");
-    let _ = crds.delete(&name, &Default::default()).await;
 }
 
 /// One component chart: a Deployment the node simulator makes ready after `ready_after`, or

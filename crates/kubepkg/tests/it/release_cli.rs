@@ -543,15 +543,26 @@ fn capabilities_and_dry_run_output_match_helm() {
         "--set",
         "fromSet=10000000",
     ];
-    let ours = ok(kubepkg(&ns, &args).output().unwrap());
+    let manifest = |s: &str| s[s.find("MANIFEST:").unwrap()..].to_string();
+    // Other tests add CRDs to the shared cluster meanwhile, which changes the API versions the
+    // chart prints: the three runs are compared only when kubepkg rendered the same before and
+    // after Helm did (then the cluster's APIs did not change between them).
+    let (ours, v3, v4) = (0..5)
+        .map(|_| {
+            let before = ok(kubepkg(&ns, &args).output().unwrap());
+            let v3 = ok(run_helm_in(&helm(), &ns, "secret", &args));
+            let v4 = ok(run_helm_in(&helm_version("v4.3.1"), &ns, "secret", &args));
+            let after = ok(kubepkg(&ns, &args).output().unwrap());
+            (before, v3, v4, after)
+        })
+        .find(|(before, _, _, after)| manifest(before) == manifest(after))
+        .map(|(ours, v3, v4, _)| (ours, v3, v4))
+        .expect("the cluster's API versions changed during each of 5 attempts");
     // The release header as Helm 3 prints it (Helm 4 adds a DESCRIPTION line) …
-    let v3 = ok(run_helm_in(&helm(), &ns, "secret", &args));
     let header = |s: &str| without_time(&s[..s.find("HOOKS:").unwrap()]);
     assert_eq!(header(&ours), header(&v3), "kubepkg vs helm 3");
     // … and the manifest and notes byte for byte as Helm 4 renders them (Helm 3 trims
     // the manifest's final newline).
-    let v4 = ok(run_helm_in(&helm_version("v4.3.1"), &ns, "secret", &args));
-    let manifest = |s: &str| s[s.find("MANIFEST:").unwrap()..].to_string();
     assert_eq!(manifest(&ours), manifest(&v4), "kubepkg vs helm 4");
     for line in [
         "hasWidgetKind: \"true\"",
