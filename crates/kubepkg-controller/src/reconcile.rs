@@ -383,7 +383,15 @@ async fn apply(
             return Ok(Action::requeue(interval));
         }
     };
-    let fetched = match source::fetch(&ctx.cluster.client, &namespace, &spec.source, http).await {
+    let fetched = match source::fetch(
+        &ctx.cluster.client,
+        &namespace,
+        &spec.source,
+        http,
+        &ctx.scratch.join("oci-cache"),
+    )
+    .await
+    {
         Ok(f) => f,
         Err(e) => {
             let transient = e.reason() == reason::SOURCE_UNAVAILABLE;
@@ -510,13 +518,15 @@ async fn apply(
         &format!("applying {} {}", package.meta.name, package.meta.version),
     )
     .await;
-    let result = ops::apply(
+    // Boxed: the engine's apply future is large, and a reconcile future that holds it inline
+    // overflowed the worker's stack in debug builds once the registry source was added.
+    let result = Box::pin(ops::apply(
         &mut kc,
         package,
         instance,
         &resolved.user,
         ops::ApplyOptions::new(timeout),
-    )
+    ))
     .await;
     // No stale "waiting for" after the apply: the reporter stops, what it wrote goes.
     drop(stop_reporting);
@@ -734,7 +744,10 @@ fn load(ctx: &Context, obj: &DynamicObject, fetched: &source::Fetched) -> Result
                 .map_err(|e| format!("{}: {}", fetched.origin, report(&e)))
         });
     match loaded {
-        Ok(package) => Ok(Loaded { package, dir }),
+        Ok(mut package) => {
+            package.source = fetched.oci.clone();
+            Ok(Loaded { package, dir })
+        }
         Err(e) => {
             let _ = std::fs::remove_dir_all(&dir);
             Err(e)

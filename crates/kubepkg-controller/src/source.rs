@@ -1,8 +1,11 @@
 //! Fetching a Package's archive (docs/controller.md#sources): `url` + `sha256` over HTTP(S)
 //! (through `kubepkg_fetch`: redirects followed, the body capped at [`MAX_ARCHIVE_BYTES`], the digest checked before
 //! anything is read from it), or the `package.tgz` key of a ConfigMap (`binaryData`) or Secret
-//! of the Package's namespace. `path` is the CLI's and `oci` is not served by the controller yet:
-//! both are refused with a message saying what to use.
+//! of the Package's namespace, or `oci` + `version` from a registry (`kubepkg_oci`, the CLI's
+//! client: the version resolved against the tags, every blob digest-checked, credentials from a
+//! `kubernetes.io/dockerconfigjson` Secret named by `secretRef`, `insecure` for plain HTTP; the
+//! resolved tag and digest become the revision's `source`). `path` is the CLI's and is refused
+//! with a message saying what to use.
 //!
 //! The archive is then loaded by `kubepkg_package::source::load`, the same loader as the CLI's.
 
@@ -27,6 +30,9 @@ pub struct Fetched {
     pub sha256: String,
     /// Where it came from, for messages (`ConfigMap shop/shop-pkg key package.tgz`).
     pub origin: String,
+    /// For an `oci` source: the reference, resolved tag and manifest digest, recorded in the
+    /// package revision.
+    pub oci: Option<kubepkg_package::revision::PackageSource>,
 }
 
 /// Why a source could not be fetched. Each names the object or URL and what to do.
@@ -36,10 +42,14 @@ pub enum SourceError {
         "source.path is read by the kubepkg CLI only (`kubepkg apply NAME PATH`); for the controller use source.url with sha256, or put the archive in a ConfigMap or Secret (source.configMapRef / source.secretRef)"
     )]
     PathIsCliOnly,
+    /// The registry refused, failed, or sent what is not a package (the message names the
+    /// reference and what to do).
+    #[error(transparent)]
+    Oci(#[from] kubepkg_oci::Error),
     #[error(
-        "source.oci is not served by the controller yet; publish the archive at an HTTP(S) URL (source.url + sha256) or store it in a ConfigMap or Secret (source.configMapRef / source.secretRef)"
+        "Secret {namespace}/{name} (source.secretRef of an oci source) is not a kubernetes.io/dockerconfigjson Secret with key .dockerconfigjson"
     )]
-    OciNotSupported,
+    NotDockerConfig { namespace: String, name: String },
     #[error("spec.source names no source: set one of url (with sha256), configMapRef or secretRef")]
     Missing,
     #[error(
@@ -71,6 +81,8 @@ pub enum SourceError {
     },
     #[error("fetching the package archive")]
     Fetch(#[from] kubepkg_fetch::FetchError),
+    #[error("pulling {url}: took longer than {}s", FETCH_TIMEOUT.as_secs())]
+    Timeout { url: String },
     #[error("{origin}: the archive is larger than {limit} bytes")]
     TooLarge { origin: String, limit: usize },
     #[error(
@@ -88,8 +100,14 @@ impl SourceError {
     /// (`InvalidPackage`), or the source could not be reached (`SourceUnavailable`).
     pub fn reason(&self) -> &'static str {
         match self {
+            SourceError::Oci(
+                kubepkg_oci::Error::InvalidReference { .. }
+                | kubepkg_oci::Error::BadConstraint { .. }
+                | kubepkg_oci::Error::WrongArtifact { .. }
+                | kubepkg_oci::Error::TooLarge { .. },
+            ) => reason::INVALID_PACKAGE,
             SourceError::PathIsCliOnly
-            | SourceError::OciNotSupported
+            | SourceError::NotDockerConfig { .. }
             | SourceError::Missing
             | SourceError::Fetch(
                 kubepkg_fetch::FetchError::BadUrl { .. }
@@ -108,12 +126,14 @@ pub async fn fetch(
     namespace: &str,
     source: &Source,
     http: &HttpClient,
+    oci_cache: &std::path::Path,
 ) -> Result<Fetched, SourceError> {
     if source.path.is_some() {
         return Err(SourceError::PathIsCliOnly);
     }
-    if source.oci.is_some() {
-        return Err(SourceError::OciNotSupported);
+    if let Some(reference) = &source.oci {
+        // Boxed: the registry client's futures would otherwise grow every reconcile future.
+        return Box::pin(fetch_oci(client, namespace, source, reference, oci_cache)).await;
     }
     if let (Some(url), Some(expected)) = (&source.url, &source.sha256) {
         let bytes = http.get(url).await?;
@@ -147,6 +167,65 @@ pub async fn fetch(
         return checked(bytes, origin("Secret", namespace, r), None);
     }
     Err(SourceError::Missing)
+}
+
+/// An `oci` source: credentials from the `secretRef` dockerconfigjson Secret (if any), the
+/// version resolved against the tags, the package artifact pulled through the cache.
+async fn fetch_oci(
+    client: &kube::Client,
+    namespace: &str,
+    source: &Source,
+    reference: &str,
+    cache: &std::path::Path,
+) -> Result<Fetched, SourceError> {
+    let repo = kubepkg_oci::Reference::parse(reference)?;
+    let credential = match &source.secret_ref {
+        None => None,
+        Some(r) => {
+            let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
+            let secret = get(&api, "Secret", namespace, r).await?;
+            let not_docker = || SourceError::NotDockerConfig {
+                namespace: namespace.to_string(),
+                name: r.name.clone(),
+            };
+            let bytes = secret
+                .data
+                .as_ref()
+                .and_then(|d| d.get(".dockerconfigjson"))
+                .ok_or_else(not_docker)?;
+            let origin = std::path::PathBuf::from(format!("Secret {namespace}/{}", r.name));
+            kubepkg_oci::credentials::lookup_in_json(&bytes.0, &origin, &repo.registry)?
+        }
+    };
+    let oci = kubepkg_oci::Client::new(kubepkg_oci::ClientOptions {
+        plain_http: source.insecure,
+        insecure_skip_tls_verify: false,
+        ca_file: None,
+        credentials: kubepkg_oci::CredentialFiles::none(),
+        credential,
+        cache: kubepkg_oci::Cache::new(cache),
+        limits: kubepkg_oci::Limits::from_env()?,
+    })?;
+    let fetch = async {
+        let resolved = kubepkg_oci::resolve(&oci, &repo, source.version.as_deref()).await?;
+        kubepkg_oci::package::pull(&oci, &resolved).await
+    };
+    let pulled = match tokio::time::timeout(FETCH_TIMEOUT, fetch).await {
+        Ok(p) => p?,
+        Err(_) => {
+            return Err(SourceError::Timeout {
+                url: reference.to_string(),
+            });
+        }
+    };
+    let record = kubepkg_package::revision::PackageSource {
+        reference: pulled.reference.repository_url(),
+        tag: pulled.reference.tag.clone().unwrap_or_default(),
+        digest: pulled.digest.clone(),
+    };
+    let mut fetched = checked(pulled.archive, record.to_string(), None)?;
+    fetched.oci = Some(record);
+    Ok(fetched)
 }
 
 fn origin(kind: &str, namespace: &str, r: &ArchiveRef) -> String {
@@ -219,6 +298,7 @@ fn checked(bytes: Vec<u8>, origin: String, expected: Option<&str>) -> Result<Fet
         bytes,
         sha256,
         origin,
+        oci: None,
     })
 }
 

@@ -275,6 +275,7 @@ mod tests {
 
     fn rev(status: RevisionStatus, reason: Option<Reason>) -> PackageRevision {
         PackageRevision {
+            source: None,
             name: "p".into(),
             namespace: "ns".into(),
             revision: 2,

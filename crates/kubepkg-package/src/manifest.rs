@@ -34,6 +34,10 @@ pub struct Package {
     /// True when the package is a bare chart directory (no kubepkg.yaml): one component whose
     /// release takes the package instance's name, as `helm install NAME CHART` would.
     pub bare_chart: bool,
+    /// Where the package was pulled from (`oci://…`: the resolved tag and digest); set by the
+    /// caller that fetched it, `None` for a local directory or archive. Recorded in the
+    /// package revision.
+    pub source: Option<crate::revision::PackageSource>,
 }
 
 /// `package:` — what the package is and how it may be upgraded.
@@ -382,6 +386,7 @@ pub fn parse_manifest(text: &str, file: &Path, root: &Path) -> Result<Package, P
         components,
         digest: digest(text.as_bytes()),
         bare_chart: false,
+        source: None,
     })
 }
 

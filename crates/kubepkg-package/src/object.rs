@@ -74,6 +74,9 @@ pub struct Source {
     pub oci: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// With `oci`: talk plain HTTP to the registry (no TLS), as `--plain-http`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub insecure: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -83,7 +86,8 @@ pub struct Source {
     /// A ConfigMap of the Package's namespace holding the package archive (`binaryData`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_map_ref: Option<ArchiveRef>,
-    /// A Secret of the Package's namespace holding the package archive.
+    /// A Secret of the Package's namespace holding the package archive; with `oci`, a
+    /// `kubernetes.io/dockerconfigjson` Secret with the registry's credentials instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<ArchiveRef>,
 }

@@ -619,6 +619,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
         package: pkg.meta.name.clone(),
         version: pkg.meta.version.to_string(),
         manifest_digest: pkg.digest.clone(),
+        source: pkg.source.clone(),
         values_digest: values_digest(&given),
         value_sources: input.user.layers(),
         values: given,

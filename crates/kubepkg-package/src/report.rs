@@ -74,6 +74,9 @@ pub fn status_text(rev: &PackageRevision, components: &[ComponentState]) -> Stri
     let _ = writeln!(s, "NAME: {}", rev.name);
     let _ = writeln!(s, "NAMESPACE: {}", rev.namespace);
     let _ = writeln!(s, "PACKAGE: {} {}", rev.package, rev.version);
+    if let Some(source) = &rev.source {
+        let _ = writeln!(s, "SOURCE: {source}");
+    }
     let _ = writeln!(s, "REVISION: {}", rev.revision);
     let _ = writeln!(s, "STATUS: {}", rev.status.as_str());
     if let Some(reason) = rev.reason {
@@ -166,6 +169,14 @@ pub fn history_text(h: &History) -> String {
         ]
     }))
     .collect();
+    // Packages pulled from a registry: a SOURCE column (`oci://…:tag@digest`) after the rest.
+    let mut rows = rows;
+    if h.revisions.iter().any(|r| r.source.is_some()) {
+        rows[0].push("SOURCE".into());
+        for (row, r) in rows[1..].iter_mut().zip(&h.revisions) {
+            row.push(r.source.as_ref().map(|s| s.to_string()).unwrap_or_default());
+        }
+    }
     table(&rows, "\t")
 }
 
@@ -235,6 +246,7 @@ mod tests {
 
     fn rev(n: u64, status: RevisionStatus, version: &str, description: &str) -> PackageRevision {
         PackageRevision {
+            source: None,
             name: "kv".into(),
             namespace: "kubepkg-system".into(),
             revision: n,

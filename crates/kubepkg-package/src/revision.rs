@@ -95,6 +95,29 @@ pub struct ComponentRecord {
     pub ready_when: Vec<crate::manifest::ReadyCondition>,
 }
 
+/// The registry artifact a package revision was applied from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackageSource {
+    /// The repository, `oci://host/repo/name`.
+    pub reference: String,
+    /// The tag `--version` resolved to (empty when pulled by digest).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tag: String,
+    /// The manifest digest, `sha256:…`.
+    pub digest: String,
+}
+
+impl std::fmt::Display for PackageSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reference)?;
+        if !self.tag.is_empty() {
+            write!(f, ":{}", self.tag)?;
+        }
+        write!(f, "@{}", self.digest)
+    }
+}
+
 /// A package revision record.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -111,6 +134,10 @@ pub struct PackageRevision {
     pub version: String,
     /// `sha256:<hex>` of kubepkg.yaml.
     pub manifest_digest: String,
+    /// Where the package came from when it was pulled from a registry: the reference, the tag
+    /// `--version` resolved to and the manifest digest. `None` for a local package.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<PackageSource>,
     /// The values the user gave, per component (`-f`/`--set`, not package or chart defaults).
     #[serde(default)]
     pub values: BTreeMap<String, Map<String, Value>>,
@@ -429,6 +456,7 @@ mod tests {
                 .unwrap(),
         );
         PackageRevision {
+            source: None,
             name: "kv".into(),
             namespace: "kubepkg-system".into(),
             revision: 7,

@@ -397,6 +397,7 @@ mod tests {
 
     fn rev(n: u64, version: &str, safe: Option<bool>, status: RevisionStatus) -> PackageRevision {
         PackageRevision {
+            source: None,
             name: "p".into(),
             namespace: "ns".into(),
             revision: n,

@@ -201,6 +201,7 @@ fn load_bare_chart(dir: &Path, chart_yaml: &Path) -> Result<Package, PackageErro
         }],
         digest: digest(text.as_bytes()),
         bare_chart: true,
+        source: None,
     })
 }
 

@@ -111,6 +111,7 @@ fn upgrade_plan_runs_the_hook_with_versions_and_passes_previous_values() {
         ready_when: vec![],
     };
     let prev = PackageRevision {
+        source: None,
         name: "shop".into(),
         namespace: "apps".into(),
         revision: 1,

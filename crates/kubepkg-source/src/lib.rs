@@ -162,6 +162,17 @@ pub enum SourceError {
         locked: String,
         wanted: String,
     },
+    /// A registry refused or failed a request, or sent what was not expected (the message
+    /// names the reference and what to do).
+    #[error(transparent)]
+    Oci(#[from] kubepkg_oci::Error),
+    /// A fetched file could not be written.
+    #[error("writing {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     /// A kind of source this build does not fetch yet.
     #[error("{reference}: {what} are not supported yet")]
     Unsupported {

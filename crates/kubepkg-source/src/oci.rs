@@ -1,15 +1,146 @@
-//! Charts in OCI registries (`oci://host[:port]/repo/chart`), as Helm stores them.
+//! Charts (and packages) in OCI registries (`oci://host[:port]/repo/chart`), as Helm stores
+//! them, through `kubepkg-oci`: the reference is resolved against `--version` (an exact tag, a
+//! SemVer constraint over the tags, or a digest), pulled digest-checked into the
+//! content-addressed cache, and the chart archive written as `<name>-<version>.tgz` (the name
+//! `helm pull` gives it) under `<kubepkg cache>/oci/charts/<manifest digest>/`.
 
-use crate::{HelmPaths, LocatedChart, SourceError, SourceOptions};
+use std::path::{Path, PathBuf};
+
+use kubepkg_oci::{Cache, Client, ClientOptions, Credential, CredentialFiles, Limits, Reference};
+
+use crate::{HelmPaths, LocatedChart, Origin, SourceError, SourceOptions};
+
+/// A registry client with the source flags (`--plain-http`, `--insecure-skip-tls-verify`,
+/// `--ca-file`, `--username`/`--password`) and the user's credential files and cache.
+pub fn client(options: &SourceOptions, paths: &HelmPaths) -> Result<Client, SourceError> {
+    let credential = match (&options.username, &options.password) {
+        (Some(u), p) => Some(Credential {
+            username: u.clone(),
+            password: p.clone().unwrap_or_default(),
+        }),
+        _ => None,
+    };
+    Ok(Client::new(ClientOptions {
+        plain_http: options.plain_http,
+        insecure_skip_tls_verify: options.insecure_skip_tls_verify,
+        ca_file: options.ca_file.clone(),
+        credentials: CredentialFiles {
+            helm: paths.registry_config.clone(),
+            docker: Some(paths.docker_config.clone()),
+        },
+        credential,
+        cache: Cache::new(paths.kubepkg_cache.join("oci")),
+        limits: Limits::from_env()?,
+    })?)
+}
 
 /// Pulls the chart `reference` names (at `options.version`) into the cache.
 pub async fn locate(
     reference: &str,
-    _options: &SourceOptions,
-    _paths: &HelmPaths,
+    options: &SourceOptions,
+    paths: &HelmPaths,
 ) -> Result<LocatedChart, SourceError> {
-    Err(SourceError::Unsupported {
-        reference: reference.to_string(),
-        what: "charts in OCI registries",
+    let repo = Reference::parse(reference)?;
+    let client = client(options, paths)?;
+    let resolved = kubepkg_oci::resolve(&client, &repo, options.version.as_deref()).await?;
+    let pulled = kubepkg_oci::chart::pull(&client, &resolved).await?;
+    let (name, version) = name_and_version(&pulled.config_json).unwrap_or_else(|| {
+        (
+            resolved.name().to_string(),
+            resolved.tag.clone().unwrap_or_default(),
+        )
+    });
+    let dir = client
+        .cache()
+        .root()
+        .join("charts")
+        .join(pulled.digest.trim_start_matches("sha256:"));
+    let path = dir.join(format!("{name}-{version}.tgz"));
+    if std::fs::read(&path).ok().as_deref() != Some(&pulled.archive[..]) {
+        write_atomically(&path, &pulled.archive)?;
+    }
+    Ok(LocatedChart {
+        path,
+        origin: Some(Origin {
+            reference: resolved.to_string(),
+            version,
+            digest: Some(pulled.digest),
+        }),
+    })
+}
+
+/// `name` and `version` of a chart's config (`Chart.yaml` as JSON).
+fn name_and_version(config: &[u8]) -> Option<(String, String)> {
+    let v: serde_json::Value = serde_json::from_slice(config).ok()?;
+    let s = |k: &str| v.get(k)?.as_str().map(str::to_string);
+    let (name, version) = (s("name")?, s("version")?);
+    let safe = |x: &str| !x.is_empty() && !x.contains(['/', '\\']) && x != "." && x != "..";
+    (safe(&name) && safe(&version)).then_some((name, version))
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), SourceError> {
+    let dir = path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let io = |source| SourceError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir_all(&dir).map_err(io)?;
+    let tmp = dir.join(format!(".tmp-{}", std::process::id()));
+    std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            io(e)
+        })
+}
+
+/// A package pulled from a registry into the cache: the package archive's path
+/// (`<kubepkg cache>/oci/packages/<manifest digest>/<name>-<version>.tgz`) and what was
+/// resolved (reference with its tag, version, manifest digest).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocatedPackage {
+    pub path: PathBuf,
+    pub origin: Origin,
+}
+
+/// Pulls the package `reference` names at `version` (a tag, a SemVer constraint over the tags,
+/// or `@sha256:…`) into the cache, for `package pull`, `plan` and `apply`.
+pub async fn locate_package(
+    reference: &str,
+    version: Option<&str>,
+    options: &SourceOptions,
+    paths: &HelmPaths,
+) -> Result<LocatedPackage, SourceError> {
+    let repo = Reference::parse(reference)?;
+    let client = client(options, paths)?;
+    let resolved = kubepkg_oci::resolve(&client, &repo, version).await?;
+    let pulled = kubepkg_oci::package::pull(&client, &resolved).await?;
+    let (name, version) = (pulled.config.name.clone(), pulled.config.version.clone());
+    let safe = |x: &str| !x.is_empty() && !x.contains(['/', '\\']) && x != "." && x != "..";
+    let file = if safe(&name) && safe(&version) {
+        format!("{name}-{version}.tgz")
+    } else {
+        "package.tgz".to_string()
+    };
+    let path = client
+        .cache()
+        .root()
+        .join("packages")
+        .join(pulled.digest.trim_start_matches("sha256:"))
+        .join(file);
+    if std::fs::read(&path).ok().as_deref() != Some(&pulled.archive[..]) {
+        write_atomically(&path, &pulled.archive)?;
+    }
+    Ok(LocatedPackage {
+        path,
+        origin: Origin {
+            reference: resolved.to_string(),
+            version,
+            digest: Some(pulled.digest),
+        },
     })
 }

@@ -9,6 +9,7 @@
 //! | `repositories.yaml` | `HELM_REPOSITORY_CONFIG` | `<config home>/repositories.yaml` |
 //! | repository cache (`NAME-index.yaml`, `NAME-charts.txt`) | `HELM_REPOSITORY_CACHE` | `<cache home>/repository` |
 //! | registry credentials (`config.json`) | `HELM_REGISTRY_CONFIG` | `<config home>/registry/config.json` |
+//! | Docker's credentials, read after Helm's | `DOCKER_CONFIG` (a directory) | `~/.docker/config.json` |
 //!
 //! kubepkg's own cache (pulled blobs by digest, downloaded charts) is `$KUBEPKG_CACHE_DIR`,
 //! else `$XDG_CACHE_HOME/kubepkg`, else `~/.cache/kubepkg`. Resolved once by the binary's
@@ -22,6 +23,8 @@ pub struct HelmPaths {
     pub repository_config: PathBuf,
     pub repository_cache: PathBuf,
     pub registry_config: PathBuf,
+    /// Docker's `config.json` (registry credentials read when Helm's file has none).
+    pub docker_config: PathBuf,
     /// kubepkg's own content cache.
     pub kubepkg_cache: PathBuf,
 }
@@ -46,6 +49,9 @@ impl HelmPaths {
                 .unwrap_or_else(|| cache_home.join("repository")),
             registry_config: var("HELM_REGISTRY_CONFIG")
                 .unwrap_or_else(|| config_home.join("registry").join("config.json")),
+            docker_config: var("DOCKER_CONFIG")
+                .unwrap_or_else(|| home.join(".docker"))
+                .join("config.json"),
             kubepkg_cache: var("KUBEPKG_CACHE_DIR").unwrap_or_else(|| xdg_cache.join("kubepkg")),
         }
     }

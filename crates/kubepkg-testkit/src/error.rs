@@ -100,4 +100,10 @@ pub enum Error {
         /// The script's error output.
         stderr: String,
     },
+    /// The test OCI registry (`kpk-registry`) could not be built or started.
+    #[error("test registry: {message}")]
+    Registry {
+        /// What went wrong, with the tool's output.
+        message: String,
+    },
 }

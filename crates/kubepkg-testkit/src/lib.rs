@@ -19,6 +19,7 @@
 //!
 //! Tests of chart repositories serve one with [`chart_repo::ChartRepo`] (a static `index.yaml`
 //! and archives made by the real `helm`, over HTTP or HTTPS, optionally with basic auth).
+//! Tests of OCI registries start a real one on loopback with [`registry::Registry::start`].
 //!
 //! Tests that compare with the real `helm` CLI get it from [`helm_binary`] and run it
 //! against their namespace with [`helm_command`].
@@ -35,6 +36,7 @@ pub mod kstatus;
 mod namespace;
 mod packages;
 mod plane;
+pub mod registry;
 pub mod sim;
 mod wait;
 

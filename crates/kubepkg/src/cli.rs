@@ -144,6 +144,11 @@ pub enum Command {
     Get(Box<GetArgs>),
     /// Download a chart from a registry or chart repository, as `helm pull` does.
     Pull(Box<PullArgs>),
+    /// Push a chart archive to an OCI registry, as `helm push` does.
+    Push(Box<PushArgs>),
+    /// Log in to or out of an OCI registry (Helm's registry config, shared with `helm`).
+    #[command(subcommand)]
+    Registry(RegistryCommand),
     /// Run a release's test hooks.
     Test(Box<ReleaseQueryArgs>),
     /// Add, list, remove and update Helm chart repositories (shared with `helm repo`).
@@ -833,8 +838,10 @@ pub struct PackageValuesFlags {
 pub struct PlanArgs {
     /// Package instance name.
     pub name: String,
-    /// Package directory, `.tgz` archive or bare chart.
+    /// Package directory, `.tgz` archive, bare chart, or `oci://HOST/REPO/NAME` in a registry.
     pub package: std::path::PathBuf,
+    #[command(flatten)]
+    pub oci: PackageSourceArgs,
     #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]
@@ -859,8 +866,10 @@ pub struct PlanArgs {
 pub struct ApplyArgs {
     /// Package instance name.
     pub name: String,
-    /// Package directory, `.tgz` archive or bare chart.
+    /// Package directory, `.tgz` archive, bare chart, or `oci://HOST/REPO/NAME` in a registry.
     pub package: std::path::PathBuf,
+    #[command(flatten)]
+    pub oci: PackageSourceArgs,
     #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]
@@ -930,6 +939,10 @@ pub enum PackageCommand {
     /// Resolve each `chart: {repository, name, version}` component into kubepkg.lock (exact
     /// version and digest), fetching the charts into kubepkg's cache.
     Lock(PackageLockArgs),
+    /// Publish a package (kubepkg.yaml and its charts) to an OCI registry as one artifact.
+    Push(Box<PackagePushArgs>),
+    /// Download a package from an OCI registry into a directory.
+    Pull(Box<PackagePullArgs>),
 }
 
 /// `kubepkg package lock [PACKAGE]`.
@@ -1081,4 +1094,131 @@ mod tests {
             .to_string();
         assert!(err.contains(r#"time: invalid duration "soon""#), "{err}");
     }
+}
+
+/// How to reach an OCI registry (the TLS and credential flags of `helm push` and
+/// `helm registry login`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RegistryAccessArgs {
+    /// Use plain HTTP (no TLS).
+    #[arg(long = "plain-http")]
+    pub plain_http: bool,
+    /// Skip verifying the registry's certificate.
+    #[arg(long = "insecure-skip-tls-verify")]
+    pub insecure_skip_tls_verify: bool,
+    /// Verify the registry's certificate with this CA bundle.
+    #[arg(long = "ca-file")]
+    pub ca_file: Option<std::path::PathBuf>,
+    /// Registry username (default: the logged-in or Docker credential).
+    #[arg(long = "username")]
+    pub username: Option<String>,
+    /// Registry password.
+    #[arg(long = "password")]
+    pub password: Option<String>,
+}
+
+impl RegistryAccessArgs {
+    /// The source layer's options for these flags.
+    pub fn options(&self) -> kubepkg_source::SourceOptions {
+        kubepkg_source::SourceOptions {
+            username: self.username.clone(),
+            password: self.password.clone(),
+            ca_file: self.ca_file.clone(),
+            insecure_skip_tls_verify: self.insecure_skip_tls_verify,
+            plain_http: self.plain_http,
+            ..Default::default()
+        }
+    }
+}
+
+/// `kubepkg push CHART.tgz oci://HOST/REPO`.
+#[derive(Debug, clap::Args)]
+pub struct PushArgs {
+    /// The chart archive (`.tgz`, as `helm package` makes it).
+    pub chart: std::path::PathBuf,
+    /// The repository to push into: `oci://HOST[:PORT]/REPO` (the chart goes to
+    /// `REPO/<chart name>:<version>`).
+    pub remote: String,
+    #[command(flatten)]
+    pub access: RegistryAccessArgs,
+}
+
+/// `kubepkg registry login|logout`.
+#[derive(Debug, Subcommand)]
+pub enum RegistryCommand {
+    /// Record credentials for a registry (checked against it first), as `helm registry login`.
+    Login(Box<RegistryLoginArgs>),
+    /// Remove a registry's credentials, as `helm registry logout`.
+    Logout(Box<RegistryLogoutArgs>),
+}
+
+/// `kubepkg registry login HOST`.
+#[derive(Debug, clap::Args)]
+pub struct RegistryLoginArgs {
+    /// The registry, `HOST[:PORT]`.
+    pub host: String,
+    /// Registry username.
+    #[arg(short = 'u', long = "username")]
+    pub username: String,
+    /// Registry password or identity token.
+    #[arg(short = 'p', long = "password", conflicts_with = "password_stdin")]
+    pub password: Option<String>,
+    /// Read the password from standard input.
+    #[arg(long = "password-stdin")]
+    pub password_stdin: bool,
+    /// Use plain HTTP (no TLS).
+    #[arg(long = "plain-http")]
+    pub plain_http: bool,
+    /// Skip verifying the registry's certificate.
+    #[arg(long = "insecure")]
+    pub insecure: bool,
+    /// Verify the registry's certificate with this CA bundle.
+    #[arg(long = "ca-file")]
+    pub ca_file: Option<std::path::PathBuf>,
+}
+
+/// `kubepkg registry logout HOST`.
+#[derive(Debug, clap::Args)]
+pub struct RegistryLogoutArgs {
+    /// The registry, `HOST[:PORT]`.
+    pub host: String,
+}
+
+/// `kubepkg package push PKG oci://HOST/REPO[/NAME]`.
+#[derive(Debug, clap::Args)]
+pub struct PackagePushArgs {
+    /// The package: a directory with kubepkg.yaml, or a package `.tgz`.
+    pub package: std::path::PathBuf,
+    /// Where to push: `oci://HOST[:PORT]/REPO` (the package goes to `REPO/<package name>`), or
+    /// `oci://HOST/REPO/NAME` when the last component is the package's name.
+    pub remote: String,
+    #[command(flatten)]
+    pub access: RegistryAccessArgs,
+}
+
+/// `kubepkg package pull oci://HOST/REPO/NAME --version V`.
+#[derive(Debug, clap::Args)]
+pub struct PackagePullArgs {
+    /// The package's repository, `oci://HOST[:PORT]/REPO/NAME[:TAG|@DIGEST]`.
+    pub reference: String,
+    /// A version, a SemVer constraint over the tags (`>=1.4 <2`), or `@sha256:…`.
+    #[arg(long = "version")]
+    pub version: Option<String>,
+    /// Directory to write the package into (as `<name>-<version>.tgz`).
+    #[arg(short = 'd', long = "destination", default_value = ".")]
+    pub destination: std::path::PathBuf,
+    #[command(flatten)]
+    pub access: RegistryAccessArgs,
+}
+
+/// Where an `oci://` package comes from: `--version` and the registry flags (ignored for a
+/// local package).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct PackageSourceArgs {
+    /// For an `oci://` package: a version, a SemVer constraint over the tags (`>=1.4 <2`), or
+    /// `@sha256:…`; default: the newest version.
+    #[arg(long = "version")]
+    pub version: Option<String>,
+    #[command(flatten)]
+    pub access: RegistryAccessArgs,
 }

@@ -131,7 +131,9 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
                 PackageCommand::Rollback(a) => &a.cluster,
                 PackageCommand::Uninstall(a) => &a.cluster,
                 PackageCommand::List(a) => &a.cluster,
-                PackageCommand::Lock(_) => return None,
+                PackageCommand::Lock(_) | PackageCommand::Push(_) | PackageCommand::Pull(_) => {
+                    return None;
+                }
             },
             Command::Install(a) => &a.cluster,
             Command::Upgrade(a) => &a.common.cluster,
@@ -140,9 +142,12 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
             Command::List(a) => &a.cluster,
             Command::History(a) | Command::Status(a) => &a.query.cluster,
             Command::Get(a) => &a.cluster,
-            Command::Pull(_) | Command::Repo(_) | Command::Search(_) | Command::Dependency(_) => {
-                return None;
-            }
+            Command::Pull(_)
+            | Command::Repo(_)
+            | Command::Search(_)
+            | Command::Dependency(_)
+            | Command::Push(_)
+            | Command::Registry(_) => return None,
             Command::Test(a) => &a.cluster,
             Command::Controller(a) => {
                 return Some(ClusterArgs {

@@ -24,6 +24,7 @@ fn revision(status: RevisionStatus, reason: &str, description: &str) -> PackageR
         package: "kubevirt".into(),
         version: "1.4.0".into(),
         manifest_digest: String::new(),
+        source: None,
         values: Default::default(),
         values_digest: String::new(),
         value_sources: Vec::new(),

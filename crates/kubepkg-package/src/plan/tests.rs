@@ -74,6 +74,7 @@ fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         ready_when: vec![],
     };
     PackageRevision {
+        source: None,
         name: "kv".into(),
         namespace: "kubepkg-system".into(),
         revision: 3,

@@ -270,6 +270,7 @@ fn values_files_are_read_as_helm_reads_them() {
 fn revision_with(user: &UserValues, n: u64) -> crate::revision::PackageRevision {
     let values = user.given_all();
     crate::revision::PackageRevision {
+        source: None,
         name: "shop".into(),
         namespace: "default".into(),
         revision: n,

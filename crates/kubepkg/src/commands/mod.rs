@@ -9,7 +9,10 @@ mod history;
 mod install;
 mod list;
 mod package;
+mod package_oci;
 mod pull;
+mod push;
+mod registry;
 mod repo;
 mod rollback;
 mod status;
@@ -45,6 +48,8 @@ pub fn run(command: Command, settings: &Settings) -> Result<ExitCode, CliError> 
         Command::Status(args) => status::run(*args, settings),
         Command::Get(args) => get::run(*args, settings),
         Command::Pull(args) => pull::run(*args, settings),
+        Command::Push(args) => push::run(*args, settings),
+        Command::Registry(cmd) => registry::run(cmd, settings),
         Command::Test(args) => test::run(*args, settings),
         Command::Repo(cmd) => repo::run(cmd, settings),
         Command::Search(cmd) => repo::search(cmd, settings),

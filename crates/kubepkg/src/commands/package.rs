@@ -26,7 +26,8 @@ use kubepkg_progress::{Event, Message, Sink};
 
 use super::runtime;
 use crate::cli::{
-    ApplyArgs, PackageCommand, PackageValuesArgs, PackageValuesFlags, PlanArgs, TargetArgs,
+    ApplyArgs, PackageCommand, PackageSourceArgs, PackageValuesArgs, PackageValuesFlags, PlanArgs,
+    TargetArgs,
 };
 use crate::error::CliError;
 use crate::progress::Printer;
@@ -44,9 +45,33 @@ impl Drop for Loaded {
     }
 }
 
+/// Loads the package `path` names; an `oci://` reference is first pulled into the cache
+/// (`package_oci::locate`) and its resolved tag and digest kept as the package's source.
+fn load(path: &Path, oci: &PackageSourceArgs, settings: &Settings) -> Result<Loaded, CliError> {
+    let reference = path.to_str().filter(|p| kubepkg_oci::reference::is_oci(p));
+    let Some(reference) = reference else {
+        return load_local(path, settings);
+    };
+    let located = runtime()?.block_on(super::package_oci::locate(
+        reference,
+        oci.version.as_deref(),
+        &oci.access,
+        settings,
+    ))?;
+    let mut loaded = load_local(&located.path, settings)?;
+    let resolved = kubepkg_oci::Reference::parse(&located.origin.reference)
+        .map_err(|e| CliError::Failed(e.into()))?;
+    loaded.package.source = Some(kubepkg_package::revision::PackageSource {
+        reference: resolved.repository_url(),
+        tag: resolved.tag.clone().unwrap_or_default(),
+        digest: located.origin.digest.clone().unwrap_or_default(),
+    });
+    Ok(loaded)
+}
+
 /// The one loader of packages of the CLI: the package (directory or archive), then the charts
 /// of its `chart: {repository, …}` components fetched by `kubepkg.lock`.
-fn load(path: &Path, settings: &Settings) -> Result<Loaded, CliError> {
+fn load_local(path: &Path, settings: &Settings) -> Result<Loaded, CliError> {
     let scratch = std::env::temp_dir().join(format!(
         "kubepkg-{}-{}",
         std::process::id(),
@@ -151,7 +176,7 @@ async fn cluster_plan(
 
 /// `kubepkg plan NAME PACKAGE`.
 pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
-    let loaded = load(&args.package, settings)?;
+    let loaded = load(&args.package, &args.oci, settings)?;
     let user = user_values(&args.values)?;
     let mut plan = if args.with_cluster {
         runtime()?.block_on(async {
@@ -188,7 +213,7 @@ pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
 
 /// `kubepkg apply NAME PACKAGE`.
 pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError> {
-    let loaded = load(&args.package, settings)?;
+    let loaded = load(&args.package, &args.oci, settings)?;
     let user = user_values(&args.values)?;
     let timeout = args.timeout;
     let printer = Printer::for_output(&args.output)?;
@@ -282,6 +307,8 @@ pub fn run(cmd: PackageCommand, settings: &Settings) -> Result<ExitCode> {
     let cmd = match cmd {
         // Offline: no cluster connection.
         PackageCommand::Lock(a) => return lock(&a.package, settings),
+        PackageCommand::Push(a) => return super::package_oci::push(*a, settings),
+        PackageCommand::Pull(a) => return super::package_oci::pull(*a, settings),
         PackageCommand::Status(a) => Online::Status(a),
         PackageCommand::History(a) => Online::History(a),
         PackageCommand::Rollback(a) => Online::Rollback(a),

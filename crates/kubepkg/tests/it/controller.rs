@@ -1002,3 +1002,78 @@ async fn the_status_says_what_a_component_waits_for_and_sigterm_finishes_the_app
         ctl.log()
     );
 }
+
+/// `spec.source.oci` with a version constraint, from a real registry that wants credentials:
+/// without the pull Secret the Package says so (SourceUnavailable, naming the reference); with
+/// a `kubernetes.io/dockerconfigjson` Secret as `secretRef` it installs the newest matching
+/// version and the revision records the resolved tag and digest.
+#[tokio::test]
+async fn an_oci_source_with_a_pull_secret_installs_the_version_the_constraint_resolves_to() {
+    use kubepkg_testkit::registry::{Registry, RegistryOptions};
+    let ns = TestNamespace::new("ctl-oci").await.expect("control plane");
+    install_crd(&ns).await;
+    let reg = Registry::start(RegistryOptions::plain().with_user("puller", "pw")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut digests = std::collections::BTreeMap::new();
+    for v in ["1.0.0", "1.2.0", "2.0.0"] {
+        let dir = tmp.path().join(v);
+        app_package(&dir, "ociapp", v, true, "");
+        let out = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+            .args([
+                "package",
+                "push",
+                dir.to_str().unwrap(),
+                &reg.oci("pkgs"),
+                "--plain-http",
+            ])
+            .args(["--username", "puller", "--password", "pw"])
+            .env("KUBEPKG_CACHE_DIR", tmp.path().join("cache"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        let digest = text
+            .lines()
+            .find_map(|l| l.strip_prefix("Digest: "))
+            .unwrap()
+            .to_string();
+        digests.insert(v, digest);
+    }
+    let ctl = ControllerProcess::start(&ns, "1h", &[]);
+    let r = reg.oci("pkgs/ociapp");
+    let spec = json!({"source": {"oci": r, "version": ">=1.0 <2", "insecure": true, "secretRef": {"name": "pull"}}});
+    create(&ns, "ociapp", spec).await;
+    let o = wait_ready(&ns, &ctl, "ociapp", "False", "SourceUnavailable").await;
+    let msg = condition(&o, "Ready").unwrap().2;
+    assert!(
+        msg.contains(&format!("Secret {}/pull not found", ns.name())),
+        "{msg}"
+    );
+
+    let auth = "cHVsbGVyOnB3"; // base64 of puller:pw
+    let docker = format!(r#"{{"auths":{{"{}":{{"auth":"{auth}"}}}}}}"#, reg.host());
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "pull"},
+        "type": "kubernetes.io/dockerconfigjson",
+        "stringData": {".dockerconfigjson": docker},
+    }))
+    .unwrap();
+    ns.api::<Secret>()
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+    patch_spec(&ns, "ociapp", json!({"suspend": false, "values": {}})).await;
+    wait_ready(&ns, &ctl, "ociapp", "True", "Succeeded").await;
+
+    let (code, status, err) = run(&ns, &["package", "status", "ociapp"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(status.contains("PACKAGE: ociapp 1.2.0"), "{status}");
+    assert!(
+        status.contains(&format!("SOURCE: {r}:1.2.0@{}", digests["1.2.0"])),
+        "{status}"
+    );
+}

@@ -8,6 +8,7 @@ mod controller_chart;
 mod engine_support;
 mod helm_parity;
 mod helm_template_reference;
+mod oci;
 mod package_cli;
 mod release_cli;
 mod repo;

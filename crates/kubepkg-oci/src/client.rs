@@ -1,0 +1,1008 @@
+//! The registry client: the distribution API's manifest, blob, upload and tag-list requests
+//! over hyper, with the authentication of real registries (anonymous first; on 401 the
+//! `WWW-Authenticate` challenge decides: `Basic` → the configured credential, `Bearer` → a
+//! token from the challenge's realm for the repository's scope, fetched with the credential
+//! when there is one), `--plain-http`, `--insecure-skip-tls-verify`, `--ca-file`, size caps on
+//! every answer and a digest check of every manifest and blob before it is used or cached.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use base64::Engine as _;
+use bytes::Bytes;
+use http::{HeaderMap, Method, StatusCode, header};
+use http_body_util::{BodyExt, Full};
+use hyper_rustls::HttpsConnector;
+use hyper_util::client::legacy::Client as HyperClient;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+
+use crate::cache::{Cache, sha256_digest};
+use crate::credentials::{Credential, CredentialFiles};
+use crate::error::Error;
+use crate::limits::{self, Limits};
+use crate::manifest::{ACCEPTED_MANIFESTS, Descriptor, PulledManifest};
+use crate::reference::Reference;
+
+/// How to reach registries; the CLI's `--plain-http`, `--insecure-skip-tls-verify`,
+/// `--ca-file`, and where credentials and the cache are.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// Talk HTTP, not HTTPS.
+    pub plain_http: bool,
+    /// Accept any server certificate.
+    pub insecure_skip_tls_verify: bool,
+    /// Trust the CA certificates (PEM) in this file as well as the system's.
+    pub ca_file: Option<PathBuf>,
+    /// Where credentials are looked up.
+    pub credentials: CredentialFiles,
+    /// A credential to use for every host instead of the files (`registry login` checks it so).
+    pub credential: Option<Credential>,
+    /// The content-addressed cache.
+    pub cache: Cache,
+    /// Size caps.
+    pub limits: Limits,
+}
+
+type Http = HyperClient<HttpsConnector<HttpConnector>, Full<Bytes>>;
+
+/// A registry client (cheap to clone; one connection pool).
+#[derive(Clone)]
+pub struct Client {
+    http: Http,
+    options: Arc<ClientOptions>,
+    /// The `Authorization` value that worked per (host, scope).
+    auth: Arc<Mutex<HashMap<(String, String), String>>>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+/// An answer read whole (within its cap).
+struct Answer {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: Bytes,
+}
+
+/// What a request is for: read-only or a push (the token scope).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Pull,
+    Push,
+}
+
+impl Client {
+    /// A client with `options`; fails only on an unusable `--ca-file`.
+    pub fn new(options: ClientOptions) -> Result<Client, Error> {
+        let tls = tls_config(&options)?;
+        let mut connector = HttpConnector::new();
+        connector.enforce_http(false);
+        connector.set_connect_timeout(Some(Duration::from_secs(30)));
+        let https = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_tls_config(tls)
+            .https_or_http()
+            .enable_http1()
+            .wrap_connector(connector);
+        let http = HyperClient::builder(TokioExecutor::new()).build(https);
+        Ok(Client {
+            http,
+            options: Arc::new(options),
+            auth: Arc::new(Mutex::new(HashMap::new())),
+        })
+    }
+
+    /// The client's options.
+    pub fn options(&self) -> &ClientOptions {
+        &self.options
+    }
+
+    /// The content-addressed cache.
+    pub fn cache(&self) -> &Cache {
+        &self.options.cache
+    }
+
+    fn base(&self, r: &Reference) -> String {
+        let scheme = if self.options.plain_http {
+            "http"
+        } else {
+            "https"
+        };
+        format!("{scheme}://{}", r.registry)
+    }
+
+    /// Checks that the registry accepts the client's credential (`GET /v2/`), as login does.
+    pub async fn ping(&self, r: &Reference) -> Result<(), Error> {
+        let a = self
+            .send(
+                r,
+                Method::GET,
+                "/v2/",
+                &[],
+                Bytes::new(),
+                Access::Pull,
+                self.options.limits.max_manifest_bytes,
+                "answer",
+            )
+            .await?;
+        match a.status {
+            s if s.is_success() => Ok(()),
+            s => Err(status_error(r, "GET", "/v2/", s, &a.body)),
+        }
+    }
+
+    /// The manifest `r` names (its digest, else its tag). A reference with a digest is served
+    /// from the cache when it is there; a pulled manifest's digest must equal the reference's.
+    pub async fn pull_manifest(&self, r: &Reference) -> Result<PulledManifest, Error> {
+        if let Some(digest) = &r.digest
+            && let Some(bytes) = self.cache().get(digest)?
+        {
+            let media_type = media_type_field(&bytes).unwrap_or_default();
+            return Ok(PulledManifest {
+                bytes,
+                digest: digest.clone(),
+                media_type,
+            });
+        }
+        let Some(target) = r.target() else {
+            return Err(Error::InvalidReference {
+                input: r.to_string(),
+                reason: "it names no tag or digest; give --version".into(),
+            });
+        };
+        let path = format!("/v2/{}/manifests/{target}", r.repository);
+        let accept = ACCEPTED_MANIFESTS.join(", ");
+        let a = self
+            .send(
+                r,
+                Method::GET,
+                &path,
+                &[(header::ACCEPT, accept)],
+                Bytes::new(),
+                Access::Pull,
+                self.options.limits.max_manifest_bytes,
+                "manifest",
+            )
+            .await?;
+        if a.status == StatusCode::NOT_FOUND {
+            return Err(Error::NotFound {
+                reference: r.to_string(),
+            });
+        }
+        if !a.status.is_success() {
+            return Err(status_error(r, "GET", &path, a.status, &a.body));
+        }
+        let digest = sha256_digest(&a.body);
+        if let Some(expected) = &r.digest
+            && *expected != digest
+        {
+            return Err(Error::DigestMismatch {
+                reference: r.to_string(),
+                expected: expected.clone(),
+                actual: digest,
+            });
+        }
+        let media_type = a
+            .headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.split(';').next().unwrap_or(v).trim().to_string())
+            .filter(|v| !v.is_empty() && v != "application/json")
+            .or_else(|| media_type_field(&a.body))
+            .unwrap_or_default();
+        Ok(PulledManifest {
+            bytes: a.body.to_vec(),
+            digest,
+            media_type,
+        })
+    }
+
+    /// Stores a checked manifest in the cache (callers do once they accept its content).
+    pub fn cache_manifest(&self, m: &PulledManifest) -> Result<(), Error> {
+        self.cache().put(&m.digest, &m.bytes)
+    }
+
+    /// The blob `desc` names, from the cache or the registry; its digest is checked before it
+    /// is cached or returned.
+    pub async fn pull_blob(&self, r: &Reference, desc: &Descriptor) -> Result<Vec<u8>, Error> {
+        if !crate::reference::valid_digest(&desc.digest) {
+            return Err(Error::Malformed {
+                reference: r.to_string(),
+                what: "descriptor",
+                message: format!("digest {:?} is not sha256:<64 hex digits>", desc.digest),
+            });
+        }
+        if let Some(bytes) = self.cache().get(&desc.digest)? {
+            return Ok(bytes);
+        }
+        let limit = self.options.limits.max_blob_bytes;
+        if desc.size > limit {
+            return Err(Error::TooLarge {
+                reference: r.to_string(),
+                what: "blob",
+                size: desc.size,
+                limit,
+                env: limits::BLOB_ENV,
+            });
+        }
+        let path = format!("/v2/{}/blobs/{}", r.repository, desc.digest);
+        let a = self
+            .send(
+                r,
+                Method::GET,
+                &path,
+                &[],
+                Bytes::new(),
+                Access::Pull,
+                limit,
+                "blob",
+            )
+            .await?;
+        if a.status == StatusCode::NOT_FOUND {
+            return Err(Error::NotFound {
+                reference: format!("{}@{}", r.repository_url(), desc.digest),
+            });
+        }
+        if !a.status.is_success() {
+            return Err(status_error(r, "GET", &path, a.status, &a.body));
+        }
+        let actual = sha256_digest(&a.body);
+        if actual != desc.digest {
+            return Err(Error::DigestMismatch {
+                reference: r.to_string(),
+                expected: desc.digest.clone(),
+                actual,
+            });
+        }
+        self.cache().put(&desc.digest, &a.body)?;
+        Ok(a.body.to_vec())
+    }
+
+    /// Uploads `bytes` as a blob of `r`'s repository unless it is there already (monolithic
+    /// upload: `POST` a session, `PUT` the content with its digest).
+    pub async fn push_blob(
+        &self,
+        r: &Reference,
+        media_type: &str,
+        bytes: &[u8],
+    ) -> Result<Descriptor, Error> {
+        let desc = Descriptor::of(media_type, bytes);
+        let cap = self.options.limits.max_manifest_bytes;
+        let head = format!("/v2/{}/blobs/{}", r.repository, desc.digest);
+        let a = self
+            .send(
+                r,
+                Method::HEAD,
+                &head,
+                &[],
+                Bytes::new(),
+                Access::Push,
+                cap,
+                "answer",
+            )
+            .await?;
+        if a.status.is_success() {
+            return Ok(desc);
+        }
+        let start = format!("/v2/{}/blobs/uploads/", r.repository);
+        let a = self
+            .send(
+                r,
+                Method::POST,
+                &start,
+                &[],
+                Bytes::new(),
+                Access::Push,
+                cap,
+                "answer",
+            )
+            .await?;
+        if a.status != StatusCode::ACCEPTED {
+            return Err(status_error(r, "POST", &start, a.status, &a.body));
+        }
+        let location = a
+            .headers
+            .get(header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .ok_or_else(|| Error::Malformed {
+                reference: r.to_string(),
+                what: "upload answer",
+                message: "no Location header".into(),
+            })?;
+        let base = self.base(r);
+        let location = location.strip_prefix(&base).unwrap_or(location);
+        if location.starts_with("http://") || location.starts_with("https://") {
+            return Err(Error::Malformed {
+                reference: r.to_string(),
+                what: "upload answer",
+                message: format!("upload location {location} is on another host"),
+            });
+        }
+        let sep = if location.contains('?') { '&' } else { '?' };
+        let put = format!("{location}{sep}digest={}", desc.digest.replace(':', "%3A"));
+        let a = self
+            .send(
+                r,
+                Method::PUT,
+                &put,
+                &[(header::CONTENT_TYPE, "application/octet-stream".into())],
+                Bytes::copy_from_slice(bytes),
+                Access::Push,
+                cap,
+                "answer",
+            )
+            .await?;
+        if !a.status.is_success() {
+            return Err(status_error(r, "PUT", &put, a.status, &a.body));
+        }
+        Ok(desc)
+    }
+
+    /// Puts `bytes` as the manifest of `r`'s tag (or digest); returns its digest.
+    pub async fn push_manifest(
+        &self,
+        r: &Reference,
+        media_type: &str,
+        bytes: &[u8],
+    ) -> Result<String, Error> {
+        let target = r.target().ok_or_else(|| Error::InvalidReference {
+            input: r.to_string(),
+            reason: "a push needs a tag".into(),
+        })?;
+        let path = format!("/v2/{}/manifests/{target}", r.repository);
+        let a = self
+            .send(
+                r,
+                Method::PUT,
+                &path,
+                &[(header::CONTENT_TYPE, media_type.to_string())],
+                Bytes::copy_from_slice(bytes),
+                Access::Push,
+                self.options.limits.max_manifest_bytes,
+                "answer",
+            )
+            .await?;
+        if !a.status.is_success() {
+            return Err(status_error(r, "PUT", &path, a.status, &a.body));
+        }
+        Ok(sha256_digest(bytes))
+    }
+
+    /// Every tag of `r`'s repository, in the registry's order (pages followed).
+    pub async fn list_tags(&self, r: &Reference) -> Result<Vec<String>, Error> {
+        let mut tags = Vec::new();
+        let mut path = format!("/v2/{}/tags/list", r.repository);
+        for _ in 0..1000 {
+            let a = self
+                .send(
+                    r,
+                    Method::GET,
+                    &path,
+                    &[],
+                    Bytes::new(),
+                    Access::Pull,
+                    self.options.limits.max_manifest_bytes,
+                    "tag list",
+                )
+                .await?;
+            if a.status == StatusCode::NOT_FOUND {
+                return Err(Error::NotFound {
+                    reference: r.repository_url(),
+                });
+            }
+            if !a.status.is_success() {
+                return Err(status_error(r, "GET", &path, a.status, &a.body));
+            }
+            #[derive(serde::Deserialize)]
+            struct TagList {
+                #[serde(default)]
+                tags: Option<Vec<String>>,
+            }
+            let list: TagList = serde_json::from_slice(&a.body).map_err(|e| Error::Malformed {
+                reference: r.repository_url(),
+                what: "tag list",
+                message: e.to_string(),
+            })?;
+            tags.extend(list.tags.unwrap_or_default());
+            match next_link(&a.headers) {
+                Some(next) => path = next,
+                None => break,
+            }
+        }
+        Ok(tags)
+    }
+
+    /// One request with the authentication dance; the answer read up to `cap` bytes.
+    #[allow(clippy::too_many_arguments)]
+    async fn send(
+        &self,
+        r: &Reference,
+        method: Method,
+        path: &str,
+        headers: &[(header::HeaderName, String)],
+        body: Bytes,
+        access: Access,
+        cap: u64,
+        what: &'static str,
+    ) -> Result<Answer, Error> {
+        let scope = match access {
+            Access::Pull => format!("repository:{}:pull", r.repository),
+            Access::Push => format!("repository:{}:pull,push", r.repository),
+        };
+        let key = (r.registry.clone(), scope.clone());
+        let known = self
+            .auth
+            .lock()
+            .map(|m| m.get(&key).cloned())
+            .unwrap_or(None);
+        let first = self
+            .round_trip(
+                r,
+                &method,
+                path,
+                headers,
+                &body,
+                known.as_deref(),
+                cap,
+                what,
+            )
+            .await?;
+        if first.status != StatusCode::UNAUTHORIZED {
+            return check_denied(r, first);
+        }
+        let challenge = first
+            .headers
+            .get(header::WWW_AUTHENTICATE)
+            .and_then(|v| v.to_str().ok())
+            .map(Challenge::parse)
+            .unwrap_or(Challenge::Basic);
+        let credential = self.credential_for(&r.registry)?;
+        let authorization = match challenge {
+            Challenge::Basic => {
+                let Some(c) = &credential else {
+                    return Err(auth_required(r));
+                };
+                basic(c)
+            }
+            Challenge::Bearer { realm, service } => {
+                format!(
+                    "Bearer {}",
+                    self.token(r, &realm, service.as_deref(), &scope, credential.as_ref())
+                        .await?
+                )
+            }
+        };
+        let second = self
+            .round_trip(
+                r,
+                &method,
+                path,
+                headers,
+                &body,
+                Some(&authorization),
+                cap,
+                what,
+            )
+            .await?;
+        if second.status == StatusCode::UNAUTHORIZED {
+            return Err(if credential.is_some() {
+                auth_denied(r)
+            } else {
+                auth_required(r)
+            });
+        }
+        if let Ok(mut m) = self.auth.lock() {
+            m.insert(key, authorization);
+        }
+        check_denied(r, second)
+    }
+
+    fn credential_for(&self, host: &str) -> Result<Option<Credential>, Error> {
+        if let Some(c) = &self.options.credential {
+            return Ok(Some(c.clone()));
+        }
+        self.options.credentials.lookup(host)
+    }
+
+    /// A bearer token for `scope` from the challenge's realm (Docker's token specification).
+    async fn token(
+        &self,
+        r: &Reference,
+        realm: &str,
+        service: Option<&str>,
+        scope: &str,
+        credential: Option<&Credential>,
+    ) -> Result<String, Error> {
+        let enc = |s: &str| {
+            percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
+        };
+        let mut url = realm.to_string();
+        url.push(if url.contains('?') { '&' } else { '?' });
+        if let Some(s) = service {
+            url.push_str(&format!("service={}&", enc(s)));
+        }
+        url.push_str(&format!("scope={}", enc(scope)));
+        let mut req = http::Request::builder()
+            .method(Method::GET)
+            .uri(&url)
+            .header(header::USER_AGENT, user_agent());
+        if let Some(c) = credential {
+            req = req.header(header::AUTHORIZATION, basic(c));
+        }
+        let req = req
+            .body(Full::new(Bytes::new()))
+            .map_err(|e| Error::Malformed {
+                reference: r.to_string(),
+                what: "token realm",
+                message: format!("{realm}: {e}"),
+            })?;
+        let a = self
+            .execute(
+                r,
+                &url,
+                req,
+                self.options.limits.max_manifest_bytes,
+                "token answer",
+            )
+            .await?;
+        if a.status == StatusCode::UNAUTHORIZED || a.status == StatusCode::FORBIDDEN {
+            return Err(if credential.is_some() {
+                auth_denied(r)
+            } else {
+                auth_required(r)
+            });
+        }
+        if !a.status.is_success() {
+            return Err(status_error(r, "GET", realm, a.status, &a.body));
+        }
+        #[derive(serde::Deserialize)]
+        struct Token {
+            #[serde(default)]
+            token: Option<String>,
+            #[serde(default)]
+            access_token: Option<String>,
+        }
+        let t: Token = serde_json::from_slice(&a.body).map_err(|e| Error::Malformed {
+            reference: r.to_string(),
+            what: "token answer",
+            message: e.to_string(),
+        })?;
+        t.token
+            .or(t.access_token)
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| Error::Malformed {
+                reference: r.to_string(),
+                what: "token answer",
+                message: "no token".into(),
+            })
+    }
+
+    /// One HTTP exchange at `path` of `r`'s registry, following up to five redirects (the
+    /// `Authorization` header only to the registry's own host).
+    #[allow(clippy::too_many_arguments)]
+    async fn round_trip(
+        &self,
+        r: &Reference,
+        method: &Method,
+        path: &str,
+        headers: &[(header::HeaderName, String)],
+        body: &Bytes,
+        authorization: Option<&str>,
+        cap: u64,
+        what: &'static str,
+    ) -> Result<Answer, Error> {
+        let base = self.base(r);
+        let mut url = format!("{base}{path}");
+        for _ in 0..6 {
+            let same_host = url.starts_with(&base);
+            let mut req = http::Request::builder()
+                .method(method.clone())
+                .uri(&url)
+                .header(header::USER_AGENT, user_agent());
+            for (k, v) in headers {
+                req = req.header(k, v);
+            }
+            if let (Some(a), true) = (authorization, same_host) {
+                req = req.header(header::AUTHORIZATION, a);
+            }
+            let req = req
+                .body(Full::new(body.clone()))
+                .map_err(|e| Error::Malformed {
+                    reference: r.to_string(),
+                    what: "request",
+                    message: format!("{url}: {e}"),
+                })?;
+            let a = self.execute(r, &url, req, cap, what).await?;
+            if a.status.is_redirection()
+                && (*method == Method::GET || *method == Method::HEAD)
+                && let Some(loc) = a
+                    .headers
+                    .get(header::LOCATION)
+                    .and_then(|v| v.to_str().ok())
+            {
+                url = if loc.starts_with('/') {
+                    format!("{base}{loc}")
+                } else {
+                    loc.to_string()
+                };
+                continue;
+            }
+            return Ok(a);
+        }
+        Err(Error::Transport {
+            reference: r.to_string(),
+            url,
+            message: "too many redirects".into(),
+            hint: "",
+        })
+    }
+
+    async fn execute(
+        &self,
+        r: &Reference,
+        url: &str,
+        req: http::Request<Full<Bytes>>,
+        cap: u64,
+        what: &'static str,
+    ) -> Result<Answer, Error> {
+        let transport = |message: String| {
+            let hint = if self.options.plain_http {
+                ""
+            } else if message.contains("certificate") || message.contains("UnknownIssuer") {
+                "; for a private CA give --ca-file (or --insecure-skip-tls-verify)"
+            } else if message.contains("InvalidContentType")
+                || message.contains("corrupt message")
+                || message.contains("HTTP")
+            {
+                "; for a registry without TLS give --plain-http"
+            } else {
+                ""
+            };
+            Error::Transport {
+                reference: r.to_string(),
+                url: url.to_string(),
+                message,
+                hint,
+            }
+        };
+        let is_head = req.method() == Method::HEAD;
+        let resp = tokio::time::timeout(Duration::from_secs(300), self.http.request(req))
+            .await
+            .map_err(|_| transport("no answer within 300 s".into()))?
+            .map_err(|e| transport(error_chain(&e)))?;
+        let (parts, mut body) = resp.into_parts();
+        if let Some(len) = parts
+            .headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok())
+            && len > cap
+            && !is_head
+            && parts.status.is_success()
+        {
+            return Err(too_large(r, what, len, cap));
+        }
+        let mut buf = Vec::new();
+        if !is_head {
+            while let Some(frame) = body.frame().await {
+                let frame = frame.map_err(|e| transport(error_chain(&e)))?;
+                if let Ok(data) = frame.into_data() {
+                    if (buf.len() + data.len()) as u64 > cap {
+                        return Err(too_large(r, what, (buf.len() + data.len()) as u64, cap));
+                    }
+                    buf.extend_from_slice(&data);
+                }
+            }
+        }
+        Ok(Answer {
+            status: parts.status,
+            headers: parts.headers,
+            body: Bytes::from(buf),
+        })
+    }
+}
+
+/// 403: the registry knows who asks and refuses.
+fn check_denied(r: &Reference, a: Answer) -> Result<Answer, Error> {
+    if a.status == StatusCode::FORBIDDEN {
+        return Err(auth_denied(r));
+    }
+    Ok(a)
+}
+
+fn too_large(r: &Reference, what: &'static str, size: u64, limit: u64) -> Error {
+    Error::TooLarge {
+        reference: r.to_string(),
+        what,
+        size,
+        limit,
+        env: if what == "blob" {
+            limits::BLOB_ENV
+        } else {
+            limits::MANIFEST_ENV
+        },
+    }
+}
+
+fn auth_required(r: &Reference) -> Error {
+    Error::AuthRequired {
+        reference: r.to_string(),
+        host: r.registry.clone(),
+    }
+}
+
+fn auth_denied(r: &Reference) -> Error {
+    Error::AuthDenied {
+        reference: r.to_string(),
+        host: r.registry.clone(),
+    }
+}
+
+fn basic(c: &Credential) -> String {
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!("{}:{}", c.username, c.password))
+    )
+}
+
+fn user_agent() -> String {
+    format!("kubepkg/{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The registry's error text: the first `errors[].message` of its JSON, else the body's start.
+fn status_error(r: &Reference, method: &str, path: &str, status: StatusCode, body: &[u8]) -> Error {
+    let message = serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| {
+            let e = v.get("errors")?.get(0)?;
+            let code = e.get("code").and_then(|c| c.as_str()).unwrap_or_default();
+            let msg = e
+                .get("message")
+                .and_then(|c| c.as_str())
+                .unwrap_or_default();
+            Some(format!("{code} {msg}").trim().to_string())
+        })
+        .unwrap_or_else(|| {
+            String::from_utf8_lossy(&body[..body.len().min(200)])
+                .trim()
+                .replace('\n', " ")
+        });
+    let path = path.split('?').next().unwrap_or(path).to_string();
+    Error::Status {
+        reference: r.to_string(),
+        method: method.to_string(),
+        path,
+        status: status.as_u16(),
+        message,
+    }
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut cur = e.source();
+    while let Some(s) = cur {
+        let t = s.to_string();
+        if !parts.iter().any(|p| p.contains(&t)) {
+            parts.push(t);
+        }
+        cur = s.source();
+    }
+    parts.join(": ")
+}
+
+/// A manifest's `mediaType` field; when it has none (Helm writes none), what its shape says:
+/// `manifests` is an index, `config` an image manifest.
+fn media_type_field(bytes: &[u8]) -> Option<String> {
+    let v = serde_json::from_slice::<serde_json::Value>(bytes).ok()?;
+    if let Some(t) = v.get("mediaType").and_then(|t| t.as_str()) {
+        return Some(t.to_string());
+    }
+    if v.get("manifests").is_some() {
+        return Some(crate::manifest::OCI_INDEX.to_string());
+    }
+    v.get("config")
+        .is_some()
+        .then(|| crate::manifest::OCI_MANIFEST.to_string())
+}
+
+/// The path of a `Link: <…>; rel="next"` header (tag list paging).
+fn next_link(headers: &HeaderMap) -> Option<String> {
+    let v = headers.get(header::LINK)?.to_str().ok()?;
+    let (target, params) = v.split_once(';')?;
+    if !params.contains("rel=\"next\"") {
+        return None;
+    }
+    let t = target.trim().trim_start_matches('<').trim_end_matches('>');
+    if let Some(i) = t.find("/v2/") {
+        return Some(t[i..].to_string());
+    }
+    None
+}
+
+/// A `WWW-Authenticate` challenge.
+#[derive(Debug, PartialEq, Eq)]
+enum Challenge {
+    Basic,
+    Bearer {
+        realm: String,
+        service: Option<String>,
+    },
+}
+
+impl Challenge {
+    fn parse(v: &str) -> Challenge {
+        let v = v.trim();
+        let Some(rest) = v
+            .strip_prefix("Bearer ")
+            .or_else(|| v.strip_prefix("bearer "))
+        else {
+            return Challenge::Basic;
+        };
+        let mut realm = None;
+        let mut service = None;
+        for (k, val) in auth_params(rest) {
+            match k.to_ascii_lowercase().as_str() {
+                "realm" => realm = Some(val),
+                "service" => service = Some(val),
+                _ => {}
+            }
+        }
+        match realm {
+            Some(realm) => Challenge::Bearer { realm, service },
+            None => Challenge::Basic,
+        }
+    }
+}
+
+/// `k="v", k2=v2` auth parameters (quoted values may hold commas).
+fn auth_params(s: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut chars = s.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| *c == ',' || c.is_whitespace()) {
+            chars.next();
+        }
+        let key: String = std::iter::from_fn(|| chars.next_if(|c| *c != '=')).collect();
+        if chars.next().is_none() {
+            break;
+        }
+        let mut val = String::new();
+        if chars.peek() == Some(&'"') {
+            chars.next();
+            while let Some(c) = chars.next() {
+                match c {
+                    '\\' => val.extend(chars.next()),
+                    '"' => break,
+                    c => val.push(c),
+                }
+            }
+        } else {
+            val = std::iter::from_fn(|| chars.next_if(|c| *c != ',')).collect();
+        }
+        out.push((key.trim().to_string(), val.trim().to_string()));
+    }
+    out
+}
+
+fn tls_config(options: &ClientOptions) -> Result<rustls::ClientConfig, Error> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| Error::TlsConfig {
+            path: PathBuf::new(),
+            message: e.to_string(),
+        })?;
+    if options.insecure_skip_tls_verify {
+        return Ok(builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider)))
+            .with_no_client_auth());
+    }
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls_native_certs::load_native_certs().certs {
+        let _ = roots.add(cert);
+    }
+    if let Some(path) = &options.ca_file {
+        use rustls_pki_types::pem::PemObject as _;
+        let bad = |message: String| Error::TlsConfig {
+            path: path.clone(),
+            message,
+        };
+        let certs = rustls_pki_types::CertificateDer::pem_file_iter(path)
+            .map_err(|e| bad(format!("--ca-file: {e}")))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| bad(format!("--ca-file: {e}")))?;
+        if certs.is_empty() {
+            return Err(bad("--ca-file holds no PEM certificate".into()));
+        }
+        for c in certs {
+            roots.add(c).map_err(|e| bad(format!("--ca-file: {e}")))?;
+        }
+    }
+    Ok(builder.with_root_certificates(roots).with_no_client_auth())
+}
+
+/// `--insecure-skip-tls-verify`: any certificate is accepted (signatures still checked).
+#[derive(Debug)]
+struct AnyCertificate(Arc<rustls::crypto::CryptoProvider>);
+
+impl rustls::client::danger::ServerCertVerifier for AnyCertificate {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &rustls_pki_types::CertificateDer<'_>,
+        _intermediates: &[rustls_pki_types::CertificateDer<'_>],
+        _server_name: &rustls_pki_types::ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: rustls_pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        Ok(rustls::client::danger::ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls_pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls_pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bearer_challenge_with_quoted_params() {
+        assert_eq!(
+            Challenge::parse(
+                r#"Bearer realm="https://auth.example/token",service="reg",scope="repository:a:pull,push""#
+            ),
+            Challenge::Bearer {
+                realm: "https://auth.example/token".into(),
+                service: Some("reg".into())
+            }
+        );
+        assert_eq!(Challenge::parse(r#"Basic realm="x""#), Challenge::Basic);
+    }
+
+    #[test]
+    fn next_link_is_the_path() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::LINK,
+            r#"</v2/a/tags/list?last=b&n=1>; rel="next""#.parse().unwrap(),
+        );
+        assert_eq!(next_link(&h).as_deref(), Some("/v2/a/tags/list?last=b&n=1"));
+    }
+}

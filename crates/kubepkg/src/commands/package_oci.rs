@@ -1,0 +1,200 @@
+//! `kubepkg package push PKG oci://HOST/REPO[/NAME]` and `kubepkg package pull oci://… --version
+//! V`: a package as one OCI artifact (`kubepkg_oci::package`: kubepkg.yaml, each component's
+//! chart as a Helm chart layer, and the package archive), and [`locate`], which `plan` and
+//! `apply` call for an `oci://` package before the one package loader reads it.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use kubepkg_package::manifest::ChartSource;
+
+use super::runtime;
+use crate::cli::{PackagePullArgs, PackagePushArgs, RegistryAccessArgs};
+use crate::settings::Settings;
+
+pub fn push(args: PackagePushArgs, settings: &Settings) -> Result<ExitCode> {
+    let scratch = Scratch::new()?;
+    let package = kubepkg_package::source::load(&args.package, &scratch.0)?;
+    let name = package.meta.name.clone();
+    let version = package.meta.version.to_string();
+    let archive = if args.package.is_dir() {
+        tar_gz(&args.package, &name)?
+    } else {
+        std::fs::read(&args.package)
+            .with_context(|| format!("reading {}", args.package.display()))?
+    };
+    let manifest_path = package.root.join(kubepkg_package::manifest::MANIFEST_FILE);
+    let manifest = if package.bare_chart {
+        std::fs::read(package.root.join("Chart.yaml"))
+    } else {
+        std::fs::read(&manifest_path)
+    }
+    .with_context(|| format!("reading {}", manifest_path.display()))?;
+    let mut charts = Vec::new();
+    for c in &package.components {
+        let (file, bytes) = match &c.chart {
+            ChartSource::Archive(p) => (
+                p.file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                std::fs::read(p).with_context(|| format!("reading {}", p.display()))?,
+            ),
+            ChartSource::Directory(p) => {
+                // As `helm package` makes it: the files the loader reads (.helmignore honoured).
+                let files = kubepkg_chart::chart::dir_files(p)?;
+                let chart = kubepkg_chart::chart::load_files(files.clone())?;
+                let m = &chart.metadata;
+                let archive = kubepkg_chart::archive::pack(&m.name, &files)
+                    .with_context(|| format!("packing {}", p.display()))?;
+                (format!("{}-{}.tgz", m.name, m.version), archive)
+            }
+            ChartSource::Repository(r) => bail!(
+                "component {}: its chart comes from the repository {} ({} {}); package push does not vendor repository charts yet: copy the chart into the package (`path:`) first",
+                c.name,
+                r.repository,
+                r.name,
+                r.version
+            ),
+        };
+        charts.push((c.name.clone(), file, bytes));
+    }
+    let mut repo = kubepkg_oci::Reference::parse(&args.remote)?;
+    if repo.tag.is_some() || repo.digest.is_some() {
+        bail!(
+            "{}: push into a repository without a tag or digest; the package's version is the tag",
+            args.remote
+        );
+    }
+    if repo.name() != name {
+        repo = repo.join(&name);
+    }
+    let artifact = kubepkg_oci::package::PackageArtifact {
+        name,
+        version,
+        manifest,
+        charts,
+        archive,
+        source: None,
+        created: None,
+    };
+    let client = kubepkg_source::oci::client(&args.access.options(), &settings.paths)?;
+    let pushed = runtime()?.block_on(kubepkg_oci::package::push(&client, &repo, &artifact))?;
+    let shown = pushed.reference.to_string();
+    println!(
+        "Pushed: {}",
+        shown.trim_start_matches(kubepkg_oci::reference::SCHEME)
+    );
+    println!("Digest: {}", pushed.digest);
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn pull(args: PackagePullArgs, settings: &Settings) -> Result<ExitCode> {
+    let located = runtime()?.block_on(locate(
+        &args.reference,
+        args.version.as_deref(),
+        &args.access,
+        settings,
+    ))?;
+    std::fs::create_dir_all(&args.destination)
+        .with_context(|| format!("creating {}", args.destination.display()))?;
+    let file = located
+        .path
+        .file_name()
+        .context("the pulled package has no file name")?;
+    let target = args.destination.join(file);
+    std::fs::copy(&located.path, &target)
+        .with_context(|| format!("writing {}", target.display()))?;
+    println!(
+        "Pulled: {}",
+        located
+            .origin
+            .reference
+            .trim_start_matches(kubepkg_oci::reference::SCHEME)
+    );
+    println!(
+        "Digest: {}",
+        located.origin.digest.as_deref().unwrap_or_default()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The package archive `reference` (`oci://…`) names at `version`, pulled into the cache.
+pub async fn locate(
+    reference: &str,
+    version: Option<&str>,
+    access: &RegistryAccessArgs,
+    settings: &Settings,
+) -> Result<kubepkg_source::oci::LocatedPackage> {
+    Ok(
+        kubepkg_source::oci::locate_package(reference, version, &access.options(), &settings.paths)
+            .await?,
+    )
+}
+
+/// `dir` as a `.tgz` under the top-level directory `top`, as `helm package` lays it out:
+/// entries sorted, fixed modes and times, so the same directory gives the same bytes.
+fn tar_gz(dir: &Path, top: &str) -> Result<Vec<u8>> {
+    let mut files = Vec::new();
+    collect(dir, dir, &mut files)?;
+    files.sort();
+    let mut out = Vec::new();
+    {
+        let gz = flate2::write::GzEncoder::new(&mut out, flate2::Compression::default());
+        let mut tar = tar::Builder::new(gz);
+        for rel in files {
+            let path = dir.join(&rel);
+            let data =
+                std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+            let mut h = tar::Header::new_gnu();
+            h.set_size(data.len() as u64);
+            h.set_mode(0o644);
+            h.set_mtime(0);
+            h.set_entry_type(tar::EntryType::Regular);
+            let name = format!("{top}/{}", rel.to_string_lossy().replace('\\', "/"));
+            tar.append_data(&mut h, name, &data[..])
+                .with_context(|| format!("archiving {}", path.display()))?;
+        }
+        tar.into_inner()
+            .and_then(|gz| gz.finish())
+            .context("writing the archive")?;
+    }
+    Ok(out)
+}
+
+fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let entry = entry.with_context(|| format!("reading {}", dir.display()))?;
+        let path = entry.path();
+        let kind = entry
+            .file_type()
+            .with_context(|| format!("reading {}", path.display()))?;
+        if kind.is_dir() {
+            collect(root, &path, out)?;
+        } else if kind.is_file() {
+            out.push(path.strip_prefix(root).unwrap_or(&path).to_path_buf());
+        }
+    }
+    Ok(())
+}
+
+/// A scratch directory for an extracted archive, removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Result<Scratch> {
+        let p = std::env::temp_dir().join(format!(
+            "kubepkg-push-{}-{}",
+            std::process::id(),
+            jiff::Timestamp::now().as_nanosecond()
+        ));
+        std::fs::create_dir_all(&p).with_context(|| format!("creating {}", p.display()))?;
+        Ok(Scratch(p))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

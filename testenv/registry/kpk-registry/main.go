@@ -1,0 +1,57 @@
+// Command kpk-registry is kubepkg's test OCI registry: the CNCF distribution
+// registry (github.com/distribution/distribution/v3) run in-process on a
+// loopback port, plus the helpers its tests need. Test tooling only, never
+// part of the product.
+//
+//	kpk-registry serve --root DIR [--port-file F] [--tls-cert C --tls-key K]
+//	                   [--htpasswd FILE [--token]]
+//	kpk-registry htpasswd USER PASSWORD      one bcrypt line on stdout
+//	kpk-registry certs DIR                   ca.pem, server.pem, server-key.pem
+//
+// serve listens on 127.0.0.1 port 0 and prints "listening on 127.0.0.1:PORT"
+// (and writes PORT to --port-file) once it accepts connections. With
+// --htpasswd it asks for basic auth; with --token as well, it asks for a
+// bearer token instead (401 + WWW-Authenticate: Bearer realm=".../token"),
+// which its own token endpoint issues to the users of the htpasswd file.
+// It exits when its parent process goes away, so a killed test leaves no
+// registry behind.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	var err error
+	switch os.Args[1] {
+	case "serve":
+		err = serve(os.Args[2:])
+	case "htpasswd":
+		if len(os.Args) != 4 {
+			usage()
+		}
+		err = htpasswdLine(os.Args[2], os.Args[3])
+	case "certs":
+		if len(os.Args) != 3 {
+			usage()
+		}
+		err = writeCerts(os.Args[2])
+	default:
+		usage()
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kpk-registry %s: %v\n", os.Args[1], err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: kpk-registry serve --root DIR [--port-file F] [--tls-cert C --tls-key K] [--htpasswd FILE [--token]]")
+	fmt.Fprintln(os.Stderr, "       kpk-registry htpasswd USER PASSWORD")
+	fmt.Fprintln(os.Stderr, "       kpk-registry certs DIR")
+	os.Exit(2)
+}
