@@ -170,7 +170,7 @@ impl std::fmt::Debug for Fetcher {
 impl Fetcher {
     /// A client with `tls`, and [`DEFAULT_TIMEOUT`].
     pub fn new(tls: &TlsOptions) -> Result<Fetcher, FetchError> {
-        let config = client_config(tls)?;
+        let config = tls_client_config(tls)?;
         let connector = hyper_rustls::HttpsConnectorBuilder::new()
             .with_tls_config(config)
             .https_or_http()
@@ -342,7 +342,10 @@ pub fn resolve(base: &hyper::Uri, location: &str) -> String {
     }
 }
 
-fn client_config(tls: &TlsOptions) -> Result<rustls::ClientConfig, FetchError> {
+/// The TLS configuration of kubepkg's HTTP clients (chart repositories, registries, the
+/// controller's `url` sources): ring, the system roots or `ca_file` in their place, a client
+/// certificate when both files are given, or no verification with `insecure_skip_verify`.
+pub fn tls_client_config(tls: &TlsOptions) -> Result<rustls::ClientConfig, FetchError> {
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 

@@ -251,8 +251,9 @@ fn terminated(t: &k8s_openapi::api::core::v1::ContainerStateTerminated) -> Strin
     s
 }
 
-/// `(time, is warning, "Type Reason: message")` of the events about one object.
-async fn object_events(
+/// `(time, is warning, "Type Reason: message")` of the events about one object, in the order
+/// listed.
+pub(crate) async fn object_events(
     cluster: &Cluster,
     namespace: &str,
     kind: &str,

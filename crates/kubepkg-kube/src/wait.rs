@@ -11,8 +11,7 @@ use std::fmt;
 use std::time::Duration;
 
 use futures::StreamExt;
-use k8s_openapi::api::core::v1::Event;
-use kube::api::{Api, ListParams};
+use kube::api::Api;
 use kube::runtime::{WatchStreamExt, watcher};
 
 use crate::apply::locate;
@@ -275,42 +274,17 @@ async fn report(
 
 /// The last three events about an object, oldest first.
 pub async fn recent_events(cluster: &Cluster, id: &ObjectRef) -> Vec<String> {
-    let api: Api<Event> = if id.namespace.is_empty() {
-        Api::namespaced(cluster.client.clone(), "default")
+    let ns = if id.namespace.is_empty() {
+        "default"
     } else {
-        Api::namespaced(cluster.client.clone(), &id.namespace)
+        &id.namespace
     };
-    let lp = ListParams::default().fields(&format!(
-        "involvedObject.name={},involvedObject.kind={}",
-        id.name, id.kind
-    ));
-    let Ok(list) = api.list(&lp).await else {
-        return Vec::new();
-    };
-    let mut events: Vec<(String, String)> = list
-        .items
-        .into_iter()
-        .map(|e| {
-            let when = e
-                .last_timestamp
-                .as_ref()
-                .map(|t| t.0.to_string())
-                .or_else(|| e.event_time.as_ref().map(|t| t.0.to_string()))
-                .unwrap_or_default();
-            let text = format!(
-                "{} {}: {}",
-                e.type_.unwrap_or_default(),
-                e.reason.unwrap_or_default(),
-                e.message.unwrap_or_default().trim()
-            );
-            (when, text)
-        })
-        .collect();
+    let mut events = crate::diagnosis::object_events(cluster, ns, &id.kind, &id.name).await;
     events.sort();
     let n = events.len();
     events
         .into_iter()
         .skip(n.saturating_sub(3))
-        .map(|(_, t)| t)
+        .map(|(_, _, t)| t)
         .collect()
 }

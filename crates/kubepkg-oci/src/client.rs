@@ -891,91 +891,20 @@ fn auth_params(s: &str) -> Vec<(String, String)> {
     out
 }
 
+/// The TLS settings of the registry flags, through the one TLS configuration of kubepkg's HTTP
+/// clients (`kubepkg_fetch::tls_client_config`: `--ca-file` in place of the system roots, as
+/// Helm's `tlsutil` does, and `--insecure-skip-tls-verify`).
 fn tls_config(options: &ClientOptions) -> Result<rustls::ClientConfig, Error> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
-        .with_safe_default_protocol_versions()
-        .map_err(|e| Error::TlsConfig {
-            path: PathBuf::new(),
-            message: e.to_string(),
-        })?;
-    if options.insecure_skip_tls_verify {
-        return Ok(builder
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider)))
-            .with_no_client_auth());
-    }
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in rustls_native_certs::load_native_certs().certs {
-        let _ = roots.add(cert);
-    }
-    if let Some(path) = &options.ca_file {
-        use rustls_pki_types::pem::PemObject as _;
-        let bad = |message: String| Error::TlsConfig {
-            path: path.clone(),
-            message,
-        };
-        let certs = rustls_pki_types::CertificateDer::pem_file_iter(path)
-            .map_err(|e| bad(format!("--ca-file: {e}")))?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| bad(format!("--ca-file: {e}")))?;
-        if certs.is_empty() {
-            return Err(bad("--ca-file holds no PEM certificate".into()));
-        }
-        for c in certs {
-            roots.add(c).map_err(|e| bad(format!("--ca-file: {e}")))?;
-        }
-    }
-    Ok(builder.with_root_certificates(roots).with_no_client_auth())
-}
-
-/// `--insecure-skip-tls-verify`: any certificate is accepted (signatures still checked).
-#[derive(Debug)]
-struct AnyCertificate(Arc<rustls::crypto::CryptoProvider>);
-
-impl rustls::client::danger::ServerCertVerifier for AnyCertificate {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &rustls_pki_types::CertificateDer<'_>,
-        _intermediates: &[rustls_pki_types::CertificateDer<'_>],
-        _server_name: &rustls_pki_types::ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: rustls_pki_types::UnixTime,
-    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
-        Ok(rustls::client::danger::ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls_pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls_pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
+    let tls = kubepkg_fetch::TlsOptions {
+        ca_file: options.ca_file.clone(),
+        cert_file: None,
+        key_file: None,
+        insecure_skip_verify: options.insecure_skip_tls_verify,
+    };
+    kubepkg_fetch::tls_client_config(&tls).map_err(|e| Error::TlsConfig {
+        path: options.ca_file.clone().unwrap_or_default(),
+        message: format!("--ca-file: {e}"),
+    })
 }
 
 #[cfg(test)]

@@ -1074,6 +1074,17 @@ fn refusal_text(h: &crate::plan::HookPlan, v: &crate::verdict::Verdict) -> Strin
     text
 }
 
+/// What a `PreRollback` hook's end says about the rollback: `None` when it may go on, else the
+/// words after the hook's name ("refused the rollback: …", "failed: …").
+fn rollback_stopped(end: HookEnd) -> Option<String> {
+    match end {
+        HookEnd::Done => None,
+        HookEnd::Refused(v) if v.message.is_empty() => Some("refused the rollback".into()),
+        HookEnd::Refused(v) => Some(format!("refused the rollback: {}", v.message)),
+        HookEnd::Failed(what) => Some(what),
+    }
+}
+
 /// Uninstalls the releases of hooks that succeeded (a warning for each that cannot be).
 async fn uninstall_hooks<C: Cluster>(run: &mut Run<'_, C>, releases: &[(String, String)]) {
     for (release, namespace) in releases {
@@ -1167,20 +1178,10 @@ async fn fail<C: Cluster>(
             call.namespace.clone(),
         );
         run.changed = true;
-        let why = match Box::pin(run_hook(run.cluster, call, &mut rev.hook_verdicts)).await {
-            HookEnd::Done => {
-                hook_releases.push((release, namespace));
-                continue;
-            }
-            HookEnd::Refused(v) => format!(
-                "refused the rollback{}",
-                if v.message.is_empty() {
-                    String::new()
-                } else {
-                    format!(": {}", v.message)
-                }
-            ),
-            HookEnd::Failed(what) => what,
+        let end = Box::pin(run_hook(run.cluster, call, &mut rev.hook_verdicts)).await;
+        let Some(why) = rollback_stopped(end) else {
+            hook_releases.push((release, namespace));
+            continue;
         };
         let message = format!(
             "{cause}; the automatic rollback to revision {} was stopped: PreRollback hook {name} {why}; nothing was rolled back (its release {release} is kept for its logs): fix forward with a new version",
@@ -1396,20 +1397,10 @@ pub async fn rollback<C: Cluster>(
             checks: "the rollback",
         };
         run.changed = true;
-        let why = match Box::pin(run_hook(run.cluster, call, &mut verdicts)).await {
-            HookEnd::Done => {
-                hook_releases.push((h.record.release.clone(), h.record.namespace.clone()));
-                continue;
-            }
-            HookEnd::Refused(v) => format!(
-                "refused the rollback{}",
-                if v.message.is_empty() {
-                    String::new()
-                } else {
-                    format!(": {}", v.message)
-                }
-            ),
-            HookEnd::Failed(what) => what,
+        let end = Box::pin(run_hook(run.cluster, call, &mut verdicts)).await;
+        let Some(why) = rollback_stopped(end) else {
+            hook_releases.push((h.record.release.clone(), h.record.namespace.clone()));
+            continue;
         };
         if force {
             run.warnings.push(format!(
