@@ -143,6 +143,52 @@ pub fn status_text(rev: &PackageRevision, components: &[ComponentState]) -> Stri
     s
 }
 
+/// `kubepkg status NAME --revision N`: one recorded revision as it was kept — its state, its
+/// description (for a failure, what failed: unready objects, their pods, events, a hook's log),
+/// the verdicts its hooks gave, and its components as recorded (not checked live).
+pub fn revision_text(rev: &PackageRevision) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "NAME: {}", rev.name);
+    let _ = writeln!(s, "NAMESPACE: {}", rev.namespace);
+    let _ = writeln!(s, "PACKAGE: {} {}", rev.package, rev.version);
+    if let Some(source) = &rev.source {
+        let _ = writeln!(s, "SOURCE: {source}");
+    }
+    let _ = writeln!(s, "REVISION: {}", rev.revision);
+    let _ = writeln!(s, "UPDATED: {}", rev.last_deployed);
+    let _ = writeln!(s, "STATUS: {}", rev.status.as_str());
+    if let Some(reason) = rev.reason {
+        let _ = writeln!(s, "REASON: {}", reason.as_str());
+    }
+    if !rev.description.is_empty() {
+        let _ = writeln!(s, "DESCRIPTION: {}", rev.description);
+    }
+    if !rev.hook_verdicts.is_empty() {
+        let _ = writeln!(s, "VERDICTS:");
+        for v in &rev.hook_verdicts {
+            let _ = writeln!(s, "  {}: {v}", v.hook);
+        }
+    }
+    let _ = writeln!(s, "COMPONENTS (as recorded):");
+    let rows: Vec<Vec<String>> = std::iter::once(
+        ["COMPONENT", "RELEASE", "NAMESPACE", "REVISION", "CHART"]
+            .map(String::from)
+            .to_vec(),
+    )
+    .chain(rev.components.iter().map(|c| {
+        vec![
+            c.name.clone(),
+            c.release.clone(),
+            c.namespace.clone(),
+            c.revision.to_string(),
+            c.chart.clone(),
+        ]
+    }))
+    .collect();
+    s.push_str(&table(&rows, "  "));
+    s
+}
+
 /// `kubepkg history NAME`, oldest first, as `helm history` lays it out.
 pub fn history_text(h: &History) -> String {
     let rows: Vec<Vec<String>> = std::iter::once(

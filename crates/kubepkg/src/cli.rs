@@ -959,6 +959,10 @@ pub struct PackageQueryArgs {
     pub name: String,
     #[command(flatten)]
     pub cluster: ClusterArgs,
+    /// status: show this recorded revision (its state, what failed, its hooks' verdicts)
+    /// instead of the latest one with its live state.
+    #[arg(long = "revision")]
+    pub revision: Option<u64>,
     /// Output format: text, json or yaml.
     #[arg(short = 'o', long = "output", default_value = "text")]
     pub output: String,

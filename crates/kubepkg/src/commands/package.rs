@@ -318,7 +318,7 @@ pub fn run(cmd: PackageCommand, settings: &Settings) -> Result<ExitCode> {
     runtime()?.block_on(async {
         let kube = settings.connect().await?;
         match cmd {
-            Online::Status(a) => status(&kube, &a.name, &a.output).await,
+            Online::Status(a) => status(&kube, &a.name, a.revision, &a.output).await,
             Online::History(a) => history(&kube, &a.name, &a.output).await,
             Online::Rollback(a) => {
                 rollback(&kube, &a.name, a.revision, a.force, a.timeout, &a.output).await
@@ -403,8 +403,22 @@ fn instance<'a>(name: &'a str, kube: &'a kubepkg_kube::Cluster) -> Instance<'a> 
 }
 
 /// `kubepkg status NAME` of a package: the latest revision and each component's live state.
-pub async fn status(kube: &kubepkg_kube::Cluster, name: &str, output: &str) -> Result<ExitCode> {
+pub async fn status(
+    kube: &kubepkg_kube::Cluster,
+    name: &str,
+    revision: Option<u64>,
+    output: &str,
+) -> Result<ExitCode> {
     let kc = cluster(kube, Duration::from_secs(60), Printer::Text.sink());
+    if let Some(n) = revision {
+        let h = ops::history(&kc, instance(name, kube)).await?;
+        let rev = h.get(n).cloned().ok_or_else(|| {
+            anyhow::anyhow!("package {name} has no revision {n}; see `kubepkg history {name}`")
+        })?;
+        let v = serde_json::json!({"revision": rev});
+        print_structured(v, output, || kubepkg_package::report::revision_text(&rev))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let (rev, states) = ops::status(&kc, instance(name, kube)).await?;
     let v = serde_json::json!({"revision": rev, "components": states});
     print_structured(v, output, || status_text(&rev, &states))?;

@@ -17,7 +17,7 @@ pub fn run(args: QueryArgs, settings: &Settings) -> Result<ExitCode> {
     runtime()?.block_on(async {
         let cluster = settings.connect().await?;
         if package::resolve(&cluster, &q.name, args.target).await? {
-            return package::status(&cluster, &q.name, &q.output).await;
+            return package::status(&cluster, &q.name, q.revision, &q.output).await;
         }
         let store = settings.store(&cluster, false)?;
         let release = query::revision(&store, &q.name, q.revision).await?;

@@ -375,6 +375,51 @@ async fn unsafe_crd_changes_are_shown_in_the_plan_and_refused_by_apply() {
     assert_eq!(size_type(&crds.get(&name).await.unwrap()), "string");
 }
 
+/// `kubepkg status NAME --revision N` shows a failed revision as it was kept, even after the
+/// automatic rollback: its reason and what failed, down to the pod that never became ready.
+#[tokio::test]
+async fn status_of_a_failed_revision_shows_the_unready_pod_after_the_rollback() {
+    let ns = TestNamespace::new("status-rev")
+        .await
+        .expect("control plane");
+    let tmp = tempfile::tempdir().unwrap();
+    let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
+    package(&v1, "diag", "1.0.0", true, "1s", "");
+    package(&v2, "diag", "2.0.0", true, "never", "");
+    let (code, _, err) = run(&ns, &["apply", "web", pkg_path(&v1)]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(&ns, &["apply", "web", pkg_path(&v2), "--timeout", "8s"]);
+    assert_eq!(code, 3, "{err}");
+    let (code, out, err) = run(&ns, &["status", "web", "--revision", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("REVISION: 2\n"), "{out}");
+    assert!(
+        out.contains("STATUS: failed\nREASON: RolledBack\n"),
+        "{out}"
+    );
+    let pod = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("pod web-b-"))
+        .unwrap_or_else(|| panic!("no pod line in {out}"));
+    assert!(pod.contains("Ready=False"), "{pod}");
+    let (code, json, err) = run(
+        &ns,
+        &["package", "status", "web", "--revision", "2", "-o", "json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["revision"]["revision"], 2);
+    assert!(
+        v["revision"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("pod web-b-")
+    );
+    let (code, _, err) = run(&ns, &["status", "web", "--revision", "9"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("package web has no revision 9"), "{err}");
+}
+
 /// One component chart: a Deployment the node simulator makes ready after `ready_after`, or
 /// never when `ready_after` is `never`.
 fn component(root: &Path, name: &str, version: &str, ready_after: &str) {
