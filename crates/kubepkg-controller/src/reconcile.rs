@@ -404,7 +404,15 @@ async fn apply(
             });
         }
     };
-    let resolved = match values::resolve(&ctx.cluster.client, &namespace, &spec).await {
+    let observed = resource::observed(&obj);
+    let resolved = match values::resolve(
+        &ctx.cluster.client,
+        &namespace,
+        &spec,
+        observed.values_once_digest.as_deref(),
+    )
+    .await
+    {
         Ok(v) => v,
         Err(e) => {
             stop(&obj, ctx, api, reason::INVALID_PACKAGE, &report(&e)).await?;
@@ -437,7 +445,6 @@ async fn apply(
         name: &name,
         namespace: &namespace,
     };
-    let observed = resource::observed(&obj);
     // Only the latest revision is decoded here (bounded work per reconcile); an apply reads
     // the history it needs itself.
     let latest =
@@ -540,6 +547,7 @@ async fn apply(
                     EngineError::Values(_)
                         | EngineError::Refused(_)
                         | EngineError::Stopped(Stopped::Downgrade(_))
+                        | EngineError::Stopped(Stopped::UnsafeCrdChanges { .. })
                 ) =>
         {
             // A refused downgrade stops like an invalid package: nothing applied, shown until
@@ -591,6 +599,11 @@ async fn apply(
     let done = StatusPatch {
         observed_generation: obj.meta().generation,
         last_attempted_digest: Some(digest),
+        // Once values count as used only by an apply that went through.
+        values_once_digest: resolved
+            .once_digest
+            .clone()
+            .filter(|_| outcome.reason == Reason::Succeeded),
         ..Default::default()
     };
     write_status(&obj, ctx, api, done).await?;

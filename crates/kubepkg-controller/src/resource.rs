@@ -26,6 +26,8 @@ pub fn spec_of(obj: &DynamicObject) -> Result<PackageSpec, serde_json::Error> {
 pub struct Observed {
     pub generation: Option<i64>,
     pub digest: Option<String>,
+    /// The digest of the `spec.valuesOnce` already applied.
+    pub values_once_digest: Option<String>,
     /// The `Ready` condition's reason.
     pub ready_reason: Option<String>,
 }
@@ -37,6 +39,9 @@ pub fn observed(obj: &DynamicObject) -> Observed {
     Observed {
         generation: field("observedGeneration").and_then(|v| v.as_i64()),
         digest: field("lastAttemptedDigest")
+            .and_then(|v| v.as_str())
+            .map(str::to_string),
+        values_once_digest: field("valuesOnceDigest")
             .and_then(|v| v.as_str())
             .map(str::to_string),
         ready_reason: field("conditions")

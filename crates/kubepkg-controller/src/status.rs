@@ -13,6 +13,8 @@ pub struct StatusPatch {
     pub observed_generation: Option<i64>,
     pub last_attempted_version: Option<String>,
     pub last_attempted_digest: Option<String>,
+    /// The digest of the `spec.valuesOnce` an apply used.
+    pub values_once_digest: Option<String>,
     pub conditions: Option<Vec<Condition>>,
 }
 
@@ -28,6 +30,9 @@ impl StatusPatch {
         }
         if let Some(d) = &self.last_attempted_digest {
             status.insert("lastAttemptedDigest".into(), json!(d));
+        }
+        if let Some(d) = &self.values_once_digest {
+            status.insert("valuesOnceDigest".into(), json!(d));
         }
         if let Some(c) = &self.conditions {
             status.insert(

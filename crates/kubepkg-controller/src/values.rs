@@ -7,6 +7,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::Api;
 use kubepkg_package::object::{PackageSpec, ValuesFrom};
 use kubepkg_package::values::{UserValues, ValuesError};
+use sha2::Digest as _;
 
 /// The key a `valuesFrom` entry reads when it names none (as Flux's).
 pub const DEFAULT_VALUES_KEY: &str = "values.yaml";
@@ -18,6 +19,8 @@ pub struct Resolved {
     pub user: UserValues,
     /// `spec.values` and every `valuesFrom` text read, in order, as one canonical string.
     pub fingerprint: String,
+    /// The digest of `spec.valuesOnce` (recorded in the status once applied).
+    pub once_digest: Option<String>,
 }
 
 /// Why a Package's values could not be read. Each names the object and key.
@@ -68,11 +71,14 @@ impl ValuesFromError {
     }
 }
 
-/// Reads `spec.valuesFrom` from `namespace` and adds `spec.values` above it.
+/// Reads `spec.valuesFrom` from `namespace` and adds `spec.values` above it, and
+/// `spec.valuesOnce` above all unless it was already applied (`once_applied`: the digest the
+/// status recorded for the values once applied).
 pub async fn resolve(
     client: &kube::Client,
     namespace: &str,
     spec: &PackageSpec,
+    once_applied: Option<&str>,
 ) -> Result<Resolved, ValuesFromError> {
     let mut user = UserValues::new();
     let mut fingerprint = String::new();
@@ -92,7 +98,24 @@ pub async fn resolve(
         user.add_package_spec(spec.values.clone());
         fingerprint.push_str(&serde_json::Value::Object(spec.values.clone()).to_string());
     }
-    Ok(Resolved { user, fingerprint })
+    // The once values count in the fingerprint whether they are applied or not, so that
+    // leaving them out after their one apply is not a change.
+    let mut once_digest = None;
+    if !spec.values_once.is_empty() {
+        let text = serde_json::Value::Object(spec.values_once.clone()).to_string();
+        let d = crate::source::hex(&sha2::Sha256::digest(text.as_bytes()));
+        if once_applied != Some(d.as_str()) {
+            user.add_package_values_once(spec.values_once.clone());
+        }
+        fingerprint.push_str("\nvaluesOnce ");
+        fingerprint.push_str(&d);
+        once_digest = Some(d);
+    }
+    Ok(Resolved {
+        user,
+        fingerprint,
+        once_digest,
+    })
 }
 
 /// The text of one entry; `None` when it is optional and absent.

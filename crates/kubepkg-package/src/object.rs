@@ -31,6 +31,10 @@ pub struct PackageSpec {
     pub values: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub values_from: Vec<ValuesFrom>,
+    /// Values for one revision only (docs/rules.md#values-for-one-revision): applied with
+    /// the next apply, above every other source, and not again while they stay unchanged.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub values_once: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upgrade: Option<Upgrade>,
     #[serde(default)]

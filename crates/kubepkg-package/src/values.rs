@@ -56,6 +56,8 @@ pub enum ValueSource {
     SetJsonOnce(String),
     /// A `--set-once` line: for this revision only.
     SetOnce(String),
+    /// `spec.valuesOnce` of the `Package` object: for one revision only.
+    PackageValuesOnce,
     /// User values of a revision recorded before kubepkg recorded their sources (the number
     /// is the revision's).
     Recorded(u64),
@@ -78,6 +80,9 @@ impl fmt::Display for ValueSource {
             ValueSource::FileOnce(p) => write!(f, "file {p} (--values-once: this revision only)"),
             ValueSource::SetJsonOnce(s) => write!(f, "--set-json-once {s}"),
             ValueSource::SetOnce(s) => write!(f, "--set-once {s}"),
+            ValueSource::PackageValuesOnce => {
+                f.write_str("Package spec.valuesOnce (this revision only)")
+            }
             ValueSource::Recorded(n) => write!(
                 f,
                 "user values of revision {n} (-f or --set; this revision was recorded without their sources)"
@@ -210,7 +215,10 @@ impl ValueLayer {
     pub fn is_once(&self) -> bool {
         matches!(
             self.source,
-            ValueSource::FileOnce(_) | ValueSource::SetJsonOnce(_) | ValueSource::SetOnce(_)
+            ValueSource::FileOnce(_)
+                | ValueSource::SetJsonOnce(_)
+                | ValueSource::SetOnce(_)
+                | ValueSource::PackageValuesOnce
         )
     }
 }
@@ -321,6 +329,16 @@ impl UserValues {
             Input::Map(map),
         );
         Ok(())
+    }
+
+    /// Adds the `spec.valuesOnce` of a `Package` object: for one revision only, above every
+    /// other source.
+    pub fn add_package_values_once(&mut self, values: Map<String, Value>) {
+        self.push(
+            Rank::FileOnce,
+            ValueSource::PackageValuesOnce,
+            Input::Map(values),
+        );
     }
 
     /// Adds a `--set-once` line: for this revision only, above every other source.

@@ -1077,3 +1077,63 @@ async fn an_oci_source_with_a_pull_secret_installs_the_version_the_constraint_re
         "{status}"
     );
 }
+
+/// `spec.valuesOnce`: applied with the next apply, above `spec.values`, recorded as such, and
+/// not applied again while it stays unchanged — a later edit of the Package applies without it.
+#[tokio::test]
+async fn values_once_are_applied_with_one_revision_only() {
+    let ns = TestNamespace::new("ctl-once").await.expect("control plane");
+    install_crd(&ns).await;
+    let ctl = ControllerProcess::start(&ns, "5s", &[]);
+    let tmp = tempfile::tempdir().unwrap();
+    app_package(tmp.path(), "shop", "1.0.0", true, "");
+    store_archive(&ns, "shop-1-0-0", archive(tmp.path())).await;
+    let image = || async {
+        let deployments: Api<k8s_openapi::api::apps::v1::Deployment> = ns.api();
+        let d = deployments.get("shop-app").await.unwrap();
+        serde_json::to_value(d).unwrap()["spec"]["template"]["spec"]["containers"][0]["image"]
+            .clone()
+    };
+    create(
+        &ns,
+        "shop",
+        json!({
+            "source": {"configMapRef": {"name": "shop-1-0-0"}},
+            "values": {"app": {"image": "registry.invalid/x:lasting"}},
+            "valuesOnce": {"app": {"image": "registry.invalid/x:once"}},
+        }),
+    )
+    .await;
+    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
+    assert_eq!(o.pointer("/status/revision"), Some(&json!(1)));
+    assert!(o.pointer("/status/valuesOnceDigest").is_some(), "{o}");
+    assert_eq!(image().await, json!("registry.invalid/x:once"));
+    // An edit that keeps valuesOnce as it was: the once values are not applied again.
+    patch_spec(
+        &ns,
+        "shop",
+        json!({"values": {"app": {"image": "registry.invalid/x:lasting", "replicas": 1}}}),
+    )
+    .await;
+    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
+    assert_eq!(o.pointer("/status/revision"), Some(&json!(2)), "{o}");
+    assert_eq!(image().await, json!("registry.invalid/x:lasting"));
+    let kc = crate::engine_support::kube_cluster(&ns, Duration::from_secs(60), Default::default());
+    let h = kc.store.history("shop", ns.name()).await.unwrap();
+    let sources = |n: u64| -> Vec<String> {
+        h.get(n)
+            .unwrap()
+            .value_sources
+            .iter()
+            .map(|l| l.source.to_string())
+            .collect()
+    };
+    assert_eq!(
+        sources(1),
+        [
+            "Package spec.values",
+            "Package spec.valuesOnce (this revision only)"
+        ]
+    );
+    assert_eq!(sources(2), ["Package spec.values"]);
+}
