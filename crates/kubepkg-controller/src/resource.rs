@@ -83,7 +83,7 @@ mod tests {
             "apiVersion": "kubepkg.dev/v1alpha1", "kind": "Package",
             "metadata": {"name": "a", "namespace": "n", "generation": 3},
             "spec": {"source": {"path": "."}},
-            "status": {"observedGeneration": 2, "lastAttemptedDigest": "d",
+            "status": {"observedGeneration": 2, "lastAttemptedDigest": "d", "valuesOnceDigest": "o",
                        "conditions": [{"type": "Ready", "status": "True", "reason": "Succeeded"}]}
         }));
         assert_eq!(
@@ -91,6 +91,7 @@ mod tests {
             Observed {
                 generation: Some(2),
                 digest: Some("d".into()),
+                values_once_digest: Some("o".into()),
                 ready_reason: Some("Succeeded".into())
             }
         );
