@@ -210,12 +210,10 @@ pub fn sort_manifests(
                 });
             }
             if unknown {
-                let shown = if hook_types.contains([' ', '"', '=']) {
-                    format!("{hook_types:?}")
-                } else {
-                    hook_types.clone()
-                };
-                eprintln!("level=INFO msg=\"skipping unknown hooks\" hookTypes={shown}");
+                kubepkg_gostd::slog::log(
+                    kubepkg_gostd::slog::Record::info("skipping unknown hooks")
+                        .attr("hookTypes", hook_types.as_str()),
+                );
                 continue;
             }
             let list = |key: &str| -> Vec<String> {
