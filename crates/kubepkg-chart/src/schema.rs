@@ -68,13 +68,22 @@ fn detect_draft(schema: &mut serde_json::Value) -> Option<jsonschema::Draft> {
 pub fn validate_single(values: &Value, schema: &[u8]) -> Result<(), String> {
     let mut schema: serde_json::Value =
         serde_json::from_slice(schema).map_err(|e| format!("invalid values.schema.json: {e}"))?;
-    let mut opts = jsonschema::options();
+    let mut opts = jsonschema::options()
+        .with_base_uri("file:///values.schema.json")
+        .with_retriever(crate::schema_refs::HelmLoader);
     if let Some(d) = detect_draft(&mut schema) {
         opts = opts.with_draft(d);
     }
-    let validator = opts
-        .build(&schema)
-        .map_err(|e| format!("invalid values.schema.json: {e}"))?;
+    let validator = opts.build(&schema).map_err(|e| match &e.kind {
+        // Helm's compiler: `failing loading "<url>": <why>`.
+        jsonschema::error::ValidationErrorKind::Referencing(
+            jsonschema::ReferencingError::Unretrievable { uri, source },
+        ) => format!(
+            "failing loading {}: {source}",
+            kubepkg_gostd::strconv::quote(uri.split_once('#').map_or(uri.as_str(), |(u, _)| u))
+        ),
+        _ => format!("invalid values.schema.json: {e}"),
+    })?;
     let instance = value_to_json(values);
     let mut out = String::new();
     let mut missing: Option<(String, Vec<String>)> = None;

@@ -10,5 +10,6 @@ mod helm_parity;
 mod helm_template_reference;
 mod package_cli;
 mod release_cli;
+mod schema_refs;
 mod support;
 mod values_cli;
