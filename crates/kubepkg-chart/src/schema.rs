@@ -74,7 +74,7 @@ pub fn validate_single(values: &Value, schema: &[u8]) -> Result<(), String> {
     if let Some(d) = detect_draft(&mut schema) {
         opts = opts.with_draft(d);
     }
-    let validator = opts.build(&schema).map_err(|e| match &e.kind {
+    let validator = opts.build(&schema).map_err(|e| match e.kind() {
         // Helm's compiler: `failing loading "<url>": <why>`.
         jsonschema::error::ValidationErrorKind::Referencing(
             jsonschema::ReferencingError::Unretrievable { uri, source },
@@ -103,8 +103,8 @@ pub fn validate_single(values: &Value, schema: &[u8]) -> Result<(), String> {
         }
     };
     for e in validator.iter_errors(&instance) {
-        let at = e.instance_path.to_string();
-        if let jsonschema::error::ValidationErrorKind::Required { property } = &e.kind {
+        let at = e.instance_path().to_string();
+        if let jsonschema::error::ValidationErrorKind::Required { property } = e.kind() {
             let name = property
                 .as_str()
                 .map(str::to_string)
@@ -146,14 +146,14 @@ fn quoted(v: &serde_json::Value) -> String {
 /// The wording of Go's `santhosh-tekuri/jsonschema` (Helm's validator) for common violations.
 fn helm_message(e: &jsonschema::ValidationError<'_>) -> String {
     use jsonschema::error::{TypeKind, ValidationErrorKind as K};
-    let inst = e.instance.as_ref();
+    let inst = e.instance().as_ref();
     let len = || match inst {
         serde_json::Value::String(s) => s.chars().count(),
         serde_json::Value::Array(a) => a.len(),
         serde_json::Value::Object(o) => o.len(),
         _ => 0,
     };
-    match &e.kind {
+    match e.kind() {
         K::Type { kind } => {
             let want = match kind {
                 TypeKind::Single(t) => t.to_string(),
