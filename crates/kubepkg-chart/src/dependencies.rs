@@ -231,10 +231,10 @@ fn process_import_values(c: &mut Chart, merge: bool) -> Result<(), String> {
                     outiv.push(Value::map(m));
                     match table(&cvals, &format!("{}.{child}", r.name)) {
                         Some(vm) => merge_into(&mut b, deep_copy(&vm), merge),
-                        None => slog::log(slog::Record::warn("ImportValues missing table").attr(
-                            "error",
-                            table_error(&cvals, &format!("{}.{child}", r.name)),
-                        )),
+                        None => slog::log(
+                            slog::Record::warn("ImportValues missing table")
+                                .attr("error", table_error(&cvals, &format!("{}.{child}", r.name))),
+                        ),
                     }
                 }
                 _ => {}

@@ -235,4 +235,3 @@ mod tests {
         assert!(g.is_match("a/b"));
     }
 }
-

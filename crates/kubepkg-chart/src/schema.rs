@@ -64,8 +64,33 @@ fn detect_draft(schema: &mut serde_json::Value) -> Option<jsonschema::Draft> {
     Some(draft)
 }
 
-/// Validate `values` against one schema document; the text lists every violation.
-pub fn validate_single(values: &Value, schema: &[u8]) -> Result<(), String> {
+/// The most compiled schemas kept; the cache starts over when full.
+const VALIDATOR_CACHE_ENTRIES: usize = 64;
+
+/// The compiled validator of a schema document, compiled once per process: a process that
+/// renders many charts (the controller) validates the same few schemas again and again, and
+/// compiling is the expensive part. Keyed by the document's SHA-256; failures are not kept.
+fn validator(schema: &[u8]) -> Result<std::sync::Arc<jsonschema::Validator>, String> {
+    use sha2::Digest as _;
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    type Cache = Mutex<HashMap<[u8; 32], Arc<jsonschema::Validator>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key: [u8; 32] = sha2::Sha256::digest(schema).into();
+    if let Some(v) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(v.clone());
+    }
+    let compiled = Arc::new(compile(schema)?);
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if cache.len() >= VALIDATOR_CACHE_ENTRIES {
+        cache.clear();
+    }
+    cache.insert(key, compiled.clone());
+    Ok(compiled)
+}
+
+fn compile(schema: &[u8]) -> Result<jsonschema::Validator, String> {
     let mut schema: serde_json::Value =
         serde_json::from_slice(schema).map_err(|e| format!("invalid values.schema.json: {e}"))?;
     let mut opts = jsonschema::options()
@@ -84,6 +109,12 @@ pub fn validate_single(values: &Value, schema: &[u8]) -> Result<(), String> {
         ),
         _ => format!("invalid values.schema.json: {e}"),
     })?;
+    Ok(validator)
+}
+
+/// Validate `values` against one schema document; the text lists every violation.
+pub fn validate_single(values: &Value, schema: &[u8]) -> Result<(), String> {
+    let validator = validator(schema)?;
     let instance = value_to_json(values);
     let mut out = String::new();
     let mut missing: Option<(String, Vec<String>)> = None;

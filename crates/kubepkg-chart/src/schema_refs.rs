@@ -32,7 +32,10 @@ pub const CACHE_MAX_AGE: Duration = Duration::from_secs(24 * 3600);
 pub enum RefError {
     #[error("HTTP request to {url} returned status {code} ({})", status_text(*.code))]
     Status { url: String, code: u16 },
-    #[error("HTTP request failed for {url}: Get {}: {reason}", kubepkg_gostd::strconv::quote(url))]
+    #[error(
+        "HTTP request failed for {url}: Get {}: {reason}",
+        kubepkg_gostd::strconv::quote(url)
+    )]
     Request { url: String, reason: String },
     #[error("HTTP response for {url} is larger than {limit} bytes")]
     TooLarge { url: String, limit: u64 },
@@ -239,7 +242,8 @@ fn percent_decode(s: &str) -> String {
     while i < b.len() {
         if b[i] == b'%'
             && i + 2 < b.len()
-            && let Ok(v) = u8::from_str_radix(std::str::from_utf8(&b[i + 1..i + 3]).unwrap_or(""), 16)
+            && let Ok(v) =
+                u8::from_str_radix(std::str::from_utf8(&b[i + 1..i + 3]).unwrap_or(""), 16)
         {
             out.push(v);
             i += 3;
@@ -275,7 +279,12 @@ fn cache_file(url: &str) -> Option<PathBuf> {
 
 fn disk_cached(url: &str) -> Option<serde_json::Value> {
     let path = cache_file(url)?;
-    let age = std::fs::metadata(&path).ok()?.modified().ok()?.elapsed().ok()?;
+    let age = std::fs::metadata(&path)
+        .ok()?
+        .modified()
+        .ok()?
+        .elapsed()
+        .ok()?;
     if age > CACHE_MAX_AGE {
         return None;
     }

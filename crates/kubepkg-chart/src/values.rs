@@ -309,7 +309,12 @@ fn coalesce_chart_values(chart: &Chart, v: &MapRef, prefix: &str, merge: bool) {
                         if !merge {
                             clean_nil_values(src);
                         }
-                        coalesce_tables_full_key(dest, src, &concat_prefix(&sub_prefix, &key), merge);
+                        coalesce_tables_full_key(
+                            dest,
+                            src,
+                            &concat_prefix(&sub_prefix, &key),
+                            merge,
+                        );
                     } else if !is_nil(&val) {
                         log_printf(format!(
                             "warning: skipped value for {sub_prefix}.{key}: Not a table."

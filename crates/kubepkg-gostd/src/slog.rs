@@ -70,7 +70,12 @@ impl Record {
 /// The `TextHandler` line without its newline: `level=… msg=… key=value…`.
 impl fmt::Display for Record {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "level={} msg={}", self.level.as_str(), text_value(&self.msg))?;
+        write!(
+            f,
+            "level={} msg={}",
+            self.level.as_str(),
+            text_value(&self.msg)
+        )?;
         for (k, v) in &self.attrs {
             write!(f, " {}={}", text_value(k), text_value(v))?;
         }
@@ -106,8 +111,8 @@ fn needs_quoting(s: &str) -> bool {
 fn is_go_space(c: char) -> bool {
     matches!(
         c,
-        '\u{85}' | '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}' | '\u{2028}' | '\u{2029}'
-            | '\u{202f}' | '\u{205f}' | '\u{3000}'
+        '\u{85}' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}'
     )
 }
 

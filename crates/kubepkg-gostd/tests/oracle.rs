@@ -91,7 +91,9 @@ fn answer(kind: &str, f: &[&str]) -> Option<String> {
                 _ => return None,
             };
             let t = text(f[1]);
-            slog::Record::new(level, t.clone()).attr("key", t).to_string()
+            slog::Record::new(level, t.clone())
+                .attr("key", t)
+                .to_string()
         }
         "quote_rune" => {
             let c = strconv::rune(f[0].parse().ok()?);

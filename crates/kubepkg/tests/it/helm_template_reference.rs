@@ -158,10 +158,7 @@ fn compare(case: &Path, bin: &Path, random: bool) -> Outcome {
 /// Helm coalesces values by ranging over Go maps, so the order of its warnings is random, but
 /// each line and how often it comes are not.
 fn log_lines(stderr: &str) -> Vec<&str> {
-    let mut lines: Vec<&str> = stderr
-        .lines()
-        .filter(|l| l.starts_with("level="))
-        .collect();
+    let mut lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("level=")).collect();
     lines.sort_unstable();
     lines
 }

@@ -170,7 +170,10 @@ fn remote_schema_refs_match_helm() {
         }
         let f: Vec<&str> = line.split('\t').collect();
         let (id, name_ref, state) = (f[0], f[1], f[2]);
-        let args: Vec<&str> = f.get(3).map(|a| a.split_whitespace().collect()).unwrap_or_default();
+        let args: Vec<&str> = f
+            .get(3)
+            .map(|a| a.split_whitespace().collect())
+            .unwrap_or_default();
         let base = if state == "up" { &server.base } else { &down };
         let dir = tmp.path().join(id);
         let chart = write_chart(&dir, base, name_ref);
