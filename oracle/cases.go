@@ -108,7 +108,7 @@ func genCases(args []string) error {
 	for _, f := range []func(*corpusGen){
 		genBuiltins, genFmt, genControl, genVariables, genErrors, genStrings, genLists, genDicts,
 		genMath, genConversion, genDates, genEncoding, genHashes, genCrypto, genSemver, genRegex,
-		genSerialization, genHelm, genPaths, genEdge,
+		genSerialization, genHelm, genPaths, genEdge, genTruth,
 	} {
 		f(g)
 	}

@@ -1,7 +1,10 @@
 // Case inputs: text/template's language (built-ins, fmt verbs, control flow, variables, errors).
 package main
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 func genBuiltins(g *corpusGen) {
 	const b = "builtins"
@@ -172,4 +175,38 @@ func genErrors(g *corpusGen) {
 		mainTemplate: "{{ template \"loop\" . }}",
 		"_h.tpl":     "{{ define \"loop\" }}{{ template \"loop\" . }}{{ end }}",
 	}, "")
+}
+
+// truthSubjects are typed values whose truth Go's reflect kinds decide: named and typed maps
+// (`common.Values`, `map[string]string`), typed slices, non-UTF-8 strings,
+// structs and pointers, nil interfaces; each is judged by every construct that asks for truth.
+// `.Files` and `.Capabilities` are real objects only in a chart: their cases are the charts
+// `testdata/charts/synthetic/truthiness*` of the helm-reference corpus.
+var truthSubjects = []string{
+	".Values", ".Values.map", ".Values.emptymap", ".Values.list", ".Values.emptylist", ".Values.str", ".Values.empty",
+	".Values.zero", ".Values.num", ".Values.fls", ".Values.bool", ".Values.nul", ".Values.missing",
+	".Release", ".Chart", ".Chart.Dependencies", ".Template", ".Subcharts",
+	"(dict)", "(list)", "(splitn \",\" 0 \"a\")", "(split \",\" \"\")", "(splitList \",\" \"\")", "(until 0)", "(until 2)",
+	"(b64dec \"/w==\")", "(semver \"1.2.3\")", "(toDate \"2006-01-02\" \"2020-01-02\")", "(fromYaml \"\")",
+	"(fromYamlArray \"[]\")", "(regexFindAll \"x\" \"abc\" -1)", "(uniq (list))", "(deepCopy .Values.emptymap)",
+	"(.Values.AsMap)", "(keys (dict))", "(chunk 2 (list))",
+}
+
+// truthProbe asks every truth-deciding construct about X: text/template's if/with/not/and/or,
+// Sprig's empty/default/coalesce/all/any/compact, and ternary over its boolean.
+const truthProbe = `if={{ if X }}T{{ else }}F{{ end }} with={{ with X }}T{{ else }}F{{ end }} not={{ not X }} ` +
+	`and={{ and X "a" | typeOf }} or={{ or X "o" | typeOf }} empty={{ empty X }} default={{ default "dflt" X | typeOf }} ` +
+	`coalesce={{ coalesce X "c" | typeOf }} all={{ all X }} any={{ any X 0 }} compact={{ len (compact (list X)) }} ` +
+	`ternary={{ ternary "t" "f" (not (not X)) }}`
+
+func genTruth(g *corpusGen) {
+	const t = "truth"
+	for _, x := range truthSubjects {
+		g.addCase(t, Case{Name: slug(x), Templates: map[string]string{mainTemplate: strings.ReplaceAll(truthProbe, "X", x)}, Values: stdValues})
+	}
+	// An empty values file: `.Values` is an empty common.Values.
+	g.tv(t, "empty_values", strings.ReplaceAll(truthProbe, "X", ".Values"), "")
+	g.tv(t, "empty_values_asmap", strings.ReplaceAll(truthProbe, "X", "(.Values.AsMap)"), "")
+	// Go's isTrue refuses nothing a template can hold; ternary wants a bool.
+	g.t(t, `{{ ternary "t" "f" .Values.emptymap }}`, `{{ ternary "t" "f" (splitn "," 0 "a") }}`)
 }

@@ -178,7 +178,9 @@ pub fn check_installable(chart: Chart) -> Result<Chart> {
         }
     }
     if chart.metadata.deprecated {
-        eprintln!("level=WARN msg=\"this chart is deprecated\"");
+        kubepkg_gostd::slog::log(kubepkg_gostd::slog::Record::warn(
+            "this chart is deprecated",
+        ));
     }
     if chart.metadata.deps().next().is_some() {
         check_dependencies(&chart).map_err(|e| {

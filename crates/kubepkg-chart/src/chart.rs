@@ -258,9 +258,10 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
             "requirements.yaml" => {
                 let md = metadata.get_or_insert_with(Metadata::default);
                 if md.api_version != "v1" {
-                    eprintln!(
-                        "Warning: Dependencies are handled in Chart.yaml since apiVersion \"v2\". We recommend migrating dependencies to Chart.yaml."
-                    );
+                    // Helm's loader says it with `log.Print`: level INFO under Helm 4's logger.
+                    kubepkg_gostd::slog::log(kubepkg_gostd::slog::Record::info(
+                        "Warning: Dependencies are handled in Chart.yaml since apiVersion \"v2\". We recommend migrating dependencies to Chart.yaml.",
+                    ));
                 }
                 let v = yaml_text(f)
                     .and_then(kubepkg_yaml::from_yaml_str)

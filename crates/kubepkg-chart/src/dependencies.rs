@@ -8,7 +8,10 @@
 
 use crate::chart::Chart;
 use crate::semver::is_compatible_range;
-use crate::values::{coalesce_tables, coalesce_values, deep_copy, merge_values, path_value, table};
+use crate::values::{
+    coalesce_tables, coalesce_values, deep_copy, merge_values, path_value, table, table_error,
+};
+use kubepkg_gostd::slog;
 use kubepkg_value::{Value, map_read};
 use std::collections::{BTreeMap, HashSet};
 
@@ -90,9 +93,10 @@ fn process_enabled(c: &mut Chart, v: &Value, path: &str) -> Result<(), String> {
                 match tags.get(k) {
                     Some(Value::Bool(true)) => has_true = true,
                     Some(Value::Bool(false)) => has_false = true,
-                    Some(_) => eprintln!(
-                        "level=WARN msg=\"returned non-bool value\" tag={k} chart={}",
-                        r.name
+                    Some(_) => slog::log(
+                        slog::Record::warn("returned non-bool value")
+                            .attr("tag", k)
+                            .attr("chart", &r.name),
                     ),
                     None => {}
                 }
@@ -111,9 +115,10 @@ fn process_enabled(c: &mut Chart, v: &Value, path: &str) -> Result<(), String> {
                     r.enabled = b;
                     break;
                 }
-                Some(_) => eprintln!(
-                    "level=WARN msg=\"returned non-bool value\" path={cond} chart={}",
-                    r.name
+                Some(_) => slog::log(
+                    slog::Record::warn("returned non-bool value")
+                        .attr("path", cond)
+                        .attr("chart", &r.name),
                 ),
                 None => {}
             }
@@ -211,9 +216,10 @@ fn process_import_values(c: &mut Chart, merge: bool) -> Result<(), String> {
                             let add = path_to_map(&parent, deep_copy(&vv));
                             merge_into(&mut b, add, merge);
                         }
-                        None => eprintln!(
-                            "level=WARN msg=\"ImportValues missing table from chart\" chart={}",
-                            r.name
+                        None => slog::log(
+                            slog::Record::warn("ImportValues missing table from chart")
+                                .attr("chart", &r.name)
+                                .attr("error", table_error(&cvals, &format!("{}.{child}", r.name))),
                         ),
                     }
                 }
@@ -225,7 +231,10 @@ fn process_import_values(c: &mut Chart, merge: bool) -> Result<(), String> {
                     outiv.push(Value::map(m));
                     match table(&cvals, &format!("{}.{child}", r.name)) {
                         Some(vm) => merge_into(&mut b, deep_copy(&vm), merge),
-                        None => eprintln!("level=WARN msg=\"ImportValues missing table\""),
+                        None => slog::log(
+                            slog::Record::warn("ImportValues missing table")
+                                .attr("error", table_error(&cvals, &format!("{}.{child}", r.name))),
+                        ),
                     }
                 }
                 _ => {}

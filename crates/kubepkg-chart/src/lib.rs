@@ -6,7 +6,7 @@
 //!   `Chart.yaml`, `requirements.yaml` and lock files; [`semver`] checks versions and ranges.
 //! - [`values`] coalesces chart defaults with user values; [`strvals`] parses `--set*`;
 //!   [`dependencies`] enables subcharts and imports values; [`schema`] validates
-//!   `values.schema.json`.
+//!   `values.schema.json`, loading the documents it refers to by URL with [`schema_refs`].
 //! - [`render`] executes templates with Helm's built-in objects ([`objects`]); [`manifest`]
 //!   (the leaf crate `kubepkg-manifest`) splits, sorts and separates hooks; [`action`] ties it together as `helm template`.
 
@@ -23,6 +23,7 @@ pub mod objects;
 pub mod pattern;
 pub mod render;
 pub mod schema;
+pub mod schema_refs;
 pub mod semver;
 pub mod strvals;
 pub mod values;

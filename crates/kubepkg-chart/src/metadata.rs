@@ -448,7 +448,11 @@ impl Metadata {
             "Annotations".into(),
             match &self.annotations {
                 None => Value::Nil,
-                Some(a) => Value::map(a.iter().map(|(k, v)| (k.clone(), Value::str(v))).collect()),
+                // `structToMap` keeps the field's Go type: `map[string]string`.
+                Some(a) => Value::typed_map(
+                    kubepkg_value::MapType::String,
+                    a.iter().map(|(k, v)| (k.clone(), Value::str(v))).collect(),
+                ),
             },
         );
         m.insert("KubeVersion".into(), Value::str(&self.kube_version));

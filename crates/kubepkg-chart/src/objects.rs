@@ -76,6 +76,9 @@ impl GoObject for Files {
     fn kind(&self) -> &str {
         "map"
     }
+    fn go_len(&self) -> Option<usize> {
+        Some(self.files.len())
+    }
     fn field(&self, _name: &str) -> Option<Value> {
         None
     }
@@ -253,6 +256,9 @@ impl GoObject for VersionSet {
     }
     fn kind(&self) -> &str {
         "slice"
+    }
+    fn go_len(&self) -> Option<usize> {
+        Some(self.0.len())
     }
     fn field(&self, _name: &str) -> Option<Value> {
         None

@@ -61,7 +61,7 @@ fn class(chars: &[char], mut i: usize, negators: &[char]) -> Result<(String, usi
 }
 
 /// Compile a Go `filepath.Match` pattern.
-pub fn go_pattern(pattern: &str) -> Result<Regex, BadPattern> {
+fn compile_go_pattern(pattern: &str) -> Result<Regex, BadPattern> {
     let chars: Vec<char> = pattern.chars().collect();
     let mut re = String::from("(?s)^");
     let mut i = 0;
@@ -101,7 +101,7 @@ pub fn go_match(pattern: &str, name: &str) -> Result<bool, BadPattern> {
 }
 
 /// Compile a `gobwas/glob` pattern with `/` as the separator.
-pub fn glob_pattern(pattern: &str) -> Result<Regex, BadPattern> {
+fn compile_glob_pattern(pattern: &str) -> Result<Regex, BadPattern> {
     let chars: Vec<char> = pattern.chars().collect();
     let mut re = String::from("(?s)^");
     let mut depth = 0usize;
@@ -155,6 +155,52 @@ pub fn glob_pattern(pattern: &str) -> Result<Regex, BadPattern> {
     }
     re.push('$');
     Regex::new(&re).map_err(|_| BadPattern)
+}
+
+/// Go's `filepath.Match` pattern as an anchored regular expression, compiled once per process
+/// (see [`cached`]).
+pub fn go_pattern(pattern: &str) -> Result<Regex, BadPattern> {
+    cached(Dialect::Go, pattern, compile_go_pattern)
+}
+
+/// A `gobwas/glob` pattern (`.Files.Glob`) as an anchored regular expression, compiled once
+/// per process (see [`cached`]).
+pub fn glob_pattern(pattern: &str) -> Result<Regex, BadPattern> {
+    cached(Dialect::Glob, pattern, compile_glob_pattern)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Dialect {
+    Go,
+    Glob,
+}
+
+/// The most patterns kept compiled; the cache starts over when full.
+const PATTERN_CACHE_ENTRIES: usize = 1024;
+
+/// Charts glob the same few patterns in every template (and a controller renders the same
+/// charts again and again): each is translated and compiled once; a `Regex` is a shared handle.
+fn cached(
+    dialect: Dialect,
+    pattern: &str,
+    compile: fn(&str) -> Result<Regex, BadPattern>,
+) -> Result<Regex, BadPattern> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    type Cache = Mutex<HashMap<(Dialect, String), Result<Regex, BadPattern>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (dialect, pattern.to_string());
+    if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return hit.clone();
+    }
+    let compiled = compile(pattern);
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if cache.len() >= PATTERN_CACHE_ENTRIES {
+        cache.clear();
+    }
+    cache.insert(key, compiled.clone());
+    compiled
 }
 
 #[cfg(test)]

@@ -64,17 +64,57 @@ fn detect_draft(schema: &mut serde_json::Value) -> Option<jsonschema::Draft> {
     Some(draft)
 }
 
-/// Validate `values` against one schema document; the text lists every violation.
-pub fn validate_single(values: &Value, schema: &[u8]) -> Result<(), String> {
+/// The most compiled schemas kept; the cache starts over when full.
+const VALIDATOR_CACHE_ENTRIES: usize = 64;
+
+/// The compiled validator of a schema document, compiled once per process: a process that
+/// renders many charts (the controller) validates the same few schemas again and again, and
+/// compiling is the expensive part. Keyed by the document's SHA-256; failures are not kept.
+fn validator(schema: &[u8]) -> Result<std::sync::Arc<jsonschema::Validator>, String> {
+    use sha2::Digest as _;
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    type Cache = Mutex<HashMap<[u8; 32], Arc<jsonschema::Validator>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key: [u8; 32] = sha2::Sha256::digest(schema).into();
+    if let Some(v) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(v.clone());
+    }
+    let compiled = Arc::new(compile(schema)?);
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if cache.len() >= VALIDATOR_CACHE_ENTRIES {
+        cache.clear();
+    }
+    cache.insert(key, compiled.clone());
+    Ok(compiled)
+}
+
+fn compile(schema: &[u8]) -> Result<jsonschema::Validator, String> {
     let mut schema: serde_json::Value =
         serde_json::from_slice(schema).map_err(|e| format!("invalid values.schema.json: {e}"))?;
-    let mut opts = jsonschema::options();
+    let mut opts = jsonschema::options()
+        .with_base_uri("file:///values.schema.json")
+        .with_retriever(crate::schema_refs::HelmLoader);
     if let Some(d) = detect_draft(&mut schema) {
         opts = opts.with_draft(d);
     }
-    let validator = opts
-        .build(&schema)
-        .map_err(|e| format!("invalid values.schema.json: {e}"))?;
+    let validator = opts.build(&schema).map_err(|e| match e.kind() {
+        // Helm's compiler: `failing loading "<url>": <why>`.
+        jsonschema::error::ValidationErrorKind::Referencing(
+            jsonschema::ReferencingError::Unretrievable { uri, source },
+        ) => format!(
+            "failing loading {}: {source}",
+            kubepkg_gostd::strconv::quote(uri.split_once('#').map_or(uri.as_str(), |(u, _)| u))
+        ),
+        _ => format!("invalid values.schema.json: {e}"),
+    })?;
+    Ok(validator)
+}
+
+/// Validate `values` against one schema document; the text lists every violation.
+pub fn validate_single(values: &Value, schema: &[u8]) -> Result<(), String> {
+    let validator = validator(schema)?;
     let instance = value_to_json(values);
     let mut out = String::new();
     let mut missing: Option<(String, Vec<String>)> = None;
@@ -94,8 +134,8 @@ pub fn validate_single(values: &Value, schema: &[u8]) -> Result<(), String> {
         }
     };
     for e in validator.iter_errors(&instance) {
-        let at = e.instance_path.to_string();
-        if let jsonschema::error::ValidationErrorKind::Required { property } = &e.kind {
+        let at = e.instance_path().to_string();
+        if let jsonschema::error::ValidationErrorKind::Required { property } = e.kind() {
             let name = property
                 .as_str()
                 .map(str::to_string)
@@ -137,14 +177,14 @@ fn quoted(v: &serde_json::Value) -> String {
 /// The wording of Go's `santhosh-tekuri/jsonschema` (Helm's validator) for common violations.
 fn helm_message(e: &jsonschema::ValidationError<'_>) -> String {
     use jsonschema::error::{TypeKind, ValidationErrorKind as K};
-    let inst = e.instance.as_ref();
+    let inst = e.instance().as_ref();
     let len = || match inst {
         serde_json::Value::String(s) => s.chars().count(),
         serde_json::Value::Array(a) => a.len(),
         serde_json::Value::Object(o) => o.len(),
         _ => 0,
     };
-    match &e.kind {
+    match e.kind() {
         K::Type { kind } => {
             let want = match kind {
                 TypeKind::Single(t) => t.to_string(),

@@ -7,6 +7,7 @@
 //! their name (or alias), and `global` is copied from parent to child.
 
 use crate::chart::Chart;
+use kubepkg_gostd::slog;
 use kubepkg_value::{MapRef, Value, map_read, map_write};
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -210,19 +211,32 @@ fn coalesce_deps(chart: &Chart, dest: &MapRef, prefix: &str, merge: bool) -> Res
         };
         let Some(dvmap) = as_map(&dv) else { continue };
         let sub_prefix = concat_prefix(prefix, chart.name());
-        coalesce_globals(dvmap, dest);
+        coalesce_globals(dvmap, dest, &sub_prefix);
         coalesce(sub, dvmap, &sub_prefix, merge)?;
     }
     Ok(())
 }
 
+/// Helm's values coalescing logs through Go's `log.Printf`, which Helm 4's CLI routes to its
+/// slog handler at level INFO.
+fn log_printf(msg: String) {
+    slog::log(slog::Record::info(msg));
+}
+
+/// Go's `%v` of a value in a coalescing warning.
+fn go_v(v: &Value) -> String {
+    kubepkg_template::fmt::format_value(v)
+}
+
 /// Copy the parent's `global` table into the child's (`coalesceGlobals`).
-fn coalesce_globals(dest: &MapRef, src: &MapRef) {
+fn coalesce_globals(dest: &MapRef, src: &MapRef, prefix: &str) {
     let dg = match map_read(dest).get("global").cloned() {
         None => BTreeMap::new(),
         Some(Value::Map(m)) => map_read(&m).clone(),
         Some(_) => {
-            eprintln!("warning: skipping globals because destination global is not a table.");
+            log_printf(
+                "warning: skipping globals because destination global is not a table.".into(),
+            );
             return;
         }
     };
@@ -230,7 +244,7 @@ fn coalesce_globals(dest: &MapRef, src: &MapRef) {
         None => BTreeMap::new(),
         Some(Value::Map(m)) => map_read(&m).clone(),
         Some(_) => {
-            eprintln!("warning: skipping globals because source global is not a table.");
+            log_printf("warning: skipping globals because source global is not a table.".into());
             return;
         }
     };
@@ -244,16 +258,19 @@ fn coalesce_globals(dest: &MapRef, src: &MapRef) {
                 }
                 Some(Value::Map(destv)) => {
                     if let Value::Map(vvm) = &vv {
-                        coalesce_tables(vvm, destv, true);
+                        coalesce_tables_full_key(vvm, destv, &concat_prefix(prefix, &key), true);
                     }
                     dg.insert(key, vv);
                 }
                 Some(_) => {
-                    eprintln!("Conflict: cannot merge map onto non-map for {key:?}. Skipping.");
+                    log_printf(format!(
+                        "Conflict: cannot merge map onto non-map for {}. Skipping.",
+                        kubepkg_gostd::strconv::quote(&key)
+                    ));
                 }
             }
         } else if dg.get(&key).is_some_and(is_table) {
-            eprintln!("key {key} is table. Skipping");
+            log_printf(format!("key {key} is table. Skipping"));
         } else {
             dg.insert(key, val);
         }
@@ -271,7 +288,8 @@ fn clean_nil_values(m: &MapRef) {
     }
 }
 
-fn coalesce_chart_values(chart: &Chart, v: &MapRef, _prefix: &str, merge: bool) {
+fn coalesce_chart_values(chart: &Chart, v: &MapRef, prefix: &str, merge: bool) {
+    let sub_prefix = concat_prefix(prefix, chart.name());
     let Value::Map(defaults) = deep_copy(&chart.values) else {
         return;
     };
@@ -291,12 +309,16 @@ fn coalesce_chart_values(chart: &Chart, v: &MapRef, _prefix: &str, merge: bool) 
                         if !merge {
                             clean_nil_values(src);
                         }
-                        coalesce_tables(dest, src, merge);
-                    } else if !is_nil(&val) {
-                        eprintln!(
-                            "warning: skipped value for {}.{key}: Not a table.",
-                            chart.name()
+                        coalesce_tables_full_key(
+                            dest,
+                            src,
+                            &concat_prefix(&sub_prefix, &key),
+                            merge,
                         );
+                    } else if !is_nil(&val) {
+                        log_printf(format!(
+                            "warning: skipped value for {sub_prefix}.{key}: Not a table."
+                        ));
                     }
                 }
             }
@@ -315,8 +337,14 @@ fn coalesce_chart_values(chart: &Chart, v: &MapRef, _prefix: &str, merge: bool) 
     }
 }
 
-/// `coalesceTablesFullKey(dst, src)`: fill `dst` from `src` without overriding what `dst` has.
+/// `CoalesceTables(dst, src)` (`MergeTables` when `merge`): fill `dst` from `src` without
+/// overriding what `dst` has.
 pub fn coalesce_tables(dst: &MapRef, src: &MapRef, merge: bool) {
+    coalesce_tables_full_key(dst, src, "", merge);
+}
+
+/// `coalesceTablesFullKey`: [`coalesce_tables`] whose warnings name each key under `prefix`.
+fn coalesce_tables_full_key(dst: &MapRef, src: &MapRef, prefix: &str, merge: bool) {
     if MapRef::ptr_eq(dst, src) {
         return;
     }
@@ -342,6 +370,7 @@ pub fn coalesce_tables(dst: &MapRef, src: &MapRef, merge: bool) {
         .collect();
     for (key, val) in entries {
         let dv = map_read(dst).get(&key).cloned();
+        let full_key = || concat_prefix(prefix, &key);
         match dv {
             Some(Value::Nil) if !merge && src_non_nil.contains(&key) => {
                 map_write(dst).remove(&key);
@@ -352,14 +381,20 @@ pub fn coalesce_tables(dst: &MapRef, src: &MapRef, merge: bool) {
             Some(dv) => {
                 if let Value::Map(sv) = &val {
                     if let Value::Map(dm) = &dv {
-                        coalesce_tables(dm, sv, merge);
+                        coalesce_tables_full_key(dm, sv, &full_key(), merge);
                     } else {
-                        eprintln!("warning: cannot overwrite table with non table for {key}");
+                        log_printf(format!(
+                            "warning: cannot overwrite table with non table for {} ({})",
+                            full_key(),
+                            go_v(&val)
+                        ));
                     }
                 } else if is_table(&dv) && !is_nil(&val) {
-                    eprintln!(
-                        "warning: destination for {key} is a table. Ignoring non-table value"
-                    );
+                    log_printf(format!(
+                        "warning: destination for {} is a table. Ignoring non-table value ({})",
+                        full_key(),
+                        go_v(&val)
+                    ));
                 }
             }
         }
@@ -393,6 +428,23 @@ pub fn path_value(vals: &Value, path: &str) -> Option<Value> {
         return None;
     }
     Some(v)
+}
+
+/// The error `common.Values.Table` returns when there is no map at a dotted path: Go's
+/// `ErrNoTable` for the first element that is missing or not a table (`"x" is not a table`).
+pub fn table_error(vals: &Value, path: &str) -> String {
+    let mut cur = vals.clone();
+    for part in path.split('.') {
+        let next = match &cur {
+            Value::Map(m) => map_read(m).get(part).cloned(),
+            _ => None,
+        };
+        match next {
+            Some(next) if is_table(&next) => cur = next,
+            _ => return format!("{} is not a table", kubepkg_gostd::strconv::quote(part)),
+        }
+    }
+    String::new()
 }
 
 /// `common.Values.Table`: the map at a dotted path.

@@ -245,7 +245,7 @@ pub fn validate_existing(new: &Value, objects: &[Value]) -> Option<CrdChange> {
                 };
                 first = Some((
                     name.clone(),
-                    format!("{object}: at '{}': {e}", e.instance_path),
+                    format!("{object}: at '{}': {e}", e.instance_path()),
                 ));
             }
         }

@@ -2,7 +2,7 @@
 //! errors and return 0), `strconv.ParseInt(s, 0, 64)` and `ParseFloat`, Sprig's `strval`, and
 //! Sprig's notion of an *empty* value (`default`, `empty`, `coalesce`, `compact`).
 
-use kubepkg_value::{Value, map_read};
+use kubepkg_value::Value;
 
 use crate::gofmt;
 
@@ -107,24 +107,10 @@ pub fn to_float64(v: &Value) -> f64 {
     }
 }
 
-/// Sprig's `empty`: nil, zero numbers, `false`, and empty strings, slices and maps. Structs
-/// (such as `time.Time`) are never empty.
+/// Sprig's `empty`: the negation of Go's truth ([`Value::truthy`]; Sprig's rule is adapted
+/// from text/template's `isTrue` and agrees with it on every kind a template can hold).
 pub fn empty(v: &Value) -> bool {
-    match v {
-        Value::Nil => true,
-        Value::Bool(b) => !b,
-        Value::Int(i) | Value::Int64(i) => *i == 0,
-        Value::Uint(u) => *u == 0,
-        Value::Uint8(u) => *u == 0,
-        Value::Float(f) => *f == 0.0,
-        Value::String(s) => s.is_empty(),
-        Value::NonUtf8String(_) => false,
-        Value::Bytes(b) => b.is_empty(),
-        Value::List(l, _) => l.is_empty(),
-        Value::Map(m) => map_read(m).is_empty(),
-        Value::Time(_) => false,
-        Value::Object(o) => o.type_name() == "time.Duration" && o.format_v() == "0s",
-    }
+    !v.truthy()
 }
 
 #[cfg(test)]

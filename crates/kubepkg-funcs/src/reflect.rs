@@ -92,6 +92,9 @@ mod tests {
         fn kind(&self) -> &str {
             "slice"
         }
+        fn go_len(&self) -> Option<usize> {
+            Some(self.0.len())
+        }
         fn field(&self, _name: &str) -> Option<Value> {
             None
         }

@@ -90,11 +90,34 @@ fn go_regexp_quote(s: &str) -> String {
     }
 }
 
-/// `regexp.Compile` with Go's syntax and error texts.
+/// `regexp.Compile` with Go's syntax and error texts. Each pattern is compiled once per
+/// process: charts call `regexMatch`/`regexReplaceAll` with the same few literal patterns in
+/// every template and `range` iteration, and compiling (the `regex` crate builds its automata
+/// up front) costs far more than matching. The cache holds the answer, errors included, for
+/// at most [`REGEX_CACHE_ENTRIES`] patterns (it starts over when full, so patterns made from
+/// values cannot grow it without bound); a `Regex` is a shared handle, cheap to clone.
 pub fn compile(expr: &str) -> Result<Regex, String> {
-    let translated = translate(expr)?;
-    Regex::new(&translated).map_err(|e| rust_error_to_go(expr, &e.to_string()))
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    type Cache = Mutex<HashMap<String, Result<Regex, String>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(expr) {
+        return hit.clone();
+    }
+    let compiled = translate(expr).and_then(|translated| {
+        Regex::new(&translated).map_err(|e| rust_error_to_go(expr, &e.to_string()))
+    });
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if cache.len() >= REGEX_CACHE_ENTRIES {
+        cache.clear();
+    }
+    cache.insert(expr.to_string(), compiled.clone());
+    compiled
 }
+
+/// The most patterns [`compile`] keeps compiled.
+pub const REGEX_CACHE_ENTRIES: usize = 1024;
 
 fn perr(code: &str, arg: &str) -> String {
     format!("error parsing regexp: {code}: `{arg}`")

@@ -11,9 +11,12 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"log/slog"
 	"math"
 	"math/rand"
 	"os"
@@ -446,10 +449,34 @@ func main() {
 	strconvCases(rand.New(rand.NewSource(1)))
 	durationCases(rand.New(rand.NewSource(2)))
 	timeCases(rand.New(rand.NewSource(3)))
+	slogCases()
 	if err := out.Flush(); err != nil {
 		panic(err)
 	}
 	if err := f.Close(); err != nil {
 		panic(err)
+	}
+}
+
+// slogCases: log/slog's TextHandler lines as Helm 4's CLI logger writes them (its ReplaceAttr
+// drops the time): a message and one attribute, for texts that need quoting and texts that
+// do not (space, '=', '"', backslash, control bytes, non-printable and space runes, invalid
+// UTF-8, the empty string).
+func slogCases() {
+	texts := []string{"", "plain", "two words", "k=v", "a\"b", "back\\slash", "tab\there", "nl\n",
+		"\x00\x7f", "é", "日本", "\u00a0", "\u2028", "\u00ad", "a,b:c/d.e-f_g", "(false)",
+		"warning: destination for a.b is a table. Ignoring non-table value (false)", "map[a:1]", "-", "#x"}
+	for _, t := range texts {
+		for _, level := range []slog.Level{slog.LevelInfo, slog.LevelWarn} {
+			var buf bytes.Buffer
+			h := slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+				if a.Key == slog.TimeKey {
+					return slog.Attr{}
+				}
+				return a
+			}})
+			slog.New(h).Log(context.Background(), level, t, "key", t)
+			line("slog", level.String(), t, strings.TrimSuffix(buf.String(), "\n"))
+		}
 	}
 }

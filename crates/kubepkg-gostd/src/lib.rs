@@ -13,6 +13,7 @@
 //! | [`fmt`] | `fmt/format.go`: the flags, width, precision and padding of one verb, and the number forms (`%d %x %o %b %c %q %U`, `%e %f %g %x` of floats) |
 //! | [`json`] | `encoding/json`'s text of a `float64` |
 //! | [`time`] | `time`: `Time.String`/`Format`/`ParseInLocation`, `LoadLocation` and `Local`, `Duration.String`/`Round`, `ParseDuration`, civil dates |
+//! | [`slog`] | `log/slog`'s `TextHandler` line (Helm 4's CLI logger: no time), and the one way kubepkg logs a Helm warning |
 //! | [`utf8`] | `unicode/utf8` over Go strings (bytes that need not be UTF-8) |
 //!
 //! The crate is a leaf: it depends on no other kubepkg crate, and on one time library (jiff,
@@ -20,6 +21,7 @@
 
 pub mod fmt;
 pub mod json;
+pub mod slog;
 pub mod strconv;
 pub mod time;
 pub mod utf8;

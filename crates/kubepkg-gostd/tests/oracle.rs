@@ -1,7 +1,7 @@
 //! Every case Go answered in `testdata/go-stdlib.tsv` (recorded by `oracle/regen.sh`), asked
 //! again of this crate. A mismatch names the case, Go's answer and ours.
 
-use kubepkg_gostd::{fmt, json, strconv, time};
+use kubepkg_gostd::{fmt, json, slog, strconv, time};
 
 /// Undo the oracle's field escapes (`\\ \t \n \r \xNN`) into Go string bytes.
 fn unescape(s: &str) -> Vec<u8> {
@@ -83,6 +83,17 @@ fn answer(kind: &str, f: &[&str]) -> Option<String> {
             let ascii = strconv::quote_bytes(&s, true);
             let back = strconv::can_backquote(&s);
             format!("{}\t{ascii}\t{back}", strconv::quote_bytes(&s, false))
+        }
+        "slog" => {
+            let level = match f[0] {
+                "INFO" => slog::Level::Info,
+                "WARN" => slog::Level::Warn,
+                _ => return None,
+            };
+            let t = text(f[1]);
+            slog::Record::new(level, t.clone())
+                .attr("key", t)
+                .to_string()
         }
         "quote_rune" => {
             let c = strconv::rune(f[0].parse().ok()?);

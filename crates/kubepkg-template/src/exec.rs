@@ -1869,11 +1869,7 @@ fn length(v: &Rv) -> Result<usize, String> {
         Some(Value::Bytes(b)) => Ok(b.len()),
         Some(Value::List(l, _)) => Ok(l.len()),
         Some(Value::Map(m)) => Ok(map_read(m).len()),
-        Some(Value::Object(o)) if matches!(o.kind(), "map" | "slice") => match o.to_plain() {
-            Value::Map(m) => Ok(map_read(&m).len()),
-            Value::List(l, _) => Ok(l.len()),
-            _ => Ok(0),
-        },
+        Some(Value::Object(o)) if o.go_len().is_some() => Ok(o.go_len().unwrap_or(0)),
         Some(other) => Err(format!("len of type {}", other.type_name())),
     }
 }

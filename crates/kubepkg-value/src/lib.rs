@@ -241,9 +241,21 @@ pub trait GoObject: fmt::Debug + Send + Sync {
     fn to_plain(&self) -> Value {
         Value::Nil
     }
-    /// Identity for `eq` on comparable structs; default: never equal to anything else.
+    /// Go's `len` of the value when its kind has one (`map`, `slice`, `array`, `string`): what
+    /// `len` returns and what decides its truth. `None` for other kinds.
+    fn go_len(&self) -> Option<usize> {
+        None
+    }
+    /// The value's truth as Go's `reflect` kinds decide it ([`Value::truthy`] asks only this
+    /// for objects). The default is Go's rule by [`GoObject::kind`]: a `map`, `slice`, `array` or
+    /// `string` is true when [`GoObject::go_len`] is not zero; a `struct`, and a non-nil `ptr`
+    /// (an object is never a nil pointer), is true. Named numbers (`time.Duration`,
+    /// `time.Month`, `complex128`) override it with their zero test.
     fn truthy(&self) -> bool {
-        true
+        match self.kind() {
+            "map" | "slice" | "array" | "string" => self.go_len().unwrap_or(0) > 0,
+            _ => true,
+        }
     }
 }
 
@@ -400,8 +412,13 @@ impl Value {
         }
     }
 
-    /// text/template's notion of truth (`if`, `and`, `or`, `not`): false for the zero value of
-    /// its type and for empty collections.
+    /// Go's truth of a value, the one rule kubepkg has: text/template's `isTrue` (`if`, `with`,
+    /// `and`, `or`, `not`) and, negated, Sprig's `empty` (`default`, `coalesce`, `compact`,
+    /// `all`, `any`), which judge by `reflect` kind alike: false for nil, the zero number,
+    /// `false`, and a string, slice or map (any Go type of map: `common.Values`,
+    /// `map[string]string`, Helm's `engine.files`) of length zero; true for every struct
+    /// (`time.Time`, `.Capabilities.KubeVersion`, …). Objects decide by
+    /// [`GoObject::truthy`].
     pub fn truthy(&self) -> bool {
         match self {
             Value::Nil => false,
@@ -656,5 +673,39 @@ mod tests {
         assert!(!Value::Float(0.0).truthy());
         assert!(!Value::list(vec![]).truthy());
         assert!(Value::str("x").truthy());
+        assert!(!Value::typed_map(MapType::String, BTreeMap::new()).truthy());
+        assert!(!Value::typed_map(MapType::HelmValues, BTreeMap::new()).truthy());
+        assert!(!Value::Bytes(Arc::from(&[][..])).truthy());
+    }
+
+    /// A named map type (Helm's `engine.files`) is judged by its length, a struct is always
+    /// true: Go's `isTrue` by `reflect` kind.
+    #[test]
+    fn objects_are_judged_by_kind() {
+        #[derive(Debug)]
+        struct Obj(&'static str, usize);
+        impl GoObject for Obj {
+            fn type_name(&self) -> &str {
+                "test.Obj"
+            }
+            fn kind(&self) -> &str {
+                self.0
+            }
+            fn go_len(&self) -> Option<usize> {
+                (self.0 != "struct").then_some(self.1)
+            }
+            fn field(&self, _name: &str) -> Option<Value> {
+                None
+            }
+            fn format_v(&self) -> String {
+                String::new()
+            }
+        }
+        let obj = |k, n| Value::Object(Arc::new(Obj(k, n)));
+        assert!(!obj("map", 0).truthy());
+        assert!(obj("map", 2).truthy());
+        assert!(!obj("slice", 0).truthy());
+        assert!(obj("struct", 0).truthy());
+        assert!(obj("ptr", 0).truthy());
     }
 }

@@ -3,7 +3,8 @@
 //! The references under `testdata/helm-reference/cases/` were produced by
 //! `tools/helm-ref/corpus.py generate` with a Helm CLI built from the Go module proxy. For each
 //! case this test runs our binary with the same arguments from the repository root and requires:
-//! the same success or failure; on success the same documents in the same order with the same
+//! the same success or failure; on success the same warnings on stderr (Helm's `level=…` log
+//! lines, compared as sorted lists) and the same documents in the same order with the same
 //! `# Source:` lines, each semantically equal as YAML (exact text equality is counted and
 //! reported); on failure the same first line of the error where listed in
 //! `error-messages-exact.txt`, or a first line that starts with Helm's where listed in
@@ -110,6 +111,14 @@ fn compare(case: &Path, bin: &Path, random: bool) -> Outcome {
         }
         (true, true) => {}
     }
+    let (want_logs, got_logs) = (log_lines(&want_err), log_lines(&got_err));
+    if want_logs != got_logs {
+        return Outcome::Mismatch(format!(
+            "warnings on stderr differ (sorted):\n--- helm\n{}\n--- kubepkg\n{}",
+            want_logs.join("\n"),
+            got_logs.join("\n")
+        ));
+    }
     if want_out == got_out {
         return Outcome::Exact;
     }
@@ -143,6 +152,15 @@ fn compare(case: &Path, bin: &Path, random: bool) -> Outcome {
     } else {
         Outcome::Semantic
     }
+}
+
+/// The log lines (Helm 4's slog records: `level=… msg=…`) of a successful run's stderr, sorted:
+/// Helm coalesces values by ranging over Go maps, so the order of its warnings is random, but
+/// each line and how often it comes are not.
+fn log_lines(stderr: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("level=")).collect();
+    lines.sort_unstable();
+    lines
 }
 
 /// Split a line of arguments as the generator's `shlex.join` wrote it.

@@ -12,5 +12,6 @@ mod oci;
 mod package_cli;
 mod release_cli;
 mod repo;
+mod schema_refs;
 mod support;
 mod values_cli;
