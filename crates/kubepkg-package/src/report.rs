@@ -68,8 +68,8 @@ pub struct ComponentState {
     pub waiting_for: Option<String>,
 }
 
-/// `kubepkg status NAME`.
-pub fn status_text(rev: &PackageRevision, components: &[ComponentState]) -> String {
+/// The lines every view of a revision starts with (`UPDATED` when `updated`).
+fn header(rev: &PackageRevision, updated: bool) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "NAME: {}", rev.name);
     let _ = writeln!(s, "NAMESPACE: {}", rev.namespace);
@@ -78,6 +78,9 @@ pub fn status_text(rev: &PackageRevision, components: &[ComponentState]) -> Stri
         let _ = writeln!(s, "SOURCE: {source}");
     }
     let _ = writeln!(s, "REVISION: {}", rev.revision);
+    if updated {
+        let _ = writeln!(s, "UPDATED: {}", rev.last_deployed);
+    }
     let _ = writeln!(s, "STATUS: {}", rev.status.as_str());
     if let Some(reason) = rev.reason {
         let _ = writeln!(s, "REASON: {}", reason.as_str());
@@ -85,6 +88,12 @@ pub fn status_text(rev: &PackageRevision, components: &[ComponentState]) -> Stri
     if !rev.description.is_empty() {
         let _ = writeln!(s, "DESCRIPTION: {}", rev.description);
     }
+    s
+}
+
+/// `kubepkg status NAME`.
+pub fn status_text(rev: &PackageRevision, components: &[ComponentState]) -> String {
+    let mut s = header(rev, false);
     // kstatus: the recorded conditions, or what a not-ready component says now.
     let not_ready = components.iter().find(|c| !c.ready).map(|c| {
         format!(
@@ -147,22 +156,7 @@ pub fn status_text(rev: &PackageRevision, components: &[ComponentState]) -> Stri
 /// description (for a failure, what failed: unready objects, their pods, events, a hook's log),
 /// the verdicts its hooks gave, and its components as recorded (not checked live).
 pub fn revision_text(rev: &PackageRevision) -> String {
-    let mut s = String::new();
-    let _ = writeln!(s, "NAME: {}", rev.name);
-    let _ = writeln!(s, "NAMESPACE: {}", rev.namespace);
-    let _ = writeln!(s, "PACKAGE: {} {}", rev.package, rev.version);
-    if let Some(source) = &rev.source {
-        let _ = writeln!(s, "SOURCE: {source}");
-    }
-    let _ = writeln!(s, "REVISION: {}", rev.revision);
-    let _ = writeln!(s, "UPDATED: {}", rev.last_deployed);
-    let _ = writeln!(s, "STATUS: {}", rev.status.as_str());
-    if let Some(reason) = rev.reason {
-        let _ = writeln!(s, "REASON: {}", reason.as_str());
-    }
-    if !rev.description.is_empty() {
-        let _ = writeln!(s, "DESCRIPTION: {}", rev.description);
-    }
+    let mut s = header(rev, true);
     if !rev.hook_verdicts.is_empty() {
         let _ = writeln!(s, "VERDICTS:");
         for v in &rev.hook_verdicts {
