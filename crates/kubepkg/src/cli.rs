@@ -123,7 +123,8 @@ pub enum Command {
     Apply(Box<ApplyArgs>),
     /// Print each component's effective values in a package revision (`--explain`: sources).
     Values(Box<PackageValuesArgs>),
-    /// Installed packages: status, history, rollback, uninstall, list (package meaning only).
+    /// Packages: status, history, rollback, uninstall, list (package meaning only); push, pull
+    /// (OCI registries) and lock (kubepkg.lock).
     #[command(subcommand, visible_alias = "pkg")]
     Package(PackageCommand),
     /// Install a chart as a Helm-compatible release.
