@@ -41,6 +41,8 @@ pub struct Prepared {
     pub previous_rendered: BTreeMap<String, RenderedComponent>,
     pub rendered: BTreeMap<String, RenderedComponent>,
     pub plan: Plan,
+    /// The package's `PreRollback` hooks with their charts, as the revision will keep them.
+    pub rollback_hooks: Vec<kubepkg_package::revision::RollbackHook>,
 }
 
 /// What the API server reports for `.Capabilities` (its version and served API versions,
@@ -276,13 +278,10 @@ pub async fn prepare(
     }
     // The PreRollback hooks a revision keeps are part of it: new hook values or charts are a
     // change to record even when no component changes.
+    let rollback_hooks =
+        kubepkg_package::rollback_hooks::records(package, instance.name, instance.namespace, user)?;
     if let (plan::Action::NoChange, Some(d)) = (plan.action, &deployed)
-        && kubepkg_package::rollback_hooks::records(
-            package,
-            instance.name,
-            instance.namespace,
-            user,
-        )? != d.rollback_hooks
+        && rollback_hooks != d.rollback_hooks
     {
         plan.action = plan::Action::Reconfigure;
         plan.revision = Some(d.revision + 1);
@@ -293,6 +292,7 @@ pub async fn prepare(
         previous_rendered,
         rendered,
         plan,
+        rollback_hooks,
     })
 }
 
@@ -472,12 +472,6 @@ pub async fn apply(
             ));
         }
         let now = now();
-        let rollback_hooks = kubepkg_package::rollback_hooks::records(
-            package,
-            instance.name,
-            instance.namespace,
-            user,
-        )?;
         let input = ApplyInput {
             name: instance.name,
             namespace: instance.namespace,
@@ -490,7 +484,7 @@ pub async fn apply(
             now: &now,
             allow_downgrade: options.allow_downgrade,
             allow_unsafe_crd_changes: options.allow_unsafe_crd_changes,
-            rollback_hooks: &rollback_hooks,
+            rollback_hooks: &p.rollback_hooks,
         };
         // Boxed: the orchestrator's state machine is large, and controller tasks run on small stacks.
         let outcome = Box::pin(orchestrator::apply(kc, input)).await?;

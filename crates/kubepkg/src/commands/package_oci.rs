@@ -133,33 +133,22 @@ pub async fn locate(
 }
 
 /// `dir` as a `.tgz` under the top-level directory `top`, as `helm package` lays it out:
-/// entries sorted, fixed modes and times, so the same directory gives the same bytes.
+/// entries sorted, fixed modes and times (the one archive writer, `kubepkg_chart::archive::pack`),
+/// so the same directory gives the same bytes.
 fn tar_gz(dir: &Path, top: &str) -> Result<Vec<u8>> {
-    let mut files = Vec::new();
-    collect(dir, dir, &mut files)?;
-    files.sort();
-    let mut out = Vec::new();
-    {
-        let gz = flate2::write::GzEncoder::new(&mut out, flate2::Compression::default());
-        let mut tar = tar::Builder::new(gz);
-        for rel in files {
-            let path = dir.join(&rel);
-            let data =
-                std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-            let mut h = tar::Header::new_gnu();
-            h.set_size(data.len() as u64);
-            h.set_mode(0o644);
-            h.set_mtime(0);
-            h.set_entry_type(tar::EntryType::Regular);
-            let name = format!("{top}/{}", rel.to_string_lossy().replace('\\', "/"));
-            tar.append_data(&mut h, name, &data[..])
-                .with_context(|| format!("archiving {}", path.display()))?;
-        }
-        tar.into_inner()
-            .and_then(|gz| gz.finish())
-            .context("writing the archive")?;
+    let mut paths = Vec::new();
+    collect(dir, dir, &mut paths)?;
+    paths.sort();
+    let mut files = Vec::with_capacity(paths.len());
+    for rel in paths {
+        let path = dir.join(&rel);
+        let data = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        files.push(kubepkg_chart::archive::BufferedFile {
+            name: rel.to_string_lossy().replace('\\', "/"),
+            data,
+        });
     }
-    Ok(out)
+    kubepkg_chart::archive::pack(top, &files).context("writing the archive")
 }
 
 fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
