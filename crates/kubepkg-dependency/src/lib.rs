@@ -746,7 +746,7 @@ pub fn list(chart_path: &Path) -> Result<String, DependencyError> {
             status(&charts_dir, d, &chart).into(),
         ]);
     }
-    let mut out = uitable(&rows, 80);
+    let mut out = kubepkg_gostd::uitable::uitable_max_width(&rows, 80);
     out.push('\n');
     let mut files: Vec<PathBuf> = std::fs::read_dir(&charts_dir)
         .map(|r| r.flatten().map(|e| e.path()).collect())
@@ -854,42 +854,6 @@ fn strict_semver(v: &str) -> bool {
                 && (p.len() == 1 || !p.starts_with('0'))
         })
         && Version::parse(v).is_ok()
-}
-
-fn uitable(rows: &[Vec<String>], max: usize) -> String {
-    // uitable's layout (the release crate has the CLI's copy; this crate stays below it).
-    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let width = |s: &str| s.chars().count();
-    let widths: Vec<usize> = (0..cols)
-        .map(|i| {
-            rows.iter()
-                .filter_map(|r| r.get(i))
-                .map(|c| width(c))
-                .max()
-                .unwrap_or(0)
-                .min(max)
-        })
-        .collect();
-    let mut out = String::new();
-    for row in rows {
-        let cells: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let w = widths[i];
-                let n = width(c);
-                if n <= w {
-                    format!("{c}{}", " ".repeat(w - n))
-                } else {
-                    let kept: String = c.chars().take(w.saturating_sub(3)).collect();
-                    format!("{kept}...")
-                }
-            })
-            .collect();
-        out.push_str(&cells.join("\t"));
-        out.push('\n');
-    }
-    out
 }
 
 #[cfg(test)]

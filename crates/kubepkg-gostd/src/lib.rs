@@ -15,6 +15,7 @@
 //! | [`time`] | `time`: `Time.String`/`Format`/`ParseInLocation`, `LoadLocation` and `Local`, `Duration.String`/`Round`, `ParseDuration`, civil dates |
 //! | [`slog`] | `log/slog`'s `TextHandler` line (Helm 4's CLI logger: no time), and the one way kubepkg logs a Helm warning |
 //! | [`utf8`] | `unicode/utf8` over Go strings (bytes that need not be UTF-8) |
+//! | [`uitable`] | not the standard library: gosuri/uitable, the table layout of Helm's CLI |
 //!
 //! The crate is a leaf: it depends on no other kubepkg crate, and on one time library (jiff,
 //! for the IANA zone database only; the calendar arithmetic is Go's own, in [`time::civil`]).
@@ -24,4 +25,5 @@ pub mod json;
 pub mod slog;
 pub mod strconv;
 pub mod time;
+pub mod uitable;
 pub mod utf8;
