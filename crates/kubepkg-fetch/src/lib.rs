@@ -225,15 +225,21 @@ impl Fetcher {
                 url: current.clone(),
                 reason: e.to_string(),
             })?;
-            let response = self
-                .client
-                .request(req)
+            // The span `--debug` prints as a line of the request trail (kube's own is named so).
+            let span = tracing::debug_span!(
+                "HTTP",
+                http.method = "GET",
+                http.url = %current,
+                http.status_code = tracing::field::Empty
+            );
+            let response = tracing::Instrument::instrument(self.client.request(req), span.clone())
                 .await
                 .map_err(|e| FetchError::Transport {
                     url: current.clone(),
                     source: Box::new(e),
                 })?;
             let status = response.status();
+            span.record("http.status_code", status.as_u16());
             if status.is_redirection()
                 && let Some(location) = response
                     .headers()

@@ -55,6 +55,21 @@ impl Cluster {
         Ok(Cluster::from_client(client, &namespace))
     }
 
+    /// The names of the cluster's namespaces (for shell completion of `-n`).
+    pub async fn namespace_names(&self) -> Result<Vec<String>, KubeError> {
+        let api: kube::Api<k8s_openapi::api::core::v1::Namespace> =
+            kube::Api::all(self.client.clone());
+        let list = api
+            .list_metadata(&kube::api::ListParams::default())
+            .await
+            .map_err(|e| KubeError::refused("list", "namespaces".to_string(), e))?;
+        Ok(list
+            .items
+            .into_iter()
+            .filter_map(|n| n.metadata.name)
+            .collect())
+    }
+
     /// Wraps an existing client (tests, controller).
     pub fn from_client(client: kube::Client, namespace: &str) -> Cluster {
         Cluster {
@@ -66,12 +81,10 @@ impl Cluster {
     }
 }
 
-async fn load_config(opts: &ClusterOptions) -> Result<kube::Config, KubeError> {
-    let kc_opts = KubeConfigOptions {
-        context: opts.context.clone(),
-        ..Default::default()
-    };
-    let kubeconfig = if let Some(path) = &opts.kubeconfig {
+/// The kubeconfig the options name, as described in the module docs (`None`: there is none,
+/// so the in-cluster service account is used).
+fn read_kubeconfig(opts: &ClusterOptions) -> Result<Option<Kubeconfig>, KubeError> {
+    Ok(if let Some(path) = &opts.kubeconfig {
         Some(
             Kubeconfig::read_from(path)
                 .map_err(|e| KubeError::Config(format!("{}: {e}", path.display())))?,
@@ -91,8 +104,41 @@ async fn load_config(opts: &ClusterOptions) -> Result<kube::Config, KubeError> {
             ),
             _ => None,
         }
+    })
+}
+
+/// The names of the kubeconfig's contexts, in file order (none without a kubeconfig).
+pub fn kubeconfig_contexts(opts: &ClusterOptions) -> Result<Vec<String>, KubeError> {
+    Ok(read_kubeconfig(opts)?
+        .map(|kc| kc.contexts.into_iter().map(|c| c.name).collect())
+        .unwrap_or_default())
+}
+
+/// The namespace operations use without connecting, as Helm's `HELM_NAMESPACE` shows it: `-n`,
+/// else the chosen context's namespace, else `default`.
+pub fn default_namespace(opts: &ClusterOptions) -> String {
+    if let Some(ns) = opts.namespace.clone().filter(|n| !n.is_empty()) {
+        return ns;
+    }
+    let context_namespace = read_kubeconfig(opts).ok().flatten().and_then(|kc| {
+        let name = opts.context.clone().or(kc.current_context.clone())?;
+        kc.contexts
+            .into_iter()
+            .find(|c| c.name == name)?
+            .context?
+            .namespace
+    });
+    context_namespace
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "default".to_string())
+}
+
+async fn load_config(opts: &ClusterOptions) -> Result<kube::Config, KubeError> {
+    let kc_opts = KubeConfigOptions {
+        context: opts.context.clone(),
+        ..Default::default()
     };
-    match kubeconfig {
+    match read_kubeconfig(opts)? {
         Some(kc) => {
             if let Some(ctx) = &opts.context
                 && !kc.contexts.iter().any(|c| &c.name == ctx)

@@ -673,10 +673,19 @@ impl Client {
             }
         };
         let is_head = req.method() == Method::HEAD;
-        let resp = tokio::time::timeout(Duration::from_secs(300), self.http.request(req))
+        // The span `--debug` prints as a line of the request trail (kube's own is named so).
+        let span = tracing::debug_span!(
+            "HTTP",
+            http.method = %req.method(),
+            http.url = %url,
+            http.status_code = tracing::field::Empty
+        );
+        let sent = tracing::Instrument::instrument(self.http.request(req), span.clone());
+        let resp = tokio::time::timeout(Duration::from_secs(300), sent)
             .await
             .map_err(|_| transport("no answer within 300 s".into()))?
             .map_err(|e| transport(error_chain(&e)))?;
+        span.record("http.status_code", resp.status().as_u16());
         let (parts, mut body) = resp.into_parts();
         if let Some(len) = parts
             .headers

@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component as PathPart, Path, PathBuf};
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
@@ -79,7 +80,9 @@ pub struct Requirement {
 }
 
 /// When a component is applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, JsonSchema,
+)]
 pub enum Phase {
     /// A normal component, applied in dependency order.
     #[default]
@@ -105,12 +108,14 @@ pub enum ChartSource {
 }
 
 /// A component's `chart:` naming a chart of a Helm chart repository.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RepositoryChart {
     /// The repository URL (`https://…`).
+    #[schemars(regex(pattern = r"^https?://"))]
     pub repository: String,
     /// The chart's name in the repository's index.
+    #[schemars(regex(pattern = r"^[^/]+$"))]
     pub name: String,
     /// An exact version or a SemVer constraint (`15.x`).
     pub version: String,
@@ -226,89 +231,171 @@ impl Package {
 }
 
 // ---- raw shape, read strictly ----
+//
+// These types are also the source of the JSON Schema of kubepkg.yaml ([`json_schema`]): their
+// doc comments are its descriptions, and the `schemars` attributes state in the schema what
+// validation checks after reading (names, versions, required fields). What a schema cannot
+// say (duplicates across entries, dependency cycles, chart paths on disk, constraint syntax)
+// only the parser checks; `tests/schema.rs` holds the two to the same refusals otherwise.
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawManifest {
-    package: Spanned<RawPackage>,
-    #[serde(default)]
-    components: Vec<Spanned<RawComponent>>,
+/// A DNS-1123 label of at most 53 characters (package and component names).
+const DNS_LABEL: &str = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
+
+/// Strict SemVer 2 (semver.org's expression), as [`parse_version`] reads a package version.
+const SEMVER: &str = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$";
+
+/// A version constraint as written: a string, or a number YAML read from an unquoted `1.2`.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+#[schemars(rename = "Constraint")]
+enum ConstraintText {
+    Text(String),
+    Number(f64),
 }
 
-#[derive(Deserialize)]
+/// A kubepkg package: a versioned set of Helm charts (components), installed one at a time in
+/// dependency order, each waited until ready.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(title = "kubepkg.yaml")]
+struct RawManifest {
+    /// The package's name and version, what it requires and how it may be rolled back.
+    #[schemars(with = "RawPackage")]
+    package: Spanned<RawPackage>,
+    /// The charts of the package, each one Helm release (at least one).
+    #[schemars(with = "Vec<RawComponent>", required, length(min = 1))]
+    components: Option<Vec<Spanned<RawComponent>>>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "Package")]
 struct RawPackage {
+    /// The package name (a DNS label, at most 53 characters).
+    #[schemars(with = "String", regex(pattern = DNS_LABEL), length(max = 53))]
     name: Spanned<String>,
+    /// The package version, strict SemVer 2 (`1.4.0`, `2.0.0-rc.1`); quote it if YAML would
+    /// read it as a number.
+    #[schemars(with = "String", regex(pattern = SEMVER))]
     version: Spanned<serde_json::Value>,
-    #[serde(default)]
+    /// Whether older versions may run again after this one (docs/rules.md#rollback).
+    #[schemars(with = "Option<RawRollback>")]
     rollback: Option<Spanned<RawRollback>>,
+    /// Packages that must be Ready in the cluster before this one is applied.
     #[serde(default)]
+    #[schemars(with = "Vec<RawRequirement>")]
     requires: Vec<Spanned<RawRequirement>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Rollback")]
 struct RawRollback {
-    #[serde(default)]
+    /// `true`: a failed upgrade to this version is rolled back automatically; `false`: never
+    /// (the version changes data older versions cannot read).
     safe: Option<bool>,
-    #[serde(default)]
+    /// The oldest versions this one may be rolled back to, a SemVer constraint (`>=2.0.0`).
+    #[schemars(with = "Option<ConstraintText>")]
     to: Option<serde_json::Value>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Requirement")]
 struct RawRequirement {
+    /// The name of the required package (its Package object or revisions in the namespace).
+    #[schemars(regex(pattern = DNS_LABEL), length(max = 53))]
     name: String,
-    #[serde(default)]
+    /// A SemVer constraint on the required package's version (`>=1.2.0`).
+    #[schemars(with = "Option<ConstraintText>")]
     version: Option<serde_json::Value>,
+    /// `true`: only orders (applied after it when both are present); never waits for it.
     #[serde(default)]
     optional: bool,
 }
 
-#[derive(Deserialize)]
+/// A component: one chart, one Helm release (`<instance>-<name>`). Either `path` or `chart`.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("oneOf" = [
+    {"required": ["path"], "properties": {"path": {"type": "string"}}},
+    {"required": ["chart"], "properties": {"chart": {"type": "object"}}}
+]))]
+#[schemars(rename = "Component")]
 struct RawComponent {
+    /// The component name (a DNS label, at most 53 characters).
+    #[schemars(with = "String", regex(pattern = DNS_LABEL), length(max = 53))]
     name: Spanned<String>,
-    #[serde(default)]
+    /// A chart directory or `.tgz` inside the package, relative to kubepkg.yaml.
+    #[schemars(with = "Option<String>")]
     path: Option<Spanned<String>>,
-    #[serde(default)]
+    /// A chart of a Helm chart repository (pinned in kubepkg.lock).
+    #[schemars(with = "Option<RepositoryChart>")]
     chart: Option<Spanned<RepositoryChart>>,
-    #[serde(default)]
+    /// Values for this component's chart (above the chart's defaults, below the user's).
+    #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
     values: Option<Spanned<serde_json::Value>>,
-    #[serde(default)]
+    /// How and when the component is installed.
     install: Option<RawInstall>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(rename = "Install")]
 struct RawInstall {
-    #[serde(default)]
+    /// The namespace of the component's release (default: the package's namespace).
+    #[schemars(with = "Option<String>")]
     namespace: Option<Spanned<String>>,
+    /// Components applied and Ready before this one.
     #[serde(default)]
+    #[schemars(with = "Vec<String>", extend("uniqueItems" = true))]
     depends_on: Vec<Spanned<String>>,
+    /// Conditions of objects that must hold before the component counts as ready.
     #[serde(default)]
+    #[schemars(with = "Vec<RawReady>")]
     ready_when: Vec<Spanned<RawReady>>,
-    #[serde(default)]
+    /// `Install` (default), or a hook: `PreUpgrade` (before every version change) or
+    /// `PreRollback` (before every rollback away from this version).
+    #[schemars(with = "Option<Phase>")]
     phase: Option<Spanned<String>>,
+    /// The chart also receives the `kubepkg.*` values (hooks always do).
     #[serde(default)]
     upgrade_context: bool,
 }
 
-#[derive(Deserialize)]
+/// An object whose `status.conditions[type=condition].status` must equal `status`.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(rename = "ReadyWhen")]
 struct RawReady {
-    #[serde(default)]
+    /// The object's apiVersion (`cert-manager.io/v1`).
+    #[schemars(with = "String", required)]
     api_version: Option<String>,
-    #[serde(default)]
+    /// The object's kind (`Certificate`).
+    #[schemars(with = "String", required)]
     kind: Option<String>,
-    #[serde(default)]
+    /// The object's name.
+    #[schemars(with = "String", required)]
     name: Option<String>,
-    #[serde(default)]
+    /// The object's namespace (default: the component's).
     namespace: Option<String>,
-    #[serde(default)]
+    /// The condition type (`Ready`).
+    #[schemars(with = "String", required)]
     condition: Option<String>,
-    #[serde(default)]
+    /// The status the condition must have (default `"True"`).
     status: Option<String>,
+}
+
+/// The JSON Schema (draft 07, which editors' YAML servers read) of kubepkg.yaml.
+pub fn json_schema() -> serde_json::Value {
+    let generator = schemars::generate::SchemaSettings::draft07().into_generator();
+    generator.into_root_schema_for::<RawManifest>().to_value()
+}
+
+/// [`json_schema`] as the text `kubepkg schema` prints and `docs/kubepkg.schema.json` holds.
+pub fn json_schema_text() -> String {
+    serde_json::to_string_pretty(&json_schema()).unwrap_or_default()
 }
 
 /// Collects problems with their location.
@@ -367,7 +454,11 @@ pub fn parse_manifest(text: &str, file: &Path, root: &Path) -> Result<Package, P
         }
     };
     let meta = validate_meta(&raw.package, &mut problems);
-    let components = validate_components(&raw.components, root, &mut problems);
+    let components = validate_components(
+        raw.components.as_deref().unwrap_or_default(),
+        root,
+        &mut problems,
+    );
     // Report in file order (validation finds them per concern).
     problems.list.sort_by_key(|p| p.line.unwrap_or(0));
     let meta = match meta {

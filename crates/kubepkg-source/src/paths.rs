@@ -20,6 +20,10 @@ use std::path::PathBuf;
 /// Where Helm's files and kubepkg's cache are.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HelmPaths {
+    /// Helm's configuration home (`HELM_CONFIG_HOME`).
+    pub config_home: PathBuf,
+    /// Helm's cache home (`HELM_CACHE_HOME`).
+    pub cache_home: PathBuf,
     pub repository_config: PathBuf,
     pub repository_cache: PathBuf,
     pub registry_config: PathBuf,
@@ -53,6 +57,8 @@ impl HelmPaths {
                 .unwrap_or_else(|| home.join(".docker"))
                 .join("config.json"),
             kubepkg_cache: var("KUBEPKG_CACHE_DIR").unwrap_or_else(|| xdg_cache.join("kubepkg")),
+            config_home,
+            cache_home,
         }
     }
 }

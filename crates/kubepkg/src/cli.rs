@@ -86,8 +86,20 @@ pub fn with_global_flags_after_the_verb(args: Vec<std::ffi::OsString>) -> Vec<st
 #[derive(Debug, Parser)]
 #[command(name = "kubepkg", version, about, long_about = None, after_long_help = AFTER_HELP)]
 pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// Flags every verb takes, before or after it (Helm's global flags that are not about the
+/// cluster; those are [`ClusterArgs`]).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct GlobalArgs {
+    /// Print every request made to the cluster and to registries and chart repositories
+    /// (method, URL, status, time) on standard error (also: $HELM_DEBUG=true).
+    #[arg(long = "debug", global = true)]
+    pub debug: bool,
 }
 
 /// Shown by `kubepkg --help`: how NAME is resolved and the exit codes.
@@ -113,8 +125,14 @@ Exit codes:
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Print the kubepkg version.
-    Version,
+    /// Print the kubepkg version (`-o json|yaml`, `--short`).
+    Version(VersionArgs),
+    /// Print the environment kubepkg reads (Helm's variables and kubepkg's own), as `helm env`.
+    Env(EnvArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell), as `helm completion`.
+    Completion(CompletionArgs),
+    /// Print the JSON Schema of kubepkg.yaml (for editors: see docs/packages.md).
+    Schema,
     /// Render chart templates locally and print the manifests, as `helm template` does.
     Template(Box<TemplateArgs>),
     /// Show what `apply` would do to a package (order, hooks, changes, readiness gates).
@@ -165,6 +183,46 @@ pub enum Command {
     Controller(Box<ControllerArgs>),
 }
 
+/// Arguments of `kubepkg version`.
+#[derive(Debug, clap::Args)]
+pub struct VersionArgs {
+    /// Print the version only (`v0.1.0`).
+    #[arg(long = "short")]
+    pub short: bool,
+    /// Output format: text (default), json or yaml.
+    #[arg(short = 'o', long = "output", default_value = "text")]
+    pub output: String,
+}
+
+/// Arguments of `kubepkg env`.
+#[derive(Debug, clap::Args)]
+pub struct EnvArgs {
+    /// Print only this variable's value.
+    pub name: Option<String>,
+}
+
+/// Arguments of `kubepkg completion`.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = COMPLETION_HELP)]
+pub struct CompletionArgs {
+    /// The shell to print the script for.
+    pub shell: crate::completion::Shell,
+}
+
+/// How to load the completion scripts (shown by `kubepkg completion --help`).
+pub const COMPLETION_HELP: &str = "\
+Load the script in the running shell, or install it for every new one:
+  bash:        source <(kubepkg completion bash)
+               kubepkg completion bash > /etc/bash_completion.d/kubepkg
+  zsh:         source <(kubepkg completion zsh)
+               kubepkg completion zsh > \"${fpath[1]}/_kubepkg\"
+  fish:        kubepkg completion fish | source
+               kubepkg completion fish > ~/.config/fish/completions/kubepkg.fish
+  powershell:  kubepkg completion powershell | Out-String | Invoke-Expression
+
+Release and package names, namespaces and kube contexts are completed from the cluster
+(with the --kubeconfig, --kube-context and -n given on the line).";
+
 /// Arguments of `kubepkg controller` (controller-runtime's flag names where they exist).
 #[derive(Debug, clap::Args)]
 pub struct ControllerArgs {
@@ -172,7 +230,7 @@ pub struct ControllerArgs {
     #[arg(long = "kubeconfig")]
     pub kubeconfig: Option<std::path::PathBuf>,
     /// Name of the kubeconfig context to use (default: $HELM_KUBECONTEXT, then the current one).
-    #[arg(long = "kube-context")]
+    #[arg(long = "kube-context", add = crate::completion::contexts())]
     pub kube_context: Option<String>,
     /// Reconcile only the Packages of these namespaces (repeatable or comma-separated;
     /// default: all namespaces).
@@ -274,9 +332,6 @@ pub struct TemplateArgs {
     /// `.Capabilities` (its version and served API versions), as `helm template` does.
     #[arg(long = "dry-run", num_args = 0..=1, default_missing_value = "client")]
     pub dry_run: Option<String>,
-    /// Accepted for compatibility with `helm template` (no effect).
-    #[arg(long = "debug")]
-    pub debug: bool,
     /// Accepted for compatibility with `helm template` (no effect offline).
     #[arg(long = "kube-context")]
     pub kube_context: Option<String>,
@@ -528,10 +583,10 @@ pub struct ClusterArgs {
     #[arg(long = "kubeconfig")]
     pub kubeconfig: Option<std::path::PathBuf>,
     /// Name of the kubeconfig context to use (default: $HELM_KUBECONTEXT, then the current one).
-    #[arg(long = "kube-context")]
+    #[arg(long = "kube-context", add = crate::completion::contexts())]
     pub kube_context: Option<String>,
     /// Namespace of the release (default: $HELM_NAMESPACE, then the context's namespace).
-    #[arg(short = 'n', long = "namespace")]
+    #[arg(short = 'n', long = "namespace", add = crate::completion::namespaces())]
     pub namespace: Option<String>,
     /// Fail at once if another operation holds the package or release instead of waiting for it.
     #[arg(long = "no-wait-lock")]
@@ -662,6 +717,7 @@ pub struct ChangeArgs {
 /// `kubepkg rollback NAME [REVISION]`.
 #[derive(Debug, clap::Args)]
 pub struct RollbackArgs {
+    #[arg(add = crate::completion::names())]
     pub name: String,
     /// Revision to roll back to (default: the one before the latest; for a package, the one
     /// before the deployed revision).
@@ -683,6 +739,7 @@ pub struct RollbackArgs {
 /// `kubepkg uninstall NAME`.
 #[derive(Debug, clap::Args)]
 pub struct UninstallArgs {
+    #[arg(add = crate::completion::names())]
     pub name: String,
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -768,6 +825,7 @@ pub struct QueryArgs {
 /// `kubepkg test NAME` and the release side of `history`/`status`.
 #[derive(Debug, clap::Args)]
 pub struct ReleaseQueryArgs {
+    #[arg(add = crate::completion::names())]
     pub name: String,
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -790,6 +848,7 @@ pub struct ReleaseQueryArgs {
 pub struct GetArgs {
     /// What to print: all, values, manifest, hooks, notes or metadata.
     pub what: String,
+    #[arg(add = crate::completion::releases())]
     pub name: String,
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -838,6 +897,7 @@ pub struct PackageValuesFlags {
 #[derive(Debug, clap::Args)]
 pub struct PlanArgs {
     /// Package instance name.
+    #[arg(add = crate::completion::packages())]
     pub name: String,
     /// Package directory, `.tgz` archive, bare chart, or `oci://HOST/REPO/NAME` in a registry.
     pub package: std::path::PathBuf,
@@ -866,6 +926,7 @@ pub struct PlanArgs {
 #[derive(Debug, clap::Args)]
 pub struct ApplyArgs {
     /// Package instance name.
+    #[arg(add = crate::completion::packages())]
     pub name: String,
     /// Package directory, `.tgz` archive, bare chart, or `oci://HOST/REPO/NAME` in a registry.
     pub package: std::path::PathBuf,
@@ -910,6 +971,7 @@ pub struct ApplyArgs {
 #[derive(Debug, clap::Args)]
 pub struct PackageValuesArgs {
     /// Package instance name.
+    #[arg(add = crate::completion::packages())]
     pub name: String,
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -957,6 +1019,7 @@ pub struct PackageLockArgs {
 /// `kubepkg package status|history NAME`.
 #[derive(Debug, clap::Args)]
 pub struct PackageQueryArgs {
+    #[arg(add = crate::completion::packages())]
     pub name: String,
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -972,6 +1035,7 @@ pub struct PackageQueryArgs {
 /// `kubepkg package rollback NAME [REVISION]`.
 #[derive(Debug, clap::Args)]
 pub struct PackageRollbackArgs {
+    #[arg(add = crate::completion::packages())]
     pub name: String,
     /// Revision to go back to (default: the one before the deployed revision).
     pub revision: Option<u64>,
@@ -991,6 +1055,7 @@ pub struct PackageRollbackArgs {
 /// `kubepkg package uninstall NAME`.
 #[derive(Debug, clap::Args)]
 pub struct PackageUninstallArgs {
+    #[arg(add = crate::completion::packages())]
     pub name: String,
     #[command(flatten)]
     pub cluster: ClusterArgs,

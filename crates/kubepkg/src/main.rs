@@ -6,6 +6,8 @@
 
 mod cli;
 mod commands;
+mod completion;
+mod debug;
 mod error;
 mod progress;
 mod settings;
@@ -14,10 +16,16 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // A TAB in a shell that loaded `kubepkg completion SHELL`: answer and exit.
+    completion::complete_if_asked();
     let cli = cli::Cli::parse_from(cli::with_global_flags_after_the_verb(
         std::env::args_os().collect(),
     ));
-    let settings = settings::Settings::from_env(&cli.command);
+    let settings = settings::Settings::from_env(&cli);
+    // The controller logs through its own subscriber (`KUBEPKG_LOG`).
+    if settings.debug && !matches!(cli.command, cli::Command::Controller(_)) {
+        debug::install();
+    }
     match commands::run(cli.command, &settings) {
         Ok(code) => code,
         Err(err) => {

@@ -16,7 +16,7 @@ use kubepkg_kube::{Cluster, ClusterOptions};
 use kubepkg_release::action::{Options, Releases};
 use kubepkg_release::{AnyDriver, DriverKind, Store};
 
-use crate::cli::{ClusterArgs, Command, PackageCommand};
+use crate::cli::{Cli, ClusterArgs, Command, GlobalArgs, PackageCommand};
 
 /// What every command needs to know about where it runs.
 #[derive(Debug, Clone, Default)]
@@ -31,12 +31,27 @@ pub struct Settings {
     pub wait_lock: bool,
     /// Helm's repository and registry files and kubepkg's cache (`kubepkg_source::paths`).
     pub paths: kubepkg_source::HelmPaths,
+    /// `--debug` or `$HELM_DEBUG`: print the request trail ([`crate::debug`]).
+    pub debug: bool,
 }
 
 impl Settings {
-    /// Resolves the flags of `command` and the environment (`env`: a variable's value).
-    pub fn resolve(command: &Command, env: impl Fn(&str) -> Option<String>) -> Settings {
-        let flags = cluster_flags(command).unwrap_or_default();
+    /// Resolves the flags of the command line and the environment (`env`: a variable's value).
+    pub fn resolve(cli: &Cli, env: impl Fn(&str) -> Option<String>) -> Settings {
+        Settings::from_flags(
+            &cli.global,
+            cluster_flags(&cli.command).unwrap_or_default(),
+            env,
+        )
+    }
+
+    /// Resolves given flags and the environment (also for shell completion, which reads the
+    /// flags of a line still being typed).
+    pub fn from_flags(
+        global: &GlobalArgs,
+        flags: ClusterArgs,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Settings {
         let set = |name: &str| env(name).filter(|v| !v.is_empty());
         Settings {
             kubeconfig: flags.kubeconfig,
@@ -45,12 +60,24 @@ impl Settings {
             helm_driver: env("HELM_DRIVER").unwrap_or_default(),
             wait_lock: !flags.no_wait_lock,
             paths: kubepkg_source::HelmPaths::resolve(&env),
+            debug: global.debug || set("HELM_DEBUG").is_some_and(|v| truthy(&v)),
         }
     }
 
     /// [`Settings::resolve`] with the process environment.
-    pub fn from_env(command: &Command) -> Settings {
-        Settings::resolve(command, |name| std::env::var(name).ok())
+    pub fn from_env(cli: &Cli) -> Settings {
+        Settings::resolve(cli, |name| std::env::var(name).ok())
+    }
+
+    /// The namespace as `helm env` shows it: `-n`, `$HELM_NAMESPACE`, else the kubeconfig
+    /// context's namespace, else `default` (reads the kubeconfig, does not connect).
+    pub fn namespace_shown(&self) -> String {
+        kubepkg_kube::default_namespace(&self.cluster_options())
+    }
+
+    /// `$HELM_DRIVER` as given (empty: Helm's default, `secret`).
+    pub fn helm_driver(&self) -> &str {
+        &self.helm_driver
     }
 
     /// The namespace of what runs without a cluster (`template`, client dry runs, `plan`).
@@ -110,11 +137,18 @@ impl Settings {
     }
 }
 
+/// Go's `strconv.ParseBool` truth, as Helm reads `$HELM_DEBUG`.
+fn truthy(v: &str) -> bool {
+    matches!(v, "1" | "t" | "T" | "true" | "TRUE" | "True")
+}
+
 /// The cluster flags of the command line (`template` has its own).
 fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
     Some(
         match command {
-            Command::Version => return None,
+            Command::Version(_) | Command::Env(_) | Command::Completion(_) | Command::Schema => {
+                return None;
+            }
             Command::Template(a) => {
                 return Some(ClusterArgs {
                     kubeconfig: a.kubeconfig.clone().map(Into::into),
@@ -170,7 +204,7 @@ mod tests {
     fn settings(args: &[&str], env: &[(&str, &str)]) -> Settings {
         let cli =
             crate::cli::Cli::parse_from(std::iter::once("kubepkg").chain(args.iter().copied()));
-        Settings::resolve(&cli.command, |name| {
+        Settings::resolve(&cli, |name| {
             env.iter()
                 .find(|(k, _)| *k == name)
                 .map(|(_, v)| v.to_string())
@@ -203,6 +237,27 @@ mod tests {
         let s = settings(&["plan", "p", "dir", "-n", "x"], &[]);
         assert_eq!(s.offline_namespace(), "x");
         assert!(s.wait_lock);
+    }
+
+    #[test]
+    fn helm_debug_is_read_as_go_reads_a_bool() {
+        assert!(!settings(&["version"], &[]).debug);
+        assert!(settings(&["version", "--debug"], &[]).debug);
+        assert!(settings(&["--debug", "list"], &[]).debug);
+        for (value, on) in [
+            ("true", true),
+            ("1", true),
+            ("T", true),
+            ("false", false),
+            ("yes", false),
+            ("", false),
+        ] {
+            assert_eq!(
+                settings(&["list"], &[("HELM_DEBUG", value)]).debug,
+                on,
+                "{value}"
+            );
+        }
     }
 
     #[test]

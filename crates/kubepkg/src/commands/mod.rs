@@ -3,7 +3,9 @@
 //! The single-release verbs call `kubepkg_release` (`action`, `query`) and
 //! `kubepkg_engine::verbs` for data and print what `kubepkg_release::output` makes of it.
 
+mod completion;
 mod controller;
+mod env;
 mod get;
 mod history;
 mod install;
@@ -15,6 +17,7 @@ mod push;
 mod registry;
 mod repo;
 mod rollback;
+mod schema;
 mod status;
 mod template;
 mod test;
@@ -35,7 +38,10 @@ pub fn run(command: Command, settings: &Settings) -> Result<ExitCode, CliError> 
     Ok(match command {
         Command::Plan(args) => return package::plan(*args, settings),
         Command::Apply(args) => return package::apply(*args, settings),
-        Command::Version => version::run(),
+        Command::Version(args) => version::run(args),
+        Command::Env(args) => env::run(args, settings),
+        Command::Completion(args) => completion::run(args),
+        Command::Schema => schema::run(),
         Command::Template(args) => template::run(*args, settings),
         Command::Values(args) => package::values(*args, settings),
         Command::Package(cmd) => package::run(cmd, settings),
@@ -82,3 +88,18 @@ const PACKAGE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600)
 
 /// The release timeout when `--timeout` is not given (Helm's 5m0s).
 const RELEASE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Prints `j` as `-o json|yaml` asks, or `text()` for `-o table|text`.
+pub(crate) fn print_structured(
+    j: serde_json::Value,
+    output: &str,
+    text: impl FnOnce() -> String,
+) -> Result<()> {
+    match output {
+        "json" => println!("{j}"),
+        "yaml" => print!("{}", kubepkg_release::output::yaml(&j)?),
+        "table" | "text" => print!("{}", text()),
+        other => anyhow::bail!("invalid output format {other:?}: use table, json or yaml"),
+    }
+    Ok(())
+}

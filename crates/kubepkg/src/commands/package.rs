@@ -24,7 +24,7 @@ use kubepkg_package::values::{
 };
 use kubepkg_progress::{Event, Message, Sink};
 
-use super::runtime;
+use super::{print_structured, runtime};
 use crate::cli::{
     ApplyArgs, PackageCommand, PackageSourceArgs, PackageValuesArgs, PackageValuesFlags, PlanArgs,
     TargetArgs,
@@ -377,20 +377,6 @@ pub async fn resolve(kube: &kubepkg_kube::Cluster, name: &str, target: TargetArg
 }
 
 /// Writes `v` in the requested format: json (one line), yaml, or `text` when table/text.
-fn print_structured(
-    j: serde_json::Value,
-    output: &str,
-    text: impl FnOnce() -> String,
-) -> Result<()> {
-    match output {
-        "json" => println!("{j}"),
-        "yaml" => print!("{}", kubepkg_release::output::yaml(&j)?),
-        "table" | "text" => print!("{}", text()),
-        other => anyhow::bail!("invalid output format {other:?}: use table, json or yaml"),
-    }
-    Ok(())
-}
-
 fn cluster(kube: &kubepkg_kube::Cluster, timeout: Duration, sink: Sink) -> KubeCluster {
     KubeCluster::with_sink(kube.clone(), ClusterCapabilities::default(), timeout, sink)
 }

@@ -1,8 +1,28 @@
-//! `kubepkg version`: the build's version.
+//! `kubepkg version`: the build's version, as text (`kubepkg v0.1.0`), `--short` (`v0.1.0`)
+//! or `-o json|yaml` (`{"version": "v0.1.0", …}`), as `helm version` offers them.
 
 use std::process::ExitCode;
 
-pub fn run() -> anyhow::Result<ExitCode> {
-    println!("kubepkg {}", env!("CARGO_PKG_VERSION"));
+use anyhow::Result;
+use serde_json::json;
+
+use crate::cli::VersionArgs;
+
+/// The version as Helm writes its own: with a leading `v`.
+pub fn version() -> String {
+    format!("v{}", env!("CARGO_PKG_VERSION"))
+}
+
+pub fn run(args: VersionArgs) -> Result<ExitCode> {
+    if args.short {
+        println!("{}", version());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let info = json!({
+        "version": version(),
+        "kubeClientVersion": "v1.37",
+        "platform": format!("{}/{}", std::env::consts::OS, std::env::consts::ARCH),
+    });
+    super::print_structured(info, &args.output, || format!("kubepkg {}\n", version()))?;
     Ok(ExitCode::SUCCESS)
 }

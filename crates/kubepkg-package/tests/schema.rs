@@ -1,0 +1,375 @@
+//! The JSON Schema of kubepkg.yaml (`kubepkg schema`, `docs/kubepkg.schema.json`) against the
+//! parser: the committed file is what the types generate; every example and test package
+//! validates; and on a table of manifests, schema and parser refuse the same ones — except the
+//! checks a schema cannot state (listed per case as `Parser`), where the schema accepts and
+//! only the parser refuses. The schema is never stricter than the parser: an editor must not
+//! mark a manifest kubepkg accepts.
+
+use std::path::{Path, PathBuf};
+
+use kubepkg_package::manifest::{json_schema, json_schema_text, parse_manifest};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn validator() -> jsonschema::Validator {
+    jsonschema::draft7::new(&json_schema()).expect("the generated schema compiles")
+}
+
+fn yaml_to_json(text: &str) -> serde_json::Value {
+    serde_saphyr::from_str(text).expect("test manifests are YAML")
+}
+
+#[test]
+fn the_committed_schema_is_what_the_types_generate() {
+    let path = repo().join("docs/kubepkg.schema.json");
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == format!("{}\n", json_schema_text()),
+        "{} is not what `kubepkg schema` prints; regenerate it: \
+         cargo run -p kubepkg -- schema > docs/kubepkg.schema.json",
+        path.display()
+    );
+}
+
+#[test]
+fn every_example_and_test_package_validates_against_the_schema() {
+    let validator = validator();
+    let mut checked = 0;
+    for dir in ["examples", "testdata/packages"] {
+        for file in manifests(&repo().join(dir)) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let errors: Vec<String> = validator
+                .iter_errors(&yaml_to_json(&text))
+                .map(|e| format!("{} at {}", e, e.instance_path()))
+                .collect();
+            assert!(errors.is_empty(), "{}: {errors:?}", file.display());
+            let root = file.parent().unwrap();
+            parse_manifest(&text, &file, root)
+                .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} manifests found");
+}
+
+fn manifests(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(manifests(&path));
+        } else if path.file_name().is_some_and(|n| n == "kubepkg.yaml") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Who refuses a manifest of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refused {
+    /// Nobody: a valid manifest.
+    No,
+    /// Both the schema and the parser.
+    Both,
+    /// Only the parser: a check no JSON Schema can state.
+    Parser,
+}
+
+const HEAD: &str = "package:\n  name: shop\n  version: 1.0.0\n";
+
+/// (what, manifest, who refuses it). `charts/web` and `charts/db` exist.
+fn cases() -> Vec<(&'static str, String, Refused)> {
+    let with = |components: &str| format!("{HEAD}components:\n{components}");
+    let web = "  - name: web\n    path: charts/web\n";
+    vec![
+        ("minimal", with(web), Refused::No),
+        (
+            "everything",
+            format!(
+                "package:\n  name: shop\n  version: 2.0.0-rc.1+b5\n  rollback:\n    safe: true\n    to: \">=1.0.0\"\n  requires:\n    - name: base\n      version: \">=1\"\n    - name: extra\n      optional: true\n\
+                 components:\n  - name: db\n    path: charts/db\n    values: {{replicas: 1}}\n    install:\n      namespace: data\n      readyWhen:\n        - apiVersion: v1\n          kind: ConfigMap\n          name: x\n          condition: Ready\n          status: \"True\"\n\
+                 \x20 - name: web\n    path: charts/web\n    install:\n      dependsOn: [db]\n      upgradeContext: true\n\
+                 \x20 - name: check\n    path: charts/web\n    install:\n      phase: PreUpgrade\n"
+            ),
+            Refused::No,
+        ),
+        (
+            "a repository chart",
+            with(
+                "  - name: pg\n    chart:\n      repository: https://charts.example.com\n      name: postgresql\n      version: 15.x\n",
+            ),
+            Refused::No,
+        ),
+        (
+            "a number as requirement version",
+            format!(
+                "package:\n  name: shop\n  version: 1.0.0\n  requires:\n    - name: base\n      version: 1.2\ncomponents:\n{web}"
+            ),
+            Refused::No,
+        ),
+        (
+            "path null beside a chart",
+            with(
+                "  - name: pg\n    path: null\n    chart:\n      repository: https://c.example.com\n      name: pg\n      version: 1.0.0\n",
+            ),
+            Refused::No,
+        ),
+        ("no components", HEAD.to_string(), Refused::Both),
+        (
+            "empty components",
+            format!("{HEAD}components: []\n"),
+            Refused::Both,
+        ),
+        ("no package", format!("components:\n{web}"), Refused::Both),
+        (
+            "an unknown top-level field",
+            format!("{}extra: 1\n", with(web)),
+            Refused::Both,
+        ),
+        (
+            "an unknown package field",
+            format!("package:\n  name: shop\n  version: 1.0.0\n  colour: red\ncomponents:\n{web}"),
+            Refused::Both,
+        ),
+        (
+            "an unknown component field",
+            with("  - name: web\n    path: charts/web\n    chartPath: x\n"),
+            Refused::Both,
+        ),
+        (
+            "an unknown install field",
+            with("  - name: web\n    path: charts/web\n    install:\n      waitFor: x\n"),
+            Refused::Both,
+        ),
+        (
+            "an upper-case package name",
+            format!("package:\n  name: Shop\n  version: 1.0.0\ncomponents:\n{web}"),
+            Refused::Both,
+        ),
+        (
+            "a package name ending in -",
+            format!("package:\n  name: shop-\n  version: 1.0.0\ncomponents:\n{web}"),
+            Refused::Both,
+        ),
+        (
+            "a 54-character package name",
+            format!(
+                "package:\n  name: {}\n  version: 1.0.0\ncomponents:\n{web}",
+                "a".repeat(54)
+            ),
+            Refused::Both,
+        ),
+        (
+            "a component name with _",
+            with("  - name: my_web\n    path: charts/web\n"),
+            Refused::Both,
+        ),
+        (
+            "a version that is not SemVer",
+            format!("package:\n  name: shop\n  version: \"1.0\"\ncomponents:\n{web}"),
+            Refused::Both,
+        ),
+        (
+            "a version YAML reads as a number",
+            format!("package:\n  name: shop\n  version: 1.5\ncomponents:\n{web}"),
+            Refused::Both,
+        ),
+        (
+            "a version with a leading zero",
+            format!("package:\n  name: shop\n  version: 1.02.0\ncomponents:\n{web}"),
+            Refused::Both,
+        ),
+        (
+            "a version with a v",
+            format!("package:\n  name: shop\n  version: v1.0.0\ncomponents:\n{web}"),
+            Refused::Both,
+        ),
+        (
+            "rollback.safe not a bool",
+            format!(
+                "package:\n  name: shop\n  version: 1.0.0\n  rollback:\n    safe: maybe\ncomponents:\n{web}"
+            ),
+            Refused::Both,
+        ),
+        (
+            "a requirement without a name",
+            format!(
+                "package:\n  name: shop\n  version: 1.0.0\n  requires:\n    - version: \">=1\"\ncomponents:\n{web}"
+            ),
+            Refused::Both,
+        ),
+        (
+            "a component without a chart",
+            with("  - name: web\n"),
+            Refused::Both,
+        ),
+        (
+            "both path and chart",
+            with(
+                "  - name: web\n    path: charts/web\n    chart:\n      repository: https://c.example.com\n      name: pg\n      version: 1.0.0\n",
+            ),
+            Refused::Both,
+        ),
+        (
+            "a chart repository that is not http(s)",
+            with(
+                "  - name: pg\n    chart:\n      repository: oci://r.example.com/charts\n      name: pg\n      version: 1.0.0\n",
+            ),
+            Refused::Both,
+        ),
+        (
+            "a chart name with /",
+            with(
+                "  - name: pg\n    chart:\n      repository: https://c.example.com\n      name: stable/pg\n      version: 1.0.0\n",
+            ),
+            Refused::Both,
+        ),
+        (
+            "a chart without a version",
+            with(
+                "  - name: pg\n    chart:\n      repository: https://c.example.com\n      name: pg\n",
+            ),
+            Refused::Both,
+        ),
+        (
+            "values that are a list",
+            with("  - name: web\n    path: charts/web\n    values: [1, 2]\n"),
+            Refused::Both,
+        ),
+        (
+            "an unknown phase",
+            with("  - name: web\n    path: charts/web\n    install:\n      phase: PostUpgrade\n"),
+            Refused::Both,
+        ),
+        (
+            "readyWhen without a kind",
+            with(
+                "  - name: web\n    path: charts/web\n    install:\n      readyWhen:\n        - apiVersion: v1\n          name: x\n          condition: Ready\n",
+            ),
+            Refused::Both,
+        ),
+        (
+            "readyWhen with a null condition",
+            with(
+                "  - name: web\n    path: charts/web\n    install:\n      readyWhen:\n        - apiVersion: v1\n          kind: ConfigMap\n          name: x\n          condition: null\n",
+            ),
+            Refused::Both,
+        ),
+        (
+            "a dependency listed twice",
+            with(
+                "  - name: db\n    path: charts/db\n  - name: web\n    path: charts/web\n    install:\n      dependsOn: [db, db]\n",
+            ),
+            Refused::Both,
+        ),
+        (
+            "dependsOn not a list",
+            with("  - name: web\n    path: charts/web\n    install:\n      dependsOn: db\n"),
+            Refused::Both,
+        ),
+        // What only the parser can check.
+        (
+            "a component name used twice",
+            with("  - name: web\n    path: charts/web\n  - name: web\n    path: charts/db\n"),
+            Refused::Parser,
+        ),
+        (
+            "a requirement listed twice",
+            format!(
+                "package:\n  name: shop\n  version: 1.0.0\n  requires:\n    - name: base\n    - name: base\ncomponents:\n{web}"
+            ),
+            Refused::Parser,
+        ),
+        (
+            "dependsOn an unknown component",
+            with("  - name: web\n    path: charts/web\n    install:\n      dependsOn: [db]\n"),
+            Refused::Parser,
+        ),
+        (
+            "a dependency cycle",
+            with(
+                "  - name: db\n    path: charts/db\n    install:\n      dependsOn: [web]\n  - name: web\n    path: charts/web\n    install:\n      dependsOn: [db]\n",
+            ),
+            Refused::Parser,
+        ),
+        (
+            "a chart path outside the package",
+            with("  - name: web\n    path: ../web\n"),
+            Refused::Parser,
+        ),
+        (
+            "a chart path that does not exist",
+            with("  - name: web\n    path: charts/nope\n"),
+            Refused::Parser,
+        ),
+        (
+            "a requirement constraint that does not parse",
+            format!(
+                "package:\n  name: shop\n  version: 1.0.0\n  requires:\n    - name: base\n      version: \">>1\"\ncomponents:\n{web}"
+            ),
+            Refused::Parser,
+        ),
+        (
+            "a rollback floor that does not parse",
+            format!(
+                "package:\n  name: shop\n  version: 1.0.0\n  rollback:\n    to: \"not a version\"\ncomponents:\n{web}"
+            ),
+            Refused::Parser,
+        ),
+        (
+            "a rollback floor beside safe: false",
+            format!(
+                "package:\n  name: shop\n  version: 1.0.0\n  rollback:\n    safe: false\n    to: \">=1.0.0\"\ncomponents:\n{web}"
+            ),
+            Refused::Parser,
+        ),
+        (
+            "a chart version that does not parse",
+            with(
+                "  - name: pg\n    chart:\n      repository: https://c.example.com\n      name: pg\n      version: \"not a version\"\n",
+            ),
+            Refused::Parser,
+        ),
+    ]
+}
+
+#[test]
+fn the_schema_and_the_parser_refuse_the_same_manifests() {
+    let dir = tempfile::tempdir().unwrap();
+    for chart in ["web", "db"] {
+        let c = dir.path().join("charts").join(chart);
+        std::fs::create_dir_all(c.join("templates")).unwrap();
+        std::fs::write(
+            c.join("Chart.yaml"),
+            format!("apiVersion: v2\nname: {chart}\nversion: 0.1.0\n"),
+        )
+        .unwrap();
+    }
+    let file = dir.path().join("kubepkg.yaml");
+    let validator = validator();
+    let mut wrong = Vec::new();
+    for (what, text, refused) in cases() {
+        let schema_ok = validator.is_valid(&yaml_to_json(&text));
+        let parser = parse_manifest(&text, &file, dir.path());
+        let expected = match refused {
+            Refused::No => (true, true),
+            Refused::Both => (false, false),
+            Refused::Parser => (true, false),
+        };
+        if (schema_ok, parser.is_ok()) != expected {
+            wrong.push(format!(
+                "{what}: schema accepts: {schema_ok}, parser accepts: {} ({}), expected {refused:?}",
+                parser.is_ok(),
+                parser.err().map(|e| e.to_string()).unwrap_or_default()
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
