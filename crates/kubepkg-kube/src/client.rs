@@ -114,6 +114,26 @@ pub fn kubeconfig_contexts(opts: &ClusterOptions) -> Result<Vec<String>, KubeErr
         .unwrap_or_default())
 }
 
+/// The API server URL of the context the options choose (for messages; `None` in-cluster or
+/// without a kubeconfig).
+pub fn server_url(opts: &ClusterOptions) -> Option<String> {
+    let kc = read_kubeconfig(opts).ok().flatten()?;
+    let context = opts.context.clone().or(kc.current_context.clone())?;
+    let cluster = kc
+        .contexts
+        .iter()
+        .find(|c| c.name == context)?
+        .context
+        .as_ref()?
+        .cluster
+        .clone();
+    kc.clusters
+        .into_iter()
+        .find(|c| c.name == cluster)?
+        .cluster?
+        .server
+}
+
 /// The namespace operations use without connecting, as Helm's `HELM_NAMESPACE` shows it: `-n`,
 /// else the chosen context's namespace, else `default`.
 pub fn default_namespace(opts: &ClusterOptions) -> String {

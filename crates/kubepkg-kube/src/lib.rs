@@ -26,7 +26,7 @@ pub mod retry;
 pub mod wait;
 
 pub use apply::{Applier, ApplyOptions};
-pub use client::{Cluster, ClusterOptions, default_namespace, kubeconfig_contexts};
+pub use client::{Cluster, ClusterOptions, default_namespace, kubeconfig_contexts, server_url};
 pub use error::{ApiFailure, ApiStatus, KubeError};
 pub use kubepkg_manifest::object as manifest;
 pub use kubepkg_manifest::order;

@@ -79,7 +79,7 @@ fn header(rev: &PackageRevision, updated: bool) -> String {
     }
     let _ = writeln!(s, "REVISION: {}", rev.revision);
     if updated {
-        let _ = writeln!(s, "UPDATED: {}", rev.last_deployed);
+        let _ = writeln!(s, "UPDATED: {}", ansic(&rev.last_deployed));
     }
     let _ = writeln!(s, "STATUS: {}", rev.status.as_str());
     if let Some(reason) = rev.reason {
@@ -184,6 +184,14 @@ pub fn revision_text(rev: &PackageRevision) -> String {
 }
 
 /// `kubepkg history NAME`, oldest first, as `helm history` lays it out.
+/// A record's RFC 3339 time as Helm's `history` and `status` print times: Go's `time.ANSIC` in
+/// the local zone (`-o json|yaml` keep RFC 3339).
+fn ansic(rfc3339: &str) -> String {
+    kubepkg_gostd::time::local_of_rfc3339(rfc3339)
+        .map(|t| t.format(kubepkg_gostd::time::ANSIC))
+        .unwrap_or_else(|| rfc3339.to_string())
+}
+
 pub fn history_text(h: &History) -> String {
     let rows: Vec<Vec<String>> = std::iter::once(
         [
@@ -200,7 +208,7 @@ pub fn history_text(h: &History) -> String {
     .chain(h.revisions.iter().map(|r| {
         vec![
             r.revision.to_string(),
-            r.last_deployed.clone(),
+            ansic(&r.last_deployed),
             r.status.as_str().to_string(),
             r.package.clone(),
             r.version.clone(),
@@ -240,7 +248,9 @@ pub fn list_text(latest: &[PackageRevision]) -> String {
             r.name.clone(),
             r.namespace.clone(),
             r.revision.to_string(),
-            r.last_deployed.clone(),
+            kubepkg_gostd::time::local_of_rfc3339(&r.last_deployed)
+                .map(|t| t.string())
+                .unwrap_or_else(|| r.last_deployed.clone()),
             r.status.as_str().to_string(),
             r.package.clone(),
             r.version.clone(),
@@ -343,11 +353,22 @@ mod tests {
             ),
             rev(1, RevisionStatus::Deployed, "1.4.0", "Install complete"),
         ]);
+        // Helm's UPDATED: Go's time.ANSIC in the local zone (jiff is the independent oracle).
+        let ansic = |t: &str| {
+            let t: jiff::Timestamp = t.parse().unwrap();
+            t.to_zoned(jiff::tz::TimeZone::system())
+                .strftime("%a %b %e %H:%M:%S %Y")
+                .to_string()
+        };
+        let (t1, t2) = (ansic("2026-11-21T10:00:00Z"), ansic("2026-11-22T10:00:00Z"));
+        assert_eq!(t1.len(), 24);
         assert_eq!(
             history_text(&h),
-            "REVISION\tUPDATED             \tSTATUS  \tPACKAGE \tVERSION\tDESCRIPTION\n\
-             1       \t2026-11-21T10:00:00Z\tdeployed\tkubevirt\t1.4.0  \tInstall complete\n\
-             2       \t2026-11-22T10:00:00Z\tfailed  \tkubevirt\t1.5.0  \tcomponent kubevirt failed: timed out\n"
+            format!(
+                "REVISION\tUPDATED                 \tSTATUS  \tPACKAGE \tVERSION\tDESCRIPTION\n\
+                 1       \t{t1}\tdeployed\tkubevirt\t1.4.0  \tInstall complete\n\
+                 2       \t{t2}\tfailed  \tkubevirt\t1.5.0  \tcomponent kubevirt failed: timed out\n"
+            )
         );
     }
 

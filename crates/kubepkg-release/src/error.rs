@@ -31,10 +31,11 @@ pub enum Error {
     #[error("HELM_DRIVER={name:?} is not supported by kubepkg (use secret, configmap or memory)")]
     UnsupportedDriver { name: String },
     /// The storage backend (the Kubernetes API) failed.
-    #[error("release storage ({driver}) failed on {key}: {message}")]
+    #[error("release storage ({driver}) failed on {key}")]
     Backend {
         driver: &'static str,
         key: String,
-        message: String,
+        #[source]
+        source: kubepkg_kube::ApiFailure,
     },
 }

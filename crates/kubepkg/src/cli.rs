@@ -63,6 +63,14 @@ pub fn with_global_flags_after_the_verb(args: Vec<std::ffi::OsString>) -> Vec<st
     // The verb path: the first word, and a subcommand of it while it has subcommands.
     let mut cmd = Cli::command();
     let mut path_end = i;
+    if i < rest.len()
+        && cmd
+            .find_subcommand(rest[i].to_string_lossy().as_ref())
+            .is_none()
+    {
+        // Not a verb (misspelt?): the flags go after it, so clap names it and suggests one.
+        path_end = i + 1;
+    }
     while path_end < rest.len() {
         let word = rest[path_end].to_string_lossy().to_string();
         let Some(sub) = cmd.find_subcommand(&word).cloned() else {
@@ -84,7 +92,14 @@ pub fn with_global_flags_after_the_verb(args: Vec<std::ffi::OsString>) -> Vec<st
 /// kubepkg installs and upgrades packages of Helm charts safely: components one at a time in
 /// dependency order, each waiting until really ready.
 #[derive(Debug, Parser)]
-#[command(name = "kubepkg", version, about, long_about = None, after_long_help = AFTER_HELP)]
+#[command(
+    name = "kubepkg",
+    version,
+    about,
+    long_about = None,
+    before_help = GET_STARTED,
+    after_long_help = AFTER_HELP
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -101,6 +116,14 @@ pub struct GlobalArgs {
     #[arg(long = "debug", global = true)]
     pub debug: bool,
 }
+
+/// What `kubepkg --help` opens with: the commands a newcomer needs.
+pub const GET_STARTED: &str = "\
+Get started:
+  kubepkg create shop                 scaffold a package (kubepkg.yaml and a chart)
+  kubepkg plan shop ./shop            what apply would do: order, changes, readiness gates
+  kubepkg apply shop ./shop -n shop   install or upgrade it, one component at a time
+  kubepkg status shop -n shop         each component's release, revision and readiness";
 
 /// Shown by `kubepkg --help`: how NAME is resolved and the exit codes.
 pub const AFTER_HELP: &str = "\
@@ -125,14 +148,6 @@ Exit codes:
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Print the kubepkg version (`-o json|yaml`, `--short`).
-    Version(VersionArgs),
-    /// Print the environment kubepkg reads (Helm's variables and kubepkg's own), as `helm env`.
-    Env(EnvArgs),
-    /// Print a shell completion script (bash, zsh, fish, powershell), as `helm completion`.
-    Completion(CompletionArgs),
-    /// Print the JSON Schema of kubepkg.yaml (for editors: see docs/packages.md).
-    Schema,
     /// Render chart templates locally and print the manifests, as `helm template` does.
     Template(Box<TemplateArgs>),
     /// Show what `apply` would do to a package (order, hooks, changes, readiness gates).
@@ -181,6 +196,14 @@ pub enum Command {
     Dependency(DependencyCommand),
     /// Run the kubepkg controller: reconcile `Package` objects until SIGTERM.
     Controller(Box<ControllerArgs>),
+    /// Print the kubepkg version (`-o json|yaml`, `--short`).
+    Version(VersionArgs),
+    /// Print the environment kubepkg reads (Helm's variables and kubepkg's own), as `helm env`.
+    Env(EnvArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell), as `helm completion`.
+    Completion(CompletionArgs),
+    /// Print the JSON Schema of kubepkg.yaml (for editors: see docs/packages.md).
+    Schema,
 }
 
 /// Arguments of `kubepkg version`.

@@ -25,6 +25,31 @@ impl CliError {
         }
     }
 
+    /// What to do when the cluster did not answer at all (the connection was refused or timed
+    /// out): which server was tried and where that choice came from.
+    pub fn hint(&self, settings: &crate::settings::Settings) -> Option<String> {
+        use std::io::ErrorKind::*;
+        let (CliError::InvalidPackage(e) | CliError::Failed(e)) = self;
+        let unreachable = e.chain().any(|c| {
+            c.downcast_ref::<std::io::Error>().is_some_and(|io| {
+                matches!(
+                    io.kind(),
+                    ConnectionRefused | TimedOut | HostUnreachable | NetworkUnreachable
+                )
+            })
+        });
+        if !unreachable {
+            return None;
+        }
+        let server = kubepkg_kube::server_url(&settings.cluster_options())
+            .map(|s| format!(" at {s}"))
+            .unwrap_or_default();
+        Some(format!(
+            "The Kubernetes API server{server} did not answer: is the cluster running, and are \
+             --kubeconfig/$KUBECONFIG and --kube-context/$HELM_KUBECONTEXT the ones you mean?"
+        ))
+    }
+
     /// The message printed after `Error: `: the error and each cause not already said by
     /// the ones before it, joined by `: ` (typed errors carry their causes as sources and
     /// often name them in their own text too; a cause is printed once).

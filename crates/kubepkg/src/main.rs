@@ -30,6 +30,9 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             eprintln!("Error: {}", err.report());
+            if let Some(hint) = err.hint(&settings) {
+                eprintln!("{hint}");
+            }
             ExitCode::from(err.exit_code())
         }
     }

@@ -120,6 +120,18 @@ impl Time {
     }
 }
 
+/// Go's `time.ANSIC` layout, as Helm prints LAST DEPLOYED and `history`'s UPDATED.
+pub const ANSIC: &str = "Mon Jan _2 15:04:05 2006";
+
+/// An RFC 3339 time (as records store them) seen in the local zone, as Helm's tables print
+/// times (`.format(ANSIC)` for `history`, `.string()` for `list`); `None` if it is not one.
+pub fn local_of_rfc3339(text: &str) -> Option<Time> {
+    let local = local();
+    format::parse_in_location("2006-01-02T15:04:05Z07:00", text, &local)
+        .ok()
+        .map(|t| t.in_location(&local))
+}
+
 /// Go's `time.Now()` in the local zone.
 pub fn now() -> Time {
     let d = std::time::SystemTime::now()

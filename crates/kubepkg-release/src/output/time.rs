@@ -41,9 +41,7 @@ fn go_time(t: Timestamp) -> Time {
 }
 
 fn ansic_in(t: Timestamp, loc: &Location) -> String {
-    go_time(t)
-        .in_location(loc)
-        .format("Mon Jan _2 15:04:05 2006")
+    go_time(t).in_location(loc).format(gotime::ANSIC)
 }
 
 fn go_string_in(t: Timestamp, loc: &Location) -> String {

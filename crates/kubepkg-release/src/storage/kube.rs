@@ -20,11 +20,11 @@ fn label_selector(selector: &BTreeMap<String, String>) -> String {
         .join(",")
 }
 
-fn backend(driver: &'static str, key: &str, e: impl std::fmt::Display) -> Error {
+fn backend(driver: &'static str, key: &str, e: kube::Error) -> Error {
     Error::Backend {
         driver,
         key: key.to_string(),
-        message: e.to_string(),
+        source: e.into(),
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod controller;
 mod controller_chart;
+mod conventions;
 /// The engine's package-writing helpers (simulated Deployments, hook charts), one copy.
 #[path = "../../../kubepkg-engine/tests/support/mod.rs"]
 mod engine_support;
