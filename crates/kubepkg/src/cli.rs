@@ -473,6 +473,7 @@ pub enum RepoCommand {
 /// `kubepkg repo add NAME URL`.
 #[derive(Debug, clap::Args)]
 pub struct RepoAddArgs {
+    /// The name the repository is known by (`NAME/CHART`).
     pub name: String,
     pub url: String,
     /// Chart repository username.
@@ -740,6 +741,7 @@ pub struct ChangeArgs {
 /// `kubepkg rollback NAME [REVISION]`.
 #[derive(Debug, clap::Args)]
 pub struct RollbackArgs {
+    /// A package or Helm release name (a package when one of that name has revisions here).
     #[arg(add = crate::completion::names())]
     pub name: String,
     /// Revision to roll back to (default: the one before the latest; for a package, the one
@@ -762,6 +764,7 @@ pub struct RollbackArgs {
 /// `kubepkg uninstall NAME`.
 #[derive(Debug, clap::Args)]
 pub struct UninstallArgs {
+    /// A package or Helm release name (a package when one of that name has revisions here).
     #[arg(add = crate::completion::names())]
     pub name: String,
     #[command(flatten)]
@@ -848,6 +851,7 @@ pub struct QueryArgs {
 /// `kubepkg test NAME` and the release side of `history`/`status`.
 #[derive(Debug, clap::Args)]
 pub struct ReleaseQueryArgs {
+    /// A package or Helm release name (a package when one of that name has revisions here).
     #[arg(add = crate::completion::names())]
     pub name: String,
     #[command(flatten)]
@@ -871,6 +875,7 @@ pub struct ReleaseQueryArgs {
 pub struct GetArgs {
     /// What to print: all, values, manifest, hooks, notes or metadata.
     pub what: String,
+    /// The Helm release name.
     #[arg(add = crate::completion::releases())]
     pub name: String,
     #[command(flatten)]
@@ -1042,6 +1047,7 @@ pub struct PackageLockArgs {
 /// `kubepkg package status|history NAME`.
 #[derive(Debug, clap::Args)]
 pub struct PackageQueryArgs {
+    /// The package instance name.
     #[arg(add = crate::completion::packages())]
     pub name: String,
     #[command(flatten)]
@@ -1058,6 +1064,7 @@ pub struct PackageQueryArgs {
 /// `kubepkg package rollback NAME [REVISION]`.
 #[derive(Debug, clap::Args)]
 pub struct PackageRollbackArgs {
+    /// The package instance name.
     #[arg(add = crate::completion::packages())]
     pub name: String,
     /// Revision to go back to (default: the one before the deployed revision).
@@ -1078,6 +1085,7 @@ pub struct PackageRollbackArgs {
 /// `kubepkg package uninstall NAME`.
 #[derive(Debug, clap::Args)]
 pub struct PackageUninstallArgs {
+    /// The package instance name.
     #[arg(add = crate::completion::packages())]
     pub name: String,
     #[command(flatten)]
