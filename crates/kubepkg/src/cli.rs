@@ -202,7 +202,7 @@ pub enum Command {
     Env(EnvArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell), as `helm completion`.
     Completion(CompletionArgs),
-    /// Print the JSON Schema of kubepkg.yaml (for editors: see docs/packages.md).
+    /// Print the JSON Schema of kubepkg.yaml (for editors: see docs/kubepkg-yaml.md).
     Schema,
 }
 
