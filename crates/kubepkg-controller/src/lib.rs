@@ -28,13 +28,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
+use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, DynamicObject, PartialObjectMeta};
 use kube::runtime::WatchStreamExt;
 use kube::runtime::controller::Controller;
 use kube::runtime::events::{Recorder, Reporter};
-use kube::runtime::watcher;
+use kube::runtime::{reflector, watcher};
 
 pub use reconcile::Context;
 
@@ -164,10 +164,30 @@ pub async fn run(cluster: kubepkg_kube::Cluster, config: Config) -> Result<(), C
                 watcher::Config::default().labels("owner=kubepkg"),
             )
             .touched_objects();
-            Controller::new_with(packages, watcher::Config::default(), ar)
+            // The Packages' own watch, built here (not by `Controller::new_with`) so that each
+            // event is counted into the queue metrics as it asks for a reconcile.
+            let writer = reflector::store::Writer::new(ar.clone());
+            let reader = writer.as_reader();
+            let queued = ctx.metrics.clone();
+            let triggers = reflector::reflector(
+                writer,
+                watcher::watcher(packages, watcher::Config::default()),
+            )
+            .applied_objects()
+            .inspect_ok(move |package| queued.queued(&resource::key(package)));
+            let queued = ctx.metrics.clone();
+            Controller::for_stream_with(triggers, reader, ar)
                 .with_config(kube::runtime::controller::Config::default().concurrency(concurrency))
                 .watches_stream(revision_changes, move |secret| {
-                    reconcile::dependents_of(&waiting, &secret)
+                    let dependents = reconcile::dependents_of(&waiting, &secret);
+                    for package in &dependents {
+                        queued.queued(&format!(
+                            "{}/{}",
+                            package.namespace.as_deref().unwrap_or_default(),
+                            package.name
+                        ));
+                    }
+                    dependents
                 })
                 .graceful_shutdown_on(shutdown)
                 .run(reconcile::reconcile, reconcile::error_policy, ctx)

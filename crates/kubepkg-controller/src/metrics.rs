@@ -1,7 +1,10 @@
 //! Prometheus metrics, in controller-runtime's names so existing dashboards and alerts work
 //! (`controller_runtime_reconcile_total{controller,result}`,
 //! `controller_runtime_reconcile_errors_total`, `controller_runtime_reconcile_time_seconds`,
-//! `controller_runtime_active_workers`, `controller_runtime_max_concurrent_reconciles`), plus
+//! `controller_runtime_active_workers`, `controller_runtime_max_concurrent_reconciles`, and
+//! client-go's workqueue metrics as controller-runtime labels them: `workqueue_depth`,
+//! `workqueue_adds_total`, `workqueue_queue_duration_seconds`, `workqueue_retries_total`, each
+//! `{controller="package",name="package"}`), plus
 //! kubepkg's own: `kubepkg_packages{reason}` (Packages by the reason of their last state) and
 //! `kubepkg_component_wait_seconds{result}` (how long components took from being applied to
 //! ready or failed).
@@ -9,7 +12,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicI64;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -32,6 +35,12 @@ struct ControllerLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct QueueLabels {
+    controller: String,
+    name: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ResultOnly {
     result: String,
 }
@@ -50,8 +59,15 @@ pub struct Metrics {
     active_workers: Family<ControllerLabels, Gauge<i64, AtomicI64>>,
     packages: Family<ReasonLabels, Gauge<i64, AtomicI64>>,
     component_wait: Family<ResultOnly, Histogram>,
+    queue_depth: Family<QueueLabels, Gauge<i64, AtomicI64>>,
+    queue_adds: Family<QueueLabels, Counter>,
+    queue_duration: Family<QueueLabels, Histogram>,
+    queue_retries: Family<QueueLabels, Counter>,
     /// Each Package's last reason, so `kubepkg_packages` counts every Package once.
     states: Mutex<HashMap<String, String>>,
+    /// The queue: Packages with a reconcile asked for and not started yet (a key once, however
+    /// often it was asked, as client-go's workqueue), with when it was first asked.
+    queued: Mutex<HashMap<String, Instant>>,
 }
 
 impl Metrics {
@@ -75,6 +91,35 @@ impl Metrics {
                 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1200.0, 3600.0,
             ])
         });
+        let queue_depth = Family::<QueueLabels, Gauge<i64, AtomicI64>>::default();
+        let queue_adds = Family::<QueueLabels, Counter>::default();
+        let queue_retries = Family::<QueueLabels, Counter>::default();
+        let queue_duration = Family::<QueueLabels, Histogram>::new_with_constructor(|| {
+            // controller-runtime's buckets: 10 ns to 1000 s, ten times apart.
+            Histogram::new(prometheus_client::metrics::histogram::exponential_buckets(
+                1e-8, 10.0, 12,
+            ))
+        });
+        registry.register(
+            "workqueue_depth",
+            "Current depth of workqueue",
+            queue_depth.clone(),
+        );
+        registry.register(
+            "workqueue_adds",
+            "Total number of adds handled by workqueue",
+            queue_adds.clone(),
+        );
+        registry.register(
+            "workqueue_queue_duration_seconds",
+            "How long in seconds an item stays in workqueue before being requested",
+            queue_duration.clone(),
+        );
+        registry.register(
+            "workqueue_retries",
+            "Total number of retries handled by workqueue",
+            queue_retries.clone(),
+        );
         registry.register(
             "kubepkg_component_wait_seconds",
             "Time from applying a component to it being ready (result=ready) or failed",
@@ -121,12 +166,55 @@ impl Metrics {
             active_workers,
             packages,
             component_wait,
+            queue_depth,
+            queue_adds,
+            queue_duration,
+            queue_retries,
             states: Mutex::new(HashMap::new()),
+            queued: Mutex::new(HashMap::new()),
         }
     }
 
-    pub fn reconcile_started(&self) {
+    /// A reconcile of the Package `key` was asked for (a watch event of it, or of a Package
+    /// or revision it waits for). Asked again before it started, it stays one item.
+    pub fn queued(&self, key: &str) {
+        let Ok(mut queued) = self.queued.lock() else {
+            return;
+        };
+        if !queued.contains_key(key) {
+            queued.insert(key.to_string(), Instant::now());
+            self.queue_adds.get_or_create(&queue_labels()).inc();
+        }
+        self.queue_depth
+            .get_or_create(&queue_labels())
+            .set(i64::try_from(queued.len()).unwrap_or(i64::MAX));
+    }
+
+    /// A reconcile of `key` starts: it leaves the queue. One that was not queued by an event
+    /// was due after a requeue (`requeue_after` or an error's backoff): an add that waited no time.
+    pub fn reconcile_started(&self, key: &str) {
         self.active_workers.get_or_create(&labels()).inc();
+        let Ok(mut queued) = self.queued.lock() else {
+            return;
+        };
+        let waited = match queued.remove(key) {
+            Some(since) => since.elapsed(),
+            None => {
+                self.queue_adds.get_or_create(&queue_labels()).inc();
+                Duration::ZERO
+            }
+        };
+        self.queue_duration
+            .get_or_create(&queue_labels())
+            .observe(waited.as_secs_f64());
+        self.queue_depth
+            .get_or_create(&queue_labels())
+            .set(i64::try_from(queued.len()).unwrap_or(i64::MAX));
+    }
+
+    /// A failed reconcile is retried after its backoff.
+    pub fn retried(&self) {
+        self.queue_retries.get_or_create(&queue_labels()).inc();
     }
 
     /// `result` is controller-runtime's: `success`, `requeue_after` or `error`.
@@ -191,6 +279,13 @@ impl Metrics {
     }
 }
 
+fn queue_labels() -> QueueLabels {
+    QueueLabels {
+        controller: CONTROLLER.into(),
+        name: CONTROLLER.into(),
+    }
+}
+
 fn labels() -> ControllerLabels {
     ControllerLabels {
         controller: CONTROLLER.into(),
@@ -204,7 +299,7 @@ mod tests {
     #[test]
     fn reconcile_counters_use_controller_runtimes_names_and_labels() {
         let m = Metrics::new(4);
-        m.reconcile_started();
+        m.reconcile_started("ns/a");
         m.reconcile_finished("error", Duration::from_millis(30));
         let text = m.encode();
         for line in [
@@ -215,6 +310,36 @@ mod tests {
             "controller_runtime_reconcile_time_seconds_count{controller=\"package\"} 1",
         ] {
             assert!(text.contains(line), "{line} missing in:\n{text}");
+        }
+    }
+
+    #[test]
+    fn the_queue_counts_each_waiting_package_once_as_client_gos_workqueue() {
+        let m = Metrics::new(1);
+        m.queued("ns/a");
+        m.queued("ns/a");
+        m.queued("ns/b");
+        let q = "{controller=\"package\",name=\"package\"}";
+        let text = m.encode();
+        assert!(text.contains(&format!("workqueue_depth{q} 2")), "{text}");
+        assert!(
+            text.contains(&format!("workqueue_adds_total{q} 2")),
+            "{text}"
+        );
+        m.reconcile_started("ns/a");
+        m.reconcile_finished("error", Duration::from_millis(1));
+        m.retried();
+        // Due after the backoff: not queued by an event, still an add.
+        m.reconcile_started("ns/a");
+        m.reconcile_started("ns/b");
+        let text = m.encode();
+        for line in [
+            format!("workqueue_depth{q} 0"),
+            format!("workqueue_adds_total{q} 3"),
+            format!("workqueue_retries_total{q} 1"),
+            format!("workqueue_queue_duration_seconds_count{q} 3"),
+        ] {
+            assert!(text.contains(&line), "{line} missing in:\n{text}");
         }
     }
 

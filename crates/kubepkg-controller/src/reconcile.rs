@@ -110,8 +110,8 @@ pub async fn reconcile(
     ctx: Arc<Context>,
 ) -> Result<Action, ReconcileError> {
     let started = Instant::now();
-    ctx.metrics.reconcile_started();
     let key = resource::key(&obj);
+    ctx.metrics.reconcile_started(&key);
     let result = reconcile_inner(obj, &ctx).await;
     if result.is_ok()
         && let Ok(mut f) = ctx.failures.lock()
@@ -135,6 +135,7 @@ pub async fn reconcile(
 /// Backoff after an error, per object: 5 s, doubling with each consecutive failure of the same
 /// Package, at most 5 minutes; a reconcile that succeeds starts it again from 5 s.
 pub fn error_policy(obj: Arc<DynamicObject>, _e: &ReconcileError, ctx: Arc<Context>) -> Action {
+    ctx.metrics.retried();
     let failures = ctx
         .failures
         .lock()

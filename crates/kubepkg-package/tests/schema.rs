@@ -92,12 +92,11 @@ fn cases() -> Vec<(&'static str, String, Refused)> {
         ("minimal", with(web), Refused::No),
         (
             "everything",
-            format!(
                 "package:\n  name: shop\n  version: 2.0.0-rc.1+b5\n  rollback:\n    safe: true\n    to: \">=1.0.0\"\n  requires:\n    - name: base\n      version: \">=1\"\n    - name: extra\n      optional: true\n\
-                 components:\n  - name: db\n    path: charts/db\n    values: {{replicas: 1}}\n    install:\n      namespace: data\n      readyWhen:\n        - apiVersion: v1\n          kind: ConfigMap\n          name: x\n          condition: Ready\n          status: \"True\"\n\
+                 components:\n  - name: db\n    path: charts/db\n    values: {replicas: 1}\n    install:\n      namespace: data\n      readyWhen:\n        - apiVersion: v1\n          kind: ConfigMap\n          name: x\n          condition: Ready\n          status: \"True\"\n\
                  \x20 - name: web\n    path: charts/web\n    install:\n      dependsOn: [db]\n      upgradeContext: true\n\
                  \x20 - name: check\n    path: charts/web\n    install:\n      phase: PreUpgrade\n"
-            ),
+            .to_string(),
             Refused::No,
         ),
         (

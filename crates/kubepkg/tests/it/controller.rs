@@ -667,9 +667,33 @@ async fn a_suspended_package_changes_nothing_until_resumed() {
         "controller_runtime_max_concurrent_reconciles{controller=\"package\"} 4",
         "kubepkg_packages{reason=\"Succeeded\"} 1",
         "kubepkg_component_wait_seconds_count{result=\"ready\"} 2",
+        // At rest nothing waits in the queue; the Package's edits and requeues went through it.
+        "workqueue_depth{controller=\"package\",name=\"package\"} 0",
+        "workqueue_queue_duration_seconds_bucket{le=",
     ] {
         assert!(text.contains(name), "{name} not in /metrics:\n{text}");
     }
+    let adds = metric_value(
+        &text,
+        "workqueue_adds_total{controller=\"package\",name=\"package\"}",
+    );
+    let reconciles: f64 = text
+        .lines()
+        .filter(|l| l.starts_with("controller_runtime_reconcile_total{"))
+        .filter_map(|l| l.rsplit_once(' ')?.1.parse::<f64>().ok())
+        .sum();
+    // Every reconcile was taken from the queue (an event's add or a due requeue).
+    assert!(
+        adds >= 3.0 && adds >= reconciles,
+        "adds {adds}, reconciles {reconciles}:\n{text}"
+    );
+}
+
+/// The value of the sample `name` (with its labels) in a Prometheus text exposition.
+fn metric_value(text: &str, name: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{name} not in /metrics:\n{text}"))
 }
 
 /// A loopback HTTP server answering every GET with `body`; returns its URL.

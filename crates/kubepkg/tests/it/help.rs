@@ -63,5 +63,8 @@ fn every_verbs_help_is_pinned() {
 fn no_verb_and_a_misspelt_verb_are_usage_errors() {
     insta::assert_snapshot!("no-verb", kubepkg(&[]));
     insta::assert_snapshot!("misspelt-verb", kubepkg(&["instal", "web", "./chart"]));
-    insta::assert_snapshot!("misspelt-flag", kubepkg(&["apply", "shop", ".", "--dry-rn"]));
+    insta::assert_snapshot!(
+        "misspelt-flag",
+        kubepkg(&["apply", "shop", ".", "--dry-rn"])
+    );
 }

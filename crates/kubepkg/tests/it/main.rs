@@ -7,9 +7,9 @@ mod conventions;
 /// The engine's package-writing helpers (simulated Deployments, hook charts), one copy.
 #[path = "../../../kubepkg-engine/tests/support/mod.rs"]
 mod engine_support;
-mod help;
 mod helm_parity;
 mod helm_template_reference;
+mod help;
 mod oci;
 mod package_cli;
 mod release_cli;
