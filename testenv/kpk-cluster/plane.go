@@ -56,6 +56,10 @@ var componentOrder = []string{"etcd", "kube-apiserver", "kube-controller-manager
 type planeFlags struct {
 	dir   string
 	nodes int
+	// qps: --kube-api-qps of kube-controller-manager and kube-scheduler (burst twice that);
+	// 0 keeps Kubernetes' defaults (20 and 50), which throttle a benchmark creating 1000
+	// Deployments at once long before the controller under test does.
+	qps int
 }
 
 func parsePlaneFlags(name string, args []string) (planeFlags, bool) {
@@ -63,6 +67,7 @@ func parsePlaneFlags(name string, args []string) (planeFlags, bool) {
 	var pf planeFlags
 	fs.StringVar(&pf.dir, "dir", os.Getenv("KUBEPKG_TESTENV_DIR"), "state directory (default $KUBEPKG_TESTENV_DIR)")
 	fs.IntVar(&pf.nodes, "nodes", 2, "number of simulated nodes")
+	fs.IntVar(&pf.qps, "controller-qps", 0, "API QPS of kube-controller-manager and kube-scheduler (0: their defaults)")
 	if err := fs.Parse(args); err != nil {
 		return pf, false
 	}
@@ -420,7 +425,11 @@ func startPlane(pf planeFlags) (*planeState, error) {
 		return nil, err
 	}
 
-	kcm, err := startComponent(self, dir, "kube-controller-manager",
+	var rate []string
+	if pf.qps > 0 {
+		rate = []string{fmt.Sprintf("--kube-api-qps=%d", pf.qps), fmt.Sprintf("--kube-api-burst=%d", 2*pf.qps)}
+	}
+	kcm, err := startComponent(self, dir, "kube-controller-manager", append([]string{
 		"--kubeconfig="+kubeconfigs["controller-manager"],
 		"--authentication-kubeconfig="+kubeconfigs["controller-manager"],
 		"--authorization-kubeconfig="+kubeconfigs["controller-manager"],
@@ -435,14 +444,14 @@ func startPlane(pf planeFlags) (*planeState, error) {
 		"--cluster-signing-key-file="+p("ca.key"),
 		"--profiling=false",
 		"--v=1",
-	)
+	}, rate...)...)
 	if err != nil {
 		return nil, err
 	}
 	if err := record(kcm); err != nil {
 		return nil, err
 	}
-	sched, err := startComponent(self, dir, "kube-scheduler",
+	sched, err := startComponent(self, dir, "kube-scheduler", append([]string{
 		"--kubeconfig="+kubeconfigs["scheduler"],
 		"--authentication-kubeconfig="+kubeconfigs["scheduler"],
 		"--authorization-kubeconfig="+kubeconfigs["scheduler"],
@@ -452,7 +461,7 @@ func startPlane(pf planeFlags) (*planeState, error) {
 		"--leader-elect=false",
 		"--profiling=false",
 		"--v=1",
-	)
+	}, rate...)...)
 	if err != nil {
 		return nil, err
 	}
