@@ -9,19 +9,22 @@ mod commands;
 mod error;
 mod progress;
 mod settings;
+mod terminal;
 
 use clap::Parser;
+use kubepkg_package::style::Role;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse_from(cli::with_global_flags_after_the_verb(
         std::env::args_os().collect(),
     ));
-    let settings = settings::Settings::from_env(&cli.command);
+    let settings = settings::Settings::from_env(&cli);
     match commands::run(cli.command, &settings) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("Error: {}", err.report());
+            let prefix = settings.terminal.stderr.paint(Role::Bad, "Error:");
+            eprintln!("{prefix} {}", err.report());
             ExitCode::from(err.exit_code())
         }
     }

@@ -7,7 +7,9 @@
 //! - kubeconfig: `--kubeconfig`, else `$KUBECONFIG`, `~/.kube/config`, in-cluster (read by
 //!   `kubepkg_kube` when connecting);
 //! - release storage: `$HELM_DRIVER` (secret, configmap or memory), checked when a verb opens
-//!   the storage, so verbs that do not use it never fail on it.
+//!   the storage, so verbs that do not use it never fail on it;
+//! - the terminal: colour of each stream (`NO_COLOR`, `--no-color`, `CLICOLOR_FORCE`) and
+//!   whether progress may be live (`CI`, `TERM`), decided by [`Terminal::resolve`].
 
 use std::path::PathBuf;
 
@@ -16,7 +18,9 @@ use kubepkg_kube::{Cluster, ClusterOptions};
 use kubepkg_release::action::{Options, Releases};
 use kubepkg_release::{AnyDriver, DriverKind, Store};
 
-use crate::cli::{ClusterArgs, Command, PackageCommand};
+use crate::cli::{Cli, ClusterArgs, Command, PackageCommand};
+use crate::progress::Printer;
+use crate::terminal::{Streams, Terminal};
 
 /// What every command needs to know about where it runs.
 #[derive(Debug, Clone, Default)]
@@ -31,6 +35,8 @@ pub struct Settings {
     pub wait_lock: bool,
     /// Helm's repository and registry files and kubepkg's cache (`kubepkg_source::paths`).
     pub paths: kubepkg_source::HelmPaths,
+    /// Colours and live progress (`crate::terminal`).
+    pub terminal: Terminal,
 }
 
 impl Settings {
@@ -45,12 +51,18 @@ impl Settings {
             helm_driver: env("HELM_DRIVER").unwrap_or_default(),
             wait_lock: !flags.no_wait_lock,
             paths: kubepkg_source::HelmPaths::resolve(&env),
+            terminal: Terminal::default(),
         }
     }
 
-    /// [`Settings::resolve`] with the process environment.
-    pub fn from_env(command: &Command) -> Settings {
-        Settings::resolve(command, |name| std::env::var(name).ok())
+    /// [`Settings::resolve`] of the whole command line with the process environment, and the
+    /// terminal decided from `--no-color`, the same environment and the process's streams.
+    pub fn from_env(cli: &Cli) -> Settings {
+        let env = |name: &str| std::env::var(name).ok();
+        Settings {
+            terminal: Terminal::resolve(cli.terminal.no_color, Streams::probe(), env),
+            ..Settings::resolve(&cli.command, env)
+        }
     }
 
     /// The namespace of what runs without a cluster (`template`, client dry runs, `plan`).
@@ -88,16 +100,20 @@ impl Settings {
         ))
     }
 
-    /// Release operations in the connected namespace, their progress on standard error (the
-    /// text printer; a single release has no component).
-    pub fn releases<'a>(&self, cluster: &'a Cluster) -> Result<Releases<'a, AnyDriver>> {
+    /// Release operations in the connected namespace, their progress printed by `printer` (a
+    /// single release has no component).
+    pub fn releases<'a>(
+        &self,
+        cluster: &'a Cluster,
+        printer: &Printer,
+    ) -> Result<Releases<'a, AnyDriver>> {
         let driver = self
             .driver()?
             .open(cluster.client.clone(), Some(&cluster.namespace));
         let mut releases = Releases::new(cluster, driver, &cluster.namespace);
-        releases.progress = Box::new(|message| {
-            crate::progress::print_text(&kubepkg_progress::Event::message(None, message))
-        });
+        let sink = printer.sink();
+        releases.progress =
+            Box::new(move |message| sink(&kubepkg_progress::Event::message(None, message)));
         Ok(releases)
     }
 
