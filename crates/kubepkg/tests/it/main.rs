@@ -14,4 +14,5 @@ mod release_cli;
 mod repo;
 mod schema_refs;
 mod support;
+mod terminal;
 mod values_cli;
