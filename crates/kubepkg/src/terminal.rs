@@ -103,7 +103,10 @@ mod tests {
         stderr: false,
     };
 
-    fn resolve(no_color: bool, streams: Streams, env: &[(&str, &str)]) -> Terminal {
+    /// An environment: `(variable, value)` pairs.
+    type Env<'a> = &'a [(&'a str, &'a str)];
+
+    fn resolve(no_color: bool, streams: Streams, env: Env<'_>) -> Terminal {
         Terminal::resolve(no_color, streams, |name| {
             env.iter()
                 .find(|(k, _)| *k == name)
@@ -115,7 +118,7 @@ mod tests {
     #[test]
     fn colour_decision_table() {
         let xterm = ("TERM", "xterm-256color");
-        let cases: &[(bool, Streams, &[(&str, &str)], bool)] = &[
+        let cases: &[(bool, Streams, Env<'_>, bool)] = &[
             // A terminal is coloured; a pipe or a file never, unless forced.
             (false, TTY, &[xterm], true),
             (false, PIPE, &[xterm], false),
@@ -180,7 +183,7 @@ mod tests {
             stdout: false,
             stderr: true,
         };
-        let cases: &[(Streams, &[(&str, &str)], bool)] = &[
+        let cases: &[(Streams, Env<'_>, bool)] = &[
             (TTY, &[xterm], true),
             (stderr_only, &[xterm], true),
             (PIPE, &[xterm], false),

@@ -14,7 +14,8 @@
 //! start-up (`crate::terminal`).
 //!
 //! The line a component gets follows its events: `Applying`, `HookRunning`, `Waiting`,
-//! `WaitingFor`, `RollingBack`, `Uninstalling` keep it live; `Ready`, `Unchanged`, `Failed`,
+//! `WaitingFor`, `RollingBack`, `Uninstalling` keep it live; `Ready`, `Unchanged`, `Failed`
+//! (with the first line of its message: the summary after the lines says all of it),
 //! `RolledBack`, `Uninstalled` collapse it. A component that moves again after its line
 //! collapsed (rolled back after a later component failed) gets a new line below.
 
@@ -185,15 +186,22 @@ impl Board {
             Event::Failed {
                 component: c,
                 message,
-            } => self.collapse(
-                component(c),
-                Summary {
-                    mark: "✗",
-                    role: Role::Bad,
-                    word: "failed:",
-                    detail: Some(message),
-                },
-            ),
+            } => {
+                // One line: the message's first (the summary below says all of it).
+                let first = match message.split_once('\n') {
+                    Some((first, _)) => format!("{} …", first.trim_end_matches(':')),
+                    None => message.clone(),
+                };
+                self.collapse(
+                    component(c),
+                    Summary {
+                        mark: "✗",
+                        role: Role::Bad,
+                        word: "failed:",
+                        detail: Some(&first),
+                    },
+                )
+            }
             Event::Message {
                 component: None,
                 message: Message::WaitingForObjects { pending },
@@ -429,12 +437,17 @@ mod tests {
             component: c("worker"),
             message: "timed out".into(),
         });
+        sink(&Event::Failed {
+            component: c("api"),
+            message: "timed out waiting for 1 object(s):\n  Deployment api: 0/1".into(),
+        });
         assert_eq!(
             lines(&term),
             [
                 "✓ db [0s] ready",
                 "✓ web [0s] unchanged",
-                "✗ worker [0s] failed: timed out"
+                "✗ worker [0s] failed: timed out",
+                "✗ api [0s] failed: timed out waiting for 1 object(s) …",
             ]
         );
     }

@@ -339,7 +339,8 @@ async fn live_lines_are_coloured_by_state() {
         .position(|r| r.starts_with("✗ web ["))
         .unwrap();
     assert!(
-        screen[failed].contains("] failed: timed out after 3s waiting for 1 object(s)"),
+        screen[failed]
+            .ends_with("] failed: timed out after 3s waiting for 1 object(s) to become ready …"),
         "{screen:#?}"
     );
     let summary = screen
