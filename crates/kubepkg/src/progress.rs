@@ -62,11 +62,13 @@ impl Printer {
                 stdout: terminal.stdout,
             }
         } else {
-            Printer::text()
+            Printer::Text {
+                stdout: terminal.stdout,
+            }
         }
     }
 
-    /// The text printer, without colour (verbs that report no live progress).
+    /// The text printer, its summary without colour (verbs that print no summary).
     pub fn text() -> Printer {
         Printer::Text {
             stdout: Palette::PLAIN,
