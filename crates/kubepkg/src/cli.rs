@@ -1266,7 +1266,7 @@ pub enum ProgressMode {
     /// Live on a terminal that can redraw lines, outside CI; plain otherwise.
     #[default]
     Auto,
-    /// Live whenever standard error is a terminal (also in CI or with TERM=dumb).
+    /// Live lines always: also in CI, with TERM=dumb, or on a pipe (escape codes and all).
     Live,
     /// One line per event, as on a pipe.
     Plain,

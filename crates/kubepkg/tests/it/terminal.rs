@@ -354,6 +354,57 @@ async fn live_lines_are_coloured_by_state() {
     );
 }
 
+/// A single release has no components: on a terminal, `install --wait` shows a live line per
+/// object it waits for, which collapses to a ready line; the release's table follows.
+#[tokio::test]
+async fn install_wait_on_a_terminal_shows_a_line_per_object() {
+    let ns = TestNamespace::new("terminal-release")
+        .await
+        .expect("control plane");
+    let tmp = tempfile::tempdir().unwrap();
+    let chart = tmp.path().join("web");
+    crate::engine_support::deploy_chart(&chart, "web", "1.0.0");
+    let mut cmd = kubepkg(
+        &ns,
+        &[
+            "install",
+            "shop",
+            chart.to_str().unwrap(),
+            "--wait",
+            "--set",
+            "readyAfter=4s",
+        ],
+    );
+    for var in ["CI", "NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE"] {
+        cmd.env_remove(var);
+    }
+    cmd.env("TERM", "xterm-256color");
+    let mut term = OnTerminal::spawn(cmd);
+    let object = format!("Deployment \"shop\" in namespace \"{}\"", ns.name());
+    let waiting = term.wait_for_row(Duration::from_secs(60), |r| {
+        r.starts_with(FRAMES) && r.contains(&format!(" {object} [")) && r.contains("] waiting ")
+    });
+    // …and why: the object's readiness reason and message (`LessAvailable: Available: 0/1`).
+    let why = waiting.split_once("] waiting ").unwrap().1;
+    assert!(why.contains(": ") && why.contains("/1"), "{waiting}");
+    let (code, screen) = term.finish();
+    assert_eq!(code, 0, "{screen:#?}");
+    let ready = format!("✓ {object} [");
+    let at = screen
+        .iter()
+        .position(|r| r.starts_with(&ready) && r.ends_with("] ready"))
+        .unwrap_or_else(|| panic!("a ready line: {screen:#?}"));
+    assert_eq!(screen[at + 1], "NAME: shop", "{screen:#?}");
+    assert!(
+        screen.iter().any(|r| r == "STATUS: deployed"),
+        "{screen:#?}"
+    );
+    assert!(
+        !screen.iter().any(|r| r.starts_with("waiting for ")),
+        "no plain line: {screen:#?}"
+    );
+}
+
 /// `kubepkg plan` of an example package (offline, a first install), as a snapshot of exit
 /// code, stdout and stderr; escape codes are shown as `␛`.
 fn plan_snapshot(args: &[&str], colour: (&str, &str)) -> String {
