@@ -122,17 +122,30 @@ impl OnTerminal {
     /// Waits (at most `limit`) until a row satisfies `want`, and returns it.
     #[track_caller]
     fn wait_for_row(&mut self, limit: Duration, want: impl Fn(&str) -> bool) -> String {
+        let rows = self.wait_for_screen(limit, |rows| rows.iter().any(|r| want(r)));
+        rows.into_iter().find(|r| want(r)).unwrap()
+    }
+
+    /// Waits (at most `limit`) until the screen's rows satisfy `want`, and returns them (one
+    /// reading of the screen, so what is asserted on them was on the screen at once).
+    #[track_caller]
+    fn wait_for_screen(
+        &mut self,
+        limit: Duration,
+        want: impl Fn(&[String]) -> bool,
+    ) -> Vec<String> {
         let start = Instant::now();
         loop {
-            if let Some(row) = self.rows().into_iter().find(|r| want(r)) {
-                return row;
+            let rows = self.rows();
+            if want(&rows) {
+                return rows;
             }
             let exited = self.child.try_wait().unwrap();
             assert!(
                 exited.is_none() && start.elapsed() < limit,
-                "no such row (kubepkg {}); the screen:\n{}",
+                "no such screen (kubepkg {}); the screen:\n{}",
                 exited.map_or("still running".to_string(), |s| s.to_string()),
-                self.rows().join("\n")
+                rows.join("\n")
             );
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -230,7 +243,7 @@ async fn apply_on_a_terminal_shows_live_lines_and_plain_lines_elsewhere() {
     let ns = TestNamespace::new("terminal").await.expect("control plane");
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("term");
-    package(&dir, "5s");
+    package(&dir, "6s");
 
     // Live, on the terminal.
     let mut term = OnTerminal::spawn(apply(&ns, "live", &dir, &[]));
@@ -245,20 +258,20 @@ async fn apply_on_a_terminal_shows_live_lines_and_plain_lines_elsewhere() {
     let first = term.wait_for_row(Duration::from_secs(60), is_web_waiting);
     let shown = elapsed_seconds(&first, "web");
     // The elapsed time counts while the line waits.
-    let later = term.wait_for_row(Duration::from_secs(10), |row| {
-        is_web_waiting(row) && elapsed_seconds(row, "web") > shown
-    });
-    let rows = term.rows();
-    assert!(
+    let rows = term.wait_for_screen(Duration::from_secs(10), |rows| {
         rows.iter()
-            .any(|r| r.starts_with("✓ settings [") && r.ends_with("] ready")),
-        "settings collapsed while web waits: {rows:#?}\n{later}"
-    );
-    assert_eq!(
-        rows.iter().filter(|r| r.contains(" web [")).count(),
-        1,
-        "one line for web: {rows:#?}"
-    );
+            .any(|r| is_web_waiting(r) && elapsed_seconds(r, "web") > shown)
+    });
+    // One line for web, below the collapsed line of settings.
+    let web: Vec<usize> = (0..rows.len())
+        .filter(|i| rows[*i].contains(" web ["))
+        .collect();
+    assert_eq!(web.len(), 1, "one line for web: {rows:#?}");
+    let settings = rows
+        .iter()
+        .position(|r| r.starts_with("✓ settings [") && r.ends_with("] ready"))
+        .unwrap_or_else(|| panic!("settings collapsed while web waits: {rows:#?}"));
+    assert_eq!(settings + 1, web[0], "{rows:#?}");
     let (code, screen) = term.finish();
     assert_eq!(code, 0, "{screen:#?}");
     let summary: Vec<&String> = screen
@@ -268,7 +281,7 @@ async fn apply_on_a_terminal_shows_live_lines_and_plain_lines_elsewhere() {
     assert_eq!(summary.len(), 2, "{screen:#?}");
     assert!(summary[0].starts_with("✓ settings [") && summary[0].ends_with("] ready"));
     assert!(summary[1].starts_with("✓ web [") && summary[1].ends_with("] ready"));
-    // web waited about 5 seconds (the simulator's delay), and the summary says so.
+    // web waited about 6 seconds (the simulator's delay), and the summary says so.
     assert!(elapsed_seconds(summary[1], "web") >= 3, "{screen:#?}");
     assert_eq!(
         screen.last().unwrap(),
