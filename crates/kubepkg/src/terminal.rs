@@ -175,6 +175,54 @@ mod tests {
         assert_eq!((t.stdout, t.stderr), (Palette::PLAIN, Palette::ANSI));
     }
 
+    /// `--no-color` on every verb, before or after it; `--progress` on the verbs that print
+    /// progress, `auto` by default.
+    #[test]
+    fn flags_parse_where_they_belong() {
+        use crate::cli::{Cli, Command, PackageCommand, with_global_flags_after_the_verb};
+        use clap::Parser as _;
+        let parse = |args: &[&str]| {
+            let argv = std::iter::once("kubepkg").chain(args.iter().copied());
+            Cli::try_parse_from(with_global_flags_after_the_verb(
+                argv.map(Into::into).collect(),
+            ))
+            .unwrap()
+        };
+        assert!(parse(&["--no-color", "plan", "p", "d"]).terminal.no_color);
+        assert!(parse(&["plan", "p", "d", "--no-color"]).terminal.no_color);
+        assert!(parse(&["-n", "x", "--no-color", "list"]).terminal.no_color);
+        assert!(!parse(&["list"]).terminal.no_color);
+        let Command::Apply(a) = parse(&["apply", "p", "d"]).command else {
+            unreachable!()
+        };
+        assert_eq!(a.progress.progress, ProgressMode::Auto);
+        let Command::Apply(a) = parse(&["apply", "p", "d", "--progress", "plain"]).command else {
+            unreachable!()
+        };
+        assert_eq!(a.progress.progress, ProgressMode::Plain);
+        let Command::Upgrade(u) = parse(&["upgrade", "a", "c", "--progress=live"]).command else {
+            unreachable!()
+        };
+        assert_eq!(u.common.op.progress.progress, ProgressMode::Live);
+        let Command::Uninstall(u) = parse(&["uninstall", "a", "--progress", "plain"]).command
+        else {
+            unreachable!()
+        };
+        assert_eq!(u.op.progress.progress, ProgressMode::Plain);
+        let Command::Package(PackageCommand::Rollback(r)) =
+            parse(&["package", "rollback", "a", "--progress", "live"]).command
+        else {
+            unreachable!()
+        };
+        assert_eq!(r.progress.progress, ProgressMode::Live);
+        let bad = Cli::try_parse_from(["kubepkg", "apply", "p", "d", "--progress", "fancy"]);
+        assert!(
+            bad.unwrap_err()
+                .to_string()
+                .contains("possible values: auto, live, plain")
+        );
+    }
+
     /// (streams, environment) → `--progress auto` live; `live` and `plain` as they say.
     #[test]
     fn live_progress_decision_table() {
