@@ -13,6 +13,7 @@
 //!   [`orchestrator::Cluster`] trait;
 //! - [`rollback_policy`]: whether an older version may run again (manual rollbacks and
 //!   downgrades), and what a failed upgrade does;
+//! - [`style`]: the [`style::Palette`] a text report is given (colour or none);
 //! - [`verdict`]: verdicts that `PreUpgrade` check hooks report (proceed, refused,
 //!   check_failed).
 //!
@@ -37,6 +38,7 @@ pub mod revision;
 pub mod rollback_hooks;
 pub mod rollback_policy;
 pub mod source;
+pub mod style;
 pub mod values;
 pub mod verdict;
 

@@ -9,7 +9,8 @@
 //! failure would do. Rendering is the caller's job and never consults the cluster for CRDs, so a
 //! plan works offline even when an earlier component provides the CRDs of a later one.
 //!
-//! [`render_text`] prints a plan in a stable layout (snapshot-testable); the plan also
+//! [`render_text`] prints a plan in a stable layout (snapshot-testable), [`render_styled`] the
+//! same text in a [`Palette`]'s colours (`kubepkg plan` on a terminal); the plan also
 //! serializes to JSON (`-o json`).
 
 use std::collections::BTreeMap;
@@ -21,6 +22,7 @@ use crate::graph;
 use crate::manifest::Package;
 use crate::revision::{History, PackageRevision};
 use crate::rollback_policy::{self, Downgrade};
+use crate::style::{Palette, Role};
 
 /// One object rendered by a component's chart.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -656,8 +658,16 @@ impl Plan {
     }
 }
 
-/// The plan as stable text.
+/// The plan as stable text, without colour.
 pub fn render_text(plan: &Plan, with_diff: bool) -> String {
+    render_styled(plan, with_diff, Palette::PLAIN)
+}
+
+/// The plan as stable text in `palette`'s colours (its first line bold; each object's change
+/// mark and diff as `git diff` and helm-diff colour them: added green, removed red, changed
+/// yellow, hunk headers cyan, `---`/`+++` bold; warnings yellow). With [`Palette::PLAIN`] this
+/// is [`render_text`].
+pub fn render_styled(plan: &Plan, with_diff: bool, palette: Palette) -> String {
     let mut s = String::new();
     let versions = match &plan.from_version {
         Some(f) if *f != plan.to_version => format!("{f} -> {}", plan.to_version),
@@ -667,11 +677,11 @@ pub fn render_text(plan: &Plan, with_diff: bool) -> String {
         (Action::Upgrade, Some(_)) => "downgrade",
         (a, _) => action_word(a),
     };
-    let _ = writeln!(
-        s,
+    let title = format!(
         "Plan: {action} {} of package {} {versions} in namespace {}",
         plan.name, plan.package, plan.namespace
     );
+    let _ = writeln!(s, "{}", palette.paint(Role::Heading, title));
     match plan.revision {
         Some(r) => {
             let _ = writeln!(s, "Records revision {r}.");
@@ -761,12 +771,13 @@ pub fn render_text(plan: &Plan, with_diff: bool) -> String {
             Some(d) if d.is_empty() => {}
             Some(d) => {
                 for od in d {
-                    let _ = writeln!(s, "     {} {}", change_sign(od.change), od.object);
+                    let mark = palette.paint(change_role(od.change), change_sign(od.change));
+                    let _ = writeln!(s, "     {mark} {}", od.object);
                 }
                 if with_diff {
                     for od in d {
-                        for line in od.diff.lines() {
-                            let _ = writeln!(s, "       {line}");
+                        for (i, line) in od.diff.lines().enumerate() {
+                            let _ = writeln!(s, "       {}", palette.diff_line(line, i < 2));
                         }
                     }
                 }
@@ -815,7 +826,7 @@ pub fn render_text(plan: &Plan, with_diff: bool) -> String {
         failure_text(&plan.on_failure)
     );
     for w in &plan.warnings {
-        let _ = writeln!(s, "Warning: {w}");
+        let _ = writeln!(s, "{} {w}", palette.paint(Role::Waiting, "Warning:"));
     }
     if let Some(c) = &plan.capabilities {
         let _ = writeln!(
@@ -863,6 +874,14 @@ fn change_sign(c: ObjectChange) -> &'static str {
         ObjectChange::Added => "+",
         ObjectChange::Removed => "-",
         ObjectChange::Changed => "~",
+    }
+}
+
+fn change_role(c: ObjectChange) -> Role {
+    match c {
+        ObjectChange::Added => Role::Good,
+        ObjectChange::Removed => Role::Bad,
+        ObjectChange::Changed => Role::Waiting,
     }
 }
 

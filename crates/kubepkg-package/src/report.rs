@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::orchestrator::{Event, Outcome, Reason};
 use crate::revision::{History, PackageRevision};
+use crate::style::{Palette, Role};
 
 /// The Lease that serializes applies of one package instance (in the package's namespace).
 pub fn lease_name(name: &str) -> String {
@@ -45,11 +46,21 @@ pub fn progress_line(p: &Event) -> String {
     p.to_string()
 }
 
-/// The summary printed at the end of an apply or rollback.
-pub fn outcome_text(o: &Outcome) -> String {
-    let mut s = format!("{}: {}\n", o.reason.as_str(), o.message);
+/// The summary printed at the end of an apply or rollback, its reason in `palette`'s colour
+/// of it (`Succeeded` green, `RolledBack` yellow, the failures red).
+pub fn outcome_text(o: &Outcome, palette: Palette) -> String {
+    let role = match o.reason {
+        Reason::Succeeded => Role::Good,
+        Reason::RolledBack => Role::Waiting,
+        Reason::UpgradeFailed
+        | Reason::InstallFailed
+        | Reason::RequirementsNotMet
+        | Reason::UpgradeRefused => Role::Bad,
+    };
+    let reason = palette.paint(role, o.reason.as_str());
+    let mut s = format!("{reason}: {}\n", o.message);
     for w in &o.warnings {
-        let _ = writeln!(s, "Warning: {w}");
+        let _ = writeln!(s, "{} {w}", palette.paint(Role::Waiting, "Warning:"));
     }
     s
 }
@@ -432,7 +443,14 @@ mod tests {
             recorded: vec![2, 3],
             warnings: vec!["w".into()],
         };
-        assert_eq!(outcome_text(&o), "RolledBack: rolled back\nWarning: w\n");
+        assert_eq!(
+            outcome_text(&o, Palette::PLAIN),
+            "RolledBack: rolled back\nWarning: w\n"
+        );
+        assert_eq!(
+            outcome_text(&o, Palette::ANSI),
+            "\x1b[33mRolledBack\x1b[0m: rolled back\n\x1b[33mWarning:\x1b[0m w\n"
+        );
         assert_eq!(lease_name("kv"), "kubepkg.package.kv");
     }
 }

@@ -22,6 +22,7 @@ const GLOBAL_FLAGS: &[(&str, bool)] = &[
     ("--namespace", true),
     ("-n", true),
     ("--no-wait-lock", false),
+    ("--no-color", false),
 ];
 
 /// The command line with Helm's global flags given before the verb moved after it (after the
@@ -105,6 +106,8 @@ pub struct Cli {
     pub global: GlobalArgs,
     #[command(subcommand)]
     pub command: Command,
+    #[command(flatten)]
+    pub terminal: TerminalArgs,
 }
 
 /// Flags every verb takes, before or after it (Helm's global flags that are not about the
@@ -652,6 +655,8 @@ pub struct OperationArgs {
     /// Output format of the result: table, json or yaml.
     #[arg(short = 'o', long = "output", default_value = "table")]
     pub output: String,
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 /// `kubepkg install NAME CHART`.
@@ -736,6 +741,8 @@ pub struct ChangeArgs {
     /// summary last).
     #[arg(short = 'o', long = "output", default_value = "table")]
     pub output: String,
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 /// `kubepkg rollback NAME [REVISION]`.
@@ -989,6 +996,8 @@ pub struct ApplyArgs {
     /// With --dry-run: show the values of Secrets in the diff.
     #[arg(long = "show-secrets")]
     pub show_secrets: bool,
+    #[command(flatten)]
+    pub progress: ProgressArgs,
     /// Output format: text, or json (one JSON line per progress event as it happens, the
     /// summary — `state: summary` with reason, message and exitCode — last).
     #[arg(short = 'o', long = "output", default_value = "text")]
@@ -1074,6 +1083,8 @@ pub struct PackageRollbackArgs {
     /// Roll back even though the version being left declares `rollback.safe: false`.
     #[arg(long = "force")]
     pub force: bool,
+    #[command(flatten)]
+    pub progress: ProgressArgs,
     /// Time each component may take to become ready (Go duration).
     #[arg(long = "timeout", default_value = "10m", value_parser = go_duration)]
     pub timeout: Duration,
@@ -1096,6 +1107,8 @@ pub struct PackageUninstallArgs {
     /// Time each component's uninstall may take (Go duration).
     #[arg(long = "timeout", default_value = "10m", value_parser = go_duration)]
     pub timeout: Duration,
+    #[command(flatten)]
+    pub progress: ProgressArgs,
     /// Output format: text, or json (one JSON line per progress event, the summary last).
     #[arg(short = 'o', long = "output", default_value = "text")]
     pub output: String,
@@ -1322,4 +1335,35 @@ pub struct PackageSourceArgs {
     pub version: Option<String>,
     #[command(flatten)]
     pub access: RegistryAccessArgs,
+}
+
+/// The flags of every verb about the terminal (`--no-color`; see `crate::terminal`).
+#[derive(Debug, Clone, Copy, Default, clap::Args)]
+pub struct TerminalArgs {
+    /// Never colour the output (as NO_COLOR=1 does; CLICOLOR_FORCE=1 colours it even when it
+    /// is not a terminal).
+    #[arg(long = "no-color", global = true)]
+    pub no_color: bool,
+}
+
+/// How the verbs that change a cluster show their progress (`--progress`).
+#[derive(Debug, Clone, Copy, Default, clap::Args)]
+pub struct ProgressArgs {
+    /// Progress on standard error: `live` (one redrawn line per component, or per object of a
+    /// release), `plain` (one line per event), or `auto` (live on a terminal unless $CI is set
+    /// or TERM is dumb; plain otherwise).
+    #[arg(long = "progress", value_enum, default_value_t = ProgressMode::Auto)]
+    pub progress: ProgressMode,
+}
+
+/// The values of `--progress`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProgressMode {
+    /// Live on a terminal that can redraw lines, outside CI; plain otherwise.
+    #[default]
+    Auto,
+    /// Live lines always: also in CI, with TERM=dumb, or on a pipe (escape codes and all).
+    Live,
+    /// One line per event, as on a pipe.
+    Plain,
 }

@@ -11,8 +11,10 @@ mod debug;
 mod error;
 mod progress;
 mod settings;
+mod terminal;
 
 use clap::Parser;
+use kubepkg_package::style::Role;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -29,7 +31,8 @@ fn main() -> ExitCode {
     match commands::run(cli.command, &settings) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("Error: {}", err.report());
+            let prefix = settings.terminal.stderr.paint(Role::Bad, "Error:");
+            eprintln!("{prefix} {}", err.report());
             if let Some(hint) = err.hint(&settings) {
                 eprintln!("{hint}");
             }

@@ -1,8 +1,13 @@
-//! The two printers of progress events ([`kubepkg_progress::Event`]) of the changing verbs
-//! (`apply`, package `rollback` and `uninstall`; the single-release verbs print text only):
+//! The three printers of progress events ([`kubepkg_progress::Event`]) of the changing verbs
+//! (`apply`, package `rollback` and `uninstall`; the single-release verbs `install`,
+//! `upgrade`, `rollback`, `uninstall` print text or live progress):
 //!
 //! - text: each event's line on standard error, as its `Display` says
-//!   (`db: applying`, `db: waiting for Deployment "db" in namespace "shop": InProgress …`);
+//!   (`db: applying`, `db: waiting for Deployment "db" in namespace "shop": InProgress …`),
+//!   never coloured: the lines scripts and CI logs read;
+//! - live ([`live`], on a terminal; `--progress`): one redrawn line per component (per object
+//!   for a single release) with a spinner, its elapsed time and what it waits for, collapsed
+//!   to a one-line summary when it is done; other notices printed above them as text lines;
 //! - `-o json`: one JSON object per line on standard output, flushed as each event happens —
 //!   a component state as `{"state":"applying","component":"db"}` (`waitingFor` adds `object`
 //!   and `reason`, `failed` adds `message`, `waitingForRequirements` has only `message`), every
@@ -12,6 +17,8 @@
 //! Nothing else formats events: the engine and the release layer hand typed events to the
 //! sink of the printer chosen here.
 
+pub mod live;
+
 use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -19,41 +26,81 @@ use std::sync::Arc;
 use anyhow::Result;
 use kubepkg_package::orchestrator::Outcome;
 use kubepkg_package::report::outcome_text;
+use kubepkg_package::style::Palette;
 use kubepkg_progress::{Event, Sink};
 use serde_json::{Value, json};
 
-/// How a changing verb reports: text lines on standard error, or JSON lines on standard output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+use crate::cli::ProgressMode;
+use crate::terminal::Terminal;
+
+/// How a changing verb reports: text lines or live lines on standard error, or JSON lines on
+/// standard output. The summary goes to standard output, in `stdout`'s colours.
+#[derive(Debug, Clone)]
 pub enum Printer {
-    Text,
+    Text { stdout: Palette },
+    Live { live: live::Live, stdout: Palette },
     Json,
 }
 
 impl Printer {
-    /// The printer `-o` names: `json`, or `text` (also spelt `table`, the flag's default).
-    pub fn for_output(output: &str) -> Result<Printer> {
+    /// The printer `-o` names: `json`, or `text` (also spelt `table`, the flag's default),
+    /// which is live where `terminal` allows it in `mode`.
+    pub fn new(output: &str, mode: ProgressMode, terminal: &Terminal) -> Result<Printer> {
         match output {
             "json" => Ok(Printer::Json),
-            "table" | "text" => Ok(Printer::Text),
+            "table" | "text" => Ok(Printer::progress(mode, terminal)),
             other => anyhow::bail!("invalid output format {other:?}: use text or json"),
         }
     }
 
-    pub fn is_json(self) -> bool {
-        self == Printer::Json
+    /// The printer of a single release's progress (on standard error whatever `-o` says):
+    /// live where `terminal` allows it in `mode`, else text.
+    pub fn progress(mode: ProgressMode, terminal: &Terminal) -> Printer {
+        if terminal.live(mode) {
+            Printer::Live {
+                live: live::Live::new(terminal.stderr),
+                stdout: terminal.stdout,
+            }
+        } else {
+            Printer::Text {
+                stdout: terminal.stdout,
+            }
+        }
+    }
+
+    /// The text printer, its summary without colour (verbs that print no summary).
+    pub fn text() -> Printer {
+        Printer::Text {
+            stdout: Palette::PLAIN,
+        }
+    }
+
+    pub fn is_json(&self) -> bool {
+        matches!(self, Printer::Json)
     }
 
     /// The sink that prints each event as it happens.
-    pub fn sink(self) -> Sink {
+    pub fn sink(&self) -> Sink {
         match self {
-            Printer::Text => Arc::new(print_text),
+            Printer::Text { .. } => Arc::new(print_text),
+            Printer::Live { live, .. } => live.sink(),
             Printer::Json => Arc::new(|e: &Event| print_json(&json_object(e))),
         }
     }
 
+    /// Ends the live lines (each line still under way stays as it was, marked stopped, or —
+    /// `ready`, the objects a single release's `--wait` waited for — marked ready), so that
+    /// what is printed next comes below them. Text and JSON print nothing.
+    pub fn finish(&self, ready: bool) {
+        if let Printer::Live { live, .. } = self {
+            live.finish(ready);
+        }
+    }
+
     /// Prints the summary of an apply or rollback and returns the exit code of its reason.
-    pub fn outcome(self, outcome: &Outcome) -> Result<ExitCode> {
+    pub fn outcome(&self, outcome: &Outcome) -> Result<ExitCode> {
         let code = outcome.reason.exit_code();
+        self.finish(false);
         match self {
             Printer::Json => {
                 let mut v = serde_json::to_value(outcome)?;
@@ -61,13 +108,16 @@ impl Printer {
                 v["exitCode"] = code.into();
                 print_json(&v);
             }
-            Printer::Text => print!("{}", outcome_text(outcome)),
+            Printer::Text { stdout } | Printer::Live { stdout, .. } => {
+                print!("{}", outcome_text(outcome, *stdout))
+            }
         }
         Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
     }
 
     /// Prints the summary of a package uninstall: `components` were uninstalled.
-    pub fn uninstalled(self, package: &str, components: &[String], keep_history: bool) {
+    pub fn uninstalled(&self, package: &str, components: &[String], keep_history: bool) {
+        self.finish(false);
         match self {
             Printer::Json => print_json(&json!({
                 "state": "summary",
@@ -75,7 +125,9 @@ impl Printer {
                 "uninstalled": components,
                 "keepHistory": keep_history,
             })),
-            Printer::Text => println!("package {package} uninstalled"),
+            Printer::Text { .. } | Printer::Live { .. } => {
+                println!("package {package} uninstalled")
+            }
         }
     }
 }
@@ -424,10 +476,25 @@ mod tests {
 
     #[test]
     fn output_flag_selects_the_printer() {
-        assert_eq!(Printer::for_output("json").unwrap(), Printer::Json);
-        assert_eq!(Printer::for_output("table").unwrap(), Printer::Text);
-        assert_eq!(Printer::for_output("text").unwrap(), Printer::Text);
-        let e = Printer::for_output("yaml").unwrap_err().to_string();
+        let pipe = Terminal::default();
+        let auto = ProgressMode::Auto;
+        assert!(Printer::new("json", auto, &pipe).unwrap().is_json());
+        assert!(matches!(
+            Printer::new("table", auto, &pipe).unwrap(),
+            Printer::Text { .. }
+        ));
+        assert!(matches!(
+            Printer::new("text", auto, &pipe).unwrap(),
+            Printer::Text { .. }
+        ));
+        // `-o json` whatever --progress says; live only where asked or allowed.
+        let live = ProgressMode::Live;
+        assert!(Printer::new("json", live, &pipe).unwrap().is_json());
+        assert!(matches!(
+            Printer::new("text", live, &pipe).unwrap(),
+            Printer::Live { .. }
+        ));
+        let e = Printer::new("yaml", auto, &pipe).unwrap_err().to_string();
         assert_eq!(e, "invalid output format \"yaml\": use text or json");
     }
 }

@@ -7,7 +7,9 @@
 //! - kubeconfig: `--kubeconfig`, else `$KUBECONFIG`, `~/.kube/config`, in-cluster (read by
 //!   `kubepkg_kube` when connecting);
 //! - release storage: `$HELM_DRIVER` (secret, configmap or memory), checked when a verb opens
-//!   the storage, so verbs that do not use it never fail on it.
+//!   the storage, so verbs that do not use it never fail on it;
+//! - the terminal: colour of each stream (`NO_COLOR`, `--no-color`, `CLICOLOR_FORCE`) and
+//!   whether progress may be live (`CI`, `TERM`), decided by [`Terminal::resolve`].
 
 use std::path::PathBuf;
 
@@ -17,6 +19,8 @@ use kubepkg_release::action::{Options, Releases};
 use kubepkg_release::{AnyDriver, DriverKind, Store};
 
 use crate::cli::{Cli, ClusterArgs, Command, GlobalArgs, PackageCommand};
+use crate::progress::Printer;
+use crate::terminal::{Streams, Terminal};
 
 /// What every command needs to know about where it runs.
 #[derive(Debug, Clone, Default)]
@@ -33,6 +37,8 @@ pub struct Settings {
     pub paths: kubepkg_source::HelmPaths,
     /// `--debug` or `$HELM_DEBUG`: print the request trail ([`crate::debug`]).
     pub debug: bool,
+    /// Colours and live progress (`crate::terminal`).
+    pub terminal: Terminal,
 }
 
 impl Settings {
@@ -61,12 +67,18 @@ impl Settings {
             wait_lock: !flags.no_wait_lock,
             paths: kubepkg_source::HelmPaths::resolve(&env),
             debug: global.debug || set("HELM_DEBUG").is_some_and(|v| truthy(&v)),
+            terminal: Terminal::default(),
         }
     }
 
-    /// [`Settings::resolve`] with the process environment.
+    /// [`Settings::resolve`] of the whole command line with the process environment, and the
+    /// terminal decided from `--no-color`, the same environment and the process's streams.
     pub fn from_env(cli: &Cli) -> Settings {
-        Settings::resolve(cli, |name| std::env::var(name).ok())
+        let env = |name: &str| std::env::var(name).ok();
+        Settings {
+            terminal: Terminal::resolve(cli.terminal.no_color, Streams::probe(), env),
+            ..Settings::resolve(cli, env)
+        }
     }
 
     /// The namespace as `helm env` shows it: `-n`, `$HELM_NAMESPACE`, else the kubeconfig
@@ -115,16 +127,20 @@ impl Settings {
         ))
     }
 
-    /// Release operations in the connected namespace, their progress on standard error (the
-    /// text printer; a single release has no component).
-    pub fn releases<'a>(&self, cluster: &'a Cluster) -> Result<Releases<'a, AnyDriver>> {
+    /// Release operations in the connected namespace, their progress printed by `printer` (a
+    /// single release has no component).
+    pub fn releases<'a>(
+        &self,
+        cluster: &'a Cluster,
+        printer: &Printer,
+    ) -> Result<Releases<'a, AnyDriver>> {
         let driver = self
             .driver()?
             .open(cluster.client.clone(), Some(&cluster.namespace));
         let mut releases = Releases::new(cluster, driver, &cluster.namespace);
-        releases.progress = Box::new(|message| {
-            crate::progress::print_text(&kubepkg_progress::Event::message(None, message))
-        });
+        let sink = printer.sink();
+        releases.progress =
+            Box::new(move |message| sink(&kubepkg_progress::Event::message(None, message)));
         Ok(releases)
     }
 

@@ -525,6 +525,39 @@ If a component fails: no rollback (this version declares rollback.safe: false); 
     assert_eq!(text, expected, "\n--- got ---\n{text}");
     // Without diffs only the object list is shown.
     assert!(!render_text(&p, false).contains("@@"));
+
+    // In colour: the same text, each diff line and change mark styled as `git diff` does.
+    let coloured = render_styled(&p, true, Palette::ANSI);
+    assert_eq!(strip_ansi(&coloured), expected);
+    for line in [
+        "\x1b[1mPlan: upgrade kv of package kubevirt 1.3.0 -> 1.4.0 in namespace kubepkg-system\x1b[0m",
+        "     \x1b[33m~\x1b[0m Deployment app/worker",
+        "       \x1b[1m--- Deployment app/worker (deployed)\x1b[0m",
+        "       \x1b[1m+++ Deployment app/worker (planned)\x1b[0m",
+        "       \x1b[36m@@ -4,4 +4,4 @@\x1b[0m",
+        "       \x1b[31m-  image: worker:1.3.0\x1b[0m",
+        "       \x1b[32m+  image: worker:1.4.0\x1b[0m",
+        "          name: worker",
+    ] {
+        assert!(
+            coloured.lines().any(|l| l == line),
+            "{line:?} in\n{coloured}"
+        );
+    }
+    assert_eq!(render_styled(&p, true, Palette::PLAIN), expected);
+}
+
+/// `text` without its ANSI escapes (`ESC [ … m`).
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find('\x1b') {
+        out.push_str(&rest[..i]);
+        let m = rest[i..].find('m').expect("an escape ends with m");
+        rest = &rest[i + m + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 #[test]

@@ -34,7 +34,8 @@ pub fn run(args: ControllerArgs, settings: &Settings) -> Result<ExitCode> {
         .with_context(|| format!("KUBEPKG_LOG={directives:?}: not a log filter"))?;
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        // Colour as decided at start-up (`crate::terminal`: NO_COLOR, --no-color, a terminal).
+        .with_ansi(settings.terminal.stderr.is_colour())
         .with_writer(std::io::stderr);
     if args.log_format == "json" {
         builder.json().init();

@@ -13,6 +13,7 @@ use kubepkg_release::output::{self, Format};
 
 use super::{locate_chart, runtime};
 use crate::cli::{InstallArgs, ValuesArgs};
+use crate::progress::Printer;
 use crate::settings::Settings;
 
 pub fn run(args: InstallArgs, settings: &Settings) -> Result<ExitCode> {
@@ -37,10 +38,12 @@ pub fn run(args: InstallArgs, settings: &Settings) -> Result<ExitCode> {
         if let Some(warning) = prepared.dry_run_warning(dry_run) {
             eprintln!("{warning}");
         }
-        let releases = settings.releases(&cluster)?;
+        let printer = Printer::progress(args.op.progress.progress, &settings.terminal);
+        let releases = settings.releases(&cluster, &printer)?;
         let release = prepared
             .run(&releases, &options(settings, &args), dry_run)
             .await?;
+        printer.finish(true);
         print!("{}", output::release(&release, format)?);
         Ok(ExitCode::SUCCESS)
     })

@@ -17,7 +17,7 @@ use kubepkg_engine::chart::ClusterCapabilities;
 use kubepkg_engine::store::RevisionStore;
 use kubepkg_engine::{Instance, KubeCluster, ops};
 use kubepkg_package::Package;
-use kubepkg_package::plan::render_text;
+use kubepkg_package::plan::render_styled;
 use kubepkg_package::report::{history_text, status_text};
 use kubepkg_package::values::{
     UserValues, dropped_values_notice as dropped_values, render_explain, values_yaml,
@@ -180,7 +180,7 @@ pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
     let user = user_values(&args.values)?;
     let mut plan = if args.with_cluster {
         runtime()?.block_on(async {
-            let kc = connect(settings, Duration::from_secs(600), Printer::Text.sink()).await?;
+            let kc = connect(settings, Duration::from_secs(600), Printer::text().sink()).await?;
             let ns = kc.kube.namespace.clone();
             let instance = Instance {
                 name: &args.name,
@@ -206,7 +206,8 @@ pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
             serde_json::to_string_pretty(&plan).map_err(anyhow::Error::from)?
         );
     } else {
-        print!("{}", render_text(&plan, !args.no_diff));
+        let palette = settings.terminal.stdout;
+        print!("{}", render_styled(&plan, !args.no_diff, palette));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -216,7 +217,7 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError>
     let loaded = load(&args.package, &args.oci, settings)?;
     let user = user_values(&args.values)?;
     let timeout = args.timeout;
-    let printer = Printer::for_output(&args.output)?;
+    let printer = Printer::new(&args.output, args.progress.progress, &settings.terminal)?;
     runtime()?.block_on(async {
         let mut kc = connect(settings, timeout, printer.sink()).await?;
         if let Some(t) = args.requirements_timeout {
@@ -256,7 +257,8 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError>
                     serde_json::to_string(&plan).map_err(anyhow::Error::from)?
                 );
             } else {
-                print!("{}", render_text(&plan, true));
+                printer.finish(false);
+                print!("{}", render_styled(&plan, true, settings.terminal.stdout));
             }
             return Ok(ExitCode::SUCCESS);
         }
@@ -274,7 +276,7 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError>
 /// `kubepkg values NAME`.
 pub fn values(args: PackageValuesArgs, settings: &Settings) -> Result<ExitCode> {
     runtime()?.block_on(async {
-        let kc = connect(settings, Duration::from_secs(60), Printer::Text.sink()).await?;
+        let kc = connect(settings, Duration::from_secs(60), Printer::text().sink()).await?;
         let ns = kc.kube.namespace.clone();
         let instance = Instance {
             name: &args.name,
@@ -321,10 +323,12 @@ pub fn run(cmd: PackageCommand, settings: &Settings) -> Result<ExitCode> {
             Online::Status(a) => status(&kube, &a.name, a.revision, &a.output).await,
             Online::History(a) => history(&kube, &a.name, &a.output).await,
             Online::Rollback(a) => {
-                rollback(&kube, &a.name, a.revision, a.force, a.timeout, &a.output).await
+                let printer = Printer::new(&a.output, a.progress.progress, &settings.terminal)?;
+                rollback(&kube, &a.name, a.revision, a.force, a.timeout, &printer).await
             }
             Online::Uninstall(a) => {
-                uninstall(&kube, &a.name, a.keep_history, a.timeout, &a.output).await
+                let printer = Printer::new(&a.output, a.progress.progress, &settings.terminal)?;
+                uninstall(&kube, &a.name, a.keep_history, a.timeout, &printer).await
             }
             Online::List(a) => list(&kube, a.all_namespaces, &a.output).await,
         }
@@ -395,7 +399,7 @@ pub async fn status(
     revision: Option<u64>,
     output: &str,
 ) -> Result<ExitCode> {
-    let kc = cluster(kube, Duration::from_secs(60), Printer::Text.sink());
+    let kc = cluster(kube, Duration::from_secs(60), Printer::text().sink());
     if let Some(n) = revision {
         let h = ops::history(&kc, instance(name, kube)).await?;
         let rev = h.get(n).cloned().ok_or_else(|| {
@@ -413,7 +417,7 @@ pub async fn status(
 
 /// `kubepkg history NAME` of a package, oldest first.
 pub async fn history(kube: &kubepkg_kube::Cluster, name: &str, output: &str) -> Result<ExitCode> {
-    let kc = cluster(kube, Duration::from_secs(60), Printer::Text.sink());
+    let kc = cluster(kube, Duration::from_secs(60), Printer::text().sink());
     let h = ops::history(&kc, instance(name, kube)).await?;
     print_structured(serde_json::to_value(&h.revisions)?, output, || {
         history_text(&h)
@@ -427,7 +431,7 @@ pub async fn list(
     all_namespaces: bool,
     output: &str,
 ) -> Result<ExitCode> {
-    let kc = cluster(kube, Duration::from_secs(60), Printer::Text.sink());
+    let kc = cluster(kube, Duration::from_secs(60), Printer::text().sink());
     let all = kc
         .store
         .list_latest(if all_namespaces {
@@ -449,9 +453,8 @@ pub async fn rollback(
     revision: Option<u64>,
     force: bool,
     timeout: Duration,
-    output: &str,
+    printer: &Printer,
 ) -> Result<ExitCode> {
-    let printer = Printer::for_output(output)?;
     let caps = ops::capabilities(kube).await;
     let mut kc = KubeCluster::with_sink(kube.clone(), caps, timeout, printer.sink());
     let outcome = ops::rollback(&mut kc, instance(name, kube), revision, force, timeout).await?;
@@ -464,9 +467,8 @@ pub async fn uninstall(
     name: &str,
     keep_history: bool,
     timeout: Duration,
-    output: &str,
+    printer: &Printer,
 ) -> Result<ExitCode> {
-    let printer = Printer::for_output(output)?;
     let mut kc = cluster(kube, timeout, printer.sink());
     let done = ops::uninstall(&mut kc, instance(name, kube), keep_history, timeout).await?;
     printer.uninstalled(name, &done, keep_history);

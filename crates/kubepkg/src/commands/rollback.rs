@@ -10,6 +10,7 @@ use kubepkg_release::action::Options;
 
 use super::{PACKAGE_TIMEOUT, RELEASE_TIMEOUT, package, runtime};
 use crate::cli::{ChangeArgs, RollbackArgs};
+use crate::progress::Printer;
 use crate::settings::Settings;
 
 /// The release layer's options from the bare verbs' flags (release default timeout 5m0s).
@@ -24,17 +25,19 @@ pub fn release_options(settings: &Settings, op: &ChangeArgs) -> Options {
 }
 
 pub fn run(args: RollbackArgs, settings: &Settings) -> Result<ExitCode> {
+    let mode = args.op.progress.progress;
     runtime()?.block_on(async {
         let cluster = settings.connect().await?;
         if package::resolve(&cluster, &args.name, args.target).await? {
             let timeout = args.op.timeout.unwrap_or(PACKAGE_TIMEOUT);
+            let printer = Printer::new(&args.op.output, mode, &settings.terminal)?;
             return package::rollback(
                 &cluster,
                 &args.name,
                 args.revision,
                 args.force,
                 timeout,
-                &args.op.output,
+                &printer,
             )
             .await;
         }
@@ -42,10 +45,12 @@ pub fn run(args: RollbackArgs, settings: &Settings) -> Result<ExitCode> {
             max_history: args.history_max,
             ..release_options(settings, &args.op)
         };
+        let printer = Printer::progress(mode, &settings.terminal);
         settings
-            .releases(&cluster)?
+            .releases(&cluster, &printer)?
             .rollback(&args.name, args.revision.unwrap_or(0), &opts)
             .await?;
+        printer.finish(true);
         println!("Rollback was a success! Happy Helming!");
         Ok(ExitCode::SUCCESS)
     })

@@ -8,6 +8,7 @@ use kubepkg_release::output::{self, Format};
 
 use super::runtime;
 use crate::cli::ReleaseQueryArgs;
+use crate::progress::Printer;
 use crate::settings::Settings;
 
 pub fn run(args: ReleaseQueryArgs, settings: &Settings) -> Result<ExitCode> {
@@ -17,7 +18,10 @@ pub fn run(args: ReleaseQueryArgs, settings: &Settings) -> Result<ExitCode> {
             timeout: args.timeout,
             ..settings.options()
         };
-        let release = settings.releases(&cluster)?.test(&args.name, &opts).await?;
+        let release = settings
+            .releases(&cluster, &Printer::text())?
+            .test(&args.name, &opts)
+            .await?;
         let format = Format::parse(&args.output).unwrap_or_default();
         print!("{}", output::release(&release, format)?);
         Ok(ExitCode::SUCCESS)

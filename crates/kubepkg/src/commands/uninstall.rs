@@ -11,30 +11,29 @@ use kubepkg_release::action::Options;
 use super::rollback::release_options;
 use super::{PACKAGE_TIMEOUT, package, runtime};
 use crate::cli::UninstallArgs;
+use crate::progress::Printer;
 use crate::settings::Settings;
 
 pub fn run(args: UninstallArgs, settings: &Settings) -> Result<ExitCode> {
+    let mode = args.op.progress.progress;
     runtime()?.block_on(async {
         let cluster = settings.connect().await?;
         if package::resolve(&cluster, &args.name, args.target).await? {
             let timeout = args.op.timeout.unwrap_or(PACKAGE_TIMEOUT);
-            return package::uninstall(
-                &cluster,
-                &args.name,
-                args.keep_history,
-                timeout,
-                &args.op.output,
-            )
-            .await;
+            let printer = Printer::new(&args.op.output, mode, &settings.terminal)?;
+            return package::uninstall(&cluster, &args.name, args.keep_history, timeout, &printer)
+                .await;
         }
         let opts = Options {
             keep_history: args.keep_history,
             ..release_options(settings, &args.op)
         };
+        let printer = Printer::progress(mode, &settings.terminal);
         settings
-            .releases(&cluster)?
+            .releases(&cluster, &printer)?
             .uninstall(&args.name, &opts)
             .await?;
+        printer.finish(true);
         println!("release \"{}\" uninstalled", args.name);
         Ok(ExitCode::SUCCESS)
     })

@@ -13,6 +13,7 @@ use kubepkg_release::output::{self, Format};
 use super::install::{options, value_options};
 use super::{locate_chart, runtime};
 use crate::cli::UpgradeArgs;
+use crate::progress::Printer;
 use crate::settings::Settings;
 
 pub fn run(args: UpgradeArgs, settings: &Settings) -> Result<ExitCode> {
@@ -28,7 +29,8 @@ pub fn run(args: UpgradeArgs, settings: &Settings) -> Result<ExitCode> {
     runtime()?.block_on(async {
         let cluster = settings.connect().await?;
         let caps = verbs::capabilities(&cluster).await?;
-        let releases = settings.releases(&cluster)?;
+        let printer = Printer::progress(c.op.progress.progress, &settings.terminal);
+        let releases = settings.releases(&cluster, &printer)?;
         let target = verbs::upgrade_target(&releases.store, &c.name, args.install).await?;
         if target.installs() && table {
             println!("Release {:?} does not exist. Installing it now.", c.name);
@@ -43,6 +45,7 @@ pub fn run(args: UpgradeArgs, settings: &Settings) -> Result<ExitCode> {
             ..options(settings, c)
         };
         let release = prepared.run(&releases, &opts, dry_run).await?;
+        printer.finish(true);
         if table && !target.installs() {
             println!(
                 "Release {:?} has been upgraded. Happy Helming!",

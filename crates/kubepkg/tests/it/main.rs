@@ -16,4 +16,5 @@ mod release_cli;
 mod repo;
 mod schema_refs;
 mod support;
+mod terminal;
 mod values_cli;

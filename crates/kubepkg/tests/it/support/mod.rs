@@ -24,7 +24,8 @@ pub fn crashy_chart() -> String {
 
 /// `kubepkg ARGS -n NAMESPACE --kubeconfig PLANE` on `ns`'s control plane, with the calling
 /// environment's `KUBECONFIG`, `HELM_DRIVER` and `HELM_NAMESPACE` removed so only the flags
-/// decide where it goes.
+/// decide where it goes, and `CLICOLOR_FORCE` so that output compared byte for byte is never
+/// coloured.
 pub fn kubepkg_in(ns: &TestNamespace, namespace: &str, args: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_kubepkg"));
     c.args(args)
@@ -32,7 +33,8 @@ pub fn kubepkg_in(ns: &TestNamespace, namespace: &str, args: &[&str]) -> Command
         .arg(ns.plane().kubeconfig())
         .env_remove("KUBECONFIG")
         .env_remove("HELM_DRIVER")
-        .env_remove("HELM_NAMESPACE");
+        .env_remove("HELM_NAMESPACE")
+        .env_remove("CLICOLOR_FORCE");
     c
 }
 

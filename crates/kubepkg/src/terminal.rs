@@ -1,0 +1,252 @@
+//! What the terminal allows, decided once at start-up (by [`crate::settings::Settings`], from
+//! the same environment it reads): the colour [`Palette`] of standard output and of standard
+//! error, and whether progress may be drawn live ([`Terminal::live`]). Printers are handed the
+//! result; nothing else looks at the environment or asks whether a stream is a terminal.
+//!
+//! Colour, per stream, the first rule that applies (as `anstream` and cargo read them, from
+//! no-color.org and the CLICOLOR convention):
+//! 1. `NO_COLOR` set to anything but the empty string: none;
+//! 2. `--no-color`: none;
+//! 3. `CLICOLOR_FORCE` set, not empty and not `0`: colour, even on a pipe or a file;
+//! 4. `CLICOLOR=0`: none;
+//! 5. otherwise colour exactly when the stream is a terminal and `TERM` is not `dumb`.
+//!
+//! Live progress (`--progress auto`): when standard error is a terminal, `TERM` is set and not
+//! `dumb` (such a terminal cannot move the cursor), and `CI` is not set (CI logs keep every
+//! line); `--progress live` draws live lines whatever the stream, `--progress plain` never.
+
+use std::io::IsTerminal as _;
+
+use kubepkg_package::style::Palette;
+
+use crate::cli::ProgressMode;
+
+/// Which of the process's streams are terminals (probed once, by [`Streams::probe`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Streams {
+    pub stdout: bool,
+    pub stderr: bool,
+}
+
+impl Streams {
+    /// The process's standard output and standard error.
+    pub fn probe() -> Streams {
+        Streams {
+            stdout: std::io::stdout().is_terminal(),
+            stderr: std::io::stderr().is_terminal(),
+        }
+    }
+}
+
+/// The terminal decisions of one run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Terminal {
+    /// The colours of standard output (`plan`, the summary of an apply).
+    pub stdout: Palette,
+    /// The colours of standard error (`Error:`, live progress).
+    pub stderr: Palette,
+    /// `--progress auto` draws live lines (see the module docs).
+    live_by_default: bool,
+}
+
+impl Terminal {
+    /// The decisions for `streams`, `--no-color` (`no_color`) and the environment (`env`: a
+    /// variable's value, as [`crate::settings::Settings::resolve`] reads it).
+    pub fn resolve(
+        no_color: bool,
+        streams: Streams,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Terminal {
+        let set = |name: &str| env(name).filter(|v| !v.is_empty());
+        let term = env("TERM");
+        let redraws = term
+            .as_deref()
+            .is_some_and(|t| !t.is_empty() && t != "dumb");
+        let colour = |tty: bool| {
+            if set("NO_COLOR").is_some() || no_color {
+                false
+            } else if set("CLICOLOR_FORCE").is_some_and(|v| v != "0") {
+                true
+            } else if env("CLICOLOR").as_deref() == Some("0") {
+                false
+            } else {
+                tty && term.as_deref() != Some("dumb")
+            }
+        };
+        Terminal {
+            stdout: Palette::new(colour(streams.stdout)),
+            stderr: Palette::new(colour(streams.stderr)),
+            live_by_default: streams.stderr && redraws && set("CI").is_none(),
+        }
+    }
+
+    /// Whether progress is drawn live in `mode`.
+    pub fn live(&self, mode: ProgressMode) -> bool {
+        match mode {
+            ProgressMode::Auto => self.live_by_default,
+            ProgressMode::Live => true,
+            ProgressMode::Plain => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TTY: Streams = Streams {
+        stdout: true,
+        stderr: true,
+    };
+    const PIPE: Streams = Streams {
+        stdout: false,
+        stderr: false,
+    };
+
+    /// An environment: `(variable, value)` pairs.
+    type Env<'a> = &'a [(&'a str, &'a str)];
+
+    fn resolve(no_color: bool, streams: Streams, env: Env<'_>) -> Terminal {
+        Terminal::resolve(no_color, streams, |name| {
+            env.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        })
+    }
+
+    /// (--no-color, streams, environment) → colour of stdout and stderr.
+    #[test]
+    fn colour_decision_table() {
+        let xterm = ("TERM", "xterm-256color");
+        let cases: &[(bool, Streams, Env<'_>, bool)] = &[
+            // A terminal is coloured; a pipe or a file never, unless forced.
+            (false, TTY, &[xterm], true),
+            (false, PIPE, &[xterm], false),
+            (false, TTY, &[], true),
+            // NO_COLOR: any non-empty value turns colour off, even forced; empty is unset.
+            (false, TTY, &[xterm, ("NO_COLOR", "1")], false),
+            (false, TTY, &[xterm, ("NO_COLOR", "0")], false),
+            (false, TTY, &[xterm, ("NO_COLOR", "")], true),
+            (
+                false,
+                PIPE,
+                &[("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")],
+                false,
+            ),
+            // --no-color: off, also over CLICOLOR_FORCE.
+            (true, TTY, &[xterm], false),
+            (true, PIPE, &[("CLICOLOR_FORCE", "1")], false),
+            // CLICOLOR_FORCE: non-empty and not "0" colours a pipe.
+            (false, PIPE, &[("CLICOLOR_FORCE", "1")], true),
+            (false, PIPE, &[("CLICOLOR_FORCE", "yes")], true),
+            (false, PIPE, &[("CLICOLOR_FORCE", "0")], false),
+            (false, PIPE, &[("CLICOLOR_FORCE", "")], false),
+            (
+                false,
+                TTY,
+                &[("TERM", "dumb"), ("CLICOLOR_FORCE", "1")],
+                true,
+            ),
+            // CLICOLOR=0 and a dumb terminal: off.
+            (false, TTY, &[xterm, ("CLICOLOR", "0")], false),
+            (false, TTY, &[("TERM", "dumb")], false),
+        ];
+        for (no_color, streams, env, want) in cases {
+            let t = resolve(*no_color, *streams, env);
+            let got = (t.stdout.is_colour(), t.stderr.is_colour());
+            assert_eq!(
+                got,
+                (*want, *want),
+                "--no-color={no_color} {streams:?} {env:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn each_stream_is_decided_on_its_own() {
+        let t = resolve(
+            false,
+            Streams {
+                stdout: false,
+                stderr: true,
+            },
+            &[("TERM", "xterm")],
+        );
+        assert_eq!((t.stdout, t.stderr), (Palette::PLAIN, Palette::ANSI));
+    }
+
+    /// `--no-color` on every verb, before or after it; `--progress` on the verbs that print
+    /// progress, `auto` by default.
+    #[test]
+    fn flags_parse_where_they_belong() {
+        use crate::cli::{Cli, Command, PackageCommand, with_global_flags_after_the_verb};
+        use clap::Parser as _;
+        let parse = |args: &[&str]| {
+            let argv = std::iter::once("kubepkg").chain(args.iter().copied());
+            Cli::try_parse_from(with_global_flags_after_the_verb(
+                argv.map(Into::into).collect(),
+            ))
+            .unwrap()
+        };
+        assert!(parse(&["--no-color", "plan", "p", "d"]).terminal.no_color);
+        assert!(parse(&["plan", "p", "d", "--no-color"]).terminal.no_color);
+        assert!(parse(&["-n", "x", "--no-color", "list"]).terminal.no_color);
+        assert!(!parse(&["list"]).terminal.no_color);
+        let Command::Apply(a) = parse(&["apply", "p", "d"]).command else {
+            unreachable!()
+        };
+        assert_eq!(a.progress.progress, ProgressMode::Auto);
+        let Command::Apply(a) = parse(&["apply", "p", "d", "--progress", "plain"]).command else {
+            unreachable!()
+        };
+        assert_eq!(a.progress.progress, ProgressMode::Plain);
+        let Command::Upgrade(u) = parse(&["upgrade", "a", "c", "--progress=live"]).command else {
+            unreachable!()
+        };
+        assert_eq!(u.common.op.progress.progress, ProgressMode::Live);
+        let Command::Uninstall(u) = parse(&["uninstall", "a", "--progress", "plain"]).command
+        else {
+            unreachable!()
+        };
+        assert_eq!(u.op.progress.progress, ProgressMode::Plain);
+        let Command::Package(PackageCommand::Rollback(r)) =
+            parse(&["package", "rollback", "a", "--progress", "live"]).command
+        else {
+            unreachable!()
+        };
+        assert_eq!(r.progress.progress, ProgressMode::Live);
+        let bad = Cli::try_parse_from(["kubepkg", "apply", "p", "d", "--progress", "fancy"]);
+        assert!(
+            bad.unwrap_err()
+                .to_string()
+                .contains("possible values: auto, live, plain")
+        );
+    }
+
+    /// (streams, environment) → `--progress auto` live; `live` and `plain` as they say.
+    #[test]
+    fn live_progress_decision_table() {
+        let xterm = ("TERM", "xterm");
+        let stderr_only = Streams {
+            stdout: false,
+            stderr: true,
+        };
+        let cases: &[(Streams, Env<'_>, bool)] = &[
+            (TTY, &[xterm], true),
+            (stderr_only, &[xterm], true),
+            (PIPE, &[xterm], false),
+            (TTY, &[xterm, ("CI", "true")], false),
+            (TTY, &[xterm, ("CI", "")], true),
+            (TTY, &[("TERM", "dumb")], false),
+            (TTY, &[], false),
+            // Colour and live progress are separate choices.
+            (TTY, &[xterm, ("NO_COLOR", "1")], true),
+        ];
+        for (streams, env, want) in cases {
+            let t = resolve(false, *streams, env);
+            assert_eq!(t.live(ProgressMode::Auto), *want, "{streams:?} {env:?}");
+            assert!(t.live(ProgressMode::Live));
+            assert!(!t.live(ProgressMode::Plain));
+        }
+    }
+}
