@@ -86,6 +86,14 @@ fn clean(p: &Path) -> String {
 
 /// `chartutil.Expand`: the archive's files under `scratch/<chart name>/`.
 fn expand(raw: &[u8], origin: &str, scratch: &Path) -> Result<PathBuf, LintError> {
+    // `chartutil.Expand` reads the archive without the loader's content check: gzip's own
+    // errors.
+    if raw.is_empty() {
+        return Err(LintError::Extract("EOF".into()));
+    }
+    if !kubepkg_chart::archive::is_gzip(raw) {
+        return Err(LintError::Extract("gzip: invalid header".into()));
+    }
     let limits = kubepkg_chart::archive::Limits::default();
     let files = kubepkg_chart::archive::load_archive_files(raw, origin, &limits)
         .map_err(|e| LintError::Extract(e.to_string()))?;

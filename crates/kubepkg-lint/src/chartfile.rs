@@ -32,10 +32,12 @@ pub fn lint(linter: &mut Linter, dir: &Path) {
             return;
         }
     };
+    let text = std::fs::read(&path).unwrap_or_default();
+    let strict = duplicate_keys(&String::from_utf8_lossy(&text)).or_else(|| strict_unknown_field(&raw));
     linter.rule(
         Severity::Warning,
         CHART_FILE,
-        strict_unknown_field(&raw).map(|e| format!("failed to strictly parse chart metadata file\n\t{e}")),
+        strict.map(|e| format!("failed to strictly parse chart metadata file\n\t{e}")),
     );
     linter.rule(Severity::Error, CHART_FILE, name(&md));
     linter.rule(Severity::Error, CHART_FILE, api_version(&md));
@@ -89,8 +91,8 @@ fn load(path: &Path) -> Result<(Metadata, Value), String> {
     let raw = std::fs::read(path).map_err(|e| go_read_error(path, &e))?;
     let text = kubepkg_yaml::text(&raw).map_err(|e| e.to_string())?;
     let v = kubepkg_yaml::from_yaml_str(text).map_err(|e| e.to_string())?;
-    let v = restore_float_text(&v, text);
-    let md = Metadata::decode(&v).map_err(|e| e.to_string())?;
+    let restored = restore_float_text(&v, text);
+    let md = Metadata::decode(&restored).map_err(|e| e.to_string())?;
     Ok((md, v))
 }
 
@@ -108,6 +110,45 @@ fn go_read_error(path: &Path, e: &std::io::Error) -> String {
         "open"
     };
     format!("{op} {}: {what}", path.display())
+}
+
+/// go-yaml v2's strict complaint about top-level keys given twice (`line N: key "k" already
+/// set in map`), which `StrictLoadChartfile` reports before any unknown field.
+fn duplicate_keys(text: &str) -> Option<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut dups = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with([' ', '\t', '#', '-']) || line.starts_with("...") {
+            continue;
+        }
+        let Some((key, _)) = line.split_once(':') else {
+            continue;
+        };
+        let key = key.trim_end();
+        let key = key
+            .strip_prefix('"')
+            .and_then(|k| k.strip_suffix('"'))
+            .or_else(|| key.strip_prefix('\'').and_then(|k| k.strip_suffix('\'')))
+            .unwrap_or(key);
+        if key.is_empty() || key.contains(' ') {
+            continue;
+        }
+        if seen.iter().any(|k| k == key) {
+            dups.push(format!(
+                "  line {}: key {} already set in map",
+                i + 1,
+                kubepkg_gostd::strconv::quote(key)
+            ));
+        } else {
+            seen.push(key.to_string());
+        }
+    }
+    (!dups.is_empty()).then(|| {
+        format!(
+            "error converting YAML to JSON: yaml: unmarshal errors:\n{}",
+            dups.join("\n")
+        )
+    })
 }
 
 /// The JSON field names of Helm's `chart.Metadata`, `Maintainer` and `Dependency`.

@@ -3,7 +3,7 @@
 //! and `fail` only log), and each rendered YAML file of the chart itself has an allowed
 //! extension, no leading indent, documents that parse, conforming object names, no
 //! deprecated APIs, selectors on workload controllers and no resource policy inside a
-//! `List`. Rendering is kubepkg's one render path (`kubepkg_chart::action::prepare` and
+//! `List`. Rendering is kubepkg's one render path (`kubepkg_chart::action::prepare_with` and
 //! `kubepkg_chart::render::render_lint`).
 
 use std::path::Path;
@@ -55,7 +55,7 @@ pub fn lint(linter: &mut Linter, dir: &Path, user: &Value, opts: &LintOptions) {
         skip_schema_validation: opts.skip_schema_validation,
         ..TemplateOptions::default()
     };
-    let (chart, top) = match kubepkg_chart::action::prepare(chart, user, &topts, &caps) {
+    let (chart, top) = match kubepkg_chart::action::prepare_with(chart, user, &topts, &caps, false) {
         Ok(v) => v,
         Err(e) => {
             // Helm gives up silently when dependencies or values cannot be processed, and
