@@ -191,7 +191,11 @@ pub fn load_archive_files(raw: &[u8], origin: &str, limits: &Limits) -> Result<V
 /// a chart out: entries in the order given, regular files of mode 0644, time 0, so the same
 /// files always give the same bytes. The reverse of [`load_archive_files`].
 pub fn pack(top: &str, files: &[BufferedFile]) -> std::io::Result<Vec<u8>> {
-    write_tar_gz(files.iter().map(|f| (format!("{top}/{}", f.name), &f.data[..])))
+    write_tar_gz(
+        files
+            .iter()
+            .map(|f| (format!("{top}/{}", f.name), &f.data[..])),
+    )
 }
 
 /// [`pack`] of entries whose names already carry their top-level directory (a chart and its

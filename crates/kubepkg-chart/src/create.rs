@@ -17,17 +17,38 @@ const SCAFFOLD: &[(&str, &str)] = &[
     ("Chart.yaml", include_str!("scaffold/Chart.yaml")),
     ("values.yaml", include_str!("scaffold/values.yaml")),
     (".helmignore", include_str!("scaffold/helmignore")),
-    ("templates/ingress.yaml", include_str!("scaffold/templates__ingress.yaml")),
-    ("templates/httproute.yaml", include_str!("scaffold/templates__httproute.yaml")),
-    ("templates/deployment.yaml", include_str!("scaffold/templates__deployment.yaml")),
-    ("templates/service.yaml", include_str!("scaffold/templates__service.yaml")),
+    (
+        "templates/ingress.yaml",
+        include_str!("scaffold/templates__ingress.yaml"),
+    ),
+    (
+        "templates/httproute.yaml",
+        include_str!("scaffold/templates__httproute.yaml"),
+    ),
+    (
+        "templates/deployment.yaml",
+        include_str!("scaffold/templates__deployment.yaml"),
+    ),
+    (
+        "templates/service.yaml",
+        include_str!("scaffold/templates__service.yaml"),
+    ),
     (
         "templates/serviceaccount.yaml",
         include_str!("scaffold/templates__serviceaccount.yaml"),
     ),
-    ("templates/hpa.yaml", include_str!("scaffold/templates__hpa.yaml")),
-    ("templates/NOTES.txt", include_str!("scaffold/templates__NOTES.txt")),
-    ("templates/_helpers.tpl", include_str!("scaffold/templates___helpers.tpl")),
+    (
+        "templates/hpa.yaml",
+        include_str!("scaffold/templates__hpa.yaml"),
+    ),
+    (
+        "templates/NOTES.txt",
+        include_str!("scaffold/templates__NOTES.txt"),
+    ),
+    (
+        "templates/_helpers.tpl",
+        include_str!("scaffold/templates___helpers.tpl"),
+    ),
     (
         "templates/tests/test-connection.yaml",
         include_str!("scaffold/templates__tests__test-connection.yaml"),

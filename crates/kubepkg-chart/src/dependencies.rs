@@ -41,7 +41,11 @@ pub fn process_dependencies(chart: &mut Chart, vals: &Value) -> Result<(), Strin
 
 /// `chartutil.ProcessDependencies(chart, vals)` when `merge` is false (what `helm lint` runs:
 /// imported values coalesced rather than merged), else [`process_dependencies`].
-pub fn process_dependencies_with(chart: &mut Chart, vals: &Value, merge: bool) -> Result<(), String> {
+pub fn process_dependencies_with(
+    chart: &mut Chart,
+    vals: &Value,
+    merge: bool,
+) -> Result<(), String> {
     process_enabled(chart, vals, "")?;
     process_import_values_rec(chart, merge)
 }

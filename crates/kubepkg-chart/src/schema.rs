@@ -138,13 +138,20 @@ pub fn validate_single(values: &Value, schema: &[u8]) -> Result<(), String> {
     let errors: Vec<_> = validator.iter_errors(&instance).collect();
     let mistyped: Vec<String> = errors
         .iter()
-        .filter(|e| matches!(e.kind(), jsonschema::error::ValidationErrorKind::Type { .. }))
+        .filter(|e| {
+            matches!(
+                e.kind(),
+                jsonschema::error::ValidationErrorKind::Type { .. }
+            )
+        })
         .map(|e| e.instance_path().to_string())
         .collect();
     for e in errors {
         let at = e.instance_path().to_string();
-        if !matches!(e.kind(), jsonschema::error::ValidationErrorKind::Type { .. })
-            && mistyped.contains(&at)
+        if !matches!(
+            e.kind(),
+            jsonschema::error::ValidationErrorKind::Type { .. }
+        ) && mistyped.contains(&at)
         {
             continue;
         }

@@ -15,7 +15,9 @@ const CHART_FILE: &str = "Chart.yaml";
 /// Runs the `Chart.yaml` rules of the chart in `dir`.
 pub fn lint(linter: &mut Linter, dir: &Path) {
     let path = dir.join(CHART_FILE);
-    let is_dir = std::fs::metadata(&path).map(|m| m.is_dir()).unwrap_or(false);
+    let is_dir = std::fs::metadata(&path)
+        .map(|m| m.is_dir())
+        .unwrap_or(false);
     linter.rule(
         Severity::Error,
         CHART_FILE,
@@ -33,7 +35,8 @@ pub fn lint(linter: &mut Linter, dir: &Path) {
         }
     };
     let text = std::fs::read(&path).unwrap_or_default();
-    let strict = duplicate_keys(&String::from_utf8_lossy(&text)).or_else(|| strict_unknown_field(&raw));
+    let strict =
+        duplicate_keys(&String::from_utf8_lossy(&text)).or_else(|| strict_unknown_field(&raw));
     linter.rule(
         Severity::Warning,
         CHART_FILE,
@@ -43,13 +46,19 @@ pub fn lint(linter: &mut Linter, dir: &Path) {
     linter.rule(Severity::Error, CHART_FILE, api_version(&md));
     linter.rule(Severity::Error, CHART_FILE, string_typed(&raw, "version"));
     linter.rule(Severity::Error, CHART_FILE, version(&md));
-    linter.rule(Severity::Error, CHART_FILE, string_typed(&raw, "appVersion"));
+    linter.rule(
+        Severity::Error,
+        CHART_FILE,
+        string_typed(&raw, "appVersion"),
+    );
     linter.rule(Severity::Error, CHART_FILE, maintainers(&md));
     linter.rule(Severity::Error, CHART_FILE, sources(&md));
     linter.rule(
         Severity::Info,
         CHART_FILE,
-        md.icon.is_empty().then(|| "icon is recommended".to_string()),
+        md.icon
+            .is_empty()
+            .then(|| "icon is recommended".to_string()),
     );
     linter.rule(
         Severity::Error,
@@ -270,9 +279,7 @@ fn go_base(p: &str) -> &str {
 
 fn api_version(md: &Metadata) -> Option<String> {
     match md.api_version.as_str() {
-        "" => Some(
-            "apiVersion is required. The value must be either \"v1\" or \"v2\"".into(),
-        ),
+        "" => Some("apiVersion is required. The value must be either \"v1\" or \"v2\"".into()),
         "v1" | "v2" => None,
         v => Some(format!(
             "apiVersion '{v}' is not valid. The value must be either \"v1\" or \"v2\""
@@ -317,10 +324,12 @@ pub(crate) fn strict_semver(v: &str) -> bool {
     if parts.len() != 3 || !parts.iter().all(|p| num(p)) {
         return false;
     }
-    let ident = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    let ident =
+        |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
     if let Some(pre) = pre
         && !pre.split('.').all(|p| {
-            ident(p) && (!p.bytes().all(|b| b.is_ascii_digit()) || !(p.len() > 1 && p.starts_with('0')))
+            ident(p)
+                && (!p.bytes().all(|b| b.is_ascii_digit()) || !(p.len() > 1 && p.starts_with('0')))
         })
     {
         return false;
@@ -348,7 +357,10 @@ fn maintainers(md: &Metadata) -> Option<String> {
             ));
         }
         if !m.url.is_empty() && !urls::is_url(&m.url) {
-            return Some(format!("invalid url '{}' for maintainer '{}'", m.url, m.name));
+            return Some(format!(
+                "invalid url '{}' for maintainer '{}'",
+                m.url, m.name
+            ));
         }
     }
     None
@@ -370,7 +382,9 @@ mod tests {
         for ok in ["1.2.3", "0.1.0", "1.0.0-rc.1", "1.0.0+build.5", "1.0.0-0"] {
             assert!(strict_semver(ok), "{ok}");
         }
-        for bad in ["v1.2.3", "1.2", "01.2.3", "1.2.3-01", "", "1.2.3.4", "1.2.3-"] {
+        for bad in [
+            "v1.2.3", "1.2", "01.2.3", "1.2.3-01", "", "1.2.3.4", "1.2.3-",
+        ] {
             assert!(!strict_semver(bad), "{bad}");
         }
     }

@@ -141,7 +141,9 @@ mod tests {
 
     #[test]
     fn documents_are_split_and_stubbed() {
-        let docs = documents("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n# empty\n---\nkind: 5\n");
+        let docs = documents(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n# empty\n---\nkind: 5\n",
+        );
         assert_eq!(docs.len(), 3);
         assert_eq!(docs[0].as_ref().unwrap().as_ref().unwrap().name, "a");
         assert_eq!(docs[1], Ok(None));

@@ -41,7 +41,11 @@ pub fn lint(linter: &mut Linter, dir: &Path, shown: &str) {
     let mut seen: Vec<&str> = Vec::new();
     let mut shadowing: Vec<&str> = Vec::new();
     for d in &declared {
-        let key = if d.alias.is_empty() { &d.name } else { &d.alias };
+        let key = if d.alias.is_empty() {
+            &d.name
+        } else {
+            &d.alias
+        };
         if seen.contains(&key.as_str()) {
             shadowing.push(key);
         }

@@ -72,7 +72,9 @@ mod tests {
     fn old_apis_are_deprecated() {
         assert_eq!(
             super::warning("apps/v1beta1", "StatefulSet", 1, 37).as_deref(),
-            Some("apps/v1beta1 StatefulSet is deprecated in v1.8+, unavailable in v1.16+; use apps/v1 StatefulSet")
+            Some(
+                "apps/v1beta1 StatefulSet is deprecated in v1.8+, unavailable in v1.16+; use apps/v1 StatefulSet"
+            )
         );
         assert!(super::warning("apps/v1", "Deployment", 1, 37).is_none());
         assert!(super::warning("policy/v1beta1", "PodDisruptionBudget", 1, 20).is_none());

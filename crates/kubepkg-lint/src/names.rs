@@ -27,7 +27,8 @@ fn max_len(n: usize) -> String {
 fn is_label(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
-        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
         && b[0] != b'-'
         && b[b.len() - 1] != b'-'
 }
@@ -145,7 +146,11 @@ mod tests {
     fn kinds_have_their_rules() {
         assert!(validate("ConfigMap", "ok-name.x").is_none());
         assert!(validate("Service", "1abc").is_some());
-        assert!(validate("Namespace", "a.b").unwrap().contains("must not contain dots"));
+        assert!(
+            validate("Namespace", "a.b")
+                .unwrap()
+                .contains("must not contain dots")
+        );
         assert!(validate("ClusterRole", "system:admin").is_none());
         assert!(validate("ClusterRole", "a/b").is_some());
         assert!(validate("CertificateSigningRequest", "Any_Thing").is_none());

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use kubepkg_package::manifest::{ChartSource, Phase};
 use kubepkg_package::render::{RenderInput, render_package};
 use kubepkg_package::values::UserValues;
-use kubepkg_package::{PackageError, Package};
+use kubepkg_package::{Package, PackageError};
 use kubepkg_value::Value;
 
 use crate::support::{Linter, Severity};
@@ -80,10 +80,7 @@ pub fn lint_package(dir: &Path, user: Option<&UserValues>, opts: &LintOptions) -
                 let abs = std::path::absolute(p)
                     .map(|a| a.display().to_string())
                     .unwrap_or_else(|_| shown.clone());
-                (
-                    shown,
-                    chart::lint_chart(p, &abs, &Value::empty_map(), opts),
-                )
+                (shown, chart::lint_chart(p, &abs, &Value::empty_map(), opts))
             }
             ChartSource::Archive(p) => {
                 let shown = p.display().to_string();

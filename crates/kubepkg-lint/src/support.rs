@@ -46,7 +46,13 @@ pub struct Message {
 impl fmt::Display for Message {
     /// `[SEVERITY] PATH: TEXT`, Helm's `support.Message.Error()`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "[{}] {}: {}", self.severity.as_str(), self.path, self.text)
+        write!(
+            f,
+            "[{}] {}: {}",
+            self.severity.as_str(),
+            self.path,
+            self.text
+        )
     }
 }
 

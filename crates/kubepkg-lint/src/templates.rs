@@ -55,7 +55,8 @@ pub fn lint(linter: &mut Linter, dir: &Path, user: &Value, opts: &LintOptions) {
         skip_schema_validation: opts.skip_schema_validation,
         ..TemplateOptions::default()
     };
-    let (chart, top) = match kubepkg_chart::action::prepare_with(chart, user, &topts, &caps, false) {
+    let (chart, top) = match kubepkg_chart::action::prepare_with(chart, user, &topts, &caps, false)
+    {
         Ok(v) => v,
         Err(e) => {
             // Helm gives up silently when dependencies or values cannot be processed, and
@@ -66,6 +67,9 @@ pub fn lint(linter: &mut Linter, dir: &Path, user: &Value, opts: &LintOptions) {
             return;
         }
     };
+    // Helm coalesces the values twice here (`CoalesceValues`, then again inside
+    // `ToRenderValues`); the second pass only repeats its warnings, which Helm prints.
+    let _ = kubepkg_chart::values::coalesce_values(&chart, user);
     // `helm lint`'s release: neither an install nor an upgrade, revision 0.
     if let Value::Map(m) = &top {
         let release = ReleaseOptions {
@@ -122,7 +126,11 @@ pub fn lint(linter: &mut Linter, dir: &Path, user: &Value, opts: &LintOptions) {
                 Ok(None) => continue,
                 Ok(Some(s)) => s,
             };
-            linter.rule(Severity::Warning, file, names::validate(&stub.kind, &stub.name));
+            linter.rule(
+                Severity::Warning,
+                file,
+                names::validate(&stub.kind, &stub.name),
+            );
             linter.rule(
                 Severity::Warning,
                 file,

@@ -57,7 +57,11 @@ pub fn is_url(s: &str) -> bool {
     let rest = match s.find("://") {
         Some(i) => {
             let scheme = &s[..i];
-            if scheme.is_empty() || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '-' || c == '.') {
+            if scheme.is_empty()
+                || !scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '-' || c == '.')
+            {
                 return false;
             }
             &s[i + 3..]
@@ -88,7 +92,8 @@ pub fn is_url(s: &str) -> bool {
             !l.is_empty()
                 && !l.starts_with('-')
                 && !l.ends_with('-')
-                && l.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+                && l.chars()
+                    .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
         })
 }
 
@@ -100,7 +105,9 @@ pub fn is_email(s: &str) -> bool {
     };
     let atom_char = |c: char| c.is_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c);
     let local_ok = !local.is_empty()
-        && local.split('.').all(|p| !p.is_empty() && p.chars().all(atom_char));
+        && local
+            .split('.')
+            .all(|p| !p.is_empty() && p.chars().all(atom_char));
     let domain = domain.strip_suffix('.').unwrap_or(domain);
     let labels: Vec<&str> = domain.split('.').collect();
     let domain_ok = labels.len() >= 2
@@ -108,7 +115,8 @@ pub fn is_email(s: &str) -> bool {
             !l.is_empty()
                 && l.chars().next().is_some_and(|c| c.is_alphanumeric())
                 && l.chars().last().is_some_and(|c| c.is_alphanumeric())
-                && l.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '.' | '_' | '~'))
+                && l.chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '-' | '.' | '_' | '~'))
         });
     local_ok && domain_ok
 }

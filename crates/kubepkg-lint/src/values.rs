@@ -23,7 +23,11 @@ pub fn lint(linter: &mut Linter, dir: &Path, overrides: &Value, skip_schema: boo
     ) {
         return;
     }
-    linter.check(Severity::Error, VALUES_FILE, validate(dir, &path, overrides, skip_schema));
+    linter.check(
+        Severity::Error,
+        VALUES_FILE,
+        validate(dir, &path, overrides, skip_schema),
+    );
 }
 
 fn validate(dir: &Path, path: &Path, overrides: &Value, skip_schema: bool) -> Result<(), String> {

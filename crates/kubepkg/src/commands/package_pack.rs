@@ -20,7 +20,10 @@ pub fn run(args: PackagePackArgs) -> Result<ExitCode> {
         std::fs::metadata(p).with_context(|| format!("stat {}", p.display()))?;
         let written = if p.join(kubepkg_package::manifest::MANIFEST_FILE).is_file() {
             let out = pack_package(p, &dest)?;
-            println!("Successfully packaged package and saved it to: {}", out.display());
+            println!(
+                "Successfully packaged package and saved it to: {}",
+                out.display()
+            );
             continue;
         } else {
             pack_chart(p, &dest, &args)?
@@ -79,8 +82,9 @@ fn write(dest: &Path, file: &str, bytes: &[u8]) -> Result<PathBuf> {
     match std::fs::metadata(dest) {
         Ok(m) if !m.is_dir() => bail!("is not a directory: {}", dest.display()),
         Ok(_) => {}
-        Err(_) => std::fs::create_dir_all(dest)
-            .with_context(|| format!("creating {}", dest.display()))?,
+        Err(_) => {
+            std::fs::create_dir_all(dest).with_context(|| format!("creating {}", dest.display()))?
+        }
     }
     let path = dest.join(file);
     std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
