@@ -72,8 +72,16 @@ pub fn lint_package(dir: &Path, user: Option<&UserValues>, opts: &LintOptions) -
         }
     };
     warnings(&mut package, &pkg, user, opts);
-    let mut charts = Vec::new();
+    let mut charts: Vec<ChartLint> = Vec::new();
     for c in &pkg.components {
+        // Components sharing a chart: the chart is linted once.
+        if !matches!(c.chart, ChartSource::Repository(_))
+            && charts
+                .iter()
+                .any(|l| l.path == c.chart.path().display().to_string())
+        {
+            continue;
+        }
         let (path, result) = match &c.chart {
             ChartSource::Directory(p) => {
                 let shown = p.display().to_string();

@@ -196,7 +196,7 @@ fn lint_of_a_malformed_chart_yaml_says_what_helm_says() {
     std::fs::create_dir_all(chart.join("templates")).unwrap();
     std::fs::write(
         chart.join("Chart.yaml"),
-        "apiVersion: v2\nname: [broken\nversion: 1.0.0\n",
+        "apiVersion: v2\nname: broken: yes\nversion: 1.0.0\n",
     )
     .unwrap();
     let args = ["lint", "broken"];
@@ -588,7 +588,7 @@ fn package_lint_warns_about_custom_resources_without_ready_when() {
     );
     let ready = GOOD.replace(
         "  path: web\n",
-        "  path: web\n  readyWhen:\n  - {apiVersion: example.com/v1, kind: Widget, name: w, condition: Ready}\n",
+        "  path: web\n  install:\n    readyWhen:\n    - {apiVersion: example.com/v1, kind: Widget, name: w, condition: Ready}\n",
     );
     let (code, out, _) = lint_package(
         &ready,
@@ -634,7 +634,10 @@ fn lint_of_a_bad_package_snapshot() {
         m,
         &[
             ("w.yaml", WIDGET),
-            ("bad.yaml", "  indented: {{ .Values.x }}\n"),
+            (
+                "deploy.yaml",
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template: {}\n",
+            ),
         ],
         &[],
     );
