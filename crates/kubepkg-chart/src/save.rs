@@ -183,12 +183,17 @@ fn entries_of(
         }
     }
     let is_file = |n: &str| {
-        !matches!(
+        let special = matches!(
             n,
-            "Chart.yaml" | "Chart.lock" | "values.yaml" | "values.schema.json"
-        ) && !(n == "requirements.yaml" || n == "requirements.lock")
-            && !n.starts_with("templates/")
-            && (!n.starts_with("charts/") || n.ends_with(".prov"))
+            "Chart.yaml"
+                | "Chart.lock"
+                | "values.yaml"
+                | "values.schema.json"
+                | "requirements.yaml"
+                | "requirements.lock"
+        );
+        let subchart = n.starts_with("charts/") && !n.ends_with(".prov");
+        !special && !subchart && !n.starts_with("templates/")
     };
     for f in files.iter().filter(|f| f.name.starts_with("templates/")) {
         push(out, &f.name, f.data.clone());

@@ -329,7 +329,7 @@ pub(crate) fn strict_semver(v: &str) -> bool {
     if let Some(pre) = pre
         && !pre.split('.').all(|p| {
             ident(p)
-                && (!p.bytes().all(|b| b.is_ascii_digit()) || !(p.len() > 1 && p.starts_with('0')))
+                && !(p.bytes().all(|b| b.is_ascii_digit()) && p.len() > 1 && p.starts_with('0'))
         })
     {
         return false;
