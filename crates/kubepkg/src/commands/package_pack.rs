@@ -40,9 +40,8 @@ fn pack_chart(dir: &Path, dest: &Path, args: &PackagePackArgs) -> Result<PathBuf
     let files = kubepkg_chart::chart::dir_files(dir)?;
     let chart = kubepkg_chart::chart::load_files(files.clone())?;
     let version = args.version.as_deref().unwrap_or(&chart.metadata.version);
-    if kubepkg_chart::semver::Version::parse(version).is_err() {
-        bail!("improper constraint: {version}");
-    }
+    // Helm's `validateVersion`: Masterminds' error text.
+    kubepkg_chart::semver::Version::parse(version)?;
     let deps: Vec<&str> = chart.metadata.deps().map(|d| d.name.as_str()).collect();
     let missing: Vec<&str> = deps
         .iter()
