@@ -3,7 +3,7 @@
 //! in Helm's format (`---\n# Source: PATH\nDOCUMENT\n`).
 
 use crate::chart::{Chart, load};
-use crate::dependencies::{check_dependencies, process_dependencies};
+use crate::dependencies::{check_dependencies, process_dependencies_with};
 use crate::error::{ChartError, ChartErrorKind, Result};
 use crate::manifest::{Hook, sort_manifests};
 use crate::objects::{Capabilities, KubeVersion};
@@ -201,8 +201,20 @@ pub fn prepare(
     opts: &TemplateOptions,
     caps: &Capabilities,
 ) -> Result<(Chart, Value)> {
+    prepare_with(chart, user, opts, caps, true)
+}
+
+/// [`prepare`], with imported values coalesced instead of merged when `merge_imports` is false
+/// (`helm lint` processes dependencies so).
+pub fn prepare_with(
+    chart: Chart,
+    user: &Value,
+    opts: &TemplateOptions,
+    caps: &Capabilities,
+    merge_imports: bool,
+) -> Result<(Chart, Value)> {
     let mut chart = chart;
-    process_dependencies(&mut chart, user).map_err(|e| {
+    process_dependencies_with(&mut chart, user, merge_imports).map_err(|e| {
         ChartError::from(ChartErrorKind::Chart(format!(
             "chart dependencies processing failed: {e}"
         )))

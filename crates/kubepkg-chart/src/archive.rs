@@ -191,15 +191,29 @@ pub fn load_archive_files(raw: &[u8], origin: &str, limits: &Limits) -> Result<V
 /// a chart out: entries in the order given, regular files of mode 0644, time 0, so the same
 /// files always give the same bytes. The reverse of [`load_archive_files`].
 pub fn pack(top: &str, files: &[BufferedFile]) -> std::io::Result<Vec<u8>> {
+    write_tar_gz(
+        files
+            .iter()
+            .map(|f| (format!("{top}/{}", f.name), &f.data[..])),
+    )
+}
+
+/// [`pack`] of entries whose names already carry their top-level directory (a chart and its
+/// subcharts as `helm package` lays them out, `crate::save::archive_entries`).
+pub fn pack_flat(files: &[BufferedFile]) -> std::io::Result<Vec<u8>> {
+    write_tar_gz(files.iter().map(|f| (f.name.clone(), &f.data[..])))
+}
+
+fn write_tar_gz<'a>(entries: impl Iterator<Item = (String, &'a [u8])>) -> std::io::Result<Vec<u8>> {
     let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     let mut tar = tar::Builder::new(gz);
-    for f in files {
+    for (name, data) in entries {
         let mut h = tar::Header::new_gnu();
-        h.set_size(f.data.len() as u64);
+        h.set_size(data.len() as u64);
         h.set_mode(0o644);
         h.set_mtime(0);
         h.set_entry_type(tar::EntryType::Regular);
-        tar.append_data(&mut h, format!("{top}/{}", f.name), &f.data[..])?;
+        tar.append_data(&mut h, name, data)?;
     }
     tar.into_inner()?.finish()
 }

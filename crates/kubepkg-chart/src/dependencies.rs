@@ -33,10 +33,21 @@ pub fn check_dependencies(chart: &Chart) -> Result<(), String> {
     }
 }
 
-/// `chartutil.ProcessDependencies(chart, vals)`.
+/// `chartutil.ProcessDependenciesWithMerge(chart, vals)` (what install, upgrade and template
+/// run).
 pub fn process_dependencies(chart: &mut Chart, vals: &Value) -> Result<(), String> {
+    process_dependencies_with(chart, vals, true)
+}
+
+/// `chartutil.ProcessDependencies(chart, vals)` when `merge` is false (what `helm lint` runs:
+/// imported values coalesced rather than merged), else [`process_dependencies`].
+pub fn process_dependencies_with(
+    chart: &mut Chart,
+    vals: &Value,
+    merge: bool,
+) -> Result<(), String> {
     process_enabled(chart, vals, "")?;
-    process_import_values_rec(chart)
+    process_import_values_rec(chart, merge)
 }
 
 fn alias_dependency(charts: &[Chart], dep: &crate::metadata::Dependency) -> Option<Chart> {
@@ -266,9 +277,9 @@ fn go_v(v: Option<&Value>) -> String {
     }
 }
 
-fn process_import_values_rec(c: &mut Chart) -> Result<(), String> {
+fn process_import_values_rec(c: &mut Chart, merge: bool) -> Result<(), String> {
     for d in &mut c.dependencies {
-        process_import_values_rec(d)?;
+        process_import_values_rec(d, merge)?;
     }
-    process_import_values(c, true)
+    process_import_values(c, merge)
 }

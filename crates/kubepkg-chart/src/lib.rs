@@ -7,6 +7,7 @@
 //! - [`values`] coalesces chart defaults with user values; [`strvals`] parses `--set*`;
 //!   [`dependencies`] enables subcharts and imports values; [`schema`] validates
 //!   `values.schema.json`, loading the documents it refers to by URL with [`schema_refs`].
+//! - [`save`] writes a chart back out as `helm package` and `helm show chart` do; [`create`] writes a new chart as `helm create` does.
 //! - [`render`] executes templates with Helm's built-in objects ([`objects`]); [`manifest`]
 //!   (the leaf crate `kubepkg-manifest`) splits, sorts and separates hooks; [`action`] ties it together as `helm template`.
 
@@ -15,6 +16,7 @@
 pub mod action;
 pub mod archive;
 pub mod chart;
+pub mod create;
 pub mod dependencies;
 pub mod error;
 pub mod ignore;
@@ -22,6 +24,7 @@ pub mod metadata;
 pub mod objects;
 pub mod pattern;
 pub mod render;
+pub mod save;
 pub mod schema;
 pub mod schema_refs;
 pub mod semver;

@@ -118,10 +118,25 @@ fn collect(
 /// Render every template of `chart` with the top-level object `top` (`Values`, `Release`,
 /// `Capabilities`), returning rendered text by template path (`chart/templates/x.yaml`).
 pub fn render(chart: &Chart, top: &Value, strict: bool) -> Result<BTreeMap<String, String>> {
+    render_mode(chart, top, strict, false)
+}
+
+/// [`render`] as `helm lint` renders (Helm's `engine.LintMode`): `required` and `fail` log
+/// their message instead of failing, so every template can be checked.
+pub fn render_lint(chart: &Chart, top: &Value) -> Result<BTreeMap<String, String>> {
+    render_mode(chart, top, false, true)
+}
+
+fn render_mode(
+    chart: &Chart,
+    top: &Value,
+    strict: bool,
+    lint: bool,
+) -> Result<BTreeMap<String, String>> {
     let mut tpls = BTreeMap::new();
     collect(chart, top, true, chart.name(), &mut tpls);
     let mut set = Templates::with_funcs(kubepkg_funcs::helm_table());
-    set.enable_helm(None, false);
+    set.enable_helm(None, lint);
     // The execution limits (docs/limits.md), raised by `KUBEPKG_TEMPLATE_MAX_*`.
     let limits = kubepkg_template::Limits::from_env()
         .map_err(|e| ChartError::from(ChartErrorKind::Render(e.to_string())))?;

@@ -133,8 +133,28 @@ pub fn validate_single(values: &Value, schema: &[u8]) -> Result<(), String> {
             out.push_str(&format!("- at '{at}': missing {noun} {list}\n"));
         }
     };
-    for e in validator.iter_errors(&instance) {
+    // santhosh-tekuri/jsonschema checks `type` first and stops at a value of the wrong type:
+    // no further keyword (`enum`, `minimum`, …) is reported for it.
+    let errors: Vec<_> = validator.iter_errors(&instance).collect();
+    let mistyped: Vec<String> = errors
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.kind(),
+                jsonschema::error::ValidationErrorKind::Type { .. }
+            )
+        })
+        .map(|e| e.instance_path().to_string())
+        .collect();
+    for e in errors {
         let at = e.instance_path().to_string();
+        if !matches!(
+            e.kind(),
+            jsonschema::error::ValidationErrorKind::Type { .. }
+        ) && mistyped.contains(&at)
+        {
+            continue;
+        }
         if let jsonschema::error::ValidationErrorKind::Required { property } = e.kind() {
             let name = property
                 .as_str()

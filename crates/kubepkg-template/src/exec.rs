@@ -1629,6 +1629,16 @@ impl<'a, 's> State<'a, 's> {
                 };
                 if missing {
                     if lint {
+                        // Helm's engine logs it and goes on (`slog.Warn`; "values" for an empty
+                        // string, "value" for nil).
+                        let msg = if matches!(val, Value::Nil) {
+                            "missing required value"
+                        } else {
+                            "missing required values"
+                        };
+                        kubepkg_gostd::slog::log(
+                            kubepkg_gostd::slog::Record::warn(msg).attr("message", warn),
+                        );
                         return Ok(Rv::Val(Value::str("")));
                     }
                     return Err(vec![crate::helm::warn_wrap(warn)]);
@@ -1636,10 +1646,14 @@ impl<'a, 's> State<'a, 's> {
                 Ok(Rv::from_value(val))
             }
             HelmFn::Fail => {
+                let msg = argv[0].to_value();
                 if lint {
+                    kubepkg_gostd::slog::log(
+                        kubepkg_gostd::slog::Record::info("funcMap fail")
+                            .attr("message", msg.as_str().unwrap_or("")),
+                    );
                     return Ok(Rv::Val(Value::str("")));
                 }
-                let msg = argv[0].to_value();
                 Err(vec![crate::helm::warn_wrap(msg.as_str().unwrap_or(""))])
             }
             HelmFn::Lookup => {

@@ -151,6 +151,13 @@ Exit codes:
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Create a new package (kubepkg.yaml and a chart), or a bare chart with --chart.
+    Create(Box<CreateArgs>),
+    /// Examine a package or chart for possible issues (Helm's chart rules, as `helm lint`).
+    Lint(Box<LintArgs>),
+    /// Show a chart's Chart.yaml, values, README or CRDs, as `helm show` does.
+    #[command(subcommand)]
+    Show(ShowCommand),
     /// Render chart templates locally and print the manifests, as `helm template` does.
     Template(Box<TemplateArgs>),
     /// Show what `apply` would do to a package (order, hooks, changes, readiness gates).
@@ -1043,6 +1050,9 @@ pub enum PackageCommand {
     Push(Box<PackagePushArgs>),
     /// Download a package from an OCI registry into a directory.
     Pull(Box<PackagePullArgs>),
+    /// Pack a chart directory into NAME-VERSION.tgz as `helm package` does, or a package
+    /// directory into the package archive `package push` publishes.
+    Pack(Box<PackagePackArgs>),
 }
 
 /// `kubepkg package lock [PACKAGE]`.
@@ -1366,4 +1376,105 @@ pub enum ProgressMode {
     Live,
     /// One line per event, as on a pipe.
     Plain,
+}
+
+/// `kubepkg lint PATH...`: a package directory (kubepkg.yaml), a chart directory or a chart
+/// archive (Helm's `helm lint` flags).
+#[derive(Debug, clap::Args)]
+pub struct LintArgs {
+    /// Package directories, chart directories or chart archives (.tgz).
+    #[arg(required = true)]
+    pub paths: Vec<String>,
+    /// Fail on lint warnings.
+    #[arg(long = "strict")]
+    pub strict: bool,
+    /// Print only warnings and errors.
+    #[arg(long = "quiet")]
+    pub quiet: bool,
+    /// Lint dependent charts (the charts of a chart's charts/ directory) too.
+    #[arg(long = "with-subcharts")]
+    pub with_subcharts: bool,
+    /// Do not validate values against values.schema.json.
+    #[arg(long = "skip-schema-validation")]
+    pub skip_schema_validation: bool,
+    /// Kubernetes version used for capabilities and deprecation checks.
+    #[arg(long = "kube-version")]
+    pub kube_version: Option<String>,
+    /// Values files (repeatable or comma-separated).
+    #[arg(short = 'f', long = "values", value_delimiter = ',')]
+    pub values: Vec<String>,
+    /// Set values (`a.b=c`), typed as Helm does.
+    #[arg(long = "set")]
+    pub set: Vec<String>,
+    /// Set string values.
+    #[arg(long = "set-string")]
+    pub set_string: Vec<String>,
+    /// Set values from files (`key=path`).
+    #[arg(long = "set-file")]
+    pub set_file: Vec<String>,
+    /// Set JSON values (`key=JSON` or a JSON object).
+    #[arg(long = "set-json")]
+    pub set_json: Vec<String>,
+    /// Set literal string values.
+    #[arg(long = "set-literal")]
+    pub set_literal: Vec<String>,
+    /// `.Release.Namespace` of the render (default: $HELM_NAMESPACE or `default`).
+    #[arg(short = 'n', long = "namespace")]
+    pub namespace: Option<String>,
+    /// Output format: text (as `helm lint`) or json.
+    #[arg(short = 'o', long = "output", default_value = "text", value_parser = ["text", "json"])]
+    pub output: String,
+}
+
+/// `kubepkg create NAME`.
+#[derive(Debug, clap::Args)]
+pub struct CreateArgs {
+    /// The package (or, with --chart, chart) to create: a name, or a path whose last element
+    /// is the name.
+    pub name: String,
+    /// Write a bare chart, exactly as `helm create NAME` does, instead of a package.
+    #[arg(long = "chart")]
+    pub chart: bool,
+}
+
+/// `kubepkg show all|chart|readme|values|crds CHART`.
+#[derive(Debug, Subcommand)]
+pub enum ShowCommand {
+    /// Show all the information of the chart (Chart.yaml, values, README, CRDs).
+    All(ShowArgs),
+    /// Show the chart's Chart.yaml.
+    Chart(ShowArgs),
+    /// Show the chart's README.
+    Readme(ShowArgs),
+    /// Show the chart's values.yaml.
+    Values(ShowArgs),
+    /// Show the chart's CRDs.
+    Crds(ShowArgs),
+}
+
+/// The chart of `kubepkg show …`.
+#[derive(Debug, clap::Args)]
+pub struct ShowArgs {
+    /// Chart reference: a directory or .tgz, `oci://HOST/REPO/CHART`, `REPO/CHART`, a chart
+    /// URL, or a name with --repo.
+    pub chart: String,
+    #[command(flatten)]
+    pub source: ChartSourceArgs,
+}
+
+/// `kubepkg package pack DIR...`.
+#[derive(Debug, clap::Args)]
+pub struct PackagePackArgs {
+    /// Chart directories (to NAME-VERSION.tgz) or package directories (kubepkg.yaml).
+    #[arg(required = true)]
+    pub paths: Vec<std::path::PathBuf>,
+    /// Where to write the archive.
+    #[arg(short = 'd', long = "destination", default_value = ".")]
+    pub destination: std::path::PathBuf,
+    /// Set the chart's version (Chart.yaml `version`) in the archive.
+    #[arg(long = "version")]
+    pub version: Option<String>,
+    /// Set the chart's appVersion in the archive.
+    #[arg(long = "app-version")]
+    pub app_version: Option<String>,
 }

@@ -181,7 +181,10 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
                 PackageCommand::Rollback(a) => &a.cluster,
                 PackageCommand::Uninstall(a) => &a.cluster,
                 PackageCommand::List(a) => &a.cluster,
-                PackageCommand::Lock(_) | PackageCommand::Push(_) | PackageCommand::Pull(_) => {
+                PackageCommand::Lock(_)
+                | PackageCommand::Push(_)
+                | PackageCommand::Pull(_)
+                | PackageCommand::Pack(_) => {
                     return None;
                 }
             },
@@ -197,7 +200,10 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
             | Command::Search(_)
             | Command::Dependency(_)
             | Command::Push(_)
-            | Command::Registry(_) => return None,
+            | Command::Registry(_)
+            | Command::Lint(_)
+            | Command::Create(_)
+            | Command::Show(_) => return None,
             Command::Test(a) => &a.cluster,
             Command::Controller(a) => {
                 return Some(ClusterArgs {

@@ -6,18 +6,22 @@
 mod completion;
 mod controller;
 mod env;
+mod create;
 mod get;
 mod history;
 mod install;
+mod lint;
 mod list;
 mod package;
 mod package_oci;
+mod package_pack;
 mod pull;
 mod push;
 mod registry;
 mod repo;
 mod rollback;
 mod schema;
+mod show;
 mod status;
 mod template;
 mod test;
@@ -61,6 +65,9 @@ pub fn run(command: Command, settings: &Settings) -> Result<ExitCode, CliError> 
         Command::Search(cmd) => repo::search(cmd, settings),
         Command::Dependency(cmd) => repo::dependency(cmd, settings),
         Command::Controller(args) => controller::run(*args, settings),
+        Command::Lint(args) => lint::run(*args, settings),
+        Command::Create(args) => create::run(*args),
+        Command::Show(cmd) => show::run(cmd, settings),
     }?)
 }
 

@@ -311,6 +311,7 @@ pub fn run(cmd: PackageCommand, settings: &Settings) -> Result<ExitCode> {
         PackageCommand::Lock(a) => return lock(&a.package, settings),
         PackageCommand::Push(a) => return super::package_oci::push(*a, settings),
         PackageCommand::Pull(a) => return super::package_oci::pull(*a, settings),
+        PackageCommand::Pack(a) => return super::package_pack::run(*a),
         PackageCommand::Status(a) => Online::Status(a),
         PackageCommand::History(a) => Online::History(a),
         PackageCommand::Rollback(a) => Online::Rollback(a),

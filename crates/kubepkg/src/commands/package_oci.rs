@@ -135,7 +135,7 @@ pub async fn locate(
 /// `dir` as a `.tgz` under the top-level directory `top`, as `helm package` lays it out:
 /// entries sorted, fixed modes and times (the one archive writer, `kubepkg_chart::archive::pack`),
 /// so the same directory gives the same bytes.
-fn tar_gz(dir: &Path, top: &str) -> Result<Vec<u8>> {
+pub(super) fn tar_gz(dir: &Path, top: &str) -> Result<Vec<u8>> {
     let mut paths = Vec::new();
     collect(dir, dir, &mut paths)?;
     paths.sort();

@@ -1,0 +1,138 @@
+//! `kubepkg lint PATH...`: each path is a package (a directory with kubepkg.yaml: the package
+//! checks, then Helm's chart rules for each component's chart), a chart directory or a chart
+//! archive (Helm's chart rules with `helm lint`'s output and exit codes), or neither (one line,
+//! exit 1). The rules live in `kubepkg_lint`.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+use kubepkg_chart::ValueOptions;
+use kubepkg_lint::chart::Target;
+use kubepkg_lint::report::{Entry, EntryKind, LintReport};
+use kubepkg_lint::{LintOptions, lint_path};
+
+use crate::cli::LintArgs;
+use crate::settings::Settings;
+
+pub fn run(args: LintArgs, settings: &Settings) -> Result<ExitCode> {
+    let kube_version = match &args.kube_version {
+        None => None,
+        Some(v) => Some(
+            kubepkg_chart::objects::KubeVersion::parse(v)
+                .map_err(|e| anyhow::anyhow!("invalid kube version '{v}': {e}"))?,
+        ),
+    };
+    let opts = LintOptions {
+        strict: args.strict,
+        namespace: args
+            .namespace
+            .clone()
+            .unwrap_or_else(|| settings.offline_namespace()),
+        kube_version,
+        skip_schema_validation: args.skip_schema_validation,
+    };
+    // Refuse what is neither a package nor a chart before linting anything.
+    for p in &args.paths {
+        if let Target::Neither(_) = Target::of(Path::new(p)) {
+            bail!(
+                "{p} is neither a package nor a chart: it has no kubepkg.yaml and no Chart.yaml (and is not a .tgz chart archive)"
+            );
+        }
+    }
+    let mut paths: Vec<String> = args.paths.clone();
+    if args.with_subcharts {
+        for p in &args.paths {
+            subcharts(&Path::new(p).join("charts"), &mut paths);
+        }
+    }
+    let values = ValueOptions {
+        value_files: args.values.iter().map(Into::into).collect(),
+        json_values: args.set_json.clone(),
+        values: args.set.clone(),
+        string_values: args.set_string.clone(),
+        file_values: args.set_file.clone(),
+        literal_values: args.set_literal.clone(),
+    };
+    let mut report = LintReport {
+        entries: Vec::new(),
+        strict: args.strict,
+        quiet: args.quiet,
+    };
+    for p in &paths {
+        match Target::of(Path::new(p)) {
+            Target::Package(dir) => {
+                let user = package_values(&args)?;
+                let pl = kubepkg_lint::package::lint_package(&dir, Some(&user), &opts);
+                report.entries.push(Entry {
+                    kind: EntryKind::Package,
+                    path: p.clone(),
+                    messages: pl.package.messages,
+                    error: None,
+                });
+                for c in pl.charts {
+                    report
+                        .entries
+                        .push(Entry::new(EntryKind::Chart, &c.path, c.result));
+                }
+            }
+            _ => {
+                let user = values.merge().map_err(|e| anyhow::anyhow!("{e}"))?;
+                report
+                    .entries
+                    .push(Entry::new(EntryKind::Chart, p, lint_path(p, &user, &opts)));
+            }
+        }
+    }
+    let outcome = if args.output == "json" {
+        report.json()
+    } else {
+        report.text()
+    };
+    print!("{}", outcome.stdout);
+    match outcome.failure {
+        Some(summary) => Err(anyhow::anyhow!(summary)),
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// For a package, `-f`/`--set` name a component first (`web.replicas=2`), as `plan` reads
+/// them.
+fn package_values(args: &LintArgs) -> Result<kubepkg_package::values::UserValues> {
+    let mut u = kubepkg_package::values::UserValues::new();
+    for f in &args.values {
+        let text = kubepkg_chart::values::read_values_text(f)?;
+        u.add_file(f, &text)?;
+    }
+    for s in &args.set {
+        u.add_set(s)?;
+    }
+    for s in &args.set_string {
+        u.add_set_string(s)?;
+    }
+    for s in &args.set_json {
+        u.add_set_json(s)?;
+    }
+    Ok(u)
+}
+
+/// `--with-subcharts`: every chart directory and archive under `charts/`, as Helm walks it.
+fn subcharts(dir: &Path, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let path = e.path();
+        let s = path.display().to_string();
+        if path.is_dir() {
+            if path.join("Chart.yaml").is_file() {
+                out.push(s);
+            }
+            subcharts(&path, out);
+        } else if s.ends_with(".tgz") || s.ends_with(".tar.gz") {
+            out.push(s);
+        }
+    }
+}
