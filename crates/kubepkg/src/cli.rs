@@ -25,42 +25,62 @@ const GLOBAL_FLAGS: &[(&str, bool)] = &[
     ("--no-color", false),
 ];
 
+/// The command line as clap reads it, from the forms Helm users type: global flags before the
+/// verb ([`with_global_flags_after_the_verb`]) and `helm package DIR`'s `kubepkg package DIR`,
+/// read as `kubepkg package pack DIR` (a first word after `package` that is no verb of it and
+/// no flag).
+pub fn from_helms_forms(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    use clap::CommandFactory;
+    let verb = leading_global_flags_end(&args);
+    if let Some(word) = args.get(verb).and_then(|a| a.to_str())
+        && matches!(word, "package" | "pkg")
+        && let Some(next) = args.get(verb + 1).map(|a| a.to_string_lossy().into_owned())
+        && !next.starts_with('-')
+        && next != "help"
+        && Cli::command()
+            .find_subcommand("package")
+            .is_some_and(|p| p.find_subcommand(&next).is_none())
+    {
+        args.insert(verb + 1, "pack".into());
+    }
+    with_global_flags_after_the_verb(args)
+}
+
+/// The index of the first word after the program that is not one of [`GLOBAL_FLAGS`] (or a
+/// value of one).
+fn leading_global_flags_end(args: &[std::ffi::OsString]) -> usize {
+    let mut i = 1;
+    while i < args.len() {
+        let arg = args[i].to_string_lossy();
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, _)) if n.starts_with("--") => (n.to_string(), true),
+            _ => (arg.to_string(), false),
+        };
+        match GLOBAL_FLAGS.iter().find(|(f, _)| *f == name) {
+            Some((_, takes_value)) => i += if *takes_value && !inline { 2 } else { 1 },
+            None => break,
+        }
+    }
+    i
+}
+
 /// The command line with Helm's global flags given before the verb moved after it (after the
 /// whole verb path: `kubepkg -n shop package status x` reads as `kubepkg package status -n shop
 /// x`), so they parse as the verb's own flags. Anything else is left as it is, for clap to read
 /// (or refuse) as usual.
 pub fn with_global_flags_after_the_verb(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     use clap::CommandFactory;
+    let end = leading_global_flags_end(&args).min(args.len());
+    if end <= 1 {
+        return args;
+    }
     let mut iter = args.into_iter();
     let Some(program) = iter.next() else {
         return Vec::new();
     };
-    let rest: Vec<std::ffi::OsString> = iter.collect();
-    let mut globals = Vec::new();
-    let mut i = 0;
-    while i < rest.len() {
-        let arg = rest[i].to_string_lossy();
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, _)) if n.starts_with("--") => (n.to_string(), true),
-            _ => (arg.to_string(), false),
-        };
-        match GLOBAL_FLAGS.iter().find(|(f, _)| *f == name) {
-            Some((_, takes_value)) => {
-                globals.push(rest[i].clone());
-                if *takes_value && !inline && i + 1 < rest.len() {
-                    globals.push(rest[i + 1].clone());
-                    i += 1;
-                }
-                i += 1;
-            }
-            None => break,
-        }
-    }
-    if globals.is_empty() {
-        let mut out = vec![program];
-        out.extend(rest);
-        return out;
-    }
+    let mut rest: Vec<std::ffi::OsString> = iter.collect();
+    let globals: Vec<std::ffi::OsString> = rest.drain(..end - 1).collect();
+    let i = 0;
     // The verb path: the first word, and a subcommand of it while it has subcommands.
     let mut cmd = Cli::command();
     let mut path_end = i;
@@ -1140,6 +1160,23 @@ pub struct PackageListArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn helms_package_dir_is_package_pack() {
+        let args = |line: &str| -> Vec<String> {
+            from_helms_forms(line.split(' ').map(Into::into).collect())
+                .into_iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(args("kubepkg package ./chart"), ["kubepkg", "package", "pack", "./chart"]);
+        assert_eq!(args("kubepkg pkg chart -d out"), ["kubepkg", "pkg", "pack", "chart", "-d", "out"]);
+        assert_eq!(args("kubepkg package status x"), ["kubepkg", "package", "status", "x"]);
+        assert_eq!(args("kubepkg package pack c"), ["kubepkg", "package", "pack", "c"]);
+        assert_eq!(args("kubepkg package --help"), ["kubepkg", "package", "--help"]);
+        assert_eq!(args("kubepkg -n x package c"), ["kubepkg", "package", "pack", "-n", "x", "c"]);
+        assert_eq!(args("kubepkg template package"), ["kubepkg", "template", "package"]);
+    }
 
     #[test]
     fn global_flags_before_the_verb_move_after_it() {

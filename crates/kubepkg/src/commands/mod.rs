@@ -5,8 +5,8 @@
 
 mod completion;
 mod controller;
-mod env;
 mod create;
+mod env;
 mod get;
 mod history;
 mod install;
