@@ -106,3 +106,26 @@ pub struct ApiStatus {
     pub reason: String,
     pub message: String,
 }
+
+/// Whether `e` (or one of its causes) is a request to the Kubernetes API that got no answer at
+/// all: the connection was refused, timed out or found no route (not a refusal by the server,
+/// and not a failure of some other HTTP client).
+pub fn is_unreachable_api(e: &(dyn std::error::Error + 'static)) -> bool {
+    use std::io::ErrorKind::*;
+    let mut api = false;
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        api |= c.is::<kube::Error>() || c.is::<ApiFailure>() || c.is::<KubeError>();
+        if api
+            && let Some(io) = c.downcast_ref::<std::io::Error>()
+            && matches!(
+                io.kind(),
+                ConnectionRefused | TimedOut | HostUnreachable | NetworkUnreachable
+            )
+        {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
+}

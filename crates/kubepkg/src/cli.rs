@@ -28,7 +28,7 @@ const GLOBAL_FLAGS: &[(&str, bool)] = &[
 /// The command line as clap reads it, from the forms Helm users type: global flags before the
 /// verb ([`with_global_flags_after_the_verb`]) and `helm package DIR`'s `kubepkg package DIR`,
 /// read as `kubepkg package pack DIR` (a first word after `package` that is no verb of it and
-/// no flag).
+/// is a path: it exists, or has a `/` or starts with `.`).
 pub fn from_helms_forms(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     use clap::CommandFactory;
     let verb = leading_global_flags_end(&args);
@@ -37,6 +37,8 @@ pub fn from_helms_forms(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
         && let Some(next) = args.get(verb + 1).map(|a| a.to_string_lossy().into_owned())
         && !next.starts_with('-')
         && next != "help"
+        // A path, not a misspelt verb of `package` (which clap then names with a suggestion).
+        && (next.contains('/') || next.starts_with('.') || std::path::Path::new(&next).exists())
         && Cli::command()
             .find_subcommand("package")
             .is_some_and(|p| p.find_subcommand(&next).is_none())
@@ -1169,13 +1171,39 @@ mod tests {
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect()
         };
-        assert_eq!(args("kubepkg package ./chart"), ["kubepkg", "package", "pack", "./chart"]);
-        assert_eq!(args("kubepkg pkg chart -d out"), ["kubepkg", "pkg", "pack", "chart", "-d", "out"]);
-        assert_eq!(args("kubepkg package status x"), ["kubepkg", "package", "status", "x"]);
-        assert_eq!(args("kubepkg package pack c"), ["kubepkg", "package", "pack", "c"]);
-        assert_eq!(args("kubepkg package --help"), ["kubepkg", "package", "--help"]);
-        assert_eq!(args("kubepkg -n x package c"), ["kubepkg", "package", "pack", "-n", "x", "c"]);
-        assert_eq!(args("kubepkg template package"), ["kubepkg", "template", "package"]);
+        assert_eq!(
+            args("kubepkg package ./chart"),
+            ["kubepkg", "package", "pack", "./chart"]
+        );
+        assert_eq!(
+            args("kubepkg pkg ./chart -d out"),
+            ["kubepkg", "pkg", "pack", "./chart", "-d", "out"]
+        );
+        // A misspelt verb stays, for clap's suggestion.
+        assert_eq!(
+            args("kubepkg package hisory x"),
+            ["kubepkg", "package", "hisory", "x"]
+        );
+        assert_eq!(
+            args("kubepkg package status x"),
+            ["kubepkg", "package", "status", "x"]
+        );
+        assert_eq!(
+            args("kubepkg package pack c"),
+            ["kubepkg", "package", "pack", "c"]
+        );
+        assert_eq!(
+            args("kubepkg package --help"),
+            ["kubepkg", "package", "--help"]
+        );
+        assert_eq!(
+            args("kubepkg -n x package ./c"),
+            ["kubepkg", "package", "pack", "-n", "x", "./c"]
+        );
+        assert_eq!(
+            args("kubepkg template package"),
+            ["kubepkg", "template", "package"]
+        );
     }
 
     #[test]

@@ -28,16 +28,8 @@ impl CliError {
     /// What to do when the cluster did not answer at all (the connection was refused or timed
     /// out): which server was tried and where that choice came from.
     pub fn hint(&self, settings: &crate::settings::Settings) -> Option<String> {
-        use std::io::ErrorKind::*;
         let (CliError::InvalidPackage(e) | CliError::Failed(e)) = self;
-        let unreachable = e.chain().any(|c| {
-            c.downcast_ref::<std::io::Error>().is_some_and(|io| {
-                matches!(
-                    io.kind(),
-                    ConnectionRefused | TimedOut | HostUnreachable | NetworkUnreachable
-                )
-            })
-        });
+        let unreachable = kubepkg_kube::is_unreachable_api(e.as_ref());
         if !unreachable {
             return None;
         }
