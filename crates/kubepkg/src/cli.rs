@@ -23,6 +23,9 @@ const GLOBAL_FLAGS: &[(&str, bool)] = &[
     ("-n", true),
     ("--no-wait-lock", false),
     ("--no-color", false),
+    ("--color", true),
+    ("--colour", true),
+    ("--debug", false),
 ];
 
 /// The command line as clap reads it, from the forms Helm users type: global flags before the
@@ -1412,13 +1415,41 @@ pub struct PackageSourceArgs {
     pub access: RegistryAccessArgs,
 }
 
-/// The flags of every verb about the terminal (`--no-color`; see `crate::terminal`).
+/// The flags of every verb about the terminal (`--no-color`, Helm 4's `--color`; see
+/// `crate::terminal`).
 #[derive(Debug, Clone, Copy, Default, clap::Args)]
 pub struct TerminalArgs {
     /// Never colour the output (as NO_COLOR=1 does; CLICOLOR_FORCE=1 colours it even when it
     /// is not a terminal).
     #[arg(long = "no-color", global = true)]
     pub no_color: bool,
+    /// Colour the output: never, auto (on a terminal, unless NO_COLOR is set) or always (also
+    /// on a pipe), as Helm 4's flag.
+    #[arg(long = "color", visible_alias = "colour", global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+impl TerminalArgs {
+    /// The one choice both flags make (`--no-color` is `--color never`).
+    pub fn choice(&self) -> ColorChoice {
+        if self.no_color {
+            ColorChoice::Never
+        } else {
+            self.color
+        }
+    }
+}
+
+/// The values of `--color`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// No colour.
+    Never,
+    /// Colour on a terminal, by the environment's rules.
+    #[default]
+    Auto,
+    /// Colour, also on a pipe or in a file (a flag on the command line overrides NO_COLOR).
+    Always,
 }
 
 /// How the verbs that change a cluster show their progress (`--progress`).

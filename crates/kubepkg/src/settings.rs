@@ -76,7 +76,7 @@ impl Settings {
     pub fn from_env(cli: &Cli) -> Settings {
         let env = |name: &str| std::env::var(name).ok();
         Settings {
-            terminal: Terminal::resolve(cli.terminal.no_color, Streams::probe(), env),
+            terminal: Terminal::resolve(cli.terminal.choice(), Streams::probe(), env),
             ..Settings::resolve(cli, env)
         }
     }

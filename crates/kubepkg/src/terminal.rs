@@ -5,11 +5,13 @@
 //!
 //! Colour, per stream, the first rule that applies (as `anstream` and cargo read them, from
 //! no-color.org and the CLICOLOR convention):
-//! 1. `NO_COLOR` set to anything but the empty string: none;
-//! 2. `--no-color`: none;
-//! 3. `CLICOLOR_FORCE` set, not empty and not `0`: colour, even on a pipe or a file;
-//! 4. `CLICOLOR=0`: none;
-//! 5. otherwise colour exactly when the stream is a terminal and `TERM` is not `dumb`.
+//! 1. `--color always`: colour (a flag given on the command line overrides `NO_COLOR`, as
+//!    no-color.org asks);
+//! 2. `NO_COLOR` set to anything but the empty string: none;
+//! 3. `--no-color` or `--color never`: none;
+//! 4. `CLICOLOR_FORCE` set, not empty and not `0`: colour, even on a pipe or a file;
+//! 5. `CLICOLOR=0`: none;
+//! 6. otherwise colour exactly when the stream is a terminal and `TERM` is not `dumb`.
 //!
 //! Live progress (`--progress auto`): when standard error is a terminal, `TERM` is set and not
 //! `dumb` (such a terminal cannot move the cursor), and `CI` is not set (CI logs keep every
@@ -19,7 +21,7 @@ use std::io::IsTerminal as _;
 
 use kubepkg_package::style::Palette;
 
-use crate::cli::ProgressMode;
+use crate::cli::{ColorChoice, ProgressMode};
 
 /// Which of the process's streams are terminals (probed once, by [`Streams::probe`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -50,10 +52,10 @@ pub struct Terminal {
 }
 
 impl Terminal {
-    /// The decisions for `streams`, `--no-color` (`no_color`) and the environment (`env`: a
-    /// variable's value, as [`crate::settings::Settings::resolve`] reads it).
+    /// The decisions for `streams`, `--color`/`--no-color` (`choice`) and the environment
+    /// (`env`: a variable's value, as [`crate::settings::Settings::resolve`] reads it).
     pub fn resolve(
-        no_color: bool,
+        choice: ColorChoice,
         streams: Streams,
         env: impl Fn(&str) -> Option<String>,
     ) -> Terminal {
@@ -63,7 +65,9 @@ impl Terminal {
             .as_deref()
             .is_some_and(|t| !t.is_empty() && t != "dumb");
         let colour = |tty: bool| {
-            if set("NO_COLOR").is_some() || no_color {
+            if choice == ColorChoice::Always {
+                true
+            } else if set("NO_COLOR").is_some() || choice == ColorChoice::Never {
                 false
             } else if set("CLICOLOR_FORCE").is_some_and(|v| v != "0") {
                 true
@@ -107,7 +111,12 @@ mod tests {
     type Env<'a> = &'a [(&'a str, &'a str)];
 
     fn resolve(no_color: bool, streams: Streams, env: Env<'_>) -> Terminal {
-        Terminal::resolve(no_color, streams, |name| {
+        let choice = if no_color {
+            ColorChoice::Never
+        } else {
+            ColorChoice::Auto
+        };
+        Terminal::resolve(choice, streams, |name| {
             env.iter()
                 .find(|(k, _)| *k == name)
                 .map(|(_, v)| v.to_string())
@@ -163,6 +172,26 @@ mod tests {
     }
 
     #[test]
+    fn helms_color_flag_never_and_always() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let xterm: &[(&str, &str)] = &[("TERM", "xterm")];
+        let t = Terminal::resolve(ColorChoice::Never, TTY, env(xterm));
+        assert!(!t.stdout.is_colour());
+        // `always` colours a pipe, and beats NO_COLOR (a flag overrides the environment).
+        let t = Terminal::resolve(ColorChoice::Always, PIPE, env(&[("NO_COLOR", "1")]));
+        assert!(t.stdout.is_colour() && t.stderr.is_colour());
+        let t = Terminal::resolve(ColorChoice::Auto, PIPE, env(xterm));
+        assert!(!t.stdout.is_colour());
+    }
+
+    #[test]
     fn each_stream_is_decided_on_its_own() {
         let t = resolve(
             false,
@@ -192,6 +221,20 @@ mod tests {
         assert!(parse(&["plan", "p", "d", "--no-color"]).terminal.no_color);
         assert!(parse(&["-n", "x", "--no-color", "list"]).terminal.no_color);
         assert!(!parse(&["list"]).terminal.no_color);
+        assert_eq!(
+            parse(&["list", "--color", "always"]).terminal.choice(),
+            ColorChoice::Always
+        );
+        assert_eq!(
+            parse(&["--colour=never", "list"]).terminal.choice(),
+            ColorChoice::Never
+        );
+        assert_eq!(
+            parse(&["list", "--no-color", "--color", "always"])
+                .terminal
+                .choice(),
+            ColorChoice::Never
+        );
         let Command::Apply(a) = parse(&["apply", "p", "d"]).command else {
             unreachable!()
         };
