@@ -329,24 +329,8 @@ pub struct TemplateArgs {
     pub args: Vec<String>,
     #[command(flatten)]
     pub source: ChartSourceArgs,
-    /// Values files (repeatable or comma-separated; `-` reads standard input).
-    #[arg(short = 'f', long = "values", value_delimiter = ',')]
-    pub values: Vec<String>,
-    /// Set values (`a.b=c,d[0]=e`), typed as Helm does.
-    #[arg(long = "set")]
-    pub set: Vec<String>,
-    /// Set string values.
-    #[arg(long = "set-string")]
-    pub set_string: Vec<String>,
-    /// Set values from files (`key=path`).
-    #[arg(long = "set-file")]
-    pub set_file: Vec<String>,
-    /// Set JSON values (`key=JSON` or a JSON object).
-    #[arg(long = "set-json")]
-    pub set_json: Vec<String>,
-    /// Set literal string values (no parsing of the value).
-    #[arg(long = "set-literal")]
-    pub set_literal: Vec<String>,
+    #[command(flatten)]
+    pub values: ValuesArgs,
     /// Namespace of the release (default: $HELM_NAMESPACE or `default`).
     #[arg(short = 'n', long = "namespace")]
     pub namespace: Option<String>,
@@ -655,18 +639,38 @@ pub struct ClusterArgs {
 /// Values flags shared by install and upgrade.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ValuesArgs {
+    /// Values files (repeatable or comma-separated; `-` reads standard input).
     #[arg(short = 'f', long = "values", value_delimiter = ',')]
     pub values: Vec<String>,
+    /// Set values (`a.b=c,d[0]=e`), typed as Helm does.
     #[arg(long = "set")]
     pub set: Vec<String>,
+    /// Set string values.
     #[arg(long = "set-string")]
     pub set_string: Vec<String>,
+    /// Set values from files (`key=path`).
     #[arg(long = "set-file")]
     pub set_file: Vec<String>,
+    /// Set JSON values (`key=JSON` or a JSON object).
     #[arg(long = "set-json")]
     pub set_json: Vec<String>,
+    /// Set literal string values (no parsing of the value).
     #[arg(long = "set-literal")]
     pub set_literal: Vec<String>,
+}
+
+impl ValuesArgs {
+    /// The values flags as the chart layer reads them.
+    pub fn options(&self) -> kubepkg_chart::ValueOptions {
+        kubepkg_chart::ValueOptions {
+            value_files: self.values.iter().map(Into::into).collect(),
+            json_values: self.set_json.clone(),
+            values: self.set.clone(),
+            string_values: self.set_string.clone(),
+            file_values: self.set_file.clone(),
+            literal_values: self.set_literal.clone(),
+        }
+    }
 }
 
 /// Flags of operations that change a release.
@@ -1496,24 +1500,8 @@ pub struct LintArgs {
     /// Kubernetes version used for capabilities and deprecation checks.
     #[arg(long = "kube-version")]
     pub kube_version: Option<String>,
-    /// Values files (repeatable or comma-separated).
-    #[arg(short = 'f', long = "values", value_delimiter = ',')]
-    pub values: Vec<String>,
-    /// Set values (`a.b=c`), typed as Helm does.
-    #[arg(long = "set")]
-    pub set: Vec<String>,
-    /// Set string values.
-    #[arg(long = "set-string")]
-    pub set_string: Vec<String>,
-    /// Set values from files (`key=path`).
-    #[arg(long = "set-file")]
-    pub set_file: Vec<String>,
-    /// Set JSON values (`key=JSON` or a JSON object).
-    #[arg(long = "set-json")]
-    pub set_json: Vec<String>,
-    /// Set literal string values.
-    #[arg(long = "set-literal")]
-    pub set_literal: Vec<String>,
+    #[command(flatten)]
+    pub values: ValuesArgs,
     /// `.Release.Namespace` of the render (default: $HELM_NAMESPACE or `default`).
     #[arg(short = 'n', long = "namespace")]
     pub namespace: Option<String>,

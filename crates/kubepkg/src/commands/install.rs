@@ -6,18 +6,17 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use kubepkg_chart::ValueOptions;
 use kubepkg_engine::verbs::{self, DryRunMode};
 use kubepkg_release::action::Options;
 use kubepkg_release::output::{self, Format};
 
 use super::{locate_chart, runtime};
-use crate::cli::{InstallArgs, ValuesArgs};
+use crate::cli::InstallArgs;
 use crate::progress::Printer;
 use crate::settings::Settings;
 
 pub fn run(args: InstallArgs, settings: &Settings) -> Result<ExitCode> {
-    let values = verbs::user_values(&value_options(&args.values))?;
+    let values = verbs::user_values(&args.values.options())?;
     let dry_run = DryRunMode::parse(args.dry_run.as_deref())?;
     let format = Format::parse(&args.op.output).unwrap_or_default();
     let rt = runtime()?;
@@ -47,18 +46,6 @@ pub fn run(args: InstallArgs, settings: &Settings) -> Result<ExitCode> {
         print!("{}", output::release(&release, format)?);
         Ok(ExitCode::SUCCESS)
     })
-}
-
-/// The values flags as the chart layer reads them.
-pub fn value_options(v: &ValuesArgs) -> ValueOptions {
-    ValueOptions {
-        value_files: v.values.iter().map(Into::into).collect(),
-        json_values: v.set_json.clone(),
-        values: v.set.clone(),
-        string_values: v.set_string.clone(),
-        file_values: v.set_file.clone(),
-        literal_values: v.set_literal.clone(),
-    }
 }
 
 /// The release layer's options from install's (and upgrade's) flags.

@@ -7,7 +7,6 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
-use kubepkg_chart::ValueOptions;
 use kubepkg_lint::chart::Target;
 use kubepkg_lint::report::{Entry, EntryKind, LintReport};
 use kubepkg_lint::{LintOptions, lint_path};
@@ -46,14 +45,7 @@ pub fn run(args: LintArgs, settings: &Settings) -> Result<ExitCode> {
             subcharts(&Path::new(p).join("charts"), &mut paths);
         }
     }
-    let values = ValueOptions {
-        value_files: args.values.iter().map(Into::into).collect(),
-        json_values: args.set_json.clone(),
-        values: args.set.clone(),
-        string_values: args.set_string.clone(),
-        file_values: args.set_file.clone(),
-        literal_values: args.set_literal.clone(),
-    };
+    let values = args.values.options();
     let mut report = LintReport {
         entries: Vec::new(),
         strict: args.strict,
@@ -98,22 +90,20 @@ pub fn run(args: LintArgs, settings: &Settings) -> Result<ExitCode> {
 
 /// For a package, `-f`/`--set` name a component first (`web.replicas=2`), as `plan` reads
 /// them.
+/// The values flags as a package reads them (keys start with the component name): the one
+/// reader of package values flags, `package::user_values`.
 fn package_values(args: &LintArgs) -> Result<kubepkg_package::values::UserValues> {
-    let mut u = kubepkg_package::values::UserValues::new();
-    for f in &args.values {
-        let text = kubepkg_chart::values::read_values_text(f)?;
-        u.add_file(f, &text)?;
-    }
-    for s in &args.set {
-        u.add_set(s)?;
-    }
-    for s in &args.set_string {
-        u.add_set_string(s)?;
-    }
-    for s in &args.set_json {
-        u.add_set_json(s)?;
-    }
-    Ok(u)
+    let v = &args.values;
+    super::package::user_values(&crate::cli::PackageValuesFlags {
+        values: v.values.clone(),
+        set: v.set.clone(),
+        set_string: v.set_string.clone(),
+        set_json: v.set_json.clone(),
+        set_file: v.set_file.clone(),
+        values_once: Vec::new(),
+        set_once: Vec::new(),
+        set_json_once: Vec::new(),
+    })
 }
 
 /// `--with-subcharts`: every chart directory and archive under `charts/`, as Helm walks it.

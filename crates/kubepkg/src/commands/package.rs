@@ -93,7 +93,7 @@ fn load_local(path: &Path, settings: &Settings) -> Result<Loaded, CliError> {
     Ok(loaded)
 }
 
-fn user_values(flags: &PackageValuesFlags) -> Result<UserValues> {
+pub(super) fn user_values(flags: &PackageValuesFlags) -> Result<UserValues> {
     let mut u = UserValues::new();
     for f in &flags.values {
         // The one reader of values files (size cap, Helm's refusal of invalid UTF-8).

@@ -5,7 +5,7 @@
 
 use crate::cli::TemplateArgs;
 use crate::settings::Settings;
-use kubepkg_chart::{TemplateOptions, ValueOptions};
+use kubepkg_chart::TemplateOptions;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -36,14 +36,7 @@ pub fn run(args: TemplateArgs, settings: &Settings) -> anyhow::Result<ExitCode> 
         release_name: name,
         chart: located.path,
         namespace: settings.offline_namespace(),
-        values: ValueOptions {
-            value_files: args.values.into_iter().map(Into::into).collect(),
-            json_values: args.set_json,
-            values: args.set,
-            string_values: args.set_string,
-            file_values: args.set_file,
-            literal_values: args.set_literal,
-        },
+        values: args.values.options(),
         show_only: args.show_only,
         include_crds: args.include_crds,
         skip_tests: args.skip_tests,

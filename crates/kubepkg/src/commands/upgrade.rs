@@ -10,7 +10,7 @@ use anyhow::Result;
 use kubepkg_engine::verbs::{self, DryRunMode, ValuesMode};
 use kubepkg_release::output::{self, Format};
 
-use super::install::{options, value_options};
+use super::install::options;
 use super::{locate_chart, runtime};
 use crate::cli::UpgradeArgs;
 use crate::progress::Printer;
@@ -18,7 +18,7 @@ use crate::settings::Settings;
 
 pub fn run(args: UpgradeArgs, settings: &Settings) -> Result<ExitCode> {
     let c = &args.common;
-    let values = verbs::user_values(&value_options(&c.values))?;
+    let values = verbs::user_values(&c.values.options())?;
     let dry_run = DryRunMode::parse(c.dry_run.as_deref())?;
     let mode = ValuesMode::from_flags(
         args.reuse_values,
