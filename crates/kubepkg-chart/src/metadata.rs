@@ -12,6 +12,29 @@ use kubepkg_value::{Value, map_read};
 use std::collections::BTreeMap;
 
 /// `maintainers[]` of `Chart.yaml`.
+
+/// The JSON field names of Helm's `chart.Metadata` (Chart.yaml), in its declaration order: what
+/// Helm's strict readers accept (matched case-insensitively, as Go's `encoding/json` does).
+pub const METADATA_FIELDS: &[&str] = &[
+    "name",
+    "home",
+    "sources",
+    "version",
+    "description",
+    "keywords",
+    "maintainers",
+    "icon",
+    "apiVersion",
+    "condition",
+    "tags",
+    "appVersion",
+    "deprecated",
+    "annotations",
+    "kubeVersion",
+    "dependencies",
+    "type",
+];
+
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Maintainer {
     pub name: String,

@@ -160,26 +160,9 @@ fn duplicate_keys(text: &str) -> Option<String> {
     })
 }
 
-/// The JSON field names of Helm's `chart.Metadata`, `Maintainer` and `Dependency`.
-const METADATA_FIELDS: &[&str] = &[
-    "name",
-    "home",
-    "sources",
-    "version",
-    "description",
-    "keywords",
-    "maintainers",
-    "icon",
-    "apiVersion",
-    "condition",
-    "tags",
-    "appVersion",
-    "deprecated",
-    "annotations",
-    "kubeVersion",
-    "dependencies",
-    "type",
-];
+// The JSON field names of Helm's `chart.Metadata` (shared with the repository index reader),
+// `Maintainer` and `Dependency`.
+use kubepkg_chart::metadata::METADATA_FIELDS;
 const MAINTAINER_FIELDS: &[&str] = &["name", "email", "url"];
 const DEPENDENCY_FIELDS: &[&str] = &[
     "name",

@@ -126,26 +126,9 @@ const INDEX_FIELDS: &[&str] = &[
     "publickeys",
     "annotations",
 ];
-const VERSION_FIELDS: &[&str] = &[
-    // chart.Metadata
-    "name",
-    "home",
-    "sources",
-    "version",
-    "description",
-    "keywords",
-    "maintainers",
-    "icon",
-    "apiversion",
-    "condition",
-    "tags",
-    "appversion",
-    "deprecated",
-    "annotations",
-    "kubeversion",
-    "dependencies",
-    "type",
-    // repo.ChartVersion
+/// What `repo.ChartVersion` adds to `chart.Metadata`'s fields
+/// ([`kubepkg_chart::metadata::METADATA_FIELDS`]).
+const CHART_VERSION_FIELDS: &[&str] = &[
     "urls",
     "created",
     "removed",
@@ -168,7 +151,7 @@ pub fn load_index(data: &[u8], source: &str) -> Result<Loaded, IndexError> {
     };
     let top = fields(&doc, "IndexFile", "repo.IndexFile")?;
     if strict {
-        check_known(&top, INDEX_FIELDS)?;
+        check_known(&top, &[INDEX_FIELDS])?;
     }
     let mut index = IndexFile {
         api_version: string(&top, "apiVersion", "IndexFile.apiVersion")?,
@@ -213,7 +196,13 @@ pub fn load_index(data: &[u8], source: &str) -> Result<Loaded, IndexError> {
             }
             let f = fields(item, "IndexFile.entries", "repo.ChartVersion")?;
             if strict {
-                check_known(&f, VERSION_FIELDS)?;
+                check_known(
+                    &f,
+                    &[
+                        kubepkg_chart::metadata::METADATA_FIELDS,
+                        CHART_VERSION_FIELDS,
+                    ],
+                )?;
             }
             let mut metadata = Metadata::decode(item)?;
             if metadata.api_version.is_empty() {
@@ -365,9 +354,14 @@ fn fields(v: &Value, field: &str, want: &'static str) -> Result<Fields, IndexErr
     }
 }
 
-fn check_known(f: &Fields, known: &[&str]) -> Result<(), IndexError> {
+/// Every key of `f` is a field of one of `known` (case-insensitively, as `encoding/json`).
+fn check_known(f: &Fields, known: &[&[&str]]) -> Result<(), IndexError> {
     for (k, _) in f {
-        if !known.contains(&k.to_ascii_lowercase().as_str()) {
+        if !known
+            .iter()
+            .flat_map(|l| l.iter())
+            .any(|n| n.eq_ignore_ascii_case(k))
+        {
             return Err(IndexError::UnknownField(k.clone()));
         }
     }
