@@ -121,8 +121,21 @@ thread_local! {
     static CAPTURE: RefCell<Vec<Vec<Record>>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Where the lines of records no [`capture`] claims go instead of standard error.
+pub type Writer = Box<dyn Fn(&str) + Send + Sync>;
+
+static WRITER: std::sync::RwLock<Option<Writer>> = std::sync::RwLock::new(None);
+
+/// Sends the lines of unclaimed records to `writer` (a live progress display prints them
+/// above its redrawn lines, which would otherwise draw over them); `None`: standard error.
+pub fn set_writer(writer: Option<Writer>) {
+    if let Ok(mut w) = WRITER.write() {
+        *w = writer;
+    }
+}
+
 /// Log a record as Helm's default logger does: collected by the innermost [`capture`] running
-/// on this thread, or else written as a line on standard error.
+/// on this thread, or else written as a line on standard error (or to the [`set_writer`] one).
 pub fn log(record: Record) {
     let unclaimed = CAPTURE
         .try_with(|c| match c.borrow_mut().last_mut() {
@@ -134,7 +147,10 @@ pub fn log(record: Record) {
         })
         .unwrap_or(true);
     if unclaimed {
-        eprintln!("{record}");
+        match WRITER.read().as_deref() {
+            Ok(Some(writer)) => writer(&record.to_string()),
+            _ => eprintln!("{record}"),
+        }
     }
 }
 

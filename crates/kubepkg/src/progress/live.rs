@@ -55,11 +55,17 @@ impl Live {
         Live::with_target(palette, target)
     }
 
-    /// Live lines drawn to `target`.
+    /// Live lines drawn to `target`. Helm's warnings logged while charts render
+    /// (`kubepkg_gostd::slog`) are printed above the lines while they are drawn.
     pub fn with_target(palette: Palette, target: ProgressDrawTarget) -> Live {
+        let multi = MultiProgress::with_draw_target(target);
+        let above = multi.clone();
+        kubepkg_gostd::slog::set_writer(Some(Box::new(move |line: &str| {
+            let _ = above.println(line);
+        })));
         Live {
             board: Arc::new(Mutex::new(Board {
-                multi: MultiProgress::with_draw_target(target),
+                multi,
                 palette,
                 lines: Vec::new(),
             })),
@@ -370,6 +376,7 @@ impl Board {
 impl Drop for Board {
     fn drop(&mut self) {
         self.finish(false);
+        kubepkg_gostd::slog::set_writer(None);
     }
 }
 
@@ -388,13 +395,17 @@ mod tests {
     use indicatif::InMemoryTerm;
 
     /// A board drawn into an in-memory terminal of 120 columns.
-    fn board() -> (Live, InMemoryTerm) {
+    /// A live printer on an in-memory terminal, and the lock that keeps the tests of this
+    /// module apart (a live printer takes the process's Helm log writer while it lives).
+    fn board() -> (std::sync::MutexGuard<'static, ()>, Live, InMemoryTerm) {
+        static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let term = InMemoryTerm::new(20, 120);
         let live = Live::with_target(
             Palette::PLAIN,
             ProgressDrawTarget::term_like(Box::new(term.clone())),
         );
-        (live, term)
+        (serial, live, term)
     }
 
     fn lines(term: &InMemoryTerm) -> Vec<String> {
@@ -411,7 +422,7 @@ mod tests {
 
     #[test]
     fn a_component_line_is_live_then_collapses() {
-        let (live, term) = board();
+        let (_serial, live, term) = board();
         let sink = live.sink();
         sink(&Event::Applying { component: c("db") });
         sink(&Event::WaitingFor {
@@ -453,8 +464,25 @@ mod tests {
     }
 
     #[test]
+    fn helms_render_warnings_go_above_the_live_lines() {
+        let (_serial, live, term) = board();
+        let sink = live.sink();
+        sink(&Event::Applying { component: c("db") });
+        kubepkg_gostd::slog::log(
+            kubepkg_gostd::slog::Record::warn("coalesce.go:298: warning: cannot overwrite table")
+                .attr("key", "db.config"),
+        );
+        let shown = lines(&term);
+        assert_eq!(shown.len(), 2, "{shown:?}");
+        assert!(shown[0].contains("cannot overwrite table"), "{shown:?}");
+        assert!(shown[1].ends_with(" db [0s] applying"), "{shown:?}");
+        drop(sink);
+        drop(live);
+    }
+
+    #[test]
     fn notices_go_above_the_live_lines() {
-        let (live, term) = board();
+        let (_serial, live, term) = board();
         let sink = live.sink();
         sink(&Event::WaitingForRequirements {
             message: "waiting for package cert-manager (not installed)".into(),
@@ -477,7 +505,7 @@ mod tests {
 
     #[test]
     fn a_release_wait_has_a_line_per_object() {
-        let (live, term) = board();
+        let (_serial, live, term) = board();
         let sink = live.sink();
         let pending = |objects: &[&str]| {
             Event::message(
@@ -508,7 +536,7 @@ mod tests {
 
     #[test]
     fn a_component_that_moves_again_gets_a_new_line() {
-        let (live, term) = board();
+        let (_serial, live, term) = board();
         let sink = live.sink();
         sink(&Event::Ready { component: c("a") });
         sink(&Event::RollingBack { component: c("a") });
