@@ -235,6 +235,9 @@ pub enum Command {
     Version(VersionArgs),
     /// Print the environment kubepkg reads (Helm's variables and kubepkg's own), as `helm env`.
     Env(EnvArgs),
+    /// Compile a package into the objects a GitOps controller reconciles (Flux: OCIRepository
+    /// and HelmRelease per component, in kubepkg's order and with its gates), for a Git repo.
+    Render(Box<RenderArgs>),
     /// Print a shell completion script (bash, zsh, fish, powershell), as `helm completion`.
     Completion(CompletionArgs),
     /// Print the JSON Schema of kubepkg.yaml (for editors: see docs/kubepkg-yaml.md).
@@ -1561,4 +1564,39 @@ pub struct PackagePackArgs {
     /// Set the chart's appVersion in the archive.
     #[arg(long = "app-version")]
     pub app_version: Option<String>,
+}
+
+/// `kubepkg render --backend flux NAME PACKAGE`.
+#[derive(Debug, clap::Args)]
+pub struct RenderArgs {
+    /// Package instance name (the releases are `NAME-COMPONENT`).
+    pub name: String,
+    /// Package directory, `.tgz` archive, or `oci://HOST/REPO/NAME` in a registry.
+    pub package: std::path::PathBuf,
+    /// The GitOps controller to compile for (`flux`).
+    #[arg(long = "backend", value_parser = ["flux"])]
+    pub backend: String,
+    /// The OCI repository the component charts are (or, with --push-charts, are put) in:
+    /// `oci://HOST/PATH`, each chart at `oci://HOST/PATH/<chart name>:<chart version>`.
+    #[arg(long = "chart-repository")]
+    pub chart_repository: String,
+    /// Push each component's chart there first, and pin the sources to the pushed digests.
+    #[arg(long = "push-charts")]
+    pub push_charts: bool,
+    /// How often Flux re-checks the sources and releases (Go duration).
+    #[arg(long = "interval", default_value = "10m", value_parser = go_duration)]
+    pub interval: Duration,
+    /// Each release's timeout (Go duration): kubepkg's per-component timeout.
+    #[arg(long = "timeout", default_value = "10m", value_parser = go_duration)]
+    pub timeout: Duration,
+    /// Namespace of the Flux objects and the package (default: $HELM_NAMESPACE or `default`).
+    #[arg(short = 'n', long = "namespace")]
+    pub namespace: Option<String>,
+    #[command(flatten)]
+    pub values: PackageValuesFlags,
+    #[command(flatten)]
+    pub oci: PackageSourceArgs,
+    /// Output format: yaml (a multi-document stream for kubectl apply -f -) or json (a List).
+    #[arg(short = 'o', long = "output", default_value = "yaml", value_parser = ["yaml", "json"])]
+    pub output: String,
 }

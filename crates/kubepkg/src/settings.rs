@@ -165,6 +165,12 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
             Command::Version(_) | Command::Env(_) | Command::Completion(_) | Command::Schema => {
                 return None;
             }
+            Command::Render(a) => {
+                return Some(ClusterArgs {
+                    namespace: a.namespace.clone(),
+                    ..ClusterArgs::default()
+                });
+            }
             Command::Template(a) => {
                 return Some(ClusterArgs {
                     kubeconfig: a.kubeconfig.clone().map(Into::into),

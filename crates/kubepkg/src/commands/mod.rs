@@ -18,6 +18,7 @@ mod package_pack;
 mod pull;
 mod push;
 mod registry;
+mod render;
 mod repo;
 mod rollback;
 mod schema;
@@ -45,6 +46,7 @@ pub fn run(command: Command, settings: &Settings) -> Result<ExitCode, CliError> 
         Command::Version(args) => version::run(args),
         Command::Env(args) => env::run(args, settings),
         Command::Completion(args) => completion::run(args),
+        Command::Render(args) => render::run(*args, settings),
         Command::Schema => schema::run(),
         Command::Template(args) => template::run(*args, settings),
         Command::Values(args) => package::values(*args, settings),

@@ -34,8 +34,8 @@ use crate::progress::Printer;
 use crate::settings::Settings;
 
 /// A loaded package and the scratch directory an archive was extracted into.
-struct Loaded {
-    package: Package,
+pub(super) struct Loaded {
+    pub(super) package: Package,
     scratch: std::path::PathBuf,
 }
 
@@ -47,7 +47,11 @@ impl Drop for Loaded {
 
 /// Loads the package `path` names; an `oci://` reference is first pulled into the cache
 /// (`package_oci::locate`) and its resolved tag and digest kept as the package's source.
-fn load(path: &Path, oci: &PackageSourceArgs, settings: &Settings) -> Result<Loaded, CliError> {
+pub(super) fn load(
+    path: &Path,
+    oci: &PackageSourceArgs,
+    settings: &Settings,
+) -> Result<Loaded, CliError> {
     let reference = path.to_str().filter(|p| kubepkg_oci::reference::is_oci(p));
     let Some(reference) = reference else {
         return load_local(path, settings);

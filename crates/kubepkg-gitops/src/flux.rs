@@ -1,0 +1,259 @@
+//! Flux: an `OCIRepository` (`source.toolkit.fluxcd.io/v1`) and a `HelmRelease`
+//! (`helm.toolkit.fluxcd.io/v2`) per component, named after the component's release
+//! (`<instance>-<component>`), in the package's namespace. Field names and meanings are those
+//! of Flux's API types (source-controller v1.9 and helm-controller v1.6):
+//!
+//! - the source pulls the chart from `<repository>/<chart name>` at the chart's version as the
+//!   tag, or at a digest when the charts were pushed by kubepkg and the digests are known, with
+//!   Helm's chart layer selected (`layerSelector`);
+//! - `spec.dependsOn` is the component before it in kubepkg's order, so helm-controller
+//!   reconciles them one at a time, each after the previous one is Ready;
+//! - `spec.healthCheckExprs`: the component's `readyWhen`, one entry per apiVersion and kind,
+//!   its `current` expression true when every named object of that kind has the condition with
+//!   the status (`metadata.name != 'x' || …` leaves the other objects of the kind alone); Flux
+//!   also waits for the release's own objects as kstatus says, as kubepkg does;
+//! - remediation: `rollback.safe: true` (without a `rollback.to` floor, which Flux cannot
+//!   check) lets helm-controller roll a failed upgrade back once (`strategy: rollback`); otherwise no upgrade remediation and no retries — a failed
+//!   version stays failed until it is fixed forward, as `kubepkg apply` leaves it.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use kubepkg_package::Package;
+use kubepkg_package::manifest::ReadyCondition;
+use serde_json::{Map, Value, json};
+
+use crate::{CompileError, Compiled};
+
+/// The API versions written.
+pub const HELM_RELEASE_API: &str = "helm.toolkit.fluxcd.io/v2";
+pub const OCI_REPOSITORY_API: &str = "source.toolkit.fluxcd.io/v1";
+/// Helm's chart layer, which the source hands helm-controller.
+pub const CHART_LAYER: &str = "application/vnd.cncf.helm.chart.content.v1.tar+gzip";
+
+/// A component's chart as the source names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChartRef {
+    pub name: String,
+    pub version: String,
+    /// `sha256:…` of the pushed chart's manifest, when known (pins the source to it).
+    pub digest: Option<String>,
+}
+
+/// How to compile.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The package instance name (`kubepkg apply NAME`).
+    pub instance: String,
+    /// Where the Flux objects live (the package's namespace); releases default to it.
+    pub namespace: String,
+    /// `oci://HOST/PATH`: the charts are at `<repository>/<chart name>`.
+    pub repository: String,
+    /// The registry is plain HTTP (`spec.insecure`).
+    pub insecure: bool,
+    /// How often Flux re-checks sources and releases.
+    pub interval: Duration,
+    /// Each release's `spec.timeout` (kubepkg's per-component timeout).
+    pub timeout: Duration,
+}
+
+/// The Flux objects of `package`: `values` are each component's values as kubepkg supplies
+/// them to its chart (`kubepkg_package::values::supplied`), `charts` each component's chart.
+pub fn compile(
+    package: &Package,
+    values: &BTreeMap<String, Map<String, Value>>,
+    charts: &BTreeMap<String, ChartRef>,
+    opts: &Options,
+) -> Result<Compiled, CompileError> {
+    let repository = opts
+        .repository
+        .strip_prefix("oci://")
+        .map(|r| r.trim_end_matches('/'))
+        .ok_or_else(|| CompileError::NotOci(opts.repository.clone()))?;
+    let order = kubepkg_package::graph::order(&package.components);
+    let mut compiled = Compiled::default();
+    if package.meta.rollback_to.is_some() {
+        compiled.notes.push(
+            "rollback.to: Flux rolls a failed upgrade back to the release's previous revision \
+             whatever its version, so no HelmRelease gets rollback remediation (a failed version \
+             stays failed, as with rollback.safe: false)"
+                .to_string(),
+        );
+    }
+    for hook in order.hooks.iter().chain(&order.rollback_hooks) {
+        compiled.notes.push(format!(
+            "{hook}: a hook component runs only when kubepkg drives the change (kubepkg apply); \
+             Flux has no step that runs once before an upgrade"
+        ));
+    }
+    let mut previous: Option<String> = None;
+    for name in &order.components {
+        let Some(component) = package.component(name) else {
+            continue;
+        };
+        let chart = charts
+            .get(name)
+            .ok_or_else(|| CompileError::UnknownChart(name.clone()))?;
+        let release = package.release_name(&opts.instance, name);
+        let release_namespace = component.namespace_or(&opts.namespace).to_string();
+        compiled
+            .objects
+            .push(source(&release, repository, chart, opts));
+        let checks = health_checks(name, &component.ready_when, &release_namespace)?;
+        compiled.objects.push(helm_release(HelmRelease {
+            package,
+            release: &release,
+            release_namespace: &release_namespace,
+            values: values.get(name).cloned().unwrap_or_default(),
+            depends_on: previous.as_deref(),
+            checks,
+            opts,
+        }));
+        previous = Some(release);
+    }
+    Ok(compiled)
+}
+
+fn labels(package: &Package, opts: &Options) -> Value {
+    json!({
+        "app.kubernetes.io/managed-by": "kubepkg",
+        "kubepkg.dev/package": opts.instance,
+        "kubepkg.dev/version": package.meta.version.to_string(),
+    })
+}
+
+fn source(release: &str, repository: &str, chart: &ChartRef, opts: &Options) -> Value {
+    let reference = match &chart.digest {
+        Some(d) => json!({ "digest": d }),
+        None => json!({ "tag": chart.version }),
+    };
+    let mut spec = json!({
+        "url": format!("oci://{repository}/{}", chart.name),
+        "ref": reference,
+        "layerSelector": { "mediaType": CHART_LAYER, "operation": "copy" },
+        "interval": go_duration(opts.interval),
+    });
+    if opts.insecure {
+        spec["insecure"] = true.into();
+    }
+    json!({
+        "apiVersion": OCI_REPOSITORY_API,
+        "kind": "OCIRepository",
+        "metadata": { "name": release, "namespace": opts.namespace },
+        "spec": spec,
+    })
+}
+
+struct HelmRelease<'a> {
+    package: &'a Package,
+    release: &'a str,
+    release_namespace: &'a str,
+    values: Map<String, Value>,
+    depends_on: Option<&'a str>,
+    checks: Vec<Value>,
+    opts: &'a Options,
+}
+
+fn helm_release(r: HelmRelease<'_>) -> Value {
+    // A floor (`rollback.to`) cannot be told to Flux, which rolls back to the release's
+    // previous revision whatever its version: only a plain `safe: true` lets Flux roll back.
+    let safe = r.package.meta.rollback_safe == Some(true) && r.package.meta.rollback_to.is_none();
+    let upgrade = if safe {
+        json!({ "remediation": { "retries": 1, "strategy": "rollback", "remediateLastFailure": true } })
+    } else {
+        json!({ "remediation": { "retries": 0, "remediateLastFailure": false } })
+    };
+    let mut spec = json!({
+        "releaseName": r.release,
+        "chartRef": { "kind": "OCIRepository", "name": r.release },
+        "interval": go_duration(r.opts.interval),
+        "timeout": go_duration(r.opts.timeout),
+        "install": { "remediation": { "retries": 0 } },
+        "upgrade": upgrade,
+    });
+    if r.release_namespace != r.opts.namespace {
+        spec["targetNamespace"] = r.release_namespace.into();
+        spec["storageNamespace"] = r.release_namespace.into();
+        spec["install"]["createNamespace"] = true.into();
+    }
+    if !r.values.is_empty() {
+        spec["values"] = Value::Object(r.values);
+    }
+    if let Some(dep) = r.depends_on {
+        spec["dependsOn"] = json!([{ "name": dep }]);
+    }
+    if !r.checks.is_empty() {
+        spec["healthCheckExprs"] = Value::Array(r.checks);
+    }
+    json!({
+        "apiVersion": HELM_RELEASE_API,
+        "kind": "HelmRelease",
+        "metadata": {
+            "name": r.release,
+            "namespace": r.opts.namespace,
+            "labels": labels(r.package, r.opts),
+        },
+        "spec": spec,
+    })
+}
+
+/// `readyWhen` as Flux's `healthCheckExprs`: one entry per (apiVersion, kind).
+fn health_checks(
+    component: &str,
+    ready_when: &[ReadyCondition],
+    release_namespace: &str,
+) -> Result<Vec<Value>, CompileError> {
+    let mut by_kind: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    for r in ready_when {
+        if let Some(ns) = &r.namespace
+            && ns != release_namespace
+        {
+            return Err(CompileError::ReadyWhenOutsideRelease {
+                component: component.to_string(),
+                kind: r.kind.clone(),
+                namespace: ns.clone(),
+                name: r.name.clone(),
+                release_namespace: release_namespace.to_string(),
+            });
+        }
+        by_kind
+            .entry((r.api_version.clone(), r.kind.clone()))
+            .or_default()
+            .push(format!(
+                "(metadata.name != {} || status.conditions.exists(c, c.type == {} && c.status == {}))",
+                cel_string(&r.name),
+                cel_string(&r.condition),
+                cel_string(&r.status)
+            ));
+    }
+    Ok(by_kind
+        .into_iter()
+        .map(|((api_version, kind), terms)| {
+            json!({ "apiVersion": api_version, "kind": kind, "current": terms.join(" && ") })
+        })
+        .collect())
+}
+
+/// A CEL string literal: single-quoted, with `\` and `'` escaped.
+pub fn cel_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('\'');
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// A duration as Kubernetes' `metav1.Duration` writes it: Go's `time.Duration.String`.
+fn go_duration(d: Duration) -> String {
+    kubepkg_gostd::time::duration_string(i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}
+
+#[cfg(test)]
+mod tests;

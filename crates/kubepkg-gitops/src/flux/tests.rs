@@ -1,0 +1,268 @@
+use super::*;
+
+fn package(manifest: &str) -> (tempfile::TempDir, Package) {
+    let dir = tempfile::tempdir().unwrap();
+    for chart in ["db", "api", "web", "check"] {
+        let c = dir.path().join(chart);
+        std::fs::create_dir_all(c.join("templates")).unwrap();
+        std::fs::write(
+            c.join("Chart.yaml"),
+            format!("apiVersion: v2\nname: {chart}\nversion: 1.2.3\n"),
+        )
+        .unwrap();
+    }
+    let file = dir.path().join("kubepkg.yaml");
+    let package =
+        kubepkg_package::manifest::parse_manifest(manifest, &file, dir.path()).expect("valid");
+    (dir, package)
+}
+
+fn charts(names: &[&str]) -> BTreeMap<String, ChartRef> {
+    names
+        .iter()
+        .map(|n| {
+            (
+                n.to_string(),
+                ChartRef {
+                    name: format!("{n}-chart"),
+                    version: "1.2.3".into(),
+                    digest: None,
+                },
+            )
+        })
+        .collect()
+}
+
+fn options() -> Options {
+    Options {
+        instance: "shop".into(),
+        namespace: "apps".into(),
+        repository: "oci://registry.example.com/charts/".into(),
+        insecure: false,
+        interval: Duration::from_secs(600),
+        timeout: Duration::from_secs(300),
+    }
+}
+
+const SHOP: &str = "package:
+  name: shop
+  version: 2.0.0
+  rollback: {safe: true}
+components:
+  - name: web
+    path: web
+    install:
+      dependsOn: [api]
+  - name: api
+    path: api
+    values: {replicas: 2}
+    install:
+      dependsOn: [db]
+      readyWhen:
+        - {apiVersion: cert-manager.io/v1, kind: Certificate, name: api-tls, condition: Ready}
+        - {apiVersion: cert-manager.io/v1, kind: Certificate, name: \"it's\", condition: Ready, status: \"False\"}
+        - {apiVersion: example.com/v1, kind: Queue, name: jobs, condition: Available}
+  - name: db
+    path: db
+    install:
+      namespace: data
+  - name: check
+    path: check
+    install:
+      phase: PreUpgrade
+";
+
+fn names(c: &Compiled) -> Vec<String> {
+    c.objects
+        .iter()
+        .map(|o| {
+            format!(
+                "{} {}",
+                o["kind"].as_str().unwrap(),
+                o["metadata"]["name"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn components_become_sources_and_releases_one_after_the_other_in_kubepkgs_order() {
+    let (_dir, p) = package(SHOP);
+    let mut values = BTreeMap::new();
+    values.insert(
+        "api".to_string(),
+        json!({"replicas": 3}).as_object().unwrap().clone(),
+    );
+    let c = compile(&p, &values, &charts(&["db", "api", "web"]), &options()).unwrap();
+    // The order is the dependency order, not the manifest's.
+    assert_eq!(
+        names(&c),
+        [
+            "OCIRepository shop-db",
+            "HelmRelease shop-db",
+            "OCIRepository shop-api",
+            "HelmRelease shop-api",
+            "OCIRepository shop-web",
+            "HelmRelease shop-web"
+        ]
+    );
+    let release = |n: &str| {
+        c.objects
+            .iter()
+            .find(|o| o["kind"] == "HelmRelease" && o["metadata"]["name"] == n)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(release("shop-db")["spec"].get("dependsOn"), None);
+    assert_eq!(
+        release("shop-api")["spec"]["dependsOn"],
+        json!([{"name": "shop-db"}])
+    );
+    assert_eq!(
+        release("shop-web")["spec"]["dependsOn"],
+        json!([{"name": "shop-api"}])
+    );
+    // Everything lives in the package's namespace; a component with install.namespace
+    // installs there (and keeps its release records there, as kubepkg does).
+    for o in &c.objects {
+        assert_eq!(o["metadata"]["namespace"], "apps");
+    }
+    let db = release("shop-db");
+    assert_eq!(db["spec"]["targetNamespace"], "data");
+    assert_eq!(db["spec"]["storageNamespace"], "data");
+    assert_eq!(db["spec"]["install"]["createNamespace"], true);
+    assert_eq!(release("shop-api")["spec"].get("targetNamespace"), None);
+    // The values given are the ones kubepkg would supply; none: no field.
+    assert_eq!(
+        release("shop-api")["spec"]["values"],
+        json!({"replicas": 3})
+    );
+    assert_eq!(release("shop-db")["spec"].get("values"), None);
+    let api = release("shop-api");
+    assert_eq!(api["spec"]["releaseName"], "shop-api");
+    assert_eq!(
+        api["spec"]["chartRef"],
+        json!({"kind": "OCIRepository", "name": "shop-api"})
+    );
+    assert_eq!(api["spec"]["timeout"], "5m0s");
+    assert_eq!(api["spec"]["interval"], "10m0s");
+    assert_eq!(api["metadata"]["labels"]["kubepkg.dev/version"], "2.0.0");
+    // The hook is not compiled, and said so.
+    assert_eq!(c.notes.len(), 1, "{:?}", c.notes);
+    assert!(
+        c.notes[0].starts_with("check: a hook component"),
+        "{:?}",
+        c.notes
+    );
+}
+
+#[test]
+fn the_source_pulls_the_chart_layer_by_tag_or_pinned_digest() {
+    let (_dir, p) = package(SHOP);
+    let mut ch = charts(&["db", "api", "web"]);
+    ch.get_mut("db").unwrap().digest = Some("sha256:abc".into());
+    let mut opts = options();
+    opts.insecure = true;
+    let c = compile(&p, &BTreeMap::new(), &ch, &opts).unwrap();
+    let src = |n: &str| {
+        c.objects
+            .iter()
+            .find(|o| o["kind"] == "OCIRepository" && o["metadata"]["name"] == n)
+            .unwrap()["spec"]
+            .clone()
+    };
+    assert_eq!(
+        src("shop-api")["url"],
+        "oci://registry.example.com/charts/api-chart"
+    );
+    assert_eq!(src("shop-api")["ref"], json!({"tag": "1.2.3"}));
+    assert_eq!(src("shop-db")["ref"], json!({"digest": "sha256:abc"}));
+    assert_eq!(
+        src("shop-api")["layerSelector"],
+        json!({"mediaType": "application/vnd.cncf.helm.chart.content.v1.tar+gzip", "operation": "copy"})
+    );
+    assert_eq!(src("shop-api")["insecure"], true);
+}
+
+#[test]
+fn ready_when_becomes_one_cel_expression_per_kind() {
+    let (_dir, p) = package(SHOP);
+    let c = compile(
+        &p,
+        &BTreeMap::new(),
+        &charts(&["db", "api", "web"]),
+        &options(),
+    )
+    .unwrap();
+    let api = c
+        .objects
+        .iter()
+        .find(|o| o["kind"] == "HelmRelease" && o["metadata"]["name"] == "shop-api")
+        .unwrap();
+    assert_eq!(
+        api["spec"]["healthCheckExprs"],
+        json!([
+            {
+                "apiVersion": "cert-manager.io/v1",
+                "kind": "Certificate",
+                "current": "(metadata.name != 'api-tls' || status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')) && (metadata.name != 'it\\'s' || status.conditions.exists(c, c.type == 'Ready' && c.status == 'False'))"
+            },
+            {
+                "apiVersion": "example.com/v1",
+                "kind": "Queue",
+                "current": "(metadata.name != 'jobs' || status.conditions.exists(c, c.type == 'Available' && c.status == 'True'))"
+            }
+        ])
+    );
+}
+
+#[test]
+fn remediation_follows_rollback_safe_and_floors_are_not_given_to_flux() {
+    let one = |rollback: &str| {
+        let (_dir, p) = package(&format!(
+            "package:\n  name: shop\n  version: 2.0.0\n{rollback}components:\n  - name: db\n    path: db\n"
+        ));
+        let c = compile(&p, &BTreeMap::new(), &charts(&["db"]), &options()).unwrap();
+        (c.objects[1]["spec"]["upgrade"].clone(), c.notes)
+    };
+    let (safe, notes) = one("  rollback: {safe: true}\n");
+    assert_eq!(
+        safe,
+        json!({"remediation": {"retries": 1, "strategy": "rollback", "remediateLastFailure": true}})
+    );
+    assert!(notes.is_empty());
+    let no_rollback = json!({"remediation": {"retries": 0, "remediateLastFailure": false}});
+    assert_eq!(one("  rollback: {safe: false}\n").0, no_rollback);
+    assert_eq!(one("").0, no_rollback);
+    let (floor, notes) = one("  rollback: {safe: true, to: \">=1.5.0\"}\n");
+    assert_eq!(floor, no_rollback);
+    assert!(notes[0].starts_with("rollback.to:"), "{notes:?}");
+}
+
+#[test]
+fn what_flux_cannot_be_told_is_refused_with_the_reason() {
+    let (_dir, p) = package(
+        "package:\n  name: shop\n  version: 1.0.0\ncomponents:\n  - name: db\n    path: db\n    install:\n      readyWhen:\n        - {apiVersion: v1, kind: ConfigMap, name: x, namespace: other, condition: Ready}\n",
+    );
+    let e = compile(&p, &BTreeMap::new(), &charts(&["db"]), &options()).unwrap_err();
+    assert!(matches!(e, CompileError::ReadyWhenOutsideRelease { .. }));
+    assert!(
+        e.to_string()
+            .contains("ConfigMap other/x is outside the release's namespace apps"),
+        "{e}"
+    );
+    let (_dir, p) = package(SHOP);
+    let mut opts = options();
+    opts.repository = "https://charts.example.com".into();
+    let e = compile(&p, &BTreeMap::new(), &charts(&["db", "api", "web"]), &opts).unwrap_err();
+    assert_eq!(e, CompileError::NotOci("https://charts.example.com".into()));
+    let e = compile(&p, &BTreeMap::new(), &charts(&["db"]), &options()).unwrap_err();
+    assert_eq!(e, CompileError::UnknownChart("api".into()));
+}
+
+#[test]
+fn cel_strings_are_quoted_and_escaped() {
+    assert_eq!(cel_string("a"), "'a'");
+    assert_eq!(cel_string("it's"), "'it\\'s'");
+    assert_eq!(cel_string("back\\slash"), "'back\\\\slash'");
+}

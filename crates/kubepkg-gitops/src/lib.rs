@@ -1,0 +1,55 @@
+//! A kubepkg package compiled into the objects a GitOps controller reconciles, so that a
+//! GitOps repository can hold them and the controller keeps kubepkg's rules without kubepkg
+//! running in the cluster (`kubepkg render --backend flux`, docs/backends.md).
+//!
+//! - [`flux`]: per component, in kubepkg's install order, an `OCIRepository` for its chart and
+//!   a `HelmRelease` (`helm.toolkit.fluxcd.io/v2`) whose `dependsOn` names the component
+//!   before it (one at a time, as kubepkg applies them), whose `healthCheckExprs` are its
+//!   `readyWhen` conditions in Flux's CEL, and whose upgrade remediation is the version's
+//!   `rollback.safe` (rolled back only when the version says it may be).
+//!
+//! What a controller cannot be told is refused or reported, never dropped silently: a
+//! `readyWhen` on an object outside the component's release namespace is an error (Flux only
+//! evaluates health expressions on a release's own objects); hook components (`PreUpgrade`,
+//! `PreRollback`) run only when kubepkg drives the change, and a `rollback.to` floor cannot be
+//! checked by Flux: both are said in [`Compiled::notes`].
+
+pub mod flux;
+
+/// The objects of a compiled package and what could not be compiled.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Compiled {
+    /// The objects, in the order they are applied.
+    pub objects: Vec<serde_json::Value>,
+    /// What the backend will not do as kubepkg would (hook components left out, rollback
+    /// floors), each a sentence for the user.
+    pub notes: Vec<String>,
+}
+
+/// Why a package cannot be compiled for a backend.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CompileError {
+    /// A `readyWhen` names an object in another namespace than its component's release.
+    #[error(
+        "component {component}: readyWhen {kind} {namespace}/{name} is outside the release's \
+         namespace {release_namespace}; Flux evaluates healthCheckExprs only on the objects of \
+         the HelmRelease itself: move the condition to the component that creates the object, \
+         or use the helm backend (kubepkg apply) to wait for it"
+    )]
+    ReadyWhenOutsideRelease {
+        component: String,
+        kind: String,
+        namespace: String,
+        name: String,
+        release_namespace: String,
+    },
+    /// A component's chart is not known (name and version are needed for its source).
+    #[error("component {0}: its chart's name and version are unknown (load the chart first)")]
+    UnknownChart(String),
+    /// The chart repository is not an `oci://` URL.
+    #[error(
+        "chart repository {0:?} is not an oci:// URL: Flux pulls each component's chart from an \
+         OCI registry (push them there with --push-charts, or kubepkg push)"
+    )]
+    NotOci(String),
+}
