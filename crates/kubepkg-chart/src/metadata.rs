@@ -11,8 +11,6 @@ use crate::semver::Version;
 use kubepkg_value::{Value, map_read};
 use std::collections::BTreeMap;
 
-/// `maintainers[]` of `Chart.yaml`.
-
 /// The JSON field names of Helm's `chart.Metadata` (Chart.yaml), in its declaration order: what
 /// Helm's strict readers accept (matched case-insensitively, as Go's `encoding/json` does).
 pub const METADATA_FIELDS: &[&str] = &[
@@ -35,6 +33,7 @@ pub const METADATA_FIELDS: &[&str] = &[
     "type",
 ];
 
+/// `maintainers[]` of `Chart.yaml`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Maintainer {
     pub name: String,
