@@ -36,9 +36,21 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::Api;
+use kube::api::{Api, ListParams, Patch, PatchParams};
+use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
 
-use crate::{Error, TestNamespace, has_condition, wait_for};
+use crate::{ControlPlane, Error, TestNamespace, has_condition, wait_for};
+
+/// The kinds Flux's controllers put finalizers on (group, version, kind).
+const FLUX_KINDS: [(&str, &str, &str); 7] = [
+    ("helm.toolkit.fluxcd.io", "v2", "HelmRelease"),
+    ("source.toolkit.fluxcd.io", "v1", "OCIRepository"),
+    ("source.toolkit.fluxcd.io", "v1", "HelmRepository"),
+    ("source.toolkit.fluxcd.io", "v1", "HelmChart"),
+    ("source.toolkit.fluxcd.io", "v1", "GitRepository"),
+    ("source.toolkit.fluxcd.io", "v1", "Bucket"),
+    ("source.toolkit.fluxcd.io", "v1", "ExternalArtifact"),
+];
 
 /// The field manager of the CRD applies.
 const CRD_FIELD_MANAGER: &str = "kubepkg-testkit-flux";
@@ -136,6 +148,7 @@ pub async fn install_crds(ns: &TestNamespace) -> Result<Vec<String>, Error> {
 /// A running pair of Flux controllers watching one test namespace; killed on drop.
 #[derive(Debug)]
 pub struct Flux {
+    plane: ControlPlane,
     namespace: String,
     source: Child,
     helm: Child,
@@ -177,7 +190,13 @@ impl Flux {
                 source,
             })?;
         let path = dir.path().to_path_buf();
-        let [source_metrics, source_health, storage, helm_metrics, helm_health] = free_ports()?;
+        let [
+            source_metrics,
+            source_health,
+            storage,
+            helm_metrics,
+            helm_health,
+        ] = free_ports()?;
         let storage_addr = format!("127.0.0.1:{storage}");
         let storage_path = path.join("storage");
         let home = path.join("home");
@@ -226,6 +245,7 @@ impl Flux {
             }
         };
         let mut flux = Flux {
+            plane: ns.plane().clone(),
             namespace: ns.name().to_string(),
             source,
             helm,
@@ -304,7 +324,11 @@ impl Flux {
             let text = std::fs::read_to_string(&log).unwrap_or_default();
             let all: Vec<&str> = text.lines().collect();
             let tail = &all[all.len().saturating_sub(lines)..];
-            out.push_str(&format!("--- {} (last {} lines)\n", log.display(), tail.len()));
+            out.push_str(&format!(
+                "--- {} (last {} lines)\n",
+                log.display(),
+                tail.len()
+            ));
             for line in tail {
                 out.push_str(line);
                 out.push('\n');
@@ -324,7 +348,17 @@ impl Flux {
 impl Drop for Flux {
     fn drop(&mut self) {
         self.stop();
-        if std::thread::panicking() {
+        if !std::thread::panicking() {
+            // With the controllers gone, nothing would remove Flux's finalizers and the test's
+            // namespace would stay Terminating: release them (the namespace's deletion then
+            // removes the objects, Helm's release Secrets and the charts' objects alike).
+            if let Err(e) = release_finalizers(&self.plane, &self.namespace) {
+                eprintln!(
+                    "kubepkg-testkit: could not remove Flux's finalizers in namespace {}: {e}",
+                    self.namespace
+                );
+            }
+        } else {
             let kept = self.dir.take().map(|d| d.keep());
             eprintln!(
                 "kubepkg-testkit: Flux's controllers for namespace {} logged:\n{}",
@@ -339,6 +373,51 @@ impl Drop for Flux {
             }
         }
     }
+}
+
+/// Removes the finalizers of every Flux object in `namespace` (from a thread with a runtime and
+/// a client of its own: drop cannot await, and the test's runtime may be shutting down).
+fn release_finalizers(plane: &ControlPlane, namespace: &str) -> Result<(), String> {
+    let plane = plane.clone();
+    let namespace = namespace.to_string();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        runtime.block_on(async {
+            let client = plane.client().await.map_err(|e| e.to_string())?;
+            let patch = Patch::Merge(serde_json::json!({"metadata": {"finalizers": null}}));
+            for (group, version, kind) in FLUX_KINDS {
+                let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(group, version, kind));
+                let api: Api<DynamicObject> =
+                    Api::namespaced_with(client.clone(), &namespace, &resource);
+                let list = api
+                    .list(&ListParams::default())
+                    .await
+                    .map_err(|e| format!("listing {kind}: {e}"))?;
+                for object in list {
+                    if object
+                        .metadata
+                        .finalizers
+                        .as_ref()
+                        .is_none_or(Vec::is_empty)
+                    {
+                        continue;
+                    }
+                    let name = object.metadata.name.unwrap_or_default();
+                    match api.patch(&name, &PatchParams::default(), &patch).await {
+                        Ok(_) => {}
+                        Err(kube::Error::Api(s)) if s.code == 404 => {}
+                        Err(e) => return Err(format!("patching {kind} {name}: {e}")),
+                    }
+                }
+            }
+            Ok(())
+        })
+    })
+    .join()
+    .map_err(|_| "the finalizer thread panicked".to_string())?
 }
 
 /// Starts one controller against the plane, for `ns` only, logging to `log`.
@@ -426,8 +505,7 @@ impl Probe {
                     return false;
                 };
                 let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
-                if s
-                    .write_all(b"GET /readyz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+                if s.write_all(b"GET /readyz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
                     .is_err()
                 {
                     return false;

@@ -1169,13 +1169,34 @@ mod tests {
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect()
         };
-        assert_eq!(args("kubepkg package ./chart"), ["kubepkg", "package", "pack", "./chart"]);
-        assert_eq!(args("kubepkg pkg chart -d out"), ["kubepkg", "pkg", "pack", "chart", "-d", "out"]);
-        assert_eq!(args("kubepkg package status x"), ["kubepkg", "package", "status", "x"]);
-        assert_eq!(args("kubepkg package pack c"), ["kubepkg", "package", "pack", "c"]);
-        assert_eq!(args("kubepkg package --help"), ["kubepkg", "package", "--help"]);
-        assert_eq!(args("kubepkg -n x package c"), ["kubepkg", "package", "pack", "-n", "x", "c"]);
-        assert_eq!(args("kubepkg template package"), ["kubepkg", "template", "package"]);
+        assert_eq!(
+            args("kubepkg package ./chart"),
+            ["kubepkg", "package", "pack", "./chart"]
+        );
+        assert_eq!(
+            args("kubepkg pkg chart -d out"),
+            ["kubepkg", "pkg", "pack", "chart", "-d", "out"]
+        );
+        assert_eq!(
+            args("kubepkg package status x"),
+            ["kubepkg", "package", "status", "x"]
+        );
+        assert_eq!(
+            args("kubepkg package pack c"),
+            ["kubepkg", "package", "pack", "c"]
+        );
+        assert_eq!(
+            args("kubepkg package --help"),
+            ["kubepkg", "package", "--help"]
+        );
+        assert_eq!(
+            args("kubepkg -n x package c"),
+            ["kubepkg", "package", "pack", "-n", "x", "c"]
+        );
+        assert_eq!(
+            args("kubepkg template package"),
+            ["kubepkg", "template", "package"]
+        );
     }
 
     #[test]

@@ -20,9 +20,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     // A TAB in a shell that loaded `kubepkg completion SHELL`: answer and exit.
     completion::complete_if_asked();
-    let cli = cli::Cli::parse_from(cli::from_helms_forms(
-        std::env::args_os().collect(),
-    ));
+    let cli = cli::Cli::parse_from(cli::from_helms_forms(std::env::args_os().collect()));
     let settings = settings::Settings::from_env(&cli);
     // The controller logs through its own subscriber (`KUBEPKG_LOG`).
     if settings.debug && !matches!(cli.command, cli::Command::Controller(_)) {

@@ -11,7 +11,7 @@ use kube::api::Api;
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
 use kubepkg_testkit::flux::Flux;
 use kubepkg_testkit::registry::{Registry, RegistryOptions};
-use kubepkg_testkit::{TestNamespace, has_condition, helm_binary, helm_command, wait_for};
+use kubepkg_testkit::{TestNamespace, helm_binary, helm_command, wait_for};
 
 use crate::engine_support::deploy_chart;
 
@@ -42,9 +42,88 @@ fn helm(bin: &Path, dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// Flux's Ready: the `Ready` condition True for the object's current generation, and the
+/// whole status written for it (Flux patches conditions before the rest of the status).
+fn ready(object: &DynamicObject) -> bool {
+    let generation = object.metadata.generation.unwrap_or(0);
+    let status = &object.data["status"];
+    status["observedGeneration"] == generation
+        && status["conditions"].as_array().is_some_and(|conds| {
+            conds.iter().any(|c| {
+                c["type"] == "Ready"
+                    && c["status"] == "True"
+                    && c["observedGeneration"] == generation
+            })
+        })
+}
+
 fn flux_api(ns: &TestNamespace, group: &str, version: &str, kind: &str) -> Api<DynamicObject> {
     let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(group, version, kind));
     Api::namespaced_with(ns.client().clone(), ns.name(), &resource)
+}
+
+/// `fluxdemo` 0.1.0 (a simulated Deployment and a ConfigMap of value `greeting`) packaged and
+/// pushed by the real `helm` to `reg`'s `charts/fluxdemo`; returns the manifest digest.
+fn push_chart(helm_bin: &Path, dir: &Path, reg: &Registry) -> String {
+    let src = dir.join("fluxdemo");
+    deploy_chart(&src, "fluxdemo", "0.1.0");
+    std::fs::write(
+        src.join("templates/configmap.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-greeting\ndata:\n  greeting: {{ .Values.greeting | quote }}\n",
+    )
+    .unwrap();
+    let values = std::fs::read_to_string(src.join("values.yaml")).unwrap();
+    std::fs::write(src.join("values.yaml"), values + "greeting: hello\n").unwrap();
+    let out_dir = dir.join("out");
+    ok(helm(
+        helm_bin,
+        dir,
+        &[
+            "package",
+            src.to_str().unwrap(),
+            "-d",
+            out_dir.to_str().unwrap(),
+        ],
+    ));
+    let tgz = out_dir.join("fluxdemo-0.1.0.tgz");
+    let pushed = helm(
+        helm_bin,
+        dir,
+        &[
+            "push",
+            tgz.to_str().unwrap(),
+            &reg.oci("charts"),
+            "--plain-http",
+        ],
+    );
+    let pushed = String::from_utf8_lossy(&pushed.stderr).to_string() + &ok(pushed);
+    pushed
+        .lines()
+        .find_map(|l| l.strip_prefix("Digest: "))
+        .unwrap_or_else(|| panic!("helm push names the digest: {pushed}"))
+        .to_string()
+}
+
+/// The `OCIRepository` of [`push_chart`]'s chart in `reg`, insecure (plain HTTP), its Helm
+/// chart layer copied as the artifact.
+fn oci_repository(reg: &Registry) -> String {
+    format!(
+        r#"apiVersion: source.toolkit.fluxcd.io/v1
+kind: OCIRepository
+metadata:
+  name: fluxdemo
+spec:
+  interval: 10m
+  url: {url}
+  ref:
+    tag: 0.1.0
+  insecure: true
+  layerSelector:
+    mediaType: application/vnd.cncf.helm.chart.content.v1.tar+gzip
+    operation: copy
+"#,
+        url = reg.oci("charts/fluxdemo")
+    )
 }
 
 /// A chart pushed by the real `helm` to a plain-HTTP test registry, an `OCIRepository` for it
@@ -60,54 +139,11 @@ async fn flux_installs_a_helm_release_of_a_chart_from_the_test_registry() {
     let helm_bin = helm_binary("v4.3.1").expect("helm oracle");
 
     let tmp = tempfile::tempdir().unwrap();
-    let src = tmp.path().join("fluxdemo");
-    deploy_chart(&src, "fluxdemo", "0.1.0");
-    std::fs::write(
-        src.join("templates/configmap.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-greeting\ndata:\n  greeting: {{ .Values.greeting | quote }}\n",
-    )
-    .unwrap();
-    let values = std::fs::read_to_string(src.join("values.yaml")).unwrap();
-    std::fs::write(src.join("values.yaml"), values + "greeting: hello\n").unwrap();
-    let out_dir = tmp.path().join("out");
-    ok(helm(
-        &helm_bin,
-        tmp.path(),
-        &[
-            "package",
-            src.to_str().unwrap(),
-            "-d",
-            out_dir.to_str().unwrap(),
-        ],
-    ));
-    let tgz = out_dir.join("fluxdemo-0.1.0.tgz");
-    ok(helm(
-        &helm_bin,
-        tmp.path(),
-        &[
-            "push",
-            tgz.to_str().unwrap(),
-            &reg.oci("charts"),
-            "--plain-http",
-        ],
-    ));
+    let digest = push_chart(&helm_bin, tmp.path(), &reg);
     let pulls_before = reg.requests_matching("/blobs/");
 
     ns.apply_yaml(&format!(
-        r#"apiVersion: source.toolkit.fluxcd.io/v1
-kind: OCIRepository
-metadata:
-  name: fluxdemo
-spec:
-  interval: 10m
-  url: {url}
-  ref:
-    tag: 0.1.0
-  insecure: true
-  layerSelector:
-    mediaType: application/vnd.cncf.helm.chart.content.v1.tar+gzip
-    operation: copy
----
+        r#"{repo}---
 apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
 metadata:
@@ -124,7 +160,7 @@ spec:
     greeting: from-flux
     readyAfter: 2s
 "#,
-        url = reg.oci("charts/fluxdemo")
+        repo = oci_repository(&reg)
     ))
     .await
     .expect("OCIRepository and HelmRelease");
@@ -135,7 +171,7 @@ spec:
         "fluxdemo",
         Duration::from_secs(120),
         "OCIRepository fluxdemo to be Ready",
-        has_condition("Ready", "True"),
+        ready,
     )
     .await
     .expect("OCIRepository Ready");
@@ -158,14 +194,21 @@ spec:
         "fluxdemo",
         Duration::from_secs(180),
         "HelmRelease fluxdemo to be Ready",
-        has_condition("Ready", "True"),
+        ready,
     )
     .await
     .expect("HelmRelease Ready");
-    let last = &hr.data["status"]["history"][0];
-    assert_eq!(last["chartName"], "fluxdemo", "{}", hr.data["status"]);
-    assert_eq!(last["chartVersion"], "0.1.0", "{}", hr.data["status"]);
-    assert_eq!(last["status"], "deployed", "{}", hr.data["status"]);
+    // The chart pushed above: Flux records its manifest digest, and appends the digest's
+    // first 12 hex digits to the chart version as SemVer build metadata.
+    let status = &hr.data["status"];
+    let last = &status["history"][0];
+    let hex = digest.strip_prefix("sha256:").expect("a sha256 digest");
+    let chart_version = format!("0.1.0+{}", &hex[..12]);
+    assert_eq!(last["chartName"], "fluxdemo", "{status}");
+    assert_eq!(last["chartVersion"], chart_version.as_str(), "{status}");
+    assert_eq!(last["ociDigest"], digest.as_str(), "{status}");
+    assert_eq!(last["status"], "deployed", "{status}");
+    assert_eq!(last["version"], 1, "{status}");
 
     // The chart's objects, rendered with the HelmRelease's values, and the Deployment ready
     // (helm-controller waited for it before saying Ready).
@@ -175,7 +218,10 @@ spec:
         .await
         .expect("the chart's ConfigMap");
     assert_eq!(
-        cm.data.unwrap_or_default().get("greeting").map(String::as_str),
+        cm.data
+            .unwrap_or_default()
+            .get("greeting")
+            .map(String::as_str),
         Some("from-flux")
     );
     let deploy = ns
@@ -197,8 +243,66 @@ spec:
     let rows = listed.as_array().expect("helm list -o json is an array");
     assert_eq!(rows.len(), 1, "{listed}");
     assert_eq!(rows[0]["name"], "fluxdemo", "{listed}");
-    assert_eq!(rows[0]["chart"], "fluxdemo-0.1.0", "{listed}");
+    assert_eq!(
+        rows[0]["chart"],
+        format!("fluxdemo-{chart_version}").as_str(),
+        "{listed}"
+    );
+    assert_eq!(rows[0]["revision"], "1", "{listed}");
     assert_eq!(rows[0]["status"], "deployed", "{listed}");
     assert_eq!(rows[0]["namespace"], ns.name(), "{listed}");
     drop(flux);
+}
+
+/// Each test's controllers watch only its namespace: an `OCIRepository` in a namespace of its
+/// own, created first, is never reconciled (no status, no finalizer) while the same object in
+/// the watched namespace becomes Ready.
+#[tokio::test]
+async fn flux_controllers_watch_only_their_test_namespace() {
+    let ns = TestNamespace::new("flux-scope")
+        .await
+        .expect("control plane");
+    let other = TestNamespace::new("flux-scope-other")
+        .await
+        .expect("control plane");
+    let flux = Flux::start(&ns).await.expect("Flux's controllers");
+    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
+    let helm_bin = helm_binary("v4.3.1").expect("helm oracle");
+    let tmp = tempfile::tempdir().unwrap();
+    push_chart(&helm_bin, tmp.path(), &reg);
+
+    other
+        .apply_yaml(&oci_repository(&reg))
+        .await
+        .expect("OCIRepository elsewhere");
+    ns.apply_yaml(&oci_repository(&reg))
+        .await
+        .expect("OCIRepository");
+    wait_for(
+        &flux_api(&ns, "source.toolkit.fluxcd.io", "v1", "OCIRepository"),
+        "fluxdemo",
+        Duration::from_secs(120),
+        "OCIRepository fluxdemo to be Ready",
+        ready,
+    )
+    .await
+    .expect("OCIRepository Ready");
+    let elsewhere = flux_api(&other, "source.toolkit.fluxcd.io", "v1", "OCIRepository")
+        .get("fluxdemo")
+        .await
+        .unwrap();
+    assert!(
+        elsewhere
+            .data
+            .get("status")
+            .is_none_or(|s| s.get("conditions").is_none()),
+        "not reconciled outside {}: {:?}",
+        flux.namespace(),
+        elsewhere.data
+    );
+    assert!(
+        elsewhere.metadata.finalizers.is_none_or(|f| f.is_empty()),
+        "no finalizer outside {}",
+        flux.namespace()
+    );
 }
