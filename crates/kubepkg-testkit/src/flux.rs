@@ -4,14 +4,15 @@
 //! control plane, with Flux's own CRDs (from the same modules' `config/crd/bases`) installed
 //! by server-side apply.
 //!
-//! [`Flux::start`] gives one test its own pair of controllers that watch only the test's
-//! namespace (`--watch-all-namespaces=false` with `RUNTIME_NAMESPACE`), without leader election,
-//! on free loopback ports: metrics, health, and source-controller's artifact server (whose
-//! address it advertises in artifact URLs, so helm-controller downloads charts from it).
-//! Artifacts are stored in a temporary directory; each controller logs to a file there. The
-//! controllers are killed when the [`Flux`] is dropped (and, through `setpriv --pdeathsig`,
-//! when the thread that started them dies); when the test is failing, both logs' tails are
-//! printed and the directory is kept.
+//! [`Flux::start`](crate::flux::Flux::start) gives one test its own pair of controllers that
+//! watch only the test's namespace (`--watch-all-namespaces=false` with `RUNTIME_NAMESPACE`),
+//! without leader election, on free loopback ports: metrics, health, and source-controller's
+//! artifact server (whose address it advertises in artifact URLs, so helm-controller downloads
+//! charts from it). Artifacts are stored in a temporary directory; each controller logs to a
+//! file there. The controllers are killed when the [`Flux`](crate::flux::Flux) is dropped
+//! (and, through `setpriv --pdeathsig`, when the thread that started them dies), after which
+//! Flux's finalizers are removed from the namespace's Flux objects so that its deletion
+//! completes; when the test is failing, both logs' tails are printed and the directory is kept.
 //!
 //! ```no_run
 //! # async fn f() {
@@ -169,7 +170,7 @@ impl Flux {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            match Flux::spawn(ns, &bin_dir) {
+            match Flux::spawn(ns, &bin_dir).await {
                 Err(Error::Flux { message })
                     if attempt < 3 && message.contains("address already in use") =>
                 {
@@ -180,7 +181,7 @@ impl Flux {
         }
     }
 
-    fn spawn(ns: &TestNamespace, bin_dir: &Path) -> Result<Flux, Error> {
+    async fn spawn(ns: &TestNamespace, bin_dir: &Path) -> Result<Flux, Error> {
         let dir = tempfile::Builder::new()
             .prefix("kubepkg-flux-")
             .tempdir()
@@ -253,7 +254,7 @@ impl Flux {
             dir: Some(dir),
             path,
         };
-        if let Err(message) = flux.wait_ready(source_health, helm_health) {
+        if let Err(message) = flux.wait_ready(source_health, helm_health).await {
             let message = format!("{message}\n{}", flux.log_tails(40));
             flux.stop();
             return Err(Error::Flux { message });
@@ -263,7 +264,7 @@ impl Flux {
 
     /// Waits for both health endpoints and the artifact server; fails early when a
     /// controller exits.
-    fn wait_ready(&mut self, source_health: u16, helm_health: u16) -> Result<(), String> {
+    async fn wait_ready(&mut self, source_health: u16, helm_health: u16) -> Result<(), String> {
         let deadline = Instant::now() + START_TIMEOUT;
         let mut waiting = vec![
             ("source-controller /readyz", Probe::Ready(source_health)),
@@ -293,7 +294,7 @@ impl Flux {
                     names.join(", ")
                 ));
             }
-            std::thread::sleep(Duration::from_millis(100));
+            tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
 

@@ -69,7 +69,10 @@ fn push_chart(helm_bin: &Path, dir: &Path, reg: &Registry) -> String {
     deploy_chart(&src, "fluxdemo", "0.1.0");
     std::fs::write(
         src.join("templates/configmap.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-greeting\ndata:\n  greeting: {{ .Values.greeting | quote }}\n",
+        concat!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-greeting\n",
+            "data:\n  greeting: {{ .Values.greeting | quote }}\n",
+        ),
     )
     .unwrap();
     let values = std::fs::read_to_string(src.join("values.yaml")).unwrap();
