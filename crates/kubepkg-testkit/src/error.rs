@@ -106,4 +106,10 @@ pub enum Error {
         /// What went wrong, with the tool's output.
         message: String,
     },
+    /// Flux's controllers (`testenv/flux/`) could not be built, installed or started.
+    #[error("flux: {message}")]
+    Flux {
+        /// What went wrong, with the tool's output or the controller's log tail.
+        message: String,
+    },
 }

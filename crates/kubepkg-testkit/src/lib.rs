@@ -20,6 +20,8 @@
 //! Tests of chart repositories serve one with [`chart_repo::ChartRepo`] (a static `index.yaml`
 //! and archives made by the real `helm`, over HTTP or HTTPS, optionally with basic auth).
 //! Tests of OCI registries start a real one on loopback with [`registry::Registry::start`].
+//! Tests of the Flux backend run Flux's real controllers for their namespace with
+//! [`flux::Flux::start`].
 //!
 //! Tests that compare with the real `helm` CLI get it from [`helm_binary`] and run it
 //! against their namespace with [`helm_command`].
@@ -30,6 +32,8 @@ mod apply;
 pub mod chart_repo;
 mod error;
 pub mod fault;
+/// Flux's real source-controller and helm-controller as processes against the plane, with Flux's CRDs.
+pub mod flux;
 mod helm;
 /// The real kstatus library (Go, cli-utils) as a test oracle: [`kstatus::classify`], [`kstatus::assert_status`].
 pub mod kstatus;

@@ -8,6 +8,7 @@ mod conventions;
 /// The engine's package-writing helpers (simulated Deployments, hook charts), one copy.
 #[path = "../../../kubepkg-engine/tests/support/mod.rs"]
 mod engine_support;
+mod flux;
 mod helm_parity;
 mod helm_template_reference;
 mod help;

@@ -1,0 +1,521 @@
+//! Flux's real controllers for tests of kubepkg's Flux backend: `source-controller` and
+//! `helm-controller` built from the Go module proxy by `testenv/flux/build.sh` (on first use,
+//! cached as `helm` and the test registry are) and run as child processes against the local
+//! control plane, with Flux's own CRDs (from the same modules' `config/crd/bases`) installed
+//! by server-side apply.
+//!
+//! [`Flux::start`](crate::flux::Flux::start) gives one test its own pair of controllers that
+//! watch only the test's namespace (`--watch-all-namespaces=false` with `RUNTIME_NAMESPACE`),
+//! without leader election, on free loopback ports: metrics, health, and source-controller's
+//! artifact server (whose address it advertises in artifact URLs, so helm-controller downloads
+//! charts from it). Artifacts are stored in a temporary directory; each controller logs to a
+//! file there. The controllers are killed when the [`Flux`](crate::flux::Flux) is dropped
+//! (and, through `setpriv --pdeathsig`, when the thread that started them dies), after which
+//! Flux's finalizers are removed from the namespace's Flux objects so that its deletion
+//! completes; when the test is failing, both logs' tails are printed and the directory is kept.
+//!
+//! ```no_run
+//! # async fn f() {
+//! use kubepkg_testkit::{TestNamespace, flux::Flux};
+//! let ns = TestNamespace::new("flux_example").await.unwrap();
+//! let flux = Flux::start(&ns).await.unwrap();
+//! ns.apply_yaml("apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\n...")
+//!     .await
+//!     .unwrap();
+//! # drop(flux);
+//! # }
+//! ```
+//!
+//! Versions and build times: testenv/README.md (`testenv/flux/`).
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, ListParams, Patch, PatchParams};
+use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
+
+use crate::{ControlPlane, Error, TestNamespace, has_condition, wait_for};
+
+/// The kinds Flux's controllers put finalizers on (group, version, kind).
+const FLUX_KINDS: [(&str, &str, &str); 7] = [
+    ("helm.toolkit.fluxcd.io", "v2", "HelmRelease"),
+    ("source.toolkit.fluxcd.io", "v1", "OCIRepository"),
+    ("source.toolkit.fluxcd.io", "v1", "HelmRepository"),
+    ("source.toolkit.fluxcd.io", "v1", "HelmChart"),
+    ("source.toolkit.fluxcd.io", "v1", "GitRepository"),
+    ("source.toolkit.fluxcd.io", "v1", "Bucket"),
+    ("source.toolkit.fluxcd.io", "v1", "ExternalArtifact"),
+];
+
+/// The field manager of the CRD applies.
+const CRD_FIELD_MANAGER: &str = "kubepkg-testkit-flux";
+
+/// How long a controller may take to answer on its health port.
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The directory `testenv/flux/build.sh` builds into: `source-controller`, `helm-controller`
+/// and `crds/*.yaml`. Built on first use (once per test binary; the first build on a machine
+/// takes minutes) and cached afterwards.
+pub fn flux_dir() -> Result<PathBuf, Error> {
+    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let script = crate::plane::repo_root().join("testenv/flux/build.sh");
+        let out = Command::new("bash")
+            .arg(&script)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("running {}: {e}", script.display()))?;
+        let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if !out.status.success() || path.is_empty() {
+            return Err(format!(
+                "testenv/flux/build.sh failed ({}); it needs Go and the Go module proxy\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        Ok(PathBuf::from(path))
+    })
+    .clone()
+    .map_err(|message| Error::Flux { message })
+}
+
+/// Server-side applies Flux's CRDs (HelmRelease, OCIRepository, HelmRepository, HelmChart,
+/// GitRepository, Bucket, ExternalArtifact) to `ns`'s control plane and waits until each is
+/// Established; returns their names. Idempotent, and safe when several tests (of one or more
+/// test binaries) call it at once: a file lock in the plane's state directory serialises them.
+pub async fn install_crds(ns: &TestNamespace) -> Result<Vec<String>, Error> {
+    let crds_dir = flux_dir()?.join("crds");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&crds_dir)
+        .map_err(|source| Error::Io {
+            what: "reading",
+            path: crds_dir.clone(),
+            source,
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(Error::Flux {
+            message: format!(
+                "no CRDs in {}; remove that directory and run testenv/flux/build.sh",
+                crds_dir.display()
+            ),
+        });
+    }
+    let lock_path = ns.plane().state_dir().join("flux-crds.lock");
+    let lock = File::create(&lock_path).map_err(|source| Error::Io {
+        what: "creating the lock",
+        path: lock_path.clone(),
+        source,
+    })?;
+    lock.lock().map_err(|source| Error::Io {
+        what: "locking",
+        path: lock_path.clone(),
+        source,
+    })?;
+    let mut names = Vec::new();
+    for file in &files {
+        let yaml = std::fs::read_to_string(file).map_err(|source| Error::Io {
+            what: "reading",
+            path: file.clone(),
+            source,
+        })?;
+        let applied =
+            crate::apply::apply_yaml(ns.client(), None, &yaml, CRD_FIELD_MANAGER, true).await?;
+        names.extend(applied.into_iter().filter_map(|o| o.metadata.name));
+    }
+    drop(lock);
+    let crds: Api<CustomResourceDefinition> = Api::all(ns.client().clone());
+    for name in &names {
+        wait_for(
+            &crds,
+            name,
+            Duration::from_secs(60),
+            &format!("CRD {name} to be Established"),
+            has_condition("Established", "True"),
+        )
+        .await?;
+    }
+    Ok(names)
+}
+
+/// A running pair of Flux controllers watching one test namespace; killed on drop.
+#[derive(Debug)]
+pub struct Flux {
+    plane: ControlPlane,
+    namespace: String,
+    source: Child,
+    helm: Child,
+    storage_addr: String,
+    dir: Option<tempfile::TempDir>,
+    path: PathBuf,
+}
+
+impl Flux {
+    /// Builds (first use only) and installs Flux, then starts source-controller and
+    /// helm-controller for `ns`'s namespace and waits until both answer `/readyz` and the
+    /// artifact server listens.
+    pub async fn start(ns: &TestNamespace) -> Result<Flux, Error> {
+        let bin_dir = flux_dir()?;
+        install_crds(ns).await?;
+        // Ports are chosen free and then released: another process may take one before the
+        // controller binds it. Such a start is tried again with new ports.
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match Flux::spawn(ns, &bin_dir).await {
+                Err(Error::Flux { message })
+                    if attempt < 3 && message.contains("address already in use") =>
+                {
+                    continue;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    async fn spawn(ns: &TestNamespace, bin_dir: &Path) -> Result<Flux, Error> {
+        let dir = tempfile::Builder::new()
+            .prefix("kubepkg-flux-")
+            .tempdir()
+            .map_err(|source| Error::Io {
+                what: "creating a temporary directory",
+                path: std::env::temp_dir(),
+                source,
+            })?;
+        let path = dir.path().to_path_buf();
+        let [
+            source_metrics,
+            source_health,
+            storage,
+            helm_metrics,
+            helm_health,
+        ] = free_ports()?;
+        let storage_addr = format!("127.0.0.1:{storage}");
+        let storage_path = path.join("storage");
+        let home = path.join("home");
+        for d in [&storage_path, &home] {
+            std::fs::create_dir_all(d).map_err(|source| Error::Io {
+                what: "creating",
+                path: d.clone(),
+                source,
+            })?;
+        }
+        let common = |metrics: u16, health: u16| {
+            vec![
+                "--watch-all-namespaces=false".to_string(),
+                "--enable-leader-election=false".to_string(),
+                format!("--metrics-addr=127.0.0.1:{metrics}"),
+                format!("--health-addr=127.0.0.1:{health}"),
+                "--log-encoding=console".to_string(),
+            ]
+        };
+        let mut source_args = common(source_metrics, source_health);
+        source_args.extend([
+            format!("--storage-path={}", storage_path.display()),
+            format!("--storage-addr={storage_addr}"),
+            format!("--storage-adv-addr={storage_addr}"),
+        ]);
+        let source = spawn_controller(
+            ns,
+            &bin_dir.join("source-controller"),
+            &source_args,
+            &path.join("source-controller.log"),
+            &home,
+        )?;
+        let helm = match spawn_controller(
+            ns,
+            &bin_dir.join("helm-controller"),
+            &common(helm_metrics, helm_health),
+            &path.join("helm-controller.log"),
+            &home,
+        ) {
+            Ok(child) => child,
+            Err(e) => {
+                let mut source = source;
+                let _ = source.kill();
+                let _ = source.wait();
+                return Err(e);
+            }
+        };
+        let mut flux = Flux {
+            plane: ns.plane().clone(),
+            namespace: ns.name().to_string(),
+            source,
+            helm,
+            storage_addr,
+            dir: Some(dir),
+            path,
+        };
+        if let Err(message) = flux.wait_ready(source_health, helm_health).await {
+            let message = format!("{message}\n{}", flux.log_tails(40));
+            flux.stop();
+            return Err(Error::Flux { message });
+        }
+        Ok(flux)
+    }
+
+    /// Waits for both health endpoints and the artifact server; fails early when a
+    /// controller exits.
+    async fn wait_ready(&mut self, source_health: u16, helm_health: u16) -> Result<(), String> {
+        let deadline = Instant::now() + START_TIMEOUT;
+        let mut waiting = vec![
+            ("source-controller /readyz", Probe::Ready(source_health)),
+            ("helm-controller /readyz", Probe::Ready(helm_health)),
+            (
+                "source-controller's artifact server",
+                Probe::Listening(self.storage_addr.clone()),
+            ),
+        ];
+        loop {
+            for (name, child) in [
+                ("source-controller", &mut self.source),
+                ("helm-controller", &mut self.helm),
+            ] {
+                if let Ok(Some(status)) = child.try_wait() {
+                    return Err(format!("{name} exited while starting ({status})"));
+                }
+            }
+            waiting.retain(|(_, probe)| !probe.ok());
+            if waiting.is_empty() {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                let names: Vec<&str> = waiting.iter().map(|(n, _)| *n).collect();
+                return Err(format!(
+                    "not ready after {START_TIMEOUT:?}: {}",
+                    names.join(", ")
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The namespace both controllers watch.
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    /// `127.0.0.1:PORT` of source-controller's artifact server (the host of artifact URLs).
+    pub fn storage_addr(&self) -> &str {
+        &self.storage_addr
+    }
+
+    /// source-controller's log file.
+    pub fn source_log(&self) -> PathBuf {
+        self.path.join("source-controller.log")
+    }
+
+    /// helm-controller's log file.
+    pub fn helm_log(&self) -> PathBuf {
+        self.path.join("helm-controller.log")
+    }
+
+    /// The last `lines` lines of each controller's log, headed by the file's path.
+    pub fn log_tails(&self, lines: usize) -> String {
+        let mut out = String::new();
+        for log in [self.source_log(), self.helm_log()] {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            let all: Vec<&str> = text.lines().collect();
+            let tail = &all[all.len().saturating_sub(lines)..];
+            out.push_str(&format!(
+                "--- {} (last {} lines)\n",
+                log.display(),
+                tail.len()
+            ));
+            for line in tail {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    fn stop(&mut self) {
+        for child in [&mut self.helm, &mut self.source] {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Flux {
+    fn drop(&mut self) {
+        self.stop();
+        if !std::thread::panicking() {
+            // With the controllers gone, nothing would remove Flux's finalizers and the test's
+            // namespace would stay Terminating: release them (the namespace's deletion then
+            // removes the objects, Helm's release Secrets and the charts' objects alike).
+            if let Err(e) = release_finalizers(&self.plane, &self.namespace) {
+                eprintln!(
+                    "kubepkg-testkit: could not remove Flux's finalizers in namespace {}: {e}",
+                    self.namespace
+                );
+            }
+        } else {
+            let kept = self.dir.take().map(|d| d.keep());
+            eprintln!(
+                "kubepkg-testkit: Flux's controllers for namespace {} logged:\n{}",
+                self.namespace,
+                self.log_tails(60)
+            );
+            if let Some(path) = kept {
+                eprintln!(
+                    "kubepkg-testkit: keeping Flux's logs and artifacts in {}",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+/// Removes the finalizers of every Flux object in `namespace` (from a thread with a runtime and
+/// a client of its own: drop cannot await, and the test's runtime may be shutting down).
+fn release_finalizers(plane: &ControlPlane, namespace: &str) -> Result<(), String> {
+    let plane = plane.clone();
+    let namespace = namespace.to_string();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        runtime.block_on(async {
+            let client = plane.client().await.map_err(|e| e.to_string())?;
+            let patch = Patch::Merge(serde_json::json!({"metadata": {"finalizers": null}}));
+            for (group, version, kind) in FLUX_KINDS {
+                let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(group, version, kind));
+                let api: Api<DynamicObject> =
+                    Api::namespaced_with(client.clone(), &namespace, &resource);
+                let list = api
+                    .list(&ListParams::default())
+                    .await
+                    .map_err(|e| format!("listing {kind}: {e}"))?;
+                for object in list {
+                    if object
+                        .metadata
+                        .finalizers
+                        .as_ref()
+                        .is_none_or(Vec::is_empty)
+                    {
+                        continue;
+                    }
+                    let name = object.metadata.name.unwrap_or_default();
+                    match api.patch(&name, &PatchParams::default(), &patch).await {
+                        Ok(_) => {}
+                        Err(kube::Error::Api(s)) if s.code == 404 => {}
+                        Err(e) => return Err(format!("patching {kind} {name}: {e}")),
+                    }
+                }
+            }
+            Ok(())
+        })
+    })
+    .join()
+    .map_err(|_| "the finalizer thread panicked".to_string())?
+}
+
+/// Starts one controller against the plane, for `ns` only, logging to `log`.
+fn spawn_controller(
+    ns: &TestNamespace,
+    bin: &Path,
+    args: &[String],
+    log: &Path,
+    home: &Path,
+) -> Result<Child, Error> {
+    let file = File::create(log).map_err(|source| Error::Io {
+        what: "creating",
+        path: log.to_path_buf(),
+        source,
+    })?;
+    let stderr = file.try_clone().map_err(|source| Error::Io {
+        what: "opening",
+        path: log.to_path_buf(),
+        source,
+    })?;
+    // The controller is killed when the thread that starts it ends, so a test binary that
+    // dies leaves none behind (a plain child would go on watching the plane).
+    let setpriv = Path::new("/usr/bin/setpriv");
+    let mut cmd = if setpriv.exists() {
+        let mut c = Command::new(setpriv);
+        c.args(["--pdeathsig", "KILL", "--"]).arg(bin);
+        c
+    } else {
+        Command::new(bin)
+    };
+    cmd.args(args)
+        .env("KUBECONFIG", ns.plane().kubeconfig())
+        .env("RUNTIME_NAMESPACE", ns.name())
+        .env("HOME", home)
+        .env_remove("HELM_CACHE_HOME")
+        .env_remove("HELM_CONFIG_HOME")
+        .env_remove("HELM_DATA_HOME")
+        .env_remove("HELM_DRIVER")
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(file))
+        .stderr(Stdio::from(stderr));
+    cmd.spawn().map_err(|source| Error::Io {
+        what: "starting",
+        path: bin.to_path_buf(),
+        source,
+    })
+}
+
+/// Five distinct free loopback ports (held together while chosen, so they differ).
+fn free_ports() -> Result<[u16; 5], Error> {
+    let listeners = (0..5)
+        .map(|_| TcpListener::bind("127.0.0.1:0"))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|source| Error::Io {
+            what: "finding a free port on",
+            path: PathBuf::from("127.0.0.1"),
+            source,
+        })?;
+    let mut ports = [0u16; 5];
+    for (port, listener) in ports.iter_mut().zip(&listeners) {
+        *port = listener
+            .local_addr()
+            .map_err(|source| Error::Io {
+                what: "finding a free port on",
+                path: PathBuf::from("127.0.0.1"),
+                source,
+            })?
+            .port();
+    }
+    Ok(ports)
+}
+
+enum Probe {
+    /// `GET /readyz` on this loopback port answers 200.
+    Ready(u16),
+    /// Something accepts connections at this address.
+    Listening(String),
+}
+
+impl Probe {
+    fn ok(&self) -> bool {
+        match self {
+            Probe::Ready(port) => {
+                let Ok(mut s) = TcpStream::connect(("127.0.0.1", *port)) else {
+                    return false;
+                };
+                let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+                if s.write_all(b"GET /readyz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+                    .is_err()
+                {
+                    return false;
+                }
+                let mut answer = String::new();
+                let _ = s.read_to_string(&mut answer);
+                answer.starts_with("HTTP/1.0 200") || answer.starts_with("HTTP/1.1 200")
+            }
+            Probe::Listening(addr) => TcpStream::connect(addr.as_str()).is_ok(),
+        }
+    }
+}

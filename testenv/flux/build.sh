@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Builds Flux's real source-controller and helm-controller, test tooling for kubepkg's Flux
+# backend, from the Go module proxy at the versions pinned in testenv/flux/go.mod (a module of
+# its own that requires both controllers as `tool`s, so changing it never rebuilds the control
+# plane or the registry), and copies Flux's CRDs from the same modules' config/crd/bases next
+# to them. Idempotent: everything is cached outside the clone in
+#   ${KUBEPKG_CACHE_DIR:-~/.cache/kubepkg}/flux/<hash of go.mod, go.sum, Go version>/
+#     source-controller  helm-controller  crds/*.yaml
+# and reused while none of those change. Prints that directory on stdout. With --path it only
+# prints where that directory is (built or not).
+#
+# Two binaries, not one multi-call binary: each controller's setup (flags, manager, reconcilers)
+# lives in its module's `package main` and `internal/` packages, which no other module can
+# import. One `go build` compiles both, so the dependencies they share (Kubernetes libraries,
+# controller-runtime, Helm) compile once.
+#
+# Why a wrapper module rather than `go install module@version`: both controllers' go.mod files
+# replace their `api` module with `./api`, a directory the module zip does not contain, so go
+# install refuses them; go.mod here takes the api modules from the proxy and repeats the
+# controllers' other replace directives (go-digest, kustomize).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cache_root="${KUBEPKG_CACHE_DIR:-$HOME/.cache/kubepkg}/flux"
+
+if ! command -v go >/dev/null 2>&1; then
+	echo "testenv/flux/build.sh: the go command is missing; install Go 1.26 (see .ci/run)" >&2
+	exit 1
+fi
+
+go_version="$(go env GOVERSION)"
+hash="$(
+	cd "$here"
+	{
+		echo "$go_version"
+		# The layout of the output directory; bump when it changes.
+		echo "layout 1"
+		cat go.mod go.sum
+	} | sha256sum | cut -c1-16
+)"
+out_dir="$cache_root/$hash"
+# Written last: its presence means the directory is complete.
+done_file="$out_dir/helm-controller"
+
+if [[ "${1:-}" == "--path" ]]; then
+	echo "$out_dir"
+	exit 0
+fi
+
+if [[ -x "$done_file" ]]; then
+	echo "$out_dir"
+	exit 0
+fi
+
+mkdir -p "$out_dir"
+# Concurrent test binaries may ask at once: one builds, the others wait for it.
+exec 9>"$out_dir/.build.lock"
+flock 9
+if [[ -x "$done_file" ]]; then
+	echo "$out_dir"
+	exit 0
+fi
+echo "testenv/flux/build.sh: building source-controller and helm-controller into $out_dir" >&2
+start=$(date +%s)
+tmp="$out_dir/.tmp.$$"
+rm -rf "$tmp"
+mkdir -p "$tmp/crds"
+(
+	cd "$here"
+	export GOCACHE="$cache_root/go-build"
+	export CGO_ENABLED=0
+	go build -trimpath -ldflags "-s -w" -o "$tmp/" \
+		github.com/fluxcd/source-controller github.com/fluxcd/helm-controller
+	# The CRDs of exactly the versions built (the build has downloaded both modules).
+	for module in github.com/fluxcd/source-controller github.com/fluxcd/helm-controller; do
+		dir="$(go list -m -f '{{.Dir}}' "$module")"
+		if [[ -z "$dir" ]] || ! compgen -G "$dir/config/crd/bases/*.yaml" >/dev/null; then
+			echo "testenv/flux/build.sh: no CRDs under $dir/config/crd/bases ($module)" >&2
+			exit 1
+		fi
+		for crd in "$dir"/config/crd/bases/*.yaml; do
+			install -m 0644 "$crd" "$tmp/crds/"
+		done
+	done
+)
+rm -rf "$out_dir/crds"
+mv "$tmp/crds" "$out_dir/crds"
+mv -f "$tmp/source-controller" "$out_dir/source-controller"
+mv -f "$tmp/helm-controller" "$done_file"
+rmdir "$tmp"
+echo "testenv/flux/build.sh: built in $(( $(date +%s) - start )) s" >&2
+echo "$out_dir"
