@@ -220,7 +220,7 @@ fn health_checks(
             .entry((r.api_version.clone(), r.kind.clone()))
             .or_default()
             .push(format!(
-                "(metadata.name != {} || status.conditions.exists(c, c.type == {} && c.status == {}))",
+                "(metadata.name != {} || status.?conditions.orValue([]).exists(c, c.type == {} && c.status == {}))",
                 cel_string(&r.name),
                 cel_string(&r.condition),
                 cel_string(&r.status)

@@ -205,12 +205,12 @@ fn ready_when_becomes_one_cel_expression_per_kind() {
             {
                 "apiVersion": "cert-manager.io/v1",
                 "kind": "Certificate",
-                "current": "(metadata.name != 'api-tls' || status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')) && (metadata.name != 'it\\'s' || status.conditions.exists(c, c.type == 'Ready' && c.status == 'False'))"
+                "current": "(metadata.name != 'api-tls' || status.?conditions.orValue([]).exists(c, c.type == 'Ready' && c.status == 'True')) && (metadata.name != 'it\\'s' || status.?conditions.orValue([]).exists(c, c.type == 'Ready' && c.status == 'False'))"
             },
             {
                 "apiVersion": "example.com/v1",
                 "kind": "Queue",
-                "current": "(metadata.name != 'jobs' || status.conditions.exists(c, c.type == 'Available' && c.status == 'True'))"
+                "current": "(metadata.name != 'jobs' || status.?conditions.orValue([]).exists(c, c.type == 'Available' && c.status == 'True'))"
             }
         ])
     );

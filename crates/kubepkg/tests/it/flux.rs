@@ -309,3 +309,134 @@ async fn flux_controllers_watch_only_their_test_namespace() {
         flux.namespace()
     );
 }
+
+/// A Widget (a custom resource whose `Ready` condition only the test sets, as a controller
+/// would) for a `readyWhen` gate the chart's own objects cannot satisfy by themselves.
+const WIDGET_CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.fluxtest.kubepkg.dev
+spec:
+  group: fluxtest.kubepkg.dev
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      subresources: {status: {}}
+      schema:
+        openAPIV3Schema:
+          type: object
+          x-kubernetes-preserve-unknown-fields: true
+"#;
+
+/// `kubepkg render --backend flux --push-charts` of a three-component package (db ← api ←
+/// web, api gated by `readyWhen` on its Widget), applied as it is (what a GitOps repository
+/// would hold), converges with Flux's real controllers one component after the other: web's
+/// release is not installed while api's Widget is not Ready, and each release was installed
+/// after the one before it was Ready; values from `--set` reach the chart.
+#[tokio::test]
+async fn render_for_flux_converges_one_component_after_the_other_behind_ready_when() {
+    use k8s_openapi::api::core::v1::Secret;
+    let ns = TestNamespace::new("flux-render")
+        .await
+        .expect("control plane");
+    let flux = Flux::start(&ns).await.expect("Flux's controllers");
+    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
+    kubepkg_testkit::apply_yaml(ns.client(), None, WIDGET_CRD, "kubepkg-test", false)
+        .await
+        .expect("Widget CRD");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let pkg = tmp.path().join("pkg");
+    crate::engine_support::package(
+        &pkg,
+        "package:\n  name: shop\n  version: 1.0.0\n  rollback: {safe: true}\ncomponents:\n\
+         \x20 - name: web\n    path: web\n    install: {dependsOn: [api]}\n\
+         \x20 - name: api\n    path: api\n    install:\n      dependsOn: [db]\n      readyWhen:\n\
+         \x20       - {apiVersion: fluxtest.kubepkg.dev/v1, kind: Widget, name: api-widget, condition: Ready}\n\
+         \x20 - name: db\n    path: db\n",
+        &["web", "api", "db"],
+        &[],
+    );
+    std::fs::write(
+        pkg.join("api/templates/widget.yaml"),
+        "apiVersion: fluxtest.kubepkg.dev/v1\nkind: Widget\nmetadata:\n  name: api-widget\nspec:\n  size: {{ .Values.size | default 1 }}\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+        .args(["render", "--backend", "flux", "shop"])
+        .arg(&pkg)
+        .args(["-n", ns.name(), "--chart-repository", &reg.oci("charts")])
+        .args(["--push-charts", "--plain-http", "--set", "api.size=3"])
+        .env("HOME", tmp.path())
+        .env_remove("HELM_NAMESPACE")
+        .output()
+        .unwrap();
+    let rendered = ok(out);
+    ns.apply_yaml(&rendered)
+        .await
+        .expect("the rendered objects");
+
+    let releases = flux_api(&ns, "helm.toolkit.fluxcd.io", "v2", "HelmRelease");
+    let in_time = Duration::from_secs(180);
+    wait_for(&releases, "shop-db", in_time, "shop-db Ready", ready)
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{}", flux.log_tails(40)));
+    // api is installed (its Widget exists) but not Ready: web waits, not even installed.
+    let widgets = flux_api(&ns, "fluxtest.kubepkg.dev", "v1", "Widget");
+    let widget = wait_for(&widgets, "api-widget", in_time, "api's Widget", |_| true)
+        .await
+        .expect("api's Widget");
+    assert_eq!(
+        widget.data["spec"]["size"], 3,
+        "--set api.size reached the chart"
+    );
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let secrets = ns.api::<Secret>();
+    let release_secret = |name: &str| format!("sh.helm.release.v1.{name}.v1");
+    assert!(!ready(&releases.get("shop-api").await.unwrap()));
+    assert!(
+        secrets
+            .get_opt(&release_secret("shop-web"))
+            .await
+            .unwrap()
+            .is_none(),
+        "web installed before api was Ready"
+    );
+    let gate_opened = jiff::Timestamp::now();
+    widgets
+        .patch_status(
+            "api-widget",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(serde_json::json!({
+                "status": {"conditions": [{"type": "Ready", "status": "True"}]}
+            })),
+        )
+        .await
+        .expect("the Widget's status");
+    for name in ["shop-api", "shop-web"] {
+        wait_for(&releases, name, in_time, &format!("{name} Ready"), ready)
+            .await
+            .unwrap_or_else(|e| panic!("{e}\n{}", flux.log_tails(40)));
+    }
+    // Each release record was written after the previous release was Ready.
+    let created = |name: String| {
+        let secrets = secrets.clone();
+        async move {
+            let s = secrets.get(&name).await.unwrap();
+            s.metadata.creation_timestamp.unwrap().0
+        }
+    };
+    let db = created(release_secret("shop-db")).await;
+    let api = created(release_secret("shop-api")).await;
+    let web = created(release_secret("shop-web")).await;
+    assert!(db <= api && api < web, "db {db}, api {api}, web {web}");
+    assert!(
+        web.as_second() >= gate_opened.as_second() - 1,
+        "web ({web}) installed only after the Widget was Ready ({gate_opened})"
+    );
+    drop(flux);
+}
