@@ -5,13 +5,18 @@
 # same module's manifests/crds next to it. Idempotent: everything is cached outside the clone in
 #   ${KUBEPKG_CACHE_DIR:-~/.cache/kubepkg}/argocd/<hash of go.mod, go.sum, Go version>/
 #     argocd  crds/*.yaml
+#     bin/argocd-application-controller, bin/argocd-repo-server, ... (symlinks to ../argocd)
+#     bin/git-verify-wrapper.sh  bin/gpg-wrapper.sh
 # and reused while none of those change. Prints that directory on stdout. With --path it only
 # prints where that directory is (built or not).
 #
 # One multi-call binary: Argo CD's cmd package picks the component from the name it is run as
 # (argv[0], or $ARGOCD_BINARY_NAME): argocd-application-controller, argocd-repo-server,
 # argocd-server, ... and the `argocd` CLI otherwise. Run it through a symlink of that name, or
-# with ARGOCD_BINARY_NAME set.
+# with ARGOCD_BINARY_NAME set. bin/ holds those symlinks and the two helper scripts Argo CD's image
+# puts on PATH (taken from the same module's hack/): the repo server runs git-verify-wrapper.sh
+# on every commit it renders and fails the manifest generation ("permission denied") without it.
+# Put bin/ first on PATH for the repo server.
 #
 # Why a wrapper module rather than `go install module@version`: Argo CD's go.mod replaces its
 # gitops-engine module with ./gitops-engine, a directory the module zip does not contain, so go
@@ -34,7 +39,7 @@ hash="$(
 	{
 		echo "$go_version"
 		# The layout of the output directory; bump when it changes.
-		echo "layout 1"
+		echo "layout 2"
 		cat go.mod go.sum
 	} | sha256sum | cut -c1-16
 )"
@@ -85,9 +90,20 @@ mkdir -p "$tmp/crds"
 	for crd in "$dir"/manifests/crds/*-crd.yaml; do
 		install -m 0644 "$crd" "$tmp/crds/"
 	done
+	mkdir -p "$tmp/bin"
+	for script in git-verify-wrapper.sh gpg-wrapper.sh; do
+		install -m 0755 "$dir/hack/$script" "$tmp/bin/"
+	done
+	# The component names cmd/main.go dispatches on (common/common.go's Command* constants).
+	for name in argocd-application-controller argocd-repo-server argocd-server \
+		argocd-applicationset-controller argocd-commit-server argocd-cmp-server \
+		argocd-notifications argocd-dex argocd-git-ask-pass argocd-k8s-auth; do
+		ln -s ../argocd "$tmp/bin/$name"
+	done
 )
-rm -rf "$out_dir/crds"
+rm -rf "$out_dir/crds" "$out_dir/bin"
 mv "$tmp/crds" "$out_dir/crds"
+mv "$tmp/bin" "$out_dir/bin"
 mv -f "$tmp/argocd" "$done_file"
 rmdir "$tmp"
 echo "testenv/argocd/build.sh: built in $(( $(date +%s) - start )) s" >&2
