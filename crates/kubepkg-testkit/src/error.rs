@@ -112,4 +112,10 @@ pub enum Error {
         /// What went wrong, with the tool's output or the controller's log tail.
         message: String,
     },
+    /// Argo CD (`testenv/argocd/`) could not be built or its CRDs installed.
+    #[error("argo cd: {message}")]
+    ArgoCd {
+        /// What went wrong, with the tool's output.
+        message: String,
+    },
 }

@@ -28,6 +28,8 @@
 #![forbid(unsafe_code)]
 
 mod apply;
+/// Argo CD's real binary (application-controller, repo-server, ...) and its CRDs, built by `testenv/argocd/build.sh`.
+pub mod argocd;
 /// A static Helm chart repository on loopback (HTTP/HTTPS, basic auth), built with real `helm`.
 pub mod chart_repo;
 mod error;

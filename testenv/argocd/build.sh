@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Builds Argo CD's real binary, test tooling for kubepkg's Argo CD backend, from the Go module
+# proxy at the version pinned in testenv/argocd/go.mod (a module of its own, so changing it
+# never rebuilds the control plane, the registry or Flux), and copies Argo CD's CRDs from the
+# same module's manifests/crds next to it. Idempotent: everything is cached outside the clone in
+#   ${KUBEPKG_CACHE_DIR:-~/.cache/kubepkg}/argocd/<hash of go.mod, go.sum, Go version>/
+#     argocd  crds/*.yaml
+#     bin/argocd-application-controller, bin/argocd-repo-server, ... (symlinks to ../argocd)
+#     bin/git-verify-wrapper.sh  bin/gpg-wrapper.sh
+# and reused while none of those change. Prints that directory on stdout. With --path it only
+# prints where that directory is (built or not).
+#
+# One multi-call binary: Argo CD's cmd package picks the component from the name it is run as
+# (argv[0], or $ARGOCD_BINARY_NAME): argocd-application-controller, argocd-repo-server,
+# argocd-server, ... and the `argocd` CLI otherwise. Run it through a symlink of that name, or
+# with ARGOCD_BINARY_NAME set. bin/ holds those symlinks and the two helper scripts Argo CD's image
+# puts on PATH (taken from the same module's hack/): the repo server runs git-verify-wrapper.sh
+# on every commit it renders and fails the manifest generation ("permission denied") without it.
+# Put bin/ first on PATH for the repo server.
+#
+# Why a wrapper module rather than `go install module@version`: Argo CD's go.mod replaces its
+# gitops-engine module with ./gitops-engine, a directory the module zip does not contain, so go
+# install refuses it; go.mod here takes gitops-engine from the proxy and repeats Argo CD's other
+# replace directives (the Kubernetes libraries at v0.36.1, protobuf, grpc-gateway, ...).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cache_root="${KUBEPKG_CACHE_DIR:-$HOME/.cache/kubepkg}/argocd"
+module=github.com/argoproj/argo-cd/v3
+
+if ! command -v go >/dev/null 2>&1; then
+	echo "testenv/argocd/build.sh: the go command is missing; install Go 1.26 (see .ci/run)" >&2
+	exit 1
+fi
+
+go_version="$(go env GOVERSION)"
+hash="$(
+	cd "$here"
+	{
+		echo "$go_version"
+		# The layout of the output directory; bump when it changes.
+		echo "layout 2"
+		cat go.mod go.sum
+	} | sha256sum | cut -c1-16
+)"
+out_dir="$cache_root/$hash"
+# Written last: its presence means the directory is complete.
+done_file="$out_dir/argocd"
+
+if [[ "${1:-}" == "--path" ]]; then
+	echo "$out_dir"
+	exit 0
+fi
+
+if [[ -x "$done_file" ]]; then
+	echo "$out_dir"
+	exit 0
+fi
+
+mkdir -p "$out_dir"
+# Concurrent test binaries may ask at once: one builds, the others wait for it.
+exec 9>"$out_dir/.build.lock"
+flock 9
+if [[ -x "$done_file" ]]; then
+	echo "$out_dir"
+	exit 0
+fi
+echo "testenv/argocd/build.sh: building Argo CD into $out_dir" >&2
+start=$(date +%s)
+tmp="$out_dir/.tmp.$$"
+rm -rf "$tmp"
+mkdir -p "$tmp/crds"
+(
+	cd "$here"
+	export GOCACHE="$cache_root/go-build"
+	export CGO_ENABLED=0
+	# Stamp the version as Argo CD's release builds do (`argocd version`, the controllers' logs).
+	version="$(go list -m -f '{{.Version}}' "$module")"
+	kubectl_version="$(go list -m -f '{{if .Replace}}{{.Replace.Version}}{{else}}{{.Version}}{{end}}' k8s.io/kubectl)"
+	pkg="$module/common"
+	go build -trimpath -o "$tmp/argocd" -ldflags "-s -w \
+		-X $pkg.version=${version#v} -X $pkg.gitTag=$version -X $pkg.gitTreeState=clean \
+		-X $pkg.kubectlVersion=$kubectl_version" "$module/cmd"
+	# The CRDs of exactly the version built (the build has downloaded the module).
+	dir="$(go list -m -f '{{.Dir}}' "$module")"
+	if [[ -z "$dir" ]] || ! compgen -G "$dir/manifests/crds/*-crd.yaml" >/dev/null; then
+		echo "testenv/argocd/build.sh: no CRDs under $dir/manifests/crds ($module)" >&2
+		exit 1
+	fi
+	for crd in "$dir"/manifests/crds/*-crd.yaml; do
+		install -m 0644 "$crd" "$tmp/crds/"
+	done
+	mkdir -p "$tmp/bin"
+	for script in git-verify-wrapper.sh gpg-wrapper.sh; do
+		install -m 0755 "$dir/hack/$script" "$tmp/bin/"
+	done
+	# The component names cmd/main.go dispatches on (common/common.go's Command* constants).
+	for name in argocd-application-controller argocd-repo-server argocd-server \
+		argocd-applicationset-controller argocd-commit-server argocd-cmp-server \
+		argocd-notifications argocd-dex argocd-git-ask-pass argocd-k8s-auth; do
+		ln -s ../argocd "$tmp/bin/$name"
+	done
+)
+rm -rf "$out_dir/crds" "$out_dir/bin"
+mv "$tmp/crds" "$out_dir/crds"
+mv "$tmp/bin" "$out_dir/bin"
+mv -f "$tmp/argocd" "$done_file"
+rmdir "$tmp"
+echo "testenv/argocd/build.sh: built in $(( $(date +%s) - start )) s" >&2
+echo "$out_dir"
