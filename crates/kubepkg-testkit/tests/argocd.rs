@@ -9,7 +9,6 @@ use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
 use kubepkg_testkit::{TestNamespace, argocd};
 
 #[tokio::test]
-#[ignore = "builds Argo CD on first use (about 6.5 min cold, 1.6 GB of modules); run with --ignored"]
 async fn argocd_crds_serve_applications() {
     let ns = TestNamespace::new("argocd_crds")
         .await
