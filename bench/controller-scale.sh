@@ -35,7 +35,8 @@ kubepkg="${CARGO_TARGET_DIR:-$repo/target}/release/kubepkg"
 qps="${CONTROLLER_QPS:-200}"
 KUBECONFIG="$(testenv/up.sh --nodes "$nodes" --controller-qps "$qps")"
 export KUBECONFIG
-trap 'kill "${controller:-0}" 2>/dev/null || true; testenv/down.sh >/dev/null 2>&1 || true' EXIT
+# (kill 0 would signal the whole process group: only a running controller is killed)
+trap 'if [ -n "${controller:-}" ]; then kill "$controller" 2>/dev/null || true; fi; testenv/down.sh >/dev/null 2>&1 || true' EXIT
 kubectl() { "$KUBEPKG_TESTENV_DIR/bin/kubectl" "$@"; }
 
 ns=bench
