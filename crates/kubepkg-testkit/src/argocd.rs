@@ -18,16 +18,10 @@
 //! # }
 //! ```
 
-use std::fs::File;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::sync::OnceLock;
-use std::time::Duration;
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::Api;
-
-use crate::{Error, TestNamespace, has_condition, wait_for};
+use crate::{Error, TestNamespace};
 
 /// The field manager of the CRD applies.
 const CRD_FIELD_MANAGER: &str = "kubepkg-testkit-argocd";
@@ -38,25 +32,9 @@ const CRD_FIELD_MANAGER: &str = "kubepkg-testkit-argocd";
 /// afterwards.
 pub fn argocd_dir() -> Result<PathBuf, Error> {
     static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let script = crate::plane::repo_root().join("testenv/argocd/build.sh");
-        let out = Command::new("bash")
-            .arg(&script)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| format!("running {}: {e}", script.display()))?;
-        let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        if !out.status.success() || path.is_empty() {
-            return Err(format!(
-                "testenv/argocd/build.sh failed ({}); it needs Go and the Go module proxy\n{}",
-                out.status,
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-        Ok(PathBuf::from(path))
-    })
-    .clone()
-    .map_err(|message| Error::ArgoCd { message })
+    DIR.get_or_init(|| crate::tooling::built("argocd"))
+        .clone()
+        .map_err(|message| Error::ArgoCd { message })
 }
 
 /// The path of one Argo CD component, run under its own name (`argocd-application-controller`,
@@ -79,58 +57,12 @@ pub fn component(name: &str) -> Result<PathBuf, Error> {
 /// safe when several tests (of one or more test binaries) call it at once: a file lock in the
 /// plane's state directory serialises them.
 pub async fn install_crds(ns: &TestNamespace) -> Result<Vec<String>, Error> {
-    let crds_dir = argocd_dir()?.join("crds");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&crds_dir)
-        .map_err(|source| Error::Io {
-            what: "reading",
-            path: crds_dir.clone(),
-            source,
-        })?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-        .collect();
-    files.sort();
-    if files.is_empty() {
-        return Err(Error::ArgoCd {
-            message: format!(
-                "no CRDs in {}; remove that directory and run testenv/argocd/build.sh",
-                crds_dir.display()
-            ),
-        });
-    }
-    let lock_path = ns.plane().state_dir().join("argocd-crds.lock");
-    let lock = File::create(&lock_path).map_err(|source| Error::Io {
-        what: "creating the lock",
-        path: lock_path.clone(),
-        source,
-    })?;
-    lock.lock().map_err(|source| Error::Io {
-        what: "locking",
-        path: lock_path.clone(),
-        source,
-    })?;
-    let mut names = Vec::new();
-    for file in &files {
-        let yaml = std::fs::read_to_string(file).map_err(|source| Error::Io {
-            what: "reading",
-            path: file.clone(),
-            source,
-        })?;
-        let applied =
-            crate::apply::apply_yaml(ns.client(), None, &yaml, CRD_FIELD_MANAGER, true).await?;
-        names.extend(applied.into_iter().filter_map(|o| o.metadata.name));
-    }
-    drop(lock);
-    let crds: Api<CustomResourceDefinition> = Api::all(ns.client().clone());
-    for name in &names {
-        wait_for(
-            &crds,
-            name,
-            Duration::from_secs(60),
-            &format!("CRD {name} to be Established"),
-            has_condition("Established", "True"),
-        )
-        .await?;
-    }
-    Ok(names)
+    crate::tooling::install_crds(
+        ns,
+        &argocd_dir()?.join("crds"),
+        "argocd-crds.lock",
+        CRD_FIELD_MANAGER,
+        |message| Error::ArgoCd { message },
+    )
+    .await
 }

@@ -44,6 +44,7 @@ mod packages;
 mod plane;
 pub mod registry;
 pub mod sim;
+mod tooling;
 mod wait;
 
 pub use apply::{apply_yaml, parse_yaml_objects, resolve};

@@ -177,25 +177,9 @@ impl Drop for Registry {
 /// test binary) and cached afterwards.
 pub fn registry_binary() -> Result<PathBuf, Error> {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let script = crate::plane::repo_root().join("testenv/registry/build.sh");
-        let out = Command::new("bash")
-            .arg(&script)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| format!("running {}: {e}", script.display()))?;
-        let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        if !out.status.success() || path.is_empty() {
-            return Err(format!(
-                "testenv/registry/build.sh failed ({}); it needs Go and the Go module proxy\n{}",
-                out.status,
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-        Ok(PathBuf::from(path))
-    })
-    .clone()
-    .map_err(|message| Error::Registry { message })
+    BIN.get_or_init(|| crate::tooling::built("registry"))
+        .clone()
+        .map_err(|message| Error::Registry { message })
 }
 
 fn run(cmd: &mut Command) -> Result<String, Error> {

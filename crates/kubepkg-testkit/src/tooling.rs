@@ -1,0 +1,97 @@
+//! The Go test tooling each `testenv/<name>/build.sh` builds and caches (the registry, Flux's
+//! controllers, Argo CD): running the script once per test binary ([`built`]), and installing
+//! the CRDs a build ships ([`install_crds`]) under a file lock in the plane's state directory,
+//! so concurrent tests of one or more test binaries apply them once at a time.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::Api;
+
+use crate::{Error, TestNamespace, has_condition, wait_for};
+
+/// Runs `testenv/<name>/build.sh` and returns the path it prints (a binary or a directory), or
+/// the script's failure with its standard error.
+pub(crate) fn built(name: &str) -> Result<PathBuf, String> {
+    let script = crate::plane::repo_root().join(format!("testenv/{name}/build.sh"));
+    let out = Command::new("bash")
+        .arg(&script)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("running {}: {e}", script.display()))?;
+    let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if !out.status.success() || path.is_empty() {
+        return Err(format!(
+            "testenv/{name}/build.sh failed ({}); it needs Go and the Go module proxy\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(PathBuf::from(path))
+}
+
+/// Server-side applies every `*.yaml` of `crds_dir` (as `field_manager`) to `ns`'s control
+/// plane under the lock `<state dir>/<lock>`, then waits until each CRD is Established;
+/// returns their names. `empty` is the error of a directory without CRDs.
+pub(crate) async fn install_crds(
+    ns: &TestNamespace,
+    crds_dir: &Path,
+    lock: &str,
+    field_manager: &str,
+    empty: impl FnOnce(String) -> Error,
+) -> Result<Vec<String>, Error> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(crds_dir)
+        .map_err(|source| Error::Io {
+            what: "reading",
+            path: crds_dir.to_path_buf(),
+            source,
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(empty(format!(
+            "no CRDs in {}; remove that directory and run its build.sh again",
+            crds_dir.display()
+        )));
+    }
+    let lock_path = ns.plane().state_dir().join(lock);
+    let lock = File::create(&lock_path).map_err(|source| Error::Io {
+        what: "creating the lock",
+        path: lock_path.clone(),
+        source,
+    })?;
+    lock.lock().map_err(|source| Error::Io {
+        what: "locking",
+        path: lock_path.clone(),
+        source,
+    })?;
+    let mut names = Vec::new();
+    for file in &files {
+        let yaml = std::fs::read_to_string(file).map_err(|source| Error::Io {
+            what: "reading",
+            path: file.clone(),
+            source,
+        })?;
+        let applied =
+            crate::apply::apply_yaml(ns.client(), None, &yaml, field_manager, true).await?;
+        names.extend(applied.into_iter().filter_map(|o| o.metadata.name));
+    }
+    drop(lock);
+    let crds: Api<CustomResourceDefinition> = Api::all(ns.client().clone());
+    for name in &names {
+        wait_for(
+            &crds,
+            name,
+            Duration::from_secs(60),
+            &format!("CRD {name} to be Established"),
+            has_condition("Established", "True"),
+        )
+        .await?;
+    }
+    Ok(names)
+}
