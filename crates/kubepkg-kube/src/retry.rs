@@ -3,7 +3,7 @@
 //!
 //! A request is tried again, after a bounded exponential backoff with jitter, when:
 //! - no usable answer came: the connection was refused, reset or closed before or while the
-//!   answer arrived, or one try (answer body included) took longer than
+//!   answer arrived, the answer was cut inside its head, or one try (answer body included) took longer than
 //!   [`RetryPolicy::attempt_timeout`] (not for watches and log streams, whose answers do not end);
 //! - the server said to come back: 429, 502, 503, 504 (waiting at least its `Retry-After`,
 //!   up to [`RetryPolicy::max_delay`]);
@@ -408,8 +408,13 @@ pub fn is_transient(e: &(dyn StdError + 'static)) -> bool {
                 return true;
             }
         }
+        // The connection failed the request after it was made: closed or reset mid-answer, an
+        // answer cut inside its head (a parse error), a timeout. Only hyper's "user" errors (a
+        // request kubepkg built wrong) stand; the rest, which hyper-util's client reports as
+        // `client error (SendRequest)`, get another try like a reset (a GET of a release
+        // record at a 30 % fault rate failed on such a parse error before).
         if let Some(h) = c.downcast_ref::<hyper::Error>()
-            && (h.is_incomplete_message() || h.is_canceled() || h.is_closed() || h.is_timeout())
+            && !h.is_user()
         {
             return true;
         }
