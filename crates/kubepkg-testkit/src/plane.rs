@@ -102,6 +102,22 @@ pub fn control_plane() -> Result<ControlPlane, Error> {
         })
 }
 
+/// An exclusive lock on the file `path` (created if missing), held until the file is dropped:
+/// what serialises test binaries on one plane.
+pub(crate) fn lock_file(path: &std::path::Path) -> Result<File, Error> {
+    let lock = File::create(path).map_err(|source| Error::Io {
+        what: "creating the lock",
+        path: path.to_path_buf(),
+        source,
+    })?;
+    lock.lock().map_err(|source| Error::Io {
+        what: "locking",
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(lock)
+}
+
 fn start_or_attach() -> Result<ControlPlane, Error> {
     let state_dir = state_dir();
     fs::create_dir_all(&state_dir).map_err(|source| Error::Io {
@@ -109,17 +125,7 @@ fn start_or_attach() -> Result<ControlPlane, Error> {
         path: state_dir.clone(),
         source,
     })?;
-    let lock_path = state_dir.join("testkit.lock");
-    let lock = File::create(&lock_path).map_err(|source| Error::Io {
-        what: "creating the lock",
-        path: lock_path.clone(),
-        source,
-    })?;
-    lock.lock().map_err(|source| Error::Io {
-        what: "locking",
-        path: lock_path.clone(),
-        source,
-    })?;
+    let lock = lock_file(&state_dir.join("testkit.lock"))?;
     let up = repo_root().join("testenv").join("up.sh");
     let output = Command::new("bash")
         .arg(&up)

@@ -3,7 +3,6 @@
 //! the CRDs a build ships ([`install_crds`]) under a file lock in the plane's state directory,
 //! so concurrent tests of one or more test binaries apply them once at a time.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -59,17 +58,7 @@ pub(crate) async fn install_crds(
             crds_dir.display()
         )));
     }
-    let lock_path = ns.plane().state_dir().join(lock);
-    let lock = File::create(&lock_path).map_err(|source| Error::Io {
-        what: "creating the lock",
-        path: lock_path.clone(),
-        source,
-    })?;
-    lock.lock().map_err(|source| Error::Io {
-        what: "locking",
-        path: lock_path.clone(),
-        source,
-    })?;
+    let lock = crate::plane::lock_file(&ns.plane().state_dir().join(lock))?;
     let mut names = Vec::new();
     for file in &files {
         let yaml = std::fs::read_to_string(file).map_err(|source| Error::Io {

@@ -14,18 +14,7 @@ use kubepkg_testkit::registry::{Registry, RegistryOptions};
 use kubepkg_testkit::{TestNamespace, helm_binary, helm_command, wait_for};
 
 use crate::engine_support::deploy_chart;
-
-#[track_caller]
-fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "failed ({}): {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use crate::support::ok;
 
 /// The real `helm` with its config, cache and registry logins in `dir`.
 fn helm(bin: &Path, dir: &Path, args: &[&str]) -> Output {
