@@ -188,6 +188,9 @@ impl FuncTable {
     }
 }
 
+/// One parsed file: its own tree and each template it `define`s, by name, in definition order.
+pub type ParsedFile = Vec<(Arc<str>, Arc<parse::Tree>)>;
+
 /// Helm-only engine settings (see [`helm`]).
 #[derive(Clone)]
 pub(crate) struct HelmMode {
@@ -255,22 +258,39 @@ impl Templates {
 
     /// Parse `text` as the template `name` and add it and its `define`d templates to the set.
     pub fn parse(&mut self, name: &str, text: &str) -> Result<(), ParseError> {
-        let trees = parse::parse(name, text, &|f| self.has_func(f))?;
-        for (n, tree) in trees {
-            self.add_tree(n, tree);
-        }
+        let trees = self.parse_trees(name, text)?;
+        self.add_parsed(&trees);
         Ok(())
     }
 
+    /// Parse `text` as the template `name` without adding it: the file's tree and its
+    /// `define`d templates, for [`Templates::add_parsed`]. A caller that renders the same file
+    /// many times (a chart loaded once) parses it once and adds the trees to each new set; the
+    /// result depends only on `name`, `text` and which functions exist.
+    pub fn parse_trees(&self, name: &str, text: &str) -> Result<ParsedFile, ParseError> {
+        Ok(parse::parse(name, text, &|f| self.has_func(f))?
+            .into_iter()
+            .map(|(n, t)| (n, Arc::new(t)))
+            .collect())
+    }
+
+    /// Add trees of [`Templates::parse_trees`] (shared, not copied), as [`Templates::parse`]
+    /// adds them.
+    pub fn add_parsed(&mut self, trees: &ParsedFile) {
+        for (n, tree) in trees.iter() {
+            self.add_tree(n.clone(), tree.clone());
+        }
+    }
+
     /// Go's `associate`: an empty definition does not replace an existing one.
-    fn add_tree(&mut self, name: Arc<str>, tree: parse::Tree) {
+    fn add_tree(&mut self, name: Arc<str>, tree: Arc<parse::Tree>) {
         if let Some(old) = self.trees.get(&name)
             && tree.is_empty()
             && !old.is_empty()
         {
             return;
         }
-        self.trees.insert(name, Arc::new(tree));
+        self.trees.insert(name, tree);
     }
 
     /// Whether a template of this name is defined.
