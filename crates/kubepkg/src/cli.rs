@@ -236,7 +236,8 @@ pub enum Command {
     /// Print the environment kubepkg reads (Helm's variables and kubepkg's own), as `helm env`.
     Env(EnvArgs),
     /// Compile a package into the objects a GitOps controller reconciles (Flux: OCIRepository
-    /// and HelmRelease per component, in kubepkg's order and with its gates), for a Git repo.
+    /// and HelmRelease per component, in kubepkg's order and with its gates; Argo CD: an
+    /// Application per component in sync waves), for a Git repo.
     Render(Box<RenderArgs>),
     /// Print a shell completion script (bash, zsh, fish, powershell), as `helm completion`.
     Completion(CompletionArgs),
@@ -1566,30 +1567,37 @@ pub struct PackagePackArgs {
     pub app_version: Option<String>,
 }
 
-/// `kubepkg render --backend flux NAME PACKAGE`.
+/// `kubepkg render --backend flux|argocd NAME PACKAGE`.
 #[derive(Debug, clap::Args)]
 pub struct RenderArgs {
     /// Package instance name (the releases are `NAME-COMPONENT`).
     pub name: String,
     /// Package directory, `.tgz` archive, or `oci://HOST/REPO/NAME` in a registry.
     pub package: std::path::PathBuf,
-    /// The GitOps controller to compile for (`flux`).
-    #[arg(long = "backend", value_parser = ["flux"])]
+    /// The GitOps controller to compile for (`flux` or `argocd`).
+    #[arg(long = "backend", value_parser = ["flux", "argocd"])]
     pub backend: String,
+    /// Argo CD: the namespace of the Applications (Argo CD's, or one of its
+    /// --application-namespaces; default: the package's namespace).
+    #[arg(long = "argocd-namespace")]
+    pub argocd_namespace: Option<String>,
+    /// Argo CD: the AppProject of the Applications.
+    #[arg(long = "argocd-project", default_value = "default")]
+    pub argocd_project: String,
     /// The OCI repository the component charts are (or, with --push-charts, are put) in:
     /// `oci://HOST/PATH`, each chart at `oci://HOST/PATH/<chart name>:<chart version>`.
     #[arg(long = "chart-repository")]
     pub chart_repository: String,
-    /// Push each component's chart there first, and pin the sources to the pushed digests.
+    /// Push each component's chart there first (Flux: the sources pinned to the pushed digests).
     #[arg(long = "push-charts")]
     pub push_charts: bool,
-    /// How often Flux re-checks the sources and releases (Go duration).
+    /// Flux: how often Flux re-checks the sources and releases (Go duration).
     #[arg(long = "interval", default_value = "10m", value_parser = go_duration)]
     pub interval: Duration,
-    /// Each release's timeout (Go duration): kubepkg's per-component timeout.
+    /// Flux: each release's timeout (Go duration): kubepkg's per-component timeout.
     #[arg(long = "timeout", default_value = "10m", value_parser = go_duration)]
     pub timeout: Duration,
-    /// Namespace of the Flux objects and the package (default: $HELM_NAMESPACE or `default`).
+    /// Namespace of the package (and of the Flux objects; default: $HELM_NAMESPACE or `default`).
     #[arg(short = 'n', long = "namespace")]
     pub namespace: Option<String>,
     #[command(flatten)]

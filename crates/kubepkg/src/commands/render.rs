@@ -1,7 +1,8 @@
-//! `kubepkg render --backend flux NAME PACKAGE --chart-repository oci://HOST/PATH`: the package
-//! compiled into Flux objects (`kubepkg_gitops::flux`) for a GitOps repository, on standard
-//! output as YAML documents (or a JSON `List`); what Flux cannot be told (hooks, rollback
-//! floors) is said on standard error. With `--push-charts` each component's chart is packed as
+//! `kubepkg render --backend flux|argocd NAME PACKAGE --chart-repository oci://HOST/PATH`: the
+//! package compiled into Flux objects (`kubepkg_gitops::flux`) or Argo CD Applications
+//! (`kubepkg_gitops::argocd`) for a GitOps repository, on standard output as YAML documents (or
+//! a JSON `List`); what the backend cannot be told (hooks, rollback floors, readyWhen for Argo
+//! CD) is said on standard error. With `--push-charts` each component's chart is packed as
 //! `helm package` packs it and pushed with Helm's layout first, and the sources are pinned to
 //! the pushed digests. The package, its values and its charts are read by the same loaders as
 //! `plan` and `apply`.
@@ -74,19 +75,35 @@ pub fn run(args: RenderArgs, settings: &Settings) -> Result<ExitCode> {
         }
         charts.insert(c.name.clone(), reference);
     }
-    let compiled = kubepkg_gitops::flux::compile(
-        package,
-        &values,
-        &charts,
-        &Options {
-            instance: args.name.clone(),
-            namespace: settings.offline_namespace(),
-            repository: args.chart_repository.clone(),
-            insecure: args.oci.access.plain_http,
-            interval: args.interval,
-            timeout: args.timeout,
-        },
-    )?;
+    let namespace = settings.offline_namespace();
+    let compiled = match args.backend.as_str() {
+        "argocd" => kubepkg_gitops::argocd::compile(
+            package,
+            &values,
+            &charts,
+            &kubepkg_gitops::argocd::Options {
+                instance: args.name.clone(),
+                argocd_namespace: args.argocd_namespace.clone().unwrap_or(namespace.clone()),
+                namespace,
+                project: args.argocd_project.clone(),
+                repository: args.chart_repository.clone(),
+                insecure: args.oci.access.plain_http,
+            },
+        )?,
+        _ => kubepkg_gitops::flux::compile(
+            package,
+            &values,
+            &charts,
+            &Options {
+                instance: args.name.clone(),
+                namespace,
+                repository: args.chart_repository.clone(),
+                insecure: args.oci.access.plain_http,
+                interval: args.interval,
+                timeout: args.timeout,
+            },
+        )?,
+    };
     for note in &compiled.notes {
         eprintln!("Note: {note}");
     }
