@@ -165,10 +165,12 @@ pub fn verdict(app: &Value, revision: &str) -> Verdict {
         _ if !for_revision => Verdict::Syncing {
             message: conditions(status),
         },
-        Some(Phase::Failed | Phase::Error) if !operation_in_progress(app) => Verdict::Failed {
-            phase: phase.expect("matched"),
-            message: failure_message(state, message),
-        },
+        Some(phase @ (Phase::Failed | Phase::Error)) if !operation_in_progress(app) => {
+            Verdict::Failed {
+                phase,
+                message: failure_message(state, message),
+            }
+        }
         Some(Phase::Succeeded) if !operation_in_progress(app) => {
             let sync = str_at(status, &["sync", "status"]);
             let synced_to = str_at(status, &["sync", "revision"]);
