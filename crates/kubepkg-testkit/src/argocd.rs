@@ -241,6 +241,8 @@ impl ArgoCd {
                 "--metrics-port".into(),
                 repo_metrics.to_string(),
                 "--disable-tls".into(),
+                // Its default (a file of the image) is refused with --disable-tls.
+                "--client-ca-path=".into(),
                 "--redis".into(),
                 redis.clone(),
                 "--logformat".into(),

@@ -2,7 +2,8 @@
 //! what its status says about that operation. Pure: the caller patches and watches the object.
 //!
 //! `argocd app sync` asks Argo CD's API server, which writes the Application's `operation`
-//! (`sync: {revision, prune, syncStrategy: {hook: {}}}`, `initiatedBy: {username}`) and clears
+//! (`sync: {revision, prune, syncStrategy: {hook: {}}}`, `initiatedBy: {username}`, `retry: {}`)
+//! and clears
 //! `status.operationState` in one update, refusing when an operation is already set
 //! (`util/argo.SetAppOperation`). [`sync_patch`] is that update as a JSON merge patch (Argo CD's
 //! Application CRD has no status subresource: `status` is written with the object), and
@@ -35,9 +36,12 @@ pub fn sync_operation(revision: &str, prune: bool) -> Value {
     if prune {
         sync["prune"] = true.into();
     }
+    // `retry: {}` as Argo CD's Go types write an operation without a retry strategy (the
+    // field is a struct, never left out): the object reads back as it was set.
     json!({
         "sync": sync,
         "initiatedBy": { "username": INITIATOR },
+        "retry": {},
     })
 }
 
@@ -108,7 +112,7 @@ pub enum Verdict {
     Failed { phase: Phase, message: String },
     /// The operation succeeded but the Application is not yet `Synced` to the revision and
     /// `Healthy`: `sync` and `health` are Argo CD's codes, `message` names the objects that are
-    /// not healthy with their health messages. Wait (kubepkg's timeout decides).
+    /// not synced or not healthy, with their health messages. Wait (kubepkg's timeout decides).
     Unready {
         sync: String,
         health: String,
@@ -178,7 +182,7 @@ pub fn verdict(app: &Value, revision: &str) -> Verdict {
             if sync == "Synced" && synced_to == revision && health == "Healthy" {
                 Verdict::Ready
             } else {
-                let mut message = unhealthy_resources(status);
+                let mut message = unready_resources(status);
                 if sync == "Synced" && synced_to != revision {
                     message = join(format!("synced to {synced_to}, not {revision}"), message);
                 }
@@ -246,8 +250,9 @@ fn failure_message(state: &Value, message: String) -> String {
     out
 }
 
-/// Each of `status.resources[]` whose health is not `Healthy`: `Kind name: Health message`.
-fn unhealthy_resources(status: &Value) -> String {
+/// Each of `status.resources[]` that is not `Synced` or not `Healthy`: `Kind name: OutOfSync`,
+/// `Kind name: Progressing (message)`.
+fn unready_resources(status: &Value) -> String {
     let mut parts = Vec::new();
     for r in status
         .get("resources")
@@ -255,20 +260,28 @@ fn unhealthy_resources(status: &Value) -> String {
         .into_iter()
         .flatten()
     {
+        let mut states = Vec::new();
+        let sync = str_at(r, &["status"]);
+        if !sync.is_empty() && sync != "Synced" {
+            states.push(sync.to_string());
+        }
         let health = str_at(r, &["health", "status"]);
-        if health.is_empty() || health == "Healthy" {
-            continue;
+        if !health.is_empty() && health != "Healthy" {
+            let text = str_at(r, &["health", "message"]);
+            states.push(if text.is_empty() {
+                health.to_string()
+            } else {
+                format!("{health} ({text})")
+            });
         }
-        let mut part = format!(
-            "{} {}: {health}",
-            str_at(r, &["kind"]),
-            str_at(r, &["name"])
-        );
-        let text = str_at(r, &["health", "message"]);
-        if !text.is_empty() {
-            part.push_str(&format!(" ({text})"));
+        if !states.is_empty() {
+            parts.push(format!(
+                "{} {}: {}",
+                str_at(r, &["kind"]),
+                str_at(r, &["name"]),
+                states.join(", ")
+            ));
         }
-        parts.push(part);
     }
     parts.join("; ")
 }

@@ -126,7 +126,10 @@ async fn render_and_apply(
     let rendered: Value = serde_json::from_str(&ok(out)).expect("a JSON List");
     let items = rendered["items"].as_array().expect("items").clone();
     // Each item as a document of its own (JSON is YAML), as `kubectl apply -f` takes a List.
-    let docs: Vec<String> = items.iter().map(|o| serde_json::to_string(o).unwrap()).collect();
+    let docs: Vec<String> = items
+        .iter()
+        .map(|o| serde_json::to_string(o).unwrap())
+        .collect();
     ns.apply_yaml(&docs.join("\n---\n"))
         .await
         .expect("the rendered objects");
