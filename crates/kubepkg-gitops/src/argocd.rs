@@ -82,8 +82,8 @@ pub fn compile(
     let mut compiled = Compiled::default();
     if package.meta.rollback_safe == Some(true) {
         compiled.notes.push(
-            "rollback.safe: Argo CD never rolls an Application back by itself; kubepkg apply \
-             syncs the previous version's chart and values when a safe upgrade fails"
+            "rollback.safe: Argo CD never rolls an Application back by itself; only kubepkg \
+             driving the upgrade can sync the previous version's chart and values when it fails"
                 .to_string(),
         );
     }
@@ -114,8 +114,8 @@ pub fn compile(
             .ok_or_else(|| CompileError::UnknownChart(name.clone()))?;
         for r in &component.ready_when {
             compiled.notes.push(format!(
-                "{name}: readyWhen {} {} {}={} is checked by kubepkg only (kubepkg apply): Argo \
-                 CD's health checks are per kind for a whole Argo CD instance, not per Application",
+                "{name}: readyWhen {} {} {}={} is checked by kubepkg only (when it drives the \
+                 sync): Argo CD's health checks are per kind for a whole Argo CD instance, not per Application",
                 r.kind, r.name, r.condition, r.status
             ));
         }
