@@ -95,6 +95,9 @@ pub enum Error {
     /// A TLS option could not be used (a `--ca-file` that is not PEM certificates).
     #[error("{path}: {message}")]
     TlsConfig { path: PathBuf, message: String },
+    /// A proxy variable (`HTTPS_PROXY`, …) kubepkg cannot use.
+    #[error(transparent)]
+    Proxy(kubepkg_fetch::ProxyError),
     /// A credentials file (Docker's or Helm's `config.json`) is unusable.
     #[error("registry credentials {path}: {message}")]
     Credentials { path: PathBuf, message: String },

@@ -43,6 +43,7 @@ pub mod kstatus;
 mod namespace;
 mod packages;
 mod plane;
+pub mod proxy;
 pub mod registry;
 pub mod sim;
 mod tooling;

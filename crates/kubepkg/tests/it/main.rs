@@ -15,6 +15,7 @@ mod helm_template_reference;
 mod help;
 mod oci;
 mod package_cli;
+mod proxy;
 mod release_cli;
 mod repo;
 mod schema_refs;
