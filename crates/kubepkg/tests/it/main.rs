@@ -17,6 +17,7 @@ mod package_cli;
 mod release_cli;
 mod repo;
 mod schema_refs;
+mod signatures;
 mod support;
 mod terminal;
 mod values_cli;
