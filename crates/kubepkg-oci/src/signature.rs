@@ -243,7 +243,7 @@ pub async fn sign(
 /// The image config go-containerregistry gives cosign's signature image: an empty image with
 /// one history entry and one diff ID (the layer's digest: payloads are not compressed) per
 /// layer.
-fn config_json(layers: &[Descriptor]) -> Vec<u8> {
+pub fn config_json(layers: &[Descriptor]) -> Vec<u8> {
     let zero = "0001-01-01T00:00:00Z";
     let history: Vec<serde_json::Value> = layers
         .iter()

@@ -118,6 +118,16 @@ async fn signed_with_cosign_kubepkg_verifies_renders_and_installs() {
     let layer = &image_manifest.layers[0];
     assert_eq!(layer.media_type, kubepkg_cosign::SIMPLE_SIGNING_MEDIA_TYPE);
     let payload = c.pull_blob(&r, layer).await.unwrap();
+    let config = c.pull_blob(&r, &image_manifest.config).await.unwrap();
+    assert_eq!(
+        String::from_utf8(config).unwrap(),
+        String::from_utf8(kubepkg_oci::signature::config_json(&image_manifest.layers)).unwrap(),
+        "the signature image's config is the one cosign writes"
+    );
+    assert_eq!(
+        image_manifest.config.media_type,
+        kubepkg_oci::signature::CONFIG_MEDIA_TYPE
+    );
     let ours = kubepkg_cosign::Payload::new(&format!("{}/charts/web", reg.host()), &digest);
     assert_eq!(
         String::from_utf8(payload.clone()).unwrap(),
