@@ -247,11 +247,11 @@ mod tests {
         .unwrap();
         assert_eq!(spec.backend, Backend::Helm);
         assert_eq!(spec.source.version.as_deref(), Some("1.4.0"));
-        let spec: PackageSpec = serde_json::from_value(json!({
+        let verified: PackageSpec = serde_json::from_value(json!({
             "source": {"oci": "oci://r.example/p", "verify": {"provider": "cosign", "secretRef": {"name": "keys"}}},
         }))
         .unwrap();
-        let verify = spec.source.verify.unwrap();
+        let verify = verified.source.verify.unwrap();
         assert_eq!(
             (verify.provider.as_str(), verify.secret_ref.name.as_str()),
             ("cosign", "keys")
