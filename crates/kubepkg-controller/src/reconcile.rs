@@ -397,9 +397,12 @@ async fn apply(
         Err(e) => {
             let transient = e.reason() == reason::SOURCE_UNAVAILABLE;
             stop(&obj, ctx, api, e.reason(), &report(&e)).await?;
-            // An unreachable source is tried again; a wrong spec waits for an edit.
+            // An unreachable source is tried again; a refused signature at the interval (it
+            // may be signed later, as Flux re-checks); a wrong spec waits for an edit.
             return Ok(if transient {
                 Action::requeue(Duration::from_secs(30).min(interval))
+            } else if e.reason() == reason::VERIFICATION_FAILED {
+                Action::requeue(interval)
             } else {
                 Action::await_change()
             });

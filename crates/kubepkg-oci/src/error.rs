@@ -86,6 +86,29 @@ pub enum Error {
         what: &'static str,
         message: String,
     },
+    /// `--verify-key` (or `source.verify`) asked for a signature and the artifact has none.
+    #[error(
+        "{reference}: not signed: the repository has no cosign signature tag {tag}; sign it (`kubepkg sign` or `cosign sign --key`) or check the reference"
+    )]
+    Unsigned { reference: String, tag: String },
+    /// The artifact's signatures do not verify with the trusted keys.
+    #[error("{reference}: signature refused: {tag}: {why}")]
+    SignatureRejected {
+        reference: String,
+        tag: String,
+        why: String,
+    },
+    /// A signature that verifies with a trusted key signs another digest (a signature copied
+    /// from another artifact).
+    #[error(
+        "{reference}: signature refused: {tag} verifies with {key} but signs {claimed}, not this artifact; a signature copied from another artifact is refused"
+    )]
+    SignatureForOtherArtifact {
+        reference: String,
+        tag: String,
+        key: String,
+        claimed: String,
+    },
     /// A size-cap variable that is not a whole number of bytes.
     #[error("{variable}={value:?}: not a whole number of bytes")]
     BadLimit {

@@ -161,6 +161,16 @@ pub struct PulledPackage {
 /// package archive are fetched; each digest is checked and the manifest cached only once both
 /// were.
 pub async fn pull(client: &Client, reference: &Reference) -> Result<PulledPackage, Error> {
+    pull_verified(client, reference, None).await
+}
+
+/// [`pull`], with the manifest's digest checked by `verifier` (its cosign signature) before
+/// any blob is fetched or anything cached.
+pub async fn pull_verified(
+    client: &Client,
+    reference: &Reference,
+    verifier: Option<&crate::signature::Verifier>,
+) -> Result<PulledPackage, Error> {
     let m = client.pull_manifest(reference).await?;
     let wrong = |found: String| Error::WrongArtifact {
         reference: reference.to_string(),
@@ -188,6 +198,9 @@ pub async fn pull(client: &Client, reference: &Reference) -> Result<PulledPackag
                 "an artifact without a layer of media type {ARCHIVE_LAYER_MEDIA_TYPE}"
             ))
         })?;
+    if let Some(v) = verifier {
+        v.verify(client, reference, &m.digest).await?;
+    }
     let config_bytes = client.pull_blob(reference, &image.config).await?;
     let config: PackageConfig = serde_json::from_slice(&config_bytes)
         .map_err(|e| malformed(reference, "package config", e))?;

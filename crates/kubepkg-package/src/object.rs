@@ -94,6 +94,27 @@ pub struct Source {
     /// `kubernetes.io/dockerconfigjson` Secret with the registry's credentials instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<ArchiveRef>,
+    /// With `oci`: the artifact's cosign signature is verified before it is used (Flux's
+    /// `verify` of an `OCIRepository`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<Verify>,
+}
+
+/// `source.verify`: `{provider: cosign, secretRef: {name}}`, Flux's shape; the Secret's keys
+/// ending in `.pub` are the accepted public keys (`cosign.pub` files).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Verify {
+    /// `cosign` (the only provider).
+    pub provider: String,
+    pub secret_ref: LocalObjectRef,
+}
+
+/// An object of the Package's namespace, by name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LocalObjectRef {
+    pub name: String,
 }
 
 /// A package archive (`.tgz`) stored under `key` of a ConfigMap or Secret.
@@ -226,6 +247,15 @@ mod tests {
         .unwrap();
         assert_eq!(spec.backend, Backend::Helm);
         assert_eq!(spec.source.version.as_deref(), Some("1.4.0"));
+        let verified: PackageSpec = serde_json::from_value(json!({
+            "source": {"oci": "oci://r.example/p", "verify": {"provider": "cosign", "secretRef": {"name": "keys"}}},
+        }))
+        .unwrap();
+        let verify = verified.source.verify.unwrap();
+        assert_eq!(
+            (verify.provider.as_str(), verify.secret_ref.name.as_str()),
+            ("cosign", "keys")
+        );
         assert_eq!(spec.values_from[0].name, "kubevirt-values");
         let e = serde_json::from_value::<PackageSpec>(json!({
             "source": {"path": "."}, "upgrades": {}

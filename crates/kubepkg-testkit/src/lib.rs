@@ -19,7 +19,8 @@
 //!
 //! Tests of chart repositories serve one with [`chart_repo::ChartRepo`] (a static `index.yaml`
 //! and archives made by the real `helm`, over HTTP or HTTPS, optionally with basic auth).
-//! Tests of OCI registries start a real one on loopback with [`registry::Registry::start`].
+//! Tests of OCI registries start a real one on loopback with [`registry::Registry::start`];
+//! tests of signatures sign and verify with the real `cosign` ([`cosign::Cosign`]).
 //! Tests of the Flux backend run Flux's real controllers for their namespace with
 //! [`flux::Flux::start`]; tests of the Argo CD backend run Argo CD's real application
 //! controller and repo server with [`argocd::ArgoCd::start`].
@@ -33,6 +34,7 @@ mod apply;
 pub mod argocd;
 /// A static Helm chart repository on loopback (HTTP/HTTPS, basic auth), built with real `helm`.
 pub mod chart_repo;
+pub mod cosign;
 mod error;
 pub mod fault;
 /// Flux's real source-controller and helm-controller as processes against the plane, with Flux's CRDs.

@@ -215,6 +215,8 @@ pub enum Command {
     Pull(Box<PullArgs>),
     /// Push a chart archive to an OCI registry, as `helm push` does.
     Push(Box<PushArgs>),
+    /// Sign a chart or package in an OCI registry with a cosign key, as `cosign sign --key`.
+    Sign(Box<SignArgs>),
     /// Log in to or out of an OCI registry (Helm's registry config, shared with `helm`).
     #[command(subcommand)]
     Registry(RegistryCommand),
@@ -437,6 +439,8 @@ pub struct ChartSourceArgs {
     /// Use plain HTTP (no TLS) to reach an OCI registry.
     #[arg(long = "plain-http")]
     pub plain_http: bool,
+    #[command(flatten)]
+    pub verify: VerifyArgs,
 }
 
 impl ChartSourceArgs {
@@ -454,6 +458,7 @@ impl ChartSourceArgs {
             key_file: self.key_file.clone(),
             insecure_skip_tls_verify: self.insecure_skip_tls_verify,
             plain_http: self.plain_http,
+            verify_keys: self.verify.verify_keys.clone(),
         }
     }
 }
@@ -1341,6 +1346,39 @@ pub struct PushArgs {
     pub remote: String,
     #[command(flatten)]
     pub access: RegistryAccessArgs,
+    #[command(flatten)]
+    pub sign: SignWithArgs,
+}
+
+/// Cosign signature verification of what is read from a registry (`--verify-key`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct VerifyArgs {
+    /// Require a cosign signature by this public key (cosign.pub) on the oci:// chart or
+    /// package, checked by digest before it is used (repeatable: any one key suffices).
+    #[arg(long = "verify-key", value_name = "KEY")]
+    pub verify_keys: Vec<std::path::PathBuf>,
+}
+
+/// Signing what a push wrote (`--sign KEY`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct SignWithArgs {
+    /// Sign the pushed manifest (by digest) with this cosign private key (cosign.key, its
+    /// password from COSIGN_PASSWORD), as `cosign sign --key` does.
+    #[arg(long = "sign", value_name = "KEY")]
+    pub sign: Option<std::path::PathBuf>,
+}
+
+/// `kubepkg sign oci://HOST/REPO/NAME:TAG|@DIGEST --key KEY`.
+#[derive(Debug, clap::Args)]
+pub struct SignArgs {
+    /// The chart or package to sign: `oci://HOST[:PORT]/REPO/NAME:TAG` or `…@sha256:…`.
+    pub reference: String,
+    /// The cosign private key (cosign.key; its password from COSIGN_PASSWORD, else standard
+    /// input or a prompt), or an unencrypted PKCS#8/SEC1 EC P-256 key.
+    #[arg(long = "key", value_name = "KEY")]
+    pub key: std::path::PathBuf,
+    #[command(flatten)]
+    pub access: RegistryAccessArgs,
 }
 
 /// `kubepkg registry login|logout`.
@@ -1394,6 +1432,8 @@ pub struct PackagePushArgs {
     pub remote: String,
     #[command(flatten)]
     pub access: RegistryAccessArgs,
+    #[command(flatten)]
+    pub sign: SignWithArgs,
 }
 
 /// `kubepkg package pull oci://HOST/REPO/NAME --version V`.
@@ -1409,6 +1449,8 @@ pub struct PackagePullArgs {
     pub destination: std::path::PathBuf,
     #[command(flatten)]
     pub access: RegistryAccessArgs,
+    #[command(flatten)]
+    pub verify: VerifyArgs,
 }
 
 /// Where an `oci://` package comes from: `--version` and the registry flags (ignored for a
@@ -1421,6 +1463,8 @@ pub struct PackageSourceArgs {
     pub version: Option<String>,
     #[command(flatten)]
     pub access: RegistryAccessArgs,
+    #[command(flatten)]
+    pub verify: VerifyArgs,
 }
 
 /// The flags of every verb about the terminal (`--no-color`, Helm 4's `--color`; see

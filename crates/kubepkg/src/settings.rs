@@ -206,6 +206,7 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
             | Command::Search(_)
             | Command::Dependency(_)
             | Command::Push(_)
+            | Command::Sign(_)
             | Command::Registry(_)
             | Command::Lint(_)
             | Command::Create(_)

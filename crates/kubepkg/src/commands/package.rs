@@ -54,12 +54,21 @@ pub(super) fn load(
 ) -> Result<Loaded, CliError> {
     let reference = path.to_str().filter(|p| kubepkg_oci::reference::is_oci(p));
     let Some(reference) = reference else {
+        if !oci.verify.verify_keys.is_empty() {
+            return Err(CliError::Failed(
+                kubepkg_source::SourceError::VerifyNeedsOci {
+                    reference: path.display().to_string(),
+                }
+                .into(),
+            ));
+        }
         return load_local(path, settings);
     };
     let located = runtime()?.block_on(super::package_oci::locate(
         reference,
         oci.version.as_deref(),
         &oci.access,
+        &oci.verify,
         settings,
     ))?;
     let mut loaded = load_local(&located.path, settings)?;

@@ -1,6 +1,6 @@
 //! `kubepkg push CHART.tgz oci://HOST/REPO`: a chart archive into a registry with Helm's layout
 //! (`kubepkg_oci::chart`), so `helm pull` gets the same archive byte for byte; prints what
-//! `helm push` prints.
+//! `helm push` prints; `--sign KEY` then signs the pushed digest (`commands/sign.rs`).
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -25,11 +25,18 @@ pub fn run(args: PushArgs, settings: &Settings) -> Result<ExitCode> {
             args.remote
         );
     }
+    let key = args
+        .sign
+        .sign
+        .as_deref()
+        .map(super::sign::signing_key)
+        .transpose()?;
     let meta = chart_meta(&chart.metadata);
     let prov_path = args.chart.with_extension("tgz.prov");
     let prov = std::fs::read(&prov_path).ok();
     let client = kubepkg_source::oci::client(&args.access.options(), &settings.paths)?;
-    let pushed = runtime()?.block_on(kubepkg_oci::chart::push(
+    let rt = runtime()?;
+    let pushed = rt.block_on(kubepkg_oci::chart::push(
         &client,
         &repo,
         &raw,
@@ -42,6 +49,14 @@ pub fn run(args: PushArgs, settings: &Settings) -> Result<ExitCode> {
         shown.trim_start_matches(kubepkg_oci::reference::SCHEME)
     );
     println!("Digest: {}", pushed.digest);
+    if let Some(key) = &key {
+        rt.block_on(super::sign::sign_digest(
+            &client,
+            &pushed.reference,
+            &pushed.digest,
+            key,
+        ))?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1156,6 +1156,97 @@ async fn an_oci_source_with_a_pull_secret_installs_the_version_the_constraint_re
     );
 }
 
+/// `spec.source.verify: {provider: cosign, secretRef}`: an unsigned package in the registry is
+/// refused (Ready=False `VerificationFailed`, Stalled, the message naming the artifact) and
+/// nothing is applied; once the real `cosign sign --key` has signed its digest, the controller
+/// applies it at the next interval.
+#[tokio::test]
+async fn a_verified_oci_source_refuses_an_unsigned_package_and_applies_it_once_signed() {
+    use kubepkg_testkit::cosign::Cosign;
+    use kubepkg_testkit::registry::{Registry, RegistryOptions};
+    let ns = TestNamespace::new("ctl-sig").await.expect("control plane");
+    install_crd(&ns).await;
+    let reg = Registry::start(RegistryOptions::plain()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let cosign = Cosign::new("pw").unwrap();
+    let (key, public) = cosign.generate_key_pair(tmp.path(), "cosign").unwrap();
+    let dir = tmp.path().join("pkg");
+    app_package(&dir, "sigapp", "1.0.0", true, "");
+    let out = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+        .args([
+            "package",
+            "push",
+            dir.to_str().unwrap(),
+            &reg.oci("pkgs"),
+            "--plain-http",
+        ])
+        .env("KUBEPKG_CACHE_DIR", tmp.path().join("cache"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let digest = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("Digest: ").map(str::to_string))
+        .unwrap();
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "cosign-keys"},
+        "stringData": {"cosign.pub": std::fs::read_to_string(&public).unwrap(), "README": "not a key"},
+    }))
+    .unwrap();
+    ns.api::<Secret>()
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+    let ctl = ControllerProcess::start(&ns, "1h", &[]);
+    let r = reg.oci("pkgs/sigapp");
+    let spec = json!({
+        "source": {"oci": r, "version": "1.0.0", "insecure": true,
+                   "verify": {"provider": "cosign", "secretRef": {"name": "cosign-keys"}}},
+        "interval": "3s",
+    });
+    create(&ns, "sigapp", spec).await;
+    let o = wait_ready(&ns, &ctl, "sigapp", "False", "VerificationFailed").await;
+    let msg = condition(&o, "Ready").unwrap().2;
+    let hex = digest.trim_start_matches("sha256:");
+    assert_eq!(
+        msg,
+        format!(
+            "{r}:1.0.0@{digest}: not signed: the repository has no cosign signature tag sha256-{hex}.sig; sign it (`kubepkg sign` or `cosign sign --key`) or check the reference"
+        )
+    );
+    let stalled = condition(&o, "Stalled").unwrap();
+    assert_eq!(
+        (stalled.0.as_str(), stalled.1.as_str()),
+        ("True", "VerificationFailed")
+    );
+    assert_eq!(release_count(&ns, "sigapp-app").await, 0, "nothing applied");
+
+    cosign
+        .ok(&[
+            "sign",
+            "--key",
+            key.to_str().unwrap(),
+            "--tlog-upload=false",
+            "--allow-http-registry",
+            "--yes",
+            &format!("{}/pkgs/sigapp@{digest}", reg.host()),
+        ])
+        .unwrap();
+    wait_ready(&ns, &ctl, "sigapp", "True", "Succeeded").await;
+    assert_eq!(release_count(&ns, "sigapp-app").await, 1);
+    let (code, status, err) = run(&ns, &["package", "status", "sigapp"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        status.contains(&format!("SOURCE: {r}:1.0.0@{digest}")),
+        "{status}"
+    );
+}
+
 /// `spec.valuesOnce`: applied with the next apply, above `spec.values`, recorded as such, and
 /// not applied again while it stays unchanged — a later edit of the Package applies without it.
 #[tokio::test]

@@ -19,6 +19,7 @@ mod proxy;
 mod release_cli;
 mod repo;
 mod schema_refs;
+mod signatures;
 mod support;
 mod terminal;
 mod values_cli;
