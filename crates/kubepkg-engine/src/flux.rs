@@ -13,8 +13,10 @@
 //!   `readyWhen` as for the helm backend (helm-controller stores the release where kubepkg
 //!   reads it).
 //! - **rollback**: the HelmRelease is put back on the earlier revision's chart (its digest, from
-//!   the HelmRelease's history) and values (the Helm release record's config), and Flux is
-//!   waited for until it converged.
+//!   the HelmRelease's history) and values (the Helm release record's config), the
+//!   release itself rolled back as Helm rolls back (Helm's upgrade would leave a failed
+//!   upgrade's objects as they are) while the HelmRelease is suspended; then it is resumed and
+//!   Flux is waited for until it converged.
 //! - **uninstall**: the HelmRelease is deleted (helm-controller uninstalls the release through
 //!   its finalizer) and waited for until it is gone, then its source.
 //!
@@ -214,8 +216,8 @@ pub async fn helm_release(
         .flatten()
 }
 
-/// What a HelmRelease is waited for: its generation, and the chart its latest history entry
-/// must hold.
+/// What a HelmRelease is waited for besides Ready for its generation: the chart (manifest
+/// digest) its latest history entry must hold, when known.
 struct Expect {
     digest: Option<String>,
 }
@@ -476,7 +478,9 @@ impl KubeCluster {
                 Err(_) | Ok(None) => {
                     return Err(Failure::new(
                         FailureKind::NotReady,
-                        format!("{object} not Ready in time: {shown}"),
+                        format!(
+                            "{object} not Ready within the component's timeout (upgrade.timeout, --timeout): {shown}"
+                        ),
                     ));
                 }
                 Ok(Some(Err(_))) | Ok(Some(Ok(None))) => continue,
@@ -491,12 +495,6 @@ impl KubeCluster {
                     ));
                 }
                 State::Waiting(message) => {
-                    if Instant::now() > deadline {
-                        return Err(Failure::new(
-                            FailureKind::NotReady,
-                            format!("{object} not Ready in time: {message}"),
-                        ));
-                    }
                     if message != shown {
                         self.waiting(component, &object, &message);
                         shown = message;
@@ -579,6 +577,40 @@ impl KubeCluster {
             },
             "spec": live["spec"],
         });
+        // Helm's upgrade patches from the last *deployed* release to the target, which are the
+        // same here: a failed upgrade's objects would stay as they are. So the release is rolled
+        // back as Helm rolls back (kubepkg's release layer, on the records helm-controller
+        // keeps) while the HelmRelease is suspended, then the HelmRelease is put back on that
+        // chart and values (resumed), and helm-controller takes it over from there.
+        let releases = helm_releases(&self.kube.client, &namespace);
+        releases
+            .patch(
+                release,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"spec": {"suspend": true}})),
+            )
+            .await
+            .map_err(|e| failed(format!("suspending HelmRelease {namespace}/{release}: {e}")))?;
+        {
+            let ns_cluster = self.in_namespace(release_namespace);
+            let opts = kubepkg_release::action::Options {
+                wait: false,
+                timeout: self.timeout,
+                create_namespace: true,
+                wait_lock: self.wait_lock,
+                ..Default::default()
+            };
+            let rel = crate::cluster::releases(
+                &ns_cluster,
+                release_namespace,
+                self.sink.clone(),
+                release.to_string(),
+            );
+            rel.rollback(release, to_revision, &opts)
+                .await
+                .map_err(|e| failed(crate::error::report(&e)))?;
+        }
+        hr["spec"]["suspend"] = Value::Bool(false);
         match record.config.is_empty() {
             true => {
                 if let Some(spec) = hr["spec"].as_object_mut() {
