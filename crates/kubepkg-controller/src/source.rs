@@ -192,17 +192,18 @@ pub async fn fetch(
     Err(SourceError::Missing)
 }
 
-/// An `oci` source: credentials from the `secretRef` dockerconfigjson Secret (if any), the
-/// version resolved against the tags, the package artifact pulled through the cache.
-async fn fetch_oci(
+/// A client of `repo`'s registry with the credentials of the `kubernetes.io/dockerconfigjson`
+/// Secret `secret` of `namespace` (if any): the `oci` source's pulls and the Flux backend's
+/// chart pushes (`spec.flux.secretRef`).
+pub async fn registry_client(
     client: &kube::Client,
     namespace: &str,
-    source: &Source,
-    reference: &str,
+    secret: Option<&ArchiveRef>,
+    repo: &kubepkg_oci::Reference,
+    insecure: bool,
     cache: &std::path::Path,
-) -> Result<Fetched, SourceError> {
-    let repo = kubepkg_oci::Reference::parse(reference)?;
-    let credential = match &source.secret_ref {
+) -> Result<kubepkg_oci::Client, SourceError> {
+    let credential = match secret {
         None => None,
         Some(r) => {
             let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
@@ -220,15 +221,36 @@ async fn fetch_oci(
             kubepkg_oci::credentials::lookup_in_json(&bytes.0, &origin, &repo.registry)?
         }
     };
-    let oci = kubepkg_oci::Client::new(kubepkg_oci::ClientOptions {
-        plain_http: source.insecure,
+    Ok(kubepkg_oci::Client::new(kubepkg_oci::ClientOptions {
+        plain_http: insecure,
         insecure_skip_tls_verify: false,
         ca_file: None,
         credentials: kubepkg_oci::CredentialFiles::none(),
         credential,
         cache: kubepkg_oci::Cache::new(cache),
         limits: kubepkg_oci::Limits::from_env()?,
-    })?;
+    })?)
+}
+
+/// An `oci` source: credentials from the `secretRef` dockerconfigjson Secret (if any), the
+/// version resolved against the tags, the package artifact pulled through the cache.
+async fn fetch_oci(
+    client: &kube::Client,
+    namespace: &str,
+    source: &Source,
+    reference: &str,
+    cache: &std::path::Path,
+) -> Result<Fetched, SourceError> {
+    let repo = kubepkg_oci::Reference::parse(reference)?;
+    let oci = registry_client(
+        client,
+        namespace,
+        source.secret_ref.as_ref(),
+        &repo,
+        source.insecure,
+        cache,
+    )
+    .await?;
     let verifier = match &source.verify {
         Some(v) => Some(verifier(client, namespace, v).await?),
         None => None,

@@ -8,13 +8,15 @@
 //!
 //! Modules: [`paths`] (Helm's configuration and cache files, resolved once from the
 //! environment), [`oci`] (charts in OCI registries), [`repo`] (Helm chart repositories),
-//! [`package`] (the repository charts of a package, by its `kubepkg.lock`).
+//! [`package`] (the repository charts of a package, by its `kubepkg.lock`), [`push`] (a chart
+//! pushed to a registry with Helm's layout).
 
 use std::path::{Path, PathBuf};
 
 pub mod oci;
 pub mod package;
 pub mod paths;
+pub mod push;
 pub mod repo;
 
 pub use paths::HelmPaths;

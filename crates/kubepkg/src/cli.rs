@@ -987,6 +987,8 @@ pub struct PlanArgs {
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub values: PackageValuesFlags,
+    #[command(flatten)]
+    pub backend: BackendArgs,
     /// Compare with what is installed in the cluster (default: offline, as a first install).
     #[arg(long = "cluster")]
     pub with_cluster: bool,
@@ -1000,6 +1002,19 @@ pub struct PlanArgs {
     /// Output format: text or json.
     #[arg(short = 'o', long = "output", default_value = "text")]
     pub output: String,
+}
+
+/// How `plan` and `apply` apply components (docs/backends.md#drive-mode).
+#[derive(Debug, Clone, clap::Args)]
+pub struct BackendArgs {
+    /// Who releases the components: helm (kubepkg itself) or flux (a HelmRelease per component
+    /// that Flux's helm-controller releases, created one at a time and gated by kubepkg).
+    #[arg(long = "backend", default_value = "helm", value_parser = ["helm", "flux"])]
+    pub backend: String,
+    /// With --backend flux: the OCI repository each component's chart is pushed to and Flux
+    /// pulls it from, `oci://HOST/PATH` (the registry flags above apply to it).
+    #[arg(long = "chart-repository")]
+    pub chart_repository: Option<String>,
 }
 
 /// `kubepkg apply NAME PACKAGE`.
@@ -1022,6 +1037,8 @@ pub struct ApplyArgs {
     /// How long to wait for required packages to be Ready (Go duration; default: --timeout).
     #[arg(long = "requirements-timeout", value_parser = go_duration)]
     pub requirements_timeout: Option<Duration>,
+    #[command(flatten)]
+    pub backend: BackendArgs,
     /// Print the plan against the cluster and change nothing.
     #[arg(long = "dry-run")]
     pub dry_run: bool,

@@ -50,29 +50,26 @@ pub fn run(args: RenderArgs, settings: &Settings) -> Result<ExitCode> {
     };
     for c in package.components.iter().filter(|c| !c.is_hook()) {
         let path = c.chart.path();
-        let chart = kubepkg_chart::chart::load(path).with_context(|| {
-            format!("component {}: loading its chart {}", c.name, path.display())
-        })?;
-        let mut reference = ChartRef {
-            name: chart.metadata.name.clone(),
-            version: chart.metadata.version.clone(),
-            digest: None,
-        };
-        if let (Some(repo), Some(client)) = (&repo, &client) {
-            let archive = if path.is_dir() {
-                let files = kubepkg_chart::chart::dir_files(path)?;
-                let (_, entries) = kubepkg_chart::save::archive_entries(files, None, None)?;
-                kubepkg_chart::save::pack_entries(&entries).context("packing the chart")?
-            } else {
-                std::fs::read(path).with_context(|| format!("reading {}", path.display()))?
-            };
-            let meta = super::push::chart_meta(&chart.metadata);
-            let pushed = runtime()?.block_on(kubepkg_oci::chart::push(
-                client, repo, &archive, &meta, None,
-            ))?;
+        let reference = if let (Some(repo), Some(client)) = (&repo, &client) {
+            let pushed = runtime()?
+                .block_on(kubepkg_source::push::push_chart(client, repo, path))
+                .with_context(|| format!("component {}", c.name))?;
             eprintln!("Pushed: {} ({})", pushed.reference, pushed.digest);
-            reference.digest = Some(pushed.digest);
-        }
+            ChartRef {
+                name: pushed.name,
+                version: pushed.version,
+                digest: Some(pushed.digest),
+            }
+        } else {
+            let chart = kubepkg_chart::chart::load(path).with_context(|| {
+                format!("component {}: loading its chart {}", c.name, path.display())
+            })?;
+            ChartRef {
+                name: chart.metadata.name.clone(),
+                version: chart.metadata.version.clone(),
+                digest: None,
+            }
+        };
         charts.insert(c.name.clone(), reference);
     }
     let namespace = settings.offline_namespace();
@@ -99,8 +96,10 @@ pub fn run(args: RenderArgs, settings: &Settings) -> Result<ExitCode> {
                 namespace,
                 repository: args.chart_repository.clone(),
                 insecure: args.oci.access.plain_http,
+                secret_ref: None,
                 interval: args.interval,
                 timeout: args.timeout,
+                driven: false,
             },
         )?,
     };

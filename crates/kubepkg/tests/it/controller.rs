@@ -26,17 +26,17 @@ fn packages(ns: &TestNamespace) -> Api<DynamicObject> {
     kubepkg_testkit::package_api(ns)
 }
 
-async fn install_crd(ns: &TestNamespace) {
+pub(crate) async fn install_crd(ns: &TestNamespace) {
     kubepkg_testkit::install_package_crd(ns, object::CRD)
         .await
         .expect("the Package CRD installed and served");
 }
 
-fn archive(dir: &Path) -> Vec<u8> {
+pub(crate) fn archive(dir: &Path) -> Vec<u8> {
     kubepkg_testkit::package_archive(dir).expect("package archive")
 }
 
-async fn store_archive(ns: &TestNamespace, name: &str, bytes: Vec<u8>) {
+pub(crate) async fn store_archive(ns: &TestNamespace, name: &str, bytes: Vec<u8>) {
     kubepkg_testkit::store_package_archive(ns, name, bytes)
         .await
         .expect("archive ConfigMap stored");
@@ -46,13 +46,13 @@ const LIMIT: Duration = Duration::from_secs(120);
 
 /// A `kubepkg controller` process watching one namespace; killed when dropped. Its log is kept
 /// in a file and printed when a wait fails.
-struct ControllerProcess {
+pub(crate) struct ControllerProcess {
     child: std::cell::RefCell<Child>,
     log: PathBuf,
 }
 
 impl ControllerProcess {
-    fn start(ns: &TestNamespace, interval: &str, extra: &[&str]) -> ControllerProcess {
+    pub(crate) fn start(ns: &TestNamespace, interval: &str, extra: &[&str]) -> ControllerProcess {
         Self::start_with_env(ns, interval, extra, &[])
     }
 
@@ -101,7 +101,7 @@ impl ControllerProcess {
         self.child.borrow().id()
     }
 
-    fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
@@ -138,7 +138,7 @@ fn app_package(root: &Path, name: &str, version: &str, safe: bool, extra: &str) 
     );
 }
 
-async fn create(ns: &TestNamespace, name: &str, spec: Value) {
+pub(crate) async fn create(ns: &TestNamespace, name: &str, spec: Value) {
     let o: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "kubepkg.dev/v1alpha1", "kind": "Package",
         "metadata": {"name": name}, "spec": spec,
@@ -161,7 +161,7 @@ async fn patch_spec(ns: &TestNamespace, name: &str, spec: Value) {
         .expect("Package patched");
 }
 
-async fn get(ns: &TestNamespace, name: &str) -> Option<Value> {
+pub(crate) async fn get(ns: &TestNamespace, name: &str) -> Option<Value> {
     packages(ns)
         .get_opt(name)
         .await
@@ -185,7 +185,7 @@ fn condition(obj: &Value, type_: &str) -> Option<(String, String, String)> {
 
 /// Waits until the Package's `Ready` condition has `status` and `reason` for its current
 /// generation (observedGeneration caught up, for final states); returns the object.
-async fn wait_ready(
+pub(crate) async fn wait_ready(
     ns: &TestNamespace,
     ctl: &ControllerProcess,
     name: &str,
