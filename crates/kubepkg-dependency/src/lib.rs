@@ -386,10 +386,7 @@ pub async fn build(
         })
         .map(|d| d.repository.clone())
         .collect();
-    if let Some(d) = locked
-        .iter()
-        .find(|d| d.repository.starts_with("file://"))
-    {
+    if let Some(d) = locked.iter().find(|d| d.repository.starts_with("file://")) {
         return Err(DependencyError::Unsupported {
             name: d.name.clone(),
             repository: d.repository.clone(),
@@ -439,10 +436,7 @@ async fn resolve(
                 name: d.name.clone(),
                 source,
             };
-            let tags = client
-                .list_tags(&reference)
-                .await
-                .map_err(registry_error)?;
+            let tags = client.list_tags(&reference).await.map_err(registry_error)?;
             match kubepkg_oci::version::resolve_tag(&reference, &tags, &d.version) {
                 Ok(tag) => locked.push(Dependency {
                     name: d.name.clone(),
@@ -1022,7 +1016,9 @@ mod tests {
             ..Dependency::default()
         }];
         assert_eq!(
-            resolve_repo_names(&mut file_dep, &file).unwrap_err().to_string(),
+            resolve_repo_names(&mut file_dep, &file)
+                .unwrap_err()
+                .to_string(),
             "dependency \"d\": file://../d dependencies are not supported yet (kubepkg fetches dependencies from chart repositories and OCI registries)"
         );
     }

@@ -96,14 +96,14 @@ pub fn cosign_tag(digest: &str, suffix: &str) -> String {
 pub async fn save(client: &Client, reference: &Reference) -> Result<Saved, Error> {
     let m = client.pull_manifest(reference).await?;
     let image = crate::package::check(reference, &m)?;
-    let config: crate::package::PackageConfig =
-        serde_json::from_slice(&client.pull_blob(reference, &image.config).await?).map_err(
-            |e| Error::Malformed {
-                reference: reference.to_string(),
-                what: "package config",
-                message: e.to_string(),
-            },
-        )?;
+    let config: crate::package::PackageConfig = serde_json::from_slice(
+        &client.pull_blob(reference, &image.config).await?,
+    )
+    .map_err(|e| Error::Malformed {
+        reference: reference.to_string(),
+        what: "package config",
+        message: e.to_string(),
+    })?;
     let mut layout = Layout {
         index: Index {
             schema_version: 2,
@@ -212,8 +212,7 @@ impl Layout {
     ) -> Result<(), Error> {
         let mut pending = vec![m.clone()];
         while let Some(m) = pending.pop() {
-            let (blobs, children) =
-                references(&reference.to_string(), &m.media_type, &m.bytes)?;
+            let (blobs, children) = references(&reference.to_string(), &m.media_type, &m.bytes)?;
             for d in blobs {
                 if !self.blobs.contains_key(&d.digest) {
                     let bytes = client.pull_blob(reference, &d).await?;
@@ -222,7 +221,11 @@ impl Layout {
             }
             for c in children {
                 if !self.blobs.contains_key(&c.digest) {
-                    pending.push(client.pull_manifest(&reference.with_digest(&c.digest)).await?);
+                    pending.push(
+                        client
+                            .pull_manifest(&reference.with_digest(&c.digest))
+                            .await?,
+                    );
                 }
             }
             self.blobs.insert(m.digest.clone(), m.bytes.clone());
@@ -301,8 +304,8 @@ impl Layout {
                 "it has no {LAYOUT_FILE} file; it is not an OCI image layout (make one with `kubepkg package save`)"
             ))
         })?;
-        let version: LayoutVersion = serde_json::from_slice(&version)
-            .map_err(|e| bad(format!("{LAYOUT_FILE}: {e}")))?;
+        let version: LayoutVersion =
+            serde_json::from_slice(&version).map_err(|e| bad(format!("{LAYOUT_FILE}: {e}")))?;
         if version.image_layout_version != LAYOUT_VERSION {
             return Err(bad(format!(
                 "{LAYOUT_FILE}: image layout version {:?}; only {LAYOUT_VERSION} is supported",
@@ -489,7 +492,10 @@ mod tests {
         let again = Layout::from_files("x.tar", layout.files()).unwrap();
         assert_eq!(again, layout);
         let names: Vec<String> = layout.files().into_iter().map(|f| f.0).collect();
-        assert_eq!(names[..2], ["oci-layout".to_string(), "index.json".to_string()]);
+        assert_eq!(
+            names[..2],
+            ["oci-layout".to_string(), "index.json".to_string()]
+        );
     }
 
     #[test]
@@ -512,7 +518,10 @@ mod tests {
         let e = Layout::from_files("x.tar", layout_files(&m, files))
             .unwrap_err()
             .to_string();
-        assert!(e.starts_with(&format!("x.tar: {name} (a/layer) is named but missing")), "{e}");
+        assert!(
+            e.starts_with(&format!("x.tar: {name} (a/layer) is named but missing")),
+            "{e}"
+        );
         let e = Layout::from_files("x.tar", vec![]).unwrap_err().to_string();
         assert!(e.contains("it has no oci-layout file"), "{e}");
     }

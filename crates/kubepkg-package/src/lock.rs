@@ -78,7 +78,8 @@ pub fn vendored_archive(root: &Path, digest: &str) -> Option<std::path::PathBuf>
         .map(|e| e.path())
         .find(|p| {
             p.extension().is_some_and(|e| e == "tgz")
-                && std::fs::read(p).is_ok_and(|b| crate::manifest::digest(&b) == format!("sha256:{want}"))
+                && std::fs::read(p)
+                    .is_ok_and(|b| crate::manifest::digest(&b) == format!("sha256:{want}"))
         })
 }
 

@@ -788,7 +788,9 @@ fn validate_components(
         }
         if let (Some(v), false) = (
             &c.version,
-            c.path.as_ref().is_some_and(|p| p.value.starts_with("oci://")),
+            c.path
+                .as_ref()
+                .is_some_and(|p| p.value.starts_with("oci://")),
         ) {
             problems.add(
                 v.referenced.line(),

@@ -105,7 +105,8 @@ pub async fn lock(
             continue;
         };
         if is_oci(&r.repository) {
-            let (path, version) = pull_oci(&r.repository, &r.name, &r.version, options, paths).await?;
+            let (path, version) =
+                pull_oci(&r.repository, &r.name, &r.version, options, paths).await?;
             lock.components.insert(
                 c.name.clone(),
                 LockedChart {

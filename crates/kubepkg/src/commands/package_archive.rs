@@ -88,8 +88,10 @@ pub fn load(args: PackageLoadArgs, settings: &Settings) -> Result<ExitCode> {
             };
             anyhow!("{shown}: {reason}{hint}; nothing was pushed")
         })?;
-    let layout =
-        kubepkg_oci::layout::Layout::from_files(&shown, files.into_iter().map(|f| (f.name, f.data)))?;
+    let layout = kubepkg_oci::layout::Layout::from_files(
+        &shown,
+        files.into_iter().map(|f| (f.name, f.data)),
+    )?;
     let (_, config) = layout.package(&shown)?;
     let mut repo = Reference::parse(&args.remote)?;
     if repo.tag.is_some() || repo.digest.is_some() {
@@ -125,9 +127,7 @@ fn entry_name(raw: &str) -> std::result::Result<String, String> {
     }
     let clean = kubepkg_chart::archive::clean_path(raw);
     if clean == ".." || clean.starts_with("../") {
-        return Err(format!(
-            "the layout contains a path outside it ({raw:?})"
-        ));
+        return Err(format!("the layout contains a path outside it ({raw:?})"));
     }
     Ok(clean)
 }

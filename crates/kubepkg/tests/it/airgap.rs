@@ -275,8 +275,7 @@ fn push_webshop(env: &Env, reg: &Registry) -> String {
 /// under the same tag; the tar is an OCI image layout whose every blob is named by its
 /// SHA-256; `apply NAME oci://B/…` installs the package and records B as its source.
 #[tokio::test]
-async fn a_package_saved_from_one_registry_loads_into_another_with_its_signature_and_installs()
-{
+async fn a_package_saved_from_one_registry_loads_into_another_with_its_signature_and_installs() {
     let ns = kubepkg_testkit::TestNamespace::new("airgap")
         .await
         .expect("control plane");
@@ -326,7 +325,10 @@ async fn a_package_saved_from_one_registry_loads_into_another_with_its_signature
         manifests[0]["annotations"]["org.opencontainers.image.ref.name"],
         "1.0.0"
     );
-    assert_eq!(manifests[0]["artifactType"], "application/vnd.kubepkg.package.v1");
+    assert_eq!(
+        manifests[0]["artifactType"],
+        "application/vnd.kubepkg.package.v1"
+    );
     assert_eq!(manifests[1]["digest"], sha256(&signature).as_str());
     assert_eq!(
         manifests[1]["annotations"]["org.opencontainers.image.ref.name"],
@@ -525,7 +527,13 @@ async fn upstream_charts_are_locked_vendored_by_push_and_install_with_their_sour
     std::fs::write(pkg.join("kubepkg.yaml"), manifest("1.x")).unwrap();
     let dir = pkg.to_str().unwrap();
 
-    let e = error_line(env.kubepkg(&["package", "push", dir, &packages.oci("pkgs"), "--plain-http"]));
+    let e = error_line(env.kubepkg(&[
+        "package",
+        "push",
+        dir,
+        &packages.oci("pkgs"),
+        "--plain-http",
+    ]));
     assert!(
         e.contains("kubepkg.lock has no entry") && e.ends_with("run 'kubepkg package lock'"),
         "push of an unlocked package: {e}"
@@ -554,7 +562,13 @@ async fn upstream_charts_are_locked_vendored_by_push_and_install_with_their_sour
     );
     std::fs::write(pkg.join("kubepkg.yaml"), manifest("1.x")).unwrap();
 
-    let out = ok(env.kubepkg(&["package", "push", dir, &packages.oci("pkgs"), "--plain-http"]));
+    let out = ok(env.kubepkg(&[
+        "package",
+        "push",
+        dir,
+        &packages.oci("pkgs"),
+        "--plain-http",
+    ]));
     assert!(out.contains("/pkgs/upstream:1.0.0"), "{out}");
     // The artifact's chart layers are the locked archives.
     let c = client(&env);
@@ -651,12 +665,22 @@ fn without_generated(lock: &str) -> String {
 fn oci_dependencies_give_the_charts_and_lock_helm_gives() {
     let env = Env::new();
     let reg = Registry::start(RegistryOptions::plain()).unwrap();
-    for (name, v) in [("app", "0.1.0"), ("app", "0.2.5"), ("app", "1.0.0"), ("db", "3.1.0")] {
+    for (name, v) in [
+        ("app", "0.1.0"),
+        ("app", "0.2.5"),
+        ("app", "1.0.0"),
+        ("db", "3.1.0"),
+    ] {
         let tgz = env.chart(name, v);
-        ok(env.helm(&["push", tgz.to_str().unwrap(), &reg.oci("charts"), "--plain-http"]));
+        ok(env.helm(&[
+            "push",
+            tgz.to_str().unwrap(),
+            &reg.oci("charts"),
+            "--plain-http",
+        ]));
     }
     let deps = format!(
-        "dependencies:\n- name: app\n  version: \"^0.2.0\"\n  repository: {r}\n- name: db\n  version: 3.1.0\n  repository: {r}/\n",
+        "dependencies:\n- name: app\n  version: \"^0.2.0\"\n  repository: {r}\n- name: db\n  version: 3.1.0\n  repository: {r}\n",
         r = reg.oci("charts")
     );
     let parent = |which: &str| {
@@ -672,14 +696,27 @@ fn oci_dependencies_give_the_charts_and_lock_helm_gives() {
     };
     let ours = parent("ours");
     let theirs = parent("theirs");
-    ok(env.kubepkg(&["dependency", "update", ours.to_str().unwrap(), "--plain-http"]));
-    ok(env.helm(&["dependency", "update", theirs.to_str().unwrap(), "--plain-http"]));
+    ok(env.kubepkg(&[
+        "dependency",
+        "update",
+        ours.to_str().unwrap(),
+        "--plain-http",
+    ]));
+    ok(env.helm(&[
+        "dependency",
+        "update",
+        theirs.to_str().unwrap(),
+        "--plain-http",
+    ]));
     let our_files = files(&ours.join("charts"));
     assert_eq!(
         our_files.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
         ["app-0.2.5.tgz", "db-3.1.0.tgz"]
     );
-    assert!(our_files == files(&theirs.join("charts")), "charts/ differs");
+    assert!(
+        our_files == files(&theirs.join("charts")),
+        "charts/ differs"
+    );
     let our_lock = std::fs::read_to_string(ours.join("Chart.lock")).unwrap();
     let their_lock = std::fs::read_to_string(theirs.join("Chart.lock")).unwrap();
     assert_eq!(without_generated(&our_lock), without_generated(&their_lock));
@@ -687,6 +724,14 @@ fn oci_dependencies_give_the_charts_and_lock_helm_gives() {
     // Each tool builds from the other's lock.
     std::fs::copy(theirs.join("Chart.lock"), ours.join("Chart.lock")).unwrap();
     std::fs::remove_dir_all(ours.join("charts")).unwrap();
-    ok(env.kubepkg(&["dependency", "build", ours.to_str().unwrap(), "--plain-http"]));
-    assert!(files(&ours.join("charts")) == our_files, "build gives the same charts");
+    ok(env.kubepkg(&[
+        "dependency",
+        "build",
+        ours.to_str().unwrap(),
+        "--plain-http",
+    ]));
+    assert!(
+        files(&ours.join("charts")) == our_files,
+        "build gives the same charts"
+    );
 }
