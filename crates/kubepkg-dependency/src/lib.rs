@@ -53,7 +53,7 @@ pub enum DependencyError {
     Registry {
         name: String,
         #[source]
-        source: kubepkg_oci::Error,
+        source: Box<kubepkg_oci::Error>,
     },
     #[error("no repository definition for {}. Please add the missing repos via 'kubepkg repo add'", .0.join(", "))]
     RepoNotFound(Vec<String>),
@@ -143,7 +143,7 @@ fn oci_reference(d: &Dependency) -> Result<kubepkg_oci::Reference, DependencyErr
     ))
     .map_err(|source| DependencyError::Registry {
         name: d.name.clone(),
-        source,
+        source: Box::new(source),
     })
 }
 
@@ -434,7 +434,7 @@ async fn resolve(
             let client = registry(options, d)?;
             let registry_error = |source| DependencyError::Registry {
                 name: d.name.clone(),
-                source,
+                source: Box::new(source),
             };
             let tags = client.list_tags(&reference).await.map_err(registry_error)?;
             match kubepkg_oci::version::resolve_tag(&reference, &tags, &d.version) {
@@ -564,7 +564,7 @@ async fn download_into(
                     .await
                     .map_err(|source| DependencyError::Registry {
                         name: dep.name.clone(),
-                        source,
+                        source: Box::new(source),
                     })?;
                 let target = tmp.join(format!("{}-{}.tgz", dep.name, dep.version));
                 std::fs::write(&target, &pulled.archive).map_err(io("writing", &target))?;
