@@ -820,6 +820,8 @@ fn load(ctx: &Context, obj: &DynamicObject, fetched: &source::Fetched) -> Result
         .map_err(|e| format!("writing {}: {e}", archive.display()))
         .and_then(|()| {
             kubepkg_package::source::load(&archive, &unpack)
+                // The charts `package push` vendored for `chart:` components.
+                .and_then(|mut p| kubepkg_package::lock::use_vendored(&mut p).map(|()| p))
                 .map_err(|e| format!("{}: {}", fetched.origin, report(&e)))
         });
     match loaded {

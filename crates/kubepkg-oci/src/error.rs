@@ -109,6 +109,19 @@ pub enum Error {
         key: String,
         claimed: String,
     },
+    /// An image layout archive (`package load`) that is not a usable layout.
+    #[error("{archive}: {message}")]
+    Layout { archive: String, message: String },
+    /// A blob of an image layout archive whose bytes are not those its name says.
+    #[error(
+        "{archive}: {file}: digest mismatch: expected {expected}, got {actual}; the archive is damaged or was altered, nothing was pushed"
+    )]
+    LayoutDigestMismatch {
+        archive: String,
+        file: String,
+        expected: String,
+        actual: String,
+    },
     /// A size-cap variable that is not a whole number of bytes.
     #[error("{variable}={value:?}: not a whole number of bytes")]
     BadLimit {

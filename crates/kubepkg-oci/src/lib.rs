@@ -14,6 +14,8 @@
 //!   SemVer constraint) resolved against the tags.
 //! - [`signature`]: cosign signatures (`sha256-<hex>.sig` manifests) read, verified and
 //!   written, with `kubepkg-cosign`'s payload and keys.
+//! - [`layout`]: a package (and its cosign signature) as an OCI image layout, for `package
+//!   save` / `package load` between registries without a network path between them.
 //!
 //! Why our own client over hyper rather than the `oci-client` crate (ORAS' Rust client):
 //! `oci-client` 0.18 would bring reqwest 0.13 and a second HTTP and TLS stack (its rustls
@@ -32,6 +34,7 @@ pub mod chart;
 pub mod client;
 pub mod credentials;
 pub mod error;
+pub mod layout;
 pub mod limits;
 pub mod manifest;
 pub mod package;

@@ -172,22 +172,12 @@ pub async fn pull_verified(
     verifier: Option<&crate::signature::Verifier>,
 ) -> Result<PulledPackage, Error> {
     let m = client.pull_manifest(reference).await?;
+    let image = check(reference, &m)?;
     let wrong = |found: String| Error::WrongArtifact {
         reference: reference.to_string(),
         found,
         expected: "a kubepkg package",
     };
-    let image = m
-        .image()
-        .ok_or_else(|| wrong(describe_media_type(&m.media_type)))?;
-    if image.config.media_type != CONFIG_MEDIA_TYPE {
-        if image.config.media_type == crate::chart::CONFIG_MEDIA_TYPE {
-            return Err(wrong(
-                "a Helm chart (install it with `kubepkg install`)".into(),
-            ));
-        }
-        return Err(wrong(describe_config(&image)));
-    }
     let layer: Descriptor = image
         .layers
         .iter()
@@ -212,6 +202,31 @@ pub async fn pull_verified(
         config,
         archive,
     })
+}
+
+/// Checks that `m` is a kubepkg package (an image manifest with the package config media
+/// type); a Helm chart or container image is refused naming what it is.
+pub fn check(
+    reference: &Reference,
+    m: &crate::manifest::PulledManifest,
+) -> Result<ImageManifest, Error> {
+    let wrong = |found: String| Error::WrongArtifact {
+        reference: reference.to_string(),
+        found,
+        expected: "a kubepkg package",
+    };
+    let image = m
+        .image()
+        .ok_or_else(|| wrong(describe_media_type(&m.media_type)))?;
+    if image.config.media_type != CONFIG_MEDIA_TYPE {
+        if image.config.media_type == crate::chart::CONFIG_MEDIA_TYPE {
+            return Err(wrong(
+                "a Helm chart (install it with `kubepkg install`)".into(),
+            ));
+        }
+        return Err(wrong(describe_config(&image)));
+    }
+    Ok(image)
 }
 
 fn malformed(r: &Reference, what: &'static str, e: serde_json::Error) -> Error {

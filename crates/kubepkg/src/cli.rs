@@ -584,6 +584,9 @@ pub struct DependencyArgs {
     /// Do not refresh the repository indexes first.
     #[arg(long = "skip-refresh")]
     pub skip_refresh: bool,
+    /// For `oci://` dependencies.
+    #[command(flatten)]
+    pub access: RegistryAccessArgs,
 }
 
 /// `kubepkg dependency list CHART`.
@@ -1098,8 +1101,8 @@ pub enum PackageCommand {
     Uninstall(PackageUninstallArgs),
     /// List installed packages.
     List(PackageListArgs),
-    /// Resolve each `chart: {repository, name, version}` component into kubepkg.lock (exact
-    /// version and digest), fetching the charts into kubepkg's cache.
+    /// Resolve each `chart: {repository, name, version}` and `path: oci://…` component into
+    /// kubepkg.lock (exact version and digest), fetching the charts into kubepkg's cache.
     Lock(PackageLockArgs),
     /// Publish a package (kubepkg.yaml and its charts) to an OCI registry as one artifact.
     Push(Box<PackagePushArgs>),
@@ -1108,6 +1111,39 @@ pub enum PackageCommand {
     /// Pack a chart directory into NAME-VERSION.tgz as `helm package` does, or a package
     /// directory into the package archive `package push` publishes.
     Pack(Box<PackagePackArgs>),
+    /// Save a package of a registry (with its cosign signature) as an OCI image layout tar,
+    /// for moving it to a registry without a network path to this one.
+    Save(Box<PackageSaveArgs>),
+    /// Push a package saved by `package save` (with its signature) to a registry.
+    Load(Box<PackageLoadArgs>),
+}
+
+/// `kubepkg package save oci://HOST/REPO/NAME --version V -o pkg.tar`.
+#[derive(Debug, clap::Args)]
+pub struct PackageSaveArgs {
+    /// The package's repository, `oci://HOST[:PORT]/REPO/NAME[:TAG|@DIGEST]`.
+    pub reference: String,
+    /// A version, a SemVer constraint over the tags (`>=1.4 <2`), or `@sha256:…`; default:
+    /// the newest version.
+    #[arg(long = "version")]
+    pub version: Option<String>,
+    /// The tar file to write (an OCI image layout: oci-layout, index.json, blobs/sha256/…).
+    #[arg(short = 'o', long = "output")]
+    pub output: std::path::PathBuf,
+    #[command(flatten)]
+    pub access: RegistryAccessArgs,
+}
+
+/// `kubepkg package load pkg.tar oci://HOST/REPO[/NAME]`.
+#[derive(Debug, clap::Args)]
+pub struct PackageLoadArgs {
+    /// A tar written by `kubepkg package save` (an OCI image layout).
+    pub archive: std::path::PathBuf,
+    /// Where to push: `oci://HOST[:PORT]/REPO` (the package goes to `REPO/<package name>`),
+    /// or `oci://HOST/REPO/NAME` when the last component is the package's name.
+    pub remote: String,
+    #[command(flatten)]
+    pub access: RegistryAccessArgs,
 }
 
 /// `kubepkg package lock [PACKAGE]`.
@@ -1116,6 +1152,9 @@ pub struct PackageLockArgs {
     /// The package directory (holds kubepkg.yaml).
     #[arg(default_value = ".")]
     pub package: std::path::PathBuf,
+    /// For charts in OCI registries (`oci://` components).
+    #[command(flatten)]
+    pub access: RegistryAccessArgs,
 }
 
 /// `kubepkg package status|history NAME`.

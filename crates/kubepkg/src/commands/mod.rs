@@ -13,6 +13,7 @@ mod install;
 mod lint;
 mod list;
 mod package;
+mod package_archive;
 mod package_oci;
 mod package_pack;
 mod pull;

@@ -63,7 +63,7 @@ pub(super) fn load(
                 .into(),
             ));
         }
-        return load_local(path, settings);
+        return load_local(path, &oci.access.options(), settings);
     };
     let located = runtime()?.block_on(super::package_oci::locate(
         reference,
@@ -72,7 +72,7 @@ pub(super) fn load(
         &oci.verify,
         settings,
     ))?;
-    let mut loaded = load_local(&located.path, settings)?;
+    let mut loaded = load_local(&located.path, &oci.access.options(), settings)?;
     let resolved = kubepkg_oci::Reference::parse(&located.origin.reference)
         .map_err(|e| CliError::Failed(e.into()))?;
     loaded.package.source = Some(kubepkg_package::revision::PackageSource {
@@ -85,7 +85,11 @@ pub(super) fn load(
 
 /// The one loader of packages of the CLI: the package (directory or archive), then the charts
 /// of its `chart: {repository, …}` components fetched by `kubepkg.lock`.
-fn load_local(path: &Path, settings: &Settings) -> Result<Loaded, CliError> {
+fn load_local(
+    path: &Path,
+    options: &kubepkg_source::SourceOptions,
+    settings: &Settings,
+) -> Result<Loaded, CliError> {
     let scratch = std::env::temp_dir().join(format!(
         "kubepkg-{}-{}",
         std::process::id(),
@@ -101,6 +105,7 @@ fn load_local(path: &Path, settings: &Settings) -> Result<Loaded, CliError> {
     runtime()?
         .block_on(kubepkg_source::package::fetch_locked(
             &mut loaded.package,
+            options,
             &settings.paths,
         ))
         .map_err(|e| CliError::InvalidPackage(e.into()))?;
@@ -407,10 +412,12 @@ pub fn values(args: PackageValuesArgs, settings: &Settings) -> Result<ExitCode> 
 pub fn run(cmd: PackageCommand, settings: &Settings) -> Result<ExitCode> {
     let cmd = match cmd {
         // Offline: no cluster connection.
-        PackageCommand::Lock(a) => return lock(&a.package, settings),
+        PackageCommand::Lock(a) => return lock(&a.package, &a.access, settings),
         PackageCommand::Push(a) => return super::package_oci::push(*a, settings),
         PackageCommand::Pull(a) => return super::package_oci::pull(*a, settings),
         PackageCommand::Pack(a) => return super::package_pack::run(*a),
+        PackageCommand::Save(a) => return super::package_archive::save(*a, settings),
+        PackageCommand::Load(a) => return super::package_archive::load(*a, settings),
         PackageCommand::Status(a) => Online::Status(a),
         PackageCommand::History(a) => Online::History(a),
         PackageCommand::Rollback(a) => Online::Rollback(a),
@@ -445,9 +452,17 @@ enum Online {
 }
 
 /// `kubepkg package lock [PACKAGE]`: writes `kubepkg.lock` next to `kubepkg.yaml`.
-fn lock(dir: &Path, settings: &Settings) -> Result<ExitCode> {
+fn lock(
+    dir: &Path,
+    access: &crate::cli::RegistryAccessArgs,
+    settings: &Settings,
+) -> Result<ExitCode> {
     let package = kubepkg_package::source::load_dir(dir)?;
-    let lock = runtime()?.block_on(kubepkg_source::package::lock(&package, &settings.paths))?;
+    let lock = runtime()?.block_on(kubepkg_source::package::lock(
+        &package,
+        &access.options(),
+        &settings.paths,
+    ))?;
     lock.write(&package.root)?;
     for (name, c) in &lock.components {
         println!(

@@ -23,10 +23,15 @@ pub fn push(args: PackagePushArgs, settings: &Settings) -> Result<ExitCode> {
         .map(super::sign::signing_key)
         .transpose()?;
     let scratch = Scratch::new()?;
-    let package = kubepkg_package::source::load(&args.package, &scratch.0)?;
+    let mut package = kubepkg_package::source::load(&args.package, &scratch.0)?;
     let name = package.meta.name.clone();
     let version = package.meta.version.to_string();
-    let archive = if args.package.is_dir() {
+    // Charts of repositories and registries go into the artifact (`package_archive::vendor`).
+    let vendored =
+        super::package_archive::vendor(&mut package, &args.access.options(), settings, &scratch.0)?;
+    let archive = if let Some(dir) = &vendored {
+        tar_gz(dir, &name)?
+    } else if args.package.is_dir() {
         tar_gz(&args.package, &name)?
     } else {
         std::fs::read(&args.package)

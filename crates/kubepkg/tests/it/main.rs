@@ -1,6 +1,7 @@
 //! The integration tests of `kubepkg`, in one test binary (one link for CI, as ripgrep
 //! and uv do). Each module is one former test file; shared helpers are modules too.
 
+mod airgap;
 mod argocd;
 mod chart_verbs;
 mod controller;
