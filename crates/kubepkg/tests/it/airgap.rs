@@ -8,131 +8,13 @@
 //! gives.
 
 use std::io::Read as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
 
 use kubepkg_testkit::chart_repo::{ChartRepo, ChartSpec, ServeOptions, build_repository};
-use kubepkg_testkit::helm_binary;
 use kubepkg_testkit::registry::{Registry, RegistryOptions};
 
-/// Helm's and kubepkg's config and caches in a temporary directory.
-struct Env {
-    dir: tempfile::TempDir,
-    helm: PathBuf,
-}
-
-impl Env {
-    fn new() -> Env {
-        Env {
-            dir: tempfile::tempdir().unwrap(),
-            helm: helm_binary("v4.3.1").expect("helm oracle"),
-        }
-    }
-
-    fn path(&self, p: &str) -> PathBuf {
-        self.dir.path().join(p)
-    }
-
-    fn env(&self, c: &mut Command) {
-        c.current_dir(self.dir.path())
-            .env("HOME", self.path("home"))
-            .env("HELM_CONFIG_HOME", self.path("helm-config"))
-            .env("HELM_CACHE_HOME", self.path("helm-cache"))
-            .env("HELM_DATA_HOME", self.path("helm-data"))
-            .env(
-                "HELM_REPOSITORY_CONFIG",
-                self.path("helm-config/repositories.yaml"),
-            )
-            .env("HELM_REPOSITORY_CACHE", self.path("helm-cache/repository"))
-            .env("KUBEPKG_CACHE_DIR", self.path("kubepkg-cache"))
-            .env("DOCKER_CONFIG", self.path("docker"))
-            .env_remove("HELM_REGISTRY_CONFIG")
-            .env_remove("KUBEPKG_OCI_MAX_BLOB_BYTES")
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("XDG_CACHE_HOME")
-            .env_remove("KUBECONFIG");
-    }
-
-    fn kubepkg(&self, args: &[&str]) -> Output {
-        self.kubepkg_with(args, &[])
-    }
-
-    fn kubepkg_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Output {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_kubepkg"));
-        c.args(args);
-        self.env(&mut c);
-        for (k, v) in vars {
-            c.env(k, v);
-        }
-        c.output().unwrap()
-    }
-
-    fn helm(&self, args: &[&str]) -> Output {
-        let mut c = Command::new(&self.helm);
-        c.args(args);
-        self.env(&mut c);
-        c.output().unwrap()
-    }
-
-    /// A `helm create NAME` chart at `version`, packaged by `helm package` into `charts/`.
-    fn chart(&self, name: &str, version: &str) -> PathBuf {
-        let src = self.path(&format!("src-{name}-{version}"));
-        std::fs::create_dir_all(&src).unwrap();
-        ok(self.helm(&["create", src.join(name).to_str().unwrap()]));
-        let chart_yaml = src.join(name).join("Chart.yaml");
-        let text = std::fs::read_to_string(&chart_yaml).unwrap();
-        std::fs::write(
-            &chart_yaml,
-            text.replace("version: 0.1.0", &format!("version: {version}")),
-        )
-        .unwrap();
-        let out = self.path("charts");
-        std::fs::create_dir_all(&out).unwrap();
-        ok(self.helm(&[
-            "package",
-            src.join(name).to_str().unwrap(),
-            "-d",
-            out.to_str().unwrap(),
-        ]));
-        out.join(format!("{name}-{version}.tgz"))
-    }
-
-    /// `kubepkg` against the test's namespace of the control plane, with this sandbox.
-    fn on(&self, ns: &kubepkg_testkit::TestNamespace, args: &[&str]) -> Output {
-        let mut c = crate::support::kubepkg(ns, args);
-        self.env(&mut c);
-        c.output().unwrap()
-    }
-}
-
-#[track_caller]
-fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "failed ({}): {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// The `Error: …` line of a failed command (exactly one line).
-#[track_caller]
-fn error_line(out: Output) -> String {
-    assert!(
-        !out.status.success(),
-        "expected a failure: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 1, "one line: {stderr}");
-    lines[0]
-        .strip_prefix("Error: ")
-        .unwrap_or(lines[0])
-        .to_string()
-}
+use crate::oci::{Env, error_line, ok};
 
 fn sha256(bytes: &[u8]) -> String {
     use sha2::Digest as _;

@@ -33,17 +33,39 @@ impl Env {
             .env("HOME", self.path("home"))
             .env("HELM_CONFIG_HOME", self.path("helm-config"))
             .env("HELM_CACHE_HOME", self.path("helm-cache"))
+            .env("HELM_DATA_HOME", self.path("helm-data"))
+            .env(
+                "HELM_REPOSITORY_CONFIG",
+                self.path("helm-config/repositories.yaml"),
+            )
+            .env("HELM_REPOSITORY_CACHE", self.path("helm-cache/repository"))
             .env("KUBEPKG_CACHE_DIR", self.path("kubepkg-cache"))
             .env("DOCKER_CONFIG", self.path("docker"))
             .env_remove("HELM_REGISTRY_CONFIG")
+            .env_remove("KUBEPKG_OCI_MAX_BLOB_BYTES")
             .env_remove("XDG_CONFIG_HOME")
             .env_remove("XDG_CACHE_HOME")
             .env_remove("KUBECONFIG");
     }
 
     pub(crate) fn kubepkg(&self, args: &[&str]) -> Output {
+        self.kubepkg_with(args, &[])
+    }
+
+    /// `kubepkg` with extra environment variables.
+    pub(crate) fn kubepkg_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Output {
         let mut c = Command::new(env!("CARGO_BIN_EXE_kubepkg"));
         c.args(args);
+        self.env(&mut c);
+        for (k, v) in vars {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    }
+
+    /// `kubepkg` against the test's namespace of the control plane, with this sandbox.
+    pub(crate) fn on(&self, ns: &kubepkg_testkit::TestNamespace, args: &[&str]) -> Output {
+        let mut c = crate::support::kubepkg(ns, args);
         self.env(&mut c);
         c.output().unwrap()
     }
