@@ -43,9 +43,6 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use kube::api::{Api, ListParams, Patch, PatchParams};
-use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
-
 use crate::{ControlPlane, Error, TestNamespace};
 
 /// The field manager of the CRD applies.
@@ -407,7 +404,9 @@ impl Drop for ArgoCd {
             // With the controller gone, nothing would remove Argo CD's finalizers and the
             // test's namespace would stay Terminating: release them (the namespace's deletion
             // then removes the Applications and the charts' objects alike).
-            if let Err(e) = release_finalizers(&self.plane, &self.namespace) {
+            if let Err(e) =
+                crate::tooling::release_finalizers(&self.plane, &self.namespace, ARGOCD_KINDS)
+            {
                 eprintln!(
                     "kubepkg-testkit: could not remove Argo CD's finalizers in namespace {}: {e}",
                     self.namespace
@@ -430,52 +429,11 @@ impl Drop for ArgoCd {
     }
 }
 
-/// Removes the finalizers of every Application and AppProject in `namespace` (from a thread
-/// with a runtime and a client of its own: drop cannot await, and the test's runtime may be
-/// shutting down).
-fn release_finalizers(plane: &ControlPlane, namespace: &str) -> Result<(), String> {
-    let plane = plane.clone();
-    let namespace = namespace.to_string();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| e.to_string())?;
-        runtime.block_on(async {
-            let client = plane.client().await.map_err(|e| e.to_string())?;
-            let patch = Patch::Merge(serde_json::json!({"metadata": {"finalizers": null}}));
-            for kind in ["Application", "AppProject"] {
-                let resource =
-                    ApiResource::from_gvk(&GroupVersionKind::gvk("argoproj.io", "v1alpha1", kind));
-                let api: Api<DynamicObject> =
-                    Api::namespaced_with(client.clone(), &namespace, &resource);
-                let list = api
-                    .list(&ListParams::default())
-                    .await
-                    .map_err(|e| format!("listing {kind}: {e}"))?;
-                for object in list {
-                    if object
-                        .metadata
-                        .finalizers
-                        .as_ref()
-                        .is_none_or(Vec::is_empty)
-                    {
-                        continue;
-                    }
-                    let name = object.metadata.name.unwrap_or_default();
-                    match api.patch(&name, &PatchParams::default(), &patch).await {
-                        Ok(_) => {}
-                        Err(kube::Error::Api(s)) if s.code == 404 => {}
-                        Err(e) => return Err(format!("patching {kind} {name}: {e}")),
-                    }
-                }
-            }
-            Ok(())
-        })
-    })
-    .join()
-    .map_err(|_| "the finalizer thread panicked".to_string())?
-}
+/// The kinds whose finalizers Argo CD would remove.
+const ARGOCD_KINDS: &[(&str, &str, &str)] = &[
+    ("argoproj.io", "v1alpha1", "Application"),
+    ("argoproj.io", "v1alpha1", "AppProject"),
+];
 
 /// Starts `bin` with `args` and `env`, its output to `log`, killed when the starting thread
 /// dies (`setpriv --pdeathsig KILL`, when present).
