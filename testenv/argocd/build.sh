@@ -4,10 +4,10 @@
 # never rebuilds the control plane, the registry or Flux), and copies Argo CD's CRDs from the
 # same module's manifests/crds next to it. Idempotent: everything is cached outside the clone in
 #   ${KUBEPKG_CACHE_DIR:-~/.cache/kubepkg}/argocd/<hash of go.mod, go.sum, Go version>/
-#     argocd  crds/*.yaml
+#     argocd  kpk-redis  crds/*.yaml
 #     bin/argocd-application-controller, bin/argocd-repo-server, ... (symlinks to ../argocd)
 #     bin/git-verify-wrapper.sh  bin/gpg-wrapper.sh
-# and reused while none of those change. Prints that directory on stdout. With --path it only
+# and reused while none of those change (the hash also covers kpk-redis/*.go). Prints that directory on stdout. With --path it only
 # prints where that directory is (built or not).
 #
 # One multi-call binary: Argo CD's cmd package picks the component from the name it is run as
@@ -17,6 +17,10 @@
 # puts on PATH (taken from the same module's hack/): the repo server runs git-verify-wrapper.sh
 # on every commit it renders and fails the manifest generation ("permission denied") without it.
 # Put bin/ first on PATH for the repo server.
+#
+# kpk-redis (kpk-redis/main.go, this module's own command): the Redis both components cache
+# into, github.com/alicebob/miniredis/v2 at the version Argo CD's own module graph pins (its
+# `argocd --core` mode runs the same in-process server), so no system package is needed.
 #
 # Why a wrapper module rather than `go install module@version`: Argo CD's go.mod replaces its
 # gitops-engine module with ./gitops-engine, a directory the module zip does not contain, so go
@@ -39,8 +43,9 @@ hash="$(
 	{
 		echo "$go_version"
 		# The layout of the output directory; bump when it changes.
-		echo "layout 2"
+		echo "layout 3"
 		cat go.mod go.sum
+		for f in kpk-redis/*.go; do echo "== $f"; cat "$f"; done
 	} | sha256sum | cut -c1-16
 )"
 out_dir="$cache_root/$hash"
@@ -81,6 +86,7 @@ mkdir -p "$tmp/crds"
 	go build -trimpath -o "$tmp/argocd" -ldflags "-s -w \
 		-X $pkg.version=${version#v} -X $pkg.gitTag=$version -X $pkg.gitTreeState=clean \
 		-X $pkg.kubectlVersion=$kubectl_version" "$module/cmd"
+	go build -trimpath -o "$tmp/kpk-redis" -ldflags "-s -w" ./kpk-redis
 	# The CRDs of exactly the version built (the build has downloaded the module).
 	dir="$(go list -m -f '{{.Dir}}' "$module")"
 	if [[ -z "$dir" ]] || ! compgen -G "$dir/manifests/crds/*-crd.yaml" >/dev/null; then
@@ -104,6 +110,7 @@ mkdir -p "$tmp/crds"
 rm -rf "$out_dir/crds" "$out_dir/bin"
 mv "$tmp/crds" "$out_dir/crds"
 mv "$tmp/bin" "$out_dir/bin"
+mv -f "$tmp/kpk-redis" "$out_dir/kpk-redis"
 mv -f "$tmp/argocd" "$done_file"
 rmdir "$tmp"
 echo "testenv/argocd/build.sh: built in $(( $(date +%s) - start )) s" >&2

@@ -260,12 +260,48 @@ pub fn read_entries(
     raw: &[u8],
     limits: &Limits,
     kind: &str,
+    name: impl FnMut(&str) -> std::result::Result<String, String>,
+) -> std::result::Result<Vec<BufferedFile>, String> {
+    let gz = flate2::read::GzDecoder::new(raw);
+    read_stream(gz, Some(raw.len() as u64), limits, kind, name)
+}
+
+/// [`read_entries`] of an uncompressed tar stream (an OCI image layout as `package save`
+/// writes it and `oras`, `skopeo` and `crane` read it): the same policy, without the
+/// compression ratio cap (nothing is compressed).
+pub fn read_tar_entries(
+    raw: &[u8],
+    limits: &Limits,
+    kind: &str,
+    name: impl FnMut(&str) -> std::result::Result<String, String>,
+) -> std::result::Result<Vec<BufferedFile>, String> {
+    read_stream(raw, None, limits, kind, name)
+}
+
+/// Writes `files` as an uncompressed tar (names as given, regular files of mode 0644, time 0,
+/// in the order given): the reverse of [`read_tar_entries`].
+pub fn write_tar(files: &[BufferedFile]) -> std::io::Result<Vec<u8>> {
+    let mut tar = tar::Builder::new(Vec::new());
+    for f in files {
+        let mut h = tar::Header::new_ustar();
+        h.set_size(f.data.len() as u64);
+        h.set_mode(0o644);
+        h.set_mtime(0);
+        h.set_entry_type(tar::EntryType::Regular);
+        tar.append_data(&mut h, &f.name, &f.data[..])?;
+    }
+    tar.into_inner()
+}
+
+fn read_stream(
+    reader: impl Read,
+    compressed_len: Option<u64>,
+    limits: &Limits,
+    kind: &str,
     mut name: impl FnMut(&str) -> std::result::Result<String, String>,
 ) -> std::result::Result<Vec<BufferedFile>, String> {
-    let compressed_len = raw.len() as u64;
-    let gz = flate2::read::GzDecoder::new(raw);
     let mut counter = CountingReader {
-        inner: gz,
+        inner: reader,
         count: 0,
     };
     let mut files = Vec::new();
@@ -330,7 +366,10 @@ pub fn read_entries(
             ));
         }
         let decompressed = limits.max_total - remaining;
-        if decompressed > 1024 * 1024 && decompressed / compressed_len.max(1) > limits.max_ratio {
+        if let Some(compressed_len) = compressed_len
+            && decompressed > 1024 * 1024
+            && decompressed / compressed_len.max(1) > limits.max_ratio
+        {
             return Err(format!(
                 "archive expands more than {}x (a gzip bomb?)",
                 limits.max_ratio

@@ -1,6 +1,6 @@
 //! The documents a `values.schema.json` refers to by URL, loaded as Helm 4's
 //! `ValidateAgainstSingleSchema` loads them (`pkg/chart/common/util/jsonschema.go`): `http`
-//! and `https` by a GET (15 s timeout, proxy from the environment, the platform's trust roots,
+//! and `https` by a GET through `kubepkg-fetch` (15 s timeout, `HTTPS_PROXY`/`NO_PROXY`, the system's trust roots,
 //! `User-Agent: Helm/4.3.1`, status 200 only), `file` from the local disk, and `urn` as the
 //! permissive schema `true` with Helm's one warning per URN. The error texts are Helm's:
 //! `failing loading "<url>": HTTP request to <url> returned status 404 (Not Found)`, `…: HTTP
@@ -126,70 +126,82 @@ fn parse(bytes: &[u8]) -> Result<serde_json::Value, RefError> {
     serde_json::from_slice(bytes).map_err(|e| RefError::Json(e.to_string()))
 }
 
-fn agent() -> &'static ureq::Agent {
-    static AGENT: OnceLock<ureq::Agent> = OnceLock::new();
-    AGENT.get_or_init(|| {
-        let tls = ureq::tls::TlsConfig::builder()
-            .provider(ureq::tls::TlsProvider::Rustls)
-            .root_certs(ureq::tls::RootCerts::PlatformVerifier)
-            .unversioned_rustls_crypto_provider(Arc::new(rustls::crypto::ring::default_provider()))
-            .build();
-        ureq::Agent::config_builder()
-            .timeout_global(Some(FETCH_TIMEOUT))
-            .http_status_as_error(false)
-            .user_agent(format!(
-                "Helm/{}",
-                crate::objects::HELM_VERSION.trim_start_matches('v')
-            ))
-            .tls_config(tls)
-            .build()
-            .new_agent()
+/// Helm's `User-Agent` for schema references (`Helm/4.3.1`).
+fn user_agent() -> &'static str {
+    static UA: OnceLock<String> = OnceLock::new();
+    UA.get_or_init(|| {
+        format!(
+            "Helm/{}",
+            crate::objects::HELM_VERSION.trim_start_matches('v')
+        )
     })
 }
 
+/// A GET through the one HTTP client of kubepkg (`kubepkg-fetch`: the system's trust roots,
+/// `HTTPS_PROXY`/`NO_PROXY`, redirects, a deadline, a capped body), from this synchronous
+/// layer through its blocking bridge.
 fn fetch(url: &str) -> Result<Vec<u8>, RefError> {
-    let request_failed = |reason: String| RefError::Request {
-        url: url.to_string(),
-        reason,
+    use kubepkg_fetch::{FetchError, Fetcher, Limit, Request, TlsOptions};
+    let request = Request {
+        url,
+        limit: Limit {
+            bytes: MAX_DOCUMENT_BYTES,
+            what: "schema document",
+            variable: None,
+        },
+        credentials: None,
+        accept: None,
     };
-    let mut resp = agent()
-        .get(url)
-        .call()
-        .map_err(|e| request_failed(go_request_reason(url, &e)))?;
-    let code = resp.status().as_u16();
-    if code != 200 {
-        return Err(RefError::Status {
+    let make = || {
+        Ok(Fetcher::new(&TlsOptions::default())?
+            .with_timeout(FETCH_TIMEOUT)
+            .with_user_agent(user_agent()))
+    };
+    kubepkg_fetch::get_blocking(make, request).map_err(|e| match e {
+        FetchError::Status { status, .. } => RefError::Status {
             url: url.to_string(),
-            code,
-        });
-    }
-    resp.body_mut()
-        .with_config()
-        .limit(MAX_DOCUMENT_BYTES)
-        .read_to_vec()
-        .map_err(|e| match e {
-            ureq::Error::BodyExceedsLimit(_) => RefError::TooLarge {
-                url: url.to_string(),
-                limit: MAX_DOCUMENT_BYTES,
-            },
-            e => request_failed(go_request_reason(url, &e)),
-        })
+            code: status.0,
+        },
+        FetchError::TooLarge { .. } => RefError::TooLarge {
+            url: url.to_string(),
+            limit: MAX_DOCUMENT_BYTES,
+        },
+        e => RefError::Request {
+            url: url.to_string(),
+            reason: go_request_reason(url, &e),
+        },
+    })
 }
 
 /// The tail of Go's `*url.Error` for a failed request, as far as it can be told: a refused
-/// connection names the address as Go's dialer does, a timeout is `http.Client`'s.
-fn go_request_reason(url: &str, e: &ureq::Error) -> String {
+/// connection names the address as Go's dialer does, an unknown host as Go's resolver, a
+/// timeout is `http.Client`'s.
+fn go_request_reason(url: &str, e: &kubepkg_fetch::FetchError) -> String {
+    use kubepkg_fetch::FetchError;
     match e {
-        ureq::Error::Timeout(_) => {
+        FetchError::Timeout { .. } => {
             "context deadline exceeded (Client.Timeout exceeded while awaiting headers)".into()
         }
-        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
-            format!("dial tcp {}: connect: connection refused", host_port(url))
-        }
-        ureq::Error::HostNotFound => {
-            let host = host_port(url);
-            let host = host.rsplit_once(':').map_or(host.as_str(), |(h, _)| h);
-            format!("dial tcp: lookup {host}: no such host")
+        FetchError::Redirects { .. } => "stopped after 10 redirects".into(),
+        FetchError::Transport { source, .. } => {
+            let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(source.as_ref());
+            let mut texts = Vec::new();
+            while let Some(c) = cause {
+                if let Some(io) = c.downcast_ref::<std::io::Error>()
+                    && io.kind() == std::io::ErrorKind::ConnectionRefused
+                {
+                    return format!("dial tcp {}: connect: connection refused", host_port(url));
+                }
+                texts.push(c.to_string());
+                cause = c.source();
+            }
+            let all = texts.join(": ");
+            if all.contains("failed to lookup address") || all.contains("dns error") {
+                let host = host_port(url);
+                let host = host.rsplit_once(':').map_or(host.as_str(), |(h, _)| h);
+                return format!("dial tcp: lookup {host}: no such host");
+            }
+            texts.last().cloned().unwrap_or(all)
         }
         other => other.to_string(),
     }

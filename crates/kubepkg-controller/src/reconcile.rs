@@ -336,6 +336,41 @@ async fn report_waits(
     }
 }
 
+/// The Flux backend of a `backend: flux` Package: charts pushed to `spec.flux.chartRepository`
+/// with the credentials of `spec.flux.secretRef` (which its OCIRepositories pull with too).
+async fn flux_backend(
+    ctx: &Context,
+    namespace: &str,
+    spec: &kubepkg_package::object::FluxSpec,
+) -> Result<kubepkg_engine::flux::FluxBackend, String> {
+    let repo = kubepkg_oci::Reference::parse(&spec.chart_repository)
+        .map_err(|e| format!("spec.flux.chartRepository {}: {e}", spec.chart_repository))?;
+    let secret = spec
+        .secret_ref
+        .as_ref()
+        .map(|s| kubepkg_package::object::ArchiveRef {
+            name: s.name.clone(),
+            key: None,
+        });
+    let client = source::registry_client(
+        &ctx.cluster.client,
+        namespace,
+        secret.as_ref(),
+        &repo,
+        spec.insecure,
+        &ctx.scratch.join("oci-cache"),
+    )
+    .await
+    .map_err(|e| format!("spec.flux: {}", report(&e)))?;
+    let mut backend = kubepkg_engine::flux::FluxBackend::new(
+        spec.chart_repository.clone(),
+        spec.insecure,
+        client,
+    );
+    backend.secret_ref = spec.secret_ref.as_ref().map(|s| s.name.clone());
+    Ok(backend)
+}
+
 fn duration(text: Option<&str>, default: Duration) -> Duration {
     text.and_then(|t| kubepkg_gostd::time::parse_duration(t).ok())
         .map(|d| d.to_std())
@@ -362,13 +397,18 @@ async fn apply(
     if spec.suspend {
         return Ok(Action::await_change());
     }
-    if spec.backend != Backend::Helm {
+    if spec.backend == Backend::Argocd {
         let message = format!(
             "backend {:?} is not built yet; use backend: helm (the default)",
             spec.backend
         )
         .to_lowercase();
         stop(&obj, ctx, api, reason::INVALID_PACKAGE, &message).await?;
+        return Ok(Action::await_change());
+    }
+    if spec.backend == Backend::Flux && spec.flux.is_none() {
+        let message = "backend flux needs spec.flux.chartRepository (oci://HOST/PATH): the registry each component's chart is pushed to and Flux's OCIRepository pulls it from; add it (kubectl edit package NAME)";
+        stop(&obj, ctx, api, reason::INVALID_PACKAGE, message).await?;
         return Ok(Action::await_change());
     }
     let interval = duration(spec.interval.as_deref(), ctx.default_interval);
@@ -397,9 +437,12 @@ async fn apply(
         Err(e) => {
             let transient = e.reason() == reason::SOURCE_UNAVAILABLE;
             stop(&obj, ctx, api, e.reason(), &report(&e)).await?;
-            // An unreachable source is tried again; a wrong spec waits for an edit.
+            // An unreachable source is tried again; a refused signature at the interval (it
+            // may be signed later, as Flux re-checks); a wrong spec waits for an edit.
             return Ok(if transient {
                 Action::requeue(Duration::from_secs(30).min(interval))
+            } else if e.reason() == reason::VERIFICATION_FAILED {
+                Action::requeue(interval)
             } else {
                 Action::await_change()
             });
@@ -437,6 +480,15 @@ async fn apply(
     let package = &loaded.package;
     let (waits, wait_events) = tokio::sync::mpsc::unbounded_channel();
     let mut kc = engine_cluster_reporting(ctx, &namespace, timeout, Some(waits));
+    if let (Backend::Flux, Some(f)) = (spec.backend, &spec.flux) {
+        match flux_backend(ctx, &namespace, f).await {
+            Ok(b) => kc.flux = Some(b),
+            Err(message) => {
+                stop(&obj, ctx, api, reason::INVALID_PACKAGE, &message).await?;
+                return Ok(Action::requeue(interval));
+            }
+        }
+    }
     let reporter = tokio::spawn(report_waits(api.clone(), name.clone(), wait_events));
     let stop_reporting = AbortOnDrop(reporter);
     kc.caps = ops::capabilities(&kc.kube).await;
@@ -568,6 +620,12 @@ async fn apply(
             };
             write_status(&obj, ctx, api, patch).await?;
             return Ok(Action::await_change());
+        }
+        Err(e @ EngineError::Flux(_)) => {
+            // Flux not installed, or a readyWhen it cannot evaluate: nothing applied; tried
+            // again (Flux may be installed meanwhile).
+            stop(&obj, ctx, api, reason::INVALID_PACKAGE, &report(&e)).await?;
+            return Ok(Action::requeue(Duration::from_secs(30).min(interval)));
         }
         Err(e @ EngineError::Locked { .. }) => {
             let patch = StatusPatch {
@@ -762,6 +820,8 @@ fn load(ctx: &Context, obj: &DynamicObject, fetched: &source::Fetched) -> Result
         .map_err(|e| format!("writing {}: {e}", archive.display()))
         .and_then(|()| {
             kubepkg_package::source::load(&archive, &unpack)
+                // The charts `package push` vendored for `chart:` components.
+                .and_then(|mut p| kubepkg_package::lock::use_vendored(&mut p).map(|()| p))
                 .map_err(|e| format!("{}: {}", fetched.origin, report(&e)))
         });
     match loaded {

@@ -4,7 +4,9 @@
 //! of the Package's namespace, or `oci` + `version` from a registry (`kubepkg_oci`, the CLI's
 //! client: the version resolved against the tags, every blob digest-checked, credentials from a
 //! `kubernetes.io/dockerconfigjson` Secret named by `secretRef`, `insecure` for plain HTTP; the
-//! resolved tag and digest become the revision's `source`). `path` is the CLI's and is refused
+//! resolved tag and digest become the revision's `source`; with `verify: {provider: cosign,
+//! secretRef}` the manifest's cosign signature is checked, by `kubepkg_oci::signature` with the
+//! Secret's `*.pub` keys, before any blob is pulled). `path` is the CLI's and is refused
 //! with a message saying what to use.
 //!
 //! The archive is then loaded by `kubepkg_package::source::load`, the same loader as the CLI's.
@@ -14,7 +16,7 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::Api;
 use kubepkg_package::conditions::reason;
-use kubepkg_package::object::{ArchiveRef, Source};
+use kubepkg_package::object::{ArchiveRef, Source, Verify};
 use sha2::{Digest, Sha256};
 
 /// The largest package archive fetched (bounded memory).
@@ -52,6 +54,19 @@ pub enum SourceError {
     NotDockerConfig { namespace: String, name: String },
     #[error("spec.source names no source: set one of url (with sha256), configMapRef or secretRef")]
     Missing,
+    /// `source.verify` names a provider other than cosign.
+    #[error("source.verify.provider {0:?} is not supported; use provider: cosign")]
+    VerifyProvider(String),
+    /// The `source.verify.secretRef` Secret is missing or holds no usable public key.
+    #[error("Secret {namespace}/{name} (source.verify.secretRef) {problem}")]
+    VerifySecret {
+        namespace: String,
+        name: String,
+        problem: String,
+    },
+    /// A `*.pub` key of the verify Secret is not a cosign public key.
+    #[error(transparent)]
+    VerifyKey(#[from] kubepkg_oci::signature::KeyError),
     #[error(
         "{kind} {namespace}/{name} not found: create it with the package archive under key {key:?}"
     )]
@@ -100,6 +115,14 @@ impl SourceError {
     /// (`InvalidPackage`), or the source could not be reached (`SourceUnavailable`).
     pub fn reason(&self) -> &'static str {
         match self {
+            SourceError::Oci(
+                kubepkg_oci::Error::Unsigned { .. }
+                | kubepkg_oci::Error::SignatureRejected { .. }
+                | kubepkg_oci::Error::SignatureForOtherArtifact { .. },
+            )
+            | SourceError::VerifyProvider(_)
+            | SourceError::VerifySecret { .. }
+            | SourceError::VerifyKey(_) => reason::VERIFICATION_FAILED,
             SourceError::Oci(
                 kubepkg_oci::Error::InvalidReference { .. }
                 | kubepkg_oci::Error::BadConstraint { .. }
@@ -169,17 +192,18 @@ pub async fn fetch(
     Err(SourceError::Missing)
 }
 
-/// An `oci` source: credentials from the `secretRef` dockerconfigjson Secret (if any), the
-/// version resolved against the tags, the package artifact pulled through the cache.
-async fn fetch_oci(
+/// A client of `repo`'s registry with the credentials of the `kubernetes.io/dockerconfigjson`
+/// Secret `secret` of `namespace` (if any): the `oci` source's pulls and the Flux backend's
+/// chart pushes (`spec.flux.secretRef`).
+pub async fn registry_client(
     client: &kube::Client,
     namespace: &str,
-    source: &Source,
-    reference: &str,
+    secret: Option<&ArchiveRef>,
+    repo: &kubepkg_oci::Reference,
+    insecure: bool,
     cache: &std::path::Path,
-) -> Result<Fetched, SourceError> {
-    let repo = kubepkg_oci::Reference::parse(reference)?;
-    let credential = match &source.secret_ref {
+) -> Result<kubepkg_oci::Client, SourceError> {
+    let credential = match secret {
         None => None,
         Some(r) => {
             let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
@@ -197,18 +221,43 @@ async fn fetch_oci(
             kubepkg_oci::credentials::lookup_in_json(&bytes.0, &origin, &repo.registry)?
         }
     };
-    let oci = kubepkg_oci::Client::new(kubepkg_oci::ClientOptions {
-        plain_http: source.insecure,
+    Ok(kubepkg_oci::Client::new(kubepkg_oci::ClientOptions {
+        plain_http: insecure,
         insecure_skip_tls_verify: false,
         ca_file: None,
         credentials: kubepkg_oci::CredentialFiles::none(),
         credential,
         cache: kubepkg_oci::Cache::new(cache),
         limits: kubepkg_oci::Limits::from_env()?,
-    })?;
+    })?)
+}
+
+/// An `oci` source: credentials from the `secretRef` dockerconfigjson Secret (if any), the
+/// version resolved against the tags, the package artifact pulled through the cache.
+async fn fetch_oci(
+    client: &kube::Client,
+    namespace: &str,
+    source: &Source,
+    reference: &str,
+    cache: &std::path::Path,
+) -> Result<Fetched, SourceError> {
+    let repo = kubepkg_oci::Reference::parse(reference)?;
+    let oci = registry_client(
+        client,
+        namespace,
+        source.secret_ref.as_ref(),
+        &repo,
+        source.insecure,
+        cache,
+    )
+    .await?;
+    let verifier = match &source.verify {
+        Some(v) => Some(verifier(client, namespace, v).await?),
+        None => None,
+    };
     let fetch = async {
         let resolved = kubepkg_oci::resolve(&oci, &repo, source.version.as_deref()).await?;
-        kubepkg_oci::package::pull(&oci, &resolved).await
+        kubepkg_oci::package::pull_verified(&oci, &resolved, verifier.as_ref()).await
     };
     let pulled = match tokio::time::timeout(FETCH_TIMEOUT, fetch).await {
         Ok(p) => p?,
@@ -226,6 +275,63 @@ async fn fetch_oci(
     let mut fetched = checked(pulled.archive, record.to_string(), None)?;
     fetched.oci = Some(record);
     Ok(fetched)
+}
+
+/// The keys of `source.verify`: every key of its Secret whose name ends in `.pub` (Flux's
+/// rule), each a cosign public key, named `Secret NS/NAME key K` in messages.
+async fn verifier(
+    client: &kube::Client,
+    namespace: &str,
+    verify: &Verify,
+) -> Result<kubepkg_oci::signature::Verifier, SourceError> {
+    if verify.provider != "cosign" {
+        return Err(SourceError::VerifyProvider(verify.provider.clone()));
+    }
+    let name = &verify.secret_ref.name;
+    let problem = |problem: String| SourceError::VerifySecret {
+        namespace: namespace.to_string(),
+        name: name.clone(),
+        problem,
+    };
+    let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
+    let secret = match api.get_opt(name).await {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            return Err(problem(format!(
+                "not found: create it with the cosign public key (kubectl create secret generic {name} --from-file=cosign.pub)"
+            )));
+        }
+        Err(e) => {
+            return Err(SourceError::Api {
+                kind: "Secret",
+                namespace: namespace.to_string(),
+                name: name.clone(),
+                source: Box::new(kubepkg_kube::KubeError::refused(
+                    "get",
+                    format!("Secret {namespace}/{name}"),
+                    e,
+                )),
+            });
+        }
+    };
+    let mut keys = Vec::new();
+    for (key, value) in secret.data.iter().flatten() {
+        if !key.ends_with(".pub") {
+            continue;
+        }
+        let origin = format!("Secret {namespace}/{name} key {key}");
+        let public = kubepkg_oci::signature::PublicKey::from_pem(&value.0, &origin)?;
+        keys.push(kubepkg_oci::signature::TrustedKey {
+            name: origin,
+            key: public,
+        });
+    }
+    if keys.is_empty() {
+        return Err(problem(
+            "has no key ending in .pub: store the cosign public key as cosign.pub".into(),
+        ));
+    }
+    Ok(kubepkg_oci::signature::Verifier::new(keys))
 }
 
 fn origin(kind: &str, namespace: &str, r: &ArchiveRef) -> String {
@@ -367,5 +473,10 @@ mod tests {
         });
         assert_eq!(e.reason(), reason::SOURCE_UNAVAILABLE);
         assert_eq!(SourceError::PathIsCliOnly.reason(), reason::INVALID_PACKAGE);
+        let unsigned = SourceError::Oci(kubepkg_oci::Error::Unsigned {
+            reference: "oci://r/p@sha256:00".into(),
+            tag: "sha256-00.sig".into(),
+        });
+        assert_eq!(unsigned.reason(), reason::VERIFICATION_FAILED);
     }
 }

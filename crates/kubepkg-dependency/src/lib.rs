@@ -13,8 +13,12 @@
 //! `generated` is the time of writing (`time.Now()` in RFC 3339 with nanoseconds).
 //!
 //! Archives come from `kubepkg-repo` (digest-checked, through kubepkg's content cache).
-//! Not yet: `oci://` dependencies (refused naming the dependency) and `file://` ones (which need
-//! a chart packager).
+//! `oci://` dependencies are resolved as Helm's resolver does them: the registry's tags of
+//! `<repository>/<name>` (`_` read as `+`), the exact tag or else the newest SemVer tag the
+//! constraint allows (`kubepkg_oci::version`), locked with that version; the chart is pulled
+//! through `kubepkg-oci` (digest-checked, its cache) as `<name>-<version>.tgz`, as `helm
+//! dependency update` names it.
+//! Not yet: `file://` dependencies (which need a chart packager).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,11 +43,18 @@ pub enum DependencyError {
     #[error(transparent)]
     Repo(#[from] RepoError),
     #[error(
-        "dependency {name:?}: {repository} dependencies are not supported yet (kubepkg fetches dependencies from chart repositories only)"
+        "dependency {name:?}: {repository} dependencies are not supported yet (kubepkg fetches dependencies from chart repositories and OCI registries)"
     )]
     Unsupported { name: String, repository: String },
     #[error("{0}")]
     NoRepositoryDefinition(String),
+    /// A registry refused or failed a request for an `oci://` dependency.
+    #[error("dependency {name:?}: {source}")]
+    Registry {
+        name: String,
+        #[source]
+        source: Box<kubepkg_oci::Error>,
+    },
     #[error("no repository definition for {}. Please add the missing repos via 'kubepkg repo add'", .0.join(", "))]
     RepoNotFound(Vec<String>),
     #[error("dependency {name:?} has an invalid version/constraint format")]
@@ -115,6 +126,38 @@ pub struct Options {
     pub limits: kubepkg_repo::Limits,
     /// `--skip-refresh`: use the cached indexes as they are.
     pub skip_refresh: bool,
+    /// The registry client of `oci://` dependencies (the registry flags, logins, cache).
+    pub registry: Option<kubepkg_oci::Client>,
+}
+
+fn is_oci(repository: &str) -> bool {
+    kubepkg_oci::reference::is_oci(repository)
+}
+
+/// The registry reference of an `oci://` dependency (`<repository>/<name>`).
+fn oci_reference(d: &Dependency) -> Result<kubepkg_oci::Reference, DependencyError> {
+    kubepkg_oci::Reference::parse(&format!(
+        "{}/{}",
+        d.repository.trim_end_matches('/'),
+        d.name
+    ))
+    .map_err(|source| DependencyError::Registry {
+        name: d.name.clone(),
+        source: Box::new(source),
+    })
+}
+
+fn registry<'a>(
+    options: &'a Options,
+    d: &Dependency,
+) -> Result<&'a kubepkg_oci::Client, DependencyError> {
+    options
+        .registry
+        .as_ref()
+        .ok_or_else(|| DependencyError::Unsupported {
+            name: d.name.clone(),
+            repository: d.repository.clone(),
+        })
 }
 
 const MANAGER_PREFIX: &str = "helm-manager-";
@@ -149,7 +192,10 @@ fn resolve_repo_names(
         if d.repository.is_empty() {
             continue;
         }
-        if d.repository.starts_with("oci://") || d.repository.starts_with("file://") {
+        if is_oci(&d.repository) {
+            continue;
+        }
+        if d.repository.starts_with("file://") {
             return Err(DependencyError::Unsupported {
                 name: d.name.clone(),
                 repository: d.repository.clone(),
@@ -274,7 +320,7 @@ pub async fn update(
     // Helm's ensureMissingRepos: an unmanaged repository for each URL no entry has.
     let mut unmanaged = Vec::new();
     for d in &req {
-        if d.repository.is_empty() || names.contains_key(&d.name) {
+        if d.repository.is_empty() || names.contains_key(&d.name) || is_oci(&d.repository) {
             continue;
         }
         let name = manager_name(&d.repository);
@@ -292,7 +338,7 @@ pub async fn update(
     if !options.skip_refresh {
         update_repositories(&file, options, say).await;
     }
-    let mut locked = resolve(chart_dir, &req, &names, &options.paths)?;
+    let mut locked = resolve(chart_dir, &req, &names, options).await?;
     download_all(chart_dir, &mut locked, &file, &unmanaged, options, say).await?;
     let digest = hash_req(&req, &locked);
     if chart.lock.as_ref().is_some_and(|l| l.digest == digest) {
@@ -331,7 +377,7 @@ pub async fn build(
     }
     let missing: Vec<String> = locked
         .iter()
-        .filter(|d| !d.repository.is_empty())
+        .filter(|d| !d.repository.is_empty() && !is_oci(&d.repository))
         .filter(|d| {
             !file
                 .repositories
@@ -340,10 +386,7 @@ pub async fn build(
         })
         .map(|d| d.repository.clone())
         .collect();
-    if let Some(d) = locked
-        .iter()
-        .find(|d| d.repository.starts_with("oci://") || d.repository.starts_with("file://"))
-    {
+    if let Some(d) = locked.iter().find(|d| d.repository.starts_with("file://")) {
         return Err(DependencyError::Unsupported {
             name: d.name.clone(),
             repository: d.repository.clone(),
@@ -359,12 +402,13 @@ pub async fn build(
 }
 
 /// Helm's `resolver.Resolve`: each dependency's newest version its constraint allows.
-fn resolve(
+async fn resolve(
     chart_dir: &Path,
     req: &[Dependency],
     names: &BTreeMap<String, String>,
-    paths: &Paths,
+    options: &Options,
 ) -> Result<Vec<Dependency>, DependencyError> {
+    let paths = &options.paths;
     let mut locked = Vec::new();
     let mut missing = Vec::new();
     for d in req {
@@ -383,6 +427,29 @@ fn resolve(
                 version: d.version.clone(),
                 ..Dependency::default()
             });
+            continue;
+        }
+        if is_oci(&d.repository) {
+            let reference = oci_reference(d)?;
+            let client = registry(options, d)?;
+            let registry_error = |source| DependencyError::Registry {
+                name: d.name.clone(),
+                source: Box::new(source),
+            };
+            let tags = client.list_tags(&reference).await.map_err(registry_error)?;
+            match kubepkg_oci::version::resolve_tag(&reference, &tags, &d.version) {
+                Ok(tag) => locked.push(Dependency {
+                    name: d.name.clone(),
+                    repository: d.repository.clone(),
+                    version: kubepkg_oci::reference::version_of_tag(&tag),
+                    ..Dependency::default()
+                }),
+                Err(kubepkg_oci::Error::NoMatchingTag { .. }) => missing.push(format!(
+                    "{:?} (repository {:?}, version {:?})",
+                    d.name, d.repository, d.version
+                )),
+                Err(e) => return Err(registry_error(e)),
+            }
             continue;
         }
         let repo = names.get(&d.name).cloned().unwrap_or_default();
@@ -480,6 +547,27 @@ async fn download_into(
                         constraint: dep.version.clone(),
                     });
                 }
+                continue;
+            }
+            if is_oci(&dep.repository) {
+                let reference = oci_reference(dep)?.with_tag(&dep.version);
+                let client = registry(options, dep)?;
+                if !fetched.insert(reference.to_string()) {
+                    say(format!(
+                        "Already downloaded {} from repo {}",
+                        dep.name, dep.repository
+                    ));
+                    continue;
+                }
+                say(format!("Downloading {} from repo {}", dep.name, dep.repository));
+                let pulled = kubepkg_oci::chart::pull(client, &reference)
+                    .await
+                    .map_err(|source| DependencyError::Registry {
+                        name: dep.name.clone(),
+                        source: Box::new(source),
+                    })?;
+                let target = tmp.join(format!("{}-{}.tgz", dep.name, dep.version));
+                std::fs::write(&target, &pulled.archive).map_err(io("writing", &target))?;
                 continue;
             }
             let resolved = find_chart_url(dep, file, unmanaged, options).map_err(|e| {
@@ -918,9 +1006,20 @@ mod tests {
             repository: "oci://reg/charts".into(),
             ..Dependency::default()
         }];
+        assert!(
+            resolve_repo_names(&mut oci, &file).unwrap().is_empty(),
+            "a registry needs no repository entry"
+        );
+        let mut file_dep = vec![Dependency {
+            name: "d".into(),
+            repository: "file://../d".into(),
+            ..Dependency::default()
+        }];
         assert_eq!(
-            resolve_repo_names(&mut oci, &file).unwrap_err().to_string(),
-            "dependency \"d\": oci://reg/charts dependencies are not supported yet (kubepkg fetches dependencies from chart repositories only)"
+            resolve_repo_names(&mut file_dep, &file)
+                .unwrap_err()
+                .to_string(),
+            "dependency \"d\": file://../d dependencies are not supported yet (kubepkg fetches dependencies from chart repositories and OCI registries)"
         );
     }
 }

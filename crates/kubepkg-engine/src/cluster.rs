@@ -69,6 +69,9 @@ pub struct KubeCluster {
     /// The orchestrator's events of this cluster's operations, in order (component states;
     /// not the messages, which only go to [`KubeCluster::sink`]).
     pub events: Vec<Event>,
+    /// `backend: flux`: components are applied as Flux HelmReleases ([`crate::flux`]);
+    /// `None`: as kubepkg's own Helm releases.
+    pub flux: Option<crate::flux::FluxBackend>,
 }
 
 impl KubeCluster {
@@ -106,6 +109,7 @@ impl KubeCluster {
             recorded_pending: Default::default(),
             sink,
             events: Vec::new(),
+            flux: None,
         }
     }
 
@@ -308,6 +312,11 @@ impl Cluster for KubeCluster {
     }
 
     async fn apply_component(&mut self, request: &ComponentApply) -> Result<u64, Failure> {
+        if self.flux.is_some() {
+            let revision = self.flux_apply(request).await?;
+            failpoint(&format!("package-applied:{}", request.component)).await;
+            return Ok(revision);
+        }
         let ns_cluster = self.in_namespace(&request.namespace);
         let opts = self.options();
         let rel = releases(
@@ -355,6 +364,10 @@ impl Cluster for KubeCluster {
 
     async fn wait_ready(&mut self, request: &ReadyWait) -> Result<(), Failure> {
         let deadline = Instant::now() + request.timeout;
+        if self.flux.is_some() {
+            self.flux_wait_ready(&request.component, &request.release, request.timeout)
+                .await?;
+        }
         let ns_cluster = self.in_namespace(&request.namespace);
         let rel = releases(
             &ns_cluster,
@@ -427,6 +440,16 @@ impl Cluster for KubeCluster {
         namespace: &str,
         to_revision: u64,
     ) -> Result<u64, Failure> {
+        // A component Flux releases is rolled back through its HelmRelease.
+        if let Some(live) =
+            crate::flux::helm_release(&self.kube.client, &self.kube.namespace, release).await
+        {
+            let r = self
+                .flux_rollback(release, namespace, to_revision, live)
+                .await?;
+            failpoint(&format!("package-rolled-back:{release}")).await;
+            return Ok(r);
+        }
         let ns_cluster = self.in_namespace(namespace);
         let opts = self.options();
         let rel = releases(&ns_cluster, namespace, self.sink.clone(), release.into());
@@ -439,6 +462,12 @@ impl Cluster for KubeCluster {
     }
 
     async fn uninstall_release(&mut self, release: &str, namespace: &str) -> Result<(), Failure> {
+        if crate::flux::helm_release(&self.kube.client, &self.kube.namespace, release)
+            .await
+            .is_some()
+        {
+            return self.flux_delete(release, release, self.timeout).await;
+        }
         let ns_cluster = self.in_namespace(namespace);
         let opts = self.options();
         let rel = releases(&ns_cluster, namespace, self.sink.clone(), release.into());

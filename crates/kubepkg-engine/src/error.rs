@@ -65,6 +65,13 @@ pub enum EngineError {
     /// forbids, or a first record that could not be written.
     #[error(transparent)]
     Stopped(kubepkg_package::orchestrator::Stopped),
+    /// `backend: flux` cannot drive the package (Flux not installed, a `readyWhen` Flux cannot
+    /// evaluate): nothing was applied.
+    #[error(transparent)]
+    Flux(#[from] crate::flux::FluxError),
+    /// A step on a Flux HelmRelease failed outside an apply (an uninstall).
+    #[error(transparent)]
+    FluxStep(kubepkg_package::orchestrator::Failure),
     /// The package instance name would not be accepted by the API server or Helm.
     #[error(transparent)]
     InstanceName(#[from] kubepkg_package::manifest::InstanceNameError),

@@ -4,6 +4,8 @@
 //! - [`store`]: package revision Secrets;
 //! - [`ready`]: `readyWhen` gates, checked and waited for by watch;
 //! - [`cluster`]: [`cluster::KubeCluster`], the orchestrator's `Cluster` over releases and the API;
+//! - [`flux`]: the component steps of `backend: flux` (HelmReleases that Flux's helm-controller
+//!   releases, gated and rolled back by kubepkg);
 //! - [`ops`]: the operations behind `kubepkg plan/apply/status/history/rollback/uninstall/list/values`;
 //! - [`verbs`]: the single-release verbs that render a chart (`install`, `upgrade`) with Helm's
 //!   values rules, and `get values --all`'s computed values.
@@ -15,6 +17,7 @@
 pub mod chart;
 pub mod cluster;
 pub mod error;
+pub mod flux;
 pub mod hook_output;
 pub mod ops;
 pub mod ready;

@@ -448,6 +448,8 @@ pub async fn apply(
     let timeout = options.timeout;
     package.check_instance_name(instance.name)?;
     user.check(package)?;
+    // backend: flux — Flux installed and the package expressible, before anything changes.
+    crate::flux::prepare(kc, package, instance.name, instance.namespace, timeout).await?;
     kc.reset_requirements_deadline();
     // The latest record before waiting for the Lease (`None` when it could not be read).
     let seen = kc
@@ -710,9 +712,19 @@ pub async fn uninstall(
                 timeout,
                 ..Default::default()
             };
-            match rel.uninstall(&c.release, &opts).await {
-                Ok(_) | Err(ActionError::NotFound { .. }) => {}
-                Err(e) => return Err(EngineError::Release(e)),
+            // A component Flux releases goes with its HelmRelease (helm-controller uninstalls it).
+            if crate::flux::helm_release(&kc.kube.client, instance.namespace, &c.release)
+                .await
+                .is_some()
+            {
+                kc.flux_delete(&c.name, &c.release, timeout)
+                    .await
+                    .map_err(EngineError::FluxStep)?;
+            } else {
+                match rel.uninstall(&c.release, &opts).await {
+                    Ok(_) | Err(ActionError::NotFound { .. }) => {}
+                    Err(e) => return Err(EngineError::Release(e)),
+                }
             }
             kc.report(&Event::Uninstalled {
                 component: c.name.clone(),

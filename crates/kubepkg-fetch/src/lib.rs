@@ -26,8 +26,13 @@
 //! Why hyper + rustls (ring) and not a higher-level client such as reqwest: the workspace
 //! already builds hyper 1, hyper-util and hyper-rustls 0.27 for the controller's HTTP server and
 //! kube's client, so this adds no new dependency tree, and what Helm's getter needs (per-
-//! repository TLS, credentials by host, a capped body) is a few lines on top. HTTP/1.1 only;
-//! proxies (`HTTPS_PROXY`) are not followed yet.
+//! repository TLS, credentials by host, a capped body) is a few lines on top. HTTP/1.1 only.
+//! - **Proxies** ([`proxy`]): `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` as Go reads them, for
+//!   this client and the registry client alike ([`Proxies::from_env`], [`Proxies::connector`]).
+
+pub mod proxy;
+
+pub use proxy::{Proxies, ProxyError};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -115,6 +120,8 @@ pub enum FetchError {
         .limit.what, .limit.bytes, raise_hint(.limit)
     )]
     TooLarge { url: String, limit: Limit },
+    #[error(transparent)]
+    Proxy(#[from] ProxyError),
 }
 
 fn raise_hint(limit: &Limit) -> String {
@@ -150,14 +157,19 @@ impl std::fmt::Display for Status {
     }
 }
 
-type Connector = hyper_rustls::HttpsConnector<hyper_util::client::legacy::connect::HttpConnector>;
+type Connector = hyper_rustls::HttpsConnector<proxy::ProxyConnector>;
 
 /// An HTTP(S) client with one TLS configuration. Cheap to clone.
 #[derive(Clone)]
 pub struct Fetcher {
     client: hyper_util::client::legacy::Client<Connector, Empty<Bytes>>,
+    proxies: Proxies,
     timeout: Duration,
+    user_agent: &'static str,
 }
+
+/// The `User-Agent` kubepkg sends.
+pub const USER_AGENT: &str = concat!("kubepkg/", env!("CARGO_PKG_VERSION"));
 
 impl std::fmt::Debug for Fetcher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -168,21 +180,37 @@ impl std::fmt::Debug for Fetcher {
 }
 
 impl Fetcher {
-    /// A client with `tls`, and [`DEFAULT_TIMEOUT`].
+    /// A client with `tls`, the process's proxy variables ([`Proxies::from_env`]), and
+    /// [`DEFAULT_TIMEOUT`].
     pub fn new(tls: &TlsOptions) -> Result<Fetcher, FetchError> {
+        Fetcher::with_proxies(tls, Proxies::from_env()?)
+    }
+
+    /// A client with `tls` and `proxies`.
+    pub fn with_proxies(tls: &TlsOptions, proxies: Proxies) -> Result<Fetcher, FetchError> {
         let config = tls_client_config(tls)?;
+        let mut direct = hyper_util::client::legacy::connect::HttpConnector::new();
+        direct.enforce_http(false);
         let connector = hyper_rustls::HttpsConnectorBuilder::new()
             .with_tls_config(config)
             .https_or_http()
             .enable_http1()
-            .build();
+            .wrap_connector(proxies.connector(direct));
         let client =
             hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
                 .build(connector);
         Ok(Fetcher {
             client,
+            proxies,
             timeout: DEFAULT_TIMEOUT,
+            user_agent: USER_AGENT,
         })
+    }
+
+    /// The same client sending another `User-Agent` (schema references are fetched as Helm's).
+    pub fn with_user_agent(mut self, user_agent: &'static str) -> Fetcher {
+        self.user_agent = user_agent;
+        self
     }
 
     /// The same client with another deadline for each fetch.
@@ -211,15 +239,16 @@ impl Fetcher {
             .filter(|c| !c.username.is_empty() && !c.password.is_empty())
             .map(basic);
         for _ in 0..=MAX_REDIRECTS {
-            let mut builder = hyper::Request::get(uri.clone()).header(
-                hyper::header::USER_AGENT,
-                concat!("kubepkg/", env!("CARGO_PKG_VERSION")),
-            );
+            let mut builder =
+                hyper::Request::get(uri.clone()).header(hyper::header::USER_AGENT, self.user_agent);
             if let Some(accept) = request.accept {
                 builder = builder.header(hyper::header::ACCEPT, accept);
             }
             if let Some(a) = &auth {
                 builder = builder.header(hyper::header::AUTHORIZATION, a);
+            }
+            if let Some(p) = self.proxies.forward_authorization(&uri) {
+                builder = builder.header(hyper::header::PROXY_AUTHORIZATION, p);
             }
             let req = builder.body(Empty::new()).map_err(|e| FetchError::BadUrl {
                 url: current.clone(),
@@ -293,6 +322,36 @@ impl Fetcher {
             url: request.url.to_string(),
         })
     }
+}
+
+/// One GET from synchronous code (the chart layer's schema references, which a template
+/// render reaches with or without a runtime around it): a client made by `make` on a thread
+/// of its own with its own single-threaded runtime, so it can neither block nor be blocked by
+/// a runtime of the caller's.
+pub fn get_blocking(
+    make: impl FnOnce() -> Result<Fetcher, FetchError> + Send,
+    request: Request<'_>,
+) -> Result<Vec<u8>, FetchError> {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| FetchError::Transport {
+                        url: request.url.to_string(),
+                        source: Box::new(e),
+                    })?;
+                runtime.block_on(async { make()?.get(request).await })
+            })
+            .join()
+            .unwrap_or_else(|_| {
+                Err(FetchError::Transport {
+                    url: request.url.to_string(),
+                    source: "the fetching thread stopped".into(),
+                })
+            })
+    })
 }
 
 fn parse(url: &str) -> Result<hyper::Uri, FetchError> {

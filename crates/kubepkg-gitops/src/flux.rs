@@ -51,10 +51,17 @@ pub struct Options {
     pub repository: String,
     /// The registry is plain HTTP (`spec.insecure`).
     pub insecure: bool,
+    /// A `kubernetes.io/dockerconfigjson` Secret of the namespace with the registry's
+    /// credentials (the source's `spec.secretRef`).
+    pub secret_ref: Option<String>,
     /// How often Flux re-checks sources and releases.
     pub interval: Duration,
     /// Each release's `spec.timeout` (kubepkg's per-component timeout).
     pub timeout: Duration,
+    /// kubepkg drives the objects (`backend: flux`): it decides rollbacks itself
+    /// (`kubepkg_package::rollback_policy::on_failure`, after undoing every component the
+    /// upgrade changed), so helm-controller gets no remediation of its own and no retries.
+    pub driven: bool,
 }
 
 /// The Flux objects of `package`: `values` are each component's values as kubepkg supplies
@@ -65,11 +72,9 @@ pub fn compile(
     charts: &BTreeMap<String, ChartRef>,
     opts: &Options,
 ) -> Result<Compiled, CompileError> {
-    let repository = opts
-        .repository
-        .strip_prefix("oci://")
-        .map(|r| r.trim_end_matches('/'))
-        .ok_or_else(|| CompileError::NotOci(opts.repository.clone()))?;
+    if !opts.repository.starts_with("oci://") {
+        return Err(CompileError::NotOci(opts.repository.clone()));
+    }
     let order = kubepkg_package::graph::order(&package.components);
     let mut compiled = Compiled::default();
     if package.meta.rollback_to.is_some() {
@@ -94,24 +99,89 @@ pub fn compile(
         let chart = charts
             .get(name)
             .ok_or_else(|| CompileError::UnknownChart(name.clone()))?;
-        let release = package.release_name(&opts.instance, name);
-        let release_namespace = component.namespace_or(&opts.namespace).to_string();
-        compiled
-            .objects
-            .push(source(&release, repository, chart, opts));
-        let checks = health_checks(name, &component.ready_when, &release_namespace)?;
-        compiled.objects.push(helm_release(HelmRelease {
+        let objects = component_objects(
+            package,
+            &component.name,
+            values.get(name).cloned().unwrap_or_default(),
+            chart,
+            previous.as_deref(),
+            opts,
+        )?;
+        previous = Some(objects.release_name().to_string());
+        compiled.objects.push(objects.source);
+        compiled.objects.push(objects.release);
+    }
+    Ok(compiled)
+}
+
+/// Whether every component of `package` (hooks too) can be told to Flux: the chart
+/// repository is an `oci://` URL and each `readyWhen` is one Flux evaluates. What kubepkg
+/// checks before it drives anything.
+pub fn check(package: &Package, opts: &Options) -> Result<(), CompileError> {
+    if !opts.repository.starts_with("oci://") {
+        return Err(CompileError::NotOci(opts.repository.clone()));
+    }
+    for c in &package.components {
+        let release_namespace = c.namespace_or(&opts.namespace);
+        health_checks(&c.name, &c.ready_when, release_namespace)?;
+    }
+    Ok(())
+}
+
+/// One component's two objects (what [`compile`] writes for it, and what kubepkg applies for
+/// it when it drives Flux).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComponentObjects {
+    /// The `OCIRepository` of its chart.
+    pub source: Value,
+    /// Its `HelmRelease`.
+    pub release: Value,
+}
+
+impl ComponentObjects {
+    /// The name both objects have (the component's release).
+    pub fn release_name(&self) -> &str {
+        self.release["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+    }
+}
+
+/// The `OCIRepository` and `HelmRelease` of component `name` of `package` (a hook component
+/// too: kubepkg runs hooks as HelmReleases when it drives Flux): `values` are what kubepkg
+/// supplies to its chart, `depends_on` the release of the component before it in kubepkg's
+/// order. Refused when a `readyWhen` cannot be told to Flux.
+pub fn component_objects(
+    package: &Package,
+    name: &str,
+    values: Map<String, Value>,
+    chart: &ChartRef,
+    depends_on: Option<&str>,
+    opts: &Options,
+) -> Result<ComponentObjects, CompileError> {
+    let repository = opts
+        .repository
+        .strip_prefix("oci://")
+        .map(|r| r.trim_end_matches('/'))
+        .ok_or_else(|| CompileError::NotOci(opts.repository.clone()))?;
+    let component = package
+        .component(name)
+        .ok_or_else(|| CompileError::UnknownChart(name.to_string()))?;
+    let release = package.release_name(&opts.instance, name);
+    let release_namespace = component.namespace_or(&opts.namespace).to_string();
+    let checks = health_checks(name, &component.ready_when, &release_namespace)?;
+    Ok(ComponentObjects {
+        source: source(&release, repository, chart, opts),
+        release: helm_release(HelmRelease {
             package,
             release: &release,
             release_namespace: &release_namespace,
-            values: values.get(name).cloned().unwrap_or_default(),
-            depends_on: previous.as_deref(),
+            values,
+            depends_on,
             checks,
             opts,
-        }));
-        previous = Some(release);
-    }
-    Ok(compiled)
+        }),
+    })
 }
 
 fn labels(package: &Package, opts: &Options) -> Value {
@@ -136,6 +206,9 @@ fn source(release: &str, repository: &str, chart: &ChartRef, opts: &Options) -> 
     if opts.insecure {
         spec["insecure"] = true.into();
     }
+    if let Some(secret) = &opts.secret_ref {
+        spec["secretRef"] = json!({ "name": secret });
+    }
     json!({
         "apiVersion": OCI_REPOSITORY_API,
         "kind": "OCIRepository",
@@ -157,7 +230,9 @@ struct HelmRelease<'a> {
 fn helm_release(r: HelmRelease<'_>) -> Value {
     // A floor (`rollback.to`) cannot be told to Flux, which rolls back to the release's
     // previous revision whatever its version: only a plain `safe: true` lets Flux roll back.
-    let safe = r.package.meta.rollback_safe == Some(true) && r.package.meta.rollback_to.is_none();
+    let safe = !r.opts.driven
+        && r.package.meta.rollback_safe == Some(true)
+        && r.package.meta.rollback_to.is_none();
     let upgrade = if safe {
         json!({ "remediation": { "retries": 1, "strategy": "rollback", "remediateLastFailure": true } })
     } else {

@@ -7,6 +7,10 @@
 //!   before it (one at a time, as kubepkg applies them), whose `healthCheckExprs` are its
 //!   `readyWhen` conditions in Flux's CEL, and whose upgrade remediation is the version's
 //!   `rollback.safe` (rolled back only when the version says it may be).
+//! - [`argocd`]: per component, in kubepkg's install order, an `Application`
+//!   (`argoproj.io/v1alpha1`) with its chart from an OCI registry as a Helm source, no automated
+//!   sync and a sync wave for its position; [`argocd::sync`] is what a driver sets on an
+//!   Application to sync it (`argocd app sync`'s operation) and how it reads the outcome.
 //!
 //! What a controller cannot be told is refused or reported, never dropped silently: a
 //! `readyWhen` on an object outside the component's release namespace is an error (Flux only
@@ -14,6 +18,7 @@
 //! `PreRollback`) run only when kubepkg drives the change, and a `rollback.to` floor cannot be
 //! checked by Flux: both are said in [`Compiled::notes`].
 
+pub mod argocd;
 pub mod flux;
 
 /// The objects of a compiled package and what could not be compiled.
@@ -52,4 +57,10 @@ pub enum CompileError {
          OCI registry (push them there with --push-charts, or kubepkg push)"
     )]
     NotOci(String),
+    /// The chart repository is not an `oci://` URL (Argo CD).
+    #[error(
+        "chart repository {0:?} is not an oci:// URL: the Argo CD Applications pull each \
+         component's chart from an OCI registry (push them there with --push-charts, or kubepkg push)"
+    )]
+    NotOciForArgoCd(String),
 }

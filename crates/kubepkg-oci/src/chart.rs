@@ -203,8 +203,21 @@ pub fn chart_layers(
 /// Pulls the chart `reference` names (a tag or digest must be set): manifest, config and chart
 /// layer, each digest-checked and cached only once all of them are.
 pub async fn pull(client: &Client, reference: &Reference) -> Result<PulledChart, Error> {
+    pull_verified(client, reference, None).await
+}
+
+/// [`pull`], with the manifest's digest checked by `verifier` (its cosign signature) before
+/// any blob is fetched or anything cached.
+pub async fn pull_verified(
+    client: &Client,
+    reference: &Reference,
+    verifier: Option<&crate::signature::Verifier>,
+) -> Result<PulledChart, Error> {
     let m = client.pull_manifest(reference).await?;
     let (image, layer) = chart_layers(reference, &m)?;
+    if let Some(v) = verifier {
+        v.verify(client, reference, &m.digest).await?;
+    }
     let config_json = client.pull_blob(reference, &image.config).await?;
     let archive = client.pull_blob(reference, &layer).await?;
     let prov = match image

@@ -46,12 +46,14 @@ pub struct ClientOptions {
     pub limits: Limits,
 }
 
-type Http = HyperClient<HttpsConnector<HttpConnector>, Full<Bytes>>;
+type Http = HyperClient<HttpsConnector<kubepkg_fetch::proxy::ProxyConnector>, Full<Bytes>>;
 
 /// A registry client (cheap to clone; one connection pool).
 #[derive(Clone)]
 pub struct Client {
     http: Http,
+    /// `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` as Go reads them (`kubepkg_fetch::proxy`).
+    proxies: kubepkg_fetch::Proxies,
     options: Arc<ClientOptions>,
     /// The `Authorization` value that worked per (host, scope).
     auth: Arc<Mutex<HashMap<(String, String), String>>>,
@@ -80,9 +82,11 @@ enum Access {
 }
 
 impl Client {
-    /// A client with `options`; fails only on an unusable `--ca-file`.
+    /// A client with `options` and the process's proxy variables; fails only on an unusable
+    /// `--ca-file` or proxy variable.
     pub fn new(options: ClientOptions) -> Result<Client, Error> {
         let tls = tls_config(&options)?;
+        let proxies = kubepkg_fetch::Proxies::from_env().map_err(Error::Proxy)?;
         let mut connector = HttpConnector::new();
         connector.enforce_http(false);
         connector.set_connect_timeout(Some(Duration::from_secs(30)));
@@ -90,10 +94,11 @@ impl Client {
             .with_tls_config(tls)
             .https_or_http()
             .enable_http1()
-            .wrap_connector(connector);
+            .wrap_connector(proxies.connector(connector));
         let http = HyperClient::builder(TokioExecutor::new()).build(https);
         Ok(Client {
             http,
+            proxies,
             options: Arc::new(options),
             auth: Arc::new(Mutex::new(HashMap::new())),
         })
@@ -536,6 +541,13 @@ impl Client {
         if let Some(c) = credential {
             req = req.header(header::AUTHORIZATION, basic(c));
         }
+        if let Some(p) = url
+            .parse()
+            .ok()
+            .and_then(|u| self.proxies.forward_authorization(&u))
+        {
+            req = req.header(header::PROXY_AUTHORIZATION, p);
+        }
         let req = req
             .body(Full::new(Bytes::new()))
             .map_err(|e| Error::Malformed {
@@ -611,6 +623,13 @@ impl Client {
             }
             if let (Some(a), true) = (authorization, same_host) {
                 req = req.header(header::AUTHORIZATION, a);
+            }
+            if let Some(p) = url
+                .parse()
+                .ok()
+                .and_then(|u| self.proxies.forward_authorization(&u))
+            {
+                req = req.header(header::PROXY_AUTHORIZATION, p);
             }
             let req = req
                 .body(Full::new(body.clone()))

@@ -86,6 +86,42 @@ pub enum Error {
         what: &'static str,
         message: String,
     },
+    /// `--verify-key` (or `source.verify`) asked for a signature and the artifact has none.
+    #[error(
+        "{reference}: not signed: the repository has no cosign signature tag {tag}; sign it (`kubepkg sign` or `cosign sign --key`) or check the reference"
+    )]
+    Unsigned { reference: String, tag: String },
+    /// The artifact's signatures do not verify with the trusted keys.
+    #[error("{reference}: signature refused: {tag}: {why}")]
+    SignatureRejected {
+        reference: String,
+        tag: String,
+        why: String,
+    },
+    /// A signature that verifies with a trusted key signs another digest (a signature copied
+    /// from another artifact).
+    #[error(
+        "{reference}: signature refused: {tag} verifies with {key} but signs {claimed}, not this artifact; a signature copied from another artifact is refused"
+    )]
+    SignatureForOtherArtifact {
+        reference: String,
+        tag: String,
+        key: String,
+        claimed: String,
+    },
+    /// An image layout archive (`package load`) that is not a usable layout.
+    #[error("{archive}: {message}")]
+    Layout { archive: String, message: String },
+    /// A blob of an image layout archive whose bytes are not those its name says.
+    #[error(
+        "{archive}: {file}: digest mismatch: expected {expected}, got {actual}; the archive is damaged or was altered, nothing was pushed"
+    )]
+    LayoutDigestMismatch {
+        archive: String,
+        file: String,
+        expected: String,
+        actual: String,
+    },
     /// A size-cap variable that is not a whole number of bytes.
     #[error("{variable}={value:?}: not a whole number of bytes")]
     BadLimit {
@@ -95,6 +131,9 @@ pub enum Error {
     /// A TLS option could not be used (a `--ca-file` that is not PEM certificates).
     #[error("{path}: {message}")]
     TlsConfig { path: PathBuf, message: String },
+    /// A proxy variable (`HTTPS_PROXY`, …) kubepkg cannot use.
+    #[error(transparent)]
+    Proxy(kubepkg_fetch::ProxyError),
     /// A credentials file (Docker's or Helm's `config.json`) is unusable.
     #[error("registry credentials {path}: {message}")]
     Credentials { path: PathBuf, message: String },

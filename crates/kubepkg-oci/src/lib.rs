@@ -12,6 +12,10 @@
 //! - [`chart`]: Helm charts in registries, with Helm v4's media types and annotations;
 //!   [`package`]: kubepkg packages as one OCI artifact; [`version`]: `--version` (tag or
 //!   SemVer constraint) resolved against the tags.
+//! - [`signature`]: cosign signatures (`sha256-<hex>.sig` manifests) read, verified and
+//!   written, with `kubepkg-cosign`'s payload and keys.
+//! - [`layout`]: a package (and its cosign signature) as an OCI image layout, for `package
+//!   save` / `package load` between registries without a network path between them.
 //!
 //! Why our own client over hyper rather than the `oci-client` crate (ORAS' Rust client):
 //! `oci-client` 0.18 would bring reqwest 0.13 and a second HTTP and TLS stack (its rustls
@@ -30,10 +34,12 @@ pub mod chart;
 pub mod client;
 pub mod credentials;
 pub mod error;
+pub mod layout;
 pub mod limits;
 pub mod manifest;
 pub mod package;
 pub mod reference;
+pub mod signature;
 pub mod version;
 
 pub use cache::Cache;

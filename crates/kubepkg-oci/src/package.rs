@@ -161,7 +161,55 @@ pub struct PulledPackage {
 /// package archive are fetched; each digest is checked and the manifest cached only once both
 /// were.
 pub async fn pull(client: &Client, reference: &Reference) -> Result<PulledPackage, Error> {
+    pull_verified(client, reference, None).await
+}
+
+/// [`pull`], with the manifest's digest checked by `verifier` (its cosign signature) before
+/// any blob is fetched or anything cached.
+pub async fn pull_verified(
+    client: &Client,
+    reference: &Reference,
+    verifier: Option<&crate::signature::Verifier>,
+) -> Result<PulledPackage, Error> {
     let m = client.pull_manifest(reference).await?;
+    let image = check(reference, &m)?;
+    let wrong = |found: String| Error::WrongArtifact {
+        reference: reference.to_string(),
+        found,
+        expected: "a kubepkg package",
+    };
+    let layer: Descriptor = image
+        .layers
+        .iter()
+        .find(|l| l.media_type == ARCHIVE_LAYER_MEDIA_TYPE)
+        .cloned()
+        .ok_or_else(|| {
+            wrong(format!(
+                "an artifact without a layer of media type {ARCHIVE_LAYER_MEDIA_TYPE}"
+            ))
+        })?;
+    if let Some(v) = verifier {
+        v.verify(client, reference, &m.digest).await?;
+    }
+    let config_bytes = client.pull_blob(reference, &image.config).await?;
+    let config: PackageConfig = serde_json::from_slice(&config_bytes)
+        .map_err(|e| malformed(reference, "package config", e))?;
+    let archive = client.pull_blob(reference, &layer).await?;
+    client.cache_manifest(&m)?;
+    Ok(PulledPackage {
+        reference: reference.clone(),
+        digest: m.digest,
+        config,
+        archive,
+    })
+}
+
+/// Checks that `m` is a kubepkg package (an image manifest with the package config media
+/// type); a Helm chart or container image is refused naming what it is.
+pub fn check(
+    reference: &Reference,
+    m: &crate::manifest::PulledManifest,
+) -> Result<ImageManifest, Error> {
     let wrong = |found: String| Error::WrongArtifact {
         reference: reference.to_string(),
         found,
@@ -178,27 +226,7 @@ pub async fn pull(client: &Client, reference: &Reference) -> Result<PulledPackag
         }
         return Err(wrong(describe_config(&image)));
     }
-    let layer: Descriptor = image
-        .layers
-        .iter()
-        .find(|l| l.media_type == ARCHIVE_LAYER_MEDIA_TYPE)
-        .cloned()
-        .ok_or_else(|| {
-            wrong(format!(
-                "an artifact without a layer of media type {ARCHIVE_LAYER_MEDIA_TYPE}"
-            ))
-        })?;
-    let config_bytes = client.pull_blob(reference, &image.config).await?;
-    let config: PackageConfig = serde_json::from_slice(&config_bytes)
-        .map_err(|e| malformed(reference, "package config", e))?;
-    let archive = client.pull_blob(reference, &layer).await?;
-    client.cache_manifest(&m)?;
-    Ok(PulledPackage {
-        reference: reference.clone(),
-        digest: m.digest,
-        config,
-        archive,
-    })
+    Ok(image)
 }
 
 fn malformed(r: &Reference, what: &'static str, e: serde_json::Error) -> Error {

@@ -33,6 +33,9 @@ pub mod reason {
     pub const INVALID_PACKAGE: &str = "InvalidPackage";
     /// The controller could not fetch the package's source (a URL, ConfigMap or Secret).
     pub const SOURCE_UNAVAILABLE: &str = "SourceUnavailable";
+    /// `source.verify`: the artifact's cosign signature is missing or refused, or the keys are
+    /// unusable; nothing was applied.
+    pub const VERIFICATION_FAILED: &str = "VerificationFailed";
     /// Live objects differ from what their release applied (`driftDetection.mode: warn`).
     pub const DRIFT_DETECTED: &str = "DriftDetected";
     /// Live objects match their releases again.

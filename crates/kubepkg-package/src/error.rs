@@ -70,9 +70,15 @@ pub enum ProblemKind {
     /// A component has both or neither of `path` and `chart`.
     #[error("{}", if *.both { "a component has either `path` (a chart in the package) or `chart` (a chart of a chart repository), not both" } else { "the component names no chart: set `path` (a chart directory or .tgz in the package) or `chart: {repository, name, version}`" })]
     PathOrChart { both: bool },
-    /// `chart.repository` is not an HTTP(S) URL.
-    #[error("chart.repository {repository:?} is not an http:// or https:// chart repository URL")]
+    /// `chart.repository` is not an HTTP(S) URL or an `oci://` registry repository.
+    #[error(
+        "chart.repository {repository:?} is not an http:// or https:// chart repository URL or an oci:// registry repository"
+    )]
     BadChartRepository { repository: String },
+    /// `path: oci://…` that is not `oci://host/repo/chart`, or without a `version`, or a
+    /// `version` beside a path in the package.
+    #[error("{0}")]
+    BadOciPath(String),
     /// `chart.name` is empty or has a `/`.
     #[error(
         "chart.name {name:?} is not a chart name (the name in the repository's index, without a /)"

@@ -1,6 +1,6 @@
-//! `kubepkg.lock`: the exact chart of each `chart: {repository, name, version}` component of
-//! `kubepkg.yaml` — the version its constraint resolved to and the archive's SHA-256 —, next to
-//! the manifest. `kubepkg package lock` writes it (`kubepkg_source::package::lock`); `plan` and
+//! `kubepkg.lock`: the exact chart of each `chart: {repository, name, version}` (or `path:
+//! oci://…` with `version:`) component of `kubepkg.yaml` — the version its constraint resolved
+//! to and the chart archive's SHA-256 —, next to the manifest. `kubepkg package lock` writes it (`kubepkg_source::package::lock`); `plan` and
 //! `apply` fetch exactly what it says (`kubepkg_source::package::fetch_locked`), from kubepkg's
 //! chart cache when the digest is there, so a locked package renders the same charts
 //! tomorrow and installs with the repository gone once its charts are cached.
@@ -25,6 +25,11 @@ use crate::error::PackageError;
 /// The lock file's name, next to `kubepkg.yaml`.
 pub const LOCK_FILE: &str = "kubepkg.lock";
 
+/// Where `kubepkg package push` puts the locked charts inside the package archive it
+/// publishes (`<chart name>-<version>.tgz`), so the installed package never needs the chart's
+/// repository or registry: a locked chart found here with the locked digest is used first.
+pub const VENDOR_DIR: &str = "vendor/charts";
+
 /// `kubepkg.lock`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -38,12 +43,75 @@ pub struct LockFile {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LockedChart {
+    /// A chart repository URL, or a registry repository `oci://host/repo`.
     pub repository: String,
     pub name: String,
     /// The exact version.
     pub version: String,
     /// `sha256:<hex>` of the chart archive.
     pub digest: String,
+}
+
+impl LockedChart {
+    /// Whether this entry still is what `wanted` asks for: the same repository (a trailing `/`
+    /// aside) and chart, and a version equal to its constraint or allowed by it.
+    pub fn satisfies(&self, wanted: &crate::manifest::RepositoryChart) -> bool {
+        self.repository.trim_end_matches('/') == wanted.repository.trim_end_matches('/')
+            && self.name == wanted.name
+            && (self.version == wanted.version
+                || matches!(
+                    (
+                        kubepkg_chart::semver::Constraints::parse(&wanted.version),
+                        kubepkg_chart::semver::Version::parse(&self.version)
+                    ),
+                    (Ok(c), Ok(v)) if c.check(&v)
+                ))
+    }
+}
+
+/// The archive of digest `sha256:<hex>` in the package's [`VENDOR_DIR`], if there is one.
+pub fn vendored_archive(root: &Path, digest: &str) -> Option<std::path::PathBuf> {
+    let want = digest.strip_prefix("sha256:").unwrap_or(digest);
+    std::fs::read_dir(root.join(VENDOR_DIR))
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.extension().is_some_and(|e| e == "tgz")
+                && std::fs::read(p)
+                    .is_ok_and(|b| crate::manifest::digest(&b) == format!("sha256:{want}"))
+        })
+}
+
+/// Offline: each `chart:` component whose `kubepkg.lock` entry still matches kubepkg.yaml and
+/// whose locked archive the package vendors (`package push` put it under [`VENDOR_DIR`]) is
+/// turned into that archive. Others are left as they are (for the fetching layer, or the
+/// renderer's error naming them). The controller calls this on every package it loads; the
+/// CLI's loader through `kubepkg_source::package::fetch_locked`.
+pub fn use_vendored(package: &mut crate::manifest::Package) -> Result<(), PackageError> {
+    use crate::manifest::ChartSource;
+    if !package
+        .components
+        .iter()
+        .any(|c| matches!(c.chart, ChartSource::Repository(_)))
+    {
+        return Ok(());
+    }
+    let Some(lock) = LockFile::read(&package.root)? else {
+        return Ok(());
+    };
+    for c in &mut package.components {
+        let ChartSource::Repository(wanted) = &c.chart else {
+            continue;
+        };
+        let Some(locked) = lock.components.get(&c.name).filter(|l| l.satisfies(wanted)) else {
+            continue;
+        };
+        if let Some(path) = vendored_archive(&package.root, &locked.digest) {
+            c.chart = ChartSource::Archive(path);
+        }
+    }
+    Ok(())
 }
 
 impl LockFile {

@@ -107,14 +107,15 @@ pub enum ChartSource {
     Repository(RepositoryChart),
 }
 
-/// A component's `chart:` naming a chart of a Helm chart repository.
+/// A component's `chart:` naming a chart of a Helm chart repository or an OCI registry.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RepositoryChart {
-    /// The repository URL (`https://…`).
-    #[schemars(regex(pattern = r"^https?://"))]
+    /// The repository URL (`https://…`), or a registry repository (`oci://host/repo`, the
+    /// chart being `oci://host/repo/<name>`).
+    #[schemars(regex(pattern = r"^(https?|oci)://"))]
     pub repository: String,
-    /// The chart's name in the repository's index.
+    /// The chart's name in the repository's index (in a registry: the last path component).
     #[schemars(regex(pattern = r"^[^/]+$"))]
     pub name: String,
     /// An exact version or a SemVer constraint (`15.x`).
@@ -327,9 +328,13 @@ struct RawComponent {
     /// The component name (a DNS label, at most 53 characters).
     #[schemars(with = "String", regex(pattern = DNS_LABEL), length(max = 53))]
     name: Spanned<String>,
-    /// A chart directory or `.tgz` inside the package, relative to kubepkg.yaml.
+    /// A chart directory or `.tgz` inside the package, relative to kubepkg.yaml, or a chart
+    /// in an OCI registry, `oci://host/repo/chart` (with `version`; pinned in kubepkg.lock).
     #[schemars(with = "Option<String>")]
     path: Option<Spanned<String>>,
+    /// With an `oci://` path: the chart's version or a SemVer constraint over the tags.
+    #[schemars(with = "Option<String>")]
+    version: Option<Spanned<String>>,
     /// A chart of a Helm chart repository (pinned in kubepkg.lock).
     #[schemars(with = "Option<RepositoryChart>")]
     chart: Option<Spanned<RepositoryChart>>,
@@ -781,13 +786,40 @@ fn validate_components(
                 },
             );
         }
+        if let (Some(v), false) = (
+            &c.version,
+            c.path
+                .as_ref()
+                .is_some_and(|p| p.value.starts_with("oci://")),
+        ) {
+            problems.add(
+                v.referenced.line(),
+                Some(name),
+                ProblemKind::BadOciPath(
+                    "`version` goes with a chart `path: oci://host/repo/chart` only (a chart in the package has its own version; `chart:` has `chart.version`)".into(),
+                ),
+            );
+        }
+        let oci_path = c
+            .path
+            .as_ref()
+            .filter(|p| p.value.starts_with("oci://"))
+            .map(|p| {
+                oci_path_chart(&p.value, c.version.as_ref().map(|v| v.value.as_str()))
+                    .map_err(|kind| problems.add(p.referenced.line(), Some(name), kind))
+                    .ok()
+            });
         let chart = match (&c.path, &c.chart) {
+            (Some(_), None) if oci_path.is_some() => oci_path.flatten(),
             (Some(path), None) => resolve_chart(&path.value, root)
                 .map_err(|kind| problems.add(path.referenced.line(), Some(name), kind))
                 .ok(),
             (None, Some(chart)) => {
                 let r = &chart.value;
-                if !r.repository.starts_with("http://") && !r.repository.starts_with("https://") {
+                if !r.repository.starts_with("http://")
+                    && !r.repository.starts_with("https://")
+                    && !r.repository.starts_with("oci://")
+                {
                     problems.add(
                         chart.referenced.line(),
                         Some(name),
@@ -1006,6 +1038,40 @@ fn check_edges(raw: &[Spanned<RawComponent>], comps: &[Component], problems: &mu
             },
         );
     }
+}
+
+/// `path: oci://host/repo/chart` with `version`: a registry chart, as `chart: {repository:
+/// oci://host/repo, name: chart, version}`.
+fn oci_path_chart(path: &str, version: Option<&str>) -> Result<ChartSource, ProblemKind> {
+    let rest = path.trim_start_matches("oci://");
+    let bad = |why: &str| ProblemKind::BadOciPath(format!("path {path:?}: {why}"));
+    if rest.contains(['@']) || rest.rsplit('/').next().is_some_and(|l| l.contains(':')) {
+        return Err(bad(
+            "give the version in `version:`, not as a tag or digest of the path",
+        ));
+    }
+    let Some((repository, name)) = rest.rsplit_once('/') else {
+        return Err(bad("write oci://host/repo/chart"));
+    };
+    if name.is_empty() || repository.is_empty() {
+        return Err(bad("write oci://host/repo/chart"));
+    }
+    let Some(version) = version else {
+        return Err(bad(
+            "a chart in a registry needs `version:` (an exact version or a SemVer constraint)",
+        ));
+    };
+    if let Err(e) = kubepkg_chart::semver::Constraints::parse(version) {
+        return Err(ProblemKind::BadChartVersion {
+            version: version.to_string(),
+            reason: e.to_string(),
+        });
+    }
+    Ok(ChartSource::Repository(RepositoryChart {
+        repository: format!("oci://{repository}"),
+        name: name.to_string(),
+        version: version.to_string(),
+    }))
 }
 
 /// Resolves a component's chart path inside the package root.

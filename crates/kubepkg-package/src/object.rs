@@ -39,6 +39,10 @@ pub struct PackageSpec {
     pub upgrade: Option<Upgrade>,
     #[serde(default)]
     pub backend: Backend,
+    /// With `backend: flux`: where each component's chart is pushed and Flux pulls it from
+    /// (docs/backends.md#where-the-charts-come-from).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flux: Option<FluxSpec>,
     /// The controller leaves a suspended Package alone (nothing applied, nothing deleted).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub suspend: bool,
@@ -94,6 +98,27 @@ pub struct Source {
     /// `kubernetes.io/dockerconfigjson` Secret with the registry's credentials instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<ArchiveRef>,
+    /// With `oci`: the artifact's cosign signature is verified before it is used (Flux's
+    /// `verify` of an `OCIRepository`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<Verify>,
+}
+
+/// `source.verify`: `{provider: cosign, secretRef: {name}}`, Flux's shape; the Secret's keys
+/// ending in `.pub` are the accepted public keys (`cosign.pub` files).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Verify {
+    /// `cosign` (the only provider).
+    pub provider: String,
+    pub secret_ref: LocalObjectRef,
+}
+
+/// An object of the Package's namespace, by name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LocalObjectRef {
+    pub name: String,
 }
 
 /// A package archive (`.tgz`) stored under `key` of a ConfigMap or Secret.
@@ -134,6 +159,29 @@ pub struct Upgrade {
     /// Per-component readiness timeout as a Go duration (`10m`, the default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<String>,
+}
+
+/// `spec.flux` of a `backend: flux` Package.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FluxSpec {
+    /// `oci://HOST/PATH`: each component's chart is pushed to `<chartRepository>/<chart name>`
+    /// by kubepkg and pulled from there, by digest, by the component's `OCIRepository`.
+    pub chart_repository: String,
+    /// A `kubernetes.io/dockerconfigjson` Secret of the Package's namespace with the
+    /// registry's credentials: kubepkg pushes with it, and the `OCIRepository`s pull with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_ref: Option<SecretRef>,
+    /// The registry speaks plain HTTP (no TLS), for kubepkg and Flux alike.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub insecure: bool,
+}
+
+/// A Secret of the Package's namespace, by name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SecretRef {
+    pub name: String,
 }
 
 /// How components are applied.
@@ -226,6 +274,15 @@ mod tests {
         .unwrap();
         assert_eq!(spec.backend, Backend::Helm);
         assert_eq!(spec.source.version.as_deref(), Some("1.4.0"));
+        let verified: PackageSpec = serde_json::from_value(json!({
+            "source": {"oci": "oci://r.example/p", "verify": {"provider": "cosign", "secretRef": {"name": "keys"}}},
+        }))
+        .unwrap();
+        let verify = verified.source.verify.unwrap();
+        assert_eq!(
+            (verify.provider.as_str(), verify.secret_ref.name.as_str()),
+            ("cosign", "keys")
+        );
         assert_eq!(spec.values_from[0].name, "kubevirt-values");
         let e = serde_json::from_value::<PackageSpec>(json!({
             "source": {"path": "."}, "upgrades": {}
@@ -236,6 +293,16 @@ mod tests {
         let flux: PackageSpec =
             serde_json::from_value(json!({"source": {"path": "."}, "backend": "flux"})).unwrap();
         assert_eq!(flux.backend, Backend::Flux);
+        let with_repo: PackageSpec = serde_json::from_value(json!({
+            "source": {"path": "."},
+            "backend": "flux",
+            "flux": {"chartRepository": "oci://r.example/charts", "insecure": true, "secretRef": {"name": "pull"}},
+        }))
+        .unwrap();
+        let f = with_repo.flux.unwrap();
+        assert_eq!(f.chart_repository, "oci://r.example/charts");
+        assert!(f.insecure);
+        assert_eq!(f.secret_ref.unwrap().name, "pull");
     }
 
     #[test]

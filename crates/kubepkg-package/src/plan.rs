@@ -307,6 +307,26 @@ pub struct Plan {
     /// The `.Capabilities` an offline plan assumed (absent when rendered with the server's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capabilities: Option<String>,
+    /// With a backend other than helm: the objects kubepkg creates or changes for it, in the
+    /// order it applies them (`backend: flux`: each component's `OCIRepository` and
+    /// `HelmRelease`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub backend_objects: Vec<BackendObject>,
+}
+
+/// An object a backend gets for a component (docs/backends.md).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BackendObject {
+    pub component: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    /// Created, changed, or (absent) left as it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<ObjectChange>,
+    /// The object as it is applied (YAML).
+    pub yaml: String,
 }
 
 /// A CRD change of a component.
@@ -584,6 +604,7 @@ pub fn plan(
         crd_changes: crd_changes_all,
         rollback_hooks: order.rollback_hooks.clone(),
         capabilities: None,
+        backend_objects: Vec::new(),
     }
 }
 
@@ -780,6 +801,34 @@ pub fn render_styled(plan: &Plan, with_diff: bool, palette: Palette) -> String {
                             let _ = writeln!(s, "       {}", palette.diff_line(line, i < 2));
                         }
                     }
+                }
+            }
+        }
+    }
+    if !plan.backend_objects.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nBackend objects (applied per component in the order above; each waits until its controller says Ready):"
+        );
+        for o in &plan.backend_objects {
+            let mark = match o.change {
+                Some(c) => palette.paint(change_role(c), change_sign(c)).to_string(),
+                None => " ".to_string(),
+            };
+            let what = match o.change {
+                Some(ObjectChange::Added) => "created",
+                Some(ObjectChange::Changed) => "changed",
+                Some(ObjectChange::Removed) => "deleted",
+                None => "unchanged",
+            };
+            let _ = writeln!(
+                s,
+                "  {mark} {} {}/{} ({}: {what})",
+                o.kind, o.namespace, o.name, o.component
+            );
+            if with_diff && o.change.is_some() {
+                for line in o.yaml.lines() {
+                    let _ = writeln!(s, "       {line}");
                 }
             }
         }

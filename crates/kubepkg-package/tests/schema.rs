@@ -217,11 +217,33 @@ fn cases() -> Vec<(&'static str, String, Refused)> {
             Refused::Both,
         ),
         (
-            "a chart repository that is not http(s)",
+            "a chart repository that is not http(s) or oci",
+            with(
+                "  - name: pg\n    chart:\n      repository: ftp://r.example.com/charts\n      name: pg\n      version: 1.0.0\n",
+            ),
+            Refused::Both,
+        ),
+        (
+            "a chart of an OCI registry",
             with(
                 "  - name: pg\n    chart:\n      repository: oci://r.example.com/charts\n      name: pg\n      version: 1.0.0\n",
             ),
-            Refused::Both,
+            Refused::No,
+        ),
+        (
+            "an oci:// path with a version",
+            with("  - name: pg\n    path: oci://r.example.com/charts/pg\n    version: \"1.x\"\n"),
+            Refused::No,
+        ),
+        (
+            "an oci:// path without a version",
+            with("  - name: pg\n    path: oci://r.example.com/charts/pg\n"),
+            Refused::Parser,
+        ),
+        (
+            "a version beside a path in the package",
+            with("  - name: web\n    path: charts/web\n    version: 1.0.0\n"),
+            Refused::Parser,
         ),
         (
             "a chart name with /",

@@ -8,13 +8,15 @@
 //!
 //! Modules: [`paths`] (Helm's configuration and cache files, resolved once from the
 //! environment), [`oci`] (charts in OCI registries), [`repo`] (Helm chart repositories),
-//! [`package`] (the repository charts of a package, by its `kubepkg.lock`).
+//! [`package`] (the repository charts of a package, by its `kubepkg.lock`), [`push`] (a chart
+//! pushed to a registry with Helm's layout).
 
 use std::path::{Path, PathBuf};
 
 pub mod oci;
 pub mod package;
 pub mod paths;
+pub mod push;
 pub mod repo;
 
 pub use paths::HelmPaths;
@@ -41,6 +43,9 @@ pub struct SourceOptions {
     pub insecure_skip_tls_verify: bool,
     /// `--plain-http`: talk HTTP, not HTTPS, to an OCI registry.
     pub plain_http: bool,
+    /// `--verify-key`: cosign public keys (`cosign.pub`); when any is given, an `oci://`
+    /// artifact must carry a cosign signature by one of them, checked before it is used.
+    pub verify_keys: Vec<PathBuf>,
 }
 
 /// What a chart reference means, decided before anything is fetched.
@@ -118,7 +123,13 @@ pub async fn locate_chart(
     options: &SourceOptions,
     paths: &HelmPaths,
 ) -> Result<LocatedChart, SourceError> {
-    match ChartRef::parse(reference, options.repo_url.as_deref())? {
+    let parsed = ChartRef::parse(reference, options.repo_url.as_deref())?;
+    if !options.verify_keys.is_empty() && !matches!(parsed, ChartRef::Oci(_)) {
+        return Err(SourceError::VerifyNeedsOci {
+            reference: reference.to_string(),
+        });
+    }
+    match parsed {
         ChartRef::Local(path) => Ok(LocatedChart { path, origin: None }),
         ChartRef::Oci(reference) => oci::locate(&reference, options, paths).await,
         other => repo::locate(&other, options, paths).await,
@@ -166,6 +177,21 @@ pub enum SourceError {
     /// names the reference and what to do).
     #[error(transparent)]
     Oci(#[from] kubepkg_oci::Error),
+    /// `--verify-key` for a chart or package that is not in an OCI registry.
+    #[error(
+        "{reference}: --verify-key checks cosign signatures of oci:// artifacts, and this is not one; leave out --verify-key or give an oci:// reference"
+    )]
+    VerifyNeedsOci { reference: String },
+    /// A `--verify-key` file could not be read.
+    #[error("reading the verification key {}: {source}", path.display())]
+    ReadKey {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A `--verify-key` file is not a usable cosign public key.
+    #[error(transparent)]
+    Key(#[from] kubepkg_oci::signature::KeyError),
     /// A fetched file could not be written.
     #[error("writing {}: {source}", path.display())]
     Io {

@@ -2,10 +2,13 @@
 //! them, through `kubepkg-oci`: the reference is resolved against `--version` (an exact tag, a
 //! SemVer constraint over the tags, or a digest), pulled digest-checked into the
 //! content-addressed cache, and the chart archive written as `<name>-<version>.tgz` (the name
-//! `helm pull` gives it) under `<kubepkg cache>/oci/charts/<manifest digest>/`.
+//! `helm pull` gives it) under `<kubepkg cache>/oci/charts/<manifest digest>/`. With
+//! `--verify-key` the manifest's cosign signature is verified ([`verifier`],
+//! `kubepkg_oci::signature`) before any blob is fetched or anything is cached.
 
 use std::path::{Path, PathBuf};
 
+use kubepkg_oci::signature::{PublicKey, TrustedKey, Verifier};
 use kubepkg_oci::{Cache, Client, ClientOptions, Credential, CredentialFiles, Limits, Reference};
 
 use crate::{HelmPaths, LocatedChart, Origin, SourceError, SourceOptions};
@@ -41,9 +44,10 @@ pub async fn locate(
     paths: &HelmPaths,
 ) -> Result<LocatedChart, SourceError> {
     let repo = Reference::parse(reference)?;
+    let verifier = verifier(&options.verify_keys)?;
     let client = client(options, paths)?;
     let resolved = kubepkg_oci::resolve(&client, &repo, options.version.as_deref()).await?;
-    let pulled = kubepkg_oci::chart::pull(&client, &resolved).await?;
+    let pulled = kubepkg_oci::chart::pull_verified(&client, &resolved, verifier.as_ref()).await?;
     let (name, version) = name_and_version(&pulled.config_json).unwrap_or_else(|| {
         (
             resolved.name().to_string(),
@@ -67,6 +71,25 @@ pub async fn locate(
             digest: Some(pulled.digest),
         }),
     })
+}
+
+/// The verifier of `--verify-key` files (`cosign.pub`), or `None` when there are none; each
+/// file is read before anything is fetched, so a bad key fails first.
+pub fn verifier(keys: &[PathBuf]) -> Result<Option<Verifier>, SourceError> {
+    if keys.is_empty() {
+        return Ok(None);
+    }
+    let mut trusted = Vec::with_capacity(keys.len());
+    for path in keys {
+        let bytes = std::fs::read(path).map_err(|source| SourceError::ReadKey {
+            path: path.clone(),
+            source,
+        })?;
+        let name = path.display().to_string();
+        let key = PublicKey::from_pem(&bytes, &name)?;
+        trusted.push(TrustedKey { name, key });
+    }
+    Ok(Some(Verifier::new(trusted)))
 }
 
 /// `name` and `version` of a chart's config (`Chart.yaml` as JSON).
@@ -116,9 +139,10 @@ pub async fn locate_package(
     paths: &HelmPaths,
 ) -> Result<LocatedPackage, SourceError> {
     let repo = Reference::parse(reference)?;
+    let verifier = verifier(&options.verify_keys)?;
     let client = client(options, paths)?;
     let resolved = kubepkg_oci::resolve(&client, &repo, version).await?;
-    let pulled = kubepkg_oci::package::pull(&client, &resolved).await?;
+    let pulled = kubepkg_oci::package::pull_verified(&client, &resolved, verifier.as_ref()).await?;
     let (name, version) = (pulled.config.name.clone(), pulled.config.version.clone());
     let safe = |x: &str| !x.is_empty() && !x.contains(['/', '\\']) && x != "." && x != "..";
     let file = if safe(&name) && safe(&version) {

@@ -1,15 +1,66 @@
-//! Charts of `chart: {repository, name, version}` components of `kubepkg.yaml`, resolved into
-//! `kubepkg.lock` ([`lock`], `kubepkg package lock`) and fetched by it ([`fetch_locked`], called
-//! by the CLI's one package loader before `plan`, `apply` and `values` render anything): the
-//! locked version from the repository, checked against the locked digest, through kubepkg's
-//! chart cache — a chart whose digest is cached is used without any request, so a locked package
-//! installs with its repository gone once its charts were fetched. Repository entries of
-//! `repositories.yaml` with the same URL lend their credentials and TLS settings.
+//! Charts of `chart: {repository, name, version}` components of `kubepkg.yaml` (a Helm chart
+//! repository, or an OCI registry: `repository: oci://host/repo`, also written `path:
+//! oci://host/repo/chart` with `version:`), resolved into `kubepkg.lock` ([`lock`], `kubepkg
+//! package lock`) and fetched by it ([`fetch_locked`], called by the CLI's one package loader
+//! before `plan`, `apply` and `values` render anything): the locked version, checked against
+//! the locked digest (the chart archive's SHA-256), taken first from the package's own
+//! `vendor/charts/` (what `package push` vendors), then from kubepkg's chart cache — a chart
+//! whose digest is cached is used without any request —, then from the repository or registry
+//! (registry charts through [`crate::oci::locate`] and its cache). So a locked package
+//! installs with its repository gone once its charts were fetched, and a pushed one always.
+//! Repository entries of `repositories.yaml` with the same URL lend their credentials and TLS
+//! settings; registries take the source flags (`--plain-http`, …) and the stored logins.
 
 use kubepkg_package::lock::{LockFile, LockedChart};
 use kubepkg_package::manifest::{ChartSource, Package, RepositoryChart};
 
-use crate::{HelmPaths, SourceError};
+use crate::{HelmPaths, SourceError, SourceOptions};
+
+/// Whether a component's repository is an OCI registry.
+fn is_oci(repository: &str) -> bool {
+    kubepkg_oci::reference::is_oci(repository)
+}
+
+/// `oci://host/repo` + `chart`.
+fn oci_chart(repository: &str, name: &str) -> String {
+    format!("{}/{name}", repository.trim_end_matches('/'))
+}
+
+/// Pulls a registry chart at `version` (a constraint for `lock`, the locked version for a
+/// fetch) through the OCI path and cache, and keeps its archive in kubepkg's chart cache under
+/// its SHA-256 (`charts/<hex>/<name>-<version>.tgz`), as repository charts are kept.
+async fn pull_oci(
+    repository: &str,
+    name: &str,
+    version: &str,
+    options: &SourceOptions,
+    paths: &HelmPaths,
+) -> Result<(std::path::PathBuf, String), SourceError> {
+    let options = SourceOptions {
+        version: Some(version.to_string()),
+        ..options.clone()
+    };
+    let located = crate::oci::locate(&oci_chart(repository, name), &options, paths).await?;
+    let bytes = std::fs::read(&located.path).map_err(|source| SourceError::Io {
+        path: located.path.clone(),
+        source,
+    })?;
+    let hex = kubepkg_repo::hex_digest(&bytes);
+    let file = located
+        .path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_else(|| format!("{name}.tgz"));
+    let path = paths.kubepkg_cache.join("charts").join(&hex).join(file);
+    if std::fs::read(&path).ok().as_deref() != Some(&bytes[..]) {
+        crate::oci::write_atomically(&path, &bytes)?;
+    }
+    let version = located
+        .origin
+        .map(|o| o.version)
+        .unwrap_or_else(|| version.to_string());
+    Ok((path, version))
+}
 
 fn access_for(paths: &HelmPaths, repository: &str) -> kubepkg_repo::Overrides {
     let file =
@@ -42,13 +93,31 @@ fn limits() -> Result<kubepkg_repo::Limits, SourceError> {
 /// `kubepkg package lock`: each repository component's constraint resolved against its
 /// repository's index (Helm's choice), the archive downloaded (digest-checked against the
 /// index) into the chart cache, and both recorded.
-pub async fn lock(package: &Package, paths: &HelmPaths) -> Result<LockFile, SourceError> {
+pub async fn lock(
+    package: &Package,
+    options: &SourceOptions,
+    paths: &HelmPaths,
+) -> Result<LockFile, SourceError> {
     let limits = limits()?;
     let mut lock = LockFile::default();
     for c in &package.components {
         let ChartSource::Repository(r) = &c.chart else {
             continue;
         };
+        if is_oci(&r.repository) {
+            let (path, version) =
+                pull_oci(&r.repository, &r.name, &r.version, options, paths).await?;
+            lock.components.insert(
+                c.name.clone(),
+                LockedChart {
+                    repository: r.repository.clone(),
+                    name: r.name.clone(),
+                    version,
+                    digest: digest_of(&path),
+                },
+            );
+            continue;
+        }
         let overrides = access_for(paths, &r.repository);
         let resolved =
             kubepkg_repo::resolve_in_url(&r.repository, &r.name, &r.version, &overrides, limits)
@@ -91,22 +160,17 @@ fn digest_of(path: &std::path::Path) -> String {
 }
 
 fn matches(locked: &LockedChart, wanted: &RepositoryChart) -> bool {
-    locked.repository.trim_end_matches('/') == wanted.repository.trim_end_matches('/')
-        && locked.name == wanted.name
-        && (locked.version == wanted.version
-            || matches!(
-                (
-                    kubepkg_semver::Constraints::parse(&wanted.version),
-                    kubepkg_semver::Version::parse(&locked.version)
-                ),
-                (Ok(c), Ok(v)) if c.check(&v)
-            ))
+    locked.satisfies(wanted)
 }
 
 /// Replaces each repository component's chart by the archive its `kubepkg.lock` entry names,
 /// fetching it when it is not cached. A component without an entry, or whose entry no longer
 /// matches `kubepkg.yaml`, is an error saying to run `kubepkg package lock`.
-pub async fn fetch_locked(package: &mut Package, paths: &HelmPaths) -> Result<(), SourceError> {
+pub async fn fetch_locked(
+    package: &mut Package,
+    options: &SourceOptions,
+    paths: &HelmPaths,
+) -> Result<(), SourceError> {
     if !package
         .components
         .iter()
@@ -149,9 +213,32 @@ pub async fn fetch_locked(package: &mut Package, paths: &HelmPaths) -> Result<()
             .strip_prefix("sha256:")
             .unwrap_or(&locked.digest)
             .to_string();
-        let cached = cached_archive(&paths.kubepkg_cache, &hex);
+        let cached = kubepkg_package::lock::vendored_archive(&package.root, &hex)
+            .or_else(|| cached_archive(&paths.kubepkg_cache, &hex));
         let path = match cached {
             Some(p) => p,
+            None if is_oci(&locked.repository) => {
+                let (path, _) = pull_oci(
+                    &locked.repository,
+                    &locked.name,
+                    &locked.version,
+                    options,
+                    paths,
+                )
+                .await?;
+                let got = digest_of(&path);
+                if got != format!("sha256:{hex}") {
+                    return Err(SourceError::LockMismatch {
+                        component: c.name.clone(),
+                        locked: format!("{} {} ({})", locked.name, locked.version, locked.digest),
+                        wanted: format!(
+                            "{} {} ({got}, the registry's tag now names another chart)",
+                            locked.name, locked.version
+                        ),
+                    });
+                }
+                path
+            }
             None => {
                 let overrides = access_for(paths, &locked.repository);
                 let mut resolved = kubepkg_repo::resolve_in_url(

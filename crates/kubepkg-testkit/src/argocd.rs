@@ -1,35 +1,63 @@
-//! Argo CD's real binary for tests of a kubepkg Argo CD backend, built from the Go module proxy
-//! by `testenv/argocd/build.sh` (on first use, cached as `helm`, the test registry and Flux
-//! are), and Argo CD's own CRDs (Application, ApplicationSet, AppProject, from the same
-//! module's `manifests/crds`) installed by server-side apply.
+//! Argo CD's real controllers for tests of kubepkg's Argo CD backend: one multi-call binary
+//! built from the Go module proxy by `testenv/argocd/build.sh` (on first use, cached as `helm`,
+//! the test registry and Flux are), with Argo CD's own CRDs (Application, ApplicationSet,
+//! AppProject, from the same module's `manifests/crds`) installed by server-side apply.
 //!
-//! This is the first step only: [`install_crds`] and the paths of the components
-//! ([`component`]). Running the application controller and the repo server (with a Redis, a
-//! cluster Secret for the plane, `bin/` on the repo server's `PATH`) is described in
-//! testenv/README.md (`testenv/argocd/`), as are the versions and build times.
+//! [`ArgoCd::start`] gives one test its own Argo CD in the test's namespace:
+//! `argocd-application-controller` (`--namespace <test namespace>`: it reconciles the
+//! Applications of that namespace only) and `argocd-repo-server` as child processes against
+//! the local control plane, both caching into their own `kpk-redis` (miniredis, built by the
+//! same script), on free loopback ports, with the configuration Argo CD reads from its
+//! namespace: `argocd-cm`, `argocd-secret`, `argocd-rbac-cm`, the AppProject `default`, and a
+//! cluster Secret for `https://kubernetes.default.svc` limited to the test's namespace (with
+//! `ARGOCD_FAKE_IN_CLUSTER=true` Argo CD reaches that "in-cluster" server through `KUBECONFIG`,
+//! the plane's admin kubeconfig, as Argo CD's own local development setup does; the limit keeps
+//! its cluster cache to the test's namespace). The repo server runs the real `helm` v4 (Argo CD
+//! v3.5 renders charts with Helm 4) and the helper scripts Argo CD's image puts on `PATH`.
+//!
+//! Each process logs to a file in a temporary directory. They are killed when the [`ArgoCd`]
+//! is dropped (and, through `setpriv --pdeathsig`, when the thread that started them dies),
+//! after which Argo CD's finalizers are removed from the namespace's Applications so that its
+//! deletion completes; when the test is failing, the logs' tails are printed and the directory
+//! is kept.
 //!
 //! ```no_run
 //! # async fn f() {
-//! use kubepkg_testkit::{TestNamespace, argocd};
+//! use kubepkg_testkit::{TestNamespace, argocd::ArgoCd};
 //! let ns = TestNamespace::new("argocd_example").await.unwrap();
-//! argocd::install_crds(&ns).await.unwrap();
-//! let controller = argocd::component("argocd-application-controller").unwrap();
-//! # drop(controller);
+//! let argocd = ArgoCd::start(&ns).await.unwrap();
+//! ns.apply_yaml("apiVersion: argoproj.io/v1alpha1\nkind: Application\n...")
+//!     .await
+//!     .unwrap();
+//! # drop(argocd);
 //! # }
 //! ```
+//!
+//! Versions, build times and what each process needs: testenv/README.md (`testenv/argocd/`).
 
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
-use crate::{Error, TestNamespace};
+use crate::{ControlPlane, Error, TestNamespace};
 
 /// The field manager of the CRD applies.
 const CRD_FIELD_MANAGER: &str = "kubepkg-testkit-argocd";
 
-/// The directory `testenv/argocd/build.sh` builds into: `argocd`, `crds/*.yaml` and `bin/`
-/// (a symlink per component name and the helper scripts the repo server runs). Built on first
-/// use (once per test binary; the first build on a machine takes minutes) and cached
-/// afterwards.
+/// The `helm` the repo server runs (Argo CD v3.5.7 ships Helm 4.2.1; the test kit's Helm 4).
+pub const HELM_VERSION: &str = "v4.3.1";
+
+/// How long a component may take to answer on its health port.
+const START_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// The directory `testenv/argocd/build.sh` builds into: `argocd`, `kpk-redis`, `crds/*.yaml`
+/// and `bin/` (a symlink per component name and the helper scripts the repo server runs).
+/// Built on first use (once per test binary; the first build on a machine takes minutes) and
+/// cached afterwards.
 pub fn argocd_dir() -> Result<PathBuf, Error> {
     static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     DIR.get_or_init(|| crate::tooling::built("argocd"))
@@ -65,4 +93,421 @@ pub async fn install_crds(ns: &TestNamespace) -> Result<Vec<String>, Error> {
         |message| Error::ArgoCd { message },
     )
     .await
+}
+
+/// The configuration Argo CD reads from its namespace, for `namespace`.
+fn config_yaml(namespace: &str) -> String {
+    format!(
+        r#"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: argocd-cm
+  labels: {{app.kubernetes.io/name: argocd-cm, app.kubernetes.io/part-of: argocd}}
+data: {{}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: argocd-rbac-cm
+  labels: {{app.kubernetes.io/name: argocd-rbac-cm, app.kubernetes.io/part-of: argocd}}
+data: {{}}
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: argocd-secret
+  labels: {{app.kubernetes.io/name: argocd-secret, app.kubernetes.io/part-of: argocd}}
+type: Opaque
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: in-cluster
+  labels: {{argocd.argoproj.io/secret-type: cluster}}
+stringData:
+  name: in-cluster
+  server: https://kubernetes.default.svc
+  namespaces: {namespace}
+  config: '{{"tlsClientConfig":{{"insecure":false}}}}'
+---
+apiVersion: argoproj.io/v1alpha1
+kind: AppProject
+metadata:
+  name: default
+spec:
+  sourceRepos: ['*']
+  destinations: [{{server: '*', namespace: '*'}}]
+"#
+    )
+}
+
+/// A running Argo CD (Redis, repo server, application controller) for one test namespace;
+/// killed on drop.
+#[derive(Debug)]
+pub struct ArgoCd {
+    plane: ControlPlane,
+    namespace: String,
+    children: Vec<(&'static str, Child)>,
+    dir: Option<tempfile::TempDir>,
+    path: PathBuf,
+}
+
+impl ArgoCd {
+    /// Builds (first use only) and installs Argo CD, writes its configuration into `ns`, then
+    /// starts Redis, the repo server and the application controller for `ns` and waits until
+    /// both components answer `/healthz`.
+    pub async fn start(ns: &TestNamespace) -> Result<ArgoCd, Error> {
+        let dir = argocd_dir()?;
+        let helm = crate::helm_binary(HELM_VERSION)?;
+        install_crds(ns).await?;
+        ns.apply_yaml(&config_yaml(ns.name())).await?;
+        // Ports are chosen free and then released: another process may take one before the
+        // component binds it. Such a start is tried again with new ports.
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match ArgoCd::spawn(ns, &dir, &helm).await {
+                Err(Error::ArgoCd { message })
+                    if attempt < 3 && message.contains("address already in use") =>
+                {
+                    continue;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    async fn spawn(ns: &TestNamespace, bin_dir: &Path, helm: &Path) -> Result<ArgoCd, Error> {
+        let dir = tempfile::Builder::new()
+            .prefix("kubepkg-argocd-")
+            .tempdir()
+            .map_err(|source| Error::Io {
+                what: "creating a temporary directory",
+                path: std::env::temp_dir(),
+                source,
+            })?;
+        let path = dir.path().to_path_buf();
+        for sub in ["home", "tmp", "tls", "ssh", "gpg", "plugins"] {
+            let d = path.join(sub);
+            std::fs::create_dir_all(&d).map_err(|source| Error::Io {
+                what: "creating",
+                path: d.clone(),
+                source,
+            })?;
+        }
+        let mut argocd = ArgoCd {
+            plane: ns.plane().clone(),
+            namespace: ns.name().to_string(),
+            children: Vec::new(),
+            dir: Some(dir),
+            path: path.clone(),
+        };
+        let redis = argocd.start_redis(&bin_dir.join("kpk-redis"))?;
+        let [repo_port, repo_metrics, controller_metrics] = free_ports()?;
+        // PATH: Argo CD's helper scripts and the component symlinks, then helm, then the
+        // caller's (git, gpg, ...).
+        let helm_dir = helm.parent().unwrap_or(Path::new("/")).to_path_buf();
+        let system_path = std::env::var_os("PATH").unwrap_or_default();
+        let mut paths = vec![bin_dir.join("bin"), helm_dir];
+        paths.extend(std::env::split_paths(&system_path));
+        let search_path = std::env::join_paths(paths).map_err(|e| Error::ArgoCd {
+            message: format!("PATH for the repo server: {e}"),
+        })?;
+        let env: Vec<(&str, std::ffi::OsString)> = vec![
+            ("PATH", search_path),
+            ("KUBECONFIG", ns.plane().kubeconfig().into()),
+            ("ARGOCD_FAKE_IN_CLUSTER", "true".into()),
+            ("HOME", path.join("home").into()),
+            ("TMPDIR", path.join("tmp").into()),
+            ("ARGOCD_GPG_ENABLED", "false".into()),
+            ("ARGOCD_GNUPGHOME", path.join("gpg").into()),
+            ("ARGOCD_TLS_DATA_PATH", path.join("tls").into()),
+            ("ARGOCD_SSH_DATA_PATH", path.join("ssh").into()),
+            ("ARGOCD_PLUGINSOCKFILEPATH", path.join("plugins").into()),
+            ("ARGOCD_ASK_PASS_SOCK", path.join("askpass.sock").into()),
+        ];
+        let repo_server = spawn_logged(
+            &bin_dir.join("bin/argocd-repo-server"),
+            &[
+                "--address".into(),
+                "127.0.0.1".into(),
+                "--port".into(),
+                repo_port.to_string(),
+                "--metrics-address".into(),
+                "127.0.0.1".into(),
+                "--metrics-port".into(),
+                repo_metrics.to_string(),
+                "--disable-tls".into(),
+                // Its default (a file of the image) is refused with --disable-tls.
+                "--client-ca-path=".into(),
+                "--redis".into(),
+                redis.clone(),
+                "--logformat".into(),
+                "text".into(),
+            ],
+            &env,
+            &path.join("argocd-repo-server.log"),
+        )?;
+        argocd.children.push(("argocd-repo-server", repo_server));
+        let controller = spawn_logged(
+            &bin_dir.join("bin/argocd-application-controller"),
+            &[
+                "--kubeconfig".into(),
+                ns.plane().kubeconfig().display().to_string(),
+                "--namespace".into(),
+                ns.name().to_string(),
+                "--redis".into(),
+                redis,
+                "--repo-server".into(),
+                format!("127.0.0.1:{repo_port}"),
+                "--repo-server-plaintext".into(),
+                "--metrics-port".into(),
+                controller_metrics.to_string(),
+                "--status-processors".into(),
+                "2".into(),
+                "--operation-processors".into(),
+                "2".into(),
+                "--logformat".into(),
+                "text".into(),
+            ],
+            &env,
+            &path.join("argocd-application-controller.log"),
+        )?;
+        argocd
+            .children
+            .push(("argocd-application-controller", controller));
+        if let Err(message) = argocd.wait_healthy(repo_metrics, controller_metrics).await {
+            let message = format!("{message}\n{}", argocd.log_tails(40));
+            argocd.stop();
+            return Err(Error::ArgoCd { message });
+        }
+        Ok(argocd)
+    }
+
+    /// Starts `kpk-redis` and returns the address it listens on.
+    fn start_redis(&mut self, bin: &Path) -> Result<String, Error> {
+        let log = self.path.join("kpk-redis.log");
+        let stderr = File::create(&log).map_err(|source| Error::Io {
+            what: "creating",
+            path: log.clone(),
+            source,
+        })?;
+        let mut child = Command::new(bin)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(stderr))
+            .spawn()
+            .map_err(|source| Error::Io {
+                what: "starting",
+                path: bin.to_path_buf(),
+                source,
+            })?;
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let addr = line
+            .trim()
+            .strip_prefix("listening on ")
+            .map(str::to_string);
+        self.children.push(("kpk-redis", child));
+        addr.ok_or_else(|| Error::ArgoCd {
+            message: format!(
+                "kpk-redis did not start; it printed {line:?}; {}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            ),
+        })
+    }
+
+    /// Waits for both components' `/healthz`; fails early when a process exits.
+    async fn wait_healthy(
+        &mut self,
+        repo_metrics: u16,
+        controller_metrics: u16,
+    ) -> Result<(), String> {
+        let deadline = Instant::now() + START_TIMEOUT;
+        let mut waiting = vec![
+            ("argocd-repo-server /healthz", repo_metrics),
+            ("argocd-application-controller /healthz", controller_metrics),
+        ];
+        loop {
+            for (name, child) in &mut self.children {
+                if let Ok(Some(status)) = child.try_wait() {
+                    return Err(format!("{name} exited while starting ({status})"));
+                }
+            }
+            waiting.retain(|(_, port)| !healthz(*port));
+            if waiting.is_empty() {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                let names: Vec<&str> = waiting.iter().map(|(n, _)| *n).collect();
+                return Err(format!(
+                    "not healthy after {START_TIMEOUT:?}: {}",
+                    names.join(", ")
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// The namespace Argo CD runs in: its configuration and the Applications it reconciles.
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    /// The application controller's log file.
+    pub fn controller_log(&self) -> PathBuf {
+        self.path.join("argocd-application-controller.log")
+    }
+
+    /// The repo server's log file.
+    pub fn repo_server_log(&self) -> PathBuf {
+        self.path.join("argocd-repo-server.log")
+    }
+
+    /// The last `lines` lines of each component's log, headed by the file's path.
+    pub fn log_tails(&self, lines: usize) -> String {
+        let mut out = String::new();
+        for log in [
+            self.repo_server_log(),
+            self.controller_log(),
+            self.path.join("kpk-redis.log"),
+        ] {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            let all: Vec<&str> = text.lines().collect();
+            let tail = &all[all.len().saturating_sub(lines)..];
+            out.push_str(&format!(
+                "--- {} (last {} lines)\n",
+                log.display(),
+                tail.len()
+            ));
+            for line in tail {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    fn stop(&mut self) {
+        for (_, child) in self.children.iter_mut().rev() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for ArgoCd {
+    fn drop(&mut self) {
+        self.stop();
+        if !std::thread::panicking() {
+            // With the controller gone, nothing would remove Argo CD's finalizers and the
+            // test's namespace would stay Terminating: release them (the namespace's deletion
+            // then removes the Applications and the charts' objects alike).
+            if let Err(e) =
+                crate::tooling::release_finalizers(&self.plane, &self.namespace, ARGOCD_KINDS)
+            {
+                eprintln!(
+                    "kubepkg-testkit: could not remove Argo CD's finalizers in namespace {}: {e}",
+                    self.namespace
+                );
+            }
+        } else {
+            let kept = self.dir.take().map(|d| d.keep());
+            eprintln!(
+                "kubepkg-testkit: Argo CD for namespace {} logged:\n{}",
+                self.namespace,
+                self.log_tails(60)
+            );
+            if let Some(path) = kept {
+                eprintln!(
+                    "kubepkg-testkit: keeping Argo CD's logs in {}",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+/// The kinds whose finalizers Argo CD would remove.
+const ARGOCD_KINDS: &[(&str, &str, &str)] = &[
+    ("argoproj.io", "v1alpha1", "Application"),
+    ("argoproj.io", "v1alpha1", "AppProject"),
+];
+
+/// Starts `bin` with `args` and `env`, its output to `log`, killed when the starting thread
+/// dies (`setpriv --pdeathsig KILL`, when present).
+fn spawn_logged(
+    bin: &Path,
+    args: &[String],
+    env: &[(&str, std::ffi::OsString)],
+    log: &Path,
+) -> Result<Child, Error> {
+    let file = File::create(log).map_err(|source| Error::Io {
+        what: "creating",
+        path: log.to_path_buf(),
+        source,
+    })?;
+    let stderr = file.try_clone().map_err(|source| Error::Io {
+        what: "opening",
+        path: log.to_path_buf(),
+        source,
+    })?;
+    let setpriv = Path::new("/usr/bin/setpriv");
+    let mut cmd = if setpriv.exists() {
+        let mut c = Command::new(setpriv);
+        c.args(["--pdeathsig", "KILL", "--"]).arg(bin);
+        c
+    } else {
+        Command::new(bin)
+    };
+    cmd.args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .env_remove("HELM_CACHE_HOME")
+        .env_remove("HELM_CONFIG_HOME")
+        .env_remove("HELM_DATA_HOME")
+        .env_remove("HELM_DRIVER")
+        .env_remove("HELM_NAMESPACE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(file))
+        .stderr(Stdio::from(stderr));
+    cmd.spawn().map_err(|source| Error::Io {
+        what: "starting",
+        path: bin.to_path_buf(),
+        source,
+    })
+}
+
+/// `N` distinct free loopback ports (held together while chosen, so they differ).
+fn free_ports<const N: usize>() -> Result<[u16; N], Error> {
+    let io = |source| Error::Io {
+        what: "finding a free port on",
+        path: PathBuf::from("127.0.0.1"),
+        source,
+    };
+    let listeners = (0..N)
+        .map(|_| TcpListener::bind("127.0.0.1:0"))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(io)?;
+    let mut ports = [0u16; N];
+    for (port, listener) in ports.iter_mut().zip(&listeners) {
+        *port = listener.local_addr().map_err(io)?.port();
+    }
+    Ok(ports)
+}
+
+/// `GET /healthz` on this loopback port answers 200.
+fn healthz(port: u16) -> bool {
+    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+    if s.write_all(b"GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        .is_err()
+    {
+        return false;
+    }
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    answer.starts_with("HTTP/1.0 200") || answer.starts_with("HTTP/1.1 200")
 }

@@ -22,9 +22,13 @@ pub struct ServeOptions {
     pub tls: bool,
     /// Require these basic-auth credentials on every request.
     pub basic_auth: Option<(String, String)>,
+    /// Listen on this machine's outward (non-loopback) address instead of `127.0.0.1`
+    /// ([`crate::proxy::outward_ip`]): clients never send loopback requests through a proxy,
+    /// so proxy tests serve here.
+    pub outward: bool,
 }
 
-/// A static file server on `127.0.0.1`, stopped on drop.
+/// A static file server on `127.0.0.1` (or the outward address), stopped on drop.
 #[derive(Debug)]
 pub struct ChartRepo {
     url: String,
@@ -43,8 +47,13 @@ impl ChartRepo {
             let path = path.to_path_buf();
             move |source| Error::Io { what, path, source }
         };
-        let listener = std::net::TcpListener::bind("127.0.0.1:0")
-            .map_err(io("binding", Path::new("127.0.0.1:0")))?;
+        let ip = if options.outward {
+            crate::proxy::outward_ip()?
+        } else {
+            std::net::IpAddr::from([127, 0, 0, 1])
+        };
+        let listener = std::net::TcpListener::bind((ip, 0))
+            .map_err(io("binding", Path::new(&ip.to_string())))?;
         listener
             .set_nonblocking(true)
             .map_err(io("configuring", Path::new("listener")))?;
@@ -54,14 +63,14 @@ impl ChartRepo {
             .port();
         let (certs, acceptor) = if options.tls {
             let dir = tempfile::tempdir().map_err(io("creating", Path::new("tempdir")))?;
-            let acceptor = make_tls(dir.path())?;
+            let acceptor = make_tls(dir.path(), ip)?;
             (Some(dir), Some(acceptor))
         } else {
             (None, None)
         };
         let ca_file = certs.as_ref().map(|d| d.path().join("ca.crt"));
         let scheme = if options.tls { "https" } else { "http" };
-        let url = format!("{scheme}://127.0.0.1:{port}");
+        let url = format!("{scheme}://{ip}:{port}");
         let requests = Arc::new(AtomicUsize::new(0));
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let state = Arc::new(State {
@@ -233,7 +242,7 @@ fn run(cmd: &mut Command) -> Result<String, Error> {
 
 /// A CA and a server certificate for `127.0.0.1`/`localhost` (made with the `openssl` CLI in
 /// `dir`: `ca.crt`, `server.crt`, `server.key`), as a rustls acceptor.
-fn make_tls(dir: &Path) -> Result<tokio_rustls::TlsAcceptor, Error> {
+fn make_tls(dir: &Path, ip: std::net::IpAddr) -> Result<tokio_rustls::TlsAcceptor, Error> {
     let openssl = |args: &[&str]| run(Command::new("openssl").args(args).current_dir(dir));
     openssl(&[
         "req",
@@ -268,7 +277,7 @@ fn make_tls(dir: &Path) -> Result<tokio_rustls::TlsAcceptor, Error> {
     ])?;
     std::fs::write(
         dir.join("ext.cnf"),
-        "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+        format!("subjectAltName=IP:{ip},DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"),
     )
     .map_err(|source| Error::Io {
         what: "writing",

@@ -112,6 +112,12 @@ pub enum Error {
         /// What went wrong, with the tool's output or the controller's log tail.
         message: String,
     },
+    /// The HTTP proxy (`tinyproxy`) or the machine's outward address is not there.
+    #[error("http proxy: {message}")]
+    Proxy {
+        /// What went wrong.
+        message: String,
+    },
     /// Argo CD (`testenv/argocd/`) could not be built or its CRDs installed.
     #[error("argo cd: {message}")]
     ArgoCd {

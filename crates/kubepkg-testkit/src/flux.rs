@@ -36,9 +36,6 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use kube::api::{Api, ListParams, Patch, PatchParams};
-use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
-
 use crate::{ControlPlane, Error, TestNamespace};
 
 /// The kinds Flux's controllers put finalizers on (group, version, kind).
@@ -290,7 +287,9 @@ impl Drop for Flux {
             // With the controllers gone, nothing would remove Flux's finalizers and the test's
             // namespace would stay Terminating: release them (the namespace's deletion then
             // removes the objects, Helm's release Secrets and the charts' objects alike).
-            if let Err(e) = release_finalizers(&self.plane, &self.namespace) {
+            if let Err(e) =
+                crate::tooling::release_finalizers(&self.plane, &self.namespace, &FLUX_KINDS)
+            {
                 eprintln!(
                     "kubepkg-testkit: could not remove Flux's finalizers in namespace {}: {e}",
                     self.namespace
@@ -311,51 +310,6 @@ impl Drop for Flux {
             }
         }
     }
-}
-
-/// Removes the finalizers of every Flux object in `namespace` (from a thread with a runtime and
-/// a client of its own: drop cannot await, and the test's runtime may be shutting down).
-fn release_finalizers(plane: &ControlPlane, namespace: &str) -> Result<(), String> {
-    let plane = plane.clone();
-    let namespace = namespace.to_string();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| e.to_string())?;
-        runtime.block_on(async {
-            let client = plane.client().await.map_err(|e| e.to_string())?;
-            let patch = Patch::Merge(serde_json::json!({"metadata": {"finalizers": null}}));
-            for (group, version, kind) in FLUX_KINDS {
-                let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(group, version, kind));
-                let api: Api<DynamicObject> =
-                    Api::namespaced_with(client.clone(), &namespace, &resource);
-                let list = api
-                    .list(&ListParams::default())
-                    .await
-                    .map_err(|e| format!("listing {kind}: {e}"))?;
-                for object in list {
-                    if object
-                        .metadata
-                        .finalizers
-                        .as_ref()
-                        .is_none_or(Vec::is_empty)
-                    {
-                        continue;
-                    }
-                    let name = object.metadata.name.unwrap_or_default();
-                    match api.patch(&name, &PatchParams::default(), &patch).await {
-                        Ok(_) => {}
-                        Err(kube::Error::Api(s)) if s.code == 404 => {}
-                        Err(e) => return Err(format!("patching {kind} {name}: {e}")),
-                    }
-                }
-            }
-            Ok(())
-        })
-    })
-    .join()
-    .map_err(|_| "the finalizer thread panicked".to_string())?
 }
 
 /// Starts one controller against the plane, for `ns` only, logging to `log`.

@@ -19,19 +19,22 @@
 //!
 //! Tests of chart repositories serve one with [`chart_repo::ChartRepo`] (a static `index.yaml`
 //! and archives made by the real `helm`, over HTTP or HTTPS, optionally with basic auth).
-//! Tests of OCI registries start a real one on loopback with [`registry::Registry::start`].
+//! Tests of OCI registries start a real one on loopback with [`registry::Registry::start`];
+//! tests of signatures sign and verify with the real `cosign` ([`cosign::Cosign`]).
 //! Tests of the Flux backend run Flux's real controllers for their namespace with
-//! [`flux::Flux::start`].
+//! [`flux::Flux::start`]; tests of the Argo CD backend run Argo CD's real application
+//! controller and repo server with [`argocd::ArgoCd::start`].
 //!
 //! Tests that compare with the real `helm` CLI get it from [`helm_binary`] and run it
 //! against their namespace with [`helm_command`].
 #![forbid(unsafe_code)]
 
 mod apply;
-/// Argo CD's real binary (application-controller, repo-server, ...) and its CRDs, built by `testenv/argocd/build.sh`.
+/// Argo CD's real application controller and repo server as processes against the plane (with their Redis), and its CRDs, built by `testenv/argocd/build.sh`.
 pub mod argocd;
 /// A static Helm chart repository on loopback (HTTP/HTTPS, basic auth), built with real `helm`.
 pub mod chart_repo;
+pub mod cosign;
 mod error;
 pub mod fault;
 /// Flux's real source-controller and helm-controller as processes against the plane, with Flux's CRDs.
@@ -42,6 +45,7 @@ pub mod kstatus;
 mod namespace;
 mod packages;
 mod plane;
+pub mod proxy;
 pub mod registry;
 pub mod sim;
 mod tooling;

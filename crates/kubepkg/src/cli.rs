@@ -215,6 +215,8 @@ pub enum Command {
     Pull(Box<PullArgs>),
     /// Push a chart archive to an OCI registry, as `helm push` does.
     Push(Box<PushArgs>),
+    /// Sign a chart or package in an OCI registry with a cosign key, as `cosign sign --key`.
+    Sign(Box<SignArgs>),
     /// Log in to or out of an OCI registry (Helm's registry config, shared with `helm`).
     #[command(subcommand)]
     Registry(RegistryCommand),
@@ -236,7 +238,8 @@ pub enum Command {
     /// Print the environment kubepkg reads (Helm's variables and kubepkg's own), as `helm env`.
     Env(EnvArgs),
     /// Compile a package into the objects a GitOps controller reconciles (Flux: OCIRepository
-    /// and HelmRelease per component, in kubepkg's order and with its gates), for a Git repo.
+    /// and HelmRelease per component, in kubepkg's order and with its gates; Argo CD: an
+    /// Application per component in sync waves), for a Git repo.
     Render(Box<RenderArgs>),
     /// Print a shell completion script (bash, zsh, fish, powershell), as `helm completion`.
     Completion(CompletionArgs),
@@ -436,6 +439,8 @@ pub struct ChartSourceArgs {
     /// Use plain HTTP (no TLS) to reach an OCI registry.
     #[arg(long = "plain-http")]
     pub plain_http: bool,
+    #[command(flatten)]
+    pub verify: VerifyArgs,
 }
 
 impl ChartSourceArgs {
@@ -453,6 +458,7 @@ impl ChartSourceArgs {
             key_file: self.key_file.clone(),
             insecure_skip_tls_verify: self.insecure_skip_tls_verify,
             plain_http: self.plain_http,
+            verify_keys: self.verify.verify_keys.clone(),
         }
     }
 }
@@ -578,6 +584,9 @@ pub struct DependencyArgs {
     /// Do not refresh the repository indexes first.
     #[arg(long = "skip-refresh")]
     pub skip_refresh: bool,
+    /// For `oci://` dependencies.
+    #[command(flatten)]
+    pub access: RegistryAccessArgs,
 }
 
 /// `kubepkg dependency list CHART`.
@@ -981,6 +990,8 @@ pub struct PlanArgs {
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub values: PackageValuesFlags,
+    #[command(flatten)]
+    pub backend: BackendArgs,
     /// Compare with what is installed in the cluster (default: offline, as a first install).
     #[arg(long = "cluster")]
     pub with_cluster: bool,
@@ -994,6 +1005,19 @@ pub struct PlanArgs {
     /// Output format: text or json.
     #[arg(short = 'o', long = "output", default_value = "text")]
     pub output: String,
+}
+
+/// How `plan` and `apply` apply components (docs/backends.md#drive-mode).
+#[derive(Debug, Clone, clap::Args)]
+pub struct BackendArgs {
+    /// Who releases the components: helm (kubepkg itself) or flux (a HelmRelease per component
+    /// that Flux's helm-controller releases, created one at a time and gated by kubepkg).
+    #[arg(long = "backend", default_value = "helm", value_parser = ["helm", "flux"])]
+    pub backend: String,
+    /// With --backend flux: the OCI repository each component's chart is pushed to and Flux
+    /// pulls it from, `oci://HOST/PATH` (the registry flags above apply to it).
+    #[arg(long = "chart-repository")]
+    pub chart_repository: Option<String>,
 }
 
 /// `kubepkg apply NAME PACKAGE`.
@@ -1016,6 +1040,8 @@ pub struct ApplyArgs {
     /// How long to wait for required packages to be Ready (Go duration; default: --timeout).
     #[arg(long = "requirements-timeout", value_parser = go_duration)]
     pub requirements_timeout: Option<Duration>,
+    #[command(flatten)]
+    pub backend: BackendArgs,
     /// Print the plan against the cluster and change nothing.
     #[arg(long = "dry-run")]
     pub dry_run: bool,
@@ -1075,8 +1101,8 @@ pub enum PackageCommand {
     Uninstall(PackageUninstallArgs),
     /// List installed packages.
     List(PackageListArgs),
-    /// Resolve each `chart: {repository, name, version}` component into kubepkg.lock (exact
-    /// version and digest), fetching the charts into kubepkg's cache.
+    /// Resolve each `chart: {repository, name, version}` and `path: oci://…` component into
+    /// kubepkg.lock (exact version and digest), fetching the charts into kubepkg's cache.
     Lock(PackageLockArgs),
     /// Publish a package (kubepkg.yaml and its charts) to an OCI registry as one artifact.
     Push(Box<PackagePushArgs>),
@@ -1085,6 +1111,39 @@ pub enum PackageCommand {
     /// Pack a chart directory into NAME-VERSION.tgz as `helm package` does, or a package
     /// directory into the package archive `package push` publishes.
     Pack(Box<PackagePackArgs>),
+    /// Save a package of a registry (with its cosign signature) as an OCI image layout tar,
+    /// for moving it to a registry without a network path to this one.
+    Save(Box<PackageSaveArgs>),
+    /// Push a package saved by `package save` (with its signature) to a registry.
+    Load(Box<PackageLoadArgs>),
+}
+
+/// `kubepkg package save oci://HOST/REPO/NAME --version V -o pkg.tar`.
+#[derive(Debug, clap::Args)]
+pub struct PackageSaveArgs {
+    /// The package's repository, `oci://HOST[:PORT]/REPO/NAME[:TAG|@DIGEST]`.
+    pub reference: String,
+    /// A version, a SemVer constraint over the tags (`>=1.4 <2`), or `@sha256:…`; default:
+    /// the newest version.
+    #[arg(long = "version")]
+    pub version: Option<String>,
+    /// The tar file to write (an OCI image layout: oci-layout, index.json, blobs/sha256/…).
+    #[arg(short = 'o', long = "output")]
+    pub output: std::path::PathBuf,
+    #[command(flatten)]
+    pub access: RegistryAccessArgs,
+}
+
+/// `kubepkg package load pkg.tar oci://HOST/REPO[/NAME]`.
+#[derive(Debug, clap::Args)]
+pub struct PackageLoadArgs {
+    /// A tar written by `kubepkg package save` (an OCI image layout).
+    pub archive: std::path::PathBuf,
+    /// Where to push: `oci://HOST[:PORT]/REPO` (the package goes to `REPO/<package name>`),
+    /// or `oci://HOST/REPO/NAME` when the last component is the package's name.
+    pub remote: String,
+    #[command(flatten)]
+    pub access: RegistryAccessArgs,
 }
 
 /// `kubepkg package lock [PACKAGE]`.
@@ -1093,6 +1152,9 @@ pub struct PackageLockArgs {
     /// The package directory (holds kubepkg.yaml).
     #[arg(default_value = ".")]
     pub package: std::path::PathBuf,
+    /// For charts in OCI registries (`oci://` components).
+    #[command(flatten)]
+    pub access: RegistryAccessArgs,
 }
 
 /// `kubepkg package status|history NAME`.
@@ -1340,6 +1402,39 @@ pub struct PushArgs {
     pub remote: String,
     #[command(flatten)]
     pub access: RegistryAccessArgs,
+    #[command(flatten)]
+    pub sign: SignWithArgs,
+}
+
+/// Cosign signature verification of what is read from a registry (`--verify-key`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct VerifyArgs {
+    /// Require a cosign signature by this public key (cosign.pub) on the oci:// chart or
+    /// package, checked by digest before it is used (repeatable: any one key suffices).
+    #[arg(long = "verify-key", value_name = "KEY")]
+    pub verify_keys: Vec<std::path::PathBuf>,
+}
+
+/// Signing what a push wrote (`--sign KEY`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct SignWithArgs {
+    /// Sign the pushed manifest (by digest) with this cosign private key (cosign.key, its
+    /// password from COSIGN_PASSWORD), as `cosign sign --key` does.
+    #[arg(long = "sign", value_name = "KEY")]
+    pub sign: Option<std::path::PathBuf>,
+}
+
+/// `kubepkg sign oci://HOST/REPO/NAME:TAG|@DIGEST --key KEY`.
+#[derive(Debug, clap::Args)]
+pub struct SignArgs {
+    /// The chart or package to sign: `oci://HOST[:PORT]/REPO/NAME:TAG` or `…@sha256:…`.
+    pub reference: String,
+    /// The cosign private key (cosign.key; its password from COSIGN_PASSWORD, else standard
+    /// input or a prompt), or an unencrypted PKCS#8/SEC1 EC P-256 key.
+    #[arg(long = "key", value_name = "KEY")]
+    pub key: std::path::PathBuf,
+    #[command(flatten)]
+    pub access: RegistryAccessArgs,
 }
 
 /// `kubepkg registry login|logout`.
@@ -1393,6 +1488,8 @@ pub struct PackagePushArgs {
     pub remote: String,
     #[command(flatten)]
     pub access: RegistryAccessArgs,
+    #[command(flatten)]
+    pub sign: SignWithArgs,
 }
 
 /// `kubepkg package pull oci://HOST/REPO/NAME --version V`.
@@ -1408,6 +1505,8 @@ pub struct PackagePullArgs {
     pub destination: std::path::PathBuf,
     #[command(flatten)]
     pub access: RegistryAccessArgs,
+    #[command(flatten)]
+    pub verify: VerifyArgs,
 }
 
 /// Where an `oci://` package comes from: `--version` and the registry flags (ignored for a
@@ -1420,6 +1519,8 @@ pub struct PackageSourceArgs {
     pub version: Option<String>,
     #[command(flatten)]
     pub access: RegistryAccessArgs,
+    #[command(flatten)]
+    pub verify: VerifyArgs,
 }
 
 /// The flags of every verb about the terminal (`--no-color`, Helm 4's `--color`; see
@@ -1566,30 +1667,37 @@ pub struct PackagePackArgs {
     pub app_version: Option<String>,
 }
 
-/// `kubepkg render --backend flux NAME PACKAGE`.
+/// `kubepkg render --backend flux|argocd NAME PACKAGE`.
 #[derive(Debug, clap::Args)]
 pub struct RenderArgs {
     /// Package instance name (the releases are `NAME-COMPONENT`).
     pub name: String,
     /// Package directory, `.tgz` archive, or `oci://HOST/REPO/NAME` in a registry.
     pub package: std::path::PathBuf,
-    /// The GitOps controller to compile for (`flux`).
-    #[arg(long = "backend", value_parser = ["flux"])]
+    /// The GitOps controller to compile for (`flux` or `argocd`).
+    #[arg(long = "backend", value_parser = ["flux", "argocd"])]
     pub backend: String,
+    /// Argo CD: the namespace of the Applications (Argo CD's, or one of its
+    /// --application-namespaces; default: the package's namespace).
+    #[arg(long = "argocd-namespace")]
+    pub argocd_namespace: Option<String>,
+    /// Argo CD: the AppProject of the Applications.
+    #[arg(long = "argocd-project", default_value = "default")]
+    pub argocd_project: String,
     /// The OCI repository the component charts are (or, with --push-charts, are put) in:
     /// `oci://HOST/PATH`, each chart at `oci://HOST/PATH/<chart name>:<chart version>`.
     #[arg(long = "chart-repository")]
     pub chart_repository: String,
-    /// Push each component's chart there first, and pin the sources to the pushed digests.
+    /// Push each component's chart there first (Flux: the sources pinned to the pushed digests).
     #[arg(long = "push-charts")]
     pub push_charts: bool,
-    /// How often Flux re-checks the sources and releases (Go duration).
+    /// Flux: how often Flux re-checks the sources and releases (Go duration).
     #[arg(long = "interval", default_value = "10m", value_parser = go_duration)]
     pub interval: Duration,
-    /// Each release's timeout (Go duration): kubepkg's per-component timeout.
+    /// Flux: each release's timeout (Go duration): kubepkg's per-component timeout.
     #[arg(long = "timeout", default_value = "10m", value_parser = go_duration)]
     pub timeout: Duration,
-    /// Namespace of the Flux objects and the package (default: $HELM_NAMESPACE or `default`).
+    /// Namespace of the package (and of the Flux objects; default: $HELM_NAMESPACE or `default`).
     #[arg(short = 'n', long = "namespace")]
     pub namespace: Option<String>,
     #[command(flatten)]

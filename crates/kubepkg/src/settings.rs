@@ -190,7 +190,9 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
                 PackageCommand::Lock(_)
                 | PackageCommand::Push(_)
                 | PackageCommand::Pull(_)
-                | PackageCommand::Pack(_) => {
+                | PackageCommand::Pack(_)
+                | PackageCommand::Save(_)
+                | PackageCommand::Load(_) => {
                     return None;
                 }
             },
@@ -206,6 +208,7 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
             | Command::Search(_)
             | Command::Dependency(_)
             | Command::Push(_)
+            | Command::Sign(_)
             | Command::Registry(_)
             | Command::Lint(_)
             | Command::Create(_)

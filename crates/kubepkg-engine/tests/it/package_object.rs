@@ -119,6 +119,21 @@ async fn crd_schema_refuses_bad_specs() {
             json!({"source": {"path": "."}, "upgrade": {"timeout": "ten minutes"}}),
             "spec.upgrade.timeout",
         ),
+        (
+            "verify-without-oci",
+            json!({"source": {"path": ".", "verify": {"provider": "cosign", "secretRef": {"name": "k"}}}}),
+            "verify checks the cosign signature of an oci source",
+        ),
+        (
+            "verify-other-provider",
+            json!({"source": {"oci": "oci://r/p", "verify": {"provider": "notation", "secretRef": {"name": "k"}}}}),
+            "spec.source.verify.provider",
+        ),
+        (
+            "verify-without-keys",
+            json!({"source": {"oci": "oci://r/p", "verify": {"provider": "cosign"}}}),
+            "spec.source.verify.secretRef",
+        ),
     ] {
         let e = api
             .create(&pp, &package_object(name, spec))

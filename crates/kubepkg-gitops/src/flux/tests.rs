@@ -39,8 +39,10 @@ fn options() -> Options {
         namespace: "apps".into(),
         repository: "oci://registry.example.com/charts/".into(),
         insecure: false,
+        secret_ref: None,
         interval: Duration::from_secs(600),
         timeout: Duration::from_secs(300),
+        driven: false,
     }
 }
 
@@ -265,4 +267,49 @@ fn cel_strings_are_quoted_and_escaped() {
     assert_eq!(cel_string("a"), "'a'");
     assert_eq!(cel_string("it's"), "'it\\'s'");
     assert_eq!(cel_string("back\\slash"), "'back\\\\slash'");
+}
+
+#[test]
+fn driven_objects_are_the_compiled_ones_without_flux_remediation() {
+    let (_dir, p) = package(SHOP);
+    let ch = charts(&["db", "api", "web"]);
+    let compiled = compile(&p, &BTreeMap::new(), &ch, &options()).unwrap();
+    // Per component, compile writes exactly what component_objects makes.
+    let api = component_objects(
+        &p,
+        "api",
+        Map::new(),
+        &ch["api"],
+        Some("shop-db"),
+        &options(),
+    )
+    .unwrap();
+    let at = compiled
+        .objects
+        .iter()
+        .position(|o| o["kind"] == "HelmRelease" && o["metadata"]["name"] == "shop-api")
+        .unwrap();
+    assert_eq!(compiled.objects[at - 1], api.source);
+    assert_eq!(compiled.objects[at], api.release);
+    assert_eq!(api.release_name(), "shop-api");
+    // Driven: kubepkg decides rollbacks, so Flux neither remediates nor retries.
+    let driven = Options {
+        driven: true,
+        ..options()
+    };
+    let d = component_objects(&p, "api", Map::new(), &ch["api"], None, &driven).unwrap();
+    assert_eq!(
+        d.release["spec"]["upgrade"],
+        json!({"remediation": {"retries": 0, "remediateLastFailure": false}})
+    );
+    assert_eq!(d.release["spec"].get("dependsOn"), None);
+    assert_eq!(d.source, api.source);
+    assert_eq!(check(&p, &driven), Ok(()));
+    let (_bad, other_ns) = package(
+        "package:\n  name: shop\n  version: 1.0.0\ncomponents:\n  - name: db\n    path: db\n    install:\n      readyWhen:\n        - {apiVersion: v1, kind: ConfigMap, name: x, namespace: other, condition: Ready}\n",
+    );
+    assert!(matches!(
+        check(&other_ns, &driven),
+        Err(CompileError::ReadyWhenOutsideRelease { .. })
+    ));
 }

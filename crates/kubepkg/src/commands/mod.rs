@@ -13,6 +13,7 @@ mod install;
 mod lint;
 mod list;
 mod package;
+mod package_archive;
 mod package_oci;
 mod package_pack;
 mod pull;
@@ -23,6 +24,7 @@ mod repo;
 mod rollback;
 mod schema;
 mod show;
+mod sign;
 mod status;
 mod template;
 mod test;
@@ -61,6 +63,7 @@ pub fn run(command: Command, settings: &Settings) -> Result<ExitCode, CliError> 
         Command::Get(args) => get::run(*args, settings),
         Command::Pull(args) => pull::run(*args, settings),
         Command::Push(args) => push::run(*args, settings),
+        Command::Sign(args) => sign::run(*args, settings),
         Command::Registry(cmd) => registry::run(cmd, settings),
         Command::Test(args) => test::run(*args, settings),
         Command::Repo(cmd) => repo::run(cmd, settings),

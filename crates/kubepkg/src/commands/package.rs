@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use kubepkg_engine::chart::ClusterCapabilities;
+use kubepkg_engine::flux::FluxBackend;
 use kubepkg_engine::store::RevisionStore;
 use kubepkg_engine::{Instance, KubeCluster, ops};
 use kubepkg_package::Package;
@@ -26,8 +27,8 @@ use kubepkg_progress::{Event, Message, Sink};
 
 use super::{print_structured, runtime};
 use crate::cli::{
-    ApplyArgs, PackageCommand, PackageSourceArgs, PackageValuesArgs, PackageValuesFlags, PlanArgs,
-    TargetArgs,
+    ApplyArgs, BackendArgs, PackageCommand, PackageSourceArgs, PackageValuesArgs,
+    PackageValuesFlags, PlanArgs, TargetArgs,
 };
 use crate::error::CliError;
 use crate::progress::Printer;
@@ -54,15 +55,24 @@ pub(super) fn load(
 ) -> Result<Loaded, CliError> {
     let reference = path.to_str().filter(|p| kubepkg_oci::reference::is_oci(p));
     let Some(reference) = reference else {
-        return load_local(path, settings);
+        if !oci.verify.verify_keys.is_empty() {
+            return Err(CliError::Failed(
+                kubepkg_source::SourceError::VerifyNeedsOci {
+                    reference: path.display().to_string(),
+                }
+                .into(),
+            ));
+        }
+        return load_local(path, &oci.access.options(), settings);
     };
     let located = runtime()?.block_on(super::package_oci::locate(
         reference,
         oci.version.as_deref(),
         &oci.access,
+        &oci.verify,
         settings,
     ))?;
-    let mut loaded = load_local(&located.path, settings)?;
+    let mut loaded = load_local(&located.path, &oci.access.options(), settings)?;
     let resolved = kubepkg_oci::Reference::parse(&located.origin.reference)
         .map_err(|e| CliError::Failed(e.into()))?;
     loaded.package.source = Some(kubepkg_package::revision::PackageSource {
@@ -75,7 +85,11 @@ pub(super) fn load(
 
 /// The one loader of packages of the CLI: the package (directory or archive), then the charts
 /// of its `chart: {repository, …}` components fetched by `kubepkg.lock`.
-fn load_local(path: &Path, settings: &Settings) -> Result<Loaded, CliError> {
+fn load_local(
+    path: &Path,
+    options: &kubepkg_source::SourceOptions,
+    settings: &Settings,
+) -> Result<Loaded, CliError> {
     let scratch = std::env::temp_dir().join(format!(
         "kubepkg-{}-{}",
         std::process::id(),
@@ -91,6 +105,7 @@ fn load_local(path: &Path, settings: &Settings) -> Result<Loaded, CliError> {
     runtime()?
         .block_on(kubepkg_source::package::fetch_locked(
             &mut loaded.package,
+            options,
             &settings.paths,
         ))
         .map_err(|e| CliError::InvalidPackage(e.into()))?;
@@ -178,20 +193,85 @@ async fn cluster_plan(
     Ok(plan)
 }
 
+/// `--backend flux`: the backend pushing to `--chart-repository` with the registry flags;
+/// `None` for the helm backend.
+fn flux_backend(
+    args: &BackendArgs,
+    oci: &PackageSourceArgs,
+    settings: &Settings,
+) -> Result<Option<FluxBackend>, CliError> {
+    if args.backend != "flux" {
+        if let Some(r) = &args.chart_repository {
+            return Err(CliError::Failed(anyhow::anyhow!(
+                "--chart-repository {r}: only --backend flux pushes charts to a repository"
+            )));
+        }
+        return Ok(None);
+    }
+    let Some(repository) = args.chart_repository.clone() else {
+        return Err(CliError::Failed(anyhow::anyhow!(
+            "--backend flux needs --chart-repository oci://HOST/PATH: the registry each component's chart is pushed to and Flux's OCIRepository pulls it from"
+        )));
+    };
+    let client = kubepkg_source::oci::client(&oci.access.options(), &settings.paths)
+        .map_err(|e| CliError::Failed(e.into()))?;
+    Ok(Some(FluxBackend::new(
+        repository,
+        oci.access.plain_http,
+        client,
+    )))
+}
+
+/// The Flux objects of a plan (`--backend flux`), against the live ones when connected.
+async fn add_flux_objects(
+    plan: &mut kubepkg_package::plan::Plan,
+    flux: Option<&FluxBackend>,
+    kc: Option<&KubeCluster>,
+    package: &Package,
+    user: &UserValues,
+    timeout: Duration,
+) -> Result<(), CliError> {
+    if let Some(flux) = flux {
+        plan.backend_objects = kubepkg_engine::flux::plan_objects(
+            flux,
+            kc.map(|k| &k.kube.client),
+            package,
+            user,
+            plan,
+            timeout,
+        )
+        .await
+        .map_err(kubepkg_engine::EngineError::from)?;
+    }
+    Ok(())
+}
+
 /// `kubepkg plan NAME PACKAGE`.
 pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
     let loaded = load(&args.package, &args.oci, settings)?;
     let user = user_values(&args.values)?;
+    let flux = flux_backend(&args.backend, &args.oci, settings)?;
+    let timeout = Duration::from_secs(600);
     let mut plan = if args.with_cluster {
         runtime()?.block_on(async {
-            let kc = connect(settings, Duration::from_secs(600), Printer::text().sink()).await?;
+            let kc = connect(settings, timeout, Printer::text().sink()).await?;
             let ns = kc.kube.namespace.clone();
             let instance = Instance {
                 name: &args.name,
                 namespace: &ns,
             };
             warn_dropped_values(&kc, instance, &user).await;
-            cluster_plan(&kc, &loaded.package, instance, &user).await
+            let mut plan = cluster_plan(&kc, &loaded.package, instance, &user).await?;
+            add_flux_objects(
+                &mut plan,
+                flux.as_ref(),
+                Some(&kc),
+                &loaded.package,
+                &user,
+                timeout,
+            )
+            .await?;
+            Ok::<_, CliError>(plan)
         })?
     } else {
         let ns = settings.offline_namespace();
@@ -199,7 +279,16 @@ pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
             name: &args.name,
             namespace: &ns,
         };
-        ops::plan_offline(&loaded.package, instance, &user)?
+        let mut plan = ops::plan_offline(&loaded.package, instance, &user)?;
+        runtime()?.block_on(add_flux_objects(
+            &mut plan,
+            flux.as_ref(),
+            None,
+            &loaded.package,
+            &user,
+            timeout,
+        ))?;
+        plan
     };
     if args.show_secrets {
         plan.reveal_secrets();
@@ -222,8 +311,10 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError>
     let user = user_values(&args.values)?;
     let timeout = args.timeout;
     let printer = Printer::new(&args.output, args.progress.progress, &settings.terminal)?;
+    let flux = flux_backend(&args.backend, &args.oci, settings)?;
     runtime()?.block_on(async {
         let mut kc = connect(settings, timeout, printer.sink()).await?;
+        kc.flux = flux;
         if let Some(t) = args.requirements_timeout {
             kc.requirements_timeout = t;
         }
@@ -252,6 +343,15 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError>
         warn_dropped_values(&kc, instance, &user).await;
         if args.dry_run {
             let mut plan = cluster_plan(&kc, &loaded.package, instance, &user).await?;
+            add_flux_objects(
+                &mut plan,
+                kc.flux.as_ref(),
+                Some(&kc),
+                &loaded.package,
+                &user,
+                timeout,
+            )
+            .await?;
             if args.show_secrets {
                 plan.reveal_secrets();
             }
@@ -312,10 +412,12 @@ pub fn values(args: PackageValuesArgs, settings: &Settings) -> Result<ExitCode> 
 pub fn run(cmd: PackageCommand, settings: &Settings) -> Result<ExitCode> {
     let cmd = match cmd {
         // Offline: no cluster connection.
-        PackageCommand::Lock(a) => return lock(&a.package, settings),
+        PackageCommand::Lock(a) => return lock(&a.package, &a.access, settings),
         PackageCommand::Push(a) => return super::package_oci::push(*a, settings),
         PackageCommand::Pull(a) => return super::package_oci::pull(*a, settings),
         PackageCommand::Pack(a) => return super::package_pack::run(*a),
+        PackageCommand::Save(a) => return super::package_archive::save(*a, settings),
+        PackageCommand::Load(a) => return super::package_archive::load(*a, settings),
         PackageCommand::Status(a) => Online::Status(a),
         PackageCommand::History(a) => Online::History(a),
         PackageCommand::Rollback(a) => Online::Rollback(a),
@@ -350,9 +452,17 @@ enum Online {
 }
 
 /// `kubepkg package lock [PACKAGE]`: writes `kubepkg.lock` next to `kubepkg.yaml`.
-fn lock(dir: &Path, settings: &Settings) -> Result<ExitCode> {
+fn lock(
+    dir: &Path,
+    access: &crate::cli::RegistryAccessArgs,
+    settings: &Settings,
+) -> Result<ExitCode> {
     let package = kubepkg_package::source::load_dir(dir)?;
-    let lock = runtime()?.block_on(kubepkg_source::package::lock(&package, &settings.paths))?;
+    let lock = runtime()?.block_on(kubepkg_source::package::lock(
+        &package,
+        &access.options(),
+        &settings.paths,
+    ))?;
     lock.write(&package.root)?;
     for (name, c) in &lock.components {
         println!(

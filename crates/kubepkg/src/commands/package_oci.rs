@@ -1,7 +1,8 @@
 //! `kubepkg package push PKG oci://HOST/REPO[/NAME]` and `kubepkg package pull oci://… --version
 //! V`: a package as one OCI artifact (`kubepkg_oci::package`: kubepkg.yaml, each component's
 //! chart as a Helm chart layer, and the package archive), and [`locate`], which `plan` and
-//! `apply` call for an `oci://` package before the one package loader reads it.
+//! `apply` call for an `oci://` package before the one package loader reads it. `--sign KEY`
+//! signs the pushed digest (`commands/sign.rs`); `--verify-key` verifies it before the pull.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,15 +11,27 @@ use anyhow::{Context, Result, bail};
 use kubepkg_package::manifest::ChartSource;
 
 use super::runtime;
-use crate::cli::{PackagePullArgs, PackagePushArgs, RegistryAccessArgs};
+use crate::cli::{PackagePullArgs, PackagePushArgs, RegistryAccessArgs, VerifyArgs};
 use crate::settings::Settings;
 
 pub fn push(args: PackagePushArgs, settings: &Settings) -> Result<ExitCode> {
+    // Read (and its password asked) before anything is pushed.
+    let key = args
+        .sign
+        .sign
+        .as_deref()
+        .map(super::sign::signing_key)
+        .transpose()?;
     let scratch = Scratch::new()?;
-    let package = kubepkg_package::source::load(&args.package, &scratch.0)?;
+    let mut package = kubepkg_package::source::load(&args.package, &scratch.0)?;
     let name = package.meta.name.clone();
     let version = package.meta.version.to_string();
-    let archive = if args.package.is_dir() {
+    // Charts of repositories and registries go into the artifact (`package_archive::vendor`).
+    let vendored =
+        super::package_archive::vendor(&mut package, &args.access.options(), settings, &scratch.0)?;
+    let archive = if let Some(dir) = &vendored {
+        tar_gz(dir, &name)?
+    } else if args.package.is_dir() {
         tar_gz(&args.package, &name)?
     } else {
         std::fs::read(&args.package)
@@ -79,13 +92,22 @@ pub fn push(args: PackagePushArgs, settings: &Settings) -> Result<ExitCode> {
         created: None,
     };
     let client = kubepkg_source::oci::client(&args.access.options(), &settings.paths)?;
-    let pushed = runtime()?.block_on(kubepkg_oci::package::push(&client, &repo, &artifact))?;
+    let rt = runtime()?;
+    let pushed = rt.block_on(kubepkg_oci::package::push(&client, &repo, &artifact))?;
     let shown = pushed.reference.to_string();
     println!(
         "Pushed: {}",
         shown.trim_start_matches(kubepkg_oci::reference::SCHEME)
     );
     println!("Digest: {}", pushed.digest);
+    if let Some(key) = &key {
+        rt.block_on(super::sign::sign_digest(
+            &client,
+            &pushed.reference,
+            &pushed.digest,
+            key,
+        ))?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -94,6 +116,7 @@ pub fn pull(args: PackagePullArgs, settings: &Settings) -> Result<ExitCode> {
         &args.reference,
         args.version.as_deref(),
         &args.access,
+        &args.verify,
         settings,
     ))?;
     std::fs::create_dir_all(&args.destination)
@@ -119,17 +142,20 @@ pub fn pull(args: PackagePullArgs, settings: &Settings) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The package archive `reference` (`oci://…`) names at `version`, pulled into the cache.
+/// The package archive `reference` (`oci://…`) names at `version`, pulled into the cache
+/// (its cosign signature verified first with `--verify-key`).
 pub async fn locate(
     reference: &str,
     version: Option<&str>,
     access: &RegistryAccessArgs,
+    verify: &VerifyArgs,
     settings: &Settings,
 ) -> Result<kubepkg_source::oci::LocatedPackage> {
-    Ok(
-        kubepkg_source::oci::locate_package(reference, version, &access.options(), &settings.paths)
-            .await?,
-    )
+    let options = kubepkg_source::SourceOptions {
+        verify_keys: verify.verify_keys.clone(),
+        ..access.options()
+    };
+    Ok(kubepkg_source::oci::locate_package(reference, version, &options, &settings.paths).await?)
 }
 
 /// `dir` as a `.tgz` under the top-level directory `top`, as `helm package` lays it out:

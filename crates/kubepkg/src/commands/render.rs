@@ -1,7 +1,8 @@
-//! `kubepkg render --backend flux NAME PACKAGE --chart-repository oci://HOST/PATH`: the package
-//! compiled into Flux objects (`kubepkg_gitops::flux`) for a GitOps repository, on standard
-//! output as YAML documents (or a JSON `List`); what Flux cannot be told (hooks, rollback
-//! floors) is said on standard error. With `--push-charts` each component's chart is packed as
+//! `kubepkg render --backend flux|argocd NAME PACKAGE --chart-repository oci://HOST/PATH`: the
+//! package compiled into Flux objects (`kubepkg_gitops::flux`) or Argo CD Applications
+//! (`kubepkg_gitops::argocd`) for a GitOps repository, on standard output as YAML documents (or
+//! a JSON `List`); what the backend cannot be told (hooks, rollback floors, readyWhen for Argo
+//! CD) is said on standard error. With `--push-charts` each component's chart is packed as
 //! `helm package` packs it and pushed with Helm's layout first, and the sources are pinned to
 //! the pushed digests. The package, its values and its charts are read by the same loaders as
 //! `plan` and `apply`.
@@ -49,44 +50,59 @@ pub fn run(args: RenderArgs, settings: &Settings) -> Result<ExitCode> {
     };
     for c in package.components.iter().filter(|c| !c.is_hook()) {
         let path = c.chart.path();
-        let chart = kubepkg_chart::chart::load(path).with_context(|| {
-            format!("component {}: loading its chart {}", c.name, path.display())
-        })?;
-        let mut reference = ChartRef {
-            name: chart.metadata.name.clone(),
-            version: chart.metadata.version.clone(),
-            digest: None,
-        };
-        if let (Some(repo), Some(client)) = (&repo, &client) {
-            let archive = if path.is_dir() {
-                let files = kubepkg_chart::chart::dir_files(path)?;
-                let (_, entries) = kubepkg_chart::save::archive_entries(files, None, None)?;
-                kubepkg_chart::save::pack_entries(&entries).context("packing the chart")?
-            } else {
-                std::fs::read(path).with_context(|| format!("reading {}", path.display()))?
-            };
-            let meta = super::push::chart_meta(&chart.metadata);
-            let pushed = runtime()?.block_on(kubepkg_oci::chart::push(
-                client, repo, &archive, &meta, None,
-            ))?;
+        let reference = if let (Some(repo), Some(client)) = (&repo, &client) {
+            let pushed = runtime()?
+                .block_on(kubepkg_source::push::push_chart(client, repo, path))
+                .with_context(|| format!("component {}", c.name))?;
             eprintln!("Pushed: {} ({})", pushed.reference, pushed.digest);
-            reference.digest = Some(pushed.digest);
-        }
+            ChartRef {
+                name: pushed.name,
+                version: pushed.version,
+                digest: Some(pushed.digest),
+            }
+        } else {
+            let chart = kubepkg_chart::chart::load(path).with_context(|| {
+                format!("component {}: loading its chart {}", c.name, path.display())
+            })?;
+            ChartRef {
+                name: chart.metadata.name.clone(),
+                version: chart.metadata.version.clone(),
+                digest: None,
+            }
+        };
         charts.insert(c.name.clone(), reference);
     }
-    let compiled = kubepkg_gitops::flux::compile(
-        package,
-        &values,
-        &charts,
-        &Options {
-            instance: args.name.clone(),
-            namespace: settings.offline_namespace(),
-            repository: args.chart_repository.clone(),
-            insecure: args.oci.access.plain_http,
-            interval: args.interval,
-            timeout: args.timeout,
-        },
-    )?;
+    let namespace = settings.offline_namespace();
+    let compiled = match args.backend.as_str() {
+        "argocd" => kubepkg_gitops::argocd::compile(
+            package,
+            &values,
+            &charts,
+            &kubepkg_gitops::argocd::Options {
+                instance: args.name.clone(),
+                argocd_namespace: args.argocd_namespace.clone().unwrap_or(namespace.clone()),
+                namespace,
+                project: args.argocd_project.clone(),
+                repository: args.chart_repository.clone(),
+                insecure: args.oci.access.plain_http,
+            },
+        )?,
+        _ => kubepkg_gitops::flux::compile(
+            package,
+            &values,
+            &charts,
+            &Options {
+                instance: args.name.clone(),
+                namespace,
+                repository: args.chart_repository.clone(),
+                insecure: args.oci.access.plain_http,
+                secret_ref: None,
+                interval: args.interval,
+                timeout: args.timeout,
+                driven: false,
+            },
+        )?,
+    };
     for note in &compiled.notes {
         eprintln!("Note: {note}");
     }

@@ -249,23 +249,27 @@ pub fn search(command: SearchCommand, settings: &Settings) -> Result<ExitCode> {
 
 /// `kubepkg dependency update|build|list`.
 pub fn dependency(command: DependencyCommand, settings: &Settings) -> Result<ExitCode> {
-    let options = |skip_refresh| -> Result<kubepkg_dependency::Options> {
+    let options = |args: &crate::cli::DependencyArgs| -> Result<kubepkg_dependency::Options> {
         Ok(kubepkg_dependency::Options {
             paths: paths(settings),
             limits: limits()?,
-            skip_refresh,
+            skip_refresh: args.skip_refresh,
+            registry: Some(kubepkg_source::oci::client(
+                &args.access.options(),
+                &settings.paths,
+            )?),
         })
     };
     let mut say = |line: String| println!("{line}");
     match command {
         DependencyCommand::Update(args) => runtime()?.block_on(kubepkg_dependency::update(
             &args.chart,
-            &options(args.skip_refresh)?,
+            &options(&args)?,
             &mut say,
         ))?,
         DependencyCommand::Build(args) => runtime()?.block_on(kubepkg_dependency::build(
             &args.chart,
-            &options(args.skip_refresh)?,
+            &options(&args)?,
             &mut say,
         ))?,
         DependencyCommand::List(args) => print!("{}", kubepkg_dependency::list(&args.chart)?),

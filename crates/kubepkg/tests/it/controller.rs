@@ -26,17 +26,17 @@ fn packages(ns: &TestNamespace) -> Api<DynamicObject> {
     kubepkg_testkit::package_api(ns)
 }
 
-async fn install_crd(ns: &TestNamespace) {
+pub(crate) async fn install_crd(ns: &TestNamespace) {
     kubepkg_testkit::install_package_crd(ns, object::CRD)
         .await
         .expect("the Package CRD installed and served");
 }
 
-fn archive(dir: &Path) -> Vec<u8> {
+pub(crate) fn archive(dir: &Path) -> Vec<u8> {
     kubepkg_testkit::package_archive(dir).expect("package archive")
 }
 
-async fn store_archive(ns: &TestNamespace, name: &str, bytes: Vec<u8>) {
+pub(crate) async fn store_archive(ns: &TestNamespace, name: &str, bytes: Vec<u8>) {
     kubepkg_testkit::store_package_archive(ns, name, bytes)
         .await
         .expect("archive ConfigMap stored");
@@ -46,13 +46,13 @@ const LIMIT: Duration = Duration::from_secs(120);
 
 /// A `kubepkg controller` process watching one namespace; killed when dropped. Its log is kept
 /// in a file and printed when a wait fails.
-struct ControllerProcess {
+pub(crate) struct ControllerProcess {
     child: std::cell::RefCell<Child>,
     log: PathBuf,
 }
 
 impl ControllerProcess {
-    fn start(ns: &TestNamespace, interval: &str, extra: &[&str]) -> ControllerProcess {
+    pub(crate) fn start(ns: &TestNamespace, interval: &str, extra: &[&str]) -> ControllerProcess {
         Self::start_with_env(ns, interval, extra, &[])
     }
 
@@ -101,7 +101,7 @@ impl ControllerProcess {
         self.child.borrow().id()
     }
 
-    fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
@@ -138,7 +138,7 @@ fn app_package(root: &Path, name: &str, version: &str, safe: bool, extra: &str) 
     );
 }
 
-async fn create(ns: &TestNamespace, name: &str, spec: Value) {
+pub(crate) async fn create(ns: &TestNamespace, name: &str, spec: Value) {
     let o: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "kubepkg.dev/v1alpha1", "kind": "Package",
         "metadata": {"name": name}, "spec": spec,
@@ -161,7 +161,7 @@ async fn patch_spec(ns: &TestNamespace, name: &str, spec: Value) {
         .expect("Package patched");
 }
 
-async fn get(ns: &TestNamespace, name: &str) -> Option<Value> {
+pub(crate) async fn get(ns: &TestNamespace, name: &str) -> Option<Value> {
     packages(ns)
         .get_opt(name)
         .await
@@ -185,7 +185,7 @@ fn condition(obj: &Value, type_: &str) -> Option<(String, String, String)> {
 
 /// Waits until the Package's `Ready` condition has `status` and `reason` for its current
 /// generation (observedGeneration caught up, for final states); returns the object.
-async fn wait_ready(
+pub(crate) async fn wait_ready(
     ns: &TestNamespace,
     ctl: &ControllerProcess,
     name: &str,
@@ -1152,6 +1152,97 @@ async fn an_oci_source_with_a_pull_secret_installs_the_version_the_constraint_re
     assert!(status.contains("PACKAGE: ociapp 1.2.0"), "{status}");
     assert!(
         status.contains(&format!("SOURCE: {r}:1.2.0@{}", digests["1.2.0"])),
+        "{status}"
+    );
+}
+
+/// `spec.source.verify: {provider: cosign, secretRef}`: an unsigned package in the registry is
+/// refused (Ready=False `VerificationFailed`, Stalled, the message naming the artifact) and
+/// nothing is applied; once the real `cosign sign --key` has signed its digest, the controller
+/// applies it at the next interval.
+#[tokio::test]
+async fn a_verified_oci_source_refuses_an_unsigned_package_and_applies_it_once_signed() {
+    use kubepkg_testkit::cosign::Cosign;
+    use kubepkg_testkit::registry::{Registry, RegistryOptions};
+    let ns = TestNamespace::new("ctl-sig").await.expect("control plane");
+    install_crd(&ns).await;
+    let reg = Registry::start(RegistryOptions::plain()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let cosign = Cosign::new("pw").unwrap();
+    let (key, public) = cosign.generate_key_pair(tmp.path(), "cosign").unwrap();
+    let dir = tmp.path().join("pkg");
+    app_package(&dir, "sigapp", "1.0.0", true, "");
+    let out = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+        .args([
+            "package",
+            "push",
+            dir.to_str().unwrap(),
+            &reg.oci("pkgs"),
+            "--plain-http",
+        ])
+        .env("KUBEPKG_CACHE_DIR", tmp.path().join("cache"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let digest = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("Digest: ").map(str::to_string))
+        .unwrap();
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "cosign-keys"},
+        "stringData": {"cosign.pub": std::fs::read_to_string(&public).unwrap(), "README": "not a key"},
+    }))
+    .unwrap();
+    ns.api::<Secret>()
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+    let ctl = ControllerProcess::start(&ns, "1h", &[]);
+    let r = reg.oci("pkgs/sigapp");
+    let spec = json!({
+        "source": {"oci": r, "version": "1.0.0", "insecure": true,
+                   "verify": {"provider": "cosign", "secretRef": {"name": "cosign-keys"}}},
+        "interval": "3s",
+    });
+    create(&ns, "sigapp", spec).await;
+    let o = wait_ready(&ns, &ctl, "sigapp", "False", "VerificationFailed").await;
+    let msg = condition(&o, "Ready").unwrap().2;
+    let hex = digest.trim_start_matches("sha256:");
+    assert_eq!(
+        msg,
+        format!(
+            "{r}:1.0.0@{digest}: not signed: the repository has no cosign signature tag sha256-{hex}.sig; sign it (`kubepkg sign` or `cosign sign --key`) or check the reference"
+        )
+    );
+    let stalled = condition(&o, "Stalled").unwrap();
+    assert_eq!(
+        (stalled.0.as_str(), stalled.1.as_str()),
+        ("True", "VerificationFailed")
+    );
+    assert_eq!(release_count(&ns, "sigapp-app").await, 0, "nothing applied");
+
+    cosign
+        .ok(&[
+            "sign",
+            "--key",
+            key.to_str().unwrap(),
+            "--tlog-upload=false",
+            "--allow-http-registry",
+            "--yes",
+            &format!("{}/pkgs/sigapp@{digest}", reg.host()),
+        ])
+        .unwrap();
+    wait_ready(&ns, &ctl, "sigapp", "True", "Succeeded").await;
+    assert_eq!(release_count(&ns, "sigapp-app").await, 1);
+    let (code, status, err) = run(&ns, &["package", "status", "sigapp"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        status.contains(&format!("SOURCE: {r}:1.0.0@{digest}")),
         "{status}"
     );
 }

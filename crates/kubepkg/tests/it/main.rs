@@ -1,6 +1,8 @@
 //! The integration tests of `kubepkg`, in one test binary (one link for CI, as ripgrep
 //! and uv do). Each module is one former test file; shared helpers are modules too.
 
+mod airgap;
+mod argocd;
 mod chart_verbs;
 mod controller;
 mod controller_chart;
@@ -14,9 +16,11 @@ mod helm_template_reference;
 mod help;
 mod oci;
 mod package_cli;
+mod proxy;
 mod release_cli;
 mod repo;
 mod schema_refs;
+mod signatures;
 mod support;
 mod terminal;
 mod values_cli;

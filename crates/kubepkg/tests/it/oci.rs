@@ -11,44 +11,66 @@ use kubepkg_testkit::registry::{Registry, RegistryOptions};
 
 /// A sandbox: Helm's config and cache, kubepkg's cache and Docker's config in a temporary
 /// directory, so logins and caches are the test's own.
-struct Env {
-    dir: tempfile::TempDir,
-    helm: PathBuf,
+pub(crate) struct Env {
+    pub(crate) dir: tempfile::TempDir,
+    pub(crate) helm: PathBuf,
 }
 
 impl Env {
-    fn new() -> Env {
+    pub(crate) fn new() -> Env {
         Env {
             dir: tempfile::tempdir().unwrap(),
             helm: helm_binary("v4.3.1").expect("helm oracle"),
         }
     }
 
-    fn path(&self, p: &str) -> PathBuf {
+    pub(crate) fn path(&self, p: &str) -> PathBuf {
         self.dir.path().join(p)
     }
 
-    fn env(&self, c: &mut Command) {
+    pub(crate) fn env(&self, c: &mut Command) {
         c.current_dir(self.dir.path())
             .env("HOME", self.path("home"))
             .env("HELM_CONFIG_HOME", self.path("helm-config"))
             .env("HELM_CACHE_HOME", self.path("helm-cache"))
+            .env("HELM_DATA_HOME", self.path("helm-data"))
+            .env(
+                "HELM_REPOSITORY_CONFIG",
+                self.path("helm-config/repositories.yaml"),
+            )
+            .env("HELM_REPOSITORY_CACHE", self.path("helm-cache/repository"))
             .env("KUBEPKG_CACHE_DIR", self.path("kubepkg-cache"))
             .env("DOCKER_CONFIG", self.path("docker"))
             .env_remove("HELM_REGISTRY_CONFIG")
+            .env_remove("KUBEPKG_OCI_MAX_BLOB_BYTES")
             .env_remove("XDG_CONFIG_HOME")
             .env_remove("XDG_CACHE_HOME")
             .env_remove("KUBECONFIG");
     }
 
-    fn kubepkg(&self, args: &[&str]) -> Output {
+    pub(crate) fn kubepkg(&self, args: &[&str]) -> Output {
+        self.kubepkg_with(args, &[])
+    }
+
+    /// `kubepkg` with extra environment variables.
+    pub(crate) fn kubepkg_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Output {
         let mut c = Command::new(env!("CARGO_BIN_EXE_kubepkg"));
         c.args(args);
+        self.env(&mut c);
+        for (k, v) in vars {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    }
+
+    /// `kubepkg` against the test's namespace of the control plane, with this sandbox.
+    pub(crate) fn on(&self, ns: &kubepkg_testkit::TestNamespace, args: &[&str]) -> Output {
+        let mut c = crate::support::kubepkg(ns, args);
         self.env(&mut c);
         c.output().unwrap()
     }
 
-    fn helm(&self, args: &[&str]) -> Output {
+    pub(crate) fn helm(&self, args: &[&str]) -> Output {
         let mut c = Command::new(&self.helm);
         c.args(args);
         self.env(&mut c);
@@ -56,7 +78,7 @@ impl Env {
     }
 
     /// A chart made by `helm create NAME` at `version`, packaged by `helm package`.
-    fn chart(&self, name: &str, version: &str) -> PathBuf {
+    pub(crate) fn chart(&self, name: &str, version: &str) -> PathBuf {
         let src = self.path(&format!("src-{name}-{version}"));
         std::fs::create_dir_all(&src).unwrap();
         ok(self.helm(&["create", src.join(name).to_str().unwrap()]));
@@ -79,7 +101,7 @@ impl Env {
     }
 
     /// The files of kubepkg's OCI cache (entries and anything else left there).
-    fn cache_files(&self) -> Vec<String> {
+    pub(crate) fn cache_files(&self) -> Vec<String> {
         let mut out = Vec::new();
         let root = self.path("kubepkg-cache");
         walk(&root, &mut out);
@@ -104,7 +126,7 @@ fn walk(dir: &Path, out: &mut Vec<String>) {
 }
 
 #[track_caller]
-fn ok(out: Output) -> String {
+pub(crate) fn ok(out: Output) -> String {
     assert!(
         out.status.success(),
         "failed ({}): {}\n{}",
@@ -117,7 +139,7 @@ fn ok(out: Output) -> String {
 
 /// The `Error: …` line of a failed command (exactly one line).
 #[track_caller]
-fn error_line(out: Output) -> String {
+pub(crate) fn error_line(out: Output) -> String {
     assert!(
         !out.status.success(),
         "expected a failure: {}",
@@ -477,7 +499,7 @@ fn tls_with_ca_file_insecure_skip_verify_and_the_plain_http_hints() {
     );
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -485,7 +507,11 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 /// A registry client of the test (for setting up artifacts kubepkg must refuse).
-fn client(env: &Env, reg: &Registry, credential: Option<(&str, &str)>) -> kubepkg_oci::Client {
+pub(crate) fn client(
+    env: &Env,
+    reg: &Registry,
+    credential: Option<(&str, &str)>,
+) -> kubepkg_oci::Client {
     kubepkg_oci::Client::new(kubepkg_oci::ClientOptions {
         plain_http: reg.ca_file().is_none(),
         insecure_skip_tls_verify: false,

@@ -848,12 +848,12 @@ fn dependency_errors_are_helms() {
         );
         assert!(!chart.join("Chart.lock").exists());
     }
-    let dir = work.path().join("oci");
+    let dir = work.path().join("file");
     std::fs::create_dir(&dir).unwrap();
     let chart = parent_chart(
         &home,
         &dir,
-        "dependencies:\n- name: app\n  version: 1.0.0\n  repository: oci://127.0.0.1:1/charts\n",
+        "dependencies:\n- name: app\n  version: 1.0.0\n  repository: file://../app\n",
     );
     assert_eq!(
         error(
@@ -861,7 +861,7 @@ fn dependency_errors_are_helms() {
                 .output()
                 .unwrap()
         ),
-        "dependency \"app\": oci://127.0.0.1:1/charts dependencies are not supported yet (kubepkg fetches dependencies from chart repositories only)"
+        "dependency \"app\": file://../app dependencies are not supported yet (kubepkg fetches dependencies from chart repositories and OCI registries)"
     );
 }
 

@@ -1,0 +1,853 @@
+//! The Flux backend (`backend: flux`, docs/backends.md#drive-mode): the orchestrator's
+//! component steps carried out through Flux's helm-controller instead of kubepkg's own release
+//! layer. The orchestrator and its rules are the same; only these steps differ:
+//!
+//! - **apply**: the component's chart is pushed to the chart repository by digest
+//!   (`kubepkg_source::push`), then its `OCIRepository` and `HelmRelease` — exactly as
+//!   `kubepkg_gitops::flux::component_objects` makes them, in its driven form (no Flux
+//!   remediation: kubepkg decides rollbacks) — are server-side applied, the source first;
+//!   the step waits until the source holds that digest and the HelmRelease is Ready for its
+//!   generation with that chart. The component's release revision is the Helm release
+//!   revision helm-controller made (`status.history[0].version`).
+//! - **ready**: the HelmRelease is Ready (above), then the release's objects, Jobs and every
+//!   `readyWhen` as for the helm backend (helm-controller stores the release where kubepkg
+//!   reads it).
+//! - **rollback**: the HelmRelease is put back on the earlier revision's chart (its digest, from
+//!   the HelmRelease's history) and values (the Helm release record's config), the
+//!   release itself rolled back as Helm rolls back (Helm's upgrade would leave a failed
+//!   upgrade's objects as they are) while the HelmRelease is suspended; then it is resumed and
+//!   Flux is waited for until it converged.
+//! - **uninstall**: the HelmRelease is deleted (helm-controller uninstalls the release through
+//!   its finalizer) and waited for until it is gone, then its source.
+//!
+//! A HelmRelease is Ready for kubepkg when `status.observedGeneration` and its `Ready`
+//! condition's `observedGeneration` are its `metadata.generation`, `Ready` is `True`, and the
+//! latest history entry is the chart pushed; it has failed when `Stalled` is `True` for that
+//! generation (helm-controller's "retries exhausted" and invalid-chart states), or when it is
+//! not Ready within the component's timeout: the failure is the `Ready` condition's message.
+//! While it waits, each new `Ready` message is a progress event (`waiting for HelmRelease …`).
+
+use std::time::Duration;
+
+use futures::StreamExt;
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams,
+};
+use kubepkg_gitops::flux::{ChartRef, ComponentObjects, Options};
+use kubepkg_package::Package;
+use kubepkg_package::orchestrator::{ComponentApply, Event, Failure, FailureKind};
+use kubepkg_release::storage::{SecretDriver, Store};
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use crate::cluster::KubeCluster;
+
+/// The CRDs the backend needs, as `kubectl get crd` names them.
+pub const CRDS: [&str; 2] = [
+    "helmreleases.helm.toolkit.fluxcd.io",
+    "ocirepositories.source.toolkit.fluxcd.io",
+];
+
+/// How long Flux is given beyond a component's timeout to report its own failure (its
+/// message is better than ours).
+const REPORT_GRACE: Duration = Duration::from_secs(30);
+
+/// Where the Flux backend pushes charts and how its sources pull them.
+#[derive(Clone)]
+pub struct FluxBackend {
+    /// `oci://HOST/PATH`: each chart is pushed to and pulled from `<repository>/<chart name>`.
+    pub repository: String,
+    /// The registry speaks plain HTTP (the sources' `spec.insecure`).
+    pub insecure: bool,
+    /// The pull Secret of the sources (`spec.secretRef`), in the package's namespace.
+    pub secret_ref: Option<String>,
+    /// The registry client the charts are pushed with.
+    pub client: kubepkg_oci::Client,
+    /// How often Flux re-checks the sources and releases (`spec.interval`).
+    pub interval: Duration,
+    /// Set by the apply: what the objects are made from.
+    run: Option<Run>,
+}
+
+#[derive(Clone)]
+struct Run {
+    package: Package,
+    instance: String,
+    namespace: String,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for FluxBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FluxBackend")
+            .field("repository", &self.repository)
+            .field("insecure", &self.insecure)
+            .field("secret_ref", &self.secret_ref)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why the Flux backend cannot drive a package (checked before anything is applied).
+#[derive(Debug, thiserror::Error)]
+pub enum FluxError {
+    /// A CRD of Flux is not installed.
+    #[error(
+        "backend flux: the CustomResourceDefinition {crd} is not installed in the cluster, so nothing was applied: install Flux's source-controller and helm-controller (`flux install --components=source-controller,helm-controller`), or use backend helm"
+    )]
+    CrdMissing { crd: String },
+    /// The CRDs could not be read.
+    #[error("backend flux: cannot read the CustomResourceDefinition {crd}")]
+    CrdUnreadable {
+        crd: String,
+        #[source]
+        source: kube::Error,
+    },
+    /// The package cannot be told to Flux (a `readyWhen`, the chart repository).
+    #[error("backend flux: {0}; nothing was applied")]
+    Compile(#[from] kubepkg_gitops::CompileError),
+}
+
+impl FluxBackend {
+    /// A backend pushing to `repository` with `client`.
+    pub fn new(repository: String, insecure: bool, client: kubepkg_oci::Client) -> FluxBackend {
+        FluxBackend {
+            repository,
+            insecure,
+            secret_ref: None,
+            client,
+            interval: Duration::from_secs(600),
+            run: None,
+        }
+    }
+
+    /// The compile options of the objects kubepkg drives for `run`.
+    fn options(&self, run: &Run) -> Options {
+        Options {
+            instance: run.instance.clone(),
+            namespace: run.namespace.clone(),
+            repository: self.repository.clone(),
+            insecure: self.insecure,
+            secret_ref: self.secret_ref.clone(),
+            interval: self.interval,
+            timeout: run.timeout,
+            driven: true,
+        }
+    }
+}
+
+fn resource(group: &str, version: &str, kind: &str) -> ApiResource {
+    ApiResource::from_gvk(&GroupVersionKind::gvk(group, version, kind))
+}
+
+fn helm_releases(client: &kube::Client, namespace: &str) -> Api<DynamicObject> {
+    Api::namespaced_with(
+        client.clone(),
+        namespace,
+        &resource("helm.toolkit.fluxcd.io", "v2", "HelmRelease"),
+    )
+}
+
+fn oci_repositories(client: &kube::Client, namespace: &str) -> Api<DynamicObject> {
+    Api::namespaced_with(
+        client.clone(),
+        namespace,
+        &resource("source.toolkit.fluxcd.io", "v1", "OCIRepository"),
+    )
+}
+
+/// Checks, before anything is applied, that Flux's CRDs are installed and that every
+/// component of `package` can be told to Flux; readies `kc` to drive `package` as
+/// `instance` in `namespace` with per-component `timeout`.
+pub async fn prepare(
+    kc: &mut KubeCluster,
+    package: &Package,
+    instance: &str,
+    namespace: &str,
+    timeout: Duration,
+) -> Result<(), FluxError> {
+    let Some(flux) = kc.flux.as_mut() else {
+        return Ok(());
+    };
+    let run = Run {
+        package: package.clone(),
+        instance: instance.to_string(),
+        namespace: namespace.to_string(),
+        timeout,
+    };
+    kubepkg_gitops::flux::check(package, &flux.options(&run))?;
+    flux.run = Some(run);
+    check_crds(&kc.kube.client).await
+}
+
+/// Flux's CRDs are installed (one clear error naming the first missing one).
+pub async fn check_crds(client: &kube::Client) -> Result<(), FluxError> {
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    for crd in CRDS {
+        match crds.get_opt(crd).await {
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                return Err(FluxError::CrdMissing {
+                    crd: crd.to_string(),
+                });
+            }
+            Err(source) => {
+                return Err(FluxError::CrdUnreadable {
+                    crd: crd.to_string(),
+                    source,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The HelmRelease named `release` of the package namespace, when there is one (and Flux's
+/// CRD is installed): such a component is Flux's to change.
+pub async fn helm_release(
+    client: &kube::Client,
+    namespace: &str,
+    release: &str,
+) -> Option<DynamicObject> {
+    helm_releases(client, namespace)
+        .get_opt(release)
+        .await
+        .ok()
+        .flatten()
+}
+
+/// What a HelmRelease is waited for besides Ready for its generation: the chart (manifest
+/// digest) its latest history entry must hold, when known.
+struct Expect {
+    digest: Option<String>,
+}
+
+/// What a HelmRelease's status says now.
+#[derive(Debug, PartialEq)]
+enum State {
+    Ready { revision: u64 },
+    Failed(String),
+    Waiting(String),
+}
+
+fn condition<'a>(obj: &'a Value, kind: &str) -> Option<&'a Value> {
+    obj["status"]["conditions"]
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == kind)
+}
+
+/// A HelmRelease's state against `expect`, read as helm-controller writes its status.
+fn release_state(obj: &Value, expect: &Expect) -> State {
+    let generation = obj["metadata"]["generation"].as_i64().unwrap_or(0);
+    let ready = condition(obj, "Ready");
+    let message = ready
+        .and_then(|c| c["message"].as_str())
+        .unwrap_or("not reconciled yet")
+        .to_string();
+    let current =
+        |c: Option<&Value>| c.is_some_and(|c| c["observedGeneration"].as_i64() == Some(generation));
+    if let Some(stalled) = condition(obj, "Stalled")
+        && stalled["status"] == "True"
+        && current(Some(stalled))
+    {
+        let why = stalled["message"].as_str().unwrap_or_default();
+        return State::Failed(if why.is_empty() || message.contains(why) {
+            message
+        } else {
+            format!("{message} ({why})")
+        });
+    }
+    let observed = obj["status"]["observedGeneration"].as_i64() == Some(generation);
+    let latest = &obj["status"]["history"][0];
+    let chart_ok = match &expect.digest {
+        Some(d) => latest["ociDigest"].as_str() == Some(d.as_str()),
+        None => true,
+    };
+    match ready {
+        Some(r) if r["status"] == "True" && current(ready) && observed && chart_ok => {
+            State::Ready {
+                revision: latest["version"].as_u64().unwrap_or(0),
+            }
+        }
+        _ => State::Waiting(message),
+    }
+}
+
+/// Server-side applies `object` (kubepkg's field manager, taking over conflicts).
+async fn apply_object(api: &Api<DynamicObject>, object: &Value) -> Result<DynamicObject, Failure> {
+    let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    let kind = object["kind"].as_str().unwrap_or_default();
+    api.patch(
+        name,
+        &PatchParams::apply(kubepkg_kube::apply::FIELD_MANAGER).force(),
+        &Patch::Apply(object),
+    )
+    .await
+    .map_err(|e| Failure::new(FailureKind::Apply, format!("applying {kind} {name}: {e}")))
+}
+
+impl KubeCluster {
+    fn flux_run(&self) -> Result<(&FluxBackend, &Run), Failure> {
+        let flux = self.flux.as_ref();
+        match flux.and_then(|f| f.run.as_ref().map(|r| (f, r))) {
+            Some(x) => Ok(x),
+            None => Err(Failure::new(
+                FailureKind::Apply,
+                "backend flux: the package to drive was not prepared (kubepkg_engine::flux::prepare)",
+            )),
+        }
+    }
+
+    fn waiting(&self, component: &str, object: &str, reason: &str) {
+        self.report(&Event::WaitingFor {
+            component: component.to_string(),
+            object: object.to_string(),
+            reason: reason.to_string(),
+        });
+    }
+
+    /// The apply step: push, apply the source and the HelmRelease, wait until Flux released
+    /// it; the Helm release revision it made.
+    pub(crate) async fn flux_apply(&mut self, request: &ComponentApply) -> Result<u64, Failure> {
+        let (flux, run) = self.flux_run()?;
+        let (flux, run) = (flux.clone(), run.clone());
+        let client = self.kube.client.clone();
+        crate::cluster::ensure_namespace(&client, &request.namespace)
+            .await
+            .map_err(|e| Failure::caused(FailureKind::Apply, e))?;
+        let releases = helm_releases(&client, &run.namespace);
+        if request.hook
+            && releases
+                .get_opt(&request.release)
+                .await
+                .ok()
+                .flatten()
+                .is_some()
+        {
+            // A hook runs afresh: its earlier HelmRelease (kept for its logs) goes first.
+            self.flux_delete(&request.component, &request.release, run.timeout)
+                .await?;
+        }
+        let repository = kubepkg_oci::Reference::parse(&flux.repository).map_err(|e| {
+            Failure::new(
+                FailureKind::Apply,
+                format!("backend flux: chart repository {}: {e}", flux.repository),
+            )
+        })?;
+        let pushed =
+            kubepkg_source::push::push_chart(&flux.client, &repository, request.chart.path())
+                .await
+                .map_err(|e| {
+                    Failure::new(
+                        FailureKind::Apply,
+                        format!(
+                            "component {}: {}",
+                            request.component,
+                            crate::error::report(&e)
+                        ),
+                    )
+                })?;
+        let chart = ChartRef {
+            name: pushed.name,
+            version: pushed.version,
+            digest: Some(pushed.digest.clone()),
+        };
+        let depends_on = if request.hook {
+            None
+        } else {
+            let order = kubepkg_package::graph::order(&run.package.components);
+            order
+                .components
+                .iter()
+                .position(|c| *c == request.component)
+                .and_then(|i| i.checked_sub(1))
+                .map(|i| {
+                    run.package
+                        .release_name(&run.instance, &order.components[i])
+                })
+        };
+        let objects = kubepkg_gitops::flux::component_objects(
+            &run.package,
+            &request.component,
+            request.values.clone(),
+            &chart,
+            depends_on.as_deref(),
+            &flux.options(&run),
+        )
+        .map_err(|e| Failure::caused(FailureKind::Apply, e))?;
+        self.flux_converge(
+            &request.component,
+            &objects,
+            Some(pushed.digest),
+            run.timeout,
+        )
+        .await
+    }
+
+    /// Applies a component's source and HelmRelease and waits until Flux released them.
+    async fn flux_converge(
+        &mut self,
+        component: &str,
+        objects: &ComponentObjects,
+        digest: Option<String>,
+        timeout: Duration,
+    ) -> Result<u64, Failure> {
+        let namespace = objects.release["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let name = objects.release_name().to_string();
+        let client = self.kube.client.clone();
+        let deadline = Instant::now() + timeout;
+        let sources = oci_repositories(&client, &namespace);
+        apply_object(&sources, &objects.source).await?;
+        self.wait_source(component, &sources, &name, digest.as_deref(), deadline)
+            .await?;
+        let releases = helm_releases(&client, &namespace);
+        apply_object(&releases, &objects.release).await?;
+        self.wait_helm_release(component, &namespace, &name, &Expect { digest }, deadline)
+            .await
+    }
+
+    /// Waits until the `OCIRepository` holds the artifact of `digest` for its generation.
+    async fn wait_source(
+        &self,
+        component: &str,
+        api: &Api<DynamicObject>,
+        name: &str,
+        digest: Option<&str>,
+        deadline: Instant,
+    ) -> Result<(), Failure> {
+        let object = format!("OCIRepository {}/{name}", api_namespace(api));
+        let mut shown = String::new();
+        let mut stream = kube::runtime::watcher::watch_object(api.clone(), name).boxed();
+        loop {
+            let next = tokio::time::timeout_at(deadline, stream.next()).await;
+            let obj = match next {
+                Err(_) | Ok(None) => {
+                    return Err(Failure::new(
+                        FailureKind::NotReady,
+                        format!("{object} did not fetch the chart in time: {shown}"),
+                    ));
+                }
+                Ok(Some(Err(_))) => continue,
+                Ok(Some(Ok(None))) => continue,
+                Ok(Some(Ok(Some(o)))) => serde_json::to_value(&o).unwrap_or_default(),
+            };
+            let generation = obj["metadata"]["generation"].as_i64().unwrap_or(0);
+            let ready = condition(&obj, "Ready");
+            let message = ready
+                .and_then(|c| c["message"].as_str())
+                .unwrap_or("not reconciled yet")
+                .to_string();
+            let revision = obj["status"]["artifact"]["revision"].as_str().unwrap_or("");
+            let done = ready.is_some_and(|r| {
+                r["status"] == "True" && r["observedGeneration"].as_i64() == Some(generation)
+            }) && obj["status"]["observedGeneration"].as_i64() == Some(generation)
+                && digest.is_none_or(|d| revision.ends_with(d));
+            if done {
+                return Ok(());
+            }
+            if message != shown {
+                self.waiting(component, &object, &message);
+                shown = message;
+            }
+        }
+    }
+
+    /// Waits until the HelmRelease is Ready for its generation with the expected chart;
+    /// fails with Flux's message when it stalls or the deadline (plus Flux's own time to
+    /// report) passes.
+    async fn wait_helm_release(
+        &self,
+        component: &str,
+        namespace: &str,
+        name: &str,
+        expect: &Expect,
+        deadline: Instant,
+    ) -> Result<u64, Failure> {
+        let api = helm_releases(&self.kube.client, namespace);
+        let object = format!("HelmRelease {namespace}/{name}");
+        let mut shown = String::new();
+        let mut stream = kube::runtime::watcher::watch_object(api, name).boxed();
+        let hard = deadline + REPORT_GRACE;
+        loop {
+            let next = tokio::time::timeout_at(hard, stream.next()).await;
+            let obj = match next {
+                Err(_) | Ok(None) => {
+                    return Err(Failure::new(
+                        FailureKind::NotReady,
+                        format!(
+                            "{object} not Ready within the component's timeout (upgrade.timeout, --timeout): {shown}"
+                        ),
+                    ));
+                }
+                Ok(Some(Err(_))) | Ok(Some(Ok(None))) => continue,
+                Ok(Some(Ok(Some(o)))) => serde_json::to_value(&o).unwrap_or_default(),
+            };
+            match release_state(&obj, expect) {
+                State::Ready { revision } => return Ok(revision),
+                State::Failed(message) => {
+                    return Err(Failure::new(
+                        FailureKind::NotReady,
+                        format!("{object}: {message}"),
+                    ));
+                }
+                State::Waiting(message) => {
+                    if message != shown {
+                        self.waiting(component, &object, &message);
+                        shown = message;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The ready step's Flux part: the HelmRelease still Ready for its generation.
+    pub(crate) async fn flux_wait_ready(
+        &self,
+        component: &str,
+        release: &str,
+        timeout: Duration,
+    ) -> Result<(), Failure> {
+        let namespace = self.kube.namespace.clone();
+        self.wait_helm_release(
+            component,
+            &namespace,
+            release,
+            &Expect { digest: None },
+            Instant::now() + timeout,
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// The rollback step: the HelmRelease back on release revision `to_revision`'s chart and
+    /// values, converged by Flux; the Helm release revision that made.
+    pub(crate) async fn flux_rollback(
+        &mut self,
+        release: &str,
+        release_namespace: &str,
+        to_revision: u64,
+        live: DynamicObject,
+    ) -> Result<u64, Failure> {
+        let failed = |m: String| Failure::new(FailureKind::Rollback, m);
+        let namespace = self.kube.namespace.clone();
+        let store = Store::new(SecretDriver::new(
+            self.kube.client.clone(),
+            Some(release_namespace),
+        ));
+        let record = store.get(release, to_revision).await.map_err(|e| {
+            failed(format!(
+                "release {release} revision {to_revision} to roll back to: {e}"
+            ))
+        })?;
+        let live = serde_json::to_value(&live).unwrap_or_default();
+        let snapshot = live["status"]["history"].as_array().and_then(|h| {
+            h.iter()
+                .find(|s| s["version"].as_u64() == Some(to_revision))
+        });
+        let digest = snapshot
+            .and_then(|s| s["ociDigest"].as_str())
+            .map(str::to_string);
+        let version = record
+            .chart
+            .as_ref()
+            .and_then(|c| c.metadata.as_ref())
+            .map(|m| m.version.split('+').next().unwrap_or_default().to_string())
+            .unwrap_or_default();
+        let sources = oci_repositories(&self.kube.client, &namespace);
+        let source = sources
+            .get(release)
+            .await
+            .map_err(|e| failed(format!("OCIRepository {namespace}/{release}: {e}")))?;
+        let mut source = serde_json::to_value(&source).unwrap_or_default();
+        source["spec"]["ref"] = match &digest {
+            Some(d) => json!({ "digest": d }),
+            None => json!({ "tag": version }),
+        };
+        let mut hr = json!({
+            "apiVersion": kubepkg_gitops::flux::HELM_RELEASE_API,
+            "kind": "HelmRelease",
+            "metadata": {
+                "name": release,
+                "namespace": namespace,
+                "labels": live["metadata"]["labels"],
+            },
+            "spec": live["spec"],
+        });
+        // Helm's upgrade patches from the last *deployed* release to the target, which are the
+        // same here: a failed upgrade's objects would stay as they are. So the release is rolled
+        // back as Helm rolls back (kubepkg's release layer, on the records helm-controller
+        // keeps) while the HelmRelease is suspended, then the HelmRelease is put back on that
+        // chart and values (resumed), and helm-controller takes it over from there.
+        let releases = helm_releases(&self.kube.client, &namespace);
+        releases
+            .patch(
+                release,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"spec": {"suspend": true}})),
+            )
+            .await
+            .map_err(|e| failed(format!("suspending HelmRelease {namespace}/{release}: {e}")))?;
+        {
+            let ns_cluster = self.in_namespace(release_namespace);
+            let opts = kubepkg_release::action::Options {
+                wait: false,
+                timeout: self.timeout,
+                create_namespace: true,
+                wait_lock: self.wait_lock,
+                ..Default::default()
+            };
+            let rel = crate::cluster::releases(
+                &ns_cluster,
+                release_namespace,
+                self.sink.clone(),
+                release.to_string(),
+            );
+            rel.rollback(release, to_revision, &opts)
+                .await
+                .map_err(|e| failed(crate::error::report(&e)))?;
+        }
+        hr["spec"]["suspend"] = Value::Bool(false);
+        match record.config.is_empty() {
+            true => {
+                if let Some(spec) = hr["spec"].as_object_mut() {
+                    spec.remove("values");
+                }
+            }
+            false => hr["spec"]["values"] = Value::Object(record.config.clone()),
+        }
+        let objects = ComponentObjects {
+            source: json!({
+                "apiVersion": kubepkg_gitops::flux::OCI_REPOSITORY_API,
+                "kind": "OCIRepository",
+                "metadata": { "name": release, "namespace": namespace },
+                "spec": source["spec"],
+            }),
+            release: hr,
+        };
+        let timeout = self
+            .flux
+            .as_ref()
+            .and_then(|f| f.run.as_ref())
+            .map_or(self.timeout, |r| r.timeout);
+        self.flux_converge(release, &objects, digest, timeout)
+            .await
+            .map_err(|f| failed(f.message))
+    }
+
+    /// The uninstall step: deletes the HelmRelease (helm-controller uninstalls the release)
+    /// and waits until it is gone, then deletes its source.
+    pub(crate) async fn flux_delete(
+        &self,
+        component: &str,
+        release: &str,
+        timeout: Duration,
+    ) -> Result<(), Failure> {
+        let namespace = self.kube.namespace.clone();
+        let failed = |m: String| Failure::new(FailureKind::Uninstall, m);
+        let object = format!("HelmRelease {namespace}/{release}");
+        let releases = helm_releases(&self.kube.client, &namespace);
+        match releases.delete(release, &DeleteParams::background()).await {
+            Ok(_) => {}
+            Err(kube::Error::Api(s)) if s.code == 404 => {}
+            Err(e) => return Err(failed(format!("deleting {object}: {e}"))),
+        }
+        let deadline = Instant::now() + timeout;
+        let mut stream = kube::runtime::watcher::watch_object(releases, release).boxed();
+        let mut shown = String::new();
+        loop {
+            match tokio::time::timeout_at(deadline, stream.next()).await {
+                Err(_) | Ok(None) => {
+                    return Err(failed(format!(
+                        "{object} was not deleted in time (helm-controller uninstalls its release first): {shown}"
+                    )));
+                }
+                Ok(Some(Ok(None))) => break,
+                Ok(Some(Ok(Some(o)))) => {
+                    let v = serde_json::to_value(&o).unwrap_or_default();
+                    let message = condition(&v, "Ready")
+                        .and_then(|c| c["message"].as_str())
+                        .unwrap_or("being deleted")
+                        .to_string();
+                    if message != shown {
+                        self.waiting(component, &object, &message);
+                        shown = message;
+                    }
+                }
+                Ok(Some(Err(_))) => {}
+            }
+        }
+        let sources = oci_repositories(&self.kube.client, &namespace);
+        match sources.delete(release, &DeleteParams::background()).await {
+            Ok(_) => Ok(()),
+            Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+            Err(e) => Err(failed(format!(
+                "deleting OCIRepository {namespace}/{release}: {e}"
+            ))),
+        }
+    }
+}
+
+fn api_namespace(api: &Api<DynamicObject>) -> String {
+    api.namespace().unwrap_or_default().to_string()
+}
+
+/// The objects `plan` shows for a flux package, in the order they are applied: each
+/// component's compiled `OCIRepository` and `HelmRelease` (the charts named by their versions:
+/// the digests are known once they are pushed), each marked created, changed or unchanged
+/// against the live object when `client` is given (a source changes with its component's chart;
+/// a HelmRelease when its spec differs), else created.
+pub async fn plan_objects(
+    flux: &FluxBackend,
+    client: Option<&kube::Client>,
+    package: &Package,
+    user: &kubepkg_package::values::UserValues,
+    plan: &kubepkg_package::plan::Plan,
+    timeout: Duration,
+) -> Result<Vec<kubepkg_package::plan::BackendObject>, FluxError> {
+    use kubepkg_package::plan::{BackendObject, Change, ObjectChange};
+    let run = Run {
+        package: package.clone(),
+        instance: plan.name.clone(),
+        namespace: plan.namespace.clone(),
+        timeout,
+    };
+    let opts = flux.options(&run);
+    kubepkg_gitops::flux::check(package, &opts)?;
+    let mut charts = std::collections::BTreeMap::new();
+    let mut values = std::collections::BTreeMap::new();
+    for c in &package.components {
+        if let Ok(chart) = kubepkg_chart::chart::load(c.chart.path()) {
+            charts.insert(
+                c.name.clone(),
+                ChartRef {
+                    name: chart.metadata.name.clone(),
+                    version: chart.metadata.version.clone(),
+                    digest: None,
+                },
+            );
+        }
+        values.insert(
+            c.name.clone(),
+            kubepkg_package::values::supplied(package, &c.name, user, None),
+        );
+    }
+    let compiled = kubepkg_gitops::flux::compile(package, &values, &charts, &opts)?;
+    let mut out = Vec::new();
+    for o in compiled.objects {
+        let kind = o["kind"].as_str().unwrap_or_default().to_string();
+        let name = o["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let namespace = o["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let step = plan.steps.iter().find(|s| s.release == name);
+        let component = step.map_or_else(|| name.clone(), |s| s.name.clone());
+        let live = match client {
+            None => None,
+            Some(client) => {
+                let api = if kind == "HelmRelease" {
+                    helm_releases(client, &namespace)
+                } else {
+                    oci_repositories(client, &namespace)
+                };
+                api.get_opt(&name)
+                    .await
+                    .ok()
+                    .flatten()
+                    .map(|l| serde_json::to_value(&l).unwrap_or_default())
+            }
+        };
+        let change = match (&live, step.map(|s| &s.change)) {
+            (None, _) => Some(ObjectChange::Added),
+            (Some(_), Some(Change::Install { .. })) => Some(ObjectChange::Changed),
+            (Some(l), _) if kind == "HelmRelease" && l["spec"] != o["spec"] => {
+                Some(ObjectChange::Changed)
+            }
+            (
+                Some(_),
+                Some(Change::Upgrade {
+                    from_chart,
+                    to_chart,
+                    ..
+                }),
+            ) if kind == "OCIRepository" && from_chart != to_chart => Some(ObjectChange::Changed),
+            _ => None,
+        };
+        out.push(BackendObject {
+            component,
+            kind,
+            namespace,
+            name,
+            change,
+            yaml: kubepkg_release::output::yaml(&o).unwrap_or_default(),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hr(generation: i64, status: Value) -> Value {
+        json!({"metadata": {"generation": generation}, "status": status})
+    }
+
+    #[test]
+    fn a_helm_release_is_ready_only_for_its_generation_and_chart() {
+        let expect = Expect {
+            digest: Some("sha256:aa".into()),
+        };
+        let ready = |g: i64, digest: &str| {
+            json!({
+                "observedGeneration": g,
+                "conditions": [{"type": "Ready", "status": "True", "observedGeneration": g, "message": "Helm install succeeded"}],
+                "history": [{"version": 3, "ociDigest": digest}],
+            })
+        };
+        assert_eq!(
+            release_state(&hr(2, ready(2, "sha256:aa")), &expect),
+            State::Ready { revision: 3 }
+        );
+        // Ready for the generation before: still waiting.
+        assert!(matches!(
+            release_state(&hr(3, ready(2, "sha256:aa")), &expect),
+            State::Waiting(_)
+        ));
+        // Ready, but on another chart (the source's new artifact not released yet).
+        assert!(matches!(
+            release_state(&hr(2, ready(2, "sha256:bb")), &expect),
+            State::Waiting(m) if m == "Helm install succeeded"
+        ));
+        // Stalled for this generation: failed, with Flux's message.
+        let stalled = json!({
+            "observedGeneration": 2,
+            "conditions": [
+                {"type": "Ready", "status": "False", "observedGeneration": 2, "message": "Helm upgrade failed: timeout"},
+                {"type": "Stalled", "status": "True", "observedGeneration": 2, "reason": "RetriesExceeded", "message": "Failed to upgrade after 1 attempt(s)"},
+            ],
+        });
+        assert_eq!(
+            release_state(&hr(2, stalled.clone()), &expect),
+            State::Failed(
+                "Helm upgrade failed: timeout (Failed to upgrade after 1 attempt(s))".into()
+            )
+        );
+        // Stalled for an older generation: the new spec is being worked on.
+        assert!(matches!(
+            release_state(&hr(3, stalled), &expect),
+            State::Waiting(_)
+        ));
+        assert_eq!(
+            release_state(&json!({"metadata": {"generation": 1}}), &expect),
+            State::Waiting("not reconciled yet".into())
+        );
+    }
+}

@@ -1,0 +1,223 @@
+use super::*;
+
+fn package(manifest: &str) -> (tempfile::TempDir, Package) {
+    let dir = tempfile::tempdir().unwrap();
+    for chart in ["db", "api", "web", "check"] {
+        let c = dir.path().join(chart);
+        std::fs::create_dir_all(c.join("templates")).unwrap();
+        std::fs::write(
+            c.join("Chart.yaml"),
+            format!("apiVersion: v2\nname: {chart}\nversion: 1.2.3\n"),
+        )
+        .unwrap();
+    }
+    let file = dir.path().join("kubepkg.yaml");
+    let package =
+        kubepkg_package::manifest::parse_manifest(manifest, &file, dir.path()).expect("valid");
+    (dir, package)
+}
+
+fn charts(names: &[&str]) -> BTreeMap<String, ChartRef> {
+    names
+        .iter()
+        .map(|n| {
+            (
+                n.to_string(),
+                ChartRef {
+                    name: format!("{n}-chart"),
+                    version: "1.2.3".into(),
+                    digest: None,
+                },
+            )
+        })
+        .collect()
+}
+
+fn options() -> Options {
+    Options {
+        instance: "shop".into(),
+        namespace: "apps".into(),
+        argocd_namespace: "argocd".into(),
+        project: "default".into(),
+        repository: "oci://registry.example.com/charts/".into(),
+        insecure: false,
+    }
+}
+
+const SHOP: &str = "package:
+  name: shop
+  version: 2.0.0
+  rollback: {safe: true}
+components:
+  - name: web
+    path: web
+    install:
+      dependsOn: [api]
+  - name: api
+    path: api
+    values: {replicas: 2}
+    install:
+      dependsOn: [db]
+      readyWhen:
+        - {apiVersion: cert-manager.io/v1, kind: Certificate, name: api-tls, condition: Ready}
+  - name: db
+    path: db
+    install:
+      namespace: data
+  - name: check
+    path: check
+    install:
+      phase: PreUpgrade
+";
+
+fn app<'a>(c: &'a Compiled, name: &str) -> &'a Value {
+    c.objects
+        .iter()
+        .find(|o| o["kind"] == "Application" && o["metadata"]["name"] == name)
+        .unwrap_or_else(|| panic!("no Application {name}"))
+}
+
+#[test]
+fn components_become_applications_in_kubepkgs_order_with_sync_waves() {
+    let (_dir, p) = package(SHOP);
+    let mut values = BTreeMap::new();
+    values.insert(
+        "api".to_string(),
+        json!({"replicas": 3}).as_object().unwrap().clone(),
+    );
+    let c = compile(&p, &values, &charts(&["db", "api", "web"]), &options()).unwrap();
+    let names: Vec<String> = c
+        .objects
+        .iter()
+        .map(|o| {
+            format!(
+                "{} {}",
+                o["kind"].as_str().unwrap(),
+                o["metadata"]["name"].as_str().unwrap()
+            )
+        })
+        .collect();
+    // The dependency order, not the manifest's; no repository Secret for an HTTPS registry.
+    assert_eq!(
+        names,
+        [
+            "Application shop-db",
+            "Application shop-api",
+            "Application shop-web"
+        ]
+    );
+    for (wave, name) in ["shop-db", "shop-api", "shop-web"].iter().enumerate() {
+        let a = app(&c, name);
+        assert_eq!(a["apiVersion"], "argoproj.io/v1alpha1");
+        assert_eq!(a["metadata"]["namespace"], "argocd");
+        assert_eq!(
+            a["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"],
+            wave.to_string()
+        );
+        assert_eq!(
+            a["metadata"]["finalizers"],
+            json!(["resources-finalizer.argocd.argoproj.io"])
+        );
+        assert_eq!(a["spec"]["project"], "default");
+        // No automated sync: nothing happens until an operation is set.
+        assert_eq!(a["spec"]["syncPolicy"].get("automated"), None);
+        assert_eq!(
+            a["spec"]["destination"]["server"],
+            "https://kubernetes.default.svc"
+        );
+        assert_eq!(a["metadata"]["labels"]["kubepkg.dev/version"], "2.0.0");
+    }
+    let api = app(&c, "shop-api");
+    assert_eq!(
+        api["spec"]["source"],
+        json!({
+            "repoURL": "registry.example.com/charts",
+            "chart": "api-chart",
+            "targetRevision": "1.2.3",
+            "helm": {"releaseName": "shop-api", "valuesObject": {"replicas": 3}},
+        })
+    );
+    assert_eq!(api["spec"]["destination"]["namespace"], "apps");
+    assert_eq!(api["spec"].get("syncPolicy"), None);
+    // A component with install.namespace is deployed there, the namespace created.
+    let db = app(&c, "shop-db");
+    assert_eq!(db["spec"]["destination"]["namespace"], "data");
+    assert_eq!(
+        db["spec"]["syncPolicy"],
+        json!({"syncOptions": ["CreateNamespace=true"]})
+    );
+    assert_eq!(
+        db["spec"]["source"]["helm"],
+        json!({"releaseName": "shop-db"})
+    );
+    // What Argo CD is not told is said: the rollback policy, the hook, the readyWhen.
+    assert_eq!(c.notes.len(), 3, "{:?}", c.notes);
+    assert!(
+        c.notes[0].starts_with("rollback.safe: Argo CD never rolls"),
+        "{:?}",
+        c.notes
+    );
+    assert!(
+        c.notes[1].starts_with("check: a hook component"),
+        "{:?}",
+        c.notes
+    );
+    assert!(
+        c.notes[2].starts_with(
+            "api: readyWhen Certificate api-tls Ready=True is checked by kubepkg only"
+        ),
+        "{:?}",
+        c.notes
+    );
+}
+
+#[test]
+fn a_plain_http_registry_gets_an_oci_helm_repository_secret_first() {
+    let (_dir, p) = package(SHOP);
+    let mut opts = options();
+    opts.insecure = true;
+    let mut ch = charts(&["db", "api", "web"]);
+    ch.get_mut("db").unwrap().digest = Some("sha256:abc".into());
+    let c = compile(&p, &BTreeMap::new(), &ch, &opts).unwrap();
+    let secret = &c.objects[0];
+    assert_eq!(secret["kind"], "Secret");
+    assert_eq!(secret["metadata"]["name"], "shop-charts");
+    assert_eq!(secret["metadata"]["namespace"], "argocd");
+    assert_eq!(
+        secret["metadata"]["labels"]["argocd.argoproj.io/secret-type"],
+        "repository"
+    );
+    assert_eq!(
+        secret["stringData"],
+        json!({
+            "name": "shop-charts",
+            "type": "helm",
+            "url": "registry.example.com/charts",
+            "enableOCI": "true",
+            "insecureOCIForceHttp": "true",
+        })
+    );
+    assert_eq!(c.objects.len(), 4);
+    assert!(
+        c.notes.iter().any(|n| n.contains("not by digest")),
+        "{:?}",
+        c.notes
+    );
+}
+
+#[test]
+fn the_repository_must_be_oci_and_every_chart_known() {
+    let (_dir, p) = package(SHOP);
+    let mut opts = options();
+    opts.repository = "https://charts.example.com".into();
+    let e = compile(&p, &BTreeMap::new(), &charts(&["db", "api", "web"]), &opts).unwrap_err();
+    assert_eq!(
+        e,
+        CompileError::NotOciForArgoCd("https://charts.example.com".into())
+    );
+    assert!(e.to_string().contains("Argo CD"), "{e}");
+    opts.repository = "oci://".into();
+    assert!(compile(&p, &BTreeMap::new(), &charts(&["db", "api", "web"]), &opts).is_err());
+    let e = compile(&p, &BTreeMap::new(), &charts(&["db"]), &options()).unwrap_err();
+    assert_eq!(e, CompileError::UnknownChart("api".into()));
+}

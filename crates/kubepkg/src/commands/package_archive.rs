@@ -1,0 +1,215 @@
+//! `kubepkg package save oci://… [--version V] -o pkg.tar` and `kubepkg package load pkg.tar
+//! oci://MIRROR/REPO[/NAME]`: a package (and its cosign signature, when the registry has one)
+//! moved between registries through a file, as an OCI image layout in a tar
+//! (`kubepkg_oci::layout`). `load` talks only to the target registry; the tar is read through
+//! the one archive reader (`kubepkg_chart::archive::read_tar_entries`: links refused, entry
+//! count and sizes capped) and every blob's digest is checked before anything is pushed.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, anyhow, bail};
+use kubepkg_chart::archive::{BufferedFile, Limits as ArchiveLimits};
+use kubepkg_oci::Reference;
+
+use super::runtime;
+use crate::cli::{PackageLoadArgs, PackageSaveArgs};
+use crate::settings::Settings;
+
+/// At most this many entries in a layout tar.
+const MAX_ENTRIES: usize = 10_000;
+/// A layout tar may hold this many times the blob cap in all.
+const TOTAL_BLOBS: u64 = 4;
+
+pub fn save(args: PackageSaveArgs, settings: &Settings) -> Result<ExitCode> {
+    if !kubepkg_oci::reference::is_oci(&args.reference) {
+        bail!(
+            "{}: package save takes a package in a registry (oci://HOST/REPO/NAME); push a local package first with `kubepkg package push`",
+            args.reference
+        );
+    }
+    let repo = Reference::parse(&args.reference)?;
+    let client = kubepkg_source::oci::client(&args.access.options(), &settings.paths)?;
+    let saved = runtime()?.block_on(async {
+        let resolved = kubepkg_oci::resolve(&client, &repo, args.version.as_deref()).await?;
+        kubepkg_oci::layout::save(&client, &resolved).await
+    })?;
+    let files: Vec<BufferedFile> = saved
+        .layout
+        .files()
+        .into_iter()
+        .map(|(name, data)| BufferedFile { name, data })
+        .collect();
+    let tar = kubepkg_chart::archive::write_tar(&files).context("writing the layout")?;
+    write_atomically(&args.output, &tar)?;
+    let shown = saved.reference.to_string();
+    println!(
+        "Saved: {} to {}",
+        shown.trim_start_matches(kubepkg_oci::reference::SCHEME),
+        args.output.display()
+    );
+    println!("Digest: {}", saved.digest);
+    for s in &saved.signatures {
+        println!("With: {s}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn load(args: PackageLoadArgs, settings: &Settings) -> Result<ExitCode> {
+    let shown = args.archive.display().to_string();
+    let oci_limits = kubepkg_oci::Limits::from_env()?;
+    let limits = ArchiveLimits {
+        max_total: oci_limits.max_blob_bytes.saturating_mul(TOTAL_BLOBS),
+        max_file_size: oci_limits.max_blob_bytes,
+        max_files: MAX_ENTRIES,
+        max_ratio: u64::MAX,
+    };
+    let size = std::fs::metadata(&args.archive)
+        .with_context(|| format!("reading {shown}"))?
+        .len();
+    if size > limits.max_total.saturating_add(1 << 20) {
+        bail!(
+            "{shown}: {size} bytes is above the limit of {} bytes ({TOTAL_BLOBS} times {}); raise {} if it is expected",
+            limits.max_total,
+            kubepkg_oci::limits::BLOB_ENV,
+            kubepkg_oci::limits::BLOB_ENV
+        );
+    }
+    let raw = std::fs::read(&args.archive).with_context(|| format!("reading {shown}"))?;
+    let files = kubepkg_chart::archive::read_tar_entries(&raw, &limits, "package", entry_name)
+        .map_err(|reason| {
+            let hint = if reason.contains("larger than") {
+                format!(
+                    "; raise {} if it is expected",
+                    kubepkg_oci::limits::BLOB_ENV
+                )
+            } else {
+                String::new()
+            };
+            anyhow!("{shown}: {reason}{hint}; nothing was pushed")
+        })?;
+    let layout = kubepkg_oci::layout::Layout::from_files(
+        &shown,
+        files.into_iter().map(|f| (f.name, f.data)),
+    )?;
+    let (_, config) = layout.package(&shown)?;
+    let mut repo = Reference::parse(&args.remote)?;
+    if repo.tag.is_some() || repo.digest.is_some() {
+        bail!(
+            "{}: load into a repository without a tag or digest; the saved tags are kept",
+            args.remote
+        );
+    }
+    if repo.name() != config.name {
+        repo = repo.join(&config.name);
+    }
+    let client = kubepkg_source::oci::client(&args.access.options(), &settings.paths)?;
+    let loaded = runtime()?.block_on(kubepkg_oci::layout::push(&client, &repo, &layout))?;
+    for (i, (reference, digest)) in loaded.pushed.iter().enumerate() {
+        let shown = reference.to_string();
+        let shown = shown.trim_start_matches(kubepkg_oci::reference::SCHEME);
+        if i == 0 {
+            println!("Pushed: {shown}");
+            println!("Digest: {digest}");
+        } else {
+            println!("With: {shown}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A layout entry's name: `./` dropped; absolute paths and `..` refused.
+fn entry_name(raw: &str) -> std::result::Result<String, String> {
+    if raw.starts_with('/') || raw.contains('\\') {
+        return Err(format!(
+            "the layout contains an illegal path {raw:?} (absolute, or with backslashes)"
+        ));
+    }
+    let clean = kubepkg_chart::archive::clean_path(raw);
+    if clean == ".." || clean.starts_with("../") {
+        return Err(format!("the layout contains a path outside it ({raw:?})"));
+    }
+    Ok(clean)
+}
+
+/// Writes `bytes` to `path` through a temporary file beside it and a rename.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let tmp = dir.join(format!(".kubepkg-save-{}", std::process::id()));
+    std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            anyhow!("writing {}: {e}", path.display())
+        })
+}
+
+/// `package push` of a package with `chart:` (or `path: oci://…`) components: fetches the
+/// charts its `kubepkg.lock` names (refused when it has none or it no longer matches
+/// kubepkg.yaml, as `plan` refuses), turns those components into the fetched archives (so the
+/// artifact's chart layers hold them), and returns a copy of the package directory with the
+/// charts added under `vendor/charts/` for the package archive, so the installed package never
+/// needs the chart repository or registry. `None` when nothing is to be vendored.
+pub(super) fn vendor(
+    package: &mut kubepkg_package::Package,
+    options: &kubepkg_source::SourceOptions,
+    settings: &Settings,
+    scratch: &Path,
+) -> Result<Option<std::path::PathBuf>> {
+    use kubepkg_package::manifest::ChartSource;
+    if !package
+        .components
+        .iter()
+        .any(|c| matches!(c.chart, ChartSource::Repository(_)))
+    {
+        return Ok(None);
+    }
+    let before: Vec<bool> = package
+        .components
+        .iter()
+        .map(|c| matches!(c.chart, ChartSource::Repository(_)))
+        .collect();
+    runtime()?.block_on(kubepkg_source::package::fetch_locked(
+        package,
+        options,
+        &settings.paths,
+    ))?;
+    let copy = scratch.join(".vendored").join(&package.meta.name);
+    copy_dir(&package.root, &copy)?;
+    let vendor = copy.join(kubepkg_package::lock::VENDOR_DIR);
+    std::fs::create_dir_all(&vendor).with_context(|| format!("creating {}", vendor.display()))?;
+    for (c, was_remote) in package.components.iter().zip(before) {
+        if !was_remote {
+            continue;
+        }
+        let path = c.chart.path();
+        let file = path
+            .file_name()
+            .with_context(|| format!("component {}: the fetched chart has no file name", c.name))?;
+        std::fs::copy(path, vendor.join(file))
+            .with_context(|| format!("vendoring {} into the package", path.display()))?;
+    }
+    Ok(Some(copy))
+}
+
+/// Copies the regular files and directories under `from` to `to` (links are not followed:
+/// a package directory's files only).
+fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
+    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let entry = entry.with_context(|| format!("reading {}", from.display()))?;
+        let kind = entry.file_type()?;
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target)
+                .with_context(|| format!("copying {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}

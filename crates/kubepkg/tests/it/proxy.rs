@@ -1,0 +1,270 @@
+//! `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` through a real proxy (Debian's `tinyproxy`,
+//! `kubepkg_testkit::proxy`): chart repositories over HTTP (absolute-form requests) and HTTPS
+//! (`CONNECT` tunnels), and the remote `$ref`s of `values.schema.json`, which go through the
+//! same client. The servers listen on this machine's outward address, since loopback requests
+//! are never proxied (Go's rule, and kubepkg's). The proof that a request went through the
+//! proxy is the proxy's own log; the proof that the variable is honoured is that a dead proxy
+//! makes the same command fail, and that `NO_PROXY` then makes it work again.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use kubepkg_testkit::chart_repo::{ChartRepo, ChartSpec, ServeOptions, build_repository};
+use kubepkg_testkit::helm_binary;
+use kubepkg_testkit::proxy::HttpProxy;
+
+use crate::support::ok;
+
+/// A closed loopback port: a proxy that is not there.
+const DEAD_PROXY: &str = "http://127.0.0.1:1";
+
+fn kubepkg(home: &Path, args: &[&str], proxy: &[(&str, &str)]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kubepkg"));
+    c.args(args)
+        .env("HELM_CONFIG_HOME", home.join("config"))
+        .env("HELM_CACHE_HOME", home.join("cache"))
+        .env("HELM_DATA_HOME", home.join("data"))
+        .env(
+            "HELM_REPOSITORY_CONFIG",
+            home.join("config/repositories.yaml"),
+        )
+        .env("HELM_REPOSITORY_CACHE", home.join("cache/repository"))
+        .env("KUBEPKG_CACHE_DIR", home.join("kubepkg"))
+        .env("KUBEPKG_SCHEMA_CACHE", "off");
+    for v in [
+        "HTTP_PROXY",
+        "http_proxy",
+        "HTTPS_PROXY",
+        "https_proxy",
+        "NO_PROXY",
+        "no_proxy",
+        "ALL_PROXY",
+        "REQUEST_METHOD",
+    ] {
+        c.env_remove(v);
+    }
+    for (k, v) in proxy {
+        c.env(k, v);
+    }
+    c
+}
+
+fn failed(out: Output) -> String {
+    assert!(
+        !out.status.success(),
+        "succeeded:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8(out.stderr).unwrap()
+}
+
+fn repository(options: ServeOptions) -> (tempfile::TempDir, ChartRepo) {
+    let dir = tempfile::tempdir().unwrap();
+    build_repository(
+        &helm_binary("v4.3.1").expect("helm oracle"),
+        dir.path(),
+        &[ChartSpec::new("app", "0.1.0")],
+    )
+    .expect("helm package/repo index");
+    let server = ChartRepo::serve(
+        dir.path(),
+        ServeOptions {
+            outward: true,
+            ..options
+        },
+    )
+    .expect("chart repository server");
+    (dir, server)
+}
+
+fn host_of(url: &str) -> &str {
+    url.split_once("://").unwrap().1.trim_end_matches('/')
+}
+
+#[test]
+fn an_http_repository_is_reached_through_http_proxy_and_around_it_with_no_proxy() {
+    let proxy = HttpProxy::start().expect("tinyproxy");
+    let (_dir, repo) = repository(ServeOptions::default());
+    let home = tempfile::tempdir().unwrap();
+    let host = host_of(repo.url()).to_string();
+    let through = [("HTTP_PROXY", proxy.url())];
+    let through: Vec<(&str, &str)> = through.iter().map(|(k, v)| (*k, v.as_str())).collect();
+
+    ok(
+        kubepkg(home.path(), &["repo", "add", "r", repo.url()], &through)
+            .output()
+            .unwrap(),
+    );
+    let dest = home.path().join("pulled");
+    ok(kubepkg(
+        home.path(),
+        &[
+            "pull",
+            "r/app",
+            "--version",
+            "0.1.0",
+            "-d",
+            dest.to_str().unwrap(),
+        ],
+        &through,
+    )
+    .output()
+    .unwrap());
+    assert!(dest.join("app-0.1.0.tgz").exists());
+    let log = proxy.log();
+    for path in ["index.yaml", "app-0.1.0.tgz"] {
+        assert!(
+            log.contains(&format!("GET http://{host}/{path}")),
+            "the proxy did not forward GET {path}:\n{log}"
+        );
+    }
+
+    // The variable is what decides: a dead proxy fails the same command, and the repository
+    // sees nothing of it...
+    let before = repo.requests();
+    let stderr = failed(
+        kubepkg(
+            home.path(),
+            &["repo", "update"],
+            &[("http_proxy", DEAD_PROXY)],
+        )
+        .output()
+        .unwrap(),
+    );
+    assert!(stderr.contains(&host), "{stderr}");
+    assert_eq!(repo.requests(), before, "a request went around the proxy");
+    // ...and NO_PROXY naming the host's address sends it directly again.
+    let ip = host.split(':').next().unwrap();
+    ok(kubepkg(
+        home.path(),
+        &["repo", "update"],
+        &[("HTTP_PROXY", DEAD_PROXY), ("NO_PROXY", ip)],
+    )
+    .output()
+    .unwrap());
+    assert!(repo.requests() > before);
+}
+
+#[test]
+fn an_https_repository_is_reached_through_a_connect_tunnel() {
+    let proxy = HttpProxy::start().expect("tinyproxy");
+    let (_dir, repo) = repository(ServeOptions {
+        tls: true,
+        ..ServeOptions::default()
+    });
+    let home = tempfile::tempdir().unwrap();
+    let host = host_of(repo.url()).to_string();
+    let ca = repo.ca_file().unwrap().to_str().unwrap().to_string();
+    let url = proxy.url();
+    ok(kubepkg(
+        home.path(),
+        &["repo", "add", "s", repo.url(), "--ca-file", &ca],
+        &[("HTTPS_PROXY", &url), ("HTTP_PROXY", DEAD_PROXY)],
+    )
+    .output()
+    .unwrap());
+    let log = proxy.log();
+    assert!(
+        log.contains(&format!("CONNECT {host}")),
+        "no CONNECT {host} in the proxy's log:\n{log}"
+    );
+    let stderr = failed(
+        kubepkg(
+            home.path(),
+            &["repo", "update"],
+            &[("HTTPS_PROXY", DEAD_PROXY)],
+        )
+        .output()
+        .unwrap(),
+    );
+    assert!(stderr.contains(&host), "{stderr}");
+}
+
+#[test]
+fn a_schema_reference_is_fetched_through_the_proxy() {
+    let proxy = HttpProxy::start().expect("tinyproxy");
+    let docs = tempfile::tempdir().unwrap();
+    std::fs::write(
+        docs.path().join("replicas.json"),
+        r#"{"type": "object", "properties": {"replicas": {"type": "integer"}}}"#,
+    )
+    .unwrap();
+    let server = ChartRepo::serve(
+        docs.path(),
+        ServeOptions {
+            outward: true,
+            ..ServeOptions::default()
+        },
+    )
+    .expect("document server");
+    let chart = tempfile::tempdir().unwrap();
+    let c = chart.path();
+    std::fs::create_dir_all(c.join("templates")).unwrap();
+    std::fs::write(
+        c.join("Chart.yaml"),
+        "apiVersion: v2\nname: s\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(c.join("values.yaml"), "replicas: \"two\"\n").unwrap();
+    std::fs::write(
+        c.join("values.schema.json"),
+        format!(r#"{{"$ref": "{}/replicas.json"}}"#, server.url()),
+    )
+    .unwrap();
+    std::fs::write(
+        c.join("templates/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\ndata: {r: {{ .Values.replicas | quote }}}\n",
+    )
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let url = proxy.url();
+    // The document arrived through the proxy: the schema it holds refuses the string.
+    let stderr = failed(
+        kubepkg(
+            home.path(),
+            &["template", "s", c.to_str().unwrap()],
+            &[("HTTP_PROXY", &url)],
+        )
+        .output()
+        .unwrap(),
+    );
+    assert!(stderr.contains("replicas"), "{stderr}");
+    let host = host_of(server.url());
+    assert!(
+        proxy
+            .log()
+            .contains(&format!("GET http://{host}/replicas.json")),
+        "{}",
+        proxy.log()
+    );
+    ok(kubepkg(
+        home.path(),
+        &["template", "s", c.to_str().unwrap(), "--set", "replicas=2"],
+        &[("HTTP_PROXY", &url)],
+    )
+    .output()
+    .unwrap());
+}
+
+#[test]
+fn a_proxy_variable_kubepkg_cannot_use_is_one_clear_line() {
+    let home = tempfile::tempdir().unwrap();
+    let stderr = failed(
+        kubepkg(
+            home.path(),
+            &["repo", "add", "x", "https://charts.invalid"],
+            &[("HTTPS_PROXY", "socks5://127.0.0.1:1080")],
+        )
+        .output()
+        .unwrap(),
+    );
+    // One line, Helm's wording of an unreachable repository, then what is wrong and what to do.
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.trim_end().ends_with(
+            "HTTPS_PROXY=\"socks5://127.0.0.1:1080\" is not a proxy kubepkg can use: socks5:// \
+             proxies are not supported, only http://; set it to http://HOST:PORT (or unset it)"
+        ),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Builds the real cosign CLI (github.com/sigstore/cosign/v2/cmd/cosign), test tooling for
+# kubepkg's signatures: the signer and verifier oracle of the classic key-based cosign
+# signature format. Built from the Go module proxy at the version pinned in
+# testenv/cosign/go.mod (a module of its own that requires cosign as a `tool`, so changing it
+# never rebuilds the control plane, the registry or Flux). Idempotent: the binary is cached
+# outside the clone in
+#   ${KUBEPKG_CACHE_DIR:-~/.cache/kubepkg}/cosign/<hash of go.mod, go.sum, Go version>/cosign
+# and reused while none of those change. Prints the binary's path on stdout. With --path it
+# only prints where that binary is (built or not).
+#
+# The tests run it key-based only and offline: `generate-key-pair`, `sign --key
+# --tlog-upload=false`, `verify --key --insecure-ignore-tlog=true` (no Rekor, Fulcio or TUF).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cache_root="${KUBEPKG_CACHE_DIR:-$HOME/.cache/kubepkg}/cosign"
+
+if ! command -v go >/dev/null 2>&1; then
+	echo "testenv/cosign/build.sh: the go command is missing; install Go 1.26 (see .ci/run)" >&2
+	exit 1
+fi
+
+go_version="$(go env GOVERSION)"
+hash="$(
+	cd "$here"
+	{
+		echo "$go_version"
+		cat go.mod go.sum
+	} | sha256sum | cut -c1-16
+)"
+out_dir="$cache_root/$hash"
+bin="$out_dir/cosign"
+
+if [[ "${1:-}" == "--path" ]]; then
+	echo "$bin"
+	exit 0
+fi
+
+if [[ -x "$bin" ]]; then
+	echo "$bin"
+	exit 0
+fi
+
+mkdir -p "$out_dir"
+# Concurrent test binaries may ask at once: one builds, the others wait for it.
+exec 9>"$out_dir/.build.lock"
+flock 9
+if [[ -x "$bin" ]]; then
+	echo "$bin"
+	exit 0
+fi
+echo "testenv/cosign/build.sh: building cosign into $out_dir" >&2
+start=$(date +%s)
+tmp="$out_dir/cosign.tmp.$$"
+(
+	cd "$here"
+	export GOCACHE="$cache_root/go-build"
+	export CGO_ENABLED=0
+	# Stamp the version as cosign's release builds do (`cosign version`).
+	version="$(go list -m -f '{{.Version}}' github.com/sigstore/cosign/v2)"
+	go build -trimpath \
+		-ldflags "-s -w -X sigs.k8s.io/release-utils/version.gitVersion=$version" \
+		-o "$tmp" github.com/sigstore/cosign/v2/cmd/cosign
+)
+mv -f "$tmp" "$bin"
+echo "testenv/cosign/build.sh: built in $(( $(date +%s) - start )) s" >&2
+echo "$bin"
