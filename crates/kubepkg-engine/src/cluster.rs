@@ -72,6 +72,8 @@ pub struct KubeCluster {
     /// `backend: flux`: components are applied as Flux HelmReleases ([`crate::flux`]);
     /// `None`: as kubepkg's own Helm releases.
     pub flux: Option<crate::flux::FluxBackend>,
+    /// `backend: argocd`: components are applied as Argo CD Applications ([`crate::argocd`]).
+    pub argocd: Option<crate::argocd::ArgoCdBackend>,
 }
 
 impl KubeCluster {
@@ -110,6 +112,7 @@ impl KubeCluster {
             sink,
             events: Vec::new(),
             flux: None,
+            argocd: None,
         }
     }
 
@@ -317,6 +320,11 @@ impl Cluster for KubeCluster {
             failpoint(&format!("package-applied:{}", request.component)).await;
             return Ok(revision);
         }
+        if self.argocd.is_some() {
+            let revision = self.argocd_apply(request).await?;
+            failpoint(&format!("package-applied:{}", request.component)).await;
+            return Ok(revision);
+        }
         let ns_cluster = self.in_namespace(&request.namespace);
         let opts = self.options();
         let rel = releases(
@@ -369,24 +377,30 @@ impl Cluster for KubeCluster {
                 .await?;
         }
         let ns_cluster = self.in_namespace(&request.namespace);
-        let rel = releases(
-            &ns_cluster,
-            &request.namespace,
-            self.sink.clone(),
-            request.component.clone(),
-        );
-        let release = rel
-            .store
-            .last(&request.release)
-            .await
-            .map_err(failure(FailureKind::NotReady))?
-            .ok_or_else(|| {
-                Failure::new(
-                    FailureKind::NotReady,
-                    format!("release {} not found", request.release),
-                )
-            })?;
-        let ids = manifest_objects(&release.manifest).map_err(failure(FailureKind::NotReady))?;
+        // Argo CD keeps no Helm release: its Application lists the objects it applied.
+        let ids = if self.argocd.is_some() {
+            self.argocd_wait_ready(&request.component, &request.release, deadline)
+                .await?
+        } else {
+            let rel = releases(
+                &ns_cluster,
+                &request.namespace,
+                self.sink.clone(),
+                request.component.clone(),
+            );
+            let release = rel
+                .store
+                .last(&request.release)
+                .await
+                .map_err(failure(FailureKind::NotReady))?
+                .ok_or_else(|| {
+                    Failure::new(
+                        FailureKind::NotReady,
+                        format!("release {} not found", request.release),
+                    )
+                })?;
+            manifest_objects(&release.manifest).map_err(failure(FailureKind::NotReady))?
+        };
         let sink = self.sink.clone();
         let component = request.component.clone();
         let waiting_for = |object: &str, reason: &str| {
@@ -450,6 +464,12 @@ impl Cluster for KubeCluster {
             failpoint(&format!("package-rolled-back:{release}")).await;
             return Ok(r);
         }
+        // A component Argo CD deploys is rolled back through its Application.
+        if let Some(live) = self.argocd_application(release).await {
+            let r = self.argocd_rollback(release, to_revision, live).await?;
+            failpoint(&format!("package-rolled-back:{release}")).await;
+            return Ok(r);
+        }
         let ns_cluster = self.in_namespace(namespace);
         let opts = self.options();
         let rel = releases(&ns_cluster, namespace, self.sink.clone(), release.into());
@@ -468,6 +488,9 @@ impl Cluster for KubeCluster {
         {
             return self.flux_delete(release, release, self.timeout).await;
         }
+        if self.argocd_application(release).await.is_some() {
+            return self.argocd_delete(release, release, self.timeout).await;
+        }
         let ns_cluster = self.in_namespace(namespace);
         let opts = self.options();
         let rel = releases(&ns_cluster, namespace, self.sink.clone(), release.into());
@@ -479,6 +502,10 @@ impl Cluster for KubeCluster {
 
     async fn hook_output(&mut self, release: &str, namespace: &str) -> HookOutput {
         let ns_cluster = self.in_namespace(namespace);
+        if self.argocd.is_some() {
+            let ids = self.argocd_objects(release).await;
+            return crate::hook_output::read(&ns_cluster, &ids, namespace).await;
+        }
         let rel = releases(&ns_cluster, namespace, self.sink.clone(), release.into());
         let Ok(Some(r)) = rel.store.last(release).await else {
             return HookOutput::default();
