@@ -149,6 +149,40 @@ fn secrets(client: &kube::Client, namespace: &str) -> Api<DynamicObject> {
     Api::namespaced_with(client.clone(), namespace, &ApiResource::from_gvk(&gvk))
 }
 
+/// Creates the repository Secret, or replaces its labels and data (create and update only:
+/// the verbs on Secrets the release store needs anyway, docs/controller.md#rbac).
+async fn write_secret(client: &kube::Client, namespace: &str, secret: Value) -> Result<(), Failure> {
+    use k8s_openapi::api::core::v1::Secret;
+    let name = str_at(&secret, "/metadata/name").to_string();
+    let failed = |e: kube::Error| {
+        Failure::new(
+            FailureKind::Apply,
+            format!("writing the repository Secret {namespace}/{name}: {e}"),
+        )
+    };
+    let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
+    let wanted: Secret = serde_json::from_value(secret).map_err(|e| {
+        Failure::new(FailureKind::Apply, format!("the repository Secret {name}: {e}"))
+    })?;
+    loop {
+        let result = match api.get_opt(&name).await.map_err(failed)? {
+            None => api.create(&kube::api::PostParams::default(), &wanted).await,
+            Some(mut live) => {
+                live.metadata.labels = wanted.metadata.labels.clone();
+                live.data = None;
+                live.string_data = wanted.string_data.clone();
+                api.replace(&name, &kube::api::PostParams::default(), &live)
+                    .await
+            }
+        };
+        match result {
+            Ok(_) => return Ok(()),
+            Err(kube::Error::Api(s)) if s.code == 409 => continue,
+            Err(e) => return Err(failed(e)),
+        }
+    }
+}
+
 /// Checks, before anything is pushed or applied, that Argo CD's Application CRD is installed
 /// and that the chart repository is one Argo CD can pull from; readies `kc` to drive `package`
 /// as `instance` in `namespace` with per-component `timeout`.
@@ -398,7 +432,7 @@ impl KubeCluster {
         if let Some(secret) = kubepkg_gitops::argocd::repository_secret_object(&run.package, &opts)
             .map_err(compile)?
         {
-            apply_object(&secrets(&client, &opts.argocd_namespace), &secret).await?;
+            write_secret(&client, &opts.argocd_namespace, secret).await?;
         }
         let app = kubepkg_gitops::argocd::component_application(
             &run.package,
