@@ -1054,12 +1054,24 @@ fn backend_argocd_refuses_a_cluster_without_argocd_before_pushing_anything() {
     );
 }
 
-/// The objects of the destination namespace that a chart made (Deployments and ConfigMaps,
-/// without the namespace's own `kube-root-ca.crt`), each as `Kind name` with what the chart
-/// decides: the pod template's annotations, a ConfigMap's data.
+/// Argo CD's mark on each object it applied (its default tracking method).
+const TRACKING_ID: &str = "argocd.argoproj.io/tracking-id";
+
+fn tracked(meta: &kube::core::ObjectMeta) -> bool {
+    meta.annotations
+        .as_ref()
+        .is_some_and(|a| a.contains_key(TRACKING_ID))
+}
+
+/// The objects of the destination namespace that Argo CD applied (Deployments and ConfigMaps
+/// with its tracking annotation), each as `Kind name` with what the chart decides: the pod
+/// template's annotations, a ConfigMap's data.
 async fn destination_objects(ns: &TestNamespace) -> Vec<(String, Value)> {
     let mut out = Vec::new();
     for d in ns.api::<Deployment>().list(&Default::default()).await.unwrap() {
+        if !tracked(&d.metadata) {
+            continue;
+        }
         let v = serde_json::to_value(&d).unwrap();
         out.push((
             format!("Deployment {}", d.metadata.name.unwrap_or_default()),
@@ -1068,7 +1080,7 @@ async fn destination_objects(ns: &TestNamespace) -> Vec<(String, Value)> {
     }
     for c in ns.api::<ConfigMap>().list(&Default::default()).await.unwrap() {
         let name = c.metadata.name.clone().unwrap_or_default();
-        if name == "kube-root-ca.crt" {
+        if !tracked(&c.metadata) {
             continue;
         }
         out.push((
