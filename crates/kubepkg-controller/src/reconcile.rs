@@ -379,12 +379,8 @@ async fn argocd_backend(
     namespace: &str,
     spec: &kubepkg_package::object::ArgoCdSpec,
 ) -> Result<kubepkg_engine::argocd::ArgoCdBackend, String> {
-    let repo = kubepkg_oci::Reference::parse(&spec.chart_repository).map_err(|e| {
-        format!(
-            "spec.argocd.chartRepository {}: {e}",
-            spec.chart_repository
-        )
-    })?;
+    let repo = kubepkg_oci::Reference::parse(&spec.chart_repository)
+        .map_err(|e| format!("spec.argocd.chartRepository {}: {e}", spec.chart_repository))?;
     let secret = spec
         .secret_ref
         .as_ref()

@@ -151,7 +151,11 @@ fn secrets(client: &kube::Client, namespace: &str) -> Api<DynamicObject> {
 
 /// Creates the repository Secret, or replaces its labels and data (create and update only:
 /// the verbs on Secrets the release store needs anyway, docs/controller.md#rbac).
-async fn write_secret(client: &kube::Client, namespace: &str, secret: Value) -> Result<(), Failure> {
+async fn write_secret(
+    client: &kube::Client,
+    namespace: &str,
+    secret: Value,
+) -> Result<(), Failure> {
     use k8s_openapi::api::core::v1::Secret;
     let name = str_at(&secret, "/metadata/name").to_string();
     let failed = |e: kube::Error| {
@@ -162,7 +166,10 @@ async fn write_secret(client: &kube::Client, namespace: &str, secret: Value) -> 
     };
     let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
     let wanted: Secret = serde_json::from_value(secret).map_err(|e| {
-        Failure::new(FailureKind::Apply, format!("the repository Secret {name}: {e}"))
+        Failure::new(
+            FailureKind::Apply,
+            format!("the repository Secret {name}: {e}"),
+        )
     })?;
     loop {
         let result = match api.get_opt(&name).await.map_err(failed)? {
@@ -244,7 +251,9 @@ pub async fn application(client: &kube::Client, namespace: &str, release: &str) 
 #[derive(Debug, PartialEq)]
 enum State {
     /// Synced and Healthy after the sync, recorded as sync history entry `id`.
-    Ready { id: u64 },
+    Ready {
+        id: u64,
+    },
     Failed(String),
     Waiting(String),
 }
@@ -407,7 +416,10 @@ impl KubeCluster {
         let repository = kubepkg_oci::Reference::parse(&backend.repository).map_err(|e| {
             Failure::new(
                 FailureKind::Apply,
-                format!("backend argocd: chart repository {}: {e}", backend.repository),
+                format!(
+                    "backend argocd: chart repository {}: {e}",
+                    backend.repository
+                ),
             )
         })?;
         let pushed =
@@ -509,10 +521,7 @@ impl KubeCluster {
         revision: &str,
         deadline: Instant,
     ) -> Result<u64, Failure> {
-        let object = format!(
-            "Application {}/{name}",
-            api.namespace().unwrap_or_default()
-        );
+        let object = format!("Application {}/{name}", api.namespace().unwrap_or_default());
         let mut shown = String::new();
         let mut stream = kube::runtime::watcher::watch_object(api.clone(), name).boxed();
         loop {
@@ -586,13 +595,11 @@ impl KubeCluster {
             let (_, waiting) = application_state(&app);
             match waiting {
                 None if !sync::operation_in_progress(&app) => return Ok(resources(&app)),
-                None => {}
-                Some(message) => {
-                    if message != shown {
-                        self.waiting(component, &object, &message);
-                        shown = message;
-                    }
+                Some(message) if message != shown => {
+                    self.waiting(component, &object, &message);
+                    shown = message;
                 }
+                _ => {}
             }
         }
     }

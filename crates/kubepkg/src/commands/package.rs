@@ -13,8 +13,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use kubepkg_engine::chart::ClusterCapabilities;
 use kubepkg_engine::argocd::ArgoCdBackend;
+use kubepkg_engine::chart::ClusterCapabilities;
 use kubepkg_engine::flux::FluxBackend;
 use kubepkg_engine::store::RevisionStore;
 use kubepkg_engine::{Instance, KubeCluster, ops};

@@ -374,8 +374,14 @@ fn time_at(o: &Value, pointer: &str) -> jiff::Timestamp {
 fn assert_synced_healthy(app: &Value, version: &str) {
     let name = &app["metadata"]["name"];
     assert_eq!(app["status"]["sync"]["status"], "Synced", "{name}: {app:#}");
-    assert_eq!(app["status"]["sync"]["revision"], version, "{name}: {app:#}");
-    assert_eq!(app["status"]["health"]["status"], "Healthy", "{name}: {app:#}");
+    assert_eq!(
+        app["status"]["sync"]["revision"], version,
+        "{name}: {app:#}"
+    );
+    assert_eq!(
+        app["status"]["health"]["status"], "Healthy",
+        "{name}: {app:#}"
+    );
     assert_eq!(
         app["status"]["operationState"]["phase"], "Succeeded",
         "{name}: {app:#}"
@@ -534,7 +540,9 @@ async fn apply_with_backend_argocd_creates_each_application_after_the_previous_i
     for app in [&db, &api, &web] {
         assert_synced_healthy(app, "1.0.0");
         assert!(
-            app["spec"].get("syncPolicy").is_none_or(|p| p.get("automated").is_none()),
+            app["spec"]
+                .get("syncPolicy")
+                .is_none_or(|p| p.get("automated").is_none()),
             "no automated sync: {app:#}"
         );
     }
@@ -593,10 +601,7 @@ async fn apply_with_backend_argocd_creates_each_application_after_the_previous_i
             .any(|l| l.contains("Application") && l.contains("shop-api")),
         "{text:#?}"
     );
-    assert!(
-        text.iter().any(|l| l.contains("api-widget")),
-        "{text:#?}"
-    );
+    assert!(text.iter().any(|l| l.contains("api-widget")), "{text:#?}");
     drop(argocd);
 }
 
@@ -701,7 +706,11 @@ async fn argocd_upgrade_runs_its_hook_first_and_a_failing_unsafe_version_is_not_
     let values = &db["spec"]["source"]["helm"]["valuesObject"];
     assert_eq!(values["sim"], "fail", "not reverted: {db:#}");
     assert_eq!(values["note"], "three", "not reverted: {db:#}");
-    assert_ne!(history_revision(&db), deployed, "Argo CD synced the new source");
+    assert_ne!(
+        history_revision(&db),
+        deployed,
+        "Argo CD synced the new source"
+    );
     assert_ne!(db["status"]["health"]["status"], "Healthy", "{db:#}");
     let (_, history, _) = crate::support::run(&ns, &["history", "shop", "-o", "json"]);
     let history: Value = serde_json::from_str(&history).unwrap();
@@ -805,7 +814,10 @@ async fn a_failing_safe_argocd_version_puts_each_changed_application_back() {
     );
     let api = application(&ns, "shop-api").await.unwrap();
     assert_synced_healthy(&api, "1.0.0");
-    assert_eq!(api["spec"]["source"], api_before["spec"]["source"], "{api:#}");
+    assert_eq!(
+        api["spec"]["source"], api_before["spec"]["source"],
+        "{api:#}"
+    );
     let (_, history, _) = crate::support::run(&ns, &["history", "shop", "-o", "json"]);
     let history: Value = serde_json::from_str(&history).unwrap();
     let rows: Vec<(String, String)> = history
@@ -879,9 +891,7 @@ async fn the_controller_drives_a_backend_argocd_package_to_ready_and_removes_it_
     )
     .await;
     let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
-    let db = application(&ns, "shop-db")
-        .await
-        .expect("db's Application");
+    let db = application(&ns, "shop-db").await.expect("db's Application");
     let api = application(&ns, "shop-api")
         .await
         .expect("api's Application");
@@ -901,7 +911,11 @@ async fn the_controller_drives_a_backend_argocd_package_to_ready_and_removes_it_
         assert_eq!(c["revision"], history_revision(app), "{o}");
     }
     assert!(
-        ns.api::<Deployment>().get_opt("shop-api").await.unwrap().is_some(),
+        ns.api::<Deployment>()
+            .get_opt("shop-api")
+            .await
+            .unwrap()
+            .is_some(),
         "Argo CD deployed api"
     );
 
@@ -922,7 +936,11 @@ async fn the_controller_drives_a_backend_argocd_package_to_ready_and_removes_it_
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     assert!(
-        ns.api::<Deployment>().get_opt("shop-api").await.unwrap().is_none(),
+        ns.api::<Deployment>()
+            .get_opt("shop-api")
+            .await
+            .unwrap()
+            .is_none(),
         "Argo CD deleted api's Deployment with its Application"
     );
     drop(argocd);
@@ -1068,7 +1086,12 @@ fn tracked(meta: &kube::core::ObjectMeta) -> bool {
 /// template's annotations, a ConfigMap's data.
 async fn destination_objects(ns: &TestNamespace) -> Vec<(String, Value)> {
     let mut out = Vec::new();
-    for d in ns.api::<Deployment>().list(&Default::default()).await.unwrap() {
+    for d in ns
+        .api::<Deployment>()
+        .list(&Default::default())
+        .await
+        .unwrap()
+    {
         if !tracked(&d.metadata) {
             continue;
         }
@@ -1078,7 +1101,12 @@ async fn destination_objects(ns: &TestNamespace) -> Vec<(String, Value)> {
             v["spec"]["template"]["metadata"]["annotations"].clone(),
         ));
     }
-    for c in ns.api::<ConfigMap>().list(&Default::default()).await.unwrap() {
+    for c in ns
+        .api::<ConfigMap>()
+        .list(&Default::default())
+        .await
+        .unwrap()
+    {
         let name = c.metadata.name.clone().unwrap_or_default();
         if !tracked(&c.metadata) {
             continue;
@@ -1118,14 +1146,8 @@ async fn render_for_argocd_synced_in_order_converges_to_the_objects_of_the_drive
             .expect("control plane");
         let argocd = ArgoCd::start(&ns).await.expect("Argo CD");
         let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
-        let items = render_and_apply(
-            &ns,
-            &reg,
-            &pkg,
-            tmp.path(),
-            &["--set", "api.greeting=hi"],
-        )
-        .await;
+        let items =
+            render_and_apply(&ns, &reg, &pkg, tmp.path(), &["--set", "api.greeting=hi"]).await;
         let mut apps: Vec<(i64, String)> = items
             .iter()
             .filter(|o| o["kind"] == "Application")
@@ -1160,9 +1182,16 @@ async fn render_for_argocd_synced_in_order_converges_to_the_objects_of_the_drive
         let argocd = ArgoCd::start(&ns).await.expect("Argo CD");
         let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
         let (code, lines, stderr) = finished(
-            argocd_apply(&ns, &reg, tmp.path(), &pkg, "2m", &["--set", "api.greeting=hi"])
-                .output()
-                .unwrap(),
+            argocd_apply(
+                &ns,
+                &reg,
+                tmp.path(),
+                &pkg,
+                "2m",
+                &["--set", "api.greeting=hi"],
+            )
+            .output()
+            .unwrap(),
         );
         assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", argocd.log_tails(40));
         let objects = destination_objects(&ns).await;
