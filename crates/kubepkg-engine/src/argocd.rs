@@ -378,9 +378,34 @@ impl KubeCluster {
             .map_or(self.timeout, |r| r.timeout)
     }
 
-    /// The Application of `release`, when Argo CD deploys it.
-    pub(crate) async fn argocd_application(&self, release: &str) -> Option<Value> {
-        application(&self.kube.client, &self.argocd_namespace(), release).await
+    /// The Application of `release` (whose objects are in `release_namespace`), when Argo CD
+    /// deploys it: in the backend's namespace when one is configured; else (the bare verbs
+    /// `status`, `rollback`, `uninstall`, which take no `--argocd-namespace`) in the package's
+    /// namespace, or anywhere: the Application of that name kubepkg made
+    /// (`app.kubernetes.io/managed-by: kubepkg`) whose destination is `release_namespace`.
+    pub(crate) async fn argocd_application(
+        &self,
+        release: &str,
+        release_namespace: &str,
+    ) -> Option<Value> {
+        if self.argocd.is_some() {
+            return application(&self.kube.client, &self.argocd_namespace(), release).await;
+        }
+        if let Some(app) = application(&self.kube.client, &self.kube.namespace, release).await {
+            return Some(app);
+        }
+        let gvk = GroupVersionKind::gvk("argoproj.io", "v1alpha1", "Application");
+        let all: Api<DynamicObject> =
+            Api::all_with(self.kube.client.clone(), &ApiResource::from_gvk(&gvk));
+        let params = kube::api::ListParams::default()
+            .fields(&format!("metadata.name={release}"))
+            .labels("app.kubernetes.io/managed-by=kubepkg");
+        let found = all.list(&params).await.ok()?;
+        found
+            .items
+            .into_iter()
+            .map(|a| serde_json::to_value(a).unwrap_or_default())
+            .find(|a| str_at(a, "/spec/destination/namespace") == release_namespace)
     }
 
     /// The apply step: push, apply the repository Secret and the Application, sync it and wait
@@ -408,10 +433,20 @@ impl KubeCluster {
             .await
             .map_err(|e| Failure::caused(FailureKind::Apply, e))?;
         let opts = backend.options(&run.instance, &run.namespace);
-        if request.hook && self.argocd_application(&request.release).await.is_some() {
+        if request.hook
+            && self
+                .argocd_application(&request.release, &request.namespace)
+                .await
+                .is_some()
+        {
             // A hook runs afresh: its earlier Application (kept for its logs) goes first.
-            self.argocd_delete(&request.component, &request.release, run.timeout)
-                .await?;
+            self.argocd_delete(
+                &request.component,
+                &opts.argocd_namespace,
+                &request.release,
+                run.timeout,
+            )
+            .await?;
         }
         let repository = kubepkg_oci::Reference::parse(&backend.repository).map_err(|e| {
             Failure::new(
@@ -457,6 +492,7 @@ impl KubeCluster {
         apply_object(&applications(&client, &opts.argocd_namespace), &app).await?;
         self.argocd_sync(
             &request.component,
+            &opts.argocd_namespace,
             &request.release,
             &chart.version,
             Instant::now() + run.timeout,
@@ -469,13 +505,13 @@ impl KubeCluster {
     async fn argocd_sync(
         &self,
         component: &str,
+        namespace: &str,
         name: &str,
         revision: &str,
         deadline: Instant,
     ) -> Result<u64, Failure> {
-        let namespace = self.argocd_namespace();
         let object = format!("Application {namespace}/{name}");
-        let api = applications(&self.kube.client, &namespace);
+        let api = applications(&self.kube.client, namespace);
         let failed = |m: String| Failure::new(FailureKind::Apply, format!("{object}: {m}"));
         // Argo CD's API server refuses a second operation; kubepkg waits for the running one
         // (on the same resourceVersion, so none starts in between).
@@ -606,7 +642,7 @@ impl KubeCluster {
 
     /// The objects Argo CD applied for `release`'s Application (none when there is none).
     pub(crate) async fn argocd_objects(&self, release: &str) -> Vec<ObjectRef> {
-        self.argocd_application(release)
+        application(&self.kube.client, &self.argocd_namespace(), release)
             .await
             .map(|a| resources(&a))
             .unwrap_or_default()
@@ -620,7 +656,7 @@ impl KubeCluster {
         to_revision: u64,
         live: Value,
     ) -> Result<u64, Failure> {
-        let namespace = self.argocd_namespace();
+        let namespace = str_at(&live, "/metadata/namespace").to_string();
         let object = format!("Application {namespace}/{release}");
         let failed = |m: String| Failure::new(FailureKind::Rollback, format!("{object}: {m}"));
         let timeout = self.argocd_timeout();
@@ -671,7 +707,7 @@ impl KubeCluster {
                 Err(e) => return Err(failed(format!("putting the earlier source back: {e}"))),
             }
         }
-        self.argocd_sync(release, release, &revision, deadline)
+        self.argocd_sync(release, &namespace, release, &revision, deadline)
             .await
             .map_err(|f| Failure::new(FailureKind::Rollback, f.message))
     }
@@ -681,13 +717,13 @@ impl KubeCluster {
     pub(crate) async fn argocd_delete(
         &self,
         component: &str,
+        namespace: &str,
         release: &str,
         timeout: Duration,
     ) -> Result<(), Failure> {
-        let namespace = self.argocd_namespace();
         let failed = |m: String| Failure::new(FailureKind::Uninstall, m);
         let object = format!("Application {namespace}/{release}");
-        let api = applications(&self.kube.client, &namespace);
+        let api = applications(&self.kube.client, namespace);
         match api.delete(release, &DeleteParams::background()).await {
             Ok(_) => {}
             Err(kube::Error::Api(s)) if s.code == 404 => return Ok(()),

@@ -465,7 +465,7 @@ impl Cluster for KubeCluster {
             return Ok(r);
         }
         // A component Argo CD deploys is rolled back through its Application.
-        if let Some(live) = self.argocd_application(release).await {
+        if let Some(live) = self.argocd_application(release, namespace).await {
             let r = self.argocd_rollback(release, to_revision, live).await?;
             failpoint(&format!("package-rolled-back:{release}")).await;
             return Ok(r);
@@ -488,8 +488,9 @@ impl Cluster for KubeCluster {
         {
             return self.flux_delete(release, release, self.timeout).await;
         }
-        if self.argocd_application(release).await.is_some() {
-            return self.argocd_delete(release, release, self.timeout).await;
+        if let Some(app) = self.argocd_application(release, namespace).await {
+            let at = app["metadata"]["namespace"].as_str().unwrap_or_default();
+            return self.argocd_delete(release, at, release, self.timeout).await;
         }
         let ns_cluster = self.in_namespace(namespace);
         let opts = self.options();

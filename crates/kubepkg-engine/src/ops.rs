@@ -626,7 +626,7 @@ pub async fn status(
     for c in &latest.components {
         let ns_cluster = kc.in_namespace(&c.namespace);
         // A component Argo CD deploys: what its Application reports, then its readyWhen.
-        if let Some(app) = kc.argocd_application(&c.release).await {
+        if let Some(app) = kc.argocd_application(&c.release, &c.namespace).await {
             let (revision, mut waiting_for) = crate::argocd::application_state(&app);
             if waiting_for.is_none() {
                 let gates = crate::ready::check(&ns_cluster, &c.ready_when, &c.namespace).await;
@@ -745,10 +745,11 @@ pub async fn uninstall(
                 kc.flux_delete(&c.name, &c.release, timeout)
                     .await
                     .map_err(EngineError::FluxStep)?;
-            } else if kc.argocd_application(&c.release).await.is_some() {
+            } else if let Some(app) = kc.argocd_application(&c.release, &c.namespace).await {
                 // A component Argo CD deploys goes with its Application (Argo CD deletes its
                 // objects through the resources finalizer).
-                kc.argocd_delete(&c.name, &c.release, timeout)
+                let at = app["metadata"]["namespace"].as_str().unwrap_or_default();
+                kc.argocd_delete(&c.name, at, &c.release, timeout)
                     .await
                     .map_err(EngineError::ArgoCdStep)?;
             } else {

@@ -1211,3 +1211,114 @@ async fn render_for_argocd_synced_in_order_converges_to_the_objects_of_the_drive
     assert_eq!(rendered, driven);
     assert_eq!(driven[0].1["greeting"], "hi");
 }
+
+/// Argo CD in a namespace of its own (as it is usually installed), the package in another:
+/// `apply --argocd-namespace` puts the Applications and the repository Secret in Argo CD's
+/// namespace with the package's as their destination, and the bare verbs, which take no
+/// `--argocd-namespace`, find them there: `status` reads them, `uninstall` deletes them (and Argo
+/// CD the objects).
+#[tokio::test]
+async fn applications_in_argo_cds_own_namespace_are_found_by_status_and_uninstall() {
+    use k8s_openapi::api::core::v1::Secret;
+    let argo_ns = TestNamespace::new("argocd-own")
+        .await
+        .expect("control plane");
+    let pkg_ns = TestNamespace::new("argocd-pkg")
+        .await
+        .expect("control plane");
+    let argocd = ArgoCd::start(&argo_ns).await.expect("Argo CD");
+    // Argo CD may deploy into the package's namespace too.
+    argo_ns
+        .api::<Secret>()
+        .patch(
+            "in-cluster",
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({
+                "stringData": {"namespaces": format!("{},{}", argo_ns.name(), pkg_ns.name())}
+            })),
+        )
+        .await
+        .expect("the cluster Secret");
+    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
+    let tmp = tempfile::tempdir().unwrap();
+    let pkg = tmp.path().join("pkg");
+    crate::engine_support::package(
+        &pkg,
+        "package:\n  name: shop\n  version: 1.0.0\ncomponents:\n\
+         \x20 - name: api\n    path: api\n    install: {dependsOn: [db]}\n\
+         \x20 - name: db\n    path: db\n",
+        &["api", "db"],
+        &[],
+    );
+    let (code, lines, stderr) = finished(
+        argocd_apply(
+            &pkg_ns,
+            &reg,
+            tmp.path(),
+            &pkg,
+            "2m",
+            &["--argocd-namespace", argo_ns.name()],
+        )
+        .output()
+        .unwrap(),
+    );
+    assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", argocd.log_tails(40));
+    for name in ["shop-db", "shop-api"] {
+        let app = application(&argo_ns, name)
+            .await
+            .unwrap_or_else(|| panic!("{name} in Argo CD's namespace"));
+        assert_synced_healthy(&app, "1.0.0");
+        assert_eq!(app["spec"]["destination"]["namespace"], pkg_ns.name());
+        assert!(
+            pkg_ns
+                .api::<Deployment>()
+                .get_opt(name)
+                .await
+                .unwrap()
+                .is_some(),
+            "{name} deployed into the package's namespace"
+        );
+    }
+    assert!(
+        argo_ns
+            .api::<Secret>()
+            .get_opt("shop-charts")
+            .await
+            .unwrap()
+            .is_some(),
+        "the repository Secret is in Argo CD's namespace"
+    );
+
+    let (code, status, err) = crate::support::run(&pkg_ns, &["status", "shop", "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let status: Value = serde_json::from_str(&status).unwrap();
+    let db = application(&argo_ns, "shop-db").await.unwrap();
+    let live = status["components"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "db")
+        .cloned()
+        .unwrap();
+    assert_eq!(live["ready"], true, "{status}");
+    assert_eq!(live["revision"], history_revision(&db), "{status}");
+
+    let (code, out, err) = crate::support::run(&pkg_ns, &["uninstall", "shop"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    for name in ["shop-db", "shop-api"] {
+        assert!(
+            application(&argo_ns, name).await.is_none(),
+            "{name}'s Application deleted"
+        );
+        assert!(
+            pkg_ns
+                .api::<Deployment>()
+                .get_opt(name)
+                .await
+                .unwrap()
+                .is_none(),
+            "Argo CD deleted {name}'s Deployment"
+        );
+    }
+    drop(argocd);
+}
