@@ -603,12 +603,12 @@ impl KubeCluster {
     pub(crate) async fn argocd_wait_ready(
         &self,
         component: &str,
+        namespace: &str,
         release: &str,
         deadline: Instant,
     ) -> Result<Vec<ObjectRef>, Failure> {
-        let namespace = self.argocd_namespace();
         let object = format!("Application {namespace}/{release}");
-        let api = applications(&self.kube.client, &namespace);
+        let api = applications(&self.kube.client, namespace);
         let mut shown = String::new();
         let mut stream = kube::runtime::watcher::watch_object(api, release).boxed();
         loop {
@@ -641,8 +641,12 @@ impl KubeCluster {
     }
 
     /// The objects Argo CD applied for `release`'s Application (none when there is none).
-    pub(crate) async fn argocd_objects(&self, release: &str) -> Vec<ObjectRef> {
-        application(&self.kube.client, &self.argocd_namespace(), release)
+    pub(crate) async fn argocd_objects(
+        &self,
+        release: &str,
+        release_namespace: &str,
+    ) -> Vec<ObjectRef> {
+        self.argocd_application(release, release_namespace)
             .await
             .map(|a| resources(&a))
             .unwrap_or_default()

@@ -377,9 +377,15 @@ impl Cluster for KubeCluster {
                 .await?;
         }
         let ns_cluster = self.in_namespace(&request.namespace);
-        // Argo CD keeps no Helm release: its Application lists the objects it applied.
-        let ids = if self.argocd.is_some() {
-            self.argocd_wait_ready(&request.component, &request.release, deadline)
+        // Argo CD keeps no Helm release: its Application lists the objects it applied (found
+        // without a configured backend too: `kubepkg rollback` of an argocd package).
+        let argocd_at = if self.argocd.is_some() {
+            Some(self.argocd_namespace())
+        } else {
+            None
+        };
+        let ids = if let Some(at) = argocd_at {
+            self.argocd_wait_ready(&request.component, &at, &request.release, deadline)
                 .await?
         } else {
             let rel = releases(
@@ -392,14 +398,31 @@ impl Cluster for KubeCluster {
                 .store
                 .last(&request.release)
                 .await
-                .map_err(failure(FailureKind::NotReady))?
-                .ok_or_else(|| {
-                    Failure::new(
-                        FailureKind::NotReady,
-                        format!("release {} not found", request.release),
-                    )
-                })?;
-            manifest_objects(&release.manifest).map_err(failure(FailureKind::NotReady))?
+                .map_err(failure(FailureKind::NotReady))?;
+            match release {
+                Some(release) => {
+                    manifest_objects(&release.manifest).map_err(failure(FailureKind::NotReady))?
+                }
+                None => match self
+                    .argocd_application(&request.release, &request.namespace)
+                    .await
+                {
+                    Some(app) => {
+                        let at = app["metadata"]["namespace"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .to_string();
+                        self.argocd_wait_ready(&request.component, &at, &request.release, deadline)
+                            .await?
+                    }
+                    None => {
+                        return Err(Failure::new(
+                            FailureKind::NotReady,
+                            format!("release {} not found", request.release),
+                        ));
+                    }
+                },
+            }
         };
         let sink = self.sink.clone();
         let component = request.component.clone();
@@ -504,7 +527,7 @@ impl Cluster for KubeCluster {
     async fn hook_output(&mut self, release: &str, namespace: &str) -> HookOutput {
         let ns_cluster = self.in_namespace(namespace);
         if self.argocd.is_some() {
-            let ids = self.argocd_objects(release).await;
+            let ids = self.argocd_objects(release, namespace).await;
             return crate::hook_output::read(&ns_cluster, &ids, namespace).await;
         }
         let rel = releases(&ns_cluster, namespace, self.sink.clone(), release.into());

@@ -851,6 +851,18 @@ async fn a_failing_safe_argocd_version_puts_each_changed_application_back() {
         .cloned()
         .unwrap();
     assert_eq!(db_record["revision"], history_revision(&db), "{status}");
+
+    // `kubepkg rollback shop 1` (no --backend: the components are recognised by their
+    // Applications): db's records differ (revision 1 is its history entry 0), so Argo CD syncs
+    // entry 0's source once more and kubepkg waits for it as for an apply.
+    let (code, out, err) = crate::support::run(&ns, &["rollback", "shop", "1", "--timeout", "2m"]);
+    assert_eq!(code, 0, "{out}\n{err}\n{}", argocd.log_tails(40));
+    let db = application(&ns, "shop-db").await.unwrap();
+    assert_synced_healthy(&db, "1.0.0");
+    let last = db["status"]["history"].as_array().unwrap().last().unwrap();
+    assert_eq!(last["revision"], "1.0.0", "{db:#}");
+    assert_eq!(last["source"], before["spec"]["source"], "{db:#}");
+    assert_eq!(history_revision(&db), 4, "a fourth sync: {db:#}");
     drop(argocd);
 }
 
@@ -1321,4 +1333,77 @@ async fn applications_in_argo_cds_own_namespace_are_found_by_status_and_uninstal
         );
     }
     drop(argocd);
+}
+
+/// `kubepkg plan --backend argocd` (offline) shows, after the order, the objects drive mode
+/// applies — the repository Secret and each component's Application, all to be created — and
+/// they are the ones `render --backend argocd` writes for a Git repository, in the same order.
+#[test]
+fn plan_with_backend_argocd_shows_the_objects_render_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pkg = tmp.path().join("pkg");
+    crate::engine_support::package(
+        &pkg,
+        "package:\n  name: shop\n  version: 1.0.0\ncomponents:\n\
+         \x20 - name: api\n    path: api\n    install: {dependsOn: [db]}\n\
+         \x20 - name: db\n    path: db\n",
+        &["api", "db"],
+        &[],
+    );
+    let common = [
+        "-n",
+        "shop",
+        "--chart-repository",
+        "oci://127.0.0.1:9/charts",
+        "--plain-http",
+        "-o",
+        "json",
+        "--set",
+        "api.size=2",
+    ];
+    let run = |verb: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+            .args(verb)
+            .arg(&pkg)
+            .args(common)
+            .env("HOME", tmp.path())
+            .env_remove("KUBECONFIG")
+            .env_remove("HELM_NAMESPACE")
+            .output()
+            .unwrap();
+        serde_json::from_str::<Value>(&ok(out)).unwrap()
+    };
+    let plan = run(&["plan", "shop", "--backend", "argocd"]);
+    let rendered = run(&["render", "--backend", "argocd", "shop"]);
+    let planned: Vec<(String, String, String)> = plan["backendObjects"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{plan:#}"))
+        .iter()
+        .map(|o| {
+            (
+                o["kind"].as_str().unwrap().to_string(),
+                o["name"].as_str().unwrap().to_string(),
+                o["change"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        planned,
+        [
+            ("Secret".into(), "shop-charts".into(), "added".into()),
+            ("Application".into(), "shop-db".into(), "added".into()),
+            ("Application".into(), "shop-api".into(), "added".into()),
+        ]
+    );
+    for (o, r) in plan["backendObjects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(rendered["items"].as_array().unwrap())
+    {
+        let yaml: Value =
+            serde_json::from_str(&kubepkg_yaml::yaml_to_json(o["yaml"].as_str().unwrap()).unwrap())
+                .unwrap();
+        assert_eq!(&yaml, r, "plan and render differ");
+    }
 }
