@@ -1132,8 +1132,8 @@ async fn destination_objects(ns: &TestNamespace) -> Vec<(String, Value)> {
     out
 }
 
-/// Compile instead of drive: `kubepkg render --backend argocd` output applied with kubectl's
-/// server-side apply and synced in kubepkg's order (the sync waves) converges to the same
+/// Compile instead of drive: `kubepkg render --backend argocd` output applied with the real
+/// `kubectl apply` and synced in kubepkg's order (the sync waves) converges to the same
 /// objects in the destination namespace as `kubepkg apply --backend argocd` of the same package
 /// and values in another namespace.
 #[tokio::test]
@@ -1158,23 +1158,43 @@ async fn render_for_argocd_synced_in_order_converges_to_the_objects_of_the_drive
             .expect("control plane");
         let argocd = ArgoCd::start(&ns).await.expect("Argo CD");
         let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
-        let items =
-            render_and_apply(&ns, &reg, &pkg, tmp.path(), &["--set", "api.greeting=hi"]).await;
-        let mut apps: Vec<(i64, String)> = items
+        // The YAML documents `render` prints, applied by the real kubectl.
+        let out = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+            .args(["render", "--backend", "argocd", "shop"])
+            .arg(&pkg)
+            .args(["-n", ns.name(), "--chart-repository", &reg.oci("charts")])
+            .args(["--push-charts", "--plain-http", "--set", "api.greeting=hi"])
+            .env("HOME", tmp.path())
+            .env_remove("HELM_NAMESPACE")
+            .output()
+            .unwrap();
+        let file = tmp.path().join("shop-argocd.yaml");
+        std::fs::write(&file, ok(out)).unwrap();
+        let applied = ns
+            .plane()
+            .kubectl()
+            .args(["apply", "-n", ns.name(), "-f"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        ok(applied);
+        let mut apps: Vec<(i64, String)> = applications(&ns)
+            .list(&Default::default())
+            .await
+            .unwrap()
+            .items
             .iter()
-            .filter(|o| o["kind"] == "Application")
             .map(|o| {
                 (
-                    o["metadata"]["annotations"][kubepkg_gitops::argocd::SYNC_WAVE]
-                        .as_str()
-                        .unwrap()
+                    o.metadata.annotations.as_ref().unwrap()[kubepkg_gitops::argocd::SYNC_WAVE]
                         .parse()
                         .unwrap(),
-                    o["metadata"]["name"].as_str().unwrap().to_string(),
+                    o.metadata.name.clone().unwrap(),
                 )
             })
             .collect();
         apps.sort();
+        assert_eq!(apps.len(), 3, "{apps:?}");
         let api = applications(&ns);
         for (_, name) in &apps {
             start_sync(&api, name, "1.0.0").await;
