@@ -371,6 +371,45 @@ async fn flux_backend(
     Ok(backend)
 }
 
+/// The Argo CD backend of a `backend: argocd` Package: charts pushed to
+/// `spec.argocd.chartRepository` with the credentials of `spec.argocd.secretRef`, Applications
+/// in `spec.argocd.namespace` (default: the Package's) of `spec.argocd.project`.
+async fn argocd_backend(
+    ctx: &Context,
+    namespace: &str,
+    spec: &kubepkg_package::object::ArgoCdSpec,
+) -> Result<kubepkg_engine::argocd::ArgoCdBackend, String> {
+    let repo = kubepkg_oci::Reference::parse(&spec.chart_repository)
+        .map_err(|e| format!("spec.argocd.chartRepository {}: {e}", spec.chart_repository))?;
+    let secret = spec
+        .secret_ref
+        .as_ref()
+        .map(|s| kubepkg_package::object::ArchiveRef {
+            name: s.name.clone(),
+            key: None,
+        });
+    let client = source::registry_client(
+        &ctx.cluster.client,
+        namespace,
+        secret.as_ref(),
+        &repo,
+        spec.insecure,
+        &ctx.scratch.join("oci-cache"),
+    )
+    .await
+    .map_err(|e| format!("spec.argocd: {}", report(&e)))?;
+    let mut backend = kubepkg_engine::argocd::ArgoCdBackend::new(
+        spec.chart_repository.clone(),
+        spec.insecure,
+        client,
+    );
+    backend.namespace = spec.namespace.clone();
+    if let Some(p) = &spec.project {
+        backend.project = p.clone();
+    }
+    Ok(backend)
+}
+
 fn duration(text: Option<&str>, default: Duration) -> Duration {
     text.and_then(|t| kubepkg_gostd::time::parse_duration(t).ok())
         .map(|d| d.to_std())
@@ -397,13 +436,9 @@ async fn apply(
     if spec.suspend {
         return Ok(Action::await_change());
     }
-    if spec.backend == Backend::Argocd {
-        let message = format!(
-            "backend {:?} is not built yet; use backend: helm (the default)",
-            spec.backend
-        )
-        .to_lowercase();
-        stop(&obj, ctx, api, reason::INVALID_PACKAGE, &message).await?;
+    if spec.backend == Backend::Argocd && spec.argocd.is_none() {
+        let message = "backend argocd needs spec.argocd.chartRepository (oci://HOST/PATH): the registry each component's chart is pushed to and Argo CD's repo server pulls it from; add it (kubectl edit package NAME)";
+        stop(&obj, ctx, api, reason::INVALID_PACKAGE, message).await?;
         return Ok(Action::await_change());
     }
     if spec.backend == Backend::Flux && spec.flux.is_none() {
@@ -483,6 +518,15 @@ async fn apply(
     if let (Backend::Flux, Some(f)) = (spec.backend, &spec.flux) {
         match flux_backend(ctx, &namespace, f).await {
             Ok(b) => kc.flux = Some(b),
+            Err(message) => {
+                stop(&obj, ctx, api, reason::INVALID_PACKAGE, &message).await?;
+                return Ok(Action::requeue(interval));
+            }
+        }
+    }
+    if let (Backend::Argocd, Some(a)) = (spec.backend, &spec.argocd) {
+        match argocd_backend(ctx, &namespace, a).await {
+            Ok(b) => kc.argocd = Some(b),
             Err(message) => {
                 stop(&obj, ctx, api, reason::INVALID_PACKAGE, &message).await?;
                 return Ok(Action::requeue(interval));
@@ -621,9 +665,9 @@ async fn apply(
             write_status(&obj, ctx, api, patch).await?;
             return Ok(Action::await_change());
         }
-        Err(e @ EngineError::Flux(_)) => {
-            // Flux not installed, or a readyWhen it cannot evaluate: nothing applied; tried
-            // again (Flux may be installed meanwhile).
+        Err(e @ (EngineError::Flux(_) | EngineError::ArgoCd(_))) => {
+            // Flux or Argo CD not installed, or a readyWhen Flux cannot evaluate: nothing
+            // applied; tried again (the backend may be installed meanwhile).
             stop(&obj, ctx, api, reason::INVALID_PACKAGE, &report(&e)).await?;
             return Ok(Action::requeue(Duration::from_secs(30).min(interval)));
         }
@@ -857,6 +901,12 @@ async fn cleanup(obj: Arc<DynamicObject>, ctx: &Context) -> Result<Action, Recon
         })
         .unwrap_or(ctx.default_timeout);
     let mut kc = engine_cluster(ctx, &namespace, timeout);
+    // backend: argocd — its Applications may live in another namespace (spec.argocd.namespace).
+    if let Ok(spec) = resource::spec_of(&obj)
+        && let (Backend::Argocd, Some(a)) = (spec.backend, &spec.argocd)
+    {
+        kc.argocd = argocd_backend(ctx, &namespace, a).await.ok();
+    }
     let instance = Instance {
         name: &name,
         namespace: &namespace,

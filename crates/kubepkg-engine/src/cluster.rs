@@ -72,6 +72,8 @@ pub struct KubeCluster {
     /// `backend: flux`: components are applied as Flux HelmReleases ([`crate::flux`]);
     /// `None`: as kubepkg's own Helm releases.
     pub flux: Option<crate::flux::FluxBackend>,
+    /// `backend: argocd`: components are applied as Argo CD Applications ([`crate::argocd`]).
+    pub argocd: Option<crate::argocd::ArgoCdBackend>,
 }
 
 impl KubeCluster {
@@ -110,6 +112,7 @@ impl KubeCluster {
             sink,
             events: Vec::new(),
             flux: None,
+            argocd: None,
         }
     }
 
@@ -317,6 +320,11 @@ impl Cluster for KubeCluster {
             failpoint(&format!("package-applied:{}", request.component)).await;
             return Ok(revision);
         }
+        if self.argocd.is_some() {
+            let revision = self.argocd_apply(request).await?;
+            failpoint(&format!("package-applied:{}", request.component)).await;
+            return Ok(revision);
+        }
         let ns_cluster = self.in_namespace(&request.namespace);
         let opts = self.options();
         let rel = releases(
@@ -369,24 +377,53 @@ impl Cluster for KubeCluster {
                 .await?;
         }
         let ns_cluster = self.in_namespace(&request.namespace);
-        let rel = releases(
-            &ns_cluster,
-            &request.namespace,
-            self.sink.clone(),
-            request.component.clone(),
-        );
-        let release = rel
-            .store
-            .last(&request.release)
-            .await
-            .map_err(failure(FailureKind::NotReady))?
-            .ok_or_else(|| {
-                Failure::new(
-                    FailureKind::NotReady,
-                    format!("release {} not found", request.release),
-                )
-            })?;
-        let ids = manifest_objects(&release.manifest).map_err(failure(FailureKind::NotReady))?;
+        // Argo CD keeps no Helm release: its Application lists the objects it applied (found
+        // without a configured backend too: `kubepkg rollback` of an argocd package).
+        let argocd_at = if self.argocd.is_some() {
+            Some(self.argocd_namespace())
+        } else {
+            None
+        };
+        let ids = if let Some(at) = argocd_at {
+            self.argocd_wait_ready(&request.component, &at, &request.release, deadline)
+                .await?
+        } else {
+            let rel = releases(
+                &ns_cluster,
+                &request.namespace,
+                self.sink.clone(),
+                request.component.clone(),
+            );
+            let release = rel
+                .store
+                .last(&request.release)
+                .await
+                .map_err(failure(FailureKind::NotReady))?;
+            match release {
+                Some(release) => {
+                    manifest_objects(&release.manifest).map_err(failure(FailureKind::NotReady))?
+                }
+                None => match self
+                    .argocd_application(&request.release, &request.namespace)
+                    .await
+                {
+                    Some(app) => {
+                        let at = app["metadata"]["namespace"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .to_string();
+                        self.argocd_wait_ready(&request.component, &at, &request.release, deadline)
+                            .await?
+                    }
+                    None => {
+                        return Err(Failure::new(
+                            FailureKind::NotReady,
+                            format!("release {} not found", request.release),
+                        ));
+                    }
+                },
+            }
+        };
         let sink = self.sink.clone();
         let component = request.component.clone();
         let waiting_for = |object: &str, reason: &str| {
@@ -450,6 +487,12 @@ impl Cluster for KubeCluster {
             failpoint(&format!("package-rolled-back:{release}")).await;
             return Ok(r);
         }
+        // A component Argo CD deploys is rolled back through its Application.
+        if let Some(live) = self.argocd_application(release, namespace).await {
+            let r = self.argocd_rollback(release, to_revision, live).await?;
+            failpoint(&format!("package-rolled-back:{release}")).await;
+            return Ok(r);
+        }
         let ns_cluster = self.in_namespace(namespace);
         let opts = self.options();
         let rel = releases(&ns_cluster, namespace, self.sink.clone(), release.into());
@@ -468,6 +511,10 @@ impl Cluster for KubeCluster {
         {
             return self.flux_delete(release, release, self.timeout).await;
         }
+        if let Some(app) = self.argocd_application(release, namespace).await {
+            let at = app["metadata"]["namespace"].as_str().unwrap_or_default();
+            return self.argocd_delete(release, at, release, self.timeout).await;
+        }
         let ns_cluster = self.in_namespace(namespace);
         let opts = self.options();
         let rel = releases(&ns_cluster, namespace, self.sink.clone(), release.into());
@@ -479,6 +526,10 @@ impl Cluster for KubeCluster {
 
     async fn hook_output(&mut self, release: &str, namespace: &str) -> HookOutput {
         let ns_cluster = self.in_namespace(namespace);
+        if self.argocd.is_some() {
+            let ids = self.argocd_objects(release, namespace).await;
+            return crate::hook_output::read(&ns_cluster, &ids, namespace).await;
+        }
         let rel = releases(&ns_cluster, namespace, self.sink.clone(), release.into());
         let Ok(Some(r)) = rel.store.last(release).await else {
             return HookOutput::default();

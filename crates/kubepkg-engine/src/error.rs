@@ -72,6 +72,13 @@ pub enum EngineError {
     /// A step on a Flux HelmRelease failed outside an apply (an uninstall).
     #[error(transparent)]
     FluxStep(kubepkg_package::orchestrator::Failure),
+    /// `backend: argocd` cannot drive the package (Argo CD not installed, a chart repository it
+    /// cannot pull from): nothing was pushed or applied.
+    #[error(transparent)]
+    ArgoCd(#[from] crate::argocd::ArgoCdError),
+    /// A step on an Argo CD Application failed outside an apply (an uninstall).
+    #[error(transparent)]
+    ArgoCdStep(kubepkg_package::orchestrator::Failure),
     /// The package instance name would not be accepted by the API server or Helm.
     #[error(transparent)]
     InstanceName(#[from] kubepkg_package::manifest::InstanceNameError),

@@ -35,11 +35,12 @@ use kube::api::{
 };
 use kubepkg_gitops::flux::{ChartRef, ComponentObjects, Options};
 use kubepkg_package::Package;
-use kubepkg_package::orchestrator::{ComponentApply, Event, Failure, FailureKind};
+use kubepkg_package::orchestrator::{ComponentApply, Failure, FailureKind};
 use kubepkg_release::storage::{SecretDriver, Store};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use crate::backend::apply_object;
 use crate::cluster::KubeCluster;
 
 /// The CRDs the backend needs, as `kubectl get crd` names them.
@@ -274,19 +275,6 @@ fn release_state(obj: &Value, expect: &Expect) -> State {
     }
 }
 
-/// Server-side applies `object` (kubepkg's field manager, taking over conflicts).
-async fn apply_object(api: &Api<DynamicObject>, object: &Value) -> Result<DynamicObject, Failure> {
-    let name = object["metadata"]["name"].as_str().unwrap_or_default();
-    let kind = object["kind"].as_str().unwrap_or_default();
-    api.patch(
-        name,
-        &PatchParams::apply(kubepkg_kube::apply::FIELD_MANAGER).force(),
-        &Patch::Apply(object),
-    )
-    .await
-    .map_err(|e| Failure::new(FailureKind::Apply, format!("applying {kind} {name}: {e}")))
-}
-
 impl KubeCluster {
     fn flux_run(&self) -> Result<(&FluxBackend, &Run), Failure> {
         let flux = self.flux.as_ref();
@@ -297,14 +285,6 @@ impl KubeCluster {
                 "backend flux: the package to drive was not prepared (kubepkg_engine::flux::prepare)",
             )),
         }
-    }
-
-    fn waiting(&self, component: &str, object: &str, reason: &str) {
-        self.report(&Event::WaitingFor {
-            component: component.to_string(),
-            object: object.to_string(),
-            reason: reason.to_string(),
-        });
     }
 
     /// The apply step: push, apply the source and the HelmRelease, wait until Flux released

@@ -6,6 +6,9 @@
 //! - [`cluster`]: [`cluster::KubeCluster`], the orchestrator's `Cluster` over releases and the API;
 //! - [`flux`]: the component steps of `backend: flux` (HelmReleases that Flux's helm-controller
 //!   releases, gated and rolled back by kubepkg);
+//! - [`argocd`]: the component steps of `backend: argocd` (Applications that Argo CD's
+//!   application controller syncs when kubepkg sets their operation, gated and rolled back by
+//!   kubepkg);
 //! - [`ops`]: the operations behind `kubepkg plan/apply/status/history/rollback/uninstall/list/values`;
 //! - [`verbs`]: the single-release verbs that render a chart (`install`, `upgrade`) with Helm's
 //!   values rules, and `get values --all`'s computed values.
@@ -14,6 +17,8 @@
 //! `kubepkg_package::orchestrator`; this crate only carries them out.
 #![forbid(unsafe_code)]
 
+pub mod argocd;
+mod backend;
 pub mod chart;
 pub mod cluster;
 pub mod error;

@@ -450,6 +450,8 @@ pub async fn apply(
     user.check(package)?;
     // backend: flux — Flux installed and the package expressible, before anything changes.
     crate::flux::prepare(kc, package, instance.name, instance.namespace, timeout).await?;
+    // backend: argocd — Argo CD installed, before any chart is pushed.
+    crate::argocd::prepare(kc, package, instance.name, instance.namespace, timeout).await?;
     kc.reset_requirements_deadline();
     // The latest record before waiting for the Lease (`None` when it could not be read).
     let seen = kc
@@ -623,6 +625,29 @@ pub async fn status(
     let mut states = Vec::new();
     for c in &latest.components {
         let ns_cluster = kc.in_namespace(&c.namespace);
+        // A component Argo CD deploys: what its Application reports, then its readyWhen.
+        if let Some(app) = kc.argocd_application(&c.release, &c.namespace).await {
+            let (revision, mut waiting_for) = crate::argocd::application_state(&app);
+            if waiting_for.is_none() {
+                let gates = crate::ready::check(&ns_cluster, &c.ready_when, &c.namespace).await;
+                if let Some(g) = gates.iter().find(|g| g.waiting.is_some()) {
+                    waiting_for = Some(format!(
+                        "{}: {}",
+                        g.object,
+                        g.waiting.clone().unwrap_or_default()
+                    ));
+                }
+            }
+            states.push(ComponentState {
+                name: c.name.clone(),
+                release: c.release.clone(),
+                namespace: c.namespace.clone(),
+                revision,
+                ready: waiting_for.is_none(),
+                waiting_for,
+            });
+            continue;
+        }
         let store = Store::new(SecretDriver::new(
             kc.kube.client.clone(),
             Some(&c.namespace),
@@ -720,6 +745,13 @@ pub async fn uninstall(
                 kc.flux_delete(&c.name, &c.release, timeout)
                     .await
                     .map_err(EngineError::FluxStep)?;
+            } else if let Some(app) = kc.argocd_application(&c.release, &c.namespace).await {
+                // A component Argo CD deploys goes with its Application (Argo CD deletes its
+                // objects through the resources finalizer).
+                let at = app["metadata"]["namespace"].as_str().unwrap_or_default();
+                kc.argocd_delete(&c.name, at, &c.release, timeout)
+                    .await
+                    .map_err(EngineError::ArgoCdStep)?;
             } else {
                 match rel.uninstall(&c.release, &opts).await {
                     Ok(_) | Err(ActionError::NotFound { .. }) => {}

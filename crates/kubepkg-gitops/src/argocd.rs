@@ -105,7 +105,7 @@ pub fn compile(
             .objects
             .push(repository_secret(package, repository, opts));
     }
-    for (wave, name) in order.components.iter().enumerate() {
+    for name in &order.components {
         let Some(component) = package.component(name) else {
             continue;
         };
@@ -119,20 +119,59 @@ pub fn compile(
                 r.kind, r.name, r.condition, r.status
             ));
         }
-        let release = package.release_name(&opts.instance, name);
-        let release_namespace = component.namespace_or(&opts.namespace);
-        compiled.objects.push(application(Application {
+        compiled.objects.push(component_application(
             package,
-            release: &release,
-            release_namespace,
-            repository,
+            name,
+            values.get(name).cloned().unwrap_or_default(),
             chart,
-            values: values.get(name).cloned().unwrap_or_default(),
-            wave,
             opts,
-        }));
+        )?);
     }
     Ok(compiled)
+}
+
+/// One component's `Application`, exactly as [`compile`] writes it (its sync wave its position
+/// in kubepkg's order; a hook component, which `compile` leaves out, gets wave 0): the form the
+/// engine's Argo CD backend applies, one component at a time.
+pub fn component_application(
+    package: &Package,
+    component: &str,
+    values: Map<String, Value>,
+    chart: &ChartRef,
+    opts: &Options,
+) -> Result<Value, CompileError> {
+    let repository = repo_url(&opts.repository)?;
+    let order = kubepkg_package::graph::order(&package.components);
+    let wave = order
+        .components
+        .iter()
+        .position(|c| c == component)
+        .unwrap_or(0);
+    let release = package.release_name(&opts.instance, component);
+    let release_namespace = package
+        .component(component)
+        .map_or(opts.namespace.as_str(), |c| c.namespace_or(&opts.namespace));
+    Ok(application(Application {
+        package,
+        release: &release,
+        release_namespace,
+        repository,
+        chart,
+        values,
+        wave,
+        opts,
+    }))
+}
+
+/// The repository Secret [`compile`] writes for a plain-HTTP registry (`None` otherwise).
+pub fn repository_secret_object(
+    package: &Package,
+    opts: &Options,
+) -> Result<Option<Value>, CompileError> {
+    let repository = repo_url(&opts.repository)?;
+    Ok(opts
+        .insecure
+        .then(|| repository_secret(package, repository, opts)))
 }
 
 /// `oci://HOST/PATH` as Argo CD's `repoURL` of an OCI Helm repository: `HOST/PATH`.

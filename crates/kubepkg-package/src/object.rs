@@ -43,6 +43,10 @@ pub struct PackageSpec {
     /// (docs/backends.md#where-the-charts-come-from).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flux: Option<FluxSpec>,
+    /// With `backend: argocd`: where each component's chart is pushed and Argo CD pulls it
+    /// from, and where its Applications live (docs/backends.md#argo-cd).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argocd: Option<ArgoCdSpec>,
     /// The controller leaves a suspended Package alone (nothing applied, nothing deleted).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub suspend: bool,
@@ -177,6 +181,31 @@ pub struct FluxSpec {
     pub insecure: bool,
 }
 
+/// `spec.argocd` of a `backend: argocd` Package.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ArgoCdSpec {
+    /// `oci://HOST/PATH`: each component's chart is pushed to `<chartRepository>/<chart name>`
+    /// by kubepkg and pulled from there, by version, by Argo CD's repo server.
+    pub chart_repository: String,
+    /// A `kubernetes.io/dockerconfigjson` Secret of the Package's namespace with the
+    /// registry's credentials kubepkg pushes with (Argo CD pulls with its own repository
+    /// credentials).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_ref: Option<SecretRef>,
+    /// The registry speaks plain HTTP (no TLS): kubepkg pushes so, and writes the repository
+    /// Secret that makes Argo CD pull so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub insecure: bool,
+    /// The namespace of the Applications (Argo CD's, or one of its application namespaces;
+    /// default: the Package's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// The AppProject of the Applications (default `default`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+}
+
 /// A Secret of the Package's namespace, by name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -303,6 +332,17 @@ mod tests {
         assert_eq!(f.chart_repository, "oci://r.example/charts");
         assert!(f.insecure);
         assert_eq!(f.secret_ref.unwrap().name, "pull");
+        let argocd: PackageSpec = serde_json::from_value(json!({
+            "source": {"path": "."},
+            "backend": "argocd",
+            "argocd": {"chartRepository": "oci://r.example/charts", "namespace": "argocd", "project": "shop"},
+        }))
+        .unwrap();
+        assert_eq!(argocd.backend, Backend::Argocd);
+        let a = argocd.argocd.unwrap();
+        assert_eq!(a.namespace.as_deref(), Some("argocd"));
+        assert_eq!(a.project.as_deref(), Some("shop"));
+        assert!(!a.insecure);
     }
 
     #[test]

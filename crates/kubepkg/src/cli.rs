@@ -1010,14 +1010,22 @@ pub struct PlanArgs {
 /// How `plan` and `apply` apply components (docs/backends.md#drive-mode).
 #[derive(Debug, Clone, clap::Args)]
 pub struct BackendArgs {
-    /// Who releases the components: helm (kubepkg itself) or flux (a HelmRelease per component
-    /// that Flux's helm-controller releases, created one at a time and gated by kubepkg).
-    #[arg(long = "backend", default_value = "helm", value_parser = ["helm", "flux"])]
+    /// Who releases the components: helm (kubepkg itself), flux (a HelmRelease per component
+    /// that Flux's helm-controller releases) or argocd (an Application per component that Argo
+    /// CD syncs when kubepkg sets its sync operation), created one at a time and gated by kubepkg.
+    #[arg(long = "backend", default_value = "helm", value_parser = ["helm", "flux", "argocd"])]
     pub backend: String,
-    /// With --backend flux: the OCI repository each component's chart is pushed to and Flux
-    /// pulls it from, `oci://HOST/PATH` (the registry flags above apply to it).
+    /// With --backend flux|argocd: the OCI repository each component's chart is pushed to and
+    /// Flux or Argo CD pulls it from, `oci://HOST/PATH` (the registry flags above apply to it).
     #[arg(long = "chart-repository")]
     pub chart_repository: Option<String>,
+    /// With --backend argocd: the namespace of the Applications (Argo CD's, or one of its
+    /// --application-namespaces; default: the package's namespace).
+    #[arg(long = "argocd-namespace")]
+    pub argocd_namespace: Option<String>,
+    /// With --backend argocd: the AppProject of the Applications.
+    #[arg(long = "argocd-project")]
+    pub argocd_project: Option<String>,
 }
 
 /// `kubepkg apply NAME PACKAGE`.

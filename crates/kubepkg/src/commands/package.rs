@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use kubepkg_engine::argocd::ArgoCdBackend;
 use kubepkg_engine::chart::ClusterCapabilities;
 use kubepkg_engine::flux::FluxBackend;
 use kubepkg_engine::store::RevisionStore;
@@ -193,55 +194,102 @@ async fn cluster_plan(
     Ok(plan)
 }
 
-/// `--backend flux`: the backend pushing to `--chart-repository` with the registry flags;
-/// `None` for the helm backend.
-fn flux_backend(
+/// The backend `--backend` selects, with what it needs (docs/backends.md#drive-mode).
+#[derive(Debug, Default)]
+struct Backend {
+    flux: Option<FluxBackend>,
+    argocd: Option<ArgoCdBackend>,
+}
+
+impl Backend {
+    /// Puts the selected backend on `kc`.
+    fn install(self, kc: &mut KubeCluster) {
+        kc.flux = self.flux;
+        kc.argocd = self.argocd;
+    }
+}
+
+/// `--backend flux|argocd`: the backend pushing to `--chart-repository` with the registry
+/// flags; neither for the helm backend. Each flag is refused where its backend is not selected.
+fn backend(
     args: &BackendArgs,
     oci: &PackageSourceArgs,
     settings: &Settings,
-) -> Result<Option<FluxBackend>, CliError> {
-    if args.backend != "flux" {
-        if let Some(r) = &args.chart_repository {
-            return Err(CliError::Failed(anyhow::anyhow!(
-                "--chart-repository {r}: only --backend flux pushes charts to a repository"
-            )));
+) -> Result<Backend, CliError> {
+    let refuse = |m: String| Err(CliError::Failed(anyhow::anyhow!(m)));
+    if args.backend != "argocd" {
+        if let Some(n) = &args.argocd_namespace {
+            return refuse(format!(
+                "--argocd-namespace {n}: only --backend argocd makes Applications"
+            ));
         }
-        return Ok(None);
+        if let Some(p) = &args.argocd_project {
+            return refuse(format!(
+                "--argocd-project {p}: only --backend argocd makes Applications"
+            ));
+        }
+    }
+    if args.backend == "helm" {
+        if let Some(r) = &args.chart_repository {
+            return refuse(format!(
+                "--chart-repository {r}: only --backend flux or argocd pushes charts to a repository"
+            ));
+        }
+        return Ok(Backend::default());
     }
     let Some(repository) = args.chart_repository.clone() else {
-        return Err(CliError::Failed(anyhow::anyhow!(
-            "--backend flux needs --chart-repository oci://HOST/PATH: the registry each component's chart is pushed to and Flux's OCIRepository pulls it from"
-        )));
+        let puller = if args.backend == "flux" {
+            "Flux's OCIRepository"
+        } else {
+            "Argo CD's repo server"
+        };
+        return refuse(format!(
+            "--backend {} needs --chart-repository oci://HOST/PATH: the registry each component's chart is pushed to and {puller} pulls it from",
+            args.backend
+        ));
     };
     let client = kubepkg_source::oci::client(&oci.access.options(), &settings.paths)
         .map_err(|e| CliError::Failed(e.into()))?;
-    Ok(Some(FluxBackend::new(
-        repository,
-        oci.access.plain_http,
-        client,
-    )))
+    let insecure = oci.access.plain_http;
+    if args.backend == "flux" {
+        return Ok(Backend {
+            flux: Some(FluxBackend::new(repository, insecure, client)),
+            argocd: None,
+        });
+    }
+    let mut argocd = ArgoCdBackend::new(repository, insecure, client);
+    argocd.namespace = args.argocd_namespace.clone();
+    if let Some(p) = &args.argocd_project {
+        argocd.project = p.clone();
+    }
+    Ok(Backend {
+        flux: None,
+        argocd: Some(argocd),
+    })
 }
 
-/// The Flux objects of a plan (`--backend flux`), against the live ones when connected.
-async fn add_flux_objects(
+/// The backend objects of a plan (`--backend flux|argocd`), against the live ones when
+/// connected.
+async fn add_backend_objects(
     plan: &mut kubepkg_package::plan::Plan,
-    flux: Option<&FluxBackend>,
+    backend: &Backend,
     kc: Option<&KubeCluster>,
     package: &Package,
     user: &UserValues,
     timeout: Duration,
 ) -> Result<(), CliError> {
-    if let Some(flux) = flux {
-        plan.backend_objects = kubepkg_engine::flux::plan_objects(
-            flux,
-            kc.map(|k| &k.kube.client),
-            package,
-            user,
-            plan,
-            timeout,
-        )
-        .await
-        .map_err(kubepkg_engine::EngineError::from)?;
+    let client = kc.map(|k| &k.kube.client);
+    if let Some(flux) = &backend.flux {
+        plan.backend_objects =
+            kubepkg_engine::flux::plan_objects(flux, client, package, user, plan, timeout)
+                .await
+                .map_err(kubepkg_engine::EngineError::from)?;
+    }
+    if let Some(argocd) = &backend.argocd {
+        plan.backend_objects =
+            kubepkg_engine::argocd::plan_objects(argocd, client, package, user, plan)
+                .await
+                .map_err(kubepkg_engine::EngineError::from)?;
     }
     Ok(())
 }
@@ -250,7 +298,7 @@ async fn add_flux_objects(
 pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
     let loaded = load(&args.package, &args.oci, settings)?;
     let user = user_values(&args.values)?;
-    let flux = flux_backend(&args.backend, &args.oci, settings)?;
+    let backend = backend(&args.backend, &args.oci, settings)?;
     let timeout = Duration::from_secs(600);
     let mut plan = if args.with_cluster {
         runtime()?.block_on(async {
@@ -262,9 +310,9 @@ pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
             };
             warn_dropped_values(&kc, instance, &user).await;
             let mut plan = cluster_plan(&kc, &loaded.package, instance, &user).await?;
-            add_flux_objects(
+            add_backend_objects(
                 &mut plan,
-                flux.as_ref(),
+                &backend,
                 Some(&kc),
                 &loaded.package,
                 &user,
@@ -280,9 +328,9 @@ pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
             namespace: &ns,
         };
         let mut plan = ops::plan_offline(&loaded.package, instance, &user)?;
-        runtime()?.block_on(add_flux_objects(
+        runtime()?.block_on(add_backend_objects(
             &mut plan,
-            flux.as_ref(),
+            &backend,
             None,
             &loaded.package,
             &user,
@@ -311,10 +359,14 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError>
     let user = user_values(&args.values)?;
     let timeout = args.timeout;
     let printer = Printer::new(&args.output, args.progress.progress, &settings.terminal)?;
-    let flux = flux_backend(&args.backend, &args.oci, settings)?;
+    let backend = backend(&args.backend, &args.oci, settings)?;
     runtime()?.block_on(async {
         let mut kc = connect(settings, timeout, printer.sink()).await?;
-        kc.flux = flux;
+        let shown = Backend {
+            flux: backend.flux.clone(),
+            argocd: backend.argocd.clone(),
+        };
+        backend.install(&mut kc);
         if let Some(t) = args.requirements_timeout {
             kc.requirements_timeout = t;
         }
@@ -343,9 +395,9 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError>
         warn_dropped_values(&kc, instance, &user).await;
         if args.dry_run {
             let mut plan = cluster_plan(&kc, &loaded.package, instance, &user).await?;
-            add_flux_objects(
+            add_backend_objects(
                 &mut plan,
-                kc.flux.as_ref(),
+                &shown,
                 Some(&kc),
                 &loaded.package,
                 &user,

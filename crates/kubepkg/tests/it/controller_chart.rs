@@ -610,6 +610,14 @@ const CONTROLLER_NEEDS: &[(&str, &str, Option<&str>)] = &[
     ("create", "events.events.k8s.io", None),
     ("patch", "events.events.k8s.io", None),
     ("list", "events", None),
+    // backend: argocd — each component's Application (README.md#rbac).
+    ("get", "applications.argoproj.io", None),
+    ("list", "applications.argoproj.io", None),
+    ("watch", "applications.argoproj.io", None),
+    ("create", "applications.argoproj.io", None),
+    ("patch", "applications.argoproj.io", None),
+    ("update", "applications.argoproj.io", None),
+    ("delete", "applications.argoproj.io", None),
 ];
 
 /// What the controller never needs: granted neither cluster-wide nor in its namespace (the
@@ -638,6 +646,8 @@ const CONTROLLER_MUST_NOT: &[(&str, &str, Option<&str>)] = &[
     ("list", "configmaps", None),
     ("list", "leases.coordination.k8s.io", None),
     ("create", "events", None),
+    // backend: argocd — Argo CD's own objects are not kubepkg's.
+    ("patch", "appprojects.argoproj.io", None),
 ];
 
 /// The rules the package-contents role gets in the RBAC test: what a package of one

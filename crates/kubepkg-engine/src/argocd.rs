@@ -1,0 +1,917 @@
+//! The Argo CD backend (`backend: argocd`, docs/backends.md#argo-cd): the orchestrator's
+//! component steps carried out through Argo CD's application controller instead of kubepkg's
+//! own release layer. The orchestrator and its rules are the same; only these steps differ:
+//!
+//! - **apply**: the component's chart is pushed to the chart repository by digest
+//!   (`kubepkg_source::push`), then (with a plain-HTTP registry) the repository Secret and the
+//!   component's `Application` — exactly as `kubepkg_gitops::argocd::component_application`
+//!   makes it: no automated sync — are server-side applied in Argo CD's namespace; then the
+//!   sync operation of `kubepkg_gitops::argocd::sync` (with prune, as Helm's upgrade deletes what
+//!   a chart no longer renders) is set on it, and the step waits until the operation
+//!   `Succeeded`, the Application is `Synced` to the chart's version and `Healthy` (its health
+//!   computed after the sync finished: `status.reconciledAt`), and Argo CD recorded the sync in
+//!   `status.history`.
+//! - **what is recorded**: Argo CD renders with `helm template` and applies the objects
+//!   itself; there is no Helm release. The component's revision in the package revision is the
+//!   Application's sync history entry that deployed it, **`status.history[].id + 1`** (Argo CD
+//!   counts from 0; kubepkg's 0 means "never applied"); that entry holds the exact source
+//!   synced (chart, version, `helm.valuesObject`). Status is read from the Application.
+//! - **ready**: the Application still `Synced` and `Healthy` (Argo CD's own health, its Lua
+//!   checks included), then — as for the helm backend — kubepkg's readiness of the objects Argo
+//!   CD lists in `status.resources`, their Jobs, and every `readyWhen`: both must hold.
+//! - **rollback**: the Application's `spec.source` is put back on the source of the history
+//!   entry of the revision rolled back to (its chart version and values), an operation still
+//!   running is terminated first, and that source is synced and waited for as above; the
+//!   component's revision is the new history entry.
+//! - **uninstall**: the Application is deleted; its `resources-finalizer.argocd.argoproj.io`
+//!   makes Argo CD delete the objects it applied (keeping those marked
+//!   `helm.sh/resource-policy: keep`) before it is gone, which is waited for.
+//!
+//! Failures are the component's failure with Argo CD's message and the Application's name: the
+//! operation `Failed` or `Error`, the Application `Degraded`, or not `Synced`+`Healthy` within
+//! the component's timeout.
+
+use std::time::Duration;
+
+use futures::StreamExt;
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams,
+};
+use kubepkg_gitops::argocd::sync::{self, Verdict};
+use kubepkg_gitops::argocd::{ChartRef, Options};
+use kubepkg_kube::ObjectRef;
+use kubepkg_package::Package;
+use kubepkg_package::orchestrator::{ComponentApply, Failure, FailureKind};
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use crate::backend::apply_object;
+use crate::cluster::KubeCluster;
+
+/// The CRD the backend needs, as `kubectl get crd` names it.
+pub const CRDS: [&str; 1] = ["applications.argoproj.io"];
+
+/// Where the Argo CD backend pushes charts and where its Applications live.
+#[derive(Clone)]
+pub struct ArgoCdBackend {
+    /// `oci://HOST/PATH`: each chart is pushed to `<repository>/<chart name>`, which Argo CD's
+    /// repo server pulls.
+    pub repository: String,
+    /// The registry speaks plain HTTP (a repository Secret with `insecureOCIForceHttp`).
+    pub insecure: bool,
+    /// Argo CD's namespace (or one of its `--application-namespaces`) for the Applications and
+    /// the repository Secret; `None`: the package's namespace.
+    pub namespace: Option<String>,
+    /// The AppProject of the Applications.
+    pub project: String,
+    /// The registry client the charts are pushed with.
+    pub client: kubepkg_oci::Client,
+    /// Set by [`prepare`]: what the objects are made from.
+    run: Option<Run>,
+}
+
+#[derive(Clone)]
+struct Run {
+    package: Package,
+    instance: String,
+    namespace: String,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for ArgoCdBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArgoCdBackend")
+            .field("repository", &self.repository)
+            .field("insecure", &self.insecure)
+            .field("namespace", &self.namespace)
+            .field("project", &self.project)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why the Argo CD backend cannot drive a package (checked before anything is pushed or
+/// applied).
+#[derive(Debug, thiserror::Error)]
+pub enum ArgoCdError {
+    /// Argo CD's Application CRD is not installed.
+    #[error(
+        "backend argocd: the CustomResourceDefinition {crd} is not installed in the cluster, so nothing was pushed or applied: install Argo CD or use --backend helm"
+    )]
+    CrdMissing { crd: String },
+    /// The CRD could not be read.
+    #[error("backend argocd: cannot read the CustomResourceDefinition {crd}")]
+    CrdUnreadable {
+        crd: String,
+        #[source]
+        source: kube::Error,
+    },
+    /// The package cannot be told to Argo CD (the chart repository).
+    #[error("backend argocd: {0}; nothing was applied")]
+    Compile(#[from] kubepkg_gitops::CompileError),
+}
+
+impl ArgoCdBackend {
+    /// A backend pushing to `repository` with `client`, Applications in the package's
+    /// namespace, project `default`.
+    pub fn new(repository: String, insecure: bool, client: kubepkg_oci::Client) -> ArgoCdBackend {
+        ArgoCdBackend {
+            repository,
+            insecure,
+            namespace: None,
+            project: "default".to_string(),
+            client,
+            run: None,
+        }
+    }
+
+    fn options(&self, instance: &str, namespace: &str) -> Options {
+        Options {
+            instance: instance.to_string(),
+            namespace: namespace.to_string(),
+            argocd_namespace: self
+                .namespace
+                .clone()
+                .unwrap_or_else(|| namespace.to_string()),
+            project: self.project.clone(),
+            repository: self.repository.clone(),
+            insecure: self.insecure,
+        }
+    }
+}
+
+fn applications(client: &kube::Client, namespace: &str) -> Api<DynamicObject> {
+    let gvk = GroupVersionKind::gvk("argoproj.io", "v1alpha1", "Application");
+    Api::namespaced_with(client.clone(), namespace, &ApiResource::from_gvk(&gvk))
+}
+
+fn secrets(client: &kube::Client, namespace: &str) -> Api<DynamicObject> {
+    let gvk = GroupVersionKind::gvk("", "v1", "Secret");
+    Api::namespaced_with(client.clone(), namespace, &ApiResource::from_gvk(&gvk))
+}
+
+/// Creates the repository Secret, or replaces its labels and data (create and update only:
+/// the verbs on Secrets the release store needs anyway, docs/controller.md#rbac).
+async fn write_secret(
+    client: &kube::Client,
+    namespace: &str,
+    secret: Value,
+) -> Result<(), Failure> {
+    use k8s_openapi::api::core::v1::Secret;
+    let name = str_at(&secret, "/metadata/name").to_string();
+    let failed = |e: kube::Error| {
+        Failure::new(
+            FailureKind::Apply,
+            format!("writing the repository Secret {namespace}/{name}: {e}"),
+        )
+    };
+    let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
+    let wanted: Secret = serde_json::from_value(secret).map_err(|e| {
+        Failure::new(
+            FailureKind::Apply,
+            format!("the repository Secret {name}: {e}"),
+        )
+    })?;
+    loop {
+        let result = match api.get_opt(&name).await.map_err(failed)? {
+            None => api.create(&kube::api::PostParams::default(), &wanted).await,
+            Some(mut live) => {
+                live.metadata.labels = wanted.metadata.labels.clone();
+                live.data = None;
+                live.string_data = wanted.string_data.clone();
+                api.replace(&name, &kube::api::PostParams::default(), &live)
+                    .await
+            }
+        };
+        match result {
+            Ok(_) => return Ok(()),
+            Err(kube::Error::Api(s)) if s.code == 409 => continue,
+            Err(e) => return Err(failed(e)),
+        }
+    }
+}
+
+/// Checks, before anything is pushed or applied, that Argo CD's Application CRD is installed
+/// and that the chart repository is one Argo CD can pull from; readies `kc` to drive `package`
+/// as `instance` in `namespace` with per-component `timeout`.
+pub async fn prepare(
+    kc: &mut KubeCluster,
+    package: &Package,
+    instance: &str,
+    namespace: &str,
+    timeout: Duration,
+) -> Result<(), ArgoCdError> {
+    let Some(argocd) = kc.argocd.as_mut() else {
+        return Ok(());
+    };
+    kubepkg_gitops::argocd::repo_url(&argocd.repository)?;
+    argocd.run = Some(Run {
+        package: package.clone(),
+        instance: instance.to_string(),
+        namespace: namespace.to_string(),
+        timeout,
+    });
+    check_crds(&kc.kube.client).await
+}
+
+/// Argo CD's Application CRD is installed (one clear error naming it when not).
+pub async fn check_crds(client: &kube::Client) -> Result<(), ArgoCdError> {
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    for crd in CRDS {
+        match crds.get_opt(crd).await {
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                return Err(ArgoCdError::CrdMissing {
+                    crd: crd.to_string(),
+                });
+            }
+            Err(source) => {
+                return Err(ArgoCdError::CrdUnreadable {
+                    crd: crd.to_string(),
+                    source,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The Application named `release` in `namespace`, as JSON, when there is one (and Argo CD's
+/// CRD is installed): such a component is Argo CD's to change.
+pub async fn application(client: &kube::Client, namespace: &str, release: &str) -> Option<Value> {
+    applications(client, namespace)
+        .get_opt(release)
+        .await
+        .ok()
+        .flatten()
+        .map(|a| serde_json::to_value(a).unwrap_or_default())
+}
+
+/// What an Application's status says about the sync kubepkg set.
+#[derive(Debug, PartialEq)]
+enum State {
+    /// Synced and Healthy after the sync, recorded as sync history entry `id`.
+    Ready {
+        id: u64,
+    },
+    Failed(String),
+    Waiting(String),
+}
+
+fn str_at<'a>(v: &'a Value, pointer: &str) -> &'a str {
+    v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+}
+
+/// An Application's state for the sync to `revision`: [`sync::verdict`], and once that says
+/// Ready, Argo CD's health computed after the operation finished and its history entry.
+fn sync_state(app: &Value, revision: &str) -> State {
+    match sync::verdict(app, revision) {
+        Verdict::Ready => {
+            let started = str_at(app, "/status/operationState/startedAt");
+            let finished = str_at(app, "/status/operationState/finishedAt");
+            let reconciled = str_at(app, "/status/reconciledAt");
+            let fresh = match (
+                reconciled.parse::<jiff::Timestamp>(),
+                finished.parse::<jiff::Timestamp>(),
+            ) {
+                (Ok(r), Ok(f)) => r >= f,
+                _ => false,
+            };
+            let entry = app
+                .pointer("/status/history")
+                .and_then(Value::as_array)
+                .and_then(|h| {
+                    h.iter()
+                        .rev()
+                        .find(|e| str_at(e, "/deployStartedAt") == started)
+                });
+            match (fresh, entry.and_then(|e| e["id"].as_u64())) {
+                (true, Some(id)) => State::Ready { id },
+                _ => State::Waiting("synced; waiting for Argo CD's health after the sync".into()),
+            }
+        }
+        Verdict::Failed { .. } => State::Failed(sync::verdict(app, revision).message()),
+        v @ Verdict::Unready { .. } if matches!(&v, Verdict::Unready { health, .. } if health == "Degraded") => {
+            State::Failed(v.message())
+        }
+        v => State::Waiting(v.message()),
+    }
+}
+
+/// The objects Argo CD applied for an Application (`status.resources`).
+fn resources(app: &Value) -> Vec<ObjectRef> {
+    app.pointer("/status/resources")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            let group = str_at(r, "/group");
+            let version = str_at(r, "/version");
+            ObjectRef {
+                api_version: if group.is_empty() {
+                    version.to_string()
+                } else {
+                    format!("{group}/{version}")
+                },
+                kind: str_at(r, "/kind").to_string(),
+                namespace: str_at(r, "/namespace").to_string(),
+                name: str_at(r, "/name").to_string(),
+            }
+        })
+        .collect()
+}
+
+/// What `kubepkg status` says about a component Argo CD deploys: its revision (the latest sync
+/// history entry, `id + 1`) and, when it is not Synced and Healthy, why (Argo CD's words).
+pub fn application_state(app: &Value) -> (u64, Option<String>) {
+    let revision = app
+        .pointer("/status/history")
+        .and_then(Value::as_array)
+        .and_then(|h| h.last())
+        .and_then(|e| e["id"].as_u64())
+        .map_or(0, |id| id + 1);
+    let name = format!(
+        "Application {}/{}",
+        str_at(app, "/metadata/namespace"),
+        str_at(app, "/metadata/name")
+    );
+    let sync_status = str_at(app, "/status/sync/status");
+    let health = str_at(app, "/status/health/status");
+    if sync_status == "Synced" && health == "Healthy" {
+        return (revision, None);
+    }
+    let target = str_at(app, "/spec/source/targetRevision");
+    let verdict = sync::verdict(app, str_at(app, "/status/sync/revision"));
+    let detail = match verdict {
+        Verdict::Unready { message, .. } if !message.is_empty() => format!(": {message}"),
+        Verdict::Failed { message, .. } => format!(": {message}"),
+        _ => String::new(),
+    };
+    (
+        revision,
+        Some(format!(
+            "{name} is {}, {} (target {target}){detail}",
+            if sync_status.is_empty() {
+                "Unknown"
+            } else {
+                sync_status
+            },
+            if health.is_empty() { "Unknown" } else { health }
+        )),
+    )
+}
+
+impl KubeCluster {
+    /// The namespace of the Applications: the backend's, else the package's.
+    pub(crate) fn argocd_namespace(&self) -> String {
+        self.argocd
+            .as_ref()
+            .and_then(|a| a.namespace.clone())
+            .unwrap_or_else(|| self.kube.namespace.clone())
+    }
+
+    /// The component timeout of the prepared run (the cluster's timeout otherwise).
+    fn argocd_timeout(&self) -> Duration {
+        self.argocd
+            .as_ref()
+            .and_then(|a| a.run.as_ref())
+            .map_or(self.timeout, |r| r.timeout)
+    }
+
+    /// The Application of `release` (whose objects are in `release_namespace`), when Argo CD
+    /// deploys it: in the backend's namespace when one is configured; else (the bare verbs
+    /// `status`, `rollback`, `uninstall`, which take no `--argocd-namespace`) in the package's
+    /// namespace, or anywhere: the Application of that name kubepkg made
+    /// (`app.kubernetes.io/managed-by: kubepkg`) whose destination is `release_namespace`.
+    pub(crate) async fn argocd_application(
+        &self,
+        release: &str,
+        release_namespace: &str,
+    ) -> Option<Value> {
+        if self.argocd.is_some() {
+            return application(&self.kube.client, &self.argocd_namespace(), release).await;
+        }
+        if let Some(app) = application(&self.kube.client, &self.kube.namespace, release).await {
+            return Some(app);
+        }
+        let gvk = GroupVersionKind::gvk("argoproj.io", "v1alpha1", "Application");
+        let all: Api<DynamicObject> =
+            Api::all_with(self.kube.client.clone(), &ApiResource::from_gvk(&gvk));
+        let params = kube::api::ListParams::default()
+            .fields(&format!("metadata.name={release}"))
+            .labels("app.kubernetes.io/managed-by=kubepkg");
+        let found = all.list(&params).await.ok()?;
+        found
+            .items
+            .into_iter()
+            .map(|a| serde_json::to_value(a).unwrap_or_default())
+            .find(|a| str_at(a, "/spec/destination/namespace") == release_namespace)
+    }
+
+    /// The apply step: push, apply the repository Secret and the Application, sync it and wait
+    /// until it is Synced and Healthy; the component revision (history entry id + 1).
+    pub(crate) async fn argocd_apply(&mut self, request: &ComponentApply) -> Result<u64, Failure> {
+        let (backend, run) = match self.argocd.as_ref() {
+            Some(a) => match &a.run {
+                Some(r) => (a.clone(), r.clone()),
+                None => {
+                    return Err(Failure::new(
+                        FailureKind::Apply,
+                        "backend argocd: the package to drive was not prepared (kubepkg_engine::argocd::prepare)",
+                    ));
+                }
+            },
+            None => {
+                return Err(Failure::new(
+                    FailureKind::Apply,
+                    "backend argocd is not configured",
+                ));
+            }
+        };
+        let client = self.kube.client.clone();
+        crate::cluster::ensure_namespace(&client, &request.namespace)
+            .await
+            .map_err(|e| Failure::caused(FailureKind::Apply, e))?;
+        let opts = backend.options(&run.instance, &run.namespace);
+        if request.hook
+            && self
+                .argocd_application(&request.release, &request.namespace)
+                .await
+                .is_some()
+        {
+            // A hook runs afresh: its earlier Application (kept for its logs) goes first.
+            self.argocd_delete(
+                &request.component,
+                &opts.argocd_namespace,
+                &request.release,
+                run.timeout,
+            )
+            .await?;
+        }
+        let repository = kubepkg_oci::Reference::parse(&backend.repository).map_err(|e| {
+            Failure::new(
+                FailureKind::Apply,
+                format!(
+                    "backend argocd: chart repository {}: {e}",
+                    backend.repository
+                ),
+            )
+        })?;
+        let pushed =
+            kubepkg_source::push::push_chart(&backend.client, &repository, request.chart.path())
+                .await
+                .map_err(|e| {
+                    Failure::new(
+                        FailureKind::Apply,
+                        format!(
+                            "component {}: {}",
+                            request.component,
+                            crate::error::report(&e)
+                        ),
+                    )
+                })?;
+        let chart = ChartRef {
+            name: pushed.name,
+            version: pushed.version,
+            digest: Some(pushed.digest),
+        };
+        let compile = |e: kubepkg_gitops::CompileError| Failure::caused(FailureKind::Apply, e);
+        if let Some(secret) = kubepkg_gitops::argocd::repository_secret_object(&run.package, &opts)
+            .map_err(compile)?
+        {
+            write_secret(&client, &opts.argocd_namespace, secret).await?;
+        }
+        let app = kubepkg_gitops::argocd::component_application(
+            &run.package,
+            &request.component,
+            request.values.clone(),
+            &chart,
+            &opts,
+        )
+        .map_err(compile)?;
+        apply_object(&applications(&client, &opts.argocd_namespace), &app).await?;
+        self.argocd_sync(
+            &request.component,
+            &opts.argocd_namespace,
+            &request.release,
+            &chart.version,
+            Instant::now() + run.timeout,
+        )
+        .await
+    }
+
+    /// Sets the sync operation to `revision` on Application `name` (once no other operation
+    /// runs) and waits until it is Synced and Healthy; the history entry id + 1.
+    async fn argocd_sync(
+        &self,
+        component: &str,
+        namespace: &str,
+        name: &str,
+        revision: &str,
+        deadline: Instant,
+    ) -> Result<u64, Failure> {
+        let object = format!("Application {namespace}/{name}");
+        let api = applications(&self.kube.client, namespace);
+        let failed = |m: String| Failure::new(FailureKind::Apply, format!("{object}: {m}"));
+        // Argo CD's API server refuses a second operation; kubepkg waits for the running one
+        // (on the same resourceVersion, so none starts in between).
+        loop {
+            let app = api
+                .get(name)
+                .await
+                .map_err(|e| failed(format!("reading it: {e}")))?;
+            let value = serde_json::to_value(&app).unwrap_or_default();
+            if sync::operation_in_progress(&value) {
+                if Instant::now() > deadline {
+                    return Err(failed(
+                        "another operation is still in progress (argocd app terminate-op stops it)"
+                            .into(),
+                    ));
+                }
+                self.waiting(component, &object, "another operation is in progress");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
+            let mut patch = sync::sync_patch(revision, true);
+            patch["metadata"] = json!({ "resourceVersion": app.metadata.resource_version });
+            match api
+                .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+                .await
+            {
+                Ok(_) => break,
+                Err(kube::Error::Api(s)) if s.code == 409 => continue,
+                Err(e) => return Err(failed(format!("setting the sync operation: {e}"))),
+            }
+        }
+        self.wait_application(component, &api, name, revision, deadline)
+            .await
+            .map(|id| id + 1)
+    }
+
+    /// Waits until Application `name` is Synced to `revision` and Healthy after the sync.
+    async fn wait_application(
+        &self,
+        component: &str,
+        api: &Api<DynamicObject>,
+        name: &str,
+        revision: &str,
+        deadline: Instant,
+    ) -> Result<u64, Failure> {
+        let object = format!("Application {}/{name}", api.namespace().unwrap_or_default());
+        let mut shown = String::new();
+        let mut stream = kube::runtime::watcher::watch_object(api.clone(), name).boxed();
+        loop {
+            let next = tokio::time::timeout_at(deadline, stream.next()).await;
+            let app = match next {
+                Err(_) | Ok(None) => {
+                    return Err(Failure::new(
+                        FailureKind::NotReady,
+                        format!(
+                            "{object} not Synced and Healthy within the component's timeout (upgrade.timeout, --timeout): {shown}"
+                        ),
+                    ));
+                }
+                Ok(Some(Err(_))) => continue,
+                Ok(Some(Ok(None))) => {
+                    return Err(Failure::new(
+                        FailureKind::Apply,
+                        format!("{object} was deleted while kubepkg waited for its sync"),
+                    ));
+                }
+                Ok(Some(Ok(Some(o)))) => serde_json::to_value(&o).unwrap_or_default(),
+            };
+            match sync_state(&app, revision) {
+                State::Ready { id } => return Ok(id),
+                State::Failed(message) => {
+                    return Err(Failure::new(
+                        FailureKind::NotReady,
+                        format!("{object}: {message}"),
+                    ));
+                }
+                State::Waiting(message) => {
+                    if message != shown {
+                        self.waiting(component, &object, &message);
+                        shown = message;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The ready step's Argo CD part: the Application still Synced and Healthy with no
+    /// operation running; the objects it applied (for kubepkg's own readiness).
+    pub(crate) async fn argocd_wait_ready(
+        &self,
+        component: &str,
+        namespace: &str,
+        release: &str,
+        deadline: Instant,
+    ) -> Result<Vec<ObjectRef>, Failure> {
+        let object = format!("Application {namespace}/{release}");
+        let api = applications(&self.kube.client, namespace);
+        let mut shown = String::new();
+        let mut stream = kube::runtime::watcher::watch_object(api, release).boxed();
+        loop {
+            let app = match tokio::time::timeout_at(deadline, stream.next()).await {
+                Err(_) | Ok(None) => {
+                    return Err(Failure::new(
+                        FailureKind::NotReady,
+                        format!("{object} not Synced and Healthy in time: {shown}"),
+                    ));
+                }
+                Ok(Some(Err(_))) => continue,
+                Ok(Some(Ok(None))) => {
+                    return Err(Failure::new(
+                        FailureKind::NotReady,
+                        format!("{object} not found"),
+                    ));
+                }
+                Ok(Some(Ok(Some(o)))) => serde_json::to_value(&o).unwrap_or_default(),
+            };
+            let (_, waiting) = application_state(&app);
+            match waiting {
+                None if !sync::operation_in_progress(&app) => return Ok(resources(&app)),
+                Some(message) if message != shown => {
+                    self.waiting(component, &object, &message);
+                    shown = message;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The objects Argo CD applied for `release`'s Application (none when there is none).
+    pub(crate) async fn argocd_objects(
+        &self,
+        release: &str,
+        release_namespace: &str,
+    ) -> Vec<ObjectRef> {
+        self.argocd_application(release, release_namespace)
+            .await
+            .map(|a| resources(&a))
+            .unwrap_or_default()
+    }
+
+    /// The rollback step: the Application back on the source of its sync history entry
+    /// `to_revision - 1` (chart version and values), synced and waited for; the new revision.
+    pub(crate) async fn argocd_rollback(
+        &mut self,
+        release: &str,
+        to_revision: u64,
+        live: Value,
+    ) -> Result<u64, Failure> {
+        let namespace = str_at(&live, "/metadata/namespace").to_string();
+        let object = format!("Application {namespace}/{release}");
+        let failed = |m: String| Failure::new(FailureKind::Rollback, format!("{object}: {m}"));
+        let timeout = self.argocd_timeout();
+        let deadline = Instant::now() + timeout;
+        let id = to_revision.saturating_sub(1);
+        let entry = live
+            .pointer("/status/history")
+            .and_then(Value::as_array)
+            .and_then(|h| h.iter().find(|e| e["id"].as_u64() == Some(id)))
+            .ok_or_else(|| {
+                failed(format!(
+                    "its sync history has no entry {id} (revision {to_revision}) to roll back to; Argo CD keeps spec.revisionHistoryLimit entries (10 by default)"
+                ))
+            })?;
+        let source = entry["source"].clone();
+        let revision = match str_at(entry, "/revision") {
+            "" => str_at(&source, "/targetRevision").to_string(),
+            r => r.to_string(),
+        };
+        let api = applications(&self.kube.client, &namespace);
+        if sync::operation_in_progress(&live) {
+            // What `argocd app terminate-op` does: the controller stops the running operation.
+            api.patch(
+                release,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"status": {"operationState": {"phase": "Terminating"}}})),
+            )
+            .await
+            .map_err(|e| failed(format!("terminating its running operation: {e}")))?;
+        }
+        // The whole object replaced on the resourceVersion read (the Application has no status
+        // subresource): `spec.source` exactly the earlier one, no field of the failed one kept.
+        loop {
+            let current = api
+                .get(release)
+                .await
+                .map_err(|e| failed(format!("reading it: {e}")))?;
+            let mut value = serde_json::to_value(&current).unwrap_or_default();
+            value["spec"]["source"] = source.clone();
+            let replaced: DynamicObject = serde_json::from_value(value)
+                .map_err(|e| failed(format!("the source to roll back to: {e}")))?;
+            match api
+                .replace(release, &kube::api::PostParams::default(), &replaced)
+                .await
+            {
+                Ok(_) => break,
+                Err(kube::Error::Api(s)) if s.code == 409 => continue,
+                Err(e) => return Err(failed(format!("putting the earlier source back: {e}"))),
+            }
+        }
+        self.argocd_sync(release, &namespace, release, &revision, deadline)
+            .await
+            .map_err(|f| Failure::new(FailureKind::Rollback, f.message))
+    }
+
+    /// The uninstall step: deletes the Application (Argo CD deletes its objects through the
+    /// resources finalizer) and waits until it is gone.
+    pub(crate) async fn argocd_delete(
+        &self,
+        component: &str,
+        namespace: &str,
+        release: &str,
+        timeout: Duration,
+    ) -> Result<(), Failure> {
+        let failed = |m: String| Failure::new(FailureKind::Uninstall, m);
+        let object = format!("Application {namespace}/{release}");
+        let api = applications(&self.kube.client, namespace);
+        match api.delete(release, &DeleteParams::background()).await {
+            Ok(_) => {}
+            Err(kube::Error::Api(s)) if s.code == 404 => return Ok(()),
+            Err(e) => return Err(failed(format!("deleting {object}: {e}"))),
+        }
+        let deadline = Instant::now() + timeout;
+        let mut stream = kube::runtime::watcher::watch_object(api, release).boxed();
+        let mut shown = String::new();
+        loop {
+            match tokio::time::timeout_at(deadline, stream.next()).await {
+                Err(_) | Ok(None) => {
+                    return Err(failed(format!(
+                        "{object} was not deleted in time (Argo CD deletes its objects first): {shown}"
+                    )));
+                }
+                Ok(Some(Ok(None))) => return Ok(()),
+                Ok(Some(Ok(Some(o)))) => {
+                    let v = serde_json::to_value(&o).unwrap_or_default();
+                    let message = v
+                        .pointer("/status/conditions")
+                        .and_then(Value::as_array)
+                        .and_then(|c| c.iter().find(|c| c["type"] == "DeletionError"))
+                        .and_then(|c| c["message"].as_str())
+                        .unwrap_or("being deleted")
+                        .to_string();
+                    if message != shown {
+                        self.waiting(component, &object, &message);
+                        shown = message;
+                    }
+                }
+                Ok(Some(Err(_))) => {}
+            }
+        }
+    }
+}
+
+/// The objects `plan` shows for an argocd package, in the order they are applied: the
+/// repository Secret (plain-HTTP registry) and each component's Application (charts named by
+/// their versions), each marked created, changed (an Application whose spec differs) or
+/// unchanged against the live object when `client` is given, else created.
+pub async fn plan_objects(
+    argocd: &ArgoCdBackend,
+    client: Option<&kube::Client>,
+    package: &Package,
+    user: &kubepkg_package::values::UserValues,
+    plan: &kubepkg_package::plan::Plan,
+) -> Result<Vec<kubepkg_package::plan::BackendObject>, ArgoCdError> {
+    use kubepkg_package::plan::{BackendObject, ObjectChange};
+    let opts = argocd.options(&plan.name, &plan.namespace);
+    let mut charts = std::collections::BTreeMap::new();
+    let mut values = std::collections::BTreeMap::new();
+    for c in &package.components {
+        if let Ok(chart) = kubepkg_chart::chart::load(c.chart.path()) {
+            charts.insert(
+                c.name.clone(),
+                ChartRef {
+                    name: chart.metadata.name.clone(),
+                    version: chart.metadata.version.clone(),
+                    digest: None,
+                },
+            );
+        }
+        values.insert(
+            c.name.clone(),
+            kubepkg_package::values::supplied(package, &c.name, user, None),
+        );
+    }
+    let compiled = kubepkg_gitops::argocd::compile(package, &values, &charts, &opts)?;
+    let mut out = Vec::new();
+    for o in compiled.objects {
+        let kind = str_at(&o, "/kind").to_string();
+        let name = str_at(&o, "/metadata/name").to_string();
+        let namespace = str_at(&o, "/metadata/namespace").to_string();
+        let step = plan.steps.iter().find(|s| s.release == name);
+        let component = step.map_or_else(|| name.clone(), |s| s.name.clone());
+        let live = match client {
+            None => None,
+            Some(client) => {
+                let api = if kind == "Application" {
+                    applications(client, &namespace)
+                } else {
+                    secrets(client, &namespace)
+                };
+                api.get_opt(&name)
+                    .await
+                    .ok()
+                    .flatten()
+                    .map(|l| serde_json::to_value(&l).unwrap_or_default())
+            }
+        };
+        let change = match &live {
+            None => Some(ObjectChange::Added),
+            Some(l) if kind == "Application" && l["spec"]["source"] != o["spec"]["source"] => {
+                Some(ObjectChange::Changed)
+            }
+            Some(_) => None,
+        };
+        out.push(BackendObject {
+            component,
+            kind,
+            namespace,
+            name,
+            change,
+            yaml: kubepkg_release::output::yaml(&o).unwrap_or_default(),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn app(status: Value) -> Value {
+        json!({"metadata": {"name": "shop-db", "namespace": "argocd"}, "status": status})
+    }
+
+    fn succeeded(reconciled: &str, history: Value, health: &str) -> Value {
+        app(json!({
+            "operationState": {
+                "phase": "Succeeded",
+                "startedAt": "2026-12-02T01:00:00Z",
+                "finishedAt": "2026-12-02T01:00:05Z",
+                "operation": {"sync": {"revision": "1.0.0"}},
+            },
+            "sync": {"status": "Synced", "revision": "1.0.0"},
+            "health": {"status": health},
+            "reconciledAt": reconciled,
+            "history": history,
+        }))
+    }
+
+    #[test]
+    fn an_application_is_ready_after_its_sync_only_with_fresh_health_and_its_history_entry() {
+        let entry = json!([
+            {"id": 0, "revision": "0.9.0", "deployStartedAt": "2026-12-01T00:00:00Z"},
+            {"id": 1, "revision": "1.0.0", "deployStartedAt": "2026-12-02T01:00:00Z"},
+        ]);
+        assert_eq!(
+            sync_state(
+                &succeeded("2026-12-02T01:00:06Z", entry.clone(), "Healthy"),
+                "1.0.0"
+            ),
+            State::Ready { id: 1 }
+        );
+        // Health last computed before the sync finished: not trusted yet.
+        assert!(matches!(
+            sync_state(
+                &succeeded("2026-12-02T01:00:04Z", entry.clone(), "Healthy"),
+                "1.0.0"
+            ),
+            State::Waiting(_)
+        ));
+        // No history entry of this operation yet.
+        assert!(matches!(
+            sync_state(
+                &succeeded("2026-12-02T01:00:06Z", json!([]), "Healthy"),
+                "1.0.0"
+            ),
+            State::Waiting(_)
+        ));
+        // Degraded after the sync: failed at once, with Argo CD's words.
+        assert!(matches!(
+            sync_state(&succeeded("2026-12-02T01:00:06Z", entry, "Degraded"), "1.0.0"),
+            State::Failed(m) if m.contains("Degraded")
+        ));
+    }
+
+    #[test]
+    fn status_reads_the_revision_and_what_argo_cd_reports() {
+        let healthy = succeeded(
+            "2026-12-02T01:00:06Z",
+            json!([{"id": 4, "revision": "1.0.0"}]),
+            "Healthy",
+        );
+        assert_eq!(application_state(&healthy), (5, None));
+        let mut progressing = healthy.clone();
+        progressing["status"]["health"]["status"] = "Progressing".into();
+        let (rev, why) = application_state(&progressing);
+        assert_eq!(rev, 5);
+        let why = why.unwrap();
+        assert!(
+            why.starts_with("Application argocd/shop-db is Synced, Progressing"),
+            "{why}"
+        );
+    }
+}
