@@ -38,6 +38,8 @@ fn client(env: &Env) -> kubepkg_oci::Client {
         plain_http: true,
         insecure_skip_tls_verify: false,
         ca_file: None,
+        cert_file: None,
+        key_file: None,
         credentials: kubepkg_oci::CredentialFiles {
             helm: env.path("helm-config/registry/config.json"),
             docker: None,
