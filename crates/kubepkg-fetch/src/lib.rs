@@ -129,7 +129,7 @@ pub enum FetchError {
         cert: std::path::PathBuf,
         key: std::path::PathBuf,
         #[source]
-        source: rustls::Error,
+        source: Box<rustls::Error>,
     },
     /// The server requires a client certificate and none was given.
     #[error(
@@ -552,7 +552,7 @@ pub fn tls_client_config(tls: &TlsOptions) -> Result<rustls::ClientConfig, Fetch
                     source => FetchError::ClientCertificate {
                         cert: cert_path.clone(),
                         key: key_path.clone(),
-                        source,
+                        source: Box::new(source),
                     },
                 })
         }

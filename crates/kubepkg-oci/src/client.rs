@@ -967,7 +967,7 @@ fn tls_config(options: &ClientOptions) -> Result<rustls::ClientConfig, Error> {
             path: options.ca_file.clone().unwrap_or_default(),
             message: format!("--ca-file: {e}"),
         },
-        e => Error::ClientTls(e),
+        e => Error::ClientTls(Box::new(e)),
     })
 }
 

@@ -134,7 +134,7 @@ pub enum Error {
     /// `--cert-file`/`--key-file` could not be used (a missing half, a key of another
     /// certificate, an unreadable file): kubepkg-fetch's message, naming the files.
     #[error(transparent)]
-    ClientTls(kubepkg_fetch::FetchError),
+    ClientTls(Box<kubepkg_fetch::FetchError>),
     /// The registry ended the TLS session because no client certificate was given.
     #[error(
         "{reference}: cannot reach {url}: the registry requires a client certificate (TLS alert {alert}); give --cert-file and --key-file"
