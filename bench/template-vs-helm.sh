@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Benchmark `kubepkg template` against `helm template` (the CLI built from the Go module proxy)
-# on the same charts: whole-process wall time (median of RUNS runs, measured by hyperfine
-# without a shell), CPU time (user+system, robust on a busy machine) and peak RSS (GNU time), output to /dev/null. Prints one line per chart and
-# the median ratios over all charts.
+# on the same charts, in one run: whole-process wall time (median of RUNS runs, measured by
+# hyperfine without a shell), CPU time (user+system, robust on a busy machine) and peak RSS (GNU
+# time), output to /dev/null. Prints one line per chart, the median ratios, the totals (sums of
+# the per-chart medians) and the goals of issue 17 (median >= 10x, total >= 3x, every chart >= 2x,
+# peak memory <= Helm's on every chart).
 #
 #   bench/template-vs-helm.sh [CHART...]      (default: every chart that helm renders with
 #                                              default arguments in the reference corpus)
+#   bench/template-vs-helm.sh --heavy         the heavy set: the largest charts of the corpus
+#                                              (testdata/charts/modules, by size) and the
+#                                              synthetic charts of bench/heavy/gen.py
 #
 # Needs hyperfine and GNU time (apt packages, installed here if missing), helm (built by
 # tools/helm-ref/install-helm.sh) and kubepkg (built here in release mode unless KUBEPKG=path).
@@ -23,7 +28,12 @@ if [[ -z "${KUBEPKG:-}" ]]; then
 fi
 
 charts=("$@")
-if [[ ${#charts[@]} -eq 0 ]]; then
+if [[ "${1:-}" == "--heavy" ]]; then
+  charts=()
+  # The 15 largest charts of the corpus (CRD bundles, umbrellas, certificate makers).
+  while read -r _ c; do charts+=("$c"); done < <(du -s testdata/charts/modules/* | sort -rn | head -15)
+  while read -r c; do charts+=("$c"); done < <(bench/heavy/gen.py)
+elif [[ ${#charts[@]} -eq 0 ]]; then
   for c in testdata/helm-reference/cases/*/; do
     [[ "$(cat "$c/exit")" == "0" ]] || continue
     read -r -a words < "$c/args"
@@ -45,7 +55,7 @@ peak_kb() { # peak RSS in KiB of one run of "$@"
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 printf "%-60s %8s %8s %7s %8s %8s %7s %7s %7s %6s\n" chart helm_ms kp_ms speedup helm_cpu kp_cpu cpu_x helm_MB kp_MB mem_x
-: > "$tmp/ratios"; : > "$tmp/cpuratios"; : > "$tmp/memratios"
+: > "$tmp/ratios"; : > "$tmp/cpuratios"; : > "$tmp/memratios"; : > "$tmp/sums"
 for chart in "${charts[@]}"; do
   read -r ht hc < <(median_time "$HELM" template rel "$chart")
   read -r kt kc < <(median_time "$KUBEPKG" template rel "$chart")
@@ -55,6 +65,7 @@ for chart in "${charts[@]}"; do
   memx=$(awk -v h="$hm" -v k="$km" 'BEGIN {printf "%.1f", h / k}')
   cpux=$(awk -v h="$hc" -v k="$kc" 'BEGIN {printf "%.1f", h / k}')
   echo "$speed" >> "$tmp/ratios"; echo "$cpux" >> "$tmp/cpuratios"; echo "$memx" >> "$tmp/memratios"
+  echo "$ht $kt $hc $kc $hm $km" >> "$tmp/sums"
   label="$chart"; (( ${#label} > 60 )) && label="...${label:${#label}-57}"
   printf "%-60s %8.1f %8.1f %7s %8.1f %8.1f %7s %7.1f %7.1f %6s\n" "$label" \
     "$(awk -v t="$ht" 'BEGIN{print t*1000}')" "$(awk -v t="$kt" 'BEGIN{print t*1000}')" "$speed" \
@@ -65,3 +76,9 @@ echo "charts: ${#charts[@]}  runs each: $RUNS  helm: $HELM_VERSION"
 echo "median speedup (helm time / kubepkg time): $(median < "$tmp/ratios")x"
 echo "median CPU-time ratio (helm user+sys / kubepkg user+sys): $(median < "$tmp/cpuratios")x"
 echo "median peak-memory ratio (helm / kubepkg): $(median < "$tmp/memratios")x"
+awk '{ht += $1; kt += $2; hc += $3; kc += $4; if ($6 > $5) heavier++; if ($1 < 2 * $2) slow++}
+  END {
+    printf "total wall time: helm %.2f s, kubepkg %.2f s (%.2fx)\n", ht, kt, ht / kt
+    printf "total CPU time: helm %.2f s, kubepkg %.2f s (%.2fx)\n", hc, kc, hc / kc
+    printf "charts less than 2x faster than helm (wall): %d; charts using more peak memory than helm: %d\n", slow, heavier
+  }' "$tmp/sums"

@@ -15,6 +15,60 @@ use std::sync::Arc;
 pub struct ChartFile {
     pub name: String,
     pub data: Arc<[u8]>,
+    /// The file parsed as a template, kept by the first render and shared by every clone of
+    /// the chart, so that a chart loaded once is parsed once however often it is rendered
+    /// ([`crate::render`]).
+    pub parsed: ParsedTemplate,
+}
+
+impl ChartFile {
+    /// A file with these contents (not parsed yet).
+    pub fn new(name: impl Into<String>, data: Arc<[u8]>) -> ChartFile {
+        ChartFile {
+            name: name.into(),
+            data,
+            parsed: ParsedTemplate::default(),
+        }
+    }
+}
+
+/// What parsing a template file gave: its trees or Go's parse error, by the name it was
+/// parsed as (a hit also needs the same `data`, so a file whose contents were replaced is
+/// parsed again).
+#[derive(Clone, Default)]
+pub struct ParsedTemplate(Arc<std::sync::Mutex<Option<ParsedEntry>>>);
+
+type ParsedEntry = (
+    Arc<str>,
+    Arc<[u8]>,
+    std::result::Result<Arc<kubepkg_template::ParsedFile>, kubepkg_template::ParseError>,
+);
+
+impl ParsedTemplate {
+    /// The parse of `data` as `name`, from the cache or made by `parse` and kept.
+    pub fn get_or_parse(
+        &self,
+        name: &str,
+        data: &Arc<[u8]>,
+        parse: impl FnOnce() -> std::result::Result<kubepkg_template::ParsedFile, kubepkg_template::ParseError>,
+    ) -> std::result::Result<Arc<kubepkg_template::ParsedFile>, kubepkg_template::ParseError> {
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((n, d, r)) = &*slot
+            && **n == *name
+            && Arc::ptr_eq(d, data)
+        {
+            return r.clone();
+        }
+        let r = parse().map(Arc::new);
+        *slot = Some((Arc::from(name), data.clone(), r.clone()));
+        r
+    }
+}
+
+impl std::fmt::Debug for ParsedTemplate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ParsedTemplate")
+    }
 }
 
 /// A chart and its subcharts.
@@ -228,10 +282,7 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
         dependencies: Vec::new(),
     };
     let mut subcharts: BTreeMap<String, Vec<BufferedFile>> = BTreeMap::new();
-    let to_file = |f: &BufferedFile| ChartFile {
-        name: f.name.clone(),
-        data: Arc::from(f.data.as_slice()),
-    };
+    let to_file = |f: &BufferedFile| ChartFile::new(f.name.clone(), Arc::from(f.data.as_slice()));
     for f in &files {
         match f.name.as_str() {
             "Chart.yaml" => {}

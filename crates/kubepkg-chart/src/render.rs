@@ -53,6 +53,7 @@ fn helm_values(v: Value) -> Value {
 
 struct Renderable {
     text: Arc<[u8]>,
+    parsed: crate::chart::ParsedTemplate,
     data: Value,
     base_path: String,
 }
@@ -107,6 +108,7 @@ fn collect(
             format!("{full_path}/{}", t.name),
             Renderable {
                 text: t.data.clone(),
+                parsed: t.parsed.clone(),
                 data: next.clone(),
                 base_path: format!("{full_path}/templates"),
             },
@@ -149,10 +151,13 @@ fn render_mode(
     let mut escaped = false;
     for k in &keys {
         let r = &tpls[k];
-        let text = escape_bytes(&r.text);
-        escaped |= matches!(text, std::borrow::Cow::Owned(_));
-        set.parse(k, &text)
+        // Each file is parsed once per loaded chart (the trees are shared by later renders).
+        escaped |= std::str::from_utf8(&r.text).is_err();
+        let trees = r
+            .parsed
+            .get_or_parse(k, &r.text, || set.parse_trees(k, &escape_bytes(&r.text)))
             .map_err(|e| ChartError::from(ChartErrorKind::Render(helm::parse_error_text(k, &e))))?;
+        set.add_parsed(&trees);
     }
     let mut rendered = BTreeMap::new();
     for k in &keys {

@@ -159,6 +159,14 @@ pub fn helm_table() -> std::sync::Arc<kubepkg_template::FuncTable> {
     TABLE.clone()
 }
 
+/// One RSA key of `bits` bits made as the certificate functions and `genPrivateKey` make theirs
+/// (AWS-LC's generator, then the key as the PEM encoder takes it): the Rust side of
+/// `bench/rsa-keygen.sh` (`examples/rsa_keygen.rs`), not an API.
+#[doc(hidden)]
+pub fn bench_rsa_key(bits: usize) -> Result<(), String> {
+    crypto::rsa_key(bits).map(drop)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -153,7 +153,8 @@ impl RenderedChart {
 }
 
 /// Loads `chart_path` and renders it for `target` with user-supplied `values`: the chart
-/// render of every release kubepkg installs or plans.
+/// render of every release kubepkg installs or plans ([`LoadedChart::load`] then
+/// [`LoadedChart::render`]).
 pub fn render_chart(
     chart_path: &Path,
     target: ReleaseTarget<'_>,
@@ -173,42 +174,96 @@ pub fn render_chart_with_defaults(
     defaults: Option<&Map<String, Value>>,
     caps: &Capabilities,
 ) -> Result<RenderedChart, ChartRenderError> {
-    let chart_name = chart_path.display().to_string();
-    let mut chart = kubepkg_chart::load(chart_path).map_err(|source| ChartRenderError::Load {
-        chart: chart_name.clone(),
-        source,
-    })?;
-    if let Some(defaults) = defaults {
-        chart.values = to_chart_value(&Value::Object(defaults.clone()));
-    }
-    let crds: String = chart
-        .crd_objects(chart.name())
-        .into_iter()
-        .map(|(n, d)| format!("---\n# Source: {n}\n{}\n", String::from_utf8_lossy(&d)))
-        .collect();
-    let opts = kubepkg_chart::TemplateOptions {
-        release_name: target.release.to_string(),
-        chart: chart_path.to_path_buf(),
-        namespace: target.namespace.to_string(),
-        is_upgrade: target.last_revision.is_some(),
-        revision: Some(target.last_revision.map_or(1, |r| r as i64 + 1)),
-        ..Default::default()
-    };
-    let user = to_chart_value(&Value::Object(values.clone()));
-    let out =
-        kubepkg_chart::render_release(chart.clone(), &user, &opts, caps).map_err(|source| {
-            ChartRenderError::Render {
-                chart: chart_name.clone(),
-                source,
-            }
+    LoadedChart::load(chart_path)?.render_with_defaults(target, values, defaults, caps)
+}
+
+/// A chart loaded once and rendered any number of times: the in-process render API, for a
+/// process that renders many releases of many charts (the controller keeps one per chart).
+///
+/// Loading reads and decodes the chart tree (`Chart.yaml`, values, templates, files, `crds/`);
+/// a render shares all of it (file contents, default values and parsed templates are
+/// reference-counted, and each template file is parsed once per loaded chart, on its first
+/// render) and does only the per-release work: dependency conditions, coalescing, the schema
+/// check (compiled schemas are cached per process), executing the templates and sorting the
+/// manifest. Every render of kubepkg goes through [`LoadedChart::render_with_defaults`]
+/// ([`render_chart`] loads and renders once). `bench/render-api.sh` measures it.
+#[derive(Debug, Clone)]
+pub struct LoadedChart {
+    path: std::path::PathBuf,
+    chart: kubepkg_chart::Chart,
+    crds: String,
+}
+
+impl LoadedChart {
+    /// Loads the chart directory or archive at `chart_path`.
+    pub fn load(chart_path: &Path) -> Result<Self, ChartRenderError> {
+        let chart = kubepkg_chart::load(chart_path).map_err(|source| ChartRenderError::Load {
+            chart: chart_path.display().to_string(),
+            source,
         })?;
-    Ok(RenderedChart {
-        chart,
-        crds,
-        manifest: out.manifest,
-        hooks: out.hooks,
-        notes: out.notes,
-    })
+        let crds: String = chart
+            .crd_objects(chart.name())
+            .into_iter()
+            .map(|(n, d)| format!("---\n# Source: {n}\n{}\n", String::from_utf8_lossy(&d)))
+            .collect();
+        Ok(LoadedChart {
+            path: chart_path.to_path_buf(),
+            chart,
+            crds,
+        })
+    }
+
+    /// The chart as loaded.
+    pub fn chart(&self) -> &kubepkg_chart::Chart {
+        &self.chart
+    }
+
+    /// Renders the chart for `target` with user-supplied `values`.
+    pub fn render(
+        &self,
+        target: ReleaseTarget<'_>,
+        values: &Map<String, Value>,
+        caps: &Capabilities,
+    ) -> Result<RenderedChart, ChartRenderError> {
+        self.render_with_defaults(target, values, None, caps)
+    }
+
+    /// [`LoadedChart::render`] with the chart's default values replaced by `defaults` when
+    /// given (see [`render_chart_with_defaults`]).
+    pub fn render_with_defaults(
+        &self,
+        target: ReleaseTarget<'_>,
+        values: &Map<String, Value>,
+        defaults: Option<&Map<String, Value>>,
+        caps: &Capabilities,
+    ) -> Result<RenderedChart, ChartRenderError> {
+        let mut chart = self.chart.clone();
+        if let Some(defaults) = defaults {
+            chart.values = to_chart_value(&Value::Object(defaults.clone()));
+        }
+        let opts = kubepkg_chart::TemplateOptions {
+            release_name: target.release.to_string(),
+            chart: self.path.clone(),
+            namespace: target.namespace.to_string(),
+            is_upgrade: target.last_revision.is_some(),
+            revision: Some(target.last_revision.map_or(1, |r| r as i64 + 1)),
+            ..Default::default()
+        };
+        let user = to_chart_value(&Value::Object(values.clone()));
+        let out = kubepkg_chart::render_release(chart.clone(), &user, &opts, caps).map_err(
+            |source| ChartRenderError::Render {
+                chart: self.path.display().to_string(),
+                source,
+            },
+        )?;
+        Ok(RenderedChart {
+            chart,
+            crds: self.crds.clone(),
+            manifest: out.manifest,
+            hooks: out.hooks,
+            notes: out.notes,
+        })
+    }
 }
 
 /// Renders one component as apply installs it: `request` is what the orchestrator asks the

@@ -1725,7 +1725,10 @@ impl<'a, 's> State<'a, 's> {
             return Err(vec![crate::budget::tpl_depth_exceeded(max)]);
         }
         let set_name = tmpls.set_name.clone();
-        let trees = match crate::parse::parse(&set_name, text, &|f| tmpls.has_func(f)) {
+        let parsed = tmpls
+            .tpl_cache
+            .get_or_parse(text, || tmpls.parse_trees(&set_name, text));
+        let trees = match parsed {
             Ok(t) => t,
             Err(e) => {
                 return Err(vec![
@@ -1737,8 +1740,8 @@ impl<'a, 's> State<'a, 's> {
         let mut overlay: NameMap<Arc<str>, Arc<Tree>> =
             self.env.overlay.cloned().unwrap_or_default();
         let mut own: Option<Arc<Tree>> = None;
-        for (n, t) in trees {
-            let t = Arc::new(t);
+        for (n, t) in trees.iter() {
+            let (n, t) = (n.clone(), t.clone());
             if *n == *set_name {
                 own = Some(t.clone());
             }

@@ -188,6 +188,9 @@ impl FuncTable {
     }
 }
 
+/// One parsed file: its own tree and each template it `define`s, by name, in definition order.
+pub type ParsedFile = Vec<(Arc<str>, Arc<parse::Tree>)>;
+
 /// Helm-only engine settings (see [`helm`]).
 #[derive(Clone)]
 pub(crate) struct HelmMode {
@@ -205,6 +208,42 @@ pub struct Templates {
     /// Name of the set itself (Go's `template.New(name)`); Helm uses `gotpl`, which is the name
     /// `tpl` gives its templates.
     pub(crate) set_name: Arc<str>,
+    /// `tpl` texts parsed by executions of this set, by text: charts pass the same values
+    /// through `tpl` in every template (bounded, see [`TplCache`]).
+    pub(crate) tpl_cache: TplCache,
+}
+
+/// The parses of `tpl` texts of one template set (Go's result, or its parse error). Bounded:
+/// at most [`TplCache::MAX_ENTRIES`] texts of at most [`TplCache::MAX_TEXT`] bytes each are kept;
+/// others are parsed at every call.
+#[derive(Default)]
+pub(crate) struct TplCache(
+    std::sync::Mutex<NameMap<Arc<str>, Result<Arc<ParsedFile>, ParseError>>>,
+);
+
+impl TplCache {
+    const MAX_ENTRIES: usize = 4096;
+    const MAX_TEXT: usize = 16 * 1024;
+
+    /// The parse of `text`, cached, or made by `parse`.
+    pub(crate) fn get_or_parse(
+        &self,
+        text: &str,
+        parse: impl FnOnce() -> Result<ParsedFile, ParseError>,
+    ) -> Result<Arc<ParsedFile>, ParseError> {
+        if text.len() > Self::MAX_TEXT {
+            return parse().map(Arc::new);
+        }
+        if let Some(r) = self.0.lock().unwrap_or_else(|e| e.into_inner()).get(text) {
+            return r.clone();
+        }
+        let r = parse().map(Arc::new);
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() < Self::MAX_ENTRIES {
+            map.insert(Arc::from(text), r.clone());
+        }
+        r
+    }
 }
 
 impl Templates {
@@ -223,12 +262,14 @@ impl Templates {
             limits: Limits::default(),
             helm: None,
             set_name: Arc::from("gotpl"),
+            tpl_cache: TplCache::default(),
         }
     }
 
     /// Add or replace functions.
     pub fn add_funcs(&mut self, funcs: impl IntoIterator<Item = Function>) {
         Arc::make_mut(&mut self.funcs).extend(funcs);
+        self.tpl_cache = TplCache::default();
     }
 
     /// Set the `missingkey` option.
@@ -244,6 +285,7 @@ impl Templates {
     /// Name of the set (default `gotpl`, Helm's).
     pub fn set_name(&mut self, name: &str) {
         self.set_name = Arc::from(name);
+        self.tpl_cache = TplCache::default();
     }
 
     /// Enable Helm's engine functions `include`, `tpl`, `required`, `fail` and `lookup`
@@ -251,26 +293,44 @@ impl Templates {
     /// In lint mode `required` and `fail` do not fail, as in `helm lint`.
     pub fn enable_helm(&mut self, lookup: Option<Arc<dyn Lookup>>, lint: bool) {
         self.helm = Some(HelmMode { lookup, lint });
+        self.tpl_cache = TplCache::default();
     }
 
     /// Parse `text` as the template `name` and add it and its `define`d templates to the set.
     pub fn parse(&mut self, name: &str, text: &str) -> Result<(), ParseError> {
-        let trees = parse::parse(name, text, &|f| self.has_func(f))?;
-        for (n, tree) in trees {
-            self.add_tree(n, tree);
-        }
+        let trees = self.parse_trees(name, text)?;
+        self.add_parsed(&trees);
         Ok(())
     }
 
+    /// Parse `text` as the template `name` without adding it: the file's tree and its
+    /// `define`d templates, for [`Templates::add_parsed`]. A caller that renders the same file
+    /// many times (a chart loaded once) parses it once and adds the trees to each new set; the
+    /// result depends only on `name`, `text` and which functions exist.
+    pub fn parse_trees(&self, name: &str, text: &str) -> Result<ParsedFile, ParseError> {
+        Ok(parse::parse(name, text, &|f| self.has_func(f))?
+            .into_iter()
+            .map(|(n, t)| (n, Arc::new(t)))
+            .collect())
+    }
+
+    /// Add trees of [`Templates::parse_trees`] (shared, not copied), as [`Templates::parse`]
+    /// adds them.
+    pub fn add_parsed(&mut self, trees: &ParsedFile) {
+        for (n, tree) in trees.iter() {
+            self.add_tree(n.clone(), tree.clone());
+        }
+    }
+
     /// Go's `associate`: an empty definition does not replace an existing one.
-    fn add_tree(&mut self, name: Arc<str>, tree: parse::Tree) {
+    fn add_tree(&mut self, name: Arc<str>, tree: Arc<parse::Tree>) {
         if let Some(old) = self.trees.get(&name)
             && tree.is_empty()
             && !old.is_empty()
         {
             return;
         }
-        self.trees.insert(name, Arc::new(tree));
+        self.trees.insert(name, tree);
     }
 
     /// Whether a template of this name is defined.
