@@ -225,6 +225,8 @@ pub async fn registry_client(
         plain_http: insecure,
         insecure_skip_tls_verify: false,
         ca_file: None,
+        cert_file: None,
+        key_file: None,
         credentials: kubepkg_oci::CredentialFiles::none(),
         credential,
         cache: kubepkg_oci::Cache::new(cache),

@@ -8,7 +8,9 @@
 //!   `--ca-file`, only the certificates of that PEM bundle (Go's `tlsutil.WithCAFile` replaces
 //!   the pool, it does not add to it); a client certificate with `--cert-file`/`--key-file`;
 //!   `--insecure-skip-tls-verify` accepts any server certificate (signatures of the handshake
-//!   are still checked, so the connection is encrypted, just not authenticated).
+//!   are still checked, so the connection is encrypted, just not authenticated). A server that
+//!   asks for a client certificate and gets none, or refuses the one given, is told apart by
+//!   its TLS alert ([`client_auth_failure`]), for registries and repositories alike.
 //! - **Basic auth** ([`Credentials`]): sent only when the URL has the scheme and host of the
 //!   repository it belongs to (an index may point its archives at another host), or to every
 //!   host with `--pass-credentials`; never carried across a redirect to another host (Go's
@@ -102,6 +104,51 @@ pub enum FetchError {
     },
     #[error("can't create TLS config for client")]
     Tls(#[source] rustls::Error),
+    /// Only one of a client certificate and its key was given.
+    #[error(
+        "client certificate: {given} {} is given without {missing}; a client certificate needs both files",
+        .path.display()
+    )]
+    ClientCertHalf {
+        given: &'static str,
+        missing: &'static str,
+        path: std::path::PathBuf,
+    },
+    /// The client key is not the key of the client certificate.
+    #[error(
+        "client certificate {} and key {}: the key does not match the certificate; give the key the certificate was made for",
+        .cert.display(), .key.display()
+    )]
+    ClientKeyMismatch {
+        cert: std::path::PathBuf,
+        key: std::path::PathBuf,
+    },
+    /// The client certificate and key cannot be used (an unsupported key type, …).
+    #[error("client certificate {} and key {}: {source}", .cert.display(), .key.display())]
+    ClientCertificate {
+        cert: std::path::PathBuf,
+        key: std::path::PathBuf,
+        #[source]
+        source: Box<rustls::Error>,
+    },
+    /// The server requires a client certificate and none was given.
+    #[error(
+        "Get {url:?}: the server requires a client certificate (TLS alert {alert:?}); give --cert-file and --key-file"
+    )]
+    ClientCertificateRequired {
+        url: String,
+        alert: rustls::AlertDescription,
+    },
+    /// The server refused the client certificate given.
+    #[error(
+        "Get {url:?}: the server refused the client certificate {} (TLS alert {alert:?}); give one signed by a CA the server trusts",
+        .cert.display()
+    )]
+    ClientCertificateRefused {
+        url: String,
+        cert: std::path::PathBuf,
+        alert: rustls::AlertDescription,
+    },
     #[error("Get {url:?}")]
     Transport {
         url: String,
@@ -163,6 +210,8 @@ type Connector = hyper_rustls::HttpsConnector<proxy::ProxyConnector>;
 #[derive(Clone)]
 pub struct Fetcher {
     client: hyper_util::client::legacy::Client<Connector, Empty<Bytes>>,
+    /// The client certificate presented, if any (for the message when it is refused).
+    client_cert: Option<std::path::PathBuf>,
     proxies: Proxies,
     timeout: Duration,
     user_agent: &'static str,
@@ -201,6 +250,7 @@ impl Fetcher {
                 .build(connector);
         Ok(Fetcher {
             client,
+            client_cert: tls.cert_file.clone(),
             proxies,
             timeout: DEFAULT_TIMEOUT,
             user_agent: USER_AGENT,
@@ -263,10 +313,27 @@ impl Fetcher {
             );
             let response = tracing::Instrument::instrument(self.client.request(req), span.clone())
                 .await
-                .map_err(|e| FetchError::Transport {
-                    url: current.clone(),
-                    source: Box::new(e),
-                })?;
+                .map_err(
+                    |e| match client_auth_failure(&e, self.client_cert.is_some()) {
+                        Some(ClientAuthFailure::Required(alert)) => {
+                            FetchError::ClientCertificateRequired {
+                                url: current.clone(),
+                                alert,
+                            }
+                        }
+                        Some(ClientAuthFailure::Refused(alert)) => {
+                            FetchError::ClientCertificateRefused {
+                                url: current.clone(),
+                                cert: self.client_cert.clone().unwrap_or_default(),
+                                alert,
+                            }
+                        }
+                        None => FetchError::Transport {
+                            url: current.clone(),
+                            source: Box::new(e),
+                        },
+                    },
+                )?;
             let status = response.status();
             span.record("http.status_code", status.as_u16());
             if status.is_redirection()
@@ -451,7 +518,7 @@ pub fn tls_client_config(tls: &TlsOptions) -> Result<rustls::ClientConfig, Fetch
         }
         builder.with_root_certificates(roots)
     };
-    // Go's tlsutil loads the pair only when both are given.
+    // Go's tlsutil reads the pair when either is given (and fails on the missing one).
     match (&tls.cert_file, &tls.key_file) {
         (Some(cert_path), Some(key_path)) => {
             let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert_path)
@@ -461,6 +528,13 @@ pub fn tls_client_config(tls: &TlsOptions) -> Result<rustls::ClientConfig, Fetch
                     path: cert_path.clone(),
                     source: Box::new(e),
                 })?;
+            if certs.is_empty() {
+                return Err(FetchError::TlsFile {
+                    what: "reading the client certificate",
+                    path: cert_path.clone(),
+                    source: "no PEM certificate in it".into(),
+                });
+            }
             let key = PrivateKeyDer::from_pem_file(key_path).map_err(|e| FetchError::TlsFile {
                 what: "reading the client key",
                 path: key_path.clone(),
@@ -468,10 +542,90 @@ pub fn tls_client_config(tls: &TlsOptions) -> Result<rustls::ClientConfig, Fetch
             })?;
             builder
                 .with_client_auth_cert(certs, key)
-                .map_err(FetchError::Tls)
+                .map_err(|e| match e {
+                    rustls::Error::InconsistentKeys(rustls::InconsistentKeys::KeyMismatch) => {
+                        FetchError::ClientKeyMismatch {
+                            cert: cert_path.clone(),
+                            key: key_path.clone(),
+                        }
+                    }
+                    source => FetchError::ClientCertificate {
+                        cert: cert_path.clone(),
+                        key: key_path.clone(),
+                        source: Box::new(source),
+                    },
+                })
         }
-        _ => Ok(builder.with_no_client_auth()),
+        (Some(path), None) => Err(FetchError::ClientCertHalf {
+            given: "the certificate",
+            missing: "a key file (--key-file)",
+            path: path.clone(),
+        }),
+        (None, Some(path)) => Err(FetchError::ClientCertHalf {
+            given: "the key",
+            missing: "a certificate file (--cert-file)",
+            path: path.clone(),
+        }),
+        (None, None) => Ok(builder.with_no_client_auth()),
     }
+}
+
+/// Why a server ended the TLS session over the client certificate, read from the alert it sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientAuthFailure {
+    /// It wants a client certificate and got none (`certificate_required`, or TLS 1.2's
+    /// `handshake_failure`/`bad_certificate` when none was sent).
+    Required(rustls::AlertDescription),
+    /// It refused the one given (unknown CA, expired, bad certificate, access denied, …).
+    Refused(rustls::AlertDescription),
+}
+
+/// The client-certificate failure behind `error` (any error whose chain holds the fatal TLS
+/// alert a server sent), given whether a client certificate was presented; `None` for every
+/// other failure.
+pub fn client_auth_failure(
+    error: &(dyn std::error::Error + 'static),
+    presented: bool,
+) -> Option<ClientAuthFailure> {
+    use rustls::AlertDescription as A;
+    let alert = received_alert(error)?;
+    match (alert, presented) {
+        (A::CertificateRequired, _) => Some(ClientAuthFailure::Required(alert)),
+        (A::HandshakeFailure | A::BadCertificate, false) => {
+            Some(ClientAuthFailure::Required(alert))
+        }
+        (
+            A::BadCertificate
+            | A::UnknownCA
+            | A::CertificateExpired
+            | A::CertificateRevoked
+            | A::CertificateUnknown
+            | A::UnsupportedCertificate
+            | A::AccessDenied
+            | A::DecryptError,
+            true,
+        ) => Some(ClientAuthFailure::Refused(alert)),
+        _ => None,
+    }
+}
+
+/// The fatal alert the peer sent, found anywhere in `error`'s chain (an `io::Error` wrapping
+/// rustls' error is looked into: its `source` skips the wrapped error).
+fn received_alert(error: &(dyn std::error::Error + 'static)) -> Option<rustls::AlertDescription> {
+    let mut current = Some(error);
+    while let Some(e) = current {
+        if let Some(rustls::Error::AlertReceived(a)) = e.downcast_ref::<rustls::Error>() {
+            return Some(*a);
+        }
+        if let Some(io) = e.downcast_ref::<std::io::Error>()
+            && let Some(inner) = io.get_ref()
+            && let Some(rustls::Error::AlertReceived(a)) = inner.downcast_ref::<rustls::Error>()
+        {
+            return Some(*a);
+        }
+        current = e.source();
+    }
+    None
 }
 
 /// `--insecure-skip-tls-verify`: any server certificate is accepted; the handshake's
@@ -561,6 +715,41 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "http://x/index.yaml: the repository index is larger than 10 bytes, kubepkg's limit; set KUBEPKG_MAX_REPO_INDEX=BYTES to raise it"
+        );
+    }
+
+    #[test]
+    fn a_received_alert_is_found_through_io_errors() {
+        use rustls::AlertDescription as A;
+        let io = std::io::Error::other(rustls::Error::AlertReceived(A::CertificateRequired));
+        #[derive(Debug, thiserror::Error)]
+        #[error("connection error")]
+        struct Outer(#[source] std::io::Error);
+        let e = Outer(io);
+        assert_eq!(
+            client_auth_failure(&e, false),
+            Some(ClientAuthFailure::Required(A::CertificateRequired))
+        );
+        let io = std::io::Error::other(rustls::Error::AlertReceived(A::UnknownCA));
+        assert_eq!(
+            client_auth_failure(&Outer(io), true),
+            Some(ClientAuthFailure::Refused(A::UnknownCA))
+        );
+        let io = std::io::Error::other(rustls::Error::AlertReceived(A::UnknownCA));
+        assert_eq!(client_auth_failure(&Outer(io), false), None);
+        let io = std::io::Error::other("reset");
+        assert_eq!(client_auth_failure(&Outer(io), true), None);
+    }
+
+    #[test]
+    fn half_a_client_certificate_is_refused_naming_the_file() {
+        let tls = TlsOptions {
+            cert_file: Some("c.pem".into()),
+            ..TlsOptions::default()
+        };
+        assert_eq!(
+            tls_client_config(&tls).unwrap_err().to_string(),
+            "client certificate: the certificate c.pem is given without a key file (--key-file); a client certificate needs both files"
         );
     }
 

@@ -2,7 +2,9 @@
 //! over hyper, with the authentication of real registries (anonymous first; on 401 the
 //! `WWW-Authenticate` challenge decides: `Basic` → the configured credential, `Bearer` → a
 //! token from the challenge's realm for the repository's scope, fetched with the credential
-//! when there is one), `--plain-http`, `--insecure-skip-tls-verify`, `--ca-file`, size caps on
+//! when there is one), `--plain-http`, `--insecure-skip-tls-verify`, `--ca-file`, a client
+//! certificate (`--cert-file`/`--key-file`, refusals told apart by the server's TLS alert:
+//! `kubepkg_fetch::client_auth_failure`), size caps on
 //! every answer and a digest check of every manifest and blob before it is used or cached.
 
 use std::collections::HashMap;
@@ -36,6 +38,9 @@ pub struct ClientOptions {
     pub insecure_skip_tls_verify: bool,
     /// Trust the CA certificates (PEM) in this file as well as the system's.
     pub ca_file: Option<PathBuf>,
+    /// Present this client certificate (PEM, `--cert-file`) with its key (`--key-file`).
+    pub cert_file: Option<PathBuf>,
+    pub key_file: Option<PathBuf>,
     /// Where credentials are looked up.
     pub credentials: CredentialFiles,
     /// A credential to use for every host instead of the files (`registry login` checks it so).
@@ -703,7 +708,27 @@ impl Client {
         let resp = tokio::time::timeout(Duration::from_secs(300), sent)
             .await
             .map_err(|_| transport("no answer within 300 s".into()))?
-            .map_err(|e| transport(error_chain(&e)))?;
+            .map_err(|e| {
+                let cert = self.options.cert_file.as_ref();
+                match kubepkg_fetch::client_auth_failure(&e, cert.is_some()) {
+                    Some(kubepkg_fetch::ClientAuthFailure::Required(alert)) => {
+                        Error::ClientCertificateRequired {
+                            reference: r.to_string(),
+                            url: url.to_string(),
+                            alert: format!("{alert:?}"),
+                        }
+                    }
+                    Some(kubepkg_fetch::ClientAuthFailure::Refused(alert)) => {
+                        Error::ClientCertificateRefused {
+                            reference: r.to_string(),
+                            url: url.to_string(),
+                            cert: cert.cloned().unwrap_or_default(),
+                            alert: format!("{alert:?}"),
+                        }
+                    }
+                    None => transport(error_chain(&e)),
+                }
+            })?;
         span.record("http.status_code", resp.status().as_u16());
         let (parts, mut body) = resp.into_parts();
         if let Some(len) = parts
@@ -925,13 +950,24 @@ fn auth_params(s: &str) -> Vec<(String, String)> {
 fn tls_config(options: &ClientOptions) -> Result<rustls::ClientConfig, Error> {
     let tls = kubepkg_fetch::TlsOptions {
         ca_file: options.ca_file.clone(),
-        cert_file: None,
-        key_file: None,
+        cert_file: options.cert_file.clone(),
+        key_file: options.key_file.clone(),
         insecure_skip_verify: options.insecure_skip_tls_verify,
     };
-    kubepkg_fetch::tls_client_config(&tls).map_err(|e| Error::TlsConfig {
-        path: options.ca_file.clone().unwrap_or_default(),
-        message: format!("--ca-file: {e}"),
+    kubepkg_fetch::tls_client_config(&tls).map_err(|e| match e {
+        kubepkg_fetch::FetchError::TlsFile { ref path, .. }
+            if Some(path) == options.ca_file.as_ref() =>
+        {
+            Error::TlsConfig {
+                path: path.clone(),
+                message: format!("--ca-file: {e}"),
+            }
+        }
+        kubepkg_fetch::FetchError::Tls(_) => Error::TlsConfig {
+            path: options.ca_file.clone().unwrap_or_default(),
+            message: format!("--ca-file: {e}"),
+        },
+        e => Error::ClientTls(Box::new(e)),
     })
 }
 

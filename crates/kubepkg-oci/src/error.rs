@@ -131,6 +131,30 @@ pub enum Error {
     /// A TLS option could not be used (a `--ca-file` that is not PEM certificates).
     #[error("{path}: {message}")]
     TlsConfig { path: PathBuf, message: String },
+    /// `--cert-file`/`--key-file` could not be used (a missing half, a key of another
+    /// certificate, an unreadable file): kubepkg-fetch's message, naming the files.
+    #[error(transparent)]
+    ClientTls(Box<kubepkg_fetch::FetchError>),
+    /// The registry ended the TLS session because no client certificate was given.
+    #[error(
+        "{reference}: cannot reach {url}: the registry requires a client certificate (TLS alert {alert}); give --cert-file and --key-file"
+    )]
+    ClientCertificateRequired {
+        reference: String,
+        url: String,
+        alert: String,
+    },
+    /// The registry ended the TLS session refusing the client certificate given.
+    #[error(
+        "{reference}: cannot reach {url}: the registry refused the client certificate {} (TLS alert {alert}); give one signed by a CA the registry trusts",
+        .cert.display()
+    )]
+    ClientCertificateRefused {
+        reference: String,
+        url: String,
+        cert: PathBuf,
+        alert: String,
+    },
     /// A proxy variable (`HTTPS_PROXY`, …) kubepkg cannot use.
     #[error(transparent)]
     Proxy(kubepkg_fetch::ProxyError),

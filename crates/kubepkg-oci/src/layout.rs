@@ -6,6 +6,9 @@
 //! (`sha256-<hex>.sig`, `.att`, `.sbom`) with their blobs, copied byte for byte and never
 //! interpreted. `index.json` names each manifest's tag in `org.opencontainers.image.ref.name`.
 //!
+//! A package built locally and never pushed is laid out the same way ([`of_assembled`]: the
+//! artifact `package push` would send).
+//!
 //! The layout is plain files here ([`Layout::files`], [`Layout::from_files`]); the caller puts
 //! them into a tar and reads them out of one through the one archive reader
 //! (`kubepkg_chart::archive`), so this crate stays free of archive code. Reading checks every
@@ -147,6 +150,32 @@ pub async fn save(client: &Client, reference: &Reference) -> Result<Saved, Error
         digest: m.digest,
         signatures,
     })
+}
+
+/// The layout of a package built here and never pushed (`package save DIR|PKG.tgz`): the
+/// artifact `package push` would send (`crate::package::assemble`), its manifest tagged with
+/// the package version in `index.json`; no signatures.
+pub fn of_assembled(assembled: &crate::package::Assembled) -> Layout {
+    let m = PulledManifest {
+        bytes: assembled.manifest.clone(),
+        digest: assembled.digest.clone(),
+        media_type: OCI_MANIFEST.to_string(),
+    };
+    let mut blobs: BTreeMap<String, Vec<u8>> = assembled
+        .blobs
+        .iter()
+        .map(|(_, bytes)| (sha256_digest(bytes), bytes.clone()))
+        .collect();
+    blobs.insert(m.digest.clone(), m.bytes.clone());
+    Layout {
+        index: Index {
+            schema_version: 2,
+            media_type: Some(OCI_INDEX.to_string()),
+            manifests: vec![entry(&m, &assembled.tag, &assembled.image)],
+            annotations: BTreeMap::new(),
+        },
+        blobs,
+    }
 }
 
 fn entry(m: &PulledManifest, tag: &str, image: &crate::manifest::ImageManifest) -> Descriptor {
@@ -524,6 +553,29 @@ mod tests {
         );
         let e = Layout::from_files("x.tar", vec![]).unwrap_err().to_string();
         assert!(e.contains("it has no oci-layout file"), "{e}");
+    }
+
+    #[test]
+    fn an_assembled_package_is_a_layout_that_reads_back() {
+        let pkg = crate::package::PackageArtifact {
+            name: "shop".into(),
+            version: "1.0.0+b1".into(),
+            manifest: b"package: {name: shop}".to_vec(),
+            charts: vec![("web".into(), "web-0.1.0.tgz".into(), b"chart".to_vec())],
+            archive: b"archive".to_vec(),
+            source: None,
+            created: Some("2026-01-01T00:00:00Z".into()),
+        };
+        let a = crate::package::assemble(&pkg).unwrap();
+        let layout = of_assembled(&a);
+        let again = Layout::from_files("x.tar", layout.files()).unwrap();
+        let (d, config) = again.package("x.tar").unwrap();
+        assert_eq!(d.digest, a.digest);
+        assert_eq!(d.annotations[REF_NAME], "1.0.0_b1");
+        assert_eq!(config.name, "shop");
+        assert_eq!(config.components[0].chart, sha256_digest(b"chart"));
+        // manifest, config, kubepkg.yaml, chart, archive
+        assert_eq!(again.blobs.len(), 5);
     }
 
     #[test]

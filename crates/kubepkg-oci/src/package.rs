@@ -68,52 +68,74 @@ pub struct PackageArtifact {
     pub created: Option<String>,
 }
 
-/// Pushes `pkg` to `reference`'s repository, tagged with its version.
-pub async fn push(
-    client: &Client,
-    repo: &Reference,
-    pkg: &PackageArtifact,
-) -> Result<Pushed, Error> {
-    let reference = repo.with_tag(&pkg.version);
+/// A package artifact built and not yet sent anywhere: the manifest, its digest, and every
+/// blob it names with its media type (layers in manifest order, the config last). `package
+/// push` sends it to a registry ([`push`]); `package save` of a local package writes it to an
+/// image layout (`crate::layout::of_assembled`): the same bytes either way.
+#[derive(Debug, Clone)]
+pub struct Assembled {
+    /// The manifest's bytes (`application/vnd.oci.image.manifest.v1+json`).
+    pub manifest: Vec<u8>,
+    /// `sha256:…` of [`Self::manifest`].
+    pub digest: String,
+    /// The parsed manifest (its config descriptor and artifact type).
+    pub image: ImageManifest,
+    /// `(media type, content)` of each layer then the config.
+    pub blobs: Vec<(String, Vec<u8>)>,
+    /// The tag: the package version, `+` written `_`.
+    pub tag: String,
+}
+
+/// Builds the artifact of `pkg`: layers (kubepkg.yaml, each chart, the archive) and config as
+/// descriptors of their bytes, the manifest with its annotations.
+pub fn assemble(pkg: &PackageArtifact) -> Result<Assembled, Error> {
+    let tag = crate::reference::tag_of_version(&pkg.version);
+    let mut blobs = Vec::new();
     let mut layers = Vec::new();
-    let mut m = client
-        .push_blob(&reference, MANIFEST_LAYER_MEDIA_TYPE, &pkg.manifest)
-        .await?;
-    m.annotations
-        .insert(TITLE_ANNOTATION.into(), "kubepkg.yaml".into());
-    layers.push(m);
+    let mut add = |media_type: &str, bytes: &[u8], annotations: &[(&str, &str)]| {
+        let mut d = Descriptor::of(media_type, bytes);
+        for (k, v) in annotations {
+            d.annotations.insert((*k).to_string(), (*v).to_string());
+        }
+        blobs.push((media_type.to_string(), bytes.to_vec()));
+        d
+    };
+    layers.push(add(
+        MANIFEST_LAYER_MEDIA_TYPE,
+        &pkg.manifest,
+        &[(TITLE_ANNOTATION, "kubepkg.yaml")],
+    ));
     let mut components = Vec::new();
     for (component, file, bytes) in &pkg.charts {
-        let mut d = client
-            .push_blob(&reference, CHART_LAYER_MEDIA_TYPE, bytes)
-            .await?;
-        d.annotations.insert(TITLE_ANNOTATION.into(), file.clone());
-        d.annotations
-            .insert(COMPONENT_ANNOTATION.into(), component.clone());
+        let d = add(
+            CHART_LAYER_MEDIA_TYPE,
+            bytes,
+            &[(TITLE_ANNOTATION, file), (COMPONENT_ANNOTATION, component)],
+        );
         components.push(ComponentEntry {
             name: component.clone(),
             chart: d.digest.clone(),
         });
         layers.push(d);
     }
-    let mut a = client
-        .push_blob(&reference, ARCHIVE_LAYER_MEDIA_TYPE, &pkg.archive)
-        .await?;
-    a.annotations.insert(
-        TITLE_ANNOTATION.into(),
-        format!("{}-{}.tgz", pkg.name, pkg.version),
-    );
-    layers.push(a);
+    let archive_title = format!("{}-{}.tgz", pkg.name, pkg.version);
+    layers.push(add(
+        ARCHIVE_LAYER_MEDIA_TYPE,
+        &pkg.archive,
+        &[(TITLE_ANNOTATION, &archive_title)],
+    ));
     let config = PackageConfig {
         name: pkg.name.clone(),
         version: pkg.version.clone(),
         components,
     };
-    let config_bytes =
-        serde_json::to_vec(&config).map_err(|e| malformed(&reference, "config", e))?;
-    let config = client
-        .push_blob(&reference, CONFIG_MEDIA_TYPE, &config_bytes)
-        .await?;
+    let origin = || format!("package {} {}", pkg.name, pkg.version);
+    let config_bytes = serde_json::to_vec(&config).map_err(|e| Error::Malformed {
+        reference: origin(),
+        what: "config",
+        message: e.to_string(),
+    })?;
+    let config = add(CONFIG_MEDIA_TYPE, &config_bytes, &[]);
     let mut annotations = BTreeMap::new();
     annotations.insert(TITLE_ANNOTATION.to_string(), pkg.name.clone());
     annotations.insert(
@@ -129,7 +151,7 @@ pub async fn push(
     if let Some(s) = pkg.source.as_ref().filter(|s| !s.is_empty()) {
         annotations.insert("org.opencontainers.image.source".to_string(), s.clone());
     }
-    let manifest = ImageManifest {
+    let image = ImageManifest {
         schema_version: 2,
         media_type: Some(OCI_MANIFEST.to_string()),
         artifact_type: Some(ARTIFACT_TYPE.to_string()),
@@ -137,9 +159,33 @@ pub async fn push(
         layers,
         annotations,
     };
-    let bytes = serde_json::to_vec(&manifest).map_err(|e| malformed(&reference, "manifest", e))?;
+    let manifest = serde_json::to_vec(&image).map_err(|e| Error::Malformed {
+        reference: origin(),
+        what: "manifest",
+        message: e.to_string(),
+    })?;
+    Ok(Assembled {
+        digest: crate::cache::sha256_digest(&manifest),
+        manifest,
+        image,
+        blobs,
+        tag,
+    })
+}
+
+/// Pushes `pkg` to `reference`'s repository, tagged with its version.
+pub async fn push(
+    client: &Client,
+    repo: &Reference,
+    pkg: &PackageArtifact,
+) -> Result<Pushed, Error> {
+    let assembled = assemble(pkg)?;
+    let reference = repo.with_tag(&pkg.version);
+    for (media_type, bytes) in &assembled.blobs {
+        client.push_blob(&reference, media_type, bytes).await?;
+    }
     let digest = client
-        .push_manifest(&reference, OCI_MANIFEST, &bytes)
+        .push_manifest(&reference, OCI_MANIFEST, &assembled.manifest)
         .await?;
     Ok(Pushed { reference, digest })
 }

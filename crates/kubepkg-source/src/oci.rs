@@ -14,7 +14,8 @@ use kubepkg_oci::{Cache, Client, ClientOptions, Credential, CredentialFiles, Lim
 use crate::{HelmPaths, LocatedChart, Origin, SourceError, SourceOptions};
 
 /// A registry client with the source flags (`--plain-http`, `--insecure-skip-tls-verify`,
-/// `--ca-file`, `--username`/`--password`) and the user's credential files and cache.
+/// `--ca-file`, `--cert-file`/`--key-file`, `--username`/`--password`) and the user's
+/// credential files and cache.
 pub fn client(options: &SourceOptions, paths: &HelmPaths) -> Result<Client, SourceError> {
     let credential = match (&options.username, &options.password) {
         (Some(u), p) => Some(Credential {
@@ -27,6 +28,8 @@ pub fn client(options: &SourceOptions, paths: &HelmPaths) -> Result<Client, Sour
         plain_http: options.plain_http,
         insecure_skip_tls_verify: options.insecure_skip_tls_verify,
         ca_file: options.ca_file.clone(),
+        cert_file: options.cert_file.clone(),
+        key_file: options.key_file.clone(),
         credentials: CredentialFiles {
             helm: paths.registry_config.clone(),
             docker: Some(paths.docker_config.clone()),

@@ -1,7 +1,8 @@
 //! A Helm chart repository as real ones are: a directory with a static `index.yaml` and chart
 //! archives (made by the real `helm package` and `helm repo index`, see [`build_repository`]),
 //! served read-only on loopback over HTTP or HTTPS by [`ChartRepo`] (certificate from a CA made
-//! for that server with the `openssl` CLI), optionally behind basic auth. `GET /redirect/PATH`
+//! for that server with the `openssl` CLI), optionally behind basic auth or requiring a client
+//! certificate that CA signed ([`ChartRepo::client_cert`]). `GET /redirect/PATH`
 //! answers `302` to `/PATH`, for redirect tests. The server counts the requests it answered
 //! ([`ChartRepo::requests`]) and stops when dropped.
 
@@ -26,6 +27,9 @@ pub struct ServeOptions {
     /// ([`crate::proxy::outward_ip`]): clients never send loopback requests through a proxy,
     /// so proxy tests serve here.
     pub outward: bool,
+    /// With `tls`: require a client certificate signed by the server's CA
+    /// ([`ChartRepo::client_cert`] is one), as Go's `tls.RequireAndVerifyClientCert`.
+    pub client_certs: bool,
 }
 
 /// A static file server on `127.0.0.1` (or the outward address), stopped on drop.
@@ -63,7 +67,7 @@ impl ChartRepo {
             .port();
         let (certs, acceptor) = if options.tls {
             let dir = tempfile::tempdir().map_err(io("creating", Path::new("tempdir")))?;
-            let acceptor = make_tls(dir.path(), ip)?;
+            let acceptor = make_tls(dir.path(), ip, options.client_certs)?;
             (Some(dir), Some(acceptor))
         } else {
             (None, None)
@@ -157,6 +161,14 @@ impl ChartRepo {
         self.ca_file.as_deref()
     }
 
+    /// A client certificate and its key (PEM files) signed by the server's CA (HTTPS only).
+    pub fn client_cert(&self) -> Option<(PathBuf, PathBuf)> {
+        self.ca_file.as_ref().and_then(|ca| {
+            let dir = ca.parent()?;
+            Some((dir.join("client.crt"), dir.join("client.key")))
+        })
+    }
+
     /// How many requests were answered so far (any status).
     pub fn requests(&self) -> usize {
         self.requests.load(Ordering::SeqCst)
@@ -240,9 +252,15 @@ fn run(cmd: &mut Command) -> Result<String, Error> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// A CA and a server certificate for `127.0.0.1`/`localhost` (made with the `openssl` CLI in
-/// `dir`: `ca.crt`, `server.crt`, `server.key`), as a rustls acceptor.
-fn make_tls(dir: &Path, ip: std::net::IpAddr) -> Result<tokio_rustls::TlsAcceptor, Error> {
+/// A CA, a server certificate for `127.0.0.1`/`localhost` and a client certificate (made with
+/// the `openssl` CLI in `dir`: `ca.crt`, `server.crt`, `server.key`, `client.crt`,
+/// `client.key`), as a rustls acceptor; with `client_certs` it requires a client certificate
+/// the CA signed.
+fn make_tls(
+    dir: &Path,
+    ip: std::net::IpAddr,
+    client_certs: bool,
+) -> Result<tokio_rustls::TlsAcceptor, Error> {
     let openssl = |args: &[&str]| run(Command::new("openssl").args(args).current_dir(dir));
     openssl(&[
         "req",
@@ -301,6 +319,46 @@ fn make_tls(dir: &Path, ip: std::net::IpAddr) -> Result<tokio_rustls::TlsAccepto
         "-extfile",
         "ext.cnf",
     ])?;
+    openssl(&[
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        "client.key",
+        "-out",
+        "client.csr",
+        "-subj",
+        "/CN=kubepkg test client",
+    ])?;
+    std::fs::write(
+        dir.join("client-ext.cnf"),
+        "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n",
+    )
+    .map_err(|source| Error::Io {
+        what: "writing",
+        path: dir.join("client-ext.cnf"),
+        source,
+    })?;
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "client.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "client.crt",
+        "-days",
+        "2",
+        "-extfile",
+        "client-ext.cnf",
+    ])?;
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer};
     let pem_error = |path: PathBuf| {
@@ -318,14 +376,40 @@ fn make_tls(dir: &Path, ip: std::net::IpAddr) -> Result<tokio_rustls::TlsAccepto
         .map_err(pem_error(cert_path.clone()))?;
     let key = PrivateKeyDer::from_pem_file(&key_path).map_err(pem_error(key_path.clone()))?;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_protocol_versions(rustls::DEFAULT_VERSIONS)
-        .and_then(|b| b.with_no_client_auth().with_single_cert(certs, key))
-        .map_err(|e| Error::Io {
+    let tls_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |e: String| Error::Io {
             what: "configuring TLS with",
-            path: cert_path,
-            source: std::io::Error::other(e.to_string()),
-        })?;
+            path,
+            source: std::io::Error::other(e),
+        }
+    };
+    let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
+        .with_protocol_versions(rustls::DEFAULT_VERSIONS)
+        .map_err(|e| tls_error(&cert_path)(e.to_string()))?;
+    let builder = if client_certs {
+        let ca_path = dir.join("ca.crt");
+        let mut roots = rustls::RootCertStore::empty();
+        for ca in CertificateDer::pem_file_iter(&ca_path)
+            .map_err(pem_error(ca_path.clone()))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(pem_error(ca_path.clone()))?
+        {
+            roots
+                .add(ca)
+                .map_err(|e| tls_error(&ca_path)(e.to_string()))?;
+        }
+        let verifier =
+            rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
+                .build()
+                .map_err(|e| tls_error(&ca_path)(e.to_string()))?;
+        builder.with_client_cert_verifier(verifier)
+    } else {
+        builder.with_no_client_auth()
+    };
+    let config = builder
+        .with_single_cert(certs, key)
+        .map_err(|e| tls_error(&cert_path)(e.to_string()))?;
     Ok(tokio_rustls::TlsAcceptor::from(Arc::new(config)))
 }
 

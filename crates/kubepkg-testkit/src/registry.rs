@@ -2,8 +2,10 @@
 //! `kpk-registry` (`testenv/registry/`, built from the Go module proxy on first use through
 //! `testenv/registry/build.sh` and cached, as `helm` is). [`Registry::start`] gives each test
 //! its own registry (its own storage directory and port): plain HTTP, TLS with a per-registry
-//! CA ([`Registry::ca_file`]), and with htpasswd users (basic auth) or bearer tokens issued by
-//! its own token endpoint. The process is stopped when the [`Registry`] is dropped, and exits
+//! CA ([`Registry::ca_file`]), optionally requiring a client certificate that CA signed (the
+//! registry's `http.tls.clientcas`; [`Registry::client_cert`]), and with htpasswd users (basic
+//! auth) or bearer tokens issued by its own token endpoint. It listens on loopback, or on this
+//! machine's outward address for proxy tests (loopback is never proxied). The process is stopped when the [`Registry`] is dropped, and exits
 //! by itself when the test binary dies.
 
 use std::io::{BufRead, BufReader};
@@ -23,6 +25,12 @@ pub struct RegistryOptions {
     /// With a user: ask for bearer tokens from the registry's own token endpoint (the flow of
     /// public registries) instead of basic auth.
     pub token: bool,
+    /// With TLS: require a client certificate signed by the registry's CA
+    /// (`http.tls.clientcas`); [`Registry::client_cert`] is one.
+    pub client_certs: bool,
+    /// Listen on this machine's outward address ([`crate::proxy::outward_ip`]) instead of
+    /// `127.0.0.1`, so that requests to it go through a proxy.
+    pub outward: bool,
 }
 
 impl RegistryOptions {
@@ -47,6 +55,17 @@ impl RegistryOptions {
         self.token = true;
         self
     }
+    /// HTTPS that requires a client certificate signed by the registry's CA.
+    pub fn with_client_certs(mut self) -> Self {
+        self.tls = true;
+        self.client_certs = true;
+        self
+    }
+    /// On this machine's outward address (for proxy tests).
+    pub fn outward(mut self) -> Self {
+        self.outward = true;
+        self
+    }
 }
 
 /// A running `kpk-registry serve`; stopped on drop.
@@ -54,7 +73,8 @@ impl RegistryOptions {
 pub struct Registry {
     child: Child,
     dir: tempfile_dir::Dir,
-    port: u16,
+    /// `IP:PORT` it listens on.
+    host: String,
     tls: bool,
 }
 
@@ -65,12 +85,29 @@ impl Registry {
         let dir = tempfile_dir::Dir::new("kubepkg-registry")?;
         let mut cmd = Command::new(&bin);
         cmd.arg("serve").arg("--root").arg(dir.path().join("root"));
+        let ip = if options.outward {
+            crate::proxy::outward_ip()?
+        } else {
+            std::net::IpAddr::from([127, 0, 0, 1])
+        };
+        cmd.arg("--addr").arg(ip.to_string());
+        if options.client_certs && !options.tls {
+            return Err(Error::Registry {
+                message: "client certificates need a TLS registry (RegistryOptions::tls)".into(),
+            });
+        }
         if options.tls {
-            run(Command::new(&bin).arg("certs").arg(dir.path().join("pki")))?;
+            run(Command::new(&bin)
+                .arg("certs")
+                .arg(dir.path().join("pki"))
+                .arg(ip.to_string()))?;
             cmd.arg("--tls-cert")
                 .arg(dir.path().join("pki/server.pem"))
                 .arg("--tls-key")
                 .arg(dir.path().join("pki/server-key.pem"));
+            if options.client_certs {
+                cmd.arg("--client-ca").arg(dir.path().join("pki/ca.pem"));
+            }
         }
         if let Some((user, password)) = &options.user {
             let line = run(Command::new(&bin).args(["htpasswd", user, password]))?;
@@ -98,11 +135,12 @@ impl Registry {
         let stdout = child.stdout.take().expect("stdout is piped");
         let mut line = String::new();
         let _ = BufReader::new(stdout).read_line(&mut line);
-        let port = line
+        let host = line
             .trim()
-            .strip_prefix("listening on 127.0.0.1:")
-            .and_then(|p| p.parse::<u16>().ok());
-        let Some(port) = port else {
+            .strip_prefix("listening on ")
+            .filter(|h| h.parse::<std::net::SocketAddr>().is_ok())
+            .map(str::to_string);
+        let Some(host) = host else {
             let _ = child.kill();
             let status = child.wait().map(|s| s.to_string()).unwrap_or_default();
             return Err(Error::Registry {
@@ -114,14 +152,14 @@ impl Registry {
         Ok(Registry {
             child,
             dir,
-            port,
+            host,
             tls: options.tls,
         })
     }
 
-    /// `127.0.0.1:PORT`, the host part of `oci://` references.
+    /// `127.0.0.1:PORT` (or the outward `IP:PORT`), the host part of `oci://` references.
     pub fn host(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
+        self.host.clone()
     }
 
     /// `oci://127.0.0.1:PORT/PATH`.
@@ -138,6 +176,17 @@ impl Registry {
     /// The CA certificate (PEM) that signed the serving certificate (TLS registries only).
     pub fn ca_file(&self) -> Option<PathBuf> {
         self.tls.then(|| self.dir.path().join("pki/ca.pem"))
+    }
+
+    /// A client certificate and its key (PEM) signed by the registry's CA (TLS registries
+    /// only; the one a registry started `with_client_certs` accepts).
+    pub fn client_cert(&self) -> Option<(PathBuf, PathBuf)> {
+        self.tls.then(|| {
+            (
+                self.dir.path().join("pki/client.pem"),
+                self.dir.path().join("pki/client-key.pem"),
+            )
+        })
     }
 
     /// The registry's storage (`docker/registry/v2/…` under it): tests tamper with blobs here.

@@ -1119,17 +1119,18 @@ pub enum PackageCommand {
     /// Pack a chart directory into NAME-VERSION.tgz as `helm package` does, or a package
     /// directory into the package archive `package push` publishes.
     Pack(Box<PackagePackArgs>),
-    /// Save a package of a registry (with its cosign signature) as an OCI image layout tar,
-    /// for moving it to a registry without a network path to this one.
+    /// Save a package of a registry (with its cosign signature), or a local package, as an OCI
+    /// image layout tar, for moving it to a registry without a network path to this one.
     Save(Box<PackageSaveArgs>),
     /// Push a package saved by `package save` (with its signature) to a registry.
     Load(Box<PackageLoadArgs>),
 }
 
-/// `kubepkg package save oci://HOST/REPO/NAME --version V -o pkg.tar`.
+/// `kubepkg package save oci://HOST/REPO/NAME --version V | DIR | PKG.tgz -o pkg.tar`.
 #[derive(Debug, clap::Args)]
 pub struct PackageSaveArgs {
-    /// The package's repository, `oci://HOST[:PORT]/REPO/NAME[:TAG|@DIGEST]`.
+    /// The package: its repository, `oci://HOST[:PORT]/REPO/NAME[:TAG|@DIGEST]`, or a local
+    /// package directory or `.tgz` (saved as `package push` would push it).
     pub reference: String,
     /// A version, a SemVer constraint over the tags (`>=1.4 <2`), or `@sha256:…`; default:
     /// the newest version.
@@ -1378,6 +1379,12 @@ pub struct RegistryAccessArgs {
     /// Verify the registry's certificate with this CA bundle.
     #[arg(long = "ca-file")]
     pub ca_file: Option<std::path::PathBuf>,
+    /// Identify the registry client with this certificate file (PEM; with --key-file).
+    #[arg(long = "cert-file")]
+    pub cert_file: Option<std::path::PathBuf>,
+    /// Identify the registry client with this key file (PEM; with --cert-file).
+    #[arg(long = "key-file")]
+    pub key_file: Option<std::path::PathBuf>,
     /// Registry username (default: the logged-in or Docker credential).
     #[arg(long = "username")]
     pub username: Option<String>,
@@ -1393,6 +1400,8 @@ impl RegistryAccessArgs {
             username: self.username.clone(),
             password: self.password.clone(),
             ca_file: self.ca_file.clone(),
+            cert_file: self.cert_file.clone(),
+            key_file: self.key_file.clone(),
             insecure_skip_tls_verify: self.insecure_skip_tls_verify,
             plain_http: self.plain_http,
             ..Default::default()
@@ -1477,6 +1486,12 @@ pub struct RegistryLoginArgs {
     /// Verify the registry's certificate with this CA bundle.
     #[arg(long = "ca-file")]
     pub ca_file: Option<std::path::PathBuf>,
+    /// Identify the registry client with this certificate file (PEM; with --key-file).
+    #[arg(long = "cert-file")]
+    pub cert_file: Option<std::path::PathBuf>,
+    /// Identify the registry client with this key file (PEM; with --cert-file).
+    #[arg(long = "key-file")]
+    pub key_file: Option<std::path::PathBuf>,
 }
 
 /// `kubepkg registry logout HOST`.

@@ -3,13 +3,20 @@
 // loopback port, plus the helpers its tests need. Test tooling only, never
 // part of the product.
 //
-//	kpk-registry serve --root DIR [--port-file F] [--tls-cert C --tls-key K]
+//	kpk-registry serve --root DIR [--addr IP] [--port-file F]
+//	                   [--tls-cert C --tls-key K [--client-ca CA]]
 //	                   [--htpasswd FILE [--token]]
 //	kpk-registry htpasswd USER PASSWORD      one bcrypt line on stdout
-//	kpk-registry certs DIR                   ca.pem, server.pem, server-key.pem
+//	kpk-registry certs DIR [IP...]           ca.pem, server.pem, server-key.pem,
+//	                                         client.pem, client-key.pem
 //
-// serve listens on 127.0.0.1 port 0 and prints "listening on 127.0.0.1:PORT"
-// (and writes PORT to --port-file) once it accepts connections. With
+// serve listens on --addr (default 127.0.0.1) port 0 and prints "listening on
+// IP:PORT" (and writes PORT to --port-file) once it accepts connections. The
+// TLS settings are the registry configuration's http.tls (certificate, key,
+// clientcas), applied as the distribution registry applies them: with
+// --client-ca, every connection must present a client certificate that CA
+// signed (http.tls.clientcas, whose default clientauth is
+// require-and-verify-client-cert). With
 // --htpasswd it asks for basic auth; with --token as well, it asks for a
 // bearer token instead (401 + WWW-Authenticate: Bearer realm=".../token"),
 // which its own token endpoint issues to the users of the htpasswd file.
@@ -36,10 +43,10 @@ func main() {
 		}
 		err = htpasswdLine(os.Args[2], os.Args[3])
 	case "certs":
-		if len(os.Args) != 3 {
+		if len(os.Args) < 3 {
 			usage()
 		}
-		err = writeCerts(os.Args[2])
+		err = writeCerts(os.Args[2], os.Args[3:])
 	default:
 		usage()
 	}
@@ -50,8 +57,8 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: kpk-registry serve --root DIR [--port-file F] [--tls-cert C --tls-key K] [--htpasswd FILE [--token]]")
+	fmt.Fprintln(os.Stderr, "usage: kpk-registry serve --root DIR [--addr IP] [--port-file F] [--tls-cert C --tls-key K [--client-ca CA]] [--htpasswd FILE [--token]]")
 	fmt.Fprintln(os.Stderr, "       kpk-registry htpasswd USER PASSWORD")
-	fmt.Fprintln(os.Stderr, "       kpk-registry certs DIR")
+	fmt.Fprintln(os.Stderr, "       kpk-registry certs DIR [IP...]")
 	os.Exit(2)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"flag"
 	"fmt"
 	"io"
@@ -35,6 +36,8 @@ func serve(args []string) error {
 	portFile := fs.String("port-file", "", "file to write the chosen port to")
 	tlsCert := fs.String("tls-cert", "", "PEM serving certificate")
 	tlsKey := fs.String("tls-key", "", "PEM key of --tls-cert")
+	clientCA := fs.String("client-ca", "", "with --tls-cert: require client certificates signed by this PEM CA (http.tls.clientcas)")
+	addr := fs.String("addr", "127.0.0.1", "the IP address to listen on")
 	htpasswd := fs.String("htpasswd", "", "bcrypt htpasswd file: require these users")
 	token := fs.Bool("token", false, "with --htpasswd: bearer tokens from our own /token endpoint instead of basic auth")
 	if err := fs.Parse(args); err != nil {
@@ -46,6 +49,13 @@ func serve(args []string) error {
 	if (*tlsCert == "") != (*tlsKey == "") {
 		return fmt.Errorf("--tls-cert and --tls-key go together")
 	}
+	if *clientCA != "" && *tlsCert == "" {
+		return fmt.Errorf("--client-ca needs --tls-cert")
+	}
+	ip := net.ParseIP(*addr)
+	if ip == nil {
+		return fmt.Errorf("--addr %q is not an IP address", *addr)
+	}
 	if *token && *htpasswd == "" {
 		return fmt.Errorf("--token needs --htpasswd")
 	}
@@ -53,16 +63,22 @@ func serve(args []string) error {
 		return err
 	}
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), "0"))
 	if err != nil {
 		return err
 	}
+	hostPort := ln.Addr().String()
 	port := ln.Addr().(*net.TCPAddr).Port
 	scheme := "http"
+	tlsConfig := ""
 	if *tlsCert != "" {
 		scheme = "https"
+		tlsConfig = fmt.Sprintf("  tls:\n    certificate: %q\n    key: %q\n", *tlsCert, *tlsKey)
+		if *clientCA != "" {
+			tlsConfig += fmt.Sprintf("    clientcas: [%q]\n", *clientCA)
+		}
 	}
-	base := fmt.Sprintf("%s://127.0.0.1:%d", scheme, port)
+	base := fmt.Sprintf("%s://%s", scheme, hostPort)
 
 	var auth string
 	var issuer *tokenIssuerKey
@@ -97,9 +113,9 @@ storage:
     uploadpurging:
       enabled: false
 http:
-  addr: 127.0.0.1:%d
+  addr: %s
   secret: kpk-registry-test-secret
-%s`, filepath.Join(*root, "data"), port, auth)
+%s%s`, filepath.Join(*root, "data"), hostPort, tlsConfig, auth)
 	config, err := configuration.Parse(strings.NewReader(yaml))
 	if err != nil {
 		return fmt.Errorf("registry configuration: %w", err)
@@ -128,12 +144,12 @@ http:
 		ErrorLog:          log.New(logFile, "kpk-registry http: ", log.LstdFlags),
 	}
 
-	if *tlsCert != "" {
-		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
+	if config.HTTP.TLS.Certificate != "" {
+		tlsConf, err := serverTLS(config)
 		if err != nil {
 			return err
 		}
-		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+		ln = tls.NewListener(ln, tlsConf)
 	}
 
 	if *portFile != "" {
@@ -145,9 +161,37 @@ http:
 			return err
 		}
 	}
-	fmt.Printf("listening on 127.0.0.1:%d\n", port)
+	fmt.Printf("listening on %s\n", hostPort)
 	go exitWithParent()
 	return server.Serve(ln)
+}
+
+// serverTLS is the listener's TLS configuration from the registry configuration's http.tls, as
+// the distribution registry's ListenAndServe builds it (registry/registry.go): the serving
+// certificate, and with clientcas a pool of those CAs and, clientauth unset, Go's
+// RequireAndVerifyClientCert.
+func serverTLS(config *configuration.Configuration) (*tls.Config, error) {
+	t := config.HTTP.TLS
+	cert, err := tls.LoadX509KeyPair(t.Certificate, t.Key)
+	if err != nil {
+		return nil, err
+	}
+	conf := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, ClientAuth: tls.NoClientCert}
+	if len(t.ClientCAs) != 0 {
+		pool := x509.NewCertPool()
+		for _, ca := range t.ClientCAs {
+			pemBytes, err := os.ReadFile(ca)
+			if err != nil {
+				return nil, err
+			}
+			if !pool.AppendCertsFromPEM(pemBytes) {
+				return nil, fmt.Errorf("http.tls.clientcas: no certificate in %s", ca)
+			}
+		}
+		conf.ClientCAs = pool
+		conf.ClientAuth = tls.RequireAndVerifyClientCert
+	}
+	return conf, nil
 }
 
 // exitWithParent ends the process once its parent is gone (it is re-parented), so a test

@@ -1,7 +1,8 @@
 //! `kubepkg package save oci://… [--version V] -o pkg.tar` and `kubepkg package load pkg.tar
 //! oci://MIRROR/REPO[/NAME]`: a package (and its cosign signature, when the registry has one)
 //! moved between registries through a file, as an OCI image layout in a tar
-//! (`kubepkg_oci::layout`). `load` talks only to the target registry; the tar is read through
+//! (`kubepkg_oci::layout`). `package save DIR|PKG.tgz` lays out a local package: the artifact
+//! `package push` would send (`package_oci::artifact`, `kubepkg_oci::package::assemble`). `load` talks only to the target registry; the tar is read through
 //! the one archive reader (`kubepkg_chart::archive::read_tar_entries`: links refused, entry
 //! count and sizes capped) and every blob's digest is checked before anything is pushed.
 
@@ -23,10 +24,7 @@ const TOTAL_BLOBS: u64 = 4;
 
 pub fn save(args: PackageSaveArgs, settings: &Settings) -> Result<ExitCode> {
     if !kubepkg_oci::reference::is_oci(&args.reference) {
-        bail!(
-            "{}: package save takes a package in a registry (oci://HOST/REPO/NAME); push a local package first with `kubepkg package push`",
-            args.reference
-        );
+        return save_local(args, settings);
     }
     let repo = Reference::parse(&args.reference)?;
     let client = kubepkg_source::oci::client(&args.access.options(), &settings.paths)?;
@@ -34,14 +32,7 @@ pub fn save(args: PackageSaveArgs, settings: &Settings) -> Result<ExitCode> {
         let resolved = kubepkg_oci::resolve(&client, &repo, args.version.as_deref()).await?;
         kubepkg_oci::layout::save(&client, &resolved).await
     })?;
-    let files: Vec<BufferedFile> = saved
-        .layout
-        .files()
-        .into_iter()
-        .map(|(name, data)| BufferedFile { name, data })
-        .collect();
-    let tar = kubepkg_chart::archive::write_tar(&files).context("writing the layout")?;
-    write_atomically(&args.output, &tar)?;
+    write_layout(&saved.layout, &args.output)?;
     let shown = saved.reference.to_string();
     println!(
         "Saved: {} to {}",
@@ -53,6 +44,48 @@ pub fn save(args: PackageSaveArgs, settings: &Settings) -> Result<ExitCode> {
         println!("With: {s}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `package save DIR|PKG.tgz`: the artifact `package push` would send, laid out without a
+/// registry (its charts of repositories vendored from the lock, as push vendors them).
+fn save_local(args: PackageSaveArgs, settings: &Settings) -> Result<ExitCode> {
+    let path = Path::new(&args.reference);
+    if !path.exists() {
+        bail!(
+            "{}: no such package directory or archive; give a package directory, a package .tgz or oci://HOST/REPO/NAME",
+            args.reference
+        );
+    }
+    if let Some(v) = &args.version {
+        bail!(
+            "{}: --version {v} is for a package in a registry (oci://…); a local package is saved at the version its kubepkg.yaml names",
+            args.reference
+        );
+    }
+    let scratch = super::package_oci::Scratch::new()?;
+    let artifact = super::package_oci::artifact(path, &args.access.options(), settings, &scratch)?;
+    let assembled = kubepkg_oci::package::assemble(&artifact)?;
+    write_layout(&kubepkg_oci::layout::of_assembled(&assembled), &args.output)?;
+    println!(
+        "Saved: {} {} ({}) to {}",
+        artifact.name,
+        artifact.version,
+        args.reference,
+        args.output.display()
+    );
+    println!("Digest: {}", assembled.digest);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The layout's files as an uncompressed tar, written to `output` through a rename.
+fn write_layout(layout: &kubepkg_oci::layout::Layout, output: &Path) -> Result<()> {
+    let files: Vec<BufferedFile> = layout
+        .files()
+        .into_iter()
+        .map(|(name, data)| BufferedFile { name, data })
+        .collect();
+    let tar = kubepkg_chart::archive::write_tar(&files).context("writing the layout")?;
+    write_atomically(output, &tar)
 }
 
 pub fn load(args: PackageLoadArgs, settings: &Settings) -> Result<ExitCode> {

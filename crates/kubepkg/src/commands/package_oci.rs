@@ -23,19 +23,60 @@ pub fn push(args: PackagePushArgs, settings: &Settings) -> Result<ExitCode> {
         .map(super::sign::signing_key)
         .transpose()?;
     let scratch = Scratch::new()?;
-    let mut package = kubepkg_package::source::load(&args.package, &scratch.0)?;
+    let artifact = artifact(&args.package, &args.access.options(), settings, &scratch)?;
+    let name = artifact.name.clone();
+    let mut repo = kubepkg_oci::Reference::parse(&args.remote)?;
+    if repo.tag.is_some() || repo.digest.is_some() {
+        bail!(
+            "{}: push into a repository without a tag or digest; the package's version is the tag",
+            args.remote
+        );
+    }
+    if repo.name() != name {
+        repo = repo.join(&name);
+    }
+    let client = kubepkg_source::oci::client(&args.access.options(), &settings.paths)?;
+    let rt = runtime()?;
+    let pushed = rt.block_on(kubepkg_oci::package::push(&client, &repo, &artifact))?;
+    let shown = pushed.reference.to_string();
+    println!(
+        "Pushed: {}",
+        shown.trim_start_matches(kubepkg_oci::reference::SCHEME)
+    );
+    println!("Digest: {}", pushed.digest);
+    if let Some(key) = &key {
+        rt.block_on(super::sign::sign_digest(
+            &client,
+            &pushed.reference,
+            &pushed.digest,
+            key,
+        ))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The artifact `package push` sends for the package at `package_path` (a directory or
+/// `.tgz`): kubepkg.yaml, each component's chart (directories packed as `helm package` packs
+/// them, repository charts vendored from the lock, `package_archive::vendor`) and the package
+/// archive. `package save` of a local package lays out the same artifact.
+pub(super) fn artifact(
+    package_path: &Path,
+    options: &kubepkg_source::SourceOptions,
+    settings: &Settings,
+    scratch: &Scratch,
+) -> Result<kubepkg_oci::package::PackageArtifact> {
+    let mut package = kubepkg_package::source::load(package_path, &scratch.0)?;
     let name = package.meta.name.clone();
     let version = package.meta.version.to_string();
     // Charts of repositories and registries go into the artifact (`package_archive::vendor`).
-    let vendored =
-        super::package_archive::vendor(&mut package, &args.access.options(), settings, &scratch.0)?;
+    let vendored = super::package_archive::vendor(&mut package, options, settings, &scratch.0)?;
     let archive = if let Some(dir) = &vendored {
         tar_gz(dir, &name)?
-    } else if args.package.is_dir() {
-        tar_gz(&args.package, &name)?
+    } else if package_path.is_dir() {
+        tar_gz(package_path, &name)?
     } else {
-        std::fs::read(&args.package)
-            .with_context(|| format!("reading {}", args.package.display()))?
+        std::fs::read(package_path)
+            .with_context(|| format!("reading {}", package_path.display()))?
     };
     let manifest_path = package.root.join(kubepkg_package::manifest::MANIFEST_FILE);
     let manifest = if package.bare_chart {
@@ -72,17 +113,7 @@ pub fn push(args: PackagePushArgs, settings: &Settings) -> Result<ExitCode> {
         };
         charts.push((c.name.clone(), file, bytes));
     }
-    let mut repo = kubepkg_oci::Reference::parse(&args.remote)?;
-    if repo.tag.is_some() || repo.digest.is_some() {
-        bail!(
-            "{}: push into a repository without a tag or digest; the package's version is the tag",
-            args.remote
-        );
-    }
-    if repo.name() != name {
-        repo = repo.join(&name);
-    }
-    let artifact = kubepkg_oci::package::PackageArtifact {
+    Ok(kubepkg_oci::package::PackageArtifact {
         name,
         version,
         manifest,
@@ -90,25 +121,7 @@ pub fn push(args: PackagePushArgs, settings: &Settings) -> Result<ExitCode> {
         archive,
         source: None,
         created: None,
-    };
-    let client = kubepkg_source::oci::client(&args.access.options(), &settings.paths)?;
-    let rt = runtime()?;
-    let pushed = rt.block_on(kubepkg_oci::package::push(&client, &repo, &artifact))?;
-    let shown = pushed.reference.to_string();
-    println!(
-        "Pushed: {}",
-        shown.trim_start_matches(kubepkg_oci::reference::SCHEME)
-    );
-    println!("Digest: {}", pushed.digest);
-    if let Some(key) = &key {
-        rt.block_on(super::sign::sign_digest(
-            &client,
-            &pushed.reference,
-            &pushed.digest,
-            key,
-        ))?;
-    }
-    Ok(ExitCode::SUCCESS)
+    })
 }
 
 pub fn pull(args: PackagePullArgs, settings: &Settings) -> Result<ExitCode> {
@@ -194,10 +207,10 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
 }
 
 /// A scratch directory for an extracted archive, removed on drop.
-struct Scratch(PathBuf);
+pub(super) struct Scratch(PathBuf);
 
 impl Scratch {
-    fn new() -> Result<Scratch> {
+    pub(super) fn new() -> Result<Scratch> {
         let p = std::env::temp_dir().join(format!(
             "kubepkg-push-{}-{}",
             std::process::id(),

@@ -40,6 +40,8 @@ fn login(args: RegistryLoginArgs, settings: &Settings) -> Result<ExitCode> {
         username: Some(args.username.clone()),
         password: Some(password.clone()),
         ca_file: args.ca_file,
+        cert_file: args.cert_file,
+        key_file: args.key_file,
         insecure_skip_tls_verify: args.insecure,
         plain_http: args.plain_http,
         ..Default::default()

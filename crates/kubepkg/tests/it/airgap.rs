@@ -38,6 +38,8 @@ fn client(env: &Env) -> kubepkg_oci::Client {
         plain_http: true,
         insecure_skip_tls_verify: false,
         ca_file: None,
+        cert_file: None,
+        key_file: None,
         credentials: kubepkg_oci::CredentialFiles {
             helm: env.path("helm-config/registry/config.json"),
             docker: None,
@@ -265,6 +267,138 @@ async fn a_package_saved_from_one_registry_loads_into_another_with_its_signature
         status.contains(&format!("SOURCE: {r}:1.0.0@{digest}")),
         "{status}"
     );
+}
+
+/// `package save DIR -o pkg.tar` of a local package, with no registry at all: the tar is an
+/// OCI image layout (read with the `tar` crate) of the artifact `package push` sends for the
+/// same directory (the same config and layers, byte for byte; only `created` differs);
+/// `package load` puts it into a registry under the package's version with the saved digest,
+/// and `apply NAME oci://…` installs it from there. A `--version` or a path that is not there
+/// is refused in one line and writes nothing.
+#[tokio::test]
+async fn a_local_package_saved_to_a_tar_loads_into_a_registry_and_installs() {
+    let ns = kubepkg_testkit::TestNamespace::new("savelocal")
+        .await
+        .expect("control plane");
+    let env = Env::new();
+    let dir = env.path("webshop");
+    crate::engine_support::package(
+        &dir,
+        "package:\n  name: webshop\n  version: 1.0.0\ncomponents:\n- name: web\n  path: web\n",
+        &["web"],
+        &[],
+    );
+    let d = dir.to_str().unwrap();
+    let out = ok(env.kubepkg(&["package", "save", d, "-o", "local.tar"]));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert_eq!(lines[0], format!("Saved: webshop 1.0.0 ({d}) to local.tar"));
+    let digest = lines[1].strip_prefix("Digest: ").expect(&out).to_string();
+
+    let entries = tar_entries(&std::fs::read(env.path("local.tar")).unwrap());
+    let names: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
+    assert_eq!(names[..2], ["oci-layout", "index.json"], "{names:?}");
+    let blob = |digest: &str| -> Vec<u8> {
+        let name = format!("blobs/sha256/{}", digest.trim_start_matches("sha256:"));
+        entries
+            .iter()
+            .find(|e| e.0 == name)
+            .unwrap_or_else(|| panic!("{name} missing: {names:?}"))
+            .1
+            .clone()
+    };
+    for (name, data) in &entries[2..] {
+        let hex = name.strip_prefix("blobs/sha256/").expect(name);
+        assert_eq!(sha256(data), format!("sha256:{hex}"), "{name}");
+    }
+    let index: serde_json::Value = serde_json::from_slice(&entries[1].1).unwrap();
+    let manifests = index["manifests"].as_array().unwrap();
+    assert_eq!(manifests.len(), 1, "no signature: {index}");
+    assert_eq!(manifests[0]["digest"], digest.as_str());
+    assert_eq!(
+        manifests[0]["annotations"]["org.opencontainers.image.ref.name"],
+        "1.0.0"
+    );
+    let saved: serde_json::Value = serde_json::from_slice(&blob(&digest)).unwrap();
+    // manifest + config + kubepkg.yaml + chart + archive
+    assert_eq!(entries.len() - 2, 5, "{names:?}");
+
+    // The artifact `package push` sends for the same directory: same config and layers.
+    let a = Registry::start(RegistryOptions::plain()).unwrap();
+    let pushed_digest = push_webshop(&env, &a);
+    let c = client(&env);
+    let pushed = c
+        .pull_manifest(&reference(&a.oci("pkgs/webshop:1.0.0")))
+        .await
+        .unwrap();
+    assert_eq!(pushed.digest, pushed_digest);
+    let pushed: serde_json::Value = serde_json::from_slice(&pushed.bytes).unwrap();
+    assert_eq!(saved["config"], pushed["config"]);
+    assert_eq!(saved["layers"], pushed["layers"]);
+    assert_eq!(saved["artifactType"], pushed["artifactType"]);
+    let without_created = |v: &serde_json::Value| {
+        let mut a = v["annotations"].clone();
+        a.as_object_mut()
+            .unwrap()
+            .remove("org.opencontainers.image.created");
+        a
+    };
+    assert_eq!(without_created(&saved), without_created(&pushed));
+    drop(a);
+
+    // Into a registry, then installed from it.
+    let b = Registry::start(RegistryOptions::plain()).unwrap();
+    let out = ok(env.kubepkg(&[
+        "package",
+        "load",
+        "local.tar",
+        &b.oci("mirror"),
+        "--plain-http",
+    ]));
+    assert_eq!(
+        out,
+        format!(
+            "Pushed: {}/mirror/webshop:1.0.0\nDigest: {digest}\n",
+            b.host()
+        )
+    );
+    let m = c
+        .pull_manifest(&reference(&b.oci("mirror/webshop:1.0.0")))
+        .await
+        .unwrap();
+    assert_eq!(m.digest, digest, "the registry serves the saved manifest");
+    let r = b.oci("mirror/webshop");
+    ok(env.on(
+        &ns,
+        &[
+            "apply",
+            "shop",
+            &r,
+            "--version",
+            "1.0.0",
+            "--plain-http",
+            "--timeout",
+            "90s",
+        ],
+    ));
+    let status = ok(env.on(&ns, &["package", "status", "shop"]));
+    assert!(
+        status.contains(&format!("SOURCE: {r}:1.0.0@{digest}")),
+        "{status}"
+    );
+
+    // Refusals: one line each, no file written.
+    assert_eq!(
+        error_line(env.kubepkg(&["package", "save", d, "--version", "1.0.0", "-o", "v.tar"])),
+        format!(
+            "{d}: --version 1.0.0 is for a package in a registry (oci://…); a local package is saved at the version its kubepkg.yaml names"
+        )
+    );
+    assert_eq!(
+        error_line(env.kubepkg(&["package", "save", "./nope", "-o", "n.tar"])),
+        "./nope: no such package directory or archive; give a package directory, a package .tgz or oci://HOST/REPO/NAME"
+    );
+    assert!(!env.path("v.tar").exists() && !env.path("n.tar").exists());
 }
 
 /// A layout tar with a changed blob is refused naming both digests, one with a link or an

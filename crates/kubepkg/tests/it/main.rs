@@ -4,6 +4,7 @@
 mod airgap;
 mod argocd;
 mod chart_verbs;
+mod client_certs;
 mod controller;
 mod controller_chart;
 mod conventions;

@@ -516,6 +516,9 @@ pub(crate) fn client(
         plain_http: reg.ca_file().is_none(),
         insecure_skip_tls_verify: false,
         ca_file: reg.ca_file(),
+        // Presented only to a registry that asks for one.
+        cert_file: reg.client_cert().map(|c| c.0),
+        key_file: reg.client_cert().map(|c| c.1),
         credentials: kubepkg_oci::CredentialFiles {
             helm: env.path("helm-config/registry/config.json"),
             docker: None,

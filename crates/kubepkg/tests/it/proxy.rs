@@ -4,7 +4,9 @@
 //! same client. The servers listen on this machine's outward address, since loopback requests
 //! are never proxied (Go's rule, and kubepkg's). The proof that a request went through the
 //! proxy is the proxy's own log; the proof that the variable is honoured is that a dead proxy
-//! makes the same command fail, and that `NO_PROXY` then makes it work again.
+//! makes the same command fail, and that `NO_PROXY` then makes it work again. OCI registries
+//! are reached the same way: the real distribution registry on the outward address, over TLS
+//! with a client certificate and the bearer-token flow, through a `CONNECT` tunnel.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -12,6 +14,7 @@ use std::process::{Command, Output};
 use kubepkg_testkit::chart_repo::{ChartRepo, ChartSpec, ServeOptions, build_repository};
 use kubepkg_testkit::helm_binary;
 use kubepkg_testkit::proxy::HttpProxy;
+use kubepkg_testkit::registry::{Registry, RegistryOptions};
 
 use crate::support::ok;
 
@@ -178,6 +181,111 @@ fn an_https_repository_is_reached_through_a_connect_tunnel() {
         .unwrap(),
     );
     assert!(stderr.contains(&host), "{stderr}");
+}
+
+/// A chart pulled from a registry through `HTTPS_PROXY`: a `CONNECT` tunnel to the registry
+/// (and to its token endpoint), TLS inside it with the registry's CA and a client certificate,
+/// bearer-token authentication; the chart arrives byte for byte. A dead proxy fails the same
+/// pull with the registry named, and `NO_PROXY` naming the registry's address bypasses it.
+#[test]
+fn an_oci_registry_is_reached_through_a_connect_tunnel_and_no_proxy_bypasses_it() {
+    let proxy = HttpProxy::start().expect("tinyproxy");
+    let reg = Registry::start(
+        RegistryOptions::tls()
+            .with_client_certs()
+            .with_user("alice", "s3cret")
+            .with_token()
+            .outward(),
+    )
+    .expect("registry on the outward address");
+    let host = reg.host();
+    assert!(!host.starts_with("127."), "{host}");
+    let home = tempfile::tempdir().unwrap();
+    let ca = reg.ca_file().unwrap().display().to_string();
+    let (cert, key) = reg.client_cert().unwrap();
+    let (cert, key) = (cert.display().to_string(), key.display().to_string());
+    let access = [
+        "--ca-file",
+        ca.as_str(),
+        "--cert-file",
+        cert.as_str(),
+        "--key-file",
+        key.as_str(),
+        "--username",
+        "alice",
+        "--password",
+        "s3cret",
+    ];
+    let args = |verb: &[&str]| -> Vec<String> {
+        verb.iter()
+            .chain(access.iter())
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let run = |a: &[String], vars: &[(&str, &str)]| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        kubepkg(home.path(), &a, vars).output().unwrap()
+    };
+
+    // The chart goes in directly (no proxy variable set).
+    let charts = tempfile::tempdir().unwrap();
+    build_repository(
+        &helm_binary("v4.3.1").expect("helm oracle"),
+        charts.path(),
+        &[ChartSpec::new("app", "0.1.0")],
+    )
+    .expect("helm package");
+    let chart = charts.path().join("app-0.1.0.tgz");
+    let mut push = vec![
+        "push".to_string(),
+        chart.display().to_string(),
+        reg.oci("c"),
+    ];
+    push.extend(args(&[]));
+    ok(run(&push, &[]));
+    assert!(
+        !proxy.log().contains(&host),
+        "the push went through the proxy"
+    );
+
+    let r = reg.oci("c/app");
+    let dest = home.path().join("pulled");
+    let mut pull = args(&["pull"]);
+    pull.extend([
+        r.clone(),
+        "--version".into(),
+        "0.1.0".into(),
+        "-d".into(),
+        dest.display().to_string(),
+    ]);
+    let url = proxy.url();
+    ok(run(
+        &pull,
+        &[("HTTPS_PROXY", &url), ("HTTP_PROXY", DEAD_PROXY)],
+    ));
+    assert_eq!(
+        std::fs::read(dest.join("app-0.1.0.tgz")).unwrap(),
+        std::fs::read(&chart).unwrap()
+    );
+    let log = proxy.log();
+    assert!(
+        log.contains(&format!("CONNECT {host}")),
+        "no CONNECT {host} in the proxy's log:\n{log}"
+    );
+
+    // A dead proxy: the same pull fails naming the registry...
+    std::fs::remove_dir_all(&dest).unwrap();
+    let stderr = failed(run(&pull, &[("HTTPS_PROXY", DEAD_PROXY)]));
+    assert!(stderr.contains(&host), "{stderr}");
+    assert!(!dest.exists());
+    // ...and NO_PROXY naming the registry's address goes around it (every blob fetched again).
+    std::fs::remove_dir_all(home.path().join("kubepkg")).unwrap();
+    let ip = host.rsplit_once(':').unwrap().0;
+    ok(run(&pull, &[("HTTPS_PROXY", DEAD_PROXY), ("NO_PROXY", ip)]));
+    assert_eq!(
+        std::fs::read(dest.join("app-0.1.0.tgz")).unwrap(),
+        std::fs::read(&chart).unwrap()
+    );
 }
 
 #[test]

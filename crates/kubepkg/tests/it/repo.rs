@@ -938,3 +938,112 @@ fn kubepkg_digest(path: &Path) -> String {
         sum.iter().map(|b| format!("{b:02x}")).collect::<String>()
     )
 }
+
+/// An HTTPS repository that requires a client certificate its CA signed: `repo add` without
+/// one is refused saying a client certificate is required (helm is refused at the same URL);
+/// `repo add --cert-file --key-file --ca-file` writes the `repositories.yaml` helm writes for
+/// the same flags (`certFile`, `keyFile`, `caFile`), and later pulls and renders use the stored
+/// files without any flag, rendering what helm renders from its own entry.
+#[test]
+fn client_certificates_are_stored_by_repo_add_as_helm_stores_them_and_used_on_later_pulls() {
+    let (dir, repo) = repository(ServeOptions {
+        tls: true,
+        client_certs: true,
+        ..ServeOptions::default()
+    });
+    let ca = repo.ca_file().unwrap().to_str().unwrap().to_string();
+    let (cert, key) = repo.client_cert().unwrap();
+    let (cert, key) = (
+        cert.to_str().unwrap().to_string(),
+        key.to_str().unwrap().to_string(),
+    );
+    let ours = Home::new();
+    let theirs = Home::new();
+
+    let refused = error(
+        ours.kubepkg(&["repo", "add", "r", repo.url(), "--ca-file", &ca])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(
+        refused,
+        format!(
+            "looks like \"{u}\" is not a valid chart repository or cannot be reached: Get \"{u}/index.yaml\": the server requires a client certificate (TLS alert CertificateRequired); give --cert-file and --key-file",
+            u = repo.url()
+        )
+    );
+    let helm_refused = error(
+        theirs
+            .helm(&["repo", "add", "r", repo.url(), "--ca-file", &ca])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        helm_refused.contains("certificate required"),
+        "{helm_refused}"
+    );
+    assert!(!ours.repositories_yaml().exists(), "nothing written");
+
+    let add = [
+        "repo",
+        "add",
+        "r",
+        repo.url(),
+        "--ca-file",
+        &ca,
+        "--cert-file",
+        &cert,
+        "--key-file",
+        &key,
+    ];
+    assert_eq!(
+        ok(ours.kubepkg(&add).output().unwrap()),
+        ok(theirs.helm(&add).output().unwrap())
+    );
+    let yaml = std::fs::read_to_string(ours.repositories_yaml()).unwrap();
+    assert_eq!(
+        yaml,
+        std::fs::read_to_string(theirs.repositories_yaml()).unwrap()
+    );
+    assert!(
+        yaml.contains(&format!("certFile: {cert}")) && yaml.contains(&format!("keyFile: {key}")),
+        "{yaml}"
+    );
+
+    // Later commands take the files from the entry: no TLS flag given.
+    for args in [
+        &["template", "x", "r/app"][..],
+        &["template", "x", "r/web", "--version", "3.0.0"],
+    ] {
+        assert_eq!(
+            ok(ours.kubepkg(args).output().unwrap()),
+            ok(theirs.helm(args).output().unwrap()),
+            "{args:?}"
+        );
+    }
+    ok(ours.kubepkg(&["repo", "update"]).output().unwrap());
+    let dest = ours.path().join("pulled");
+    ok(ours
+        .kubepkg(&[
+            "pull",
+            "r/app",
+            "--version",
+            "0.2.5",
+            "-d",
+            dest.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap());
+    assert_eq!(
+        std::fs::read(dest.join("app-0.2.5.tgz")).unwrap(),
+        std::fs::read(dir.path().join("app-0.2.5.tgz")).unwrap()
+    );
+    // And the repository helm added is used by kubepkg as it is.
+    assert_eq!(
+        ok(theirs
+            .kubepkg(&["template", "x", "r/app"])
+            .output()
+            .unwrap()),
+        ok(theirs.helm(&["template", "x", "r/app"]).output().unwrap())
+    );
+}
