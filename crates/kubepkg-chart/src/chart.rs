@@ -50,7 +50,10 @@ impl ParsedTemplate {
         &self,
         name: &str,
         data: &Arc<[u8]>,
-        parse: impl FnOnce() -> std::result::Result<kubepkg_template::ParsedFile, kubepkg_template::ParseError>,
+        parse: impl FnOnce() -> std::result::Result<
+            kubepkg_template::ParsedFile,
+            kubepkg_template::ParseError,
+        >,
     ) -> std::result::Result<Arc<kubepkg_template::ParsedFile>, kubepkg_template::ParseError> {
         let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((n, d, r)) = &*slot

@@ -228,7 +228,11 @@ pub(crate) fn rsa_key(bits: usize) -> Result<rsa::RsaPrivateKey, String> {
         3072 => KeySize::Rsa3072,
         4096 => KeySize::Rsa4096,
         8192 => KeySize::Rsa8192,
-        other => return Err(format!("error generating rsa key: unsupported size {other}")),
+        other => {
+            return Err(format!(
+                "error generating rsa key: unsupported size {other}"
+            ));
+        }
     };
     let pair =
         KeyPair::generate(size).map_err(|_| "error generating rsa key: key generation failed")?;
@@ -874,19 +878,30 @@ mod tests {
     fn generated_rsa_keys_pass_openssl_check() {
         // genPrivateKey "rsa": a 4096-bit PKCS#1 key, as Helm prints it.
         let pem = gen_private_key("rsa");
-        assert!(pem.starts_with("-----BEGIN RSA PRIVATE KEY-----\n"), "{pem}");
-        assert!(openssl_accepts(&pem), "openssl rejects genPrivateKey's key:\n{pem}");
+        assert!(
+            pem.starts_with("-----BEGIN RSA PRIVATE KEY-----\n"),
+            "{pem}"
+        );
+        assert!(
+            openssl_accepts(&pem),
+            "openssl rejects genPrivateKey's key:\n{pem}"
+        );
         let (_, der) = pem_decode(&pem).unwrap();
         let k = rsa::RsaPrivateKey::from_pkcs1_der(&der).unwrap();
         assert_eq!(rsa::traits::PublicKeyParts::n(&k).bits(), 4096);
         // genCA's key (2048 bits), the key of every certificate function.
         let f = functions().into_iter().find(|f| f.name == "genCA").unwrap();
         let ca = (f.call)(&[Value::from("ca"), Value::Int(30)]).unwrap();
-        let Value::Object(ca) = ca else { panic!("genCA returned {ca:?}") };
+        let Value::Object(ca) = ca else {
+            panic!("genCA returned {ca:?}")
+        };
         let Some(Value::String(key)) = ca.field("Key") else {
             panic!("no Key")
         };
-        assert!(key.starts_with("-----BEGIN RSA PRIVATE KEY-----\n"), "{key}");
+        assert!(
+            key.starts_with("-----BEGIN RSA PRIVATE KEY-----\n"),
+            "{key}"
+        );
         assert!(openssl_accepts(&key), "openssl rejects genCA's key:\n{key}");
         // The check can fail: a key whose CRT coefficient (the DER's last integer) is off by
         // one bit is refused.

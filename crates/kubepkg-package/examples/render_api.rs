@@ -9,7 +9,11 @@ use kubepkg_package::render::{LoadedChart, ReleaseTarget};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let Some(n) = args.get(1).and_then(|a| a.parse::<usize>().ok()).filter(|n| *n > 0) else {
+    let Some(n) = args
+        .get(1)
+        .and_then(|a| a.parse::<usize>().ok())
+        .filter(|n| *n > 0)
+    else {
         eprintln!("usage: render_api N CHART...");
         std::process::exit(2);
     };

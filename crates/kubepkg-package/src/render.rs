@@ -250,12 +250,13 @@ impl LoadedChart {
             ..Default::default()
         };
         let user = to_chart_value(&Value::Object(values.clone()));
-        let out = kubepkg_chart::render_release(chart.clone(), &user, &opts, caps).map_err(
-            |source| ChartRenderError::Render {
-                chart: self.path.display().to_string(),
-                source,
-            },
-        )?;
+        let out =
+            kubepkg_chart::render_release(chart.clone(), &user, &opts, caps).map_err(|source| {
+                ChartRenderError::Render {
+                    chart: self.path.display().to_string(),
+                    source,
+                }
+            })?;
         Ok(RenderedChart {
             chart,
             crds: self.crds.clone(),

@@ -217,9 +217,10 @@ pub struct Templates {
 /// at most [`TplCache::MAX_ENTRIES`] texts of at most [`TplCache::MAX_TEXT`] bytes each are kept;
 /// others are parsed at every call.
 #[derive(Default)]
-pub(crate) struct TplCache(
-    std::sync::Mutex<NameMap<Arc<str>, Result<Arc<ParsedFile>, ParseError>>>,
-);
+pub(crate) struct TplCache(std::sync::Mutex<NameMap<Arc<str>, TplParse>>);
+
+/// One cached `tpl` parse: the parsed text, or Go's parse error.
+type TplParse = Result<Arc<ParsedFile>, ParseError>;
 
 impl TplCache {
     const MAX_ENTRIES: usize = 4096;
