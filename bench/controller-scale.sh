@@ -9,10 +9,11 @@
 #   bench/controller-scale.sh 1000 1 10     # 1000 Packages of one small component
 #   bench/controller-scale.sh 100 5 10      # 100 Packages of 5 components
 #
-# The peer figure it is compared with is Flux's published one for the same shape of work: 1000
-# HelmReleases of one small chart Ready in 4m39s at 361 MiB (Flux 2.9). Flux itself is not run
-# here (no Flux build in the test tooling yet), so the ratio is against that published figure.
-# Uses its own plane in $BENCH_TESTENV_DIR (default <repo>/.bench-testenv), stopped at the end.
+# The ratio printed is against Flux's published figure for the same shape of work: 1000
+# HelmReleases of one small chart Ready in 4m39s at 361 MiB (Flux 2.9);
+# bench/controller-vs-flux.sh runs Flux's real controllers side by side instead.
+# Uses its own plane in $BENCH_TESTENV_DIR (default <repo>/.bench-testenv), stopped at the end
+# (bench/lib/plane.sh).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

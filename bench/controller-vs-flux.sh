@@ -54,7 +54,7 @@ source "$repo/bench/lib/plane.sh"
 cargo build -q --release -p kubepkg
 kubepkg="${CARGO_TARGET_DIR:-$repo/target}/release/kubepkg"
 flux_dir="$(testenv/flux/build.sh)"
-registry_bin="$(testenv/registry/build.sh)/kpk-registry"
+registry_bin="$(testenv/registry/build.sh)"
 work="$(mktemp -d)"
 pids=()
 cleanup() {

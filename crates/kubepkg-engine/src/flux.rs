@@ -858,21 +858,21 @@ pub(crate) fn as_packaged(
 pub(crate) fn canonical(
     mut o: kubepkg_package::plan::RenderedObject,
 ) -> kubepkg_package::plan::RenderedObject {
-    let Ok(mut parsed) = kubepkg_manifest::parse(&o.yaml) else {
+    let Ok(mut parsed) = kubepkg_kube::manifest::parse(&o.yaml) else {
         return o;
     };
     let [one] = parsed.as_mut_slice() else {
         return o;
     };
     let object = &mut one.object;
-    if let Some(labels) = object["metadata"]["labels"].as_object_mut() {
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut)
+        && let Some(labels) = metadata.get_mut("labels").and_then(Value::as_object_mut)
+    {
         for l in ORIGIN_LABELS {
             labels.remove(l);
         }
-        if labels.is_empty()
-            && let Some(m) = object["metadata"].as_object_mut()
-        {
-            m.remove("labels");
+        if labels.is_empty() {
+            metadata.remove("labels");
         }
     }
     if let Ok(yaml) = kubepkg_release::output::yaml(object) {
