@@ -187,6 +187,8 @@ pub async fn prepare(
     let mut previous_rendered = BTreeMap::new();
     let mut drift = Vec::new();
     let mut released_by_flux = Vec::new();
+    // The values each of those HelmReleases gives helm-controller now.
+    let mut flux_values: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
     if let Some(d) = &deployed {
         for c in &d.components {
             let Some(r) = release_at(kc, &c.namespace, &c.release, c.revision).await? else {
@@ -236,6 +238,12 @@ pub async fn prepare(
                     crate::flux::helm_release(&kc.kube.client, instance.namespace, &c.release).await
             {
                 let hr = serde_json::to_value(&hr).unwrap_or_default();
+                let mut values = hr["spec"]["values"]
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default();
+                values.remove("kubepkg");
+                flux_values.insert(c.name.clone(), values);
                 (chart, objects) = crate::flux::as_packaged(&m.name, &m.version, objects, &hr);
                 released_by_flux.push((c.name.clone(), c.release.clone()));
             }
@@ -290,6 +298,30 @@ pub async fn prepare(
         &compared,
     );
     plan.warnings.extend(drift);
+    // A flux component whose values change is applied even when its objects render the same:
+    // its HelmRelease is what helm-controller keeps reconciling.
+    let mut values_changed = false;
+    for step in &mut plan.steps {
+        if let (Some(live), plan::Change::Unchanged { chart, revision }) =
+            (flux_values.get(&step.name), &step.change)
+        {
+            let mut wanted = kubepkg_package::values::supplied(package, &step.name, user, None);
+            wanted.remove("kubepkg");
+            if &wanted != live {
+                step.change = plan::Change::Upgrade {
+                    from_chart: chart.clone(),
+                    to_chart: chart.clone(),
+                    from_revision: *revision,
+                    to_revision: revision + 1,
+                };
+                values_changed = true;
+            }
+        }
+    }
+    if let (true, plan::Action::NoChange, Some(d)) = (values_changed, plan.action, &deployed) {
+        plan.action = plan::Action::Reconfigure;
+        plan.revision = Some(d.revision + 1);
+    }
     // Changed CRDs: would the objects in the cluster still validate under the new schemas?
     for change in invalid_existing_objects(kc, &rendered, &plan).await {
         plan.crd_changes.push(change);
