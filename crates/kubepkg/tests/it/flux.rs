@@ -1550,6 +1550,15 @@ async fn apply_force_over_a_flux_package_takes_the_backend_from_its_flags() {
         2,
         "no revision recorded: {history}"
     );
+    // The suspended object's finalizer would keep the namespace from being deleted.
+    kubepkg_testkit::package_api(&ns)
+        .patch(
+            "shop",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(serde_json::json!({"metadata": {"finalizers": null}})),
+        )
+        .await
+        .expect("the Package's finalizer removed");
     drop(ctl);
     drop(flux);
 }
