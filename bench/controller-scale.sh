@@ -9,10 +9,11 @@
 #   bench/controller-scale.sh 1000 1 10     # 1000 Packages of one small component
 #   bench/controller-scale.sh 100 5 10      # 100 Packages of 5 components
 #
-# The peer figure it is compared with is Flux's published one for the same shape of work: 1000
-# HelmReleases of one small chart Ready in 4m39s at 361 MiB (Flux 2.9). Flux itself is not run
-# here (no Flux build in the test tooling yet), so the ratio is against that published figure.
-# Uses its own plane in $BENCH_TESTENV_DIR (default <repo>/.bench-testenv), stopped at the end.
+# The ratio printed is against Flux's published figure for the same shape of work: 1000
+# HelmReleases of one small chart Ready in 4m39s at 361 MiB (Flux 2.9);
+# bench/controller-vs-flux.sh runs Flux's real controllers side by side instead.
+# Uses its own plane in $BENCH_TESTENV_DIR (default <repo>/.bench-testenv), stopped at the end
+# (bench/lib/plane.sh).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,24 +21,17 @@ cd "$repo"
 packages="${1:-1000}"
 components="${2:-1}"
 concurrency="${3:-10}"
-export KUBEPKG_TESTENV_DIR="${BENCH_TESTENV_DIR:-$repo/.bench-testenv}"
 # 110 pods per simulated node; a few spare.
 nodes=$(((packages * components) / 100 + 2))
+# shellcheck source=bench/lib/plane.sh
+source "$repo/bench/lib/plane.sh"
 
 cargo build -q --release -p kubepkg
-# A plane of its own, from scratch (an earlier run's Packages would hold their finalizers).
-testenv/down.sh >/dev/null 2>&1 || true
-rm -rf "$KUBEPKG_TESTENV_DIR"
 kubepkg="${CARGO_TARGET_DIR:-$repo/target}/release/kubepkg"
-# kube-controller-manager and kube-scheduler at Kubernetes' default API rate (20 and 50 QPS)
-# turn 1000 Deployments into Pods slower than any controller under test creates them; the
-# plane's own components get CONTROLLER_QPS (default 200) so the figure is the controller's.
-qps="${CONTROLLER_QPS:-200}"
-KUBECONFIG="$(testenv/up.sh --nodes "$nodes" --controller-qps "$qps")"
-export KUBECONFIG
+bench_plane_up "$nodes"
+qps="$bench_qps"
 # (kill 0 would signal the whole process group: only a running controller is killed)
-trap 'if [ -n "${controller:-}" ]; then kill "$controller" 2>/dev/null || true; fi; testenv/down.sh >/dev/null 2>&1 || true' EXIT
-kubectl() { "$KUBEPKG_TESTENV_DIR/bin/kubectl" "$@"; }
+trap 'if [ -n "${controller:-}" ]; then kill "$controller" 2>/dev/null || true; fi; bench_plane_down' EXIT
 
 ns=bench
 kubectl create namespace "$ns" >/dev/null
@@ -60,25 +54,7 @@ mkdir -p "$pkg"
 	done
 } >"$pkg/kubepkg.yaml"
 for c in $(seq 1 "$components"); do
-	mkdir -p "$pkg/c$c/templates"
-	printf 'apiVersion: v2\nname: c%s\nversion: 1.0.0\n' "$c" >"$pkg/c$c/Chart.yaml"
-	cat >"$pkg/c$c/templates/deployment.yaml" <<'YAML'
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {{ .Release.Name }}
-spec:
-  replicas: 1
-  selector:
-    matchLabels: {app: {{ .Release.Name }}}
-  template:
-    metadata:
-      labels: {app: {{ .Release.Name }}}
-    spec:
-      containers:
-      - name: c
-        image: registry.invalid/bench:1
-YAML
+	bench_chart "$pkg/c$c" "c$c"
 done
 tar czf "$work/pkg.tgz" -C "$pkg" .
 kubectl -n "$ns" create configmap bench-pkg --from-file=package.tgz="$work/pkg.tgz" >/dev/null
@@ -86,18 +62,15 @@ for i in $(seq 1 "$packages"); do
 	printf -- '---\napiVersion: kubepkg.dev/v1alpha1\nkind: Package\nmetadata: {name: p%s, namespace: %s}\nspec:\n  source: {configMapRef: {name: bench-pkg}}\n' "$i" "$ns"
 done >"$work/packages.yaml"
 
-requests() {
-	kubectl get --raw /metrics | awk '/^apiserver_request_total/ {s += $NF} END {printf "%d", s}'
-}
-before="$(requests)"
+before="$(bench_requests)"
 start=$(date +%s.%N)
-/usr/bin/time -v -o "$work/time.txt" "$kubepkg" controller --watch-namespace "$ns" \
+bench_timed "$work/time.txt" "$work/controller.log" "$kubepkg" controller --watch-namespace "$ns" \
 	--concurrency "$concurrency" --metrics-bind-address 0 --health-probe-bind-address 0 \
-	--interval 1h 2>"$work/controller.log" &
-controller=$!
+	--interval 1h
+controller=$bench_pid
 kubectl apply -f "$work/packages.yaml" >/dev/null
 while :; do
-	ready="$(kubectl -n "$ns" get packages -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | grep -c '^True$' || true)"
+	ready="$(bench_count_ready packages "$ns")"
 	if [ "$ready" -ge "$packages" ]; then break; fi
 	if ! kill -0 "$controller" 2>/dev/null; then
 		echo "controller exited; log:" >&2
@@ -107,22 +80,18 @@ while :; do
 	sleep 2
 done
 end=$(date +%s.%N)
-after="$(requests)"
-# SIGTERM to the controller itself (GNU time would die of it without reporting).
-pkill -TERM -P "$controller" || true
-wait "$controller" || true
+after="$(bench_requests)"
+bench_stop "$controller"
 controller=
 elapsed=$(echo "$end - $start" | bc)
-rss_kib=$(awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$work/time.txt")
-user=$(awk -F: '/User time/ {gsub(/ /, "", $2); print $2}' "$work/time.txt")
-sys=$(awk -F: '/System time/ {gsub(/ /, "", $2); print $2}' "$work/time.txt")
-cpu=$(echo "$user + $sys" | bc)
+rss_mib=$(bench_rss_mib "$work/time.txt")
+cpu=$(bench_cpu_s "$work/time.txt")
 per_pkg=$(((after - before) / packages))
 printf '%s Packages x %s components, concurrency %s, %s simulated nodes, plane controllers at %s QPS\n' "$packages" "$components" "$concurrency" "$nodes" "$qps"
 printf 'all Ready after %.1f s; controller peak RSS %d MiB; CPU %.1f s; API requests %d per Package (all clients)\n' \
-	"$elapsed" $((rss_kib / 1024)) "$cpu" "$per_pkg"
+	"$elapsed" "$rss_mib" "$cpu" "$per_pkg"
 if [ "$packages" = 1000 ] && [ "$components" = 1 ]; then
 	printf 'against Flux 2.9 (1000 HelmReleases in 279 s at 361 MiB): time %.2fx, memory %.2fx (goal: under 0.25x both)\n' \
-		"$(echo "$elapsed / 279" | bc -l)" "$(echo "$rss_kib / 1024 / 361" | bc -l)"
+		"$(echo "$elapsed / 279" | bc -l)" "$(echo "$rss_mib / 361" | bc -l)"
 fi
 rm -rf "$work"

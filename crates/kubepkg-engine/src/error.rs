@@ -55,6 +55,17 @@ pub enum EngineError {
         namespace: String,
         object: String,
     },
+    /// An apply with the helm backend over components Flux's helm-controller releases (their
+    /// HelmReleases would fight kubepkg's own releases over the same Helm release).
+    #[error(
+        "package {name:?}: component {component} is released by Flux (HelmRelease {namespace}/{release}), so nothing was applied: apply with --backend flux --chart-repository oci://HOST/PATH (a Package object: backend: flux), or uninstall the package first to move it to backend helm"
+    )]
+    ReleasedByFlux {
+        name: String,
+        component: String,
+        namespace: String,
+        release: String,
+    },
     /// A rollback the rules refuse.
     #[error(transparent)]
     Refused(#[from] kubepkg_package::orchestrator::RollbackRefused),

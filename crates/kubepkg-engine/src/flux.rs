@@ -772,9 +772,137 @@ pub async fn plan_objects(
     Ok(out)
 }
 
+/// The labels helm-controller's post-renderer puts on every object it releases
+/// (`postrender.OriginLabels`): the HelmRelease's name and namespace.
+const ORIGIN_LABELS: [&str; 2] = [
+    "helm.toolkit.fluxcd.io/name",
+    "helm.toolkit.fluxcd.io/namespace",
+];
+
+/// The build metadata helm-controller appended to the version of a chart it released from an
+/// OCI artifact (`1.0.0+1cd755309f5e`: the first 12 hex digits of the manifest digest, so
+/// that a moved tag shows as another version), when `version` carries the mark of a digest in
+/// the HelmRelease's history.
+fn digest_mark<'a>(version: &'a str, helm_release: &Value) -> Option<&'a str> {
+    let (_, mark) = version.split_once('+')?;
+    if mark.len() != 12 || !mark.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let history = helm_release["status"]["history"].as_array()?;
+    history
+        .iter()
+        .filter_map(|s| s["ociDigest"].as_str()?.split_once(':'))
+        .any(|(_, hex)| hex.starts_with(mark))
+        .then_some(mark)
+}
+
+/// Whether a recorded chart version looks like one helm-controller released from an OCI
+/// artifact (so that its HelmRelease is worth reading).
+pub(crate) fn looks_released_by_flux(version: &str) -> bool {
+    version
+        .split_once('+')
+        .is_some_and(|(_, m)| m.len() == 12 && m.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// A release helm-controller made, as kubepkg's own render of the package's chart reads, so
+/// that a plan compares like with like: the chart id without the digest mark helm-controller
+/// appended to the version (also where templates printed `.Chart.Version`, `+` or Helm's `_`
+/// for it), and each object without helm-controller's origin labels, in the one canonical
+/// YAML form ([`canonical`]: its post-renderer rewrites every document). Unchanged when the
+/// version carries no mark of this HelmRelease's history.
+pub(crate) fn as_packaged(
+    chart_name: &str,
+    version: &str,
+    objects: Vec<kubepkg_package::plan::RenderedObject>,
+    helm_release: &Value,
+) -> (String, Vec<kubepkg_package::plan::RenderedObject>) {
+    let Some(mark) = digest_mark(version, helm_release) else {
+        return (format!("{chart_name}-{version}"), objects);
+    };
+    let packaged = &version[..version.len() - mark.len() - 1];
+    let objects = objects
+        .into_iter()
+        .map(|mut o| {
+            o.yaml = o
+                .yaml
+                .replace(&format!("+{mark}"), "")
+                .replace(&format!("_{mark}"), "");
+            canonical(o)
+        })
+        .collect();
+    (format!("{chart_name}-{packaged}"), objects)
+}
+
+/// An object in one YAML form whoever wrote it (parsed and written again by kubepkg's
+/// emitter), without helm-controller's origin labels; unchanged when it does not parse.
+pub(crate) fn canonical(
+    mut o: kubepkg_package::plan::RenderedObject,
+) -> kubepkg_package::plan::RenderedObject {
+    let Ok(mut parsed) = kubepkg_kube::manifest::parse(&o.yaml) else {
+        return o;
+    };
+    let [one] = parsed.as_mut_slice() else {
+        return o;
+    };
+    let object = &mut one.object;
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut)
+        && let Some(labels) = metadata.get_mut("labels").and_then(Value::as_object_mut)
+    {
+        for l in ORIGIN_LABELS {
+            labels.remove(l);
+        }
+        if labels.is_empty() {
+            metadata.remove("labels");
+        }
+    }
+    if let Ok(yaml) = kubepkg_release::output::yaml(object) {
+        o.yaml = yaml;
+    }
+    o
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What helm-controller records of a chart it released from an OCI artifact (its
+    /// version marked with the digest, also where a template printed it, its origin labels,
+    /// its post-renderer's key order) reads as kubepkg's render of the package's chart; a mark
+    /// of a digest the HelmRelease never released is the chart's own and stays.
+    #[test]
+    fn a_release_helm_controller_made_reads_as_the_packaged_chart() {
+        use kubepkg_package::plan::objects_from_manifest;
+        let hr = json!({"status": {"history": [
+            {"version": 1, "ociDigest": "sha256:1cd755309f5e00112233445566778899aabbccddeeff00112233445566778899"},
+        ]}});
+        let recorded = objects_from_manifest(concat!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels:\n",
+            "    helm.sh/chart: db-1.0.0_1cd755309f5e\n",
+            "    helm.toolkit.fluxcd.io/name: shop-db\n",
+            "    helm.toolkit.fluxcd.io/namespace: shop\n",
+            "  name: shop-db-greeting\ndata:\n  greeting: one\n  version: 1.0.0+1cd755309f5e\n",
+        ))
+        .unwrap();
+        let ours = objects_from_manifest(concat!(
+            "# Source: db/templates/configmap.yaml\n",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop-db-greeting\n",
+            "  labels:\n    helm.sh/chart: db-1.0.0\n",
+            "data:\n  version: 1.0.0\n  greeting: one\n",
+        ))
+        .unwrap();
+        let (chart, objects) = as_packaged("db", "1.0.0+1cd755309f5e", recorded.clone(), &hr);
+        assert_eq!(chart, "db-1.0.0");
+        let ours: Vec<_> = ours.into_iter().map(canonical).collect();
+        assert_eq!(objects, ours);
+        assert!(!objects[0].yaml.contains("fluxcd"), "{}", objects[0].yaml);
+
+        let (chart, objects) = as_packaged("db", "1.0.0+ffffffffffff", recorded.clone(), &hr);
+        assert_eq!(chart, "db-1.0.0+ffffffffffff");
+        assert_eq!(objects, recorded);
+        assert!(looks_released_by_flux("1.0.0+1cd755309f5e"));
+        assert!(!looks_released_by_flux("1.0.0"));
+        assert!(!looks_released_by_flux("1.0.0+build.7"));
+    }
 
     fn hr(generation: i64, status: Value) -> Value {
         json!({"metadata": {"generation": generation}, "status": status})

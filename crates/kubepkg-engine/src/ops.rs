@@ -43,6 +43,9 @@ pub struct Prepared {
     pub plan: Plan,
     /// The package's `PreRollback` hooks with their charts, as the revision will keep them.
     pub rollback_hooks: Vec<kubepkg_package::revision::RollbackHook>,
+    /// The deployed components (name, release) whose releases Flux's helm-controller made
+    /// (backend flux).
+    pub released_by_flux: Vec<(String, String)>,
 }
 
 /// What the API server reports for `.Capabilities` (its version and served API versions,
@@ -183,6 +186,9 @@ pub async fn prepare(
     let mut previous_values = BTreeMap::new();
     let mut previous_rendered = BTreeMap::new();
     let mut drift = Vec::new();
+    let mut released_by_flux = Vec::new();
+    // The values each of those HelmReleases gives helm-controller now.
+    let mut flux_values: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
     if let Some(d) = &deployed {
         for c in &d.components {
             let Some(r) = release_at(kc, &c.namespace, &c.release, c.revision).await? else {
@@ -223,13 +229,25 @@ pub async fn prepare(
             for h in &r.hooks {
                 objects.extend(plan::objects_from_manifest(&h.manifest).map_err(recorded_err(&r))?);
             }
-            previous_rendered.insert(
-                c.name.clone(),
-                RenderedComponent {
-                    chart: chart_id(&r),
-                    objects,
-                },
-            );
+            let mut chart = chart_id(&r);
+            // A release helm-controller made (backend flux) is compared as kubepkg's render of
+            // the package's chart would read (`flux::as_packaged`).
+            if let Some(m) = r.chart.as_ref().and_then(|c| c.metadata.as_ref())
+                && crate::flux::looks_released_by_flux(&m.version)
+                && let Some(hr) =
+                    crate::flux::helm_release(&kc.kube.client, instance.namespace, &c.release).await
+            {
+                let hr = serde_json::to_value(&hr).unwrap_or_default();
+                let mut values = hr["spec"]["values"]
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default();
+                values.remove("kubepkg");
+                flux_values.insert(c.name.clone(), values);
+                (chart, objects) = crate::flux::as_packaged(&m.name, &m.version, objects, &hr);
+                released_by_flux.push((c.name.clone(), c.release.clone()));
+            }
+            previous_rendered.insert(c.name.clone(), RenderedComponent { chart, objects });
             if let Some(mut eff) = recorded_values(kc, d, &c.name).await? {
                 eff.values.remove("kubepkg");
                 previous_values.insert(c.name.clone(), eff.values);
@@ -263,15 +281,47 @@ pub async fn prepare(
         history: &history,
         rendered: &previous_rendered,
     });
+    // Flux's releases were compared in one YAML form: so is what they would become.
+    let mut compared = std::borrow::Cow::Borrowed(&rendered);
+    for (name, _) in &released_by_flux {
+        if let Some(c) = compared.to_mut().get_mut(name) {
+            let objects = std::mem::take(&mut c.objects);
+            c.objects = objects.into_iter().map(crate::flux::canonical).collect();
+        }
+    }
     let mut plan = plan::plan(
         package,
         instance.name,
         instance.namespace,
         Intent::Apply,
         previous,
-        &rendered,
+        &compared,
     );
     plan.warnings.extend(drift);
+    // A flux component whose values change is applied even when its objects render the same:
+    // its HelmRelease is what helm-controller keeps reconciling.
+    let mut values_changed = false;
+    for step in &mut plan.steps {
+        if let (Some(live), plan::Change::Unchanged { chart, revision }) =
+            (flux_values.get(&step.name), &step.change)
+        {
+            let mut wanted = kubepkg_package::values::supplied(package, &step.name, user, None);
+            wanted.remove("kubepkg");
+            if &wanted != live {
+                step.change = plan::Change::Upgrade {
+                    from_chart: chart.clone(),
+                    to_chart: chart.clone(),
+                    from_revision: *revision,
+                    to_revision: revision + 1,
+                };
+                values_changed = true;
+            }
+        }
+    }
+    if let (true, plan::Action::NoChange, Some(d)) = (values_changed, plan.action, &deployed) {
+        plan.action = plan::Action::Reconfigure;
+        plan.revision = Some(d.revision + 1);
+    }
     // Changed CRDs: would the objects in the cluster still validate under the new schemas?
     for change in invalid_existing_objects(kc, &rendered, &plan).await {
         plan.crd_changes.push(change);
@@ -293,6 +343,7 @@ pub async fn prepare(
         rendered,
         plan,
         rollback_hooks,
+        released_by_flux,
     })
 }
 
@@ -463,6 +514,17 @@ pub async fn apply(
     let lock = lock(kc, instance, timeout).await?;
     let result = async {
         let p = prepare(kc, package, instance, user).await?;
+        // The helm backend never takes over a release helm-controller keeps reconciling.
+        if kc.flux.is_none()
+            && let Some((component, release)) = p.released_by_flux.first()
+        {
+            return Err(EngineError::ReleasedByFlux {
+                name: instance.name.to_string(),
+                component: component.clone(),
+                namespace: instance.namespace.to_string(),
+                release: release.clone(),
+            });
+        }
         if let Some(latest) = p.history.latest()
             && seen.is_some_and(|s| s != Some((latest.revision, latest.status)))
         {

@@ -415,12 +415,12 @@ fn helm_lint_passes() {
 /// Which tool installs (and, when dropped, uninstalls: the chart's ClusterRoles and bindings
 /// outlive the test namespace otherwise).
 #[derive(Clone, Copy, PartialEq)]
-enum Tool {
+pub(crate) enum Tool {
     Kubepkg,
     Helm,
 }
 
-struct Installed<'a> {
+pub(crate) struct Installed<'a> {
     ns: &'a TestNamespace,
     tool: Tool,
     release: String,
@@ -437,7 +437,7 @@ impl Installed<'_> {
         }
     }
 
-    fn install<'a>(ns: &'a TestNamespace, tool: Tool, values: &[&str]) -> Installed<'a> {
+    pub(crate) fn install<'a>(ns: &'a TestNamespace, tool: Tool, values: &[&str]) -> Installed<'a> {
         let release = ns.name().to_string();
         let chart = chart_arg();
         let mut args = vec![
@@ -456,7 +456,7 @@ impl Installed<'_> {
     }
 
     /// The chart's full name for this release (RELEASE-kubepkg-controller).
-    fn fullname(&self) -> String {
+    pub(crate) fn fullname(&self) -> String {
         format!("{}-kubepkg-controller", self.release)
     }
 }
@@ -468,7 +468,7 @@ impl Drop for Installed<'_> {
 }
 
 /// Waits until the Deployment has all its replicas ready and available.
-async fn deployment_ready(ns: &TestNamespace, name: &str, replicas: i32) {
+pub(crate) async fn deployment_ready(ns: &TestNamespace, name: &str, replicas: i32) {
     let api: Api<Deployment> = ns.api();
     eventually(LIMIT, &format!("Deployment {name} ready"), async || {
         let d = api.get_opt(name).await.ok()??;
@@ -554,13 +554,13 @@ async fn helm_install_installs_the_chart_and_the_deployment_becomes_ready() {
 }
 
 #[derive(Clone, Copy)]
-enum Scope<'a> {
+pub(crate) enum Scope<'a> {
     AllNamespaces,
     Namespace(&'a str),
 }
 
 /// `kubectl auth can-i VERB RESOURCE --as SUBJECT`: true for yes, false for no.
-fn can_i(
+pub(crate) fn can_i(
     ns: &TestNamespace,
     subject: &str,
     verb: &str,
@@ -801,7 +801,7 @@ async fn the_service_account_may_do_what_the_controller_needs_and_no_more() {
 
 /// A kubeconfig for the plane's API server that authenticates with a token of ServiceAccount
 /// `sa` (TokenRequest, as the kubelet gets one for the controller's pod).
-fn service_account_kubeconfig(ns: &TestNamespace, sa: &str, dir: &Path) -> PathBuf {
+pub(crate) fn service_account_kubeconfig(ns: &TestNamespace, sa: &str, dir: &Path) -> PathBuf {
     let kubectl = |args: &[&str]| -> String {
         let mut c = ns.plane().kubectl();
         c.args(args);
@@ -839,13 +839,13 @@ fn service_account_kubeconfig(ns: &TestNamespace, sa: &str, dir: &Path) -> PathB
 
 /// `kubepkg controller` as the chart runs it (leader election in the release namespace),
 /// watching the test namespace; killed when dropped.
-struct Controller {
+pub(crate) struct Controller {
     child: std::cell::RefCell<Child>,
     log: PathBuf,
 }
 
 impl Controller {
-    fn start(ns: &TestNamespace, kubeconfig: &Path) -> Controller {
+    pub(crate) fn start(ns: &TestNamespace, kubeconfig: &Path) -> Controller {
         let log = std::env::temp_dir().join(format!(
             "kubepkg-chart-controller-{}-{}.log",
             ns.name(),
@@ -876,11 +876,11 @@ impl Controller {
         }
     }
 
-    fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    fn assert_running(&self) {
+    pub(crate) fn assert_running(&self) {
         if let Ok(Some(status)) = self.child.borrow_mut().try_wait() {
             panic!("kubepkg controller exited ({status}):\n{}", self.log());
         }

@@ -1,7 +1,7 @@
 //! Flux's real controllers (`kubepkg_testkit::flux`) against the local control plane, with a
 //! chart served by the real test OCI registry: the test tooling the Flux backend is proved with.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
@@ -1088,4 +1088,672 @@ fn backend_flux_refuses_a_cluster_without_flux_and_a_ready_when_it_cannot_expres
         requests.iter().all(|r| r.starts_with("GET ")),
         "only reads before the refusal: {requests:#?}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compile and drive give the same releases; plan reads an installed flux package; `apply
+// --force` takes the backend from its flags; the controller's RBAC for `backend: flux`.
+
+/// A two-component package (db ← api) whose charts print value `greeting` into a ConfigMap,
+/// at package `version` with db's chart at `db_chart` and db's package value `db_greeting`.
+fn greeting_package(dir: &Path, version: &str, db_chart: &str, db_greeting: &str) -> PathBuf {
+    let pkg = dir.join(format!("pkg-{version}"));
+    crate::engine_support::package(
+        &pkg,
+        &format!(
+            "package:\n  name: shop\n  version: {version}\n  rollback: {{safe: true}}\ncomponents:\n\
+             \x20 - name: db\n    path: db\n    values: {{greeting: {db_greeting}}}\n\
+             \x20 - name: api\n    path: api\n    install: {{dependsOn: [db]}}\n"
+        ),
+        &[],
+        &[],
+    );
+    greeting_chart(&pkg.join("db"), "db", db_chart);
+    greeting_chart(&pkg.join("api"), "api", "0.3.0");
+    pkg
+}
+
+/// What the real `helm` says of release `name` in `ns`: its chart (`helm list`: name-version)
+/// and its user-supplied values (`helm get values -o json`).
+fn helm_release_facts(
+    helm_bin: &Path,
+    ns: &TestNamespace,
+    name: &str,
+) -> (String, serde_json::Value) {
+    let listed = ok(helm_command(helm_bin, ns, &["list", "-o", "json"])
+        .output()
+        .unwrap());
+    let listed: serde_json::Value = serde_json::from_str(&listed).unwrap();
+    let row = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("helm lists {name} in {}: {listed}", ns.name()));
+    assert_eq!(row["status"], "deployed", "{listed}");
+    let values = ok(
+        helm_command(helm_bin, ns, &["get", "values", name, "-o", "json"])
+            .output()
+            .unwrap(),
+    );
+    (
+        row["chart"].as_str().unwrap().to_string(),
+        serde_json::from_str(&values).unwrap(),
+    )
+}
+
+/// `kubepkg render --backend flux --push-charts` applied with the real `kubectl apply` in one
+/// namespace and `kubepkg apply --backend flux` of the same package (same `--set`) in another,
+/// each with Flux's real controllers: both converge to the same Helm releases — the same chart
+/// (name, version, templates and default values; each push packs the chart anew, so the
+/// digests differ) and the same values, as the real `helm list` and `helm get values` report
+/// them and as kubepkg's release storage reads them, and the values are the ones the package
+/// and the flag give.
+#[tokio::test]
+async fn render_for_flux_applied_with_kubectl_makes_the_releases_apply_makes() {
+    let gitops = TestNamespace::new("flux-same-render")
+        .await
+        .expect("control plane");
+    let driven = TestNamespace::new("flux-same-apply")
+        .await
+        .expect("control plane");
+    let flux_gitops = Flux::start(&gitops).await.expect("Flux's controllers");
+    let flux_driven = Flux::start(&driven).await.expect("Flux's controllers");
+    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
+    let helm_bin = helm_binary("v4.3.1").expect("helm oracle");
+    let tmp = tempfile::tempdir().unwrap();
+    let pkg = greeting_package(tmp.path(), "1.0.0", "1.2.0", "from-package");
+    let set = ["--set", "api.greeting=from-set"];
+
+    let rendered = ok(Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+        .args(["render", "--backend", "flux", "shop"])
+        .arg(&pkg)
+        .args([
+            "-n",
+            gitops.name(),
+            "--chart-repository",
+            &reg.oci("charts"),
+        ])
+        .args(["--push-charts", "--plain-http"])
+        .args(set)
+        .env("HOME", tmp.path())
+        .env_remove("HELM_NAMESPACE")
+        .output()
+        .unwrap());
+    let file = tmp.path().join("shop-flux.yaml");
+    std::fs::write(&file, &rendered).unwrap();
+    ok(gitops
+        .plane()
+        .kubectl()
+        .args(["apply", "-n", gitops.name(), "-f"])
+        .arg(&file)
+        .output()
+        .unwrap());
+
+    let (code, lines, stderr) = finished(
+        flux_apply(&driven, &reg, tmp.path(), &pkg, "2m", &set)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(
+        code,
+        0,
+        "{stderr}\n{lines:#?}\n{}",
+        flux_driven.log_tails(40)
+    );
+
+    let releases = flux_api(&gitops, "helm.toolkit.fluxcd.io", "v2", "HelmRelease");
+    for name in ["shop-db", "shop-api"] {
+        wait_for(&releases, name, Duration::from_secs(180), name, ready)
+            .await
+            .unwrap_or_else(|e| panic!("{e}\n{}", flux_gitops.log_tails(40)));
+    }
+    let expected = [
+        (
+            "shop-db",
+            "db-1.2.0",
+            serde_json::json!({"greeting": "from-package"}),
+        ),
+        (
+            "shop-api",
+            "api-0.3.0",
+            serde_json::json!({"greeting": "from-set"}),
+        ),
+    ];
+    for (name, chart, values) in expected {
+        let mut seen = Vec::new();
+        for ns in [&gitops, &driven] {
+            let (listed_chart, listed_values) = helm_release_facts(&helm_bin, ns, name);
+            let hr = helm_release(ns, name).await.unwrap();
+            let digest = hr["status"]["history"][0]["ociDigest"].clone();
+            let hex = digest
+                .as_str()
+                .and_then(|d| d.strip_prefix("sha256:"))
+                .unwrap();
+            // helm-controller marks the version with the chart's digest.
+            assert_eq!(
+                listed_chart,
+                format!("{chart}+{}", &hex[..12]),
+                "{name} in {}",
+                ns.name()
+            );
+            assert_eq!(listed_values, values, "{name} in {}", ns.name());
+            let record = kubepkg_release::storage::Store::new(
+                kubepkg_release::storage::SecretDriver::new(ns.client().clone(), Some(ns.name())),
+            )
+            .last(name)
+            .await
+            .unwrap()
+            .unwrap_or_else(|| panic!("{name}'s release record in {}", ns.name()));
+            let meta = record
+                .chart
+                .as_ref()
+                .and_then(|c| c.metadata.clone())
+                .unwrap();
+            assert_eq!(format!("{}-{}", meta.name, meta.version), listed_chart);
+            assert_eq!(serde_json::Value::Object(record.config.clone()), values);
+            let greeting = ns
+                .api::<ConfigMap>()
+                .get(&format!("{name}-greeting"))
+                .await
+                .unwrap()
+                .data
+                .unwrap_or_default()
+                .get("greeting")
+                .cloned();
+            // The same chart: each push packs it anew (the archive's digest differs), so
+            // what is compared is its name, version, templates and default values.
+            let chart_files = record.chart.as_ref().map(|c| {
+                (
+                    serde_json::to_value(&c.templates).unwrap(),
+                    serde_json::to_value(&c.values).unwrap(),
+                )
+            });
+            seen.push((chart, chart_files, listed_values, greeting));
+        }
+        assert_eq!(
+            seen[0], seen[1],
+            "{name}: render + kubectl apply vs kubepkg apply"
+        );
+    }
+    drop(flux_gitops);
+    drop(flux_driven);
+}
+
+/// `kubepkg plan … --backend flux -o json`: the plan as JSON.
+fn flux_plan(ns: &TestNamespace, reg: &Registry, home: &Path, pkg: &Path) -> serde_json::Value {
+    let out = crate::support::kubepkg(ns, &["plan", "shop"])
+        .arg(pkg)
+        .args([
+            "--backend",
+            "flux",
+            "--chart-repository",
+            &reg.oci("charts"),
+        ])
+        .args(["--plain-http", "--cluster", "-o", "json"])
+        .env("HOME", home)
+        .output()
+        .unwrap();
+    serde_json::from_str(&ok(out)).unwrap()
+}
+
+/// (kind, name, change) of each backend object of a plan, in its order.
+fn backend_objects(plan: &serde_json::Value) -> Vec<(String, String, String)> {
+    plan["backendObjects"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{plan}"))
+        .iter()
+        .map(|o| {
+            (
+                o["kind"].as_str().unwrap().to_string(),
+                o["name"].as_str().unwrap().to_string(),
+                o["change"].as_str().unwrap_or("unchanged").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The `change` of each step of a plan: (component, change kind, charts).
+fn step_changes(plan: &serde_json::Value) -> Vec<(String, String, String)> {
+    plan["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let c = &s["change"];
+            let charts = match c["kind"].as_str().unwrap() {
+                "upgrade" => format!(
+                    "{} -> {}",
+                    c["fromChart"].as_str().unwrap(),
+                    c["toChart"].as_str().unwrap()
+                ),
+                _ => c["chart"].as_str().unwrap().to_string(),
+            };
+            (
+                s["name"].as_str().unwrap().to_string(),
+                c["kind"].as_str().unwrap().to_string(),
+                charts,
+            )
+        })
+        .collect()
+}
+
+/// `kubepkg plan --backend flux --cluster` before an install, against the installed flux
+/// package (helm-controller's records: chart version marked with the digest, objects carrying
+/// its origin labels, its post-renderer's YAML), and of a second version: nothing to do for
+/// the same package, and for the new one an upgrade of db's chart only, whose only object
+/// change is db's ConfigMap, with db's source and HelmRelease changed and api's left alone.
+#[tokio::test]
+async fn plan_for_flux_compares_with_what_helm_controller_released() {
+    let ns = TestNamespace::new("flux-plan")
+        .await
+        .expect("control plane");
+    let flux = Flux::start(&ns).await.expect("Flux's controllers");
+    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
+    let tmp = tempfile::tempdir().unwrap();
+    let v1 = greeting_package(tmp.path(), "1.0.0", "1.0.0", "one");
+    let v2 = greeting_package(tmp.path(), "1.1.0", "1.1.0", "two");
+    let objects = |changes: [&str; 4]| -> Vec<(String, String, String)> {
+        [
+            ("OCIRepository", "shop-db"),
+            ("HelmRelease", "shop-db"),
+            ("OCIRepository", "shop-api"),
+            ("HelmRelease", "shop-api"),
+        ]
+        .iter()
+        .zip(changes)
+        .map(|((k, n), c)| (k.to_string(), n.to_string(), c.to_string()))
+        .collect()
+    };
+
+    let before = flux_plan(&ns, &reg, tmp.path(), &v1);
+    assert_eq!(before["action"], "install", "{before}");
+    assert_eq!(backend_objects(&before), objects(["added"; 4]), "{before}");
+
+    // apply's default --timeout, which the plan's HelmReleases carry.
+    let (code, lines, stderr) = finished(
+        flux_apply(&ns, &reg, tmp.path(), &v1, "10m", &[])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", flux.log_tails(40));
+    let db = helm_release(&ns, "shop-db").await.unwrap();
+    assert!(
+        db["status"]["history"][0]["chartVersion"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("1.0.0+")),
+        "helm-controller marked the version: {db}"
+    );
+
+    let again = flux_plan(&ns, &reg, tmp.path(), &v1);
+    assert_eq!(again["action"], "noChange", "{again}");
+    assert_eq!(
+        step_changes(&again),
+        [
+            ("db".into(), "unchanged".into(), "db-1.0.0".into()),
+            ("api".into(), "unchanged".into(), "api-0.3.0".into()),
+        ],
+        "{again}"
+    );
+    assert_eq!(
+        backend_objects(&again),
+        objects(["unchanged"; 4]),
+        "{again}"
+    );
+
+    let next = flux_plan(&ns, &reg, tmp.path(), &v2);
+    assert_eq!(next["action"], "upgrade", "{next}");
+    assert_eq!(next["fromVersion"], "1.0.0", "{next}");
+    assert_eq!(
+        step_changes(&next),
+        [
+            ("db".into(), "upgrade".into(), "db-1.0.0 -> db-1.1.0".into()),
+            ("api".into(), "unchanged".into(), "api-0.3.0".into()),
+        ],
+        "{next}"
+    );
+    let db_step = &next["steps"][0];
+    let changed: Vec<(&str, &str)> = db_step["diff"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["object"].as_str().unwrap(), d["change"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        changed,
+        [("ConfigMap shop-db-greeting", "changed")],
+        "{db_step}"
+    );
+    let diff = db_step["diff"][0]["diff"].as_str().unwrap();
+    assert!(
+        diff.contains("-  greeting: \"one\"") || diff.contains("-  greeting: one"),
+        "{diff}"
+    );
+    assert!(!diff.contains("helm.toolkit.fluxcd.io"), "{diff}");
+    assert_eq!(
+        backend_objects(&next),
+        objects(["changed", "changed", "unchanged", "unchanged"]),
+        "{next}"
+    );
+    let db_release = next["backendObjects"][1]["yaml"].as_str().unwrap();
+    assert!(db_release.contains("greeting: two"), "{db_release}");
+    drop(flux);
+}
+
+/// `kubepkg apply --force` over a `backend: flux` Package object the controller installed:
+/// the object is suspended and the CLI applies with the backend of its own flags — with
+/// `--backend flux`, the new version goes to the HelmReleases and helm-controller makes the
+/// release revision (no release of kubepkg's own beside it); without it (the helm backend), it
+/// is refused in one line naming the HelmRelease and what to do, and nothing changes.
+#[tokio::test]
+async fn apply_force_over_a_flux_package_takes_the_backend_from_its_flags() {
+    use crate::controller::{
+        ControllerProcess, archive, create, install_crd, store_archive, wait_ready,
+    };
+    let ns = TestNamespace::new("flux-force")
+        .await
+        .expect("control plane");
+    let flux = Flux::start(&ns).await.expect("Flux's controllers");
+    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
+    install_crd(&ns).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let v1 = greeting_package(tmp.path(), "1.0.0", "1.0.0", "one");
+    store_archive(&ns, "shop-archive", archive(&v1)).await;
+    let ctl = ControllerProcess::start(&ns, "10m", &[]);
+    create(
+        &ns,
+        "shop",
+        serde_json::json!({
+            "source": {"configMapRef": {"name": "shop-archive"}},
+            "backend": "flux",
+            "flux": {"chartRepository": reg.oci("charts"), "insecure": true},
+        }),
+    )
+    .await;
+    wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
+    let store = kubepkg_release::storage::Store::new(kubepkg_release::storage::SecretDriver::new(
+        ns.client().clone(),
+        Some(ns.name()),
+    ));
+    let before = helm_release(&ns, "shop-db").await.unwrap();
+    assert_eq!(before["status"]["history"][0]["version"], 1, "{before}");
+
+    let v2 = greeting_package(tmp.path(), "1.1.0", "1.1.0", "two");
+    let (code, lines, stderr) = finished(
+        flux_apply(&ns, &reg, tmp.path(), &v2, "2m", &["--force"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", flux.log_tails(40));
+    let object = crate::controller::get(&ns, "shop").await.unwrap();
+    assert_eq!(object["spec"]["suspend"], true, "{object}");
+    let db = helm_release(&ns, "shop-db").await.unwrap();
+    assert_eq!(db["spec"]["values"]["greeting"], "two", "{db}");
+    let latest = &db["status"]["history"][0];
+    // helm-controller upgraded (a change of chart and values makes two Helm revisions: the
+    // source's new artifact is released with the old values first; docs/backends.md).
+    let upgraded = latest["version"].as_u64().unwrap();
+    assert!(upgraded >= 2, "helm-controller upgraded: {db}");
+    assert!(
+        latest["chartVersion"]
+            .as_str()
+            .unwrap()
+            .starts_with("1.1.0+"),
+        "{db}"
+    );
+    // The newest Helm release record is the one helm-controller made.
+    let record = store.last("shop-db").await.unwrap().unwrap();
+    assert_eq!(record.version, upgraded);
+    assert_eq!(
+        record.config.get("greeting"),
+        Some(&serde_json::json!("two"))
+    );
+    assert_eq!(
+        record
+            .chart
+            .as_ref()
+            .and_then(|c| c.metadata.as_ref())
+            .map(|m| m.version.clone()),
+        latest["chartVersion"].as_str().map(str::to_string)
+    );
+    let (_, status, _) = crate::support::run(&ns, &["status", "shop", "-o", "json"]);
+    let status: serde_json::Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(status["revision"]["version"], "1.1.0", "{status}");
+
+    // The helm backend (no --backend) over Flux's releases: refused, nothing applied.
+    let v3 = greeting_package(tmp.path(), "1.2.0", "1.1.0", "three");
+    let out = crate::support::kubepkg(&ns, &["apply", "shop"])
+        .arg(&v3)
+        .args(["--force", "--timeout", "1m"])
+        .env("HOME", tmp.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+    assert!(
+        stderr.contains(&format!("HelmRelease {}/shop-db", ns.name()))
+            && stderr.contains("--backend flux")
+            && stderr.contains("nothing was applied"),
+        "{stderr}"
+    );
+    let db = helm_release(&ns, "shop-db").await.unwrap();
+    assert_eq!(db["spec"]["values"]["greeting"], "two", "unchanged: {db}");
+    assert_eq!(
+        store.last("shop-db").await.unwrap().unwrap().version,
+        upgraded
+    );
+    let (_, history, _) = crate::support::run(&ns, &["history", "shop", "-o", "json"]);
+    let history: serde_json::Value = serde_json::from_str(&history).unwrap();
+    assert_eq!(
+        history.as_array().unwrap().len(),
+        2,
+        "no revision recorded: {history}"
+    );
+    // The suspended object's finalizer would keep the namespace from being deleted.
+    kubepkg_testkit::package_api(&ns)
+        .patch(
+            "shop",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(serde_json::json!({"metadata": {"finalizers": null}})),
+        )
+        .await
+        .expect("the Package's finalizer removed");
+    drop(ctl);
+    drop(flux);
+}
+
+/// Deployments may be read, not written: the package contents a `backend: flux` controller
+/// needs (it waits for the release's objects; helm-controller writes them).
+const READ_DEPLOYMENTS: &str = r#"rbac.packageContentsRules=[{"apiGroups":["apps"],"resources":["deployments"],"verbs":["get","list","watch"]}]"#;
+
+/// The controller chart's RBAC for `backend: flux` under a real ServiceAccount (the chart
+/// installed, its package-contents role reading Deployments only): the account may do what the
+/// Flux backend calls on HelmReleases and OCIRepositories and read Flux's CRDs, and nothing
+/// more of Flux or of the contents; the real `kubepkg controller` authenticated with a token of
+/// it reconciles a flux Package to Ready with Flux's real controllers (so the rules are enough),
+/// never refused, and deleting the Package removes the HelmReleases.
+#[tokio::test]
+async fn the_controllers_service_account_is_enough_for_a_flux_package_and_no_more() {
+    use crate::controller_chart::{
+        Controller, Installed, Scope, Tool, can_i, service_account_kubeconfig,
+    };
+    let ns = TestNamespace::new("flux-rbac")
+        .await
+        .expect("control plane");
+    let flux = Flux::start(&ns).await.expect("Flux's controllers");
+    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
+    let contents_ns = format!("--set=rbac.packageContentsNamespaces={{{}}}", ns.name());
+    let installed = Installed::install(
+        &ns,
+        Tool::Kubepkg,
+        &[
+            "--set",
+            "rbac.packageContents=rules",
+            "--set-json",
+            READ_DEPLOYMENTS,
+            &contents_ns,
+        ],
+    );
+    let sa = format!(
+        "system:serviceaccount:{}:{}",
+        ns.name(),
+        installed.fullname()
+    );
+    let here = Scope::Namespace(ns.name());
+    let mut refused = Vec::new();
+    for verb in ["get", "list", "watch", "create", "patch", "delete"] {
+        for resource in [
+            "helmreleases.helm.toolkit.fluxcd.io",
+            "ocirepositories.source.toolkit.fluxcd.io",
+        ] {
+            if !can_i(&ns, &sa, verb, resource, None, here) {
+                refused.push(format!("{verb} {resource}"));
+            }
+        }
+    }
+    if !can_i(
+        &ns,
+        &sa,
+        "get",
+        "customresourcedefinitions.apiextensions.k8s.io",
+        None,
+        Scope::AllNamespaces,
+    ) {
+        refused.push("get customresourcedefinitions".into());
+    }
+    assert!(refused.is_empty(), "{sa} may not: {refused:?}");
+    let mut granted = Vec::new();
+    for (verb, resource, sub) in [
+        ("update", "helmreleases.helm.toolkit.fluxcd.io", None),
+        (
+            "patch",
+            "helmreleases.helm.toolkit.fluxcd.io",
+            Some("status"),
+        ),
+        ("update", "ocirepositories.source.toolkit.fluxcd.io", None),
+        ("create", "helmrepositories.source.toolkit.fluxcd.io", None),
+        ("create", "helmcharts.source.toolkit.fluxcd.io", None),
+        ("create", "gitrepositories.source.toolkit.fluxcd.io", None),
+        (
+            "list",
+            "customresourcedefinitions.apiextensions.k8s.io",
+            None,
+        ),
+        (
+            "create",
+            "customresourcedefinitions.apiextensions.k8s.io",
+            None,
+        ),
+        ("create", "deployments.apps", None),
+        ("patch", "deployments.apps", None),
+        ("create", "configmaps", None),
+    ] {
+        if can_i(&ns, &sa, verb, resource, sub, here)
+            || can_i(&ns, &sa, verb, resource, sub, Scope::AllNamespaces)
+        {
+            granted.push(format!("{verb} {resource} {sub:?}"));
+        }
+    }
+    assert!(granted.is_empty(), "{sa} may: {granted:?}");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let kubeconfig = service_account_kubeconfig(&ns, &installed.fullname(), tmp.path());
+    let ctl = Controller::start(&ns, &kubeconfig);
+    let pkg = tmp.path().join("pkg");
+    crate::engine_support::package(
+        &pkg,
+        "package:\n  name: shop\n  version: 1.0.0\n  rollback: {safe: true}\ncomponents:\n\
+         \x20 - name: api\n    path: api\n    install: {dependsOn: [db]}\n\
+         \x20 - name: db\n    path: db\n",
+        &["api", "db"],
+        &[],
+    );
+    kubepkg_testkit::store_package_archive(
+        &ns,
+        "shop-archive",
+        kubepkg_testkit::package_archive(&pkg).expect("package archive"),
+    )
+    .await
+    .expect("archive ConfigMap");
+    let packages = kubepkg_testkit::package_api(&ns);
+    let o: DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "kubepkg.dev/v1alpha1", "kind": "Package",
+        "metadata": {"name": "shop"},
+        "spec": {
+            "source": {"configMapRef": {"name": "shop-archive"}},
+            "backend": "flux",
+            "flux": {"chartRepository": reg.oci("charts"), "insecure": true},
+        },
+    }))
+    .unwrap();
+    packages
+        .create(&kube::api::PostParams::default(), &o)
+        .await
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(240);
+    let object = loop {
+        ctl.assert_running();
+        let o = serde_json::to_value(packages.get("shop").await.unwrap()).unwrap();
+        let ready = o
+            .pointer("/status/conditions")
+            .and_then(|c| c.as_array())
+            .and_then(|c| c.iter().find(|c| c["type"] == "Ready"))
+            .cloned();
+        if ready
+            .as_ref()
+            .is_some_and(|r| r["status"] == "True" && r["reason"] == "Succeeded")
+        {
+            break o;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Package shop never became Ready; status:\n{}\ncontroller log:\n{}\n{}",
+            serde_json::to_string_pretty(&o["status"]).unwrap(),
+            ctl.log(),
+            flux.log_tails(40)
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    for (component, release) in [("db", "shop-db"), ("api", "shop-api")] {
+        let hr = helm_release(&ns, release).await.expect("the HelmRelease");
+        assert!(ready(&serde_json::from_value(hr.clone()).unwrap()), "{hr}");
+        let c = object["status"]["components"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == component)
+            .unwrap_or_else(|| panic!("{object}"));
+        assert_eq!(
+            c["revision"], hr["status"]["history"][0]["version"],
+            "{object}"
+        );
+    }
+    crate::controller_chart::deployment_ready(&ns, "shop-db", 1).await;
+
+    packages
+        .delete("shop", &kube::api::DeleteParams::default())
+        .await
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(180);
+    while packages.get_opt("shop").await.unwrap().is_some()
+        || helm_release(&ns, "shop-db").await.is_some()
+        || helm_release(&ns, "shop-api").await.is_some()
+    {
+        ctl.assert_running();
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Package shop not uninstalled; controller log:\n{}",
+            ctl.log()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let log = ctl.log();
+    assert!(
+        !log.to_lowercase().contains("forbidden"),
+        "the controller was refused something:\n{log}"
+    );
+    drop(ctl);
+    drop(installed);
+    drop(flux);
 }
