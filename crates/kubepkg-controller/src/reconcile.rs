@@ -336,6 +336,35 @@ async fn report_waits(
     }
 }
 
+/// The registry client a GitOps backend pushes charts with: `chart_repository` (the
+/// `FIELD.chartRepository` of the spec) reached with the credentials of the pull Secret
+/// `secret_ref` (which the backend's sources pull with too); errors name `field`.
+async fn push_client(
+    ctx: &Context,
+    namespace: &str,
+    field: &str,
+    chart_repository: &str,
+    secret_ref: Option<&str>,
+    insecure: bool,
+) -> Result<kubepkg_oci::Client, String> {
+    let repo = kubepkg_oci::Reference::parse(chart_repository)
+        .map_err(|e| format!("{field}.chartRepository {chart_repository}: {e}"))?;
+    let secret = secret_ref.map(|name| kubepkg_package::object::ArchiveRef {
+        name: name.to_string(),
+        key: None,
+    });
+    source::registry_client(
+        &ctx.cluster.client,
+        namespace,
+        secret.as_ref(),
+        &repo,
+        insecure,
+        &ctx.scratch.join("oci-cache"),
+    )
+    .await
+    .map_err(|e| format!("{field}: {}", report(&e)))
+}
+
 /// The Flux backend of a `backend: flux` Package: charts pushed to `spec.flux.chartRepository`
 /// with the credentials of `spec.flux.secretRef` (which its OCIRepositories pull with too).
 async fn flux_backend(
@@ -343,25 +372,15 @@ async fn flux_backend(
     namespace: &str,
     spec: &kubepkg_package::object::FluxSpec,
 ) -> Result<kubepkg_engine::flux::FluxBackend, String> {
-    let repo = kubepkg_oci::Reference::parse(&spec.chart_repository)
-        .map_err(|e| format!("spec.flux.chartRepository {}: {e}", spec.chart_repository))?;
-    let secret = spec
-        .secret_ref
-        .as_ref()
-        .map(|s| kubepkg_package::object::ArchiveRef {
-            name: s.name.clone(),
-            key: None,
-        });
-    let client = source::registry_client(
-        &ctx.cluster.client,
+    let client = push_client(
+        ctx,
         namespace,
-        secret.as_ref(),
-        &repo,
+        "spec.flux",
+        &spec.chart_repository,
+        spec.secret_ref.as_ref().map(|s| s.name.as_str()),
         spec.insecure,
-        &ctx.scratch.join("oci-cache"),
     )
-    .await
-    .map_err(|e| format!("spec.flux: {}", report(&e)))?;
+    .await?;
     let mut backend = kubepkg_engine::flux::FluxBackend::new(
         spec.chart_repository.clone(),
         spec.insecure,
@@ -379,25 +398,15 @@ async fn argocd_backend(
     namespace: &str,
     spec: &kubepkg_package::object::ArgoCdSpec,
 ) -> Result<kubepkg_engine::argocd::ArgoCdBackend, String> {
-    let repo = kubepkg_oci::Reference::parse(&spec.chart_repository)
-        .map_err(|e| format!("spec.argocd.chartRepository {}: {e}", spec.chart_repository))?;
-    let secret = spec
-        .secret_ref
-        .as_ref()
-        .map(|s| kubepkg_package::object::ArchiveRef {
-            name: s.name.clone(),
-            key: None,
-        });
-    let client = source::registry_client(
-        &ctx.cluster.client,
+    let client = push_client(
+        ctx,
         namespace,
-        secret.as_ref(),
-        &repo,
+        "spec.argocd",
+        &spec.chart_repository,
+        spec.secret_ref.as_ref().map(|s| s.name.as_str()),
         spec.insecure,
-        &ctx.scratch.join("oci-cache"),
     )
-    .await
-    .map_err(|e| format!("spec.argocd: {}", report(&e)))?;
+    .await?;
     let mut backend = kubepkg_engine::argocd::ArgoCdBackend::new(
         spec.chart_repository.clone(),
         spec.insecure,

@@ -45,7 +45,7 @@ use kubepkg_package::orchestrator::{ComponentApply, Failure, FailureKind};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::backend::apply_object;
+use crate::backend::{Run, apply_object};
 use crate::cluster::KubeCluster;
 
 /// The CRD the backend needs, as `kubectl get crd` names it.
@@ -68,14 +68,6 @@ pub struct ArgoCdBackend {
     pub client: kubepkg_oci::Client,
     /// Set by [`prepare`]: what the objects are made from.
     run: Option<Run>,
-}
-
-#[derive(Clone)]
-struct Run {
-    package: Package,
-    instance: String,
-    namespace: String,
-    timeout: Duration,
 }
 
 impl std::fmt::Debug for ArgoCdBackend {

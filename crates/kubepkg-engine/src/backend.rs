@@ -1,11 +1,25 @@
 //! What the GitOps backends ([`crate::flux`], [`crate::argocd`]) share: the server-side apply
-//! of the objects they hand to their controller, and the progress line of a wait on one.
+//! of the objects they hand to their controller, the progress line of a wait on one, and
+//! what one apply of a package gives them to make their objects from ([`Run`]).
 
 use kube::api::{Api, DynamicObject, Patch, PatchParams};
+use std::time::Duration;
+
+use kubepkg_package::Package;
 use kubepkg_package::orchestrator::{Event, Failure, FailureKind};
 use serde_json::Value;
 
 use crate::cluster::KubeCluster;
+
+/// What a backend's objects are made from during one apply: the package, its instance name,
+/// its namespace and the components' timeout.
+#[derive(Clone)]
+pub(crate) struct Run {
+    pub(crate) package: Package,
+    pub(crate) instance: String,
+    pub(crate) namespace: String,
+    pub(crate) timeout: Duration,
+}
 
 /// Server-side applies `object` (kubepkg's field manager, taking over conflicts).
 pub(crate) async fn apply_object(

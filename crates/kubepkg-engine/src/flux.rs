@@ -40,7 +40,7 @@ use kubepkg_release::storage::{SecretDriver, Store};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::backend::apply_object;
+use crate::backend::{Run, apply_object};
 use crate::cluster::KubeCluster;
 
 /// The CRDs the backend needs, as `kubectl get crd` names them.
@@ -68,14 +68,6 @@ pub struct FluxBackend {
     pub interval: Duration,
     /// Set by the apply: what the objects are made from.
     run: Option<Run>,
-}
-
-#[derive(Clone)]
-struct Run {
-    package: Package,
-    instance: String,
-    namespace: String,
-    timeout: Duration,
 }
 
 impl std::fmt::Debug for FluxBackend {
