@@ -38,20 +38,12 @@ pub fn push(args: PackagePushArgs, settings: &Settings) -> Result<ExitCode> {
     let client = kubepkg_source::oci::client(&args.access.options(), &settings.paths)?;
     let rt = runtime()?;
     let pushed = rt.block_on(kubepkg_oci::package::push(&client, &repo, &artifact))?;
-    let shown = pushed.reference.to_string();
-    println!(
-        "Pushed: {}",
-        shown.trim_start_matches(kubepkg_oci::reference::SCHEME)
-    );
-    println!("Digest: {}", pushed.digest);
-    if let Some(key) = &key {
-        rt.block_on(super::sign::sign_digest(
-            &client,
-            &pushed.reference,
-            &pushed.digest,
-            key,
-        ))?;
-    }
+    rt.block_on(super::sign::pushed(
+        &client,
+        &pushed.reference,
+        &pushed.digest,
+        key.as_ref(),
+    ))?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -41,20 +41,12 @@ pub fn run(args: PushArgs, settings: &Settings) -> Result<ExitCode> {
         &meta,
         prov.as_deref(),
     ))?;
-    let shown = pushed.reference.to_string();
-    println!(
-        "Pushed: {}",
-        shown.trim_start_matches(kubepkg_oci::reference::SCHEME)
-    );
-    println!("Digest: {}", pushed.digest);
-    if let Some(key) = &key {
-        rt.block_on(super::sign::sign_digest(
-            &client,
-            &pushed.reference,
-            &pushed.digest,
-            key,
-        ))?;
-    }
+    rt.block_on(super::sign::pushed(
+        &client,
+        &pushed.reference,
+        &pushed.digest,
+        key.as_ref(),
+    ))?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -38,6 +38,26 @@ pub fn run(args: SignArgs, settings: &Settings) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// What both pushes print for the artifact they pushed (`Pushed:` and `Digest:`, as `helm push`
+/// prints them), then its signature with `key` when `--sign` was given.
+pub(super) async fn pushed(
+    client: &kubepkg_oci::Client,
+    reference: &Reference,
+    digest: &str,
+    key: Option<&SigningKey>,
+) -> Result<()> {
+    let shown = reference.to_string();
+    println!(
+        "Pushed: {}",
+        shown.trim_start_matches(kubepkg_oci::reference::SCHEME)
+    );
+    println!("Digest: {digest}");
+    match key {
+        Some(key) => sign_digest(client, reference, digest, key).await,
+        None => Ok(()),
+    }
+}
+
 /// Signs `digest` of `reference`'s repository with `key` and prints where the signature is.
 pub(super) async fn sign_digest(
     client: &kubepkg_oci::Client,
