@@ -5,17 +5,18 @@
 //! - **apply**: the component's chart is pushed to the chart repository by digest
 //!   (`kubepkg_source::push`), then (with a plain-HTTP registry) the repository Secret and the
 //!   component's `Application` — exactly as `kubepkg_gitops::argocd::component_application`
-//!   makes it: no automated sync — are server-side applied in Argo CD's namespace; then the
+//!   makes it: no automated sync, its source pinned to the pushed digest (Argo CD's native OCI
+//!   source) — are server-side applied in Argo CD's namespace; then the
 //!   sync operation of `kubepkg_gitops::argocd::sync` (with prune, as Helm's upgrade deletes what
 //!   a chart no longer renders) is set on it, and the step waits until the operation
-//!   `Succeeded`, the Application is `Synced` to the chart's version and `Healthy` (its health
+//!   `Succeeded`, the Application is `Synced` to that digest and `Healthy` (its health
 //!   computed after the sync finished: `status.reconciledAt`), and Argo CD recorded the sync in
 //!   `status.history`.
 //! - **what is recorded**: Argo CD renders with `helm template` and applies the objects
 //!   itself; there is no Helm release. The component's revision in the package revision is the
 //!   Application's sync history entry that deployed it, **`status.history[].id + 1`** (Argo CD
 //!   counts from 0; kubepkg's 0 means "never applied"); that entry holds the exact source
-//!   synced (chart, version, `helm.valuesObject`). Status is read from the Application.
+//!   synced (chart digest, `helm.valuesObject`). Status is read from the Application.
 //! - **ready**: the Application still `Synced` and `Healthy` (Argo CD's own health, its Lua
 //!   checks included), then — as for the helm backend — kubepkg's readiness of the objects Argo
 //!   CD lists in `status.resources`, their Jobs, and every `readyWhen`: both must hold.
@@ -33,7 +34,6 @@
 
 use std::time::Duration;
 
-use futures::StreamExt;
 use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams,
 };
@@ -45,7 +45,7 @@ use kubepkg_package::orchestrator::{ComponentApply, Failure, FailureKind};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::backend::{Run, apply_object};
+use crate::backend::{Run, Seen, Watch, apply_object};
 use crate::cluster::KubeCluster;
 
 /// The CRD the backend needs, as `kubectl get crd` names it.
@@ -468,8 +468,9 @@ impl KubeCluster {
             digest: Some(pushed.digest),
         };
         let compile = |e: kubepkg_gitops::CompileError| Failure::caused(FailureKind::Apply, e);
-        if let Some(secret) = kubepkg_gitops::argocd::repository_secret_object(&run.package, &opts)
-            .map_err(compile)?
+        if let Some(secret) =
+            kubepkg_gitops::argocd::repository_secret_object(&run.package, &opts, true)
+                .map_err(compile)?
         {
             write_secret(&client, &opts.argocd_namespace, secret).await?;
         }
@@ -486,7 +487,7 @@ impl KubeCluster {
             &request.component,
             &opts.argocd_namespace,
             &request.release,
-            &chart.version,
+            kubepkg_gitops::argocd::target_revision(&chart),
             Instant::now() + run.timeout,
         )
         .await
@@ -550,44 +551,33 @@ impl KubeCluster {
         deadline: Instant,
     ) -> Result<u64, Failure> {
         let object = format!("Application {}/{name}", api.namespace().unwrap_or_default());
-        let mut shown = String::new();
-        let mut stream = kube::runtime::watcher::watch_object(api.clone(), name).boxed();
-        loop {
-            let next = tokio::time::timeout_at(deadline, stream.next()).await;
-            let app = match next {
-                Err(_) | Ok(None) => {
-                    return Err(Failure::new(
-                        FailureKind::NotReady,
-                        format!(
-                            "{object} not Synced and Healthy within the component's timeout (upgrade.timeout, --timeout): {shown}"
-                        ),
-                    ));
-                }
-                Ok(Some(Err(_))) => continue,
-                Ok(Some(Ok(None))) => {
-                    return Err(Failure::new(
-                        FailureKind::Apply,
-                        format!("{object} was deleted while kubepkg waited for its sync"),
-                    ));
-                }
-                Ok(Some(Ok(Some(o)))) => serde_json::to_value(&o).unwrap_or_default(),
-            };
-            match sync_state(&app, revision) {
-                State::Ready { id } => return Ok(id),
-                State::Failed(message) => {
-                    return Err(Failure::new(
-                        FailureKind::NotReady,
-                        format!("{object}: {message}"),
-                    ));
-                }
-                State::Waiting(message) => {
-                    if message != shown {
-                        self.waiting(component, &object, &message);
-                        shown = message;
-                    }
-                }
-            }
-        }
+        let watch = Watch {
+            api,
+            name,
+            object: &object,
+            deadline,
+        };
+        let judge = |app: Option<&Value>| match app.map(|a| sync_state(a, revision)) {
+            None => Seen::Failed(Failure::new(
+                FailureKind::Apply,
+                format!("{object} was deleted while kubepkg waited for its sync"),
+            )),
+            Some(State::Ready { id }) => Seen::Done(id),
+            Some(State::Failed(message)) => Seen::Failed(Failure::new(
+                FailureKind::NotReady,
+                format!("{object}: {message}"),
+            )),
+            Some(State::Waiting(message)) => Seen::Waiting(message),
+        };
+        let timed_out = |shown: &str| {
+            Failure::new(
+                FailureKind::NotReady,
+                format!(
+                    "{object} not Synced and Healthy within the component's timeout (upgrade.timeout, --timeout): {shown}"
+                ),
+            )
+        };
+        self.watch_until(component, watch, judge, timed_out).await
     }
 
     /// The ready step's Argo CD part: the Application still Synced and Healthy with no
@@ -601,35 +591,32 @@ impl KubeCluster {
     ) -> Result<Vec<ObjectRef>, Failure> {
         let object = format!("Application {namespace}/{release}");
         let api = applications(&self.kube.client, namespace);
-        let mut shown = String::new();
-        let mut stream = kube::runtime::watcher::watch_object(api, release).boxed();
-        loop {
-            let app = match tokio::time::timeout_at(deadline, stream.next()).await {
-                Err(_) | Ok(None) => {
-                    return Err(Failure::new(
-                        FailureKind::NotReady,
-                        format!("{object} not Synced and Healthy in time: {shown}"),
-                    ));
-                }
-                Ok(Some(Err(_))) => continue,
-                Ok(Some(Ok(None))) => {
-                    return Err(Failure::new(
-                        FailureKind::NotReady,
-                        format!("{object} not found"),
-                    ));
-                }
-                Ok(Some(Ok(Some(o)))) => serde_json::to_value(&o).unwrap_or_default(),
+        let watch = Watch {
+            api: &api,
+            name: release,
+            object: &object,
+            deadline,
+        };
+        let judge = |app: Option<&Value>| {
+            let Some(app) = app else {
+                return Seen::Failed(Failure::new(
+                    FailureKind::NotReady,
+                    format!("{object} not found"),
+                ));
             };
-            let (_, waiting) = application_state(&app);
-            match waiting {
-                None if !sync::operation_in_progress(&app) => return Ok(resources(&app)),
-                Some(message) if message != shown => {
-                    self.waiting(component, &object, &message);
-                    shown = message;
-                }
-                _ => {}
+            match application_state(app).1 {
+                None if !sync::operation_in_progress(app) => Seen::Done(resources(app)),
+                Some(message) => Seen::Waiting(message),
+                None => Seen::Unchanged,
             }
-        }
+        };
+        let timed_out = |shown: &str| {
+            Failure::new(
+                FailureKind::NotReady,
+                format!("{object} not Synced and Healthy in time: {shown}"),
+            )
+        };
+        self.watch_until(component, watch, judge, timed_out).await
     }
 
     /// The objects Argo CD applied for `release`'s Application (none when there is none).
@@ -725,34 +712,29 @@ impl KubeCluster {
             Err(kube::Error::Api(s)) if s.code == 404 => return Ok(()),
             Err(e) => return Err(failed(format!("deleting {object}: {e}"))),
         }
-        let deadline = Instant::now() + timeout;
-        let mut stream = kube::runtime::watcher::watch_object(api, release).boxed();
-        let mut shown = String::new();
-        loop {
-            match tokio::time::timeout_at(deadline, stream.next()).await {
-                Err(_) | Ok(None) => {
-                    return Err(failed(format!(
-                        "{object} was not deleted in time (Argo CD deletes its objects first): {shown}"
-                    )));
-                }
-                Ok(Some(Ok(None))) => return Ok(()),
-                Ok(Some(Ok(Some(o)))) => {
-                    let v = serde_json::to_value(&o).unwrap_or_default();
-                    let message = v
-                        .pointer("/status/conditions")
-                        .and_then(Value::as_array)
-                        .and_then(|c| c.iter().find(|c| c["type"] == "DeletionError"))
-                        .and_then(|c| c["message"].as_str())
-                        .unwrap_or("being deleted")
-                        .to_string();
-                    if message != shown {
-                        self.waiting(component, &object, &message);
-                        shown = message;
-                    }
-                }
-                Ok(Some(Err(_))) => {}
-            }
-        }
+        let watch = Watch {
+            api: &api,
+            name: release,
+            object: &object,
+            deadline: Instant::now() + timeout,
+        };
+        let judge = |app: Option<&Value>| match app {
+            None => Seen::Done(()),
+            Some(v) => Seen::Waiting(
+                v.pointer("/status/conditions")
+                    .and_then(Value::as_array)
+                    .and_then(|c| c.iter().find(|c| c["type"] == "DeletionError"))
+                    .and_then(|c| c["message"].as_str())
+                    .unwrap_or("being deleted")
+                    .to_string(),
+            ),
+        };
+        let timed_out = |shown: &str| {
+            failed(format!(
+                "{object} was not deleted in time (Argo CD deletes its objects first): {shown}"
+            ))
+        };
+        self.watch_until(component, watch, judge, timed_out).await
     }
 }
 
@@ -788,8 +770,15 @@ pub async fn plan_objects(
         );
     }
     let compiled = kubepkg_gitops::argocd::compile(package, &values, &charts, &opts)?;
+    // The Applications by version (the digest is known once the chart is pushed), the
+    // repository Secret as apply writes it: the credential template of pinned sources.
+    let pinned_secret = kubepkg_gitops::argocd::repository_secret_object(package, &opts, true)?;
+    let objects = compiled.objects.into_iter().map(|o| match &pinned_secret {
+        Some(secret) if o["kind"] == "Secret" => secret.clone(),
+        _ => o,
+    });
     let mut out = Vec::new();
-    for o in compiled.objects {
+    for o in objects {
         let kind = str_at(&o, "/kind").to_string();
         let name = str_at(&o, "/metadata/name").to_string();
         let namespace = str_at(&o, "/metadata/namespace").to_string();
@@ -812,7 +801,7 @@ pub async fn plan_objects(
         };
         let change = match &live {
             None => Some(ObjectChange::Added),
-            Some(l) if kind == "Application" && l["spec"]["source"] != o["spec"]["source"] => {
+            Some(l) if kind == "Application" && source_changed(l, &o, step) => {
                 Some(ObjectChange::Changed)
             }
             Some(_) => None,
@@ -827,6 +816,33 @@ pub async fn plan_objects(
         });
     }
     Ok(out)
+}
+
+/// Whether the `planned` Application (its source by version) changes the `live` one's
+/// source. A live source pinned to a digest (what apply writes) is the same chart unless the
+/// plan's `step` moves the component to another chart; its values are compared as they are.
+fn source_changed(
+    live: &Value,
+    planned: &Value,
+    step: Option<&kubepkg_package::plan::Step>,
+) -> bool {
+    use kubepkg_package::plan::Change;
+    let (l, p) = (&live["spec"]["source"], &planned["spec"]["source"]);
+    let live_url = str_at(l, "/repoURL");
+    if !live_url.starts_with("oci://") {
+        return l != p;
+    }
+    let chart_moves = match step.map(|s| &s.change) {
+        Some(Change::Upgrade {
+            from_chart,
+            to_chart,
+            ..
+        }) => from_chart != to_chart,
+        Some(Change::Install { .. }) | None => true,
+        Some(Change::Unchanged { .. }) => false,
+    };
+    let planned_url = format!("oci://{}/{}", str_at(p, "/repoURL"), str_at(p, "/chart"));
+    chart_moves || live_url != planned_url || l["helm"] != p["helm"]
 }
 
 #[cfg(test)]
@@ -905,5 +921,48 @@ mod tests {
             why.starts_with("Application argocd/shop-db is Synced, Progressing"),
             "{why}"
         );
+    }
+
+    #[test]
+    fn a_pinned_live_source_changes_only_with_its_chart_or_values() {
+        use kubepkg_package::plan::{Change, Step};
+        let helm = json!({"releaseName": "shop-db", "valuesObject": {"size": 1}});
+        let live = json!({"spec": {"source": {
+            "repoURL": "oci://reg.example/charts/db", "path": ".",
+            "targetRevision": "sha256:0a1b", "helm": helm,
+        }}});
+        let planned = |helm: Value| {
+            json!({"spec": {"source": {
+                "repoURL": "reg.example/charts", "chart": "db",
+                "targetRevision": "1.0.0", "helm": helm,
+            }}})
+        };
+        let step = |change: Change| Step {
+            name: "db".into(),
+            release: "shop-db".into(),
+            namespace: "shop".into(),
+            depends_on: vec![],
+            change,
+            upgrade_context: false,
+            gates: vec![],
+            diff: None,
+        };
+        let same = step(Change::Unchanged {
+            chart: "db-1.0.0".into(),
+            revision: 1,
+        });
+        assert!(!source_changed(&live, &planned(helm.clone()), Some(&same)));
+        let values = json!({"releaseName": "shop-db", "valuesObject": {"size": 2}});
+        assert!(source_changed(&live, &planned(values), Some(&same)));
+        let moved = step(Change::Upgrade {
+            from_chart: "db-1.0.0".into(),
+            to_chart: "db-1.1.0".into(),
+            from_revision: 1,
+            to_revision: 2,
+        });
+        assert!(source_changed(&live, &planned(helm.clone()), Some(&moved)));
+        // A live source by version (as render writes it) is compared as it is.
+        let by_version = planned(helm.clone());
+        assert!(!source_changed(&by_version, &planned(helm), Some(&moved)));
     }
 }

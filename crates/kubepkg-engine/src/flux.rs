@@ -5,8 +5,9 @@
 //! - **apply**: the component's chart is pushed to the chart repository by digest
 //!   (`kubepkg_source::push`), then its `OCIRepository` and `HelmRelease` — exactly as
 //!   `kubepkg_gitops::flux::component_objects` makes them, in its driven form (no Flux
-//!   remediation: kubepkg decides rollbacks) — are server-side applied, the source first;
-//!   the step waits until the source holds that digest and the HelmRelease is Ready for its
+//!   remediation: kubepkg decides rollbacks) — are server-side applied, the source first
+//!   (an existing HelmRelease suspended meanwhile, so the new chart is never released with
+//!   the old values); the step waits until the source holds that digest and the HelmRelease is Ready for its
 //!   generation with that chart. The component's release revision is the Helm release
 //!   revision helm-controller made (`status.history[0].version`).
 //! - **ready**: the HelmRelease is Ready (above), then the release's objects, Jobs and every
@@ -29,7 +30,6 @@
 
 use std::time::Duration;
 
-use futures::StreamExt;
 use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams,
 };
@@ -40,7 +40,7 @@ use kubepkg_release::storage::{SecretDriver, Store};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::backend::{Run, apply_object};
+use crate::backend::{Run, Seen, Watch, apply_object};
 use crate::cluster::KubeCluster;
 
 /// The CRDs the backend needs, as `kubectl get crd` names them.
@@ -372,12 +372,31 @@ impl KubeCluster {
         let name = objects.release_name().to_string();
         let client = self.kube.client.clone();
         let deadline = Instant::now() + timeout;
+        let releases = helm_releases(&client, &namespace);
+        let mut release = objects.release.clone();
+        // An upgrade moves the source and then the HelmRelease: helm-controller would release
+        // the new artifact with the old values (a Helm revision of its own) before the new
+        // values arrive. So a HelmRelease that exists is held while its source moves, and
+        // resumed by the apply that brings its new spec: one Helm revision per upgrade.
+        let exists = releases
+            .get_opt(&name)
+            .await
+            .map_err(|e| {
+                Failure::new(
+                    FailureKind::Apply,
+                    format!("reading HelmRelease {namespace}/{name}: {e}"),
+                )
+            })?
+            .is_some();
+        if exists {
+            suspend(&releases, &name).await?;
+            release["spec"]["suspend"] = Value::Bool(false);
+        }
         let sources = oci_repositories(&client, &namespace);
         apply_object(&sources, &objects.source).await?;
         self.wait_source(component, &sources, &name, digest.as_deref(), deadline)
             .await?;
-        let releases = helm_releases(&client, &namespace);
-        apply_object(&releases, &objects.release).await?;
+        apply_object(&releases, &release).await?;
         self.wait_helm_release(component, &namespace, &name, &Expect { digest }, deadline)
             .await
     }
@@ -392,40 +411,40 @@ impl KubeCluster {
         deadline: Instant,
     ) -> Result<(), Failure> {
         let object = format!("OCIRepository {}/{name}", api_namespace(api));
-        let mut shown = String::new();
-        let mut stream = kube::runtime::watcher::watch_object(api.clone(), name).boxed();
-        loop {
-            let next = tokio::time::timeout_at(deadline, stream.next()).await;
-            let obj = match next {
-                Err(_) | Ok(None) => {
-                    return Err(Failure::new(
-                        FailureKind::NotReady,
-                        format!("{object} did not fetch the chart in time: {shown}"),
-                    ));
-                }
-                Ok(Some(Err(_))) => continue,
-                Ok(Some(Ok(None))) => continue,
-                Ok(Some(Ok(Some(o)))) => serde_json::to_value(&o).unwrap_or_default(),
+        let watch = Watch {
+            api,
+            name,
+            object: &object,
+            deadline,
+        };
+        let judge = |obj: Option<&Value>| {
+            let Some(obj) = obj else {
+                return Seen::Unchanged;
             };
             let generation = obj["metadata"]["generation"].as_i64().unwrap_or(0);
-            let ready = condition(&obj, "Ready");
-            let message = ready
-                .and_then(|c| c["message"].as_str())
-                .unwrap_or("not reconciled yet")
-                .to_string();
+            let ready = condition(obj, "Ready");
             let revision = obj["status"]["artifact"]["revision"].as_str().unwrap_or("");
             let done = ready.is_some_and(|r| {
                 r["status"] == "True" && r["observedGeneration"].as_i64() == Some(generation)
             }) && obj["status"]["observedGeneration"].as_i64() == Some(generation)
                 && digest.is_none_or(|d| revision.ends_with(d));
-            if done {
-                return Ok(());
+            match done {
+                true => Seen::Done(()),
+                false => Seen::Waiting(
+                    ready
+                        .and_then(|c| c["message"].as_str())
+                        .unwrap_or("not reconciled yet")
+                        .to_string(),
+                ),
             }
-            if message != shown {
-                self.waiting(component, &object, &message);
-                shown = message;
-            }
-        }
+        };
+        let timed_out = |shown: &str| {
+            Failure::new(
+                FailureKind::NotReady,
+                format!("{object} did not fetch the chart in time: {shown}"),
+            )
+        };
+        self.watch_until(component, watch, judge, timed_out).await
     }
 
     /// Waits until the HelmRelease is Ready for its generation with the expected chart;
@@ -441,39 +460,30 @@ impl KubeCluster {
     ) -> Result<u64, Failure> {
         let api = helm_releases(&self.kube.client, namespace);
         let object = format!("HelmRelease {namespace}/{name}");
-        let mut shown = String::new();
-        let mut stream = kube::runtime::watcher::watch_object(api, name).boxed();
-        let hard = deadline + REPORT_GRACE;
-        loop {
-            let next = tokio::time::timeout_at(hard, stream.next()).await;
-            let obj = match next {
-                Err(_) | Ok(None) => {
-                    return Err(Failure::new(
-                        FailureKind::NotReady,
-                        format!(
-                            "{object} not Ready within the component's timeout (upgrade.timeout, --timeout): {shown}"
-                        ),
-                    ));
-                }
-                Ok(Some(Err(_))) | Ok(Some(Ok(None))) => continue,
-                Ok(Some(Ok(Some(o)))) => serde_json::to_value(&o).unwrap_or_default(),
-            };
-            match release_state(&obj, expect) {
-                State::Ready { revision } => return Ok(revision),
-                State::Failed(message) => {
-                    return Err(Failure::new(
-                        FailureKind::NotReady,
-                        format!("{object}: {message}"),
-                    ));
-                }
-                State::Waiting(message) => {
-                    if message != shown {
-                        self.waiting(component, &object, &message);
-                        shown = message;
-                    }
-                }
-            }
-        }
+        let watch = Watch {
+            api: &api,
+            name,
+            object: &object,
+            deadline: deadline + REPORT_GRACE,
+        };
+        let judge = |obj: Option<&Value>| match obj.map(|o| release_state(o, expect)) {
+            None => Seen::Unchanged,
+            Some(State::Ready { revision }) => Seen::Done(revision),
+            Some(State::Failed(message)) => Seen::Failed(Failure::new(
+                FailureKind::NotReady,
+                format!("{object}: {message}"),
+            )),
+            Some(State::Waiting(message)) => Seen::Waiting(message),
+        };
+        let timed_out = |shown: &str| {
+            Failure::new(
+                FailureKind::NotReady,
+                format!(
+                    "{object} not Ready within the component's timeout (upgrade.timeout, --timeout): {shown}"
+                ),
+            )
+        };
+        self.watch_until(component, watch, judge, timed_out).await
     }
 
     /// The ready step's Flux part: the HelmRelease still Ready for its generation.
@@ -555,14 +565,9 @@ impl KubeCluster {
         // keeps) while the HelmRelease is suspended, then the HelmRelease is put back on that
         // chart and values (resumed), and helm-controller takes it over from there.
         let releases = helm_releases(&self.kube.client, &namespace);
-        releases
-            .patch(
-                release,
-                &PatchParams::default(),
-                &Patch::Merge(json!({"spec": {"suspend": true}})),
-            )
+        suspend(&releases, release)
             .await
-            .map_err(|e| failed(format!("suspending HelmRelease {namespace}/{release}: {e}")))?;
+            .map_err(|f| failed(f.message))?;
         {
             let ns_cluster = self.in_namespace(release_namespace);
             let opts = kubepkg_release::action::Options {
@@ -627,31 +632,27 @@ impl KubeCluster {
             Err(kube::Error::Api(s)) if s.code == 404 => {}
             Err(e) => return Err(failed(format!("deleting {object}: {e}"))),
         }
-        let deadline = Instant::now() + timeout;
-        let mut stream = kube::runtime::watcher::watch_object(releases, release).boxed();
-        let mut shown = String::new();
-        loop {
-            match tokio::time::timeout_at(deadline, stream.next()).await {
-                Err(_) | Ok(None) => {
-                    return Err(failed(format!(
-                        "{object} was not deleted in time (helm-controller uninstalls its release first): {shown}"
-                    )));
-                }
-                Ok(Some(Ok(None))) => break,
-                Ok(Some(Ok(Some(o)))) => {
-                    let v = serde_json::to_value(&o).unwrap_or_default();
-                    let message = condition(&v, "Ready")
-                        .and_then(|c| c["message"].as_str())
-                        .unwrap_or("being deleted")
-                        .to_string();
-                    if message != shown {
-                        self.waiting(component, &object, &message);
-                        shown = message;
-                    }
-                }
-                Ok(Some(Err(_))) => {}
-            }
-        }
+        let watch = Watch {
+            api: &releases,
+            name: release,
+            object: &object,
+            deadline: Instant::now() + timeout,
+        };
+        let judge = |obj: Option<&Value>| match obj {
+            None => Seen::Done(()),
+            Some(v) => Seen::Waiting(
+                condition(v, "Ready")
+                    .and_then(|c| c["message"].as_str())
+                    .unwrap_or("being deleted")
+                    .to_string(),
+            ),
+        };
+        let timed_out = |shown: &str| {
+            failed(format!(
+                "{object} was not deleted in time (helm-controller uninstalls its release first): {shown}"
+            ))
+        };
+        self.watch_until(component, watch, judge, timed_out).await?;
         let sources = oci_repositories(&self.kube.client, &namespace);
         match sources.delete(release, &DeleteParams::background()).await {
             Ok(_) => Ok(()),
@@ -661,6 +662,28 @@ impl KubeCluster {
             ))),
         }
     }
+}
+
+/// Suspends the HelmRelease `name` (`spec.suspend: true`): helm-controller leaves it alone
+/// until an apply sets `suspend: false`.
+async fn suspend(releases: &Api<DynamicObject>, name: &str) -> Result<(), Failure> {
+    releases
+        .patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"suspend": true}})),
+        )
+        .await
+        .map(|_| ())
+        .map_err(|e| {
+            Failure::new(
+                FailureKind::Apply,
+                format!(
+                    "suspending HelmRelease {}/{name}: {e}",
+                    api_namespace(releases)
+                ),
+            )
+        })
 }
 
 fn api_namespace(api: &Api<DynamicObject>) -> String {

@@ -2,12 +2,19 @@
 //! component's release (`<instance>-<component>`), in Argo CD's namespace. Field names and
 //! meanings are those of Argo CD v3.5's API types (`pkg/apis/application/v1alpha1`):
 //!
-//! - `spec.source` is a Helm chart in an OCI registry as Argo CD names one: `repoURL` the
-//!   registry and path **without** `oci://` (Argo CD's repo server takes a scheme-less
-//!   `host[:port]/path` as an OCI Helm repository and runs `helm pull oci://<repoURL>/<chart>
-//!   --version <targetRevision>`), `chart` the chart's name, `targetRevision` its version;
-//!   `helm.releaseName` the component's release and `helm.valuesObject` the values kubepkg
-//!   supplies to the chart;
+//! - `spec.source` is the component's chart in an OCI registry, in one of Argo CD's two forms:
+//!   - **pinned** (the chart was pushed and its manifest digest is known: drive mode, `render
+//!     --push-charts`): Argo CD's native OCI source (v3.1+) — `repoURL`
+//!     `oci://<registry and path>/<chart>`, `targetRevision` the digest (`sha256:…`), `path:
+//!     .`; the repo server pulls that manifest, sees Helm's config media type and renders the
+//!     chart with Helm: what runs is exactly what was pushed, whatever the tag holds later;
+//!   - **by version** (no digest known): a Helm chart in an OCI Helm repository — `repoURL` the
+//!     registry and path **without** `oci://` (Argo CD takes a scheme-less `host[:port]/path` as
+//!     an OCI Helm repository and runs `helm pull oci://<repoURL>/<chart> --version
+//!     <targetRevision>`), `chart` the chart's name, `targetRevision` its version;
+//!
+//!   both with `helm.releaseName` the component's release and `helm.valuesObject` the values
+//!   kubepkg supplies to the chart ([`target_revision`] is what a sync names);
 //! - `spec.destination`: the cluster Argo CD runs in (`https://kubernetes.default.svc`) and the
 //!   component's release namespace (`CreateNamespace=true` when that is not the package's);
 //! - no `syncPolicy.automated`: nothing is applied until a sync operation is set (by kubepkg in
@@ -19,16 +26,18 @@
 //! - the finalizer `resources-finalizer.argocd.argoproj.io`: deleting the Application deletes
 //!   the objects it applied, as `helm uninstall` (and `kubepkg uninstall`) does.
 //!
-//! With a plain-HTTP registry (`insecure`) a repository Secret (label
-//! `argocd.argoproj.io/secret-type: repository`, `type: helm`, `enableOCI`,
-//! `insecureOCIForceHttp`) is written first, in Argo CD's namespace: without it Argo CD's repo
-//! server pulls over HTTPS.
+//! With a plain-HTTP registry (`insecure`) Argo CD is told so first, in its namespace (without
+//! it the repo server pulls over HTTPS): for pinned sources a credential template (label
+//! `argocd.argoproj.io/secret-type: repo-creds`, `type: oci`, `url: oci://<registry and
+//! path>`, `insecureOCIForceHttp`), which Argo CD applies to every repository under that
+//! prefix, so to each chart's; for sources by version a repository (`secret-type:
+//! repository`, `type: helm`, `enableOCI`, `insecureOCIForceHttp`).
 //!
 //! What Argo CD cannot be told is said in [`Compiled::notes`](crate::Compiled): `readyWhen`
 //! (Argo CD's health checks are per kind for a whole Argo CD instance, `argocd-cm`'s
 //! `resource.customizations.health.<group>_<kind>`, never per Application: kubepkg checks them
 //! when it drives the sync), hook components, the rollback policy (Argo CD never rolls an
-//! Application back by itself), and pinned digests (Argo CD pulls a Helm chart by version).
+//! Application back by itself).
 
 pub mod sync;
 
@@ -93,17 +102,14 @@ pub fn compile(
              Argo CD has no step that runs once before an upgrade"
         ));
     }
-    if charts.values().any(|c| c.digest.is_some()) {
-        compiled.notes.push(
-            "Argo CD pulls a Helm chart by its version (targetRevision), not by digest: the \
-             pushed digests are not pinned"
-                .to_string(),
-        );
-    }
     if opts.insecure {
-        compiled
-            .objects
-            .push(repository_secret(package, repository, opts));
+        for pinned in [false, true] {
+            if charts.values().any(|c| c.digest.is_some() == pinned) {
+                compiled
+                    .objects
+                    .push(repository_secret(package, repository, opts, pinned));
+            }
+        }
     }
     for name in &order.components {
         let Some(component) = package.component(name) else {
@@ -163,15 +169,23 @@ pub fn component_application(
     }))
 }
 
-/// The repository Secret [`compile`] writes for a plain-HTTP registry (`None` otherwise).
+/// The repository Secret [`compile`] writes for a plain-HTTP registry (`None` otherwise), for
+/// `pinned` sources (charts known by digest) or sources by version.
 pub fn repository_secret_object(
     package: &Package,
     opts: &Options,
+    pinned: bool,
 ) -> Result<Option<Value>, CompileError> {
     let repository = repo_url(&opts.repository)?;
     Ok(opts
         .insecure
-        .then(|| repository_secret(package, repository, opts)))
+        .then(|| repository_secret(package, repository, opts, pinned)))
+}
+
+/// What a sync of `chart`'s Application names as its revision: the digest of a pinned source,
+/// else the chart's version (the `targetRevision` [`compile`] writes).
+pub fn target_revision(chart: &ChartRef) -> &str {
+    chart.digest.as_deref().unwrap_or(&chart.version)
 }
 
 /// `oci://HOST/PATH` as Argo CD's `repoURL` of an OCI Helm repository: `HOST/PATH`.
@@ -191,26 +205,43 @@ fn labels(package: &Package, opts: &Options) -> Value {
     })
 }
 
-/// The name of the repository Secret of a package instance.
-pub fn repository_secret_name(instance: &str) -> String {
-    format!("{instance}-charts")
+/// The name of the repository Secret of a package instance: `<instance>-charts` for sources
+/// by version, `<instance>-chart-creds` (a credential template) for pinned ones.
+pub fn repository_secret_name(instance: &str, pinned: bool) -> String {
+    match pinned {
+        false => format!("{instance}-charts"),
+        true => format!("{instance}-chart-creds"),
+    }
 }
 
-fn repository_secret(package: &Package, repository: &str, opts: &Options) -> Value {
+fn repository_secret(package: &Package, repository: &str, opts: &Options, pinned: bool) -> Value {
     let mut labels = labels(package, opts);
-    labels[SECRET_TYPE_LABEL] = "repository".into();
-    let name = repository_secret_name(&opts.instance);
+    let name = repository_secret_name(&opts.instance, pinned);
+    let data = match pinned {
+        true => {
+            labels[SECRET_TYPE_LABEL] = "repo-creds".into();
+            json!({
+                "type": "oci",
+                "url": format!("oci://{repository}"),
+                "insecureOCIForceHttp": "true",
+            })
+        }
+        false => {
+            labels[SECRET_TYPE_LABEL] = "repository".into();
+            json!({
+                "name": name,
+                "type": "helm",
+                "url": repository,
+                "enableOCI": "true",
+                "insecureOCIForceHttp": "true",
+            })
+        }
+    };
     json!({
         "apiVersion": "v1",
         "kind": "Secret",
         "metadata": { "name": name, "namespace": opts.argocd_namespace, "labels": labels },
-        "stringData": {
-            "name": name,
-            "type": "helm",
-            "url": repository,
-            "enableOCI": "true",
-            "insecureOCIForceHttp": "true",
-        },
+        "stringData": data,
     })
 }
 
@@ -230,14 +261,23 @@ fn application(a: Application<'_>) -> Value {
     if !a.values.is_empty() {
         helm["valuesObject"] = Value::Object(a.values);
     }
-    let mut spec = json!({
-        "project": a.opts.project,
-        "source": {
+    let source = match &a.chart.digest {
+        Some(digest) => json!({
+            "repoURL": format!("oci://{}/{}", a.repository, a.chart.name),
+            "path": ".",
+            "targetRevision": digest,
+            "helm": helm,
+        }),
+        None => json!({
             "repoURL": a.repository,
             "chart": a.chart.name,
             "targetRevision": a.chart.version,
             "helm": helm,
-        },
+        }),
+    };
+    let mut spec = json!({
+        "project": a.opts.project,
+        "source": source,
         "destination": { "server": IN_CLUSTER, "namespace": a.release_namespace },
     });
     if a.release_namespace != a.opts.namespace {

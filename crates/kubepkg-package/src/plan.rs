@@ -221,6 +221,14 @@ pub enum Gate {
         condition: String,
         status: String,
     },
+    /// The backend's object of the component (`--backend flux|argocd`) in the state its
+    /// controller reports when it released the component (`ready`, e.g. `Synced and Healthy`).
+    Backend {
+        object_kind: String,
+        namespace: String,
+        name: String,
+        ready: String,
+    },
 }
 
 impl Gate {
@@ -237,6 +245,12 @@ impl Gate {
             } => format!(
                 "{object_kind} {namespace}/{name} ({api_version}) condition {condition}={status}"
             ),
+            Gate::Backend {
+                object_kind,
+                namespace,
+                name,
+                ready,
+            } => format!("{object_kind} {namespace}/{name} {ready}"),
         }
     }
 }
@@ -342,6 +356,34 @@ impl Plan {
     /// The CRD changes that are not safe.
     pub fn unsafe_crd_changes(&self) -> Vec<&PlannedCrdChange> {
         self.crd_changes.iter().filter(|c| !c.change.safe).collect()
+    }
+
+    /// Gates each step on its backend object of `kind` (among `backend_objects`) being
+    /// `ready`, first; with `replaces_release` that gate stands for the release's own (a
+    /// backend that makes no Helm release: its controller's readiness and kubepkg's of the
+    /// objects it deployed).
+    pub fn gate_on_backend(&mut self, kind: &str, ready: &str, replaces_release: bool) {
+        for step in &mut self.steps {
+            let Some(object) = self
+                .backend_objects
+                .iter()
+                .find(|o| o.kind == kind && o.component == step.name)
+            else {
+                continue;
+            };
+            if replaces_release {
+                step.gates.retain(|g| !matches!(g, Gate::Release { .. }));
+            }
+            step.gates.insert(
+                0,
+                Gate::Backend {
+                    object_kind: object.kind.clone(),
+                    namespace: object.namespace.clone(),
+                    name: object.name.clone(),
+                    ready: ready.to_string(),
+                },
+            );
+        }
     }
 }
 

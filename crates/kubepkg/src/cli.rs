@@ -990,6 +990,10 @@ pub struct PlanArgs {
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub values: PackageValuesFlags,
+    /// With --backend flux: the per-component timeout the HelmReleases are planned with
+    /// (their `spec.timeout`), as `apply --timeout` sets it (Go duration).
+    #[arg(long = "timeout", default_value = "10m", value_parser = go_duration)]
+    pub timeout: Duration,
     #[command(flatten)]
     pub backend: BackendArgs,
     /// Compare with what is installed in the cluster (default: offline, as a first install).

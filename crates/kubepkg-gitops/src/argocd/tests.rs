@@ -176,9 +176,7 @@ fn a_plain_http_registry_gets_an_oci_helm_repository_secret_first() {
     let (_dir, p) = package(SHOP);
     let mut opts = options();
     opts.insecure = true;
-    let mut ch = charts(&["db", "api", "web"]);
-    ch.get_mut("db").unwrap().digest = Some("sha256:abc".into());
-    let c = compile(&p, &BTreeMap::new(), &ch, &opts).unwrap();
+    let c = compile(&p, &BTreeMap::new(), &charts(&["db", "api", "web"]), &opts).unwrap();
     let secret = &c.objects[0];
     assert_eq!(secret["kind"], "Secret");
     assert_eq!(secret["metadata"]["name"], "shop-charts");
@@ -198,8 +196,69 @@ fn a_plain_http_registry_gets_an_oci_helm_repository_secret_first() {
         })
     );
     assert_eq!(c.objects.len(), 4);
+}
+
+/// A chart known by digest is Argo CD's native OCI source (Argo CD's OCI user guide: `repoURL`
+/// `oci://` + registry + repository, `targetRevision` a tag or digest, `path: .` for a Helm
+/// chart), and a plain-HTTP registry gets a credential template (`repo-creds`, matched by URL
+/// prefix) for every chart under the repository.
+#[test]
+fn a_chart_known_by_digest_is_pinned_as_a_native_oci_source() {
+    let (_dir, p) = package(SHOP);
+    let mut opts = options();
+    opts.insecure = true;
+    let mut ch = charts(&["db", "api", "web"]);
+    ch.get_mut("db").unwrap().digest = Some("sha256:abc".into());
+    let c = compile(&p, &BTreeMap::new(), &ch, &opts).unwrap();
+    let kinds: Vec<(&str, &str)> = c
+        .objects
+        .iter()
+        .map(|o| {
+            (
+                o["kind"].as_str().unwrap(),
+                o["metadata"]["name"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("Secret", "shop-charts"),
+            ("Secret", "shop-chart-creds"),
+            ("Application", "shop-db"),
+            ("Application", "shop-api"),
+            ("Application", "shop-web"),
+        ]
+    );
+    let creds = &c.objects[1];
+    assert_eq!(
+        creds["metadata"]["labels"]["argocd.argoproj.io/secret-type"],
+        "repo-creds"
+    );
+    assert_eq!(
+        creds["stringData"],
+        json!({
+            "type": "oci",
+            "url": "oci://registry.example.com/charts",
+            "insecureOCIForceHttp": "true",
+        })
+    );
+    let db = &c.objects[2]["spec"]["source"];
+    assert_eq!(
+        db["repoURL"], "oci://registry.example.com/charts/db-chart",
+        "{db}"
+    );
+    assert_eq!(db["targetRevision"], "sha256:abc", "{db}");
+    assert_eq!(db["path"], ".", "{db}");
+    assert!(db.get("chart").is_none(), "{db}");
+    assert_eq!(db["helm"]["releaseName"], "shop-db", "{db}");
+    assert_eq!(target_revision(&ch["db"]), "sha256:abc");
+    let api = &c.objects[3]["spec"]["source"];
+    assert_eq!(api["repoURL"], "registry.example.com/charts", "{api}");
+    assert_eq!(api["chart"], "api-chart", "{api}");
+    assert_eq!(target_revision(&ch["api"]), ch["api"].version);
     assert!(
-        c.notes.iter().any(|n| n.contains("not by digest")),
+        !c.notes.iter().any(|n| n.contains("digest")),
         "{:?}",
         c.notes
     );

@@ -284,12 +284,20 @@ async fn add_backend_objects(
             kubepkg_engine::flux::plan_objects(flux, client, package, user, plan, timeout)
                 .await
                 .map_err(kubepkg_engine::EngineError::from)?;
+        // helm-controller makes the Helm release, whose readiness kubepkg checks as well.
+        plan.gate_on_backend("HelmRelease", "Ready for its generation", false);
     }
     if let Some(argocd) = &backend.argocd {
         plan.backend_objects =
             kubepkg_engine::argocd::plan_objects(argocd, client, package, user, plan)
                 .await
                 .map_err(kubepkg_engine::EngineError::from)?;
+        // Argo CD makes no Helm release: its verdict and kubepkg's readiness of what it synced.
+        plan.gate_on_backend(
+            "Application",
+            "Synced and Healthy, and the objects it deployed ready",
+            true,
+        );
     }
     Ok(())
 }
@@ -299,7 +307,7 @@ pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
     let loaded = load(&args.package, &args.oci, settings)?;
     let user = user_values(&args.values)?;
     let backend = backend(&args.backend, &args.oci, settings)?;
-    let timeout = Duration::from_secs(600);
+    let timeout = args.timeout;
     let mut plan = if args.with_cluster {
         runtime()?.block_on(async {
             let kc = connect(settings, timeout, Printer::text().sink()).await?;

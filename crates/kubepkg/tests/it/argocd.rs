@@ -105,6 +105,15 @@ async fn settle(
     }
 }
 
+/// The `targetRevision` of Application `name`: what a sync of it names (the pushed digest).
+async fn target_revision(apps: &Api<DynamicObject>, name: &str) -> String {
+    let app = serde_json::to_value(apps.get(name).await.unwrap()).unwrap();
+    app["spec"]["source"]["targetRevision"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{app:#}"))
+        .to_string()
+}
+
 /// `kubepkg render --backend argocd` of `pkg` into `ns` (charts pushed to `reg`), applied.
 async fn render_and_apply(
     ns: &TestNamespace,
@@ -180,7 +189,7 @@ async fn render_for_argocd_then_sync_in_order_ends_synced_and_healthy() {
     assert_eq!(
         kinds,
         [
-            "Secret shop-charts",
+            "Secret shop-chart-creds",
             "Application shop-db",
             "Application shop-api",
             "Application shop-web"
@@ -204,12 +213,18 @@ async fn render_for_argocd_then_sync_in_order_ends_synced_and_healthy() {
             deployments.get_opt(name).await.unwrap().is_none(),
             "{name} deployed before its sync"
         );
-        start_sync(&apps, name, "1.0.0").await;
-        let (verdict, app) = settle(&apps, name, "1.0.0", name, &argocd).await;
+        let revision = target_revision(&apps, name).await;
+        start_sync(&apps, name, &revision).await;
+        let (verdict, app) = settle(&apps, name, &revision, name, &argocd).await;
         assert_eq!(verdict, Verdict::Ready, "{name}: {}", verdict.message());
         // Argo CD's own fields, independently of the reader.
         assert_eq!(app["status"]["sync"]["status"], "Synced", "{name}");
-        assert_eq!(app["status"]["sync"]["revision"], "1.0.0", "{name}");
+        assert_eq!(
+            app["status"]["sync"]["revision"],
+            revision.as_str(),
+            "{name}"
+        );
+        assert_eq!(pinned_chart(&reg, &app).1, "1.0.0", "{name}");
         assert_eq!(app["status"]["health"]["status"], "Healthy", "{name}");
         assert_eq!(
             app["status"]["operationState"]["phase"], "Succeeded",
@@ -217,7 +232,7 @@ async fn render_for_argocd_then_sync_in_order_ends_synced_and_healthy() {
         );
         assert_eq!(
             app["status"]["operationState"]["operation"],
-            sync::sync_operation("1.0.0", false),
+            sync::sync_operation(&revision, false),
             "{name}: the controller's copy of the operation"
         );
         assert!(
@@ -274,8 +289,9 @@ async fn a_chart_that_fails_to_render_fails_the_sync_with_argocds_message() {
     // kubepkg itself renders nothing here (render compiles, it does not template the chart).
     render_and_apply(&ns, &reg, &pkg, tmp.path(), &[]).await;
     let apps = applications(&ns);
-    start_sync(&apps, "shop-broken", "1.0.0").await;
-    let (verdict, app) = settle(&apps, "shop-broken", "1.0.0", "shop-broken", &argocd).await;
+    let revision = target_revision(&apps, "shop-broken").await;
+    start_sync(&apps, "shop-broken", &revision).await;
+    let (verdict, app) = settle(&apps, "shop-broken", &revision, "shop-broken", &argocd).await;
     let Verdict::Failed { phase, message } = &verdict else {
         panic!("not failed: {verdict:?}\n{app:#}");
     };
@@ -368,16 +384,65 @@ fn time_at(o: &Value, pointer: &str) -> jiff::Timestamp {
         .unwrap()
 }
 
-/// Argo CD's own verdict, read from its fields: Synced to `version`, Healthy, no operation
-/// running, the last operation Succeeded.
+/// A blob of the test registry, read from its own storage (distribution's layout).
+fn registry_blob(reg: &Registry, digest: &str) -> Value {
+    let hex = digest
+        .strip_prefix("sha256:")
+        .unwrap_or_else(|| panic!("not a digest: {digest}"));
+    let data = reg.storage_dir().join(format!(
+        "docker/registry/v2/blobs/sha256/{}/{hex}/data",
+        &hex[..2]
+    ));
+    let bytes = std::fs::read(&data).unwrap_or_else(|e| panic!("{}: {e}", data.display()));
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+/// The chart (name, version) an Application's source is pinned to: its `repoURL` is the chart's
+/// repository in the test registry (`oci://HOST/charts/<chart>`, `path: .`) and its
+/// `targetRevision` a manifest digest there, whose Helm config blob names the chart — read from
+/// the registry's storage, not from kubepkg.
 #[track_caller]
-fn assert_synced_healthy(app: &Value, version: &str) {
+fn pinned_chart(reg: &Registry, app: &Value) -> (String, String) {
+    let source = &app["spec"]["source"];
+    let url = source["repoURL"].as_str().unwrap_or_default();
+    let prefix = format!("{}/", reg.oci("charts"));
+    let chart = url
+        .strip_prefix(&prefix)
+        .unwrap_or_else(|| panic!("not pinned under {prefix}: {source}"));
+    assert_eq!(source["path"], ".", "{source}");
+    let pinned = chart_at(reg, source["targetRevision"].as_str().unwrap());
+    assert_eq!(pinned.0, chart, "{source}");
+    pinned
+}
+
+/// The chart (name, version) of the Helm chart manifest `digest` in the test registry, from its
+/// config blob.
+#[track_caller]
+fn chart_at(reg: &Registry, digest: &str) -> (String, String) {
+    let manifest = registry_blob(reg, digest);
+    assert_eq!(
+        manifest["config"]["mediaType"], "application/vnd.cncf.helm.config.v1+json",
+        "{manifest}"
+    );
+    let config = registry_blob(reg, manifest["config"]["digest"].as_str().unwrap());
+    (
+        config["name"].as_str().unwrap().to_string(),
+        config["version"].as_str().unwrap().to_string(),
+    )
+}
+
+/// Argo CD's own verdict, read from its fields: Synced to the digest its source is pinned to,
+/// which holds chart version `version` in the test registry, Healthy, no operation running, the
+/// last operation Succeeded.
+#[track_caller]
+fn assert_synced_healthy(app: &Value, reg: &Registry, version: &str) {
     let name = &app["metadata"]["name"];
     assert_eq!(app["status"]["sync"]["status"], "Synced", "{name}: {app:#}");
     assert_eq!(
-        app["status"]["sync"]["revision"], version,
+        app["status"]["sync"]["revision"], app["spec"]["source"]["targetRevision"],
         "{name}: {app:#}"
     );
+    assert_eq!(pinned_chart(reg, app).1, version, "{name}: {app:#}");
     assert_eq!(
         app["status"]["health"]["status"], "Healthy",
         "{name}: {app:#}"
@@ -538,7 +603,7 @@ async fn apply_with_backend_argocd_creates_each_application_after_the_previous_i
     let api = application(&ns, "shop-api").await.unwrap();
     let web = application(&ns, "shop-web").await.unwrap();
     for app in [&db, &api, &web] {
-        assert_synced_healthy(app, "1.0.0");
+        assert_synced_healthy(app, &reg, "1.0.0");
         assert!(
             app["spec"]
                 .get("syncPolicy")
@@ -569,7 +634,10 @@ async fn apply_with_backend_argocd_creates_each_application_after_the_previous_i
     // longer renders).
     assert_eq!(
         db["status"]["operationState"]["operation"],
-        sync::sync_operation("1.0.0", true)
+        sync::sync_operation(
+            db["spec"]["source"]["targetRevision"].as_str().unwrap(),
+            true
+        )
     );
 
     // The package revision records each Application's sync history entry.
@@ -685,7 +753,7 @@ async fn argocd_upgrade_runs_its_hook_first_and_a_failing_unsafe_version_is_not_
     assert!(hook < applying, "{text:#?}");
     let db = application(&ns, "shop-db").await.unwrap();
     assert_eq!(db["spec"]["source"]["helm"]["valuesObject"]["note"], "two");
-    assert_synced_healthy(&db, "1.0.0");
+    assert_synced_healthy(&db, &reg, "1.0.0");
     let deployed = history_revision(&db);
 
     // 1.2.0 fails (its pod never runs) and may not be rolled back.
@@ -778,7 +846,7 @@ async fn a_failing_safe_argocd_version_puts_each_changed_application_back() {
     );
 
     let db = application(&ns, "shop-db").await.unwrap();
-    assert_synced_healthy(&db, "1.0.0");
+    assert_synced_healthy(&db, &reg, "1.0.0");
     assert_eq!(
         db["spec"]["source"], before["spec"]["source"],
         "db's chart version and values back"
@@ -790,7 +858,7 @@ async fn a_failing_safe_argocd_version_puts_each_changed_application_back() {
         .iter()
         .map(|e| {
             (
-                e["revision"].as_str().unwrap_or_default().to_string(),
+                chart_at(&reg, e["revision"].as_str().unwrap_or_default()).1,
                 e["source"]["helm"]["valuesObject"]["greeting"].clone(),
             )
         })
@@ -813,7 +881,7 @@ async fn a_failing_safe_argocd_version_puts_each_changed_application_back() {
         Some("one")
     );
     let api = application(&ns, "shop-api").await.unwrap();
-    assert_synced_healthy(&api, "1.0.0");
+    assert_synced_healthy(&api, &reg, "1.0.0");
     assert_eq!(
         api["spec"]["source"], api_before["spec"]["source"],
         "{api:#}"
@@ -858,9 +926,13 @@ async fn a_failing_safe_argocd_version_puts_each_changed_application_back() {
     let (code, out, err) = crate::support::run(&ns, &["rollback", "shop", "1", "--timeout", "2m"]);
     assert_eq!(code, 0, "{out}\n{err}\n{}", argocd.log_tails(40));
     let db = application(&ns, "shop-db").await.unwrap();
-    assert_synced_healthy(&db, "1.0.0");
+    assert_synced_healthy(&db, &reg, "1.0.0");
     let last = db["status"]["history"].as_array().unwrap().last().unwrap();
-    assert_eq!(last["revision"], "1.0.0", "{db:#}");
+    assert_eq!(
+        chart_at(&reg, last["revision"].as_str().unwrap()).1,
+        "1.0.0",
+        "{db:#}"
+    );
     assert_eq!(last["source"], before["spec"]["source"], "{db:#}");
     assert_eq!(history_revision(&db), 4, "a fourth sync: {db:#}");
     drop(argocd);
@@ -913,7 +985,7 @@ async fn the_controller_drives_a_backend_argocd_package_to_ready_and_removes_it_
         "api created before db was synced"
     );
     for (component, app) in [("db", &db), ("api", &api)] {
-        assert_synced_healthy(app, "1.0.0");
+        assert_synced_healthy(app, &reg, "1.0.0");
         let c = o["status"]["components"]
             .as_array()
             .unwrap()
@@ -1197,8 +1269,9 @@ async fn render_for_argocd_synced_in_order_converges_to_the_objects_of_the_drive
         assert_eq!(apps.len(), 3, "{apps:?}");
         let api = applications(&ns);
         for (_, name) in &apps {
-            start_sync(&api, name, "1.0.0").await;
-            let (verdict, _) = settle(&api, name, "1.0.0", name, &argocd).await;
+            let revision = target_revision(&api, name).await;
+            start_sync(&api, name, &revision).await;
+            let (verdict, _) = settle(&api, name, &revision, name, &argocd).await;
             assert_eq!(verdict, Verdict::Ready, "{name}: {}", verdict.message());
         }
         let objects = destination_objects(&ns).await;
@@ -1299,7 +1372,7 @@ async fn applications_in_argo_cds_own_namespace_are_found_by_status_and_uninstal
         let app = application(&argo_ns, name)
             .await
             .unwrap_or_else(|| panic!("{name} in Argo CD's namespace"));
-        assert_synced_healthy(&app, "1.0.0");
+        assert_synced_healthy(&app, &reg, "1.0.0");
         assert_eq!(app["spec"]["destination"]["namespace"], pkg_ns.name());
         assert!(
             pkg_ns
@@ -1314,7 +1387,7 @@ async fn applications_in_argo_cds_own_namespace_are_found_by_status_and_uninstal
     assert!(
         argo_ns
             .api::<Secret>()
-            .get_opt("shop-charts")
+            .get_opt("shop-chart-creds")
             .await
             .unwrap()
             .is_some(),
@@ -1410,17 +1483,41 @@ fn plan_with_backend_argocd_shows_the_objects_render_writes() {
     assert_eq!(
         planned,
         [
-            ("Secret".into(), "shop-charts".into(), "added".into()),
+            // The Secret apply writes: the credential template of its pinned sources.
+            ("Secret".into(), "shop-chart-creds".into(), "added".into()),
             ("Application".into(), "shop-db".into(), "added".into()),
             ("Application".into(), "shop-api".into(), "added".into()),
         ]
     );
-    for (o, r) in plan["backendObjects"]
+    // Each step waits for its Application (Argo CD makes no Helm release to wait for).
+    let steps = plan["steps"]
         .as_array()
-        .unwrap()
-        .iter()
-        .zip(rendered["items"].as_array().unwrap())
-    {
+        .unwrap_or_else(|| panic!("{plan:#}"));
+    for step in steps {
+        let gates = step["gates"].as_array().unwrap();
+        let release = step["release"].as_str().unwrap();
+        assert_eq!(gates[0]["kind"], "backend", "{step:#}");
+        assert_eq!(gates[0]["objectKind"], "Application", "{step:#}");
+        assert_eq!(gates[0]["namespace"], "shop", "{step:#}");
+        assert_eq!(gates[0]["name"], release, "{step:#}");
+        assert!(
+            gates.iter().all(|g| g["kind"] != "release"),
+            "no Helm release gate: {step:#}"
+        );
+    }
+    // The Applications as render writes them without --push-charts (by version).
+    let applications = |objects: &Value| -> Vec<Value> {
+        objects
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|o| o["kind"] == "Application")
+            .cloned()
+            .collect()
+    };
+    let rendered = applications(&rendered["items"]);
+    assert_eq!(rendered.len(), 2, "{rendered:#?}");
+    for (o, r) in applications(&plan["backendObjects"]).iter().zip(&rendered) {
         let yaml: Value =
             serde_json::from_str(&kubepkg_yaml::yaml_to_json(o["yaml"].as_str().unwrap()).unwrap())
                 .unwrap();

@@ -1281,9 +1281,17 @@ async fn render_for_flux_applied_with_kubectl_makes_the_releases_apply_makes() {
 }
 
 /// `kubepkg plan … --backend flux -o json`: the plan as JSON.
-fn flux_plan(ns: &TestNamespace, reg: &Registry, home: &Path, pkg: &Path) -> serde_json::Value {
+/// `kubepkg plan --backend flux --cluster -o json`, with `extra` flags.
+fn flux_plan(
+    ns: &TestNamespace,
+    reg: &Registry,
+    home: &Path,
+    pkg: &Path,
+    extra: &[&str],
+) -> serde_json::Value {
     let out = crate::support::kubepkg(ns, &["plan", "shop"])
         .arg(pkg)
+        .args(extra)
         .args([
             "--backend",
             "flux",
@@ -1366,13 +1374,38 @@ async fn plan_for_flux_compares_with_what_helm_controller_released() {
         .collect()
     };
 
-    let before = flux_plan(&ns, &reg, tmp.path(), &v1);
+    let before = flux_plan(&ns, &reg, tmp.path(), &v1, &["--timeout", "3m"]);
     assert_eq!(before["action"], "install", "{before}");
     assert_eq!(backend_objects(&before), objects(["added"; 4]), "{before}");
+    // Each step waits for its HelmRelease, then for the Helm release helm-controller made.
+    let gates: Vec<(&str, &str)> = before["steps"][0]["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["kind"].as_str().unwrap(),
+                g["name"]
+                    .as_str()
+                    .or(g["release"].as_str())
+                    .unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        gates,
+        [("backend", "shop-db"), ("release", "shop-db")],
+        "{before}"
+    );
+    assert_eq!(
+        before["steps"][0]["gates"][0]["objectKind"], "HelmRelease",
+        "{before}"
+    );
 
-    // apply's default --timeout, which the plan's HelmReleases carry.
+    // Applied with --timeout 3m, which the HelmReleases carry: a plan with the same timeout
+    // finds nothing to do, one with apply's default 10m would change both HelmReleases.
     let (code, lines, stderr) = finished(
-        flux_apply(&ns, &reg, tmp.path(), &v1, "10m", &[])
+        flux_apply(&ns, &reg, tmp.path(), &v1, "3m", &[])
             .output()
             .unwrap(),
     );
@@ -1385,7 +1418,13 @@ async fn plan_for_flux_compares_with_what_helm_controller_released() {
         "helm-controller marked the version: {db}"
     );
 
-    let again = flux_plan(&ns, &reg, tmp.path(), &v1);
+    let other = flux_plan(&ns, &reg, tmp.path(), &v1, &[]);
+    assert_eq!(
+        backend_objects(&other),
+        objects(["unchanged", "changed", "unchanged", "changed"]),
+        "the default --timeout (10m) differs from the applied 3m: {other}"
+    );
+    let again = flux_plan(&ns, &reg, tmp.path(), &v1, &["--timeout", "3m"]);
     assert_eq!(again["action"], "noChange", "{again}");
     assert_eq!(
         step_changes(&again),
@@ -1401,7 +1440,7 @@ async fn plan_for_flux_compares_with_what_helm_controller_released() {
         "{again}"
     );
 
-    let next = flux_plan(&ns, &reg, tmp.path(), &v2);
+    let next = flux_plan(&ns, &reg, tmp.path(), &v2, &["--timeout", "3m"]);
     assert_eq!(next["action"], "upgrade", "{next}");
     assert_eq!(next["fromVersion"], "1.0.0", "{next}");
     assert_eq!(
@@ -1490,10 +1529,17 @@ async fn apply_force_over_a_flux_package_takes_the_backend_from_its_flags() {
     let db = helm_release(&ns, "shop-db").await.unwrap();
     assert_eq!(db["spec"]["values"]["greeting"], "two", "{db}");
     let latest = &db["status"]["history"][0];
-    // helm-controller upgraded (a change of chart and values makes two Helm revisions: the
-    // source's new artifact is released with the old values first; docs/backends.md).
+    // helm-controller upgraded once: a change of chart and values is one Helm revision (the
+    // HelmRelease is held while its source moves, so the new chart never ran with the old
+    // values).
     let upgraded = latest["version"].as_u64().unwrap();
-    assert!(upgraded >= 2, "helm-controller upgraded: {db}");
+    assert_eq!(upgraded, 2, "one upgrade, one Helm revision: {db}");
+    let records = store.history("shop-db").await.unwrap();
+    assert_eq!(
+        records.iter().map(|r| r.version).collect::<Vec<_>>(),
+        [1, 2],
+        "no intermediate Helm revision"
+    );
     assert!(
         latest["chartVersion"]
             .as_str()
