@@ -5,7 +5,8 @@
 # one run after the other, each run on a fresh plane of the same configuration (so neither sees
 # the other's objects, Pods or etcd history):
 #
-#   kubepkg  N Packages (backend helm) by `kubepkg controller` (a release build), the package
+#   kubepkg  N Packages (backend helm) by `kubepkg controller` (a release build), once per entry
+#            of KUBEPKG_CONCURRENCY; the package
 #            pulled from the test registry (`source.oci`; KUBEPKG_SOURCE=configmap: an archive in
 #            one ConfigMap, as controller-scale.sh)
 #   flux     N HelmReleases of the same chart from the same registry by Flux's real
@@ -25,7 +26,8 @@
 #   bench/controller-vs-flux.sh [N]          # default 1000
 #   FLUX_CONCURRENCY=10/10 bench/controller-vs-flux.sh 100
 #
-# Environment: KUBEPKG_CONCURRENCY (default 10), CONTROLLER_QPS (the plane's own controllers,
+# Environment: KUBEPKG_CONCURRENCY (the controller's --concurrency, one run per entry of the
+# list; default "10", the concurrency of Flux's published benchmark), CONTROLLER_QPS (the plane's own controllers,
 # default 200), BENCH_TESTENV_DIR (default <repo>/.bench-testenv; stopped at the end).
 set -euo pipefail
 
@@ -141,22 +143,26 @@ run() {
 		"$(bench_plane_cpu_delta "$plane_before" "$plane_after")"
 }
 
-# --- kubepkg: N Packages, backend helm.
-bench_plane_up "$nodes"
-kubectl create namespace "$ns" >/dev/null
-kubectl apply --server-side -f crates/kubepkg-package/crd/packages.kubepkg.dev.yaml >/dev/null
-kubectl wait --for=condition=Established crd/packages.kubepkg.dev --timeout=60s >/dev/null
+# --- kubepkg: N Packages, backend helm, once per concurrency.
 if [ "$kp_source" = oci ]; then
 	source_spec="{oci: \"oci://$registry/packages/bench\", version: 1.0.0, insecure: true}"
 else
-	kubectl -n "$ns" create configmap bench-pkg --from-file=package.tgz="$work/pkg.tgz" >/dev/null
 	source_spec="{configMapRef: {name: bench-pkg}}"
 fi
 for i in $(seq 1 "$n"); do
 	printf -- '---\napiVersion: kubepkg.dev/v1alpha1\nkind: Package\nmetadata: {name: p%s, namespace: %s}\nspec:\n  source: %s\n' "$i" "$ns" "$source_spec"
 done >"$work/packages.yaml"
-run "kubepkg(c=$kp_concurrency)" packages "$work/packages.yaml" \
-	"kubepkg|$kubepkg controller --watch-namespace $ns --concurrency $kp_concurrency --metrics-bind-address 0 --health-probe-bind-address 0 --interval 1h"
+for c in $kp_concurrency; do
+	bench_plane_up "$nodes"
+	kubectl create namespace "$ns" >/dev/null
+	kubectl apply --server-side -f crates/kubepkg-package/crd/packages.kubepkg.dev.yaml >/dev/null
+	kubectl wait --for=condition=Established crd/packages.kubepkg.dev --timeout=60s >/dev/null
+	if [ "$kp_source" = configmap ]; then
+		kubectl -n "$ns" create configmap bench-pkg --from-file=package.tgz="$work/pkg.tgz" >/dev/null
+	fi
+	run "kubepkg(c=$c)" packages "$work/packages.yaml" \
+		"kubepkg|$kubepkg controller --watch-namespace $ns --concurrency $c --metrics-bind-address 0 --health-probe-bind-address 0 --interval 1h"
+done
 
 # --- Flux: N HelmReleases, once per concurrency pair.
 {
@@ -198,9 +204,13 @@ for r in "${results[@]}"; do
 	IFS='|' read -r name t m c d q p <<<"$r"
 	echo "| $name | $t s | $m MiB | $c s | $d | $q | $p |"
 done
-IFS='|' read -r _ kt km kc _ <<<"${results[0]}"
-for r in "${results[@]:1}"; do
-	IFS='|' read -r name t m c _ <<<"$r"
-	printf 'kubepkg / %s: time %.2fx, peak RSS %.2fx, CPU %.2fx (goal: under 0.25x time and memory)\n' \
-		"$name" "$(echo "$kt / $t" | bc -l)" "$(echo "$km / $m" | bc -l)" "$(echo "$kc / $c" | bc -l)"
+for k in "${results[@]}"; do
+	IFS='|' read -r kname kt km kc _ <<<"$k"
+	[[ $kname == kubepkg* ]] || continue
+	for r in "${results[@]}"; do
+		IFS='|' read -r name t m c _ <<<"$r"
+		[[ $name == flux* ]] || continue
+		printf '%s / %s: time %.2fx, peak RSS %.2fx, CPU %.2fx (goal: under 0.25x time and memory)\n' \
+			"$kname" "$name" "$(echo "$kt / $t" | bc -l)" "$(echo "$km / $m" | bc -l)" "$(echo "$kc / $c" | bc -l)"
+	done
 done
