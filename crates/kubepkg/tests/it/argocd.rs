@@ -1525,10 +1525,6 @@ fn plan_with_backend_argocd_shows_the_objects_render_writes() {
     }
 }
 
-/// Deployments may be read, not written: the package contents a `backend: argocd` controller
-/// needs (it checks the readiness of what Argo CD applied; Argo CD writes it).
-const READ_DEPLOYMENTS: &str = r#"rbac.packageContentsRules=[{"apiGroups":["apps"],"resources":["deployments"],"verbs":["get","list","watch"]}]"#;
-
 /// The controller chart's RBAC for `backend: argocd` under a real ServiceAccount (the chart
 /// installed, its package-contents role reading Deployments only): the account may do what the
 /// Argo CD backend calls on Applications and read Argo CD's CRD, and nothing more of Argo CD or
@@ -1538,137 +1534,68 @@ const READ_DEPLOYMENTS: &str = r#"rbac.packageContentsRules=[{"apiGroups":["apps
 #[tokio::test]
 async fn the_controllers_service_account_is_enough_for_an_argocd_package_and_no_more() {
     use crate::controller_chart::{
-        Controller, Installed, Scope, Tool, can_i, service_account_kubeconfig,
+        Scope, delete_shop_as_service_account, install_for_backend, shop_ready_as_service_account,
     };
     let ns = TestNamespace::new("argocd-rbac")
         .await
         .expect("control plane");
     let argocd = ArgoCd::start(&ns).await.expect("Argo CD");
     let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
-    let contents_ns = format!("--set=rbac.packageContentsNamespaces={{{}}}", ns.name());
-    let installed = Installed::install(
+    let here = Scope::Namespace(ns.name());
+    let mut may: Vec<_> = [
+        "get", "list", "watch", "create", "patch", "update", "delete",
+    ]
+    .into_iter()
+    .map(|verb| ((verb, "applications.argoproj.io", None), here))
+    .collect();
+    // A bare verb finds a component's Application in any namespace.
+    may.push((
+        ("list", "applications.argoproj.io", None),
+        Scope::AllNamespaces,
+    ));
+    may.push((
+        (
+            "get",
+            "customresourcedefinitions.apiextensions.k8s.io",
+            None,
+        ),
+        Scope::AllNamespaces,
+    ));
+    let installed = install_for_backend(
         &ns,
-        Tool::Kubepkg,
+        &may,
         &[
-            "--set",
-            "rbac.packageContents=rules",
-            "--set-json",
-            READ_DEPLOYMENTS,
-            &contents_ns,
+            ("create", "applicationsets.argoproj.io", None),
+            ("create", "appprojects.argoproj.io", None),
+            ("patch", "appprojects.argoproj.io", None),
+            (
+                "list",
+                "customresourcedefinitions.apiextensions.k8s.io",
+                None,
+            ),
+            (
+                "create",
+                "customresourcedefinitions.apiextensions.k8s.io",
+                None,
+            ),
+            ("create", "deployments.apps", None),
+            ("patch", "deployments.apps", None),
+            ("create", "configmaps", None),
         ],
     );
-    let sa = format!(
-        "system:serviceaccount:{}:{}",
-        ns.name(),
-        installed.fullname()
-    );
-    let here = Scope::Namespace(ns.name());
-    let mut refused = Vec::new();
-    for verb in [
-        "get", "list", "watch", "create", "patch", "update", "delete",
-    ] {
-        if !can_i(&ns, &sa, verb, "applications.argoproj.io", None, here) {
-            refused.push(format!("{verb} applications"));
-        }
-    }
-    if !can_i(
-        &ns,
-        &sa,
-        "list",
-        "applications.argoproj.io",
-        None,
-        Scope::AllNamespaces,
-    ) {
-        refused.push("list applications in all namespaces".into());
-    }
-    if !can_i(
-        &ns,
-        &sa,
-        "get",
-        "customresourcedefinitions.apiextensions.k8s.io",
-        None,
-        Scope::AllNamespaces,
-    ) {
-        refused.push("get customresourcedefinitions".into());
-    }
-    assert!(refused.is_empty(), "{sa} may not: {refused:?}");
-    let mut granted = Vec::new();
-    for (verb, resource) in [
-        ("create", "applicationsets.argoproj.io"),
-        ("create", "appprojects.argoproj.io"),
-        ("patch", "appprojects.argoproj.io"),
-        ("list", "customresourcedefinitions.apiextensions.k8s.io"),
-        ("create", "customresourcedefinitions.apiextensions.k8s.io"),
-        ("create", "deployments.apps"),
-        ("patch", "deployments.apps"),
-        ("create", "configmaps"),
-    ] {
-        if can_i(&ns, &sa, verb, resource, None, here)
-            || can_i(&ns, &sa, verb, resource, None, Scope::AllNamespaces)
-        {
-            granted.push(format!("{verb} {resource}"));
-        }
-    }
-    assert!(granted.is_empty(), "{sa} may: {granted:?}");
-
     let tmp = tempfile::tempdir().unwrap();
-    let kubeconfig = service_account_kubeconfig(&ns, &installed.fullname(), tmp.path());
-    let ctl = Controller::start(&ns, &kubeconfig);
-    let pkg = tmp.path().join("pkg");
-    crate::engine_support::package(
-        &pkg,
-        "package:\n  name: shop\n  version: 1.0.0\n  rollback: {safe: true}\ncomponents:\n\
-         \x20 - name: api\n    path: api\n    install: {dependsOn: [db]}\n\
-         \x20 - name: db\n    path: db\n",
-        &["api", "db"],
-        &[],
-    );
-    kubepkg_testkit::store_package_archive(
+    let tails = || argocd.log_tails(40);
+    let (ctl, object) = shop_ready_as_service_account(
         &ns,
-        "shop-archive",
-        kubepkg_testkit::package_archive(&pkg).expect("package archive"),
-    )
-    .await
-    .expect("archive ConfigMap");
-    let packages = kubepkg_testkit::package_api(&ns);
-    let o: DynamicObject = serde_json::from_value(serde_json::json!({
-        "apiVersion": "kubepkg.dev/v1alpha1", "kind": "Package",
-        "metadata": {"name": "shop"},
-        "spec": {
-            "source": {"configMapRef": {"name": "shop-archive"}},
+        &installed,
+        tmp.path(),
+        serde_json::json!({
             "backend": "argocd",
             "argocd": {"chartRepository": reg.oci("charts"), "insecure": true},
-        },
-    }))
-    .unwrap();
-    packages
-        .create(&kube::api::PostParams::default(), &o)
-        .await
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(240);
-    let object = loop {
-        ctl.assert_running();
-        let o = serde_json::to_value(packages.get("shop").await.unwrap()).unwrap();
-        let ready = o
-            .pointer("/status/conditions")
-            .and_then(|c| c.as_array())
-            .and_then(|c| c.iter().find(|c| c["type"] == "Ready"))
-            .cloned();
-        if ready
-            .as_ref()
-            .is_some_and(|r| r["status"] == "True" && r["reason"] == "Succeeded")
-        {
-            break o;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "Package shop never became Ready; status:\n{}\ncontroller log:\n{}\n{}",
-            serde_json::to_string_pretty(&o["status"]).unwrap(),
-            ctl.log(),
-            argocd.log_tails(40)
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+        }),
+        &tails,
+    )
+    .await;
     for (component, release) in [("db", "shop-db"), ("api", "shop-api")] {
         let app = application(&ns, release).await.expect("the Application");
         assert_synced_healthy(&app, &reg, "1.0.0");
@@ -1681,29 +1608,13 @@ async fn the_controllers_service_account_is_enough_for_an_argocd_package_and_no_
         assert_eq!(c["revision"], history_revision(&app), "{object}");
     }
 
-    packages
-        .delete("shop", &kube::api::DeleteParams::default())
-        .await
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(180);
-    while packages.get_opt("shop").await.unwrap().is_some()
-        || application(&ns, "shop-db").await.is_some()
-        || application(&ns, "shop-api").await.is_some()
-    {
-        ctl.assert_running();
+    delete_shop_as_service_account(&ns, &ctl, &tails).await;
+    for release in ["shop-db", "shop-api"] {
         assert!(
-            Instant::now() < deadline,
-            "Package shop not uninstalled; controller log:\n{}\n{}",
-            ctl.log(),
-            argocd.log_tails(40)
+            application(&ns, release).await.is_none(),
+            "{release}'s Application left after the uninstall"
         );
-        tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let log = ctl.log();
-    assert!(
-        !log.to_lowercase().contains("forbidden"),
-        "the controller was refused something:\n{log}"
-    );
     drop(ctl);
     drop(installed);
     drop(argocd);

@@ -895,3 +895,148 @@ impl Drop for Controller {
         let _ = std::fs::remove_file(&self.log);
     }
 }
+
+/// A (verb, resource, subresource) the chart's ServiceAccount is asked about.
+pub(crate) type Access<'a> = (&'a str, &'a str, Option<&'a str>);
+
+/// The chart installed for a GitOps backend's Package: package contents limited to reading
+/// Deployments in the test namespace (the backend's controller writes them; kubepkg only checks
+/// their readiness). Asserts that its ServiceAccount may do each of `may` (in the namespace, or
+/// cluster-wide where its scope says so) and none of `may_not`, in the namespace or cluster-wide.
+pub(crate) fn install_for_backend<'a>(
+    ns: &'a TestNamespace,
+    may: &[(Access<'_>, Scope<'_>)],
+    may_not: &[Access<'_>],
+) -> Installed<'a> {
+    let contents_ns = format!("--set=rbac.packageContentsNamespaces={{{}}}", ns.name());
+    let installed = Installed::install(
+        ns,
+        Tool::Kubepkg,
+        &[
+            "--set",
+            "rbac.packageContents=rules",
+            "--set-json",
+            r#"rbac.packageContentsRules=[{"apiGroups":["apps"],"resources":["deployments"],"verbs":["get","list","watch"]}]"#,
+            &contents_ns,
+        ],
+    );
+    let sa = format!(
+        "system:serviceaccount:{}:{}",
+        ns.name(),
+        installed.fullname()
+    );
+    let refused: Vec<String> = may
+        .iter()
+        .filter(|((verb, resource, sub), scope)| !can_i(ns, &sa, verb, resource, *sub, *scope))
+        .map(|((verb, resource, sub), _)| format!("{verb} {resource} {sub:?}"))
+        .collect();
+    assert!(refused.is_empty(), "{sa} may not: {refused:?}");
+    let here = Scope::Namespace(ns.name());
+    let granted: Vec<String> = may_not
+        .iter()
+        .filter(|(verb, resource, sub)| {
+            can_i(ns, &sa, verb, resource, *sub, here)
+                || can_i(ns, &sa, verb, resource, *sub, Scope::AllNamespaces)
+        })
+        .map(|(verb, resource, sub)| format!("{verb} {resource} {sub:?}"))
+        .collect();
+    assert!(granted.is_empty(), "{sa} may: {granted:?}");
+    installed
+}
+
+/// The real `kubepkg controller`, authenticated with a token of `installed`'s ServiceAccount,
+/// reconciling Package `shop` — two components, api after db, `rollback.safe`, from ConfigMap
+/// `shop-archive`; `backend` the rest of its spec — until it is Ready (`Succeeded`): the
+/// controller and the Ready Package. `tails` is what the backend's controllers logged.
+pub(crate) async fn shop_ready_as_service_account(
+    ns: &TestNamespace,
+    installed: &Installed<'_>,
+    dir: &Path,
+    backend: serde_json::Value,
+    tails: &dyn Fn() -> String,
+) -> (Controller, serde_json::Value) {
+    let kubeconfig = service_account_kubeconfig(ns, &installed.fullname(), dir);
+    let ctl = Controller::start(ns, &kubeconfig);
+    let pkg = dir.join("pkg");
+    package(
+        &pkg,
+        "package:\n  name: shop\n  version: 1.0.0\n  rollback: {safe: true}\ncomponents:\n\
+         \x20 - name: api\n    path: api\n    install: {dependsOn: [db]}\n\
+         \x20 - name: db\n    path: db\n",
+        &["api", "db"],
+        &[],
+    );
+    kubepkg_testkit::store_package_archive(
+        ns,
+        "shop-archive",
+        kubepkg_testkit::package_archive(&pkg).expect("package archive"),
+    )
+    .await
+    .expect("archive ConfigMap");
+    let mut spec = json!({"source": {"configMapRef": {"name": "shop-archive"}}});
+    if let (Some(spec), Some(backend)) = (spec.as_object_mut(), backend.as_object()) {
+        spec.extend(backend.clone());
+    }
+    let packages = kubepkg_testkit::package_api(ns);
+    let o: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "kubepkg.dev/v1alpha1", "kind": "Package",
+        "metadata": {"name": "shop"},
+        "spec": spec,
+    }))
+    .unwrap();
+    packages.create(&PostParams::default(), &o).await.unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(240);
+    loop {
+        ctl.assert_running();
+        let o = serde_json::to_value(packages.get("shop").await.unwrap()).unwrap();
+        let ready = o
+            .pointer("/status/conditions")
+            .and_then(|c| c.as_array())
+            .and_then(|c| c.iter().find(|c| c["type"] == "Ready"))
+            .cloned();
+        if ready
+            .as_ref()
+            .is_some_and(|r| r["status"] == "True" && r["reason"] == "Succeeded")
+        {
+            return (ctl, o);
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Package shop never became Ready; status:\n{}\ncontroller log:\n{}\n{}",
+            serde_json::to_string_pretty(&o["status"]).unwrap(),
+            ctl.log(),
+            tails()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Deletes Package `shop` and waits until it is gone (its finalizer ran the uninstall, which
+/// waits for the backend's objects to go); the controller was never refused anything.
+pub(crate) async fn delete_shop_as_service_account(
+    ns: &TestNamespace,
+    ctl: &Controller,
+    tails: &dyn Fn() -> String,
+) {
+    let packages = kubepkg_testkit::package_api(ns);
+    packages
+        .delete("shop", &DeleteParams::default())
+        .await
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(180);
+    while packages.get_opt("shop").await.unwrap().is_some() {
+        ctl.assert_running();
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Package shop not uninstalled; controller log:\n{}\n{}",
+            ctl.log(),
+            tails()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let log = ctl.log();
+    assert!(
+        !log.to_lowercase().contains("forbidden"),
+        "the controller was refused something:\n{log}"
+    );
+}

@@ -1609,10 +1609,6 @@ async fn apply_force_over_a_flux_package_takes_the_backend_from_its_flags() {
     drop(flux);
 }
 
-/// Deployments may be read, not written: the package contents a `backend: flux` controller
-/// needs (it waits for the release's objects; helm-controller writes them).
-const READ_DEPLOYMENTS: &str = r#"rbac.packageContentsRules=[{"apiGroups":["apps"],"resources":["deployments"],"verbs":["get","list","watch"]}]"#;
-
 /// The controller chart's RBAC for `backend: flux` under a real ServiceAccount (the chart
 /// installed, its package-contents role reading Deployments only): the account may do what the
 /// Flux backend calls on HelmReleases and OCIRepositories and read Flux's CRDs, and nothing
@@ -1622,145 +1618,73 @@ const READ_DEPLOYMENTS: &str = r#"rbac.packageContentsRules=[{"apiGroups":["apps
 #[tokio::test]
 async fn the_controllers_service_account_is_enough_for_a_flux_package_and_no_more() {
     use crate::controller_chart::{
-        Controller, Installed, Scope, Tool, can_i, service_account_kubeconfig,
+        Scope, delete_shop_as_service_account, install_for_backend, shop_ready_as_service_account,
     };
     let ns = TestNamespace::new("flux-rbac")
         .await
         .expect("control plane");
     let flux = Flux::start(&ns).await.expect("Flux's controllers");
     let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
-    let contents_ns = format!("--set=rbac.packageContentsNamespaces={{{}}}", ns.name());
-    let installed = Installed::install(
-        &ns,
-        Tool::Kubepkg,
-        &[
-            "--set",
-            "rbac.packageContents=rules",
-            "--set-json",
-            READ_DEPLOYMENTS,
-            &contents_ns,
-        ],
-    );
-    let sa = format!(
-        "system:serviceaccount:{}:{}",
-        ns.name(),
-        installed.fullname()
-    );
     let here = Scope::Namespace(ns.name());
-    let mut refused = Vec::new();
+    let mut may = Vec::new();
     for verb in ["get", "list", "watch", "create", "patch", "delete"] {
         for resource in [
             "helmreleases.helm.toolkit.fluxcd.io",
             "ocirepositories.source.toolkit.fluxcd.io",
         ] {
-            if !can_i(&ns, &sa, verb, resource, None, here) {
-                refused.push(format!("{verb} {resource}"));
-            }
+            may.push(((verb, resource, None), here));
         }
     }
-    if !can_i(
-        &ns,
-        &sa,
-        "get",
-        "customresourcedefinitions.apiextensions.k8s.io",
-        None,
+    may.push((
+        (
+            "get",
+            "customresourcedefinitions.apiextensions.k8s.io",
+            None,
+        ),
         Scope::AllNamespaces,
-    ) {
-        refused.push("get customresourcedefinitions".into());
-    }
-    assert!(refused.is_empty(), "{sa} may not: {refused:?}");
-    let mut granted = Vec::new();
-    for (verb, resource, sub) in [
-        ("update", "helmreleases.helm.toolkit.fluxcd.io", None),
-        (
-            "patch",
-            "helmreleases.helm.toolkit.fluxcd.io",
-            Some("status"),
-        ),
-        ("update", "ocirepositories.source.toolkit.fluxcd.io", None),
-        ("create", "helmrepositories.source.toolkit.fluxcd.io", None),
-        ("create", "helmcharts.source.toolkit.fluxcd.io", None),
-        ("create", "gitrepositories.source.toolkit.fluxcd.io", None),
-        (
-            "list",
-            "customresourcedefinitions.apiextensions.k8s.io",
-            None,
-        ),
-        (
-            "create",
-            "customresourcedefinitions.apiextensions.k8s.io",
-            None,
-        ),
-        ("create", "deployments.apps", None),
-        ("patch", "deployments.apps", None),
-        ("create", "configmaps", None),
-    ] {
-        if can_i(&ns, &sa, verb, resource, sub, here)
-            || can_i(&ns, &sa, verb, resource, sub, Scope::AllNamespaces)
-        {
-            granted.push(format!("{verb} {resource} {sub:?}"));
-        }
-    }
-    assert!(granted.is_empty(), "{sa} may: {granted:?}");
-
-    let tmp = tempfile::tempdir().unwrap();
-    let kubeconfig = service_account_kubeconfig(&ns, &installed.fullname(), tmp.path());
-    let ctl = Controller::start(&ns, &kubeconfig);
-    let pkg = tmp.path().join("pkg");
-    crate::engine_support::package(
-        &pkg,
-        "package:\n  name: shop\n  version: 1.0.0\n  rollback: {safe: true}\ncomponents:\n\
-         \x20 - name: api\n    path: api\n    install: {dependsOn: [db]}\n\
-         \x20 - name: db\n    path: db\n",
-        &["api", "db"],
-        &[],
-    );
-    kubepkg_testkit::store_package_archive(
+    ));
+    let installed = install_for_backend(
         &ns,
-        "shop-archive",
-        kubepkg_testkit::package_archive(&pkg).expect("package archive"),
-    )
-    .await
-    .expect("archive ConfigMap");
-    let packages = kubepkg_testkit::package_api(&ns);
-    let o: DynamicObject = serde_json::from_value(serde_json::json!({
-        "apiVersion": "kubepkg.dev/v1alpha1", "kind": "Package",
-        "metadata": {"name": "shop"},
-        "spec": {
-            "source": {"configMapRef": {"name": "shop-archive"}},
+        &may,
+        &[
+            ("update", "helmreleases.helm.toolkit.fluxcd.io", None),
+            (
+                "patch",
+                "helmreleases.helm.toolkit.fluxcd.io",
+                Some("status"),
+            ),
+            ("update", "ocirepositories.source.toolkit.fluxcd.io", None),
+            ("create", "helmrepositories.source.toolkit.fluxcd.io", None),
+            ("create", "helmcharts.source.toolkit.fluxcd.io", None),
+            ("create", "gitrepositories.source.toolkit.fluxcd.io", None),
+            (
+                "list",
+                "customresourcedefinitions.apiextensions.k8s.io",
+                None,
+            ),
+            (
+                "create",
+                "customresourcedefinitions.apiextensions.k8s.io",
+                None,
+            ),
+            ("create", "deployments.apps", None),
+            ("patch", "deployments.apps", None),
+            ("create", "configmaps", None),
+        ],
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let tails = || flux.log_tails(40);
+    let (ctl, object) = shop_ready_as_service_account(
+        &ns,
+        &installed,
+        tmp.path(),
+        serde_json::json!({
             "backend": "flux",
             "flux": {"chartRepository": reg.oci("charts"), "insecure": true},
-        },
-    }))
-    .unwrap();
-    packages
-        .create(&kube::api::PostParams::default(), &o)
-        .await
-        .unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(240);
-    let object = loop {
-        ctl.assert_running();
-        let o = serde_json::to_value(packages.get("shop").await.unwrap()).unwrap();
-        let ready = o
-            .pointer("/status/conditions")
-            .and_then(|c| c.as_array())
-            .and_then(|c| c.iter().find(|c| c["type"] == "Ready"))
-            .cloned();
-        if ready
-            .as_ref()
-            .is_some_and(|r| r["status"] == "True" && r["reason"] == "Succeeded")
-        {
-            break o;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "Package shop never became Ready; status:\n{}\ncontroller log:\n{}\n{}",
-            serde_json::to_string_pretty(&o["status"]).unwrap(),
-            ctl.log(),
-            flux.log_tails(40)
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+        }),
+        &tails,
+    )
+    .await;
     for (component, release) in [("db", "shop-db"), ("api", "shop-api")] {
         let hr = helm_release(&ns, release).await.expect("the HelmRelease");
         assert!(ready(&serde_json::from_value(hr.clone()).unwrap()), "{hr}");
@@ -1777,28 +1701,13 @@ async fn the_controllers_service_account_is_enough_for_a_flux_package_and_no_mor
     }
     crate::controller_chart::deployment_ready(&ns, "shop-db", 1).await;
 
-    packages
-        .delete("shop", &kube::api::DeleteParams::default())
-        .await
-        .unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(180);
-    while packages.get_opt("shop").await.unwrap().is_some()
-        || helm_release(&ns, "shop-db").await.is_some()
-        || helm_release(&ns, "shop-api").await.is_some()
-    {
-        ctl.assert_running();
+    delete_shop_as_service_account(&ns, &ctl, &tails).await;
+    for release in ["shop-db", "shop-api"] {
         assert!(
-            std::time::Instant::now() < deadline,
-            "Package shop not uninstalled; controller log:\n{}",
-            ctl.log()
+            helm_release(&ns, release).await.is_none(),
+            "{release}'s HelmRelease left after the uninstall"
         );
-        tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let log = ctl.log();
-    assert!(
-        !log.to_lowercase().contains("forbidden"),
-        "the controller was refused something:\n{log}"
-    );
     drop(ctl);
     drop(installed);
     drop(flux);
