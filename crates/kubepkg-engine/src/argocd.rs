@@ -45,7 +45,7 @@ use kubepkg_package::orchestrator::{ComponentApply, Failure, FailureKind};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::backend::{Run, Seen, Watch, apply_object};
+use crate::backend::{Run, Seen, State, Watch, apply_object};
 use crate::cluster::KubeCluster;
 
 /// The CRD the backend needs, as `kubectl get crd` names it.
@@ -239,17 +239,6 @@ pub async fn application(client: &kube::Client, namespace: &str, release: &str) 
         .map(|a| serde_json::to_value(a).unwrap_or_default())
 }
 
-/// What an Application's status says about the sync kubepkg set.
-#[derive(Debug, PartialEq)]
-enum State {
-    /// Synced and Healthy after the sync, recorded as sync history entry `id`.
-    Ready {
-        id: u64,
-    },
-    Failed(String),
-    Waiting(String),
-}
-
 fn str_at<'a>(v: &'a Value, pointer: &str) -> &'a str {
     v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
@@ -278,7 +267,7 @@ fn sync_state(app: &Value, revision: &str) -> State {
                         .find(|e| str_at(e, "/deployStartedAt") == started)
                 });
             match (fresh, entry.and_then(|e| e["id"].as_u64())) {
-                (true, Some(id)) => State::Ready { id },
+                (true, Some(id)) => State::Ready(id),
                 _ => State::Waiting("synced; waiting for Argo CD's health after the sync".into()),
             }
         }
@@ -557,17 +546,12 @@ impl KubeCluster {
             object: &object,
             deadline,
         };
-        let judge = |app: Option<&Value>| match app.map(|a| sync_state(a, revision)) {
+        let judge = |app: Option<&Value>| match app {
             None => Seen::Failed(Failure::new(
                 FailureKind::Apply,
                 format!("{object} was deleted while kubepkg waited for its sync"),
             )),
-            Some(State::Ready { id }) => Seen::Done(id),
-            Some(State::Failed(message)) => Seen::Failed(Failure::new(
-                FailureKind::NotReady,
-                format!("{object}: {message}"),
-            )),
-            Some(State::Waiting(message)) => Seen::Waiting(message),
+            Some(a) => sync_state(a, revision).seen(&object),
         };
         let timed_out = |shown: &str| {
             Failure::new(
@@ -879,7 +863,7 @@ mod tests {
                 &succeeded("2026-12-02T01:00:06Z", entry.clone(), "Healthy"),
                 "1.0.0"
             ),
-            State::Ready { id: 1 }
+            State::Ready(1)
         );
         // Health last computed before the sync finished: not trusted yet.
         assert!(matches!(

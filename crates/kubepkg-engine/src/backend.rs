@@ -52,6 +52,29 @@ pub(crate) enum Seen<T> {
     Unchanged,
 }
 
+/// What a backend reads from its object's status for one wait: ready (with the revision its
+/// controller made), failed, or still waiting — with its controller's words.
+#[derive(Debug, PartialEq)]
+pub(crate) enum State {
+    Ready(u64),
+    Failed(String),
+    Waiting(String),
+}
+
+impl State {
+    /// As a watch judges it; a failure names `object`.
+    pub(crate) fn seen(self, object: &str) -> Seen<u64> {
+        match self {
+            State::Ready(revision) => Seen::Done(revision),
+            State::Failed(message) => Seen::Failed(Failure::new(
+                FailureKind::NotReady,
+                format!("{object}: {message}"),
+            )),
+            State::Waiting(message) => Seen::Waiting(message),
+        }
+    }
+}
+
 /// The object a backend watches: `name` of `api`, called `object` in messages (`HelmRelease
 /// shop/shop-db`), until `deadline`.
 pub(crate) struct Watch<'a> {

@@ -40,7 +40,7 @@ use kubepkg_release::storage::{SecretDriver, Store};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::backend::{Run, Seen, Watch, apply_object};
+use crate::backend::{Run, Seen, State, Watch, apply_object};
 use crate::cluster::KubeCluster;
 
 /// The CRDs the backend needs, as `kubectl get crd` names them.
@@ -215,14 +215,6 @@ struct Expect {
     digest: Option<String>,
 }
 
-/// What a HelmRelease's status says now.
-#[derive(Debug, PartialEq)]
-enum State {
-    Ready { revision: u64 },
-    Failed(String),
-    Waiting(String),
-}
-
 fn condition<'a>(obj: &'a Value, kind: &str) -> Option<&'a Value> {
     obj["status"]["conditions"]
         .as_array()?
@@ -259,9 +251,7 @@ fn release_state(obj: &Value, expect: &Expect) -> State {
     };
     match ready {
         Some(r) if r["status"] == "True" && current(ready) && observed && chart_ok => {
-            State::Ready {
-                revision: latest["version"].as_u64().unwrap_or(0),
-            }
+            State::Ready(latest["version"].as_u64().unwrap_or(0))
         }
         _ => State::Waiting(message),
     }
@@ -466,14 +456,8 @@ impl KubeCluster {
             object: &object,
             deadline: deadline + REPORT_GRACE,
         };
-        let judge = |obj: Option<&Value>| match obj.map(|o| release_state(o, expect)) {
-            None => Seen::Unchanged,
-            Some(State::Ready { revision }) => Seen::Done(revision),
-            Some(State::Failed(message)) => Seen::Failed(Failure::new(
-                FailureKind::NotReady,
-                format!("{object}: {message}"),
-            )),
-            Some(State::Waiting(message)) => Seen::Waiting(message),
+        let judge = |obj: Option<&Value>| {
+            obj.map_or(Seen::Unchanged, |o| release_state(o, expect).seen(&object))
         };
         let timed_out = |shown: &str| {
             Failure::new(
@@ -937,7 +921,7 @@ mod tests {
         };
         assert_eq!(
             release_state(&hr(2, ready(2, "sha256:aa")), &expect),
-            State::Ready { revision: 3 }
+            State::Ready(3)
         );
         // Ready for the generation before: still waiting.
         assert!(matches!(
