@@ -7,7 +7,7 @@ use crate::ignore::IgnoreRules;
 use crate::metadata::{Lock, Metadata};
 use kubepkg_value::Value;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A file of a chart (template or other), by chart-relative slash path.
@@ -156,9 +156,104 @@ pub fn load_dir(dir: &Path) -> Result<Chart> {
     load_files(dir_files(dir)?)
 }
 
+/// A chart of a package, loaded with its `file://` dependencies: [`load`], and for a chart
+/// directory each `repository: file://PATH` dependency that `charts/` does not hold is loaded
+/// from `PATH` (absolute, or relative to the chart directory, as Helm's
+/// `resolver.GetLocalPath` resolves it) as if `dependency update` had packed it there
+/// (recursively: the local chart's own `file://` dependencies too). A path that does not
+/// exist or holds no chart is an error naming the dependency and the path.
+pub fn load_with_local_dependencies(path: &Path) -> Result<Chart> {
+    if !path.is_dir() {
+        return load(path);
+    }
+    load_files(files_with_local_dependencies(path)?).map_err(|e| e.in_chart(path))
+}
+
+/// The files of the chart directory `dir` (as [`dir_files`]) plus, under `charts/NAME/`, the
+/// files of each `file://` dependency `charts/` does not hold (see
+/// [`load_with_local_dependencies`]): what a chart pushed or rendered from a package holds.
+pub fn files_with_local_dependencies(dir: &Path) -> Result<Vec<BufferedFile>> {
+    local_dependency_files(dir, 0)
+}
+
+fn local_dependency_files(dir: &Path, depth: usize) -> Result<Vec<BufferedFile>> {
+    let mut files = dir_files(dir).map_err(|e| e.in_chart(dir))?;
+    let chart = load_files(files.clone()).map_err(|e| e.in_chart(dir))?;
+    let mut added = std::collections::BTreeSet::new();
+    for d in chart.metadata.deps() {
+        let Some(p) = d.repository.strip_prefix("file://") else {
+            continue;
+        };
+        if chart.dependencies.iter().any(|c| c.name() == d.name) || !added.insert(d.name.clone()) {
+            continue;
+        }
+        let local = clean_path(&if p.starts_with('/') {
+            PathBuf::from(p)
+        } else {
+            dir.join(p)
+        });
+        let fail = |what: String| {
+            ChartError::from(ChartErrorKind::Chart(format!(
+                "dependency {:?} ({}): {what}",
+                d.name, d.repository
+            )))
+        };
+        if !local.exists() {
+            return Err(fail(format!("directory {} not found", local.display())));
+        }
+        if depth > 16 {
+            return Err(fail(
+                "file:// dependencies nested too deeply (a cycle?)".into(),
+            ));
+        }
+        let sub = local_dependency_files(&local, depth + 1)
+            .map_err(|e| fail(format!("{} is not a chart: {e}", local.display())))?;
+        files.extend(sub.into_iter().map(|f| BufferedFile {
+            name: format!("charts/{}/{}", d.name, f.name),
+            data: f.data,
+        }));
+    }
+    Ok(files)
+}
+
+/// Go's `filepath.Clean`, lexically (the one copy: `file://` dependency paths are cleaned with
+/// it by the loader and by `kubepkg-dependency`).
+pub fn clean_path(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component<'_>> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => match out.last() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir) => {}
+                _ => out.push(c),
+            },
+            other => out.push(other),
+        }
+    }
+    if out.is_empty() {
+        return PathBuf::from(".");
+    }
+    out.iter().collect()
+}
+
 /// The files of a chart directory as the loader reads them (`.helmignore` honoured, links
 /// followed, the archive size limit applied), chart-relative paths.
 pub fn dir_files(dir: &Path) -> Result<Vec<BufferedFile>> {
+    Ok(dir_files_timed(dir)?.into_iter().map(|(f, _)| f).collect())
+}
+
+/// A file's modification time: seconds and nanoseconds since the Unix epoch; `None` is Go's
+/// zero time (no time known).
+pub type ModTime = Option<(i64, u32)>;
+
+/// [`dir_files`] with each file's modification time (seconds and nanoseconds since the Unix
+/// epoch, `None` where the system has none), as Helm's directory loader records them
+/// (`BufferedFile.ModTime`) for `chartutil.Save`.
+pub fn dir_files_timed(dir: &Path) -> Result<Vec<(BufferedFile, ModTime)>> {
     let top = std::path::absolute(dir).map_err(|e| ChartError::io(dir, e))?;
     let mut rules = IgnoreRules::default();
     let ignore_file = top.join(".helmignore");
@@ -193,7 +288,7 @@ fn walk(
     dir: &Path,
     rel: &str,
     rules: &IgnoreRules,
-    out: &mut Vec<BufferedFile>,
+    out: &mut Vec<(BufferedFile, ModTime)>,
     budget: &mut u64,
     depth: usize,
 ) -> Result<()> {
@@ -245,7 +340,12 @@ fn walk(
         if data.starts_with(&[0xEF, 0xBB, 0xBF]) {
             data.drain(..3);
         }
-        out.push(BufferedFile { name: n, data });
+        let mtime = md
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| (d.as_secs() as i64, d.subsec_nanos()));
+        out.push((BufferedFile { name: n, data }, mtime));
     }
     Ok(())
 }

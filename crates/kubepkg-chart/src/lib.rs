@@ -10,6 +10,14 @@
 //! - [`save`] writes a chart back out as `helm package` and `helm show chart` do; [`create`] writes a new chart as `helm create` does.
 //! - [`render`] executes templates with Helm's built-in objects ([`objects`]); [`manifest`]
 //!   (the leaf crate `kubepkg-manifest`) splits, sorts and separates hooks; [`action`] ties it together as `helm template`.
+//!
+//! One path each: [`archive::read_entries`] is the one archive reader (links refused; entry
+//! count, size and ratio capped; package archives use it too); [`values::read_values_file`] is
+//! the one reader of values files (size-capped); [`render::render_lint`] is Helm's lint mode of
+//! the one render path. Schema `$ref` URLs are fetched through `kubepkg-fetch`, bounded and
+//! cached in the process and on disk. `create`'s scaffold (`scaffold/`) is regenerated from the
+//! real `helm` by `tools/lint-ref/scaffold.sh`. Errors are [`ChartError`] `{ path, kind }`.
+//! [`semver`] and [`manifest`] re-export `kubepkg-semver` and `kubepkg-manifest`.
 
 #![forbid(unsafe_code)]
 

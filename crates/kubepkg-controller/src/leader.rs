@@ -20,7 +20,7 @@ pub enum LeaderError {
     #[error("taking the leader Lease {LEASE}")]
     Lease(#[source] LeaseError),
     #[error("creating the leader Lease's namespace")]
-    Namespace(#[source] kubepkg_engine::EngineError),
+    Namespace(#[source] kubepkg_kube::KubeError),
 }
 
 /// Waits until this process holds the leader Lease in `namespace`, then watches that it keeps

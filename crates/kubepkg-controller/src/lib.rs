@@ -13,6 +13,21 @@
 //! - [`metrics`], [`http`]: Prometheus metrics in controller-runtime's names, `/healthz`,
 //!   `/readyz`;
 //! - [`leader`]: leader election over the same Lease lock the engine uses.
+//!
+//! More detail:
+//! - [`source`]: ConfigMap, Secret and `url` + `sha256` archives (fetched through
+//!   `kubepkg-fetch`, body capped, digest checked); `oci` + `version` pulled through
+//!   `kubepkg-oci` with a `kubernetes.io/dockerconfigjson` pull Secret, the resolved tag and
+//!   digest recorded in the revision; `verify: {provider: cosign, secretRef}` checked with the
+//!   Secret's `*.pub` keys before the pull (a refusal is `VerificationFailed`).
+//! - [`values`]: `valuesFrom` first, then `spec.values`.
+//! - [`reconcile`]: builds the engine's one backend configuration from the spec
+//!   (`engine_backend`: `backend: flux` with `spec.flux`, `backend: argocd` with
+//!   `spec.argocd`, pushing with the credentials of their `secretRef`); decides from
+//!   `observedGeneration` and a digest of archive and values whether to apply; calls
+//!   `kubepkg_engine::ops::apply`, `drift` and `uninstall`, as the CLI does.
+//! - [`status`]: merge patches of what only the controller writes; [`http`]: `/metrics`,
+//!   `/healthz`, `/readyz` on hyper; [`metrics`]: prometheus-client.
 
 pub mod http;
 pub mod leader;

@@ -365,13 +365,28 @@ async fn push_client(
     .map_err(|e| format!("{field}: {}", report(&e)))
 }
 
+/// The engine's backend of a Package: `spec.backend` with its settings (`spec.flux`,
+/// `spec.argocd`); the message to stop with when they cannot be used.
+async fn engine_backend(
+    ctx: &Context,
+    namespace: &str,
+    spec: &PackageSpec,
+) -> Result<kubepkg_engine::Backend, String> {
+    use kubepkg_engine::Backend as Engine;
+    Ok(match (spec.backend, &spec.flux, &spec.argocd) {
+        (Backend::Flux, Some(f), _) => Engine::flux(flux_backend(ctx, namespace, f).await?),
+        (Backend::Argocd, _, Some(a)) => Engine::argocd(argocd_backend(ctx, namespace, a).await?),
+        (kind, _, _) => Engine::of_kind(kind),
+    })
+}
+
 /// The Flux backend of a `backend: flux` Package: charts pushed to `spec.flux.chartRepository`
 /// with the credentials of `spec.flux.secretRef` (which its OCIRepositories pull with too).
 async fn flux_backend(
     ctx: &Context,
     namespace: &str,
     spec: &kubepkg_package::object::FluxSpec,
-) -> Result<kubepkg_engine::flux::FluxBackend, String> {
+) -> Result<kubepkg_engine::backend::flux::FluxBackend, String> {
     let client = push_client(
         ctx,
         namespace,
@@ -381,7 +396,7 @@ async fn flux_backend(
         spec.insecure,
     )
     .await?;
-    let mut backend = kubepkg_engine::flux::FluxBackend::new(
+    let mut backend = kubepkg_engine::backend::flux::FluxBackend::new(
         spec.chart_repository.clone(),
         spec.insecure,
         client,
@@ -397,7 +412,7 @@ async fn argocd_backend(
     ctx: &Context,
     namespace: &str,
     spec: &kubepkg_package::object::ArgoCdSpec,
-) -> Result<kubepkg_engine::argocd::ArgoCdBackend, String> {
+) -> Result<kubepkg_engine::backend::argocd::ArgoCdBackend, String> {
     let client = push_client(
         ctx,
         namespace,
@@ -407,7 +422,7 @@ async fn argocd_backend(
         spec.insecure,
     )
     .await?;
-    let mut backend = kubepkg_engine::argocd::ArgoCdBackend::new(
+    let mut backend = kubepkg_engine::backend::argocd::ArgoCdBackend::new(
         spec.chart_repository.clone(),
         spec.insecure,
         client,
@@ -524,22 +539,11 @@ async fn apply(
     let package = &loaded.package;
     let (waits, wait_events) = tokio::sync::mpsc::unbounded_channel();
     let mut kc = engine_cluster_reporting(ctx, &namespace, timeout, Some(waits));
-    if let (Backend::Flux, Some(f)) = (spec.backend, &spec.flux) {
-        match flux_backend(ctx, &namespace, f).await {
-            Ok(b) => kc.flux = Some(b),
-            Err(message) => {
-                stop(&obj, ctx, api, reason::INVALID_PACKAGE, &message).await?;
-                return Ok(Action::requeue(interval));
-            }
-        }
-    }
-    if let (Backend::Argocd, Some(a)) = (spec.backend, &spec.argocd) {
-        match argocd_backend(ctx, &namespace, a).await {
-            Ok(b) => kc.argocd = Some(b),
-            Err(message) => {
-                stop(&obj, ctx, api, reason::INVALID_PACKAGE, &message).await?;
-                return Ok(Action::requeue(interval));
-            }
+    match engine_backend(ctx, &namespace, &spec).await {
+        Ok(b) => kc.backend = b,
+        Err(message) => {
+            stop(&obj, ctx, api, reason::INVALID_PACKAGE, &message).await?;
+            return Ok(Action::requeue(interval));
         }
     }
     let reporter = tokio::spawn(report_waits(api.clone(), name.clone(), wait_events));
@@ -674,7 +678,7 @@ async fn apply(
             write_status(&obj, ctx, api, patch).await?;
             return Ok(Action::await_change());
         }
-        Err(e @ (EngineError::Flux(_) | EngineError::ArgoCd(_))) => {
+        Err(e @ EngineError::Backend(_)) => {
             // Flux or Argo CD not installed, or a readyWhen Flux cannot evaluate: nothing
             // applied; tried again (the backend may be installed meanwhile).
             stop(&obj, ctx, api, reason::INVALID_PACKAGE, &report(&e)).await?;
@@ -910,11 +914,12 @@ async fn cleanup(obj: Arc<DynamicObject>, ctx: &Context) -> Result<Action, Recon
         })
         .unwrap_or(ctx.default_timeout);
     let mut kc = engine_cluster(ctx, &namespace, timeout);
-    // backend: argocd — its Applications may live in another namespace (spec.argocd.namespace).
+    // The Package's backend: an argocd one's Applications may live in another namespace
+    // (spec.argocd.namespace).
     if let Ok(spec) = resource::spec_of(&obj)
-        && let (Backend::Argocd, Some(a)) = (spec.backend, &spec.argocd)
+        && let Ok(b) = engine_backend(ctx, &namespace, &spec).await
     {
-        kc.argocd = argocd_backend(ctx, &namespace, a).await.ok();
+        kc.backend = b;
     }
     let instance = Instance {
         name: &name,

@@ -17,6 +17,9 @@
 //! Descriptions and other annotations are not changes. The comparison walks each version's
 //! `schema.openAPIV3Schema` through `properties`, `items` and `additionalProperties`; paths are
 //! written `spec.size`, `spec.items[*].name`, `spec.labels[*]`.
+//!
+//! A leaf crate, used by `kubepkg-package` (plan, orchestrator) and `kubepkg-engine` (the plan
+//! against the objects in the cluster).
 
 use std::fmt;
 

@@ -18,7 +18,13 @@
 //! constraint allows (`kubepkg_oci::version`), locked with that version; the chart is pulled
 //! through `kubepkg-oci` (digest-checked, its cache) as `<name>-<version>.tgz`, as `helm
 //! dependency update` names it.
-//! Not yet: `file://` dependencies (which need a chart packager).
+//!
+//! `file://` dependencies are Helm's local charts: the path after `file://` is absolute or
+//! relative to the chart directory (Helm's `resolver.GetLocalPath`: joined and cleaned
+//! lexically), must exist and hold a chart whose version the constraint allows; it is locked
+//! with that version and packed into `charts/` as Helm's `chartutil.Save` packs it
+//! (`kubepkg_chart::save::save_dir`: the same bytes, file times included;
+//! [`Options::source_date_epoch`] stamps them as Helm's `SOURCE_DATE_EPOCH` does).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -48,6 +54,39 @@ pub enum DependencyError {
     Unsupported { name: String, repository: String },
     #[error("{0}")]
     NoRepositoryDefinition(String),
+    /// A `file://` dependency whose path does not exist.
+    #[error("dependency {name:?} ({repository}): directory {} not found", .path.display())]
+    LocalPathMissing {
+        name: String,
+        repository: String,
+        path: PathBuf,
+    },
+    /// A `file://` dependency whose path is not a chart (or a chart that does not load).
+    #[error("dependency {name:?} ({repository}): {} is not a chart", .path.display())]
+    LocalNotAChart {
+        name: String,
+        repository: String,
+        path: PathBuf,
+        #[source]
+        source: Box<kubepkg_chart::ChartError>,
+    },
+    /// A `file://` dependency whose chart has a version that is not SemVer.
+    #[error("dependency {name:?} ({repository}): the chart at {} has an invalid version {version:?}", .path.display())]
+    LocalVersion {
+        name: String,
+        repository: String,
+        path: PathBuf,
+        version: String,
+    },
+    /// A `file://` dependency's chart could not be packed.
+    #[error("dependency {name:?} ({repository}): packing {}", .path.display())]
+    LocalPack {
+        name: String,
+        repository: String,
+        path: PathBuf,
+        #[source]
+        source: Box<kubepkg_chart::ChartError>,
+    },
     /// A registry refused or failed a request for an `oci://` dependency.
     #[error("dependency {name:?}: {source}")]
     Registry {
@@ -128,6 +167,60 @@ pub struct Options {
     pub skip_refresh: bool,
     /// The registry client of `oci://` dependencies (the registry flags, logins, cache).
     pub registry: Option<kubepkg_oci::Client>,
+    /// Helm's `SOURCE_DATE_EPOCH` (seconds): the time stamped on every file of the archives
+    /// packed for `file://` dependencies; `None`: the files' own modification times.
+    pub source_date_epoch: Option<i64>,
+}
+
+fn is_local(repository: &str) -> bool {
+    repository.starts_with("file://")
+}
+
+/// Helm's `resolver.GetLocalPath`: the directory of a `file://` dependency (absolute, or
+/// joined to the chart's directory), which must exist.
+fn local_path(d: &Dependency, chart_dir: &Path) -> Result<PathBuf, DependencyError> {
+    let p = d.repository.trim_start_matches("file://");
+    let path = if p.starts_with('/') {
+        kubepkg_chart::chart::clean_path(Path::new(p))
+    } else {
+        kubepkg_chart::chart::clean_path(&chart_dir.join(p))
+    };
+    if std::fs::metadata(&path).is_err() {
+        return Err(DependencyError::LocalPathMissing {
+            name: d.name.clone(),
+            repository: d.repository.clone(),
+            path,
+        });
+    }
+    Ok(path)
+}
+
+/// The chart of a `file://` dependency and its directory.
+fn local_chart(d: &Dependency, chart_dir: &Path) -> Result<(Chart, PathBuf), DependencyError> {
+    let path = local_path(d, chart_dir)?;
+    let not_a_chart = |source| DependencyError::LocalNotAChart {
+        name: d.name.clone(),
+        repository: d.repository.clone(),
+        path: path.clone(),
+        source: Box::new(source),
+    };
+    if !path.is_dir() {
+        return Err(not_a_chart(kubepkg_chart::ChartError::from(
+            kubepkg_chart::ChartErrorKind::Load("not a directory".into()),
+        )));
+    }
+    let chart = kubepkg_chart::chart::load(&path).map_err(not_a_chart)?;
+    Ok((chart, path))
+}
+
+/// The SemVer version of a `file://` dependency's chart.
+fn local_version(d: &Dependency, chart: &Chart, path: &Path) -> Result<Version, DependencyError> {
+    Version::parse(&chart.metadata.version).map_err(|_| DependencyError::LocalVersion {
+        name: d.name.clone(),
+        repository: d.repository.clone(),
+        path: path.to_path_buf(),
+        version: chart.metadata.version.clone(),
+    })
 }
 
 fn is_oci(repository: &str) -> bool {
@@ -185,6 +278,7 @@ fn is_legacy(chart: &Chart) -> bool {
 fn resolve_repo_names(
     deps: &mut [Dependency],
     file: &RepoFile,
+    chart_dir: &Path,
 ) -> Result<BTreeMap<String, String>, DependencyError> {
     let mut names = BTreeMap::new();
     let mut missing = Vec::new();
@@ -195,11 +289,9 @@ fn resolve_repo_names(
         if is_oci(&d.repository) {
             continue;
         }
-        if d.repository.starts_with("file://") {
-            return Err(DependencyError::Unsupported {
-                name: d.name.clone(),
-                repository: d.repository.clone(),
-            });
+        if is_local(&d.repository) {
+            local_path(d, chart_dir)?;
+            continue;
         }
         let alias = d
             .repository
@@ -316,11 +408,15 @@ pub async fn update(
     let mut req: Vec<Dependency> = chart.metadata.deps().cloned().collect();
     let file =
         RepoFile::load_or_default(&options.paths.repository_config).map_err(RepoError::from)?;
-    let mut names = resolve_repo_names(&mut req, &file)?;
+    let mut names = resolve_repo_names(&mut req, &file, chart_dir)?;
     // Helm's ensureMissingRepos: an unmanaged repository for each URL no entry has.
     let mut unmanaged = Vec::new();
     for d in &req {
-        if d.repository.is_empty() || names.contains_key(&d.name) || is_oci(&d.repository) {
+        if d.repository.is_empty()
+            || names.contains_key(&d.name)
+            || is_oci(&d.repository)
+            || is_local(&d.repository)
+        {
             continue;
         }
         let name = manager_name(&d.repository);
@@ -360,7 +456,7 @@ pub async fn build(
     let mut req: Vec<Dependency> = chart.metadata.deps().cloned().collect();
     let file =
         RepoFile::load_or_default(&options.paths.repository_config).map_err(RepoError::from)?;
-    resolve_repo_names(&mut req, &file)?;
+    resolve_repo_names(&mut req, &file, chart_dir)?;
     let mut locked: Vec<Dependency> = lock.dependencies.iter().flatten().cloned().collect();
     if hash_req(&req, &locked) != lock.digest {
         return Err(if is_legacy(&chart) {
@@ -377,7 +473,7 @@ pub async fn build(
     }
     let missing: Vec<String> = locked
         .iter()
-        .filter(|d| !d.repository.is_empty() && !is_oci(&d.repository))
+        .filter(|d| !d.repository.is_empty() && !is_oci(&d.repository) && !is_local(&d.repository))
         .filter(|d| {
             !file
                 .repositories
@@ -386,12 +482,6 @@ pub async fn build(
         })
         .map(|d| d.repository.clone())
         .collect();
-    if let Some(d) = locked.iter().find(|d| d.repository.starts_with("file://")) {
-        return Err(DependencyError::Unsupported {
-            name: d.name.clone(),
-            repository: d.repository.clone(),
-        });
-    }
     if !missing.is_empty() {
         return Err(DependencyError::RepoNotFound(missing));
     }
@@ -427,6 +517,24 @@ async fn resolve(
                 version: d.version.clone(),
                 ..Dependency::default()
             });
+            continue;
+        }
+        if is_local(&d.repository) {
+            let (chart, path) = local_chart(d, chart_dir)?;
+            let version = local_version(d, &chart, &path)?;
+            if constraint.check(&version) {
+                locked.push(Dependency {
+                    name: d.name.clone(),
+                    repository: d.repository.clone(),
+                    version: chart.metadata.version.clone(),
+                    ..Dependency::default()
+                });
+            } else {
+                missing.push(format!(
+                    "{:?} (repository {:?}, version {:?})",
+                    d.name, d.repository, d.version
+                ));
+            }
             continue;
         }
         if is_oci(&d.repository) {
@@ -526,7 +634,7 @@ async fn download_into(
     say(format!("Saving {} charts", deps.len()));
     let mut fetched = std::collections::BTreeSet::new();
     let outcome: Result<(), DependencyError> = async {
-        for dep in deps.iter() {
+        for dep in deps.iter_mut() {
             if dep.repository.is_empty() {
                 say(format!(
                     "Dependency {} did not declare a repository. Assuming it exists in the charts directory",
@@ -547,6 +655,10 @@ async fn download_into(
                         constraint: dep.version.clone(),
                     });
                 }
+                continue;
+            }
+            if is_local(&dep.repository) {
+                dep.version = tar_from_local_dir(chart_dir, dep, tmp, options.source_date_epoch)?;
                 continue;
             }
             if is_oci(&dep.repository) {
@@ -600,6 +712,41 @@ async fn download_into(
         say(format!("Save error occurred:  {}", report(e)));
     }
     outcome
+}
+
+/// Helm's `tarFromLocalDir`: the chart of a `file://` dependency packed into `dest` as
+/// `chartutil.Save` packs it, when its version satisfies the locked constraint; its version.
+fn tar_from_local_dir(
+    chart_dir: &Path,
+    dep: &Dependency,
+    dest: &Path,
+    source_date_epoch: Option<i64>,
+) -> Result<String, DependencyError> {
+    let (chart, path) = local_chart(dep, chart_dir)?;
+    let constraint =
+        Constraints::parse(&dep.version).map_err(|source| DependencyError::Constraint {
+            name: dep.name.clone(),
+            source,
+        })?;
+    let version = local_version(dep, &chart, &path)?;
+    if !constraint.check(&version) {
+        return Err(DependencyError::NoValidVersion(vec![format!(
+            "{:?} (repository {:?}, version {:?})",
+            dep.name, dep.repository, dep.version
+        )]));
+    }
+    let (_, file_name, bytes) =
+        kubepkg_chart::save::save_dir(&path, source_date_epoch).map_err(|source| {
+            DependencyError::LocalPack {
+                name: dep.name.clone(),
+                repository: dep.repository.clone(),
+                path: path.clone(),
+                source: Box::new(source),
+            }
+        })?;
+    let target = dest.join(file_name);
+    std::fs::write(&target, bytes).map_err(io("writing", &target))?;
+    Ok(chart.metadata.version)
 }
 
 /// The archive URL of `dep`'s locked version in the cached index of its repository.
@@ -990,7 +1137,8 @@ mod tests {
                 ..Dependency::default()
             },
         ];
-        let names = resolve_repo_names(&mut deps, &file).unwrap();
+        let here = Path::new(".");
+        let names = resolve_repo_names(&mut deps, &file, here).unwrap();
         assert_eq!(names["a"], "r");
         assert_eq!(names["b"], "r");
         assert_eq!(deps[0].repository, "http://h/charts/");
@@ -999,7 +1147,9 @@ mod tests {
             repository: "stable".into(),
             ..Dependency::default()
         }];
-        let e = resolve_repo_names(&mut bad, &file).unwrap_err().to_string();
+        let e = resolve_repo_names(&mut bad, &file, here)
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("no repository definition for stable. Please add them via 'kubepkg repo add'\nNote that"), "{e}");
         let mut oci = vec![Dependency {
             name: "d".into(),
@@ -1007,7 +1157,9 @@ mod tests {
             ..Dependency::default()
         }];
         assert!(
-            resolve_repo_names(&mut oci, &file).unwrap().is_empty(),
+            resolve_repo_names(&mut oci, &file, here)
+                .unwrap()
+                .is_empty(),
             "a registry needs no repository entry"
         );
         let mut file_dep = vec![Dependency {
@@ -1015,11 +1167,24 @@ mod tests {
             repository: "file://../d".into(),
             ..Dependency::default()
         }];
+        let charts = tempfile::tempdir().unwrap();
+        let parent = charts.path().join("parent");
+        std::fs::create_dir(&parent).unwrap();
         assert_eq!(
-            resolve_repo_names(&mut file_dep, &file)
+            resolve_repo_names(&mut file_dep, &file, &parent)
                 .unwrap_err()
                 .to_string(),
-            "dependency \"d\": file://../d dependencies are not supported yet (kubepkg fetches dependencies from chart repositories and OCI registries)"
+            format!(
+                "dependency \"d\" (file://../d): directory {} not found",
+                charts.path().join("d").display()
+            )
+        );
+        std::fs::create_dir(charts.path().join("d")).unwrap();
+        assert!(
+            resolve_repo_names(&mut file_dep, &file, &parent)
+                .unwrap()
+                .is_empty(),
+            "a local chart needs no repository entry"
         );
     }
 }

@@ -96,14 +96,7 @@ impl ClusterCapabilities {
 
 pub use kubepkg_package::render::{ChartRenderError as PayloadError, ReleaseTarget};
 
-/// The API server reported a version that does not read as a Kubernetes version.
-#[derive(Debug, thiserror::Error)]
-#[error("cluster version {version:?}: {message}")]
-pub struct ServerVersionError {
-    pub version: String,
-    /// The version parser's reason.
-    pub message: String,
-}
+pub use crate::error::ServerVersionError;
 
 /// Loads and renders `chart_path` with user-supplied `config` into a release payload, through
 /// the one render path ([`kubepkg_package::render::render_chart`]).

@@ -36,11 +36,16 @@ use kubepkg_package::orchestrator::{
 use kubepkg_package::revision::{PackageRevision, RevisionStatus};
 use kubepkg_package::verdict::HookOutput;
 use kubepkg_progress::{Message, Sink};
-use kubepkg_release::action::{ActionError, Options, Releases, manifest_objects};
-use kubepkg_release::storage::SecretDriver;
 use tokio::time::Instant;
 
-use crate::chart::{ClusterCapabilities, component_payload};
+use std::borrow::Cow;
+
+use kubepkg_package::Backend as Kind;
+use kubepkg_package::revision::ComponentRecord;
+
+use crate::backend::{Backend, Ctx, failure, recorded_kind};
+pub use crate::backend::{ensure_namespace, releases};
+use crate::chart::ClusterCapabilities;
 use crate::store::RevisionStore;
 
 /// Where progress goes as text lines (each event's `Display`): [`KubeCluster::new`].
@@ -69,11 +74,12 @@ pub struct KubeCluster {
     /// The orchestrator's events of this cluster's operations, in order (component states;
     /// not the messages, which only go to [`KubeCluster::sink`]).
     pub events: Vec<Event>,
-    /// `backend: flux`: components are applied as Flux HelmReleases ([`crate::flux`]);
-    /// `None`: as kubepkg's own Helm releases.
-    pub flux: Option<crate::flux::FluxBackend>,
-    /// `backend: argocd`: components are applied as Argo CD Applications ([`crate::argocd`]).
-    pub argocd: Option<crate::argocd::ArgoCdBackend>,
+    /// The backend the components are applied with ([`crate::backend`]; default: kubepkg's
+    /// own Helm releases).
+    pub backend: Backend,
+    /// The backend each release's record names, when it is not the operation's
+    /// ([`KubeCluster::remember_backends`]).
+    pub(crate) recorded: std::collections::BTreeMap<String, kubepkg_package::Backend>,
 }
 
 impl KubeCluster {
@@ -111,8 +117,19 @@ impl KubeCluster {
             recorded_pending: Default::default(),
             sink,
             events: Vec::new(),
-            flux: None,
-            argocd: None,
+            backend: Backend::default(),
+            recorded: Default::default(),
+        }
+    }
+
+    /// What the backend's steps use of this operation.
+    pub(crate) fn ctx(&self) -> Ctx<'_> {
+        Ctx {
+            kube: &self.kube,
+            sink: &self.sink,
+            caps: &self.caps,
+            timeout: self.timeout,
+            wait_lock: self.wait_lock,
         }
     }
 
@@ -126,11 +143,7 @@ impl KubeCluster {
     /// every render; the known ones if the server cannot be asked). Plan and apply both
     /// render with this.
     pub async fn capabilities_now(&self) -> ClusterCapabilities {
-        let mut caps = self.caps.clone();
-        if let Ok(v) = served_api_versions(&self.kube.client).await {
-            caps.api_versions = v;
-        }
-        caps
+        self.ctx().capabilities_now().await
     }
 
     /// The cluster with `namespace` as the default for objects that name none.
@@ -145,14 +158,39 @@ impl KubeCluster {
         self.requirements_deadline = None;
         self.pending_recorded = false;
     }
+}
 
-    fn options(&self) -> Options {
-        Options {
-            wait: false,
-            timeout: self.timeout,
-            create_namespace: true,
-            wait_lock: self.wait_lock,
-            ..Default::default()
+impl KubeCluster {
+    /// The backend that acts on `record`'s component: the operation's when the record names
+    /// its kind, else one of the recorded kind without settings.
+    pub(crate) async fn backend_for_record(&self, record: &ComponentRecord) -> Cow<'_, Backend> {
+        let kind = recorded_kind(&self.ctx(), record).await;
+        self.backend_of_kind(kind)
+    }
+
+    /// Remembers which backend applied each component of `records`, for the steps the
+    /// orchestrator then takes on their releases ([`KubeCluster::backend_of`]).
+    pub(crate) async fn remember_backends(&mut self, records: &[ComponentRecord]) {
+        for r in records {
+            let kind = recorded_kind(&self.ctx(), r).await;
+            self.recorded.insert(r.release.clone(), kind);
+        }
+    }
+
+    /// The backend that acts on `release`: the one its record named
+    /// ([`KubeCluster::remember_backends`]), else the operation's.
+    pub(crate) fn backend_of(&self, release: &str) -> Cow<'_, Backend> {
+        match self.recorded.get(release) {
+            Some(&kind) => self.backend_of_kind(kind),
+            None => Cow::Borrowed(&self.backend),
+        }
+    }
+
+    fn backend_of_kind(&self, kind: Kind) -> Cow<'_, Backend> {
+        if kind == self.backend.kind() {
+            Cow::Borrowed(&self.backend)
+        } else {
+            Cow::Owned(Backend::of_kind(kind))
         }
     }
 }
@@ -188,38 +226,9 @@ impl KubeCluster {
     }
 }
 
-/// Release operations of `namespace` reporting their messages to `sink` as messages about
-/// `component`.
-pub fn releases<'a>(
-    cluster: &'a kubepkg_kube::Cluster,
-    namespace: &str,
-    sink: Sink,
-    component: String,
-) -> Releases<'a, SecretDriver> {
-    let mut r = Releases::new(
-        cluster,
-        SecretDriver::new(cluster.client.clone(), Some(namespace)),
-        namespace,
-    );
-    r.progress = Box::new(move |message| {
-        sink(&Event::Message {
-            component: Some(component.clone()),
-            message,
-        })
-    });
-    r
-}
-
 /// Pauses at the failpoint `name` when `KUBEPKG_FAILPOINT` names it (see the module docs).
 async fn failpoint(name: &str) {
     kubepkg_kube::failpoint::reached(name).await;
-}
-
-/// The orchestrator's failure of a step `kind`, keeping the error as its source.
-fn failure<E: std::error::Error + Send + Sync + 'static>(
-    kind: FailureKind,
-) -> impl FnOnce(E) -> Failure {
-    move |e| Failure::caused(kind, e)
 }
 
 impl Cluster for KubeCluster {
@@ -315,115 +324,20 @@ impl Cluster for KubeCluster {
     }
 
     async fn apply_component(&mut self, request: &ComponentApply) -> Result<u64, Failure> {
-        if self.flux.is_some() {
-            let revision = self.flux_apply(request).await?;
-            failpoint(&format!("package-applied:{}", request.component)).await;
-            return Ok(revision);
-        }
-        if self.argocd.is_some() {
-            let revision = self.argocd_apply(request).await?;
-            failpoint(&format!("package-applied:{}", request.component)).await;
-            return Ok(revision);
-        }
-        let ns_cluster = self.in_namespace(&request.namespace);
-        let opts = self.options();
-        let rel = releases(
-            &ns_cluster,
-            &request.namespace,
-            self.sink.clone(),
-            request.component.clone(),
-        );
-        ensure_namespace(&self.kube.client, &request.namespace)
-            .await
-            .map_err(failure(FailureKind::Apply))?;
-        let mut last = rel
-            .store
-            .last(&request.release)
-            .await
-            .map_err(failure(FailureKind::Apply))?;
-        if request.hook && last.is_some() {
-            match rel.uninstall(&request.release, &opts).await {
-                Ok(_) | Err(ActionError::NotFound { .. }) => {}
-                Err(e) => return Err(failure(FailureKind::Apply)(e)),
-            }
-            last = None;
-        }
-        let is_upgrade = last.is_some();
-        // Earlier components may have registered APIs (CRDs): ask the server again, as Helm
-        // builds `.Capabilities.APIVersions` from discovery for every render.
-        self.caps = self.capabilities_now().await;
-        let out = component_payload(request, &self.caps, last.as_ref().map(|r| r.version))
-            .map_err(failure(FailureKind::Render))?;
-        if !out.crds.is_empty() {
-            kubepkg_release::action::install_crds(&ns_cluster, &out.crds, self.timeout)
-                .await
-                .map_err(failure(FailureKind::Apply))?;
-        }
-        let release = if is_upgrade {
-            rel.upgrade(&request.release, out.rendered, &opts, true)
-                .await
-        } else {
-            rel.install(&request.release, out.rendered, &opts).await
-        }
-        .map_err(failure(FailureKind::Apply))?;
+        let revision = self.backend.apply(&self.ctx(), request).await?;
+        // From now on the release is this operation's backend's.
+        self.recorded.remove(&request.release);
         failpoint(&format!("package-applied:{}", request.component)).await;
-        Ok(release.version)
+        Ok(revision)
     }
 
     async fn wait_ready(&mut self, request: &ReadyWait) -> Result<(), Failure> {
         let deadline = Instant::now() + request.timeout;
-        if self.flux.is_some() {
-            self.flux_wait_ready(&request.component, &request.release, request.timeout)
-                .await?;
-        }
+        let ids = self
+            .backend_of(&request.release)
+            .ready_objects(&self.ctx(), request, deadline)
+            .await?;
         let ns_cluster = self.in_namespace(&request.namespace);
-        // Argo CD keeps no Helm release: its Application lists the objects it applied (found
-        // without a configured backend too: `kubepkg rollback` of an argocd package).
-        let argocd_at = if self.argocd.is_some() {
-            Some(self.argocd_namespace())
-        } else {
-            None
-        };
-        let ids = if let Some(at) = argocd_at {
-            self.argocd_wait_ready(&request.component, &at, &request.release, deadline)
-                .await?
-        } else {
-            let rel = releases(
-                &ns_cluster,
-                &request.namespace,
-                self.sink.clone(),
-                request.component.clone(),
-            );
-            let release = rel
-                .store
-                .last(&request.release)
-                .await
-                .map_err(failure(FailureKind::NotReady))?;
-            match release {
-                Some(release) => {
-                    manifest_objects(&release.manifest).map_err(failure(FailureKind::NotReady))?
-                }
-                None => match self
-                    .argocd_application(&request.release, &request.namespace)
-                    .await
-                {
-                    Some(app) => {
-                        let at = app["metadata"]["namespace"]
-                            .as_str()
-                            .unwrap_or_default()
-                            .to_string();
-                        self.argocd_wait_ready(&request.component, &at, &request.release, deadline)
-                            .await?
-                    }
-                    None => {
-                        return Err(Failure::new(
-                            FailureKind::NotReady,
-                            format!("release {} not found", request.release),
-                        ));
-                    }
-                },
-            }
-        };
         let sink = self.sink.clone();
         let component = request.component.clone();
         let waiting_for = |object: &str, reason: &str| {
@@ -477,66 +391,26 @@ impl Cluster for KubeCluster {
         namespace: &str,
         to_revision: u64,
     ) -> Result<u64, Failure> {
-        // A component Flux releases is rolled back through its HelmRelease.
-        if let Some(live) =
-            crate::flux::helm_release(&self.kube.client, &self.kube.namespace, release).await
-        {
-            let r = self
-                .flux_rollback(release, namespace, to_revision, live)
-                .await?;
-            failpoint(&format!("package-rolled-back:{release}")).await;
-            return Ok(r);
-        }
-        // A component Argo CD deploys is rolled back through its Application.
-        if let Some(live) = self.argocd_application(release, namespace).await {
-            let r = self.argocd_rollback(release, to_revision, live).await?;
-            failpoint(&format!("package-rolled-back:{release}")).await;
-            return Ok(r);
-        }
-        let ns_cluster = self.in_namespace(namespace);
-        let opts = self.options();
-        let rel = releases(&ns_cluster, namespace, self.sink.clone(), release.into());
-        let r = rel
-            .rollback(release, to_revision, &opts)
-            .await
-            .map_err(failure(FailureKind::Rollback))?;
+        let r = self
+            .backend_of(release)
+            .rollback(&self.ctx(), release, namespace, to_revision)
+            .await?;
         failpoint(&format!("package-rolled-back:{release}")).await;
-        Ok(r.version)
+        Ok(r)
     }
 
     async fn uninstall_release(&mut self, release: &str, namespace: &str) -> Result<(), Failure> {
-        if crate::flux::helm_release(&self.kube.client, &self.kube.namespace, release)
+        self.backend_of(release)
+            .uninstall(&self.ctx(), release, release, namespace, self.timeout)
             .await
-            .is_some()
-        {
-            return self.flux_delete(release, release, self.timeout).await;
-        }
-        if let Some(app) = self.argocd_application(release, namespace).await {
-            let at = app["metadata"]["namespace"].as_str().unwrap_or_default();
-            return self.argocd_delete(release, at, release, self.timeout).await;
-        }
-        let ns_cluster = self.in_namespace(namespace);
-        let opts = self.options();
-        let rel = releases(&ns_cluster, namespace, self.sink.clone(), release.into());
-        match rel.uninstall(release, &opts).await {
-            Ok(_) | Err(ActionError::NotFound { .. }) => Ok(()),
-            Err(e) => Err(failure(FailureKind::Uninstall)(e)),
-        }
     }
 
     async fn hook_output(&mut self, release: &str, namespace: &str) -> HookOutput {
+        let ids = self
+            .backend_of(release)
+            .objects(&self.ctx(), release, namespace)
+            .await;
         let ns_cluster = self.in_namespace(namespace);
-        if self.argocd.is_some() {
-            let ids = self.argocd_objects(release, namespace).await;
-            return crate::hook_output::read(&ns_cluster, &ids, namespace).await;
-        }
-        let rel = releases(&ns_cluster, namespace, self.sink.clone(), release.into());
-        let Ok(Some(r)) = rel.store.last(release).await else {
-            return HookOutput::default();
-        };
-        let Ok(ids) = manifest_objects(&r.manifest) else {
-            return HookOutput::default();
-        };
         crate::hook_output::read(&ns_cluster, &ids, namespace).await
     }
 
@@ -548,32 +422,8 @@ impl Cluster for KubeCluster {
     fn now(&self) -> String {
         jiff::Timestamp::now().to_string()
     }
-}
 
-/// Every `group/version` and `group/version/Kind` the server serves, subresource kinds
-/// included (Helm's `GetVersionSet`), sorted: [`kubepkg_kube::discovery::server_capabilities`].
-pub async fn served_api_versions(
-    client: &kube::Client,
-) -> Result<Vec<String>, kubepkg_kube::KubeError> {
-    Ok(kubepkg_kube::discovery::server_capabilities(client)
-        .await?
-        .api_versions)
-}
-
-/// Creates `namespace` when absent (server-side apply of a bare Namespace).
-pub async fn ensure_namespace(
-    client: &kube::Client,
-    namespace: &str,
-) -> Result<(), crate::error::EngineError> {
-    use k8s_openapi::api::core::v1::Namespace;
-    let api: kube::Api<Namespace> = kube::Api::all(client.clone());
-    let ns = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}});
-    api.patch(
-        namespace,
-        &kube::api::PatchParams::apply(kubepkg_kube::apply::FIELD_MANAGER),
-        &kube::api::Patch::Apply(&ns),
-    )
-    .await
-    .map_err(|e| crate::error::EngineError::api("create", format!("Namespace {namespace}"), e))?;
-    Ok(())
+    fn backend(&self) -> kubepkg_package::Backend {
+        self.backend.kind()
+    }
 }

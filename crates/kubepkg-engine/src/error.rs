@@ -15,7 +15,7 @@ pub enum EngineError {
     Render(#[from] kubepkg_package::render::RenderError),
     /// The API server's version does not read as a Kubernetes version.
     #[error(transparent)]
-    ServerVersion(#[from] crate::chart::ServerVersionError),
+    ServerVersion(#[from] ServerVersionError),
     /// A Kubernetes API call failed.
     #[error(transparent)]
     Api(#[from] kubepkg_kube::KubeError),
@@ -76,20 +76,13 @@ pub enum EngineError {
     /// forbids, or a first record that could not be written.
     #[error(transparent)]
     Stopped(kubepkg_package::orchestrator::Stopped),
-    /// `backend: flux` cannot drive the package (Flux not installed, a `readyWhen` Flux cannot
-    /// evaluate): nothing was applied.
+    /// The backend cannot drive the package (Flux or Argo CD not installed, a `readyWhen` Flux
+    /// cannot evaluate, a chart repository it cannot pull from): nothing was applied.
     #[error(transparent)]
-    Flux(#[from] crate::flux::FluxError),
-    /// A step on a Flux HelmRelease failed outside an apply (an uninstall).
+    Backend(Box<crate::backend_error::BackendError>),
+    /// A backend's step failed outside an apply (an uninstall).
     #[error(transparent)]
-    FluxStep(kubepkg_package::orchestrator::Failure),
-    /// `backend: argocd` cannot drive the package (Argo CD not installed, a chart repository it
-    /// cannot pull from): nothing was pushed or applied.
-    #[error(transparent)]
-    ArgoCd(#[from] crate::argocd::ArgoCdError),
-    /// A step on an Argo CD Application failed outside an apply (an uninstall).
-    #[error(transparent)]
-    ArgoCdStep(kubepkg_package::orchestrator::Failure),
+    Step(kubepkg_package::orchestrator::Failure),
     /// The package instance name would not be accepted by the API server or Helm.
     #[error(transparent)]
     InstanceName(#[from] kubepkg_package::manifest::InstanceNameError),
@@ -102,6 +95,21 @@ impl From<kubepkg_package::orchestrator::Stopped> for EngineError {
             Stopped::Rollback(r) => EngineError::Refused(r),
             other => EngineError::Stopped(other),
         }
+    }
+}
+
+/// The API server reported a version that does not read as a Kubernetes version.
+#[derive(Debug, thiserror::Error)]
+#[error("cluster version {version:?}: {message}")]
+pub struct ServerVersionError {
+    pub version: String,
+    /// The version parser's reason.
+    pub message: String,
+}
+
+impl From<crate::backend_error::BackendError> for EngineError {
+    fn from(e: crate::backend_error::BackendError) -> Self {
+        EngineError::Backend(Box::new(e))
     }
 }
 
@@ -125,21 +133,4 @@ impl EngineError {
     }
 }
 
-/// An error and each cause its own text does not already say, joined by `: ` (typed errors
-/// keep their causes as sources and often name them in their message too; a cause is printed
-/// once). What the CLI prints after `Error: ` and what the controller writes in conditions.
-pub fn report(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut out = String::new();
-    let mut cause = Some(e);
-    while let Some(c) = cause {
-        let text = c.to_string();
-        if !text.is_empty() && !out.contains(&text) {
-            if !out.is_empty() {
-                out.push_str(": ");
-            }
-            out.push_str(&text);
-        }
-        cause = c.source();
-    }
-    out
-}
+pub use crate::report::report;

@@ -4,11 +4,9 @@
 //! - [`store`]: package revision Secrets;
 //! - [`ready`]: `readyWhen` gates, checked and waited for by watch;
 //! - [`cluster`]: [`cluster::KubeCluster`], the orchestrator's `Cluster` over releases and the API;
-//! - [`flux`]: the component steps of `backend: flux` (HelmReleases that Flux's helm-controller
-//!   releases, gated and rolled back by kubepkg);
-//! - [`argocd`]: the component steps of `backend: argocd` (Applications that Argo CD's
-//!   application controller syncs when kubepkg sets their operation, gated and rolled back by
-//!   kubepkg);
+//! - [`backend`]: [`Backend`], the one backend configuration, and its three implementations of
+//!   the component steps: kubepkg's own Helm releases ([`backend::helm`]), Flux's HelmReleases
+//!   ([`backend::flux`]) and Argo CD's Applications ([`backend::argocd`]);
 //! - [`ops`]: the operations behind `kubepkg plan/apply/status/history/rollback/uninstall/list/values`;
 //! - [`verbs`]: the single-release verbs that render a chart (`install`, `upgrade`) with Helm's
 //!   values rules, and `get values --all`'s computed values.
@@ -17,18 +15,19 @@
 //! `kubepkg_package::orchestrator`; this crate only carries them out.
 #![forbid(unsafe_code)]
 
-pub mod argocd;
-mod backend;
+pub mod backend;
+pub mod backend_error;
 pub mod chart;
 pub mod cluster;
 pub mod error;
-pub mod flux;
 pub mod hook_output;
 pub mod ops;
 pub mod ready;
+pub mod report;
 pub mod store;
 pub mod verbs;
 
+pub use backend::{Backend, BackendError};
 pub use cluster::KubeCluster;
 pub use error::EngineError;
 pub use ops::Instance;

@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use kubepkg_kube::lease::{LeaseError, LeaseLock};
-use kubepkg_kube::readiness;
 use kubepkg_package::Package;
 use kubepkg_package::chart_adapter::from_chart_value;
 use kubepkg_package::orchestrator::{self, ApplyInput, Event, Outcome};
@@ -17,13 +16,13 @@ use kubepkg_package::report::{ComponentState, lease_name};
 use kubepkg_package::revision::{History, PackageRevision};
 use kubepkg_package::values::{Effective, UserValues, effective_recorded};
 use kubepkg_progress::Message;
-use kubepkg_release::action::{ActionError, manifest_objects};
+use kubepkg_release::action::ActionError;
 use kubepkg_release::storage::{SecretDriver, Store};
 use kubepkg_release::{Release, Status};
 use serde_json::{Map, Value};
 
 use crate::chart::ClusterCapabilities;
-use crate::cluster::{KubeCluster, releases};
+use crate::cluster::KubeCluster;
 use crate::error::EngineError;
 
 /// The package instance an operation is about.
@@ -233,9 +232,13 @@ pub async fn prepare(
             // A release helm-controller made (backend flux) is compared as kubepkg's render of
             // the package's chart would read (`flux::as_packaged`).
             if let Some(m) = r.chart.as_ref().and_then(|c| c.metadata.as_ref())
-                && crate::flux::looks_released_by_flux(&m.version)
-                && let Some(hr) =
-                    crate::flux::helm_release(&kc.kube.client, instance.namespace, &c.release).await
+                && crate::backend::flux::looks_released_by_flux(&m.version)
+                && let Some(hr) = crate::backend::flux::helm_release(
+                    &kc.kube.client,
+                    instance.namespace,
+                    &c.release,
+                )
+                .await
             {
                 let hr = serde_json::to_value(&hr).unwrap_or_default();
                 let mut values = hr["spec"]["values"]
@@ -244,7 +247,8 @@ pub async fn prepare(
                     .unwrap_or_default();
                 values.remove("kubepkg");
                 flux_values.insert(c.name.clone(), values);
-                (chart, objects) = crate::flux::as_packaged(&m.name, &m.version, objects, &hr);
+                (chart, objects) =
+                    crate::backend::flux::as_packaged(&m.name, &m.version, objects, &hr);
                 released_by_flux.push((c.name.clone(), c.release.clone()));
             }
             previous_rendered.insert(c.name.clone(), RenderedComponent { chart, objects });
@@ -286,7 +290,10 @@ pub async fn prepare(
     for (name, _) in &released_by_flux {
         if let Some(c) = compared.to_mut().get_mut(name) {
             let objects = std::mem::take(&mut c.objects);
-            c.objects = objects.into_iter().map(crate::flux::canonical).collect();
+            c.objects = objects
+                .into_iter()
+                .map(crate::backend::flux::canonical)
+                .collect();
         }
     }
     let mut plan = plan::plan(
@@ -419,7 +426,7 @@ pub async fn lock(
     instance: Instance<'_>,
     timeout: Duration,
 ) -> Result<LeaseLock, EngineError> {
-    crate::cluster::ensure_namespace(&kc.kube.client, instance.namespace).await?;
+    crate::backend::ensure_namespace(&kc.kube.client, instance.namespace).await?;
     kc.recorded_pending.clear();
     let sink = kc.sink.clone();
     let lease = lease_name(instance.name);
@@ -499,10 +506,16 @@ pub async fn apply(
     let timeout = options.timeout;
     package.check_instance_name(instance.name)?;
     user.check(package)?;
-    // backend: flux — Flux installed and the package expressible, before anything changes.
-    crate::flux::prepare(kc, package, instance.name, instance.namespace, timeout).await?;
-    // backend: argocd — Argo CD installed, before any chart is pushed.
-    crate::argocd::prepare(kc, package, instance.name, instance.namespace, timeout).await?;
+    // The backend's own checks (Flux or Argo CD installed, the package expressible), before
+    // anything changes.
+    let run = crate::backend::Run {
+        package: package.clone(),
+        instance: instance.name.to_string(),
+        namespace: instance.namespace.to_string(),
+        timeout,
+    };
+    let client = kc.kube.client.clone();
+    kc.backend.prepare(&client, run).await?;
     kc.reset_requirements_deadline();
     // The latest record before waiting for the Lease (`None` when it could not be read).
     let seen = kc
@@ -515,7 +528,7 @@ pub async fn apply(
     let result = async {
         let p = prepare(kc, package, instance, user).await?;
         // The helm backend never takes over a release helm-controller keeps reconciling.
-        if kc.flux.is_none()
+        if kc.backend.kind() != kubepkg_package::Backend::Flux
             && let Some((component, release)) = p.released_by_flux.first()
         {
             return Err(EngineError::ReleasedByFlux {
@@ -524,6 +537,11 @@ pub async fn apply(
                 namespace: instance.namespace.to_string(),
                 release: release.clone(),
             });
+        }
+        // A component the package no longer has, or one rolled back before this operation's
+        // backend applied it, is acted on through the backend that applied it.
+        if let Some(latest) = p.history.latest() {
+            kc.remember_backends(&latest.components).await;
         }
         if let Some(latest) = p.history.latest()
             && seen.is_some_and(|s| s != Some((latest.revision, latest.status)))
@@ -636,6 +654,10 @@ pub async fn rollback(
                 source,
             }
         })?;
+        // Each component is rolled back through the backend that applied it.
+        if let Some(latest) = history.latest() {
+            kc.remember_backends(&latest.components).await;
+        }
         let hooks = match history.deployed().or(history.latest()) {
             Some(current) => {
                 kubepkg_package::rollback_hooks::prepare(&current.rollback_hooks, scratch.path())?
@@ -686,85 +708,24 @@ pub async fn status(
     };
     let mut states = Vec::new();
     for c in &latest.components {
-        let ns_cluster = kc.in_namespace(&c.namespace);
-        // A component Argo CD deploys: what its Application reports, then its readyWhen.
-        if let Some(app) = kc.argocd_application(&c.release, &c.namespace).await {
-            let (revision, mut waiting_for) = crate::argocd::application_state(&app);
-            if waiting_for.is_none() {
-                let gates = crate::ready::check(&ns_cluster, &c.ready_when, &c.namespace).await;
-                if let Some(g) = gates.iter().find(|g| g.waiting.is_some()) {
-                    waiting_for = Some(format!(
-                        "{}: {}",
-                        g.object,
-                        g.waiting.clone().unwrap_or_default()
-                    ));
-                }
-            }
-            states.push(ComponentState {
-                name: c.name.clone(),
-                release: c.release.clone(),
-                namespace: c.namespace.clone(),
-                revision,
-                ready: waiting_for.is_none(),
-                waiting_for,
-            });
-            continue;
-        }
-        let store = Store::new(SecretDriver::new(
-            kc.kube.client.clone(),
-            Some(&c.namespace),
-        ));
-        let release = store.last(&c.release).await.ok().flatten();
-        let mut waiting_for = None;
-        match &release {
-            None => waiting_for = Some("release not installed".to_string()),
-            Some(r) if r.status() != Status::Deployed => {
-                waiting_for = Some(format!("release {} is {}", r.name, r.status()));
-            }
-            Some(r) => {
-                let ids = manifest_objects(&r.manifest).unwrap_or_default();
-                for id in ids {
-                    let Ok((api, id)) =
-                        kubepkg_kube::apply::locate(&ns_cluster, &id, &c.namespace).await
-                    else {
-                        waiting_for = Some(format!("{id}: kind not served"));
-                        break;
-                    };
-                    let obj = api.get_opt(&id.name).await.ok().flatten();
-                    let v = obj.map(|o| serde_json::to_value(o).unwrap_or_default());
-                    let ready = match &v {
-                        None => Err("not found".to_string()),
-                        Some(v) => {
-                            let r = readiness::compute(v, jiff::Timestamp::now());
-                            if r.is_ready() {
-                                Ok(())
-                            } else {
-                                Err(format!("{} {}", r.status, r.message).trim().to_string())
-                            }
-                        }
-                    };
-                    if let Err(why) = ready {
-                        waiting_for = Some(format!("{id}: {why}"));
-                        break;
-                    }
-                }
-                if waiting_for.is_none() {
-                    let gates = crate::ready::check(&ns_cluster, &c.ready_when, &c.namespace).await;
-                    if let Some(g) = gates.iter().find(|g| g.waiting.is_some()) {
-                        waiting_for = Some(format!(
-                            "{}: {}",
-                            g.object,
-                            g.waiting.clone().unwrap_or_default()
-                        ));
-                    }
-                }
+        let live = kc.backend_for_record(c).await.live(&kc.ctx(), c).await;
+        let mut waiting_for = live.waiting_for;
+        if waiting_for.is_none() {
+            let ns_cluster = kc.in_namespace(&c.namespace);
+            let gates = crate::ready::check(&ns_cluster, &c.ready_when, &c.namespace).await;
+            if let Some(g) = gates.iter().find(|g| g.waiting.is_some()) {
+                waiting_for = Some(format!(
+                    "{}: {}",
+                    g.object,
+                    g.waiting.clone().unwrap_or_default()
+                ));
             }
         }
         states.push(ComponentState {
             name: c.name.clone(),
             release: c.release.clone(),
             namespace: c.namespace.clone(),
-            revision: release.as_ref().map_or(c.revision, |r| r.version),
+            revision: live.revision,
             ready: waiting_for.is_none(),
             waiting_for,
         });
@@ -790,36 +751,16 @@ pub async fn uninstall(
         let mut records: Vec<_> = latest.components.clone();
         records.reverse();
         for c in &records {
-            let ns_cluster = kc.in_namespace(&c.namespace);
-            let rel = releases(&ns_cluster, &c.namespace, kc.sink.clone(), c.name.clone());
             kc.report(&Event::Uninstalling {
                 component: c.name.clone(),
             });
-            let opts = kubepkg_release::action::Options {
-                timeout,
-                ..Default::default()
-            };
-            // A component Flux releases goes with its HelmRelease (helm-controller uninstalls it).
-            if crate::flux::helm_release(&kc.kube.client, instance.namespace, &c.release)
+            // Through the backend that applied it: a HelmRelease goes with helm-controller's
+            // uninstall, an Application with Argo CD's deletion of its objects.
+            kc.backend_for_record(c)
                 .await
-                .is_some()
-            {
-                kc.flux_delete(&c.name, &c.release, timeout)
-                    .await
-                    .map_err(EngineError::FluxStep)?;
-            } else if let Some(app) = kc.argocd_application(&c.release, &c.namespace).await {
-                // A component Argo CD deploys goes with its Application (Argo CD deletes its
-                // objects through the resources finalizer).
-                let at = app["metadata"]["namespace"].as_str().unwrap_or_default();
-                kc.argocd_delete(&c.name, at, &c.release, timeout)
-                    .await
-                    .map_err(EngineError::ArgoCdStep)?;
-            } else {
-                match rel.uninstall(&c.release, &opts).await {
-                    Ok(_) | Err(ActionError::NotFound { .. }) => {}
-                    Err(e) => return Err(EngineError::Release(e)),
-                }
-            }
+                .uninstall(&kc.ctx(), &c.name, &c.release, &c.namespace, timeout)
+                .await
+                .map_err(EngineError::Step)?;
             kc.report(&Event::Uninstalled {
                 component: c.name.clone(),
             });

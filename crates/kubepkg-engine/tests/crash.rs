@@ -10,10 +10,12 @@
 //! the next apply (in this process) takes the Lease over at once and recovers.
 //!
 //! `kill_trials_at_random_points_of_upgrades` is the kill-trial harness: it SIGKILLs an upgrade
-//! (a child process, as `kubepkg apply` runs it) after a random delay, wherever it is, applies
-//! again, and checks every package revision, Helm record (also as the real `helm history`
-//! reads it) and Lease; `KUBEPKG_KILL_TRIALS` trials (default 10, as CI runs it; hundreds by
-//! hand with `testenv/kill-trials.sh`).
+//! (a child process, as `kubepkg apply` runs it) after a random delay into its apply (drawn
+//! within the time one whole upgrade took just before, so the kills land wherever the apply
+//! is), applies again, and checks every package revision, Helm record (also as the real `helm
+//! history` reads it) and Lease; `KUBEPKG_KILL_TRIALS` trials (default 10, as CI runs it;
+//! hundreds by hand with `testenv/kill-trials.sh`). It fails unless most trials really killed
+//! an apply in its middle, and a child that ended before its kill must have exited 0.
 //!
 //! Run with `cargo test -p kubepkg-engine --test crash [NAME-SUBSTRING]`.
 
@@ -122,6 +124,7 @@ fn child(spec: &str) {
             Arc::new(|l: &str| eprintln!("{l}")),
         );
         let package = kubepkg_package::source::load_dir(Path::new(dir)).unwrap();
+        eprintln!("{APPLYING}");
         let (o, _) = ops::apply(
             &mut kc,
             &package,
@@ -134,9 +137,17 @@ fn child(spec: &str) {
         )
         .await
         .unwrap();
-        eprintln!("child finished: {:?}: {}", o.reason, o.message);
+        eprintln!("{FINISHED}{:?}: {}", o.reason, o.message);
+        // A child that ends by itself ends cleanly only when its apply succeeded.
+        if o.reason != Reason::Succeeded {
+            std::process::exit(3);
+        }
     });
 }
+
+/// What the child prints just before its apply begins, and (then the outcome) when it ended.
+const APPLYING: &str = "child: applying";
+const FINISHED: &str = "child finished: ";
 
 /// Applies `dir` in a child process stopped at `failpoint`, then SIGKILLs it there.
 fn crash_at(ns: &TestNamespace, name: &str, dir: &Path, failpoint: &str, timeout: Duration) {
@@ -182,15 +193,30 @@ fn crash_at(ns: &TestNamespace, name: &str, dir: &Path, failpoint: &str, timeout
     child.wait().unwrap();
 }
 
-/// Applies `dir` in a child process and SIGKILLs it after `delay`; true when it was killed
-/// (false: it had finished already).
+/// What became of one child apply of [`kill_after`].
+struct ChildRun {
+    /// SIGKILLed (it had not exited by itself).
+    killed: bool,
+    /// Killed while its apply ran: after the engine reported a step of it and before it
+    /// finished.
+    mid_apply: bool,
+    /// From the start of its apply to its kill or exit (how long an apply takes, when not
+    /// killed: the span later kills are drawn from; never asserted).
+    applying_for: Duration,
+    /// What it printed (the engine's progress lines among them).
+    lines: Vec<String>,
+}
+
+/// Applies `dir` in a child process and, once its apply has begun, SIGKILLs it after `delay`
+/// (never, with `None`: it runs to its end). A child that exits by itself must exit 0 (its
+/// apply succeeded).
 fn kill_after(
     ns: &TestNamespace,
     name: &str,
     dir: &Path,
-    delay: Duration,
+    delay: Option<Duration>,
     timeout: Duration,
-) -> bool {
+) -> ChildRun {
     let mut child = Command::new(std::env::current_exe().unwrap())
         .env(
             CHILD,
@@ -203,20 +229,77 @@ fn kill_after(
         )
         .env_remove("KUBEPKG_FAILPOINT")
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while start.elapsed() < delay {
-        if child.try_wait().unwrap().is_some() {
-            return false;
+    let stderr = child.stderr.take().unwrap();
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let (tx, begun) = std::sync::mpsc::channel();
+    let reader = {
+        let lines = lines.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if line == APPLYING {
+                    let _ = tx.send(());
+                }
+                lines.lock().unwrap().push(line);
+            }
+        })
+    };
+    let printed = |lines: &Arc<Mutex<Vec<String>>>| lines.lock().unwrap().clone();
+    match begun.recv_timeout(Duration::from_secs(180)) {
+        Ok(()) => {}
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            let status = child.wait().unwrap();
+            reader.join().unwrap();
+            panic!(
+                "the child ended ({status}) before its apply began: {:#?}",
+                printed(&lines)
+            );
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            let _ = child.kill();
+            panic!("the child's apply did not begin within 180s");
+        }
+    }
+    let begun_at = Instant::now();
+    let kill_at = begun_at + delay.unwrap_or(Duration::from_secs(180));
+    let exited = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if Instant::now() >= kill_at {
+            break None;
         }
         std::thread::sleep(Duration::from_millis(10));
+    };
+    let applying_for = begun_at.elapsed();
+    if exited.is_none() {
+        child.kill().expect("SIGKILL the child");
+        child.wait().unwrap();
     }
-    let killed = child.try_wait().unwrap().is_none();
-    child.kill().expect("SIGKILL the child");
-    child.wait().unwrap();
-    killed
+    reader.join().unwrap();
+    let lines = printed(&lines);
+    if let Some(status) = exited {
+        assert!(
+            status.success(),
+            "a child that exits before the kill must have applied cleanly ({status}): {lines:#?}"
+        );
+    } else {
+        assert!(
+            delay.is_some(),
+            "the child's apply did not end within 180s: {lines:#?}"
+        );
+    }
+    let finished = lines.iter().any(|l| l.starts_with(FINISHED));
+    // The engine had reported a step of the apply (taking the lock, a hook, a component).
+    let stepped = lines.iter().skip_while(|l| *l != APPLYING).nth(1).is_some();
+    ChildRun {
+        killed: exited.is_none(),
+        mid_apply: exited.is_none() && stepped && !finished,
+        applying_for,
+        lines,
+    }
 }
 
 /// The kill-trial harness (see the module docs).
@@ -242,29 +325,36 @@ async fn kill_trials() {
     }
     assert_eq!(e.apply(&e.dir("1.0.0"), SHORT).await, Reason::Succeeded);
     let releases = ["pkg-a", "pkg-b", "pkg-migrate"];
-    let (mut killed, mut finished) = (0, 0);
+    // How long an upgrade's apply takes here and now (this machine, its load): one upgrade to
+    // 3.0.0 in a child, run to its end. The kills are drawn within that span, so most land in
+    // the middle of an apply however fast or slow the machine is.
+    let full = kill_after(&e.ns, "pkg", &e.dir("3.0.0"), None, SHORT);
+    assert!(!full.killed && !full.mid_apply, "{:#?}", full.lines);
+    let span = full.applying_for;
+    assert_eq!(e.apply(&e.dir("3.0.0"), SHORT).await, Reason::Succeeded);
+    let (mut mid_apply, mut killed_outside, mut finished) = (0, 0, 0);
     let mut recoveries = Vec::new();
     for trial in 0..trials {
+        // 2.0.0, 3.0.0, 2.0.0, …: every trial changes the version, so its hook runs.
         let target = versions[1 + trial % 2];
-        // An upgrade with its hook takes about 2 s here (the child's start included): kill
-        // anywhere in it.
-        let delay = Duration::from_millis(fastrand::u64(0..2_500));
+        let delay = Duration::from_millis(fastrand::u64(0..=span.as_millis() as u64));
         let dir = e.dir(target);
-        let was_killed = kill_after(&e.ns, "pkg", &dir, delay, SHORT);
-        if was_killed {
-            killed += 1;
+        let run = kill_after(&e.ns, "pkg", &dir, Some(delay), SHORT);
+        let how = if run.mid_apply {
+            mid_apply += 1;
+            let last = run.lines.last().map_or("", String::as_str);
+            format!("killed mid-apply (its last line: {last:?})")
+        } else if run.killed {
+            killed_outside += 1;
+            "killed before its apply's first step or after its end".to_string()
         } else {
             finished += 1;
-        }
+            "finished (exit 0) before the kill".to_string()
+        };
         let started = Instant::now();
         let reason = e.apply(&dir, SHORT).await;
         recoveries.push(started.elapsed());
-        let how = if was_killed {
-            "killed"
-        } else {
-            "finished before the kill"
-        };
-        let when = format!("trial {trial}: upgrade to {target}, {how} at {delay:?}");
+        let when = format!("trial {trial}: upgrade to {target}, {how} at {delay:?} into its apply");
         assert_eq!(reason, Reason::Succeeded, "{when}");
         assert_final_states(&e.ns, "pkg", &releases, &when).await;
         let h = history(&e.ns, "pkg").await;
@@ -282,12 +372,17 @@ async fn kill_trials() {
     }
     recoveries.sort();
     eprintln!(
-        "kill trials: {trials} ({killed} killed mid-way, {finished} finished before the kill), 0 failures; re-apply median {:?}, max {:?}",
+        "kill trials: {trials} ({mid_apply} killed mid-apply, {killed_outside} killed before its first step or after its end, {finished} finished before the kill; an apply took {span:?}), 0 failures; re-apply median {:?}, max {:?}",
         recoveries
             .get(recoveries.len() / 2)
             .copied()
             .unwrap_or_default(),
         recoveries.last().copied().unwrap_or_default()
+    );
+    // A harness whose kills all came too late would pass while testing no recovery at all.
+    assert!(
+        mid_apply * 2 > trials,
+        "most trials must kill an apply in its middle: {mid_apply} of {trials} did"
     );
 }
 

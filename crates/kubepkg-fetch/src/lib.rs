@@ -31,6 +31,11 @@
 //! repository TLS, credentials by host, a capped body) is a few lines on top. HTTP/1.1 only.
 //! - **Proxies** ([`proxy`]): `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` as Go reads them, for
 //!   this client and the registry client alike ([`Proxies::from_env`], [`Proxies::connector`]).
+//!
+//! [`tls_client_config`] is the one TLS configuration of kubepkg's HTTP clients (the registry
+//! client in `kubepkg-oci` uses it too): a client certificate and key are checked to match,
+//! and half a pair is refused. [`get_blocking`] is the bridge for synchronous callers
+//! (`kubepkg-chart`'s schema `$ref`s).
 
 pub mod proxy;
 

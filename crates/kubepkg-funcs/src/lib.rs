@@ -10,6 +10,11 @@
 //!
 //! [`helm_functions`] is the set Helm binds, minus `include`, `tpl` and `lookup`, which need the
 //! template set and are bound by the engine ([`ENGINE_BOUND`]).
+//!
+//! List functions also accept Helm's named slices and maps (`.Capabilities.APIVersions`,
+//! `.Files`: [`reflect`]). RSA keys (`genPrivateKey`, `genCA`, `genSignedCert`, …) are made by
+//! AWS-LC (`aws-lc-rs`, C and assembly built with `cc` alone; `bench/rsa-keygen.sh` measures
+//! why).
 
 #![forbid(unsafe_code)]
 

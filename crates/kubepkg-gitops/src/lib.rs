@@ -17,6 +17,19 @@
 //! evaluates health expressions on a release's own objects); hook components (`PreUpgrade`,
 //! `PreRollback`) run only when kubepkg drives the change, and a `rollback.to` floor cannot be
 //! checked by Flux: both are said in [`Compiled::notes`].
+//!
+//! Both modules are pure, over the loaded `Package` and the values
+//! `kubepkg_package::values::supplied` gives. [`flux::compile`] and [`argocd::compile`] write
+//! the whole package; `kubepkg render` (`crates/kubepkg/src/commands/render.rs`) loads it,
+//! optionally pushes the charts, and prints them. The engine's backends apply one component at
+//! a time with the same code: [`flux::component_objects`] (with `Options::driven`: no Flux
+//! remediation, kubepkg decides rollbacks) and [`argocd::component_application`];
+//! [`flux::check`] is what the Flux backend refuses before it applies anything.
+//!
+//! An Argo CD source is pinned to the pushed digest (Argo CD's native OCI source) when the
+//! digest is known, else an OCI Helm chart by version ([`argocd::target_revision`] is what a
+//! sync names). For a plain-HTTP registry a `repo-creds` template (pinned) or a repository
+//! Secret (by version) comes first.
 
 pub mod argocd;
 pub mod flux;

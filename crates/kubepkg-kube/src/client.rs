@@ -107,6 +107,29 @@ fn read_kubeconfig(opts: &ClusterOptions) -> Result<Option<Kubeconfig>, KubeErro
     })
 }
 
+/// The `proxy-url` of the cluster of `context` (else the current context) in `kc`, as kubectl
+/// follows it: every request to that cluster goes through it, loopback servers included.
+fn cluster_proxy_url(kc: &Kubeconfig, context: Option<&str>) -> Option<String> {
+    let name = context
+        .map(str::to_string)
+        .or_else(|| kc.current_context.clone())?;
+    let cluster = &kc
+        .contexts
+        .iter()
+        .find(|c| c.name == name)?
+        .context
+        .as_ref()?
+        .cluster;
+    kc.clusters
+        .iter()
+        .find(|c| &c.name == cluster)?
+        .cluster
+        .as_ref()?
+        .proxy_url
+        .clone()
+        .filter(|u| !u.is_empty())
+}
+
 /// The names of the kubeconfig's contexts, in file order (none without a kubeconfig).
 pub fn kubeconfig_contexts(opts: &ClusterOptions) -> Result<Vec<String>, KubeError> {
     Ok(read_kubeconfig(opts)?
@@ -165,9 +188,19 @@ async fn load_config(opts: &ClusterOptions) -> Result<kube::Config, KubeError> {
             {
                 return Err(KubeError::NoContext(ctx.clone()));
             }
-            kube::Config::from_custom_kubeconfig(kc, &kc_opts)
+            let proxy_url_set = cluster_proxy_url(&kc, opts.context.as_deref()).is_some();
+            let mut config = kube::Config::from_custom_kubeconfig(kc, &kc_opts)
                 .await
-                .map_err(|e| KubeError::Config(e.to_string()))
+                .map_err(|e| KubeError::Config(e.to_string()))?;
+            if !proxy_url_set {
+                // No `proxy-url`: client-go's default, Go's `http.ProxyFromEnvironment` for the
+                // server's URL (HTTPS_PROXY/HTTP_PROXY, NO_PROXY, loopback never proxied),
+                // instead of kube's reading (HTTPS_PROXY for every server, loopback too).
+                let proxies = kubepkg_fetch::Proxies::from_env()
+                    .map_err(|e| KubeError::Config(e.to_string()))?;
+                config.proxy_url = proxies.proxy_for(&config.cluster_url);
+            }
+            Ok(config)
         }
         None => kube::Config::incluster().map_err(|e| KubeError::Config(e.to_string())),
     }

@@ -10,6 +10,14 @@
 //! - [`crd`]: the safety rules for upgrading a CustomResourceDefinition.
 //! - [`failpoint`]: test-only pause points (`KUBEPKG_FAILPOINT`) for crash tests.
 //! - [`ownership`]: Helm's release ownership labels/annotations and the adoption rules.
+//! - [`diagnosis`]: what explains an unready object (the pods behind it, their container
+//!   states, recent Warning events, a failed Job's log tail), bounded.
+//!
+//! The discovery cache also gives the server's `.Capabilities`
+//! ([`discovery::server_capabilities`]). An [`client::ApplyObserver`] on a [`Cluster`] sees
+//! every object sent by server-side apply. The retry layer is tested against a scripted local
+//! HTTP server (`tests/it/retry.rs`). This crate builds neither the template engine nor the
+//! chart layer.
 #![forbid(unsafe_code)]
 
 pub mod apply;

@@ -11,6 +11,10 @@
 //! - [`report`] prints results as `helm lint` does, or as kubepkg's JSON.
 //!
 //! Messages are [`support::Message`]s: a [`support::Severity`], a path and a text.
+//!
+//! The deprecated-API table of [`deprecations`] is generated from k8s.io/api by
+//! `tools/lint-ref/deprecated_apis.py`. [`names`] holds Kubernetes' object name rules. The
+//! command is described in docs/chart-verbs.md.
 
 #![forbid(unsafe_code)]
 

@@ -17,6 +17,20 @@
 //! - [`layout`]: a package (and its cosign signature) as an OCI image layout, for `package
 //!   save` / `package load` between registries without a network path between them.
 //!
+//! More detail, one line each (docs/registries.md has the user's view):
+//! - [`reference`] writes a `+` in a tag as `_`, as Helm does.
+//! - [`client`] uses `kubepkg_fetch::tls_client_config` for `--ca-file`,
+//!   `--cert-file`/`--key-file` and `--insecure-skip-tls-verify`, and `kubepkg-fetch`'s proxies.
+//! - [`credentials`] reads Helm's registry config, then Docker's `config.json`, and runs
+//!   credential helpers (`credHelpers`, `credsStore`).
+//! - [`cache`] writes a temporary file and renames it; [`limits`] reads
+//!   `KUBEPKG_OCI_MAX_MANIFEST_BYTES` and `KUBEPKG_OCI_MAX_BLOB_BYTES`.
+//! - [`package::assemble`] builds the package artifact without I/O; [`package::push`] sends it.
+//! - [`layout::of_assembled`] lays out a local package's assembled artifact; layouts are files
+//!   in, files out, every blob digest-checked; the tar is the caller's (`kubepkg_chart::archive`).
+//! - [`signature::Verifier`] checks the signature before any blob of the artifact is fetched
+//!   (`chart::pull_verified`, `package::pull_verified`); [`signature`] also signs.
+//!
 //! Why our own client over hyper rather than the `oci-client` crate (ORAS' Rust client):
 //! `oci-client` 0.18 would bring reqwest 0.13 and a second HTTP and TLS stack (its rustls
 //! feature picks aws-lc-rs, a C build; without it a process-wide default crypto provider must

@@ -1,5 +1,6 @@
 //! kubepkg's package layer: everything about a package that needs no cluster.
 //!
+//! - [`backend`]: which backend applies the components (helm, flux, argocd);
 //! - [`manifest`]: `kubepkg.yaml` (docs/kubepkg-yaml.md), read strictly and validated;
 //! - [`source`]: package directories, `.tgz` archives and bare charts;
 //! - [`graph`]: apply order (dependencies first, manifest order otherwise), hooks, uninstall order;
@@ -22,6 +23,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod backend;
 pub mod chart_adapter;
 pub mod conditions;
 pub mod constraint;
@@ -42,6 +44,7 @@ pub mod style;
 pub mod values;
 pub mod verdict;
 
+pub use backend::Backend;
 pub use constraint::Constraint;
 pub use error::{PackageError, Problem, ProblemKind};
 pub use manifest::{Component, Package, PackageMeta, Phase, ReadyCondition, Requirement};

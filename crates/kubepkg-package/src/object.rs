@@ -213,15 +213,7 @@ pub struct SecretRef {
     pub name: String,
 }
 
-/// How components are applied.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Backend {
-    #[default]
-    Helm,
-    Flux,
-    Argocd,
-}
+pub use crate::backend::Backend;
 
 /// `status` of a `Package`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -232,6 +232,11 @@ pub trait Cluster {
     /// The time now (RFC 3339), for records written after the run started (an automatic
     /// rollback is recorded when it happens, not when the failed upgrade began).
     fn now(&self) -> String;
+    /// The backend this cluster applies components with (recorded with each component it
+    /// applies).
+    fn backend(&self) -> crate::backend::Backend {
+        crate::backend::Backend::Helm
+    }
 }
 
 /// The reason an apply ended with (docs/package-object.md#reasons); revisions record it by
@@ -653,6 +658,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
                 .component(&s.name)
                 .map(|c| c.ready_when.clone())
                 .unwrap_or_default(),
+            backend: prev.and_then(|p| p.backend),
         });
     }
     let applying = match input.plan.action {
@@ -815,6 +821,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
             Err(f) => Some(f),
             Ok(release_revision) => {
                 rev.components[i].revision = release_revision;
+                rev.components[i].backend = Some(run.cluster.backend());
                 rev.components[i].chart = match &s.change {
                     Change::Install { chart } => chart.clone(),
                     Change::Upgrade { to_chart, .. } => to_chart.clone(),

@@ -197,10 +197,13 @@ pub struct LoadedChart {
 impl LoadedChart {
     /// Loads the chart directory or archive at `chart_path`.
     pub fn load(chart_path: &Path) -> Result<Self, ChartRenderError> {
-        let chart = kubepkg_chart::load(chart_path).map_err(|source| ChartRenderError::Load {
-            chart: chart_path.display().to_string(),
-            source,
-        })?;
+        let chart =
+            kubepkg_chart::chart::load_with_local_dependencies(chart_path).map_err(|source| {
+                ChartRenderError::Load {
+                    chart: chart_path.display().to_string(),
+                    source,
+                }
+            })?;
         let crds: String = chart
             .crd_objects(chart.name())
             .into_iter()
@@ -354,7 +357,7 @@ pub fn load_chart(package: &Package, component: &str) -> Result<kubepkg_chart::C
         source: RenderFailure::NoSuchComponent,
     })?;
     not_fetched(component, &c.chart)?;
-    kubepkg_chart::load(c.chart.path()).map_err(|e| RenderError {
+    kubepkg_chart::chart::load_with_local_dependencies(c.chart.path()).map_err(|e| RenderError {
         component: component.to_string(),
         chart: chart_label(&c.chart),
         source: RenderFailure::Chart(e),

@@ -326,6 +326,7 @@ mod tests {
                 revision: n,
                 chart: String::new(),
                 ready_when: vec![],
+                backend: None,
             }],
             status,
             description: description.into(),

@@ -93,6 +93,11 @@ pub struct ComponentRecord {
     /// The component's `readyWhen` in this revision, so a rollback to it waits for the same gates.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ready_when: Vec<crate::manifest::ReadyCondition>,
+    /// The backend that applied the component (`None` in records written before kubepkg kept
+    /// it, and for a component never applied), so rollback, uninstall and status act through
+    /// the same one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend: Option<crate::backend::Backend>,
 }
 
 /// The registry artifact a package revision was applied from.
@@ -476,6 +481,7 @@ mod tests {
                     revision: 4,
                     chart: "kubevirt-operator-1.4.0".into(),
                     ready_when: vec![],
+                    backend: None,
                 },
                 ComponentRecord {
                     name: "kubevirt".into(),
@@ -484,6 +490,7 @@ mod tests {
                     revision: 3,
                     chart: String::new(),
                     ready_when: vec![],
+                    backend: None,
                 },
             ],
             status: RevisionStatus::Deployed,
@@ -549,6 +556,22 @@ mod tests {
             serde_json::to_value(RevisionStatus::PendingUpgrade).unwrap(),
             json!("pending-upgrade")
         );
+    }
+
+    #[test]
+    fn a_component_names_its_backend_and_an_older_record_without_one_still_reads() {
+        let mut rev = sample();
+        rev.components[0].backend = Some(crate::backend::Backend::Flux);
+        let v: Value = serde_json::to_value(&rev).unwrap();
+        assert_eq!(v["components"][0]["backend"], "flux");
+        // Unknown (never applied, or written before kubepkg kept it): left out, read as None.
+        assert!(v["components"][1].get("backend").is_none());
+        let back: PackageRevision = serde_json::from_value(v).unwrap();
+        assert_eq!(
+            back.components[0].backend,
+            Some(crate::backend::Backend::Flux)
+        );
+        assert_eq!(back.components[1].backend, None);
     }
 
     #[test]

@@ -109,6 +109,7 @@ fn upgrade_plan_runs_the_hook_with_versions_and_passes_previous_values() {
         revision: 1,
         chart: chart.into(),
         ready_when: vec![],
+        backend: None,
     };
     let prev = PackageRevision {
         source: None,

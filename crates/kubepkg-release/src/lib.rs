@@ -8,6 +8,11 @@
 //! - [`action`]: install/upgrade/rollback/uninstall/test on a cluster with hooks and a lease.
 //! - [`query`]: the read verbs (`list`, `history`, the revision `status`/`get` read, live
 //!   resources), returning data; [`output`]: what Helm prints for every release verb.
+//!
+//! [`AnyDriver`] is the storage driver `$HELM_DRIVER` picks. Each action holds the release's
+//! Lease (`kubepkg_kube::lease::LeaseLock`, named `kubepkg-release-<name>`). Progress goes out
+//! as typed `kubepkg_progress::Message`s, which know no package or component. The crate builds
+//! without the template engine and the chart layer.
 #![forbid(unsafe_code)]
 
 pub mod action;

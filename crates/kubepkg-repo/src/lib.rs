@@ -12,6 +12,12 @@
 //! `KUBEPKG_MAX_REPO_INDEX`, `KUBEPKG_MAX_CHART_DOWNLOAD`).
 //!
 //! Error texts are Helm's, with `helm` replaced by `kubepkg` where they tell the user what to run.
+//!
+//! Entry points: [`add`], [`update`], [`remove`] (the `repo` verbs); [`resolve_in_repo`],
+//! [`resolve_in_url`] and [`resolve_url`] (a chart and version to an archive URL, with
+//! `IndexFile::get`'s version selection and [`url`]'s `ResolveReferenceURL`);
+//! [`download_chart`] (into the content cache, digest checked before anything is written).
+//! The user-facing rules are in docs/repositories.md.
 
 pub mod config;
 pub mod index;

@@ -10,6 +10,20 @@
 //! environment), [`oci`] (charts in OCI registries), [`repo`] (Helm chart repositories),
 //! [`package`] (the repository charts of a package, by its `kubepkg.lock`), [`push`] (a chart
 //! pushed to a registry with Helm's layout).
+//!
+//! - [`HelmPaths`]: Helm's paths (repositories, registry config, Docker's config, kubepkg's
+//!   cache), resolved once.
+//! - [`oci`]: charts and packages from registries through `kubepkg-oci`, with a client built
+//!   from the source flags; `--verify-key` files become a `kubepkg_oci::signature::Verifier`,
+//!   and are refused for any reference but `oci://`.
+//! - [`repo`]: `REPO/CHART`, `--repo URL` and archive URLs through `kubepkg-repo`.
+//! - [`package`]: [`package::lock`] writes `kubepkg.lock`; [`package::fetch_locked`], called by
+//!   the CLI's package loader, fetches what it says.
+//! - [`push`]: used by `render --push-charts` and the engine's Flux and Argo CD backends
+//!   (`kubepkg push` takes its Chart.yaml metadata from here).
+//!
+//! This crate depends on `kubepkg-package` (for `kubepkg.lock`), so it sits above it in the
+//! layer order (docs/architecture.md).
 
 use std::path::{Path, PathBuf};
 

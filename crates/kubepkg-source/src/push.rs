@@ -60,16 +60,18 @@ pub async fn push_chart(
     path: &Path,
 ) -> Result<PushedChart, PushError> {
     let shown = path.display().to_string();
-    let chart = kubepkg_chart::chart::load(path).map_err(|source| PushError::Load {
-        path: shown.clone(),
-        source,
+    let chart = kubepkg_chart::chart::load_with_local_dependencies(path).map_err(|source| {
+        PushError::Load {
+            path: shown.clone(),
+            source,
+        }
     })?;
     let archive = if path.is_dir() {
         let pack = |e: kubepkg_chart::ChartError| PushError::Load {
             path: shown.clone(),
             source: e,
         };
-        let files = kubepkg_chart::chart::dir_files(path).map_err(pack)?;
+        let files = kubepkg_chart::chart::files_with_local_dependencies(path).map_err(pack)?;
         let (_, entries) = kubepkg_chart::save::archive_entries(files, None, None).map_err(pack)?;
         kubepkg_chart::save::pack_entries(&entries).map_err(|source| PushError::Pack {
             path: shown.clone(),

@@ -16,6 +16,12 @@
 //! Errors carry Go's text (`template: NAME:LINE:COL: executing "NAME" at <NODE>: …`);
 //! [`helm::parse_error_text`] and [`helm::exec_error_text`] turn them into Helm's final text.
 //!
+//! Modules: [`lex`], [`parse`], [`exec`]; [`fmt`], Go's `fmt` printing of values (number and
+//! string forms from `kubepkg-gostd`); [`func`], the contract of a function ([`Function`],
+//! [`ArgType`]); [`helm`], Helm's engine layer (`include`, `tpl`, `required`, `fail`,
+//! `lookup`, Helm's error rewording); [`budget`], the execution limits ([`Limits`],
+//! `KUBEPKG_TEMPLATE_MAX_*`, what functions check before they allocate; docs/limits.md).
+//!
 //! A [`Templates`] set holds every parsed file and every `define`d template, like a Go
 //! `*template.Template` and its associated templates. [`Templates::parse`] adds a file; later
 //! definitions of a name replace earlier ones (Go's `AddParseTree`), except that an empty

@@ -27,6 +27,21 @@
 //!
 //! Tests that compare with the real `helm` CLI get it from [`helm_binary`] and run it
 //! against their namespace with [`helm_command`].
+//!
+//! More detail:
+//! - `tooling` is the one runner of each `testenv/<name>/build.sh` (Go, cached) and the one
+//!   installer of the CRDs a build ships, under a lock.
+//! - The registry can serve plain HTTP, TLS with a per-registry CA, required client
+//!   certificates, htpasswd basic auth and bearer tokens, on loopback or on the outward
+//!   address for proxy tests. Flux and Argo CD are started per test namespace, their logs shown
+//!   when the test fails, and killed on drop.
+//! - [`proxy::HttpProxy`] is a real HTTP proxy (Debian's `tinyproxy`, installed by
+//!   `scripts/test` through `scripts/lib/needs.sh`); [`proxy::outward_ip`] is the non-loopback
+//!   address proxied test servers listen on.
+//! - [`fault::FaultProxy`] passes TLS through, so 429 and 503 are tested at the HTTP level in
+//!   `kubepkg-kube` instead.
+//! - `Package` objects and archives in ConfigMaps: [`package_api`], [`install_package_crd`],
+//!   [`store_package_archive`].
 #![forbid(unsafe_code)]
 
 mod apply;

@@ -1,6 +1,6 @@
 //! A real forward HTTP proxy for tests of `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`: Debian's
-//! `tinyproxy` (installed by `.ci/run`), started on a free loopback port with a configuration
-//! of its own, logging every request it forwards ([`HttpProxy::log`]), stopped on drop.
+//! `tinyproxy` (scripts/test and `.ci/run` install it through scripts/lib/needs.sh), started on
+//! a free loopback port with a configuration of its own, logging every request it forwards ([`HttpProxy::log`]), stopped on drop.
 //!
 //! Clients (Go's and kubepkg's alike) never send requests for `localhost` or loopback addresses
 //! through a proxy, so the servers behind it listen on this machine's outward address
@@ -60,8 +60,8 @@ impl HttpProxy {
             .find(|p| p.exists())
             .ok_or_else(|| {
                 proxy_error(
-                    "tinyproxy is not installed (/usr/bin/tinyproxy): `.ci/run` installs it with \
-                     `apt-get install tinyproxy`",
+                    "tinyproxy is not installed (/usr/bin/tinyproxy): scripts/test installs it \
+                     (scripts/lib/needs.sh), or `apt-get install -y tinyproxy`",
                 )
             })?;
         let dir = tempfile::tempdir().map_err(|e| proxy_error(format!("tempdir: {e}")))?;

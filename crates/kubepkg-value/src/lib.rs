@@ -19,7 +19,11 @@
 //!   [`go_rune_count`] decode bytes exactly as Go's `range` over a string does.
 //!
 //! Printing (`fmt` verbs) lives in the template crate; this crate only holds data and the type
-//! names Go would report.
+//! names Go would report. A `time.Time` value is [`GoTime`], `kubepkg_gostd::time::Time`.
+//!
+//! [`walk`] is the one guard of recursive walks over values: Go's `encoding/json` cycle
+//! detection, nesting bounds, a stack grown on the heap, and the fault record of walks that
+//! cannot fail. Deep values are freed without recursion (`MapRef`'s `Drop`).
 
 #![forbid(unsafe_code)]
 

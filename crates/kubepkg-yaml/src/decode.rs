@@ -1009,11 +1009,35 @@ fn scalar(value: &str, tag: Option<&str>, plain: bool) -> Result<GoYaml, YamlErr
     }
 }
 
+/// What reading one document cost: how many times it was parsed (the first read and each
+/// repair's re-read) and how many decode steps ran (aliases expand into steps). Hostile input
+/// is stopped by bounding these, so the tests assert them instead of a duration.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Work {
+    pub reads: usize,
+    pub steps: usize,
+}
+
+/// Each repair re-reads the document: at most this many re-reads.
+const MAX_REPAIRS: usize = 256;
+
 /// go-yaml v2 `Unmarshal` into `interface{}`: `None` for an empty stream.
 pub(crate) fn decode_go(src: &str) -> Result<Option<GoYaml>, YamlError> {
+    decode_go_work(src).0
+}
+
+/// [`decode_go`] and the [`Work`] it took.
+pub(crate) fn decode_go_work(src: &str) -> (Result<Option<GoYaml>, YamlError>, Work) {
+    let mut work = Work::default();
+    let r = decode_go_counted(src, &mut work);
+    (r, work)
+}
+
+fn decode_go_counted(src: &str, work: &mut Work) -> Result<Option<GoYaml>, YamlError> {
     let mut text = std::borrow::Cow::Borrowed(src);
     let mut retries = 0;
     let (nodes, root) = loop {
+        work.reads += 1;
         match parse_first_document(&text) {
             Ok(x) => break x,
             Err((e, None)) => return Err(e),
@@ -1075,7 +1099,7 @@ pub(crate) fn decode_go(src: &str) -> Result<Option<GoYaml>, YamlError> {
                     }
                 };
                 // Each retry re-reads the document: bound the work to a few hundred reads.
-                if !fixed || retries >= 256 {
+                if !fixed || retries >= MAX_REPAIRS {
                     return Err(e);
                 }
                 text = std::borrow::Cow::Owned(chars.into_iter().collect());
@@ -1092,7 +1116,9 @@ pub(crate) fn decode_go(src: &str) -> Result<Option<GoYaml>, YamlError> {
         alias_depth: 0,
         active_aliases: Vec::new(),
     };
-    d.decode(root).map(Some)
+    let r = d.decode(root).map(Some);
+    work.steps = d.decode_count;
+    r
 }
 
 /// Go's `%+#v` of a decoded YAML value, for sigs.k8s.io/yaml's unsupported-key message.
@@ -1375,5 +1401,59 @@ pub fn unmarshal(src: &str, target: Target) -> Result<Value, YamlError> {
                 json_kind(other)
             ),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// "Billion laughs": 13 levels of 9 aliases each would expand to 9^13 (2.5e12) scalars;
+    /// go-yaml's ratio rule stops the decoder after a few thousand steps.
+    #[test]
+    fn an_alias_bomb_stops_after_a_bounded_number_of_steps() {
+        let mut src = String::from(
+            "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+        );
+        let mut prev = 'a';
+        for n in "bcdefghijklm".chars() {
+            src.push_str(&format!(
+                "{n}: &{n} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"
+            ));
+            prev = n;
+        }
+        let (r, work) = decode_go_work(&src);
+        let e = r.unwrap_err().to_string();
+        assert!(e.contains("document contains excessive aliasing"), "{e}");
+        assert_eq!(work.reads, 1);
+        assert!(work.steps <= 10_000, "{work:?}");
+    }
+
+    /// Found by the fuzzer: a carriage return inside a flow collection made the indentation
+    /// repair re-read the document 10 000 times (60 s for 40 bytes). A lone `\r` breaks lines
+    /// too, so one repair suffices.
+    #[test]
+    fn a_carriage_return_in_a_flow_collection_is_repaired_once_at_most() {
+        for src in [
+            "me{tadata:\n  name: {{\r .Release.Name }}p\n",
+            "a{b:\n n: {\r}\n",
+        ] {
+            let (_, work) = decode_go_work(src);
+            assert!(work.reads <= 2, "{src:?}: {work:?}");
+        }
+    }
+
+    /// Whatever the input, the repairs stop at [`MAX_REPAIRS`] re-reads (this one would need
+    /// one per line).
+    #[test]
+    fn repairs_are_bounded() {
+        // Each line needs its own indentation repair of the flow collection it continues.
+        let src = "a: [\n".to_string() + &"b,\n".repeat(2 * MAX_REPAIRS) + "]\n";
+        let (_, work) = decode_go_work(&src);
+        assert_eq!(
+            work.reads,
+            MAX_REPAIRS + 1,
+            "stopped at the bound: {work:?}"
+        );
     }
 }

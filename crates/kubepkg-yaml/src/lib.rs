@@ -16,7 +16,8 @@
 //! - writing: [`to_yaml`] (`yaml.Marshal`; Helm's `toYaml` trims the final newline) and
 //!   [`to_yaml_pretty`] (Helm's `toYamlPretty`: go-yaml v3 with 2-space indent);
 //! - [`json`]: `toJson`, `toPrettyJson`, `toRawJson`, `fromJson`, `fromJsonArray`;
-//! - [`toml`]: `toToml`, `fromToml`.
+//! - [`toml`]: `toToml`, `fromToml` (a port of BurntSushi/toml's encoder, lexer and parser: the
+//!   same values and error texts).
 //!
 //! Every behaviour is checked against the real Go libraries: `testdata/yaml-oracle` (Go, test
 //! tooling) writes `testdata/yaml-corpus`, and `tests/it/corpus.rs` compares byte for byte.

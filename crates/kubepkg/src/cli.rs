@@ -48,6 +48,15 @@ pub fn from_helms_forms(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
     {
         args.insert(verb + 1, "pack".into());
     }
+    // Helm's server dry run on `plan` is kubepkg's plan against the cluster.
+    if args.get(verb).is_some_and(|w| w == "plan")
+        && let Some(at) = args.iter().position(|a| a == "--dry-run=server")
+    {
+        args.retain(|a| a != "--dry-run=server");
+        if !args.iter().any(|a| a == "--cluster") {
+            args.insert(at, "--cluster".into());
+        }
+    }
     with_global_flags_after_the_verb(args)
 }
 
@@ -1009,6 +1018,119 @@ pub struct PlanArgs {
     /// Output format: text or json.
     #[arg(short = 'o', long = "output", default_value = "text")]
     pub output: String,
+    /// Accepted as Helm's: `plan` is a dry run and plans without the cluster (`client`, the
+    /// default); `--dry-run=server` plans against it, as --cluster does.
+    #[arg(long = "dry-run", num_args = 0..=1, require_equals = true, default_missing_value = "client", value_name = "MODE", value_parser = plan_dry_run)]
+    pub dry_run: Option<String>,
+    #[command(flatten)]
+    pub helm: HelmInstallFlags,
+}
+
+/// `plan --dry-run[=MODE]`: Helm's modes (`--dry-run=server` was read as --cluster before
+/// parsing, by [`from_helms_forms`]).
+fn plan_dry_run(s: &str) -> Result<String, String> {
+    match s {
+        "client" | "server" | "true" | "none" | "false" => Ok(s.to_string()),
+        _ => Err("Helm's dry-run modes are client, server and none".to_string()),
+    }
+}
+
+/// `apply --dry-run[=MODE]`: bare, `true` or `server` plan against the cluster and change
+/// nothing; `none`/`false` apply; `client` (Helm's offline render) is `kubepkg plan`.
+fn apply_dry_run(s: &str) -> Result<bool, String> {
+    match s {
+        "true" | "server" => Ok(true),
+        "false" | "none" => Ok(false),
+        "client" => Err(
+            "kubepkg apply --dry-run (or =server) plans against the cluster and changes \
+             nothing; for a plan without the cluster, as Helm's client dry run renders, run \
+             `kubepkg plan NAME PACKAGE`"
+                .to_string(),
+        ),
+        _ => Err("Helm's dry-run modes are client, server and none".to_string()),
+    }
+}
+
+/// Go's `strconv.ParseBool`, as Helm's boolean flags read `--flag=VALUE`.
+fn go_bool(s: &str) -> Option<bool> {
+    match s {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
+        _ => None,
+    }
+}
+
+/// Helm's `install`/`upgrade` flags on `plan` and `apply` (docs/cli.md#helms-install-and-upgrade-flags-on-plan-and-apply):
+/// accepted where kubepkg does what they ask, else refused (a usage error) with what kubepkg
+/// does instead.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct HelmInstallFlags {
+    /// Accepted as Helm's: apply creates each component's namespace when it is absent (always).
+    #[arg(long = "create-namespace")]
+    pub create_namespace: bool,
+    /// Accepted as Helm's (`--wait`, `=watcher`, `=legacy`, `=true`): apply waits until each
+    /// component is ready before it starts the next one (always).
+    #[arg(long = "wait", num_args = 0..=1, require_equals = true, default_missing_value = "watcher", value_name = "STRATEGY", value_parser = helm_wait)]
+    pub wait: Option<bool>,
+    /// Refused: see docs/cli.md.
+    #[arg(long = "atomic", visible_alias = "rollback-on-failure", hide = true, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL", value_parser = helm_atomic)]
+    pub atomic: Option<bool>,
+    /// Refused: see docs/cli.md.
+    #[arg(long = "description", hide = true, value_parser = helm_description)]
+    pub description: Option<String>,
+    /// Refused: see docs/cli.md.
+    #[arg(long = "history-max", hide = true, value_parser = helm_history_max)]
+    pub history_max: Option<usize>,
+}
+
+fn helm_wait(s: &str) -> Result<bool, String> {
+    match (s, go_bool(s)) {
+        ("watcher" | "legacy", _) | (_, Some(true)) => Ok(true),
+        ("hookOnly", _) | (_, Some(false)) => Err(
+            "kubepkg always waits until each component is ready before it starts the next one \
+             (the order of a package depends on it), so the wait cannot be turned off or \
+             narrowed to hooks"
+                .to_string(),
+        ),
+        _ => Err("Helm's wait strategies are watcher, hookOnly and legacy".to_string()),
+    }
+}
+
+fn helm_atomic(s: &str) -> Result<bool, String> {
+    match go_bool(s) {
+        Some(false) => Ok(false),
+        Some(true) => Err(
+            "kubepkg rolls a failed upgrade back by itself exactly when the new version declares \
+             that safe (rollback.safe or rollback.to in kubepkg.yaml) and keeps a failed first \
+             install for diagnosis, so no flag decides it (docs/rules.md)"
+                .to_string(),
+        ),
+        None => Err(format!("invalid boolean {s:?}")),
+    }
+}
+
+fn helm_description(_: &str) -> Result<String, String> {
+    Err(
+        "kubepkg writes each package revision's description itself (what it did, or why it \
+         failed: `kubepkg history NAME` shows it) and takes no description of yours"
+            .to_string(),
+    )
+}
+
+fn helm_history_max(_: &str) -> Result<usize, String> {
+    Err(format!(
+        "kubepkg keeps every package revision, and of each component's release the history its \
+         backend keeps (helm: the last {} records, Helm's default; flux: helm-controller's), \
+         with no limit of yours",
+        kubepkg_release::storage::DEFAULT_MAX_HISTORY
+    ))
+}
+
+/// `--backend`'s values: every [`kubepkg_package::Backend`], by the name users type.
+fn backend_value() -> impl clap::builder::TypedValueParser<Value = kubepkg_package::Backend> {
+    use clap::builder::{PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(kubepkg_package::Backend::ALL.map(|b| b.as_str()))
+        .try_map(|name| name.parse::<kubepkg_package::Backend>())
 }
 
 /// How `plan` and `apply` apply components (docs/backends.md#drive-mode).
@@ -1017,8 +1139,8 @@ pub struct BackendArgs {
     /// Who releases the components: helm (kubepkg itself), flux (a HelmRelease per component
     /// that Flux's helm-controller releases) or argocd (an Application per component that Argo
     /// CD syncs when kubepkg sets its sync operation), created one at a time and gated by kubepkg.
-    #[arg(long = "backend", default_value = "helm", value_parser = ["helm", "flux", "argocd"])]
-    pub backend: String,
+    #[arg(long = "backend", default_value = "helm", value_parser = backend_value())]
+    pub backend: kubepkg_package::Backend,
     /// With --backend flux|argocd: the OCI repository each component's chart is pushed to and
     /// Flux or Argo CD pulls it from, `oci://HOST/PATH` (the registry flags above apply to it).
     #[arg(long = "chart-repository")]
@@ -1054,8 +1176,9 @@ pub struct ApplyArgs {
     pub requirements_timeout: Option<Duration>,
     #[command(flatten)]
     pub backend: BackendArgs,
-    /// Print the plan against the cluster and change nothing.
-    #[arg(long = "dry-run")]
+    /// Print the plan against the cluster and change nothing (Helm's `--dry-run=server`;
+    /// `=none` applies; `=client` is `kubepkg plan`).
+    #[arg(long = "dry-run", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", hide_default_value = true, value_name = "MODE", action = clap::ArgAction::Set, value_parser = apply_dry_run)]
     pub dry_run: bool,
     /// Apply even though a `Package` object of this name is reconciled by the controller:
     /// the object is suspended first (`spec.suspend: true`), so the controller leaves the
@@ -1079,6 +1202,8 @@ pub struct ApplyArgs {
     /// summary — `state: summary` with reason, message and exitCode — last).
     #[arg(short = 'o', long = "output", default_value = "text")]
     pub output: String,
+    #[command(flatten)]
+    pub helm: HelmInstallFlags,
 }
 
 /// `kubepkg values NAME`.

@@ -1,8 +1,11 @@
 //! A small mutation fuzzer on stable Rust (used by `fuzz.rs` here and by
 //! `kubepkg-package`'s `source.rs` tests through `#[path]`): seeded, so a failure reproduces
-//! with `KUBEPKG_FUZZ_SEED`; each target runs for `KUBEPKG_FUZZ_SECS` seconds (default 10) and
-//! at least a fixed number of inputs. A target fails on a panic (caught, with the input
-//! printed); a stack overflow or abort fails the whole test binary.
+//! with `KUBEPKG_FUZZ_SEED`; each target runs a fixed number of inputs (its own count, or
+//! `KUBEPKG_FUZZ_RUNS` for a longer campaign by hand), so every machine tries the same inputs,
+//! however fast it is. Each input is at most [`MAX_INPUT`] bytes, and each target bounds the
+//! work of one input with the limits of the code under test (operations, depth, sizes). A
+//! target fails on a panic (caught, with the input printed); a stack overflow or abort fails
+//! the whole test binary.
 //!
 //! `cargo fuzz` (libFuzzer, coverage-guided) needs a nightly toolchain and a C++ build of
 //! libFuzzer; these harnesses run under plain `cargo test` in CI instead.
@@ -72,26 +75,29 @@ pub fn mutate(rng: &mut Rng, input: &[u8], tokens: &[&[u8]], corpus: &[Vec<u8>])
             _ => {}
         }
     }
-    v.truncate(1 << 16);
+    v.truncate(MAX_INPUT);
     v
 }
 
-/// Seconds each target runs.
-pub fn budget() -> Duration {
-    let secs = std::env::var("KUBEPKG_FUZZ_SECS")
+/// The largest input a mutation may produce.
+pub const MAX_INPUT: usize = 1 << 16;
+
+/// How many inputs a target runs: `KUBEPKG_FUZZ_RUNS` when set, else the target's own count.
+pub fn runs(own: usize) -> usize {
+    std::env::var("KUBEPKG_FUZZ_RUNS")
         .ok()
-        .and_then(|s| s.parse::<f64>().ok())
-        .unwrap_or(10.0);
-    Duration::from_secs_f64(secs)
+        .and_then(|s| s.parse::<usize>().ok())
+        .unwrap_or(own)
 }
 
-/// Run `target` over mutations of `corpus` for [`budget`] (and at least `min_runs` inputs);
-/// returns how many inputs ran. Panics (a failed test) with the offending input on a panic.
+/// Run `target` over [`runs`]`(count)` mutations of `corpus`; returns how many inputs ran.
+/// Panics (a failed test) with the offending input on a panic. The slowest input is reported
+/// (not asserted: a machine's speed decides nothing here).
 pub fn run(
     name: &str,
     corpus: &[Vec<u8>],
     tokens: &[&[u8]],
-    min_runs: usize,
+    count: usize,
     target: impl Fn(&[u8]),
 ) -> usize {
     assert!(!corpus.is_empty(), "{name}: empty corpus");
@@ -100,12 +106,11 @@ pub fn run(
         .and_then(|s| s.parse().ok())
         .unwrap_or(0x5eed_0016);
     let mut rng = Rng::new(seed);
-    let started = Instant::now();
-    let budget = budget();
+    let total = runs(count);
     let mut pool: Vec<Vec<u8>> = corpus.to_vec();
-    let mut runs = 0;
+    let mut done = 0;
     let mut slowest = (Duration::ZERO, Vec::new());
-    while runs < min_runs || started.elapsed() < budget {
+    while done < total {
         let base = &pool[rng.below(pool.len())];
         let input = mutate(&mut rng, base, tokens, corpus);
         let one = Instant::now();
@@ -115,7 +120,7 @@ pub fn run(
         }
         if r.is_err() {
             panic!(
-                "{name}: panicked on input {:?} (seed {seed}, run {runs})",
+                "{name}: panicked on input {:?} (seed {seed}, run {done})",
                 String::from_utf8_lossy(&input)
             );
         }
@@ -123,13 +128,12 @@ pub fn run(
         if rng.below(8) == 0 && pool.len() < 4096 {
             pool.push(input);
         }
-        runs += 1;
+        done += 1;
     }
     eprintln!(
-        "fuzz {name}: {runs} inputs in {:.1} s (seed {seed}); slowest {:.3} s: {:?}",
-        started.elapsed().as_secs_f64(),
+        "fuzz {name}: {done} inputs (seed {seed}); slowest {:.3} s: {:?}",
         slowest.0.as_secs_f64(),
         String::from_utf8_lossy(&slowest.1[..slowest.1.len().min(200)])
     );
-    runs
+    done
 }

@@ -321,12 +321,15 @@ pub async fn eventually<T>(
     what: &str,
     mut check: impl AsyncFnMut() -> Option<T>,
 ) -> T {
-    let start = std::time::Instant::now();
+    let deadline = std::time::Instant::now() + limit;
     loop {
         if let Some(v) = check().await {
             return v;
         }
-        assert!(start.elapsed() < limit, "never happened: {what}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never happened: {what}"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }

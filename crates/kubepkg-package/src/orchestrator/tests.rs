@@ -34,6 +34,8 @@ struct Fake {
     /// Record calls made; the one numbered `fail_record_at` fails.
     record_calls: usize,
     fail_record_at: Option<usize>,
+    /// The backend the fake says it applies with.
+    backend: crate::backend::Backend,
 }
 
 impl Fake {
@@ -135,6 +137,9 @@ impl Cluster for Fake {
     }
     fn now(&self) -> String {
         "2026-11-29T00:00:01Z".into()
+    }
+    fn backend(&self) -> crate::backend::Backend {
+        self.backend
     }
 }
 
@@ -795,6 +800,41 @@ fn rule8_revisions_record_version_values_and_release_revisions() {
     assert_eq!(revs, [2, 2, 2]);
     assert_eq!(r2.components[1].ready_when[0].condition, "Available");
     assert_eq!(s.status_of(1), RevisionStatus::Superseded);
+}
+
+#[test]
+fn each_applied_component_records_the_backend_that_applied_it_and_the_others_keep_theirs() {
+    use crate::backend::Backend;
+    let mut s = Scenario::new();
+    let user = UserValues::new();
+    s.apply(&package("1.0.0", Some(true)), &user, "");
+    let r1 = &s.fake.records[&1];
+    assert!(
+        r1.components
+            .iter()
+            .all(|c| c.backend == Some(Backend::Helm)),
+        "{:?}",
+        r1.components
+    );
+    // An upgrade through another backend that fails at its second component: the first is
+    // recorded with the new backend, the unreached keep what applied them.
+    s.fake.backend = Backend::Argocd;
+    s.fake.fail_ready.insert("kubevirt".into());
+    s.apply(&package("1.1.0", Some(false)), &user, "");
+    let r2 = &s.fake.records[&2];
+    let backends: Vec<_> = r2
+        .components
+        .iter()
+        .map(|c| (c.name.as_str(), c.backend))
+        .collect();
+    assert_eq!(
+        backends,
+        [
+            ("operator", Some(Backend::Argocd)),
+            ("kubevirt", Some(Backend::Argocd)),
+            ("worker", Some(Backend::Helm)),
+        ]
+    );
 }
 
 #[test]

@@ -72,6 +72,7 @@ fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         revision: rev,
         chart: chart.into(),
         ready_when: vec![],
+        backend: None,
     };
     PackageRevision {
         source: None,
@@ -296,6 +297,7 @@ fn unknown_previous_rendering_and_removed_components() {
         revision: 1,
         chart: "legacy-0.1.0".into(),
         ready_when: vec![],
+        backend: None,
     });
     let none = BTreeMap::new();
     let p = plan(

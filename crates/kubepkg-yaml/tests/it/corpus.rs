@@ -1,10 +1,13 @@
 //! Golden corpus: every case in `testdata/yaml-corpus` was run through the real Go libraries
 //! Helm uses (`testdata/yaml-oracle`, regenerate with `testdata/yaml-oracle/regen.sh`); our
 //! output must match byte for byte — the value (as Go's `json.Marshal` prints it) or the error
-//! text. Cases listed in `known-gaps.txt` (`FUNCTION CASE`, `* CASE` for every function of a
-//! case, `FUNCTION *` for a function not yet matched, `FUNCTION !error-text` when only the
-//! wording of an error differs) are known mismatches: the test fails if a listed case starts to pass (so the
-//! list only shrinks) or if any other case mismatches. Pass rates per function are printed.
+//! text. Cases listed in `known-gaps.txt` are known mismatches, each entry as narrow as the
+//! difference: `FUNCTION CASE !error-text` when both sides refuse the input and only the
+//! wording differs, `FUNCTION CASE` when the results differ otherwise (one accepts what the
+//! other refuses, or the values differ), `FUNCTION *` for a function not yet matched at all.
+//! The test fails if any other case mismatches, and if a listed entry no longer matches any
+//! mismatch of the run (every kind of entry: the list only shrinks). Pass rates per function
+//! are printed; `CORPUS_DUMP=FILE` writes the entry of every mismatch of the run.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -103,8 +106,9 @@ struct Tally {
     known: BTreeSet<String>,
     total: BTreeMap<String, (usize, usize)>,
     unexpected: Vec<String>,
-    fixed: Vec<String>,
-    /// Known gaps that did mismatch in this run (a `* CASE` gap that never does is stale).
+    /// The narrowest entry of every mismatch of the run (what `CORPUS_DUMP` writes).
+    mismatches: Vec<String>,
+    /// Known gaps that did cover a mismatch in this run; any other listed entry is stale.
     gap_hits: BTreeSet<String>,
 }
 
@@ -124,44 +128,32 @@ impl Tally {
             .get("error")
             .and_then(|v| v.as_str())
             .map(str::to_string);
-        let id = format!("{func} {case}");
-        let wildcard = format!("{func} *");
-        let any_func = format!("* {case}");
-        let id = if self.known.contains(&wildcard) {
-            wildcard
-        } else if self.known.contains(&any_func) {
-            any_func
-        } else {
-            id
-        };
-        // `FUNCTION !error-text`: both sides fail, but with different messages.
-        let error_text_gap = self.known.contains(&format!("{func} !error-text"))
-            && want_e.is_some()
-            && got.1.is_some();
-        let id = if error_text_gap {
-            format!("{func} !error-text")
-        } else {
-            id
-        };
-        let ok = want_v == got.0 && want_e == got.1;
         let t = self.total.entry(func.to_string()).or_default();
         t.0 += 1;
-        if ok {
+        if want_v == got.0 && want_e == got.1 {
             t.1 += 1;
-            if self.known.contains(&id)
-                && !id.ends_with(" *")
-                && !id.ends_with(" !error-text")
-                && !id.starts_with("* ")
-            {
-                self.fixed.push(id);
-            }
-        } else if self.known.contains(&id) {
-            self.gap_hits.insert(id);
+            return;
+        }
+        // Both refuse the input, in other words: only the error text differs.
+        let error_text_only =
+            want_v.is_none() && got.0.is_none() && want_e.is_some() && got.1.is_some();
+        let narrow = if error_text_only {
+            format!("{func} {case} !error-text")
         } else {
-            self.unexpected.push(format!(
-                "{id}\n   want: {:?} / err {:?}\n   got:  {:?} / err {:?}",
+            format!("{func} {case}")
+        };
+        self.mismatches.push(narrow.clone());
+        match [narrow.clone(), format!("{func} *")]
+            .into_iter()
+            .find(|k| self.known.contains(k))
+        {
+            Some(k) => {
+                self.gap_hits.insert(k);
+            }
+            None => self.unexpected.push(format!(
+                "{narrow}\n   want: {:?} / err {:?}\n   got:  {:?} / err {:?}",
                 want_v, want_e, got.0, got.1
-            ));
+            )),
         }
     }
 }
@@ -180,7 +172,7 @@ fn corpus_matches_go() {
         known,
         total: BTreeMap::new(),
         unexpected: Vec::new(),
-        fixed: Vec::new(),
+        mismatches: Vec::new(),
     };
 
     for row in rows("read-expected.jsonl") {
@@ -286,20 +278,8 @@ fn corpus_matches_go() {
         );
     }
 
-    // A whole function listed as a gap (`toToml *`) must be removed once it fully passes.
-    for k in t.known.iter().filter(|k| k.ends_with(" *")) {
-        let func = k.trim_end_matches(" *");
-        if let Some((n, p)) = t.total.get(func)
-            && n == p
-        {
-            t.fixed.push(k.clone());
-        }
-    }
-    for k in t.known.iter().filter(|k| k.starts_with("* ")) {
-        if !t.gap_hits.contains(k) {
-            t.fixed.push(k.clone());
-        }
-    }
+    // Every listed entry must still cover a mismatch of this run, whatever its kind.
+    let stale: Vec<&String> = t.known.difference(&t.gap_hits).collect();
     let mut report = String::new();
     let (mut all, mut pass) = (0, 0);
     for (f, (n, p)) in &t.total {
@@ -309,21 +289,21 @@ fn corpus_matches_go() {
     }
     report.push_str(&format!("{:>14}: {pass}/{all}\n", "total"));
     eprintln!("{report}");
-    // CORPUS_DUMP=/path writes every unexpected mismatch with its details (for development).
+    // CORPUS_DUMP=/path writes the narrowest entry of every mismatch (for development).
     if let Ok(path) = std::env::var("CORPUS_DUMP") {
-        let _ = std::fs::write(path, t.unexpected.join("\n"));
+        let _ = std::fs::write(path, t.mismatches.join("\n"));
     }
     let shown: Vec<&String> = t.unexpected.iter().take(40).collect();
     assert!(
-        t.unexpected.is_empty() && t.fixed.is_empty(),
-        "{} unexpected mismatches (first 40):\n{}\n{} known gaps now pass (remove them from known-gaps.txt): {:?}",
+        t.unexpected.is_empty() && stale.is_empty(),
+        "{} unexpected mismatches (first 40):\n{}\n{} known gaps are stale (remove them from known-gaps.txt): {:?}",
         t.unexpected.len(),
         shown
             .iter()
             .map(|s| s.as_str())
             .collect::<Vec<_>>()
             .join("\n"),
-        t.fixed.len(),
-        t.fixed
+        stale.len(),
+        stale
     );
 }

@@ -77,29 +77,34 @@ fn alias_bomb_is_stopped() {
         ));
         prev = n;
     }
-    let start = std::time::Instant::now();
+    // That it stops after a bounded number of decode steps (not how long it takes) is
+    // asserted where the steps are counted: `decode.rs`'s
+    // `an_alias_bomb_stops_after_a_bounded_number_of_steps`.
     let err = on_small_stack(move || from_yaml_str(&src)).unwrap_err();
     assert_eq!(
         err.to_string(),
         "error converting YAML to JSON: yaml: document contains excessive aliasing"
     );
-    assert!(start.elapsed().as_secs() < 10);
 }
 
 /// Found by the fuzzer (`kubepkg-chart` `fuzz_yaml_json_and_toml_readers`): a carriage return
 /// inside a flow collection made the indentation repair re-read the document 10 000 times
-/// (60 s for 40 bytes). It must answer at once.
+/// (60 s for 40 bytes). Both read to go-yaml's answer; that each is re-read at most once is
+/// asserted where reads are counted (`decode.rs`'s
+/// `a_carriage_return_in_a_flow_collection_is_repaired_once_at_most`).
 #[test]
-fn a_carriage_return_in_a_flow_collection_is_read_at_once() {
-    for src in [
-        "me{tadata:\n  name: {{\r .Release.Name }}p\n",
-        "a{b:\n n: {\r}\n",
+fn a_carriage_return_in_a_flow_collection_is_read() {
+    for (src, want) in [
+        (
+            "me{tadata:\n  name: {{\r .Release.Name }}p\n",
+            "error: error converting YAML to JSON: yaml: line 2: did not find expected key",
+        ),
+        ("a{b:\n n: {\r}\n", r#"ok: {"a{b":{"false":{}}}"#),
     ] {
-        let started = std::time::Instant::now();
-        let _ = kubepkg_yaml::from_yaml_str(src);
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(2),
-            "{src:?}"
-        );
+        let got = match kubepkg_yaml::from_yaml_str(src) {
+            Ok(v) => format!("ok: {}", kubepkg_yaml::json::to_json(&v).unwrap()),
+            Err(e) => format!("error: {e}"),
+        };
+        assert_eq!(got, want, "{src:?}");
     }
 }

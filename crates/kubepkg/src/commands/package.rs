@@ -13,11 +13,13 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use kubepkg_engine::argocd::ArgoCdBackend;
+use kubepkg_engine::Backend;
+use kubepkg_engine::backend::argocd::ArgoCdBackend;
+use kubepkg_engine::backend::flux::FluxBackend;
 use kubepkg_engine::chart::ClusterCapabilities;
-use kubepkg_engine::flux::FluxBackend;
 use kubepkg_engine::store::RevisionStore;
 use kubepkg_engine::{Instance, KubeCluster, ops};
+use kubepkg_package::Backend as Kind;
 use kubepkg_package::Package;
 use kubepkg_package::plan::render_styled;
 use kubepkg_package::report::{history_text, status_text};
@@ -194,21 +196,6 @@ async fn cluster_plan(
     Ok(plan)
 }
 
-/// The backend `--backend` selects, with what it needs (docs/backends.md#drive-mode).
-#[derive(Debug, Default)]
-struct Backend {
-    flux: Option<FluxBackend>,
-    argocd: Option<ArgoCdBackend>,
-}
-
-impl Backend {
-    /// Puts the selected backend on `kc`.
-    fn install(self, kc: &mut KubeCluster) {
-        kc.flux = self.flux;
-        kc.argocd = self.argocd;
-    }
-}
-
 /// `--backend flux|argocd`: the backend pushing to `--chart-repository` with the registry
 /// flags; neither for the helm backend. Each flag is refused where its backend is not selected.
 fn backend(
@@ -217,7 +204,7 @@ fn backend(
     settings: &Settings,
 ) -> Result<Backend, CliError> {
     let refuse = |m: String| Err(CliError::Failed(anyhow::anyhow!(m)));
-    if args.backend != "argocd" {
+    if args.backend != Kind::Argocd {
         if let Some(n) = &args.argocd_namespace {
             return refuse(format!(
                 "--argocd-namespace {n}: only --backend argocd makes Applications"
@@ -229,16 +216,16 @@ fn backend(
             ));
         }
     }
-    if args.backend == "helm" {
+    if args.backend == Kind::Helm {
         if let Some(r) = &args.chart_repository {
             return refuse(format!(
                 "--chart-repository {r}: only --backend flux or argocd pushes charts to a repository"
             ));
         }
-        return Ok(Backend::default());
+        return Ok(Backend::helm());
     }
     let Some(repository) = args.chart_repository.clone() else {
-        let puller = if args.backend == "flux" {
+        let puller = if args.backend == Kind::Flux {
             "Flux's OCIRepository"
         } else {
             "Argo CD's repo server"
@@ -251,21 +238,17 @@ fn backend(
     let client = kubepkg_source::oci::client(&oci.access.options(), &settings.paths)
         .map_err(|e| CliError::Failed(e.into()))?;
     let insecure = oci.access.plain_http;
-    if args.backend == "flux" {
-        return Ok(Backend {
-            flux: Some(FluxBackend::new(repository, insecure, client)),
-            argocd: None,
-        });
+    if args.backend == Kind::Flux {
+        return Ok(Backend::flux(FluxBackend::new(
+            repository, insecure, client,
+        )));
     }
     let mut argocd = ArgoCdBackend::new(repository, insecure, client);
     argocd.namespace = args.argocd_namespace.clone();
     if let Some(p) = &args.argocd_project {
         argocd.project = p.clone();
     }
-    Ok(Backend {
-        flux: None,
-        argocd: Some(argocd),
-    })
+    Ok(Backend::argocd(argocd))
 }
 
 /// The backend objects of a plan (`--backend flux|argocd`), against the live ones when
@@ -279,26 +262,10 @@ async fn add_backend_objects(
     timeout: Duration,
 ) -> Result<(), CliError> {
     let client = kc.map(|k| &k.kube.client);
-    if let Some(flux) = &backend.flux {
-        plan.backend_objects =
-            kubepkg_engine::flux::plan_objects(flux, client, package, user, plan, timeout)
-                .await
-                .map_err(kubepkg_engine::EngineError::from)?;
-        // helm-controller makes the Helm release, whose readiness kubepkg checks as well.
-        plan.gate_on_backend("HelmRelease", "Ready for its generation", false);
-    }
-    if let Some(argocd) = &backend.argocd {
-        plan.backend_objects =
-            kubepkg_engine::argocd::plan_objects(argocd, client, package, user, plan)
-                .await
-                .map_err(kubepkg_engine::EngineError::from)?;
-        // Argo CD makes no Helm release: its verdict and kubepkg's readiness of what it synced.
-        plan.gate_on_backend(
-            "Application",
-            "Synced and Healthy, and the objects it deployed ready",
-            true,
-        );
-    }
+    backend
+        .plan(client, package, user, plan, timeout)
+        .await
+        .map_err(kubepkg_engine::EngineError::from)?;
     Ok(())
 }
 
@@ -370,11 +337,8 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError>
     let backend = backend(&args.backend, &args.oci, settings)?;
     runtime()?.block_on(async {
         let mut kc = connect(settings, timeout, printer.sink()).await?;
-        let shown = Backend {
-            flux: backend.flux.clone(),
-            argocd: backend.argocd.clone(),
-        };
-        backend.install(&mut kc);
+        let shown = backend.clone();
+        kc.backend = backend;
         if let Some(t) = args.requirements_timeout {
             kc.requirements_timeout = t;
         }

@@ -247,6 +247,22 @@ pub fn search(command: SearchCommand, settings: &Settings) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Helm's `sourceDateEpochFromEnv`: `SOURCE_DATE_EPOCH` (seconds) when set and not empty.
+fn source_date_epoch() -> Result<Option<i64>> {
+    match std::env::var("SOURCE_DATE_EPOCH") {
+        Ok(text) if !text.is_empty() => {
+            let epoch: i64 = text
+                .parse()
+                .map_err(|e| anyhow::anyhow!("invalid SOURCE_DATE_EPOCH: {e}"))?;
+            if epoch < 0 {
+                bail!("invalid SOURCE_DATE_EPOCH: must not be negative");
+            }
+            Ok(Some(epoch))
+        }
+        _ => Ok(None),
+    }
+}
+
 /// `kubepkg dependency update|build|list`.
 pub fn dependency(command: DependencyCommand, settings: &Settings) -> Result<ExitCode> {
     let options = |args: &crate::cli::DependencyArgs| -> Result<kubepkg_dependency::Options> {
@@ -258,6 +274,7 @@ pub fn dependency(command: DependencyCommand, settings: &Settings) -> Result<Exi
                 &args.access.options(),
                 &settings.paths,
             )?),
+            source_date_epoch: source_date_epoch()?,
         })
     };
     let mut say = |line: String| println!("{line}");

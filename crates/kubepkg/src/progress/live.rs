@@ -398,11 +398,16 @@ mod tests {
     /// A live printer on an in-memory terminal, and the lock that keeps the tests of this
     /// module apart (a live printer takes the process's Helm log writer while it lives).
     fn board() -> (std::sync::MutexGuard<'static, ()>, Live, InMemoryTerm) {
+        board_in(Palette::PLAIN)
+    }
+
+    /// A board in `palette`, one at a time: each `Live` takes the process's one slog writer.
+    fn board_in(palette: Palette) -> (std::sync::MutexGuard<'static, ()>, Live, InMemoryTerm) {
         static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let term = InMemoryTerm::new(20, 120);
         let live = Live::with_target(
-            Palette::PLAIN,
+            palette,
             ProgressDrawTarget::term_like(Box::new(term.clone())),
         );
         (serial, live, term)
@@ -546,11 +551,7 @@ mod tests {
 
     #[test]
     fn colours_say_the_state() {
-        let term = InMemoryTerm::new(10, 120);
-        let live = Live::with_target(
-            Palette::ANSI,
-            ProgressDrawTarget::term_like(Box::new(term.clone())),
-        );
+        let (_serial, live, term) = board_in(Palette::ANSI);
         let sink = live.sink();
         sink(&Event::Ready { component: c("a") });
         sink(&Event::Failed {

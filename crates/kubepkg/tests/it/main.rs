@@ -12,6 +12,7 @@ mod conventions;
 #[path = "../../../kubepkg-engine/tests/support/mod.rs"]
 mod engine_support;
 mod flux;
+mod helm_flags;
 mod helm_parity;
 mod helm_template_reference;
 mod help;

@@ -70,12 +70,9 @@ async fn apply_and_kill(
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let start = Instant::now();
+    let deadline = Instant::now() + Duration::from_secs(60);
     while !when(ns).await {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "kill point never reached"
-        );
+        assert!(Instant::now() < deadline, "kill point never reached");
         assert!(
             child.try_wait().unwrap().is_none(),
             "kubepkg ended before the kill point"
@@ -1060,4 +1057,90 @@ fn snapshot(name: &str, got: &str) {
     let want = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("snapshot {}: {e}", path.display()));
     assert_eq!(got, want, "snapshot {name}");
+}
+
+/// A component chart with a `repository: file://` dependency on another chart of the package
+/// renders with it, as if `dependency update` had packed it into `charts/` (its templates and
+/// its values, and its own `file://` dependency): offline `plan` lists their objects; a path
+/// that does not exist is refused naming the dependency and the path, nothing rendered.
+#[test]
+fn a_component_chart_with_file_dependencies_renders_with_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pkg = tmp.path().join("pkg");
+    let write = |rel: &str, text: &str| {
+        let p = pkg.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "kubepkg.yaml",
+        "package: {name: umbrella, version: 1.0.0}\ncomponents:\n- name: app\n  path: charts/app\n  install: {namespace: shop}\n",
+    );
+    write(
+        "charts/app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n- name: common\n  version: ^1.0.0\n  repository: file://../common\n",
+    );
+    write(
+        "charts/app/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app-config}\n",
+    );
+    write(
+        "charts/common/Chart.yaml",
+        "apiVersion: v2\nname: common\nversion: 1.2.0\ndependencies:\n- name: base\n  version: 0.x\n  repository: file://../base\n",
+    );
+    write(
+        "charts/common/values.yaml",
+        "configName: from-common-values\n",
+    );
+    write(
+        "charts/common/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: {{ .Values.configName }}}\n",
+    );
+    write(
+        "charts/base/Chart.yaml",
+        "apiVersion: v2\nname: base\nversion: 0.3.0\n",
+    );
+    write(
+        "charts/base/templates/sa.yaml",
+        "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: base-sa}\n",
+    );
+    let plan = || {
+        Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+            .args(["plan", "umbrella"])
+            .arg(&pkg)
+            .args(["-n", "shop", "--no-diff"])
+            .output()
+            .unwrap()
+    };
+    let out = plan();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for object in [
+        "+ ConfigMap app-config",
+        "+ ConfigMap from-common-values",
+        "+ ServiceAccount base-sa",
+    ] {
+        assert!(stdout.contains(object), "{object} missing:\n{stdout}");
+    }
+    assert!(
+        !pkg.join("charts/app/charts").exists(),
+        "plan writes nothing into the package"
+    );
+
+    std::fs::remove_dir_all(pkg.join("charts/base")).unwrap();
+    let out = plan();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        stderr.contains(&format!(
+            "dependency \"base\" (file://../base): directory {} not found",
+            pkg.join("charts/base").display()
+        )),
+        "{stderr}"
+    );
 }

@@ -376,3 +376,84 @@ fn a_proxy_variable_kubepkg_cannot_use_is_one_clear_line() {
         "{stderr}"
     );
 }
+
+/// A kubeconfig cluster with `proxy-url` (kubectl's field): the API connection of a cluster
+/// verb goes through that proxy in a `CONNECT` tunnel — the loopback API server of the local
+/// plane included, as client-go does with `proxy-url` — and kubectl's through the same. The
+/// proof is the proxy's log (a tunnel to the server for each command), and that with the proxy
+/// stopped the same command fails. Without `proxy-url`, `HTTPS_PROXY` is read as Go reads it:
+/// a dead proxy there does not stop a loopback server from being reached directly.
+#[tokio::test]
+async fn a_kubeconfig_proxy_url_takes_the_cluster_connection_through_the_proxy() {
+    let ns = kubepkg_testkit::TestNamespace::new("kubeconfig-proxy-url")
+        .await
+        .unwrap();
+    let proxy = HttpProxy::start().expect("tinyproxy");
+    let original = std::fs::read_to_string(ns.plane().kubeconfig()).unwrap();
+    let server_line = original
+        .lines()
+        .find(|l| l.trim_start().starts_with("server: "))
+        .expect("a server in the plane's kubeconfig")
+        .to_string();
+    let indent = &server_line[..server_line.len() - server_line.trim_start().len()];
+    let server = server_line.trim_start().trim_start_matches("server: ");
+    let authority = server
+        .trim_start_matches("https://")
+        .trim_end_matches('/')
+        .to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let proxied = dir.path().join("kubeconfig");
+    std::fs::write(
+        &proxied,
+        original.replace(
+            &server_line,
+            &format!("{server_line}\n{indent}proxy-url: {}", proxy.url()),
+        ),
+    )
+    .unwrap();
+    let list = |kubeconfig: &Path, env: &[(&str, &str)]| {
+        let mut c = kubepkg(dir.path(), &["list", "-n", ns.name(), "--kubeconfig"], env);
+        c.arg(kubeconfig).env_remove("KUBECONFIG");
+        c.output().unwrap()
+    };
+    let tunnels = |log: &str| {
+        log.lines()
+            .filter(|l| l.contains(&format!("CONNECT {authority}")))
+            .count()
+    };
+
+    ok(list(&proxied, &[]));
+    let after_kubepkg = tunnels(&proxy.log());
+    assert!(
+        after_kubepkg >= 1,
+        "no CONNECT {authority} in the proxy's log:\n{}",
+        proxy.log()
+    );
+
+    // kubectl follows the same field through the same proxy.
+    let kubectl = ns.plane().state_dir().join("bin/kubectl");
+    ok(Command::new(&kubectl)
+        .args(["--kubeconfig"])
+        .arg(&proxied)
+        .args(["get", "namespace", ns.name(), "-o", "name"])
+        .env_remove("HTTPS_PROXY")
+        .env_remove("https_proxy")
+        .output()
+        .unwrap());
+    assert!(
+        tunnels(&proxy.log()) > after_kubepkg,
+        "kubectl's request did not go through the proxy:\n{}",
+        proxy.log()
+    );
+
+    // Without `proxy-url`, a dead HTTPS_PROXY does not matter for a loopback server (Go's rule).
+    ok(list(
+        ns.plane().kubeconfig(),
+        &[("HTTPS_PROXY", DEAD_PROXY)],
+    ));
+
+    // The proxy is what carries the connection: stopped, the same command fails.
+    drop(proxy);
+    let stderr = failed(list(&proxied, &[]));
+    assert!(stderr.starts_with("Error: "), "{stderr}");
+}

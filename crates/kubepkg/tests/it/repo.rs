@@ -848,21 +848,169 @@ fn dependency_errors_are_helms() {
         );
         assert!(!chart.join("Chart.lock").exists());
     }
-    let dir = work.path().join("file");
-    std::fs::create_dir(&dir).unwrap();
-    let chart = parent_chart(
-        &home,
-        &dir,
-        "dependencies:\n- name: app\n  version: 1.0.0\n  repository: file://../app\n",
+}
+
+/// `repository: file://…` dependencies: `dependency update` locks and packs the local chart
+/// exactly as the real `helm dependency update` does — the same output lines, the same
+/// `charts/` bytes (Helm's archive: Go's tar and gzip, file times, a nested subchart, a name
+/// longer than a tar name field) and the same lock, with the files' own times and with
+/// `SOURCE_DATE_EPOCH`; `dependency build` rebuilds the same bytes from either tool's lock.
+#[test]
+fn file_dependencies_are_packed_as_helm_packs_them() {
+    let home = Home::new();
+    let work = tempfile::tempdir().unwrap();
+    let sub = work.path().join("sub");
+    ok(home
+        .helm(&["create", sub.to_str().unwrap()])
+        .output()
+        .unwrap());
+    ok(home
+        .helm(&["create", sub.join("charts/inner").to_str().unwrap()])
+        .output()
+        .unwrap());
+    let deep = sub.join(format!("files/{}/{}.txt", "d".repeat(70), "f".repeat(40)));
+    std::fs::create_dir_all(deep.parent().unwrap()).unwrap();
+    std::fs::write(
+        &deep,
+        "a file whose archive name needs the tar prefix field\n",
+    )
+    .unwrap();
+    let deps = format!(
+        "dependencies:\n- name: sub\n  version: \">=0.1.0\"\n  repository: file://../../sub\n- name: sub\n  alias: again\n  version: 0.1.0\n  repository: \"file://{}/\"\n",
+        sub.display()
     );
-    assert_eq!(
-        error(
-            home.kubepkg(&["dependency", "update", chart.to_str().unwrap()])
-                .output()
-                .unwrap()
+    let side = |name: &str| {
+        let dir = work.path().join(name);
+        std::fs::create_dir(&dir).unwrap();
+        parent_chart(&home, &dir, &deps)
+    };
+    let (ours, theirs) = (side("ours"), side("theirs"));
+    let update = |c: &Path| ["dependency", "update", c.to_str().unwrap()].map(String::from);
+    let run = |tool: &str, args: &[String], epoch: Option<&str>| {
+        let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+        let mut c = if tool == "kubepkg" {
+            home.kubepkg(&args)
+        } else {
+            home.helm(&args)
+        };
+        match epoch {
+            Some(e) => c.env("SOURCE_DATE_EPOCH", e),
+            None => c.env_remove("SOURCE_DATE_EPOCH"),
+        };
+        ok(c.output().unwrap())
+    };
+    for epoch in [None, Some("1700000000")] {
+        for chart in [&ours, &theirs] {
+            let _ = std::fs::remove_dir_all(chart.join("charts"));
+            let _ = std::fs::remove_file(chart.join("Chart.lock"));
+        }
+        let our_out = run("kubepkg", &update(&ours), epoch);
+        let their_out = run("helm", &update(&theirs), epoch);
+        assert_eq!(our_out, their_out, "SOURCE_DATE_EPOCH={epoch:?}");
+        let our_charts = files(&ours.join("charts"));
+        assert_eq!(
+            our_charts
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>(),
+            ["sub-0.1.0.tgz"]
+        );
+        assert!(
+            our_charts == files(&theirs.join("charts")),
+            "the packed subchart differs from helm's (SOURCE_DATE_EPOCH={epoch:?})"
+        );
+        let our_lock = std::fs::read_to_string(ours.join("Chart.lock")).unwrap();
+        let their_lock = std::fs::read_to_string(theirs.join("Chart.lock")).unwrap();
+        assert_eq!(without_generated(&our_lock), without_generated(&their_lock));
+        assert!(
+            our_lock.contains("repository: file://../../sub\n  version: 0.1.0"),
+            "{our_lock}"
+        );
+    }
+
+    // build packs the same bytes again, from its own lock and from helm's.
+    let build = |c: &Path| ["dependency", "build", c.to_str().unwrap()].map(String::from);
+    std::fs::copy(theirs.join("Chart.lock"), ours.join("Chart.lock")).unwrap();
+    for chart in [&ours, &theirs] {
+        std::fs::remove_dir_all(chart.join("charts")).unwrap();
+    }
+    let our_out = run("kubepkg", &build(&ours), None);
+    let their_out = run("helm", &build(&theirs), None);
+    assert_eq!(our_out, their_out);
+    assert!(files(&ours.join("charts")) == files(&theirs.join("charts")));
+
+    // A constraint the local chart does not meet is refused as helm refuses it.
+    for chart in [&ours, &theirs] {
+        let y = chart.join("Chart.yaml");
+        let text = std::fs::read_to_string(&y)
+            .unwrap()
+            .replace("\">=0.1.0\"", "\">=2.0.0\"");
+        std::fs::write(&y, text).unwrap();
+    }
+    let e = error(
+        home.kubepkg(&update(&ours).each_ref().map(|s| s.as_str()))
+            .output()
+            .unwrap(),
+    );
+    let h = error(
+        home.helm(&update(&theirs).each_ref().map(|s| s.as_str()))
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(e, h.replace("'helm", "'kubepkg"));
+}
+
+/// A `file://` path that does not exist, or holds no chart, is a one-line error naming the
+/// dependency and the path (relative paths resolved from the chart directory); nothing is
+/// written.
+#[test]
+fn file_dependency_errors_name_the_dependency_and_the_path() {
+    let home = Home::new();
+    let work = tempfile::tempdir().unwrap();
+    std::fs::create_dir(work.path().join("empty")).unwrap();
+    for (deps, expected) in [
+        (
+            "dependencies:\n- name: app\n  version: 1.0.0\n  repository: file://../nope\n",
+            format!(
+                "dependency \"app\" (file://../nope): directory {} not found",
+                work.path().join("nope").display()
+            ),
         ),
-        "dependency \"app\": file://../app dependencies are not supported yet (kubepkg fetches dependencies from chart repositories and OCI registries)"
-    );
+        (
+            "dependencies:\n- name: empty\n  version: 1.0.0\n  repository: file://../empty\n",
+            format!(
+                "dependency \"empty\" (file://../empty): {} is not a chart: Chart.yaml file is missing",
+                work.path().join("empty").display()
+            ),
+        ),
+    ] {
+        let dir = tempfile::tempdir_in(work.path()).unwrap();
+        let chart = parent_chart(&home, dir.path(), deps);
+        // The chart directory is `<work>/<tmp>/parent`: `..` is `<work>/<tmp>`, so point the
+        // dependency one level further up.
+        let y = chart.join("Chart.yaml");
+        let text = std::fs::read_to_string(&y)
+            .unwrap()
+            .replace("file://../", "file://../../");
+        std::fs::write(&y, text).unwrap();
+        let expected = expected.replace("file://../", "file://../../");
+        for verb in ["update", "build"] {
+            let e = error(
+                home.kubepkg(&["dependency", verb, chart.to_str().unwrap()])
+                    .output()
+                    .unwrap(),
+            );
+            assert_eq!(e, expected, "dependency {verb}");
+            assert!(!chart.join("Chart.lock").exists());
+            assert!(!chart.join("charts").read_dir().unwrap().any(|_| true));
+        }
+        // helm refuses it too.
+        let theirs = home
+            .helm(&["dependency", "update", chart.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(!theirs.status.success());
+    }
 }
 
 #[test]

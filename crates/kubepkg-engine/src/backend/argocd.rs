@@ -45,8 +45,13 @@ use kubepkg_package::orchestrator::{ComponentApply, Failure, FailureKind};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::backend::{Run, Seen, State, Watch, apply_object};
-use crate::cluster::KubeCluster;
+use kubepkg_package::orchestrator::ReadyWait;
+use kubepkg_package::plan::Plan;
+use kubepkg_package::revision::ComponentRecord;
+use kubepkg_package::values::UserValues;
+
+pub use super::error::ArgoCdError;
+use super::{BackendError, ComponentBackend, Ctx, Live, Run, Seen, State, Watch, apply_object};
 
 /// The CRD the backend needs, as `kubectl get crd` names it.
 pub const CRDS: [&str; 1] = ["applications.argoproj.io"];
@@ -66,8 +71,6 @@ pub struct ArgoCdBackend {
     pub project: String,
     /// The registry client the charts are pushed with.
     pub client: kubepkg_oci::Client,
-    /// Set by [`prepare`]: what the objects are made from.
-    run: Option<Run>,
 }
 
 impl std::fmt::Debug for ArgoCdBackend {
@@ -81,27 +84,6 @@ impl std::fmt::Debug for ArgoCdBackend {
     }
 }
 
-/// Why the Argo CD backend cannot drive a package (checked before anything is pushed or
-/// applied).
-#[derive(Debug, thiserror::Error)]
-pub enum ArgoCdError {
-    /// Argo CD's Application CRD is not installed.
-    #[error(
-        "backend argocd: the CustomResourceDefinition {crd} is not installed in the cluster, so nothing was pushed or applied: install Argo CD or use --backend helm"
-    )]
-    CrdMissing { crd: String },
-    /// The CRD could not be read.
-    #[error("backend argocd: cannot read the CustomResourceDefinition {crd}")]
-    CrdUnreadable {
-        crd: String,
-        #[source]
-        source: kube::Error,
-    },
-    /// The package cannot be told to Argo CD (the chart repository).
-    #[error("backend argocd: {0}; nothing was applied")]
-    Compile(#[from] kubepkg_gitops::CompileError),
-}
-
 impl ArgoCdBackend {
     /// A backend pushing to `repository` with `client`, Applications in the package's
     /// namespace, project `default`.
@@ -112,7 +94,6 @@ impl ArgoCdBackend {
             namespace: None,
             project: "default".to_string(),
             client,
-            run: None,
         }
     }
 
@@ -182,50 +163,13 @@ async fn write_secret(
     }
 }
 
-/// Checks, before anything is pushed or applied, that Argo CD's Application CRD is installed
-/// and that the chart repository is one Argo CD can pull from; readies `kc` to drive `package`
-/// as `instance` in `namespace` with per-component `timeout`.
-pub async fn prepare(
-    kc: &mut KubeCluster,
-    package: &Package,
-    instance: &str,
-    namespace: &str,
-    timeout: Duration,
-) -> Result<(), ArgoCdError> {
-    let Some(argocd) = kc.argocd.as_mut() else {
-        return Ok(());
-    };
-    kubepkg_gitops::argocd::repo_url(&argocd.repository)?;
-    argocd.run = Some(Run {
-        package: package.clone(),
-        instance: instance.to_string(),
-        namespace: namespace.to_string(),
-        timeout,
-    });
-    check_crds(&kc.kube.client).await
-}
-
 /// Argo CD's Application CRD is installed (one clear error naming it when not).
 pub async fn check_crds(client: &kube::Client) -> Result<(), ArgoCdError> {
-    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    for crd in CRDS {
-        match crds.get_opt(crd).await {
-            Ok(Some(_)) => {}
-            Ok(None) => {
-                return Err(ArgoCdError::CrdMissing {
-                    crd: crd.to_string(),
-                });
-            }
-            Err(source) => {
-                return Err(ArgoCdError::CrdUnreadable {
-                    crd: crd.to_string(),
-                    source,
-                });
-            }
-        }
+    match super::missing_crd(client, &CRDS).await {
+        Ok(None) => Ok(()),
+        Ok(Some(crd)) => Err(ArgoCdError::CrdMissing { crd }),
+        Err((crd, source)) => Err(ArgoCdError::CrdUnreadable { crd, source }),
     }
-    Ok(())
 }
 
 /// The Application named `release` in `namespace`, as JSON, when there is one (and Argo CD's
@@ -342,21 +286,174 @@ pub fn application_state(app: &Value) -> (u64, Option<String>) {
     )
 }
 
-impl KubeCluster {
+/// The Argo CD backend: its settings (none for a backend that only acts on what Argo CD
+/// already deployed: rollback, uninstall, status) and, once prepared, the package it drives.
+#[derive(Debug, Clone, Default)]
+pub struct ArgoCd {
+    settings: Option<ArgoCdBackend>,
+    run: Option<Run>,
+}
+
+impl ArgoCd {
+    /// The backend that drives Argo CD with `settings`.
+    pub(crate) fn configured(settings: ArgoCdBackend) -> ArgoCd {
+        ArgoCd {
+            settings: Some(settings),
+            run: None,
+        }
+    }
+
+    /// The Application of `release` deploying to `release_namespace`, as JSON, when Argo CD
+    /// deploys it (see `argocd_application`).
+    pub(crate) async fn application(
+        &self,
+        kc: &Ctx<'_>,
+        release: &str,
+        release_namespace: &str,
+    ) -> Option<Value> {
+        self.argocd_application(kc, release, release_namespace)
+            .await
+    }
+
+    /// The namespace of the Application of `release`: the configured one, else where it is
+    /// found.
+    async fn application_namespace(
+        &self,
+        kc: &Ctx<'_>,
+        release: &str,
+        release_namespace: &str,
+    ) -> Option<String> {
+        if self.settings.is_some() {
+            return Some(self.argocd_namespace(kc));
+        }
+        let app = self
+            .argocd_application(kc, release, release_namespace)
+            .await?;
+        Some(str_at(&app, "/metadata/namespace").to_string())
+    }
+}
+
+impl ComponentBackend for ArgoCd {
+    async fn prepare(&mut self, client: &kube::Client, run: Run) -> Result<(), BackendError> {
+        let Some(settings) = &self.settings else {
+            return Err(ArgoCdError::NotConfigured.into());
+        };
+        kubepkg_gitops::argocd::repo_url(&settings.repository).map_err(ArgoCdError::from)?;
+        self.run = Some(run);
+        Ok(check_crds(client).await?)
+    }
+
+    async fn apply(&self, kc: &Ctx<'_>, request: &ComponentApply) -> Result<u64, Failure> {
+        self.argocd_apply(kc, request).await
+    }
+
+    async fn ready_objects(
+        &self,
+        kc: &Ctx<'_>,
+        request: &ReadyWait,
+        deadline: Instant,
+    ) -> Result<Vec<ObjectRef>, Failure> {
+        // Argo CD keeps no Helm release: its Application lists the objects it applied.
+        let Some(at) = self
+            .application_namespace(kc, &request.release, &request.namespace)
+            .await
+        else {
+            return Err(Failure::new(
+                FailureKind::NotReady,
+                format!("release {} not found", request.release),
+            ));
+        };
+        self.argocd_wait_ready(kc, &request.component, &at, &request.release, deadline)
+            .await
+    }
+
+    async fn rollback(
+        &self,
+        kc: &Ctx<'_>,
+        release: &str,
+        namespace: &str,
+        to_revision: u64,
+    ) -> Result<u64, Failure> {
+        self.argocd_rollback(kc, release, namespace, to_revision)
+            .await
+    }
+
+    async fn uninstall(
+        &self,
+        kc: &Ctx<'_>,
+        component: &str,
+        release: &str,
+        namespace: &str,
+        timeout: Duration,
+    ) -> Result<(), Failure> {
+        // Argo CD deletes the Application's objects through its resources finalizer.
+        match self.application_namespace(kc, release, namespace).await {
+            Some(at) => {
+                self.argocd_delete(kc, component, &at, release, timeout)
+                    .await
+            }
+            None => Ok(()),
+        }
+    }
+
+    async fn objects(&self, kc: &Ctx<'_>, release: &str, namespace: &str) -> Vec<ObjectRef> {
+        self.argocd_objects(kc, release, namespace).await
+    }
+
+    async fn live(&self, kc: &Ctx<'_>, record: &ComponentRecord) -> Live {
+        match self
+            .argocd_application(kc, &record.release, &record.namespace)
+            .await
+        {
+            Some(app) => {
+                let (revision, waiting_for) = application_state(&app);
+                Live {
+                    revision,
+                    waiting_for,
+                }
+            }
+            None => Live {
+                revision: record.revision,
+                waiting_for: Some(format!("Application {} not found", record.release)),
+            },
+        }
+    }
+
+    async fn plan(
+        &self,
+        client: Option<&kube::Client>,
+        package: &Package,
+        user: &UserValues,
+        plan: &mut Plan,
+        _timeout: Duration,
+    ) -> Result<(), BackendError> {
+        let Some(settings) = &self.settings else {
+            return Err(ArgoCdError::NotConfigured.into());
+        };
+        plan.backend_objects = plan_objects(settings, client, package, user, plan).await?;
+        // Argo CD makes no Helm release: its verdict and kubepkg's readiness of what it synced.
+        plan.gate_on_backend(
+            "Application",
+            "Synced and Healthy, and the objects it deployed ready",
+            true,
+        );
+        plan.reveal_secrets();
+        Ok(())
+    }
+}
+
+impl ArgoCd {
     /// The namespace of the Applications: the backend's, else the package's.
-    pub(crate) fn argocd_namespace(&self) -> String {
-        self.argocd
+    fn argocd_namespace(&self, kc: &Ctx<'_>) -> String {
+        self.settings
             .as_ref()
             .and_then(|a| a.namespace.clone())
-            .unwrap_or_else(|| self.kube.namespace.clone())
+            .unwrap_or_else(|| kc.kube.namespace.clone())
     }
 
     /// The component timeout of the prepared run (the cluster's timeout otherwise).
-    fn argocd_timeout(&self) -> Duration {
-        self.argocd
-            .as_ref()
-            .and_then(|a| a.run.as_ref())
-            .map_or(self.timeout, |r| r.timeout)
+    fn argocd_timeout(&self, kc: &Ctx<'_>) -> Duration {
+        self.run.as_ref().map_or(kc.timeout, |r| r.timeout)
     }
 
     /// The Application of `release` (whose objects are in `release_namespace`), when Argo CD
@@ -364,20 +461,21 @@ impl KubeCluster {
     /// `status`, `rollback`, `uninstall`, which take no `--argocd-namespace`) in the package's
     /// namespace, or anywhere: the Application of that name kubepkg made
     /// (`app.kubernetes.io/managed-by: kubepkg`) whose destination is `release_namespace`.
-    pub(crate) async fn argocd_application(
+    async fn argocd_application(
         &self,
+        kc: &Ctx<'_>,
         release: &str,
         release_namespace: &str,
     ) -> Option<Value> {
-        if self.argocd.is_some() {
-            return application(&self.kube.client, &self.argocd_namespace(), release).await;
+        if self.settings.is_some() {
+            return application(&kc.kube.client, &self.argocd_namespace(kc), release).await;
         }
-        if let Some(app) = application(&self.kube.client, &self.kube.namespace, release).await {
+        if let Some(app) = application(&kc.kube.client, &kc.kube.namespace, release).await {
             return Some(app);
         }
         let gvk = GroupVersionKind::gvk("argoproj.io", "v1alpha1", "Application");
         let all: Api<DynamicObject> =
-            Api::all_with(self.kube.client.clone(), &ApiResource::from_gvk(&gvk));
+            Api::all_with(kc.kube.client.clone(), &ApiResource::from_gvk(&gvk));
         let params = kube::api::ListParams::default()
             .fields(&format!("metadata.name={release}"))
             .labels("app.kubernetes.io/managed-by=kubepkg");
@@ -391,37 +489,27 @@ impl KubeCluster {
 
     /// The apply step: push, apply the repository Secret and the Application, sync it and wait
     /// until it is Synced and Healthy; the component revision (history entry id + 1).
-    pub(crate) async fn argocd_apply(&mut self, request: &ComponentApply) -> Result<u64, Failure> {
-        let (backend, run) = match self.argocd.as_ref() {
-            Some(a) => match &a.run {
-                Some(r) => (a.clone(), r.clone()),
-                None => {
-                    return Err(Failure::new(
-                        FailureKind::Apply,
-                        "backend argocd: the package to drive was not prepared (kubepkg_engine::argocd::prepare)",
-                    ));
-                }
-            },
-            None => {
-                return Err(Failure::new(
-                    FailureKind::Apply,
-                    "backend argocd is not configured",
-                ));
-            }
+    async fn argocd_apply(&self, kc: &Ctx<'_>, request: &ComponentApply) -> Result<u64, Failure> {
+        let Some((backend, run)) = self.settings.as_ref().zip(self.run.as_ref()) else {
+            return Err(Failure::new(
+                FailureKind::Apply,
+                "backend argocd: the package to drive was not prepared (Backend::prepare)",
+            ));
         };
-        let client = self.kube.client.clone();
-        crate::cluster::ensure_namespace(&client, &request.namespace)
+        let client = kc.kube.client.clone();
+        super::ensure_namespace(&client, &request.namespace)
             .await
             .map_err(|e| Failure::caused(FailureKind::Apply, e))?;
         let opts = backend.options(&run.instance, &run.namespace);
         if request.hook
             && self
-                .argocd_application(&request.release, &request.namespace)
+                .argocd_application(kc, &request.release, &request.namespace)
                 .await
                 .is_some()
         {
             // A hook runs afresh: its earlier Application (kept for its logs) goes first.
             self.argocd_delete(
+                kc,
                 &request.component,
                 &opts.argocd_namespace,
                 &request.release,
@@ -429,28 +517,14 @@ impl KubeCluster {
             )
             .await?;
         }
-        let repository = kubepkg_oci::Reference::parse(&backend.repository).map_err(|e| {
-            Failure::new(
-                FailureKind::Apply,
-                format!(
-                    "backend argocd: chart repository {}: {e}",
-                    backend.repository
-                ),
-            )
-        })?;
-        let pushed =
-            kubepkg_source::push::push_chart(&backend.client, &repository, request.chart.path())
-                .await
-                .map_err(|e| {
-                    Failure::new(
-                        FailureKind::Apply,
-                        format!(
-                            "component {}: {}",
-                            request.component,
-                            crate::error::report(&e)
-                        ),
-                    )
-                })?;
+        let pushed = super::push(
+            "argocd",
+            &backend.client,
+            &backend.repository,
+            &request.component,
+            request.chart.path(),
+        )
+        .await?;
         let chart = ChartRef {
             name: pushed.name,
             version: pushed.version,
@@ -473,6 +547,7 @@ impl KubeCluster {
         .map_err(compile)?;
         apply_object(&applications(&client, &opts.argocd_namespace), &app).await?;
         self.argocd_sync(
+            kc,
             &request.component,
             &opts.argocd_namespace,
             &request.release,
@@ -486,6 +561,7 @@ impl KubeCluster {
     /// runs) and waits until it is Synced and Healthy; the history entry id + 1.
     async fn argocd_sync(
         &self,
+        kc: &Ctx<'_>,
         component: &str,
         namespace: &str,
         name: &str,
@@ -493,7 +569,7 @@ impl KubeCluster {
         deadline: Instant,
     ) -> Result<u64, Failure> {
         let object = format!("Application {namespace}/{name}");
-        let api = applications(&self.kube.client, namespace);
+        let api = applications(&kc.kube.client, namespace);
         let failed = |m: String| Failure::new(FailureKind::Apply, format!("{object}: {m}"));
         // Argo CD's API server refuses a second operation; kubepkg waits for the running one
         // (on the same resourceVersion, so none starts in between).
@@ -510,7 +586,7 @@ impl KubeCluster {
                             .into(),
                     ));
                 }
-                self.waiting(component, &object, "another operation is in progress");
+                kc.waiting(component, &object, "another operation is in progress");
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 continue;
             }
@@ -525,7 +601,7 @@ impl KubeCluster {
                 Err(e) => return Err(failed(format!("setting the sync operation: {e}"))),
             }
         }
-        self.wait_application(component, &api, name, revision, deadline)
+        self.wait_application(kc, component, &api, name, revision, deadline)
             .await
             .map(|id| id + 1)
     }
@@ -533,6 +609,7 @@ impl KubeCluster {
     /// Waits until Application `name` is Synced to `revision` and Healthy after the sync.
     async fn wait_application(
         &self,
+        kc: &Ctx<'_>,
         component: &str,
         api: &Api<DynamicObject>,
         name: &str,
@@ -561,20 +638,21 @@ impl KubeCluster {
                 ),
             )
         };
-        self.watch_until(component, watch, judge, timed_out).await
+        kc.watch_until(component, watch, judge, timed_out).await
     }
 
     /// The ready step's Argo CD part: the Application still Synced and Healthy with no
     /// operation running; the objects it applied (for kubepkg's own readiness).
-    pub(crate) async fn argocd_wait_ready(
+    async fn argocd_wait_ready(
         &self,
+        kc: &Ctx<'_>,
         component: &str,
         namespace: &str,
         release: &str,
         deadline: Instant,
     ) -> Result<Vec<ObjectRef>, Failure> {
         let object = format!("Application {namespace}/{release}");
-        let api = applications(&self.kube.client, namespace);
+        let api = applications(&kc.kube.client, namespace);
         let watch = Watch {
             api: &api,
             name: release,
@@ -600,16 +678,17 @@ impl KubeCluster {
                 format!("{object} not Synced and Healthy in time: {shown}"),
             )
         };
-        self.watch_until(component, watch, judge, timed_out).await
+        kc.watch_until(component, watch, judge, timed_out).await
     }
 
     /// The objects Argo CD applied for `release`'s Application (none when there is none).
-    pub(crate) async fn argocd_objects(
+    async fn argocd_objects(
         &self,
+        kc: &Ctx<'_>,
         release: &str,
         release_namespace: &str,
     ) -> Vec<ObjectRef> {
-        self.argocd_application(release, release_namespace)
+        self.argocd_application(kc, release, release_namespace)
             .await
             .map(|a| resources(&a))
             .unwrap_or_default()
@@ -617,16 +696,28 @@ impl KubeCluster {
 
     /// The rollback step: the Application back on the source of its sync history entry
     /// `to_revision - 1` (chart version and values), synced and waited for; the new revision.
-    pub(crate) async fn argocd_rollback(
-        &mut self,
+    async fn argocd_rollback(
+        &self,
+        kc: &Ctx<'_>,
         release: &str,
+        release_namespace: &str,
         to_revision: u64,
-        live: Value,
     ) -> Result<u64, Failure> {
+        let Some(live) = self
+            .argocd_application(kc, release, release_namespace)
+            .await
+        else {
+            return Err(Failure::new(
+                FailureKind::Rollback,
+                format!(
+                    "no Application of release {release} (deploying to namespace {release_namespace}) to roll back"
+                ),
+            ));
+        };
         let namespace = str_at(&live, "/metadata/namespace").to_string();
         let object = format!("Application {namespace}/{release}");
         let failed = |m: String| Failure::new(FailureKind::Rollback, format!("{object}: {m}"));
-        let timeout = self.argocd_timeout();
+        let timeout = self.argocd_timeout(kc);
         let deadline = Instant::now() + timeout;
         let id = to_revision.saturating_sub(1);
         let entry = live
@@ -643,7 +734,7 @@ impl KubeCluster {
             "" => str_at(&source, "/targetRevision").to_string(),
             r => r.to_string(),
         };
-        let api = applications(&self.kube.client, &namespace);
+        let api = applications(&kc.kube.client, &namespace);
         if sync::operation_in_progress(&live) {
             // What `argocd app terminate-op` does: the controller stops the running operation.
             api.patch(
@@ -674,15 +765,16 @@ impl KubeCluster {
                 Err(e) => return Err(failed(format!("putting the earlier source back: {e}"))),
             }
         }
-        self.argocd_sync(release, &namespace, release, &revision, deadline)
+        self.argocd_sync(kc, release, &namespace, release, &revision, deadline)
             .await
             .map_err(|f| Failure::new(FailureKind::Rollback, f.message))
     }
 
     /// The uninstall step: deletes the Application (Argo CD deletes its objects through the
     /// resources finalizer) and waits until it is gone.
-    pub(crate) async fn argocd_delete(
+    async fn argocd_delete(
         &self,
+        kc: &Ctx<'_>,
         component: &str,
         namespace: &str,
         release: &str,
@@ -690,7 +782,7 @@ impl KubeCluster {
     ) -> Result<(), Failure> {
         let failed = |m: String| Failure::new(FailureKind::Uninstall, m);
         let object = format!("Application {namespace}/{release}");
-        let api = applications(&self.kube.client, namespace);
+        let api = applications(&kc.kube.client, namespace);
         match api.delete(release, &DeleteParams::background()).await {
             Ok(_) => {}
             Err(kube::Error::Api(s)) if s.code == 404 => return Ok(()),
@@ -718,7 +810,7 @@ impl KubeCluster {
                 "{object} was not deleted in time (Argo CD deletes its objects first): {shown}"
             ))
         };
-        self.watch_until(component, watch, judge, timed_out).await
+        kc.watch_until(component, watch, judge, timed_out).await
     }
 }
 

@@ -40,8 +40,16 @@ use kubepkg_release::storage::{SecretDriver, Store};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::backend::{Run, Seen, State, Watch, apply_object};
-use crate::cluster::KubeCluster;
+use kubepkg_kube::ObjectRef;
+use kubepkg_package::orchestrator::ReadyWait;
+use kubepkg_package::plan::Plan;
+use kubepkg_package::revision::ComponentRecord;
+use kubepkg_package::values::UserValues;
+
+pub use super::error::FluxError;
+use super::{
+    BackendError, ComponentBackend, Ctx, Live, Run, Seen, State, Watch, apply_object, helm,
+};
 
 /// The CRDs the backend needs, as `kubectl get crd` names them.
 pub const CRDS: [&str; 2] = [
@@ -66,8 +74,6 @@ pub struct FluxBackend {
     pub client: kubepkg_oci::Client,
     /// How often Flux re-checks the sources and releases (`spec.interval`).
     pub interval: Duration,
-    /// Set by the apply: what the objects are made from.
-    run: Option<Run>,
 }
 
 impl std::fmt::Debug for FluxBackend {
@@ -80,26 +86,6 @@ impl std::fmt::Debug for FluxBackend {
     }
 }
 
-/// Why the Flux backend cannot drive a package (checked before anything is applied).
-#[derive(Debug, thiserror::Error)]
-pub enum FluxError {
-    /// A CRD of Flux is not installed.
-    #[error(
-        "backend flux: the CustomResourceDefinition {crd} is not installed in the cluster, so nothing was applied: install Flux's source-controller and helm-controller (`flux install --components=source-controller,helm-controller`), or use backend helm"
-    )]
-    CrdMissing { crd: String },
-    /// The CRDs could not be read.
-    #[error("backend flux: cannot read the CustomResourceDefinition {crd}")]
-    CrdUnreadable {
-        crd: String,
-        #[source]
-        source: kube::Error,
-    },
-    /// The package cannot be told to Flux (a `readyWhen`, the chart repository).
-    #[error("backend flux: {0}; nothing was applied")]
-    Compile(#[from] kubepkg_gitops::CompileError),
-}
-
 impl FluxBackend {
     /// A backend pushing to `repository` with `client`.
     pub fn new(repository: String, insecure: bool, client: kubepkg_oci::Client) -> FluxBackend {
@@ -109,7 +95,6 @@ impl FluxBackend {
             secret_ref: None,
             client,
             interval: Duration::from_secs(600),
-            run: None,
         }
     }
 
@@ -148,51 +133,13 @@ fn oci_repositories(client: &kube::Client, namespace: &str) -> Api<DynamicObject
     )
 }
 
-/// Checks, before anything is applied, that Flux's CRDs are installed and that every
-/// component of `package` can be told to Flux; readies `kc` to drive `package` as
-/// `instance` in `namespace` with per-component `timeout`.
-pub async fn prepare(
-    kc: &mut KubeCluster,
-    package: &Package,
-    instance: &str,
-    namespace: &str,
-    timeout: Duration,
-) -> Result<(), FluxError> {
-    let Some(flux) = kc.flux.as_mut() else {
-        return Ok(());
-    };
-    let run = Run {
-        package: package.clone(),
-        instance: instance.to_string(),
-        namespace: namespace.to_string(),
-        timeout,
-    };
-    kubepkg_gitops::flux::check(package, &flux.options(&run))?;
-    flux.run = Some(run);
-    check_crds(&kc.kube.client).await
-}
-
 /// Flux's CRDs are installed (one clear error naming the first missing one).
 pub async fn check_crds(client: &kube::Client) -> Result<(), FluxError> {
-    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    for crd in CRDS {
-        match crds.get_opt(crd).await {
-            Ok(Some(_)) => {}
-            Ok(None) => {
-                return Err(FluxError::CrdMissing {
-                    crd: crd.to_string(),
-                });
-            }
-            Err(source) => {
-                return Err(FluxError::CrdUnreadable {
-                    crd: crd.to_string(),
-                    source,
-                });
-            }
-        }
+    match super::missing_crd(client, &CRDS).await {
+        Ok(None) => Ok(()),
+        Ok(Some(crd)) => Err(FluxError::CrdMissing { crd }),
+        Err((crd, source)) => Err(FluxError::CrdUnreadable { crd, source }),
     }
-    Ok(())
 }
 
 /// The HelmRelease named `release` of the package namespace, when there is one (and Flux's
@@ -257,25 +204,119 @@ fn release_state(obj: &Value, expect: &Expect) -> State {
     }
 }
 
-impl KubeCluster {
+/// The Flux backend: its settings (none for a backend that only acts on what Flux already
+/// released: rollback, uninstall, status) and, once prepared, the package it drives.
+#[derive(Debug, Clone, Default)]
+pub struct Flux {
+    settings: Option<FluxBackend>,
+    run: Option<Run>,
+}
+
+impl Flux {
+    /// The backend that drives Flux with `settings`.
+    pub(crate) fn configured(settings: FluxBackend) -> Flux {
+        Flux {
+            settings: Some(settings),
+            run: None,
+        }
+    }
+}
+
+impl ComponentBackend for Flux {
+    async fn prepare(&mut self, client: &kube::Client, run: Run) -> Result<(), BackendError> {
+        let Some(settings) = &self.settings else {
+            return Err(FluxError::NotConfigured.into());
+        };
+        kubepkg_gitops::flux::check(&run.package, &settings.options(&run))
+            .map_err(FluxError::from)?;
+        self.run = Some(run);
+        Ok(check_crds(client).await?)
+    }
+
+    async fn apply(&self, kc: &Ctx<'_>, request: &ComponentApply) -> Result<u64, Failure> {
+        self.flux_apply(kc, request).await
+    }
+
+    async fn ready_objects(
+        &self,
+        kc: &Ctx<'_>,
+        request: &ReadyWait,
+        _deadline: Instant,
+    ) -> Result<Vec<ObjectRef>, Failure> {
+        self.flux_wait_ready(kc, &request.component, &request.release, request.timeout)
+            .await?;
+        // helm-controller stores the release where kubepkg reads it.
+        helm::release_objects(kc, &request.release, &request.namespace, &request.component).await
+    }
+
+    async fn rollback(
+        &self,
+        kc: &Ctx<'_>,
+        release: &str,
+        namespace: &str,
+        to_revision: u64,
+    ) -> Result<u64, Failure> {
+        self.flux_rollback(kc, release, namespace, to_revision)
+            .await
+    }
+
+    async fn uninstall(
+        &self,
+        kc: &Ctx<'_>,
+        component: &str,
+        release: &str,
+        _namespace: &str,
+        timeout: Duration,
+    ) -> Result<(), Failure> {
+        self.flux_delete(kc, component, release, timeout).await
+    }
+
+    async fn objects(&self, kc: &Ctx<'_>, release: &str, namespace: &str) -> Vec<ObjectRef> {
+        helm::release_objects(kc, release, namespace, release)
+            .await
+            .unwrap_or_default()
+    }
+
+    async fn live(&self, kc: &Ctx<'_>, record: &ComponentRecord) -> Live {
+        helm::release_live(kc, record).await
+    }
+
+    async fn plan(
+        &self,
+        client: Option<&kube::Client>,
+        package: &Package,
+        user: &UserValues,
+        plan: &mut Plan,
+        timeout: Duration,
+    ) -> Result<(), BackendError> {
+        let Some(settings) = &self.settings else {
+            return Err(FluxError::NotConfigured.into());
+        };
+        plan.backend_objects = plan_objects(settings, client, package, user, plan, timeout).await?;
+        // helm-controller makes the Helm release, whose readiness kubepkg checks as well.
+        plan.gate_on_backend("HelmRelease", "Ready for its generation", false);
+        Ok(())
+    }
+}
+
+impl Flux {
     fn flux_run(&self) -> Result<(&FluxBackend, &Run), Failure> {
-        let flux = self.flux.as_ref();
-        match flux.and_then(|f| f.run.as_ref().map(|r| (f, r))) {
+        match self.settings.as_ref().zip(self.run.as_ref()) {
             Some(x) => Ok(x),
             None => Err(Failure::new(
                 FailureKind::Apply,
-                "backend flux: the package to drive was not prepared (kubepkg_engine::flux::prepare)",
+                "backend flux: the package to drive was not prepared (Backend::prepare)",
             )),
         }
     }
 
     /// The apply step: push, apply the source and the HelmRelease, wait until Flux released
     /// it; the Helm release revision it made.
-    pub(crate) async fn flux_apply(&mut self, request: &ComponentApply) -> Result<u64, Failure> {
+    async fn flux_apply(&self, kc: &Ctx<'_>, request: &ComponentApply) -> Result<u64, Failure> {
         let (flux, run) = self.flux_run()?;
         let (flux, run) = (flux.clone(), run.clone());
-        let client = self.kube.client.clone();
-        crate::cluster::ensure_namespace(&client, &request.namespace)
+        let client = kc.kube.client.clone();
+        super::ensure_namespace(&client, &request.namespace)
             .await
             .map_err(|e| Failure::caused(FailureKind::Apply, e))?;
         let releases = helm_releases(&client, &run.namespace);
@@ -288,28 +329,17 @@ impl KubeCluster {
                 .is_some()
         {
             // A hook runs afresh: its earlier HelmRelease (kept for its logs) goes first.
-            self.flux_delete(&request.component, &request.release, run.timeout)
+            self.flux_delete(kc, &request.component, &request.release, run.timeout)
                 .await?;
         }
-        let repository = kubepkg_oci::Reference::parse(&flux.repository).map_err(|e| {
-            Failure::new(
-                FailureKind::Apply,
-                format!("backend flux: chart repository {}: {e}", flux.repository),
-            )
-        })?;
-        let pushed =
-            kubepkg_source::push::push_chart(&flux.client, &repository, request.chart.path())
-                .await
-                .map_err(|e| {
-                    Failure::new(
-                        FailureKind::Apply,
-                        format!(
-                            "component {}: {}",
-                            request.component,
-                            crate::error::report(&e)
-                        ),
-                    )
-                })?;
+        let pushed = super::push(
+            "flux",
+            &flux.client,
+            &flux.repository,
+            &request.component,
+            request.chart.path(),
+        )
+        .await?;
         let chart = ChartRef {
             name: pushed.name,
             version: pushed.version,
@@ -339,6 +369,7 @@ impl KubeCluster {
         )
         .map_err(|e| Failure::caused(FailureKind::Apply, e))?;
         self.flux_converge(
+            kc,
             &request.component,
             &objects,
             Some(pushed.digest),
@@ -349,7 +380,8 @@ impl KubeCluster {
 
     /// Applies a component's source and HelmRelease and waits until Flux released them.
     async fn flux_converge(
-        &mut self,
+        &self,
+        kc: &Ctx<'_>,
         component: &str,
         objects: &ComponentObjects,
         digest: Option<String>,
@@ -360,7 +392,7 @@ impl KubeCluster {
             .unwrap_or_default()
             .to_string();
         let name = objects.release_name().to_string();
-        let client = self.kube.client.clone();
+        let client = kc.kube.client.clone();
         let deadline = Instant::now() + timeout;
         let releases = helm_releases(&client, &namespace);
         let mut release = objects.release.clone();
@@ -384,16 +416,24 @@ impl KubeCluster {
         }
         let sources = oci_repositories(&client, &namespace);
         apply_object(&sources, &objects.source).await?;
-        self.wait_source(component, &sources, &name, digest.as_deref(), deadline)
+        self.wait_source(kc, component, &sources, &name, digest.as_deref(), deadline)
             .await?;
         apply_object(&releases, &release).await?;
-        self.wait_helm_release(component, &namespace, &name, &Expect { digest }, deadline)
-            .await
+        self.wait_helm_release(
+            kc,
+            component,
+            &namespace,
+            &name,
+            &Expect { digest },
+            deadline,
+        )
+        .await
     }
 
     /// Waits until the `OCIRepository` holds the artifact of `digest` for its generation.
     async fn wait_source(
         &self,
+        kc: &Ctx<'_>,
         component: &str,
         api: &Api<DynamicObject>,
         name: &str,
@@ -434,7 +474,7 @@ impl KubeCluster {
                 format!("{object} did not fetch the chart in time: {shown}"),
             )
         };
-        self.watch_until(component, watch, judge, timed_out).await
+        kc.watch_until(component, watch, judge, timed_out).await
     }
 
     /// Waits until the HelmRelease is Ready for its generation with the expected chart;
@@ -442,13 +482,14 @@ impl KubeCluster {
     /// report) passes.
     async fn wait_helm_release(
         &self,
+        kc: &Ctx<'_>,
         component: &str,
         namespace: &str,
         name: &str,
         expect: &Expect,
         deadline: Instant,
     ) -> Result<u64, Failure> {
-        let api = helm_releases(&self.kube.client, namespace);
+        let api = helm_releases(&kc.kube.client, namespace);
         let object = format!("HelmRelease {namespace}/{name}");
         let watch = Watch {
             api: &api,
@@ -467,18 +508,20 @@ impl KubeCluster {
                 ),
             )
         };
-        self.watch_until(component, watch, judge, timed_out).await
+        kc.watch_until(component, watch, judge, timed_out).await
     }
 
     /// The ready step's Flux part: the HelmRelease still Ready for its generation.
-    pub(crate) async fn flux_wait_ready(
+    async fn flux_wait_ready(
         &self,
+        kc: &Ctx<'_>,
         component: &str,
         release: &str,
         timeout: Duration,
     ) -> Result<(), Failure> {
-        let namespace = self.kube.namespace.clone();
+        let namespace = kc.kube.namespace.clone();
         self.wait_helm_release(
+            kc,
             component,
             &namespace,
             release,
@@ -491,17 +534,21 @@ impl KubeCluster {
 
     /// The rollback step: the HelmRelease back on release revision `to_revision`'s chart and
     /// values, converged by Flux; the Helm release revision that made.
-    pub(crate) async fn flux_rollback(
-        &mut self,
+    async fn flux_rollback(
+        &self,
+        kc: &Ctx<'_>,
         release: &str,
         release_namespace: &str,
         to_revision: u64,
-        live: DynamicObject,
     ) -> Result<u64, Failure> {
         let failed = |m: String| Failure::new(FailureKind::Rollback, m);
-        let namespace = self.kube.namespace.clone();
+        let namespace = kc.kube.namespace.clone();
+        let live = helm_releases(&kc.kube.client, &namespace)
+            .get(release)
+            .await
+            .map_err(|e| failed(format!("HelmRelease {namespace}/{release}: {e}")))?;
         let store = Store::new(SecretDriver::new(
-            self.kube.client.clone(),
+            kc.kube.client.clone(),
             Some(release_namespace),
         ));
         let record = store.get(release, to_revision).await.map_err(|e| {
@@ -523,7 +570,7 @@ impl KubeCluster {
             .and_then(|c| c.metadata.as_ref())
             .map(|m| m.version.split('+').next().unwrap_or_default().to_string())
             .unwrap_or_default();
-        let sources = oci_repositories(&self.kube.client, &namespace);
+        let sources = oci_repositories(&kc.kube.client, &namespace);
         let source = sources
             .get(release)
             .await
@@ -548,28 +595,22 @@ impl KubeCluster {
         // back as Helm rolls back (kubepkg's release layer, on the records helm-controller
         // keeps) while the HelmRelease is suspended, then the HelmRelease is put back on that
         // chart and values (resumed), and helm-controller takes it over from there.
-        let releases = helm_releases(&self.kube.client, &namespace);
+        let releases = helm_releases(&kc.kube.client, &namespace);
         suspend(&releases, release)
             .await
             .map_err(|f| failed(f.message))?;
         {
-            let ns_cluster = self.in_namespace(release_namespace);
-            let opts = kubepkg_release::action::Options {
-                wait: false,
-                timeout: self.timeout,
-                create_namespace: true,
-                wait_lock: self.wait_lock,
-                ..Default::default()
-            };
-            let rel = crate::cluster::releases(
+            let ns_cluster = kc.in_namespace(release_namespace);
+            let opts = kc.options();
+            let rel = super::releases(
                 &ns_cluster,
                 release_namespace,
-                self.sink.clone(),
+                kc.sink.clone(),
                 release.to_string(),
             );
             rel.rollback(release, to_revision, &opts)
                 .await
-                .map_err(|e| failed(crate::error::report(&e)))?;
+                .map_err(|e| failed(crate::report::report(&e)))?;
         }
         hr["spec"]["suspend"] = Value::Bool(false);
         match record.config.is_empty() {
@@ -589,28 +630,25 @@ impl KubeCluster {
             }),
             release: hr,
         };
-        let timeout = self
-            .flux
-            .as_ref()
-            .and_then(|f| f.run.as_ref())
-            .map_or(self.timeout, |r| r.timeout);
-        self.flux_converge(release, &objects, digest, timeout)
+        let timeout = self.run.as_ref().map_or(kc.timeout, |r| r.timeout);
+        self.flux_converge(kc, release, &objects, digest, timeout)
             .await
             .map_err(|f| failed(f.message))
     }
 
     /// The uninstall step: deletes the HelmRelease (helm-controller uninstalls the release)
     /// and waits until it is gone, then deletes its source.
-    pub(crate) async fn flux_delete(
+    async fn flux_delete(
         &self,
+        kc: &Ctx<'_>,
         component: &str,
         release: &str,
         timeout: Duration,
     ) -> Result<(), Failure> {
-        let namespace = self.kube.namespace.clone();
+        let namespace = kc.kube.namespace.clone();
         let failed = |m: String| Failure::new(FailureKind::Uninstall, m);
         let object = format!("HelmRelease {namespace}/{release}");
-        let releases = helm_releases(&self.kube.client, &namespace);
+        let releases = helm_releases(&kc.kube.client, &namespace);
         match releases.delete(release, &DeleteParams::background()).await {
             Ok(_) => {}
             Err(kube::Error::Api(s)) if s.code == 404 => {}
@@ -636,8 +674,8 @@ impl KubeCluster {
                 "{object} was not deleted in time (helm-controller uninstalls its release first): {shown}"
             ))
         };
-        self.watch_until(component, watch, judge, timed_out).await?;
-        let sources = oci_repositories(&self.kube.client, &namespace);
+        kc.watch_until(component, watch, judge, timed_out).await?;
+        let sources = oci_repositories(&kc.kube.client, &namespace);
         match sources.delete(release, &DeleteParams::background()).await {
             Ok(_) => Ok(()),
             Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),

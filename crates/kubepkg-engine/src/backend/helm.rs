@@ -1,0 +1,216 @@
+//! The helm backend (the default): components are kubepkg's own Helm releases, rendered by
+//! `kubepkg-chart` with the cluster's capabilities and stored as Helm stores them in the
+//! component's namespace (`kubepkg-release`), so `helm` sees and changes the same releases.
+//! Ready means the release's objects are ready (then the engine's common checks).
+
+use std::time::Duration;
+
+use kubepkg_kube::ObjectRef;
+use kubepkg_package::Package;
+use kubepkg_package::orchestrator::{ComponentApply, Failure, FailureKind, ReadyWait};
+use kubepkg_package::plan::Plan;
+use kubepkg_package::revision::ComponentRecord;
+use kubepkg_package::values::UserValues;
+use kubepkg_release::action::{ActionError, manifest_objects};
+use kubepkg_release::storage::{SecretDriver, Store};
+use tokio::time::Instant;
+
+use super::{BackendError, ComponentBackend, Live, Run};
+use super::{Ctx, ensure_namespace, failure, releases};
+use crate::chart::component_payload;
+
+/// kubepkg's own Helm releases: nothing to configure.
+#[derive(Debug, Clone, Default)]
+pub struct Helm;
+
+impl ComponentBackend for Helm {
+    async fn prepare(&mut self, _client: &kube::Client, _run: Run) -> Result<(), BackendError> {
+        Ok(())
+    }
+
+    async fn apply(&self, kc: &Ctx<'_>, request: &ComponentApply) -> Result<u64, Failure> {
+        let ns_cluster = kc.in_namespace(&request.namespace);
+        let opts = kc.options();
+        let rel = releases(
+            &ns_cluster,
+            &request.namespace,
+            kc.sink.clone(),
+            request.component.clone(),
+        );
+        ensure_namespace(&kc.kube.client, &request.namespace)
+            .await
+            .map_err(failure(FailureKind::Apply))?;
+        let mut last = rel
+            .store
+            .last(&request.release)
+            .await
+            .map_err(failure(FailureKind::Apply))?;
+        if request.hook && last.is_some() {
+            match rel.uninstall(&request.release, &opts).await {
+                Ok(_) | Err(ActionError::NotFound { .. }) => {}
+                Err(e) => return Err(failure(FailureKind::Apply)(e)),
+            }
+            last = None;
+        }
+        let is_upgrade = last.is_some();
+        // Earlier components may have registered APIs (CRDs): ask the server again, as Helm
+        // builds `.Capabilities.APIVersions` from discovery for every render.
+        let caps = kc.capabilities_now().await;
+        let out = component_payload(request, &caps, last.as_ref().map(|r| r.version))
+            .map_err(failure(FailureKind::Render))?;
+        if !out.crds.is_empty() {
+            kubepkg_release::action::install_crds(&ns_cluster, &out.crds, kc.timeout)
+                .await
+                .map_err(failure(FailureKind::Apply))?;
+        }
+        let release = if is_upgrade {
+            rel.upgrade(&request.release, out.rendered, &opts, true)
+                .await
+        } else {
+            rel.install(&request.release, out.rendered, &opts).await
+        }
+        .map_err(failure(FailureKind::Apply))?;
+        Ok(release.version)
+    }
+
+    async fn ready_objects(
+        &self,
+        kc: &Ctx<'_>,
+        request: &ReadyWait,
+        _deadline: Instant,
+    ) -> Result<Vec<ObjectRef>, Failure> {
+        release_objects(kc, &request.release, &request.namespace, &request.component).await
+    }
+
+    async fn rollback(
+        &self,
+        kc: &Ctx<'_>,
+        release: &str,
+        namespace: &str,
+        to_revision: u64,
+    ) -> Result<u64, Failure> {
+        let ns_cluster = kc.in_namespace(namespace);
+        let rel = releases(&ns_cluster, namespace, kc.sink.clone(), release.into());
+        rel.rollback(release, to_revision, &kc.options())
+            .await
+            .map(|r| r.version)
+            .map_err(failure(FailureKind::Rollback))
+    }
+
+    async fn uninstall(
+        &self,
+        kc: &Ctx<'_>,
+        component: &str,
+        release: &str,
+        namespace: &str,
+        timeout: Duration,
+    ) -> Result<(), Failure> {
+        let ns_cluster = kc.in_namespace(namespace);
+        let rel = releases(&ns_cluster, namespace, kc.sink.clone(), component.into());
+        let opts = kubepkg_release::action::Options {
+            timeout,
+            ..kc.options()
+        };
+        match rel.uninstall(release, &opts).await {
+            Ok(_) | Err(ActionError::NotFound { .. }) => Ok(()),
+            Err(e) => Err(failure(FailureKind::Uninstall)(e)),
+        }
+    }
+
+    async fn objects(&self, kc: &Ctx<'_>, release: &str, namespace: &str) -> Vec<ObjectRef> {
+        release_objects(kc, release, namespace, release)
+            .await
+            .unwrap_or_default()
+    }
+
+    async fn live(&self, kc: &Ctx<'_>, record: &ComponentRecord) -> Live {
+        release_live(kc, record).await
+    }
+
+    async fn plan(
+        &self,
+        _client: Option<&kube::Client>,
+        _package: &Package,
+        _user: &UserValues,
+        _plan: &mut Plan,
+        _timeout: Duration,
+    ) -> Result<(), BackendError> {
+        Ok(())
+    }
+}
+
+/// The objects of the last Helm release `release` in `namespace` (a failure naming it when
+/// there is none): what kubepkg checks for readiness after a backend's own ready step.
+pub(crate) async fn release_objects(
+    kc: &Ctx<'_>,
+    release: &str,
+    namespace: &str,
+    component: &str,
+) -> Result<Vec<ObjectRef>, Failure> {
+    let ns_cluster = kc.in_namespace(namespace);
+    let rel = releases(&ns_cluster, namespace, kc.sink.clone(), component.into());
+    match rel
+        .store
+        .last(release)
+        .await
+        .map_err(failure(FailureKind::NotReady))?
+    {
+        Some(r) => manifest_objects(&r.manifest).map_err(failure(FailureKind::NotReady)),
+        None => Err(Failure::new(
+            FailureKind::NotReady,
+            format!("release {release} not found"),
+        )),
+    }
+}
+
+/// A component kept as a Helm release, as it is now: the release's revision, and the first of
+/// its objects that is not ready (a release not deployed waits for itself).
+pub(crate) async fn release_live(kc: &Ctx<'_>, c: &ComponentRecord) -> Live {
+    use kubepkg_kube::readiness;
+    use kubepkg_release::Status;
+    let ns_cluster = kc.in_namespace(&c.namespace);
+    let store = Store::new(SecretDriver::new(
+        kc.kube.client.clone(),
+        Some(&c.namespace),
+    ));
+    let release = store.last(&c.release).await.ok().flatten();
+    let mut waiting_for = None;
+    match &release {
+        None => waiting_for = Some("release not installed".to_string()),
+        Some(r) if r.status() != Status::Deployed => {
+            waiting_for = Some(format!("release {} is {}", r.name, r.status()));
+        }
+        Some(r) => {
+            let ids = manifest_objects(&r.manifest).unwrap_or_default();
+            for id in ids {
+                let Ok((api, id)) =
+                    kubepkg_kube::apply::locate(&ns_cluster, &id, &c.namespace).await
+                else {
+                    waiting_for = Some(format!("{id}: kind not served"));
+                    break;
+                };
+                let obj = api.get_opt(&id.name).await.ok().flatten();
+                let v = obj.map(|o| serde_json::to_value(o).unwrap_or_default());
+                let ready = match &v {
+                    None => Err("not found".to_string()),
+                    Some(v) => {
+                        let r = readiness::compute(v, jiff::Timestamp::now());
+                        if r.is_ready() {
+                            Ok(())
+                        } else {
+                            Err(format!("{} {}", r.status, r.message).trim().to_string())
+                        }
+                    }
+                };
+                if let Err(why) = ready {
+                    waiting_for = Some(format!("{id}: {why}"));
+                    break;
+                }
+            }
+        }
+    }
+    Live {
+        revision: release.as_ref().map_or(c.revision, |r| r.version),
+        waiting_for,
+    }
+}

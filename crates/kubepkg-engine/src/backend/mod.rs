@@ -1,0 +1,537 @@
+//! The component backends: how the orchestrator's component steps are carried out.
+//!
+//! [`Backend`] is the one backend configuration a package operation runs with — built once, by
+//! the CLI from its flags (`--backend`, `--chart-repository`, …) and by the controller from a
+//! `Package`'s spec — and held by [`KubeCluster`]. Each variant is an implementation of
+//! [`ComponentBackend`], the steps the orchestrator drives:
+//!
+//! | step | [`helm`] (default) | [`flux`] | [`argocd`] |
+//! |---|---|---|---|
+//! | prepare | nothing to check | Flux's CRDs, the package expressible | Argo CD's CRD, the repository |
+//! | apply | render + Helm release | push, OCIRepository + HelmRelease | push, Application + sync |
+//! | ready | the release's objects | HelmRelease Ready, then its release's objects | Application Synced+Healthy, then its objects |
+//! | rollback | Helm's rollback | HelmRelease back on the earlier chart and values | Application back on the earlier source |
+//! | uninstall | Helm's uninstall | HelmRelease deleted | Application deleted |
+//! | plan | the release diff only | the OCIRepositories and HelmReleases | the Applications |
+//!
+//! After a backend's ready step, the engine checks the objects it returns by kstatus, their
+//! Jobs and the `readyWhen` gates the same way for every backend (`KubeCluster::wait_ready`).
+//! Each component of a package revision records the backend that applied it
+//! (`ComponentRecord::backend`), so rollback, uninstall and status act through that one
+//! (`KubeCluster::backend_for_record`) without asking the cluster which it was (records written
+//! before kubepkg kept it are recognised by the object their backend made). Adding a backend
+//! is one implementation of [`ComponentBackend`], one arm of [`Backend`] (with its arms in
+//! this file's matches), its name in `kubepkg_package::Backend`, and its settings where the
+//! CLI and the controller build a [`Backend`].
+//!
+//! What the GitOps backends share lives here too: the server-side apply of the objects they
+//! hand to their controller, the watch of one until its controller says what they wait for
+//! ([`KubeCluster::watch_until`]) with a progress line per new reason, and what one apply of a
+//! package gives them to make their objects from ([`Run`]).
+
+pub mod argocd;
+pub use crate::backend_error as error;
+pub mod flux;
+pub mod helm;
+
+use futures::StreamExt;
+use kube::api::{Api, DynamicObject, Patch, PatchParams};
+use std::time::Duration;
+use tokio::time::Instant;
+
+use kubepkg_kube::ObjectRef;
+use kubepkg_package::orchestrator::{ComponentApply, Event, Failure, FailureKind, ReadyWait};
+use kubepkg_package::plan::Plan;
+use kubepkg_package::revision::ComponentRecord;
+use kubepkg_package::values::UserValues;
+use kubepkg_package::{Backend as Kind, Package};
+use serde_json::Value;
+
+pub use error::BackendError;
+
+use crate::chart::ClusterCapabilities;
+use kubepkg_progress::Sink;
+use kubepkg_release::action::{Options, Releases};
+use kubepkg_release::storage::SecretDriver;
+
+/// The backend configuration of one package operation (see the module docs).
+#[derive(Debug, Clone)]
+pub enum Backend {
+    /// kubepkg's own Helm releases.
+    Helm(helm::Helm),
+    /// Flux's helm-controller releases one HelmRelease per component.
+    Flux(flux::Flux),
+    /// Argo CD syncs one Application per component.
+    ArgoCd(argocd::ArgoCd),
+}
+
+impl Default for Backend {
+    fn default() -> Self {
+        Backend::Helm(helm::Helm)
+    }
+}
+
+/// Calls `$call` on the implementation `$b` binds, whichever backend `$self` is.
+macro_rules! dispatch {
+    ($self:expr, $b:ident => $call:expr) => {
+        match $self {
+            Backend::Helm($b) => $call,
+            Backend::Flux($b) => $call,
+            Backend::ArgoCd($b) => $call,
+        }
+    };
+}
+
+impl Backend {
+    /// kubepkg's own Helm releases (the default).
+    pub fn helm() -> Backend {
+        Backend::default()
+    }
+
+    /// Flux drives the components, charts pushed as `settings` says.
+    pub fn flux(settings: flux::FluxBackend) -> Backend {
+        Backend::Flux(flux::Flux::configured(settings))
+    }
+
+    /// Argo CD drives the components, charts pushed and Applications placed as `settings` says.
+    pub fn argocd(settings: argocd::ArgoCdBackend) -> Backend {
+        Backend::ArgoCd(argocd::ArgoCd::configured(settings))
+    }
+
+    /// The backend of `kind` without settings: enough for the steps on what it already made
+    /// (rollback, uninstall, status), not to apply (which refuses: nothing to push to).
+    pub fn of_kind(kind: Kind) -> Backend {
+        match kind {
+            Kind::Helm => Backend::helm(),
+            Kind::Flux => Backend::Flux(flux::Flux::default()),
+            Kind::Argocd => Backend::ArgoCd(argocd::ArgoCd::default()),
+        }
+    }
+
+    /// Which backend this is.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Backend::Helm(_) => Kind::Helm,
+            Backend::Flux(_) => Kind::Flux,
+            Backend::ArgoCd(_) => Kind::Argocd,
+        }
+    }
+
+    /// Readies the backend for applying `run` (checks that nothing is applied without:
+    /// CRDs installed, the package expressible).
+    pub(crate) async fn prepare(
+        &mut self,
+        client: &kube::Client,
+        run: Run,
+    ) -> Result<(), BackendError> {
+        dispatch!(self, b => b.prepare(client, run).await)
+    }
+
+    pub(crate) async fn apply(
+        &self,
+        kc: &Ctx<'_>,
+        request: &ComponentApply,
+    ) -> Result<u64, Failure> {
+        dispatch!(self, b => b.apply(kc, request).await)
+    }
+
+    pub(crate) async fn ready_objects(
+        &self,
+        kc: &Ctx<'_>,
+        request: &ReadyWait,
+        deadline: Instant,
+    ) -> Result<Vec<ObjectRef>, Failure> {
+        dispatch!(self, b => b.ready_objects(kc, request, deadline).await)
+    }
+
+    pub(crate) async fn rollback(
+        &self,
+        kc: &Ctx<'_>,
+        release: &str,
+        namespace: &str,
+        to_revision: u64,
+    ) -> Result<u64, Failure> {
+        dispatch!(self, b => b.rollback(kc, release, namespace, to_revision).await)
+    }
+
+    pub(crate) async fn uninstall(
+        &self,
+        kc: &Ctx<'_>,
+        component: &str,
+        release: &str,
+        namespace: &str,
+        timeout: Duration,
+    ) -> Result<(), Failure> {
+        dispatch!(self, b => b.uninstall(kc, component, release, namespace, timeout).await)
+    }
+
+    pub(crate) async fn objects(
+        &self,
+        kc: &Ctx<'_>,
+        release: &str,
+        namespace: &str,
+    ) -> Vec<ObjectRef> {
+        dispatch!(self, b => b.objects(kc, release, namespace).await)
+    }
+
+    pub(crate) async fn live(&self, kc: &Ctx<'_>, record: &ComponentRecord) -> Live {
+        dispatch!(self, b => b.live(kc, record).await)
+    }
+
+    /// Adds what `plan` shows of this backend: the objects it would apply (against the live
+    /// ones when `client` is given) and what the components' gates wait for.
+    pub async fn plan(
+        &self,
+        client: Option<&kube::Client>,
+        package: &Package,
+        user: &UserValues,
+        plan: &mut Plan,
+        timeout: Duration,
+    ) -> Result<(), BackendError> {
+        dispatch!(self, b => b.plan(client, package, user, plan, timeout).await)
+    }
+}
+
+/// The backend `record` names; for a record written before kubepkg kept it, the one whose
+/// object is there ([`legacy_kind`]).
+pub(crate) async fn recorded_kind(kc: &Ctx<'_>, record: &ComponentRecord) -> Kind {
+    match record.backend {
+        Some(kind) => kind,
+        None => legacy_kind(kc, &record.release, &record.namespace).await,
+    }
+}
+
+/// The kind of a component recorded before kubepkg kept the backend in the revision: Flux's
+/// when a HelmRelease of its release is in the package's namespace, Argo CD's when a kubepkg
+/// Application of it deploys to `namespace`, else kubepkg's own Helm release.
+async fn legacy_kind(kc: &Ctx<'_>, release: &str, namespace: &str) -> Kind {
+    if flux::helm_release(&kc.kube.client, &kc.kube.namespace, release)
+        .await
+        .is_some()
+    {
+        return Kind::Flux;
+    }
+    if argocd::ArgoCd::default()
+        .application(kc, release, namespace)
+        .await
+        .is_some()
+    {
+        return Kind::Argocd;
+    }
+    Kind::Helm
+}
+
+/// A component as its backend sees it now, for `kubepkg status`: the revision deployed and
+/// what it still waits for (before the `readyWhen` gates, which the engine checks for all).
+pub(crate) struct Live {
+    pub(crate) revision: u64,
+    pub(crate) waiting_for: Option<String>,
+}
+
+/// The steps of one backend, which the orchestrator drives through [`KubeCluster`]. Every
+/// step reports progress through `kc` and fails with the orchestrator's [`Failure`].
+pub(crate) trait ComponentBackend {
+    /// Readies the backend to apply `run`; fails before anything changes.
+    async fn prepare(&mut self, client: &kube::Client, run: Run) -> Result<(), BackendError>;
+    /// Installs or upgrades the component; the revision it now runs.
+    async fn apply(&self, kc: &Ctx<'_>, request: &ComponentApply) -> Result<u64, Failure>;
+    /// Waits for what the backend itself reports ready; the objects the engine then checks.
+    async fn ready_objects(
+        &self,
+        kc: &Ctx<'_>,
+        request: &ReadyWait,
+        deadline: Instant,
+    ) -> Result<Vec<ObjectRef>, Failure>;
+    /// Rolls `release` (objects in `namespace`) back to `to_revision`; the new revision.
+    async fn rollback(
+        &self,
+        kc: &Ctx<'_>,
+        release: &str,
+        namespace: &str,
+        to_revision: u64,
+    ) -> Result<u64, Failure>;
+    /// Uninstalls `release` and waits until it is gone.
+    async fn uninstall(
+        &self,
+        kc: &Ctx<'_>,
+        component: &str,
+        release: &str,
+        namespace: &str,
+        timeout: Duration,
+    ) -> Result<(), Failure>;
+    /// The objects `release` deployed (a hook's, for its output); none when it cannot tell.
+    async fn objects(&self, kc: &Ctx<'_>, release: &str, namespace: &str) -> Vec<ObjectRef>;
+    /// The component of `record` as it is now.
+    async fn live(&self, kc: &Ctx<'_>, record: &ComponentRecord) -> Live;
+    /// Adds the backend's objects and gates to `plan`.
+    async fn plan(
+        &self,
+        client: Option<&kube::Client>,
+        package: &Package,
+        user: &UserValues,
+        plan: &mut Plan,
+        timeout: Duration,
+    ) -> Result<(), BackendError>;
+}
+
+/// What a backend's steps use of the operation they are part of (`KubeCluster::ctx`): the
+/// cluster connection, where progress goes, the capabilities known, the per-operation timeout
+/// of release steps and whether to wait for a held Lease.
+pub(crate) struct Ctx<'a> {
+    pub(crate) kube: &'a kubepkg_kube::Cluster,
+    pub(crate) sink: &'a Sink,
+    pub(crate) caps: &'a ClusterCapabilities,
+    pub(crate) timeout: Duration,
+    pub(crate) wait_lock: bool,
+}
+
+impl Ctx<'_> {
+    /// Reports `event` to the progress sink.
+    pub(crate) fn report(&self, event: &Event) {
+        (self.sink)(event);
+    }
+
+    /// The cluster with `namespace` as the default for objects that name none.
+    pub(crate) fn in_namespace(&self, namespace: &str) -> kubepkg_kube::Cluster {
+        let mut c = self.kube.clone();
+        c.namespace = namespace.to_string();
+        c
+    }
+
+    /// The release layer's options of a component step.
+    pub(crate) fn options(&self) -> Options {
+        Options {
+            wait: false,
+            timeout: self.timeout,
+            create_namespace: true,
+            wait_lock: self.wait_lock,
+            ..Default::default()
+        }
+    }
+
+    /// `.Capabilities` for a render now: the server's version as connected, and the API
+    /// versions it serves at this moment (asked again, as Helm builds them from discovery for
+    /// every render; the known ones if the server cannot be asked).
+    pub(crate) async fn capabilities_now(&self) -> ClusterCapabilities {
+        let mut caps = self.caps.clone();
+        if let Ok(v) = served_api_versions(&self.kube.client).await {
+            caps.api_versions = v;
+        }
+        caps
+    }
+}
+
+/// Release operations of `namespace` reporting their messages to `sink` as messages about
+/// `component`.
+pub fn releases<'a>(
+    cluster: &'a kubepkg_kube::Cluster,
+    namespace: &str,
+    sink: Sink,
+    component: String,
+) -> Releases<'a, SecretDriver> {
+    let mut r = Releases::new(
+        cluster,
+        SecretDriver::new(cluster.client.clone(), Some(namespace)),
+        namespace,
+    );
+    r.progress = Box::new(move |message| {
+        sink(&Event::Message {
+            component: Some(component.clone()),
+            message,
+        })
+    });
+    r
+}
+
+/// The orchestrator's failure of a step `kind`, keeping the error as its source.
+pub(crate) fn failure<E: std::error::Error + Send + Sync + 'static>(
+    kind: FailureKind,
+) -> impl FnOnce(E) -> Failure {
+    move |e| Failure::caused(kind, e)
+}
+
+/// Every `group/version` and `group/version/Kind` the server serves, subresource kinds
+/// included (Helm's `GetVersionSet`), sorted: [`kubepkg_kube::discovery::server_capabilities`].
+pub async fn served_api_versions(
+    client: &kube::Client,
+) -> Result<Vec<String>, kubepkg_kube::KubeError> {
+    Ok(kubepkg_kube::discovery::server_capabilities(client)
+        .await?
+        .api_versions)
+}
+
+/// Creates `namespace` when absent (server-side apply of a bare Namespace).
+pub async fn ensure_namespace(
+    client: &kube::Client,
+    namespace: &str,
+) -> Result<(), kubepkg_kube::KubeError> {
+    use k8s_openapi::api::core::v1::Namespace;
+    let api: kube::Api<Namespace> = kube::Api::all(client.clone());
+    let ns = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}});
+    api.patch(
+        namespace,
+        &kube::api::PatchParams::apply(kubepkg_kube::apply::FIELD_MANAGER),
+        &kube::api::Patch::Apply(&ns),
+    )
+    .await
+    .map_err(|e| kubepkg_kube::KubeError::refused("create", format!("Namespace {namespace}"), e))?;
+    Ok(())
+}
+
+/// What a backend's objects are made from during one apply: the package, its instance name,
+/// its namespace and the components' timeout.
+#[derive(Debug, Clone)]
+pub(crate) struct Run {
+    pub(crate) package: Package,
+    pub(crate) instance: String,
+    pub(crate) namespace: String,
+    pub(crate) timeout: Duration,
+}
+
+/// Server-side applies `object` (kubepkg's field manager, taking over conflicts).
+pub(crate) async fn apply_object(
+    api: &Api<DynamicObject>,
+    object: &Value,
+) -> Result<DynamicObject, Failure> {
+    let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    let kind = object["kind"].as_str().unwrap_or_default();
+    api.patch(
+        name,
+        &PatchParams::apply(kubepkg_kube::apply::FIELD_MANAGER).force(),
+        &Patch::Apply(object),
+    )
+    .await
+    .map_err(|e| Failure::new(FailureKind::Apply, format!("applying {kind} {name}: {e}")))
+}
+
+/// Pushes `component`'s chart (at `chart`) to `repository` (`oci://HOST/PATH`) for the GitOps
+/// backend `backend`; what was pushed, by digest.
+pub(crate) async fn push(
+    backend: &str,
+    client: &kubepkg_oci::Client,
+    repository: &str,
+    component: &str,
+    chart: &std::path::Path,
+) -> Result<kubepkg_source::push::PushedChart, Failure> {
+    let parsed = kubepkg_oci::Reference::parse(repository).map_err(|e| {
+        Failure::new(
+            FailureKind::Apply,
+            format!("backend {backend}: chart repository {repository}: {e}"),
+        )
+    })?;
+    kubepkg_source::push::push_chart(client, &parsed, chart)
+        .await
+        .map_err(|e| {
+            Failure::new(
+                FailureKind::Apply,
+                format!("component {component}: {}", crate::report::report(&e)),
+            )
+        })
+}
+
+/// The first of `crds` (as `kubectl get crd` names them) not installed, if any; a CRD that
+/// cannot be read, with the API's answer.
+pub(crate) async fn missing_crd(
+    client: &kube::Client,
+    crds: &[&str],
+) -> Result<Option<String>, (String, kube::Error)> {
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    for crd in crds {
+        match api.get_opt(crd).await {
+            Ok(Some(_)) => {}
+            Ok(None) => return Ok(Some(crd.to_string())),
+            Err(e) => return Err((crd.to_string(), e)),
+        }
+    }
+    Ok(None)
+}
+
+/// What a backend makes of one version of the object it watches.
+pub(crate) enum Seen<T> {
+    /// The wait is over, with this result.
+    Done(T),
+    /// The wait failed.
+    Failed(Failure),
+    /// Still waiting, for this reason (a progress event when it changes).
+    Waiting(String),
+    /// Nothing to judge (the object is not there yet): still waiting, for the same reason.
+    Unchanged,
+}
+
+/// What a backend reads from its object's status for one wait: ready (with the revision its
+/// controller made), failed, or still waiting — with its controller's words.
+#[derive(Debug, PartialEq)]
+pub(crate) enum State {
+    Ready(u64),
+    Failed(String),
+    Waiting(String),
+}
+
+impl State {
+    /// As a watch judges it; a failure names `object`.
+    pub(crate) fn seen(self, object: &str) -> Seen<u64> {
+        match self {
+            State::Ready(revision) => Seen::Done(revision),
+            State::Failed(message) => Seen::Failed(Failure::new(
+                FailureKind::NotReady,
+                format!("{object}: {message}"),
+            )),
+            State::Waiting(message) => Seen::Waiting(message),
+        }
+    }
+}
+
+/// The object a backend watches: `name` of `api`, called `object` in messages (`HelmRelease
+/// shop/shop-db`), until `deadline`.
+pub(crate) struct Watch<'a> {
+    pub(crate) api: &'a Api<DynamicObject>,
+    pub(crate) name: &'a str,
+    pub(crate) object: &'a str,
+    pub(crate) deadline: Instant,
+}
+
+impl Ctx<'_> {
+    /// Watches `watch`'s object until `judge` (given each version of it, `None` once it is
+    /// gone) says the wait is done or failed, reporting each new reason it waits for as a
+    /// progress event of `component`; at the deadline, fails with `timed_out(the last reason)`.
+    pub(crate) async fn watch_until<T>(
+        &self,
+        component: &str,
+        watch: Watch<'_>,
+        mut judge: impl FnMut(Option<&Value>) -> Seen<T>,
+        timed_out: impl FnOnce(&str) -> Failure,
+    ) -> Result<T, Failure> {
+        let mut shown = String::new();
+        let mut stream =
+            kube::runtime::watcher::watch_object(watch.api.clone(), watch.name).boxed();
+        loop {
+            let seen = match tokio::time::timeout_at(watch.deadline, stream.next()).await {
+                Err(_) | Ok(None) => return Err(timed_out(&shown)),
+                Ok(Some(Err(_))) => continue,
+                Ok(Some(Ok(o))) => {
+                    let value = o.map(|o| serde_json::to_value(&o).unwrap_or_default());
+                    judge(value.as_ref())
+                }
+            };
+            match seen {
+                Seen::Done(t) => return Ok(t),
+                Seen::Failed(f) => return Err(f),
+                Seen::Waiting(reason) if reason != shown => {
+                    self.waiting(component, watch.object, &reason);
+                    shown = reason;
+                }
+                Seen::Waiting(_) | Seen::Unchanged => {}
+            }
+        }
+    }
+
+    /// Reports that `component` waits for `object` because of `reason`.
+    pub(crate) fn waiting(&self, component: &str, object: &str, reason: &str) {
+        self.report(&Event::WaitingFor {
+            component: component.to_string(),
+            object: object.to_string(),
+            reason: reason.to_string(),
+        });
+    }
+}

@@ -1,0 +1,56 @@
+# shellcheck shell=bash
+# What the tests need from the machine besides Rust and Go, in one place.
+# Sourced by scripts/test (the README's test command) and by .ci/run, so the
+# two cannot drift: a fresh machine running either gets the same tools.
+#
+#   kubepkg_needs CALLER
+#
+# checks every command below; when some are missing it installs their Debian
+# packages (as root with apt-get: `apt-get update` once, then one
+# `apt-get install -y PACKAGES` of just the missing ones), or, when it cannot
+# install, fails with one line saying exactly what to install. It builds
+# nothing, so callers run it first. CALLER names the script in messages.
+# Tested by crates/kubepkg-testkit/tests/needs.rs.
+
+# "COMMAND DEBIAN-PACKAGE", and why the tests need it.
+KUBEPKG_NEEDS=(
+	"sha256sum coreutils" # testenv/*/build.sh key their caches by a hash of their sources
+	"sed sed"             # the build scripts
+	"openssl openssl"     # the test kit's chart repositories and registries make their TLS certificates with it
+	"tinyproxy tinyproxy" # the real HTTP proxy of the HTTPS_PROXY/NO_PROXY and kubeconfig proxy-url tests (kubepkg_testkit::proxy)
+)
+
+# The Debian packages of the commands that are not on PATH, one line, space-separated.
+kubepkg_needs_missing() {
+	local entry missing=()
+	for entry in "${KUBEPKG_NEEDS[@]}"; do
+		command -v "${entry%% *}" >/dev/null 2>&1 || missing+=("${entry#* }")
+	done
+	echo "${missing[*]}"
+}
+
+kubepkg_needs() {
+	local caller="$1" missing
+	if ! command -v go >/dev/null 2>&1; then
+		# Go is part of the machine image (Debian's golang is too old for the pinned modules).
+		echo "$caller: FAILED: the go command is missing: install Go 1.26 and put it on PATH" >&2
+		return 1
+	fi
+	missing="$(kubepkg_needs_missing)"
+	[[ -z "$missing" ]] && return 0
+	if [[ "${EUID:-$(id -u)}" -ne 0 ]] || ! command -v apt-get >/dev/null 2>&1; then
+		echo "$caller: FAILED: missing tools; install them first: apt-get install -y $missing" >&2
+		return 1
+	fi
+	echo "$caller: installing what the tests need: apt-get install -y $missing" >&2
+	# shellcheck disable=SC2086 # one word per package
+	if ! { apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y $missing >&2; }; then
+		echo "$caller: FAILED: apt-get could not install them; install them first: apt-get install -y $missing" >&2
+		return 1
+	fi
+	missing="$(kubepkg_needs_missing)"
+	if [[ -n "$missing" ]]; then
+		echo "$caller: FAILED: still missing after apt-get install; install them first: apt-get install -y $missing" >&2
+		return 1
+	fi
+}
