@@ -32,6 +32,7 @@
 pub mod http;
 pub mod leader;
 pub mod metrics;
+pub mod problem;
 pub mod reconcile;
 pub mod resource;
 pub mod source;

@@ -34,6 +34,7 @@ use kubepkg_package::revision::RevisionStatus;
 use sha2::{Digest, Sha256};
 
 use crate::metrics::Metrics;
+use crate::problem::PackageProblem;
 use crate::resource::{self, FINALIZER};
 use crate::source::{self, HttpClient};
 use crate::status::{StatusPatch, carry_transition_times, conditions_of};
@@ -342,13 +343,18 @@ async fn report_waits(
 async fn push_client(
     ctx: &Context,
     namespace: &str,
-    field: &str,
+    field: &'static str,
     chart_repository: &str,
     secret_ref: Option<&str>,
     insecure: bool,
-) -> Result<kubepkg_oci::Client, String> {
-    let repo = kubepkg_oci::Reference::parse(chart_repository)
-        .map_err(|e| format!("{field}.chartRepository {chart_repository}: {e}"))?;
+) -> Result<kubepkg_oci::Client, PackageProblem> {
+    let repo = kubepkg_oci::Reference::parse(chart_repository).map_err(|source| {
+        PackageProblem::ChartRepository {
+            field,
+            repository: chart_repository.to_string(),
+            source: Box::new(source),
+        }
+    })?;
     let secret = secret_ref.map(|name| kubepkg_package::object::ArchiveRef {
         name: name.to_string(),
         key: None,
@@ -362,7 +368,10 @@ async fn push_client(
         &ctx.scratch.join("oci-cache"),
     )
     .await
-    .map_err(|e| format!("{field}: {}", report(&e)))
+    .map_err(|source| PackageProblem::Registry {
+        field,
+        source: Box::new(source),
+    })
 }
 
 /// The engine's backend of a Package: `spec.backend` with its settings (`spec.flux`,
@@ -371,7 +380,7 @@ async fn engine_backend(
     ctx: &Context,
     namespace: &str,
     spec: &PackageSpec,
-) -> Result<kubepkg_engine::Backend, String> {
+) -> Result<kubepkg_engine::Backend, PackageProblem> {
     use kubepkg_engine::Backend as Engine;
     Ok(match (spec.backend, &spec.flux, &spec.argocd) {
         (Backend::Flux, Some(f), _) => Engine::flux(flux_backend(ctx, namespace, f).await?),
@@ -386,7 +395,7 @@ async fn flux_backend(
     ctx: &Context,
     namespace: &str,
     spec: &kubepkg_package::object::FluxSpec,
-) -> Result<kubepkg_engine::backend::flux::FluxBackend, String> {
+) -> Result<kubepkg_engine::backend::flux::FluxBackend, PackageProblem> {
     let client = push_client(
         ctx,
         namespace,
@@ -412,7 +421,7 @@ async fn argocd_backend(
     ctx: &Context,
     namespace: &str,
     spec: &kubepkg_package::object::ArgoCdSpec,
-) -> Result<kubepkg_engine::backend::argocd::ArgoCdBackend, String> {
+) -> Result<kubepkg_engine::backend::argocd::ArgoCdBackend, PackageProblem> {
     let client = push_client(
         ctx,
         namespace,
@@ -531,8 +540,8 @@ async fn apply(
     };
     let loaded = match load(ctx, &obj, &fetched) {
         Ok(l) => l,
-        Err(message) => {
-            stop(&obj, ctx, api, reason::INVALID_PACKAGE, &message).await?;
+        Err(problem) => {
+            stop(&obj, ctx, api, reason::INVALID_PACKAGE, &report(&problem)).await?;
             return Ok(Action::await_change());
         }
     };
@@ -541,8 +550,8 @@ async fn apply(
     let mut kc = engine_cluster_reporting(ctx, &namespace, timeout, Some(waits));
     match engine_backend(ctx, &namespace, &spec).await {
         Ok(b) => kc.backend = b,
-        Err(message) => {
-            stop(&obj, ctx, api, reason::INVALID_PACKAGE, &message).await?;
+        Err(problem) => {
+            stop(&obj, ctx, api, reason::INVALID_PACKAGE, &report(&problem)).await?;
             return Ok(Action::requeue(interval));
         }
     }
@@ -865,21 +874,33 @@ impl Drop for Loaded {
     }
 }
 
-fn load(ctx: &Context, obj: &DynamicObject, fetched: &source::Fetched) -> Result<Loaded, String> {
+fn load(
+    ctx: &Context,
+    obj: &DynamicObject,
+    fetched: &source::Fetched,
+) -> Result<Loaded, PackageProblem> {
     let uid = obj.uid().unwrap_or_else(|| obj.name_any());
     let dir = ctx.scratch.join(format!("{uid}-{}", &fetched.sha256[..12]));
     let _ = std::fs::remove_dir_all(&dir);
     let unpack = dir.join("pkg");
-    std::fs::create_dir_all(&unpack)
-        .map_err(|e| format!("scratch directory {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&unpack).map_err(|source| PackageProblem::Scratch {
+        dir: dir.clone(),
+        source,
+    })?;
     let archive = dir.join("package.tgz");
     let loaded = std::fs::write(&archive, &fetched.bytes)
-        .map_err(|e| format!("writing {}: {e}", archive.display()))
+        .map_err(|source| PackageProblem::Write {
+            path: archive.clone(),
+            source,
+        })
         .and_then(|()| {
             kubepkg_package::source::load(&archive, &unpack)
                 // The charts `package push` vendored for `chart:` components.
                 .and_then(|mut p| kubepkg_package::lock::use_vendored(&mut p).map(|()| p))
-                .map_err(|e| format!("{}: {}", fetched.origin, report(&e)))
+                .map_err(|source| PackageProblem::Load {
+                    origin: fetched.origin.clone(),
+                    source,
+                })
         });
     match loaded {
         Ok(mut package) => {

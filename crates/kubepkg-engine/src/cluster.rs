@@ -370,7 +370,7 @@ impl Cluster for KubeCluster {
             waiting_for,
         )
         .await
-        .map_err(|m| Failure::new(FailureKind::NotReady, m))?;
+        .map_err(failure(FailureKind::NotReady))?;
         crate::ready::wait(
             &ns_cluster,
             &request.ready_when,
@@ -380,7 +380,7 @@ impl Cluster for KubeCluster {
             waiting_for,
         )
         .await
-        .map_err(|m| Failure::new(FailureKind::NotReady, m))?;
+        .map_err(failure(FailureKind::NotReady))?;
         failpoint(&format!("package-ready:{}", request.component)).await;
         Ok(())
     }

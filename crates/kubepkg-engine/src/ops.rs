@@ -589,13 +589,8 @@ async fn unlock(kc: &mut KubeCluster, instance: Instance<'_>, lock: LeaseLock) {
     // Only what this operation left pending: one a crashed holder left is the next apply's to
     // recover (and a rollback refuses over it).
     let mut ours = std::mem::take(&mut kc.recorded_pending);
-    for round in 0..SETTLE_ROUNDS {
-        if ours.is_empty() {
-            break;
-        }
-        if round > 0 {
-            tokio::time::sleep(Duration::from_millis(250 * u64::from(round))).await;
-        }
+    let mut rounds = kubepkg_kube::retry::Settle::default();
+    while !ours.is_empty() && rounds.next().await {
         let Ok(h) = kc.store.history(instance.name, instance.namespace).await else {
             continue;
         };
@@ -627,9 +622,6 @@ async fn unlock(kc: &mut KubeCluster, instance: Instance<'_>, lock: LeaseLock) {
     }
     lock.release().await;
 }
-
-/// How many times [`unlock`] tries to make a pending revision final.
-const SETTLE_ROUNDS: u32 = 5;
 
 /// `kubepkg rollback NAME [REVISION]` under the package Lease.
 pub async fn rollback(

@@ -13,6 +13,33 @@ use kubepkg_package::ReadyCondition;
 use serde_json::Value;
 use tokio::time::Instant;
 
+/// Why waiting for a component's Jobs or `readyWhen` gates ended without them holding.
+#[derive(Debug, thiserror::Error)]
+pub enum GateError {
+    /// The deadline passed while the object still waited for `what`.
+    #[error("timed out after {}s waiting for readyWhen {object}: {what}", timeout.as_secs())]
+    TimedOut {
+        object: String,
+        what: String,
+        timeout: Duration,
+    },
+    /// The gate's kind could not be looked up (not a "not served yet", which is waited out).
+    #[error("readyWhen {object}: {source}")]
+    Lookup {
+        object: String,
+        #[source]
+        source: KubeError,
+    },
+    /// The object reported the condition that ends the wait (a Job's `Failed`), with what its
+    /// pods, log tail and events say, one per line.
+    #[error("{object} failed: {detail}{}", diagnosis.iter().map(|l| format!("\n    {l}")).collect::<String>())]
+    Failed {
+        object: String,
+        detail: String,
+        diagnosis: Vec<String>,
+    },
+}
+
 /// Why a gate does not hold (yet).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GateState {
@@ -112,7 +139,7 @@ pub async fn wait_jobs(
     deadline: Instant,
     timeout: Duration,
     mut progress: impl FnMut(&str, &str),
-) -> Result<(), String> {
+) -> Result<(), GateError> {
     for id in ids
         .iter()
         .filter(|i| i.kind == "Job" && i.api_version == "batch/v1")
@@ -144,7 +171,7 @@ pub async fn check(cluster: &Cluster, gates: &[ReadyCondition], namespace: &str)
     let mut out = Vec::new();
     for c in gates {
         let id = target(c, namespace);
-        let state = match kubepkg_kube::apply::locate(cluster, &id, namespace).await {
+        let state = match cluster.locate(&id, namespace).await {
             Ok((api, id)) => {
                 let obj = api
                     .get_opt(&id.name)
@@ -176,7 +203,7 @@ pub async fn wait(
     deadline: Instant,
     timeout: Duration,
     mut progress: impl FnMut(&str, &str),
-) -> Result<(), String> {
+) -> Result<(), GateError> {
     loop {
         for c in gates {
             wait_one(
@@ -206,17 +233,16 @@ async fn wait_one(
     deadline: Instant,
     timeout: Duration,
     progress: &mut impl FnMut(&str, &str),
-) -> Result<(), String> {
+) -> Result<(), GateError> {
     let id = target(c, namespace);
-    let timed_out = |what: &str, object: &str| {
-        format!(
-            "timed out after {}s waiting for readyWhen {object}: {what}",
-            timeout.as_secs()
-        )
+    let timed_out = |what: &str, object: &str| GateError::TimedOut {
+        object: object.to_string(),
+        what: what.to_string(),
+        timeout,
     };
     // Resolve the kind; its CRD may still be on its way.
     let (api, id) = loop {
-        match kubepkg_kube::apply::locate(cluster, &id, namespace).await {
+        match cluster.locate(&id, namespace).await {
             Ok(x) => break x,
             Err(KubeError::UnknownKind { .. }) | Err(KubeError::Api { .. }) => {
                 let what = format!("{} {} is not served yet", id.api_version, id.kind);
@@ -227,7 +253,12 @@ async fn wait_one(
                 cluster.discovery.invalidate();
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
-            Err(e) => return Err(format!("readyWhen {}: {e}", describe(&id))),
+            Err(source) => {
+                return Err(GateError::Lookup {
+                    object: describe(&id),
+                    source,
+                });
+            }
         }
     };
     let object = describe(&id);
@@ -273,14 +304,18 @@ async fn wait_one(
                             .unwrap_or(why);
                         // The pods behind it, their warnings and (a Job) its log tail.
                         let d = kubepkg_kube::diagnosis::diagnose(cluster, &id, true).await;
-                        let mut text = format!("{object} failed: {detail}");
-                        for line in d.pods.iter().chain(&d.log) {
-                            text.push_str(&format!("\n    {line}"));
-                        }
-                        for e in &d.events {
-                            text.push_str(&format!("\n    event: {e}"));
-                        }
-                        return Err(text);
+                        let diagnosis = d
+                            .pods
+                            .iter()
+                            .chain(&d.log)
+                            .cloned()
+                            .chain(d.events.iter().map(|e| format!("event: {e}")))
+                            .collect();
+                        return Err(GateError::Failed {
+                            object,
+                            detail,
+                            diagnosis,
+                        });
                     }
                 }
                 last = evaluate(c, Some(&v));

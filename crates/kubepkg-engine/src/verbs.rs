@@ -143,11 +143,12 @@ pub fn coalesce_tables(dst: &Map<String, Value>, src: &Map<String, Value>) -> Ma
 }
 
 /// Helm's `CoalesceValues(chart, values)` for a chart as a release stores it (its default
-/// `values`, no subcharts): the defaults under `values`, a `null` deleting a default.
+/// `values`, no subcharts): the defaults under `values`, a `null` deleting a default; Helm's
+/// text when they do not coalesce.
 pub fn coalesce_values(
     defaults: &Map<String, Value>,
     values: &Map<String, Value>,
-) -> Result<Map<String, Value>, String> {
+) -> Result<Map<String, Value>, VerbError> {
     let chart = kubepkg_chart::Chart {
         metadata: Default::default(),
         lock: None,
@@ -157,7 +158,9 @@ pub fn coalesce_values(
         files: Vec::new(),
         dependencies: Vec::new(),
     };
-    kubepkg_chart::values::coalesce_values(&chart, &go_map(values)).map(|v| json_map(&v))
+    kubepkg_chart::values::coalesce_values(&chart, &go_map(values))
+        .map(|v| json_map(&v))
+        .map_err(VerbError::OldValues)
 }
 
 /// `helm get values --all`: the stored chart's defaults coalesced under the user values.
@@ -209,7 +212,7 @@ pub fn upgrade_values(
                 .and_then(|c| c.values.as_ref())
                 .map(recorded_values)
                 .unwrap_or_default();
-            let old = coalesce_values(&chart_values, &previous).map_err(VerbError::OldValues)?;
+            let old = coalesce_values(&chart_values, &previous)?;
             UpgradeValues {
                 config: coalesce_tables(&new, &previous),
                 chart_defaults: Some(old),

@@ -77,7 +77,7 @@ impl<'a> Applier<'a> {
         &self,
         id: &ObjectRef,
     ) -> Result<(Api<DynamicObject>, ObjectRef), KubeError> {
-        locate(self.cluster, id, &self.owner.namespace).await
+        self.cluster.locate(id, &self.owner.namespace).await
     }
 
     /// The live object, `None` when absent.
@@ -335,27 +335,5 @@ impl<'a> Applier<'a> {
             }
         }
         Ok((deleted, kept))
-    }
-}
-
-/// See [`Applier::locate`].
-pub async fn locate(
-    cluster: &Cluster,
-    id: &ObjectRef,
-    default_namespace: &str,
-) -> Result<(Api<DynamicObject>, ObjectRef), KubeError> {
-    let r = cluster.discovery.resolve(&id.api_version, &id.kind).await?;
-    let mut id = id.clone();
-    if r.namespaced {
-        if id.namespace.is_empty() {
-            id.namespace = default_namespace.to_string();
-        }
-        Ok((
-            Api::namespaced_with(cluster.client.clone(), &id.namespace, &r.resource),
-            id,
-        ))
-    } else {
-        id.namespace.clear();
-        Ok((Api::all_with(cluster.client.clone(), &r.resource), id))
     }
 }

@@ -5,10 +5,12 @@
 
 use std::path::PathBuf;
 
+use kube::api::{Api, DynamicObject};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use crate::discovery::Discovery;
 use crate::error::KubeError;
+use crate::manifest::ObjectRef;
 use crate::retry::RetryPolicy;
 
 /// Where to connect, from the CLI's global flags.
@@ -38,6 +40,29 @@ pub struct Cluster {
 }
 
 impl Cluster {
+    /// The API for an object and its identity with the namespace fixed by scope:
+    /// `default_namespace` when a namespaced object has none, none for cluster-scoped kinds.
+    pub async fn locate(
+        &self,
+        id: &ObjectRef,
+        default_namespace: &str,
+    ) -> Result<(Api<DynamicObject>, ObjectRef), KubeError> {
+        let r = self.discovery.resolve(&id.api_version, &id.kind).await?;
+        let mut id = id.clone();
+        if r.namespaced {
+            if id.namespace.is_empty() {
+                id.namespace = default_namespace.to_string();
+            }
+            Ok((
+                Api::namespaced_with(self.client.clone(), &id.namespace, &r.resource),
+                id,
+            ))
+        } else {
+            id.namespace.clear();
+            Ok((Api::all_with(self.client.clone(), &r.resource), id))
+        }
+    }
+
     /// Connects as described in the module docs.
     pub async fn connect(opts: &ClusterOptions) -> Result<Cluster, KubeError> {
         let config = load_config(opts).await?;

@@ -13,29 +13,7 @@ use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
 use serde_json::Value;
 
 use crate::client::Cluster;
-use crate::error::KubeError;
-
-/// A CRD upgrade refused, naming the CRD, the version and what to do.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum UnsafeCrdUpgrade {
-    #[error(
-        "refusing to upgrade CustomResourceDefinition {crd}: the new definition drops version {version}, which is listed in the cluster's status.storedVersions {stored:?} (objects may still be stored at {version}); keep {version} in the chart's CRD, or migrate the stored objects to another version (read and write each one back) and remove {version} from status.storedVersions first"
-    )]
-    DropsStoredVersion {
-        crd: String,
-        version: String,
-        stored: Vec<String>,
-    },
-    #[error(
-        "refusing to upgrade CustomResourceDefinition {crd}: the new definition stops serving version {version}, which existing object {object} uses (written as {group}/{version}); keep serving {version}, or move the objects and their clients to another version first"
-    )]
-    UnservesUsedVersion {
-        crd: String,
-        version: String,
-        group: String,
-        object: String,
-    },
-}
+use crate::error::{KubeError, UnsafeCrdUpgrade};
 
 fn versions(crd: &Value) -> Vec<(String, bool)> {
     crd.pointer("/spec/versions")

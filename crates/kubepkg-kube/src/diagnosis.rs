@@ -10,7 +10,6 @@
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::api::{Api, DynamicObject, ListParams, LogParams};
 
-use crate::apply::locate;
 use crate::client::Cluster;
 use crate::manifest::ObjectRef;
 
@@ -131,7 +130,7 @@ pub async fn diagnose(cluster: &Cluster, id: &ObjectRef, failed: bool) -> Diagno
 /// The workload's `spec.selector` as a label selector string (`matchLabels` and the `In`,
 /// `NotIn`, `Exists`, `DoesNotExist` expressions).
 async fn selector(cluster: &Cluster, id: &ObjectRef) -> Option<String> {
-    let (api, located) = locate(cluster, id, &cluster.namespace).await.ok()?;
+    let (api, located) = cluster.locate(id, &cluster.namespace).await.ok()?;
     let api: Api<DynamicObject> = api;
     let obj = api.get_opt(&located.name).await.ok()??;
     let sel = obj.data.get("spec")?.get("selector")?;

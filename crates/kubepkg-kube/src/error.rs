@@ -1,6 +1,10 @@
 //! Typed errors of the cluster layer, each naming the object or setting involved.
 
+use std::fmt;
+use std::time::Duration;
+
 use crate::manifest::ObjectRef;
+use crate::readiness::Readiness;
 
 /// Errors talking to the cluster.
 #[derive(Debug, thiserror::Error)]
@@ -31,13 +35,13 @@ pub enum KubeError {
     Foreign(#[from] crate::ownership::ForeignObject),
     /// Objects did not become ready in time.
     #[error("{0}")]
-    NotReady(crate::wait::NotReadyReport),
+    NotReady(NotReadyReport),
     /// A CRD upgrade that would break stored or existing objects (docs/rules.md#crd-upgrades).
     #[error(transparent)]
-    UnsafeCrd(crate::crd::UnsafeCrdUpgrade),
+    UnsafeCrd(UnsafeCrdUpgrade),
     /// An object failed while waiting (kstatus `Failed`), e.g. a failed Job.
     #[error("{0}")]
-    Failed(crate::wait::NotReadyReport),
+    Failed(NotReadyReport),
 }
 
 impl KubeError {
@@ -128,4 +132,80 @@ pub fn is_unreachable_api(e: &(dyn std::error::Error + 'static)) -> bool {
         cause = c.source();
     }
     false
+}
+
+/// One object that is not ready, with what the cluster says about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unready {
+    pub id: ObjectRef,
+    pub readiness: Readiness,
+    /// Most recent events of the object (and of its pods), newest last: `Type Reason: message`.
+    pub events: Vec<String>,
+    /// The pods behind it, one line each ([`crate::diagnosis`]).
+    pub pods: Vec<String>,
+    /// The last log lines of a failed Job's pod.
+    pub log: Vec<String>,
+}
+
+/// What is not ready when waiting ends without success.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotReadyReport {
+    /// The timeout that expired; `None` when an object failed.
+    pub timeout: Option<Duration>,
+    pub objects: Vec<Unready>,
+}
+
+impl fmt::Display for NotReadyReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.timeout {
+            Some(t) => write!(
+                f,
+                "timed out after {}s waiting for {} object(s) to become ready:",
+                t.as_secs(),
+                self.objects.len()
+            )?,
+            None => write!(f, "{} object(s) failed:", self.objects.len())?,
+        }
+        for u in &self.objects {
+            write!(f, "\n  {}: {}", u.id, u.readiness.status)?;
+            if !u.readiness.reason.is_empty() {
+                write!(f, " ({})", u.readiness.reason)?;
+            }
+            if !u.readiness.message.is_empty() {
+                write!(f, ": {}", u.readiness.message)?;
+            }
+            for p in &u.pods {
+                write!(f, "\n    {p}")?;
+            }
+            for e in &u.events {
+                write!(f, "\n    event: {e}")?;
+            }
+            for l in &u.log {
+                write!(f, "\n    {l}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A CRD upgrade refused, naming the CRD, the version and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnsafeCrdUpgrade {
+    #[error(
+        "refusing to upgrade CustomResourceDefinition {crd}: the new definition drops version {version}, which is listed in the cluster's status.storedVersions {stored:?} (objects may still be stored at {version}); keep {version} in the chart's CRD, or migrate the stored objects to another version (read and write each one back) and remove {version} from status.storedVersions first"
+    )]
+    DropsStoredVersion {
+        crd: String,
+        version: String,
+        stored: Vec<String>,
+    },
+    #[error(
+        "refusing to upgrade CustomResourceDefinition {crd}: the new definition stops serving version {version}, which existing object {object} uses (written as {group}/{version}); keep serving {version}, or move the objects and their clients to another version first"
+    )]
+    UnservesUsedVersion {
+        crd: String,
+        version: String,
+        group: String,
+        object: String,
+    },
 }

@@ -306,12 +306,11 @@ impl LeaseLock {
     }
 }
 
-/// Deletes the Lease `name` if `holder` holds it (see [`LeaseLock::release`]).
+/// Deletes the Lease `name` if `holder` holds it (see [`LeaseLock::release`]), tried again
+/// ([`crate::retry::Settle`]) while the API keeps failing.
 async fn free(api: &Api<Lease>, name: &str, holder: &str) {
-    for round in 0..RELEASE_ROUNDS {
-        if round > 0 {
-            tokio::time::sleep(Duration::from_millis(250 * u64::from(round))).await;
-        }
+    let mut rounds = crate::retry::Settle::default();
+    while rounds.next().await {
         let lease = match api.get_opt(name).await {
             Ok(Some(lease)) => lease,
             Ok(None) => return,
@@ -335,9 +334,6 @@ async fn free(api: &Api<Lease>, name: &str, holder: &str) {
         }
     }
 }
-
-/// How many times [`LeaseLock::release`] tries to free a lease when the API keeps failing.
-const RELEASE_ROUNDS: u32 = 5;
 
 impl Drop for LeaseLock {
     fn drop(&mut self) {

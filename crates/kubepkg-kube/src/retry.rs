@@ -20,6 +20,10 @@
 //! the second time; a POST whose answer was lost answers 409 `AlreadyExists` on its retry,
 //! which the places that create objects treat as done when the object is the one they sent
 //! (release records, Leases, CRDs).
+//!
+//! Above single requests, one more loop exists, [`Settle`]: the few cleanups that must not be
+//! lost when even the retried requests fail (a pending release or revision made final, a Lease
+//! freed) try their whole read-and-write again a few times.
 
 use std::error::Error as StdError;
 use std::future::Future;
@@ -34,6 +38,39 @@ use kube::client::{Body, DynBody};
 use tower::{BoxError, Service, ServiceExt};
 
 use crate::KubeError;
+
+/// The rounds of a cleanup that must not be lost: up to [`Settle::ROUNDS`] tries, paused
+/// 250 ms × the round number between them. Written as a loop whose body is one try (and
+/// `continue`s, `break`s or `return`s as it likes):
+///
+/// ```text
+/// let mut rounds = Settle::default();
+/// while rounds.next().await {
+///     let Ok(state) = read().await else { continue };
+///     if write(state).await.is_ok() { break }
+/// }
+/// ```
+#[derive(Debug, Default)]
+pub struct Settle {
+    round: u32,
+}
+
+impl Settle {
+    /// How many tries a cleanup gets.
+    pub const ROUNDS: u32 = 5;
+
+    /// Whether another try may run, after its pause (none before the first).
+    pub async fn next(&mut self) -> bool {
+        if self.round >= Self::ROUNDS {
+            return false;
+        }
+        if self.round > 0 {
+            tokio::time::sleep(Duration::from_millis(250 * u64::from(self.round))).await;
+        }
+        self.round += 1;
+        true
+    }
+}
 
 /// Environment variable: tries per API request, the first included (`1`: no retries).
 pub const ATTEMPTS_ENV: &str = "KUBEPKG_API_ATTEMPTS";

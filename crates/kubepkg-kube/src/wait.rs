@@ -7,72 +7,16 @@
 //! A watch that breaks while waiting (a dropped connection, an API server restarting) does not
 //! end the wait: [`watch_named`] lists and watches again, with backoff, until the deadline.
 
-use std::fmt;
 use std::time::Duration;
 
 use futures::StreamExt;
 use kube::api::Api;
 use kube::runtime::{WatchStreamExt, watcher};
 
-use crate::apply::locate;
 use crate::client::Cluster;
-use crate::error::KubeError;
+use crate::error::{KubeError, NotReadyReport, Unready};
 use crate::manifest::ObjectRef;
 use crate::readiness::{self, Readiness, Status};
-
-/// One object that is not ready, with what the cluster says about it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unready {
-    pub id: ObjectRef,
-    pub readiness: Readiness,
-    /// Most recent events of the object (and of its pods), newest last: `Type Reason: message`.
-    pub events: Vec<String>,
-    /// The pods behind it, one line each ([`crate::diagnosis`]).
-    pub pods: Vec<String>,
-    /// The last log lines of a failed Job's pod.
-    pub log: Vec<String>,
-}
-
-/// What is not ready when waiting ends without success.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NotReadyReport {
-    /// The timeout that expired; `None` when an object failed.
-    pub timeout: Option<Duration>,
-    pub objects: Vec<Unready>,
-}
-
-impl fmt::Display for NotReadyReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.timeout {
-            Some(t) => write!(
-                f,
-                "timed out after {}s waiting for {} object(s) to become ready:",
-                t.as_secs(),
-                self.objects.len()
-            )?,
-            None => write!(f, "{} object(s) failed:", self.objects.len())?,
-        }
-        for u in &self.objects {
-            write!(f, "\n  {}: {}", u.id, u.readiness.status)?;
-            if !u.readiness.reason.is_empty() {
-                write!(f, " ({})", u.readiness.reason)?;
-            }
-            if !u.readiness.message.is_empty() {
-                write!(f, ": {}", u.readiness.message)?;
-            }
-            for p in &u.pods {
-                write!(f, "\n    {p}")?;
-            }
-            for e in &u.events {
-                write!(f, "\n    event: {e}")?;
-            }
-            for l in &u.log {
-                write!(f, "\n    {l}")?;
-            }
-        }
-        Ok(())
-    }
-}
 
 /// A watch of the object `name` that outlives broken connections: after an error (yielded,
 /// for the caller to skip) it lists and watches again, with kube's default backoff (up to a
@@ -133,7 +77,7 @@ pub async fn wait_until(
     let mut streams = Vec::new();
     let mut resolved = Vec::new();
     for (i, id) in ids.iter().enumerate() {
-        let (api, id) = locate(cluster, id, &cluster.namespace).await?;
+        let (api, id) = cluster.locate(id, &cluster.namespace).await?;
         streams.push(watch_named(api, &id.name).map(move |ev| (i, ev)).boxed());
         resolved.push(id);
     }
@@ -208,7 +152,7 @@ pub async fn wait_deleted(
 ) -> Result<(), KubeError> {
     let deadline = tokio::time::Instant::now() + timeout;
     for id in ids {
-        let (api, id) = match locate(cluster, id, &cluster.namespace).await {
+        let (api, id) = match cluster.locate(id, &cluster.namespace).await {
             Ok(x) => x,
             Err(KubeError::UnknownKind { .. }) => continue,
             Err(e) => return Err(e),

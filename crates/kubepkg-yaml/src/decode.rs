@@ -1253,7 +1253,7 @@ fn write_go_json(v: &GoYaml, out: &mut String) -> Result<(), YamlError> {
                     });
                 }
             },
-            GoYaml::Scalar(Scalar::Str(s)) => crate::json::write_json_string(out, s, true),
+            GoYaml::Scalar(Scalar::Str(s)) => crate::json_string::write_json_string(out, s, true),
             GoYaml::Bytes(b) => {
                 // Go writes each invalid UTF-8 byte as the escape `\ufffd`.
                 out.push('"');
@@ -1267,7 +1267,7 @@ fn write_go_json(v: &GoYaml, out: &mut String) -> Result<(), YamlError> {
                         ),
                     };
                     let mut quoted = String::new();
-                    crate::json::write_json_string(&mut quoted, good, true);
+                    crate::json_string::write_json_string(&mut quoted, good, true);
                     out.push_str(&quoted[1..quoted.len() - 1]);
                     rest = &rest[good.len()..];
                     if bad {
@@ -1297,7 +1297,7 @@ fn write_go_json(v: &GoYaml, out: &mut String) -> Result<(), YamlError> {
                     if i > 0 {
                         out.push(',');
                     }
-                    crate::json::write_json_string(out, &k, true);
+                    crate::json_string::write_json_string(out, &k, true);
                     out.push(':');
                     write_go_json(v, out)?;
                 }

@@ -12,6 +12,7 @@ use kubepkg_value::{GoTime, Value, map_read};
 
 use crate::decode::{RED_ZONE, STACK_CHUNK, Target};
 use crate::error::JsonError;
+use crate::json_string::{write_json_go_bytes, write_json_string};
 use kubepkg_gostd::json::format_float64 as json_float;
 use kubepkg_gostd::strconv::format_float;
 
@@ -136,63 +137,6 @@ impl Writer {
             }
         }
         Ok(())
-    }
-}
-
-/// Append `s` as a Go JSON string literal.
-pub(crate) fn write_json_string(out: &mut String, s: &str, escape_html: bool) {
-    out.push('"');
-    write_json_chars(out, s, escape_html);
-    out.push('"');
-}
-
-/// `encoding/json`'s string encoding of Go string bytes that are not UTF-8: each byte that does
-/// not start a valid sequence is written as the escape `\ufffd`.
-pub(crate) fn write_json_go_bytes(out: &mut String, b: &[u8], escape_html: bool) {
-    out.push('"');
-    let mut rest = b;
-    while !rest.is_empty() {
-        match std::str::from_utf8(rest) {
-            Ok(s) => {
-                write_json_chars(out, s, escape_html);
-                break;
-            }
-            Err(e) => {
-                let (good, bad) = rest.split_at(e.valid_up_to());
-                write_json_chars(
-                    out,
-                    std::str::from_utf8(good).unwrap_or_default(),
-                    escape_html,
-                );
-                out.push_str("\\ufffd");
-                rest = &bad[1..];
-            }
-        }
-    }
-    out.push('"');
-}
-
-fn write_json_chars(out: &mut String, s: &str, escape_html: bool) {
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' if escape_html => {
-                let _ = write!(out, "\\u00{:02x}", c as u32);
-            }
-            '\u{2028}' | '\u{2029}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u00{:02x}", c as u32);
-            }
-            c => out.push(c),
-        }
     }
 }
 

@@ -33,9 +33,11 @@ pub mod decode;
 pub mod emit;
 mod error;
 pub mod json;
+mod json_string;
 pub mod resolve;
 pub mod split;
 pub mod toml;
+mod toml_form;
 mod toml_lex;
 mod toml_parse;
 

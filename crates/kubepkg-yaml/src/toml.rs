@@ -18,6 +18,9 @@
 
 use kubepkg_value::{GoTime, Value, map_read};
 
+use crate::toml_form::quote;
+pub use crate::toml_form::{LOCAL_DATE, LOCAL_DATETIME, LOCAL_TIME};
+
 use crate::error::TomlError;
 use kubepkg_gostd::strconv::format_float;
 
@@ -76,27 +79,6 @@ fn is_bare(k: &str) -> bool {
     !k.is_empty()
         && k.chars()
             .all(|r| r.is_ascii_alphanumeric() || r == '_' || r == '-')
-}
-
-pub(crate) fn quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\u{c}' => out.push_str("\\f"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\u{:04x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 fn key_piece(k: &str) -> String {
@@ -314,15 +296,6 @@ pub fn to_toml(v: &Value) -> Result<String, TomlError> {
     }
     Ok(e.out)
 }
-
-/// The zero-offset zones BurntSushi/toml places local datetimes, dates and times in (its
-/// `internal.LocalDatetime`, `LocalDate`, `LocalTime`); `toToml` writes such times back in
-/// their TOML form.
-pub const LOCAL_DATETIME: &str = "datetime-local";
-/// See [`LOCAL_DATETIME`].
-pub const LOCAL_DATE: &str = "date-local";
-/// See [`LOCAL_DATETIME`].
-pub const LOCAL_TIME: &str = "time-local";
 
 /// BurntSushi's encoding of a `time.Time`: local datetimes, dates and times (see
 /// [`LOCAL_DATETIME`]) in their TOML forms, anything else as RFC 3339 with nanoseconds.

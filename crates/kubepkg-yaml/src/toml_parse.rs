@@ -45,7 +45,7 @@ fn key_string(k: &[String]) -> String {
             } else if p.chars().all(crate::toml_lex::is_bare_key_char) {
                 p.clone()
             } else {
-                crate::toml::quote(p)
+                crate::toml_form::quote(p)
             }
         })
         .collect::<Vec<_>>()
@@ -767,13 +767,19 @@ const DT_LAYOUTS: [(&str, Zone); 7] = [
     ("2006-01-02T15:04:05.999999999Z07:00", Zone::Offset),
     (
         "2006-01-02T15:04:05.999999999",
-        Zone::Named(crate::toml::LOCAL_DATETIME),
+        Zone::Named(crate::toml_form::LOCAL_DATETIME),
     ),
-    ("2006-01-02", Zone::Named(crate::toml::LOCAL_DATE)),
-    ("15:04:05.999999999", Zone::Named(crate::toml::LOCAL_TIME)),
+    ("2006-01-02", Zone::Named(crate::toml_form::LOCAL_DATE)),
+    (
+        "15:04:05.999999999",
+        Zone::Named(crate::toml_form::LOCAL_TIME),
+    ),
     ("2006-01-02T15:04Z07:00", Zone::Offset),
-    ("2006-01-02T15:04", Zone::Named(crate::toml::LOCAL_DATETIME)),
-    ("15:04", Zone::Named(crate::toml::LOCAL_TIME)),
+    (
+        "2006-01-02T15:04",
+        Zone::Named(crate::toml_form::LOCAL_DATETIME),
+    ),
+    ("15:04", Zone::Named(crate::toml_form::LOCAL_TIME)),
 ];
 
 /// Go's `missingLeadingZero` check of BurntSushi (Go's parser accepts a one-digit hour).

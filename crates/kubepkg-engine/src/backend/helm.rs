@@ -183,9 +183,7 @@ pub(crate) async fn release_live(kc: &Ctx<'_>, c: &ComponentRecord) -> Live {
         Some(r) => {
             let ids = manifest_objects(&r.manifest).unwrap_or_default();
             for id in ids {
-                let Ok((api, id)) =
-                    kubepkg_kube::apply::locate(&ns_cluster, &id, &c.namespace).await
-                else {
+                let Ok((api, id)) = ns_cluster.locate(&id, &c.namespace).await else {
                     waiting_for = Some(format!("{id}: kind not served"));
                     break;
                 };

@@ -248,7 +248,7 @@ async fn rule3_ready_when_gates_the_next_component() {
             // Wait for the Gadget, then check the next component has not started.
             let api = loop {
                 kube.discovery.invalidate();
-                if let Ok((api, _)) = kubepkg_kube::apply::locate(&kube, &id, &ns).await
+                if let Ok((api, _)) = kube.locate(&id, &ns).await
                     && api.get_opt("main").await.ok().flatten().is_some()
                 {
                     break api;

@@ -20,9 +20,6 @@ use crate::record::{Chart, Hook, HookEvent, Info, Release, Status};
 use crate::storage::{Driver, Store};
 use lock::ReleaseLock;
 
-/// How many times a failed operation tries to record its revision as failed ([`Releases::settle`]).
-const SETTLE_ROUNDS: u32 = 5;
-
 /// Errors of release operations.
 #[derive(Debug, thiserror::Error)]
 pub enum ActionError {
@@ -225,10 +222,8 @@ impl<'a, D: Driver> Releases<'a, D> {
             ActionError::Failed { description, .. } => description.clone(),
             other => format!("Release {name:?} failed: {other}"),
         };
-        for round in 0..SETTLE_ROUNDS {
-            if round > 0 {
-                tokio::time::sleep(Duration::from_millis(250 * u64::from(round))).await;
-            }
+        let mut rounds = kubepkg_kube::retry::Settle::default();
+        while rounds.next().await {
             let Ok(history) = self.store.history(name).await else {
                 continue;
             };
@@ -989,7 +984,7 @@ pub async fn install_crds(
     };
     let mut located = Vec::new();
     for o in &objects {
-        let (api, id) = kubepkg_kube::apply::locate(cluster, &o.id, &cluster.namespace).await?;
+        let (api, id) = cluster.locate(&o.id, &cluster.namespace).await?;
         let live = api
             .get_opt(&id.name)
             .await

@@ -81,8 +81,7 @@ pub async fn resources(cluster: &Cluster, release: &Release, table: bool) -> Res
     };
     let mut selectors: Vec<BTreeMap<String, String>> = Vec::new();
     for o in objects {
-        let Ok((api, id)) = kubepkg_kube::apply::locate(cluster, &o.id, &release.namespace).await
-        else {
+        let Ok((api, id)) = cluster.locate(&o.id, &release.namespace).await else {
             continue;
         };
         let request = kube::core::Request::new(api.resource_url())
