@@ -164,6 +164,9 @@ pub struct RenderedRelease {
     pub manifest: String,
     pub hooks: Vec<Hook>,
     pub notes: String,
+    /// With [`TemplateOptions::output_dir`]: the files written, in order (the caller says
+    /// `wrote FILE` for each, as Helm prints; this library prints nothing).
+    pub written: Vec<PathBuf>,
 }
 
 /// The checks `helm install`/`helm template` make before the SDK runs: an installable chart
@@ -297,13 +300,19 @@ fn render_release_inner(
         sort_manifests(&files).map_err(|e| ChartError::from(ChartErrorKind::Manifest(e)))?;
     let mut b = String::new();
     let mut written: BTreeMap<String, bool> = BTreeMap::new();
+    let mut files_written = Vec::new();
     if opts.include_crds {
         for (name, data) in chart.crd_objects(chart.name()) {
             let text = String::from_utf8_lossy(&data);
             match &opts.output_dir {
                 None => b.push_str(&format!("---\n# Source: {name}\n{text}\n")),
                 Some(dir) => {
-                    write_to_file(dir, &name, &text, written.contains_key(&name))?;
+                    files_written.push(write_to_file(
+                        dir,
+                        &name,
+                        &text,
+                        written.contains_key(&name),
+                    )?);
                     written.insert(name, true);
                 }
             }
@@ -318,7 +327,12 @@ fn render_release_inner(
                 } else {
                     dir.clone()
                 };
-                write_to_file(&dir, &m.name, &m.content, written.contains_key(&m.name))?;
+                files_written.push(write_to_file(
+                    &dir,
+                    &m.name,
+                    &m.content,
+                    written.contains_key(&m.name),
+                )?);
                 written.insert(m.name.clone(), true);
             }
         }
@@ -327,10 +341,12 @@ fn render_release_inner(
         manifest: b,
         hooks,
         notes,
+        written: files_written,
     })
 }
 
-fn write_to_file(dir: &Path, name: &str, data: &str, append: bool) -> Result<()> {
+/// Writes (or appends) one `# Source:` document under `dir`; the file written.
+fn write_to_file(dir: &Path, name: &str, data: &str, append: bool) -> Result<PathBuf> {
     let file = PathBuf::from(format!("{}/{name}", dir.display()));
     if let Some(parent) = file.parent() {
         std::fs::create_dir_all(parent).map_err(|e| ChartError::io(parent, e))?;
@@ -347,8 +363,7 @@ fn write_to_file(dir: &Path, name: &str, data: &str, append: bool) -> Result<()>
         format!("---\n# Source: {name}\n{data}\n").as_bytes(),
     )
     .map_err(|e| ChartError::io(&file, e))?;
-    println!("wrote {}", file.display());
-    Ok(())
+    Ok(file)
 }
 
 /// `filepath.Match` over the `# Source:` path without its chart directory.
@@ -413,6 +428,7 @@ pub fn template_with_capabilities(opts: &TemplateOptions, caps: &Capabilities) -
         kind => ChartError { kind, ..e },
     })?;
     let mut manifests = format!("{}\n", rel.manifest.trim());
+    let mut written = rel.written;
     if !opts.no_hooks {
         for h in &rel.hooks {
             if opts.skip_tests && h.events.iter().any(|e| e == "test") {
@@ -427,13 +443,19 @@ pub fn template_with_capabilities(opts: &TemplateOptions, caps: &Capabilities) -
                         dir.clone()
                     };
                     let exists = dir.join(&h.path).exists();
-                    write_to_file(&dir, &h.path, &h.manifest, exists)?;
+                    written.push(write_to_file(&dir, &h.path, &h.manifest, exists)?);
                 }
             }
         }
     }
     if !opts.show_only.is_empty() {
-        return show_only_filter(&manifests, &opts.show_only);
+        manifests = show_only_filter(&manifests, &opts.show_only)?;
     }
-    Ok(manifests)
+    // Helm prints `wrote FILE` as it writes, before the output.
+    let mut out: String = written
+        .iter()
+        .map(|f| format!("wrote {}\n", f.display()))
+        .collect();
+    out.push_str(&manifests);
+    Ok(out)
 }

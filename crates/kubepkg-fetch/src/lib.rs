@@ -32,6 +32,7 @@
 //! - **Proxies** ([`proxy`]): `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` as Go reads them, for
 //!   this client and the registry client alike ([`Proxies::from_env`], [`Proxies::connector`]).
 //!
+//! [`http_client`] builds every outbound HTTP client (a connect timeout, proxies, TLS);
 //! [`tls_client_config`] is the one TLS configuration of kubepkg's HTTP clients (the registry
 //! client in `kubepkg-oci` uses it too): a client certificate and key are checked to match,
 //! and half a pair is refused. [`get_blocking`] is the bridge for synchronous callers
@@ -209,7 +210,34 @@ impl std::fmt::Display for Status {
     }
 }
 
-type Connector = hyper_rustls::HttpsConnector<proxy::ProxyConnector>;
+/// The connector of kubepkg's HTTP clients: TLS over the proxy connector.
+pub type Connector = hyper_rustls::HttpsConnector<proxy::ProxyConnector>;
+
+/// How long a TCP connection (to the server or to its proxy) may take to open.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The one builder of kubepkg's outbound HTTP(S) clients — this crate's [`Fetcher`] and
+/// `kubepkg-oci`'s registry client: `tls` ([`tls_client_config`]), `proxies`, a
+/// [`CONNECT_TIMEOUT`], HTTP/1.1, plain `http://` allowed where the caller asks for it.
+pub fn http_client<B>(
+    tls: rustls::ClientConfig,
+    proxies: &Proxies,
+) -> hyper_util::client::legacy::Client<Connector, B>
+where
+    B: hyper::body::Body + Send,
+    B::Data: Send,
+{
+    let mut direct = hyper_util::client::legacy::connect::HttpConnector::new();
+    direct.enforce_http(false);
+    direct.set_connect_timeout(Some(CONNECT_TIMEOUT));
+    let connector = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(tls)
+        .https_or_http()
+        .enable_http1()
+        .wrap_connector(proxies.connector(direct));
+    hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build(connector)
+}
 
 /// An HTTP(S) client with one TLS configuration. Cheap to clone.
 #[derive(Clone)]
@@ -242,17 +270,7 @@ impl Fetcher {
 
     /// A client with `tls` and `proxies`.
     pub fn with_proxies(tls: &TlsOptions, proxies: Proxies) -> Result<Fetcher, FetchError> {
-        let config = tls_client_config(tls)?;
-        let mut direct = hyper_util::client::legacy::connect::HttpConnector::new();
-        direct.enforce_http(false);
-        let connector = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_tls_config(config)
-            .https_or_http()
-            .enable_http1()
-            .wrap_connector(proxies.connector(direct));
-        let client =
-            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-                .build(connector);
+        let client = http_client(tls_client_config(tls)?, &proxies);
         Ok(Fetcher {
             client,
             client_cert: tls.cert_file.clone(),

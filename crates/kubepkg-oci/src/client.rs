@@ -16,10 +16,7 @@ use base64::Engine as _;
 use bytes::Bytes;
 use http::{HeaderMap, Method, StatusCode, header};
 use http_body_util::{BodyExt, Full};
-use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
 
 use crate::cache::{Cache, sha256_digest};
 use crate::credentials::{Credential, CredentialFiles};
@@ -51,7 +48,7 @@ pub struct ClientOptions {
     pub limits: Limits,
 }
 
-type Http = HyperClient<HttpsConnector<kubepkg_fetch::proxy::ProxyConnector>, Full<Bytes>>;
+type Http = HyperClient<kubepkg_fetch::Connector, Full<Bytes>>;
 
 /// A registry client (cheap to clone; one connection pool).
 #[derive(Clone)]
@@ -92,15 +89,7 @@ impl Client {
     pub fn new(options: ClientOptions) -> Result<Client, Error> {
         let tls = tls_config(&options)?;
         let proxies = kubepkg_fetch::Proxies::from_env().map_err(Error::Proxy)?;
-        let mut connector = HttpConnector::new();
-        connector.enforce_http(false);
-        connector.set_connect_timeout(Some(Duration::from_secs(30)));
-        let https = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_tls_config(tls)
-            .https_or_http()
-            .enable_http1()
-            .wrap_connector(proxies.connector(connector));
-        let http = HyperClient::builder(TokioExecutor::new()).build(https);
+        let http = kubepkg_fetch::http_client(tls, &proxies);
         Ok(Client {
             http,
             proxies,

@@ -121,6 +121,9 @@ pub struct LocatedChart {
     /// Where it came from (a registry reference with its digest, a repository URL); `None`
     /// for a local chart.
     pub origin: Option<Origin>,
+    /// What the repository index said that the user should see (Helm prints these on
+    /// standard error, e.g. a deprecated chart); the caller shows them.
+    pub warnings: Vec<String>,
 }
 
 /// What was resolved for a remote chart: the reference, the exact version and the digest.
@@ -144,7 +147,11 @@ pub async fn locate_chart(
         });
     }
     match parsed {
-        ChartRef::Local(path) => Ok(LocatedChart { path, origin: None }),
+        ChartRef::Local(path) => Ok(LocatedChart {
+            path,
+            origin: None,
+            warnings: Vec::new(),
+        }),
         ChartRef::Oci(reference) => oci::locate(&reference, options, paths).await,
         other => repo::locate(&other, options, paths).await,
     }

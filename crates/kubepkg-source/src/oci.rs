@@ -73,6 +73,7 @@ pub async fn locate(
             version,
             digest: Some(pulled.digest),
         }),
+        warnings: Vec::new(),
     })
 }
 

@@ -60,6 +60,7 @@ pub async fn locate(
             return Ok(LocatedChart {
                 path: p.clone(),
                 origin: None,
+                warnings: Vec::new(),
             });
         }
         ChartRef::Oci(r) => {
@@ -69,9 +70,6 @@ pub async fn locate(
             });
         }
     };
-    for w in &resolved.warnings {
-        eprintln!("{w}");
-    }
     let path = kubepkg_repo::download_chart(&resolved, &paths.kubepkg_cache)
         .await
         .map_err(|source| SourceError::Download {
@@ -89,5 +87,6 @@ pub async fn locate(
             version: resolved.version.clone(),
             digest,
         }),
+        warnings: resolved.warnings.clone(),
     })
 }

@@ -92,7 +92,12 @@ async fn locate_chart(
     source: &crate::cli::ChartSourceArgs,
     settings: &Settings,
 ) -> Result<kubepkg_source::LocatedChart> {
-    Ok(kubepkg_source::locate_chart(reference, &source.options(), &settings.paths).await?)
+    let located =
+        kubepkg_source::locate_chart(reference, &source.options(), &settings.paths).await?;
+    for w in &located.warnings {
+        eprintln!("{w}");
+    }
+    Ok(located)
 }
 
 /// The per-component timeout of a package operation when `--timeout` is not given.
