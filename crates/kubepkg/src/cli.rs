@@ -4,7 +4,14 @@
 
 use std::time::Duration;
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
+use kubepkg_package::Backend;
+
+use crate::settings::{Flags, Settings};
+use crate::terminal::{ColorChoice, ProgressMode, Streams, Terminal};
+
+pub use crate::format::Format;
 
 /// A Go duration (`5m0s`, `90s`, `1.5h`, `300ms`) as Go's `time.ParseDuration` reads it, with
 /// its error texts; a negative one is no time at all. Every `--timeout` flag uses it.
@@ -133,7 +140,7 @@ pub fn with_global_flags_after_the_verb(args: Vec<std::ffi::OsString>) -> Vec<st
     about,
     long_about = None,
     before_help = GET_STARTED,
-    after_long_help = AFTER_HELP
+    after_long_help = after_help()
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -162,26 +169,19 @@ Get started:
   kubepkg apply shop ./shop -n shop   install or upgrade it, one component at a time
   kubepkg status shop -n shop         each component's release, revision and readiness";
 
-/// Shown by `kubepkg --help`: how NAME is resolved and the exit codes.
-pub const AFTER_HELP: &str = "\
+/// Shown by `kubepkg --help`: how NAME is resolved.
+pub const PACKAGES_AND_RELEASES: &str = "\
 Packages and releases:
   status, history, rollback and uninstall take a NAME. If a package NAME has revision records
   in the namespace, the verb acts on the package; otherwise on the Helm release NAME.
   --package forces the package meaning (error if there is none), --release the release meaning.
   `kubepkg list` prints Helm's release table; `kubepkg list --packages` lists packages.
-  `kubepkg package status|history|rollback|uninstall|list` always mean packages.
+  `kubepkg package status|history|rollback|uninstall|list` always mean packages.";
 
-Exit codes:
-  0  succeeded (or nothing to change)
-  1  error: for package verbs, before anything changed (bad flags or values, refused rollback,
-     cluster unreachable, package not found); for single-release verbs, any failure (as helm)
-  2  command-line usage error
-  3  RolledBack: the upgrade failed and was rolled back (rollback.safe: true)
-  4  UpgradeFailed: stopped, nothing more changed; fix forward
-  5  InstallFailed: a first install failed; its state is kept for diagnosis
-  6  RequirementsNotMet: required packages were not Ready before the timeout
-  7  InvalidPackage: kubepkg.yaml or a chart of the package is invalid; nothing applied
-  8  UpgradeRefused: a PreUpgrade check hook refused the upgrade; nothing else changed";
+/// The end of `kubepkg --help`: how NAME is resolved, and the exit codes ([`crate::exit`]).
+fn after_help() -> String {
+    format!("{PACKAGES_AND_RELEASES}\n\n{}", crate::exit::help_section())
+}
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -256,15 +256,133 @@ pub enum Command {
     Schema,
 }
 
+impl Cli {
+    /// The settings of this command line with the process environment, the terminal decided
+    /// from `--color`/`--no-color`, the same environment and the process's streams.
+    pub fn settings(&self) -> Settings {
+        let env = |name: &str| std::env::var(name).ok();
+        let mut settings = self.resolve(env);
+        settings.terminal = Terminal::resolve(self.terminal.choice(), Streams::probe(), env);
+        settings
+    }
+
+    /// The settings of this command line's flags and the environment `env` (a variable's
+    /// value).
+    pub fn resolve(&self, env: impl Fn(&str) -> Option<String>) -> Settings {
+        let cluster = cluster_flags(&self.command).unwrap_or_default();
+        Settings::from_flags(
+            Flags {
+                kubeconfig: cluster.kubeconfig,
+                kube_context: cluster.kube_context,
+                namespace: cluster.namespace,
+                no_wait_lock: cluster.no_wait_lock,
+                debug: self.global.debug,
+            },
+            env,
+        )
+    }
+}
+
+/// The cluster flags of the command line (`template` has its own).
+fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
+    Some(
+        match command {
+            Command::Version(_) | Command::Env(_) | Command::Completion(_) | Command::Schema => {
+                return None;
+            }
+            Command::Render(a) => {
+                return Some(ClusterArgs {
+                    namespace: a.namespace.clone(),
+                    ..ClusterArgs::default()
+                });
+            }
+            Command::Template(a) => {
+                return Some(ClusterArgs {
+                    kubeconfig: a.kubeconfig.clone().map(Into::into),
+                    kube_context: a.kube_context.clone(),
+                    namespace: a.namespace.clone(),
+                    no_wait_lock: false,
+                });
+            }
+            Command::Plan(a) => &a.cluster,
+            Command::Apply(a) => &a.cluster,
+            Command::Values(a) => &a.cluster,
+            Command::Package(p) => match p {
+                PackageCommand::Status(a) | PackageCommand::History(a) => &a.cluster,
+                PackageCommand::Rollback(a) => &a.cluster,
+                PackageCommand::Uninstall(a) => &a.cluster,
+                PackageCommand::List(a) => &a.cluster,
+                PackageCommand::Lock(_)
+                | PackageCommand::Push(_)
+                | PackageCommand::Pull(_)
+                | PackageCommand::Pack(_)
+                | PackageCommand::Save(_)
+                | PackageCommand::Load(_) => {
+                    return None;
+                }
+            },
+            Command::Install(a) => &a.cluster,
+            Command::Upgrade(a) => &a.common.cluster,
+            Command::Rollback(a) => &a.cluster,
+            Command::Uninstall(a) => &a.cluster,
+            Command::List(a) => &a.cluster,
+            Command::History(a) | Command::Status(a) => &a.query.cluster,
+            Command::Get(a) => &a.cluster,
+            Command::Pull(_)
+            | Command::Repo(_)
+            | Command::Search(_)
+            | Command::Dependency(_)
+            | Command::Push(_)
+            | Command::Sign(_)
+            | Command::Registry(_)
+            | Command::Lint(_)
+            | Command::Create(_)
+            | Command::Show(_) => return None,
+            Command::Test(a) => &a.cluster,
+            Command::Controller(a) => {
+                return Some(ClusterArgs {
+                    kubeconfig: a.kubeconfig.clone(),
+                    kube_context: a.kube_context.clone(),
+                    namespace: None,
+                    no_wait_lock: false,
+                });
+            }
+        }
+        .clone(),
+    )
+}
+
+impl Command {
+    /// Whether the verb exits as `helm` does, 1 for any failure: Helm's own verbs (and
+    /// kubepkg's chart and registry verbs beside them). The package verbs exit by what
+    /// happened ([`crate::exit::Exit`]).
+    pub fn exits_as_helm(&self) -> bool {
+        !matches!(
+            self,
+            Command::Plan(_)
+                | Command::Apply(_)
+                | Command::Values(_)
+                | Command::Package(_)
+                | Command::Render(_)
+                | Command::Rollback(_)
+                | Command::Uninstall(_)
+                | Command::History(_)
+                | Command::Status(_)
+                | Command::List(_)
+                | Command::Controller(_)
+        )
+    }
+}
+
 /// Arguments of `kubepkg version`.
 #[derive(Debug, clap::Args)]
 pub struct VersionArgs {
     /// Print the version only (`v0.1.0`).
     #[arg(long = "short")]
     pub short: bool,
-    /// Output format: text (default), json or yaml.
-    #[arg(short = 'o', long = "output", default_value = "text")]
-    pub output: String,
+    /// Output format.
+    #[arg(short = 'o', long = "output", default_value = "text", value_parser = formats(Format::QUERY))]
+    pub output: Format,
 }
 
 /// Arguments of `kubepkg env`.
@@ -557,9 +675,9 @@ pub struct RepoUpdateArgs {
 /// `kubepkg repo list`.
 #[derive(Debug, clap::Args)]
 pub struct RepoListArgs {
-    /// Output format: table, json or yaml.
-    #[arg(short = 'o', long = "output", default_value = "table")]
-    pub output: String,
+    /// Output format.
+    #[arg(short = 'o', long = "output", default_value = "table", value_parser = formats(Format::HELM))]
+    pub output: Format,
     /// Print no header line.
     #[arg(long = "no-headers")]
     pub no_headers: bool,
@@ -635,9 +753,9 @@ pub struct SearchRepoArgs {
     /// Fail when nothing is found.
     #[arg(long = "fail-on-no-result")]
     pub fail_on_no_result: bool,
-    /// Output format: table, json or yaml.
-    #[arg(short = 'o', long = "output", default_value = "table")]
-    pub output: String,
+    /// Output format.
+    #[arg(short = 'o', long = "output", default_value = "table", value_parser = formats(Format::HELM))]
+    pub output: Format,
 }
 
 /// Where the cluster is (Helm's `--kubeconfig`, `--kube-context`, `-n`).
@@ -709,9 +827,9 @@ pub struct OperationArgs {
     /// A custom description recorded for the revision.
     #[arg(long = "description")]
     pub description: Option<String>,
-    /// Output format of the result: table, json or yaml.
-    #[arg(short = 'o', long = "output", default_value = "table")]
-    pub output: String,
+    /// Output format.
+    #[arg(short = 'o', long = "output", default_value = "table", value_parser = formats(Format::HELM))]
+    pub output: Format,
     #[command(flatten)]
     pub progress: ProgressArgs,
 }
@@ -794,10 +912,10 @@ pub struct ChangeArgs {
     /// Release: a custom description recorded for the revision.
     #[arg(long = "description")]
     pub description: Option<String>,
-    /// Output format: table (text) or json (packages: one JSON line per progress event, the
-    /// summary last).
-    #[arg(short = 'o', long = "output", default_value = "table")]
-    pub output: String,
+    /// Output format: text (also spelt table) or json (packages: one JSON line per progress
+    /// event, the summary last).
+    #[arg(short = 'o', long = "output", default_value = "table", value_parser = formats(Format::EVENTS))]
+    pub output: Format,
     #[command(flatten)]
     pub progress: ProgressArgs,
 }
@@ -898,9 +1016,9 @@ pub struct ListArgs {
     /// List packages (the latest revision of each) instead of releases.
     #[arg(long = "packages")]
     pub packages: bool,
-    /// Output format: table, json or yaml.
-    #[arg(short = 'o', long = "output", default_value = "table")]
-    pub output: String,
+    /// Output format.
+    #[arg(short = 'o', long = "output", default_value = "table", value_parser = formats(Format::QUERY))]
+    pub output: Format,
 }
 
 /// `kubepkg history NAME` / `kubepkg status NAME`: a package or a release.
@@ -920,9 +1038,9 @@ pub struct ReleaseQueryArgs {
     pub name: String,
     #[command(flatten)]
     pub cluster: ClusterArgs,
-    /// Output format: table, json or yaml.
-    #[arg(short = 'o', long = "output", default_value = "table")]
-    pub output: String,
+    /// Output format.
+    #[arg(short = 'o', long = "output", default_value = "table", value_parser = formats(Format::QUERY))]
+    pub output: Format,
     /// Release status: the revision to show (default: latest).
     #[arg(long = "revision")]
     pub revision: Option<u64>,
@@ -950,8 +1068,8 @@ pub struct GetArgs {
     #[arg(long = "revision")]
     pub revision: Option<u64>,
     /// values: table (with Helm's heading), json or yaml.
-    #[arg(short = 'o', long = "output", default_value = "table")]
-    pub output: String,
+    #[arg(short = 'o', long = "output", default_value = "table", value_parser = formats(Format::HELM))]
+    pub output: Format,
 }
 
 /// Values given to a package's components: `-f` files with a top-level key per component,
@@ -1015,9 +1133,9 @@ pub struct PlanArgs {
     /// and its size).
     #[arg(long = "show-secrets")]
     pub show_secrets: bool,
-    /// Output format: text or json.
-    #[arg(short = 'o', long = "output", default_value = "text")]
-    pub output: String,
+    /// Output format.
+    #[arg(short = 'o', long = "output", default_value = "text", value_parser = formats(Format::TEXT_JSON))]
+    pub output: Format,
     /// Accepted as Helm's: `plan` is a dry run and plans without the cluster (`client`, the
     /// default); `--dry-run=server` plans against it, as --cluster does.
     #[arg(long = "dry-run", num_args = 0..=1, require_equals = true, default_missing_value = "client", value_name = "MODE", value_parser = plan_dry_run)]
@@ -1126,11 +1244,17 @@ fn helm_history_max(_: &str) -> Result<usize, String> {
     ))
 }
 
-/// `--backend`'s values: every [`kubepkg_package::Backend`], by the name users type.
-fn backend_value() -> impl clap::builder::TypedValueParser<Value = kubepkg_package::Backend> {
-    use clap::builder::{PossibleValuesParser, TypedValueParser};
-    PossibleValuesParser::new(kubepkg_package::Backend::ALL.map(|b| b.as_str()))
-        .try_map(|name| name.parse::<kubepkg_package::Backend>())
+/// `--backend`'s values: the [`Backend`]s `allowed`, by the names users type.
+fn backend_value(allowed: &'static [Backend]) -> impl TypedValueParser<Value = Backend> {
+    PossibleValuesParser::new(allowed.iter().map(|b| b.as_str()))
+        .try_map(|name| name.parse::<Backend>())
+}
+
+/// `-o`'s values: the [`Format`]s `allowed`.
+fn formats(allowed: &'static [Format]) -> impl TypedValueParser<Value = Format> {
+    use clap::ValueEnum as _;
+    PossibleValuesParser::new(allowed.iter().filter_map(|f| f.to_possible_value()))
+        .try_map(|name| Format::from_str(&name, false))
 }
 
 /// How `plan` and `apply` apply components (docs/backends.md#drive-mode).
@@ -1139,8 +1263,8 @@ pub struct BackendArgs {
     /// Who releases the components: helm (kubepkg itself), flux (a HelmRelease per component
     /// that Flux's helm-controller releases) or argocd (an Application per component that Argo
     /// CD syncs when kubepkg sets its sync operation), created one at a time and gated by kubepkg.
-    #[arg(long = "backend", default_value = "helm", value_parser = backend_value())]
-    pub backend: kubepkg_package::Backend,
+    #[arg(long = "backend", default_value = "helm", value_parser = backend_value(&Backend::ALL))]
+    pub backend: Backend,
     /// With --backend flux|argocd: the OCI repository each component's chart is pushed to and
     /// Flux or Argo CD pulls it from, `oci://HOST/PATH` (the registry flags above apply to it).
     #[arg(long = "chart-repository")]
@@ -1200,8 +1324,8 @@ pub struct ApplyArgs {
     pub progress: ProgressArgs,
     /// Output format: text, or json (one JSON line per progress event as it happens, the
     /// summary — `state: summary` with reason, message and exitCode — last).
-    #[arg(short = 'o', long = "output", default_value = "text")]
-    pub output: String,
+    #[arg(short = 'o', long = "output", default_value = "text", value_parser = formats(Format::EVENTS))]
+    pub output: Format,
     #[command(flatten)]
     pub helm: HelmInstallFlags,
 }
@@ -1307,9 +1431,9 @@ pub struct PackageQueryArgs {
     /// instead of the latest one with its live state.
     #[arg(long = "revision")]
     pub revision: Option<u64>,
-    /// Output format: text, json or yaml.
-    #[arg(short = 'o', long = "output", default_value = "text")]
-    pub output: String,
+    /// Output format.
+    #[arg(short = 'o', long = "output", default_value = "text", value_parser = formats(Format::QUERY))]
+    pub output: Format,
 }
 
 /// `kubepkg package rollback NAME [REVISION]`.
@@ -1331,8 +1455,8 @@ pub struct PackageRollbackArgs {
     #[arg(long = "timeout", default_value = "10m", value_parser = go_duration)]
     pub timeout: Duration,
     /// Output format: text, or json (one JSON line per progress event, the summary last).
-    #[arg(short = 'o', long = "output", default_value = "text")]
-    pub output: String,
+    #[arg(short = 'o', long = "output", default_value = "text", value_parser = formats(Format::EVENTS))]
+    pub output: Format,
 }
 
 /// `kubepkg package uninstall NAME`.
@@ -1352,8 +1476,8 @@ pub struct PackageUninstallArgs {
     #[command(flatten)]
     pub progress: ProgressArgs,
     /// Output format: text, or json (one JSON line per progress event, the summary last).
-    #[arg(short = 'o', long = "output", default_value = "text")]
-    pub output: String,
+    #[arg(short = 'o', long = "output", default_value = "text", value_parser = formats(Format::EVENTS))]
+    pub output: Format,
 }
 
 /// `kubepkg package list`.
@@ -1364,135 +1488,9 @@ pub struct PackageListArgs {
     /// Packages of every namespace.
     #[arg(short = 'A', long = "all-namespaces")]
     pub all_namespaces: bool,
-    /// Output format: text or json.
-    #[arg(short = 'o', long = "output", default_value = "text")]
-    pub output: String,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn helms_package_dir_is_package_pack() {
-        let args = |line: &str| -> Vec<String> {
-            from_helms_forms(line.split(' ').map(Into::into).collect())
-                .into_iter()
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect()
-        };
-        assert_eq!(
-            args("kubepkg package ./chart"),
-            ["kubepkg", "package", "pack", "./chart"]
-        );
-        assert_eq!(
-            args("kubepkg pkg ./chart -d out"),
-            ["kubepkg", "pkg", "pack", "./chart", "-d", "out"]
-        );
-        // A misspelt verb stays, for clap's suggestion.
-        assert_eq!(
-            args("kubepkg package hisory x"),
-            ["kubepkg", "package", "hisory", "x"]
-        );
-        assert_eq!(
-            args("kubepkg package status x"),
-            ["kubepkg", "package", "status", "x"]
-        );
-        assert_eq!(
-            args("kubepkg package pack c"),
-            ["kubepkg", "package", "pack", "c"]
-        );
-        assert_eq!(
-            args("kubepkg package --help"),
-            ["kubepkg", "package", "--help"]
-        );
-        assert_eq!(
-            args("kubepkg -n x package ./c"),
-            ["kubepkg", "package", "pack", "-n", "x", "./c"]
-        );
-        assert_eq!(
-            args("kubepkg template package"),
-            ["kubepkg", "template", "package"]
-        );
-    }
-
-    #[test]
-    fn global_flags_before_the_verb_move_after_it() {
-        let moved = |args: &[&str]| -> Vec<String> {
-            with_global_flags_after_the_verb(args.iter().map(Into::into).collect())
-                .into_iter()
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect()
-        };
-        assert_eq!(
-            moved(&["kubepkg", "--kubeconfig", "k", "-n", "shop", "list", "-A"]),
-            ["kubepkg", "list", "--kubeconfig", "k", "-n", "shop", "-A"]
-        );
-        assert_eq!(
-            moved(&["kubepkg", "--namespace=shop", "package", "status", "web"]),
-            ["kubepkg", "package", "status", "--namespace=shop", "web"]
-        );
-        assert_eq!(
-            moved(&["kubepkg", "list", "-n", "x"]),
-            ["kubepkg", "list", "-n", "x"],
-            "after the verb: unchanged"
-        );
-        // Parsed as the verb's own flags.
-        let cli = Cli::try_parse_from(with_global_flags_after_the_verb(
-            ["kubepkg", "--kube-context", "c", "status", "web"]
-                .iter()
-                .map(Into::into)
-                .collect(),
-        ))
-        .unwrap();
-        let Command::Status(q) = cli.command else {
-            unreachable!()
-        };
-        assert_eq!(q.query.cluster.kube_context.as_deref(), Some("c"));
-    }
-
-    #[test]
-    fn durations_are_gos() {
-        assert_eq!(go_duration("5m0s"), Ok(Duration::from_secs(300)));
-        assert_eq!(go_duration("1.5h"), Ok(Duration::from_secs(5400)));
-        assert_eq!(go_duration("300ms"), Ok(Duration::from_millis(300)));
-        assert_eq!(go_duration("0"), Ok(Duration::ZERO));
-        assert_eq!(go_duration("-1s"), Ok(Duration::ZERO));
-        assert_eq!(
-            go_duration("5x").unwrap_err(),
-            r#"time: unknown unit "x" in duration "5x""#
-        );
-        assert_eq!(
-            go_duration("10").unwrap_err(),
-            r#"time: missing unit in duration "10""#
-        );
-        assert_eq!(go_duration("").unwrap_err(), r#"time: invalid duration """#);
-    }
-
-    #[test]
-    fn every_timeout_flag_reads_go_durations() {
-        let parse = |args: &[&str]| {
-            Cli::try_parse_from(std::iter::once("kubepkg").chain(args.iter().copied()))
-        };
-        let Command::Install(i) = parse(&["install", "a", "c", "--timeout", "90s"])
-            .unwrap()
-            .command
-        else {
-            unreachable!()
-        };
-        assert_eq!(i.op.timeout, Duration::from_secs(90));
-        let Command::Apply(a) = parse(&["apply", "p", "dir"]).unwrap().command else {
-            unreachable!()
-        };
-        assert_eq!(
-            (a.timeout, a.requirements_timeout),
-            (Duration::from_secs(600), None)
-        );
-        let err = parse(&["rollback", "a", "--timeout", "soon"])
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains(r#"time: invalid duration "soon""#), "{err}");
-    }
+    /// Output format.
+    #[arg(short = 'o', long = "output", default_value = "text", value_parser = formats(Format::QUERY))]
+    pub output: Format,
 }
 
 /// How to reach an OCI registry (the TLS and credential flags of `helm push` and
@@ -1700,18 +1698,6 @@ impl TerminalArgs {
     }
 }
 
-/// The values of `--color`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum ColorChoice {
-    /// No colour.
-    Never,
-    /// Colour on a terminal, by the environment's rules.
-    #[default]
-    Auto,
-    /// Colour, also on a pipe or in a file (a flag on the command line overrides NO_COLOR).
-    Always,
-}
-
 /// How the verbs that change a cluster show their progress (`--progress`).
 #[derive(Debug, Clone, Copy, Default, clap::Args)]
 pub struct ProgressArgs {
@@ -1720,18 +1706,6 @@ pub struct ProgressArgs {
     /// or TERM is dumb; plain otherwise).
     #[arg(long = "progress", value_enum, default_value_t = ProgressMode::Auto)]
     pub progress: ProgressMode,
-}
-
-/// The values of `--progress`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum ProgressMode {
-    /// Live on a terminal that can redraw lines, outside CI; plain otherwise.
-    #[default]
-    Auto,
-    /// Live lines always: also in CI, with TERM=dumb, or on a pipe (escape codes and all).
-    Live,
-    /// One line per event, as on a pipe.
-    Plain,
 }
 
 /// `kubepkg lint PATH...`: a package directory (kubepkg.yaml), a chart directory or a chart
@@ -1762,8 +1736,8 @@ pub struct LintArgs {
     #[arg(short = 'n', long = "namespace")]
     pub namespace: Option<String>,
     /// Output format: text (as `helm lint`) or json.
-    #[arg(short = 'o', long = "output", default_value = "text", value_parser = ["text", "json"])]
-    pub output: String,
+    #[arg(short = 'o', long = "output", default_value = "text", value_parser = formats(Format::TEXT_JSON))]
+    pub output: Format,
 }
 
 /// `kubepkg create NAME`.
@@ -1827,8 +1801,8 @@ pub struct RenderArgs {
     /// Package directory, `.tgz` archive, or `oci://HOST/REPO/NAME` in a registry.
     pub package: std::path::PathBuf,
     /// The GitOps controller to compile for (`flux` or `argocd`).
-    #[arg(long = "backend", value_parser = ["flux", "argocd"])]
-    pub backend: String,
+    #[arg(long = "backend", value_parser = backend_value(&[Backend::Flux, Backend::Argocd]))]
+    pub backend: Backend,
     /// Argo CD: the namespace of the Applications (Argo CD's, or one of its
     /// --application-namespaces; default: the package's namespace).
     #[arg(long = "argocd-namespace")]
@@ -1857,6 +1831,9 @@ pub struct RenderArgs {
     #[command(flatten)]
     pub oci: PackageSourceArgs,
     /// Output format: yaml (a multi-document stream for kubectl apply -f -) or json (a List).
-    #[arg(short = 'o', long = "output", default_value = "yaml", value_parser = ["yaml", "json"])]
-    pub output: String,
+    #[arg(short = 'o', long = "output", default_value = "yaml", value_parser = formats(Format::YAML_JSON))]
+    pub output: Format,
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,9 +1,9 @@
 //! Shell completion, as `helm completion` offers it: `kubepkg completion SHELL` prints a script
 //! that registers kubepkg with the shell; on every TAB the script runs kubepkg again with
 //! `KUBEPKG_COMPLETE=<shell>` and the words of the line, and [`complete_if_asked`] (the first
-//! thing `main` does) answers from clap's completion engine (`clap_complete`'s dynamic
-//! completion: verbs, flags and their values come from the one command definition in
-//! [`crate::cli`], so they never drift from what parses).
+//! thing `main` does, handed the command definition of `crate::cli`) answers from clap's
+//! completion engine (`clap_complete`'s dynamic completion: verbs, flags and their values come
+//! from that one command definition, so they never drift from what parses).
 //!
 //! Values that only the cluster knows are completed by the completers here: release and
 //! package names (status, history, rollback, uninstall, get, test, upgrade, package verbs),
@@ -16,12 +16,10 @@ use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::time::Duration;
 
-use clap::CommandFactory as _;
 use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
 use clap_complete::env::{Bash, CompleteEnv, EnvCompleter, Fish, Powershell, Shells, Zsh};
 
-use crate::cli::{Cli, ClusterArgs, GlobalArgs};
-use crate::settings::Settings;
+use crate::settings::{Flags, Settings};
 
 /// The environment variable that asks kubepkg to complete instead of running.
 pub const VAR: &str = "KUBEPKG_COMPLETE";
@@ -51,10 +49,11 @@ impl Shell {
 
 const SHELLS: Shells<'static> = Shells(&[&Bash, &Zsh, &Fish, &Powershell]);
 
-/// Answers a completion request of a registered shell and exits; returns (doing nothing)
-/// when kubepkg was not called for completion.
-pub fn complete_if_asked() {
-    CompleteEnv::with_factory(Cli::command)
+/// Answers a completion request of a registered shell from the command `factory` makes (the
+/// one definition in `crate::cli`) and exits; returns (doing nothing) when kubepkg was not
+/// called for completion.
+pub fn complete_if_asked(factory: fn() -> clap::Command) {
+    CompleteEnv::with_factory(factory)
         .var(VAR)
         .shells(SHELLS)
         .complete();
@@ -155,18 +154,15 @@ async fn release_names(
     Some(list.into_iter().map(|r| r.name).collect())
 }
 
-/// Runs `list` on a small runtime within [`CLUSTER_BUDGET`] and offers what it found that
-/// starts with `current` (nothing on an error or a timeout).
+/// Runs `list` on the runtime `main` entered within [`CLUSTER_BUDGET`] and offers what it
+/// found that starts with `current` (nothing on an error or a timeout).
 fn from_cluster<F, Fut>(current: &OsStr, list: F) -> Vec<CompletionCandidate>
 where
     F: FnOnce(Settings) -> Fut,
     Fut: std::future::Future<Output = Option<Vec<String>>>,
 {
     let settings = line_settings();
-    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    else {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
         return Vec::new();
     };
     let found = runtime
@@ -192,19 +188,17 @@ fn candidates(current: &OsStr, mut names: Vec<String>) -> Vec<CompletionCandidat
 /// The settings of the line being completed: its cluster flags and the environment.
 fn line_settings() -> Settings {
     let flags = cluster_flags_of(std::env::args_os().skip_while(|a| a != "--").skip(1));
-    Settings::from_flags(&GlobalArgs::default(), flags, |name| {
-        std::env::var(name).ok()
-    })
+    Settings::from_flags(flags, |name| std::env::var(name).ok())
 }
 
 /// `--kubeconfig`, `--kube-context` and `-n`/`--namespace` of a (partial) command line, in
 /// both `--flag value` and `--flag=value` forms; the last one given wins, as in clap.
-fn cluster_flags_of(words: impl IntoIterator<Item = OsString>) -> ClusterArgs {
+fn cluster_flags_of(words: impl IntoIterator<Item = OsString>) -> Flags {
     let words: Vec<String> = words
         .into_iter()
         .map(|w| w.to_string_lossy().into_owned())
         .collect();
-    let mut flags = ClusterArgs::default();
+    let mut flags = Flags::default();
     let mut i = 0;
     while i < words.len() {
         let word = &words[i];
@@ -239,7 +233,7 @@ fn cluster_flags_of(words: impl IntoIterator<Item = OsString>) -> ClusterArgs {
 mod tests {
     use super::*;
 
-    fn flags(line: &[&str]) -> ClusterArgs {
+    fn flags(line: &[&str]) -> Flags {
         cluster_flags_of(line.iter().map(OsString::from))
     }
 

@@ -1,34 +1,38 @@
-//! The command line's one error type: what a command failed with, its exit code (listed in
-//! `kubepkg --help`), and how it is printed.
+//! The command line's one error type: what a command failed with, the exit code its kind
+//! gives ([`CliError::exit`], codes in [`crate::exit`]), and how it is printed.
 
 use kubepkg_engine::EngineError;
+use kubepkg_source::SourceError;
+
+use crate::exit::Exit;
 
 /// A command that ended in an error. Outcomes of package operations that ran (rolled back,
 /// `UpgradeFailed`, …) are not errors: they are printed and exit with their own codes.
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
-    /// The package (its `kubepkg.yaml`, one of its charts or templates) is invalid; nothing was
-    /// applied. Exit code 7.
-    #[error(transparent)]
-    InvalidPackage(anyhow::Error),
-    /// Anything else that stopped the command before it finished. Exit code 1.
+    /// Anything that stopped the command before it finished; its exit code follows from the
+    /// kind of error it is or holds ([`CliError::exit`]).
     #[error(transparent)]
     Failed(#[from] anyhow::Error),
 }
 
 impl CliError {
-    /// The process exit code for this error.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            CliError::InvalidPackage(_) => 7,
-            CliError::Failed(_) => 1,
+    /// The exit code of this error: the first error of the chain whose kind has a code of its
+    /// own — an invalid package ([`Exit::InvalidPackage`]), a chart or package that could not
+    /// be fetched ([`Exit::Unavailable`]) — else [`Exit::Failed`]. `as_helm`: the verb exits as
+    /// `helm` does, 1 for any failure.
+    pub fn exit(&self, as_helm: bool) -> Exit {
+        let CliError::Failed(e) = self;
+        if as_helm {
+            return Exit::Failed;
         }
+        e.chain().find_map(kind).unwrap_or(Exit::Failed)
     }
 
     /// What to do when the cluster did not answer at all (the connection was refused or timed
     /// out): which server was tried and where that choice came from.
     pub fn hint(&self, settings: &crate::settings::Settings) -> Option<String> {
-        let (CliError::InvalidPackage(e) | CliError::Failed(e)) = self;
+        let CliError::Failed(e) = self;
         let unreachable = kubepkg_kube::is_unreachable_api(e.as_ref());
         if !unreachable {
             return None;
@@ -46,24 +50,55 @@ impl CliError {
     /// the ones before it, joined by `: ` (typed errors carry their causes as sources and
     /// often name them in their own text too; a cause is printed once).
     pub fn report(&self) -> String {
-        let (CliError::InvalidPackage(e) | CliError::Failed(e)) = self;
+        let CliError::Failed(e) = self;
         kubepkg_engine::error::report(e.as_ref())
     }
 }
 
+/// The exit code of one error of a chain, when its kind has one. (Transparent wrappers hand
+/// on their inner error's sources, not the inner error, so their variants are matched here.)
+fn kind(e: &(dyn std::error::Error + 'static)) -> Option<Exit> {
+    if let Some(e) = e.downcast_ref::<EngineError>() {
+        return e.is_invalid_package().then_some(Exit::InvalidPackage);
+    }
+    if e.is::<kubepkg_package::PackageError>() {
+        return Some(Exit::InvalidPackage);
+    }
+    if let Some(e) = e.downcast_ref::<SourceError>() {
+        return match e {
+            SourceError::Package(_)
+            | SourceError::NotLocked { .. }
+            | SourceError::LockMismatch { .. } => Some(Exit::InvalidPackage),
+            SourceError::Download { .. } | SourceError::Repo(_) | SourceError::Oci(_) => {
+                Some(Exit::Unavailable)
+            }
+            _ => None,
+        };
+    }
+    if e.is::<kubepkg_fetch::FetchError>()
+        || e.is::<kubepkg_repo::RepoError>()
+        || e.is::<kubepkg_oci::Error>()
+    {
+        return Some(Exit::Unavailable);
+    }
+    None
+}
+
 impl From<EngineError> for CliError {
     fn from(e: EngineError) -> Self {
-        if e.is_invalid_package() {
-            CliError::InvalidPackage(e.into())
-        } else {
-            CliError::Failed(e.into())
-        }
+        CliError::Failed(e.into())
     }
 }
 
 impl From<kubepkg_package::PackageError> for CliError {
     fn from(e: kubepkg_package::PackageError) -> Self {
-        CliError::InvalidPackage(e.into())
+        CliError::Failed(e.into())
+    }
+}
+
+impl From<SourceError> for CliError {
+    fn from(e: SourceError) -> Self {
+        CliError::Failed(e.into())
     }
 }
 
@@ -99,8 +134,27 @@ mod tests {
     fn invalid_packages_exit_7_everything_else_1() {
         let invalid =
             CliError::from(kubepkg_package::PackageError::NotAPackage { path: "x".into() });
-        assert_eq!(invalid.exit_code(), 7);
-        assert_eq!(CliError::from(anyhow::anyhow!("x")).exit_code(), 1);
+        assert_eq!(invalid.exit(false).code(), 7);
+        assert_eq!(CliError::from(anyhow::anyhow!("x")).exit(false).code(), 1);
+        // Helm's verbs exit 1 whatever failed.
+        assert_eq!(invalid.exit(true).code(), 1);
+    }
+
+    /// A chart that could not be downloaded is no invalid package: exit 9, also when the
+    /// error was given context on its way up.
+    #[test]
+    fn a_failed_download_exits_9_not_7() {
+        let refused = kubepkg_fetch::FetchError::Transport {
+            url: "http://127.0.0.1:1/c-1.0.0.tgz".into(),
+            source: "connection refused".into(),
+        };
+        let e = CliError::from(anyhow::Error::new(refused).context("fetching the charts"));
+        assert_eq!(e.exit(false), Exit::Unavailable);
+        let lock = SourceError::NotLocked {
+            component: "db".into(),
+            chart: "postgresql".into(),
+        };
+        assert_eq!(CliError::from(lock).exit(false), Exit::InvalidPackage);
     }
 
     /// Stopped before anything changed (a record that cannot be written, a refused
@@ -113,7 +167,7 @@ mod tests {
             "secrets is forbidden",
         )));
         let cli = CliError::from(e);
-        assert_eq!(cli.exit_code(), 1);
+        assert_eq!(cli.exit(false).code(), 1);
         assert_eq!(
             cli.report(),
             "cannot record the package revision, so nothing was changed: secrets is forbidden"

@@ -1,6 +1,7 @@
 //! The `kubepkg` command line: a thin `main` over the library crates. Argument definitions live
 //! in [`cli`], the flags and environment every command reads in [`settings`] (resolved once
-//! here), each verb in `commands/<verb>.rs`.
+//! here), each verb in `commands/<verb>.rs`, run on the one tokio runtime built here; how a
+//! run ends is one of the codes of [`exit`].
 
 #![forbid(unsafe_code)]
 
@@ -9,6 +10,8 @@ mod commands;
 mod completion;
 mod debug;
 mod error;
+mod exit;
+mod format;
 mod progress;
 mod settings;
 mod terminal;
@@ -17,24 +20,38 @@ use clap::Parser;
 use kubepkg_package::style::Role;
 use std::process::ExitCode;
 
+use crate::exit::Exit;
+
 fn main() -> ExitCode {
-    // A TAB in a shell that loaded `kubepkg completion SHELL`: answer and exit.
-    completion::complete_if_asked();
+    let runtime = match commands::runtime() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("Error: starting the async runtime: {e}");
+            return Exit::Failed.into();
+        }
+    };
+    {
+        // A TAB in a shell that loaded `kubepkg completion SHELL`: answer (on this runtime)
+        // and exit.
+        let _entered = runtime.enter();
+        completion::complete_if_asked(<cli::Cli as clap::CommandFactory>::command);
+    }
     let cli = cli::Cli::parse_from(cli::from_helms_forms(std::env::args_os().collect()));
-    let settings = settings::Settings::from_env(&cli);
+    let settings = cli.settings();
     // The controller logs through its own subscriber (`KUBEPKG_LOG`).
     if settings.debug && !matches!(cli.command, cli::Command::Controller(_)) {
         debug::install();
     }
-    match commands::run(cli.command, &settings) {
-        Ok(code) => code,
+    let as_helm = cli.command.exits_as_helm();
+    match runtime.block_on(commands::run(cli.command, &settings)) {
+        Ok(exit) => exit.into(),
         Err(err) => {
             let prefix = settings.terminal.stderr.paint(Role::Bad, "Error:");
             eprintln!("{prefix} {}", err.report());
             if let Some(hint) = err.hint(&settings) {
                 eprintln!("{hint}");
             }
-            ExitCode::from(err.exit_code())
+            err.exit(as_helm).into()
         }
     }
 }

@@ -20,7 +20,6 @@
 pub mod live;
 
 use std::io::Write as _;
-use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Result;
@@ -30,7 +29,9 @@ use kubepkg_package::style::Palette;
 use kubepkg_progress::{Event, Sink};
 use serde_json::{Value, json};
 
-use crate::cli::ProgressMode;
+use crate::exit::Exit;
+use crate::format::Format;
+use crate::terminal::ProgressMode;
 use crate::terminal::Terminal;
 
 /// How a changing verb reports: text lines or live lines on standard error, or JSON lines on
@@ -43,13 +44,12 @@ pub enum Printer {
 }
 
 impl Printer {
-    /// The printer `-o` names: `json`, or `text` (also spelt `table`, the flag's default),
-    /// which is live where `terminal` allows it in `mode`.
-    pub fn new(output: &str, mode: ProgressMode, terminal: &Terminal) -> Result<Printer> {
+    /// The printer `-o` names: `json`, or `text` (also spelt `table`), which is live where
+    /// `terminal` allows it in `mode` (clap takes no other format for these verbs).
+    pub fn new(output: Format, mode: ProgressMode, terminal: &Terminal) -> Printer {
         match output {
-            "json" => Ok(Printer::Json),
-            "table" | "text" => Ok(Printer::progress(mode, terminal)),
-            other => anyhow::bail!("invalid output format {other:?}: use text or json"),
+            Format::Json => Printer::Json,
+            Format::Table | Format::Text | Format::Yaml => Printer::progress(mode, terminal),
         }
     }
 
@@ -98,21 +98,21 @@ impl Printer {
     }
 
     /// Prints the summary of an apply or rollback and returns the exit code of its reason.
-    pub fn outcome(&self, outcome: &Outcome) -> Result<ExitCode> {
-        let code = outcome.reason.exit_code();
+    pub fn outcome(&self, outcome: &Outcome) -> Result<Exit> {
+        let exit = Exit::of_reason(outcome.reason);
         self.finish(false);
         match self {
             Printer::Json => {
                 let mut v = serde_json::to_value(outcome)?;
                 v["state"] = "summary".into();
-                v["exitCode"] = code.into();
+                v["exitCode"] = exit.code().into();
                 print_json(&v);
             }
             Printer::Text { stdout } | Printer::Live { stdout, .. } => {
                 print!("{}", outcome_text(outcome, *stdout))
             }
         }
-        Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+        Ok(exit)
     }
 
     /// Prints the summary of a package uninstall: `components` were uninstalled.
@@ -478,23 +478,31 @@ mod tests {
     fn output_flag_selects_the_printer() {
         let pipe = Terminal::default();
         let auto = ProgressMode::Auto;
-        assert!(Printer::new("json", auto, &pipe).unwrap().is_json());
+        assert!(Printer::new(Format::Json, auto, &pipe).is_json());
         assert!(matches!(
-            Printer::new("table", auto, &pipe).unwrap(),
+            Printer::new(Format::Table, auto, &pipe),
             Printer::Text { .. }
         ));
         assert!(matches!(
-            Printer::new("text", auto, &pipe).unwrap(),
+            Printer::new(Format::Text, auto, &pipe),
             Printer::Text { .. }
         ));
         // `-o json` whatever --progress says; live only where asked or allowed.
         let live = ProgressMode::Live;
-        assert!(Printer::new("json", live, &pipe).unwrap().is_json());
+        assert!(Printer::new(Format::Json, live, &pipe).is_json());
         assert!(matches!(
-            Printer::new("text", live, &pipe).unwrap(),
+            Printer::new(Format::Text, live, &pipe),
             Printer::Live { .. }
         ));
-        let e = Printer::new("yaml", auto, &pipe).unwrap_err().to_string();
-        assert_eq!(e, "invalid output format \"yaml\": use text or json");
+        // `-o yaml` is refused by clap, naming the formats these verbs take.
+        use clap::Parser as _;
+        let e = crate::cli::Cli::try_parse_from(["kubepkg", "apply", "p", "dir", "-o", "yaml"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("invalid value 'yaml' for '--output <OUTPUT>'")
+                && e.contains("[possible values: table, text, json]"),
+            "{e}"
+        );
     }
 }

@@ -10,6 +10,9 @@
 //!   the storage, so verbs that do not use it never fail on it;
 //! - the terminal: colour of each stream (`NO_COLOR`, `--no-color`, `CLICOLOR_FORCE`) and
 //!   whether progress may be live (`CI`, `TERM`), decided by [`Terminal::resolve`].
+//!
+//! The command line's flags arrive as [`Flags`] (`crate::cli::Cli::settings` reads them), so
+//! this module knows nothing of clap.
 
 use std::path::PathBuf;
 
@@ -18,9 +21,8 @@ use kubepkg_kube::{Cluster, ClusterOptions};
 use kubepkg_release::action::{Options, Releases};
 use kubepkg_release::{AnyDriver, DriverKind, Store};
 
-use crate::cli::{Cli, ClusterArgs, Command, GlobalArgs, PackageCommand};
 use crate::progress::Printer;
-use crate::terminal::{Streams, Terminal};
+use crate::terminal::Terminal;
 
 /// What every command needs to know about where it runs.
 #[derive(Debug, Clone, Default)]
@@ -41,23 +43,20 @@ pub struct Settings {
     pub terminal: Terminal,
 }
 
-impl Settings {
-    /// Resolves the flags of the command line and the environment (`env`: a variable's value).
-    pub fn resolve(cli: &Cli, env: impl Fn(&str) -> Option<String>) -> Settings {
-        Settings::from_flags(
-            &cli.global,
-            cluster_flags(&cli.command).unwrap_or_default(),
-            env,
-        )
-    }
+/// The flags settings are resolved from, as the command line (`crate::cli`) or a line being
+/// completed (`crate::completion`) gives them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Flags {
+    pub kubeconfig: Option<PathBuf>,
+    pub kube_context: Option<String>,
+    pub namespace: Option<String>,
+    pub no_wait_lock: bool,
+    pub debug: bool,
+}
 
-    /// Resolves given flags and the environment (also for shell completion, which reads the
-    /// flags of a line still being typed).
-    pub fn from_flags(
-        global: &GlobalArgs,
-        flags: ClusterArgs,
-        env: impl Fn(&str) -> Option<String>,
-    ) -> Settings {
+impl Settings {
+    /// Resolves given flags and the environment (`env`: a variable's value).
+    pub fn from_flags(flags: Flags, env: impl Fn(&str) -> Option<String>) -> Settings {
         let set = |name: &str| env(name).filter(|v| !v.is_empty());
         Settings {
             kubeconfig: flags.kubeconfig,
@@ -66,18 +65,8 @@ impl Settings {
             helm_driver: env("HELM_DRIVER").unwrap_or_default(),
             wait_lock: !flags.no_wait_lock,
             paths: kubepkg_source::HelmPaths::resolve(&env),
-            debug: global.debug || set("HELM_DEBUG").is_some_and(|v| truthy(&v)),
+            debug: flags.debug || set("HELM_DEBUG").is_some_and(|v| truthy(&v)),
             terminal: Terminal::default(),
-        }
-    }
-
-    /// [`Settings::resolve`] of the whole command line with the process environment, and the
-    /// terminal decided from `--no-color`, the same environment and the process's streams.
-    pub fn from_env(cli: &Cli) -> Settings {
-        let env = |name: &str| std::env::var(name).ok();
-        Settings {
-            terminal: Terminal::resolve(cli.terminal.choice(), Streams::probe(), env),
-            ..Settings::resolve(cli, env)
         }
     }
 
@@ -156,147 +145,4 @@ impl Settings {
 /// Go's `strconv.ParseBool` truth, as Helm reads `$HELM_DEBUG`.
 fn truthy(v: &str) -> bool {
     matches!(v, "1" | "t" | "T" | "true" | "TRUE" | "True")
-}
-
-/// The cluster flags of the command line (`template` has its own).
-fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
-    Some(
-        match command {
-            Command::Version(_) | Command::Env(_) | Command::Completion(_) | Command::Schema => {
-                return None;
-            }
-            Command::Render(a) => {
-                return Some(ClusterArgs {
-                    namespace: a.namespace.clone(),
-                    ..ClusterArgs::default()
-                });
-            }
-            Command::Template(a) => {
-                return Some(ClusterArgs {
-                    kubeconfig: a.kubeconfig.clone().map(Into::into),
-                    kube_context: a.kube_context.clone(),
-                    namespace: a.namespace.clone(),
-                    no_wait_lock: false,
-                });
-            }
-            Command::Plan(a) => &a.cluster,
-            Command::Apply(a) => &a.cluster,
-            Command::Values(a) => &a.cluster,
-            Command::Package(p) => match p {
-                PackageCommand::Status(a) | PackageCommand::History(a) => &a.cluster,
-                PackageCommand::Rollback(a) => &a.cluster,
-                PackageCommand::Uninstall(a) => &a.cluster,
-                PackageCommand::List(a) => &a.cluster,
-                PackageCommand::Lock(_)
-                | PackageCommand::Push(_)
-                | PackageCommand::Pull(_)
-                | PackageCommand::Pack(_)
-                | PackageCommand::Save(_)
-                | PackageCommand::Load(_) => {
-                    return None;
-                }
-            },
-            Command::Install(a) => &a.cluster,
-            Command::Upgrade(a) => &a.common.cluster,
-            Command::Rollback(a) => &a.cluster,
-            Command::Uninstall(a) => &a.cluster,
-            Command::List(a) => &a.cluster,
-            Command::History(a) | Command::Status(a) => &a.query.cluster,
-            Command::Get(a) => &a.cluster,
-            Command::Pull(_)
-            | Command::Repo(_)
-            | Command::Search(_)
-            | Command::Dependency(_)
-            | Command::Push(_)
-            | Command::Sign(_)
-            | Command::Registry(_)
-            | Command::Lint(_)
-            | Command::Create(_)
-            | Command::Show(_) => return None,
-            Command::Test(a) => &a.cluster,
-            Command::Controller(a) => {
-                return Some(ClusterArgs {
-                    kubeconfig: a.kubeconfig.clone(),
-                    kube_context: a.kube_context.clone(),
-                    namespace: None,
-                    no_wait_lock: false,
-                });
-            }
-        }
-        .clone(),
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::Parser;
-
-    fn settings(args: &[&str], env: &[(&str, &str)]) -> Settings {
-        let cli =
-            crate::cli::Cli::parse_from(std::iter::once("kubepkg").chain(args.iter().copied()));
-        Settings::resolve(&cli, |name| {
-            env.iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| v.to_string())
-        })
-    }
-
-    #[test]
-    fn flags_win_over_helms_environment() {
-        let env = [
-            ("HELM_NAMESPACE", "from-env"),
-            ("HELM_KUBECONTEXT", "ctx-env"),
-            ("HELM_DRIVER", "configmap"),
-        ];
-        let s = settings(&["list", "-n", "flag", "--kube-context", "ctx"], &env);
-        assert_eq!(s.namespace.as_deref(), Some("flag"));
-        assert_eq!(s.kube_context.as_deref(), Some("ctx"));
-        assert_eq!(s.driver().unwrap(), DriverKind::ConfigMap);
-        let s = settings(&["status", "web", "--no-wait-lock"], &env);
-        assert_eq!(s.namespace.as_deref(), Some("from-env"));
-        assert_eq!(s.kube_context.as_deref(), Some("ctx-env"));
-        assert!(!s.wait_lock);
-    }
-
-    #[test]
-    fn offline_verbs_default_to_the_default_namespace() {
-        let s = settings(&["template", "chart"], &[("HELM_NAMESPACE", "")]);
-        assert_eq!(s.offline_namespace(), "default");
-        let s = settings(&["template", "chart"], &[("HELM_NAMESPACE", "ns")]);
-        assert_eq!(s.offline_namespace(), "ns");
-        let s = settings(&["plan", "p", "dir", "-n", "x"], &[]);
-        assert_eq!(s.offline_namespace(), "x");
-        assert!(s.wait_lock);
-    }
-
-    #[test]
-    fn helm_debug_is_read_as_go_reads_a_bool() {
-        assert!(!settings(&["version"], &[]).debug);
-        assert!(settings(&["version", "--debug"], &[]).debug);
-        assert!(settings(&["--debug", "list"], &[]).debug);
-        for (value, on) in [
-            ("true", true),
-            ("1", true),
-            ("T", true),
-            ("false", false),
-            ("yes", false),
-            ("", false),
-        ] {
-            assert_eq!(
-                settings(&["list"], &[("HELM_DEBUG", value)]).debug,
-                on,
-                "{value}"
-            );
-        }
-    }
-
-    #[test]
-    fn an_unknown_driver_fails_only_where_storage_is_used() {
-        let s = settings(&["version"], &[("HELM_DRIVER", "sql")]);
-        assert_eq!(
-            s.driver().unwrap_err().to_string(),
-            r#"HELM_DRIVER="sql" is not supported by kubepkg (use secret, configmap or memory)"#
-        );
-    }
 }

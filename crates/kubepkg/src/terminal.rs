@@ -21,7 +21,29 @@ use std::io::IsTerminal as _;
 
 use kubepkg_package::style::Palette;
 
-use crate::cli::{ColorChoice, ProgressMode};
+/// The values of `--color`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// No colour.
+    Never,
+    /// Colour on a terminal, by the environment's rules.
+    #[default]
+    Auto,
+    /// Colour, also on a pipe or in a file (a flag on the command line overrides NO_COLOR).
+    Always,
+}
+
+/// The values of `--progress`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProgressMode {
+    /// Live on a terminal that can redraw lines, outside CI; plain otherwise.
+    #[default]
+    Auto,
+    /// Live lines always: also in CI, with TERM=dumb, or on a pipe (escape codes and all).
+    Live,
+    /// One line per event, as on a pipe.
+    Plain,
+}
 
 /// Which of the process's streams are terminals (probed once, by [`Streams::probe`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -202,68 +224,6 @@ mod tests {
             &[("TERM", "xterm")],
         );
         assert_eq!((t.stdout, t.stderr), (Palette::PLAIN, Palette::ANSI));
-    }
-
-    /// `--no-color` on every verb, before or after it; `--progress` on the verbs that print
-    /// progress, `auto` by default.
-    #[test]
-    fn flags_parse_where_they_belong() {
-        use crate::cli::{Cli, Command, PackageCommand, with_global_flags_after_the_verb};
-        use clap::Parser as _;
-        let parse = |args: &[&str]| {
-            let argv = std::iter::once("kubepkg").chain(args.iter().copied());
-            Cli::try_parse_from(with_global_flags_after_the_verb(
-                argv.map(Into::into).collect(),
-            ))
-            .unwrap()
-        };
-        assert!(parse(&["--no-color", "plan", "p", "d"]).terminal.no_color);
-        assert!(parse(&["plan", "p", "d", "--no-color"]).terminal.no_color);
-        assert!(parse(&["-n", "x", "--no-color", "list"]).terminal.no_color);
-        assert!(!parse(&["list"]).terminal.no_color);
-        assert_eq!(
-            parse(&["list", "--color", "always"]).terminal.choice(),
-            ColorChoice::Always
-        );
-        assert_eq!(
-            parse(&["--colour=never", "list"]).terminal.choice(),
-            ColorChoice::Never
-        );
-        assert_eq!(
-            parse(&["list", "--no-color", "--color", "always"])
-                .terminal
-                .choice(),
-            ColorChoice::Never
-        );
-        let Command::Apply(a) = parse(&["apply", "p", "d"]).command else {
-            unreachable!()
-        };
-        assert_eq!(a.progress.progress, ProgressMode::Auto);
-        let Command::Apply(a) = parse(&["apply", "p", "d", "--progress", "plain"]).command else {
-            unreachable!()
-        };
-        assert_eq!(a.progress.progress, ProgressMode::Plain);
-        let Command::Upgrade(u) = parse(&["upgrade", "a", "c", "--progress=live"]).command else {
-            unreachable!()
-        };
-        assert_eq!(u.common.op.progress.progress, ProgressMode::Live);
-        let Command::Uninstall(u) = parse(&["uninstall", "a", "--progress", "plain"]).command
-        else {
-            unreachable!()
-        };
-        assert_eq!(u.op.progress.progress, ProgressMode::Plain);
-        let Command::Package(PackageCommand::Rollback(r)) =
-            parse(&["package", "rollback", "a", "--progress", "live"]).command
-        else {
-            unreachable!()
-        };
-        assert_eq!(r.progress.progress, ProgressMode::Live);
-        let bad = Cli::try_parse_from(["kubepkg", "apply", "p", "d", "--progress", "fancy"]);
-        assert!(
-            bad.unwrap_err()
-                .to_string()
-                .contains("possible values: auto, live, plain")
-        );
     }
 
     /// (streams, environment) → `--progress auto` live; `live` and `plain` as they say.

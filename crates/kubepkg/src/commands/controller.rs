@@ -2,11 +2,11 @@
 //! logging to standard error as text or JSON.
 
 use std::net::SocketAddr;
-use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
 use crate::cli::ControllerArgs;
+use crate::exit::Exit;
 use crate::settings::Settings;
 
 /// `:8080` → all interfaces, port 8080; `0` → off.
@@ -24,7 +24,7 @@ fn address(flag: &str, text: &str) -> Result<Option<SocketAddr>> {
         .with_context(|| format!("{flag} {text:?}: expected HOST:PORT, :PORT or 0"))
 }
 
-pub fn run(args: ControllerArgs, settings: &Settings) -> Result<ExitCode> {
+pub async fn run(args: ControllerArgs, settings: &Settings) -> Result<Exit> {
     let metrics_address = address("--metrics-bind-address", &args.metrics_address)?;
     let probe_address = address("--health-probe-bind-address", &args.probe_address)?;
     // `KUBEPKG_LOG` takes tracing's filter directives (`debug`, `info,kube_runtime=debug`; a target is matched as a prefix).
@@ -56,9 +56,10 @@ pub fn run(args: ControllerArgs, settings: &Settings) -> Result<ExitCode> {
         default_interval: args.interval,
         ..Default::default()
     };
-    super::runtime()?.block_on(async {
+    async {
         let cluster = settings.connect().await?;
         kubepkg_controller::run(cluster, config).await?;
-        Ok(ExitCode::SUCCESS)
-    })
+        Ok(Exit::Succeeded)
+    }
+    .await
 }

@@ -5,14 +5,14 @@
 //! (exit 1); Helm's messages for invalid names.
 
 use std::path::Path;
-use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use kubepkg_chart::create;
 
 use crate::cli::CreateArgs;
+use crate::exit::Exit;
 
-pub fn run(args: CreateArgs) -> Result<ExitCode> {
+pub fn run(args: CreateArgs) -> Result<Exit> {
     let target = Path::new(&args.name);
     let name = target
         .file_name()
@@ -22,7 +22,7 @@ pub fn run(args: CreateArgs) -> Result<ExitCode> {
     create::validate_name(&name)?;
     if args.chart {
         create::create(&name, target)?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Exit::Succeeded);
     }
     if !is_dns_label(&name) {
         bail!(
@@ -34,7 +34,7 @@ pub fn run(args: CreateArgs) -> Result<ExitCode> {
     let manifest = target.join(kubepkg_package::manifest::MANIFEST_FILE);
     std::fs::write(&manifest, package_manifest(&name))
         .with_context(|| format!("writing {}", manifest.display()))?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }
 
 fn is_dns_label(s: &str) -> bool {

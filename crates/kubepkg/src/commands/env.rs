@@ -4,11 +4,10 @@
 //! `helm env` prints for the same environment; `HELM_DRIVER` and `KUBEPKG_CACHE_DIR` are read
 //! by kubepkg as well. With NAME, only that value (nothing for an unknown one, as Helm).
 
-use std::process::ExitCode;
-
 use anyhow::Result;
 
 use crate::cli::EnvArgs;
+use crate::exit::Exit;
 use crate::settings::Settings;
 
 /// The variables and their resolved values, sorted by name.
@@ -40,7 +39,7 @@ pub fn variables(settings: &Settings) -> Vec<(&'static str, String)> {
     vars
 }
 
-pub fn run(args: EnvArgs, settings: &Settings) -> Result<ExitCode> {
+pub fn run(args: EnvArgs, settings: &Settings) -> Result<Exit> {
     let vars = variables(settings);
     match args.name {
         Some(name) => {
@@ -55,5 +54,5 @@ pub fn run(args: EnvArgs, settings: &Settings) -> Result<ExitCode> {
             }
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }

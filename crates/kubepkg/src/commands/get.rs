@@ -1,29 +1,27 @@
 //! `kubepkg get all|values|manifest|hooks|notes|metadata NAME`: parts of a stored revision, as
 //! Helm prints them (`values --all`: the computed values, `kubepkg_engine::verbs`).
 
-use std::process::ExitCode;
-
 use anyhow::Result;
 use kubepkg_engine::verbs::computed_values;
-use kubepkg_release::output::{self, Format};
+use kubepkg_release::output;
 use kubepkg_release::query;
 
-use super::runtime;
 use crate::cli::GetArgs;
+use crate::exit::Exit;
 use crate::settings::Settings;
 
-pub fn run(args: GetArgs, settings: &Settings) -> Result<ExitCode> {
-    runtime()?.block_on(async {
+pub async fn run(args: GetArgs, settings: &Settings) -> Result<Exit> {
+    async {
         let cluster = settings.connect().await?;
         let store = settings.store(&cluster, false)?;
         let (r, labels) = query::revision_with_labels(&store, &args.name, args.revision).await?;
         let text = match args.what.as_str() {
             "values" if args.all => {
-                output::values(&computed_values(&r), true, Format::parse(&args.output)?)?
+                output::values(&computed_values(&r), true, args.output.helm())?
             }
-            "values" => output::values(&r.config, false, Format::parse(&args.output)?)?,
+            "values" => output::values(&r.config, false, args.output.helm())?,
             "all" => output::get_all(&r, &computed_values(&r))?,
-            "metadata" => output::metadata(&r, &labels, Format::parse(&args.output)?)?,
+            "metadata" => output::metadata(&r, &labels, args.output.helm())?,
             "manifest" => output::manifest(&r),
             "hooks" => output::hooks(&r),
             "notes" => output::notes(&r),
@@ -32,6 +30,6 @@ pub fn run(args: GetArgs, settings: &Settings) -> Result<ExitCode> {
             ),
         };
         print!("{text}");
-        Ok(ExitCode::SUCCESS)
-    })
+        Ok(Exit::Succeeded)
+    }.await
 }

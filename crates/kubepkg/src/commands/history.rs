@@ -2,26 +2,26 @@
 //! (see [`super::package::resolve`]), else the Helm release NAME's revisions as `helm history`
 //! prints them.
 
-use std::process::ExitCode;
-
 use anyhow::Result;
-use kubepkg_release::output::{self, Format};
+use kubepkg_release::output;
 use kubepkg_release::query;
 
-use super::{package, runtime};
+use super::package;
 use crate::cli::QueryArgs;
+use crate::exit::Exit;
 use crate::settings::Settings;
 
-pub fn run(args: QueryArgs, settings: &Settings) -> Result<ExitCode> {
+pub async fn run(args: QueryArgs, settings: &Settings) -> Result<Exit> {
     let q = &args.query;
-    runtime()?.block_on(async {
+    async {
         let cluster = settings.connect().await?;
         if package::resolve(&cluster, &q.name, args.target).await? {
-            return package::history(&cluster, &q.name, &q.output).await;
+            return package::history(&cluster, &q.name, q.output).await;
         }
         let store = settings.store(&cluster, false)?;
         let history = query::history(&store, &q.name, q.max).await?;
-        print!("{}", output::history(&history, Format::parse(&q.output)?)?);
-        Ok(ExitCode::SUCCESS)
-    })
+        print!("{}", output::history(&history, q.output.helm())?);
+        Ok(Exit::Succeeded)
+    }
+    .await
 }

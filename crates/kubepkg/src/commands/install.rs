@@ -3,33 +3,31 @@
 //! capabilities and touches no cluster; `--dry-run=server` renders against the cluster and
 //! has the API server validate every object (server-side dry run); neither writes anything.
 
-use std::process::ExitCode;
-
 use anyhow::Result;
 use kubepkg_engine::verbs::{self, DryRunMode};
 use kubepkg_release::action::Options;
-use kubepkg_release::output::{self, Format};
+use kubepkg_release::output;
 
-use super::{locate_chart, runtime};
+use super::locate_chart;
 use crate::cli::InstallArgs;
+use crate::exit::Exit;
 use crate::progress::Printer;
 use crate::settings::Settings;
 
-pub fn run(args: InstallArgs, settings: &Settings) -> Result<ExitCode> {
+pub async fn run(args: InstallArgs, settings: &Settings) -> Result<Exit> {
     let values = verbs::user_values(&args.values.options())?;
     let dry_run = DryRunMode::parse(args.dry_run.as_deref())?;
-    let format = Format::parse(&args.op.output).unwrap_or_default();
-    let rt = runtime()?;
-    let located = rt.block_on(locate_chart(&args.chart, &args.source, settings))?;
+    let format = args.op.output.helm();
+    let located = locate_chart(&args.chart, &args.source, settings).await?;
     let chart = located.path.as_path();
     if dry_run == Some(DryRunMode::Client) {
         let namespace = settings.offline_namespace();
         let description = args.op.description.as_deref();
         let release = verbs::install_offline(&args.name, &namespace, chart, values, description)?;
         print!("{}", output::release(&release, format)?);
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Exit::Succeeded);
     }
-    rt.block_on(async {
+    async {
         let cluster = settings.connect().await?;
         let caps = verbs::capabilities(&cluster).await?;
         let prepared =
@@ -44,8 +42,9 @@ pub fn run(args: InstallArgs, settings: &Settings) -> Result<ExitCode> {
             .await?;
         printer.finish(true);
         print!("{}", output::release(&release, format)?);
-        Ok(ExitCode::SUCCESS)
-    })
+        Ok(Exit::Succeeded)
+    }
+    .await
 }
 
 /// The release layer's options from install's (and upgrade's) flags.

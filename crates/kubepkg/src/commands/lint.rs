@@ -4,7 +4,6 @@
 //! exit 1). The rules live in `kubepkg_lint`.
 
 use std::path::Path;
-use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 use kubepkg_lint::chart::Target;
@@ -12,9 +11,11 @@ use kubepkg_lint::report::{Entry, EntryKind, LintReport};
 use kubepkg_lint::{LintOptions, lint_path};
 
 use crate::cli::LintArgs;
+use crate::exit::Exit;
+use crate::format::Format;
 use crate::settings::Settings;
 
-pub fn run(args: LintArgs, settings: &Settings) -> Result<ExitCode> {
+pub fn run(args: LintArgs, settings: &Settings) -> Result<Exit> {
     let kube_version = match &args.kube_version {
         None => None,
         Some(v) => Some(
@@ -76,7 +77,7 @@ pub fn run(args: LintArgs, settings: &Settings) -> Result<ExitCode> {
             }
         }
     }
-    let outcome = if args.output == "json" {
+    let outcome = if args.output == Format::Json {
         report.json()
     } else {
         report.text()
@@ -84,7 +85,7 @@ pub fn run(args: LintArgs, settings: &Settings) -> Result<ExitCode> {
     print!("{}", outcome.stdout);
     match outcome.failure {
         Some(summary) => Err(anyhow::anyhow!(summary)),
-        None => Ok(ExitCode::SUCCESS),
+        None => Ok(Exit::Succeeded),
     }
 }
 

@@ -2,15 +2,13 @@
 //! (Helm 4's state mask: every status by default) and printed as `helm list` prints them.
 //! `kubepkg list --packages` lists packages.
 
-use std::process::ExitCode;
-
 use anyhow::Result;
 use kubepkg_release::Status;
-use kubepkg_release::output::{self, Format};
+use kubepkg_release::output;
 use kubepkg_release::query::{self, Filter, ListOptions, Selector, StateMask};
 
-use super::runtime;
 use crate::cli::ListArgs;
+use crate::exit::Exit;
 use crate::settings::Settings;
 
 /// The state flags as Helm's mask (`-a`: every state, as Helm 3's flag).
@@ -41,11 +39,11 @@ fn states(a: &ListArgs) -> StateMask {
     StateMask::of(&states)
 }
 
-pub fn run(args: ListArgs, settings: &Settings) -> Result<ExitCode> {
-    runtime()?.block_on(async {
+pub async fn run(args: ListArgs, settings: &Settings) -> Result<Exit> {
+    async {
         let cluster = settings.connect().await?;
         if args.packages {
-            return super::package::list(&cluster, args.all_namespaces, &args.output).await;
+            return super::package::list(&cluster, args.all_namespaces, args.output).await;
         }
         let opts = ListOptions {
             states: states(&args),
@@ -59,11 +57,12 @@ pub fn run(args: ListArgs, settings: &Settings) -> Result<ExitCode> {
         let store = settings.store(&cluster, args.all_namespaces)?;
         let list = query::list(&store.driver, &opts).await?;
         let text = if args.short {
-            output::list_names(&list, Format::parse(&args.output).unwrap_or_default())?
+            output::list_names(&list, args.output.helm())?
         } else {
-            output::list(&list, Format::parse(&args.output)?, args.no_headers)?
+            output::list(&list, args.output.helm(), args.no_headers)?
         };
         print!("{text}");
-        Ok(ExitCode::SUCCESS)
-    })
+        Ok(Exit::Succeeded)
+    }
+    .await
 }

@@ -32,57 +32,56 @@ mod uninstall;
 mod upgrade;
 mod version;
 
-use std::process::ExitCode;
-
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::cli::Command;
 use crate::error::CliError;
+use crate::exit::Exit;
+use crate::format::Format;
 use crate::settings::Settings;
 
-/// Run the parsed command and return the process exit code.
-pub fn run(command: Command, settings: &Settings) -> Result<ExitCode, CliError> {
+/// Runs the parsed command on the one runtime `main` built, and returns how it ended.
+pub async fn run(command: Command, settings: &Settings) -> Result<Exit, CliError> {
     Ok(match command {
-        Command::Plan(args) => return package::plan(*args, settings),
-        Command::Apply(args) => return package::apply(*args, settings),
+        Command::Plan(args) => return package::plan(*args, settings).await,
+        Command::Apply(args) => return package::apply(*args, settings).await,
         Command::Version(args) => version::run(args),
         Command::Env(args) => env::run(args, settings),
         Command::Completion(args) => completion::run(args),
-        Command::Render(args) => render::run(*args, settings),
+        Command::Render(args) => render::run(*args, settings).await,
         Command::Schema => schema::run(),
-        Command::Template(args) => template::run(*args, settings),
-        Command::Values(args) => package::values(*args, settings),
-        Command::Package(cmd) => package::run(cmd, settings),
-        Command::Install(args) => install::run(*args, settings),
-        Command::Upgrade(args) => upgrade::run(*args, settings),
-        Command::Rollback(args) => rollback::run(*args, settings),
-        Command::Uninstall(args) => uninstall::run(*args, settings),
-        Command::List(args) => list::run(*args, settings),
-        Command::History(args) => history::run(*args, settings),
-        Command::Status(args) => status::run(*args, settings),
-        Command::Get(args) => get::run(*args, settings),
-        Command::Pull(args) => pull::run(*args, settings),
-        Command::Push(args) => push::run(*args, settings),
-        Command::Sign(args) => sign::run(*args, settings),
-        Command::Registry(cmd) => registry::run(cmd, settings),
-        Command::Test(args) => test::run(*args, settings),
-        Command::Repo(cmd) => repo::run(cmd, settings),
+        Command::Template(args) => template::run(*args, settings).await,
+        Command::Values(args) => package::values(*args, settings).await,
+        Command::Package(cmd) => package::run(cmd, settings).await,
+        Command::Install(args) => install::run(*args, settings).await,
+        Command::Upgrade(args) => upgrade::run(*args, settings).await,
+        Command::Rollback(args) => rollback::run(*args, settings).await,
+        Command::Uninstall(args) => uninstall::run(*args, settings).await,
+        Command::List(args) => list::run(*args, settings).await,
+        Command::History(args) => history::run(*args, settings).await,
+        Command::Status(args) => status::run(*args, settings).await,
+        Command::Get(args) => get::run(*args, settings).await,
+        Command::Pull(args) => pull::run(*args, settings).await,
+        Command::Push(args) => push::run(*args, settings).await,
+        Command::Sign(args) => sign::run(*args, settings).await,
+        Command::Registry(cmd) => registry::run(cmd, settings).await,
+        Command::Test(args) => test::run(*args, settings).await,
+        Command::Repo(cmd) => repo::run(cmd, settings).await,
         Command::Search(cmd) => repo::search(cmd, settings),
-        Command::Dependency(cmd) => repo::dependency(cmd, settings),
-        Command::Controller(args) => controller::run(*args, settings),
+        Command::Dependency(cmd) => repo::dependency(cmd, settings).await,
+        Command::Controller(args) => controller::run(*args, settings).await,
         Command::Lint(args) => lint::run(*args, settings),
         Command::Create(args) => create::run(*args),
-        Command::Show(cmd) => show::run(cmd, settings),
+        Command::Show(cmd) => show::run(cmd, settings).await,
     }?)
 }
 
-/// A tokio runtime for one command.
-fn runtime() -> Result<tokio::runtime::Runtime> {
+/// The one tokio runtime of a run, built by `main` before anything else.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .context("starting the async runtime")
 }
 
 /// The chart `reference` names, located on disk (fetched into the cache when it is remote),
@@ -109,14 +108,13 @@ const RELEASE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300)
 /// Prints `j` as `-o json|yaml` asks, or `text()` for `-o table|text`.
 pub(crate) fn print_structured(
     j: serde_json::Value,
-    output: &str,
+    output: Format,
     text: impl FnOnce() -> String,
 ) -> Result<()> {
     match output {
-        "json" => println!("{j}"),
-        "yaml" => print!("{}", kubepkg_release::output::yaml(&j)?),
-        "table" | "text" => print!("{}", text()),
-        other => anyhow::bail!("invalid output format {other:?}: use table, json or yaml"),
+        Format::Json => println!("{j}"),
+        Format::Yaml => print!("{}", kubepkg_release::output::yaml(&j)?),
+        Format::Table | Format::Text => print!("{}", text()),
     }
     Ok(())
 }

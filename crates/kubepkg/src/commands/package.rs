@@ -3,13 +3,9 @@
 //! NAME takes), and their `package …` aliases. Thin: read flags, load the package, call
 //! `kubepkg_engine::ops`, print.
 //!
-//! Exit codes (also for scripts; `kubepkg --help` lists them): 0 succeeded (or nothing to
-//! change), 1 error before anything changed, 2 usage, 3 upgrade failed and rolled back,
-//! 4 `UpgradeFailed` (fix forward), 5 `InstallFailed` (state kept), 6 `RequirementsNotMet`,
-//! 7 `InvalidPackage` ([`CliError::InvalidPackage`]).
+//! Exit codes: [`crate::exit::Exit`], from the outcome of a run or the kind of error.
 
 use std::path::Path;
-use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -28,12 +24,14 @@ use kubepkg_package::values::{
 };
 use kubepkg_progress::{Event, Message, Sink};
 
-use super::{print_structured, runtime};
+use super::print_structured;
 use crate::cli::{
     ApplyArgs, BackendArgs, PackageCommand, PackageSourceArgs, PackageValuesArgs,
     PackageValuesFlags, PlanArgs, TargetArgs,
 };
 use crate::error::CliError;
+use crate::exit::Exit;
+use crate::format::Format;
 use crate::progress::Printer;
 use crate::settings::Settings;
 
@@ -51,7 +49,7 @@ impl Drop for Loaded {
 
 /// Loads the package `path` names; an `oci://` reference is first pulled into the cache
 /// (`package_oci::locate`) and its resolved tag and digest kept as the package's source.
-pub(super) fn load(
+pub(super) async fn load(
     path: &Path,
     oci: &PackageSourceArgs,
     settings: &Settings,
@@ -66,16 +64,17 @@ pub(super) fn load(
                 .into(),
             ));
         }
-        return load_local(path, &oci.access.options(), settings);
+        return load_local(path, &oci.access.options(), settings).await;
     };
-    let located = runtime()?.block_on(super::package_oci::locate(
+    let located = super::package_oci::locate(
         reference,
         oci.version.as_deref(),
         &oci.access,
         &oci.verify,
         settings,
-    ))?;
-    let mut loaded = load_local(&located.path, &oci.access.options(), settings)?;
+    )
+    .await?;
+    let mut loaded = load_local(&located.path, &oci.access.options(), settings).await?;
     let resolved = kubepkg_oci::Reference::parse(&located.origin.reference)
         .map_err(|e| CliError::Failed(e.into()))?;
     loaded.package.source = Some(kubepkg_package::revision::PackageSource {
@@ -88,7 +87,7 @@ pub(super) fn load(
 
 /// The one loader of packages of the CLI: the package (directory or archive), then the charts
 /// of its `chart: {repository, …}` components fetched by `kubepkg.lock`.
-fn load_local(
+async fn load_local(
     path: &Path,
     options: &kubepkg_source::SourceOptions,
     settings: &Settings,
@@ -105,13 +104,9 @@ fn load_local(
         CliError::from(e)
     })?;
     let mut loaded = Loaded { package, scratch };
-    runtime()?
-        .block_on(kubepkg_source::package::fetch_locked(
-            &mut loaded.package,
-            options,
-            &settings.paths,
-        ))
-        .map_err(|e| CliError::InvalidPackage(e.into()))?;
+    kubepkg_source::package::fetch_locked(&mut loaded.package, options, &settings.paths)
+        .await
+        .map_err(CliError::from)?;
     Ok(loaded)
 }
 
@@ -270,13 +265,13 @@ async fn add_backend_objects(
 }
 
 /// `kubepkg plan NAME PACKAGE`.
-pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
-    let loaded = load(&args.package, &args.oci, settings)?;
+pub async fn plan(args: PlanArgs, settings: &Settings) -> Result<Exit, CliError> {
+    let loaded = load(&args.package, &args.oci, settings).await?;
     let user = user_values(&args.values)?;
     let backend = backend(&args.backend, &args.oci, settings)?;
     let timeout = args.timeout;
     let mut plan = if args.with_cluster {
-        runtime()?.block_on(async {
+        async {
             let kc = connect(settings, timeout, Printer::text().sink()).await?;
             let ns = kc.kube.namespace.clone();
             let instance = Instance {
@@ -295,7 +290,8 @@ pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
             )
             .await?;
             Ok::<_, CliError>(plan)
-        })?
+        }
+        .await?
     } else {
         let ns = settings.offline_namespace();
         let instance = Instance {
@@ -303,20 +299,13 @@ pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
             namespace: &ns,
         };
         let mut plan = ops::plan_offline(&loaded.package, instance, &user)?;
-        runtime()?.block_on(add_backend_objects(
-            &mut plan,
-            &backend,
-            None,
-            &loaded.package,
-            &user,
-            timeout,
-        ))?;
+        add_backend_objects(&mut plan, &backend, None, &loaded.package, &user, timeout).await?;
         plan
     };
     if args.show_secrets {
         plan.reveal_secrets();
     }
-    if args.output == "json" {
+    if args.output == Format::Json {
         println!(
             "{}",
             serde_json::to_string_pretty(&plan).map_err(anyhow::Error::from)?
@@ -325,17 +314,17 @@ pub fn plan(args: PlanArgs, settings: &Settings) -> Result<ExitCode, CliError> {
         let palette = settings.terminal.stdout;
         print!("{}", render_styled(&plan, !args.no_diff, palette));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }
 
 /// `kubepkg apply NAME PACKAGE`.
-pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError> {
-    let loaded = load(&args.package, &args.oci, settings)?;
+pub async fn apply(args: ApplyArgs, settings: &Settings) -> Result<Exit, CliError> {
+    let loaded = load(&args.package, &args.oci, settings).await?;
     let user = user_values(&args.values)?;
     let timeout = args.timeout;
-    let printer = Printer::new(&args.output, args.progress.progress, &settings.terminal)?;
+    let printer = Printer::new(args.output, args.progress.progress, &settings.terminal);
     let backend = backend(&args.backend, &args.oci, settings)?;
-    runtime()?.block_on(async {
+    async {
         let mut kc = connect(settings, timeout, printer.sink()).await?;
         let shown = backend.clone();
         kc.backend = backend;
@@ -388,7 +377,7 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError>
                 printer.finish(false);
                 print!("{}", render_styled(&plan, true, settings.terminal.stdout));
             }
-            return Ok(ExitCode::SUCCESS);
+            return Ok(Exit::Succeeded);
         }
         let options = ops::ApplyOptions {
             timeout,
@@ -398,12 +387,13 @@ pub fn apply(args: ApplyArgs, settings: &Settings) -> Result<ExitCode, CliError>
         let (outcome, _plan) =
             ops::apply(&mut kc, &loaded.package, instance, &user, options).await?;
         Ok(printer.outcome(&outcome)?)
-    })
+    }
+    .await
 }
 
 /// `kubepkg values NAME`.
-pub fn values(args: PackageValuesArgs, settings: &Settings) -> Result<ExitCode> {
-    runtime()?.block_on(async {
+pub async fn values(args: PackageValuesArgs, settings: &Settings) -> Result<Exit> {
+    async {
         let kc = connect(settings, Duration::from_secs(60), Printer::text().sink()).await?;
         let ns = kc.kube.namespace.clone();
         let instance = Instance {
@@ -428,42 +418,44 @@ pub fn values(args: PackageValuesArgs, settings: &Settings) -> Result<ExitCode> 
                 }
             }
         }
-        Ok(ExitCode::SUCCESS)
-    })
+        Ok(Exit::Succeeded)
+    }
+    .await
 }
 
 /// `kubepkg package …`: always the package meaning of NAME.
-pub fn run(cmd: PackageCommand, settings: &Settings) -> Result<ExitCode> {
+pub async fn run(cmd: PackageCommand, settings: &Settings) -> Result<Exit> {
     let cmd = match cmd {
         // Offline: no cluster connection.
-        PackageCommand::Lock(a) => return lock(&a.package, &a.access, settings),
-        PackageCommand::Push(a) => return super::package_oci::push(*a, settings),
-        PackageCommand::Pull(a) => return super::package_oci::pull(*a, settings),
+        PackageCommand::Lock(a) => return lock(&a.package, &a.access, settings).await,
+        PackageCommand::Push(a) => return super::package_oci::push(*a, settings).await,
+        PackageCommand::Pull(a) => return super::package_oci::pull(*a, settings).await,
         PackageCommand::Pack(a) => return super::package_pack::run(*a),
-        PackageCommand::Save(a) => return super::package_archive::save(*a, settings),
-        PackageCommand::Load(a) => return super::package_archive::load(*a, settings),
+        PackageCommand::Save(a) => return super::package_archive::save(*a, settings).await,
+        PackageCommand::Load(a) => return super::package_archive::load(*a, settings).await,
         PackageCommand::Status(a) => Online::Status(a),
         PackageCommand::History(a) => Online::History(a),
         PackageCommand::Rollback(a) => Online::Rollback(a),
         PackageCommand::Uninstall(a) => Online::Uninstall(a),
         PackageCommand::List(a) => Online::List(a),
     };
-    runtime()?.block_on(async {
+    async {
         let kube = settings.connect().await?;
         match cmd {
-            Online::Status(a) => status(&kube, &a.name, a.revision, &a.output).await,
-            Online::History(a) => history(&kube, &a.name, &a.output).await,
+            Online::Status(a) => status(&kube, &a.name, a.revision, a.output).await,
+            Online::History(a) => history(&kube, &a.name, a.output).await,
             Online::Rollback(a) => {
-                let printer = Printer::new(&a.output, a.progress.progress, &settings.terminal)?;
+                let printer = Printer::new(a.output, a.progress.progress, &settings.terminal);
                 rollback(&kube, &a.name, a.revision, a.force, a.timeout, &printer).await
             }
             Online::Uninstall(a) => {
-                let printer = Printer::new(&a.output, a.progress.progress, &settings.terminal)?;
+                let printer = Printer::new(a.output, a.progress.progress, &settings.terminal);
                 uninstall(&kube, &a.name, a.keep_history, a.timeout, &printer).await
             }
-            Online::List(a) => list(&kube, a.all_namespaces, &a.output).await,
+            Online::List(a) => list(&kube, a.all_namespaces, a.output).await,
         }
-    })
+    }
+    .await
 }
 
 /// The `package` verbs that talk to the cluster.
@@ -476,17 +468,13 @@ enum Online {
 }
 
 /// `kubepkg package lock [PACKAGE]`: writes `kubepkg.lock` next to `kubepkg.yaml`.
-fn lock(
+async fn lock(
     dir: &Path,
     access: &crate::cli::RegistryAccessArgs,
     settings: &Settings,
-) -> Result<ExitCode> {
+) -> Result<Exit> {
     let package = kubepkg_package::source::load_dir(dir)?;
-    let lock = runtime()?.block_on(kubepkg_source::package::lock(
-        &package,
-        &access.options(),
-        &settings.paths,
-    ))?;
+    let lock = kubepkg_source::package::lock(&package, &access.options(), &settings.paths).await?;
     lock.write(&package.root)?;
     for (name, c) in &lock.components {
         println!(
@@ -494,7 +482,7 @@ fn lock(
             c.name, c.version, c.digest, c.repository
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }
 
 /// Whether NAME means a package for a bare verb (`status`, `history`, `rollback`,
@@ -536,8 +524,8 @@ pub async fn status(
     kube: &kubepkg_kube::Cluster,
     name: &str,
     revision: Option<u64>,
-    output: &str,
-) -> Result<ExitCode> {
+    output: Format,
+) -> Result<Exit> {
     let kc = cluster(kube, Duration::from_secs(60), Printer::text().sink());
     if let Some(n) = revision {
         let h = ops::history(&kc, instance(name, kube)).await?;
@@ -546,30 +534,30 @@ pub async fn status(
         })?;
         let v = serde_json::json!({"revision": rev});
         print_structured(v, output, || kubepkg_package::report::revision_text(&rev))?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Exit::Succeeded);
     }
     let (rev, states) = ops::status(&kc, instance(name, kube)).await?;
     let v = serde_json::json!({"revision": rev, "components": states});
     print_structured(v, output, || status_text(&rev, &states))?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }
 
 /// `kubepkg history NAME` of a package, oldest first.
-pub async fn history(kube: &kubepkg_kube::Cluster, name: &str, output: &str) -> Result<ExitCode> {
+pub async fn history(kube: &kubepkg_kube::Cluster, name: &str, output: Format) -> Result<Exit> {
     let kc = cluster(kube, Duration::from_secs(60), Printer::text().sink());
     let h = ops::history(&kc, instance(name, kube)).await?;
     print_structured(serde_json::to_value(&h.revisions)?, output, || {
         history_text(&h)
     })?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }
 
 /// `kubepkg list --packages`: the latest revision of each package.
 pub async fn list(
     kube: &kubepkg_kube::Cluster,
     all_namespaces: bool,
-    output: &str,
-) -> Result<ExitCode> {
+    output: Format,
+) -> Result<Exit> {
     let kc = cluster(kube, Duration::from_secs(60), Printer::text().sink());
     let all = kc
         .store
@@ -582,7 +570,7 @@ pub async fn list(
     print_structured(serde_json::to_value(&all)?, output, || {
         kubepkg_package::report::list_text(&all)
     })?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }
 
 /// `kubepkg rollback NAME [REVISION]` of a package.
@@ -593,7 +581,7 @@ pub async fn rollback(
     force: bool,
     timeout: Duration,
     printer: &Printer,
-) -> Result<ExitCode> {
+) -> Result<Exit> {
     let caps = ops::capabilities(kube).await;
     let mut kc = KubeCluster::with_sink(kube.clone(), caps, timeout, printer.sink());
     let outcome = ops::rollback(&mut kc, instance(name, kube), revision, force, timeout).await?;
@@ -607,9 +595,9 @@ pub async fn uninstall(
     keep_history: bool,
     timeout: Duration,
     printer: &Printer,
-) -> Result<ExitCode> {
+) -> Result<Exit> {
     let mut kc = cluster(kube, timeout, printer.sink());
     let done = ops::uninstall(&mut kc, instance(name, kube), keep_history, timeout).await?;
     printer.uninstalled(name, &done, keep_history);
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }

@@ -7,14 +7,13 @@
 //! count and sizes capped) and every blob's digest is checked before anything is pushed.
 
 use std::path::Path;
-use std::process::ExitCode;
 
 use anyhow::{Context, Result, anyhow, bail};
 use kubepkg_chart::archive::{BufferedFile, Limits as ArchiveLimits};
 use kubepkg_oci::Reference;
 
-use super::runtime;
 use crate::cli::{PackageLoadArgs, PackageSaveArgs};
+use crate::exit::Exit;
 use crate::settings::Settings;
 
 /// At most this many entries in a layout tar.
@@ -22,16 +21,17 @@ const MAX_ENTRIES: usize = 10_000;
 /// A layout tar may hold this many times the blob cap in all.
 const TOTAL_BLOBS: u64 = 4;
 
-pub fn save(args: PackageSaveArgs, settings: &Settings) -> Result<ExitCode> {
+pub async fn save(args: PackageSaveArgs, settings: &Settings) -> Result<Exit> {
     if !kubepkg_oci::reference::is_oci(&args.reference) {
-        return save_local(args, settings);
+        return save_local(args, settings).await;
     }
     let repo = Reference::parse(&args.reference)?;
     let client = kubepkg_source::oci::client(&args.access.options(), &settings.paths)?;
-    let saved = runtime()?.block_on(async {
+    let saved = async {
         let resolved = kubepkg_oci::resolve(&client, &repo, args.version.as_deref()).await?;
         kubepkg_oci::layout::save(&client, &resolved).await
-    })?;
+    }
+    .await?;
     write_layout(&saved.layout, &args.output)?;
     let shown = saved.reference.to_string();
     println!(
@@ -43,12 +43,12 @@ pub fn save(args: PackageSaveArgs, settings: &Settings) -> Result<ExitCode> {
     for s in &saved.signatures {
         println!("With: {s}");
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }
 
 /// `package save DIR|PKG.tgz`: the artifact `package push` would send, laid out without a
 /// registry (its charts of repositories vendored from the lock, as push vendors them).
-fn save_local(args: PackageSaveArgs, settings: &Settings) -> Result<ExitCode> {
+async fn save_local(args: PackageSaveArgs, settings: &Settings) -> Result<Exit> {
     let path = Path::new(&args.reference);
     if !path.exists() {
         bail!(
@@ -63,7 +63,8 @@ fn save_local(args: PackageSaveArgs, settings: &Settings) -> Result<ExitCode> {
         );
     }
     let scratch = super::package_oci::Scratch::new()?;
-    let artifact = super::package_oci::artifact(path, &args.access.options(), settings, &scratch)?;
+    let artifact =
+        super::package_oci::artifact(path, &args.access.options(), settings, &scratch).await?;
     let assembled = kubepkg_oci::package::assemble(&artifact)?;
     write_layout(&kubepkg_oci::layout::of_assembled(&assembled), &args.output)?;
     println!(
@@ -74,7 +75,7 @@ fn save_local(args: PackageSaveArgs, settings: &Settings) -> Result<ExitCode> {
         args.output.display()
     );
     println!("Digest: {}", assembled.digest);
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }
 
 /// The layout's files as an uncompressed tar, written to `output` through a rename.
@@ -88,7 +89,7 @@ fn write_layout(layout: &kubepkg_oci::layout::Layout, output: &Path) -> Result<(
     write_atomically(output, &tar)
 }
 
-pub fn load(args: PackageLoadArgs, settings: &Settings) -> Result<ExitCode> {
+pub async fn load(args: PackageLoadArgs, settings: &Settings) -> Result<Exit> {
     let shown = args.archive.display().to_string();
     let oci_limits = kubepkg_oci::Limits::from_env()?;
     let limits = ArchiveLimits {
@@ -137,7 +138,7 @@ pub fn load(args: PackageLoadArgs, settings: &Settings) -> Result<ExitCode> {
         repo = repo.join(&config.name);
     }
     let client = kubepkg_source::oci::client(&args.access.options(), &settings.paths)?;
-    let loaded = runtime()?.block_on(kubepkg_oci::layout::push(&client, &repo, &layout))?;
+    let loaded = kubepkg_oci::layout::push(&client, &repo, &layout).await?;
     for (i, (reference, digest)) in loaded.pushed.iter().enumerate() {
         let shown = reference.to_string();
         let shown = shown.trim_start_matches(kubepkg_oci::reference::SCHEME);
@@ -148,7 +149,7 @@ pub fn load(args: PackageLoadArgs, settings: &Settings) -> Result<ExitCode> {
             println!("With: {shown}");
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }
 
 /// A layout entry's name: `./` dropped; absolute paths and `..` refused.
@@ -179,70 +180,4 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
             let _ = std::fs::remove_file(&tmp);
             anyhow!("writing {}: {e}", path.display())
         })
-}
-
-/// `package push` of a package with `chart:` (or `path: oci://…`) components: fetches the
-/// charts its `kubepkg.lock` names (refused when it has none or it no longer matches
-/// kubepkg.yaml, as `plan` refuses), turns those components into the fetched archives (so the
-/// artifact's chart layers hold them), and returns a copy of the package directory with the
-/// charts added under `vendor/charts/` for the package archive, so the installed package never
-/// needs the chart repository or registry. `None` when nothing is to be vendored.
-pub(super) fn vendor(
-    package: &mut kubepkg_package::Package,
-    options: &kubepkg_source::SourceOptions,
-    settings: &Settings,
-    scratch: &Path,
-) -> Result<Option<std::path::PathBuf>> {
-    use kubepkg_package::manifest::ChartSource;
-    if !package
-        .components
-        .iter()
-        .any(|c| matches!(c.chart, ChartSource::Repository(_)))
-    {
-        return Ok(None);
-    }
-    let before: Vec<bool> = package
-        .components
-        .iter()
-        .map(|c| matches!(c.chart, ChartSource::Repository(_)))
-        .collect();
-    runtime()?.block_on(kubepkg_source::package::fetch_locked(
-        package,
-        options,
-        &settings.paths,
-    ))?;
-    let copy = scratch.join(".vendored").join(&package.meta.name);
-    copy_dir(&package.root, &copy)?;
-    let vendor = copy.join(kubepkg_package::lock::VENDOR_DIR);
-    std::fs::create_dir_all(&vendor).with_context(|| format!("creating {}", vendor.display()))?;
-    for (c, was_remote) in package.components.iter().zip(before) {
-        if !was_remote {
-            continue;
-        }
-        let path = c.chart.path();
-        let file = path
-            .file_name()
-            .with_context(|| format!("component {}: the fetched chart has no file name", c.name))?;
-        std::fs::copy(path, vendor.join(file))
-            .with_context(|| format!("vendoring {} into the package", path.display()))?;
-    }
-    Ok(Some(copy))
-}
-
-/// Copies the regular files and directories under `from` to `to` (links are not followed:
-/// a package directory's files only).
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
-    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
-        let entry = entry.with_context(|| format!("reading {}", from.display()))?;
-        let kind = entry.file_type()?;
-        let target = to.join(entry.file_name());
-        if kind.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target)
-                .with_context(|| format!("copying {}", entry.path().display()))?;
-        }
-    }
-    Ok(())
 }

@@ -5,16 +5,15 @@
 //! signs the pushed digest (`commands/sign.rs`); `--verify-key` verifies it before the pull.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use kubepkg_package::manifest::ChartSource;
 
-use super::runtime;
 use crate::cli::{PackagePullArgs, PackagePushArgs, RegistryAccessArgs, VerifyArgs};
+use crate::exit::Exit;
 use crate::settings::Settings;
 
-pub fn push(args: PackagePushArgs, settings: &Settings) -> Result<ExitCode> {
+pub async fn push(args: PackagePushArgs, settings: &Settings) -> Result<Exit> {
     // Read (and its password asked) before anything is pushed.
     let key = args
         .sign
@@ -23,7 +22,7 @@ pub fn push(args: PackagePushArgs, settings: &Settings) -> Result<ExitCode> {
         .map(super::sign::signing_key)
         .transpose()?;
     let scratch = Scratch::new()?;
-    let artifact = artifact(&args.package, &args.access.options(), settings, &scratch)?;
+    let artifact = artifact(&args.package, &args.access.options(), settings, &scratch).await?;
     let name = artifact.name.clone();
     let mut repo = kubepkg_oci::Reference::parse(&args.remote)?;
     if repo.tag.is_some() || repo.digest.is_some() {
@@ -36,22 +35,16 @@ pub fn push(args: PackagePushArgs, settings: &Settings) -> Result<ExitCode> {
         repo = repo.join(&name);
     }
     let client = kubepkg_source::oci::client(&args.access.options(), &settings.paths)?;
-    let rt = runtime()?;
-    let pushed = rt.block_on(kubepkg_oci::package::push(&client, &repo, &artifact))?;
-    rt.block_on(super::sign::pushed(
-        &client,
-        &pushed.reference,
-        &pushed.digest,
-        key.as_ref(),
-    ))?;
-    Ok(ExitCode::SUCCESS)
+    let pushed = kubepkg_oci::package::push(&client, &repo, &artifact).await?;
+    super::sign::pushed(&client, &pushed.reference, &pushed.digest, key.as_ref()).await?;
+    Ok(Exit::Succeeded)
 }
 
 /// The artifact `package push` sends for the package at `package_path` (a directory or
 /// `.tgz`): kubepkg.yaml, each component's chart (directories packed as `helm package` packs
-/// them, repository charts vendored from the lock, `package_archive::vendor`) and the package
+/// them, repository charts vendored from the lock, [`vendor`]) and the package
 /// archive. `package save` of a local package lays out the same artifact.
-pub(super) fn artifact(
+pub(super) async fn artifact(
     package_path: &Path,
     options: &kubepkg_source::SourceOptions,
     settings: &Settings,
@@ -60,8 +53,8 @@ pub(super) fn artifact(
     let mut package = kubepkg_package::source::load(package_path, &scratch.0)?;
     let name = package.meta.name.clone();
     let version = package.meta.version.to_string();
-    // Charts of repositories and registries go into the artifact (`package_archive::vendor`).
-    let vendored = super::package_archive::vendor(&mut package, options, settings, &scratch.0)?;
+    // Charts of repositories and registries go into the artifact ([`vendor`]).
+    let vendored = vendor(&mut package, options, settings, &scratch.0).await?;
     let archive = if let Some(dir) = &vendored {
         tar_gz(dir, &name)?
     } else if package_path.is_dir() {
@@ -116,14 +109,15 @@ pub(super) fn artifact(
     })
 }
 
-pub fn pull(args: PackagePullArgs, settings: &Settings) -> Result<ExitCode> {
-    let located = runtime()?.block_on(locate(
+pub async fn pull(args: PackagePullArgs, settings: &Settings) -> Result<Exit> {
+    let located = locate(
         &args.reference,
         args.version.as_deref(),
         &args.access,
         &args.verify,
         settings,
-    ))?;
+    )
+    .await?;
     std::fs::create_dir_all(&args.destination)
         .with_context(|| format!("creating {}", args.destination.display()))?;
     let file = located
@@ -144,7 +138,7 @@ pub fn pull(args: PackagePullArgs, settings: &Settings) -> Result<ExitCode> {
         "Digest: {}",
         located.origin.digest.as_deref().unwrap_or_default()
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }
 
 /// The package archive `reference` (`oci://…`) names at `version`, pulled into the cache
@@ -217,4 +211,66 @@ impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// `package push` of a package with `chart:` (or `path: oci://…`) components: fetches the
+/// charts its `kubepkg.lock` names (refused when it has none or it no longer matches
+/// kubepkg.yaml, as `plan` refuses), turns those components into the fetched archives (so the
+/// artifact's chart layers hold them), and returns a copy of the package directory with the
+/// charts added under `vendor/charts/` for the package archive, so the installed package never
+/// needs the chart repository or registry. `None` when nothing is to be vendored.
+pub(super) async fn vendor(
+    package: &mut kubepkg_package::Package,
+    options: &kubepkg_source::SourceOptions,
+    settings: &Settings,
+    scratch: &Path,
+) -> Result<Option<std::path::PathBuf>> {
+    use kubepkg_package::manifest::ChartSource;
+    if !package
+        .components
+        .iter()
+        .any(|c| matches!(c.chart, ChartSource::Repository(_)))
+    {
+        return Ok(None);
+    }
+    let before: Vec<bool> = package
+        .components
+        .iter()
+        .map(|c| matches!(c.chart, ChartSource::Repository(_)))
+        .collect();
+    kubepkg_source::package::fetch_locked(package, options, &settings.paths).await?;
+    let copy = scratch.join(".vendored").join(&package.meta.name);
+    copy_dir(&package.root, &copy)?;
+    let vendor = copy.join(kubepkg_package::lock::VENDOR_DIR);
+    std::fs::create_dir_all(&vendor).with_context(|| format!("creating {}", vendor.display()))?;
+    for (c, was_remote) in package.components.iter().zip(before) {
+        if !was_remote {
+            continue;
+        }
+        let path = c.chart.path();
+        let file = path
+            .file_name()
+            .with_context(|| format!("component {}: the fetched chart has no file name", c.name))?;
+        std::fs::copy(path, vendor.join(file))
+            .with_context(|| format!("vendoring {} into the package", path.display()))?;
+    }
+    Ok(Some(copy))
+}
+
+/// Copies the regular files and directories under `from` to `to` (links are not followed:
+/// a package directory's files only).
+fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
+    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let entry = entry.with_context(|| format!("reading {}", from.display()))?;
+        let kind = entry.file_type()?;
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target)
+                .with_context(|| format!("copying {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
 }

@@ -4,13 +4,13 @@
 //! (kubepkg.yaml) to the package archive `package push` publishes.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 
 use crate::cli::PackagePackArgs;
+use crate::exit::Exit;
 
-pub fn run(args: PackagePackArgs) -> Result<ExitCode> {
+pub fn run(args: PackagePackArgs) -> Result<Exit> {
     let dest = if args.destination == Path::new(".") {
         std::env::current_dir().context("reading the working directory")?
     } else {
@@ -33,7 +33,7 @@ pub fn run(args: PackagePackArgs) -> Result<ExitCode> {
             written.display()
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }
 
 fn pack_chart(dir: &Path, dest: &Path, args: &PackagePackArgs) -> Result<PathBuf> {

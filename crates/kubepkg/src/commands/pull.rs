@@ -3,16 +3,16 @@
 //! reader every chart goes through).
 
 use std::path::Path;
-use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 
-use super::{locate_chart, runtime};
+use super::locate_chart;
 use crate::cli::PullArgs;
+use crate::exit::Exit;
 use crate::settings::Settings;
 
-pub fn run(args: PullArgs, settings: &Settings) -> Result<ExitCode> {
-    let located = runtime()?.block_on(locate_chart(&args.chart, &args.source, settings))?;
+pub async fn run(args: PullArgs, settings: &Settings) -> Result<Exit> {
+    let located = locate_chart(&args.chart, &args.source, settings).await?;
     if located.origin.is_none() {
         bail!(
             "{}: pull downloads charts from registries and chart repositories; this is a local chart already",
@@ -29,10 +29,10 @@ pub fn run(args: PullArgs, settings: &Settings) -> Result<ExitCode> {
         let target = args.destination.join(file_name);
         std::fs::copy(&located.path, &target)
             .with_context(|| format!("writing {}", target.display()))?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Exit::Succeeded);
     }
     untar(&located.path, &args.destination.join(&args.untardir))?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }
 
 /// Unpacks the chart archive at `archive` into `dir/<chart name>/`, refusing what every chart

@@ -2,16 +2,14 @@
 //! (`kubepkg_oci::chart`), so `helm pull` gets the same archive byte for byte; prints what
 //! `helm push` prints; `--sign KEY` then signs the pushed digest (`commands/sign.rs`).
 
-use std::process::ExitCode;
-
 use anyhow::{Context, Result, bail};
 use kubepkg_chart::metadata::Metadata;
 
-use super::runtime;
 use crate::cli::PushArgs;
+use crate::exit::Exit;
 use crate::settings::Settings;
 
-pub fn run(args: PushArgs, settings: &Settings) -> Result<ExitCode> {
+pub async fn run(args: PushArgs, settings: &Settings) -> Result<Exit> {
     let raw =
         std::fs::read(&args.chart).with_context(|| format!("reading {}", args.chart.display()))?;
     let origin = args.chart.display().to_string();
@@ -33,21 +31,9 @@ pub fn run(args: PushArgs, settings: &Settings) -> Result<ExitCode> {
     let prov_path = args.chart.with_extension("tgz.prov");
     let prov = std::fs::read(&prov_path).ok();
     let client = kubepkg_source::oci::client(&args.access.options(), &settings.paths)?;
-    let rt = runtime()?;
-    let pushed = rt.block_on(kubepkg_oci::chart::push(
-        &client,
-        &repo,
-        &raw,
-        &meta,
-        prov.as_deref(),
-    ))?;
-    rt.block_on(super::sign::pushed(
-        &client,
-        &pushed.reference,
-        &pushed.digest,
-        key.as_ref(),
-    ))?;
-    Ok(ExitCode::SUCCESS)
+    let pushed = kubepkg_oci::chart::push(&client, &repo, &raw, &meta, prov.as_deref()).await?;
+    super::sign::pushed(&client, &pushed.reference, &pushed.digest, key.as_ref()).await?;
+    Ok(Exit::Succeeded)
 }
 
 /// What the push needs from `Chart.yaml` (`kubepkg_source::push::chart_meta`).

@@ -3,27 +3,26 @@
 //! against the registry first, as helm does.
 
 use std::io::Read;
-use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 
-use super::runtime;
 use crate::cli::{RegistryCommand, RegistryLoginArgs};
+use crate::exit::Exit;
 use crate::settings::Settings;
 
-pub fn run(cmd: RegistryCommand, settings: &Settings) -> Result<ExitCode> {
+pub async fn run(cmd: RegistryCommand, settings: &Settings) -> Result<Exit> {
     match cmd {
-        RegistryCommand::Login(args) => login(*args, settings),
+        RegistryCommand::Login(args) => login(*args, settings).await,
         RegistryCommand::Logout(args) => {
             let host = host_of(&args.host);
             kubepkg_oci::credentials::logout(&settings.paths.registry_config, &host)?;
             eprintln!("Removing login credentials for {host}");
-            Ok(ExitCode::SUCCESS)
+            Ok(Exit::Succeeded)
         }
     }
 }
 
-fn login(args: RegistryLoginArgs, settings: &Settings) -> Result<ExitCode> {
+async fn login(args: RegistryLoginArgs, settings: &Settings) -> Result<Exit> {
     let host = host_of(&args.host);
     let password = match (args.password, args.password_stdin) {
         (Some(p), _) => p,
@@ -53,24 +52,20 @@ fn login(args: RegistryLoginArgs, settings: &Settings) -> Result<ExitCode> {
         tag: None,
         digest: None,
     };
-    runtime()?
-        .block_on(client.ping(&probe))
-        .map_err(|e| match e {
-            kubepkg_oci::Error::AuthDenied { host, .. }
-            | kubepkg_oci::Error::AuthRequired { host, .. } => {
-                anyhow::anyhow!(
-                    "login to {host} failed: the registry refused the username or password"
-                )
-            }
-            e => e.into(),
-        })?;
+    client.ping(&probe).await.map_err(|e| match e {
+        kubepkg_oci::Error::AuthDenied { host, .. }
+        | kubepkg_oci::Error::AuthRequired { host, .. } => {
+            anyhow::anyhow!("login to {host} failed: the registry refused the username or password")
+        }
+        e => e.into(),
+    })?;
     let credential = kubepkg_oci::Credential {
         username: args.username,
         password,
     };
     kubepkg_oci::credentials::login(&settings.paths.registry_config, &host, &credential)?;
     println!("Login Succeeded");
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }
 
 /// `HOST[:PORT]` of what the user typed (`oci://` and a path are dropped, as helm does).

@@ -8,17 +8,18 @@
 //! `plan` and `apply`.
 
 use std::collections::BTreeMap;
-use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use kubepkg_gitops::flux::{ChartRef, Options};
+use kubepkg_package::Backend;
 
-use super::runtime;
 use crate::cli::RenderArgs;
+use crate::exit::Exit;
+use crate::format::Format;
 use crate::settings::Settings;
 
-pub fn run(args: RenderArgs, settings: &Settings) -> Result<ExitCode> {
-    let loaded = super::package::load(&args.package, &args.oci, settings)?;
+pub async fn run(args: RenderArgs, settings: &Settings) -> Result<Exit> {
+    let loaded = super::package::load(&args.package, &args.oci, settings).await?;
     let package = &loaded.package;
     let user = super::package::user_values(&args.values)?;
     user.check(package)?;
@@ -51,8 +52,8 @@ pub fn run(args: RenderArgs, settings: &Settings) -> Result<ExitCode> {
     for c in package.components.iter().filter(|c| !c.is_hook()) {
         let path = c.chart.path();
         let reference = if let (Some(repo), Some(client)) = (&repo, &client) {
-            let pushed = runtime()?
-                .block_on(kubepkg_source::push::push_chart(client, repo, path))
+            let pushed = kubepkg_source::push::push_chart(client, repo, path)
+                .await
                 .with_context(|| format!("component {}", c.name))?;
             eprintln!("Pushed: {} ({})", pushed.reference, pushed.digest);
             ChartRef {
@@ -73,8 +74,8 @@ pub fn run(args: RenderArgs, settings: &Settings) -> Result<ExitCode> {
         charts.insert(c.name.clone(), reference);
     }
     let namespace = settings.offline_namespace();
-    let compiled = match args.backend.as_str() {
-        "argocd" => kubepkg_gitops::argocd::compile(
+    let compiled = match args.backend {
+        Backend::Argocd => kubepkg_gitops::argocd::compile(
             package,
             &values,
             &charts,
@@ -106,7 +107,7 @@ pub fn run(args: RenderArgs, settings: &Settings) -> Result<ExitCode> {
     for note in &compiled.notes {
         eprintln!("Note: {note}");
     }
-    if args.output == "json" {
+    if args.output == Format::Json {
         let list =
             serde_json::json!({"apiVersion": "v1", "kind": "List", "items": compiled.objects});
         println!("{}", serde_json::to_string_pretty(&list)?);
@@ -115,5 +116,5 @@ pub fn run(args: RenderArgs, settings: &Settings) -> Result<ExitCode> {
             print!("---\n{}", kubepkg_release::output::yaml(o)?);
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }

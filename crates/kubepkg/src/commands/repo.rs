@@ -4,14 +4,13 @@
 //! Helm prints (messages on standard output, index warnings on standard error).
 
 use std::io::Read as _;
-use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 use kubepkg_release::output::{self, Format, table};
 use serde_json::json;
 
-use super::runtime;
 use crate::cli::{DependencyCommand, RepoAddArgs, RepoCommand, SearchCommand};
+use crate::exit::Exit;
 use crate::settings::Settings;
 
 fn paths(settings: &Settings) -> kubepkg_repo::Paths {
@@ -28,17 +27,13 @@ fn warn(skipped: &[kubepkg_repo::Skipped]) {
     }
 }
 
-pub fn run(command: RepoCommand, settings: &Settings) -> Result<ExitCode> {
+pub async fn run(command: RepoCommand, settings: &Settings) -> Result<Exit> {
     let paths = paths(settings);
     match command {
-        RepoCommand::Add(args) => add(*args, &paths),
+        RepoCommand::Add(args) => add(*args, &paths).await,
         RepoCommand::Update(args) => {
-            let updated = runtime()?.block_on(kubepkg_repo::update(
-                &paths,
-                &args.names,
-                args.timeout,
-                limits()?,
-            ))?;
+            let updated =
+                kubepkg_repo::update(&paths, &args.names, args.timeout, limits()?).await?;
             println!("Hang tight while we grab the latest from your chart repositories...");
             let mut failed = Vec::new();
             for u in updated {
@@ -65,14 +60,14 @@ pub fn run(command: RepoCommand, settings: &Settings) -> Result<ExitCode> {
                 return Err(kubepkg_repo::RepoError::UpdateFailed(failed).into());
             }
             println!("Update Complete. ⎈Happy Helming!⎈");
-            Ok(ExitCode::SUCCESS)
+            Ok(Exit::Succeeded)
         }
         RepoCommand::List(args) => {
-            let format = Format::parse(&args.output)?;
+            let format = args.output.helm();
             let file = kubepkg_repo::RepoFile::load(&paths.repository_config).unwrap_or_default();
             if file.repositories.is_empty() && format == Format::Table {
                 eprintln!("no repositories to show");
-                return Ok(ExitCode::SUCCESS);
+                return Ok(Exit::Succeeded);
             }
             match format {
                 Format::Table => {
@@ -96,7 +91,7 @@ pub fn run(command: RepoCommand, settings: &Settings) -> Result<ExitCode> {
                     print_structured(format, &serde_json::Value::Array(list))?;
                 }
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(Exit::Succeeded)
         }
         RepoCommand::Remove(args) => {
             let file = kubepkg_repo::RepoFile::load(&paths.repository_config);
@@ -107,12 +102,12 @@ pub fn run(command: RepoCommand, settings: &Settings) -> Result<ExitCode> {
                 kubepkg_repo::remove(&paths, name)?;
                 println!("{name:?} has been removed from your repositories");
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(Exit::Succeeded)
         }
     }
 }
 
-fn add(args: RepoAddArgs, paths: &kubepkg_repo::Paths) -> Result<ExitCode> {
+async fn add(args: RepoAddArgs, paths: &kubepkg_repo::Paths) -> Result<Exit> {
     let mut password = args.password;
     if !args.username.is_empty() && password.is_empty() {
         if !args.password_stdin {
@@ -140,13 +135,7 @@ fn add(args: RepoAddArgs, paths: &kubepkg_repo::Paths) -> Result<ExitCode> {
         insecure_skip_tls_verify: args.insecure_skip_tls_verify,
         pass_credentials_all: args.pass_credentials,
     };
-    let added = runtime()?.block_on(kubepkg_repo::add(
-        paths,
-        entry,
-        args.force_update,
-        args.timeout,
-        limits()?,
-    ))?;
+    let added = kubepkg_repo::add(paths, entry, args.force_update, args.timeout, limits()?).await?;
     match added {
         kubepkg_repo::Added::Added(skipped) => {
             warn(&skipped);
@@ -159,7 +148,7 @@ fn add(args: RepoAddArgs, paths: &kubepkg_repo::Paths) -> Result<ExitCode> {
             );
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }
 
 fn print_structured(format: Format, v: &serde_json::Value) -> Result<()> {
@@ -171,9 +160,9 @@ fn print_structured(format: Format, v: &serde_json::Value) -> Result<()> {
 }
 
 /// `kubepkg search repo`.
-pub fn search(command: SearchCommand, settings: &Settings) -> Result<ExitCode> {
+pub fn search(command: SearchCommand, settings: &Settings) -> Result<Exit> {
     let SearchCommand::Repo(args) = command;
-    let format = Format::parse(&args.output)?;
+    let format = args.output.helm();
     let paths = paths(settings);
     let file = kubepkg_repo::RepoFile::load(&paths.repository_config);
     let repositories = match file {
@@ -209,7 +198,7 @@ pub fn search(command: SearchCommand, settings: &Settings) -> Result<ExitCode> {
         Format::Table => {
             if hits.is_empty() {
                 println!("No results found");
-                return Ok(ExitCode::SUCCESS);
+                return Ok(Exit::Succeeded);
             }
             let mut rows = vec![vec![
                 "NAME".to_string(),
@@ -244,7 +233,7 @@ pub fn search(command: SearchCommand, settings: &Settings) -> Result<ExitCode> {
             print_structured(format, &serde_json::Value::Array(list))?;
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }
 
 /// Helm's `sourceDateEpochFromEnv`: `SOURCE_DATE_EPOCH` (seconds) when set and not empty.
@@ -264,7 +253,7 @@ fn source_date_epoch() -> Result<Option<i64>> {
 }
 
 /// `kubepkg dependency update|build|list`.
-pub fn dependency(command: DependencyCommand, settings: &Settings) -> Result<ExitCode> {
+pub async fn dependency(command: DependencyCommand, settings: &Settings) -> Result<Exit> {
     let options = |args: &crate::cli::DependencyArgs| -> Result<kubepkg_dependency::Options> {
         Ok(kubepkg_dependency::Options {
             paths: paths(settings),
@@ -279,17 +268,13 @@ pub fn dependency(command: DependencyCommand, settings: &Settings) -> Result<Exi
     };
     let mut say = |line: String| println!("{line}");
     match command {
-        DependencyCommand::Update(args) => runtime()?.block_on(kubepkg_dependency::update(
-            &args.chart,
-            &options(&args)?,
-            &mut say,
-        ))?,
-        DependencyCommand::Build(args) => runtime()?.block_on(kubepkg_dependency::build(
-            &args.chart,
-            &options(&args)?,
-            &mut say,
-        ))?,
+        DependencyCommand::Update(args) => {
+            kubepkg_dependency::update(&args.chart, &options(&args)?, &mut say).await?
+        }
+        DependencyCommand::Build(args) => {
+            kubepkg_dependency::build(&args.chart, &options(&args)?, &mut say).await?
+        }
         DependencyCommand::List(args) => print!("{}", kubepkg_dependency::list(&args.chart)?),
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }

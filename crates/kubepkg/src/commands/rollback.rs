@@ -3,13 +3,12 @@
 //! `rollback.safe: false`, unless `--force`), else the Helm release NAME — either way a new
 //! revision copying an earlier one.
 
-use std::process::ExitCode;
-
 use anyhow::Result;
 use kubepkg_release::action::Options;
 
-use super::{PACKAGE_TIMEOUT, RELEASE_TIMEOUT, package, runtime};
+use super::{PACKAGE_TIMEOUT, RELEASE_TIMEOUT, package};
 use crate::cli::{ChangeArgs, RollbackArgs};
+use crate::exit::Exit;
 use crate::progress::Printer;
 use crate::settings::Settings;
 
@@ -24,13 +23,13 @@ pub fn release_options(settings: &Settings, op: &ChangeArgs) -> Options {
     }
 }
 
-pub fn run(args: RollbackArgs, settings: &Settings) -> Result<ExitCode> {
+pub async fn run(args: RollbackArgs, settings: &Settings) -> Result<Exit> {
     let mode = args.op.progress.progress;
-    runtime()?.block_on(async {
+    async {
         let cluster = settings.connect().await?;
         if package::resolve(&cluster, &args.name, args.target).await? {
             let timeout = args.op.timeout.unwrap_or(PACKAGE_TIMEOUT);
-            let printer = Printer::new(&args.op.output, mode, &settings.terminal)?;
+            let printer = Printer::new(args.op.output, mode, &settings.terminal);
             return package::rollback(
                 &cluster,
                 &args.name,
@@ -52,6 +51,7 @@ pub fn run(args: RollbackArgs, settings: &Settings) -> Result<ExitCode> {
             .await?;
         printer.finish(true);
         println!("Rollback was a success! Happy Helming!");
-        Ok(ExitCode::SUCCESS)
-    })
+        Ok(Exit::Succeeded)
+    }
+    .await
 }

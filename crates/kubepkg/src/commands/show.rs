@@ -3,12 +3,12 @@
 //! (`oci://…`, `REPO/CHART`, a URL, `--repo`, `--version`).
 
 use std::io::Write;
-use std::process::ExitCode;
 
 use anyhow::Result;
 
-use super::{locate_chart, runtime};
+use super::locate_chart;
 use crate::cli::{ShowArgs, ShowCommand};
+use crate::exit::Exit;
 use crate::settings::Settings;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -20,7 +20,7 @@ enum Part {
     Crds,
 }
 
-pub fn run(cmd: ShowCommand, settings: &Settings) -> Result<ExitCode> {
+pub async fn run(cmd: ShowCommand, settings: &Settings) -> Result<Exit> {
     let (part, args) = match cmd {
         ShowCommand::All(a) => (Part::All, a),
         ShowCommand::Chart(a) => (Part::Chart, a),
@@ -28,16 +28,16 @@ pub fn run(cmd: ShowCommand, settings: &Settings) -> Result<ExitCode> {
         ShowCommand::Readme(a) => (Part::Readme, a),
         ShowCommand::Crds(a) => (Part::Crds, a),
     };
-    let out = show(part, &args, settings)?;
+    let out = show(part, &args, settings).await?;
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(out.as_bytes())?;
     stdout.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }
 
 /// Helm's `action.Show.Run`.
-fn show(part: Part, args: &ShowArgs, settings: &Settings) -> Result<String> {
-    let located = runtime()?.block_on(locate_chart(&args.chart, &args.source, settings))?;
+async fn show(part: Part, args: &ShowArgs, settings: &Settings) -> Result<String> {
+    let located = locate_chart(&args.chart, &args.source, settings).await?;
     let chart = kubepkg_chart::load(&located.path)?;
     let files = kubepkg_chart::chart::chart_files(&located.path)?;
     let mut out = String::new();

@@ -10,17 +10,16 @@
 
 use std::io::{IsTerminal as _, Read as _};
 use std::path::Path;
-use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use kubepkg_oci::Reference;
 use kubepkg_oci::signature::SigningKey;
 
-use super::runtime;
 use crate::cli::SignArgs;
+use crate::exit::Exit;
 use crate::settings::Settings;
 
-pub fn run(args: SignArgs, settings: &Settings) -> Result<ExitCode> {
+pub async fn run(args: SignArgs, settings: &Settings) -> Result<Exit> {
     let reference = Reference::parse(&args.reference)?;
     if reference.tag.is_none() && reference.digest.is_none() {
         bail!(
@@ -30,12 +29,13 @@ pub fn run(args: SignArgs, settings: &Settings) -> Result<ExitCode> {
     }
     let key = signing_key(&args.key)?;
     let client = kubepkg_source::oci::client(&args.access.options(), &settings.paths)?;
-    runtime()?.block_on(async {
+    async {
         // The manifest must be there: its digest is what is signed (a tag is resolved once).
         let m = client.pull_manifest(&reference).await?;
         sign_digest(&client, &reference, &m.digest, &key).await
-    })?;
-    Ok(ExitCode::SUCCESS)
+    }
+    .await?;
+    Ok(Exit::Succeeded)
 }
 
 /// What both pushes print for the artifact they pushed (`Pushed:` and `Digest:`, as `helm push`

@@ -4,12 +4,12 @@
 //! `--api-versions` are then ignored, as in Helm).
 
 use crate::cli::TemplateArgs;
+use crate::exit::Exit;
 use crate::settings::Settings;
 use kubepkg_chart::TemplateOptions;
 use std::io::Write;
-use std::process::ExitCode;
 
-pub fn run(args: TemplateArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
+pub async fn run(args: TemplateArgs, settings: &Settings) -> anyhow::Result<Exit> {
     // Helm 4's reading of --dry-run for `template` (always a dry run).
     let server = match args.dry_run.as_deref() {
         None | Some("client") | Some("1" | "t" | "T" | "TRUE" | "true" | "True") => false,
@@ -30,8 +30,7 @@ pub fn run(args: TemplateArgs, settings: &Settings) -> anyhow::Result<ExitCode> 
         [chart] => ("release-name".to_string(), chart.clone()),
         _ => anyhow::bail!("expected at most two arguments"),
     };
-    let located =
-        super::runtime()?.block_on(super::locate_chart(&chart, &args.source, settings))?;
+    let located = super::locate_chart(&chart, &args.source, settings).await?;
     let opts = TemplateOptions {
         release_name: name,
         chart: located.path,
@@ -50,7 +49,7 @@ pub fn run(args: TemplateArgs, settings: &Settings) -> anyhow::Result<ExitCode> 
         skip_schema_validation: args.skip_schema_validation,
     };
     let out = if server {
-        let caps = cluster_capabilities(settings)?;
+        let caps = cluster_capabilities(settings).await?;
         kubepkg_chart::action::template_with_capabilities(&opts, &caps)
     } else {
         kubepkg_chart::template(&opts)
@@ -59,18 +58,19 @@ pub fn run(args: TemplateArgs, settings: &Settings) -> anyhow::Result<ExitCode> 
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(out.as_bytes())?;
     stdout.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Succeeded)
 }
 
 /// The cluster's `.Capabilities` (server version and served API versions).
-fn cluster_capabilities(
+async fn cluster_capabilities(
     settings: &Settings,
 ) -> anyhow::Result<kubepkg_chart::objects::Capabilities> {
-    super::runtime()?.block_on(async {
+    async {
         let cluster = settings.connect().await?;
         let caps = kubepkg_engine::chart::ClusterCapabilities::discover(&cluster.client).await?;
         caps.to_chart().map_err(|e| anyhow::anyhow!("{e}"))
-    })
+    }
+    .await
 }
 
 /// Helm's `--generate-name`: the chart path's base name up to its first dot, a dash, and the

@@ -1,18 +1,16 @@
 //! `kubepkg test NAME`: run the latest revision's `test` hooks.
 
-use std::process::ExitCode;
-
 use anyhow::Result;
 use kubepkg_release::action::Options;
-use kubepkg_release::output::{self, Format};
+use kubepkg_release::output;
 
-use super::runtime;
 use crate::cli::ReleaseQueryArgs;
+use crate::exit::Exit;
 use crate::progress::Printer;
 use crate::settings::Settings;
 
-pub fn run(args: ReleaseQueryArgs, settings: &Settings) -> Result<ExitCode> {
-    runtime()?.block_on(async {
+pub async fn run(args: ReleaseQueryArgs, settings: &Settings) -> Result<Exit> {
+    async {
         let cluster = settings.connect().await?;
         let opts = Options {
             timeout: args.timeout,
@@ -22,8 +20,9 @@ pub fn run(args: ReleaseQueryArgs, settings: &Settings) -> Result<ExitCode> {
             .releases(&cluster, &Printer::text())?
             .test(&args.name, &opts)
             .await?;
-        let format = Format::parse(&args.output).unwrap_or_default();
+        let format = args.output.helm();
         print!("{}", output::release(&release, format)?);
-        Ok(ExitCode::SUCCESS)
-    })
+        Ok(Exit::Succeeded)
+    }
+    .await
 }

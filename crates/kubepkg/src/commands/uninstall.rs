@@ -3,24 +3,23 @@
 //! release NAME (hooks, objects deleted in Helm's order, kept ones named, records purged or
 //! kept as `uninstalled`).
 
-use std::process::ExitCode;
-
 use anyhow::Result;
 use kubepkg_release::action::Options;
 
 use super::rollback::release_options;
-use super::{PACKAGE_TIMEOUT, package, runtime};
+use super::{PACKAGE_TIMEOUT, package};
 use crate::cli::UninstallArgs;
+use crate::exit::Exit;
 use crate::progress::Printer;
 use crate::settings::Settings;
 
-pub fn run(args: UninstallArgs, settings: &Settings) -> Result<ExitCode> {
+pub async fn run(args: UninstallArgs, settings: &Settings) -> Result<Exit> {
     let mode = args.op.progress.progress;
-    runtime()?.block_on(async {
+    async {
         let cluster = settings.connect().await?;
         if package::resolve(&cluster, &args.name, args.target).await? {
             let timeout = args.op.timeout.unwrap_or(PACKAGE_TIMEOUT);
-            let printer = Printer::new(&args.op.output, mode, &settings.terminal)?;
+            let printer = Printer::new(args.op.output, mode, &settings.terminal);
             return package::uninstall(&cluster, &args.name, args.keep_history, timeout, &printer)
                 .await;
         }
@@ -35,6 +34,7 @@ pub fn run(args: UninstallArgs, settings: &Settings) -> Result<ExitCode> {
             .await?;
         printer.finish(true);
         println!("release \"{}\" uninstalled", args.name);
-        Ok(ExitCode::SUCCESS)
-    })
+        Ok(Exit::Succeeded)
+    }
+    .await
 }

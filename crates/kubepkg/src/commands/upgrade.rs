@@ -4,19 +4,19 @@
 //! `--dry-run[=client|server]` writes nothing; `server` also has the API server validate
 //! every object.
 
-use std::process::ExitCode;
-
 use anyhow::Result;
 use kubepkg_engine::verbs::{self, DryRunMode, ValuesMode};
-use kubepkg_release::output::{self, Format};
+use kubepkg_release::output;
 
 use super::install::options;
-use super::{locate_chart, runtime};
+use super::locate_chart;
 use crate::cli::UpgradeArgs;
+use crate::exit::Exit;
+use crate::format::Format;
 use crate::progress::Printer;
 use crate::settings::Settings;
 
-pub fn run(args: UpgradeArgs, settings: &Settings) -> Result<ExitCode> {
+pub async fn run(args: UpgradeArgs, settings: &Settings) -> Result<Exit> {
     let c = &args.common;
     let values = verbs::user_values(&c.values.options())?;
     let dry_run = DryRunMode::parse(c.dry_run.as_deref())?;
@@ -25,8 +25,8 @@ pub fn run(args: UpgradeArgs, settings: &Settings) -> Result<ExitCode> {
         args.reset_values,
         args.reset_then_reuse_values,
     );
-    let table = c.op.output == "table";
-    runtime()?.block_on(async {
+    let table = c.op.output == Format::Table;
+    async {
         let cluster = settings.connect().await?;
         let caps = verbs::capabilities(&cluster).await?;
         let printer = Printer::progress(c.op.progress.progress, &settings.terminal);
@@ -52,8 +52,9 @@ pub fn run(args: UpgradeArgs, settings: &Settings) -> Result<ExitCode> {
                 release.name
             );
         }
-        let format = Format::parse(&c.op.output).unwrap_or_default();
+        let format = c.op.output.helm();
         print!("{}", output::release(&release, format)?);
-        Ok(ExitCode::SUCCESS)
-    })
+        Ok(Exit::Succeeded)
+    }
+    .await
 }
