@@ -87,8 +87,8 @@ impl Exit {
                 "RequirementsNotMet: required packages were not Ready before the timeout"
             }
             Exit::InvalidPackage => {
-                "InvalidPackage: kubepkg.yaml, kubepkg.lock or a chart of the package is invalid; \
-                 nothing applied"
+                "InvalidPackage: kubepkg.yaml, its lock or one of its charts is invalid; nothing \
+                 applied"
             }
             Exit::UpgradeRefused => {
                 "UpgradeRefused: a PreUpgrade check hook refused the upgrade; nothing else changed"
