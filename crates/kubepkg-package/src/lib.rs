@@ -7,6 +7,7 @@
 //! - [`values`]: values per component with provenance, and the `kubepkg.*` upgrade context;
 //! - [`revision`]: the package revision record kept in the cluster, and its Secret encoding;
 //! - [`conditions`]: the kstatus conditions (Ready, Reconciling, Stalled) a revision's state implies;
+//! - [`instance`]: a package instance on a cluster: its Lease's name, each component's live state;
 //! - [`object`]: the `Package` custom resource (docs/package-object.md): its CRD, spec and the
 //!   status kubepkg writes;
 //! - [`plan`]: what an apply would do, as data, text and JSON;
@@ -29,13 +30,13 @@ pub mod conditions;
 pub mod constraint;
 pub mod error;
 pub mod graph;
+pub mod instance;
 pub mod lock;
 pub mod manifest;
 pub mod object;
 pub mod orchestrator;
 pub mod plan;
 pub mod render;
-pub mod report;
 pub mod revision;
 pub mod rollback_hooks;
 pub mod rollback_policy;

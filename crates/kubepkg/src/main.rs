@@ -12,6 +12,7 @@ mod debug;
 mod error;
 mod exit;
 mod format;
+mod present;
 mod progress;
 mod settings;
 mod terminal;

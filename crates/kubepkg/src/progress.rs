@@ -24,13 +24,13 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use kubepkg_package::orchestrator::Outcome;
-use kubepkg_package::report::outcome_text;
 use kubepkg_package::style::Palette;
 use kubepkg_progress::{Event, Sink};
 use serde_json::{Value, json};
 
 use crate::exit::Exit;
 use crate::format::Format;
+use crate::present::report::outcome_text;
 use crate::terminal::ProgressMode;
 use crate::terminal::Terminal;
 

@@ -232,10 +232,7 @@ pub async fn rollback(
 
 /// The progress lines (as the CLI prints them) of the last operation on `kc`.
 pub fn progress(kc: &KubeCluster) -> Vec<String> {
-    kc.events
-        .iter()
-        .map(kubepkg_package::report::progress_line)
-        .collect()
+    kc.events.iter().map(ToString::to_string).collect()
 }
 
 /// Where `needle` stands in `lines` (fails, showing the lines, when it is missing).

@@ -8,6 +8,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use crate::present::report::{history_text, list_text, revision_text, status_text};
 use anyhow::{Context, Result};
 use kubepkg_engine::Backend;
 use kubepkg_engine::backend::argocd::ArgoCdBackend;
@@ -18,7 +19,6 @@ use kubepkg_engine::{Instance, KubeCluster, ops};
 use kubepkg_package::Backend as Kind;
 use kubepkg_package::Package;
 use kubepkg_package::plan::render_styled;
-use kubepkg_package::report::{history_text, status_text};
 use kubepkg_package::values::{
     UserValues, dropped_values_notice as dropped_values, render_explain, values_yaml,
 };
@@ -533,7 +533,7 @@ pub async fn status(
             anyhow::anyhow!("package {name} has no revision {n}; see `kubepkg history {name}`")
         })?;
         let v = serde_json::json!({"revision": rev});
-        print_structured(v, output, || kubepkg_package::report::revision_text(&rev))?;
+        print_structured(v, output, || revision_text(&rev))?;
         return Ok(Exit::Succeeded);
     }
     let (rev, states) = ops::status(&kc, instance(name, kube)).await?;
@@ -567,9 +567,7 @@ pub async fn list(
             Some(&kube.namespace)
         })
         .await?;
-    print_structured(serde_json::to_value(&all)?, output, || {
-        kubepkg_package::report::list_text(&all)
-    })?;
+    print_structured(serde_json::to_value(&all)?, output, || list_text(&all))?;
     Ok(Exit::Succeeded)
 }
 

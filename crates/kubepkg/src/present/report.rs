@@ -1,50 +1,14 @@
-//! What the CLI prints about packages: progress lines (each [`Event`]'s text form), outcomes
-//! with exit codes, `status` and `history` tables. Plain functions over plain data, so their
-//! output is pinned by tests.
+//! What the CLI prints about packages: the summary of a run, the `status`, `history` and
+//! `list` tables. Plain functions over plain data, so their output is pinned by tests. (A
+//! progress line is the event's own text, its `Display`; exit codes are `crate::exit`'s.)
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
-
-use crate::orchestrator::{Event, Outcome, Reason};
-use crate::revision::{History, PackageRevision};
-use crate::style::{Palette, Role};
-
-/// The Lease that serializes applies of one package instance (in the package's namespace).
-pub fn lease_name(name: &str) -> String {
-    format!("kubepkg.package.{name}")
-}
-
-impl Reason {
-    /// The process exit code for a run that ended with this reason.
-    ///
-    /// | code | meaning |
-    /// |---|---|
-    /// | 0 | `Succeeded` (including "nothing to change") |
-    /// | 1 | an error before anything changed (invalid package or values, refused rollback, cluster unreachable) — used by the CLI |
-    /// | 2 | command-line usage error (clap) — used by the CLI |
-    /// | 3 | `RolledBack`: the upgrade failed and was rolled back |
-    /// | 4 | `UpgradeFailed`: stopped, nothing more changed; fix forward |
-    /// | 5 | `InstallFailed`: first install failed, state kept for diagnosis |
-    /// | 6 | `RequirementsNotMet`: required packages were not Ready before the timeout |
-    /// | 7 | `InvalidPackage` — used by the CLI |
-    /// | 8 | `UpgradeRefused`: a `PreUpgrade` check hook refused the upgrade; nothing else changed |
-    pub fn exit_code(self) -> i32 {
-        match self {
-            Reason::Succeeded => 0,
-            Reason::RolledBack => 3,
-            Reason::UpgradeFailed => 4,
-            Reason::InstallFailed => 5,
-            Reason::RequirementsNotMet => 6,
-            Reason::UpgradeRefused => 8,
-        }
-    }
-}
-
-/// One progress line (`component: state`): the event's text form ([`Event`]'s `Display`).
-pub fn progress_line(p: &Event) -> String {
-    p.to_string()
-}
+use kubepkg_package::conditions;
+use kubepkg_package::instance::ComponentState;
+use kubepkg_package::orchestrator::{Outcome, Reason};
+use kubepkg_package::revision::{History, PackageRevision};
+use kubepkg_package::style::{Palette, Role};
 
 /// The summary printed at the end of an apply or rollback, its reason in `palette`'s colour
 /// of it (`Succeeded` green, `RolledBack` yellow, the failures red).
@@ -63,20 +27,6 @@ pub fn outcome_text(o: &Outcome, palette: Palette) -> String {
         let _ = writeln!(s, "{} {w}", palette.paint(Role::Waiting, "Warning:"));
     }
     s
-}
-
-/// A component's live state for `kubepkg status`, as the cluster side observed it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ComponentState {
-    pub name: String,
-    pub release: String,
-    pub namespace: String,
-    pub revision: u64,
-    pub ready: bool,
-    /// What it still waits for (an object and its condition), when not ready.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub waiting_for: Option<String>,
 }
 
 /// The lines every view of a revision starts with (`UPDATED` when `updated`).
@@ -113,12 +63,8 @@ pub fn status_text(rev: &PackageRevision, components: &[ComponentState]) -> Stri
             c.waiting_for.as_deref().unwrap_or("not ready")
         )
     });
-    let conditions = crate::conditions::live(rev, not_ready.as_deref());
-    let _ = writeln!(
-        s,
-        "KSTATUS: {}",
-        crate::conditions::summary(&conditions).as_str()
-    );
+    let conditions = conditions::live(rev, not_ready.as_deref());
+    let _ = writeln!(s, "KSTATUS: {}", conditions::summary(&conditions).as_str());
     let _ = writeln!(s, "CONDITIONS:");
     let rows: Vec<Vec<String>> = std::iter::once(
         ["TYPE", "STATUS", "REASON", "MESSAGE"]
@@ -302,7 +248,8 @@ fn table(rows: &[Vec<String>], sep: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::revision::{ComponentRecord, RevisionStatus};
+    use kubepkg_package::orchestrator::Event;
+    use kubepkg_package::revision::{ComponentRecord, RevisionStatus};
     use std::collections::BTreeMap;
 
     fn rev(n: u64, status: RevisionStatus, version: &str, description: &str) -> PackageRevision {
@@ -338,20 +285,6 @@ mod tests {
             hook_verdicts: Vec::new(),
             rollback_hooks: Vec::new(),
         }
-    }
-
-    #[test]
-    fn exit_codes_are_distinct_and_documented() {
-        let all = [
-            Reason::Succeeded,
-            Reason::RolledBack,
-            Reason::UpgradeFailed,
-            Reason::InstallFailed,
-            Reason::RequirementsNotMet,
-            Reason::UpgradeRefused,
-        ];
-        let codes: Vec<i32> = all.iter().map(|r| r.exit_code()).collect();
-        assert_eq!(codes, [0, 3, 4, 5, 6, 8]);
     }
 
     #[test]
@@ -425,16 +358,18 @@ mod tests {
     #[test]
     fn progress_and_outcome_lines() {
         assert_eq!(
-            progress_line(&Event::Failed {
+            Event::Failed {
                 component: "kubevirt".into(),
                 message: "timed out".into()
-            }),
+            }
+            .to_string(),
             "kubevirt: failed: timed out"
         );
         assert_eq!(
-            progress_line(&Event::WaitingForRequirements {
+            Event::WaitingForRequirements {
                 message: "waiting for package cert-manager (not installed)".into()
-            }),
+            }
+            .to_string(),
             "requirements: waiting for package cert-manager (not installed)"
         );
         let o = Outcome {
@@ -452,6 +387,5 @@ mod tests {
             outcome_text(&o, Palette::ANSI),
             "\x1b[33mRolledBack\x1b[0m: rolled back\n\x1b[33mWarning:\x1b[0m w\n"
         );
-        assert_eq!(lease_name("kv"), "kubepkg.package.kv");
     }
 }
