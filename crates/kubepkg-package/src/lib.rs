@@ -10,12 +10,11 @@
 //! - [`instance`]: a package instance on a cluster: its Lease's name, each component's live state;
 //! - [`object`]: the `Package` custom resource (docs/package-object.md): its CRD, spec and the
 //!   status kubepkg writes;
-//! - [`plan`]: what an apply would do, as data, text and JSON;
+//! - [`plan`]: what an apply would do, as data and JSON (the CLI prints it as text);
 //! - [`orchestrator`]: the apply decisions (docs/rules.md) as a state machine over a
 //!   [`orchestrator::Cluster`] trait;
 //! - [`rollback_policy`]: whether an older version may run again (manual rollbacks and
 //!   downgrades), and what a failed upgrade does;
-//! - [`style`]: the [`style::Palette`] a text report is given (colour or none);
 //! - [`verdict`]: verdicts that `PreUpgrade` check hooks report (proceed, refused,
 //!   check_failed).
 //!
@@ -41,7 +40,6 @@ pub mod revision;
 pub mod rollback_hooks;
 pub mod rollback_policy;
 pub mod source;
-pub mod style;
 pub mod values;
 pub mod verdict;
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use kubepkg_package::plan::{Change, FailurePolicy, Intent, Previous, plan, render_text};
+use kubepkg_package::plan::{Change, FailurePolicy, Intent, Previous, plan};
 use kubepkg_package::render::{RenderInput, chart_defaults, render_package};
 use kubepkg_package::revision::{ComponentRecord, History, PackageRevision, RevisionStatus};
 use kubepkg_package::source::load_dir;
@@ -46,22 +46,7 @@ fn first_install_plan_renders_every_component_offline() {
     assert_eq!(p.on_failure, FailurePolicy::KeepForDiagnosis);
     let order: Vec<&str> = p.steps.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(order, ["operator", "instance"]);
-    let text = render_text(&p, false);
-    assert!(
-        text.starts_with(
-            "Plan: install shop of package widgets 2.0.0 in namespace apps\nRecords revision 1.\n"
-        ),
-        "{text}"
-    );
-    assert!(
-        text.contains("  2. instance (after operator): install widget-instance-2.0.0\n"),
-        "{text}"
-    );
-    assert!(
-        text.contains("ready when: Widget apps/main (example.dev/v1) condition Ready=True"),
-        "{text}"
-    );
-    assert!(text.contains("     + Widget apps/main\n"), "{text}");
+    // Its text: crates/kubepkg/src/present/plan.rs.
 }
 
 #[test]

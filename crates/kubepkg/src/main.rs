@@ -17,8 +17,8 @@ mod progress;
 mod settings;
 mod terminal;
 
+use crate::present::style::Role;
 use clap::Parser;
-use kubepkg_package::style::Role;
 use std::process::ExitCode;
 
 use crate::exit::Exit;

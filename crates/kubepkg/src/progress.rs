@@ -22,9 +22,9 @@ pub mod live;
 use std::io::Write as _;
 use std::sync::Arc;
 
+use crate::present::style::Palette;
 use anyhow::Result;
 use kubepkg_package::orchestrator::Outcome;
-use kubepkg_package::style::Palette;
 use kubepkg_progress::{Event, Sink};
 use serde_json::{Value, json};
 

@@ -19,7 +19,7 @@
 
 use std::io::IsTerminal as _;
 
-use kubepkg_package::style::Palette;
+use crate::present::style::Palette;
 
 /// The values of `--color`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]

@@ -576,10 +576,24 @@ async fn rule7_plan_changes_nothing_in_the_cluster() {
         p.plan.hooks.iter().any(|h| h.runs),
         "the plan shows the hook that would run"
     );
-    let text = kubepkg_package::plan::render_text(&p.plan, true);
-    assert!(
-        text.starts_with("Plan: upgrade pkg of package p 1.0.0 -> 2.0.0"),
-        "{text}"
+    // What `kubepkg plan` titles "Plan: upgrade pkg of package p 1.0.0 -> 2.0.0".
+    assert_eq!(
+        (
+            p.plan.action,
+            p.plan.downgrade.is_none(),
+            p.plan.name.as_str(),
+            p.plan.package.as_str(),
+            p.plan.from_version.as_deref(),
+            p.plan.to_version.as_str()
+        ),
+        (
+            kubepkg_package::plan::Action::Upgrade,
+            true,
+            "pkg",
+            "p",
+            Some("1.0.0"),
+            "2.0.0"
+        )
     );
     assert_eq!(snapshot(&e).await, before);
 }

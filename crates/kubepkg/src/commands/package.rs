@@ -8,6 +8,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use crate::present::plan::render_styled;
 use crate::present::report::{history_text, list_text, revision_text, status_text};
 use anyhow::{Context, Result};
 use kubepkg_engine::Backend;
@@ -18,7 +19,6 @@ use kubepkg_engine::store::RevisionStore;
 use kubepkg_engine::{Instance, KubeCluster, ops};
 use kubepkg_package::Backend as Kind;
 use kubepkg_package::Package;
-use kubepkg_package::plan::render_styled;
 use kubepkg_package::values::{
     UserValues, dropped_values_notice as dropped_values, render_explain, values_yaml,
 };

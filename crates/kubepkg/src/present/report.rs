@@ -4,11 +4,11 @@
 
 use std::fmt::Write as _;
 
+use super::style::{Palette, Role};
 use kubepkg_package::conditions;
 use kubepkg_package::instance::ComponentState;
 use kubepkg_package::orchestrator::{Outcome, Reason};
 use kubepkg_package::revision::{History, PackageRevision};
-use kubepkg_package::style::{Palette, Role};
 
 /// The summary printed at the end of an apply or rollback, its reason in `palette`'s colour
 /// of it (`Succeeded` green, `RolledBack` yellow, the failures red).

@@ -23,8 +23,8 @@ use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use crate::present::style::{Palette, Role};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
-use kubepkg_package::style::{Palette, Role};
 use kubepkg_progress::{Event, Message, PendingObject, Sink};
 
 /// The spinner's frames (the braille spinner of cargo, npm and kubectl plugins).

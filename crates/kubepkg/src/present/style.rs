@@ -1,8 +1,8 @@
 //! The colours of kubepkg's text output: one [`Palette`] value that a report is given (the
 //! plan's text, an outcome line, the CLI's live progress and its `Error:` prefix), either
-//! [`Palette::ANSI`] or [`Palette::PLAIN`], so each report has one path and colour is only an
-//! option of it. The CLI decides which palette a stream gets once, at start-up
-//! (`crates/kubepkg/src/terminal.rs`: `NO_COLOR`, `--no-color`, `CLICOLOR_FORCE`, a terminal).
+//! `Palette::ANSI` or [`Palette::PLAIN`], so each report has one path and colour is only an
+//! option of it. Which palette a stream gets is decided once, at start-up (`crate::terminal`:
+//! `NO_COLOR`, `--no-color`, `CLICOLOR_FORCE`, a terminal).
 //!
 //! The styles are those of `git diff` and helm-diff (which `kubectl diff` users read too):
 //! added lines green, removed lines red, hunk headers cyan, file headers bold, a changed object
@@ -54,10 +54,11 @@ impl Role {
 impl Palette {
     /// No colour: the text exactly as kubepkg prints it to a file or a pipe.
     pub const PLAIN: Palette = Palette { colour: false };
-    /// ANSI colours.
+    /// ANSI colours (the CLI gets them by [`Palette::new`]).
+    #[cfg(test)]
     pub const ANSI: Palette = Palette { colour: true };
 
-    /// [`Palette::ANSI`] when `colour`, else [`Palette::PLAIN`].
+    /// `Palette::ANSI` when `colour`, else [`Palette::PLAIN`].
     pub fn new(colour: bool) -> Palette {
         Palette { colour }
     }
