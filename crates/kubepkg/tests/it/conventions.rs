@@ -419,9 +419,14 @@ fn version_prints_text_short_json_and_yaml() {
     assert_eq!(json["version"], v.as_str());
     let yaml = ok(bin().args(["version", "-o", "yaml"]).output().unwrap());
     assert!(yaml.contains(&format!("version: {v}")), "{yaml}");
+    // An unknown format is a usage error, clap naming the formats there are.
     let (code, _, stderr) = run_command(bin().args(["version", "-o", "xml"]));
-    assert_eq!(code, 1);
-    assert!(stderr.contains("invalid output format \"xml\""), "{stderr}");
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("invalid value 'xml' for '--output <OUTPUT>'")
+            && stderr.contains("[possible values: table, text, json, yaml]"),
+        "{stderr}"
+    );
 }
 
 #[test]
