@@ -55,8 +55,10 @@ impl CliError {
     }
 }
 
-/// The exit code of one error of a chain, when its kind has one. (Transparent wrappers hand
-/// on their inner error's sources, not the inner error, so their variants are matched here.)
+/// The exit code of one error of a chain, when its kind has one: the package's own fault, or a
+/// chart or package that could not be got from its repository or registry (not a local file
+/// or flag: those are plain failures). Transparent wrappers hand on their inner error's
+/// sources, not the inner error, so their variants are matched here.
 fn kind(e: &(dyn std::error::Error + 'static)) -> Option<Exit> {
     if let Some(e) = e.downcast_ref::<EngineError>() {
         return e.is_invalid_package().then_some(Exit::InvalidPackage);
@@ -69,17 +71,61 @@ fn kind(e: &(dyn std::error::Error + 'static)) -> Option<Exit> {
             SourceError::Package(_)
             | SourceError::NotLocked { .. }
             | SourceError::LockMismatch { .. } => Some(Exit::InvalidPackage),
-            SourceError::Download { .. } | SourceError::Repo(_) | SourceError::Oci(_) => {
-                Some(Exit::Unavailable)
-            }
+            SourceError::Download { .. } => Some(Exit::Unavailable),
+            SourceError::Repo(r) => kind(r.as_ref()),
+            SourceError::Oci(o) => kind(o),
             _ => None,
         };
     }
-    if e.is::<kubepkg_fetch::FetchError>()
-        || e.is::<kubepkg_repo::RepoError>()
-        || e.is::<kubepkg_oci::Error>()
-    {
-        return Some(Exit::Unavailable);
+    if let Some(e) = e.downcast_ref::<kubepkg_fetch::FetchError>() {
+        use kubepkg_fetch::FetchError as F;
+        return matches!(
+            e,
+            F::ClientCertificateRequired { .. }
+                | F::ClientCertificateRefused { .. }
+                | F::Transport { .. }
+                | F::Status { .. }
+                | F::Redirects { .. }
+                | F::Timeout { .. }
+                | F::TooLarge { .. }
+        )
+        .then_some(Exit::Unavailable);
+    }
+    if let Some(e) = e.downcast_ref::<kubepkg_repo::RepoError>() {
+        use kubepkg_repo::RepoError as R;
+        return matches!(
+            e,
+            R::Index(_)
+                | R::Unreachable { .. }
+                | R::UpdateFailed(_)
+                | R::ChartNotFound { .. }
+                | R::ChartNotFoundAt { .. }
+                | R::NoDownloadUrls(_)
+                | R::BadDigest { .. }
+                | R::DigestMismatch { .. }
+        )
+        .then_some(Exit::Unavailable);
+    }
+    if let Some(e) = e.downcast_ref::<kubepkg_oci::Error>() {
+        use kubepkg_oci::Error as O;
+        return matches!(
+            e,
+            O::AuthRequired { .. }
+                | O::AuthDenied { .. }
+                | O::NotFound { .. }
+                | O::NoMatchingTag { .. }
+                | O::DigestMismatch { .. }
+                | O::TooLarge { .. }
+                | O::Status { .. }
+                | O::Transport { .. }
+                | O::Malformed { .. }
+                | O::Unsigned { .. }
+                | O::SignatureRejected { .. }
+                | O::SignatureForOtherArtifact { .. }
+                | O::ClientCertificateRequired { .. }
+                | O::ClientCertificateRefused { .. }
+        )
+        .then_some(Exit::Unavailable);
     }
     None
 }
@@ -155,6 +201,16 @@ mod tests {
             chart: "postgresql".into(),
         };
         assert_eq!(CliError::from(lock).exit(false), Exit::InvalidPackage);
+        let missing = SourceError::Oci(kubepkg_oci::Error::NotFound {
+            reference: "oci://r/pkgs/shop:1.0.0".into(),
+        });
+        assert_eq!(CliError::from(missing).exit(false), Exit::Unavailable);
+        // A reference mistyped on the command line is no download that failed.
+        let typo = SourceError::Oci(kubepkg_oci::Error::InvalidReference {
+            input: "oci://".into(),
+            reason: "no host".into(),
+        });
+        assert_eq!(CliError::from(typo).exit(false), Exit::Failed);
     }
 
     /// Stopped before anything changed (a record that cannot be written, a refused
