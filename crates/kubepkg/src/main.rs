@@ -23,8 +23,14 @@ use std::process::ExitCode;
 
 use crate::exit::Exit;
 
+/// Parses the command line once into [`settings::Settings`], runs the command on the one tokio
+/// runtime of the process (shell completion too), and exits with its [`Exit`] code.
 fn main() -> ExitCode {
-    let runtime = match commands::runtime() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("Error: starting the async runtime: {e}");

@@ -76,14 +76,6 @@ pub async fn run(command: Command, settings: &Settings) -> Result<Exit, CliError
     }?)
 }
 
-/// The one tokio runtime of a run, built by `main` before anything else.
-pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-}
-
 /// The chart `reference` names, located on disk (fetched into the cache when it is remote),
 /// for the commands that take a chart.
 async fn locate_chart(
