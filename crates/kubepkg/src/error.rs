@@ -60,6 +60,11 @@ impl CliError {
 /// or flag: those are plain failures). Transparent wrappers hand on their inner error's
 /// sources, not the inner error, so their variants are matched here.
 fn kind(e: &(dyn std::error::Error + 'static)) -> Option<Exit> {
+    if let Some(CliError::Failed(inner)) = e.downcast_ref::<CliError>() {
+        // A command's error handed on through `anyhow` by another command (`render` loads
+        // packages as `plan` does): its own chain decides.
+        return inner.chain().find_map(kind);
+    }
     if let Some(e) = e.downcast_ref::<EngineError>() {
         return e.is_invalid_package().then_some(Exit::InvalidPackage);
     }
@@ -184,6 +189,9 @@ mod tests {
         assert_eq!(CliError::from(anyhow::anyhow!("x")).exit(false).code(), 1);
         // Helm's verbs exit 1 whatever failed.
         assert_eq!(invalid.exit(true).code(), 1);
+        // Handed on through anyhow by a command that calls another's loader: still 7.
+        let handed_on = CliError::from(anyhow::Error::new(invalid));
+        assert_eq!(handed_on.exit(false).code(), 7);
     }
 
     /// A chart that could not be downloaded is no invalid package: exit 9, also when the
