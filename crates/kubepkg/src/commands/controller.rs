@@ -56,10 +56,7 @@ pub async fn run(args: ControllerArgs, settings: &Settings) -> Result<Exit> {
         default_interval: args.interval,
         ..Default::default()
     };
-    async {
-        let cluster = settings.connect().await?;
-        kubepkg_controller::run(cluster, config).await?;
-        Ok(Exit::Succeeded)
-    }
-    .await
+    let cluster = settings.connect().await?;
+    kubepkg_controller::run(cluster, config).await?;
+    Ok(Exit::Succeeded)
 }

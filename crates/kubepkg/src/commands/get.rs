@@ -11,25 +11,21 @@ use crate::exit::Exit;
 use crate::settings::Settings;
 
 pub async fn run(args: GetArgs, settings: &Settings) -> Result<Exit> {
-    async {
-        let cluster = settings.connect().await?;
-        let store = settings.store(&cluster, false)?;
-        let (r, labels) = query::revision_with_labels(&store, &args.name, args.revision).await?;
-        let text = match args.what.as_str() {
-            "values" if args.all => {
-                output::values(&computed_values(&r), true, args.output.helm())?
-            }
-            "values" => output::values(&r.config, false, args.output.helm())?,
-            "all" => output::get_all(&r, &computed_values(&r))?,
-            "metadata" => output::metadata(&r, &labels, args.output.helm())?,
-            "manifest" => output::manifest(&r),
-            "hooks" => output::hooks(&r),
-            "notes" => output::notes(&r),
-            other => anyhow::bail!(
-                "unknown `get` subject {other:?}: use all, values, manifest, hooks, notes or metadata"
-            ),
-        };
-        print!("{text}");
-        Ok(Exit::Succeeded)
-    }.await
+    let cluster = settings.connect().await?;
+    let store = settings.store(&cluster, false)?;
+    let (r, labels) = query::revision_with_labels(&store, &args.name, args.revision).await?;
+    let text = match args.what.as_str() {
+        "values" if args.all => output::values(&computed_values(&r), true, args.output.helm())?,
+        "values" => output::values(&r.config, false, args.output.helm())?,
+        "all" => output::get_all(&r, &computed_values(&r))?,
+        "metadata" => output::metadata(&r, &labels, args.output.helm())?,
+        "manifest" => output::manifest(&r),
+        "hooks" => output::hooks(&r),
+        "notes" => output::notes(&r),
+        other => anyhow::bail!(
+            "unknown `get` subject {other:?}: use all, values, manifest, hooks, notes or metadata"
+        ),
+    };
+    print!("{text}");
+    Ok(Exit::Succeeded)
 }

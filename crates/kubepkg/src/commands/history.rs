@@ -13,15 +13,12 @@ use crate::settings::Settings;
 
 pub async fn run(args: QueryArgs, settings: &Settings) -> Result<Exit> {
     let q = &args.query;
-    async {
-        let cluster = settings.connect().await?;
-        if package::resolve(&cluster, &q.name, args.target).await? {
-            return package::history(&cluster, &q.name, q.output).await;
-        }
-        let store = settings.store(&cluster, false)?;
-        let history = query::history(&store, &q.name, q.max).await?;
-        print!("{}", output::history(&history, q.output.helm())?);
-        Ok(Exit::Succeeded)
+    let cluster = settings.connect().await?;
+    if package::resolve(&cluster, &q.name, args.target).await? {
+        return package::history(&cluster, &q.name, q.output).await;
     }
-    .await
+    let store = settings.store(&cluster, false)?;
+    let history = query::history(&store, &q.name, q.max).await?;
+    print!("{}", output::history(&history, q.output.helm())?);
+    Ok(Exit::Succeeded)
 }

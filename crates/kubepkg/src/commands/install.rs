@@ -27,24 +27,20 @@ pub async fn run(args: InstallArgs, settings: &Settings) -> Result<Exit> {
         print!("{}", output::release(&release, format)?);
         return Ok(Exit::Succeeded);
     }
-    async {
-        let cluster = settings.connect().await?;
-        let caps = verbs::capabilities(&cluster).await?;
-        let prepared =
-            verbs::prepare_install(&args.name, &cluster.namespace, chart, values, &caps)?;
-        if let Some(warning) = prepared.dry_run_warning(dry_run) {
-            eprintln!("{warning}");
-        }
-        let printer = Printer::progress(args.op.progress.progress, &settings.terminal);
-        let releases = settings.releases(&cluster, &printer)?;
-        let release = prepared
-            .run(&releases, &options(settings, &args), dry_run)
-            .await?;
-        printer.finish(true);
-        print!("{}", output::release(&release, format)?);
-        Ok(Exit::Succeeded)
+    let cluster = settings.connect().await?;
+    let caps = verbs::capabilities(&cluster).await?;
+    let prepared = verbs::prepare_install(&args.name, &cluster.namespace, chart, values, &caps)?;
+    if let Some(warning) = prepared.dry_run_warning(dry_run) {
+        eprintln!("{warning}");
     }
-    .await
+    let printer = Printer::progress(args.op.progress.progress, &settings.terminal);
+    let releases = settings.releases(&cluster, &printer)?;
+    let release = prepared
+        .run(&releases, &options(settings, &args), dry_run)
+        .await?;
+    printer.finish(true);
+    print!("{}", output::release(&release, format)?);
+    Ok(Exit::Succeeded)
 }
 
 /// The release layer's options from install's (and upgrade's) flags.

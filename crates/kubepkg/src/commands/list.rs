@@ -40,29 +40,26 @@ fn states(a: &ListArgs) -> StateMask {
 }
 
 pub async fn run(args: ListArgs, settings: &Settings) -> Result<Exit> {
-    async {
-        let cluster = settings.connect().await?;
-        if args.packages {
-            return super::package::list(&cluster, args.all_namespaces, args.output).await;
-        }
-        let opts = ListOptions {
-            states: states(&args),
-            filter: args.filter.as_deref().map(Filter::new).transpose()?,
-            selector: Selector::parse(args.selector.as_deref().unwrap_or(""))?,
-            by_date: args.date,
-            reverse: args.reverse,
-            max: args.max,
-            offset: args.offset,
-        };
-        let store = settings.store(&cluster, args.all_namespaces)?;
-        let list = query::list(&store.driver, &opts).await?;
-        let text = if args.short {
-            output::list_names(&list, args.output.helm())?
-        } else {
-            output::list(&list, args.output.helm(), args.no_headers)?
-        };
-        print!("{text}");
-        Ok(Exit::Succeeded)
+    let cluster = settings.connect().await?;
+    if args.packages {
+        return super::package::list(&cluster, args.all_namespaces, args.output).await;
     }
-    .await
+    let opts = ListOptions {
+        states: states(&args),
+        filter: args.filter.as_deref().map(Filter::new).transpose()?,
+        selector: Selector::parse(args.selector.as_deref().unwrap_or(""))?,
+        by_date: args.date,
+        reverse: args.reverse,
+        max: args.max,
+        offset: args.offset,
+    };
+    let store = settings.store(&cluster, args.all_namespaces)?;
+    let list = query::list(&store.driver, &opts).await?;
+    let text = if args.short {
+        output::list_names(&list, args.output.helm())?
+    } else {
+        output::list(&list, args.output.helm(), args.no_headers)?
+    };
+    print!("{text}");
+    Ok(Exit::Succeeded)
 }

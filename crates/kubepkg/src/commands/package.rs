@@ -324,103 +324,96 @@ pub async fn apply(args: ApplyArgs, settings: &Settings) -> Result<Exit, CliErro
     let timeout = args.timeout;
     let printer = Printer::new(args.output, args.progress.progress, &settings.terminal);
     let backend = backend(&args.backend, &args.oci, settings)?;
-    async {
-        let mut kc = connect(settings, timeout, printer.sink()).await?;
-        let shown = backend.clone();
-        kc.backend = backend;
-        if let Some(t) = args.requirements_timeout {
-            kc.requirements_timeout = t;
-        }
-        let ns = kc.kube.namespace.clone();
-        let instance = Instance {
-            name: &args.name,
-            namespace: &ns,
-        };
-        if let Some(object) = ops::managing_object(&kc, instance).await? {
-            if !args.force {
-                return Err(kubepkg_engine::EngineError::Managed {
-                    name: args.name.clone(),
-                    namespace: ns.clone(),
-                    object,
-                }
-                .into());
-            }
-            if !args.dry_run {
-                ops::suspend_object(&kc, instance).await?;
-                kc.report(&Event::message(
-                    None,
-                    Message::PackageObjectSuspended { object },
-                ));
-            }
-        }
-        warn_dropped_values(&kc, instance, &user).await;
-        if args.dry_run {
-            let mut plan = cluster_plan(&kc, &loaded.package, instance, &user).await?;
-            add_backend_objects(
-                &mut plan,
-                &shown,
-                Some(&kc),
-                &loaded.package,
-                &user,
-                timeout,
-            )
-            .await?;
-            if args.show_secrets {
-                plan.reveal_secrets();
-            }
-            if printer.is_json() {
-                println!(
-                    "{}",
-                    serde_json::to_string(&plan).map_err(anyhow::Error::from)?
-                );
-            } else {
-                printer.finish(false);
-                print!("{}", render_styled(&plan, true, settings.terminal.stdout));
-            }
-            return Ok(Exit::Succeeded);
-        }
-        let options = ops::ApplyOptions {
-            timeout,
-            allow_downgrade: args.allow_downgrade,
-            allow_unsafe_crd_changes: args.allow_unsafe_crd_changes,
-        };
-        let (outcome, _plan) =
-            ops::apply(&mut kc, &loaded.package, instance, &user, options).await?;
-        Ok(printer.outcome(&outcome)?)
+    let mut kc = connect(settings, timeout, printer.sink()).await?;
+    let shown = backend.clone();
+    kc.backend = backend;
+    if let Some(t) = args.requirements_timeout {
+        kc.requirements_timeout = t;
     }
-    .await
+    let ns = kc.kube.namespace.clone();
+    let instance = Instance {
+        name: &args.name,
+        namespace: &ns,
+    };
+    if let Some(object) = ops::managing_object(&kc, instance).await? {
+        if !args.force {
+            return Err(kubepkg_engine::EngineError::Managed {
+                name: args.name.clone(),
+                namespace: ns.clone(),
+                object,
+            }
+            .into());
+        }
+        if !args.dry_run {
+            ops::suspend_object(&kc, instance).await?;
+            kc.report(&Event::message(
+                None,
+                Message::PackageObjectSuspended { object },
+            ));
+        }
+    }
+    warn_dropped_values(&kc, instance, &user).await;
+    if args.dry_run {
+        let mut plan = cluster_plan(&kc, &loaded.package, instance, &user).await?;
+        add_backend_objects(
+            &mut plan,
+            &shown,
+            Some(&kc),
+            &loaded.package,
+            &user,
+            timeout,
+        )
+        .await?;
+        if args.show_secrets {
+            plan.reveal_secrets();
+        }
+        if printer.is_json() {
+            println!(
+                "{}",
+                serde_json::to_string(&plan).map_err(anyhow::Error::from)?
+            );
+        } else {
+            printer.finish(false);
+            print!("{}", render_styled(&plan, true, settings.terminal.stdout));
+        }
+        return Ok(Exit::Succeeded);
+    }
+    let options = ops::ApplyOptions {
+        timeout,
+        allow_downgrade: args.allow_downgrade,
+        allow_unsafe_crd_changes: args.allow_unsafe_crd_changes,
+    };
+    let (outcome, _plan) = ops::apply(&mut kc, &loaded.package, instance, &user, options).await?;
+    Ok(printer.outcome(&outcome)?)
 }
 
 /// `kubepkg values NAME`.
 pub async fn values(args: PackageValuesArgs, settings: &Settings) -> Result<Exit> {
-    async {
-        let kc = connect(settings, Duration::from_secs(60), Printer::text().sink()).await?;
-        let ns = kc.kube.namespace.clone();
-        let instance = Instance {
-            name: &args.name,
-            namespace: &ns,
-        };
-        let (rev, comps) = ops::values(&kc, instance, args.revision).await?;
-        println!(
-            "# package {} {} revision {}",
-            rev.package, rev.version, rev.revision
-        );
-        for (name, eff) in comps {
-            if args.component.as_ref().is_some_and(|c| *c != name) {
-                continue;
-            }
-            if args.explain {
-                print!("{}", render_explain(&name, &eff));
-            } else {
-                println!("{name}:");
-                for line in values_yaml(&eff.values).lines() {
-                    println!("  {line}");
-                }
+    let kc = connect(settings, Duration::from_secs(60), Printer::text().sink()).await?;
+    let ns = kc.kube.namespace.clone();
+    let instance = Instance {
+        name: &args.name,
+        namespace: &ns,
+    };
+    let (rev, comps) = ops::values(&kc, instance, args.revision).await?;
+    println!(
+        "# package {} {} revision {}",
+        rev.package, rev.version, rev.revision
+    );
+    for (name, eff) in comps {
+        if args.component.as_ref().is_some_and(|c| *c != name) {
+            continue;
+        }
+        if args.explain {
+            print!("{}", render_explain(&name, &eff));
+        } else {
+            println!("{name}:");
+            for line in values_yaml(&eff.values).lines() {
+                println!("  {line}");
             }
         }
-        Ok(Exit::Succeeded)
     }
-    .await
+    Ok(Exit::Succeeded)
 }
 
 /// `kubepkg package …`: always the package meaning of NAME.
@@ -439,23 +432,20 @@ pub async fn run(cmd: PackageCommand, settings: &Settings) -> Result<Exit> {
         PackageCommand::Uninstall(a) => Online::Uninstall(a),
         PackageCommand::List(a) => Online::List(a),
     };
-    async {
-        let kube = settings.connect().await?;
-        match cmd {
-            Online::Status(a) => status(&kube, &a.name, a.revision, a.output).await,
-            Online::History(a) => history(&kube, &a.name, a.output).await,
-            Online::Rollback(a) => {
-                let printer = Printer::new(a.output, a.progress.progress, &settings.terminal);
-                rollback(&kube, &a.name, a.revision, a.force, a.timeout, &printer).await
-            }
-            Online::Uninstall(a) => {
-                let printer = Printer::new(a.output, a.progress.progress, &settings.terminal);
-                uninstall(&kube, &a.name, a.keep_history, a.timeout, &printer).await
-            }
-            Online::List(a) => list(&kube, a.all_namespaces, a.output).await,
+    let kube = settings.connect().await?;
+    match cmd {
+        Online::Status(a) => status(&kube, &a.name, a.revision, a.output).await,
+        Online::History(a) => history(&kube, &a.name, a.output).await,
+        Online::Rollback(a) => {
+            let printer = Printer::new(a.output, a.progress.progress, &settings.terminal);
+            rollback(&kube, &a.name, a.revision, a.force, a.timeout, &printer).await
         }
+        Online::Uninstall(a) => {
+            let printer = Printer::new(a.output, a.progress.progress, &settings.terminal);
+            uninstall(&kube, &a.name, a.keep_history, a.timeout, &printer).await
+        }
+        Online::List(a) => list(&kube, a.all_namespaces, a.output).await,
     }
-    .await
 }
 
 /// The `package` verbs that talk to the cluster.

@@ -25,33 +25,30 @@ pub fn release_options(settings: &Settings, op: &ChangeArgs) -> Options {
 
 pub async fn run(args: RollbackArgs, settings: &Settings) -> Result<Exit> {
     let mode = args.op.progress.progress;
-    async {
-        let cluster = settings.connect().await?;
-        if package::resolve(&cluster, &args.name, args.target).await? {
-            let timeout = args.op.timeout.unwrap_or(PACKAGE_TIMEOUT);
-            let printer = Printer::new(args.op.output, mode, &settings.terminal);
-            return package::rollback(
-                &cluster,
-                &args.name,
-                args.revision,
-                args.force,
-                timeout,
-                &printer,
-            )
-            .await;
-        }
-        let opts = Options {
-            max_history: args.history_max,
-            ..release_options(settings, &args.op)
-        };
-        let printer = Printer::progress(mode, &settings.terminal);
-        settings
-            .releases(&cluster, &printer)?
-            .rollback(&args.name, args.revision.unwrap_or(0), &opts)
-            .await?;
-        printer.finish(true);
-        println!("Rollback was a success! Happy Helming!");
-        Ok(Exit::Succeeded)
+    let cluster = settings.connect().await?;
+    if package::resolve(&cluster, &args.name, args.target).await? {
+        let timeout = args.op.timeout.unwrap_or(PACKAGE_TIMEOUT);
+        let printer = Printer::new(args.op.output, mode, &settings.terminal);
+        return package::rollback(
+            &cluster,
+            &args.name,
+            args.revision,
+            args.force,
+            timeout,
+            &printer,
+        )
+        .await;
     }
-    .await
+    let opts = Options {
+        max_history: args.history_max,
+        ..release_options(settings, &args.op)
+    };
+    let printer = Printer::progress(mode, &settings.terminal);
+    settings
+        .releases(&cluster, &printer)?
+        .rollback(&args.name, args.revision.unwrap_or(0), &opts)
+        .await?;
+    printer.finish(true);
+    println!("Rollback was a success! Happy Helming!");
+    Ok(Exit::Succeeded)
 }

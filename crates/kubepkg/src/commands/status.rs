@@ -13,18 +13,15 @@ use crate::settings::Settings;
 
 pub async fn run(args: QueryArgs, settings: &Settings) -> Result<Exit> {
     let q = &args.query;
-    async {
-        let cluster = settings.connect().await?;
-        if package::resolve(&cluster, &q.name, args.target).await? {
-            return package::status(&cluster, &q.name, q.revision, q.output).await;
-        }
-        let store = settings.store(&cluster, false)?;
-        let release = query::revision(&store, &q.name, q.revision).await?;
-        let format = q.output.helm();
-        // A table shows the server's own Tables; JSON and YAML the objects.
-        let resources = query::resources(&cluster, &release, format == Format::Table).await;
-        print!("{}", output::status(&release, &resources, format)?);
-        Ok(Exit::Succeeded)
+    let cluster = settings.connect().await?;
+    if package::resolve(&cluster, &q.name, args.target).await? {
+        return package::status(&cluster, &q.name, q.revision, q.output).await;
     }
-    .await
+    let store = settings.store(&cluster, false)?;
+    let release = query::revision(&store, &q.name, q.revision).await?;
+    let format = q.output.helm();
+    // A table shows the server's own Tables; JSON and YAML the objects.
+    let resources = query::resources(&cluster, &release, format == Format::Table).await;
+    print!("{}", output::status(&release, &resources, format)?);
+    Ok(Exit::Succeeded)
 }

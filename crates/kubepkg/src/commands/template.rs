@@ -65,12 +65,9 @@ pub async fn run(args: TemplateArgs, settings: &Settings) -> anyhow::Result<Exit
 async fn cluster_capabilities(
     settings: &Settings,
 ) -> anyhow::Result<kubepkg_chart::objects::Capabilities> {
-    async {
-        let cluster = settings.connect().await?;
-        let caps = kubepkg_engine::chart::ClusterCapabilities::discover(&cluster.client).await?;
-        caps.to_chart().map_err(|e| anyhow::anyhow!("{e}"))
-    }
-    .await
+    let cluster = settings.connect().await?;
+    let caps = kubepkg_engine::chart::ClusterCapabilities::discover(&cluster.client).await?;
+    caps.to_chart().map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// Helm's `--generate-name`: the chart path's base name up to its first dot, a dash, and the

@@ -10,19 +10,16 @@ use crate::progress::Printer;
 use crate::settings::Settings;
 
 pub async fn run(args: ReleaseQueryArgs, settings: &Settings) -> Result<Exit> {
-    async {
-        let cluster = settings.connect().await?;
-        let opts = Options {
-            timeout: args.timeout,
-            ..settings.options()
-        };
-        let release = settings
-            .releases(&cluster, &Printer::text())?
-            .test(&args.name, &opts)
-            .await?;
-        let format = args.output.helm();
-        print!("{}", output::release(&release, format)?);
-        Ok(Exit::Succeeded)
-    }
-    .await
+    let cluster = settings.connect().await?;
+    let opts = Options {
+        timeout: args.timeout,
+        ..settings.options()
+    };
+    let release = settings
+        .releases(&cluster, &Printer::text())?
+        .test(&args.name, &opts)
+        .await?;
+    let format = args.output.helm();
+    print!("{}", output::release(&release, format)?);
+    Ok(Exit::Succeeded)
 }

@@ -26,35 +26,32 @@ pub async fn run(args: UpgradeArgs, settings: &Settings) -> Result<Exit> {
         args.reset_then_reuse_values,
     );
     let table = c.op.output == Format::Table;
-    async {
-        let cluster = settings.connect().await?;
-        let caps = verbs::capabilities(&cluster).await?;
-        let printer = Printer::progress(c.op.progress.progress, &settings.terminal);
-        let releases = settings.releases(&cluster, &printer)?;
-        let target = verbs::upgrade_target(&releases.store, &c.name, args.install).await?;
-        if target.installs() && table {
-            println!("Release {:?} does not exist. Installing it now.", c.name);
-        }
-        let located = locate_chart(&c.chart, &c.source, settings).await?;
-        let prepared = target.prepare(&cluster.namespace, &located.path, values, mode, &caps)?;
-        if let Some(warning) = prepared.dry_run_warning(dry_run) {
-            eprintln!("{warning}");
-        }
-        let opts = kubepkg_release::action::Options {
-            max_history: args.history_max,
-            ..options(settings, c)
-        };
-        let release = prepared.run(&releases, &opts, dry_run).await?;
-        printer.finish(true);
-        if table && !target.installs() {
-            println!(
-                "Release {:?} has been upgraded. Happy Helming!",
-                release.name
-            );
-        }
-        let format = c.op.output.helm();
-        print!("{}", output::release(&release, format)?);
-        Ok(Exit::Succeeded)
+    let cluster = settings.connect().await?;
+    let caps = verbs::capabilities(&cluster).await?;
+    let printer = Printer::progress(c.op.progress.progress, &settings.terminal);
+    let releases = settings.releases(&cluster, &printer)?;
+    let target = verbs::upgrade_target(&releases.store, &c.name, args.install).await?;
+    if target.installs() && table {
+        println!("Release {:?} does not exist. Installing it now.", c.name);
     }
-    .await
+    let located = locate_chart(&c.chart, &c.source, settings).await?;
+    let prepared = target.prepare(&cluster.namespace, &located.path, values, mode, &caps)?;
+    if let Some(warning) = prepared.dry_run_warning(dry_run) {
+        eprintln!("{warning}");
+    }
+    let opts = kubepkg_release::action::Options {
+        max_history: args.history_max,
+        ..options(settings, c)
+    };
+    let release = prepared.run(&releases, &opts, dry_run).await?;
+    printer.finish(true);
+    if table && !target.installs() {
+        println!(
+            "Release {:?} has been upgraded. Happy Helming!",
+            release.name
+        );
+    }
+    let format = c.op.output.helm();
+    print!("{}", output::release(&release, format)?);
+    Ok(Exit::Succeeded)
 }
