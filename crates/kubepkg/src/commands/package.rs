@@ -57,12 +57,10 @@ pub(super) async fn load(
     let reference = path.to_str().filter(|p| kubepkg_oci::reference::is_oci(p));
     let Some(reference) = reference else {
         if !oci.verify.verify_keys.is_empty() {
-            return Err(CliError::Failed(
-                kubepkg_source::SourceError::VerifyNeedsOci {
-                    reference: path.display().to_string(),
-                }
-                .into(),
-            ));
+            return Err(kubepkg_source::SourceError::VerifyNeedsOci {
+                reference: path.display().to_string(),
+            }
+            .into());
         }
         return load_local(path, &oci.access.options(), settings).await;
     };
@@ -104,9 +102,7 @@ async fn load_local(
         CliError::from(e)
     })?;
     let mut loaded = Loaded { package, scratch };
-    kubepkg_source::package::fetch_locked(&mut loaded.package, options, &settings.paths)
-        .await
-        .map_err(CliError::from)?;
+    kubepkg_source::package::fetch_locked(&mut loaded.package, options, &settings.paths).await?;
     Ok(loaded)
 }
 
