@@ -42,9 +42,17 @@ pub struct Prepared {
     pub plan: Plan,
     /// The package's `PreRollback` hooks with their charts, as the revision will keep them.
     pub rollback_hooks: Vec<kubepkg_package::revision::RollbackHook>,
-    /// The deployed components (name, release) whose releases Flux's helm-controller made
-    /// (backend flux).
-    pub released_by_flux: Vec<(String, String)>,
+    /// The deployed components whose releases a backend's controller keeps reconciling
+    /// (Flux's helm-controller, backend flux), in the revision's order.
+    pub reconciled: Vec<ReconciledComponent>,
+}
+
+/// A deployed component whose release a backend's controller keeps reconciling.
+#[derive(Debug, Clone)]
+pub struct ReconciledComponent {
+    pub component: String,
+    pub release: String,
+    pub(crate) controller: crate::backend::Reconciled,
 }
 
 /// What the API server reports for `.Capabilities` (its version and served API versions,
@@ -185,9 +193,8 @@ pub async fn prepare(
     let mut previous_values = BTreeMap::new();
     let mut previous_rendered = BTreeMap::new();
     let mut drift = Vec::new();
-    let mut released_by_flux = Vec::new();
-    // The values each of those HelmReleases gives helm-controller now.
-    let mut flux_values: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
+    // Deployed components whose releases a backend's controller reconciles.
+    let mut reconciled = Vec::new();
     if let Some(d) = &deployed {
         for c in &d.components {
             let Some(r) = release_at(kc, &c.namespace, &c.release, c.revision).await? else {
@@ -229,27 +236,23 @@ pub async fn prepare(
                 objects.extend(plan::objects_from_manifest(&h.manifest).map_err(recorded_err(&r))?);
             }
             let mut chart = chart_id(&r);
-            // A release helm-controller made (backend flux) is compared as kubepkg's render of
-            // the package's chart would read (`flux::as_packaged`).
-            if let Some(m) = r.chart.as_ref().and_then(|c| c.metadata.as_ref())
-                && crate::backend::flux::looks_released_by_flux(&m.version)
-                && let Some(hr) = crate::backend::flux::helm_release(
-                    &kc.kube.client,
-                    instance.namespace,
-                    &c.release,
-                )
-                .await
+            // A release a backend's controller keeps reconciling (helm-controller, backend
+            // flux) is compared as kubepkg's render of the package's chart would read.
+            if let Some(by) = crate::backend::reconciled(
+                &kc.kube.client,
+                instance.namespace,
+                &c.release,
+                &r,
+                &mut chart,
+                &mut objects,
+            )
+            .await
             {
-                let hr = serde_json::to_value(&hr).unwrap_or_default();
-                let mut values = hr["spec"]["values"]
-                    .as_object()
-                    .cloned()
-                    .unwrap_or_default();
-                values.remove("kubepkg");
-                flux_values.insert(c.name.clone(), values);
-                (chart, objects) =
-                    crate::backend::flux::as_packaged(&m.name, &m.version, objects, &hr);
-                released_by_flux.push((c.name.clone(), c.release.clone()));
+                reconciled.push(ReconciledComponent {
+                    component: c.name.clone(),
+                    release: c.release.clone(),
+                    controller: by,
+                });
             }
             previous_rendered.insert(c.name.clone(), RenderedComponent { chart, objects });
             if let Some(mut eff) = recorded_values(kc, d, &c.name).await? {
@@ -285,14 +288,14 @@ pub async fn prepare(
         history: &history,
         rendered: &previous_rendered,
     });
-    // Flux's releases were compared in one YAML form: so is what they would become.
+    // Reconciled releases were compared in their controller's form: so is what they would become.
     let mut compared = std::borrow::Cow::Borrowed(&rendered);
-    for (name, _) in &released_by_flux {
-        if let Some(c) = compared.to_mut().get_mut(name) {
+    for r in &reconciled {
+        if let Some(c) = compared.to_mut().get_mut(&r.component) {
             let objects = std::mem::take(&mut c.objects);
             c.objects = objects
                 .into_iter()
-                .map(crate::backend::flux::canonical)
+                .map(|o| crate::backend::comparable(r.controller.by, o))
                 .collect();
         }
     }
@@ -305,13 +308,15 @@ pub async fn prepare(
         &compared,
     );
     plan.warnings.extend(drift);
-    // A flux component whose values change is applied even when its objects render the same:
-    // its HelmRelease is what helm-controller keeps reconciling.
+    // A reconciled component whose values change is applied even when its objects render the
+    // same: its controller's object (Flux's HelmRelease) is what keeps reconciling it.
     let mut values_changed = false;
     for step in &mut plan.steps {
-        if let (Some(live), plan::Change::Unchanged { chart, revision }) =
-            (flux_values.get(&step.name), &step.change)
-        {
+        let live = reconciled
+            .iter()
+            .find(|r| r.component == step.name)
+            .map(|r| &r.controller.values);
+        if let (Some(live), plan::Change::Unchanged { chart, revision }) = (live, &step.change) {
             let mut wanted = kubepkg_package::values::supplied(package, &step.name, user, None);
             wanted.remove("kubepkg");
             if &wanted != live {
@@ -350,7 +355,7 @@ pub async fn prepare(
         rendered,
         plan,
         rollback_hooks,
-        released_by_flux,
+        reconciled,
     })
 }
 
@@ -527,15 +532,18 @@ pub async fn apply(
     let lock = lock(kc, instance, timeout).await?;
     let result = async {
         let p = prepare(kc, package, instance, user).await?;
-        // The helm backend never takes over a release helm-controller keeps reconciling.
-        if kc.backend.kind() != kubepkg_package::Backend::Flux
-            && let Some((component, release)) = p.released_by_flux.first()
+        // No backend takes over a release another backend's controller keeps reconciling
+        // (today: helm-controller's, backend flux).
+        if let Some(r) = p
+            .reconciled
+            .iter()
+            .find(|r| r.controller.by != kc.backend.kind())
         {
             return Err(EngineError::ReleasedByFlux {
                 name: instance.name.to_string(),
-                component: component.clone(),
+                component: r.component.clone(),
                 namespace: instance.namespace.to_string(),
-                release: release.clone(),
+                release: r.release.clone(),
             });
         }
         // A component the package no longer has, or one rolled back before this operation's

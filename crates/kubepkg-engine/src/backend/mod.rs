@@ -192,6 +192,58 @@ impl Backend {
     }
 }
 
+/// A deployed release that a backend's own controller keeps reconciling (today Flux's
+/// helm-controller, for backend flux), read before a plan.
+#[derive(Debug, Clone)]
+pub(crate) struct Reconciled {
+    /// The backend whose controller reconciles it: an apply with another backend would fight it.
+    pub by: Kind,
+    /// The values the controller applies now: a change of them is a change even when the
+    /// objects render the same.
+    pub values: serde_json::Map<String, Value>,
+}
+
+/// Whether a controller keeps reconciling the deployed release `release` (its stored record
+/// `r`) in `namespace`; if so, `chart` and `objects` are rewritten as kubepkg's own render of
+/// the package's chart would read them, so that a plan compares like with like.
+pub(crate) async fn reconciled(
+    client: &kube::Client,
+    namespace: &str,
+    release: &str,
+    r: &kubepkg_release::record::Release,
+    chart: &mut String,
+    objects: &mut Vec<kubepkg_package::plan::RenderedObject>,
+) -> Option<Reconciled> {
+    let m = r.chart.as_ref()?.metadata.as_ref()?;
+    if !flux::looks_released_by_flux(&m.version) {
+        return None;
+    }
+    let hr = flux::helm_release(client, namespace, release).await?;
+    let hr = serde_json::to_value(&hr).unwrap_or_default();
+    let mut values = hr["spec"]["values"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    values.remove("kubepkg");
+    (*chart, *objects) = flux::as_packaged(&m.name, &m.version, std::mem::take(objects), &hr);
+    Some(Reconciled {
+        by: Kind::Flux,
+        values,
+    })
+}
+
+/// A new render's object in the form [`reconciled`] gave the deployed objects of a release
+/// the controller of `by` reconciles (Flux: one canonical YAML form).
+pub(crate) fn comparable(
+    by: Kind,
+    object: kubepkg_package::plan::RenderedObject,
+) -> kubepkg_package::plan::RenderedObject {
+    match by {
+        Kind::Flux => flux::canonical(object),
+        Kind::Helm | Kind::Argocd => object,
+    }
+}
+
 /// The backend `record` names; for a record written before kubepkg kept it, the one whose
 /// object is there ([`legacy_kind`]).
 pub(crate) async fn recorded_kind(kc: &Ctx<'_>, record: &ComponentRecord) -> Kind {
