@@ -43,13 +43,10 @@ use tokio::time::Instant;
 use kubepkg_kube::ObjectRef;
 use kubepkg_package::orchestrator::ReadyWait;
 use kubepkg_package::plan::Plan;
-use kubepkg_package::revision::ComponentRecord;
 use kubepkg_package::values::UserValues;
 
 pub use super::error::FluxError;
-use super::{
-    BackendError, ComponentBackend, Ctx, Live, Run, Seen, State, Watch, apply_object, helm,
-};
+use super::{BackendError, ComponentBackend, Ctx, Run, Seen, State, Watch, apply_object, helm};
 
 /// The CRDs the backend needs, as `kubectl get crd` names them.
 pub const CRDS: [&str; 2] = [
@@ -269,16 +266,6 @@ impl ComponentBackend for Flux {
         timeout: Duration,
     ) -> Result<(), Failure> {
         self.flux_delete(kc, component, release, timeout).await
-    }
-
-    async fn objects(&self, kc: &Ctx<'_>, release: &str, namespace: &str) -> Vec<ObjectRef> {
-        helm::release_objects(kc, release, namespace, release)
-            .await
-            .unwrap_or_default()
-    }
-
-    async fn live(&self, kc: &Ctx<'_>, record: &ComponentRecord) -> Live {
-        helm::release_live(kc, record).await
     }
 
     async fn plan(

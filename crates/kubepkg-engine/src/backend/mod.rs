@@ -312,18 +312,27 @@ pub(crate) trait ComponentBackend {
         timeout: Duration,
     ) -> Result<(), Failure>;
     /// The objects `release` deployed (a hook's, for its output); none when it cannot tell.
-    async fn objects(&self, kc: &Ctx<'_>, release: &str, namespace: &str) -> Vec<ObjectRef>;
-    /// The component of `record` as it is now.
-    async fn live(&self, kc: &Ctx<'_>, record: &ComponentRecord) -> Live;
-    /// Adds the backend's objects and gates to `plan`.
+    /// By default those of its Helm release (kubepkg's own, or the one helm-controller made).
+    async fn objects(&self, kc: &Ctx<'_>, release: &str, namespace: &str) -> Vec<ObjectRef> {
+        helm::release_objects(kc, release, namespace, release)
+            .await
+            .unwrap_or_default()
+    }
+    /// The component of `record` as it is now; by default as its Helm release says.
+    async fn live(&self, kc: &Ctx<'_>, record: &ComponentRecord) -> Live {
+        helm::release_live(kc, record).await
+    }
+    /// Adds the backend's objects and gates to `plan`; by default none.
     async fn plan(
         &self,
-        client: Option<&kube::Client>,
-        package: &Package,
-        user: &UserValues,
-        plan: &mut Plan,
-        timeout: Duration,
-    ) -> Result<(), BackendError>;
+        _client: Option<&kube::Client>,
+        _package: &Package,
+        _user: &UserValues,
+        _plan: &mut Plan,
+        _timeout: Duration,
+    ) -> Result<(), BackendError> {
+        Ok(())
+    }
 }
 
 /// What a backend's steps use of the operation they are part of (`KubeCluster::ctx`): the
