@@ -6,11 +6,11 @@
 use std::time::Duration;
 
 use kubepkg_kube::ObjectRef;
-use kubepkg_package::Package;
+use kubepkg_model::Package;
+use kubepkg_model::values::UserValues;
 use kubepkg_package::orchestrator::{ComponentApply, Failure, FailureKind, ReadyWait};
 use kubepkg_package::plan::Plan;
 use kubepkg_package::revision::ComponentRecord;
-use kubepkg_package::values::UserValues;
 use kubepkg_release::action::{ActionError, manifest_objects};
 use kubepkg_release::storage::{SecretDriver, Store};
 use tokio::time::Instant;
