@@ -98,20 +98,12 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use kubepkg_model::values::merge_maps;
+    use kubepkg_model::values::{Explained, merge_maps};
 
-    fn obj(v: Value) -> Map<String, Value> {
-        match v {
-            Value::Object(m) => m,
-            _ => panic!("not an object"),
-        }
-    }
-
+    /// Each explained leaf as (path, source), what the assertions compare.
     fn sources(e: &Effective) -> Vec<(String, String)> {
-        e.explain
-            .iter()
-            .map(|x| (x.path.clone(), x.source.to_string()))
-            .collect()
+        let leaf = |x: &Explained| (x.path.clone(), x.source.to_string());
+        e.explain.iter().map(leaf).collect()
     }
 
     fn revision_with(user: &UserValues, n: u64) -> crate::revision::PackageRevision {
@@ -154,8 +146,14 @@ mod tests {
         let rev = revision_with(&user, 4);
         // Through the stored Secret, as `kubepkg values --revision 4` reads it.
         let rev = crate::revision::from_secret(&crate::revision::to_secret(&rev)).unwrap();
-        let chart = obj(json!({"replicas": 1, "image": "w:1"}));
-        let mut supplied = obj(json!({"size": "medium", "kubepkg": {"toVersion": "2.0.0"}}));
+        let chart = json!({"replicas": 1, "image": "w:1"})
+            .as_object()
+            .cloned()
+            .unwrap();
+        let mut supplied = json!({"size": "medium", "kubepkg": {"toVersion": "2.0.0"}})
+            .as_object()
+            .cloned()
+            .unwrap();
         supplied = merge_maps(supplied, &user.given("worker"));
         let e = effective_recorded(&chart, &supplied, &rev, "worker");
         assert_eq!(
@@ -187,7 +185,7 @@ mod tests {
         let old =
             crate::revision::decode("kubepkg.package.v1.shop.v2", payload.as_bytes()).unwrap();
         assert!(old.value_sources.is_empty());
-        let supplied = obj(json!({"replicas": 5}));
+        let supplied = json!({"replicas": 5}).as_object().cloned().unwrap();
         let e = effective_recorded(&Map::new(), &supplied, &old, "worker");
         assert_eq!(
             sources(&e),
