@@ -180,6 +180,13 @@ pub enum PackageError {
     /// A package archive is unsafe or damaged.
     #[error("cannot extract package archive {}: {reason}", path.display())]
     Archive { path: PathBuf, reason: String },
+    /// `kubepkg.lock` is not the file `kubepkg package lock` writes.
+    #[error("cannot read {}: {source}", path.display())]
+    Lock {
+        path: PathBuf,
+        #[source]
+        source: crate::lock::LockError,
+    },
 }
 
 fn render_problems(file: &std::path::Path, problems: &[Problem]) -> String {

@@ -30,6 +30,27 @@ pub const LOCK_FILE: &str = "kubepkg.lock";
 /// repository or registry: a locked chart found here with the locked digest is used first.
 pub const VENDOR_DIR: &str = "vendor/charts";
 
+/// Why `kubepkg.lock` could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    /// Not YAML: go-yaml's text, naming the line.
+    #[error(transparent)]
+    Yaml(#[from] kubepkg_yaml::YamlError),
+    /// YAML, but not a lock: an unknown or missing field, or a value of the wrong type.
+    /// (serde names the position in the JSON the YAML became, so only the reason is shown.)
+    #[error("{}", shape_reason(.0))]
+    Shape(#[source] serde_json::Error),
+}
+
+/// serde's message without its ` at line N column M`, a position in the JSON text.
+fn shape_reason(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rsplit_once(" at line ") {
+        Some((reason, _)) if e.line() > 0 => reason.to_string(),
+        _ => text,
+    }
+}
+
 /// `kubepkg.lock`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -123,12 +144,19 @@ impl LockFile {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(PackageError::Io { path, source }),
         };
-        serde_saphyr::from_str(&text)
+        LockFile::parse(&text)
             .map(Some)
-            .map_err(|e| PackageError::Io {
-                path,
-                source: std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()),
-            })
+            .map_err(|source| PackageError::Lock { path, source })
+    }
+
+    /// A lock file's text, read as every YAML file of kubepkg is (`kubepkg-yaml`: go-yaml's
+    /// reading and its errors, with their line), into the lock's shape.
+    fn parse(text: &str) -> Result<LockFile, LockError> {
+        let json = kubepkg_yaml::yaml_to_json(text)?;
+        if json == "null" {
+            return Ok(LockFile::default());
+        }
+        serde_json::from_str(&json).map_err(LockError::Shape)
     }
 
     /// The file's text (strings quoted as JSON, which is YAML).
@@ -181,5 +209,21 @@ mod tests {
         );
         lock.write(dir.path()).unwrap();
         assert_eq!(LockFile::read(dir.path()).unwrap(), Some(lock));
+    }
+
+    #[test]
+    fn a_damaged_lock_names_the_file_and_what_is_wrong() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(LOCK_FILE);
+        std::fs::write(&path, "components:\n  db:\n    name: [unclosed\n").unwrap();
+        let e = LockFile::read(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!("cannot read {}: ", path.display())),
+            "{e}"
+        );
+        assert!(e.contains("yaml: line "), "{e}");
+        std::fs::write(&path, "components:\n  db: {name: x, colour: red}\n").unwrap();
+        let e = LockFile::read(dir.path()).unwrap_err().to_string();
+        assert!(e.ends_with(": unknown field `colour`, expected one of `repository`, `name`, `version`, `digest`"), "{e}");
     }
 }

@@ -83,6 +83,10 @@ fn in_archive(e: PackageError, scratch: &Path, archive: &Path) -> PackageError {
             path: name(&path),
             reason,
         },
+        PackageError::Lock { path, source } => PackageError::Lock {
+            path: name(&path),
+            source,
+        },
     }
 }
 
