@@ -82,8 +82,8 @@ impl LockedChart {
             && (self.version == wanted.version
                 || matches!(
                     (
-                        kubepkg_chart::semver::Constraints::parse(&wanted.version),
-                        kubepkg_chart::semver::Version::parse(&self.version)
+                        kubepkg_semver::Constraints::parse(&wanted.version),
+                        kubepkg_semver::Version::parse(&self.version)
                     ),
                     (Ok(c), Ok(v)) if c.check(&v)
                 ))

@@ -565,7 +565,7 @@ fn validate_components(
                         },
                     );
                 }
-                if let Err(e) = kubepkg_chart::semver::Constraints::parse(&r.version) {
+                if let Err(e) = kubepkg_semver::Constraints::parse(&r.version) {
                     problems.add(
                         chart.referenced.line(),
                         Some(name),
@@ -789,7 +789,7 @@ fn oci_path_chart(path: &str, version: Option<&str>) -> Result<ChartSource, Prob
             "a chart in a registry needs `version:` (an exact version or a SemVer constraint)",
         ));
     };
-    if let Err(e) = kubepkg_chart::semver::Constraints::parse(version) {
+    if let Err(e) = kubepkg_semver::Constraints::parse(version) {
         return Err(ProblemKind::BadChartVersion {
             version: version.to_string(),
             reason: e.to_string(),
