@@ -20,7 +20,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::error::PackageError;
+use crate::error::{LockError, PackageError};
 
 /// The lock file's name, next to `kubepkg.yaml`.
 pub const LOCK_FILE: &str = "kubepkg.lock";
@@ -29,27 +29,6 @@ pub const LOCK_FILE: &str = "kubepkg.lock";
 /// publishes (`<chart name>-<version>.tgz`), so the installed package never needs the chart's
 /// repository or registry: a locked chart found here with the locked digest is used first.
 pub const VENDOR_DIR: &str = "vendor/charts";
-
-/// Why `kubepkg.lock` could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum LockError {
-    /// Not YAML: go-yaml's text, naming the line.
-    #[error(transparent)]
-    Yaml(#[from] kubepkg_yaml::YamlError),
-    /// YAML, but not a lock: an unknown or missing field, or a value of the wrong type.
-    /// (serde names the position in the JSON the YAML became, so only the reason is shown.)
-    #[error("{}", shape_reason(.0))]
-    Shape(#[source] serde_json::Error),
-}
-
-/// serde's message without its ` at line N column M`, a position in the JSON text.
-fn shape_reason(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    match text.rsplit_once(" at line ") {
-        Some((reason, _)) if e.line() > 0 => reason.to_string(),
-        _ => text,
-    }
-}
 
 /// `kubepkg.lock`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
