@@ -17,7 +17,7 @@ use std::path::Path;
 
 use kubepkg_chart::objects::{Capabilities, KubeVersion, VersionSet};
 use kubepkg_kube::discovery::ServerCapabilities;
-use kubepkg_package::chart_adapter::from_chart_value;
+use kubepkg_model::chart_adapter::from_chart_value;
 use kubepkg_package::orchestrator::ComponentApply;
 use kubepkg_package::render::{RenderedChart, render_chart_with_defaults, render_component};
 use kubepkg_release::action::Rendered;
@@ -189,7 +189,7 @@ pub fn user_values(merged: &kubepkg_value::Value) -> Map<String, Value> {
 /// Values as Helm sees them after reading a stored release: `json.Unmarshal` into
 /// `interface{}` makes every number a `float64`.
 pub fn recorded_values(config: &Map<String, Value>) -> Map<String, Value> {
-    kubepkg_package::values::from_yaml_numbers(config.clone())
+    kubepkg_model::values::from_yaml_numbers(config.clone())
 }
 
 fn object(v: &kubepkg_value::Value) -> Map<String, Value> {

@@ -7,14 +7,15 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use kubepkg_kube::lease::{LeaseError, LeaseLock};
-use kubepkg_package::Package;
-use kubepkg_package::chart_adapter::from_chart_value;
+use kubepkg_model::Package;
+use kubepkg_model::chart_adapter::from_chart_value;
+use kubepkg_model::values::{Effective, UserValues};
 use kubepkg_package::orchestrator::{self, ApplyInput, Event, Outcome};
 use kubepkg_package::plan::{self, Intent, Plan, Previous, RenderedComponent};
 use kubepkg_package::render::{RenderInput, render_package};
 use kubepkg_package::report::{ComponentState, lease_name};
 use kubepkg_package::revision::{History, PackageRevision};
-use kubepkg_package::values::{Effective, UserValues, effective_recorded};
+use kubepkg_package::revision_values::effective_recorded;
 use kubepkg_progress::Message;
 use kubepkg_release::action::ActionError;
 use kubepkg_release::storage::{SecretDriver, Store};
@@ -317,7 +318,7 @@ pub async fn prepare(
             .find(|r| r.component == step.name)
             .map(|r| &r.controller.values);
         if let (Some(live), plan::Change::Unchanged { chart, revision }) = (live, &step.change) {
-            let mut wanted = kubepkg_package::values::supplied(package, &step.name, user, None);
+            let mut wanted = kubepkg_model::values::supplied(package, &step.name, user, None);
             wanted.remove("kubepkg");
             if &wanted != live {
                 step.change = plan::Change::Upgrade {
@@ -592,7 +593,7 @@ pub async fn apply(
 /// it only waited for requirements (nothing changed), else marked failed — then the Lease is
 /// freed. No `pending-*` revision and no Lease outlive a process that ends normally.
 async fn unlock(kc: &mut KubeCluster, instance: Instance<'_>, lock: LeaseLock) {
-    use kubepkg_package::orchestrator::Reason;
+    use kubepkg_package::revision::Reason;
     use kubepkg_package::revision::RevisionStatus;
     // Only what this operation left pending: one a crashed holder left is the next apply's to
     // recover (and a rollback refuses over it).
@@ -872,7 +873,7 @@ pub async fn suspend_object(kc: &KubeCluster, instance: Instance<'_>) -> Result<
 
 fn package_objects(kc: &KubeCluster, namespace: &str) -> kube::Api<kube::api::DynamicObject> {
     use kube::api::{ApiResource, GroupVersionKind};
-    use kubepkg_package::object;
+    use kubepkg_package_object as object;
     let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
     kube::Api::namespaced_with(
         kc.kube.client.clone(),

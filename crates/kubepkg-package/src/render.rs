@@ -2,7 +2,7 @@
 //! installs it, and `plan` calls the same function, so what `plan` shows is what apply sends.
 //!
 //! A component is rendered as Helm renders a release: its chart with the values kubepkg gives
-//! it ([`crate::values::supplied`]: package defaults, user values and, for hooks and
+//! it ([`kubepkg_model::values::supplied`]: package defaults, user values and, for hooks and
 //! `upgradeContext` components, `kubepkg.*`), `.Release.Revision` the release's next revision
 //! (`.Release.IsUpgrade` when it has one), and the `.Capabilities` the caller passes — the
 //! server's when there is a cluster, Helm's offline defaults otherwise. The chart's `crds/` are
@@ -24,12 +24,13 @@ use kubepkg_chart::objects::{Capabilities, VersionSet};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::chart_adapter::{from_chart_value, to_chart_value};
-use crate::graph;
-use crate::manifest::{ChartSource, Package};
+use kubepkg_model::chart_adapter::{from_chart_value, to_chart_value};
+use kubepkg_model::graph;
+use kubepkg_model::manifest::{ChartSource, Package};
+use kubepkg_model::values::{UserValues, supplied, upgrade_context};
+
 use crate::orchestrator::ComponentApply;
 use crate::plan::{RenderedComponent, RenderedObject, objects_from_manifest};
-use crate::values::{UserValues, supplied, upgrade_context};
 
 /// A component that could not be rendered: which component and chart, and why (the source).
 #[derive(Debug, thiserror::Error)]
@@ -364,7 +365,7 @@ pub fn load_chart(package: &Package, component: &str) -> Result<kubepkg_chart::C
     })
 }
 
-/// A component's chart defaults (`values.yaml`) as JSON, for [`crate::values::effective`].
+/// A component's chart defaults (`values.yaml`) as JSON, for [`kubepkg_model::values::effective`].
 pub fn chart_defaults(
     package: &Package,
     component: &str,

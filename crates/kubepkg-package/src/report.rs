@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::orchestrator::{Event, Outcome, Reason};
+use crate::orchestrator::{Event, Outcome};
+use crate::revision::Reason;
 use crate::revision::{History, PackageRevision};
 use crate::style::{Palette, Role};
 

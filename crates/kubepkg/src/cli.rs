@@ -1126,11 +1126,11 @@ fn helm_history_max(_: &str) -> Result<usize, String> {
     ))
 }
 
-/// `--backend`'s values: every [`kubepkg_package::Backend`], by the name users type.
-fn backend_value() -> impl clap::builder::TypedValueParser<Value = kubepkg_package::Backend> {
+/// `--backend`'s values: every [`kubepkg_model::Backend`], by the name users type.
+fn backend_value() -> impl clap::builder::TypedValueParser<Value = kubepkg_model::Backend> {
     use clap::builder::{PossibleValuesParser, TypedValueParser};
-    PossibleValuesParser::new(kubepkg_package::Backend::ALL.map(|b| b.as_str()))
-        .try_map(|name| name.parse::<kubepkg_package::Backend>())
+    PossibleValuesParser::new(kubepkg_model::Backend::ALL.map(|b| b.as_str()))
+        .try_map(|name| name.parse::<kubepkg_model::Backend>())
 }
 
 /// How `plan` and `apply` apply components (docs/backends.md#drive-mode).
@@ -1140,7 +1140,7 @@ pub struct BackendArgs {
     /// that Flux's helm-controller releases) or argocd (an Application per component that Argo
     /// CD syncs when kubepkg sets its sync operation), created one at a time and gated by kubepkg.
     #[arg(long = "backend", default_value = "helm", value_parser = backend_value())]
-    pub backend: kubepkg_package::Backend,
+    pub backend: kubepkg_model::Backend,
     /// With --backend flux|argocd: the OCI repository each component's chart is pushed to and
     /// Flux or Argo CD pulls it from, `oci://HOST/PATH` (the registry flags above apply to it).
     #[arg(long = "chart-repository")]

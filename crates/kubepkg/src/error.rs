@@ -61,8 +61,8 @@ impl From<EngineError> for CliError {
     }
 }
 
-impl From<kubepkg_package::PackageError> for CliError {
-    fn from(e: kubepkg_package::PackageError) -> Self {
+impl From<kubepkg_model::PackageError> for CliError {
+    fn from(e: kubepkg_model::PackageError) -> Self {
         CliError::InvalidPackage(e.into())
     }
 }
@@ -97,8 +97,7 @@ mod tests {
 
     #[test]
     fn invalid_packages_exit_7_everything_else_1() {
-        let invalid =
-            CliError::from(kubepkg_package::PackageError::NotAPackage { path: "x".into() });
+        let invalid = CliError::from(kubepkg_model::PackageError::NotAPackage { path: "x".into() });
         assert_eq!(invalid.exit_code(), 7);
         assert_eq!(CliError::from(anyhow::anyhow!("x")).exit_code(), 1);
     }

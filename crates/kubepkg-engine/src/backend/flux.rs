@@ -34,16 +34,16 @@ use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams,
 };
 use kubepkg_gitops::flux::{ChartRef, ComponentObjects, Options};
-use kubepkg_package::Package;
+use kubepkg_model::Package;
 use kubepkg_package::orchestrator::{ComponentApply, Failure, FailureKind};
 use kubepkg_release::storage::{SecretDriver, Store};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use kubepkg_kube::ObjectRef;
+use kubepkg_model::values::UserValues;
 use kubepkg_package::orchestrator::ReadyWait;
 use kubepkg_package::plan::Plan;
-use kubepkg_package::values::UserValues;
 
 pub use super::error::FluxError;
 use super::{BackendError, ComponentBackend, Ctx, Run, Seen, State, Watch, apply_object, helm};
@@ -335,7 +335,7 @@ impl Flux {
         let depends_on = if request.hook {
             None
         } else {
-            let order = kubepkg_package::graph::order(&run.package.components);
+            let order = kubepkg_model::graph::order(&run.package.components);
             order
                 .components
                 .iter()
@@ -708,7 +708,7 @@ pub async fn plan_objects(
     flux: &FluxBackend,
     client: Option<&kube::Client>,
     package: &Package,
-    user: &kubepkg_package::values::UserValues,
+    user: &kubepkg_model::values::UserValues,
     plan: &kubepkg_package::plan::Plan,
     timeout: Duration,
 ) -> Result<Vec<kubepkg_package::plan::BackendObject>, FluxError> {
@@ -736,7 +736,7 @@ pub async fn plan_objects(
         }
         values.insert(
             c.name.clone(),
-            kubepkg_package::values::supplied(package, &c.name, user, None),
+            kubepkg_model::values::supplied(package, &c.name, user, None),
         );
     }
     let compiled = kubepkg_gitops::flux::compile(package, &values, &charts, &opts)?;

@@ -21,7 +21,7 @@
 //! (`KubeCluster::backend_for_record`) without asking the cluster which it was (records written
 //! before kubepkg kept it are recognised by the object their backend made). Adding a backend
 //! is one implementation of [`ComponentBackend`], one arm of [`Backend`] (with its arms in
-//! this file's matches), its name in `kubepkg_package::Backend`, and its settings where the
+//! this file's matches), its name in `kubepkg_model::Backend`, and its settings where the
 //! CLI and the controller build a [`Backend`].
 //!
 //! What the GitOps backends share lives here too: the server-side apply of the objects they
@@ -40,11 +40,11 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use kubepkg_kube::ObjectRef;
+use kubepkg_model::values::UserValues;
+use kubepkg_model::{Backend as Kind, Package};
 use kubepkg_package::orchestrator::{ComponentApply, Event, Failure, FailureKind, ReadyWait};
 use kubepkg_package::plan::Plan;
 use kubepkg_package::revision::ComponentRecord;
-use kubepkg_package::values::UserValues;
-use kubepkg_package::{Backend as Kind, Package};
 use serde_json::Value;
 
 pub use error::BackendError;

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::*;
 use crate::revision::{ComponentRecord, History, PackageRevision, RevisionStatus};
-use crate::source::load_dir;
+use kubepkg_model::source::load_dir;
 
 fn kubevirt() -> Package {
     load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/packages/kubevirt"))
@@ -106,7 +106,7 @@ fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         ],
         status: RevisionStatus::Deployed,
         description: "Upgrade complete".into(),
-        reason: Some(crate::orchestrator::Reason::Succeeded),
+        reason: Some(crate::revision::Reason::Succeeded),
         first_deployed: String::new(),
         last_deployed: String::new(),
         conditions: vec![],
@@ -363,7 +363,7 @@ fn the_plan_states_the_rollback_floor_verdict() {
         let mut pkg = kubevirt();
         pkg.meta.version = semver::Version::parse("2.1.0").unwrap();
         pkg.meta.rollback_safe = safe;
-        pkg.meta.rollback_to = Some(crate::constraint::Constraint::parse(floor).unwrap());
+        pkg.meta.rollback_to = Some(kubepkg_model::Constraint::parse(floor).unwrap());
         plan(
             &pkg,
             "kv",

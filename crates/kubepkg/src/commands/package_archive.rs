@@ -188,12 +188,12 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 /// charts added under `vendor/charts/` for the package archive, so the installed package never
 /// needs the chart repository or registry. `None` when nothing is to be vendored.
 pub(super) fn vendor(
-    package: &mut kubepkg_package::Package,
+    package: &mut kubepkg_model::Package,
     options: &kubepkg_source::SourceOptions,
     settings: &Settings,
     scratch: &Path,
 ) -> Result<Option<std::path::PathBuf>> {
-    use kubepkg_package::manifest::ChartSource;
+    use kubepkg_model::manifest::ChartSource;
     if !package
         .components
         .iter()
@@ -213,7 +213,7 @@ pub(super) fn vendor(
     ))?;
     let copy = scratch.join(".vendored").join(&package.meta.name);
     copy_dir(&package.root, &copy)?;
-    let vendor = copy.join(kubepkg_package::lock::VENDOR_DIR);
+    let vendor = copy.join(kubepkg_model::lock::VENDOR_DIR);
     std::fs::create_dir_all(&vendor).with_context(|| format!("creating {}", vendor.display()))?;
     for (c, was_remote) in package.components.iter().zip(before) {
         if !was_remote {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use kubepkg_package::manifest::ChartSource;
+use kubepkg_model::manifest::ChartSource;
 
 use super::runtime;
 use crate::cli::{PackagePullArgs, PackagePushArgs, RegistryAccessArgs, VerifyArgs};
@@ -57,7 +57,7 @@ pub(super) fn artifact(
     settings: &Settings,
     scratch: &Scratch,
 ) -> Result<kubepkg_oci::package::PackageArtifact> {
-    let mut package = kubepkg_package::source::load(package_path, &scratch.0)?;
+    let mut package = kubepkg_model::source::load(package_path, &scratch.0)?;
     let name = package.meta.name.clone();
     let version = package.meta.version.to_string();
     // Charts of repositories and registries go into the artifact (`package_archive::vendor`).
@@ -70,7 +70,7 @@ pub(super) fn artifact(
         std::fs::read(package_path)
             .with_context(|| format!("reading {}", package_path.display()))?
     };
-    let manifest_path = package.root.join(kubepkg_package::manifest::MANIFEST_FILE);
+    let manifest_path = package.root.join(kubepkg_model::manifest::MANIFEST_FILE);
     let manifest = if package.bare_chart {
         std::fs::read(package.root.join("Chart.yaml"))
     } else {

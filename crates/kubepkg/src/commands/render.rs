@@ -28,7 +28,7 @@ pub fn run(args: RenderArgs, settings: &Settings) -> Result<ExitCode> {
         .map(|c| {
             (
                 c.name.clone(),
-                kubepkg_package::values::supplied(package, &c.name, &user, None),
+                kubepkg_model::values::supplied(package, &c.name, &user, None),
             )
         })
         .collect();
