@@ -29,7 +29,7 @@ use serde_json::{Map, Value};
 
 use crate::chart::{
     ClusterCapabilities, ComponentRelease, PayloadError, ReleaseTarget, recorded_values,
-    release_payload_with_defaults,
+    release_payload,
 };
 
 /// Why an install or upgrade could not be carried out.
@@ -288,7 +288,7 @@ pub fn prepare_install(
     };
     Ok(Prepared {
         name: name.to_string(),
-        payload: release_payload_with_defaults(chart, target, &values, None, caps)?,
+        payload: release_payload(chart, target, &values, None, caps)?,
         upgrade: None,
     })
 }
@@ -384,7 +384,7 @@ impl UpgradeTarget {
         };
         Ok(Prepared {
             name: self.name.clone(),
-            payload: release_payload_with_defaults(
+            payload: release_payload(
                 chart,
                 target,
                 &values.config,

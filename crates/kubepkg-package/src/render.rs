@@ -155,27 +155,17 @@ impl RenderedChart {
 
 /// Loads `chart_path` and renders it for `target` with user-supplied `values`: the chart
 /// render of every release kubepkg installs or plans ([`LoadedChart::load`] then
-/// [`LoadedChart::render`]).
-pub fn render_chart(
-    chart_path: &Path,
-    target: ReleaseTarget<'_>,
-    values: &Map<String, Value>,
-    caps: &Capabilities,
-) -> Result<RenderedChart, ChartRenderError> {
-    render_chart_with_defaults(chart_path, target, values, None, caps)
-}
-
-/// [`render_chart`] with the chart's default values replaced by `defaults` when given (Helm's
+/// [`LoadedChart::render`]). `defaults`, when given, replace the chart's default values (Helm's
 /// `upgrade --reuse-values` renders the new chart with the previous release's values as its
 /// defaults).
-pub fn render_chart_with_defaults(
+pub fn render_chart(
     chart_path: &Path,
     target: ReleaseTarget<'_>,
     values: &Map<String, Value>,
     defaults: Option<&Map<String, Value>>,
     caps: &Capabilities,
 ) -> Result<RenderedChart, ChartRenderError> {
-    LoadedChart::load(chart_path)?.render_with_defaults(target, values, defaults, caps)
+    LoadedChart::load(chart_path)?.render(target, values, defaults, caps)
 }
 
 /// A chart loaded once and rendered any number of times: the in-process render API, for a
@@ -186,7 +176,7 @@ pub fn render_chart_with_defaults(
 /// reference-counted, and each template file is parsed once per loaded chart, on its first
 /// render) and does only the per-release work: dependency conditions, coalescing, the schema
 /// check (compiled schemas are cached per process), executing the templates and sorting the
-/// manifest. Every render of kubepkg goes through [`LoadedChart::render_with_defaults`]
+/// manifest. Every render of kubepkg goes through [`LoadedChart::render`]
 /// ([`render_chart`] loads and renders once). `bench/render-api.sh` measures it.
 #[derive(Debug, Clone)]
 pub struct LoadedChart {
@@ -222,19 +212,9 @@ impl LoadedChart {
         &self.chart
     }
 
-    /// Renders the chart for `target` with user-supplied `values`.
+    /// Renders the chart for `target` with user-supplied `values`, the chart's default values
+    /// replaced by `defaults` when given (see [`render_chart`]).
     pub fn render(
-        &self,
-        target: ReleaseTarget<'_>,
-        values: &Map<String, Value>,
-        caps: &Capabilities,
-    ) -> Result<RenderedChart, ChartRenderError> {
-        self.render_with_defaults(target, values, None, caps)
-    }
-
-    /// [`LoadedChart::render`] with the chart's default values replaced by `defaults` when
-    /// given (see [`render_chart_with_defaults`]).
-    pub fn render_with_defaults(
         &self,
         target: ReleaseTarget<'_>,
         values: &Map<String, Value>,
@@ -286,10 +266,12 @@ pub fn render_component(
         last_revision,
     };
     not_fetched(&request.component, &request.chart)?;
-    render_chart(request.chart.path(), target, &request.values, caps).map_err(|e| RenderError {
-        component: request.component.clone(),
-        chart: chart_label(&request.chart),
-        source: RenderFailure::Chart(e.into_chart_error()),
+    render_chart(request.chart.path(), target, &request.values, None, caps).map_err(|e| {
+        RenderError {
+            component: request.component.clone(),
+            chart: chart_label(&request.chart),
+            source: RenderFailure::Chart(e.into_chart_error()),
+        }
     })
 }
 
