@@ -35,7 +35,7 @@ trap 'if [ -n "${controller:-}" ]; then kill "$controller" 2>/dev/null || true; 
 
 ns=bench
 kubectl create namespace "$ns" >/dev/null
-kubectl apply --server-side -f crates/kubepkg-package/crd/packages.kubepkg.dev.yaml >/dev/null
+kubectl apply --server-side -f crates/kubepkg-package-object/crd/packages.kubepkg.dev.yaml >/dev/null
 kubectl wait --for=condition=Established crd/packages.kubepkg.dev --timeout=60s >/dev/null
 
 # One package of COMPONENTS charts, each a simulated Deployment (ready at once).

@@ -155,7 +155,7 @@ done >"$work/packages.yaml"
 for c in $kp_concurrency; do
 	bench_plane_up "$nodes"
 	kubectl create namespace "$ns" >/dev/null
-	kubectl apply --server-side -f crates/kubepkg-package/crd/packages.kubepkg.dev.yaml >/dev/null
+	kubectl apply --server-side -f crates/kubepkg-package-object/crd/packages.kubepkg.dev.yaml >/dev/null
 	kubectl wait --for=condition=Established crd/packages.kubepkg.dev --timeout=60s >/dev/null
 	if [ "$kp_source" = configmap ]; then
 		kubectl -n "$ns" create configmap bench-pkg --from-file=package.tgz="$work/pkg.tgz" >/dev/null

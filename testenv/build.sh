@@ -10,34 +10,20 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cache_root="${KUBEPKG_CACHE_DIR:-$HOME/.cache/kubepkg}/testenv"
-
-if ! command -v go >/dev/null 2>&1; then
-	echo "testenv/build.sh: the go command is missing; install Go 1.26 (see .ci/run)" >&2
-	exit 1
-fi
-
-go_version="$(go env GOVERSION)"
+# shellcheck source=lib/gobuild.sh
+source "$here/lib/gobuild.sh"
+gobuild_init testenv/build.sh testenv
 hash="$(
 	cd "$here"
 	{
-		echo "$go_version"
 		cat go.mod go.sum
 		for f in kpk-cluster/*.go; do echo "== $f"; cat "$f"; done
-	} | sha256sum | cut -c1-16
+	} | gobuild_hash
 )"
 out_dir="$cache_root/$hash"
 bin="$out_dir/kpk-cluster"
 
-if [[ "${1:-}" == "--path" ]]; then
-	echo "$bin"
-	exit 0
-fi
-
-if [[ -x "$bin" ]]; then
-	echo "$bin"
-	exit 0
-fi
+gobuild_cached "$bin" "$bin" "${1:-}"
 
 # The Kubernetes version stamped into /version (charts check kubeVersion
 # against it), read from go.mod so it always matches what is linked.
@@ -51,9 +37,7 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 	ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$build_date"
 done
 
-mkdir -p "$out_dir"
 echo "testenv/build.sh: building kpk-cluster (Kubernetes $kube_version) into $out_dir; a cold build takes several minutes" >&2
-start=$(date +%s)
 tmp="$out_dir/kpk-cluster.tmp.$$"
 (
 	cd "$here"
@@ -64,5 +48,4 @@ tmp="$out_dir/kpk-cluster.tmp.$$"
 	go build -trimpath -ldflags "$ldflags" -o "$tmp" ./kpk-cluster
 )
 mv -f "$tmp" "$bin"
-echo "testenv/build.sh: built in $(( $(date +%s) - start )) s" >&2
-echo "$bin"
+gobuild_done "$bin"

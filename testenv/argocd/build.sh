@@ -29,49 +29,26 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cache_root="${KUBEPKG_CACHE_DIR:-$HOME/.cache/kubepkg}/argocd"
+# shellcheck source=../lib/gobuild.sh
+source "$here/../lib/gobuild.sh"
+gobuild_init testenv/argocd/build.sh argocd
 module=github.com/argoproj/argo-cd/v3
-
-if ! command -v go >/dev/null 2>&1; then
-	echo "testenv/argocd/build.sh: the go command is missing; install Go 1.26 (see .ci/run)" >&2
-	exit 1
-fi
-
-go_version="$(go env GOVERSION)"
 hash="$(
 	cd "$here"
 	{
-		echo "$go_version"
 		# The layout of the output directory; bump when it changes.
 		echo "layout 3"
 		cat go.mod go.sum
 		for f in kpk-redis/*.go; do echo "== $f"; cat "$f"; done
-	} | sha256sum | cut -c1-16
+	} | gobuild_hash
 )"
 out_dir="$cache_root/$hash"
 # Written last: its presence means the directory is complete.
 done_file="$out_dir/argocd"
 
-if [[ "${1:-}" == "--path" ]]; then
-	echo "$out_dir"
-	exit 0
-fi
-
-if [[ -x "$done_file" ]]; then
-	echo "$out_dir"
-	exit 0
-fi
-
-mkdir -p "$out_dir"
 # Concurrent test binaries may ask at once: one builds, the others wait for it.
-exec 9>"$out_dir/.build.lock"
-flock 9
-if [[ -x "$done_file" ]]; then
-	echo "$out_dir"
-	exit 0
-fi
+gobuild_cached "$out_dir" "$done_file" "${1:-}"
 echo "testenv/argocd/build.sh: building Argo CD into $out_dir" >&2
-start=$(date +%s)
 tmp="$out_dir/.tmp.$$"
 rm -rf "$tmp"
 mkdir -p "$tmp/crds"
@@ -113,5 +90,4 @@ mv "$tmp/bin" "$out_dir/bin"
 mv -f "$tmp/kpk-redis" "$out_dir/kpk-redis"
 mv -f "$tmp/argocd" "$done_file"
 rmdir "$tmp"
-echo "testenv/argocd/build.sh: built in $(( $(date +%s) - start )) s" >&2
-echo "$out_dir"
+gobuild_done "$out_dir"

@@ -14,44 +14,21 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cache_root="${KUBEPKG_CACHE_DIR:-$HOME/.cache/kubepkg}/cosign"
-
-if ! command -v go >/dev/null 2>&1; then
-	echo "testenv/cosign/build.sh: the go command is missing; install Go 1.26 (see .ci/run)" >&2
-	exit 1
-fi
-
-go_version="$(go env GOVERSION)"
+# shellcheck source=../lib/gobuild.sh
+source "$here/../lib/gobuild.sh"
+gobuild_init testenv/cosign/build.sh cosign
 hash="$(
 	cd "$here"
 	{
-		echo "$go_version"
 		cat go.mod go.sum
-	} | sha256sum | cut -c1-16
+	} | gobuild_hash
 )"
 out_dir="$cache_root/$hash"
 bin="$out_dir/cosign"
 
-if [[ "${1:-}" == "--path" ]]; then
-	echo "$bin"
-	exit 0
-fi
-
-if [[ -x "$bin" ]]; then
-	echo "$bin"
-	exit 0
-fi
-
-mkdir -p "$out_dir"
 # Concurrent test binaries may ask at once: one builds, the others wait for it.
-exec 9>"$out_dir/.build.lock"
-flock 9
-if [[ -x "$bin" ]]; then
-	echo "$bin"
-	exit 0
-fi
+gobuild_cached "$bin" "$bin" "${1:-}"
 echo "testenv/cosign/build.sh: building cosign into $out_dir" >&2
-start=$(date +%s)
 tmp="$out_dir/cosign.tmp.$$"
 (
 	cd "$here"
@@ -64,5 +41,4 @@ tmp="$out_dir/cosign.tmp.$$"
 		-o "$tmp" github.com/sigstore/cosign/v2/cmd/cosign
 )
 mv -f "$tmp" "$bin"
-echo "testenv/cosign/build.sh: built in $(( $(date +%s) - start )) s" >&2
-echo "$bin"
+gobuild_done "$bin"

@@ -21,47 +21,24 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cache_root="${KUBEPKG_CACHE_DIR:-$HOME/.cache/kubepkg}/flux"
-
-if ! command -v go >/dev/null 2>&1; then
-	echo "testenv/flux/build.sh: the go command is missing; install Go 1.26 (see .ci/run)" >&2
-	exit 1
-fi
-
-go_version="$(go env GOVERSION)"
+# shellcheck source=../lib/gobuild.sh
+source "$here/../lib/gobuild.sh"
+gobuild_init testenv/flux/build.sh flux
 hash="$(
 	cd "$here"
 	{
-		echo "$go_version"
 		# The layout of the output directory; bump when it changes.
 		echo "layout 1"
 		cat go.mod go.sum
-	} | sha256sum | cut -c1-16
+	} | gobuild_hash
 )"
 out_dir="$cache_root/$hash"
 # Written last: its presence means the directory is complete.
 done_file="$out_dir/helm-controller"
 
-if [[ "${1:-}" == "--path" ]]; then
-	echo "$out_dir"
-	exit 0
-fi
-
-if [[ -x "$done_file" ]]; then
-	echo "$out_dir"
-	exit 0
-fi
-
-mkdir -p "$out_dir"
 # Concurrent test binaries may ask at once: one builds, the others wait for it.
-exec 9>"$out_dir/.build.lock"
-flock 9
-if [[ -x "$done_file" ]]; then
-	echo "$out_dir"
-	exit 0
-fi
+gobuild_cached "$out_dir" "$done_file" "${1:-}"
 echo "testenv/flux/build.sh: building source-controller and helm-controller into $out_dir" >&2
-start=$(date +%s)
 tmp="$out_dir/.tmp.$$"
 rm -rf "$tmp"
 mkdir -p "$tmp/crds"
@@ -88,5 +65,4 @@ mv "$tmp/crds" "$out_dir/crds"
 mv -f "$tmp/source-controller" "$out_dir/source-controller"
 mv -f "$tmp/helm-controller" "$done_file"
 rmdir "$tmp"
-echo "testenv/flux/build.sh: built in $(( $(date +%s) - start )) s" >&2
-echo "$out_dir"
+gobuild_done "$out_dir"

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use kubepkg_package::PackageError;
+use kubepkg_model::PackageError;
 
 use crate::source::SourceError;
 

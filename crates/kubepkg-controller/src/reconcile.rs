@@ -26,11 +26,13 @@ use kube::runtime::reflector::ObjectRef;
 use kube::{Resource, ResourceExt};
 use kubepkg_engine::error::report;
 use kubepkg_engine::{EngineError, Instance, KubeCluster, ops};
-use kubepkg_package::Package;
+use kubepkg_model::Backend;
+use kubepkg_model::Package;
 use kubepkg_package::conditions::{self, reason};
-use kubepkg_package::object::{Backend, DriftMode, PackageSpec};
-use kubepkg_package::orchestrator::{Outcome, Reason, Stopped};
+use kubepkg_package::orchestrator::{Outcome, Stopped};
+use kubepkg_package::revision::Reason;
 use kubepkg_package::revision::RevisionStatus;
+use kubepkg_package_object::{DriftMode, PackageSpec};
 use sha2::{Digest, Sha256};
 
 use crate::metrics::Metrics;
@@ -355,7 +357,7 @@ async fn push_client(
             source: Box::new(source),
         }
     })?;
-    let secret = secret_ref.map(|name| kubepkg_package::object::ArchiveRef {
+    let secret = secret_ref.map(|name| kubepkg_package_object::ArchiveRef {
         name: name.to_string(),
         key: None,
     });
@@ -394,7 +396,7 @@ async fn engine_backend(
 async fn flux_backend(
     ctx: &Context,
     namespace: &str,
-    spec: &kubepkg_package::object::FluxSpec,
+    spec: &kubepkg_package_object::FluxSpec,
 ) -> Result<kubepkg_engine::backend::flux::FluxBackend, PackageProblem> {
     let client = push_client(
         ctx,
@@ -420,7 +422,7 @@ async fn flux_backend(
 async fn argocd_backend(
     ctx: &Context,
     namespace: &str,
-    spec: &kubepkg_package::object::ArgoCdSpec,
+    spec: &kubepkg_package_object::ArgoCdSpec,
 ) -> Result<kubepkg_engine::backend::argocd::ArgoCdBackend, PackageProblem> {
     let client = push_client(
         ctx,
@@ -894,9 +896,9 @@ fn load(
             source,
         })
         .and_then(|()| {
-            kubepkg_package::source::load(&archive, &unpack)
+            kubepkg_model::source::load(&archive, &unpack)
                 // The charts `package push` vendored for `chart:` components.
-                .and_then(|mut p| kubepkg_package::lock::use_vendored(&mut p).map(|()| p))
+                .and_then(|mut p| kubepkg_model::lock::use_vendored(&mut p).map(|()| p))
                 .map_err(|source| PackageProblem::Load {
                     origin: fetched.origin.clone(),
                     source,
@@ -1046,10 +1048,10 @@ async fn event(ctx: &Context, obj: &DynamicObject, type_: EventType, why: &str, 
     let reference = ObjectReference {
         api_version: Some(format!(
             "{}/{}",
-            kubepkg_package::object::GROUP,
-            kubepkg_package::object::VERSION
+            kubepkg_package_object::GROUP,
+            kubepkg_package_object::VERSION
         )),
-        kind: Some(kubepkg_package::object::KIND.into()),
+        kind: Some(kubepkg_package_object::KIND.into()),
         name: Some(obj.name_any()),
         namespace: obj.namespace(),
         uid: obj.uid(),

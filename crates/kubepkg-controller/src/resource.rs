@@ -1,11 +1,11 @@
 //! The `Package` object as the controller reads it: a dynamic object of the kind
-//! `kubepkg_package::object` defines, its spec decoded per reconcile (a spec the types refuse
+//! `kubepkg_package_object` defines, its spec decoded per reconcile (a spec the types refuse
 //! becomes a condition on that one object) and the parts of its status the controller decides
 //! by.
 
 use kube::ResourceExt;
 use kube::api::{ApiResource, DynamicObject, GroupVersionKind};
-use kubepkg_package::object::{self, PackageSpec};
+use kubepkg_package_object::{self as object, PackageSpec};
 
 /// The finalizer that makes deleting a Package uninstall its components first.
 pub const FINALIZER: &str = "kubepkg.dev/uninstall";

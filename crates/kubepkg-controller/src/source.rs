@@ -9,14 +9,14 @@
 //! Secret's `*.pub` keys, before any blob is pulled). `path` is the CLI's and is refused
 //! with a message saying what to use.
 //!
-//! The archive is then loaded by `kubepkg_package::source::load`, the same loader as the CLI's.
+//! The archive is then loaded by `kubepkg_model::source::load`, the same loader as the CLI's.
 
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::Api;
 use kubepkg_package::conditions::reason;
-use kubepkg_package::object::{ArchiveRef, Source, Verify};
+use kubepkg_package_object::{ArchiveRef, Source, Verify};
 use sha2::{Digest, Sha256};
 
 /// The largest package archive fetched (bounded memory).
@@ -34,7 +34,7 @@ pub struct Fetched {
     pub origin: String,
     /// For an `oci` source: the reference, resolved tag and manifest digest, recorded in the
     /// package revision.
-    pub oci: Option<kubepkg_package::revision::PackageSource>,
+    pub oci: Option<kubepkg_model::manifest::PackageSource>,
 }
 
 /// Why a source could not be fetched. Each names the object or URL and what to do.
@@ -269,7 +269,7 @@ async fn fetch_oci(
             });
         }
     };
-    let record = kubepkg_package::revision::PackageSource {
+    let record = kubepkg_model::manifest::PackageSource {
         reference: pulled.reference.repository_url(),
         tag: pulled.reference.tag.clone().unwrap_or_default(),
         digest: pulled.digest.clone(),

@@ -4,7 +4,7 @@
 //! the conditions of an apply are written by the engine (`KubeCluster::publish_status`), the
 //! same writer the CLI uses.
 
-use kubepkg_package::conditions::Condition;
+use kubepkg_package::revision::Condition;
 use serde_json::{Map, Value, json};
 
 /// One status merge patch.

@@ -5,8 +5,8 @@
 
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::Api;
-use kubepkg_package::object::{PackageSpec, ValuesFrom};
-use kubepkg_package::values::{UserValues, ValuesError};
+use kubepkg_model::values::{UserValues, ValuesError};
+use kubepkg_package_object::{PackageSpec, ValuesFrom};
 use sha2::Digest as _;
 
 /// The key a `valuesFrom` entry reads when it names none (as Flux's).

@@ -17,9 +17,9 @@ use std::path::Path;
 
 use kubepkg_chart::objects::{Capabilities, KubeVersion, VersionSet};
 use kubepkg_kube::discovery::ServerCapabilities;
-use kubepkg_package::chart_adapter::from_chart_value;
+use kubepkg_model::chart_adapter::from_chart_value;
 use kubepkg_package::orchestrator::ComponentApply;
-use kubepkg_package::render::{RenderedChart, render_chart_with_defaults, render_component};
+use kubepkg_package::render::{RenderedChart, render_chart, render_component};
 use kubepkg_release::action::Rendered;
 use kubepkg_release::record;
 use serde_json::{Map, Value};
@@ -99,20 +99,10 @@ pub use kubepkg_package::render::{ChartRenderError as PayloadError, ReleaseTarge
 pub use crate::error::ServerVersionError;
 
 /// Loads and renders `chart_path` with user-supplied `config` into a release payload, through
-/// the one render path ([`kubepkg_package::render::render_chart`]).
+/// the one render path ([`kubepkg_package::render::render_chart`]); the chart's default values
+/// replaced by `defaults` when given: Helm's `upgrade --reuse-values` renders, and records, the
+/// new chart with the previous release's values as its defaults (`chart.Values = oldVals`).
 pub fn release_payload(
-    chart_path: &Path,
-    target: ReleaseTarget<'_>,
-    config: &Map<String, Value>,
-    caps: &ClusterCapabilities,
-) -> Result<ComponentRelease, PayloadError> {
-    release_payload_with_defaults(chart_path, target, config, None, caps)
-}
-
-/// [`release_payload`], the chart's default values replaced by `defaults` when given: Helm's
-/// `upgrade --reuse-values` renders, and records, the new chart with the previous release's
-/// values as its defaults (`chart.Values = oldVals`).
-pub fn release_payload_with_defaults(
     chart_path: &Path,
     target: ReleaseTarget<'_>,
     config: &Map<String, Value>,
@@ -123,7 +113,7 @@ pub fn release_payload_with_defaults(
         chart: chart_path.display().to_string(),
         source: kubepkg_chart::error::ChartErrorKind::Render(e.to_string()).into(),
     })?;
-    let out = render_chart_with_defaults(chart_path, target, config, defaults, &capabilities)?;
+    let out = render_chart(chart_path, target, config, defaults, &capabilities)?;
     Ok(payload(out, config))
 }
 
@@ -189,7 +179,7 @@ pub fn user_values(merged: &kubepkg_value::Value) -> Map<String, Value> {
 /// Values as Helm sees them after reading a stored release: `json.Unmarshal` into
 /// `interface{}` makes every number a `float64`.
 pub fn recorded_values(config: &Map<String, Value>) -> Map<String, Value> {
-    kubepkg_package::values::from_yaml_numbers(config.clone())
+    kubepkg_model::values::from_yaml_numbers(config.clone())
 }
 
 fn object(v: &kubepkg_value::Value) -> Map<String, Value> {

@@ -40,7 +40,7 @@ use tokio::time::Instant;
 
 use std::borrow::Cow;
 
-use kubepkg_package::Backend as Kind;
+use kubepkg_model::Backend as Kind;
 use kubepkg_package::revision::ComponentRecord;
 
 use crate::backend::{Backend, Ctx, failure, recorded_kind};
@@ -79,7 +79,7 @@ pub struct KubeCluster {
     pub backend: Backend,
     /// The backend each release's record names, when it is not the operation's
     /// ([`KubeCluster::remember_backends`]).
-    pub(crate) recorded: std::collections::BTreeMap<String, kubepkg_package::Backend>,
+    pub(crate) recorded: std::collections::BTreeMap<String, kubepkg_model::Backend>,
 }
 
 impl KubeCluster {
@@ -201,7 +201,7 @@ impl KubeCluster {
     /// failure to do so is reported and does not stop the apply.
     pub async fn publish_status(&self, rev: &PackageRevision) {
         use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
-        use kubepkg_package::object;
+        use kubepkg_package_object as object;
         let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
         let resource = ApiResource::from_gvk_with_plural(&gvk, object::PLURAL);
         let api: Api<DynamicObject> =
@@ -423,7 +423,7 @@ impl Cluster for KubeCluster {
         jiff::Timestamp::now().to_string()
     }
 
-    fn backend(&self) -> kubepkg_package::Backend {
+    fn backend(&self) -> kubepkg_model::Backend {
         self.backend.kind()
     }
 }

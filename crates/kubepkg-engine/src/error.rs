@@ -6,10 +6,10 @@
 pub enum EngineError {
     /// The package is invalid (manifest, chart paths, values).
     #[error(transparent)]
-    Package(#[from] kubepkg_package::PackageError),
+    Package(#[from] kubepkg_model::PackageError),
     /// User values could not be read or do not fit the package.
     #[error(transparent)]
-    Values(#[from] kubepkg_package::values::ValuesError),
+    Values(#[from] kubepkg_model::values::ValuesError),
     /// A component's chart could not be rendered.
     #[error(transparent)]
     Render(#[from] kubepkg_package::render::RenderError),
@@ -85,7 +85,7 @@ pub enum EngineError {
     Step(kubepkg_package::orchestrator::Failure),
     /// The package instance name would not be accepted by the API server or Helm.
     #[error(transparent)]
-    InstanceName(#[from] kubepkg_package::manifest::InstanceNameError),
+    InstanceName(#[from] kubepkg_model::manifest::InstanceNameError),
 }
 
 impl From<kubepkg_package::orchestrator::Stopped> for EngineError {

@@ -7,14 +7,15 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use kubepkg_kube::lease::{LeaseError, LeaseLock};
-use kubepkg_package::Package;
-use kubepkg_package::chart_adapter::from_chart_value;
+use kubepkg_model::Package;
+use kubepkg_model::chart_adapter::from_chart_value;
+use kubepkg_model::values::{Effective, UserValues};
 use kubepkg_package::instance::{ComponentState, lease_name};
 use kubepkg_package::orchestrator::{self, ApplyInput, Event, Outcome};
 use kubepkg_package::plan::{self, Intent, Plan, Previous, RenderedComponent};
 use kubepkg_package::render::{RenderInput, render_package};
 use kubepkg_package::revision::{History, PackageRevision};
-use kubepkg_package::values::{Effective, UserValues, effective_recorded};
+use kubepkg_package::revision_values::effective_recorded;
 use kubepkg_progress::Message;
 use kubepkg_release::action::ActionError;
 use kubepkg_release::storage::{SecretDriver, Store};
@@ -42,9 +43,17 @@ pub struct Prepared {
     pub plan: Plan,
     /// The package's `PreRollback` hooks with their charts, as the revision will keep them.
     pub rollback_hooks: Vec<kubepkg_package::revision::RollbackHook>,
-    /// The deployed components (name, release) whose releases Flux's helm-controller made
-    /// (backend flux).
-    pub released_by_flux: Vec<(String, String)>,
+    /// The deployed components whose releases a backend's controller keeps reconciling
+    /// (Flux's helm-controller, backend flux), in the revision's order.
+    pub reconciled: Vec<ReconciledComponent>,
+}
+
+/// A deployed component whose release a backend's controller keeps reconciling.
+#[derive(Debug, Clone)]
+pub struct ReconciledComponent {
+    pub component: String,
+    pub release: String,
+    pub(crate) controller: crate::backend::Reconciled,
 }
 
 /// What the API server reports for `.Capabilities` (its version and served API versions,
@@ -185,9 +194,8 @@ pub async fn prepare(
     let mut previous_values = BTreeMap::new();
     let mut previous_rendered = BTreeMap::new();
     let mut drift = Vec::new();
-    let mut released_by_flux = Vec::new();
-    // The values each of those HelmReleases gives helm-controller now.
-    let mut flux_values: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
+    // Deployed components whose releases a backend's controller reconciles.
+    let mut reconciled = Vec::new();
     if let Some(d) = &deployed {
         for c in &d.components {
             let Some(r) = release_at(kc, &c.namespace, &c.release, c.revision).await? else {
@@ -229,27 +237,23 @@ pub async fn prepare(
                 objects.extend(plan::objects_from_manifest(&h.manifest).map_err(recorded_err(&r))?);
             }
             let mut chart = chart_id(&r);
-            // A release helm-controller made (backend flux) is compared as kubepkg's render of
-            // the package's chart would read (`flux::as_packaged`).
-            if let Some(m) = r.chart.as_ref().and_then(|c| c.metadata.as_ref())
-                && crate::backend::flux::looks_released_by_flux(&m.version)
-                && let Some(hr) = crate::backend::flux::helm_release(
-                    &kc.kube.client,
-                    instance.namespace,
-                    &c.release,
-                )
-                .await
+            // A release a backend's controller keeps reconciling (helm-controller, backend
+            // flux) is compared as kubepkg's render of the package's chart would read.
+            if let Some(by) = crate::backend::reconciled(
+                &kc.kube.client,
+                instance.namespace,
+                &c.release,
+                &r,
+                &mut chart,
+                &mut objects,
+            )
+            .await
             {
-                let hr = serde_json::to_value(&hr).unwrap_or_default();
-                let mut values = hr["spec"]["values"]
-                    .as_object()
-                    .cloned()
-                    .unwrap_or_default();
-                values.remove("kubepkg");
-                flux_values.insert(c.name.clone(), values);
-                (chart, objects) =
-                    crate::backend::flux::as_packaged(&m.name, &m.version, objects, &hr);
-                released_by_flux.push((c.name.clone(), c.release.clone()));
+                reconciled.push(ReconciledComponent {
+                    component: c.name.clone(),
+                    release: c.release.clone(),
+                    controller: by,
+                });
             }
             previous_rendered.insert(c.name.clone(), RenderedComponent { chart, objects });
             if let Some(mut eff) = recorded_values(kc, d, &c.name).await? {
@@ -285,14 +289,14 @@ pub async fn prepare(
         history: &history,
         rendered: &previous_rendered,
     });
-    // Flux's releases were compared in one YAML form: so is what they would become.
+    // Reconciled releases were compared in their controller's form: so is what they would become.
     let mut compared = std::borrow::Cow::Borrowed(&rendered);
-    for (name, _) in &released_by_flux {
-        if let Some(c) = compared.to_mut().get_mut(name) {
+    for r in &reconciled {
+        if let Some(c) = compared.to_mut().get_mut(&r.component) {
             let objects = std::mem::take(&mut c.objects);
             c.objects = objects
                 .into_iter()
-                .map(crate::backend::flux::canonical)
+                .map(|o| crate::backend::comparable(r.controller.by, o))
                 .collect();
         }
     }
@@ -305,14 +309,16 @@ pub async fn prepare(
         &compared,
     );
     plan.warnings.extend(drift);
-    // A flux component whose values change is applied even when its objects render the same:
-    // its HelmRelease is what helm-controller keeps reconciling.
+    // A reconciled component whose values change is applied even when its objects render the
+    // same: its controller's object (Flux's HelmRelease) is what keeps reconciling it.
     let mut values_changed = false;
     for step in &mut plan.steps {
-        if let (Some(live), plan::Change::Unchanged { chart, revision }) =
-            (flux_values.get(&step.name), &step.change)
-        {
-            let mut wanted = kubepkg_package::values::supplied(package, &step.name, user, None);
+        let live = reconciled
+            .iter()
+            .find(|r| r.component == step.name)
+            .map(|r| &r.controller.values);
+        if let (Some(live), plan::Change::Unchanged { chart, revision }) = (live, &step.change) {
+            let mut wanted = kubepkg_model::values::supplied(package, &step.name, user, None);
             wanted.remove("kubepkg");
             if &wanted != live {
                 step.change = plan::Change::Upgrade {
@@ -350,7 +356,7 @@ pub async fn prepare(
         rendered,
         plan,
         rollback_hooks,
-        released_by_flux,
+        reconciled,
     })
 }
 
@@ -527,15 +533,18 @@ pub async fn apply(
     let lock = lock(kc, instance, timeout).await?;
     let result = async {
         let p = prepare(kc, package, instance, user).await?;
-        // The helm backend never takes over a release helm-controller keeps reconciling.
-        if kc.backend.kind() != kubepkg_package::Backend::Flux
-            && let Some((component, release)) = p.released_by_flux.first()
+        // No backend takes over a release another backend's controller keeps reconciling
+        // (today: helm-controller's, backend flux).
+        if let Some(r) = p
+            .reconciled
+            .iter()
+            .find(|r| r.controller.by != kc.backend.kind())
         {
             return Err(EngineError::ReleasedByFlux {
                 name: instance.name.to_string(),
-                component: component.clone(),
+                component: r.component.clone(),
                 namespace: instance.namespace.to_string(),
-                release: release.clone(),
+                release: r.release.clone(),
             });
         }
         // A component the package no longer has, or one rolled back before this operation's
@@ -584,7 +593,7 @@ pub async fn apply(
 /// it only waited for requirements (nothing changed), else marked failed — then the Lease is
 /// freed. No `pending-*` revision and no Lease outlive a process that ends normally.
 async fn unlock(kc: &mut KubeCluster, instance: Instance<'_>, lock: LeaseLock) {
-    use kubepkg_package::orchestrator::Reason;
+    use kubepkg_package::revision::Reason;
     use kubepkg_package::revision::RevisionStatus;
     // Only what this operation left pending: one a crashed holder left is the next apply's to
     // recover (and a rollback refuses over it).
@@ -864,7 +873,7 @@ pub async fn suspend_object(kc: &KubeCluster, instance: Instance<'_>) -> Result<
 
 fn package_objects(kc: &KubeCluster, namespace: &str) -> kube::Api<kube::api::DynamicObject> {
     use kube::api::{ApiResource, GroupVersionKind};
-    use kubepkg_package::object;
+    use kubepkg_package_object as object;
     let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
     kube::Api::namespaced_with(
         kc.kube.client.clone(),

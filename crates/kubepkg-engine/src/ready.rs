@@ -9,7 +9,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use kube::runtime::watcher;
 use kubepkg_kube::{Cluster, KubeError, ObjectRef};
-use kubepkg_package::ReadyCondition;
+use kubepkg_model::ReadyCondition;
 use serde_json::Value;
 use tokio::time::Instant;
 

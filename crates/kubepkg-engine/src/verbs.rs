@@ -7,7 +7,7 @@
 //!
 //! Values are coalesced by the chart layer (`kubepkg_chart::values`, Helm's `CoalesceTables`
 //! and `CoalesceValues`, with their rule that a `null` deletes a key), crossing from the
-//! releases' JSON through [`kubepkg_package::chart_adapter`]:
+//! releases' JSON through [`kubepkg_model::chart_adapter`]:
 //! - [`upgrade_values`]: `--reuse-values`, `--reset-values`, `--reset-then-reuse-values` and
 //!   the default (reuse the previous values when none are given), over the *current*
 //!   release (the deployed one, else the latest failed or superseded one);
@@ -20,7 +20,7 @@ use std::path::Path;
 
 use kubepkg_chart::ValueOptions;
 use kubepkg_kube::Cluster;
-use kubepkg_package::chart_adapter::{from_chart_value, to_chart_value};
+use kubepkg_model::chart_adapter::{from_chart_value, to_chart_value};
 use kubepkg_release::action::{ActionError, DryRun, Options, Releases, dry_run_record};
 use kubepkg_release::record::Release;
 use kubepkg_release::{Driver, Status, Store};
@@ -29,7 +29,7 @@ use serde_json::{Map, Value};
 
 use crate::chart::{
     ClusterCapabilities, ComponentRelease, PayloadError, ReleaseTarget, recorded_values,
-    release_payload_with_defaults,
+    release_payload,
 };
 
 /// Why an install or upgrade could not be carried out.
@@ -288,7 +288,7 @@ pub fn prepare_install(
     };
     Ok(Prepared {
         name: name.to_string(),
-        payload: release_payload_with_defaults(chart, target, &values, None, caps)?,
+        payload: release_payload(chart, target, &values, None, caps)?,
         upgrade: None,
     })
 }
@@ -384,7 +384,7 @@ impl UpgradeTarget {
         };
         Ok(Prepared {
             name: self.name.clone(),
-            payload: release_payload_with_defaults(
+            payload: release_payload(
                 chart,
                 target,
                 &values.config,

@@ -31,7 +31,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::Api;
 use kubepkg_engine::{Instance, KubeCluster, ops};
-use kubepkg_package::orchestrator::Reason;
+use kubepkg_package::revision::Reason;
 use kubepkg_testkit::TestNamespace;
 use support::*;
 
@@ -123,7 +123,7 @@ fn child(spec: &str) {
             timeout,
             Arc::new(|l: &str| eprintln!("{l}")),
         );
-        let package = kubepkg_package::source::load_dir(Path::new(dir)).unwrap();
+        let package = kubepkg_model::source::load_dir(Path::new(dir)).unwrap();
         eprintln!("{APPLYING}");
         let (o, _) = ops::apply(
             &mut kc,

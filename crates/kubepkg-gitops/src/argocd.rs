@@ -43,7 +43,7 @@ pub mod sync;
 
 use std::collections::BTreeMap;
 
-use kubepkg_package::Package;
+use kubepkg_model::Package;
 use serde_json::{Map, Value, json};
 
 pub use crate::flux::ChartRef;
@@ -79,7 +79,7 @@ pub struct Options {
 }
 
 /// The Argo CD objects of `package`: `values` are each component's values as kubepkg supplies
-/// them to its chart (`kubepkg_package::values::supplied`), `charts` each component's chart.
+/// them to its chart (`kubepkg_model::values::supplied`), `charts` each component's chart.
 pub fn compile(
     package: &Package,
     values: &BTreeMap<String, Map<String, Value>>,
@@ -87,7 +87,7 @@ pub fn compile(
     opts: &Options,
 ) -> Result<Compiled, CompileError> {
     let repository = repo_url(&opts.repository)?;
-    let order = kubepkg_package::graph::order(&package.components);
+    let order = kubepkg_model::graph::order(&package.components);
     let mut compiled = Compiled::default();
     if package.meta.rollback_safe == Some(true) {
         compiled.notes.push(
@@ -147,7 +147,7 @@ pub fn component_application(
     opts: &Options,
 ) -> Result<Value, CompileError> {
     let repository = repo_url(&opts.repository)?;
-    let order = kubepkg_package::graph::order(&package.components);
+    let order = kubepkg_model::graph::order(&package.components);
     let wave = order
         .components
         .iter()

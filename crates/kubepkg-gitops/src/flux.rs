@@ -19,8 +19,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use kubepkg_package::Package;
-use kubepkg_package::manifest::ReadyCondition;
+use kubepkg_model::Package;
+use kubepkg_model::manifest::ReadyCondition;
 use serde_json::{Map, Value, json};
 
 use crate::{CompileError, Compiled};
@@ -65,7 +65,7 @@ pub struct Options {
 }
 
 /// The Flux objects of `package`: `values` are each component's values as kubepkg supplies
-/// them to its chart (`kubepkg_package::values::supplied`), `charts` each component's chart.
+/// them to its chart (`kubepkg_model::values::supplied`), `charts` each component's chart.
 pub fn compile(
     package: &Package,
     values: &BTreeMap<String, Map<String, Value>>,
@@ -75,7 +75,7 @@ pub fn compile(
     if !opts.repository.starts_with("oci://") {
         return Err(CompileError::NotOci(opts.repository.clone()));
     }
-    let order = kubepkg_package::graph::order(&package.components);
+    let order = kubepkg_model::graph::order(&package.components);
     let mut compiled = Compiled::default();
     if package.meta.rollback_to.is_some() {
         compiled.notes.push(

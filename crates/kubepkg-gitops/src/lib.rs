@@ -19,7 +19,7 @@
 //! checked by Flux: both are said in [`Compiled::notes`].
 //!
 //! Both modules are pure, over the loaded `Package` and the values
-//! `kubepkg_package::values::supplied` gives. [`flux::compile`] and [`argocd::compile`] write
+//! `kubepkg_model::values::supplied` gives. [`flux::compile`] and [`argocd::compile`] write
 //! the whole package; `kubepkg render` (`crates/kubepkg/src/commands/render.rs`) loads it,
 //! optionally pushes the charts, and prints them. The engine's backends apply one component at
 //! a time with the same code: [`flux::component_objects`] (with `Options::driven`: no Flux

@@ -23,11 +23,7 @@ pub enum Target {
 impl Target {
     /// Classifies `path`.
     pub fn of(path: &Path) -> Target {
-        if path.is_dir()
-            && path
-                .join(kubepkg_package::manifest::MANIFEST_FILE)
-                .is_file()
-        {
+        if path.is_dir() && path.join(kubepkg_model::manifest::MANIFEST_FILE).is_file() {
             return Target::Package(path.to_path_buf());
         }
         let s = path.to_string_lossy();

@@ -1,4 +1,4 @@
-//! A package linted: everything the package loader refuses (`kubepkg_package::source::load`,
+//! A package linted: everything the package loader refuses (`kubepkg_model::source::load`,
 //! the one reader and validator of `kubepkg.yaml`), a render of every component as `plan`
 //! renders it, kubepkg's warnings, and Helm's chart rules for each component's chart.
 //!
@@ -13,17 +13,17 @@
 
 use std::path::{Path, PathBuf};
 
-use kubepkg_package::manifest::{ChartSource, Phase};
+use kubepkg_model::manifest::{ChartSource, Phase};
+use kubepkg_model::values::UserValues;
+use kubepkg_model::{Package, PackageError};
 use kubepkg_package::render::{RenderInput, render_package};
-use kubepkg_package::values::UserValues;
-use kubepkg_package::{Package, PackageError};
 use kubepkg_value::Value;
 
 use crate::support::{Linter, Severity};
 use crate::{LintError, LintOptions, chart};
 
 /// The file the package messages are about.
-pub const MANIFEST: &str = kubepkg_package::manifest::MANIFEST_FILE;
+pub const MANIFEST: &str = kubepkg_model::manifest::MANIFEST_FILE;
 
 /// One component's chart, linted.
 #[derive(Debug)]
@@ -60,7 +60,7 @@ pub fn lint_package(dir: &Path, user: Option<&UserValues>, opts: &LintOptions) -
             .map(|d| d.as_nanos())
             .unwrap_or(0)
     )));
-    let loaded = kubepkg_package::source::load(dir, &scratch.0);
+    let loaded = kubepkg_model::source::load(dir, &scratch.0);
     let pkg = match loaded {
         Ok(p) => p,
         Err(e) => {

@@ -30,7 +30,7 @@ fn main() {
             Err(e) => fail(path, &e),
         };
         let render = || {
-            if let Err(e) = chart.render(target, &values, &caps) {
+            if let Err(e) = chart.render(target, &values, None, &caps) {
                 fail(path, &e);
             }
         };

@@ -17,10 +17,9 @@
 //! means work is under way, `Stalled` that it stopped and needs a change (fix forward) to go
 //! on. A condition's `lastTransitionTime` moves only when its status changes.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::orchestrator::Reason;
-use crate::revision::{PackageRevision, RevisionStatus};
+use crate::revision::{Condition, PackageRevision, Reason, RevisionStatus};
 
 /// The reasons of docs/package-object.md#reasons.
 pub mod reason {
@@ -51,38 +50,6 @@ pub const RECONCILING: &str = "Reconciling";
 pub const STALLED: &str = "Stalled";
 /// Live objects differ from their releases (the controller's drift detection).
 pub const DRIFTED: &str = "Drifted";
-
-/// One condition, as `metav1.Condition`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Condition {
-    #[serde(rename = "type")]
-    pub type_: String,
-    /// `"True"` or `"False"`.
-    pub status: String,
-    pub reason: String,
-    #[serde(default)]
-    pub message: String,
-    /// RFC 3339 time the status last changed.
-    #[serde(default)]
-    pub last_transition_time: String,
-}
-
-impl Condition {
-    fn new(type_: &str, status: bool, reason: &str, message: &str) -> Condition {
-        Condition {
-            type_: type_.to_string(),
-            status: if status { "True" } else { "False" }.to_string(),
-            reason: reason.to_string(),
-            message: message.to_string(),
-            last_transition_time: String::new(),
-        }
-    }
-
-    pub fn is_true(&self) -> bool {
-        self.status == "True"
-    }
-}
 
 /// kstatus' summary of a set of conditions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

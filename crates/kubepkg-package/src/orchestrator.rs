@@ -41,21 +41,22 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// What the orchestrator reports through [`Cluster::progress`]: one event per state change of a
 /// component (the component-state variants of the one progress event, `kubepkg_progress`).
 pub use kubepkg_progress::Event;
 
-use crate::manifest::{Package, ReadyCondition, Requirement};
 use crate::plan::{Action, Change, Plan};
 use crate::revision::{
-    ComponentRecord, History, HookRun, PackageRevision, RevisionStatus, values_digest,
+    ComponentRecord, Condition, History, HookRun, PackageRevision, Reason, RevisionStatus,
+    values_digest,
 };
 use crate::rollback_policy::{self, Downgrade, FailurePolicy, Forbidder};
-use crate::values::{UserValues, supplied, upgrade_context};
 use crate::verdict::VerdictKind;
+use kubepkg_model::manifest::{ChartSource, Package, ReadyCondition, Requirement};
+use kubepkg_model::values::{UserValues, supplied, upgrade_context};
 use kubepkg_progress::Message;
 
 /// The default per-component readiness timeout (docs/rules.md#timeouts).
@@ -88,7 +89,7 @@ pub struct ComponentApply {
     pub release: String,
     pub namespace: String,
     /// The chart as written in the package and resolved on disk.
-    pub chart: crate::manifest::ChartSource,
+    pub chart: ChartSource,
     /// Values given to the chart ("user-supplied" in Helm's terms): package defaults, user
     /// values and, for hooks and `upgradeContext` components, `kubepkg.*`.
     pub values: Map<String, Value>,
@@ -234,34 +235,8 @@ pub trait Cluster {
     fn now(&self) -> String;
     /// The backend this cluster applies components with (recorded with each component it
     /// applies).
-    fn backend(&self) -> crate::backend::Backend {
-        crate::backend::Backend::Helm
-    }
-}
-
-/// The reason an apply ended with (docs/package-object.md#reasons); revisions record it by
-/// name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Reason {
-    Succeeded,
-    RequirementsNotMet,
-    UpgradeFailed,
-    RolledBack,
-    InstallFailed,
-    /// A `PreUpgrade` check hook reported the verdict `refused`: nothing else changed.
-    UpgradeRefused,
-}
-
-impl Reason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Reason::Succeeded => "Succeeded",
-            Reason::RequirementsNotMet => "RequirementsNotMet",
-            Reason::UpgradeFailed => "UpgradeFailed",
-            Reason::RolledBack => "RolledBack",
-            Reason::InstallFailed => "InstallFailed",
-            Reason::UpgradeRefused => "UpgradeRefused",
-        }
+    fn backend(&self) -> kubepkg_model::Backend {
+        kubepkg_model::Backend::Helm
     }
 }
 
@@ -355,7 +330,7 @@ struct Run<'c, C> {
     /// RFC 3339 time of this run (conditions' transition times).
     now: String,
     /// The conditions last written per revision, so transition times carry over.
-    written: BTreeMap<u64, Vec<crate::conditions::Condition>>,
+    written: BTreeMap<u64, Vec<Condition>>,
 }
 
 impl<'c, C: Cluster> Run<'c, C> {
@@ -958,9 +933,9 @@ struct HookCall {
     name: String,
     release: String,
     namespace: String,
-    chart: crate::manifest::ChartSource,
+    chart: ChartSource,
     values: Map<String, Value>,
-    ready_when: Vec<crate::manifest::ReadyCondition>,
+    ready_when: Vec<ReadyCondition>,
     timeout: Duration,
     /// What the hook checks, for messages ("the upgrade", "the rollback").
     checks: &'static str,
@@ -1288,7 +1263,7 @@ async fn fail<C: Cluster>(
 #[derive(Debug, Clone, PartialEq)]
 pub struct PreparedHook {
     pub record: crate::revision::RollbackHook,
-    pub chart: crate::manifest::ChartSource,
+    pub chart: ChartSource,
 }
 
 /// A `PreRollback` hook that stopped a manual rollback.

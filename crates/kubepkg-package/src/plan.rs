@@ -16,8 +16,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::graph;
-use crate::manifest::Package;
+use kubepkg_model::graph;
+use kubepkg_model::manifest::Package;
+
 use crate::revision::{History, PackageRevision};
 use crate::rollback_policy::{self, Downgrade};
 
@@ -647,7 +648,12 @@ pub fn diff_objects(old: &[RenderedObject], new: &[RenderedObject]) -> Vec<Objec
         if b.or(a)
             .is_some_and(|o| secret::is_secret(&o.api_version, &o.kind))
         {
-            let masked = secret::mask(&id, a.copied(), b.copied());
+            let masked = secret::mask(
+                &id,
+                a.map(|o| o.yaml.as_str()),
+                b.map(|o| o.yaml.as_str()),
+                |x, y| unified_diff(&id, x, y),
+            );
             out.push(ObjectDiff {
                 object: id,
                 change,

@@ -2,7 +2,7 @@
 //! installs it, and `plan` calls the same function, so what `plan` shows is what apply sends.
 //!
 //! A component is rendered as Helm renders a release: its chart with the values kubepkg gives
-//! it ([`crate::values::supplied`]: package defaults, user values and, for hooks and
+//! it ([`kubepkg_model::values::supplied`]: package defaults, user values and, for hooks and
 //! `upgradeContext` components, `kubepkg.*`), `.Release.Revision` the release's next revision
 //! (`.Release.IsUpgrade` when it has one), and the `.Capabilities` the caller passes — the
 //! server's when there is a cluster, Helm's offline defaults otherwise. The chart's `crds/` are
@@ -24,12 +24,13 @@ use kubepkg_chart::objects::{Capabilities, VersionSet};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::chart_adapter::{from_chart_value, to_chart_value};
-use crate::graph;
-use crate::manifest::{ChartSource, Package};
+use kubepkg_model::chart_adapter::{from_chart_value, to_chart_value};
+use kubepkg_model::graph;
+use kubepkg_model::manifest::{ChartSource, Package};
+use kubepkg_model::values::{UserValues, supplied, upgrade_context};
+
 use crate::orchestrator::ComponentApply;
 use crate::plan::{RenderedComponent, RenderedObject, objects_from_manifest};
-use crate::values::{UserValues, supplied, upgrade_context};
 
 /// A component that could not be rendered: which component and chart, and why (the source).
 #[derive(Debug, thiserror::Error)]
@@ -154,27 +155,17 @@ impl RenderedChart {
 
 /// Loads `chart_path` and renders it for `target` with user-supplied `values`: the chart
 /// render of every release kubepkg installs or plans ([`LoadedChart::load`] then
-/// [`LoadedChart::render`]).
-pub fn render_chart(
-    chart_path: &Path,
-    target: ReleaseTarget<'_>,
-    values: &Map<String, Value>,
-    caps: &Capabilities,
-) -> Result<RenderedChart, ChartRenderError> {
-    render_chart_with_defaults(chart_path, target, values, None, caps)
-}
-
-/// [`render_chart`] with the chart's default values replaced by `defaults` when given (Helm's
+/// [`LoadedChart::render`]). `defaults`, when given, replace the chart's default values (Helm's
 /// `upgrade --reuse-values` renders the new chart with the previous release's values as its
 /// defaults).
-pub fn render_chart_with_defaults(
+pub fn render_chart(
     chart_path: &Path,
     target: ReleaseTarget<'_>,
     values: &Map<String, Value>,
     defaults: Option<&Map<String, Value>>,
     caps: &Capabilities,
 ) -> Result<RenderedChart, ChartRenderError> {
-    LoadedChart::load(chart_path)?.render_with_defaults(target, values, defaults, caps)
+    LoadedChart::load(chart_path)?.render(target, values, defaults, caps)
 }
 
 /// A chart loaded once and rendered any number of times: the in-process render API, for a
@@ -185,7 +176,7 @@ pub fn render_chart_with_defaults(
 /// reference-counted, and each template file is parsed once per loaded chart, on its first
 /// render) and does only the per-release work: dependency conditions, coalescing, the schema
 /// check (compiled schemas are cached per process), executing the templates and sorting the
-/// manifest. Every render of kubepkg goes through [`LoadedChart::render_with_defaults`]
+/// manifest. Every render of kubepkg goes through [`LoadedChart::render`]
 /// ([`render_chart`] loads and renders once). `bench/render-api.sh` measures it.
 #[derive(Debug, Clone)]
 pub struct LoadedChart {
@@ -221,19 +212,9 @@ impl LoadedChart {
         &self.chart
     }
 
-    /// Renders the chart for `target` with user-supplied `values`.
+    /// Renders the chart for `target` with user-supplied `values`, the chart's default values
+    /// replaced by `defaults` when given (see [`render_chart`]).
     pub fn render(
-        &self,
-        target: ReleaseTarget<'_>,
-        values: &Map<String, Value>,
-        caps: &Capabilities,
-    ) -> Result<RenderedChart, ChartRenderError> {
-        self.render_with_defaults(target, values, None, caps)
-    }
-
-    /// [`LoadedChart::render`] with the chart's default values replaced by `defaults` when
-    /// given (see [`render_chart_with_defaults`]).
-    pub fn render_with_defaults(
         &self,
         target: ReleaseTarget<'_>,
         values: &Map<String, Value>,
@@ -285,10 +266,12 @@ pub fn render_component(
         last_revision,
     };
     not_fetched(&request.component, &request.chart)?;
-    render_chart(request.chart.path(), target, &request.values, caps).map_err(|e| RenderError {
-        component: request.component.clone(),
-        chart: chart_label(&request.chart),
-        source: RenderFailure::Chart(e.into_chart_error()),
+    render_chart(request.chart.path(), target, &request.values, None, caps).map_err(|e| {
+        RenderError {
+            component: request.component.clone(),
+            chart: chart_label(&request.chart),
+            source: RenderFailure::Chart(e.into_chart_error()),
+        }
     })
 }
 
@@ -364,7 +347,7 @@ pub fn load_chart(package: &Package, component: &str) -> Result<kubepkg_chart::C
     })
 }
 
-/// A component's chart defaults (`values.yaml`) as JSON, for [`crate::values::effective`].
+/// A component's chart defaults (`values.yaml`) as JSON, for [`kubepkg_model::values::effective`].
 pub fn chart_defaults(
     package: &Package,
     component: &str,

@@ -11,6 +11,9 @@
 //! of type `kubepkg.dev/package.v1`, in the package's namespace, labelled `owner=kubepkg`,
 //! `name`, `status` and `version`, whose `package` key holds the record as gzip-compressed JSON
 //! in base64 (the bytes the API server then stores base64-encoded again, as Helm's do).
+//!
+//! A record keeps the [`Reason`] its run ended with and the kstatus [`Condition`]s its state
+//! implied when it was written ([`crate::conditions`] computes them).
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -18,6 +21,12 @@ use std::io::{Read, Write};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use kubepkg_model::Backend;
+use kubepkg_model::manifest::{PackageSource, ReadyCondition, digest};
+use kubepkg_model::values::ValueLayer;
+
+use crate::verdict::Verdict;
 
 /// Secret type of package revision records.
 pub const SECRET_TYPE: &str = "kubepkg.dev/package.v1";
@@ -77,6 +86,64 @@ impl RevisionStatus {
     }
 }
 
+/// The reason an apply ended with (docs/package-object.md#reasons); revisions record it by
+/// name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Reason {
+    Succeeded,
+    RequirementsNotMet,
+    UpgradeFailed,
+    RolledBack,
+    InstallFailed,
+    /// A `PreUpgrade` check hook reported the verdict `refused`: nothing else changed.
+    UpgradeRefused,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Succeeded => "Succeeded",
+            Reason::RequirementsNotMet => "RequirementsNotMet",
+            Reason::UpgradeFailed => "UpgradeFailed",
+            Reason::RolledBack => "RolledBack",
+            Reason::InstallFailed => "InstallFailed",
+            Reason::UpgradeRefused => "UpgradeRefused",
+        }
+    }
+}
+
+/// One condition, as `metav1.Condition`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Condition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// `"True"` or `"False"`.
+    pub status: String,
+    pub reason: String,
+    #[serde(default)]
+    pub message: String,
+    /// RFC 3339 time the status last changed.
+    #[serde(default)]
+    pub last_transition_time: String,
+}
+
+impl Condition {
+    pub(crate) fn new(type_: &str, status: bool, reason: &str, message: &str) -> Condition {
+        Condition {
+            type_: type_.to_string(),
+            status: if status { "True" } else { "False" }.to_string(),
+            reason: reason.to_string(),
+            message: message.to_string(),
+            last_transition_time: String::new(),
+        }
+    }
+
+    pub fn is_true(&self) -> bool {
+        self.status == "True"
+    }
+}
+
 /// One component's state in a revision.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -92,35 +159,12 @@ pub struct ComponentRecord {
     pub chart: String,
     /// The component's `readyWhen` in this revision, so a rollback to it waits for the same gates.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ready_when: Vec<crate::manifest::ReadyCondition>,
+    pub ready_when: Vec<ReadyCondition>,
     /// The backend that applied the component (`None` in records written before kubepkg kept
     /// it, and for a component never applied), so rollback, uninstall and status act through
     /// the same one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub backend: Option<crate::backend::Backend>,
-}
-
-/// The registry artifact a package revision was applied from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PackageSource {
-    /// The repository, `oci://host/repo/name`.
-    pub reference: String,
-    /// The tag `--version` resolved to (empty when pulled by digest).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub tag: String,
-    /// The manifest digest, `sha256:…`.
-    pub digest: String,
-}
-
-impl std::fmt::Display for PackageSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.reference)?;
-        if !self.tag.is_empty() {
-            write!(f, ":{}", self.tag)?;
-        }
-        write!(f, "@{}", self.digest)
-    }
+    pub backend: Option<Backend>,
 }
 
 /// A package revision record.
@@ -153,7 +197,7 @@ pub struct PackageRevision {
     /// `kubepkg values --explain`. Empty in records written before kubepkg kept it (they still
     /// read; their values are then explained as a whole).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub value_sources: Vec<crate::values::ValueLayer>,
+    pub value_sources: Vec<ValueLayer>,
     /// `rollback.safe` of this version (None: not declared).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollback_safe: Option<bool>,
@@ -170,7 +214,7 @@ pub struct PackageRevision {
     /// The reason the revision ended with (docs/package-object.md#reasons), stored as its
     /// name (`Succeeded`, `UpgradeFailed`, …); `None` while a run is under way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<crate::orchestrator::Reason>,
+    pub reason: Option<Reason>,
     /// RFC 3339 time of the first deployment of this package instance.
     #[serde(default)]
     pub first_deployed: String,
@@ -180,7 +224,7 @@ pub struct PackageRevision {
     /// kstatus conditions (`Ready`, `Reconciling`, `Stalled`) of this revision's state, as of
     /// when it was recorded ([`crate::conditions`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub conditions: Vec<crate::conditions::Condition>,
+    pub conditions: Vec<Condition>,
     /// The `PreUpgrade` hooks this revision's apply ran to completion, each with the versions
     /// it moved between, recorded as soon as each completed: a run that recovers this revision
     /// after a crash does not run them again (docs/rules.md#preupgrade-hooks).
@@ -188,7 +232,7 @@ pub struct PackageRevision {
     pub hooks_completed: Vec<HookRun>,
     /// The verdicts `PreUpgrade` hooks of this run reported (docs/rules.md#verdicts-from-hooks).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub hook_verdicts: Vec<crate::verdict::Verdict>,
+    pub hook_verdicts: Vec<Verdict>,
     /// This version's `PreRollback` hooks, kept with their charts so that a later manual
     /// rollback away from this revision can run them (docs/rules.md#prerollback-hooks).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -206,7 +250,7 @@ pub struct RollbackHook {
     #[serde(default)]
     pub values: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ready_when: Vec<crate::manifest::ReadyCondition>,
+    pub ready_when: Vec<ReadyCondition>,
     /// The chart as a `.tgz`, base64-encoded.
     pub chart: String,
 }
@@ -296,7 +340,7 @@ pub fn values_digest(values: &BTreeMap<String, Map<String, Value>>) -> String {
             .map(|(k, v)| (k.clone(), Value::Object(v.clone())))
             .collect(),
     ));
-    crate::manifest::digest(canonical.as_bytes())
+    digest(canonical.as_bytes())
 }
 
 /// JSON text with sorted keys (independent of map insertion order).
@@ -495,7 +539,7 @@ mod tests {
             ],
             status: RevisionStatus::Deployed,
             description: "Upgrade complete".into(),
-            reason: Some(crate::orchestrator::Reason::Succeeded),
+            reason: Some(Reason::Succeeded),
             first_deployed: "2026-01-01T00:00:00Z".into(),
             last_deployed: "2026-01-02T00:00:00Z".into(),
             conditions: crate::conditions::invalid_package("x", "2026-01-02T00:00:00Z"),
@@ -561,16 +605,13 @@ mod tests {
     #[test]
     fn a_component_names_its_backend_and_an_older_record_without_one_still_reads() {
         let mut rev = sample();
-        rev.components[0].backend = Some(crate::backend::Backend::Flux);
+        rev.components[0].backend = Some(Backend::Flux);
         let v: Value = serde_json::to_value(&rev).unwrap();
         assert_eq!(v["components"][0]["backend"], "flux");
         // Unknown (never applied, or written before kubepkg kept it): left out, read as None.
         assert!(v["components"][1].get("backend").is_none());
         let back: PackageRevision = serde_json::from_value(v).unwrap();
-        assert_eq!(
-            back.components[0].backend,
-            Some(crate::backend::Backend::Flux)
-        );
+        assert_eq!(back.components[0].backend, Some(Backend::Flux));
         assert_eq!(back.components[1].backend, None);
     }
 

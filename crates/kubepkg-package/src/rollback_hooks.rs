@@ -9,10 +9,11 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 
-use crate::manifest::{ChartSource, Package};
+use kubepkg_model::manifest::{ChartSource, Package};
+use kubepkg_model::values::{UserValues, supplied};
+
 use crate::orchestrator::PreparedHook;
 use crate::revision::{MAX_ROLLBACK_HOOK_BYTES, RollbackHook};
-use crate::values::{UserValues, supplied};
 
 /// Why a `PreRollback` hook could not be kept or restored.
 #[derive(Debug, thiserror::Error)]

@@ -18,10 +18,10 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::constraint::Constraint;
-use crate::manifest::PackageMeta;
-use crate::orchestrator::Reason;
-use crate::revision::{History, PackageRevision, RevisionStatus};
+use kubepkg_model::Constraint;
+use kubepkg_model::manifest::PackageMeta;
+
+use crate::revision::{History, PackageRevision, Reason, RevisionStatus};
 
 /// Why a version that has run forbids an older one to run again.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

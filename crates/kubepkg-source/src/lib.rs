@@ -179,7 +179,7 @@ pub enum SourceError {
     },
     /// A package's `kubepkg.lock` could not be read.
     #[error(transparent)]
-    Package(Box<kubepkg_package::PackageError>),
+    Package(Box<kubepkg_model::PackageError>),
     /// A repository component has no `kubepkg.lock` entry.
     #[error(
         "component {component}: kubepkg.lock has no entry for its chart ({chart}); run 'kubepkg package lock'"

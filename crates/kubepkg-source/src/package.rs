@@ -11,8 +11,8 @@
 //! Repository entries of `repositories.yaml` with the same URL lend their credentials and TLS
 //! settings; registries take the source flags (`--plain-http`, …) and the stored logins.
 
-use kubepkg_package::lock::{LockFile, LockedChart};
-use kubepkg_package::manifest::{ChartSource, Package, RepositoryChart};
+use kubepkg_model::lock::{LockFile, LockedChart};
+use kubepkg_model::manifest::{ChartSource, Package, RepositoryChart};
 
 use crate::{HelmPaths, SourceError, SourceOptions};
 
@@ -213,7 +213,7 @@ pub async fn fetch_locked(
             .strip_prefix("sha256:")
             .unwrap_or(&locked.digest)
             .to_string();
-        let cached = kubepkg_package::lock::vendored_archive(&package.root, &hex)
+        let cached = kubepkg_model::lock::vendored_archive(&package.root, &hex)
             .or_else(|| cached_archive(&paths.kubepkg_cache, &hex));
         let path = match cached {
             Some(p) => p,

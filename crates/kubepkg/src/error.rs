@@ -68,7 +68,7 @@ fn kind(e: &(dyn std::error::Error + 'static)) -> Option<Exit> {
     if let Some(e) = e.downcast_ref::<EngineError>() {
         return e.is_invalid_package().then_some(Exit::InvalidPackage);
     }
-    if e.is::<kubepkg_package::PackageError>() {
+    if e.is::<kubepkg_model::PackageError>() {
         return Some(Exit::InvalidPackage);
     }
     if let Some(e) = e.downcast_ref::<SourceError>() {
@@ -141,8 +141,8 @@ impl From<EngineError> for CliError {
     }
 }
 
-impl From<kubepkg_package::PackageError> for CliError {
-    fn from(e: kubepkg_package::PackageError) -> Self {
+impl From<kubepkg_model::PackageError> for CliError {
+    fn from(e: kubepkg_model::PackageError) -> Self {
         CliError::Failed(e.into())
     }
 }
@@ -183,8 +183,7 @@ mod tests {
 
     #[test]
     fn invalid_packages_exit_7_everything_else_1() {
-        let invalid =
-            CliError::from(kubepkg_package::PackageError::NotAPackage { path: "x".into() });
+        let invalid = CliError::from(kubepkg_model::PackageError::NotAPackage { path: "x".into() });
         assert_eq!(invalid.exit(false).code(), 7);
         assert_eq!(CliError::from(anyhow::anyhow!("x")).exit(false).code(), 1);
         // Helm's verbs exit 1 whatever failed.

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-use kubepkg_package::orchestrator::Reason;
+use kubepkg_package::revision::Reason;
 
 /// How a `kubepkg` run ended, as its process exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

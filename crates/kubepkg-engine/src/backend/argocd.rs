@@ -40,15 +40,15 @@ use kube::api::{
 use kubepkg_gitops::argocd::sync::{self, Verdict};
 use kubepkg_gitops::argocd::{ChartRef, Options};
 use kubepkg_kube::ObjectRef;
-use kubepkg_package::Package;
+use kubepkg_model::Package;
 use kubepkg_package::orchestrator::{ComponentApply, Failure, FailureKind};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use kubepkg_model::values::UserValues;
 use kubepkg_package::orchestrator::ReadyWait;
 use kubepkg_package::plan::Plan;
 use kubepkg_package::revision::ComponentRecord;
-use kubepkg_package::values::UserValues;
 
 pub use super::error::ArgoCdError;
 use super::{BackendError, ComponentBackend, Ctx, Live, Run, Seen, State, Watch, apply_object};
@@ -822,7 +822,7 @@ pub async fn plan_objects(
     argocd: &ArgoCdBackend,
     client: Option<&kube::Client>,
     package: &Package,
-    user: &kubepkg_package::values::UserValues,
+    user: &kubepkg_model::values::UserValues,
     plan: &kubepkg_package::plan::Plan,
 ) -> Result<Vec<kubepkg_package::plan::BackendObject>, ArgoCdError> {
     use kubepkg_package::plan::{BackendObject, ObjectChange};
@@ -842,7 +842,7 @@ pub async fn plan_objects(
         }
         values.insert(
             c.name.clone(),
-            kubepkg_package::values::supplied(package, &c.name, user, None),
+            kubepkg_model::values::supplied(package, &c.name, user, None),
         );
     }
     let compiled = kubepkg_gitops::argocd::compile(package, &values, &charts, &opts)?;

@@ -34,22 +34,19 @@ use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams,
 };
 use kubepkg_gitops::flux::{ChartRef, ComponentObjects, Options};
-use kubepkg_package::Package;
+use kubepkg_model::Package;
 use kubepkg_package::orchestrator::{ComponentApply, Failure, FailureKind};
 use kubepkg_release::storage::{SecretDriver, Store};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use kubepkg_kube::ObjectRef;
+use kubepkg_model::values::UserValues;
 use kubepkg_package::orchestrator::ReadyWait;
 use kubepkg_package::plan::Plan;
-use kubepkg_package::revision::ComponentRecord;
-use kubepkg_package::values::UserValues;
 
 pub use super::error::FluxError;
-use super::{
-    BackendError, ComponentBackend, Ctx, Live, Run, Seen, State, Watch, apply_object, helm,
-};
+use super::{BackendError, ComponentBackend, Ctx, Run, Seen, State, Watch, apply_object, helm};
 
 /// The CRDs the backend needs, as `kubectl get crd` names them.
 pub const CRDS: [&str; 2] = [
@@ -271,16 +268,6 @@ impl ComponentBackend for Flux {
         self.flux_delete(kc, component, release, timeout).await
     }
 
-    async fn objects(&self, kc: &Ctx<'_>, release: &str, namespace: &str) -> Vec<ObjectRef> {
-        helm::release_objects(kc, release, namespace, release)
-            .await
-            .unwrap_or_default()
-    }
-
-    async fn live(&self, kc: &Ctx<'_>, record: &ComponentRecord) -> Live {
-        helm::release_live(kc, record).await
-    }
-
     async fn plan(
         &self,
         client: Option<&kube::Client>,
@@ -348,7 +335,7 @@ impl Flux {
         let depends_on = if request.hook {
             None
         } else {
-            let order = kubepkg_package::graph::order(&run.package.components);
+            let order = kubepkg_model::graph::order(&run.package.components);
             order
                 .components
                 .iter()
@@ -721,7 +708,7 @@ pub async fn plan_objects(
     flux: &FluxBackend,
     client: Option<&kube::Client>,
     package: &Package,
-    user: &kubepkg_package::values::UserValues,
+    user: &kubepkg_model::values::UserValues,
     plan: &kubepkg_package::plan::Plan,
     timeout: Duration,
 ) -> Result<Vec<kubepkg_package::plan::BackendObject>, FluxError> {
@@ -749,7 +736,7 @@ pub async fn plan_objects(
         }
         values.insert(
             c.name.clone(),
-            kubepkg_package::values::supplied(package, &c.name, user, None),
+            kubepkg_model::values::supplied(package, &c.name, user, None),
         );
     }
     let compiled = kubepkg_gitops::flux::compile(package, &values, &charts, &opts)?;

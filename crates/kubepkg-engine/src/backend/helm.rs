@@ -6,11 +6,8 @@
 use std::time::Duration;
 
 use kubepkg_kube::ObjectRef;
-use kubepkg_package::Package;
 use kubepkg_package::orchestrator::{ComponentApply, Failure, FailureKind, ReadyWait};
-use kubepkg_package::plan::Plan;
 use kubepkg_package::revision::ComponentRecord;
-use kubepkg_package::values::UserValues;
 use kubepkg_release::action::{ActionError, manifest_objects};
 use kubepkg_release::storage::{SecretDriver, Store};
 use tokio::time::Instant;
@@ -115,27 +112,6 @@ impl ComponentBackend for Helm {
             Ok(_) | Err(ActionError::NotFound { .. }) => Ok(()),
             Err(e) => Err(failure(FailureKind::Uninstall)(e)),
         }
-    }
-
-    async fn objects(&self, kc: &Ctx<'_>, release: &str, namespace: &str) -> Vec<ObjectRef> {
-        release_objects(kc, release, namespace, release)
-            .await
-            .unwrap_or_default()
-    }
-
-    async fn live(&self, kc: &Ctx<'_>, record: &ComponentRecord) -> Live {
-        release_live(kc, record).await
-    }
-
-    async fn plan(
-        &self,
-        _client: Option<&kube::Client>,
-        _package: &Package,
-        _user: &UserValues,
-        _plan: &mut Plan,
-        _timeout: Duration,
-    ) -> Result<(), BackendError> {
-        Ok(())
     }
 }
 

@@ -21,7 +21,7 @@
 //! (`KubeCluster::backend_for_record`) without asking the cluster which it was (records written
 //! before kubepkg kept it are recognised by the object their backend made). Adding a backend
 //! is one implementation of [`ComponentBackend`], one arm of [`Backend`] (with its arms in
-//! this file's matches), its name in `kubepkg_package::Backend`, and its settings where the
+//! this file's matches), its name in `kubepkg_model::Backend`, and its settings where the
 //! CLI and the controller build a [`Backend`].
 //!
 //! What the GitOps backends share lives here too: the server-side apply of the objects they
@@ -40,11 +40,11 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use kubepkg_kube::ObjectRef;
+use kubepkg_model::values::UserValues;
+use kubepkg_model::{Backend as Kind, Package};
 use kubepkg_package::orchestrator::{ComponentApply, Event, Failure, FailureKind, ReadyWait};
 use kubepkg_package::plan::Plan;
 use kubepkg_package::revision::ComponentRecord;
-use kubepkg_package::values::UserValues;
-use kubepkg_package::{Backend as Kind, Package};
 use serde_json::Value;
 
 pub use error::BackendError;
@@ -192,6 +192,58 @@ impl Backend {
     }
 }
 
+/// A deployed release that a backend's own controller keeps reconciling (today Flux's
+/// helm-controller, for backend flux), read before a plan.
+#[derive(Debug, Clone)]
+pub(crate) struct Reconciled {
+    /// The backend whose controller reconciles it: an apply with another backend would fight it.
+    pub by: Kind,
+    /// The values the controller applies now: a change of them is a change even when the
+    /// objects render the same.
+    pub values: serde_json::Map<String, Value>,
+}
+
+/// Whether a controller keeps reconciling the deployed release `release` (its stored record
+/// `r`) in `namespace`; if so, `chart` and `objects` are rewritten as kubepkg's own render of
+/// the package's chart would read them, so that a plan compares like with like.
+pub(crate) async fn reconciled(
+    client: &kube::Client,
+    namespace: &str,
+    release: &str,
+    r: &kubepkg_release::record::Release,
+    chart: &mut String,
+    objects: &mut Vec<kubepkg_package::plan::RenderedObject>,
+) -> Option<Reconciled> {
+    let m = r.chart.as_ref()?.metadata.as_ref()?;
+    if !flux::looks_released_by_flux(&m.version) {
+        return None;
+    }
+    let hr = flux::helm_release(client, namespace, release).await?;
+    let hr = serde_json::to_value(&hr).unwrap_or_default();
+    let mut values = hr["spec"]["values"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    values.remove("kubepkg");
+    (*chart, *objects) = flux::as_packaged(&m.name, &m.version, std::mem::take(objects), &hr);
+    Some(Reconciled {
+        by: Kind::Flux,
+        values,
+    })
+}
+
+/// A new render's object in the form [`reconciled`] gave the deployed objects of a release
+/// the controller of `by` reconciles (Flux: one canonical YAML form).
+pub(crate) fn comparable(
+    by: Kind,
+    object: kubepkg_package::plan::RenderedObject,
+) -> kubepkg_package::plan::RenderedObject {
+    match by {
+        Kind::Flux => flux::canonical(object),
+        Kind::Helm | Kind::Argocd => object,
+    }
+}
+
 /// The backend `record` names; for a record written before kubepkg kept it, the one whose
 /// object is there ([`legacy_kind`]).
 pub(crate) async fn recorded_kind(kc: &Ctx<'_>, record: &ComponentRecord) -> Kind {
@@ -260,18 +312,27 @@ pub(crate) trait ComponentBackend {
         timeout: Duration,
     ) -> Result<(), Failure>;
     /// The objects `release` deployed (a hook's, for its output); none when it cannot tell.
-    async fn objects(&self, kc: &Ctx<'_>, release: &str, namespace: &str) -> Vec<ObjectRef>;
-    /// The component of `record` as it is now.
-    async fn live(&self, kc: &Ctx<'_>, record: &ComponentRecord) -> Live;
-    /// Adds the backend's objects and gates to `plan`.
+    /// By default those of its Helm release (kubepkg's own, or the one helm-controller made).
+    async fn objects(&self, kc: &Ctx<'_>, release: &str, namespace: &str) -> Vec<ObjectRef> {
+        helm::release_objects(kc, release, namespace, release)
+            .await
+            .unwrap_or_default()
+    }
+    /// The component of `record` as it is now; by default as its Helm release says.
+    async fn live(&self, kc: &Ctx<'_>, record: &ComponentRecord) -> Live {
+        helm::release_live(kc, record).await
+    }
+    /// Adds the backend's objects and gates to `plan`; by default none.
     async fn plan(
         &self,
-        client: Option<&kube::Client>,
-        package: &Package,
-        user: &UserValues,
-        plan: &mut Plan,
-        timeout: Duration,
-    ) -> Result<(), BackendError>;
+        _client: Option<&kube::Client>,
+        _package: &Package,
+        _user: &UserValues,
+        _plan: &mut Plan,
+        _timeout: Duration,
+    ) -> Result<(), BackendError> {
+        Ok(())
+    }
 }
 
 /// What a backend's steps use of the operation they are part of (`KubeCluster::ctx`): the

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use crate::support::*;
 use kubepkg_engine::{EngineError, Instance, ops};
-use kubepkg_package::orchestrator::Reason;
-use kubepkg_package::values::UserValues;
+use kubepkg_model::values::UserValues;
+use kubepkg_package::revision::Reason;
 use kubepkg_testkit::TestNamespace;
 
 const SHORT: Duration = Duration::from_secs(60);
@@ -104,7 +104,7 @@ async fn a_second_apply_refuses_cleanly_when_the_lease_stays_held() {
     let first = start(&ns, &v1, 1).await;
 
     let mut second = kube_cluster(&ns, SHORT, Arc::new(Mutex::new(Vec::new())));
-    let package = kubepkg_package::source::load_dir(&v2).unwrap();
+    let package = kubepkg_model::source::load_dir(&v2).unwrap();
     let e = ops::apply(
         &mut second,
         &package,
@@ -168,7 +168,7 @@ async fn a_waiting_apply_of_a_lower_version_is_refused_as_a_downgrade() {
     let lines = Arc::new(Mutex::new(Vec::new()));
     let mut second = kube_cluster(&ns, SHORT, lines.clone());
     let lines_after = lines.clone();
-    let package_v11 = kubepkg_package::source::load_dir(&dir("v11")).unwrap();
+    let package_v11 = kubepkg_model::source::load_dir(&dir("v11")).unwrap();
     let instance = Instance {
         name: "pkg",
         namespace: ns.name(),

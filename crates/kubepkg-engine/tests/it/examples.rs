@@ -25,10 +25,11 @@ use kube::api::{Api, DynamicObject};
 use kube::core::{ApiResource, GroupVersionKind};
 use kube::runtime::{WatchStreamExt, watcher};
 use kubepkg_engine::{EngineError, Instance, KubeCluster, ops};
-use kubepkg_package::orchestrator::{Reason, RollbackRefused};
+use kubepkg_model::values::UserValues;
+use kubepkg_package::orchestrator::RollbackRefused;
 use kubepkg_package::plan::{Change, FailurePolicy, Gate, RenderedComponent};
+use kubepkg_package::revision::Reason;
 use kubepkg_package::revision::RevisionStatus;
-use kubepkg_package::values::UserValues;
 use kubepkg_testkit::TestNamespace;
 
 const TIMEOUT: Duration = Duration::from_secs(90);
@@ -99,7 +100,7 @@ impl Env {
 
     /// `kubepkg plan NAME examples/<dir> --cluster`.
     async fn plan(&self, dir: &str, user: &UserValues) -> kubepkg_package::plan::Plan {
-        let package = kubepkg_package::source::load_dir(&example(dir)).expect("valid example");
+        let package = kubepkg_model::source::load_dir(&example(dir)).expect("valid example");
         ops::prepare(&self.kc, &package, self.instance(), user)
             .await
             .expect("plan")
@@ -827,7 +828,7 @@ fn every_example_version_plans_offline() {
     for (name, versions, order) in cases {
         for v in versions {
             let dir = example(&format!("{name}/{v}"));
-            let package = kubepkg_package::source::load_dir(&dir)
+            let package = kubepkg_model::source::load_dir(&dir)
                 .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
             let plan = ops::plan_offline(
                 &package,
@@ -854,7 +855,7 @@ fn every_example_version_plans_offline() {
             assert_eq!(plan.package, name, "{name}/{v}");
         }
     }
-    let package = kubepkg_package::source::load_dir(&example("kubevirt/v2")).unwrap();
+    let package = kubepkg_model::source::load_dir(&example("kubevirt/v2")).unwrap();
     let plan = ops::plan_offline(
         &package,
         Instance {
@@ -912,7 +913,7 @@ async fn plan_then_apply(
     dir: &Path,
     user: &UserValues,
 ) {
-    let package = kubepkg_package::source::load_dir(dir).expect("valid package");
+    let package = kubepkg_model::source::load_dir(dir).expect("valid package");
     let instance = Instance {
         name,
         namespace: ns,

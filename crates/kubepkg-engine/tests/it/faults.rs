@@ -18,7 +18,7 @@ use std::time::Duration;
 use kubepkg_engine::{Instance, KubeCluster, ops};
 use kubepkg_kube::ClusterOptions;
 use kubepkg_kube::retry::RetryPolicy;
-use kubepkg_package::orchestrator::Reason;
+use kubepkg_package::revision::Reason;
 use kubepkg_testkit::TestNamespace;
 use kubepkg_testkit::fault::{FaultProxy, Faults};
 
@@ -64,7 +64,7 @@ async fn through(
 
 /// One apply of `dir`; `Err` when the operation itself failed (e.g. its lock or first reads).
 async fn apply_once(kc: &mut KubeCluster, ns: &str, dir: &Path) -> Result<Reason, String> {
-    let package = kubepkg_package::source::load_dir(dir).expect("valid package");
+    let package = kubepkg_model::source::load_dir(dir).expect("valid package");
     ops::apply(
         kc,
         &package,

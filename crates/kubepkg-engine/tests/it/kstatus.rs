@@ -11,8 +11,8 @@
 //! and message. No cluster is needed; the Go binary must be built (`testenv/build.sh`).
 
 use kubepkg_kube::readiness::{self, Status};
-use kubepkg_package::conditions::{self, Condition, Summary, reason};
-use kubepkg_package::revision::{PackageRevision, RevisionStatus};
+use kubepkg_package::conditions::{self, Summary, reason};
+use kubepkg_package::revision::{Condition, PackageRevision, RevisionStatus};
 use kubepkg_testkit::kstatus as oracle;
 use serde_json::{Value, json};
 
@@ -45,7 +45,7 @@ fn revision(status: RevisionStatus, reason: &str, description: &str) -> PackageR
 }
 
 /// What kstatus says about a `Package` whose status carries `conditions`.
-fn kstatus(conditions: &[conditions::Condition]) -> readiness::Readiness {
+fn kstatus(conditions: &[Condition]) -> readiness::Readiness {
     let obj = json!({
         "apiVersion": "kubepkg.dev/v1alpha1",
         "kind": "Package",

@@ -9,8 +9,8 @@ use std::time::Duration;
 use crate::support::*;
 use kube::api::{Api, DynamicObject, PostParams};
 use kubepkg_kube::readiness::{self, Status};
-use kubepkg_package::object;
-use kubepkg_package::orchestrator::Reason;
+use kubepkg_package::revision::Reason;
+use kubepkg_package_object as object;
 use kubepkg_testkit::TestNamespace;
 use serde_json::{Value, json};
 

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::support::*;
-use kubepkg_package::orchestrator::Reason;
+use kubepkg_package::revision::Reason;
 use kubepkg_package::revision::RevisionStatus;
 use kubepkg_testkit::TestNamespace;
 

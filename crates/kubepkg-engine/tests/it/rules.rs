@@ -16,9 +16,9 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, ListParams};
 use kubepkg_engine::{Instance, KubeCluster, ops};
-use kubepkg_package::orchestrator::Reason;
+use kubepkg_model::values::UserValues;
+use kubepkg_package::revision::Reason;
 use kubepkg_package::revision::RevisionStatus;
-use kubepkg_package::values::UserValues;
 use kubepkg_release::Status;
 use kubepkg_release::storage::{SecretDriver, Store};
 use kubepkg_testkit::TestNamespace;
@@ -173,7 +173,7 @@ async fn rule2_requirements_wait_then_proceed() {
     );
 
     // The required package installed (as another instance, in the same namespace).
-    let package = kubepkg_package::source::load_dir(&base).unwrap();
+    let package = kubepkg_model::source::load_dir(&base).unwrap();
     let ns = e.ns.name().to_string();
     let (o, _) = ops::apply(
         &mut e.kc,
@@ -568,7 +568,7 @@ async fn rule7_plan_changes_nothing_in_the_cluster() {
         out
     }
     let before = snapshot(&e).await;
-    let package = kubepkg_package::source::load_dir(&v2).unwrap();
+    let package = kubepkg_model::source::load_dir(&v2).unwrap();
     let p = ops::prepare(&e.kc, &package, e.instance(), &UserValues::new())
         .await
         .unwrap();

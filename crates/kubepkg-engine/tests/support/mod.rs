@@ -13,9 +13,9 @@ use std::time::Duration;
 
 use kubepkg_engine::chart::ClusterCapabilities;
 use kubepkg_engine::{EngineError, Instance, KubeCluster, ops};
+use kubepkg_model::values::UserValues;
 use kubepkg_package::orchestrator::Outcome;
 use kubepkg_package::revision::{History, PackageRevision, RevisionStatus};
-use kubepkg_package::values::UserValues;
 use kubepkg_release::Status;
 use kubepkg_release::storage::{SecretDriver, Store};
 use kubepkg_testkit::TestNamespace;
@@ -192,7 +192,7 @@ pub async fn apply_with(
     user: &UserValues,
     timeout: Duration,
 ) -> Outcome {
-    let package = kubepkg_package::source::load_dir(dir).expect("valid package");
+    let package = kubepkg_model::source::load_dir(dir).expect("valid package");
     kc.events.clear();
     let (outcome, _) = ops::apply(
         kc,

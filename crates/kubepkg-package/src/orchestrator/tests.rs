@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::*;
 use crate::plan::{Intent, Previous, RenderedComponent, plan};
-use crate::source::load_dir;
+use kubepkg_model::source::load_dir;
 
 /// A scripted cluster: releases are counters, failures are chosen per component.
 #[derive(Default)]
@@ -35,7 +35,7 @@ struct Fake {
     record_calls: usize,
     fail_record_at: Option<usize>,
     /// The backend the fake says it applies with.
-    backend: crate::backend::Backend,
+    backend: kubepkg_model::Backend,
 }
 
 impl Fake {
@@ -138,7 +138,7 @@ impl Cluster for Fake {
     fn now(&self) -> String {
         "2026-11-29T00:00:01Z".into()
     }
-    fn backend(&self) -> crate::backend::Backend {
+    fn backend(&self) -> kubepkg_model::Backend {
         self.backend
     }
 }
@@ -804,7 +804,7 @@ fn rule8_revisions_record_version_values_and_release_revisions() {
 
 #[test]
 fn each_applied_component_records_the_backend_that_applied_it_and_the_others_keep_theirs() {
-    use crate::backend::Backend;
+    use kubepkg_model::Backend;
     let mut s = Scenario::new();
     let user = UserValues::new();
     s.apply(&package("1.0.0", Some(true)), &user, "");

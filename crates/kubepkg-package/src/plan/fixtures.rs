@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::{RenderedComponent, RenderedObject, objects_from_manifest};
-use crate::manifest::Package;
-use crate::revision::{ComponentRecord, PackageRevision, RevisionStatus};
-use crate::source::load_dir;
+use crate::revision::{ComponentRecord, PackageRevision, Reason, RevisionStatus};
+use kubepkg_model::manifest::Package;
+use kubepkg_model::source::load_dir;
 
 /// The kubevirt test package (version 1.4.0).
 pub fn kubevirt() -> Package {
@@ -111,7 +111,7 @@ pub fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         ],
         status: RevisionStatus::Deployed,
         description: "Upgrade complete".into(),
-        reason: Some(crate::orchestrator::Reason::Succeeded),
+        reason: Some(Reason::Succeeded),
         first_deployed: String::new(),
         last_deployed: String::new(),
         conditions: vec![],

@@ -4,12 +4,10 @@
 //! line per key of `data` and `stringData`, old and new: `data.password: (changed, 12 -> 16
 //! bytes)`, `(unchanged, 5 bytes)`, `(added, 10 bytes)`, `(removed, 3 bytes)`. Sizes are of the
 //! value itself (a `data` value's decoded bytes). The real diff is kept aside for
-//! `--show-secrets` ([`super::Plan::reveal_secrets`]).
+//! `--show-secrets` (`Plan::reveal_secrets`).
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-
-use super::RenderedObject;
 
 /// Whether an object of this `apiVersion` and `kind` is a core Secret.
 pub fn is_secret(api_version: &str, kind: &str) -> bool {
@@ -76,9 +74,15 @@ pub struct Masked {
     pub keys: Vec<KeyChange>,
 }
 
-/// The masked change of the Secret `id` from `old` to `new` (either may be absent: added or
-/// removed).
-pub fn mask(id: &str, old: Option<&RenderedObject>, new: Option<&RenderedObject>) -> Masked {
+/// The masked change of the Secret `id` from the YAML `old` to `new` (either may be absent:
+/// added or removed). The rest of the object (without `data` and `stringData`) is diffed by
+/// `diff`, the plan's diff of two YAML texts.
+pub fn mask(
+    id: &str,
+    old: Option<&str>,
+    new: Option<&str>,
+    diff: impl Fn(&str, &str) -> String,
+) -> Masked {
     let (old, new) = (old.map(read), new.map(read));
     if old.as_ref().is_some_and(Option::is_none) || new.as_ref().is_some_and(Option::is_none) {
         // Not readable as an object (apply would refuse it too): say nothing of its content.
@@ -122,14 +126,14 @@ pub fn mask(id: &str, old: Option<&RenderedObject>, new: Option<&RenderedObject>
             let mut o = o.clone();
             o.remove("data");
             o.remove("stringData");
-            crate::values::values_yaml(&o)
+            kubepkg_model::values::values_yaml(&o)
         })
     };
     let (ra, rb) = (rest(&old), rest(&new));
     let mut diff = if ra == rb {
         String::new()
     } else {
-        super::unified_diff(id, &ra, &rb)
+        diff(&ra, &rb)
     };
     for k in &keys {
         diff.push_str(&format!("{k}\n"));
@@ -139,8 +143,8 @@ pub fn mask(id: &str, old: Option<&RenderedObject>, new: Option<&RenderedObject>
 }
 
 /// The object a rendered document holds (`None` when it does not read as one).
-fn read(o: &RenderedObject) -> Option<Map<String, Value>> {
-    let objects = kubepkg_manifest::parse(&o.yaml).ok()?;
+fn read(yaml: &str) -> Option<Map<String, Value>> {
+    let objects = kubepkg_manifest::parse(yaml).ok()?;
     match objects.into_iter().next()?.object {
         Value::Object(m) => Some(m),
         _ => None,
@@ -173,8 +177,7 @@ fn size(field: &str, v: &Value) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::plan::{ObjectChange, diff_objects, objects_from_manifest};
+    use crate::plan::{ObjectChange, RenderedObject, diff_objects, objects_from_manifest};
 
     fn secret(data: &str, string_data: &str, label: &str) -> Vec<RenderedObject> {
         objects_from_manifest(&format!(

@@ -253,7 +253,7 @@ fn the_plan_states_the_rollback_floor_verdict() {
         let mut pkg = kubevirt();
         pkg.meta.version = semver::Version::parse("2.1.0").unwrap();
         pkg.meta.rollback_safe = safe;
-        pkg.meta.rollback_to = Some(crate::constraint::Constraint::parse(floor).unwrap());
+        pkg.meta.rollback_to = Some(kubepkg_model::Constraint::parse(floor).unwrap());
         plan(
             &pkg,
             "kv",

@@ -61,23 +61,29 @@ fn from_meta(meta: &ObjectMeta, payload: Vec<u8>) -> StoredObject {
     }
 }
 
-/// Helm's `Secret` driver.
-#[derive(Clone)]
-pub struct SecretDriver {
-    api: Api<Secret>,
+/// A kind of object a release record is stored in, and how the record sits in it.
+pub trait StorageObject:
+    kube::Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
+    + Clone
+    + serde::Serialize
+    + serde::de::DeserializeOwned
+    + std::fmt::Debug
+    + Send
+    + Sync
+    + 'static
+{
+    /// The driver's name in errors (Helm's `Secret`, `ConfigMap`).
+    const DRIVER: &'static str;
+    /// The object that stores `object`.
+    fn store(object: &StoredObject) -> Self;
+    /// The record an object holds.
+    fn read(self) -> StoredObject;
 }
 
-impl SecretDriver {
-    /// Records in `namespace`; `None` lists across all namespaces (read-only use).
-    pub fn new(client: kube::Client, namespace: Option<&str>) -> Self {
-        let api = match namespace {
-            Some(ns) => Api::namespaced(client, ns),
-            None => Api::all(client),
-        };
-        SecretDriver { api }
-    }
+impl StorageObject for Secret {
+    const DRIVER: &'static str = "Secret";
 
-    fn to_secret(object: &StoredObject) -> Secret {
+    fn store(object: &StoredObject) -> Self {
         Secret {
             metadata: meta(object),
             type_: Some(SECRET_TYPE.to_string()),
@@ -89,88 +95,20 @@ impl SecretDriver {
         }
     }
 
-    fn from_secret(s: Secret) -> StoredObject {
-        let payload = s
+    fn read(self) -> StoredObject {
+        let payload = self
             .data
             .and_then(|mut d| d.remove("release"))
             .map(|b| b.0)
             .unwrap_or_default();
-        from_meta(&s.metadata, payload)
+        from_meta(&self.metadata, payload)
     }
 }
 
-impl Driver for SecretDriver {
-    fn name(&self) -> &'static str {
-        "Secret"
-    }
+impl StorageObject for ConfigMap {
+    const DRIVER: &'static str = "ConfigMap";
 
-    async fn query(&self, selector: &BTreeMap<String, String>) -> Result<Vec<StoredObject>, Error> {
-        let lp = ListParams::default().labels(&label_selector(selector));
-        let list = self
-            .api
-            .list(&lp)
-            .await
-            .map_err(|e| backend("Secret", "list", e))?;
-        Ok(list.items.into_iter().map(Self::from_secret).collect())
-    }
-
-    async fn get(&self, key: &str) -> Result<Option<StoredObject>, Error> {
-        match self.api.get_opt(key).await {
-            Ok(s) => Ok(s.map(Self::from_secret)),
-            Err(e) => Err(backend("Secret", key, e)),
-        }
-    }
-
-    async fn create(&self, object: StoredObject) -> Result<(), Error> {
-        match self
-            .api
-            .create(&PostParams::default(), &Self::to_secret(&object))
-            .await
-        {
-            Ok(_) => Ok(()),
-            Err(e) if is_status(&e, 409) => created_already(self.get(&object.key).await?, &object),
-            Err(e) => Err(backend("Secret", &object.key, e)),
-        }
-    }
-
-    async fn update(&self, object: StoredObject) -> Result<(), Error> {
-        self.api
-            .replace(
-                &object.key,
-                &PostParams::default(),
-                &Self::to_secret(&object),
-            )
-            .await
-            .map(|_| ())
-            .map_err(|e| backend("Secret", &object.key, e))
-    }
-
-    async fn delete(&self, key: &str) -> Result<(), Error> {
-        match self.api.delete(key, &DeleteParams::default()).await {
-            Ok(_) => Ok(()),
-            Err(e) if is_status(&e, 404) => Ok(()),
-            Err(e) => Err(backend("Secret", key, e)),
-        }
-    }
-}
-
-/// Helm's `ConfigMap` driver.
-#[derive(Clone)]
-pub struct ConfigMapDriver {
-    api: Api<ConfigMap>,
-}
-
-impl ConfigMapDriver {
-    /// Records in `namespace`; `None` lists across all namespaces (read-only use).
-    pub fn new(client: kube::Client, namespace: Option<&str>) -> Self {
-        let api = match namespace {
-            Some(ns) => Api::namespaced(client, ns),
-            None => Api::all(client),
-        };
-        ConfigMapDriver { api }
-    }
-
-    fn to_configmap(object: &StoredObject) -> ConfigMap {
+    fn store(object: &StoredObject) -> Self {
         ConfigMap {
             metadata: meta(object),
             data: Some(BTreeMap::from([(
@@ -181,19 +119,41 @@ impl ConfigMapDriver {
         }
     }
 
-    fn from_configmap(c: ConfigMap) -> StoredObject {
-        let payload = c
+    fn read(self) -> StoredObject {
+        let payload = self
             .data
             .and_then(|mut d| d.remove("release"))
             .unwrap_or_default()
             .into_bytes();
-        from_meta(&c.metadata, payload)
+        from_meta(&self.metadata, payload)
     }
 }
 
-impl Driver for ConfigMapDriver {
+/// A driver over the Kubernetes API storing records in objects of kind `K`.
+#[derive(Clone)]
+pub struct KubeDriver<K: StorageObject> {
+    api: Api<K>,
+}
+
+/// Helm's `Secret` driver.
+pub type SecretDriver = KubeDriver<Secret>;
+/// Helm's `ConfigMap` driver.
+pub type ConfigMapDriver = KubeDriver<ConfigMap>;
+
+impl<K: StorageObject> KubeDriver<K> {
+    /// Records in `namespace`; `None` lists across all namespaces (read-only use).
+    pub fn new(client: kube::Client, namespace: Option<&str>) -> Self {
+        let api = match namespace {
+            Some(ns) => Api::namespaced(client, ns),
+            None => Api::all(client),
+        };
+        KubeDriver { api }
+    }
+}
+
+impl<K: StorageObject> Driver for KubeDriver<K> {
     fn name(&self) -> &'static str {
-        "ConfigMap"
+        K::DRIVER
     }
 
     async fn query(&self, selector: &BTreeMap<String, String>) -> Result<Vec<StoredObject>, Error> {
@@ -202,46 +162,42 @@ impl Driver for ConfigMapDriver {
             .api
             .list(&lp)
             .await
-            .map_err(|e| backend("ConfigMap", "list", e))?;
-        Ok(list.items.into_iter().map(Self::from_configmap).collect())
+            .map_err(|e| backend(K::DRIVER, "list", e))?;
+        Ok(list.items.into_iter().map(K::read).collect())
     }
 
     async fn get(&self, key: &str) -> Result<Option<StoredObject>, Error> {
         match self.api.get_opt(key).await {
-            Ok(c) => Ok(c.map(Self::from_configmap)),
-            Err(e) => Err(backend("ConfigMap", key, e)),
+            Ok(o) => Ok(o.map(K::read)),
+            Err(e) => Err(backend(K::DRIVER, key, e)),
         }
     }
 
     async fn create(&self, object: StoredObject) -> Result<(), Error> {
         match self
             .api
-            .create(&PostParams::default(), &Self::to_configmap(&object))
+            .create(&PostParams::default(), &K::store(&object))
             .await
         {
             Ok(_) => Ok(()),
             Err(e) if is_status(&e, 409) => created_already(self.get(&object.key).await?, &object),
-            Err(e) => Err(backend("ConfigMap", &object.key, e)),
+            Err(e) => Err(backend(K::DRIVER, &object.key, e)),
         }
     }
 
     async fn update(&self, object: StoredObject) -> Result<(), Error> {
         self.api
-            .replace(
-                &object.key,
-                &PostParams::default(),
-                &Self::to_configmap(&object),
-            )
+            .replace(&object.key, &PostParams::default(), &K::store(&object))
             .await
             .map(|_| ())
-            .map_err(|e| backend("ConfigMap", &object.key, e))
+            .map_err(|e| backend(K::DRIVER, &object.key, e))
     }
 
     async fn delete(&self, key: &str) -> Result<(), Error> {
         match self.api.delete(key, &DeleteParams::default()).await {
             Ok(_) => Ok(()),
             Err(e) if is_status(&e, 404) => Ok(()),
-            Err(e) => Err(backend("ConfigMap", key, e)),
+            Err(e) => Err(backend(K::DRIVER, key, e)),
         }
     }
 }

@@ -19,7 +19,7 @@ use crate::error::Error;
 use crate::record::{Release, STORAGE_PREFIX, Status};
 
 pub use self::any::{AnyDriver, DriverKind};
-pub use self::kube::{ConfigMapDriver, SecretDriver};
+pub use self::kube::{ConfigMapDriver, KubeDriver, SecretDriver, StorageObject};
 pub use memory::MemoryDriver;
 
 /// Labels Helm manages on storage objects; never copied into `Release::labels`.

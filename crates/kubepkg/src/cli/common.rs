@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use kubepkg_package::Backend;
+use kubepkg_model::Backend;
 
 use crate::format::Format;
 use crate::terminal::ProgressMode;

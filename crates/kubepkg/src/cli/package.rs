@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use clap::Subcommand;
-use kubepkg_package::Backend;
+use kubepkg_model::Backend;
 
 use super::common::{
     ClusterArgs, ProgressArgs, RegistryAccessArgs, SignWithArgs, VerifyArgs, backend_value,

@@ -31,7 +31,7 @@ pub fn run(args: CreateArgs) -> Result<Exit> {
     }
     create::check_target(target)?;
     create::create(&name, &target.join("charts").join(&name))?;
-    let manifest = target.join(kubepkg_package::manifest::MANIFEST_FILE);
+    let manifest = target.join(kubepkg_model::manifest::MANIFEST_FILE);
     std::fs::write(&manifest, package_manifest(&name))
         .with_context(|| format!("writing {}", manifest.display()))?;
     Ok(Exit::Succeeded)

@@ -93,7 +93,7 @@ pub fn run(args: LintArgs, settings: &Settings) -> Result<Exit> {
 /// them.
 /// The values flags as a package reads them (keys start with the component name): the one
 /// reader of package values flags, `package::user_values`.
-fn package_values(args: &LintArgs) -> Result<kubepkg_package::values::UserValues> {
+fn package_values(args: &LintArgs) -> Result<kubepkg_model::values::UserValues> {
     let v = &args.values;
     super::package::user_values(&crate::cli::PackageValuesFlags {
         values: v.values.clone(),

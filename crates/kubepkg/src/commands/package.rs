@@ -17,11 +17,10 @@ use kubepkg_engine::backend::flux::FluxBackend;
 use kubepkg_engine::chart::ClusterCapabilities;
 use kubepkg_engine::store::RevisionStore;
 use kubepkg_engine::{Instance, KubeCluster, ops};
-use kubepkg_package::Backend as Kind;
-use kubepkg_package::Package;
-use kubepkg_package::values::{
-    UserValues, dropped_values_notice as dropped_values, render_explain, values_yaml,
-};
+use kubepkg_model::Backend as Kind;
+use kubepkg_model::Package;
+use kubepkg_model::values::{UserValues, render_explain, values_yaml};
+use kubepkg_package::revision_values::dropped_values_notice as dropped_values;
 use kubepkg_progress::{Event, Message, Sink};
 
 use super::print_structured;
@@ -75,7 +74,7 @@ pub(super) async fn load(
     let mut loaded = load_local(&located.path, &oci.access.options(), settings).await?;
     let resolved = kubepkg_oci::Reference::parse(&located.origin.reference)
         .map_err(|e| CliError::Failed(e.into()))?;
-    loaded.package.source = Some(kubepkg_package::revision::PackageSource {
+    loaded.package.source = Some(kubepkg_model::manifest::PackageSource {
         reference: resolved.repository_url(),
         tag: resolved.tag.clone().unwrap_or_default(),
         digest: located.origin.digest.clone().unwrap_or_default(),
@@ -97,7 +96,7 @@ async fn load_local(
     ));
     std::fs::create_dir_all(&scratch)
         .with_context(|| format!("creating scratch directory {}", scratch.display()))?;
-    let package = kubepkg_package::source::load(path, &scratch).map_err(|e| {
+    let package = kubepkg_model::source::load(path, &scratch).map_err(|e| {
         let _ = std::fs::remove_dir_all(&scratch);
         CliError::from(e)
     })?;
@@ -173,7 +172,7 @@ async fn connect(settings: &Settings, timeout: Duration, sink: Sink) -> Result<K
 /// objects drifted from the deployed revision (a drift check that cannot run is a warning).
 async fn cluster_plan(
     kc: &KubeCluster,
-    package: &kubepkg_package::Package,
+    package: &kubepkg_model::Package,
     instance: Instance<'_>,
     user: &UserValues,
 ) -> Result<kubepkg_package::plan::Plan, CliError> {
@@ -459,7 +458,7 @@ async fn lock(
     access: &crate::cli::RegistryAccessArgs,
     settings: &Settings,
 ) -> Result<Exit> {
-    let package = kubepkg_package::source::load_dir(dir)?;
+    let package = kubepkg_model::source::load_dir(dir)?;
     let lock = kubepkg_source::package::lock(&package, &access.options(), &settings.paths).await?;
     lock.write(&package.root)?;
     for (name, c) in &lock.components {

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use kubepkg_package::manifest::ChartSource;
+use kubepkg_model::manifest::ChartSource;
 
 use crate::cli::{PackagePullArgs, PackagePushArgs, RegistryAccessArgs, VerifyArgs};
 use crate::exit::Exit;
@@ -50,7 +50,7 @@ pub(super) async fn artifact(
     settings: &Settings,
     scratch: &Scratch,
 ) -> Result<kubepkg_oci::package::PackageArtifact> {
-    let mut package = kubepkg_package::source::load(package_path, &scratch.0)?;
+    let mut package = kubepkg_model::source::load(package_path, &scratch.0)?;
     let name = package.meta.name.clone();
     let version = package.meta.version.to_string();
     // Charts of repositories and registries go into the artifact ([`vendor`]).
@@ -63,7 +63,7 @@ pub(super) async fn artifact(
         std::fs::read(package_path)
             .with_context(|| format!("reading {}", package_path.display()))?
     };
-    let manifest_path = package.root.join(kubepkg_package::manifest::MANIFEST_FILE);
+    let manifest_path = package.root.join(kubepkg_model::manifest::MANIFEST_FILE);
     let manifest = if package.bare_chart {
         std::fs::read(package.root.join("Chart.yaml"))
     } else {
@@ -220,12 +220,12 @@ impl Drop for Scratch {
 /// charts added under `vendor/charts/` for the package archive, so the installed package never
 /// needs the chart repository or registry. `None` when nothing is to be vendored.
 pub(super) async fn vendor(
-    package: &mut kubepkg_package::Package,
+    package: &mut kubepkg_model::Package,
     options: &kubepkg_source::SourceOptions,
     settings: &Settings,
     scratch: &Path,
 ) -> Result<Option<std::path::PathBuf>> {
-    use kubepkg_package::manifest::ChartSource;
+    use kubepkg_model::manifest::ChartSource;
     if !package
         .components
         .iter()
@@ -241,7 +241,7 @@ pub(super) async fn vendor(
     kubepkg_source::package::fetch_locked(package, options, &settings.paths).await?;
     let copy = scratch.join(".vendored").join(&package.meta.name);
     copy_dir(&package.root, &copy)?;
-    let vendor = copy.join(kubepkg_package::lock::VENDOR_DIR);
+    let vendor = copy.join(kubepkg_model::lock::VENDOR_DIR);
     std::fs::create_dir_all(&vendor).with_context(|| format!("creating {}", vendor.display()))?;
     for (c, was_remote) in package.components.iter().zip(before) {
         if !was_remote {

@@ -18,7 +18,7 @@ pub fn run(args: PackagePackArgs) -> Result<Exit> {
     };
     for p in &args.paths {
         std::fs::metadata(p).with_context(|| format!("stat {}", p.display()))?;
-        let written = if p.join(kubepkg_package::manifest::MANIFEST_FILE).is_file() {
+        let written = if p.join(kubepkg_model::manifest::MANIFEST_FILE).is_file() {
             let out = pack_package(p, &dest)?;
             println!(
                 "Successfully packaged package and saved it to: {}",
@@ -65,7 +65,7 @@ fn pack_chart(dir: &Path, dest: &Path, args: &PackagePackArgs) -> Result<PathBuf
 
 fn pack_package(dir: &Path, dest: &Path) -> Result<PathBuf> {
     let scratch = std::env::temp_dir().join(format!("kubepkg-pack-{}", std::process::id()));
-    let package = kubepkg_package::source::load(dir, &scratch);
+    let package = kubepkg_model::source::load(dir, &scratch);
     let _ = std::fs::remove_dir_all(&scratch);
     let package = package?;
     let name = package.meta.name.clone();

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use anyhow::{Context, Result};
 use kubepkg_gitops::flux::{ChartRef, Options};
-use kubepkg_package::Backend;
+use kubepkg_model::Backend;
 
 use crate::cli::RenderArgs;
 use crate::exit::Exit;
@@ -29,7 +29,7 @@ pub async fn run(args: RenderArgs, settings: &Settings) -> Result<Exit> {
         .map(|c| {
             (
                 c.name.clone(),
-                kubepkg_package::values::supplied(package, &c.name, &user, None),
+                kubepkg_model::values::supplied(package, &c.name, &user, None),
             )
         })
         .collect();

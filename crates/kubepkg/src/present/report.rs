@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 use super::style::{Palette, Role};
 use kubepkg_package::conditions;
 use kubepkg_package::instance::ComponentState;
-use kubepkg_package::orchestrator::{Outcome, Reason};
+use kubepkg_package::orchestrator::Outcome;
+use kubepkg_package::revision::Reason;
 use kubepkg_package::revision::{History, PackageRevision};
 
 /// The summary printed at the end of an apply or rollback, its reason in `palette`'s colour

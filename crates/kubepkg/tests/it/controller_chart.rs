@@ -1,6 +1,6 @@
 //! The controller's own chart, `charts/kubepkg-controller`:
 //! - its `crds/` copy of the Package CRD is byte for byte the one the binaries embed
-//!   (`kubepkg_package::object::CRD`, from `crates/kubepkg-package/crd/`), so the two cannot
+//!   (`kubepkg_package_object::CRD`, from `crates/kubepkg-package-object/crd/`), so the two cannot
 //!   drift;
 //! - `kubepkg template` prints exactly what the real `helm template` v4.3.1 prints (and the
 //!   same documents as v3.22.0), for the default values and for the value sets users change
@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, DeleteParams, DynamicObject, PostParams};
-use kubepkg_package::object;
+use kubepkg_package_object as object;
 use kubepkg_testkit::{TestNamespace, helm_binary, helm_command};
 use serde_json::json;
 
@@ -53,7 +53,7 @@ fn the_charts_crd_is_the_package_crd() {
     let chart_crd = std::fs::read_to_string(&copy).expect("the chart ships the CRD");
     assert!(
         chart_crd == object::CRD,
-        "{} differs from crates/kubepkg-package/crd/packages.kubepkg.dev.yaml; run\n  cp crates/kubepkg-package/crd/packages.kubepkg.dev.yaml charts/kubepkg-controller/crds/",
+        "{} differs from crates/kubepkg-package-object/crd/packages.kubepkg.dev.yaml; run\n  cp crates/kubepkg-package-object/crd/packages.kubepkg.dev.yaml charts/kubepkg-controller/crds/",
         copy.display()
     );
     let crds: Vec<_> = std::fs::read_dir(chart().join("crds"))

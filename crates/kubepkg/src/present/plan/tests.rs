@@ -186,7 +186,7 @@ fn strip_ansi(text: &str) -> String {
 fn a_first_install_reads_as_its_steps_gates_and_objects() {
     use kubepkg_package::render::{RenderInput, render_package};
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/packages/widgets");
-    let pkg = kubepkg_package::source::load_dir(&dir).unwrap();
+    let pkg = kubepkg_model::source::load_dir(&dir).unwrap();
     let offline = kubepkg_chart::objects::Capabilities::new(None, &[]);
     let rendered = render_package(&pkg, &RenderInput::new("shop", "apps", offline)).unwrap();
     let p = plan(&pkg, "shop", "apps", Intent::Apply, None, &rendered);

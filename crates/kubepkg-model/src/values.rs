@@ -14,7 +14,7 @@
 //! layers (`valueSources`), so every effective leaf of any recorded revision names the layer it
 //! came from, which `kubepkg values --explain` prints. Revisions recorded before the layers
 //! were kept still read: their user values are named as a whole. An apply never drops the
-//! values the deployed revision was given without saying so ([`dropped_values_notice`]).
+//! values the deployed revision was given without saying so (`kubepkg_package::revision_values`).
 //!
 //! Numbers read from YAML are 64-bit floats, as Helm reads values files (YAML → JSON →
 //! `float64`); integers from `--set` are 64-bit integers, as Helm's strvals types them. The
@@ -722,6 +722,30 @@ pub struct Effective {
     pub explain: Vec<Explained>,
 }
 
+/// A component's values built up layer by layer, lowest first, every leaf keeping the source
+/// that set it: over maps, keys merge; anything else replaces; `null` deletes a key.
+/// [`effective`] layers a package's sources; a recorded revision's layers are replayed the
+/// same way (`kubepkg_package::revision_values`).
+#[derive(Debug, Clone, Default)]
+pub struct Layering {
+    tree: BTreeMap<String, Node>,
+}
+
+impl Layering {
+    /// Lays `values`, set by `source`, over what is there.
+    pub fn overlay(&mut self, values: &Map<String, Value>, source: &ValueSource) {
+        overlay(&mut self.tree, values, source);
+    }
+
+    /// The values as they stand, each leaf with its source.
+    pub fn effective(&self) -> Effective {
+        let mut values = Map::new();
+        let mut explain = Vec::new();
+        collect(&self.tree, "", &mut values, &mut explain);
+        Effective { values, explain }
+    }
+}
+
 #[derive(Debug, Clone)]
 enum Node {
     Map(BTreeMap<String, Node>, ValueSource),
@@ -805,112 +829,20 @@ pub fn effective(
     user: &UserValues,
     context: Option<&Map<String, Value>>,
 ) -> Effective {
-    let mut tree = BTreeMap::new();
-    overlay(&mut tree, chart_defaults, &ValueSource::ChartDefault);
+    let mut layering = Layering::default();
+    layering.overlay(chart_defaults, &ValueSource::ChartDefault);
     if let Some(c) = package.component(component) {
-        overlay(&mut tree, &c.values, &ValueSource::PackageDefault);
+        layering.overlay(&c.values, &ValueSource::PackageDefault);
     }
     for layer in user.layers() {
         if let Some(Value::Object(m)) = layer.values.get(component) {
-            overlay(&mut tree, m, &layer.source);
+            layering.overlay(m, &layer.source);
         }
     }
     if let Some(ctx) = context {
-        overlay(&mut tree, ctx, &ValueSource::UpgradeContext);
+        layering.overlay(ctx, &ValueSource::UpgradeContext);
     }
-    let mut values = Map::new();
-    let mut explain = Vec::new();
-    collect(&tree, "", &mut values, &mut explain);
-    Effective { values, explain }
-}
-
-/// Explains a component's values as recorded in the cluster, for `kubepkg values --revision N
-/// --explain`: `chart_defaults` from the release's chart, `supplied` the release's user-supplied
-/// values (package defaults, user values and `kubepkg.*`), `revision` the package revision.
-/// The user values are explained by the sources the revision recorded (`valueSources`); a
-/// revision recorded before kubepkg kept them names its user values as a whole. What `supplied`
-/// holds beyond them came from the package defaults, except the `kubepkg` key (the upgrade
-/// context).
-pub fn effective_recorded(
-    chart_defaults: &Map<String, Value>,
-    supplied: &Map<String, Value>,
-    revision: &crate::revision::PackageRevision,
-    component: &str,
-) -> Effective {
-    let mut package_layer = supplied.clone();
-    let context = package_layer.remove("kubepkg");
-    let mut tree = BTreeMap::new();
-    overlay(&mut tree, chart_defaults, &ValueSource::ChartDefault);
-    overlay(&mut tree, &package_layer, &ValueSource::PackageDefault);
-    if revision.value_sources.is_empty() {
-        if let Some(given) = revision.values.get(component) {
-            overlay(&mut tree, given, &ValueSource::Recorded(revision.revision));
-        }
-    } else {
-        for layer in &revision.value_sources {
-            if let Some(Value::Object(m)) = layer.values.get(component) {
-                overlay(&mut tree, m, &layer.source);
-            }
-        }
-    }
-    if let Some(ctx) = context {
-        let mut m = Map::new();
-        m.insert("kubepkg".into(), ctx);
-        overlay(&mut tree, &m, &ValueSource::UpgradeContext);
-    }
-    let mut values = Map::new();
-    let mut explain = Vec::new();
-    collect(&tree, "", &mut values, &mut explain);
-    Effective { values, explain }
-}
-
-/// What an apply does to the user values of the deployed revision, when it gives other ones:
-/// kubepkg never carries values over silently (Helm's `upgrade` without values reuses the old
-/// ones without a word; with any value it drops the rest). `None` when nothing given before is
-/// lost. The text names the revision, the components and the sources that are not kept.
-pub fn dropped_values_notice(
-    deployed: &crate::revision::PackageRevision,
-    user: &UserValues,
-) -> Option<String> {
-    let now = user.given_all();
-    // Values given for that revision only (`--set-once`…) are meant to go: not noted.
-    let only_once = |c: &String| {
-        !deployed.value_sources.is_empty()
-            && deployed
-                .value_sources
-                .iter()
-                .filter(|l| l.values.contains_key(c))
-                .all(ValueLayer::is_once)
-    };
-    let lost: Vec<&String> = deployed
-        .values
-        .iter()
-        .filter(|(c, v)| !v.is_empty() && !now.contains_key(*c) && !only_once(c))
-        .map(|(c, _)| c)
-        .collect();
-    if lost.is_empty() {
-        return None;
-    }
-    let mut sources: Vec<String> = deployed
-        .value_sources
-        .iter()
-        .filter(|l| !l.is_once() && lost.iter().any(|c| l.values.contains_key(*c)))
-        .map(ValueLayer::named)
-        .collect();
-    sources.dedup();
-    let names: Vec<&str> = lost.iter().map(|s| s.as_str()).collect();
-    let from = if sources.is_empty() {
-        String::new()
-    } else {
-        format!(" (from {})", sources.join("; "))
-    };
-    Some(format!(
-        "values given in revision {}{from} for component(s) {} are not kept: this apply gives none for them, so they go back to package and chart defaults; pass them again (-f/--set) to keep them (`kubepkg values {} --revision {}` prints them)",
-        deployed.revision,
-        names.join(", "),
-        deployed.name,
-        deployed.revision
-    ))
+    layering.effective()
 }
 
 /// A value printed compactly, numbers as Go prints a `float64`/`int64` (`2`, `1.5`, `1e+21`).

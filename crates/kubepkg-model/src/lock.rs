@@ -20,7 +20,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::error::PackageError;
+use crate::error::{LockError, PackageError};
 
 /// The lock file's name, next to `kubepkg.yaml`.
 pub const LOCK_FILE: &str = "kubepkg.lock";
@@ -61,8 +61,8 @@ impl LockedChart {
             && (self.version == wanted.version
                 || matches!(
                     (
-                        kubepkg_chart::semver::Constraints::parse(&wanted.version),
-                        kubepkg_chart::semver::Version::parse(&self.version)
+                        kubepkg_semver::Constraints::parse(&wanted.version),
+                        kubepkg_semver::Version::parse(&self.version)
                     ),
                     (Ok(c), Ok(v)) if c.check(&v)
                 ))
@@ -123,12 +123,19 @@ impl LockFile {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(PackageError::Io { path, source }),
         };
-        serde_saphyr::from_str(&text)
+        LockFile::parse(&text)
             .map(Some)
-            .map_err(|e| PackageError::Io {
-                path,
-                source: std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()),
-            })
+            .map_err(|source| PackageError::Lock { path, source })
+    }
+
+    /// A lock file's text, read as every YAML file of kubepkg is (`kubepkg-yaml`: go-yaml's
+    /// reading and its errors, with their line), into the lock's shape.
+    fn parse(text: &str) -> Result<LockFile, LockError> {
+        let json = kubepkg_yaml::yaml_to_json(text)?;
+        if json == "null" {
+            return Ok(LockFile::default());
+        }
+        serde_json::from_str(&json).map_err(LockError::Shape)
     }
 
     /// The file's text (strings quoted as JSON, which is YAML).
@@ -181,5 +188,21 @@ mod tests {
         );
         lock.write(dir.path()).unwrap();
         assert_eq!(LockFile::read(dir.path()).unwrap(), Some(lock));
+    }
+
+    #[test]
+    fn a_damaged_lock_names_the_file_and_what_is_wrong() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(LOCK_FILE);
+        std::fs::write(&path, "components:\n  db:\n    name: [unclosed\n").unwrap();
+        let e = LockFile::read(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!("cannot read {}: ", path.display())),
+            "{e}"
+        );
+        assert!(e.contains("yaml: line "), "{e}");
+        std::fs::write(&path, "components:\n  db: {name: x, colour: red}\n").unwrap();
+        let e = LockFile::read(dir.path()).unwrap_err().to_string();
+        assert!(e.ends_with(": unknown field `colour`, expected one of `repository`, `name`, `version`, `digest`"), "{e}");
     }
 }

@@ -1,18 +1,22 @@
 //! The `Package` object (docs/package-object.md): group `kubepkg.dev`, version `v1alpha1`,
 //! kind `Package`.
 //!
+//! Its own crate because two layers need it apart from each other: the engine mirrors every
+//! recorded revision into the status of the object of the same name (so the CLI keeps it
+//! current too), and the controller reconciles the spec.
+//!
 //! [`CRD`] is its CustomResourceDefinition (structural schema, status subresource, printer
 //! columns). The status is what kubepkg records about the package instance of the same name
 //! and namespace, derived from its latest revision by [`status_of`]: the revision and version,
-//! the kstatus conditions ([`crate::conditions`]) and each component's release. The CLI writes
+//! the kstatus conditions (`kubepkg_package::conditions`) and each component's release. The CLI writes
 //! it whenever it records a revision, so `kubectl get packages` and any kstatus reader (Flux,
 //! Argo CD, `kubectl wait --for=condition=Ready`) see what `kubepkg status` shows.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::conditions::Condition;
-use crate::revision::{PackageRevision, RevisionStatus};
+use kubepkg_model::Backend;
+use kubepkg_package::revision::{Condition, PackageRevision, RevisionStatus};
 
 /// The CustomResourceDefinition of `Package` (`packages.kubepkg.dev`).
 pub const CRD: &str = include_str!("../crd/packages.kubepkg.dev.yaml");
@@ -213,8 +217,6 @@ pub struct SecretRef {
     pub name: String,
 }
 
-pub use crate::backend::Backend;
-
 /// `status` of a `Package`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -252,7 +254,7 @@ pub struct ComponentStatus {
 /// components, which are ready, but is itself not Ready).
 pub fn status_of(rev: &PackageRevision, observed_generation: Option<i64>) -> PackageStatus {
     let conditions = if rev.conditions.is_empty() {
-        crate::conditions::implied(rev)
+        kubepkg_package::conditions::implied(rev)
     } else {
         rev.conditions.clone()
     };

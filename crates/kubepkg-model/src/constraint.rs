@@ -15,12 +15,12 @@ use semver::Version;
 /// A parsed constraint such as `>=1.14.0, <2` or `~1.2 || ^2.0.0`.
 ///
 /// The grammar and matching are the chart layer's port of Masterminds/semver
-/// ([`kubepkg_chart::semver::Constraints`]), so a package's `requires` behave exactly like a
+/// ([`kubepkg_semver::Constraints`]), so a package's `requires` behave exactly like a
 /// chart dependency's `version`.
 #[derive(Debug, Clone)]
 pub struct Constraint {
     text: String,
-    inner: kubepkg_chart::semver::Constraints,
+    inner: kubepkg_semver::Constraints,
 }
 
 impl PartialEq for Constraint {
@@ -42,10 +42,9 @@ pub struct ConstraintError {
 impl Constraint {
     /// Parses a constraint written in Masterminds/semver syntax.
     pub fn parse(text: &str) -> Result<Constraint, ConstraintError> {
-        let inner =
-            kubepkg_chart::semver::Constraints::parse(text).map_err(|e| ConstraintError {
-                message: e.to_string(),
-            })?;
+        let inner = kubepkg_semver::Constraints::parse(text).map_err(|e| ConstraintError {
+            message: e.to_string(),
+        })?;
         Ok(Constraint {
             text: text.to_string(),
             inner,
@@ -57,10 +56,19 @@ impl Constraint {
         &self.text
     }
 
-    /// Whether `version` satisfies the constraint.
+    /// Whether `version` satisfies the constraint. A package version is strict SemVer 2
+    /// (`semver::Version`, ordered for downgrades); the constraint is Masterminds' (a
+    /// `kubepkg_semver::Version`): the one is the other's parts, taken over as they are.
     pub fn matches(&self, version: &Version) -> bool {
-        kubepkg_chart::semver::Version::parse(&version.to_string())
-            .is_ok_and(|v| self.inner.check(&v))
+        let v = kubepkg_semver::Version {
+            major: version.major,
+            minor: version.minor,
+            patch: version.patch,
+            pre: version.pre.to_string(),
+            metadata: version.build.to_string(),
+            original: version.to_string(),
+        };
+        self.inner.check(&v)
     }
 }
 
@@ -98,6 +106,15 @@ mod tests {
         assert!(ok(">= 1.2, < 3.0.0 || >= 4.2.3", "4.2.3"));
         assert!(!ok(">= 1.2, < 3.0.0 || >= 4.2.3", "3.5.0"));
         assert!(ok(">1.2 <3", "1.3.0"), "space separates AND comparisons");
+    }
+
+    #[test]
+    fn a_versions_prerelease_and_build_reach_the_constraint() {
+        // The package's SemVer 2 parts are what Masterminds compares: build metadata is
+        // ignored, a pre-release is below its release.
+        assert!(ok("1.2.3", "1.2.3+build.5"));
+        assert!(ok("<1.2.3-0 || 1.2.3-rc.1", "1.2.3-rc.1"));
+        assert!(!ok(">=1.2.3-0", "1.2.2+build.9"));
     }
 
     #[test]

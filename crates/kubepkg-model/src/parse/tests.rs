@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::graph;
+use crate::manifest::MANIFEST_FILE;
 
 /// A package directory with the given manifest and a chart directory per name in `charts`.
 fn package_dir(manifest: &str, charts: &[&str]) -> tempfile::TempDir {

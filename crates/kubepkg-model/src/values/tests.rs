@@ -267,90 +267,6 @@ fn values_files_are_read_as_helm_reads_them() {
     assert_eq!(g["ratio"], json!(1.5));
 }
 
-fn revision_with(user: &UserValues, n: u64) -> crate::revision::PackageRevision {
-    let values = user.given_all();
-    crate::revision::PackageRevision {
-        source: None,
-        name: "shop".into(),
-        namespace: "default".into(),
-        revision: n,
-        package: "shop".into(),
-        version: "1.0.0".into(),
-        manifest_digest: "sha256:00".into(),
-        values_digest: crate::revision::values_digest(&values),
-        values,
-        value_sources: user.layers(),
-        rollback_safe: None,
-        rollback_to: None,
-        components: Vec::new(),
-        status: crate::revision::RevisionStatus::Deployed,
-        description: String::new(),
-        reason: None,
-        first_deployed: String::new(),
-        last_deployed: String::new(),
-        conditions: Vec::new(),
-        hooks_completed: Vec::new(),
-        hook_verdicts: Vec::new(),
-        rollback_hooks: Vec::new(),
-    }
-}
-
-#[test]
-fn recorded_values_are_explained_from_the_release_and_the_revision() {
-    // Regression: a value given with --set was explained as "file values given in revision N".
-    let mut user = UserValues::new();
-    user.add_file("prod.yaml", "worker: {replicas: 3, tier: gold}\n")
-        .unwrap();
-    user.add_set("worker.replicas=5").unwrap();
-    user.add_set_string("worker.tier=010").unwrap();
-    user.add_set_json("worker.ports=[80,443]").unwrap();
-    let rev = revision_with(&user, 4);
-    // Through the stored Secret, as `kubepkg values --revision 4` reads it.
-    let rev = crate::revision::from_secret(&crate::revision::to_secret(&rev)).unwrap();
-    let chart = obj(json!({"replicas": 1, "image": "w:1"}));
-    let mut supplied = obj(json!({"size": "medium", "kubepkg": {"toVersion": "2.0.0"}}));
-    supplied = merge_maps(supplied, &user.given("worker"));
-    let e = effective_recorded(&chart, &supplied, &rev, "worker");
-    assert_eq!(
-        sources(&e),
-        [
-            ("image".into(), "chart default".into()),
-            ("kubepkg.toVersion".into(), "kubepkg upgrade context".into()),
-            ("ports".into(), "--set-json worker.ports=[80,443]".into()),
-            ("replicas".into(), "--set worker.replicas=5".into()),
-            ("size".into(), "package default (kubepkg.yaml)".into()),
-            ("tier".into(), "--set-string worker.tier=010".into()),
-        ]
-    );
-    assert_eq!(e.values["replicas"], json!(5));
-    assert_eq!(e.values["tier"], json!("010"));
-}
-
-#[test]
-fn revisions_recorded_without_sources_still_read_and_say_so() {
-    // A record as kubepkg wrote it before `valueSources` existed (field absent).
-    let mut user = UserValues::new();
-    user.add_set("worker.replicas=5").unwrap();
-    let mut json = serde_json::to_value(revision_with(&user, 2)).unwrap();
-    json.as_object_mut().unwrap().remove("valueSources");
-    let payload = base64::Engine::encode(
-        &base64::engine::general_purpose::STANDARD,
-        serde_json::to_vec(&json).unwrap(),
-    );
-    let old = crate::revision::decode("kubepkg.package.v1.shop.v2", payload.as_bytes()).unwrap();
-    assert!(old.value_sources.is_empty());
-    let supplied = obj(json!({"replicas": 5}));
-    let e = effective_recorded(&Map::new(), &supplied, &old, "worker");
-    assert_eq!(
-        sources(&e),
-        [(
-            "replicas".into(),
-            "user values of revision 2 (-f or --set; this revision was recorded without their sources)"
-                .into()
-        )]
-    );
-}
-
 #[derive(serde::Deserialize)]
 struct OracleFile {
     name: String,
@@ -529,48 +445,6 @@ fn bad_set_json_and_set_file_lines_are_refused_with_the_flag() {
         .to_string();
     assert!(e.contains("--set-file") && e.contains("missing.pem"), "{e}");
     assert!(user.is_empty());
-}
-
-#[test]
-fn an_apply_without_the_values_of_the_deployed_revision_says_they_are_dropped() {
-    let mut before = UserValues::new();
-    before.add_set("worker.replicas=5").unwrap();
-    before.add_file("db.yaml", "db: {size: 10Gi}\n").unwrap();
-    let deployed = revision_with(&before, 3);
-    let mut now = UserValues::new();
-    now.add_set("db.size=20Gi").unwrap();
-    let notice = dropped_values_notice(&deployed, &now).unwrap();
-    assert_eq!(
-        notice,
-        "values given in revision 3 (from --set worker.replicas) for component(s) worker are not kept: this apply gives none for them, so they go back to package and chart defaults; pass them again (-f/--set) to keep them (`kubepkg values shop --revision 3` prints them)"
-    );
-    assert!(dropped_values_notice(&deployed, &before).is_none());
-    let notice = dropped_values_notice(&deployed, &UserValues::new()).unwrap();
-    assert!(notice.contains("component(s) db, worker"), "{notice}");
-
-    // A secret given with --set (any flag) is named by its key, never echoed.
-    let mut secret = UserValues::new();
-    secret
-        .add_set("app.token=s3cr3t-t0ken,app.user=admin")
-        .unwrap();
-    secret.add_set_string("app.pin=0042").unwrap();
-    secret
-        .add_set_json(r#"app.key={"k":"js0n-s3cret"}"#)
-        .unwrap();
-    secret
-        .add_set_file("app.cert=cert.pem", &|_: &str| Ok("PEM-S3CRET".into()))
-        .unwrap();
-    let deployed = revision_with(&secret, 4);
-    let notice = dropped_values_notice(&deployed, &UserValues::new()).unwrap();
-    for value in ["s3cr3t-t0ken", "admin", "0042", "js0n-s3cret", "PEM-S3CRET"] {
-        assert!(!notice.contains(value), "{value} in {notice}");
-    }
-    assert!(
-        notice.contains(
-            "(from --set-json app.key.k; --set app.token,app.user; --set-string app.pin; --set-file app.cert)"
-        ),
-        "{notice}"
-    );
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! The package manifest `kubepkg.yaml` (docs/kubepkg-yaml.md): its model, strict reading and
-//! validation.
+//! Reading `kubepkg.yaml` (docs/kubepkg-yaml.md): strictly, then validated, into the
+//! [`Package`] model; and the manifest's JSON Schema, generated from the same raw shape.
 //!
 //! Reading is strict: unknown fields, duplicate keys and wrong types are errors with the line
 //! and column. Validation then checks what the shape cannot: names, SemVer, constraints, chart
@@ -15,221 +15,10 @@ use serde_saphyr::Spanned;
 
 use crate::constraint::Constraint;
 use crate::error::{PackageError, Problem, ProblemKind};
-
-/// The manifest's file name inside a package.
-pub const MANIFEST_FILE: &str = "kubepkg.yaml";
-
-/// A validated package: its metadata and components, with chart paths resolved.
-#[derive(Debug, Clone)]
-pub struct Package {
-    /// The package directory (for an archive, where it was extracted).
-    pub root: PathBuf,
-    /// The manifest as named in messages (`<source>/kubepkg.yaml`, or the Chart.yaml of a bare chart).
-    pub manifest_file: PathBuf,
-    /// `package:` of the manifest.
-    pub meta: PackageMeta,
-    /// `components:` in manifest order.
-    pub components: Vec<Component>,
-    /// `sha256:<hex>` of the manifest file's bytes.
-    pub digest: String,
-    /// True when the package is a bare chart directory (no kubepkg.yaml): one component whose
-    /// release takes the package instance's name, as `helm install NAME CHART` would.
-    pub bare_chart: bool,
-    /// Where the package was pulled from (`oci://…`: the resolved tag and digest); set by the
-    /// caller that fetched it, `None` for a local directory or archive. Recorded in the
-    /// package revision.
-    pub source: Option<crate::revision::PackageSource>,
-}
-
-/// `package:` — what the package is and how it may be upgraded.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PackageMeta {
-    pub name: String,
-    /// SemVer 2 version.
-    pub version: semver::Version,
-    /// `rollback.safe`: once this version has run, can the version before it run again?
-    /// `None` when the manifest does not say; automatic rollback needs an explicit `true` (or a
-    /// `rollback.to` floor).
-    pub rollback_safe: Option<bool>,
-    /// `rollback.to`: the older versions that may run again once this one has run (its
-    /// rollback floor, e.g. `>=2.0.0`); `None`: not declared.
-    pub rollback_to: Option<Constraint>,
-    pub requires: Vec<Requirement>,
-}
-
-impl PackageMeta {
-    /// Whether this version allows a failed upgrade *to* it to be rolled back at all: it
-    /// declares `rollback.safe: true`, or a `rollback.to` floor (which says which older versions
-    /// are safe) without `rollback.safe` (docs/rules.md#failure-and-rollback). Which target the
-    /// floors admit is [`crate::rollback_policy::on_failure`]'s to judge.
-    pub fn rollback_is_safe(&self) -> bool {
-        match self.rollback_safe {
-            Some(safe) => safe,
-            None => self.rollback_to.is_some(),
-        }
-    }
-}
-
-/// One `requires` entry: another package (by `Package` name) that must be Ready first.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Requirement {
-    pub name: String,
-    pub version: Option<Constraint>,
-    /// Only orders: if installed it must be Ready first; if absent nobody waits.
-    pub optional: bool,
-}
-
-/// When a component is applied.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, JsonSchema,
-)]
-pub enum Phase {
-    /// A normal component, applied in dependency order.
-    #[default]
-    Install,
-    /// A hook: runs before every other component, only when the package version changes.
-    PreUpgrade,
-    /// A hook: runs before every rollback away from this version, automatic or manual, and
-    /// can refuse it (docs/rules.md#prerollback-hooks).
-    PreRollback,
-}
-
-/// Where a component's chart is: inside the package, or in a Helm chart repository.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ChartSource {
-    /// A chart directory (holds `Chart.yaml`).
-    Directory(PathBuf),
-    /// A chart archive (`.tgz`).
-    Archive(PathBuf),
-    /// `chart: {repository, name, version}`: a chart of a Helm chart repository, fetched by
-    /// its `kubepkg.lock` entry before anything is rendered (`kubepkg_source::package`); it
-    /// becomes an [`ChartSource::Archive`] in kubepkg's chart cache.
-    Repository(RepositoryChart),
-}
-
-/// A component's `chart:` naming a chart of a Helm chart repository or an OCI registry.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RepositoryChart {
-    /// The repository URL (`https://…`), or a registry repository (`oci://host/repo`, the
-    /// chart being `oci://host/repo/<name>`).
-    #[schemars(regex(pattern = r"^(https?|oci)://"))]
-    pub repository: String,
-    /// The chart's name in the repository's index (in a registry: the last path component).
-    #[schemars(regex(pattern = r"^[^/]+$"))]
-    pub name: String,
-    /// An exact version or a SemVer constraint (`15.x`).
-    pub version: String,
-}
-
-impl ChartSource {
-    /// The resolved path on disk (empty for a [`ChartSource::Repository`] chart not fetched yet).
-    pub fn path(&self) -> &Path {
-        match self {
-            ChartSource::Directory(p) | ChartSource::Archive(p) => p,
-            ChartSource::Repository(_) => Path::new(""),
-        }
-    }
-}
-
-/// One component: a chart that becomes one Helm release.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Component {
-    pub name: String,
-    /// `path` as written in the manifest.
-    pub path: String,
-    pub chart: ChartSource,
-    /// `values`: package-level defaults for this component (a mapping).
-    pub values: serde_json::Map<String, serde_json::Value>,
-    /// `install.namespace`; `None` means the namespace the package is installed into.
-    pub namespace: Option<String>,
-    pub depends_on: Vec<String>,
-    pub ready_when: Vec<ReadyCondition>,
-    pub phase: Phase,
-    /// Opt-in: the chart also receives the `kubepkg.*` values.
-    pub upgrade_context: bool,
-    /// Line of the component's entry in the manifest (0 when not from a manifest).
-    pub line: u64,
-}
-
-impl Component {
-    /// Whether the component is a hook (`PreUpgrade` or `PreRollback`): never part of the
-    /// install order nor of a revision's components.
-    pub fn is_hook(&self) -> bool {
-        matches!(self.phase, Phase::PreUpgrade | Phase::PreRollback)
-    }
-
-    /// Whether the component is a `PreRollback` hook.
-    pub fn is_pre_rollback(&self) -> bool {
-        self.phase == Phase::PreRollback
-    }
-
-    /// Whether the chart receives the `kubepkg.*` values (hooks always do).
-    pub fn gets_upgrade_context(&self) -> bool {
-        self.is_hook() || self.upgrade_context
-    }
-
-    /// The namespace the component is installed into, given the package's namespace.
-    pub fn namespace_or<'a>(&'a self, package_namespace: &'a str) -> &'a str {
-        self.namespace.as_deref().unwrap_or(package_namespace)
-    }
-}
-
-/// A `readyWhen` entry: an object whose `status.conditions[type=condition].status` must equal `status`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ReadyCondition {
-    pub api_version: String,
-    pub kind: String,
-    pub name: String,
-    /// Defaults to the component's namespace; ignored for cluster-scoped kinds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
-    pub condition: String,
-    /// Expected condition status, `"True"` by default.
-    pub status: String,
-}
-
-impl Package {
-    /// The component named `name`.
-    pub fn component(&self, name: &str) -> Option<&Component> {
-        self.components.iter().find(|c| c.name == name)
-    }
-
-    /// Checks that the package can be installed as `instance`: the name is a DNS-1123 label of
-    /// at most 53 characters (it names the Lease `kubepkg.package.<name>`, the revision
-    /// Secrets and their `name` label) and every component's release name fits Helm's
-    /// 53-character limit.
-    pub fn check_instance_name(&self, instance: &str) -> Result<(), InstanceNameError> {
-        check_dns_label(instance, MAX_RELEASE_NAME).map_err(|reason| {
-            InstanceNameError::Invalid {
-                name: instance.to_string(),
-                reason,
-            }
-        })?;
-        for c in &self.components {
-            let release = self.release_name(instance, &c.name);
-            if release.len() > MAX_RELEASE_NAME {
-                return Err(InstanceNameError::ReleaseTooLong {
-                    length: release.len(),
-                    release,
-                    component: c.name.clone(),
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// The Helm release name of a component when the package is installed as `instance`:
-    /// `<instance>-<component>`, or `<instance>` itself for a bare chart.
-    pub fn release_name(&self, instance: &str, component: &str) -> String {
-        if self.bare_chart {
-            instance.to_string()
-        } else {
-            format!("{instance}-{component}")
-        }
-    }
-}
+use crate::manifest::{
+    ChartSource, Component, Package, PackageMeta, Phase, ReadyCondition, RepositoryChart,
+    Requirement, check_dns_label, digest, parse_version,
+};
 
 // ---- raw shape, read strictly ----
 //
@@ -421,17 +210,6 @@ impl Problems<'_> {
     }
 }
 
-/// `sha256:<hex>` of bytes.
-pub fn digest(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    let sum = Sha256::digest(bytes);
-    let mut s = String::from("sha256:");
-    for b in sum {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
-}
-
 /// Reads and validates a manifest. `file` names it in messages; chart paths resolve against `root`.
 pub fn parse_manifest(text: &str, file: &Path, root: &Path) -> Result<Package, PackageError> {
     let mut problems = Problems {
@@ -574,56 +352,6 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
         serde_json::Value::Array(_) => "a list",
         serde_json::Value::Object(_) => "a mapping",
     }
-}
-
-/// Helm's limit on release names (`chartutil.ValidateReleaseName`).
-pub const MAX_RELEASE_NAME: usize = 53;
-
-/// A package instance name (`kubepkg apply NAME`) that the API server or Helm would refuse.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum InstanceNameError {
-    /// Not a DNS-1123 label of at most 53 characters.
-    #[error(
-        "package name {name:?} is not valid: {reason}; a package name must be at most 53 characters of lowercase letters, digits and '-', starting and ending with a letter or digit (it names the Lease kubepkg.package.<name> and the Helm release <name>-<component> of each component)"
-    )]
-    Invalid { name: String, reason: String },
-    /// `<name>-<component>` is longer than Helm allows.
-    #[error(
-        "release name {release:?} of component {component:?} is {length} characters long, Helm allows 53; choose a shorter package name"
-    )]
-    ReleaseTooLong {
-        release: String,
-        component: String,
-        length: usize,
-    },
-}
-
-/// DNS-1123 label check (what release and object names need). Returns the reason on failure.
-pub fn check_dns_label(name: &str, max: usize) -> Result<(), String> {
-    if name.is_empty() {
-        return Err("it is empty".into());
-    }
-    if name.len() > max {
-        return Err(format!(
-            "it is {} characters long, at most {max} are allowed",
-            name.len()
-        ));
-    }
-    if let Some(c) = name
-        .chars()
-        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
-    {
-        return Err(format!("it contains {c:?}"));
-    }
-    if name.starts_with('-') || name.ends_with('-') {
-        return Err("it starts or ends with '-'".into());
-    }
-    Ok(())
-}
-
-/// Parses a package version as strict SemVer 2.
-pub fn parse_version(text: &str) -> Result<semver::Version, String> {
-    semver::Version::parse(text).map_err(|e| e.to_string())
 }
 
 fn validate_meta(raw: &Spanned<RawPackage>, problems: &mut Problems<'_>) -> Option<PackageMeta> {
@@ -837,7 +565,7 @@ fn validate_components(
                         },
                     );
                 }
-                if let Err(e) = kubepkg_chart::semver::Constraints::parse(&r.version) {
+                if let Err(e) = kubepkg_semver::Constraints::parse(&r.version) {
                     problems.add(
                         chart.referenced.line(),
                         Some(name),
@@ -1061,7 +789,7 @@ fn oci_path_chart(path: &str, version: Option<&str>) -> Result<ChartSource, Prob
             "a chart in a registry needs `version:` (an exact version or a SemVer constraint)",
         ));
     };
-    if let Err(e) = kubepkg_chart::semver::Constraints::parse(version) {
+    if let Err(e) = kubepkg_semver::Constraints::parse(version) {
         return Err(ProblemKind::BadChartVersion {
             version: version.to_string(),
             reason: e.to_string(),

@@ -180,6 +180,13 @@ pub enum PackageError {
     /// A package archive is unsafe or damaged.
     #[error("cannot extract package archive {}: {reason}", path.display())]
     Archive { path: PathBuf, reason: String },
+    /// `kubepkg.lock` is not the file `kubepkg package lock` writes.
+    #[error("cannot read {}: {source}", path.display())]
+    Lock {
+        path: PathBuf,
+        #[source]
+        source: LockError,
+    },
 }
 
 fn render_problems(file: &std::path::Path, problems: &[Problem]) -> String {
@@ -192,4 +199,25 @@ fn render_problems(file: &std::path::Path, problems: &[Problem]) -> String {
         s.push_str(&p.to_string());
     }
     s
+}
+
+/// Why `kubepkg.lock` could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    /// Not YAML: go-yaml's text, naming the line.
+    #[error(transparent)]
+    Yaml(#[from] kubepkg_yaml::YamlError),
+    /// YAML, but not a lock: an unknown or missing field, or a value of the wrong type.
+    /// (serde names the position in the JSON the YAML became, so only the reason is shown.)
+    #[error("{}", shape_reason(.0))]
+    Shape(#[source] serde_json::Error),
+}
+
+/// serde's message without its ` at line N column M`, a position in the JSON text.
+fn shape_reason(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rsplit_once(" at line ") {
+        Some((reason, _)) if e.line() > 0 => reason.to_string(),
+        _ => text,
+    }
 }

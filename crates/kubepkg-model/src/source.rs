@@ -16,8 +16,9 @@ use serde::Deserialize;
 use crate::error::{PackageError, Problem, ProblemKind};
 use crate::manifest::{
     ChartSource, Component, MANIFEST_FILE, Package, PackageMeta, Phase, check_dns_label, digest,
-    parse_manifest, parse_version,
+    parse_version,
 };
+use crate::parse::parse_manifest;
 
 /// Largest file accepted inside a package archive (Helm's `MaxDecompressedFileSize`).
 pub const MAX_FILE_SIZE: u64 = 5 * 1024 * 1024;
@@ -81,6 +82,10 @@ fn in_archive(e: PackageError, scratch: &Path, archive: &Path) -> PackageError {
         PackageError::Archive { path, reason } => PackageError::Archive {
             path: name(&path),
             reason,
+        },
+        PackageError::Lock { path, source } => PackageError::Lock {
+            path: name(&path),
+            source,
         },
     }
 }
