@@ -1,5 +1,5 @@
-//! What the terminal allows, decided once at start-up (by [`crate::settings::Settings`], from
-//! the same environment it reads): the colour [`Palette`] of standard output and of standard
+//! What the terminal allows, decided once at start-up (by `crate::cli::Cli::settings`, from
+//! the same environment the settings read): the colour [`Palette`] of standard output and of standard
 //! error, and whether progress may be drawn live ([`Terminal::live`]). Printers are handed the
 //! result; nothing else looks at the environment or asks whether a stream is a terminal.
 //!
@@ -75,7 +75,7 @@ pub struct Terminal {
 
 impl Terminal {
     /// The decisions for `streams`, `--color`/`--no-color` (`choice`) and the environment
-    /// (`env`: a variable's value, as [`crate::settings::Settings::resolve`] reads it).
+    /// (`env`: a variable's value, as `crate::cli::Cli::resolve` reads it).
     pub fn resolve(
         choice: ColorChoice,
         streams: Streams,

@@ -1,5 +1,6 @@
 //! One module per verb; [`run`] dispatches the parsed command line with the [`Settings`]
-//! resolved from it. Errors are [`CliError`]s, which know their exit code.
+//! resolved from it. Every command is async and runs on the one runtime `main` built; it ends
+//! with an [`Exit`] code, or a [`CliError`] whose code follows from its kind.
 //! The single-release verbs call `kubepkg_release` (`action`, `query`) and
 //! `kubepkg_engine::verbs` for data and print what `kubepkg_release::output` makes of it.
 
