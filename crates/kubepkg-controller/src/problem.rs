@@ -5,8 +5,6 @@
 
 use std::path::PathBuf;
 
-use kubepkg_model::PackageError;
-
 use crate::source::SourceError;
 
 /// Why a Package's archive or backend settings cannot be used.
@@ -26,12 +24,13 @@ pub enum PackageProblem {
         #[source]
         source: std::io::Error,
     },
-    /// The archive fetched from `origin` is not a valid package.
+    /// The archive fetched from `origin` is not a valid package, or the charts its
+    /// `kubepkg.lock` names could not be had.
     #[error("{origin}")]
     Load {
         origin: String,
         #[source]
-        source: PackageError,
+        source: Box<kubepkg_source::SourceError>,
     },
     /// `FIELD.chartRepository` is not an OCI repository reference.
     #[error("{field}.chartRepository {repository}")]

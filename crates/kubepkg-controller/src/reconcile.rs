@@ -540,7 +540,7 @@ async fn apply(
         h.update(resolved.fingerprint.as_bytes());
         source::hex(&h.finalize())
     };
-    let loaded = match load(ctx, &obj, &fetched) {
+    let loaded = match load(ctx, &obj, &fetched).await {
         Ok(l) => l,
         Err(problem) => {
             stop(&obj, ctx, api, reason::INVALID_PACKAGE, &report(&problem)).await?;
@@ -876,7 +876,11 @@ impl Drop for Loaded {
     }
 }
 
-fn load(
+/// Loads a fetched archive with the one package loader ([`kubepkg_source::package::load`]):
+/// the charts of `chart:` components are those `package push` vendored, else fetched by the
+/// package's `kubepkg.lock` into a content cache under the controller's scratch directory
+/// (no Helm configuration of the controller's environment is read).
+async fn load(
     ctx: &Context,
     obj: &DynamicObject,
     fetched: &source::Fetched,
@@ -890,20 +894,27 @@ fn load(
         source,
     })?;
     let archive = dir.join("package.tgz");
-    let loaded = std::fs::write(&archive, &fetched.bytes)
-        .map_err(|source| PackageProblem::Write {
+    let home = ctx.scratch.join("charts");
+    let paths = kubepkg_source::HelmPaths::resolve(|name| {
+        (name == "HOME").then(|| home.to_string_lossy().into_owned())
+    });
+    let loaded = match std::fs::write(&archive, &fetched.bytes) {
+        Err(source) => Err(PackageProblem::Write {
             path: archive.clone(),
             source,
-        })
-        .and_then(|()| {
-            kubepkg_model::source::load(&archive, &unpack)
-                // The charts `package push` vendored for `chart:` components.
-                .and_then(|mut p| kubepkg_model::lock::use_vendored(&mut p).map(|()| p))
-                .map_err(|source| PackageProblem::Load {
-                    origin: fetched.origin.clone(),
-                    source,
-                })
-        });
+        }),
+        Ok(()) => kubepkg_source::package::load(
+            &archive,
+            &unpack,
+            &kubepkg_source::SourceOptions::default(),
+            &paths,
+        )
+        .await
+        .map_err(|source| PackageProblem::Load {
+            origin: fetched.origin.clone(),
+            source: Box::new(source),
+        }),
+    };
     match loaded {
         Ok(mut package) => {
             package.source = fetched.oci.clone();

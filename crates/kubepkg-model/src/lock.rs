@@ -83,37 +83,6 @@ pub fn vendored_archive(root: &Path, digest: &str) -> Option<std::path::PathBuf>
         })
 }
 
-/// Offline: each `chart:` component whose `kubepkg.lock` entry still matches kubepkg.yaml and
-/// whose locked archive the package vendors (`package push` put it under [`VENDOR_DIR`]) is
-/// turned into that archive. Others are left as they are (for the fetching layer, or the
-/// renderer's error naming them). The controller calls this on every package it loads; the
-/// CLI's loader through `kubepkg_source::package::fetch_locked`.
-pub fn use_vendored(package: &mut crate::manifest::Package) -> Result<(), PackageError> {
-    use crate::manifest::ChartSource;
-    if !package
-        .components
-        .iter()
-        .any(|c| matches!(c.chart, ChartSource::Repository(_)))
-    {
-        return Ok(());
-    }
-    let Some(lock) = LockFile::read(&package.root)? else {
-        return Ok(());
-    };
-    for c in &mut package.components {
-        let ChartSource::Repository(wanted) = &c.chart else {
-            continue;
-        };
-        let Some(locked) = lock.components.get(&c.name).filter(|l| l.satisfies(wanted)) else {
-            continue;
-        };
-        if let Some(path) = vendored_archive(&package.root, &locked.digest) {
-            c.chart = ChartSource::Archive(path);
-        }
-    }
-    Ok(())
-}
-
 impl LockFile {
     /// The lock of the package at `root`, if it has one.
     pub fn read(root: &Path) -> Result<Option<LockFile>, PackageError> {

@@ -16,9 +16,7 @@
 //! implied when it was written ([`crate::conditions`] computes them).
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
 
-use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -32,8 +30,6 @@ use crate::verdict::Verdict;
 pub const SECRET_TYPE: &str = "kubepkg.dev/package.v1";
 /// Key of the record inside the Secret's data.
 pub const SECRET_KEY: &str = "package";
-/// Largest decoded record accepted (a corrupt or hostile Secret cannot exhaust memory).
-pub const MAX_RECORD_SIZE: usize = 16 * 1024 * 1024;
 
 /// Status of a package revision, spelled as Helm spells release statuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -369,46 +365,20 @@ pub fn canonical_json(v: &Value) -> String {
     }
 }
 
-/// Encodes a record as the Secret's `package` value: base64(gzip(JSON)).
+/// Encodes a record as the Secret's `package` value: base64(gzip(JSON)) ([`kubepkg_record`]).
 pub fn encode(rev: &PackageRevision) -> Vec<u8> {
     let json = serde_json::to_vec(rev).unwrap_or_default();
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    // Writing into a Vec cannot fail.
-    let _ = gz.write_all(&json);
-    let compressed = gz.finish().unwrap_or_default();
-    base64::engine::general_purpose::STANDARD
-        .encode(compressed)
-        .into_bytes()
+    kubepkg_record::encode(&json).into_bytes()
 }
 
 /// Decodes the Secret's `package` value (`secret` names it in errors). Like Helm, a payload
-/// that is not gzip-compressed is read as plain JSON.
+/// that is not gzip-compressed is read as plain JSON ([`kubepkg_record::decode`]).
 pub fn decode(secret: &str, payload: &[u8]) -> Result<PackageRevision, RevisionError> {
     let corrupt = |reason: String| RevisionError::Corrupt {
         secret: secret.to_string(),
         reason,
     };
-    let trimmed: Vec<u8> = payload
-        .iter()
-        .copied()
-        .filter(|b| !b.is_ascii_whitespace())
-        .collect();
-    let raw = base64::engine::general_purpose::STANDARD
-        .decode(&trimmed)
-        .map_err(|e| corrupt(format!("not base64: {e}")))?;
-    let json = if raw.starts_with(&[0x1f, 0x8b, 0x08]) {
-        let mut out = Vec::new();
-        flate2::read::GzDecoder::new(raw.as_slice())
-            .take(MAX_RECORD_SIZE as u64 + 1)
-            .read_to_end(&mut out)
-            .map_err(|e| corrupt(format!("bad gzip data: {e}")))?;
-        if out.len() > MAX_RECORD_SIZE {
-            return Err(corrupt(format!("larger than {MAX_RECORD_SIZE} bytes")));
-        }
-        out
-    } else {
-        raw
-    };
+    let json = kubepkg_record::decode(payload).map_err(|e| corrupt(e.to_string()))?;
     serde_json::from_slice(&json).map_err(|e| corrupt(format!("bad JSON: {e}")))
 }
 
@@ -618,7 +588,7 @@ mod tests {
     #[test]
     fn plain_json_payload_is_accepted_like_helm() {
         let json = serde_json::to_vec(&sample()).unwrap();
-        let payload = base64::engine::general_purpose::STANDARD.encode(json);
+        let payload = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, json);
         assert_eq!(decode("x", payload.as_bytes()).unwrap(), sample());
     }
 

@@ -2,37 +2,14 @@
 //! `release` key of a Secret or ConfigMap, and the reverse. Decoding accepts bodies
 //! without gzip (Helm's pre-compression records) as Helm does.
 
-use std::io::{Read, Write};
-
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD;
-use flate2::Compression;
-use flate2::read::GzDecoder;
-use flate2::write::GzEncoder;
-
 use crate::error::Error;
 use crate::gojson;
 use crate::record::Release;
 
-const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
-
-/// Largest decompressed body accepted (Helm's own limit for a release is the 1 MiB object
-/// size; this guards against a gzip bomb in a tampered Secret).
-const MAX_BODY: u64 = 256 * 1024 * 1024;
-
-/// Encodes a release as Helm does: Go-compatible JSON, gzip at best compression, base64.
+/// Encodes a release as Helm does: Go-compatible JSON, gzip at best compression, base64
+/// ([`kubepkg_record::encode`]).
 pub fn encode(release: &Release) -> Result<String, Error> {
-    let json = to_json(release)?;
-    let mut gz = GzEncoder::new(Vec::with_capacity(json.len() / 3), Compression::best());
-    gz.write_all(&json).map_err(|e| Error::Encode {
-        release: release.name.clone(),
-        message: e.to_string(),
-    })?;
-    let bytes = gz.finish().map_err(|e| Error::Encode {
-        release: release.name.clone(),
-        message: e.to_string(),
-    })?;
-    Ok(STANDARD.encode(bytes))
+    Ok(kubepkg_record::encode(&to_json(release)?))
 }
 
 /// The JSON body exactly as Helm's `json.Marshal` would write it.
@@ -52,32 +29,21 @@ pub fn decode(key: &str, payload: &[u8]) -> Result<Release, Error> {
     })
 }
 
-/// Base64 then (when gzip magic is present) gunzip, giving the JSON body.
+/// Base64 then (when gzip magic is present) gunzip, giving the JSON body
+/// ([`kubepkg_record::decode`]: within its one size cap).
 pub fn decode_to_json(key: &str, payload: &[u8]) -> Result<Vec<u8>, Error> {
-    let trimmed = payload.trim_ascii();
-    let raw = STANDARD.decode(trimmed).map_err(|e| Error::Decode {
+    kubepkg_record::decode(payload).map_err(|e| Error::Decode {
         key: key.to_string(),
-        message: format!("base64: {e}"),
-    })?;
-    if raw.len() > 3 && raw[..3] == GZIP_MAGIC {
-        let mut out = Vec::with_capacity(raw.len() * 4);
-        GzDecoder::new(raw.as_slice())
-            .take(MAX_BODY)
-            .read_to_end(&mut out)
-            .map_err(|e| Error::Decode {
-                key: key.to_string(),
-                message: format!("gzip: {e}"),
-            })?;
-        Ok(out)
-    } else {
-        Ok(raw)
-    }
+        message: e.to_string(),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::record::{Info, Status};
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD;
 
     #[test]
     fn round_trip_keeps_every_field() {

@@ -163,6 +163,22 @@ fn matches(locked: &LockedChart, wanted: &RepositoryChart) -> bool {
     locked.satisfies(wanted)
 }
 
+/// The one package loader, the CLI's and the controller's: the package at `path` (a
+/// directory, or an archive extracted under `scratch`), then each `chart: {repository, …}`
+/// component's chart by its `kubepkg.lock` entry ([`fetch_locked`]: the archive the package
+/// vendors, else the one in the content cache, else fetched).
+pub async fn load(
+    path: &std::path::Path,
+    scratch: &std::path::Path,
+    options: &SourceOptions,
+    paths: &HelmPaths,
+) -> Result<Package, SourceError> {
+    let mut package = kubepkg_model::source::load(path, scratch)
+        .map_err(|e| SourceError::Package(Box::new(e)))?;
+    fetch_locked(&mut package, options, paths).await?;
+    Ok(package)
+}
+
 /// Replaces each repository component's chart by the archive its `kubepkg.lock` entry names,
 /// fetching it when it is not cached. A component without an entry, or whose entry no longer
 /// matches `kubepkg.yaml`, is an error saying to run `kubepkg package lock`.
