@@ -82,8 +82,8 @@ pub(super) async fn load(
     Ok(loaded)
 }
 
-/// The one loader of packages of the CLI: the package (directory or archive), then the charts
-/// of its `chart: {repository, …}` components fetched by `kubepkg.lock`.
+/// The CLI's side of the one package loader ([`kubepkg_source::package::load`], the
+/// controller's too): a scratch directory for an archive, Helm's paths and flags.
 async fn load_local(
     path: &Path,
     options: &kubepkg_source::SourceOptions,
@@ -96,13 +96,13 @@ async fn load_local(
     ));
     std::fs::create_dir_all(&scratch)
         .with_context(|| format!("creating scratch directory {}", scratch.display()))?;
-    let package = kubepkg_model::source::load(path, &scratch).map_err(|e| {
-        let _ = std::fs::remove_dir_all(&scratch);
-        CliError::from(e)
-    })?;
-    let mut loaded = Loaded { package, scratch };
-    kubepkg_source::package::fetch_locked(&mut loaded.package, options, &settings.paths).await?;
-    Ok(loaded)
+    match kubepkg_source::package::load(path, &scratch, options, &settings.paths).await {
+        Ok(package) => Ok(Loaded { package, scratch }),
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&scratch);
+            Err(e.into())
+        }
+    }
 }
 
 pub(super) fn user_values(flags: &PackageValuesFlags) -> Result<UserValues> {
