@@ -376,73 +376,44 @@ async fn push_client(
     })
 }
 
-/// The engine's backend of a Package: `spec.backend` with its settings (`spec.flux`,
-/// `spec.argocd`); the message to stop with when they cannot be used.
+/// The engine's backend of a Package: the backend configuration its spec gives
+/// (`spec.backend` with `spec.flux` or `spec.argocd`), built by
+/// [`kubepkg_engine::Backend::configure`]; the problem to stop with when its chart repository
+/// cannot be used.
 async fn engine_backend(
     ctx: &Context,
     namespace: &str,
     spec: &PackageSpec,
 ) -> Result<kubepkg_engine::Backend, PackageProblem> {
-    use kubepkg_engine::Backend as Engine;
-    Ok(match (spec.backend, &spec.flux, &spec.argocd) {
-        (Backend::Flux, Some(f), _) => Engine::flux(flux_backend(ctx, namespace, f).await?),
-        (Backend::Argocd, _, Some(a)) => Engine::argocd(argocd_backend(ctx, namespace, a).await?),
-        (kind, _, _) => Engine::of_kind(kind),
-    })
-}
-
-/// The Flux backend of a `backend: flux` Package: charts pushed to `spec.flux.chartRepository`
-/// with the credentials of `spec.flux.secretRef` (which its OCIRepositories pull with too).
-async fn flux_backend(
-    ctx: &Context,
-    namespace: &str,
-    spec: &kubepkg_package_object::FluxSpec,
-) -> Result<kubepkg_engine::backend::flux::FluxBackend, PackageProblem> {
-    let client = push_client(
-        ctx,
-        namespace,
-        "spec.flux",
-        &spec.chart_repository,
-        spec.secret_ref.as_ref().map(|s| s.name.as_str()),
-        spec.insecure,
-    )
-    .await?;
-    let mut backend = kubepkg_engine::backend::flux::FluxBackend::new(
-        spec.chart_repository.clone(),
-        spec.insecure,
-        client,
-    );
-    backend.secret_ref = spec.secret_ref.as_ref().map(|s| s.name.clone());
-    Ok(backend)
-}
-
-/// The Argo CD backend of a `backend: argocd` Package: charts pushed to
-/// `spec.argocd.chartRepository` with the credentials of `spec.argocd.secretRef`, Applications
-/// in `spec.argocd.namespace` (default: the Package's) of `spec.argocd.project`.
-async fn argocd_backend(
-    ctx: &Context,
-    namespace: &str,
-    spec: &kubepkg_package_object::ArgoCdSpec,
-) -> Result<kubepkg_engine::backend::argocd::ArgoCdBackend, PackageProblem> {
-    let client = push_client(
-        ctx,
-        namespace,
-        "spec.argocd",
-        &spec.chart_repository,
-        spec.secret_ref.as_ref().map(|s| s.name.as_str()),
-        spec.insecure,
-    )
-    .await?;
-    let mut backend = kubepkg_engine::backend::argocd::ArgoCdBackend::new(
-        spec.chart_repository.clone(),
-        spec.insecure,
-        client,
-    );
-    backend.namespace = spec.namespace.clone();
-    if let Some(p) = &spec.project {
-        backend.project = p.clone();
+    // Where the spec keeps the backend's chart repository: its field, URL, pull Secret and
+    // whether it speaks plain HTTP.
+    let push = match spec.backend {
+        Backend::Flux => spec.flux.as_ref().map(|f| {
+            let secret = f.secret_ref.as_ref().map(|s| s.name.clone());
+            ("spec.flux", &f.chart_repository, secret, f.insecure)
+        }),
+        Backend::Argocd => spec.argocd.as_ref().map(|a| {
+            let secret = a.secret_ref.as_ref().map(|s| s.name.clone());
+            ("spec.argocd", &a.chart_repository, secret, a.insecure)
+        }),
+        Backend::Helm => None,
+    };
+    let mut config = kubepkg_engine::BackendConfig::of_kind(spec.backend);
+    if let Some((field, url, secret_ref, insecure)) = push {
+        let client =
+            push_client(ctx, namespace, field, url, secret_ref.as_deref(), insecure).await?;
+        config.chart_repository = Some(kubepkg_engine::ChartRepository {
+            url: url.clone(),
+            insecure,
+            secret_ref,
+            client,
+        });
     }
-    Ok(backend)
+    if let Some(a) = &spec.argocd {
+        config.argocd_namespace = a.namespace.clone();
+        config.argocd_project = a.project.clone();
+    }
+    Ok(kubepkg_engine::Backend::configure(config))
 }
 
 fn duration(text: Option<&str>, default: Duration) -> Duration {

@@ -27,7 +27,7 @@ pub mod report;
 pub mod store;
 pub mod verbs;
 
-pub use backend::{Backend, BackendError};
+pub use backend::{Backend, BackendConfig, BackendError, ChartRepository};
 pub use cluster::KubeCluster;
 pub use error::EngineError;
 pub use ops::Instance;

@@ -82,7 +82,68 @@ macro_rules! dispatch {
     };
 }
 
+/// Where a backend that hands charts to a GitOps controller (flux, argocd) pushes each
+/// component's chart, and how that controller's sources pull it.
+pub struct ChartRepository {
+    /// `oci://HOST/PATH`.
+    pub url: String,
+    /// The registry speaks plain HTTP.
+    pub insecure: bool,
+    /// The pull Secret the controller's sources use (Flux's OCIRepository `secretRef`).
+    pub secret_ref: Option<String>,
+    /// The client the charts are pushed with.
+    pub client: kubepkg_oci::Client,
+}
+
+/// The settings of an operation's backend, as the CLI's flags and a `Package`'s spec both
+/// give them: [`Backend::configure`] is the one place a backend is chosen and built.
+pub struct BackendConfig {
+    pub kind: Kind,
+    /// Required to apply with flux or argocd; without it those backends can still roll back,
+    /// uninstall and report what they made, and refuse to apply ([`BackendError`]).
+    pub chart_repository: Option<ChartRepository>,
+    /// Argo CD: the namespace of its Applications (default: the package's) …
+    pub argocd_namespace: Option<String>,
+    /// … and their AppProject (default `default`).
+    pub argocd_project: Option<String>,
+}
+
+impl BackendConfig {
+    /// The settings of `kind` with nothing else given.
+    pub fn of_kind(kind: Kind) -> BackendConfig {
+        BackendConfig {
+            kind,
+            chart_repository: None,
+            argocd_namespace: None,
+            argocd_project: None,
+        }
+    }
+}
+
 impl Backend {
+    /// The backend `config` describes.
+    pub fn configure(config: BackendConfig) -> Backend {
+        let Some(repo) = config.chart_repository else {
+            return Backend::of_kind(config.kind);
+        };
+        match config.kind {
+            Kind::Helm => Backend::helm(),
+            Kind::Flux => {
+                let mut flux = flux::FluxBackend::new(repo.url, repo.insecure, repo.client);
+                flux.secret_ref = repo.secret_ref;
+                Backend::flux(flux)
+            }
+            Kind::Argocd => {
+                let mut argocd = argocd::ArgoCdBackend::new(repo.url, repo.insecure, repo.client);
+                argocd.namespace = config.argocd_namespace;
+                if let Some(p) = config.argocd_project {
+                    argocd.project = p;
+                }
+                Backend::argocd(argocd)
+            }
+        }
+    }
+
     /// kubepkg's own Helm releases (the default).
     pub fn helm() -> Backend {
         Backend::default()

@@ -11,11 +11,9 @@ use std::time::Duration;
 use crate::present::plan::render_styled;
 use crate::present::report::{history_text, list_text, revision_text, status_text};
 use anyhow::{Context, Result};
-use kubepkg_engine::Backend;
-use kubepkg_engine::backend::argocd::ArgoCdBackend;
-use kubepkg_engine::backend::flux::FluxBackend;
 use kubepkg_engine::chart::ClusterCapabilities;
 use kubepkg_engine::store::RevisionStore;
+use kubepkg_engine::{Backend, BackendConfig, ChartRepository};
 use kubepkg_engine::{Instance, KubeCluster, ops};
 use kubepkg_model::Backend as Kind;
 use kubepkg_model::Package;
@@ -227,18 +225,17 @@ fn backend(
     };
     let client = kubepkg_source::oci::client(&oci.access.options(), &settings.paths)
         .map_err(|e| CliError::Failed(e.into()))?;
-    let insecure = oci.access.plain_http;
-    if args.backend == Kind::Flux {
-        return Ok(Backend::flux(FluxBackend::new(
-            repository, insecure, client,
-        )));
-    }
-    let mut argocd = ArgoCdBackend::new(repository, insecure, client);
-    argocd.namespace = args.argocd_namespace.clone();
-    if let Some(p) = &args.argocd_project {
-        argocd.project = p.clone();
-    }
-    Ok(Backend::argocd(argocd))
+    Ok(Backend::configure(BackendConfig {
+        kind: args.backend,
+        chart_repository: Some(ChartRepository {
+            url: repository,
+            insecure: oci.access.plain_http,
+            secret_ref: None,
+            client,
+        }),
+        argocd_namespace: args.argocd_namespace.clone(),
+        argocd_project: args.argocd_project.clone(),
+    }))
 }
 
 /// The backend objects of a plan (`--backend flux|argocd`), against the live ones when
