@@ -569,9 +569,10 @@ async fn apply(
         }
         return Ok(Action::requeue(interval));
     }
-    if let Err(waiting_for) =
+    if let Err(unmet) =
         kubepkg_package::orchestrator::check_requirements(&mut kc, &package.meta.requires).await
     {
+        let waiting_for = unmet.to_string();
         remember_waiting(ctx, &obj, package);
         let patch = StatusPatch {
             last_attempted_version: Some(package.meta.version.to_string()),

@@ -281,35 +281,78 @@ pub struct ApplyInput<'a> {
     pub rollback_hooks: &'a [crate::revision::RollbackHook],
 }
 
-/// Checks `requires`; `Ok(())` when met, else the message of what is awaited.
+/// One requirement not met yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Awaited {
+    /// The required package is not installed.
+    NotInstalled { package: String },
+    /// Whether it is installed cannot be told (the cluster's error).
+    Unknown { package: String, error: String },
+    /// It is installed at a version outside the constraint.
+    Version {
+        package: String,
+        constraint: String,
+        installed: String,
+    },
+    /// It is installed but not Ready.
+    NotReady { package: String },
+}
+
+impl std::fmt::Display for Awaited {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Awaited::NotInstalled { package } => {
+                write!(f, "waiting for package {package} (not installed)")
+            }
+            Awaited::Unknown { package, error } => write!(
+                f,
+                "waiting for package {package} (cannot tell whether it is installed: {error})"
+            ),
+            Awaited::Version {
+                package,
+                constraint,
+                installed,
+            } => write!(
+                f,
+                "waiting for package {package} {constraint} (installed: {installed})"
+            ),
+            Awaited::NotReady { package } => write!(f, "waiting for package {package} (not Ready)"),
+        }
+    }
+}
+
+/// The requirements not met yet, each what is awaited; written as one message
+/// (`waiting for package a (not installed); waiting for package b (not Ready)`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+pub struct Unmet(pub Vec<Awaited>);
+
+/// Checks `requires`; `Ok(())` when met, else what is awaited.
 pub async fn check_requirements<C: Cluster>(
     cluster: &mut C,
     requires: &[Requirement],
-) -> Result<(), String> {
+) -> Result<(), Unmet> {
     let mut unmet = Vec::new();
     for r in requires {
+        let package = r.name.clone();
         match cluster.requirement(&r.name).await {
             RequirementState::Absent if r.optional => {}
-            RequirementState::Absent => {
-                unmet.push(format!("waiting for package {} (not installed)", r.name))
-            }
-            RequirementState::Unknown(error) => unmet.push(format!(
-                "waiting for package {} (cannot tell whether it is installed: {error})",
-                r.name
-            )),
+            RequirementState::Absent => unmet.push(Awaited::NotInstalled { package }),
+            RequirementState::Unknown(error) => unmet.push(Awaited::Unknown { package, error }),
             RequirementState::Present { version, ready } => {
                 if let Some(c) = &r.version {
                     let ok = semver::Version::parse(&version).is_ok_and(|v| c.matches(&v));
                     if !ok {
-                        unmet.push(format!(
-                            "waiting for package {} {c} (installed: {version})",
-                            r.name
-                        ));
+                        unmet.push(Awaited::Version {
+                            package,
+                            constraint: c.to_string(),
+                            installed: version,
+                        });
                         continue;
                     }
                 }
                 if !ready {
-                    unmet.push(format!("waiting for package {} (not Ready)", r.name));
+                    unmet.push(Awaited::NotReady { package });
                 }
             }
         }
@@ -317,7 +360,7 @@ pub async fn check_requirements<C: Cluster>(
     if unmet.is_empty() {
         Ok(())
     } else {
-        Err(unmet.join("; "))
+        Err(Unmet(unmet))
     }
 }
 
@@ -371,17 +414,18 @@ impl<'c, C: Cluster> Run<'c, C> {
     }
 
     /// Waits until `requires` are met, keeping `rev` (pending, if any) up to date; `Err` with
-    /// the message of what is still awaited when the requirements timeout passed.
+    /// what is still awaited when the requirements timeout passed.
     async fn await_requirements(
         &mut self,
         requires: &[Requirement],
         mut rev: Option<&mut PackageRevision>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Unmet> {
         let mut shown: Option<String> = None;
         loop {
             match check_requirements(self.cluster, requires).await {
                 Ok(()) => return Ok(()),
-                Err(message) => {
+                Err(unmet) => {
+                    let message = unmet.to_string();
                     if shown.as_ref() != Some(&message) {
                         if let Some(rev) = rev.as_deref_mut() {
                             rev.reason = Some(Reason::RequirementsNotMet);
@@ -397,7 +441,7 @@ impl<'c, C: Cluster> Run<'c, C> {
                         shown = Some(message.clone());
                     }
                     if self.cluster.wait_for_requirements().await == Waited::TimedOut {
-                        return Err(message);
+                        return Err(unmet);
                     }
                 }
             }
@@ -539,8 +583,8 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
 
     if input.plan.action == Action::NoChange {
         // Nothing to record; the requirements still hold the answer back.
-        if let Err(message) = run.await_requirements(&pkg.meta.requires, None).await {
-            return Ok(run.outcome(Reason::RequirementsNotMet, message, deployed_rev));
+        if let Err(unmet) = run.await_requirements(&pkg.meta.requires, None).await {
+            return Ok(run.outcome(Reason::RequirementsNotMet, unmet.to_string(), deployed_rev));
         }
         for s in &input.plan.steps {
             run.cluster.progress(Event::Unchanged {
@@ -641,10 +685,11 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
         _ => "Upgrade in progress",
     };
     // 2. Requirements: while they are unmet the pending revision says what it waits for.
-    if let Err(message) = run
+    if let Err(unmet) = run
         .await_requirements(&pkg.meta.requires, Some(&mut rev))
         .await
     {
+        let message = unmet.to_string();
         // Nothing changed: nothing stays recorded.
         let pending = rev.clone().without_unapplied();
         if let Err(f) = run.forget(&pending).await {
