@@ -19,8 +19,6 @@
 //!
 //! Run with `cargo test -p kubepkg-engine --test crash [NAME-SUBSTRING]`.
 
-mod support;
-
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -33,7 +31,8 @@ use kube::api::Api;
 use kubepkg_engine::{Instance, KubeCluster, ops};
 use kubepkg_package::orchestrator::Reason;
 use kubepkg_testkit::TestNamespace;
-use support::*;
+use kubepkg_testkit::charts::*;
+use kubepkg_testkit::engine::*;
 
 /// `<namespace>\t<instance>\t<package dir>\t<timeout seconds>`: run one apply and exit.
 const CHILD: &str = "KUBEPKG_CRASH_CHILD";

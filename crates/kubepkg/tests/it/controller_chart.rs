@@ -27,8 +27,9 @@ use kubepkg_package::object;
 use kubepkg_testkit::{TestNamespace, helm_binary, helm_command};
 use serde_json::json;
 
-use crate::engine_support::{eventually, package};
 use crate::support::{kubepkg, ok, repo};
+use kubepkg_testkit::charts::package;
+use kubepkg_testkit::eventually;
 
 const LIMIT: Duration = Duration::from_secs(180);
 const HELM_VERSIONS: [&str; 2] = ["v4.3.1", "v3.22.0"];
