@@ -28,14 +28,13 @@
 //!
 //! Versions and build times: testenv/README.md (`testenv/flux/`).
 
-use std::fs::File;
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use crate::process::{answers_ok, free_ports, spawn_logged};
 use crate::{ControlPlane, Error, TestNamespace};
 
 /// The kinds Flux's controllers put finalizers on (group, version, kind).
@@ -157,19 +156,23 @@ impl Flux {
             format!("--storage-addr={storage_addr}"),
             format!("--storage-adv-addr={storage_addr}"),
         ]);
-        let source = spawn_controller(
-            ns,
+        // Each controller against the plane, for `ns` only.
+        let env = [
+            ("KUBECONFIG", ns.plane().kubeconfig().into()),
+            ("RUNTIME_NAMESPACE", ns.name().into()),
+            ("HOME", home.clone().into()),
+        ];
+        let source = spawn_logged(
             &bin_dir.join("source-controller"),
             &source_args,
+            &env,
             &path.join("source-controller.log"),
-            &home,
         )?;
-        let helm = match spawn_controller(
-            ns,
+        let helm = match spawn_logged(
             &bin_dir.join("helm-controller"),
             &common(helm_metrics, helm_health),
+            &env,
             &path.join("helm-controller.log"),
-            &home,
         ) {
             Ok(child) => child,
             Err(e) => {
@@ -312,76 +315,6 @@ impl Drop for Flux {
     }
 }
 
-/// Starts one controller against the plane, for `ns` only, logging to `log`.
-fn spawn_controller(
-    ns: &TestNamespace,
-    bin: &Path,
-    args: &[String],
-    log: &Path,
-    home: &Path,
-) -> Result<Child, Error> {
-    let file = File::create(log).map_err(|source| Error::Io {
-        what: "creating",
-        path: log.to_path_buf(),
-        source,
-    })?;
-    let stderr = file.try_clone().map_err(|source| Error::Io {
-        what: "opening",
-        path: log.to_path_buf(),
-        source,
-    })?;
-    // The controller is killed when the thread that starts it ends, so a test binary that
-    // dies leaves none behind (a plain child would go on watching the plane).
-    let setpriv = Path::new("/usr/bin/setpriv");
-    let mut cmd = if setpriv.exists() {
-        let mut c = Command::new(setpriv);
-        c.args(["--pdeathsig", "KILL", "--"]).arg(bin);
-        c
-    } else {
-        Command::new(bin)
-    };
-    cmd.args(args)
-        .env("KUBECONFIG", ns.plane().kubeconfig())
-        .env("RUNTIME_NAMESPACE", ns.name())
-        .env("HOME", home)
-        .env_remove("HELM_CACHE_HOME")
-        .env_remove("HELM_CONFIG_HOME")
-        .env_remove("HELM_DATA_HOME")
-        .env_remove("HELM_DRIVER")
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(file))
-        .stderr(Stdio::from(stderr));
-    cmd.spawn().map_err(|source| Error::Io {
-        what: "starting",
-        path: bin.to_path_buf(),
-        source,
-    })
-}
-
-/// Five distinct free loopback ports (held together while chosen, so they differ).
-fn free_ports() -> Result<[u16; 5], Error> {
-    let listeners = (0..5)
-        .map(|_| TcpListener::bind("127.0.0.1:0"))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|source| Error::Io {
-            what: "finding a free port on",
-            path: PathBuf::from("127.0.0.1"),
-            source,
-        })?;
-    let mut ports = [0u16; 5];
-    for (port, listener) in ports.iter_mut().zip(&listeners) {
-        *port = listener
-            .local_addr()
-            .map_err(|source| Error::Io {
-                what: "finding a free port on",
-                path: PathBuf::from("127.0.0.1"),
-                source,
-            })?
-            .port();
-    }
-    Ok(ports)
-}
-
 enum Probe {
     /// `GET /readyz` on this loopback port answers 200.
     Ready(u16),
@@ -392,20 +325,7 @@ enum Probe {
 impl Probe {
     fn ok(&self) -> bool {
         match self {
-            Probe::Ready(port) => {
-                let Ok(mut s) = TcpStream::connect(("127.0.0.1", *port)) else {
-                    return false;
-                };
-                let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
-                if s.write_all(b"GET /readyz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
-                    .is_err()
-                {
-                    return false;
-                }
-                let mut answer = String::new();
-                let _ = s.read_to_string(&mut answer);
-                answer.starts_with("HTTP/1.0 200") || answer.starts_with("HTTP/1.1 200")
-            }
+            Probe::Ready(port) => answers_ok(*port, "/readyz"),
             Probe::Listening(addr) => TcpStream::connect(addr.as_str()).is_ok(),
         }
     }

@@ -68,6 +68,7 @@ pub mod kstatus;
 mod namespace;
 mod packages;
 mod plane;
+mod process;
 pub mod proxy;
 pub mod registry;
 pub mod sim;
