@@ -19,8 +19,7 @@ use kube::api::{Api, Patch, PatchParams};
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
 use kubepkg_gitops::argocd::sync::{self, Phase, Verdict};
 use kubepkg_testkit::TestNamespace;
-use kubepkg_testkit::argocd::ArgoCd;
-use kubepkg_testkit::registry::{Registry, RegistryOptions};
+use kubepkg_testkit::registry::Registry;
 use serde_json::Value;
 
 use crate::backends::{
@@ -79,7 +78,7 @@ async fn settle(
     name: &str,
     revision: &str,
     capture_as: &str,
-    argocd: &ArgoCd,
+    argocd: &Backend,
 ) -> (Verdict, Value) {
     let deadline = Instant::now() + Duration::from_secs(180);
     let (mut running, mut unready) = (false, false);
@@ -107,7 +106,7 @@ async fn settle(
             Instant::now() < deadline,
             "{name}: not settled in time: {}\n{app:#}\n{}",
             verdict.message(),
-            argocd.log_tails(40)
+            argocd.log_tails()
         );
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
@@ -163,8 +162,8 @@ async fn render_for_argocd_then_sync_in_order_ends_synced_and_healthy() {
     let ns = TestNamespace::new("argocd-render")
         .await
         .expect("control plane");
-    let argocd = ArgoCd::start(&ns).await.expect("Argo CD");
-    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
+    let argocd = Backend::start(Kind::ArgoCd, &ns).await;
+    let reg = &argocd.reg;
     let tmp = tempfile::tempdir().unwrap();
     let pkg = tmp.path().join("pkg");
     kubepkg_testkit::charts::package(
@@ -181,7 +180,7 @@ async fn render_for_argocd_then_sync_in_order_ends_synced_and_healthy() {
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-settings\ndata:\n  size: {{ .Values.size | default 1 | quote }}\n",
     )
     .unwrap();
-    let items = render_and_apply(&ns, &reg, &pkg, tmp.path(), &["--set", "api.size=3"]).await;
+    let items = render_and_apply(&ns, reg, &pkg, tmp.path(), &["--set", "api.size=3"]).await;
     let kinds: Vec<String> = items
         .iter()
         .map(|o| {
@@ -230,7 +229,7 @@ async fn render_for_argocd_then_sync_in_order_ends_synced_and_healthy() {
             revision.as_str(),
             "{name}"
         );
-        assert_eq!(pinned_chart(&reg, &app).1, "1.0.0", "{name}");
+        assert_eq!(pinned_chart(reg, &app).1, "1.0.0", "{name}");
         assert_eq!(app["status"]["health"]["status"], "Healthy", "{name}");
         assert_eq!(
             app["status"]["operationState"]["phase"], "Succeeded",
@@ -277,8 +276,8 @@ async fn a_chart_that_fails_to_render_fails_the_sync_with_argocds_message() {
     let ns = TestNamespace::new("argocd-fail")
         .await
         .expect("control plane");
-    let argocd = ArgoCd::start(&ns).await.expect("Argo CD");
-    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
+    let argocd = Backend::start(Kind::ArgoCd, &ns).await;
+    let reg = &argocd.reg;
     let tmp = tempfile::tempdir().unwrap();
     let pkg = tmp.path().join("pkg");
     kubepkg_testkit::charts::package(
@@ -293,7 +292,7 @@ async fn a_chart_that_fails_to_render_fails_the_sync_with_argocds_message() {
     )
     .unwrap();
     // kubepkg itself renders nothing here (render compiles, it does not template the chart).
-    render_and_apply(&ns, &reg, &pkg, tmp.path(), &[]).await;
+    render_and_apply(&ns, reg, &pkg, tmp.path(), &[]).await;
     let apps = applications(&ns);
     let revision = target_revision(&apps, "shop-broken").await;
     start_sync(&apps, "shop-broken", &revision).await;
@@ -519,13 +518,13 @@ async fn render_for_argocd_synced_in_order_converges_to_the_objects_of_the_drive
         let ns = TestNamespace::new("argocd-compiled")
             .await
             .expect("control plane");
-        let argocd = ArgoCd::start(&ns).await.expect("Argo CD");
-        let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
+        let argocd = Backend::start(Kind::ArgoCd, &ns).await;
+        let reg = &argocd.reg;
         // The YAML documents `render` prints, applied by the real kubectl.
         let rendered = render(
             Kind::ArgoCd,
             &ns,
-            &reg,
+            reg,
             &pkg,
             tmp.path(),
             &["--set", "api.greeting=hi"],
@@ -599,7 +598,7 @@ async fn applications_in_argo_cds_own_namespace_are_found_by_status_and_uninstal
     let pkg_ns = TestNamespace::new("argocd-pkg")
         .await
         .expect("control plane");
-    let argocd = ArgoCd::start(&argo_ns).await.expect("Argo CD");
+    let argocd = Backend::start(Kind::ArgoCd, &argo_ns).await;
     // Argo CD may deploy into the package's namespace too.
     argo_ns
         .api::<Secret>()
@@ -612,7 +611,7 @@ async fn applications_in_argo_cds_own_namespace_are_found_by_status_and_uninstal
         )
         .await
         .expect("the cluster Secret");
-    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
+    let reg = &argocd.reg;
     let tmp = tempfile::tempdir().unwrap();
     let pkg = tmp.path().join("pkg");
     kubepkg_testkit::charts::package(
@@ -627,7 +626,7 @@ async fn applications_in_argo_cds_own_namespace_are_found_by_status_and_uninstal
         apply_command(
             Kind::ArgoCd,
             &pkg_ns,
-            &reg,
+            reg,
             tmp.path(),
             &pkg,
             "2m",
@@ -636,12 +635,12 @@ async fn applications_in_argo_cds_own_namespace_are_found_by_status_and_uninstal
         .output()
         .unwrap(),
     );
-    assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", argocd.log_tails(40));
+    assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", argocd.log_tails());
     for name in ["shop-db", "shop-api"] {
         let app = application(&argo_ns, name)
             .await
             .unwrap_or_else(|| panic!("{name} in Argo CD's namespace"));
-        assert_synced_healthy(&app, &reg, "1.0.0");
+        assert_synced_healthy(&app, reg, "1.0.0");
         assert_eq!(app["spec"]["destination"]["namespace"], pkg_ns.name());
         assert!(
             pkg_ns

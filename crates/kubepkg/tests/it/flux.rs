@@ -18,7 +18,7 @@ use kubepkg_testkit::registry::{Registry, RegistryOptions};
 use kubepkg_testkit::{TestNamespace, helm_binary, helm_command, wait_for};
 
 use crate::backends::{
-    Kind, apply_command, finished, gated_package, greeting_chart, install_widget_crd,
+    Backend, Kind, apply_command, finished, gated_package, greeting_chart, install_widget_crd,
     kubectl_apply, open_gate, render, widgets,
 };
 use crate::support::ok;
@@ -326,8 +326,8 @@ async fn render_for_flux_converges_one_component_after_the_other_behind_ready_wh
     let ns = TestNamespace::new("flux-render")
         .await
         .expect("control plane");
-    let flux = Flux::start(&ns).await.expect("Flux's controllers");
-    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
+    let flux = Backend::start(Kind::Flux, &ns).await;
+    let reg = &flux.reg;
     install_widget_crd(&ns, Kind::Flux).await;
 
     let tmp = tempfile::tempdir().unwrap();
@@ -336,7 +336,7 @@ async fn render_for_flux_converges_one_component_after_the_other_behind_ready_wh
     let rendered = render(
         Kind::Flux,
         &ns,
-        &reg,
+        reg,
         &pkg,
         tmp.path(),
         &["--set", "api.size=3"],
@@ -349,7 +349,7 @@ async fn render_for_flux_converges_one_component_after_the_other_behind_ready_wh
     let in_time = Duration::from_secs(180);
     wait_for(&releases, "shop-db", in_time, "shop-db Ready", ready)
         .await
-        .unwrap_or_else(|e| panic!("{e}\n{}", flux.log_tails(40)));
+        .unwrap_or_else(|e| panic!("{e}\n{}", flux.log_tails()));
     // api is installed (its Widget exists) but not Ready: web waits, not even installed.
     let widgets = widgets(&ns, Kind::Flux);
     let widget = wait_for(&widgets, "api-widget", in_time, "api's Widget", |_| true)
@@ -376,7 +376,7 @@ async fn render_for_flux_converges_one_component_after_the_other_behind_ready_wh
     for name in ["shop-api", "shop-web"] {
         wait_for(&releases, name, in_time, &format!("{name} Ready"), ready)
             .await
-            .unwrap_or_else(|e| panic!("{e}\n{}", flux.log_tails(40)));
+            .unwrap_or_else(|e| panic!("{e}\n{}", flux.log_tails()));
     }
     // Each release record was written after the previous release was Ready.
     let created = |name: String| {
@@ -667,8 +667,8 @@ async fn plan_for_flux_compares_with_what_helm_controller_released() {
     let ns = TestNamespace::new("flux-plan")
         .await
         .expect("control plane");
-    let flux = Flux::start(&ns).await.expect("Flux's controllers");
-    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
+    let flux = Backend::start(Kind::Flux, &ns).await;
+    let reg = &flux.reg;
     let tmp = tempfile::tempdir().unwrap();
     let v1 = greeting_package(tmp.path(), "1.0.0", "1.0.0", "one");
     let v2 = greeting_package(tmp.path(), "1.1.0", "1.1.0", "two");
@@ -685,7 +685,7 @@ async fn plan_for_flux_compares_with_what_helm_controller_released() {
         .collect()
     };
 
-    let before = flux_plan(&ns, &reg, tmp.path(), &v1, &["--timeout", "3m"]);
+    let before = flux_plan(&ns, reg, tmp.path(), &v1, &["--timeout", "3m"]);
     assert_eq!(before["action"], "install", "{before}");
     assert_eq!(backend_objects(&before), objects(["added"; 4]), "{before}");
     // Each step waits for its HelmRelease, then for the Helm release helm-controller made.
@@ -716,11 +716,11 @@ async fn plan_for_flux_compares_with_what_helm_controller_released() {
     // Applied with --timeout 3m, which the HelmReleases carry: a plan with the same timeout
     // finds nothing to do, one with apply's default 10m would change both HelmReleases.
     let (code, lines, stderr) = finished(
-        apply_command(Kind::Flux, &ns, &reg, tmp.path(), &v1, "3m", &[])
+        apply_command(Kind::Flux, &ns, reg, tmp.path(), &v1, "3m", &[])
             .output()
             .unwrap(),
     );
-    assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", flux.log_tails(40));
+    assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", flux.log_tails());
     let db = helm_release(&ns, "shop-db").await.unwrap();
     assert!(
         db["status"]["history"][0]["chartVersion"]
@@ -729,13 +729,13 @@ async fn plan_for_flux_compares_with_what_helm_controller_released() {
         "helm-controller marked the version: {db}"
     );
 
-    let other = flux_plan(&ns, &reg, tmp.path(), &v1, &[]);
+    let other = flux_plan(&ns, reg, tmp.path(), &v1, &[]);
     assert_eq!(
         backend_objects(&other),
         objects(["unchanged", "changed", "unchanged", "changed"]),
         "the default --timeout (10m) differs from the applied 3m: {other}"
     );
-    let again = flux_plan(&ns, &reg, tmp.path(), &v1, &["--timeout", "3m"]);
+    let again = flux_plan(&ns, reg, tmp.path(), &v1, &["--timeout", "3m"]);
     assert_eq!(again["action"], "noChange", "{again}");
     assert_eq!(
         step_changes(&again),
@@ -751,7 +751,7 @@ async fn plan_for_flux_compares_with_what_helm_controller_released() {
         "{again}"
     );
 
-    let next = flux_plan(&ns, &reg, tmp.path(), &v2, &["--timeout", "3m"]);
+    let next = flux_plan(&ns, reg, tmp.path(), &v2, &["--timeout", "3m"]);
     assert_eq!(next["action"], "upgrade", "{next}");
     assert_eq!(next["fromVersion"], "1.0.0", "{next}");
     assert_eq!(
@@ -803,8 +803,8 @@ async fn apply_force_over_a_flux_package_takes_the_backend_from_its_flags() {
     let ns = TestNamespace::new("flux-force")
         .await
         .expect("control plane");
-    let flux = Flux::start(&ns).await.expect("Flux's controllers");
-    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
+    let flux = Backend::start(Kind::Flux, &ns).await;
+    let reg = &flux.reg;
     install_crd(&ns).await;
     let tmp = tempfile::tempdir().unwrap();
     let v1 = greeting_package(tmp.path(), "1.0.0", "1.0.0", "one");
@@ -830,11 +830,11 @@ async fn apply_force_over_a_flux_package_takes_the_backend_from_its_flags() {
 
     let v2 = greeting_package(tmp.path(), "1.1.0", "1.1.0", "two");
     let (code, lines, stderr) = finished(
-        apply_command(Kind::Flux, &ns, &reg, tmp.path(), &v2, "2m", &["--force"])
+        apply_command(Kind::Flux, &ns, reg, tmp.path(), &v2, "2m", &["--force"])
             .output()
             .unwrap(),
     );
-    assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", flux.log_tails(40));
+    assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", flux.log_tails());
     let object = crate::controller::get(&ns, "shop").await.unwrap();
     assert_eq!(object["spec"]["suspend"], true, "{object}");
     let db = helm_release(&ns, "shop-db").await.unwrap();
