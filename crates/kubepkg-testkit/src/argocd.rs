@@ -40,9 +40,9 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::process::{answers_ok, free_ports, spawn_logged};
+use crate::process::{Probe, free_ports, spawn_logged, wait_started};
 use crate::{ControlPlane, Error, TestNamespace};
 
 /// The field manager of the CRD applies.
@@ -324,30 +324,19 @@ impl ArgoCd {
         repo_metrics: u16,
         controller_metrics: u16,
     ) -> Result<(), String> {
-        let deadline = Instant::now() + START_TIMEOUT;
-        let mut waiting = vec![
-            ("argocd-repo-server /healthz", repo_metrics),
-            ("argocd-application-controller /healthz", controller_metrics),
+        let mut children: Vec<(&str, &mut Child)> =
+            self.children.iter_mut().map(|(n, c)| (*n, c)).collect();
+        let waiting = vec![
+            (
+                "argocd-repo-server /healthz",
+                Probe::Http(repo_metrics, "/healthz"),
+            ),
+            (
+                "argocd-application-controller /healthz",
+                Probe::Http(controller_metrics, "/healthz"),
+            ),
         ];
-        loop {
-            for (name, child) in &mut self.children {
-                if let Ok(Some(status)) = child.try_wait() {
-                    return Err(format!("{name} exited while starting ({status})"));
-                }
-            }
-            waiting.retain(|(_, port)| !answers_ok(*port, "/healthz"));
-            if waiting.is_empty() {
-                return Ok(());
-            }
-            if Instant::now() > deadline {
-                let names: Vec<&str> = waiting.iter().map(|(n, _)| *n).collect();
-                return Err(format!(
-                    "not healthy after {START_TIMEOUT:?}: {}",
-                    names.join(", ")
-                ));
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
+        wait_started(&mut children, waiting, START_TIMEOUT, "healthy").await
     }
 
     /// The namespace Argo CD runs in: its configuration and the Applications it reconciles.

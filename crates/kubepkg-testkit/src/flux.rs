@@ -28,13 +28,12 @@
 //!
 //! Versions and build times: testenv/README.md (`testenv/flux/`).
 
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::Child;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::process::{answers_ok, free_ports, spawn_logged};
+use crate::process::{Probe, free_ports, spawn_logged, wait_started};
 use crate::{ControlPlane, Error, TestNamespace};
 
 /// The kinds Flux's controllers put finalizers on (group, version, kind).
@@ -202,37 +201,25 @@ impl Flux {
     /// Waits for both health endpoints and the artifact server; fails early when a
     /// controller exits.
     async fn wait_ready(&mut self, source_health: u16, helm_health: u16) -> Result<(), String> {
-        let deadline = Instant::now() + START_TIMEOUT;
-        let mut waiting = vec![
-            ("source-controller /readyz", Probe::Ready(source_health)),
-            ("helm-controller /readyz", Probe::Ready(helm_health)),
+        let waiting = vec![
+            (
+                "source-controller /readyz",
+                Probe::Http(source_health, "/readyz"),
+            ),
+            (
+                "helm-controller /readyz",
+                Probe::Http(helm_health, "/readyz"),
+            ),
             (
                 "source-controller's artifact server",
                 Probe::Listening(self.storage_addr.clone()),
             ),
         ];
-        loop {
-            for (name, child) in [
-                ("source-controller", &mut self.source),
-                ("helm-controller", &mut self.helm),
-            ] {
-                if let Ok(Some(status)) = child.try_wait() {
-                    return Err(format!("{name} exited while starting ({status})"));
-                }
-            }
-            waiting.retain(|(_, probe)| !probe.ok());
-            if waiting.is_empty() {
-                return Ok(());
-            }
-            if Instant::now() > deadline {
-                let names: Vec<&str> = waiting.iter().map(|(n, _)| *n).collect();
-                return Err(format!(
-                    "not ready after {START_TIMEOUT:?}: {}",
-                    names.join(", ")
-                ));
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        let mut children = [
+            ("source-controller", &mut self.source),
+            ("helm-controller", &mut self.helm),
+        ];
+        wait_started(&mut children, waiting, START_TIMEOUT, "ready").await
     }
 
     /// The namespace both controllers watch.
@@ -311,22 +298,6 @@ impl Drop for Flux {
                     path.display()
                 );
             }
-        }
-    }
-}
-
-enum Probe {
-    /// `GET /readyz` on this loopback port answers 200.
-    Ready(u16),
-    /// Something accepts connections at this address.
-    Listening(String),
-}
-
-impl Probe {
-    fn ok(&self) -> bool {
-        match self {
-            Probe::Ready(port) => answers_ok(*port, "/readyz"),
-            Probe::Listening(addr) => TcpStream::connect(addr.as_str()).is_ok(),
         }
     }
 }

@@ -89,3 +89,48 @@ pub(crate) fn answers_ok(port: u16, path: &str) -> bool {
     let _ = s.read_to_string(&mut answer);
     answer.starts_with("HTTP/1.0 200") || answer.starts_with("HTTP/1.1 200")
 }
+
+/// What shows that a started process serves.
+pub(crate) enum Probe {
+    /// `GET <path>` on this loopback port answers 200.
+    Http(u16, &'static str),
+    /// Something accepts connections at this address.
+    Listening(String),
+}
+
+impl Probe {
+    fn ok(&self) -> bool {
+        match self {
+            Probe::Http(port, path) => answers_ok(*port, path),
+            Probe::Listening(addr) => TcpStream::connect(addr.as_str()).is_ok(),
+        }
+    }
+}
+
+/// Waits until every probe of `waiting` (named) holds, for at most `limit`; fails early, naming
+/// it, when one of `children` exits, and after `limit` naming the probes that never held
+/// (`not <state> after …`).
+pub(crate) async fn wait_started(
+    children: &mut [(&str, &mut Child)],
+    mut waiting: Vec<(&str, Probe)>,
+    limit: Duration,
+    state: &str,
+) -> Result<(), String> {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        for (name, child) in children.iter_mut() {
+            if let Ok(Some(status)) = child.try_wait() {
+                return Err(format!("{name} exited while starting ({status})"));
+            }
+        }
+        waiting.retain(|(_, probe)| !probe.ok());
+        if waiting.is_empty() {
+            return Ok(());
+        }
+        if std::time::Instant::now() > deadline {
+            let names: Vec<&str> = waiting.iter().map(|(n, _)| *n).collect();
+            return Err(format!("not {state} after {limit:?}: {}", names.join(", ")));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
