@@ -87,6 +87,15 @@ impl Backend {
         }
     }
 
+    /// A test namespace `<backend>-<suffix>` and the backend started for it.
+    pub(crate) async fn for_test(kind: Kind, suffix: &str) -> (TestNamespace, Backend) {
+        let ns = TestNamespace::new(&format!("{}-{suffix}", kind.name()))
+            .await
+            .expect("control plane");
+        let b = Backend::start(kind, &ns).await;
+        (ns, b)
+    }
+
     /// The last lines of the backend's controllers' logs, for a failure message.
     pub(crate) fn log_tails(&self) -> String {
         match &self.controllers {
@@ -95,20 +104,9 @@ impl Backend {
         }
     }
 
-    /// `kubepkg apply shop PKG --backend …` against the registry's `charts` repository, with
-    /// the per-component `timeout`, `-o json` (progress events as JSON lines on stdout).
-    pub(crate) fn apply(
-        &self,
-        ns: &TestNamespace,
-        home: &Path,
-        pkg: &Path,
-        timeout: &str,
-        extra: &[&str],
-    ) -> Command {
-        apply_command(self.kind, ns, &self.reg, home, pkg, timeout, extra)
-    }
-
-    /// [`Backend::apply`] run to its end: (exit code, JSON lines, stderr).
+    /// `kubepkg apply shop PKG --backend …` ([`apply_command`]) against the registry's `charts`
+    /// repository, with the per-component `timeout`, `-o json`, run to its end: (exit code, JSON
+    /// lines, stderr).
     pub(crate) fn apply_finished(
         &self,
         ns: &TestNamespace,
@@ -117,7 +115,11 @@ impl Backend {
         timeout: &str,
         extra: &[&str],
     ) -> (i32, Vec<Value>, String) {
-        finished(self.apply(ns, home, pkg, timeout, extra).output().unwrap())
+        finished(
+            apply_command(self.kind, ns, &self.reg, home, pkg, timeout, extra)
+                .output()
+                .unwrap(),
+        )
     }
 
     /// The part of a `Package` spec that selects this backend and its chart repository.
@@ -194,8 +196,8 @@ impl Backend {
     }
 }
 
-/// `kubepkg apply shop PKG --backend KIND` against `reg`'s `charts` repository ([`Backend::apply`]
-/// for a test with controllers of its own).
+/// `kubepkg apply shop PKG --backend KIND` against `reg`'s `charts` repository, with the
+/// per-component `timeout`, `-o json` (progress events as JSON lines on stdout).
 pub(crate) fn apply_command(
     kind: Kind,
     ns: &TestNamespace,

@@ -11,20 +11,19 @@ use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::batch::v1::Job;
-use kubepkg_testkit::TestNamespace;
 use kubepkg_testkit::charts::package;
 use kubepkg_testkit::registry::{Registry, RegistryOptions};
 use serde_json::Value;
 
 use super::{
-    Backend, Kind, api_server_without_crds, component, config_value, created, finished,
-    gated_package, greeting_chart, history_rows, install_widget_crd, open_gate, widgets,
+    Backend, Kind, api_server_without_crds, apply_command, component, config_value, created,
+    finished, gated_package, greeting_chart, history_rows, install_widget_crd, open_gate, widgets,
 };
 use crate::controller::{
     ControllerProcess, archive, create, install_crd, store_archive, wait_ready,
 };
 use crate::controller_chart::{
-    Scope, delete_shop_as_service_account, deployment_ready, install_for_backend,
+    Scope, delete_shop_as_service_account, deployment_ready, install_for_backend, shop_package,
     shop_ready_as_service_account,
 };
 
@@ -37,20 +36,24 @@ use crate::controller_chart::{
 /// release revision; the Application's sync history entry, id + 1); its progress says what the
 /// backend reports.
 pub(crate) async fn apply_creates_each_component_after_the_previous_is_ready(kind: Kind) {
-    let ns = TestNamespace::new(&format!("{}-drive", kind.name()))
-        .await
-        .expect("control plane");
-    let b = Backend::start(kind, &ns).await;
+    let (ns, b) = Backend::for_test(kind, "drive").await;
     install_widget_crd(&ns, kind).await;
     let tmp = tempfile::tempdir().unwrap();
     let pkg = tmp.path().join("pkg");
     gated_package(&pkg, kind);
-    let child = b
-        .apply(&ns, tmp.path(), &pkg, "3m", &["--set", "api.size=3"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = apply_command(
+        kind,
+        &ns,
+        &b.reg,
+        tmp.path(),
+        &pkg,
+        "3m",
+        &["--set", "api.size=3"],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
 
     // api is released (the backend made its Widget) but its gate does not hold: web's object
     // does not exist yet.
@@ -198,10 +201,7 @@ pub(crate) async fn apply_creates_each_component_after_the_previous_is_ready(kin
 pub(crate) async fn upgrade_runs_its_hook_first_and_a_failing_unsafe_version_is_not_reverted(
     kind: Kind,
 ) {
-    let ns = TestNamespace::new(&format!("{}-hook", kind.name()))
-        .await
-        .expect("control plane");
-    let b = Backend::start(kind, &ns).await;
+    let (ns, b) = Backend::for_test(kind, "hook").await;
     let tmp = tempfile::tempdir().unwrap();
     let write = |version: &str, db_values: &str| {
         let pkg = tmp.path().join(format!("pkg-{version}"));
@@ -290,10 +290,7 @@ pub(crate) async fn upgrade_runs_its_hook_first_and_a_failing_unsafe_version_is_
 /// backend converges on them (exit 3, `RolledBack`): the chart's ConfigMap holds the old value
 /// again. With Argo CD, `kubepkg rollback shop 1` then syncs the first revision's source again.
 pub(crate) async fn a_failing_safe_version_puts_each_changed_component_back(kind: Kind) {
-    let ns = TestNamespace::new(&format!("{}-rollback", kind.name()))
-        .await
-        .expect("control plane");
-    let b = Backend::start(kind, &ns).await;
+    let (ns, b) = Backend::for_test(kind, "rollback").await;
     let tmp = tempfile::tempdir().unwrap();
     let write = |version: &str, db_chart: &str, db_values: &str, api_values: &str| {
         let pkg = tmp.path().join(format!("pkg-{version}"));
@@ -431,21 +428,11 @@ pub(crate) async fn a_failing_safe_version_puts_each_changed_component_back(kind
 /// made, and deleting it deletes the objects (helm-controller uninstalls the releases, Argo CD
 /// deletes what it applied).
 pub(crate) async fn the_controller_drives_a_package_to_ready_and_removes_it_on_delete(kind: Kind) {
-    let ns = TestNamespace::new(&format!("{}-ctl", kind.name()))
-        .await
-        .expect("control plane");
-    let b = Backend::start(kind, &ns).await;
+    let (ns, b) = Backend::for_test(kind, "ctl").await;
     install_crd(&ns).await;
     let tmp = tempfile::tempdir().unwrap();
     let pkg = tmp.path().join("pkg");
-    package(
-        &pkg,
-        "package:\n  name: shop\n  version: 1.0.0\n  rollback: {safe: true}\ncomponents:\n\
-         \x20 - name: api\n    path: api\n    install: {dependsOn: [db]}\n\
-         \x20 - name: db\n    path: db\n",
-        &["api", "db"],
-        &[],
-    );
+    shop_package(&pkg);
     store_archive(&ns, "shop-archive", archive(&pkg)).await;
     let ctl = ControllerProcess::start(&ns, "10m", &[]);
     let mut spec = serde_json::json!({"source": {"configMapRef": {"name": "shop-archive"}}});
@@ -620,10 +607,7 @@ pub(crate) fn refuses_a_cluster_without_the_backend_before_pushing_anything(kind
 pub(crate) async fn the_controllers_service_account_is_enough_for_a_package_and_no_more(
     kind: Kind,
 ) {
-    let ns = TestNamespace::new(&format!("{}-rbac", kind.name()))
-        .await
-        .expect("control plane");
-    let b = Backend::start(kind, &ns).await;
+    let (ns, b) = Backend::for_test(kind, "rbac").await;
     let here = Scope::Namespace(ns.name());
     let crd_get = (
         (
