@@ -10,7 +10,7 @@
 # `apt-get install -y PACKAGES` of just the missing ones), or, when it cannot
 # install, fails with one line saying exactly what to install. It builds
 # nothing, so callers run it first. CALLER names the script in messages.
-# Tested by crates/kubepkg-testkit/tests/needs.rs.
+# Tested by crates/kubepkg-testkit/tests/it/needs.rs.
 
 # "COMMAND DEBIAN-PACKAGE", and why the tests need it.
 KUBEPKG_NEEDS=(

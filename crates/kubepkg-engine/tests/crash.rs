@@ -19,8 +19,6 @@
 //!
 //! Run with `cargo test -p kubepkg-engine --test crash [NAME-SUBSTRING]`.
 
-mod support;
-
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -33,7 +31,8 @@ use kube::api::Api;
 use kubepkg_engine::{Instance, KubeCluster, ops};
 use kubepkg_package::revision::Reason;
 use kubepkg_testkit::TestNamespace;
-use support::*;
+use kubepkg_testkit::charts::*;
+use kubepkg_testkit::engine::*;
 
 /// `<namespace>\t<instance>\t<package dir>\t<timeout seconds>`: run one apply and exit.
 const CHILD: &str = "KUBEPKG_CRASH_CHILD";
@@ -549,11 +548,10 @@ async fn between_components() {
     assert_eq!(e.image("pkg-b").await, "registry.invalid/b:1");
 }
 
-/// Stopped while the upgrade's `PreUpgrade` hook runs (its release installed, its Job
-/// started): nothing else changed. The next apply runs the hook afresh (with the versions),
-/// upgrades, and uninstalls the hook.
-async fn during_pre_upgrade_hook() {
-    let mut e = env("crash-hook").await;
+/// Versions 1.0.0 and 2.0.0 of package `p`: a `PreUpgrade` hook `migrate` before component `a`
+/// (whose image names the version), written into `e`'s directory; 1.0.0 applied. Returns
+/// 2.0.0's directory.
+async fn hooked_package_applied(e: &mut Env) -> PathBuf {
     let write = |root: &Path, version: &str| {
         package(
             root,
@@ -568,6 +566,15 @@ async fn during_pre_upgrade_hook() {
     write(&v1, "1.0.0");
     write(&v2, "2.0.0");
     assert_eq!(e.apply(&v1, SHORT).await, Reason::Succeeded);
+    v2
+}
+
+/// Stopped while the upgrade's `PreUpgrade` hook runs (its release installed, its Job
+/// started): nothing else changed. The next apply runs the hook afresh (with the versions),
+/// upgrades, and uninstalls the hook.
+async fn during_pre_upgrade_hook() {
+    let mut e = env("crash-hook").await;
+    let v2 = hooked_package_applied(&mut e).await;
 
     crash_at(&e.ns, "pkg", &v2, "package-applied:migrate", SHORT);
     let h = history(&e.ns, "pkg").await;
@@ -617,20 +624,7 @@ async fn during_pre_upgrade_hook() {
 /// migration that already ran must not run twice), upgrades, and uninstalls the hook.
 async fn after_pre_upgrade_hook() {
     let mut e = env("crash-after-hook").await;
-    let write = |root: &Path, version: &str| {
-        package(
-            root,
-            &format!(
-                "package: {{name: p, version: {version}}}\ncomponents:\n- {{name: migrate, path: migrate, install: {{phase: PreUpgrade}}}}\n- {{name: a, path: a, values: {{image: \"registry.invalid/a:{version}\"}}}}\n"
-            ),
-            &["a"],
-            &["migrate"],
-        )
-    };
-    let (v1, v2) = (e.dir("v1"), e.dir("v2"));
-    write(&v1, "1.0.0");
-    write(&v2, "2.0.0");
-    assert_eq!(e.apply(&v1, SHORT).await, Reason::Succeeded);
+    let v2 = hooked_package_applied(&mut e).await;
 
     crash_at(&e.ns, "pkg", &v2, "package-applied:a", SHORT);
     let h = history(&e.ns, "pkg").await;

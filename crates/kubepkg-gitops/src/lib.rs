@@ -33,6 +33,8 @@
 
 pub mod argocd;
 pub mod flux;
+#[cfg(test)]
+mod test_support;
 
 /// The objects of a compiled package and what could not be compiled.
 #[derive(Debug, Clone, Default, PartialEq)]

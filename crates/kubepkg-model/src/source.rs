@@ -304,11 +304,6 @@ fn safe_relative(p: &Path) -> Option<PathBuf> {
     Some(out)
 }
 
-/// The mutation engine of the fuzz targets, shared with kubepkg-chart's.
-#[cfg(test)]
-#[path = "../../kubepkg-chart/tests/it/fuzz_engine.rs"]
-mod fuzz_engine;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -534,9 +529,9 @@ mod tests {
         assert!(e.contains("archive has more than 10000 entries"), "{e}");
     }
 
-    // ----- fuzz targets (issue 16); the engine is shared with kubepkg-chart's -----
+    // ----- fuzz targets (issue 16); the engine is the test kit's, shared with kubepkg-chart's -----
 
-    use super::fuzz_engine;
+    use kubepkg_testkit::fuzz as fuzz_engine;
 
     fn example_manifests() -> Vec<Vec<u8>> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");

@@ -36,13 +36,13 @@
 //! Versions, build times and what each process needs: testenv/README.md (`testenv/argocd/`).
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use crate::process::{Probe, free_ports, spawn_logged, wait_started};
 use crate::{ControlPlane, Error, TestNamespace};
 
 /// The field manager of the CRD applies.
@@ -324,30 +324,19 @@ impl ArgoCd {
         repo_metrics: u16,
         controller_metrics: u16,
     ) -> Result<(), String> {
-        let deadline = Instant::now() + START_TIMEOUT;
-        let mut waiting = vec![
-            ("argocd-repo-server /healthz", repo_metrics),
-            ("argocd-application-controller /healthz", controller_metrics),
+        let mut children: Vec<(&str, &mut Child)> =
+            self.children.iter_mut().map(|(n, c)| (*n, c)).collect();
+        let waiting = vec![
+            (
+                "argocd-repo-server /healthz",
+                Probe::Http(repo_metrics, "/healthz"),
+            ),
+            (
+                "argocd-application-controller /healthz",
+                Probe::Http(controller_metrics, "/healthz"),
+            ),
         ];
-        loop {
-            for (name, child) in &mut self.children {
-                if let Ok(Some(status)) = child.try_wait() {
-                    return Err(format!("{name} exited while starting ({status})"));
-                }
-            }
-            waiting.retain(|(_, port)| !healthz(*port));
-            if waiting.is_empty() {
-                return Ok(());
-            }
-            if Instant::now() > deadline {
-                let names: Vec<&str> = waiting.iter().map(|(n, _)| *n).collect();
-                return Err(format!(
-                    "not healthy after {START_TIMEOUT:?}: {}",
-                    names.join(", ")
-                ));
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
+        wait_started(&mut children, waiting, START_TIMEOUT, "healthy").await
     }
 
     /// The namespace Argo CD runs in: its configuration and the Applications it reconciles.
@@ -434,80 +423,3 @@ const ARGOCD_KINDS: &[(&str, &str, &str)] = &[
     ("argoproj.io", "v1alpha1", "Application"),
     ("argoproj.io", "v1alpha1", "AppProject"),
 ];
-
-/// Starts `bin` with `args` and `env`, its output to `log`, killed when the starting thread
-/// dies (`setpriv --pdeathsig KILL`, when present).
-fn spawn_logged(
-    bin: &Path,
-    args: &[String],
-    env: &[(&str, std::ffi::OsString)],
-    log: &Path,
-) -> Result<Child, Error> {
-    let file = File::create(log).map_err(|source| Error::Io {
-        what: "creating",
-        path: log.to_path_buf(),
-        source,
-    })?;
-    let stderr = file.try_clone().map_err(|source| Error::Io {
-        what: "opening",
-        path: log.to_path_buf(),
-        source,
-    })?;
-    let setpriv = Path::new("/usr/bin/setpriv");
-    let mut cmd = if setpriv.exists() {
-        let mut c = Command::new(setpriv);
-        c.args(["--pdeathsig", "KILL", "--"]).arg(bin);
-        c
-    } else {
-        Command::new(bin)
-    };
-    cmd.args(args)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .env_remove("HELM_CACHE_HOME")
-        .env_remove("HELM_CONFIG_HOME")
-        .env_remove("HELM_DATA_HOME")
-        .env_remove("HELM_DRIVER")
-        .env_remove("HELM_NAMESPACE")
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(file))
-        .stderr(Stdio::from(stderr));
-    cmd.spawn().map_err(|source| Error::Io {
-        what: "starting",
-        path: bin.to_path_buf(),
-        source,
-    })
-}
-
-/// `N` distinct free loopback ports (held together while chosen, so they differ).
-fn free_ports<const N: usize>() -> Result<[u16; N], Error> {
-    let io = |source| Error::Io {
-        what: "finding a free port on",
-        path: PathBuf::from("127.0.0.1"),
-        source,
-    };
-    let listeners = (0..N)
-        .map(|_| TcpListener::bind("127.0.0.1:0"))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(io)?;
-    let mut ports = [0u16; N];
-    for (port, listener) in ports.iter_mut().zip(&listeners) {
-        *port = listener.local_addr().map_err(io)?.port();
-    }
-    Ok(ports)
-}
-
-/// `GET /healthz` on this loopback port answers 200.
-fn healthz(port: u16) -> bool {
-    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
-        return false;
-    };
-    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
-    if s.write_all(b"GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
-        .is_err()
-    {
-        return false;
-    }
-    let mut answer = String::new();
-    let _ = s.read_to_string(&mut answer);
-    answer.starts_with("HTTP/1.0 200") || answer.starts_with("HTTP/1.1 200")
-}

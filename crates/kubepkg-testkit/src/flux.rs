@@ -28,14 +28,12 @@
 //!
 //! Versions and build times: testenv/README.md (`testenv/flux/`).
 
-use std::fs::File;
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use crate::process::{Probe, free_ports, spawn_logged, wait_started};
 use crate::{ControlPlane, Error, TestNamespace};
 
 /// The kinds Flux's controllers put finalizers on (group, version, kind).
@@ -157,19 +155,23 @@ impl Flux {
             format!("--storage-addr={storage_addr}"),
             format!("--storage-adv-addr={storage_addr}"),
         ]);
-        let source = spawn_controller(
-            ns,
+        // Each controller against the plane, for `ns` only.
+        let env = [
+            ("KUBECONFIG", ns.plane().kubeconfig().into()),
+            ("RUNTIME_NAMESPACE", ns.name().into()),
+            ("HOME", home.clone().into()),
+        ];
+        let source = spawn_logged(
             &bin_dir.join("source-controller"),
             &source_args,
+            &env,
             &path.join("source-controller.log"),
-            &home,
         )?;
-        let helm = match spawn_controller(
-            ns,
+        let helm = match spawn_logged(
             &bin_dir.join("helm-controller"),
             &common(helm_metrics, helm_health),
+            &env,
             &path.join("helm-controller.log"),
-            &home,
         ) {
             Ok(child) => child,
             Err(e) => {
@@ -199,37 +201,25 @@ impl Flux {
     /// Waits for both health endpoints and the artifact server; fails early when a
     /// controller exits.
     async fn wait_ready(&mut self, source_health: u16, helm_health: u16) -> Result<(), String> {
-        let deadline = Instant::now() + START_TIMEOUT;
-        let mut waiting = vec![
-            ("source-controller /readyz", Probe::Ready(source_health)),
-            ("helm-controller /readyz", Probe::Ready(helm_health)),
+        let waiting = vec![
+            (
+                "source-controller /readyz",
+                Probe::Http(source_health, "/readyz"),
+            ),
+            (
+                "helm-controller /readyz",
+                Probe::Http(helm_health, "/readyz"),
+            ),
             (
                 "source-controller's artifact server",
                 Probe::Listening(self.storage_addr.clone()),
             ),
         ];
-        loop {
-            for (name, child) in [
-                ("source-controller", &mut self.source),
-                ("helm-controller", &mut self.helm),
-            ] {
-                if let Ok(Some(status)) = child.try_wait() {
-                    return Err(format!("{name} exited while starting ({status})"));
-                }
-            }
-            waiting.retain(|(_, probe)| !probe.ok());
-            if waiting.is_empty() {
-                return Ok(());
-            }
-            if Instant::now() > deadline {
-                let names: Vec<&str> = waiting.iter().map(|(n, _)| *n).collect();
-                return Err(format!(
-                    "not ready after {START_TIMEOUT:?}: {}",
-                    names.join(", ")
-                ));
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        let mut children = [
+            ("source-controller", &mut self.source),
+            ("helm-controller", &mut self.helm),
+        ];
+        wait_started(&mut children, waiting, START_TIMEOUT, "ready").await
     }
 
     /// The namespace both controllers watch.
@@ -308,105 +298,6 @@ impl Drop for Flux {
                     path.display()
                 );
             }
-        }
-    }
-}
-
-/// Starts one controller against the plane, for `ns` only, logging to `log`.
-fn spawn_controller(
-    ns: &TestNamespace,
-    bin: &Path,
-    args: &[String],
-    log: &Path,
-    home: &Path,
-) -> Result<Child, Error> {
-    let file = File::create(log).map_err(|source| Error::Io {
-        what: "creating",
-        path: log.to_path_buf(),
-        source,
-    })?;
-    let stderr = file.try_clone().map_err(|source| Error::Io {
-        what: "opening",
-        path: log.to_path_buf(),
-        source,
-    })?;
-    // The controller is killed when the thread that starts it ends, so a test binary that
-    // dies leaves none behind (a plain child would go on watching the plane).
-    let setpriv = Path::new("/usr/bin/setpriv");
-    let mut cmd = if setpriv.exists() {
-        let mut c = Command::new(setpriv);
-        c.args(["--pdeathsig", "KILL", "--"]).arg(bin);
-        c
-    } else {
-        Command::new(bin)
-    };
-    cmd.args(args)
-        .env("KUBECONFIG", ns.plane().kubeconfig())
-        .env("RUNTIME_NAMESPACE", ns.name())
-        .env("HOME", home)
-        .env_remove("HELM_CACHE_HOME")
-        .env_remove("HELM_CONFIG_HOME")
-        .env_remove("HELM_DATA_HOME")
-        .env_remove("HELM_DRIVER")
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(file))
-        .stderr(Stdio::from(stderr));
-    cmd.spawn().map_err(|source| Error::Io {
-        what: "starting",
-        path: bin.to_path_buf(),
-        source,
-    })
-}
-
-/// Five distinct free loopback ports (held together while chosen, so they differ).
-fn free_ports() -> Result<[u16; 5], Error> {
-    let listeners = (0..5)
-        .map(|_| TcpListener::bind("127.0.0.1:0"))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|source| Error::Io {
-            what: "finding a free port on",
-            path: PathBuf::from("127.0.0.1"),
-            source,
-        })?;
-    let mut ports = [0u16; 5];
-    for (port, listener) in ports.iter_mut().zip(&listeners) {
-        *port = listener
-            .local_addr()
-            .map_err(|source| Error::Io {
-                what: "finding a free port on",
-                path: PathBuf::from("127.0.0.1"),
-                source,
-            })?
-            .port();
-    }
-    Ok(ports)
-}
-
-enum Probe {
-    /// `GET /readyz` on this loopback port answers 200.
-    Ready(u16),
-    /// Something accepts connections at this address.
-    Listening(String),
-}
-
-impl Probe {
-    fn ok(&self) -> bool {
-        match self {
-            Probe::Ready(port) => {
-                let Ok(mut s) = TcpStream::connect(("127.0.0.1", *port)) else {
-                    return false;
-                };
-                let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
-                if s.write_all(b"GET /readyz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
-                    .is_err()
-                {
-                    return false;
-                }
-                let mut answer = String::new();
-                let _ = s.read_to_string(&mut answer);
-                answer.starts_with("HTTP/1.0 200") || answer.starts_with("HTTP/1.1 200")
-            }
-            Probe::Listening(addr) => TcpStream::connect(addr.as_str()).is_ok(),
         }
     }
 }

@@ -40,6 +40,10 @@
 //!   address proxied test servers listen on.
 //! - [`fault::FaultProxy`] passes TLS through, so 429 and 503 are tested at the HTTP level in
 //!   `kubepkg-kube` instead.
+//! - Packages and charts written for a test (one simulated Deployment per component, hook
+//!   charts): [`charts`]; with feature `engine`, the engine driven in-process over a test
+//!   namespace and readers of its revisions and Helm records: `engine`.
+//! - [`fuzz`]: the seeded mutation fuzzer of the chart and package loaders' fuzz tests.
 //! - `Package` objects and archives in ConfigMaps: [`package_api`], [`install_package_crd`],
 //!   [`store_package_archive`].
 #![forbid(unsafe_code)]
@@ -49,17 +53,22 @@ mod apply;
 pub mod argocd;
 /// A static Helm chart repository on loopback (HTTP/HTTPS, basic auth), built with real `helm`.
 pub mod chart_repo;
+pub mod charts;
 pub mod cosign;
+#[cfg(feature = "engine")]
+pub mod engine;
 mod error;
 pub mod fault;
 /// Flux's real source-controller and helm-controller as processes against the plane, with Flux's CRDs.
 pub mod flux;
+pub mod fuzz;
 mod helm;
 /// The real kstatus library (Go, cli-utils) as a test oracle: [`kstatus::classify`], [`kstatus::assert_status`].
 pub mod kstatus;
 mod namespace;
 mod packages;
 mod plane;
+mod process;
 pub mod proxy;
 pub mod registry;
 pub mod sim;
@@ -72,7 +81,7 @@ pub use helm::{helm_binary, helm_command};
 pub use namespace::TestNamespace;
 pub use packages::{install_package_crd, package_api, package_archive, store_package_archive};
 pub use plane::{ControlPlane, control_plane};
-pub use wait::{has_condition, wait_deleted, wait_for};
+pub use wait::{eventually, has_condition, wait_deleted, wait_for};
 
 /// The field manager the test kit's own applies use.
 pub const FIELD_MANAGER: &str = "kubepkg-testkit";

@@ -129,3 +129,22 @@ where
             last_seen: describe(last.as_ref()),
         })
 }
+
+/// Polls `check` every 100 ms until it returns `Some`, for at most `limit`.
+pub async fn eventually<T>(
+    limit: Duration,
+    what: &str,
+    mut check: impl AsyncFnMut() -> Option<T>,
+) -> T {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if let Some(v) = check().await {
+            return v;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never happened: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

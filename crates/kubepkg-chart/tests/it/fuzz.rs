@@ -1,14 +1,14 @@
 //! Fuzz targets (issue 16): the template parser and executor, the YAML/JSON/TOML readers, the
 //! `--set` parser and the chart archive loader, each fed a fixed number of seeded mutations of
-//! the committed corpora (`KUBEPKG_FUZZ_RUNS` runs more, see `fuzz_engine.rs`). The property is
+//! the committed corpora (`KUBEPKG_FUZZ_RUNS` runs more, see `kubepkg_testkit::fuzz`). The property is
 //! "never panics, never overflows the stack, never runs away": every input either succeeds or
 //! returns an error, the template executor within its small operation limit.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::fuzz_engine::run;
 use kubepkg_template::{Limits, Templates, Value};
+use kubepkg_testkit::fuzz::run;
 
 fn repo() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
@@ -116,7 +116,7 @@ fn fuzz_template_parser_and_executor() {
             let _ = t.execute("t", &top);
         }
     });
-    assert_eq!(runs, crate::fuzz_engine::runs(10_000));
+    assert_eq!(runs, kubepkg_testkit::fuzz::runs(10_000));
 }
 
 const YAML_TOKENS: &[&[u8]] = &[

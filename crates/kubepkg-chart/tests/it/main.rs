@@ -2,7 +2,6 @@
 //! and uv do). Each module is one former test file; shared helpers are modules too.
 
 mod fuzz;
-mod fuzz_engine;
 mod no_panic;
 mod release_object;
 mod sdk_reference;

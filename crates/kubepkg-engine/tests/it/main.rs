@@ -8,5 +8,11 @@ mod kstatus;
 mod package_object;
 mod requires;
 mod rules;
-#[path = "../support/mod.rs"]
-mod support;
+/// The shared test support, from the test kit: packages and charts written for a test
+/// (`kubepkg_testkit::charts`) and the engine driven over a test namespace
+/// (`kubepkg_testkit::engine`).
+mod support {
+    pub use kubepkg_testkit::charts::*;
+    pub use kubepkg_testkit::engine::*;
+    pub use kubepkg_testkit::eventually;
+}

@@ -1,36 +1,5 @@
 use super::*;
-
-fn package(manifest: &str) -> (tempfile::TempDir, Package) {
-    let dir = tempfile::tempdir().unwrap();
-    for chart in ["db", "api", "web", "check"] {
-        let c = dir.path().join(chart);
-        std::fs::create_dir_all(c.join("templates")).unwrap();
-        std::fs::write(
-            c.join("Chart.yaml"),
-            format!("apiVersion: v2\nname: {chart}\nversion: 1.2.3\n"),
-        )
-        .unwrap();
-    }
-    let file = dir.path().join("kubepkg.yaml");
-    let package = kubepkg_model::parse::parse_manifest(manifest, &file, dir.path()).expect("valid");
-    (dir, package)
-}
-
-fn charts(names: &[&str]) -> BTreeMap<String, ChartRef> {
-    names
-        .iter()
-        .map(|n| {
-            (
-                n.to_string(),
-                ChartRef {
-                    name: format!("{n}-chart"),
-                    version: "1.2.3".into(),
-                    digest: None,
-                },
-            )
-        })
-        .collect()
-}
+use crate::test_support::{charts, package};
 
 fn options() -> Options {
     Options {

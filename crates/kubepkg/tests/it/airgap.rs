@@ -135,7 +135,7 @@ async fn push_signature(c: &kubepkg_oci::Client, repo: &str, digest: &str) -> Ve
 /// A package `webshop` 1.0.0 of one simulated Deployment chart, pushed to `reg`; its digest.
 fn push_webshop(env: &Env, reg: &Registry) -> String {
     let dir = env.path("webshop");
-    crate::engine_support::package(
+    kubepkg_testkit::charts::package(
         &dir,
         "package:\n  name: webshop\n  version: 1.0.0\ncomponents:\n- name: web\n  path: web\n",
         &["web"],
@@ -282,7 +282,7 @@ async fn a_local_package_saved_to_a_tar_loads_into_a_registry_and_installs() {
         .expect("control plane");
     let env = Env::new();
     let dir = env.path("webshop");
-    crate::engine_support::package(
+    kubepkg_testkit::charts::package(
         &dir,
         "package:\n  name: webshop\n  version: 1.0.0\ncomponents:\n- name: web\n  path: web\n",
         &["web"],

@@ -101,7 +101,7 @@ fn a_registry_requiring_client_certificates_refuses_without_one_and_serves_with_
 
     // A package: pushed and pulled with the certificate, byte for byte.
     let pkg = env.path("pkg");
-    crate::engine_support::package(
+    kubepkg_testkit::charts::package(
         &pkg,
         "package:\n  name: certpkg\n  version: 1.0.0\ncomponents:\n- name: web\n  path: web\n",
         &["web"],

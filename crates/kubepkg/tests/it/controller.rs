@@ -19,8 +19,9 @@ use kubepkg_package_object as object;
 use kubepkg_testkit::{TestNamespace, kstatus};
 use serde_json::{Value, json};
 
-use crate::engine_support::{eventually, package};
 use crate::support::run;
+use kubepkg_testkit::charts::package;
+use kubepkg_testkit::eventually;
 
 fn packages(ns: &TestNamespace) -> Api<DynamicObject> {
     kubepkg_testkit::package_api(ns)
@@ -1290,7 +1291,8 @@ async fn values_once_are_applied_with_one_revision_only() {
     let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
     assert_eq!(o.pointer("/status/revision"), Some(&json!(2)), "{o}");
     assert_eq!(image().await, json!("registry.invalid/x:lasting"));
-    let kc = crate::engine_support::kube_cluster(&ns, Duration::from_secs(60), Default::default());
+    let kc =
+        kubepkg_testkit::engine::kube_cluster(&ns, Duration::from_secs(60), Default::default());
     let h = kc.store.history("shop", ns.name()).await.unwrap();
     let sources = |n: u64| -> Vec<String> {
         h.get(n)

@@ -27,8 +27,9 @@ use kubepkg_package_object as object;
 use kubepkg_testkit::{TestNamespace, helm_binary, helm_command};
 use serde_json::json;
 
-use crate::engine_support::{eventually, package};
 use crate::support::{kubepkg, ok, repo};
+use kubepkg_testkit::charts::package;
+use kubepkg_testkit::eventually;
 
 const LIMIT: Duration = Duration::from_secs(180);
 const HELM_VERSIONS: [&str; 2] = ["v4.3.1", "v3.22.0"];
@@ -944,6 +945,19 @@ pub(crate) fn install_for_backend<'a>(
     installed
 }
 
+/// Package `shop` 1.0.0 in `pkg`: two components, api after db (one simulated Deployment
+/// each), `rollback.safe`.
+pub(crate) fn shop_package(pkg: &Path) {
+    package(
+        pkg,
+        "package:\n  name: shop\n  version: 1.0.0\n  rollback: {safe: true}\ncomponents:\n\
+         \x20 - name: api\n    path: api\n    install: {dependsOn: [db]}\n\
+         \x20 - name: db\n    path: db\n",
+        &["api", "db"],
+        &[],
+    );
+}
+
 /// The real `kubepkg controller`, authenticated with a token of `installed`'s ServiceAccount,
 /// reconciling Package `shop` — two components, api after db, `rollback.safe`, from ConfigMap
 /// `shop-archive`; `backend` the rest of its spec — until it is Ready (`Succeeded`): the
@@ -958,14 +972,7 @@ pub(crate) async fn shop_ready_as_service_account(
     let kubeconfig = service_account_kubeconfig(ns, &installed.fullname(), dir);
     let ctl = Controller::start(ns, &kubeconfig);
     let pkg = dir.join("pkg");
-    package(
-        &pkg,
-        "package:\n  name: shop\n  version: 1.0.0\n  rollback: {safe: true}\ncomponents:\n\
-         \x20 - name: api\n    path: api\n    install: {dependsOn: [db]}\n\
-         \x20 - name: db\n    path: db\n",
-        &["api", "db"],
-        &[],
-    );
+    shop_package(&pkg);
     kubepkg_testkit::store_package_archive(
         ns,
         "shop-archive",

@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::engine_support::{deploy_chart, package};
 use crate::support::{kubepkg, ok, run_command};
+use kubepkg_testkit::charts::{deploy_chart, package};
 use kubepkg_testkit::{TestNamespace, helm_binary};
 
 fn helm() -> PathBuf {

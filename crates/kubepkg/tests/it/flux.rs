@@ -1,5 +1,9 @@
 //! Flux's real controllers (`kubepkg_testkit::flux`) against the local control plane, with a
-//! chart served by the real test OCI registry: the test tooling the Flux backend is proved with.
+//! chart served by the real test OCI registry: the test tooling the Flux backend is proved with,
+//! the scenarios every GitOps backend runs (`crate::backends::scenarios`, as `flux::NAME`), and
+//! what only Flux has: `render --backend flux` converging by itself, the same Helm releases from
+//! compile and drive, `plan` against helm-controller's releases, `apply --force` over a flux
+//! Package.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -13,8 +17,14 @@ use kubepkg_testkit::flux::Flux;
 use kubepkg_testkit::registry::{Registry, RegistryOptions};
 use kubepkg_testkit::{TestNamespace, helm_binary, helm_command, wait_for};
 
-use crate::engine_support::deploy_chart;
+use crate::backends::{
+    Backend, Kind, apply_command, finished, gated_package, greeting_chart, install_widget_crd,
+    kubectl_apply, open_gate, render, widgets,
+};
 use crate::support::ok;
+use kubepkg_testkit::charts::deploy_chart;
+
+crate::backend_scenarios!(Kind::Flux);
 
 /// The real `helm` with its config, cache and registry logins in `dir`.
 fn helm(bin: &Path, dir: &Path, args: &[&str]) -> Output {
@@ -33,7 +43,7 @@ fn helm(bin: &Path, dir: &Path, args: &[&str]) -> Output {
 
 /// Flux's Ready: the `Ready` condition True for the object's current generation, and the
 /// whole status written for it (Flux patches conditions before the rest of the status).
-fn ready(object: &DynamicObject) -> bool {
+pub(crate) fn ready(object: &DynamicObject) -> bool {
     let generation = object.metadata.generation.unwrap_or(0);
     let status = &object.data["status"];
     status["observedGeneration"] == generation
@@ -46,7 +56,13 @@ fn ready(object: &DynamicObject) -> bool {
         })
 }
 
-fn flux_api(ns: &TestNamespace, group: &str, version: &str, kind: &str) -> Api<DynamicObject> {
+/// The objects of `group/version` `kind` in the test namespace.
+pub(crate) fn flux_api(
+    ns: &TestNamespace,
+    group: &str,
+    version: &str,
+    kind: &str,
+) -> Api<DynamicObject> {
     let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(group, version, kind));
     Api::namespaced_with(ns.client().clone(), ns.name(), &resource)
 }
@@ -299,27 +315,6 @@ async fn flux_controllers_watch_only_their_test_namespace() {
     );
 }
 
-/// A Widget (a custom resource whose `Ready` condition only the test sets, as a controller
-/// would) for a `readyWhen` gate the chart's own objects cannot satisfy by themselves.
-const WIDGET_CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.fluxtest.kubepkg.dev
-spec:
-  group: fluxtest.kubepkg.dev
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      subresources: {status: {}}
-      schema:
-        openAPIV3Schema:
-          type: object
-          x-kubernetes-preserve-unknown-fields: true
-"#;
-
 /// `kubepkg render --backend flux --push-charts` of a three-component package (db ← api ←
 /// web, api gated by `readyWhen` on its Widget), applied as it is (what a GitOps repository
 /// would hold), converges with Flux's real controllers one component after the other: web's
@@ -331,40 +326,21 @@ async fn render_for_flux_converges_one_component_after_the_other_behind_ready_wh
     let ns = TestNamespace::new("flux-render")
         .await
         .expect("control plane");
-    let flux = Flux::start(&ns).await.expect("Flux's controllers");
-    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
-    kubepkg_testkit::apply_yaml(ns.client(), None, WIDGET_CRD, "kubepkg-test", false)
-        .await
-        .expect("Widget CRD");
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    let flux = Backend::start(Kind::Flux, &ns).await;
+    let reg = &flux.reg;
+    install_widget_crd(&ns, Kind::Flux).await;
 
     let tmp = tempfile::tempdir().unwrap();
     let pkg = tmp.path().join("pkg");
-    crate::engine_support::package(
+    gated_package(&pkg, Kind::Flux);
+    let rendered = render(
+        Kind::Flux,
+        &ns,
+        reg,
         &pkg,
-        "package:\n  name: shop\n  version: 1.0.0\n  rollback: {safe: true}\ncomponents:\n\
-         \x20 - name: web\n    path: web\n    install: {dependsOn: [api]}\n\
-         \x20 - name: api\n    path: api\n    install:\n      dependsOn: [db]\n      readyWhen:\n\
-         \x20       - {apiVersion: fluxtest.kubepkg.dev/v1, kind: Widget, name: api-widget, condition: Ready}\n\
-         \x20 - name: db\n    path: db\n",
-        &["web", "api", "db"],
-        &[],
+        tmp.path(),
+        &["--set", "api.size=3"],
     );
-    std::fs::write(
-        pkg.join("api/templates/widget.yaml"),
-        "apiVersion: fluxtest.kubepkg.dev/v1\nkind: Widget\nmetadata:\n  name: api-widget\nspec:\n  size: {{ .Values.size | default 1 }}\n",
-    )
-    .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
-        .args(["render", "--backend", "flux", "shop"])
-        .arg(&pkg)
-        .args(["-n", ns.name(), "--chart-repository", &reg.oci("charts")])
-        .args(["--push-charts", "--plain-http", "--set", "api.size=3"])
-        .env("HOME", tmp.path())
-        .env_remove("HELM_NAMESPACE")
-        .output()
-        .unwrap();
-    let rendered = ok(out);
     ns.apply_yaml(&rendered)
         .await
         .expect("the rendered objects");
@@ -373,9 +349,9 @@ async fn render_for_flux_converges_one_component_after_the_other_behind_ready_wh
     let in_time = Duration::from_secs(180);
     wait_for(&releases, "shop-db", in_time, "shop-db Ready", ready)
         .await
-        .unwrap_or_else(|e| panic!("{e}\n{}", flux.log_tails(40)));
+        .unwrap_or_else(|e| panic!("{e}\n{}", flux.log_tails()));
     // api is installed (its Widget exists) but not Ready: web waits, not even installed.
-    let widgets = flux_api(&ns, "fluxtest.kubepkg.dev", "v1", "Widget");
+    let widgets = widgets(&ns, Kind::Flux);
     let widget = wait_for(&widgets, "api-widget", in_time, "api's Widget", |_| true)
         .await
         .expect("api's Widget");
@@ -396,20 +372,11 @@ async fn render_for_flux_converges_one_component_after_the_other_behind_ready_wh
         "web installed before api was Ready"
     );
     let gate_opened = jiff::Timestamp::now();
-    widgets
-        .patch_status(
-            "api-widget",
-            &kube::api::PatchParams::default(),
-            &kube::api::Patch::Merge(serde_json::json!({
-                "status": {"conditions": [{"type": "Ready", "status": "True"}]}
-            })),
-        )
-        .await
-        .expect("the Widget's status");
+    open_gate(&ns, Kind::Flux).await;
     for name in ["shop-api", "shop-web"] {
         wait_for(&releases, name, in_time, &format!("{name} Ready"), ready)
             .await
-            .unwrap_or_else(|e| panic!("{e}\n{}", flux.log_tails(40)));
+            .unwrap_or_else(|e| panic!("{e}\n{}", flux.log_tails()));
     }
     // Each release record was written after the previous release was Ready.
     let created = |name: String| {
@@ -431,35 +398,10 @@ async fn render_for_flux_converges_one_component_after_the_other_behind_ready_wh
 }
 
 // ---------------------------------------------------------------------------------------------
-// `backend: flux` driven by kubepkg (`kubepkg apply --backend flux`, and the controller): the
-// same rules as the helm backend, over HelmReleases that Flux's real helm-controller releases.
-
-/// `kubepkg apply NAME PKG --backend flux` against `reg`'s `charts` repository, with the
-/// per-component `timeout`, `-o json` (progress events as JSON lines on stdout).
-fn flux_apply(
-    ns: &TestNamespace,
-    reg: &Registry,
-    home: &Path,
-    pkg: &Path,
-    timeout: &str,
-    extra: &[&str],
-) -> Command {
-    let mut c = crate::support::kubepkg(ns, &["apply", "shop"]);
-    c.arg(pkg)
-        .args([
-            "--backend",
-            "flux",
-            "--chart-repository",
-            &reg.oci("charts"),
-        ])
-        .args(["--plain-http", "--timeout", timeout, "-o", "json"])
-        .args(extra)
-        .env("HOME", home);
-    c
-}
+// `backend: flux` driven by kubepkg: what the shared scenarios read of a HelmRelease.
 
 /// The HelmRelease `name` of the test namespace, as JSON (None when there is none).
-async fn helm_release(ns: &TestNamespace, name: &str) -> Option<serde_json::Value> {
+pub(crate) async fn helm_release(ns: &TestNamespace, name: &str) -> Option<serde_json::Value> {
     flux_api(ns, "helm.toolkit.fluxcd.io", "v2", "HelmRelease")
         .get_opt(name)
         .await
@@ -467,17 +409,8 @@ async fn helm_release(ns: &TestNamespace, name: &str) -> Option<serde_json::Valu
         .map(|o| serde_json::to_value(o).unwrap())
 }
 
-/// `metadata.creationTimestamp` of a JSON object.
-fn created(o: &serde_json::Value) -> jiff::Timestamp {
-    o["metadata"]["creationTimestamp"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap()
-}
-
 /// When the object's `Ready` condition last turned (RFC 3339, second precision).
-fn ready_since(o: &serde_json::Value) -> jiff::Timestamp {
+pub(crate) fn ready_since(o: &serde_json::Value) -> jiff::Timestamp {
     o["status"]["conditions"]
         .as_array()
         .and_then(|c| {
@@ -490,615 +423,15 @@ fn ready_since(o: &serde_json::Value) -> jiff::Timestamp {
         .unwrap()
 }
 
-/// A chart `name` (version `version`) whose ConfigMap `<release>-greeting` holds value
-/// `greeting`, beside the simulated Deployment.
-fn greeting_chart(dir: &Path, name: &str, version: &str) {
-    deploy_chart(dir, name, version);
-    std::fs::write(
-        dir.join("templates/configmap.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-greeting\ndata:\n  greeting: {{ .Values.greeting | default \"none\" | quote }}\n",
-    )
-    .unwrap();
-}
-
-/// The exit code and the JSON lines of a finished `kubepkg … -o json`.
-fn finished(out: Output) -> (i32, Vec<serde_json::Value>, String) {
-    let lines = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
-    (
-        out.status.code().unwrap_or(-1),
-        lines,
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
-}
-
-/// A three-component package (db ← api ← web; api gated by `readyWhen` on its Widget) applied
-/// with `--backend flux`: kubepkg creates each HelmRelease only once the one before it is Ready
-/// (its creation after the previous one's Ready transition), web's not at all while api's
-/// Widget is not Ready, and records each component's release revision as the one Flux made;
-/// its progress says what Flux reports.
-#[tokio::test]
-async fn apply_with_backend_flux_creates_each_helm_release_after_the_previous_is_ready() {
-    let ns = TestNamespace::new("flux-drive")
-        .await
-        .expect("control plane");
-    let flux = Flux::start(&ns).await.expect("Flux's controllers");
-    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
-    kubepkg_testkit::apply_yaml(ns.client(), None, WIDGET_CRD, "kubepkg-test", false)
-        .await
-        .expect("Widget CRD");
-    let tmp = tempfile::tempdir().unwrap();
-    let pkg = tmp.path().join("pkg");
-    crate::engine_support::package(
-        &pkg,
-        "package:\n  name: shop\n  version: 1.0.0\n  rollback: {safe: true}\ncomponents:\n\
-         \x20 - name: web\n    path: web\n    install: {dependsOn: [api]}\n\
-         \x20 - name: api\n    path: api\n    install:\n      dependsOn: [db]\n      readyWhen:\n\
-         \x20       - {apiVersion: fluxtest.kubepkg.dev/v1, kind: Widget, name: api-widget, condition: Ready}\n\
-         \x20 - name: db\n    path: db\n",
-        &["web", "api", "db"],
-        &[],
-    );
-    std::fs::write(
-        pkg.join("api/templates/widget.yaml"),
-        "apiVersion: fluxtest.kubepkg.dev/v1\nkind: Widget\nmetadata:\n  name: api-widget\nspec:\n  size: {{ .Values.size | default 1 }}\n",
-    )
-    .unwrap();
-    let child = flux_apply(&ns, &reg, tmp.path(), &pkg, "3m", &["--set", "api.size=3"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-
-    // api is being released (Flux made its Widget) but not Ready: web's HelmRelease does not
-    // exist yet.
-    let in_time = Duration::from_secs(240);
-    let widgets = flux_api(&ns, "fluxtest.kubepkg.dev", "v1", "Widget");
-    let widget = wait_for(&widgets, "api-widget", in_time, "api's Widget", |_| true)
-        .await
-        .unwrap_or_else(|e| panic!("{e}\n{}", flux.log_tails(40)));
-    assert_eq!(
-        widget.data["spec"]["size"], 3,
-        "--set api.size reached the chart"
-    );
-    assert!(ready(
-        &flux_api(&ns, "helm.toolkit.fluxcd.io", "v2", "HelmRelease")
-            .get("shop-db")
-            .await
-            .unwrap()
-    ));
-    assert!(
-        helm_release(&ns, "shop-web").await.is_none(),
-        "web created before api was Ready"
-    );
-    let gate_opened = jiff::Timestamp::now();
-    widgets
-        .patch_status(
-            "api-widget",
-            &kube::api::PatchParams::default(),
-            &kube::api::Patch::Merge(serde_json::json!({
-                "status": {"conditions": [{"type": "Ready", "status": "True"}]}
-            })),
-        )
-        .await
-        .expect("the Widget's status");
-    let (code, lines, stderr) = finished(
-        tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
-            .await
-            .unwrap(),
-    );
-    assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", flux.log_tails(40));
-
-    let db = helm_release(&ns, "shop-db").await.unwrap();
-    let api = helm_release(&ns, "shop-api").await.unwrap();
-    let web = helm_release(&ns, "shop-web").await.unwrap();
-    assert!(
-        created(&api) >= ready_since(&db),
-        "api {} before db Ready {}",
-        created(&api),
-        ready_since(&db)
-    );
-    assert!(
-        created(&web) >= ready_since(&api),
-        "web {} before api Ready {}",
-        created(&web),
-        ready_since(&api)
-    );
-    assert!(
-        created(&web).as_second() >= gate_opened.as_second(),
-        "web ({}) created only after the Widget was Ready ({gate_opened})",
-        created(&web)
-    );
-    // The objects are the compiled ones: the chain, the gate as CEL, kubepkg's own rollback.
-    assert_eq!(web["spec"]["dependsOn"][0]["name"], "shop-api");
-    assert!(
-        api["spec"]["healthCheckExprs"][0]["current"]
-            .as_str()
-            .unwrap()
-            .contains("api-widget")
-    );
-    assert_eq!(api["spec"]["upgrade"]["remediation"]["retries"], 0);
-    let source = flux_api(&ns, "source.toolkit.fluxcd.io", "v1", "OCIRepository")
-        .get("shop-api")
-        .await
-        .unwrap();
-    assert_eq!(
-        source.data["spec"]["ref"]["digest"], api["status"]["history"][0]["ociDigest"],
-        "the source pins the pushed digest, and Flux released it"
-    );
-
-    // The package revision records the release revisions helm-controller made.
-    let (code, status, err) = crate::support::run(&ns, &["status", "shop", "-o", "json"]);
-    assert_eq!(code, 0, "{err}");
-    let status: serde_json::Value = serde_json::from_str(&status).unwrap();
-    for (component, hr) in [("db", &db), ("api", &api), ("web", &web)] {
-        let recorded = status["revision"]["components"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["name"] == component)
-            .unwrap_or_else(|| panic!("{component} recorded: {status}"));
-        assert_eq!(
-            recorded["revision"], hr["status"]["history"][0]["version"],
-            "{status}"
-        );
-    }
-    assert_eq!(status["revision"]["status"], "deployed", "{status}");
-    // While api waited, the progress said what Flux reported about its HelmRelease.
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.to_string().contains("HelmRelease") && l.to_string().contains("shop-api")),
-        "{lines:#?}"
-    );
-    drop(flux);
-}
-
-/// An upgrade with a `PreUpgrade` hook: the hook runs first as a HelmRelease of its own (its
-/// chart sees `kubepkg.fromVersion`/`toVersion`) and is deleted after the upgrade succeeded;
-/// then a failing version with `rollback.safe: false` ends `UpgradeFailed` (exit 4) with Flux's
-/// message, and nothing is reverted: the HelmRelease keeps the failing values.
-#[tokio::test]
-async fn flux_upgrade_runs_its_hook_first_and_a_failing_unsafe_version_is_not_reverted() {
-    let ns = TestNamespace::new("flux-hook")
-        .await
-        .expect("control plane");
-    let flux = Flux::start(&ns).await.expect("Flux's controllers");
-    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
-    let tmp = tempfile::tempdir().unwrap();
-    let write = |version: &str, safe: bool, db_values: &str| {
-        let pkg = tmp.path().join(format!("pkg-{version}"));
-        crate::engine_support::package(
-            &pkg,
-            &format!(
-                "package:\n  name: shop\n  version: {version}\n  rollback: {{safe: {safe}}}\ncomponents:\n\
-                 \x20 - name: db\n    path: db\n    values: {db_values}\n\
-                 \x20 - name: migrate\n    path: migrate\n    install: {{phase: PreUpgrade}}\n"
-            ),
-            &["db"],
-            &["migrate"],
-        );
-        pkg
-    };
-    let v1 = write("1.0.0", false, "{note: one}");
-    let out = flux_apply(&ns, &reg, tmp.path(), &v1, "2m", &[])
-        .output()
-        .unwrap();
-    let (code, lines, stderr) = finished(out);
-    assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", flux.log_tails(40));
-    assert!(
-        helm_release(&ns, "shop-migrate").await.is_none(),
-        "no hook on a first install"
-    );
-
-    let v2 = write("1.1.0", false, "{note: two}");
-    let out = flux_apply(&ns, &reg, tmp.path(), &v2, "2m", &[])
-        .output()
-        .unwrap();
-    let (code, lines, stderr) = finished(out);
-    assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", flux.log_tails(40));
-    let migrated = ns
-        .api::<ConfigMap>()
-        .get("migrated-1-1-0")
-        .await
-        .expect("the hook's kept ConfigMap");
-    let data = migrated.data.unwrap_or_default();
-    assert_eq!(data.get("from").map(String::as_str), Some("1.0.0"));
-    assert_eq!(data.get("to").map(String::as_str), Some("1.1.0"));
-    assert!(
-        helm_release(&ns, "shop-migrate").await.is_none(),
-        "the hook's HelmRelease is deleted after the upgrade"
-    );
-    // The hook ran before the component changed.
-    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-    let hook = text
-        .iter()
-        .position(|l| l.contains("migrate") && l.contains("hook"))
-        .expect("hook event");
-    let applying = text
-        .iter()
-        .position(|l| l.contains("\"db\"") && l.to_lowercase().contains("applying"))
-        .expect("db applying");
-    assert!(hook < applying, "{text:#?}");
-    let db = helm_release(&ns, "shop-db").await.unwrap();
-    assert_eq!(db["spec"]["values"]["note"], "two");
-    let deployed = db["status"]["history"][0]["version"].clone();
-
-    // 1.2.0 fails (its pod never runs) and may not be rolled back.
-    let v3 = write("1.2.0", false, "{note: three, sim: fail}");
-    let out = flux_apply(&ns, &reg, tmp.path(), &v3, "20s", &[])
-        .output()
-        .unwrap();
-    let (code, lines, stderr) = finished(out);
-    assert_eq!(code, 4, "UpgradeFailed: {stderr}\n{lines:#?}");
-    let summary = lines.last().unwrap().to_string();
-    assert!(
-        summary.contains("HelmRelease") && summary.contains("shop-db"),
-        "Flux's message: {summary}"
-    );
-    assert!(summary.contains("rollback.safe: false"), "{summary}");
-    let db = helm_release(&ns, "shop-db").await.unwrap();
-    assert_eq!(db["spec"]["values"]["sim"], "fail", "not reverted");
-    assert_eq!(db["spec"]["values"]["note"], "three", "not reverted");
-    assert_ne!(
-        db["status"]["history"][0]["version"], deployed,
-        "Flux tried the upgrade"
-    );
-    let (_, history, _) = crate::support::run(&ns, &["history", "shop", "-o", "json"]);
-    let history: serde_json::Value = serde_json::from_str(&history).unwrap();
-    let last = history.as_array().unwrap().last().unwrap();
-    assert_eq!(last["status"], "failed", "{history}");
-    assert_eq!(last["reason"], "UpgradeFailed", "{history}");
-    drop(flux);
-}
-
-/// A failing version with `rollback.safe: true`: every HelmRelease the upgrade changed is put
-/// back on its previous chart (version and digest) and values, newest first, and Flux converges
-/// on them (exit 3, `RolledBack`): the chart's ConfigMap holds the old value again.
-#[tokio::test]
-async fn a_failing_safe_flux_version_puts_each_changed_helm_release_back() {
-    let ns = TestNamespace::new("flux-rollback")
-        .await
-        .expect("control plane");
-    let flux = Flux::start(&ns).await.expect("Flux's controllers");
-    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
-    let tmp = tempfile::tempdir().unwrap();
-    let write = |version: &str, db_chart: &str, db_values: &str, api_values: &str| {
-        let pkg = tmp.path().join(format!("pkg-{version}"));
-        crate::engine_support::package(
-            &pkg,
-            &format!(
-                "package:\n  name: shop\n  version: {version}\n  rollback: {{safe: true}}\ncomponents:\n\
-                 \x20 - name: db\n    path: db\n    values: {db_values}\n\
-                 \x20 - name: api\n    path: api\n    values: {api_values}\n    install: {{dependsOn: [db]}}\n"
-            ),
-            &["api"],
-            &[],
-        );
-        greeting_chart(&pkg.join("db"), "db", db_chart);
-        pkg
-    };
-    let v1 = write("1.0.0", "1.0.0", "{greeting: one}", "{}");
-    let (code, lines, stderr) = finished(
-        flux_apply(&ns, &reg, tmp.path(), &v1, "2m", &[])
-            .output()
-            .unwrap(),
-    );
-    assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", flux.log_tails(40));
-    let before = helm_release(&ns, "shop-db").await.unwrap();
-    let digest_before = before["status"]["history"][0]["ociDigest"].clone();
-    assert!(digest_before.is_string(), "{before}");
-
-    // 2.0.0: db moves to chart 1.1.0 with another value (fine), api fails.
-    let v2 = write("2.0.0", "1.1.0", "{greeting: two}", "{sim: fail}");
-    let (code, lines, stderr) = finished(
-        flux_apply(&ns, &reg, tmp.path(), &v2, "20s", &[])
-            .output()
-            .unwrap(),
-    );
-    if code != 3 {
-        let api = helm_release(&ns, "shop-api").await;
-        let deploy = ns.api::<Deployment>().get("shop-api").await.ok();
-        panic!(
-            "RolledBack expected, got {code}: {stderr}\n{lines:#?}\napi HelmRelease spec: {}\nDeployment: {:?}",
-            api.map(|a| a["spec"].clone()).unwrap_or_default(),
-            deploy.map(|d| serde_json::to_value(d).unwrap_or_default()["status"].clone())
-        );
-    }
-    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-    assert!(
-        text.iter()
-            .any(|l| l.contains("rolled back") || l.contains("rolledBack")),
-        "{text:#?}"
-    );
-
-    let db = helm_release(&ns, "shop-db").await.unwrap();
-    assert!(
-        ready(&serde_json::from_value(db.clone()).unwrap()),
-        "db converged: {db}"
-    );
-    assert_eq!(db["spec"]["values"]["greeting"], "one", "db's values back");
-    let latest = &db["status"]["history"][0];
-    assert_eq!(latest["ociDigest"], digest_before, "db's chart back: {db}");
-    assert!(
-        latest["chartVersion"]
-            .as_str()
-            .unwrap()
-            .starts_with("1.0.0+"),
-        "{db}"
-    );
-    let source = flux_api(&ns, "source.toolkit.fluxcd.io", "v1", "OCIRepository")
-        .get("shop-db")
-        .await
-        .unwrap();
-    // What the source pulled is the earlier chart (pinned by digest when the HelmRelease's
-    // history still holds it, else by its version's tag, which kubepkg pushed).
-    assert!(
-        source.data["status"]["artifact"]["revision"]
-            .as_str()
-            .is_some_and(|r| r.ends_with(digest_before.as_str().unwrap())),
-        "{:?}",
-        source.data
-    );
-    let cm = ns.api::<ConfigMap>().get("shop-db-greeting").await.unwrap();
-    assert_eq!(
-        cm.data
-            .unwrap_or_default()
-            .get("greeting")
-            .map(String::as_str),
-        Some("one")
-    );
-    let api = helm_release(&ns, "shop-api").await.unwrap();
-    assert!(
-        api["spec"]
-            .get("values")
-            .is_none_or(|v| v.get("sim").is_none()),
-        "api's values back: {api}"
-    );
-    assert!(
-        ready(&serde_json::from_value(api.clone()).unwrap()),
-        "api converged: {api}"
-    );
-    let (_, history, _) = crate::support::run(&ns, &["history", "shop", "-o", "json"]);
-    let history: serde_json::Value = serde_json::from_str(&history).unwrap();
-    let rows: Vec<(String, String)> = history
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["status"].as_str().unwrap_or("").into(),
-                r["reason"].as_str().unwrap_or("").into(),
-            )
-        })
-        .collect();
-    assert_eq!(
-        rows,
-        [
-            ("superseded".into(), "Succeeded".into()),
-            ("failed".into(), "RolledBack".into()),
-            ("deployed".into(), "RolledBack".into()),
-        ],
-        "{history}"
-    );
-    drop(flux);
-}
-
-/// A `Package` with `backend: flux` reconciled by the kubepkg controller: its components
-/// become HelmReleases one after the other, the Package ends Ready with the release revisions
-/// Flux made, and deleting it deletes the HelmReleases (helm-controller uninstalls them).
-#[tokio::test]
-async fn the_controller_drives_a_backend_flux_package_to_ready_and_removes_it_on_delete() {
-    use crate::controller::{
-        ControllerProcess, archive, create, install_crd, store_archive, wait_ready,
-    };
-    let ns = TestNamespace::new("flux-ctl").await.expect("control plane");
-    let flux = Flux::start(&ns).await.expect("Flux's controllers");
-    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
-    install_crd(&ns).await;
-    let tmp = tempfile::tempdir().unwrap();
-    let pkg = tmp.path().join("pkg");
-    crate::engine_support::package(
-        &pkg,
-        "package:\n  name: shop\n  version: 1.0.0\n  rollback: {safe: true}\ncomponents:\n\
-         \x20 - name: api\n    path: api\n    install: {dependsOn: [db]}\n\
-         \x20 - name: db\n    path: db\n",
-        &["api", "db"],
-        &[],
-    );
-    store_archive(&ns, "shop-archive", archive(&pkg)).await;
-    let ctl = ControllerProcess::start(&ns, "10m", &[]);
-    create(
-        &ns,
-        "shop",
-        serde_json::json!({
-            "source": {"configMapRef": {"name": "shop-archive"}},
-            "backend": "flux",
-            "flux": {"chartRepository": reg.oci("charts"), "insecure": true},
-        }),
-    )
-    .await;
-    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
-    let db = helm_release(&ns, "shop-db")
-        .await
-        .expect("db's HelmRelease");
-    let api = helm_release(&ns, "shop-api")
-        .await
-        .expect("api's HelmRelease");
-    assert!(
-        created(&api) >= ready_since(&db),
-        "api {} before db Ready {}",
-        created(&api),
-        ready_since(&db)
-    );
-    for (component, hr) in [("db", &db), ("api", &api)] {
-        assert!(ready(&serde_json::from_value(hr.clone()).unwrap()), "{hr}");
-        let c = o["status"]["components"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["name"] == component)
-            .unwrap_or_else(|| panic!("{o}"));
-        assert_eq!(c["revision"], hr["status"]["history"][0]["version"], "{o}");
-    }
-
-    kubepkg_testkit::package_api(&ns)
-        .delete("shop", &kube::api::DeleteParams::default())
-        .await
-        .expect("Package deleted");
-    let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    while helm_release(&ns, "shop-db").await.is_some()
-        || helm_release(&ns, "shop-api").await.is_some()
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "HelmReleases not deleted:\n{}\n{}",
-            ctl.log(),
-            flux.log_tails(40)
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    drop(flux);
-}
-
-/// A loopback stand-in for an API server without Flux (every request answered 404), recording
-/// each request line: `(server URL, requests)`.
-fn api_server_without_flux() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
-    use std::io::{BufRead, BufReader, Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let log = seen.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { continue };
-            let log = log.clone();
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut stream = stream;
-                loop {
-                    let mut first = String::new();
-                    if reader.read_line(&mut first).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let mut length = 0usize;
-                    loop {
-                        let mut line = String::new();
-                        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                            return;
-                        }
-                        if line == "\r\n" {
-                            break;
-                        }
-                        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                            length = v.trim().parse().unwrap_or(0);
-                        }
-                    }
-                    let mut body = vec![0; length];
-                    let _ = reader.read_exact(&mut body);
-                    log.lock().unwrap().push(first.trim().to_string());
-                    let answer = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","code":404}"#;
-                    let _ = write!(
-                        stream,
-                        "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{answer}",
-                        answer.len()
-                    );
-                }
-            });
-        }
-    });
-    (url, seen)
-}
-
-/// Bad input refused before anything is applied, each in one line naming what to fix: a
-/// cluster without Flux's CRDs (the CRD and what to install), and a `readyWhen` Flux cannot
-/// evaluate (the component and the object); the only requests made were reads.
-#[test]
-fn backend_flux_refuses_a_cluster_without_flux_and_a_ready_when_it_cannot_express() {
-    let (url, seen) = api_server_without_flux();
-    let tmp = tempfile::tempdir().unwrap();
-    let kubeconfig = tmp.path().join("kubeconfig");
-    std::fs::write(
-        &kubeconfig,
-        format!(
-            "apiVersion: v1\nkind: Config\nclusters: [{{name: c, cluster: {{server: \"{url}\"}}}}]\nusers: [{{name: u, user: {{token: t}}}}]\ncontexts: [{{name: x, context: {{cluster: c, user: u}}}}]\ncurrent-context: x\n"
-        ),
-    )
-    .unwrap();
-    let apply = |pkg: &Path| {
-        let out = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
-            .args(["apply", "shop"])
-            .arg(pkg)
-            .args([
-                "--backend",
-                "flux",
-                "--chart-repository",
-                "oci://127.0.0.1:9/charts",
-            ])
-            .args(["--plain-http", "-n", "shop", "--kubeconfig"])
-            .arg(&kubeconfig)
-            .env("HOME", tmp.path())
-            .env_remove("KUBECONFIG")
-            .env_remove("HELM_NAMESPACE")
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr).to_string(),
-        )
-    };
-    let pkg = tmp.path().join("pkg");
-    crate::engine_support::package(
-        &pkg,
-        "package:\n  name: shop\n  version: 1.0.0\ncomponents:\n  - name: db\n    path: db\n",
-        &["db"],
-        &[],
-    );
-    let (code, stderr) = apply(&pkg);
-    assert_eq!(code, Some(1), "{stderr}");
-    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
-    assert!(
-        stderr.contains("helmreleases.helm.toolkit.fluxcd.io is not installed")
-            && stderr.contains("install Flux's source-controller and helm-controller")
-            && stderr.contains("nothing was applied"),
-        "{stderr}"
-    );
-
-    let gated = tmp.path().join("gated");
-    crate::engine_support::package(
-        &gated,
-        "package:\n  name: shop\n  version: 1.0.0\ncomponents:\n  - name: db\n    path: db\n    install:\n      readyWhen:\n        - {apiVersion: v1, kind: ConfigMap, name: flag, namespace: elsewhere, condition: Ready}\n",
-        &["db"],
-        &[],
-    );
-    let (code, stderr) = apply(&gated);
-    assert_eq!(code, Some(1), "{stderr}");
-    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
-    assert!(
-        stderr.contains(
-            "component db: readyWhen ConfigMap elsewhere/flag is outside the release's namespace"
-        ) && stderr.contains("nothing was applied"),
-        "{stderr}"
-    );
-    let requests = seen.lock().unwrap().clone();
-    assert!(!requests.is_empty(), "kubepkg asked the server");
-    assert!(
-        requests.iter().all(|r| r.starts_with("GET ")),
-        "only reads before the refusal: {requests:#?}"
-    );
-}
-
 // ---------------------------------------------------------------------------------------------
 // Compile and drive give the same releases; plan reads an installed flux package; `apply
-// --force` takes the backend from its flags; the controller's RBAC for `backend: flux`.
+// --force` takes the backend from its flags.
 
 /// A two-component package (db ← api) whose charts print value `greeting` into a ConfigMap,
 /// at package `version` with db's chart at `db_chart` and db's package value `db_greeting`.
 fn greeting_package(dir: &Path, version: &str, db_chart: &str, db_greeting: &str) -> PathBuf {
     let pkg = dir.join(format!("pkg-{version}"));
-    crate::engine_support::package(
+    kubepkg_testkit::charts::package(
         &pkg,
         &format!(
             "package:\n  name: shop\n  version: {version}\n  rollback: {{safe: true}}\ncomponents:\n\
@@ -1165,33 +498,11 @@ async fn render_for_flux_applied_with_kubectl_makes_the_releases_apply_makes() {
     let pkg = greeting_package(tmp.path(), "1.0.0", "1.2.0", "from-package");
     let set = ["--set", "api.greeting=from-set"];
 
-    let rendered = ok(Command::new(env!("CARGO_BIN_EXE_kubepkg"))
-        .args(["render", "--backend", "flux", "shop"])
-        .arg(&pkg)
-        .args([
-            "-n",
-            gitops.name(),
-            "--chart-repository",
-            &reg.oci("charts"),
-        ])
-        .args(["--push-charts", "--plain-http"])
-        .args(set)
-        .env("HOME", tmp.path())
-        .env_remove("HELM_NAMESPACE")
-        .output()
-        .unwrap());
-    let file = tmp.path().join("shop-flux.yaml");
-    std::fs::write(&file, &rendered).unwrap();
-    ok(gitops
-        .plane()
-        .kubectl()
-        .args(["apply", "-n", gitops.name(), "-f"])
-        .arg(&file)
-        .output()
-        .unwrap());
+    let rendered = render(Kind::Flux, &gitops, &reg, &pkg, tmp.path(), &set);
+    kubectl_apply(&gitops, &tmp.path().join("shop-flux.yaml"), &rendered);
 
     let (code, lines, stderr) = finished(
-        flux_apply(&driven, &reg, tmp.path(), &pkg, "2m", &set)
+        apply_command(Kind::Flux, &driven, &reg, tmp.path(), &pkg, "2m", &set)
             .output()
             .unwrap(),
     );
@@ -1356,8 +667,8 @@ async fn plan_for_flux_compares_with_what_helm_controller_released() {
     let ns = TestNamespace::new("flux-plan")
         .await
         .expect("control plane");
-    let flux = Flux::start(&ns).await.expect("Flux's controllers");
-    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
+    let flux = Backend::start(Kind::Flux, &ns).await;
+    let reg = &flux.reg;
     let tmp = tempfile::tempdir().unwrap();
     let v1 = greeting_package(tmp.path(), "1.0.0", "1.0.0", "one");
     let v2 = greeting_package(tmp.path(), "1.1.0", "1.1.0", "two");
@@ -1374,7 +685,7 @@ async fn plan_for_flux_compares_with_what_helm_controller_released() {
         .collect()
     };
 
-    let before = flux_plan(&ns, &reg, tmp.path(), &v1, &["--timeout", "3m"]);
+    let before = flux_plan(&ns, reg, tmp.path(), &v1, &["--timeout", "3m"]);
     assert_eq!(before["action"], "install", "{before}");
     assert_eq!(backend_objects(&before), objects(["added"; 4]), "{before}");
     // Each step waits for its HelmRelease, then for the Helm release helm-controller made.
@@ -1405,11 +716,11 @@ async fn plan_for_flux_compares_with_what_helm_controller_released() {
     // Applied with --timeout 3m, which the HelmReleases carry: a plan with the same timeout
     // finds nothing to do, one with apply's default 10m would change both HelmReleases.
     let (code, lines, stderr) = finished(
-        flux_apply(&ns, &reg, tmp.path(), &v1, "3m", &[])
+        apply_command(Kind::Flux, &ns, reg, tmp.path(), &v1, "3m", &[])
             .output()
             .unwrap(),
     );
-    assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", flux.log_tails(40));
+    assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", flux.log_tails());
     let db = helm_release(&ns, "shop-db").await.unwrap();
     assert!(
         db["status"]["history"][0]["chartVersion"]
@@ -1418,13 +729,13 @@ async fn plan_for_flux_compares_with_what_helm_controller_released() {
         "helm-controller marked the version: {db}"
     );
 
-    let other = flux_plan(&ns, &reg, tmp.path(), &v1, &[]);
+    let other = flux_plan(&ns, reg, tmp.path(), &v1, &[]);
     assert_eq!(
         backend_objects(&other),
         objects(["unchanged", "changed", "unchanged", "changed"]),
         "the default --timeout (10m) differs from the applied 3m: {other}"
     );
-    let again = flux_plan(&ns, &reg, tmp.path(), &v1, &["--timeout", "3m"]);
+    let again = flux_plan(&ns, reg, tmp.path(), &v1, &["--timeout", "3m"]);
     assert_eq!(again["action"], "noChange", "{again}");
     assert_eq!(
         step_changes(&again),
@@ -1440,7 +751,7 @@ async fn plan_for_flux_compares_with_what_helm_controller_released() {
         "{again}"
     );
 
-    let next = flux_plan(&ns, &reg, tmp.path(), &v2, &["--timeout", "3m"]);
+    let next = flux_plan(&ns, reg, tmp.path(), &v2, &["--timeout", "3m"]);
     assert_eq!(next["action"], "upgrade", "{next}");
     assert_eq!(next["fromVersion"], "1.0.0", "{next}");
     assert_eq!(
@@ -1492,8 +803,8 @@ async fn apply_force_over_a_flux_package_takes_the_backend_from_its_flags() {
     let ns = TestNamespace::new("flux-force")
         .await
         .expect("control plane");
-    let flux = Flux::start(&ns).await.expect("Flux's controllers");
-    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
+    let flux = Backend::start(Kind::Flux, &ns).await;
+    let reg = &flux.reg;
     install_crd(&ns).await;
     let tmp = tempfile::tempdir().unwrap();
     let v1 = greeting_package(tmp.path(), "1.0.0", "1.0.0", "one");
@@ -1519,11 +830,11 @@ async fn apply_force_over_a_flux_package_takes_the_backend_from_its_flags() {
 
     let v2 = greeting_package(tmp.path(), "1.1.0", "1.1.0", "two");
     let (code, lines, stderr) = finished(
-        flux_apply(&ns, &reg, tmp.path(), &v2, "2m", &["--force"])
+        apply_command(Kind::Flux, &ns, reg, tmp.path(), &v2, "2m", &["--force"])
             .output()
             .unwrap(),
     );
-    assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", flux.log_tails(40));
+    assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", flux.log_tails());
     let object = crate::controller::get(&ns, "shop").await.unwrap();
     assert_eq!(object["spec"]["suspend"], true, "{object}");
     let db = helm_release(&ns, "shop-db").await.unwrap();
@@ -1606,109 +917,5 @@ async fn apply_force_over_a_flux_package_takes_the_backend_from_its_flags() {
         .await
         .expect("the Package's finalizer removed");
     drop(ctl);
-    drop(flux);
-}
-
-/// The controller chart's RBAC for `backend: flux` under a real ServiceAccount (the chart
-/// installed, its package-contents role reading Deployments only): the account may do what the
-/// Flux backend calls on HelmReleases and OCIRepositories and read Flux's CRDs, and nothing
-/// more of Flux or of the contents; the real `kubepkg controller` authenticated with a token of
-/// it reconciles a flux Package to Ready with Flux's real controllers (so the rules are enough),
-/// never refused, and deleting the Package removes the HelmReleases.
-#[tokio::test]
-async fn the_controllers_service_account_is_enough_for_a_flux_package_and_no_more() {
-    use crate::controller_chart::{
-        Scope, delete_shop_as_service_account, install_for_backend, shop_ready_as_service_account,
-    };
-    let ns = TestNamespace::new("flux-rbac")
-        .await
-        .expect("control plane");
-    let flux = Flux::start(&ns).await.expect("Flux's controllers");
-    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
-    let here = Scope::Namespace(ns.name());
-    let mut may = Vec::new();
-    for verb in ["get", "list", "watch", "create", "patch", "delete"] {
-        for resource in [
-            "helmreleases.helm.toolkit.fluxcd.io",
-            "ocirepositories.source.toolkit.fluxcd.io",
-        ] {
-            may.push(((verb, resource, None), here));
-        }
-    }
-    may.push((
-        (
-            "get",
-            "customresourcedefinitions.apiextensions.k8s.io",
-            None,
-        ),
-        Scope::AllNamespaces,
-    ));
-    let installed = install_for_backend(
-        &ns,
-        &may,
-        &[
-            ("update", "helmreleases.helm.toolkit.fluxcd.io", None),
-            (
-                "patch",
-                "helmreleases.helm.toolkit.fluxcd.io",
-                Some("status"),
-            ),
-            ("update", "ocirepositories.source.toolkit.fluxcd.io", None),
-            ("create", "helmrepositories.source.toolkit.fluxcd.io", None),
-            ("create", "helmcharts.source.toolkit.fluxcd.io", None),
-            ("create", "gitrepositories.source.toolkit.fluxcd.io", None),
-            (
-                "list",
-                "customresourcedefinitions.apiextensions.k8s.io",
-                None,
-            ),
-            (
-                "create",
-                "customresourcedefinitions.apiextensions.k8s.io",
-                None,
-            ),
-            ("create", "deployments.apps", None),
-            ("patch", "deployments.apps", None),
-            ("create", "configmaps", None),
-        ],
-    );
-    let tmp = tempfile::tempdir().unwrap();
-    let tails = || flux.log_tails(40);
-    let (ctl, object) = shop_ready_as_service_account(
-        &ns,
-        &installed,
-        tmp.path(),
-        serde_json::json!({
-            "backend": "flux",
-            "flux": {"chartRepository": reg.oci("charts"), "insecure": true},
-        }),
-        &tails,
-    )
-    .await;
-    for (component, release) in [("db", "shop-db"), ("api", "shop-api")] {
-        let hr = helm_release(&ns, release).await.expect("the HelmRelease");
-        assert!(ready(&serde_json::from_value(hr.clone()).unwrap()), "{hr}");
-        let c = object["status"]["components"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["name"] == component)
-            .unwrap_or_else(|| panic!("{object}"));
-        assert_eq!(
-            c["revision"], hr["status"]["history"][0]["version"],
-            "{object}"
-        );
-    }
-    crate::controller_chart::deployment_ready(&ns, "shop-db", 1).await;
-
-    delete_shop_as_service_account(&ns, &ctl, &tails).await;
-    for release in ["shop-db", "shop-api"] {
-        assert!(
-            helm_release(&ns, release).await.is_none(),
-            "{release}'s HelmRelease left after the uninstall"
-        );
-    }
-    drop(ctl);
-    drop(installed);
     drop(flux);
 }

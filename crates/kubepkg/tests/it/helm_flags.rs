@@ -12,7 +12,7 @@ use crate::support::{run, run_command, run_in};
 use kubepkg_testkit::TestNamespace;
 
 fn one_component(dir: &Path, version: &str) {
-    crate::engine_support::package(
+    kubepkg_testkit::charts::package(
         dir,
         &format!(
             "package: {{name: p, version: {version}}}\ncomponents:\n- {{name: web, path: web}}\n"

@@ -3,14 +3,12 @@
 
 mod airgap;
 mod argocd;
+mod backends;
 mod chart_verbs;
 mod client_certs;
 mod controller;
 mod controller_chart;
 mod conventions;
-/// The engine's package-writing helpers (simulated Deployments, hook charts), one copy.
-#[path = "../../../kubepkg-engine/tests/support/mod.rs"]
-mod engine_support;
 mod flux;
 mod helm_flags;
 mod helm_parity;

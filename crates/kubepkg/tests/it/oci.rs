@@ -854,7 +854,7 @@ fn package_archive(env: &Env, name: &str, version: &str) -> PathBuf {
 /// applies nothing.
 #[tokio::test]
 async fn apply_from_a_registry_with_a_constraint_records_the_resolved_tag_and_digest() {
-    use crate::engine_support::package;
+    use kubepkg_testkit::charts::package;
     let ns = kubepkg_testkit::TestNamespace::new("oci-apply")
         .await
         .expect("control plane");

@@ -159,12 +159,7 @@ fn plan_of_the_demo_package_offline_snapshot() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let got = String::from_utf8(out.stdout).unwrap();
-    let want_path = repo().join("testdata/packages/demo/plan-v1.txt");
-    if std::env::var_os("KUBEPKG_UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&want_path, &got).unwrap();
-    }
-    let want = std::fs::read_to_string(&want_path).unwrap();
-    assert_eq!(got, want);
+    snapshot("plan-demo-v1", &got);
 }
 
 /// A `--set-file` of a package verb whose file is not UTF-8 is refused (exit 1, one line naming
@@ -587,7 +582,7 @@ async fn bare_verbs_resolve_package_or_release_with_status_snapshot() {
     // rendered objects (only the images change), the gates; it changes nothing.
     let (code, plan, err) = run_in(&ns, &name, &["plan", "web", pkg_path(&v2), "--cluster"]);
     assert_eq!(code, 0, "{err}");
-    snapshot("plan-web-v2.txt", &plan.replace(&name, "t-verbs-00000000"));
+    snapshot("plan-web-v2", &plan.replace(&name, "t-verbs-00000000"));
     assert_eq!(
         releases_in(&ns, &name, "web-a").await,
         1,
@@ -609,7 +604,7 @@ async fn bare_verbs_resolve_package_or_release_with_status_snapshot() {
     let (code, status, err) = run_in(&ns, &name, &["status", "web"]);
     assert_eq!(code, 0, "{err}");
     let got = status.replace(&name, "t-verbs-00000000");
-    snapshot("status-web.txt", &got);
+    snapshot("status-web", &got);
     let (_, forced, _) = run_in(&ns, &name, &["status", "web", "--package"]);
     assert_eq!(forced, status);
     let (_, alias, _) = run_in(&ns, &name, &["package", "status", "web"]);
@@ -1044,19 +1039,17 @@ async fn package_names_are_checked_before_anything_as_helm_checks_release_names(
     );
 }
 
-/// Compares `got` with the committed snapshot `tests/snapshots/NAME`
-/// (`KUBEPKG_UPDATE_SNAPSHOTS=1` rewrites it; review the diff by hand).
+/// Compares `got` with the insta snapshot `NAME` (`snapshots/it__package_cli__NAME.snap`;
+/// `cargo insta review` after a change). Insta ignores trailing whitespace, so the one final
+/// newline every pinned text ends with is asserted here.
+#[track_caller]
 fn snapshot(name: &str, got: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/snapshots")
-        .join(name);
-    if std::env::var_os("KUBEPKG_UPDATE_SNAPSHOTS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, got).unwrap();
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("snapshot {}: {e}", path.display()));
-    assert_eq!(got, want, "snapshot {name}");
+    insta::assert_snapshot!(name, got);
+    assert_eq!(
+        &got[got.trim_end().len()..],
+        "\n",
+        "snapshot {name}: one final newline"
+    );
 }
 
 /// A component chart with a `repository: file://` dependency on another chart of the package

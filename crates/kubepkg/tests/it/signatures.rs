@@ -75,7 +75,7 @@ fn key_pair(env: &Env, cosign: &Cosign, prefix: &str) -> (PathBuf, PathBuf) {
 /// A package directory `name` at `version` of one component `web`.
 fn package_dir(env: &Env, name: &str, version: &str) -> PathBuf {
     let dir = env.path(&format!("pkg-{name}-{version}"));
-    crate::engine_support::package(
+    kubepkg_testkit::charts::package(
         &dir,
         &format!(
             "package:\n  name: {name}\n  version: {version}\ncomponents:\n- name: web\n  path: web\n"

@@ -35,7 +35,7 @@ fn package(root: &Path, ready_after: &str) {
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  greeting: hello\n",
     )
     .unwrap();
-    crate::engine_support::deploy_chart(&root.join("web"), "web", "1.0.0");
+    kubepkg_testkit::charts::deploy_chart(&root.join("web"), "web", "1.0.0");
     std::fs::write(
         root.join("kubepkg.yaml"),
         format!(
@@ -380,7 +380,7 @@ async fn install_wait_on_a_terminal_shows_a_line_per_object() {
         .expect("control plane");
     let tmp = tempfile::tempdir().unwrap();
     let chart = tmp.path().join("web");
-    crate::engine_support::deploy_chart(&chart, "web", "1.0.0");
+    kubepkg_testkit::charts::deploy_chart(&chart, "web", "1.0.0");
     let mut cmd = kubepkg(
         &ns,
         &[

@@ -1,5 +1,5 @@
-//! A small mutation fuzzer on stable Rust (used by `fuzz.rs` here and by
-//! `kubepkg-package`'s `source.rs` tests through `#[path]`): seeded, so a failure reproduces
+//! A small mutation fuzzer on stable Rust (used by `kubepkg-chart`'s `fuzz.rs` and by
+//! `kubepkg-package`'s `source.rs` tests): seeded, so a failure reproduces
 //! with `KUBEPKG_FUZZ_SEED`; each target runs a fixed number of inputs (its own count, or
 //! `KUBEPKG_FUZZ_RUNS` for a longer campaign by hand), so every machine tries the same inputs,
 //! however fast it is. Each input is at most [`MAX_INPUT`] bytes, and each target bounds the
@@ -10,8 +10,6 @@
 //! `cargo fuzz` (libFuzzer, coverage-guided) needs a nightly toolchain and a C++ build of
 //! libFuzzer; these harnesses run under plain `cargo test` in CI instead.
 
-#![allow(dead_code)]
-
 use std::time::{Duration, Instant};
 
 /// xorshift64*: deterministic, no dependency.
@@ -21,7 +19,7 @@ impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(seed.max(1))
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
         x ^= x << 25;
@@ -33,7 +31,7 @@ impl Rng {
         if n == 0 {
             0
         } else {
-            (self.next() % n as u64) as usize
+            (self.next_u64() % n as u64) as usize
         }
     }
 }
@@ -71,7 +69,7 @@ pub fn mutate(rng: &mut Rng, input: &[u8], tokens: &[&[u8]], corpus: &[Vec<u8>])
                 let end = (start + rng.below(128)).min(other.len());
                 v.splice(at..at, other[start..end].iter().copied());
             }
-            5 => v.insert(at, rng.next() as u8),
+            5 => v.insert(at, rng.next_u64() as u8),
             _ => {}
         }
     }
