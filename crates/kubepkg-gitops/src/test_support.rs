@@ -20,8 +20,7 @@ pub(crate) fn package(manifest: &str) -> (tempfile::TempDir, Package) {
         .unwrap();
     }
     let file = dir.path().join("kubepkg.yaml");
-    let package =
-        kubepkg_model::parse::parse_manifest(manifest, &file, dir.path()).expect("valid");
+    let package = kubepkg_model::parse::parse_manifest(manifest, &file, dir.path()).expect("valid");
     (dir, package)
 }
 
