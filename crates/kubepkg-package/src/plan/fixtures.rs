@@ -4,8 +4,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::{RenderedComponent, RenderedObject, objects_from_manifest};
-use crate::revision::{ComponentRecord, PackageRevision, Reason, RevisionStatus};
+use super::{
+    Intent, Plan, Previous, RenderedComponent, RenderedObject, objects_from_manifest, plan,
+};
+use crate::revision::{ComponentRecord, History, PackageRevision, Reason, RevisionStatus};
 use kubepkg_model::manifest::Package;
 use kubepkg_model::source::load_dir;
 
@@ -124,4 +126,33 @@ pub fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
 /// A test manifest as objects (through the one manifest conversion).
 pub fn manifest_objects(m: &str) -> Vec<RenderedObject> {
     objects_from_manifest(m).expect("test manifest")
+}
+
+/// The apply plan of the instance `kv` in `kubepkg-system` as a first install rendering `now`.
+pub fn first_install(pkg: &Package, now: &BTreeMap<String, RenderedComponent>) -> Plan {
+    plan(pkg, "kv", "kubepkg-system", Intent::Apply, None, now)
+}
+
+/// The apply plan of the instance `kv` in `kubepkg-system` over the deployed revision `prev`
+/// (its only one) that rendered `old`, now rendering `now`.
+pub fn apply_over(
+    pkg: &Package,
+    prev: &PackageRevision,
+    old: &BTreeMap<String, RenderedComponent>,
+    now: &BTreeMap<String, RenderedComponent>,
+) -> Plan {
+    let history = History::new(vec![prev.clone()]);
+    let previous = Previous {
+        revision: prev,
+        history: &history,
+        rendered: old,
+    };
+    plan(
+        pkg,
+        "kv",
+        "kubepkg-system",
+        Intent::Apply,
+        Some(previous),
+        now,
+    )
 }

@@ -2,7 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use super::fixtures::{kubevirt, manifest_objects, previous_revision, rendered};
+use super::fixtures::{
+    apply_over, first_install, kubevirt, manifest_objects, previous_revision, rendered,
+};
 use super::*;
 use crate::revision::{ComponentRecord, History};
 
@@ -22,14 +24,7 @@ fn objects_are_split_from_a_manifest_stream() {
 #[test]
 fn first_install_runs_no_hook_and_keeps_state_on_failure() {
     let pkg = kubevirt();
-    let p = plan(
-        &pkg,
-        "kv",
-        "kubepkg-system",
-        Intent::Apply,
-        None,
-        &rendered("1.4.0"),
-    );
+    let p = first_install(&pkg, &rendered("1.4.0"));
     assert_eq!(p.action, Action::Install);
     assert_eq!(p.revision, Some(1));
     assert!(!p.hooks[0].runs);
@@ -49,18 +44,7 @@ fn version_change_runs_hooks_and_diffs_components() {
     let pkg = kubevirt();
     let prev = previous_revision("1.3.0", Some(true));
     let old = rendered("1.3.0");
-    let p = plan(
-        &pkg,
-        "kv",
-        "kubepkg-system",
-        Intent::Apply,
-        Some(Previous {
-            revision: &prev,
-            history: &History::new(vec![prev.clone()]),
-            rendered: &old,
-        }),
-        &rendered("1.4.0"),
-    );
+    let p = apply_over(&pkg, &prev, &old, &rendered("1.4.0"));
     assert_eq!(p.action, Action::Upgrade);
     assert_eq!(p.revision, Some(4));
     assert!(p.hooks[0].runs);
@@ -100,18 +84,7 @@ fn values_only_change_runs_no_hook() {
     now.get_mut("worker").unwrap().objects[0]
         .yaml
         .push_str("  replicas: 3\n");
-    let p = plan(
-        &pkg,
-        "kv",
-        "kubepkg-system",
-        Intent::Apply,
-        Some(Previous {
-            revision: &prev,
-            history: &History::new(vec![prev.clone()]),
-            rendered: &old,
-        }),
-        &now,
-    );
+    let p = apply_over(&pkg, &prev, &old, &now);
     assert_eq!(p.action, Action::Reconfigure);
     assert!(!p.hooks[0].runs);
     assert!(
@@ -138,18 +111,7 @@ fn nothing_changed_records_no_revision() {
     let mut prev = previous_revision("1.4.0", Some(false));
     prev.manifest_digest = pkg.digest.clone();
     let old = rendered("1.4.0");
-    let p = plan(
-        &pkg,
-        "kv",
-        "kubepkg-system",
-        Intent::Apply,
-        Some(Previous {
-            revision: &prev,
-            history: &History::new(vec![prev.clone()]),
-            rendered: &old,
-        }),
-        &rendered("1.4.0"),
-    );
+    let p = apply_over(&pkg, &prev, &old, &rendered("1.4.0"));
     assert_eq!(p.action, Action::NoChange);
     assert_eq!(p.revision, None);
 }
@@ -190,18 +152,7 @@ fn unknown_previous_rendering_and_removed_components() {
         backend: None,
     });
     let none = BTreeMap::new();
-    let p = plan(
-        &pkg,
-        "kv",
-        "kubepkg-system",
-        Intent::Apply,
-        Some(Previous {
-            revision: &prev,
-            history: &History::new(vec![prev.clone()]),
-            rendered: &none,
-        }),
-        &rendered("1.4.0"),
-    );
+    let p = apply_over(&pkg, &prev, &none, &rendered("1.4.0"));
     assert_eq!(p.steps[0].diff, None);
     assert_eq!(
         p.removals,
@@ -219,18 +170,7 @@ fn safe_new_version_rolls_back_to_the_previous_revision() {
     pkg.meta.rollback_safe = Some(true);
     let prev = previous_revision("1.3.0", Some(false));
     let old = rendered("1.3.0");
-    let p = plan(
-        &pkg,
-        "kv",
-        "kubepkg-system",
-        Intent::Apply,
-        Some(Previous {
-            revision: &prev,
-            history: &History::new(vec![prev.clone()]),
-            rendered: &old,
-        }),
-        &rendered("1.4.0"),
-    );
+    let p = apply_over(&pkg, &prev, &old, &rendered("1.4.0"));
     assert_eq!(
         p.on_failure,
         FailurePolicy::RollBack {
@@ -284,14 +224,7 @@ fn the_plan_states_the_rollback_floor_verdict() {
 #[test]
 fn json_output_is_structured() {
     let pkg = kubevirt();
-    let p = plan(
-        &pkg,
-        "kv",
-        "kubepkg-system",
-        Intent::Apply,
-        None,
-        &rendered("1.4.0"),
-    );
+    let p = first_install(&pkg, &rendered("1.4.0"));
     let v = serde_json::to_value(&p).unwrap();
     assert_eq!(v["action"], "install");
     assert_eq!(v["revision"], 1);
@@ -310,14 +243,7 @@ fn plan_does_not_need_crds_to_exist() {
     // The KubeVirt custom resource is planned although nothing knows its CRD: the plan only
     // compares rendered objects and never looks anything up.
     let pkg = kubevirt();
-    let p = plan(
-        &pkg,
-        "kv",
-        "kubepkg-system",
-        Intent::Apply,
-        None,
-        &rendered("1.4.0"),
-    );
+    let p = first_install(&pkg, &rendered("1.4.0"));
     let d = p.steps[1].diff.as_ref().unwrap();
     assert_eq!(d[0].object, "KubeVirt kubevirt/kubevirt");
     assert_eq!(d[0].change, ObjectChange::Added);

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use kubepkg_package::plan::fixtures::{kubevirt, previous_revision, rendered};
+use kubepkg_package::plan::fixtures::{apply_over, kubevirt, previous_revision, rendered};
 use kubepkg_package::plan::{Intent, Previous, plan};
 use kubepkg_package::revision::{History, RevisionStatus};
 
@@ -83,18 +83,7 @@ fn text_snapshot_of_an_upgrade() {
     let pkg = kubevirt();
     let prev = previous_revision("1.3.0", Some(true));
     let old = rendered("1.3.0");
-    let p = plan(
-        &pkg,
-        "kv",
-        "kubepkg-system",
-        Intent::Apply,
-        Some(Previous {
-            revision: &prev,
-            history: &History::new(vec![prev.clone()]),
-            rendered: &old,
-        }),
-        &rendered("1.4.0"),
-    );
+    let p = apply_over(&pkg, &prev, &old, &rendered("1.4.0"));
     let expected = "\
 Plan: upgrade kv of package kubevirt 1.3.0 -> 1.4.0 in namespace kubepkg-system
 Records revision 4.
