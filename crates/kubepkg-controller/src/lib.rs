@@ -21,6 +21,12 @@
 //!   digest recorded in the revision; `verify: {provider: cosign, secretRef}` checked with the
 //!   Secret's `*.pub` keys before the pull (a refusal is `VerificationFailed`).
 //! - [`values`]: `valuesFrom` first, then `spec.values`.
+//! - tenancy ([`reconcile::Context::acting_for`]): every request for a Package's components
+//!   (apply, prune, readiness, hooks, release and revision records, leases, uninstall) is made
+//!   as its ServiceAccount by Kubernetes impersonation (`spec.serviceAccountName`, else
+//!   `--default-service-account`); the Package object, its status and Events, and the
+//!   ConfigMaps/Secrets it references are read and written with the controller's own identity
+//!   (`--no-cross-namespace-refs` keeps those to the Package's namespace).
 //! - [`reconcile`]: builds the engine's one backend configuration from the spec
 //!   (`engine_backend`: `backend: flux` with `spec.flux`, `backend: argocd` with
 //!   `spec.argocd`, pushing with the credentials of their `secretRef`); decides from
@@ -77,6 +83,11 @@ pub struct Config {
     pub default_interval: Duration,
     /// The name events are reported under (`reportingController`).
     pub reporter: String,
+    /// The ServiceAccount (of the Package's namespace) a Package naming no
+    /// `serviceAccountName` is applied as (`None`: the controller's own identity).
+    pub default_service_account: Option<String>,
+    /// Refuse references to ConfigMaps and Secrets of other namespaces.
+    pub no_cross_namespace_refs: bool,
 }
 
 impl Default for Config {
@@ -92,6 +103,8 @@ impl Default for Config {
             default_timeout: Duration::from_secs(600),
             default_interval: Duration::from_secs(600),
             reporter: "kubepkg-controller".into(),
+            default_service_account: None,
+            no_cross_namespace_refs: false,
         }
     }
 }

@@ -58,6 +58,12 @@ pub struct Context {
     pub scratch: std::path::PathBuf,
     pub default_timeout: Duration,
     pub default_interval: Duration,
+    /// `--default-service-account`.
+    pub default_service_account: Option<String>,
+    /// `--no-cross-namespace-refs`.
+    pub no_cross_namespace_refs: bool,
+    /// The cluster acting as each identity Packages are applied as (one client each).
+    identities: Mutex<HashMap<kubepkg_kube::Impersonation, kubepkg_kube::Cluster>>,
 }
 
 impl Context {
@@ -77,7 +83,50 @@ impl Context {
             scratch: config.scratch.clone(),
             default_timeout: config.default_timeout,
             default_interval: config.default_interval,
+            default_service_account: config.default_service_account.clone(),
+            no_cross_namespace_refs: config.no_cross_namespace_refs,
+            identities: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Whom the components of a Package of `namespace` are applied as: its
+    /// `serviceAccountName`, else `--default-service-account` (a ServiceAccount of the
+    /// Package's namespace), else the controller itself (no impersonation).
+    pub fn identity(
+        &self,
+        namespace: &str,
+        spec: Option<&PackageSpec>,
+    ) -> kubepkg_kube::Impersonation {
+        self.service_account(spec)
+            .map(|sa| kubepkg_kube::Impersonation::service_account(namespace, &sa))
+            .unwrap_or_default()
+    }
+
+    /// The ServiceAccount of [`Context::identity`], by name (`None`: the controller itself).
+    pub fn service_account(&self, spec: Option<&PackageSpec>) -> Option<String> {
+        spec.and_then(|s| s.service_account_name.clone())
+            .filter(|n| !n.is_empty())
+            .or_else(|| self.default_service_account.clone())
+    }
+
+    /// The cluster acting for a Package: the controller's own, or one impersonating
+    /// [`Context::identity`] (built once per identity, its discovery cache shared).
+    pub fn acting_for(
+        &self,
+        namespace: &str,
+        spec: Option<&PackageSpec>,
+    ) -> Result<kubepkg_kube::Cluster, kubepkg_kube::KubeError> {
+        let who = self.identity(namespace, spec);
+        if who.is_none() {
+            return Ok(self.cluster.clone());
+        }
+        let mut identities = self.identities.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(c) = identities.get(&who) {
+            return Ok(c.clone());
+        }
+        let cluster = self.cluster.impersonating(&who)?;
+        identities.insert(who, cluster.clone());
+        Ok(cluster)
     }
 }
 
@@ -191,11 +240,10 @@ async fn path_source(
     ctx: &Context,
     api: &Api<DynamicObject>,
 ) -> Result<Action, ReconcileError> {
-    let kc = engine_cluster(
-        ctx,
-        &obj.namespace().unwrap_or_default(),
-        ctx.default_timeout,
-    );
+    let namespace = obj.namespace().unwrap_or_default();
+    let spec = resource::spec_of(obj).ok();
+    let kc = engine_cluster(ctx, &namespace, spec.as_ref(), ctx.default_timeout)
+        .map_err(|e| e.of(obj))?;
     let applied = kc
         .store
         .history(&obj.name_any(), &obj.namespace().unwrap_or_default())
@@ -215,18 +263,37 @@ async fn path_source(
     Ok(Action::await_change())
 }
 
-fn engine_cluster(ctx: &Context, namespace: &str, timeout: Duration) -> KubeCluster {
-    engine_cluster_reporting(ctx, namespace, timeout, None)
+/// The engine's cluster for a Package of `namespace` (acting as [`Context::acting_for`]).
+fn engine_cluster(
+    ctx: &Context,
+    namespace: &str,
+    spec: Option<&PackageSpec>,
+    timeout: Duration,
+) -> Result<KubeCluster, Unusable> {
+    engine_cluster_reporting(ctx, namespace, spec, timeout, None)
+}
+
+/// The controller cannot act for a Package (its identity's client cannot be built).
+struct Unusable(kubepkg_kube::KubeError);
+
+impl Unusable {
+    fn of(self, obj: &DynamicObject) -> ReconcileError {
+        ReconcileError::Transient {
+            object: resource::key(obj),
+            message: report(&self.0),
+        }
+    }
 }
 
 /// [`engine_cluster`] whose progress is also sent to `waits` (what each component waits for).
 fn engine_cluster_reporting(
     ctx: &Context,
     namespace: &str,
+    spec: Option<&PackageSpec>,
     timeout: Duration,
     waits: Option<tokio::sync::mpsc::UnboundedSender<kubepkg_progress::Event>>,
-) -> KubeCluster {
-    let mut kube = ctx.cluster.clone();
+) -> Result<KubeCluster, Unusable> {
+    let mut kube = ctx.acting_for(namespace, spec).map_err(Unusable)?;
     kube.namespace = namespace.to_string();
     let caps = kubepkg_engine::chart::ClusterCapabilities::default();
     let object = namespace.to_string();
@@ -258,7 +325,10 @@ fn engine_cluster_reporting(
             let _ = w.send(e.clone());
         }
     });
-    KubeCluster::with_sink(kube, caps, timeout, sink)
+    let mut kc = KubeCluster::with_sink(kube, caps, timeout, sink);
+    // The Package object is the controller's: its status is written as the controller.
+    kc.package_objects = Some(ctx.cluster.client.clone());
+    Ok(kc)
 }
 
 /// Writes `status.components[].waitingFor` while an apply runs, from the progress events: at
@@ -359,6 +429,7 @@ async fn push_client(
     })?;
     let secret = secret_ref.map(|name| kubepkg_package_object::ArchiveRef {
         name: name.to_string(),
+        namespace: None,
         key: None,
     });
     source::registry_client(
@@ -413,6 +484,7 @@ async fn engine_backend(
         config.argocd_namespace = a.namespace.clone();
         config.argocd_project = a.project.clone();
     }
+    config.service_account = ctx.service_account(Some(spec));
     Ok(kubepkg_engine::Backend::configure(config))
 }
 
@@ -441,6 +513,17 @@ async fn apply(
     };
     if spec.suspend {
         return Ok(Action::await_change());
+    }
+    if ctx.no_cross_namespace_refs {
+        let refs = spec.cross_namespace_refs(&namespace);
+        if !refs.is_empty() {
+            let message = format!(
+                "cross-namespace references are not allowed (--no-cross-namespace-refs): {}; keep the ConfigMaps and Secrets in namespace {namespace}",
+                refs.join(", ")
+            );
+            stop(&obj, ctx, api, reason::ACCESS_DENIED, &message).await?;
+            return Ok(Action::await_change());
+        }
     }
     if spec.backend == Backend::Argocd && spec.argocd.is_none() {
         let message = "backend argocd needs spec.argocd.chartRepository (oci://HOST/PATH): the registry each component's chart is pushed to and Argo CD's repo server pulls it from; add it (kubectl edit package NAME)";
@@ -520,7 +603,8 @@ async fn apply(
     };
     let package = &loaded.package;
     let (waits, wait_events) = tokio::sync::mpsc::unbounded_channel();
-    let mut kc = engine_cluster_reporting(ctx, &namespace, timeout, Some(waits));
+    let mut kc = engine_cluster_reporting(ctx, &namespace, Some(&spec), timeout, Some(waits))
+        .map_err(|e| e.of(&obj))?;
     match engine_backend(ctx, &namespace, &spec).await {
         Ok(b) => kc.backend = b,
         Err(problem) => {
@@ -539,14 +623,18 @@ async fn apply(
     };
     // Only the latest revision is decoded here (bounded work per reconcile); an apply reads
     // the history it needs itself.
-    let latest =
-        kc.store
-            .latest(&name, &namespace)
-            .await
-            .map_err(|source| ReconcileError::Engine {
+    let latest = match kc.store.latest(&name, &namespace).await {
+        Ok(latest) => latest,
+        Err(e) if kubepkg_kube::is_forbidden(&e) => {
+            return denied(&obj, ctx, api, &e, interval).await;
+        }
+        Err(source) => {
+            return Err(ReconcileError::Engine {
                 object: object.clone(),
                 source,
-            })?;
+            });
+        }
+    };
     let latest_final = latest.as_ref().is_some_and(|l| {
         !l.status.is_pending()
             && !matches!(
@@ -678,6 +766,9 @@ async fn apply(
             };
             write_status(&obj, ctx, api, patch).await?;
             return Ok(Action::requeue(Duration::from_secs(10)));
+        }
+        Err(e) if kubepkg_kube::is_forbidden(&e) => {
+            return denied(&obj, ctx, api, &e, interval).await;
         }
         Err(source) => return Err(ReconcileError::Engine { object, source }),
     };
@@ -919,7 +1010,8 @@ async fn cleanup(obj: Arc<DynamicObject>, ctx: &Context) -> Result<Action, Recon
             )
         })
         .unwrap_or(ctx.default_timeout);
-    let mut kc = engine_cluster(ctx, &namespace, timeout);
+    let spec = resource::spec_of(&obj).ok();
+    let mut kc = engine_cluster(ctx, &namespace, spec.as_ref(), timeout).map_err(|e| e.of(&obj))?;
     // The Package's backend: an argocd one's Applications may live in another namespace
     // (spec.argocd.namespace).
     if let Ok(spec) = resource::spec_of(&obj)
@@ -949,6 +1041,21 @@ async fn cleanup(obj: Arc<DynamicObject>, ctx: &Context) -> Result<Action, Recon
             source,
         }),
     }
+}
+
+/// The API server refused a request made for the Package outside a recorded revision (the
+/// identity it is applied as may not read its records, take its Lease, …): `AccessDenied` with
+/// the server's message, which names the user, verb, resource and namespace; looked at again
+/// after the interval (the permission may be granted meanwhile).
+async fn denied(
+    obj: &DynamicObject,
+    ctx: &Context,
+    api: &Api<DynamicObject>,
+    e: &EngineError,
+    interval: Duration,
+) -> Result<Action, ReconcileError> {
+    stop(obj, ctx, api, reason::ACCESS_DENIED, &report(e)).await?;
+    Ok(Action::requeue(interval))
 }
 
 /// Writes `Ready=False`/`Stalled=True` with `reason` and `message` (and an Event when the

@@ -163,6 +163,7 @@ pub async fn fetch(
         return checked(bytes, url.clone(), Some(expected));
     }
     if let Some(r) = &source.config_map_ref {
+        let namespace = r.namespace.as_deref().unwrap_or(namespace);
         let api: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
         let cm = get(&api, "ConfigMap", namespace, r).await?;
         let key = r.key().to_string();
@@ -180,6 +181,7 @@ pub async fn fetch(
         return checked(bytes, origin("ConfigMap", namespace, r), None);
     }
     if let Some(r) = &source.secret_ref {
+        let namespace = r.namespace.as_deref().unwrap_or(namespace);
         let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
         let secret = get(&api, "Secret", namespace, r).await?;
         let key = r.key().to_string();
@@ -206,6 +208,7 @@ pub async fn registry_client(
     let credential = match secret {
         None => None,
         Some(r) => {
+            let namespace = r.namespace.as_deref().unwrap_or(namespace);
             let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
             let secret = get(&api, "Secret", namespace, r).await?;
             let not_docker = || SourceError::NotDockerConfig {
@@ -290,6 +293,7 @@ async fn verifier(
         return Err(SourceError::VerifyProvider(verify.provider.clone()));
     }
     let name = &verify.secret_ref.name;
+    let namespace = verify.secret_ref.namespace.as_deref().unwrap_or(namespace);
     let problem = |problem: String| SourceError::VerifySecret {
         namespace: namespace.to_string(),
         name: name.clone(),

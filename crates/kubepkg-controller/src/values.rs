@@ -83,6 +83,7 @@ pub async fn resolve(
     let mut user = UserValues::new();
     let mut fingerprint = String::new();
     for entry in &spec.values_from {
+        let namespace = entry.namespace.as_deref().unwrap_or(namespace);
         let Some(text) = read(client, namespace, entry).await? else {
             continue;
         };

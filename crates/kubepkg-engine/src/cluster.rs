@@ -80,6 +80,9 @@ pub struct KubeCluster {
     /// The backend each release's record names, when it is not the operation's
     /// ([`KubeCluster::remember_backends`]).
     pub(crate) recorded: std::collections::BTreeMap<String, kubepkg_model::Backend>,
+    /// The client the `Package` objects' status is written with (`None`: the cluster's). The
+    /// controller's own, when the components are applied as a tenant's ServiceAccount.
+    pub package_objects: Option<kube::Client>,
 }
 
 impl KubeCluster {
@@ -119,6 +122,7 @@ impl KubeCluster {
             events: Vec::new(),
             backend: Backend::default(),
             recorded: Default::default(),
+            package_objects: None,
         }
     }
 
@@ -204,8 +208,11 @@ impl KubeCluster {
         use kubepkg_package_object as object;
         let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
         let resource = ApiResource::from_gvk_with_plural(&gvk, object::PLURAL);
-        let api: Api<DynamicObject> =
-            Api::namespaced_with(self.kube.client.clone(), &rev.namespace, &resource);
+        let client = self
+            .package_objects
+            .clone()
+            .unwrap_or_else(|| self.kube.client.clone());
+        let api: Api<DynamicObject> = Api::namespaced_with(client, &rev.namespace, &resource);
         let status = object::status_of(rev, None);
         let patch = serde_json::json!({ "status": status });
         match api

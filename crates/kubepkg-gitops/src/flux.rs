@@ -62,6 +62,10 @@ pub struct Options {
     /// (`kubepkg_package::rollback_policy::on_failure`, after undoing every component the
     /// upgrade changed), so helm-controller gets no remediation of its own and no retries.
     pub driven: bool,
+    /// The ServiceAccount (of the namespace) helm-controller applies each release as
+    /// (`spec.serviceAccountName`): the identity kubepkg itself acts as for the package, so a
+    /// tenant's Flux releases get no more than the tenant.
+    pub service_account: Option<String>,
 }
 
 /// The Flux objects of `package`: `values` are each component's values as kubepkg supplies
@@ -259,6 +263,9 @@ fn helm_release(r: HelmRelease<'_>) -> Value {
     }
     if !r.checks.is_empty() {
         spec["healthCheckExprs"] = Value::Array(r.checks);
+    }
+    if let Some(sa) = &r.opts.service_account {
+        spec["serviceAccountName"] = sa.as_str().into();
     }
     json!({
         "apiVersion": HELM_RELEASE_API,

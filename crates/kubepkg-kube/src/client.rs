@@ -2,6 +2,11 @@
 //! `KUBECONFIG` (a list of files, merged), else `~/.kube/config`, else the in-cluster
 //! service account; `--context` picks the context; `-n` overrides the context's namespace.
 //! Every request of the client goes through the one retry policy ([`crate::retry`]).
+//!
+//! A cluster may act as someone else ([`Impersonation`]): Kubernetes impersonation, the
+//! `Impersonate-User`/`-Group`/`-Uid` headers kubectl's `--as` sends, on every request of the
+//! client. [`Cluster::impersonating`] gives a cluster acting as another identity over the same
+//! credentials and discovery cache (the controller acts as each Package's ServiceAccount so).
 
 use std::path::PathBuf;
 
@@ -22,6 +27,74 @@ pub struct ClusterOptions {
     /// How API requests are retried; `None`: the default policy with the environment's
     /// settings ([`RetryPolicy::from_env`]).
     pub retry: Option<RetryPolicy>,
+    /// Whom every request acts as (kubectl's `--as`, Helm's `--kube-as-user`); none: the
+    /// kubeconfig's own identity (or the kubeconfig's `as` settings).
+    pub impersonate: Impersonation,
+}
+
+/// Whom requests act as, by Kubernetes impersonation: the identity the API server authorizes
+/// instead of the credentials' own (which need the `impersonate` verb on it).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Impersonation {
+    /// The user name (`system:serviceaccount:NAMESPACE:NAME` for a ServiceAccount).
+    pub user: Option<String>,
+    /// Groups (the API server adds a ServiceAccount's own groups when none are given).
+    pub groups: Vec<String>,
+    /// The user's UID.
+    pub uid: Option<String>,
+}
+
+impl Impersonation {
+    /// Acting as the ServiceAccount `name` of `namespace`.
+    pub fn service_account(namespace: &str, name: &str) -> Impersonation {
+        Impersonation {
+            user: Some(format!("system:serviceaccount:{namespace}:{name}")),
+            ..Default::default()
+        }
+    }
+
+    /// No impersonation: the credentials' own identity.
+    pub fn is_none(&self) -> bool {
+        self.user.is_none() && self.groups.is_empty() && self.uid.is_none()
+    }
+
+    /// Sets the impersonation headers of `config` (refused as kubectl refuses them: groups or
+    /// a UID without a user).
+    fn apply_to(&self, config: &mut kube::Config) -> Result<(), KubeError> {
+        if self.is_none() {
+            return Ok(());
+        }
+        let Some(user) = &self.user else {
+            return Err(KubeError::Config(
+                "impersonating a group or UID needs a user too (--kube-as-user)".into(),
+            ));
+        };
+        config.auth_info.impersonate = Some(user.clone());
+        config.auth_info.impersonate_groups =
+            (!self.groups.is_empty()).then(|| self.groups.clone());
+        config.auth_info.impersonate_uid = self.uid.clone();
+        Ok(())
+    }
+}
+
+impl std::fmt::Display for Impersonation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.user {
+            Some(user) => f.write_str(user)?,
+            None => f.write_str("(own identity)")?,
+        }
+        if !self.groups.is_empty() {
+            write!(f, " (groups {})", self.groups.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+/// What a client was built from, kept to build clients acting as other identities.
+#[derive(Clone)]
+struct Connection {
+    config: kube::Config,
+    policy: RetryPolicy,
 }
 
 /// Called with every object apply is about to send (not for dry runs): the object as the
@@ -37,6 +110,10 @@ pub struct Cluster {
     pub discovery: Discovery,
     /// Sees every object applied through this cluster (see [`ApplyObserver`]).
     pub observer: Option<ApplyObserver>,
+    /// Whom the client acts as (none: the credentials' own identity).
+    pub identity: Impersonation,
+    /// What the client was built from (`None` for a given client: it cannot impersonate).
+    connection: Option<std::sync::Arc<Connection>>,
 }
 
 impl Cluster {
@@ -65,7 +142,7 @@ impl Cluster {
 
     /// Connects as described in the module docs.
     pub async fn connect(opts: &ClusterOptions) -> Result<Cluster, KubeError> {
-        let config = load_config(opts).await?;
+        let mut config = load_config(opts).await?;
         let namespace = opts
             .namespace
             .clone()
@@ -76,8 +153,38 @@ impl Cluster {
             None => RetryPolicy::from_env(|name| std::env::var(name).ok())
                 .map_err(|e| KubeError::Config(e.to_string()))?,
         };
-        let client = crate::retry::client(config, policy)?;
-        Ok(Cluster::from_client(client, &namespace))
+        opts.impersonate.apply_to(&mut config)?;
+        let client = crate::retry::client(config.clone(), policy)?;
+        let mut cluster = Cluster::from_client(client, &namespace);
+        cluster.identity = opts.impersonate.clone();
+        cluster.connection = Some(std::sync::Arc::new(Connection { config, policy }));
+        Ok(cluster)
+    }
+
+    /// This cluster acting as `who` (its discovery cache shared): a new client over the same
+    /// credentials whose every request carries `who`'s impersonation headers. Fails for a
+    /// cluster built from a given client (nothing to build another from).
+    pub fn impersonating(&self, who: &Impersonation) -> Result<Cluster, KubeError> {
+        let Some(connection) = &self.connection else {
+            return Err(KubeError::Config(format!(
+                "cannot act as {who}: this cluster was given as a client, not a configuration"
+            )));
+        };
+        let mut config = connection.config.clone();
+        // The identity replaces the one the connection acts as, if any.
+        config.auth_info.impersonate = None;
+        config.auth_info.impersonate_groups = None;
+        config.auth_info.impersonate_uid = None;
+        who.apply_to(&mut config)?;
+        let client = crate::retry::client(config, connection.policy)?;
+        Ok(Cluster {
+            client,
+            namespace: self.namespace.clone(),
+            discovery: self.discovery.clone(),
+            observer: self.observer.clone(),
+            identity: who.clone(),
+            connection: self.connection.clone(),
+        })
     }
 
     /// The names of the cluster's namespaces (for shell completion of `-n`).
@@ -102,6 +209,8 @@ impl Cluster {
             client,
             namespace: namespace.to_string(),
             observer: None,
+            identity: Impersonation::default(),
+            connection: None,
         }
     }
 }

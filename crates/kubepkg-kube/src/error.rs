@@ -134,6 +134,28 @@ pub fn is_unreachable_api(e: &(dyn std::error::Error + 'static)) -> bool {
     false
 }
 
+/// Whether `e` (or one of its causes) is the API server refusing a request as forbidden (403:
+/// the identity may not do it; the message names the user, verb, resource and namespace).
+pub fn is_forbidden(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        let status = c
+            .downcast_ref::<ApiStatus>()
+            .or_else(|| c.downcast_ref::<KubeError>().and_then(KubeError::status))
+            .or_else(|| match c.downcast_ref::<ApiFailure>() {
+                Some(ApiFailure::Status(s)) => Some(s),
+                _ => None,
+            });
+        if status.is_some_and(|s| s.code == 403)
+            || matches!(c.downcast_ref::<kube::Error>(), Some(kube::Error::Api(s)) if s.code == 403)
+        {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
+}
+
 /// One object that is not ready, with what the cluster says about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unready {

@@ -34,8 +34,10 @@ pub mod retry;
 pub mod wait;
 
 pub use apply::{Applier, ApplyOptions};
-pub use client::{Cluster, ClusterOptions, default_namespace, kubeconfig_contexts, server_url};
-pub use error::{ApiFailure, ApiStatus, KubeError, is_unreachable_api};
+pub use client::{
+    Cluster, ClusterOptions, Impersonation, default_namespace, kubeconfig_contexts, server_url,
+};
+pub use error::{ApiFailure, ApiStatus, KubeError, is_forbidden, is_unreachable_api};
 pub use kubepkg_manifest::object as manifest;
 pub use kubepkg_manifest::order;
 pub use manifest::{ManifestObject, ObjectRef};

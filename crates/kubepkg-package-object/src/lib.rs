@@ -60,6 +60,59 @@ pub struct PackageSpec {
     pub interval: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drift_detection: Option<DriftDetection>,
+    /// The ServiceAccount of the Package's namespace every request for its components is
+    /// made as (Kubernetes impersonation; docs/controller.md#multi-tenancy). Absent: the
+    /// controller's `--default-service-account`, else the controller's own identity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_account_name: Option<String>,
+}
+
+impl PackageSpec {
+    /// The references of this spec that name a namespace other than `own` (the Package's),
+    /// as `field (kind namespace/name)`: what `--no-cross-namespace-refs` refuses.
+    pub fn cross_namespace_refs(&self, own: &str) -> Vec<String> {
+        let mut refs: Vec<(String, &str, &str, Option<&str>)> = Vec::new();
+        let source = &self.source;
+        if let Some(r) = &source.config_map_ref {
+            refs.push((
+                "source.configMapRef".into(),
+                "ConfigMap",
+                &r.name,
+                r.namespace.as_deref(),
+            ));
+        }
+        if let Some(r) = &source.secret_ref {
+            refs.push((
+                "source.secretRef".into(),
+                "Secret",
+                &r.name,
+                r.namespace.as_deref(),
+            ));
+        }
+        if let Some(v) = &source.verify {
+            let r = &v.secret_ref;
+            refs.push((
+                "source.verify.secretRef".into(),
+                "Secret",
+                &r.name,
+                r.namespace.as_deref(),
+            ));
+        }
+        for (i, v) in self.values_from.iter().enumerate() {
+            refs.push((
+                format!("valuesFrom[{i}]"),
+                &v.kind,
+                &v.name,
+                v.namespace.as_deref(),
+            ));
+        }
+        refs.into_iter()
+            .filter_map(|(field, kind, name, namespace)| {
+                let namespace = namespace.filter(|n| !n.is_empty() && *n != own)?;
+                Some(format!("{field} ({kind} {namespace}/{name})"))
+            })
+            .collect()
+    }
 }
 
 /// What the controller does when live objects differ from what their release applied.
@@ -119,14 +172,17 @@ pub struct Source {
 pub struct Verify {
     /// `cosign` (the only provider).
     pub provider: String,
-    pub secret_ref: LocalObjectRef,
+    pub secret_ref: ObjectRef,
 }
 
-/// An object of the Package's namespace, by name.
+/// An object by name, in the Package's namespace unless `namespace` names another.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct LocalObjectRef {
+pub struct ObjectRef {
     pub name: String,
+    /// Another namespace (refused by the controller's `--no-cross-namespace-refs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
 }
 
 /// A package archive (`.tgz`) stored under `key` of a ConfigMap or Secret.
@@ -134,6 +190,9 @@ pub struct LocalObjectRef {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ArchiveRef {
     pub name: String,
+    /// Another namespace than the Package's (refused by `--no-cross-namespace-refs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
     /// The key holding the archive; `package.tgz` when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
@@ -149,12 +208,15 @@ impl ArchiveRef {
 /// The key an [`ArchiveRef`] reads when it names none.
 pub const DEFAULT_ARCHIVE_KEY: &str = "package.tgz";
 
-/// Values read from a Secret or ConfigMap of the Package's namespace.
+/// Values read from a Secret or ConfigMap of the Package's namespace (or of `namespace`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ValuesFrom {
     pub kind: String,
     pub name: String,
+    /// Another namespace than the Package's (refused by `--no-cross-namespace-refs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

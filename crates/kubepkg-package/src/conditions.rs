@@ -35,6 +35,10 @@ pub mod reason {
     /// `source.verify`: the artifact's cosign signature is missing or refused, or the keys are
     /// unusable; nothing was applied.
     pub const VERIFICATION_FAILED: &str = "VerificationFailed";
+    /// Refused for lack of rights: the controller's tenancy rules (`--no-cross-namespace-refs`:
+    /// a reference to another namespace), or the API server forbidding a request made for the
+    /// Package outside a revision (reading its records, its Lease); nothing was applied.
+    pub const ACCESS_DENIED: &str = "AccessDenied";
     /// Live objects differ from what their release applied (`driftDetection.mode: warn`).
     pub const DRIFT_DETECTED: &str = "DriftDetected";
     /// Live objects match their releases again.

@@ -1289,6 +1289,8 @@ async fn fail<C: Cluster>(
     uninstall_hooks(&mut run, &hook_releases).await;
     back.status = RevisionStatus::Deployed;
     back.reason = Some(Reason::RolledBack);
+    // Why, beside Helm's words: the Package's `Ready` message and `history` show it.
+    back.description = format!("Rollback to {}: {cause}", deployed.revision);
     if let Err(f) = run.record(&back).await {
         run.warnings.push(record_failed(f));
     }

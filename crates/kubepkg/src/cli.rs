@@ -275,6 +275,7 @@ impl Cli {
         let cluster = cluster_flags(&self.command).unwrap_or_default();
         Settings::from_flags(
             Flags {
+                impersonate: cluster.impersonation(),
                 kubeconfig: cluster.kubeconfig,
                 kube_context: cluster.kube_context,
                 namespace: cluster.namespace,
@@ -304,7 +305,7 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
                     kubeconfig: a.kubeconfig.clone().map(Into::into),
                     kube_context: a.kube_context.clone(),
                     namespace: a.namespace.clone(),
-                    no_wait_lock: false,
+                    ..ClusterArgs::default()
                 });
             }
             Command::Plan(a) => &a.cluster,
@@ -346,8 +347,7 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
                 return Some(ClusterArgs {
                     kubeconfig: a.kubeconfig.clone(),
                     kube_context: a.kube_context.clone(),
-                    namespace: None,
-                    no_wait_lock: false,
+                    ..ClusterArgs::default()
                 });
             }
         }
@@ -454,6 +454,15 @@ pub struct ControllerArgs {
     /// How often an applied Package is re-checked when it sets no `interval`.
     #[arg(long = "interval", default_value = "10m", value_parser = go_duration)]
     pub interval: Duration,
+    /// The ServiceAccount (of each Package's namespace) a Package that names no
+    /// `serviceAccountName` is applied as; with it set, the controller's own identity never
+    /// applies package contents.
+    #[arg(long = "default-service-account", value_name = "NAME")]
+    pub default_service_account: Option<String>,
+    /// Refuse Packages whose `valuesFrom`, `source.*Ref` or `source.verify` name a ConfigMap or
+    /// Secret of another namespace.
+    #[arg(long = "no-cross-namespace-refs")]
+    pub no_cross_namespace_refs: bool,
 }
 
 /// The flags of every verb about the terminal (`--no-color`, Helm 4's `--color`; see

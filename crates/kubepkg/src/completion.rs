@@ -191,7 +191,8 @@ fn line_settings() -> Settings {
     Settings::from_flags(flags, |name| std::env::var(name).ok())
 }
 
-/// `--kubeconfig`, `--kube-context` and `-n`/`--namespace` of a (partial) command line, in
+/// `--kubeconfig`, `--kube-context`, `-n`/`--namespace` and `--kube-as-*` of a (partial)
+/// command line (candidates are listed as that identity sees them), in
 /// both `--flag value` and `--flag=value` forms; the last one given wins, as in clap.
 fn cluster_flags_of(words: impl IntoIterator<Item = OsString>) -> Flags {
     let words: Vec<String> = words
@@ -208,7 +209,13 @@ fn cluster_flags_of(words: impl IntoIterator<Item = OsString>) -> Flags {
         };
         if matches!(
             name,
-            "--kubeconfig" | "--kube-context" | "-n" | "--namespace"
+            "--kubeconfig"
+                | "--kube-context"
+                | "-n"
+                | "--namespace"
+                | "--kube-as-user"
+                | "--kube-as-group"
+                | "--kube-as-uid"
         ) {
             let value = match inline {
                 Some(v) => Some(v),
@@ -220,6 +227,9 @@ fn cluster_flags_of(words: impl IntoIterator<Item = OsString>) -> Flags {
             match (name, value) {
                 ("--kubeconfig", Some(v)) => flags.kubeconfig = Some(v.into()),
                 ("--kube-context", Some(v)) => flags.kube_context = Some(v),
+                ("--kube-as-user", Some(v)) => flags.impersonate.user = Some(v),
+                ("--kube-as-group", Some(v)) => flags.impersonate.groups.push(v),
+                ("--kube-as-uid", Some(v)) => flags.impersonate.uid = Some(v),
                 (_, Some(v)) => flags.namespace = Some(v),
                 (_, None) => {}
             }
@@ -257,6 +267,21 @@ mod tests {
         assert_eq!(f.namespace, None);
         let f = flags(&["kubepkg", "-n", "a", "status", "-n", "b"]);
         assert_eq!(f.namespace.as_deref(), Some("b"));
+        // Candidates are listed as the identity the line acts as would see them.
+        let f = flags(&[
+            "kubepkg",
+            "status",
+            "--kube-as-user=system:serviceaccount:a:deployer",
+            "--kube-as-group",
+            "g1",
+            "--kube-as-group=g2",
+            "",
+        ]);
+        assert_eq!(
+            f.impersonate.user.as_deref(),
+            Some("system:serviceaccount:a:deployer")
+        );
+        assert_eq!(f.impersonate.groups, ["g1", "g2"]);
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //! - context: `--kube-context`, else `$HELM_KUBECONTEXT`, else the kubeconfig's current one;
 //! - kubeconfig: `--kubeconfig`, else `$KUBECONFIG`, `~/.kube/config`, in-cluster (read by
 //!   `kubepkg_kube` when connecting);
+//! - identity: `--kube-as-user`, `--kube-as-group`, `--kube-as-uid` (Kubernetes
+//!   impersonation on every request, as Helm and kubectl's `--as`);
 //! - release storage: `$HELM_DRIVER` (secret, configmap or memory), checked when a verb opens
 //!   the storage, so verbs that do not use it never fail on it;
 //! - the terminal: colour of each stream (`NO_COLOR`, `--no-color`, `CLICOLOR_FORCE`) and
@@ -31,6 +33,8 @@ pub struct Settings {
     pub kube_context: Option<String>,
     /// `-n` or `$HELM_NAMESPACE`; `None`: the context's namespace (or `default` offline).
     pub namespace: Option<String>,
+    /// Whom every request acts as (`--kube-as-*`).
+    pub impersonate: kubepkg_kube::Impersonation,
     /// `$HELM_DRIVER` as given.
     helm_driver: String,
     /// Wait for a busy release's lease (false: `--no-wait-lock`).
@@ -50,6 +54,7 @@ pub struct Flags {
     pub kubeconfig: Option<PathBuf>,
     pub kube_context: Option<String>,
     pub namespace: Option<String>,
+    pub impersonate: kubepkg_kube::Impersonation,
     pub no_wait_lock: bool,
     pub debug: bool,
 }
@@ -62,6 +67,7 @@ impl Settings {
             kubeconfig: flags.kubeconfig,
             kube_context: flags.kube_context.or_else(|| set("HELM_KUBECONTEXT")),
             namespace: flags.namespace.or_else(|| set("HELM_NAMESPACE")),
+            impersonate: flags.impersonate,
             helm_driver: env("HELM_DRIVER").unwrap_or_default(),
             wait_lock: !flags.no_wait_lock,
             paths: kubepkg_source::HelmPaths::resolve(&env),
@@ -94,6 +100,7 @@ impl Settings {
             kubeconfig: self.kubeconfig.clone(),
             context: self.kube_context.clone(),
             namespace: self.namespace.clone(),
+            impersonate: self.impersonate.clone(),
             ..Default::default()
         }
     }

@@ -71,6 +71,8 @@ pub struct FluxBackend {
     pub client: kubepkg_oci::Client,
     /// How often Flux re-checks the sources and releases (`spec.interval`).
     pub interval: Duration,
+    /// The ServiceAccount helm-controller applies the releases as (the package's identity).
+    pub service_account: Option<String>,
 }
 
 impl std::fmt::Debug for FluxBackend {
@@ -92,6 +94,7 @@ impl FluxBackend {
             secret_ref: None,
             client,
             interval: Duration::from_secs(600),
+            service_account: None,
         }
     }
 
@@ -106,6 +109,7 @@ impl FluxBackend {
             interval: self.interval,
             timeout: run.timeout,
             driven: true,
+            service_account: self.service_account.clone(),
         }
     }
 }

@@ -106,6 +106,9 @@ pub struct BackendConfig {
     pub argocd_namespace: Option<String>,
     /// … and their AppProject (default `default`).
     pub argocd_project: Option<String>,
+    /// The ServiceAccount of the package's namespace the components are applied as (the
+    /// controller's `spec.serviceAccountName`): Flux's helm-controller is told to act as it too.
+    pub service_account: Option<String>,
 }
 
 impl BackendConfig {
@@ -116,6 +119,7 @@ impl BackendConfig {
             chart_repository: None,
             argocd_namespace: None,
             argocd_project: None,
+            service_account: None,
         }
     }
 }
@@ -131,6 +135,7 @@ impl Backend {
             Kind::Flux => {
                 let mut flux = flux::FluxBackend::new(repo.url, repo.insecure, repo.client);
                 flux.secret_ref = repo.secret_ref;
+                flux.service_account = config.service_account;
                 Backend::flux(flux)
             }
             Kind::Argocd => {

@@ -11,6 +11,7 @@ fn options() -> Options {
         interval: Duration::from_secs(600),
         timeout: Duration::from_secs(300),
         driven: false,
+        service_account: None,
     }
 }
 
@@ -263,6 +264,7 @@ fn driven_objects_are_the_compiled_ones_without_flux_remediation() {
     // Driven: kubepkg decides rollbacks, so Flux neither remediates nor retries.
     let driven = Options {
         driven: true,
+        service_account: None,
         ..options()
     };
     let d = component_objects(&p, "api", Map::new(), &ch["api"], None, &driven).unwrap();

@@ -603,7 +603,15 @@ fn rule5_safe_new_version_rolls_back_changed_components_newest_first() {
     assert_eq!(out.deployed_revision, Some(3));
     let r3 = &s.fake.records[&3];
     assert_eq!(r3.version, "1.0.0");
-    assert_eq!(r3.description, "Rollback to 1");
+    // Helm's words, then why: the failed revision's cause.
+    let cause = s.fake.records[&2]
+        .description
+        .split("; rolled back")
+        .next()
+        .unwrap()
+        .to_string();
+    assert_eq!(r3.description, format!("Rollback to 1: {cause}"));
+    assert!(!cause.is_empty());
     assert_eq!(r3.reason, Some(Reason::RolledBack));
     // The failed revision keeps the time its upgrade began; the rollback is stamped when it
     // happens (the fake's clock is one second later).

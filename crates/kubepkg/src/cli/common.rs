@@ -81,7 +81,8 @@ impl ChartSourceArgs {
     }
 }
 
-/// Where the cluster is (Helm's `--kubeconfig`, `--kube-context`, `-n`).
+/// Where the cluster is and whom to act as (Helm's `--kubeconfig`, `--kube-context`, `-n`,
+/// `--kube-as-user`, `--kube-as-group`).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ClusterArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster).
@@ -93,9 +94,30 @@ pub struct ClusterArgs {
     /// Namespace of the release (default: $HELM_NAMESPACE, then the context's namespace).
     #[arg(short = 'n', long = "namespace", add = crate::completion::namespaces())]
     pub namespace: Option<String>,
+    /// Act as this user (Kubernetes impersonation, kubectl's --as), e.g.
+    /// system:serviceaccount:NAMESPACE:NAME.
+    #[arg(long = "kube-as-user", value_name = "USER")]
+    pub kube_as_user: Option<String>,
+    /// Act as this group too (repeatable; needs --kube-as-user).
+    #[arg(long = "kube-as-group", value_name = "GROUP")]
+    pub kube_as_group: Vec<String>,
+    /// Act as the user with this UID (needs --kube-as-user).
+    #[arg(long = "kube-as-uid", value_name = "UID")]
+    pub kube_as_uid: Option<String>,
     /// Fail at once if another operation holds the package or release instead of waiting for it.
     #[arg(long = "no-wait-lock")]
     pub no_wait_lock: bool,
+}
+
+impl ClusterArgs {
+    /// Whom the flags say to act as.
+    pub fn impersonation(&self) -> kubepkg_kube::Impersonation {
+        kubepkg_kube::Impersonation {
+            user: self.kube_as_user.clone(),
+            groups: self.kube_as_group.clone(),
+            uid: self.kube_as_uid.clone(),
+        }
+    }
 }
 
 /// Values flags shared by install and upgrade.

@@ -54,6 +54,8 @@ pub async fn run(args: ControllerArgs, settings: &Settings) -> Result<Exit> {
             .unwrap_or_else(|| "kubepkg-system".into()),
         default_timeout: args.timeout,
         default_interval: args.interval,
+        default_service_account: args.default_service_account.filter(|n| !n.is_empty()),
+        no_cross_namespace_refs: args.no_cross_namespace_refs,
         ..Default::default()
     };
     let cluster = settings.connect().await?;

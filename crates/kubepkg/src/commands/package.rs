@@ -235,6 +235,8 @@ fn backend(
         }),
         argocd_namespace: args.argocd_namespace.clone(),
         argocd_project: args.argocd_project.clone(),
+        // The CLI's identity (or its --kube-as-user) applies; helm-controller acts as its own.
+        service_account: None,
     }))
 }
 

@@ -101,6 +101,7 @@ pub async fn run(args: RenderArgs, settings: &Settings) -> Result<Exit> {
                 interval: args.interval,
                 timeout: args.timeout,
                 driven: false,
+                service_account: None,
             },
         )?,
     };

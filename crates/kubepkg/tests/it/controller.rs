@@ -151,7 +151,7 @@ pub(crate) async fn create(ns: &TestNamespace, name: &str, spec: Value) {
         .expect("Package created");
 }
 
-async fn patch_spec(ns: &TestNamespace, name: &str, spec: Value) {
+pub(crate) async fn patch_spec(ns: &TestNamespace, name: &str, spec: Value) {
     packages(ns)
         .patch(
             name,

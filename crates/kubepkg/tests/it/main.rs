@@ -22,5 +22,6 @@ mod repo;
 mod schema_refs;
 mod signatures;
 mod support;
+mod tenancy;
 mod terminal;
 mod values_cli;

@@ -1,0 +1,395 @@
+//! Tenancy (docs/controller.md#multi-tenancy) against the local control plane: the real
+//! `kubepkg controller` applies a Package as the ServiceAccount it names (or the controller's
+//! `--default-service-account`) by Kubernetes impersonation, so the API server refuses what
+//! that ServiceAccount may not do — the revision ends as any failure does, naming the refused
+//! request; `--no-cross-namespace-refs` refuses references to other namespaces; the CLI's
+//! `--kube-as-user` is refused where the API server's own authorizer says so (a
+//! SubjectAccessReview is the oracle). No Secret value reaches a log, Event or status.
+
+use std::path::Path;
+
+use k8s_openapi::api::authorization::v1::{
+    ResourceAttributes, SubjectAccessReview, SubjectAccessReviewSpec,
+};
+use k8s_openapi::api::core::v1::{ConfigMap, Secret, ServiceAccount};
+use k8s_openapi::api::rbac::v1::{ClusterRole, RoleBinding};
+use kube::api::{Api, ListParams, PostParams};
+use kubepkg_testkit::TestNamespace;
+use kubepkg_testkit::charts::deploy_chart;
+use serde_json::{Value, json};
+
+use crate::controller::{
+    ControllerProcess, archive, create, install_crd, store_archive, wait_ready,
+};
+use crate::support::run;
+
+/// A ServiceAccount `name` of `ns` allowed everything in `ns` and nothing elsewhere (the
+/// built-in `cluster-admin` ClusterRole bound by a RoleBinding, as Flux's multi-tenancy
+/// example does).
+async fn tenant_service_account(ns: &TestNamespace, name: &str) {
+    let sas: Api<ServiceAccount> = ns.api();
+    sas.create(
+        &PostParams::default(),
+        &serde_json::from_value(json!({"metadata": {"name": name}})).unwrap(),
+    )
+    .await
+    .expect("ServiceAccount created");
+    let bindings: Api<RoleBinding> = ns.api();
+    bindings
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({
+                "metadata": {"name": format!("{name}-admin")},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+                "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": ns.name()}],
+            }))
+            .unwrap(),
+        )
+        .await
+        .expect("RoleBinding created");
+}
+
+/// A package `name` `version` of component `app` (a simulated Deployment) and, with `extra`,
+/// a component `extra` whose chart holds that one manifest.
+fn tenant_package(root: &Path, name: &str, version: &str, safe: bool, extra: Option<&str>) {
+    std::fs::create_dir_all(root).unwrap();
+    let mut manifest = format!(
+        "package:\n  name: {name}\n  version: {version}\n  rollback: {{safe: {safe}}}\ncomponents:\n- {{name: app, path: app}}\n"
+    );
+    deploy_chart(&root.join("app"), "app", "1.0.0");
+    if let Some(extra) = extra {
+        manifest.push_str("- {name: extra, path: extra}\n");
+        let chart = root.join("extra");
+        std::fs::create_dir_all(chart.join("templates")).unwrap();
+        std::fs::write(
+            chart.join("Chart.yaml"),
+            "apiVersion: v2\nname: extra\nversion: 1.0.0\n",
+        )
+        .unwrap();
+        std::fs::write(chart.join("templates/extra.yaml"), extra).unwrap();
+    }
+    std::fs::write(root.join("kubepkg.yaml"), manifest).unwrap();
+}
+
+/// Stores version `version` of package `shop` as ConfigMap `shop-VERSION` of `ns`; returns its
+/// `source`.
+async fn stored(
+    ns: &TestNamespace,
+    tmp: &Path,
+    version: &str,
+    safe: bool,
+    extra: Option<&str>,
+) -> Value {
+    let dir = tmp.join(version);
+    tenant_package(&dir, "shop", version, safe, extra);
+    let name = format!("shop-{}", version.replace('.', "-"));
+    store_archive(ns, &name, archive(&dir)).await;
+    json!({"configMapRef": {"name": name}})
+}
+
+fn message(obj: &Value, type_: &str) -> String {
+    obj.pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .and_then(|cs| cs.iter().find(|c| c["type"] == type_))
+        .and_then(|c| c["message"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+async fn events(ns: &TestNamespace, name: &str) -> Vec<String> {
+    let api: Api<k8s_openapi::api::core::v1::Event> = ns.api();
+    api.list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter(|e| e.involved_object.name.as_deref() == Some(name))
+        .map(|e| {
+            format!(
+                "{} {}",
+                e.reason.unwrap_or_default(),
+                e.message.unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
+/// Whether the API server's authorizer lets `user` `verb` `resource` in `namespace` (the
+/// independent oracle of what an impersonated request may do).
+async fn allowed(
+    ns: &TestNamespace,
+    user: &str,
+    verb: &str,
+    resource: &str,
+    namespace: &str,
+) -> bool {
+    let api: Api<SubjectAccessReview> = Api::all(ns.client().clone());
+    let (sa_ns, _) = user
+        .strip_prefix("system:serviceaccount:")
+        .and_then(|r| r.split_once(':'))
+        .unwrap();
+    let review = SubjectAccessReview {
+        spec: SubjectAccessReviewSpec {
+            user: Some(user.to_string()),
+            groups: Some(vec![
+                "system:serviceaccounts".into(),
+                format!("system:serviceaccounts:{sa_ns}"),
+                "system:authenticated".into(),
+            ]),
+            resource_attributes: Some(ResourceAttributes {
+                verb: Some(verb.into()),
+                resource: Some(resource.into()),
+                namespace: Some(namespace.into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    api.create(&PostParams::default(), &review)
+        .await
+        .expect("SubjectAccessReview answered")
+        .status
+        .is_some_and(|s| s.allowed)
+}
+
+/// A Package naming a ServiceAccount that may do anything in its namespace only: installed;
+/// a version whose chart also writes a Secret in another namespace is refused by the API
+/// server (rolled back: the version says safe), one writing a ClusterRole too (not rolled
+/// back: unsafe); the condition and an Event name the refused request and the ServiceAccount,
+/// nothing is created outside the namespace, and the values Secret's value is never shown.
+#[tokio::test]
+async fn a_package_is_applied_as_its_service_account_and_refused_beyond_it() {
+    let a = TestNamespace::new("ten-a").await.expect("control plane");
+    let b = TestNamespace::new("ten-b").await.expect("control plane");
+    install_crd(&a).await;
+    tenant_service_account(&a, "deployer").await;
+    let secret_value = "tenant-secret-value-7f3a9c";
+    let values: Api<Secret> = a.api();
+    values
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({
+                "metadata": {"name": "shop-values"},
+                "stringData": {"values.yaml": format!("app:\n  image: registry.invalid/{secret_value}:1\n")},
+            }))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    let ctl = ControllerProcess::start(&a, "5s", &[]);
+    let tmp = tempfile::tempdir().unwrap();
+    let v1 = stored(&a, tmp.path(), "1.0.0", true, None).await;
+    create(
+        &a,
+        "shop",
+        json!({"source": v1, "serviceAccountName": "deployer",
+               "valuesFrom": [{"kind": "Secret", "name": "shop-values"}]}),
+    )
+    .await;
+    let o = wait_ready(&a, &ctl, "shop", "True", "Succeeded").await;
+    assert_eq!(o.pointer("/status/version"), Some(&json!("1.0.0")));
+
+    // 2.0.0 (safe) also writes a Secret into namespace b: refused, rolled back to 1.0.0.
+    let leak = format!(
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: leak\n  namespace: {}\nstringData:\n  a: b\n",
+        b.name()
+    );
+    let v2 = stored(&a, tmp.path(), "2.0.0", true, Some(&leak)).await;
+    crate::controller::patch_spec(&a, "shop", json!({"source": v2})).await;
+    let o = wait_ready(&a, &ctl, "shop", "False", "RolledBack").await;
+    let user = format!("system:serviceaccount:{}:deployer", a.name());
+    let why = message(&o, "Ready");
+    for part in [user.as_str(), "secrets", b.name(), "forbidden"] {
+        assert!(why.contains(part), "Ready message lacks {part:?}: {why}");
+    }
+    assert!(!allowed(&a, &user, "create", "secrets", b.name()).await);
+    let leaked: Api<Secret> = b.api();
+    assert!(leaked.get_opt("leak").await.unwrap().is_none());
+    assert_eq!(o.pointer("/status/version"), Some(&json!("1.0.0")));
+    let events_a = events(&a, "shop").await;
+    assert!(
+        events_a
+            .iter()
+            .any(|e| e.starts_with("RolledBack") && e.contains(&user)),
+        "no RolledBack Event naming {user}: {events_a:?}"
+    );
+
+    // 3.0.0 (unsafe) writes a ClusterRole: refused, not rolled back; none exists.
+    let role = format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: {}-escalate\nrules: []\n",
+        a.name()
+    );
+    let v3 = stored(&a, tmp.path(), "3.0.0", false, Some(&role)).await;
+    crate::controller::patch_spec(&a, "shop", json!({"source": v3})).await;
+    let o = wait_ready(&a, &ctl, "shop", "False", "UpgradeFailed").await;
+    let why = message(&o, "Ready");
+    for part in [user.as_str(), "clusterroles", "forbidden"] {
+        assert!(why.contains(part), "Ready message lacks {part:?}: {why}");
+    }
+    let roles: Api<ClusterRole> = Api::all(a.client().clone());
+    assert!(
+        roles
+            .get_opt(&format!("{}-escalate", a.name()))
+            .await
+            .unwrap()
+            .is_none()
+    );
+
+    // The Secret's value is in the applied Deployment (the values were read) and nowhere the
+    // controller reports.
+    let deployment = a
+        .api::<k8s_openapi::api::apps::v1::Deployment>()
+        .get("shop-app")
+        .await
+        .unwrap();
+    let image = serde_json::to_string(&deployment.spec).unwrap();
+    assert!(image.contains(secret_value), "values not applied: {image}");
+    let o = crate::controller::get(&a, "shop").await.unwrap();
+    let reported = format!(
+        "{}\n{}\n{}",
+        ctl.log(),
+        events(&a, "shop").await.join("\n"),
+        o["status"]
+    );
+    assert!(
+        !reported.contains(secret_value),
+        "the Secret's value was reported:\n{reported}"
+    );
+}
+
+/// `--default-service-account default`: a Package naming no ServiceAccount is applied as its
+/// namespace's `default` ServiceAccount, which may do nothing: refused (`AccessDenied`) naming
+/// it and the request, and no object is created.
+#[tokio::test]
+async fn the_default_service_account_bounds_a_package_that_names_none() {
+    let a = TestNamespace::new("ten-default")
+        .await
+        .expect("control plane");
+    install_crd(&a).await;
+    let ctl = ControllerProcess::start(&a, "5s", &["--default-service-account", "default"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let v1 = stored(&a, tmp.path(), "1.0.0", true, None).await;
+    create(&a, "shop", json!({"source": v1})).await;
+    let o = wait_ready(&a, &ctl, "shop", "False", "AccessDenied").await;
+    let user = format!("system:serviceaccount:{}:default", a.name());
+    assert!(!allowed(&a, &user, "create", "deployments", a.name()).await);
+    let why = message(&o, "Ready");
+    assert!(
+        why.contains(&user) && why.contains("forbidden"),
+        "Ready message does not name the refused identity: {why}"
+    );
+    let deployments: Api<k8s_openapi::api::apps::v1::Deployment> = a.api();
+    assert!(deployments.get_opt("shop-app").await.unwrap().is_none());
+}
+
+/// `--no-cross-namespace-refs`: a `valuesFrom` Secret of another namespace stops the Package
+/// (`AccessDenied`, Stalled) before anything is read or applied.
+#[tokio::test]
+async fn cross_namespace_references_are_refused_when_locked_down() {
+    let a = TestNamespace::new("ten-xref").await.expect("control plane");
+    let b = TestNamespace::new("ten-xref-b")
+        .await
+        .expect("control plane");
+    install_crd(&a).await;
+    let values: Api<ConfigMap> = b.api();
+    values
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({
+                "metadata": {"name": "shared-values"},
+                "data": {"values.yaml": "app: {}\n"},
+            }))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    let ctl = ControllerProcess::start(&a, "5s", &["--no-cross-namespace-refs"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let v1 = stored(&a, tmp.path(), "1.0.0", true, None).await;
+    create(
+        &a,
+        "shop",
+        json!({"source": v1,
+               "valuesFrom": [{"kind": "ConfigMap", "name": "shared-values", "namespace": b.name()}]}),
+    )
+    .await;
+    let o = wait_ready(&a, &ctl, "shop", "False", "AccessDenied").await;
+    let stalled = o
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .and_then(|cs| cs.iter().find(|c| c["type"] == "Stalled"))
+        .map(|c| c["status"].clone());
+    assert_eq!(stalled, Some(json!("True")));
+    let why = message(&o, "Ready");
+    assert!(
+        why.contains(&format!(
+            "valuesFrom[0] (ConfigMap {}/shared-values)",
+            b.name()
+        )),
+        "{why}"
+    );
+    let releases: Api<Secret> = a.api();
+    let records = releases
+        .list(&ListParams::default().labels("owner=helm"))
+        .await
+        .unwrap();
+    assert!(records.items.is_empty(), "something was applied");
+}
+
+/// `--kube-as-user`: the CLI acts as the ServiceAccount, so an apply writing a Secret into
+/// another namespace is refused exactly where the API server's authorizer says so, and one
+/// writing only in the ServiceAccount's namespace goes through.
+#[tokio::test]
+async fn the_cli_acts_as_the_user_it_is_told_to() {
+    let a = TestNamespace::new("ten-cli").await.expect("control plane");
+    let b = TestNamespace::new("ten-cli-b")
+        .await
+        .expect("control plane");
+    tenant_service_account(&a, "deployer").await;
+    let user = format!("system:serviceaccount:{}:deployer", a.name());
+    assert!(allowed(&a, &user, "create", "secrets", a.name()).await);
+    assert!(!allowed(&a, &user, "create", "secrets", b.name()).await);
+    let tmp = tempfile::tempdir().unwrap();
+    let inside = tmp.path().join("inside");
+    let own = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: own\nstringData:\n  a: b\n";
+    tenant_package(&inside, "shop", "1.0.0", true, Some(own));
+    let (code, _, err) = run(
+        &a,
+        &[
+            "apply",
+            "shop",
+            inside.to_str().unwrap(),
+            "--kube-as-user",
+            &user,
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let outside = tmp.path().join("outside");
+    let leak = format!(
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: leak\n  namespace: {}\nstringData:\n  a: b\n",
+        b.name()
+    );
+    tenant_package(&outside, "other", "1.0.0", true, Some(&leak));
+    let (code, _, err) = run(
+        &a,
+        &[
+            "apply",
+            "other",
+            outside.to_str().unwrap(),
+            "--kube-as-user",
+            &user,
+        ],
+    );
+    assert_ne!(code, 0, "applied beyond the ServiceAccount's rights");
+    assert!(
+        err.contains(&user) && err.contains("secrets") && err.contains(b.name()),
+        "the refusal does not name the request: {err}"
+    );
+    let leaked: Api<Secret> = b.api();
+    assert!(leaked.get_opt("leak").await.unwrap().is_none());
+    // A group without a user is refused before anything is sent, as kubectl refuses it.
+    let (code, _, err) = run(&a, &["status", "shop", "--kube-as-group", "system:masters"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--kube-as-user"), "{err}");
+}
