@@ -8,6 +8,10 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(dirname "$here")"
 dir="${KUBEPKG_TESTENV_DIR:-$repo/.testenv}"
 state="$dir/state.json"
+# A second plane some tests start (a remote target: kubepkg-testkit's target_plane) first.
+if [[ -f "$dir/target/state.json" ]]; then
+	KUBEPKG_TESTENV_DIR="$dir/target" "$here/down.sh"
+fi
 [[ -f "$state" ]] || exit 0
 
 # The binary that started the plane is recorded in its state.

@@ -43,6 +43,7 @@ pub mod reconcile;
 pub mod resource;
 pub mod source;
 pub mod status;
+pub mod target;
 pub mod values;
 
 use std::net::SocketAddr;

@@ -32,7 +32,7 @@ use kubepkg_package::conditions::{self, reason};
 use kubepkg_package::orchestrator::{Outcome, Stopped};
 use kubepkg_package::revision::Reason;
 use kubepkg_package::revision::RevisionStatus;
-use kubepkg_package_object::{DriftMode, PackageSpec};
+use kubepkg_package_object::{DriftMode, PackageSpec, Target};
 use sha2::{Digest, Sha256};
 
 use crate::metrics::Metrics;
@@ -40,6 +40,7 @@ use crate::problem::PackageProblem;
 use crate::resource::{self, FINALIZER};
 use crate::source::{self, HttpClient};
 use crate::status::{StatusPatch, carry_transition_times, conditions_of};
+use crate::target;
 use crate::values;
 
 /// Package names → the Packages waiting for them (`RequirementsNotMet`).
@@ -62,8 +63,8 @@ pub struct Context {
     pub default_service_account: Option<String>,
     /// `--no-cross-namespace-refs`.
     pub no_cross_namespace_refs: bool,
-    /// The cluster acting as each identity Packages are applied as (one client each).
-    identities: Mutex<HashMap<kubepkg_kube::Impersonation, kubepkg_kube::Cluster>>,
+    /// The clients of each target cluster and identity Packages are applied as.
+    clients: target::Clients,
 }
 
 impl Context {
@@ -85,7 +86,7 @@ impl Context {
             default_interval: config.default_interval,
             default_service_account: config.default_service_account.clone(),
             no_cross_namespace_refs: config.no_cross_namespace_refs,
-            identities: Mutex::new(HashMap::new()),
+            clients: target::Clients::default(),
         }
     }
 
@@ -109,24 +110,14 @@ impl Context {
             .or_else(|| self.default_service_account.clone())
     }
 
-    /// The cluster acting for a Package: the controller's own, or one impersonating
-    /// [`Context::identity`] (built once per identity, its discovery cache shared).
-    pub fn acting_for(
+    /// Where and as whom a Package's components are applied ([`target::acting_for`]).
+    pub async fn acting_for(
         &self,
         namespace: &str,
         spec: Option<&PackageSpec>,
-    ) -> Result<kubepkg_kube::Cluster, kubepkg_kube::KubeError> {
+    ) -> Result<target::Acting, target::TargetError> {
         let who = self.identity(namespace, spec);
-        if who.is_none() {
-            return Ok(self.cluster.clone());
-        }
-        let mut identities = self.identities.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(c) = identities.get(&who) {
-            return Ok(c.clone());
-        }
-        let cluster = self.cluster.impersonating(&who)?;
-        identities.insert(who, cluster.clone());
-        Ok(cluster)
+        target::acting_for(&self.cluster, &self.clients, namespace, spec, &who).await
     }
 }
 
@@ -242,8 +233,9 @@ async fn path_source(
 ) -> Result<Action, ReconcileError> {
     let namespace = obj.namespace().unwrap_or_default();
     let spec = resource::spec_of(obj).ok();
-    let kc = engine_cluster(ctx, &namespace, spec.as_ref(), ctx.default_timeout)
-        .map_err(|e| e.of(obj))?;
+    let (kc, _) = engine_cluster(ctx, &namespace, spec.as_ref(), ctx.default_timeout)
+        .await
+        .map_err(|e| transient(obj, &e))?;
     let applied = kc
         .store
         .history(&obj.name_any(), &obj.namespace().unwrap_or_default())
@@ -263,37 +255,27 @@ async fn path_source(
     Ok(Action::await_change())
 }
 
-/// The engine's cluster for a Package of `namespace` (acting as [`Context::acting_for`]).
-fn engine_cluster(
+/// The engine's cluster for a Package of `namespace` (where and as whom
+/// [`Context::acting_for`] says), and its remote target if it has one.
+async fn engine_cluster(
     ctx: &Context,
     namespace: &str,
     spec: Option<&PackageSpec>,
     timeout: Duration,
-) -> Result<KubeCluster, Unusable> {
-    engine_cluster_reporting(ctx, namespace, spec, timeout, None)
-}
-
-/// The controller cannot act for a Package (its identity's client cannot be built).
-struct Unusable(kubepkg_kube::KubeError);
-
-impl Unusable {
-    fn of(self, obj: &DynamicObject) -> ReconcileError {
-        ReconcileError::Transient {
-            object: resource::key(obj),
-            message: report(&self.0),
-        }
-    }
+) -> Result<(KubeCluster, Option<Target>), target::TargetError> {
+    engine_cluster_reporting(ctx, namespace, spec, timeout, None).await
 }
 
 /// [`engine_cluster`] whose progress is also sent to `waits` (what each component waits for).
-fn engine_cluster_reporting(
+async fn engine_cluster_reporting(
     ctx: &Context,
     namespace: &str,
     spec: Option<&PackageSpec>,
     timeout: Duration,
     waits: Option<tokio::sync::mpsc::UnboundedSender<kubepkg_progress::Event>>,
-) -> Result<KubeCluster, Unusable> {
-    let mut kube = ctx.acting_for(namespace, spec).map_err(Unusable)?;
+) -> Result<(KubeCluster, Option<Target>), target::TargetError> {
+    let acting = ctx.acting_for(namespace, spec).await?;
+    let mut kube = acting.cluster;
     kube.namespace = namespace.to_string();
     let caps = kubepkg_engine::chart::ClusterCapabilities::default();
     let object = namespace.to_string();
@@ -326,9 +308,10 @@ fn engine_cluster_reporting(
         }
     });
     let mut kc = KubeCluster::with_sink(kube, caps, timeout, sink);
-    // The Package object is the controller's: its status is written as the controller.
+    // The Package object is the controller's, in its cluster: its status is written there, as
+    // the controller.
     kc.package_objects = Some(ctx.cluster.client.clone());
-    Ok(kc)
+    Ok((kc, acting.target))
 }
 
 /// Writes `status.components[].waitingFor` while an apply runs, from the progress events: at
@@ -603,8 +586,20 @@ async fn apply(
     };
     let package = &loaded.package;
     let (waits, wait_events) = tokio::sync::mpsc::unbounded_channel();
-    let mut kc = engine_cluster_reporting(ctx, &namespace, Some(&spec), timeout, Some(waits))
-        .map_err(|e| e.of(&obj))?;
+    let (mut kc, target) =
+        match engine_cluster_reporting(ctx, &namespace, Some(&spec), timeout, Some(waits)).await {
+            Ok(acting) => acting,
+            Err(e @ target::TargetError::Read { .. }) => return Err(transient(&obj, &e)),
+            Err(e) => {
+                stop(&obj, ctx, api, reason::KUBE_CONFIG_INVALID, &report(&e)).await?;
+                let again = Duration::from_secs(30).min(interval);
+                return Ok(if e.is_transient() {
+                    Action::requeue(again)
+                } else {
+                    Action::requeue(interval)
+                });
+            }
+        };
     match engine_backend(ctx, &namespace, &spec).await {
         Ok(b) => kc.backend = b,
         Err(problem) => {
@@ -627,6 +622,9 @@ async fn apply(
         Ok(latest) => latest,
         Err(e) if kubepkg_kube::is_forbidden(&e) => {
             return denied(&obj, ctx, api, &e, interval).await;
+        }
+        Err(e) if target.is_some() && kubepkg_kube::is_unreachable_api(&e) => {
+            return unreachable(&obj, ctx, api, target.as_ref(), &e).await;
         }
         Err(source) => {
             return Err(ReconcileError::Engine {
@@ -686,6 +684,7 @@ async fn apply(
     }
     forget_waiting(ctx, &obj);
     let begin = StatusPatch {
+        target: target.clone(),
         last_attempted_version: Some(package.meta.version.to_string()),
         conditions: Some(conditions::reconciling(
             reason::PROGRESSING,
@@ -769,6 +768,9 @@ async fn apply(
         }
         Err(e) if kubepkg_kube::is_forbidden(&e) => {
             return denied(&obj, ctx, api, &e, interval).await;
+        }
+        Err(e) if target.is_some() && kubepkg_kube::is_unreachable_api(&e) => {
+            return unreachable(&obj, ctx, api, target.as_ref(), &e).await;
         }
         Err(source) => return Err(ReconcileError::Engine { object, source }),
     };
@@ -1011,7 +1013,11 @@ async fn cleanup(obj: Arc<DynamicObject>, ctx: &Context) -> Result<Action, Recon
         })
         .unwrap_or(ctx.default_timeout);
     let spec = resource::spec_of(&obj).ok();
-    let mut kc = engine_cluster(ctx, &namespace, spec.as_ref(), timeout).map_err(|e| e.of(&obj))?;
+    // A target that cannot be used holds the deletion (retried): its components may still run
+    // there. Removing the finalizer deletes the Package without uninstalling them.
+    let (mut kc, _) = engine_cluster(ctx, &namespace, spec.as_ref(), timeout)
+        .await
+        .map_err(|e| transient(&obj, &e))?;
     // The Package's backend: an argocd one's Applications may live in another namespace
     // (spec.argocd.namespace).
     if let Ok(spec) = resource::spec_of(&obj)
@@ -1040,6 +1046,55 @@ async fn cleanup(obj: Arc<DynamicObject>, ctx: &Context) -> Result<Action, Recon
             object: resource::key(&obj),
             source,
         }),
+    }
+}
+
+/// The target cluster of `spec.kubeConfig` did not answer: `Ready=False`/`Reconciling=True`
+/// `TargetUnreachable` naming it (an Event once), tried again in 10 s. What an apply cut short
+/// there left (a pending revision, its Lease) is recovered by the apply that follows once it
+/// answers, as after a crash.
+async fn unreachable(
+    obj: &DynamicObject,
+    ctx: &Context,
+    api: &Api<DynamicObject>,
+    target: Option<&Target>,
+    e: &EngineError,
+) -> Result<Action, ReconcileError> {
+    let server = target.map(|t| t.server.as_str()).unwrap_or_default();
+    let message = format!(
+        "the target cluster {server} does not answer: {}; retrying",
+        report(e)
+    );
+    let before = resource::observed(obj).ready_reason;
+    let patch = StatusPatch {
+        target: target.cloned(),
+        conditions: Some(carry_transition_times(
+            conditions::reconciling(reason::TARGET_UNREACHABLE, &message, &now()),
+            &conditions_of(obj),
+        )),
+        ..Default::default()
+    };
+    write_status(obj, ctx, api, patch).await?;
+    if before.as_deref() != Some(reason::TARGET_UNREACHABLE) {
+        event(
+            ctx,
+            obj,
+            EventType::Warning,
+            reason::TARGET_UNREACHABLE,
+            &message,
+        )
+        .await;
+    }
+    ctx.metrics
+        .package_state(&resource::key(obj), reason::TARGET_UNREACHABLE);
+    Ok(Action::requeue(Duration::from_secs(10)))
+}
+
+/// A reconcile to retry with backoff for `e`.
+fn transient(obj: &DynamicObject, e: &(dyn std::error::Error + 'static)) -> ReconcileError {
+    ReconcileError::Transient {
+        object: resource::key(obj),
+        message: report(e),
     }
 }
 

@@ -16,6 +16,8 @@ pub struct StatusPatch {
     /// The digest of the `spec.valuesOnce` an apply used.
     pub values_once_digest: Option<String>,
     pub conditions: Option<Vec<Condition>>,
+    /// With `spec.kubeConfig`: where the components are applied.
+    pub target: Option<kubepkg_package_object::Target>,
 }
 
 impl StatusPatch {
@@ -38,6 +40,12 @@ impl StatusPatch {
             status.insert(
                 "conditions".into(),
                 serde_json::to_value(c).unwrap_or(Value::Null),
+            );
+        }
+        if let Some(t) = &self.target {
+            status.insert(
+                "target".into(),
+                serde_json::to_value(t).unwrap_or(Value::Null),
             );
         }
         json!({ "status": status })

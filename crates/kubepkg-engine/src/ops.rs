@@ -591,7 +591,9 @@ pub async fn apply(
 /// Ends an operation under the package Lease, on every exit path: a revision it left pending
 /// (its last record write failed even after the client's retries) is made final — removed if
 /// it only waited for requirements (nothing changed), else marked failed — then the Lease is
-/// freed. No `pending-*` revision and no Lease outlive a process that ends normally.
+/// freed. No `pending-*` revision and no Lease outlive a process that ends normally; a cluster
+/// that stopped answering leaves both to the next operation (which takes them over at once
+/// from this process, or after the Lease expires from another).
 async fn unlock(kc: &mut KubeCluster, instance: Instance<'_>, lock: LeaseLock) {
     use kubepkg_package::revision::Reason;
     use kubepkg_package::revision::RevisionStatus;
@@ -600,8 +602,12 @@ async fn unlock(kc: &mut KubeCluster, instance: Instance<'_>, lock: LeaseLock) {
     let mut ours = std::mem::take(&mut kc.recorded_pending);
     let mut rounds = kubepkg_kube::retry::Settle::default();
     while !ours.is_empty() && rounds.next().await {
-        let Ok(h) = kc.store.history(instance.name, instance.namespace).await else {
-            continue;
+        let h = match kc.store.history(instance.name, instance.namespace).await {
+            Ok(h) => h,
+            // The cluster does not answer at all (the operation was interrupted by it): what
+            // is pending stays so, for the next operation to recover as after a crash.
+            Err(e) if kubepkg_kube::is_unreachable_api(&e) => break,
+            Err(_) => continue,
         };
         let now = now();
         ours.retain(|n| h.get(*n).is_some_and(|r| r.status.is_pending()));

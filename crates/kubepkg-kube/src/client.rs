@@ -142,23 +142,93 @@ impl Cluster {
 
     /// Connects as described in the module docs.
     pub async fn connect(opts: &ClusterOptions) -> Result<Cluster, KubeError> {
-        let mut config = load_config(opts).await?;
+        let config = load_config(opts).await?;
         let namespace = opts
             .namespace
             .clone()
             .filter(|n| !n.is_empty())
             .unwrap_or_else(|| config.default_namespace.clone());
-        let policy = match opts.retry {
+        Cluster::from_config(config, &namespace, &opts.impersonate, opts.retry)
+    }
+
+    /// A cluster from the text of a kubeconfig that came from elsewhere (a remote cluster's,
+    /// as a Secret holds it; `origin` names it in messages), its current context, operations
+    /// defaulting to `namespace`. Only credentials written in the text itself are used: a
+    /// kubeconfig naming a command to run (`exec`, `auth-provider`) or a file to read
+    /// (`token-file`, `client-certificate`, `client-key`, `certificate-authority`) is refused,
+    /// so whoever writes the Secret cannot make kubepkg run a program or read its own files.
+    pub async fn from_kubeconfig_text(
+        text: &str,
+        origin: &str,
+        namespace: &str,
+    ) -> Result<Cluster, KubeError> {
+        let bad = |what: String| KubeError::Config(format!("{origin}: {what}"));
+        let kc = Kubeconfig::from_yaml(text).map_err(|e| bad(e.to_string()))?;
+        for user in &kc.auth_infos {
+            let Some(a) = &user.auth_info else { continue };
+            let refused = [
+                ("exec", a.exec.is_some()),
+                ("auth-provider", a.auth_provider.is_some()),
+                ("token-file", a.token_file.is_some()),
+                ("client-certificate", a.client_certificate.is_some()),
+                ("client-key", a.client_key.is_some()),
+            ];
+            if let Some((field, _)) = refused.iter().find(|(_, set)| *set) {
+                return Err(bad(format!(
+                    "user {:?} sets {field}, which names a command or a file of the machine reading it; write the credentials into the kubeconfig itself (token, client-certificate-data, client-key-data)",
+                    user.name
+                )));
+            }
+        }
+        for cluster in &kc.clusters {
+            if cluster
+                .cluster
+                .as_ref()
+                .is_some_and(|c| c.certificate_authority.is_some())
+            {
+                return Err(bad(format!(
+                    "cluster {:?} sets certificate-authority, a file of the machine reading it; use certificate-authority-data",
+                    cluster.name
+                )));
+            }
+        }
+        let config = config_of(kc, None).await.map_err(|e| match e {
+            KubeError::Config(m) => bad(m),
+            other => other,
+        })?;
+        Cluster::from_config(config, namespace, &Impersonation::default(), None)
+    }
+
+    /// A cluster over `config` acting as `who` (requests retried by `retry`, else the
+    /// environment's policy).
+    fn from_config(
+        mut config: kube::Config,
+        namespace: &str,
+        who: &Impersonation,
+        retry: Option<RetryPolicy>,
+    ) -> Result<Cluster, KubeError> {
+        let policy = match retry {
             Some(p) => p,
             None => RetryPolicy::from_env(|name| std::env::var(name).ok())
                 .map_err(|e| KubeError::Config(e.to_string()))?,
         };
-        opts.impersonate.apply_to(&mut config)?;
+        who.apply_to(&mut config)?;
         let client = crate::retry::client(config.clone(), policy)?;
-        let mut cluster = Cluster::from_client(client, &namespace);
-        cluster.identity = opts.impersonate.clone();
+        let mut cluster = Cluster::from_client(client, namespace);
+        cluster.identity = who.clone();
         cluster.connection = Some(std::sync::Arc::new(Connection { config, policy }));
         Ok(cluster)
+    }
+
+    /// The API server this cluster talks to (`None` for a given client).
+    pub fn server(&self) -> Option<String> {
+        self.connection.as_ref().map(|c| {
+            c.config
+                .cluster_url
+                .to_string()
+                .trim_end_matches('/')
+                .to_string()
+        })
     }
 
     /// This cluster acting as `who` (its discovery cache shared): a new client over the same
@@ -311,31 +381,106 @@ pub fn default_namespace(opts: &ClusterOptions) -> String {
 }
 
 async fn load_config(opts: &ClusterOptions) -> Result<kube::Config, KubeError> {
+    match read_kubeconfig(opts)? {
+        Some(kc) => config_of(kc, opts.context.as_deref()).await,
+        None => kube::Config::incluster().map_err(|e| KubeError::Config(e.to_string())),
+    }
+}
+
+/// The client configuration of `kc`'s `context` (else its current one).
+async fn config_of(kc: Kubeconfig, context: Option<&str>) -> Result<kube::Config, KubeError> {
+    if let Some(ctx) = context
+        && !kc.contexts.iter().any(|c| c.name == ctx)
+    {
+        return Err(KubeError::NoContext(ctx.to_string()));
+    }
     let kc_opts = KubeConfigOptions {
-        context: opts.context.clone(),
+        context: context.map(str::to_string),
         ..Default::default()
     };
-    match read_kubeconfig(opts)? {
-        Some(kc) => {
-            if let Some(ctx) = &opts.context
-                && !kc.contexts.iter().any(|c| &c.name == ctx)
-            {
-                return Err(KubeError::NoContext(ctx.clone()));
-            }
-            let proxy_url_set = cluster_proxy_url(&kc, opts.context.as_deref()).is_some();
-            let mut config = kube::Config::from_custom_kubeconfig(kc, &kc_opts)
+    let proxy_url_set = cluster_proxy_url(&kc, context).is_some();
+    let mut config = kube::Config::from_custom_kubeconfig(kc, &kc_opts)
+        .await
+        .map_err(|e| KubeError::Config(e.to_string()))?;
+    if !proxy_url_set {
+        // No `proxy-url`: client-go's default, Go's `http.ProxyFromEnvironment` for the
+        // server's URL (HTTPS_PROXY/HTTP_PROXY, NO_PROXY, loopback never proxied),
+        // instead of kube's reading (HTTPS_PROXY for every server, loopback too).
+        let proxies =
+            kubepkg_fetch::Proxies::from_env().map_err(|e| KubeError::Config(e.to_string()))?;
+        config.proxy_url = proxies.proxy_for(&config.cluster_url);
+    }
+    Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kubeconfig(user: &str, cluster: &str) -> String {
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:1\n{cluster}users:\n- name: u\n  user:\n{user}contexts:\n- name: c\n  context: {{cluster: c, user: u}}\ncurrent-context: c\n"
+        )
+    }
+
+    #[tokio::test]
+    async fn a_kubeconfig_from_elsewhere_may_not_run_commands_or_read_files() {
+        for (user, cluster, field) in [
+            (
+                "    exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/sh}\n",
+                "",
+                "exec",
+            ),
+            (
+                "    tokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token\n",
+                "",
+                "token-file",
+            ),
+            (
+                "    client-certificate: /etc/kubernetes/admin.crt\n    client-key-data: eA==\n",
+                "",
+                "client-certificate",
+            ),
+            (
+                "    token: t\n",
+                "    certificate-authority: /etc/kubernetes/ca.crt\n",
+                "certificate-authority",
+            ),
+        ] {
+            let text = kubeconfig(user, cluster);
+            let e = Cluster::from_kubeconfig_text(&text, "Secret ns/target key value", "ns")
                 .await
-                .map_err(|e| KubeError::Config(e.to_string()))?;
-            if !proxy_url_set {
-                // No `proxy-url`: client-go's default, Go's `http.ProxyFromEnvironment` for the
-                // server's URL (HTTPS_PROXY/HTTP_PROXY, NO_PROXY, loopback never proxied),
-                // instead of kube's reading (HTTPS_PROXY for every server, loopback too).
-                let proxies = kubepkg_fetch::Proxies::from_env()
-                    .map_err(|e| KubeError::Config(e.to_string()))?;
-                config.proxy_url = proxies.proxy_for(&config.cluster_url);
-            }
-            Ok(config)
+                .err()
+                .unwrap_or_else(|| panic!("accepted {field}"));
+            let message = e.to_string();
+            assert!(
+                message.contains("Secret ns/target key value") && message.contains(field),
+                "{message}"
+            );
         }
-        None => kube::Config::incluster().map_err(|e| KubeError::Config(e.to_string())),
+        let inline = kubeconfig("    token: t\n", "    insecure-skip-tls-verify: true\n");
+        let c = Cluster::from_kubeconfig_text(&inline, "Secret ns/target", "ns")
+            .await
+            .expect("inline credentials are accepted");
+        assert_eq!(c.server().as_deref(), Some("https://127.0.0.1:1"));
+        assert_eq!(c.namespace, "ns");
+    }
+
+    #[test]
+    fn impersonating_a_group_needs_a_user() {
+        let mut config = kube::Config::new("https://127.0.0.1:1".parse().unwrap());
+        let groups_only = Impersonation {
+            groups: vec!["system:masters".into()],
+            ..Default::default()
+        };
+        let e = groups_only.apply_to(&mut config).unwrap_err();
+        assert!(e.to_string().contains("--kube-as-user"), "{e}");
+        let sa = Impersonation::service_account("team-a", "deployer");
+        sa.apply_to(&mut config).unwrap();
+        assert_eq!(
+            config.auth_info.impersonate.as_deref(),
+            Some("system:serviceaccount:team-a:deployer")
+        );
+        assert_eq!(config.auth_info.impersonate_groups, None);
     }
 }

@@ -14,7 +14,7 @@ use kube::api::Api;
 use kube::runtime::{WatchStreamExt, watcher};
 
 use crate::client::Cluster;
-use crate::error::{KubeError, NotReadyReport, Unready};
+use crate::error::{ApiFailure, KubeError, NotReadyReport, Unready};
 use crate::manifest::ObjectRef;
 use crate::readiness::{self, Readiness, Status};
 
@@ -92,6 +92,7 @@ pub async fn wait_until(
     // progress is reported only once all states are known (no false "not found").
     let mut listed: Vec<bool> = vec![false; ids.len()];
     let mut last_reported: Vec<(ObjectRef, Readiness)> = Vec::new();
+    let mut unreachable_since: Option<tokio::time::Instant> = None;
     loop {
         let pending: Vec<(ObjectRef, Readiness)> = resolved
             .iter()
@@ -138,9 +139,41 @@ pub async fn wait_until(
             Ok(watcher::Event::Delete(_)) => state[i] = not_found(),
             Ok(watcher::Event::InitDone) => listed[i] = true,
             Ok(watcher::Event::Init) => {}
-            // The watch broke; it is set up again (with backoff): keep waiting.
-            Err(_) => {}
+            // The watch broke; it is set up again (with backoff): keep waiting — unless the
+            // API server has refused every connection for OUTAGE: then nothing can be judged.
+            Err(e) => {
+                if let Some(cause) = unreachable_cause(e) {
+                    let since = *unreachable_since.get_or_insert_with(tokio::time::Instant::now);
+                    if since.elapsed() >= OUTAGE {
+                        return Err(KubeError::Api {
+                            action: "watch",
+                            object: resolved[i].to_string(),
+                            source: ApiFailure::Transport(Box::new(cause)),
+                        });
+                    }
+                }
+                continue;
+            }
         }
+        unreachable_since = None;
+    }
+}
+
+/// How long a wait goes on while the API server cannot be reached at all before it ends with
+/// that error (shorter outages are waited through).
+pub const OUTAGE: Duration = Duration::from_secs(20);
+
+/// The client error behind a watch error that got no answer from the API server at all.
+fn unreachable_cause(e: watcher::Error) -> Option<kube::Error> {
+    match e {
+        watcher::Error::InitialListFailed(k)
+        | watcher::Error::WatchStartFailed(k)
+        | watcher::Error::WatchFailed(k)
+            if crate::error::is_unreachable_api(&k) =>
+        {
+            Some(k)
+        }
+        _ => None,
     }
 }
 

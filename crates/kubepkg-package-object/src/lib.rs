@@ -65,7 +65,34 @@ pub struct PackageSpec {
     /// controller's `--default-service-account`, else the controller's own identity.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_account_name: Option<String>,
+    /// Another cluster to apply the components in (Flux's `kubeConfig`): the components,
+    /// their release and revision records and Leases live there; the Package and its status
+    /// stay here (docs/controller.md#remote-clusters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kube_config: Option<KubeConfig>,
 }
+
+/// `spec.kubeConfig`: the kubeconfig of the target cluster, in a Secret.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KubeConfig {
+    pub secret_ref: KubeConfigSecretRef,
+}
+
+/// The Secret holding a kubeconfig under `key` (`value`, else `value.yaml`, when absent).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KubeConfigSecretRef {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// Another namespace than the Package's (refused by `--no-cross-namespace-refs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+}
+
+/// The keys a [`KubeConfigSecretRef`] without `key` reads, in order (Flux's).
+pub const DEFAULT_KUBECONFIG_KEYS: [&str; 2] = ["value", "value.yaml"];
 
 impl PackageSpec {
     /// The references of this spec that name a namespace other than `own` (the Package's),
@@ -93,6 +120,15 @@ impl PackageSpec {
             let r = &v.secret_ref;
             refs.push((
                 "source.verify.secretRef".into(),
+                "Secret",
+                &r.name,
+                r.namespace.as_deref(),
+            ));
+        }
+        if let Some(k) = &self.kube_config {
+            let r = &k.secret_ref;
+            refs.push((
+                "kubeConfig.secretRef".into(),
                 "Secret",
                 &r.name,
                 r.namespace.as_deref(),
@@ -294,6 +330,20 @@ pub struct PackageStatus {
     pub conditions: Vec<Condition>,
     #[serde(default)]
     pub components: Vec<ComponentStatus>,
+    /// With `spec.kubeConfig`: the cluster the components are applied in (written by the
+    /// controller).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<Target>,
+}
+
+/// `status.target`: where a remote Package's components live.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Target {
+    /// The target's API server URL.
+    pub server: String,
+    /// The Secret its kubeconfig came from (`NAMESPACE/NAME`).
+    pub kube_config: String,
 }
 
 /// One component in `status.components`.
@@ -338,6 +388,7 @@ pub fn status_of(rev: &PackageRevision, observed_generation: Option<i64>) -> Pac
                 waiting_for: None,
             })
             .collect(),
+        target: None,
     }
 }
 
@@ -409,5 +460,34 @@ mod tests {
         let v = &crd["spec"]["versions"][0];
         assert_eq!(v["name"], json!(VERSION));
         assert!(v["subresources"]["status"].is_object());
+    }
+
+    #[test]
+    fn cross_namespace_refs_are_those_naming_another_namespace() {
+        let spec: PackageSpec = serde_json::from_value(json!({
+            "source": {"oci": "oci://r/p", "secretRef": {"name": "pull", "namespace": "shared"},
+                       "verify": {"provider": "cosign", "secretRef": {"name": "keys", "namespace": "team-a"}}},
+            "valuesFrom": [
+                {"kind": "ConfigMap", "name": "own"},
+                {"kind": "Secret", "name": "same", "namespace": "team-a"},
+                {"kind": "Secret", "name": "theirs", "namespace": "team-b"},
+            ],
+            "kubeConfig": {"secretRef": {"name": "prod", "namespace": "clusters"}},
+        }))
+        .unwrap();
+        assert_eq!(
+            spec.cross_namespace_refs("team-a"),
+            [
+                "source.secretRef (Secret shared/pull)",
+                "kubeConfig.secretRef (Secret clusters/prod)",
+                "valuesFrom[2] (Secret team-b/theirs)",
+            ]
+        );
+        let local: PackageSpec = serde_json::from_value(json!({
+            "source": {"configMapRef": {"name": "pkg"}},
+            "valuesFrom": [{"kind": "Secret", "name": "v", "namespace": ""}],
+        }))
+        .unwrap();
+        assert!(local.cross_namespace_refs("team-a").is_empty());
     }
 }

@@ -39,6 +39,11 @@ pub mod reason {
     /// a reference to another namespace), or the API server forbidding a request made for the
     /// Package outside a revision (reading its records, its Lease); nothing was applied.
     pub const ACCESS_DENIED: &str = "AccessDenied";
+    /// `spec.kubeConfig` cannot be used: its Secret or key is missing, or the kubeconfig is
+    /// not one kubepkg accepts; nothing was applied.
+    pub const KUBE_CONFIG_INVALID: &str = "KubeConfigInvalid";
+    /// The target cluster of `spec.kubeConfig` does not answer; retried.
+    pub const TARGET_UNREACHABLE: &str = "TargetUnreachable";
     /// Live objects differ from what their release applied (`driftDetection.mode: warn`).
     pub const DRIFT_DETECTED: &str = "DriftDetected";
     /// Live objects match their releases again.

@@ -125,6 +125,10 @@ pub enum FailureKind {
     Rollback,
     /// A release could not be uninstalled.
     Uninstall,
+    /// The cluster stopped answering (connections refused, timed out): no failure of the step
+    /// itself. The run stops where it is, as a crash would ([`Stopped::Interrupted`]); its
+    /// pending revision and Lease are recovered by the next operation.
+    Unreachable,
 }
 
 /// A failure reported by the cluster side: which step failed, what to tell the user, and the
@@ -462,7 +466,9 @@ impl<'c, C: Cluster> Run<'c, C> {
     /// Before anything changed that is an error ([`Stopped::NotRecorded`], exit 1); after,
     /// the run stopped half way (`UpgradeFailed`).
     fn not_recorded(self, f: Failure, deployed: Option<u64>) -> Result<Outcome, Stopped> {
-        if self.changed {
+        if f.kind == FailureKind::Unreachable {
+            Err(Stopped::Interrupted(f))
+        } else if self.changed {
             Ok(self.outcome(Reason::UpgradeFailed, record_failed(f), deployed))
         } else {
             Err(Stopped::NotRecorded(f))
@@ -512,6 +518,12 @@ pub enum Stopped {
     /// The package revision could not be recorded, so nothing was applied.
     #[error("cannot record the package revision, so nothing was changed: {0}")]
     NotRecorded(#[source] Failure),
+    /// The cluster stopped answering part way ([`FailureKind::Unreachable`]): nothing more was
+    /// done, nothing rolled back; the revision stays pending for the next operation to recover.
+    #[error(
+        "the cluster stopped answering, so the operation stopped where it was (the next apply resumes it): {0}"
+    )]
+    Interrupted(#[source] Failure),
 }
 
 /// An apply of a lower version that the rollback policy forbids.
@@ -767,6 +779,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
         };
         let end = Box::pin(run_hook(run.cluster, call, &mut rev.hook_verdicts)).await;
         let stop = match end {
+            HookEnd::Interrupted(f) => return Err(Stopped::Interrupted(f)),
             HookEnd::Done => None,
             HookEnd::Refused(v) => Some((Reason::UpgradeRefused, refusal_text(h, &v))),
             HookEnd::Failed(what) => Some((
@@ -863,6 +876,9 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
             }
         };
         if let Some(f) = failure {
+            if f.kind == FailureKind::Unreachable {
+                return Err(Stopped::Interrupted(f));
+            }
             run.cluster.progress(Event::Failed {
                 component: s.name.clone(),
                 message: f.message.clone(),
@@ -995,6 +1011,8 @@ enum HookEnd {
     /// It failed, could not check (`check_failed`), or reported a verdict that cannot be read:
     /// the words after the hook's name ("failed: …", "could not check …").
     Failed(String),
+    /// The cluster stopped answering ([`FailureKind::Unreachable`]).
+    Interrupted(Failure),
 }
 
 /// Runs one hook: installs its release afresh, waits for its Job, reads its verdict (whether
@@ -1030,6 +1048,11 @@ async fn run_hook<C: Cluster>(
         }
         Err(f) => Err(f),
     };
+    if let Err(f) = &result
+        && f.kind == FailureKind::Unreachable
+    {
+        return HookEnd::Interrupted(f.clone());
+    }
     let verdict = if matches!(&result, Err(f) if f.kind != FailureKind::NotReady) {
         Ok(None)
     } else {
@@ -1078,6 +1101,10 @@ async fn run_hook<C: Cluster>(
             component: call.name.clone(),
             message: what.strip_prefix("failed: ").unwrap_or(what).to_string(),
         }),
+        HookEnd::Interrupted(f) => cluster.progress(Event::Failed {
+            component: call.name.clone(),
+            message: f.message.clone(),
+        }),
     }
     end
 }
@@ -1109,6 +1136,7 @@ fn rollback_stopped(end: HookEnd) -> Option<String> {
         HookEnd::Refused(v) if v.message.is_empty() => Some("refused the rollback".into()),
         HookEnd::Refused(v) => Some(format!("refused the rollback: {}", v.message)),
         HookEnd::Failed(what) => Some(what),
+        HookEnd::Interrupted(f) => Some(format!("failed: {}", f.message)),
     }
 }
 

@@ -69,9 +69,15 @@ impl TestNamespace {
     /// namespace named after `test` and waits until pods can be created in
     /// it (its `default` ServiceAccount exists).
     pub async fn new(test: &str) -> Result<Self, Error> {
-        let plane = control_plane()?;
+        TestNamespace::named_in(control_plane()?, &namespace_name(test)).await
+    }
+
+    /// The namespace `name` on `plane` (another control plane's namespace of the same name
+    /// as one of the first: where a remote Package's components go), created as [`Self::new`]
+    /// creates one and deleted with it.
+    pub async fn named_in(plane: ControlPlane, name: &str) -> Result<Self, Error> {
         let client = plane.client().await?;
-        let name = namespace_name(test);
+        let name = name.to_string();
         let mut ns = Namespace::default();
         ns.metadata.name = Some(name.clone());
         ns.metadata.labels = Some([(TEST_LABEL.to_string(), "true".to_string())].into());

@@ -118,8 +118,30 @@ pub(crate) fn lock_file(path: &std::path::Path) -> Result<File, Error> {
     Ok(lock)
 }
 
+static TARGET: OnceLock<Result<ControlPlane, String>> = OnceLock::new();
+
+/// A second local control plane (its own etcd, API server, controllers and nodes) in
+/// `<state>/target`, for tests of one cluster managing another: started, or attached to, once
+/// per process; it keeps running afterwards as the first does (`testenv/down.sh` stops both).
+/// A whole plane rather than a second API server over the first's etcd: a target's
+/// Deployments and hook Jobs need its own controllers and nodes to become ready.
+pub fn target_plane() -> Result<ControlPlane, Error> {
+    let dir = state_dir().join("target");
+    TARGET
+        .get_or_init(|| start_or_attach_in(dir.clone()).map_err(|e| e.to_string()))
+        .clone()
+        .map_err(|output| Error::StartFailed {
+            status: "see the first test that tried".into(),
+            logs: dir.join("logs"),
+            output,
+        })
+}
+
 fn start_or_attach() -> Result<ControlPlane, Error> {
-    let state_dir = state_dir();
+    start_or_attach_in(state_dir())
+}
+
+fn start_or_attach_in(state_dir: PathBuf) -> Result<ControlPlane, Error> {
     fs::create_dir_all(&state_dir).map_err(|source| Error::Io {
         what: "creating the state directory",
         path: state_dir.clone(),

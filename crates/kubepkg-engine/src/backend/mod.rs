@@ -474,7 +474,16 @@ pub fn releases<'a>(
 pub(crate) fn failure<E: std::error::Error + Send + Sync + 'static>(
     kind: FailureKind,
 ) -> impl FnOnce(E) -> Failure {
-    move |e| Failure::caused(kind, e)
+    move |e| {
+        // A cluster that stopped answering is no failure of the step: the run stops as a
+        // crash would, and the next operation recovers it.
+        let kind = if kubepkg_kube::is_unreachable_api(&e) {
+            FailureKind::Unreachable
+        } else {
+            kind
+        };
+        Failure::caused(kind, e)
+    }
 }
 
 /// Every `group/version` and `group/version/Kind` the server serves, subresource kinds

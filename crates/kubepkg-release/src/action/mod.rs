@@ -224,8 +224,11 @@ impl<'a, D: Driver> Releases<'a, D> {
         };
         let mut rounds = kubepkg_kube::retry::Settle::default();
         while rounds.next().await {
-            let Ok(history) = self.store.history(name).await else {
-                continue;
+            let history = match self.store.history(name).await {
+                Ok(h) => h,
+                // No answer at all: the next operation recovers what is pending.
+                Err(e) if kubepkg_kube::is_unreachable_api(&e) => return,
+                Err(_) => continue,
             };
             let mut settled = true;
             for mut r in history.into_iter().filter(|r| r.status().is_pending()) {

@@ -128,7 +128,7 @@ impl Drop for ControllerProcess {
 }
 
 /// A package `p` of component `app` (a simulated Deployment) and a PreUpgrade hook `migrate`.
-fn app_package(root: &Path, name: &str, version: &str, safe: bool, extra: &str) {
+pub(crate) fn app_package(root: &Path, name: &str, version: &str, safe: bool, extra: &str) {
     package(
         root,
         &format!(
@@ -170,7 +170,7 @@ pub(crate) async fn get(ns: &TestNamespace, name: &str) -> Option<Value> {
         .map(|o| serde_json::to_value(o).unwrap())
 }
 
-fn condition(obj: &Value, type_: &str) -> Option<(String, String, String)> {
+pub(crate) fn condition(obj: &Value, type_: &str) -> Option<(String, String, String)> {
     obj.pointer("/status/conditions")?
         .as_array()?
         .iter()
@@ -229,7 +229,7 @@ pub(crate) async fn wait_ready(
 }
 
 /// Helm release revisions of `release` (the records `helm history` reads).
-async fn release_count(ns: &TestNamespace, release: &str) -> usize {
+pub(crate) async fn release_count(ns: &TestNamespace, release: &str) -> usize {
     let secrets: Api<Secret> = ns.api();
     secrets
         .list(&ListParams::default().labels(&format!("owner=helm,name={release}")))
@@ -239,7 +239,7 @@ async fn release_count(ns: &TestNamespace, release: &str) -> usize {
         .len()
 }
 
-async fn events_of(ns: &TestNamespace, name: &str) -> Vec<(String, String)> {
+pub(crate) async fn events_of(ns: &TestNamespace, name: &str) -> Vec<(String, String)> {
     let api: Api<Event> = ns.api();
     api.list(&ListParams::default())
         .await

@@ -18,6 +18,7 @@ mod oci;
 mod package_cli;
 mod proxy;
 mod release_cli;
+mod remote;
 mod repo;
 mod schema_refs;
 mod signatures;

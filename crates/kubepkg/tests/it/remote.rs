@@ -1,0 +1,202 @@
+//! Remote clusters (docs/controller.md#remote-clusters): the real `kubepkg controller` on the
+//! local control plane applies a Package whose `spec.kubeConfig` names a Secret with a second
+//! local control plane's kubeconfig. Its components, their releases, its revision records and
+//! Leases live in the target; the Package and its status stay home. It installs, upgrades
+//! (the hook sees the versions), fails and rolls back there; the CLI pointed at the target
+//! reads the same revisions; an outage of the target's API server during an upgrade is a
+//! retried `TargetUnreachable`, and once it answers again the upgrade finishes with no pending
+//! revision and no Lease left.
+
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::api::{Api, ListParams, PostParams};
+use kubepkg_testkit::TestNamespace;
+use kubepkg_testkit::relay::Relay;
+use serde_json::{Value, json};
+
+use crate::controller::{
+    ControllerProcess, app_package, archive, condition, create, get, install_crd, patch_spec,
+    store_archive, wait_ready,
+};
+use crate::support::run;
+
+/// Helm release records of `release` in `ns`.
+async fn releases(ns: &TestNamespace, release: &str) -> usize {
+    let secrets: Api<Secret> = ns.api();
+    secrets
+        .list(&ListParams::default().labels(&format!("owner=helm,name={release}")))
+        .await
+        .unwrap()
+        .items
+        .len()
+}
+
+/// Waits until the Package's Ready condition has `reason` (any generation).
+async fn wait_reason(home: &TestNamespace, ctl: &ControllerProcess, reason: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        if let Some(o) = get(home, "shop").await
+            && condition(&o, "Ready").is_some_and(|c| c.1 == reason)
+        {
+            return o;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "Ready never had reason {reason}: {:?}\ncontroller log:\n{}",
+            get(home, "shop").await.map(|o| o["status"].clone()),
+            ctl.log()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there() {
+    let home = TestNamespace::new("remote").await.expect("control plane");
+    install_crd(&home).await;
+    let plane = kubepkg_testkit::target_plane().expect("the second control plane");
+    let there = TestNamespace::named_in(plane.clone(), home.name())
+        .await
+        .expect("the target's namespace");
+    let relay = Relay::start(&plane).await.expect("relay to the target");
+    let secrets: Api<Secret> = home.api();
+    secrets
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({
+                "metadata": {"name": "target-kubeconfig"},
+                "stringData": {"value": relay.kubeconfig_text()},
+            }))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    let ctl = ControllerProcess::start(&home, "5s", &[]);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = |v: &str| tmp.path().join(v);
+    for (v, safe) in [
+        ("1.0.0", true),
+        ("2.0.0", true),
+        ("2.0.1", true),
+        ("2.1.0", true),
+    ] {
+        app_package(&dir(v), "shop", v, safe, "");
+        store_archive(
+            &home,
+            &format!("shop-{}", v.replace('.', "-")),
+            archive(&dir(v)),
+        )
+        .await;
+    }
+    let source =
+        |v: &str| json!({"configMapRef": {"name": format!("shop-{}", v.replace('.', "-"))}});
+
+    // Install: the components and every record are in the target, the status at home.
+    create(
+        &home,
+        "shop",
+        json!({"source": source("1.0.0"), "kubeConfig": {"secretRef": {"name": "target-kubeconfig"}}}),
+    )
+    .await;
+    let o = wait_ready(&home, &ctl, "shop", "True", "Succeeded").await;
+    assert_eq!(
+        o.pointer("/status/target/server"),
+        Some(&json!(relay.server()))
+    );
+    assert_eq!(
+        o.pointer("/status/target/kubeConfig"),
+        Some(&json!(format!("{}/target-kubeconfig", home.name())))
+    );
+    let deployments: Api<Deployment> = there.api();
+    assert!(deployments.get_opt("shop-app").await.unwrap().is_some());
+    let home_deployments: Api<Deployment> = home.api();
+    assert!(
+        home_deployments
+            .get_opt("shop-app")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(releases(&there, "shop-app").await, 1);
+    assert_eq!(releases(&home, "shop-app").await, 0);
+
+    // Upgrade with its hook, in the target.
+    patch_spec(&home, "shop", json!({"source": source("2.0.0")})).await;
+    wait_ready(&home, &ctl, "shop", "True", "Succeeded").await;
+    let cms: Api<ConfigMap> = there.api();
+    let cm = cms.get("migrated-2-0-0").await.unwrap().data.unwrap();
+    assert_eq!((cm["from"].as_str(), cm["to"].as_str()), ("1.0.0", "2.0.0"));
+
+    // A failing safe version is rolled back there.
+    patch_spec(
+        &home,
+        "shop",
+        json!({"source": source("2.0.1"), "values": {"app": {"sim": "unready"}}, "upgrade": {"timeout": "8s"}}),
+    )
+    .await;
+    let o = wait_ready(&home, &ctl, "shop", "False", "RolledBack").await;
+    assert_eq!(o.pointer("/status/version"), Some(&json!("2.0.0")));
+
+    // The CLI pointed at the target (its own kubeconfig) reads the same revisions.
+    let (code, out, err) = run(&there, &["history", "shop", "--package", "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let history: Value = serde_json::from_str(&out).unwrap();
+    let versions: Vec<&str> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["version"].as_str())
+        .collect();
+    assert!(
+        versions.contains(&"1.0.0") && versions.contains(&"2.0.1"),
+        "{out}"
+    );
+
+    // The target's API server goes away during an upgrade (its app takes 15 s to be ready).
+    patch_spec(
+        &home,
+        "shop",
+        json!({"source": source("2.1.0"), "values": {"app": {"sim": "ok", "readyAfter": "15s"}}, "upgrade": {"timeout": "60s"}}),
+    )
+    .await;
+    wait_reason(&home, &ctl, "Progressing").await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    relay.set_up(false);
+    let o = wait_reason(&home, &ctl, "TargetUnreachable").await;
+    let (_, _, message) = condition(&o, "Ready").unwrap();
+    assert!(message.contains(&relay.server()), "{message}");
+    assert_eq!(
+        condition(&o, "Reconciling").map(|c| c.0),
+        Some("True".into()),
+        "retried, not stalled"
+    );
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    relay.set_up(true);
+    let o = wait_ready(&home, &ctl, "shop", "True", "Succeeded").await;
+    assert_eq!(o.pointer("/status/version"), Some(&json!("2.1.0")));
+    // Nothing pending, no Lease held in the target.
+    let (code, out, err) = run(&there, &["history", "shop", "--package", "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !out.contains("pending"),
+        "a pending revision is left: {out}"
+    );
+    let leases: Api<Lease> = there.api();
+    let held: Vec<String> = leases
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter(|l| {
+            l.spec
+                .as_ref()
+                .is_some_and(|s| s.holder_identity.as_deref().is_some_and(|h| !h.is_empty()))
+        })
+        .filter_map(|l| l.metadata.name)
+        .collect();
+    assert!(held.is_empty(), "Leases left held in the target: {held:?}");
+}
