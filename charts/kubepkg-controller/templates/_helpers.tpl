@@ -81,4 +81,10 @@ Refuses values that cannot work together.
 {{- if and (eq .Values.rbac.packageContents "rules") (empty .Values.rbac.packageContentsRules) }}
 {{- fail "rbac.packageContents=rules needs rbac.packageContentsRules (a list of RBAC rules)" }}
 {{- end }}
+{{- if and .Values.tenancy.enabled (ne .Values.rbac.packageContents "none") }}
+{{- fail "tenancy.enabled applies every Package as a ServiceAccount of its namespace, so the controller's own ServiceAccount gets no package contents: set rbac.packageContents=none and grant the tenants' ServiceAccounts instead (README.md#tenancy)" }}
+{{- end }}
+{{- if and .Values.tenancy.enabled (empty .Values.tenancy.defaultServiceAccount) }}
+{{- fail "tenancy.enabled needs tenancy.defaultServiceAccount (e.g. default): a Package naming no serviceAccountName would otherwise be applied as the controller itself" }}
+{{- end }}
 {{- end }}

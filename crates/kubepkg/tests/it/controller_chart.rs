@@ -32,17 +32,17 @@ use kubepkg_testkit::charts::package;
 use kubepkg_testkit::eventually;
 
 const LIMIT: Duration = Duration::from_secs(180);
-const HELM_VERSIONS: [&str; 2] = ["v4.3.1", "v3.22.0"];
+pub(crate) const HELM_VERSIONS: [&str; 2] = ["v4.3.1", "v3.22.0"];
 
 fn chart() -> PathBuf {
     repo().join("charts/kubepkg-controller")
 }
 
-fn chart_arg() -> String {
+pub(crate) fn chart_arg() -> String {
     chart().display().to_string()
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
@@ -223,7 +223,7 @@ fn value_sets() -> Vec<ValueSet> {
     ]
 }
 
-fn kubepkg_template(args: &[&str]) -> Output {
+pub(crate) fn kubepkg_template(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kubepkg"))
         .args(["template", "kpc", &chart_arg(), "-n", "kubepkg-system"])
         .args(args)
@@ -232,7 +232,7 @@ fn kubepkg_template(args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn helm_template(helm: &Path, args: &[&str]) -> Output {
+pub(crate) fn helm_template(helm: &Path, args: &[&str]) -> Output {
     Command::new(helm)
         .args(["template", "kpc", &chart_arg(), "-n", "kubepkg-system"])
         .args(args)
@@ -250,7 +250,7 @@ fn helm_template(helm: &Path, args: &[&str]) -> Output {
 }
 
 /// The first line where `ours` and `theirs` differ, with its neighbours.
-fn first_difference(ours: &str, theirs: &str) -> String {
+pub(crate) fn first_difference(ours: &str, theirs: &str) -> String {
     let (a, b): (Vec<_>, Vec<_>) = (ours.lines().collect(), theirs.lines().collect());
     let i = (0..a.len().max(b.len()))
         .find(|&i| a.get(i) != b.get(i))
@@ -266,7 +266,7 @@ fn first_difference(ours: &str, theirs: &str) -> String {
 
 /// The documents of a `helm template` output, each without the blank lines around it (Helm 3
 /// and Helm 4 separate documents differently; kubepkg prints what Helm 4 prints).
-fn documents(out: &str) -> Vec<&str> {
+pub(crate) fn documents(out: &str) -> Vec<&str> {
     out.split("\n---\n")
         .map(|d| d.trim_matches('\n'))
         .filter(|d| !d.is_empty() && *d != "---")

@@ -8,6 +8,7 @@ mod chart_verbs;
 mod client_certs;
 mod controller;
 mod controller_chart;
+mod controller_tenancy_chart;
 mod conventions;
 mod flux;
 mod helm_flags;

@@ -26,7 +26,7 @@ use crate::support::run;
 /// A ServiceAccount `name` of `ns` allowed everything in `ns` and nothing elsewhere (the
 /// built-in `cluster-admin` ClusterRole bound by a RoleBinding, as Flux's multi-tenancy
 /// example does).
-async fn tenant_service_account(ns: &TestNamespace, name: &str) {
+pub(crate) async fn tenant_service_account(ns: &TestNamespace, name: &str) {
     let sas: Api<ServiceAccount> = ns.api();
     sas.create(
         &PostParams::default(),
