@@ -1042,6 +1042,22 @@ async fn cleanup(obj: Arc<DynamicObject>, ctx: &Context) -> Result<Action, Recon
             Ok(Action::await_change())
         }
         Err(EngineError::NotInstalled { .. }) => Ok(Action::await_change()),
+        // Refused as the Package's identity and nothing was ever recorded for it (no revision
+        // in its status): there is nothing of it to uninstall, so the Package may go.
+        Err(e) if kubepkg_kube::is_forbidden(&e) && recorded_revision(&obj).is_none() => {
+            event(
+                ctx,
+                &obj,
+                EventType::Warning,
+                reason::UNINSTALLED,
+                &format!(
+                    "nothing was ever installed; deleted without uninstalling: {}",
+                    report(&e)
+                ),
+            )
+            .await;
+            Ok(Action::await_change())
+        }
         Err(source) => Err(ReconcileError::Engine {
             object: resource::key(&obj),
             source,
@@ -1088,6 +1104,14 @@ async fn unreachable(
     ctx.metrics
         .package_state(&resource::key(obj), reason::TARGET_UNREACHABLE);
     Ok(Action::requeue(Duration::from_secs(10)))
+}
+
+/// The revision the Package's status shows, if any was ever recorded.
+fn recorded_revision(obj: &DynamicObject) -> Option<u64> {
+    obj.data
+        .pointer("/status/revision")
+        .and_then(serde_json::Value::as_u64)
+        .filter(|r| *r > 0)
 }
 
 /// A reconcile to retry with backoff for `e`.

@@ -78,15 +78,18 @@ pub struct Acting {
     pub target: Option<Target>,
 }
 
-/// The clients built so far: per (kubeconfig Secret, identity), with the digest of the
-/// kubeconfig they were built from.
+/// What a client is kept under: the kubeconfig Secret (`NAMESPACE/NAME`; none: the
+/// controller's cluster) and the identity acted as.
+type ClientKey = (Option<String>, Impersonation);
+
+/// The clients built so far, each with the digest of the kubeconfig it was built from.
 #[derive(Default)]
 pub struct Clients {
-    built: Mutex<HashMap<(Option<String>, Impersonation), (String, Cluster)>>,
+    built: Mutex<HashMap<ClientKey, (String, Cluster)>>,
 }
 
 impl Clients {
-    fn get(&self, key: &(Option<String>, Impersonation), digest: &str) -> Option<Cluster> {
+    fn get(&self, key: &ClientKey, digest: &str) -> Option<Cluster> {
         let built = self.built.lock().unwrap_or_else(|p| p.into_inner());
         built
             .get(key)
@@ -94,7 +97,7 @@ impl Clients {
             .map(|(_, c)| c.clone())
     }
 
-    fn put(&self, key: (Option<String>, Impersonation), digest: String, cluster: Cluster) {
+    fn put(&self, key: ClientKey, digest: String, cluster: Cluster) {
         let mut built = self.built.lock().unwrap_or_else(|p| p.into_inner());
         built.insert(key, (digest, cluster));
     }

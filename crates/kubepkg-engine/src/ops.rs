@@ -584,7 +584,18 @@ pub async fn apply(
         Ok((outcome, p.plan))
     }
     .await;
-    unlock(kc, instance, lock).await;
+    if matches!(
+        result,
+        Err(EngineError::Stopped(orchestrator::Stopped::Interrupted(_)))
+    ) {
+        // The cluster stopped answering: the pending revision and the Lease stay for the next
+        // operation (this process takes its own Lease over at once), with no more requests to
+        // a cluster known not to answer.
+        kc.recorded_pending.clear();
+        drop(lock);
+    } else {
+        unlock(kc, instance, lock).await;
+    }
     result
 }
 

@@ -7,7 +7,8 @@
 //! - kubeconfig: `--kubeconfig`, else `$KUBECONFIG`, `~/.kube/config`, in-cluster (read by
 //!   `kubepkg_kube` when connecting);
 //! - identity: `--kube-as-user`, `--kube-as-group`, `--kube-as-uid` (Kubernetes
-//!   impersonation on every request, as Helm and kubectl's `--as`);
+//!   impersonation on every request, as Helm and kubectl's `--as`), else `$HELM_KUBEASUSER`,
+//!   `$HELM_KUBEASGROUPS` (comma-separated);
 //! - release storage: `$HELM_DRIVER` (secret, configmap or memory), checked when a verb opens
 //!   the storage, so verbs that do not use it never fail on it;
 //! - the terminal: colour of each stream (`NO_COLOR`, `--no-color`, `CLICOLOR_FORCE`) and
@@ -59,6 +60,31 @@ pub struct Flags {
     pub debug: bool,
 }
 
+/// The flags' identity, else Helm's variables for it.
+fn impersonation(
+    flags: kubepkg_kube::Impersonation,
+    set: &impl Fn(&str) -> Option<String>,
+) -> kubepkg_kube::Impersonation {
+    let groups = if flags.groups.is_empty() {
+        set("HELM_KUBEASGROUPS")
+            .map(|g| {
+                g.split(',')
+                    .map(str::trim)
+                    .filter(|g| !g.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    } else {
+        flags.groups
+    };
+    kubepkg_kube::Impersonation {
+        user: flags.user.or_else(|| set("HELM_KUBEASUSER")),
+        groups,
+        uid: flags.uid,
+    }
+}
+
 impl Settings {
     /// Resolves given flags and the environment (`env`: a variable's value).
     pub fn from_flags(flags: Flags, env: impl Fn(&str) -> Option<String>) -> Settings {
@@ -67,7 +93,7 @@ impl Settings {
             kubeconfig: flags.kubeconfig,
             kube_context: flags.kube_context.or_else(|| set("HELM_KUBECONTEXT")),
             namespace: flags.namespace.or_else(|| set("HELM_NAMESPACE")),
-            impersonate: flags.impersonate,
+            impersonate: impersonation(flags.impersonate, &set),
             helm_driver: env("HELM_DRIVER").unwrap_or_default(),
             wait_lock: !flags.no_wait_lock,
             paths: kubepkg_source::HelmPaths::resolve(&env),
@@ -152,4 +178,33 @@ impl Settings {
 /// Go's `strconv.ParseBool` truth, as Helm reads `$HELM_DEBUG`.
 fn truthy(v: &str) -> bool {
     matches!(v, "1" | "t" | "T" | "true" | "TRUE" | "True")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_identity_is_the_flags_else_helms_variables() {
+        let env = |name: &str| match name {
+            "HELM_KUBEASUSER" => Some("alice".to_string()),
+            "HELM_KUBEASGROUPS" => Some("dev, ops,".to_string()),
+            _ => None,
+        };
+        let s = Settings::from_flags(Flags::default(), env);
+        assert_eq!(s.impersonate.user.as_deref(), Some("alice"));
+        assert_eq!(s.impersonate.groups, ["dev", "ops"]);
+        let flags = Flags {
+            impersonate: kubepkg_kube::Impersonation {
+                user: Some("bob".into()),
+                groups: vec!["qa".into()],
+                uid: None,
+            },
+            ..Flags::default()
+        };
+        let s = Settings::from_flags(flags, env);
+        assert_eq!(s.impersonate.user.as_deref(), Some("bob"));
+        assert_eq!(s.impersonate.groups, ["qa"]);
+        assert_eq!(s.cluster_options().impersonate, s.impersonate);
+    }
 }

@@ -25,6 +25,11 @@ pub fn variables(settings: &Settings) -> Vec<(&'static str, String)> {
                 d => d.to_string(),
             },
         ),
+        ("HELM_KUBEASGROUPS", settings.impersonate.groups.join(",")),
+        (
+            "HELM_KUBEASUSER",
+            settings.impersonate.user.clone().unwrap_or_default(),
+        ),
         (
             "HELM_KUBECONTEXT",
             settings.kube_context.clone().unwrap_or_default(),

@@ -257,6 +257,11 @@ fn env_prints_what_helm_env_prints_for_the_same_environment() {
             ("HELM_KUBECONTEXT", "ctx".into()),
             ("HELM_DEBUG", "true".into()),
             (
+                "HELM_KUBEASUSER",
+                "system:serviceaccount:shop:deployer".into(),
+            ),
+            ("HELM_KUBEASGROUPS", "dev,ops".into()),
+            (
                 "XDG_CONFIG_HOME",
                 home.path().join("xdg-config").display().to_string(),
             ),
@@ -300,7 +305,7 @@ fn env_prints_what_helm_env_prints_for_the_same_environment() {
                 );
             }
         }
-        assert_eq!(compared, 8, "{ours:?}");
+        assert_eq!(compared, 10, "{ours:?}");
         // Sorted by name, as helm env.
         let keys: Vec<&String> = ours.iter().map(|(k, _)| k).collect();
         let mut sorted = keys.clone();

@@ -34,9 +34,11 @@ async fn releases(ns: &TestNamespace, release: &str) -> usize {
         .len()
 }
 
-/// Waits until the Package's Ready condition has `reason` (any generation).
+/// Waits until the Package's Ready condition has `reason` (any generation). An outage is
+/// noticed after the client's retries of a request (about 20 s) and 20 s of a wait's watches
+/// refused, so this allows three minutes.
 async fn wait_reason(home: &TestNamespace, ctl: &ControllerProcess, reason: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(120);
+    let deadline = Instant::now() + Duration::from_secs(180);
     loop {
         if let Some(o) = get(home, "shop").await
             && condition(&o, "Ready").is_some_and(|c| c.1 == reason)
