@@ -244,6 +244,12 @@ async fn wait_one(
     let (api, id) = loop {
         match cluster.locate(&id, namespace).await {
             Ok(x) => break x,
+            Err(e @ KubeError::Api { .. }) if kubepkg_kube::is_unreachable_api(&e) => {
+                return Err(GateError::Lookup {
+                    object: describe(&id),
+                    source: e,
+                });
+            }
             Err(KubeError::UnknownKind { .. }) | Err(KubeError::Api { .. }) => {
                 let what = format!("{} {} is not served yet", id.api_version, id.kind);
                 progress(&describe(&id), &what);
@@ -268,6 +274,7 @@ async fn wait_one(
     // While the watch lists the object (Init .. InitDone) its state is not known yet: saying
     // "not found" then would be wrong for an object that exists.
     let mut listing = false;
+    let mut outage = kubepkg_kube::wait::Outage::default();
     loop {
         let ev = match tokio::time::timeout_at(deadline, stream.next()).await {
             Ok(Some(ev)) => ev,
@@ -326,8 +333,17 @@ async fn wait_one(
                 listing = true;
                 last = evaluate(c, None);
             }
-            Err(_) => continue,
+            Err(e) => {
+                outage
+                    .watch_failed(e, &object)
+                    .map_err(|source| GateError::Lookup {
+                        object: object.clone(),
+                        source,
+                    })?;
+                continue;
+            }
         }
+        outage.answered();
         match &last {
             None => return Ok(()),
             Some(_) if listing => {}

@@ -92,7 +92,7 @@ pub async fn wait_until(
     // progress is reported only once all states are known (no false "not found").
     let mut listed: Vec<bool> = vec![false; ids.len()];
     let mut last_reported: Vec<(ObjectRef, Readiness)> = Vec::new();
-    let mut unreachable_since: Option<tokio::time::Instant> = None;
+    let mut outage = Outage::default();
     loop {
         let pending: Vec<(ObjectRef, Readiness)> = resolved
             .iter()
@@ -142,20 +142,11 @@ pub async fn wait_until(
             // The watch broke; it is set up again (with backoff): keep waiting — unless the
             // API server has refused every connection for OUTAGE: then nothing can be judged.
             Err(e) => {
-                if let Some(cause) = unreachable_cause(e) {
-                    let since = *unreachable_since.get_or_insert_with(tokio::time::Instant::now);
-                    if since.elapsed() >= OUTAGE {
-                        return Err(KubeError::Api {
-                            action: "watch",
-                            object: resolved[i].to_string(),
-                            source: ApiFailure::Transport(Box::new(cause)),
-                        });
-                    }
-                }
+                outage.watch_failed(e, &resolved[i].to_string())?;
                 continue;
             }
         }
-        unreachable_since = None;
+        outage.answered();
     }
 }
 
@@ -163,17 +154,41 @@ pub async fn wait_until(
 /// that error (shorter outages are waited through).
 pub const OUTAGE: Duration = Duration::from_secs(20);
 
-/// The client error behind a watch error that got no answer from the API server at all.
-fn unreachable_cause(e: watcher::Error) -> Option<kube::Error> {
-    match e {
-        watcher::Error::InitialListFailed(k)
-        | watcher::Error::WatchStartFailed(k)
-        | watcher::Error::WatchFailed(k)
-            if crate::error::is_unreachable_api(&k) =>
-        {
-            Some(k)
+/// What a wait loop over watches knows of an outage: since when every watch error has been an
+/// API server that does not answer at all ([`OUTAGE`] of that ends the wait).
+#[derive(Debug, Default)]
+pub struct Outage {
+    since: Option<tokio::time::Instant>,
+}
+
+impl Outage {
+    /// A watch of `object` failed with `e`: the error that ends the wait once the API server
+    /// has not answered for [`OUTAGE`], else nothing (the watcher tries again with backoff).
+    pub fn watch_failed(&mut self, e: watcher::Error, object: &str) -> Result<(), KubeError> {
+        let cause = match e {
+            watcher::Error::InitialListFailed(k)
+            | watcher::Error::WatchStartFailed(k)
+            | watcher::Error::WatchFailed(k)
+                if crate::error::is_unreachable_api(&k) =>
+            {
+                k
+            }
+            _ => return Ok(()),
+        };
+        let since = *self.since.get_or_insert_with(tokio::time::Instant::now);
+        if since.elapsed() < OUTAGE {
+            return Ok(());
         }
-        _ => None,
+        Err(KubeError::Api {
+            action: "watch",
+            object: object.to_string(),
+            source: ApiFailure::Transport(Box::new(cause)),
+        })
+    }
+
+    /// The API server answered: any outage is over.
+    pub fn answered(&mut self) {
+        self.since = None;
     }
 }
 
