@@ -182,9 +182,28 @@ async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there
     // Nothing pending, no Lease held in the target.
     let (code, out, err) = run(&there, &["history", "shop", "--package", "-o", "json"]);
     assert_eq!(code, 0, "{err}");
+    let history: Value = serde_json::from_str(&out).unwrap();
+    let statuses: Vec<(u64, &str)> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["revision"].as_u64().unwrap_or_default(),
+                r["status"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
     assert!(
-        !out.contains("pending"),
-        "a pending revision is left: {out}"
+        statuses.iter().all(|(_, s)| !s.starts_with("pending")),
+        "a pending revision is left: {statuses:?}\ncontroller log:\n{}",
+        ctl.log()
+    );
+    // The interrupted revision was superseded by the one that finished the upgrade there.
+    assert_eq!(
+        statuses.last().map(|(_, s)| *s),
+        Some("deployed"),
+        "{statuses:?}"
     );
     let leases: Api<Lease> = there.api();
     let held: Vec<String> = leases
