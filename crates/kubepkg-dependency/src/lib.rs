@@ -33,7 +33,6 @@ use kubepkg_chart::chart::Chart;
 use kubepkg_chart::metadata::Dependency;
 use kubepkg_repo::{Entry, Paths, RepoError, RepoFile};
 use kubepkg_semver::{Constraints, Version};
-use kubepkg_value::Value;
 use sha2::{Digest as _, Sha256};
 
 /// Why a dependency operation failed. Texts are Helm's (`kubepkg` where they name a command).
@@ -866,48 +865,12 @@ fn move_deps(
     Ok(())
 }
 
-/// Go's `json.Marshal` of a `*chart.Dependency`: struct field order, `omitempty` fields left
-/// out when empty, strings escaped as Go escapes them (`<`, `>`, `&` too).
-fn dependency_json(d: &Dependency) -> String {
-    let s = |v: &str| kubepkg_yaml::json::to_json(&Value::str(v)).unwrap_or_default();
-    let mut parts = vec![format!("\"name\":{}", s(&d.name))];
-    if !d.version.is_empty() {
-        parts.push(format!("\"version\":{}", s(&d.version)));
-    }
-    parts.push(format!("\"repository\":{}", s(&d.repository)));
-    if !d.condition.is_empty() {
-        parts.push(format!("\"condition\":{}", s(&d.condition)));
-    }
-    if !d.tags.is_empty() {
-        let tags: Vec<String> = d.tags.iter().map(|t| s(t)).collect();
-        parts.push(format!("\"tags\":[{}]", tags.join(",")));
-    }
-    if d.enabled {
-        parts.push("\"enabled\":true".into());
-    }
-    if !d.import_values.is_empty() {
-        let values =
-            kubepkg_yaml::json::to_json(&Value::list(d.import_values.clone())).unwrap_or_default();
-        parts.push(format!("\"import-values\":{values}"));
-    }
-    if !d.alias.is_empty() {
-        parts.push(format!("\"alias\":{}", s(&d.alias)));
-    }
-    format!("{{{}}}", parts.join(","))
-}
-
-/// Helm's `resolver.HashReq`.
+/// Helm's `resolver.HashReq`: the SHA-256 of Go's `json.Marshal` of `[requested, locked]`
+/// (each an empty list, not `null`, when empty: Chart.yaml's `dependencies: []` is an empty
+/// slice), the dependencies in their one JSON form (`kubepkg_chart::metadata`).
 pub fn hash_req(req: &[Dependency], locked: &[Dependency]) -> String {
-    let list = |deps: &[Dependency]| {
-        if deps.is_empty() {
-            // A nil slice marshals as null; Chart.yaml's `dependencies: []` is an empty one.
-            return "[]".to_string();
-        }
-        let items: Vec<String> = deps.iter().map(dependency_json).collect();
-        format!("[{}]", items.join(","))
-    };
-    let data = format!("[{},{}]", list(req), list(locked));
-    let digest: String = Sha256::digest(data.as_bytes())
+    let data = kubepkg_gostd::json::to_vec(&(req, locked)).expect("dependencies are always JSON");
+    let digest: String = Sha256::digest(&data)
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
@@ -934,26 +897,12 @@ fn write_lock(
 }
 
 fn lock_yaml(digest: &str, locked: &[Dependency]) -> String {
-    let deps: Vec<Value> = locked
-        .iter()
-        .map(|d| {
-            let mut m = BTreeMap::new();
-            m.insert("name".to_string(), Value::str(&d.name));
-            if !d.version.is_empty() {
-                m.insert("version".into(), Value::str(&d.version));
-            }
-            m.insert("repository".into(), Value::str(&d.repository));
-            Value::map(m)
-        })
-        .collect();
-    let mut top = BTreeMap::new();
-    top.insert(
-        "generated".to_string(),
-        Value::str(kubepkg_gostd::time::now().format(kubepkg_gostd::time::RFC3339_NANO)),
-    );
-    top.insert("digest".into(), Value::str(digest));
-    top.insert("dependencies".into(), Value::list(deps));
-    kubepkg_yaml::to_yaml(&Value::map(top)).unwrap_or_default()
+    let lock = kubepkg_chart::metadata::Lock {
+        generated: kubepkg_gostd::time::now().format(kubepkg_gostd::time::RFC3339_NANO),
+        digest: digest.to_string(),
+        dependencies: locked.iter().cloned().map(Some).collect(),
+    };
+    kubepkg_chart::save::lock_yaml(&lock).unwrap_or_default()
 }
 
 /// `dependency list CHART`: Helm's table (and warnings about archives Chart.yaml does not

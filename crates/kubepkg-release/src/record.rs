@@ -14,6 +14,10 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+/// `Chart.yaml` (`chart.Metadata`) and its parts: the chart crate's one model, whose serde form
+/// is Helm's JSON for them.
+pub use kubepkg_chart::metadata::{Dependency, Maintainer, Metadata};
+
 /// Prefix of the storage object's name: `sh.helm.release.v1.<name>.v<revision>`.
 pub const STORAGE_PREFIX: &str = "sh.helm.release.v1";
 /// Type of the Secret that holds a release record.
@@ -135,111 +139,6 @@ pub struct Chart {
     /// Modification time of the chart (Helm 4; omitted when zero).
     #[serde(default, skip_serializing_if = "Option::is_none", with = "go_time")]
     pub modtime: Option<jiff::Timestamp>,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-/// `Chart.yaml` as Helm models it (`chart.Metadata`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Metadata {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub home: String,
-    #[serde(
-        default,
-        skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "null_as_default"
-    )]
-    pub sources: Vec<String>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub version: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub description: String,
-    #[serde(
-        default,
-        skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "null_as_default"
-    )]
-    pub keywords: Vec<String>,
-    #[serde(
-        default,
-        skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "null_as_default"
-    )]
-    pub maintainers: Vec<Maintainer>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub icon: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub api_version: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub condition: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub tags: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub app_version: String,
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub deprecated: bool,
-    #[serde(
-        default,
-        skip_serializing_if = "BTreeMap::is_empty",
-        deserialize_with = "null_as_default"
-    )]
-    pub annotations: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub kube_version: String,
-    #[serde(
-        default,
-        skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "null_as_default"
-    )]
-    pub dependencies: Vec<Dependency>,
-    #[serde(default, rename = "type", skip_serializing_if = "String::is_empty")]
-    pub chart_type: String,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-/// A chart maintainer.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Maintainer {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub email: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub url: String,
-}
-
-/// A chart dependency (`Chart.yaml` `dependencies[]` and `Chart.lock`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Dependency {
-    #[serde(default)]
-    pub name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub version: String,
-    #[serde(default)]
-    pub repository: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub condition: String,
-    #[serde(
-        default,
-        skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "null_as_default"
-    )]
-    pub tags: Vec<String>,
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub enabled: bool,
-    #[serde(
-        default,
-        rename = "import-values",
-        skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "null_as_default"
-    )]
-    pub import_values: Vec<Value>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub alias: String,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -449,9 +348,6 @@ fn is_zero(v: &u64) -> bool {
 }
 fn is_zero_i64(v: &i64) -> bool {
     *v == 0
-}
-fn is_false(v: &bool) -> bool {
-    !*v
 }
 
 fn null_as_default<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(
