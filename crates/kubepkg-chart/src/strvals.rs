@@ -118,6 +118,35 @@ fn parse_go_int(s: &str) -> Option<i64> {
     s.parse().ok()
 }
 
+/// `a.b`: `parse` one level deeper, into the map at `k` (made when absent), stored back
+/// when it got entries; Helm's nesting limit and its error for a key map left empty.
+fn nested_key(
+    data: &mut BTreeMap<String, Tree>,
+    k: String,
+    level: usize,
+    parse: impl FnOnce(&mut BTreeMap<String, Tree>, usize) -> PResult<()>,
+) -> PResult<()> {
+    let level = level + 1;
+    if level > MAX_NESTED {
+        return Err(Stop::Err(format!(
+            "value name nested level is greater than maximum supported nested level of {MAX_NESTED}"
+        )));
+    }
+    let mut inner = match data.get(&k) {
+        None => BTreeMap::new(),
+        Some(Tree::Map(m)) => m.clone(),
+        Some(other) => return Err(conversion_panic(other, "map[string]interface {}")),
+    };
+    let e = parse(&mut inner, level);
+    if e.is_ok() && inner.is_empty() {
+        return Err(Stop::Err(format!("key map {k:?} has no value")));
+    }
+    if !inner.is_empty() && !k.is_empty() {
+        data.insert(k, Tree::Map(inner));
+    }
+    e
+}
+
 fn conversion_panic(got: &Tree, want: &str) -> Stop {
     Stop::Err(format!(
         "unable to parse key: interface conversion: interface {{}} is {}, not {want}",
@@ -173,7 +202,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn key(&mut self, data: &mut BTreeMap<String, Tree>, mut level: usize) -> PResult<()> {
+    fn key(&mut self, data: &mut BTreeMap<String, Tree>, level: usize) -> PResult<()> {
         let (k, last) = self.until(&['=', '[', ',', '.']);
         match last {
             None => {
@@ -236,27 +265,7 @@ impl<'a> Parser<'a> {
                     "key {k:?} has no value (cannot end with ,)"
                 )))
             }
-            _ => {
-                level += 1;
-                if level > MAX_NESTED {
-                    return Err(Stop::Err(format!(
-                        "value name nested level is greater than maximum supported nested level of {MAX_NESTED}"
-                    )));
-                }
-                let mut inner = match data.get(&k) {
-                    None => BTreeMap::new(),
-                    Some(Tree::Map(m)) => m.clone(),
-                    Some(other) => return Err(conversion_panic(other, "map[string]interface {}")),
-                };
-                let e = self.key(&mut inner, level);
-                if e.is_ok() && inner.is_empty() {
-                    return Err(Stop::Err(format!("key map {k:?} has no value")));
-                }
-                if !inner.is_empty() && !k.is_empty() {
-                    data.insert(k, Tree::Map(inner));
-                }
-                e
-            }
+            _ => nested_key(data, k, level, |inner, level| self.key(inner, level)),
         }
     }
 
@@ -531,7 +540,7 @@ fn literal_key(
     chars: &[char],
     pos: &mut usize,
     data: &mut BTreeMap<String, Tree>,
-    mut level: usize,
+    level: usize,
 ) -> PResult<()> {
     let (k, last) = literal_until(chars, pos, &['=', '[', '.']);
     match last {
@@ -549,27 +558,9 @@ fn literal_key(
             }
             Ok(())
         }
-        Some('.') => {
-            level += 1;
-            if level > MAX_NESTED {
-                return Err(Stop::Err(format!(
-                    "value name nested level is greater than maximum supported nested level of {MAX_NESTED}"
-                )));
-            }
-            let mut inner = match data.get(&k) {
-                None => BTreeMap::new(),
-                Some(Tree::Map(m)) => m.clone(),
-                Some(other) => return Err(conversion_panic(other, "map[string]interface {}")),
-            };
-            let e = literal_key(chars, pos, &mut inner, level);
-            if e.is_ok() && inner.is_empty() {
-                return Err(Stop::Err(format!("key map {k:?} has no value")));
-            }
-            if !inner.is_empty() && !k.is_empty() {
-                data.insert(k, Tree::Map(inner));
-            }
-            e
-        }
+        Some('.') => nested_key(data, k, level, |inner, level| {
+            literal_key(chars, pos, inner, level)
+        }),
         _ => {
             let (iv, l) = literal_until(chars, pos, &[']']);
             if l.is_none() {

@@ -958,6 +958,19 @@ fn satisfies(constraint: &str, version: &str) -> Result<bool, ()> {
     Ok(c.check(&v))
 }
 
+/// Whether the chart `found` (an archive's or an unpacked subchart's) is the version `dep`
+/// asks for: exactly, or within its constraint; Helm's status text when it is not.
+fn version_status(dep: &Dependency, found: &Chart) -> Option<&'static str> {
+    if found.metadata.version == dep.version {
+        return None;
+    }
+    match satisfies(&dep.version, &found.metadata.version) {
+        Err(()) => Some("invalid version"),
+        Ok(false) => Some("wrong version"),
+        Ok(true) => None,
+    }
+}
+
 fn archive_status(archive: &Path, dep: &Dependency) -> &'static str {
     let Ok(c) = kubepkg_chart::chart::load(archive) else {
         return "corrupt";
@@ -965,14 +978,7 @@ fn archive_status(archive: &Path, dep: &Dependency) -> &'static str {
     if c.metadata.name != dep.name {
         return "misnamed";
     }
-    if c.metadata.version != dep.version {
-        match satisfies(&dep.version, &c.metadata.version) {
-            Err(()) => return "invalid version",
-            Ok(false) => return "wrong version",
-            Ok(true) => {}
-        }
-    }
-    "ok"
+    version_status(dep, &c).unwrap_or("ok")
 }
 
 /// Helm's `dependencyStatus`.
@@ -1016,14 +1022,7 @@ fn status(charts_dir: &Path, dep: &Dependency, parent: &Chart) -> &'static str {
     else {
         return "missing";
     };
-    if sub.metadata.version != dep.version {
-        match satisfies(&dep.version, &sub.metadata.version) {
-            Err(()) => return "invalid version",
-            Ok(false) => return "wrong version",
-            Ok(true) => {}
-        }
-    }
-    "unpacked"
+    version_status(dep, sub).unwrap_or("unpacked")
 }
 
 /// Masterminds' `StrictNewVersion`: exactly `MAJOR.MINOR.PATCH` (no `v`, no missing parts,

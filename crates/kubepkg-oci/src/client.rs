@@ -119,22 +119,9 @@ impl Client {
 
     /// Checks that the registry accepts the client's credential (`GET /v2/`), as login does.
     pub async fn ping(&self, r: &Reference) -> Result<(), Error> {
-        let a = self
-            .send(
-                r,
-                Method::GET,
-                "/v2/",
-                &[],
-                Bytes::new(),
-                Access::Pull,
-                self.options.limits.max_manifest_bytes,
-                "answer",
-            )
-            .await?;
-        match a.status {
-            s if s.is_success() => Ok(()),
-            s => Err(status_error(r, "GET", "/v2/", s, &a.body)),
-        }
+        let cap = self.options.limits.max_manifest_bytes;
+        self.get(r, "/v2/", &[], cap, "answer", None).await?;
+        Ok(())
     }
 
     /// The manifest `r` names (its digest, else its tag). A reference with a digest is served
@@ -158,26 +145,12 @@ impl Client {
         };
         let path = format!("/v2/{}/manifests/{target}", r.repository);
         let accept = ACCEPTED_MANIFESTS.join(", ");
+        let headers = [(header::ACCEPT, accept)];
+        let cap = self.options.limits.max_manifest_bytes;
+        let missing = Some(r.to_string());
         let a = self
-            .send(
-                r,
-                Method::GET,
-                &path,
-                &[(header::ACCEPT, accept)],
-                Bytes::new(),
-                Access::Pull,
-                self.options.limits.max_manifest_bytes,
-                "manifest",
-            )
+            .get(r, &path, &headers, cap, "manifest", missing)
             .await?;
-        if a.status == StatusCode::NOT_FOUND {
-            return Err(Error::NotFound {
-                reference: r.to_string(),
-            });
-        }
-        if !a.status.is_success() {
-            return Err(status_error(r, "GET", &path, a.status, &a.body));
-        }
         let digest = sha256_digest(&a.body);
         if let Some(expected) = &r.digest
             && *expected != digest
@@ -232,26 +205,8 @@ impl Client {
             });
         }
         let path = format!("/v2/{}/blobs/{}", r.repository, desc.digest);
-        let a = self
-            .send(
-                r,
-                Method::GET,
-                &path,
-                &[],
-                Bytes::new(),
-                Access::Pull,
-                limit,
-                "blob",
-            )
-            .await?;
-        if a.status == StatusCode::NOT_FOUND {
-            return Err(Error::NotFound {
-                reference: format!("{}@{}", r.repository_url(), desc.digest),
-            });
-        }
-        if !a.status.is_success() {
-            return Err(status_error(r, "GET", &path, a.status, &a.body));
-        }
+        let missing = Some(format!("{}@{}", r.repository_url(), desc.digest));
+        let a = self.get(r, &path, &[], limit, "blob", missing).await?;
         let actual = sha256_digest(&a.body);
         if actual != desc.digest {
             return Err(Error::DigestMismatch {
@@ -379,26 +334,9 @@ impl Client {
         let mut tags = Vec::new();
         let mut path = format!("/v2/{}/tags/list", r.repository);
         for _ in 0..1000 {
-            let a = self
-                .send(
-                    r,
-                    Method::GET,
-                    &path,
-                    &[],
-                    Bytes::new(),
-                    Access::Pull,
-                    self.options.limits.max_manifest_bytes,
-                    "tag list",
-                )
-                .await?;
-            if a.status == StatusCode::NOT_FOUND {
-                return Err(Error::NotFound {
-                    reference: r.repository_url(),
-                });
-            }
-            if !a.status.is_success() {
-                return Err(status_error(r, "GET", &path, a.status, &a.body));
-            }
+            let cap = self.options.limits.max_manifest_bytes;
+            let missing = Some(r.repository_url());
+            let a = self.get(r, &path, &[], cap, "tag list", missing).await?;
             #[derive(serde::Deserialize)]
             struct TagList {
                 #[serde(default)]
@@ -416,6 +354,40 @@ impl Client {
             }
         }
         Ok(tags)
+    }
+
+    /// A `GET` with pull access that must succeed: `404` is [`Error::NotFound`] naming
+    /// `missing` (when given), any other failure a status error.
+    async fn get(
+        &self,
+        r: &Reference,
+        path: &str,
+        headers: &[(header::HeaderName, String)],
+        cap: u64,
+        what: &'static str,
+        missing: Option<String>,
+    ) -> Result<Answer, Error> {
+        let a = self
+            .send(
+                r,
+                Method::GET,
+                path,
+                headers,
+                Bytes::new(),
+                Access::Pull,
+                cap,
+                what,
+            )
+            .await?;
+        if a.status == StatusCode::NOT_FOUND
+            && let Some(reference) = missing
+        {
+            return Err(Error::NotFound { reference });
+        }
+        if !a.status.is_success() {
+            return Err(status_error(r, "GET", path, a.status, &a.body));
+        }
+        Ok(a)
     }
 
     /// One request with the authentication dance; the answer read up to `cap` bytes.

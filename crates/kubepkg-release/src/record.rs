@@ -232,6 +232,10 @@ macro_rules! string_enum {
                 match s { $($text => Self::$variant,)* other => Self::Other(other.to_string()) }
             }
         }
+        /// What an absent or empty value reads as: the empty string, kept as `Other`.
+        impl Default for $name {
+            fn default() -> Self { Self::Other(String::new()) }
+        }
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.as_str()) }
         }
@@ -260,12 +264,6 @@ string_enum! {
         PendingInstall => "pending-install",
         PendingUpgrade => "pending-upgrade",
         PendingRollback => "pending-rollback",
-    }
-}
-
-impl Default for Status {
-    fn default() -> Self {
-        Status::Other(String::new())
     }
 }
 
@@ -334,12 +332,6 @@ string_enum! {
         Running => "Running",
         Succeeded => "Succeeded",
         Failed => "Failed",
-    }
-}
-
-impl Default for HookPhase {
-    fn default() -> Self {
-        HookPhase::Other(String::new())
     }
 }
 
@@ -447,30 +439,27 @@ mod go_bytes {
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
         let raw = Option::<String>::deserialize(d)?.unwrap_or_default();
-        STANDARD.decode(raw.as_bytes()).map_err(D::Error::custom)
+        decode(&raw)
+    }
+    pub fn decode<E: serde::de::Error>(raw: &str) -> Result<Vec<u8>, E> {
+        STANDARD.decode(raw.as_bytes()).map_err(E::custom)
     }
 }
 
 /// Go `[]byte` that may be nil (`null`).
 mod go_bytes_opt {
     use super::*;
-    use base64::Engine as _;
-    use base64::engine::general_purpose::STANDARD;
 
     pub fn serialize<S: Serializer>(b: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
         match b {
-            Some(b) => s.serialize_str(&STANDARD.encode(b)),
+            Some(b) => go_bytes::serialize(b, s),
             None => s.serialize_none(),
         }
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
-        match Option::<String>::deserialize(d)? {
-            Some(raw) => STANDARD
-                .decode(raw.as_bytes())
-                .map(Some)
-                .map_err(D::Error::custom),
-            None => Ok(None),
-        }
+        Option::<String>::deserialize(d)?
+            .map(|raw| go_bytes::decode(&raw))
+            .transpose()
     }
 }
 

@@ -1377,22 +1377,14 @@ impl<'a, 's> State<'a, 's> {
             }
             Callee::Method(_) => return Ok(Rv::Invalid),
         };
-        let num_in = args.len() + usize::from(fin.is_some());
         let num_fixed = sig.params.len();
-        if sig.variadic.is_some() {
-            if num_in < num_fixed {
-                return self.err(format_args!(
-                    "wrong number of args for {name}: want at least {} got {}",
-                    num_fixed,
-                    args.len()
-                ));
-            }
-        } else if num_in != num_fixed {
-            return self.err(format_args!(
-                "wrong number of args for {name}: want {} got {}",
-                num_fixed, num_in
-            ));
-        }
+        let num_in = self.check_arg_count(
+            name,
+            args.len(),
+            fin.is_some(),
+            num_fixed,
+            sig.variadic.is_some(),
+        )?;
         // and/or short-circuit
         if let Callee::Builtin(b @ (Builtin::And | Builtin::Or)) = callee {
             let mut v = Rv::Invalid;
@@ -1453,6 +1445,31 @@ impl<'a, 's> State<'a, 's> {
         }
     }
 
+    /// Go's `evalCall` count check: `args` written arguments (and the piped `fin` one) against
+    /// `num_fixed` parameters, exactly or at least (`variadic`); the count given to the call.
+    fn check_arg_count(
+        &self,
+        name: &str,
+        args: usize,
+        fin: bool,
+        num_fixed: usize,
+        variadic: bool,
+    ) -> R<usize> {
+        let num_in = args + usize::from(fin);
+        if variadic {
+            if num_in < num_fixed {
+                return self.err(format_args!(
+                    "wrong number of args for {name}: want at least {num_fixed} got {args}"
+                ));
+            }
+        } else if num_in != num_fixed {
+            return self.err(format_args!(
+                "wrong number of args for {name}: want {num_fixed} got {num_in}"
+            ));
+        }
+        Ok(num_in)
+    }
+
     fn eval_param(&mut self, dot: &Rv, pt: Pt, a: &'a Arg) -> R<Rv> {
         match pt {
             Pt::Reflect => self.eval_arg_rv(dot, a),
@@ -1469,22 +1486,14 @@ impl<'a, 's> State<'a, 's> {
         args: &'a [Arg],
         fin: Option<Rv>,
     ) -> R<Rv> {
-        let num_in = args.len() + usize::from(fin.is_some());
         let num_fixed = f.params.len();
-        if f.variadic.is_some() {
-            if num_in < num_fixed {
-                return self.err(format_args!(
-                    "wrong number of args for {name}: want at least {} got {}",
-                    num_fixed,
-                    args.len()
-                ));
-            }
-        } else if num_in != num_fixed {
-            return self.err(format_args!(
-                "wrong number of args for {name}: want {} got {}",
-                num_fixed, num_in
-            ));
-        }
+        let num_in = self.check_arg_count(
+            name,
+            args.len(),
+            fin.is_some(),
+            num_fixed,
+            f.variadic.is_some(),
+        )?;
         let mut argv: Vec<Value> = Vec::with_capacity(num_in);
         let mut i = 0;
         while i < num_fixed && i < args.len() {

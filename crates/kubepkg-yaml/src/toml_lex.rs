@@ -141,6 +141,46 @@ fn rune_or_eof(r: char) -> String {
     }
 }
 
+/// What differs between lexing an array and an inline table (`lexArrayValue`,
+/// `lexInlineTableValue` and their `…End` states in BurntSushi/toml): the states, the
+/// terminator, what an element starts as, whether a comma may come right before the terminator,
+/// and the wording of the error after an element.
+struct Container {
+    value: State,
+    value_end: State,
+    end: State,
+    close: char,
+    element: State,
+    end_item: ItemType,
+    close_after_comma: bool,
+    expected: &'static str,
+    got_suffix: &'static str,
+}
+
+const ARRAY: Container = Container {
+    value: State::ArrayValue,
+    value_end: State::ArrayValueEnd,
+    end: State::ArrayEnd,
+    close: ']',
+    element: State::Value,
+    end_item: ItemType::ArrayEnd,
+    close_after_comma: false,
+    expected: "a comma (',') or array terminator (']')",
+    got_suffix: "",
+};
+
+const INLINE_TABLE: Container = Container {
+    value: State::InlineTableValue,
+    value_end: State::InlineTableValueEnd,
+    end: State::InlineTableEnd,
+    close: '}',
+    element: State::KeyStart,
+    end_item: ItemType::InlineTableEnd,
+    close_after_comma: true,
+    expected: "a comma or an inline table terminator '}'",
+    got_suffix: " instead",
+};
+
 impl<'a> Lexer<'a> {
     pub(crate) fn new(input: &'a str) -> Self {
         Lexer {
@@ -530,98 +570,12 @@ impl<'a> Lexer<'a> {
                 }
             }
             S::Value => self.lex_value(),
-            S::ArrayValue => {
-                let r = self.next();
-                match r {
-                    r if is_whitespace(r) || is_nl(r) => {
-                        self.ignore();
-                        Some(S::ArrayValue)
-                    }
-                    '#' => {
-                        self.push(S::ArrayValue);
-                        Some(S::CommentStart)
-                    }
-                    ',' => self.errorf("unexpected comma".into()),
-                    ']' => Some(S::ArrayEnd),
-                    _ => {
-                        self.backup();
-                        self.push(S::ArrayValueEnd);
-                        Some(S::Value)
-                    }
-                }
-            }
-            S::ArrayValueEnd => match self.next() {
-                r if is_whitespace(r) || is_nl(r) => {
-                    self.ignore();
-                    Some(S::ArrayValueEnd)
-                }
-                '#' => {
-                    self.push(S::ArrayValueEnd);
-                    Some(S::CommentStart)
-                }
-                ',' => {
-                    self.ignore();
-                    Some(S::ArrayValue)
-                }
-                ']' => Some(S::ArrayEnd),
-                r => self.errorf(format!(
-                    "expected a comma (',') or array terminator (']'), but got {}",
-                    rune_or_eof(r)
-                )),
-            },
-            S::ArrayEnd => {
-                self.ignore();
-                self.emit(ItemType::ArrayEnd);
-                self.pop()
-            }
-            S::InlineTableValue => {
-                let r = self.next();
-                match r {
-                    r if is_whitespace(r) || is_nl(r) => {
-                        self.ignore();
-                        Some(S::InlineTableValue)
-                    }
-                    '#' => {
-                        self.push(S::InlineTableValue);
-                        Some(S::CommentStart)
-                    }
-                    ',' => self.errorf("unexpected comma".into()),
-                    '}' => Some(S::InlineTableEnd),
-                    _ => {
-                        self.backup();
-                        self.push(S::InlineTableValueEnd);
-                        Some(S::KeyStart)
-                    }
-                }
-            }
-            S::InlineTableValueEnd => match self.next() {
-                r if is_whitespace(r) || is_nl(r) => {
-                    self.ignore();
-                    Some(S::InlineTableValueEnd)
-                }
-                '#' => {
-                    self.push(S::InlineTableValueEnd);
-                    Some(S::CommentStart)
-                }
-                ',' => {
-                    self.ignore();
-                    self.skip(is_whitespace);
-                    if self.peek() == '}' {
-                        return Some(S::InlineTableValueEnd);
-                    }
-                    Some(S::InlineTableValue)
-                }
-                '}' => Some(S::InlineTableEnd),
-                r => self.errorf(format!(
-                    "expected a comma or an inline table terminator '}}', but got {} instead",
-                    rune_or_eof(r)
-                )),
-            },
-            S::InlineTableEnd => {
-                self.ignore();
-                self.emit(ItemType::InlineTableEnd);
-                self.pop()
-            }
+            S::ArrayValue => self.container_value(&ARRAY),
+            S::ArrayValueEnd => self.container_value_end(&ARRAY),
+            S::ArrayEnd => self.container_end(&ARRAY),
+            S::InlineTableValue => self.container_value(&INLINE_TABLE),
+            S::InlineTableValueEnd => self.container_value_end(&INLINE_TABLE),
+            S::InlineTableEnd => self.container_end(&INLINE_TABLE),
             S::Str => {
                 let r = self.next();
                 match r {
@@ -927,6 +881,79 @@ impl<'a> Lexer<'a> {
         self.pop()
     }
 
+    /// Inside a container, before an element: blanks and comments, the terminator, or an element.
+    fn container_value(&mut self, c: &Container) -> Option<State> {
+        match self.next() {
+            r if is_whitespace(r) || is_nl(r) => {
+                self.ignore();
+                Some(c.value)
+            }
+            '#' => {
+                self.push(c.value);
+                Some(State::CommentStart)
+            }
+            ',' => self.errorf("unexpected comma".into()),
+            r if r == c.close => Some(c.end),
+            _ => {
+                self.backup();
+                self.push(c.value_end);
+                Some(c.element)
+            }
+        }
+    }
+
+    /// Inside a container, after an element: blanks and comments, a comma, or the terminator.
+    fn container_value_end(&mut self, c: &Container) -> Option<State> {
+        match self.next() {
+            r if is_whitespace(r) || is_nl(r) => {
+                self.ignore();
+                Some(c.value_end)
+            }
+            '#' => {
+                self.push(c.value_end);
+                Some(State::CommentStart)
+            }
+            ',' => {
+                self.ignore();
+                if c.close_after_comma {
+                    self.skip(is_whitespace);
+                    if self.peek() == c.close {
+                        return Some(c.value_end);
+                    }
+                }
+                Some(c.value)
+            }
+            r if r == c.close => Some(c.end),
+            r => self.errorf(format!(
+                "expected {}, but got {}{}",
+                c.expected,
+                rune_or_eof(r),
+                c.got_suffix
+            )),
+        }
+    }
+
+    /// The container's terminator: emitted, and back to the state that opened it.
+    fn container_end(&mut self, c: &Container) -> Option<State> {
+        self.ignore();
+        self.emit(c.end_item);
+        self.pop()
+    }
+
+    /// After an opening quote `q`: a multi-line string when two more follow (`"""`, `'''`),
+    /// else a one-line string (a second quote alone is backed up: `""` is the empty string).
+    fn string_start(&mut self, q: char, line: State, multi_line: State) -> State {
+        if self.accept(q) {
+            if self.accept(q) {
+                self.ignore();
+                return multi_line;
+            }
+            self.backup();
+        }
+        self.ignore();
+        line
+    }
+
     fn lex_value(&mut self) -> Option<State> {
         use State as S;
         let r = self.next();
@@ -949,28 +976,8 @@ impl<'a> Lexer<'a> {
                 self.emit(ItemType::InlineTableStart);
                 return Some(S::InlineTableValue);
             }
-            '"' => {
-                if self.accept('"') {
-                    if self.accept('"') {
-                        self.ignore();
-                        return Some(S::MlStr);
-                    }
-                    self.backup();
-                }
-                self.ignore();
-                return Some(S::Str);
-            }
-            '\'' => {
-                if self.accept('\'') {
-                    if self.accept('\'') {
-                        self.ignore();
-                        return Some(S::RawMlStr);
-                    }
-                    self.backup();
-                }
-                self.ignore();
-                return Some(S::RawStr);
-            }
+            '"' => return Some(self.string_start('"', S::Str, S::MlStr)),
+            '\'' => return Some(self.string_start('\'', S::RawStr, S::RawMlStr)),
             '.' => return self.errorf("floats must start with a digit, not '.'".into()),
             // `accept` consumes as it goes: "ina" leaves the lexer after "in", as BurntSushi's does.
             'i' | 'n'

@@ -210,21 +210,7 @@ impl Parser<'_> {
             }
             ItemType::KeyStart => {
                 let outer = self.context.clone();
-                let key = self.read_key(ItemType::KeyEnd)?;
-                let Some((last, parent)) = key.split_last() else {
-                    return Err(self.bug("empty key".into()));
-                };
-                self.current_key = last.clone();
-                for piece in parent {
-                    let mut k = self.context.clone();
-                    k.push(piece.clone());
-                    self.add_implicit_context(&k)?;
-                }
-                let v = self.next()?;
-                let (val, typ) = self.value(&v, false)?;
-                let ck = self.current_key.clone();
-                self.set_value(&ck, val)?;
-                self.set_type(&ck, typ);
+                self.key_value()?;
                 self.context = outer;
                 self.current_key.clear();
             }
@@ -422,23 +408,9 @@ impl Parser<'_> {
                 }
                 _ => {}
             }
-            let key = self.read_key(ItemType::KeyEnd)?;
-            let Some((last, parent)) = key.split_last() else {
-                return Err(self.bug("empty key".into()));
-            };
-            self.current_key = last.clone();
-            for piece in parent {
-                let mut k = self.context.clone();
-                k.push(piece.clone());
-                self.add_implicit_context(&k)?;
-            }
-            let v = self.next()?;
-            let (val, typ) = self.value(&v, false)?;
-            let ck = self.current_key.clone();
-            self.set_value(&ck, val.clone())?;
-            self.set_type(&ck, typ);
+            let (parent, ck, val) = self.key_value()?;
             let mut hash = &mut top;
-            for c in parent {
+            for c in &parent {
                 let entry = hash
                     .entry(c.clone())
                     .or_insert_with(|| Node::Table(BTreeMap::new()));
@@ -457,6 +429,27 @@ impl Parser<'_> {
         self.context = outer_context;
         self.current_key = outer_key;
         Ok((Node::Table(top), Kind::Hash))
+    }
+
+    /// `key = value`, at the top level or in an inline table: the dotted key's parent tables
+    /// made implicitly, the value read, then set and typed under the key's last part (the
+    /// current key). Returns the parent path, the last part and the value.
+    fn key_value(&mut self) -> Res<(Vec<String>, String, Node)> {
+        let mut key = self.read_key(ItemType::KeyEnd)?;
+        let Some(last) = key.pop() else {
+            return Err(self.bug("empty key".into()));
+        };
+        self.current_key = last.clone();
+        for piece in &key {
+            let mut k = self.context.clone();
+            k.push(piece.clone());
+            self.add_implicit_context(&k)?;
+        }
+        let v = self.next()?;
+        let (val, typ) = self.value(&v, false)?;
+        self.set_value(&last, val.clone())?;
+        self.set_type(&last, typ);
+        Ok((key, last, val))
     }
 
     fn add_implicit_context(&mut self, key: &[String]) -> Res<()> {

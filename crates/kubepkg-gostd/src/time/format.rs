@@ -512,34 +512,27 @@ fn parse(layout: &str, value: &str, loc: &Location) -> Result<Time, String> {
                         _ => return Err(None),
                     };
                     let mut p = 1;
-                    let two = |p: usize| -> Result<i32, Option<&str>> {
-                        if b.len() < p + 2 || !b[p].is_ascii_digit() || !b[p + 1].is_ascii_digit() {
-                            return Err(None);
-                        }
-                        Ok(i32::from(b[p] - b'0') * 10 + i32::from(b[p + 1] - b'0'))
-                    };
-                    let hh = two(p)?;
-                    p += 2;
-                    let mut mm = 0;
-                    let mut ss = 0;
-                    if !short {
-                        if colon {
+                    // Two digits at `p`, after a `:` when the layout has colons and `sep`.
+                    let mut two = |sep: bool| -> Result<i32, Option<&str>> {
+                        if sep && colon {
                             if b.get(p) != Some(&b':') {
                                 return Err(None);
                             }
                             p += 1;
                         }
-                        mm = two(p)?;
+                        if b.len() < p + 2 || !b[p].is_ascii_digit() || !b[p + 1].is_ascii_digit() {
+                            return Err(None);
+                        }
                         p += 2;
+                        Ok(i32::from(b[p - 2] - b'0') * 10 + i32::from(b[p - 1] - b'0'))
+                    };
+                    let hh = two(false)?;
+                    let mut mm = 0;
+                    let mut ss = 0;
+                    if !short {
+                        mm = two(true)?;
                         if secs {
-                            if colon {
-                                if b.get(p) != Some(&b':') {
-                                    return Err(None);
-                                }
-                                p += 1;
-                            }
-                            ss = two(p)?;
-                            p += 2;
+                            ss = two(true)?;
                         }
                     }
                     z_offset = Some(sign * (hh * 3600 + mm * 60 + ss));
