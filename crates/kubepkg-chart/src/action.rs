@@ -98,18 +98,10 @@ impl ValueOptions {
             }
         }
         for v in &self.values {
-            strvals::parse_into(v, &mut tree).map_err(|e| {
-                ChartError::from(ChartErrorKind::Values(format!(
-                    "failed parsing --set data: {e}"
-                )))
-            })?;
+            strvals::parse_into(v, &mut tree).map_err(set_error("--set"))?;
         }
         for v in &self.string_values {
-            strvals::parse_into_string(v, &mut tree).map_err(|e| {
-                ChartError::from(ChartErrorKind::Values(format!(
-                    "failed parsing --set-string data: {e}"
-                )))
-            })?;
+            strvals::parse_into_string(v, &mut tree).map_err(set_error("--set-string"))?;
         }
         // Go strings are bytes: the file's exact bytes become the value.
         let reader = |p: &str| -> std::result::Result<Value, String> {
@@ -118,20 +110,21 @@ impl ValueOptions {
                 .map_err(|e| e.to_string())
         };
         for v in &self.file_values {
-            strvals::parse_into_file(v, &mut tree, &reader).map_err(|e| {
-                ChartError::from(ChartErrorKind::Values(format!(
-                    "failed parsing --set-file data: {e}"
-                )))
-            })?;
+            strvals::parse_into_file(v, &mut tree, &reader).map_err(set_error("--set-file"))?;
         }
         for v in &self.literal_values {
-            strvals::parse_literal_into(v, &mut tree).map_err(|e| {
-                ChartError::from(ChartErrorKind::Values(format!(
-                    "failed parsing --set-literal data: {e}"
-                )))
-            })?;
+            strvals::parse_literal_into(v, &mut tree).map_err(set_error("--set-literal"))?;
         }
         Ok(Tree::Map(tree).into_value())
+    }
+}
+
+/// Helm's error for a `flag` line that does not parse.
+fn set_error<E: std::fmt::Display>(flag: &'static str) -> impl Fn(E) -> ChartError {
+    move |e| {
+        ChartError::from(ChartErrorKind::Values(format!(
+            "failed parsing {flag} data: {e}"
+        )))
     }
 }
 

@@ -562,15 +562,7 @@ fn literal_key(
             literal_key(chars, pos, inner, level)
         }),
         _ => {
-            let (iv, l) = literal_until(chars, pos, &[']']);
-            if l.is_none() {
-                return Err(Stop::Eof);
-            }
-            let i: i64 = iv.parse().map_err(|_| {
-                Stop::Err(format!(
-                    "error parsing index: strconv.Atoi: parsing {iv:?}: invalid syntax"
-                ))
-            })?;
+            let i = literal_index(chars, pos)?;
             let mut list = match data.get(&k) {
                 None => Vec::new(),
                 Some(Tree::List(l)) => l.clone(),
@@ -583,6 +575,19 @@ fn literal_key(
             r
         }
     }
+}
+
+/// The index of `[i]` (after the `[`), read up to its `]` as `strconv.Atoi` reads it.
+fn literal_index(chars: &[char], pos: &mut usize) -> PResult<i64> {
+    let (iv, l) = literal_until(chars, pos, &[']']);
+    if l.is_none() {
+        return Err(Stop::Eof);
+    }
+    iv.parse().map_err(|_| {
+        Stop::Err(format!(
+            "error parsing index: strconv.Atoi: parsing {iv:?}: invalid syntax"
+        ))
+    })
 }
 
 fn literal_list_item(
@@ -616,15 +621,7 @@ fn literal_list_item(
             Parser::set_index(list, i, Tree::Map(inner))
         }
         _ => {
-            let (iv, l) = literal_until(chars, pos, &[']']);
-            if l.is_none() {
-                return Err(Stop::Eof);
-            }
-            let next: i64 = iv.parse().map_err(|_| {
-                Stop::Err(format!(
-                    "error parsing index: strconv.Atoi: parsing {iv:?}: invalid syntax"
-                ))
-            })?;
+            let next = literal_index(chars, pos)?;
             let mut crt = match list.get(i as usize) {
                 None | Some(Tree::Leaf(Value::Nil)) => Vec::new(),
                 Some(Tree::List(l)) => l.clone(),

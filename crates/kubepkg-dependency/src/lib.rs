@@ -274,6 +274,20 @@ fn is_legacy(chart: &Chart) -> bool {
 
 /// Helm's `resolveRepoNames`: dependency name → repository name; `@name` and `alias:name`
 /// are replaced by the repository's URL in `deps`.
+/// The chart's dependencies as requested, with their repositories resolved against the
+/// repository file (also returned) and the repository name of each dependency.
+fn requested(
+    chart: &Chart,
+    chart_dir: &Path,
+    options: &Options,
+) -> Result<(Vec<Dependency>, RepoFile, BTreeMap<String, String>), DependencyError> {
+    let mut req: Vec<Dependency> = chart.metadata.deps().cloned().collect();
+    let file =
+        RepoFile::load_or_default(&options.paths.repository_config).map_err(RepoError::from)?;
+    let names = resolve_repo_names(&mut req, &file, chart_dir)?;
+    Ok((req, file, names))
+}
+
 fn resolve_repo_names(
     deps: &mut [Dependency],
     file: &RepoFile,
@@ -404,10 +418,7 @@ pub async fn update(
     if !chart.metadata.dependencies_set {
         return Ok(());
     }
-    let mut req: Vec<Dependency> = chart.metadata.deps().cloned().collect();
-    let file =
-        RepoFile::load_or_default(&options.paths.repository_config).map_err(RepoError::from)?;
-    let mut names = resolve_repo_names(&mut req, &file, chart_dir)?;
+    let (req, file, mut names) = requested(&chart, chart_dir, options)?;
     // Helm's ensureMissingRepos: an unmanaged repository for each URL no entry has.
     let mut unmanaged = Vec::new();
     for d in &req {
@@ -452,10 +463,7 @@ pub async fn build(
     let Some(lock) = &chart.lock else {
         return update(chart_dir, options, say).await;
     };
-    let mut req: Vec<Dependency> = chart.metadata.deps().cloned().collect();
-    let file =
-        RepoFile::load_or_default(&options.paths.repository_config).map_err(RepoError::from)?;
-    resolve_repo_names(&mut req, &file, chart_dir)?;
+    let (req, file, _) = requested(&chart, chart_dir, options)?;
     let mut locked: Vec<Dependency> = lock.dependencies.iter().flatten().cloned().collect();
     if hash_req(&req, &locked) != lock.digest {
         return Err(if is_legacy(&chart) {

@@ -390,6 +390,18 @@ impl Client {
         Ok(a)
     }
 
+    /// `req` to `url` with the `Proxy-Authorization` of the proxy it goes through, if any.
+    fn proxy_authorized(&self, req: http::request::Builder, url: &str) -> http::request::Builder {
+        match url
+            .parse()
+            .ok()
+            .and_then(|u| self.proxies.forward_authorization(&u))
+        {
+            Some(p) => req.header(header::PROXY_AUTHORIZATION, p),
+            None => req,
+        }
+    }
+
     /// One request with the authentication dance; the answer read up to `cap` bytes.
     #[allow(clippy::too_many_arguments)]
     async fn send(
@@ -507,14 +519,8 @@ impl Client {
         if let Some(c) = credential {
             req = req.header(header::AUTHORIZATION, basic(c));
         }
-        if let Some(p) = url
-            .parse()
-            .ok()
-            .and_then(|u| self.proxies.forward_authorization(&u))
-        {
-            req = req.header(header::PROXY_AUTHORIZATION, p);
-        }
-        let req = req
+        let req = self
+            .proxy_authorized(req, &url)
             .body(Full::new(Bytes::new()))
             .map_err(|e| Error::Malformed {
                 reference: r.to_string(),
@@ -590,14 +596,8 @@ impl Client {
             if let (Some(a), true) = (authorization, same_host) {
                 req = req.header(header::AUTHORIZATION, a);
             }
-            if let Some(p) = url
-                .parse()
-                .ok()
-                .and_then(|u| self.proxies.forward_authorization(&u))
-            {
-                req = req.header(header::PROXY_AUTHORIZATION, p);
-            }
-            let req = req
+            let req = self
+                .proxy_authorized(req, &url)
                 .body(Full::new(body.clone()))
                 .map_err(|e| Error::Malformed {
                     reference: r.to_string(),

@@ -1378,13 +1378,7 @@ impl<'a, 's> State<'a, 's> {
             Callee::Method(_) => return Ok(Rv::Invalid),
         };
         let num_fixed = sig.params.len();
-        let num_in = self.check_arg_count(
-            name,
-            args.len(),
-            fin.is_some(),
-            num_fixed,
-            sig.variadic.is_some(),
-        )?;
+        let num_in = self.check_arg_count(name, args, &fin, num_fixed, sig.variadic.is_some())?;
         // and/or short-circuit
         if let Callee::Builtin(b @ (Builtin::And | Builtin::Or)) = callee {
             let mut v = Rv::Invalid;
@@ -1450,12 +1444,12 @@ impl<'a, 's> State<'a, 's> {
     fn check_arg_count(
         &self,
         name: &str,
-        args: usize,
-        fin: bool,
+        args: &[Arg],
+        fin: &Option<Rv>,
         num_fixed: usize,
         variadic: bool,
     ) -> R<usize> {
-        let num_in = args + usize::from(fin);
+        let (args, num_in) = (args.len(), args.len() + usize::from(fin.is_some()));
         if variadic {
             if num_in < num_fixed {
                 return self.err(format_args!(
@@ -1487,13 +1481,7 @@ impl<'a, 's> State<'a, 's> {
         fin: Option<Rv>,
     ) -> R<Rv> {
         let num_fixed = f.params.len();
-        let num_in = self.check_arg_count(
-            name,
-            args.len(),
-            fin.is_some(),
-            num_fixed,
-            f.variadic.is_some(),
-        )?;
+        let num_in = self.check_arg_count(name, args, &fin, num_fixed, f.variadic.is_some())?;
         let mut argv: Vec<Value> = Vec::with_capacity(num_in);
         let mut i = 0;
         while i < num_fixed && i < args.len() {

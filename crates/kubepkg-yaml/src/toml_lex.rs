@@ -157,6 +157,32 @@ struct Container {
     got_suffix: &'static str,
 }
 
+/// A multi-line string kind (`"""` basic, `'''` literal): its quote, state and item, and
+/// when the text read so far ends in a sixth quote (an escaped quote does not count).
+struct MultiLine {
+    quote: char,
+    state: State,
+    item: ItemType,
+    six_quotes: fn(&str) -> bool,
+    six_quotes_error: &'static str,
+}
+
+const ML_STR: MultiLine = MultiLine {
+    quote: '"',
+    state: State::MlStr,
+    item: ItemType::MlStr,
+    six_quotes: |cur| cur.ends_with("\"\"\"\"\"") && !cur.ends_with("\\\"\"\"\"\""),
+    six_quotes_error: "unexpected '\"\"\"\"\"\"'",
+};
+
+const RAW_ML_STR: MultiLine = MultiLine {
+    quote: '\'',
+    state: State::RawMlStr,
+    item: ItemType::RawMlStr,
+    six_quotes: |cur| cur.ends_with("'''''"),
+    six_quotes_error: "unexpected \"''''''\"",
+};
+
 const ARRAY: Container = Container {
     value: State::ArrayValue,
     value_end: State::ArrayValueEnd,
@@ -570,11 +596,11 @@ impl<'a> Lexer<'a> {
                 }
             }
             S::Value => self.lex_value(),
-            S::ArrayValue => self.container_value(&ARRAY),
-            S::ArrayValueEnd => self.container_value_end(&ARRAY),
+            S::ArrayValue => self.container_step(&ARRAY, false),
+            S::ArrayValueEnd => self.container_step(&ARRAY, true),
             S::ArrayEnd => self.container_end(&ARRAY),
-            S::InlineTableValue => self.container_value(&INLINE_TABLE),
-            S::InlineTableValueEnd => self.container_value_end(&INLINE_TABLE),
+            S::InlineTableValue => self.container_step(&INLINE_TABLE, false),
+            S::InlineTableValueEnd => self.container_step(&INLINE_TABLE, true),
             S::InlineTableEnd => self.container_end(&INLINE_TABLE),
             S::Str => {
                 let r = self.next();
@@ -605,34 +631,7 @@ impl<'a> Lexer<'a> {
                 match r {
                     EOF => self.errorf("unexpected EOF; expected '\"\"\"'".into()),
                     '\\' => Some(S::MlStrEscape),
-                    '"' => {
-                        if self.accept('"') {
-                            if self.accept('"') {
-                                if self.peek() == '"' {
-                                    let cur = self.current();
-                                    if cur.ends_with("\"\"\"\"\"") && !cur.ends_with("\\\"\"\"\"\"")
-                                    {
-                                        return self.errorf("unexpected '\"\"\"\"\"\"'".into());
-                                    }
-                                    self.backup();
-                                    self.backup();
-                                    return Some(S::MlStr);
-                                }
-                                self.backup();
-                                self.backup();
-                                self.backup();
-                                self.esc = false;
-                                self.emit(ItemType::MlStr);
-                                self.next();
-                                self.next();
-                                self.next();
-                                self.ignore();
-                                return self.pop();
-                            }
-                            self.backup();
-                        }
-                        Some(S::MlStr)
-                    }
+                    '"' => self.ml_string_quote(&ML_STR),
                     _ => Some(S::MlStr),
                 }
             }
@@ -655,31 +654,7 @@ impl<'a> Lexer<'a> {
                 let r = self.next();
                 match r {
                     EOF => self.errorf("unexpected EOF; expected \"'''\"".into()),
-                    '\'' => {
-                        if self.accept('\'') {
-                            if self.accept('\'') {
-                                if self.peek() == '\'' {
-                                    if self.current().ends_with("'''''") {
-                                        return self.errorf("unexpected \"''''''\"".into());
-                                    }
-                                    self.backup();
-                                    self.backup();
-                                    return Some(S::RawMlStr);
-                                }
-                                self.backup();
-                                self.backup();
-                                self.backup();
-                                self.emit(ItemType::RawMlStr);
-                                self.next();
-                                self.next();
-                                self.next();
-                                self.ignore();
-                                return self.pop();
-                            }
-                            self.backup();
-                        }
-                        Some(S::RawMlStr)
-                    }
+                    '\'' => self.ml_string_quote(&RAW_ML_STR),
                     _ => Some(S::RawMlStr),
                 }
             }
@@ -881,38 +856,23 @@ impl<'a> Lexer<'a> {
         self.pop()
     }
 
-    /// Inside a container, before an element: blanks and comments, the terminator, or an element.
-    fn container_value(&mut self, c: &Container) -> Option<State> {
+    /// Inside a container, before an element (`after` false) or after one (`after` true):
+    /// blanks and comments stay; the terminator ends it; before an element a comma is an
+    /// error and anything else starts the element; after one a comma leads to the next
+    /// element and anything else is an error.
+    fn container_step(&mut self, c: &Container, after: bool) -> Option<State> {
+        let here = if after { c.value_end } else { c.value };
         match self.next() {
             r if is_whitespace(r) || is_nl(r) => {
                 self.ignore();
-                Some(c.value)
+                Some(here)
             }
             '#' => {
-                self.push(c.value);
+                self.push(here);
                 Some(State::CommentStart)
             }
-            ',' => self.errorf("unexpected comma".into()),
             r if r == c.close => Some(c.end),
-            _ => {
-                self.backup();
-                self.push(c.value_end);
-                Some(c.element)
-            }
-        }
-    }
-
-    /// Inside a container, after an element: blanks and comments, a comma, or the terminator.
-    fn container_value_end(&mut self, c: &Container) -> Option<State> {
-        match self.next() {
-            r if is_whitespace(r) || is_nl(r) => {
-                self.ignore();
-                Some(c.value_end)
-            }
-            '#' => {
-                self.push(c.value_end);
-                Some(State::CommentStart)
-            }
+            ',' if !after => self.errorf("unexpected comma".into()),
             ',' => {
                 self.ignore();
                 if c.close_after_comma {
@@ -923,7 +883,11 @@ impl<'a> Lexer<'a> {
                 }
                 Some(c.value)
             }
-            r if r == c.close => Some(c.end),
+            _ if !after => {
+                self.backup();
+                self.push(c.value_end);
+                Some(c.element)
+            }
             r => self.errorf(format!(
                 "expected {}, but got {}{}",
                 c.expected,
@@ -931,6 +895,36 @@ impl<'a> Lexer<'a> {
                 c.got_suffix
             )),
         }
+    }
+
+    /// A quote inside a multi-line string: three end it (unless more follow: up to two more
+    /// belong to the text, and six in a row are an error), fewer are text.
+    fn ml_string_quote(&mut self, m: &MultiLine) -> Option<State> {
+        let q = m.quote;
+        if self.accept(q) {
+            if self.accept(q) {
+                if self.peek() == q {
+                    if (m.six_quotes)(self.current()) {
+                        return self.errorf(m.six_quotes_error.into());
+                    }
+                    self.backup();
+                    self.backup();
+                    return Some(m.state);
+                }
+                self.backup();
+                self.backup();
+                self.backup();
+                self.esc = false;
+                self.emit(m.item);
+                self.next();
+                self.next();
+                self.next();
+                self.ignore();
+                return self.pop();
+            }
+            self.backup();
+        }
+        Some(m.state)
     }
 
     /// The container's terminator: emitted, and back to the state that opened it.

@@ -76,6 +76,49 @@ enum Std {
     Frac(u8, usize, bool),
 }
 
+/// What a zone-offset element writes (`Z07:00`, `-0700`, …): Go's `stdISO8601*` and
+/// `stdNum*` cases of `appendFormat` and `parse`.
+impl Std {
+    /// `Z` for UTC (the `Z07…` forms).
+    fn zone_is_iso8601(self) -> bool {
+        matches!(
+            self,
+            Std::Iso8601TZ
+                | Std::Iso8601SecondsTZ
+                | Std::Iso8601ShortTZ
+                | Std::Iso8601ColonTZ
+                | Std::Iso8601ColonSecondsTZ
+        )
+    }
+
+    /// `:` between hours, minutes and seconds.
+    fn zone_has_colons(self) -> bool {
+        matches!(
+            self,
+            Std::Iso8601ColonTZ
+                | Std::Iso8601ColonSecondsTZ
+                | Std::NumColonTZ
+                | Std::NumColonSecondsTZ
+        )
+    }
+
+    /// Seconds after the minutes.
+    fn zone_has_seconds(self) -> bool {
+        matches!(
+            self,
+            Std::Iso8601SecondsTZ
+                | Std::NumSecondsTz
+                | Std::NumColonSecondsTZ
+                | Std::Iso8601ColonSecondsTZ
+        )
+    }
+
+    /// Hours only.
+    fn zone_is_short(self) -> bool {
+        matches!(self, Std::Iso8601ShortTZ | Std::NumShortTZ)
+    }
+}
+
 /// Go's `nextStdChunk`: the literal prefix, the next layout element and the rest.
 fn next_std(layout: &str) -> (&str, Option<Std>, &str) {
     let b = layout.as_bytes();
@@ -213,14 +256,7 @@ pub fn format(t: &Time, layout: &str) -> String {
             | Std::NumShortTZ
             | Std::NumColonTZ
             | Std::NumColonSecondsTZ => {
-                let iso = matches!(
-                    std,
-                    Std::Iso8601TZ
-                        | Std::Iso8601SecondsTZ
-                        | Std::Iso8601ShortTZ
-                        | Std::Iso8601ColonTZ
-                        | Std::Iso8601ColonSecondsTZ
-                );
+                let iso = std.zone_is_iso8601();
                 if iso && off == 0 {
                     out.push('Z');
                     continue;
@@ -228,26 +264,14 @@ pub fn format(t: &Time, layout: &str) -> String {
                 let z = off.abs();
                 out.push(if off < 0 { '-' } else { '+' });
                 out.push_str(&format!("{:02}", z / 3600));
-                let colon = matches!(
-                    std,
-                    Std::Iso8601ColonTZ
-                        | Std::Iso8601ColonSecondsTZ
-                        | Std::NumColonTZ
-                        | Std::NumColonSecondsTZ
-                );
-                if !matches!(std, Std::Iso8601ShortTZ | Std::NumShortTZ) {
+                let colon = std.zone_has_colons();
+                if !std.zone_is_short() {
                     if colon {
                         out.push(':');
                     }
                     out.push_str(&format!("{:02}", (z / 60) % 60));
                 }
-                if matches!(
-                    std,
-                    Std::Iso8601SecondsTZ
-                        | Std::NumSecondsTz
-                        | Std::NumColonSecondsTZ
-                        | Std::Iso8601ColonSecondsTZ
-                ) {
+                if std.zone_has_seconds() {
                     if colon {
                         out.push(':');
                     }
@@ -476,35 +500,16 @@ fn parse(layout: &str, value: &str, loc: &Location) -> Result<Time, String> {
                 }
                 _ => {
                     // Numeric and ISO 8601 offsets.
-                    let iso = matches!(
-                        std,
-                        Std::Iso8601TZ
-                            | Std::Iso8601SecondsTZ
-                            | Std::Iso8601ShortTZ
-                            | Std::Iso8601ColonTZ
-                            | Std::Iso8601ColonSecondsTZ
-                    );
+                    let iso = std.zone_is_iso8601();
                     if iso && value.starts_with('Z') {
                         value = &value[1..];
                         z_offset = Some(0);
                         z_name = "UTC".into();
                         return Ok(());
                     }
-                    let colon = matches!(
-                        std,
-                        Std::Iso8601ColonTZ
-                            | Std::Iso8601ColonSecondsTZ
-                            | Std::NumColonTZ
-                            | Std::NumColonSecondsTZ
-                    );
-                    let secs = matches!(
-                        std,
-                        Std::Iso8601SecondsTZ
-                            | Std::NumSecondsTz
-                            | Std::NumColonSecondsTZ
-                            | Std::Iso8601ColonSecondsTZ
-                    );
-                    let short = matches!(std, Std::Iso8601ShortTZ | Std::NumShortTZ);
+                    let colon = std.zone_has_colons();
+                    let secs = std.zone_has_seconds();
+                    let short = std.zone_is_short();
                     let b = value.as_bytes();
                     let sign = match b.first() {
                         Some(b'+') => 1,
