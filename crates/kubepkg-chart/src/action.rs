@@ -150,6 +150,19 @@ pub struct TemplateOptions {
     pub skip_schema_validation: bool,
 }
 
+impl TemplateOptions {
+    /// Where `--output-dir` writes manifests and hooks: under a directory named after the
+    /// release with `--release-name`.
+    fn manifest_dir(&self) -> Option<PathBuf> {
+        let dir = self.output_dir.as_ref()?;
+        Some(if self.use_release_name {
+            dir.join(&self.release_name)
+        } else {
+            dir.clone()
+        })
+    }
+}
+
 /// A fully rendered release: what `helm template` would print or write.
 #[derive(Debug, Clone, Default)]
 pub struct RenderedRelease {
@@ -312,14 +325,9 @@ fn render_release_inner(
         }
     }
     for m in &manifests {
-        match &opts.output_dir {
+        match opts.manifest_dir() {
             None => b.push_str(&format!("---\n# Source: {}\n{}\n", m.name, m.content)),
             Some(dir) => {
-                let dir = if opts.use_release_name {
-                    dir.join(&opts.release_name)
-                } else {
-                    dir.clone()
-                };
                 files_written.push(write_to_file(
                     &dir,
                     &m.name,
@@ -427,14 +435,9 @@ pub fn template_with_capabilities(opts: &TemplateOptions, caps: &Capabilities) -
             if opts.skip_tests && h.events.iter().any(|e| e == "test") {
                 continue;
             }
-            match &opts.output_dir {
+            match opts.manifest_dir() {
                 None => manifests.push_str(&format!("---\n# Source: {}\n{}\n", h.path, h.manifest)),
                 Some(dir) => {
-                    let dir = if opts.use_release_name {
-                        dir.join(&opts.release_name)
-                    } else {
-                        dir.clone()
-                    };
                     let exists = dir.join(&h.path).exists();
                     written.push(write_to_file(&dir, &h.path, &h.manifest, exists)?);
                 }

@@ -147,6 +147,34 @@ fn nested_key(
     e
 }
 
+/// `a[i]`: `parse` the item into the list at `k` (made when absent), stored back under a
+/// non-empty key whatever `parse` gave.
+fn indexed_key(
+    data: &mut BTreeMap<String, Tree>,
+    k: String,
+    parse: impl FnOnce(&mut Vec<Tree>) -> PResult<()>,
+) -> PResult<()> {
+    let mut list = match data.get(&k) {
+        None => Vec::new(),
+        Some(Tree::List(l)) => l.clone(),
+        Some(other) => return Err(conversion_panic(other, "[]interface {}")),
+    };
+    let r = parse(&mut list);
+    if !k.is_empty() {
+        data.insert(k, Tree::List(list));
+    }
+    r
+}
+
+/// The input ended after the key `k`: the end of the list, or a key without a value.
+fn end_of_key(k: &str) -> Stop {
+    if k.is_empty() {
+        Stop::Eof
+    } else {
+        Stop::Err(format!("key {k:?} has no value"))
+    }
+}
+
 fn conversion_panic(got: &Tree, want: &str) -> Stop {
     Stop::Err(format!(
         "unable to parse key: interface conversion: interface {{}} is {}, not {want}",
@@ -205,25 +233,10 @@ impl<'a> Parser<'a> {
     fn key(&mut self, data: &mut BTreeMap<String, Tree>, level: usize) -> PResult<()> {
         let (k, last) = self.until(&['=', '[', ',', '.']);
         match last {
-            None => {
-                if k.is_empty() {
-                    Err(Stop::Eof)
-                } else {
-                    Err(Stop::Err(format!("key {k:?} has no value")))
-                }
-            }
+            None => Err(end_of_key(&k)),
             Some('[') => {
                 let i = self.key_index()?;
-                let mut list = match data.get(&k) {
-                    None => Vec::new(),
-                    Some(Tree::List(l)) => l.clone(),
-                    Some(other) => return Err(conversion_panic(other, "[]interface {}")),
-                };
-                let r = self.list_item(&mut list, i, level);
-                if !k.is_empty() {
-                    data.insert(k, Tree::List(list));
-                }
-                r
+                indexed_key(data, k, |list| self.list_item(list, i, level))
             }
             Some('=') => {
                 if matches!(self.mode, Mode::Json) {
@@ -544,13 +557,7 @@ fn literal_key(
 ) -> PResult<()> {
     let (k, last) = literal_until(chars, pos, &['=', '[', '.']);
     match last {
-        None => {
-            if k.is_empty() {
-                Err(Stop::Eof)
-            } else {
-                Err(Stop::Err(format!("key {k:?} has no value")))
-            }
-        }
+        None => Err(end_of_key(&k)),
         Some('=') => {
             let (v, _) = literal_until(chars, pos, &[]);
             if !k.is_empty() {
@@ -563,16 +570,9 @@ fn literal_key(
         }),
         _ => {
             let i = literal_index(chars, pos)?;
-            let mut list = match data.get(&k) {
-                None => Vec::new(),
-                Some(Tree::List(l)) => l.clone(),
-                Some(other) => return Err(conversion_panic(other, "[]interface {}")),
-            };
-            let r = literal_list_item(chars, pos, &mut list, i, level);
-            if !k.is_empty() {
-                data.insert(k, Tree::List(list));
-            }
-            r
+            indexed_key(data, k, |list| {
+                literal_list_item(chars, pos, list, i, level)
+            })
         }
     }
 }

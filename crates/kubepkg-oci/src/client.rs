@@ -281,21 +281,7 @@ impl Client {
         }
         let sep = if location.contains('?') { '&' } else { '?' };
         let put = format!("{location}{sep}digest={}", desc.digest.replace(':', "%3A"));
-        let a = self
-            .send(
-                r,
-                Method::PUT,
-                &put,
-                &[(header::CONTENT_TYPE, "application/octet-stream".into())],
-                Bytes::copy_from_slice(bytes),
-                Access::Push,
-                cap,
-                "answer",
-            )
-            .await?;
-        if !a.status.is_success() {
-            return Err(status_error(r, "PUT", &put, a.status, &a.body));
-        }
+        self.put(r, &put, "application/octet-stream", bytes).await?;
         Ok(desc)
     }
 
@@ -311,21 +297,7 @@ impl Client {
             reason: "a push needs a tag".into(),
         })?;
         let path = format!("/v2/{}/manifests/{target}", r.repository);
-        let a = self
-            .send(
-                r,
-                Method::PUT,
-                &path,
-                &[(header::CONTENT_TYPE, media_type.to_string())],
-                Bytes::copy_from_slice(bytes),
-                Access::Push,
-                self.options.limits.max_manifest_bytes,
-                "answer",
-            )
-            .await?;
-        if !a.status.is_success() {
-            return Err(status_error(r, "PUT", &path, a.status, &a.body));
-        }
+        self.put(r, &path, media_type, bytes).await?;
         Ok(sha256_digest(bytes))
     }
 
@@ -388,6 +360,32 @@ impl Client {
             return Err(status_error(r, "GET", path, a.status, &a.body));
         }
         Ok(a)
+    }
+
+    /// A `PUT` of `bytes` (of `content_type`) with push access that must succeed.
+    async fn put(
+        &self,
+        r: &Reference,
+        path: &str,
+        content_type: &str,
+        bytes: &[u8],
+    ) -> Result<(), Error> {
+        let a = self
+            .send(
+                r,
+                Method::PUT,
+                path,
+                &[(header::CONTENT_TYPE, content_type.to_string())],
+                Bytes::copy_from_slice(bytes),
+                Access::Push,
+                self.options.limits.max_manifest_bytes,
+                "answer",
+            )
+            .await?;
+        if !a.status.is_success() {
+            return Err(status_error(r, "PUT", path, a.status, &a.body));
+        }
+        Ok(())
     }
 
     /// `req` to `url` with the `Proxy-Authorization` of the proxy it goes through, if any.

@@ -357,6 +357,16 @@ impl Printer {
         self.print_value(arg, verb, 0);
     }
 
+    /// The elements of a list at `depth`, separated by `sep`.
+    fn print_items(&mut self, items: &[Value], sep: &str, verb: char, depth: usize) {
+        for (i, x) in items.iter().enumerate() {
+            if i > 0 {
+                self.fmt.write_str(sep);
+            }
+            self.print_value(x, verb, depth + 1);
+        }
+    }
+
     fn print_value(&mut self, v: &Value, verb: char, depth: usize) {
         if !matches!(v, Value::List(..) | Value::Map(_)) {
             return self.print_value_inner(v, verb, depth);
@@ -411,22 +421,12 @@ impl Printer {
                 if self.fmt.flags.sharp_v {
                     self.fmt.write_str(&v.type_name());
                     self.fmt.write_char('{');
-                    for (i, x) in items.iter().enumerate() {
-                        if i > 0 {
-                            self.fmt.write_str(", ");
-                        }
-                        self.print_value(x, verb, depth + 1);
-                    }
+                    self.print_items(items, ", ", verb, depth);
                     self.fmt.write_char('}');
                     return;
                 }
                 self.fmt.write_char('[');
-                for (i, x) in items.iter().enumerate() {
-                    if i > 0 {
-                        self.fmt.write_char(' ');
-                    }
-                    self.print_value(x, verb, depth + 1);
-                }
+                self.print_items(items, " ", verb, depth);
                 self.fmt.write_char(']');
             }
             Value::Map(m) => {

@@ -281,25 +281,23 @@ impl Parser<'_> {
         }
     }
 
+    /// BurntSushi's "Invalid integer/float" error for the number `it`.
+    fn invalid_number(&self, it: &Item, kind: &str, why: &str) -> ParseFailure {
+        let msg = format!("Invalid {kind} {}: {why}", go_quote(it.val.as_str()));
+        self.fail(it.line, msg)
+    }
+
     fn value_integer(&self, it: &Item) -> Res<Value> {
         let s = it.val.as_str();
         if !num_underscores_ok(s) {
-            return Err(self.fail(
-                it.line,
-                format!(
-                    "Invalid integer {}: underscores must be surrounded by digits",
-                    go_quote(s)
-                ),
+            return Err(self.invalid_number(
+                it,
+                "integer",
+                "underscores must be surrounded by digits",
             ));
         }
         if num_has_leading_zero(s) {
-            return Err(self.fail(
-                it.line,
-                format!(
-                    "Invalid integer {}: cannot have leading zeroes",
-                    go_quote(s)
-                ),
-            ));
+            return Err(self.invalid_number(it, "integer", "cannot have leading zeroes"));
         }
         match go_parse_int(s) {
             Ok(n) => Ok(Value::Int64(n)),
@@ -312,27 +310,20 @@ impl Parser<'_> {
         let s = it.val.as_str();
         let parts: Vec<&str> = s.split(['.', 'e', 'E']).filter(|p| !p.is_empty()).collect();
         if parts.iter().any(|p| !num_underscores_ok(p)) {
-            return Err(self.fail(
-                it.line,
-                format!(
-                    "Invalid float {}: underscores must be surrounded by digits",
-                    go_quote(s)
-                ),
+            return Err(self.invalid_number(
+                it,
+                "float",
+                "underscores must be surrounded by digits",
             ));
         }
         if parts.first().is_some_and(|p| num_has_leading_zero(p)) {
-            return Err(self.fail(
-                it.line,
-                format!("Invalid float {}: cannot have leading zeroes", go_quote(s)),
-            ));
+            return Err(self.invalid_number(it, "float", "cannot have leading zeroes"));
         }
         if !num_periods_ok(s) {
-            return Err(self.fail(
-                it.line,
-                format!(
-                    "Invalid float {}: '.' must be followed by one or more digits",
-                    go_quote(s)
-                ),
+            return Err(self.invalid_number(
+                it,
+                "float",
+                "'.' must be followed by one or more digits",
             ));
         }
         let mut val = s.replace('_', "");
