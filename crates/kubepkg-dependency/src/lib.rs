@@ -274,18 +274,27 @@ fn is_legacy(chart: &Chart) -> bool {
 
 /// Helm's `resolveRepoNames`: dependency name → repository name; `@name` and `alias:name`
 /// are replaced by the repository's URL in `deps`.
-/// The chart's dependencies as requested, with their repositories resolved against the
-/// repository file (also returned) and the repository name of each dependency.
+/// A chart's dependencies as requested, with their repositories resolved.
+struct Requested {
+    deps: Vec<Dependency>,
+    /// The repository file they were resolved against.
+    file: RepoFile,
+    /// Dependency name → the name of its repository.
+    names: BTreeMap<String, String>,
+}
+
+/// The chart's dependencies as requested, their repositories resolved against the user's
+/// repository file.
 fn requested(
     chart: &Chart,
     chart_dir: &Path,
     options: &Options,
-) -> Result<(Vec<Dependency>, RepoFile, BTreeMap<String, String>), DependencyError> {
-    let mut req: Vec<Dependency> = chart.metadata.deps().cloned().collect();
+) -> Result<Requested, DependencyError> {
+    let mut deps: Vec<Dependency> = chart.metadata.deps().cloned().collect();
     let file =
         RepoFile::load_or_default(&options.paths.repository_config).map_err(RepoError::from)?;
-    let names = resolve_repo_names(&mut req, &file, chart_dir)?;
-    Ok((req, file, names))
+    let names = resolve_repo_names(&mut deps, &file, chart_dir)?;
+    Ok(Requested { deps, file, names })
 }
 
 fn resolve_repo_names(
@@ -418,7 +427,11 @@ pub async fn update(
     if !chart.metadata.dependencies_set {
         return Ok(());
     }
-    let (req, file, mut names) = requested(&chart, chart_dir, options)?;
+    let Requested {
+        deps: req,
+        file,
+        mut names,
+    } = requested(&chart, chart_dir, options)?;
     // Helm's ensureMissingRepos: an unmanaged repository for each URL no entry has.
     let mut unmanaged = Vec::new();
     for d in &req {
@@ -463,7 +476,9 @@ pub async fn build(
     let Some(lock) = &chart.lock else {
         return update(chart_dir, options, say).await;
     };
-    let (req, file, _) = requested(&chart, chart_dir, options)?;
+    let Requested {
+        deps: req, file, ..
+    } = requested(&chart, chart_dir, options)?;
     let mut locked: Vec<Dependency> = lock.dependencies.iter().flatten().cloned().collect();
     if hash_req(&req, &locked) != lock.digest {
         return Err(if is_legacy(&chart) {
