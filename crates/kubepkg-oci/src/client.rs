@@ -228,36 +228,13 @@ impl Client {
         bytes: &[u8],
     ) -> Result<Descriptor, Error> {
         let desc = Descriptor::of(media_type, bytes);
-        let cap = self.options.limits.max_manifest_bytes;
         let head = format!("/v2/{}/blobs/{}", r.repository, desc.digest);
-        let a = self
-            .send(
-                r,
-                Method::HEAD,
-                &head,
-                &[],
-                Bytes::new(),
-                Access::Push,
-                cap,
-                "answer",
-            )
-            .await?;
+        let a = self.push_step(r, Method::HEAD, &head).await?;
         if a.status.is_success() {
             return Ok(desc);
         }
         let start = format!("/v2/{}/blobs/uploads/", r.repository);
-        let a = self
-            .send(
-                r,
-                Method::POST,
-                &start,
-                &[],
-                Bytes::new(),
-                Access::Push,
-                cap,
-                "answer",
-            )
-            .await?;
+        let a = self.push_step(r, Method::POST, &start).await?;
         if a.status != StatusCode::ACCEPTED {
             return Err(status_error(r, "POST", &start, a.status, &a.body));
         }
@@ -360,6 +337,22 @@ impl Client {
             return Err(status_error(r, "GET", path, a.status, &a.body));
         }
         Ok(a)
+    }
+
+    /// A request without a body, with push access (`HEAD` of a blob, `POST` of an upload).
+    async fn push_step(&self, r: &Reference, method: Method, path: &str) -> Result<Answer, Error> {
+        let cap = self.options.limits.max_manifest_bytes;
+        self.send(
+            r,
+            method,
+            path,
+            &[],
+            Bytes::new(),
+            Access::Push,
+            cap,
+            "answer",
+        )
+        .await
     }
 
     /// A `PUT` of `bytes` (of `content_type`) with push access that must succeed.

@@ -119,6 +119,21 @@ impl Std {
     }
 }
 
+/// The zone-offset layout elements in the order `nextStdChunk` tries them (a longer form
+/// before its prefix).
+const ZONE_ELEMENTS: [(&str, Std); 10] = [
+    ("-070000", Std::NumSecondsTz),
+    ("-07:00:00", Std::NumColonSecondsTZ),
+    ("-0700", Std::NumTZ),
+    ("-07:00", Std::NumColonTZ),
+    ("-07", Std::NumShortTZ),
+    ("Z070000", Std::Iso8601SecondsTZ),
+    ("Z07:00:00", Std::Iso8601ColonSecondsTZ),
+    ("Z0700", Std::Iso8601TZ),
+    ("Z07:00", Std::Iso8601ColonTZ),
+    ("Z07", Std::Iso8601ShortTZ),
+];
+
 /// Go's `nextStdChunk`: the literal prefix, the next layout element and the rest.
 fn next_std(layout: &str) -> (&str, Option<Std>, &str) {
     let b = layout.as_bytes();
@@ -161,16 +176,10 @@ fn next_std(layout: &str) -> (&str, Option<Std>, &str) {
             b'5' => (Std::Second, 1),
             b'P' if has(i, "PM") => (Std::PM, 2),
             b'p' if has(i, "pm") => (Std::Pm, 2),
-            b'-' if has(i, "-070000") => (Std::NumSecondsTz, 7),
-            b'-' if has(i, "-07:00:00") => (Std::NumColonSecondsTZ, 9),
-            b'-' if has(i, "-0700") => (Std::NumTZ, 5),
-            b'-' if has(i, "-07:00") => (Std::NumColonTZ, 6),
-            b'-' if has(i, "-07") => (Std::NumShortTZ, 3),
-            b'Z' if has(i, "Z070000") => (Std::Iso8601SecondsTZ, 7),
-            b'Z' if has(i, "Z07:00:00") => (Std::Iso8601ColonSecondsTZ, 9),
-            b'Z' if has(i, "Z0700") => (Std::Iso8601TZ, 5),
-            b'Z' if has(i, "Z07:00") => (Std::Iso8601ColonTZ, 6),
-            b'Z' if has(i, "Z07") => (Std::Iso8601ShortTZ, 3),
+            b'-' | b'Z' => match ZONE_ELEMENTS.iter().find(|(p, _)| has(i, p)) {
+                Some(&(p, std)) => (std, p.len()),
+                None => continue,
+            },
             b'.' | b',' if i + 1 < n && (b[i + 1] == b'0' || b[i + 1] == b'9') => {
                 let ch = b[i + 1];
                 let mut j = i + 1;
