@@ -119,20 +119,33 @@ impl Std {
     }
 }
 
-/// The zone-offset layout elements in the order `nextStdChunk` tries them (a longer form
-/// before its prefix).
-const ZONE_ELEMENTS: [(&str, Std); 10] = [
-    ("-070000", Std::NumSecondsTz),
-    ("-07:00:00", Std::NumColonSecondsTZ),
-    ("-0700", Std::NumTZ),
-    ("-07:00", Std::NumColonTZ),
-    ("-07", Std::NumShortTZ),
-    ("Z070000", Std::Iso8601SecondsTZ),
-    ("Z07:00:00", Std::Iso8601ColonSecondsTZ),
-    ("Z0700", Std::Iso8601TZ),
-    ("Z07:00", Std::Iso8601ColonTZ),
-    ("Z07", Std::Iso8601ShortTZ),
-];
+/// The forms of a zone offset after its `-` (numeric) or `Z` (ISO 8601), in the order
+/// `nextStdChunk` tries them (a longer form before its prefix).
+const ZONE_FORMS: [&str; 5] = ["070000", "07:00:00", "0700", "07:00", "07"];
+
+/// The layout element of zone form `form` ([`ZONE_FORMS`]) after `sign` (`-` or `Z`).
+fn zone_element(sign: u8, form: usize) -> Std {
+    use Std::*;
+    let numeric = [
+        NumSecondsTz,
+        NumColonSecondsTZ,
+        NumTZ,
+        NumColonTZ,
+        NumShortTZ,
+    ];
+    let iso = [
+        Iso8601SecondsTZ,
+        Iso8601ColonSecondsTZ,
+        Iso8601TZ,
+        Iso8601ColonTZ,
+        Iso8601ShortTZ,
+    ];
+    if sign == b'-' {
+        numeric[form]
+    } else {
+        iso[form]
+    }
+}
 
 /// Go's `nextStdChunk`: the literal prefix, the next layout element and the rest.
 fn next_std(layout: &str) -> (&str, Option<Std>, &str) {
@@ -176,8 +189,8 @@ fn next_std(layout: &str) -> (&str, Option<Std>, &str) {
             b'5' => (Std::Second, 1),
             b'P' if has(i, "PM") => (Std::PM, 2),
             b'p' if has(i, "pm") => (Std::Pm, 2),
-            b'-' | b'Z' => match ZONE_ELEMENTS.iter().find(|(p, _)| has(i, p)) {
-                Some(&(p, std)) => (std, p.len()),
+            b'-' | b'Z' => match ZONE_FORMS.iter().position(|f| has(i + 1, f)) {
+                Some(k) => (zone_element(b[i], k), 1 + ZONE_FORMS[k].len()),
                 None => continue,
             },
             b'.' | b',' if i + 1 < n && (b[i + 1] == b'0' || b[i + 1] == b'9') => {
