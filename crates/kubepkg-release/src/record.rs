@@ -143,7 +143,10 @@ pub struct Chart {
     pub extra: Map<String, Value>,
 }
 
-/// `Chart.lock`.
+/// `Chart.lock` as a stored release holds it. Not the chart crate's `Lock`: a record read
+/// back must write the same bytes, so `generated` stays the JSON value Helm wrote and a nil
+/// dependency list (`null`) stays apart from an empty one; the entries are the one model's
+/// [`Dependency`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Lock {
     /// Go writes a zero `generated` time as `0001-01-01T00:00:00Z`; kept verbatim.
