@@ -98,18 +98,10 @@ impl ValueOptions {
             }
         }
         for v in &self.values {
-            strvals::parse_into(v, &mut tree).map_err(|e| {
-                ChartError::from(ChartErrorKind::Values(format!(
-                    "failed parsing --set data: {e}"
-                )))
-            })?;
+            strvals::parse_into(v, &mut tree).map_err(set_error("--set"))?;
         }
         for v in &self.string_values {
-            strvals::parse_into_string(v, &mut tree).map_err(|e| {
-                ChartError::from(ChartErrorKind::Values(format!(
-                    "failed parsing --set-string data: {e}"
-                )))
-            })?;
+            strvals::parse_into_string(v, &mut tree).map_err(set_error("--set-string"))?;
         }
         // Go strings are bytes: the file's exact bytes become the value.
         let reader = |p: &str| -> std::result::Result<Value, String> {
@@ -118,20 +110,21 @@ impl ValueOptions {
                 .map_err(|e| e.to_string())
         };
         for v in &self.file_values {
-            strvals::parse_into_file(v, &mut tree, &reader).map_err(|e| {
-                ChartError::from(ChartErrorKind::Values(format!(
-                    "failed parsing --set-file data: {e}"
-                )))
-            })?;
+            strvals::parse_into_file(v, &mut tree, &reader).map_err(set_error("--set-file"))?;
         }
         for v in &self.literal_values {
-            strvals::parse_literal_into(v, &mut tree).map_err(|e| {
-                ChartError::from(ChartErrorKind::Values(format!(
-                    "failed parsing --set-literal data: {e}"
-                )))
-            })?;
+            strvals::parse_literal_into(v, &mut tree).map_err(set_error("--set-literal"))?;
         }
         Ok(Tree::Map(tree).into_value())
+    }
+}
+
+/// Helm's error for a `flag` line that does not parse.
+fn set_error<E: std::fmt::Display>(flag: &'static str) -> impl Fn(E) -> ChartError {
+    move |e| {
+        ChartError::from(ChartErrorKind::Values(format!(
+            "failed parsing {flag} data: {e}"
+        )))
     }
 }
 
@@ -155,6 +148,19 @@ pub struct TemplateOptions {
     pub output_dir: Option<PathBuf>,
     pub use_release_name: bool,
     pub skip_schema_validation: bool,
+}
+
+impl TemplateOptions {
+    /// Where `--output-dir` writes manifests and hooks: under a directory named after the
+    /// release with `--release-name`.
+    fn manifest_dir(&self) -> Option<PathBuf> {
+        let dir = self.output_dir.as_ref()?;
+        Some(if self.use_release_name {
+            dir.join(&self.release_name)
+        } else {
+            dir.clone()
+        })
+    }
 }
 
 /// A fully rendered release: what `helm template` would print or write.
@@ -319,14 +325,9 @@ fn render_release_inner(
         }
     }
     for m in &manifests {
-        match &opts.output_dir {
+        match opts.manifest_dir() {
             None => b.push_str(&format!("---\n# Source: {}\n{}\n", m.name, m.content)),
             Some(dir) => {
-                let dir = if opts.use_release_name {
-                    dir.join(&opts.release_name)
-                } else {
-                    dir.clone()
-                };
                 files_written.push(write_to_file(
                     &dir,
                     &m.name,
@@ -434,14 +435,9 @@ pub fn template_with_capabilities(opts: &TemplateOptions, caps: &Capabilities) -
             if opts.skip_tests && h.events.iter().any(|e| e == "test") {
                 continue;
             }
-            match &opts.output_dir {
+            match opts.manifest_dir() {
                 None => manifests.push_str(&format!("---\n# Source: {}\n{}\n", h.path, h.manifest)),
                 Some(dir) => {
-                    let dir = if opts.use_release_name {
-                        dir.join(&opts.release_name)
-                    } else {
-                        dir.clone()
-                    };
                     let exists = dir.join(&h.path).exists();
                     written.push(write_to_file(&dir, &h.path, &h.manifest, exists)?);
                 }

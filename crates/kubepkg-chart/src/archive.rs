@@ -131,29 +131,7 @@ fn detect_content_type(raw: &[u8]) -> &'static str {
 }
 
 /// Go's `path.Clean` for slash paths.
-pub fn clean_path(p: &str) -> String {
-    let rooted = p.starts_with('/');
-    let mut out: Vec<&str> = Vec::new();
-    for part in p.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                if out.last().is_some_and(|l| *l != "..") {
-                    out.pop();
-                } else if !rooted {
-                    out.push("..");
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    let joined = out.join("/");
-    match (rooted, joined.is_empty()) {
-        (true, _) => format!("/{joined}"),
-        (false, true) => ".".into(),
-        (false, false) => joined,
-    }
-}
+pub use kubepkg_gostd::path::clean as clean_path;
 
 /// Read every regular file of a gzipped chart archive. `origin` names the archive in errors.
 pub fn load_archive_files(raw: &[u8], origin: &str, limits: &Limits) -> Result<Vec<BufferedFile>> {

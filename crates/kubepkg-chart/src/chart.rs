@@ -355,20 +355,26 @@ fn yaml_text(f: &BufferedFile) -> std::result::Result<&str, kubepkg_yaml::YamlEr
     kubepkg_yaml::text(&f.data)
 }
 
+/// Helm's loader error for its file `name`.
+fn cannot_load<E: std::fmt::Display>(name: &str) -> impl Fn(E) -> ChartError + '_ {
+    move |e| ChartError::from(ChartErrorKind::Load(format!("cannot load {name}: {e}")))
+}
+
+/// One of the chart's YAML files (`f`) read as a value, errors worded as the loader's.
+fn load_yaml(f: &BufferedFile) -> Result<Value> {
+    yaml_text(f)
+        .and_then(kubepkg_yaml::from_yaml_str)
+        .map_err(cannot_load(&f.name))
+}
+
 /// Build a chart from its files (`loader.LoadFiles`).
 pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
     let mut metadata: Option<Metadata> = None;
     for f in &files {
         if f.name == "Chart.yaml" {
-            let v = yaml_text(f)
-                .and_then(kubepkg_yaml::from_yaml_str)
-                .map_err(|e| {
-                    ChartError::from(ChartErrorKind::Load(format!("cannot load Chart.yaml: {e}")))
-                })?;
+            let v = load_yaml(f)?;
             let v = crate::metadata::restore_float_text(&v, yaml_text(f).unwrap_or_default());
-            let mut md = Metadata::decode(&v).map_err(|e| {
-                ChartError::from(ChartErrorKind::Load(format!("cannot load Chart.yaml: {e}")))
-            })?;
+            let mut md = Metadata::decode(&v).map_err(cannot_load(&f.name))?;
             if md.api_version.is_empty() {
                 md.api_version = "v1".into();
             }
@@ -390,23 +396,11 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
         match f.name.as_str() {
             "Chart.yaml" => {}
             "Chart.lock" => {
-                let v = yaml_text(f)
-                    .and_then(kubepkg_yaml::from_yaml_str)
-                    .map_err(|e| {
-                        ChartError::from(ChartErrorKind::Load(format!(
-                            "cannot load Chart.lock: {e}"
-                        )))
-                    })?;
-                chart.lock = Some(Lock::decode(&v).map_err(|e| {
-                    ChartError::from(ChartErrorKind::Load(format!("cannot load Chart.lock: {e}")))
-                })?);
+                chart.lock = Some(Lock::decode(&load_yaml(f)?).map_err(cannot_load(&f.name))?);
             }
             "values.yaml" => {
-                chart.values = kubepkg_yaml::load_values_bytes(&f.data).map_err(|e| {
-                    ChartError::from(ChartErrorKind::Load(format!(
-                        "cannot load values.yaml: {e}"
-                    )))
-                })?;
+                chart.values =
+                    kubepkg_yaml::load_values_bytes(&f.data).map_err(cannot_load(&f.name))?;
             }
             "values.schema.json" => chart.schema = Some(Arc::from(f.data.as_slice())),
             "requirements.yaml" => {
@@ -417,35 +411,13 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
                         "Warning: Dependencies are handled in Chart.yaml since apiVersion \"v2\". We recommend migrating dependencies to Chart.yaml.",
                     ));
                 }
-                let v = yaml_text(f)
-                    .and_then(kubepkg_yaml::from_yaml_str)
-                    .map_err(|e| {
-                        ChartError::from(ChartErrorKind::Load(format!(
-                            "cannot load requirements.yaml: {e}"
-                        )))
-                    })?;
-                md.merge(&v).map_err(|e| {
-                    ChartError::from(ChartErrorKind::Load(format!(
-                        "cannot load requirements.yaml: {e}"
-                    )))
-                })?;
+                md.merge(&load_yaml(f)?).map_err(cannot_load(&f.name))?;
                 if md.api_version == "v1" {
                     chart.files.push(to_file(f));
                 }
             }
             "requirements.lock" => {
-                let v = yaml_text(f)
-                    .and_then(kubepkg_yaml::from_yaml_str)
-                    .map_err(|e| {
-                        ChartError::from(ChartErrorKind::Load(format!(
-                            "cannot load requirements.lock: {e}"
-                        )))
-                    })?;
-                chart.lock = Some(Lock::decode(&v).map_err(|e| {
-                    ChartError::from(ChartErrorKind::Load(format!(
-                        "cannot load requirements.lock: {e}"
-                    )))
-                })?);
+                chart.lock = Some(Lock::decode(&load_yaml(f)?).map_err(cannot_load(&f.name))?);
                 let md = metadata.get_or_insert_with(Metadata::default);
                 if md.api_version == "v1" {
                     chart.files.push(to_file(f));

@@ -28,6 +28,7 @@ pub mod create;
 pub mod dependencies;
 pub mod error;
 pub mod ignore;
+pub mod json_values;
 pub mod metadata;
 pub mod objects;
 pub mod pattern;

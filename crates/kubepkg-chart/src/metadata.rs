@@ -6,10 +6,20 @@
 //! decoding error. [`Metadata::validate`] then applies `chart.Metadata.Validate`: required
 //! `apiVersion`, `name` and a SemVer `version`, a known `type`, non-null maintainers and
 //! dependencies, valid aliases and unique dependency names.
+//!
+//! These types are kubepkg's one model of `Chart.yaml`: the loaded chart's, the release
+//! record's (`kubepkg_release::record` stores them) and the OCI config blob's. Their serde form
+//! is Helm's `json.Marshal(chart.Metadata)`: Go's field names and order, `omitempty` fields left
+//! out when empty, nil lists read as empty, fields a newer Helm writes kept in `extra`;
+//! [`Metadata::to_json`] writes it as Go does.
 
 use crate::semver::Version;
 use kubepkg_value::{Value, map_read};
+use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::BTreeMap;
+
+/// Fields of a JSON form this model does not know (written by a newer Helm), kept verbatim.
+pub type UnknownFields = serde_json::Map<String, serde_json::Value>;
 
 /// The JSON field names of Helm's `chart.Metadata` (Chart.yaml), in its declaration order: what
 /// Helm's strict readers accept (matched case-insensitively, as Go's `encoding/json` does).
@@ -34,54 +44,130 @@ pub const METADATA_FIELDS: &[&str] = &[
 ];
 
 /// `maintainers[]` of `Chart.yaml`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Maintainer {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub email: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub url: String,
 }
 
 /// One entry of `dependencies` (Chart.yaml v2, `requirements.yaml` v1, the lock files).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Dependency {
+    #[serde(default)]
     pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub version: String,
+    #[serde(default)]
     pub repository: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub condition: String,
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub tags: Vec<String>,
+    #[serde(default, skip_serializing_if = "is_false")]
     pub enabled: bool,
     /// `import-values`: strings or `{child, parent}` maps, as written.
+    #[serde(
+        default,
+        rename = "import-values",
+        skip_serializing_if = "Vec::is_empty",
+        with = "crate::json_values::go_values"
+    )]
     pub import_values: Vec<Value>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub alias: String,
+    #[serde(flatten)]
+    pub extra: UnknownFields,
 }
 
 /// `Chart.yaml`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Metadata {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub home: String,
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub sources: Vec<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub version: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub keywords: Vec<String>,
     /// `None` entries are `null` list items (a validation error).
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub maintainers: Vec<Option<Maintainer>>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub icon: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub api_version: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub condition: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub tags: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub app_version: String,
+    #[serde(default, skip_serializing_if = "is_false")]
     pub deprecated: bool,
+    #[serde(default, skip_serializing_if = "is_none_or_empty")]
     pub annotations: Option<BTreeMap<String, String>>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub kube_version: String,
     /// `None` entries are `null` list items (a validation error).
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub dependencies: Vec<Option<Dependency>>,
+    /// Whether `dependencies` was given as a list (not part of the JSON form).
+    #[serde(skip)]
     pub dependencies_set: bool,
+    #[serde(default, rename = "type", skip_serializing_if = "String::is_empty")]
     pub chart_type: String,
+    #[serde(flatten)]
+    pub extra: UnknownFields,
 }
 
-/// `Chart.lock` / `requirements.lock`.
-#[derive(Debug, Clone, Default)]
+fn is_false(v: &bool) -> bool {
+    !*v
+}
+
+fn is_none_or_empty(m: &Option<BTreeMap<String, String>>) -> bool {
+    m.as_ref().is_none_or(BTreeMap::is_empty)
+}
+
+/// Go reads `null` into a slice as a nil (empty) one.
+fn null_as_default<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(
+    d: D,
+) -> Result<T, D::Error> {
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// `Chart.lock` / `requirements.lock` (its serde form: Helm's `chart.Lock`, every field
+/// written).
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Lock {
     pub generated: String,
     pub digest: String,
@@ -243,6 +329,7 @@ fn decode_dependency(v: &Value, path: &str) -> Result<Option<Dependency>, Decode
         enabled: f.boolean(p, "enabled")?,
         import_values: f.list(p, "import-values", "[]interface {}")?,
         alias: f.string(p, "alias")?,
+        extra: UnknownFields::new(),
     }))
 }
 
@@ -425,6 +512,12 @@ impl Metadata {
             }
         }
         Ok(())
+    }
+
+    /// `json.Marshal(chart.Metadata)`: the JSON text Go writes (the OCI config blob of a
+    /// chart, and a release record's `chart.metadata`).
+    pub fn to_json(&self) -> Vec<u8> {
+        kubepkg_gostd::json::to_vec(self).expect("chart metadata is always JSON")
     }
 
     /// The dependencies that are not null.

@@ -60,55 +60,19 @@ fn class(chars: &[char], mut i: usize, negators: &[char]) -> Result<(String, usi
     Ok((out, i))
 }
 
-/// Compile a Go `filepath.Match` pattern.
-fn compile_go_pattern(pattern: &str) -> Result<Regex, BadPattern> {
-    let chars: Vec<char> = pattern.chars().collect();
-    let mut re = String::from("(?s)^");
-    let mut i = 0;
-    while i < chars.len() {
-        match chars[i] {
-            '*' => {
-                re.push_str("[^/]*");
-                i += 1;
-            }
-            '?' => {
-                re.push_str("[^/]");
-                i += 1;
-            }
-            '[' => {
-                let (c, next) = class(&chars, i + 1, &['^'])?;
-                re.push_str(&c);
-                i = next;
-            }
-            '\\' => {
-                let c = *chars.get(i + 1).ok_or(BadPattern)?;
-                re.push_str(&regex_lite::escape(&c.to_string()));
-                i += 2;
-            }
-            c => {
-                re.push_str(&regex_lite::escape(&c.to_string()));
-                i += 1;
-            }
-        }
-    }
-    re.push('$');
-    Regex::new(&re).map_err(|_| BadPattern)
-}
-
-/// `filepath.Match(pattern, name)`.
-pub fn go_match(pattern: &str, name: &str) -> Result<bool, BadPattern> {
-    Ok(go_pattern(pattern)?.is_match(name))
-}
-
-/// Compile a `gobwas/glob` pattern with `/` as the separator.
-fn compile_glob_pattern(pattern: &str) -> Result<Regex, BadPattern> {
+/// Translate and compile a pattern of `dialect`: `*`, `?`, classes and `\` escapes in both;
+/// gobwas adds `**` (crossing `/`) and `{a,b}` alternatives, and negates classes with `!`
+/// (Go with `^`).
+fn compile(dialect: Dialect, pattern: &str) -> Result<Regex, BadPattern> {
+    let glob = dialect == Dialect::Glob;
+    let negator = if glob { '!' } else { '^' };
     let chars: Vec<char> = pattern.chars().collect();
     let mut re = String::from("(?s)^");
     let mut depth = 0usize;
     let mut i = 0;
     while i < chars.len() {
         match chars[i] {
-            '*' if chars.get(i + 1) == Some(&'*') => {
+            '*' if glob && chars.get(i + 1) == Some(&'*') => {
                 re.push_str(".*");
                 i += 2;
             }
@@ -121,11 +85,11 @@ fn compile_glob_pattern(pattern: &str) -> Result<Regex, BadPattern> {
                 i += 1;
             }
             '[' => {
-                let (c, next) = class(&chars, i + 1, &['!'])?;
+                let (c, next) = class(&chars, i + 1, &[negator])?;
                 re.push_str(&c);
                 i = next;
             }
-            '{' => {
+            '{' if glob => {
                 depth += 1;
                 re.push_str("(?:");
                 i += 1;
@@ -157,18 +121,24 @@ fn compile_glob_pattern(pattern: &str) -> Result<Regex, BadPattern> {
     Regex::new(&re).map_err(|_| BadPattern)
 }
 
+/// `filepath.Match(pattern, name)`.
+pub fn go_match(pattern: &str, name: &str) -> Result<bool, BadPattern> {
+    Ok(go_pattern(pattern)?.is_match(name))
+}
+
 /// Go's `filepath.Match` pattern as an anchored regular expression, compiled once per process
 /// (see [`cached`]).
 pub fn go_pattern(pattern: &str) -> Result<Regex, BadPattern> {
-    cached(Dialect::Go, pattern, compile_go_pattern)
+    cached(Dialect::Go, pattern)
 }
 
 /// A `gobwas/glob` pattern (`.Files.Glob`) as an anchored regular expression, compiled once
 /// per process (see [`cached`]).
 pub fn glob_pattern(pattern: &str) -> Result<Regex, BadPattern> {
-    cached(Dialect::Glob, pattern, compile_glob_pattern)
+    cached(Dialect::Glob, pattern)
 }
 
+/// Which pattern language: Go's `filepath.Match` or `gobwas/glob`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Dialect {
     Go,
@@ -180,11 +150,7 @@ const PATTERN_CACHE_ENTRIES: usize = 1024;
 
 /// Charts glob the same few patterns in every template (and a controller renders the same
 /// charts again and again): each is translated and compiled once; a `Regex` is a shared handle.
-fn cached(
-    dialect: Dialect,
-    pattern: &str,
-    compile: fn(&str) -> Result<Regex, BadPattern>,
-) -> Result<Regex, BadPattern> {
+fn cached(dialect: Dialect, pattern: &str) -> Result<Regex, BadPattern> {
     use std::collections::HashMap;
     use std::sync::{Mutex, OnceLock};
     type Cache = Mutex<HashMap<(Dialect, String), Result<Regex, BadPattern>>>;
@@ -194,7 +160,7 @@ fn cached(
     if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return hit.clone();
     }
-    let compiled = compile(pattern);
+    let compiled = compile(dialect, pattern);
     let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
     if cache.len() >= PATTERN_CACHE_ENTRIES {
         cache.clear();

@@ -10,101 +10,27 @@ use std::collections::BTreeMap;
 use crate::archive::{BufferedFile, Limits, load_archive_files};
 use crate::chart::load_files;
 use crate::error::{ChartError, ChartErrorKind, Result};
-use crate::metadata::{Dependency, Lock, Metadata};
+use crate::json_values::to_chart_value;
+use crate::metadata::{Lock, Metadata};
 use kubepkg_value::Value;
 
-fn strs(v: &[String]) -> Value {
-    Value::list(v.iter().map(Value::str).collect())
+/// A value of the one `Chart.yaml` model in its JSON form (Helm's field names, `omitempty`), as
+/// a Go value for the YAML writer: what `sigs.k8s.io/yaml.Marshal` writes from Helm's structs.
+fn json_form(v: &impl serde::Serialize) -> Value {
+    to_chart_value(&serde_json::to_value(v).expect("chart metadata is always JSON"))
 }
 
-fn dependency_json(d: &Dependency) -> Value {
-    let mut m = BTreeMap::new();
-    m.insert("name".into(), Value::str(&d.name));
-    m.insert("repository".into(), Value::str(&d.repository));
-    let mut opt = |k: &str, v: &str| {
-        if !v.is_empty() {
-            m.insert(k.into(), Value::str(v));
-        }
-    };
-    opt("version", &d.version);
-    opt("condition", &d.condition);
-    opt("alias", &d.alias);
-    if !d.tags.is_empty() {
-        m.insert("tags".into(), strs(&d.tags));
-    }
-    if d.enabled {
-        m.insert("enabled".into(), Value::Bool(true));
-    }
-    if !d.import_values.is_empty() {
-        m.insert("import-values".into(), Value::list(d.import_values.clone()));
-    }
-    Value::map(m)
-}
-
-/// Helm's `chart.Metadata` as `encoding/json` writes it.
+/// Helm's `chart.Metadata` as `encoding/json` writes it (without `dependencies` unless
+/// `with_dependencies`: a v1 chart keeps them in `requirements.yaml`).
 pub fn metadata_json(md: &Metadata, with_dependencies: bool) -> Value {
-    let mut m = BTreeMap::new();
-    let mut opt = |k: &str, v: &str| {
-        if !v.is_empty() {
-            m.insert(k.to_string(), Value::str(v));
-        }
-    };
-    opt("name", &md.name);
-    opt("home", &md.home);
-    opt("version", &md.version);
-    opt("description", &md.description);
-    opt("icon", &md.icon);
-    opt("apiVersion", &md.api_version);
-    opt("condition", &md.condition);
-    opt("tags", &md.tags);
-    opt("appVersion", &md.app_version);
-    opt("kubeVersion", &md.kube_version);
-    opt("type", &md.chart_type);
-    if !md.sources.is_empty() {
-        m.insert("sources".into(), strs(&md.sources));
+    if with_dependencies {
+        json_form(md)
+    } else {
+        json_form(&Metadata {
+            dependencies: Vec::new(),
+            ..md.clone()
+        })
     }
-    if !md.keywords.is_empty() {
-        m.insert("keywords".into(), strs(&md.keywords));
-    }
-    if !md.maintainers.is_empty() {
-        let list = md
-            .maintainers
-            .iter()
-            .map(|mt| match mt {
-                None => Value::Nil,
-                Some(mt) => {
-                    let mut x = BTreeMap::new();
-                    for (k, v) in [("name", &mt.name), ("email", &mt.email), ("url", &mt.url)] {
-                        if !v.is_empty() {
-                            x.insert(k.to_string(), Value::str(v));
-                        }
-                    }
-                    Value::map(x)
-                }
-            })
-            .collect();
-        m.insert("maintainers".into(), Value::list(list));
-    }
-    if md.deprecated {
-        m.insert("deprecated".into(), Value::Bool(true));
-    }
-    if let Some(a) = &md.annotations
-        && !a.is_empty()
-    {
-        m.insert(
-            "annotations".into(),
-            Value::map(a.iter().map(|(k, v)| (k.clone(), Value::str(v))).collect()),
-        );
-    }
-    if with_dependencies && !md.dependencies.is_empty() {
-        let list = md
-            .dependencies
-            .iter()
-            .map(|d| d.as_ref().map_or(Value::Nil, dependency_json))
-            .collect();
-        m.insert("dependencies".into(), Value::list(list));
-    }
-    Value::map(m)
 }
 
 /// `yaml.Marshal(chart.Metadata)`: what `helm show chart` prints and `helm package` stores.
@@ -115,19 +41,7 @@ pub fn chart_yaml(md: &Metadata, with_dependencies: bool) -> Result<String> {
 
 /// `yaml.Marshal(chart.Lock)`.
 pub fn lock_yaml(lock: &Lock) -> Result<String> {
-    let mut m = BTreeMap::new();
-    m.insert("generated".into(), Value::str(&lock.generated));
-    m.insert("digest".into(), Value::str(&lock.digest));
-    m.insert(
-        "dependencies".into(),
-        Value::list(
-            lock.dependencies
-                .iter()
-                .map(|d| d.as_ref().map_or(Value::Nil, dependency_json))
-                .collect(),
-        ),
-    );
-    kubepkg_yaml::to_yaml(&Value::map(m))
+    kubepkg_yaml::to_yaml(&json_form(lock))
         .map_err(|e| ChartError::from(ChartErrorKind::Chart(e.to_string())))
 }
 

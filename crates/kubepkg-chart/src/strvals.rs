@@ -118,6 +118,63 @@ fn parse_go_int(s: &str) -> Option<i64> {
     s.parse().ok()
 }
 
+/// `a.b`: `parse` one level deeper, into the map at `k` (made when absent), stored back
+/// when it got entries; Helm's nesting limit and its error for a key map left empty.
+fn nested_key(
+    data: &mut BTreeMap<String, Tree>,
+    k: String,
+    level: usize,
+    parse: impl FnOnce(&mut BTreeMap<String, Tree>, usize) -> PResult<()>,
+) -> PResult<()> {
+    let level = level + 1;
+    if level > MAX_NESTED {
+        return Err(Stop::Err(format!(
+            "value name nested level is greater than maximum supported nested level of {MAX_NESTED}"
+        )));
+    }
+    let mut inner = match data.get(&k) {
+        None => BTreeMap::new(),
+        Some(Tree::Map(m)) => m.clone(),
+        Some(other) => return Err(conversion_panic(other, "map[string]interface {}")),
+    };
+    let e = parse(&mut inner, level);
+    if e.is_ok() && inner.is_empty() {
+        return Err(Stop::Err(format!("key map {k:?} has no value")));
+    }
+    if !inner.is_empty() && !k.is_empty() {
+        data.insert(k, Tree::Map(inner));
+    }
+    e
+}
+
+/// `a[i]`: `parse` the item into the list at `k` (made when absent), stored back under a
+/// non-empty key whatever `parse` gave.
+fn indexed_key(
+    data: &mut BTreeMap<String, Tree>,
+    k: String,
+    parse: impl FnOnce(&mut Vec<Tree>) -> PResult<()>,
+) -> PResult<()> {
+    let mut list = match data.get(&k) {
+        None => Vec::new(),
+        Some(Tree::List(l)) => l.clone(),
+        Some(other) => return Err(conversion_panic(other, "[]interface {}")),
+    };
+    let r = parse(&mut list);
+    if !k.is_empty() {
+        data.insert(k, Tree::List(list));
+    }
+    r
+}
+
+/// The input ended after the key `k`: the end of the list, or a key without a value.
+fn end_of_key(k: &str) -> Stop {
+    if k.is_empty() {
+        Stop::Eof
+    } else {
+        Stop::Err(format!("key {k:?} has no value"))
+    }
+}
+
 fn conversion_panic(got: &Tree, want: &str) -> Stop {
     Stop::Err(format!(
         "unable to parse key: interface conversion: interface {{}} is {}, not {want}",
@@ -173,28 +230,13 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn key(&mut self, data: &mut BTreeMap<String, Tree>, mut level: usize) -> PResult<()> {
+    fn key(&mut self, data: &mut BTreeMap<String, Tree>, level: usize) -> PResult<()> {
         let (k, last) = self.until(&['=', '[', ',', '.']);
         match last {
-            None => {
-                if k.is_empty() {
-                    Err(Stop::Eof)
-                } else {
-                    Err(Stop::Err(format!("key {k:?} has no value")))
-                }
-            }
+            None => Err(end_of_key(&k)),
             Some('[') => {
                 let i = self.key_index()?;
-                let mut list = match data.get(&k) {
-                    None => Vec::new(),
-                    Some(Tree::List(l)) => l.clone(),
-                    Some(other) => return Err(conversion_panic(other, "[]interface {}")),
-                };
-                let r = self.list_item(&mut list, i, level);
-                if !k.is_empty() {
-                    data.insert(k, Tree::List(list));
-                }
-                r
+                indexed_key(data, k, |list| self.list_item(list, i, level))
             }
             Some('=') => {
                 if matches!(self.mode, Mode::Json) {
@@ -236,27 +278,7 @@ impl<'a> Parser<'a> {
                     "key {k:?} has no value (cannot end with ,)"
                 )))
             }
-            _ => {
-                level += 1;
-                if level > MAX_NESTED {
-                    return Err(Stop::Err(format!(
-                        "value name nested level is greater than maximum supported nested level of {MAX_NESTED}"
-                    )));
-                }
-                let mut inner = match data.get(&k) {
-                    None => BTreeMap::new(),
-                    Some(Tree::Map(m)) => m.clone(),
-                    Some(other) => return Err(conversion_panic(other, "map[string]interface {}")),
-                };
-                let e = self.key(&mut inner, level);
-                if e.is_ok() && inner.is_empty() {
-                    return Err(Stop::Err(format!("key map {k:?} has no value")));
-                }
-                if !inner.is_empty() && !k.is_empty() {
-                    data.insert(k, Tree::Map(inner));
-                }
-                e
-            }
+            _ => nested_key(data, k, level, |inner, level| self.key(inner, level)),
         }
     }
 
@@ -531,17 +553,11 @@ fn literal_key(
     chars: &[char],
     pos: &mut usize,
     data: &mut BTreeMap<String, Tree>,
-    mut level: usize,
+    level: usize,
 ) -> PResult<()> {
     let (k, last) = literal_until(chars, pos, &['=', '[', '.']);
     match last {
-        None => {
-            if k.is_empty() {
-                Err(Stop::Eof)
-            } else {
-                Err(Stop::Err(format!("key {k:?} has no value")))
-            }
-        }
+        None => Err(end_of_key(&k)),
         Some('=') => {
             let (v, _) = literal_until(chars, pos, &[]);
             if !k.is_empty() {
@@ -549,49 +565,29 @@ fn literal_key(
             }
             Ok(())
         }
-        Some('.') => {
-            level += 1;
-            if level > MAX_NESTED {
-                return Err(Stop::Err(format!(
-                    "value name nested level is greater than maximum supported nested level of {MAX_NESTED}"
-                )));
-            }
-            let mut inner = match data.get(&k) {
-                None => BTreeMap::new(),
-                Some(Tree::Map(m)) => m.clone(),
-                Some(other) => return Err(conversion_panic(other, "map[string]interface {}")),
-            };
-            let e = literal_key(chars, pos, &mut inner, level);
-            if e.is_ok() && inner.is_empty() {
-                return Err(Stop::Err(format!("key map {k:?} has no value")));
-            }
-            if !inner.is_empty() && !k.is_empty() {
-                data.insert(k, Tree::Map(inner));
-            }
-            e
-        }
+        Some('.') => nested_key(data, k, level, |inner, level| {
+            literal_key(chars, pos, inner, level)
+        }),
         _ => {
-            let (iv, l) = literal_until(chars, pos, &[']']);
-            if l.is_none() {
-                return Err(Stop::Eof);
-            }
-            let i: i64 = iv.parse().map_err(|_| {
-                Stop::Err(format!(
-                    "error parsing index: strconv.Atoi: parsing {iv:?}: invalid syntax"
-                ))
-            })?;
-            let mut list = match data.get(&k) {
-                None => Vec::new(),
-                Some(Tree::List(l)) => l.clone(),
-                Some(other) => return Err(conversion_panic(other, "[]interface {}")),
-            };
-            let r = literal_list_item(chars, pos, &mut list, i, level);
-            if !k.is_empty() {
-                data.insert(k, Tree::List(list));
-            }
-            r
+            let i = literal_index(chars, pos)?;
+            indexed_key(data, k, |list| {
+                literal_list_item(chars, pos, list, i, level)
+            })
         }
     }
+}
+
+/// The index of `[i]` (after the `[`), read up to its `]` as `strconv.Atoi` reads it.
+fn literal_index(chars: &[char], pos: &mut usize) -> PResult<i64> {
+    let (iv, l) = literal_until(chars, pos, &[']']);
+    if l.is_none() {
+        return Err(Stop::Eof);
+    }
+    iv.parse().map_err(|_| {
+        Stop::Err(format!(
+            "error parsing index: strconv.Atoi: parsing {iv:?}: invalid syntax"
+        ))
+    })
 }
 
 fn literal_list_item(
@@ -625,15 +621,7 @@ fn literal_list_item(
             Parser::set_index(list, i, Tree::Map(inner))
         }
         _ => {
-            let (iv, l) = literal_until(chars, pos, &[']']);
-            if l.is_none() {
-                return Err(Stop::Eof);
-            }
-            let next: i64 = iv.parse().map_err(|_| {
-                Stop::Err(format!(
-                    "error parsing index: strconv.Atoi: parsing {iv:?}: invalid syntax"
-                ))
-            })?;
+            let next = literal_index(chars, pos)?;
             let mut crt = match list.get(i as usize) {
                 None | Some(Tree::Leaf(Value::Nil)) => Vec::new(),
                 Some(Tree::List(l)) => l.clone(),

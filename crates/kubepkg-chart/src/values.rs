@@ -153,19 +153,17 @@ fn is_nil(v: &Value) -> bool {
 /// `CoalesceValues(chart, vals)`: a deep copy of `vals` with the chart's (and its subcharts')
 /// defaults coalesced in.
 pub fn coalesce_values(chart: &Chart, vals: &Value) -> Result<Value, String> {
-    let copy = match deep_copy(vals) {
-        Value::Map(m) => m,
-        _ => match Value::empty_map() {
-            Value::Map(m) => m,
-            _ => unreachable!("empty_map is a map"),
-        },
-    };
-    coalesce(chart, &copy, "", false)?;
-    Ok(Value::Map(copy))
+    coalesce_copy(chart, vals, false)
 }
 
 /// `MergeValues(chart, vals)`: like [`coalesce_values`] but nulls are kept.
 pub fn merge_values(chart: &Chart, vals: &Value) -> Result<Value, String> {
+    coalesce_copy(chart, vals, true)
+}
+
+/// A deep copy of `vals` (an empty map unless it is one) with the chart's defaults coalesced
+/// in, nulls kept when `merge`.
+fn coalesce_copy(chart: &Chart, vals: &Value, merge: bool) -> Result<Value, String> {
     let copy = match deep_copy(vals) {
         Value::Map(m) => m,
         _ => match Value::empty_map() {
@@ -173,7 +171,7 @@ pub fn merge_values(chart: &Chart, vals: &Value) -> Result<Value, String> {
             _ => unreachable!("empty_map is a map"),
         },
     };
-    coalesce(chart, &copy, "", true)?;
+    coalesce(chart, &copy, "", merge)?;
     Ok(Value::Map(copy))
 }
 

@@ -215,27 +215,21 @@ const EC_PUBLIC_KEY: &str = "1.2.840.10045.2.1";
 /// What key an SPKI holds, when it parses and is not a P-256 key.
 fn spki_algorithm(der: &[u8]) -> Option<String> {
     let spki = p256::pkcs8::spki::SubjectPublicKeyInfoRef::from_der(der).ok()?;
-    let curve = spki
-        .algorithm
-        .parameters
-        .and_then(|p| p.decode_as::<p256::pkcs8::ObjectIdentifier>().ok());
-    Some(describe(
-        &spki.algorithm.oid.to_string(),
-        curve.map(|c| c.to_string()),
-    ))
+    Some(describe_algorithm(&spki.algorithm))
 }
 
 /// What key a PKCS#8 key holds, when it parses and is not a P-256 key.
 fn pkcs8_algorithm(der: &[u8]) -> Option<String> {
     let info = p256::pkcs8::PrivateKeyInfo::from_der(der).ok()?;
-    let curve = info
-        .algorithm
+    Some(describe_algorithm(&info.algorithm))
+}
+
+/// A key's algorithm identifier (and its curve, for an EC key) in words.
+fn describe_algorithm(algorithm: &p256::pkcs8::spki::AlgorithmIdentifierRef<'_>) -> String {
+    let curve = algorithm
         .parameters
         .and_then(|p| p.decode_as::<p256::pkcs8::ObjectIdentifier>().ok());
-    Some(describe(
-        &info.algorithm.oid.to_string(),
-        curve.map(|c| c.to_string()),
-    ))
+    describe(&algorithm.oid.to_string(), curve.map(|c| c.to_string()))
 }
 
 fn describe(oid: &str, curve: Option<String>) -> String {

@@ -33,7 +33,6 @@ use kubepkg_chart::chart::Chart;
 use kubepkg_chart::metadata::Dependency;
 use kubepkg_repo::{Entry, Paths, RepoError, RepoFile};
 use kubepkg_semver::{Constraints, Version};
-use kubepkg_value::Value;
 use sha2::{Digest as _, Sha256};
 
 /// Why a dependency operation failed. Texts are Helm's (`kubepkg` where they name a command).
@@ -275,6 +274,29 @@ fn is_legacy(chart: &Chart) -> bool {
 
 /// Helm's `resolveRepoNames`: dependency name → repository name; `@name` and `alias:name`
 /// are replaced by the repository's URL in `deps`.
+/// A chart's dependencies as requested, with their repositories resolved.
+struct Requested {
+    deps: Vec<Dependency>,
+    /// The repository file they were resolved against.
+    file: RepoFile,
+    /// Dependency name → the name of its repository.
+    names: BTreeMap<String, String>,
+}
+
+/// The chart's dependencies as requested, their repositories resolved against the user's
+/// repository file.
+fn requested(
+    chart: &Chart,
+    chart_dir: &Path,
+    options: &Options,
+) -> Result<Requested, DependencyError> {
+    let mut deps: Vec<Dependency> = chart.metadata.deps().cloned().collect();
+    let file =
+        RepoFile::load_or_default(&options.paths.repository_config).map_err(RepoError::from)?;
+    let names = resolve_repo_names(&mut deps, &file, chart_dir)?;
+    Ok(Requested { deps, file, names })
+}
+
 fn resolve_repo_names(
     deps: &mut [Dependency],
     file: &RepoFile,
@@ -405,10 +427,11 @@ pub async fn update(
     if !chart.metadata.dependencies_set {
         return Ok(());
     }
-    let mut req: Vec<Dependency> = chart.metadata.deps().cloned().collect();
-    let file =
-        RepoFile::load_or_default(&options.paths.repository_config).map_err(RepoError::from)?;
-    let mut names = resolve_repo_names(&mut req, &file, chart_dir)?;
+    let Requested {
+        deps: req,
+        file,
+        mut names,
+    } = requested(&chart, chart_dir, options)?;
     // Helm's ensureMissingRepos: an unmanaged repository for each URL no entry has.
     let mut unmanaged = Vec::new();
     for d in &req {
@@ -453,10 +476,9 @@ pub async fn build(
     let Some(lock) = &chart.lock else {
         return update(chart_dir, options, say).await;
     };
-    let mut req: Vec<Dependency> = chart.metadata.deps().cloned().collect();
-    let file =
-        RepoFile::load_or_default(&options.paths.repository_config).map_err(RepoError::from)?;
-    resolve_repo_names(&mut req, &file, chart_dir)?;
+    let Requested {
+        deps: req, file, ..
+    } = requested(&chart, chart_dir, options)?;
     let mut locked: Vec<Dependency> = lock.dependencies.iter().flatten().cloned().collect();
     if hash_req(&req, &locked) != lock.digest {
         return Err(if is_legacy(&chart) {
@@ -866,48 +888,12 @@ fn move_deps(
     Ok(())
 }
 
-/// Go's `json.Marshal` of a `*chart.Dependency`: struct field order, `omitempty` fields left
-/// out when empty, strings escaped as Go escapes them (`<`, `>`, `&` too).
-fn dependency_json(d: &Dependency) -> String {
-    let s = |v: &str| kubepkg_yaml::json::to_json(&Value::str(v)).unwrap_or_default();
-    let mut parts = vec![format!("\"name\":{}", s(&d.name))];
-    if !d.version.is_empty() {
-        parts.push(format!("\"version\":{}", s(&d.version)));
-    }
-    parts.push(format!("\"repository\":{}", s(&d.repository)));
-    if !d.condition.is_empty() {
-        parts.push(format!("\"condition\":{}", s(&d.condition)));
-    }
-    if !d.tags.is_empty() {
-        let tags: Vec<String> = d.tags.iter().map(|t| s(t)).collect();
-        parts.push(format!("\"tags\":[{}]", tags.join(",")));
-    }
-    if d.enabled {
-        parts.push("\"enabled\":true".into());
-    }
-    if !d.import_values.is_empty() {
-        let values =
-            kubepkg_yaml::json::to_json(&Value::list(d.import_values.clone())).unwrap_or_default();
-        parts.push(format!("\"import-values\":{values}"));
-    }
-    if !d.alias.is_empty() {
-        parts.push(format!("\"alias\":{}", s(&d.alias)));
-    }
-    format!("{{{}}}", parts.join(","))
-}
-
-/// Helm's `resolver.HashReq`.
+/// Helm's `resolver.HashReq`: the SHA-256 of Go's `json.Marshal` of `[requested, locked]`
+/// (each an empty list, not `null`, when empty: Chart.yaml's `dependencies: []` is an empty
+/// slice), the dependencies in their one JSON form (`kubepkg_chart::metadata`).
 pub fn hash_req(req: &[Dependency], locked: &[Dependency]) -> String {
-    let list = |deps: &[Dependency]| {
-        if deps.is_empty() {
-            // A nil slice marshals as null; Chart.yaml's `dependencies: []` is an empty one.
-            return "[]".to_string();
-        }
-        let items: Vec<String> = deps.iter().map(dependency_json).collect();
-        format!("[{}]", items.join(","))
-    };
-    let data = format!("[{},{}]", list(req), list(locked));
-    let digest: String = Sha256::digest(data.as_bytes())
+    let data = kubepkg_gostd::json::to_vec(&(req, locked)).expect("dependencies are always JSON");
+    let digest: String = Sha256::digest(&data)
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
@@ -934,26 +920,12 @@ fn write_lock(
 }
 
 fn lock_yaml(digest: &str, locked: &[Dependency]) -> String {
-    let deps: Vec<Value> = locked
-        .iter()
-        .map(|d| {
-            let mut m = BTreeMap::new();
-            m.insert("name".to_string(), Value::str(&d.name));
-            if !d.version.is_empty() {
-                m.insert("version".into(), Value::str(&d.version));
-            }
-            m.insert("repository".into(), Value::str(&d.repository));
-            Value::map(m)
-        })
-        .collect();
-    let mut top = BTreeMap::new();
-    top.insert(
-        "generated".to_string(),
-        Value::str(kubepkg_gostd::time::now().format(kubepkg_gostd::time::RFC3339_NANO)),
-    );
-    top.insert("digest".into(), Value::str(digest));
-    top.insert("dependencies".into(), Value::list(deps));
-    kubepkg_yaml::to_yaml(&Value::map(top)).unwrap_or_default()
+    let lock = kubepkg_chart::metadata::Lock {
+        generated: kubepkg_gostd::time::now().format(kubepkg_gostd::time::RFC3339_NANO),
+        digest: digest.to_string(),
+        dependencies: locked.iter().cloned().map(Some).collect(),
+    };
+    kubepkg_chart::save::lock_yaml(&lock).unwrap_or_default()
 }
 
 /// `dependency list CHART`: Helm's table (and warnings about archives Chart.yaml does not
@@ -1009,6 +981,19 @@ fn satisfies(constraint: &str, version: &str) -> Result<bool, ()> {
     Ok(c.check(&v))
 }
 
+/// Whether the chart `found` (an archive's or an unpacked subchart's) is the version `dep`
+/// asks for: exactly, or within its constraint; Helm's status text when it is not.
+fn version_status(dep: &Dependency, found: &Chart) -> Option<&'static str> {
+    if found.metadata.version == dep.version {
+        return None;
+    }
+    match satisfies(&dep.version, &found.metadata.version) {
+        Err(()) => Some("invalid version"),
+        Ok(false) => Some("wrong version"),
+        Ok(true) => None,
+    }
+}
+
 fn archive_status(archive: &Path, dep: &Dependency) -> &'static str {
     let Ok(c) = kubepkg_chart::chart::load(archive) else {
         return "corrupt";
@@ -1016,14 +1001,7 @@ fn archive_status(archive: &Path, dep: &Dependency) -> &'static str {
     if c.metadata.name != dep.name {
         return "misnamed";
     }
-    if c.metadata.version != dep.version {
-        match satisfies(&dep.version, &c.metadata.version) {
-            Err(()) => return "invalid version",
-            Ok(false) => return "wrong version",
-            Ok(true) => {}
-        }
-    }
-    "ok"
+    version_status(dep, &c).unwrap_or("ok")
 }
 
 /// Helm's `dependencyStatus`.
@@ -1067,14 +1045,7 @@ fn status(charts_dir: &Path, dep: &Dependency, parent: &Chart) -> &'static str {
     else {
         return "missing";
     };
-    if sub.metadata.version != dep.version {
-        match satisfies(&dep.version, &sub.metadata.version) {
-            Err(()) => return "invalid version",
-            Ok(false) => return "wrong version",
-            Ok(true) => {}
-        }
-    }
-    "unpacked"
+    version_status(dep, sub).unwrap_or("unpacked")
 }
 
 /// Masterminds' `StrictNewVersion`: exactly `MAJOR.MINOR.PATCH` (no `v`, no missing parts,

@@ -191,51 +191,10 @@ fn object(v: &kubepkg_value::Value) -> Map<String, Value> {
 
 /// The chart as Helm stores it in a release (the top chart; Helm drops subchart bodies too).
 pub fn record_chart(c: &kubepkg_chart::Chart) -> record::Chart {
-    let m = &c.metadata;
-    let dep = |d: &kubepkg_chart::metadata::Dependency| record::Dependency {
-        name: d.name.clone(),
-        version: d.version.clone(),
-        repository: d.repository.clone(),
-        condition: d.condition.clone(),
-        tags: d.tags.clone(),
-        enabled: d.enabled,
-        import_values: d.import_values.iter().map(from_chart_value).collect(),
-        alias: d.alias.clone(),
-        extra: Map::new(),
-    };
-    let metadata = record::Metadata {
-        name: m.name.clone(),
-        home: m.home.clone(),
-        sources: m.sources.clone(),
-        version: m.version.clone(),
-        description: m.description.clone(),
-        keywords: m.keywords.clone(),
-        maintainers: m
-            .maintainers
-            .iter()
-            .flatten()
-            .map(|x| record::Maintainer {
-                name: x.name.clone(),
-                email: x.email.clone(),
-                url: x.url.clone(),
-            })
-            .collect(),
-        icon: m.icon.clone(),
-        api_version: m.api_version.clone(),
-        condition: m.condition.clone(),
-        tags: m.tags.clone(),
-        app_version: m.app_version.clone(),
-        deprecated: m.deprecated,
-        annotations: m.annotations.clone().unwrap_or_default(),
-        kube_version: m.kube_version.clone(),
-        dependencies: m.dependencies.iter().flatten().map(dep).collect(),
-        chart_type: m.chart_type.clone(),
-        extra: Map::new(),
-    };
     let lock = c.lock.as_ref().map(|l| record::Lock {
         generated: Value::String(l.generated.clone()),
         digest: l.digest.clone(),
-        dependencies: Some(l.dependencies.iter().flatten().map(dep).collect()),
+        dependencies: Some(l.dependencies.iter().flatten().cloned().collect()),
     });
     let file = |f: &kubepkg_chart::ChartFile| record::File {
         name: f.name.clone(),
@@ -243,7 +202,7 @@ pub fn record_chart(c: &kubepkg_chart::Chart) -> record::Chart {
         modtime: None,
     };
     record::Chart {
-        metadata: Some(metadata),
+        metadata: Some(c.metadata.clone()),
         lock,
         templates: Some(c.templates.iter().map(file).collect()),
         values: Some(object(&c.values)),

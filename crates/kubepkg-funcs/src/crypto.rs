@@ -758,14 +758,22 @@ fn gen_ca(cn: &str, days: i64, key: PrivKey) -> FuncResult {
     create_certificate(&t, &key, None, &key).map(cert_value)
 }
 
+impl Template {
+    /// A leaf certificate from the arguments `(cn, ips, alternateDNS, daysValid, …)` of
+    /// `genSelfSignedCert` and `genSignedCert`.
+    fn leaf(a: &[Value]) -> Result<Template, String> {
+        Ok(Template {
+            cn: s(a, 0).into(),
+            ips: ips_arg(arg(a, 1))?,
+            dns: dns_arg(arg(a, 2))?,
+            days: int(a, 3),
+            is_ca: false,
+        })
+    }
+}
+
 fn gen_self_signed(a: &[Value], key: PrivKey) -> FuncResult {
-    let t = Template {
-        cn: s(a, 0).into(),
-        ips: ips_arg(arg(a, 1))?,
-        dns: dns_arg(arg(a, 2))?,
-        days: int(a, 3),
-        is_ca: false,
-    };
+    let t = Template::leaf(a)?;
     create_certificate(&t, &key, None, &key).map(cert_value)
 }
 
@@ -775,13 +783,7 @@ fn gen_signed(a: &[Value], ca: &Certificate, key: PrivKey) -> FuncResult {
         .map_err(|e| format!("error parsing certificate: decodedSignerCert.Bytes: {e}"))?;
     let signer =
         parse_private_key_pem(&ca.key).map_err(|e| format!("error parsing private key: {e}"))?;
-    let t = Template {
-        cn: s(a, 0).into(),
-        ips: ips_arg(arg(a, 1))?,
-        dns: dns_arg(arg(a, 2))?,
-        days: int(a, 3),
-        is_ca: false,
-    };
+    let t = Template::leaf(a)?;
     create_certificate(&t, &key, Some(&parent), &signer).map(cert_value)
 }
 

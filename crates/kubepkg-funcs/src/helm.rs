@@ -48,16 +48,7 @@ pub(crate) fn functions() -> Vec<Function> {
                 kubepkg_yaml::from_yaml_array(s(a, 0)).map_err(|e| e.to_string()),
             ))
         }),
-        f!("toJson", [Any], |a| Ok(kubepkg_yaml::json::to_json(arg(
-            a, 0
-        ))
-        .unwrap_or_default()
-        .into())),
-        f!("mustToJson", [Any], |a| kubepkg_yaml::json::to_json(arg(
-            a, 0
-        ))
-        .map(Value::from)
-        .map_err(|e| e.to_string())),
+        // `toJson` and `mustToJson`: Helm's behave as Sprig's (`encoding`), which serve.
         f!("fromJson", [String], |a| {
             // Go keeps what it decoded and adds the error to the same map.
             let (m, err) = kubepkg_yaml::json::from_json_map_partial(s(a, 0));

@@ -133,8 +133,8 @@ pub fn sprig_functions() -> Vec<Function> {
     all
 }
 
-/// The functions Helm binds (Sprig without `env`/`expandenv`, with Helm's `toJson`, `fromJson`,
-/// `mustToJson`, `fail` and `required`, plus Helm's YAML/JSON/TOML and duration helpers), by
+/// The functions Helm binds (Sprig without `env`/`expandenv`, with Helm's `fromJson`, `fail`
+/// and `required` — Helm's `toJson` and `mustToJson` write as Sprig's — plus Helm's YAML/JSON/TOML and duration helpers), by
 /// Helm's names. `include`, `tpl` and `lookup` are not here: see [`ENGINE_BOUND`]. The list
 /// functions of [`reflect::REFLECTING`] accept Helm's named slices and maps as Go's reflection
 /// does.

@@ -80,36 +80,24 @@ pub(crate) fn functions() -> Vec<Function> {
             &a[1..],
             Op::Mul
         )),
-        fv!("biggest", [Any], Any, |a| Ok(Value::Int64(
-            a[1..]
-                .iter()
-                .map(to_int64)
-                .fold(to_int64(arg(a, 0)), i64::max)
-        ))),
-        fv!("max", [Any], Any, |a| Ok(Value::Int64(
-            a[1..]
-                .iter()
-                .map(to_int64)
-                .fold(to_int64(arg(a, 0)), i64::max)
-        ))),
-        fv!("min", [Any], Any, |a| Ok(Value::Int64(
-            a[1..]
-                .iter()
-                .map(to_int64)
-                .fold(to_int64(arg(a, 0)), i64::min)
-        ))),
-        fv!("maxf", [Any], Any, |a| Ok(Value::Float(
-            a[1..]
-                .iter()
-                .map(to_float64)
-                .fold(to_float64(arg(a, 0)), go_max)
-        ))),
-        fv!("minf", [Any], Any, |a| Ok(Value::Float(
-            a[1..]
-                .iter()
-                .map(to_float64)
-                .fold(to_float64(arg(a, 0)), go_min)
-        ))),
+        fv!("biggest", [Any], Any, |a| Ok(Value::Int64(fold_ints(
+            a,
+            i64::max
+        )))),
+        fv!("max", [Any], Any, |a| Ok(Value::Int64(fold_ints(
+            a,
+            i64::max
+        )))),
+        fv!("min", [Any], Any, |a| Ok(Value::Int64(fold_ints(
+            a,
+            i64::min
+        )))),
+        fv!("maxf", [Any], Any, |a| Ok(Value::Float(fold_floats(
+            a, go_max
+        )))),
+        fv!("minf", [Any], Any, |a| Ok(Value::Float(fold_floats(
+            a, go_min
+        )))),
         f!("ceil", [Any], |a| Ok(Value::Float(
             to_float64(arg(a, 0)).ceil()
         ))),
@@ -140,6 +128,16 @@ pub(crate) fn functions() -> Vec<Function> {
 }
 
 /// Go's `math.Max` (NaN wins, +0 beats -0).
+/// Every argument as an `int64`, folded with `f` (Sprig's `max`, `min`).
+fn fold_ints(a: &[Value], f: fn(i64, i64) -> i64) -> i64 {
+    a[1..].iter().map(to_int64).fold(to_int64(arg(a, 0)), f)
+}
+
+/// Every argument as a `float64`, folded with `f` (Sprig's `maxf`, `minf`).
+fn fold_floats(a: &[Value], f: fn(f64, f64) -> f64) -> f64 {
+    a[1..].iter().map(to_float64).fold(to_float64(arg(a, 0)), f)
+}
+
 fn go_max(x: f64, y: f64) -> f64 {
     if x.is_infinite() && x > 0.0 || y.is_infinite() && y > 0.0 {
         return f64::INFINITY;

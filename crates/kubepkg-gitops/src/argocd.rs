@@ -111,13 +111,9 @@ pub fn compile(
             }
         }
     }
-    for name in &order.components {
-        let Some(component) = package.component(name) else {
-            continue;
-        };
-        let chart = charts
-            .get(name)
-            .ok_or_else(|| CompileError::UnknownChart(name.clone()))?;
+    for entry in crate::charted_components(package, &order, charts) {
+        let (component, chart) = entry?;
+        let name = &component.name;
         for r in &component.ready_when {
             compiled.notes.push(format!(
                 "{name}: readyWhen {} {} {}={} is checked by kubepkg only (when it drives the \

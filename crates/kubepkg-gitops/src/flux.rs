@@ -96,13 +96,9 @@ pub fn compile(
         ));
     }
     let mut previous: Option<String> = None;
-    for name in &order.components {
-        let Some(component) = package.component(name) else {
-            continue;
-        };
-        let chart = charts
-            .get(name)
-            .ok_or_else(|| CompileError::UnknownChart(name.clone()))?;
+    for entry in crate::charted_components(package, &order, charts) {
+        let (component, chart) = entry?;
+        let name = &component.name;
         let objects = component_objects(
             package,
             &component.name,

@@ -36,6 +36,26 @@ pub mod flux;
 #[cfg(test)]
 mod test_support;
 
+/// The components of `order` (kubepkg's apply order, hooks left out) with their charts, in
+/// that order; a component whose chart is not known is [`CompileError::UnknownChart`].
+fn charted_components<'p>(
+    package: &'p kubepkg_model::Package,
+    order: &'p kubepkg_model::graph::Order,
+    charts: &'p std::collections::BTreeMap<String, flux::ChartRef>,
+) -> impl Iterator<
+    Item = Result<(&'p kubepkg_model::manifest::Component, &'p flux::ChartRef), CompileError>,
+> + 'p {
+    order.components.iter().filter_map(|name| {
+        let component = package.component(name)?;
+        Some(
+            charts
+                .get(name)
+                .map(|chart| (component, chart))
+                .ok_or_else(|| CompileError::UnknownChart(name.clone())),
+        )
+    })
+}
+
 /// The objects of a compiled package and what could not be compiled.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Compiled {

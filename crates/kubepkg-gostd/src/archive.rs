@@ -117,32 +117,7 @@ fn pax_header_name(name: &str) -> String {
         .copied()
         .collect::<Vec<_>>()
         .join("/");
-    clean_path(&joined)
-}
-
-/// Go's `path.Clean` for the relative, slash-separated names of an archive.
-fn clean_path(p: &str) -> String {
-    let rooted = p.starts_with('/');
-    let mut parts: Vec<&str> = Vec::new();
-    for part in p.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                if parts.last().is_some_and(|l| *l != "..") {
-                    parts.pop();
-                } else if !rooted {
-                    parts.push("..");
-                }
-            }
-            other => parts.push(other),
-        }
-    }
-    let body = parts.join("/");
-    match (rooted, body.is_empty()) {
-        (true, _) => format!("/{body}"),
-        (false, true) => ".".into(),
-        (false, false) => body,
-    }
+    crate::path::clean(&joined)
 }
 
 impl TarWriter {

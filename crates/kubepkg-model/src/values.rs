@@ -258,26 +258,19 @@ impl UserValues {
 
     /// Adds a `-f` file's content (`name` is how the user named it).
     pub fn add_file(&mut self, name: &str, text: &str) -> Result<(), ValuesError> {
-        let map = values_file_map(name, text)?;
-        self.push(
-            Rank::File,
-            ValueSource::File(name.to_string()),
-            Input::Map(map),
-        );
-        Ok(())
+        self.add_values_file(Rank::File, ValueSource::File(name.to_string()), name, text)
     }
 
     /// Adds one `spec.valuesFrom` entry of a `Package` object: `text` is the YAML held by the
     /// Secret or ConfigMap key, `name` says which (`Secret shop/db key values.yaml`). Entries
     /// apply in their order, below `spec.values` (as Flux's `valuesFrom` below `values`).
     pub fn add_package_values_from(&mut self, name: &str, text: &str) -> Result<(), ValuesError> {
-        let map = values_file_map(name, text)?;
-        self.push(
+        self.add_values_file(
             Rank::PackageValuesFrom,
             ValueSource::PackageValuesFrom(name.to_string()),
-            Input::Map(map),
-        );
-        Ok(())
+            name,
+            text,
+        )
     }
 
     /// Adds the `spec.values` of a `Package` object (below every command-line source).
@@ -306,29 +299,17 @@ impl UserValues {
     /// Adds a `--set-json` value: `key=JSON[,key=JSON…]`, or a whole JSON object (Helm 4).
     pub fn add_set_json(&mut self, line: &str) -> Result<(), ValuesError> {
         let source = ValueSource::SetJson(line.to_string());
-        let trimmed = line.trim();
-        if trimmed.starts_with('{') {
-            let map: Map<String, Value> =
-                serde_json::from_str(trimmed).map_err(|e| ValuesError::Set {
-                    flag: "--set-json",
-                    line: line.to_string(),
-                    message: format!("failed parsing --set-json data JSON: {e}"),
-                })?;
-            self.push(Rank::SetJson, source, Input::Map(map));
-            return Ok(());
-        }
-        self.add_line(Rank::SetJson, source, line)
+        self.add_json(Rank::SetJson, source, "--set-json", line)
     }
 
     /// Adds a `--values-once` file: values for this revision only, above every other source.
     pub fn add_file_once(&mut self, name: &str, text: &str) -> Result<(), ValuesError> {
-        let map = values_file_map(name, text)?;
-        self.push(
+        self.add_values_file(
             Rank::FileOnce,
             ValueSource::FileOnce(name.to_string()),
-            Input::Map(map),
-        );
-        Ok(())
+            name,
+            text,
+        )
     }
 
     /// Adds the `spec.valuesOnce` of a `Package` object: for one revision only, above every
@@ -349,18 +330,42 @@ impl UserValues {
     /// Adds a `--set-json-once` value (`key=JSON`, or a JSON object): for this revision only.
     pub fn add_set_json_once(&mut self, line: &str) -> Result<(), ValuesError> {
         let source = ValueSource::SetJsonOnce(line.to_string());
+        self.add_json(Rank::SetJsonOnce, source, "--set-json-once", line)
+    }
+
+    /// A values file's map (`name` names it in errors) as a source of `rank`.
+    fn add_values_file(
+        &mut self,
+        rank: Rank,
+        source: ValueSource,
+        name: &str,
+        text: &str,
+    ) -> Result<(), ValuesError> {
+        let map = values_file_map(name, text)?;
+        self.push(rank, source, Input::Map(map));
+        Ok(())
+    }
+
+    /// A `--set-json` style value of `flag`: a whole JSON object, or `key=JSON[,key=JSON…]`.
+    fn add_json(
+        &mut self,
+        rank: Rank,
+        source: ValueSource,
+        flag: &'static str,
+        line: &str,
+    ) -> Result<(), ValuesError> {
         let trimmed = line.trim();
         if trimmed.starts_with('{') {
             let map: Map<String, Value> =
                 serde_json::from_str(trimmed).map_err(|e| ValuesError::Set {
-                    flag: "--set-json-once",
+                    flag,
                     line: line.to_string(),
-                    message: format!("failed parsing --set-json-once data JSON: {e}"),
+                    message: format!("failed parsing {flag} data JSON: {e}"),
                 })?;
-            self.push(Rank::SetJsonOnce, source, Input::Map(map));
+            self.push(rank, source, Input::Map(map));
             return Ok(());
         }
-        self.add_line(Rank::SetJsonOnce, source, line)
+        self.add_line(rank, source, line)
     }
 
     /// Adds a `--set-file key=path` line; `read` returns the text of a named file. Files are

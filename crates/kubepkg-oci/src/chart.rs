@@ -4,7 +4,8 @@
 //! ([`CHART_LAYER_MEDIA_TYPE`], the `.tgz` byte for byte; [`LEGACY_CHART_LAYER_MEDIA_TYPE`]
 //! is accepted on pull) and optionally a provenance layer, layers sorted by digest, and the
 //! `org.opencontainers.image.*` annotations Helm derives from the chart (description, title,
-//! version, url, created, source, authors; chart annotations added except title/version),
+//! version, url, created, source, authors; chart annotations added except title/version:
+//! written from the chart's metadata by `kubepkg_source::push`),
 //! tagged with the chart version (`+` written `_`) in the repository `<repo>/<chart name>`.
 
 use std::collections::BTreeMap;
@@ -23,74 +24,18 @@ pub const PROV_LAYER_MEDIA_TYPE: &str = "application/vnd.cncf.helm.chart.provena
 /// The chart layer of charts pushed by Helm 3.0–3.7.
 pub const LEGACY_CHART_LAYER_MEDIA_TYPE: &str = "application/tar+gzip";
 
-/// What a push needs to know about the chart (read from its `Chart.yaml` by the caller).
+/// What a push needs to know about the chart: not a model of `Chart.yaml` (that is
+/// `kubepkg_chart::metadata::Metadata`, which this registry layer does not depend on) but the
+/// push's view of it, built from that model by `kubepkg_source::push::chart_meta`: the chart's
+/// identity for the tag, its `Chart.yaml` JSON as the config blob and the manifest annotations.
 #[derive(Debug, Clone)]
 pub struct ChartMeta {
     pub name: String,
     pub version: String,
     /// `Chart.yaml` as Helm's `json.Marshal(chart.Metadata)` writes it: the config blob.
     pub config_json: Vec<u8>,
-    /// The OCI annotations of the manifest ([`oci_annotations`]).
+    /// The OCI annotations of the manifest (Helm's `generateOCIAnnotations`).
     pub annotations: BTreeMap<String, String>,
-}
-
-/// The fields of `Chart.yaml` Helm turns into manifest annotations.
-#[derive(Debug, Clone, Default)]
-pub struct AnnotationSource<'a> {
-    pub name: &'a str,
-    pub version: &'a str,
-    pub description: &'a str,
-    pub home: &'a str,
-    pub sources: &'a [String],
-    /// `(name, email)` of each maintainer.
-    pub maintainers: Vec<(&'a str, &'a str)>,
-    pub chart_annotations: Option<&'a BTreeMap<String, String>>,
-}
-
-/// Helm's `generateOCIAnnotations`: the `org.opencontainers.image.*` annotations of a chart,
-/// `created` as given (RFC 3339, UTC now when `None`); blank values left out; the chart's own
-/// annotations added, except `org.opencontainers.image.title`/`version`.
-pub fn oci_annotations(
-    src: &AnnotationSource<'_>,
-    created: Option<&str>,
-) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    let mut add = |k: &str, v: &str| {
-        if !v.trim().is_empty() {
-            out.insert(format!("org.opencontainers.image.{k}"), v.to_string());
-        }
-    };
-    add("description", src.description);
-    add("title", src.name);
-    add("version", src.version);
-    add("url", src.home);
-    let now = now_rfc3339();
-    add("created", created.unwrap_or(&now));
-    if let Some(s) = src.sources.first() {
-        add("source", s);
-    }
-    if !src.maintainers.is_empty() {
-        let authors: Vec<String> = src
-            .maintainers
-            .iter()
-            .map(|(n, e)| {
-                if e.is_empty() {
-                    n.to_string()
-                } else {
-                    format!("{n} ({e})")
-                }
-            })
-            .collect();
-        add("authors", &authors.join(", "));
-    }
-    if let Some(extra) = src.chart_annotations {
-        for (k, v) in extra {
-            if k != "org.opencontainers.image.title" && k != "org.opencontainers.image.version" {
-                out.insert(k.clone(), v.clone());
-            }
-        }
-    }
-    out
 }
 
 /// The current time as Go's `time.RFC3339` in UTC (`2006-01-02T15:04:05Z`).

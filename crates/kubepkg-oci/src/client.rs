@@ -119,22 +119,9 @@ impl Client {
 
     /// Checks that the registry accepts the client's credential (`GET /v2/`), as login does.
     pub async fn ping(&self, r: &Reference) -> Result<(), Error> {
-        let a = self
-            .send(
-                r,
-                Method::GET,
-                "/v2/",
-                &[],
-                Bytes::new(),
-                Access::Pull,
-                self.options.limits.max_manifest_bytes,
-                "answer",
-            )
-            .await?;
-        match a.status {
-            s if s.is_success() => Ok(()),
-            s => Err(status_error(r, "GET", "/v2/", s, &a.body)),
-        }
+        let cap = self.options.limits.max_manifest_bytes;
+        self.get(r, "/v2/", &[], cap, "answer", None).await?;
+        Ok(())
     }
 
     /// The manifest `r` names (its digest, else its tag). A reference with a digest is served
@@ -158,26 +145,12 @@ impl Client {
         };
         let path = format!("/v2/{}/manifests/{target}", r.repository);
         let accept = ACCEPTED_MANIFESTS.join(", ");
+        let headers = [(header::ACCEPT, accept)];
+        let cap = self.options.limits.max_manifest_bytes;
+        let missing = Some(r.to_string());
         let a = self
-            .send(
-                r,
-                Method::GET,
-                &path,
-                &[(header::ACCEPT, accept)],
-                Bytes::new(),
-                Access::Pull,
-                self.options.limits.max_manifest_bytes,
-                "manifest",
-            )
+            .get(r, &path, &headers, cap, "manifest", missing)
             .await?;
-        if a.status == StatusCode::NOT_FOUND {
-            return Err(Error::NotFound {
-                reference: r.to_string(),
-            });
-        }
-        if !a.status.is_success() {
-            return Err(status_error(r, "GET", &path, a.status, &a.body));
-        }
         let digest = sha256_digest(&a.body);
         if let Some(expected) = &r.digest
             && *expected != digest
@@ -232,26 +205,8 @@ impl Client {
             });
         }
         let path = format!("/v2/{}/blobs/{}", r.repository, desc.digest);
-        let a = self
-            .send(
-                r,
-                Method::GET,
-                &path,
-                &[],
-                Bytes::new(),
-                Access::Pull,
-                limit,
-                "blob",
-            )
-            .await?;
-        if a.status == StatusCode::NOT_FOUND {
-            return Err(Error::NotFound {
-                reference: format!("{}@{}", r.repository_url(), desc.digest),
-            });
-        }
-        if !a.status.is_success() {
-            return Err(status_error(r, "GET", &path, a.status, &a.body));
-        }
+        let missing = Some(format!("{}@{}", r.repository_url(), desc.digest));
+        let a = self.get(r, &path, &[], limit, "blob", missing).await?;
         let actual = sha256_digest(&a.body);
         if actual != desc.digest {
             return Err(Error::DigestMismatch {
@@ -273,36 +228,13 @@ impl Client {
         bytes: &[u8],
     ) -> Result<Descriptor, Error> {
         let desc = Descriptor::of(media_type, bytes);
-        let cap = self.options.limits.max_manifest_bytes;
         let head = format!("/v2/{}/blobs/{}", r.repository, desc.digest);
-        let a = self
-            .send(
-                r,
-                Method::HEAD,
-                &head,
-                &[],
-                Bytes::new(),
-                Access::Push,
-                cap,
-                "answer",
-            )
-            .await?;
+        let a = self.push_step(r, Method::HEAD, &head).await?;
         if a.status.is_success() {
             return Ok(desc);
         }
         let start = format!("/v2/{}/blobs/uploads/", r.repository);
-        let a = self
-            .send(
-                r,
-                Method::POST,
-                &start,
-                &[],
-                Bytes::new(),
-                Access::Push,
-                cap,
-                "answer",
-            )
-            .await?;
+        let a = self.push_step(r, Method::POST, &start).await?;
         if a.status != StatusCode::ACCEPTED {
             return Err(status_error(r, "POST", &start, a.status, &a.body));
         }
@@ -326,21 +258,7 @@ impl Client {
         }
         let sep = if location.contains('?') { '&' } else { '?' };
         let put = format!("{location}{sep}digest={}", desc.digest.replace(':', "%3A"));
-        let a = self
-            .send(
-                r,
-                Method::PUT,
-                &put,
-                &[(header::CONTENT_TYPE, "application/octet-stream".into())],
-                Bytes::copy_from_slice(bytes),
-                Access::Push,
-                cap,
-                "answer",
-            )
-            .await?;
-        if !a.status.is_success() {
-            return Err(status_error(r, "PUT", &put, a.status, &a.body));
-        }
+        self.put(r, &put, "application/octet-stream", bytes).await?;
         Ok(desc)
     }
 
@@ -356,21 +274,7 @@ impl Client {
             reason: "a push needs a tag".into(),
         })?;
         let path = format!("/v2/{}/manifests/{target}", r.repository);
-        let a = self
-            .send(
-                r,
-                Method::PUT,
-                &path,
-                &[(header::CONTENT_TYPE, media_type.to_string())],
-                Bytes::copy_from_slice(bytes),
-                Access::Push,
-                self.options.limits.max_manifest_bytes,
-                "answer",
-            )
-            .await?;
-        if !a.status.is_success() {
-            return Err(status_error(r, "PUT", &path, a.status, &a.body));
-        }
+        self.put(r, &path, media_type, bytes).await?;
         Ok(sha256_digest(bytes))
     }
 
@@ -379,26 +283,9 @@ impl Client {
         let mut tags = Vec::new();
         let mut path = format!("/v2/{}/tags/list", r.repository);
         for _ in 0..1000 {
-            let a = self
-                .send(
-                    r,
-                    Method::GET,
-                    &path,
-                    &[],
-                    Bytes::new(),
-                    Access::Pull,
-                    self.options.limits.max_manifest_bytes,
-                    "tag list",
-                )
-                .await?;
-            if a.status == StatusCode::NOT_FOUND {
-                return Err(Error::NotFound {
-                    reference: r.repository_url(),
-                });
-            }
-            if !a.status.is_success() {
-                return Err(status_error(r, "GET", &path, a.status, &a.body));
-            }
+            let cap = self.options.limits.max_manifest_bytes;
+            let missing = Some(r.repository_url());
+            let a = self.get(r, &path, &[], cap, "tag list", missing).await?;
             #[derive(serde::Deserialize)]
             struct TagList {
                 #[serde(default)]
@@ -416,6 +303,94 @@ impl Client {
             }
         }
         Ok(tags)
+    }
+
+    /// A `GET` with pull access that must succeed: `404` is [`Error::NotFound`] naming
+    /// `missing` (when given), any other failure a status error.
+    async fn get(
+        &self,
+        r: &Reference,
+        path: &str,
+        headers: &[(header::HeaderName, String)],
+        cap: u64,
+        what: &'static str,
+        missing: Option<String>,
+    ) -> Result<Answer, Error> {
+        let a = self
+            .send(
+                r,
+                Method::GET,
+                path,
+                headers,
+                Bytes::new(),
+                Access::Pull,
+                cap,
+                what,
+            )
+            .await?;
+        if a.status == StatusCode::NOT_FOUND
+            && let Some(reference) = missing
+        {
+            return Err(Error::NotFound { reference });
+        }
+        if !a.status.is_success() {
+            return Err(status_error(r, "GET", path, a.status, &a.body));
+        }
+        Ok(a)
+    }
+
+    /// A request without a body, with push access (`HEAD` of a blob, `POST` of an upload).
+    async fn push_step(&self, r: &Reference, method: Method, path: &str) -> Result<Answer, Error> {
+        let cap = self.options.limits.max_manifest_bytes;
+        self.send(
+            r,
+            method,
+            path,
+            &[],
+            Bytes::new(),
+            Access::Push,
+            cap,
+            "answer",
+        )
+        .await
+    }
+
+    /// A `PUT` of `bytes` (of `content_type`) with push access that must succeed.
+    async fn put(
+        &self,
+        r: &Reference,
+        path: &str,
+        content_type: &str,
+        bytes: &[u8],
+    ) -> Result<(), Error> {
+        let a = self
+            .send(
+                r,
+                Method::PUT,
+                path,
+                &[(header::CONTENT_TYPE, content_type.to_string())],
+                Bytes::copy_from_slice(bytes),
+                Access::Push,
+                self.options.limits.max_manifest_bytes,
+                "answer",
+            )
+            .await?;
+        if !a.status.is_success() {
+            return Err(status_error(r, "PUT", path, a.status, &a.body));
+        }
+        Ok(())
+    }
+
+    /// `req` to `url` with the `Proxy-Authorization` of the proxy it goes through, if any.
+    fn proxy_authorized(&self, req: http::request::Builder, url: &str) -> http::request::Builder {
+        match url
+            .parse()
+            .ok()
+            .and_then(|u| self.proxies.forward_authorization(&u))
+        {
+            Some(p) => req.header(header::PROXY_AUTHORIZATION, p),
+            None => req,
+        }
     }
 
     /// One request with the authentication dance; the answer read up to `cap` bytes.
@@ -535,14 +510,8 @@ impl Client {
         if let Some(c) = credential {
             req = req.header(header::AUTHORIZATION, basic(c));
         }
-        if let Some(p) = url
-            .parse()
-            .ok()
-            .and_then(|u| self.proxies.forward_authorization(&u))
-        {
-            req = req.header(header::PROXY_AUTHORIZATION, p);
-        }
-        let req = req
+        let req = self
+            .proxy_authorized(req, &url)
             .body(Full::new(Bytes::new()))
             .map_err(|e| Error::Malformed {
                 reference: r.to_string(),
@@ -618,14 +587,8 @@ impl Client {
             if let (Some(a), true) = (authorization, same_host) {
                 req = req.header(header::AUTHORIZATION, a);
             }
-            if let Some(p) = url
-                .parse()
-                .ok()
-                .and_then(|u| self.proxies.forward_authorization(&u))
-            {
-                req = req.header(header::PROXY_AUTHORIZATION, p);
-            }
-            let req = req
+            let req = self
+                .proxy_authorized(req, &url)
                 .body(Full::new(body.clone()))
                 .map_err(|e| Error::Malformed {
                     reference: r.to_string(),

@@ -4,62 +4,12 @@
 //! Differences from serde_json's default output that matter: Go escapes `<`, `>`, `&`,
 //! U+2028 and U+2029 (`\u003c` …) and writes floats with `strconv.FormatFloat` rules
 //! (`3` not `3.0`; exponent form below 1e-6 and from 1e21, as `1e-7` and `1e+21`), which
-//! `kubepkg_gostd::json` holds.
+//! `kubepkg_gostd::json` holds (with the formatter, shared with `Chart.yaml`'s JSON form).
 //! Map key order is handled by the record types (Go sorts map keys, keeps struct order).
 
-use std::io::{self, Write};
-
-use serde::Serialize;
-
-/// Serializes `value` to Go-compatible compact JSON.
-pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(4096);
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, GoFormatter);
-    value.serialize(&mut ser)?;
-    Ok(out)
-}
-
-/// A serde_json formatter that follows Go's encoding/json.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct GoFormatter;
-
-impl serde_json::ser::Formatter for GoFormatter {
-    fn write_f64<W: ?Sized + Write>(&mut self, writer: &mut W, value: f64) -> io::Result<()> {
-        writer.write_all(format_float(value).as_bytes())
-    }
-
-    fn write_f32<W: ?Sized + Write>(&mut self, writer: &mut W, value: f32) -> io::Result<()> {
-        writer.write_all(format_float(f64::from(value)).as_bytes())
-    }
-
-    fn write_string_fragment<W: ?Sized + Write>(
-        &mut self,
-        writer: &mut W,
-        fragment: &str,
-    ) -> io::Result<()> {
-        let mut start = 0;
-        for (i, c) in fragment.char_indices() {
-            let esc = match c {
-                '<' => "\\u003c",
-                '>' => "\\u003e",
-                '&' => "\\u0026",
-                '\u{2028}' => "\\u2028",
-                '\u{2029}' => "\\u2029",
-                _ => continue,
-            };
-            writer.write_all(&fragment.as_bytes()[start..i])?;
-            writer.write_all(esc.as_bytes())?;
-            start = i + c.len_utf8();
-        }
-        writer.write_all(&fragment.as_bytes()[start..])
-    }
-}
-
-/// Formats a float as Go's JSON encoder does for float64 (`kubepkg_gostd::json`). Go refuses
-/// NaN and the infinities; JSON cannot carry them and JSON input never produces them.
-pub fn format_float(f: f64) -> String {
-    kubepkg_gostd::json::format_float64(f).unwrap_or_else(|| "null".to_string())
-}
+/// `format_float`: a float as Go's JSON encoder writes a float64; NaN and the infinities
+/// (which Go refuses, and JSON input never produces) as `null`.
+pub use kubepkg_gostd::json::{GoFormatter, float_text as format_float, to_vec};
 
 #[cfg(test)]
 mod tests {

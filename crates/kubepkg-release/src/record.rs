@@ -14,6 +14,10 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+/// `Chart.yaml` (`chart.Metadata`) and its parts: the chart crate's one model, whose serde form
+/// is Helm's JSON for them.
+pub use kubepkg_chart::metadata::{Dependency, Maintainer, Metadata};
+
 /// Prefix of the storage object's name: `sh.helm.release.v1.<name>.v<revision>`.
 pub const STORAGE_PREFIX: &str = "sh.helm.release.v1";
 /// Type of the Secret that holds a release record.
@@ -139,112 +143,10 @@ pub struct Chart {
     pub extra: Map<String, Value>,
 }
 
-/// `Chart.yaml` as Helm models it (`chart.Metadata`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Metadata {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub home: String,
-    #[serde(
-        default,
-        skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "null_as_default"
-    )]
-    pub sources: Vec<String>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub version: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub description: String,
-    #[serde(
-        default,
-        skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "null_as_default"
-    )]
-    pub keywords: Vec<String>,
-    #[serde(
-        default,
-        skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "null_as_default"
-    )]
-    pub maintainers: Vec<Maintainer>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub icon: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub api_version: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub condition: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub tags: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub app_version: String,
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub deprecated: bool,
-    #[serde(
-        default,
-        skip_serializing_if = "BTreeMap::is_empty",
-        deserialize_with = "null_as_default"
-    )]
-    pub annotations: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub kube_version: String,
-    #[serde(
-        default,
-        skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "null_as_default"
-    )]
-    pub dependencies: Vec<Dependency>,
-    #[serde(default, rename = "type", skip_serializing_if = "String::is_empty")]
-    pub chart_type: String,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-/// A chart maintainer.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Maintainer {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub email: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub url: String,
-}
-
-/// A chart dependency (`Chart.yaml` `dependencies[]` and `Chart.lock`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Dependency {
-    #[serde(default)]
-    pub name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub version: String,
-    #[serde(default)]
-    pub repository: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub condition: String,
-    #[serde(
-        default,
-        skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "null_as_default"
-    )]
-    pub tags: Vec<String>,
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub enabled: bool,
-    #[serde(
-        default,
-        rename = "import-values",
-        skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "null_as_default"
-    )]
-    pub import_values: Vec<Value>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub alias: String,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-/// `Chart.lock`.
+/// `Chart.lock` as a stored release holds it. Not the chart crate's `Lock`: a record read
+/// back must write the same bytes, so `generated` stays the JSON value Helm wrote and a nil
+/// dependency list (`null`) stays apart from an empty one; the entries are the one model's
+/// [`Dependency`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Lock {
     /// Go writes a zero `generated` time as `0001-01-01T00:00:00Z`; kept verbatim.
@@ -333,6 +235,10 @@ macro_rules! string_enum {
                 match s { $($text => Self::$variant,)* other => Self::Other(other.to_string()) }
             }
         }
+        /// What an absent or empty value reads as: the empty string, kept as `Other`.
+        impl Default for $name {
+            fn default() -> Self { Self::Other(String::new()) }
+        }
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.as_str()) }
         }
@@ -361,12 +267,6 @@ string_enum! {
         PendingInstall => "pending-install",
         PendingUpgrade => "pending-upgrade",
         PendingRollback => "pending-rollback",
-    }
-}
-
-impl Default for Status {
-    fn default() -> Self {
-        Status::Other(String::new())
     }
 }
 
@@ -438,20 +338,11 @@ string_enum! {
     }
 }
 
-impl Default for HookPhase {
-    fn default() -> Self {
-        HookPhase::Other(String::new())
-    }
-}
-
 fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 fn is_zero_i64(v: &i64) -> bool {
     *v == 0
-}
-fn is_false(v: &bool) -> bool {
-    !*v
 }
 
 fn null_as_default<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(
@@ -551,30 +442,27 @@ mod go_bytes {
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
         let raw = Option::<String>::deserialize(d)?.unwrap_or_default();
-        STANDARD.decode(raw.as_bytes()).map_err(D::Error::custom)
+        decode(&raw)
+    }
+    pub fn decode<E: serde::de::Error>(raw: &str) -> Result<Vec<u8>, E> {
+        STANDARD.decode(raw.as_bytes()).map_err(E::custom)
     }
 }
 
 /// Go `[]byte` that may be nil (`null`).
 mod go_bytes_opt {
     use super::*;
-    use base64::Engine as _;
-    use base64::engine::general_purpose::STANDARD;
 
     pub fn serialize<S: Serializer>(b: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
         match b {
-            Some(b) => s.serialize_str(&STANDARD.encode(b)),
+            Some(b) => go_bytes::serialize(b, s),
             None => s.serialize_none(),
         }
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
-        match Option::<String>::deserialize(d)? {
-            Some(raw) => STANDARD
-                .decode(raw.as_bytes())
-                .map(Some)
-                .map_err(D::Error::custom),
-            None => Ok(None),
-        }
+        Option::<String>::deserialize(d)?
+            .map(|raw| go_bytes::decode(&raw))
+            .transpose()
     }
 }
 

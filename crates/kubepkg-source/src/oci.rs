@@ -96,7 +96,10 @@ pub fn verifier(keys: &[PathBuf]) -> Result<Option<Verifier>, SourceError> {
     Ok(Some(Verifier::new(trusted)))
 }
 
-/// `name` and `version` of a chart's config (`Chart.yaml` as JSON).
+/// `name` and `version` of a chart's config (`Chart.yaml` as JSON), for the cache file's name
+/// only: a lenient read of these two fields whatever the rest holds, not the `Chart.yaml` model
+/// (`kubepkg_chart::metadata::Metadata`, which the chart is loaded into from its archive), so
+/// that a registry's config with another field malformed still names the file.
 fn name_and_version(config: &[u8]) -> Option<(String, String)> {
     let v: serde_json::Value = serde_json::from_slice(config).ok()?;
     let s = |k: &str| v.get(k)?.as_str().map(str::to_string);

@@ -9,7 +9,6 @@ use std::path::Path;
 
 use kubepkg_chart::metadata::Metadata;
 use kubepkg_oci::{Client, Reference};
-use serde_json::{Map, Value};
 
 /// A chart that was pushed: its name and version, and the manifest's digest.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,116 +101,52 @@ pub async fn push_chart(
 /// What the push needs from `Chart.yaml`: its JSON (the manifest's config, as Helm's
 /// `json.Marshal(chart.Metadata)`) and the manifest annotations.
 pub fn chart_meta(m: &Metadata) -> kubepkg_oci::chart::ChartMeta {
-    let maintainers: Vec<(&str, &str)> = m
-        .maintainers
-        .iter()
-        .flatten()
-        .map(|x| (x.name.as_str(), x.email.as_str()))
-        .collect();
-    let annotations = kubepkg_oci::chart::oci_annotations(
-        &kubepkg_oci::chart::AnnotationSource {
-            name: &m.name,
-            version: &m.version,
-            description: &m.description,
-            home: &m.home,
-            sources: &m.sources,
-            maintainers,
-            chart_annotations: m.annotations.as_ref(),
-        },
-        None,
-    );
     kubepkg_oci::chart::ChartMeta {
         name: m.name.clone(),
         version: m.version.clone(),
-        config_json: metadata_json(m),
-        annotations,
+        config_json: m.to_json(),
+        annotations: oci_annotations(m, None),
     }
 }
 
-/// `Chart.yaml` as Go's `encoding/json` writes `chart.Metadata`: its field order, `omitempty`
-/// fields left out when empty, and `<`, `>`, `&` escaped as Go does.
-pub fn metadata_json(m: &Metadata) -> Vec<u8> {
-    let mut o = Map::new();
-    let s = |o: &mut Map<String, Value>, k: &str, v: &str, omit: bool| {
-        if !(omit && v.is_empty()) {
-            o.insert(k.into(), Value::String(v.into()));
+/// Helm's `generateOCIAnnotations`: the `org.opencontainers.image.*` annotations of a chart,
+/// `created` as given (RFC 3339, UTC now when `None`); blank values left out; the chart's own
+/// annotations added, except `org.opencontainers.image.title`/`version`.
+pub fn oci_annotations(m: &Metadata, created: Option<&str>) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut add = |k: &str, v: &str| {
+        if !v.trim().is_empty() {
+            out.insert(format!("org.opencontainers.image.{k}"), v.to_string());
         }
     };
-    let list = |o: &mut Map<String, Value>, k: &str, v: &[String]| {
-        if !v.is_empty() {
-            o.insert(
-                k.into(),
-                Value::Array(v.iter().cloned().map(Value::String).collect()),
-            );
+    add("description", &m.description);
+    add("title", &m.name);
+    add("version", &m.version);
+    add("url", &m.home);
+    let now = kubepkg_oci::chart::now_rfc3339();
+    add("created", created.unwrap_or(&now));
+    if let Some(s) = m.sources.first() {
+        add("source", s);
+    }
+    let authors: Vec<String> = m
+        .maintainers
+        .iter()
+        .flatten()
+        .map(|x| {
+            if x.email.is_empty() {
+                x.name.clone()
+            } else {
+                format!("{} ({})", x.name, x.email)
+            }
+        })
+        .collect();
+    if !authors.is_empty() {
+        add("authors", &authors.join(", "));
+    }
+    for (k, v) in m.annotations.iter().flatten() {
+        if k != "org.opencontainers.image.title" && k != "org.opencontainers.image.version" {
+            out.insert(k.clone(), v.clone());
         }
-    };
-    s(&mut o, "name", &m.name, false);
-    s(&mut o, "home", &m.home, true);
-    list(&mut o, "sources", &m.sources);
-    s(&mut o, "version", &m.version, false);
-    s(&mut o, "description", &m.description, true);
-    list(&mut o, "keywords", &m.keywords);
-    if !m.maintainers.is_empty() {
-        let ms = m
-            .maintainers
-            .iter()
-            .map(|x| match x {
-                None => Value::Null,
-                Some(x) => {
-                    let mut e = Map::new();
-                    s(&mut e, "name", &x.name, false);
-                    s(&mut e, "email", &x.email, true);
-                    s(&mut e, "url", &x.url, true);
-                    Value::Object(e)
-                }
-            })
-            .collect();
-        o.insert("maintainers".into(), Value::Array(ms));
     }
-    s(&mut o, "icon", &m.icon, true);
-    s(&mut o, "apiVersion", &m.api_version, false);
-    s(&mut o, "condition", &m.condition, true);
-    s(&mut o, "tags", &m.tags, true);
-    s(&mut o, "appVersion", &m.app_version, true);
-    if m.deprecated {
-        o.insert("deprecated".into(), Value::Bool(true));
-    }
-    if let Some(a) = m.annotations.as_ref().filter(|a| !a.is_empty()) {
-        let sorted: BTreeMap<&String, &String> = a.iter().collect();
-        let a = sorted
-            .into_iter()
-            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-            .collect();
-        o.insert("annotations".into(), Value::Object(a));
-    }
-    s(&mut o, "kubeVersion", &m.kube_version, true);
-    if !m.dependencies.is_empty() {
-        let ds = m
-            .dependencies
-            .iter()
-            .map(|d| match d {
-                None => Value::Null,
-                Some(d) => {
-                    let mut e = Map::new();
-                    s(&mut e, "name", &d.name, false);
-                    s(&mut e, "version", &d.version, true);
-                    s(&mut e, "repository", &d.repository, false);
-                    s(&mut e, "condition", &d.condition, true);
-                    list(&mut e, "tags", &d.tags);
-                    if d.enabled {
-                        e.insert("enabled".into(), Value::Bool(true));
-                    }
-                    s(&mut e, "alias", &d.alias, true);
-                    Value::Object(e)
-                }
-            })
-            .collect();
-        o.insert("dependencies".into(), Value::Array(ds));
-    }
-    s(&mut o, "type", &m.chart_type, true);
-    let text = Value::Object(o).to_string();
-    text.replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
-        .into_bytes()
+    out
 }

@@ -12,7 +12,7 @@ use kubepkg_value::{ElemType, GoObject, MapType, Value, map_read};
 use crate::fmt::{
     format_value, sprint, sprint_value, sprintf, sprintf_value, sprintln_value, write_value,
 };
-use crate::parse::{Arg, Branch, Command, List, Node, Number, Pipe, TemplateCall, Tree};
+use crate::parse::{Arg, Branch, Command, GoText, List, Node, Number, Pipe, TemplateCall, Tree};
 use crate::{ArgType, ExecError, Function, MissingKey, NameMap, Templates};
 use kubepkg_gostd::strconv::quote;
 
@@ -772,50 +772,41 @@ impl<'a, 's> State<'a, 's> {
         }
     }
 
+    /// `range` over an integer `n` (Go 1.22): `0..count` as values of `n`'s type (`make`),
+    /// one variable at most; whether it ran.
+    fn range_int<T>(
+        &mut self,
+        b: &'a Branch,
+        mark: usize,
+        n: T,
+        count: T,
+        make: fn(T) -> Value,
+    ) -> R<bool>
+    where
+        T: Copy + Default + PartialOrd + std::fmt::Display,
+        std::ops::Range<T>: Iterator<Item = T>,
+    {
+        if b.pipe.decl.len() > 1 {
+            return self.err(format_args!(
+                "can't use {n} to iterate over more than one variable"
+            ));
+        }
+        for i in T::default()..count {
+            self.one_iteration(b, mark, Rv::Invalid, Rv::Val(make(i)))?;
+        }
+        Ok(n > T::default())
+    }
+
     fn walk_range_inner(&mut self, dot: &Rv, b: &'a Branch) -> R<()> {
         let val = self.eval_pipeline(dot, &b.pipe)?;
         let mark = self.vars.len();
         let v = val.concrete().cloned();
         let ran = match v {
             None => false,
-            Some(Value::Int(n)) | Some(Value::Int64(n)) => {
-                if b.pipe.decl.len() > 1 {
-                    return self.err(format_args!(
-                        "can't use {} to iterate over more than one variable",
-                        n
-                    ));
-                }
-                let is64 = matches!(val.concrete(), Some(Value::Int64(_)));
-                for i in 0..n.max(0) {
-                    let e = if is64 { Value::Int64(i) } else { Value::Int(i) };
-                    self.one_iteration(b, mark, Rv::Invalid, Rv::Val(e))?;
-                }
-                n > 0
-            }
-            Some(Value::Uint(n)) => {
-                if b.pipe.decl.len() > 1 {
-                    return self.err(format_args!(
-                        "can't use {} to iterate over more than one variable",
-                        n
-                    ));
-                }
-                for i in 0..n {
-                    self.one_iteration(b, mark, Rv::Invalid, Rv::Val(Value::Uint(i)))?;
-                }
-                n > 0
-            }
-            Some(Value::Uint8(n)) => {
-                if b.pipe.decl.len() > 1 {
-                    return self.err(format_args!(
-                        "can't use {} to iterate over more than one variable",
-                        n
-                    ));
-                }
-                for i in 0..n {
-                    self.one_iteration(b, mark, Rv::Invalid, Rv::Val(Value::Uint8(i)))?;
-                }
-                n > 0
-            }
+            Some(Value::Int(n)) => self.range_int(b, mark, n, n.max(0), Value::Int)?,
+            Some(Value::Int64(n)) => self.range_int(b, mark, n, n.max(0), Value::Int64)?,
+            Some(Value::Uint(n)) => self.range_int(b, mark, n, n, Value::Uint)?,
+            Some(Value::Uint8(n)) => self.range_int(b, mark, n, n, Value::Uint8)?,
             Some(Value::List(items, et)) => {
                 for (i, x) in items.iter().enumerate() {
                     let e = if et == ElemType::Interface {
@@ -1377,22 +1368,8 @@ impl<'a, 's> State<'a, 's> {
             }
             Callee::Method(_) => return Ok(Rv::Invalid),
         };
-        let num_in = args.len() + usize::from(fin.is_some());
         let num_fixed = sig.params.len();
-        if sig.variadic.is_some() {
-            if num_in < num_fixed {
-                return self.err(format_args!(
-                    "wrong number of args for {name}: want at least {} got {}",
-                    num_fixed,
-                    args.len()
-                ));
-            }
-        } else if num_in != num_fixed {
-            return self.err(format_args!(
-                "wrong number of args for {name}: want {} got {}",
-                num_fixed, num_in
-            ));
-        }
+        let num_in = self.check_arg_count(name, args, &fin, num_fixed, sig.variadic.is_some())?;
         // and/or short-circuit
         if let Callee::Builtin(b @ (Builtin::And | Builtin::Or)) = callee {
             let mut v = Rv::Invalid;
@@ -1453,6 +1430,31 @@ impl<'a, 's> State<'a, 's> {
         }
     }
 
+    /// Go's `evalCall` count check: `args` written arguments (and the piped `fin` one) against
+    /// `num_fixed` parameters, exactly or at least (`variadic`); the count given to the call.
+    fn check_arg_count(
+        &self,
+        name: &str,
+        args: &[Arg],
+        fin: &Option<Rv>,
+        num_fixed: usize,
+        variadic: bool,
+    ) -> R<usize> {
+        let (args, num_in) = (args.len(), args.len() + usize::from(fin.is_some()));
+        if variadic {
+            if num_in < num_fixed {
+                return self.err(format_args!(
+                    "wrong number of args for {name}: want at least {num_fixed} got {args}"
+                ));
+            }
+        } else if num_in != num_fixed {
+            return self.err(format_args!(
+                "wrong number of args for {name}: want {num_fixed} got {num_in}"
+            ));
+        }
+        Ok(num_in)
+    }
+
     fn eval_param(&mut self, dot: &Rv, pt: Pt, a: &'a Arg) -> R<Rv> {
         match pt {
             Pt::Reflect => self.eval_arg_rv(dot, a),
@@ -1469,22 +1471,8 @@ impl<'a, 's> State<'a, 's> {
         args: &'a [Arg],
         fin: Option<Rv>,
     ) -> R<Rv> {
-        let num_in = args.len() + usize::from(fin.is_some());
         let num_fixed = f.params.len();
-        if f.variadic.is_some() {
-            if num_in < num_fixed {
-                return self.err(format_args!(
-                    "wrong number of args for {name}: want at least {} got {}",
-                    num_fixed,
-                    args.len()
-                ));
-            }
-        } else if num_in != num_fixed {
-            return self.err(format_args!(
-                "wrong number of args for {name}: want {} got {}",
-                num_fixed, num_in
-            ));
-        }
+        let num_in = self.check_arg_count(name, args, &fin, num_fixed, f.variadic.is_some())?;
         let mut argv: Vec<Value> = Vec::with_capacity(num_in);
         let mut i = 0;
         while i < num_fixed && i < args.len() {

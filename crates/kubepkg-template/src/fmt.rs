@@ -19,6 +19,13 @@ fn into_text(bytes: Vec<u8>) -> String {
     String::from_utf8(bytes).unwrap_or_else(|e| go_lossy(e.as_bytes()))
 }
 
+/// The bytes a fresh printer holds after `print`.
+fn printed(print: impl FnOnce(&mut Printer)) -> Vec<u8> {
+    let mut p = Printer::default();
+    print(&mut p);
+    p.fmt.buf
+}
+
 fn sprint_into(p: &mut Printer, args: &[Value]) {
     let mut prev_string = false;
     for (i, a) in args.iter().enumerate() {
@@ -33,16 +40,12 @@ fn sprint_into(p: &mut Printer, args: &[Value]) {
 
 /// `fmt.Sprint(args...)`: operands separated by a space when neither side is a string.
 pub fn sprint(args: &[Value]) -> String {
-    let mut p = Printer::default();
-    sprint_into(&mut p, args);
-    into_text(p.fmt.buf)
+    into_text(printed(|p| sprint_into(p, args)))
 }
 
 /// `fmt.Sprint(args...)` as the exact Go string it makes.
 pub fn sprint_value(args: &[Value]) -> Value {
-    let mut p = Printer::default();
-    sprint_into(&mut p, args);
-    Value::from_go_bytes(p.fmt.buf)
+    Value::from_go_bytes(printed(|p| sprint_into(p, args)))
 }
 
 fn sprintln_into(p: &mut Printer, args: &[Value]) {
@@ -57,27 +60,19 @@ fn sprintln_into(p: &mut Printer, args: &[Value]) {
 
 /// `fmt.Sprintln(args...)`: operands always separated by spaces, newline appended.
 pub fn sprintln(args: &[Value]) -> String {
-    let mut p = Printer::default();
-    sprintln_into(&mut p, args);
-    into_text(p.fmt.buf)
+    into_text(printed(|p| sprintln_into(p, args)))
 }
 
 /// `fmt.Sprintln(args...)` as the exact Go string it makes.
 pub fn sprintln_value(args: &[Value]) -> Value {
-    let mut p = Printer::default();
-    sprintln_into(&mut p, args);
-    Value::from_go_bytes(p.fmt.buf)
+    Value::from_go_bytes(printed(|p| sprintln_into(p, args)))
 }
 
 /// `fmt.Sprint(v)` of one value.
 pub fn format_value(v: &Value) -> String {
     match v {
         Value::String(s) => s.to_string(),
-        _ => {
-            let mut p = Printer::default();
-            p.print_arg(v, 'v');
-            into_text(p.fmt.buf)
-        }
+        _ => into_text(printed(|p| p.print_arg(v, 'v'))),
     }
 }
 
@@ -114,16 +109,12 @@ pub fn write_value(out: &mut Vec<u8>, v: &Value) {
 
 /// `fmt.Sprintf(format, args...)`.
 pub fn sprintf(format: &str, args: &[Value]) -> String {
-    let mut p = Printer::default();
-    p.do_printf(format, args);
-    into_text(p.fmt.buf)
+    into_text(printed(|p| p.do_printf(format, args)))
 }
 
 /// `fmt.Sprintf(format, args...)` as the exact Go string it makes.
 pub fn sprintf_value(format: &str, args: &[Value]) -> Value {
-    let mut p = Printer::default();
-    p.do_printf(format, args);
-    Value::from_go_bytes(p.fmt.buf)
+    Value::from_go_bytes(printed(|p| p.do_printf(format, args)))
 }
 #[derive(Default)]
 struct Printer {
@@ -291,13 +282,7 @@ impl Printer {
                 if k > 0 {
                     self.fmt.write_str(", ");
                 }
-                if arg.is_nil() {
-                    self.fmt.write_str("<nil>");
-                } else {
-                    self.fmt.write_str(&arg.type_name());
-                    self.fmt.write_char('=');
-                    self.print_arg(arg, 'v');
-                }
+                self.typed_arg(arg);
             }
             self.fmt.write_char(')');
         }
@@ -332,6 +317,12 @@ impl Printer {
         self.fmt.write_str("%!");
         self.fmt.write_char(verb);
         self.fmt.write_char('(');
+        self.typed_arg(arg);
+        self.fmt.write_char(')');
+    }
+
+    /// An operand in an error annotation: `<nil>`, or its type and value (`int=1`).
+    fn typed_arg(&mut self, arg: &Value) {
         if arg.is_nil() {
             self.fmt.write_str("<nil>");
         } else {
@@ -339,7 +330,6 @@ impl Printer {
             self.fmt.write_char('=');
             self.print_arg(arg, 'v');
         }
-        self.fmt.write_char(')');
     }
 
     fn print_arg(&mut self, arg: &Value, verb: char) {
@@ -365,6 +355,16 @@ impl Printer {
             return;
         }
         self.print_value(arg, verb, 0);
+    }
+
+    /// The elements of a list at `depth`, separated by `sep`.
+    fn print_items(&mut self, items: &[Value], sep: &str, verb: char, depth: usize) {
+        for (i, x) in items.iter().enumerate() {
+            if i > 0 {
+                self.fmt.write_str(sep);
+            }
+            self.print_value(x, verb, depth + 1);
+        }
     }
 
     fn print_value(&mut self, v: &Value, verb: char, depth: usize) {
@@ -421,22 +421,12 @@ impl Printer {
                 if self.fmt.flags.sharp_v {
                     self.fmt.write_str(&v.type_name());
                     self.fmt.write_char('{');
-                    for (i, x) in items.iter().enumerate() {
-                        if i > 0 {
-                            self.fmt.write_str(", ");
-                        }
-                        self.print_value(x, verb, depth + 1);
-                    }
+                    self.print_items(items, ", ", verb, depth);
                     self.fmt.write_char('}');
                     return;
                 }
                 self.fmt.write_char('[');
-                for (i, x) in items.iter().enumerate() {
-                    if i > 0 {
-                        self.fmt.write_char(' ');
-                    }
-                    self.print_value(x, verb, depth + 1);
-                }
+                self.print_items(items, " ", verb, depth);
                 self.fmt.write_char(']');
             }
             Value::Map(m) => {

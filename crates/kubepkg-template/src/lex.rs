@@ -578,49 +578,55 @@ impl<'a> Lexer<'a> {
     }
 
     fn lex_char(&mut self) {
+        self.lex_escaped(
+            '\'',
+            "unterminated character constant",
+            ItemKind::CharConstant,
+        );
+    }
+
+    /// Go's `lexChar` and `lexQuote`: up to the closing `close`, a backslash escaping the
+    /// next character; a newline or the end of input first is `unterminated`.
+    fn lex_escaped(&mut self, close: char, unterminated: &str, kind: ItemKind) {
         loop {
-            match self.next() {
-                Some('\\') => match self.next() {
-                    None | Some('\n') => {
-                        self.errorf("unterminated character constant".into());
-                        return;
-                    }
-                    _ => {}
-                },
+            let mut c = self.next();
+            if c == Some('\\') {
+                c = self.next();
+                if !matches!(c, None | Some('\n')) {
+                    continue;
+                }
+            }
+            match c {
                 None | Some('\n') => {
-                    self.errorf("unterminated character constant".into());
+                    self.errorf(unterminated.into());
                     return;
                 }
-                Some('\'') => break,
+                Some(c) if c == close => break,
                 _ => {}
             }
         }
-        self.emit(ItemKind::CharConstant);
+        self.emit(kind);
     }
 
     fn lex_number(&mut self) {
-        if !self.scan_number() {
-            let s = self.input[self.start..self.pos].to_string();
-            self.errorf(format!(
-                "bad number syntax: {}",
-                kubepkg_gostd::strconv::quote(&s)
-            ));
-            return;
-        }
-        if let Some(sign @ ('+' | '-')) = self.peek() {
-            let _ = sign;
-            if !self.scan_number() || self.input.as_bytes()[self.pos - 1] != b'i' {
+        let kind = if !self.scan_number() {
+            None
+        } else if let Some('+' | '-') = self.peek() {
+            let imaginary = self.scan_number() && self.input.as_bytes()[self.pos - 1] == b'i';
+            imaginary.then_some(ItemKind::Complex)
+        } else {
+            Some(ItemKind::Number)
+        };
+        match kind {
+            Some(kind) => self.emit(kind),
+            None => {
                 let s = self.input[self.start..self.pos].to_string();
                 self.errorf(format!(
                     "bad number syntax: {}",
                     kubepkg_gostd::strconv::quote(&s)
                 ));
-                return;
             }
-            self.emit(ItemKind::Complex);
-            return;
         }
-        self.emit(ItemKind::Number);
     }
 
     fn scan_number(&mut self) -> bool {
@@ -658,24 +664,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn lex_quote(&mut self) {
-        loop {
-            match self.next() {
-                Some('\\') => match self.next() {
-                    None | Some('\n') => {
-                        self.errorf("unterminated quoted string".into());
-                        return;
-                    }
-                    _ => {}
-                },
-                None | Some('\n') => {
-                    self.errorf("unterminated quoted string".into());
-                    return;
-                }
-                Some('"') => break,
-                _ => {}
-            }
-        }
-        self.emit(ItemKind::String);
+        self.lex_escaped('"', "unterminated quoted string", ItemKind::String);
     }
 
     fn lex_raw_quote(&mut self) {

@@ -152,6 +152,20 @@ pub enum Arg {
     Pipe(Box<Pipe>),
 }
 
+/// A parse-tree node's text as Go's `String()` methods write it (how errors quote the
+/// template).
+pub trait GoText {
+    /// Appends the text to `s`.
+    fn write_to(&self, s: &mut String);
+
+    /// The text.
+    fn to_go_string(&self) -> String {
+        let mut s = String::new();
+        self.write_to(&mut s);
+        s
+    }
+}
+
 impl Arg {
     pub fn pos(&self) -> usize {
         match self {
@@ -168,8 +182,20 @@ impl Arg {
         }
     }
 
-    /// Go's node `String()`.
-    pub fn write_to(&self, s: &mut String) {
+    /// As an operand of a command or a chain: a pipeline in parentheses.
+    fn write_operand(&self, s: &mut String) {
+        if let Arg::Pipe(_) = self {
+            s.push('(');
+            self.write_to(s);
+            s.push(')');
+        } else {
+            self.write_to(s);
+        }
+    }
+}
+
+impl GoText for Arg {
+    fn write_to(&self, s: &mut String) {
         match self {
             Arg::Field { idents, .. } => {
                 for i in idents {
@@ -186,13 +212,7 @@ impl Arg {
                 }
             }
             Arg::Chain { node, fields, .. } => {
-                if let Arg::Pipe(_) = **node {
-                    s.push('(');
-                    node.write_to(s);
-                    s.push(')');
-                } else {
-                    node.write_to(s);
-                }
+                node.write_operand(s);
                 for f in fields {
                     s.push('.');
                     s.push_str(f);
@@ -207,16 +227,10 @@ impl Arg {
             Arg::Pipe(p) => p.write_to(s),
         }
     }
-
-    pub fn to_go_string(&self) -> String {
-        let mut s = String::new();
-        self.write_to(&mut s);
-        s
-    }
 }
 
-impl Pipe {
-    pub fn write_to(&self, s: &mut String) {
+impl GoText for Pipe {
+    fn write_to(&self, s: &mut String) {
         if !self.decl.is_empty() {
             for (i, (_, v)) in self.decl.iter().enumerate() {
                 if i > 0 {
@@ -233,48 +247,29 @@ impl Pipe {
             c.write_to(s);
         }
     }
-
-    pub fn to_go_string(&self) -> String {
-        let mut s = String::new();
-        self.write_to(&mut s);
-        s
-    }
 }
 
-impl Command {
-    pub fn write_to(&self, s: &mut String) {
+impl GoText for Command {
+    fn write_to(&self, s: &mut String) {
         for (i, a) in self.args.iter().enumerate() {
             if i > 0 {
                 s.push(' ');
             }
-            if let Arg::Pipe(p) = a {
-                s.push('(');
-                p.write_to(s);
-                s.push(')');
-            } else {
-                a.write_to(s);
-            }
+            a.write_operand(s);
         }
-    }
-
-    pub fn to_go_string(&self) -> String {
-        let mut s = String::new();
-        self.write_to(&mut s);
-        s
     }
 }
 
-impl List {
-    pub fn write_to(&self, s: &mut String) {
+impl GoText for List {
+    fn write_to(&self, s: &mut String) {
         for n in &self.nodes {
             n.write_to(s);
         }
     }
 }
 
-impl Node {
-    /// Go's node `String()`.
-    pub fn write_to(&self, s: &mut String) {
+impl GoText for Node {
+    fn write_to(&self, s: &mut String) {
         match self {
             Node::Text(t) => s.push_str(t),
             Node::Comment => {}
@@ -298,12 +293,6 @@ impl Node {
             Node::Break(_) => s.push_str("{{break}}"),
             Node::Continue(_) => s.push_str("{{continue}}"),
         }
-    }
-
-    pub fn to_go_string(&self) -> String {
-        let mut s = String::new();
-        self.write_to(&mut s);
-        s
     }
 }
 
@@ -618,28 +607,29 @@ impl<'f, 't> Parser<'f, 't> {
         }
     }
 
+    /// The rest of `{{break}}` or `{{continue}}` (`action`): the closing delimiter, and an
+    /// enclosing `{{range}}`.
+    fn loop_control(&mut self, action: &str) -> PResult<()> {
+        let t = self.next_non_space();
+        if t.kind != ItemKind::RightDelim {
+            return Err(self.unexpected(&t, action));
+        }
+        if self.ctx.range_depth == 0 {
+            return Err(self.errorf(format_args!("{action} outside {{{{range}}}}")));
+        }
+        Ok(())
+    }
+
     fn action(&mut self) -> PResult<Parsed> {
         let token = self.next_non_space();
         match token.kind {
             ItemKind::Block => return self.block_control().map(Parsed::Node),
             ItemKind::Break => {
-                let t = self.next_non_space();
-                if t.kind != ItemKind::RightDelim {
-                    return Err(self.unexpected(&t, "{{break}}"));
-                }
-                if self.ctx.range_depth == 0 {
-                    return Err(self.errorf("{{break}} outside {{range}}"));
-                }
+                self.loop_control("{{break}}")?;
                 return Ok(Parsed::Node(Node::Break(token.pos)));
             }
             ItemKind::Continue => {
-                let t = self.next_non_space();
-                if t.kind != ItemKind::RightDelim {
-                    return Err(self.unexpected(&t, "{{continue}}"));
-                }
-                if self.ctx.range_depth == 0 {
-                    return Err(self.errorf("{{continue}} outside {{range}}"));
-                }
+                self.loop_control("{{continue}}")?;
                 return Ok(Parsed::Node(Node::Continue(token.pos)));
             }
             ItemKind::Else => {

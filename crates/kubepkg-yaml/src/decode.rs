@@ -795,6 +795,30 @@ impl Decoder<'_> {
         Ok(())
     }
 
+    /// Into `target` through the alias node `idx` (written at `at`), with `follow`: an alias
+    /// met again inside its own anchor's value is go-yaml's "contains itself" error.
+    fn through_alias<T>(
+        &mut self,
+        idx: usize,
+        at: usize,
+        target: usize,
+        follow: impl FnOnce(&mut Self, usize) -> Result<T, YamlError>,
+    ) -> Result<T, YamlError> {
+        if self.active_aliases.contains(&idx) {
+            let name = name_at(self.src, at);
+            return Err(syntax(
+                None,
+                format!("anchor '{name}' value contains itself"),
+            ));
+        }
+        self.active_aliases.push(idx);
+        self.alias_depth += 1;
+        let r = follow(self, target);
+        self.alias_depth -= 1;
+        self.active_aliases.pop();
+        r
+    }
+
     fn decode(&mut self, idx: usize) -> Result<GoYaml, YamlError> {
         stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.decode_inner(idx))
     }
@@ -802,21 +826,8 @@ impl Decoder<'_> {
     fn decode_inner(&mut self, idx: usize) -> Result<GoYaml, YamlError> {
         self.step()?;
         match &self.nodes[idx] {
-            Node::Alias { at, target } => {
-                if self.active_aliases.contains(&idx) {
-                    let name = name_at(self.src, *at);
-                    return Err(syntax(
-                        None,
-                        format!("anchor '{name}' value contains itself"),
-                    ));
-                }
-                let target = *target;
-                self.active_aliases.push(idx);
-                self.alias_depth += 1;
-                let r = self.decode(target);
-                self.alias_depth -= 1;
-                self.active_aliases.pop();
-                r
+            &Node::Alias { at, target } => {
+                self.through_alias(idx, at, target, |d, target| d.decode(target))
             }
             Node::Scalar { value, tag, plain } => scalar(value, tag.as_deref(), *plain),
             Node::Seq(items) => {
@@ -911,21 +922,8 @@ impl Decoder<'_> {
 
     fn merge_one_inner(&mut self, idx: usize, out: &mut GoMap) -> Result<(), YamlError> {
         self.step()?;
-        if let Node::Alias { at, target } = &self.nodes[idx] {
-            if self.active_aliases.contains(&idx) {
-                let name = name_at(self.src, *at);
-                return Err(syntax(
-                    None,
-                    format!("anchor '{name}' value contains itself"),
-                ));
-            }
-            let target = *target;
-            self.active_aliases.push(idx);
-            self.alias_depth += 1;
-            let r = self.merge_one(target, out);
-            self.alias_depth -= 1;
-            self.active_aliases.pop();
-            return r;
+        if let &Node::Alias { at, target } = &self.nodes[idx] {
+            return self.through_alias(idx, at, target, |d, target| d.merge_one(target, out));
         }
         self.mapping_into(idx, out)
     }

@@ -729,14 +729,34 @@ impl Emitter {
         if !(self.whitespace || self.v3 && v.is_empty()) {
             self.put(' ');
         }
+        self.write_unescaped(v, allow_breaks, false);
+        if !(self.v3 && v.is_empty()) {
+            self.whitespace = false;
+        }
+        self.indention = false;
+    }
+
+    fn write_single(&mut self, v: &[char], allow_breaks: bool) {
+        self.write_indicator("'", true, false, false);
+        self.write_unescaped(v, allow_breaks, true);
+        self.write_indicator("'", false, false, false);
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    /// The characters of a plain or single-quoted scalar (the loops of go-yaml's
+    /// `yaml_emitter_write_plain_scalar` and `…_single_quoted_scalar`): a lone space past the
+    /// best width folds the line (inside the quotes only, for a quoted one), line breaks are
+    /// written with a blank line before the first, and a quoted `'` is doubled.
+    fn write_unescaped(&mut self, v: &[char], allow_breaks: bool, quoted: bool) {
         let (mut spaces, mut breaks) = (false, false);
-        let mut i = 0;
-        while i < v.len() {
-            let c = v[i];
+        for (i, &c) in v.iter().enumerate() {
             if c == ' ' {
+                let inside = !quoted || (i > 0 && i + 1 < v.len());
                 if allow_breaks
                     && !spaces
                     && self.column > self.best_width
+                    && inside
                     && v.get(i + 1) != Some(&' ')
                 {
                     self.write_indent();
@@ -755,50 +775,7 @@ impl Emitter {
                 if breaks {
                     self.write_indent();
                 }
-                self.put(c);
-                self.indention = false;
-                spaces = false;
-                breaks = false;
-            }
-            i += 1;
-        }
-        if !(self.v3 && v.is_empty()) {
-            self.whitespace = false;
-        }
-        self.indention = false;
-    }
-
-    fn write_single(&mut self, v: &[char], allow_breaks: bool) {
-        self.write_indicator("'", true, false, false);
-        let (mut spaces, mut breaks) = (false, false);
-        let n = v.len();
-        for i in 0..n {
-            let c = v[i];
-            if c == ' ' {
-                if allow_breaks
-                    && !spaces
-                    && self.column > self.best_width
-                    && i > 0
-                    && i + 1 < n
-                    && v[i + 1] != ' '
-                {
-                    self.write_indent();
-                } else {
-                    self.put(c);
-                }
-                spaces = true;
-            } else if is_break(c) {
-                if !breaks && c == '\n' {
-                    self.put_break();
-                }
-                self.write_break(c);
-                self.indention = true;
-                breaks = true;
-            } else {
-                if breaks {
-                    self.write_indent();
-                }
-                if c == '\'' {
+                if quoted && c == '\'' {
                     self.put('\'');
                 }
                 self.put(c);
@@ -807,9 +784,6 @@ impl Emitter {
                 breaks = false;
             }
         }
-        self.write_indicator("'", false, false, false);
-        self.whitespace = false;
-        self.indention = false;
     }
 
     fn write_double(&mut self, v: &[char], allow_breaks: bool) {

@@ -363,6 +363,36 @@ impl JsonParser<'_> {
         Ok(v)
     }
 
+    /// An object's or array's elements, from its opening bracket to `close`: none, or
+    /// `element`s separated by commas; `after` says where an unexpected byte after an element
+    /// stands.
+    fn elements(
+        &mut self,
+        close: u8,
+        after: &str,
+        mut element: impl FnMut(&mut Self) -> Result<(), JsonError>,
+    ) -> Result<(), JsonError> {
+        self.i += 1;
+        self.skip_ws();
+        if self.b.get(self.i) == Some(&close) {
+            self.i += 1;
+            return Ok(());
+        }
+        loop {
+            element(self)?;
+            self.skip_ws();
+            match self.b.get(self.i) {
+                None => return Err(self.eof()),
+                Some(b',') => self.i += 1,
+                Some(&c) if c == close => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                Some(_) => return Err(self.invalid(after)),
+            }
+        }
+    }
+
     fn value_inner(&mut self) -> Result<Value, JsonError> {
         self.skip_ws();
         let Some(&c) = self.b.get(self.i) else {
@@ -370,64 +400,36 @@ impl JsonParser<'_> {
         };
         match c {
             b'{' => {
-                self.i += 1;
                 let mut m = BTreeMap::new();
-                self.skip_ws();
-                if self.b.get(self.i) == Some(&b'}') {
-                    self.i += 1;
-                    return Ok(Value::map(m));
-                }
-                loop {
-                    self.skip_ws();
-                    match self.b.get(self.i) {
-                        None => return Err(self.eof()),
+                self.elements(b'}', "after object key:value pair", |p| {
+                    p.skip_ws();
+                    match p.b.get(p.i) {
+                        None => return Err(p.eof()),
                         Some(b'"') => {}
                         Some(_) => {
-                            return Err(self.invalid("looking for beginning of object key string"));
+                            return Err(p.invalid("looking for beginning of object key string"));
                         }
                     }
-                    let k = self.string()?;
-                    self.skip_ws();
-                    match self.b.get(self.i) {
-                        None => return Err(self.eof()),
-                        Some(b':') => self.i += 1,
-                        Some(_) => return Err(self.invalid("after object key")),
+                    let k = p.string()?;
+                    p.skip_ws();
+                    match p.b.get(p.i) {
+                        None => return Err(p.eof()),
+                        Some(b':') => p.i += 1,
+                        Some(_) => return Err(p.invalid("after object key")),
                     }
-                    let v = self.value()?;
+                    let v = p.value()?;
                     m.insert(k, v);
-                    self.skip_ws();
-                    match self.b.get(self.i) {
-                        None => return Err(self.eof()),
-                        Some(b',') => self.i += 1,
-                        Some(b'}') => {
-                            self.i += 1;
-                            return Ok(Value::map(m));
-                        }
-                        Some(_) => return Err(self.invalid("after object key:value pair")),
-                    }
-                }
+                    Ok(())
+                })?;
+                Ok(Value::map(m))
             }
             b'[' => {
-                self.i += 1;
                 let mut items = Vec::new();
-                self.skip_ws();
-                if self.b.get(self.i) == Some(&b']') {
-                    self.i += 1;
-                    return Ok(Value::list(items));
-                }
-                loop {
-                    items.push(self.value()?);
-                    self.skip_ws();
-                    match self.b.get(self.i) {
-                        None => return Err(self.eof()),
-                        Some(b',') => self.i += 1,
-                        Some(b']') => {
-                            self.i += 1;
-                            return Ok(Value::list(items));
-                        }
-                        Some(_) => return Err(self.invalid("after array element")),
-                    }
-                }
+                self.elements(b']', "after array element", |p| {
+                    items.push(p.value()?);
+                    Ok(())
+                })?;
+                Ok(Value::list(items))
             }
             b'"' => Ok(Value::from(self.string()?)),
             b't' => self.literal("true", Value::Bool(true)),

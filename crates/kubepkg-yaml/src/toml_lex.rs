@@ -141,6 +141,72 @@ fn rune_or_eof(r: char) -> String {
     }
 }
 
+/// What differs between lexing an array and an inline table (`lexArrayValue`,
+/// `lexInlineTableValue` and their `…End` states in BurntSushi/toml): the states, the
+/// terminator, what an element starts as, whether a comma may come right before the terminator,
+/// and the wording of the error after an element.
+struct Container {
+    value: State,
+    value_end: State,
+    end: State,
+    close: char,
+    element: State,
+    end_item: ItemType,
+    close_after_comma: bool,
+    expected: &'static str,
+    got_suffix: &'static str,
+}
+
+/// A multi-line string kind (`"""` basic, `'''` literal): its quote, state and item, and
+/// when the text read so far ends in a sixth quote (an escaped quote does not count).
+struct MultiLine {
+    quote: char,
+    state: State,
+    item: ItemType,
+    six_quotes: fn(&str) -> bool,
+    six_quotes_error: &'static str,
+}
+
+const ML_STR: MultiLine = MultiLine {
+    quote: '"',
+    state: State::MlStr,
+    item: ItemType::MlStr,
+    six_quotes: |cur| cur.ends_with("\"\"\"\"\"") && !cur.ends_with("\\\"\"\"\"\""),
+    six_quotes_error: "unexpected '\"\"\"\"\"\"'",
+};
+
+const RAW_ML_STR: MultiLine = MultiLine {
+    quote: '\'',
+    state: State::RawMlStr,
+    item: ItemType::RawMlStr,
+    six_quotes: |cur| cur.ends_with("'''''"),
+    six_quotes_error: "unexpected \"''''''\"",
+};
+
+const ARRAY: Container = Container {
+    value: State::ArrayValue,
+    value_end: State::ArrayValueEnd,
+    end: State::ArrayEnd,
+    close: ']',
+    element: State::Value,
+    end_item: ItemType::ArrayEnd,
+    close_after_comma: false,
+    expected: "a comma (',') or array terminator (']')",
+    got_suffix: "",
+};
+
+const INLINE_TABLE: Container = Container {
+    value: State::InlineTableValue,
+    value_end: State::InlineTableValueEnd,
+    end: State::InlineTableEnd,
+    close: '}',
+    element: State::KeyStart,
+    end_item: ItemType::InlineTableEnd,
+    close_after_comma: true,
+    expected: "a comma or an inline table terminator '}'",
+    got_suffix: " instead",
+};
+
 impl<'a> Lexer<'a> {
     pub(crate) fn new(input: &'a str) -> Self {
         Lexer {
@@ -530,98 +596,12 @@ impl<'a> Lexer<'a> {
                 }
             }
             S::Value => self.lex_value(),
-            S::ArrayValue => {
-                let r = self.next();
-                match r {
-                    r if is_whitespace(r) || is_nl(r) => {
-                        self.ignore();
-                        Some(S::ArrayValue)
-                    }
-                    '#' => {
-                        self.push(S::ArrayValue);
-                        Some(S::CommentStart)
-                    }
-                    ',' => self.errorf("unexpected comma".into()),
-                    ']' => Some(S::ArrayEnd),
-                    _ => {
-                        self.backup();
-                        self.push(S::ArrayValueEnd);
-                        Some(S::Value)
-                    }
-                }
-            }
-            S::ArrayValueEnd => match self.next() {
-                r if is_whitespace(r) || is_nl(r) => {
-                    self.ignore();
-                    Some(S::ArrayValueEnd)
-                }
-                '#' => {
-                    self.push(S::ArrayValueEnd);
-                    Some(S::CommentStart)
-                }
-                ',' => {
-                    self.ignore();
-                    Some(S::ArrayValue)
-                }
-                ']' => Some(S::ArrayEnd),
-                r => self.errorf(format!(
-                    "expected a comma (',') or array terminator (']'), but got {}",
-                    rune_or_eof(r)
-                )),
-            },
-            S::ArrayEnd => {
-                self.ignore();
-                self.emit(ItemType::ArrayEnd);
-                self.pop()
-            }
-            S::InlineTableValue => {
-                let r = self.next();
-                match r {
-                    r if is_whitespace(r) || is_nl(r) => {
-                        self.ignore();
-                        Some(S::InlineTableValue)
-                    }
-                    '#' => {
-                        self.push(S::InlineTableValue);
-                        Some(S::CommentStart)
-                    }
-                    ',' => self.errorf("unexpected comma".into()),
-                    '}' => Some(S::InlineTableEnd),
-                    _ => {
-                        self.backup();
-                        self.push(S::InlineTableValueEnd);
-                        Some(S::KeyStart)
-                    }
-                }
-            }
-            S::InlineTableValueEnd => match self.next() {
-                r if is_whitespace(r) || is_nl(r) => {
-                    self.ignore();
-                    Some(S::InlineTableValueEnd)
-                }
-                '#' => {
-                    self.push(S::InlineTableValueEnd);
-                    Some(S::CommentStart)
-                }
-                ',' => {
-                    self.ignore();
-                    self.skip(is_whitespace);
-                    if self.peek() == '}' {
-                        return Some(S::InlineTableValueEnd);
-                    }
-                    Some(S::InlineTableValue)
-                }
-                '}' => Some(S::InlineTableEnd),
-                r => self.errorf(format!(
-                    "expected a comma or an inline table terminator '}}', but got {} instead",
-                    rune_or_eof(r)
-                )),
-            },
-            S::InlineTableEnd => {
-                self.ignore();
-                self.emit(ItemType::InlineTableEnd);
-                self.pop()
-            }
+            S::ArrayValue => self.container_step(&ARRAY, false),
+            S::ArrayValueEnd => self.container_step(&ARRAY, true),
+            S::ArrayEnd => self.container_end(&ARRAY),
+            S::InlineTableValue => self.container_step(&INLINE_TABLE, false),
+            S::InlineTableValueEnd => self.container_step(&INLINE_TABLE, true),
+            S::InlineTableEnd => self.container_end(&INLINE_TABLE),
             S::Str => {
                 let r = self.next();
                 match r {
@@ -651,34 +631,7 @@ impl<'a> Lexer<'a> {
                 match r {
                     EOF => self.errorf("unexpected EOF; expected '\"\"\"'".into()),
                     '\\' => Some(S::MlStrEscape),
-                    '"' => {
-                        if self.accept('"') {
-                            if self.accept('"') {
-                                if self.peek() == '"' {
-                                    let cur = self.current();
-                                    if cur.ends_with("\"\"\"\"\"") && !cur.ends_with("\\\"\"\"\"\"")
-                                    {
-                                        return self.errorf("unexpected '\"\"\"\"\"\"'".into());
-                                    }
-                                    self.backup();
-                                    self.backup();
-                                    return Some(S::MlStr);
-                                }
-                                self.backup();
-                                self.backup();
-                                self.backup();
-                                self.esc = false;
-                                self.emit(ItemType::MlStr);
-                                self.next();
-                                self.next();
-                                self.next();
-                                self.ignore();
-                                return self.pop();
-                            }
-                            self.backup();
-                        }
-                        Some(S::MlStr)
-                    }
+                    '"' => self.ml_string_quote(&ML_STR),
                     _ => Some(S::MlStr),
                 }
             }
@@ -701,31 +654,7 @@ impl<'a> Lexer<'a> {
                 let r = self.next();
                 match r {
                     EOF => self.errorf("unexpected EOF; expected \"'''\"".into()),
-                    '\'' => {
-                        if self.accept('\'') {
-                            if self.accept('\'') {
-                                if self.peek() == '\'' {
-                                    if self.current().ends_with("'''''") {
-                                        return self.errorf("unexpected \"''''''\"".into());
-                                    }
-                                    self.backup();
-                                    self.backup();
-                                    return Some(S::RawMlStr);
-                                }
-                                self.backup();
-                                self.backup();
-                                self.backup();
-                                self.emit(ItemType::RawMlStr);
-                                self.next();
-                                self.next();
-                                self.next();
-                                self.ignore();
-                                return self.pop();
-                            }
-                            self.backup();
-                        }
-                        Some(S::RawMlStr)
-                    }
+                    '\'' => self.ml_string_quote(&RAW_ML_STR),
                     _ => Some(S::RawMlStr),
                 }
             }
@@ -927,6 +856,98 @@ impl<'a> Lexer<'a> {
         self.pop()
     }
 
+    /// Inside a container, before an element (`after` false) or after one (`after` true):
+    /// blanks and comments stay; the terminator ends it; before an element a comma is an
+    /// error and anything else starts the element; after one a comma leads to the next
+    /// element and anything else is an error.
+    fn container_step(&mut self, c: &Container, after: bool) -> Option<State> {
+        let here = if after { c.value_end } else { c.value };
+        match self.next() {
+            r if is_whitespace(r) || is_nl(r) => {
+                self.ignore();
+                Some(here)
+            }
+            '#' => {
+                self.push(here);
+                Some(State::CommentStart)
+            }
+            r if r == c.close => Some(c.end),
+            ',' if !after => self.errorf("unexpected comma".into()),
+            ',' => {
+                self.ignore();
+                if c.close_after_comma {
+                    self.skip(is_whitespace);
+                    if self.peek() == c.close {
+                        return Some(c.value_end);
+                    }
+                }
+                Some(c.value)
+            }
+            _ if !after => {
+                self.backup();
+                self.push(c.value_end);
+                Some(c.element)
+            }
+            r => self.errorf(format!(
+                "expected {}, but got {}{}",
+                c.expected,
+                rune_or_eof(r),
+                c.got_suffix
+            )),
+        }
+    }
+
+    /// A quote inside a multi-line string: three end it (unless more follow: up to two more
+    /// belong to the text, and six in a row are an error), fewer are text.
+    fn ml_string_quote(&mut self, m: &MultiLine) -> Option<State> {
+        let q = m.quote;
+        if self.accept(q) {
+            if self.accept(q) {
+                if self.peek() == q {
+                    if (m.six_quotes)(self.current()) {
+                        return self.errorf(m.six_quotes_error.into());
+                    }
+                    self.backup();
+                    self.backup();
+                    return Some(m.state);
+                }
+                self.backup();
+                self.backup();
+                self.backup();
+                self.esc = false;
+                self.emit(m.item);
+                self.next();
+                self.next();
+                self.next();
+                self.ignore();
+                return self.pop();
+            }
+            self.backup();
+        }
+        Some(m.state)
+    }
+
+    /// The container's terminator: emitted, and back to the state that opened it.
+    fn container_end(&mut self, c: &Container) -> Option<State> {
+        self.ignore();
+        self.emit(c.end_item);
+        self.pop()
+    }
+
+    /// After an opening quote `q`: a multi-line string when two more follow (`"""`, `'''`),
+    /// else a one-line string (a second quote alone is backed up: `""` is the empty string).
+    fn string_start(&mut self, q: char, line: State, multi_line: State) -> State {
+        if self.accept(q) {
+            if self.accept(q) {
+                self.ignore();
+                return multi_line;
+            }
+            self.backup();
+        }
+        self.ignore();
+        line
+    }
+
     fn lex_value(&mut self) -> Option<State> {
         use State as S;
         let r = self.next();
@@ -949,28 +970,8 @@ impl<'a> Lexer<'a> {
                 self.emit(ItemType::InlineTableStart);
                 return Some(S::InlineTableValue);
             }
-            '"' => {
-                if self.accept('"') {
-                    if self.accept('"') {
-                        self.ignore();
-                        return Some(S::MlStr);
-                    }
-                    self.backup();
-                }
-                self.ignore();
-                return Some(S::Str);
-            }
-            '\'' => {
-                if self.accept('\'') {
-                    if self.accept('\'') {
-                        self.ignore();
-                        return Some(S::RawMlStr);
-                    }
-                    self.backup();
-                }
-                self.ignore();
-                return Some(S::RawStr);
-            }
+            '"' => return Some(self.string_start('"', S::Str, S::MlStr)),
+            '\'' => return Some(self.string_start('\'', S::RawStr, S::RawMlStr)),
             '.' => return self.errorf("floats must start with a digit, not '.'".into()),
             // `accept` consumes as it goes: "ina" leaves the lexer after "in", as BurntSushi's does.
             'i' | 'n'

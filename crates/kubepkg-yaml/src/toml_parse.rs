@@ -210,21 +210,7 @@ impl Parser<'_> {
             }
             ItemType::KeyStart => {
                 let outer = self.context.clone();
-                let key = self.read_key(ItemType::KeyEnd)?;
-                let Some((last, parent)) = key.split_last() else {
-                    return Err(self.bug("empty key".into()));
-                };
-                self.current_key = last.clone();
-                for piece in parent {
-                    let mut k = self.context.clone();
-                    k.push(piece.clone());
-                    self.add_implicit_context(&k)?;
-                }
-                let v = self.next()?;
-                let (val, typ) = self.value(&v, false)?;
-                let ck = self.current_key.clone();
-                self.set_value(&ck, val)?;
-                self.set_type(&ck, typ);
+                self.key_value()?;
                 self.context = outer;
                 self.current_key.clear();
             }
@@ -295,25 +281,23 @@ impl Parser<'_> {
         }
     }
 
+    /// BurntSushi's "Invalid integer/float" error for the number `it`.
+    fn invalid_number(&self, it: &Item, kind: &str, why: &str) -> ParseFailure {
+        let msg = format!("Invalid {kind} {}: {why}", go_quote(it.val.as_str()));
+        self.fail(it.line, msg)
+    }
+
     fn value_integer(&self, it: &Item) -> Res<Value> {
         let s = it.val.as_str();
         if !num_underscores_ok(s) {
-            return Err(self.fail(
-                it.line,
-                format!(
-                    "Invalid integer {}: underscores must be surrounded by digits",
-                    go_quote(s)
-                ),
+            return Err(self.invalid_number(
+                it,
+                "integer",
+                "underscores must be surrounded by digits",
             ));
         }
         if num_has_leading_zero(s) {
-            return Err(self.fail(
-                it.line,
-                format!(
-                    "Invalid integer {}: cannot have leading zeroes",
-                    go_quote(s)
-                ),
-            ));
+            return Err(self.invalid_number(it, "integer", "cannot have leading zeroes"));
         }
         match go_parse_int(s) {
             Ok(n) => Ok(Value::Int64(n)),
@@ -326,27 +310,20 @@ impl Parser<'_> {
         let s = it.val.as_str();
         let parts: Vec<&str> = s.split(['.', 'e', 'E']).filter(|p| !p.is_empty()).collect();
         if parts.iter().any(|p| !num_underscores_ok(p)) {
-            return Err(self.fail(
-                it.line,
-                format!(
-                    "Invalid float {}: underscores must be surrounded by digits",
-                    go_quote(s)
-                ),
+            return Err(self.invalid_number(
+                it,
+                "float",
+                "underscores must be surrounded by digits",
             ));
         }
         if parts.first().is_some_and(|p| num_has_leading_zero(p)) {
-            return Err(self.fail(
-                it.line,
-                format!("Invalid float {}: cannot have leading zeroes", go_quote(s)),
-            ));
+            return Err(self.invalid_number(it, "float", "cannot have leading zeroes"));
         }
         if !num_periods_ok(s) {
-            return Err(self.fail(
-                it.line,
-                format!(
-                    "Invalid float {}: '.' must be followed by one or more digits",
-                    go_quote(s)
-                ),
+            return Err(self.invalid_number(
+                it,
+                "float",
+                "'.' must be followed by one or more digits",
             ));
         }
         let mut val = s.replace('_', "");
@@ -422,23 +399,9 @@ impl Parser<'_> {
                 }
                 _ => {}
             }
-            let key = self.read_key(ItemType::KeyEnd)?;
-            let Some((last, parent)) = key.split_last() else {
-                return Err(self.bug("empty key".into()));
-            };
-            self.current_key = last.clone();
-            for piece in parent {
-                let mut k = self.context.clone();
-                k.push(piece.clone());
-                self.add_implicit_context(&k)?;
-            }
-            let v = self.next()?;
-            let (val, typ) = self.value(&v, false)?;
-            let ck = self.current_key.clone();
-            self.set_value(&ck, val.clone())?;
-            self.set_type(&ck, typ);
+            let (parent, ck, val) = self.key_value()?;
             let mut hash = &mut top;
-            for c in parent {
+            for c in &parent {
                 let entry = hash
                     .entry(c.clone())
                     .or_insert_with(|| Node::Table(BTreeMap::new()));
@@ -457,6 +420,27 @@ impl Parser<'_> {
         self.context = outer_context;
         self.current_key = outer_key;
         Ok((Node::Table(top), Kind::Hash))
+    }
+
+    /// `key = value`, at the top level or in an inline table: the dotted key's parent tables
+    /// made implicitly, the value read, then set and typed under the key's last part (the
+    /// current key). Returns the parent path, the last part and the value.
+    fn key_value(&mut self) -> Res<(Vec<String>, String, Node)> {
+        let mut key = self.read_key(ItemType::KeyEnd)?;
+        let Some(last) = key.pop() else {
+            return Err(self.bug("empty key".into()));
+        };
+        self.current_key = last.clone();
+        for piece in &key {
+            let mut k = self.context.clone();
+            k.push(piece.clone());
+            self.add_implicit_context(&k)?;
+        }
+        let v = self.next()?;
+        let (val, typ) = self.value(&v, false)?;
+        self.set_value(&last, val.clone())?;
+        self.set_type(&last, typ);
+        Ok((key, last, val))
     }
 
     fn add_implicit_context(&mut self, key: &[String]) -> Res<()> {

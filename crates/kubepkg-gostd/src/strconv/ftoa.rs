@@ -185,13 +185,14 @@ fn fmt_e(out: &mut String, d: &Decimal, prec: i64, e: char) {
         }
     }
     out.push(e);
-    let mut exp = if d.digits.is_empty() { 0 } else { d.dp - 1 };
-    if exp < 0 {
-        out.push('-');
-        exp = -exp;
-    } else {
-        out.push('+');
-    }
+    let exp = if d.digits.is_empty() { 0 } else { d.dp - 1 };
+    push_exponent(out, i64::from(exp));
+}
+
+/// An exponent as `%e` and `%x` write it: its sign, then at least two digits.
+fn push_exponent(out: &mut String, exp: i64) {
+    out.push(if exp < 0 { '-' } else { '+' });
+    let exp = exp.unsigned_abs();
     if exp < 10 {
         out.push('0');
     }
@@ -384,16 +385,7 @@ fn fmt_x(out: &mut String, mut mant: u64, mut exp: i64, prec: i64, fmt: char, fl
         }
     }
     out.push(if fmt == 'X' { 'P' } else { 'p' });
-    if exp < 0 {
-        out.push('-');
-        exp = -exp;
-    } else {
-        out.push('+');
-    }
-    if exp < 10 {
-        out.push('0');
-    }
-    out.push_str(&exp.to_string());
+    push_exponent(out, exp);
 }
 
 #[cfg(test)]

@@ -76,6 +76,77 @@ enum Std {
     Frac(u8, usize, bool),
 }
 
+/// What a zone-offset element writes (`Z07:00`, `-0700`, …): Go's `stdISO8601*` and
+/// `stdNum*` cases of `appendFormat` and `parse`.
+impl Std {
+    /// `Z` for UTC (the `Z07…` forms).
+    fn zone_is_iso8601(self) -> bool {
+        matches!(
+            self,
+            Std::Iso8601TZ
+                | Std::Iso8601SecondsTZ
+                | Std::Iso8601ShortTZ
+                | Std::Iso8601ColonTZ
+                | Std::Iso8601ColonSecondsTZ
+        )
+    }
+
+    /// `:` between hours, minutes and seconds.
+    fn zone_has_colons(self) -> bool {
+        matches!(
+            self,
+            Std::Iso8601ColonTZ
+                | Std::Iso8601ColonSecondsTZ
+                | Std::NumColonTZ
+                | Std::NumColonSecondsTZ
+        )
+    }
+
+    /// Seconds after the minutes.
+    fn zone_has_seconds(self) -> bool {
+        matches!(
+            self,
+            Std::Iso8601SecondsTZ
+                | Std::NumSecondsTz
+                | Std::NumColonSecondsTZ
+                | Std::Iso8601ColonSecondsTZ
+        )
+    }
+
+    /// Hours only.
+    fn zone_is_short(self) -> bool {
+        matches!(self, Std::Iso8601ShortTZ | Std::NumShortTZ)
+    }
+}
+
+/// The forms of a zone offset after its `-` (numeric) or `Z` (ISO 8601), in the order
+/// `nextStdChunk` tries them (a longer form before its prefix).
+const ZONE_FORMS: [&str; 5] = ["070000", "07:00:00", "0700", "07:00", "07"];
+
+/// The layout element of zone form `form` ([`ZONE_FORMS`]) after `sign` (`-` or `Z`).
+fn zone_element(sign: u8, form: usize) -> Std {
+    use Std::*;
+    let numeric = [
+        NumSecondsTz,
+        NumColonSecondsTZ,
+        NumTZ,
+        NumColonTZ,
+        NumShortTZ,
+    ];
+    let iso = [
+        Iso8601SecondsTZ,
+        Iso8601ColonSecondsTZ,
+        Iso8601TZ,
+        Iso8601ColonTZ,
+        Iso8601ShortTZ,
+    ];
+    if sign == b'-' {
+        numeric[form]
+    } else {
+        iso[form]
+    }
+}
+
 /// Go's `nextStdChunk`: the literal prefix, the next layout element and the rest.
 fn next_std(layout: &str) -> (&str, Option<Std>, &str) {
     let b = layout.as_bytes();
@@ -118,16 +189,10 @@ fn next_std(layout: &str) -> (&str, Option<Std>, &str) {
             b'5' => (Std::Second, 1),
             b'P' if has(i, "PM") => (Std::PM, 2),
             b'p' if has(i, "pm") => (Std::Pm, 2),
-            b'-' if has(i, "-070000") => (Std::NumSecondsTz, 7),
-            b'-' if has(i, "-07:00:00") => (Std::NumColonSecondsTZ, 9),
-            b'-' if has(i, "-0700") => (Std::NumTZ, 5),
-            b'-' if has(i, "-07:00") => (Std::NumColonTZ, 6),
-            b'-' if has(i, "-07") => (Std::NumShortTZ, 3),
-            b'Z' if has(i, "Z070000") => (Std::Iso8601SecondsTZ, 7),
-            b'Z' if has(i, "Z07:00:00") => (Std::Iso8601ColonSecondsTZ, 9),
-            b'Z' if has(i, "Z0700") => (Std::Iso8601TZ, 5),
-            b'Z' if has(i, "Z07:00") => (Std::Iso8601ColonTZ, 6),
-            b'Z' if has(i, "Z07") => (Std::Iso8601ShortTZ, 3),
+            b'-' | b'Z' => match ZONE_FORMS.iter().position(|f| has(i + 1, f)) {
+                Some(k) => (zone_element(b[i], k), 1 + ZONE_FORMS[k].len()),
+                None => continue,
+            },
             b'.' | b',' if i + 1 < n && (b[i + 1] == b'0' || b[i + 1] == b'9') => {
                 let ch = b[i + 1];
                 let mut j = i + 1;
@@ -213,14 +278,7 @@ pub fn format(t: &Time, layout: &str) -> String {
             | Std::NumShortTZ
             | Std::NumColonTZ
             | Std::NumColonSecondsTZ => {
-                let iso = matches!(
-                    std,
-                    Std::Iso8601TZ
-                        | Std::Iso8601SecondsTZ
-                        | Std::Iso8601ShortTZ
-                        | Std::Iso8601ColonTZ
-                        | Std::Iso8601ColonSecondsTZ
-                );
+                let iso = std.zone_is_iso8601();
                 if iso && off == 0 {
                     out.push('Z');
                     continue;
@@ -228,26 +286,14 @@ pub fn format(t: &Time, layout: &str) -> String {
                 let z = off.abs();
                 out.push(if off < 0 { '-' } else { '+' });
                 out.push_str(&format!("{:02}", z / 3600));
-                let colon = matches!(
-                    std,
-                    Std::Iso8601ColonTZ
-                        | Std::Iso8601ColonSecondsTZ
-                        | Std::NumColonTZ
-                        | Std::NumColonSecondsTZ
-                );
-                if !matches!(std, Std::Iso8601ShortTZ | Std::NumShortTZ) {
+                let colon = std.zone_has_colons();
+                if !std.zone_is_short() {
                     if colon {
                         out.push(':');
                     }
                     out.push_str(&format!("{:02}", (z / 60) % 60));
                 }
-                if matches!(
-                    std,
-                    Std::Iso8601SecondsTZ
-                        | Std::NumSecondsTz
-                        | Std::NumColonSecondsTZ
-                        | Std::Iso8601ColonSecondsTZ
-                ) {
+                if std.zone_has_seconds() {
                     if colon {
                         out.push(':');
                     }
@@ -476,35 +522,16 @@ fn parse(layout: &str, value: &str, loc: &Location) -> Result<Time, String> {
                 }
                 _ => {
                     // Numeric and ISO 8601 offsets.
-                    let iso = matches!(
-                        std,
-                        Std::Iso8601TZ
-                            | Std::Iso8601SecondsTZ
-                            | Std::Iso8601ShortTZ
-                            | Std::Iso8601ColonTZ
-                            | Std::Iso8601ColonSecondsTZ
-                    );
+                    let iso = std.zone_is_iso8601();
                     if iso && value.starts_with('Z') {
                         value = &value[1..];
                         z_offset = Some(0);
                         z_name = "UTC".into();
                         return Ok(());
                     }
-                    let colon = matches!(
-                        std,
-                        Std::Iso8601ColonTZ
-                            | Std::Iso8601ColonSecondsTZ
-                            | Std::NumColonTZ
-                            | Std::NumColonSecondsTZ
-                    );
-                    let secs = matches!(
-                        std,
-                        Std::Iso8601SecondsTZ
-                            | Std::NumSecondsTz
-                            | Std::NumColonSecondsTZ
-                            | Std::Iso8601ColonSecondsTZ
-                    );
-                    let short = matches!(std, Std::Iso8601ShortTZ | Std::NumShortTZ);
+                    let colon = std.zone_has_colons();
+                    let secs = std.zone_has_seconds();
+                    let short = std.zone_is_short();
                     let b = value.as_bytes();
                     let sign = match b.first() {
                         Some(b'+') => 1,
@@ -512,34 +539,27 @@ fn parse(layout: &str, value: &str, loc: &Location) -> Result<Time, String> {
                         _ => return Err(None),
                     };
                     let mut p = 1;
-                    let two = |p: usize| -> Result<i32, Option<&str>> {
-                        if b.len() < p + 2 || !b[p].is_ascii_digit() || !b[p + 1].is_ascii_digit() {
-                            return Err(None);
-                        }
-                        Ok(i32::from(b[p] - b'0') * 10 + i32::from(b[p + 1] - b'0'))
-                    };
-                    let hh = two(p)?;
-                    p += 2;
-                    let mut mm = 0;
-                    let mut ss = 0;
-                    if !short {
-                        if colon {
+                    // Two digits at `p`, after a `:` when the layout has colons and `sep`.
+                    let mut two = |sep: bool| -> Result<i32, Option<&str>> {
+                        if sep && colon {
                             if b.get(p) != Some(&b':') {
                                 return Err(None);
                             }
                             p += 1;
                         }
-                        mm = two(p)?;
+                        if b.len() < p + 2 || !b[p].is_ascii_digit() || !b[p + 1].is_ascii_digit() {
+                            return Err(None);
+                        }
                         p += 2;
+                        Ok(i32::from(b[p - 2] - b'0') * 10 + i32::from(b[p - 1] - b'0'))
+                    };
+                    let hh = two(false)?;
+                    let mut mm = 0;
+                    let mut ss = 0;
+                    if !short {
+                        mm = two(true)?;
                         if secs {
-                            if colon {
-                                if b.get(p) != Some(&b':') {
-                                    return Err(None);
-                                }
-                                p += 1;
-                            }
-                            ss = two(p)?;
-                            p += 2;
+                            ss = two(true)?;
                         }
                     }
                     z_offset = Some(sign * (hh * 3600 + mm * 60 + ss));

@@ -60,6 +60,16 @@ pub enum ActionError {
     },
 }
 
+impl ActionError {
+    /// The operation failed (`cause`) and the release was recorded with `description`.
+    fn failed(description: String, cause: ActionError) -> Self {
+        ActionError::Failed {
+            description,
+            cause: Box::new(cause),
+        }
+    }
+}
+
 /// A rendered chart ready to become a revision.
 #[derive(Debug, Clone, Default)]
 pub struct Rendered {
@@ -116,6 +126,15 @@ impl Default for Options {
             create_namespace: false,
             keep_history: false,
         }
+    }
+}
+
+impl Options {
+    /// `--description`, else the operation's own (`Install complete`, …).
+    fn description_or(&self, default: &str) -> String {
+        self.description
+            .clone()
+            .unwrap_or_else(|| default.to_string())
     }
 }
 
@@ -323,6 +342,27 @@ impl<'a, D: Driver> Releases<'a, D> {
         Ok(())
     }
 
+    /// Records `release` with its outcome: `status` and `description`.
+    async fn record(
+        &self,
+        release: &mut Release,
+        status: Status,
+        description: String,
+    ) -> Result<(), ActionError> {
+        release.set_status(status, description);
+        self.store.update(release).await?;
+        Ok(())
+    }
+
+    /// Marks `current` superseded when it is the deployed revision (Helm keeps its description).
+    async fn supersede_if_deployed(&self, mut current: Release) -> Result<(), ActionError> {
+        if current.status() == Status::Deployed {
+            supersede(&mut current);
+            self.store.update(&current).await?;
+        }
+        Ok(())
+    }
+
     async fn run_hooks(
         &self,
         applier: &Applier<'_>,
@@ -409,19 +449,15 @@ impl<'a, D: Driver> Releases<'a, D> {
         .await;
         match outcome {
             Ok(()) => {
-                release.set_status(
-                    Status::Deployed,
-                    opts.description
-                        .clone()
-                        .unwrap_or_else(|| "Install complete".into()),
-                );
-                self.store.update(&release).await?;
+                let description = opts.description_or("Install complete");
+                self.record(&mut release, Status::Deployed, description)
+                    .await?;
                 Ok(release)
             }
             Err(e) => {
                 let mut description = format!("Release {name:?} failed: {e}");
-                release.set_status(Status::Failed, description.clone());
-                self.store.update(&release).await?;
+                self.record(&mut release, Status::Failed, description.clone())
+                    .await?;
                 if opts.atomic {
                     let _ = self
                         .uninstall_locked(
@@ -436,10 +472,7 @@ impl<'a, D: Driver> Releases<'a, D> {
                         "Release {name:?} failed and has been uninstalled due to atomic being set: {e}"
                     );
                 }
-                Err(ActionError::Failed {
-                    description,
-                    cause: Box::new(e),
-                })
+                Err(ActionError::failed(description, e))
             }
         }
     }
@@ -543,24 +576,16 @@ impl<'a, D: Driver> Releases<'a, D> {
         .await;
         match outcome {
             Ok(()) => {
-                let mut current = current;
-                if current.status() == Status::Deployed {
-                    supersede(&mut current);
-                    self.store.update(&current).await?;
-                }
-                release.set_status(
-                    Status::Deployed,
-                    opts.description
-                        .clone()
-                        .unwrap_or_else(|| "Upgrade complete".into()),
-                );
-                self.store.update(&release).await?;
+                self.supersede_if_deployed(current).await?;
+                let description = opts.description_or("Upgrade complete");
+                self.record(&mut release, Status::Deployed, description)
+                    .await?;
                 Ok(release)
             }
             Err(e) => {
                 let mut description = format!("Upgrade {name:?} failed: {e}");
-                release.set_status(Status::Failed, description.clone());
-                self.store.update(&release).await?;
+                self.record(&mut release, Status::Failed, description.clone())
+                    .await?;
                 if opts.atomic {
                     let target = self
                         .store
@@ -581,10 +606,7 @@ impl<'a, D: Driver> Releases<'a, D> {
                         };
                     }
                 }
-                Err(ActionError::Failed {
-                    description,
-                    cause: Box::new(e),
-                })
+                Err(ActionError::failed(description, e))
             }
         }
     }
@@ -785,30 +807,21 @@ impl<'a, D: Driver> Releases<'a, D> {
                         self.store.update(&d).await?;
                     }
                 }
-                release.set_status(
-                    Status::Deployed,
-                    release
-                        .info
-                        .as_ref()
-                        .map(|i| i.description.clone())
-                        .unwrap_or_default(),
-                );
-                self.store.update(&release).await?;
+                let description = release
+                    .info
+                    .as_ref()
+                    .map(|i| i.description.clone())
+                    .unwrap_or_default();
+                self.record(&mut release, Status::Deployed, description)
+                    .await?;
                 Ok(release)
             }
             Err(e) => {
                 let description = format!("Rollback {name:?} failed: {e}");
-                let mut current = current;
-                if current.status() == Status::Deployed {
-                    supersede(&mut current);
-                    self.store.update(&current).await?;
-                }
-                release.set_status(Status::Failed, description.clone());
-                self.store.update(&release).await?;
-                Err(ActionError::Failed {
-                    description,
-                    cause: Box::new(e),
-                })
+                self.supersede_if_deployed(current).await?;
+                self.record(&mut release, Status::Failed, description.clone())
+                    .await?;
+                Err(ActionError::failed(description, e))
             }
         }
     }
@@ -865,9 +878,7 @@ impl<'a, D: Driver> Releases<'a, D> {
             .await?;
         release.set_status(
             Status::Uninstalled,
-            opts.description
-                .clone()
-                .unwrap_or_else(|| "Uninstallation complete".into()),
+            opts.description_or("Uninstallation complete"),
         );
         if opts.keep_history {
             self.store.update(&release).await?;

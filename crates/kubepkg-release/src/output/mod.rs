@@ -406,6 +406,7 @@ pub fn metadata(
         .as_ref()
         .and_then(|c| c.metadata.clone())
         .unwrap_or_default();
+    let annotations = m.annotations.clone().unwrap_or_default();
     let info = r.info.clone().unwrap_or_default();
     let deployed_at = time::rfc3339_utc(info.last_deployed);
     if format == Format::Table {
@@ -415,7 +416,7 @@ pub fn metadata(
                 .collect::<Vec<_>>()
                 .join(",")
         };
-        let mut deps: Vec<&str> = m.dependencies.iter().map(|d| d.name.as_str()).collect();
+        let mut deps: Vec<&str> = m.deps().map(|d| d.name.as_str()).collect();
         deps.sort_unstable();
         let mut s = format!(
             "NAME: {}\nCHART: {}\nVERSION: {}\nAPP_VERSION: {}\nANNOTATIONS: {}\nLABELS: {}\n\
@@ -424,7 +425,7 @@ pub fn metadata(
             m.name,
             m.version,
             m.app_version,
-            set(&m.annotations),
+            set(&annotations),
             set(labels),
             deps.join(","),
             r.namespace,
@@ -444,8 +445,8 @@ pub fn metadata(
     v.insert("chart".into(), m.name.clone().into());
     v.insert("version".into(), m.version.clone().into());
     v.insert("appVersion".into(), m.app_version.clone().into());
-    if !m.annotations.is_empty() {
-        v.insert("annotations".into(), serde_json::to_value(&m.annotations)?);
+    if !annotations.is_empty() {
+        v.insert("annotations".into(), serde_json::to_value(&annotations)?);
     }
     if !labels.is_empty() {
         v.insert("labels".into(), serde_json::to_value(labels)?);

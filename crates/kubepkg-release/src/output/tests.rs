@@ -23,14 +23,14 @@ fn release() -> Release {
                 version: "0.1.0".into(),
                 app_version: "1.16".into(),
                 dependencies: vec![
-                    Dependency {
+                    Some(Dependency {
                         name: "zeta".into(),
                         ..Default::default()
-                    },
-                    Dependency {
+                    }),
+                    Some(Dependency {
                         name: "alpha".into(),
                         ..Default::default()
-                    },
+                    }),
                 ],
                 ..Default::default()
             }),
