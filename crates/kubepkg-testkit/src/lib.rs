@@ -43,6 +43,8 @@
 //! - Packages and charts written for a test (one simulated Deployment per component, hook
 //!   charts): [`charts`]; with feature `engine`, the engine driven in-process over a test
 //!   namespace and readers of its revisions and Helm records: `engine`.
+//! - File trees a test lays out from a list of files, or reads back to compare what two tools
+//!   wrote: [`tree`].
 //! - [`fuzz`]: the seeded mutation fuzzer of the chart and package loaders' fuzz tests.
 //! - `Package` objects and archives in ConfigMaps: [`package_api`], [`install_package_crd`],
 //!   [`store_package_archive`].
@@ -73,6 +75,7 @@ pub mod proxy;
 pub mod registry;
 pub mod sim;
 mod tooling;
+pub mod tree;
 mod wait;
 
 pub use apply::{apply_yaml, parse_yaml_objects, resolve};

@@ -21,7 +21,7 @@ use kubepkg_package::revision::Reason;
 use kubepkg_package::revision::RevisionStatus;
 use kubepkg_release::Status;
 use kubepkg_release::storage::{SecretDriver, Store};
-use kubepkg_testkit::TestNamespace;
+use kubepkg_testkit::{TestNamespace, charts};
 
 /// Writes a package: `manifest` as kubepkg.yaml; every component named in `deploys` gets a
 /// deploy chart at its name, and each name in `hooks` a hook chart whose Job `sim` steers.
@@ -211,25 +211,26 @@ async fn rule3_ready_when_gates_the_next_component() {
         &["op", "after"],
         &[],
     );
-    std::fs::create_dir_all(dir.join("op/crds")).unwrap();
-    std::fs::write(
-        dir.join("op/crds/gadgets.yaml"),
-        format!("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.{group}\nspec:\n  group: {group}\n  names: {{kind: Gadget, plural: gadgets, singular: gadget}}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    subresources: {{status: {{}}}}\n    schema:\n      openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}\n"),
-    )
-    .unwrap();
-    std::fs::create_dir_all(dir.join("cr/templates")).unwrap();
-    std::fs::write(
-        dir.join("cr/Chart.yaml"),
-        "apiVersion: v2\nname: cr\nversion: 1.0.0\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("cr/templates/gadget.yaml"),
-        format!(
-            "apiVersion: {group}/v1\nkind: Gadget\nmetadata:\n  name: main\nspec: {{size: 1}}\n"
-        ),
-    )
-    .unwrap();
+    charts::write_files(
+        &dir,
+        &[(
+            "op/crds/gadgets.yaml",
+            &format!(
+                "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.{group}\nspec:\n  group: {group}\n  names: {{kind: Gadget, plural: gadgets, singular: gadget}}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    subresources: {{status: {{}}}}\n    schema:\n      openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}\n"
+            ),
+        )],
+    );
+    charts::write_chart(
+        &dir.join("cr"),
+        "cr",
+        "1.0.0",
+        &[(
+            "templates/gadget.yaml",
+            &format!(
+                "apiVersion: {group}/v1\nkind: Gadget\nmetadata:\n  name: main\nspec: {{size: 1}}\n"
+            ),
+        )],
+    );
     let mut e = env("rule3-readywhen", SHORT).await;
     let ns = e.ns.name().to_string();
     let client = e.ns.client().clone();

@@ -15,6 +15,7 @@ use kubepkg_testkit::chart_repo::{ChartRepo, ChartSpec, ServeOptions, build_repo
 use kubepkg_testkit::registry::{Registry, RegistryOptions};
 
 use crate::oci::{Env, error_line, ok};
+use crate::support::{assert_same_lock, files};
 
 fn sha256(bytes: &[u8]) -> String {
     use sha2::Digest as _;
@@ -41,7 +42,7 @@ fn client(env: &Env) -> kubepkg_oci::Client {
         cert_file: None,
         key_file: None,
         credentials: kubepkg_oci::CredentialFiles {
-            helm: env.path("helm-config/registry/config.json"),
+            helm: env.path("config/registry/config.json"),
             docker: None,
         },
         credential: None,
@@ -604,8 +605,8 @@ async fn upstream_charts_are_locked_vendored_by_push_and_install_with_their_sour
 
     drop(repo);
     drop(charts);
-    std::fs::remove_dir_all(env.path("kubepkg-cache")).unwrap();
-    let _ = std::fs::remove_dir_all(env.path("helm-cache"));
+    std::fs::remove_dir_all(env.path("kubepkg")).unwrap();
+    let _ = std::fs::remove_dir_all(env.path("cache"));
 
     ok(env.on(
         &ns,
@@ -644,34 +645,6 @@ async fn upstream_charts_are_locked_vendored_by_push_and_install_with_their_sour
             ("up-web".to_string(), "web-1.2.0".to_string())
         ]
     );
-}
-
-/// The files under `dir`, relative and sorted, with their bytes.
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push((
-                    p.strip_prefix(dir).unwrap().display().to_string(),
-                    std::fs::read(&p).unwrap(),
-                ));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-fn without_generated(lock: &str) -> String {
-    lock.lines()
-        .filter(|l| !l.starts_with("generated: "))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// `dependency update` of Chart.yaml dependencies from a registry (a constraint and an exact
@@ -733,9 +706,7 @@ fn oci_dependencies_give_the_charts_and_lock_helm_gives() {
         our_files == files(&theirs.join("charts")),
         "charts/ differs"
     );
-    let our_lock = std::fs::read_to_string(ours.join("Chart.lock")).unwrap();
-    let their_lock = std::fs::read_to_string(theirs.join("Chart.lock")).unwrap();
-    assert_eq!(without_generated(&our_lock), without_generated(&their_lock));
+    assert_same_lock(&ours, &theirs);
 
     // Each tool builds from the other's lock.
     std::fs::copy(theirs.join("Chart.lock"), ours.join("Chart.lock")).unwrap();

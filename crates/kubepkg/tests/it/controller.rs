@@ -1231,15 +1231,7 @@ async fn a_verified_oci_source_refuses_an_unsigned_package_and_applies_it_once_s
     assert_eq!(release_count(&ns, "sigapp-app").await, 0, "nothing applied");
 
     cosign
-        .ok(&[
-            "sign",
-            "--key",
-            key.to_str().unwrap(),
-            "--tlog-upload=false",
-            "--allow-http-registry",
-            "--yes",
-            &format!("{}/pkgs/sigapp@{digest}", reg.host()),
-        ])
+        .sign(&key, &format!("{}/pkgs/sigapp@{digest}", reg.host()))
         .unwrap();
     wait_ready(&ns, &ctl, "sigapp", "True", "Succeeded").await;
     assert_eq!(release_count(&ns, "sigapp-app").await, 1);

@@ -30,16 +30,8 @@ impl Env {
 
     pub(crate) fn env(&self, c: &mut Command) {
         c.current_dir(self.dir.path())
-            .env("HOME", self.path("home"))
-            .env("HELM_CONFIG_HOME", self.path("helm-config"))
-            .env("HELM_CACHE_HOME", self.path("helm-cache"))
-            .env("HELM_DATA_HOME", self.path("helm-data"))
-            .env(
-                "HELM_REPOSITORY_CONFIG",
-                self.path("helm-config/repositories.yaml"),
-            )
-            .env("HELM_REPOSITORY_CACHE", self.path("helm-cache/repository"))
-            .env("KUBEPKG_CACHE_DIR", self.path("kubepkg-cache"))
+            .env("HOME", self.path("home"));
+        crate::support::helm_home(c, self.dir.path())
             .env("DOCKER_CONFIG", self.path("docker"))
             .env_remove("HELM_REGISTRY_CONFIG")
             .env_remove("KUBEPKG_OCI_MAX_BLOB_BYTES")
@@ -102,26 +94,17 @@ impl Env {
 
     /// The files of kubepkg's OCI cache (entries and anything else left there).
     pub(crate) fn cache_files(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        let root = self.path("kubepkg-cache");
-        walk(&root, &mut out);
-        let root = root.display().to_string();
-        out.into_iter()
-            .map(|f| f.trim_start_matches(&root).to_string())
+        let root = self.path("kubepkg");
+        let prefix = root.display().to_string();
+        crate::support::walk(&root)
+            .into_iter()
+            .map(|f| {
+                f.display()
+                    .to_string()
+                    .trim_start_matches(&prefix)
+                    .to_string()
+            })
             .collect()
-    }
-}
-
-fn walk(dir: &Path, out: &mut Vec<String>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        if e.path().is_dir() {
-            walk(&e.path(), out);
-        } else {
-            out.push(e.path().display().to_string());
-        }
     }
 }
 
@@ -282,7 +265,7 @@ fn kubepkg_push_then_helm_pull_is_byte_identical_with_bearer_tokens_and_kubepkgs
     ]);
     assert!(error_line(bad).contains("refused the username or password"));
     assert!(
-        !env.path("helm-config/registry/config.json").exists(),
+        !env.path("config/registry/config.json").exists(),
         "a failed login records nothing"
     );
 
@@ -520,7 +503,7 @@ pub(crate) fn client(
         cert_file: reg.client_cert().map(|c| c.0),
         key_file: reg.client_cert().map(|c| c.1),
         credentials: kubepkg_oci::CredentialFiles {
-            helm: env.path("helm-config/registry/config.json"),
+            helm: env.path("config/registry/config.json"),
             docker: None,
         },
         credential: credential.map(|(u, p)| kubepkg_oci::Credential {
@@ -827,7 +810,7 @@ pub(crate) fn package_archive_in(dir: &Path, helm: &Path, name: &str, version: &
     std::fs::create_dir_all(root.join("charts")).unwrap();
     let st = Command::new(helm)
         .args(["create", root.join("charts/web").to_str().unwrap()])
-        .env("HELM_CONFIG_HOME", dir.join("helm-config"))
+        .env("HELM_CONFIG_HOME", dir.join("config"))
         .output()
         .unwrap();
     assert!(st.status.success());

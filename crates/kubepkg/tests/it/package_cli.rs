@@ -10,26 +10,13 @@ use crate::support::{kubepkg, repo, run, run_command, run_in};
 use kubepkg_engine::store::RevisionStore;
 use kubepkg_package::revision::{History, RevisionStatus};
 use kubepkg_release::storage::{SecretDriver, Store};
-use kubepkg_testkit::TestNamespace;
-use kubepkg_testkit::helm_binary;
+use kubepkg_testkit::{TestNamespace, charts, helm_binary};
 
 /// A package of two components; `a` becomes ready only after `ready_after`.
 fn slow_package(root: &Path, version: &str, ready_after: &str) {
     for c in ["a", "b"] {
-        let d = root.join(c).join("templates");
-        std::fs::create_dir_all(&d).unwrap();
-        std::fs::write(
-            root.join(c).join("Chart.yaml"),
-            format!("apiVersion: v2\nname: {c}\nversion: {version}\n"),
-        )
-        .unwrap();
-        std::fs::write(
-            d.join("deployment.yaml"),
-            format!(
-                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{{{ .Release.Name }}}}\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {{app: {c}}}\n  template:\n    metadata:\n      labels: {{app: {c}}}\n      annotations:\n        kubepkg.dev/sim-ready-after: {ready_after}\n    spec:\n      containers:\n      - name: c\n        image: registry.invalid/{c}:{version}\n"
-            ),
-        )
-        .unwrap();
+        let sim = format!("kubepkg.dev/sim-ready-after: {ready_after}");
+        sim_component(root, c, version, "", &sim);
     }
     std::fs::write(
         root.join("kubepkg.yaml"),
@@ -267,26 +254,23 @@ async fn plan_against_the_cluster_shows_hand_edits_as_drift() {
 /// A package whose component `api` ships CRD `gadgets.<ns>.kubepkg.test` in `crds/` with a
 /// `spec.size` of type `size_type`.
 fn crd_package(root: &Path, group: &str, version: &str, size_type: &str) {
-    let chart = root.join("api");
-    std::fs::create_dir_all(chart.join("crds")).unwrap();
-    std::fs::create_dir_all(chart.join("templates")).unwrap();
-    std::fs::write(
-        chart.join("Chart.yaml"),
-        format!("apiVersion: v2\nname: api\nversion: {version}\n"),
-    )
-    .unwrap();
-    std::fs::write(
-        chart.join("templates/cm.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata: {v: \"1\"}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        chart.join("crds/gadgets.yaml"),
-        format!(
-            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.{group}\nspec:\n  group: {group}\n  scope: Namespaced\n  names: {{plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size: {{type: {size_type}}}\n"
-        ),
-    )
-    .unwrap();
+    charts::write_chart(
+        &root.join("api"),
+        "api",
+        version,
+        &[
+            (
+                "templates/cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata: {v: \"1\"}\n",
+            ),
+            (
+                "crds/gadgets.yaml",
+                &format!(
+                    "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.{group}\nspec:\n  group: {group}\n  scope: Namespaced\n  names: {{plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size: {{type: {size_type}}}\n"
+                ),
+            ),
+        ],
+    );
     std::fs::write(
         root.join("kubepkg.yaml"),
         format!("package: {{name: gadgets, version: {version}}}\ncomponents:\n- {{name: api, path: api}}\n"),
@@ -415,25 +399,38 @@ async fn status_of_a_failed_revision_shows_the_unready_pod_after_the_rollback() 
 /// One component chart: a Deployment the node simulator makes ready after `ready_after`, or
 /// never when `ready_after` is `never`.
 fn component(root: &Path, name: &str, version: &str, ready_after: &str) {
-    let d = root.join(name).join("templates");
-    std::fs::create_dir_all(&d).unwrap();
-    std::fs::write(
-        root.join(name).join("Chart.yaml"),
-        format!("apiVersion: v2\nname: {name}\nversion: {version}\nappVersion: \"{version}\"\n"),
-    )
-    .unwrap();
     let sim = if ready_after == "never" {
         "kubepkg.dev/sim: unready".to_string()
     } else {
         format!("kubepkg.dev/sim-ready-after: {ready_after}")
     };
-    std::fs::write(
-        d.join("deployment.yaml"),
-        format!(
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{{{ .Release.Name }}}}\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {{app: {name}}}\n  template:\n    metadata:\n      labels: {{app: {name}}}\n      annotations:\n        {sim}\n    spec:\n      containers:\n      - name: c\n        image: registry.invalid/{name}:{version}\n"
-        ),
-    )
-    .unwrap();
+    sim_component(
+        root,
+        name,
+        version,
+        &format!("appVersion: \"{version}\"\n"),
+        &sim,
+    );
+}
+
+/// Component chart `root/name` at `version` (`chart_extra` appended to its Chart.yaml): a
+/// Deployment whose pod carries the node simulator's annotation `sim` (`key: value`).
+fn sim_component(root: &Path, name: &str, version: &str, chart_extra: &str, sim: &str) {
+    charts::write_files(
+        &root.join(name),
+        &[
+            (
+                "Chart.yaml",
+                &format!("apiVersion: v2\nname: {name}\nversion: {version}\n{chart_extra}"),
+            ),
+            (
+                "templates/deployment.yaml",
+                &format!(
+                    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{{{ .Release.Name }}}}\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {{app: {name}}}\n  template:\n    metadata:\n      labels: {{app: {name}}}\n      annotations:\n        {sim}\n    spec:\n      containers:\n      - name: c\n        image: registry.invalid/{name}:{version}\n"
+                ),
+            ),
+        ],
+    );
 }
 
 /// A package `name` at `version` of components `a` then `b` (b depends on a); `b_ready` is
@@ -826,23 +823,18 @@ async fn exit_codes_distinguish_how_a_package_run_ended() {
 /// A package of one component `app` whose chart renders a Secret from values: `password`
 /// (base64 in `data`) and `token` (clear in `stringData`).
 fn secret_package(root: &Path) {
-    let t = root.join("app/templates");
-    std::fs::create_dir_all(&t).unwrap();
-    std::fs::write(
-        root.join("app/Chart.yaml"),
-        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("app/values.yaml"),
-        "password: default-pw\ntoken: default-tok\n",
-    )
-    .unwrap();
-    std::fs::write(
-        t.join("secret.yaml"),
-        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-creds\ntype: Opaque\ndata:\n  password: {{ .Values.password | b64enc }}\nstringData:\n  token: {{ .Values.token }}\n",
-    )
-    .unwrap();
+    charts::write_chart(
+        &root.join("app"),
+        "app",
+        "1.0.0",
+        &[
+            ("values.yaml", "password: default-pw\ntoken: default-tok\n"),
+            (
+                "templates/secret.yaml",
+                "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-creds\ntype: Opaque\ndata:\n  password: {{ .Values.password | b64enc }}\nstringData:\n  token: {{ .Values.token }}\n",
+            ),
+        ],
+    );
     std::fs::write(
         root.join("kubepkg.yaml"),
         "package: {name: creds, version: 1.0.0}\ncomponents:\n- {name: app, path: app}\n",
@@ -1060,11 +1052,7 @@ fn snapshot(name: &str, got: &str) {
 fn a_component_chart_with_file_dependencies_renders_with_them() {
     let tmp = tempfile::tempdir().unwrap();
     let pkg = tmp.path().join("pkg");
-    let write = |rel: &str, text: &str| {
-        let p = pkg.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
+    let write = |rel: &str, text: &str| charts::write_files(&pkg, &[(rel, text)]);
     write(
         "kubepkg.yaml",
         "package: {name: umbrella, version: 1.0.0}\ncomponents:\n- name: app\n  path: charts/app\n  install: {namespace: shop}\n",

@@ -16,24 +16,14 @@ use kubepkg_testkit::helm_binary;
 use kubepkg_testkit::proxy::HttpProxy;
 use kubepkg_testkit::registry::{Registry, RegistryOptions};
 
-use crate::support::ok;
+use crate::support::{helm_home, ok};
 
 /// A closed loopback port: a proxy that is not there.
 const DEAD_PROXY: &str = "http://127.0.0.1:1";
 
 fn kubepkg(home: &Path, args: &[&str], proxy: &[(&str, &str)]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_kubepkg"));
-    c.args(args)
-        .env("HELM_CONFIG_HOME", home.join("config"))
-        .env("HELM_CACHE_HOME", home.join("cache"))
-        .env("HELM_DATA_HOME", home.join("data"))
-        .env(
-            "HELM_REPOSITORY_CONFIG",
-            home.join("config/repositories.yaml"),
-        )
-        .env("HELM_REPOSITORY_CACHE", home.join("cache/repository"))
-        .env("KUBEPKG_CACHE_DIR", home.join("kubepkg"))
-        .env("KUBEPKG_SCHEMA_CACHE", "off");
+    helm_home(c.args(args), home).env("KUBEPKG_SCHEMA_CACHE", "off");
     for v in [
         "HTTP_PROXY",
         "http_proxy",
@@ -307,23 +297,22 @@ fn a_schema_reference_is_fetched_through_the_proxy() {
     .expect("document server");
     let chart = tempfile::tempdir().unwrap();
     let c = chart.path();
-    std::fs::create_dir_all(c.join("templates")).unwrap();
-    std::fs::write(
-        c.join("Chart.yaml"),
-        "apiVersion: v2\nname: s\nversion: 0.1.0\n",
-    )
-    .unwrap();
-    std::fs::write(c.join("values.yaml"), "replicas: \"two\"\n").unwrap();
-    std::fs::write(
-        c.join("values.schema.json"),
-        format!(r#"{{"$ref": "{}/replicas.json"}}"#, server.url()),
-    )
-    .unwrap();
-    std::fs::write(
-        c.join("templates/cm.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\ndata: {r: {{ .Values.replicas | quote }}}\n",
-    )
-    .unwrap();
+    kubepkg_testkit::charts::write_chart(
+        c,
+        "s",
+        "0.1.0",
+        &[
+            ("values.yaml", "replicas: \"two\"\n"),
+            (
+                "values.schema.json",
+                &format!(r#"{{"$ref": "{}/replicas.json"}}"#, server.url()),
+            ),
+            (
+                "templates/cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\ndata: {r: {{ .Values.replicas | quote }}}\n",
+            ),
+        ],
+    );
     let home = tempfile::tempdir().unwrap();
     let url = proxy.url();
     // The document arrived through the proxy: the schema it holds refuses the string.

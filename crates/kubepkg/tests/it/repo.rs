@@ -13,6 +13,8 @@ use std::process::{Command, Output};
 use kubepkg_testkit::chart_repo::{ChartRepo, ChartSpec, ServeOptions, build_repository};
 use kubepkg_testkit::helm_binary;
 
+use crate::support::{assert_same_lock, files, helm_home, walk};
+
 fn helm_path() -> PathBuf {
     helm_binary("v4.3.1").expect("helm oracle")
 }
@@ -36,13 +38,7 @@ impl Home {
     }
 
     fn env(&self, c: &mut Command) {
-        let h = self.path();
-        c.env("HELM_CONFIG_HOME", h.join("config"))
-            .env("HELM_CACHE_HOME", h.join("cache"))
-            .env("HELM_DATA_HOME", h.join("data"))
-            .env("HELM_REPOSITORY_CONFIG", h.join("config/repositories.yaml"))
-            .env("HELM_REPOSITORY_CACHE", h.join("cache/repository"))
-            .env("KUBEPKG_CACHE_DIR", h.join("kubepkg"))
+        helm_home(c, self.path())
             .env_remove("KUBEPKG_MAX_REPO_INDEX")
             .env_remove("KUBEPKG_MAX_CHART_DOWNLOAD")
             .env_remove("HELM_DRIVER")
@@ -604,22 +600,6 @@ fn bad_input_is_a_one_line_error_and_nothing_is_written() {
     );
 }
 
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return out;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
-}
-
 #[test]
 fn install_from_a_repository_then_helm_status() {
     let (_dir, repo) = repository(ServeOptions::default());
@@ -670,27 +650,6 @@ fn parent_chart(home: &Home, dir: &Path, dependencies: &str) -> PathBuf {
     chart
 }
 
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = walk(dir)
-        .into_iter()
-        .map(|p| {
-            (
-                p.strip_prefix(dir).unwrap().display().to_string(),
-                std::fs::read(&p).unwrap(),
-            )
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-fn without_generated(lock: &str) -> String {
-    lock.lines()
-        .filter(|l| !l.starts_with("generated: "))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[test]
 fn dependency_update_writes_the_charts_and_lock_helm_writes() {
     let (_dir, repo) = repository(ServeOptions::default());
@@ -720,9 +679,7 @@ fn dependency_update_writes_the_charts_and_lock_helm_writes() {
         .unwrap());
     assert_eq!(our_out, their_out);
     assert_eq!(files(&ours.join("charts")), files(&theirs.join("charts")));
-    let our_lock = std::fs::read_to_string(ours.join("Chart.lock")).unwrap();
-    let their_lock = std::fs::read_to_string(theirs.join("Chart.lock")).unwrap();
-    assert_eq!(without_generated(&our_lock), without_generated(&their_lock));
+    let our_lock = assert_same_lock(&ours, &theirs);
     assert!(our_lock.contains("version: 0.2.5"), "{our_lock}");
 
     // build needs every repository of the lock configured, as helm's does.
@@ -919,9 +876,7 @@ fn file_dependencies_are_packed_as_helm_packs_them() {
             our_charts == files(&theirs.join("charts")),
             "the packed subchart differs from helm's (SOURCE_DATE_EPOCH={epoch:?})"
         );
-        let our_lock = std::fs::read_to_string(ours.join("Chart.lock")).unwrap();
-        let their_lock = std::fs::read_to_string(theirs.join("Chart.lock")).unwrap();
-        assert_eq!(without_generated(&our_lock), without_generated(&their_lock));
+        let our_lock = assert_same_lock(&ours, &theirs);
         assert!(
             our_lock.contains("repository: file://../../sub\n  version: 0.1.0"),
             "{our_lock}"

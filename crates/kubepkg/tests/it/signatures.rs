@@ -36,21 +36,6 @@ fn digest_of(push_stdout: &str) -> String {
         .to_string()
 }
 
-/// `cosign sign --key KEY HOST/REPO@DIGEST` against the plain-HTTP test registry, offline.
-fn cosign_sign(cosign: &Cosign, key: &Path, image: &str) {
-    cosign
-        .ok(&[
-            "sign",
-            "--key",
-            key.to_str().unwrap(),
-            "--tlog-upload=false",
-            "--allow-http-registry",
-            "--yes",
-            image,
-        ])
-        .expect("cosign sign");
-}
-
 /// `cosign verify --key PUB HOST/REPO@DIGEST` (no transparency log): its output.
 fn cosign_verify(cosign: &Cosign, public: &Path, image: &str) -> Output {
     cosign
@@ -106,7 +91,7 @@ async fn signed_with_cosign_kubepkg_verifies_renders_and_installs() {
         "--plain-http",
     ])));
     let image = format!("{}/charts/web@{digest}", reg.host());
-    cosign_sign(&cosign, &key, &image);
+    cosign.sign(&key, &image).expect("cosign sign");
 
     // cosign's payload is the one kubepkg writes; its signature verifies with our key type.
     let c = client(&env, &reg, None);
@@ -209,11 +194,9 @@ async fn signed_with_cosign_kubepkg_verifies_renders_and_installs() {
         &reg.oci("pkgs"),
         "--plain-http",
     ])));
-    cosign_sign(
-        &cosign,
-        &key,
-        &format!("{}/pkgs/shop@{pkg_digest}", reg.host()),
-    );
+    cosign
+        .sign(&key, &format!("{}/pkgs/shop@{pkg_digest}", reg.host()))
+        .expect("cosign sign");
     let p = reg.oci("pkgs/shop");
     ok(kube(&[
         "apply",
@@ -491,11 +474,9 @@ fn unsigned_foreign_copied_and_wrong_password_are_refused_and_nothing_is_cached(
     assert!(!dest.join("web-1.0.0.tgz").exists(), "nothing written");
 
     // Signed with another key.
-    cosign_sign(
-        &cosign,
-        &other_key,
-        &format!("{}/charts/web@{a}", reg.host()),
-    );
+    cosign
+        .sign(&other_key, &format!("{}/charts/web@{a}", reg.host()))
+        .expect("cosign sign");
     assert_eq!(
         error_line(template("1.0.0", public_s)),
         format!(
@@ -506,7 +487,9 @@ fn unsigned_foreign_copied_and_wrong_password_are_refused_and_nothing_is_cached(
     no_chart_cached("another key");
 
     // B's valid signature copied to A's signature tag.
-    cosign_sign(&cosign, &key, &format!("{}/charts/web@{b}", reg.host()));
+    cosign
+        .sign(&key, &format!("{}/charts/web@{b}", reg.host()))
+        .expect("cosign sign");
     let c = client(&env, &reg, None);
     let rr = kubepkg_oci::Reference::parse(&r).unwrap();
     let b_sig = runtime()

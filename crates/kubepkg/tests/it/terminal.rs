@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use kubepkg_testkit::TestNamespace;
+use kubepkg_testkit::{TestNamespace, charts};
 
 use crate::support::{kubepkg, repo, run_command};
 
@@ -23,19 +23,16 @@ const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '�
 /// A package of two components: `settings` (one ConfigMap, ready at once) and `web` (one
 /// simulated Deployment whose pod becomes Ready only after `ready_after`), after it.
 fn package(root: &Path, ready_after: &str) {
-    let settings = root.join("settings");
-    std::fs::create_dir_all(settings.join("templates")).unwrap();
-    std::fs::write(
-        settings.join("Chart.yaml"),
-        "apiVersion: v2\nname: settings\nversion: 1.0.0\n",
-    )
-    .unwrap();
-    std::fs::write(
-        settings.join("templates/configmap.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  greeting: hello\n",
-    )
-    .unwrap();
-    kubepkg_testkit::charts::deploy_chart(&root.join("web"), "web", "1.0.0");
+    charts::write_chart(
+        &root.join("settings"),
+        "settings",
+        "1.0.0",
+        &[(
+            "templates/configmap.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  greeting: hello\n",
+        )],
+    );
+    charts::deploy_chart(&root.join("web"), "web", "1.0.0");
     std::fs::write(
         root.join("kubepkg.yaml"),
         format!(
@@ -380,7 +377,7 @@ async fn install_wait_on_a_terminal_shows_a_line_per_object() {
         .expect("control plane");
     let tmp = tempfile::tempdir().unwrap();
     let chart = tmp.path().join("web");
-    kubepkg_testkit::charts::deploy_chart(&chart, "web", "1.0.0");
+    charts::deploy_chart(&chart, "web", "1.0.0");
     let mut cmd = kubepkg(
         &ns,
         &[

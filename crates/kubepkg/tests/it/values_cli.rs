@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use crate::support::{kubepkg, run_command};
-use kubepkg_testkit::TestNamespace;
+use kubepkg_testkit::{TestNamespace, charts};
 
 /// `kubepkg ARGS` in the test namespace, run from `dir`.
 fn run(ns: &TestNamespace, dir: &Path, args: &[&str]) -> (i32, String, String) {
@@ -17,34 +17,32 @@ fn run(ns: &TestNamespace, dir: &Path, args: &[&str]) -> (i32, String, String) {
 /// A package of one component `web` (a ConfigMap, ready at once) with chart defaults and a
 /// package default.
 fn package(root: &Path) {
-    let chart = root.join("pkg/web");
-    std::fs::create_dir_all(chart.join("templates")).unwrap();
-    std::fs::write(
-        chart.join("Chart.yaml"),
-        "apiVersion: v2\nname: web\nversion: 1.0.0\n",
-    )
-    .unwrap();
-    std::fs::write(
-        chart.join("values.yaml"),
-        "replicas: 1\nimage: web:1\ntier: bronze\ncert: none\nports: [80]\n",
-    )
-    .unwrap();
-    std::fs::write(
-        chart.join("templates/cm.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  values: {{ toJson .Values | quote }}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("pkg/kubepkg.yaml"),
-        "package: {name: shop, version: 1.0.0}\ncomponents:\n- name: web\n  path: web\n  values: {tier: silver}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("prod.yaml"),
-        "web:\n  image: web:2\n  replicas: 2\n",
-    )
-    .unwrap();
-    std::fs::write(root.join("cert.pem"), "PEM\n").unwrap();
+    charts::write_chart(
+        &root.join("pkg/web"),
+        "web",
+        "1.0.0",
+        &[
+            (
+                "values.yaml",
+                "replicas: 1\nimage: web:1\ntier: bronze\ncert: none\nports: [80]\n",
+            ),
+            (
+                "templates/cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  values: {{ toJson .Values | quote }}\n",
+            ),
+        ],
+    );
+    charts::write_files(
+        root,
+        &[
+            (
+                "pkg/kubepkg.yaml",
+                "package: {name: shop, version: 1.0.0}\ncomponents:\n- name: web\n  path: web\n  values: {tier: silver}\n",
+            ),
+            ("prod.yaml", "web:\n  image: web:2\n  replicas: 2\n"),
+            ("cert.pem", "PEM\n"),
+        ],
+    );
 }
 
 #[tokio::test]
