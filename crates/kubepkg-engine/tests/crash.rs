@@ -395,7 +395,7 @@ struct Env {
 }
 
 async fn env(test: &str) -> Env {
-    let ns = TestNamespace::new(test).await.expect("control plane");
+    let ns = TestNamespace::fresh(test).await;
     let lines = Arc::new(Mutex::new(Vec::new()));
     let kc = kube_cluster(&ns, SHORT, lines.clone());
     Env {

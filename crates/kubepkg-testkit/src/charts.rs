@@ -131,6 +131,18 @@ pub fn package(root: &Path, manifest: &str, deploys: &[&str], hooks: &[&str]) {
     package_with(root, manifest, deploys, hooks, hook_chart);
 }
 
+/// A package `name` `version` of one component `web` (a [`deploy_chart`]).
+pub fn web_package(root: &Path, name: &str, version: &str) {
+    package(
+        root,
+        &format!(
+            "package:\n  name: {name}\n  version: {version}\ncomponents:\n- name: web\n  path: web\n"
+        ),
+        &["web"],
+        &[],
+    );
+}
+
 /// Version `version` of package `p` (rollback safe): a `PreUpgrade` hook `migrate`, then `a`,
 /// then `b` (after `a`), their images tagged `version`: every upgrade changes every component.
 pub fn hooked_package(root: &Path, version: &str) {

@@ -65,6 +65,8 @@ pub mod fault;
 pub mod flux;
 pub mod fuzz;
 mod helm;
+/// The recorded Helm references of `testdata/helm-reference/` and how tests compare with them.
+pub mod helm_reference;
 /// The real kstatus library (Go, cli-utils) as a test oracle: [`kstatus::classify`], [`kstatus::assert_status`].
 pub mod kstatus;
 mod namespace;
@@ -80,7 +82,7 @@ mod wait;
 
 pub use apply::{apply_yaml, parse_yaml_objects, resolve};
 pub use error::Error;
-pub use helm::{helm_binary, helm_command};
+pub use helm::{helm_binary, helm_command, helm_offline};
 pub use namespace::TestNamespace;
 pub use packages::{install_package_crd, package_api, package_archive, store_package_archive};
 pub use plane::{ControlPlane, control_plane};

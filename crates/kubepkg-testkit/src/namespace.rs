@@ -69,6 +69,18 @@ impl TestNamespace {
     /// namespace named after `test` and waits until pods can be created in
     /// it (its `default` ServiceAccount exists).
     pub async fn new(test: &str) -> Result<Self, Error> {
+        Self::create(test).await
+    }
+
+    /// [`TestNamespace::new`] for a test that cannot go on without it: fails the test, saying
+    /// why, when the control plane cannot be started or reached or the namespace created.
+    pub async fn fresh(test: &str) -> Self {
+        Self::create(test)
+            .await
+            .unwrap_or_else(|e| panic!("test namespace {test:?} on the control plane: {e}"))
+    }
+
+    async fn create(test: &str) -> Result<Self, Error> {
         let plane = control_plane()?;
         let client = plane.client().await?;
         let name = namespace_name(test);

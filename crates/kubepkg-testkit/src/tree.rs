@@ -1,5 +1,5 @@
-//! File trees a test writes or compares: [`write_files`] lays out files from a list, [`walk`] and
-//! [`files`] read back what a command wrote.
+//! File trees a test writes or compares: [`write_files`] lays out files from a list (and [`tgz`]
+//! packs them), [`walk`] and [`files`] read back what a command wrote.
 
 use std::path::{Path, PathBuf};
 
@@ -46,4 +46,30 @@ pub fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .collect();
     out.sort();
     out
+}
+
+/// A gzipped tar archive of `entries` (path in the archive, bytes), in that order: regular
+/// files of mode 0644, whatever their paths or bytes say (e.g. a chart archive to be loaded).
+pub fn tgz(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    tar_gz(|tar| {
+        for (name, data) in entries {
+            let mut h = tar::Header::new_gnu();
+            h.set_size(data.len() as u64);
+            h.set_mode(0o644);
+            h.set_entry_type(tar::EntryType::Regular);
+            tar.append_data(&mut h, name, *data)?;
+        }
+        Ok(())
+    })
+    .expect("an archive in memory")
+}
+
+/// A tar archive written by `fill`, gzipped (fast: tests' archives are small and many).
+pub(crate) fn tar_gz(
+    fill: impl FnOnce(&mut tar::Builder<flate2::write::GzEncoder<Vec<u8>>>) -> std::io::Result<()>,
+) -> std::io::Result<Vec<u8>> {
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let mut tar = tar::Builder::new(gz);
+    fill(&mut tar)?;
+    tar.into_inner()?.finish()
 }

@@ -54,9 +54,7 @@ async fn start(
 
 #[tokio::test]
 async fn a_second_apply_waits_for_the_first_then_runs_on_its_result() {
-    let ns = TestNamespace::new("concurrent-wait")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("concurrent-wait").await;
     let tmp = tempfile::tempdir().unwrap();
     let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
     slow(&v1, "1.0.0", "4s");
@@ -94,9 +92,7 @@ async fn a_second_apply_waits_for_the_first_then_runs_on_its_result() {
 
 #[tokio::test]
 async fn a_second_apply_refuses_cleanly_when_the_lease_stays_held() {
-    let ns = TestNamespace::new("concurrent-refuse")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("concurrent-refuse").await;
     let tmp = tempfile::tempdir().unwrap();
     let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
     slow(&v1, "1.0.0", "8s");
@@ -142,9 +138,7 @@ async fn a_second_apply_refuses_cleanly_when_the_lease_stays_held() {
 /// applies it.
 #[tokio::test]
 async fn a_waiting_apply_of_a_lower_version_is_refused_as_a_downgrade() {
-    let ns = TestNamespace::new("concurrent-downgrade")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("concurrent-downgrade").await;
     let tmp = tempfile::tempdir().unwrap();
     let dir = |n: &str| tmp.path().join(n);
     let write = |root: &Path, version: &str, safe: bool, ready_after: &str| {

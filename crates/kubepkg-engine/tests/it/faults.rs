@@ -76,7 +76,7 @@ async fn apply_once(kc: &mut KubeCluster, ns: &str, dir: &Path) -> Result<Reason
 #[tokio::test]
 async fn applies_and_upgrades_converge_at_5_and_30_percent_faults() {
     for (rate, tag) in [(0.05, "faults-5"), (0.30, "faults-30")] {
-        let ns = TestNamespace::new(tag).await.expect("control plane");
+        let ns = TestNamespace::fresh(tag).await;
         let tmp = tempfile::tempdir().unwrap();
         let proxy = FaultProxy::start(ns.plane(), Faults::ALL, rate, tmp.path())
             .await
@@ -103,9 +103,7 @@ async fn applies_and_upgrades_converge_at_5_and_30_percent_faults() {
 
 #[tokio::test]
 async fn failing_runs_at_a_high_fault_rate_leave_only_final_states() {
-    let ns = TestNamespace::new("faults-high")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("faults-high").await;
     let tmp = tempfile::tempdir().unwrap();
     let proxy = FaultProxy::start(ns.plane(), Faults::ALL, 0.0, tmp.path())
         .await

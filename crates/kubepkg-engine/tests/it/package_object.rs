@@ -65,9 +65,7 @@ fn t(a: &str, b: &str, c: &str) -> (String, String, String) {
 
 #[tokio::test]
 async fn crd_schema_refuses_bad_specs() {
-    let ns = TestNamespace::new("pkgobj-schema")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("pkgobj-schema").await;
     install_crd(&ns).await;
     let api = packages(&ns);
     let pp = PostParams::default();
@@ -146,9 +144,7 @@ async fn crd_schema_refuses_bad_specs() {
 
 #[tokio::test]
 async fn apply_writes_the_package_status_that_kstatus_reads() {
-    let ns = TestNamespace::new("pkgobj-status")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("pkgobj-status").await;
     install_crd(&ns).await;
     let tmp = tempfile::tempdir().unwrap();
     let req = format!("pkgobj-req-{}", std::process::id());

@@ -59,9 +59,7 @@ async fn missing_requirement_waits_as_requirements_not_met_then_times_out_unchan
     let req = unique("base");
     let dir = tmp.path().join("app");
     app(&dir, &format!("{{name: {req}}}"));
-    let ns = TestNamespace::new("req-missing")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("req-missing").await;
     let lines = Arc::new(Mutex::new(Vec::new()));
     let mut kc = kube_cluster(&ns, SHORT, lines.clone());
     kc.requirements_timeout = Duration::from_secs(8);
@@ -114,9 +112,7 @@ async fn missing_requirement_waits_as_requirements_not_met_then_times_out_unchan
 async fn requirement_outside_the_version_constraint_waits_then_proceeds_once_upgraded() {
     let tmp = tempfile::tempdir().unwrap();
     let req = unique("versioned");
-    let ns = TestNamespace::new("req-version")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("req-version").await;
     let lines = Arc::new(Mutex::new(Vec::new()));
     let mut kc = kube_cluster(&ns, SHORT, lines.clone());
     let v1 = tmp.path().join("base-v1");
@@ -169,9 +165,7 @@ async fn requirement_outside_the_version_constraint_waits_then_proceeds_once_upg
 async fn waiting_apply_proceeds_when_the_requirement_becomes_ready() {
     let tmp = tempfile::tempdir().unwrap();
     let req = unique("later");
-    let ns = TestNamespace::new("req-later")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("req-later").await;
     let dir = tmp.path().join("app");
     app(&dir, &format!("{{name: {req}, version: \"^1.0.0\"}}"));
     let lines = Arc::new(Mutex::new(Vec::new()));
@@ -236,9 +230,7 @@ async fn waiting_apply_proceeds_when_the_requirement_becomes_ready() {
 async fn optional_requirement_absent_proceeds_installed_must_be_ready() {
     let tmp = tempfile::tempdir().unwrap();
     let opt = unique("opt");
-    let ns = TestNamespace::new("req-optional")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("req-optional").await;
     let lines = Arc::new(Mutex::new(Vec::new()));
     let mut kc = kube_cluster(&ns, SHORT, lines.clone());
     kc.requirements_timeout = Duration::from_secs(4);
@@ -276,9 +268,7 @@ async fn optional_requirement_absent_proceeds_installed_must_be_ready() {
 async fn requirement_whose_upgrade_was_rolled_back_is_not_ready() {
     let tmp = tempfile::tempdir().unwrap();
     let req = unique("rolledback");
-    let ns = TestNamespace::new("req-rolled-back")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("req-rolled-back").await;
     let lines = Arc::new(Mutex::new(Vec::new()));
     let mut kc = kube_cluster(&ns, SHORT, lines.clone());
     let write = |root: &std::path::Path, version: &str, sim: &str| {

@@ -36,7 +36,7 @@ struct Env {
 }
 
 async fn env(test: &str, timeout: Duration) -> Env {
-    let ns = TestNamespace::new(test).await.expect("control plane");
+    let ns = TestNamespace::fresh(test).await;
     let events = Arc::new(Mutex::new(Vec::new()));
     let kc = kube_cluster(&ns, timeout, events.clone());
     Env { ns, events, kc }

@@ -9,6 +9,8 @@ use std::process::{Command, Output};
 use kubepkg_testkit::helm_binary;
 use kubepkg_testkit::registry::{Registry, RegistryOptions};
 
+use crate::support::ok;
+
 /// A sandbox: Helm's config and cache, kubepkg's cache and Docker's config in a temporary
 /// directory, so logins and caches are the test's own.
 pub(crate) struct Env {
@@ -26,6 +28,25 @@ impl Env {
 
     pub(crate) fn path(&self, p: &str) -> PathBuf {
         self.dir.path().join(p)
+    }
+
+    /// A package directory `pkg-NAME-VERSION` of one component `web`
+    /// ([`kubepkg_testkit::charts::web_package`]).
+    pub(crate) fn web_package(&self, name: &str, version: &str) -> PathBuf {
+        let dir = self.path(&format!("pkg-{name}-{version}"));
+        kubepkg_testkit::charts::web_package(&dir, name, version);
+        dir
+    }
+
+    /// `package push DIR oci://REG/pkgs --plain-http`: the digest pushed.
+    pub(crate) fn push_package(&self, dir: &Path, reg: &Registry) -> String {
+        digest_of(&ok(self.kubepkg(&[
+            "package",
+            "push",
+            dir.to_str().unwrap(),
+            &reg.oci("pkgs"),
+            "--plain-http",
+        ])))
     }
 
     pub(crate) fn env(&self, c: &mut Command) {
@@ -108,16 +129,13 @@ impl Env {
     }
 }
 
-#[track_caller]
-pub(crate) fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "failed ({}): {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+/// The digest a push printed (its `Digest: ` line).
+pub(crate) fn digest_of(push_stdout: &str) -> String {
+    push_stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Digest: "))
+        .expect("a Digest: line")
+        .to_string()
 }
 
 /// The `Error: …` line of a failed command (exactly one line).
@@ -161,11 +179,7 @@ fn helm_push_then_kubepkg_pull_and_template_render_what_helm_renders_and_a_secon
         "--plain-http",
     ]);
     let pushed = String::from_utf8_lossy(&pushed.stderr).to_string() + &ok(pushed);
-    let digest = pushed
-        .lines()
-        .find_map(|l| l.strip_prefix("Digest: "))
-        .unwrap()
-        .to_string();
+    let digest = digest_of(&pushed);
 
     let r = reg.oci("charts/web");
     let out = env.kubepkg(&[
@@ -837,10 +851,7 @@ fn package_archive(env: &Env, name: &str, version: &str) -> PathBuf {
 /// applies nothing.
 #[tokio::test]
 async fn apply_from_a_registry_with_a_constraint_records_the_resolved_tag_and_digest() {
-    use kubepkg_testkit::charts::package;
-    let ns = kubepkg_testkit::TestNamespace::new("oci-apply")
-        .await
-        .expect("control plane");
+    let ns = kubepkg_testkit::TestNamespace::fresh("oci-apply").await;
     let env = Env::new();
     let reg = Registry::start(RegistryOptions::plain().with_user("ops", "pw")).unwrap();
     ok(env.kubepkg(&[
@@ -855,28 +866,8 @@ async fn apply_from_a_registry_with_a_constraint_records_the_resolved_tag_and_di
     ]));
     let mut digests = std::collections::BTreeMap::new();
     for v in ["1.0.0", "1.5.0", "2.0.0"] {
-        let dir = env.path(&format!("pkg-{v}"));
-        package(
-            &dir,
-            &format!(
-                "package:\n  name: webshop\n  version: {v}\ncomponents:\n- name: web\n  path: web\n"
-            ),
-            &["web"],
-            &[],
-        );
-        let out = ok(env.kubepkg(&[
-            "package",
-            "push",
-            dir.to_str().unwrap(),
-            &reg.oci("pkgs"),
-            "--plain-http",
-        ]));
-        let digest = out
-            .lines()
-            .find_map(|l| l.strip_prefix("Digest: "))
-            .unwrap()
-            .to_string();
-        digests.insert(v, digest);
+        let dir = env.web_package("webshop", v);
+        digests.insert(v, env.push_package(&dir, &reg));
     }
     let r = reg.oci("pkgs/webshop");
     let kube = |args: &[&str]| {
@@ -1032,9 +1023,7 @@ fn a_blob_above_the_size_cap_is_refused_before_it_is_read_and_the_variable_raise
 /// is Helm's (`helm status` and `helm get values` read it), at the version `--version` resolved.
 #[tokio::test]
 async fn install_and_upgrade_from_a_registry_make_helm_releases() {
-    let ns = kubepkg_testkit::TestNamespace::new("oci-install")
-        .await
-        .expect("control plane");
+    let ns = kubepkg_testkit::TestNamespace::fresh("oci-install").await;
     let env = Env::new();
     let reg = Registry::start(RegistryOptions::plain()).unwrap();
     for v in ["1.0.0", "1.1.0"] {

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{kubepkg, repo, run, run_command, run_in};
+use crate::support::{kubectl_apply, kubepkg, repo, run, run_command, run_in};
 use kubepkg_engine::store::RevisionStore;
 use kubepkg_package::revision::{History, RevisionStatus};
 use kubepkg_release::storage::{SecretDriver, Store};
@@ -85,9 +85,7 @@ fn apply(ns: &TestNamespace, dir: &Path) -> (i32, String) {
 /// marks the interrupted revision failed and finishes the work.
 #[tokio::test]
 async fn crash_mid_apply_is_recovered_by_the_next_apply() {
-    let ns = TestNamespace::new("pkg-crash")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("pkg-crash").await;
     let tmp = tempfile::tempdir().unwrap();
     let v1 = tmp.path().join("v1");
     slow_package(&v1, "1.0.0", "3s");
@@ -193,9 +191,7 @@ fn package_set_file_refuses_a_file_that_is_not_utf8() {
 /// would put it back (a changes) or keep it (b unchanged).
 #[tokio::test]
 async fn plan_against_the_cluster_shows_hand_edits_as_drift() {
-    let ns = TestNamespace::new("plan-drift")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("plan-drift").await;
     let tmp = tempfile::tempdir().unwrap();
     let v1 = tmp.path().join("v1");
     package(&v1, "drift", "1.0.0", true, "1s", "");
@@ -283,9 +279,7 @@ fn crd_package(root: &Path, group: &str, version: &str, size_type: &str) {
 /// `--allow-unsafe-crd-changes` applies it.
 #[tokio::test]
 async fn unsafe_crd_changes_are_shown_in_the_plan_and_refused_by_apply() {
-    let ns = TestNamespace::new("crd-changes")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("crd-changes").await;
     let group = format!("{}.kubepkg.test", ns.name());
     let tmp = tempfile::tempdir().unwrap();
     let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
@@ -298,14 +292,7 @@ async fn unsafe_crd_changes_are_shown_in_the_plan_and_refused_by_apply() {
         "apiVersion: {group}/v1\nkind: Gadget\nmetadata:\n  name: g1\n  namespace: {}\nspec:\n  size: 3\n",
         ns.name()
     );
-    let mut kubectl = ns.plane().kubectl();
-    kubectl
-        .args(["apply", "-f", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null());
-    let mut child = kubectl.spawn().unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), gadget.as_bytes()).unwrap();
-    assert!(child.wait().unwrap().success());
+    kubectl_apply(&ns, &gadget);
     let (code, plan, err) = run(&ns, &["plan", "g", pkg_path(&v2), "--cluster", "--no-diff"]);
     assert_eq!(code, 0, "{err}");
     assert!(
@@ -355,9 +342,7 @@ async fn unsafe_crd_changes_are_shown_in_the_plan_and_refused_by_apply() {
 /// automatic rollback: its reason and what failed, down to the pod that never became ready.
 #[tokio::test]
 async fn status_of_a_failed_revision_shows_the_unready_pod_after_the_rollback() {
-    let ns = TestNamespace::new("status-rev")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("status-rev").await;
     let tmp = tempfile::tempdir().unwrap();
     let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
     package(&v1, "diag", "1.0.0", true, "1s", "");
@@ -486,7 +471,7 @@ fn component_state(e: &serde_json::Value) -> String {
 /// order of docs/rules.md#order (a applied, waited for, ready; then b), the summary last.
 #[tokio::test]
 async fn apply_json_prints_one_line_per_progress_event_then_the_summary() {
-    let ns = TestNamespace::new("pkg-json").await.expect("control plane");
+    let ns = TestNamespace::fresh("pkg-json").await;
     let tmp = tempfile::tempdir().unwrap();
     let v1 = tmp.path().join("v1");
     package(&v1, "jsonpkg", "1.0.0", true, "3s", "");
@@ -553,9 +538,7 @@ async fn apply_json_prints_one_line_per_progress_event_then_the_summary() {
 /// package is pinned by a snapshot (reviewed against the cluster state asserted here).
 #[tokio::test]
 async fn bare_verbs_resolve_package_or_release_with_status_snapshot() {
-    let ns = TestNamespace::new("pkg-verbs")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("pkg-verbs").await;
     // A namespace whose name has a fixed length, so the snapshot's table columns do not
     // depend on a random suffix (deleted at the end).
     let name = format!(
@@ -705,7 +688,7 @@ async fn bare_verbs_resolve_package_or_release_with_status_snapshot() {
 /// Each way a package run can end has its own exit code (README, `kubepkg --help`).
 #[tokio::test]
 async fn exit_codes_distinguish_how_a_package_run_ended() {
-    let ns = TestNamespace::new("pkg-exit").await.expect("control plane");
+    let ns = TestNamespace::fresh("pkg-exit").await;
     let tmp = tempfile::tempdir().unwrap();
     let dir = |n: &str| tmp.path().join(n);
     let fast = ["--timeout", "6s"];
@@ -848,9 +831,7 @@ fn secret_package(root: &Path) {
 /// prints them (so the values are there to hide).
 #[tokio::test]
 async fn plan_against_the_cluster_never_prints_a_secret_value() {
-    let ns = TestNamespace::new("pkg-secrets")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("pkg-secrets").await;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("creds");
     secret_package(&dir);
@@ -950,9 +931,7 @@ async fn plan_against_the_cluster_never_prints_a_secret_value() {
 /// `helm template` accepts, and Helm refuses the ones kubepkg refuses for length or case.
 #[tokio::test]
 async fn package_names_are_checked_before_anything_as_helm_checks_release_names() {
-    let ns = TestNamespace::new("pkg-names")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("pkg-names").await;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("p");
     package(&dir, "names", "1.0.0", true, "1s", "");

@@ -42,6 +42,16 @@ fn kubepkg(home: &Path, args: &[&str], proxy: &[(&str, &str)]) -> Command {
     c
 }
 
+/// `kubepkg repo update` with `var` naming a dead proxy fails, naming the repository's `host`.
+fn update_fails_through_dead_proxy(home: &Path, var: &str, host: &str) {
+    let stderr = failed(
+        kubepkg(home, &["repo", "update"], &[(var, DEAD_PROXY)])
+            .output()
+            .unwrap(),
+    );
+    assert!(stderr.contains(host), "{stderr}");
+}
+
 fn failed(out: Output) -> String {
     assert!(
         !out.status.success(),
@@ -115,16 +125,7 @@ fn an_http_repository_is_reached_through_http_proxy_and_around_it_with_no_proxy(
     // The variable is what decides: a dead proxy fails the same command, and the repository
     // sees nothing of it...
     let before = repo.requests();
-    let stderr = failed(
-        kubepkg(
-            home.path(),
-            &["repo", "update"],
-            &[("http_proxy", DEAD_PROXY)],
-        )
-        .output()
-        .unwrap(),
-    );
-    assert!(stderr.contains(&host), "{stderr}");
+    update_fails_through_dead_proxy(home.path(), "http_proxy", &host);
     assert_eq!(repo.requests(), before, "a request went around the proxy");
     // ...and NO_PROXY naming the host's address sends it directly again.
     let ip = host.split(':').next().unwrap();
@@ -161,16 +162,7 @@ fn an_https_repository_is_reached_through_a_connect_tunnel() {
         log.contains(&format!("CONNECT {host}")),
         "no CONNECT {host} in the proxy's log:\n{log}"
     );
-    let stderr = failed(
-        kubepkg(
-            home.path(),
-            &["repo", "update"],
-            &[("HTTPS_PROXY", DEAD_PROXY)],
-        )
-        .output()
-        .unwrap(),
-    );
-    assert!(stderr.contains(&host), "{stderr}");
+    update_fails_through_dead_proxy(home.path(), "HTTPS_PROXY", &host);
 }
 
 /// A chart pulled from a registry through `HTTPS_PROXY`: a `CONNECT` tunnel to the registry

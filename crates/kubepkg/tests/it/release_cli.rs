@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{crashy_chart, kubepkg, ok, without_lines};
+use crate::support::{crashy_chart, kubectl_apply, kubepkg, ok, without_lines};
 use kubepkg_testkit::{TestNamespace, helm_binary, helm_command};
 
 fn helm() -> PathBuf {
@@ -500,14 +500,7 @@ fn capabilities_and_dry_run_output_match_helm() {
     let crd = format!(
         "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.{group}\nspec:\n  group: {group}\n  scope: Namespaced\n  names: {{kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}\n"
     );
-    let mut apply = ns.plane().kubectl();
-    apply
-        .args(["apply", "-f", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null());
-    let mut child = apply.spawn().unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), crd.as_bytes()).unwrap();
-    assert!(child.wait().unwrap().success());
+    kubectl_apply(&ns, &crd);
     let crd_name = format!("crd/widgets.{group}");
     assert!(
         ns.plane()

@@ -13,7 +13,7 @@ use std::process::{Command, Output};
 use kubepkg_testkit::chart_repo::{ChartRepo, ChartSpec, ServeOptions, build_repository};
 use kubepkg_testkit::helm_binary;
 
-use crate::support::{assert_same_lock, files, helm_home, walk};
+use crate::support::{assert_same_lock, files, helm_home, ok, walk};
 
 fn helm_path() -> PathBuf {
     helm_binary("v4.3.1").expect("helm oracle")
@@ -68,18 +68,6 @@ impl Home {
     }
 }
 
-#[track_caller]
-fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "failed ({}):\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// The one-line error of a failed command (the text after `Error: `).
 #[track_caller]
 fn error(out: Output) -> String {
@@ -120,14 +108,20 @@ fn repository(options: ServeOptions) -> (tempfile::TempDir, ChartRepo) {
     (dir, server)
 }
 
-#[test]
-fn a_repository_added_with_helm_is_used_by_kubepkg() {
-    let (_dir, repo) = repository(ServeOptions::default());
+/// [`repository`] with default options, and a [`Home`] whose helm added it as `r`.
+fn added_repository() -> (tempfile::TempDir, ChartRepo, Home) {
+    let (dir, repo) = repository(ServeOptions::default());
     let home = Home::new();
     ok(home
         .helm(&["repo", "add", "r", repo.url()])
         .output()
         .unwrap());
+    (dir, repo, home)
+}
+
+#[test]
+fn a_repository_added_with_helm_is_used_by_kubepkg() {
+    let (_dir, repo, home) = added_repository();
 
     for args in [
         &["repo", "list"][..],
@@ -602,12 +596,7 @@ fn bad_input_is_a_one_line_error_and_nothing_is_written() {
 
 #[test]
 fn install_from_a_repository_then_helm_status() {
-    let (_dir, repo) = repository(ServeOptions::default());
-    let home = Home::new();
-    ok(home
-        .helm(&["repo", "add", "r", repo.url()])
-        .output()
-        .unwrap());
+    let (_dir, _repo, home) = added_repository();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let ns = rt
         .block_on(kubepkg_testkit::TestNamespace::new("repo-install"))
@@ -652,13 +641,8 @@ fn parent_chart(home: &Home, dir: &Path, dependencies: &str) -> PathBuf {
 
 #[test]
 fn dependency_update_writes_the_charts_and_lock_helm_writes() {
-    let (_dir, repo) = repository(ServeOptions::default());
+    let (_dir, repo, home) = added_repository();
     let (_dir2, unmanaged) = repository(ServeOptions::default());
-    let home = Home::new();
-    ok(home
-        .helm(&["repo", "add", "r", repo.url()])
-        .output()
-        .unwrap());
     let deps = format!(
         "dependencies:\n- name: app\n  version: \"^0.2.0\"\n  repository: \"@r\"\n- name: app\n  alias: old\n  version: 0.1.0\n  repository: {}/\n- name: web\n  version: \">=1.0.0\"\n  repository: {}\n",
         repo.url(),
@@ -770,12 +754,7 @@ fn dependency_update_writes_the_charts_and_lock_helm_writes() {
 
 #[test]
 fn dependency_errors_are_helms() {
-    let (_dir, repo) = repository(ServeOptions::default());
-    let home = Home::new();
-    ok(home
-        .helm(&["repo", "add", "r", repo.url()])
-        .output()
-        .unwrap());
+    let (_dir, _repo, home) = added_repository();
     let work = tempfile::tempdir().unwrap();
     for (i, deps) in [
         "dependencies:\n- name: app\n  version: 9.9.9\n  repository: \"@r\"\n".to_string(),

@@ -237,7 +237,7 @@ fn assert_plain_lines(lines: &[String], instance: &str, ns: &str) {
 /// lines, and so does it on the terminal with `--progress plain` or in CI.
 #[tokio::test]
 async fn apply_on_a_terminal_shows_live_lines_and_plain_lines_elsewhere() {
-    let ns = TestNamespace::new("terminal").await.expect("control plane");
+    let ns = TestNamespace::fresh("terminal").await;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("term");
     package(&dir, "6s");
@@ -327,9 +327,7 @@ async fn apply_on_a_terminal_shows_live_lines_and_plain_lines_elsewhere() {
 /// red (the Deployment never becomes ready within the timeout).
 #[tokio::test]
 async fn live_lines_are_coloured_by_state() {
-    let ns = TestNamespace::new("terminal-colour")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("terminal-colour").await;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("term");
     package(&dir, "1h");
@@ -372,9 +370,7 @@ async fn live_lines_are_coloured_by_state() {
 /// object it waits for, which collapses to a ready line; the release's table follows.
 #[tokio::test]
 async fn install_wait_on_a_terminal_shows_a_line_per_object() {
-    let ns = TestNamespace::new("terminal-release")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("terminal-release").await;
     let tmp = tempfile::tempdir().unwrap();
     let chart = tmp.path().join("web");
     charts::deploy_chart(&chart, "web", "1.0.0");

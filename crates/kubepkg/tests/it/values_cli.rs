@@ -47,9 +47,7 @@ fn package(root: &Path) {
 
 #[tokio::test]
 async fn explain_names_every_source_for_the_live_and_an_older_revision() {
-    let ns = TestNamespace::new("values-explain")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("values-explain").await;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     package(dir);
@@ -137,9 +135,7 @@ tier: \"silver\"  # package default (kubepkg.yaml)\n"
 /// them nor notes them as dropped — the approval an operator gives for one upgrade.
 #[tokio::test]
 async fn once_values_apply_to_one_revision_only() {
-    let ns = TestNamespace::new("values-once")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("values-once").await;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     package(dir);

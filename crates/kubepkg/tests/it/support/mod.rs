@@ -65,12 +65,14 @@ pub fn run_in(ns: &TestNamespace, namespace: &str, args: &[&str]) -> (i32, Strin
     run_command(&mut kubepkg_in(ns, namespace, args))
 }
 
-/// The stdout of a command that must have succeeded (else fails with both outputs).
+/// The stdout of a command that must have succeeded (else fails with its status and both
+/// outputs).
 #[track_caller]
 pub fn ok(out: Output) -> String {
     assert!(
         out.status.success(),
-        "failed: {}\n{}",
+        "failed ({}):\nstdout:\n{}\nstderr:\n{}",
+        out.status,
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
@@ -112,4 +114,17 @@ pub fn helm_home<'c>(c: &'c mut Command, home: &Path) -> &'c mut Command {
         )
         .env("HELM_REPOSITORY_CACHE", home.join("cache/repository"))
         .env("KUBEPKG_CACHE_DIR", home.join("kubepkg"))
+}
+
+/// `kubectl apply -f -` of `yaml` on `ns`'s control plane (a client-side apply, as a user's),
+/// which must succeed.
+pub fn kubectl_apply(ns: &TestNamespace, yaml: &str) {
+    let mut kubectl = ns.plane().kubectl();
+    kubectl
+        .args(["apply", "-f", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null());
+    let mut child = kubectl.spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), yaml.as_bytes()).unwrap();
+    assert!(child.wait().unwrap().success(), "kubectl apply of:\n{yaml}");
 }
