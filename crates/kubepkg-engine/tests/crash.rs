@@ -396,8 +396,7 @@ struct Env {
 
 async fn env(test: &str) -> Env {
     let ns = TestNamespace::fresh(test).await;
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let kc = kube_cluster(&ns, SHORT, lines.clone());
+    let (kc, lines) = logged_cluster(&ns, SHORT);
     Env {
         ns,
         lines,

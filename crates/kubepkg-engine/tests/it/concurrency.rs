@@ -61,8 +61,7 @@ async fn a_second_apply_waits_for_the_first_then_runs_on_its_result() {
     slow(&v2, "2.0.0", "1s");
     let first = start(&ns, &v1, 1).await;
 
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let mut second = kube_cluster(&ns, SHORT, lines.clone());
+    let (mut second, lines) = logged_cluster(&ns, SHORT);
     let o = apply(&mut second, ns.name(), "pkg", &v2, SHORT).await;
     assert_eq!(o.reason, Reason::Succeeded, "{}", o.message);
     let first = first.await.unwrap();
@@ -159,8 +158,7 @@ async fn a_waiting_apply_of_a_lower_version_is_refused_as_a_downgrade() {
     assert_eq!(o.reason, Reason::Succeeded, "{}", o.message);
 
     let upgrade = start(&ns, &dir("v2"), 2).await;
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let mut second = kube_cluster(&ns, SHORT, lines.clone());
+    let (mut second, lines) = logged_cluster(&ns, SHORT);
     let lines_after = lines.clone();
     let package_v11 = kubepkg_model::source::load_dir(&dir("v11")).unwrap();
     let instance = Instance {

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::support::{
-    RevisionRow, apply_with, kube_cluster, pos, progress, release_revisions, revision_rows,
+    RevisionRow, apply_with, logged_cluster, pos, progress, release_revisions, revision_rows,
     rollback,
 };
 use futures::StreamExt;
@@ -58,8 +58,7 @@ struct Env {
 
 async fn env(test: &str, name: &'static str) -> Env {
     let ns = TestNamespace::fresh(test).await;
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let kc = kube_cluster(&ns, TIMEOUT, lines.clone());
+    let (kc, lines) = logged_cluster(&ns, TIMEOUT);
     Env {
         ns,
         lines,

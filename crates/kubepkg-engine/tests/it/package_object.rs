@@ -169,8 +169,7 @@ async fn apply_writes_the_package_status_that_kstatus_reads() {
         .unwrap();
 
     // While the apply waits for its requirement, the object says so.
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let mut kc = kube_cluster(&ns, SHORT, lines.clone());
+    let (mut kc, _) = logged_cluster(&ns, SHORT);
     kc.requirements_timeout = Duration::from_secs(300);
     let nsname = ns.name().to_string();
     let d = dir.clone();

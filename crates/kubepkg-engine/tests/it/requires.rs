@@ -60,8 +60,7 @@ async fn missing_requirement_waits_as_requirements_not_met_then_times_out_unchan
     let dir = tmp.path().join("app");
     app(&dir, &format!("{{name: {req}}}"));
     let ns = TestNamespace::fresh("req-missing").await;
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let mut kc = kube_cluster(&ns, SHORT, lines.clone());
+    let (mut kc, lines) = logged_cluster(&ns, SHORT);
     kc.requirements_timeout = Duration::from_secs(8);
     let nsname = ns.name().to_string();
     let task = tokio::spawn(async move { apply(&mut kc, &nsname, "app", &dir, SHORT).await });
@@ -113,8 +112,7 @@ async fn requirement_outside_the_version_constraint_waits_then_proceeds_once_upg
     let tmp = tempfile::tempdir().unwrap();
     let req = unique("versioned");
     let ns = TestNamespace::fresh("req-version").await;
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let mut kc = kube_cluster(&ns, SHORT, lines.clone());
+    let (mut kc, lines) = logged_cluster(&ns, SHORT);
     let v1 = tmp.path().join("base-v1");
     base(&v1, &req, "1.2.0", "ok");
     let o = apply(&mut kc, ns.name(), &req, &v1, SHORT).await;
@@ -168,8 +166,7 @@ async fn waiting_apply_proceeds_when_the_requirement_becomes_ready() {
     let ns = TestNamespace::fresh("req-later").await;
     let dir = tmp.path().join("app");
     app(&dir, &format!("{{name: {req}, version: \"^1.0.0\"}}"));
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let mut kc = kube_cluster(&ns, SHORT, lines.clone());
+    let (mut kc, lines) = logged_cluster(&ns, SHORT);
     // Far longer than the test: only the requirement becoming Ready can end the wait.
     kc.requirements_timeout = Duration::from_secs(300);
     let nsname = ns.name().to_string();
@@ -231,8 +228,7 @@ async fn optional_requirement_absent_proceeds_installed_must_be_ready() {
     let tmp = tempfile::tempdir().unwrap();
     let opt = unique("opt");
     let ns = TestNamespace::fresh("req-optional").await;
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let mut kc = kube_cluster(&ns, SHORT, lines.clone());
+    let (mut kc, lines) = logged_cluster(&ns, SHORT);
     kc.requirements_timeout = Duration::from_secs(4);
     let dir = tmp.path().join("app");
     app(&dir, &format!("{{name: {opt}, optional: true}}"));
@@ -269,8 +265,7 @@ async fn requirement_whose_upgrade_was_rolled_back_is_not_ready() {
     let tmp = tempfile::tempdir().unwrap();
     let req = unique("rolledback");
     let ns = TestNamespace::fresh("req-rolled-back").await;
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let mut kc = kube_cluster(&ns, SHORT, lines.clone());
+    let (mut kc, _) = logged_cluster(&ns, SHORT);
     let write = |root: &std::path::Path, version: &str, sim: &str| {
         package(
             root,

@@ -712,20 +712,8 @@ fn plan_with_backend_argocd_shows_the_objects_render_writes() {
     };
     let plan = run(&["plan", "shop", "--backend", "argocd"]);
     let rendered = run(&["render", "--backend", "argocd", "shop"]);
-    let planned: Vec<(String, String, String)> = plan["backendObjects"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{plan:#}"))
-        .iter()
-        .map(|o| {
-            (
-                o["kind"].as_str().unwrap().to_string(),
-                o["name"].as_str().unwrap().to_string(),
-                o["change"].as_str().unwrap_or_default().to_string(),
-            )
-        })
-        .collect();
     assert_eq!(
-        planned,
+        crate::backends::backend_objects(&plan),
         [
             // The Secret apply writes: the credential template of its pinned sources.
             ("Secret".into(), "shop-chart-creds".into(), "added".into()),

@@ -18,8 +18,8 @@ use kubepkg_testkit::registry::{Registry, RegistryOptions};
 use kubepkg_testkit::{TestNamespace, helm_binary, helm_command, wait_for};
 
 use crate::backends::{
-    Backend, Kind, apply_command, finished, gated_package, greeting_chart, install_widget_crd,
-    kubectl_apply, open_gate, render, widgets,
+    Backend, Kind, apply_command, backend_objects, finished, gated_package, greeting_chart,
+    install_widget_crd, kubectl_apply, open_gate, render, widgets,
 };
 use crate::support::ok;
 use kubepkg_testkit::charts::deploy_chart;
@@ -604,22 +604,6 @@ fn flux_plan(
         .output()
         .unwrap();
     serde_json::from_str(&ok(out)).unwrap()
-}
-
-/// (kind, name, change) of each backend object of a plan, in its order.
-fn backend_objects(plan: &serde_json::Value) -> Vec<(String, String, String)> {
-    plan["backendObjects"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{plan}"))
-        .iter()
-        .map(|o| {
-            (
-                o["kind"].as_str().unwrap().to_string(),
-                o["name"].as_str().unwrap().to_string(),
-                o["change"].as_str().unwrap_or("unchanged").to_string(),
-            )
-        })
-        .collect()
 }
 
 /// The `change` of each step of a plan: (component, change kind, charts).

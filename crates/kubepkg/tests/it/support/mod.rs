@@ -116,12 +116,12 @@ pub fn helm_home<'c>(c: &'c mut Command, home: &Path) -> &'c mut Command {
         .env("KUBEPKG_CACHE_DIR", home.join("kubepkg"))
 }
 
-/// `kubectl apply -f -` of `yaml` on `ns`'s control plane (a client-side apply, as a user's),
-/// which must succeed.
+/// `kubectl apply -n NS -f -` of `yaml` on `ns`'s control plane (a client-side apply, as a
+/// user's), which must succeed.
 pub fn kubectl_apply(ns: &TestNamespace, yaml: &str) {
     let mut kubectl = ns.plane().kubectl();
     kubectl
-        .args(["apply", "-f", "-"])
+        .args(["apply", "-n", ns.name(), "-f", "-"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null());
     let mut child = kubectl.spawn().unwrap();
