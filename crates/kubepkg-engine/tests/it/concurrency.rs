@@ -52,6 +52,24 @@ async fn start(
     task
 }
 
+/// Package `pkg` went 1.0.0 → 2.0.0 once: revision 1 superseded by revision 2 (2.0.0),
+/// both Succeeded, and component a's release likewise (two records).
+async fn assert_upgraded_once_to_2_0_0(ns: &TestNamespace) {
+    let h = history(ns, "pkg").await;
+    assert_eq!(
+        brief(&h),
+        [
+            ("superseded".to_string(), "Succeeded".to_string()),
+            ("deployed".to_string(), "Succeeded".to_string())
+        ]
+    );
+    assert_eq!(h.revisions[1].version, "2.0.0");
+    assert_eq!(
+        release_history(ns, "pkg-a").await,
+        [(1, "superseded".to_string()), (2, "deployed".to_string())]
+    );
+}
+
 #[tokio::test]
 async fn a_second_apply_waits_for_the_first_then_runs_on_its_result() {
     let ns = TestNamespace::fresh("concurrent-wait").await;
@@ -74,19 +92,7 @@ async fn a_second_apply_waits_for_the_first_then_runs_on_its_result() {
         "{lines:#?}"
     );
     assert_eq!(o.deployed_revision, Some(2));
-    let h = history(&ns, "pkg").await;
-    assert_eq!(
-        brief(&h),
-        [
-            ("superseded".to_string(), "Succeeded".to_string()),
-            ("deployed".to_string(), "Succeeded".to_string())
-        ]
-    );
-    assert_eq!(h.revisions[1].version, "2.0.0");
-    assert_eq!(
-        release_history(&ns, "pkg-a").await,
-        [(1, "superseded".to_string()), (2, "deployed".to_string())]
-    );
+    assert_upgraded_once_to_2_0_0(&ns).await;
 }
 
 #[tokio::test]
@@ -201,19 +207,7 @@ async fn a_waiting_apply_of_a_lower_version_is_refused_as_a_downgrade() {
         "{lines:#?}"
     );
     // Nothing of 1.1.0 was recorded or applied.
-    let h = history(&ns, "pkg").await;
-    assert_eq!(
-        brief(&h),
-        [
-            ("superseded".to_string(), "Succeeded".to_string()),
-            ("deployed".to_string(), "Succeeded".to_string())
-        ]
-    );
-    assert_eq!(h.revisions[1].version, "2.0.0");
-    assert_eq!(
-        release_history(&ns, "pkg-a").await,
-        [(1, "superseded".to_string()), (2, "deployed".to_string())]
-    );
+    assert_upgraded_once_to_2_0_0(&ns).await;
 
     // Forced, it runs (and says what it overrode).
     lines_after.lock().unwrap().clear();
