@@ -4,7 +4,6 @@
 //! refuses naming the holder and changes nothing.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::support::*;
@@ -34,7 +33,7 @@ async fn start(
     dir: &Path,
     n: u64,
 ) -> tokio::task::JoinHandle<kubepkg_package::orchestrator::Outcome> {
-    let mut kc = kube_cluster(ns, SHORT, Arc::new(Mutex::new(Vec::new())));
+    let mut kc = kube_cluster(ns, SHORT, Lines::default());
     let (nsname, dir) = (ns.name().to_string(), dir.to_path_buf());
     let task = tokio::spawn(async move { apply(&mut kc, &nsname, "pkg", &dir, SHORT).await });
     eventually(
@@ -104,7 +103,7 @@ async fn a_second_apply_refuses_cleanly_when_the_lease_stays_held() {
     slow(&v2, "2.0.0", "1s");
     let first = start(&ns, &v1, 1).await;
 
-    let mut second = kube_cluster(&ns, SHORT, Arc::new(Mutex::new(Vec::new())));
+    let mut second = kube_cluster(&ns, SHORT, Lines::default());
     let package = kubepkg_model::source::load_dir(&v2).unwrap();
     let e = ops::apply(
         &mut second,
@@ -159,7 +158,7 @@ async fn a_waiting_apply_of_a_lower_version_is_refused_as_a_downgrade() {
     write(&dir("v1"), "1.0.0", true, "1s");
     write(&dir("v2"), "2.0.0", false, "4s");
     write(&dir("v11"), "1.1.0", true, "1s");
-    let mut kc = kube_cluster(&ns, SHORT, Arc::new(Mutex::new(Vec::new())));
+    let mut kc = kube_cluster(&ns, SHORT, Lines::default());
     let o = apply(&mut kc, ns.name(), "pkg", &dir("v1"), SHORT).await;
     assert_eq!(o.reason, Reason::Succeeded, "{}", o.message);
 

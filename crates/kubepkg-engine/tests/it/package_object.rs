@@ -3,7 +3,6 @@
 //! `Package` of the same name — revision, version, kstatus conditions, components — and kstatus
 //! reads it as `kubepkg status` does, while waiting for requirements and once deployed.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::support::*;
@@ -208,7 +207,7 @@ async fn apply_writes_the_package_status_that_kstatus_reads() {
         &["a"],
         &[],
     );
-    let mut other = kube_cluster(&ns, SHORT, Arc::new(Mutex::new(Vec::new())));
+    let mut other = kube_cluster(&ns, SHORT, Lines::default());
     assert_eq!(
         apply(&mut other, ns.name(), &req, &b, SHORT).await.reason,
         Reason::Succeeded
@@ -230,7 +229,7 @@ async fn apply_writes_the_package_status_that_kstatus_reads() {
     assert_eq!(k.status, Status::Current, "{k:?}");
 
     // Uninstalled (records deleted): the object no longer claims a Ready package.
-    let mut kc = kube_cluster(&ns, SHORT, Arc::new(Mutex::new(Vec::new())));
+    let mut kc = kube_cluster(&ns, SHORT, Lines::default());
     let gone = kubepkg_engine::ops::uninstall(
         &mut kc,
         kubepkg_engine::Instance {

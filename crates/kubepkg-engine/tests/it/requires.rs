@@ -6,7 +6,6 @@
 //! Ready; an optional requirement that is absent holds nothing up, one that is installed must be
 //! Ready.
 
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::support::*;
@@ -187,7 +186,7 @@ async fn waiting_apply_proceeds_when_the_requirement_becomes_ready() {
     // Another operator installs the requirement; the waiting apply sees it by watch.
     let b = tmp.path().join("base");
     base(&b, &req, "1.5.0", "ok");
-    let mut other = kube_cluster(&ns, SHORT, Arc::new(Mutex::new(Vec::new())));
+    let mut other = kube_cluster(&ns, SHORT, Lines::default());
     let o = apply(&mut other, ns.name(), &req, &b, SHORT).await;
     assert_eq!(o.reason, Reason::Succeeded, "{}", o.message);
     let base_ready = Instant::now();
