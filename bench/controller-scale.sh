@@ -25,9 +25,11 @@ concurrency="${3:-10}"
 nodes=$(((packages * components) / 100 + 2))
 # shellcheck source=bench/lib/plane.sh
 source "$repo/bench/lib/plane.sh"
+# shellcheck source=bench/lib/tools.sh
+source "$repo/bench/lib/tools.sh"
 
-cargo build -q --release -p kubepkg
-kubepkg="${CARGO_TARGET_DIR:-$repo/target}/release/kubepkg"
+bench_kubepkg -q
+kubepkg="$KUBEPKG"
 bench_plane_up "$nodes"
 qps="$bench_qps"
 # (kill 0 would signal the whole process group: only a running controller is killed)

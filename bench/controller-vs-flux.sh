@@ -52,9 +52,11 @@ esac
 nodes=$((n / 100 + 2))
 # shellcheck source=bench/lib/plane.sh
 source "$repo/bench/lib/plane.sh"
+# shellcheck source=bench/lib/tools.sh
+source "$repo/bench/lib/tools.sh"
 
-cargo build -q --release -p kubepkg
-kubepkg="${CARGO_TARGET_DIR:-$repo/target}/release/kubepkg"
+bench_kubepkg -q
+kubepkg="$KUBEPKG"
 flux_dir="$(testenv/flux/build.sh)"
 registry_bin="$(testenv/registry/build.sh)"
 work="$(mktemp -d)"

@@ -16,10 +16,9 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 runs="${RUNS:-5}"
-if [[ -z "${KUBEPKG:-}" ]]; then
-	cargo build --release -p kubepkg >&2
-	KUBEPKG="$root/${CARGO_TARGET_DIR:-target}/release/kubepkg"
-fi
+# shellcheck source=bench/lib/tools.sh
+source bench/lib/tools.sh
+bench_kubepkg
 tmp="$(mktemp -d)"
 server=""
 trap '[[ -n "$server" ]] && kill "$server" 2>/dev/null; rm -rf "$tmp"' EXIT

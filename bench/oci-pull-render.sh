@@ -19,16 +19,11 @@
 # here in release mode unless KUBEPKG=path). RUNS (default 10).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-RUNS="${RUNS:-10}"
-HELM_VERSION="${HELM_VERSION:-v4.3.1}"
-command -v hyperfine >/dev/null || apt-get install -y hyperfine >/dev/null
-[[ -x /usr/bin/time ]] || apt-get install -y time >/dev/null
-HELM="$(tools/helm-ref/install-helm.sh "$HELM_VERSION")"
+# shellcheck source=bench/lib/tools.sh
+source bench/lib/tools.sh
+bench_vs_helm
 REGISTRY="$(testenv/registry/build.sh)"
-if [[ -z "${KUBEPKG:-}" ]]; then
-  cargo build --release -p kubepkg >&2
-  KUBEPKG="$(pwd)/${CARGO_TARGET_DIR:-target}/release/kubepkg"
-fi
+bench_kubepkg
 
 tmp="$(mktemp -d)"
 cleanup() { [[ -n "${reg_pid:-}" ]] && kill "$reg_pid" 2>/dev/null; rm -rf "$tmp"; }

@@ -21,9 +21,10 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 charts=("$@")
 if [[ ${#charts[@]} -eq 0 ]]; then
-  cargo build -q --release -p kubepkg >&2
-  kp="$(realpath "${CARGO_TARGET_DIR:-target}/release/kubepkg")"
-  (cd "$tmp" && "$kp" create --chart scaffold >/dev/null)
+  # shellcheck source=bench/lib/tools.sh
+  source bench/lib/tools.sh
+  bench_kubepkg -q
+  (cd "$tmp" && "$KUBEPKG" create --chart scaffold >/dev/null)
   m=testdata/charts/modules
   charts=("$tmp/scaffold" "$m/sigs.k8s.io_metrics-server__charts_metrics-server"
     "$m/github.com_cert-manager_cert-manager__deploy_charts_cert-manager"

@@ -17,15 +17,10 @@
 # RUNS (default 10) sets the runs per chart and tool.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-RUNS="${RUNS:-10}"
-HELM_VERSION="${HELM_VERSION:-v4.3.1}"
-command -v hyperfine >/dev/null || apt-get install -y hyperfine >/dev/null
-[[ -x /usr/bin/time ]] || apt-get install -y time >/dev/null
-HELM="$(tools/helm-ref/install-helm.sh "$HELM_VERSION")"
-if [[ -z "${KUBEPKG:-}" ]]; then
-  cargo build --release -p kubepkg >&2
-  KUBEPKG="${CARGO_TARGET_DIR:-target}/release/kubepkg"
-fi
+# shellcheck source=bench/lib/tools.sh
+source bench/lib/tools.sh
+bench_vs_helm
+bench_kubepkg
 
 charts=("$@")
 if [[ "${1:-}" == "--heavy" ]]; then

@@ -12,15 +12,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib/gobuild.sh
 source "$here/lib/gobuild.sh"
-gobuild_init testenv/build.sh testenv
-hash="$(
-	cd "$here"
-	{
-		cat go.mod go.sum
-		for f in kpk-cluster/*.go; do echo "== $f"; cat "$f"; done
-	} | gobuild_hash
-)"
-out_dir="$cache_root/$hash"
+gobuild_init testenv/build.sh testenv "$here" "" kpk-cluster
 bin="$out_dir/kpk-cluster"
 
 gobuild_cached "$bin" "$bin" "${1:-}"
@@ -39,13 +31,6 @@ done
 
 echo "testenv/build.sh: building kpk-cluster (Kubernetes $kube_version) into $out_dir; a cold build takes several minutes" >&2
 tmp="$out_dir/kpk-cluster.tmp.$$"
-(
-	cd "$here"
-	# A build cache of our own, so that a cold build is really cold and the
-	# Kubernetes objects survive source edits of the simulator.
-	export GOCACHE="$cache_root/go-build"
-	export CGO_ENABLED=0
-	go build -trimpath -ldflags "$ldflags" -o "$tmp" ./kpk-cluster
-)
+gobuild_go build -trimpath -ldflags "$ldflags" -o "$tmp" ./kpk-cluster
 mv -f "$tmp" "$bin"
 gobuild_done "$bin"

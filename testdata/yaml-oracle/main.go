@@ -34,7 +34,7 @@ type result struct {
 	Error *string `json:"error,omitempty"`
 }
 
-func ok(s string) result   { return result{Value: &s} }
+func ok(s string) result  { return result{Value: &s} }
 func fail(e error) result { s := e.Error(); return result{Error: &s} }
 
 // jsonOf is the value as json.Marshal prints it (exact: floats are shortest round-trip).
@@ -58,21 +58,18 @@ func catch(f func() result) (r result) {
 	return f()
 }
 
-type readCase struct {
-	Name string `json:"name"`
-	YAML string `json:"yaml"`
-}
-
-func doRead(c readCase) map[string]interface{} {
-	out := map[string]interface{}{"name": c.Name, "yaml": c.YAML}
+// decodeAll records under "any", "map" and "array" what unmarshal makes of text decoded into
+// each of the targets Helm's functions decode into (a nil map or array as an empty one; an
+// error is the result whatever was decoded).
+func decodeAll(out map[string]interface{}, text string, unmarshal func([]byte, interface{}) error) {
 	out["any"] = catch(func() result {
 		var v interface{}
-		err := yaml.Unmarshal([]byte(c.YAML), &v)
+		err := unmarshal([]byte(text), &v)
 		return jsonOf(v, err)
 	})
 	out["map"] = catch(func() result {
 		m := map[string]interface{}{}
-		err := yaml.Unmarshal([]byte(c.YAML), &m)
+		err := unmarshal([]byte(text), &m)
 		if m == nil {
 			m = map[string]interface{}{}
 		}
@@ -80,12 +77,22 @@ func doRead(c readCase) map[string]interface{} {
 	})
 	out["array"] = catch(func() result {
 		a := []interface{}{}
-		err := yaml.Unmarshal([]byte(c.YAML), &a)
+		err := unmarshal([]byte(text), &a)
 		if a == nil {
 			a = []interface{}{}
 		}
 		return jsonOf(a, err)
 	})
+}
+
+type readCase struct {
+	Name string `json:"name"`
+	YAML string `json:"yaml"`
+}
+
+func doRead(c readCase) map[string]interface{} {
+	out := map[string]interface{}{"name": c.Name, "yaml": c.YAML}
+	decodeAll(out, c.YAML, func(b []byte, v interface{}) error { return yaml.Unmarshal(b, v) })
 	out["yamlToJson"] = catch(func() result {
 		j, err := yaml.YAMLToJSON([]byte(c.YAML))
 		return str(string(j), err)
@@ -199,33 +206,7 @@ type jsonCase struct {
 
 func doJSON(c jsonCase) map[string]interface{} {
 	out := map[string]interface{}{"name": c.Name, "json": c.JSON}
-	out["any"] = catch(func() result {
-		var v interface{}
-		err := json.Unmarshal([]byte(c.JSON), &v)
-		return jsonOf(v, err)
-	})
-	out["map"] = catch(func() result {
-		m := map[string]interface{}{}
-		err := json.Unmarshal([]byte(c.JSON), &m)
-		if err != nil {
-			return fail(err)
-		}
-		if m == nil {
-			m = map[string]interface{}{}
-		}
-		return jsonOf(m, nil)
-	})
-	out["array"] = catch(func() result {
-		a := []interface{}{}
-		err := json.Unmarshal([]byte(c.JSON), &a)
-		if err != nil {
-			return fail(err)
-		}
-		if a == nil {
-			a = []interface{}{}
-		}
-		return jsonOf(a, nil)
-	})
+	decodeAll(out, c.JSON, json.Unmarshal)
 	out["fromToml"] = catch(func() result {
 		m := map[string]interface{}{}
 		err := toml.Unmarshal([]byte(c.JSON), &m)

@@ -31,31 +31,18 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../lib/gobuild.sh
 source "$here/../lib/gobuild.sh"
-gobuild_init testenv/argocd/build.sh argocd
+# Layout 3 of the output directory: bump it when that changes.
+gobuild_init testenv/argocd/build.sh argocd "$here" 3 kpk-redis
 module=github.com/argoproj/argo-cd/v3
-hash="$(
-	cd "$here"
-	{
-		# The layout of the output directory; bump when it changes.
-		echo "layout 3"
-		cat go.mod go.sum
-		for f in kpk-redis/*.go; do echo "== $f"; cat "$f"; done
-	} | gobuild_hash
-)"
-out_dir="$cache_root/$hash"
 # Written last: its presence means the directory is complete.
 done_file="$out_dir/argocd"
 
 # Concurrent test binaries may ask at once: one builds, the others wait for it.
 gobuild_cached "$out_dir" "$done_file" "${1:-}"
 echo "testenv/argocd/build.sh: building Argo CD into $out_dir" >&2
-tmp="$out_dir/.tmp.$$"
-rm -rf "$tmp"
-mkdir -p "$tmp/crds"
+gobuild_stage
 (
-	cd "$here"
-	export GOCACHE="$cache_root/go-build"
-	export CGO_ENABLED=0
+	gobuild_env
 	# Stamp the version as Argo CD's release builds do (`argocd version`, the controllers' logs).
 	version="$(go list -m -f '{{.Version}}' "$module")"
 	kubectl_version="$(go list -m -f '{{if .Replace}}{{.Replace.Version}}{{else}}{{.Version}}{{end}}' k8s.io/kubectl)"
@@ -65,14 +52,8 @@ mkdir -p "$tmp/crds"
 		-X $pkg.kubectlVersion=$kubectl_version" "$module/cmd"
 	go build -trimpath -o "$tmp/kpk-redis" -ldflags "-s -w" ./kpk-redis
 	# The CRDs of exactly the version built (the build has downloaded the module).
+	gobuild_crds "$module" 'manifests/crds/*-crd.yaml'
 	dir="$(go list -m -f '{{.Dir}}' "$module")"
-	if [[ -z "$dir" ]] || ! compgen -G "$dir/manifests/crds/*-crd.yaml" >/dev/null; then
-		echo "testenv/argocd/build.sh: no CRDs under $dir/manifests/crds ($module)" >&2
-		exit 1
-	fi
-	for crd in "$dir"/manifests/crds/*-crd.yaml; do
-		install -m 0644 "$crd" "$tmp/crds/"
-	done
 	mkdir -p "$tmp/bin"
 	for script in git-verify-wrapper.sh gpg-wrapper.sh; do
 		install -m 0755 "$dir/hack/$script" "$tmp/bin/"
@@ -84,10 +65,5 @@ mkdir -p "$tmp/crds"
 		ln -s ../argocd "$tmp/bin/$name"
 	done
 )
-rm -rf "$out_dir/crds" "$out_dir/bin"
-mv "$tmp/crds" "$out_dir/crds"
-mv "$tmp/bin" "$out_dir/bin"
-mv -f "$tmp/kpk-redis" "$out_dir/kpk-redis"
-mv -f "$tmp/argocd" "$done_file"
-rmdir "$tmp"
+gobuild_unstage argocd crds bin kpk-redis
 gobuild_done "$out_dir"

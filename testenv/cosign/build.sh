@@ -16,14 +16,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../lib/gobuild.sh
 source "$here/../lib/gobuild.sh"
-gobuild_init testenv/cosign/build.sh cosign
-hash="$(
-	cd "$here"
-	{
-		cat go.mod go.sum
-	} | gobuild_hash
-)"
-out_dir="$cache_root/$hash"
+gobuild_init testenv/cosign/build.sh cosign "$here"
 bin="$out_dir/cosign"
 
 # Concurrent test binaries may ask at once: one builds, the others wait for it.
@@ -31,9 +24,7 @@ gobuild_cached "$bin" "$bin" "${1:-}"
 echo "testenv/cosign/build.sh: building cosign into $out_dir" >&2
 tmp="$out_dir/cosign.tmp.$$"
 (
-	cd "$here"
-	export GOCACHE="$cache_root/go-build"
-	export CGO_ENABLED=0
+	gobuild_env
 	# Stamp the version as cosign's release builds do (`cosign version`).
 	version="$(go list -m -f '{{.Version}}' github.com/sigstore/cosign/v2)"
 	go build -trimpath \

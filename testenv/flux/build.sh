@@ -23,46 +23,23 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../lib/gobuild.sh
 source "$here/../lib/gobuild.sh"
-gobuild_init testenv/flux/build.sh flux
-hash="$(
-	cd "$here"
-	{
-		# The layout of the output directory; bump when it changes.
-		echo "layout 1"
-		cat go.mod go.sum
-	} | gobuild_hash
-)"
-out_dir="$cache_root/$hash"
+# Layout 1 of the output directory: bump it when that changes.
+gobuild_init testenv/flux/build.sh flux "$here" 1
 # Written last: its presence means the directory is complete.
 done_file="$out_dir/helm-controller"
 
 # Concurrent test binaries may ask at once: one builds, the others wait for it.
 gobuild_cached "$out_dir" "$done_file" "${1:-}"
 echo "testenv/flux/build.sh: building source-controller and helm-controller into $out_dir" >&2
-tmp="$out_dir/.tmp.$$"
-rm -rf "$tmp"
-mkdir -p "$tmp/crds"
+gobuild_stage
 (
-	cd "$here"
-	export GOCACHE="$cache_root/go-build"
-	export CGO_ENABLED=0
+	gobuild_env
 	go build -trimpath -ldflags "-s -w" -o "$tmp/" \
 		github.com/fluxcd/source-controller github.com/fluxcd/helm-controller
 	# The CRDs of exactly the versions built (the build has downloaded both modules).
 	for module in github.com/fluxcd/source-controller github.com/fluxcd/helm-controller; do
-		dir="$(go list -m -f '{{.Dir}}' "$module")"
-		if [[ -z "$dir" ]] || ! compgen -G "$dir/config/crd/bases/*.yaml" >/dev/null; then
-			echo "testenv/flux/build.sh: no CRDs under $dir/config/crd/bases ($module)" >&2
-			exit 1
-		fi
-		for crd in "$dir"/config/crd/bases/*.yaml; do
-			install -m 0644 "$crd" "$tmp/crds/"
-		done
+		gobuild_crds "$module" 'config/crd/bases/*.yaml'
 	done
 )
-rm -rf "$out_dir/crds"
-mv "$tmp/crds" "$out_dir/crds"
-mv -f "$tmp/source-controller" "$out_dir/source-controller"
-mv -f "$tmp/helm-controller" "$done_file"
-rmdir "$tmp"
+gobuild_unstage helm-controller crds source-controller
 gobuild_done "$out_dir"

@@ -5,16 +5,32 @@
 # once, reuses it while its inputs stay the same, lets one of several concurrent callers build
 # while the others wait, and prints what it built (or, with --path, where that is).
 
-# gobuild_init SCRIPT NAME: checks that Go is there; sets $cache_root and $go_version. SCRIPT
-# names the caller in messages.
+# gobuild_init SCRIPT NAME DIR [LAYOUT [SOURCES]]: checks that Go is there; sets $cache_root,
+# $go_version and $out_dir, the cache directory of this build: its key is LAYOUT (when not
+# empty, as a line `layout LAYOUT`: bump it when the output directory's layout changes), DIR's
+# go.mod and go.sum, and the Go files of DIR/SOURCES (when given). SCRIPT names the caller in
+# messages; DIR is the Go module the build runs in (see gobuild_env).
 gobuild_init() {
 	gobuild_script=$1
 	cache_root="${KUBEPKG_CACHE_DIR:-$HOME/.cache/kubepkg}/$2"
+	gobuild_dir=$3
+	local layout=${4:-} sources=${5:-} hash
 	if ! command -v go >/dev/null 2>&1; then
 		echo "$gobuild_script: the go command is missing; install Go 1.26 (see .ci/run)" >&2
 		exit 1
 	fi
 	go_version="$(go env GOVERSION)"
+	hash="$(
+		cd "$gobuild_dir"
+		{
+			if [[ -n "$layout" ]]; then echo "layout $layout"; fi
+			cat go.mod go.sum
+			if [[ -n "$sources" ]]; then
+				for f in "$sources"/*.go; do echo "== $f"; cat "$f"; done
+			fi
+		} | gobuild_hash
+	)"
+	out_dir="$cache_root/$hash"
 }
 
 # gobuild_hash: the cache key of the Go version and what comes on standard input (16 hex digits).
@@ -44,6 +60,60 @@ gobuild_cached() {
 		exit 0
 	fi
 	gobuild_start=$(date +%s)
+}
+
+# gobuild_env: for a subshell that builds: enters the module's directory and gives Go a build
+# cache of this tool's own (so that a cold build is really cold, and a large build's objects
+# survive source edits) and CGO_ENABLED=0.
+gobuild_env() {
+	cd "$gobuild_dir"
+	export GOCACHE="$cache_root/go-build"
+	export CGO_ENABLED=0
+}
+
+# gobuild_go ARG...: runs `go ARG...` in the module's directory, set up by gobuild_env.
+gobuild_go() {
+	(
+		gobuild_env
+		go "$@"
+	)
+}
+
+# gobuild_stage: makes $tmp, an empty staging directory (with crds/) beside the output, for
+# builds whose output is a directory.
+gobuild_stage() {
+	tmp="$out_dir/.tmp.$$"
+	rm -rf "$tmp"
+	mkdir -p "$tmp/crds"
+}
+
+# gobuild_crds MODULE GLOB: copies the CRDs MODULE ships (the files GLOB names under its
+# directory, which the build has downloaded) into $tmp/crds; fails when there are none.
+gobuild_crds() {
+	local module=$1 glob=$2 dir crd
+	dir="$(go list -m -f '{{.Dir}}' "$module")"
+	if [[ -z "$dir" ]] || ! compgen -G "$dir/$glob" >/dev/null; then
+		echo "$gobuild_script: no CRDs under $dir/$(dirname "$glob") ($module)" >&2
+		exit 1
+	fi
+	# GLOB unquoted on purpose: it is the pattern.
+	# shellcheck disable=SC2231
+	for crd in "$dir"/$glob; do
+		install -m 0644 "$crd" "$tmp/crds/"
+	done
+}
+
+# gobuild_unstage DONE ENTRY...: moves each ENTRY of $tmp into $out_dir (replacing what was
+# there), then $tmp/DONE last, as $done_file, and removes $tmp.
+gobuild_unstage() {
+	local last=$1 entry
+	shift
+	for entry in "$@"; do
+		rm -rf "${out_dir:?}/$entry"
+		mv "$tmp/$entry" "$out_dir/$entry"
+	done
+	mv -f "$tmp/$last" "$done_file"
+	rmdir "$tmp"
 }
 
 # gobuild_done RESULT: says how long the build took and prints RESULT.

@@ -12,26 +12,13 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../lib/gobuild.sh
 source "$here/../lib/gobuild.sh"
-gobuild_init testenv/registry/build.sh registry
-hash="$(
-	cd "$here"
-	{
-		cat go.mod go.sum
-		for f in kpk-registry/*.go; do echo "== $f"; cat "$f"; done
-	} | gobuild_hash
-)"
-out_dir="$cache_root/$hash"
+gobuild_init testenv/registry/build.sh registry "$here" "" kpk-registry
 bin="$out_dir/kpk-registry"
 
 # Concurrent test binaries may ask at once: one builds, the others wait for it.
 gobuild_cached "$bin" "$bin" "${1:-}"
 echo "testenv/registry/build.sh: building kpk-registry into $out_dir" >&2
 tmp="$out_dir/kpk-registry.tmp.$$"
-(
-	cd "$here"
-	export GOCACHE="$cache_root/go-build"
-	export CGO_ENABLED=0
-	go build -trimpath -ldflags "-s -w" -o "$tmp" ./kpk-registry
-)
+gobuild_go build -trimpath -ldflags "-s -w" -o "$tmp" ./kpk-registry
 mv -f "$tmp" "$bin"
 gobuild_done "$bin"

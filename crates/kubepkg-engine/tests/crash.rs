@@ -308,19 +308,9 @@ async fn kill_trials() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(10);
     let mut e = env("kill-trials").await;
-    let write = |root: &Path, version: &str| {
-        package(
-            root,
-            &format!(
-                "package: {{name: p, version: {version}, rollback: {{safe: true}}}}\ncomponents:\n- {{name: migrate, path: migrate, install: {{phase: PreUpgrade}}}}\n- {{name: a, path: a, values: {{image: \"registry.invalid/a:{version}\"}}}}\n- {{name: b, path: b, values: {{image: \"registry.invalid/b:{version}\"}}, install: {{dependsOn: [a]}}}}\n"
-            ),
-            &["a", "b"],
-            &["migrate"],
-        )
-    };
     let versions = ["1.0.0", "2.0.0", "3.0.0"];
     for v in versions {
-        write(&e.dir(v), v);
+        hooked_package(&e.dir(v), v);
     }
     assert_eq!(e.apply(&e.dir("1.0.0"), SHORT).await, Reason::Succeeded);
     let releases = ["pkg-a", "pkg-b", "pkg-migrate"];
@@ -405,9 +395,8 @@ struct Env {
 }
 
 async fn env(test: &str) -> Env {
-    let ns = TestNamespace::new(test).await.expect("control plane");
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let kc = kube_cluster(&ns, SHORT, lines.clone());
+    let ns = TestNamespace::fresh(test).await;
+    let (kc, lines) = logged_cluster(&ns, SHORT);
     Env {
         ns,
         lines,

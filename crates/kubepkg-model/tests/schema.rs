@@ -55,18 +55,10 @@ fn every_example_and_test_package_validates_against_the_schema() {
 }
 
 fn manifests(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return out;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(manifests(&path));
-        } else if path.file_name().is_some_and(|n| n == "kubepkg.yaml") {
-            out.push(path);
-        }
-    }
+    let mut out: Vec<PathBuf> = kubepkg_testkit::tree::walk(dir)
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n == "kubepkg.yaml"))
+        .collect();
     out.sort();
     out
 }

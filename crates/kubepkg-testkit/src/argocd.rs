@@ -36,13 +36,15 @@
 //! Versions, build times and what each process needs: testenv/README.md (`testenv/argocd/`).
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use crate::process::{Probe, free_ports, spawn_logged, wait_started};
+use crate::process::{
+    Probe, finish, free_ports, log_tails, retry_port_clash, spawn_listening, spawn_logged,
+    wait_started, work_dir,
+};
 use crate::{ControlPlane, Error, TestNamespace};
 
 /// The field manager of the CRD applies.
@@ -161,40 +163,15 @@ impl ArgoCd {
         let helm = crate::helm_binary(HELM_VERSION)?;
         install_crds(ns).await?;
         ns.apply_yaml(&config_yaml(ns.name())).await?;
-        // Ports are chosen free and then released: another process may take one before the
-        // component binds it. Such a start is tried again with new ports.
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            match ArgoCd::spawn(ns, &dir, &helm).await {
-                Err(Error::ArgoCd { message })
-                    if attempt < 3 && message.contains("address already in use") =>
-                {
-                    continue;
-                }
-                other => return other,
-            }
-        }
+        retry_port_clash(|| ArgoCd::spawn(ns, &dir, &helm)).await
     }
 
     async fn spawn(ns: &TestNamespace, bin_dir: &Path, helm: &Path) -> Result<ArgoCd, Error> {
-        let dir = tempfile::Builder::new()
-            .prefix("kubepkg-argocd-")
-            .tempdir()
-            .map_err(|source| Error::Io {
-                what: "creating a temporary directory",
-                path: std::env::temp_dir(),
-                source,
-            })?;
+        let dir = work_dir(
+            "kubepkg-argocd-",
+            &["home", "tmp", "tls", "ssh", "gpg", "plugins"],
+        )?;
         let path = dir.path().to_path_buf();
-        for sub in ["home", "tmp", "tls", "ssh", "gpg", "plugins"] {
-            let d = path.join(sub);
-            std::fs::create_dir_all(&d).map_err(|source| Error::Io {
-                what: "creating",
-                path: d.clone(),
-                source,
-            })?;
-        }
         let mut argocd = ArgoCd {
             plane: ns.plane().clone(),
             namespace: ns.name().to_string(),
@@ -292,25 +269,13 @@ impl ArgoCd {
             path: log.clone(),
             source,
         })?;
-        let mut child = Command::new(bin)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(stderr))
-            .spawn()
-            .map_err(|source| Error::Io {
-                what: "starting",
-                path: bin.to_path_buf(),
-                source,
-            })?;
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let addr = line
-            .trim()
-            .strip_prefix("listening on ")
-            .map(str::to_string);
+        let (child, addr) = spawn_listening(
+            Command::new(bin)
+                .stdin(Stdio::null())
+                .stderr(Stdio::from(stderr)),
+        )?;
         self.children.push(("kpk-redis", child));
-        addr.ok_or_else(|| Error::ArgoCd {
+        addr.map_err(|line| Error::ArgoCd {
             message: format!(
                 "kpk-redis did not start; it printed {line:?}; {}",
                 std::fs::read_to_string(&log).unwrap_or_default()
@@ -356,26 +321,16 @@ impl ArgoCd {
 
     /// The last `lines` lines of each component's log, headed by the file's path.
     pub fn log_tails(&self, lines: usize) -> String {
-        let mut out = String::new();
-        for log in [
+        log_tails(&self.logs(), lines)
+    }
+
+    /// The log file of each process.
+    fn logs(&self) -> [PathBuf; 3] {
+        [
             self.repo_server_log(),
             self.controller_log(),
             self.path.join("kpk-redis.log"),
-        ] {
-            let text = std::fs::read_to_string(&log).unwrap_or_default();
-            let all: Vec<&str> = text.lines().collect();
-            let tail = &all[all.len().saturating_sub(lines)..];
-            out.push_str(&format!(
-                "--- {} (last {} lines)\n",
-                log.display(),
-                tail.len()
-            ));
-            for line in tail {
-                out.push_str(line);
-                out.push('\n');
-            }
-        }
-        out
+        ]
     }
 
     fn stop(&mut self) {
@@ -389,32 +344,16 @@ impl ArgoCd {
 impl Drop for ArgoCd {
     fn drop(&mut self) {
         self.stop();
-        if !std::thread::panicking() {
-            // With the controller gone, nothing would remove Argo CD's finalizers and the
-            // test's namespace would stay Terminating: release them (the namespace's deletion
-            // then removes the Applications and the charts' objects alike).
-            if let Err(e) =
-                crate::tooling::release_finalizers(&self.plane, &self.namespace, ARGOCD_KINDS)
-            {
-                eprintln!(
-                    "kubepkg-testkit: could not remove Argo CD's finalizers in namespace {}: {e}",
-                    self.namespace
-                );
-            }
-        } else {
-            let kept = self.dir.take().map(|d| d.keep());
-            eprintln!(
-                "kubepkg-testkit: Argo CD for namespace {} logged:\n{}",
-                self.namespace,
-                self.log_tails(60)
-            );
-            if let Some(path) = kept {
-                eprintln!(
-                    "kubepkg-testkit: keeping Argo CD's logs in {}",
-                    path.display()
-                );
-            }
-        }
+        // The namespace's deletion removes the Applications and the charts' objects too.
+        let logs = self.logs();
+        finish(
+            "Argo CD",
+            &self.plane,
+            &self.namespace,
+            ARGOCD_KINDS,
+            &mut self.dir,
+            || log_tails(&logs, 60),
+        );
     }
 }
 

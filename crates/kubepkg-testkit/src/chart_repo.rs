@@ -262,103 +262,50 @@ fn make_tls(
     client_certs: bool,
 ) -> Result<tokio_rustls::TlsAcceptor, Error> {
     let openssl = |args: &[&str]| run(Command::new("openssl").args(args).current_dir(dir));
-    openssl(&[
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-keyout",
-        "ca.key",
-        "-out",
+    // `openssl req` with a new P-256 key `NAME.key` for `subject`, writing `out`; `x509` (the
+    // options that make it a self-signed certificate) or none (a request).
+    let request = |x509: &[&str], name: &str, out: &str, subject: &str| {
+        let key = format!("{name}.key");
+        let mut args = vec!["req"];
+        args.extend_from_slice(x509);
+        args.extend_from_slice(&["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"]);
+        args.extend_from_slice(&["-nodes", "-keyout", &key, "-out", out, "-subj", subject]);
+        openssl(&args)
+    };
+    // `NAME.key` and `NAME.crt` for `subject`, signed by the CA, with the extensions `ext`.
+    let issue = |name: &str, subject: &str, ext: &str| -> Result<String, Error> {
+        let csr = format!("{name}.csr");
+        let crt = format!("{name}.crt");
+        let cnf = format!("{name}-ext.cnf");
+        request(&[], name, &csr, subject)?;
+        std::fs::write(dir.join(&cnf), ext).map_err(|source| Error::Io {
+            what: "writing",
+            path: dir.join(&cnf),
+            source,
+        })?;
+        let mut args = vec!["x509", "-req", "-in", &csr, "-out", &crt, "-days", "2"];
+        args.extend_from_slice(&["-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial"]);
+        args.extend_from_slice(&["-extfile", &cnf]);
+        openssl(&args)
+    };
+    request(
+        &["-x509", "-days", "2"],
+        "ca",
         "ca.crt",
-        "-days",
-        "2",
-        "-subj",
         "/CN=kubepkg test CA",
-    ])?;
-    openssl(&[
-        "req",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-keyout",
-        "server.key",
-        "-out",
-        "server.csr",
-        "-subj",
+    )?;
+    issue(
+        "server",
         "/CN=127.0.0.1",
-    ])?;
-    std::fs::write(
-        dir.join("ext.cnf"),
-        format!("subjectAltName=IP:{ip},DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"),
-    )
-    .map_err(|source| Error::Io {
-        what: "writing",
-        path: dir.join("ext.cnf"),
-        source,
-    })?;
-    openssl(&[
-        "x509",
-        "-req",
-        "-in",
-        "server.csr",
-        "-CA",
-        "ca.crt",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
-        "server.crt",
-        "-days",
-        "2",
-        "-extfile",
-        "ext.cnf",
-    ])?;
-    openssl(&[
-        "req",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-keyout",
-        "client.key",
-        "-out",
-        "client.csr",
-        "-subj",
+        &format!(
+            "subjectAltName=IP:{ip},DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
+        ),
+    )?;
+    issue(
+        "client",
         "/CN=kubepkg test client",
-    ])?;
-    std::fs::write(
-        dir.join("client-ext.cnf"),
         "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n",
-    )
-    .map_err(|source| Error::Io {
-        what: "writing",
-        path: dir.join("client-ext.cnf"),
-        source,
-    })?;
-    openssl(&[
-        "x509",
-        "-req",
-        "-in",
-        "client.csr",
-        "-CA",
-        "ca.crt",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
-        "client.crt",
-        "-days",
-        "2",
-        "-extfile",
-        "client-ext.cnf",
-    ])?;
+    )?;
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer};
     let pem_error = |path: PathBuf| {

@@ -81,6 +81,20 @@ impl Cosign {
         Ok(out)
     }
 
+    /// `cosign sign --key KEY IMAGE` (`HOST/REPO@DIGEST`) offline (no transparency log) and
+    /// allowing a plain-HTTP registry, as the test registry is.
+    pub fn sign(&self, key: &Path, image: &str) -> Result<Output, Error> {
+        self.ok(&[
+            "sign",
+            "--key",
+            key.to_str().unwrap(),
+            "--tlog-upload=false",
+            "--allow-http-registry",
+            "--yes",
+            image,
+        ])
+    }
+
     /// `cosign generate-key-pair --output-key-prefix PREFIX` in `dir`: returns the paths of
     /// `PREFIX.key` (encrypted with the password) and `PREFIX.pub`.
     pub fn generate_key_pair(&self, dir: &Path, prefix: &str) -> Result<(PathBuf, PathBuf), Error> {

@@ -18,6 +18,15 @@ use kubepkg_release::storage::{SecretDriver, Store};
 
 use crate::TestNamespace;
 
+/// The progress lines a [`KubeCluster`] printed, in order.
+pub type Lines = Arc<Mutex<Vec<String>>>;
+
+/// A [`kube_cluster`] on `ns` with a fresh list of the progress lines it prints.
+pub fn logged_cluster(ns: &TestNamespace, timeout: Duration) -> (KubeCluster, Lines) {
+    let lines = Lines::default();
+    (kube_cluster(ns, timeout, lines.clone()), lines)
+}
+
 /// A [`KubeCluster`] on `ns` whose progress lines go to `lines`.
 pub fn kube_cluster(
     ns: &TestNamespace,

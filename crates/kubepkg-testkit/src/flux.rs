@@ -33,7 +33,9 @@ use std::process::Child;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use crate::process::{Probe, free_ports, spawn_logged, wait_started};
+use crate::process::{
+    Probe, finish, free_ports, log_tails, retry_port_clash, spawn_logged, wait_started, work_dir,
+};
 use crate::{ControlPlane, Error, TestNamespace};
 
 /// The kinds Flux's controllers put finalizers on (group, version, kind).
@@ -97,31 +99,11 @@ impl Flux {
     pub async fn start(ns: &TestNamespace) -> Result<Flux, Error> {
         let bin_dir = flux_dir()?;
         install_crds(ns).await?;
-        // Ports are chosen free and then released: another process may take one before the
-        // controller binds it. Such a start is tried again with new ports.
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            match Flux::spawn(ns, &bin_dir).await {
-                Err(Error::Flux { message })
-                    if attempt < 3 && message.contains("address already in use") =>
-                {
-                    continue;
-                }
-                other => return other,
-            }
-        }
+        retry_port_clash(|| Flux::spawn(ns, &bin_dir)).await
     }
 
     async fn spawn(ns: &TestNamespace, bin_dir: &Path) -> Result<Flux, Error> {
-        let dir = tempfile::Builder::new()
-            .prefix("kubepkg-flux-")
-            .tempdir()
-            .map_err(|source| Error::Io {
-                what: "creating a temporary directory",
-                path: std::env::temp_dir(),
-                source,
-            })?;
+        let dir = work_dir("kubepkg-flux-", &["storage", "home"])?;
         let path = dir.path().to_path_buf();
         let [
             source_metrics,
@@ -133,13 +115,6 @@ impl Flux {
         let storage_addr = format!("127.0.0.1:{storage}");
         let storage_path = path.join("storage");
         let home = path.join("home");
-        for d in [&storage_path, &home] {
-            std::fs::create_dir_all(d).map_err(|source| Error::Io {
-                what: "creating",
-                path: d.clone(),
-                source,
-            })?;
-        }
         let common = |metrics: u16, health: u16| {
             vec![
                 "--watch-all-namespaces=false".to_string(),
@@ -244,22 +219,7 @@ impl Flux {
 
     /// The last `lines` lines of each controller's log, headed by the file's path.
     pub fn log_tails(&self, lines: usize) -> String {
-        let mut out = String::new();
-        for log in [self.source_log(), self.helm_log()] {
-            let text = std::fs::read_to_string(&log).unwrap_or_default();
-            let all: Vec<&str> = text.lines().collect();
-            let tail = &all[all.len().saturating_sub(lines)..];
-            out.push_str(&format!(
-                "--- {} (last {} lines)\n",
-                log.display(),
-                tail.len()
-            ));
-            for line in tail {
-                out.push_str(line);
-                out.push('\n');
-            }
-        }
-        out
+        log_tails(&[self.source_log(), self.helm_log()], lines)
     }
 
     fn stop(&mut self) {
@@ -273,31 +233,15 @@ impl Flux {
 impl Drop for Flux {
     fn drop(&mut self) {
         self.stop();
-        if !std::thread::panicking() {
-            // With the controllers gone, nothing would remove Flux's finalizers and the test's
-            // namespace would stay Terminating: release them (the namespace's deletion then
-            // removes the objects, Helm's release Secrets and the charts' objects alike).
-            if let Err(e) =
-                crate::tooling::release_finalizers(&self.plane, &self.namespace, &FLUX_KINDS)
-            {
-                eprintln!(
-                    "kubepkg-testkit: could not remove Flux's finalizers in namespace {}: {e}",
-                    self.namespace
-                );
-            }
-        } else {
-            let kept = self.dir.take().map(|d| d.keep());
-            eprintln!(
-                "kubepkg-testkit: Flux's controllers for namespace {} logged:\n{}",
-                self.namespace,
-                self.log_tails(60)
-            );
-            if let Some(path) = kept {
-                eprintln!(
-                    "kubepkg-testkit: keeping Flux's logs and artifacts in {}",
-                    path.display()
-                );
-            }
-        }
+        // The namespace's deletion removes Helm's release Secrets and the charts' objects too.
+        let logs = [self.source_log(), self.helm_log()];
+        finish(
+            "Flux",
+            &self.plane,
+            &self.namespace,
+            &FLUX_KINDS,
+            &mut self.dir,
+            || log_tails(&logs, 60),
+        );
     }
 }

@@ -39,10 +39,18 @@ pub fn helm_binary(version: &str) -> Result<PathBuf, Error> {
 /// system temporary directory. Callers add their own environment (e.g. `HELM_DRIVER`) before
 /// running it.
 pub fn helm_command(helm: &Path, ns: &TestNamespace, args: &[&str]) -> Command {
+    let mut c = helm_offline(helm, args);
+    c.args(["-n", ns.name()])
+        .env("KUBECONFIG", ns.plane().kubeconfig());
+    c
+}
+
+/// `helm ARGS` run by `helm` (a path from [`helm_binary`]) for what needs no cluster (`template`,
+/// `lint`, ...): `HELM_DRIVER` and `HELM_NAMESPACE` of the calling environment removed, Helm's
+/// cache and config in fixed directories under the system temporary directory.
+pub fn helm_offline(helm: &Path, args: &[&str]) -> Command {
     let mut c = Command::new(helm);
     c.args(args)
-        .args(["-n", ns.name()])
-        .env("KUBECONFIG", ns.plane().kubeconfig())
         .env_remove("HELM_DRIVER")
         .env_remove("HELM_NAMESPACE")
         .env(

@@ -43,6 +43,8 @@
 //! - Packages and charts written for a test (one simulated Deployment per component, hook
 //!   charts): [`charts`]; with feature `engine`, the engine driven in-process over a test
 //!   namespace and readers of its revisions and Helm records: `engine`.
+//! - File trees a test lays out from a list of files, or reads back to compare what two tools
+//!   wrote: [`tree`].
 //! - [`fuzz`]: the seeded mutation fuzzer of the chart and package loaders' fuzz tests.
 //! - `Package` objects and archives in ConfigMaps: [`package_api`], [`install_package_crd`],
 //!   [`store_package_archive`].
@@ -63,6 +65,8 @@ pub mod fault;
 pub mod flux;
 pub mod fuzz;
 mod helm;
+/// The recorded Helm references of `testdata/helm-reference/` and how tests compare with them.
+pub mod helm_reference;
 /// The real kstatus library (Go, cli-utils) as a test oracle: [`kstatus::classify`], [`kstatus::assert_status`].
 pub mod kstatus;
 mod namespace;
@@ -74,11 +78,12 @@ pub mod registry;
 pub mod relay;
 pub mod sim;
 mod tooling;
+pub mod tree;
 mod wait;
 
 pub use apply::{apply_yaml, parse_yaml_objects, resolve};
 pub use error::Error;
-pub use helm::{helm_binary, helm_command};
+pub use helm::{helm_binary, helm_command, helm_offline};
 pub use namespace::TestNamespace;
 pub use packages::{install_package_crd, package_api, package_archive, store_package_archive};
 pub use plane::{ControlPlane, control_plane, target_plane};

@@ -72,6 +72,14 @@ impl TestNamespace {
         TestNamespace::named_in(control_plane()?, &namespace_name(test)).await
     }
 
+    /// [`TestNamespace::new`] for a test that cannot go on without it: fails the test, saying
+    /// why, when the control plane cannot be started or reached or the namespace created.
+    pub async fn fresh(test: &str) -> Self {
+        Self::new(test)
+            .await
+            .unwrap_or_else(|e| panic!("test namespace {test:?} on the control plane: {e}"))
+    }
+
     /// The namespace `name` on `plane` (another control plane's namespace of the same name
     /// as one of the first: where a remote Package's components go), created as [`Self::new`]
     /// creates one and deleted with it.
@@ -172,24 +180,15 @@ impl Drop for TestNamespace {
         }
         // Drop cannot await, and the test's runtime may be shutting down:
         // delete from a thread with a runtime and a client of its own.
-        let plane = self.plane.clone();
         let name = self.name.clone();
-        let deleted = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| e.to_string())?;
-            runtime.block_on(async {
-                let client = plane.client().await.map_err(|e| e.to_string())?;
-                Api::<Namespace>::all(client)
-                    .delete(&name, &DeleteParams::background())
-                    .await
-                    .map(|_| ())
-                    .map_err(|e| e.to_string())
-            })
-        })
-        .join();
-        if let Ok(Err(e)) = deleted {
+        let deleted = crate::plane::on_own_runtime(&self.plane, move |client| async move {
+            Api::<Namespace>::all(client)
+                .delete(&name, &DeleteParams::background())
+                .await
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        });
+        if let Err(e) = deleted {
             eprintln!(
                 "kubepkg-testkit: could not delete namespace {}: {e}",
                 self.name

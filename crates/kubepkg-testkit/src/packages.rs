@@ -42,14 +42,7 @@ pub async fn install_package_crd(ns: &TestNamespace, crd: &str) -> Result<(), Er
 
 /// The `.tgz` of a package directory, as `tar czf ARCHIVE -C DIR .` makes it.
 pub fn package_archive(dir: &Path) -> std::io::Result<Vec<u8>> {
-    let mut out = Vec::new();
-    {
-        let gz = flate2::write::GzEncoder::new(&mut out, flate2::Compression::fast());
-        let mut tar = tar::Builder::new(gz);
-        tar.append_dir_all(".", dir)?;
-        tar.into_inner()?.finish()?;
-    }
-    Ok(out)
+    crate::tree::tar_gz(|tar| tar.append_dir_all(".", dir))
 }
 
 /// A ConfigMap `name` of `ns` holding `bytes` as `binaryData.package.tgz` (replaced if it

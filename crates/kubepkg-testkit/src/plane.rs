@@ -137,6 +137,29 @@ pub fn target_plane() -> Result<ControlPlane, Error> {
         })
 }
 
+/// Runs `work` with a client of `plane` on a thread with a runtime of its own, for what must
+/// reach the cluster from a `Drop` (which cannot await, while the test's runtime may be
+/// shutting down). Its error, or a panic of that thread, as text.
+pub(crate) fn on_own_runtime<F, Fut>(plane: &ControlPlane, work: F) -> Result<(), String>
+where
+    F: FnOnce(kube::Client) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Result<(), String>>,
+{
+    let plane = plane.clone();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        runtime.block_on(async {
+            let client = plane.client().await.map_err(|e| e.to_string())?;
+            work(client).await
+        })
+    })
+    .join()
+    .map_err(|_| "its thread panicked".to_string())?
+}
+
 fn start_or_attach() -> Result<ControlPlane, Error> {
     start_or_attach_in(state_dir())
 }

@@ -1,9 +1,11 @@
-//! The processes the kit starts for a test (Flux's and Argo CD's controllers): spawned with
-//! their output in a log file and killed with the thread that started them, on free loopback
-//! ports, and probed over plain HTTP until they answer.
+//! The processes the kit starts for a test (Flux's and Argo CD's controllers, the test servers):
+//! spawned with their output in a log file and killed with the thread that started them, on
+//! free loopback ports (started again when another process took one), probed over plain HTTP
+//! until they answer or read for the address they print; their logs' tails, and their working
+//! directory kept for inspection when the test failed.
 
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -54,6 +56,123 @@ pub(crate) fn spawn_logged(
         path: bin.to_path_buf(),
         source,
     })
+}
+
+/// Starts `cmd` with its stdout piped and reads the first line a test server prints,
+/// `listening on HOST:PORT`. Returns the child and that address, or (`Err`) the line it printed
+/// instead; the child is still the caller's to keep or kill.
+pub(crate) fn spawn_listening(cmd: &mut Command) -> Result<(Child, Result<String, String>), Error> {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|source| Error::Io {
+            what: "starting",
+            path: PathBuf::from(cmd.get_program()),
+            source,
+        })?;
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let mut line = String::new();
+    let _ = BufReader::new(stdout).read_line(&mut line);
+    let addr = line
+        .trim()
+        .strip_prefix("listening on ")
+        .filter(|h| h.parse::<std::net::SocketAddr>().is_ok())
+        .map(str::to_string)
+        .ok_or(line);
+    Ok((child, addr))
+}
+
+/// Runs `spawn` (which starts processes on ports from [`free_ports`]) until it does not fail
+/// for an address already in use, three times at most: ports are chosen free and then released,
+/// so another process may take one before the process binds it.
+pub(crate) async fn retry_port_clash<T, F, Fut>(mut spawn: F) -> Result<T, Error>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, Error>>,
+{
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match spawn().await {
+            Err(e) if attempt < 3 && e.to_string().contains("address already in use") => continue,
+            other => return other,
+        }
+    }
+}
+
+/// A new temporary directory `PREFIX…` with the subdirectories `subdirs`.
+pub(crate) fn work_dir(prefix: &str, subdirs: &[&str]) -> Result<tempfile::TempDir, Error> {
+    let dir = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .map_err(|source| Error::Io {
+            what: "creating a temporary directory",
+            path: std::env::temp_dir(),
+            source,
+        })?;
+    for sub in subdirs {
+        let d = dir.path().join(sub);
+        std::fs::create_dir_all(&d).map_err(|source| Error::Io {
+            what: "creating",
+            path: d.clone(),
+            source,
+        })?;
+    }
+    Ok(dir)
+}
+
+/// The last `lines` lines of each of `logs`, headed by the file's path.
+pub(crate) fn log_tails(logs: &[PathBuf], lines: usize) -> String {
+    let mut out = String::new();
+    for log in logs {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let all: Vec<&str> = text.lines().collect();
+        let tail = &all[all.len().saturating_sub(lines)..];
+        out.push_str(&format!(
+            "--- {} (last {} lines)\n",
+            log.display(),
+            tail.len()
+        ));
+        for line in tail {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// What a GitOps engine's test processes leave when they are gone (`name`: `Flux`, `Argo CD`),
+/// dropped with the test: when it passed, the finalizers of its `kinds` in `namespace` released
+/// (nothing else would remove them, and the namespace would stay Terminating; its deletion
+/// then removes the objects); when it failed, the last lines of its logs (`tails`) shown and
+/// its working directory `dir` kept.
+pub(crate) fn finish(
+    name: &str,
+    plane: &crate::ControlPlane,
+    namespace: &str,
+    kinds: &'static [(&'static str, &'static str, &'static str)],
+    dir: &mut Option<tempfile::TempDir>,
+    tails: impl FnOnce() -> String,
+) {
+    if !std::thread::panicking() {
+        if let Err(e) = crate::tooling::release_finalizers(plane, namespace, kinds) {
+            eprintln!(
+                "kubepkg-testkit: could not remove {name}'s finalizers in namespace {namespace}: {e}"
+            );
+        }
+    } else {
+        let kept = dir.take().map(|d| d.keep());
+        eprintln!(
+            "kubepkg-testkit: {name} for namespace {namespace} logged:\n{}",
+            tails()
+        );
+        if let Some(path) = kept {
+            eprintln!(
+                "kubepkg-testkit: keeping {name}'s logs and files in {}",
+                path.display()
+            );
+        }
+    }
 }
 
 /// `N` distinct free loopback ports (held together while chosen, so they differ).

@@ -8,7 +8,6 @@
 //! machine's outward address for proxy tests (loopback is never proxied). The process is stopped when the [`Registry`] is dropped, and exits
 //! by itself when the test binary dies.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
@@ -122,32 +121,19 @@ impl Registry {
                 cmd.arg("--token");
             }
         }
-        let mut child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|source| Error::Io {
-                what: "starting",
-                path: bin.clone(),
-                source,
-            })?;
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let host = line
-            .trim()
-            .strip_prefix("listening on ")
-            .filter(|h| h.parse::<std::net::SocketAddr>().is_ok())
-            .map(str::to_string);
-        let Some(host) = host else {
-            let _ = child.kill();
-            let status = child.wait().map(|s| s.to_string()).unwrap_or_default();
-            return Err(Error::Registry {
-                message: format!(
-                    "kpk-registry serve did not start ({status}); it printed {line:?}"
-                ),
-            });
+        let (mut child, host) =
+            crate::process::spawn_listening(cmd.stdin(Stdio::null()).stderr(Stdio::inherit()))?;
+        let host = match host {
+            Ok(host) => host,
+            Err(line) => {
+                let _ = child.kill();
+                let status = child.wait().map(|s| s.to_string()).unwrap_or_default();
+                return Err(Error::Registry {
+                    message: format!(
+                        "kpk-registry serve did not start ({status}); it printed {line:?}"
+                    ),
+                });
+            }
         };
         Ok(Registry {
             child,

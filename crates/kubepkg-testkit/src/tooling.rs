@@ -95,44 +95,34 @@ pub(crate) fn release_finalizers(
     kinds: &'static [(&'static str, &'static str, &'static str)],
 ) -> Result<(), String> {
     use kube::api::{ApiResource, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams};
-    let plane = plane.clone();
     let namespace = namespace.to_string();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| e.to_string())?;
-        runtime.block_on(async {
-            let client = plane.client().await.map_err(|e| e.to_string())?;
-            let patch = Patch::Merge(serde_json::json!({"metadata": {"finalizers": null}}));
-            for (group, version, kind) in kinds {
-                let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(group, version, kind));
-                let api: Api<DynamicObject> =
-                    Api::namespaced_with(client.clone(), &namespace, &resource);
-                let list = api
-                    .list(&ListParams::default())
-                    .await
-                    .map_err(|e| format!("listing {kind}: {e}"))?;
-                for object in list {
-                    if object
-                        .metadata
-                        .finalizers
-                        .as_ref()
-                        .is_none_or(Vec::is_empty)
-                    {
-                        continue;
-                    }
-                    let name = object.metadata.name.unwrap_or_default();
-                    match api.patch(&name, &PatchParams::default(), &patch).await {
-                        Ok(_) => {}
-                        Err(kube::Error::Api(s)) if s.code == 404 => {}
-                        Err(e) => return Err(format!("patching {kind} {name}: {e}")),
-                    }
+    crate::plane::on_own_runtime(plane, move |client| async move {
+        let patch = Patch::Merge(serde_json::json!({"metadata": {"finalizers": null}}));
+        for (group, version, kind) in kinds {
+            let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(group, version, kind));
+            let api: Api<DynamicObject> =
+                Api::namespaced_with(client.clone(), &namespace, &resource);
+            let list = api
+                .list(&ListParams::default())
+                .await
+                .map_err(|e| format!("listing {kind}: {e}"))?;
+            for object in list {
+                if object
+                    .metadata
+                    .finalizers
+                    .as_ref()
+                    .is_none_or(Vec::is_empty)
+                {
+                    continue;
+                }
+                let name = object.metadata.name.unwrap_or_default();
+                match api.patch(&name, &PatchParams::default(), &patch).await {
+                    Ok(_) => {}
+                    Err(kube::Error::Api(s)) if s.code == 404 => {}
+                    Err(e) => return Err(format!("patching {kind} {name}: {e}")),
                 }
             }
-            Ok(())
-        })
+        }
+        Ok(())
     })
-    .join()
-    .map_err(|_| "the finalizer thread panicked".to_string())?
 }

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use kubepkg_template::{Limits, Templates, Value};
 use kubepkg_testkit::fuzz::run;
+use kubepkg_testkit::tree::tgz;
 
 fn repo() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
@@ -198,21 +199,6 @@ fn fuzz_set_parser() {
         let mut t = BTreeMap::new();
         let _ = kubepkg_chart::strvals::parse_json(&s, &mut t);
     });
-}
-
-fn tgz(entries: &[(&str, &[u8])]) -> Vec<u8> {
-    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    let mut b = tar::Builder::new(gz);
-    for (name, data) in entries {
-        let mut h = tar::Header::new_gnu();
-        h.set_size(data.len() as u64);
-        h.set_mode(0o644);
-        h.set_entry_type(tar::EntryType::Regular);
-        h.set_path(name).unwrap();
-        h.set_cksum();
-        b.append(&h, *data).unwrap();
-    }
-    b.into_inner().unwrap().finish().unwrap()
 }
 
 /// Mutations of a chart's files, packed as a `.tgz` (so the gzip and tar layers stay valid

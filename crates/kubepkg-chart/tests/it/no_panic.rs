@@ -169,19 +169,7 @@ fn tempfile_dir() -> std::path::PathBuf {
 #[test]
 fn invalid_utf8_in_chart_files_is_refused_with_helm_s_text() {
     // Texts recorded from `helm template` (v4.3.1) of the same charts.
-    let chart = |files: &[(&str, &[u8])]| {
-        let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        let mut b = tar::Builder::new(gz);
-        for (name, data) in files {
-            let mut h = tar::Header::new_gnu();
-            h.set_size(data.len() as u64);
-            h.set_mode(0o644);
-            h.set_path(name).unwrap();
-            h.set_cksum();
-            b.append(&h, *data).unwrap();
-        }
-        b.into_inner().unwrap().finish().unwrap()
-    };
+    let chart = kubepkg_testkit::tree::tgz;
     let ok_chart: &[u8] = b"apiVersion: v2\nname: u\nversion: 0.1.0\n";
     let e = kubepkg_chart::chart::load_archive(
         &chart(&[
@@ -239,17 +227,9 @@ fn invalid_utf8_in_chart_files_is_refused_with_helm_s_text() {
 
 #[test]
 fn a_chart_archive_of_a_hundred_thousand_entries_is_refused() {
-    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    let mut b = tar::Builder::new(gz);
-    for i in 0..100_000 {
-        let mut h = tar::Header::new_gnu();
-        h.set_size(0);
-        h.set_mode(0o644);
-        h.set_path(format!("c/f{i}")).unwrap();
-        h.set_cksum();
-        b.append(&h, &b""[..]).unwrap();
-    }
-    let raw = b.into_inner().unwrap().finish().unwrap();
+    let names: Vec<String> = (0..100_000).map(|i| format!("c/f{i}")).collect();
+    let entries: Vec<(&str, &[u8])> = names.iter().map(|n| (n.as_str(), &b""[..])).collect();
+    let raw = kubepkg_testkit::tree::tgz(&entries);
     let e = kubepkg_chart::chart::load_archive(&raw, "many.tgz")
         .unwrap_err()
         .to_string();

@@ -8,17 +8,15 @@ use kubepkg_value::Value;
 
 fn chart_dir() -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("kubepkg-release-object-{}", std::process::id()));
-    std::fs::create_dir_all(dir.join("templates")).unwrap();
-    std::fs::write(
-        dir.join("Chart.yaml"),
-        "apiVersion: v2\nname: rev\nversion: 0.1.0\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("templates/cm.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rev\ndata:\n  revision: {{ .Release.Revision | quote }}\n  upgrade: {{ .Release.IsUpgrade | quote }}\n  install: {{ .Release.IsInstall | quote }}\n",
-    )
-    .unwrap();
+    kubepkg_testkit::charts::write_chart(
+        &dir,
+        "rev",
+        "0.1.0",
+        &[(
+            "templates/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rev\ndata:\n  revision: {{ .Release.Revision | quote }}\n  upgrade: {{ .Release.IsUpgrade | quote }}\n  install: {{ .Release.IsInstall | quote }}\n",
+        )],
+    );
     dir
 }
 

@@ -6,37 +6,13 @@
 
 use kubepkg_chart::action::{TemplateOptions, prepare};
 use kubepkg_chart::objects::Capabilities;
+use kubepkg_testkit::helm_reference::{cases, listed, shape};
 use kubepkg_value::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The shape of a document (keys, types, string lengths) for outputs of random functions.
-fn shape(v: &serde_json::Value) -> serde_json::Value {
-    use serde_json::Value as J;
-    match v {
-        // Generated certificates and keys (genCA, genSignedCert, genPrivateKey) vary in length
-        // by a few bytes from run to run (DER integers); long strings only need to be there.
-        J::String(s) if s.len() >= 256 => J::from("string/long"),
-        J::String(s) => J::from(format!("string/{}", s.len())),
-        J::Array(a) => J::Array(a.iter().map(shape).collect()),
-        J::Object(o) => J::Object(o.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
-        J::Number(_) => J::from("number"),
-        other => other.clone(),
-    }
-}
-
-fn listed(file: &str) -> BTreeMap<String, String> {
-    std::fs::read_to_string(root().join("testdata/helm-reference").join(file))
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .filter_map(|l| l.split_once('\t'))
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect()
 }
 
 fn docs(text: &str) -> Vec<serde_json::Value> {
@@ -67,17 +43,7 @@ fn ours(path: &Path) -> Result<BTreeMap<String, String>, String> {
 
 #[test]
 fn rendering_matches_helm_sdk() {
-    let dir = root().join("testdata/helm-reference/sdk");
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("SDK references (run tools/helm-ref/sdk_reference.py)")
-        .map(|e| e.expect("entry").path())
-        .collect();
-    entries.sort();
-    assert!(
-        entries.len() >= 100,
-        "too few SDK references: {}",
-        entries.len()
-    );
+    let entries = cases("sdk", "run tools/helm-ref/sdk_reference.py", 100);
     let exceptions = listed("exceptions.txt");
     let random = listed("nondeterministic.txt");
     let (mut exact, mut semantic, mut structural, mut both_failed, mut excepted) = (0, 0, 0, 0, 0);

@@ -4,7 +4,6 @@
 //! refuses naming the holder and changes nothing.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::support::*;
@@ -34,7 +33,7 @@ async fn start(
     dir: &Path,
     n: u64,
 ) -> tokio::task::JoinHandle<kubepkg_package::orchestrator::Outcome> {
-    let mut kc = kube_cluster(ns, SHORT, Arc::new(Mutex::new(Vec::new())));
+    let mut kc = kube_cluster(ns, SHORT, Lines::default());
     let (nsname, dir) = (ns.name().to_string(), dir.to_path_buf());
     let task = tokio::spawn(async move { apply(&mut kc, &nsname, "pkg", &dir, SHORT).await });
     eventually(
@@ -52,19 +51,34 @@ async fn start(
     task
 }
 
+/// Package `pkg` went 1.0.0 → 2.0.0 once: revision 1 superseded by revision 2 (2.0.0),
+/// both Succeeded, and component a's release likewise (two records).
+async fn assert_upgraded_once_to_2_0_0(ns: &TestNamespace) {
+    let h = history(ns, "pkg").await;
+    assert_eq!(
+        brief(&h),
+        [
+            ("superseded".to_string(), "Succeeded".to_string()),
+            ("deployed".to_string(), "Succeeded".to_string())
+        ]
+    );
+    assert_eq!(h.revisions[1].version, "2.0.0");
+    assert_eq!(
+        release_history(ns, "pkg-a").await,
+        [(1, "superseded".to_string()), (2, "deployed".to_string())]
+    );
+}
+
 #[tokio::test]
 async fn a_second_apply_waits_for_the_first_then_runs_on_its_result() {
-    let ns = TestNamespace::new("concurrent-wait")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("concurrent-wait").await;
     let tmp = tempfile::tempdir().unwrap();
     let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
     slow(&v1, "1.0.0", "4s");
     slow(&v2, "2.0.0", "1s");
     let first = start(&ns, &v1, 1).await;
 
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let mut second = kube_cluster(&ns, SHORT, lines.clone());
+    let (mut second, lines) = logged_cluster(&ns, SHORT);
     let o = apply(&mut second, ns.name(), "pkg", &v2, SHORT).await;
     assert_eq!(o.reason, Reason::Succeeded, "{}", o.message);
     let first = first.await.unwrap();
@@ -77,33 +91,19 @@ async fn a_second_apply_waits_for_the_first_then_runs_on_its_result() {
         "{lines:#?}"
     );
     assert_eq!(o.deployed_revision, Some(2));
-    let h = history(&ns, "pkg").await;
-    assert_eq!(
-        brief(&h),
-        [
-            ("superseded".to_string(), "Succeeded".to_string()),
-            ("deployed".to_string(), "Succeeded".to_string())
-        ]
-    );
-    assert_eq!(h.revisions[1].version, "2.0.0");
-    assert_eq!(
-        release_history(&ns, "pkg-a").await,
-        [(1, "superseded".to_string()), (2, "deployed".to_string())]
-    );
+    assert_upgraded_once_to_2_0_0(&ns).await;
 }
 
 #[tokio::test]
 async fn a_second_apply_refuses_cleanly_when_the_lease_stays_held() {
-    let ns = TestNamespace::new("concurrent-refuse")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("concurrent-refuse").await;
     let tmp = tempfile::tempdir().unwrap();
     let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
     slow(&v1, "1.0.0", "8s");
     slow(&v2, "2.0.0", "1s");
     let first = start(&ns, &v1, 1).await;
 
-    let mut second = kube_cluster(&ns, SHORT, Arc::new(Mutex::new(Vec::new())));
+    let mut second = kube_cluster(&ns, SHORT, Lines::default());
     let package = kubepkg_model::source::load_dir(&v2).unwrap();
     let e = ops::apply(
         &mut second,
@@ -142,9 +142,7 @@ async fn a_second_apply_refuses_cleanly_when_the_lease_stays_held() {
 /// applies it.
 #[tokio::test]
 async fn a_waiting_apply_of_a_lower_version_is_refused_as_a_downgrade() {
-    let ns = TestNamespace::new("concurrent-downgrade")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("concurrent-downgrade").await;
     let tmp = tempfile::tempdir().unwrap();
     let dir = |n: &str| tmp.path().join(n);
     let write = |root: &Path, version: &str, safe: bool, ready_after: &str| {
@@ -160,13 +158,12 @@ async fn a_waiting_apply_of_a_lower_version_is_refused_as_a_downgrade() {
     write(&dir("v1"), "1.0.0", true, "1s");
     write(&dir("v2"), "2.0.0", false, "4s");
     write(&dir("v11"), "1.1.0", true, "1s");
-    let mut kc = kube_cluster(&ns, SHORT, Arc::new(Mutex::new(Vec::new())));
+    let mut kc = kube_cluster(&ns, SHORT, Lines::default());
     let o = apply(&mut kc, ns.name(), "pkg", &dir("v1"), SHORT).await;
     assert_eq!(o.reason, Reason::Succeeded, "{}", o.message);
 
     let upgrade = start(&ns, &dir("v2"), 2).await;
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let mut second = kube_cluster(&ns, SHORT, lines.clone());
+    let (mut second, lines) = logged_cluster(&ns, SHORT);
     let lines_after = lines.clone();
     let package_v11 = kubepkg_model::source::load_dir(&dir("v11")).unwrap();
     let instance = Instance {
@@ -209,19 +206,7 @@ async fn a_waiting_apply_of_a_lower_version_is_refused_as_a_downgrade() {
         "{lines:#?}"
     );
     // Nothing of 1.1.0 was recorded or applied.
-    let h = history(&ns, "pkg").await;
-    assert_eq!(
-        brief(&h),
-        [
-            ("superseded".to_string(), "Succeeded".to_string()),
-            ("deployed".to_string(), "Succeeded".to_string())
-        ]
-    );
-    assert_eq!(h.revisions[1].version, "2.0.0");
-    assert_eq!(
-        release_history(&ns, "pkg-a").await,
-        [(1, "superseded".to_string()), (2, "deployed".to_string())]
-    );
+    assert_upgraded_once_to_2_0_0(&ns).await;
 
     // Forced, it runs (and says what it overrode).
     lines_after.lock().unwrap().clear();

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::support::{
-    RevisionRow, apply_with, kube_cluster, pos, progress, release_revisions, revision_rows,
+    RevisionRow, apply_with, logged_cluster, pos, progress, release_revisions, revision_rows,
     rollback,
 };
 use futures::StreamExt;
@@ -57,9 +57,8 @@ struct Env {
 }
 
 async fn env(test: &str, name: &'static str) -> Env {
-    let ns = TestNamespace::new(test).await.expect("control plane");
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let kc = kube_cluster(&ns, TIMEOUT, lines.clone());
+    let ns = TestNamespace::fresh(test).await;
+    let (kc, lines) = logged_cluster(&ns, TIMEOUT);
     Env {
         ns,
         lines,
@@ -995,9 +994,7 @@ async fn plan_then_apply(
 
 #[tokio::test]
 async fn plan_shows_what_apply_sends_for_every_example() {
-    let ns = TestNamespace::new("plan-equals-apply")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("plan-equals-apply").await;
     let _operator = PlayOperator::start(&ns);
     let kube = kubepkg_kube::Cluster::from_client(ns.client().clone(), ns.name());
     let caps = ops::capabilities(&kube).await;
@@ -1021,9 +1018,7 @@ async fn plan_shows_what_apply_sends_for_every_example() {
 /// then upgraded.
 #[tokio::test]
 async fn plan_shows_what_apply_sends_for_corpus_charts_and_big_integers_survive() {
-    let ns = TestNamespace::new("plan-equals-apply-charts")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("plan-equals-apply-charts").await;
     let root = tempfile::tempdir().unwrap();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let charts = [

@@ -19,25 +19,13 @@ use kubepkg_engine::{Instance, KubeCluster, ops};
 use kubepkg_kube::ClusterOptions;
 use kubepkg_kube::retry::RetryPolicy;
 use kubepkg_package::revision::Reason;
-use kubepkg_testkit::TestNamespace;
 use kubepkg_testkit::fault::{FaultProxy, Faults};
+use kubepkg_testkit::{TestNamespace, charts};
 
 use crate::support::*;
 
 const TIMEOUT: Duration = Duration::from_secs(90);
 const RELEASES: &[&str] = &["pkg-a", "pkg-b", "pkg-migrate"];
-
-/// Version `version` of a package: a `PreUpgrade` hook, then `a`, then `b` (after `a`).
-fn write_package(root: &Path, version: &str) {
-    package(
-        root,
-        &format!(
-            "package: {{name: p, version: {version}, rollback: {{safe: true}}}}\ncomponents:\n- {{name: migrate, path: migrate, install: {{phase: PreUpgrade}}}}\n- {{name: a, path: a, values: {{image: \"registry.invalid/a:{version}\"}}}}\n- {{name: b, path: b, values: {{image: \"registry.invalid/b:{version}\"}}, install: {{dependsOn: [a]}}}}\n"
-        ),
-        &["a", "b"],
-        &["migrate"],
-    );
-}
 
 /// A cluster side connected through `proxy` (its kubeconfig), as `kubepkg apply` connects.
 async fn through(
@@ -88,7 +76,7 @@ async fn apply_once(kc: &mut KubeCluster, ns: &str, dir: &Path) -> Result<Reason
 #[tokio::test]
 async fn applies_and_upgrades_converge_at_5_and_30_percent_faults() {
     for (rate, tag) in [(0.05, "faults-5"), (0.30, "faults-30")] {
-        let ns = TestNamespace::new(tag).await.expect("control plane");
+        let ns = TestNamespace::fresh(tag).await;
         let tmp = tempfile::tempdir().unwrap();
         let proxy = FaultProxy::start(ns.plane(), Faults::ALL, rate, tmp.path())
             .await
@@ -96,7 +84,7 @@ async fn applies_and_upgrades_converge_at_5_and_30_percent_faults() {
         let mut kc = through(&proxy, &ns, None).await;
         for version in ["1.0.0", "2.0.0", "3.0.0"] {
             let dir = tmp.path().join(version);
-            write_package(&dir, version);
+            charts::hooked_package(&dir, version);
             let got = apply_once(&mut kc, ns.name(), &dir).await;
             let when = format!("rate {rate}, apply {version}");
             assert_eq!(got, Ok(Reason::Succeeded), "{when}");
@@ -115,9 +103,7 @@ async fn applies_and_upgrades_converge_at_5_and_30_percent_faults() {
 
 #[tokio::test]
 async fn failing_runs_at_a_high_fault_rate_leave_only_final_states() {
-    let ns = TestNamespace::new("faults-high")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("faults-high").await;
     let tmp = tempfile::tempdir().unwrap();
     let proxy = FaultProxy::start(ns.plane(), Faults::ALL, 0.0, tmp.path())
         .await
@@ -132,7 +118,7 @@ async fn failing_runs_at_a_high_fault_rate_leave_only_final_states() {
     let mut kc = through(&proxy, &ns, Some(policy)).await;
     let versions = ["1.0.0", "2.0.0", "3.0.0"];
     for v in versions {
-        write_package(&tmp.path().join(v), v);
+        charts::hooked_package(&tmp.path().join(v), v);
     }
     assert_eq!(
         apply_once(&mut kc, ns.name(), &tmp.path().join("1.0.0")).await,

@@ -16,32 +16,27 @@ use kubepkg_package::revision::{Condition, PackageRevision, RevisionStatus};
 use kubepkg_testkit::kstatus as oracle;
 use serde_json::{Value, json};
 
+/// Revision 7 of kubevirt 1.4.0 (instance `kubevirt` in kubepkg-system) with `status`,
+/// `reason` (by its name, as revisions store it; "" for none) and `description`, read as a
+/// stored revision is: every other field at its default.
 fn revision(status: RevisionStatus, reason: &str, description: &str) -> PackageRevision {
-    PackageRevision {
-        name: "kubevirt".into(),
-        namespace: "kubepkg-system".into(),
-        revision: 7,
-        package: "kubevirt".into(),
-        version: "1.4.0".into(),
-        manifest_digest: String::new(),
-        source: None,
-        values: Default::default(),
-        values_digest: String::new(),
-        value_sources: Vec::new(),
-        rollback_safe: Some(false),
-        rollback_to: None,
-        components: vec![],
-        status,
-        description: description.into(),
-        // Revisions store a reason by its name ("" for none).
-        reason: serde_json::from_value(serde_json::Value::String(reason.into())).ok(),
-        first_deployed: String::new(),
-        last_deployed: String::new(),
-        conditions: vec![],
-        hooks_completed: Vec::new(),
-        hook_verdicts: Vec::new(),
-        rollback_hooks: Vec::new(),
+    let mut stored = json!({
+        "name": "kubevirt",
+        "namespace": "kubepkg-system",
+        "revision": 7,
+        "package": "kubevirt",
+        "version": "1.4.0",
+        "manifestDigest": "",
+        "valuesDigest": "",
+        "rollbackSafe": false,
+        "components": [],
+        "status": status,
+        "description": description,
+    });
+    if !reason.is_empty() {
+        stored["reason"] = reason.into();
     }
+    serde_json::from_value(stored).expect("a stored revision")
 }
 
 /// What kstatus says about a `Package` whose status carries `conditions`.

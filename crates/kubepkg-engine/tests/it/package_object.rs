@@ -3,7 +3,6 @@
 //! `Package` of the same name — revision, version, kstatus conditions, components — and kstatus
 //! reads it as `kubepkg status` does, while waiting for requirements and once deployed.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::support::*;
@@ -65,9 +64,7 @@ fn t(a: &str, b: &str, c: &str) -> (String, String, String) {
 
 #[tokio::test]
 async fn crd_schema_refuses_bad_specs() {
-    let ns = TestNamespace::new("pkgobj-schema")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("pkgobj-schema").await;
     install_crd(&ns).await;
     let api = packages(&ns);
     let pp = PostParams::default();
@@ -146,9 +143,7 @@ async fn crd_schema_refuses_bad_specs() {
 
 #[tokio::test]
 async fn apply_writes_the_package_status_that_kstatus_reads() {
-    let ns = TestNamespace::new("pkgobj-status")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("pkgobj-status").await;
     install_crd(&ns).await;
     let tmp = tempfile::tempdir().unwrap();
     let req = format!("pkgobj-req-{}", std::process::id());
@@ -173,8 +168,7 @@ async fn apply_writes_the_package_status_that_kstatus_reads() {
         .unwrap();
 
     // While the apply waits for its requirement, the object says so.
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let mut kc = kube_cluster(&ns, SHORT, lines.clone());
+    let (mut kc, _) = logged_cluster(&ns, SHORT);
     kc.requirements_timeout = Duration::from_secs(300);
     let nsname = ns.name().to_string();
     let d = dir.clone();
@@ -213,7 +207,7 @@ async fn apply_writes_the_package_status_that_kstatus_reads() {
         &["a"],
         &[],
     );
-    let mut other = kube_cluster(&ns, SHORT, Arc::new(Mutex::new(Vec::new())));
+    let mut other = kube_cluster(&ns, SHORT, Lines::default());
     assert_eq!(
         apply(&mut other, ns.name(), &req, &b, SHORT).await.reason,
         Reason::Succeeded
@@ -235,7 +229,7 @@ async fn apply_writes_the_package_status_that_kstatus_reads() {
     assert_eq!(k.status, Status::Current, "{k:?}");
 
     // Uninstalled (records deleted): the object no longer claims a Ready package.
-    let mut kc = kube_cluster(&ns, SHORT, Arc::new(Mutex::new(Vec::new())));
+    let mut kc = kube_cluster(&ns, SHORT, Lines::default());
     let gone = kubepkg_engine::ops::uninstall(
         &mut kc,
         kubepkg_engine::Instance {

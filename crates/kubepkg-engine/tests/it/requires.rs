@@ -6,7 +6,6 @@
 //! Ready; an optional requirement that is absent holds nothing up, one that is installed must be
 //! Ready.
 
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::support::*;
@@ -59,11 +58,8 @@ async fn missing_requirement_waits_as_requirements_not_met_then_times_out_unchan
     let req = unique("base");
     let dir = tmp.path().join("app");
     app(&dir, &format!("{{name: {req}}}"));
-    let ns = TestNamespace::new("req-missing")
-        .await
-        .expect("control plane");
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let mut kc = kube_cluster(&ns, SHORT, lines.clone());
+    let ns = TestNamespace::fresh("req-missing").await;
+    let (mut kc, lines) = logged_cluster(&ns, SHORT);
     kc.requirements_timeout = Duration::from_secs(8);
     let nsname = ns.name().to_string();
     let task = tokio::spawn(async move { apply(&mut kc, &nsname, "app", &dir, SHORT).await });
@@ -114,11 +110,8 @@ async fn missing_requirement_waits_as_requirements_not_met_then_times_out_unchan
 async fn requirement_outside_the_version_constraint_waits_then_proceeds_once_upgraded() {
     let tmp = tempfile::tempdir().unwrap();
     let req = unique("versioned");
-    let ns = TestNamespace::new("req-version")
-        .await
-        .expect("control plane");
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let mut kc = kube_cluster(&ns, SHORT, lines.clone());
+    let ns = TestNamespace::fresh("req-version").await;
+    let (mut kc, lines) = logged_cluster(&ns, SHORT);
     let v1 = tmp.path().join("base-v1");
     base(&v1, &req, "1.2.0", "ok");
     let o = apply(&mut kc, ns.name(), &req, &v1, SHORT).await;
@@ -169,13 +162,10 @@ async fn requirement_outside_the_version_constraint_waits_then_proceeds_once_upg
 async fn waiting_apply_proceeds_when_the_requirement_becomes_ready() {
     let tmp = tempfile::tempdir().unwrap();
     let req = unique("later");
-    let ns = TestNamespace::new("req-later")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("req-later").await;
     let dir = tmp.path().join("app");
     app(&dir, &format!("{{name: {req}, version: \"^1.0.0\"}}"));
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let mut kc = kube_cluster(&ns, SHORT, lines.clone());
+    let (mut kc, lines) = logged_cluster(&ns, SHORT);
     // Far longer than the test: only the requirement becoming Ready can end the wait.
     kc.requirements_timeout = Duration::from_secs(300);
     let nsname = ns.name().to_string();
@@ -196,7 +186,7 @@ async fn waiting_apply_proceeds_when_the_requirement_becomes_ready() {
     // Another operator installs the requirement; the waiting apply sees it by watch.
     let b = tmp.path().join("base");
     base(&b, &req, "1.5.0", "ok");
-    let mut other = kube_cluster(&ns, SHORT, Arc::new(Mutex::new(Vec::new())));
+    let mut other = kube_cluster(&ns, SHORT, Lines::default());
     let o = apply(&mut other, ns.name(), &req, &b, SHORT).await;
     assert_eq!(o.reason, Reason::Succeeded, "{}", o.message);
     let base_ready = Instant::now();
@@ -236,11 +226,8 @@ async fn waiting_apply_proceeds_when_the_requirement_becomes_ready() {
 async fn optional_requirement_absent_proceeds_installed_must_be_ready() {
     let tmp = tempfile::tempdir().unwrap();
     let opt = unique("opt");
-    let ns = TestNamespace::new("req-optional")
-        .await
-        .expect("control plane");
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let mut kc = kube_cluster(&ns, SHORT, lines.clone());
+    let ns = TestNamespace::fresh("req-optional").await;
+    let (mut kc, lines) = logged_cluster(&ns, SHORT);
     kc.requirements_timeout = Duration::from_secs(4);
     let dir = tmp.path().join("app");
     app(&dir, &format!("{{name: {opt}, optional: true}}"));
@@ -276,11 +263,8 @@ async fn optional_requirement_absent_proceeds_installed_must_be_ready() {
 async fn requirement_whose_upgrade_was_rolled_back_is_not_ready() {
     let tmp = tempfile::tempdir().unwrap();
     let req = unique("rolledback");
-    let ns = TestNamespace::new("req-rolled-back")
-        .await
-        .expect("control plane");
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let mut kc = kube_cluster(&ns, SHORT, lines.clone());
+    let ns = TestNamespace::fresh("req-rolled-back").await;
+    let (mut kc, _) = logged_cluster(&ns, SHORT);
     let write = |root: &std::path::Path, version: &str, sim: &str| {
         package(
             root,

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::support::{
-    RevisionRow, apply_with, kube_cluster, package_with, pos, progress, release_revisions,
+    RevisionRow, apply_with, logged_cluster, package_with, pos, progress, release_revisions,
     revision_rows, rollback, sim_hook_chart, verdict_hook_chart,
 };
 use k8s_openapi::api::apps::v1::Deployment;
@@ -21,7 +21,7 @@ use kubepkg_package::revision::Reason;
 use kubepkg_package::revision::RevisionStatus;
 use kubepkg_release::Status;
 use kubepkg_release::storage::{SecretDriver, Store};
-use kubepkg_testkit::TestNamespace;
+use kubepkg_testkit::{TestNamespace, charts};
 
 /// Writes a package: `manifest` as kubepkg.yaml; every component named in `deploys` gets a
 /// deploy chart at its name, and each name in `hooks` a hook chart whose Job `sim` steers.
@@ -36,9 +36,8 @@ struct Env {
 }
 
 async fn env(test: &str, timeout: Duration) -> Env {
-    let ns = TestNamespace::new(test).await.expect("control plane");
-    let events = Arc::new(Mutex::new(Vec::new()));
-    let kc = kube_cluster(&ns, timeout, events.clone());
+    let ns = TestNamespace::fresh(test).await;
+    let (kc, events) = logged_cluster(&ns, timeout);
     Env { ns, events, kc }
 }
 
@@ -75,6 +74,19 @@ impl Env {
 
     fn progress(&self) -> Vec<String> {
         progress(&self.kc)
+    }
+
+    /// Rolls `pkg` back to revision `target`; `force` goes past version floors and check hooks.
+    async fn rollback(
+        &mut self,
+        target: u64,
+        force: bool,
+    ) -> Result<kubepkg_package::orchestrator::Outcome, kubepkg_engine::EngineError> {
+        let inst = Instance {
+            name: "pkg",
+            namespace: self.ns.name(),
+        };
+        ops::rollback(&mut self.kc, inst, Some(target), force, SHORT).await
     }
 }
 
@@ -211,25 +223,26 @@ async fn rule3_ready_when_gates_the_next_component() {
         &["op", "after"],
         &[],
     );
-    std::fs::create_dir_all(dir.join("op/crds")).unwrap();
-    std::fs::write(
-        dir.join("op/crds/gadgets.yaml"),
-        format!("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.{group}\nspec:\n  group: {group}\n  names: {{kind: Gadget, plural: gadgets, singular: gadget}}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    subresources: {{status: {{}}}}\n    schema:\n      openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}\n"),
-    )
-    .unwrap();
-    std::fs::create_dir_all(dir.join("cr/templates")).unwrap();
-    std::fs::write(
-        dir.join("cr/Chart.yaml"),
-        "apiVersion: v2\nname: cr\nversion: 1.0.0\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("cr/templates/gadget.yaml"),
-        format!(
-            "apiVersion: {group}/v1\nkind: Gadget\nmetadata:\n  name: main\nspec: {{size: 1}}\n"
-        ),
-    )
-    .unwrap();
+    charts::write_files(
+        &dir,
+        &[(
+            "op/crds/gadgets.yaml",
+            &format!(
+                "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.{group}\nspec:\n  group: {group}\n  names: {{kind: Gadget, plural: gadgets, singular: gadget}}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    subresources: {{status: {{}}}}\n    schema:\n      openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}\n"
+            ),
+        )],
+    );
+    charts::write_chart(
+        &dir.join("cr"),
+        "cr",
+        "1.0.0",
+        &[(
+            "templates/gadget.yaml",
+            &format!(
+                "apiVersion: {group}/v1\nkind: Gadget\nmetadata:\n  name: main\nspec: {{size: 1}}\n"
+            ),
+        )],
+    );
     let mut e = env("rule3-readywhen", SHORT).await;
     let ns = e.ns.name().to_string();
     let client = e.ns.client().clone();
@@ -796,15 +809,7 @@ async fn rule9_rollback_floors_decide_automatic_and_manual_rollbacks() {
     );
 
     // A manual rollback to 1.0.0 is below the floors of 3.0.0 and 3.1.0, which both ran since.
-    let ns = e.ns.name().to_string();
-    let inst = Instance {
-        name: "pkg",
-        namespace: &ns,
-    };
-    let err = ops::rollback(&mut e.kc, inst, Some(1), false, SHORT)
-        .await
-        .unwrap_err()
-        .to_string();
+    let err = e.rollback(1, false).await.unwrap_err().to_string();
     assert!(
         err.contains(
             "revision 1 of package pkg runs version 1.0.0, which may not run again: 3.0.0 (revision 3) declares rollback.to >=2.0.0; 3.1.0 (revision 5) declares rollback.to >=3.0.0; fix forward with a new version, or use --force"
@@ -812,9 +817,7 @@ async fn rule9_rollback_floors_decide_automatic_and_manual_rollbacks() {
         "{err}"
     );
     assert_eq!(history(&e).await.revisions.len(), 5, "nothing recorded");
-    let forced = ops::rollback(&mut e.kc, inst, Some(1), true, SHORT)
-        .await
-        .unwrap();
+    let forced = e.rollback(1, true).await.unwrap();
     assert_eq!(forced.reason, Reason::Succeeded, "{forced:?}");
     let h = history(&e).await;
     assert_eq!(h.deployed().unwrap().version, "1.0.0");
@@ -1080,15 +1083,7 @@ async fn rule11_pre_rollback_hooks_check_every_rollback() {
         e.apply(&dir("2.0.0"), &refusing(&[]), SHORT).await,
         Reason::Succeeded
     );
-    let ns = e.ns.name().to_string();
-    let inst = Instance {
-        name: "pkg",
-        namespace: &ns,
-    };
-    let err = ops::rollback(&mut e.kc, inst, Some(1), false, SHORT)
-        .await
-        .unwrap_err()
-        .to_string();
+    let err = e.rollback(1, false).await.unwrap_err().to_string();
     assert!(
         err.starts_with(
             "PreRollback hook check of version 2.0.0 refused the rollback: sessions would be lost; the rollback of package pkg to revision 1 did not start, nothing was rolled back"
@@ -1108,9 +1103,7 @@ async fn rule11_pre_rollback_hooks_check_every_rollback() {
         ("2.0.0", "1.0.0")
     );
     // --force rolls back anyway.
-    let o = ops::rollback(&mut e.kc, inst, Some(1), true, SHORT)
-        .await
-        .unwrap();
+    let o = e.rollback(1, true).await.unwrap();
     assert_eq!(o.reason, Reason::Succeeded, "{o:?}");
     assert!(
         o.warnings

@@ -98,9 +98,7 @@ fn statuses(history: &[Release]) -> Vec<(u64, String)> {
 
 #[tokio::test]
 async fn lifecycle_install_upgrade_failed_hook_rollback_uninstall() {
-    let ns = TestNamespace::new("release-lifecycle")
-        .await
-        .expect("namespace");
+    let ns = TestNamespace::fresh("release-lifecycle").await;
     let cluster = Cluster::from_client(ns.client().clone(), ns.name());
     let rel = releases(&cluster, &ns);
     let keep = "  annotations:\n    helm.sh/resource-policy: keep\n";
@@ -249,9 +247,7 @@ async fn lifecycle_install_upgrade_failed_hook_rollback_uninstall() {
 
 #[tokio::test]
 async fn foreign_object_is_not_adopted_without_take_ownership() {
-    let ns = TestNamespace::new("release-foreign")
-        .await
-        .expect("namespace");
+    let ns = TestNamespace::fresh("release-foreign").await;
     let cluster = Cluster::from_client(ns.client().clone(), ns.name());
     let rel = releases(&cluster, &ns);
     ns.apply_yaml("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  v: mine\n")
@@ -285,9 +281,7 @@ async fn foreign_object_is_not_adopted_without_take_ownership() {
 
 #[tokio::test]
 async fn dead_holders_pending_upgrade_is_recovered_and_live_lock_refused() {
-    let ns = TestNamespace::new("release-lease")
-        .await
-        .expect("namespace");
+    let ns = TestNamespace::fresh("release-lease").await;
     let cluster = Cluster::from_client(ns.client().clone(), ns.name());
     let rel = releases(&cluster, &ns);
     rel.install("web", rendered(cm("a", "1", ""), vec![], 1), &options())
@@ -379,9 +373,7 @@ fn chart_dir() -> String {
 
 async fn interop(version: &str) {
     let bin = helm_binary(version).expect("helm oracle");
-    let ns = TestNamespace::new(&format!("interop-{version}"))
-        .await
-        .expect("namespace");
+    let ns = TestNamespace::fresh(&format!("interop-{version}")).await;
     let cluster = Cluster::from_client(ns.client().clone(), ns.name());
     let rel = releases(&cluster, &ns);
     let manifest = cm("rel-cm", "3", "");
@@ -504,7 +496,7 @@ fn deployment(name: &str, sim: &str) -> String {
 
 #[tokio::test]
 async fn wait_reports_unready_objects_and_atomic_install_cleans_up() {
-    let ns = TestNamespace::new("release-wait").await.expect("namespace");
+    let ns = TestNamespace::fresh("release-wait").await;
     let cluster = Cluster::from_client(ns.client().clone(), ns.name());
     let rel = releases(&cluster, &ns);
     // Ready Deployment: --wait succeeds (kstatus rules on a real Deployment's status).

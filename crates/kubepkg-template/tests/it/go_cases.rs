@@ -2,17 +2,12 @@
 //! (see `go-oracle/`, regenerate with `go-oracle/regen.sh`); our engine must produce the same
 //! output or the same error text byte for byte.
 
-use crate::common::{funcs, json_to_value};
+use crate::common::{check_corpus, funcs, json_to_value};
 use kubepkg_template::{MissingKey, Templates, Value};
 
 #[test]
 fn engine_matches_go_text_template() {
-    let corpus = include_str!("../go-cases.jsonl");
-    let mut failures = Vec::new();
-    let mut total = 0;
-    for line in corpus.lines().filter(|l| !l.trim().is_empty()) {
-        total += 1;
-        let c: serde_json::Value = serde_json::from_str(line).expect("corpus line is JSON");
+    check_corpus(include_str!("../go-cases.jsonl"), "Go", |c, line| {
         let name = c["name"].as_str().unwrap_or("t");
         let text = c["template"].as_str().unwrap_or("");
         let data_s = c["data"].as_str().unwrap_or("");
@@ -36,16 +31,6 @@ fn engine_matches_go_text_template() {
             (_, Some(e)) => Err(e.to_string()),
             _ => panic!("case without expectation: {line}"),
         };
-        if got != want {
-            failures.push(format!(
-                "template {text:?}\n   want {want:?}\n    got {got:?}"
-            ));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {total} cases differ from Go:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+        (got != want).then(|| format!("template {text:?}\n   want {want:?}\n    got {got:?}"))
+    });
 }

@@ -3,24 +3,9 @@
 //! `go-oracle/regen.sh`). The engine in Helm mode must reproduce the output, the raw Go error
 //! (`go_error`) and Helm's reformatted error (`error`) byte for byte.
 
-use std::collections::BTreeMap;
-
 use kubepkg_template::{Templates, Value, helm};
 
-fn json_to_value(j: &serde_json::Value) -> Value {
-    match j {
-        serde_json::Value::Null => Value::Nil,
-        serde_json::Value::Bool(b) => Value::Bool(*b),
-        serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
-        serde_json::Value::String(s) => Value::str(s),
-        serde_json::Value::Array(a) => Value::list(a.iter().map(json_to_value).collect()),
-        serde_json::Value::Object(o) => Value::map(
-            o.iter()
-                .map(|(k, v)| (k.clone(), json_to_value(v)))
-                .collect::<BTreeMap<_, _>>(),
-        ),
-    }
-}
+use crate::common::{check_corpus, json_to_value};
 
 /// Render like Helm's `Engine.render`: parse every file in Helm's order, execute every
 /// non-partial file; return (output of main.tpl, or (helm error, go error)).
@@ -78,12 +63,7 @@ fn render(
 
 #[test]
 fn helm_mode_matches_helm_engine() {
-    let corpus = include_str!("../helm-cases.jsonl");
-    let mut failures = Vec::new();
-    let mut total = 0;
-    for line in corpus.lines().filter(|l| !l.trim().is_empty()) {
-        total += 1;
-        let c: serde_json::Value = serde_json::from_str(line).expect("corpus line is JSON");
+    check_corpus(include_str!("../helm-cases.jsonl"), "Helm", |c, line| {
         let values: serde_json::Value =
             serde_json::from_str(c["values"].as_str().unwrap_or("{}")).expect("values are JSON");
         let values = json_to_value(&values);
@@ -98,7 +78,7 @@ fn helm_mode_matches_helm_engine() {
             (_, Some(e), Some(g)) => Err((e.to_string(), g.to_string())),
             _ => panic!("case without expectation: {line}"),
         };
-        if got != want {
+        (got != want).then(|| {
             let short = |s: String| {
                 if s.len() > 600 {
                     format!("{}…", &s[..600])
@@ -106,19 +86,13 @@ fn helm_mode_matches_helm_engine() {
                     s
                 }
             };
-            failures.push(format!(
+            format!(
                 "{}: {:?}\n   want {}\n    got {}",
                 c["name"],
                 templates,
                 short(format!("{want:?}")),
                 short(format!("{got:?}"))
-            ));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {total} cases differ from Helm:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+            )
+        })
+    });
 }

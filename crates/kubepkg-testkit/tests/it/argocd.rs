@@ -10,9 +10,7 @@ use kubepkg_testkit::{TestNamespace, argocd};
 
 #[tokio::test]
 async fn argocd_crds_serve_applications() {
-    let ns = TestNamespace::new("argocd_crds")
-        .await
-        .unwrap_or_else(|e| panic!("the local control plane must be usable: {e}"));
+    let ns = TestNamespace::fresh("argocd_crds").await;
     let mut names = argocd::install_crds(&ns).await.expect("CRDs installed");
     names.sort();
     assert_eq!(

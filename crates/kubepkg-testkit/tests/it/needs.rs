@@ -180,15 +180,24 @@ fn a_package_that_does_not_bring_the_tool_is_a_failure_not_a_pass() {
     );
 }
 
-#[test]
-fn scripts_test_checks_first_and_fails_in_one_line_before_building_anything() {
+/// `script` (of the repository) on a machine without tinyproxy fails at once, in one line that
+/// says what to install; the machine.
+fn refused_without_tinyproxy(script: &str) -> Machine {
     let m = Machine::new(ALL_BUT_TINYPROXY, None);
-    let out = m.run(&repo().join("scripts/test"), &[]);
+    let out = m.run(&repo().join(script), &[]);
     assert!(!out.status.success());
     assert_eq!(
         stderr(&out),
-        "scripts/test: FAILED: missing tools; install them first: apt-get install -y tinyproxy\n"
+        format!(
+            "{script}: FAILED: missing tools; install them first: apt-get install -y tinyproxy\n"
+        )
     );
+    m
+}
+
+#[test]
+fn scripts_test_checks_first_and_fails_in_one_line_before_building_anything() {
+    let m = refused_without_tinyproxy("scripts/test");
     assert!(!m.dir.path().join("cache").exists(), "nothing was built");
 }
 
@@ -211,13 +220,7 @@ fn scripts_test_installs_what_is_missing_then_goes_on_to_build() {
 
 #[test]
 fn ci_runs_the_same_check_before_anything_else() {
-    let m = Machine::new(ALL_BUT_TINYPROXY, None);
-    let out = m.run(&repo().join(".ci/run"), &[]);
-    assert!(!out.status.success());
-    assert_eq!(
-        stderr(&out),
-        ".ci/run: FAILED: missing tools; install them first: apt-get install -y tinyproxy\n"
-    );
+    refused_without_tinyproxy(".ci/run");
 }
 
 #[test]

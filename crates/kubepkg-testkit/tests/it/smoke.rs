@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
-use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::batch::v1::{Job, JobStatus};
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, ListParams};
@@ -15,12 +15,6 @@ use kube::core::{DynamicObject, GroupVersionKind};
 use kubepkg_testkit::{Error, TestNamespace, apply_yaml, has_condition, sim, wait_for};
 
 const TIMEOUT: Duration = Duration::from_secs(90);
-
-async fn namespace(test: &str) -> TestNamespace {
-    TestNamespace::new(test)
-        .await
-        .unwrap_or_else(|e| panic!("the local control plane must be usable: {e}"))
-}
 
 fn deployment(name: &str, replicas: u32, annotations: &str) -> String {
     format!(
@@ -48,7 +42,7 @@ spec:
 
 #[tokio::test]
 async fn deployment_becomes_available_through_replicasets_and_pods() {
-    let ns = namespace("deployment-available").await;
+    let ns = TestNamespace::fresh("deployment-available").await;
     ns.apply_yaml(&deployment("web", 2, "")).await.unwrap();
 
     let deployments = ns.api::<Deployment>();
@@ -118,7 +112,7 @@ async fn deployment_becomes_available_through_replicasets_and_pods() {
 
 #[tokio::test]
 async fn unready_pods_make_a_deployment_miss_its_progress_deadline() {
-    let ns = namespace("deployment-unready").await;
+    let ns = TestNamespace::fresh("deployment-unready").await;
     let annotations = format!("{}: {}", sim::MODE, sim::UNREADY);
     ns.apply_yaml(&deployment("stuck", 1, &annotations))
         .await
@@ -176,95 +170,79 @@ spec:
     )
 }
 
-#[tokio::test]
-async fn job_completes() {
-    let ns = namespace("job-completes").await;
-    let annotations = format!("{}: \"migrating\\ndone\"", sim::LOG);
-    ns.apply_yaml(&job("migrate", &annotations)).await.unwrap();
-    let done = wait_for(
+/// Waits until Job `name` has the condition `condition` True; its status then.
+async fn job_until(ns: &TestNamespace, name: &str, condition: &str) -> JobStatus {
+    let job = wait_for(
         &ns.api::<Job>(),
-        "migrate",
+        name,
         TIMEOUT,
-        "Job migrate Complete",
-        has_condition("Complete", "True"),
+        &format!("Job {name} {condition}"),
+        has_condition(condition, "True"),
     )
     .await
     .unwrap();
-    let status = done.status.unwrap();
+    job.status.unwrap()
+}
+
+/// [`job_until`] `Failed`, which must say the Job exceeded its backoff limit.
+async fn failed_job(ns: &TestNamespace, name: &str) -> JobStatus {
+    let status = job_until(ns, name, "Failed").await;
+    let condition = status
+        .conditions
+        .iter()
+        .flatten()
+        .find(|c| c.type_ == "Failed")
+        .unwrap();
+    assert_eq!(condition.reason.as_deref(), Some("BackoffLimitExceeded"));
+    status
+}
+
+/// The pods of Job `name`.
+async fn job_pods(ns: &TestNamespace, name: &str) -> Vec<Pod> {
+    let selector = ListParams::default().labels(&format!("job-name={name}"));
+    ns.api::<Pod>().list(&selector).await.unwrap().items
+}
+
+#[tokio::test]
+async fn job_completes() {
+    let ns = TestNamespace::fresh("job-completes").await;
+    let annotations = format!("{}: \"migrating\\ndone\"", sim::LOG);
+    ns.apply_yaml(&job("migrate", &annotations)).await.unwrap();
+    let status = job_until(&ns, "migrate", "Complete").await;
     assert_eq!(status.succeeded, Some(1));
     assert!(status.completion_time.is_some());
-    let pods = ns
-        .api::<Pod>()
-        .list(&ListParams::default().labels("job-name=migrate"))
-        .await
-        .unwrap();
-    assert_eq!(pods.items.len(), 1);
+    let pods = job_pods(&ns, "migrate").await;
+    assert_eq!(pods.len(), 1);
     assert_eq!(
-        pods.items[0].status.as_ref().unwrap().phase.as_deref(),
+        pods[0].status.as_ref().unwrap().phase.as_deref(),
         Some("Succeeded")
     );
-    let pod = pods.items[0].metadata.name.as_ref().unwrap();
+    let pod = pods[0].metadata.name.as_ref().unwrap();
     assert_eq!(ns.pod_logs(pod, None).await.unwrap(), "migrating\ndone\n");
 }
 
 #[tokio::test]
 async fn job_whose_container_keeps_crashing_under_on_failure_exceeds_its_backoff_limit() {
-    let ns = namespace("job-crashloop").await;
+    let ns = TestNamespace::fresh("job-crashloop").await;
     let annotations = format!("{}: {}, {}: 300ms", sim::MODE, sim::FAIL, sim::EXIT_AFTER);
     ns.apply_yaml(&job_with("crashy", &annotations, "OnFailure", 2))
         .await
         .unwrap();
     // The Job controller counts the container restarts of its running pods.
-    let failed = wait_for(
-        &ns.api::<Job>(),
-        "crashy",
-        TIMEOUT,
-        "Job crashy Failed",
-        has_condition("Failed", "True"),
-    )
-    .await
-    .unwrap();
-    let status = failed.status.unwrap();
-    let condition = status
-        .conditions
-        .iter()
-        .flatten()
-        .find(|c| c.type_ == "Failed")
-        .unwrap();
-    assert_eq!(condition.reason.as_deref(), Some("BackoffLimitExceeded"));
+    let status = failed_job(&ns, "crashy").await;
     assert_eq!(status.succeeded, None);
 }
 
 #[tokio::test]
 async fn job_whose_pod_fails_ends_failed() {
-    let ns = namespace("job-fails").await;
+    let ns = TestNamespace::fresh("job-fails").await;
     let annotations = format!("{}: {}, {}: \"3\"", sim::MODE, sim::FAIL, sim::EXIT_CODE);
     ns.apply_yaml(&job("broken", &annotations)).await.unwrap();
-    let failed = wait_for(
-        &ns.api::<Job>(),
-        "broken",
-        TIMEOUT,
-        "Job broken Failed",
-        has_condition("Failed", "True"),
-    )
-    .await
-    .unwrap();
-    let status = failed.status.unwrap();
-    let condition = status
-        .conditions
-        .iter()
-        .flatten()
-        .find(|c| c.type_ == "Failed")
-        .unwrap();
-    assert_eq!(condition.reason.as_deref(), Some("BackoffLimitExceeded"));
+    let status = failed_job(&ns, "broken").await;
     assert_eq!(status.failed, Some(1));
     assert_eq!(status.succeeded, None);
-    let pods = ns
-        .api::<Pod>()
-        .list(&ListParams::default().labels("job-name=broken"))
-        .await
-        .unwrap();
-    let pod_status = pods.items[0].status.as_ref().unwrap();
+    let pods = job_pods(&ns, "broken").await;
+    let pod_status = pods[0].status.as_ref().unwrap();
     assert_eq!(pod_status.phase.as_deref(), Some("Failed"));
     let terminated = pod_status.container_statuses.as_ref().unwrap()[0]
         .state
@@ -278,7 +256,7 @@ async fn job_whose_pod_fails_ends_failed() {
 
 #[tokio::test]
 async fn crd_becomes_established_and_its_custom_resource_is_served() {
-    let ns = namespace("crd-served").await;
+    let ns = TestNamespace::fresh("crd-served").await;
     // CRDs are cluster-wide: SSA of the same definition is idempotent across tests and runs.
     ns.apply_yaml(
         r#"
@@ -373,7 +351,7 @@ spec:
 
 #[tokio::test]
 async fn server_side_apply_tracks_field_managers_and_reports_conflicts() {
-    let ns = namespace("server-side-apply").await;
+    let ns = TestNamespace::fresh("server-side-apply").await;
     let client = ns.client();
     let config = |value: &str| {
         format!(

@@ -14,7 +14,8 @@ use std::process::Command;
 use kubepkg_testkit::chart_repo::{ChartRepo, ChartSpec, ServeOptions, build_repository};
 use kubepkg_testkit::registry::{Registry, RegistryOptions};
 
-use crate::oci::{Env, error_line, ok};
+use crate::oci::{Env, error_line};
+use crate::support::{assert_same_lock, files, ok};
 
 fn sha256(bytes: &[u8]) -> String {
     use sha2::Digest as _;
@@ -41,7 +42,7 @@ fn client(env: &Env) -> kubepkg_oci::Client {
         cert_file: None,
         key_file: None,
         credentials: kubepkg_oci::CredentialFiles {
-            helm: env.path("helm-config/registry/config.json"),
+            helm: env.path("config/registry/config.json"),
             docker: None,
         },
         credential: None,
@@ -134,24 +135,31 @@ async fn push_signature(c: &kubepkg_oci::Client, repo: &str, digest: &str) -> Ve
 
 /// A package `webshop` 1.0.0 of one simulated Deployment chart, pushed to `reg`; its digest.
 fn push_webshop(env: &Env, reg: &Registry) -> String {
-    let dir = env.path("webshop");
-    kubepkg_testkit::charts::package(
-        &dir,
-        "package:\n  name: webshop\n  version: 1.0.0\ncomponents:\n- name: web\n  path: web\n",
-        &["web"],
-        &[],
+    env.push_package(&env.web_package("webshop", "1.0.0"), reg)
+}
+
+/// `apply shop oci://B/mirror/webshop --version 1.0.0` in `ns` installs, and the package's
+/// status records that source at `digest`.
+fn apply_from_mirror(env: &Env, ns: &kubepkg_testkit::TestNamespace, b: &Registry, digest: &str) {
+    let r = b.oci("mirror/webshop");
+    ok(env.on(
+        ns,
+        &[
+            "apply",
+            "shop",
+            &r,
+            "--version",
+            "1.0.0",
+            "--plain-http",
+            "--timeout",
+            "90s",
+        ],
+    ));
+    let status = ok(env.on(ns, &["package", "status", "shop"]));
+    assert!(
+        status.contains(&format!("SOURCE: {r}:1.0.0@{digest}")),
+        "{status}"
     );
-    let out = ok(env.kubepkg(&[
-        "package",
-        "push",
-        dir.to_str().unwrap(),
-        &reg.oci("pkgs"),
-        "--plain-http",
-    ]));
-    out.lines()
-        .find_map(|l| l.strip_prefix("Digest: "))
-        .unwrap()
-        .to_string()
 }
 
 /// `package save` from registry A (with a signature there), registry A stopped, `package load`
@@ -160,9 +168,7 @@ fn push_webshop(env: &Env, reg: &Registry) -> String {
 /// SHA-256; `apply NAME oci://B/…` installs the package and records B as its source.
 #[tokio::test]
 async fn a_package_saved_from_one_registry_loads_into_another_with_its_signature_and_installs() {
-    let ns = kubepkg_testkit::TestNamespace::new("airgap")
-        .await
-        .expect("control plane");
+    let ns = kubepkg_testkit::TestNamespace::fresh("airgap").await;
     let env = Env::new();
     let a = Registry::start(RegistryOptions::plain()).unwrap();
     let b = Registry::start(RegistryOptions::plain()).unwrap();
@@ -248,25 +254,7 @@ async fn a_package_saved_from_one_registry_loads_into_another_with_its_signature
     assert_eq!(m.digest, digest, "the mirror serves the same manifest");
     assert_eq!(sig.bytes, signature, "and the same signature");
 
-    let r = b.oci("mirror/webshop");
-    ok(env.on(
-        &ns,
-        &[
-            "apply",
-            "shop",
-            &r,
-            "--version",
-            "1.0.0",
-            "--plain-http",
-            "--timeout",
-            "90s",
-        ],
-    ));
-    let status = ok(env.on(&ns, &["package", "status", "shop"]));
-    assert!(
-        status.contains(&format!("SOURCE: {r}:1.0.0@{digest}")),
-        "{status}"
-    );
+    apply_from_mirror(&env, &ns, &b, &digest);
 }
 
 /// `package save DIR -o pkg.tar` of a local package, with no registry at all: the tar is an
@@ -277,17 +265,9 @@ async fn a_package_saved_from_one_registry_loads_into_another_with_its_signature
 /// is refused in one line and writes nothing.
 #[tokio::test]
 async fn a_local_package_saved_to_a_tar_loads_into_a_registry_and_installs() {
-    let ns = kubepkg_testkit::TestNamespace::new("savelocal")
-        .await
-        .expect("control plane");
+    let ns = kubepkg_testkit::TestNamespace::fresh("savelocal").await;
     let env = Env::new();
-    let dir = env.path("webshop");
-    kubepkg_testkit::charts::package(
-        &dir,
-        "package:\n  name: webshop\n  version: 1.0.0\ncomponents:\n- name: web\n  path: web\n",
-        &["web"],
-        &[],
-    );
+    let dir = env.web_package("webshop", "1.0.0");
     let d = dir.to_str().unwrap();
     let out = ok(env.kubepkg(&["package", "save", d, "-o", "local.tar"]));
     let lines: Vec<&str> = out.lines().collect();
@@ -367,25 +347,7 @@ async fn a_local_package_saved_to_a_tar_loads_into_a_registry_and_installs() {
         .await
         .unwrap();
     assert_eq!(m.digest, digest, "the registry serves the saved manifest");
-    let r = b.oci("mirror/webshop");
-    ok(env.on(
-        &ns,
-        &[
-            "apply",
-            "shop",
-            &r,
-            "--version",
-            "1.0.0",
-            "--plain-http",
-            "--timeout",
-            "90s",
-        ],
-    ));
-    let status = ok(env.on(&ns, &["package", "status", "shop"]));
-    assert!(
-        status.contains(&format!("SOURCE: {r}:1.0.0@{digest}")),
-        "{status}"
-    );
+    apply_from_mirror(&env, &ns, &b, &digest);
 
     // Refusals: one line each, no file written.
     assert_eq!(
@@ -502,9 +464,7 @@ fn tampered_linked_oversized_and_foreign_tars_are_refused_and_nothing_is_pushed(
 /// every local cache emptied, `apply NAME oci://…` still installs both charts.
 #[tokio::test]
 async fn upstream_charts_are_locked_vendored_by_push_and_install_with_their_sources_gone() {
-    let ns = kubepkg_testkit::TestNamespace::new("vendor")
-        .await
-        .expect("control plane");
+    let ns = kubepkg_testkit::TestNamespace::fresh("vendor").await;
     let env = Env::new();
     let repo_dir = tempfile::tempdir().unwrap();
     build_repository(
@@ -604,8 +564,8 @@ async fn upstream_charts_are_locked_vendored_by_push_and_install_with_their_sour
 
     drop(repo);
     drop(charts);
-    std::fs::remove_dir_all(env.path("kubepkg-cache")).unwrap();
-    let _ = std::fs::remove_dir_all(env.path("helm-cache"));
+    std::fs::remove_dir_all(env.path("kubepkg")).unwrap();
+    let _ = std::fs::remove_dir_all(env.path("cache"));
 
     ok(env.on(
         &ns,
@@ -644,34 +604,6 @@ async fn upstream_charts_are_locked_vendored_by_push_and_install_with_their_sour
             ("up-web".to_string(), "web-1.2.0".to_string())
         ]
     );
-}
-
-/// The files under `dir`, relative and sorted, with their bytes.
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push((
-                    p.strip_prefix(dir).unwrap().display().to_string(),
-                    std::fs::read(&p).unwrap(),
-                ));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-fn without_generated(lock: &str) -> String {
-    lock.lines()
-        .filter(|l| !l.starts_with("generated: "))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// `dependency update` of Chart.yaml dependencies from a registry (a constraint and an exact
@@ -733,9 +665,7 @@ fn oci_dependencies_give_the_charts_and_lock_helm_gives() {
         our_files == files(&theirs.join("charts")),
         "charts/ differs"
     );
-    let our_lock = std::fs::read_to_string(ours.join("Chart.lock")).unwrap();
-    let their_lock = std::fs::read_to_string(theirs.join("Chart.lock")).unwrap();
-    assert_eq!(without_generated(&our_lock), without_generated(&their_lock));
+    assert_same_lock(&ours, &theirs);
 
     // Each tool builds from the other's lock.
     std::fs::copy(theirs.join("Chart.lock"), ours.join("Chart.lock")).unwrap();

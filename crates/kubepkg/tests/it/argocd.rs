@@ -10,6 +10,7 @@
 //! real controller left them) into DIR: `crates/kubepkg-gitops/testdata/argocd/` holds such a
 //! capture, which the status reader's unit tests read.
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -150,6 +151,27 @@ async fn render_and_apply(
     items
 }
 
+/// Package `shop` 1.0.0 in `dir/pkg` of `components`, each a simulated Deployment installed
+/// after the next one in the list (`web` after `api` after `db`); the last is Ready only after
+/// `ready_after`, when given.
+fn shop_package(dir: &Path, components: &[&str], ready_after: Option<&str>) -> PathBuf {
+    let pkg = dir.join("pkg");
+    let mut manifest = String::from("package:\n  name: shop\n  version: 1.0.0\ncomponents:\n");
+    for (c, next) in components.iter().zip(components.iter().skip(1)) {
+        manifest.push_str(&format!(
+            "- {{name: {c}, path: {c}, install: {{dependsOn: [{next}]}}}}\n"
+        ));
+    }
+    let last = components.last().expect("a component");
+    manifest.push_str(&format!("- {{name: {last}, path: {last}"));
+    if let Some(after) = ready_after {
+        manifest.push_str(&format!(", values: {{readyAfter: {after}}}"));
+    }
+    manifest.push_str("}\n");
+    kubepkg_testkit::charts::package(&pkg, &manifest, components, &[]);
+    pkg
+}
+
 /// A three-component package (db ← api ← web) rendered for Argo CD, its charts pushed by
 /// kubepkg to the real test registry, the Secret and Applications applied as they are: nothing
 /// is deployed until kubepkg sets each Application's sync operation, in kubepkg's order (the
@@ -159,22 +181,11 @@ async fn render_and_apply(
 /// namespace with the values of `--set`.
 #[tokio::test]
 async fn render_for_argocd_then_sync_in_order_ends_synced_and_healthy() {
-    let ns = TestNamespace::new("argocd-render")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("argocd-render").await;
     let argocd = Backend::start(Kind::ArgoCd, &ns).await;
     let reg = &argocd.reg;
     let tmp = tempfile::tempdir().unwrap();
-    let pkg = tmp.path().join("pkg");
-    kubepkg_testkit::charts::package(
-        &pkg,
-        "package:\n  name: shop\n  version: 1.0.0\ncomponents:\n\
-         \x20 - name: web\n    path: web\n    install: {dependsOn: [api]}\n\
-         \x20 - name: api\n    path: api\n    install: {dependsOn: [db]}\n\
-         \x20 - name: db\n    path: db\n    values: {readyAfter: 3s}\n",
-        &["web", "api", "db"],
-        &[],
-    );
+    let pkg = shop_package(tmp.path(), &["web", "api", "db"], Some("3s"));
     std::fs::write(
         pkg.join("api/templates/configmap.yaml"),
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-settings\ndata:\n  size: {{ .Values.size | default 1 | quote }}\n",
@@ -273,9 +284,7 @@ async fn render_for_argocd_then_sync_in_order_ends_synced_and_healthy() {
 /// error), and nothing of the chart is deployed.
 #[tokio::test]
 async fn a_chart_that_fails_to_render_fails_the_sync_with_argocds_message() {
-    let ns = TestNamespace::new("argocd-fail")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("argocd-fail").await;
     let argocd = Backend::start(Kind::ArgoCd, &ns).await;
     let reg = &argocd.reg;
     let tmp = tempfile::tempdir().unwrap();
@@ -501,23 +510,12 @@ async fn destination_objects(ns: &TestNamespace) -> Vec<(String, Value)> {
 #[tokio::test]
 async fn render_for_argocd_synced_in_order_converges_to_the_objects_of_the_driven_mode() {
     let tmp = tempfile::tempdir().unwrap();
-    let pkg = tmp.path().join("pkg");
-    kubepkg_testkit::charts::package(
-        &pkg,
-        "package:\n  name: shop\n  version: 1.0.0\ncomponents:\n\
-         \x20 - name: web\n    path: web\n    install: {dependsOn: [api]}\n\
-         \x20 - name: api\n    path: api\n    install: {dependsOn: [db]}\n\
-         \x20 - name: db\n    path: db\n    values: {readyAfter: 2s}\n",
-        &["web", "api", "db"],
-        &[],
-    );
+    let pkg = shop_package(tmp.path(), &["web", "api", "db"], Some("2s"));
     greeting_chart(&pkg.join("api"), "api", "1.0.0");
 
     // Compiled: rendered, applied as a GitOps repository would hold it, synced wave by wave.
     let rendered = {
-        let ns = TestNamespace::new("argocd-compiled")
-            .await
-            .expect("control plane");
+        let ns = TestNamespace::fresh("argocd-compiled").await;
         let argocd = Backend::start(Kind::ArgoCd, &ns).await;
         let reg = &argocd.reg;
         // The YAML documents `render` prints, applied by the real kubectl.
@@ -561,9 +559,7 @@ async fn render_for_argocd_synced_in_order_converges_to_the_objects_of_the_drive
 
     // Driven by kubepkg.
     let driven = {
-        let ns = TestNamespace::new("argocd-driven")
-            .await
-            .expect("control plane");
+        let ns = TestNamespace::fresh("argocd-driven").await;
         let b = Backend::start(Kind::ArgoCd, &ns).await;
         let (code, lines, stderr) =
             b.apply_finished(&ns, tmp.path(), &pkg, "2m", &["--set", "api.greeting=hi"]);
@@ -592,12 +588,8 @@ async fn render_for_argocd_synced_in_order_converges_to_the_objects_of_the_drive
 #[tokio::test]
 async fn applications_in_argo_cds_own_namespace_are_found_by_status_and_uninstall() {
     use k8s_openapi::api::core::v1::Secret;
-    let argo_ns = TestNamespace::new("argocd-own")
-        .await
-        .expect("control plane");
-    let pkg_ns = TestNamespace::new("argocd-pkg")
-        .await
-        .expect("control plane");
+    let argo_ns = TestNamespace::fresh("argocd-own").await;
+    let pkg_ns = TestNamespace::fresh("argocd-pkg").await;
     let argocd = Backend::start(Kind::ArgoCd, &argo_ns).await;
     // Argo CD may deploy into the package's namespace too.
     argo_ns
@@ -613,15 +605,7 @@ async fn applications_in_argo_cds_own_namespace_are_found_by_status_and_uninstal
         .expect("the cluster Secret");
     let reg = &argocd.reg;
     let tmp = tempfile::tempdir().unwrap();
-    let pkg = tmp.path().join("pkg");
-    kubepkg_testkit::charts::package(
-        &pkg,
-        "package:\n  name: shop\n  version: 1.0.0\ncomponents:\n\
-         \x20 - name: api\n    path: api\n    install: {dependsOn: [db]}\n\
-         \x20 - name: db\n    path: db\n",
-        &["api", "db"],
-        &[],
-    );
+    let pkg = shop_package(tmp.path(), &["api", "db"], None);
     let (code, lines, stderr) = finished(
         apply_command(
             Kind::ArgoCd,
@@ -702,15 +686,7 @@ async fn applications_in_argo_cds_own_namespace_are_found_by_status_and_uninstal
 #[test]
 fn plan_with_backend_argocd_shows_the_objects_render_writes() {
     let tmp = tempfile::tempdir().unwrap();
-    let pkg = tmp.path().join("pkg");
-    kubepkg_testkit::charts::package(
-        &pkg,
-        "package:\n  name: shop\n  version: 1.0.0\ncomponents:\n\
-         \x20 - name: api\n    path: api\n    install: {dependsOn: [db]}\n\
-         \x20 - name: db\n    path: db\n",
-        &["api", "db"],
-        &[],
-    );
+    let pkg = shop_package(tmp.path(), &["api", "db"], None);
     let common = [
         "-n",
         "shop",
@@ -736,20 +712,8 @@ fn plan_with_backend_argocd_shows_the_objects_render_writes() {
     };
     let plan = run(&["plan", "shop", "--backend", "argocd"]);
     let rendered = run(&["render", "--backend", "argocd", "shop"]);
-    let planned: Vec<(String, String, String)> = plan["backendObjects"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{plan:#}"))
-        .iter()
-        .map(|o| {
-            (
-                o["kind"].as_str().unwrap().to_string(),
-                o["name"].as_str().unwrap().to_string(),
-                o["change"].as_str().unwrap_or_default().to_string(),
-            )
-        })
-        .collect();
     assert_eq!(
-        planned,
+        crate::backends::backend_objects(&plan),
         [
             // The Secret apply writes: the credential template of its pinned sources.
             ("Secret".into(), "shop-chart-creds".into(), "added".into()),

@@ -11,7 +11,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{repo, run_command};
+use crate::support::{helm_home, repo, run_command};
 
 fn helm() -> PathBuf {
     kubepkg_testkit::helm_binary("v4.3.1").expect("build helm v4.3.1")
@@ -20,14 +20,9 @@ fn helm() -> PathBuf {
 /// The real `helm` for offline verbs: its homes in `home`, no colour, no namespace from the
 /// calling environment.
 fn helm_cmd(helm: &Path, home: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(helm);
-    c.args(args)
-        .env("HELM_CACHE_HOME", home.join("cache"))
-        .env("HELM_CONFIG_HOME", home.join("config"))
-        .env("HELM_DATA_HOME", home.join("data"))
+    let mut c = kubepkg_testkit::helm_offline(helm, args);
+    helm_home(&mut c, home)
         .env("NO_COLOR", "1")
-        .env_remove("HELM_NAMESPACE")
-        .env_remove("HELM_DRIVER")
         .env_remove("HELM_KUBECONTEXT");
     c
 }

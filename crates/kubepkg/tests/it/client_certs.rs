@@ -8,7 +8,8 @@
 
 use kubepkg_testkit::registry::{Registry, RegistryOptions};
 
-use crate::oci::{Env, error_line, ok};
+use crate::oci::{Env, error_line};
+use crate::support::ok;
 
 /// `--ca-file CA --cert-file CERT --key-file KEY` of `reg`.
 fn tls_flags(reg: &Registry) -> Vec<String> {
@@ -100,13 +101,7 @@ fn a_registry_requiring_client_certificates_refuses_without_one_and_serves_with_
     assert!(!env.path("none").exists());
 
     // A package: pushed and pulled with the certificate, byte for byte.
-    let pkg = env.path("pkg");
-    kubepkg_testkit::charts::package(
-        &pkg,
-        "package:\n  name: certpkg\n  version: 1.0.0\ncomponents:\n- name: web\n  path: web\n",
-        &["web"],
-        &[],
-    );
+    let pkg = env.web_package("certpkg", "1.0.0");
     let e = error_line(env.kubepkg(&[
         "package",
         "push",

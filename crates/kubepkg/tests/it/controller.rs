@@ -45,6 +45,14 @@ pub(crate) async fn store_archive(ns: &TestNamespace, name: &str, bytes: Vec<u8>
 
 const LIMIT: Duration = Duration::from_secs(120);
 
+/// The controller's options that open no port (no metrics, no health probes).
+pub(crate) const NO_PORTS: [&str; 4] = [
+    "--metrics-bind-address",
+    "0",
+    "--health-probe-bind-address",
+    "0",
+];
+
 /// A `kubepkg controller` process watching one namespace; killed when dropped. Its log is kept
 /// in a file and printed when a wait fails.
 pub(crate) struct ControllerProcess {
@@ -63,28 +71,35 @@ impl ControllerProcess {
         extra: &[&str],
         env: &[(&str, &str)],
     ) -> ControllerProcess {
+        let mut args = vec!["--interval", interval, "--timeout", "40s"];
+        if !extra.contains(&"--metrics-bind-address") {
+            args.extend(NO_PORTS);
+        }
+        args.extend(extra);
+        Self::spawn(ns, ns.plane().kubeconfig(), &args, env)
+    }
+
+    /// `kubepkg controller --kubeconfig KUBECONFIG --watch-namespace NS ARGS` with `env` added,
+    /// its log (info) in a file of its own.
+    pub(crate) fn spawn(
+        ns: &TestNamespace,
+        kubeconfig: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> ControllerProcess {
+        static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let log = std::env::temp_dir().join(format!(
-            "kubepkg-controller-{}-{}.log",
+            "kubepkg-controller-{}-{}-{n}.log",
             ns.name(),
             std::process::id()
         ));
         let file = std::fs::File::create(&log).unwrap();
         let child = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
             .args(["controller", "--kubeconfig"])
-            .arg(ns.plane().kubeconfig())
+            .arg(kubeconfig)
             .args(["--watch-namespace", ns.name()])
-            .args(if extra.contains(&"--metrics-bind-address") {
-                &[][..]
-            } else {
-                &[
-                    "--metrics-bind-address",
-                    "0",
-                    "--health-probe-bind-address",
-                    "0",
-                ][..]
-            })
-            .args(["--interval", interval, "--timeout", "40s"])
-            .args(extra)
+            .args(args)
             .env_remove("KUBECONFIG")
             .env("KUBEPKG_LOG", "info,kube_client=warn,kube_runtime=warn")
             .envs(env.iter().copied())
@@ -107,7 +122,7 @@ impl ControllerProcess {
     }
 
     /// Fails the test at once if the process has exited.
-    fn assert_running(&self) {
+    pub(crate) fn assert_running(&self) {
         if let Ok(Some(status)) = self.child.borrow_mut().try_wait() {
             panic!("kubepkg controller exited ({status}):\n{}", self.log());
         }
@@ -125,6 +140,24 @@ impl Drop for ControllerProcess {
         self.kill();
         let _ = std::fs::remove_file(&self.log);
     }
+}
+
+/// `kubepkg package push DIR oci://REG/pkgs --plain-http EXTRA`, its cache under `tmp`: the
+/// digest pushed.
+fn push_package(
+    dir: &Path,
+    reg: &kubepkg_testkit::registry::Registry,
+    extra: &[&str],
+    tmp: &Path,
+) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+        .args(["package", "push", dir.to_str().unwrap(), &reg.oci("pkgs")])
+        .arg("--plain-http")
+        .args(extra)
+        .env("KUBEPKG_CACHE_DIR", tmp.join("cache"))
+        .output()
+        .unwrap();
+    crate::oci::digest_of(&crate::support::ok(out))
 }
 
 /// A package `p` of component `app` (a simulated Deployment) and a PreUpgrade hook `migrate`.
@@ -256,7 +289,7 @@ pub(crate) async fn events_of(ns: &TestNamespace, name: &str) -> Vec<(String, St
 /// (RolledBack), delete (uninstalled, finalizer gone). The CLI reads the same history.
 #[tokio::test]
 async fn a_package_object_is_installed_upgraded_failed_rolled_back_and_deleted() {
-    let ns = TestNamespace::new("ctl-life").await.expect("control plane");
+    let ns = TestNamespace::fresh("ctl-life").await;
     install_crd(&ns).await;
     let ctl = ControllerProcess::start(&ns, "5s", &[]);
     let tmp = tempfile::tempdir().unwrap();
@@ -381,7 +414,7 @@ async fn a_package_object_is_installed_upgraded_failed_rolled_back_and_deleted()
 /// woken by the watch of package revisions, then proceeds.
 #[tokio::test]
 async fn a_package_waits_for_its_requirements_then_proceeds() {
-    let ns = TestNamespace::new("ctl-req").await.expect("control plane");
+    let ns = TestNamespace::fresh("ctl-req").await;
     install_crd(&ns).await;
     let ctl = ControllerProcess::start(&ns, "10m", &[]);
     let tmp = tempfile::tempdir().unwrap();
@@ -430,7 +463,7 @@ async fn a_package_waits_for_its_requirements_then_proceeds() {
 /// a CLI-only path. A url source with the right digest, served from loopback, installs.
 #[tokio::test]
 async fn bad_sources_and_values_are_conditions_and_a_url_source_installs() {
-    let ns = TestNamespace::new("ctl-bad").await.expect("control plane");
+    let ns = TestNamespace::fresh("ctl-bad").await;
     install_crd(&ns).await;
     let ctl = ControllerProcess::start(&ns, "5s", &[]);
     let tmp = tempfile::tempdir().unwrap();
@@ -602,7 +635,7 @@ fn http_get(port: u16, path: &str) -> (u16, String) {
 /// 1000 Packages in the scale benchmark). Forced here by making the recorded inputs look stale.
 #[tokio::test]
 async fn a_reapply_that_changes_nothing_ends_ready() {
-    let ns = TestNamespace::new("ctl-noop").await.expect("control plane");
+    let ns = TestNamespace::fresh("ctl-noop").await;
     install_crd(&ns).await;
     let ctl = ControllerProcess::start(&ns, "1h", &[]);
     let tmp = tempfile::tempdir().unwrap();
@@ -657,9 +690,7 @@ async fn a_reapply_that_changes_nothing_ends_ready() {
 /// probe endpoints answer as controller-runtime's do.
 #[tokio::test]
 async fn a_suspended_package_changes_nothing_until_resumed() {
-    let ns = TestNamespace::new("ctl-suspend")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("ctl-suspend").await;
     install_crd(&ns).await;
     let (metrics, probes) = (free_port(), free_port());
     let ctl = ControllerProcess::start(
@@ -806,9 +837,7 @@ async fn wait_for_failpoint(ctl: &ControllerProcess, point: &str) {
 /// history is one consistent line (what `kubepkg history` shows).
 #[tokio::test]
 async fn a_controller_killed_mid_upgrade_is_resumed_by_the_next_one() {
-    let ns = TestNamespace::new("ctl-crash")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("ctl-crash").await;
     install_crd(&ns).await;
     let tmp = tempfile::tempdir().unwrap();
     let versions = ["1.0.0", "1.1.0", "1.2.0", "1.3.0"];
@@ -879,9 +908,7 @@ async fn a_controller_killed_mid_upgrade_is_resumed_by_the_next_one() {
 /// the standby takes over (at once when it sees the holder's process gone) and reconciles.
 #[tokio::test]
 async fn the_standby_replica_takes_over_when_the_leader_dies() {
-    let ns = TestNamespace::new("ctl-leader")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("ctl-leader").await;
     install_crd(&ns).await;
     let tmp = tempfile::tempdir().unwrap();
     app_package(&tmp.path().join("p"), "p", "1.0.0", true, "");
@@ -924,9 +951,7 @@ async fn the_standby_replica_takes_over_when_the_leader_dies() {
 /// `Drifted` condition and an Event (`warn`), and is left alone when `disabled`.
 #[tokio::test]
 async fn drift_is_corrected_when_enabled_and_reported_when_warn() {
-    let ns = TestNamespace::new("ctl-drift")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("ctl-drift").await;
     install_crd(&ns).await;
     let ctl = ControllerProcess::start(&ns, "2s", &[]);
     let tmp = tempfile::tempdir().unwrap();
@@ -1025,7 +1050,7 @@ async fn drift_is_corrected_when_enabled_and_reported_when_warn() {
 /// flight finish (the package ends Ready) and the process exits 0.
 #[tokio::test]
 async fn the_status_says_what_a_component_waits_for_and_sigterm_finishes_the_apply() {
-    let ns = TestNamespace::new("ctl-term").await.expect("control plane");
+    let ns = TestNamespace::fresh("ctl-term").await;
     install_crd(&ns).await;
     let ctl = ControllerProcess::start(&ns, "5s", &[]);
     let tmp = tempfile::tempdir().unwrap();
@@ -1092,7 +1117,7 @@ async fn the_status_says_what_a_component_waits_for_and_sigterm_finishes_the_app
 #[tokio::test]
 async fn an_oci_source_with_a_pull_secret_installs_the_version_the_constraint_resolves_to() {
     use kubepkg_testkit::registry::{Registry, RegistryOptions};
-    let ns = TestNamespace::new("ctl-oci").await.expect("control plane");
+    let ns = TestNamespace::fresh("ctl-oci").await;
     install_crd(&ns).await;
     let reg = Registry::start(RegistryOptions::plain().with_user("puller", "pw")).unwrap();
     let tmp = tempfile::tempdir().unwrap();
@@ -1100,30 +1125,8 @@ async fn an_oci_source_with_a_pull_secret_installs_the_version_the_constraint_re
     for v in ["1.0.0", "1.2.0", "2.0.0"] {
         let dir = tmp.path().join(v);
         app_package(&dir, "ociapp", v, true, "");
-        let out = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
-            .args([
-                "package",
-                "push",
-                dir.to_str().unwrap(),
-                &reg.oci("pkgs"),
-                "--plain-http",
-            ])
-            .args(["--username", "puller", "--password", "pw"])
-            .env("KUBEPKG_CACHE_DIR", tmp.path().join("cache"))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8(out.stdout).unwrap();
-        let digest = text
-            .lines()
-            .find_map(|l| l.strip_prefix("Digest: "))
-            .unwrap()
-            .to_string();
-        digests.insert(v, digest);
+        let login = ["--username", "puller", "--password", "pw"];
+        digests.insert(v, push_package(&dir, &reg, &login, tmp.path()));
     }
     let ctl = ControllerProcess::start(&ns, "1h", &[]);
     let r = reg.oci("pkgs/ociapp");
@@ -1168,7 +1171,7 @@ async fn an_oci_source_with_a_pull_secret_installs_the_version_the_constraint_re
 async fn a_verified_oci_source_refuses_an_unsigned_package_and_applies_it_once_signed() {
     use kubepkg_testkit::cosign::Cosign;
     use kubepkg_testkit::registry::{Registry, RegistryOptions};
-    let ns = TestNamespace::new("ctl-sig").await.expect("control plane");
+    let ns = TestNamespace::fresh("ctl-sig").await;
     install_crd(&ns).await;
     let reg = Registry::start(RegistryOptions::plain()).unwrap();
     let tmp = tempfile::tempdir().unwrap();
@@ -1176,27 +1179,7 @@ async fn a_verified_oci_source_refuses_an_unsigned_package_and_applies_it_once_s
     let (key, public) = cosign.generate_key_pair(tmp.path(), "cosign").unwrap();
     let dir = tmp.path().join("pkg");
     app_package(&dir, "sigapp", "1.0.0", true, "");
-    let out = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
-        .args([
-            "package",
-            "push",
-            dir.to_str().unwrap(),
-            &reg.oci("pkgs"),
-            "--plain-http",
-        ])
-        .env("KUBEPKG_CACHE_DIR", tmp.path().join("cache"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let digest = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .find_map(|l| l.strip_prefix("Digest: ").map(str::to_string))
-        .unwrap();
+    let digest = push_package(&dir, &reg, &[], tmp.path());
     let secret: Secret = serde_json::from_value(json!({
         "metadata": {"name": "cosign-keys"},
         "stringData": {"cosign.pub": std::fs::read_to_string(&public).unwrap(), "README": "not a key"},
@@ -1231,15 +1214,7 @@ async fn a_verified_oci_source_refuses_an_unsigned_package_and_applies_it_once_s
     assert_eq!(release_count(&ns, "sigapp-app").await, 0, "nothing applied");
 
     cosign
-        .ok(&[
-            "sign",
-            "--key",
-            key.to_str().unwrap(),
-            "--tlog-upload=false",
-            "--allow-http-registry",
-            "--yes",
-            &format!("{}/pkgs/sigapp@{digest}", reg.host()),
-        ])
+        .sign(&key, &format!("{}/pkgs/sigapp@{digest}", reg.host()))
         .unwrap();
     wait_ready(&ns, &ctl, "sigapp", "True", "Succeeded").await;
     assert_eq!(release_count(&ns, "sigapp-app").await, 1);
@@ -1255,7 +1230,7 @@ async fn a_verified_oci_source_refuses_an_unsigned_package_and_applies_it_once_s
 /// not applied again while it stays unchanged — a later edit of the Package applies without it.
 #[tokio::test]
 async fn values_once_are_applied_with_one_revision_only() {
-    let ns = TestNamespace::new("ctl-once").await.expect("control plane");
+    let ns = TestNamespace::fresh("ctl-once").await;
     install_crd(&ns).await;
     let ctl = ControllerProcess::start(&ns, "5s", &[]);
     let tmp = tempfile::tempdir().unwrap();

@@ -18,15 +18,16 @@
 //!   enough for what the controller really calls.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, DeleteParams, DynamicObject, PostParams};
 use kubepkg_package_object as object;
-use kubepkg_testkit::{TestNamespace, helm_binary, helm_command};
+use kubepkg_testkit::{TestNamespace, helm_binary, helm_command, helm_offline};
 use serde_json::json;
 
+use crate::controller::{ControllerProcess, NO_PORTS};
 use crate::support::{kubepkg, ok, repo};
 use kubepkg_testkit::charts::package;
 use kubepkg_testkit::eventually;
@@ -233,20 +234,13 @@ pub(crate) fn kubepkg_template(args: &[&str]) -> Output {
 }
 
 pub(crate) fn helm_template(helm: &Path, args: &[&str]) -> Output {
-    Command::new(helm)
-        .args(["template", "kpc", &chart_arg(), "-n", "kubepkg-system"])
-        .args(args)
-        .env_remove("HELM_NAMESPACE")
-        .env(
-            "HELM_CACHE_HOME",
-            std::env::temp_dir().join("kubepkg-helm-cache"),
-        )
-        .env(
-            "HELM_CONFIG_HOME",
-            std::env::temp_dir().join("kubepkg-helm-config"),
-        )
-        .output()
-        .unwrap()
+    helm_offline(
+        helm,
+        &["template", "kpc", &chart_arg(), "-n", "kubepkg-system"],
+    )
+    .args(args)
+    .output()
+    .unwrap()
 }
 
 /// The first line where `ours` and `theirs` differ, with its neighbours.
@@ -390,17 +384,8 @@ fn helm_lint_passes() {
                 "replicas=1",
             ][..],
         ] {
-            let out = Command::new(&helm)
-                .args(["lint", "--strict", &chart_arg()])
+            let out = helm_offline(&helm, &["lint", "--strict", &chart_arg()])
                 .args(args)
-                .env(
-                    "HELM_CACHE_HOME",
-                    std::env::temp_dir().join("kubepkg-helm-cache"),
-                )
-                .env(
-                    "HELM_CONFIG_HOME",
-                    std::env::temp_dir().join("kubepkg-helm-config"),
-                )
                 .output()
                 .unwrap();
             assert!(
@@ -522,18 +507,14 @@ async fn check_installed(installed: &Installed<'_>) {
 
 #[tokio::test]
 async fn kubepkg_install_installs_the_chart_and_the_deployment_becomes_ready() {
-    let ns = TestNamespace::new("chart-kubepkg")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("chart-kubepkg").await;
     let installed = Installed::install(&ns, Tool::Kubepkg, &[]);
     check_installed(&installed).await;
 }
 
 #[tokio::test]
 async fn helm_install_installs_the_chart_and_the_deployment_becomes_ready() {
-    let ns = TestNamespace::new("chart-helm")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("chart-helm").await;
     let installed = Installed::install(&ns, Tool::Helm, &[]);
     check_installed(&installed).await;
     // Without package contents, the controller may not create what packages contain.
@@ -661,9 +642,7 @@ const DEPLOYMENT_RULES: &str = r#"rbac.packageContentsRules=[{"apiGroups":["apps
 /// delete.
 #[tokio::test]
 async fn the_service_account_may_do_what_the_controller_needs_and_no_more() {
-    let ns = TestNamespace::new("chart-rbac")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("chart-rbac").await;
     let contents_ns = format!("--set=rbac.packageContentsNamespaces={{{}}}", ns.name());
     let installed = Installed::install(
         &ns,
@@ -727,7 +706,7 @@ async fn the_service_account_may_do_what_the_controller_needs_and_no_more() {
     // The real controller as that ServiceAccount.
     let tmp = tempfile::tempdir().unwrap();
     let kubeconfig = service_account_kubeconfig(&ns, &installed.fullname(), tmp.path());
-    let ctl = Controller::start(&ns, &kubeconfig);
+    let ctl = start_controller(&ns, &kubeconfig);
     let root = tmp.path().join("pkg");
     package(
         &root,
@@ -742,62 +721,12 @@ async fn the_service_account_may_do_what_the_controller_needs_and_no_more() {
     )
     .await
     .expect("archive ConfigMap");
-    let packages = kubepkg_testkit::package_api(&ns);
-    let o: DynamicObject = serde_json::from_value(json!({
-        "apiVersion": "kubepkg.dev/v1alpha1", "kind": "Package",
-        "metadata": {"name": "notes"},
-        "spec": {"source": {"configMapRef": {"name": "notes-pkg"}}},
-    }))
-    .unwrap();
-    packages.create(&PostParams::default(), &o).await.unwrap();
-    let deadline = std::time::Instant::now() + LIMIT;
-    loop {
-        ctl.assert_running();
-        let o = serde_json::to_value(packages.get("notes").await.unwrap()).unwrap();
-        let ready = o
-            .pointer("/status/conditions")
-            .and_then(|c| c.as_array())
-            .and_then(|c| c.iter().find(|c| c["type"] == "Ready"))
-            .cloned();
-        if ready
-            .as_ref()
-            .is_some_and(|r| r["status"] == "True" && r["reason"] == "Succeeded")
-        {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "Package notes never became Ready; status:\n{}\ncontroller log:\n{}",
-            serde_json::to_string_pretty(&o["status"]).unwrap(),
-            ctl.log()
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    let spec = json!({"source": {"configMapRef": {"name": "notes-pkg"}}});
+    package_ready(&ns, &ctl, "notes", spec, LIMIT, &String::new).await;
     deployment_ready(&ns, "notes-app", 1).await;
 
     // Delete: the finalizer uninstalls the component, then lets the object go.
-    packages
-        .delete("notes", &DeleteParams::default())
-        .await
-        .unwrap();
-    let deployments: Api<Deployment> = ns.api();
-    let deadline = std::time::Instant::now() + LIMIT;
-    while packages.get_opt("notes").await.unwrap().is_some()
-        || deployments.get_opt("notes-app").await.unwrap().is_some()
-    {
-        ctl.assert_running();
-        assert!(
-            std::time::Instant::now() < deadline,
-            "Package notes not uninstalled; controller log:\n{}",
-            ctl.log()
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    let log = ctl.log();
-    assert!(
-        !log.contains("forbidden"),
-        "the controller was refused something:\n{log}"
-    );
+    delete_package(&ns, &ctl, "notes", Some("notes-app"), LIMIT, &String::new).await;
 }
 
 /// A kubeconfig for the plane's API server that authenticates with a token of ServiceAccount
@@ -838,63 +767,13 @@ pub(crate) fn service_account_kubeconfig(ns: &TestNamespace, sa: &str, dir: &Pat
     path
 }
 
-/// `kubepkg controller` as the chart runs it (leader election in the release namespace),
-/// watching the test namespace; killed when dropped.
-pub(crate) struct Controller {
-    child: std::cell::RefCell<Child>,
-    log: PathBuf,
-}
-
-impl Controller {
-    pub(crate) fn start(ns: &TestNamespace, kubeconfig: &Path) -> Controller {
-        let log = std::env::temp_dir().join(format!(
-            "kubepkg-chart-controller-{}-{}.log",
-            ns.name(),
-            std::process::id()
-        ));
-        let file = std::fs::File::create(&log).unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
-            .args(["controller", "--kubeconfig"])
-            .arg(kubeconfig)
-            .args(["--watch-namespace", ns.name()])
-            .args(["--leader-elect", "--leader-election-namespace", ns.name()])
-            .args([
-                "--metrics-bind-address",
-                "0",
-                "--health-probe-bind-address",
-                "0",
-            ])
-            .args(["--interval", "5s", "--timeout", "60s"])
-            .env_remove("KUBECONFIG")
-            .env("KUBEPKG_LOG", "info,kube_client=warn,kube_runtime=warn")
-            .stdout(Stdio::null())
-            .stderr(file)
-            .spawn()
-            .expect("start kubepkg controller");
-        Controller {
-            child: std::cell::RefCell::new(child),
-            log,
-        }
-    }
-
-    pub(crate) fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    pub(crate) fn assert_running(&self) {
-        if let Ok(Some(status)) = self.child.borrow_mut().try_wait() {
-            panic!("kubepkg controller exited ({status}):\n{}", self.log());
-        }
-    }
-}
-
-impl Drop for Controller {
-    fn drop(&mut self) {
-        let mut child = self.child.borrow_mut();
-        let _ = child.kill();
-        let _ = child.wait();
-        let _ = std::fs::remove_file(&self.log);
-    }
+/// `kubepkg controller` as the chart runs it (leader election in the release namespace) with
+/// `kubeconfig`, watching the test namespace; killed when dropped.
+fn start_controller(ns: &TestNamespace, kubeconfig: &Path) -> ControllerProcess {
+    let mut args = vec!["--leader-elect", "--leader-election-namespace", ns.name()];
+    args.extend(NO_PORTS);
+    args.extend(["--interval", "5s", "--timeout", "60s"]);
+    ControllerProcess::spawn(ns, kubeconfig, &args, &[])
 }
 
 /// A (verb, resource, subresource) the chart's ServiceAccount is asked about.
@@ -968,9 +847,9 @@ pub(crate) async fn shop_ready_as_service_account(
     dir: &Path,
     backend: serde_json::Value,
     tails: &dyn Fn() -> String,
-) -> (Controller, serde_json::Value) {
+) -> (ControllerProcess, serde_json::Value) {
     let kubeconfig = service_account_kubeconfig(ns, &installed.fullname(), dir);
-    let ctl = Controller::start(ns, &kubeconfig);
+    let ctl = start_controller(ns, &kubeconfig);
     let pkg = dir.join("pkg");
     shop_package(&pkg);
     kubepkg_testkit::store_package_archive(
@@ -984,18 +863,33 @@ pub(crate) async fn shop_ready_as_service_account(
     if let (Some(spec), Some(backend)) = (spec.as_object_mut(), backend.as_object()) {
         spec.extend(backend.clone());
     }
+    let o = package_ready(ns, &ctl, "shop", spec, Duration::from_secs(240), tails).await;
+    (ctl, o)
+}
+
+/// Creates Package `name` of `spec` in `ns` and waits, at most `limit`, until `ctl` makes it
+/// Ready (`Succeeded`), failing with its status, the controller's log and `tails()`; the
+/// Package object then.
+async fn package_ready(
+    ns: &TestNamespace,
+    ctl: &ControllerProcess,
+    name: &str,
+    spec: serde_json::Value,
+    limit: Duration,
+    tails: &dyn Fn() -> String,
+) -> serde_json::Value {
     let packages = kubepkg_testkit::package_api(ns);
     let o: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "kubepkg.dev/v1alpha1", "kind": "Package",
-        "metadata": {"name": "shop"},
+        "metadata": {"name": name},
         "spec": spec,
     }))
     .unwrap();
     packages.create(&PostParams::default(), &o).await.unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(240);
+    let deadline = std::time::Instant::now() + limit;
     loop {
         ctl.assert_running();
-        let o = serde_json::to_value(packages.get("shop").await.unwrap()).unwrap();
+        let o = serde_json::to_value(packages.get(name).await.unwrap()).unwrap();
         let ready = o
             .pointer("/status/conditions")
             .and_then(|c| c.as_array())
@@ -1005,11 +899,11 @@ pub(crate) async fn shop_ready_as_service_account(
             .as_ref()
             .is_some_and(|r| r["status"] == "True" && r["reason"] == "Succeeded")
         {
-            return (ctl, o);
+            return o;
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "Package shop never became Ready; status:\n{}\ncontroller log:\n{}\n{}",
+            "Package {name} never became Ready; status:\n{}\ncontroller log:\n{}\n{}",
             serde_json::to_string_pretty(&o["status"]).unwrap(),
             ctl.log(),
             tails()
@@ -1022,20 +916,42 @@ pub(crate) async fn shop_ready_as_service_account(
 /// waits for the backend's objects to go); the controller was never refused anything.
 pub(crate) async fn delete_shop_as_service_account(
     ns: &TestNamespace,
-    ctl: &Controller,
+    ctl: &ControllerProcess,
+    tails: &dyn Fn() -> String,
+) {
+    delete_package(ns, ctl, "shop", None, Duration::from_secs(180), tails).await;
+}
+
+/// Deletes Package `name` and waits, at most `limit`, until it (and Deployment `deployment`,
+/// when given) is gone, failing with the controller's log and `tails()`; the controller, as a
+/// ServiceAccount, was never refused anything.
+async fn delete_package(
+    ns: &TestNamespace,
+    ctl: &ControllerProcess,
+    name: &str,
+    deployment: Option<&str>,
+    limit: Duration,
     tails: &dyn Fn() -> String,
 ) {
     let packages = kubepkg_testkit::package_api(ns);
     packages
-        .delete("shop", &DeleteParams::default())
+        .delete(name, &DeleteParams::default())
         .await
         .unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(180);
-    while packages.get_opt("shop").await.unwrap().is_some() {
+    let deployments: Api<Deployment> = ns.api();
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        let deployment_left = match deployment {
+            Some(d) => deployments.get_opt(d).await.unwrap().is_some(),
+            None => false,
+        };
+        if packages.get_opt(name).await.unwrap().is_none() && !deployment_left {
+            break;
+        }
         ctl.assert_running();
         assert!(
             std::time::Instant::now() < deadline,
-            "Package shop not uninstalled; controller log:\n{}\n{}",
+            "Package {name} not uninstalled; controller log:\n{}\n{}",
             ctl.log(),
             tails()
         );

@@ -18,8 +18,8 @@ use kubepkg_testkit::registry::{Registry, RegistryOptions};
 use kubepkg_testkit::{TestNamespace, helm_binary, helm_command, wait_for};
 
 use crate::backends::{
-    Backend, Kind, apply_command, finished, gated_package, greeting_chart, install_widget_crd,
-    kubectl_apply, open_gate, render, widgets,
+    Backend, Kind, apply_command, backend_objects, finished, gated_package, greeting_chart,
+    install_widget_crd, kubectl_apply, open_gate, render, widgets,
 };
 use crate::support::ok;
 use kubepkg_testkit::charts::deploy_chart;
@@ -141,7 +141,7 @@ spec:
 /// Ready; the objects are the chart's, and the real `helm list` shows the release Flux made.
 #[tokio::test]
 async fn flux_installs_a_helm_release_of_a_chart_from_the_test_registry() {
-    let ns = TestNamespace::new("flux-hr").await.expect("control plane");
+    let ns = TestNamespace::fresh("flux-hr").await;
     let flux = Flux::start(&ns).await.expect("Flux's controllers");
     let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
     let helm_bin = helm_binary("v4.3.1").expect("helm oracle");
@@ -267,12 +267,8 @@ spec:
 /// the watched namespace becomes Ready.
 #[tokio::test]
 async fn flux_controllers_watch_only_their_test_namespace() {
-    let ns = TestNamespace::new("flux-scope")
-        .await
-        .expect("control plane");
-    let other = TestNamespace::new("flux-scope-other")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("flux-scope").await;
+    let other = TestNamespace::fresh("flux-scope-other").await;
     let flux = Flux::start(&ns).await.expect("Flux's controllers");
     let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
     let helm_bin = helm_binary("v4.3.1").expect("helm oracle");
@@ -323,9 +319,7 @@ async fn flux_controllers_watch_only_their_test_namespace() {
 #[tokio::test]
 async fn render_for_flux_converges_one_component_after_the_other_behind_ready_when() {
     use k8s_openapi::api::core::v1::Secret;
-    let ns = TestNamespace::new("flux-render")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("flux-render").await;
     let flux = Backend::start(Kind::Flux, &ns).await;
     let reg = &flux.reg;
     install_widget_crd(&ns, Kind::Flux).await;
@@ -484,12 +478,8 @@ fn helm_release_facts(
 /// and the flag give.
 #[tokio::test]
 async fn render_for_flux_applied_with_kubectl_makes_the_releases_apply_makes() {
-    let gitops = TestNamespace::new("flux-same-render")
-        .await
-        .expect("control plane");
-    let driven = TestNamespace::new("flux-same-apply")
-        .await
-        .expect("control plane");
+    let gitops = TestNamespace::fresh("flux-same-render").await;
+    let driven = TestNamespace::fresh("flux-same-apply").await;
     let flux_gitops = Flux::start(&gitops).await.expect("Flux's controllers");
     let flux_driven = Flux::start(&driven).await.expect("Flux's controllers");
     let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
@@ -616,22 +606,6 @@ fn flux_plan(
     serde_json::from_str(&ok(out)).unwrap()
 }
 
-/// (kind, name, change) of each backend object of a plan, in its order.
-fn backend_objects(plan: &serde_json::Value) -> Vec<(String, String, String)> {
-    plan["backendObjects"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{plan}"))
-        .iter()
-        .map(|o| {
-            (
-                o["kind"].as_str().unwrap().to_string(),
-                o["name"].as_str().unwrap().to_string(),
-                o["change"].as_str().unwrap_or("unchanged").to_string(),
-            )
-        })
-        .collect()
-}
-
 /// The `change` of each step of a plan: (component, change kind, charts).
 fn step_changes(plan: &serde_json::Value) -> Vec<(String, String, String)> {
     plan["steps"]
@@ -664,9 +638,7 @@ fn step_changes(plan: &serde_json::Value) -> Vec<(String, String, String)> {
 /// change is db's ConfigMap, with db's source and HelmRelease changed and api's left alone.
 #[tokio::test]
 async fn plan_for_flux_compares_with_what_helm_controller_released() {
-    let ns = TestNamespace::new("flux-plan")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("flux-plan").await;
     let flux = Backend::start(Kind::Flux, &ns).await;
     let reg = &flux.reg;
     let tmp = tempfile::tempdir().unwrap();
@@ -800,9 +772,7 @@ async fn apply_force_over_a_flux_package_takes_the_backend_from_its_flags() {
     use crate::controller::{
         ControllerProcess, archive, create, install_crd, store_archive, wait_ready,
     };
-    let ns = TestNamespace::new("flux-force")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("flux-force").await;
     let flux = Backend::start(Kind::Flux, &ns).await;
     let reg = &flux.reg;
     install_crd(&ns).await;

@@ -118,9 +118,7 @@ fn accepted_flags_leave_an_offline_plan_as_it_is() {
 /// is `plan --cluster`.
 #[tokio::test]
 async fn create_namespace_wait_and_server_dry_run_do_what_helm_users_mean() {
-    let ns = TestNamespace::new("helm-flags")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("helm-flags").await;
     let tmp = tempfile::tempdir().unwrap();
     let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
     one_component(&v1, "1.0.0");
@@ -180,9 +178,7 @@ async fn create_namespace_wait_and_server_dry_run_do_what_helm_users_mean() {
 /// the component's release, Helm's default.
 #[tokio::test]
 async fn history_max_refusal_says_what_kubepkg_keeps() {
-    let ns = TestNamespace::new("helm-flags-history")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("helm-flags-history").await;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("p");
     one_component(&dir, "1.0.0");

@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use crate::support::{crashy_chart, kubepkg, ok};
+use crate::support::{crashy_chart, helm_home, kubepkg, ok};
 use kubepkg_testkit::{TestNamespace, helm_binary, helm_command};
 
 struct Tools {
@@ -23,13 +23,9 @@ impl Tools {
     }
 
     fn helm(&self, helm: &Path, args: &[&str]) -> Output {
-        let home = self.home.path();
-        helm_command(helm, &self.ns, args)
+        helm_home(&mut helm_command(helm, &self.ns, args), self.home.path())
             .env("TZ", "UTC")
             .env("NO_COLOR", "1")
-            .env("HELM_CONFIG_HOME", home.join("config"))
-            .env("HELM_CACHE_HOME", home.join("cache"))
-            .env("HELM_DATA_HOME", home.join("data"))
             .output()
             .unwrap()
     }

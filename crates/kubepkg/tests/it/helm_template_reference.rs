@@ -10,9 +10,10 @@
 //! `error-messages-exact.txt`, or a first line that starts with Helm's where listed in
 //! `error-messages-prefix.txt` (kubepkg adds the reason that Helm's CLI drops). Exceptions must be listed with a reason in `exceptions.txt`.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use kubepkg_testkit::helm_reference::{cases, listed, shape};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -40,21 +41,6 @@ fn documents(out: &str) -> Vec<(String, String)> {
 fn semantic(body: &str) -> Result<serde_json::Value, String> {
     let v = kubepkg_yaml::from_yaml_str(body).map_err(|e| e.to_string())?;
     Ok(kubepkg_chart::schema::value_to_json(&v))
-}
-
-/// The shape of a document: keys, types and string lengths, for outputs of random functions.
-fn shape(v: &serde_json::Value) -> serde_json::Value {
-    use serde_json::Value as J;
-    match v {
-        // Generated certificates and keys (genCA, genSignedCert, genPrivateKey) vary in length
-        // by a few bytes from run to run (DER integers); long strings only need to be there.
-        J::String(s) if s.len() >= 256 => J::from("string/long"),
-        J::String(s) => J::from(format!("string/{}", s.len())),
-        J::Array(a) => J::Array(a.iter().map(shape).collect()),
-        J::Object(o) => J::Object(o.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
-        J::Number(_) => J::from("number"),
-        other => other.clone(),
-    }
 }
 
 #[derive(Debug, PartialEq)]
@@ -197,29 +183,10 @@ fn shell_words(s: &str) -> Vec<String> {
     out
 }
 
-fn listed(file: &str) -> BTreeMap<String, String> {
-    let path = root().join("testdata/helm-reference").join(file);
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|l| match l.split_once('\t') {
-            Some((a, b)) => (a.to_string(), b.to_string()),
-            None => (l.to_string(), String::new()),
-        })
-        .collect()
-}
-
 #[test]
 fn kubepkg_template_matches_helm_template() {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_kubepkg"));
-    let cases_dir = root().join("testdata/helm-reference/cases");
-    let mut cases: Vec<PathBuf> = std::fs::read_dir(&cases_dir)
-        .expect("reference cases (run tools/helm-ref/corpus.py generate)")
-        .map(|e| e.expect("entry").path())
-        .collect();
-    cases.sort();
-    assert!(cases.len() >= 100, "corpus too small: {}", cases.len());
+    let cases = cases("cases", "run tools/helm-ref/corpus.py generate", 100);
     let exceptions = listed("exceptions.txt");
     let exact_errors = listed("error-messages-exact.txt");
     let prefix_errors = listed("error-messages-prefix.txt");

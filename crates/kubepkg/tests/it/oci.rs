@@ -9,6 +9,8 @@ use std::process::{Command, Output};
 use kubepkg_testkit::helm_binary;
 use kubepkg_testkit::registry::{Registry, RegistryOptions};
 
+use crate::support::ok;
+
 /// A sandbox: Helm's config and cache, kubepkg's cache and Docker's config in a temporary
 /// directory, so logins and caches are the test's own.
 pub(crate) struct Env {
@@ -28,18 +30,29 @@ impl Env {
         self.dir.path().join(p)
     }
 
+    /// A package directory `pkg-NAME-VERSION` of one component `web`
+    /// ([`kubepkg_testkit::charts::web_package`]).
+    pub(crate) fn web_package(&self, name: &str, version: &str) -> PathBuf {
+        let dir = self.path(&format!("pkg-{name}-{version}"));
+        kubepkg_testkit::charts::web_package(&dir, name, version);
+        dir
+    }
+
+    /// `package push DIR oci://REG/pkgs --plain-http`: the digest pushed.
+    pub(crate) fn push_package(&self, dir: &Path, reg: &Registry) -> String {
+        digest_of(&ok(self.kubepkg(&[
+            "package",
+            "push",
+            dir.to_str().unwrap(),
+            &reg.oci("pkgs"),
+            "--plain-http",
+        ])))
+    }
+
     pub(crate) fn env(&self, c: &mut Command) {
         c.current_dir(self.dir.path())
-            .env("HOME", self.path("home"))
-            .env("HELM_CONFIG_HOME", self.path("helm-config"))
-            .env("HELM_CACHE_HOME", self.path("helm-cache"))
-            .env("HELM_DATA_HOME", self.path("helm-data"))
-            .env(
-                "HELM_REPOSITORY_CONFIG",
-                self.path("helm-config/repositories.yaml"),
-            )
-            .env("HELM_REPOSITORY_CACHE", self.path("helm-cache/repository"))
-            .env("KUBEPKG_CACHE_DIR", self.path("kubepkg-cache"))
+            .env("HOME", self.path("home"));
+        crate::support::helm_home(c, self.dir.path())
             .env("DOCKER_CONFIG", self.path("docker"))
             .env_remove("HELM_REGISTRY_CONFIG")
             .env_remove("KUBEPKG_OCI_MAX_BLOB_BYTES")
@@ -102,39 +115,27 @@ impl Env {
 
     /// The files of kubepkg's OCI cache (entries and anything else left there).
     pub(crate) fn cache_files(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        let root = self.path("kubepkg-cache");
-        walk(&root, &mut out);
-        let root = root.display().to_string();
-        out.into_iter()
-            .map(|f| f.trim_start_matches(&root).to_string())
+        let root = self.path("kubepkg");
+        let prefix = root.display().to_string();
+        crate::support::walk(&root)
+            .into_iter()
+            .map(|f| {
+                f.display()
+                    .to_string()
+                    .trim_start_matches(&prefix)
+                    .to_string()
+            })
             .collect()
     }
 }
 
-fn walk(dir: &Path, out: &mut Vec<String>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        if e.path().is_dir() {
-            walk(&e.path(), out);
-        } else {
-            out.push(e.path().display().to_string());
-        }
-    }
-}
-
-#[track_caller]
-pub(crate) fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "failed ({}): {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+/// The digest a push printed (its `Digest: ` line).
+pub(crate) fn digest_of(push_stdout: &str) -> String {
+    push_stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Digest: "))
+        .expect("a Digest: line")
+        .to_string()
 }
 
 /// The `Error: …` line of a failed command (exactly one line).
@@ -178,11 +179,7 @@ fn helm_push_then_kubepkg_pull_and_template_render_what_helm_renders_and_a_secon
         "--plain-http",
     ]);
     let pushed = String::from_utf8_lossy(&pushed.stderr).to_string() + &ok(pushed);
-    let digest = pushed
-        .lines()
-        .find_map(|l| l.strip_prefix("Digest: "))
-        .unwrap()
-        .to_string();
+    let digest = digest_of(&pushed);
 
     let r = reg.oci("charts/web");
     let out = env.kubepkg(&[
@@ -282,7 +279,7 @@ fn kubepkg_push_then_helm_pull_is_byte_identical_with_bearer_tokens_and_kubepkgs
     ]);
     assert!(error_line(bad).contains("refused the username or password"));
     assert!(
-        !env.path("helm-config/registry/config.json").exists(),
+        !env.path("config/registry/config.json").exists(),
         "a failed login records nothing"
     );
 
@@ -520,7 +517,7 @@ pub(crate) fn client(
         cert_file: reg.client_cert().map(|c| c.0),
         key_file: reg.client_cert().map(|c| c.1),
         credentials: kubepkg_oci::CredentialFiles {
-            helm: env.path("helm-config/registry/config.json"),
+            helm: env.path("config/registry/config.json"),
             docker: None,
         },
         credential: credential.map(|(u, p)| kubepkg_oci::Credential {
@@ -827,7 +824,7 @@ pub(crate) fn package_archive_in(dir: &Path, helm: &Path, name: &str, version: &
     std::fs::create_dir_all(root.join("charts")).unwrap();
     let st = Command::new(helm)
         .args(["create", root.join("charts/web").to_str().unwrap()])
-        .env("HELM_CONFIG_HOME", dir.join("helm-config"))
+        .env("HELM_CONFIG_HOME", dir.join("config"))
         .output()
         .unwrap();
     assert!(st.status.success());
@@ -854,10 +851,7 @@ fn package_archive(env: &Env, name: &str, version: &str) -> PathBuf {
 /// applies nothing.
 #[tokio::test]
 async fn apply_from_a_registry_with_a_constraint_records_the_resolved_tag_and_digest() {
-    use kubepkg_testkit::charts::package;
-    let ns = kubepkg_testkit::TestNamespace::new("oci-apply")
-        .await
-        .expect("control plane");
+    let ns = kubepkg_testkit::TestNamespace::fresh("oci-apply").await;
     let env = Env::new();
     let reg = Registry::start(RegistryOptions::plain().with_user("ops", "pw")).unwrap();
     ok(env.kubepkg(&[
@@ -872,28 +866,8 @@ async fn apply_from_a_registry_with_a_constraint_records_the_resolved_tag_and_di
     ]));
     let mut digests = std::collections::BTreeMap::new();
     for v in ["1.0.0", "1.5.0", "2.0.0"] {
-        let dir = env.path(&format!("pkg-{v}"));
-        package(
-            &dir,
-            &format!(
-                "package:\n  name: webshop\n  version: {v}\ncomponents:\n- name: web\n  path: web\n"
-            ),
-            &["web"],
-            &[],
-        );
-        let out = ok(env.kubepkg(&[
-            "package",
-            "push",
-            dir.to_str().unwrap(),
-            &reg.oci("pkgs"),
-            "--plain-http",
-        ]));
-        let digest = out
-            .lines()
-            .find_map(|l| l.strip_prefix("Digest: "))
-            .unwrap()
-            .to_string();
-        digests.insert(v, digest);
+        let dir = env.web_package("webshop", v);
+        digests.insert(v, env.push_package(&dir, &reg));
     }
     let r = reg.oci("pkgs/webshop");
     let kube = |args: &[&str]| {
@@ -1049,9 +1023,7 @@ fn a_blob_above_the_size_cap_is_refused_before_it_is_read_and_the_variable_raise
 /// is Helm's (`helm status` and `helm get values` read it), at the version `--version` resolved.
 #[tokio::test]
 async fn install_and_upgrade_from_a_registry_make_helm_releases() {
-    let ns = kubepkg_testkit::TestNamespace::new("oci-install")
-        .await
-        .expect("control plane");
+    let ns = kubepkg_testkit::TestNamespace::fresh("oci-install").await;
     let env = Env::new();
     let reg = Registry::start(RegistryOptions::plain()).unwrap();
     for v in ["1.0.0", "1.1.0"] {

@@ -6,30 +6,17 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{kubepkg, repo, run, run_command, run_in};
+use crate::support::{kubectl_apply, kubepkg, repo, run, run_command, run_in};
 use kubepkg_engine::store::RevisionStore;
 use kubepkg_package::revision::{History, RevisionStatus};
 use kubepkg_release::storage::{SecretDriver, Store};
-use kubepkg_testkit::TestNamespace;
-use kubepkg_testkit::helm_binary;
+use kubepkg_testkit::{TestNamespace, charts, helm_binary};
 
 /// A package of two components; `a` becomes ready only after `ready_after`.
 fn slow_package(root: &Path, version: &str, ready_after: &str) {
     for c in ["a", "b"] {
-        let d = root.join(c).join("templates");
-        std::fs::create_dir_all(&d).unwrap();
-        std::fs::write(
-            root.join(c).join("Chart.yaml"),
-            format!("apiVersion: v2\nname: {c}\nversion: {version}\n"),
-        )
-        .unwrap();
-        std::fs::write(
-            d.join("deployment.yaml"),
-            format!(
-                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{{{ .Release.Name }}}}\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {{app: {c}}}\n  template:\n    metadata:\n      labels: {{app: {c}}}\n      annotations:\n        kubepkg.dev/sim-ready-after: {ready_after}\n    spec:\n      containers:\n      - name: c\n        image: registry.invalid/{c}:{version}\n"
-            ),
-        )
-        .unwrap();
+        let sim = format!("kubepkg.dev/sim-ready-after: {ready_after}");
+        sim_component(root, c, version, "", &sim);
     }
     std::fs::write(
         root.join("kubepkg.yaml"),
@@ -98,9 +85,7 @@ fn apply(ns: &TestNamespace, dir: &Path) -> (i32, String) {
 /// marks the interrupted revision failed and finishes the work.
 #[tokio::test]
 async fn crash_mid_apply_is_recovered_by_the_next_apply() {
-    let ns = TestNamespace::new("pkg-crash")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("pkg-crash").await;
     let tmp = tempfile::tempdir().unwrap();
     let v1 = tmp.path().join("v1");
     slow_package(&v1, "1.0.0", "3s");
@@ -206,9 +191,7 @@ fn package_set_file_refuses_a_file_that_is_not_utf8() {
 /// would put it back (a changes) or keep it (b unchanged).
 #[tokio::test]
 async fn plan_against_the_cluster_shows_hand_edits_as_drift() {
-    let ns = TestNamespace::new("plan-drift")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("plan-drift").await;
     let tmp = tempfile::tempdir().unwrap();
     let v1 = tmp.path().join("v1");
     package(&v1, "drift", "1.0.0", true, "1s", "");
@@ -267,26 +250,23 @@ async fn plan_against_the_cluster_shows_hand_edits_as_drift() {
 /// A package whose component `api` ships CRD `gadgets.<ns>.kubepkg.test` in `crds/` with a
 /// `spec.size` of type `size_type`.
 fn crd_package(root: &Path, group: &str, version: &str, size_type: &str) {
-    let chart = root.join("api");
-    std::fs::create_dir_all(chart.join("crds")).unwrap();
-    std::fs::create_dir_all(chart.join("templates")).unwrap();
-    std::fs::write(
-        chart.join("Chart.yaml"),
-        format!("apiVersion: v2\nname: api\nversion: {version}\n"),
-    )
-    .unwrap();
-    std::fs::write(
-        chart.join("templates/cm.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata: {v: \"1\"}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        chart.join("crds/gadgets.yaml"),
-        format!(
-            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.{group}\nspec:\n  group: {group}\n  scope: Namespaced\n  names: {{plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size: {{type: {size_type}}}\n"
-        ),
-    )
-    .unwrap();
+    charts::write_chart(
+        &root.join("api"),
+        "api",
+        version,
+        &[
+            (
+                "templates/cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata: {v: \"1\"}\n",
+            ),
+            (
+                "crds/gadgets.yaml",
+                &format!(
+                    "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.{group}\nspec:\n  group: {group}\n  scope: Namespaced\n  names: {{plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size: {{type: {size_type}}}\n"
+                ),
+            ),
+        ],
+    );
     std::fs::write(
         root.join("kubepkg.yaml"),
         format!("package: {{name: gadgets, version: {version}}}\ncomponents:\n- {{name: api, path: api}}\n"),
@@ -299,9 +279,7 @@ fn crd_package(root: &Path, group: &str, version: &str, size_type: &str) {
 /// `--allow-unsafe-crd-changes` applies it.
 #[tokio::test]
 async fn unsafe_crd_changes_are_shown_in_the_plan_and_refused_by_apply() {
-    let ns = TestNamespace::new("crd-changes")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("crd-changes").await;
     let group = format!("{}.kubepkg.test", ns.name());
     let tmp = tempfile::tempdir().unwrap();
     let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
@@ -314,14 +292,7 @@ async fn unsafe_crd_changes_are_shown_in_the_plan_and_refused_by_apply() {
         "apiVersion: {group}/v1\nkind: Gadget\nmetadata:\n  name: g1\n  namespace: {}\nspec:\n  size: 3\n",
         ns.name()
     );
-    let mut kubectl = ns.plane().kubectl();
-    kubectl
-        .args(["apply", "-f", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null());
-    let mut child = kubectl.spawn().unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), gadget.as_bytes()).unwrap();
-    assert!(child.wait().unwrap().success());
+    kubectl_apply(&ns, &gadget);
     let (code, plan, err) = run(&ns, &["plan", "g", pkg_path(&v2), "--cluster", "--no-diff"]);
     assert_eq!(code, 0, "{err}");
     assert!(
@@ -371,9 +342,7 @@ async fn unsafe_crd_changes_are_shown_in_the_plan_and_refused_by_apply() {
 /// automatic rollback: its reason and what failed, down to the pod that never became ready.
 #[tokio::test]
 async fn status_of_a_failed_revision_shows_the_unready_pod_after_the_rollback() {
-    let ns = TestNamespace::new("status-rev")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("status-rev").await;
     let tmp = tempfile::tempdir().unwrap();
     let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
     package(&v1, "diag", "1.0.0", true, "1s", "");
@@ -415,25 +384,38 @@ async fn status_of_a_failed_revision_shows_the_unready_pod_after_the_rollback() 
 /// One component chart: a Deployment the node simulator makes ready after `ready_after`, or
 /// never when `ready_after` is `never`.
 fn component(root: &Path, name: &str, version: &str, ready_after: &str) {
-    let d = root.join(name).join("templates");
-    std::fs::create_dir_all(&d).unwrap();
-    std::fs::write(
-        root.join(name).join("Chart.yaml"),
-        format!("apiVersion: v2\nname: {name}\nversion: {version}\nappVersion: \"{version}\"\n"),
-    )
-    .unwrap();
     let sim = if ready_after == "never" {
         "kubepkg.dev/sim: unready".to_string()
     } else {
         format!("kubepkg.dev/sim-ready-after: {ready_after}")
     };
-    std::fs::write(
-        d.join("deployment.yaml"),
-        format!(
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{{{ .Release.Name }}}}\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {{app: {name}}}\n  template:\n    metadata:\n      labels: {{app: {name}}}\n      annotations:\n        {sim}\n    spec:\n      containers:\n      - name: c\n        image: registry.invalid/{name}:{version}\n"
-        ),
-    )
-    .unwrap();
+    sim_component(
+        root,
+        name,
+        version,
+        &format!("appVersion: \"{version}\"\n"),
+        &sim,
+    );
+}
+
+/// Component chart `root/name` at `version` (`chart_extra` appended to its Chart.yaml): a
+/// Deployment whose pod carries the node simulator's annotation `sim` (`key: value`).
+fn sim_component(root: &Path, name: &str, version: &str, chart_extra: &str, sim: &str) {
+    charts::write_files(
+        &root.join(name),
+        &[
+            (
+                "Chart.yaml",
+                &format!("apiVersion: v2\nname: {name}\nversion: {version}\n{chart_extra}"),
+            ),
+            (
+                "templates/deployment.yaml",
+                &format!(
+                    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{{{ .Release.Name }}}}\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {{app: {name}}}\n  template:\n    metadata:\n      labels: {{app: {name}}}\n      annotations:\n        {sim}\n    spec:\n      containers:\n      - name: c\n        image: registry.invalid/{name}:{version}\n"
+                ),
+            ),
+        ],
+    );
 }
 
 /// A package `name` at `version` of components `a` then `b` (b depends on a); `b_ready` is
@@ -489,7 +471,7 @@ fn component_state(e: &serde_json::Value) -> String {
 /// order of docs/rules.md#order (a applied, waited for, ready; then b), the summary last.
 #[tokio::test]
 async fn apply_json_prints_one_line_per_progress_event_then_the_summary() {
-    let ns = TestNamespace::new("pkg-json").await.expect("control plane");
+    let ns = TestNamespace::fresh("pkg-json").await;
     let tmp = tempfile::tempdir().unwrap();
     let v1 = tmp.path().join("v1");
     package(&v1, "jsonpkg", "1.0.0", true, "3s", "");
@@ -556,9 +538,7 @@ async fn apply_json_prints_one_line_per_progress_event_then_the_summary() {
 /// package is pinned by a snapshot (reviewed against the cluster state asserted here).
 #[tokio::test]
 async fn bare_verbs_resolve_package_or_release_with_status_snapshot() {
-    let ns = TestNamespace::new("pkg-verbs")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("pkg-verbs").await;
     // A namespace whose name has a fixed length, so the snapshot's table columns do not
     // depend on a random suffix (deleted at the end).
     let name = format!(
@@ -708,7 +688,7 @@ async fn bare_verbs_resolve_package_or_release_with_status_snapshot() {
 /// Each way a package run can end has its own exit code (README, `kubepkg --help`).
 #[tokio::test]
 async fn exit_codes_distinguish_how_a_package_run_ended() {
-    let ns = TestNamespace::new("pkg-exit").await.expect("control plane");
+    let ns = TestNamespace::fresh("pkg-exit").await;
     let tmp = tempfile::tempdir().unwrap();
     let dir = |n: &str| tmp.path().join(n);
     let fast = ["--timeout", "6s"];
@@ -826,23 +806,18 @@ async fn exit_codes_distinguish_how_a_package_run_ended() {
 /// A package of one component `app` whose chart renders a Secret from values: `password`
 /// (base64 in `data`) and `token` (clear in `stringData`).
 fn secret_package(root: &Path) {
-    let t = root.join("app/templates");
-    std::fs::create_dir_all(&t).unwrap();
-    std::fs::write(
-        root.join("app/Chart.yaml"),
-        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("app/values.yaml"),
-        "password: default-pw\ntoken: default-tok\n",
-    )
-    .unwrap();
-    std::fs::write(
-        t.join("secret.yaml"),
-        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-creds\ntype: Opaque\ndata:\n  password: {{ .Values.password | b64enc }}\nstringData:\n  token: {{ .Values.token }}\n",
-    )
-    .unwrap();
+    charts::write_chart(
+        &root.join("app"),
+        "app",
+        "1.0.0",
+        &[
+            ("values.yaml", "password: default-pw\ntoken: default-tok\n"),
+            (
+                "templates/secret.yaml",
+                "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-creds\ntype: Opaque\ndata:\n  password: {{ .Values.password | b64enc }}\nstringData:\n  token: {{ .Values.token }}\n",
+            ),
+        ],
+    );
     std::fs::write(
         root.join("kubepkg.yaml"),
         "package: {name: creds, version: 1.0.0}\ncomponents:\n- {name: app, path: app}\n",
@@ -856,9 +831,7 @@ fn secret_package(root: &Path) {
 /// prints them (so the values are there to hide).
 #[tokio::test]
 async fn plan_against_the_cluster_never_prints_a_secret_value() {
-    let ns = TestNamespace::new("pkg-secrets")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("pkg-secrets").await;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("creds");
     secret_package(&dir);
@@ -958,9 +931,7 @@ async fn plan_against_the_cluster_never_prints_a_secret_value() {
 /// `helm template` accepts, and Helm refuses the ones kubepkg refuses for length or case.
 #[tokio::test]
 async fn package_names_are_checked_before_anything_as_helm_checks_release_names() {
-    let ns = TestNamespace::new("pkg-names")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("pkg-names").await;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("p");
     package(&dir, "names", "1.0.0", true, "1s", "");
@@ -1060,11 +1031,7 @@ fn snapshot(name: &str, got: &str) {
 fn a_component_chart_with_file_dependencies_renders_with_them() {
     let tmp = tempfile::tempdir().unwrap();
     let pkg = tmp.path().join("pkg");
-    let write = |rel: &str, text: &str| {
-        let p = pkg.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
+    let write = |rel: &str, text: &str| charts::write_files(&pkg, &[(rel, text)]);
     write(
         "kubepkg.yaml",
         "package: {name: umbrella, version: 1.0.0}\ncomponents:\n- name: app\n  path: charts/app\n  install: {namespace: shop}\n",

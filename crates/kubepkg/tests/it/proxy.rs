@@ -16,24 +16,14 @@ use kubepkg_testkit::helm_binary;
 use kubepkg_testkit::proxy::HttpProxy;
 use kubepkg_testkit::registry::{Registry, RegistryOptions};
 
-use crate::support::ok;
+use crate::support::{helm_home, ok};
 
 /// A closed loopback port: a proxy that is not there.
 const DEAD_PROXY: &str = "http://127.0.0.1:1";
 
 fn kubepkg(home: &Path, args: &[&str], proxy: &[(&str, &str)]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_kubepkg"));
-    c.args(args)
-        .env("HELM_CONFIG_HOME", home.join("config"))
-        .env("HELM_CACHE_HOME", home.join("cache"))
-        .env("HELM_DATA_HOME", home.join("data"))
-        .env(
-            "HELM_REPOSITORY_CONFIG",
-            home.join("config/repositories.yaml"),
-        )
-        .env("HELM_REPOSITORY_CACHE", home.join("cache/repository"))
-        .env("KUBEPKG_CACHE_DIR", home.join("kubepkg"))
-        .env("KUBEPKG_SCHEMA_CACHE", "off");
+    helm_home(c.args(args), home).env("KUBEPKG_SCHEMA_CACHE", "off");
     for v in [
         "HTTP_PROXY",
         "http_proxy",
@@ -50,6 +40,16 @@ fn kubepkg(home: &Path, args: &[&str], proxy: &[(&str, &str)]) -> Command {
         c.env(k, v);
     }
     c
+}
+
+/// `kubepkg repo update` with `var` naming a dead proxy fails, naming the repository's `host`.
+fn update_fails_through_dead_proxy(home: &Path, var: &str, host: &str) {
+    let stderr = failed(
+        kubepkg(home, &["repo", "update"], &[(var, DEAD_PROXY)])
+            .output()
+            .unwrap(),
+    );
+    assert!(stderr.contains(host), "{stderr}");
 }
 
 fn failed(out: Output) -> String {
@@ -125,16 +125,7 @@ fn an_http_repository_is_reached_through_http_proxy_and_around_it_with_no_proxy(
     // The variable is what decides: a dead proxy fails the same command, and the repository
     // sees nothing of it...
     let before = repo.requests();
-    let stderr = failed(
-        kubepkg(
-            home.path(),
-            &["repo", "update"],
-            &[("http_proxy", DEAD_PROXY)],
-        )
-        .output()
-        .unwrap(),
-    );
-    assert!(stderr.contains(&host), "{stderr}");
+    update_fails_through_dead_proxy(home.path(), "http_proxy", &host);
     assert_eq!(repo.requests(), before, "a request went around the proxy");
     // ...and NO_PROXY naming the host's address sends it directly again.
     let ip = host.split(':').next().unwrap();
@@ -171,16 +162,7 @@ fn an_https_repository_is_reached_through_a_connect_tunnel() {
         log.contains(&format!("CONNECT {host}")),
         "no CONNECT {host} in the proxy's log:\n{log}"
     );
-    let stderr = failed(
-        kubepkg(
-            home.path(),
-            &["repo", "update"],
-            &[("HTTPS_PROXY", DEAD_PROXY)],
-        )
-        .output()
-        .unwrap(),
-    );
-    assert!(stderr.contains(&host), "{stderr}");
+    update_fails_through_dead_proxy(home.path(), "HTTPS_PROXY", &host);
 }
 
 /// A chart pulled from a registry through `HTTPS_PROXY`: a `CONNECT` tunnel to the registry
@@ -307,23 +289,22 @@ fn a_schema_reference_is_fetched_through_the_proxy() {
     .expect("document server");
     let chart = tempfile::tempdir().unwrap();
     let c = chart.path();
-    std::fs::create_dir_all(c.join("templates")).unwrap();
-    std::fs::write(
-        c.join("Chart.yaml"),
-        "apiVersion: v2\nname: s\nversion: 0.1.0\n",
-    )
-    .unwrap();
-    std::fs::write(c.join("values.yaml"), "replicas: \"two\"\n").unwrap();
-    std::fs::write(
-        c.join("values.schema.json"),
-        format!(r#"{{"$ref": "{}/replicas.json"}}"#, server.url()),
-    )
-    .unwrap();
-    std::fs::write(
-        c.join("templates/cm.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\ndata: {r: {{ .Values.replicas | quote }}}\n",
-    )
-    .unwrap();
+    kubepkg_testkit::charts::write_chart(
+        c,
+        "s",
+        "0.1.0",
+        &[
+            ("values.yaml", "replicas: \"two\"\n"),
+            (
+                "values.schema.json",
+                &format!(r#"{{"$ref": "{}/replicas.json"}}"#, server.url()),
+            ),
+            (
+                "templates/cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\ndata: {r: {{ .Values.replicas | quote }}}\n",
+            ),
+        ],
+    );
     let home = tempfile::tempdir().unwrap();
     let url = proxy.url();
     // The document arrived through the proxy: the schema it holds refuses the string.

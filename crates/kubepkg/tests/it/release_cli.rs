@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{crashy_chart, kubepkg, ok};
+use crate::support::{crashy_chart, kubectl_apply, kubepkg, ok, without_lines};
 use kubepkg_testkit::{TestNamespace, helm_binary, helm_command};
 
 fn helm() -> PathBuf {
@@ -339,14 +339,6 @@ fn strs(a: &[String]) -> Vec<&str> {
     a.iter().map(String::as_str).collect()
 }
 
-/// Stdout without the LAST DEPLOYED line (the only one that differs between two runs).
-fn without_time(out: &str) -> String {
-    out.lines()
-        .filter(|l| !l.starts_with("LAST DEPLOYED:"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[test]
 fn dry_runs_change_nothing() {
     let rt = tokio::runtime::Runtime::new().unwrap();
@@ -508,14 +500,7 @@ fn capabilities_and_dry_run_output_match_helm() {
     let crd = format!(
         "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.{group}\nspec:\n  group: {group}\n  scope: Namespaced\n  names: {{kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}\n"
     );
-    let mut apply = ns.plane().kubectl();
-    apply
-        .args(["apply", "-f", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null());
-    let mut child = apply.spawn().unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), crd.as_bytes()).unwrap();
-    assert!(child.wait().unwrap().success());
+    kubectl_apply(&ns, &crd);
     let crd_name = format!("crd/widgets.{group}");
     assert!(
         ns.plane()
@@ -559,7 +544,8 @@ fn capabilities_and_dry_run_output_match_helm() {
         .map(|(ours, v3, v4, _)| (ours, v3, v4))
         .expect("the cluster's API versions changed during each of 5 attempts");
     // The release header as Helm 3 prints it (Helm 4 adds a DESCRIPTION line) …
-    let header = |s: &str| without_time(&s[..s.find("HOOKS:").unwrap()]);
+    // Without the LAST DEPLOYED line (the only one that differs between two runs).
+    let header = |s: &str| without_lines(&s[..s.find("HOOKS:").unwrap()], "LAST DEPLOYED:");
     assert_eq!(header(&ours), header(&v3), "kubepkg vs helm 3");
     // … and the manifest and notes byte for byte as Helm 4 renders them (Helm 3 trims
     // the manifest's final newline).
@@ -782,17 +768,6 @@ fn crd_chart_in(
     crd_path: &str,
 ) -> String {
     std::fs::create_dir_all(dir.join("crds")).unwrap();
-    std::fs::create_dir_all(dir.join("templates")).unwrap();
-    std::fs::write(
-        dir.join("Chart.yaml"),
-        "apiVersion: v2\nname: widgets\nversion: 1.0.0\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("templates/cm.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-config\ndata:\n  message: hi\n",
-    )
-    .unwrap();
     let mut crd = format!(
         "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.{group}\nspec:\n  group: {group}\n  scope: Namespaced\n  names: {{kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}}\n  versions:\n"
     );
@@ -801,7 +776,18 @@ fn crd_chart_in(
             "  - name: {name}\n    served: {served}\n    storage: {storage}\n    schema:\n      openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}\n"
         ));
     }
-    std::fs::write(dir.join(crd_path), crd).unwrap();
+    kubepkg_testkit::charts::write_chart(
+        dir,
+        "widgets",
+        "1.0.0",
+        &[
+            (
+                "templates/cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-config\ndata:\n  message: hi\n",
+            ),
+            (crd_path, &crd),
+        ],
+    );
     dir.display().to_string()
 }
 

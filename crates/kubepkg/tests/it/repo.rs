@@ -13,6 +13,8 @@ use std::process::{Command, Output};
 use kubepkg_testkit::chart_repo::{ChartRepo, ChartSpec, ServeOptions, build_repository};
 use kubepkg_testkit::helm_binary;
 
+use crate::support::{assert_same_lock, files, helm_home, ok, walk};
+
 fn helm_path() -> PathBuf {
     helm_binary("v4.3.1").expect("helm oracle")
 }
@@ -36,13 +38,7 @@ impl Home {
     }
 
     fn env(&self, c: &mut Command) {
-        let h = self.path();
-        c.env("HELM_CONFIG_HOME", h.join("config"))
-            .env("HELM_CACHE_HOME", h.join("cache"))
-            .env("HELM_DATA_HOME", h.join("data"))
-            .env("HELM_REPOSITORY_CONFIG", h.join("config/repositories.yaml"))
-            .env("HELM_REPOSITORY_CACHE", h.join("cache/repository"))
-            .env("KUBEPKG_CACHE_DIR", h.join("kubepkg"))
+        helm_home(c, self.path())
             .env_remove("KUBEPKG_MAX_REPO_INDEX")
             .env_remove("KUBEPKG_MAX_CHART_DOWNLOAD")
             .env_remove("HELM_DRIVER")
@@ -70,18 +66,6 @@ impl Home {
     fn cache(&self) -> PathBuf {
         self.path().join("cache/repository")
     }
-}
-
-#[track_caller]
-fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "failed ({}):\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// The one-line error of a failed command (the text after `Error: `).
@@ -124,14 +108,20 @@ fn repository(options: ServeOptions) -> (tempfile::TempDir, ChartRepo) {
     (dir, server)
 }
 
-#[test]
-fn a_repository_added_with_helm_is_used_by_kubepkg() {
-    let (_dir, repo) = repository(ServeOptions::default());
+/// [`repository`] with default options, and a [`Home`] whose helm added it as `r`.
+fn added_repository() -> (tempfile::TempDir, ChartRepo, Home) {
+    let (dir, repo) = repository(ServeOptions::default());
     let home = Home::new();
     ok(home
         .helm(&["repo", "add", "r", repo.url()])
         .output()
         .unwrap());
+    (dir, repo, home)
+}
+
+#[test]
+fn a_repository_added_with_helm_is_used_by_kubepkg() {
+    let (_dir, repo, home) = added_repository();
 
     for args in [
         &["repo", "list"][..],
@@ -604,30 +594,9 @@ fn bad_input_is_a_one_line_error_and_nothing_is_written() {
     );
 }
 
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return out;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
-}
-
 #[test]
 fn install_from_a_repository_then_helm_status() {
-    let (_dir, repo) = repository(ServeOptions::default());
-    let home = Home::new();
-    ok(home
-        .helm(&["repo", "add", "r", repo.url()])
-        .output()
-        .unwrap());
+    let (_dir, _repo, home) = added_repository();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let ns = rt
         .block_on(kubepkg_testkit::TestNamespace::new("repo-install"))
@@ -670,36 +639,10 @@ fn parent_chart(home: &Home, dir: &Path, dependencies: &str) -> PathBuf {
     chart
 }
 
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = walk(dir)
-        .into_iter()
-        .map(|p| {
-            (
-                p.strip_prefix(dir).unwrap().display().to_string(),
-                std::fs::read(&p).unwrap(),
-            )
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-fn without_generated(lock: &str) -> String {
-    lock.lines()
-        .filter(|l| !l.starts_with("generated: "))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[test]
 fn dependency_update_writes_the_charts_and_lock_helm_writes() {
-    let (_dir, repo) = repository(ServeOptions::default());
+    let (_dir, repo, home) = added_repository();
     let (_dir2, unmanaged) = repository(ServeOptions::default());
-    let home = Home::new();
-    ok(home
-        .helm(&["repo", "add", "r", repo.url()])
-        .output()
-        .unwrap());
     let deps = format!(
         "dependencies:\n- name: app\n  version: \"^0.2.0\"\n  repository: \"@r\"\n- name: app\n  alias: old\n  version: 0.1.0\n  repository: {}/\n- name: web\n  version: \">=1.0.0\"\n  repository: {}\n",
         repo.url(),
@@ -720,9 +663,7 @@ fn dependency_update_writes_the_charts_and_lock_helm_writes() {
         .unwrap());
     assert_eq!(our_out, their_out);
     assert_eq!(files(&ours.join("charts")), files(&theirs.join("charts")));
-    let our_lock = std::fs::read_to_string(ours.join("Chart.lock")).unwrap();
-    let their_lock = std::fs::read_to_string(theirs.join("Chart.lock")).unwrap();
-    assert_eq!(without_generated(&our_lock), without_generated(&their_lock));
+    let our_lock = assert_same_lock(&ours, &theirs);
     assert!(our_lock.contains("version: 0.2.5"), "{our_lock}");
 
     // build needs every repository of the lock configured, as helm's does.
@@ -813,12 +754,7 @@ fn dependency_update_writes_the_charts_and_lock_helm_writes() {
 
 #[test]
 fn dependency_errors_are_helms() {
-    let (_dir, repo) = repository(ServeOptions::default());
-    let home = Home::new();
-    ok(home
-        .helm(&["repo", "add", "r", repo.url()])
-        .output()
-        .unwrap());
+    let (_dir, _repo, home) = added_repository();
     let work = tempfile::tempdir().unwrap();
     for (i, deps) in [
         "dependencies:\n- name: app\n  version: 9.9.9\n  repository: \"@r\"\n".to_string(),
@@ -919,9 +855,7 @@ fn file_dependencies_are_packed_as_helm_packs_them() {
             our_charts == files(&theirs.join("charts")),
             "the packed subchart differs from helm's (SOURCE_DATE_EPOCH={epoch:?})"
         );
-        let our_lock = std::fs::read_to_string(ours.join("Chart.lock")).unwrap();
-        let their_lock = std::fs::read_to_string(theirs.join("Chart.lock")).unwrap();
-        assert_eq!(without_generated(&our_lock), without_generated(&their_lock));
+        let our_lock = assert_same_lock(&ours, &theirs);
         assert!(
             our_lock.contains("repository: file://../../sub\n  version: 0.1.0"),
             "{our_lock}"

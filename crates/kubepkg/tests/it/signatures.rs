@@ -10,7 +10,8 @@ use std::process::{Command, Output, Stdio};
 use kubepkg_testkit::cosign::Cosign;
 use kubepkg_testkit::registry::{Registry, RegistryOptions};
 
-use crate::oci::{Env, client, error_line, ok, runtime};
+use crate::oci::{Env, client, digest_of, error_line, runtime};
+use crate::support::ok;
 
 const PASSWORD: &str = "correct horse";
 
@@ -25,30 +26,6 @@ fn kubepkg_pw(env: &Env, args: &[&str], password: Option<&str>) -> Output {
         c.env("COSIGN_PASSWORD", p);
     }
     c.output().unwrap()
-}
-
-/// The `Digest: …` line of a push.
-fn digest_of(push_stdout: &str) -> String {
-    push_stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("Digest: "))
-        .expect("a Digest: line")
-        .to_string()
-}
-
-/// `cosign sign --key KEY HOST/REPO@DIGEST` against the plain-HTTP test registry, offline.
-fn cosign_sign(cosign: &Cosign, key: &Path, image: &str) {
-    cosign
-        .ok(&[
-            "sign",
-            "--key",
-            key.to_str().unwrap(),
-            "--tlog-upload=false",
-            "--allow-http-registry",
-            "--yes",
-            image,
-        ])
-        .expect("cosign sign");
 }
 
 /// `cosign verify --key PUB HOST/REPO@DIGEST` (no transparency log): its output.
@@ -72,18 +49,13 @@ fn key_pair(env: &Env, cosign: &Cosign, prefix: &str) -> (PathBuf, PathBuf) {
         .expect("cosign generate-key-pair")
 }
 
-/// A package directory `name` at `version` of one component `web`.
-fn package_dir(env: &Env, name: &str, version: &str) -> PathBuf {
-    let dir = env.path(&format!("pkg-{name}-{version}"));
-    kubepkg_testkit::charts::package(
-        &dir,
-        &format!(
-            "package:\n  name: {name}\n  version: {version}\ncomponents:\n- name: web\n  path: web\n"
-        ),
-        &["web"],
-        &[],
-    );
-    dir
+/// `ARGS` of version 1.0.0 from the plain-HTTP test registry, verified with public key `key`.
+fn verifying<'a>(args: &[&'a str], key: &'a str) -> Vec<&'a str> {
+    [
+        args,
+        &["--version", "1.0.0", "--plain-http", "--verify-key", key],
+    ]
+    .concat()
 }
 
 /// Signed with the real `cosign sign --key`, a chart and a package are verified by kubepkg
@@ -91,9 +63,7 @@ fn package_dir(env: &Env, name: &str, version: &str) -> PathBuf {
 /// cosign uploaded is byte for byte the one kubepkg writes for the same digest.
 #[tokio::test]
 async fn signed_with_cosign_kubepkg_verifies_renders_and_installs() {
-    let ns = kubepkg_testkit::TestNamespace::new("sig-install")
-        .await
-        .expect("control plane");
+    let ns = kubepkg_testkit::TestNamespace::fresh("sig-install").await;
     let env = Env::new();
     let cosign = Cosign::new(PASSWORD).unwrap();
     let (key, public) = key_pair(&env, &cosign, "cosign");
@@ -106,7 +76,7 @@ async fn signed_with_cosign_kubepkg_verifies_renders_and_installs() {
         "--plain-http",
     ])));
     let image = format!("{}/charts/web@{digest}", reg.host());
-    cosign_sign(&cosign, &key, &image);
+    cosign.sign(&key, &image).expect("cosign sign");
 
     // cosign's payload is the one kubepkg writes; its signature verifies with our key type.
     let c = client(&env, &reg, None);
@@ -142,40 +112,24 @@ async fn signed_with_cosign_kubepkg_verifies_renders_and_installs() {
 
     let r = reg.oci("charts/web");
     let public_s = public.to_str().unwrap();
-    let verified = ok(env.kubepkg(&[
-        "template",
-        "web",
-        &r,
-        "--version",
-        "1.0.0",
-        "--plain-http",
-        "--verify-key",
-        public_s,
-    ]));
+    let verified = ok(env.kubepkg(&verifying(&["template", "web", &r], public_s)));
     let unverified =
         ok(env.kubepkg(&["template", "web", &r, "--version", "1.0.0", "--plain-http"]));
     assert!(verified.contains("kind: Deployment"), "{verified}");
     assert_eq!(verified, unverified);
-    let shown = ok(env.kubepkg(&[
-        "show",
-        "chart",
-        &r,
-        "--version",
-        "1.0.0",
-        "--plain-http",
-        "--verify-key",
-        public_s,
-    ]));
+    let shown = ok(env.kubepkg(&verifying(&["show", "chart", &r], public_s)));
     assert!(shown.contains("name: web"), "{shown}");
     let dest = env.path("pulled");
+    let dest_s = dest.to_str().unwrap();
+    let tagged = format!("{r}:1.0.0");
     ok(env.kubepkg(&[
         "pull",
-        &format!("{r}:1.0.0"),
+        &tagged,
         "--plain-http",
         "--verify-key",
         public_s,
         "-d",
-        dest.to_str().unwrap(),
+        dest_s,
     ]));
     assert_eq!(
         std::fs::read(dest.join("web-1.0.0.tgz")).unwrap(),
@@ -187,64 +141,32 @@ async fn signed_with_cosign_kubepkg_verifies_renders_and_installs() {
         env.env(&mut c);
         c.output().unwrap()
     };
-    ok(kube(&[
-        "install",
-        "web",
-        &r,
-        "--version",
-        "1.0.0",
-        "--plain-http",
-        "--verify-key",
-        public_s,
-    ]));
+    ok(kube(&verifying(&["install", "web", &r], public_s)));
     let list = ok(kube(&["list", "-o", "json"]));
     assert!(list.contains("\"chart\":\"web-1.0.0\""), "{list}");
 
     // A package, signed by cosign, applied with --verify-key.
-    let dir = package_dir(&env, "shop", "1.0.0");
-    let pkg_digest = digest_of(&ok(env.kubepkg(&[
-        "package",
-        "push",
-        dir.to_str().unwrap(),
-        &reg.oci("pkgs"),
-        "--plain-http",
-    ])));
-    cosign_sign(
-        &cosign,
-        &key,
-        &format!("{}/pkgs/shop@{pkg_digest}", reg.host()),
-    );
+    let dir = env.web_package("shop", "1.0.0");
+    let pkg_digest = env.push_package(&dir, &reg);
+    cosign
+        .sign(&key, &format!("{}/pkgs/shop@{pkg_digest}", reg.host()))
+        .expect("cosign sign");
     let p = reg.oci("pkgs/shop");
-    ok(kube(&[
-        "apply",
-        "shop",
-        &p,
-        "--version",
-        "1.0.0",
-        "--plain-http",
-        "--verify-key",
+    ok(kube(&verifying(
+        &["apply", "shop", &p, "--timeout", "60s"],
         public_s,
-        "--timeout",
-        "60s",
-    ]));
+    )));
     let status = ok(kube(&["package", "status", "shop"]));
     assert!(
         status.contains(&format!("SOURCE: {p}:1.0.0@{pkg_digest}")),
         "{status}"
     );
     let pulled = env.path("pkg-pulled");
-    ok(env.kubepkg(&[
-        "package",
-        "pull",
-        &p,
-        "--version",
-        "1.0.0",
-        "--plain-http",
-        "--verify-key",
+    let pulled_s = pulled.to_str().unwrap();
+    ok(env.kubepkg(&verifying(
+        &["package", "pull", &p, "-d", pulled_s],
         public_s,
-        "-d",
-        pulled.to_str().unwrap(),
-    ]));
+    )));
     assert!(pulled.join("shop-1.0.0.tgz").is_file());
 }
 
@@ -403,7 +325,7 @@ fn signed_by_kubepkg_cosign_verify_accepts() {
     }
 
     // A package.
-    let dir = package_dir(&env, "shop", "2.0.0");
+    let dir = env.web_package("shop", "2.0.0");
     let out = ok(kubepkg_pw(
         &env,
         &[
@@ -491,11 +413,9 @@ fn unsigned_foreign_copied_and_wrong_password_are_refused_and_nothing_is_cached(
     assert!(!dest.join("web-1.0.0.tgz").exists(), "nothing written");
 
     // Signed with another key.
-    cosign_sign(
-        &cosign,
-        &other_key,
-        &format!("{}/charts/web@{a}", reg.host()),
-    );
+    cosign
+        .sign(&other_key, &format!("{}/charts/web@{a}", reg.host()))
+        .expect("cosign sign");
     assert_eq!(
         error_line(template("1.0.0", public_s)),
         format!(
@@ -506,7 +426,9 @@ fn unsigned_foreign_copied_and_wrong_password_are_refused_and_nothing_is_cached(
     no_chart_cached("another key");
 
     // B's valid signature copied to A's signature tag.
-    cosign_sign(&cosign, &key, &format!("{}/charts/web@{b}", reg.host()));
+    cosign
+        .sign(&key, &format!("{}/charts/web@{b}", reg.host()))
+        .expect("cosign sign");
     let c = client(&env, &reg, None);
     let rr = kubepkg_oci::Reference::parse(&r).unwrap();
     let b_sig = runtime()
@@ -590,14 +512,8 @@ fn unsigned_foreign_copied_and_wrong_password_are_refused_and_nothing_is_cached(
     );
 
     // An unsigned package: package pull and plan refuse it, nothing written.
-    let dir = package_dir(&env, "shop", "1.0.0");
-    let pkg_digest = digest_of(&ok(env.kubepkg(&[
-        "package",
-        "push",
-        dir.to_str().unwrap(),
-        &reg.oci("pkgs"),
-        "--plain-http",
-    ])));
+    let dir = env.web_package("shop", "1.0.0");
+    let pkg_digest = env.push_package(&dir, &reg);
     let p = reg.oci("pkgs/shop");
     let dest = env.path("pkg-pulled");
     let out = env.kubepkg(&[

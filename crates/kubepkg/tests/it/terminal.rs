@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use kubepkg_testkit::TestNamespace;
+use kubepkg_testkit::{TestNamespace, charts};
 
 use crate::support::{kubepkg, repo, run_command};
 
@@ -23,19 +23,16 @@ const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '�
 /// A package of two components: `settings` (one ConfigMap, ready at once) and `web` (one
 /// simulated Deployment whose pod becomes Ready only after `ready_after`), after it.
 fn package(root: &Path, ready_after: &str) {
-    let settings = root.join("settings");
-    std::fs::create_dir_all(settings.join("templates")).unwrap();
-    std::fs::write(
-        settings.join("Chart.yaml"),
-        "apiVersion: v2\nname: settings\nversion: 1.0.0\n",
-    )
-    .unwrap();
-    std::fs::write(
-        settings.join("templates/configmap.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  greeting: hello\n",
-    )
-    .unwrap();
-    kubepkg_testkit::charts::deploy_chart(&root.join("web"), "web", "1.0.0");
+    charts::write_chart(
+        &root.join("settings"),
+        "settings",
+        "1.0.0",
+        &[(
+            "templates/configmap.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  greeting: hello\n",
+        )],
+    );
+    charts::deploy_chart(&root.join("web"), "web", "1.0.0");
     std::fs::write(
         root.join("kubepkg.yaml"),
         format!(
@@ -240,7 +237,7 @@ fn assert_plain_lines(lines: &[String], instance: &str, ns: &str) {
 /// lines, and so does it on the terminal with `--progress plain` or in CI.
 #[tokio::test]
 async fn apply_on_a_terminal_shows_live_lines_and_plain_lines_elsewhere() {
-    let ns = TestNamespace::new("terminal").await.expect("control plane");
+    let ns = TestNamespace::fresh("terminal").await;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("term");
     package(&dir, "6s");
@@ -330,9 +327,7 @@ async fn apply_on_a_terminal_shows_live_lines_and_plain_lines_elsewhere() {
 /// red (the Deployment never becomes ready within the timeout).
 #[tokio::test]
 async fn live_lines_are_coloured_by_state() {
-    let ns = TestNamespace::new("terminal-colour")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("terminal-colour").await;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("term");
     package(&dir, "1h");
@@ -375,12 +370,10 @@ async fn live_lines_are_coloured_by_state() {
 /// object it waits for, which collapses to a ready line; the release's table follows.
 #[tokio::test]
 async fn install_wait_on_a_terminal_shows_a_line_per_object() {
-    let ns = TestNamespace::new("terminal-release")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("terminal-release").await;
     let tmp = tempfile::tempdir().unwrap();
     let chart = tmp.path().join("web");
-    kubepkg_testkit::charts::deploy_chart(&chart, "web", "1.0.0");
+    charts::deploy_chart(&chart, "web", "1.0.0");
     let mut cmd = kubepkg(
         &ns,
         &[

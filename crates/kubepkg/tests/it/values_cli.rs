@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use crate::support::{kubepkg, run_command};
-use kubepkg_testkit::TestNamespace;
+use kubepkg_testkit::{TestNamespace, charts};
 
 /// `kubepkg ARGS` in the test namespace, run from `dir`.
 fn run(ns: &TestNamespace, dir: &Path, args: &[&str]) -> (i32, String, String) {
@@ -17,41 +17,37 @@ fn run(ns: &TestNamespace, dir: &Path, args: &[&str]) -> (i32, String, String) {
 /// A package of one component `web` (a ConfigMap, ready at once) with chart defaults and a
 /// package default.
 fn package(root: &Path) {
-    let chart = root.join("pkg/web");
-    std::fs::create_dir_all(chart.join("templates")).unwrap();
-    std::fs::write(
-        chart.join("Chart.yaml"),
-        "apiVersion: v2\nname: web\nversion: 1.0.0\n",
-    )
-    .unwrap();
-    std::fs::write(
-        chart.join("values.yaml"),
-        "replicas: 1\nimage: web:1\ntier: bronze\ncert: none\nports: [80]\n",
-    )
-    .unwrap();
-    std::fs::write(
-        chart.join("templates/cm.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  values: {{ toJson .Values | quote }}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("pkg/kubepkg.yaml"),
-        "package: {name: shop, version: 1.0.0}\ncomponents:\n- name: web\n  path: web\n  values: {tier: silver}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("prod.yaml"),
-        "web:\n  image: web:2\n  replicas: 2\n",
-    )
-    .unwrap();
-    std::fs::write(root.join("cert.pem"), "PEM\n").unwrap();
+    charts::write_chart(
+        &root.join("pkg/web"),
+        "web",
+        "1.0.0",
+        &[
+            (
+                "values.yaml",
+                "replicas: 1\nimage: web:1\ntier: bronze\ncert: none\nports: [80]\n",
+            ),
+            (
+                "templates/cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  values: {{ toJson .Values | quote }}\n",
+            ),
+        ],
+    );
+    charts::write_files(
+        root,
+        &[
+            (
+                "pkg/kubepkg.yaml",
+                "package: {name: shop, version: 1.0.0}\ncomponents:\n- name: web\n  path: web\n  values: {tier: silver}\n",
+            ),
+            ("prod.yaml", "web:\n  image: web:2\n  replicas: 2\n"),
+            ("cert.pem", "PEM\n"),
+        ],
+    );
 }
 
 #[tokio::test]
 async fn explain_names_every_source_for_the_live_and_an_older_revision() {
-    let ns = TestNamespace::new("values-explain")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("values-explain").await;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     package(dir);
@@ -139,9 +135,7 @@ tier: \"silver\"  # package default (kubepkg.yaml)\n"
 /// them nor notes them as dropped — the approval an operator gives for one upgrade.
 #[tokio::test]
 async fn once_values_apply_to_one_revision_only() {
-    let ns = TestNamespace::new("values-once")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("values-once").await;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     package(dir);

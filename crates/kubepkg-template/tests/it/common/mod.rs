@@ -1,5 +1,5 @@
-//! Shared by the Go-oracle test and the engine benchmark: JSON data as Helm reads it and the
-//! functions the Go oracle registers.
+//! Shared by the oracle tests (Go's text/template, Helm's engine) and the engine benchmark: JSON
+//! data as Helm reads it, the functions the Go oracle registers, and the loop over a corpus.
 
 #![allow(dead_code)]
 
@@ -20,6 +20,29 @@ pub fn json_to_value(j: &serde_json::Value) -> Value {
                 .collect::<BTreeMap<_, _>>(),
         ),
     }
+}
+
+/// Checks every case of `corpus` (JSON lines; blank lines skipped): `check` gets the case and
+/// its line and returns what differs, if anything. Fails listing every differing case, as
+/// "N of TOTAL cases differ from `oracle`".
+pub fn check_corpus(
+    corpus: &str,
+    oracle: &str,
+    mut check: impl FnMut(&serde_json::Value, &str) -> Option<String>,
+) {
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for line in corpus.lines().filter(|l| !l.trim().is_empty()) {
+        total += 1;
+        let c: serde_json::Value = serde_json::from_str(line).expect("corpus line is JSON");
+        failures.extend(check(&c, line));
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {total} cases differ from {oracle}:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 pub fn s(a: &Value) -> &str {

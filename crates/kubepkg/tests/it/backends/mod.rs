@@ -244,17 +244,11 @@ pub(crate) fn render(
     crate::support::ok(out)
 }
 
-/// `yaml` written to `file` and applied to `ns` with the real `kubectl apply -f`.
+/// `yaml` written to `file` (kept with the test's files) and applied to `ns` with the real
+/// `kubectl apply` ([`crate::support::kubectl_apply`]).
 pub(crate) fn kubectl_apply(ns: &TestNamespace, file: &Path, yaml: &str) {
     std::fs::write(file, yaml).unwrap();
-    crate::support::ok(
-        ns.plane()
-            .kubectl()
-            .args(["apply", "-n", ns.name(), "-f"])
-            .arg(file)
-            .output()
-            .unwrap(),
-    );
+    crate::support::kubectl_apply(ns, yaml);
 }
 
 /// The exit code, the JSON lines and the stderr of a finished `kubepkg … -o json`.
@@ -508,4 +502,20 @@ macro_rules! backend_scenarios {
             $crate::backends::scenarios::$name($kind);
         }
     )*};
+}
+
+/// (kind, name, change) of each backend object of a plan, in its order.
+pub(crate) fn backend_objects(plan: &serde_json::Value) -> Vec<(String, String, String)> {
+    plan["backendObjects"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{plan}"))
+        .iter()
+        .map(|o| {
+            (
+                o["kind"].as_str().unwrap().to_string(),
+                o["name"].as_str().unwrap().to_string(),
+                o["change"].as_str().unwrap_or("unchanged").to_string(),
+            )
+        })
+        .collect()
 }

@@ -1,6 +1,7 @@
 //! Helpers shared by the `kubepkg` CLI's cluster tests (`release_cli.rs`, `helm_parity.rs`,
 //! `package_cli.rs`, `values_cli.rs`): the built `kubepkg` binary aimed at a test namespace
-//! of the local control plane, its exit code and output, and the repository's test chart.
+//! of the local control plane, its exit code and output, and the repository's test chart; and
+//! for any test of the binary, the files a command wrote and outputs less what differs by run.
 
 #![allow(dead_code)]
 
@@ -8,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use kubepkg_testkit::TestNamespace;
+pub use kubepkg_testkit::tree::{files, walk};
 
 /// The repository root.
 pub fn repo() -> PathBuf {
@@ -63,14 +65,66 @@ pub fn run_in(ns: &TestNamespace, namespace: &str, args: &[&str]) -> (i32, Strin
     run_command(&mut kubepkg_in(ns, namespace, args))
 }
 
-/// The stdout of a command that must have succeeded (else fails with both outputs).
+/// The stdout of a command that must have succeeded (else fails with its status and both
+/// outputs).
 #[track_caller]
 pub fn ok(out: Output) -> String {
     assert!(
         out.status.success(),
-        "failed: {}\n{}",
+        "failed ({}):\nstdout:\n{}\nstderr:\n{}",
+        out.status,
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// `text` without its lines that start with `prefix` (what differs between two runs: a
+/// `generated:` time, a `LAST DEPLOYED:` line), joined by newlines.
+pub fn without_lines(text: &str, prefix: &str) -> String {
+    text.lines()
+        .filter(|l| !l.starts_with(prefix))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Asserts that the Chart.lock files of charts `ours` and `theirs` are the same but for their
+/// `generated:` time; returns ours.
+#[track_caller]
+pub fn assert_same_lock(ours: &Path, theirs: &Path) -> String {
+    let our_lock = std::fs::read_to_string(ours.join("Chart.lock")).unwrap();
+    let their_lock = std::fs::read_to_string(theirs.join("Chart.lock")).unwrap();
+    assert_eq!(
+        without_lines(&our_lock, "generated: "),
+        without_lines(&their_lock, "generated: ")
+    );
+    our_lock
+}
+
+/// Gives `c` (kubepkg or the real helm) one user's Helm configuration, caches and data, and
+/// kubepkg's cache, all under `home`: `config/` (with `repositories.yaml`), `cache/` (with the
+/// repository cache `repository/`), `data/` and `kubepkg/`.
+pub fn helm_home<'c>(c: &'c mut Command, home: &Path) -> &'c mut Command {
+    c.env("HELM_CONFIG_HOME", home.join("config"))
+        .env("HELM_CACHE_HOME", home.join("cache"))
+        .env("HELM_DATA_HOME", home.join("data"))
+        .env(
+            "HELM_REPOSITORY_CONFIG",
+            home.join("config/repositories.yaml"),
+        )
+        .env("HELM_REPOSITORY_CACHE", home.join("cache/repository"))
+        .env("KUBEPKG_CACHE_DIR", home.join("kubepkg"))
+}
+
+/// `kubectl apply -n NS -f -` of `yaml` on `ns`'s control plane (a client-side apply, as a
+/// user's), which must succeed.
+pub fn kubectl_apply(ns: &TestNamespace, yaml: &str) {
+    let mut kubectl = ns.plane().kubectl();
+    kubectl
+        .args(["apply", "-n", ns.name(), "-f", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null());
+    let mut child = kubectl.spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), yaml.as_bytes()).unwrap();
+    assert!(child.wait().unwrap().success(), "kubectl apply of:\n{yaml}");
 }

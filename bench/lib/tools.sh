@@ -1,0 +1,28 @@
+# Sourced by the benchmarks that run kubepkg (and helm) as whole processes, from the
+# repository root: the one way each builds or finds what it measures.
+# Not a script: `source bench/lib/tools.sh`.
+#
+#   bench_kubepkg [CARGO_FLAG...]   sets KUBEPKG (an absolute path) to a release build of kubepkg
+#                                   made here, unless KUBEPKG=path is given
+#   bench_vs_helm                   RUNS (default 10), HELM_VERSION (default v4.3.1), HELM (built
+#                                   by tools/helm-ref/install-helm.sh); installs hyperfine and GNU
+#                                   time (apt packages) if missing
+# shellcheck shell=bash
+
+bench_kubepkg() {
+	local target
+	if [[ -z "${KUBEPKG:-}" ]]; then
+		cargo build "$@" --release -p kubepkg >&2
+		target="${CARGO_TARGET_DIR:-target}"
+		[[ "$target" == /* ]] || target="$(pwd)/$target"
+		KUBEPKG="$target/release/kubepkg"
+	fi
+}
+
+bench_vs_helm() {
+	RUNS="${RUNS:-10}"
+	HELM_VERSION="${HELM_VERSION:-v4.3.1}"
+	command -v hyperfine >/dev/null || apt-get install -y hyperfine >/dev/null
+	[[ -x /usr/bin/time ]] || apt-get install -y time >/dev/null
+	HELM="$(tools/helm-ref/install-helm.sh "$HELM_VERSION")"
+}
