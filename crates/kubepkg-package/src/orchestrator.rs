@@ -920,7 +920,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
                 changed,
                 rollback_hooks: hooks,
             };
-            return Ok(Box::pin(fail(run, rev, deployed.as_ref(), policy, failed)).await);
+            return Box::pin(fail(run, rev, deployed.as_ref(), policy, failed)).await;
         }
         run.cluster.progress(Event::Ready {
             component: s.name.clone(),
@@ -1169,7 +1169,7 @@ async fn fail<C: Cluster>(
     deployed: Option<&PackageRevision>,
     policy: FailurePolicy,
     failed: Failed<'_>,
-) -> Outcome {
+) -> Result<Outcome, Stopped> {
     let Failed {
         component,
         failure,
@@ -1189,7 +1189,7 @@ async fn fail<C: Cluster>(
             if let Err(f) = run.record(&rev.without_unapplied()).await {
                 run.warnings.push(record_failed(f));
             }
-            return run.outcome(Reason::InstallFailed, message, None);
+            return Ok(run.outcome(Reason::InstallFailed, message, None));
         }
         (Some(d), stop) => {
             let why = match stop {
@@ -1214,7 +1214,7 @@ async fn fail<C: Cluster>(
             if let Err(f) = run.record(&rev.without_unapplied()).await {
                 run.warnings.push(record_failed(f));
             }
-            return run.outcome(Reason::UpgradeFailed, message, Some(d.revision));
+            return Ok(run.outcome(Reason::UpgradeFailed, message, Some(d.revision)));
         }
     };
     let allowed_by = if floors.is_empty() {
@@ -1247,7 +1247,7 @@ async fn fail<C: Cluster>(
         if let Err(f) = run.record(&rev.without_unapplied()).await {
             run.warnings.push(record_failed(f));
         }
-        return run.outcome(Reason::UpgradeFailed, message, Some(deployed.revision));
+        return Ok(run.outcome(Reason::UpgradeFailed, message, Some(deployed.revision)));
     }
 
     // Safe: record the failure, then undo every changed component, newest first.
@@ -1299,6 +1299,10 @@ async fn fail<C: Cluster>(
                 }
                 run.cluster.progress(Event::RolledBack { component: name });
             }
+            Err(f) if f.kind == FailureKind::Unreachable => {
+                // The cluster stopped answering mid-rollback: the next operation recovers.
+                return Err(Stopped::Interrupted(f));
+            }
             Err(f) => {
                 let message = format!(
                     "{cause}; rolling back component {name} failed too: {}; stopped, the package is partly rolled back",
@@ -1310,7 +1314,7 @@ async fn fail<C: Cluster>(
                 if let Err(f) = run.record(&back).await {
                     run.warnings.push(record_failed(f));
                 }
-                return run.outcome(Reason::UpgradeFailed, message, Some(deployed.revision));
+                return Ok(run.outcome(Reason::UpgradeFailed, message, Some(deployed.revision)));
             }
         }
     }
@@ -1331,7 +1335,7 @@ async fn fail<C: Cluster>(
         "{cause}; rolled back to revision {} ({} {}), recorded as revision {}",
         deployed.revision, deployed.package, deployed.version, back.revision
     );
-    run.outcome(Reason::RolledBack, message, Some(back.revision))
+    Ok(run.outcome(Reason::RolledBack, message, Some(back.revision)))
 }
 
 /// A `PreRollback` hook of the deployed version, ready to run: its record and its chart on disk.

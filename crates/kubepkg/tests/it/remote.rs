@@ -36,9 +36,10 @@ async fn releases(ns: &TestNamespace, release: &str) -> usize {
 
 /// Waits until the Package's Ready condition has `reason` (any generation). An outage is
 /// noticed after the client's retries of a request (about 20 s) and 20 s of a wait's watches
-/// refused, so this allows three minutes.
+/// refused, or at the latest when the component's wait (60 s) ends and its rollback meets the
+/// outage, so this allows five minutes.
 async fn wait_reason(home: &TestNamespace, ctl: &ControllerProcess, reason: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(180);
+    let deadline = Instant::now() + Duration::from_secs(300);
     loop {
         if let Some(o) = get(home, "shop").await
             && condition(&o, "Ready").is_some_and(|c| c.1 == reason)
