@@ -154,17 +154,20 @@ pub async fn wait_until(
 /// that error (shorter outages are waited through).
 pub const OUTAGE: Duration = Duration::from_secs(20);
 
-/// What a wait loop over watches knows of an outage: since when every watch error has been an
-/// API server that does not answer at all ([`OUTAGE`] of that ends the wait).
+/// What a wait loop over watches knows of an outage: since when its watches have failed
+/// without an answer in between (a dropped watch, then connections refused); [`OUTAGE`] of that,
+/// ended by an API server that does not answer at all, ends the wait.
 #[derive(Debug, Default)]
 pub struct Outage {
     since: Option<tokio::time::Instant>,
 }
 
 impl Outage {
-    /// A watch of `object` failed with `e`: the error that ends the wait once the API server
-    /// has not answered for [`OUTAGE`], else nothing (the watcher tries again with backoff).
+    /// A watch of `object` failed with `e`: the error that ends the wait once the watches have
+    /// failed for [`OUTAGE`] and the API server does not answer at all, else nothing (the
+    /// watcher tries again with backoff).
     pub fn watch_failed(&mut self, e: watcher::Error, object: &str) -> Result<(), KubeError> {
+        let since = *self.since.get_or_insert_with(tokio::time::Instant::now);
         let cause = match e {
             watcher::Error::InitialListFailed(k)
             | watcher::Error::WatchStartFailed(k)
@@ -175,7 +178,6 @@ impl Outage {
             }
             _ => return Ok(()),
         };
-        let since = *self.since.get_or_insert_with(tokio::time::Instant::now);
         if since.elapsed() < OUTAGE {
             return Ok(());
         }

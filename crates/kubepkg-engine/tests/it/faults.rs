@@ -153,3 +153,58 @@ async fn failing_runs_at_a_high_fault_rate_leave_only_final_states() {
     let h = history(&ns, "pkg").await;
     assert_eq!(h.deployed().map(|d| d.version.as_str()), Some("3.0.0"));
 }
+
+/// An API server that stops answering (the test kit's relay taken down: watches dropped,
+/// connections refused) ends a readiness wait with that error once the watches have failed for
+/// `kubepkg_kube::wait::OUTAGE` — long before the wait's own timeout, and as an error that
+/// reads as "unreachable" (what stops an operation as a crash would, for the next to recover).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_wait_ends_when_the_api_server_stops_answering() {
+    let ns = TestNamespace::fresh("outage").await;
+    let relay = kubepkg_testkit::relay::Relay::start(ns.plane())
+        .await
+        .expect("relay");
+    let cluster =
+        kubepkg_kube::Cluster::from_kubeconfig_text(relay.kubeconfig_text(), "relay", ns.name())
+            .await
+            .expect("a cluster through the relay");
+    let cms: kube::Api<k8s_openapi::api::core::v1::ConfigMap> = ns.api();
+    cms.create(
+        &Default::default(),
+        &serde_json::from_value(serde_json::json!({"metadata": {"name": "x"}})).unwrap(),
+    )
+    .await
+    .unwrap();
+    let id = kubepkg_kube::ObjectRef {
+        api_version: "v1".into(),
+        kind: "ConfigMap".into(),
+        namespace: ns.name().into(),
+        name: "x".into(),
+    };
+    let timeout = Duration::from_secs(240);
+    let started = std::time::Instant::now();
+    let wait = tokio::spawn(async move {
+        // Never ready: only the outage can end it before its timeout.
+        let never = |_: &serde_json::Value| kubepkg_kube::readiness::Readiness {
+            status: kubepkg_kube::readiness::Status::InProgress,
+            reason: "Waiting".into(),
+            message: "never ready".into(),
+        };
+        kubepkg_kube::wait::wait_until(&cluster, &[id], timeout, never, |_| {}).await
+    });
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    relay.set_up(false);
+    let e = wait
+        .await
+        .unwrap()
+        .expect_err("a wait for what never gets ready ends with an error");
+    assert!(
+        kubepkg_kube::is_unreachable_api(&e),
+        "not an unreachable API server: {e}"
+    );
+    assert!(
+        !matches!(e, kubepkg_kube::KubeError::NotReady(_)),
+        "it waited out its timeout instead: {e}"
+    );
+    assert!(started.elapsed() < timeout, "{e}");
+}
