@@ -24,7 +24,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::time::Duration;
 
-use kube::config::Kubeconfig;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{ReadHalf, WriteHalf};
 use tokio::net::{TcpListener, TcpStream};
@@ -153,22 +152,6 @@ impl FaultProxy {
         rate: f64,
         dir: &Path,
     ) -> Result<FaultProxy, Error> {
-        let path = plane.kubeconfig();
-        let bad = |message: String| Error::Kubeconfig {
-            path: path.to_path_buf(),
-            message,
-        };
-        let mut kubeconfig = Kubeconfig::read_from(path).map_err(|e| bad(e.to_string()))?;
-        let server = kubeconfig
-            .clusters
-            .first()
-            .and_then(|c| c.cluster.as_ref())
-            .and_then(|c| c.server.clone())
-            .ok_or_else(|| bad("no cluster server".into()))?;
-        let upstream = server
-            .strip_prefix("https://")
-            .map(|h| h.trim_end_matches('/').to_string())
-            .ok_or_else(|| bad(format!("server {server:?} is not https://HOST:PORT")))?;
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
             .map_err(|source| Error::Io {
@@ -177,14 +160,13 @@ impl FaultProxy {
                 source,
             })?;
         let port = listener.local_addr().map(|a| a.port()).unwrap_or_default();
-        for c in &mut kubeconfig.clusters {
-            if let Some(cluster) = c.cluster.as_mut() {
-                cluster.server = Some(format!("https://127.0.0.1:{port}"));
-            }
-        }
+        let (kubeconfig, upstream) = plane.kubeconfig_via(port)?;
         let out = dir.join("fault-proxy.kubeconfig");
         // JSON is YAML: kubeconfig readers take it.
-        let text = serde_json::to_string_pretty(&kubeconfig).map_err(|e| bad(e.to_string()))?;
+        let text = serde_json::to_string_pretty(&kubeconfig).map_err(|e| Error::Kubeconfig {
+            path: plane.kubeconfig().to_path_buf(),
+            message: e.to_string(),
+        })?;
         std::fs::write(&out, text).map_err(|source| Error::Io {
             what: "writing the fault proxy's kubeconfig",
             path: out.clone(),

@@ -45,6 +45,34 @@ impl ControlPlane {
         command
     }
 
+    /// The admin kubeconfig with its server replaced by `https://127.0.0.1:PORT` (a proxy in
+    /// front of the API server: TLS passes through, the server's certificate names 127.0.0.1),
+    /// and the API server's `HOST:PORT` it replaced.
+    pub(crate) fn kubeconfig_via(&self, port: u16) -> Result<(Kubeconfig, String), Error> {
+        let path = self.kubeconfig();
+        let bad = |message: String| Error::Kubeconfig {
+            path: path.to_path_buf(),
+            message,
+        };
+        let mut kubeconfig = Kubeconfig::read_from(path).map_err(|e| bad(e.to_string()))?;
+        let server = kubeconfig
+            .clusters
+            .first()
+            .and_then(|c| c.cluster.as_ref())
+            .and_then(|c| c.server.clone())
+            .ok_or_else(|| bad("no cluster server".into()))?;
+        let upstream = server
+            .strip_prefix("https://")
+            .map(|h| h.trim_end_matches('/').to_string())
+            .ok_or_else(|| bad(format!("server {server:?} is not https://HOST:PORT")))?;
+        for c in &mut kubeconfig.clusters {
+            if let Some(cluster) = c.cluster.as_mut() {
+                cluster.server = Some(format!("https://127.0.0.1:{port}"));
+            }
+        }
+        Ok((kubeconfig, upstream))
+    }
+
     /// A new client for the admin user.
     ///
     /// Make one per test (per tokio runtime): a client's connection pool

@@ -10,7 +10,6 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use kube::config::Kubeconfig;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
@@ -27,32 +26,15 @@ pub struct Relay {
 impl Relay {
     /// Starts a relay to `plane`'s API server, up.
     pub async fn start(plane: &ControlPlane) -> Result<Relay, Error> {
-        let path = plane.kubeconfig();
-        let bad = |message: String| Error::Kubeconfig {
-            path: path.to_path_buf(),
-            message,
-        };
-        let mut kubeconfig = Kubeconfig::read_from(path).map_err(|e| bad(e.to_string()))?;
-        let server = kubeconfig
-            .clusters
-            .first()
-            .and_then(|c| c.cluster.as_ref())
-            .and_then(|c| c.server.clone())
-            .ok_or_else(|| bad("no cluster server".into()))?;
-        let upstream = server
-            .strip_prefix("https://")
-            .map(|h| h.trim_end_matches('/').to_string())
-            .ok_or_else(|| bad(format!("server {server:?} is not https://HOST:PORT")))?;
         let listener = bind(0).await?;
         let port = listener.local_addr().map(|a| a.port()).unwrap_or_default();
-        for c in &mut kubeconfig.clusters {
-            if let Some(cluster) = c.cluster.as_mut() {
-                cluster.server = Some(format!("https://127.0.0.1:{port}"));
-            }
-        }
+        let (kubeconfig, upstream) = plane.kubeconfig_via(port)?;
         // JSON is YAML: kubeconfig readers take it.
         let kubeconfig =
-            serde_json::to_string_pretty(&kubeconfig).map_err(|e| bad(e.to_string()))?;
+            serde_json::to_string_pretty(&kubeconfig).map_err(|e| Error::Kubeconfig {
+                path: plane.kubeconfig().to_path_buf(),
+                message: e.to_string(),
+            })?;
         let (up, state) = watch::channel(true);
         tokio::spawn(serve(listener, port, upstream, state));
         Ok(Relay {

@@ -160,6 +160,21 @@ fn push_package(
     crate::oci::digest_of(&crate::support::ok(out))
 }
 
+/// Versions of package `shop` ([`app_package`], each `(version, rollback.safe)`) written under
+/// `root` and stored as ConfigMaps `shop-X-Y-Z` of `ns` ([`source`] names them).
+pub(crate) async fn store_versions(ns: &TestNamespace, root: &Path, versions: &[(&str, bool)]) {
+    for (v, safe) in versions {
+        let dir = root.join(v);
+        app_package(&dir, "shop", v, *safe, "");
+        store_archive(ns, &format!("shop-{}", v.replace('.', "-")), archive(&dir)).await;
+    }
+}
+
+/// The `source` of version `v` stored by [`store_versions`].
+pub(crate) fn source(v: &str) -> Value {
+    json!({"configMapRef": {"name": format!("shop-{}", v.replace('.', "-"))}})
+}
+
 /// A package `p` of component `app` (a simulated Deployment) and a PreUpgrade hook `migrate`.
 pub(crate) fn app_package(root: &Path, name: &str, version: &str, safe: bool, extra: &str) {
     package(
@@ -294,22 +309,13 @@ async fn a_package_object_is_installed_upgraded_failed_rolled_back_and_deleted()
     let ctl = ControllerProcess::start(&ns, "5s", &[]);
     let tmp = tempfile::tempdir().unwrap();
     let dir = |v: &str| tmp.path().join(v);
-    for (v, safe) in [
+    let versions = [
         ("1.0.0", true),
         ("2.0.0", false),
         ("2.0.1", true),
         ("2.1.0", true),
-    ] {
-        app_package(&dir(v), "shop", v, safe, "");
-        store_archive(
-            &ns,
-            &format!("shop-{}", v.replace('.', "-")),
-            archive(&dir(v)),
-        )
-        .await;
-    }
-    let source =
-        |v: &str| json!({"configMapRef": {"name": format!("shop-{}", v.replace('.', "-"))}});
+    ];
+    store_versions(&ns, tmp.path(), &versions).await;
 
     // Install.
     create(&ns, "shop", json!({"source": source("1.0.0")})).await;
@@ -365,8 +371,7 @@ async fn a_package_object_is_installed_upgraded_failed_rolled_back_and_deleted()
     // Fixed forward, then an unsafe failing version: UpgradeFailed, nothing rolled back.
     patch_spec(&ns, "shop", json!({"values": {"app": {"sim": "ok"}}})).await;
     wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
-    app_package(&dir("3.0.0"), "shop", "3.0.0", false, "");
-    store_archive(&ns, "shop-3-0-0", archive(&dir("3.0.0"))).await;
+    store_versions(&ns, tmp.path(), &[("3.0.0", false)]).await;
     patch_spec(
         &ns,
         "shop",

@@ -280,48 +280,61 @@ fn kubepkg_template_renders_the_chart_as_helm_template_does() {
             lacks,
         } in value_sets()
         {
-            let theirs = helm_template(&helm, &args);
-            assert!(
-                theirs.status.success(),
-                "helm {version} template ({what}) failed: {}",
-                text(&theirs.stderr)
-            );
-            let ours = kubepkg_template(&args);
-            assert!(
-                ours.status.success(),
-                "kubepkg template ({what}) failed: {}",
-                text(&ours.stderr)
-            );
-            let (ours, theirs) = (text(&ours.stdout), text(&theirs.stdout));
-            if version.starts_with("v4") {
-                assert!(
-                    ours == theirs,
-                    "kubepkg template differs from helm {version} template ({what}) at {}",
-                    first_difference(&ours, &theirs)
-                );
-            } else {
-                let (a, b) = (documents(&ours), documents(&theirs));
-                assert!(
-                    a == b,
-                    "kubepkg template's documents differ from helm {version} template's ({what}) at {}",
-                    first_difference(&a.join("\n---\n"), &b.join("\n---\n"))
-                );
-            }
-            // The value set does what it says (in helm's output, which ours equals).
-            let lines: Vec<&str> = theirs.lines().collect();
-            for line in &has {
-                assert!(
-                    lines.contains(line),
-                    "{what}: no line {line:?} in\n{theirs}"
-                );
-            }
-            for part in &lacks {
-                assert!(
-                    !theirs.contains(part),
-                    "{what}: {part:?} should not be in\n{theirs}"
-                );
-            }
+            assert_renders_as_helm(version, &helm, what, &args, &has, &lacks);
         }
+    }
+}
+
+/// `kubepkg template` with `args` prints what `helm` (`version`) prints: byte for byte for
+/// Helm 4, the same documents for Helm 3; and the value set does what it says: helm's output
+/// (which ours equals) has every line of `has` and no part of `lacks`.
+pub(crate) fn assert_renders_as_helm(
+    version: &str,
+    helm: &Path,
+    what: &str,
+    args: &[&str],
+    has: &[&str],
+    lacks: &[&str],
+) {
+    let theirs = helm_template(helm, args);
+    assert!(
+        theirs.status.success(),
+        "helm {version} template ({what}) failed: {}",
+        text(&theirs.stderr)
+    );
+    let ours = kubepkg_template(args);
+    assert!(
+        ours.status.success(),
+        "kubepkg template ({what}) failed: {}",
+        text(&ours.stderr)
+    );
+    let (ours, theirs) = (text(&ours.stdout), text(&theirs.stdout));
+    if version.starts_with("v4") {
+        assert!(
+            ours == theirs,
+            "kubepkg template differs from helm {version} template ({what}) at {}",
+            first_difference(&ours, &theirs)
+        );
+    } else {
+        let (a, b) = (documents(&ours), documents(&theirs));
+        assert!(
+            a == b,
+            "kubepkg template's documents differ from helm {version} template's ({what}) at {}",
+            first_difference(&a.join("\n---\n"), &b.join("\n---\n"))
+        );
+    }
+    let lines: Vec<&str> = theirs.lines().collect();
+    for line in has {
+        assert!(
+            lines.contains(line),
+            "{what}: no line {line:?} in\n{theirs}"
+        );
+    }
+    for part in lacks {
+        assert!(
+            !theirs.contains(part),
+            "{what}: {part:?} should not be in\n{theirs}"
+        );
     }
 }
 

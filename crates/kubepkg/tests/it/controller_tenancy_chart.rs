@@ -29,8 +29,8 @@ use kubepkg_testkit::{TestNamespace, helm_binary};
 use serde_json::{Value, json};
 
 use crate::controller_chart::{
-    HELM_VERSIONS, Installed, Scope, Tool, can_i, chart_arg, deployment_ready, documents,
-    first_difference, helm_template, kubepkg_template, service_account_kubeconfig, text,
+    HELM_VERSIONS, Installed, Scope, Tool, assert_renders_as_helm, can_i, chart_arg,
+    deployment_ready, helm_template, kubepkg_template, service_account_kubeconfig, text,
 };
 use crate::tenancy::tenant_service_account;
 
@@ -136,46 +136,7 @@ fn kubepkg_template_renders_tenancy_mode_as_helm_template_does() {
     for version in HELM_VERSIONS {
         let helm = helm_binary(version).expect("helm oracle");
         for (what, args, has, lacks) in tenancy_value_sets() {
-            let theirs = helm_template(&helm, &args);
-            assert!(
-                theirs.status.success(),
-                "helm {version} template ({what}) failed: {}",
-                text(&theirs.stderr)
-            );
-            let ours = kubepkg_template(&args);
-            assert!(
-                ours.status.success(),
-                "kubepkg template ({what}) failed: {}",
-                text(&ours.stderr)
-            );
-            let (ours, theirs) = (text(&ours.stdout), text(&theirs.stdout));
-            if version.starts_with("v4") {
-                assert!(
-                    ours == theirs,
-                    "kubepkg template differs from helm {version} template ({what}) at {}",
-                    first_difference(&ours, &theirs)
-                );
-            } else {
-                let (a, b) = (documents(&ours), documents(&theirs));
-                assert!(
-                    a == b,
-                    "kubepkg template's documents differ from helm {version} template's ({what}) at {}",
-                    first_difference(&a.join("\n---\n"), &b.join("\n---\n"))
-                );
-            }
-            let lines: Vec<&str> = theirs.lines().collect();
-            for line in &has {
-                assert!(
-                    lines.contains(line),
-                    "{what}: no line {line:?} in\n{theirs}"
-                );
-            }
-            for part in &lacks {
-                assert!(
-                    !theirs.contains(part),
-                    "{what}: {part:?} should not be in\n{theirs}"
-                );
-            }
+            assert_renders_as_helm(version, &helm, what, &args, &has, &lacks);
         }
     }
 }

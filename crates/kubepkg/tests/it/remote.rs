@@ -18,8 +18,8 @@ use kubepkg_testkit::relay::Relay;
 use serde_json::{Value, json};
 
 use crate::controller::{
-    ControllerProcess, app_package, archive, condition, create, get, install_crd, patch_spec,
-    store_archive, wait_ready,
+    ControllerProcess, condition, create, get, install_crd, patch_spec, source, store_versions,
+    wait_ready,
 };
 use crate::support::run;
 
@@ -79,23 +79,13 @@ async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there
         .unwrap();
     let ctl = ControllerProcess::start(&home, "5s", &[]);
     let tmp = tempfile::tempdir().unwrap();
-    let dir = |v: &str| tmp.path().join(v);
-    for (v, safe) in [
+    let versions = [
         ("1.0.0", true),
         ("2.0.0", true),
         ("2.0.1", true),
         ("2.1.0", true),
-    ] {
-        app_package(&dir(v), "shop", v, safe, "");
-        store_archive(
-            &home,
-            &format!("shop-{}", v.replace('.', "-")),
-            archive(&dir(v)),
-        )
-        .await;
-    }
-    let source =
-        |v: &str| json!({"configMapRef": {"name": format!("shop-{}", v.replace('.', "-"))}});
+    ];
+    store_versions(&home, tmp.path(), &versions).await;
 
     // Install: the components and every record are in the target, the status at home.
     create(
