@@ -481,6 +481,14 @@ pub async fn resolve(kube: &kubepkg_kube::Cluster, name: &str, target: TargetArg
         .await?
         .revisions
         .is_empty();
+    if !found && let Some(t) = ops::remote_target(kube, name).await {
+        anyhow::bail!(
+            "package {name:?} is applied by the kubepkg controller in another cluster, {} (Package {}/{name}, kubeconfig Secret {}): its revisions and components are there; run this against that cluster (--kubeconfig or --kube-context)",
+            t.server,
+            kube.namespace,
+            t.kube_config
+        );
+    }
     if target.package && !found {
         anyhow::bail!(
             "package {name:?} not found in namespace {:?} (no package revision records); \

@@ -585,6 +585,7 @@ pub(crate) fn can_i(
 
 /// Every (verb, resource, subresource) the controller calls, cluster-wide (README.md#rbac).
 const CONTROLLER_NEEDS: &[(&str, &str, Option<&str>)] = &[
+    ("get", "packages.kubepkg.dev", None),
     ("list", "packages.kubepkg.dev", None),
     ("watch", "packages.kubepkg.dev", None),
     ("patch", "packages.kubepkg.dev", None),

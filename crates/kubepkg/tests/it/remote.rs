@@ -1,7 +1,8 @@
 //! Remote clusters (docs/controller.md#remote-clusters): the real `kubepkg controller` on the
 //! local control plane applies a Package whose `spec.kubeConfig` names a Secret with a second
 //! local control plane's kubeconfig. Its components, their releases, its revision records and
-//! Leases live in the target; the Package and its status stay home. It installs, upgrades
+//! Leases live in the target, made there as the Package's ServiceAccount (impersonated by the
+//! kubeconfig's user); the Package and its status stay home. It installs, upgrades
 //! (the hook sees the versions), fails and rolls back there; the CLI pointed at the target
 //! reads the same revisions; an outage of the target's API server during an upgrade is a
 //! retried `TargetUnreachable`, and once it answers again the upgrade finishes with no pending
@@ -64,6 +65,8 @@ async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there
     let there = TestNamespace::named_in(plane.clone(), home.name())
         .await
         .expect("the target's namespace");
+    // The components are applied as this ServiceAccount of the target (impersonated there).
+    crate::tenancy::tenant_service_account(&there, "deployer").await;
     let relay = Relay::start(&plane).await.expect("relay to the target");
     let secrets: Api<Secret> = home.api();
     secrets
@@ -91,7 +94,8 @@ async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there
     create(
         &home,
         "shop",
-        json!({"source": source("1.0.0"), "kubeConfig": {"secretRef": {"name": "target-kubeconfig"}}}),
+        json!({"source": source("1.0.0"), "serviceAccountName": "deployer",
+               "kubeConfig": {"secretRef": {"name": "target-kubeconfig"}}}),
     )
     .await;
     let o = wait_ready(&home, &ctl, "shop", "True", "Succeeded").await;
@@ -102,6 +106,13 @@ async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there
     assert_eq!(
         o.pointer("/status/target/kubeConfig"),
         Some(&json!(format!("{}/target-kubeconfig", home.name())))
+    );
+    // The CLI pointed at the managing cluster says where the package is.
+    let (code, _, err) = run(&home, &["status", "shop"]);
+    assert_ne!(code, 0, "{err}");
+    assert!(
+        err.contains("another cluster") && err.contains(&relay.server()),
+        "status does not name the target: {err}"
     );
     let deployments: Api<Deployment> = there.api();
     assert!(deployments.get_opt("shop-app").await.unwrap().is_some());
@@ -195,6 +206,23 @@ async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there
         statuses.last().map(|(_, s)| *s),
         Some("deployed"),
         "{statuses:?}"
+    );
+    // The kubeconfig's credentials are nowhere the controller reports.
+    let kubeconfig: Value = serde_json::from_str(relay.kubeconfig_text()).unwrap();
+    let key = kubeconfig
+        .pointer("/users/0/user/client-key-data")
+        .and_then(Value::as_str)
+        .expect("the relay's kubeconfig carries a client key");
+    let events: Api<k8s_openapi::api::core::v1::Event> = home.api();
+    let reported = format!(
+        "{}\n{:?}\n{}",
+        ctl.log(),
+        events.list(&ListParams::default()).await.unwrap().items,
+        get(&home, "shop").await.unwrap()["status"]
+    );
+    assert!(
+        !reported.contains(key) && !reported.contains(&key[..40]),
+        "the kubeconfig's key was reported"
     );
     let leases: Api<Lease> = there.api();
     let held: Vec<String> = leases
