@@ -1079,6 +1079,23 @@ fn short(v: Option<&Value>) -> String {
     }
 }
 
+/// The cluster a `Package` object `name` of the cluster's namespace applies its components in
+/// when it is another one (its `status.target`, written by the controller for
+/// `spec.kubeConfig`); nothing when there is no such object, no Package CRD, or no target.
+pub async fn remote_target(
+    kube: &kubepkg_kube::Cluster,
+    name: &str,
+) -> Option<kubepkg_package_object::Target> {
+    use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
+    use kubepkg_package_object as object;
+    let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
+    let resource = ApiResource::from_gvk_with_plural(&gvk, object::PLURAL);
+    let api: Api<DynamicObject> =
+        Api::namespaced_with(kube.client.clone(), &kube.namespace, &resource);
+    let o = api.get_opt(name).await.ok()??;
+    serde_json::from_value(o.data.pointer("/status/target")?.clone()).ok()
+}
+
 #[cfg(test)]
 mod drift_tests {
     use super::differing_fields;
@@ -1101,21 +1118,4 @@ mod drift_tests {
             ]
         );
     }
-}
-
-/// The cluster a `Package` object `name` of the cluster's namespace applies its components in
-/// when it is another one (its `status.target`, written by the controller for
-/// `spec.kubeConfig`); nothing when there is no such object, no Package CRD, or no target.
-pub async fn remote_target(
-    kube: &kubepkg_kube::Cluster,
-    name: &str,
-) -> Option<kubepkg_package_object::Target> {
-    use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
-    use kubepkg_package_object as object;
-    let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
-    let resource = ApiResource::from_gvk_with_plural(&gvk, object::PLURAL);
-    let api: Api<DynamicObject> =
-        Api::namespaced_with(kube.client.clone(), &kube.namespace, &resource);
-    let o = api.get_opt(name).await.ok()??;
-    serde_json::from_value(o.data.pointer("/status/target")?.clone()).ok()
 }
