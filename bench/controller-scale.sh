@@ -8,6 +8,10 @@
 #   bench/controller-scale.sh [PACKAGES] [COMPONENTS] [CONCURRENCY]
 #   bench/controller-scale.sh 1000 1 10     # 1000 Packages of one small component
 #   bench/controller-scale.sh 100 5 10      # 100 Packages of 5 components
+#   BENCH_SERVICE_ACCOUNT=deployer bench/controller-scale.sh 100 1 10
+#                                           # each Package applied as a ServiceAccount
+#                                           # (impersonation; it gets cluster-admin in the
+#                                           # namespace by a RoleBinding)
 #
 # The ratio printed is against Flux's published figure for the same shape of work: 1000
 # HelmReleases of one small chart Ready in 4m39s at 361 MiB (Flux 2.9);
@@ -60,8 +64,16 @@ for c in $(seq 1 "$components"); do
 done
 tar czf "$work/pkg.tgz" -C "$pkg" .
 kubectl -n "$ns" create configmap bench-pkg --from-file=package.tgz="$work/pkg.tgz" >/dev/null
+sa="${BENCH_SERVICE_ACCOUNT:-}"
+identity=""
+if [ -n "$sa" ]; then
+	kubectl -n "$ns" create serviceaccount "$sa" >/dev/null
+	kubectl -n "$ns" create rolebinding "$sa-admin" --clusterrole=cluster-admin \
+		--serviceaccount="$ns:$sa" >/dev/null
+	identity="  serviceAccountName: $sa\n"
+fi
 for i in $(seq 1 "$packages"); do
-	printf -- '---\napiVersion: kubepkg.dev/v1alpha1\nkind: Package\nmetadata: {name: p%s, namespace: %s}\nspec:\n  source: {configMapRef: {name: bench-pkg}}\n' "$i" "$ns"
+	printf -- "---\napiVersion: kubepkg.dev/v1alpha1\nkind: Package\nmetadata: {name: p%s, namespace: %s}\nspec:\n  source: {configMapRef: {name: bench-pkg}}\n$identity" "$i" "$ns"
 done >"$work/packages.yaml"
 
 before="$(bench_requests)"
@@ -89,7 +101,7 @@ elapsed=$(echo "$end - $start" | bc)
 rss_mib=$(bench_rss_mib "$work/time.txt")
 cpu=$(bench_cpu_s "$work/time.txt")
 per_pkg=$(((after - before) / packages))
-printf '%s Packages x %s components, concurrency %s, %s simulated nodes, plane controllers at %s QPS\n' "$packages" "$components" "$concurrency" "$nodes" "$qps"
+printf '%s Packages x %s components, concurrency %s, %s simulated nodes, plane controllers at %s QPS, applied as %s\n' "$packages" "$components" "$concurrency" "$nodes" "$qps" "${sa:-the controller}"
 printf 'all Ready after %.1f s; controller peak RSS %d MiB; CPU %.1f s; API requests %d per Package (all clients)\n' \
 	"$elapsed" "$rss_mib" "$cpu" "$per_pkg"
 if [ "$packages" = 1000 ] && [ "$components" = 1 ]; then

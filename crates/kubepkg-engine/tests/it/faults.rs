@@ -156,8 +156,9 @@ async fn failing_runs_at_a_high_fault_rate_leave_only_final_states() {
 
 /// An API server that stops answering (the test kit's relay taken down: watches dropped,
 /// connections refused) ends a readiness wait with that error once the watches have failed for
-/// `kubepkg_kube::wait::OUTAGE` — long before the wait's own timeout, and as an error that
-/// reads as "unreachable" (what stops an operation as a crash would, for the next to recover).
+/// `kubepkg_kube::wait::OUTAGE` — not by its own timeout (a timeout ends it as `NotReady`),
+/// and as an error that reads as "unreachable" (what stops an operation as a crash would, for
+/// the next to recover).
 #[tokio::test(flavor = "multi_thread")]
 async fn a_wait_ends_when_the_api_server_stops_answering() {
     let ns = TestNamespace::fresh("outage").await;
@@ -182,7 +183,6 @@ async fn a_wait_ends_when_the_api_server_stops_answering() {
         name: "x".into(),
     };
     let timeout = Duration::from_secs(240);
-    let started = std::time::Instant::now();
     let wait = tokio::spawn(async move {
         // Never ready: only the outage can end it before its timeout.
         let never = |_: &serde_json::Value| kubepkg_kube::readiness::Readiness {
@@ -206,5 +206,4 @@ async fn a_wait_ends_when_the_api_server_stops_answering() {
         !matches!(e, kubepkg_kube::KubeError::NotReady(_)),
         "it waited out its timeout instead: {e}"
     );
-    assert!(started.elapsed() < timeout, "{e}");
 }
