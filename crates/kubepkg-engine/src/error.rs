@@ -123,8 +123,10 @@ impl EngineError {
     pub fn is_invalid_package(&self) -> bool {
         matches!(
             self,
-            EngineError::Package(_)
-                | EngineError::Render(_)
+            EngineError::Package(p) if !matches!(p, kubepkg_model::PackageError::Missing { .. })
+        ) || matches!(
+            self,
+            EngineError::Render(_)
                 | EngineError::RollbackHook(
                     kubepkg_package::rollback_hooks::RollbackHookError::Chart { .. }
                         | kubepkg_package::rollback_hooks::RollbackHookError::TooLarge { .. }

@@ -170,6 +170,10 @@ pub enum PackageError {
     /// The path holds neither `kubepkg.yaml` nor `Chart.yaml`.
     #[error("{} is not a package: it has no kubepkg.yaml and no Chart.yaml; point at a package directory, a chart directory or a .tgz of one", path.display())]
     NotAPackage { path: PathBuf },
+    /// The package source given does not exist (a mistyped path, or a URL, which is no
+    /// package source): not an invalid package, a wrong argument.
+    #[error("{}: {hint}", path.display())]
+    Missing { path: PathBuf, hint: &'static str },
     /// A file could not be read.
     #[error("cannot read {}: {source}", path.display())]
     Io {

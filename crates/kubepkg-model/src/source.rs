@@ -28,15 +28,33 @@ pub const MAX_TOTAL_SIZE: u64 = 100 * 1024 * 1024;
 /// Loads a package from a directory or an archive. An archive is extracted into `scratch`
 /// (an empty directory the caller owns and removes).
 pub fn load(path: &Path, scratch: &Path) -> Result<Package, PackageError> {
-    let meta = fs::metadata(path).map_err(|source| PackageError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let meta = fs::metadata(path).map_err(|source| missing(path, source))?;
     if meta.is_dir() {
         load_dir(path)
     } else {
         let root = extract_archive(path, scratch)?;
         load_dir(&root).map_err(|e| in_archive(e, scratch, path))
+    }
+}
+
+/// Why a package source cannot be opened: a path that does not exist (or a URL, which is no
+/// package source) says what a source is; anything else is a read error.
+fn missing(path: &Path, source: std::io::Error) -> PackageError {
+    if source.kind() != std::io::ErrorKind::NotFound {
+        return PackageError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+    }
+    let text = path.to_string_lossy();
+    let hint = if text.starts_with("http://") || text.starts_with("https://") {
+        "a URL is not a package source; give a package directory, a chart directory, a .tgz of one or oci://REGISTRY/REPOSITORY (download an archive first: curl -LO URL)"
+    } else {
+        "no such file or directory; give a package directory, a chart directory, a .tgz of one or oci://REGISTRY/REPOSITORY"
+    };
+    PackageError::Missing {
+        path: path.to_path_buf(),
+        hint,
     }
 }
 
@@ -75,6 +93,10 @@ fn in_archive(e: PackageError, scratch: &Path, archive: &Path) -> PackageError {
                 .collect(),
         },
         PackageError::NotAPackage { path } => PackageError::NotAPackage { path: name(&path) },
+        PackageError::Missing { path, hint } => PackageError::Missing {
+            path: name(&path),
+            hint,
+        },
         PackageError::Io { path, source } => PackageError::Io {
             path: name(&path),
             source,
@@ -307,6 +329,26 @@ fn safe_relative(p: &Path) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_source_or_a_url_says_what_a_source_is() {
+        let scratch = tempfile::tempdir().unwrap();
+        for (given, says) in [
+            (
+                "https://example.invalid/shop-1.0.0.tgz",
+                "a URL is not a package source",
+            ),
+            ("./no-such-package", "no such file or directory"),
+        ] {
+            let e = load(Path::new(given), scratch.path()).unwrap_err();
+            assert!(matches!(e, PackageError::Missing { .. }), "{e:?}");
+            let text = e.to_string();
+            assert!(
+                text.starts_with(given) && text.contains(says) && text.contains("oci://"),
+                "{text}"
+            );
+        }
+    }
 
     fn tgz(entries: &[(&str, &[u8])]) -> Vec<u8> {
         let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());

@@ -68,14 +68,17 @@ fn kind(e: &(dyn std::error::Error + 'static)) -> Option<Exit> {
     if let Some(e) = e.downcast_ref::<EngineError>() {
         return e.is_invalid_package().then_some(Exit::InvalidPackage);
     }
-    if e.is::<kubepkg_model::PackageError>() {
-        return Some(Exit::InvalidPackage);
+    if let Some(p) = e.downcast_ref::<kubepkg_model::PackageError>() {
+        // A source that does not exist is a wrong argument, not an invalid package.
+        return (!matches!(p, kubepkg_model::PackageError::Missing { .. }))
+            .then_some(Exit::InvalidPackage);
     }
     if let Some(e) = e.downcast_ref::<SourceError>() {
         return match e {
-            SourceError::Package(_)
-            | SourceError::NotLocked { .. }
-            | SourceError::LockMismatch { .. } => Some(Exit::InvalidPackage),
+            SourceError::Package(p) => kind(p.as_ref()),
+            SourceError::NotLocked { .. } | SourceError::LockMismatch { .. } => {
+                Some(Exit::InvalidPackage)
+            }
             SourceError::Download { .. } => Some(Exit::Unavailable),
             SourceError::Repo(r) => kind(r.as_ref()),
             SourceError::Oci(o) => kind(o),
@@ -191,6 +194,15 @@ mod tests {
         // Handed on through anyhow by a command that calls another's loader: still 7.
         let handed_on = CliError::from(anyhow::Error::new(invalid));
         assert_eq!(handed_on.exit(false).code(), 7);
+        // A source that does not exist (or a URL) is a wrong argument: 1, loaded through the
+        // source layer or not.
+        let missing = || kubepkg_model::PackageError::Missing {
+            path: "https://example.invalid/x.tgz".into(),
+            hint: "a URL is not a package source",
+        };
+        assert_eq!(CliError::from(missing()).exit(false).code(), 1);
+        let through_source = SourceError::Package(Box::new(missing()));
+        assert_eq!(CliError::from(through_source).exit(false).code(), 1);
     }
 
     /// A chart that could not be downloaded is no invalid package: exit 9, also when the
