@@ -364,6 +364,12 @@ fn kubepkg_template_refuses_the_values_helm_template_refuses() {
             "at '/logFormat': value must be one of 'text', 'json'",
         ),
     ];
+    assert_refuses_as_helm(&cases);
+}
+
+/// Each `(what, args, message)`: both helm versions refuse `args` with `message` in their error,
+/// and `kubepkg template` refuses with the same exit code and the same standard error.
+pub(crate) fn assert_refuses_as_helm(cases: &[(&str, &[&str], &str)]) {
     for version in HELM_VERSIONS {
         let helm = helm_binary(version).expect("helm oracle");
         for (what, args, message) in cases {

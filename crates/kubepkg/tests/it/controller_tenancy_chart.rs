@@ -29,8 +29,8 @@ use kubepkg_testkit::{TestNamespace, helm_binary};
 use serde_json::{Value, json};
 
 use crate::controller_chart::{
-    HELM_VERSIONS, Installed, Scope, Tool, assert_renders_as_helm, can_i, chart_arg,
-    deployment_ready, helm_template, kubepkg_template, service_account_kubeconfig, text,
+    HELM_VERSIONS, Installed, Scope, Tool, assert_refuses_as_helm, assert_renders_as_helm, can_i,
+    chart_arg, deployment_ready, service_account_kubeconfig, text,
 };
 use crate::tenancy::tenant_service_account;
 
@@ -188,23 +188,7 @@ fn kubepkg_template_refuses_the_tenancy_values_helm_template_refuses() {
             "at '/tenancy/defaultServiceAccount': 'Deployer_1' does not match pattern",
         ),
     ];
-    for version in HELM_VERSIONS {
-        let helm = helm_binary(version).expect("helm oracle");
-        for (what, args, message) in cases {
-            let theirs = helm_template(&helm, args);
-            let ours = kubepkg_template(args);
-            assert!(
-                !theirs.status.success() && text(&theirs.stderr).contains(message),
-                "helm {version} ({what}) should refuse with {message:?}: {}",
-                text(&theirs.stderr)
-            );
-            assert_eq!(
-                (ours.status.code(), text(&ours.stderr)),
-                (theirs.status.code(), text(&theirs.stderr)),
-                "kubepkg template ({what}) refuses as helm {version} does"
-            );
-        }
-    }
+    assert_refuses_as_helm(&cases);
 }
 
 #[test]

@@ -96,21 +96,12 @@ fn message(obj: &Value, type_: &str) -> String {
         .to_string()
 }
 
+/// The Events of object `name` as `REASON MESSAGE` lines.
 async fn events(ns: &TestNamespace, name: &str) -> Vec<String> {
-    let api: Api<k8s_openapi::api::core::v1::Event> = ns.api();
-    api.list(&ListParams::default())
+    crate::controller::events_of(ns, name)
         .await
-        .unwrap()
-        .items
         .into_iter()
-        .filter(|e| e.involved_object.name.as_deref() == Some(name))
-        .map(|e| {
-            format!(
-                "{} {}",
-                e.reason.unwrap_or_default(),
-                e.message.unwrap_or_default()
-            )
-        })
+        .map(|(reason, message)| format!("{reason} {message}"))
         .collect()
 }
 
