@@ -124,4 +124,10 @@ pub enum Error {
         /// What went wrong, with the tool's output.
         message: String,
     },
+    /// The test Git server (`git http-backend`) or a `git` command failed.
+    #[error("git: {message}")]
+    Git {
+        /// What went wrong, with git's output.
+        message: String,
+    },
 }

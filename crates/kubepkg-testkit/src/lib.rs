@@ -21,6 +21,8 @@
 //! and archives made by the real `helm`, over HTTP or HTTPS, optionally with basic auth).
 //! Tests of OCI registries start a real one on loopback with [`registry::Registry::start`];
 //! tests of signatures sign and verify with the real `cosign` ([`cosign::Cosign`]).
+//! Tests of Git package sources serve repositories with [`git_server::GitServer`] (the real
+//! `git http-backend` on loopback, optionally behind basic auth) and push with the real `git`.
 //! Tests of the Flux backend run Flux's real controllers for their namespace with
 //! [`flux::Flux::start`]; tests of the Argo CD backend run Argo CD's real application
 //! controller and repo server with [`argocd::ArgoCd::start`].
@@ -64,6 +66,8 @@ pub mod fault;
 /// Flux's real source-controller and helm-controller as processes against the plane, with Flux's CRDs.
 pub mod flux;
 pub mod fuzz;
+/// A real Git server on loopback (`git http-backend` behind a small CGI server, basic or bearer auth) and repositories to push to.
+pub mod git_server;
 mod helm;
 /// The recorded Helm references of `testdata/helm-reference/` and how tests compare with them.
 pub mod helm_reference;

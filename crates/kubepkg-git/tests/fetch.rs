@@ -1,0 +1,249 @@
+//! `kubepkg_git::fetch` against the real `git http-backend` on loopback
+//! (`kubepkg_testkit::git_server`): refs of each kind, the cache keyed by commit, the tree id
+//! that ignores commits outside the path, and each bad input's message.
+
+use kubepkg_git::{Auth, GitError, GitRef, GitSource, Limits, Options, fetch};
+use kubepkg_testkit::charts::web_package;
+use kubepkg_testkit::git_server::{GitAuth, GitServer};
+
+fn options(cache: &std::path::Path, auth: Auth) -> Options {
+    Options {
+        auth,
+        cache: cache.to_path_buf(),
+        limits: Limits::default(),
+    }
+}
+
+fn source(url: &str, reference: GitRef, path: &str) -> GitSource {
+    GitSource::new(url, reference, path).unwrap()
+}
+
+#[tokio::test]
+async fn refs_resolve_to_commits_and_the_tree_id_follows_the_path_only() {
+    let server = GitServer::start(GitAuth::None).unwrap();
+    let repo = server.repo("shop").unwrap();
+    let pkg = tempfile::tempdir().unwrap();
+    web_package(pkg.path(), "shop", "1.0.0");
+    let c1 = repo
+        .commit("main", "deploy/shop", Some(pkg.path()), &[], "1.0.0")
+        .unwrap();
+    repo.tag("main", "v1.0.0", true).unwrap();
+    web_package(pkg.path(), "shop", "1.1.0");
+    let c2 = repo
+        .commit("main", "deploy/shop", Some(pkg.path()), &[], "1.1.0")
+        .unwrap();
+    repo.tag("main", "v1.1.0", false).unwrap();
+    let c3 = repo
+        .commit("main", "", None, &[("README.md", "unrelated\n")], "docs")
+        .unwrap();
+    repo.tag("main", "v2.0.0-rc.1", false).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let o = options(cache.path(), Auth::None);
+    let url = server.url("shop");
+
+    let main = fetch(
+        &source(&url, GitRef::Branch("main".into()), "deploy/shop"),
+        &o,
+    )
+    .await
+    .unwrap();
+    assert_eq!(main.commit, c3);
+    assert_eq!(main.reference, "main");
+    let manifest = std::fs::read_to_string(main.dir.join("kubepkg.yaml")).unwrap();
+    assert!(manifest.contains("version: 1.1.0"), "{manifest}");
+    assert!(main.dir.join("web/templates/deployment.yaml").is_file());
+
+    // The unrelated commit c3 leaves the tree under the path as c2 had it.
+    let at_c2 = fetch(&source(&url, GitRef::Commit(c2.clone()), "deploy/shop"), &o)
+        .await
+        .unwrap();
+    assert_eq!(at_c2.tree, main.tree);
+    let v1 = fetch(
+        &source(&url, GitRef::Tag("v1.0.0".into()), "deploy/shop"),
+        &o,
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        (v1.commit.as_str(), v1.reference.as_str()),
+        (c1.as_str(), "v1.0.0")
+    );
+    assert_ne!(v1.tree, main.tree);
+
+    // The newest tag matching; a prerelease only when the constraint names one.
+    let newest = fetch(
+        &source(&url, GitRef::Semver(">=1.0.0 <2".into()), "deploy/shop"),
+        &o,
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        (newest.commit.as_str(), newest.reference.as_str()),
+        (c2.as_str(), "v1.1.0")
+    );
+    let by_name = fetch(
+        &source(&url, GitRef::Name("v1.0.0".into()), "deploy/shop"),
+        &o,
+    )
+    .await
+    .unwrap();
+    assert_eq!(by_name.commit, c1);
+    let default = fetch(&source(&url, GitRef::Default, "deploy/shop"), &o)
+        .await
+        .unwrap();
+    assert_eq!(default.commit, c3);
+
+    // A commit fetched before comes from the cache: no request at all.
+    let before = server.requests();
+    let again = fetch(&source(&url, GitRef::Commit(c1.clone()), "deploy/shop"), &o)
+        .await
+        .unwrap();
+    assert_eq!(again.dir, v1.dir);
+    assert_eq!(server.requests(), before);
+}
+
+#[tokio::test]
+async fn git_file_urls_read_a_local_repository() {
+    let server = GitServer::start(GitAuth::None).unwrap();
+    let repo = server.repo("local").unwrap();
+    let pkg = tempfile::tempdir().unwrap();
+    web_package(pkg.path(), "local", "3.0.0");
+    let c = repo
+        .commit("main", "", Some(pkg.path()), &[], "3.0.0")
+        .unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let text = format!("git+file://{}?ref=main", repo.bare().display());
+    let got = fetch(
+        &GitSource::parse(&text).unwrap(),
+        &options(cache.path(), Auth::None),
+    )
+    .await
+    .unwrap();
+    assert_eq!(got.commit, c);
+    assert!(got.dir.join("kubepkg.yaml").is_file());
+}
+
+#[tokio::test]
+async fn credentials_are_sent_and_missing_or_wrong_ones_are_named() {
+    let server = GitServer::start(GitAuth::Basic("alice".into(), "s3cret".into())).unwrap();
+    let repo = server.repo("private").unwrap();
+    let pkg = tempfile::tempdir().unwrap();
+    web_package(pkg.path(), "private", "1.0.0");
+    let c = repo
+        .commit("main", "pkg", Some(pkg.path()), &[], "1")
+        .unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let s = source(&server.url("private"), GitRef::Branch("main".into()), "pkg");
+    let good = Auth::Basic {
+        username: "alice".into(),
+        password: "s3cret".into(),
+    };
+    assert_eq!(
+        fetch(&s, &options(cache.path(), good))
+            .await
+            .unwrap()
+            .commit,
+        c
+    );
+
+    let none = fetch(&s, &options(cache.path(), Auth::None))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(none, GitError::CredentialsNeeded { .. }),
+        "{none:?}"
+    );
+    assert!(none.to_string().contains("needs credentials"), "{none}");
+    let wrong = Auth::Basic {
+        username: "alice".into(),
+        password: "nope".into(),
+    };
+    let e = fetch(&s, &options(cache.path(), wrong)).await.unwrap_err();
+    assert!(matches!(e, GitError::CredentialsRejected { .. }), "{e:?}");
+    let text = e.to_string();
+    assert!(
+        text.contains(&server.url("private")) && text.contains("refused the credentials"),
+        "{text}"
+    );
+    assert!(!text.contains("nope"), "{text}");
+}
+
+#[tokio::test]
+async fn bearer_tokens_are_sent_as_authorization() {
+    let server = GitServer::start(GitAuth::Bearer("tok-123".into())).unwrap();
+    let repo = server.repo("token").unwrap();
+    let pkg = tempfile::tempdir().unwrap();
+    web_package(pkg.path(), "token", "1.0.0");
+    let c = repo.commit("main", "", Some(pkg.path()), &[], "1").unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let s = source(&server.url("token"), GitRef::Default, "");
+    let got = fetch(&s, &options(cache.path(), Auth::Bearer("tok-123".into())))
+        .await
+        .unwrap();
+    assert_eq!(got.commit, c);
+    let e = fetch(&s, &options(cache.path(), Auth::Bearer("wrong".into())))
+        .await
+        .unwrap_err();
+    assert!(matches!(e, GitError::CredentialsRejected { .. }), "{e:?}");
+}
+
+#[tokio::test]
+async fn bad_refs_paths_and_hosts_are_named_with_what_to_do() {
+    let server = GitServer::start(GitAuth::None).unwrap();
+    let repo = server.repo("bad").unwrap();
+    let pkg = tempfile::tempdir().unwrap();
+    web_package(pkg.path(), "bad", "1.0.0");
+    repo.commit("main", "pkg", Some(pkg.path()), &[("docs/x.md", "x")], "1")
+        .unwrap();
+    repo.tag("main", "v1.0.0", false).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let o = options(cache.path(), Auth::None);
+    let url = server.url("bad");
+
+    let e = fetch(&source(&url, GitRef::Branch("mian".into()), "pkg"), &o)
+        .await
+        .unwrap_err();
+    let text = e.to_string();
+    assert!(matches!(e, GitError::RefNotFound { .. }), "{e:?}");
+    assert!(
+        text.contains("no branch mian") && text.contains("its branches: main"),
+        "{text}"
+    );
+    let e = fetch(&source(&url, GitRef::Semver(">=2".into()), "pkg"), &o)
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("its tags: v1.0.0"), "{e}");
+
+    let e = fetch(&source(&url, GitRef::Default, "nowhere"), &o)
+        .await
+        .unwrap_err();
+    assert!(matches!(e, GitError::PathNotFound { .. }), "{e:?}");
+    let e = fetch(&source(&url, GitRef::Default, "docs"), &o)
+        .await
+        .unwrap_err();
+    assert!(matches!(e, GitError::NotAPackage { .. }), "{e:?}");
+    assert!(
+        e.to_string().contains("directory \"docs\"") && e.to_string().contains("no kubepkg.yaml"),
+        "{e}"
+    );
+
+    let e = fetch(&source(&server.url("missing"), GitRef::Default, ""), &o)
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("missing.git"), "{e}");
+
+    // A port nothing listens on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let s = source(
+        &format!("http://127.0.0.1:{closed}/r.git"),
+        GitRef::Default,
+        "",
+    );
+    let e = fetch(&s, &o).await.unwrap_err();
+    assert!(matches!(e, GitError::Unreachable { .. }), "{e:?}");
+    assert!(e.to_string().contains("cannot reach the repository"), "{e}");
+}
