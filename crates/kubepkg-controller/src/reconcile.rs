@@ -518,7 +518,17 @@ async fn apply(
         stop(&obj, ctx, api, reason::INVALID_PACKAGE, message).await?;
         return Ok(Action::await_change());
     }
-    let interval = duration(spec.interval.as_deref(), ctx.default_interval);
+    let mut interval = duration(spec.interval.as_deref(), ctx.default_interval);
+    if let Some(every) = spec.source.git.as_ref().and_then(|g| g.interval.as_deref()) {
+        interval = interval.min(duration(Some(every), interval));
+    }
+    // A Git source may change without the spec changing (a push to its branch): what waits
+    // for a change of the spec elsewhere looks at the repository again at the interval.
+    let until_changed = if spec.source.git.is_some() {
+        Action::requeue(interval)
+    } else {
+        Action::await_change()
+    };
     let timeout = duration(
         spec.upgrade.as_ref().and_then(|u| u.timeout.as_deref()),
         ctx.default_timeout,
@@ -537,6 +547,7 @@ async fn apply(
         &spec.source,
         http,
         &ctx.scratch.join("oci-cache"),
+        &source_paths(ctx),
     )
     .await
     {
@@ -545,16 +556,18 @@ async fn apply(
             let transient = e.reason() == reason::SOURCE_UNAVAILABLE;
             stop(&obj, ctx, api, e.reason(), &report(&e)).await?;
             // An unreachable source is tried again; a refused signature at the interval (it
-            // may be signed later, as Flux re-checks); a wrong spec waits for an edit.
+            // may be signed later, as Flux re-checks); a wrong spec waits for an edit (a Git
+            // source's content is looked at again at the interval).
             return Ok(if transient {
                 Action::requeue(Duration::from_secs(30).min(interval))
             } else if e.reason() == reason::VERIFICATION_FAILED {
                 Action::requeue(interval)
             } else {
-                Action::await_change()
+                until_changed
             });
         }
     };
+    let source_revision = fetched.git.as_ref().map(|(_, c)| git_revision(c));
     let observed = resource::observed(&obj);
     let resolved = match values::resolve(
         &ctx.cluster.client,
@@ -581,7 +594,7 @@ async fn apply(
         Ok(l) => l,
         Err(problem) => {
             stop(&obj, ctx, api, reason::INVALID_PACKAGE, &report(&problem)).await?;
-            return Ok(Action::await_change());
+            return Ok(until_changed);
         }
     };
     let package = &loaded.package;
@@ -645,6 +658,14 @@ async fn apply(
         && observed.digest.as_deref() == Some(digest.as_str());
     if unchanged {
         forget_waiting(ctx, &obj);
+        // A new commit that changed nothing under the path: no revision, only what was read.
+        if source_revision.is_some() && observed.source_revision != source_revision {
+            let patch = StatusPatch {
+                source_revision: source_revision.clone(),
+                ..Default::default()
+            };
+            write_status(&obj, ctx, api, patch).await?;
+        }
         let mode = spec.drift_detection.map(|d| d.mode).unwrap_or_default();
         if mode != DriftMode::Disabled
             && latest
@@ -685,6 +706,7 @@ async fn apply(
     forget_waiting(ctx, &obj);
     let begin = StatusPatch {
         target: target.clone(),
+        source_revision: source_revision.clone(),
         last_attempted_version: Some(package.meta.version.to_string()),
         conditions: Some(conditions::reconciling(
             reason::PROGRESSING,
@@ -746,7 +768,7 @@ async fn apply(
                 ..Default::default()
             };
             write_status(&obj, ctx, api, patch).await?;
-            return Ok(Action::await_change());
+            return Ok(until_changed);
         }
         Err(e @ EngineError::Backend(_)) => {
             // Flux or Argo CD not installed, or a readyWhen Flux cannot evaluate: nothing
@@ -941,6 +963,25 @@ impl Drop for Loaded {
     }
 }
 
+/// Helm's paths for the controller's loads and Git fetches: a home under the scratch
+/// directory (no Helm configuration of the controller's environment is read), so the content
+/// cache (charts, Git checkouts) is `<scratch>/charts/.cache/kubepkg`.
+fn source_paths(ctx: &Context) -> kubepkg_source::HelmPaths {
+    let home = ctx.scratch.join("charts");
+    kubepkg_source::HelmPaths::resolve(|name| {
+        (name == "HOME").then(|| home.to_string_lossy().into_owned())
+    })
+}
+
+/// Flux's revision of a Git checkout: `main@sha1:…` (`sha1:…` for a commit).
+fn git_revision(checkout: &kubepkg_git::Checkout) -> String {
+    if checkout.reference.is_empty() {
+        format!("sha1:{}", checkout.commit)
+    } else {
+        format!("{}@sha1:{}", checkout.reference, checkout.commit)
+    }
+}
+
 /// Loads a fetched archive with the one package loader ([`kubepkg_source::package::load`]):
 /// the charts of `chart:` components are those `package push` vendored, else fetched by the
 /// package's `kubepkg.lock` into a content cache under the controller's scratch directory
@@ -959,10 +1000,27 @@ async fn load(
         source,
     })?;
     let archive = dir.join("package.tgz");
-    let home = ctx.scratch.join("charts");
-    let paths = kubepkg_source::HelmPaths::resolve(|name| {
-        (name == "HOME").then(|| home.to_string_lossy().into_owned())
-    });
+    let paths = source_paths(ctx);
+    if let Some((source, checkout)) = &fetched.git {
+        return match kubepkg_source::package::load_checkout(
+            source,
+            checkout,
+            &unpack,
+            &kubepkg_source::SourceOptions::default(),
+            &paths,
+        )
+        .await
+        {
+            Ok(package) => Ok(Loaded { package, dir }),
+            Err(source) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                Err(PackageProblem::Load {
+                    origin: fetched.origin.clone(),
+                    source: Box::new(source),
+                })
+            }
+        };
+    }
     let loaded = match std::fs::write(&archive, &fetched.bytes) {
         Err(source) => Err(PackageProblem::Write {
             path: archive.clone(),
@@ -982,7 +1040,7 @@ async fn load(
     };
     match loaded {
         Ok(mut package) => {
-            package.source = fetched.oci.clone();
+            package.source = fetched.record.clone();
             Ok(Loaded { package, dir })
         }
         Err(e) => {

@@ -28,6 +28,8 @@ pub struct Observed {
     pub digest: Option<String>,
     /// The digest of the `spec.valuesOnce` already applied.
     pub values_once_digest: Option<String>,
+    /// With `source.git`: the branch or tag and commit last read.
+    pub source_revision: Option<String>,
     /// The `Ready` condition's reason.
     pub ready_reason: Option<String>,
 }
@@ -42,6 +44,9 @@ pub fn observed(obj: &DynamicObject) -> Observed {
             .and_then(|v| v.as_str())
             .map(str::to_string),
         values_once_digest: field("valuesOnceDigest")
+            .and_then(|v| v.as_str())
+            .map(str::to_string),
+        source_revision: field("sourceRevision")
             .and_then(|v| v.as_str())
             .map(str::to_string),
         ready_reason: field("conditions")
@@ -92,6 +97,7 @@ mod tests {
                 generation: Some(2),
                 digest: Some("d".into()),
                 values_once_digest: Some("o".into()),
+                source_revision: None,
                 ready_reason: Some("Succeeded".into())
             }
         );

@@ -9,14 +9,22 @@
 //! Secret's `*.pub` keys, before any blob is pulled). `path` is the CLI's and is refused
 //! with a message saying what to use.
 //!
-//! The archive is then loaded by `kubepkg_model::source::load`, the same loader as the CLI's.
+//! Or `git` (`kubepkg_git` through `kubepkg_source::package::fetch_git`, the CLI's fetch): the
+//! ref resolved to a commit, the package directory fetched shallowly into the controller's
+//! content cache (keyed by commit), credentials from the `git.secretRef` Secret's Flux keys
+//! (`username` and `password`, or `bearerToken`). Its fingerprint is the Git tree id of the
+//! package directory, so a commit that changes nothing under `path` is no new input and makes
+//! no revision; the branch or tag and the commit become the revision's `source`.
+//!
+//! The archive (or checkout) is then loaded by `kubepkg_source::package::load`, the same loader
+//! as the CLI's.
 
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::Api;
 use kubepkg_package::conditions::reason;
-use kubepkg_package_object::{ArchiveRef, Source, Verify};
+use kubepkg_package_object::{ArchiveRef, GitSource, Source, Verify};
 use sha2::{Digest, Sha256};
 
 /// The largest package archive fetched (bounded memory).
@@ -24,17 +32,21 @@ pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
 /// How long one fetch may take, redirects included.
 pub const FETCH_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// A fetched package archive.
+/// A fetched package archive, or a Git checkout.
 #[derive(Debug, Clone)]
 pub struct Fetched {
+    /// The archive (empty for a Git checkout).
     pub bytes: Vec<u8>,
-    /// Lowercase hex SHA-256 of `bytes`.
+    /// Lowercase hex SHA-256 of `bytes`; of a Git checkout, of its package directory's tree id
+    /// (what changes exactly when a file under `path` changes).
     pub sha256: String,
     /// Where it came from, for messages (`ConfigMap shop/shop-pkg key package.tgz`).
     pub origin: String,
-    /// For an `oci` source: the reference, resolved tag and manifest digest, recorded in the
-    /// package revision.
-    pub oci: Option<kubepkg_model::manifest::PackageSource>,
+    /// For an `oci` or `git` source: the reference, the resolved tag (or branch) and the
+    /// digest (or commit), recorded in the package revision.
+    pub record: Option<kubepkg_model::manifest::PackageSource>,
+    /// For a `git` source: what was fetched, loaded from the cache by the controller.
+    pub git: Option<(kubepkg_git::GitSource, kubepkg_git::Checkout)>,
 }
 
 /// Why a source could not be fetched. Each names the object or URL and what to do.
@@ -52,8 +64,20 @@ pub enum SourceError {
         "Secret {namespace}/{name} (source.secretRef of an oci source) is not a kubernetes.io/dockerconfigjson Secret with key .dockerconfigjson"
     )]
     NotDockerConfig { namespace: String, name: String },
-    #[error("spec.source names no source: set one of url (with sha256), configMapRef or secretRef")]
+    #[error(
+        "spec.source names no source: set one of oci, url (with sha256), configMapRef, secretRef or git"
+    )]
     Missing,
+    /// A `git` source could not be read (the message names it and what to do).
+    #[error(transparent)]
+    Git(#[from] kubepkg_source::SourceError),
+    /// The `git.secretRef` Secret is missing or holds none of Flux's keys.
+    #[error("Secret {namespace}/{name} (source.git.secretRef) {problem}")]
+    GitSecret {
+        namespace: String,
+        name: String,
+        problem: String,
+    },
     /// `source.verify` names a provider other than cosign.
     #[error("source.verify.provider {0:?} is not supported; use provider: cosign")]
     VerifyProvider(String),
@@ -129,6 +153,16 @@ impl SourceError {
                 | kubepkg_oci::Error::WrongArtifact { .. }
                 | kubepkg_oci::Error::TooLarge { .. },
             ) => reason::INVALID_PACKAGE,
+            SourceError::Git(kubepkg_source::SourceError::Git(g)) => match g {
+                kubepkg_git::GitError::InvalidSource { .. }
+                | kubepkg_git::GitError::BadConstraint { .. }
+                | kubepkg_git::GitError::PathNotFound { .. }
+                | kubepkg_git::GitError::NotAPackage { .. }
+                | kubepkg_git::GitError::Unsupported { .. }
+                | kubepkg_git::GitError::TooLarge { .. } => reason::INVALID_PACKAGE,
+                _ => reason::SOURCE_UNAVAILABLE,
+            },
+            SourceError::Git(_) | SourceError::GitSecret { .. } => reason::INVALID_PACKAGE,
             SourceError::PathIsCliOnly
             | SourceError::NotDockerConfig { .. }
             | SourceError::Missing
@@ -143,16 +177,21 @@ impl SourceError {
     }
 }
 
-/// Fetches the archive `source` names, reading ConfigMaps and Secrets of `namespace`.
+/// Fetches the archive `source` names, reading ConfigMaps and Secrets of `namespace`; a `git`
+/// source into the content cache of `paths`.
 pub async fn fetch(
     client: &kube::Client,
     namespace: &str,
     source: &Source,
     http: &HttpClient,
     oci_cache: &std::path::Path,
+    paths: &kubepkg_source::HelmPaths,
 ) -> Result<Fetched, SourceError> {
     if source.path.is_some() {
         return Err(SourceError::PathIsCliOnly);
+    }
+    if let Some(git) = &source.git {
+        return Box::pin(fetch_git(client, namespace, git, paths)).await;
     }
     if let Some(reference) = &source.oci {
         // Boxed: the registry client's futures would otherwise grow every reconcile future.
@@ -278,8 +317,117 @@ async fn fetch_oci(
         digest: pulled.digest.clone(),
     };
     let mut fetched = checked(pulled.archive, record.to_string(), None)?;
-    fetched.oci = Some(record);
+    fetched.record = Some(record);
     Ok(fetched)
+}
+
+/// The Git source of `spec.source.git`.
+pub fn git_source(git: &GitSource) -> Result<kubepkg_git::GitSource, SourceError> {
+    use kubepkg_git::GitRef as R;
+    let reference = match &git.reference {
+        None => R::Default,
+        Some(r) => {
+            if let Some(c) = &r.commit {
+                R::Commit(c.clone())
+            } else if let Some(s) = &r.semver {
+                R::Semver(s.clone())
+            } else if let Some(t) = &r.tag {
+                R::Tag(t.clone())
+            } else if let Some(b) = &r.branch {
+                R::Branch(b.clone())
+            } else {
+                R::Default
+            }
+        }
+    };
+    kubepkg_git::GitSource::new(&git.url, reference, git.path.as_deref().unwrap_or(""))
+        .map_err(|e| SourceError::Git(e.into()))
+}
+
+/// A `git` source: credentials from `secretRef` (Flux's keys), the ref resolved, the package
+/// directory fetched into the cache (or found there).
+async fn fetch_git(
+    client: &kube::Client,
+    namespace: &str,
+    git: &GitSource,
+    paths: &kubepkg_source::HelmPaths,
+) -> Result<Fetched, SourceError> {
+    let source = git_source(git)?;
+    let auth = match &git.secret_ref {
+        None => kubepkg_git::Auth::None,
+        Some(r) => git_auth(client, namespace, r).await?,
+    };
+    let checkout = kubepkg_source::package::fetch_git(
+        &source,
+        auth,
+        &kubepkg_source::SourceOptions::default(),
+        paths,
+    )
+    .await?;
+    let record = kubepkg_source::package::git_record(&source, &checkout);
+    let sha256 = hex(&Sha256::digest(
+        format!("git tree {}", checkout.tree).as_bytes(),
+    ));
+    Ok(Fetched {
+        bytes: Vec::new(),
+        sha256,
+        origin: record.to_string(),
+        record: Some(record),
+        git: Some((source, checkout)),
+    })
+}
+
+/// Flux's keys of a Git Secret: `username` and `password`, else `bearerToken`.
+async fn git_auth(
+    client: &kube::Client,
+    namespace: &str,
+    r: &kubepkg_package_object::ObjectRef,
+) -> Result<kubepkg_git::Auth, SourceError> {
+    let namespace = r.namespace.as_deref().unwrap_or(namespace);
+    let problem = |problem: &str| SourceError::GitSecret {
+        namespace: namespace.to_string(),
+        name: r.name.clone(),
+        problem: problem.to_string(),
+    };
+    let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
+    let secret = match api.get_opt(&r.name).await {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            return Err(problem(
+                "not found: create it with username and password, or bearerToken",
+            ));
+        }
+        Err(e) => {
+            return Err(SourceError::Api {
+                kind: "Secret",
+                namespace: namespace.to_string(),
+                name: r.name.clone(),
+                source: Box::new(kubepkg_kube::KubeError::refused(
+                    "get",
+                    format!("Secret {namespace}/{}", r.name),
+                    e,
+                )),
+            });
+        }
+    };
+    let data = secret.data.unwrap_or_default();
+    let text = |key: &str| {
+        data.get(key).map(|v| {
+            String::from_utf8_lossy(&v.0)
+                .trim_end_matches('\n')
+                .to_string()
+        })
+    };
+    match (text("username"), text("password"), text("bearerToken")) {
+        (Some(username), Some(password), _) => Ok(kubepkg_git::Auth::Basic { username, password }),
+        (None, None, Some(token)) => Ok(kubepkg_git::Auth::Bearer(token)),
+        _ if data.contains_key("identity") => Err(problem(
+            "has an SSH identity; this build fetches over HTTP(S) only: use an https:// URL with username and password, or bearerToken",
+        )),
+        _ => Err(problem(
+            "has neither username and password nor bearerToken: store the repository's credentials under those keys",
+        )),
+    }
 }
 
 /// The keys of `source.verify`: every key of its Secret whose name ends in `.pub` (Flux's
@@ -410,7 +558,8 @@ fn checked(bytes: Vec<u8>, origin: String, expected: Option<&str>) -> Result<Fet
         bytes,
         sha256,
         origin,
-        oci: None,
+        record: None,
+        git: None,
     })
 }
 

@@ -18,6 +18,8 @@ pub struct StatusPatch {
     pub conditions: Option<Vec<Condition>>,
     /// With `spec.kubeConfig`: where the components are applied.
     pub target: Option<kubepkg_package_object::Target>,
+    /// With `source.git`: the branch or tag and commit last read (`main@sha1:…`).
+    pub source_revision: Option<String>,
 }
 
 impl StatusPatch {
@@ -32,6 +34,9 @@ impl StatusPatch {
         }
         if let Some(d) = &self.last_attempted_digest {
             status.insert("lastAttemptedDigest".into(), json!(d));
+        }
+        if let Some(r) = &self.source_revision {
+            status.insert("sourceRevision".into(), json!(r));
         }
         if let Some(d) = &self.values_once_digest {
             status.insert("valuesOnceDigest".into(), json!(d));

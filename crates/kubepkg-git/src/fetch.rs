@@ -76,10 +76,13 @@ impl Limits {
     }
 }
 
-/// How to fetch: credentials, where the cache is, limits.
+/// How to fetch: credentials, TLS, where the cache is, limits.
 #[derive(Debug, Clone)]
 pub struct Options {
     pub auth: Auth,
+    /// The CA file, client certificate and verification of HTTPS (kubepkg's one TLS
+    /// configuration, `kubepkg_fetch::tls_client_config`).
+    pub tls: kubepkg_fetch::TlsOptions,
     /// kubepkg's content cache; Git checkouts go under `git/`.
     pub cache: PathBuf,
     pub limits: Limits,
@@ -186,6 +189,8 @@ fn connect<'r>(
         Ok(None)
     });
     let timeout = options.limits.timeout;
+    let tls =
+        kubepkg_fetch::tls_client_config(&options.tls).map_err(|e| gix::Error::from_error(e))?;
     let authorization = match &options.auth {
         Auth::None => None,
         Auth::Basic { username, password } => {
@@ -202,6 +207,7 @@ fn connect<'r>(
     let backend = http::reqwest::Options {
         configure_client: Some(Box::new(move |builder| {
             Ok(builder
+                .tls_backend_preconfigured(tls.clone())
                 .timeout(timeout)
                 .connect_timeout(Duration::from_secs(30)))
         })),

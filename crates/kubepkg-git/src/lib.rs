@@ -20,8 +20,9 @@
 //! another program's output and exit codes would make every failure (a refused password, a
 //! missing ref, an unreachable host) a guess from text. `gix` gives typed refs and objects,
 //! a shallow fetch, a credentials callback that sees a refused password, an interrupt flag and
-//! the HTTP client's timeouts, over blocking HTTP(S) through `reqwest` with rustls (the TLS
-//! stack kubepkg uses elsewhere). Only `git+file://` reaches another program: gitoxide's
+//! the HTTP client's timeouts, over blocking HTTP(S) through `reqwest` with kubepkg's one TLS
+//! configuration (`kubepkg_fetch::tls_client_config`: rustls with ring, the system's roots or
+//! `--ca-file`). Only `git+file://` reaches another program: gitoxide's
 //! local transport runs `git-upload-pack`, as `git` itself does. `git+ssh://` is accepted as
 //! a form but not supported by this build (it would run the `ssh` program with keys written to
 //! disk), and says so.

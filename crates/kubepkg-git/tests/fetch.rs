@@ -9,6 +9,7 @@ use kubepkg_testkit::git_server::{GitAuth, GitServer};
 fn options(cache: &std::path::Path, auth: Auth) -> Options {
     Options {
         auth,
+        tls: Default::default(),
         cache: cache.to_path_buf(),
         limits: Limits::default(),
     }

@@ -31,28 +31,47 @@ pub struct Package {
     /// True when the package is a bare chart directory (no kubepkg.yaml): one component whose
     /// release takes the package instance's name, as `helm install NAME CHART` would.
     pub bare_chart: bool,
-    /// Where the package was pulled from (`oci://…`: the resolved tag and digest); set by the
-    /// caller that fetched it, `None` for a local directory or archive. Recorded in the
+    /// Where the package was pulled from (`oci://…`: the resolved tag and digest; `git+…`: the
+    /// branch or tag and the commit); set by the caller that fetched it, `None` for a local directory or archive. Recorded in the
     /// package revision.
     pub source: Option<PackageSource>,
 }
 
-/// The registry artifact a package was pulled from: the revision that applies it records it.
+/// The registry artifact or Git commit a package was taken from: the revision that applies
+/// it records it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PackageSource {
-    /// The repository, `oci://host/repo/name`.
+    /// The repository: `oci://host/repo/name`, or `git+https://host/repo.git//path` (a Git
+    /// repository and the package's directory in it).
     pub reference: String,
-    /// The tag `--version` resolved to (empty when pulled by digest).
+    /// The tag `--version` resolved to (empty when pulled by digest); for Git, the branch or
+    /// tag the ref resolved to (empty for a commit).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub tag: String,
-    /// The manifest digest, `sha256:…`.
+    /// The manifest digest, `sha256:…`; for Git, the commit, `sha1:…`.
     pub digest: String,
 }
 
+impl PackageSource {
+    /// Whether this is a Git commit (`git+…`).
+    pub fn is_git(&self) -> bool {
+        self.reference.starts_with("git+")
+    }
+}
+
 impl std::fmt::Display for PackageSource {
+    /// `oci://host/repo/name:TAG@sha256:…`; for Git, the repository and path then Flux's
+    /// revision, `git+https://host/repo.git//path main@sha1:…`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.reference)?;
+        if self.is_git() {
+            f.write_str(" ")?;
+            if !self.tag.is_empty() {
+                write!(f, "{}@", self.tag)?;
+            }
+            return f.write_str(&self.digest);
+        }
         if !self.tag.is_empty() {
             write!(f, ":{}", self.tag)?;
         }

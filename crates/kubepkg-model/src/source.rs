@@ -48,9 +48,9 @@ fn missing(path: &Path, source: std::io::Error) -> PackageError {
     }
     let text = path.to_string_lossy();
     let hint = if text.starts_with("http://") || text.starts_with("https://") {
-        "a URL is not a package source; give a package directory, a chart directory, a .tgz of one or oci://REGISTRY/REPOSITORY (download an archive first: curl -LO URL)"
+        "a URL is not a package source; give a package directory, a chart directory, a .tgz of one, oci://REGISTRY/REPOSITORY or git+https://HOST/REPO.git//PATH?ref=REF (download an archive first: curl -LO URL)"
     } else {
-        "no such file or directory; give a package directory, a chart directory, a .tgz of one or oci://REGISTRY/REPOSITORY"
+        "no such file or directory; give a package directory, a chart directory, a .tgz of one, oci://REGISTRY/REPOSITORY or git+https://HOST/REPO.git//PATH?ref=REF"
     };
     PackageError::Missing {
         path: path.to_path_buf(),

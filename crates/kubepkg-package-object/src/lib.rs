@@ -116,6 +116,14 @@ impl PackageSpec {
                 r.namespace.as_deref(),
             ));
         }
+        if let Some(r) = source.git.as_ref().and_then(|g| g.secret_ref.as_ref()) {
+            refs.push((
+                "source.git.secretRef".into(),
+                "Secret",
+                &r.name,
+                r.namespace.as_deref(),
+            ));
+        }
         if let Some(v) = &source.verify {
             let r = &v.secret_ref;
             refs.push((
@@ -170,8 +178,8 @@ pub enum DriftMode {
 }
 
 /// Where the package comes from: exactly one of `oci` (with `version`), `url` (with
-/// `sha256`), `configMapRef`/`secretRef` (a package archive stored in the cluster) or, for the
-/// CLI only, `path`.
+/// `sha256`), `configMapRef`/`secretRef` (a package archive stored in the cluster), `git` (a
+/// directory of a Git repository) or, for the CLI only, `path`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Source {
@@ -199,6 +207,49 @@ pub struct Source {
     /// `verify` of an `OCIRepository`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<Verify>,
+    /// A package directory in a Git repository (Flux's `GitRepository` fields).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git: Option<GitSource>,
+}
+
+/// `source.git`: the repository, which commit, the package's directory, credentials and how
+/// often to look for a new commit.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GitSource {
+    /// `https://…` or `http://…` (`ssh://…` is refused by this build).
+    pub url: String,
+    /// Which commit; absent: the remote's default branch.
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub reference: Option<GitRef>,
+    /// The package's directory in the tree (the one with `kubepkg.yaml`); absent: the root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// A Secret with Flux's keys: `username` and `password` (HTTP basic auth), or
+    /// `bearerToken`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_ref: Option<ObjectRef>,
+    /// How often the repository is checked for a new commit, as a Go duration; absent: the
+    /// Package's `interval`. The shorter of the two is used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<String>,
+}
+
+/// `source.git.ref`, Flux's: when several are set, `commit` wins over `semver`, `semver` over
+/// `tag`, `tag` over `branch`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GitRef {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    /// A SemVer constraint: the newest tag whose name is a version matching it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub semver: Option<String>,
+    /// A full commit hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
 }
 
 /// `source.verify`: `{provider: cosign, secretRef: {name}}`, Flux's shape; the Secret's keys

@@ -18,7 +18,9 @@
 //!   and are refused for any reference but `oci://`.
 //! - [`repo`]: `REPO/CHART`, `--repo URL` and archive URLs through `kubepkg-repo`.
 //! - [`package`]: [`package::lock`] writes `kubepkg.lock`; [`package::fetch_locked`], called by
-//!   the CLI's package loader, fetches what it says.
+//!   the CLI's package loader, fetches what it says; [`package::fetch_git`] and
+//!   [`package::load_checkout`] take a package from a Git repository (`kubepkg-git`) into the
+//!   same loader.
 //! - [`push`]: used by `render --push-charts` and the engine's Flux and Argo CD backends
 //!   (`kubepkg push` takes its Chart.yaml metadata from here).
 //!
@@ -220,6 +222,9 @@ pub enum SourceError {
         #[source]
         source: std::io::Error,
     },
+    /// A Git source could not be read (the message names the source and what to do).
+    #[error(transparent)]
+    Git(#[from] kubepkg_git::GitError),
     /// A kind of source this build does not fetch yet.
     #[error("{reference}: {what} are not supported yet")]
     Unsupported {

@@ -10,6 +10,9 @@
 //! installs with its repository gone once its charts were fetched, and a pushed one always.
 //! Repository entries of `repositories.yaml` with the same URL lend their credentials and TLS
 //! settings; registries take the source flags (`--plain-http`, …) and the stored logins.
+//!
+//! A package kept in a Git repository is fetched by [`fetch_git`] (`kubepkg-git`) and its
+//! checkout loaded by [`load_checkout`] through [`load`], the CLI's and the controller's alike.
 
 use kubepkg_model::lock::{LockFile, LockedChart};
 use kubepkg_model::manifest::{ChartSource, Package, RepositoryChart};
@@ -177,6 +180,61 @@ pub async fn load(
         .map_err(|e| SourceError::Package(Box::new(e)))?;
     fetch_locked(&mut package, options, paths).await?;
     Ok(package)
+}
+
+/// The package directory a Git source names ([`kubepkg_git::fetch`]): the ref resolved to a
+/// commit, the directory taken from kubepkg's cache (`git/checkouts/`, keyed by commit) or
+/// fetched shallowly into it, with the limits of `KUBEPKG_GIT_MAX_BYTES` and 300 s; HTTPS with
+/// the TLS flags of `options` (`--ca-file`, `--insecure-skip-tls-verify`, a client certificate).
+pub async fn fetch_git(
+    source: &kubepkg_git::GitSource,
+    auth: kubepkg_git::Auth,
+    options: &SourceOptions,
+    paths: &HelmPaths,
+) -> Result<kubepkg_git::Checkout, SourceError> {
+    let limits = kubepkg_git::Limits::from_env(|v| std::env::var(v).ok())?;
+    let options = kubepkg_git::Options {
+        auth,
+        tls: kubepkg_fetch::TlsOptions {
+            ca_file: options.ca_file.clone(),
+            cert_file: options.cert_file.clone(),
+            key_file: options.key_file.clone(),
+            insecure_skip_verify: options.insecure_skip_tls_verify,
+        },
+        cache: paths.kubepkg_cache.clone(),
+        limits,
+    };
+    Ok(kubepkg_git::fetch(source, &options).await?)
+}
+
+/// A fetched Git checkout loaded by [`load`] as any package directory, its source recorded
+/// (the repository and path, the branch or tag, the commit as `sha1:…`) for the revision.
+pub async fn load_checkout(
+    source: &kubepkg_git::GitSource,
+    checkout: &kubepkg_git::Checkout,
+    scratch: &std::path::Path,
+    options: &SourceOptions,
+    paths: &HelmPaths,
+) -> Result<Package, SourceError> {
+    let mut package = load(&checkout.dir, scratch, options, paths).await?;
+    package.source = Some(git_record(source, checkout));
+    Ok(package)
+}
+
+/// The revision's record of a Git checkout.
+pub fn git_record(
+    source: &kubepkg_git::GitSource,
+    checkout: &kubepkg_git::Checkout,
+) -> kubepkg_model::manifest::PackageSource {
+    let mut reference = format!("git+{}", source.display_url());
+    if !source.path.is_empty() {
+        reference = format!("{reference}//{}", source.path);
+    }
+    kubepkg_model::manifest::PackageSource {
+        reference,
+        tag: checkout.reference.clone(),
+        digest: format!("sha1:{}", checkout.commit),
+    }
 }
 
 /// Replaces each repository component's chart by the archive its `kubepkg.lock` entry names,

@@ -82,7 +82,18 @@ fn kind(e: &(dyn std::error::Error + 'static)) -> Option<Exit> {
             SourceError::Download { .. } => Some(Exit::Unavailable),
             SourceError::Repo(r) => kind(r.as_ref()),
             SourceError::Oci(o) => kind(o),
+            SourceError::Git(g) => kind(g),
             _ => None,
+        };
+    }
+    if let Some(e) = e.downcast_ref::<kubepkg_git::GitError>() {
+        use kubepkg_git::GitError as G;
+        return match e {
+            G::InvalidSource { .. } => None,
+            G::PathNotFound { .. } | G::NotAPackage { .. } | G::Unsupported { .. } => {
+                Some(Exit::InvalidPackage)
+            }
+            _ => Some(Exit::Unavailable),
         };
     }
     if let Some(e) = e.downcast_ref::<kubepkg_fetch::FetchError>() {

@@ -30,8 +30,9 @@ pub enum Exit {
     InvalidPackage,
     /// `UpgradeRefused`: a `PreUpgrade` check hook refused the upgrade.
     UpgradeRefused,
-    /// A package verb could not get a chart or package from its chart repository or registry
-    /// (network, HTTP status, credentials) or it failed its digest or signature check.
+    /// A package verb could not get a chart or package from its chart repository, registry or
+    /// Git repository (network, HTTP status, credentials, a missing ref) or it failed its
+    /// digest or signature check.
     Unavailable,
 }
 
@@ -94,8 +95,9 @@ impl Exit {
                 "UpgradeRefused: a PreUpgrade check hook refused the upgrade; nothing else changed"
             }
             Exit::Unavailable => {
-                "a package verb could not get a chart or package from its chart repository or \
-                 registry (network, HTTP status, credentials, digest or signature check)"
+                "a package verb could not get a chart or package from its chart repository, \
+                 registry or Git repository (network, HTTP status, credentials, a missing ref, \
+                 digest or signature check)"
             }
         }
     }

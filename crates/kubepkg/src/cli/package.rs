@@ -49,7 +49,9 @@ pub struct PlanArgs {
     /// Package instance name.
     #[arg(add = crate::completion::packages())]
     pub name: String,
-    /// Package directory, `.tgz` archive, bare chart, or `oci://HOST/REPO/NAME` in a registry.
+    /// Package directory, `.tgz` archive, bare chart, `oci://HOST/REPO/NAME` in a registry, or
+    /// `git+https://HOST/REPO.git//PATH?ref=REF` in a Git repository (--username/--password
+    /// for a private one).
     pub package: std::path::PathBuf,
     #[command(flatten)]
     pub oci: PackageSourceArgs,
@@ -202,7 +204,9 @@ pub struct ApplyArgs {
     /// Package instance name.
     #[arg(add = crate::completion::packages())]
     pub name: String,
-    /// Package directory, `.tgz` archive, bare chart, or `oci://HOST/REPO/NAME` in a registry.
+    /// Package directory, `.tgz` archive, bare chart, `oci://HOST/REPO/NAME` in a registry, or
+    /// `git+https://HOST/REPO.git//PATH?ref=REF` in a Git repository (--username/--password
+    /// for a private one).
     pub package: std::path::PathBuf,
     #[command(flatten)]
     pub oci: PackageSourceArgs,
@@ -478,7 +482,8 @@ pub struct PackagePackArgs {
 pub struct RenderArgs {
     /// Package instance name (the releases are `NAME-COMPONENT`).
     pub name: String,
-    /// Package directory, `.tgz` archive, or `oci://HOST/REPO/NAME` in a registry.
+    /// Package directory, `.tgz` archive, `oci://HOST/REPO/NAME` in a registry, or
+    /// `git+https://HOST/REPO.git//PATH?ref=REF` in a Git repository.
     pub package: std::path::PathBuf,
     /// The GitOps controller to compile for (`flux` or `argocd`).
     #[arg(long = "backend", value_parser = backend_value(&[Backend::Flux, Backend::Argocd]))]

@@ -45,12 +45,17 @@ impl Drop for Loaded {
 }
 
 /// Loads the package `path` names; an `oci://` reference is first pulled into the cache
-/// (`package_oci::locate`) and its resolved tag and digest kept as the package's source.
+/// (`package_oci::locate`) and its resolved tag and digest kept as the package's source; a
+/// `git+…` source is fetched into the cache ([`kubepkg_source::package::fetch_git`], with
+/// `--username`/`--password`) and its branch or tag and commit kept so.
 pub(super) async fn load(
     path: &Path,
     oci: &PackageSourceArgs,
     settings: &Settings,
 ) -> Result<Loaded, CliError> {
+    if let Some(text) = path.to_str().filter(|p| kubepkg_git::GitSource::is_git(p)) {
+        return load_git(text, oci, settings).await;
+    }
     let reference = path.to_str().filter(|p| kubepkg_oci::reference::is_oci(p));
     let Some(reference) = reference else {
         if !oci.verify.verify_keys.is_empty() {
@@ -80,13 +85,59 @@ pub(super) async fn load(
     Ok(loaded)
 }
 
-/// The CLI's side of the one package loader ([`kubepkg_source::package::load`], the
-/// controller's too): a scratch directory for an archive, Helm's paths and flags.
-async fn load_local(
-    path: &Path,
-    options: &kubepkg_source::SourceOptions,
+/// A `git+…` package: its ref resolved, its directory fetched into the cache, then loaded.
+async fn load_git(
+    text: &str,
+    oci: &PackageSourceArgs,
     settings: &Settings,
 ) -> Result<Loaded, CliError> {
+    let refuse = |flag: &str| {
+        Err(CliError::Failed(anyhow::anyhow!(
+            "{flag} is for oci:// packages; a Git source takes its ref from the URL (?ref=, ?branch=, ?tag=, ?semver=, ?commit=)"
+        )))
+    };
+    if oci.version.is_some() {
+        return refuse("--version");
+    }
+    if !oci.verify.verify_keys.is_empty() {
+        return refuse("--verify-key");
+    }
+    let source = kubepkg_git::GitSource::parse(text).map_err(kubepkg_source::SourceError::from)?;
+    let auth = match (&oci.access.username, &oci.access.password) {
+        (Some(username), password) => kubepkg_git::Auth::Basic {
+            username: username.clone(),
+            password: password.clone().unwrap_or_default(),
+        },
+        (None, Some(_)) => {
+            return Err(CliError::Failed(anyhow::anyhow!(
+                "--password needs --username"
+            )));
+        }
+        (None, None) => kubepkg_git::Auth::None,
+    };
+    let checkout =
+        kubepkg_source::package::fetch_git(&source, auth, &oci.access.options(), &settings.paths)
+            .await?;
+    let scratch = scratch_dir()?;
+    match kubepkg_source::package::load_checkout(
+        &source,
+        &checkout,
+        &scratch,
+        &oci.access.options(),
+        &settings.paths,
+    )
+    .await
+    {
+        Ok(package) => Ok(Loaded { package, scratch }),
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&scratch);
+            Err(e.into())
+        }
+    }
+}
+
+/// A new scratch directory for an archive's files.
+fn scratch_dir() -> Result<std::path::PathBuf, CliError> {
     let scratch = std::env::temp_dir().join(format!(
         "kubepkg-{}-{}",
         std::process::id(),
@@ -94,6 +145,17 @@ async fn load_local(
     ));
     std::fs::create_dir_all(&scratch)
         .with_context(|| format!("creating scratch directory {}", scratch.display()))?;
+    Ok(scratch)
+}
+
+/// The CLI's side of the one package loader ([`kubepkg_source::package::load`], the
+/// controller's too): a scratch directory for an archive, Helm's paths and flags.
+async fn load_local(
+    path: &Path,
+    options: &kubepkg_source::SourceOptions,
+    settings: &Settings,
+) -> Result<Loaded, CliError> {
+    let scratch = scratch_dir()?;
     match kubepkg_source::package::load(path, &scratch, options, &settings.paths).await {
         Ok(package) => Ok(Loaded { package, scratch }),
         Err(e) => {

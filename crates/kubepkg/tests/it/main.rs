@@ -11,6 +11,7 @@ mod controller_chart;
 mod controller_tenancy_chart;
 mod conventions;
 mod flux;
+mod git_source;
 mod helm_flags;
 mod helm_parity;
 mod helm_template_reference;
