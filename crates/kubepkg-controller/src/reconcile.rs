@@ -706,7 +706,6 @@ async fn apply(
     forget_waiting(ctx, &obj);
     let begin = StatusPatch {
         target: target.clone(),
-        source_revision: source_revision.clone(),
         last_attempted_version: Some(package.meta.version.to_string()),
         conditions: Some(conditions::reconciling(
             reason::PROGRESSING,
@@ -765,6 +764,7 @@ async fn apply(
             let patch = StatusPatch {
                 observed_generation: obj.meta().generation,
                 last_attempted_digest: Some(digest),
+                source_revision,
                 ..Default::default()
             };
             write_status(&obj, ctx, api, patch).await?;
@@ -817,9 +817,12 @@ async fn apply(
     if let Ok(Some(latest)) = kc.store.latest(&name, &namespace).await {
         kc.publish_status(&latest).await;
     }
+    // Written once the apply is over (or, above, once it is known that nothing is to apply):
+    // a reader that sees a commit here sees what it led to.
     let done = StatusPatch {
         observed_generation: obj.meta().generation,
         last_attempted_digest: Some(digest),
+        source_revision,
         // Once values count as used only by an apply that went through.
         values_once_digest: resolved
             .once_digest

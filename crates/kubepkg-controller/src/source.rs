@@ -162,7 +162,7 @@ impl SourceError {
                 | kubepkg_git::GitError::TooLarge { .. } => reason::INVALID_PACKAGE,
                 _ => reason::SOURCE_UNAVAILABLE,
             },
-            SourceError::Git(_) | SourceError::GitSecret { .. } => reason::INVALID_PACKAGE,
+            SourceError::Git(_) => reason::INVALID_PACKAGE,
             SourceError::PathIsCliOnly
             | SourceError::NotDockerConfig { .. }
             | SourceError::Missing

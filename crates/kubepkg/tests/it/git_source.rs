@@ -191,3 +191,212 @@ async fn apply_from_git_records_the_commit_and_bad_refs_and_credentials_are_name
     let history = ok(kube(&["package", "history", "shop"]));
     assert_eq!(revisions(&history), before, "nothing applied: {history}");
 }
+
+/// A Secret `name` of `ns` with Flux's basic-auth keys.
+async fn git_secret(ns: &TestNamespace, name: &str, username: &str, password: &str) {
+    use kube::api::{Patch, PatchParams};
+    let secret: k8s_openapi::api::core::v1::Secret = serde_json::from_value(serde_json::json!({
+        "apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": name},
+        "stringData": {"username": username, "password": password},
+    }))
+    .unwrap();
+    ns.api::<k8s_openapi::api::core::v1::Secret>()
+        .patch(
+            name,
+            &PatchParams::apply("git-source-test").force(),
+            &Patch::Apply(&secret),
+        )
+        .await
+        .unwrap();
+}
+
+/// The package revisions of `name`: (revision, version, source as `history` prints it).
+async fn revisions(ns: &TestNamespace, name: &str) -> Vec<(u64, String, String)> {
+    kubepkg_engine::store::RevisionStore::new(ns.client().clone())
+        .history(name, ns.name())
+        .await
+        .unwrap()
+        .revisions
+        .iter()
+        .map(|r| {
+            let source = r.source.as_ref().map(|s| s.to_string()).unwrap_or_default();
+            (r.revision, r.version.clone(), source)
+        })
+        .collect()
+}
+
+/// Waits until the Package's `status.sourceRevision` is `want` (the controller read that
+/// commit and decided about it); returns the object.
+async fn wait_source_revision(
+    ns: &TestNamespace,
+    ctl: &crate::controller::ControllerProcess,
+    name: &str,
+    want: &str,
+) -> serde_json::Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        ctl.assert_running();
+        let o = crate::controller::get(ns, name).await;
+        if let Some(o) = &o
+            && o.pointer("/status/sourceRevision").and_then(|v| v.as_str()) == Some(want)
+        {
+            return o.clone();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Package {name} never read {want}; now:\n{:?}\ncontroller log:\n{}",
+            o.map(|o| o["status"].clone()),
+            ctl.log()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
+/// `spec.source.git` with a branch: the package installs; a push that changes nothing under
+/// `path` is read (`sourceRevision`) but makes no revision; a push of a new version upgrades
+/// it, its PreUpgrade hook seeing the versions it moves between, and the revision records the
+/// branch and commit.
+#[tokio::test]
+async fn a_package_from_a_branch_installs_and_upgrades_only_when_its_path_changes() {
+    use crate::controller::{ControllerProcess, app_package, create, install_crd, wait_ready};
+    let ns = TestNamespace::fresh("ctl-git").await;
+    install_crd(&ns).await;
+    let server = GitServer::start(GitAuth::Basic("ops".into(), "pw".into())).unwrap();
+    let repo = server.repo("shop").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let version = |v: &str| {
+        let dir = tmp.path().join(v);
+        app_package(&dir, "shop", v, true, "");
+        dir
+    };
+    let c1 = repo
+        .commit("main", "deploy/shop", Some(&version("1.0.0")), &[], "1.0.0")
+        .unwrap();
+    git_secret(&ns, "git-creds", "ops", "pw").await;
+    let ctl = ControllerProcess::start(&ns, "1h", &[]);
+    let url = server.url("shop");
+    let spec = serde_json::json!({"source": {"git": {
+        "url": url, "ref": {"branch": "main"}, "path": "deploy/shop",
+        "secretRef": {"name": "git-creds"}, "interval": "1s",
+    }}});
+    create(&ns, "shop", spec).await;
+    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
+    assert_eq!(
+        o.pointer("/status/version"),
+        Some(&serde_json::json!("1.0.0"))
+    );
+    assert_eq!(
+        o.pointer("/status/sourceRevision"),
+        Some(&serde_json::json!(format!("main@sha1:{c1}")))
+    );
+    let recorded = format!("git+{url}//deploy/shop");
+    assert_eq!(
+        revisions(&ns, "shop").await,
+        vec![(1, "1.0.0".into(), format!("{recorded} main@sha1:{c1}"))]
+    );
+
+    // A commit outside the path: read, not applied (the input digest is the same), no revision.
+    let digest = o.pointer("/status/lastAttemptedDigest").cloned();
+    let applies = || async {
+        crate::controller::events_of(&ns, "shop")
+            .await
+            .into_iter()
+            .filter(|(reason, _)| reason == "Progressing")
+            .count()
+    };
+    let applied = applies().await;
+    let c2 = repo
+        .commit(
+            "main",
+            "",
+            None,
+            &[("docs/NOTES.md", "not the package\n")],
+            "notes",
+        )
+        .unwrap();
+    let o = wait_source_revision(&ns, &ctl, "shop", &format!("main@sha1:{c2}")).await;
+    assert_eq!(o.pointer("/status/lastAttemptedDigest").cloned(), digest);
+    assert_eq!(applies().await, applied, "{}", ctl.log());
+    assert_eq!(o.pointer("/status/revision"), Some(&serde_json::json!(1)));
+    assert_eq!(revisions(&ns, "shop").await.len(), 1, "{}", ctl.log());
+
+    // A new version under the path: upgraded, the hook sees from and to.
+    let c3 = repo
+        .commit("main", "deploy/shop", Some(&version("1.1.0")), &[], "1.1.0")
+        .unwrap();
+    wait_source_revision(&ns, &ctl, "shop", &format!("main@sha1:{c3}")).await;
+    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
+    assert_eq!(
+        o.pointer("/status/version"),
+        Some(&serde_json::json!("1.1.0"))
+    );
+    let cms: kube::Api<k8s_openapi::api::core::v1::ConfigMap> = ns.api();
+    let cm = cms.get("migrated-1-1-0").await.unwrap().data.unwrap();
+    assert_eq!((cm["from"].as_str(), cm["to"].as_str()), ("1.0.0", "1.1.0"));
+    assert_eq!(
+        revisions(&ns, "shop").await,
+        vec![
+            (1, "1.0.0".into(), format!("{recorded} main@sha1:{c1}")),
+            (2, "1.1.0".into(), format!("{recorded} main@sha1:{c3}")),
+        ]
+    );
+    let (code, history, err) = crate::support::run(&ns, &["package", "history", "shop"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        history.contains(&format!("{recorded} main@sha1:{c3}")),
+        "{history}"
+    );
+}
+
+/// `ref.semver`: the newest tag matching the constraint is installed; wrong credentials are
+/// `Ready=False SourceUnavailable` naming the repository and what to do, and once the Secret
+/// is right the package installs.
+#[tokio::test]
+async fn a_semver_ref_picks_the_newest_matching_tag_and_wrong_credentials_are_a_condition() {
+    use crate::controller::{
+        ControllerProcess, app_package, condition, create, install_crd, wait_ready,
+    };
+    let ns = TestNamespace::fresh("ctl-git-semver").await;
+    install_crd(&ns).await;
+    let server = GitServer::start(GitAuth::Basic("ops".into(), "pw".into())).unwrap();
+    let repo = server.repo("tags").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut commits = std::collections::BTreeMap::new();
+    for v in ["1.0.0", "1.2.0", "2.0.0", "1.1.0"] {
+        let dir = tmp.path().join(v);
+        app_package(&dir, "tags", v, true, "");
+        let c = repo.commit("main", "", Some(&dir), &[], v).unwrap();
+        repo.tag("main", &format!("v{v}"), v != "1.2.0").unwrap();
+        commits.insert(v, c);
+    }
+    git_secret(&ns, "git-creds", "ops", "wrong").await;
+    let ctl = ControllerProcess::start(&ns, "2s", &[]);
+    let url = server.url("tags");
+    let spec = serde_json::json!({"source": {"git": {
+        "url": url, "ref": {"semver": ">=1.0.0 <2"}, "secretRef": {"name": "git-creds"},
+    }}});
+    create(&ns, "tags", spec).await;
+    let o = wait_ready(&ns, &ctl, "tags", "False", "SourceUnavailable").await;
+    let message = condition(&o, "Ready").unwrap().2;
+    assert!(
+        message.contains(&url) && message.contains("refused the credentials"),
+        "{message}"
+    );
+    assert!(!message.contains("wrong"), "{message}");
+    assert!(revisions(&ns, "tags").await.is_empty());
+
+    git_secret(&ns, "git-creds", "ops", "pw").await;
+    let o = wait_ready(&ns, &ctl, "tags", "True", "Succeeded").await;
+    assert_eq!(
+        o.pointer("/status/version"),
+        Some(&serde_json::json!("1.2.0"))
+    );
+    assert_eq!(
+        o.pointer("/status/sourceRevision"),
+        Some(&serde_json::json!(format!(
+            "v1.2.0@sha1:{}",
+            commits["1.2.0"]
+        )))
+    );
+}
