@@ -153,15 +153,15 @@ impl SourceError {
                 | kubepkg_oci::Error::WrongArtifact { .. }
                 | kubepkg_oci::Error::TooLarge { .. },
             ) => reason::INVALID_PACKAGE,
-            SourceError::Git(kubepkg_source::SourceError::Git(g)) => match g {
+            SourceError::Git(kubepkg_source::SourceError::Git(
                 kubepkg_git::GitError::InvalidSource { .. }
                 | kubepkg_git::GitError::BadConstraint { .. }
                 | kubepkg_git::GitError::PathNotFound { .. }
                 | kubepkg_git::GitError::NotAPackage { .. }
                 | kubepkg_git::GitError::Unsupported { .. }
-                | kubepkg_git::GitError::TooLarge { .. } => reason::INVALID_PACKAGE,
-                _ => reason::SOURCE_UNAVAILABLE,
-            },
+                | kubepkg_git::GitError::TooLarge { .. },
+            )) => reason::INVALID_PACKAGE,
+            SourceError::Git(kubepkg_source::SourceError::Git(_)) => reason::SOURCE_UNAVAILABLE,
             SourceError::Git(_) => reason::INVALID_PACKAGE,
             SourceError::PathIsCliOnly
             | SourceError::NotDockerConfig { .. }
@@ -618,6 +618,48 @@ mod tests {
             "{text}"
         );
         assert_eq!(e.reason(), reason::INVALID_PACKAGE);
+    }
+
+    #[test]
+    fn git_refs_follow_fluxs_precedence_and_git_errors_have_their_reasons() {
+        let spec: GitSource = serde_json::from_value(serde_json::json!({
+            "url": "https://example.test/r.git", "path": "/deploy/shop/",
+            "ref": {"branch": "main", "tag": "v1", "semver": ">=1"},
+        }))
+        .unwrap();
+        let source = git_source(&spec).unwrap();
+        assert_eq!(source.reference, kubepkg_git::GitRef::Semver(">=1".into()));
+        assert_eq!(source.path, "deploy/shop");
+        let bare = GitSource {
+            url: "https://example.test/r.git".into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            git_source(&bare).unwrap().reference,
+            kubepkg_git::GitRef::Default
+        );
+
+        let git = |e| SourceError::Git(kubepkg_source::SourceError::Git(e));
+        let missing_ref = git(kubepkg_git::GitError::RefNotFound {
+            source_text: "git+https://example.test/r.git?branch=x".into(),
+            wanted: "branch x".into(),
+            known: String::new(),
+        });
+        assert_eq!(missing_ref.reason(), reason::SOURCE_UNAVAILABLE);
+        let no_package = git(kubepkg_git::GitError::NotAPackage {
+            source_text: "git+https://example.test/r.git".into(),
+            commit: "0".repeat(40),
+            where_: "the repository's root".into(),
+        });
+        assert_eq!(no_package.reason(), reason::INVALID_PACKAGE);
+        let ftp = GitSource {
+            url: "ftp://example.test/r.git".into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            git_source(&ftp).unwrap_err().reason(),
+            reason::INVALID_PACKAGE
+        );
     }
 
     #[test]

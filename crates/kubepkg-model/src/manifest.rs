@@ -79,6 +79,39 @@ impl std::fmt::Display for PackageSource {
     }
 }
 
+#[cfg(test)]
+mod source_tests {
+    use super::PackageSource;
+
+    #[test]
+    fn a_source_prints_as_its_registry_reference_or_git_revision() {
+        let oci = PackageSource {
+            reference: "oci://r.example/pkgs/shop".into(),
+            tag: "1.2.0".into(),
+            digest: "sha256:ab".into(),
+        };
+        assert_eq!(oci.to_string(), "oci://r.example/pkgs/shop:1.2.0@sha256:ab");
+        let git = PackageSource {
+            reference: "git+https://g.example/shop.git//deploy".into(),
+            tag: "main".into(),
+            digest: "sha1:cd".into(),
+        };
+        assert!(git.is_git() && !oci.is_git());
+        assert_eq!(
+            git.to_string(),
+            "git+https://g.example/shop.git//deploy main@sha1:cd"
+        );
+        let commit = PackageSource {
+            tag: String::new(),
+            ..git
+        };
+        assert_eq!(
+            commit.to_string(),
+            "git+https://g.example/shop.git//deploy sha1:cd"
+        );
+    }
+}
+
 /// `package:` — what the package is and how it may be upgraded.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PackageMeta {

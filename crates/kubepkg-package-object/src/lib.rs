@@ -514,6 +514,46 @@ mod tests {
     }
 
     #[test]
+    fn a_git_source_reads_fluxs_fields_and_its_secret_counts_as_a_reference() {
+        let spec: PackageSpec = serde_json::from_value(json!({
+            "source": {"git": {
+                "url": "https://git.example/shop.git", "ref": {"tag": "v1.2.0"},
+                "path": "deploy/shop", "interval": "1m",
+                "secretRef": {"name": "creds", "namespace": "shared"},
+            }},
+        }))
+        .unwrap();
+        let git = spec.source.git.as_ref().unwrap();
+        assert_eq!(
+            git.reference.as_ref().unwrap().tag.as_deref(),
+            Some("v1.2.0")
+        );
+        assert_eq!(git.path.as_deref(), Some("deploy/shop"));
+        assert_eq!(
+            spec.cross_namespace_refs("team-a"),
+            ["source.git.secretRef (Secret shared/creds)"]
+        );
+        let typo = serde_json::from_value::<PackageSpec>(json!({
+            "source": {"git": {"url": "https://git.example/shop.git", "ref": {"brnach": "main"}}},
+        }));
+        assert!(typo.is_err());
+        // The CRD has the same fields.
+        let crd: Value = serde_saphyr::from_str(CRD).unwrap();
+        let schema = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"];
+        let git = &schema["spec"]["properties"]["source"]["properties"]["git"]["properties"];
+        for field in ["url", "ref", "path", "secretRef", "interval"] {
+            assert!(
+                git[field].is_object(),
+                "source.git.{field} is not in the CRD"
+            );
+        }
+        for field in ["branch", "tag", "semver", "commit"] {
+            assert!(git["ref"]["properties"][field].is_object(), "ref.{field}");
+        }
+        assert!(schema["status"]["properties"]["sourceRevision"].is_object());
+    }
+
+    #[test]
     fn cross_namespace_refs_are_those_naming_another_namespace() {
         let spec: PackageSpec = serde_json::from_value(json!({
             "source": {"oci": "oci://r/p", "secretRef": {"name": "pull", "namespace": "shared"},
