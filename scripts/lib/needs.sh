@@ -18,6 +18,7 @@ KUBEPKG_NEEDS=(
 	"sed sed"             # the build scripts
 	"openssl openssl"     # the test kit's chart repositories and registries make their TLS certificates with it
 	"tinyproxy tinyproxy" # the real HTTP proxy of the HTTPS_PROXY/NO_PROXY and kubeconfig proxy-url tests (kubepkg_testkit::proxy)
+	"git git"             # the Git server of the Git-source tests (git http-backend, kubepkg_testkit::git_server) and the pushes to it
 )
 
 # The Debian packages of the commands that are not on PATH, one line, space-separated.

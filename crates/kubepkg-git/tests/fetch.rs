@@ -248,3 +248,27 @@ async fn bad_refs_paths_and_hosts_are_named_with_what_to_do() {
     assert!(matches!(e, GitError::Unreachable { .. }), "{e:?}");
     assert!(e.to_string().contains("cannot reach the repository"), "{e}");
 }
+
+#[tokio::test]
+async fn a_package_larger_than_the_limit_is_refused_and_nothing_is_cached() {
+    let server = GitServer::start(GitAuth::None).unwrap();
+    let repo = server.repo("big").unwrap();
+    let pkg = tempfile::tempdir().unwrap();
+    web_package(pkg.path(), "big", "1.0.0");
+    let blob: String = (0..20_000u32)
+        .map(|i| format!("{:x}", i.wrapping_mul(2_654_435_761)))
+        .collect();
+    std::fs::write(pkg.path().join("web/files.txt"), blob).unwrap();
+    repo.commit("main", "", Some(pkg.path()), &[], "big")
+        .unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let mut o = options(cache.path(), Auth::None);
+    o.limits.max_bytes = 10_000;
+    let e = fetch(&source(&server.url("big"), GitRef::Default, ""), &o)
+        .await
+        .unwrap_err();
+    assert!(matches!(e, GitError::TooLarge { .. }), "{e:?}");
+    assert!(e.to_string().contains("KUBEPKG_GIT_MAX_BYTES"), "{e}");
+    let checkouts = cache.path().join("git/checkouts");
+    assert!(std::fs::read_dir(&checkouts).map_or(true, |mut d| d.next().is_none()));
+}
