@@ -19,6 +19,7 @@ KUBEPKG_NEEDS=(
 	"openssl openssl"     # the test kit's chart repositories and registries make their TLS certificates with it
 	"tinyproxy tinyproxy" # the real HTTP proxy of the HTTPS_PROXY/NO_PROXY and kubeconfig proxy-url tests (kubepkg_testkit::proxy)
 	"git git"             # the Git server of the Git-source tests (git http-backend, kubepkg_testkit::git_server) and the pushes to it
+	"sshd openssh-server" # the git+ssh:// tests' SSH server (kubepkg_testkit::git_server::SshServer)
 )
 
 # The Debian packages of the commands that are not on PATH, one line, space-separated.

@@ -12,7 +12,8 @@
 //! Or `git` (`kubepkg_git` through `kubepkg_source::package::fetch_git`, the CLI's fetch): the
 //! ref resolved to a commit, the package directory fetched shallowly into the controller's
 //! content cache (keyed by commit), credentials from the `git.secretRef` Secret's Flux keys
-//! (`username` and `password`, or `bearerToken`). Its fingerprint is the Git tree id of the
+//! (`username` and `password`, or `bearerToken`, or for `ssh://` `identity` and
+//! `known_hosts`). Its fingerprint is the Git tree id of the
 //! package directory, so a commit that changes nothing under `path` is no new input and makes
 //! no revision; the branch or tag and the commit become the revision's `source`.
 //!
@@ -377,7 +378,8 @@ async fn fetch_git(
     })
 }
 
-/// Flux's keys of a Git Secret: `username` and `password`, else `bearerToken`.
+/// Flux's keys of a Git Secret: `identity` and `known_hosts` (SSH), else `username` and
+/// `password`, else `bearerToken`.
 async fn git_auth(
     client: &kube::Client,
     namespace: &str,
@@ -418,14 +420,22 @@ async fn git_auth(
                 .to_string()
         })
     };
+    if let Some(identity) = data.get("identity") {
+        let Some(known_hosts) = text("known_hosts") else {
+            return Err(problem(
+                "has an SSH identity but no known_hosts: add the host's keys (ssh-keyscan HOST) under known_hosts",
+            ));
+        };
+        return Ok(kubepkg_git::Auth::Ssh {
+            identity: String::from_utf8_lossy(&identity.0).into_owned(),
+            known_hosts,
+        });
+    }
     match (text("username"), text("password"), text("bearerToken")) {
         (Some(username), Some(password), _) => Ok(kubepkg_git::Auth::Basic { username, password }),
         (None, None, Some(token)) => Ok(kubepkg_git::Auth::Bearer(token)),
-        _ if data.contains_key("identity") => Err(problem(
-            "has an SSH identity; this build fetches over HTTP(S) only: use an https:// URL with username and password, or bearerToken",
-        )),
         _ => Err(problem(
-            "has neither username and password nor bearerToken: store the repository's credentials under those keys",
+            "has none of Flux's keys: store username and password, or bearerToken, or (for ssh://) identity and known_hosts",
         )),
     }
 }

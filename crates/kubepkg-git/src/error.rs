@@ -19,7 +19,7 @@ pub enum GitError {
     },
     /// The repository asked for credentials and none were given.
     #[error(
-        "{source_text}: the repository needs credentials; give them (CLI: --username and --password; Package: source.git.secretRef with username and password, or bearerToken)"
+        "{source_text}: the repository needs credentials; give them (CLI: --username and --password; Package: source.git.secretRef with username and password, or bearerToken; for ssh://, identity and known_hosts)"
     )]
     CredentialsNeeded {
         source_text: String,
@@ -28,13 +28,18 @@ pub enum GitError {
     },
     /// The repository refused the credentials given.
     #[error(
-        "{source_text}: the repository refused the credentials; check the username and password (or bearer token)"
+        "{source_text}: the repository refused the credentials; check the username and password (or bearer token, or SSH key)"
     )]
     CredentialsRejected {
         source_text: String,
         #[source]
         source: gix::Error,
     },
+    /// `ssh` did not accept the host's key (not in `known_hosts`, or changed).
+    #[error(
+        "{source_text}: the host's SSH key is not one known_hosts accepts ({said}); add the host's key to known_hosts (ssh-keyscan HOST)"
+    )]
+    HostKeyRejected { source_text: String, said: String },
     /// The ref names nothing on the remote.
     #[error("{source_text}: the repository has no {wanted}{known}; fix the ref")]
     RefNotFound {
@@ -114,6 +119,7 @@ impl GitError {
         matches!(
             self,
             GitError::Unreachable { .. }
+                | GitError::HostKeyRejected { .. }
                 | GitError::Timeout { .. }
                 | GitError::CredentialsNeeded { .. }
                 | GitError::CredentialsRejected { .. }

@@ -17,12 +17,20 @@ use crate::{Checkout, GitError, GitRef, GitSource, cache};
 /// Credentials, with Flux's Secret keys.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub enum Auth {
+    /// None for HTTP(S); for `ssh://`, the user's own `ssh` setup (keys, agent,
+    /// `known_hosts`), without prompts.
     #[default]
     None,
     /// `username` and `password` (HTTP basic).
     Basic { username: String, password: String },
     /// `bearerToken` (HTTP `Authorization: Bearer`).
     Bearer(String),
+    /// `identity` (a private key, PEM or OpenSSH) and `known_hosts` (the host keys accepted)
+    /// for `ssh://`.
+    Ssh {
+        identity: String,
+        known_hosts: String,
+    },
 }
 
 impl std::fmt::Debug for Auth {
@@ -31,6 +39,7 @@ impl std::fmt::Debug for Auth {
             Auth::None => f.write_str("None"),
             Auth::Basic { username, .. } => write!(f, "Basic({username}, ***)"),
             Auth::Bearer(_) => f.write_str("Bearer(***)"),
+            Auth::Ssh { .. } => f.write_str("Ssh(***)"),
         }
     }
 }
@@ -106,7 +115,7 @@ pub(crate) fn fetch_blocking(
         move |source| GitError::Io { what, path, source }
     };
     std::fs::create_dir_all(scratch).map_err(io("creating", scratch))?;
-    let repo = gix::ThreadSafeRepository::init_opts(
+    let mut repo = gix::ThreadSafeRepository::init_opts(
         scratch,
         gix::create::Kind::Bare,
         gix::create::Options::default(),
@@ -114,10 +123,12 @@ pub(crate) fn fetch_blocking(
     )
     .map_err(|e| fetch_error(&text, e, &Asked::default(), &options.auth))?
     .to_thread_local();
+    let ssh_log = ssh_setup(&mut repo, source, options, scratch, &text)?;
+    let classify = |e: GitError| ssh_error(e, ssh_log.as_deref());
     let (spec, name) = match &source.reference {
         GitRef::Commit(c) => (c.clone(), String::new()),
         wanted => {
-            let refs = list_refs(&repo, source, options, interrupt, &text)?;
+            let refs = list_refs(&repo, source, options, interrupt, &text).map_err(classify)?;
             let (full, name, commit) = resolve(wanted, &refs, &text)?;
             if let Some(hit) = cache::lookup(&options.cache, &commit, &source.path, &name) {
                 return Ok(hit);
@@ -138,7 +149,7 @@ pub(crate) fn fetch_blocking(
             .with_shallow(gix::remote::fetch::Shallow::DepthAtRemote(NonZeroU32::MIN))
             .receive(gix::progress::Discard, interrupt)
     })()
-    .map_err(|e| fetch_error(&text, e, &asked, &options.auth))?;
+    .map_err(|e| classify(fetch_error(&text, e, &asked, &options.auth)))?;
     let commit = outcome
         .ref_map
         .mappings
@@ -151,6 +162,119 @@ pub(crate) fn fetch_blocking(
         })?;
     let commit = peel_to_commit(&repo, commit, &text)?;
     cache::store(&repo, commit, source, &name, options, &text)
+}
+
+/// For `ssh://`: the `ssh` command gitoxide runs (`core.sshCommand`): never prompting, its
+/// errors written to a file of `scratch` (returned) instead of kubepkg's standard error; with
+/// [`Auth::Ssh`], only that key and those host keys. HTTP credentials are refused for it.
+fn ssh_setup(
+    repo: &mut gix::Repository,
+    source: &GitSource,
+    options: &Options,
+    scratch: &Path,
+    text: &str,
+) -> Result<Option<PathBuf>, GitError> {
+    if !source.url.starts_with("ssh://") {
+        return Ok(None);
+    }
+    let io = |what: &'static str, path: &Path| {
+        let path = path.to_path_buf();
+        move |source| GitError::Io { what, path, source }
+    };
+    let dir = scratch.join("ssh");
+    std::fs::create_dir_all(&dir).map_err(io("creating", &dir))?;
+    let log = dir.join("stderr");
+    let quote = |p: &Path| format!("'{}'", p.display().to_string().replace('\'', "'\\''"));
+    let mut command = String::from(
+        "ssh -o BatchMode=yes -o ConnectTimeout=30 -o ServerAliveInterval=15 -o ServerAliveCountMax=4",
+    );
+    match &options.auth {
+        Auth::None => {}
+        Auth::Ssh {
+            identity,
+            known_hosts,
+        } => {
+            use std::os::unix::fs::PermissionsExt as _;
+            let key = dir.join("identity");
+            let mut identity = identity.clone();
+            if !identity.ends_with('\n') {
+                identity.push('\n');
+            }
+            std::fs::write(&key, identity).map_err(io("writing", &key))?;
+            std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600))
+                .map_err(io("protecting", &key))?;
+            let hosts = dir.join("known_hosts");
+            std::fs::write(&hosts, known_hosts).map_err(io("writing", &hosts))?;
+            command = format!(
+                "{command} -F /dev/null -o IdentitiesOnly=yes -i {} -o UserKnownHostsFile={} -o GlobalKnownHostsFile=/dev/null -o StrictHostKeyChecking=yes",
+                quote(&key),
+                quote(&hosts)
+            );
+        }
+        Auth::Basic { .. } | Auth::Bearer(_) => {
+            return Err(GitError::InvalidSource {
+                source_text: text.to_string(),
+                reason: "a username and password or a bearer token are for https:// URLs; an ssh:// URL takes an SSH key (identity and known_hosts)".into(),
+            });
+        }
+    }
+    command = format!("{command} 2>>{}", quote(&log));
+    let mut config = repo.config_snapshot_mut();
+    let set = config
+        .set_value(&gix::config::tree::Core::SSH_COMMAND, command.as_str())
+        .and_then(|_| config.set_raw_value("ssh.variant", "ssh"));
+    set.map_err(|source| GitError::Fetch {
+        source_text: text.to_string(),
+        source,
+    })?;
+    drop(config);
+    Ok(Some(log))
+}
+
+/// A failed `ssh://` fetch classified by what `ssh` said: a refused key, an unknown or changed
+/// host key, or a host that does not answer.
+fn ssh_error(e: GitError, log: Option<&Path>) -> GitError {
+    let Some(said) = log.and_then(|l| std::fs::read_to_string(l).ok()) else {
+        return e;
+    };
+    let said = said.trim().to_string();
+    let (source_text, source) = match e {
+        GitError::Fetch {
+            source_text,
+            source,
+        }
+        | GitError::Unreachable {
+            source_text,
+            source,
+        } => (source_text, source),
+        other => return other,
+    };
+    if said.contains("Permission denied") {
+        GitError::CredentialsRejected {
+            source_text,
+            source,
+        }
+    } else if said.contains("Host key verification failed")
+        || said.contains("REMOTE HOST IDENTIFICATION HAS CHANGED")
+        || said.contains("No ED25519 host key is known")
+        || said.contains("host key is known")
+    {
+        GitError::HostKeyRejected { source_text, said }
+    } else if said.contains("Connection refused")
+        || said.contains("Could not resolve")
+        || said.contains("timed out")
+        || said.contains("No route")
+    {
+        GitError::Unreachable {
+            source_text,
+            source,
+        }
+    } else {
+        GitError::Fetch {
+            source_text,
+            source,
+        }
+    }
 }
 
 /// Who asked for credentials: set by the credentials callback, read when a fetch failed.
@@ -192,7 +316,7 @@ fn connect<'r>(
     let tls =
         kubepkg_fetch::tls_client_config(&options.tls).map_err(|e| gix::Error::from_error(e))?;
     let authorization = match &options.auth {
-        Auth::None => None,
+        Auth::None | Auth::Ssh { .. } => None,
         Auth::Basic { username, password } => {
             use base64::Engine as _;
             let pair = format!("{username}:{password}");

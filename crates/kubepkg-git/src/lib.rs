@@ -9,23 +9,25 @@
 //! compares it, so a moved branch whose commit changed nothing under the path makes no
 //! revision.
 //!
-//! Credentials are Flux's: `username` and `password` (HTTP basic auth) or `bearerToken`
-//! ([`Auth`]). Limits ([`Limits`]): the fetched objects and the package's files are each
-//! capped at 256 MiB (`KUBEPKG_GIT_MAX_BYTES`) and a fetch at 300 s, as package archives are;
-//! every error ([`GitError`]) names the source and says what to do.
+//! Credentials are Flux's: `username` and `password` (HTTP basic auth) or `bearerToken`, and
+//! for `ssh://` an `identity` with `known_hosts` ([`Auth`]). Limits ([`Limits`]): the fetched
+//! objects and the package's files are each capped at 256 MiB (`KUBEPKG_GIT_MAX_BYTES`) and a
+//! fetch at 300 s, as package archives are; every error ([`GitError`]) names the source and
+//! says what to do.
 //!
 //! **Why gitoxide.** Git is spoken through gitoxide (the `gix` crate), a maintained pure-Rust
 //! implementation of Git's protocols and object database, rather than by running the `git`
-//! program: the controller's image has no `git`, no shell and no writable home, and parsing
-//! another program's output and exit codes would make every failure (a refused password, a
-//! missing ref, an unreachable host) a guess from text. `gix` gives typed refs and objects,
-//! a shallow fetch, a credentials callback that sees a refused password, an interrupt flag and
-//! the HTTP client's timeouts, over blocking HTTP(S) through `reqwest` with kubepkg's one TLS
-//! configuration (`kubepkg_fetch::tls_client_config`: rustls with ring, the system's roots or
-//! `--ca-file`). Only `git+file://` reaches another program: gitoxide's
-//! local transport runs `git-upload-pack`, as `git` itself does. `git+ssh://` is accepted as
-//! a form but not supported by this build (it would run the `ssh` program with keys written to
-//! disk), and says so.
+//! program: the controller must not depend on a `git` binary in its image nor on a user's Git
+//! configuration (credential helpers, `~/.gitconfig`), and reading another program's output
+//! and exit codes would make every failure (a refused password, a missing ref, an unreachable
+//! host) a guess from text. `gix` gives typed refs and objects, a shallow fetch, a credentials
+//! callback that sees a refused password, an interrupt flag and the HTTP client's timeouts,
+//! over blocking HTTP(S) through `reqwest` with kubepkg's one TLS configuration
+//! (`kubepkg_fetch::tls_client_config`: rustls with ring, the system's roots or `--ca-file`).
+//! Two transports reach another program, as in `git` itself, since gitoxide has no SSH client
+//! of its own: `git+ssh://` runs `ssh` (never prompting; with [`Auth::Ssh`], only that key and
+//! those host keys, written to a scratch directory; what `ssh` says goes to a file there and
+//! decides the error), and `git+file://` runs `git-upload-pack`.
 
 #![forbid(unsafe_code)]
 
@@ -61,12 +63,6 @@ pub struct Checkout {
 /// thread; a fetch past `options.limits.timeout`, or whose objects grow past
 /// `options.limits.max_bytes`, is stopped and is an error.
 pub async fn fetch(source: &GitSource, options: &Options) -> Result<Checkout, GitError> {
-    if source.url.starts_with("ssh://") {
-        return Err(GitError::InvalidSource {
-            source_text: source.to_string(),
-            reason: "git+ssh:// is not supported by this build of kubepkg; use git+https:// with username and password or bearerToken".into(),
-        });
-    }
     let interrupt = Arc::new(AtomicBool::new(false));
     let scratch = cache::scratch_dir(&options.cache);
     let mut task = {

@@ -272,3 +272,51 @@ async fn a_package_larger_than_the_limit_is_refused_and_nothing_is_cached() {
     let checkouts = cache.path().join("git/checkouts");
     assert!(std::fs::read_dir(&checkouts).map_or(true, |mut d| d.next().is_none()));
 }
+
+#[tokio::test]
+async fn ssh_urls_use_the_identity_and_known_hosts_and_a_wrong_key_or_host_is_named() {
+    use kubepkg_testkit::git_server::SshServer;
+    let server = GitServer::start(GitAuth::None).unwrap();
+    let repo = server.repo("viassh").unwrap();
+    let pkg = tempfile::tempdir().unwrap();
+    web_package(pkg.path(), "viassh", "1.0.0");
+    let c = repo
+        .commit("main", "pkg", Some(pkg.path()), &[], "1")
+        .unwrap();
+    let sshd = SshServer::start().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let s = source(&sshd.url(repo.bare()), GitRef::Branch("main".into()), "pkg");
+    let ssh = |identity: String, known_hosts: String| {
+        options(
+            cache.path(),
+            Auth::Ssh {
+                identity,
+                known_hosts,
+            },
+        )
+    };
+    let got = fetch(&s, &ssh(sshd.client_key(), sshd.known_hosts()))
+        .await
+        .unwrap();
+    assert_eq!(got.commit, c);
+    assert!(got.dir.join("kubepkg.yaml").is_file());
+
+    let e = fetch(&s, &ssh(sshd.stranger_key().unwrap(), sshd.known_hosts()))
+        .await
+        .unwrap_err();
+    assert!(matches!(e, GitError::CredentialsRejected { .. }), "{e:?}");
+    let e = fetch(&s, &ssh(sshd.client_key(), String::new()))
+        .await
+        .unwrap_err();
+    assert!(matches!(e, GitError::HostKeyRejected { .. }), "{e:?}");
+    assert!(e.to_string().contains("known_hosts"), "{e}");
+    let basic = Auth::Basic {
+        username: "u".into(),
+        password: "p".into(),
+    };
+    let e = fetch(&s, &options(cache.path(), basic)).await.unwrap_err();
+    assert!(
+        e.to_string().contains("an ssh:// URL takes an SSH key"),
+        "{e}"
+    );
+}

@@ -217,7 +217,7 @@ pub struct Source {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GitSource {
-    /// `https://…` or `http://…` (`ssh://…` is refused by this build).
+    /// `https://…`, `http://…` or `ssh://…`.
     pub url: String,
     /// Which commit; absent: the remote's default branch.
     #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
@@ -226,7 +226,8 @@ pub struct GitSource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// A Secret with Flux's keys: `username` and `password` (HTTP basic auth), or
-    /// `bearerToken`.
+    /// `bearerToken`, or for `ssh://` `identity` (a private key without passphrase) and
+    /// `known_hosts`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<ObjectRef>,
     /// How often the repository is checked for a new commit, as a Go duration; absent: the

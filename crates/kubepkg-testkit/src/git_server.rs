@@ -3,7 +3,9 @@
 //! HTTP basic auth or a bearer token, serving the bare repositories under its root. Tests
 //! make a repository with [`GitServer::repo`] and commit, tag and push to it with the real
 //! `git` through [`GitRepo`]. Every request is counted ([`GitServer::requests`]); the server
-//! stops when dropped. `git` must be installed (scripts/lib/needs.sh lists it).
+//! stops when dropped. For `git+ssh://`, [`SshServer`] is the real `sshd` on loopback with a
+//! host key and one client key of its own. `git` and `sshd` must be installed
+//! (scripts/lib/needs.sh lists them).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -385,4 +387,138 @@ fn cgi_response(out: &[u8]) -> hyper::Response<Full<Bytes>> {
         }
     }
     response
+}
+
+/// A real `sshd` (Debian's openssh-server) on loopback for `git+ssh://` tests, serving the
+/// repositories on this machine's disk as the current user: its own host key, one authorized
+/// client key ([`SshServer::client_key`]), stopped on drop.
+#[derive(Debug)]
+pub struct SshServer {
+    child: std::process::Child,
+    port: u16,
+    user: String,
+    dir: tempfile::TempDir,
+}
+
+/// A new ed25519 key pair in `dir` as `name` and `name.pub`: (private key, public key).
+fn ssh_keygen(dir: &Path, name: &str) -> Result<(String, String), Error> {
+    let path = dir.join(name);
+    let out = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "kubepkg-test", "-f"])
+        .arg(&path)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| git_error(format!("ssh-keygen: {e} (install Debian's openssh-client)")))?;
+    if !out.status.success() {
+        return Err(git_error(format!(
+            "ssh-keygen: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    let read = |p: PathBuf| {
+        std::fs::read_to_string(&p).map_err(|e| git_error(format!("{}: {e}", p.display())))
+    };
+    Ok((read(path.clone())?, read(path.with_extension("pub"))?))
+}
+
+impl SshServer {
+    /// Starts `sshd` on a free loopback port, accepting [`SshServer::client_key`] only.
+    pub fn start() -> Result<SshServer, Error> {
+        let sshd = ["/usr/sbin/sshd", "/usr/bin/sshd"]
+            .into_iter()
+            .map(PathBuf::from)
+            .find(|p| p.exists())
+            .ok_or_else(|| {
+                git_error(
+                    "sshd is not installed: scripts/test installs it (scripts/lib/needs.sh), or `apt-get install -y openssh-server`",
+                )
+            })?;
+        let dir = tempfile::tempdir().map_err(|e| git_error(format!("tempdir: {e}")))?;
+        ssh_keygen(dir.path(), "host_key")?;
+        let (_, client) = ssh_keygen(dir.path(), "client_key")?;
+        std::fs::write(dir.path().join("authorized_keys"), client)
+            .map_err(|e| git_error(format!("authorized_keys: {e}")))?;
+        // sshd's privilege separation directory (Debian makes it at boot; a container may not).
+        let _ = std::fs::create_dir_all("/run/sshd");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| git_error(format!("finding a free port: {e}")))?
+            .port();
+        let d = dir.path().display();
+        let config = format!(
+            "Port {port}\nListenAddress 127.0.0.1\nHostKey {d}/host_key\nPidFile {d}/sshd.pid\n\
+             AuthorizedKeysFile {d}/authorized_keys\nPasswordAuthentication no\n\
+             KbdInteractiveAuthentication no\nPubkeyAuthentication yes\n\
+             PermitRootLogin prohibit-password\nStrictModes no\nUsePAM no\nLogLevel ERROR\n"
+        );
+        let config_path = dir.path().join("sshd_config");
+        std::fs::write(&config_path, config).map_err(|e| git_error(format!("sshd_config: {e}")))?;
+        let log = std::fs::File::create(dir.path().join("sshd.log"))
+            .map_err(|e| git_error(format!("sshd.log: {e}")))?;
+        let child = Command::new(sshd)
+            .args(["-D", "-e", "-f"])
+            .arg(&config_path)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .map_err(|e| git_error(format!("starting sshd: {e}")))?;
+        let user = Command::new("id")
+            .arg("-un")
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .map_err(|e| git_error(format!("id -un: {e}")))?;
+        let mut server = SshServer {
+            child,
+            port,
+            user,
+            dir,
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(status)) = server.child.try_wait() {
+                let log =
+                    std::fs::read_to_string(server.dir.path().join("sshd.log")).unwrap_or_default();
+                return Err(git_error(format!("sshd exited ({status}): {log}")));
+            }
+            if std::time::Instant::now() > deadline {
+                return Err(git_error("sshd did not listen within 20s"));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        Ok(server)
+    }
+
+    /// `ssh://USER@127.0.0.1:PORT/PATH` of the repository `bare` on this machine.
+    pub fn url(&self, bare: &Path) -> String {
+        format!(
+            "ssh://{}@127.0.0.1:{}{}",
+            self.user,
+            self.port,
+            bare.display()
+        )
+    }
+
+    /// The private key (OpenSSH format) the server accepts.
+    pub fn client_key(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("client_key")).unwrap_or_default()
+    }
+
+    /// A `known_hosts` line for the server's host key.
+    pub fn known_hosts(&self) -> String {
+        let key = std::fs::read_to_string(self.dir.path().join("host_key.pub")).unwrap_or_default();
+        format!("[127.0.0.1]:{} {}", self.port, key.trim())
+    }
+
+    /// Another private key, which the server does not accept.
+    pub fn stranger_key(&self) -> Result<String, Error> {
+        Ok(ssh_keygen(self.dir.path(), &format!("stranger_{}", std::process::id()))?.0)
+    }
+}
+
+impl Drop for SshServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

@@ -66,7 +66,7 @@ pub mod fault;
 /// Flux's real source-controller and helm-controller as processes against the plane, with Flux's CRDs.
 pub mod flux;
 pub mod fuzz;
-/// A real Git server on loopback (`git http-backend` behind a small CGI server, basic or bearer auth) and repositories to push to.
+/// A real Git server on loopback (`git http-backend` behind a small CGI server, basic or bearer auth; `sshd` for `ssh://`) and repositories to push to.
 pub mod git_server;
 mod helm;
 /// The recorded Helm references of `testdata/helm-reference/` and how tests compare with them.

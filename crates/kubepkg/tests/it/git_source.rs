@@ -400,3 +400,45 @@ async fn a_semver_ref_picks_the_newest_matching_tag_and_wrong_credentials_are_a_
         )))
     );
 }
+
+/// `source.git` over `ssh://` (the real `sshd` on loopback): the Secret's `identity` and
+/// `known_hosts` are used, and the revision records the ssh URL and the commit.
+#[tokio::test]
+async fn a_package_over_ssh_installs_with_the_secrets_identity_and_known_hosts() {
+    use crate::controller::{ControllerProcess, app_package, create, install_crd, wait_ready};
+    use kubepkg_testkit::git_server::SshServer;
+    let ns = TestNamespace::fresh("ctl-git-ssh").await;
+    install_crd(&ns).await;
+    let server = GitServer::start(GitAuth::None).unwrap();
+    let repo = server.repo("viassh").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    app_package(tmp.path(), "viassh", "1.0.0", true, "");
+    let c = repo
+        .commit("main", "pkg", Some(tmp.path()), &[], "1.0.0")
+        .unwrap();
+    let sshd = SshServer::start().unwrap();
+    let secret: k8s_openapi::api::core::v1::Secret = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "deploy-key"},
+        "stringData": {"identity": sshd.client_key(), "known_hosts": sshd.known_hosts()},
+    }))
+    .unwrap();
+    ns.api::<k8s_openapi::api::core::v1::Secret>()
+        .create(&Default::default(), &secret)
+        .await
+        .unwrap();
+    let ctl = ControllerProcess::start(&ns, "1h", &[]);
+    let url = sshd.url(repo.bare());
+    let spec = serde_json::json!({"source": {"git": {
+        "url": url, "ref": {"branch": "main"}, "path": "pkg", "secretRef": {"name": "deploy-key"},
+    }}});
+    create(&ns, "viassh", spec).await;
+    let o = wait_ready(&ns, &ctl, "viassh", "True", "Succeeded").await;
+    assert_eq!(
+        o.pointer("/status/version"),
+        Some(&serde_json::json!("1.0.0"))
+    );
+    assert_eq!(
+        revisions(&ns, "viassh").await,
+        vec![(1, "1.0.0".into(), format!("git+{url}//pkg main@sha1:{c}"))]
+    );
+}
