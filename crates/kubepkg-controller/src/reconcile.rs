@@ -508,6 +508,17 @@ async fn apply(
             return Ok(Action::await_change());
         }
     }
+    if spec.backend == Backend::Argocd
+        && let Some(sa) = ctx.service_account(Some(&spec))
+    {
+        // Argo CD's application controller applies an Application's objects with its own
+        // rights: the components would not be bounded by the ServiceAccount.
+        let message = format!(
+            "backend argocd cannot act as ServiceAccount {namespace}/{sa}: Argo CD's application controller applies the components with its own rights; use backend helm or flux for a Package acting as a ServiceAccount"
+        );
+        stop(&obj, ctx, api, reason::ACCESS_DENIED, &message).await?;
+        return Ok(Action::await_change());
+    }
     if spec.backend == Backend::Argocd && spec.argocd.is_none() {
         let message = "backend argocd needs spec.argocd.chartRepository (oci://HOST/PATH): the registry each component's chart is pushed to and Argo CD's repo server pulls it from; add it (kubectl edit package NAME)";
         stop(&obj, ctx, api, reason::INVALID_PACKAGE, message).await?;

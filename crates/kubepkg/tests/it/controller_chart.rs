@@ -663,6 +663,10 @@ const DEPLOYMENT_RULES: &str = r#"rbac.packageContentsRules=[{"apiGroups":["apps
 #[tokio::test]
 async fn the_service_account_may_do_what_the_controller_needs_and_no_more() {
     let ns = TestNamespace::fresh("chart-rbac").await;
+    // `kubectl auth can-i` of Argo CD's kinds needs them served, whichever test runs first.
+    kubepkg_testkit::argocd::install_crds(&ns)
+        .await
+        .expect("Argo CD's CRDs");
     let contents_ns = format!("--set=rbac.packageContentsNamespaces={{{}}}", ns.name());
     let installed = Installed::install(
         &ns,
