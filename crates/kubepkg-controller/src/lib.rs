@@ -41,6 +41,7 @@ pub mod metrics;
 pub mod problem;
 pub mod reconcile;
 pub mod resource;
+pub mod rollout;
 pub mod source;
 pub mod status;
 pub mod target;
@@ -237,6 +238,20 @@ pub async fn run(cluster: kubepkg_kube::Cluster, config: Config) -> Result<(), C
     } else {
         config.namespaces.iter().cloned().map(Some).collect()
     };
+    // Fleet rollouts, when their CRD is installed (docs/fleet.md).
+    let fleet = rollout::served(&cluster.client).await;
+    if !fleet {
+        tracing::info!(
+            "PackageRollouts are not served (their CRD is not installed): fleet rollouts are off"
+        );
+    }
+    let rollouts = futures::future::join_all(
+        namespaces
+            .iter()
+            .filter(|_| fleet)
+            .cloned()
+            .map(|ns| rollout::run(ctx.clone(), ns, shutdown.clone())),
+    );
     let runs = namespaces.into_iter().map(|ns| {
         let ctx = ctx.clone();
         let client = cluster.client.clone();
@@ -292,7 +307,7 @@ pub async fn run(cluster: kubepkg_kube::Cluster, config: Config) -> Result<(), C
                 .await;
         }
     });
-    futures::future::join_all(runs).await;
+    futures::future::join(futures::future::join_all(runs), rollouts).await;
     tracing::info!("kubepkg controller stopped");
     Ok(())
 }

@@ -64,7 +64,7 @@ pub struct Context {
     /// `--no-cross-namespace-refs`.
     pub no_cross_namespace_refs: bool,
     /// The clients of each target cluster and identity Packages are applied as.
-    clients: target::Clients,
+    pub(crate) clients: target::Clients,
 }
 
 impl Context {
@@ -1224,14 +1224,25 @@ async fn publish(obj: &DynamicObject, ctx: &Context, outcome: &Outcome) {
     event(ctx, obj, type_, outcome.reason.as_str(), &outcome.message).await;
 }
 
-async fn event(ctx: &Context, obj: &DynamicObject, type_: EventType, why: &str, note: &str) {
+pub(crate) async fn event(
+    ctx: &Context,
+    obj: &DynamicObject,
+    type_: EventType,
+    why: &str,
+    note: &str,
+) {
+    // A Package, or a PackageRollout (whose watch keeps each object's kind).
+    let kind = obj
+        .types
+        .as_ref()
+        .map_or(kubepkg_package_object::KIND.to_string(), |t| t.kind.clone());
     let reference = ObjectReference {
         api_version: Some(format!(
             "{}/{}",
             kubepkg_package_object::GROUP,
             kubepkg_package_object::VERSION
         )),
-        kind: Some(kubepkg_package_object::KIND.into()),
+        kind: Some(kind),
         name: Some(obj.name_any()),
         namespace: obj.namespace(),
         uid: obj.uid(),
@@ -1259,7 +1270,7 @@ async fn event(ctx: &Context, obj: &DynamicObject, type_: EventType, why: &str, 
     }
 }
 
-fn now() -> String {
+pub(crate) fn now() -> String {
     jiff::Timestamp::now().to_string()
 }
 
