@@ -8,10 +8,14 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(dirname "$here")"
 dir="${KUBEPKG_TESTENV_DIR:-$repo/.testenv}"
 state="$dir/state.json"
-# A second plane some tests start (a remote target: kubepkg-testkit's target_plane) first.
-if [[ -f "$dir/target/state.json" ]]; then
-	KUBEPKG_TESTENV_DIR="$dir/target" "$here/down.sh"
-fi
+# The planes some tests start beside this one first: a second plane (a remote target:
+# kubepkg-testkit's target_plane) and the fleet's API servers over this plane's etcd
+# (fleet_plane).
+for other in "$dir/target" "$dir"/fleet/*; do
+	if [[ -f "$other/state.json" ]]; then
+		KUBEPKG_TESTENV_DIR="$other" "$here/down.sh"
+	fi
+done
 [[ -f "$state" ]] || exit 0
 
 # The binary that started the plane is recorded in its state.

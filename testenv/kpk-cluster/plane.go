@@ -48,6 +48,9 @@ type planeState struct {
 	StartSeconds  float64        `json:"startSeconds"`
 	KubeVersion   string         `json:"kubeVersion"`
 	StartedAtUnix int64          `json:"startedAtUnix"`
+	// EtcdOf: the plane whose etcd this one shares (empty: its own), under EtcdPrefix.
+	EtcdOf     string `json:"etcdOf,omitempty"`
+	EtcdPrefix string `json:"etcdPrefix,omitempty"`
 }
 
 // componentOrder is the start order; `down` stops in reverse.
@@ -60,6 +63,14 @@ type planeFlags struct {
 	// 0 keeps Kubernetes' defaults (20 and 50), which throttle a benchmark creating 1000
 	// Deployments at once long before the controller under test does.
 	qps int
+	// etcdOf: the state directory of a running plane whose etcd this plane's API server
+	// stores into (under etcdPrefix) instead of starting an etcd of its own: several
+	// clusters over one etcd, as the fleet tests need them cheaply.
+	etcdOf     string
+	etcdPrefix string
+	// apiServerOnly: only the API server (no controller-manager, scheduler or nodes): a
+	// cluster that stores objects and answers requests, enough for packages of plain objects.
+	apiServerOnly bool
 }
 
 func parsePlaneFlags(name string, args []string) (planeFlags, bool) {
@@ -68,12 +79,22 @@ func parsePlaneFlags(name string, args []string) (planeFlags, bool) {
 	fs.StringVar(&pf.dir, "dir", os.Getenv("KUBEPKG_TESTENV_DIR"), "state directory (default $KUBEPKG_TESTENV_DIR)")
 	fs.IntVar(&pf.nodes, "nodes", 2, "number of simulated nodes")
 	fs.IntVar(&pf.qps, "controller-qps", 0, "API QPS of kube-controller-manager and kube-scheduler (0: their defaults)")
+	fs.StringVar(&pf.etcdOf, "etcd-of", "", "state directory of a running plane whose etcd to share (default: an etcd of its own)")
+	fs.StringVar(&pf.etcdPrefix, "etcd-prefix", "", "with --etcd-of: the key prefix of this cluster in that etcd (required)")
+	fs.BoolVar(&pf.apiServerOnly, "apiserver-only", false, "start only the API server (no controllers, scheduler or nodes)")
 	if err := fs.Parse(args); err != nil {
 		return pf, false
 	}
 	if pf.dir == "" {
 		fmt.Fprintf(os.Stderr, "kpk-cluster %s: --dir or KUBEPKG_TESTENV_DIR is required\n", name)
 		return pf, false
+	}
+	if (pf.etcdOf == "") != (pf.etcdPrefix == "") {
+		fmt.Fprintf(os.Stderr, "kpk-cluster %s: --etcd-of and --etcd-prefix go together\n", name)
+		return pf, false
+	}
+	if pf.apiServerOnly {
+		pf.nodes = 0
 	}
 	abs, err := filepath.Abs(pf.dir)
 	if err != nil {
@@ -198,8 +219,18 @@ func checkHealthy(dir string) (*planeState, error) {
 		return nil, err
 	}
 	for _, c := range componentOrder {
-		if !ownProcessAlive(st.Pids[c], dir) {
-			return nil, fmt.Errorf("%s (pid %d) is not running", c, st.Pids[c])
+		pid, started := st.Pids[c]
+		if !started {
+			// Not part of this plane (--etcd-of, --apiserver-only).
+			continue
+		}
+		if !ownProcessAlive(pid, dir) {
+			return nil, fmt.Errorf("%s (pid %d) is not running", c, pid)
+		}
+	}
+	if st.EtcdOf != "" {
+		if _, err := checkHealthy(st.EtcdOf); err != nil {
+			return nil, fmt.Errorf("the plane whose etcd it shares (%s): %w", st.EtcdOf, err)
 		}
 	}
 	client, err := adminHTTPClient(filepath.Join(dir, "pki"))
@@ -356,31 +387,44 @@ func startPlane(pf planeFlags) (*planeState, error) {
 	}
 	p := func(name string) string { return filepath.Join(pki, name) }
 
-	etcd, err := startComponent(self, dir, "etcd",
-		"--name=kpk-etcd",
-		"--data-dir="+filepath.Join(dir, "etcd"),
-		"--listen-client-urls="+etcdURL,
-		"--advertise-client-urls="+etcdURL,
-		fmt.Sprintf("--listen-peer-urls=http://127.0.0.1:%d", etcdPeer),
-		fmt.Sprintf("--initial-advertise-peer-urls=http://127.0.0.1:%d", etcdPeer),
-		fmt.Sprintf("--initial-cluster=kpk-etcd=http://127.0.0.1:%d", etcdPeer),
-		// A throwaway test cluster: durability is not worth the fsyncs.
-		"--unsafe-no-fsync=true",
-		"--quota-backend-bytes=4294967296",
-		"--log-level=warn",
-	)
-	if err != nil {
-		return nil, err
-	}
-	if err := record(etcd); err != nil {
-		return nil, err
-	}
-	if err := waitFor(etcd, 60*time.Second, func() error { return probe(http.DefaultClient, etcdURL+"/health") }); err != nil {
-		return nil, err
+	var etcdFlags []string
+	if pf.etcdOf != "" {
+		shared, err := checkHealthy(pf.etcdOf)
+		if err != nil {
+			return nil, fmt.Errorf("the plane whose etcd to share (%s) does not run: %w", pf.etcdOf, err)
+		}
+		st.EtcdURL, st.EtcdOf = shared.EtcdURL, pf.etcdOf
+		// A fresh cluster at every start: a prefix of its own each time (the shared etcd
+		// keeps what an earlier start stored, out of this one's sight).
+		st.EtcdPrefix = fmt.Sprintf("%s-%d", strings.TrimSuffix(pf.etcdPrefix, "/"), begin.UnixNano())
+		etcdFlags = []string{"--etcd-servers=" + st.EtcdURL, "--etcd-prefix=" + st.EtcdPrefix}
+	} else {
+		etcd, err := startComponent(self, dir, "etcd",
+			"--name=kpk-etcd",
+			"--data-dir="+filepath.Join(dir, "etcd"),
+			"--listen-client-urls="+etcdURL,
+			"--advertise-client-urls="+etcdURL,
+			fmt.Sprintf("--listen-peer-urls=http://127.0.0.1:%d", etcdPeer),
+			fmt.Sprintf("--initial-advertise-peer-urls=http://127.0.0.1:%d", etcdPeer),
+			fmt.Sprintf("--initial-cluster=kpk-etcd=http://127.0.0.1:%d", etcdPeer),
+			// A throwaway test cluster: durability is not worth the fsyncs.
+			"--unsafe-no-fsync=true",
+			"--quota-backend-bytes=4294967296",
+			"--log-level=warn",
+		)
+		if err != nil {
+			return nil, err
+		}
+		if err := record(etcd); err != nil {
+			return nil, err
+		}
+		if err := waitFor(etcd, 60*time.Second, func() error { return probe(http.DefaultClient, etcdURL+"/health") }); err != nil {
+			return nil, err
+		}
+		etcdFlags = []string{"--etcd-servers=" + etcdURL}
 	}
 
-	apiserver, err := startComponent(self, dir, "kube-apiserver",
-		"--etcd-servers="+etcdURL,
+	apiserver, err := startComponent(self, dir, "kube-apiserver", append(etcdFlags,
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
 		// Loopback cannot be an endpoint of the kubernetes Service, and nothing
@@ -410,7 +454,7 @@ func startPlane(pf planeFlags) (*planeState, error) {
 		"--allow-privileged=true",
 		"--profiling=false",
 		"--v=1",
-	)
+	)...)
 	if err != nil {
 		return nil, err
 	}
@@ -424,24 +468,33 @@ func startPlane(pf planeFlags) (*planeState, error) {
 	if err := waitFor(apiserver, 120*time.Second, func() error { return probe(admin, apiURL+"/readyz") }); err != nil {
 		return nil, err
 	}
+	if pf.apiServerOnly {
+		for _, p := range procs {
+			if err := p.cmd.Process.Release(); err != nil {
+				return nil, err
+			}
+		}
+		st.StartSeconds = time.Since(begin).Seconds()
+		return st, writeState(dir, st)
+	}
 
 	var rate []string
 	if pf.qps > 0 {
 		rate = []string{fmt.Sprintf("--kube-api-qps=%d", pf.qps), fmt.Sprintf("--kube-api-burst=%d", 2*pf.qps)}
 	}
 	kcm, err := startComponent(self, dir, "kube-controller-manager", append([]string{
-		"--kubeconfig="+kubeconfigs["controller-manager"],
-		"--authentication-kubeconfig="+kubeconfigs["controller-manager"],
-		"--authorization-kubeconfig="+kubeconfigs["controller-manager"],
+		"--kubeconfig=" + kubeconfigs["controller-manager"],
+		"--authentication-kubeconfig=" + kubeconfigs["controller-manager"],
+		"--authorization-kubeconfig=" + kubeconfigs["controller-manager"],
 		"--bind-address=127.0.0.1",
 		fmt.Sprintf("--secure-port=%d", kcmPort),
-		"--cert-dir="+filepath.Join(dir, "run", "kube-controller-manager"),
+		"--cert-dir=" + filepath.Join(dir, "run", "kube-controller-manager"),
 		"--leader-elect=false",
 		"--use-service-account-credentials=true",
-		"--service-account-private-key-file="+p("sa.key"),
-		"--root-ca-file="+p("ca.crt"),
-		"--cluster-signing-cert-file="+p("ca.crt"),
-		"--cluster-signing-key-file="+p("ca.key"),
+		"--service-account-private-key-file=" + p("sa.key"),
+		"--root-ca-file=" + p("ca.crt"),
+		"--cluster-signing-cert-file=" + p("ca.crt"),
+		"--cluster-signing-key-file=" + p("ca.key"),
 		"--profiling=false",
 		"--v=1",
 	}, rate...)...)
@@ -452,12 +505,12 @@ func startPlane(pf planeFlags) (*planeState, error) {
 		return nil, err
 	}
 	sched, err := startComponent(self, dir, "kube-scheduler", append([]string{
-		"--kubeconfig="+kubeconfigs["scheduler"],
-		"--authentication-kubeconfig="+kubeconfigs["scheduler"],
-		"--authorization-kubeconfig="+kubeconfigs["scheduler"],
+		"--kubeconfig=" + kubeconfigs["scheduler"],
+		"--authentication-kubeconfig=" + kubeconfigs["scheduler"],
+		"--authorization-kubeconfig=" + kubeconfigs["scheduler"],
 		"--bind-address=127.0.0.1",
 		fmt.Sprintf("--secure-port=%d", schedPort),
-		"--cert-dir="+filepath.Join(dir, "run", "kube-scheduler"),
+		"--cert-dir=" + filepath.Join(dir, "run", "kube-scheduler"),
 		"--leader-elect=false",
 		"--profiling=false",
 		"--v=1",

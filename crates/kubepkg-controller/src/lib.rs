@@ -41,6 +41,7 @@ pub mod metrics;
 pub mod problem;
 pub mod reconcile;
 pub mod resource;
+pub mod rollout;
 pub mod source;
 pub mod status;
 pub mod target;
@@ -131,6 +132,68 @@ pub enum ControllerError {
     /// Leader election failed.
     #[error(transparent)]
     Leader(#[from] leader::LeaderError),
+    /// The cluster serves a Package schema older than this controller: the API server would
+    /// prune the fields it lacks from every Package (a pruned `spec.kubeConfig` would apply
+    /// to the managing cluster instead of the target).
+    #[error(
+        "the Package CRD the cluster serves lacks {}: it is older than this controller, and the API server would drop those fields from every Package; apply the CRD of this version (charts/kubepkg-controller/crds/) and start again",
+        missing.join(", ")
+    )]
+    CrdOutdated { missing: Vec<String> },
+    /// The cluster does not serve Packages at all.
+    #[error(
+        "the cluster does not serve packages.kubepkg.dev: install the CRD (charts/kubepkg-controller/crds/, or the kubepkg-controller chart) and start again"
+    )]
+    CrdMissing,
+}
+
+/// Checks that the cluster serves Package with every field of this build's CRD
+/// ([`kubepkg_package_object::served`]), asking again for up to 15 seconds while it does not:
+/// the API server publishes a CRD created or changed a moment ago a little later. An answer
+/// that cannot be read (an API server that does not publish OpenAPI v3) is logged and the
+/// controller goes on.
+async fn check_crd(client: &kube::Client) -> Result<(), ControllerError> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        match served_crd(client).await {
+            Err(e) if tokio::time::Instant::now() < deadline => {
+                tracing::debug!("{e}; asking again");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            result => return result,
+        }
+    }
+}
+
+/// One check of [`check_crd`].
+async fn served_crd(client: &kube::Client) -> Result<(), ControllerError> {
+    use kubepkg_package_object::served;
+    let request = ::http::Request::get(served::openapi_path()).body(Vec::new());
+    let answer = match request {
+        Ok(r) => client.request::<serde_json::Value>(r).await,
+        Err(e) => {
+            tracing::warn!("the Package schema was not checked: {e}");
+            return Ok(());
+        }
+    };
+    match answer {
+        Ok(doc) => match served::served_spec(&doc) {
+            None => Err(ControllerError::CrdMissing),
+            Some(spec) => {
+                let missing = served::missing_spec_fields(spec);
+                if missing.is_empty() {
+                    Ok(())
+                } else {
+                    Err(ControllerError::CrdOutdated { missing })
+                }
+            }
+        },
+        Err(kube::Error::Api(s)) if s.code == 404 => Err(ControllerError::CrdMissing),
+        Err(e) => {
+            tracing::warn!("the Package schema was not checked: {e}");
+            Ok(())
+        }
+    }
 }
 
 /// Runs the controller until SIGTERM or SIGINT: serves metrics and probes, takes the leader
@@ -141,6 +204,7 @@ pub async fn run(cluster: kubepkg_kube::Cluster, config: Config) -> Result<(), C
         path: config.scratch.clone(),
         source,
     })?;
+    check_crd(&cluster.client).await?;
     let metrics = Arc::new(metrics::Metrics::new(config.concurrency));
     let health = http::Health::default();
     if let Some(address) = config.metrics_address {
@@ -174,6 +238,20 @@ pub async fn run(cluster: kubepkg_kube::Cluster, config: Config) -> Result<(), C
     } else {
         config.namespaces.iter().cloned().map(Some).collect()
     };
+    // Fleet rollouts, when their CRD is installed (docs/fleet.md).
+    let fleet = rollout::served(&cluster.client).await;
+    if !fleet {
+        tracing::info!(
+            "PackageRollouts are not served (their CRD is not installed): fleet rollouts are off"
+        );
+    }
+    let rollouts = futures::future::join_all(
+        namespaces
+            .iter()
+            .filter(|_| fleet)
+            .cloned()
+            .map(|ns| rollout::run(ctx.clone(), ns, shutdown.clone())),
+    );
     let runs = namespaces.into_iter().map(|ns| {
         let ctx = ctx.clone();
         let client = cluster.client.clone();
@@ -229,7 +307,7 @@ pub async fn run(cluster: kubepkg_kube::Cluster, config: Config) -> Result<(), C
                 .await;
         }
     });
-    futures::future::join_all(runs).await;
+    futures::future::join(futures::future::join_all(runs), rollouts).await;
     tracing::info!("kubepkg controller stopped");
     Ok(())
 }

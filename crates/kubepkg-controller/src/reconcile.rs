@@ -64,7 +64,7 @@ pub struct Context {
     /// `--no-cross-namespace-refs`.
     pub no_cross_namespace_refs: bool,
     /// The clients of each target cluster and identity Packages are applied as.
-    clients: target::Clients,
+    pub(crate) clients: target::Clients,
 }
 
 impl Context {
@@ -507,6 +507,17 @@ async fn apply(
             stop(&obj, ctx, api, reason::ACCESS_DENIED, &message).await?;
             return Ok(Action::await_change());
         }
+    }
+    if spec.backend == Backend::Argocd
+        && let Some(sa) = ctx.service_account(Some(&spec))
+    {
+        // Argo CD's application controller applies an Application's objects with its own
+        // rights: the components would not be bounded by the ServiceAccount.
+        let message = format!(
+            "backend argocd cannot act as ServiceAccount {namespace}/{sa}: Argo CD's application controller applies the components with its own rights; use backend helm or flux for a Package acting as a ServiceAccount"
+        );
+        stop(&obj, ctx, api, reason::ACCESS_DENIED, &message).await?;
+        return Ok(Action::await_change());
     }
     if spec.backend == Backend::Argocd && spec.argocd.is_none() {
         let message = "backend argocd needs spec.argocd.chartRepository (oci://HOST/PATH): the registry each component's chart is pushed to and Argo CD's repo server pulls it from; add it (kubectl edit package NAME)";
@@ -1274,14 +1285,25 @@ async fn publish(obj: &DynamicObject, ctx: &Context, outcome: &Outcome) {
     event(ctx, obj, type_, outcome.reason.as_str(), &outcome.message).await;
 }
 
-async fn event(ctx: &Context, obj: &DynamicObject, type_: EventType, why: &str, note: &str) {
+pub(crate) async fn event(
+    ctx: &Context,
+    obj: &DynamicObject,
+    type_: EventType,
+    why: &str,
+    note: &str,
+) {
+    // A Package, or a PackageRollout (whose watch keeps each object's kind).
+    let kind = obj
+        .types
+        .as_ref()
+        .map_or(kubepkg_package_object::KIND.to_string(), |t| t.kind.clone());
     let reference = ObjectReference {
         api_version: Some(format!(
             "{}/{}",
             kubepkg_package_object::GROUP,
             kubepkg_package_object::VERSION
         )),
-        kind: Some(kubepkg_package_object::KIND.into()),
+        kind: Some(kind),
         name: Some(obj.name_any()),
         namespace: obj.namespace(),
         uid: obj.uid(),
@@ -1309,7 +1331,7 @@ async fn event(ctx: &Context, obj: &DynamicObject, type_: EventType, why: &str, 
     }
 }
 
-fn now() -> String {
+pub(crate) fn now() -> String {
     jiff::Timestamp::now().to_string()
 }
 

@@ -141,6 +141,19 @@ pub async fn acting_for(
             target: None,
         });
     };
+    remote(home, clients, namespace, r, who).await
+}
+
+/// The cluster of the kubeconfig Secret `r` (of `namespace` unless it names another), acting as
+/// `who`, for objects of `namespace`: what a Package with `spec.kubeConfig` is applied in, and
+/// what a fleet rollout asks a registered cluster's version of.
+pub async fn remote(
+    home: &Cluster,
+    clients: &Clients,
+    namespace: &str,
+    r: &KubeConfigSecretRef,
+    who: &Impersonation,
+) -> Result<Acting, TargetError> {
     let secret_namespace = r.namespace.as_deref().unwrap_or(namespace);
     let (text, key_read) = kubeconfig_text(home, secret_namespace, r).await?;
     let origin = format!("Secret {secret_namespace}/{} key {key_read}", r.name);

@@ -240,7 +240,7 @@ async fn failpoint(name: &str) {
 
 impl Cluster for KubeCluster {
     async fn requirement(&mut self, name: &str) -> RequirementState {
-        let mut found = match self.store.find(name).await {
+        let mut found = match self.store.find(name, &self.kube.namespace).await {
             Ok(found) => found,
             Err(e) => return RequirementState::Unknown(e.to_string()),
         };

@@ -225,12 +225,18 @@ impl RevisionStore {
     }
 
     /// The installed instances named `name` in any namespace (for `requires`), newest first.
-    pub async fn find(&self, name: &str) -> Result<Vec<History>, EngineError> {
-        let list = self
-            .api(None)
-            .list(&ListParams::default().labels(&secret_selector(name)))
-            .await
-            .map_err(|e| EngineError::api("list", format!("revisions of package {name}"), e))?;
+    /// An identity that may not list Secrets cluster-wide (a tenant's ServiceAccount bound in
+    /// its own namespace) sees the instances of `own_namespace` only, as `kubectl get
+    /// secrets` would show it, rather than waiting on a requirement it cannot read.
+    pub async fn find(&self, name: &str, own_namespace: &str) -> Result<Vec<History>, EngineError> {
+        let params = ListParams::default().labels(&secret_selector(name));
+        let list = match self.api(None).list(&params).await {
+            Err(e) if kubepkg_kube::is_forbidden(&e) => {
+                self.api(Some(own_namespace)).list(&params).await
+            }
+            other => other,
+        }
+        .map_err(|e| EngineError::api("list", format!("revisions of package {name}"), e))?;
         let mut by_ns: BTreeMap<String, Vec<PackageRevision>> = BTreeMap::new();
         for s in list
             .items

@@ -6,11 +6,13 @@
 //! current too), and the controller reconciles the spec.
 //!
 //! [`CRD`] is its CustomResourceDefinition (structural schema, status subresource, printer
-//! columns). The status is what kubepkg records about the package instance of the same name
+//! columns); [`served`] compares it with the schema a cluster serves. The status is what kubepkg records about the package instance of the same name
 //! and namespace, derived from its latest revision by [`status_of`]: the revision and version,
 //! the kstatus conditions (`kubepkg_package::conditions`) and each component's release. The CLI writes
 //! it whenever it records a revision, so `kubectl get packages` and any kstatus reader (Flux,
 //! Argo CD, `kubectl wait --for=condition=Ready`) see what `kubepkg status` shows.
+
+pub mod served;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -196,6 +196,12 @@ pub fn stopped(reason: &str, message: &str, now: &str) -> Vec<Condition> {
     )
 }
 
+/// Done and ready: `Ready=True` with `reason` (kstatus: Current), for objects whose state
+/// is not a package revision's (a fleet rollout whose every stage is done).
+pub fn ready(reason: &str, message: &str, now: &str) -> Vec<Condition> {
+    stamped(vec![Condition::new(READY, true, reason, message)], now)
+}
+
 /// Work under way, or waiting for something that will come by itself (requirements, the
 /// package lease): `Ready=False` and `Reconciling=True` with `reason` (kstatus: InProgress).
 pub fn reconciling(reason: &str, message: &str, now: &str) -> Vec<Condition> {

@@ -90,7 +90,7 @@ pub use error::Error;
 pub use helm::{helm_binary, helm_command, helm_offline};
 pub use namespace::TestNamespace;
 pub use packages::{install_package_crd, package_api, package_archive, store_package_archive};
-pub use plane::{ControlPlane, control_plane, target_plane};
+pub use plane::{ControlPlane, control_plane, fleet_plane, target_plane};
 pub use wait::{eventually, has_condition, wait_deleted, wait_for};
 
 /// The field manager the test kit's own applies use.

@@ -165,6 +165,35 @@ pub fn target_plane() -> Result<ControlPlane, Error> {
         })
 }
 
+static FLEET: std::sync::Mutex<Vec<(String, ControlPlane)>> = std::sync::Mutex::new(Vec::new());
+
+/// A fleet cluster `name` for tests of rollouts across clusters: an API server of its own (own
+/// certificates, own port) storing into the first plane's etcd under a prefix of its own, in
+/// `<state>/fleet/NAME`; no controllers, scheduler or nodes, so it holds objects that are
+/// ready as soon as they exist (ConfigMaps, Secrets, RBAC), which is what fleet tests apply.
+/// Several cost one API server each, not a whole plane (bench/README.md has the figures).
+/// Started, or attached to, once per process; `testenv/down.sh` stops them.
+pub fn fleet_plane(name: &str) -> Result<ControlPlane, Error> {
+    control_plane()?;
+    let mut started = FLEET.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, plane)) = started.iter().find(|(n, _)| n == name) {
+        return Ok(plane.clone());
+    }
+    let home = state_dir();
+    let plane = start_or_attach_with(
+        home.join("fleet").join(name),
+        &[
+            "--etcd-of".to_string(),
+            home.display().to_string(),
+            "--etcd-prefix".to_string(),
+            format!("/fleet-{name}"),
+            "--apiserver-only".to_string(),
+        ],
+    )?;
+    started.push((name.to_string(), plane.clone()));
+    Ok(plane)
+}
+
 /// Runs `work` with a client of `plane` on a thread with a runtime of its own, for what must
 /// reach the cluster from a `Drop` (which cannot await, while the test's runtime may be
 /// shutting down). Its error, or a panic of that thread, as text.
@@ -193,6 +222,11 @@ fn start_or_attach() -> Result<ControlPlane, Error> {
 }
 
 fn start_or_attach_in(state_dir: PathBuf) -> Result<ControlPlane, Error> {
+    start_or_attach_with(state_dir, &[])
+}
+
+/// [`start_or_attach_in`] with `kpk-cluster up`'s options `args`.
+fn start_or_attach_with(state_dir: PathBuf, args: &[String]) -> Result<ControlPlane, Error> {
     fs::create_dir_all(&state_dir).map_err(|source| Error::Io {
         what: "creating the state directory",
         path: state_dir.clone(),
@@ -202,6 +236,7 @@ fn start_or_attach_in(state_dir: PathBuf) -> Result<ControlPlane, Error> {
     let up = repo_root().join("testenv").join("up.sh");
     let output = Command::new("bash")
         .arg(&up)
+        .args(args)
         .env("KUBEPKG_TESTENV_DIR", &state_dir)
         .output()
         .map_err(|source| Error::Io {

@@ -216,6 +216,9 @@ pub enum Command {
     Upgrade(Box<UpgradeArgs>),
     /// Roll a package or release back to an earlier revision (recorded as a new revision).
     Rollback(Box<RollbackArgs>),
+    /// Fleet rollouts (PackageRollout objects): status, promote, pause, resume.
+    #[command(subcommand)]
+    Rollout(RolloutCommand),
     /// Uninstall a package (components in reverse order) or a release.
     Uninstall(Box<UninstallArgs>),
     /// List releases as `helm list` does (`--packages`: list packages).
@@ -331,6 +334,12 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
             Command::Install(a) => &a.cluster,
             Command::Upgrade(a) => &a.common.cluster,
             Command::Rollback(a) => &a.cluster,
+            Command::Rollout(r) => match r {
+                RolloutCommand::Status(a)
+                | RolloutCommand::Pause(a)
+                | RolloutCommand::Resume(a) => &a.cluster,
+                RolloutCommand::Promote(a) => &a.cluster,
+            },
             Command::Uninstall(a) => &a.cluster,
             Command::List(a) => &a.cluster,
             Command::History(a) | Command::Status(a) => &a.query.cluster,
@@ -371,6 +380,7 @@ impl Command {
                 | Command::Package(_)
                 | Command::Render(_)
                 | Command::Rollback(_)
+                | Command::Rollout(_)
                 | Command::Uninstall(_)
                 | Command::History(_)
                 | Command::Status(_)

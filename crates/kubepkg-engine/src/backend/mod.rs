@@ -565,18 +565,29 @@ pub(crate) async fn push(
         })
 }
 
-/// The first of `crds` (as `kubectl get crd` names them) not installed, if any; a CRD that
-/// cannot be read, with the API's answer.
+/// The first of `crds` (as `kubectl get crd` names them: `PLURAL.GROUP`) not served, if any;
+/// one whose group cannot be read, with the API's answer. Read from API discovery, which every
+/// authenticated identity may read (`system:discovery`), not from the cluster-scoped
+/// CustomResourceDefinition objects: a tenant's ServiceAccount bound in its own namespace can
+/// check too, and a CRD that exists but is not yet served counts as missing.
 pub(crate) async fn missing_crd(
     client: &kube::Client,
     crds: &[&str],
 ) -> Result<Option<String>, (String, kube::Error)> {
-    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
     for crd in crds {
-        match api.get_opt(crd).await {
-            Ok(Some(_)) => {}
-            Ok(None) => return Ok(Some(crd.to_string())),
+        let (plural, group) = crd.split_once('.').unwrap_or((crd, ""));
+        match kube::discovery::oneshot::group(client, group).await {
+            Ok(g) => {
+                if !g
+                    .recommended_resources()
+                    .iter()
+                    .any(|(r, _)| r.plural == plural)
+                {
+                    return Ok(Some(crd.to_string()));
+                }
+            }
+            Err(kube::Error::Api(s)) if s.code == 404 => return Ok(Some(crd.to_string())),
+            Err(kube::Error::Discovery(_)) => return Ok(Some(crd.to_string())),
             Err(e) => return Err((crd.to_string(), e)),
         }
     }

@@ -519,3 +519,39 @@ pub struct RenderArgs {
     #[arg(short = 'o', long = "output", default_value = "yaml", value_parser = formats(Format::YAML_JSON))]
     pub output: Format,
 }
+
+/// `kubepkg rollout …`: fleet rollouts (docs/fleet.md).
+#[derive(Debug, clap::Subcommand)]
+pub enum RolloutCommand {
+    /// Show a rollout: its phase, its stages and each cluster's version and state.
+    Status(RolloutArgs),
+    /// Approve the stage awaiting approval (or STAGE) for the rollout's current version.
+    Promote(RolloutPromoteArgs),
+    /// Start no further cluster (those in progress finish).
+    Pause(RolloutArgs),
+    /// Start clusters again after a pause.
+    Resume(RolloutArgs),
+}
+
+/// `kubepkg rollout status|pause|resume NAME`.
+#[derive(Debug, clap::Args)]
+pub struct RolloutArgs {
+    /// The PackageRollout's name.
+    pub name: String,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// Output format (status).
+    #[arg(short = 'o', long = "output", default_value = "text", value_parser = formats(Format::QUERY))]
+    pub output: Format,
+}
+
+/// `kubepkg rollout promote NAME [STAGE]`.
+#[derive(Debug, clap::Args)]
+pub struct RolloutPromoteArgs {
+    /// The PackageRollout's name.
+    pub name: String,
+    /// The stage to approve (default: the one awaiting approval).
+    pub stage: Option<String>,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}

@@ -23,6 +23,7 @@ mod registry;
 mod render;
 mod repo;
 mod rollback;
+mod rollout;
 mod schema;
 mod show;
 mod sign;
@@ -57,6 +58,7 @@ pub async fn run(command: Command, settings: &Settings) -> Result<Exit, CliError
         Command::Install(args) => install::run(*args, settings).await,
         Command::Upgrade(args) => upgrade::run(*args, settings).await,
         Command::Rollback(args) => rollback::run(*args, settings).await,
+        Command::Rollout(cmd) => rollout::run(cmd, settings).await,
         Command::Uninstall(args) => uninstall::run(*args, settings).await,
         Command::List(args) => list::run(*args, settings).await,
         Command::History(args) => history::run(*args, settings).await,

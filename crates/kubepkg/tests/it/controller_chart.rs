@@ -1,7 +1,6 @@
 //! The controller's own chart, `charts/kubepkg-controller`:
-//! - its `crds/` copy of the Package CRD is byte for byte the one the binaries embed
-//!   (`kubepkg_package_object::CRD`, from `crates/kubepkg-package-object/crd/`), so the two cannot
-//!   drift;
+//! - its `crds/` copies of the Package and PackageRollout CRDs are byte for byte those the
+//!   binaries embed (`kubepkg_package_object::CRD`, `kubepkg_fleet::CRD`), so they cannot drift;
 //! - `kubepkg template` prints exactly what the real `helm template` v4.3.1 prints (and the
 //!   same documents as v3.22.0), for the default values and for the value sets users change
 //!   (RBAC off, watched namespaces, leader election off, the package-contents roles,
@@ -47,25 +46,43 @@ pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// The chart's `crds/` copy is the CRD the binaries embed, byte for byte. `kubepkg-package`'s
-/// file is the source; after changing it, copy it over the chart's.
+/// The chart's `crds/` copies are the CRDs the binaries embed, byte for byte: `Package`
+/// (`kubepkg-package-object`'s file is the source) and `PackageRollout` (`kubepkg-fleet`'s);
+/// after changing one, copy it over the chart's.
 #[test]
-fn the_charts_crd_is_the_package_crd() {
-    let copy = chart().join("crds/packages.kubepkg.dev.yaml");
-    let chart_crd = std::fs::read_to_string(&copy).expect("the chart ships the CRD");
-    assert!(
-        chart_crd == object::CRD,
-        "{} differs from crates/kubepkg-package-object/crd/packages.kubepkg.dev.yaml; run\n  cp crates/kubepkg-package-object/crd/packages.kubepkg.dev.yaml charts/kubepkg-controller/crds/",
-        copy.display()
-    );
-    let crds: Vec<_> = std::fs::read_dir(chart().join("crds"))
+fn the_charts_crds_are_the_binaries_crds() {
+    for (file, embedded, source) in [
+        (
+            "packages.kubepkg.dev.yaml",
+            object::CRD,
+            "crates/kubepkg-package-object/crd",
+        ),
+        (
+            "packagerollouts.kubepkg.dev.yaml",
+            kubepkg_fleet::CRD,
+            "crates/kubepkg-fleet/crd",
+        ),
+    ] {
+        let copy = chart().join("crds").join(file);
+        let chart_crd = std::fs::read_to_string(&copy).expect("the chart ships the CRD");
+        assert!(
+            chart_crd == embedded,
+            "{} differs from {source}/{file}; run\n  cp {source}/{file} charts/kubepkg-controller/crds/",
+            copy.display()
+        );
+    }
+    let mut crds: Vec<_> = std::fs::read_dir(chart().join("crds"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
+    crds.sort();
     assert_eq!(
         crds,
-        ["packages.kubepkg.dev.yaml"],
-        "one CRD, no stray files"
+        [
+            "packagerollouts.kubepkg.dev.yaml",
+            "packages.kubepkg.dev.yaml"
+        ],
+        "two CRDs, no stray files"
     );
 }
 
@@ -113,6 +130,7 @@ fn value_sets() -> Vec<ValueSet> {
             vec![
                 "kind: CustomResourceDefinition",
                 "  name: packages.kubepkg.dev",
+                "  name: packagerollouts.kubepkg.dev",
             ],
             vec![],
         ),
@@ -596,6 +614,11 @@ const CONTROLLER_NEEDS: &[(&str, &str, Option<&str>)] = &[
     ("watch", "packages.kubepkg.dev", None),
     ("patch", "packages.kubepkg.dev", None),
     ("patch", "packages.kubepkg.dev", Some("status")),
+    ("create", "packages.kubepkg.dev", None),
+    ("get", "packagerollouts.kubepkg.dev", None),
+    ("list", "packagerollouts.kubepkg.dev", None),
+    ("watch", "packagerollouts.kubepkg.dev", None),
+    ("patch", "packagerollouts.kubepkg.dev", Some("status")),
     ("get", "secrets", None),
     ("list", "secrets", None),
     ("watch", "secrets", None),
@@ -663,6 +686,10 @@ const DEPLOYMENT_RULES: &str = r#"rbac.packageContentsRules=[{"apiGroups":["apps
 #[tokio::test]
 async fn the_service_account_may_do_what_the_controller_needs_and_no_more() {
     let ns = TestNamespace::fresh("chart-rbac").await;
+    // `kubectl auth can-i` of Argo CD's kinds needs them served, whichever test runs first.
+    kubepkg_testkit::argocd::install_crds(&ns)
+        .await
+        .expect("Argo CD's CRDs");
     let contents_ns = format!("--set=rbac.packageContentsNamespaces={{{}}}", ns.name());
     let installed = Installed::install(
         &ns,

@@ -281,14 +281,12 @@ async fn a_package_from_a_branch_installs_and_upgrades_only_when_its_path_change
         "secretRef": {"name": "git-creds"}, "interval": "1s",
     }}});
     create(&ns, "shop", spec).await;
+    // The commit is written once the apply is over; then the Package is Ready.
+    wait_source_revision(&ns, &ctl, "shop", &format!("main@sha1:{c1}")).await;
     let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
     assert_eq!(
         o.pointer("/status/version"),
         Some(&serde_json::json!("1.0.0"))
-    );
-    assert_eq!(
-        o.pointer("/status/sourceRevision"),
-        Some(&serde_json::json!(format!("main@sha1:{c1}")))
     );
     let recorded = format!("git+{url}//deploy/shop");
     assert_eq!(
@@ -387,17 +385,16 @@ async fn a_semver_ref_picks_the_newest_matching_tag_and_wrong_credentials_are_a_
     assert!(revisions(&ns, "tags").await.is_empty());
 
     git_secret(&ns, "git-creds", "ops", "pw").await;
+    let newest = format!("v1.2.0@sha1:{}", commits["1.2.0"]);
+    wait_source_revision(&ns, &ctl, "tags", &newest).await;
     let o = wait_ready(&ns, &ctl, "tags", "True", "Succeeded").await;
     assert_eq!(
         o.pointer("/status/version"),
         Some(&serde_json::json!("1.2.0"))
     );
     assert_eq!(
-        o.pointer("/status/sourceRevision"),
-        Some(&serde_json::json!(format!(
-            "v1.2.0@sha1:{}",
-            commits["1.2.0"]
-        )))
+        revisions(&ns, "tags").await,
+        vec![(1, "1.2.0".into(), format!("git+{url} {newest}"))]
     );
 }
 

@@ -240,3 +240,75 @@ async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there
         .collect();
     assert!(held.is_empty(), "Leases left held in the target: {held:?}");
 }
+
+/// A cluster serving an older Package CRD (one without `spec.kubeConfig` and
+/// `spec.serviceAccountName`, which its API server would prune from every Package): the
+/// controller refuses to start, naming the fields and what to apply, instead of applying
+/// Packages to the wrong cluster as the wrong identity. The second plane serves no Packages
+/// otherwise, so the older CRD is installed there and deleted after.
+#[tokio::test]
+async fn a_controller_refuses_a_cluster_serving_an_older_package_crd() {
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    let plane = kubepkg_testkit::target_plane().expect("the second control plane");
+    let ns = TestNamespace::named_in(plane, &format!("crd-older-{}", std::process::id()))
+        .await
+        .expect("a namespace of the second plane");
+    let mut older = serde_json::to_value(
+        kubepkg_testkit::parse_yaml_objects(kubepkg_package_object::CRD)
+            .unwrap()
+            .remove(0),
+    )
+    .unwrap();
+    let spec = older
+        .pointer_mut("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties")
+        .and_then(Value::as_object_mut)
+        .expect("the CRD's spec properties");
+    assert!(spec.remove("kubeConfig").is_some() && spec.remove("serviceAccountName").is_some());
+    kubepkg_testkit::install_package_crd(&ns, &older.to_string())
+        .await
+        .expect("the older CRD installed");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+        .args([
+            "controller",
+            "--watch-namespace",
+            ns.name(),
+            "--metrics-bind-address",
+            "0",
+            "--health-probe-bind-address",
+            "0",
+            "--kubeconfig",
+        ])
+        .arg(ns.plane().kubeconfig())
+        .env_remove("KUBECONFIG")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("kubepkg controller");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            break None;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let crds: Api<CustomResourceDefinition> = Api::all(ns.client().clone());
+    crds.delete("packages.kubepkg.dev", &Default::default())
+        .await
+        .expect("the older CRD deleted");
+    let status = status.unwrap_or_else(|| panic!("the controller kept running:\n{err}"));
+    assert!(!status.success(), "the controller started:\n{err}");
+    for part in [
+        "spec.kubeConfig",
+        "spec.serviceAccountName",
+        "older than this controller",
+        "charts/kubepkg-controller/crds/",
+    ] {
+        assert!(err.contains(part), "the refusal lacks {part:?}:\n{err}");
+    }
+}

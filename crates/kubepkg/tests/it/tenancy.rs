@@ -23,6 +23,12 @@ use crate::controller::{
 };
 use crate::support::run;
 
+/// `text` in standard base64.
+fn base64_of(text: &str) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(text)
+}
+
 /// A ServiceAccount `name` of `ns` allowed everything in `ns` and nothing elsewhere (the
 /// built-in `cluster-admin` ClusterRole bound by a RoleBinding, as Flux's multi-tenancy
 /// example does).
@@ -251,7 +257,8 @@ async fn a_package_is_applied_as_its_service_account_and_refused_beyond_it() {
 
 /// `--default-service-account default`: a Package naming no ServiceAccount is applied as its
 /// namespace's `default` ServiceAccount, which may do nothing: refused (`AccessDenied`) naming
-/// it and the request, and no object is created.
+/// it and the request, and no object is created; one with `backend: argocd` is refused that
+/// backend (Argo CD would apply with its own rights).
 #[tokio::test]
 async fn the_default_service_account_bounds_a_package_that_names_none() {
     let a = TestNamespace::new("ten-default")
@@ -272,6 +279,22 @@ async fn the_default_service_account_bounds_a_package_that_names_none() {
     );
     let deployments: Api<k8s_openapi::api::apps::v1::Deployment> = a.api();
     assert!(deployments.get_opt("shop-app").await.unwrap().is_none());
+
+    // Argo CD would apply the components with its own rights: a Package acting as a
+    // ServiceAccount is refused that backend before anything is pushed or created.
+    create(
+        &a,
+        "gitops",
+        json!({"source": v1, "backend": "argocd",
+               "argocd": {"chartRepository": "oci://127.0.0.1:9/charts"}}),
+    )
+    .await;
+    let o = wait_ready(&a, &ctl, "gitops", "False", "AccessDenied").await;
+    let why = message(&o, "Ready");
+    assert!(
+        why.contains("backend argocd") && why.contains(&format!("{}/default", a.name())),
+        "{why}"
+    );
 }
 
 /// `--no-cross-namespace-refs`: a `valuesFrom` Secret of another namespace stops the Package
@@ -356,6 +379,57 @@ async fn the_cli_acts_as_the_user_it_is_told_to() {
         ],
     );
     assert_eq!(code, 0, "{err}");
+    // A package requiring `shop`, applied as the same user with the request trail on: the
+    // user may not list Secrets in every namespace, so the requirement is found in its own
+    // namespace (not waited for until the timeout); neither the Secret's value nor the
+    // kubeconfig's key appears in any output.
+    let secret_value = "needs-secret-value-41c0de";
+    let needs = tmp.path().join("needs");
+    let secret = format!(
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: needs-secret\nstringData:\n  token: {secret_value}\n"
+    );
+    tenant_package(&needs, "needs", "1.0.0", true, Some(&secret));
+    let manifest = std::fs::read_to_string(needs.join("kubepkg.yaml")).unwrap();
+    std::fs::write(
+        needs.join("kubepkg.yaml"),
+        manifest.replace("  rollback:", "  requires: [{name: shop}]\n  rollback:"),
+    )
+    .unwrap();
+    assert!(!allowed(&a, &user, "list", "secrets", b.name()).await);
+    let (code, out, err) = run(
+        &a,
+        &[
+            "apply",
+            "needs",
+            needs.to_str().unwrap(),
+            "--kube-as-user",
+            &user,
+            "--requirements-timeout",
+            "60s",
+            "--debug",
+        ],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        err.lines().any(|l| l.starts_with("debug: ")),
+        "no request trail: {err}"
+    );
+    let kubeconfig = std::fs::read_to_string(a.plane().kubeconfig()).unwrap();
+    let key = kubeconfig
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("client-key-data: "))
+        .expect("the plane's kubeconfig carries a client key");
+    let encoded = base64_of(secret_value);
+    for (what, secret) in [
+        ("the Secret's value", secret_value),
+        ("the Secret's value in base64", encoded.as_str()),
+        ("the kubeconfig's key", &key[..40]),
+    ] {
+        assert!(
+            !out.contains(secret) && !err.contains(secret),
+            "{what} was printed:\n{out}\n{err}"
+        );
+    }
     let outside = tmp.path().join("outside");
     let leak = format!(
         "apiVersion: v1\nkind: Secret\nmetadata:\n  name: leak\n  namespace: {}\nstringData:\n  a: b\n",

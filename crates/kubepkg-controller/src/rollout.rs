@@ -1,0 +1,452 @@
+//! The `PackageRollout` reconciler (docs/fleet.md): reads the clusters registered in the
+//! rollout's namespace (Secrets labelled `kubepkg.dev/cluster`) and the Package it gave each,
+//! lets `kubepkg_fleet::decide` say what happens next, gives the clusters that start now their
+//! Package (server-side applied, owned by the rollout, annotated with the rollout's digest), and
+//! writes the status: per stage and per cluster, with each cluster's reachability and
+//! Kubernetes version. Everything a Package does (hooks, readiness, revisions, rollback rules)
+//! is the Package reconciler's, in each cluster.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Secret;
+use kube::ResourceExt;
+use kube::api::{
+    Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams,
+};
+use kube::runtime::controller::{Action, Controller};
+use kube::runtime::events::EventType;
+use kube::runtime::watcher;
+use kubepkg_fleet::decide::{self, ClusterView, Outcome, Phase};
+use kubepkg_fleet::spec::RolloutSpec;
+use kubepkg_package::conditions;
+use kubepkg_package_object::KubeConfigSecretRef;
+use serde_json::{Value, json};
+
+use crate::reconcile::{Context, event, now};
+use crate::status::{carry_transition_times, conditions_of};
+use crate::{resource, target};
+
+/// The field manager of the Packages a rollout gives its clusters.
+const MANAGER: &str = "kubepkg-rollout";
+
+/// Why a rollout reconcile must be retried.
+#[derive(Debug, thiserror::Error)]
+pub enum RolloutError {
+    #[error("PackageRollout {object}: {what}")]
+    Api {
+        object: String,
+        what: String,
+        #[source]
+        source: kube::Error,
+    },
+}
+
+/// The API resource of `PackageRollout`.
+pub fn api_resource() -> ApiResource {
+    let gvk = GroupVersionKind::gvk(
+        kubepkg_fleet::GROUP,
+        kubepkg_fleet::VERSION,
+        kubepkg_fleet::KIND,
+    );
+    ApiResource::from_gvk_with_plural(&gvk, kubepkg_fleet::PLURAL)
+}
+
+/// Whether the cluster serves PackageRollouts (their CRD is optional: without it the
+/// controller reconciles Packages only).
+pub async fn served(client: &kube::Client) -> bool {
+    kube::discovery::oneshot::group(client, kubepkg_fleet::GROUP)
+        .await
+        .is_ok_and(|g| {
+            g.recommended_resources()
+                .iter()
+                .any(|(r, _)| r.plural == kubepkg_fleet::PLURAL)
+        })
+}
+
+/// Reconciles the PackageRollouts of `namespace` (all when `None`) until `shutdown`.
+pub async fn run(
+    ctx: Arc<Context>,
+    namespace: Option<String>,
+    shutdown: impl std::future::Future<Output = ()> + Send + Sync + 'static,
+) {
+    let client = ctx.cluster.client.clone();
+    let ar = api_resource();
+    let par = resource::api_resource();
+    let (rollouts, packages): (Api<DynamicObject>, Api<DynamicObject>) = match &namespace {
+        Some(ns) => (
+            Api::namespaced_with(client.clone(), ns, &ar),
+            Api::namespaced_with(client.clone(), ns, &par),
+        ),
+        None => (
+            Api::all_with(client.clone(), &ar),
+            Api::all_with(client.clone(), &par),
+        ),
+    };
+    Controller::new_with(rollouts, watcher::Config::default(), ar)
+        .owns_with(
+            packages,
+            par,
+            watcher::Config::default().labels(kubepkg_fleet::ROLLOUT_LABEL),
+        )
+        .graceful_shutdown_on(shutdown)
+        .run(reconcile, error_policy, ctx)
+        .for_each(|result| async move {
+            if let Err(e) = result {
+                tracing::debug!(error = %e, "rollout reconcile request failed");
+            }
+        })
+        .await;
+}
+
+fn error_policy(obj: Arc<DynamicObject>, e: &RolloutError, _ctx: Arc<Context>) -> Action {
+    tracing::warn!(rollout = %key(&obj), error = %kubepkg_engine::error::report(e), "retrying");
+    Action::requeue(Duration::from_secs(10))
+}
+
+fn key(obj: &DynamicObject) -> String {
+    format!("{}/{}", obj.namespace().unwrap_or_default(), obj.name_any())
+}
+
+/// How a cluster's Package stands for the spec it was last given (kstatus over its
+/// conditions, once it has reconciled that generation).
+pub fn outcome(package: &DynamicObject) -> Outcome {
+    let status = package.data.get("status");
+    let observed = status
+        .and_then(|s| s.get("observedGeneration"))
+        .and_then(Value::as_i64);
+    if observed.is_none() || observed != package.metadata.generation {
+        return Outcome::InProgress("not reconciled yet".into());
+    }
+    let conditions = conditions_of(package);
+    let find = |t: &str| conditions.iter().find(|c| c.type_ == t);
+    let ready = find("Ready");
+    if ready.is_some_and(|c| c.is_true()) {
+        return Outcome::Ready;
+    }
+    let message = ready.map(|c| c.message.clone()).unwrap_or_default();
+    let reason = ready.map(|c| c.reason.as_str()).unwrap_or_default();
+    let stalled = find("Stalled").is_some_and(|c| c.is_true());
+    if stalled || matches!(reason, "UpgradeFailed" | "InstallFailed" | "RolledBack") {
+        return Outcome::Failed(format!("{reason}: {message}"));
+    }
+    Outcome::InProgress(if reason.is_empty() {
+        "starting".into()
+    } else {
+        reason.to_string()
+    })
+}
+
+/// Stages approved for `digest` by the rollout's `kubepkg.dev/approved` annotation.
+pub fn approvals(obj: &DynamicObject, digest: &str) -> BTreeSet<String> {
+    obj.annotations()
+        .get(kubepkg_fleet::APPROVED_ANNOTATION)
+        .map(|a| {
+            a.split(',')
+                .filter_map(|e| e.trim().split_once('@'))
+                .filter(|(_, d)| *d == digest)
+                .map(|(s, _)| s.to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A registered cluster's reachability and Kubernetes version (asked as the controller, five
+/// seconds at most).
+async fn probe(ctx: &Context, namespace: &str, secret: &str) -> Value {
+    let r = KubeConfigSecretRef {
+        name: secret.to_string(),
+        key: None,
+        namespace: None,
+    };
+    let who = kubepkg_kube::Impersonation::default();
+    let acting = match target::remote(&ctx.cluster, &ctx.clients, namespace, &r, &who).await {
+        Ok(a) => a,
+        Err(e) => {
+            return json!({"reachable": false, "message": kubepkg_engine::error::report(&e)});
+        }
+    };
+    let server = acting.cluster.server().unwrap_or_default();
+    match tokio::time::timeout(
+        Duration::from_secs(5),
+        acting.cluster.client.apiserver_version(),
+    )
+    .await
+    {
+        Ok(Ok(v)) => {
+            json!({"server": server, "reachable": true, "kubernetesVersion": v.git_version})
+        }
+        Ok(Err(e)) => json!({"server": server, "reachable": false, "message": e.to_string()}),
+        Err(_) => json!({"server": server, "reachable": false, "message": "no answer in 5s"}),
+    }
+}
+
+/// One reconcile of a PackageRollout.
+pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Action, RolloutError> {
+    let namespace = obj.namespace().unwrap_or_default();
+    let name = obj.name_any();
+    let object = key(&obj);
+    let client = ctx.cluster.client.clone();
+    let rollouts: Api<DynamicObject> =
+        Api::namespaced_with(client.clone(), &namespace, &api_resource());
+    let api_err = |what: &str| {
+        let object = object.clone();
+        let what = what.to_string();
+        move |source| RolloutError::Api {
+            object,
+            what,
+            source,
+        }
+    };
+    let spec: Result<RolloutSpec, String> =
+        serde_json::from_value(obj.data.get("spec").cloned().unwrap_or_default())
+            .map_err(|e| format!("spec: {e}"));
+    let checked = spec.and_then(|s| s.check().map(|p| (s, p)).map_err(|e| e.to_string()));
+    let (spec, plans) = match checked {
+        Ok(ok) => ok,
+        Err(why) => {
+            let message =
+                format!("{why}; fix the PackageRollout (kubectl edit packagerollout {name})");
+            let status = json!({
+                "observedGeneration": obj.metadata.generation,
+                "phase": "Invalid",
+                "message": message,
+                "conditions": carry_transition_times(
+                    conditions::stopped("InvalidRollout", &message, &now()), &conditions_of(&obj)),
+            });
+            write(&rollouts, &name, status)
+                .await
+                .map_err(api_err("writing its status"))?;
+            return Ok(Action::await_change());
+        }
+    };
+    let digest = spec.digest();
+
+    // The registered clusters it selects, and the Package it gave each.
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), &namespace);
+    let registered = secrets
+        .list_metadata(&ListParams::default().labels(kubepkg_fleet::CLUSTER_LABEL))
+        .await
+        .map_err(api_err("listing the registered clusters"))?;
+    let packages: Api<DynamicObject> =
+        Api::namespaced_with(client.clone(), &namespace, &resource::api_resource());
+    let given = packages
+        .list(&ListParams::default().labels(&format!("{}={name}", kubepkg_fleet::ROLLOUT_LABEL)))
+        .await
+        .map_err(api_err("listing its Packages"))?;
+    let by_cluster: BTreeMap<String, &DynamicObject> = given
+        .items
+        .iter()
+        .filter_map(|p| {
+            p.labels()
+                .get(kubepkg_fleet::CLUSTER_NAME_LABEL)
+                .map(|c| (c.clone(), p))
+        })
+        .collect();
+    let views: Vec<ClusterView> = registered
+        .items
+        .iter()
+        .map(|s| {
+            let labels: BTreeMap<String, String> = s.labels().clone().into_iter().collect();
+            (s.name_any(), labels)
+        })
+        .filter(|(_, labels)| spec.clusters.as_ref().is_none_or(|sel| sel.matches(labels)))
+        .map(|(cluster, labels)| {
+            let package = by_cluster.get(&cluster);
+            ClusterView {
+                given: package.and_then(|p| {
+                    p.annotations()
+                        .get(kubepkg_fleet::DIGEST_ANNOTATION)
+                        .cloned()
+                }),
+                outcome: package
+                    .map_or(Outcome::InProgress("no Package yet".into()), |p| outcome(p)),
+                name: cluster,
+                labels,
+            }
+        })
+        .collect();
+
+    // What was recorded for this digest: each stage's readyAt.
+    let status = obj.data.get("status");
+    let same_digest = status.and_then(|s| s.get("digest")).and_then(Value::as_str) == Some(&digest);
+    let ready_at: BTreeMap<String, i64> = status
+        .filter(|_| same_digest)
+        .and_then(|s| s.get("stages"))
+        .and_then(Value::as_array)
+        .map(|stages| {
+            stages
+                .iter()
+                .filter_map(|s| Some((s["name"].as_str()?.to_string(), s["readyAtUnix"].as_i64()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let approved = approvals(&obj, &digest);
+    let now_unix = jiff::Timestamp::now().as_second();
+    let d = decide::decide(&decide::Inputs {
+        stages: &plans,
+        digest: &digest,
+        clusters: &views,
+        ready_at: &ready_at,
+        approved: &approved,
+        paused: spec.paused,
+        now: now_unix,
+    });
+
+    // Start the clusters whose turn it is.
+    let owner = json!({
+        "apiVersion": format!("{}/{}", kubepkg_fleet::GROUP, kubepkg_fleet::VERSION),
+        "kind": kubepkg_fleet::KIND,
+        "name": name,
+        "uid": obj.uid().unwrap_or_default(),
+        "controller": true,
+    });
+    for cluster in &d.start {
+        let Some(view) = views.iter().find(|v| &v.name == cluster) else {
+            continue;
+        };
+        let package = kubepkg_fleet::package_name(&name, cluster);
+        let body = json!({
+            "apiVersion": format!("{}/{}", kubepkg_package_object::GROUP, kubepkg_package_object::VERSION),
+            "kind": kubepkg_package_object::KIND,
+            "metadata": {
+                "name": package,
+                "namespace": namespace,
+                "labels": {kubepkg_fleet::ROLLOUT_LABEL: name, kubepkg_fleet::CLUSTER_NAME_LABEL: cluster},
+                "annotations": {kubepkg_fleet::DIGEST_ANNOTATION: digest},
+                "ownerReferences": [owner],
+            },
+            "spec": spec.package_for(&view.labels, cluster),
+        });
+        packages
+            .patch(
+                &package,
+                &PatchParams::apply(MANAGER).force(),
+                &Patch::Apply(&body),
+            )
+            .await
+            .map_err(api_err(&format!("applying Package {package}")))?;
+        tracing::info!(rollout = %object, cluster = %cluster, "cluster started");
+    }
+
+    // Status: per stage, per cluster (with reachability), phase and conditions.
+    let probes =
+        futures::future::join_all(views.iter().map(|v| probe(&ctx, &namespace, &v.name))).await;
+    let stage_of = |cluster: &str| {
+        d.stages
+            .iter()
+            .find(|s| s.clusters.iter().any(|c| c == cluster))
+            .map(|s| s.name.clone())
+    };
+    let clusters: Vec<Value> = views
+        .iter()
+        .zip(probes)
+        .map(|(v, probe)| {
+            let package = by_cluster.get(&v.name);
+            let pstatus = package.and_then(|p| p.data.get("status"));
+            let started = d.start.contains(&v.name);
+            let (state, message) =
+                match (&v.outcome, v.given.as_deref() == Some(&digest) || started) {
+                    (_, false) => ("Pending", String::new()),
+                    (Outcome::Ready, true) if !started => ("Ready", String::new()),
+                    (Outcome::Failed(m), true) if !started => ("Failed", m.clone()),
+                    (Outcome::InProgress(w), _) => ("InProgress", w.clone()),
+                    _ => ("InProgress", "starting".to_string()),
+                };
+            let mut c = json!({
+                "name": v.name,
+                "stage": stage_of(&v.name),
+                "state": state,
+                "package": kubepkg_fleet::package_name(&name, &v.name),
+                "version": pstatus.and_then(|s| s.get("version")).cloned(),
+                "revision": pstatus.and_then(|s| s.get("revision")).cloned(),
+            });
+            if !message.is_empty() {
+                c["message"] = json!(message);
+            }
+            if let (Some(c), Some(p)) = (c.as_object_mut(), probe.as_object()) {
+                c.extend(p.clone());
+            }
+            c
+        })
+        .collect();
+    let stages: Vec<Value> = d
+        .stages
+        .iter()
+        .map(|s| {
+            let mut v = json!({"name": s.name, "state": s.state, "clusters": s.clusters});
+            if let Some(at) = s.ready_at {
+                v["readyAtUnix"] = json!(at);
+                v["readyAt"] = json!(
+                    jiff::Timestamp::from_second(at)
+                        .map(|t| t.to_string())
+                        .unwrap_or_default()
+                );
+            }
+            v
+        })
+        .collect();
+    let current = d
+        .stages
+        .iter()
+        .find(|s| s.state != decide::StageState::Done)
+        .map(|s| s.name.clone());
+    let phase = format!("{:?}", d.phase);
+    let stamp = now();
+    let next_conditions = match d.phase {
+        Phase::Succeeded => conditions::ready("Succeeded", &d.message, &stamp),
+        Phase::Halted => conditions::stopped("Halted", &d.message, &stamp),
+        _ => conditions::reconciling(&phase, &d.message, &stamp),
+    };
+    let previous_phase = status
+        .and_then(|s| s.get("phase"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let mut status = json!({
+        "observedGeneration": obj.metadata.generation,
+        "digest": digest,
+        "phase": phase,
+        "stage": current,
+        "message": d.message,
+        "stages": stages,
+        "clusters": clusters,
+        "conditions": carry_transition_times(next_conditions, &conditions_of(&obj)),
+    });
+    if !d.unstaged.is_empty() {
+        status["unstaged"] = json!(d.unstaged);
+    }
+    write(&rollouts, &name, status)
+        .await
+        .map_err(api_err("writing its status"))?;
+    if previous_phase.as_deref() != Some(phase.as_str()) || !d.start.is_empty() {
+        let type_ = if d.phase == Phase::Halted {
+            EventType::Warning
+        } else {
+            EventType::Normal
+        };
+        let note = if d.start.is_empty() {
+            d.message.clone()
+        } else {
+            format!("started {}; {}", d.start.join(", "), d.message)
+        };
+        event(&ctx, &obj, type_, &phase, &note).await;
+    }
+    Ok(match (d.phase, d.requeue_after) {
+        (_, Some(secs)) => Action::requeue(Duration::from_secs(secs.max(1))),
+        (Phase::Progressing, _) => Action::requeue(Duration::from_secs(15)),
+        _ => Action::requeue(Duration::from_secs(300)),
+    })
+}
+
+/// Merge-patches `status` into the rollout's status.
+async fn write(api: &Api<DynamicObject>, name: &str, status: Value) -> Result<(), kube::Error> {
+    api.patch_status(
+        name,
+        &PatchParams::default(),
+        &Patch::Merge(&json!({"status": status})),
+    )
+    .await
+    .map(|_| ())
+}

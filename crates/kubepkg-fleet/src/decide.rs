@@ -1,0 +1,460 @@
+//! What a rollout does next, decided from what the clusters show — nothing else is
+//! remembered between reconciles but each stage's `readyAt` (for its bake time), so a
+//! controller that stops anywhere resumes exactly: a cluster is started by giving its Package
+//! the rollout's digest, and a cluster whose Package has it is never started again.
+//!
+//! The rules (docs/fleet.md#how-a-rollout-proceeds):
+//! 1. each selected cluster belongs to the first stage whose selector matches it;
+//! 2. a failed cluster (its Package, given this digest, failed) halts the rollout: no cluster
+//!    starts any more;
+//! 3. stages run in order; a stage is done when all its clusters are Ready with this digest,
+//!    and the next starts only after its bake time has passed since it was done;
+//! 4. a `Manual` stage starts only once approved for this digest (or once any of its clusters
+//!    has it, approved before a restart);
+//! 5. within a stage, clusters start in name order while fewer than `maxConcurrent` are in
+//!    progress; a paused rollout starts none.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::spec::{Approval, StagePlan};
+
+/// What a cluster's Package shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterView {
+    pub name: String,
+    pub labels: BTreeMap<String, String>,
+    /// The digest its Package was given (`None`: no Package yet).
+    pub given: Option<String>,
+    /// How its Package stands for what it was given.
+    pub outcome: Outcome,
+}
+
+/// How a Package stands for the spec it was last given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Not yet reconciled for that spec, or still applying (with what it waits for).
+    InProgress(String),
+    /// Ready with that spec.
+    Ready,
+    /// Failed with that spec (its Ready message).
+    Failed(String),
+}
+
+/// A stage's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StageState {
+    /// An earlier stage is not done yet.
+    Waiting,
+    /// A `Manual` stage not approved yet.
+    AwaitingApproval,
+    /// Clusters are being started or are in progress.
+    Progressing,
+    /// Every cluster is Ready; the bake time has not passed yet.
+    Baking,
+    /// Every cluster is Ready and baked.
+    Done,
+    /// A cluster of the stage failed.
+    Failed,
+}
+
+/// The rollout's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Phase {
+    Progressing,
+    Paused,
+    AwaitingApproval,
+    Baking,
+    Succeeded,
+    Halted,
+}
+
+/// One stage as decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StageDecision {
+    pub name: String,
+    pub state: StageState,
+    /// Its clusters, by name.
+    pub clusters: Vec<String>,
+    /// When all its clusters were first seen Ready with this digest (Unix seconds).
+    pub ready_at: Option<i64>,
+}
+
+/// What to do now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    /// Clusters whose Package gets the digest now.
+    pub start: Vec<String>,
+    pub stages: Vec<StageDecision>,
+    pub phase: Phase,
+    /// What the rollout waits for, for a person.
+    pub message: String,
+    /// Selected clusters no stage takes (they are not rolled).
+    pub unstaged: Vec<String>,
+    /// When to look again without any change (a bake ending), in seconds from now.
+    pub requeue_after: Option<u64>,
+}
+
+/// The inputs of [`decide`].
+pub struct Inputs<'a> {
+    pub stages: &'a [StagePlan],
+    pub digest: &'a str,
+    /// The selected clusters.
+    pub clusters: &'a [ClusterView],
+    /// Each stage's recorded `readyAt` (Unix seconds), by name.
+    pub ready_at: &'a BTreeMap<String, i64>,
+    /// Stages approved for this digest.
+    pub approved: &'a BTreeSet<String>,
+    pub paused: bool,
+    /// Unix seconds.
+    pub now: i64,
+}
+
+/// Decides what the rollout does next (the module's rules).
+pub fn decide(i: &Inputs<'_>) -> Decision {
+    let mut members: Vec<Vec<&ClusterView>> = vec![Vec::new(); i.stages.len()];
+    let mut unstaged = Vec::new();
+    let mut sorted: Vec<&ClusterView> = i.clusters.iter().collect();
+    sorted.sort_by(|a, b| a.name.cmp(&b.name));
+    for c in sorted {
+        match i
+            .stages
+            .iter()
+            .position(|s| s.selector.as_ref().is_none_or(|sel| sel.matches(&c.labels)))
+        {
+            Some(at) => members[at].push(c),
+            None => unstaged.push(c.name.clone()),
+        }
+    }
+    let has = |c: &ClusterView| c.given.as_deref() == Some(i.digest);
+    let failed: Vec<(&str, &str)> = i
+        .clusters
+        .iter()
+        .filter(|c| has(c))
+        .filter_map(|c| match &c.outcome {
+            Outcome::Failed(m) => Some((c.name.as_str(), m.as_str())),
+            _ => None,
+        })
+        .collect();
+    let mut stages: Vec<StageDecision> = i
+        .stages
+        .iter()
+        .zip(&members)
+        .map(|(s, m)| StageDecision {
+            name: s.name.clone(),
+            state: StageState::Waiting,
+            clusters: m.iter().map(|c| c.name.clone()).collect(),
+            ready_at: None,
+        })
+        .collect();
+    let mut start = Vec::new();
+    let mut requeue_after = None;
+    let mut outcome: Option<(Phase, String)> = None;
+    for (at, (plan, m)) in i.stages.iter().zip(&members).enumerate() {
+        if m.is_empty() {
+            stages[at].state = StageState::Done;
+            continue;
+        }
+        let ready = m.iter().all(|c| has(c) && c.outcome == Outcome::Ready);
+        if ready {
+            let since = i.ready_at.get(&plan.name).copied().unwrap_or(i.now);
+            stages[at].ready_at = Some(since);
+            let until =
+                since.saturating_add(i64::try_from(plan.bake.as_secs()).unwrap_or(i64::MAX));
+            if i.now < until {
+                stages[at].state = StageState::Baking;
+                let left = u64::try_from(until - i.now).unwrap_or(0);
+                requeue_after = Some(left);
+                outcome = Some((
+                    Phase::Baking,
+                    format!("stage {} is Ready; baking for {left}s more", plan.name),
+                ));
+                break;
+            }
+            stages[at].state = StageState::Done;
+            continue;
+        }
+        if let Some(f) = m
+            .iter()
+            .find(|c| has(c) && matches!(c.outcome, Outcome::Failed(_)))
+        {
+            stages[at].state = StageState::Failed;
+            let why = match &f.outcome {
+                Outcome::Failed(why) => why.as_str(),
+                _ => "",
+            };
+            outcome = Some((
+                Phase::Halted,
+                format!(
+                    "cluster {} of stage {} failed: {why}; no further cluster starts",
+                    f.name, plan.name
+                ),
+            ));
+            break;
+        }
+        let begun = m.iter().any(|c| has(c));
+        if plan.approval == Approval::Manual && !begun && !i.approved.contains(&plan.name) {
+            stages[at].state = StageState::AwaitingApproval;
+            outcome = Some((
+                Phase::AwaitingApproval,
+                format!(
+                    "stage {} waits for approval (kubepkg rollout promote)",
+                    plan.name
+                ),
+            ));
+            break;
+        }
+        stages[at].state = StageState::Progressing;
+        let in_progress: Vec<&&ClusterView> = m
+            .iter()
+            .filter(|c| has(c) && matches!(c.outcome, Outcome::InProgress(_)))
+            .collect();
+        if !failed.is_empty() {
+            // A failure elsewhere (a cluster moved to another stage since) halts too.
+            let (name, why) = failed[0];
+            outcome = Some((
+                Phase::Halted,
+                format!("cluster {name} failed: {why}; no further cluster starts"),
+            ));
+            break;
+        }
+        if i.paused {
+            outcome = Some((Phase::Paused, format!("paused in stage {}", plan.name)));
+            break;
+        }
+        let slots = plan
+            .max_concurrent
+            .of(m.len())
+            .saturating_sub(in_progress.len());
+        start.extend(
+            m.iter()
+                .filter(|c| !has(c))
+                .take(slots)
+                .map(|c| c.name.clone()),
+        );
+        let waiting: Vec<String> = in_progress
+            .iter()
+            .map(|c| match &c.outcome {
+                Outcome::InProgress(w) if !w.is_empty() => format!("{} ({w})", c.name),
+                _ => c.name.clone(),
+            })
+            .chain(start.iter().map(|n| format!("{n} (starting)")))
+            .collect();
+        outcome = Some((
+            Phase::Progressing,
+            format!("stage {}: waiting for {}", plan.name, waiting.join(", ")),
+        ));
+        break;
+    }
+    let (phase, message) = outcome.unwrap_or_else(|| {
+        (
+            Phase::Succeeded,
+            format!(
+                "every stage is done ({} clusters)",
+                i.clusters.len() - unstaged.len()
+            ),
+        )
+    });
+    Decision {
+        start,
+        stages,
+        phase,
+        message,
+        unstaged,
+        requeue_after,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::RolloutSpec;
+    use serde_json::json;
+
+    /// Stages: canary (label stage=canary, 1 at a time, manual approval of the next),
+    /// second (stage=second, 1 at a time, baked 60s), rest (all at once).
+    fn plans() -> Vec<StagePlan> {
+        let s: RolloutSpec = serde_json::from_value(json!({
+            "package": {"source": {"path": "."}},
+            "stages": [
+                {"name": "canary", "selector": {"matchLabels": {"stage": "canary"}}, "maxConcurrent": 1, "bake": "60s"},
+                {"name": "second", "selector": {"matchLabels": {"stage": "second"}}, "maxConcurrent": 1, "approval": "Manual"},
+                {"name": "rest"}]
+        }))
+        .unwrap();
+        s.check().unwrap()
+    }
+
+    fn cluster(name: &str, stage: &str, given: Option<&str>, outcome: Outcome) -> ClusterView {
+        ClusterView {
+            name: name.into(),
+            labels: [("stage".to_string(), stage.to_string())]
+                .into_iter()
+                .collect(),
+            given: given.map(Into::into),
+            outcome,
+        }
+    }
+
+    fn run(
+        clusters: &[ClusterView],
+        ready_at: &[(&str, i64)],
+        approved: &[&str],
+        now: i64,
+    ) -> Decision {
+        let plans = plans();
+        let ready_at = ready_at.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let approved = approved.iter().map(|s| s.to_string()).collect();
+        decide(&Inputs {
+            stages: &plans,
+            digest: "d2",
+            clusters,
+            ready_at: &ready_at,
+            approved: &approved,
+            paused: false,
+            now,
+        })
+    }
+
+    fn fleet(
+        c1: (Option<&str>, Outcome),
+        s: [(Option<&str>, Outcome); 2],
+        r: [(Option<&str>, Outcome); 2],
+    ) -> Vec<ClusterView> {
+        vec![
+            cluster("c1", "canary", c1.0, c1.1),
+            cluster("s1", "second", s[0].0, s[0].1.clone()),
+            cluster("s2", "second", s[1].0, s[1].1.clone()),
+            cluster("r1", "rest", r[0].0, r[0].1.clone()),
+            cluster("r2", "rest", r[1].0, r[1].1.clone()),
+        ]
+    }
+
+    const OLD: (Option<&str>, Outcome) = (Some("d1"), Outcome::Ready);
+
+    #[test]
+    fn the_canary_starts_first_and_alone() {
+        let d = run(&fleet(OLD, [OLD, OLD], [OLD, OLD]), &[], &[], 1000);
+        assert_eq!(d.start, vec!["c1"]);
+        assert_eq!(d.phase, Phase::Progressing);
+        assert_eq!(d.stages[1].state, StageState::Waiting);
+        // Started (given the digest) but not Ready yet: nothing more starts.
+        let busy = (Some("d2"), Outcome::InProgress("app".into()));
+        let d = run(&fleet(busy, [OLD, OLD], [OLD, OLD]), &[], &[], 1000);
+        assert!(d.start.is_empty());
+        assert!(d.message.contains("c1 (app)"), "{}", d.message);
+    }
+
+    #[test]
+    fn the_next_stage_waits_for_the_bake_then_for_approval() {
+        let ready = (Some("d2"), Outcome::Ready);
+        let d = run(
+            &fleet(ready.clone(), [OLD, OLD], [OLD, OLD]),
+            &[("canary", 1000)],
+            &[],
+            1030,
+        );
+        assert_eq!(d.phase, Phase::Baking);
+        assert_eq!(d.requeue_after, Some(30));
+        assert!(d.start.is_empty());
+        // First seen Ready now: the bake counts from now (never shorter after a restart).
+        let d = run(
+            &fleet(ready.clone(), [OLD, OLD], [OLD, OLD]),
+            &[],
+            &[],
+            1030,
+        );
+        assert_eq!(d.stages[0].ready_at, Some(1030));
+        assert_eq!(d.phase, Phase::Baking);
+        let d = run(
+            &fleet(ready.clone(), [OLD, OLD], [OLD, OLD]),
+            &[("canary", 1000)],
+            &[],
+            1060,
+        );
+        assert_eq!(d.phase, Phase::AwaitingApproval);
+        assert!(d.start.is_empty());
+        let d = run(
+            &fleet(ready, [OLD, OLD], [OLD, OLD]),
+            &[("canary", 1000)],
+            &["second"],
+            1060,
+        );
+        assert_eq!(d.start, vec!["s1"]);
+    }
+
+    #[test]
+    fn max_concurrent_and_the_last_stage_all_at_once() {
+        let ready = (Some("d2"), Outcome::Ready);
+        let busy = (Some("d2"), Outcome::InProgress(String::new()));
+        let d = run(
+            &fleet(ready.clone(), [ready.clone(), busy], [OLD, OLD]),
+            &[("canary", 0)],
+            &["second"],
+            1000,
+        );
+        assert!(d.start.is_empty(), "{:?}", d.start);
+        let d = run(
+            &fleet(ready.clone(), [ready.clone(), ready.clone()], [OLD, OLD]),
+            &[("canary", 0)],
+            &["second"],
+            1000,
+        );
+        assert_eq!(d.start, vec!["r1", "r2"]);
+        let d = run(
+            &fleet(
+                ready.clone(),
+                [ready.clone(), ready.clone()],
+                [ready.clone(), ready],
+            ),
+            &[("canary", 0)],
+            &[],
+            1000,
+        );
+        assert_eq!(d.phase, Phase::Succeeded);
+        assert!(d.stages.iter().all(|s| s.state == StageState::Done));
+    }
+
+    #[test]
+    fn a_failure_halts_everything_after_it() {
+        let failed = (Some("d2"), Outcome::Failed("component app: refused".into()));
+        let d = run(
+            &fleet(failed, [OLD, OLD], [OLD, OLD]),
+            &[],
+            &["second"],
+            1000,
+        );
+        assert_eq!(d.phase, Phase::Halted);
+        assert!(d.start.is_empty());
+        assert_eq!(d.stages[0].state, StageState::Failed);
+        assert!(
+            d.message
+                .contains("cluster c1 of stage canary failed: component app: refused"),
+            "{}",
+            d.message
+        );
+        // An old failure (another digest) does not halt the new rollout.
+        let old_failure = (Some("d1"), Outcome::Failed("old".into()));
+        let d = run(&fleet(old_failure, [OLD, OLD], [OLD, OLD]), &[], &[], 1000);
+        assert_eq!(d.start, vec!["c1"]);
+    }
+
+    #[test]
+    fn a_cluster_in_no_stage_is_reported_and_paused_starts_nothing() {
+        let plans = vec![plans().remove(0)];
+        let clusters = fleet(OLD, [OLD, OLD], [OLD, OLD]);
+        let d = decide(&Inputs {
+            stages: &plans,
+            digest: "d2",
+            clusters: &clusters,
+            ready_at: &BTreeMap::new(),
+            approved: &BTreeSet::new(),
+            paused: true,
+            now: 0,
+        });
+        assert_eq!(d.unstaged, vec!["r1", "r2", "s1", "s2"]);
+        assert_eq!(d.phase, Phase::Paused);
+        assert!(d.start.is_empty());
+    }
+}

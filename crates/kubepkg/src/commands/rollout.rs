@@ -1,0 +1,223 @@
+//! `kubepkg rollout status|promote|pause|resume NAME`: a fleet rollout (`PackageRollout`,
+//! docs/fleet.md) as the controller reports it, and the three changes a person makes to one.
+//! The controller does the rollout; these verbs read its status and write its spec or its
+//! approval annotation, so they work the same with `kubectl`.
+
+use anyhow::{Context as _, Result, bail};
+use kube::ResourceExt;
+use kube::api::{Api, DynamicObject, GroupVersionKind, Patch, PatchParams};
+use kube::discovery::ApiResource;
+use serde_json::{Value, json};
+
+use super::print_structured;
+use crate::cli::{RolloutArgs, RolloutCommand, RolloutPromoteArgs};
+use crate::exit::Exit;
+use crate::settings::Settings;
+
+fn api(kube: &kubepkg_kube::Cluster) -> Api<DynamicObject> {
+    let gvk = GroupVersionKind::gvk(
+        kubepkg_fleet::GROUP,
+        kubepkg_fleet::VERSION,
+        kubepkg_fleet::KIND,
+    );
+    let ar = ApiResource::from_gvk_with_plural(&gvk, kubepkg_fleet::PLURAL);
+    Api::namespaced_with(kube.client.clone(), &kube.namespace, &ar)
+}
+
+async fn get(kube: &kubepkg_kube::Cluster, name: &str) -> Result<DynamicObject> {
+    match api(kube).get_opt(name).await {
+        Ok(Some(o)) => Ok(o),
+        Ok(None) => bail!(
+            "PackageRollout {name} not found in namespace {} (kubectl get packagerollouts -n {} lists them)",
+            kube.namespace,
+            kube.namespace
+        ),
+        Err(kube::Error::Api(s)) if s.code == 404 => bail!(
+            "the cluster does not serve PackageRollouts: install their CRD (charts/kubepkg-controller/crds/)"
+        ),
+        Err(e) => Err(e).with_context(|| format!("reading PackageRollout {name}")),
+    }
+}
+
+pub async fn run(cmd: RolloutCommand, settings: &Settings) -> Result<Exit> {
+    let kube = settings.connect().await?;
+    match cmd {
+        RolloutCommand::Status(a) => status(&kube, &a).await,
+        RolloutCommand::Promote(a) => promote(&kube, &a).await,
+        RolloutCommand::Pause(a) => set_paused(&kube, &a.name, true).await,
+        RolloutCommand::Resume(a) => set_paused(&kube, &a.name, false).await,
+    }
+}
+
+fn s(v: &Value, key: &str) -> String {
+    match v.get(key) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// The status as a person reads it: the phase and what it waits for, the stages, the clusters.
+pub fn status_text(name: &str, status: &Value) -> String {
+    let mut out = format!(
+        "ROLLOUT: {name}\nPHASE: {}\nSTAGE: {}\nMESSAGE: {}\n\n",
+        s(status, "phase"),
+        s(status, "stage"),
+        s(status, "message")
+    );
+    let mut rows = vec![vec![
+        "STAGE".to_string(),
+        "STATE".into(),
+        "READY AT".into(),
+        "CLUSTERS".into(),
+    ]];
+    for st in status
+        .get("stages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let clusters: Vec<&str> = st
+            .get("clusters")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        rows.push(vec![
+            s(st, "name"),
+            s(st, "state"),
+            s(st, "readyAt"),
+            clusters.join(", "),
+        ]);
+    }
+    out.push_str(&kubepkg_gostd::uitable::uitable(&rows));
+    out.push('\n');
+    let mut rows = vec![
+        [
+            "CLUSTER",
+            "STAGE",
+            "STATE",
+            "VERSION",
+            "REVISION",
+            "REACHABLE",
+            "KUBERNETES",
+            "MESSAGE",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    for c in status
+        .get("clusters")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let reachable = match c.get("reachable").and_then(Value::as_bool) {
+            Some(true) => "yes",
+            Some(false) => "no",
+            None => "",
+        };
+        rows.push(vec![
+            s(c, "name"),
+            s(c, "stage"),
+            s(c, "state"),
+            s(c, "version"),
+            s(c, "revision"),
+            reachable.to_string(),
+            s(c, "kubernetesVersion"),
+            s(c, "message"),
+        ]);
+    }
+    out.push_str(&kubepkg_gostd::uitable::uitable(&rows));
+    out.push('\n');
+    out
+}
+
+async fn status(kube: &kubepkg_kube::Cluster, a: &RolloutArgs) -> Result<Exit> {
+    let o = get(kube, &a.name).await?;
+    let status = o.data.get("status").cloned().unwrap_or(json!({}));
+    print_structured(
+        json!({"name": o.name_any(), "namespace": o.namespace(), "spec": o.data.get("spec"), "status": status}),
+        a.output,
+        || status_text(&a.name, &status),
+    )?;
+    Ok(Exit::Succeeded)
+}
+
+/// Approves `stage` (or the stage awaiting approval) for the rollout's current digest.
+async fn promote(kube: &kubepkg_kube::Cluster, a: &RolloutPromoteArgs) -> Result<Exit> {
+    let o = get(kube, &a.name).await?;
+    let status = o.data.get("status").cloned().unwrap_or(json!({}));
+    let digest = s(&status, "digest");
+    if digest.is_empty() {
+        bail!(
+            "PackageRollout {} has no status yet: is the kubepkg controller running?",
+            a.name
+        );
+    }
+    let stages: Vec<Value> = status
+        .get("stages")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let stage = match &a.stage {
+        Some(st) => {
+            if !stages.iter().any(|x| s(x, "name") == *st) {
+                let names: Vec<String> = stages.iter().map(|x| s(x, "name")).collect();
+                bail!(
+                    "PackageRollout {} has no stage {st} (its stages: {})",
+                    a.name,
+                    names.join(", ")
+                );
+            }
+            st.clone()
+        }
+        None => match stages.iter().find(|x| s(x, "state") == "AwaitingApproval") {
+            Some(x) => s(x, "name"),
+            None => bail!(
+                "no stage of PackageRollout {} awaits approval (phase {}); name one to approve it ahead: kubepkg rollout promote {} STAGE",
+                a.name,
+                s(&status, "phase"),
+                a.name
+            ),
+        },
+    };
+    let mut approved: Vec<String> = o
+        .annotations()
+        .get(kubepkg_fleet::APPROVED_ANNOTATION)
+        .map(|v| {
+            v.split(',')
+                .map(|e| e.trim().to_string())
+                .filter(|e| !e.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    // Approvals of earlier digests are of no use any more.
+    approved.retain(|e| e.ends_with(&format!("@{digest}")));
+    let entry = format!("{stage}@{digest}");
+    if !approved.contains(&entry) {
+        approved.push(entry);
+    }
+    let patch = json!({"metadata": {"annotations": {kubepkg_fleet::APPROVED_ANNOTATION: approved.join(",")}}});
+    api(kube)
+        .patch(&a.name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .with_context(|| format!("approving stage {stage} of PackageRollout {}", a.name))?;
+    println!("stage {stage} of PackageRollout {} approved", a.name);
+    Ok(Exit::Succeeded)
+}
+
+async fn set_paused(kube: &kubepkg_kube::Cluster, name: &str, paused: bool) -> Result<Exit> {
+    get(kube, name).await?;
+    let patch = json!({"spec": {"paused": paused}});
+    api(kube)
+        .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .with_context(|| format!("updating PackageRollout {name}"))?;
+    println!(
+        "PackageRollout {name} {}",
+        if paused { "paused" } else { "resumed" }
+    );
+    Ok(Exit::Succeeded)
+}

@@ -1,0 +1,346 @@
+//! Fleet rollouts (docs/fleet.md) against the local control plane: four fleet clusters (API
+//! servers of their own over the first plane's etcd, `kubepkg_testkit::fleet_plane`) registered
+//! as kubeconfig Secrets, and the real `kubepkg controller` reconciling a `PackageRollout` of
+//! three stages — a canary baked before the next stage, a stage of two at `maxConcurrent: 1`
+//! behind a manual approval (`kubepkg rollout promote`), then the rest. A version that fails in
+//! the canary halts the rollout there, naming the cluster, and no other cluster gets it.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::api::{
+    Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams, PostParams,
+};
+use kubepkg_testkit::{ControlPlane, TestNamespace};
+use serde_json::{Value, json};
+
+use crate::controller::{ControllerProcess, archive, condition, get, install_crd, store_archive};
+use crate::support::run;
+
+fn rollouts(ns: &TestNamespace) -> Api<DynamicObject> {
+    let gvk = GroupVersionKind::gvk(
+        kubepkg_fleet::GROUP,
+        kubepkg_fleet::VERSION,
+        kubepkg_fleet::KIND,
+    );
+    let ar = ApiResource::from_gvk_with_plural(&gvk, kubepkg_fleet::PLURAL);
+    Api::namespaced_with(ns.client().clone(), ns.name(), &ar)
+}
+
+/// Installs the PackageRollout CRD and waits until it is served.
+async fn install_rollout_crd(ns: &TestNamespace) {
+    kubepkg_testkit::apply_yaml(ns.client(), None, kubepkg_fleet::CRD, "kubepkg-tests", true)
+        .await
+        .expect("the PackageRollout CRD applied");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while rollouts(ns).list(&ListParams::default()).await.is_err() {
+        assert!(Instant::now() < deadline, "PackageRollouts never served");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Package `shop` VERSION: one component `app` whose chart holds ConfigMap `shop-app` with the
+/// version (ready as soon as it exists, so a cluster of only an API server can hold it); when
+/// `broken`, the chart also holds a ConfigMap whose name the API server refuses.
+fn fleet_package(root: &Path, version: &str, broken: bool) {
+    let chart = root.join("app");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+    )
+    .unwrap();
+    let mut objects = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop-app\ndata:\n  version: \"{version}\"\n"
+    );
+    if broken {
+        objects.push_str(
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Not_A_Valid_Name\ndata: {}\n",
+        );
+    }
+    std::fs::write(chart.join("templates/app.yaml"), objects).unwrap();
+    std::fs::write(
+        root.join("kubepkg.yaml"),
+        format!("package:\n  name: shop\n  version: {version}\n  rollback: {{safe: false}}\ncomponents:\n- {{name: app, path: app}}\n"),
+    )
+    .unwrap();
+}
+
+/// Registers `plane` as fleet cluster `name` with `labels`: its admin kubeconfig (credentials
+/// inline) under key `value` of a Secret labelled `kubepkg.dev/cluster`.
+async fn register(home: &TestNamespace, name: &str, plane: &ControlPlane, labels: Value) {
+    let mut all = json!({kubepkg_fleet::CLUSTER_LABEL: "true"});
+    all.as_object_mut()
+        .unwrap()
+        .extend(labels.as_object().unwrap().clone());
+    let kubeconfig = std::fs::read_to_string(plane.kubeconfig()).unwrap();
+    let secrets: Api<Secret> = home.api();
+    secrets
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({
+                "metadata": {"name": name, "labels": all},
+                "stringData": {"value": kubeconfig},
+            }))
+            .unwrap(),
+        )
+        .await
+        .expect("cluster Secret");
+}
+
+async fn rollout(home: &TestNamespace, name: &str) -> Value {
+    serde_json::to_value(rollouts(home).get(name).await.expect("the PackageRollout")).unwrap()
+}
+
+/// Waits until the rollout's phase is `phase` for its current digest.
+async fn wait_phase(
+    home: &TestNamespace,
+    ctl: &ControllerProcess,
+    name: &str,
+    phase: &str,
+) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(240);
+    loop {
+        let o = rollout(home, name).await;
+        let current = o.pointer("/status/observedGeneration") == o.pointer("/metadata/generation");
+        if current && o.pointer("/status/phase") == Some(&json!(phase)) {
+            return o;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "PackageRollout {name} never reached {phase}: {:#}\ncontroller log:\n{}",
+            o["status"],
+            ctl.log()
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
+/// The version ConfigMap `shop-app` holds in `plane`'s namespace `ns`, if it exists.
+async fn version_in(plane: &ControlPlane, ns: &str) -> Option<String> {
+    let client = plane.client().await.unwrap();
+    let cms: Api<ConfigMap> = Api::namespaced(client, ns);
+    cms.get_opt("shop-app")
+        .await
+        .unwrap()
+        .and_then(|c| c.data)
+        .and_then(|d| d.get("version").cloned())
+}
+
+fn unix(rfc3339: &str) -> i64 {
+    rfc3339
+        .parse::<jiff::Timestamp>()
+        .map(|t| t.as_second())
+        .unwrap_or_else(|e| panic!("{rfc3339}: {e}"))
+}
+
+#[tokio::test]
+async fn a_rollout_goes_stage_by_stage_and_halts_at_a_failed_canary() {
+    let home = TestNamespace::new("fleet").await.expect("control plane");
+    install_crd(&home).await;
+    install_rollout_crd(&home).await;
+    let started = Instant::now();
+    let planes: Vec<(&str, ControlPlane, Value)> = vec![
+        (
+            "f1",
+            kubepkg_testkit::fleet_plane("f1").expect("fleet cluster f1"),
+            json!({"stage": "canary"}),
+        ),
+        (
+            "f2",
+            kubepkg_testkit::fleet_plane("f2").expect("fleet cluster f2"),
+            json!({"stage": "second"}),
+        ),
+        (
+            "f3",
+            kubepkg_testkit::fleet_plane("f3").expect("fleet cluster f3"),
+            json!({"stage": "second"}),
+        ),
+        (
+            "f4",
+            kubepkg_testkit::fleet_plane("f4").expect("fleet cluster f4"),
+            json!({}),
+        ),
+    ];
+    eprintln!(
+        "four fleet clusters up (or attached) in {:.1}s",
+        started.elapsed().as_secs_f64()
+    );
+    for (name, plane, labels) in &planes {
+        register(&home, name, plane, labels.clone()).await;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    for (version, broken) in [("1.0.0", false), ("2.0.0", true)] {
+        let dir = tmp.path().join(version);
+        fleet_package(&dir, version, broken);
+        store_archive(
+            &home,
+            &format!("shop-{}", version.replace('.', "-")),
+            archive(&dir),
+        )
+        .await;
+    }
+    let ctl = ControllerProcess::start(&home, "5s", &[]);
+    let spec = json!({
+        "package": {"source": {"configMapRef": {"name": "shop-1-0-0"}}},
+        "stages": [
+            {"name": "canary", "selector": {"matchLabels": {"stage": "canary"}}, "maxConcurrent": 1, "bake": "5s"},
+            {"name": "second", "selector": {"matchLabels": {"stage": "second"}}, "maxConcurrent": 1, "approval": "Manual"},
+            {"name": "rest"},
+        ],
+    });
+    let o: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "kubepkg.dev/v1alpha1", "kind": "PackageRollout",
+        "metadata": {"name": "shop"}, "spec": spec,
+    }))
+    .unwrap();
+    rollouts(&home)
+        .create(&PostParams::default(), &o)
+        .await
+        .expect("PackageRollout created");
+
+    // The canary, baked, then the manual gate: no other cluster has a Package yet.
+    let o = wait_phase(&home, &ctl, "shop", "AwaitingApproval").await;
+    assert_eq!(o.pointer("/status/stage"), Some(&json!("second")));
+    let canary = get(&home, "shop-f1").await.expect("the canary's Package");
+    assert_eq!(
+        condition(&canary, "Ready").map(|c| c.0),
+        Some("True".into())
+    );
+    assert_eq!(
+        version_in(&planes[0].1, home.name()).await.as_deref(),
+        Some("1.0.0")
+    );
+    for other in ["shop-f2", "shop-f3", "shop-f4"] {
+        assert!(
+            get(&home, other).await.is_none(),
+            "{other} started before its stage"
+        );
+    }
+    let ready_at = o
+        .pointer("/status/stages/0/readyAtUnix")
+        .and_then(Value::as_i64)
+        .expect("the canary's readyAt");
+    let (code, out, err) = run(&home, &["rollout", "status", "shop"]);
+    assert_eq!(code, 0, "{err}");
+    for part in [
+        "PHASE: AwaitingApproval",
+        "canary",
+        "second",
+        "f1",
+        "f4",
+        "1.0.0",
+        "yes",
+    ] {
+        assert!(out.contains(part), "rollout status lacks {part:?}:\n{out}");
+    }
+    let (code, out, err) = run(&home, &["rollout", "status", "shop", "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let j: Value = serde_json::from_str(&out).expect("JSON");
+    let reachable: Vec<bool> = j
+        .pointer("/status/clusters")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .map(|c| c["reachable"] == json!(true))
+        .collect();
+    assert_eq!(reachable, vec![true; 4], "{:#}", j["status"]["clusters"]);
+
+    // Approved: the second stage one cluster at a time, then the rest; every cluster at 1.0.0.
+    let (code, out, err) = run(&home, &["rollout", "promote", "shop"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("stage second"), "{out}");
+    wait_phase(&home, &ctl, "shop", "Succeeded").await;
+    for (name, plane, _) in &planes {
+        assert_eq!(
+            version_in(plane, home.name()).await.as_deref(),
+            Some("1.0.0"),
+            "cluster {name}"
+        );
+    }
+    let created = |p: &Value| {
+        unix(
+            p.pointer("/metadata/creationTimestamp")
+                .and_then(Value::as_str)
+                .unwrap(),
+        )
+    };
+    let f2 = get(&home, "shop-f2").await.unwrap();
+    let f3 = get(&home, "shop-f3").await.unwrap();
+    let f4 = get(&home, "shop-f4").await.unwrap();
+    // The next stage started only after the canary's bake (timestamps are whole seconds).
+    assert!(
+        created(&f2) >= ready_at + 5,
+        "f2 created {} before the bake ended at {}",
+        created(&f2),
+        ready_at + 5
+    );
+    // maxConcurrent 1: f3 started only once f2 was Ready; the rest only after both.
+    let f2_ready = unix(&condition_time(&f2, "Ready"));
+    assert!(
+        created(&f3) >= f2_ready,
+        "f3 started ({}) before f2 was Ready ({f2_ready})",
+        created(&f3)
+    );
+    assert!(created(&f4) >= unix(&condition_time(&f3, "Ready")));
+
+    // 2.0.0 fails in the canary: halted there, naming it; no other cluster gets it.
+    rollouts(&home)
+        .patch(
+            "shop",
+            &PatchParams::default(),
+            &Patch::Merge(
+                &json!({"spec": {"package": {"source": {"configMapRef": {"name": "shop-2-0-0"}}}}}),
+            ),
+        )
+        .await
+        .unwrap();
+    let o = wait_phase(&home, &ctl, "shop", "Halted").await;
+    let message = o
+        .pointer("/status/message")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    assert!(
+        message.contains("cluster f1 of stage canary failed") && message.contains("UpgradeFailed"),
+        "{message}"
+    );
+    assert_eq!(condition(&o, "Stalled").map(|c| c.0), Some("True".into()));
+    let canary = get(&home, "shop-f1").await.unwrap();
+    assert_eq!(
+        condition(&canary, "Ready").map(|c| c.1),
+        Some("UpgradeFailed".into())
+    );
+    let digest = o.pointer("/status/digest").and_then(Value::as_str).unwrap();
+    for (name, plane, _) in &planes[1..] {
+        let p = get(&home, &format!("shop-{name}")).await.unwrap();
+        assert_ne!(
+            p.pointer("/metadata/annotations/kubepkg.dev~1rollout-digest")
+                .and_then(Value::as_str),
+            Some(digest),
+            "{name} got the halted version"
+        );
+        assert_eq!(
+            version_in(plane, home.name()).await.as_deref(),
+            Some("1.0.0"),
+            "cluster {name}"
+        );
+    }
+    let events = crate::controller::events_of(&home, "shop").await;
+    assert!(
+        events
+            .iter()
+            .any(|(reason, note)| reason == "Halted" && note.contains("f1")),
+        "{events:?}"
+    );
+}
+
+/// The last transition time of condition `type_`.
+fn condition_time(obj: &Value, type_: &str) -> String {
+    obj.pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .and_then(|cs| cs.iter().find(|c| c["type"] == type_))
+        .and_then(|c| c["lastTransitionTime"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}
