@@ -17,6 +17,13 @@ pub enum GitError {
         #[source]
         source: gix::Error,
     },
+    /// The host answered that there is no repository at the URL (HTTP 404).
+    #[error("{source_text}: the host has no repository at this URL (HTTP 404); check the URL")]
+    RepositoryNotFound {
+        source_text: String,
+        #[source]
+        source: gix::Error,
+    },
     /// The repository asked for credentials and none were given.
     #[error(
         "{source_text}: the repository needs credentials; give them (CLI: --username and --password; Package: source.git.secretRef with username and password, or bearerToken; for ssh://, identity and known_hosts)"
@@ -119,6 +126,7 @@ impl GitError {
         matches!(
             self,
             GitError::Unreachable { .. }
+                | GitError::RepositoryNotFound { .. }
                 | GitError::HostKeyRejected { .. }
                 | GitError::Timeout { .. }
                 | GitError::CredentialsNeeded { .. }

@@ -529,6 +529,12 @@ fn fetch_error(text: &str, source: gix::Error, asked: &Asked, auth: &Auth) -> Gi
             source,
         };
     }
+    if says(&source, "HTTP status 404") {
+        return GitError::RepositoryNotFound {
+            source_text,
+            source,
+        };
+    }
     if is_io(&source) {
         return GitError::Unreachable {
             source_text,
@@ -539,6 +545,18 @@ fn fetch_error(text: &str, source: gix::Error, asked: &Asked, auth: &Auth) -> Gi
         source_text,
         source,
     }
+}
+
+/// Whether an error of the chain of `e` says `text`.
+fn says(e: &gix::Error, text: &str) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(c) = cause {
+        if c.to_string().contains(text) {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
 }
 
 /// Whether the chain of `e` has an I/O or connection failure (the host did not answer).

@@ -231,7 +231,11 @@ async fn bad_refs_paths_and_hosts_are_named_with_what_to_do() {
     let e = fetch(&source(&server.url("missing"), GitRef::Default, ""), &o)
         .await
         .unwrap_err();
-    assert!(e.to_string().contains("missing.git"), "{e}");
+    assert!(matches!(e, GitError::RepositoryNotFound { .. }), "{e:?}");
+    assert!(
+        e.to_string().contains("missing.git") && e.to_string().contains("check the URL"),
+        "{e}"
+    );
 
     // A port nothing listens on.
     let closed = std::net::TcpListener::bind("127.0.0.1:0")
