@@ -322,9 +322,19 @@ async fn fetch_oci(
     Ok(fetched)
 }
 
-/// The Git source of `spec.source.git`.
+/// The Git source of `spec.source.git` (`file://` is the CLI's: the controller reads no files
+/// of its own machine for a Package).
 pub fn git_source(git: &GitSource) -> Result<kubepkg_git::GitSource, SourceError> {
     use kubepkg_git::GitRef as R;
+    if git.url.starts_with("file://") || git.url.starts_with("git+file://") {
+        return Err(SourceError::Git(
+            kubepkg_git::GitError::InvalidSource {
+                source_text: git.url.clone(),
+                reason: "file:// is read by the kubepkg CLI only; give the controller an https://, http:// or ssh:// URL".into(),
+            }
+            .into(),
+        ));
+    }
     let reference = match &git.reference {
         None => R::Default,
         Some(r) => {
@@ -670,6 +680,12 @@ mod tests {
             git_source(&ftp).unwrap_err().reason(),
             reason::INVALID_PACKAGE
         );
+        let local = GitSource {
+            url: "file:///etc/repo.git".into(),
+            ..Default::default()
+        };
+        let e = git_source(&local).unwrap_err();
+        assert!(e.to_string().contains("CLI only"), "{e}");
     }
 
     #[test]
