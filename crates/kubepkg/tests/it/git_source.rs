@@ -368,6 +368,21 @@ async fn a_semver_ref_picks_the_newest_matching_tag_and_wrong_credentials_are_a_
         repo.tag("main", &format!("v{v}"), v != "1.2.0").unwrap();
         commits.insert(v, c);
     }
+    // The API server refuses a git source beside another source.
+    let both: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "kubepkg.dev/v1alpha1", "kind": "Package", "metadata": {"name": "both"},
+        "spec": {"source": {"git": {"url": server.url("tags")}, "oci": "oci://r.invalid/p"}},
+    }))
+    .unwrap();
+    let refused = kubepkg_testkit::package_api(&ns)
+        .create(&Default::default(), &both)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("exactly one of oci, url, configMapRef, secretRef, git or path"),
+        "{refused}"
+    );
     git_secret(&ns, "git-creds", "ops", "wrong").await;
     let ctl = ControllerProcess::start(&ns, "2s", &[]);
     let url = server.url("tags");
