@@ -274,6 +274,20 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(!e.contains("secret") && e.contains("u:***@h"), "{e}");
+        // Odd input is an error or a source, never a panic.
+        for odd in [
+            "git+",
+            "git+https://",
+            "git+https:///",
+            "git+https://h/r.git//",
+            "git+https://ü/r.git//x?ref=é",
+            "git+file://ü//",
+            "git+https://h/r.git?ref",
+            "git+https://h/r.git?&&",
+        ] {
+            let _ = GitSource::parse(odd);
+        }
+        assert!(GitSource::parse("git+https://").is_err());
         let s = GitSource::parse("git+https://u:secret@h/r.git").unwrap();
         assert_eq!(s.to_string(), "git+https://u:***@h/r.git");
     }
