@@ -344,3 +344,230 @@ fn condition_time(obj: &Value, type_: &str) -> String {
         .unwrap_or_default()
         .to_string()
 }
+
+/// What a rollout's status shows of its steps: the generation it is for, its phase and each
+/// stage's and cluster's state.
+fn progress(o: &Value) -> String {
+    let states = |key: &str| -> Vec<String> {
+        o.pointer(&format!("/status/{key}"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|x| format!("{}={}", x["name"], x["state"]))
+            .collect()
+    };
+    format!(
+        "{} {} {:?} {:?}",
+        o.pointer("/status/observedGeneration")
+            .unwrap_or(&Value::Null),
+        o.pointer("/status/phase").unwrap_or(&Value::Null),
+        states("stages"),
+        states("clusters")
+    )
+}
+
+/// `kubepkg history PACKAGE -o json` in `plane`'s namespace `ns`: its package revisions.
+fn history_in(plane: &ControlPlane, ns: &str, package: &str) -> Vec<Value> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+        .args(["history", package, "-o", "json", "-n", ns, "--kubeconfig"])
+        .arg(plane.kubeconfig())
+        .env_remove("KUBECONFIG")
+        .output()
+        .expect("kubepkg history");
+    let text = crate::support::ok(out);
+    match serde_json::from_str::<Value>(&text).expect("history JSON") {
+        Value::Array(revisions) => revisions,
+        other => panic!("history is not a list: {other}"),
+    }
+}
+
+/// A controller SIGKILLed at random points while rollouts run (a seeded sequence, printed, at
+/// least 20 kills while a rollout is under way), each time replaced by a new process: every
+/// rollout still ends Succeeded; each cluster completed each version once and in order (a
+/// revision cut short is resumed by one of the same version); for every version, each cluster
+/// was done before the next in stage order started (and the second stage's two one at a time).
+#[tokio::test]
+async fn a_rollout_resumes_after_its_controller_is_killed_anywhere() {
+    let home = TestNamespace::new("fleet-kill")
+        .await
+        .expect("control plane");
+    install_crd(&home).await;
+    install_rollout_crd(&home).await;
+    let planes: Vec<(&str, ControlPlane, Value)> = vec![
+        (
+            "f1",
+            kubepkg_testkit::fleet_plane("f1").unwrap(),
+            json!({"stage": "canary"}),
+        ),
+        (
+            "f2",
+            kubepkg_testkit::fleet_plane("f2").unwrap(),
+            json!({"stage": "second"}),
+        ),
+        (
+            "f3",
+            kubepkg_testkit::fleet_plane("f3").unwrap(),
+            json!({"stage": "second"}),
+        ),
+        ("f4", kubepkg_testkit::fleet_plane("f4").unwrap(), json!({})),
+    ];
+    for (name, plane, labels) in &planes {
+        register(&home, name, plane, labels.clone()).await;
+    }
+    let versions: Vec<String> = (1..=8).map(|v| format!("{v}.0.0")).collect();
+    let tmp = tempfile::tempdir().unwrap();
+    for v in &versions {
+        let dir = tmp.path().join(v);
+        fleet_package(&dir, v, false);
+        store_archive(
+            &home,
+            &format!("shop-{}", v.replace('.', "-")),
+            archive(&dir),
+        )
+        .await;
+    }
+    let source =
+        |v: &str| json!({"configMapRef": {"name": format!("shop-{}", v.replace('.', "-"))}});
+    let o: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "kubepkg.dev/v1alpha1", "kind": "PackageRollout",
+        "metadata": {"name": "shop"},
+        "spec": {"package": {"source": source("1.0.0")},
+                 "stages": [{"name": "canary", "selector": {"matchLabels": {"stage": "canary"}}},
+                            {"name": "second", "selector": {"matchLabels": {"stage": "second"}}, "maxConcurrent": 1},
+                            {"name": "rest"}]},
+    }))
+    .unwrap();
+    rollouts(&home)
+        .create(&PostParams::default(), &o)
+        .await
+        .unwrap();
+    let mut seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos() as u64;
+    eprintln!("kill sequence seed {seed}");
+    let mut next = move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % 1000
+    };
+    let mut kills = 0;
+    let mut rolled = Vec::new();
+    for v in &versions {
+        if v != "1.0.0" {
+            rollouts(&home)
+                .patch(
+                    "shop",
+                    &PatchParams::default(),
+                    &Patch::Merge(&json!({"spec": {"package": {"source": source(v)}}})),
+                )
+                .await
+                .unwrap();
+        }
+        rolled.push(v.clone());
+        // Each process runs until the rollout shows a step it made (a cluster's or stage's
+        // state, or the phase, changed), then for a random moment more, and is killed there.
+        let mut seen = progress(&rollout(&home, "shop").await);
+        loop {
+            let ctl = ControllerProcess::start(&home, "2s", &[]);
+            let deadline = Instant::now() + Duration::from_secs(120);
+            loop {
+                let now = progress(&rollout(&home, "shop").await);
+                if now != seen {
+                    seen = now;
+                    break;
+                }
+                if Instant::now() > deadline {
+                    let mut packages = String::new();
+                    for (name, _, _) in &planes {
+                        let p = get(&home, &format!("shop-{name}"))
+                            .await
+                            .unwrap_or_default();
+                        packages.push_str(&format!(
+                            "\nshop-{name}: generation {} {} {:#}",
+                            p["metadata"]["generation"], p["metadata"]["annotations"], p["status"]
+                        ));
+                    }
+                    panic!("no progress for 120 s: {seen}{packages}\n{}", ctl.log());
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            tokio::time::sleep(Duration::from_millis(next())).await;
+            let o = rollout(&home, "shop").await;
+            let done = o.pointer("/status/observedGeneration") == o.pointer("/metadata/generation")
+                && o.pointer("/status/phase") == Some(&json!("Succeeded"));
+            if done {
+                break;
+            }
+            ctl.assert_running();
+            drop(ctl); // SIGKILL
+            kills += 1;
+            seen = progress(&rollout(&home, "shop").await);
+        }
+        if kills >= 20 {
+            break;
+        }
+    }
+    assert!(
+        kills >= 20,
+        "only {kills} kills mid-rollout over {} versions",
+        rolled.len()
+    );
+    eprintln!("{kills} kills over versions {rolled:?}");
+    let ctl = ControllerProcess::start(&home, "2s", &[]);
+    wait_phase(&home, &ctl, "shop", "Succeeded").await;
+    // Per cluster: each version completed once, in order; a revision cut short by a kill is
+    // superseded by the one that finished the same version (resumed, not skipped or redone).
+    // `spans[cluster][version]`: the first and last time a revision of that version was written.
+    let mut spans: Vec<Vec<(jiff::Timestamp, jiff::Timestamp)>> = Vec::new();
+    for (name, plane, _) in &planes {
+        let history = history_in(plane, home.name(), &format!("shop-{name}"));
+        let field = |r: &Value, k: &str| r[k].as_str().unwrap_or_default().to_string();
+        let interrupted =
+            |r: &Value| field(r, "description").starts_with("interrupted before completion");
+        let completed: Vec<String> = history
+            .iter()
+            .filter(|r| !interrupted(r))
+            .map(|r| field(r, "version"))
+            .collect();
+        assert_eq!(completed, rolled, "cluster {name}: {history:#?}");
+        for (i, r) in history.iter().enumerate() {
+            if interrupted(r) {
+                let next = history.get(i + 1).map(|n| field(n, "version"));
+                assert_eq!(
+                    next,
+                    Some(field(r, "version")),
+                    "cluster {name}: an interrupted revision not resumed: {history:#?}"
+                );
+            }
+        }
+        spans.push(
+            rolled
+                .iter()
+                .map(|v| {
+                    let times: Vec<jiff::Timestamp> = history
+                        .iter()
+                        .filter(|r| field(r, "version") == *v)
+                        .map(|r| field(r, "lastDeployed").parse().unwrap())
+                        .collect();
+                    (*times.iter().min().unwrap(), *times.iter().max().unwrap())
+                })
+                .collect(),
+        );
+    }
+    // Stage order, and one at a time in the second stage: for every version, f1 (canary) was
+    // done before f2 started, f2 before f3 (maxConcurrent 1), f3 before f4 (the rest).
+    for (i, v) in rolled.iter().enumerate() {
+        for c in 1..planes.len() {
+            assert!(
+                spans[c - 1][i].1 < spans[c][i].0,
+                "version {v}: {} ran until {} but {} started at {}",
+                planes[c - 1].0,
+                spans[c - 1][i].1,
+                planes[c].0,
+                spans[c][i].0
+            );
+        }
+    }
+}
