@@ -9,6 +9,16 @@ pub enum BackendError {
     Flux(#[from] FluxError),
     #[error(transparent)]
     ArgoCd(#[from] ArgoCdError),
+    /// A component has post-renderers that only kubepkg's own render runs (a Helm plugin on
+    /// this machine), but the backend leaves rendering to its controller.
+    #[error(
+        "backend {backend}: component {component:?} is post-rendered by {renderer}, which runs only where kubepkg renders: use backend helm, or patches the controller can apply"
+    )]
+    PostRenderer {
+        backend: String,
+        component: String,
+        renderer: String,
+    },
 }
 
 /// Why the Flux backend cannot drive a package (checked before anything is applied).

@@ -616,6 +616,7 @@ fn validate_components(
             phase: Phase::Install,
             upgrade_context: false,
             line: rc.referenced.line(),
+            post_renderers: Default::default(),
         };
         if let Some(install) = &c.install {
             if let Some(ns) = &install.namespace {

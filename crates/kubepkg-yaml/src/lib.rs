@@ -34,6 +34,7 @@ pub mod emit;
 mod error;
 pub mod json;
 mod json_string;
+pub mod node;
 pub mod resolve;
 pub mod split;
 pub mod toml;

@@ -190,7 +190,26 @@ impl Backend {
         client: &kube::Client,
         run: Run,
     ) -> Result<(), BackendError> {
+        self.check_post_renderers(&run.package)?;
         dispatch!(self, b => b.prepare(client, run).await)
+    }
+
+    /// A backend whose controller renders (Flux, Argo CD) cannot run a post-renderer that
+    /// exists only on this machine: refused before anything is pushed or applied.
+    fn check_post_renderers(&self, package: &Package) -> Result<(), BackendError> {
+        if self.kind() == Kind::Helm {
+            return Ok(());
+        }
+        for c in &package.components {
+            if let Some(r) = c.post_renderers.describe().into_iter().next() {
+                return Err(BackendError::PostRenderer {
+                    backend: self.kind().to_string(),
+                    component: c.name.clone(),
+                    renderer: r,
+                });
+            }
+        }
+        Ok(())
     }
 
     pub(crate) async fn apply(
@@ -254,6 +273,7 @@ impl Backend {
         plan: &mut Plan,
         timeout: Duration,
     ) -> Result<(), BackendError> {
+        self.check_post_renderers(package)?;
         dispatch!(self, b => b.plan(client, package, user, plan, timeout).await)
     }
 }
