@@ -49,6 +49,6 @@ pub fn run(cmd: PluginCommand, settings: &Settings) -> Result<Exit> {
             source,
         ]);
     }
-    println!("{}", table::uitable(&rows));
+    print!("{}", table::uitable(&rows));
     Ok(Exit::Succeeded)
 }

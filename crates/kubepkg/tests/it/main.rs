@@ -16,6 +16,7 @@ mod helm_parity;
 mod helm_template_reference;
 mod help;
 mod oci;
+mod post_render;
 mod package_cli;
 mod proxy;
 mod release_cli;
