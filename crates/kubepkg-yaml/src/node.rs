@@ -408,9 +408,9 @@ fn parse_first_document(src: &str) -> Result<Option<Node>, YamlError> {
     };
     let mut stack: Vec<Frame> = Vec::new();
     let mut anchors: std::collections::HashMap<usize, String> = std::collections::HashMap::new();
-    let mut parser = Parser::new_from_str(src);
+    let parser = Parser::new_from_str(src);
     let mut in_doc = false;
-    while let Some(ev) = parser.next() {
+    for ev in parser {
         let (ev, span) = ev.map_err(|e| scan_error(src, &e))?;
         let start = span.start.index();
         let produced: Option<Node> = match ev {
