@@ -348,6 +348,25 @@ pub fn parse_stream(src: &str) -> Result<Vec<Node>, NodeError> {
     Ok(out)
 }
 
+/// Every document of `src` as written, without what `kio.ParseAll` does on reading (no
+/// annotations set, no `List` unwrapped); empty and `null` documents dropped. For patches.
+pub fn parse_documents(src: &str) -> Result<Vec<Node>, NodeError> {
+    let parts = split_documents(src)?;
+    let last = parts.len().saturating_sub(1);
+    let mut out = Vec::new();
+    for (i, mut part) in parts.into_iter().enumerate() {
+        if i != last {
+            part.push('\n');
+        }
+        if let Some(node) = parse_first_document(&part).map_err(NodeError::Malformed)?
+            && !node.is_null()
+        {
+            out.push(node);
+        }
+    }
+    Ok(out)
+}
+
 /// `kio.StringAll(nodes)`: the reader's index annotations cleared, empty annotations and
 /// metadata dropped, each document written by kyaml's encoder.
 pub fn write_stream(nodes: &[Node]) -> String {
