@@ -113,7 +113,11 @@ enum Patch {
 pub struct Kustomize {
     component: String,
     /// Each entry's index in `postRenderers`, patches (place, patch, target), images.
-    steps: Vec<(usize, Vec<(String, Patch, Option<Selector>)>, Vec<ImageSpec>)>,
+    steps: Vec<(
+        usize,
+        Vec<(String, Patch, Option<Selector>)>,
+        Vec<ImageSpec>,
+    )>,
     specs: Vec<PostRendererSpec>,
 }
 
@@ -221,7 +225,10 @@ fn read_patch(text: &str) -> Result<Patch, String> {
             Content::Sequence { items, .. } => {
                 for (k, op) in items.iter().enumerate() {
                     let name = op.get("op").and_then(Node::as_str).unwrap_or("");
-                    if !matches!(name, "add" | "remove" | "replace" | "move" | "copy" | "test") {
+                    if !matches!(
+                        name,
+                        "add" | "remove" | "replace" | "move" | "copy" | "test"
+                    ) {
                         return Err(format!("operation {k} has no valid `op` ({name:?})"));
                     }
                     if op.get("path").and_then(Node::as_str).is_none() {
@@ -441,7 +448,10 @@ fn apply_patch(
                     for (path, v) in [
                         (&["apiVersion"][..], text(o, &["apiVersion"]).to_string()),
                         (&["kind"][..], kind_of(o).to_string()),
-                        (&["metadata", "name"][..], text(o, &["metadata", "name"]).to_string()),
+                        (
+                            &["metadata", "name"][..],
+                            text(o, &["metadata", "name"]).to_string(),
+                        ),
                     ] {
                         set_text(&mut p, path, &v);
                     }
@@ -501,8 +511,13 @@ pub fn merge_key(kind: &str, path: &[String]) -> Option<&'static str> {
     // Where the pod spec sits in each workload kind.
     let pod: &[&str] = match kind {
         "Pod" => &["spec"],
-        "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet" | "Job"
-        | "ReplicationController" | "PodTemplate" => match kind {
+        "Deployment"
+        | "StatefulSet"
+        | "DaemonSet"
+        | "ReplicaSet"
+        | "Job"
+        | "ReplicationController"
+        | "PodTemplate" => match kind {
             "PodTemplate" => &["template", "spec"],
             _ => &["spec", "template", "spec"],
         },
@@ -596,7 +611,9 @@ fn without_nulls_and_directives(n: &Node) -> Node {
             content: Content::Mapping {
                 pairs: pairs
                     .iter()
-                    .filter(|(k, v)| !k.as_str().is_some_and(|s| s.starts_with('$')) && !v.is_null())
+                    .filter(|(k, v)| {
+                        !k.as_str().is_some_and(|s| s.starts_with('$')) && !v.is_null()
+                    })
                     .map(|(k, v)| (k.clone(), without_nulls_and_directives(v)))
                     .collect(),
                 flow: *flow,
@@ -686,7 +703,10 @@ fn merge_list(dest: &mut Node, patch: &Node, kind: &str, path: &mut Vec<String>)
             .collect();
         return;
     }
-    let all_maps = |xs: &[Node]| xs.iter().all(|x| matches!(x.content, Content::Mapping { .. }));
+    let all_maps = |xs: &[Node]| {
+        xs.iter()
+            .all(|x| matches!(x.content, Content::Mapping { .. }))
+    };
     let key = match merge_key(kind, path) {
         Some(k) => Some(k),
         None if KNOWN_KINDS.contains(&kind) => None,
@@ -750,12 +770,18 @@ fn child_mut<'a>(n: &'a mut Node, token: &str) -> Option<&'a mut Node> {
             .iter_mut()
             .find(|(k, _)| k.as_str() == Some(token))
             .map(|(_, v)| v),
-        Content::Sequence { items, .. } => token.parse::<usize>().ok().and_then(|i| items.get_mut(i)),
+        Content::Sequence { items, .. } => {
+            token.parse::<usize>().ok().and_then(|i| items.get_mut(i))
+        }
         _ => None,
     }
 }
 
-fn parent_mut<'a>(root: &'a mut Node, tokens: &[String], path: &str) -> Result<&'a mut Node, String> {
+fn parent_mut<'a>(
+    root: &'a mut Node,
+    tokens: &[String],
+    path: &str,
+) -> Result<&'a mut Node, String> {
     let mut cur = root;
     for t in tokens {
         cur = child_mut(cur, t).ok_or_else(|| format!("path {path:?} does not exist"))?;
@@ -837,7 +863,8 @@ fn json_add(root: &mut Node, tokens: &[String], path: &str, value: Node) -> Resu
 
 /// Semantic equality of two nodes (JSON 6902's `test`).
 fn same_value(a: &Node, b: &Node) -> bool {
-    let json = |n: &Node| kubepkg_yaml::yaml_to_json(&kubepkg_yaml::node::write_stream(&[n.clone()]));
+    let json =
+        |n: &Node| kubepkg_yaml::yaml_to_json(&kubepkg_yaml::node::write_stream(&[n.clone()]));
     match (&a.content, &b.content) {
         (Content::Scalar { .. }, Content::Scalar { .. }) => json(a).ok() == json(b).ok(),
         _ => json(a).ok() == json(b).ok(),
@@ -1016,8 +1043,13 @@ mod tests {
         let out = run("- kustomize:\n    patches:\n    - target: {kind: Deploy.*, labelSelector: app=web}\n      patch: |\n        - op: add\n        - {op: replace, path: /metadata/name, value: web2}\n").unwrap_err();
         assert!(out.to_string().contains("patches[0]"), "{out}");
         let out = run("- kustomize:\n    patches:\n    - target: {kind: Deploy.*, labelSelector: app=web}\n      patch: '[{\"op\": \"replace\", \"path\": \"/metadata/name\", \"value\": \"web2\"}]'\n    images:\n    - {name: nginx, newName: my/nginx, newTag: '2.0'}\n").unwrap();
-        assert!(out.contains("name: \"web2\"") && out.contains("image: my/nginx:2.0"), "{out}");
-        let e = run("- kustomize:\n    patches:\n    - target: {kind: Service}\n      patch: '[]'\n").unwrap_err();
+        assert!(
+            out.contains("name: \"web2\"") && out.contains("image: my/nginx:2.0"),
+            "{out}"
+        );
+        let e =
+            run("- kustomize:\n    patches:\n    - target: {kind: Service}\n      patch: '[]'\n")
+                .unwrap_err();
         assert!(e.reason.contains("matches no object"), "{e}");
         let e = run("- kustomize:\n    patches:\n    - patch: 'a: b: c'\n").unwrap_err();
         assert!(e.to_string().starts_with("component \"web\": postRenderers[0].kustomize.patches[0]: the patch is not valid YAML"), "{e}");
