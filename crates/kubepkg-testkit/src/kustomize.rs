@@ -24,7 +24,11 @@ pub fn kustomize_binary() -> Result<PathBuf, Error> {
 /// `kustomize build` of a kustomization in `dir` whose only resource is `manifests` and whose
 /// other fields are `fields` (YAML: `patches:`, `images:` …): its standard output, or its
 /// standard error when it fails.
-pub fn kustomize_build(dir: &Path, manifests: &str, fields: &str) -> Result<Result<String, String>, Error> {
+pub fn kustomize_build(
+    dir: &Path,
+    manifests: &str,
+    fields: &str,
+) -> Result<Result<String, String>, Error> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| Error::Io {

@@ -196,10 +196,17 @@ fn patches_and_images_give_the_objects_kustomize_gives() {
             "case {i} ({chart}): other objects than kustomize's"
         );
         for (g, w) in got.iter().zip(&want) {
-            assert_eq!(g, w, "case {i} ({chart}): an object differs from kustomize's");
+            assert_eq!(
+                g, w,
+                "case {i} ({chart}): an object differs from kustomize's"
+            );
         }
         // The case changed something (the test can fail).
-        assert_ne!(got, objects(&manifests), "case {i} ({chart}) changed nothing");
+        assert_ne!(
+            got,
+            objects(&manifests),
+            "case {i} ({chart}) changed nothing"
+        );
     }
 }
 
@@ -210,11 +217,15 @@ fn a_strategic_merge_patch_that_names_no_object_is_refused_as_kustomize_refuses_
     let dir = tempfile::tempdir().unwrap();
     let theirs = kustomize_build(dir.path(), &manifests, fields).expect("kustomize runs");
     let e = theirs.expect_err("kustomize refuses it");
-    assert!(e.contains("no resource matches strategic merge patch"), "{e}");
+    assert!(
+        e.contains("no resource matches strategic merge patch"),
+        "{e}"
+    );
     let ours = ours(&manifests, fields).expect_err("kubepkg refuses it");
     assert!(
-        ours.starts_with("component \"c\": postRenderers[0].kustomize.patches[0]: no object matches")
-            && ours.contains("no-such-deployment"),
+        ours.starts_with(
+            "component \"c\": postRenderers[0].kustomize.patches[0]: no object matches"
+        ) && ours.contains("no-such-deployment"),
         "{ours}"
     );
 }
