@@ -209,6 +209,10 @@ impl crate::postrender::PostRender for Kustomize {
     fn run(&self, manifests: &str) -> Result<String, String> {
         self.apply(manifests).map_err(|e| e.to_string())
     }
+
+    fn kustomize_specs(&self) -> Option<&[PostRendererSpec]> {
+        Some(&self.specs)
+    }
 }
 
 /// kustomize's reading of a patch text: a list of operations is a JSON 6902 patch, a mapping

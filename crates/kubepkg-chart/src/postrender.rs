@@ -26,6 +26,11 @@ pub trait PostRender: std::fmt::Debug + Send + Sync {
     fn describe(&self) -> String;
     /// The stream after this step; the error is the message to show (it names the step).
     fn run(&self, manifests: &str) -> Result<String, String>;
+    /// The declarative specs of a kustomize-style step (what a Flux HelmRelease's
+    /// `postRenderers` can hold); `None` for a step only kubepkg can run (a plugin).
+    fn kustomize_specs(&self) -> Option<&[crate::kustomize::PostRendererSpec]> {
+        None
+    }
 }
 
 impl PostRender for crate::plugin::PostRendererPlugin {

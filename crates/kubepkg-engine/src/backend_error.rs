@@ -9,16 +9,10 @@ pub enum BackendError {
     Flux(#[from] FluxError),
     #[error(transparent)]
     ArgoCd(#[from] ArgoCdError),
-    /// A component has post-renderers that only kubepkg's own render runs (a Helm plugin on
-    /// this machine), but the backend leaves rendering to its controller.
-    #[error(
-        "backend {backend}: component {component:?} is post-rendered by {renderer}, which runs only where kubepkg renders: use backend helm, or patches the controller can apply"
-    )]
-    PostRenderer {
-        backend: String,
-        component: String,
-        renderer: String,
-    },
+    /// A component has post-renderers the backend's controller cannot run (a Helm plugin on
+    /// this machine; any, for Argo CD).
+    #[error("backend {backend}: {message}")]
+    PostRenderer { backend: String, message: String },
 }
 
 /// Why the Flux backend cannot drive a package (checked before anything is applied).

@@ -194,18 +194,20 @@ impl Backend {
         dispatch!(self, b => b.prepare(client, run).await)
     }
 
-    /// A backend whose controller renders (Flux, Argo CD) cannot run a post-renderer that
-    /// exists only on this machine: refused before anything is pushed or applied.
+    /// A backend whose controller renders cannot run a post-renderer it has no form for:
+    /// Flux takes kustomize-style ones (as HelmRelease `postRenderers`) but no Helm plugin on
+    /// this machine, Argo CD none. Refused before anything is pushed or applied.
     fn check_post_renderers(&self, package: &Package) -> Result<(), BackendError> {
-        if self.kind() == Kind::Helm {
-            return Ok(());
-        }
+        let check = match self.kind() {
+            Kind::Helm => return Ok(()),
+            Kind::Flux => |c| kubepkg_gitops::flux_post_renderers(c).map(|_| ()),
+            Kind::Argocd => kubepkg_gitops::argocd_post_renderers,
+        };
         for c in &package.components {
-            if let Some(r) = c.post_renderers.describe().into_iter().next() {
+            if let Err(e) = check(c) {
                 return Err(BackendError::PostRenderer {
                     backend: self.kind().to_string(),
-                    component: c.name.clone(),
-                    renderer: r,
+                    message: e.to_string(),
                 });
             }
         }
