@@ -220,3 +220,78 @@ fn plugin_list_prints_what_helm_prints() {
         );
     }
 }
+
+/// A package whose component has kubepkg.yaml `postRenderers`: `plan` (offline) shows the
+/// patched objects; a patch naming no object and a patch that is not YAML are refused with
+/// exit 7 (invalid package), naming the component and the patch, and nothing is planned.
+#[test]
+fn plan_shows_a_components_patches_and_refuses_bad_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let status = Command::new("cp")
+        .arg("-r")
+        .arg(repo().join(
+            "testdata/charts/modules/github.com_argoproj_argo-cd_v3__test_e2e_testdata_helm-guestbook",
+        ))
+        .arg(dir.path().join("gb"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let manifest = |name: &str, spec: &str| {
+        format!(
+            "package: {{name: p, version: 1.0.0}}\ncomponents:\n- name: gb\n  path: gb\n  postRenderers:\n  - kustomize:\n      patches:\n      - patch: |\n          apiVersion: apps/v1\n          kind: Deployment\n          metadata: {{name: {name}}}\n          spec: {spec}\n      images:\n      - {{name: quay.io/argoprojlabs/argocd-e2e-container, newTag: '0.3'}}\n"
+        )
+    };
+    let plan = || {
+        Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+            .args(["plan", "p"])
+            .arg(dir.path())
+            .env("KUBECONFIG", "/nonexistent/kubeconfig")
+            .env("NO_COLOR", "1")
+            .env_remove("HELM_NAMESPACE")
+            .output()
+            .unwrap()
+    };
+    std::fs::write(
+        dir.path().join("kubepkg.yaml"),
+        manifest("guestbook-ui", "{replicas: 3}"),
+    )
+    .unwrap();
+    let out = plan();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("+  replicas: 3\n"), "{text}");
+    assert!(
+        text.contains("image: quay.io/argoprojlabs/argocd-e2e-container:0.3\n"),
+        "{text}"
+    );
+    for (name, spec, says) in [
+        (
+            "nope",
+            "{replicas: 3}",
+            "postRenderers[0].kustomize.patches[0]: no object matches the strategic merge patch of apps/v1 Deployment \"nope\"",
+        ),
+        (
+            "guestbook-ui",
+            "{replicas: 3",
+            "postRenderers[0].kustomize.patches[0]: the patch is not valid YAML",
+        ),
+    ] {
+        std::fs::write(dir.path().join("kubepkg.yaml"), manifest(name, spec)).unwrap();
+        let out = plan();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(7), "{err}");
+        assert!(
+            out.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(
+            err.contains("component \"gb\"") && err.contains(says),
+            "{err}"
+        );
+    }
+}
