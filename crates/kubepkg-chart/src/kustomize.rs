@@ -112,13 +112,16 @@ enum Patch {
 #[derive(Debug, Clone)]
 pub struct Kustomize {
     component: String,
-    /// Each entry's index in `postRenderers`, patches (place, patch, target), images.
-    steps: Vec<(
-        usize,
-        Vec<(String, Patch, Option<Selector>)>,
-        Vec<ImageSpec>,
-    )>,
+    steps: Vec<Step>,
     specs: Vec<PostRendererSpec>,
+}
+
+/// One `postRenderers` entry, read: its patches (where each is, the patch, its target) and
+/// its images.
+#[derive(Debug, Clone)]
+struct Step {
+    patches: Vec<(String, Patch, Option<Selector>)>,
+    images: Vec<ImageSpec>,
 }
 
 impl Kustomize {
@@ -157,7 +160,10 @@ impl Kustomize {
                     });
                 }
             }
-            steps.push((i, patches, k.images.clone()));
+            steps.push(Step {
+                patches,
+                images: k.images.clone(),
+            });
         }
         Ok(Kustomize {
             component: component.to_string(),
@@ -178,7 +184,7 @@ impl Kustomize {
             place: "postRenderers".into(),
             reason: format!("the rendered manifests do not read: {e}"),
         })?;
-        for (_, patches, images) in &self.steps {
+        for Step { patches, images } in &self.steps {
             for (place, patch, target) in patches {
                 let err = |reason: String| PatchError {
                     component: self.component.clone(),
@@ -201,8 +207,8 @@ impl Kustomize {
 
 impl crate::postrender::PostRender for Kustomize {
     fn describe(&self) -> String {
-        let n: usize = self.steps.iter().map(|s| s.1.len()).sum();
-        let m: usize = self.steps.iter().map(|s| s.2.len()).sum();
+        let n: usize = self.steps.iter().map(|s| s.patches.len()).sum();
+        let m: usize = self.steps.iter().map(|s| s.images.len()).sum();
         format!("kustomize: {n} patches, {m} images")
     }
 
@@ -867,12 +873,10 @@ fn json_add(root: &mut Node, tokens: &[String], path: &str, value: Node) -> Resu
 
 /// Semantic equality of two nodes (JSON 6902's `test`).
 fn same_value(a: &Node, b: &Node) -> bool {
-    let json =
-        |n: &Node| kubepkg_yaml::yaml_to_json(&kubepkg_yaml::node::write_stream(&[n.clone()]));
-    match (&a.content, &b.content) {
-        (Content::Scalar { .. }, Content::Scalar { .. }) => json(a).ok() == json(b).ok(),
-        _ => json(a).ok() == json(b).ok(),
-    }
+    let json = |n: &Node| {
+        kubepkg_yaml::yaml_to_json(&kubepkg_yaml::node::write_stream(std::slice::from_ref(n)))
+    };
+    json(a).ok() == json(b).ok()
 }
 
 /// One JSON 6902 operation on `o`.
