@@ -617,26 +617,18 @@ fn without_directives(n: &Node) -> Node {
 /// them.
 fn without_nulls_and_directives(n: &Node) -> Node {
     match &n.content {
-        Content::Mapping { pairs, flow } => Node {
-            content: Content::Mapping {
-                pairs: pairs
-                    .iter()
-                    .filter(|(k, v)| {
-                        !k.as_str().is_some_and(|s| s.starts_with('$')) && !v.is_null()
-                    })
-                    .map(|(k, v)| (k.clone(), without_nulls_and_directives(v)))
-                    .collect(),
-                flow: *flow,
-            },
-            anchor: n.anchor.clone(),
-        },
-        Content::Sequence { items, flow } => Node {
-            content: Content::Sequence {
-                items: items.iter().map(without_nulls_and_directives).collect(),
-                flow: *flow,
-            },
-            anchor: n.anchor.clone(),
-        },
+        Content::Mapping { pairs, flow } => n.with_content(Content::Mapping {
+            pairs: pairs
+                .iter()
+                .filter(|(k, v)| !k.as_str().is_some_and(|s| s.starts_with('$')) && !v.is_null())
+                .map(|(k, v)| (k.clone(), without_nulls_and_directives(v)))
+                .collect(),
+            flow: *flow,
+        }),
+        Content::Sequence { items, flow } => n.with_content(Content::Sequence {
+            items: items.iter().map(without_nulls_and_directives).collect(),
+            flow: *flow,
+        }),
         _ => n.clone(),
     }
 }

@@ -785,7 +785,72 @@ impl Emitter {
         })
     }
 
+    /// go-yaml v3's `yaml_emitter_write_comment`: each line at the indentation, `# ` added
+    /// where a line lacks its `#`, then a line break.
+    fn write_comment(&mut self, text: &str) {
+        let (mut breaks, mut pound) = (false, false);
+        for c in text.chars() {
+            if is_break(c) {
+                self.write_break(c);
+                breaks = true;
+                pound = false;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                if !pound {
+                    if c != '#' {
+                        self.put('#');
+                        self.put(' ');
+                    }
+                    pound = true;
+                }
+                self.put(c);
+                self.indention = false;
+                breaks = false;
+            }
+        }
+        if !breaks {
+            self.put_break();
+        }
+        self.whitespace = true;
+    }
+
+    /// A head or foot comment: on lines of its own at the current indentation.
+    fn block_comment(&mut self, text: &Option<String>) {
+        if let Some(c) = text {
+            self.write_indent();
+            self.write_comment(c);
+        }
+    }
+
+    /// A line comment: after what was just written.
+    fn line_comment(&mut self, text: &Option<String>) {
+        if let Some(c) = text {
+            if !self.whitespace {
+                self.put(' ');
+            }
+            self.write_comment(c);
+        }
+    }
+
     fn tree_inner(&mut self, n: &crate::node::Node, mapping: bool, simple_key: bool) {
+        self.tree_content(n, mapping, simple_key);
+        let block = match &n.content {
+            crate::node::Content::Sequence { items, flow } => {
+                !*flow && self.flow_level == 0 && !items.is_empty()
+            }
+            crate::node::Content::Mapping { pairs, flow } => {
+                !*flow && self.flow_level == 0 && !pairs.is_empty()
+            }
+            _ => false,
+        };
+        if !simple_key && !block && self.flow_level == 0 {
+            self.line_comment(&n.line_comment);
+        }
+    }
+
+    fn tree_content(&mut self, n: &crate::node::Node, mapping: bool, simple_key: bool) {
         use crate::node::{Content, ScalarStyle};
         self.mapping_ctx = mapping;
         self.simple_key_ctx = simple_key;
@@ -838,9 +903,11 @@ impl Emitter {
                     };
                     self.increase_indent(false, indentless);
                     for item in items {
+                        self.block_comment(&item.head_comment);
                         self.write_indent();
                         self.write_indicator("-", true, false, true);
                         self.tree(item, false, false);
+                        self.block_comment(&item.foot_comment);
                     }
                     self.pop_indent();
                 }
@@ -876,6 +943,7 @@ impl Emitter {
                 } else {
                     self.increase_indent(false, false);
                     for (k, v) in pairs {
+                        self.block_comment(&k.head_comment);
                         self.write_indent();
                         if simple_tree_key(k) {
                             self.tree(k, true, true);
@@ -886,7 +954,9 @@ impl Emitter {
                             self.write_indent();
                             self.write_indicator(":", true, false, true);
                         }
+                        self.line_comment(&k.line_comment);
                         self.tree(v, true, false);
+                        self.block_comment(&k.foot_comment);
                     }
                     self.pop_indent();
                 }

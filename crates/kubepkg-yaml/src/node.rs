@@ -16,8 +16,11 @@
 //! - [`Node::set_annotation`], [`Node::clear_annotation`], [`Node::clear_empty_annotations`]
 //!   are kyaml's `SetAnnotation`, `ClearAnnotation` and `ClearEmptyAnnotations`.
 //!
-//! Not kept: comments (go-yaml v3 keeps them; a document whose text has comments is written
-//! without them) and `%` directives.
+//! Comments are kept where go-yaml v3 keeps them in the common cases: full-line comments right
+//! above a mapping key or sequence item (head), after the last entry of a block collection at
+//! its column (foot), and after a value on its line (line). Not kept: a document's own head and
+//! foot comments when blank lines part them from its content, comments inside flow
+//! collections, and `%` directives.
 
 use saphyr_parser::{Event, Parser, ScalarStyle as SaphyrStyle};
 
@@ -56,12 +59,18 @@ pub enum Content {
     Alias(String),
 }
 
-/// One node of a document (go-yaml v3's `yaml.Node`, without comments).
+/// One node of a document (go-yaml v3's `yaml.Node`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
     pub content: Content,
     /// `&name`, when the text gave the node one.
     pub anchor: Option<String>,
+    /// Comment lines right above it (a mapping key or a sequence item), `#` included.
+    pub head_comment: Option<String>,
+    /// The comment after it on its line (a key's when its value is a block collection).
+    pub line_comment: Option<String>,
+    /// Comment lines after its entry at its column (a mapping key or a sequence item).
+    pub foot_comment: Option<String>,
 }
 
 /// kyaml's annotation on each read resource (cleared again when written).
@@ -85,6 +94,9 @@ impl Node {
                 tag: None,
             },
             anchor: None,
+            head_comment: None,
+            line_comment: None,
+            foot_comment: None,
         }
     }
 
@@ -96,6 +108,20 @@ impl Node {
                 flow: false,
             },
             anchor: None,
+            head_comment: None,
+            line_comment: None,
+            foot_comment: None,
+        }
+    }
+
+    /// A copy with other content (anchor and comments kept).
+    pub fn with_content(&self, content: Content) -> Node {
+        Node {
+            content,
+            anchor: self.anchor.clone(),
+            head_comment: self.head_comment.clone(),
+            line_comment: self.line_comment.clone(),
+            foot_comment: self.foot_comment.clone(),
         }
     }
 
@@ -396,12 +422,173 @@ pub fn mark_read(node: &mut Node, index: usize) -> Result<(), NodeError> {
     Ok(())
 }
 
+/// A group of full-line comments: consecutive comment lines at one column (blank lines between
+/// them kept), as go-yaml v3 keeps them.
+#[derive(Debug)]
+struct CommentGroup {
+    first: usize,
+    last: usize,
+    column: usize,
+    text: String,
+    used: bool,
+}
+
+/// The comments of a document: full-line groups, and the trailing comment of each line (its
+/// character index and text).
+#[derive(Debug, Default)]
+struct Comments {
+    groups: Vec<CommentGroup>,
+    trailing: std::collections::HashMap<usize, (usize, String)>,
+}
+
+impl Comments {
+    /// Finds the comments of `src`, given the character ranges of its scalars (a `#` inside one
+    /// is text) and the lines they span.
+    fn find(src: &str, scalars: &[(usize, usize)]) -> Comments {
+        let inside = |i: usize| scalars.iter().any(|&(a, b)| i >= a && i < b);
+        let mut out = Comments::default();
+        let mut index = 0;
+        let mut pending: Option<CommentGroup> = None;
+        let mut blanks = 0;
+        for (n, line) in src.split('\n').enumerate() {
+            let lineno = n + 1;
+            let chars: Vec<char> = line.chars().collect();
+            let indent = chars.iter().take_while(|c| **c == ' ').count();
+            let first = chars.get(indent).copied();
+            if first == Some('#') && !inside(index + indent) {
+                let text: String = chars[indent..]
+                    .iter()
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string();
+                match &mut pending {
+                    Some(g) if g.column == indent => {
+                        for _ in 0..blanks {
+                            g.text.push('\n');
+                        }
+                        g.text.push('\n');
+                        g.text.push_str(&text);
+                        g.last = lineno;
+                    }
+                    _ => {
+                        if let Some(g) = pending.take() {
+                            out.groups.push(g);
+                        }
+                        pending = Some(CommentGroup {
+                            first: lineno,
+                            last: lineno,
+                            column: indent,
+                            text,
+                            used: false,
+                        });
+                    }
+                }
+                blanks = 0;
+            } else if chars.iter().all(|c| c.is_whitespace()) && !inside(index) {
+                blanks += 1;
+            } else {
+                if let Some(g) = pending.take() {
+                    out.groups.push(g);
+                }
+                blanks = 0;
+                // A trailing comment: ` #` outside any scalar.
+                for (k, c) in chars.iter().enumerate() {
+                    if *c == '#' && k > 0 && chars[k - 1].is_whitespace() && !inside(index + k) {
+                        let text: String =
+                            chars[k..].iter().collect::<String>().trim_end().to_string();
+                        out.trailing.insert(lineno, (index + k, text));
+                        break;
+                    }
+                }
+            }
+            index += chars.len() + 1;
+        }
+        if let Some(g) = pending.take() {
+            out.groups.push(g);
+        }
+        out
+    }
+
+    /// The comments right before line `line` (only blank lines between), taken: the nearest
+    /// unused group and those adjacent before it, whatever their columns, as go-yaml v3 makes
+    /// them a node's head comment. Blank lines before the node are kept as one.
+    fn head(&mut self, line: usize, blank: &[bool]) -> Option<String> {
+        let is_blank = |l: usize| blank.get(l.wrapping_sub(1)).copied().unwrap_or(false);
+        let mut at = self
+            .groups
+            .iter()
+            .position(|g| !g.used && g.last < line && (g.last + 1..line).all(is_blank))?;
+        let gap = self.groups[at].last + 1 < line;
+        let mut parts = vec![at];
+        while let Some(prev) = self
+            .groups
+            .iter()
+            .position(|g| !g.used && g.last + 1 == self.groups[at].first)
+        {
+            parts.push(prev);
+            at = prev;
+        }
+        let mut text = String::new();
+        for &i in parts.iter().rev() {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&self.groups[i].text);
+            self.groups[i].used = true;
+        }
+        if gap {
+            text.push_str("\n\n");
+        }
+        Some(text)
+    }
+
+    /// The unused groups at `column` between lines `after` and `before` (exclusive), taken.
+    fn foot(&mut self, after: usize, before: usize, column: usize) -> Option<String> {
+        let mut text: Option<String> = None;
+        for g in self.groups.iter_mut() {
+            if !g.used && g.first > after && g.last < before && g.column == column {
+                g.used = true;
+                match &mut text {
+                    Some(t) => {
+                        t.push('\n');
+                        t.push_str(&g.text);
+                    }
+                    None => text = Some(g.text.clone()),
+                }
+            }
+        }
+        text
+    }
+
+    /// The trailing comment of line `line` if only blanks (and `:` for a key) separate it from
+    /// character `end`, taken.
+    fn trailing(&mut self, src: &[char], line: usize, end: usize, key: bool) -> Option<String> {
+        let (at, _) = self.trailing.get(&line)?;
+        if *at < end {
+            return None;
+        }
+        let between: String = src[end..*at].iter().collect();
+        let between = between.trim();
+        if !(between.is_empty() || key && between == ":") {
+            return None;
+        }
+        self.trailing.remove(&line).map(|(_, t)| t)
+    }
+}
+
 /// The root node of the first document of `src` (go-yaml v3's `Decoder.Decode` into a
-/// `yaml.Node`); `None` for an empty stream or an empty document.
+/// `yaml.Node`, comments included); `None` for an empty stream or an empty document.
 fn parse_first_document(src: &str) -> Result<Option<Node>, YamlError> {
-    enum Frame {
-        Seq(Vec<Node>, bool, Option<String>),
-        Map(Vec<(Node, Node)>, Option<Node>, bool, Option<String>),
+    struct Frame {
+        seq: bool,
+        items: Vec<Node>,
+        pairs: Vec<(Node, Node)>,
+        pending: Option<Node>,
+        flow: bool,
+        anchor: Option<String>,
+        head: Option<String>,
+        /// Column of the collection's entries (its first key or `-`).
+        column: Option<usize>,
     }
     check_yaml_directive(src)?;
     let chars: Vec<char> = src.chars().collect();
@@ -425,34 +612,133 @@ fn parse_first_document(src: &str) -> Result<Option<Node>, YamlError> {
                 .unwrap_or(full)
         })
     };
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut anchors: std::collections::HashMap<usize, String> = std::collections::HashMap::new();
-    let parser = Parser::new_from_str(src);
+    // The events of the first document, read ahead so the comments can be found outside the
+    // scalars.
+    let mut events = Vec::new();
     let mut in_doc = false;
-    for ev in parser {
+    for ev in Parser::new_from_str(src) {
         let (ev, span) = ev.map_err(|e| scan_error(src, &e))?;
-        let start = span.start.index();
-        let produced: Option<Node> = match ev {
-            Event::Nothing | Event::StreamStart => None,
-            Event::StreamEnd => return Ok(None),
+        let done = match &ev {
+            Event::StreamEnd => true,
+            Event::DocumentEnd => in_doc,
             Event::DocumentStart(_) => {
                 in_doc = true;
-                None
+                false
             }
-            Event::DocumentEnd => {
-                if in_doc {
-                    return Ok(None);
-                }
-                None
+            _ => false,
+        };
+        events.push((ev, span));
+        if done {
+            break;
+        }
+    }
+    // Where a scalar's text ends: its span without the line breaks and blanks a block scalar's
+    // span runs on into.
+    let text_end = |start: usize, end: usize| -> usize {
+        let mut e = end.min(chars.len());
+        while e > start + 1 && chars[e - 1].is_whitespace() {
+            e -= 1;
+        }
+        e.max(start + 1)
+    };
+    let mut newlines_before = Vec::with_capacity(chars.len() + 1);
+    let mut count = 0;
+    newlines_before.push(0);
+    for c in &chars {
+        if *c == '\n' {
+            count += 1;
+        }
+        newlines_before.push(count);
+    }
+    let line_of = |idx: usize| newlines_before.get(idx).copied().unwrap_or(count) + 1;
+    let scalars: Vec<(usize, usize)> = events
+        .iter()
+        .filter(|(e, _)| matches!(e, Event::Scalar(..)))
+        .map(|(_, s)| (s.start.index(), text_end(s.start.index(), s.end.index())))
+        .collect();
+    let mut comments = Comments::find(src, &scalars);
+    // The line indentation (spaces) of each line, by 1-based number.
+    let line_indent: Vec<usize> = src
+        .split('\n')
+        .map(|l| l.chars().take_while(|c| *c == ' ').count())
+        .collect();
+    let indent_of = |line: usize| line_indent.get(line.wrapping_sub(1)).copied().unwrap_or(0);
+    let blank_lines: Vec<bool> = src
+        .split('\n')
+        .map(|l| l.chars().all(char::is_whitespace))
+        .collect();
+    let mut last_content = 0usize;
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut anchors: std::collections::HashMap<usize, String> = std::collections::HashMap::new();
+    // A block collection starts where its first entry does.
+    let lines: Vec<usize> = (0..events.len())
+        .map(|i| match &events[i].0 {
+            Event::SequenceStart(..) | Event::MappingStart(..)
+                if !matches!(chars.get(events[i].1.start.index()), Some('[' | '{')) =>
+            {
+                events
+                    .get(i + 1)
+                    .map_or(events[i].1.start.line(), |(_, s)| s.start.line())
             }
+            _ => events[i].1.start.line(),
+        })
+        .collect();
+    for (i, (ev, span)) in events.into_iter().enumerate() {
+        let start = span.start.index();
+        let line = lines[i];
+        // Where the node goes: a key, a sequence item, a value, or the root.
+        let (is_key, is_item) = match stack.last() {
+            Some(f) if !f.flow && f.seq => (false, true),
+            Some(f) if !f.flow => (f.pending.is_none(), false),
+            _ => (false, false),
+        };
+        let block_parent = stack.last().is_some_and(|f| !f.flow);
+        // The column of an entry: a key's own, a sequence item's dash (its line's indentation).
+        let entry_column = if is_key {
+            span.start.col()
+        } else {
+            indent_of(line)
+        };
+        if block_parent
+            && (is_key || is_item)
+            && matches!(
+                ev,
+                Event::Scalar(..)
+                    | Event::SequenceStart(..)
+                    | Event::MappingStart(..)
+                    | Event::Alias(_)
+            )
+            && let Some(f) = stack.last_mut()
+            && f.column.is_none()
+        {
+            f.column = Some(entry_column);
+        }
+        let head = if block_parent && (is_key || is_item) {
+            match &ev {
+                Event::Scalar(..)
+                | Event::SequenceStart(..)
+                | Event::MappingStart(..)
+                | Event::Alias(_) => comments.head(line, &blank_lines),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let produced: Option<Node> = match ev {
+            Event::Nothing | Event::StreamStart | Event::DocumentStart(_) => None,
+            Event::StreamEnd | Event::DocumentEnd => return Ok(None),
             Event::Alias(id) => {
                 let name = anchors
                     .get(&id)
                     .cloned()
                     .unwrap_or_else(|| name_at(src, start));
+                last_content = last_content.max(span.end.line());
                 Some(Node {
                     content: Content::Alias(name),
                     anchor: None,
+                    head_comment: head,
+                    line_comment: None,
+                    foot_comment: None,
                 })
             }
             Event::Scalar(value, style, anchor, tag) => {
@@ -475,6 +761,15 @@ fn parse_first_document(src: &str) -> Result<Option<Node>, YamlError> {
                     anchors.insert(anchor, name.clone());
                     name
                 });
+                let block = matches!(style, SaphyrStyle::Literal | SaphyrStyle::Folded);
+                let end_line = if block { line } else { span.end.line() };
+                let text_end_at = text_end(start, span.end.index());
+                last_content = last_content.max(line_of(text_end_at - 1));
+                let line_comment = if block {
+                    None
+                } else {
+                    comments.trailing(&chars, end_line, span.end.index(), is_key)
+                };
                 Some(Node {
                     content: Content::Scalar {
                         value,
@@ -488,12 +783,15 @@ fn parse_first_document(src: &str) -> Result<Option<Node>, YamlError> {
                         tag: tag_text(tag),
                     },
                     anchor,
+                    head_comment: head,
+                    line_comment,
+                    foot_comment: None,
                 })
             }
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
                 if stack.len() >= crate::decode::MAX_DEPTH {
                     return Err(YamlError::Syntax {
-                        line: Some(span.start.line()),
+                        line: Some(line),
                         message: format!("exceeded max depth of {}", crate::decode::MAX_DEPTH),
                     });
                 }
@@ -503,31 +801,96 @@ fn parse_first_document(src: &str) -> Result<Option<Node>, YamlError> {
                     anchors.insert(anchor, name.clone());
                     name
                 });
-                stack.push(if matches!(ev, Event::SequenceStart(..)) {
-                    Frame::Seq(Vec::new(), flow, anchor)
-                } else {
-                    Frame::Map(Vec::new(), None, flow, anchor)
+                stack.push(Frame {
+                    seq: matches!(ev, Event::SequenceStart(..)),
+                    items: Vec::new(),
+                    pairs: Vec::new(),
+                    pending: None,
+                    flow,
+                    anchor,
+                    head,
+                    column: None,
                 });
                 None
             }
             Event::SequenceEnd | Event::MappingEnd => match stack.pop() {
-                Some(Frame::Seq(items, flow, anchor)) => Some(Node {
-                    content: Content::Sequence { items, flow },
-                    anchor,
-                }),
-                Some(Frame::Map(pairs, _, flow, anchor)) => Some(Node {
-                    content: Content::Mapping { pairs, flow },
-                    anchor,
-                }),
+                Some(mut f) => {
+                    // A flow collection ends after its `]` or `}`.
+                    let close = if matches!(chars.get(start), Some(']' | '}')) {
+                        start + 1
+                    } else {
+                        span.end.index()
+                    };
+                    if f.flow {
+                        last_content = last_content.max(line_of(close.saturating_sub(1)));
+                    } else if let Some(column) = f.column {
+                        // Comments after the last entry at the entries' column: its foot.
+                        let before = if stack.is_empty() { usize::MAX } else { line };
+                        if let Some(foot) = comments.foot(last_content, before, column) {
+                            let last = if f.seq {
+                                f.items.last_mut()
+                            } else {
+                                f.pairs.last_mut().map(|(k, _)| k)
+                            };
+                            if let Some(n) = last {
+                                n.foot_comment = Some(foot);
+                            }
+                        }
+                    }
+                    let content = if f.seq {
+                        Content::Sequence {
+                            items: f.items,
+                            flow: f.flow,
+                        }
+                    } else {
+                        Content::Mapping {
+                            pairs: f.pairs,
+                            flow: f.flow,
+                        }
+                    };
+                    let line_comment = if f.flow {
+                        let parent_key = stack
+                            .last()
+                            .is_some_and(|p| !p.flow && !p.seq && p.pending.is_none());
+                        comments.trailing(
+                            &chars,
+                            line_of(close.saturating_sub(1)),
+                            close,
+                            parent_key,
+                        )
+                    } else {
+                        None
+                    };
+                    Some(Node {
+                        content,
+                        anchor: f.anchor,
+                        head_comment: f.head,
+                        line_comment,
+                        foot_comment: None,
+                    })
+                }
                 None => None,
             },
         };
-        if let Some(n) = produced {
+        if let Some(mut n) = produced {
             match stack.last_mut() {
-                Some(Frame::Seq(items, _, _)) => items.push(n),
-                Some(Frame::Map(pairs, pending, _, _)) => match pending.take() {
-                    Some(k) => pairs.push((k, n)),
-                    None => *pending = Some(n),
+                Some(f) if f.seq => f.items.push(n),
+                Some(f) => match f.pending.take() {
+                    Some(mut k) => {
+                        // `key: # comment` before a block collection: the key's.
+                        if !f.flow
+                            && k.line_comment.is_none()
+                            && matches!(
+                                n.content,
+                                Content::Mapping { flow: false, .. }
+                                    | Content::Sequence { flow: false, .. }
+                            )
+                        {
+                            k.line_comment = n.line_comment.take();
+                        }
+                        f.pairs.push((k, n))
+                    }
+                    None => f.pending = Some(n),
                 },
                 None => return Ok(Some(n)),
             }
@@ -560,6 +923,14 @@ mod tests {
         );
         docs[0].clear_annotation("f");
         assert_eq!(write_stream(&docs), "kind: A\nmetadata:\n  name: x\n");
+    }
+
+    /// The output was recorded from kyaml v0.21.2 itself (`kio.ParseAll` then `kio.StringAll`).
+    #[test]
+    fn comments_are_kept_where_kyaml_keeps_them() {
+        let src = "# doc\n\nl:\n- a # line\n# c\n\n- b\nm:\n  x: 1\n# d\n\n  y: 2\nn:\n  - a\n# c1\n    # c2\n  - b\na:\n  b:\n    c: 1\n    # foot c\n  # foot b\nd: # key\n  e: [1, 2] # flow\n  f: |\n    # text\n# trailing doc\n";
+        let want = "# doc\n\nl:\n- a # line\n# c\n\n- b\nm:\n  x: 1\n  # d\n\n  y: 2\nn:\n- a\n# c1\n# c2\n- b\na:\n  b:\n    c: 1\n    # foot c\n  # foot b\nd: # key\n  e: [1, 2] # flow\n  f: |\n    # text\n# trailing doc\n";
+        assert_eq!(write_stream(&parse_stream(src).unwrap()), want);
     }
 
     #[test]
