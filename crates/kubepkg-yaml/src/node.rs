@@ -16,11 +16,12 @@
 //! - [`Node::set_annotation`], [`Node::clear_annotation`], [`Node::clear_empty_annotations`]
 //!   are kyaml's `SetAnnotation`, `ClearAnnotation` and `ClearEmptyAnnotations`.
 //!
-//! Comments are kept where go-yaml v3 keeps them in the common cases: full-line comments right
-//! above a mapping key or sequence item (head), after the last entry of a block collection at
-//! its column (foot), and after a value on its line (line). Not kept: a document's own head and
-//! foot comments when blank lines part them from its content, comments inside flow
-//! collections, and `%` directives.
+//! Comments are kept where go-yaml v3 keeps them in the common cases: full-line comments above a
+//! mapping key or sequence item, whatever their column, a blank line after them kept (head);
+//! after the last entry of a block collection at its entries' column (foot); after a value, a
+//! flow collection or a key with a block value, on its line (line). Not placed as go-yaml v3
+//! places them: comments inside flow collections, and some comments between list items that
+//! go-yaml v3 gives to the item's first key. `%` directives are not kept.
 
 use saphyr_parser::{Event, Parser, ScalarStyle as SaphyrStyle};
 
