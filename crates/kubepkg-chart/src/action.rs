@@ -148,6 +148,9 @@ pub struct TemplateOptions {
     pub output_dir: Option<PathBuf>,
     pub use_release_name: bool,
     pub skip_schema_validation: bool,
+    /// Post-renderers run on the rendered manifests and hooks before they are sorted
+    /// ([`crate::postrender`]).
+    pub post_renderers: crate::postrender::PostRenderers,
 }
 
 impl TemplateOptions {
@@ -302,6 +305,8 @@ fn render_release_inner(
     let notes_key = format!("{}/templates/NOTES.txt", chart.name());
     let notes = files.get(&notes_key).cloned().unwrap_or_default();
     files.retain(|k, _| !k.ends_with("NOTES.txt"));
+    let files = crate::postrender::post_render(files, &opts.post_renderers)
+        .map_err(|e| ChartError::from(ChartErrorKind::PostRender(e)))?;
     let (hooks, manifests) =
         sort_manifests(&files).map_err(|e| ChartError::from(ChartErrorKind::Manifest(e)))?;
     let mut b = String::new();

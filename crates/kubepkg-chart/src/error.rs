@@ -79,6 +79,10 @@ pub enum ChartErrorKind {
     /// A rendered document is not valid YAML or has a malformed head.
     #[error("{0}")]
     Manifest(String),
+    /// A post-renderer failed or answered something that is not manifests (Helm's texts:
+    /// `error while running post render on files: …`).
+    #[error("{0}")]
+    PostRender(String),
 }
 
 impl ChartError {

@@ -10,6 +10,9 @@
 //! - [`save`] writes a chart back out as `helm package` and `helm show chart` do; [`create`] writes a new chart as `helm create` does.
 //! - [`render`] executes templates with Helm's built-in objects ([`objects`]); [`manifest`]
 //!   (the leaf crate `kubepkg-manifest`) splits, sorts and separates hooks; [`action`] ties it together as `helm template`.
+//! - [`postrender`] runs post-renderers between the templates and the sort, as Helm 4 does;
+//!   [`plugin`] finds Helm's plugins and runs `postrenderer/v1` ones; [`kustomize`] is the
+//!   declarative one (Flux's `postRenderers[].kustomize`: patches and images).
 //!
 //! One path each: [`archive::read_entries`] is the one archive reader (links refused; entry
 //! count, size and ratio capped; package archives use it too); [`values::read_values_file`] is
@@ -29,9 +32,12 @@ pub mod dependencies;
 pub mod error;
 pub mod ignore;
 pub mod json_values;
+pub mod kustomize;
 pub mod metadata;
 pub mod objects;
 pub mod pattern;
+pub mod plugin;
+pub mod postrender;
 pub mod render;
 pub mod save;
 pub mod schema;

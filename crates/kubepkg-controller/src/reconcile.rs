@@ -601,13 +601,17 @@ async fn apply(
         h.update(resolved.fingerprint.as_bytes());
         source::hex(&h.finalize())
     };
-    let loaded = match load(ctx, &obj, &fetched).await {
+    let mut loaded = match load(ctx, &obj, &fetched).await {
         Ok(l) => l,
         Err(problem) => {
             stop(&obj, ctx, api, reason::INVALID_PACKAGE, &report(&problem)).await?;
             return Ok(until_changed);
         }
     };
+    if let Err(e) = spec.add_post_renderers(&mut loaded.package) {
+        stop(&obj, ctx, api, reason::INVALID_PACKAGE, &e.to_string()).await?;
+        return Ok(Action::await_change());
+    }
     let package = &loaded.package;
     let (waits, wait_events) = tokio::sync::mpsc::unbounded_channel();
     let (mut kc, target) =

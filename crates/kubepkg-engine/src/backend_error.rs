@@ -9,6 +9,10 @@ pub enum BackendError {
     Flux(#[from] FluxError),
     #[error(transparent)]
     ArgoCd(#[from] ArgoCdError),
+    /// A component has post-renderers the backend's controller cannot run (a Helm plugin on
+    /// this machine; any, for Argo CD).
+    #[error("backend {backend}: {message}")]
+    PostRenderer { backend: String, message: String },
 }
 
 /// Why the Flux backend cannot drive a package (checked before anything is applied).

@@ -16,6 +16,7 @@
 //! An upgrade is found first ([`upgrade_target`]: does it install?) and then rendered, so a
 //! caller can say "Installing it now" before rendering, as `helm upgrade --install` does.
 
+use kubepkg_chart::postrender::PostRenderers;
 use std::path::Path;
 
 use kubepkg_chart::ValueOptions;
@@ -280,11 +281,13 @@ pub fn prepare_install(
     chart: &Path,
     values: Map<String, Value>,
     caps: &ClusterCapabilities,
+    post_renderers: &PostRenderers,
 ) -> Result<Prepared, VerbError> {
     let target = ReleaseTarget {
         release: name,
         namespace,
         last_revision: None,
+        post_renderers,
     };
     Ok(Prepared {
         name: name.to_string(),
@@ -301,6 +304,7 @@ pub fn install_offline(
     chart: &Path,
     values: Map<String, Value>,
     description: Option<&str>,
+    post_renderers: &PostRenderers,
 ) -> Result<Release, VerbError> {
     let prepared = prepare_install(
         name,
@@ -308,6 +312,7 @@ pub fn install_offline(
         chart,
         values,
         &ClusterCapabilities::default(),
+        post_renderers,
     )?;
     kubepkg_release::storage::validate_name(name)?;
     Ok(dry_run_record(
@@ -370,6 +375,7 @@ impl UpgradeTarget {
         new: Map<String, Value>,
         mode: ValuesMode,
         caps: &ClusterCapabilities,
+        post_renderers: &PostRenderers,
     ) -> Result<Prepared, VerbError> {
         let current = if self.installs() {
             None
@@ -381,6 +387,7 @@ impl UpgradeTarget {
             release: &self.name,
             namespace,
             last_revision: self.last.as_ref().map(|r| r.version),
+            post_renderers,
         };
         Ok(Prepared {
             name: self.name.clone(),

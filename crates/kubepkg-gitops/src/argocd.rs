@@ -114,6 +114,7 @@ pub fn compile(
     for entry in crate::charted_components(package, &order, charts) {
         let (component, chart) = entry?;
         let name = &component.name;
+        crate::argocd_post_renderers(component)?;
         for r in &component.ready_when {
             compiled.notes.push(format!(
                 "{name}: readyWhen {} {} {}={} is checked by kubepkg only (when it drives the \

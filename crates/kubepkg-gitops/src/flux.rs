@@ -124,6 +124,7 @@ pub fn check(package: &Package, opts: &Options) -> Result<(), CompileError> {
     for c in &package.components {
         let release_namespace = c.namespace_or(&opts.namespace);
         health_checks(&c.name, &c.ready_when, release_namespace)?;
+        crate::flux_post_renderers(c)?;
     }
     Ok(())
 }
@@ -170,6 +171,7 @@ pub fn component_objects(
     let release = package.release_name(&opts.instance, name);
     let release_namespace = component.namespace_or(&opts.namespace).to_string();
     let checks = health_checks(name, &component.ready_when, &release_namespace)?;
+    let post_renderers = crate::flux_post_renderers(component)?;
     Ok(ComponentObjects {
         source: source(&release, repository, chart, opts),
         release: helm_release(HelmRelease {
@@ -179,6 +181,7 @@ pub fn component_objects(
             values,
             depends_on,
             checks,
+            post_renderers,
             opts,
         }),
     })
@@ -224,6 +227,8 @@ struct HelmRelease<'a> {
     values: Map<String, Value>,
     depends_on: Option<&'a str>,
     checks: Vec<Value>,
+    /// The component's kustomize-style post-renderers, as Flux's `postRenderers`.
+    post_renderers: Vec<Value>,
     opts: &'a Options,
 }
 
@@ -259,6 +264,9 @@ fn helm_release(r: HelmRelease<'_>) -> Value {
     }
     if !r.checks.is_empty() {
         spec["healthCheckExprs"] = Value::Array(r.checks);
+    }
+    if !r.post_renderers.is_empty() {
+        spec["postRenderers"] = Value::Array(r.post_renderers);
     }
     if let Some(sa) = &r.opts.service_account {
         spec["serviceAccountName"] = sa.as_str().into();

@@ -98,4 +98,53 @@ pub enum CompileError {
          component's chart from an OCI registry (push them there with --push-charts, or kubepkg push)"
     )]
     NotOciForArgoCd(String),
+    /// A component is post-rendered by something its GitOps controller cannot run: a Helm
+    /// plugin (Flux), or anything (Argo CD, which has no post-renderers for Helm sources).
+    #[error(
+        "component {component}: post-rendered by {renderer}, which {controller} cannot run: \
+         {hint}, or use the helm backend (kubepkg apply)"
+    )]
+    PostRenderer {
+        component: String,
+        renderer: String,
+        controller: &'static str,
+        hint: &'static str,
+    },
+}
+
+/// A component's post-renderers as Flux HelmRelease `postRenderers` (JSON), or the refusal:
+/// only kustomize-style ones (kubepkg.yaml's and `spec.postRenderers`) can be told to Flux.
+pub fn flux_post_renderers(
+    component: &kubepkg_model::manifest::Component,
+) -> Result<Vec<serde_json::Value>, CompileError> {
+    let mut out = Vec::new();
+    for step in &component.post_renderers.0 {
+        let Some(specs) = step.kustomize_specs() else {
+            return Err(CompileError::PostRenderer {
+                component: component.name.clone(),
+                renderer: step.describe(),
+                controller: "Flux's helm-controller",
+                hint: "give the patches in kubepkg.yaml's postRenderers instead",
+            });
+        };
+        for s in specs {
+            out.push(serde_json::to_value(s).unwrap_or_default());
+        }
+    }
+    Ok(out)
+}
+
+/// Argo CD renders Helm sources without post-renderers: a post-rendered component is refused.
+pub fn argocd_post_renderers(
+    component: &kubepkg_model::manifest::Component,
+) -> Result<(), CompileError> {
+    match component.post_renderers.0.first() {
+        None => Ok(()),
+        Some(step) => Err(CompileError::PostRenderer {
+            component: component.name.clone(),
+            renderer: step.describe(),
+            controller: "Argo CD",
+            hint: "Argo CD applies no post-renderer to a Helm source",
+        }),
+    }
 }

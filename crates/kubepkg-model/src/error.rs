@@ -124,6 +124,10 @@ pub enum ProblemKind {
         "values must be a mapping of chart values (got {got}); write e.g. `values: {{replicas: 2}}`"
     )]
     ValuesNotAMap { got: String },
+    /// `postRenderers` that do not read (an unknown field, a patch that is not YAML, a JSON
+    /// 6902 patch without a target); the reason names the entry and patch.
+    #[error("{reason}")]
+    PostRenderer { reason: String },
 }
 
 /// One problem found in a manifest, with where it is.

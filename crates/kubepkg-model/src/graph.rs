@@ -173,6 +173,7 @@ mod tests {
             phase: Phase::Install,
             upgrade_context: false,
             line: 0,
+            post_renderers: Default::default(),
         }
     }
 

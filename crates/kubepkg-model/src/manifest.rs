@@ -221,6 +221,10 @@ pub struct Component {
     pub upgrade_context: bool,
     /// Line of the component's entry in the manifest (0 when not from a manifest).
     pub line: u64,
+    /// What post-renders the component's rendered manifests, in order: a Helm 4
+    /// `postrenderer/v1` plugin the CLI was given (`--post-renderer`), kubepkg's patches.
+    /// Part of the one render path (kubepkg-package's `render_component`).
+    pub post_renderers: kubepkg_chart::postrender::PostRenderers,
 }
 
 impl Component {

@@ -132,6 +132,82 @@ struct RawComponent {
     values: Option<Spanned<serde_json::Value>>,
     /// How and when the component is installed.
     install: Option<RawInstall>,
+    /// What post-renders the chart's manifests and hooks, in order, as Flux's HelmRelease
+    /// `postRenderers` do: `kustomize` with `patches` (strategic merge or JSON 6902, with a
+    /// `target`) and `images` (docs/kubepkg-yaml.md#post-renderers).
+    #[serde(rename = "postRenderers")]
+    #[schemars(rename = "postRenderers", with = "Option<Vec<PostRendererSchema>>")]
+    post_renderers: Option<Spanned<serde_json::Value>>,
+}
+
+/// The schema of one `postRenderers` entry (read by `kubepkg_chart::kustomize`).
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "PostRenderer")]
+#[allow(dead_code)]
+struct PostRendererSchema {
+    /// Kustomize-style patches and image overrides.
+    kustomize: Option<KustomizeSchema>,
+}
+
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "Kustomize")]
+#[allow(dead_code)]
+struct KustomizeSchema {
+    /// Patches, applied in order.
+    #[serde(default)]
+    patches: Vec<PatchSchema>,
+    /// Image overrides of `containers` and `initContainers`.
+    #[serde(default)]
+    images: Vec<ImageSchema>,
+}
+
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "Patch")]
+#[allow(dead_code)]
+struct PatchSchema {
+    /// A strategic-merge patch (a mapping) or a JSON 6902 patch (a list of operations).
+    patch: String,
+    /// The objects it applies to (required for a JSON 6902 patch).
+    target: Option<SelectorSchema>,
+}
+
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(rename = "PatchTarget")]
+#[allow(dead_code)]
+struct SelectorSchema {
+    /// API group (a regular expression, anchored).
+    group: Option<String>,
+    /// API version (a regular expression, anchored).
+    version: Option<String>,
+    /// Kind (a regular expression, anchored).
+    kind: Option<String>,
+    /// Name (a regular expression, anchored).
+    name: Option<String>,
+    /// Namespace (a regular expression, anchored).
+    namespace: Option<String>,
+    /// A Kubernetes label selector (`app=web,tier in (a,b)`).
+    label_selector: Option<String>,
+    /// A Kubernetes selector over annotations.
+    annotation_selector: Option<String>,
+}
+
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(rename = "Image")]
+#[allow(dead_code)]
+struct ImageSchema {
+    /// The image name to match (any tag or digest).
+    name: String,
+    /// Its new name.
+    new_name: Option<String>,
+    /// Its new tag.
+    new_tag: Option<String>,
+    /// Its new digest (`sha256:…`).
+    digest: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -616,7 +692,30 @@ fn validate_components(
             phase: Phase::Install,
             upgrade_context: false,
             line: rc.referenced.line(),
+            post_renderers: Default::default(),
         };
+        if let Some(pr) = &c.post_renderers {
+            let read = serde_json::from_value::<Vec<kubepkg_chart::kustomize::PostRendererSpec>>(
+                pr.value.clone(),
+            )
+            .map_err(|e| format!("postRenderers: {e}"))
+            .and_then(|specs| {
+                kubepkg_chart::kustomize::Kustomize::new(name, &specs)
+                    .map_err(|e| format!("{}: {}", e.place, e.reason))
+            });
+            match read {
+                Ok(k) if k.specs().is_empty() => {}
+                Ok(k) => {
+                    component.post_renderers =
+                        kubepkg_chart::postrender::PostRenderers(vec![std::sync::Arc::new(k)])
+                }
+                Err(reason) => problems.add(
+                    pr.referenced.line(),
+                    Some(name),
+                    ProblemKind::PostRenderer { reason },
+                ),
+            }
+        }
         if let Some(install) = &c.install {
             if let Some(ns) = &install.namespace {
                 if let Err(reason) = check_dns_label(&ns.value, 63) {

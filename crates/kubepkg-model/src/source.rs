@@ -225,6 +225,7 @@ fn load_bare_chart(dir: &Path, chart_yaml: &Path) -> Result<Package, PackageErro
             phase: Phase::Install,
             upgrade_context: false,
             line: 0,
+            post_renderers: Default::default(),
         }],
         digest: digest(text.as_bytes()),
         bare_chart: true,

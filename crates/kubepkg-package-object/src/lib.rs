@@ -41,6 +41,11 @@ pub struct PackageSpec {
     /// the next apply, above every other source, and not again while they stay unchanged.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub values_once: Map<String, Value>,
+    /// Post-renderers per component (a key per component), run after the component's own
+    /// from kubepkg.yaml: Flux HelmRelease's `postRenderers` (`kustomize` patches and images).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub post_renderers:
+        std::collections::BTreeMap<String, Vec<kubepkg_chart::kustomize::PostRendererSpec>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upgrade: Option<Upgrade>,
     #[serde(default)]
@@ -72,6 +77,36 @@ pub struct PackageSpec {
     /// stay here (docs/controller.md#remote-clusters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kube_config: Option<KubeConfig>,
+}
+
+impl PackageSpec {
+    /// Adds `spec.postRenderers` to the components of `package` (after the component's own);
+    /// an unknown component or a patch that does not read is refused, named.
+    pub fn add_post_renderers(
+        &self,
+        package: &mut kubepkg_model::Package,
+    ) -> Result<(), kubepkg_chart::kustomize::PatchError> {
+        use kubepkg_chart::postrender::PostRenderers;
+        for (name, specs) in &self.post_renderers {
+            let Some(c) = package.components.iter_mut().find(|c| &c.name == name) else {
+                return Err(kubepkg_chart::kustomize::PatchError {
+                    component: name.clone(),
+                    place: "spec.postRenderers".into(),
+                    reason: "the package has no such component".into(),
+                });
+            };
+            let k = kubepkg_chart::kustomize::Kustomize::new(name, specs).map_err(|mut e| {
+                e.place = format!("spec.{}", e.place);
+                e
+            })?;
+            if !k.specs().is_empty() {
+                c.post_renderers = c
+                    .post_renderers
+                    .then(&PostRenderers(vec![std::sync::Arc::new(k)]));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `spec.kubeConfig`: the kubeconfig of the target cluster, in a Secret.
@@ -448,6 +483,44 @@ pub fn status_of(rev: &PackageRevision, observed_generation: Option<i64>) -> Pac
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn spec_post_renderers_join_the_components_and_unknown_ones_are_refused() {
+        let dir = std::env::temp_dir().join(format!("kubepkg-po-pr-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("Chart.yaml"),
+            "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+        )
+        .unwrap();
+        let mut package = kubepkg_model::source::load_dir(&dir).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let spec: PackageSpec = serde_saphyr::from_str(
+            "source: {oci: oci://r/p}\npostRenderers:\n  web:\n  - kustomize:\n      images: [{name: nginx, newTag: '2'}]\n",
+        )
+        .unwrap();
+        spec.add_post_renderers(&mut package).unwrap();
+        assert_eq!(
+            package.components[0].post_renderers.describe(),
+            ["kustomize: 0 patches, 1 images"]
+        );
+        let spec: PackageSpec = serde_saphyr::from_str(
+            "source: {oci: oci://r/p}\npostRenderers:\n  db:\n  - kustomize: {images: [{name: x}]}\n  web:\n  - kustomize: {patches: [{patch: 'a: b: c'}]}\n",
+        )
+        .unwrap();
+        let e = spec.add_post_renderers(&mut package).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "component \"db\": spec.postRenderers: the package has no such component"
+        );
+        let spec: PackageSpec = serde_saphyr::from_str(
+            "source: {oci: oci://r/p}\npostRenderers:\n  web:\n  - kustomize: {patches: [{patch: 'a: b: c'}]}\n",
+        )
+        .unwrap();
+        let e = spec.add_post_renderers(&mut package).unwrap_err();
+        assert!(e.to_string().starts_with("component \"web\": spec.postRenderers[0].kustomize.patches[0]: the patch is not valid YAML"), "{e}");
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -23,6 +23,7 @@ fn main() {
         release: "rel",
         namespace: "default",
         last_revision: None,
+        post_renderers: &Default::default(),
     };
     for path in &args[2..] {
         let chart = match LoadedChart::load(std::path::Path::new(path)) {

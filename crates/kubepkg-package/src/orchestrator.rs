@@ -96,6 +96,8 @@ pub struct ComponentApply {
     /// A hook: replace any leftover release of it (a failed hook is kept for its logs until the
     /// next run) and install it afresh.
     pub hook: bool,
+    /// The component's post-renderers (part of its render).
+    pub post_renderers: kubepkg_chart::postrender::PostRenderers,
 }
 
 /// What readiness to wait for.
@@ -690,6 +692,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
                 .map(|c| c.ready_when.clone())
                 .unwrap_or_default(),
             backend: prev.and_then(|p| p.backend),
+            post_renderers: prev.map(|p| p.post_renderers.clone()).unwrap_or_default(),
         });
     }
     let applying = match input.plan.action {
@@ -773,6 +776,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
             namespace: h.namespace.clone(),
             chart: c.chart.clone(),
             values: supplied(pkg, &h.name, input.user, Some(&ctx)),
+            post_renderers: c.post_renderers.clone(),
             ready_when: c.ready_when.clone(),
             timeout: input.timeout,
             checks: "the upgrade",
@@ -844,6 +848,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
             chart: c.chart.clone(),
             values: supplied(pkg, &s.name, input.user, ctx.as_ref()),
             hook: false,
+            post_renderers: c.post_renderers.clone(),
         };
         let prev = deployed
             .as_ref()
@@ -855,6 +860,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
             Ok(release_revision) => {
                 rev.components[i].revision = release_revision;
                 rev.components[i].backend = Some(run.cluster.backend());
+                rev.components[i].post_renderers = req.post_renderers.describe();
                 rev.components[i].chart = match &s.change {
                     Change::Install { chart } => chart.clone(),
                     Change::Upgrade { to_chart, .. } => to_chart.clone(),
@@ -906,6 +912,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
                             namespace: c.namespace_or(input.namespace).to_string(),
                             chart: c.chart.clone(),
                             values: supplied(pkg, &c.name, input.user, Some(&ctx)),
+                            post_renderers: c.post_renderers.clone(),
                             ready_when: c.ready_when.clone(),
                             timeout: input.timeout,
                             checks: "the rollback",
@@ -996,6 +1003,7 @@ struct HookCall {
     namespace: String,
     chart: ChartSource,
     values: Map<String, Value>,
+    post_renderers: kubepkg_chart::postrender::PostRenderers,
     ready_when: Vec<ReadyCondition>,
     timeout: Duration,
     /// What the hook checks, for messages ("the upgrade", "the rollback").
@@ -1033,6 +1041,7 @@ async fn run_hook<C: Cluster>(
         chart: call.chart,
         values: call.values,
         hook: true,
+        post_renderers: call.post_renderers,
     };
     let result = match cluster.apply_component(&req).await {
         Ok(_) => {
@@ -1453,6 +1462,8 @@ pub async fn rollback<C: Cluster>(
             namespace: h.record.namespace.clone(),
             chart: h.chart.clone(),
             values,
+            // A kept PreRollback hook runs as recorded, without post-renderers.
+            post_renderers: Default::default(),
             ready_when: h.record.ready_when.clone(),
             timeout,
             checks: "the rollback",

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use kubepkg_chart::manifest::Hook;
 use kubepkg_chart::objects::{Capabilities, VersionSet};
+use kubepkg_chart::postrender::PostRenderers;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -115,6 +116,8 @@ pub struct ReleaseTarget<'a> {
     /// The latest stored revision of the release (`None`: a first install).
     /// `.Release.Revision` is the next one and `.Release.IsUpgrade` is set when there is one.
     pub last_revision: Option<u64>,
+    /// What post-renders the manifests ([`kubepkg_chart::postrender`]).
+    pub post_renderers: &'a PostRenderers,
 }
 
 /// A rendered chart: what apply installs and what plan shows.
@@ -231,6 +234,7 @@ impl LoadedChart {
             namespace: target.namespace.to_string(),
             is_upgrade: target.last_revision.is_some(),
             revision: Some(target.last_revision.map_or(1, |r| r as i64 + 1)),
+            post_renderers: target.post_renderers.clone(),
             ..Default::default()
         };
         let user = to_chart_value(&Value::Object(values.clone()));
@@ -264,6 +268,7 @@ pub fn render_component(
         release: &request.release,
         namespace: &request.namespace,
         last_revision,
+        post_renderers: &request.post_renderers,
     };
     not_fetched(&request.component, &request.chart)?;
     render_chart(request.chart.path(), target, &request.values, None, caps).map_err(|e| {
@@ -383,6 +388,7 @@ pub fn component_request(
         chart: c.chart.clone(),
         values: supplied(package, component, user, ctx.as_ref()),
         hook: c.is_hook(),
+        post_renderers: c.post_renderers.clone(),
     })
 }
 

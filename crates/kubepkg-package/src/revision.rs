@@ -161,6 +161,10 @@ pub struct ComponentRecord {
     /// the same one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend: Option<Backend>,
+    /// The post-renderers the component was rendered with, in order (`plugin NAME ARGS…`,
+    /// `patches`): empty when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub post_renderers: Vec<String>,
 }
 
 /// A package revision record.
@@ -496,6 +500,7 @@ mod tests {
                     chart: "kubevirt-operator-1.4.0".into(),
                     ready_when: vec![],
                     backend: None,
+                    post_renderers: Vec::new(),
                 },
                 ComponentRecord {
                     name: "kubevirt".into(),
@@ -505,6 +510,7 @@ mod tests {
                     chart: String::new(),
                     ready_when: vec![],
                     backend: None,
+                    post_renderers: Vec::new(),
                 },
             ],
             status: RevisionStatus::Deployed,

@@ -95,6 +95,7 @@ fn upgrade_plan_runs_the_hook_with_versions_and_passes_previous_values() {
         chart: chart.into(),
         ready_when: vec![],
         backend: None,
+        post_renderers: Vec::new(),
     };
     let prev = PackageRevision {
         source: None,

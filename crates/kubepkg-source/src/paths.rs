@@ -6,6 +6,8 @@
 //! |---|---|---|
 //! | configuration home | `HELM_CONFIG_HOME` | `$XDG_CONFIG_HOME/helm`, else `~/.config/helm` |
 //! | cache home | `HELM_CACHE_HOME` | `$XDG_CACHE_HOME/helm`, else `~/.cache/helm` |
+//! | data home | `HELM_DATA_HOME` | `$XDG_DATA_HOME/helm`, else `~/.local/share/helm` |
+//! | plugins (a list, `:`-separated) | `HELM_PLUGINS` | `<data home>/plugins` |
 //! | `repositories.yaml` | `HELM_REPOSITORY_CONFIG` | `<config home>/repositories.yaml` |
 //! | repository cache (`NAME-index.yaml`, `NAME-charts.txt`) | `HELM_REPOSITORY_CACHE` | `<cache home>/repository` |
 //! | registry credentials (`config.json`) | `HELM_REGISTRY_CONFIG` | `<config home>/registry/config.json` |
@@ -24,6 +26,11 @@ pub struct HelmPaths {
     pub config_home: PathBuf,
     /// Helm's cache home (`HELM_CACHE_HOME`).
     pub cache_home: PathBuf,
+    /// Helm's data home (`HELM_DATA_HOME`).
+    pub data_home: PathBuf,
+    /// The directories Helm looks for plugins in (`HELM_PLUGINS`, split as Go's
+    /// `filepath.SplitList` splits it).
+    pub plugins: Vec<PathBuf>,
     pub repository_config: PathBuf,
     pub repository_cache: PathBuf,
     pub registry_config: PathBuf,
@@ -46,6 +53,15 @@ impl HelmPaths {
         });
         let xdg_cache = var("XDG_CACHE_HOME").unwrap_or_else(|| home.join(".cache"));
         let cache_home = var("HELM_CACHE_HOME").unwrap_or_else(|| xdg_cache.join("helm"));
+        let data_home = var("HELM_DATA_HOME").unwrap_or_else(|| {
+            var("XDG_DATA_HOME")
+                .unwrap_or_else(|| home.join(".local").join("share"))
+                .join("helm")
+        });
+        let plugins = match env("HELM_PLUGINS").filter(|v| !v.is_empty()) {
+            Some(list) => list.split(':').map(PathBuf::from).collect(),
+            None => vec![data_home.join("plugins")],
+        };
         HelmPaths {
             repository_config: var("HELM_REPOSITORY_CONFIG")
                 .unwrap_or_else(|| config_home.join("repositories.yaml")),
@@ -59,6 +75,8 @@ impl HelmPaths {
             kubepkg_cache: var("KUBEPKG_CACHE_DIR").unwrap_or_else(|| xdg_cache.join("kubepkg")),
             config_home,
             cache_home,
+            data_home,
+            plugins,
         }
     }
 }
@@ -91,6 +109,12 @@ mod tests {
             PathBuf::from("/home/u/.config/helm/registry/config.json")
         );
         assert_eq!(p.kubepkg_cache, PathBuf::from("/home/u/.cache/kubepkg"));
+        assert_eq!(
+            p.plugins,
+            vec![PathBuf::from("/home/u/.local/share/helm/plugins")]
+        );
+        let p = paths(&[("HOME", "/home/u"), ("HELM_PLUGINS", "/a:/b")]);
+        assert_eq!(p.plugins, vec![PathBuf::from("/a"), PathBuf::from("/b")]);
     }
 
     #[test]

@@ -28,7 +28,8 @@
 //! controller and repo server with [`argocd::ArgoCd::start`].
 //!
 //! Tests that compare with the real `helm` CLI get it from [`helm_binary`] and run it
-//! against their namespace with [`helm_command`].
+//! against their namespace with [`helm_command`]; those of kubepkg's kustomize-style
+//! post-renderers run the real `kustomize` ([`kustomize::kustomize_build`]).
 //!
 //! More detail:
 //! - `tooling` is the one runner of each `testenv/<name>/build.sh` (Go, cached) and the one
@@ -73,6 +74,8 @@ mod helm;
 pub mod helm_reference;
 /// The real kstatus library (Go, cli-utils) as a test oracle: [`kstatus::classify`], [`kstatus::assert_status`].
 pub mod kstatus;
+/// The real `kustomize` CLI, the oracle of kubepkg's declarative post-renderers, built by `testenv/kustomize/build.sh`.
+pub mod kustomize;
 mod namespace;
 mod packages;
 mod plane;

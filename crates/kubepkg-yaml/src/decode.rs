@@ -96,7 +96,7 @@ enum Stage {
 }
 
 /// Translate saphyr-parser's error into go-yaml v2's problem text and line.
-fn scan_error(src: &str, e: &ScanError) -> YamlError {
+pub(crate) fn scan_error(src: &str, e: &ScanError) -> YamlError {
     scan_error_stage(src, e).0
 }
 
@@ -254,7 +254,7 @@ fn scan_error_stage(src: &str, e: &ScanError) -> (YamlError, bool) {
 }
 
 /// go-yaml (libyaml) accepts only `%YAML 1.1`; any other version is an incompatible document.
-fn check_yaml_directive(src: &str) -> Result<(), YamlError> {
+pub(crate) fn check_yaml_directive(src: &str) -> Result<(), YamlError> {
     for (i, line) in src.lines().enumerate() {
         let t = line.trim_end();
         if t.starts_with("---") || (!t.starts_with('%') && !t.starts_with('#') && !t.is_empty()) {
@@ -277,7 +277,7 @@ fn check_yaml_directive(src: &str) -> Result<(), YamlError> {
 }
 
 /// The anchor/alias name starting at character index `idx` (after `*` or `&`).
-fn name_at(src: &str, idx: usize) -> String {
+pub(crate) fn name_at(src: &str, idx: usize) -> String {
     let byte = src
         .char_indices()
         .nth(idx)
@@ -650,7 +650,7 @@ fn parse_nodes(
 
 /// Whether the last line of `src` (which has no line break after it) is the block scalar's
 /// last content line: it holds text, or, blank, saphyr-parser kept it as a line of spaces.
-fn last_line_is_content(src: &str, value: &str) -> bool {
+pub(crate) fn last_line_is_content(src: &str, value: &str) -> bool {
     let last = src.rsplit(['\n', '\r']).next().unwrap_or("");
     if !last.trim_matches([' ', '\t']).is_empty() {
         return true;
@@ -684,7 +684,7 @@ fn yaml12_only_escape(src: &str, start: usize, end: usize, line1: usize) -> Opti
 /// break are dropped, LS/PS stay, a single NEL becomes a space (several: newlines). Escaped
 /// forms in double-quoted scalars (`\L`, `\u2028`, …) are content, so such scalars are left
 /// alone.
-fn fold_unicode_breaks(
+pub(crate) fn fold_unicode_breaks(
     src: &str,
     value: &str,
     style: ScalarStyle,

@@ -319,6 +319,7 @@ enum Style {
     Single,
     Double,
     Literal,
+    Folded,
 }
 
 struct Analysis {
@@ -503,6 +504,9 @@ struct Emitter {
     /// go-yaml v3 (toYamlPretty): block sequences indented inside mappings, tabs allowed in
     /// literal blocks, `indention` tracked by line breaks only.
     v3: bool,
+    /// go-yaml v3's `CompactSeqIndent` (kyaml): a block sequence inside a mapping is not
+    /// indented (`key:\n- item`).
+    compact_seq: bool,
     root_ctx: bool,
     mapping_ctx: bool,
     simple_key_ctx: bool,
@@ -521,6 +525,7 @@ impl Emitter {
             best_indent,
             best_width,
             v3,
+            compact_seq: false,
             root_ctx: false,
             mapping_ctx: false,
             simple_key_ctx: false,
@@ -702,7 +707,7 @@ impl Emitter {
         if style == Style::Single && !a.single_quoted_allowed {
             style = Style::Double;
         }
-        if style == Style::Literal
+        if matches!(style, Style::Literal | Style::Folded)
             && (!a.block_allowed || self.flow_level > 0 || self.simple_key_ctx)
         {
             style = Style::Double;
@@ -721,8 +726,242 @@ impl Emitter {
             Style::Single => self.write_single(&v, allow_breaks),
             Style::Double => self.write_double(&v, allow_breaks),
             Style::Literal => self.write_literal(&v),
+            Style::Folded => self.write_folded(&v),
         }
         self.pop_indent();
+    }
+
+    /// libyaml's `yaml_emitter_write_folded_scalar` (go-yaml v3), its look-ahead for a blank
+    /// line included as Go has it (it looks from the start of the value).
+    fn write_folded(&mut self, v: &[char]) {
+        self.write_indicator(">", true, false, false);
+        self.write_block_hints(v);
+        self.put_break();
+        self.indention = true;
+        self.whitespace = true;
+        let mut breaks = true;
+        let mut leading_spaces = true;
+        let mut i = 0;
+        while i < v.len() {
+            let c = v[i];
+            if is_break(c) {
+                if !breaks && !leading_spaces && c == '\n' {
+                    let mut k = 0;
+                    while k < v.len() && is_break(v[k]) {
+                        k += 1;
+                    }
+                    if !(k >= v.len() || is_blankz(v[k])) {
+                        self.put_break();
+                    }
+                }
+                self.write_break(c);
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                    leading_spaces = is_blank(c);
+                }
+                if !breaks
+                    && c == ' '
+                    && v.get(i + 1) != Some(&' ')
+                    && self.column > self.best_width
+                {
+                    self.write_indent();
+                } else {
+                    self.put(c);
+                }
+                self.indention = false;
+                breaks = false;
+            }
+            i += 1;
+        }
+    }
+
+    /// A node tree ([`crate::node::Node`]) as go-yaml v3's encoder writes it: styles, flow
+    /// collections, tags and anchors as the tree holds them.
+    fn tree(&mut self, n: &crate::node::Node, mapping: bool, simple_key: bool) {
+        stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || {
+            self.tree_inner(n, mapping, simple_key)
+        })
+    }
+
+    /// go-yaml v3's `yaml_emitter_write_comment`: each line at the indentation, `# ` added
+    /// where a line lacks its `#`, then a line break.
+    fn write_comment(&mut self, text: &str) {
+        let (mut breaks, mut pound) = (false, false);
+        for c in text.chars() {
+            if is_break(c) {
+                self.write_break(c);
+                breaks = true;
+                pound = false;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                if !pound {
+                    if c != '#' {
+                        self.put('#');
+                        self.put(' ');
+                    }
+                    pound = true;
+                }
+                self.put(c);
+                self.indention = false;
+                breaks = false;
+            }
+        }
+        if !breaks {
+            self.put_break();
+        }
+        self.whitespace = true;
+    }
+
+    /// A head or foot comment: on lines of its own at the current indentation.
+    fn block_comment(&mut self, text: &Option<String>) {
+        if let Some(c) = text {
+            self.write_indent();
+            self.write_comment(c);
+        }
+    }
+
+    /// A line comment: after what was just written.
+    fn line_comment(&mut self, text: &Option<String>) {
+        if let Some(c) = text {
+            if !self.whitespace {
+                self.put(' ');
+            }
+            self.write_comment(c);
+        }
+    }
+
+    fn tree_inner(&mut self, n: &crate::node::Node, mapping: bool, simple_key: bool) {
+        self.tree_content(n, mapping, simple_key);
+        let block = match &n.content {
+            crate::node::Content::Sequence { items, flow } => {
+                !*flow && self.flow_level == 0 && !items.is_empty()
+            }
+            crate::node::Content::Mapping { pairs, flow } => {
+                !*flow && self.flow_level == 0 && !pairs.is_empty()
+            }
+            _ => false,
+        };
+        if !simple_key && !block && self.flow_level == 0 {
+            self.line_comment(&n.line_comment);
+        }
+    }
+
+    fn tree_content(&mut self, n: &crate::node::Node, mapping: bool, simple_key: bool) {
+        use crate::node::{Content, ScalarStyle};
+        self.mapping_ctx = mapping;
+        self.simple_key_ctx = simple_key;
+        if let Some(a) = &n.anchor {
+            self.write_indicator(&format!("&{a}"), true, false, false);
+        }
+        match &n.content {
+            Content::Alias(name) => {
+                self.write_indicator(&format!("*{name}"), true, false, false);
+            }
+            Content::Scalar { value, style, tag } => {
+                if let Some(t) = tag {
+                    self.write_indicator(t, true, false, false);
+                }
+                let requested = match style {
+                    ScalarStyle::DoubleQuoted => Style::Double,
+                    ScalarStyle::SingleQuoted => Style::Single,
+                    ScalarStyle::Literal => Style::Literal,
+                    ScalarStyle::Folded => Style::Folded,
+                    ScalarStyle::Plain if value.contains('\n') => Style::Literal,
+                    ScalarStyle::Plain => Style::Plain,
+                };
+                self.scalar(value, requested);
+            }
+            Content::Sequence { items, flow } => {
+                if *flow || self.flow_level > 0 || items.is_empty() {
+                    self.write_indicator("[", true, true, false);
+                    self.increase_indent(true, false);
+                    self.flow_level += 1;
+                    for (i, item) in items.iter().enumerate() {
+                        if i > 0 {
+                            self.write_indicator(",", false, false, false);
+                        }
+                        if self.column == 0 || self.column > self.best_width {
+                            self.write_indent();
+                        }
+                        self.tree(item, false, false);
+                    }
+                    self.flow_level -= 1;
+                    self.pop_indent();
+                    if self.column == 0 {
+                        self.write_indent();
+                    }
+                    self.write_indicator("]", false, false, false);
+                } else {
+                    let indentless = if self.compact_seq {
+                        self.mapping_ctx && (self.column == 0 || !self.indention)
+                    } else {
+                        self.mapping_ctx && !self.indention && !self.v3
+                    };
+                    self.increase_indent(false, indentless);
+                    for item in items {
+                        self.block_comment(&item.head_comment);
+                        self.write_indent();
+                        self.write_indicator("-", true, false, true);
+                        self.tree(item, false, false);
+                        self.block_comment(&item.foot_comment);
+                    }
+                    self.pop_indent();
+                }
+            }
+            Content::Mapping { pairs, flow } => {
+                if *flow || self.flow_level > 0 || pairs.is_empty() {
+                    self.write_indicator("{", true, true, false);
+                    self.increase_indent(true, false);
+                    self.flow_level += 1;
+                    for (i, (k, v)) in pairs.iter().enumerate() {
+                        if i > 0 {
+                            self.write_indicator(",", false, false, false);
+                        }
+                        if self.column == 0 || self.column > self.best_width {
+                            self.write_indent();
+                        }
+                        if simple_tree_key(k) {
+                            self.tree(k, true, true);
+                            self.write_indicator(":", false, false, false);
+                        } else {
+                            self.write_indicator("?", true, false, false);
+                            self.tree(k, true, false);
+                            self.write_indicator(":", true, false, false);
+                        }
+                        self.tree(v, true, false);
+                    }
+                    self.flow_level -= 1;
+                    self.pop_indent();
+                    if self.column == 0 {
+                        self.write_indent();
+                    }
+                    self.write_indicator("}", false, false, false);
+                } else {
+                    self.increase_indent(false, false);
+                    for (k, v) in pairs {
+                        self.block_comment(&k.head_comment);
+                        self.write_indent();
+                        if simple_tree_key(k) {
+                            self.tree(k, true, true);
+                            self.write_indicator(":", false, false, false);
+                        } else {
+                            self.write_indicator("?", true, false, true);
+                            self.tree(k, true, false);
+                            self.write_indent();
+                            self.write_indicator(":", true, false, true);
+                        }
+                        self.line_comment(&k.line_comment);
+                        self.tree(v, true, false);
+                        self.block_comment(&k.foot_comment);
+                    }
+                    self.pop_indent();
+                }
+            }
+        }
     }
 
     fn write_plain(&mut self, v: &[char], allow_breaks: bool) {
@@ -906,6 +1145,32 @@ impl Emitter {
         let _ = self.root_ctx;
         self.out
     }
+}
+
+/// libyaml's `yaml_emitter_check_simple_key` for a node of a tree.
+fn simple_tree_key(k: &crate::node::Node) -> bool {
+    use crate::node::Content;
+    let extra = k.anchor.as_ref().map_or(0, |a| a.len() + 1);
+    match &k.content {
+        Content::Alias(name) => name.len() + 1 + extra <= 128,
+        Content::Scalar { value, tag, .. } => {
+            let v: Vec<char> = value.chars().collect();
+            let len = value.len() + extra + tag.as_ref().map_or(0, String::len);
+            len <= 128 && !analyze(&v, true).multiline
+        }
+        Content::Sequence { items, .. } => items.is_empty() && extra <= 128,
+        Content::Mapping { pairs, .. } => pairs.is_empty() && extra <= 128,
+    }
+}
+
+/// One document of a node tree as kyaml's encoder writes it (go-yaml v3, 2-space indent,
+/// compact sequences, no line folding), with its final line break.
+pub(crate) fn write_node(n: &crate::node::Node) -> String {
+    let mut e = Emitter::new(2, usize::MAX / 2, true);
+    e.compact_seq = true;
+    e.tree(n, false, false);
+    e.write_indent();
+    e.out
 }
 
 /// The first value `encoding/json` cannot write (NaN, ±Inf, a value that contains itself), in

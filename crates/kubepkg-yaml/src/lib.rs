@@ -16,6 +16,8 @@
 //! - writing: [`to_yaml`] (`yaml.Marshal`; Helm's `toYaml` trims the final newline) and
 //!   [`to_yaml_pretty`] (Helm's `toYamlPretty`: go-yaml v3 with 2-space indent);
 //! - [`json`]: `toJson`, `toPrettyJson`, `toRawJson`, `fromJson`, `fromJsonArray`;
+//! - [`node`]: documents as node trees (order, styles, comments kept), read and written as
+//!   kustomize's kyaml does: Helm 4's post-render round trip;
 //! - [`toml`]: `toToml`, `fromToml` (a port of BurntSushi/toml's encoder, lexer and parser: the
 //!   same values and error texts).
 //!
@@ -34,6 +36,7 @@ pub mod emit;
 mod error;
 pub mod json;
 mod json_string;
+pub mod node;
 pub mod resolve;
 pub mod split;
 pub mod toml;

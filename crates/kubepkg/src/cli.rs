@@ -246,6 +246,9 @@ pub enum Command {
     /// Search the chart repositories added with `repo add` (`search repo`).
     #[command(subcommand)]
     Search(SearchCommand),
+    /// List Helm's plugins ($HELM_PLUGINS); `postrenderer/v1` ones serve `--post-renderer`.
+    #[command(subcommand)]
+    Plugin(PluginCommand),
     /// Manage a chart's Chart.yaml dependencies: update, build, list (`charts/`, `Chart.lock`).
     #[command(subcommand, visible_alias = "dep")]
     Dependency(DependencyCommand),
@@ -346,6 +349,7 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
             Command::Get(a) => &a.cluster,
             Command::Pull(_)
             | Command::Repo(_)
+            | Command::Plugin(_)
             | Command::Search(_)
             | Command::Dependency(_)
             | Command::Push(_)

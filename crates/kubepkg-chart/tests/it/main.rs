@@ -2,6 +2,7 @@
 //! and uv do). Each module is one former test file; shared helpers are modules too.
 
 mod fuzz;
+mod kustomize_oracle;
 mod no_panic;
 mod release_object;
 mod sdk_reference;

@@ -190,7 +190,28 @@ impl Backend {
         client: &kube::Client,
         run: Run,
     ) -> Result<(), BackendError> {
+        self.check_post_renderers(&run.package)?;
         dispatch!(self, b => b.prepare(client, run).await)
+    }
+
+    /// A backend whose controller renders cannot run a post-renderer it has no form for:
+    /// Flux takes kustomize-style ones (as HelmRelease `postRenderers`) but no Helm plugin on
+    /// this machine, Argo CD none. Refused before anything is pushed or applied.
+    fn check_post_renderers(&self, package: &Package) -> Result<(), BackendError> {
+        let check = match self.kind() {
+            Kind::Helm => return Ok(()),
+            Kind::Flux => |c| kubepkg_gitops::flux_post_renderers(c).map(|_| ()),
+            Kind::Argocd => kubepkg_gitops::argocd_post_renderers,
+        };
+        for c in &package.components {
+            if let Err(e) = check(c) {
+                return Err(BackendError::PostRenderer {
+                    backend: self.kind().to_string(),
+                    message: e.to_string(),
+                });
+            }
+        }
+        Ok(())
     }
 
     pub(crate) async fn apply(
@@ -254,6 +275,7 @@ impl Backend {
         plan: &mut Plan,
         timeout: Duration,
     ) -> Result<(), BackendError> {
+        self.check_post_renderers(package)?;
         dispatch!(self, b => b.plan(client, package, user, plan, timeout).await)
     }
 }

@@ -913,11 +913,23 @@ async fn plan_then_apply(
     user: &UserValues,
 ) {
     let package = kubepkg_model::source::load_dir(dir).expect("valid package");
+    plan_then_apply_package(kc, ns, name, &package, &dir.display().to_string(), user).await;
+}
+
+/// [`plan_then_apply`] of a loaded package (`label` names it in failures).
+async fn plan_then_apply_package(
+    kc: &mut KubeCluster,
+    ns: &str,
+    name: &str,
+    package: &kubepkg_model::Package,
+    label: &str,
+    user: &UserValues,
+) {
     let instance = Instance {
         name,
         namespace: ns,
     };
-    let prepared = ops::prepare(kc, &package, instance, user)
+    let prepared = ops::prepare(kc, package, instance, user)
         .await
         .expect("plan --cluster");
     let planned = planned_objects(&prepared.rendered);
@@ -934,18 +946,11 @@ async fn plan_then_apply(
             .push((key, serde_json::to_string(&o.object).unwrap()));
     }));
     kc.events.clear();
-    let (outcome, _) = ops::apply(
-        kc,
-        &package,
-        instance,
-        user,
-        ops::ApplyOptions::new(TIMEOUT),
-    )
-    .await
-    .expect("apply runs");
+    let (outcome, _) = ops::apply(kc, package, instance, user, ops::ApplyOptions::new(TIMEOUT))
+        .await
+        .expect("apply runs");
     kc.kube.observer = None;
     let sent = sent.lock().unwrap().clone();
-    let label = dir.display();
     assert_eq!(
         outcome.reason,
         Reason::Succeeded,
@@ -1096,4 +1101,101 @@ async fn plan_shows_what_apply_sends_for_corpus_charts_and_big_integers_survive(
     assert_eq!(spec["max"].as_i64(), Some(i64::MAX), "{spec}");
     assert_eq!(spec["min"].as_i64(), Some(i64::MIN), "{spec}");
     assert_eq!(spec["ratio"].as_f64(), Some(0.25), "{spec}");
+}
+
+/// A Helm 4 `postrenderer/v1` plugin (a shell script) that rewrites one field and adds a
+/// ConfigMap named after the chart whose manifests it is given.
+const POST_RENDER_SH: &str = r#"#!/bin/sh
+set -e
+in=$(cat)
+chart=$(printf '%s\n' "$in" | sed -n "s/.*postrender-filename: '\([^/]*\)\/.*/\1/p" | head -n 1)
+printf '%s\n' "$in" | sed 's/imagePullPolicy: IfNotPresent/imagePullPolicy: Always/'
+printf -- '---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s-post-rendered\ndata:\n  args: "%s"\n' "$chart" "$*"
+"#;
+
+/// Post-rendering is part of the one render path: with a plugin on every component (as
+/// `kubepkg plan|apply --post-renderer testpr --post-renderer-args x` sets it), the plan shows
+/// the post-rendered objects (the plugin's ConfigMaps included) and apply sends exactly those;
+/// the revision records the post-renderer of each component.
+#[tokio::test]
+async fn plan_shows_what_apply_sends_with_a_post_renderer() {
+    use std::os::unix::fs::PermissionsExt;
+    let ns = TestNamespace::fresh("plan-equals-apply-post").await;
+    let root = tempfile::tempdir().unwrap();
+    let plugins = tempfile::tempdir().unwrap();
+    let plugin = plugins.path().join("testpr");
+    std::fs::create_dir_all(&plugin).unwrap();
+    std::fs::write(
+        plugin.join("plugin.yaml"),
+        "apiVersion: v1\nname: testpr\nversion: 1.0.0\ntype: postrenderer/v1\nruntime: subprocess\nruntimeConfig:\n  platformCommand:\n  - command: ${HELM_PLUGIN_DIR}/run.sh\n",
+    )
+    .unwrap();
+    std::fs::write(plugin.join("run.sh"), POST_RENDER_SH).unwrap();
+    std::fs::set_permissions(
+        plugin.join("run.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for (c, src) in [
+        (
+            "guestbook",
+            "testdata/charts/modules/github.com_argoproj_argo-cd_v3__test_e2e_testdata_helm-guestbook",
+        ),
+        (
+            "podinfo",
+            "testdata/charts/modules/github.com_fluxcd_flagger__charts_podinfo",
+        ),
+    ] {
+        let status = Command::new("cp")
+            .args(["-r"])
+            .arg(repo.join(src))
+            .arg(root.path().join(c))
+            .status()
+            .unwrap();
+        assert!(status.success(), "copy {src}");
+    }
+    std::fs::write(
+        root.path().join("kubepkg.yaml"),
+        "package: {name: post, version: 1.0.0}\ncomponents:\n- {name: guestbook, path: guestbook}\n- {name: podinfo, path: podinfo, values: {hpa: {enabled: false}}}\n",
+    )
+    .unwrap();
+    let mut package = kubepkg_model::source::load_dir(root.path()).expect("valid package");
+    let renderer = kubepkg_chart::plugin::PostRendererPlugin::find(
+        &[plugins.path().to_path_buf()],
+        "testpr",
+        &["x".to_string()],
+    )
+    .expect("the plugin is found");
+    for c in &mut package.components {
+        c.post_renderers =
+            kubepkg_chart::postrender::PostRenderers(vec![Arc::new(renderer.clone())]);
+    }
+    let kube = kubepkg_kube::Cluster::from_client(ns.client().clone(), ns.name());
+    let caps = ops::capabilities(&kube).await;
+    let mut kc = KubeCluster::new(kube, caps, TIMEOUT, Arc::new(|_: &str| {}));
+    let name = ns.name().to_string();
+    plan_then_apply_package(
+        &mut kc,
+        &name,
+        "post",
+        &package,
+        "post-rendered package",
+        &UserValues::new(),
+    )
+    .await;
+    // The plugin's objects were planned and sent, so they are in the cluster.
+    let cms: Api<ConfigMap> = Api::namespaced(ns.client().clone(), ns.name());
+    for chart in ["helm-guestbook", "podinfo"] {
+        let cm = cms
+            .get(&format!("{chart}-post-rendered"))
+            .await
+            .unwrap_or_else(|e| panic!("the plugin's ConfigMap of {chart}: {e}"));
+        assert_eq!(cm.data.unwrap()["args"], "x");
+    }
+    let history = kc.store.history("post", &name).await.unwrap();
+    let latest = history.latest().expect("a revision");
+    for c in &latest.components {
+        assert_eq!(c.post_renderers, ["plugin testpr x"], "{}", c.name);
+    }
 }

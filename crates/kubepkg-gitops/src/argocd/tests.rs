@@ -248,3 +248,15 @@ fn the_repository_must_be_oci_and_every_chart_known() {
     let e = compile(&p, &BTreeMap::new(), &charts(&["db"]), &options()).unwrap_err();
     assert_eq!(e, CompileError::UnknownChart("api".into()));
 }
+
+#[test]
+fn a_post_rendered_component_is_refused_since_argo_cd_has_no_post_renderer() {
+    let (_dir, p) = package(
+        "package:\n  name: shop\n  version: 1.0.0\ncomponents:\n  - name: db\n    path: db\n    postRenderers:\n      - kustomize:\n          images:\n            - {name: postgres, newTag: '16'}\n",
+    );
+    let e = compile(&p, &BTreeMap::new(), &charts(&["db"]), &options()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "component db: post-rendered by kustomize: 0 patches, 1 images, which Argo CD cannot run: Argo CD applies no post-renderer to a Helm source, or use the helm backend (kubepkg apply)"
+    );
+}

@@ -283,3 +283,44 @@ fn driven_objects_are_the_compiled_ones_without_flux_remediation() {
         Err(CompileError::ReadyWhenOutsideRelease { .. })
     ));
 }
+
+#[test]
+fn kustomize_post_renderers_become_the_helm_releases_and_plugins_are_refused() {
+    let (_dir, mut p) = package(
+        "package:\n  name: shop\n  version: 1.0.0\ncomponents:\n  - name: db\n    path: db\n    postRenderers:\n      - kustomize:\n          patches:\n            - target: {kind: StatefulSet}\n              patch: '[{op: add, path: /spec/replicas, value: 3}]'\n          images:\n            - {name: postgres, newTag: '16'}\n",
+    );
+    let c = compile(&p, &BTreeMap::new(), &charts(&["db"]), &options()).unwrap();
+    let release = &c.objects[1];
+    assert_eq!(
+        release["spec"]["postRenderers"],
+        serde_json::json!([{"kustomize": {
+            "patches": [{"patch": "[{op: add, path: /spec/replicas, value: 3}]", "target": {"kind": "StatefulSet"}}],
+            "images": [{"name": "postgres", "newTag": "16"}],
+        }}])
+    );
+    let plugin = kubepkg_chart::plugin::PostRendererPlugin {
+        plugin: kubepkg_chart::plugin::Plugin {
+            dir: "/plugins/mine".into(),
+            name: "mine".into(),
+            version: "1.0.0".into(),
+            plugin_type: "postrenderer/v1".into(),
+            api_version: "v1".into(),
+            runtime: "subprocess".into(),
+            source_url: String::new(),
+            platform_command: Vec::new(),
+        },
+        args: vec!["x".into()],
+    };
+    p.components[0].post_renderers =
+        p.components[0]
+            .post_renderers
+            .then(&kubepkg_chart::postrender::PostRenderers(vec![
+                std::sync::Arc::new(plugin),
+            ]));
+    let e = compile(&p, &BTreeMap::new(), &charts(&["db"]), &options()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "component db: post-rendered by plugin mine x, which Flux's helm-controller cannot run: give the patches in kubepkg.yaml's postRenderers instead, or use the helm backend (kubepkg apply)"
+    );
+    assert!(check(&p, &options()).is_err());
+}

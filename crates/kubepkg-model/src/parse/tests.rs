@@ -586,3 +586,41 @@ fn instance_names_must_give_valid_release_names() {
     assert!(e.contains("is 54 characters long, Helm allows 53"), "{e}");
     assert!(p.check_instance_name(&"a".repeat(44)).is_ok());
 }
+
+#[test]
+fn post_renderers_are_read_and_bad_patches_are_refused_by_component_and_patch() {
+    let ok = load(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- name: a\n  path: c\n  postRenderers:\n  - kustomize:\n      patches:\n      - target: {kind: Deployment}\n        patch: |\n          - {op: add, path: /metadata/labels/x, value: y}\n      images:\n      - {name: nginx, newTag: '2'}\n",
+        &["c"],
+    )
+    .expect("valid package");
+    assert_eq!(
+        ok.components[0].post_renderers.describe(),
+        ["kustomize: 1 patches, 1 images"]
+    );
+    let p = only_problem(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- name: a\n  path: c\n  postRenderers:\n  - kustomize:\n      patches:\n      - {patch: 'kind: A'}\n      - {patch: 'a: b: c'}\n",
+        &["c"],
+    );
+    assert!(matches!(p.kind, ProblemKind::PostRenderer { .. }), "{p}");
+    assert!(
+        p.to_string().contains(
+            "component \"a\": postRenderers[0].kustomize.patches[1]: the patch is not valid YAML"
+        ),
+        "{p}"
+    );
+    assert_eq!(p.line, Some(6), "{p}");
+    let p = only_problem(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- name: a\n  path: c\n  postRenderers:\n  - kustomize:\n      patches:\n      - {patch: '[{op: remove, path: /spec}]'}\n",
+        &["c"],
+    );
+    assert!(
+        p.to_string().contains("a JSON 6902 patch needs a target"),
+        "{p}"
+    );
+    let p = only_problem(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- name: a\n  path: c\n  postRenderers:\n  - kustomise: {}\n",
+        &["c"],
+    );
+    assert!(p.to_string().contains("unknown field `kustomise`"), "{p}");
+}

@@ -80,6 +80,7 @@ pub fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         chart: chart.into(),
         ready_when: vec![],
         backend: None,
+        post_renderers: Vec::new(),
     };
     PackageRevision {
         source: None,

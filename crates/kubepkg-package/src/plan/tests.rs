@@ -150,6 +150,7 @@ fn unknown_previous_rendering_and_removed_components() {
         chart: "legacy-0.1.0".into(),
         ready_when: vec![],
         backend: None,
+        post_renderers: Vec::new(),
     });
     let none = BTreeMap::new();
     let p = apply_over(&pkg, &prev, &none, &rendered("1.4.0"));

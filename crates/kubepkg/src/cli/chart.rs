@@ -7,7 +7,8 @@ use std::time::Duration;
 use clap::Subcommand;
 
 use super::common::{
-    ChartSourceArgs, RegistryAccessArgs, SignWithArgs, ValuesArgs, formats, go_duration,
+    ChartSourceArgs, PostRendererArgs, RegistryAccessArgs, SignWithArgs, ValuesArgs, formats,
+    go_duration,
 };
 use crate::format::Format;
 
@@ -22,6 +23,8 @@ pub struct TemplateArgs {
     pub source: ChartSourceArgs,
     #[command(flatten)]
     pub values: ValuesArgs,
+    #[command(flatten)]
+    pub post_render: PostRendererArgs,
     /// Namespace of the release (default: $HELM_NAMESPACE or `default`).
     #[arg(short = 'n', long = "namespace")]
     pub namespace: Option<String>,
@@ -102,6 +105,22 @@ pub struct PullArgs {
     /// With --untar: the directory to unpack into (relative to --destination).
     #[arg(long = "untardir", default_value = ".")]
     pub untardir: std::path::PathBuf,
+}
+
+/// `kubepkg plugin …`: the plugins Helm 4 installed (`helm plugin list`).
+#[derive(Debug, Subcommand)]
+pub enum PluginCommand {
+    /// List the plugins in Helm's plugins directories, as `helm plugin list`.
+    #[command(visible_alias = "ls")]
+    List(PluginListArgs),
+}
+
+/// Arguments of `kubepkg plugin list`.
+#[derive(Debug, clap::Args)]
+pub struct PluginListArgs {
+    /// Only plugins of this type (`cli/v1`, `getter/v1`, `postrenderer/v1`).
+    #[arg(long = "type", value_name = "TYPE")]
+    pub plugin_type: Option<String>,
 }
 
 /// `kubepkg repo …`: Helm's `repositories.yaml` and repository cache, as `helm repo` keeps them.

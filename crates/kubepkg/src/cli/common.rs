@@ -18,6 +18,42 @@ pub fn go_duration(s: &str) -> Result<Duration, String> {
         .map_err(|e| e.to_string())
 }
 
+/// Helm 4's post-renderer flags (`template`, `install`, `upgrade`, `plan`, `apply`): a
+/// `postrenderer/v1` plugin from Helm's plugins directories and its arguments.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct PostRendererArgs {
+    /// The name of a Helm `postrenderer/v1` plugin (in $HELM_PLUGINS) that post-renders the
+    /// rendered manifests and hooks.
+    #[arg(long = "post-renderer", value_name = "NAME")]
+    pub post_renderer: Option<String>,
+    /// An argument to the post-renderer (repeatable).
+    #[arg(long = "post-renderer-args", value_name = "ARG")]
+    pub post_renderer_args: Vec<String>,
+}
+
+impl PostRendererArgs {
+    /// The plugin found in `plugins` (Helm's `NewPostRendererPlugin`), refused with Helm's
+    /// flag error when there is none.
+    pub fn resolve(
+        &self,
+        plugins: &[std::path::PathBuf],
+    ) -> anyhow::Result<kubepkg_chart::postrender::PostRenderers> {
+        use kubepkg_chart::postrender::PostRenderers;
+        let Some(name) = self.post_renderer.as_deref().filter(|n| !n.is_empty()) else {
+            return Ok(PostRenderers::none());
+        };
+        let plugin = kubepkg_chart::plugin::PostRendererPlugin::find(
+            plugins,
+            name,
+            &self.post_renderer_args,
+        )
+        .map_err(|e| {
+            anyhow::anyhow!("invalid argument {name:?} for \"--post-renderer\" flag: {e}")
+        })?;
+        Ok(PostRenderers(vec![std::sync::Arc::new(plugin)]))
+    }
+}
+
 /// Where a chart comes from and how to fetch it (Helm's chart-path flags of `install`,
 /// `upgrade`, `template` and `pull`); the reference itself is read by
 /// `kubepkg_source::ChartRef::parse`.

@@ -7,8 +7,8 @@ use clap::Subcommand;
 use kubepkg_model::Backend;
 
 use super::common::{
-    ClusterArgs, ProgressArgs, RegistryAccessArgs, SignWithArgs, VerifyArgs, backend_value,
-    formats, go_bool, go_duration,
+    ClusterArgs, PostRendererArgs, ProgressArgs, RegistryAccessArgs, SignWithArgs, VerifyArgs,
+    backend_value, formats, go_bool, go_duration,
 };
 use crate::format::Format;
 
@@ -59,6 +59,8 @@ pub struct PlanArgs {
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub values: PackageValuesFlags,
+    #[command(flatten)]
+    pub post_render: PostRendererArgs,
     /// With --backend flux: the per-component timeout the HelmReleases are planned with
     /// (their `spec.timeout`), as `apply --timeout` sets it (Go duration).
     #[arg(long = "timeout", default_value = "10m", value_parser = go_duration)]
@@ -214,6 +216,8 @@ pub struct ApplyArgs {
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub values: PackageValuesFlags,
+    #[command(flatten)]
+    pub post_render: PostRendererArgs,
     /// Time each component may take to become ready (Go duration).
     #[arg(long = "timeout", default_value = "10m", value_parser = go_duration)]
     pub timeout: Duration,

@@ -4,7 +4,9 @@
 
 use std::time::Duration;
 
-use super::common::{ChartSourceArgs, ClusterArgs, ProgressArgs, ValuesArgs, formats, go_duration};
+use super::common::{
+    ChartSourceArgs, ClusterArgs, PostRendererArgs, ProgressArgs, ValuesArgs, formats, go_duration,
+};
 use crate::format::Format;
 
 /// Flags of operations that change a release.
@@ -43,6 +45,8 @@ pub struct InstallArgs {
     pub values: ValuesArgs,
     #[command(flatten)]
     pub op: OperationArgs,
+    #[command(flatten)]
+    pub post_render: PostRendererArgs,
     /// Create the release namespace if absent.
     #[arg(long = "create-namespace")]
     pub create_namespace: bool,

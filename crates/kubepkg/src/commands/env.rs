@@ -17,6 +17,7 @@ pub fn variables(settings: &Settings) -> Vec<(&'static str, String)> {
     let mut vars = vec![
         ("HELM_CACHE_HOME", path(&paths.cache_home)),
         ("HELM_CONFIG_HOME", path(&paths.config_home)),
+        ("HELM_DATA_HOME", path(&paths.data_home)),
         ("HELM_DEBUG", settings.debug.to_string()),
         (
             "HELM_DRIVER",
@@ -35,6 +36,12 @@ pub fn variables(settings: &Settings) -> Vec<(&'static str, String)> {
             settings.kube_context.clone().unwrap_or_default(),
         ),
         ("HELM_NAMESPACE", settings.namespace_shown()),
+        (
+            "HELM_PLUGINS",
+            std::env::join_paths(&paths.plugins)
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        ),
         ("HELM_REGISTRY_CONFIG", path(&paths.registry_config)),
         ("HELM_REPOSITORY_CACHE", path(&paths.repository_cache)),
         ("HELM_REPOSITORY_CONFIG", path(&paths.repository_config)),

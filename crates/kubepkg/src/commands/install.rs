@@ -17,19 +17,34 @@ use crate::settings::Settings;
 pub async fn run(args: InstallArgs, settings: &Settings) -> Result<Exit> {
     let values = verbs::user_values(&args.values.options())?;
     let dry_run = DryRunMode::parse(args.dry_run.as_deref())?;
+    let post_renderers = args.post_render.resolve(&settings.paths.plugins)?;
     let format = args.op.output.helm();
     let located = locate_chart(&args.chart, &args.source, settings).await?;
     let chart = located.path.as_path();
     if dry_run == Some(DryRunMode::Client) {
         let namespace = settings.offline_namespace();
         let description = args.op.description.as_deref();
-        let release = verbs::install_offline(&args.name, &namespace, chart, values, description)?;
+        let release = verbs::install_offline(
+            &args.name,
+            &namespace,
+            chart,
+            values,
+            description,
+            &post_renderers,
+        )?;
         print!("{}", output::release(&release, format)?);
         return Ok(Exit::Succeeded);
     }
     let cluster = settings.connect().await?;
     let caps = verbs::capabilities(&cluster).await?;
-    let prepared = verbs::prepare_install(&args.name, &cluster.namespace, chart, values, &caps)?;
+    let prepared = verbs::prepare_install(
+        &args.name,
+        &cluster.namespace,
+        chart,
+        values,
+        &caps,
+        &post_renderers,
+    )?;
     if let Some(warning) = prepared.dry_run_warning(dry_run) {
         eprintln!("{warning}");
     }

@@ -17,6 +17,7 @@ mod package;
 mod package_archive;
 mod package_oci;
 mod package_pack;
+mod plugin;
 mod pull;
 mod push;
 mod registry;
@@ -70,6 +71,7 @@ pub async fn run(command: Command, settings: &Settings) -> Result<Exit, CliError
         Command::Registry(cmd) => registry::run(cmd, settings).await,
         Command::Test(args) => test::run(*args, settings).await,
         Command::Repo(cmd) => repo::run(cmd, settings).await,
+        Command::Plugin(cmd) => plugin::run(cmd, settings),
         Command::Search(cmd) => repo::search(cmd, settings),
         Command::Dependency(cmd) => repo::dependency(cmd, settings).await,
         Command::Controller(args) => controller::run(*args, settings).await,

@@ -165,6 +165,25 @@ async fn load_local(
     }
 }
 
+/// `--post-renderer`: the plugin post-renders every component (hooks included), after the
+/// component's own post-renderers; the one render path applies them.
+fn post_render_all(
+    package: &mut Package,
+    flags: &crate::cli::PostRendererArgs,
+    settings: &Settings,
+) -> Result<(), CliError> {
+    let extra = flags
+        .resolve(&settings.paths.plugins)
+        .map_err(CliError::Failed)?;
+    if extra.is_empty() {
+        return Ok(());
+    }
+    for c in &mut package.components {
+        c.post_renderers = c.post_renderers.then(&extra);
+    }
+    Ok(())
+}
+
 pub(super) fn user_values(flags: &PackageValuesFlags) -> Result<UserValues> {
     let mut u = UserValues::new();
     for f in &flags.values {
@@ -322,7 +341,8 @@ async fn add_backend_objects(
 
 /// `kubepkg plan NAME PACKAGE`.
 pub async fn plan(args: PlanArgs, settings: &Settings) -> Result<Exit, CliError> {
-    let loaded = load(&args.package, &args.oci, settings).await?;
+    let mut loaded = load(&args.package, &args.oci, settings).await?;
+    post_render_all(&mut loaded.package, &args.post_render, settings)?;
     let user = user_values(&args.values)?;
     let backend = backend(&args.backend, &args.oci, settings)?;
     let timeout = args.timeout;
@@ -375,7 +395,8 @@ pub async fn plan(args: PlanArgs, settings: &Settings) -> Result<Exit, CliError>
 
 /// `kubepkg apply NAME PACKAGE`.
 pub async fn apply(args: ApplyArgs, settings: &Settings) -> Result<Exit, CliError> {
-    let loaded = load(&args.package, &args.oci, settings).await?;
+    let mut loaded = load(&args.package, &args.oci, settings).await?;
+    post_render_all(&mut loaded.package, &args.post_render, settings)?;
     let user = user_values(&args.values)?;
     let timeout = args.timeout;
     let printer = Printer::new(args.output, args.progress.progress, &settings.terminal);

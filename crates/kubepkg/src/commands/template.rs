@@ -30,6 +30,7 @@ pub async fn run(args: TemplateArgs, settings: &Settings) -> anyhow::Result<Exit
         [chart] => ("release-name".to_string(), chart.clone()),
         _ => anyhow::bail!("expected at most two arguments"),
     };
+    let post_renderers = args.post_render.resolve(&settings.paths.plugins)?;
     let located = super::locate_chart(&chart, &args.source, settings).await?;
     let opts = TemplateOptions {
         release_name: name,
@@ -47,6 +48,7 @@ pub async fn run(args: TemplateArgs, settings: &Settings) -> anyhow::Result<Exit
         output_dir: args.output_dir,
         use_release_name: args.release_name,
         skip_schema_validation: args.skip_schema_validation,
+        post_renderers,
     };
     let out = if server {
         let caps = cluster_capabilities(settings).await?;

@@ -20,6 +20,7 @@ pub async fn run(args: UpgradeArgs, settings: &Settings) -> Result<Exit> {
     let c = &args.common;
     let values = verbs::user_values(&c.values.options())?;
     let dry_run = DryRunMode::parse(c.dry_run.as_deref())?;
+    let post_renderers = c.post_render.resolve(&settings.paths.plugins)?;
     let mode = ValuesMode::from_flags(
         args.reuse_values,
         args.reset_values,
@@ -35,7 +36,14 @@ pub async fn run(args: UpgradeArgs, settings: &Settings) -> Result<Exit> {
         println!("Release {:?} does not exist. Installing it now.", c.name);
     }
     let located = locate_chart(&c.chart, &c.source, settings).await?;
-    let prepared = target.prepare(&cluster.namespace, &located.path, values, mode, &caps)?;
+    let prepared = target.prepare(
+        &cluster.namespace,
+        &located.path,
+        values,
+        mode,
+        &caps,
+        &post_renderers,
+    )?;
     if let Some(warning) = prepared.dry_run_warning(dry_run) {
         eprintln!("{warning}");
     }

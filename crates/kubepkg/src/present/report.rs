@@ -275,6 +275,7 @@ mod tests {
                 chart: String::new(),
                 ready_when: vec![],
                 backend: None,
+                post_renderers: Vec::new(),
             }],
             status,
             description: description.into(),

@@ -1291,3 +1291,48 @@ async fn values_once_are_applied_with_one_revision_only() {
     );
     assert_eq!(sources(2), ["Package spec.values"]);
 }
+
+/// `spec.postRenderers` patch a component's objects in the one render path (the Deployment the
+/// cluster holds has the patch), and a Package naming a component its package lacks is
+/// `InvalidPackage`, naming `spec.postRenderers`.
+#[tokio::test]
+async fn spec_post_renderers_patch_the_components_objects() {
+    use k8s_openapi::api::apps::v1::Deployment;
+    let ns = TestNamespace::fresh("ctl-post").await;
+    install_crd(&ns).await;
+    let ctl = ControllerProcess::start(&ns, "1h", &[]);
+    let tmp = tempfile::tempdir().unwrap();
+    app_package(tmp.path(), "shop", "1.0.0", true, "");
+    store_archive(&ns, "shop-1-0-0", archive(tmp.path())).await;
+    let post = |component: &str| {
+        json!({component: [{"kustomize": {"patches": [{
+            "target": {"kind": "Deployment"},
+            "patch": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: any\n  labels: {patched: \"yes\"}\n",
+        }]}}]})
+    };
+    create(
+        &ns,
+        "shop",
+        json!({"source": {"configMapRef": {"name": "shop-1-0-0"}}, "postRenderers": post("app")}),
+    )
+    .await;
+    wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
+    let deployments: Api<Deployment> = Api::namespaced(ns.client().clone(), ns.name());
+    let patched = deployments
+        .list(&kube::api::ListParams::default().labels("patched=yes"))
+        .await
+        .unwrap();
+    assert_eq!(patched.items.len(), 1, "{}", ctl.log());
+    create(
+        &ns,
+        "other",
+        json!({"source": {"configMapRef": {"name": "shop-1-0-0"}}, "postRenderers": post("db")}),
+    )
+    .await;
+    let o = wait_ready(&ns, &ctl, "other", "False", "InvalidPackage").await;
+    let msg = condition(&o, "Ready").unwrap().2;
+    assert!(
+        msg.contains("component \"db\": spec.postRenderers: the package has no such component"),
+        "{msg}"
+    );
+}

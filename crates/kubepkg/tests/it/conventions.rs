@@ -269,6 +269,10 @@ fn env_prints_what_helm_env_prints_for_the_same_environment() {
                 "XDG_CACHE_HOME",
                 home.path().join("xdg-cache").display().to_string(),
             ),
+            (
+                "XDG_DATA_HOME",
+                home.path().join("xdg-data").display().to_string(),
+            ),
         ],
         vec![
             ("HELM_CONFIG_HOME", "/etc/helm-config".into()),
@@ -276,6 +280,8 @@ fn env_prints_what_helm_env_prints_for_the_same_environment() {
             ("HELM_REPOSITORY_CONFIG", "/r/repos.yaml".into()),
             ("HELM_REGISTRY_CONFIG", "/r/registry.json".into()),
             ("HELM_REPOSITORY_CACHE", "/r/cache".into()),
+            ("HELM_DATA_HOME", "/d/helm".into()),
+            ("HELM_PLUGINS", "/p/one:/p/two".into()),
         ],
     ];
     for extra in cases {
@@ -305,7 +311,7 @@ fn env_prints_what_helm_env_prints_for_the_same_environment() {
                 );
             }
         }
-        assert_eq!(compared, 10, "{ours:?}");
+        assert_eq!(compared, 12, "{ours:?}");
         // Sorted by name, as helm env.
         let keys: Vec<&String> = ours.iter().map(|(k, _)| k).collect();
         let mut sorted = keys.clone();

@@ -889,3 +889,68 @@ async fn apply_force_over_a_flux_package_takes_the_backend_from_its_flags() {
     drop(ctl);
     drop(flux);
 }
+
+/// A component's kubepkg.yaml `postRenderers` reach Flux's real helm-controller as its
+/// HelmRelease's own, and the objects it installs carry the patch, as kubepkg's own render
+/// makes them (`kubepkg plan` shows the same patched ConfigMap); a `--post-renderer` plugin is
+/// refused with `--backend flux` before anything is pushed.
+#[tokio::test]
+async fn post_renderers_reach_flux_and_patch_what_helm_controller_installs() {
+    let ns = TestNamespace::fresh("flux-post").await;
+    let flux = Flux::start(&ns).await.expect("Flux's controllers");
+    let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
+    let tmp = tempfile::tempdir().unwrap();
+    let pkg = tmp.path().join("pkg");
+    kubepkg_testkit::charts::package(
+        &pkg,
+        "package: {name: shop, version: 1.0.0}\ncomponents:\n  - name: db\n    path: db\n    postRenderers:\n      - kustomize:\n          patches:\n            - target: {kind: ConfigMap}\n              patch: |\n                - {op: add, path: /data/patched, value: \"yes\"}\n",
+        &[],
+        &[],
+    );
+    greeting_chart(&pkg.join("db"), "db", "1.0.0");
+    let planned = ok(crate::support::kubepkg(&ns, &["plan", "shop"])
+        .arg(&pkg)
+        .env("HOME", tmp.path())
+        .output()
+        .unwrap());
+    assert!(planned.contains("+  patched: \"yes\""), "{planned}");
+    let (code, lines, stderr) = finished(
+        apply_command(Kind::Flux, &ns, &reg, tmp.path(), &pkg, "2m", &[])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", flux.log_tails(40));
+    let hr = helm_release(&ns, "shop-db").await.unwrap();
+    assert_eq!(
+        hr["spec"]["postRenderers"][0]["kustomize"]["patches"][0]["target"]["kind"], "ConfigMap",
+        "{hr:#}"
+    );
+    let cm = ns
+        .api::<ConfigMap>()
+        .get("shop-db-greeting")
+        .await
+        .unwrap()
+        .data
+        .unwrap_or_default();
+    assert_eq!(cm.get("patched").map(String::as_str), Some("yes"), "{cm:?}");
+    // A plugin cannot run in helm-controller: refused before anything is pushed or applied.
+    let plugin = tmp.path().join("plugins/cat");
+    std::fs::create_dir_all(&plugin).unwrap();
+    std::fs::write(
+        plugin.join("plugin.yaml"),
+        "apiVersion: v1\nname: cat\nversion: 1.0.0\ntype: postrenderer/v1\nruntime: subprocess\nruntimeConfig:\n  platformCommand:\n  - command: cat\n",
+    )
+    .unwrap();
+    let out = apply_command(Kind::Flux, &ns, &reg, tmp.path(), &pkg, "2m", &[])
+        .args(["--post-renderer", "cat"])
+        .env("HELM_PLUGINS", tmp.path().join("plugins"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("post-rendered by plugin cat, which Flux's helm-controller cannot run"),
+        "{err}"
+    );
+    drop(flux);
+}

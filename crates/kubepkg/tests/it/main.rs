@@ -19,6 +19,7 @@ mod helm_template_reference;
 mod help;
 mod oci;
 mod package_cli;
+mod post_render;
 mod proxy;
 mod release_cli;
 mod remote;
