@@ -673,6 +673,14 @@ async fn apply(
         && observed.digest.as_deref() == Some(digest.as_str());
     if unchanged {
         forget_waiting(ctx, &obj);
+        // A reconcile cut short after its apply was over (a controller killed between the
+        // apply and its last status write) left `Progressing` over a finished revision, and
+        // nothing would write over it: show the latest revision as it is.
+        if observed.ready_reason.as_deref() == Some(reason::PROGRESSING)
+            && let Some(latest) = &latest
+        {
+            kc.publish_status(latest).await;
+        }
         // A new commit that changed nothing under the path: no revision, only what was read.
         if source_revision.is_some() && observed.source_revision != source_revision {
             let patch = StatusPatch {

@@ -634,6 +634,47 @@ fn http_get(port: u16, path: &str) -> (u16, String) {
     (code, text)
 }
 
+/// A controller killed after an apply was over but before its last status write leaves
+/// `Progressing` (written as the apply began) over a deployed revision whose inputs are
+/// recorded: the next controller, with nothing to apply, must still say Ready. Found by the
+/// fleet rollout's kill trials (a Package stayed Progressing for good); forced here by writing
+/// that status while no controller runs.
+#[tokio::test]
+async fn progressing_left_by_a_killed_controller_over_a_finished_apply_ends_ready() {
+    let ns = TestNamespace::fresh("ctl-cut").await;
+    install_crd(&ns).await;
+    let tmp = tempfile::tempdir().unwrap();
+    app_package(tmp.path(), "shop", "1.0.0", true, "");
+    store_archive(&ns, "shop-1-0-0", archive(tmp.path())).await;
+    create(
+        &ns,
+        "shop",
+        json!({"source": {"configMapRef": {"name": "shop-1-0-0"}}}),
+    )
+    .await;
+    {
+        let ctl = ControllerProcess::start(&ns, "1h", &[]);
+        wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
+    }
+    let progressing = json!([
+        {"type": "Ready", "status": "False", "reason": "Progressing", "message": "applying shop 1.0.0", "lastTransitionTime": "2026-01-01T00:00:00Z"},
+        {"type": "Reconciling", "status": "True", "reason": "Progressing", "message": "applying shop 1.0.0", "lastTransitionTime": "2026-01-01T00:00:00Z"},
+    ]);
+    kubepkg_testkit::package_api(&ns)
+        .patch_status(
+            "shop",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(json!({"status": {"conditions": progressing}})),
+        )
+        .await
+        .unwrap();
+    let ctl = ControllerProcess::start(&ns, "1h", &[]);
+    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
+    assert_eq!(o.pointer("/status/revision"), Some(&json!(1)));
+    assert!(condition(&o, "Reconciling").is_none(), "{o:#}");
+    assert_eq!(release_count(&ns, "shop-app").await, 1);
+}
+
 /// A reconcile that re-applies a Package whose revision is already deployed (it started from a
 /// watch cache older than the last status write, so the inputs looked new) changes nothing and
 /// must still end Ready: before, the `Progressing` written at its start stayed for good (52 of
