@@ -108,7 +108,7 @@ enum Patch {
     Json(Vec<Node>),
 }
 
-/// The post-renderers of one component, ready to run ([`crate::postrender::PostRender`]).
+/// The post-renderers of one component, ready to run (a post-rendering step of `postrender`).
 #[derive(Debug, Clone)]
 pub struct Kustomize {
     component: String,
@@ -205,19 +205,12 @@ impl Kustomize {
     }
 }
 
-impl crate::postrender::PostRender for Kustomize {
-    fn describe(&self) -> String {
+impl Kustomize {
+    /// How a revision names these post-renderers: `kustomize: N patches, M images`.
+    pub fn summary(&self) -> String {
         let n: usize = self.steps.iter().map(|s| s.patches.len()).sum();
         let m: usize = self.steps.iter().map(|s| s.images.len()).sum();
         format!("kustomize: {n} patches, {m} images")
-    }
-
-    fn run(&self, manifests: &str) -> Result<String, String> {
-        self.apply(manifests).map_err(|e| e.to_string())
-    }
-
-    fn kustomize_specs(&self) -> Option<&[PostRendererSpec]> {
-        Some(&self.specs)
     }
 }
 

@@ -33,6 +33,20 @@ pub trait PostRender: std::fmt::Debug + Send + Sync {
     }
 }
 
+impl PostRender for crate::kustomize::Kustomize {
+    fn describe(&self) -> String {
+        self.summary()
+    }
+
+    fn run(&self, manifests: &str) -> Result<String, String> {
+        self.apply(manifests).map_err(|e| e.to_string())
+    }
+
+    fn kustomize_specs(&self) -> Option<&[crate::kustomize::PostRendererSpec]> {
+        Some(self.specs())
+    }
+}
+
 impl PostRender for crate::plugin::PostRendererPlugin {
     fn describe(&self) -> String {
         let mut s = format!("plugin {}", self.plugin.name);

@@ -314,7 +314,7 @@ fn key_less_chars(ar: &[char], br: &[char], v3: bool) -> bool {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Style {
+pub(crate) enum Style {
     Plain,
     Single,
     Double,
@@ -322,8 +322,8 @@ enum Style {
     Folded,
 }
 
-struct Analysis {
-    multiline: bool,
+pub(crate) struct Analysis {
+    pub(crate) multiline: bool,
     flow_plain_allowed: bool,
     block_plain_allowed: bool,
     single_quoted_allowed: bool,
@@ -338,7 +338,7 @@ fn is_printable(c: char) -> bool {
         || ((0xE000..=0xFFFD).contains(&u) && u != 0xFEFF)
 }
 
-fn is_break(c: char) -> bool {
+pub(crate) fn is_break(c: char) -> bool {
     matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
 }
 
@@ -351,7 +351,7 @@ fn is_blankz(c: char) -> bool {
 }
 
 /// libyaml's `yaml_emitter_analyze_scalar` (with unicode output enabled).
-fn analyze(v: &[char], v3: bool) -> Analysis {
+pub(crate) fn analyze(v: &[char], v3: bool) -> Analysis {
     if v.is_empty() {
         return Analysis {
             multiline: false,
@@ -491,29 +491,29 @@ fn analyze(v: &[char], v3: bool) -> Analysis {
 }
 
 /// A port of the parts of libyaml's emitter that go-yaml v2's encoder drives.
-struct Emitter {
-    out: String,
-    column: usize,
-    indent: i64,
-    indents: Vec<i64>,
-    whitespace: bool,
-    indention: bool,
-    flow_level: usize,
-    best_indent: i64,
-    best_width: usize,
+pub(crate) struct Emitter {
+    pub(crate) out: String,
+    pub(crate) column: usize,
+    pub(crate) indent: i64,
+    pub(crate) indents: Vec<i64>,
+    pub(crate) whitespace: bool,
+    pub(crate) indention: bool,
+    pub(crate) flow_level: usize,
+    pub(crate) best_indent: i64,
+    pub(crate) best_width: usize,
     /// go-yaml v3 (toYamlPretty): block sequences indented inside mappings, tabs allowed in
     /// literal blocks, `indention` tracked by line breaks only.
-    v3: bool,
+    pub(crate) v3: bool,
     /// go-yaml v3's `CompactSeqIndent` (kyaml): a block sequence inside a mapping is not
     /// indented (`key:\n- item`).
-    compact_seq: bool,
-    root_ctx: bool,
-    mapping_ctx: bool,
-    simple_key_ctx: bool,
+    pub(crate) compact_seq: bool,
+    pub(crate) root_ctx: bool,
+    pub(crate) mapping_ctx: bool,
+    pub(crate) simple_key_ctx: bool,
 }
 
 impl Emitter {
-    fn new(best_indent: i64, best_width: usize, v3: bool) -> Self {
+    pub(crate) fn new(best_indent: i64, best_width: usize, v3: bool) -> Self {
         Emitter {
             out: String::new(),
             column: 0,
@@ -532,12 +532,12 @@ impl Emitter {
         }
     }
 
-    fn put(&mut self, c: char) {
+    pub(crate) fn put(&mut self, c: char) {
         self.out.push(c);
         self.column += 1;
     }
 
-    fn put_break(&mut self) {
+    pub(crate) fn put_break(&mut self) {
         self.out.push('\n');
         self.column = 0;
         if self.v3 {
@@ -545,7 +545,7 @@ impl Emitter {
         }
     }
 
-    fn write_break(&mut self, c: char) {
+    pub(crate) fn write_break(&mut self, c: char) {
         if c == '\n' {
             self.put_break();
         } else {
@@ -557,7 +557,7 @@ impl Emitter {
         }
     }
 
-    fn increase_indent(&mut self, flow: bool, indentless: bool) {
+    pub(crate) fn increase_indent(&mut self, flow: bool, indentless: bool) {
         self.indents.push(self.indent);
         if self.indent < 0 {
             self.indent = if flow { self.best_indent } else { 0 };
@@ -566,11 +566,11 @@ impl Emitter {
         }
     }
 
-    fn pop_indent(&mut self) {
+    pub(crate) fn pop_indent(&mut self) {
         self.indent = self.indents.pop().unwrap_or(-1);
     }
 
-    fn write_indent(&mut self) {
+    pub(crate) fn write_indent(&mut self) {
         let indent = self.indent.max(0) as usize;
         if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
             self.put_break();
@@ -584,7 +584,13 @@ impl Emitter {
         }
     }
 
-    fn write_indicator(&mut self, ind: &str, need_ws: bool, is_ws: bool, is_indention: bool) {
+    pub(crate) fn write_indicator(
+        &mut self,
+        ind: &str,
+        need_ws: bool,
+        is_ws: bool,
+        is_indention: bool,
+    ) {
         if need_ws && !self.whitespace {
             self.put(' ');
         }
@@ -715,7 +721,7 @@ impl Emitter {
         style
     }
 
-    fn scalar(&mut self, value: &str, requested: Style) {
+    pub(crate) fn scalar(&mut self, value: &str, requested: Style) {
         let v: Vec<char> = value.chars().collect();
         let a = analyze(&v, self.v3);
         let style = self.select_style(requested, &a, v.is_empty());
@@ -774,193 +780,6 @@ impl Emitter {
                 breaks = false;
             }
             i += 1;
-        }
-    }
-
-    /// A node tree ([`crate::node::Node`]) as go-yaml v3's encoder writes it: styles, flow
-    /// collections, tags and anchors as the tree holds them.
-    fn tree(&mut self, n: &crate::node::Node, mapping: bool, simple_key: bool) {
-        stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || {
-            self.tree_inner(n, mapping, simple_key)
-        })
-    }
-
-    /// go-yaml v3's `yaml_emitter_write_comment`: each line at the indentation, `# ` added
-    /// where a line lacks its `#`, then a line break.
-    fn write_comment(&mut self, text: &str) {
-        let (mut breaks, mut pound) = (false, false);
-        for c in text.chars() {
-            if is_break(c) {
-                self.write_break(c);
-                breaks = true;
-                pound = false;
-            } else {
-                if breaks {
-                    self.write_indent();
-                }
-                if !pound {
-                    if c != '#' {
-                        self.put('#');
-                        self.put(' ');
-                    }
-                    pound = true;
-                }
-                self.put(c);
-                self.indention = false;
-                breaks = false;
-            }
-        }
-        if !breaks {
-            self.put_break();
-        }
-        self.whitespace = true;
-    }
-
-    /// A head or foot comment: on lines of its own at the current indentation.
-    fn block_comment(&mut self, text: &Option<String>) {
-        if let Some(c) = text {
-            self.write_indent();
-            self.write_comment(c);
-        }
-    }
-
-    /// A line comment: after what was just written.
-    fn line_comment(&mut self, text: &Option<String>) {
-        if let Some(c) = text {
-            if !self.whitespace {
-                self.put(' ');
-            }
-            self.write_comment(c);
-        }
-    }
-
-    fn tree_inner(&mut self, n: &crate::node::Node, mapping: bool, simple_key: bool) {
-        self.tree_content(n, mapping, simple_key);
-        let block = match &n.content {
-            crate::node::Content::Sequence { items, flow } => {
-                !*flow && self.flow_level == 0 && !items.is_empty()
-            }
-            crate::node::Content::Mapping { pairs, flow } => {
-                !*flow && self.flow_level == 0 && !pairs.is_empty()
-            }
-            _ => false,
-        };
-        if !simple_key && !block && self.flow_level == 0 {
-            self.line_comment(&n.line_comment);
-        }
-    }
-
-    fn tree_content(&mut self, n: &crate::node::Node, mapping: bool, simple_key: bool) {
-        use crate::node::{Content, ScalarStyle};
-        self.mapping_ctx = mapping;
-        self.simple_key_ctx = simple_key;
-        if let Some(a) = &n.anchor {
-            self.write_indicator(&format!("&{a}"), true, false, false);
-        }
-        match &n.content {
-            Content::Alias(name) => {
-                self.write_indicator(&format!("*{name}"), true, false, false);
-            }
-            Content::Scalar { value, style, tag } => {
-                if let Some(t) = tag {
-                    self.write_indicator(t, true, false, false);
-                }
-                let requested = match style {
-                    ScalarStyle::DoubleQuoted => Style::Double,
-                    ScalarStyle::SingleQuoted => Style::Single,
-                    ScalarStyle::Literal => Style::Literal,
-                    ScalarStyle::Folded => Style::Folded,
-                    ScalarStyle::Plain if value.contains('\n') => Style::Literal,
-                    ScalarStyle::Plain => Style::Plain,
-                };
-                self.scalar(value, requested);
-            }
-            Content::Sequence { items, flow } => {
-                if *flow || self.flow_level > 0 || items.is_empty() {
-                    self.write_indicator("[", true, true, false);
-                    self.increase_indent(true, false);
-                    self.flow_level += 1;
-                    for (i, item) in items.iter().enumerate() {
-                        if i > 0 {
-                            self.write_indicator(",", false, false, false);
-                        }
-                        if self.column == 0 || self.column > self.best_width {
-                            self.write_indent();
-                        }
-                        self.tree(item, false, false);
-                    }
-                    self.flow_level -= 1;
-                    self.pop_indent();
-                    if self.column == 0 {
-                        self.write_indent();
-                    }
-                    self.write_indicator("]", false, false, false);
-                } else {
-                    let indentless = if self.compact_seq {
-                        self.mapping_ctx && (self.column == 0 || !self.indention)
-                    } else {
-                        self.mapping_ctx && !self.indention && !self.v3
-                    };
-                    self.increase_indent(false, indentless);
-                    for item in items {
-                        self.block_comment(&item.head_comment);
-                        self.write_indent();
-                        self.write_indicator("-", true, false, true);
-                        self.tree(item, false, false);
-                        self.block_comment(&item.foot_comment);
-                    }
-                    self.pop_indent();
-                }
-            }
-            Content::Mapping { pairs, flow } => {
-                if *flow || self.flow_level > 0 || pairs.is_empty() {
-                    self.write_indicator("{", true, true, false);
-                    self.increase_indent(true, false);
-                    self.flow_level += 1;
-                    for (i, (k, v)) in pairs.iter().enumerate() {
-                        if i > 0 {
-                            self.write_indicator(",", false, false, false);
-                        }
-                        if self.column == 0 || self.column > self.best_width {
-                            self.write_indent();
-                        }
-                        if simple_tree_key(k) {
-                            self.tree(k, true, true);
-                            self.write_indicator(":", false, false, false);
-                        } else {
-                            self.write_indicator("?", true, false, false);
-                            self.tree(k, true, false);
-                            self.write_indicator(":", true, false, false);
-                        }
-                        self.tree(v, true, false);
-                    }
-                    self.flow_level -= 1;
-                    self.pop_indent();
-                    if self.column == 0 {
-                        self.write_indent();
-                    }
-                    self.write_indicator("}", false, false, false);
-                } else {
-                    self.increase_indent(false, false);
-                    for (k, v) in pairs {
-                        self.block_comment(&k.head_comment);
-                        self.write_indent();
-                        if simple_tree_key(k) {
-                            self.tree(k, true, true);
-                            self.write_indicator(":", false, false, false);
-                        } else {
-                            self.write_indicator("?", true, false, true);
-                            self.tree(k, true, false);
-                            self.write_indent();
-                            self.write_indicator(":", true, false, true);
-                        }
-                        self.line_comment(&k.line_comment);
-                        self.tree(v, true, false);
-                        self.block_comment(&k.foot_comment);
-                    }
-                    self.pop_indent();
-                }
-            }
         }
     }
 
@@ -1145,32 +964,6 @@ impl Emitter {
         let _ = self.root_ctx;
         self.out
     }
-}
-
-/// libyaml's `yaml_emitter_check_simple_key` for a node of a tree.
-fn simple_tree_key(k: &crate::node::Node) -> bool {
-    use crate::node::Content;
-    let extra = k.anchor.as_ref().map_or(0, |a| a.len() + 1);
-    match &k.content {
-        Content::Alias(name) => name.len() + 1 + extra <= 128,
-        Content::Scalar { value, tag, .. } => {
-            let v: Vec<char> = value.chars().collect();
-            let len = value.len() + extra + tag.as_ref().map_or(0, String::len);
-            len <= 128 && !analyze(&v, true).multiline
-        }
-        Content::Sequence { items, .. } => items.is_empty() && extra <= 128,
-        Content::Mapping { pairs, .. } => pairs.is_empty() && extra <= 128,
-    }
-}
-
-/// One document of a node tree as kyaml's encoder writes it (go-yaml v3, 2-space indent,
-/// compact sequences, no line folding), with its final line break.
-pub(crate) fn write_node(n: &crate::node::Node) -> String {
-    let mut e = Emitter::new(2, usize::MAX / 2, true);
-    e.compact_seq = true;
-    e.tree(n, false, false);
-    e.write_indent();
-    e.out
 }
 
 /// The first value `encoding/json` cannot write (NaN, ±Inf, a value that contains itself), in

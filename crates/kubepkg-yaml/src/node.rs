@@ -26,8 +26,10 @@
 use saphyr_parser::{Event, Parser, ScalarStyle as SaphyrStyle};
 
 use crate::decode::{
-    check_yaml_directive, fold_unicode_breaks, last_line_is_content, name_at, scan_error,
+    RED_ZONE, STACK_CHUNK, check_yaml_directive, fold_unicode_breaks, last_line_is_content,
+    name_at, scan_error,
 };
+use crate::emit::{Emitter, Style, analyze, is_break};
 use crate::error::YamlError;
 
 /// How a scalar was written (go-yaml v3's `Style` bits for scalars).
@@ -234,7 +236,7 @@ impl Node {
     fn not_a_mapping(&self) -> NodeError {
         NodeError::NotAMapping {
             got: self.kind_name(),
-            contents: crate::emit::write_node(self),
+            contents: write_node(self),
         }
     }
 
@@ -407,7 +409,7 @@ pub fn write_stream(nodes: &[Node]) -> String {
         if i > 0 {
             out.push_str("---\n");
         }
-        out.push_str(&crate::emit::write_node(&n));
+        out.push_str(&write_node(&n));
     }
     out
 }
@@ -898,6 +900,220 @@ fn parse_first_document(src: &str) -> Result<Option<Node>, YamlError> {
         }
     }
     Ok(None)
+}
+
+// The node tree written as go-yaml v3's encoder writes it, with the emitter of `emit`.
+impl Emitter {
+    /// A node tree ([`Node`]) as go-yaml v3's encoder writes it: styles, flow
+    /// collections, tags and anchors as the tree holds them.
+    pub(crate) fn tree(&mut self, n: &Node, mapping: bool, simple_key: bool) {
+        stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || {
+            self.tree_inner(n, mapping, simple_key)
+        })
+    }
+
+    /// go-yaml v3's `yaml_emitter_write_comment`: each line at the indentation, `# ` added
+    /// where a line lacks its `#`, then a line break.
+    pub(crate) fn write_comment(&mut self, text: &str) {
+        let (mut breaks, mut pound) = (false, false);
+        for c in text.chars() {
+            if is_break(c) {
+                self.write_break(c);
+                breaks = true;
+                pound = false;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                if !pound {
+                    if c != '#' {
+                        self.put('#');
+                        self.put(' ');
+                    }
+                    pound = true;
+                }
+                self.put(c);
+                self.indention = false;
+                breaks = false;
+            }
+        }
+        if !breaks {
+            self.put_break();
+        }
+        self.whitespace = true;
+    }
+
+    /// A head or foot comment: on lines of its own at the current indentation.
+    pub(crate) fn block_comment(&mut self, text: &Option<String>) {
+        if let Some(c) = text {
+            self.write_indent();
+            self.write_comment(c);
+        }
+    }
+
+    /// A line comment: after what was just written.
+    pub(crate) fn line_comment(&mut self, text: &Option<String>) {
+        if let Some(c) = text {
+            if !self.whitespace {
+                self.put(' ');
+            }
+            self.write_comment(c);
+        }
+    }
+
+    pub(crate) fn tree_inner(&mut self, n: &Node, mapping: bool, simple_key: bool) {
+        self.tree_content(n, mapping, simple_key);
+        let block = match &n.content {
+            Content::Sequence { items, flow } => {
+                !*flow && self.flow_level == 0 && !items.is_empty()
+            }
+            Content::Mapping { pairs, flow } => !*flow && self.flow_level == 0 && !pairs.is_empty(),
+            _ => false,
+        };
+        if !simple_key && !block && self.flow_level == 0 {
+            self.line_comment(&n.line_comment);
+        }
+    }
+
+    pub(crate) fn tree_content(&mut self, n: &Node, mapping: bool, simple_key: bool) {
+        use {Content, ScalarStyle};
+        self.mapping_ctx = mapping;
+        self.simple_key_ctx = simple_key;
+        if let Some(a) = &n.anchor {
+            self.write_indicator(&format!("&{a}"), true, false, false);
+        }
+        match &n.content {
+            Content::Alias(name) => {
+                self.write_indicator(&format!("*{name}"), true, false, false);
+            }
+            Content::Scalar { value, style, tag } => {
+                if let Some(t) = tag {
+                    self.write_indicator(t, true, false, false);
+                }
+                let requested = match style {
+                    ScalarStyle::DoubleQuoted => Style::Double,
+                    ScalarStyle::SingleQuoted => Style::Single,
+                    ScalarStyle::Literal => Style::Literal,
+                    ScalarStyle::Folded => Style::Folded,
+                    ScalarStyle::Plain if value.contains('\n') => Style::Literal,
+                    ScalarStyle::Plain => Style::Plain,
+                };
+                self.scalar(value, requested);
+            }
+            Content::Sequence { items, flow } => {
+                if *flow || self.flow_level > 0 || items.is_empty() {
+                    self.write_indicator("[", true, true, false);
+                    self.increase_indent(true, false);
+                    self.flow_level += 1;
+                    for (i, item) in items.iter().enumerate() {
+                        if i > 0 {
+                            self.write_indicator(",", false, false, false);
+                        }
+                        if self.column == 0 || self.column > self.best_width {
+                            self.write_indent();
+                        }
+                        self.tree(item, false, false);
+                    }
+                    self.flow_level -= 1;
+                    self.pop_indent();
+                    if self.column == 0 {
+                        self.write_indent();
+                    }
+                    self.write_indicator("]", false, false, false);
+                } else {
+                    let indentless = if self.compact_seq {
+                        self.mapping_ctx && (self.column == 0 || !self.indention)
+                    } else {
+                        self.mapping_ctx && !self.indention && !self.v3
+                    };
+                    self.increase_indent(false, indentless);
+                    for item in items {
+                        self.block_comment(&item.head_comment);
+                        self.write_indent();
+                        self.write_indicator("-", true, false, true);
+                        self.tree(item, false, false);
+                        self.block_comment(&item.foot_comment);
+                    }
+                    self.pop_indent();
+                }
+            }
+            Content::Mapping { pairs, flow } => {
+                if *flow || self.flow_level > 0 || pairs.is_empty() {
+                    self.write_indicator("{", true, true, false);
+                    self.increase_indent(true, false);
+                    self.flow_level += 1;
+                    for (i, (k, v)) in pairs.iter().enumerate() {
+                        if i > 0 {
+                            self.write_indicator(",", false, false, false);
+                        }
+                        if self.column == 0 || self.column > self.best_width {
+                            self.write_indent();
+                        }
+                        if simple_tree_key(k) {
+                            self.tree(k, true, true);
+                            self.write_indicator(":", false, false, false);
+                        } else {
+                            self.write_indicator("?", true, false, false);
+                            self.tree(k, true, false);
+                            self.write_indicator(":", true, false, false);
+                        }
+                        self.tree(v, true, false);
+                    }
+                    self.flow_level -= 1;
+                    self.pop_indent();
+                    if self.column == 0 {
+                        self.write_indent();
+                    }
+                    self.write_indicator("}", false, false, false);
+                } else {
+                    self.increase_indent(false, false);
+                    for (k, v) in pairs {
+                        self.block_comment(&k.head_comment);
+                        self.write_indent();
+                        if simple_tree_key(k) {
+                            self.tree(k, true, true);
+                            self.write_indicator(":", false, false, false);
+                        } else {
+                            self.write_indicator("?", true, false, true);
+                            self.tree(k, true, false);
+                            self.write_indent();
+                            self.write_indicator(":", true, false, true);
+                        }
+                        self.line_comment(&k.line_comment);
+                        self.tree(v, true, false);
+                        self.block_comment(&k.foot_comment);
+                    }
+                    self.pop_indent();
+                }
+            }
+        }
+    }
+}
+
+/// libyaml's `yaml_emitter_check_simple_key` for a node of a tree.
+fn simple_tree_key(k: &Node) -> bool {
+    use Content;
+    let extra = k.anchor.as_ref().map_or(0, |a| a.len() + 1);
+    match &k.content {
+        Content::Alias(name) => name.len() + 1 + extra <= 128,
+        Content::Scalar { value, tag, .. } => {
+            let v: Vec<char> = value.chars().collect();
+            let len = value.len() + extra + tag.as_ref().map_or(0, String::len);
+            len <= 128 && !analyze(&v, true).multiline
+        }
+        Content::Sequence { items, .. } => items.is_empty() && extra <= 128,
+        Content::Mapping { pairs, .. } => pairs.is_empty() && extra <= 128,
+    }
+}
+
+/// One document of a node tree as kyaml's encoder writes it (go-yaml v3, 2-space indent,
+/// compact sequences, no line folding), with its final line break.
+pub(crate) fn write_node(n: &Node) -> String {
+    let mut e = Emitter::new(2, usize::MAX / 2, true);
+    e.compact_seq = true;
+    e.tree(n, false, false);
+    e.write_indent();
+    e.out
 }
 
 #[cfg(test)]
