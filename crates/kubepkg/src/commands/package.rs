@@ -23,8 +23,8 @@ use kubepkg_progress::{Event, Message, Sink};
 
 use super::print_structured;
 use crate::cli::{
-    ApplyArgs, BackendArgs, PackageCommand, PackageSourceArgs, PackageValuesArgs,
-    PackageInputArgs, PackageValuesFlags, PlanArgs, TargetArgs,
+    ApplyArgs, BackendArgs, PackageCommand, PackageInputArgs, PackageSourceArgs, PackageValuesArgs,
+    PackageValuesFlags, PlanArgs, TargetArgs,
 };
 use crate::error::CliError;
 use crate::exit::Exit;

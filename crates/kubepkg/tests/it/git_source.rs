@@ -212,7 +212,7 @@ async fn git_secret(ns: &TestNamespace, name: &str, username: &str, password: &s
 }
 
 /// The package revisions of `name`: (revision, version, source as `history` prints it).
-async fn revisions(ns: &TestNamespace, name: &str) -> Vec<(u64, String, String)> {
+pub(crate) async fn revisions(ns: &TestNamespace, name: &str) -> Vec<(u64, String, String)> {
     kubepkg_engine::store::RevisionStore::new(ns.client().clone())
         .history(name, ns.name())
         .await
@@ -228,7 +228,7 @@ async fn revisions(ns: &TestNamespace, name: &str) -> Vec<(u64, String, String)>
 
 /// Waits until the Package's `status.sourceRevision` is `want` (the controller read that
 /// commit and decided about it); returns the object.
-async fn wait_source_revision(
+pub(crate) async fn wait_source_revision(
     ns: &TestNamespace,
     ctl: &crate::controller::ControllerProcess,
     name: &str,

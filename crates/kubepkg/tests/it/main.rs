@@ -13,6 +13,7 @@ mod conventions;
 mod docs_commands;
 mod fleet;
 mod flux;
+mod flux_source;
 mod git_source;
 mod helm_flags;
 mod helm_parity;
