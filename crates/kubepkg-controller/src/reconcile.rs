@@ -1061,11 +1061,16 @@ async fn load(
             path: archive.clone(),
             source,
         }),
-        // A Flux artifact is a tree: the package is the directory `subdir` of it.
+        // A Flux artifact is a tree: the package is the directory `subdir` of it; without one,
+        // its root, or the one directory there (an OCI artifact of a package archive).
         Ok(()) => match &fetched.subdir {
             Some(subdir) => match kubepkg_model::source::extract_archive(&archive, &unpack) {
-                Ok(_) => kubepkg_source::package::load(
-                    &unpack.join(subdir),
+                Ok(root) => kubepkg_source::package::load(
+                    &if subdir.is_empty() {
+                        root
+                    } else {
+                        unpack.join(subdir)
+                    },
                     &dir.join("inner"),
                     &options,
                     &paths,

@@ -3,7 +3,8 @@
 //! loopback (`kubepkg_testkit::git_server`). The revision records the source, the artifact's
 //! revision and digest as Flux's status gives them; a new artifact reconciles the Package at
 //! once through the controller's watch of the source (the Package's interval is an hour); a
-//! missing source and a path without a package are conditions naming them.
+//! missing source and a path without a package are conditions naming them. And the same from
+//! an `OCIRepository` of a package pushed to the real registry (`kubepkg_testkit::registry`).
 
 use kube::api::{Patch, PatchParams};
 use kubepkg_testkit::TestNamespace;
@@ -14,12 +15,13 @@ use serde_json::json;
 use crate::controller::{ControllerProcess, app_package, create, install_crd, wait_ready};
 use crate::git_source::{revisions, wait_source_revision};
 
-/// The `status.artifact` of GitRepository `name` once it holds `commit`: (revision, digest).
-async fn artifact_of(ns: &TestNamespace, name: &str, commit: &str) -> (String, String) {
+/// The `status.artifact` of the Flux source `kind` `name` once its revision holds `wanted`
+/// (a commit, or `TAG@`): (revision, digest).
+async fn artifact_of(ns: &TestNamespace, kind: &str, name: &str, wanted: &str) -> (String, String) {
     let api: kube::Api<kube::api::DynamicObject> = kube::Api::namespaced_with(
         ns.client().clone(),
         ns.name(),
-        &kubepkg_controller::flux_source::api_resource("GitRepository"),
+        &kubepkg_controller::flux_source::api_resource(kind),
     );
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     loop {
@@ -31,12 +33,12 @@ async fn artifact_of(ns: &TestNamespace, name: &str, commit: &str) -> (String, S
                 .unwrap_or_default()
                 .to_string()
         };
-        if field("revision").ends_with(commit) {
+        if field("revision").contains(wanted) {
             return (field("revision"), field("digest"));
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "GitRepository {name} never published {commit}: {:?}",
+            "{kind} {name} never published {wanted}: {:?}",
             o.data.get("status")
         );
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
@@ -102,7 +104,7 @@ async fn a_package_from_a_flux_git_repository_follows_its_artifact() {
         json!({"source": {"sourceRef": {"kind": "GitRepository", "name": "platform", "path": "./packages/shop"}}}),
     )
     .await;
-    let (rev1, digest1) = artifact_of(&ns, "platform", &c1).await;
+    let (rev1, digest1) = artifact_of(&ns, "GitRepository", "platform", &c1).await;
     assert_eq!(rev1, format!("main@sha1:{c1}"));
     wait_source_revision(&ns, &ctl, "shop", &rev1).await;
     let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
@@ -124,7 +126,7 @@ async fn a_package_from_a_flux_git_repository_follows_its_artifact() {
         )
         .unwrap();
     request_reconcile(&ns, "platform").await;
-    let (rev2, digest2) = artifact_of(&ns, "platform", &c2).await;
+    let (rev2, digest2) = artifact_of(&ns, "GitRepository", "platform", &c2).await;
     wait_source_revision(&ns, &ctl, "shop", &rev2).await;
     let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
     assert_eq!(o.pointer("/status/version"), Some(&json!("1.1.0")));
@@ -166,4 +168,61 @@ async fn a_package_from_a_flux_git_repository_follows_its_artifact() {
     assert!(message.contains("docs"), "{message}");
     assert_eq!(revisions(&ns, "missing").await.len(), 0);
     assert_eq!(revisions(&ns, "nopkg").await.len(), 0);
+}
+
+/// An `OCIRepository` of a package pushed with `kubepkg package push` (Flux extracts the
+/// package layer; the artifact's one directory is the package): installed, then upgraded when
+/// the OCIRepository's tag moves, the digest as Flux's status gives it.
+#[tokio::test]
+async fn a_package_from_a_flux_oci_repository_follows_its_tag() {
+    use kubepkg_testkit::registry::{Registry, RegistryOptions};
+    let ns = TestNamespace::fresh("flux-oci-source").await;
+    install_crd(&ns).await;
+    let _flux = Flux::start(&ns).await.unwrap();
+    let reg = Registry::start(RegistryOptions::plain()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    for v in ["1.0.0", "1.1.0"] {
+        let dir = tmp.path().join(v);
+        app_package(&dir, "shop", v, true, "");
+        crate::support::ok(
+            std::process::Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+                .args(["package", "push"])
+                .arg(&dir)
+                .args([&reg.oci("pkgs"), "--plain-http"])
+                .output()
+                .unwrap(),
+        );
+    }
+    let oci_repository = |tag: &str| {
+        format!(
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata: {{name: shop}}\nspec: {{url: '{url}', insecure: true, interval: 1h, ref: {{tag: '{tag}'}}, layerSelector: {{mediaType: '{media}', operation: extract}}}}\n",
+            url = reg.oci("pkgs/shop"),
+            media = kubepkg_oci::package::ARCHIVE_LAYER_MEDIA_TYPE,
+        )
+    };
+    ns.apply_yaml(&oci_repository("1.0.0")).await.unwrap();
+    let ctl = ControllerProcess::start(&ns, "1h", &[]);
+    create(
+        &ns,
+        "shop",
+        json!({"source": {"sourceRef": {"kind": "OCIRepository", "name": "shop"}}}),
+    )
+    .await;
+    let (rev1, digest1) = artifact_of(&ns, "OCIRepository", "shop", "1.0.0@").await;
+    wait_source_revision(&ns, &ctl, "shop", &rev1).await;
+    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
+    assert_eq!(o.pointer("/status/version"), Some(&json!("1.0.0")));
+    ns.apply_yaml(&oci_repository("1.1.0")).await.unwrap();
+    let (rev2, digest2) = artifact_of(&ns, "OCIRepository", "shop", "1.1.0@").await;
+    wait_source_revision(&ns, &ctl, "shop", &rev2).await;
+    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
+    assert_eq!(o.pointer("/status/version"), Some(&json!("1.1.0")));
+    let recorded = format!("flux:OCIRepository/{}/shop", ns.name());
+    assert_eq!(
+        revisions(&ns, "shop").await,
+        vec![
+            (1, "1.0.0".into(), format!("{recorded} {rev1} ({digest1})")),
+            (2, "1.1.0".into(), format!("{recorded} {rev2} ({digest2})")),
+        ]
+    );
 }
