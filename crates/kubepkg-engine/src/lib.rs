@@ -22,6 +22,7 @@ pub mod cluster;
 pub mod error;
 pub mod hook_output;
 pub mod ops;
+pub mod post_render;
 pub mod ready;
 pub mod report;
 pub mod store;
