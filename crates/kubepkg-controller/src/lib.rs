@@ -286,6 +286,9 @@ pub async fn run(cluster: kubepkg_kube::Cluster, config: Config) -> Result<(), C
                 watcher::watcher(packages, watcher::Config::default()),
             )
             .applied_objects()
+            // A change of the status alone (most often this controller's own write) is not a
+            // reason to reconcile; the spec, metadata and deletion are.
+            .predicate_filter(resource::reconcile_relevant, Default::default())
             .inspect_ok(move |package| queued.queued(&resource::key(package)));
             let queued = ctx.metrics.clone();
             let packages_store = reader.clone();

@@ -462,7 +462,7 @@ pub async fn lock(
     instance: Instance<'_>,
     timeout: Duration,
 ) -> Result<LeaseLock, EngineError> {
-    crate::backend::ensure_namespace(&kc.kube.client, instance.namespace).await?;
+    kc.ctx().ensure_namespace(instance.namespace).await?;
     kc.recorded_pending.clear();
     let sink = kc.sink.clone();
     let lease = lease_name(instance.name);

@@ -12,7 +12,7 @@ use kubepkg_testkit::flux::Flux;
 use kubepkg_testkit::git_server::{GitAuth, GitServer};
 use serde_json::json;
 
-use crate::controller::{ControllerProcess, app_package, create, install_crd, wait_ready};
+use crate::controller::{ControllerProcess, create, install_crd, wait_ready};
 use crate::git_source::{revisions, wait_source_revision};
 
 /// The `status.artifact` of the Flux source `kind` `name` once its revision holds `wanted`
@@ -76,11 +76,7 @@ async fn a_package_from_a_flux_git_repository_follows_its_artifact() {
     let server = GitServer::start(GitAuth::None).unwrap();
     let repo = server.repo("platform").unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let version = |v: &str| {
-        let dir = tmp.path().join(v);
-        app_package(&dir, "shop", v, true, "");
-        dir
-    };
+    let version = |v: &str| crate::controller::shop_version(tmp.path(), v);
     let c1 = repo
         .commit(
             "main",
@@ -130,9 +126,7 @@ async fn a_package_from_a_flux_git_repository_follows_its_artifact() {
     wait_source_revision(&ns, &ctl, "shop", &rev2).await;
     let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
     assert_eq!(o.pointer("/status/version"), Some(&json!("1.1.0")));
-    let cms: kube::Api<k8s_openapi::api::core::v1::ConfigMap> = ns.api();
-    let cm = cms.get("migrated-1-1-0").await.unwrap().data.unwrap();
-    assert_eq!((cm["from"].as_str(), cm["to"].as_str()), ("1.0.0", "1.1.0"));
+    crate::controller::assert_migrated(&ns, "1.0.0", "1.1.0").await;
     assert_eq!(
         revisions(&ns, "shop").await,
         vec![
@@ -182,8 +176,7 @@ async fn a_package_from_a_flux_oci_repository_follows_its_tag() {
     let reg = Registry::start(RegistryOptions::plain()).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     for v in ["1.0.0", "1.1.0"] {
-        let dir = tmp.path().join(v);
-        app_package(&dir, "shop", v, true, "");
+        let dir = crate::controller::shop_version(tmp.path(), v);
         crate::support::ok(
             std::process::Command::new(env!("CARGO_BIN_EXE_kubepkg"))
                 .args(["package", "push"])

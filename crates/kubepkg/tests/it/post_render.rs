@@ -328,24 +328,9 @@ spec:
   - name: v1
     served: true
     storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              listeners:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [port]
-                items:
-                  type: object
-                  required: [port]
-                  properties:
-                    port: {type: integer}
-                    name: {type: string}
-                    protocol: {type: string}
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {listeners: {
+      type: array, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [port],
+      items: {type: object, required: [port], properties: {port: {type: integer}, name: {type: string}, protocol: {type: string}}}}}}}}}
 "#,
     )
     .await
