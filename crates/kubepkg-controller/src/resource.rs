@@ -106,10 +106,18 @@ mod tests {
         status["status"] = json!({"conditions": [{"type": "Ready", "status": "True"}]});
         status["metadata"]["resourceVersion"] = json!("6");
         assert_eq!(reconcile_relevant(&object(status)), same, "a status write");
-        assert_ne!(with("/metadata/generation", json!(2)), same, "a spec change");
+        assert_ne!(
+            with("/metadata/generation", json!(2)),
+            same,
+            "a spec change"
+        );
         let mut annotated = base.clone();
         annotated["metadata"]["annotations"] = json!({"kubepkg.dev/requested-at": "now"});
-        assert_ne!(reconcile_relevant(&object(annotated)), same, "an annotation");
+        assert_ne!(
+            reconcile_relevant(&object(annotated)),
+            same,
+            "an annotation"
+        );
         let mut deleted = base.clone();
         deleted["metadata"]["deletionTimestamp"] = json!("2026-12-04T00:00:00Z");
         assert_ne!(reconcile_relevant(&object(deleted)), same, "deletion");

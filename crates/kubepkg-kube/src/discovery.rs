@@ -187,8 +187,8 @@ pub async fn api_versions(client: &kube::Client) -> Result<Vec<String>, KubeErro
 
 /// `group/version` and `group/version/Kind` from aggregated discovery (subresources' response
 /// kinds included, as client-go lists them as resources); `None` when the server does not
-/// answer in that form.
-async fn aggregated_api_versions(client: &kube::Client) -> Option<BTreeSet<String>> {
+/// answer in that form. Public for the test that holds it to [`legacy_api_versions`].
+pub async fn aggregated_api_versions(client: &kube::Client) -> Option<BTreeSet<String>> {
     let core = client.list_core_api_versions_aggregated().await.ok()?;
     let groups = client.list_api_groups_aggregated().await.ok()?;
     let mut set = BTreeSet::new();
@@ -225,7 +225,7 @@ async fn aggregated_api_versions(client: &kube::Client) -> Option<BTreeSet<Strin
 }
 
 /// The same from the legacy discovery lists: `/api`, `/apis`, then each group version's.
-async fn legacy_api_versions(client: &kube::Client) -> Result<BTreeSet<String>, KubeError> {
+pub async fn legacy_api_versions(client: &kube::Client) -> Result<BTreeSet<String>, KubeError> {
     let mut group_versions: Vec<String> = client
         .list_core_api_versions()
         .await

@@ -718,6 +718,16 @@ async fn a_reapply_that_changes_nothing_ends_ready() {
     )
     .await
     .unwrap();
+    // A status write alone wakes nothing (the controller's own would loop); an annotation does.
+    api.patch(
+        "shop",
+        &kube::api::PatchParams::default(),
+        &kube::api::Patch::Merge(
+            json!({"metadata": {"annotations": {"kubepkg.dev/requested-at": "now"}}}),
+        ),
+    )
+    .await
+    .unwrap();
     // The controller re-applies (nothing changes: still revision 1) and says Ready again.
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     loop {
