@@ -552,16 +552,21 @@ async fn apply(
             return Ok(Action::requeue(interval));
         }
     };
-    let fetched = match source::fetch(
-        &ctx.cluster.client,
-        &namespace,
-        &spec.source,
-        http,
-        &ctx.scratch.join("oci-cache"),
-        &source_paths(ctx),
-    )
-    .await
-    {
+    let fetched = match &spec.source.source_ref {
+        Some(r) => crate::flux_source::fetch(&ctx.cluster.client, &namespace, r, http).await,
+        None => {
+            source::fetch(
+                &ctx.cluster.client,
+                &namespace,
+                &spec.source,
+                http,
+                &ctx.scratch.join("oci-cache"),
+                &source_paths(ctx),
+            )
+            .await
+        }
+    };
+    let fetched = match fetched {
         Ok(f) => f,
         Err(e) => {
             let transient = e.reason() == reason::SOURCE_UNAVAILABLE;

@@ -17,7 +17,8 @@
 //! package directory, so a commit that changes nothing under `path` is no new input and makes
 //! no revision; the branch or tag and the commit become the revision's `source`.
 //!
-//! Or `sourceRef`: the artifact of a Flux source ([`crate::flux_source`]).
+//! (`sourceRef`, the artifact of a Flux source, is fetched by `crate::flux_source` with this
+//! module's client and types.)
 //!
 //! The archive (or checkout) is then loaded by `kubepkg_source::package::load`, the same loader
 //! as the CLI's.
@@ -210,9 +211,6 @@ pub async fn fetch(
     }
     if let Some(git) = &source.git {
         return Box::pin(fetch_git(client, namespace, git, paths)).await;
-    }
-    if let Some(r) = &source.source_ref {
-        return crate::flux_source::fetch(client, namespace, r, http).await;
     }
     if let Some(reference) = &source.oci {
         // Boxed: the registry client's futures would otherwise grow every reconcile future.
