@@ -447,6 +447,10 @@ pub struct ControllerArgs {
     /// default: all namespaces).
     #[arg(long = "watch-namespace", value_delimiter = ',')]
     pub watch_namespaces: Vec<String>,
+    /// Reconcile only the Packages this label selector picks (one shard of several
+    /// controllers: `kubepkg.dev/shard=a`, and `!kubepkg.dev/shard` for the rest).
+    #[arg(long = "watch-label-selector", value_name = "SELECTOR")]
+    pub watch_label_selector: Option<String>,
     /// Packages reconciled at once.
     #[arg(long = "concurrency", default_value_t = 4)]
     pub concurrency: u16,
