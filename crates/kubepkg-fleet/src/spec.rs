@@ -29,6 +29,9 @@ pub struct RolloutSpec {
     /// What a failed cluster does to the rollout.
     #[serde(default)]
     pub on_failure: OnFailure,
+    /// What a new digest does to clusters still in progress with an earlier one.
+    #[serde(default)]
+    pub supersede: Supersede,
     /// No cluster starts while paused (those already started finish).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub paused: bool,
@@ -77,6 +80,23 @@ pub enum OnFailure {
     /// No cluster starts any more; the failed one follows its package's rollback rule.
     #[default]
     Halt,
+    /// No cluster starts any more, and every cluster given this digest goes back to the
+    /// Package spec it had before — only when every one of them may (the package's rollback
+    /// policy in each cluster); otherwise as `Halt`, naming the version that forbids it.
+    Rollback,
+}
+
+/// What a new digest (a spec change) does while clusters are in progress with an earlier one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Supersede {
+    /// The new digest starts at once, in stage order; a cluster in progress with the earlier
+    /// one is given the new one when its turn comes (the latest spec is what is wanted, and a
+    /// fix for a failing version must not queue behind it).
+    #[default]
+    Replace,
+    /// No cluster starts the new digest until every cluster in progress with an earlier one
+    /// has finished (Ready or failed).
+    Wait,
 }
 
 /// A spec the controller refuses, and why (the rollout's `InvalidRollout` condition).

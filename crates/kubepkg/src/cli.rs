@@ -340,7 +340,9 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
             Command::Rollout(r) => match r {
                 RolloutCommand::Status(a)
                 | RolloutCommand::Pause(a)
-                | RolloutCommand::Resume(a) => &a.cluster,
+                | RolloutCommand::Resume(a)
+                | RolloutCommand::Abort(a)
+                | RolloutCommand::History(a) => &a.cluster,
                 RolloutCommand::Promote(a) => &a.cluster,
             },
             Command::Uninstall(a) => &a.cluster,

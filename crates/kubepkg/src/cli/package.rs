@@ -535,16 +535,21 @@ pub enum RolloutCommand {
     Pause(RolloutArgs),
     /// Start clusters again after a pause.
     Resume(RolloutArgs),
+    /// Stop the rollout of the current version for good: no cluster starts or rolls back any
+    /// more (those in progress finish on their own); a new version is a new rollout.
+    Abort(RolloutArgs),
+    /// The versions the rollout rolled (the last ten) and how each ended.
+    History(RolloutArgs),
 }
 
-/// `kubepkg rollout status|pause|resume NAME`.
+/// `kubepkg rollout status|pause|resume|abort|history NAME`.
 #[derive(Debug, clap::Args)]
 pub struct RolloutArgs {
     /// The PackageRollout's name.
     pub name: String,
     #[command(flatten)]
     pub cluster: ClusterArgs,
-    /// Output format (status).
+    /// Output format (status, history).
     #[arg(short = 'o', long = "output", default_value = "text", value_parser = formats(Format::QUERY))]
     pub output: Format,
 }

@@ -1,7 +1,7 @@
-//! `kubepkg rollout status|promote|pause|resume NAME`: a fleet rollout (`PackageRollout`,
-//! docs/fleet.md) as the controller reports it, and the three changes a person makes to one.
-//! The controller does the rollout; these verbs read its status and write its spec or its
-//! approval annotation, so they work the same with `kubectl`.
+//! `kubepkg rollout status|history|promote|pause|resume|abort NAME`: a fleet rollout
+//! (`PackageRollout`, docs/fleet.md) as the controller reports it, and the changes a person
+//! makes to one. The controller does the rollout; these verbs read its status and write its
+//! spec or its annotations (approval, abort), so they work the same with `kubectl`.
 
 use anyhow::{Context as _, Result, bail};
 use kube::ResourceExt;
@@ -46,6 +46,8 @@ pub async fn run(cmd: RolloutCommand, settings: &Settings) -> Result<Exit> {
         RolloutCommand::Promote(a) => promote(&kube, &a).await,
         RolloutCommand::Pause(a) => set_paused(&kube, &a.name, true).await,
         RolloutCommand::Resume(a) => set_paused(&kube, &a.name, false).await,
+        RolloutCommand::Abort(a) => abort(&kube, &a.name).await,
+        RolloutCommand::History(a) => history(&kube, &a).await,
     }
 }
 
@@ -156,6 +158,12 @@ async fn promote(kube: &kubepkg_kube::Cluster, a: &RolloutPromoteArgs) -> Result
             a.name
         );
     }
+    if s(&status, "phase") == "Aborted" {
+        bail!(
+            "PackageRollout {} is aborted for its current version: no stage starts any more; change the version to start a new rollout",
+            a.name
+        );
+    }
     let stages: Vec<Value> = status
         .get("stages")
         .and_then(Value::as_array)
@@ -205,6 +213,66 @@ async fn promote(kube: &kubepkg_kube::Cluster, a: &RolloutPromoteArgs) -> Result
         .await
         .with_context(|| format!("approving stage {stage} of PackageRollout {}", a.name))?;
     println!("stage {stage} of PackageRollout {} approved", a.name);
+    Ok(Exit::Succeeded)
+}
+
+/// Aborts the rollout's current digest (its `kubepkg.dev/aborted` annotation).
+async fn abort(kube: &kubepkg_kube::Cluster, name: &str) -> Result<Exit> {
+    let o = get(kube, name).await?;
+    let status = o.data.get("status").cloned().unwrap_or(json!({}));
+    let digest = s(&status, "digest");
+    if digest.is_empty() {
+        bail!("PackageRollout {name} has no status yet: is the kubepkg controller running?");
+    }
+    let phase = s(&status, "phase");
+    if matches!(phase.as_str(), "Succeeded" | "RolledBack") {
+        bail!(
+            "PackageRollout {name} has ended ({phase}): there is nothing to abort; a new version is a new rollout"
+        );
+    }
+    let patch = json!({"metadata": {"annotations": {kubepkg_fleet::ABORTED_ANNOTATION: digest}}});
+    api(kube)
+        .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .with_context(|| format!("aborting PackageRollout {name}"))?;
+    println!(
+        "PackageRollout {name} aborted: no cluster starts or rolls back any more; clusters in progress finish on their own"
+    );
+    Ok(Exit::Succeeded)
+}
+
+/// The rollout's `status.history` as a person reads it, newest first.
+pub fn history_text(status: &Value) -> String {
+    let mut rows = vec![
+        ["DIGEST", "VERSION", "OUTCOME", "STARTED", "SUPERSEDED"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    let entries: Vec<&Value> = status
+        .get("history")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .collect();
+    for e in entries.iter().rev() {
+        rows.push(vec![
+            s(e, "digest"),
+            s(e, "version"),
+            s(e, "phase"),
+            s(e, "started"),
+            s(e, "superseded"),
+        ]);
+    }
+    let mut out = kubepkg_gostd::uitable::uitable(&rows);
+    out.push('\n');
+    out
+}
+
+async fn history(kube: &kubepkg_kube::Cluster, a: &RolloutArgs) -> Result<Exit> {
+    let o = get(kube, &a.name).await?;
+    let status = o.data.get("status").cloned().unwrap_or(json!({}));
+    let entries = status.get("history").cloned().unwrap_or(json!([]));
+    print_structured(entries, a.output, || history_text(&status))?;
     Ok(Exit::Succeeded)
 }
 
