@@ -26,7 +26,7 @@ use kube::runtime::watcher;
 use kubepkg_fleet::decide::{self, ClusterView, Outcome, Phase};
 use kubepkg_fleet::rollback::{self, Previous, Verdict};
 use kubepkg_fleet::spec::{OnFailure, RolloutSpec};
-use kubepkg_package::conditions;
+use kubepkg_package::conditions::{self, reason};
 use kubepkg_package_object::KubeConfigSecretRef;
 use serde_json::{Value, json};
 
@@ -123,12 +123,17 @@ pub fn outcome(package: &DynamicObject) -> Outcome {
     let observed = status
         .and_then(|s| s.get("observedGeneration"))
         .and_then(Value::as_i64);
-    if observed.is_none() || observed != package.metadata.generation {
-        return Outcome::InProgress("not reconciled yet".into());
-    }
     let conditions = conditions_of(package);
     let find = |t: &str| conditions.iter().find(|c| c.type_ == t);
     let ready = find("Ready");
+    // A target that does not answer is named whatever the generation reconciled: the cluster
+    // waits for it, and says so.
+    if let Some(r) = ready.filter(|r| r.reason == reason::TARGET_UNREACHABLE) {
+        return Outcome::InProgress(format!("{}: {}", r.reason, r.message));
+    }
+    if observed.is_none() || observed != package.metadata.generation {
+        return Outcome::InProgress("not reconciled yet".into());
+    }
     if ready.is_some_and(|c| c.is_true()) {
         return Outcome::Ready;
     }
@@ -143,6 +148,34 @@ pub fn outcome(package: &DynamicObject) -> Outcome {
     } else {
         reason.to_string()
     })
+}
+
+/// How a Package the rollout rolled back stands: [`outcome`], except that one left
+/// `RolledBack` by its own automatic rollback counts as back (Ready) once it has reconciled
+/// the previous spec and runs the version that spec gives — an apply of the version already
+/// running changes nothing and records no new revision, so its conditions stay the rollback's.
+pub fn rolled_back_outcome(package: &DynamicObject) -> Outcome {
+    let o = outcome(package);
+    let status = package.data.get("status");
+    let field = |k: &str| status.and_then(|s| s.get(k)).and_then(Value::as_str);
+    let reconciled = status
+        .and_then(|s| s.get("observedGeneration"))
+        .and_then(Value::as_i64)
+        == package.metadata.generation;
+    let auto_rolled_back = conditions_of(package)
+        .iter()
+        .any(|c| c.type_ == "Ready" && c.reason == reason::ROLLED_BACK);
+    match o {
+        Outcome::Failed(_)
+            if reconciled
+                && auto_rolled_back
+                && field("version").is_some()
+                && field("version") == field("lastAttemptedVersion") =>
+        {
+            Outcome::Ready
+        }
+        o => o,
+    }
 }
 
 /// Stages approved for `digest` by the rollout's `kubepkg.dev/approved` annotation.
@@ -261,20 +294,33 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
         .filter(|(_, labels)| spec.clusters.as_ref().is_none_or(|sel| sel.matches(labels)))
         .map(|(cluster, labels)| {
             let package = by_cluster.get(&cluster);
+            let rolled_back_from = package.and_then(|p| {
+                p.annotations()
+                    .get(kubepkg_fleet::ROLLED_BACK_ANNOTATION)
+                    .cloned()
+            });
+            let back = rolled_back_from.as_deref() == Some(digest.as_str());
             ClusterView {
                 given: package.and_then(|p| {
                     p.annotations()
                         .get(kubepkg_fleet::DIGEST_ANNOTATION)
                         .cloned()
                 }),
-                outcome: package
-                    .map_or(Outcome::InProgress("no Package yet".into()), |p| outcome(p)),
+                outcome: match package {
+                    None => Outcome::InProgress("no Package yet".into()),
+                    Some(p) if back => rolled_back_outcome(p),
+                    Some(p) => outcome(p),
+                },
                 previous: package.and_then(|p| rollout_verdict::previous(p)).is_some(),
-                rolled_back_from: package.and_then(|p| {
-                    p.annotations()
-                        .get(kubepkg_fleet::ROLLED_BACK_ANNOTATION)
-                        .cloned()
-                }),
+                rolled_back_from,
+                conditions: package
+                    .map(|p| {
+                        conditions_of(p)
+                            .into_iter()
+                            .map(|c| (c.type_, c.status))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
                 name: cluster,
                 labels,
             }

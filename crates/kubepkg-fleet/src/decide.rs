@@ -38,6 +38,8 @@ pub struct ClusterView {
     pub previous: bool,
     /// The digest it was rolled back from, if it was.
     pub rolled_back_from: Option<String>,
+    /// Its Package's conditions: type → status (for stage gates).
+    pub conditions: BTreeMap<String, String>,
 }
 
 /// How a Package stands for the spec it was last given.
@@ -185,8 +187,30 @@ pub fn decide(i: &Inputs<'_>) -> Decision {
             stages[at].state = StageState::Done;
             continue;
         }
-        let ready = m.iter().all(|c| has(c) && c.outcome == Outcome::Ready);
-        if ready {
+        let all_ready = m.iter().all(|c| has(c) && c.outcome == Outcome::Ready);
+        let unmet: Vec<String> = plan
+            .gates
+            .iter()
+            .filter(|_| all_ready)
+            .flat_map(|g| {
+                m.iter()
+                    .filter(|c| c.conditions.get(&g.condition) != Some(&g.status))
+                    .map(move |c| format!("{}={} in {}", g.condition, g.status, c.name))
+            })
+            .collect();
+        if all_ready && !unmet.is_empty() {
+            stages[at].state = StageState::Progressing;
+            outcome = Some((
+                Phase::Progressing,
+                format!(
+                    "stage {} is Ready; waiting for its gates: {}",
+                    plan.name,
+                    unmet.join(", ")
+                ),
+            ));
+            break;
+        }
+        if all_ready {
             let since = i.ready_at.get(&plan.name).copied().unwrap_or(i.now);
             stages[at].ready_at = Some(since);
             let until =
@@ -367,6 +391,7 @@ mod tests {
             outcome,
             previous: given.is_some(),
             rolled_back_from: None,
+            conditions: BTreeMap::new(),
         }
     }
 
@@ -729,5 +754,61 @@ mod tests {
         );
         let d = run_with(&cs, &[], OnFailure::Halt, Supersede::Replace, &[], true);
         assert_eq!(d.phase, Phase::Succeeded);
+    }
+
+    #[test]
+    fn a_gated_stage_is_done_only_once_every_cluster_shows_its_conditions() {
+        let mut s: RolloutSpec = serde_json::from_value(json!({
+            "package": {"source": {"path": "."}},
+            "stages": [
+                {"name": "canary", "selector": {"matchLabels": {"stage": "canary"}},
+                 "gates": [{"condition": "Verified"}, {"condition": "Drifted", "status": "False"}]},
+                {"name": "rest"}]
+        }))
+        .unwrap();
+        let plans = s.check().unwrap();
+        let mut cs = vec![
+            cluster("c1", "canary", Some("d2"), Outcome::Ready),
+            cluster("r1", "rest", Some("d1"), Outcome::Ready),
+        ];
+        let run = |cs: &[ClusterView]| {
+            decide(&Inputs {
+                stages: &plans,
+                digest: "d2",
+                clusters: cs,
+                ready_at: &BTreeMap::new(),
+                approved: &BTreeSet::new(),
+                paused: false,
+                on_failure: OnFailure::Halt,
+                supersede: Supersede::Replace,
+                verdicts: &BTreeMap::new(),
+                aborted: false,
+                now: 1000,
+            })
+        };
+        let d = run(&cs);
+        assert!(d.start.is_empty());
+        assert_eq!(d.stages[0].state, StageState::Progressing);
+        assert_eq!(d.stages[0].ready_at, None);
+        assert!(
+            d.message
+                .contains("waiting for its gates: Verified=True in c1, Drifted=False in c1"),
+            "{}",
+            d.message
+        );
+        cs[0].conditions.insert("Verified".into(), "True".into());
+        cs[0].conditions.insert("Drifted".into(), "True".into());
+        let d = run(&cs);
+        assert!(d.message.contains("Drifted=False in c1"), "{}", d.message);
+        assert!(d.start.is_empty());
+        cs[0].conditions.insert("Drifted".into(), "False".into());
+        let d = run(&cs);
+        assert_eq!(d.start, vec!["r1"]);
+        // Gates wait for Ready first: a cluster in progress is named as such.
+        cs[0].outcome = Outcome::InProgress("app".into());
+        let d = run(&cs);
+        assert!(d.message.contains("c1 (app)"), "{}", d.message);
+        s.stages[0].gates.clear();
+        assert!(s.check().unwrap()[0].gates.is_empty());
     }
 }

@@ -212,6 +212,7 @@ mod tests {
             outcome,
             previous,
             rolled_back_from: None,
+            conditions: BTreeMap::new(),
         }
     }
 

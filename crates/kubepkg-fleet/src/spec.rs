@@ -64,6 +64,25 @@ pub struct Stage {
     /// `Manual`: the stage starts only once approved (`kubepkg rollout promote`).
     #[serde(default)]
     pub approval: Approval,
+    /// Conditions every cluster's Package must show, besides Ready, before the stage is done
+    /// (and its bake begins).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gates: Vec<Gate>,
+}
+
+/// A stage gate: the condition `condition` of each cluster's Package has status `status`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Gate {
+    /// A condition type of the Package's status (`Drifted`, or one another tool writes).
+    pub condition: String,
+    /// `"True"` (the default) or `"False"`.
+    #[serde(default = "default_gate_status")]
+    pub status: String,
+}
+
+fn default_gate_status() -> String {
+    "True".into()
 }
 
 /// How a stage is let start.
@@ -112,6 +131,7 @@ pub struct StagePlan {
     pub max_concurrent: MaxConcurrent,
     pub bake: Duration,
     pub approval: Approval,
+    pub gates: Vec<Gate>,
 }
 
 /// `maxConcurrent` read.
@@ -208,12 +228,26 @@ impl RolloutSpec {
                     }
                 },
             };
+            for (g, gate) in s.gates.iter().enumerate() {
+                if gate.condition.is_empty() {
+                    return bad(format!(
+                        "spec.stages[{i}].gates[{g}].condition: name a condition type of the Package's status, such as Drifted"
+                    ));
+                }
+                if !matches!(gate.status.as_str(), "True" | "False") {
+                    return bad(format!(
+                        "spec.stages[{i}].gates[{g}].status {:?}: \"True\" or \"False\"",
+                        gate.status
+                    ));
+                }
+            }
             plans.push(StagePlan {
                 name: s.name.clone(),
                 selector: s.selector.clone(),
                 max_concurrent,
                 bake,
                 approval: s.approval,
+                gates: s.gates.clone(),
             });
         }
         Ok(plans)
@@ -323,6 +357,14 @@ mod tests {
             (
                 json!({"stages": [{"name": "a", "bake": "soon"}]}),
                 "bake \"soon\"",
+            ),
+            (
+                json!({"stages": [{"name": "a", "gates": [{"condition": ""}]}]}),
+                "gates[0].condition",
+            ),
+            (
+                json!({"stages": [{"name": "a", "gates": [{"condition": "Drifted", "status": "no"}]}]}),
+                "gates[0].status \"no\"",
             ),
             (
                 json!({"package": {"source": {"path": "."}, "kubeConfig": {"secretRef": {"name": "x"}}}}),

@@ -84,11 +84,16 @@ fn fleet_package(root: &Path, version: &str, broken: Broken, safe: bool) {
 /// Registers `plane` as fleet cluster `name` with `labels`: its admin kubeconfig (credentials
 /// inline) under key `value` of a Secret labelled `kubepkg.dev/cluster`.
 async fn register(home: &TestNamespace, name: &str, plane: &ControlPlane, labels: Value) {
+    let kubeconfig = std::fs::read_to_string(plane.kubeconfig()).unwrap();
+    register_kubeconfig(home, name, &kubeconfig, labels).await;
+}
+
+/// Registers fleet cluster `name` with `labels` by its `kubeconfig` (credentials inline).
+async fn register_kubeconfig(home: &TestNamespace, name: &str, kubeconfig: &str, labels: Value) {
     let mut all = json!({kubepkg_fleet::CLUSTER_LABEL: "true"});
     all.as_object_mut()
         .unwrap()
         .extend(labels.as_object().unwrap().clone());
-    let kubeconfig = std::fs::read_to_string(plane.kubeconfig()).unwrap();
     let secrets: Api<Secret> = home.api();
     secrets
         .create(
@@ -591,6 +596,21 @@ async fn a_rollout_resumes_after_its_controller_is_killed_anywhere() {
     }
 }
 
+/// Each cluster's `(name, state)` in a rollout's status.
+fn cluster_states(o: &Value) -> Vec<(String, String)> {
+    o.pointer("/status/clusters")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap_or_default().to_string(),
+                c["state"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
 /// The digest annotation of the Package a rollout gave `cluster` (`None`: no Package).
 async fn given(home: &TestNamespace, cluster: &str) -> Option<String> {
     get(home, &format!("shop-{cluster}"))
@@ -728,15 +748,19 @@ async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one
         Some(&json!(d))
     );
     assert_eq!(canary.pointer("/spec/source"), Some(&source("1.0.0")));
+    // The canary runs 1.0.0 again (its Package keeps showing its own automatic rollback:
+    // Ready=False RolledBack at 1.0.0); the others never left it.
+    let states = cluster_states(&o);
+    assert_eq!(
+        states,
+        [("f1", "RolledBack"), ("f2", "Pending"), ("f3", "Pending")]
+            .map(|(c, s)| (c.to_string(), s.to_string()))
+            .to_vec()
+    );
     for (name, plane, _) in &planes {
         assert_eq!(
             version_in(plane, home.name()).await.as_deref(),
             Some("1.0.0"),
-            "cluster {name}"
-        );
-        assert_eq!(
-            condition(&get(&home, &format!("shop-{name}")).await.unwrap(), "Ready").map(|c| c.0),
-            Some("True".into()),
             "cluster {name}"
         );
     }
@@ -765,6 +789,16 @@ async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one
     promote();
     let o = wait_phase(&home, &ctl, "shop", "RolledBack").await;
     assert!(message(&o).contains("f1, f2"), "{}", message(&o));
+    assert_eq!(
+        cluster_states(&o),
+        [
+            ("f1", "RolledBack"),
+            ("f2", "RolledBack"),
+            ("f3", "Pending")
+        ]
+        .map(|(c, s)| (c.to_string(), s.to_string()))
+        .to_vec()
+    );
     for (name, plane, _) in &planes {
         assert_eq!(
             version_in(plane, home.name()).await.as_deref(),
@@ -850,4 +884,110 @@ async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one
         out.starts_with("DIGEST") && out.contains("RolledBack"),
         "{out}"
     );
+}
+
+/// A target cluster whose API server stops answering mid-stage (a relay in front of it taken
+/// down): that cluster waits, the rollout's message and Reconciling condition name it and its
+/// status says it is unreachable, the other cluster of the stage goes on (the stage has no
+/// `maxConcurrent`); once it answers again the cluster completes and the rollout Succeeds.
+#[tokio::test]
+async fn a_target_that_stops_answering_mid_stage_waits_and_completes_when_it_returns() {
+    let home = TestNamespace::new("fleet-stop")
+        .await
+        .expect("control plane");
+    install_crd(&home).await;
+    install_rollout_crd(&home).await;
+    let f1 = kubepkg_testkit::fleet_plane("f1").unwrap();
+    let f2 = kubepkg_testkit::fleet_plane("f2").unwrap();
+    let f3 = kubepkg_testkit::fleet_plane("f3").unwrap();
+    let relay = kubepkg_testkit::relay::Relay::start(&f2)
+        .await
+        .expect("relay to f2");
+    register(&home, "f1", &f1, json!({"stage": "canary"})).await;
+    register_kubeconfig(
+        &home,
+        "f2",
+        relay.kubeconfig_text(),
+        json!({"stage": "second"}),
+    )
+    .await;
+    register(&home, "f3", &f3, json!({"stage": "second"})).await;
+    let tmp = tempfile::tempdir().unwrap();
+    fleet_package(tmp.path(), "1.0.0", Broken::No, true);
+    store_archive(&home, "shop-1-0-0", archive(tmp.path())).await;
+    let o: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "kubepkg.dev/v1alpha1", "kind": "PackageRollout",
+        "metadata": {"name": "shop"},
+        "spec": {"package": {"source": {"configMapRef": {"name": "shop-1-0-0"}}},
+                 "stages": [{"name": "canary", "selector": {"matchLabels": {"stage": "canary"}}},
+                            {"name": "second", "selector": {"matchLabels": {"stage": "second"}}, "approval": "Manual"}]},
+    }))
+    .unwrap();
+    rollouts(&home)
+        .create(&PostParams::default(), &o)
+        .await
+        .unwrap();
+    let ctl = ControllerProcess::start(&home, "5s", &[]);
+    wait_phase(&home, &ctl, "shop", "AwaitingApproval").await;
+    relay.set_up(false);
+    let (code, out, err) = run(&home, &["rollout", "promote", "shop"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // f2 waits, named; f3 (same stage) is done meanwhile.
+    let deadline = Instant::now() + Duration::from_secs(240);
+    let o = loop {
+        let o = rollout(&home, "shop").await;
+        let message = o
+            .pointer("/status/message")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let f3_ready = o
+            .pointer("/status/clusters")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .any(|c| c["name"] == "f3" && c["state"] == "Ready");
+        if message.contains("f2 (TargetUnreachable") && f3_ready {
+            break o;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "f2 never shown waiting for its API server: {:#}\n{}",
+            o["status"],
+            ctl.log()
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    assert_eq!(o.pointer("/status/phase"), Some(&json!("Progressing")));
+    let reconciling = o
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .and_then(|cs| cs.iter().find(|c| c["type"] == "Reconciling"))
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        reconciling["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(&relay.server()),
+        "{reconciling:#}"
+    );
+    let f2_status = o
+        .pointer("/status/clusters")
+        .and_then(Value::as_array)
+        .and_then(|cs| cs.iter().find(|c| c["name"] == "f2"))
+        .cloned()
+        .unwrap();
+    assert_eq!(f2_status["reachable"], json!(false), "{f2_status:#}");
+    assert_eq!(version_in(&f3, home.name()).await.as_deref(), Some("1.0.0"));
+
+    // Back: f2 completes, nothing lost.
+    relay.set_up(true);
+    wait_phase(&home, &ctl, "shop", "Succeeded").await;
+    for (name, plane) in [("f1", &f1), ("f2", &f2), ("f3", &f3)] {
+        assert_eq!(
+            version_in(plane, home.name()).await.as_deref(),
+            Some("1.0.0"),
+            "cluster {name}"
+        );
+    }
 }
