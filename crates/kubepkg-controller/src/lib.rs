@@ -14,7 +14,7 @@
 //!   `/readyz`;
 //! - [`leader`]: leader election over the same Lease lock the engine uses;
 //! - [`rollout`]: fleet rollouts (`PackageRollout`), with [`rollout_verdict`] (whether a
-//!   cluster may go back) and [`rollout_metrics`].
+//!   cluster may go back), [`rollout_package`] (each cluster's Package) and [`rollout_metrics`].
 //!
 //! More detail:
 //! - [`source`]: ConfigMap, Secret and `url` + `sha256` archives (fetched through
@@ -45,6 +45,7 @@ pub mod reconcile;
 pub mod resource;
 pub mod rollout;
 pub mod rollout_metrics;
+pub mod rollout_package;
 pub mod rollout_verdict;
 pub mod source;
 pub mod status;

@@ -24,13 +24,16 @@ use kube::runtime::controller::{Action, Controller};
 use kube::runtime::events::EventType;
 use kube::runtime::watcher;
 use kubepkg_fleet::decide::{self, ClusterView, Outcome, Phase};
-use kubepkg_fleet::rollback::{self, Previous, Verdict};
+use kubepkg_fleet::rollback::{self, Verdict};
 use kubepkg_fleet::spec::{OnFailure, RolloutSpec};
-use kubepkg_package::conditions::{self, reason};
+use kubepkg_package::conditions;
 use kubepkg_package_object::KubeConfigSecretRef;
 use serde_json::{Value, json};
 
 use crate::reconcile::{Context, event, now};
+use crate::rollout_package::{
+    self, outcome, package_body, previous_of, rolled_back_outcome, version_of,
+};
 use crate::rollout_verdict;
 use crate::status::{carry_transition_times, conditions_of};
 use crate::{resource, target};
@@ -114,68 +117,6 @@ fn error_policy(obj: Arc<DynamicObject>, e: &RolloutError, _ctx: Arc<Context>) -
 
 fn key(obj: &DynamicObject) -> String {
     format!("{}/{}", obj.namespace().unwrap_or_default(), obj.name_any())
-}
-
-/// How a cluster's Package stands for the spec it was last given (kstatus over its
-/// conditions, once it has reconciled that generation).
-pub fn outcome(package: &DynamicObject) -> Outcome {
-    let status = package.data.get("status");
-    let observed = status
-        .and_then(|s| s.get("observedGeneration"))
-        .and_then(Value::as_i64);
-    let conditions = conditions_of(package);
-    let find = |t: &str| conditions.iter().find(|c| c.type_ == t);
-    let ready = find("Ready");
-    // A target that does not answer is named whatever the generation reconciled: the cluster
-    // waits for it, and says so.
-    if let Some(r) = ready.filter(|r| r.reason == reason::TARGET_UNREACHABLE) {
-        return Outcome::InProgress(format!("{}: {}", r.reason, r.message));
-    }
-    if observed.is_none() || observed != package.metadata.generation {
-        return Outcome::InProgress("not reconciled yet".into());
-    }
-    if ready.is_some_and(|c| c.is_true()) {
-        return Outcome::Ready;
-    }
-    let message = ready.map(|c| c.message.clone()).unwrap_or_default();
-    let reason = ready.map(|c| c.reason.as_str()).unwrap_or_default();
-    let stalled = find("Stalled").is_some_and(|c| c.is_true());
-    if stalled || matches!(reason, "UpgradeFailed" | "InstallFailed" | "RolledBack") {
-        return Outcome::Failed(format!("{reason}: {message}"));
-    }
-    Outcome::InProgress(if reason.is_empty() {
-        "starting".into()
-    } else {
-        reason.to_string()
-    })
-}
-
-/// How a Package the rollout rolled back stands: [`outcome`], except that one left
-/// `RolledBack` by its own automatic rollback counts as back (Ready) once it has reconciled
-/// the previous spec and runs the version that spec gives — an apply of the version already
-/// running changes nothing and records no new revision, so its conditions stay the rollback's.
-pub fn rolled_back_outcome(package: &DynamicObject) -> Outcome {
-    let o = outcome(package);
-    let status = package.data.get("status");
-    let field = |k: &str| status.and_then(|s| s.get(k)).and_then(Value::as_str);
-    let reconciled = status
-        .and_then(|s| s.get("observedGeneration"))
-        .and_then(Value::as_i64)
-        == package.metadata.generation;
-    let auto_rolled_back = conditions_of(package)
-        .iter()
-        .any(|c| c.type_ == "Ready" && c.reason == reason::ROLLED_BACK);
-    match o {
-        Outcome::Failed(_)
-            if reconciled
-                && auto_rolled_back
-                && field("version").is_some()
-                && field("version") == field("lastAttemptedVersion") =>
-        {
-            Outcome::Ready
-        }
-        o => o,
-    }
 }
 
 /// Stages approved for `digest` by the rollout's `kubepkg.dev/approved` annotation.
@@ -311,7 +252,7 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
                     Some(p) if back => rolled_back_outcome(p),
                     Some(p) => outcome(p),
                 },
-                previous: package.and_then(|p| rollout_verdict::previous(p)).is_some(),
+                previous: package.and_then(|p| rollout_package::previous(p)).is_some(),
                 rolled_back_from,
                 conditions: package
                     .map(|p| {
@@ -419,7 +360,7 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
     for cluster in &d.roll_back {
         let Some(previous) = by_cluster
             .get(cluster)
-            .and_then(|p| rollout_verdict::previous(p))
+            .and_then(|p| rollout_package::previous(p))
         else {
             continue;
         };
@@ -603,70 +544,6 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
         (_, Some(secs)) => Action::requeue(Duration::from_secs(secs.max(1))),
         (Phase::Progressing | Phase::RollingBack, _) => Action::requeue(Duration::from_secs(15)),
         _ => Action::requeue(Duration::from_secs(300)),
-    })
-}
-
-/// What `package` runs now, to keep when the rollout gives it a new digest: its spec, the
-/// digest it was given and the version it reports (`None`: no Package yet, or one that never
-/// ran a version — there is nothing to go back to).
-fn previous_of(package: &DynamicObject) -> Option<Previous> {
-    let version = package
-        .data
-        .pointer("/status/version")?
-        .as_str()?
-        .to_string();
-    Some(Previous {
-        digest: package
-            .annotations()
-            .get(kubepkg_fleet::DIGEST_ANNOTATION)
-            .cloned()
-            .unwrap_or_default(),
-        version,
-        spec: package.data.get("spec")?.as_object()?.clone(),
-    })
-}
-
-/// The package version the Packages given `digest` report (the one they last attempted).
-fn version_of(packages: &[DynamicObject], digest: &str) -> Option<String> {
-    packages
-        .iter()
-        .filter(|p| {
-            p.annotations()
-                .get(kubepkg_fleet::DIGEST_ANNOTATION)
-                .map(String::as_str)
-                == Some(digest)
-        })
-        .find_map(|p| {
-            let s = p.data.get("status")?;
-            s.get("lastAttemptedVersion")
-                .or_else(|| s.get("version"))?
-                .as_str()
-                .map(str::to_string)
-        })
-}
-
-/// The Package a rollout applies for `cluster`: owned by the rollout, labelled with both
-/// names, with `annotations` and `spec`.
-fn package_body(
-    package: &str,
-    namespace: &str,
-    rollout: &str,
-    cluster: &str,
-    owner: &Value,
-    annotations: Value,
-    spec: &Value,
-) -> Value {
-    json!({
-        "apiVersion": format!("{}/{}", kubepkg_package_object::GROUP, kubepkg_package_object::VERSION),
-        "kind": kubepkg_package_object::KIND,
-        "metadata": {
-            "name": package,
-            "namespace": namespace,
-            "labels": {kubepkg_fleet::ROLLOUT_LABEL: rollout, kubepkg_fleet::CLUSTER_NAME_LABEL: cluster},
-            "annotations": annotations,
-            "ownerReferences": [owner],
-        },
-        "spec": spec,
     })
 }
 

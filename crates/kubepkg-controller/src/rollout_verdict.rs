@@ -6,20 +6,12 @@
 
 use kube::ResourceExt;
 use kube::api::DynamicObject;
-use kubepkg_fleet::rollback::{Previous, Verdict};
+use kubepkg_fleet::rollback::Verdict;
 use kubepkg_package::rollback_policy;
 
 use crate::reconcile::{Context, engine_cluster};
 use crate::resource;
-
-/// What a rollout's Package kept of its spec before the rollout's digest (its
-/// `kubepkg.dev/rollout-previous` annotation), if it reads.
-pub fn previous(package: &DynamicObject) -> Option<Previous> {
-    package
-        .annotations()
-        .get(kubepkg_fleet::PREVIOUS_ANNOTATION)
-        .and_then(|a| serde_json::from_str(a).ok())
-}
+use crate::rollout_package::previous;
 
 /// Whether `package` (a rollout's Package in `namespace`) may go back to its [`previous`]
 /// version: its revisions are read in its cluster, as its identity (the Package reconciler's

@@ -535,8 +535,10 @@ pub enum RolloutCommand {
     Pause(RolloutArgs),
     /// Start clusters again after a pause.
     Resume(RolloutArgs),
-    /// Stop the rollout of the current version for good: no cluster starts or rolls back any
-    /// more (those in progress finish on their own); a new version is a new rollout.
+    /// Stop the current version's rollout for good (clusters in progress finish).
+    ///
+    /// No cluster starts or rolls back any more, and resume does not continue it; the next
+    /// version is a new rollout.
     Abort(RolloutArgs),
     /// The versions the rollout rolled (the last ten) and how each ended.
     History(RolloutArgs),
