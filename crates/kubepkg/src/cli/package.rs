@@ -548,6 +548,7 @@ pub enum RolloutCommand {
 #[derive(Debug, clap::Args)]
 pub struct RolloutArgs {
     /// The PackageRollout's name.
+    #[arg(add = crate::completion::rollouts())]
     pub name: String,
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -560,6 +561,7 @@ pub struct RolloutArgs {
 #[derive(Debug, clap::Args)]
 pub struct RolloutPromoteArgs {
     /// The PackageRollout's name.
+    #[arg(add = crate::completion::rollouts())]
     pub name: String,
     /// The stage to approve (default: the one awaiting approval).
     pub stage: Option<String>,

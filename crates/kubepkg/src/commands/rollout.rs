@@ -14,7 +14,8 @@ use crate::cli::{RolloutArgs, RolloutCommand, RolloutPromoteArgs};
 use crate::exit::Exit;
 use crate::settings::Settings;
 
-fn api(kube: &kubepkg_kube::Cluster) -> Api<DynamicObject> {
+/// The PackageRollouts of `kube`'s namespace.
+pub(crate) fn api(kube: &kubepkg_kube::Cluster) -> Api<DynamicObject> {
     let gvk = GroupVersionKind::gvk(
         kubepkg_fleet::GROUP,
         kubepkg_fleet::VERSION,

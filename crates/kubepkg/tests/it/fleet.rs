@@ -628,7 +628,8 @@ async fn given(home: &TestNamespace, cluster: &str) -> Option<String> {
 /// - 3.0.0 (`rollback.safe: false`) passes the canary and fails in f2: nothing is rolled back,
 ///   the rollout is Halted naming 3.0.0, the canary keeps it;
 /// - 4.0.0 aborted at the gate: Aborted, and `promote` refuses;
-/// - `kubepkg rollout history` lists the five versions with how each ended;
+/// - `kubepkg rollout history` lists the five versions with how each ended (and completes the
+///   rollout's name);
 /// - the controller's `/metrics` count the clusters by state and time each stage.
 #[tokio::test]
 async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one_may() {
@@ -883,6 +884,15 @@ async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one
     assert!(
         out.starts_with("DIGEST") && out.contains("RolledBack"),
         "{out}"
+    );
+    // The rollout verbs complete rollout names.
+    let kubeconfig = home.plane().kubeconfig().display().to_string();
+    assert_eq!(
+        crate::conventions::values(
+            &["kubepkg", "rollout", "history", "-n", home.name(), "sh"],
+            &[("KUBECONFIG", kubeconfig.as_str())]
+        ),
+        ["shop"]
     );
 }
 
