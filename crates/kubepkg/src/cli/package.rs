@@ -528,7 +528,7 @@ pub struct RenderArgs {
 #[derive(Debug, clap::Subcommand)]
 pub enum RolloutCommand {
     /// Show a rollout: its phase, its stages and each cluster's version and state.
-    Status(RolloutArgs),
+    Status(RolloutStatusArgs),
     /// Approve the stage awaiting approval (or STAGE) for the rollout's current version.
     Promote(RolloutPromoteArgs),
     /// Start no further cluster (those in progress finish).
@@ -555,6 +555,18 @@ pub struct RolloutArgs {
     /// Output format (status, history).
     #[arg(short = 'o', long = "output", default_value = "text", value_parser = formats(Format::QUERY))]
     pub output: Format,
+}
+
+/// `kubepkg rollout status NAME`.
+#[derive(Debug, clap::Args)]
+pub struct RolloutStatusArgs {
+    #[command(flatten)]
+    pub rollout: RolloutArgs,
+    /// Follow the rollout until it rests (Succeeded, Halted, RolledBack, Aborted, Invalid, or
+    /// waiting for a person): live on a terminal, one line per change elsewhere; then print
+    /// its status and exit by how it ended.
+    #[arg(short = 'w', long = "watch")]
+    pub watch: bool,
 }
 
 /// `kubepkg rollout promote NAME [STAGE]`.

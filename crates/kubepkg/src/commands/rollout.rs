@@ -43,7 +43,11 @@ async fn get(kube: &kubepkg_kube::Cluster, name: &str) -> Result<DynamicObject> 
 pub async fn run(cmd: RolloutCommand, settings: &Settings) -> Result<Exit> {
     let kube = settings.connect().await?;
     match cmd {
-        RolloutCommand::Status(a) => status(&kube, &a).await,
+        RolloutCommand::Status(a) if a.watch => {
+            let live = settings.terminal.live(crate::terminal::ProgressMode::Auto);
+            watch(&kube, &a.rollout, live).await
+        }
+        RolloutCommand::Status(a) => status(&kube, &a.rollout).await,
         RolloutCommand::Promote(a) => promote(&kube, &a).await,
         RolloutCommand::Pause(a) => set_paused(&kube, &a.name, true).await,
         RolloutCommand::Resume(a) => set_paused(&kube, &a.name, false).await,
@@ -146,6 +150,76 @@ async fn status(kube: &kubepkg_kube::Cluster, a: &RolloutArgs) -> Result<Exit> {
         || status_text(&a.name, &status),
     )?;
     Ok(Exit::Succeeded)
+}
+
+/// Phases in which a rollout changes nothing more until a person acts or the version changes.
+fn resting(phase: &str) -> bool {
+    matches!(
+        phase,
+        "Succeeded"
+            | "Halted"
+            | "RolledBack"
+            | "Aborted"
+            | "Invalid"
+            | "AwaitingApproval"
+            | "Paused"
+    )
+}
+
+/// How `rollout status --watch` exits for the phase it rested in.
+fn exit_of(phase: &str) -> Exit {
+    match phase {
+        "Succeeded" | "AwaitingApproval" | "Paused" => Exit::Succeeded,
+        "RolledBack" => Exit::RolledBack,
+        "Halted" => Exit::UpgradeFailed,
+        "Invalid" => Exit::InvalidPackage,
+        _ => Exit::Failed,
+    }
+}
+
+/// `rollout status --watch`: the status, followed on standard error (redrawn in place when
+/// `live` — the live table then gives way —, else one `PHASE: message` line per change) until
+/// the rollout rests for its current spec; then the status on standard output, as `status`
+/// prints it.
+async fn watch(kube: &kubepkg_kube::Cluster, a: &RolloutArgs, live: bool) -> Result<Exit> {
+    use std::io::Write as _;
+    let mut drawn = 0usize;
+    let mut last = String::new();
+    loop {
+        let o = get(kube, &a.name).await?;
+        let now = o.data.get("status").cloned().unwrap_or(json!({}));
+        let current =
+            now.get("observedGeneration").and_then(Value::as_i64) == o.metadata.generation;
+        let phase = s(&now, "phase");
+        let mut err = std::io::stderr().lock();
+        if live {
+            let text = status_text(&a.name, &now);
+            if drawn > 0 {
+                // Up to the first line drawn, and clear to the end of the screen.
+                write!(err, "\x1b[{drawn}A\x1b[J")?;
+            }
+            write!(err, "{text}")?;
+            drawn = text.lines().count();
+        } else {
+            let line = format!("{phase}: {}", s(&now, "message"));
+            if line != last {
+                writeln!(err, "{line}")?;
+                last = line;
+            }
+        }
+        let rests = current && resting(&phase);
+        if rests && live {
+            // The live table gives way to the status on standard output.
+            write!(err, "\x1b[{drawn}A\x1b[J")?;
+        }
+        err.flush()?;
+        drop(err);
+        if rests {
+            status(kube, a).await?;
+            return Ok(exit_of(&phase));
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    }
 }
 
 /// Approves `stage` (or the stage awaiting approval) for the rollout's current digest.

@@ -321,6 +321,12 @@ async fn a_rollout_goes_stage_by_stage_and_halts_at_a_failed_canary() {
         .await
         .unwrap();
     let o = wait_phase(&home, &ctl, "shop", "Halted").await;
+    let (code, out, err) = run(&home, &["rollout", "status", "shop", "-w"]);
+    assert_eq!(
+        code, 4,
+        "a Halted rollout exits as UpgradeFailed: {out}{err}"
+    );
+    assert!(out.contains("PHASE: Halted"), "{out}");
     let message = o
         .pointer("/status/message")
         .and_then(Value::as_str)
@@ -781,7 +787,18 @@ async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one
     }
 
     // 2.0.0 passes the canary and fails in f2: both go back to 1.0.0; f3 never got it.
+    // `rollout status --watch` follows it (plain lines on a pipe) until it rests at the gate.
     roll("2.0.0").await;
+    let (code, out, err) = run(&home, &["rollout", "status", "shop", "--watch"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("PHASE: AwaitingApproval"), "{out}");
+    assert!(
+        err.lines()
+            .last()
+            .is_some_and(|l| l.starts_with("AwaitingApproval: stage second waits for approval")),
+        "{err}"
+    );
+    assert!(!err.contains('\x1b'), "{err}");
     wait_phase(&home, &ctl, "shop", "AwaitingApproval").await;
     assert_eq!(
         version_in(&planes[0].1, home.name()).await.as_deref(),
@@ -831,6 +848,27 @@ async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one
         "{m}"
     );
     assert_eq!(given(&home, "f1").await, Some(digest(&o)));
+    // `--watch` on a terminal draws the table live and gives way to the status on standard
+    // output: one table on the screen, no plain lines.
+    let mut cmd = crate::support::kubepkg(&home, &["rollout", "status", "shop", "--watch"]);
+    for var in ["CI", "NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE"] {
+        cmd.env_remove(var);
+    }
+    cmd.env("TERM", "xterm-256color");
+    let (code, rows) = crate::terminal::OnTerminal::spawn(cmd).finish();
+    assert_eq!(code, 4, "{rows:#?}");
+    assert_eq!(
+        rows.iter()
+            .filter(|r| r.starts_with("ROLLOUT: shop"))
+            .count(),
+        1,
+        "{rows:#?}"
+    );
+    assert!(
+        rows.iter().any(|r| r.starts_with("PHASE: Halted")),
+        "{rows:#?}"
+    );
+    assert!(!rows.iter().any(|r| r.starts_with("Halted: ")), "{rows:#?}");
     assert_eq!(
         version_in(&planes[0].1, home.name()).await.as_deref(),
         Some("3.0.0")
