@@ -193,13 +193,16 @@ async fn watch(kube: &kubepkg_kube::Cluster, a: &RolloutArgs, live: bool) -> Res
         let phase = s(&now, "phase");
         let mut err = std::io::stderr().lock();
         if live {
-            let text = status_text(&a.name, &now);
+            let (rows, cols) = console::Term::stderr().size();
+            let lines = fit(&status_text(&a.name, &now), rows, cols);
             if drawn > 0 {
                 // Up to the first line drawn, and clear to the end of the screen.
                 write!(err, "\x1b[{drawn}A\x1b[J")?;
             }
-            write!(err, "{text}")?;
-            drawn = text.lines().count();
+            for l in &lines {
+                writeln!(err, "{l}")?;
+            }
+            drawn = lines.len();
         } else {
             let line = format!("{phase}: {}", s(&now, "message"));
             if line != last {
@@ -220,6 +223,34 @@ async fn watch(kube: &kubepkg_kube::Cluster, a: &RolloutArgs, live: bool) -> Res
         }
         tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     }
+}
+
+/// The lines of `text` that a terminal of `rows`×`cols` shows without wrapping or scrolling
+/// (tabs expanded to the terminal's stops every 8 columns, each line cut to `cols` with `…`,
+/// at most `rows - 1` of them), so a redraw can move back over exactly what it drew.
+fn fit(text: &str, rows: u16, cols: u16) -> Vec<String> {
+    let cols = usize::from(cols.max(2));
+    text.lines()
+        .take(usize::from(rows.max(2)) - 1)
+        .map(|l| console::truncate_str(&expand_tabs(l), cols - 1, "…").into_owned())
+        .collect()
+}
+
+/// `line` with each tab replaced by the spaces up to the next stop (every 8 columns).
+fn expand_tabs(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut col = 0;
+    for c in line.chars() {
+        if c == '\t' {
+            let n = 8 - col % 8;
+            out.extend(std::iter::repeat_n(' ', n));
+            col += n;
+        } else {
+            out.push(c);
+            col += 1;
+        }
+    }
+    out
 }
 
 /// Approves `stage` (or the stage awaiting approval) for the rollout's current digest.
@@ -363,4 +394,18 @@ async fn set_paused(kube: &kubepkg_kube::Cluster, name: &str, paused: bool) -> R
         if paused { "paused" } else { "resumed" }
     );
     Ok(Exit::Succeeded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_table_fits_the_terminal_so_it_can_be_redrawn() {
+        let text = "short\nthis line is far too long\nthird\nfourth\n";
+        assert_eq!(fit(text, 4, 12), ["short", "this line …", "third"]);
+        assert_eq!(fit(text, 40, 80).len(), 4);
+        // Tabs take the columns the terminal gives them.
+        assert_eq!(fit("ab\tc\td", 5, 12), ["ab      c …"]);
+    }
 }
