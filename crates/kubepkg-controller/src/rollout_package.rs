@@ -145,3 +145,96 @@ pub fn package_body(
         "spec": spec,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Package at `generation`, reconciled at `observed`, with a Ready condition of `reason`
+    /// (`"True"` when it is `Succeeded`) and `version`/`lastAttemptedVersion`.
+    fn package(
+        generation: i64,
+        observed: i64,
+        reason: &str,
+        versions: (&str, &str),
+    ) -> DynamicObject {
+        let status = if reason == "Succeeded" {
+            "True"
+        } else {
+            "False"
+        };
+        serde_json::from_value(json!({
+            "apiVersion": "kubepkg.dev/v1alpha1", "kind": "Package",
+            "metadata": {"name": "shop-f1", "generation": generation,
+                         "annotations": {kubepkg_fleet::DIGEST_ANNOTATION: "d1"}},
+            "spec": {"source": {"configMapRef": {"name": "shop-1-0-0"}}},
+            "status": {"observedGeneration": observed, "version": versions.0,
+                       "lastAttemptedVersion": versions.1,
+                       "conditions": [{"type": "Ready", "status": status, "reason": reason,
+                                       "message": "m", "lastTransitionTime": ""}]},
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_package_stands_by_the_generation_it_reconciled() {
+        let v = ("1.0.0", "1.0.0");
+        assert_eq!(outcome(&package(2, 2, "Succeeded", v)), Outcome::Ready);
+        assert_eq!(
+            outcome(&package(3, 2, "Succeeded", v)),
+            Outcome::InProgress("not reconciled yet".into())
+        );
+        assert_eq!(
+            outcome(&package(2, 2, "UpgradeFailed", v)),
+            Outcome::Failed("UpgradeFailed: m".into())
+        );
+        // An unreachable target is named, reconciled or not.
+        assert_eq!(
+            outcome(&package(3, 2, reason::TARGET_UNREACHABLE, v)),
+            Outcome::InProgress("TargetUnreachable: m".into())
+        );
+    }
+
+    #[test]
+    fn a_rolled_back_package_is_back_once_it_runs_the_version_its_spec_gives() {
+        // Its own automatic rollback left RolledBack at 1.0.0; the spec gives 1.0.0 again.
+        let back = package(3, 3, reason::ROLLED_BACK, ("1.0.0", "1.0.0"));
+        assert_eq!(rolled_back_outcome(&back), Outcome::Ready);
+        assert!(matches!(outcome(&back), Outcome::Failed(_)));
+        // Still on the failed attempt (2.0.0), or not reconciled yet: not back.
+        let failed = package(3, 3, reason::ROLLED_BACK, ("1.0.0", "2.0.0"));
+        assert!(matches!(rolled_back_outcome(&failed), Outcome::Failed(_)));
+        let pending = package(4, 3, reason::ROLLED_BACK, ("1.0.0", "1.0.0"));
+        assert!(matches!(
+            rolled_back_outcome(&pending),
+            Outcome::InProgress(_)
+        ));
+    }
+
+    #[test]
+    fn what_a_package_ran_is_kept_only_when_it_ran_a_version() {
+        let p = package(2, 2, "Succeeded", ("1.0.0", "1.0.0"));
+        let prev = previous_of(&p).unwrap();
+        assert_eq!(
+            (prev.digest.as_str(), prev.version.as_str()),
+            ("d1", "1.0.0")
+        );
+        assert_eq!(
+            prev.spec["source"],
+            json!({"configMapRef": {"name": "shop-1-0-0"}})
+        );
+        let mut never = p.clone();
+        never.data["status"]
+            .as_object_mut()
+            .unwrap()
+            .remove("version");
+        assert_eq!(previous_of(&never), None);
+        // Kept as its annotation, it reads back.
+        let mut kept = p;
+        kept.metadata.annotations.get_or_insert_default().insert(
+            kubepkg_fleet::PREVIOUS_ANNOTATION.into(),
+            serde_json::to_string(&prev).unwrap(),
+        );
+        assert_eq!(previous(&kept), Some(prev));
+    }
+}
