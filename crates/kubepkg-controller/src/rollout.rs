@@ -32,7 +32,7 @@ use serde_json::{Value, json};
 
 use crate::reconcile::{Context, event, now};
 use crate::rollout_package::{
-    self, outcome, package_body, previous_of, rolled_back_outcome, version_of,
+    self, keep_for_next, outcome, package_body, rolled_back_outcome, version_of,
 };
 use crate::rollout_verdict;
 use crate::status::{carry_transition_times, conditions_of};
@@ -332,7 +332,7 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
         };
         let package = kubepkg_fleet::package_name(&name, cluster);
         let mut annotations = json!({kubepkg_fleet::DIGEST_ANNOTATION: digest});
-        if let Some(previous) = by_cluster.get(cluster).and_then(|p| previous_of(p)) {
+        if let Some(previous) = by_cluster.get(cluster).and_then(|p| keep_for_next(p)) {
             annotations[kubepkg_fleet::PREVIOUS_ANNOTATION] =
                 json!(serde_json::to_string(&previous).unwrap_or_default());
         }

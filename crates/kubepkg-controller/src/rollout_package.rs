@@ -85,7 +85,7 @@ pub fn rolled_back_outcome(package: &DynamicObject) -> Outcome {
 /// What `package` runs now, to keep when the rollout gives it a new digest: its spec, the
 /// digest it was given and the version it reports (`None`: no Package yet, or one that never
 /// ran a version — there is nothing to go back to).
-pub fn previous_of(package: &DynamicObject) -> Option<Previous> {
+fn previous_of(package: &DynamicObject) -> Option<Previous> {
     let version = package
         .data
         .pointer("/status/version")?
@@ -100,6 +100,26 @@ pub fn previous_of(package: &DynamicObject) -> Option<Previous> {
         version,
         spec: package.data.get("spec")?.as_object()?.clone(),
     })
+}
+
+/// What a Package given a new digest keeps to go back to: what it runs now when it is Ready
+/// with its spec (or back at its previous version after a rollback), else what it kept already
+/// — a cluster still in progress or failed with an earlier digest did not run that one, so
+/// going back means going to the last spec it ran.
+pub fn keep_for_next(package: &DynamicObject) -> Option<Previous> {
+    let rolled_back = package
+        .annotations()
+        .contains_key(kubepkg_fleet::ROLLED_BACK_ANNOTATION);
+    let ran = if rolled_back {
+        rolled_back_outcome(package)
+    } else {
+        outcome(package)
+    };
+    if ran == Outcome::Ready {
+        previous_of(package)
+    } else {
+        previous(package)
+    }
 }
 
 /// The package version the Packages given `digest` report (the one they last attempted).
@@ -235,6 +255,27 @@ mod tests {
             kubepkg_fleet::PREVIOUS_ANNOTATION.into(),
             serde_json::to_string(&prev).unwrap(),
         );
-        assert_eq!(previous(&kept), Some(prev));
+        assert_eq!(previous(&kept), Some(prev.clone()));
+        // Ready: what it runs now is kept for the next digest.
+        assert_eq!(keep_for_next(&kept), Some(prev.clone()));
+        // In progress or failed with its digest: what it kept already, not the spec it did
+        // not run.
+        let mut busy = kept.clone();
+        busy.metadata.generation = Some(3);
+        busy.data["spec"]["source"] = json!({"configMapRef": {"name": "shop-2-0-0"}});
+        assert_eq!(keep_for_next(&busy), Some(prev.clone()));
+        let mut unkept = busy.clone();
+        unkept.metadata.annotations = None;
+        assert_eq!(keep_for_next(&unkept), None);
+        // Rolled back (by its own rollback, then given the previous spec again): what it runs.
+        let mut back = package(3, 3, reason::ROLLED_BACK, ("1.0.0", "1.0.0"));
+        back.metadata
+            .annotations
+            .get_or_insert_default()
+            .insert(kubepkg_fleet::ROLLED_BACK_ANNOTATION.into(), "d2".into());
+        assert_eq!(
+            keep_for_next(&back).map(|p| p.version),
+            Some("1.0.0".into())
+        );
     }
 }
