@@ -12,7 +12,9 @@
 //! - [`reconcile`]: what one reconcile does, and the status it writes ([`status`]);
 //! - [`metrics`], [`http`]: Prometheus metrics in controller-runtime's names, `/healthz`,
 //!   `/readyz`;
-//! - [`leader`]: leader election over the same Lease lock the engine uses.
+//! - [`leader`]: leader election over the same Lease lock the engine uses;
+//! - [`rollout`]: fleet rollouts (`PackageRollout`), with [`rollout_verdict`] (whether a
+//!   cluster may go back), [`rollout_package`] (each cluster's Package) and [`rollout_metrics`].
 //!
 //! More detail:
 //! - [`source`]: ConfigMap, Secret and `url` + `sha256` archives (fetched through
@@ -43,6 +45,9 @@ pub mod problem;
 pub mod reconcile;
 pub mod resource;
 pub mod rollout;
+pub mod rollout_metrics;
+pub mod rollout_package;
+pub mod rollout_verdict;
 pub mod source;
 pub mod status;
 pub mod target;

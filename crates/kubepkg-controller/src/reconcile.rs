@@ -257,7 +257,7 @@ async fn path_source(
 
 /// The engine's cluster for a Package of `namespace` (where and as whom
 /// [`Context::acting_for`] says), and its remote target if it has one.
-async fn engine_cluster(
+pub(crate) async fn engine_cluster(
     ctx: &Context,
     namespace: &str,
     spec: Option<&PackageSpec>,

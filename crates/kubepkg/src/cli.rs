@@ -338,9 +338,11 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
             Command::Upgrade(a) => &a.common.cluster,
             Command::Rollback(a) => &a.cluster,
             Command::Rollout(r) => match r {
-                RolloutCommand::Status(a)
-                | RolloutCommand::Pause(a)
-                | RolloutCommand::Resume(a) => &a.cluster,
+                RolloutCommand::Status(a) => &a.rollout.cluster,
+                RolloutCommand::Pause(a)
+                | RolloutCommand::Resume(a)
+                | RolloutCommand::Abort(a)
+                | RolloutCommand::History(a) => &a.cluster,
                 RolloutCommand::Promote(a) => &a.cluster,
             },
             Command::Uninstall(a) => &a.cluster,

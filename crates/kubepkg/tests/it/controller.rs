@@ -623,7 +623,7 @@ async fn bad_sources_and_values_are_conditions_and_a_url_source_installs() {
 }
 
 /// A free loopback port (bound, then released for the controller to bind).
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -632,7 +632,7 @@ fn free_port() -> u16 {
 }
 
 /// `GET http://127.0.0.1:PORT/PATH`: (status code, body).
-fn http_get(port: u16, path: &str) -> (u16, String) {
+pub(crate) fn http_get(port: u16, path: &str) -> (u16, String) {
     use std::io::Read;
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     write!(
