@@ -94,7 +94,12 @@ pub async fn run(
             Api::all_with(client.clone(), &par),
         ),
     };
-    Controller::new_with(rollouts, watcher::Config::default(), ar)
+    // A shard reconciles the rollouts its selector picks (their Packages carry their shard).
+    let watched = match &ctx.label_selector {
+        Some(selector) => watcher::Config::default().labels(selector),
+        None => watcher::Config::default(),
+    };
+    Controller::new_with(rollouts, watched, ar)
         .owns_with(
             packages,
             par,
@@ -326,6 +331,10 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
         "uid": obj.uid().unwrap_or_default(),
         "controller": true,
     });
+    let shard = obj
+        .labels()
+        .get(kubepkg_package_object::SHARD_LABEL)
+        .map(String::as_str);
     for cluster in &d.start {
         let Some(view) = views.iter().find(|v| &v.name == cluster) else {
             continue;
@@ -339,7 +348,7 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
         let body = package_body(
             &package,
             &namespace,
-            &name,
+            (&name, shard),
             cluster,
             &owner,
             annotations,
@@ -372,7 +381,7 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
         let body = package_body(
             &package,
             &namespace,
-            &name,
+            (&name, shard),
             cluster,
             &owner,
             annotations,

@@ -142,23 +142,29 @@ pub fn version_of(packages: &[DynamicObject], digest: &str) -> Option<String> {
 }
 
 /// The Package a rollout applies for `cluster`: owned by the rollout, labelled with both
-/// names, with `annotations` and `spec`.
+/// names (and the rollout's shard, so that the same controller reconciles it), with
+/// `annotations` and `spec`.
 pub fn package_body(
     package: &str,
     namespace: &str,
-    rollout: &str,
+    (rollout, shard): (&str, Option<&str>),
     cluster: &str,
     owner: &Value,
     annotations: Value,
     spec: &Value,
 ) -> Value {
+    let mut labels =
+        json!({kubepkg_fleet::ROLLOUT_LABEL: rollout, kubepkg_fleet::CLUSTER_NAME_LABEL: cluster});
+    if let Some(shard) = shard {
+        labels[kubepkg_package_object::SHARD_LABEL] = json!(shard);
+    }
     json!({
         "apiVersion": format!("{}/{}", kubepkg_package_object::GROUP, kubepkg_package_object::VERSION),
         "kind": kubepkg_package_object::KIND,
         "metadata": {
             "name": package,
             "namespace": namespace,
-            "labels": {kubepkg_fleet::ROLLOUT_LABEL: rollout, kubepkg_fleet::CLUSTER_NAME_LABEL: cluster},
+            "labels": labels,
             "annotations": annotations,
             "ownerReferences": [owner],
         },
