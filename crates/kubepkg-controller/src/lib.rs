@@ -40,6 +40,7 @@
 pub mod flux_source;
 pub mod http;
 pub mod leader;
+pub mod loaded;
 pub mod metrics;
 pub mod problem;
 pub mod reconcile;

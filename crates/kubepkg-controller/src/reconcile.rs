@@ -35,6 +35,7 @@ use kubepkg_package::revision::RevisionStatus;
 use kubepkg_package_object::{DriftMode, PackageSpec, Target};
 use sha2::{Digest, Sha256};
 
+use crate::loaded::Loaded;
 use crate::metrics::Metrics;
 use crate::problem::PackageProblem;
 use crate::resource::{self, FINALIZER};
@@ -988,23 +989,10 @@ impl Drop for AbortOnDrop {
     }
 }
 
-/// A fetched archive extracted and loaded with the CLI's loader; the scratch directory goes
-/// with it.
-struct Loaded {
-    package: Package,
-    dir: std::path::PathBuf,
-}
-
-impl Drop for Loaded {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 /// Helm's paths for the controller's loads and Git fetches: a home under the scratch
 /// directory (no Helm configuration of the controller's environment is read), so the content
 /// cache (charts, Git checkouts) is `<scratch>/charts/.cache/kubepkg`.
-fn source_paths(ctx: &Context) -> kubepkg_source::HelmPaths {
+pub(crate) fn source_paths(ctx: &Context) -> kubepkg_source::HelmPaths {
     let home = ctx.scratch.join("charts");
     kubepkg_source::HelmPaths::resolve(|name| {
         (name == "HOME").then(|| home.to_string_lossy().into_owned())
@@ -1020,10 +1008,7 @@ fn git_revision(checkout: &kubepkg_git::Checkout) -> String {
     }
 }
 
-/// Loads a fetched archive with the one package loader ([`kubepkg_source::package::load`]):
-/// the charts of `chart:` components are those `package push` vendored, else fetched by the
-/// package's `kubepkg.lock` into a content cache under the controller's scratch directory
-/// (no Helm configuration of the controller's environment is read).
+/// Loads a fetched source in this Package's scratch directory ([`crate::loaded::load`]).
 async fn load(
     ctx: &Context,
     obj: &DynamicObject,
@@ -1031,79 +1016,7 @@ async fn load(
 ) -> Result<Loaded, PackageProblem> {
     let uid = obj.uid().unwrap_or_else(|| obj.name_any());
     let dir = ctx.scratch.join(format!("{uid}-{}", &fetched.sha256[..12]));
-    let _ = std::fs::remove_dir_all(&dir);
-    let unpack = dir.join("pkg");
-    std::fs::create_dir_all(&unpack).map_err(|source| PackageProblem::Scratch {
-        dir: dir.clone(),
-        source,
-    })?;
-    let archive = dir.join("package.tgz");
-    let paths = source_paths(ctx);
-    if let Some((source, checkout)) = &fetched.git {
-        return match kubepkg_source::package::load_checkout(
-            source,
-            checkout,
-            &unpack,
-            &kubepkg_source::SourceOptions::default(),
-            &paths,
-        )
-        .await
-        {
-            Ok(package) => Ok(Loaded { package, dir }),
-            Err(source) => {
-                let _ = std::fs::remove_dir_all(&dir);
-                Err(PackageProblem::Load {
-                    origin: fetched.origin.clone(),
-                    source: Box::new(source),
-                })
-            }
-        };
-    }
-    let load_error = |source| PackageProblem::Load {
-        origin: fetched.origin.clone(),
-        source: Box::new(source),
-    };
-    let options = kubepkg_source::SourceOptions::default();
-    let loaded = match std::fs::write(&archive, &fetched.bytes) {
-        Err(source) => Err(PackageProblem::Write {
-            path: archive.clone(),
-            source,
-        }),
-        // A Flux artifact is a tree: the package is the directory `subdir` of it; without one,
-        // its root, or the one directory there (an OCI artifact of a package archive).
-        Ok(()) => match &fetched.subdir {
-            Some(subdir) => match kubepkg_model::source::extract_archive(&archive, &unpack) {
-                Ok(root) => kubepkg_source::package::load(
-                    &if subdir.is_empty() {
-                        root
-                    } else {
-                        unpack.join(subdir)
-                    },
-                    &dir.join("inner"),
-                    &options,
-                    &paths,
-                )
-                .await
-                .map_err(load_error),
-                Err(e) => Err(load_error(kubepkg_source::SourceError::Package(Box::new(
-                    e,
-                )))),
-            },
-            None => kubepkg_source::package::load(&archive, &unpack, &options, &paths)
-                .await
-                .map_err(load_error),
-        },
-    };
-    match loaded {
-        Ok(mut package) => {
-            package.source = fetched.record.clone();
-            Ok(Loaded { package, dir })
-        }
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&dir);
-            Err(e)
-        }
-    }
+    crate::loaded::load(fetched, dir, &source_paths(ctx)).await
 }
 
 /// Deletion: every component uninstalled in reverse order (the CLI's `kubepkg uninstall`),

@@ -137,6 +137,17 @@ pub struct Inputs<'a> {
     pub now: i64,
 }
 
+/// The stage a cluster with `labels` belongs to: the first whose selector matches them (a stage
+/// without one takes every cluster); `None`: no stage takes it (rule 1).
+pub fn stage_of(
+    stages: &[crate::spec::StagePlan],
+    labels: &std::collections::BTreeMap<String, String>,
+) -> Option<usize> {
+    stages
+        .iter()
+        .position(|s| s.selector.as_ref().is_none_or(|sel| sel.matches(labels)))
+}
+
 /// Decides what the rollout does next (the module's rules).
 pub fn decide(i: &Inputs<'_>) -> Decision {
     let mut members: Vec<Vec<&ClusterView>> = vec![Vec::new(); i.stages.len()];
@@ -144,11 +155,7 @@ pub fn decide(i: &Inputs<'_>) -> Decision {
     let mut sorted: Vec<&ClusterView> = i.clusters.iter().collect();
     sorted.sort_by(|a, b| a.name.cmp(&b.name));
     for c in sorted {
-        match i
-            .stages
-            .iter()
-            .position(|s| s.selector.as_ref().is_none_or(|sel| sel.matches(&c.labels)))
-        {
+        match stage_of(i.stages, &c.labels) {
             Some(at) => members[at].push(c),
             None => unstaged.push(c.name.clone()),
         }

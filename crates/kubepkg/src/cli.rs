@@ -339,6 +339,7 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
             Command::Rollback(a) => &a.cluster,
             Command::Rollout(r) => match r {
                 RolloutCommand::Status(a) => &a.rollout.cluster,
+                RolloutCommand::Plan(a) => &a.rollout.cluster,
                 RolloutCommand::Pause(a)
                 | RolloutCommand::Resume(a)
                 | RolloutCommand::Abort(a)

@@ -537,6 +537,19 @@ pub enum RolloutCommand {
     Abort(RolloutArgs),
     /// The versions the rollout rolled (the last ten) and how each ended.
     History(RolloutArgs),
+    /// What the rollout's current spec would do, changing nothing: per stage, which clusters
+    /// change; and the package plan in the first of them.
+    Plan(RolloutPlanArgs),
+}
+
+/// `kubepkg rollout plan NAME`.
+#[derive(Debug, clap::Args)]
+pub struct RolloutPlanArgs {
+    #[command(flatten)]
+    pub rollout: RolloutArgs,
+    /// Leave out the diff of rendered objects.
+    #[arg(long = "no-diff")]
+    pub no_diff: bool,
 }
 
 /// `kubepkg rollout status|pause|resume|abort|history NAME`.

@@ -25,6 +25,7 @@ mod render;
 mod repo;
 mod rollback;
 pub(crate) mod rollout;
+mod rollout_plan;
 mod schema;
 mod show;
 mod sign;

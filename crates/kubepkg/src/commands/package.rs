@@ -137,7 +137,7 @@ async fn load_git(
 }
 
 /// A new scratch directory for an archive's files.
-fn scratch_dir() -> Result<std::path::PathBuf, CliError> {
+pub(super) fn scratch_dir() -> Result<std::path::PathBuf, CliError> {
     let scratch = std::env::temp_dir().join(format!(
         "kubepkg-{}-{}",
         std::process::id(),
@@ -249,7 +249,7 @@ async fn connect(settings: &Settings, timeout: Duration, sink: Sink) -> Result<K
 
 /// The plan against the cluster (`plan --cluster`, `apply --dry-run`), with where live
 /// objects drifted from the deployed revision (a drift check that cannot run is a warning).
-async fn cluster_plan(
+pub(super) async fn cluster_plan(
     kc: &KubeCluster,
     package: &kubepkg_model::Package,
     instance: Instance<'_>,

@@ -1,4 +1,4 @@
-//! `kubepkg rollout status|history|promote|pause|resume|abort NAME`: a fleet rollout
+//! `kubepkg rollout status|history|promote|pause|resume|abort NAME` (`plan`: rollout_plan.rs): a fleet rollout
 //! (`PackageRollout`, docs/fleet.md) as the controller reports it, and the changes a person
 //! makes to one. The controller does the rollout; these verbs read its status and write its
 //! spec or its annotations (approval, abort), so they work the same with `kubectl`.
@@ -25,7 +25,7 @@ pub(crate) fn api(kube: &kubepkg_kube::Cluster) -> Api<DynamicObject> {
     Api::namespaced_with(kube.client.clone(), &kube.namespace, &ar)
 }
 
-async fn get(kube: &kubepkg_kube::Cluster, name: &str) -> Result<DynamicObject> {
+pub(super) async fn get(kube: &kubepkg_kube::Cluster, name: &str) -> Result<DynamicObject> {
     match api(kube).get_opt(name).await {
         Ok(Some(o)) => Ok(o),
         Ok(None) => bail!(
@@ -53,6 +53,7 @@ pub async fn run(cmd: RolloutCommand, settings: &Settings) -> Result<Exit> {
         RolloutCommand::Resume(a) => set_paused(&kube, &a.name, false).await,
         RolloutCommand::Abort(a) => abort(&kube, &a.name).await,
         RolloutCommand::History(a) => history(&kube, &a).await,
+        RolloutCommand::Plan(a) => super::rollout_plan::plan(&kube, &a, settings).await,
     }
 }
 

@@ -271,6 +271,33 @@ async fn a_rollout_goes_stage_by_stage_and_halts_at_a_failed_canary() {
         .collect();
     assert_eq!(reachable, vec![true; 4], "{:#}", j["status"]["clusters"]);
 
+    // `rollout plan`: per stage which clusters change, and the plan in the first that does
+    // (f2, which has no Package yet: an install of the package's ConfigMap, in f2 itself).
+    let (code, out, err) = run(&home, &["rollout", "plan", "shop"]);
+    assert_eq!(code, 0, "{out}{err}");
+    for line in [
+        "  stage canary: f1 (unchanged)",
+        "  stage second: f2 (new), f3 (new)",
+        "  stage rest: f4 (new)",
+        "The plan in cluster f2 (the first the rollout changes):",
+    ] {
+        assert!(out.contains(line), "rollout plan lacks {line:?}:\n{out}");
+    }
+    assert!(out.contains("ConfigMap shop-app"), "{out}");
+    let (code, out, err) = run(&home, &["rollout", "plan", "shop", "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let j: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(j["plannedCluster"], json!("f2"));
+    assert_eq!(
+        j["stages"][1]["clusters"],
+        json!([{"name": "f2", "change": "new"}, {"name": "f3", "change": "new"}])
+    );
+    assert_eq!(j["plan"]["action"], json!("install"), "{:#}", j["plan"]);
+    assert!(
+        get(&home, "shop-f2").await.is_none(),
+        "planning started nothing"
+    );
+
     // Approved: the second stage one cluster at a time, then the rest; every cluster at 1.0.0.
     let (code, out, err) = run(&home, &["rollout", "promote", "shop"]);
     assert_eq!(code, 0, "{out}{err}");
