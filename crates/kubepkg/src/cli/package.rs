@@ -550,6 +550,18 @@ pub struct RolloutPlanArgs {
     /// Leave out the diff of rendered objects.
     #[arg(long = "no-diff")]
     pub no_diff: bool,
+    /// Without the managing cluster: the stages by their selectors, and the plan of the
+    /// package as a first install (needs --filename, and --package unless the rollout's
+    /// source is `oci`).
+    #[arg(long = "offline")]
+    pub offline: bool,
+    /// The PackageRollout from this YAML file instead of the cluster (it must be NAME).
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    pub filename: Option<std::path::PathBuf>,
+    /// With --offline: the package to plan (a directory, archive, `oci://` or `git+…`, as
+    /// `kubepkg plan` takes) instead of the rollout's source.
+    #[arg(long = "package", value_name = "PACKAGE")]
+    pub package: Option<std::path::PathBuf>,
 }
 
 /// `kubepkg rollout status|pause|resume|abort|history NAME`.

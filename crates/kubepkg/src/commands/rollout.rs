@@ -41,6 +41,11 @@ pub(super) async fn get(kube: &kubepkg_kube::Cluster, name: &str) -> Result<Dyna
 }
 
 pub async fn run(cmd: RolloutCommand, settings: &Settings) -> Result<Exit> {
+    if let RolloutCommand::Plan(a) = &cmd
+        && a.offline
+    {
+        return super::rollout_plan::offline(a, settings).await;
+    }
     let kube = settings.connect().await?;
     match cmd {
         RolloutCommand::Status(a) if a.watch => {

@@ -40,16 +40,122 @@ struct Member {
     change: &'static str,
 }
 
+/// The rollout's spec: from `--filename` (which must be the PackageRollout NAME), else from the
+/// cluster.
+async fn rollout_spec(
+    kube: Option<&kubepkg_kube::Cluster>,
+    a: &RolloutPlanArgs,
+) -> Result<RolloutSpec> {
+    let name = &a.rollout.name;
+    let data = match (&a.filename, kube) {
+        (Some(file), _) => {
+            let text = std::fs::read_to_string(file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            let v = kubepkg_yaml::from_yaml_str(&text)
+                .map_err(|e| anyhow!("{}: {e}", file.display()))?;
+            let v = kubepkg_chart::schema::value_to_json(&v);
+            if v["kind"] != json!(kubepkg_fleet::KIND) || v["metadata"]["name"] != json!(name) {
+                anyhow::bail!(
+                    "{}: not the PackageRollout {name} (kind {}, name {})",
+                    file.display(),
+                    v["kind"],
+                    v["metadata"]["name"]
+                );
+            }
+            v
+        }
+        (None, Some(kube)) => {
+            let o = super::rollout::get(kube, name).await?;
+            json!({"spec": o.data.get("spec").cloned().unwrap_or(Value::Null)})
+        }
+        (None, None) => anyhow::bail!("--offline needs the rollout: --filename FILE"),
+    };
+    serde_json::from_value(data.get("spec").cloned().unwrap_or(Value::Null))
+        .with_context(|| format!("PackageRollout {name}: its spec does not read"))
+}
+
+/// `rollout plan --offline`: the stages by their selectors and the package's plan as a first
+/// install, with the rollout's `package.values` (its `valuesFrom` and `clusterValues` need the
+/// cluster and are left out, which the output says).
+pub async fn offline(a: &RolloutPlanArgs, settings: &Settings) -> Result<Exit> {
+    let name = &a.rollout.name;
+    let spec = rollout_spec(None, a).await?;
+    let stages = spec
+        .check()
+        .map_err(|e| anyhow!("PackageRollout {name}: {e}"))?;
+    let package_spec: PackageSpec = serde_json::from_value(Value::Object(spec.package.clone()))
+        .context("the rollout's package spec")?;
+    let (path, source_args) = match (&a.package, &package_spec.source.oci) {
+        (Some(p), _) => (p.clone(), crate::cli::PackageSourceArgs::default()),
+        (None, Some(oci)) => (
+            std::path::PathBuf::from(oci),
+            crate::cli::PackageSourceArgs {
+                version: package_spec.source.version.clone(),
+                ..Default::default()
+            },
+        ),
+        (None, None) => anyhow::bail!(
+            "--offline plans the package named by --package PACKAGE (the rollout's source is read by the controller in the cluster; only an oci source is read without it)"
+        ),
+    };
+    let mut loaded = super::package::load(&path, &source_args, settings).await?;
+    package_spec.add_post_renderers(&mut loaded.package)?;
+    let mut user = kubepkg_model::values::UserValues::new();
+    if !package_spec.values.is_empty() {
+        user.add_package_spec(package_spec.values.clone());
+    }
+    let namespace = settings.offline_namespace();
+    let instance = Instance {
+        name,
+        namespace: &namespace,
+    };
+    let plan = ops::plan_offline(&loaded.package, instance, &user)?;
+    let selectors: Vec<String> = stages
+        .iter()
+        .map(|s| match &s.selector {
+            Some(sel) => serde_json::to_string(sel).unwrap_or_default(),
+            None => "every cluster no earlier stage takes".into(),
+        })
+        .collect();
+    if a.rollout.output == Format::Json {
+        let stages: Vec<Value> = stages
+            .iter()
+            .zip(&selectors)
+            .map(|(s, sel)| json!({"name": s.name, "selector": sel}))
+            .collect();
+        let out = json!({"rollout": name, "digest": spec.digest(), "stages": stages, "plan": plan});
+        print_structured(out, Format::Json, String::new)?;
+        return Ok(Exit::Succeeded);
+    }
+    println!(
+        "PackageRollout {name} (digest {}), offline: which clusters each stage takes is known in the managing cluster",
+        spec.digest()
+    );
+    for (s, sel) in stages.iter().zip(&selectors) {
+        println!("  stage {}: {sel}", s.name);
+    }
+    let left_out = match (
+        package_spec.values_from.is_empty(),
+        spec.cluster_values.is_empty(),
+    ) {
+        (true, true) => String::new(),
+        _ => " (valuesFrom and clusterValues are read in the cluster: left out)".into(),
+    };
+    println!("\nThe plan of the package as a first install, with package.values{left_out}:\n");
+    print!(
+        "{}",
+        render_styled(&plan, !a.no_diff, settings.terminal.stdout)
+    );
+    Ok(Exit::Succeeded)
+}
+
 pub async fn plan(
     kube: &kubepkg_kube::Cluster,
     a: &RolloutPlanArgs,
     settings: &Settings,
 ) -> Result<Exit> {
     let name = &a.rollout.name;
-    let obj = super::rollout::get(kube, name).await?;
-    let spec: RolloutSpec =
-        serde_json::from_value(obj.data.get("spec").cloned().unwrap_or(Value::Null))
-            .with_context(|| format!("PackageRollout {name}: its spec does not read"))?;
+    let spec = rollout_spec(Some(kube), a).await?;
     let stages = spec
         .check()
         .map_err(|e| anyhow!("PackageRollout {name}: {e}"))?;

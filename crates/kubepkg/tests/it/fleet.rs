@@ -297,6 +297,43 @@ async fn a_rollout_goes_stage_by_stage_and_halts_at_a_failed_canary() {
         get(&home, "shop-f2").await.is_none(),
         "planning started nothing"
     );
+    // Offline, from a file and the package alone (no cluster at all).
+    let file = tmp.path().join("rollout.yaml");
+    std::fs::write(
+        &file,
+        serde_json::to_string(&json!({
+            "apiVersion": "kubepkg.dev/v1alpha1", "kind": "PackageRollout",
+            "metadata": {"name": "shop"}, "spec": spec,
+        }))
+        .unwrap(),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+        .args(["rollout", "plan", "shop", "--offline", "-f"])
+        .arg(&file)
+        .arg("--package")
+        .arg(tmp.path().join("1.0.0"))
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
+        .env_remove("HELM_NAMESPACE")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for line in [
+        "  stage canary: {\"matchLabels\":{\"stage\":\"canary\"}}",
+        "  stage rest: every cluster no earlier stage takes",
+        "The plan of the package as a first install, with package.values:",
+        "ConfigMap shop-app",
+    ] {
+        assert!(
+            text.contains(line),
+            "offline rollout plan lacks {line:?}:\n{text}"
+        );
+    }
 
     // Approved: the second stage one cluster at a time, then the rest; every cluster at 1.0.0.
     let (code, out, err) = run(&home, &["rollout", "promote", "shop"]);
