@@ -693,6 +693,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
                 .unwrap_or_default(),
             backend: prev.and_then(|p| p.backend),
             post_renderers: prev.map(|p| p.post_renderers.clone()).unwrap_or_default(),
+            depends_on: s.depends_on.clone(),
         });
     }
     let applying = match input.plan.action {

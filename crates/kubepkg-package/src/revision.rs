@@ -165,6 +165,11 @@ pub struct ComponentRecord {
     /// `patches`): empty when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub post_renderers: Vec<String>,
+    /// The components it depends on directly (`install.dependsOn` and the implied order), so a
+    /// revision's graph can be drawn without its package (the dashboard); empty in records
+    /// written before kubepkg kept it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub depends_on: Vec<String>,
 }
 
 /// A package revision record.
@@ -501,6 +506,7 @@ mod tests {
                     ready_when: vec![],
                     backend: None,
                     post_renderers: Vec::new(),
+                    depends_on: Vec::new(),
                 },
                 ComponentRecord {
                     name: "kubevirt".into(),
@@ -511,6 +517,7 @@ mod tests {
                     ready_when: vec![],
                     backend: None,
                     post_renderers: Vec::new(),
+                    depends_on: Vec::new(),
                 },
             ],
             status: RevisionStatus::Deployed,

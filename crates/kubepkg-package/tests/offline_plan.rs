@@ -96,6 +96,7 @@ fn upgrade_plan_runs_the_hook_with_versions_and_passes_previous_values() {
         ready_when: vec![],
         backend: None,
         post_renderers: Vec::new(),
+        depends_on: Vec::new(),
     };
     let prev = PackageRevision {
         source: None,

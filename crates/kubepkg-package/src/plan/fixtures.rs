@@ -81,6 +81,7 @@ pub fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         ready_when: vec![],
         backend: None,
         post_renderers: Vec::new(),
+        depends_on: Vec::new(),
     };
     PackageRevision {
         source: None,

@@ -276,6 +276,7 @@ mod tests {
                 ready_when: vec![],
                 backend: None,
                 post_renderers: Vec::new(),
+                depends_on: Vec::new(),
             }],
             status,
             description: description.into(),

@@ -1,0 +1,189 @@
+//! The HTTP side: accepting connections, routing a GET to its view, the embedded assets, and
+//! the headers every response carries (Content-Security-Policy and the other browser
+//! protections). Only GET and HEAD are answered: the dashboard changes nothing.
+
+use std::convert::Infallible;
+
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper::header::{HeaderName, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+
+use crate::error::DashboardError;
+use crate::html::{esc, page};
+use crate::live::{Changes, Subject};
+use crate::query::{Query, name};
+use crate::views::history::Compared;
+use crate::{Dashboard, Scope, live, views};
+
+type Body = UnsyncBoxBody<Bytes, Infallible>;
+
+const CSS: &str = include_str!("../assets/dashboard.css");
+const JS: &str = include_str!("../assets/dashboard.js");
+
+/// The policy: only this origin's script, style and event streams; no inline anything, no
+/// frames, no forms posting elsewhere.
+const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
+connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// Serves connections from `listener` until the process ends.
+pub(crate) async fn accept(listener: tokio::net::TcpListener, dashboard: Dashboard, changes: Changes) {
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let dashboard = dashboard.clone();
+        let changes = changes.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
+                let dashboard = dashboard.clone();
+                let changes = changes.clone();
+                async move { Ok::<_, Infallible>(answer(&req, dashboard, changes).await) }
+            });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+async fn answer<B>(req: &Request<B>, dashboard: Dashboard, changes: Changes) -> Response<Body> {
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        return text(StatusCode::METHOD_NOT_ALLOWED, "the dashboard is read-only: GET only\n");
+    }
+    if !host_allowed(req) {
+        return text(
+            StatusCode::MISDIRECTED_REQUEST,
+            "this dashboard answers requests for an IP address or localhost only (a page from another site cannot read it)\n",
+        );
+    }
+    let path = req.uri().path().to_string();
+    let query = Query::parse(req.uri().query());
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let result = match segments.as_slice() {
+        ["static", "dashboard.css"] => return asset("text/css; charset=utf-8", CSS),
+        ["static", "dashboard.js"] => return asset("text/javascript; charset=utf-8", JS),
+        ["events"] => return events(dashboard, changes, Subject::List),
+        ["events", ns, n] => match (name("namespace", ns), name("package", n)) {
+            (Ok(ns), Ok(n)) => match dashboard.check_scope(ns) {
+                Ok(()) => {
+                    let subject = Subject::Package {
+                        namespace: ns.to_string(),
+                        name: n.to_string(),
+                    };
+                    return events(dashboard, changes, subject);
+                }
+                Err(e) => Err(e),
+            },
+            (Err(e), _) | (_, Err(e)) => Err(e),
+        },
+        [] => list(&dashboard, &query).await,
+        ["packages", ns, n] => package(&dashboard, ns, n).await,
+        ["packages", ns, n, "history"] => history(&dashboard, ns, n, &query).await,
+        ["packages", ns, n, "values"] => values(&dashboard, ns, n, &query).await,
+        _ => Err(DashboardError::NotFound { path: path.clone() }),
+    };
+    match result {
+        Ok(html) => respond(StatusCode::OK, "text/html; charset=utf-8", Full::new(Bytes::from(html)).boxed_unsync()),
+        Err(e) => error_page(&e),
+    }
+}
+
+/// A DNS-rebinding guard: a page of another site whose name was made to point at this address
+/// would send its own host name; an IP literal or `localhost` is what the user opened.
+fn host_allowed<B>(req: &Request<B>) -> bool {
+    let Some(host) = req.headers().get(hyper::header::HOST).and_then(|h| h.to_str().ok()) else {
+        return true;
+    };
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        return rest.split(']').next().is_some_and(|ip| ip.parse::<std::net::Ipv6Addr>().is_ok());
+    } else {
+        host.rsplit_once(':').map_or(host, |(h, _)| h)
+    };
+    name == "localhost" || name.parse::<std::net::Ipv4Addr>().is_ok()
+}
+
+async fn list(d: &Dashboard, query: &Query) -> Result<String, DashboardError> {
+    let all = d.packages().await?;
+    let scope = match &d.scope {
+        Scope::Namespace(n) => format!("namespace {n}"),
+        Scope::All => "every namespace you may read".to_string(),
+    };
+    Ok(views::list::render(&all, query, &scope))
+}
+
+async fn package(d: &Dashboard, ns: &str, n: &str) -> Result<String, DashboardError> {
+    let (ns, n) = (name("namespace", ns)?, name("package", n)?);
+    let status = d.status(ns, n).await?;
+    let events = d.events(ns, &status.revision).await;
+    Ok(views::package::render(&status, &events))
+}
+
+async fn history(d: &Dashboard, ns: &str, n: &str, query: &Query) -> Result<String, DashboardError> {
+    let (ns, n) = (name("namespace", ns)?, name("package", n)?);
+    let h = d.history(ns, n).await?;
+    let compared = match (query.revision("from")?, query.revision("to")?) {
+        (Some(from), Some(to)) => Some(Compared {
+            from,
+            to,
+            components: d.diff(ns, n, from, to).await?,
+        }),
+        (None, None) => None,
+        _ => {
+            return Err(DashboardError::BadRequest {
+                what: "from/to",
+                value: String::new(),
+                expected: "give both revisions to compare (from and to)",
+            });
+        }
+    };
+    Ok(views::history::render(&h, compared.as_ref()))
+}
+
+async fn values(d: &Dashboard, ns: &str, n: &str, query: &Query) -> Result<String, DashboardError> {
+    let (ns, n) = (name("namespace", ns)?, name("package", n)?);
+    let h = d.history(ns, n).await?;
+    let (rev, comps) = d.values(ns, n, query.revision("revision")?).await?;
+    Ok(views::values::render(&rev, &h, &comps))
+}
+
+fn events(d: Dashboard, changes: Changes, subject: Subject) -> Response<Body> {
+    let mut r = respond(StatusCode::OK, "text/event-stream", live::stream(d, changes, subject));
+    r.headers_mut()
+        .insert(HeaderName::from_static("x-accel-buffering"), HeaderValue::from_static("no"));
+    r
+}
+
+fn error_page(e: &DashboardError) -> Response<Body> {
+    let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::BAD_GATEWAY);
+    let body = format!(
+        "<h1>{}</h1>\n<p class=\"error\">{}</p>\n<p><a href=\"/\">Back to the package list</a></p>",
+        status.canonical_reason().unwrap_or("Error"),
+        esc(&e.to_string())
+    );
+    let html = page("Error", &[("Packages".to_string(), "/".to_string())], &body, None);
+    respond(status, "text/html; charset=utf-8", Full::new(Bytes::from(html)).boxed_unsync())
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> Response<Body> {
+    respond(StatusCode::OK, content_type, Full::new(Bytes::from_static(body.as_bytes())).boxed_unsync())
+}
+
+fn text(status: StatusCode, body: &'static str) -> Response<Body> {
+    respond(status, "text/plain; charset=utf-8", Full::new(Bytes::from_static(body.as_bytes())).boxed_unsync())
+}
+
+fn respond(status: StatusCode, content_type: &'static str, body: Body) -> Response<Body> {
+    let mut r = Response::new(body);
+    *r.status_mut() = status;
+    let h = r.headers_mut();
+    h.insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    h.insert(hyper::header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    h.insert(hyper::header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(hyper::header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(hyper::header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(hyper::header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
