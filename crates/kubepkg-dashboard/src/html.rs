@@ -37,9 +37,19 @@ pub fn page(title: &str, crumbs: &[(String, String)], body: &str, live: Option<&
     let mut trail = String::new();
     for (i, (text, href)) in crumbs.iter().enumerate() {
         if i + 1 == crumbs.len() {
-            let _ = write!(trail, "<li><a href=\"{}\" aria-current=\"page\">{}</a></li>", esc(href), esc(text));
+            let _ = write!(
+                trail,
+                "<li><a href=\"{}\" aria-current=\"page\">{}</a></li>",
+                esc(href),
+                esc(text)
+            );
         } else {
-            let _ = write!(trail, "<li><a href=\"{}\">{}</a></li>", esc(href), esc(text));
+            let _ = write!(
+                trail,
+                "<li><a href=\"{}\">{}</a></li>",
+                esc(href),
+                esc(text)
+            );
         }
     }
     let live_attr = live
@@ -89,12 +99,20 @@ mod tests {
 
     #[test]
     fn text_is_escaped() {
-        assert_eq!(esc("<a href='x'>&\"</a>"), "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;");
+        assert_eq!(
+            esc("<a href='x'>&\"</a>"),
+            "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;"
+        );
     }
 
     #[test]
     fn a_page_has_no_inline_script() {
-        let p = page("t", &[("Packages".into(), "/".into())], "<p>x</p>", Some("/events"));
+        let p = page(
+            "t",
+            &[("Packages".into(), "/".into())],
+            "<p>x</p>",
+            Some("/events"),
+        );
         assert!(p.contains("<script src=\"/static/dashboard.js\" defer></script>"));
         assert_eq!(p.matches("<script").count(), 1);
         assert!(!p.contains("style="));

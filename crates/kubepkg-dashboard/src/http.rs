@@ -29,7 +29,11 @@ const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-
 connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /// Serves connections from `listener` until the process ends.
-pub(crate) async fn accept(listener: tokio::net::TcpListener, dashboard: Dashboard, changes: Changes) {
+pub(crate) async fn accept(
+    listener: tokio::net::TcpListener,
+    dashboard: Dashboard,
+    changes: Changes,
+) {
     loop {
         let Ok((stream, _)) = listener.accept().await else {
             continue;
@@ -51,7 +55,10 @@ pub(crate) async fn accept(listener: tokio::net::TcpListener, dashboard: Dashboa
 
 async fn answer<B>(req: &Request<B>, dashboard: Dashboard, changes: Changes) -> Response<Body> {
     if req.method() != Method::GET && req.method() != Method::HEAD {
-        return text(StatusCode::METHOD_NOT_ALLOWED, "the dashboard is read-only: GET only\n");
+        return text(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "the dashboard is read-only: GET only\n",
+        );
     }
     if !host_allowed(req) {
         return text(
@@ -86,7 +93,11 @@ async fn answer<B>(req: &Request<B>, dashboard: Dashboard, changes: Changes) -> 
         _ => Err(DashboardError::NotFound { path: path.clone() }),
     };
     match result {
-        Ok(html) => respond(StatusCode::OK, "text/html; charset=utf-8", Full::new(Bytes::from(html)).boxed_unsync()),
+        Ok(html) => respond(
+            StatusCode::OK,
+            "text/html; charset=utf-8",
+            Full::new(Bytes::from(html)).boxed_unsync(),
+        ),
         Err(e) => error_page(&e),
     }
 }
@@ -94,11 +105,18 @@ async fn answer<B>(req: &Request<B>, dashboard: Dashboard, changes: Changes) -> 
 /// A DNS-rebinding guard: a page of another site whose name was made to point at this address
 /// would send its own host name; an IP literal or `localhost` is what the user opened.
 fn host_allowed<B>(req: &Request<B>) -> bool {
-    let Some(host) = req.headers().get(hyper::header::HOST).and_then(|h| h.to_str().ok()) else {
+    let Some(host) = req
+        .headers()
+        .get(hyper::header::HOST)
+        .and_then(|h| h.to_str().ok())
+    else {
         return true;
     };
     let name = if let Some(rest) = host.strip_prefix('[') {
-        return rest.split(']').next().is_some_and(|ip| ip.parse::<std::net::Ipv6Addr>().is_ok());
+        return rest
+            .split(']')
+            .next()
+            .is_some_and(|ip| ip.parse::<std::net::Ipv6Addr>().is_ok());
     } else {
         host.rsplit_once(':').map_or(host, |(h, _)| h)
     };
@@ -121,7 +139,12 @@ async fn package(d: &Dashboard, ns: &str, n: &str) -> Result<String, DashboardEr
     Ok(views::package::render(&status, &events))
 }
 
-async fn history(d: &Dashboard, ns: &str, n: &str, query: &Query) -> Result<String, DashboardError> {
+async fn history(
+    d: &Dashboard,
+    ns: &str,
+    n: &str,
+    query: &Query,
+) -> Result<String, DashboardError> {
     let (ns, n) = (name("namespace", ns)?, name("package", n)?);
     let h = d.history(ns, n).await?;
     let compared = match (query.revision("from")?, query.revision("to")?) {
@@ -150,9 +173,15 @@ async fn values(d: &Dashboard, ns: &str, n: &str, query: &Query) -> Result<Strin
 }
 
 fn events(d: Dashboard, changes: Changes, subject: Subject) -> Response<Body> {
-    let mut r = respond(StatusCode::OK, "text/event-stream", live::stream(d, changes, subject));
-    r.headers_mut()
-        .insert(HeaderName::from_static("x-accel-buffering"), HeaderValue::from_static("no"));
+    let mut r = respond(
+        StatusCode::OK,
+        "text/event-stream",
+        live::stream(d, changes, subject),
+    );
+    r.headers_mut().insert(
+        HeaderName::from_static("x-accel-buffering"),
+        HeaderValue::from_static("no"),
+    );
     r
 }
 
@@ -163,27 +192,62 @@ fn error_page(e: &DashboardError) -> Response<Body> {
         status.canonical_reason().unwrap_or("Error"),
         esc(&e.to_string())
     );
-    let html = page("Error", &[("Packages".to_string(), "/".to_string())], &body, None);
-    respond(status, "text/html; charset=utf-8", Full::new(Bytes::from(html)).boxed_unsync())
+    let html = page(
+        "Error",
+        &[("Packages".to_string(), "/".to_string())],
+        &body,
+        None,
+    );
+    respond(
+        status,
+        "text/html; charset=utf-8",
+        Full::new(Bytes::from(html)).boxed_unsync(),
+    )
 }
 
 fn asset(content_type: &'static str, body: &'static str) -> Response<Body> {
-    respond(StatusCode::OK, content_type, Full::new(Bytes::from_static(body.as_bytes())).boxed_unsync())
+    respond(
+        StatusCode::OK,
+        content_type,
+        Full::new(Bytes::from_static(body.as_bytes())).boxed_unsync(),
+    )
 }
 
 fn text(status: StatusCode, body: &'static str) -> Response<Body> {
-    respond(status, "text/plain; charset=utf-8", Full::new(Bytes::from_static(body.as_bytes())).boxed_unsync())
+    respond(
+        status,
+        "text/plain; charset=utf-8",
+        Full::new(Bytes::from_static(body.as_bytes())).boxed_unsync(),
+    )
 }
 
 fn respond(status: StatusCode, content_type: &'static str, body: Body) -> Response<Body> {
     let mut r = Response::new(body);
     *r.status_mut() = status;
     let h = r.headers_mut();
-    h.insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    h.insert(hyper::header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
-    h.insert(hyper::header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    h.insert(hyper::header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
-    h.insert(hyper::header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    h.insert(hyper::header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(
+        hyper::header::CONTENT_TYPE,
+        HeaderValue::from_static(content_type),
+    );
+    h.insert(
+        hyper::header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    h.insert(
+        hyper::header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        hyper::header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(
+        hyper::header::X_FRAME_OPTIONS,
+        HeaderValue::from_static("DENY"),
+    );
+    h.insert(
+        hyper::header::CACHE_CONTROL,
+        HeaderValue::from_static("no-store"),
+    );
     r
 }

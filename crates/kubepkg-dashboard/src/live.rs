@@ -112,7 +112,11 @@ pub(crate) fn stream(
     let (tx, rx) = mpsc::channel::<Bytes>(8);
     tokio::spawn(async move {
         let mut last = String::new();
-        if tx.send(Bytes::from_static(b"retry: 2000\n\n")).await.is_err() {
+        if tx
+            .send(Bytes::from_static(b"retry: 2000\n\n"))
+            .await
+            .is_err()
+        {
             return;
         }
         loop {

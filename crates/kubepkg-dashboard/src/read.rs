@@ -79,7 +79,11 @@ impl Dashboard {
     }
 
     /// One package's latest revision and its components' live state.
-    pub(crate) async fn status(&self, namespace: &str, name: &str) -> Result<Status, DashboardError> {
+    pub(crate) async fn status(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Status, DashboardError> {
         self.check_scope(namespace)?;
         let kc = self.engine(namespace);
         let (revision, components) = ops::status(&kc, Instance { name, namespace }).await?;
@@ -89,7 +93,11 @@ impl Dashboard {
         })
     }
 
-    pub(crate) async fn history(&self, namespace: &str, name: &str) -> Result<History, DashboardError> {
+    pub(crate) async fn history(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<History, DashboardError> {
         self.check_scope(namespace)?;
         Ok(ops::history(&self.engine(namespace), Instance { name, namespace }).await?)
     }
@@ -127,9 +135,10 @@ impl Dashboard {
         };
         let ours = |kind: &str, name: &str| {
             (kind == "Package" && name == rev.name)
-                || rev.components.iter().any(|c| {
-                    name == c.release || name.starts_with(&format!("{}-", c.release))
-                })
+                || rev
+                    .components
+                    .iter()
+                    .any(|c| name == c.release || name.starts_with(&format!("{}-", c.release)))
         };
         let mut out: Vec<(String, EventLine)> = list
             .items

@@ -129,7 +129,9 @@ fn chart_values(r: &Release) -> Map<String, Value> {
 }
 
 /// A recorded release whose manifest does not read as objects (written by something else).
-pub(crate) fn recorded_err(r: &Release) -> impl Fn(kubepkg_kube::manifest::ManifestError) -> EngineError {
+pub(crate) fn recorded_err(
+    r: &Release,
+) -> impl Fn(kubepkg_kube::manifest::ManifestError) -> EngineError {
     let what = format!("release {} revision {}", r.name, r.version);
     move |e| EngineError::Recorded {
         release: what.clone(),
@@ -725,7 +727,12 @@ pub async fn status(
         return Err(not_installed(instance));
     };
     let mut states = Vec::new();
-    for c in &latest.components {
+    // A run under way: what it has yet to apply too (the component it applies now among them).
+    let to_apply = latest
+        .to_apply
+        .iter()
+        .filter(|_| latest.status.is_pending());
+    for c in latest.components.iter().chain(to_apply) {
         let live = kc.backend_for_record(c).await.live(&kc.ctx(), c).await;
         let mut waiting_for = live.waiting_for;
         if waiting_for.is_none() {

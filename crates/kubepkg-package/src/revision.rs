@@ -242,6 +242,11 @@ pub struct PackageRevision {
     /// rollback away from this revision can run them (docs/rules.md#prerollback-hooks).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rollback_hooks: Vec<RollbackHook>,
+    /// While the revision is pending: the components its run has yet to apply (or is applying),
+    /// in order, their release revision not recorded yet; `status` and the dashboard show them
+    /// after `components`. Empty once the run ended.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub to_apply: Vec<ComponentRecord>,
 }
 
 /// A `PreRollback` hook as a revision keeps it: its release, the values it is given (package
@@ -529,6 +534,7 @@ mod tests {
             hooks_completed: Vec::new(),
             hook_verdicts: Vec::new(),
             rollback_hooks: Vec::new(),
+            to_apply: Vec::new(),
         }
     }
 

@@ -186,7 +186,9 @@ impl Browser {
             .map_err(|e| {
                 failed(
                     "chromedriver",
-                    format!("{e}: install Debian's chromium-driver (apt-get install -y chromium-driver)"),
+                    format!(
+                        "{e}: install Debian's chromium-driver (apt-get install -y chromium-driver)"
+                    ),
                 )
             })?;
         let base = format!("http://127.0.0.1:{port}");
@@ -227,7 +229,10 @@ impl Browser {
         if status != 200 {
             return Err(failed(
                 format!("WebDriver {method} {path}"),
-                format!("{status}: {}", v["value"]["message"].as_str().unwrap_or_default()),
+                format!(
+                    "{status}: {}",
+                    v["value"]["message"].as_str().unwrap_or_default()
+                ),
             ));
         }
         Ok(v["value"].clone())
@@ -239,9 +244,13 @@ impl Browser {
 
     /// Navigates to `url` and waits for the page to load.
     pub async fn goto(&self, url: &str) -> Result<(), Error> {
-        self.call("POST", &self.session_path("/url"), Some(&json!({"url": url})))
-            .await
-            .map(|_| ())
+        self.call(
+            "POST",
+            &self.session_path("/url"),
+            Some(&json!({"url": url})),
+        )
+        .await
+        .map(|_| ())
     }
 
     /// Runs `script` (a function body; `arguments` are `args`) in the page; its return value.
@@ -256,7 +265,9 @@ impl Browser {
 
     /// The page's visible text.
     pub async fn text(&self) -> Result<String, Error> {
-        let v = self.execute("return document.body.innerText;", json!([])).await?;
+        let v = self
+            .execute("return document.body.innerText;", json!([]))
+            .await?;
         Ok(v.as_str().unwrap_or_default().to_string())
     }
 
@@ -343,7 +354,10 @@ impl Browser {
     /// `path`.
     pub async fn screenshot(&self, path: &Path) -> Result<(), Error> {
         let height = self
-            .execute("return Math.ceil(document.documentElement.scrollHeight);", json!([]))
+            .execute(
+                "return Math.ceil(document.documentElement.scrollHeight);",
+                json!([]),
+            )
             .await?
             .as_u64()
             .unwrap_or(900)
@@ -354,7 +368,9 @@ impl Browser {
             Some(&json!({"width": 1280, "height": height + 140})),
         )
         .await?;
-        let v = self.call("GET", &self.session_path("/screenshot"), None).await?;
+        let v = self
+            .call("GET", &self.session_path("/screenshot"), None)
+            .await?;
         let png = base64::engine::general_purpose::STANDARD
             .decode(v.as_str().unwrap_or_default())
             .map_err(|e| failed("decoding a screenshot", format!("{e}")))?;

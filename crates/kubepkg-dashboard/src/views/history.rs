@@ -77,7 +77,12 @@ pub fn render(h: &History, compared: Option<&Compared>) -> String {
             if !r.hook_verdicts.is_empty() {
                 body.push_str("<h4>Hook verdicts</h4><ul>");
                 for v in &r.hook_verdicts {
-                    let _ = write!(body, "<li><strong>{}</strong>: {}", esc(&v.hook), esc(&v.to_string()));
+                    let _ = write!(
+                        body,
+                        "<li><strong>{}</strong>: {}",
+                        esc(&v.hook),
+                        esc(&v.to_string())
+                    );
                     if !v.affected.is_empty() {
                         let _ = write!(body, " (affected: {})", esc(&v.affected_text()));
                     }
@@ -107,7 +112,11 @@ fn compare_form(h: &History, compared: Option<&Compared>) -> String {
     let options = |selected: u64| {
         let mut o = String::new();
         for r in h.revisions.iter().rev() {
-            let s = if r.revision == selected { " selected" } else { "" };
+            let s = if r.revision == selected {
+                " selected"
+            } else {
+                ""
+            };
             let _ = write!(
                 o,
                 "<option value=\"{n}\"{s}>{n} ({} {})</option>",
@@ -152,30 +161,44 @@ fn diff(c: &Compared) -> String {
         } else {
             format!("{} → {}", esc(&comp.from_chart), esc(&comp.to_chart))
         };
-        let _ = write!(out, "<h3>{} <span class=\"chart\">{charts}</span></h3>", esc(&comp.name));
+        let _ = write!(
+            out,
+            "<h3>{} <span class=\"chart\">{charts}</span></h3>",
+            esc(&comp.name)
+        );
         for o in objects {
             let change = match o.change {
                 ObjectChange::Added => "added",
                 ObjectChange::Removed => "removed",
                 ObjectChange::Changed => "changed",
             };
-            let _ = write!(out, "<h4>{} <span class=\"change\">({change})</span></h4>", esc(&o.object));
+            let _ = write!(
+                out,
+                "<h4>{} <span class=\"change\">({change})</span></h4>",
+                esc(&o.object)
+            );
             if !o.secret_keys.is_empty() {
-                out.push_str("<p>A Secret: its values are never shown. Keys:</p><ul>");
-                for k in &o.secret_keys {
-                    let _ = write!(out, "<li>{}</li>", esc(&k.to_string()));
-                }
-                out.push_str("</ul>");
+                out.push_str("<p>A Secret: its keys and their sizes, never its values.</p>");
             }
             out.push_str("<pre class=\"diff\">");
             for line in o.diff.lines() {
+                // The plan's headers name the deployed and the planned side: here, revisions.
+                let line = if line.starts_with("--- ") {
+                    line.replace(" (deployed)", &format!(" (revision {})", c.from))
+                } else if line.starts_with("+++ ") {
+                    line.replace(" (planned)", &format!(" (revision {})", c.to))
+                } else {
+                    line.to_string()
+                };
+                let line = line.as_str();
                 let class = match line.chars().next() {
                     Some('+') if !line.starts_with("+++") => "add",
                     Some('-') if !line.starts_with("---") => "del",
                     Some('@') => "hunk",
                     _ => "ctx",
                 };
-                let _ = writeln!(out, "<span class=\"{class}\">{}</span>", esc(line));
+                // Each line a block: the spans need no newline between them.
+                let _ = write!(out, "<span class=\"{class}\">{}</span>", esc(line));
             }
             out.push_str("</pre>");
         }

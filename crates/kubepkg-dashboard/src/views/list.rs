@@ -134,7 +134,9 @@ pub fn render(all: &[Status], query: &Query, scope: &str) -> String {
             let _ = write!(
                 body,
                 "<th scope=\"col\"><a href=\"/?sort={key}{}\">{label}</a></th>",
-                wanted.map(|w| format!("&amp;state={}", w.key())).unwrap_or_default()
+                wanted
+                    .map(|w| format!("&amp;state={}", w.key()))
+                    .unwrap_or_default()
             );
         }
     }
@@ -169,7 +171,12 @@ fn filter_form(query: &Query, wanted: Option<State>, sort: &str) -> String {
     let mut states = String::from("<option value=\"\">any state</option>");
     for st in State::ALL {
         let selected = if wanted == Some(st) { " selected" } else { "" };
-        let _ = write!(states, "<option value=\"{}\"{selected}>{}</option>", st.key(), st.label());
+        let _ = write!(
+            states,
+            "<option value=\"{}\"{selected}>{}</option>",
+            st.key(),
+            st.label()
+        );
     }
     let mut sorts = String::new();
     for (key, label) in SORTS {

@@ -5,3 +5,6 @@ pub mod history;
 pub mod list;
 pub mod package;
 pub mod values;
+
+#[cfg(test)]
+mod tests;

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use kubepkg_package::revision::PackageRevision;
+use kubepkg_package::revision::{ComponentRecord, PackageRevision};
 
 use crate::html::{age, badge, esc, package_href, page};
 use crate::live::LiveRow;
@@ -33,8 +33,16 @@ pub fn live_rows(s: &Status) -> Vec<LiveRow> {
 /// The links between a package's pages, `current` marked.
 pub fn tabs(rev: &PackageRevision, current: &str) -> String {
     let mut out = String::from("<nav aria-label=\"Package\" class=\"tabs\"><ul>");
-    for (view, label) in [("", "Components"), ("history", "History"), ("values", "Values")] {
-        let aria = if view == current { " aria-current=\"page\"" } else { "" };
+    for (view, label) in [
+        ("", "Components"),
+        ("history", "History"),
+        ("values", "Values"),
+    ] {
+        let aria = if view == current {
+            " aria-current=\"page\""
+        } else {
+            ""
+        };
         let _ = write!(
             out,
             "<li><a href=\"{}\"{aria}>{label}</a></li>",
@@ -55,16 +63,26 @@ pub fn crumbs(rev: &PackageRevision, view: &str, label: &str) -> Vec<(String, St
         ),
     ];
     if !view.is_empty() {
-        c.push((label.to_string(), package_href(&rev.namespace, &rev.name, view)));
+        c.push((
+            label.to_string(),
+            package_href(&rev.namespace, &rev.name, view),
+        ));
     }
     c
+}
+
+/// The components of the revision in apply order: those applied, then (while its run goes
+/// on) those it has yet to apply.
+fn components(rev: &PackageRevision) -> Vec<&ComponentRecord> {
+    let to_apply = rev.to_apply.iter().filter(|_| rev.status.is_pending());
+    rev.components.iter().chain(to_apply).collect()
 }
 
 /// The step (column) of each component: one more than the deepest component it depends on.
 fn levels(rev: &PackageRevision) -> BTreeMap<String, usize> {
     let mut level: BTreeMap<String, usize> = BTreeMap::new();
     // Components are recorded in apply order, so dependencies come first.
-    for c in &rev.components {
+    for c in components(rev) {
         let l = c
             .depends_on
             .iter()
@@ -98,7 +116,11 @@ pub fn render(s: &Status, events: &[EventLine]) -> String {
         age = age(&rev.last_deployed),
     );
     if !rev.description.is_empty() {
-        let _ = writeln!(body, "<p class=\"description\">{}</p>", esc(&rev.description));
+        let _ = writeln!(
+            body,
+            "<p class=\"description\">{}</p>",
+            esc(&rev.description)
+        );
     }
     body.push_str(&graph(s));
     body.push_str(&hooks(rev));
@@ -119,8 +141,15 @@ fn graph(s: &Status) -> String {
 <p class=\"hint\">In apply order: each step starts when the steps before it are ready.</p>\n<ol class=\"graph\">\n",
     );
     for step in 0..depth {
-        let _ = write!(out, "<li class=\"step\"><h3 class=\"step-title\">Step {}</h3><ul>", step + 1);
-        for c in rev.components.iter().filter(|c| levels.get(&c.name) == Some(&step)) {
+        let _ = write!(
+            out,
+            "<li class=\"step\"><h3 class=\"step-title\">Step {}</h3><ul>",
+            step + 1
+        );
+        for c in components(rev)
+            .into_iter()
+            .filter(|c| levels.get(&c.name) == Some(&step))
+        {
             let live = s.components.iter().find(|l| l.name == c.name);
             let (st, waiting) = match live {
                 Some(l) => state::component(rev, l),
@@ -135,7 +164,11 @@ fn graph(s: &Status) -> String {
                 waits = esc(&waiting),
             );
             if !c.depends_on.is_empty() {
-                let _ = write!(out, "<dt>After</dt><dd>{}</dd>", esc(&c.depends_on.join(", ")));
+                let _ = write!(
+                    out,
+                    "<dt>After</dt><dd>{}</dd>",
+                    esc(&c.depends_on.join(", "))
+                );
             }
             let _ = write!(
                 out,
@@ -151,12 +184,18 @@ fn graph(s: &Status) -> String {
                 gates.push(format!(
                     "{} {} {}={}",
                     g.kind,
-                    g.namespace.as_deref().map_or(g.name.clone(), |n| format!("{n}/{}", g.name)),
+                    g.namespace
+                        .as_deref()
+                        .map_or(g.name.clone(), |n| format!("{n}/{}", g.name)),
                     g.condition,
                     g.status
                 ));
             }
-            let _ = write!(out, "<dt>Ready when</dt><dd>{}</dd></dl></li>", esc(&gates.join("; ")));
+            let _ = write!(
+                out,
+                "<dt>Ready when</dt><dd>{}</dd></dl></li>",
+                esc(&gates.join("; "))
+            );
         }
         out.push_str("</ul></li>\n");
     }
@@ -166,7 +205,11 @@ fn graph(s: &Status) -> String {
 
 /// The hooks this revision ran or keeps, each marked as a hook, with its verdict.
 fn hooks(rev: &PackageRevision) -> String {
-    let mut names: Vec<&str> = rev.hooks_completed.iter().map(|h| h.name.as_str()).collect();
+    let mut names: Vec<&str> = rev
+        .hooks_completed
+        .iter()
+        .map(|h| h.name.as_str())
+        .collect();
     names.extend(rev.hook_verdicts.iter().map(|v| v.hook.as_str()));
     names.extend(rev.rollback_hooks.iter().map(|h| h.name.as_str()));
     names.sort_unstable();
@@ -180,7 +223,10 @@ fn hooks(rev: &PackageRevision) -> String {
     for n in names {
         let mut what = Vec::new();
         if let Some(h) = rev.hooks_completed.iter().find(|h| h.name == n) {
-            what.push(format!("PreUpgrade hook, ran for {} → {}", h.from_version, h.to_version));
+            what.push(format!(
+                "PreUpgrade hook, ran for {} → {}",
+                h.from_version, h.to_version
+            ));
         }
         if rev.rollback_hooks.iter().any(|h| h.name == n) {
             what.push("PreRollback hook, kept for a rollback away from this version".to_string());
@@ -224,8 +270,7 @@ fn conditions(rev: &PackageRevision) -> String {
 }
 
 fn events_table(events: &[EventLine]) -> String {
-    let mut out =
-        String::from("<section aria-labelledby=\"events\"><h2 id=\"events\">Events</h2>");
+    let mut out = String::from("<section aria-labelledby=\"events\"><h2 id=\"events\">Events</h2>");
     if events.is_empty() {
         out.push_str("<p>No Events about this package's objects (Events expire after an hour).</p></section>\n");
         return out;

@@ -11,7 +11,11 @@ use crate::html::{esc, page};
 use crate::views::package::{crumbs, tabs};
 
 /// The values page of `rev` (`history` lists the revisions one may choose).
-pub fn render(rev: &PackageRevision, history: &History, components: &[(String, Effective)]) -> String {
+pub fn render(
+    rev: &PackageRevision,
+    history: &History,
+    components: &[(String, Effective)],
+) -> String {
     let mut body = format!(
         "<h1>Values of {}/{}</h1>\n{}",
         esc(&rev.namespace),
@@ -20,7 +24,11 @@ pub fn render(rev: &PackageRevision, history: &History, components: &[(String, E
     );
     let mut options = String::new();
     for r in history.revisions.iter().rev() {
-        let s = if r.revision == rev.revision { " selected" } else { "" };
+        let s = if r.revision == rev.revision {
+            " selected"
+        } else {
+            ""
+        };
         let _ = write!(
             options,
             "<option value=\"{n}\"{s}>{n} ({} {})</option>",

@@ -122,6 +122,7 @@ pub fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         hooks_completed: Vec::new(),
         hook_verdicts: Vec::new(),
         rollback_hooks: Vec::new(),
+        to_apply: Vec::new(),
     }
 }
 

@@ -138,7 +138,14 @@ fn a_missing_tool_is_installed_with_one_update_and_one_install_of_just_it() {
 #[test]
 fn several_missing_tools_are_installed_in_one_call() {
     let m = Machine::new(
-        &["sha256sum", "sed", "git", "sshd", "chromium", "chromedriver"],
+        &[
+            "sha256sum",
+            "sed",
+            "git",
+            "sshd",
+            "chromium",
+            "chromedriver",
+        ],
         Some(true),
     );
     let out = m.needs();

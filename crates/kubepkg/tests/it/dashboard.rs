@@ -84,10 +84,7 @@ impl Served {
             .unwrap_or_else(|| panic!("no URL in the dashboard's first line: {line:?}"))
             .trim_end_matches('/')
             .to_string();
-        assert!(
-            line.contains(&format!("namespace {}", ns.name())),
-            "{line}"
-        );
+        assert!(line.contains(&format!("namespace {}", ns.name())), "{line}");
         Served { child, url }
     }
 }
@@ -139,15 +136,21 @@ async fn the_graph_turns_ready_live_without_a_reload() {
     .stderr(Stdio::piped())
     .spawn()
     .unwrap();
-    wait_until("component b's pod", async || !pods(&ns, "b").await.is_empty()).await;
+    wait_until("component b's pod", async || {
+        !pods(&ns, "b").await.is_empty()
+    })
+    .await;
 
     let browser = Browser::start().await.expect("headless Chromium");
     let page = format!("{}/packages/{}/web", served.url, ns.name());
     browser.goto(&page).await.unwrap();
     let a = browser
-        .wait_for_text("a Ready", "[data-live-key=\"a\"]", Duration::from_secs(60), |t| {
-            t.contains("Ready")
-        })
+        .wait_for_text(
+            "a Ready",
+            "[data-live-key=\"a\"]",
+            Duration::from_secs(60),
+            |t| t.contains("Ready"),
+        )
         .await
         .unwrap();
     assert!(!a.contains("waiting"), "{a}");
@@ -162,10 +165,16 @@ async fn the_graph_turns_ready_live_without_a_reload() {
         .unwrap();
     assert!(b.contains("web-b"), "{b}");
     browser
-        .execute("window.kubepkgMark = 'same page'; return null;", serde_json::json!([]))
+        .execute(
+            "window.kubepkgMark = 'same page'; return null;",
+            serde_json::json!([]),
+        )
         .await
         .unwrap();
-    browser.screenshot(&shot("package-waiting.png")).await.unwrap();
+    browser
+        .screenshot(&shot("package-waiting.png"))
+        .await
+        .unwrap();
 
     // Let b's pod become ready: the node simulator follows the annotation.
     let pod = pods(&ns, "b").await.remove(0);
@@ -174,19 +183,27 @@ async fn the_graph_turns_ready_live_without_a_reload() {
         .patch(
             &name,
             &PatchParams::default(),
-            &Patch::Merge(serde_json::json!({"metadata": {"annotations": {"kubepkg.dev/sim": "ok"}}})),
+            &Patch::Merge(
+                serde_json::json!({"metadata": {"annotations": {"kubepkg.dev/sim": "ok"}}}),
+            ),
         )
         .await
         .unwrap();
     let b = browser
-        .wait_for_text("b Ready", "[data-live-key=\"b\"]", Duration::from_secs(120), |t| {
-            t.contains("Ready") && !t.contains("waiting")
-        })
+        .wait_for_text(
+            "b Ready",
+            "[data-live-key=\"b\"]",
+            Duration::from_secs(120),
+            |t| t.contains("Ready") && !t.contains("waiting"),
+        )
         .await
         .unwrap();
     assert!(b.contains("After"), "{b}");
     let mark = browser
-        .execute("return window.kubepkgMark || 'reloaded';", serde_json::json!([]))
+        .execute(
+            "return window.kubepkgMark || 'reloaded';",
+            serde_json::json!([]),
+        )
         .await
         .unwrap();
     assert_eq!(mark, "same page", "the page was reloaded");
@@ -197,9 +214,12 @@ async fn the_graph_turns_ready_live_without_a_reload() {
     assert!(status.success(), "{err}");
     let summary = format!("[data-live-key=\"{}/web\"]", ns.name());
     browser
-        .wait_for_text("the package Ready", &summary, Duration::from_secs(60), |t| {
-            t.contains("Ready")
-        })
+        .wait_for_text(
+            "the package Ready",
+            &summary,
+            Duration::from_secs(60),
+            |t| t.contains("Ready"),
+        )
         .await
         .unwrap();
     browser.screenshot(&shot("package.png")).await.unwrap();
@@ -213,11 +233,24 @@ async fn the_graph_turns_ready_live_without_a_reload() {
 async fn list_history_diff_and_values_never_show_a_secret() {
     let ns = TestNamespace::fresh("dash-views").await;
     let tmp = tempfile::tempdir().unwrap();
-    let (v1, v2, v3) = (tmp.path().join("v1"), tmp.path().join("v2"), tmp.path().join("v3"));
+    let (v1, v2, v3) = (
+        tmp.path().join("v1"),
+        tmp.path().join("v2"),
+        tmp.path().join("v3"),
+    );
     write_package(&v1, "1.0.0", "1", "ok");
     write_package(&v2, "2.0.0", "2", "ok");
     write_package(&v3, "3.0.0", "3", "unready");
-    let (code, _, err) = run(&ns, &["apply", "web", v1.to_str().unwrap(), "--set", "a.replicas=2"]);
+    let (code, _, err) = run(
+        &ns,
+        &[
+            "apply",
+            "web",
+            v1.to_str().unwrap(),
+            "--set",
+            "a.replicas=2",
+        ],
+    );
     assert_eq!(code, 0, "{err}");
 
     let served = Served::start(&ns);
@@ -228,7 +261,10 @@ async fn list_history_diff_and_values_never_show_a_secret() {
         .unwrap();
     let (code, _, err) = run(&ns, &["apply", "web", v2.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    let (code, _, err) = run(&ns, &["apply", "web", v3.to_str().unwrap(), "--timeout", "8s"]);
+    let (code, _, err) = run(
+        &ns,
+        &["apply", "web", v3.to_str().unwrap(), "--timeout", "8s"],
+    );
     assert_eq!(code, 4, "v3's b never becomes ready (UpgradeFailed): {err}");
 
     let browser = Browser::start().await.expect("headless Chromium");
@@ -255,26 +291,52 @@ async fn list_history_diff_and_values_never_show_a_secret() {
     assert!(reached, "the package link is never focused by Tab");
     browser.enter().await.unwrap();
     wait_until("the package page opened by Enter", async || {
-        browser.url().await.unwrap().ends_with(&format!("/packages/{}/web", ns.name()))
+        browser
+            .url()
+            .await
+            .unwrap()
+            .ends_with(&format!("/packages/{}/web", ns.name()))
     })
     .await;
 
     // 3. History: the diff of revisions 1 and 2.
     let history = format!("{base}/packages/{}/web/history", ns.name());
-    browser.goto(&format!("{history}?from=1&to=2")).await.unwrap();
-    let diff = browser.text_of("section[aria-labelledby=diff]").await.unwrap();
-    assert!(diff.contains("-        image: registry.invalid/b:1"), "{diff}");
-    assert!(diff.contains("+        image: registry.invalid/b:2"), "{diff}");
+    browser
+        .goto(&format!("{history}?from=1&to=2"))
+        .await
+        .unwrap();
+    let diff = browser
+        .text_of("section[aria-labelledby=diff]")
+        .await
+        .unwrap();
+    assert!(
+        diff.contains("-        image: registry.invalid/b:1"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("+        image: registry.invalid/b:2"),
+        "{diff}"
+    );
     let changed: Vec<&str> = diff
         .lines()
-        .filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++") && !l.starts_with("---"))
+        .filter(|l| {
+            (l.starts_with('+') || l.starts_with('-'))
+                && !l.starts_with("+++")
+                && !l.starts_with("---")
+        })
         .collect();
     assert_eq!(
         changed,
-        ["-        image: registry.invalid/b:1", "+        image: registry.invalid/b:2"],
+        [
+            "-        image: registry.invalid/b:1",
+            "+        image: registry.invalid/b:2"
+        ],
         "only b's image changes in the rendered objects (the Secret shows its keys): {diff}"
     );
-    assert!(diff.contains("Secret") && diff.contains("password"), "{diff}");
+    assert!(
+        diff.contains("Secret") && diff.contains("password"),
+        "{diff}"
+    );
     browser.screenshot(&shot("history.png")).await.unwrap();
     // The failed revision 3 (v3) keeps its diagnosis: the pod that never became ready.
     browser.goto(&history).await.unwrap();
@@ -283,11 +345,17 @@ async fn list_history_diff_and_values_never_show_a_secret() {
 
     // 4. Values with provenance.
     browser
-        .goto(&format!("{base}/packages/{}/web/values?revision=1", ns.name()))
+        .goto(&format!(
+            "{base}/packages/{}/web/values?revision=1",
+            ns.name()
+        ))
         .await
         .unwrap();
     let values = browser.text().await.unwrap();
-    assert!(values.contains("replicas") && values.contains("--set a.replicas=2"), "{values}");
+    assert!(
+        values.contains("replicas") && values.contains("--set a.replicas=2"),
+        "{values}"
+    );
     browser.screenshot(&shot("values.png")).await.unwrap();
 
     // 5. No Secret value anywhere: every page, asset and both event streams.
@@ -308,7 +376,11 @@ async fn list_history_diff_and_values_never_show_a_secret() {
     for p in &pages {
         let got = browser::get(&format!("{base}{p}")).await.unwrap();
         assert_eq!(got.status, 200, "{p}: {}", got.body);
-        assert!(got.csp.contains("script-src 'self'"), "{p}: CSP {:?}", got.csp);
+        assert!(
+            got.csp.contains("script-src 'self'"),
+            "{p}: CSP {:?}",
+            got.csp
+        );
         bodies.push((p.clone(), got.body));
     }
     bodies.push(("/events".into(), list_events.text()));
@@ -322,16 +394,30 @@ async fn list_history_diff_and_values_never_show_a_secret() {
         let secret = secret_of(version);
         let encoded = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &secret);
         for (p, body) in &bodies {
-            assert!(!body.contains(&secret), "{p} shows the Secret value {secret}");
-            assert!(!body.contains(&encoded), "{p} shows the Secret value base64-encoded");
+            assert!(
+                !body.contains(&secret),
+                "{p} shows the Secret value {secret}"
+            );
+            assert!(
+                !body.contains(&encoded),
+                "{p} shows the Secret value base64-encoded"
+            );
         }
     }
 
     // Bad input is a page that says what to give, not a failure of the server.
-    let bad = browser::get(&format!("{history}?from=one&to=2")).await.unwrap();
+    let bad = browser::get(&format!("{history}?from=one&to=2"))
+        .await
+        .unwrap();
     assert_eq!(bad.status, 400);
-    assert!(bad.body.contains("expected a revision number"), "{}", bad.body);
-    let other = browser::get(&format!("{base}/packages/kube-system/web")).await.unwrap();
+    assert!(
+        bad.body.contains("expected a revision number"),
+        "{}",
+        bad.body
+    );
+    let other = browser::get(&format!("{base}/packages/kube-system/web"))
+        .await
+        .unwrap();
     assert_eq!(other.status, 403);
     assert!(other.body.contains("-A"), "{}", other.body);
 }
@@ -344,7 +430,10 @@ async fn a_port_in_use_is_an_error_that_says_what_to_do() {
     let port = taken.local_addr().unwrap().port().to_string();
     let (code, _, err) = run(&ns, &["dashboard", "--port", &port]);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains(&format!("cannot listen on 127.0.0.1:{port}")), "{err}");
+    assert!(
+        err.contains(&format!("cannot listen on 127.0.0.1:{port}")),
+        "{err}"
+    );
     assert!(err.contains("choose another --port"), "{err}");
     let out = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
         .args(["dashboard", "--address", "not-an-ip"])
