@@ -22,6 +22,7 @@ KUBEPKG_NEEDS=(
 	"sshd openssh-server" # the git+ssh:// tests' SSH server (kubepkg_testkit::git_server::SshServer)
 	"chromium chromium"   # the dashboard's tests run a real headless browser (kubepkg_testkit::browser)
 	"chromedriver chromium-driver" # … which they drive over W3C WebDriver
+	"npm npm"             # … and audit with axe-core, installed once by npm into ~/.cache/kubepkg/axe-core (kubepkg_testkit::axe)
 )
 
 # The Debian packages of the commands that are not on PATH, one line, space-separated.

@@ -263,6 +263,16 @@ impl Browser {
         .await
     }
 
+    /// Runs `script` asynchronously: it ends by calling its last argument with the result.
+    pub async fn execute_async(&self, script: &str, args: Value) -> Result<Value, Error> {
+        self.call(
+            "POST",
+            &self.session_path("/execute/async"),
+            Some(&json!({"script": script, "args": args})),
+        )
+        .await
+    }
+
     /// The page's visible text.
     pub async fn text(&self) -> Result<String, Error> {
         let v = self

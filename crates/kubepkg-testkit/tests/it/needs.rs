@@ -118,6 +118,7 @@ const ALL_BUT_TINYPROXY: &[&str] = &[
     "sshd",
     "chromium",
     "chromedriver",
+    "npm",
 ];
 
 #[test]
@@ -145,6 +146,7 @@ fn several_missing_tools_are_installed_in_one_call() {
             "sshd",
             "chromium",
             "chromedriver",
+            "npm",
         ],
         Some(true),
     );

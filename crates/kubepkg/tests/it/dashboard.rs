@@ -358,7 +358,38 @@ async fn list_history_diff_and_values_never_show_a_secret() {
     );
     browser.screenshot(&shot("values.png")).await.unwrap();
 
-    // 5. No Secret value anywhere: every page, asset and both event streams.
+    // 5. Every view passes axe-core's WCAG 2 A/AA rules: no serious or critical violation.
+    let axe = kubepkg_testkit::axe::source().expect("axe-core from npm");
+    for view in [
+        "/".to_string(),
+        format!("/packages/{}/web", ns.name()),
+        format!("/packages/{}/web/history?from=1&to=2", ns.name()),
+        format!("/packages/{}/web/values", ns.name()),
+    ] {
+        browser.goto(&format!("{base}{view}")).await.unwrap();
+        let found = kubepkg_testkit::axe::audit(&browser, &axe).await.unwrap();
+        for v in &found {
+            eprintln!("{view}: axe: {v}");
+        }
+        let serious: Vec<String> = found
+            .iter()
+            .filter(|v| matches!(v.impact.as_str(), "serious" | "critical"))
+            .map(ToString::to_string)
+            .collect();
+        assert!(serious.is_empty(), "{view}:\n{}", serious.join("\n"));
+    }
+    // The audit sees what it should: an image without a text alternative is caught.
+    browser
+        .execute(
+            "document.querySelector('main').appendChild(document.createElement('img')); return null;",
+            serde_json::json!([]),
+        )
+        .await
+        .unwrap();
+    let found = kubepkg_testkit::axe::audit(&browser, &axe).await.unwrap();
+    assert!(found.iter().any(|v| v.id == "image-alt"), "{found:?}");
+
+    // 6. No Secret value anywhere: every page, asset and both event streams.
     let pages = [
         "/".to_string(),
         "/?state=failed&sort=age".to_string(),
