@@ -28,6 +28,19 @@ pub enum DashboardError {
         "namespace {namespace:?} is not shown by this dashboard (it shows {shown}); start it with -n {namespace} or -A"
     )]
     OutOfScope { namespace: String, shown: String },
+    /// No token, or one the API server does not authenticate (served with authentication).
+    #[error(
+        "sign in with a Kubernetes bearer token (kubectl create token NAME, or your kubeconfig's token)"
+    )]
+    Unauthenticated,
+    /// The user may not read Packages in the namespace.
+    #[error(
+        "{user} may not get packages.kubepkg.dev in namespace {namespace:?}; ask for a Role that allows it"
+    )]
+    Forbidden { user: String, namespace: String },
+    /// A TokenReview or SubjectAccessReview could not be made.
+    #[error("the API server did not answer a {what}: {message}")]
+    Review { what: &'static str, message: String },
     /// No such page.
     #[error("no page at {path}; start from the package list at /")]
     NotFound { path: String },
@@ -41,7 +54,9 @@ impl DashboardError {
     pub fn status(&self) -> u16 {
         match self {
             DashboardError::BadRequest { .. } => 400,
-            DashboardError::OutOfScope { .. } => 403,
+            DashboardError::OutOfScope { .. } | DashboardError::Forbidden { .. } => 403,
+            DashboardError::Unauthenticated => 401,
+            DashboardError::Review { .. } => 502,
             DashboardError::NotFound { .. } => 404,
             DashboardError::Engine(kubepkg_engine::EngineError::NotInstalled { .. })
             | DashboardError::Engine(kubepkg_engine::EngineError::Refused(_)) => 404,

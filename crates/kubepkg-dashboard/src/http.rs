@@ -44,7 +44,7 @@ pub(crate) async fn accept(
             let service = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
                 let dashboard = dashboard.clone();
                 let changes = changes.clone();
-                async move { Ok::<_, Infallible>(answer(&req, dashboard, changes).await) }
+                async move { Ok::<_, Infallible>(answer(req, dashboard, changes).await) }
             });
             let _ = hyper::server::conn::http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), service)
@@ -53,28 +53,55 @@ pub(crate) async fn accept(
     }
 }
 
-async fn answer<B>(req: &Request<B>, dashboard: Dashboard, changes: Changes) -> Response<Body> {
+async fn answer(
+    req: Request<hyper::body::Incoming>,
+    dashboard: Dashboard,
+    changes: Changes,
+) -> Response<Body> {
+    let path = req.uri().path().to_string();
+    if dashboard.authenticated && path == "/login" && req.method() == Method::POST {
+        return login(&dashboard, req).await;
+    }
     if req.method() != Method::GET && req.method() != Method::HEAD {
         return text(
             StatusCode::METHOD_NOT_ALLOWED,
             "the dashboard is read-only: GET only\n",
         );
     }
-    if !host_allowed(req) {
+    // Served to many users, every request carries its token (no rebinding page has it);
+    // served on this machine, the host name must be the one the user opened.
+    if !dashboard.authenticated && !host_allowed(&req) {
         return text(
             StatusCode::MISDIRECTED_REQUEST,
             "this dashboard answers requests for an IP address or localhost only (a page from another site cannot read it)\n",
         );
     }
-    let path = req.uri().path().to_string();
-    let query = Query::parse(req.uri().query());
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    let result = match segments.as_slice() {
+    match segments.as_slice() {
         ["static", "dashboard.css"] => return asset("text/css; charset=utf-8", CSS),
         ["static", "dashboard.js"] => return asset("text/javascript; charset=utf-8", JS),
+        ["login"] if dashboard.authenticated => return login_page(StatusCode::OK, ""),
+        ["logout"] if dashboard.authenticated => return logout(),
+        _ => {}
+    }
+    let dashboard = if dashboard.authenticated {
+        let user = match crate::auth::token_of(req.headers()) {
+            Some(token) => crate::auth::authenticate(&dashboard.kube.client, &token).await,
+            None => Ok(None),
+        };
+        match user {
+            Ok(Some(user)) => dashboard.as_user(user),
+            Ok(None) => return login_page(StatusCode::UNAUTHORIZED, ""),
+            Err(e) => return error_page(&e),
+        }
+    } else {
+        dashboard
+    };
+    let query = Query::parse(req.uri().query());
+    let result = match segments.as_slice() {
         ["events"] => return events(dashboard, changes, Subject::List),
         ["events", ns, n] => match (name("namespace", ns), name("package", n)) {
-            (Ok(ns), Ok(n)) => match dashboard.check_scope(ns) {
+            (Ok(ns), Ok(n)) => match dashboard.check(ns).await {
                 Ok(()) => {
                     let subject = Subject::Package {
                         namespace: ns.to_string(),
@@ -100,6 +127,76 @@ async fn answer<B>(req: &Request<B>, dashboard: Dashboard, changes: Changes) -> 
         ),
         Err(e) => error_page(&e),
     }
+}
+
+/// `POST /login`: the form's token, checked with a TokenReview, kept in an HttpOnly cookie.
+async fn login(dashboard: &Dashboard, req: Request<hyper::body::Incoming>) -> Response<Body> {
+    let body = match http_body_util::Limited::new(req.into_body(), 64 * 1024)
+        .collect()
+        .await
+    {
+        Ok(b) => b.to_bytes(),
+        Err(_) => return login_page(StatusCode::PAYLOAD_TOO_LARGE, "The form is too large."),
+    };
+    let form = Query::parse(Some(&String::from_utf8_lossy(&body)));
+    let Some(token) = form.get("token").map(str::trim).filter(|t| !t.is_empty()) else {
+        return login_page(StatusCode::UNAUTHORIZED, "Give a token.");
+    };
+    match crate::auth::authenticate(&dashboard.kube.client, token).await {
+        Ok(Some(_)) => {
+            let mut r = text(StatusCode::SEE_OTHER, "signed in\n");
+            r.headers_mut()
+                .insert(hyper::header::LOCATION, HeaderValue::from_static("/"));
+            let cookie = format!(
+                "{}={token}; HttpOnly; SameSite=Strict; Path=/",
+                crate::auth::COOKIE
+            );
+            if let Ok(v) = HeaderValue::from_str(&cookie) {
+                r.headers_mut().insert(hyper::header::SET_COOKIE, v);
+            }
+            r
+        }
+        Ok(None) => login_page(
+            StatusCode::UNAUTHORIZED,
+            "The API server does not accept this token.",
+        ),
+        Err(e) => error_page(&e),
+    }
+}
+
+fn logout() -> Response<Body> {
+    let mut r = text(StatusCode::SEE_OTHER, "signed out\n");
+    r.headers_mut()
+        .insert(hyper::header::LOCATION, HeaderValue::from_static("/login"));
+    r.headers_mut().insert(
+        hyper::header::SET_COOKIE,
+        HeaderValue::from_static("kubepkg-token=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0"),
+    );
+    r
+}
+
+/// The sign-in form (a token, sent by POST and kept in an HttpOnly cookie).
+fn login_page(status: StatusCode, problem: &str) -> Response<Body> {
+    let problem = if problem.is_empty() {
+        String::new()
+    } else {
+        format!("<p class=\"error\" role=\"alert\">{}</p>", esc(problem))
+    };
+    let body = format!(
+        "<h1>Sign in</h1>\n{problem}<p>This dashboard shows the packages of the namespaces your Kubernetes identity may read. Give a bearer token (for a ServiceAccount: <code>kubectl create token NAME -n NAMESPACE</code>).</p>\n\
+<form method=\"post\" action=\"/login\"><label>Token <input type=\"password\" name=\"token\" autocomplete=\"off\" required></label> <button type=\"submit\">Sign in</button></form>"
+    );
+    let html = page(
+        "Sign in",
+        &[("Sign in".to_string(), "/login".to_string())],
+        &body,
+        None,
+    );
+    respond(
+        status,
+        "text/html; charset=utf-8",
+        Full::new(Bytes::from(html)).boxed_unsync(),
+    )
 }
 
 /// A DNS-rebinding guard: a page of another site whose name was made to point at this address

@@ -23,6 +23,7 @@
 //! Content-Security-Policy (`script-src 'self'`, no inline script or style).
 #![forbid(unsafe_code)]
 
+mod auth;
 mod error;
 mod html;
 mod http;
@@ -32,8 +33,11 @@ mod read;
 mod state;
 mod views;
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
 
+pub use auth::User;
 pub use error::DashboardError;
 
 /// The namespaces a dashboard shows.
@@ -68,12 +72,44 @@ impl Scope {
 pub struct Dashboard {
     pub(crate) kube: kubepkg_kube::Cluster,
     pub(crate) scope: Scope,
+    /// Whether each request must authenticate (`auth`).
+    pub(crate) authenticated: bool,
+    /// The user of the request being served (with `authenticated`).
+    pub(crate) user: Option<Arc<User>>,
+    /// The namespaces the user was found to read or not, in this request.
+    pub(crate) readable: Arc<Mutex<BTreeMap<String, bool>>>,
 }
 
 impl Dashboard {
-    /// The dashboard of `scope` as the identity of `kube` sees it.
+    /// The dashboard of `scope` as the identity of `kube` sees it (`kubepkg dashboard`: one
+    /// user, on this machine).
     pub fn new(kube: kubepkg_kube::Cluster, scope: Scope) -> Dashboard {
-        Dashboard { kube, scope }
+        Dashboard {
+            kube,
+            scope,
+            authenticated: false,
+            user: None,
+            readable: Arc::default(),
+        }
+    }
+
+    /// The dashboard of `scope` for many users (the controller's): each request authenticates
+    /// with a bearer token and sees the namespaces its user may `get packages` in (`auth`);
+    /// `kube`'s identity makes the reads and the reviews.
+    pub fn for_users(kube: kubepkg_kube::Cluster, scope: Scope) -> Dashboard {
+        Dashboard {
+            authenticated: true,
+            ..Dashboard::new(kube, scope)
+        }
+    }
+
+    /// This dashboard as `user` sees it, for one request.
+    pub(crate) fn as_user(&self, user: User) -> Dashboard {
+        Dashboard {
+            user: Some(Arc::new(user)),
+            readable: Arc::default(),
+            ..self.clone()
+        }
     }
 }
 

@@ -46,24 +46,63 @@ impl Dashboard {
         )
     }
 
-    /// An error unless `namespace` is shown.
-    pub(crate) fn check_scope(&self, namespace: &str) -> Result<(), DashboardError> {
-        if self.scope.shows(namespace) {
+    /// An error unless `namespace` is shown, and (served to many users) its user may read
+    /// Packages there.
+    pub(crate) async fn check(&self, namespace: &str) -> Result<(), DashboardError> {
+        if !self.scope.shows(namespace) {
+            return Err(DashboardError::OutOfScope {
+                namespace: namespace.to_string(),
+                shown: match &self.scope {
+                    Scope::Namespace(n) => format!("namespace {n}"),
+                    Scope::All => "every namespace".to_string(),
+                },
+            });
+        }
+        if self.readable(namespace).await? {
             return Ok(());
         }
-        Err(DashboardError::OutOfScope {
+        Err(DashboardError::Forbidden {
+            user: self
+                .user
+                .as_ref()
+                .map_or_else(String::new, |u| u.name.clone()),
             namespace: namespace.to_string(),
-            shown: match &self.scope {
-                Scope::Namespace(n) => format!("namespace {n}"),
-                Scope::All => "every namespace".to_string(),
-            },
         })
+    }
+
+    /// Whether the request's user may read Packages in `namespace` (always, for one user on
+    /// this machine; once asked, remembered for the request).
+    async fn readable(&self, namespace: &str) -> Result<bool, DashboardError> {
+        if !self.authenticated {
+            return Ok(true);
+        }
+        let Some(user) = &self.user else {
+            return Err(DashboardError::Unauthenticated);
+        };
+        if let Some(known) = self
+            .readable
+            .lock()
+            .ok()
+            .and_then(|m| m.get(namespace).copied())
+        {
+            return Ok(known);
+        }
+        let allowed = crate::auth::may_read(&self.kube.client, user, namespace).await?;
+        if let Ok(mut m) = self.readable.lock() {
+            m.insert(namespace.to_string(), allowed);
+        }
+        Ok(allowed)
     }
 
     /// The status of every package shown, by namespace and name.
     pub(crate) async fn packages(&self) -> Result<Vec<Status>, DashboardError> {
         let store = &self.engine(&self.kube.namespace).store;
-        let latest = store.list_latest(self.scope.namespace()).await?;
+        let mut latest = Vec::new();
+        for rev in store.list_latest(self.scope.namespace()).await? {
+            if self.readable(&rev.namespace).await? {
+                latest.push(rev);
+            }
+        }
         let reads = latest.into_iter().map(|rev| async move {
             let ns = rev.namespace.clone();
             match self.status(&ns, &rev.name).await {
@@ -84,7 +123,7 @@ impl Dashboard {
         namespace: &str,
         name: &str,
     ) -> Result<Status, DashboardError> {
-        self.check_scope(namespace)?;
+        self.check(namespace).await?;
         let kc = self.engine(namespace);
         let (revision, components) = ops::status(&kc, Instance { name, namespace }).await?;
         Ok(Status {
@@ -98,7 +137,7 @@ impl Dashboard {
         namespace: &str,
         name: &str,
     ) -> Result<History, DashboardError> {
-        self.check_scope(namespace)?;
+        self.check(namespace).await?;
         Ok(ops::history(&self.engine(namespace), Instance { name, namespace }).await?)
     }
 
@@ -109,7 +148,7 @@ impl Dashboard {
         from: u64,
         to: u64,
     ) -> Result<Vec<ComponentDiff>, DashboardError> {
-        self.check_scope(namespace)?;
+        self.check(namespace).await?;
         let kc = self.engine(namespace);
         Ok(kubepkg_engine::compare::revisions(&kc, Instance { name, namespace }, from, to).await?)
     }
@@ -120,7 +159,7 @@ impl Dashboard {
         name: &str,
         revision: Option<u64>,
     ) -> Result<(PackageRevision, Vec<(String, Effective)>), DashboardError> {
-        self.check_scope(namespace)?;
+        self.check(namespace).await?;
         let kc = self.engine(namespace);
         Ok(ops::values(&kc, Instance { name, namespace }, revision).await?)
     }

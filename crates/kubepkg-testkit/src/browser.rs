@@ -29,12 +29,14 @@ pub struct Browser {
     session: String,
 }
 
-/// The response to a GET: status, `Content-Type`, `Content-Security-Policy` and body.
+/// The answer to a request: status, `Content-Type`, `Content-Security-Policy`, headers, body.
 #[derive(Debug, Clone)]
 pub struct Fetched {
     pub status: u16,
     pub content_type: String,
     pub csp: String,
+    /// Every header, in order.
+    pub headers: Vec<(String, String)>,
     pub body: String,
 }
 
@@ -62,6 +64,18 @@ async fn send(
     accept: &str,
     body: Option<&Value>,
 ) -> Result<hyper::Response<hyper::body::Incoming>, Error> {
+    let payload = body.map(|b| b.to_string()).unwrap_or_default();
+    let headers = [("accept", accept), ("content-type", "application/json")];
+    send_with(method, url, &headers, payload).await
+}
+
+/// Sends one HTTP/1.1 request with `headers` and `payload` on a new connection.
+async fn send_with(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    payload: String,
+) -> Result<hyper::Response<hyper::body::Incoming>, Error> {
     let what = || format!("{method} {url}");
     let uri: hyper::Uri = url.parse().map_err(|e| failed(what(), format!("{e}")))?;
     let authority = uri.authority().map(|a| a.to_string()).unwrap_or_default();
@@ -72,13 +86,14 @@ async fn send(
         .await
         .map_err(|e| failed(what(), format!("{e}")))?;
     tokio::spawn(conn);
-    let payload = body.map(|b| b.to_string()).unwrap_or_default();
-    let req = hyper::Request::builder()
+    let mut req = hyper::Request::builder()
         .method(method)
         .uri(uri.path_and_query().map_or("/", |p| p.as_str()))
-        .header("host", &authority)
-        .header("accept", accept)
-        .header("content-type", "application/json")
+        .header("host", &authority);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let req = req
         .body(Full::new(Bytes::from(payload)))
         .map_err(|e| failed(what(), format!("{e}")))?;
     sender
@@ -106,7 +121,23 @@ async fn request(method: &str, url: &str, body: Option<&Value>) -> Result<(u16, 
 
 /// GETs `url` as a plain client (no browser) and keeps what a test checks of the answer.
 pub async fn get(url: &str) -> Result<Fetched, Error> {
-    let resp = send("GET", url, "text/html", None).await?;
+    fetch("GET", url, &[("accept", "text/html")], String::new()).await
+}
+
+/// Sends `method` to `url` with `headers` and `body` as a plain client; the answer (a
+/// redirect is not followed: `Location` and `Set-Cookie` are in [`Fetched::headers`]).
+pub async fn fetch(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: String,
+) -> Result<Fetched, Error> {
+    let resp = send_with(method, url, headers, body).await?;
+    let all: Vec<(String, String)> = resp
+        .headers()
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or_default().to_string()))
+        .collect();
     let header = |name: &str| {
         resp.headers()
             .get(name)
@@ -124,6 +155,7 @@ pub async fn get(url: &str) -> Result<Fetched, Error> {
         status,
         content_type,
         csp,
+        headers: all,
         body: String::from_utf8_lossy(&body).into_owned(),
     })
 }

@@ -491,6 +491,11 @@ pub struct ControllerArgs {
     /// Address of /healthz and /readyz (`0` turns them off).
     #[arg(long = "health-probe-bind-address", default_value = ":8081")]
     pub probe_address: String,
+    /// Address of the read-only web dashboard (`0`: off). Each user signs in with a
+    /// Kubernetes bearer token (TokenReview) and sees the namespaces they may `get packages`
+    /// in (SubjectAccessReview); docs/dashboard.md.
+    #[arg(long = "dashboard-bind-address", default_value = "0")]
+    pub dashboard_address: String,
     /// Take the leader Lease before reconciling (run more than one replica with this).
     #[arg(long = "leader-elect")]
     pub leader_elect: bool,

@@ -473,3 +473,170 @@ async fn a_port_in_use_is_an_error_that_says_what_to_do() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--address"));
 }
+
+/// `kubectl ARGS` on the plane of `ns`; its standard output (the test fails when it fails).
+fn kubectl(ns: &TestNamespace, args: &[&str]) -> String {
+    let out = ns.plane().kubectl().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "kubectl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// The controller's dashboard (`--dashboard-bind-address`) for two users with different RBAC:
+/// each signs in with a token (TokenReview) and sees the packages of the namespace they may
+/// `get packages` in (SubjectAccessReview), never the other's; no or a bad token gets the
+/// sign-in page; the browser signs in through the form.
+#[tokio::test]
+async fn the_controllers_dashboard_shows_each_user_only_the_namespaces_they_may_read() {
+    let ns1 = TestNamespace::fresh("dash-alice").await;
+    let ns2 = TestNamespace::fresh("dash-bob").await;
+    crate::controller::install_crd(&ns1).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("pkg");
+    write_package(&dir, "1.0.0", "1", "ok");
+    for (ns, name) in [(&ns1, "one"), (&ns2, "two")] {
+        let (code, _, err) = run(ns, &["apply", name, dir.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+    }
+    // alice may get Packages in ns1, bob in ns2 (both ServiceAccounts of ns1).
+    let (a, b) = (ns1.name(), ns2.name());
+    for (user, ns) in [("alice", a), ("bob", b)] {
+        kubectl(&ns1, &["create", "serviceaccount", user, "-n", a]);
+        kubectl(
+            &ns1,
+            &[
+                "create",
+                "role",
+                &format!("{user}-packages"),
+                "--verb=get",
+                "--resource=packages.kubepkg.dev",
+                "-n",
+                ns,
+            ],
+        );
+        kubectl(
+            &ns1,
+            &[
+                "create",
+                "rolebinding",
+                &format!("{user}-packages"),
+                &format!("--role={user}-packages"),
+                &format!("--serviceaccount={a}:{user}"),
+                "-n",
+                ns,
+            ],
+        );
+    }
+    let alice = kubectl(
+        &ns1,
+        &["create", "token", "alice", "-n", a, "--duration=1h"],
+    );
+    let bob = kubectl(&ns1, &["create", "token", "bob", "-n", a, "--duration=1h"]);
+
+    let ctl = crate::controller::ControllerProcess::spawn(
+        &ns1,
+        ns1.plane().kubeconfig(),
+        &[
+            "--watch-namespace",
+            b,
+            "--metrics-bind-address",
+            "0",
+            "--health-probe-bind-address",
+            "0",
+            "--dashboard-bind-address",
+            "127.0.0.1:0",
+        ],
+        &[],
+    );
+    let mut base = String::new();
+    wait_until("the controller's dashboard listening", async || {
+        ctl.assert_running();
+        let log = ctl.log();
+        match log.split("bound=").nth(1) {
+            Some(rest) if log.contains("serving the dashboard") => {
+                let address = rest.split_whitespace().next().unwrap_or_default();
+                base = format!("http://{address}");
+                true
+            }
+            _ => false,
+        }
+    })
+    .await;
+
+    let as_user = async |token: &str, path: &str| {
+        let auth = format!("Bearer {token}");
+        browser::fetch(
+            "GET",
+            &format!("{base}{path}"),
+            &[("authorization", &auth)],
+            String::new(),
+        )
+        .await
+        .unwrap()
+    };
+    let row = |ns: &str, name: &str| format!("data-live-key=\"{ns}/{name}\"");
+    let seen = as_user(&alice, "/").await;
+    assert_eq!(seen.status, 200, "{}", seen.body);
+    assert!(seen.body.contains(&row(a, "one")), "{}", seen.body);
+    assert!(
+        !seen.body.contains(&row(b, "two")),
+        "alice sees bob's namespace: {}",
+        seen.body
+    );
+    let seen = as_user(&bob, "/").await;
+    assert!(seen.body.contains(&row(b, "two")), "{}", seen.body);
+    assert!(
+        !seen.body.contains(&row(a, "one")),
+        "bob sees alice's namespace: {}",
+        seen.body
+    );
+    let refused = as_user(&alice, &format!("/packages/{b}/two")).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert!(
+        refused.body.contains("may not get packages.kubepkg.dev"),
+        "{}",
+        refused.body
+    );
+    let refused = as_user(&bob, &format!("/events/{a}/one")).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    let page = as_user(&alice, &format!("/packages/{a}/one/history")).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    for (token, what) in [("", "no token"), ("not-a-token", "a bad token")] {
+        let seen = browser::fetch(
+            "GET",
+            &format!("{base}/"),
+            &[("authorization", &format!("Bearer {token}"))],
+            String::new(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(seen.status, 401, "{what}: {}", seen.body);
+        assert!(
+            seen.body.contains("Sign in") && !seen.body.contains("data-live-key"),
+            "{what}: {}",
+            seen.body
+        );
+    }
+
+    // In the browser: the sign-in form sets the cookie every later page sends.
+    let browser = Browser::start().await.expect("headless Chromium");
+    browser.goto(&format!("{base}/login")).await.unwrap();
+    browser
+        .execute(
+            "document.querySelector('input[name=token]').value = arguments[0]; document.querySelector('form').submit(); return null;",
+            serde_json::json!([bob]),
+        )
+        .await
+        .unwrap();
+    let list = browser
+        .wait_for_text("bob's list", "main", Duration::from_secs(60), |t| {
+            t.contains("two")
+        })
+        .await
+        .unwrap();
+    assert!(!list.contains(a), "{list}");
+    browser.screenshot(&shot("signed-in.png")).await.unwrap();
+}
