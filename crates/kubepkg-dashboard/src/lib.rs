@@ -16,6 +16,12 @@
 //! change recomputes the state shown and sends it as a server-sent event, which the small
 //! embedded script (`assets/dashboard.js`) writes into the page. The page never polls.
 //!
+//! Two ways to serve it: [`Dashboard::new`] for one user on their machine (the reads use their
+//! identity; requests must name an IP address or `localhost`, against DNS rebinding), and
+//! [`Dashboard::for_users`] beside the controller (`auth`): each request authenticates with a
+//! bearer token (TokenReview) and sees the namespaces its user may `get packages` in
+//! (SubjectAccessReview).
+//!
 //! The stack: server-rendered HTML over hyper, which the workspace already builds (the
 //! controller's `/metrics`); a handful of routes need no web framework, so axum would add
 //! crates and nothing else. Every asset is in the binary (`include_str!`), nothing is fetched
