@@ -640,3 +640,58 @@ async fn the_controllers_dashboard_shows_each_user_only_the_namespaces_they_may_
     assert!(!list.contains(a), "{list}");
     browser.screenshot(&shot("signed-in.png")).await.unwrap();
 }
+
+/// A `PreUpgrade` hook that fails: the failed revision's diagnosis on the history page holds
+/// the hook's log tail, and the package page marks the hook.
+#[tokio::test]
+async fn a_failed_hooks_log_tail_is_on_the_history_page() {
+    let ns = TestNamespace::fresh("dash-hook").await;
+    let tmp = tempfile::tempdir().unwrap();
+    let version = |v: &str, hook: &str| {
+        format!(
+            "package: {{name: hooked, version: {v}}}\ncomponents:\n- {{name: migrate, path: migrate, install: {{phase: PreUpgrade}}, values: {hook}}}\n- {{name: web, path: web}}\n"
+        )
+    };
+    let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
+    let charts = kubepkg_testkit::charts::verdict_hook_chart;
+    kubepkg_testkit::charts::package_with(
+        &v1,
+        &version("1.0.0", "{}"),
+        &["web"],
+        &["migrate"],
+        charts,
+    );
+    let failing = "{sim: fail, log: \"migration step 3 of 7 failed: column orders.total is busy\"}";
+    kubepkg_testkit::charts::package_with(
+        &v2,
+        &version("2.0.0", failing),
+        &["web"],
+        &["migrate"],
+        charts,
+    );
+    let (code, _, err) = run(&ns, &["apply", "shop", v1.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(
+        &ns,
+        &["apply", "shop", v2.to_str().unwrap(), "--timeout", "60s"],
+    );
+    assert_ne!(code, 0, "the hook fails: {err}");
+
+    let served = Served::start(&ns);
+    let browser = Browser::start().await.expect("headless Chromium");
+    browser
+        .goto(&format!(
+            "{}/packages/{}/shop/history",
+            served.url,
+            ns.name()
+        ))
+        .await
+        .unwrap();
+    let diagnosis = browser.text_of("#diagnosis-2").await.unwrap();
+    assert!(diagnosis.contains("migrate"), "{diagnosis}");
+    assert!(
+        diagnosis.contains("column orders.total is busy"),
+        "no log tail in the failed revision's diagnosis: {diagnosis}"
+    );
+    browser.screenshot(&shot("failed-hook.png")).await.unwrap();
+}
