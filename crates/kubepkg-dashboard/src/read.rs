@@ -212,7 +212,8 @@ impl Dashboard {
                 )
             })
             .collect();
-        out.sort_by(|a, b| b.0.cmp(&a.0));
+        // Newest first, by time (the two timestamp fields differ in precision).
+        out.sort_by_key(|(when, _)| std::cmp::Reverse(when.parse::<jiff::Timestamp>().ok()));
         out.into_iter().map(|(_, e)| e).take(50).collect()
     }
 }

@@ -111,3 +111,15 @@ fn waiting_text(c: &ComponentState) -> String {
         None => "not ready".to_string(),
     }
 }
+
+/// The package's conditions as `kubepkg status` shows them (the recorded ones, `Ready=False`
+/// when a component is not ready now) and kstatus' summary of them.
+pub fn conditions(
+    rev: &PackageRevision,
+    waiting: &str,
+) -> (Vec<kubepkg_package::revision::Condition>, &'static str) {
+    use kubepkg_package::conditions::{live, summary};
+    let now = live(rev, Some(waiting).filter(|w| !w.is_empty()));
+    let kstatus = summary(&now).as_str();
+    (now, kstatus)
+}

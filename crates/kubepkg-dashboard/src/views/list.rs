@@ -115,6 +115,7 @@ pub fn render(all: &[Status], query: &Query, scope: &str) -> String {
         ("revision", "Revision"),
         ("state", "State"),
         ("", "Reason"),
+        ("", "kstatus"),
         ("", "Waiting for"),
         ("age", "Age"),
     ] {
@@ -146,7 +147,7 @@ pub fn render(all: &[Status], query: &Query, scope: &str) -> String {
         let reason = rev.reason.map(|r| r.as_str()).unwrap_or("");
         let _ = writeln!(
             body,
-            "<tr data-live-key=\"{ns}/{name}\"><th scope=\"row\"><a href=\"{href}\">{name}</a></th><td>{ns}</td><td>{pkg} {version}</td><td>{revision}</td><td class=\"state\">{badge}</td><td>{reason}</td><td class=\"waits\">{waits}</td><td>{age}</td></tr>",
+            "<tr data-live-key=\"{ns}/{name}\"><th scope=\"row\"><a href=\"{href}\">{name}</a></th><td>{ns}</td><td>{pkg} {version}</td><td>{revision}</td><td class=\"state\">{badge}</td><td>{reason}</td><td>{kstatus}</td><td class=\"waits\">{waits}</td><td>{age}</td></tr>",
             ns = esc(&rev.namespace),
             name = esc(&rev.name),
             href = package_href(&rev.namespace, &rev.name, ""),
@@ -154,6 +155,7 @@ pub fn render(all: &[Status], query: &Query, scope: &str) -> String {
             version = esc(&rev.version),
             revision = rev.revision,
             badge = badge(r.state),
+            kstatus = state::conditions(rev, &r.waiting).1,
             waits = esc(&r.waiting),
             age = age(&rev.last_deployed),
         );

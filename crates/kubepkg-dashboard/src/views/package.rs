@@ -124,7 +124,7 @@ pub fn render(s: &Status, events: &[EventLine]) -> String {
     }
     body.push_str(&graph(s));
     body.push_str(&hooks(rev));
-    body.push_str(&conditions(rev));
+    body.push_str(&conditions(rev, &waiting));
     body.push_str(&events_table(events));
     let title = format!("{}/{}", rev.namespace, rev.name);
     let live = format!("/events/{}/{}", rev.namespace, rev.name);
@@ -245,16 +245,18 @@ fn hooks(rev: &PackageRevision) -> String {
     out
 }
 
-fn conditions(rev: &PackageRevision) -> String {
-    let mut out = String::from(
-        "<section aria-labelledby=\"conditions\"><h2 id=\"conditions\">Conditions</h2>",
+/// The conditions as `kubepkg status` shows them, and kstatus' reading of them.
+fn conditions(rev: &PackageRevision, waiting: &str) -> String {
+    let (now, kstatus) = state::conditions(rev, waiting);
+    let mut out = format!(
+        "<section aria-labelledby=\"conditions\"><h2 id=\"conditions\">Conditions</h2><p>kstatus: <strong>{kstatus}</strong></p>"
     );
-    if rev.conditions.is_empty() {
+    if now.is_empty() {
         out.push_str("<p>None recorded yet.</p></section>\n");
         return out;
     }
     out.push_str("<table><thead><tr><th scope=\"col\">Type</th><th scope=\"col\">Status</th><th scope=\"col\">Reason</th><th scope=\"col\">Message</th><th scope=\"col\">Since</th></tr></thead><tbody>");
-    for c in &rev.conditions {
+    for c in &now {
         let _ = write!(
             out,
             "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",

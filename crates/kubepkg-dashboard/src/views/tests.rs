@@ -62,6 +62,15 @@ fn the_graph_has_a_step_per_depth_and_says_each_state_in_words() {
         "{step2}"
     );
     assert!(step2.contains("<dt>After</dt><dd>operator</dd>"), "{step2}");
+    // Deployed, but a component waits now: kstatus reads the live conditions, as `status`.
+    assert!(
+        html.contains("kstatus: <strong>InProgress</strong>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<th scope=\"row\">Reconciling</th><td>True</td>"),
+        "{html}"
+    );
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(!html.contains("<script>alert"));
 }

@@ -222,6 +222,8 @@ async fn the_graph_turns_ready_live_without_a_reload() {
         )
         .await
         .unwrap();
+    // The rest of the page (revision, conditions, Events) is as of its load: load it again.
+    browser.goto(&page).await.unwrap();
     browser.screenshot(&shot("package.png")).await.unwrap();
 }
 
