@@ -12,6 +12,10 @@
 #                                           # each Package applied as a ServiceAccount
 #                                           # (impersonation; it gets cluster-admin in the
 #                                           # namespace by a RoleBinding)
+#   BENCH_TRAIL=1 bench/controller-scale.sh 100 1 10
+#                                           # also the controller's own requests per Package,
+#                                           # by verb and resource (`kubepkg --debug
+#                                           # controller`: its request trail; costs some CPU)
 #
 # The ratio printed is against Flux's published figure for the same shape of work: 1000
 # HelmReleases of one small chart Ready in 4m39s at 361 MiB (Flux 2.9);
@@ -78,7 +82,9 @@ done >"$work/packages.yaml"
 
 before="$(bench_requests)"
 start=$(date +%s.%N)
-bench_timed "$work/time.txt" "$work/controller.log" "$kubepkg" controller --watch-namespace "$ns" \
+trail=()
+if [ "${BENCH_TRAIL:-}" = 1 ]; then trail=(--debug); fi
+bench_timed "$work/time.txt" "$work/controller.log" "$kubepkg" "${trail[@]}" controller --watch-namespace "$ns" \
 	--concurrency "$concurrency" --metrics-bind-address 0 --health-probe-bind-address 0 \
 	--interval 1h
 controller=$bench_pid
@@ -104,6 +110,18 @@ per_pkg=$(((after - before) / packages))
 printf '%s Packages x %s components, concurrency %s, %s simulated nodes, plane controllers at %s QPS, applied as %s\n' "$packages" "$components" "$concurrency" "$nodes" "$qps" "${sa:-the controller}"
 printf 'all Ready after %.1f s; controller peak RSS %d MiB; CPU %.1f s; API requests %d per Package (all clients)\n' \
 	"$elapsed" "$rss_mib" "$cpu" "$per_pkg"
+if [ "${BENCH_TRAIL:-}" = 1 ]; then
+	own=$(grep -c '^debug:' "$work/controller.log" || true)
+	printf 'the controller itself: %d requests per Package; by verb and resource (all Packages):\n' "$((own / packages))"
+	# METHOD URL → METHOD /path with namespaces and object names folded, watches marked.
+	grep '^debug:' "$work/controller.log" | awk '{
+		m = $2; u = $3; sub(/^https?:\/\/[^\/]*/, "", u)
+		w = (u ~ /watch=true/) ? " (watch)" : ""; sub(/\?.*/, "", u)
+		gsub(/\/namespaces\/[^\/]+/, "/namespaces/NS", u)
+		print m, u w
+	}' | sed -E 's#/(secrets|leases|configmaps|packages|deployments|events|services|serviceaccounts)/[^/ ]+#/\1/NAME#g' |
+		sort | uniq -c | sort -rn | sed 's/^/  /'
+fi
 if [ "$packages" = 1000 ] && [ "$components" = 1 ]; then
 	printf 'against Flux 2.9 (1000 HelmReleases in 279 s at 361 MiB): time %.2fx, memory %.2fx (goal: under 0.25x both)\n' \
 		"$(echo "$elapsed / 279" | bc -l)" "$(echo "$rss_mib / 361" | bc -l)"

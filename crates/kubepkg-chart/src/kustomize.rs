@@ -11,7 +11,8 @@
 //!   `metadata.name` (and namespace). A JSON 6902 patch needs a target.
 //! - **Strategic merge**: mappings merge; `null` deletes a field; `$patch: replace` and
 //!   `$patch: delete` work on mappings and list items; a list merges by its merge key where
-//!   Kubernetes' API says it has one ([`merge_key`], the offline table of core kinds), else (as
+//!   Kubernetes' API says it has one ([`merge_key`], the offline table of core kinds; for other
+//!   kinds, where a cluster is at hand, what its OpenAPI declares: [`crate::merge_keys`]), else (as
 //!   kyaml does without a schema) by the first of `mountPath`, `devicePath`, `ip`, `type`,
 //!   `topologyKey`, `name`, `containerPort` that every item has; other lists are replaced.
 //!   Items kept stay in place; new items are appended.
@@ -26,6 +27,8 @@
 use std::collections::BTreeMap;
 
 use kubepkg_yaml::node::{Content, Node, ScalarStyle, parse_documents, parse_stream, write_stream};
+
+use crate::merge_keys::{ListMerge, MergeKeys};
 use serde::{Deserialize, Serialize};
 
 /// One entry of `postRenderers` (Flux's `PostRenderer`).
@@ -114,6 +117,8 @@ pub struct Kustomize {
     component: String,
     steps: Vec<Step>,
     specs: Vec<PostRendererSpec>,
+    /// The list merges a cluster's OpenAPI declares, for kinds the offline table does not know.
+    schema: Option<std::sync::Arc<MergeKeys>>,
 }
 
 /// One `postRenderers` entry, read: its patches (where each is, the patch, its target) and
@@ -169,7 +174,57 @@ impl Kustomize {
             component: component.to_string(),
             steps,
             specs: specs.to_vec(),
+            schema: None,
         })
+    }
+
+    /// The same post-renderers, merging the lists of kinds the offline table does not know as
+    /// `schema` (a cluster's OpenAPI) declares.
+    pub fn with_merge_keys(&self, schema: std::sync::Arc<MergeKeys>) -> Kustomize {
+        Kustomize {
+            schema: Some(schema),
+            ..self.clone()
+        }
+    }
+
+    /// The `(apiVersion, kind)` of the objects the patches may aim at, as far as the specs
+    /// name them: a strategic-merge patch's own, or a target's `kind` with its `group` and
+    /// `version` where they are plain names (`None` where any would do).
+    pub fn aimed_kinds(&self) -> Vec<(Option<String>, String)> {
+        let plain = |s: &Option<String>| {
+            s.as_ref()
+                .filter(|v| {
+                    v.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+                })
+                .cloned()
+        };
+        let mut out = Vec::new();
+        for step in &self.steps {
+            for (_, patch, target) in &step.patches {
+                match (patch, target) {
+                    (_, Some(t)) => {
+                        let Some(kind) = plain(&t.kind).filter(|k| !k.is_empty()) else {
+                            continue;
+                        };
+                        let api_version = match (plain(&t.group), plain(&t.version)) {
+                            (Some(g), Some(v)) if !g.is_empty() => Some(format!("{g}/{v}")),
+                            (None, Some(v)) => Some(v),
+                            _ => None,
+                        };
+                        out.push((api_version, kind));
+                    }
+                    (Patch::Strategic(p), None) => out.push((
+                        Some(text(p, &["apiVersion"]).to_string()),
+                        kind_of(p).to_string(),
+                    )),
+                    (Patch::Json(_), None) => {}
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// The specs it was made from.
@@ -191,7 +246,8 @@ impl Kustomize {
                     place: place.clone(),
                     reason,
                 };
-                apply_patch(&mut objects, patch, target.as_ref()).map_err(err)?;
+                apply_patch(&mut objects, patch, target.as_ref(), self.schema.as_deref())
+                    .map_err(err)?;
             }
             for image in images {
                 for o in &mut objects {
@@ -407,10 +463,18 @@ fn same_namespace(a: &str, b: &str) -> bool {
     norm(a) == norm(b)
 }
 
+/// The object a strategic merge works on: what decides how its lists merge.
+struct Merging<'a> {
+    api_version: &'a str,
+    kind: &'a str,
+    schema: Option<&'a MergeKeys>,
+}
+
 fn apply_patch(
     objects: &mut [Node],
     patch: &Patch,
     target: Option<&Selector>,
+    schema: Option<&MergeKeys>,
 ) -> Result<(), String> {
     let picked: Vec<usize> = match (patch, target) {
         (_, Some(t)) => (0..objects.len())
@@ -459,9 +523,15 @@ fn apply_patch(
                         set_text(&mut p, path, &v);
                     }
                 }
-                let kind = kind_of(o).to_string();
+                let (api_version, kind) =
+                    (text(o, &["apiVersion"]).to_string(), kind_of(o).to_string());
+                let merging = Merging {
+                    api_version: &api_version,
+                    kind: &kind,
+                    schema,
+                };
                 let mut path = Vec::new();
-                merge_map(o, &p, &kind, &mut path);
+                merge_map(o, &p, &merging, &mut path);
             }
             Patch::Json(ops) => {
                 for (k, op) in ops.iter().enumerate() {
@@ -627,7 +697,7 @@ fn without_nulls_and_directives(n: &Node) -> Node {
 }
 
 /// Strategic merge of mapping `patch` into `dest`.
-fn merge_map(dest: &mut Node, patch: &Node, kind: &str, path: &mut Vec<String>) {
+fn merge_map(dest: &mut Node, patch: &Node, obj: &Merging<'_>, path: &mut Vec<String>) {
     if patch_directive(patch) == Some("replace") {
         *dest = without_directives(patch);
         return;
@@ -670,10 +740,10 @@ fn merge_map(dest: &mut Node, patch: &Node, kind: &str, path: &mut Vec<String>) 
                 let d = &mut pairs[i].1;
                 match (&mut d.content, &v.content) {
                     (Content::Mapping { .. }, Content::Mapping { .. }) => {
-                        merge_map(d, v, kind, path)
+                        merge_map(d, v, obj, path)
                     }
                     (Content::Sequence { .. }, Content::Sequence { .. }) => {
-                        merge_list(d, v, kind, path)
+                        merge_list(d, v, obj, path)
                     }
                     _ => *d = without_nulls_and_directives(v),
                 }
@@ -683,7 +753,7 @@ fn merge_map(dest: &mut Node, patch: &Node, kind: &str, path: &mut Vec<String>) 
     }
 }
 
-fn merge_list(dest: &mut Node, patch: &Node, kind: &str, path: &mut Vec<String>) {
+fn merge_list(dest: &mut Node, patch: &Node, obj: &Merging<'_>, path: &mut Vec<String>) {
     let (Content::Sequence { items: d, .. }, Content::Sequence { items: p, .. }) =
         (&mut dest.content, &patch.content)
     else {
@@ -702,13 +772,21 @@ fn merge_list(dest: &mut Node, patch: &Node, kind: &str, path: &mut Vec<String>)
         xs.iter()
             .all(|x| matches!(x.content, Content::Mapping { .. }))
     };
-    let key = match merge_key(kind, path) {
-        Some(k) => Some(k),
-        None if KNOWN_KINDS.contains(&kind) => None,
-        None if all_maps(d) && all_maps(p) && !p.is_empty() => ASSOCIATIVE_KEYS
+    let kind = obj.kind;
+    let declared = obj
+        .schema
+        .filter(|_| !KNOWN_KINDS.contains(&kind))
+        .and_then(|s| s.list(obj.api_version, kind, path));
+    let key = match (declared, merge_key(kind, path)) {
+        (Some(ListMerge::Key(k)), _) => Some(k.as_str()),
+        (Some(ListMerge::Set), _) => Some(""),
+        (Some(ListMerge::Atomic), _) => None,
+        (None, Some(k)) => Some(k),
+        (None, None) if KNOWN_KINDS.contains(&kind) => None,
+        (None, None) if all_maps(d) && all_maps(p) && !p.is_empty() => ASSOCIATIVE_KEYS
             .into_iter()
             .find(|k| d.iter().chain(p.iter()).all(|x| x.get(k).is_some())),
-        None => None,
+        (None, None) => None,
     };
     match key {
         Some("") => {
@@ -734,7 +812,7 @@ fn merge_list(dest: &mut Node, patch: &Node, kind: &str, path: &mut Vec<String>)
                     (None, Some("delete")) => {}
                     (Some(i), _) => {
                         path.push("[]".into());
-                        merge_map(&mut d[i], x, kind, path);
+                        merge_map(&mut d[i], x, obj, path);
                         path.pop();
                     }
                     (None, _) => d.push(without_nulls_and_directives(x)),

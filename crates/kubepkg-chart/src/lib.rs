@@ -33,6 +33,7 @@ pub mod error;
 pub mod ignore;
 pub mod json_values;
 pub mod kustomize;
+pub mod merge_keys;
 pub mod metadata;
 pub mod objects;
 pub mod pattern;

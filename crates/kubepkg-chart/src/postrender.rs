@@ -17,6 +17,8 @@ use std::sync::Arc;
 
 use kubepkg_yaml::node::{Node, parse_stream, write_stream};
 
+use crate::merge_keys::MergeKeys;
+
 /// The annotation Helm puts on each document to find its file again.
 pub const FILENAME_ANNOTATION: &str = "postrenderer.helm.sh/postrender-filename";
 
@@ -29,6 +31,15 @@ pub trait PostRender: std::fmt::Debug + Send + Sync {
     /// The declarative specs of a kustomize-style step (what a Flux HelmRelease's
     /// `postRenderers` can hold); `None` for a step only kubepkg can run (a plugin).
     fn kustomize_specs(&self) -> Option<&[crate::kustomize::PostRendererSpec]> {
+        None
+    }
+    /// The `(apiVersion, kind)` of the objects its strategic-merge patches aim at, as far as
+    /// it names them (`None`: any version); empty for a step that merges nothing.
+    fn aimed_kinds(&self) -> Vec<(Option<String>, String)> {
+        Vec::new()
+    }
+    /// This step merging lists as `keys` declares; `None` when that changes nothing.
+    fn with_merge_keys(&self, _keys: &Arc<MergeKeys>) -> Option<Arc<dyn PostRender>> {
         None
     }
 }
@@ -44,6 +55,17 @@ impl PostRender for crate::kustomize::Kustomize {
 
     fn kustomize_specs(&self) -> Option<&[crate::kustomize::PostRendererSpec]> {
         Some(self.specs())
+    }
+
+    fn aimed_kinds(&self) -> Vec<(Option<String>, String)> {
+        crate::kustomize::Kustomize::aimed_kinds(self)
+    }
+
+    fn with_merge_keys(&self, keys: &Arc<MergeKeys>) -> Option<Arc<dyn PostRender>> {
+        Some(Arc::new(crate::kustomize::Kustomize::with_merge_keys(
+            self,
+            keys.clone(),
+        )))
     }
 }
 
@@ -85,6 +107,21 @@ impl PostRenderers {
     /// These steps, then `more`.
     pub fn then(&self, more: &PostRenderers) -> PostRenderers {
         PostRenderers(self.0.iter().chain(more.0.iter()).cloned().collect())
+    }
+
+    /// Every step's [`PostRender::aimed_kinds`].
+    pub fn aimed_kinds(&self) -> Vec<(Option<String>, String)> {
+        self.0.iter().flat_map(|s| s.aimed_kinds()).collect()
+    }
+
+    /// These steps merging lists as `keys` (a cluster's OpenAPI) declares.
+    pub fn with_merge_keys(&self, keys: &Arc<MergeKeys>) -> PostRenderers {
+        PostRenderers(
+            self.0
+                .iter()
+                .map(|s| s.with_merge_keys(keys).unwrap_or_else(|| s.clone()))
+                .collect(),
+        )
     }
 }
 

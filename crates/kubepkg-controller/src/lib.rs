@@ -35,6 +35,7 @@
 //! - [`status`]: merge patches of what only the controller writes; [`http`]: `/metrics`,
 //!   `/healthz`, `/readyz` on hyper; [`metrics`]: prometheus-client.
 
+pub mod flux_source;
 pub mod http;
 pub mod leader;
 pub mod metrics;
@@ -252,7 +253,10 @@ pub async fn run(cluster: kubepkg_kube::Cluster, config: Config) -> Result<(), C
             .cloned()
             .map(|ns| rollout::run(ctx.clone(), ns, shutdown.clone())),
     );
+    // Flux sources a Package may read (`source.sourceRef`), when Flux's CRDs are installed.
+    let flux_kinds = flux_source::served_kinds(&cluster.client).await;
     let runs = namespaces.into_iter().map(|ns| {
+        let flux_kinds = flux_kinds.clone();
         let ctx = ctx.clone();
         let client = cluster.client.clone();
         let shutdown = shutdown.clone();
@@ -282,9 +286,35 @@ pub async fn run(cluster: kubepkg_kube::Cluster, config: Config) -> Result<(), C
                 watcher::watcher(packages, watcher::Config::default()),
             )
             .applied_objects()
+            // A change of the status alone (most often this controller's own write) is not a
+            // reason to reconcile; the spec, metadata and deletion are.
+            .predicate_filter(resource::reconcile_relevant, Default::default())
             .inspect_ok(move |package| queued.queued(&resource::key(package)));
             let queued = ctx.metrics.clone();
-            Controller::for_stream_with(triggers, reader, ar)
+            let packages_store = reader.clone();
+            let mut controller = Controller::for_stream_with(triggers, reader, ar);
+            // A new artifact of a Flux source reconciles the Packages reading it.
+            for kind in flux_kinds.iter().copied() {
+                let source_ar = flux_source::api_resource(kind);
+                let sources: Api<DynamicObject> = match &ns {
+                    Some(ns) => Api::namespaced_with(client.clone(), ns, &source_ar),
+                    None => Api::all_with(client.clone(), &source_ar),
+                };
+                let store = packages_store.clone();
+                controller = controller.watches_stream_with(
+                    watcher::watcher(sources, watcher::Config::default()).touched_objects(),
+                    move |source: DynamicObject| {
+                        flux_source::referencing(
+                            &store,
+                            kind,
+                            source.metadata.namespace.as_deref().unwrap_or_default(),
+                            source.metadata.name.as_deref().unwrap_or_default(),
+                        )
+                    },
+                    source_ar,
+                );
+            }
+            controller
                 .with_config(kube::runtime::controller::Config::default().concurrency(concurrency))
                 .watches_stream(revision_changes, move |secret| {
                     let dependents = reconcile::dependents_of(&waiting, &secret);

@@ -535,7 +535,7 @@ async fn apply(
     }
     // A Git source may change without the spec changing (a push to its branch): what waits
     // for a change of the spec elsewhere looks at the repository again at the interval.
-    let until_changed = if spec.source.git.is_some() {
+    let until_changed = if spec.source.git.is_some() || spec.source.source_ref.is_some() {
         Action::requeue(interval)
     } else {
         Action::await_change()
@@ -552,16 +552,21 @@ async fn apply(
             return Ok(Action::requeue(interval));
         }
     };
-    let fetched = match source::fetch(
-        &ctx.cluster.client,
-        &namespace,
-        &spec.source,
-        http,
-        &ctx.scratch.join("oci-cache"),
-        &source_paths(ctx),
-    )
-    .await
-    {
+    let fetched = match &spec.source.source_ref {
+        Some(r) => crate::flux_source::fetch(&ctx.cluster.client, &namespace, r, http).await,
+        None => {
+            source::fetch(
+                &ctx.cluster.client,
+                &namespace,
+                &spec.source,
+                http,
+                &ctx.scratch.join("oci-cache"),
+                &source_paths(ctx),
+            )
+            .await
+        }
+    };
+    let fetched = match fetched {
         Ok(f) => f,
         Err(e) => {
             let transient = e.reason() == reason::SOURCE_UNAVAILABLE;
@@ -578,7 +583,11 @@ async fn apply(
             });
         }
     };
-    let source_revision = fetched.git.as_ref().map(|(_, c)| git_revision(c));
+    let source_revision = match (&fetched.git, &fetched.subdir, &fetched.record) {
+        (Some((_, c)), _, _) => Some(git_revision(c)),
+        (None, Some(_), Some(record)) => Some(record.tag.clone()),
+        _ => None,
+    };
     let observed = resource::observed(&obj);
     let resolved = match values::resolve(
         &ctx.cluster.client,
@@ -1047,22 +1056,40 @@ async fn load(
             }
         };
     }
+    let load_error = |source| PackageProblem::Load {
+        origin: fetched.origin.clone(),
+        source: Box::new(source),
+    };
+    let options = kubepkg_source::SourceOptions::default();
     let loaded = match std::fs::write(&archive, &fetched.bytes) {
         Err(source) => Err(PackageProblem::Write {
             path: archive.clone(),
             source,
         }),
-        Ok(()) => kubepkg_source::package::load(
-            &archive,
-            &unpack,
-            &kubepkg_source::SourceOptions::default(),
-            &paths,
-        )
-        .await
-        .map_err(|source| PackageProblem::Load {
-            origin: fetched.origin.clone(),
-            source: Box::new(source),
-        }),
+        // A Flux artifact is a tree: the package is the directory `subdir` of it; without one,
+        // its root, or the one directory there (an OCI artifact of a package archive).
+        Ok(()) => match &fetched.subdir {
+            Some(subdir) => match kubepkg_model::source::extract_archive(&archive, &unpack) {
+                Ok(root) => kubepkg_source::package::load(
+                    &if subdir.is_empty() {
+                        root
+                    } else {
+                        unpack.join(subdir)
+                    },
+                    &dir.join("inner"),
+                    &options,
+                    &paths,
+                )
+                .await
+                .map_err(load_error),
+                Err(e) => Err(load_error(kubepkg_source::SourceError::Package(Box::new(
+                    e,
+                )))),
+            },
+            None => kubepkg_source::package::load(&archive, &unpack, &options, &paths)
+                .await
+                .map_err(load_error),
+        },
     };
     match loaded {
         Ok(mut package) => {

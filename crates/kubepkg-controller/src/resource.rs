@@ -62,6 +62,24 @@ pub fn key(obj: &DynamicObject) -> String {
     format!("{}/{}", obj.namespace().unwrap_or_default(), obj.name_any())
 }
 
+/// What of a Package decides whether a watch event should reconcile it: the spec (its
+/// `generation`), the labels, annotations and finalizers, and deletion; not the status, which
+/// the reconcile itself writes (a write that would otherwise make another reconcile).
+pub fn reconcile_relevant(package: &DynamicObject) -> Option<u64> {
+    use std::hash::{Hash, Hasher};
+    let meta = &package.metadata;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    meta.generation.hash(&mut h);
+    meta.labels.hash(&mut h);
+    meta.annotations.hash(&mut h);
+    meta.finalizers.hash(&mut h);
+    meta.deletion_timestamp
+        .as_ref()
+        .map(|t| t.0.to_string())
+        .hash(&mut h);
+    Some(h.finish())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,6 +87,43 @@ mod tests {
 
     fn object(v: serde_json::Value) -> DynamicObject {
         serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn only_spec_metadata_and_deletion_make_a_reconcile() {
+        let base = json!({
+            "apiVersion": "kubepkg.dev/v1alpha1", "kind": "Package",
+            "metadata": {"name": "a", "namespace": "n", "generation": 1, "resourceVersion": "5"},
+            "spec": {"source": {"path": "."}},
+        });
+        let with = |path: &str, value: serde_json::Value| {
+            let mut v = base.clone();
+            *v.pointer_mut(path).unwrap() = value;
+            reconcile_relevant(&object(v))
+        };
+        let same = reconcile_relevant(&object(base.clone()));
+        let mut status = base.clone();
+        status["status"] = json!({"conditions": [{"type": "Ready", "status": "True"}]});
+        status["metadata"]["resourceVersion"] = json!("6");
+        assert_eq!(reconcile_relevant(&object(status)), same, "a status write");
+        assert_ne!(
+            with("/metadata/generation", json!(2)),
+            same,
+            "a spec change"
+        );
+        let mut annotated = base.clone();
+        annotated["metadata"]["annotations"] = json!({"kubepkg.dev/requested-at": "now"});
+        assert_ne!(
+            reconcile_relevant(&object(annotated)),
+            same,
+            "an annotation"
+        );
+        let mut deleted = base.clone();
+        deleted["metadata"]["deletionTimestamp"] = json!("2026-12-04T00:00:00Z");
+        assert_ne!(reconcile_relevant(&object(deleted)), same, "deletion");
+        let mut finalized = base;
+        finalized["metadata"]["finalizers"] = json!(["kubepkg.dev/uninstall"]);
+        assert_ne!(reconcile_relevant(&object(finalized)), same, "a finalizer");
     }
 
     #[test]

@@ -17,6 +17,9 @@
 //! package directory, so a commit that changes nothing under `path` is no new input and makes
 //! no revision; the branch or tag and the commit become the revision's `source`.
 //!
+//! (`sourceRef`, the artifact of a Flux source, is fetched by `crate::flux_source` with this
+//! module's client and types.)
+//!
 //! The archive (or checkout) is then loaded by `kubepkg_source::package::load`, the same loader
 //! as the CLI's.
 
@@ -48,6 +51,9 @@ pub struct Fetched {
     pub record: Option<kubepkg_model::manifest::PackageSource>,
     /// For a `git` source: what was fetched, loaded from the cache by the controller.
     pub git: Option<(kubepkg_git::GitSource, kubepkg_git::Checkout)>,
+    /// For a Flux source's artifact (`sourceRef`): the package's directory in it (empty: the
+    /// root). The artifact is a tree, not a package archive.
+    pub subdir: Option<String>,
 }
 
 /// Why a source could not be fetched. Each names the object or URL and what to do.
@@ -66,9 +72,20 @@ pub enum SourceError {
     )]
     NotDockerConfig { namespace: String, name: String },
     #[error(
-        "spec.source names no source: set one of oci, url (with sha256), configMapRef, secretRef or git"
+        "spec.source names no source: set one of oci, url (with sha256), configMapRef, secretRef, git or sourceRef"
     )]
     Missing,
+    /// The Flux source of `sourceRef` is missing or has no (valid) artifact yet.
+    #[error("{kind} {namespace}/{name} (source.sourceRef) {problem}")]
+    FluxSource {
+        kind: String,
+        namespace: String,
+        name: String,
+        problem: String,
+    },
+    /// `sourceRef` itself is wrong (its kind or path).
+    #[error("spec.source.sourceRef: {0}")]
+    FluxSourceRef(String),
     /// A `git` source could not be read (the message names it and what to do).
     #[error(transparent)]
     Git(#[from] kubepkg_source::SourceError),
@@ -165,6 +182,7 @@ impl SourceError {
             SourceError::Git(kubepkg_source::SourceError::Git(_)) => reason::SOURCE_UNAVAILABLE,
             SourceError::Git(_) => reason::INVALID_PACKAGE,
             SourceError::PathIsCliOnly
+            | SourceError::FluxSourceRef(_)
             | SourceError::NotDockerConfig { .. }
             | SourceError::Missing
             | SourceError::Fetch(
@@ -385,6 +403,7 @@ async fn fetch_git(
         origin: record.to_string(),
         record: Some(record),
         git: Some((source, checkout)),
+        subdir: None,
     })
 }
 
@@ -580,6 +599,7 @@ fn checked(bytes: Vec<u8>, origin: String, expected: Option<&str>) -> Result<Fet
         origin,
         record: None,
         git: None,
+        subdir: None,
     })
 }
 

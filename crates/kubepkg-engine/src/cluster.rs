@@ -83,6 +83,8 @@ pub struct KubeCluster {
     /// The client the `Package` objects' status is written with (`None`: the cluster's). The
     /// controller's own, when the components are applied as a tenant's ServiceAccount.
     pub package_objects: Option<kube::Client>,
+    /// The namespaces this cluster side made sure of (each asked for once).
+    ensured_namespaces: std::sync::Mutex<std::collections::BTreeSet<String>>,
 }
 
 impl KubeCluster {
@@ -123,6 +125,7 @@ impl KubeCluster {
             backend: Backend::default(),
             recorded: Default::default(),
             package_objects: None,
+            ensured_namespaces: Default::default(),
         }
     }
 
@@ -134,6 +137,7 @@ impl KubeCluster {
             caps: &self.caps,
             timeout: self.timeout,
             wait_lock: self.wait_lock,
+            ensured: &self.ensured_namespaces,
         }
     }
 

@@ -24,6 +24,7 @@ pub mod compare;
 pub mod error;
 pub mod hook_output;
 pub mod ops;
+pub mod post_render;
 pub mod ready;
 pub mod report;
 pub mod store;

@@ -189,6 +189,36 @@ pub async fn prepare(
     instance: Instance<'_>,
     user: &UserValues,
 ) -> Result<Prepared, EngineError> {
+    let package = with_cluster_merge_keys(kc, package).await;
+    prepare_merged(kc, &package, instance, user).await
+}
+
+/// `package` with its post-renderers merging lists as the cluster's OpenAPI declares
+/// ([`crate::post_render`]).
+async fn with_cluster_merge_keys<'p>(
+    kc: &KubeCluster,
+    package: &'p Package,
+) -> std::borrow::Cow<'p, Package> {
+    // Flux's helm-controller post-renders with kustomize's built-in schema only: for that
+    // backend the plan must merge as it will.
+    let aimed = match kc.backend.kind() {
+        kubepkg_model::Backend::Helm => crate::post_render::aimed_unknown_kinds(package),
+        _ => Vec::new(),
+    };
+    if aimed.is_empty() {
+        return std::borrow::Cow::Borrowed(package);
+    }
+    let caps = kc.capabilities_now().await;
+    crate::post_render::with_cluster_merge_keys(&kc.kube.client, &caps, package, &aimed).await
+}
+
+/// [`prepare`] of a package whose post-renderers already know the cluster's merge keys.
+async fn prepare_merged(
+    kc: &KubeCluster,
+    package: &Package,
+    instance: Instance<'_>,
+    user: &UserValues,
+) -> Result<Prepared, EngineError> {
     package.check_instance_name(instance.name)?;
     user.check(package)?;
     let history = kc.store.history(instance.name, instance.namespace).await?;
@@ -434,7 +464,7 @@ pub async fn lock(
     instance: Instance<'_>,
     timeout: Duration,
 ) -> Result<LeaseLock, EngineError> {
-    crate::backend::ensure_namespace(&kc.kube.client, instance.namespace).await?;
+    kc.ctx().ensure_namespace(instance.namespace).await?;
     kc.recorded_pending.clear();
     let sink = kc.sink.clone();
     let lease = lease_name(instance.name);
@@ -514,6 +544,7 @@ pub async fn apply(
     let timeout = options.timeout;
     package.check_instance_name(instance.name)?;
     user.check(package)?;
+    let package = &*with_cluster_merge_keys(kc, package).await;
     // The backend's own checks (Flux or Argo CD installed, the package expressible), before
     // anything changes.
     let run = crate::backend::Run {
@@ -534,7 +565,7 @@ pub async fn apply(
         .map(|h| h.latest().map(|l| (l.revision, l.status)));
     let lock = lock(kc, instance, timeout).await?;
     let result = async {
-        let p = prepare(kc, package, instance, user).await?;
+        let p = prepare_merged(kc, package, instance, user).await?;
         // No backend takes over a release another backend's controller keeps reconciling
         // (today: helm-controller's, backend flux).
         if let Some(r) = p

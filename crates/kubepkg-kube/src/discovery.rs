@@ -2,7 +2,7 @@
 //! group-version on first use and refreshed when a kind is missing (a CRD was just
 //! installed); [`server_capabilities`]: what the server reports for `.Capabilities`.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use kube::core::GroupVersion;
@@ -151,14 +151,81 @@ fn discovery_error(what: &str, e: kube::Error) -> KubeError {
     KubeError::refused("discover", what.to_string(), e)
 }
 
-/// Asks the server for its [`ServerCapabilities`]. A group version whose resource list
-/// cannot be fetched (an APIService registered but not answering) keeps its
-/// `group/version` and contributes no kinds, as client-go's discovery does.
+/// Asks the server for its [`ServerCapabilities`]: three requests (`/version`, and `/api` and
+/// `/apis` as aggregated discovery, which Kubernetes serves since 1.26, GA in 1.30, as
+/// client-go asks), else, from a server that answers aggregated discovery with the legacy
+/// lists, one more request per group version. A group version whose resource list cannot be
+/// fetched (an APIService registered but not answering; in aggregated discovery, one marked
+/// `Stale`) keeps its `group/version` and contributes no kinds, as client-go's discovery does.
 pub async fn server_capabilities(client: &kube::Client) -> Result<ServerCapabilities, KubeError> {
     let info = client
         .apiserver_version()
         .await
         .map_err(|e| discovery_error("/version", e))?;
+    let set = match aggregated_api_versions(client).await {
+        Some(set) => set,
+        None => legacy_api_versions(client).await?,
+    };
+    Ok(ServerCapabilities {
+        git_version: info.git_version,
+        major: info.major,
+        minor: info.minor,
+        api_versions: set.into_iter().collect(),
+    })
+}
+
+/// Every `group/version` and `group/version/Kind` the server serves, subresource kinds
+/// included (Helm's `GetVersionSet`), sorted: [`ServerCapabilities::api_versions`] without
+/// asking `/version`.
+pub async fn api_versions(client: &kube::Client) -> Result<Vec<String>, KubeError> {
+    let set = match aggregated_api_versions(client).await {
+        Some(set) => set,
+        None => legacy_api_versions(client).await?,
+    };
+    Ok(set.into_iter().collect())
+}
+
+/// `group/version` and `group/version/Kind` from aggregated discovery (subresources' response
+/// kinds included, as client-go lists them as resources); `None` when the server does not
+/// answer in that form. Public for the test that holds it to [`legacy_api_versions`].
+pub async fn aggregated_api_versions(client: &kube::Client) -> Option<BTreeSet<String>> {
+    let core = client.list_core_api_versions_aggregated().await.ok()?;
+    let groups = client.list_api_groups_aggregated().await.ok()?;
+    let mut set = BTreeSet::new();
+    for group in core.items.iter().chain(&groups.items) {
+        let name = group
+            .metadata
+            .as_ref()
+            .and_then(|m| m.name.clone())
+            .unwrap_or_default();
+        for version in &group.versions {
+            let Some(v) = &version.version else { continue };
+            let gv = if name.is_empty() {
+                v.clone()
+            } else {
+                format!("{name}/{v}")
+            };
+            set.insert(gv.clone());
+            if version.freshness.as_deref() == Some("Stale") {
+                continue;
+            }
+            for r in &version.resources {
+                let kinds = r.response_kind.iter().chain(
+                    r.subresources
+                        .iter()
+                        .filter_map(|s| s.response_kind.as_ref()),
+                );
+                for kind in kinds.filter_map(|k| k.kind.as_deref()) {
+                    set.insert(format!("{gv}/{kind}"));
+                }
+            }
+        }
+    }
+    Some(set)
+}
+
+/// The same from the legacy discovery lists: `/api`, `/apis`, then each group version's.
+pub async fn legacy_api_versions(client: &kube::Client) -> Result<BTreeSet<String>, KubeError> {
     let mut group_versions: Vec<String> = client
         .list_core_api_versions()
         .await
@@ -171,7 +238,7 @@ pub async fn server_capabilities(client: &kube::Client) -> Result<ServerCapabili
     for g in &groups.groups {
         group_versions.extend(g.versions.iter().map(|v| v.group_version.clone()));
     }
-    let mut set = std::collections::BTreeSet::new();
+    let mut set = BTreeSet::new();
     for gv in &group_versions {
         set.insert(gv.clone());
         let resources = if gv.contains('/') {
@@ -184,10 +251,5 @@ pub async fn server_capabilities(client: &kube::Client) -> Result<ServerCapabili
             set.insert(format!("{gv}/{}", r.kind));
         }
     }
-    Ok(ServerCapabilities {
-        git_version: info.git_version,
-        major: info.major,
-        minor: info.minor,
-        api_versions: set.into_iter().collect(),
-    })
+    Ok(set)
 }

@@ -43,13 +43,16 @@ pub struct Package {
 #[serde(rename_all = "camelCase")]
 pub struct PackageSource {
     /// The repository: `oci://host/repo/name`, or `git+https://host/repo.git//path` (a Git
-    /// repository and the package's directory in it).
+    /// repository and the package's directory in it), or `flux:KIND/NAMESPACE/NAME//path` (a
+    /// Flux source and the directory in its artifact).
     pub reference: String,
     /// The tag `--version` resolved to (empty when pulled by digest); for Git, the branch or
-    /// tag the ref resolved to (empty for a commit).
+    /// tag the ref resolved to (empty for a commit); for a Flux source, its artifact's
+    /// revision (`main@sha1:…`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub tag: String,
-    /// The manifest digest, `sha256:…`; for Git, the commit, `sha1:…`.
+    /// The manifest digest, `sha256:…`; for Git, the commit, `sha1:…`; for a Flux source, the
+    /// artifact's digest, `sha256:…`.
     pub digest: String,
 }
 
@@ -58,13 +61,23 @@ impl PackageSource {
     pub fn is_git(&self) -> bool {
         self.reference.starts_with("git+")
     }
+
+    /// Whether this is a Flux source's artifact (`flux:KIND/NAMESPACE/NAME[//PATH]`).
+    pub fn is_flux(&self) -> bool {
+        self.reference.starts_with("flux:")
+    }
 }
 
 impl std::fmt::Display for PackageSource {
     /// `oci://host/repo/name:TAG@sha256:…`; for Git, the repository and path then Flux's
-    /// revision, `git+https://host/repo.git//path main@sha1:…`.
+    /// revision, `git+https://host/repo.git//path main@sha1:…`; for a Flux source, the source
+    /// and path, the artifact's revision and its digest,
+    /// `flux:GitRepository/ns/name//path main@sha1:… (sha256:…)`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.reference)?;
+        if self.is_flux() {
+            return write!(f, " {} ({})", self.tag, self.digest);
+        }
         if self.is_git() {
             f.write_str(" ")?;
             if !self.tag.is_empty() {
@@ -108,6 +121,16 @@ mod source_tests {
         assert_eq!(
             commit.to_string(),
             "git+https://g.example/shop.git//deploy sha1:cd"
+        );
+        let flux = PackageSource {
+            reference: "flux:GitRepository/flux-system/platform//packages/shop".into(),
+            tag: "main@sha1:cd".into(),
+            digest: "sha256:ef".into(),
+        };
+        assert!(flux.is_flux() && !flux.is_git() && !commit.is_flux());
+        assert_eq!(
+            flux.to_string(),
+            "flux:GitRepository/flux-system/platform//packages/shop main@sha1:cd (sha256:ef)"
         );
     }
 }

@@ -161,6 +161,14 @@ impl PackageSpec {
                 r.namespace.as_deref(),
             ));
         }
+        if let Some(r) = &source.source_ref {
+            refs.push((
+                "source.sourceRef".into(),
+                &r.kind,
+                &r.name,
+                r.namespace.as_deref(),
+            ));
+        }
         if let Some(v) = &source.verify {
             let r = &v.secret_ref;
             refs.push((
@@ -216,7 +224,8 @@ pub enum DriftMode {
 
 /// Where the package comes from: exactly one of `oci` (with `version`), `url` (with
 /// `sha256`), `configMapRef`/`secretRef` (a package archive stored in the cluster), `git` (a
-/// directory of a Git repository) or, for the CLI only, `path`.
+/// directory of a Git repository), `sourceRef` (a directory of a Flux source's artifact) or,
+/// for the CLI only, `path`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Source {
@@ -247,7 +256,31 @@ pub struct Source {
     /// A package directory in a Git repository (Flux's `GitRepository` fields).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git: Option<GitSource>,
+    /// A package directory in the artifact a Flux source (`GitRepository`, `OCIRepository`,
+    /// `Bucket`) already fetched and verified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_ref: Option<FluxSourceRef>,
 }
+
+/// `source.sourceRef`: a Flux source object whose artifact holds the package, and the
+/// package's directory in it (Flux Kustomization's `sourceRef` and `path`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FluxSourceRef {
+    /// `GitRepository`, `OCIRepository` or `Bucket` (of `source.toolkit.fluxcd.io/v1`).
+    pub kind: String,
+    pub name: String,
+    /// Another namespace than the Package's (refused by `--no-cross-namespace-refs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// The directory with `kubepkg.yaml` in the artifact; absent: its root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+/// The kinds `source.sourceRef` may name, Flux's `source.toolkit.fluxcd.io/v1` sources that
+/// publish an artifact.
+pub const FLUX_SOURCE_KINDS: [&str; 3] = ["GitRepository", "OCIRepository", "Bucket"];
 
 /// `source.git`: the repository, which commit, the package's directory, credentials and how
 /// often to look for a new commit.
@@ -627,6 +660,45 @@ mod tests {
             assert!(git["ref"]["properties"][field].is_object(), "ref.{field}");
         }
         assert!(schema["status"]["properties"]["sourceRevision"].is_object());
+    }
+
+    #[test]
+    fn a_flux_source_ref_names_its_kind_and_counts_as_a_reference() {
+        let spec: PackageSpec = serde_json::from_value(json!({
+            "source": {"sourceRef": {
+                "kind": "GitRepository", "name": "platform", "namespace": "flux-system",
+                "path": "./packages/shop",
+            }},
+        }))
+        .unwrap();
+        let r = spec.source.source_ref.as_ref().unwrap();
+        assert_eq!(
+            (r.kind.as_str(), r.name.as_str()),
+            ("GitRepository", "platform")
+        );
+        assert_eq!(r.path.as_deref(), Some("./packages/shop"));
+        assert_eq!(
+            spec.cross_namespace_refs("team-a"),
+            ["source.sourceRef (GitRepository flux-system/platform)"]
+        );
+        assert!(
+            serde_json::from_value::<PackageSpec>(json!({
+                "source": {"sourceRef": {"kind": "GitRepository", "nmae": "x"}},
+            }))
+            .is_err()
+        );
+        // The CRD has the same fields, and its kinds are FLUX_SOURCE_KINDS.
+        let crd: Value = serde_saphyr::from_str(CRD).unwrap();
+        let schema = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"];
+        let source_ref =
+            &schema["spec"]["properties"]["source"]["properties"]["sourceRef"]["properties"];
+        for field in ["kind", "name", "namespace", "path"] {
+            assert!(
+                source_ref[field].is_object(),
+                "sourceRef.{field} is not in the CRD"
+            );
+        }
+        assert_eq!(source_ref["kind"]["enum"], json!(FLUX_SOURCE_KINDS));
     }
 
     #[test]

@@ -39,8 +39,7 @@ pub struct ChartRepo {
     root: PathBuf,
     ca_file: Option<PathBuf>,
     requests: Arc<AtomicUsize>,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    _served: crate::serve::Served,
     _certs: Option<tempfile::TempDir>,
 }
 
@@ -76,72 +75,23 @@ impl ChartRepo {
         let scheme = if options.tls { "https" } else { "http" };
         let url = format!("{scheme}://{ip}:{port}");
         let requests = Arc::new(AtomicUsize::new(0));
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let state = Arc::new(State {
             root: root.to_path_buf(),
-            auth: options.basic_auth.map(|(u, p)| {
-                use base64::Engine as _;
-                format!(
-                    "Basic {}",
-                    base64::engine::general_purpose::STANDARD.encode(format!("{u}:{p}"))
-                )
-            }),
+            auth: options
+                .basic_auth
+                .map(|(u, p)| crate::serve::basic_auth(&u, &p)),
             requests: requests.clone(),
         });
-        let thread = std::thread::spawn(move || {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            else {
-                return;
-            };
-            rt.block_on(async move {
-                let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
-                    return;
-                };
-                tokio::pin!(stopped);
-                loop {
-                    let accepted = tokio::select! {
-                        _ = &mut stopped => break,
-                        a = listener.accept() => a,
-                    };
-                    let Ok((tcp, _)) = accepted else { continue };
-                    let state = state.clone();
-                    let acceptor = acceptor.clone();
-                    tokio::spawn(async move {
-                        let service = hyper::service::service_fn(move |req| {
-                            let state = state.clone();
-                            async move { Ok::<_, std::convert::Infallible>(state.answer(req)) }
-                        });
-                        let http = hyper::server::conn::http1::Builder::new();
-                        match acceptor {
-                            Some(acceptor) => {
-                                if let Ok(tls) = acceptor.accept(tcp).await {
-                                    let _ = http
-                                        .serve_connection(
-                                            hyper_util::rt::TokioIo::new(tls),
-                                            service,
-                                        )
-                                        .await;
-                                }
-                            }
-                            None => {
-                                let _ = http
-                                    .serve_connection(hyper_util::rt::TokioIo::new(tcp), service)
-                                    .await;
-                            }
-                        }
-                    });
-                }
-            });
+        let served = crate::serve::serve(listener, acceptor, move |req| {
+            let state = state.clone();
+            async move { state.answer(req) }
         });
         Ok(ChartRepo {
             url,
             root: root.to_path_buf(),
             ca_file,
             requests,
-            stop: Some(stop),
-            thread: Some(thread),
+            _served: served,
             _certs: certs,
         })
     }
@@ -172,17 +122,6 @@ impl ChartRepo {
     /// How many requests were answered so far (any status).
     pub fn requests(&self) -> usize {
         self.requests.load(Ordering::SeqCst)
-    }
-}
-
-impl Drop for ChartRepo {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
     }
 }
 

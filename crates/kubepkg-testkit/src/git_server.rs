@@ -69,8 +69,7 @@ pub struct GitServer {
     base: String,
     root: tempfile::TempDir,
     requests: Arc<AtomicUsize>,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    _served: crate::serve::Served,
 }
 
 impl GitServer {
@@ -87,13 +86,7 @@ impl GitServer {
         let requests = Arc::new(AtomicUsize::new(0));
         let expected = match &auth {
             GitAuth::None => None,
-            GitAuth::Basic(u, p) => {
-                use base64::Engine as _;
-                Some(format!(
-                    "Basic {}",
-                    base64::engine::general_purpose::STANDARD.encode(format!("{u}:{p}"))
-                ))
-            }
+            GitAuth::Basic(u, p) => Some(crate::serve::basic_auth(u, p)),
             GitAuth::Bearer(t) => Some(format!("Bearer {t}")),
         };
         let state = Arc::new(Cgi {
@@ -101,44 +94,15 @@ impl GitServer {
             expected,
             requests: requests.clone(),
         });
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            else {
-                return;
-            };
-            rt.block_on(async move {
-                let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
-                    return;
-                };
-                tokio::pin!(stopped);
-                loop {
-                    let accepted = tokio::select! {
-                        _ = &mut stopped => break,
-                        a = listener.accept() => a,
-                    };
-                    let Ok((tcp, _)) = accepted else { continue };
-                    let state = state.clone();
-                    tokio::spawn(async move {
-                        let service = hyper::service::service_fn(move |req| {
-                            let state = state.clone();
-                            async move { Ok::<_, std::convert::Infallible>(state.answer(req).await) }
-                        });
-                        let _ = hyper::server::conn::http1::Builder::new()
-                            .serve_connection(hyper_util::rt::TokioIo::new(tcp), service)
-                            .await;
-                    });
-                }
-            });
+        let served = crate::serve::serve(listener, None, move |req| {
+            let state = state.clone();
+            async move { state.answer(req).await }
         });
         Ok(GitServer {
             base: format!("http://127.0.0.1:{port}"),
             root,
             requests,
-            stop: Some(stop),
-            thread: Some(thread),
+            _served: served,
         })
     }
 
@@ -165,17 +129,6 @@ impl GitServer {
     /// How many requests were answered so far (any status).
     pub fn requests(&self) -> usize {
         self.requests.load(Ordering::SeqCst)
-    }
-}
-
-impl Drop for GitServer {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
     }
 }
 

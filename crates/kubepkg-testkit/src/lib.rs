@@ -87,6 +87,8 @@ mod process;
 pub mod proxy;
 pub mod registry;
 pub mod relay;
+/// One HTTP/1 server loop (hyper, optional TLS, on its own thread, stopped on drop) for the kit's servers.
+pub mod serve;
 pub mod sim;
 mod tooling;
 pub mod tree;

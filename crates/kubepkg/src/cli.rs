@@ -320,8 +320,8 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
                     ..ClusterArgs::default()
                 });
             }
-            Command::Plan(a) => &a.cluster,
-            Command::Apply(a) => &a.cluster,
+            Command::Plan(a) => &a.input.cluster,
+            Command::Apply(a) => &a.input.cluster,
             Command::Values(a) => &a.cluster,
             Command::Package(p) => match p {
                 PackageCommand::Status(a) | PackageCommand::History(a) => &a.cluster,

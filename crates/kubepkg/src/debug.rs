@@ -9,7 +9,8 @@
 //! debug: GET https://charts.example.com/index.yaml: no answer (30012 ms)
 //! ```
 //!
-//! Nothing is printed without `--debug`; the layer is installed by [`install`] only then.
+//! Nothing is printed without `--debug`; the layer is installed by [`install`] only then (the
+//! controller adds it to its own log subscriber: [`layer`]).
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -25,6 +26,11 @@ pub fn install() {
     let subscriber = tracing_subscriber::registry().with(RequestTrail);
     // Only fails if a subscriber is set already (then that one reports).
     let _ = tracing::subscriber::set_global_default(subscriber);
+}
+
+/// The request trail as a layer of another subscriber (the controller's, beside its log).
+pub fn layer() -> RequestTrail {
+    RequestTrail
 }
 
 /// One request in flight.
@@ -70,7 +76,7 @@ impl Visit for Fields {
 }
 
 /// The layer that prints the trail.
-struct RequestTrail;
+pub struct RequestTrail;
 
 impl<S> Layer<S> for RequestTrail
 where

@@ -45,7 +45,7 @@ fn main() -> ExitCode {
     }
     let cli = cli::Cli::parse_from(cli::from_helms_forms(std::env::args_os().collect()));
     let settings = cli.settings();
-    // The controller logs through its own subscriber (`KUBEPKG_LOG`).
+    // The controller logs through its own subscriber (`KUBEPKG_LOG`), with the trail in it.
     if settings.debug && !matches!(cli.command, cli::Command::Controller(_)) {
         debug::install();
     }

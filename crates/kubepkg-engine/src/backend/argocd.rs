@@ -497,7 +497,7 @@ impl ArgoCd {
             ));
         };
         let client = kc.kube.client.clone();
-        super::ensure_namespace(&client, &request.namespace)
+        kc.ensure_namespace(&request.namespace)
             .await
             .map_err(|e| Failure::caused(FailureKind::Apply, e))?;
         let opts = backend.options(&run.instance, &run.namespace);

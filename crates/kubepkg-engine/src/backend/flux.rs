@@ -307,7 +307,7 @@ impl Flux {
         let (flux, run) = self.flux_run()?;
         let (flux, run) = (flux.clone(), run.clone());
         let client = kc.kube.client.clone();
-        super::ensure_namespace(&client, &request.namespace)
+        kc.ensure_namespace(&request.namespace)
             .await
             .map_err(|e| Failure::caused(FailureKind::Apply, e))?;
         let releases = helm_releases(&client, &run.namespace);

@@ -8,12 +8,12 @@ use std::time::Duration;
 use kubepkg_kube::ObjectRef;
 use kubepkg_package::orchestrator::{ComponentApply, Failure, FailureKind, ReadyWait};
 use kubepkg_package::revision::ComponentRecord;
-use kubepkg_release::action::{ActionError, manifest_objects};
+use kubepkg_release::action::{ActionError, Options, manifest_objects};
 use kubepkg_release::storage::{SecretDriver, Store};
 use tokio::time::Instant;
 
 use super::{BackendError, ComponentBackend, Live, Run};
-use super::{Ctx, ensure_namespace, failure, releases};
+use super::{Ctx, failure, releases};
 use crate::chart::component_payload;
 
 /// kubepkg's own Helm releases: nothing to configure.
@@ -27,14 +27,18 @@ impl ComponentBackend for Helm {
 
     async fn apply(&self, kc: &Ctx<'_>, request: &ComponentApply) -> Result<u64, Failure> {
         let ns_cluster = kc.in_namespace(&request.namespace);
-        let opts = kc.options();
+        // The namespace is made sure of here, once per operation (not again by the install).
+        let opts = Options {
+            create_namespace: false,
+            ..kc.options()
+        };
         let rel = releases(
             &ns_cluster,
             &request.namespace,
             kc.sink.clone(),
             request.component.clone(),
         );
-        ensure_namespace(&kc.kube.client, &request.namespace)
+        kc.ensure_namespace(&request.namespace)
             .await
             .map_err(failure(FailureKind::Apply))?;
         let mut last = rel

@@ -432,9 +432,28 @@ pub(crate) struct Ctx<'a> {
     pub(crate) caps: &'a ClusterCapabilities,
     pub(crate) timeout: Duration,
     pub(crate) wait_lock: bool,
+    /// The namespaces this operation made sure of ([`Ctx::ensure_namespace`]).
+    pub(crate) ensured: &'a std::sync::Mutex<std::collections::BTreeSet<String>>,
 }
 
 impl Ctx<'_> {
+    /// [`ensure_namespace`] once per operation and namespace: the package's Lease, each
+    /// component and its release would otherwise each ask the API server again.
+    pub(crate) async fn ensure_namespace(
+        &self,
+        namespace: &str,
+    ) -> Result<(), kubepkg_kube::KubeError> {
+        let done = |set: &std::collections::BTreeSet<String>| set.contains(namespace);
+        if self.ensured.lock().is_ok_and(|s| done(&s)) {
+            return Ok(());
+        }
+        ensure_namespace(&self.kube.client, namespace).await?;
+        if let Ok(mut set) = self.ensured.lock() {
+            set.insert(namespace.to_string());
+        }
+        Ok(())
+    }
+
     /// Reports `event` to the progress sink.
     pub(crate) fn report(&self, event: &Event) {
         (self.sink)(event);
@@ -463,7 +482,7 @@ impl Ctx<'_> {
     /// every render; the known ones if the server cannot be asked).
     pub(crate) async fn capabilities_now(&self) -> ClusterCapabilities {
         let mut caps = self.caps.clone();
-        if let Ok(v) = served_api_versions(&self.kube.client).await {
+        if let Ok(v) = kubepkg_kube::discovery::api_versions(&self.kube.client).await {
             caps.api_versions = v;
         }
         caps
@@ -506,16 +525,6 @@ pub(crate) fn failure<E: std::error::Error + Send + Sync + 'static>(
         };
         Failure::caused(kind, e)
     }
-}
-
-/// Every `group/version` and `group/version/Kind` the server serves, subresource kinds
-/// included (Helm's `GetVersionSet`), sorted: [`kubepkg_kube::discovery::server_capabilities`].
-pub async fn served_api_versions(
-    client: &kube::Client,
-) -> Result<Vec<String>, kubepkg_kube::KubeError> {
-    Ok(kubepkg_kube::discovery::server_capabilities(client)
-        .await?
-        .api_versions)
 }
 
 /// Creates `namespace` when absent (server-side apply of a bare Namespace).

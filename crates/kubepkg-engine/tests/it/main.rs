@@ -2,6 +2,7 @@
 //! and uv do). Each module is one former test file; shared helpers are modules too.
 
 mod concurrency;
+mod discovery;
 mod examples;
 mod faults;
 mod kstatus;

@@ -104,7 +104,7 @@ async fn crd_schema_refuses_bad_specs() {
         (
             "two-sources",
             json!({"source": {"path": ".", "oci": "oci://r/p"}}),
-            "exactly one of oci, url, configMapRef, secretRef, git or path",
+            "exactly one of oci, url, configMapRef, secretRef, git, sourceRef or path",
         ),
         (
             "url-without-digest",

@@ -43,9 +43,10 @@ pub struct PackageValuesFlags {
     pub set_json_once: Vec<String>,
 }
 
-/// `kubepkg plan NAME PACKAGE`.
+/// What `plan` and `apply` take alike: the instance, the package and where it comes from, the
+/// cluster, the values and the post-renderers.
 #[derive(Debug, clap::Args)]
-pub struct PlanArgs {
+pub struct PackageInputArgs {
     /// Package instance name.
     #[arg(add = crate::completion::packages())]
     pub name: String,
@@ -61,6 +62,13 @@ pub struct PlanArgs {
     pub values: PackageValuesFlags,
     #[command(flatten)]
     pub post_render: PostRendererArgs,
+}
+
+/// `kubepkg plan NAME PACKAGE`.
+#[derive(Debug, clap::Args)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub input: PackageInputArgs,
     /// With --backend flux: the per-component timeout the HelmReleases are planned with
     /// (their `spec.timeout`), as `apply --timeout` sets it (Go duration).
     #[arg(long = "timeout", default_value = "10m", value_parser = go_duration)]
@@ -203,21 +211,8 @@ pub struct BackendArgs {
 /// `kubepkg apply NAME PACKAGE`.
 #[derive(Debug, clap::Args)]
 pub struct ApplyArgs {
-    /// Package instance name.
-    #[arg(add = crate::completion::packages())]
-    pub name: String,
-    /// Package directory, `.tgz` archive, bare chart, `oci://HOST/REPO/NAME` in a registry, or
-    /// `git+https://HOST/REPO.git//PATH?ref=REF` in a Git repository (--username/--password
-    /// for a private one).
-    pub package: std::path::PathBuf,
     #[command(flatten)]
-    pub oci: PackageSourceArgs,
-    #[command(flatten)]
-    pub cluster: ClusterArgs,
-    #[command(flatten)]
-    pub values: PackageValuesFlags,
-    #[command(flatten)]
-    pub post_render: PostRendererArgs,
+    pub input: PackageInputArgs,
     /// Time each component may take to become ready (Go duration).
     #[arg(long = "timeout", default_value = "10m", value_parser = go_duration)]
     pub timeout: Duration,

@@ -33,15 +33,22 @@ pub async fn run(args: ControllerArgs, settings: &Settings) -> Result<Exit> {
         .unwrap_or_else(|_| "info,kube_client=warn,kube_runtime=warn".into());
     let filter = tracing_subscriber::EnvFilter::try_new(&directives)
         .with_context(|| format!("KUBEPKG_LOG={directives:?}: not a log filter"))?;
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        // Colour as decided at start-up (`crate::terminal`: NO_COLOR, --no-color, a terminal).
-        .with_ansi(settings.terminal.stderr.is_colour())
-        .with_writer(std::io::stderr);
-    if args.log_format == "json" {
-        builder.json().init();
-    } else {
-        builder.init();
+    {
+        use tracing_subscriber::Layer as _;
+        use tracing_subscriber::layer::SubscriberExt as _;
+        use tracing_subscriber::util::SubscriberInitExt as _;
+        let log = tracing_subscriber::fmt::layer()
+            // Colour as decided at start-up (`crate::terminal`: NO_COLOR, --no-color, a terminal).
+            .with_ansi(settings.terminal.stderr.is_colour())
+            .with_writer(std::io::stderr);
+        let log = if args.log_format == "json" {
+            log.json().with_filter(filter).boxed()
+        } else {
+            log.with_filter(filter).boxed()
+        };
+        // `--debug`: every request too, whatever `KUBEPKG_LOG` filters (crate::debug).
+        let trail = settings.debug.then(crate::debug::layer);
+        tracing_subscriber::registry().with(log).with(trail).init();
     }
     let config = kubepkg_controller::Config {
         namespaces: args.watch_namespaces,

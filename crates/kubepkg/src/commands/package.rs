@@ -23,7 +23,7 @@ use kubepkg_progress::{Event, Message, Sink};
 
 use super::print_structured;
 use crate::cli::{
-    ApplyArgs, BackendArgs, PackageCommand, PackageSourceArgs, PackageValuesArgs,
+    ApplyArgs, BackendArgs, PackageCommand, PackageInputArgs, PackageSourceArgs, PackageValuesArgs,
     PackageValuesFlags, PlanArgs, TargetArgs,
 };
 use crate::error::CliError;
@@ -339,19 +339,30 @@ async fn add_backend_objects(
     Ok(())
 }
 
+/// What `plan` and `apply` start from: the package loaded and post-rendered, the user's values,
+/// the backend configuration.
+async fn prepare(
+    input: &PackageInputArgs,
+    backend_args: &BackendArgs,
+    settings: &Settings,
+) -> Result<(Loaded, UserValues, Backend), CliError> {
+    let mut loaded = load(&input.package, &input.oci, settings).await?;
+    post_render_all(&mut loaded.package, &input.post_render, settings)?;
+    let user = user_values(&input.values)?;
+    let backend = backend(backend_args, &input.oci, settings)?;
+    Ok((loaded, user, backend))
+}
+
 /// `kubepkg plan NAME PACKAGE`.
 pub async fn plan(args: PlanArgs, settings: &Settings) -> Result<Exit, CliError> {
-    let mut loaded = load(&args.package, &args.oci, settings).await?;
-    post_render_all(&mut loaded.package, &args.post_render, settings)?;
-    let user = user_values(&args.values)?;
-    let backend = backend(&args.backend, &args.oci, settings)?;
+    let (loaded, user, backend) = prepare(&args.input, &args.backend, settings).await?;
     let timeout = args.timeout;
     let mut plan = if args.with_cluster {
         async {
             let kc = connect(settings, timeout, Printer::text().sink()).await?;
             let ns = kc.kube.namespace.clone();
             let instance = Instance {
-                name: &args.name,
+                name: &args.input.name,
                 namespace: &ns,
             };
             warn_dropped_values(&kc, instance, &user).await;
@@ -371,7 +382,7 @@ pub async fn plan(args: PlanArgs, settings: &Settings) -> Result<Exit, CliError>
     } else {
         let ns = settings.offline_namespace();
         let instance = Instance {
-            name: &args.name,
+            name: &args.input.name,
             namespace: &ns,
         };
         let mut plan = ops::plan_offline(&loaded.package, instance, &user)?;
@@ -395,12 +406,9 @@ pub async fn plan(args: PlanArgs, settings: &Settings) -> Result<Exit, CliError>
 
 /// `kubepkg apply NAME PACKAGE`.
 pub async fn apply(args: ApplyArgs, settings: &Settings) -> Result<Exit, CliError> {
-    let mut loaded = load(&args.package, &args.oci, settings).await?;
-    post_render_all(&mut loaded.package, &args.post_render, settings)?;
-    let user = user_values(&args.values)?;
+    let (loaded, user, backend) = prepare(&args.input, &args.backend, settings).await?;
     let timeout = args.timeout;
     let printer = Printer::new(args.output, args.progress.progress, &settings.terminal);
-    let backend = backend(&args.backend, &args.oci, settings)?;
     let mut kc = connect(settings, timeout, printer.sink()).await?;
     let shown = backend.clone();
     kc.backend = backend;
@@ -409,13 +417,13 @@ pub async fn apply(args: ApplyArgs, settings: &Settings) -> Result<Exit, CliErro
     }
     let ns = kc.kube.namespace.clone();
     let instance = Instance {
-        name: &args.name,
+        name: &args.input.name,
         namespace: &ns,
     };
     if let Some(object) = ops::managing_object(&kc, instance).await? {
         if !args.force {
             return Err(kubepkg_engine::EngineError::Managed {
-                name: args.name.clone(),
+                name: args.input.name.clone(),
                 namespace: ns.clone(),
                 object,
             }

@@ -187,6 +187,23 @@ pub(crate) fn app_package(root: &Path, name: &str, version: &str, safe: bool, ex
     );
 }
 
+/// [`app_package`] `shop` (safe to roll back) at version `version`, in the directory
+/// `root/VERSION`; returns that directory (one per version, for sources that publish them).
+pub(crate) fn shop_version(root: &Path, version: &str) -> std::path::PathBuf {
+    let dir = root.join(version);
+    app_package(&dir, "shop", version, true, "");
+    dir
+}
+
+/// Asserts that [`app_package`]'s hook ran for `from` → `to` in `ns` (its ConfigMap
+/// `migrated-TO` records the versions it was told).
+pub(crate) async fn assert_migrated(ns: &TestNamespace, from: &str, to: &str) {
+    let cms: kube::Api<k8s_openapi::api::core::v1::ConfigMap> = ns.api();
+    let name = format!("migrated-{}", to.replace('.', "-"));
+    let cm = cms.get(&name).await.unwrap().data.unwrap();
+    assert_eq!((cm["from"].as_str(), cm["to"].as_str()), (from, to));
+}
+
 pub(crate) async fn create(ns: &TestNamespace, name: &str, spec: Value) {
     let o: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "kubepkg.dev/v1alpha1", "kind": "Package",
@@ -350,8 +367,7 @@ async fn a_package_object_is_installed_upgraded_failed_rolled_back_and_deleted()
     patch_spec(&ns, "shop", json!({"source": source("2.0.0")})).await;
     let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
     assert_eq!(o.pointer("/status/version"), Some(&json!("2.0.0")));
-    let cm = cms.get("migrated-2-0-0").await.unwrap().data.unwrap();
-    assert_eq!((cm["from"].as_str(), cm["to"].as_str()), ("1.0.0", "2.0.0"));
+    assert_migrated(&ns, "1.0.0", "2.0.0").await;
 
     // 2.0.1 is safe but its app never gets ready; 2.0.0 said rollback.safe: false, which only
     // matters for rolling back *from* 2.0.0 — here the failing version is the safe one: rolled back.
@@ -699,6 +715,16 @@ async fn a_reapply_that_changes_nothing_ends_ready() {
         "shop",
         &kube::api::PatchParams::default(),
         &kube::api::Patch::Merge(json!({"status": {"lastAttemptedDigest": "stale"}})),
+    )
+    .await
+    .unwrap();
+    // A status write alone wakes nothing (the controller's own would loop); an annotation does.
+    api.patch(
+        "shop",
+        &kube::api::PatchParams::default(),
+        &kube::api::Patch::Merge(
+            json!({"metadata": {"annotations": {"kubepkg.dev/requested-at": "now"}}}),
+        ),
     )
     .await
     .unwrap();

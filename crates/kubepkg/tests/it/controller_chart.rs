@@ -635,6 +635,13 @@ const CONTROLLER_NEEDS: &[(&str, &str, Option<&str>)] = &[
     ("create", "events.events.k8s.io", None),
     ("patch", "events.events.k8s.io", None),
     ("list", "events", None),
+    // source.sourceRef — Flux sources (README.md#rbac).
+    ("get", "gitrepositories.source.toolkit.fluxcd.io", None),
+    ("list", "gitrepositories.source.toolkit.fluxcd.io", None),
+    ("watch", "gitrepositories.source.toolkit.fluxcd.io", None),
+    ("get", "buckets.source.toolkit.fluxcd.io", None),
+    ("watch", "buckets.source.toolkit.fluxcd.io", None),
+    ("list", "ocirepositories.source.toolkit.fluxcd.io", None),
     // backend: argocd — each component's Application (README.md#rbac).
     ("get", "applications.argoproj.io", None),
     ("list", "applications.argoproj.io", None),
@@ -690,6 +697,9 @@ async fn the_service_account_may_do_what_the_controller_needs_and_no_more() {
     kubepkg_testkit::argocd::install_crds(&ns)
         .await
         .expect("Argo CD's CRDs");
+    kubepkg_testkit::flux::install_crds(&ns)
+        .await
+        .expect("Flux's CRDs");
     let contents_ns = format!("--set=rbac.packageContentsNamespaces={{{}}}", ns.name());
     let installed = Installed::install(
         &ns,

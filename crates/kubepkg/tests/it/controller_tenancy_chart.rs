@@ -365,6 +365,10 @@ async fn in_tenancy_mode_the_controller_acts_for_packages_only_as_their_service_
         .await
         .expect("control plane");
     tenant_service_account(&tenant, "deployer").await;
+    // `kubectl auth can-i` of Flux's sources needs them served, whichever test runs first.
+    kubepkg_testkit::flux::install_crds(&ns)
+        .await
+        .expect("Flux's CRDs");
     let watch = format!("--set=watchNamespaces={{{}}}", tenant.name());
     let installed = Installed::install(
         &ns,
@@ -412,6 +416,14 @@ async fn in_tenancy_mode_the_controller_acts_for_packages_only_as_their_service_
         ("create", "events.events.k8s.io", None, all),
         ("patch", "events.events.k8s.io", None, all),
         ("get", "configmaps", None, all),
+        ("get", "gitrepositories.source.toolkit.fluxcd.io", None, all),
+        (
+            "watch",
+            "ocirepositories.source.toolkit.fluxcd.io",
+            None,
+            all,
+        ),
+        ("list", "buckets.source.toolkit.fluxcd.io", None, all),
         ("get", "secrets", None, all),
         ("list", "secrets", None, all),
         ("watch", "secrets", None, all),

@@ -212,7 +212,7 @@ async fn git_secret(ns: &TestNamespace, name: &str, username: &str, password: &s
 }
 
 /// The package revisions of `name`: (revision, version, source as `history` prints it).
-async fn revisions(ns: &TestNamespace, name: &str) -> Vec<(u64, String, String)> {
+pub(crate) async fn revisions(ns: &TestNamespace, name: &str) -> Vec<(u64, String, String)> {
     kubepkg_engine::store::RevisionStore::new(ns.client().clone())
         .history(name, ns.name())
         .await
@@ -228,7 +228,7 @@ async fn revisions(ns: &TestNamespace, name: &str) -> Vec<(u64, String, String)>
 
 /// Waits until the Package's `status.sourceRevision` is `want` (the controller read that
 /// commit and decided about it); returns the object.
-async fn wait_source_revision(
+pub(crate) async fn wait_source_revision(
     ns: &TestNamespace,
     ctl: &crate::controller::ControllerProcess,
     name: &str,
@@ -259,17 +259,13 @@ async fn wait_source_revision(
 /// branch and commit.
 #[tokio::test]
 async fn a_package_from_a_branch_installs_and_upgrades_only_when_its_path_changes() {
-    use crate::controller::{ControllerProcess, app_package, create, install_crd, wait_ready};
+    use crate::controller::{ControllerProcess, create, install_crd, wait_ready};
     let ns = TestNamespace::fresh("ctl-git").await;
     install_crd(&ns).await;
     let server = GitServer::start(GitAuth::Basic("ops".into(), "pw".into())).unwrap();
     let repo = server.repo("shop").unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let version = |v: &str| {
-        let dir = tmp.path().join(v);
-        app_package(&dir, "shop", v, true, "");
-        dir
-    };
+    let version = |v: &str| crate::controller::shop_version(tmp.path(), v);
     let c1 = repo
         .commit("main", "deploy/shop", Some(&version("1.0.0")), &[], "1.0.0")
         .unwrap();
@@ -329,9 +325,7 @@ async fn a_package_from_a_branch_installs_and_upgrades_only_when_its_path_change
         o.pointer("/status/version"),
         Some(&serde_json::json!("1.1.0"))
     );
-    let cms: kube::Api<k8s_openapi::api::core::v1::ConfigMap> = ns.api();
-    let cm = cms.get("migrated-1-1-0").await.unwrap().data.unwrap();
-    assert_eq!((cm["from"].as_str(), cm["to"].as_str()), ("1.0.0", "1.1.0"));
+    crate::controller::assert_migrated(&ns, "1.0.0", "1.1.0").await;
     assert_eq!(
         revisions(&ns, "shop").await,
         vec![
@@ -380,7 +374,8 @@ async fn a_semver_ref_picks_the_newest_matching_tag_and_wrong_credentials_are_a_
         .unwrap_err()
         .to_string();
     assert!(
-        refused.contains("exactly one of oci, url, configMapRef, secretRef, git or path"),
+        refused
+            .contains("exactly one of oci, url, configMapRef, secretRef, git, sourceRef or path"),
         "{refused}"
     );
     git_secret(&ns, "git-creds", "ops", "wrong").await;
@@ -417,14 +412,14 @@ async fn a_semver_ref_picks_the_newest_matching_tag_and_wrong_credentials_are_a_
 /// `known_hosts` are used, and the revision records the ssh URL and the commit.
 #[tokio::test]
 async fn a_package_over_ssh_installs_with_the_secrets_identity_and_known_hosts() {
-    use crate::controller::{ControllerProcess, app_package, create, install_crd, wait_ready};
+    use crate::controller::{ControllerProcess, create, install_crd, wait_ready};
     use kubepkg_testkit::git_server::SshServer;
     let ns = TestNamespace::fresh("ctl-git-ssh").await;
     install_crd(&ns).await;
     let server = GitServer::start(GitAuth::None).unwrap();
     let repo = server.repo("viassh").unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    app_package(tmp.path(), "viassh", "1.0.0", true, "");
+    crate::controller::app_package(tmp.path(), "viassh", "1.0.0", true, "");
     let c = repo
         .commit("main", "pkg", Some(tmp.path()), &[], "1.0.0")
         .unwrap();

@@ -307,3 +307,134 @@ fn plan_shows_a_components_patches_and_refuses_bad_ones() {
         );
     }
 }
+
+/// Merge keys from the cluster: a CRD declares its `spec.listeners` a map keyed by `port`
+/// (`x-kubernetes-list-type: map`); a strategic-merge patch of listener 80 merges into that
+/// item when planned against and applied to the cluster (kubepkg read the CRD's OpenAPI), where
+/// offline the fallback (kyaml's associative keys, which picks `name`) appends a third listener.
+#[tokio::test]
+async fn a_crds_declared_list_keys_decide_the_merge_where_a_cluster_is_at_hand() {
+    use kube::api::DynamicObject;
+    let ns = kubepkg_testkit::TestNamespace::fresh("pr-merge-keys").await;
+    ns.apply_yaml(
+        r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gateways.mergekeys.kubepkg.test}
+spec:
+  group: mergekeys.kubepkg.test
+  names: {kind: Gateway, plural: gateways, singular: gateway, listKind: GatewayList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {listeners: {
+      type: array, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [port],
+      items: {type: object, required: [port], properties: {port: {type: integer}, name: {type: string}, protocol: {type: string}}}}}}}}}
+"#,
+    )
+    .await
+    .unwrap();
+    let crds: kube::Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
+        kube::Api::all(ns.client().clone());
+    kubepkg_testkit::wait_for(
+        &crds,
+        "gateways.mergekeys.kubepkg.test",
+        std::time::Duration::from_secs(60),
+        "the Gateway CRD established",
+        kubepkg_testkit::has_condition("Established", "True"),
+    )
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let chart = dir.path().join("gw");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: gw\nversion: 1.0.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        chart.join("templates/gateway.yaml"),
+        "apiVersion: mergekeys.kubepkg.test/v1\nkind: Gateway\nmetadata: {name: edge}\nspec:\n  listeners:\n  - {port: 80, name: http, protocol: TCP}\n  - {port: 443, name: https, protocol: TCP}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("kubepkg.yaml"),
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- name: gw\n  path: gw\n  postRenderers:\n  - kustomize:\n      patches:\n      - patch: |\n          apiVersion: mergekeys.kubepkg.test/v1\n          kind: Gateway\n          metadata: {name: edge}\n          spec:\n            listeners:\n            - {port: 80, name: web}\n",
+    )
+    .unwrap();
+    let ports = |listeners: &serde_json::Value| -> Vec<(i64, String)> {
+        listeners
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                (
+                    l["port"].as_i64().unwrap(),
+                    l["name"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    // The planned Gateway, as the plan's diff shows it (flow style, as the template wrote it).
+    let planned = |out: String| -> String {
+        let plan: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let diff = plan["steps"][0]["diff"][0]["diff"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        diff.lines()
+            .find_map(|l| l.strip_prefix("+  listeners: ").map(String::from))
+            .unwrap_or_else(|| panic!("no listeners in {diff}"))
+    };
+    // Offline: no schema; kyaml's fallback merges by `name`, so `web` is a new item.
+    let offline = crate::support::ok(
+        Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+            .args(["plan", "p"])
+            .arg(dir.path())
+            .args(["-o", "json"])
+            .env("KUBECONFIG", "/nonexistent/kubeconfig")
+            .env_remove("HELM_NAMESPACE")
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(
+        planned(offline),
+        "[{port: 80, name: http, protocol: TCP}, {port: 443, name: https, protocol: TCP}, {port: 80, name: web}]"
+    );
+    // Against the cluster: the CRD's OpenAPI says listeners are keyed by port.
+    let (code, out, err) = crate::support::run(
+        &ns,
+        &[
+            "plan",
+            "p",
+            dir.path().to_str().unwrap(),
+            "--cluster",
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        planned(out),
+        "[{port: 80, name: web, protocol: TCP}, {port: 443, name: https, protocol: TCP}]"
+    );
+    // Applied: the CRD's OpenAPI says listeners are keyed by port.
+    let (code, _, err) = crate::support::run(&ns, &["apply", "p", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let gateways: kube::Api<DynamicObject> = kube::Api::namespaced_with(
+        ns.client().clone(),
+        ns.name(),
+        &kube::api::ApiResource::from_gvk_with_plural(
+            &kube::api::GroupVersionKind::gvk("mergekeys.kubepkg.test", "v1", "Gateway"),
+            "gateways",
+        ),
+    );
+    let edge = gateways.get("edge").await.unwrap();
+    assert_eq!(
+        ports(&edge.data["spec"]["listeners"]),
+        [(80, "web".into()), (443, "https".into())]
+    );
+    assert_eq!(edge.data["spec"]["listeners"][0]["protocol"], "TCP");
+}

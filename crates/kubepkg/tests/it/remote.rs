@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, ListParams, PostParams};
 use kubepkg_testkit::TestNamespace;
 use kubepkg_testkit::relay::Relay;
@@ -130,9 +130,7 @@ async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there
     // Upgrade with its hook, in the target.
     patch_spec(&home, "shop", json!({"source": source("2.0.0")})).await;
     wait_ready(&home, &ctl, "shop", "True", "Succeeded").await;
-    let cms: Api<ConfigMap> = there.api();
-    let cm = cms.get("migrated-2-0-0").await.unwrap().data.unwrap();
-    assert_eq!((cm["from"].as_str(), cm["to"].as_str()), ("1.0.0", "2.0.0"));
+    crate::controller::assert_migrated(&there, "1.0.0", "2.0.0").await;
 
     // A failing safe version is rolled back there.
     patch_spec(
