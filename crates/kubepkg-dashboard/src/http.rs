@@ -249,6 +249,8 @@ async fn history(
             from,
             to,
             components: d.diff(ns, n, from, to).await?,
+            values_from: d.values(ns, n, Some(from)).await?.1,
+            values_to: d.values(ns, n, Some(to)).await?.1,
         }),
         (None, None) => None,
         _ => {

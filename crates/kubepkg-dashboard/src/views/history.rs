@@ -6,6 +6,7 @@
 use std::fmt::Write;
 
 use kubepkg_engine::compare::ComponentDiff;
+use kubepkg_model::values::Effective;
 use kubepkg_package::plan::ObjectChange;
 use kubepkg_package::revision::{History, RevisionStatus};
 
@@ -17,6 +18,9 @@ pub struct Compared {
     pub from: u64,
     pub to: u64,
     pub components: Vec<ComponentDiff>,
+    /// Each component's effective values in the older and the newer revision.
+    pub values_from: Vec<(String, Effective)>,
+    pub values_to: Vec<(String, Effective)>,
 }
 
 /// The history page.
@@ -206,6 +210,55 @@ fn diff(c: &Compared) -> String {
     if !any {
         out.push_str("<p>No rendered object differs.</p>");
     }
+    out.push_str(&values_diff(c));
     out.push_str("</section>\n");
+    out
+}
+
+/// Each component's effective values, leaf by leaf with their sources, diffed.
+fn values_diff(c: &Compared) -> String {
+    let mut out = String::from("<h3>Values</h3>");
+    let mut names: Vec<&String> = c.values_to.iter().map(|(n, _)| n).collect();
+    for (n, _) in &c.values_from {
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    let mut any = false;
+    for name in names {
+        let text = |all: &[(String, Effective)]| {
+            all.iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, e)| crate::views::values::lines(e))
+                .unwrap_or_default()
+        };
+        let (old, new) = (text(&c.values_from), text(&c.values_to));
+        if old == new {
+            continue;
+        }
+        any = true;
+        let diff = similar::TextDiff::from_lines(&old, &new)
+            .unified_diff()
+            .context_radius(2)
+            .header(
+                &format!("{name} (revision {})", c.from),
+                &format!("{name} (revision {})", c.to),
+            )
+            .to_string();
+        let _ = write!(out, "<h4>{}</h4><pre class=\"diff\">", esc(name));
+        for line in diff.lines() {
+            let class = match line.chars().next() {
+                Some('+') if !line.starts_with("+++") => "add",
+                Some('-') if !line.starts_with("---") => "del",
+                Some('@') => "hunk",
+                _ => "ctx",
+            };
+            let _ = write!(out, "<span class=\"{class}\">{}</span>", esc(line));
+        }
+        out.push_str("</pre>");
+    }
+    if !any {
+        out.push_str("<p>No component's values differ.</p>");
+    }
     out
 }

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use kubepkg_model::values::{Effective, ValueSource, display_value};
+use kubepkg_model::values::{Effective, Explained, ValueSource, display_value};
 use kubepkg_package::revision::{History, PackageRevision};
 
 use crate::html::{esc, page};
@@ -61,13 +61,7 @@ pub fn render(
         }
         body.push_str("<table class=\"values\"><thead><tr><th scope=\"col\">Path</th><th scope=\"col\">Value</th><th scope=\"col\">Set by</th></tr></thead><tbody>");
         for e in &eff.explain {
-            let shown = match &e.source {
-                ValueSource::PackageValuesFrom(_) => format!(
-                    "(from a Secret, not shown: {} bytes)",
-                    display_value(&e.value).len()
-                ),
-                _ => display_value(&e.value),
-            };
+            let shown = shown(e);
             let _ = write!(
                 body,
                 "<tr><th scope=\"row\"><code>{}</code></th><td><code>{}</code></td><td>{}</td></tr>",
@@ -80,4 +74,23 @@ pub fn render(
     }
     let title = format!("Values of {}/{}", rev.namespace, rev.name);
     page(&title, &crumbs(rev, "values", "Values"), &body, None)
+}
+
+/// A value as the dashboard shows it: one read from a Secret (`spec.valuesFrom`) by its size.
+pub fn shown(e: &Explained) -> String {
+    match &e.source {
+        ValueSource::PackageValuesFrom(_) => format!(
+            "(from a Secret, not shown: {} bytes)",
+            display_value(&e.value).len()
+        ),
+        _ => display_value(&e.value),
+    }
+}
+
+/// The lines a values diff compares: `path: value  # source`, one per leaf.
+pub fn lines(eff: &Effective) -> String {
+    eff.explain
+        .iter()
+        .map(|e| format!("{}: {}  # {}\n", e.path, shown(e), e.source))
+        .collect()
 }
