@@ -314,7 +314,10 @@ async fn list_history_diff_and_values_never_show_a_secret() {
     let (diff, values) = section
         .split_once("\nValues\n")
         .unwrap_or_else(|| panic!("no values diff: {section}"));
-    assert!(values.contains("-replicas: 2  # --set a.replicas=2"), "{values}");
+    assert!(
+        values.contains("-replicas: 2  # --set a.replicas=2"),
+        "{values}"
+    );
     assert!(values.contains("+replicas: 1  # chart default"), "{values}");
     assert!(
         diff.contains("-        image: registry.invalid/b:1"),
