@@ -224,7 +224,8 @@ async fn list(d: &Dashboard, query: &Query) -> Result<String, DashboardError> {
     let all = d.packages().await?;
     let scope = match &d.scope {
         Scope::Namespace(n) => format!("namespace {n}"),
-        Scope::All => "every namespace you may read".to_string(),
+        Scope::All if d.authenticated => "every namespace you may read".to_string(),
+        Scope::All => "every namespace".to_string(),
     };
     Ok(views::list::render(&all, query, &scope))
 }

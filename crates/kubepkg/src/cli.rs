@@ -445,8 +445,8 @@ Release and package names, namespaces and kube contexts are completed from the c
 pub struct DashboardArgs {
     #[command(flatten)]
     pub cluster: ClusterArgs,
-    /// Show the packages of every namespace you may read (default: the namespace of -n or
-    /// the context).
+    /// Show the packages of every namespace, as `list --packages -A` lists them (default: the
+    /// namespace of -n or the context).
     #[arg(short = 'A', long = "all-namespaces")]
     pub all_namespaces: bool,
     /// Port to listen on (0: any free port; the URL is printed).
