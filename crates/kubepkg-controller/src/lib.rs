@@ -12,7 +12,9 @@
 //! - [`reconcile`]: what one reconcile does, and the status it writes ([`status`]);
 //! - [`metrics`], [`http`]: Prometheus metrics in controller-runtime's names, `/healthz`,
 //!   `/readyz`;
-//! - [`leader`]: leader election over the same Lease lock the engine uses.
+//! - [`leader`]: leader election over the same Lease lock the engine uses;
+//! - [`rollout`]: fleet rollouts (`PackageRollout`), with [`rollout_verdict`] (whether a
+//!   cluster may go back), [`rollout_package`] (each cluster's Package) and [`rollout_metrics`].
 //!
 //! More detail:
 //! - [`source`]: ConfigMap, Secret and `url` + `sha256` archives (fetched through
@@ -43,6 +45,9 @@ pub mod problem;
 pub mod reconcile;
 pub mod resource;
 pub mod rollout;
+pub mod rollout_metrics;
+pub mod rollout_package;
+pub mod rollout_verdict;
 pub mod source;
 pub mod status;
 pub mod target;
@@ -91,6 +96,9 @@ pub struct Config {
     pub default_service_account: Option<String>,
     /// Refuse references to ConfigMaps and Secrets of other namespaces.
     pub no_cross_namespace_refs: bool,
+    /// Reconcile only the Packages (and PackageRollouts) this label selector picks: one shard
+    /// of several controllers (`--watch-label-selector`, docs/controller.md#sharding).
+    pub label_selector: Option<String>,
 }
 
 impl Default for Config {
@@ -108,6 +116,7 @@ impl Default for Config {
             reporter: "kubepkg-controller".into(),
             default_service_account: None,
             no_cross_namespace_refs: false,
+            label_selector: None,
         }
     }
 }
@@ -141,6 +150,11 @@ pub enum ControllerError {
         missing.join(", ")
     )]
     CrdOutdated { missing: Vec<String> },
+    /// `--watch-label-selector` is not a label selector the API server accepts.
+    #[error(
+        "--watch-label-selector {selector:?}: the API server refuses it ({reason}); write a Kubernetes label selector, e.g. kubepkg.dev/shard=a or !kubepkg.dev/shard"
+    )]
+    Selector { selector: String, reason: String },
     /// The cluster does not serve Packages at all.
     #[error(
         "the cluster does not serve packages.kubepkg.dev: install the CRD (charts/kubepkg-controller/crds/, or the kubepkg-controller chart) and start again"
@@ -206,6 +220,9 @@ pub async fn run(cluster: kubepkg_kube::Cluster, config: Config) -> Result<(), C
         source,
     })?;
     check_crd(&cluster.client).await?;
+    if let Some(selector) = &config.label_selector {
+        check_selector(&cluster.client, selector).await?;
+    }
     let metrics = Arc::new(metrics::Metrics::new(config.concurrency));
     let health = http::Health::default();
     if let Some(address) = config.metrics_address {
@@ -215,17 +232,22 @@ pub async fn run(cluster: kubepkg_kube::Cluster, config: Config) -> Result<(), C
         http::serve(address, "probes", metrics.clone(), health.clone()).await?;
     }
     let shutdown = shutdown_signal();
+    let lease = leader::lease_name(config.label_selector.as_deref());
     let _leader = if config.leader_elect {
         health.set_ready(true);
         tokio::select! {
-            lock = leader::acquire(&cluster.client, &config.leader_election_namespace) => Some(lock?),
+            lock = leader::acquire(
+                &cluster.client,
+                &config.leader_election_namespace,
+                &lease,
+            ) => Some(lock?),
             () = shutdown.clone() => return Ok(()),
         }
     } else {
         None
     };
     health.set_ready(true);
-    tracing::info!(namespaces = ?config.namespaces, "kubepkg controller started");
+    tracing::info!(namespaces = ?config.namespaces, selector = ?config.label_selector, "kubepkg controller started");
     let recorder = Recorder::new(
         cluster.client.clone(),
         Reporter {
@@ -257,6 +279,7 @@ pub async fn run(cluster: kubepkg_kube::Cluster, config: Config) -> Result<(), C
     let flux_kinds = flux_source::served_kinds(&cluster.client).await;
     let runs = namespaces.into_iter().map(|ns| {
         let flux_kinds = flux_kinds.clone();
+        let label_selector = config.label_selector.clone();
         let ctx = ctx.clone();
         let client = cluster.client.clone();
         let shutdown = shutdown.clone();
@@ -281,15 +304,16 @@ pub async fn run(cluster: kubepkg_kube::Cluster, config: Config) -> Result<(), C
             let writer = reflector::store::Writer::new(ar.clone());
             let reader = writer.as_reader();
             let queued = ctx.metrics.clone();
-            let triggers = reflector::reflector(
-                writer,
-                watcher::watcher(packages, watcher::Config::default()),
-            )
-            .applied_objects()
-            // A change of the status alone (most often this controller's own write) is not a
-            // reason to reconcile; the spec, metadata and deletion are.
-            .predicate_filter(resource::reconcile_relevant, Default::default())
-            .inspect_ok(move |package| queued.queued(&resource::key(package)));
+            let watched = match &label_selector {
+                Some(selector) => watcher::Config::default().labels(selector),
+                None => watcher::Config::default(),
+            };
+            let triggers = reflector::reflector(writer, watcher::watcher(packages, watched))
+                .applied_objects()
+                // A change of the status alone (most often this controller's own write) is not a
+                // reason to reconcile; the spec, metadata and deletion are.
+                .predicate_filter(resource::reconcile_relevant, Default::default())
+                .inspect_ok(move |package| queued.queued(&resource::key(package)));
             let queued = ctx.metrics.clone();
             let packages_store = reader.clone();
             let mut controller = Controller::for_stream_with(triggers, reader, ar);
@@ -340,6 +364,20 @@ pub async fn run(cluster: kubepkg_kube::Cluster, config: Config) -> Result<(), C
     futures::future::join(futures::future::join_all(runs), rollouts).await;
     tracing::info!("kubepkg controller stopped");
     Ok(())
+}
+
+/// Lists one Package with `selector`, so that a selector the API server refuses stops the
+/// controller at its start with the reason (a watch would retry it for ever).
+async fn check_selector(client: &kube::Client, selector: &str) -> Result<(), ControllerError> {
+    let packages: Api<DynamicObject> = Api::all_with(client.clone(), &resource::api_resource());
+    let params = kube::api::ListParams::default().labels(selector).limit(1);
+    match packages.list_metadata(&params).await {
+        Err(kube::Error::Api(status)) if status.code == 400 => Err(ControllerError::Selector {
+            selector: selector.to_string(),
+            reason: status.message,
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Resolves on SIGTERM or SIGINT (shared by every task that stops on it).

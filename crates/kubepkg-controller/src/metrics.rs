@@ -5,9 +5,9 @@
 //! client-go's workqueue metrics as controller-runtime labels them: `workqueue_depth`,
 //! `workqueue_adds_total`, `workqueue_queue_duration_seconds`, `workqueue_retries_total`, each
 //! `{controller="package",name="package"}`), plus
-//! kubepkg's own: `kubepkg_packages{reason}` (Packages by the reason of their last state) and
+//! kubepkg's own: `kubepkg_packages{reason}` (Packages by the reason of their last state),
 //! `kubepkg_component_wait_seconds{result}` (how long components took from being applied to
-//! ready or failed).
+//! ready or failed), and the fleet rollouts' ([`crate::rollout_metrics`]).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -63,6 +63,8 @@ pub struct Metrics {
     queue_adds: Family<QueueLabels, Counter>,
     queue_duration: Family<QueueLabels, Histogram>,
     queue_retries: Family<QueueLabels, Counter>,
+    /// The fleet rollouts' metrics.
+    pub rollouts: crate::rollout_metrics::RolloutMetrics,
     /// Each Package's last reason, so `kubepkg_packages` counts every Package once.
     states: Mutex<HashMap<String, String>>,
     /// The queue: Packages with a reconcile asked for and not started yet (a key once, however
@@ -155,6 +157,7 @@ impl Metrics {
             "Packages by the reason of their Ready condition as the controller last set it",
             packages.clone(),
         );
+        let rollouts = crate::rollout_metrics::RolloutMetrics::register(&mut registry);
         max_concurrent_g
             .get_or_create(&labels())
             .set(i64::from(max_concurrent));
@@ -170,6 +173,7 @@ impl Metrics {
             queue_adds,
             queue_duration,
             queue_retries,
+            rollouts,
             states: Mutex::new(HashMap::new()),
             queued: Mutex::new(HashMap::new()),
         }

@@ -63,6 +63,8 @@ pub struct Context {
     pub default_service_account: Option<String>,
     /// `--no-cross-namespace-refs`.
     pub no_cross_namespace_refs: bool,
+    /// `--watch-label-selector`: the shard this controller is (PackageRollouts too).
+    pub label_selector: Option<String>,
     /// The clients of each target cluster and identity Packages are applied as.
     pub(crate) clients: target::Clients,
 }
@@ -86,6 +88,7 @@ impl Context {
             default_interval: config.default_interval,
             default_service_account: config.default_service_account.clone(),
             no_cross_namespace_refs: config.no_cross_namespace_refs,
+            label_selector: config.label_selector.clone(),
             clients: target::Clients::default(),
         }
     }
@@ -257,7 +260,7 @@ async fn path_source(
 
 /// The engine's cluster for a Package of `namespace` (where and as whom
 /// [`Context::acting_for`] says), and its remote target if it has one.
-async fn engine_cluster(
+pub(crate) async fn engine_cluster(
     ctx: &Context,
     namespace: &str,
     spec: Option<&PackageSpec>,

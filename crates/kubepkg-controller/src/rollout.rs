@@ -5,6 +5,10 @@
 //! writes the status: per stage and per cluster, with each cluster's reachability and
 //! Kubernetes version. Everything a Package does (hooks, readiness, revisions, rollback rules)
 //! is the Package reconciler's, in each cluster.
+//!
+//! A cluster started over an earlier spec keeps that spec on its Package
+//! (`kubepkg.dev/rollout-previous`, written in the same apply), and `onFailure: Rollback` gives
+//! it back ([`crate::rollout_verdict`] judges first whether it may go).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -20,12 +24,17 @@ use kube::runtime::controller::{Action, Controller};
 use kube::runtime::events::EventType;
 use kube::runtime::watcher;
 use kubepkg_fleet::decide::{self, ClusterView, Outcome, Phase};
-use kubepkg_fleet::spec::RolloutSpec;
+use kubepkg_fleet::rollback::{self, Verdict};
+use kubepkg_fleet::spec::{OnFailure, RolloutSpec};
 use kubepkg_package::conditions;
 use kubepkg_package_object::KubeConfigSecretRef;
 use serde_json::{Value, json};
 
 use crate::reconcile::{Context, event, now};
+use crate::rollout_package::{
+    self, keep_for_next, outcome, package_body, rolled_back_outcome, version_of,
+};
+use crate::rollout_verdict;
 use crate::status::{carry_transition_times, conditions_of};
 use crate::{resource, target};
 
@@ -85,7 +94,12 @@ pub async fn run(
             Api::all_with(client.clone(), &par),
         ),
     };
-    Controller::new_with(rollouts, watcher::Config::default(), ar)
+    // A shard reconciles the rollouts its selector picks (their Packages carry their shard).
+    let watched = match &ctx.label_selector {
+        Some(selector) => watcher::Config::default().labels(selector),
+        None => watcher::Config::default(),
+    };
+    Controller::new_with(rollouts, watched, ar)
         .owns_with(
             packages,
             par,
@@ -108,35 +122,6 @@ fn error_policy(obj: Arc<DynamicObject>, e: &RolloutError, _ctx: Arc<Context>) -
 
 fn key(obj: &DynamicObject) -> String {
     format!("{}/{}", obj.namespace().unwrap_or_default(), obj.name_any())
-}
-
-/// How a cluster's Package stands for the spec it was last given (kstatus over its
-/// conditions, once it has reconciled that generation).
-pub fn outcome(package: &DynamicObject) -> Outcome {
-    let status = package.data.get("status");
-    let observed = status
-        .and_then(|s| s.get("observedGeneration"))
-        .and_then(Value::as_i64);
-    if observed.is_none() || observed != package.metadata.generation {
-        return Outcome::InProgress("not reconciled yet".into());
-    }
-    let conditions = conditions_of(package);
-    let find = |t: &str| conditions.iter().find(|c| c.type_ == t);
-    let ready = find("Ready");
-    if ready.is_some_and(|c| c.is_true()) {
-        return Outcome::Ready;
-    }
-    let message = ready.map(|c| c.message.clone()).unwrap_or_default();
-    let reason = ready.map(|c| c.reason.as_str()).unwrap_or_default();
-    let stalled = find("Stalled").is_some_and(|c| c.is_true());
-    if stalled || matches!(reason, "UpgradeFailed" | "InstallFailed" | "RolledBack") {
-        return Outcome::Failed(format!("{reason}: {message}"));
-    }
-    Outcome::InProgress(if reason.is_empty() {
-        "starting".into()
-    } else {
-        reason.to_string()
-    })
 }
 
 /// Stages approved for `digest` by the rollout's `kubepkg.dev/approved` annotation.
@@ -255,14 +240,33 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
         .filter(|(_, labels)| spec.clusters.as_ref().is_none_or(|sel| sel.matches(labels)))
         .map(|(cluster, labels)| {
             let package = by_cluster.get(&cluster);
+            let rolled_back_from = package.and_then(|p| {
+                p.annotations()
+                    .get(kubepkg_fleet::ROLLED_BACK_ANNOTATION)
+                    .cloned()
+            });
+            let back = rolled_back_from.as_deref() == Some(digest.as_str());
             ClusterView {
                 given: package.and_then(|p| {
                     p.annotations()
                         .get(kubepkg_fleet::DIGEST_ANNOTATION)
                         .cloned()
                 }),
-                outcome: package
-                    .map_or(Outcome::InProgress("no Package yet".into()), |p| outcome(p)),
+                outcome: match package {
+                    None => Outcome::InProgress("no Package yet".into()),
+                    Some(p) if back => rolled_back_outcome(p),
+                    Some(p) => outcome(p),
+                },
+                previous: package.and_then(|p| rollout_package::previous(p)).is_some(),
+                rolled_back_from,
+                conditions: package
+                    .map(|p| {
+                        conditions_of(p)
+                            .into_iter()
+                            .map(|c| (c.type_, c.status))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
                 name: cluster,
                 labels,
             }
@@ -272,18 +276,38 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
     // What was recorded for this digest: each stage's readyAt.
     let status = obj.data.get("status");
     let same_digest = status.and_then(|s| s.get("digest")).and_then(Value::as_str) == Some(&digest);
-    let ready_at: BTreeMap<String, i64> = status
-        .filter(|_| same_digest)
-        .and_then(|s| s.get("stages"))
-        .and_then(Value::as_array)
-        .map(|stages| {
-            stages
-                .iter()
-                .filter_map(|s| Some((s["name"].as_str()?.to_string(), s["readyAtUnix"].as_i64()?)))
-                .collect()
-        })
-        .unwrap_or_default();
+    let recorded = |field: &str| -> BTreeMap<String, i64> {
+        status
+            .filter(|_| same_digest)
+            .and_then(|s| s.get("stages"))
+            .and_then(Value::as_array)
+            .map(|stages| {
+                stages
+                    .iter()
+                    .filter_map(|s| Some((s["name"].as_str()?.to_string(), s[field].as_i64()?)))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let ready_at = recorded("readyAtUnix");
+    let started_at = recorded("startedAtUnix");
     let approved = approvals(&obj, &digest);
+    let aborted = obj
+        .annotations()
+        .get(kubepkg_fleet::ABORTED_ANNOTATION)
+        .map(String::as_str)
+        == Some(&digest);
+    // onFailure: Rollback: whether each cluster given this digest may go back (only once a
+    // cluster failed, and read from each cluster's revisions).
+    let mut verdicts: BTreeMap<String, Verdict> = BTreeMap::new();
+    if spec.on_failure == OnFailure::Rollback && !aborted {
+        for cluster in rollback::needs_verdict(&digest, &views) {
+            if let Some(p) = by_cluster.get(cluster) {
+                let v = rollout_verdict::verdict(&ctx, &namespace, p).await;
+                verdicts.insert(cluster.to_string(), v);
+            }
+        }
+    }
     let now_unix = jiff::Timestamp::now().as_second();
     let d = decide::decide(&decide::Inputs {
         stages: &plans,
@@ -292,6 +316,10 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
         ready_at: &ready_at,
         approved: &approved,
         paused: spec.paused,
+        on_failure: spec.on_failure,
+        supersede: spec.supersede,
+        verdicts: &verdicts,
+        aborted,
         now: now_unix,
     });
 
@@ -303,23 +331,29 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
         "uid": obj.uid().unwrap_or_default(),
         "controller": true,
     });
+    let shard = obj
+        .labels()
+        .get(kubepkg_package_object::SHARD_LABEL)
+        .map(String::as_str);
     for cluster in &d.start {
         let Some(view) = views.iter().find(|v| &v.name == cluster) else {
             continue;
         };
         let package = kubepkg_fleet::package_name(&name, cluster);
-        let body = json!({
-            "apiVersion": format!("{}/{}", kubepkg_package_object::GROUP, kubepkg_package_object::VERSION),
-            "kind": kubepkg_package_object::KIND,
-            "metadata": {
-                "name": package,
-                "namespace": namespace,
-                "labels": {kubepkg_fleet::ROLLOUT_LABEL: name, kubepkg_fleet::CLUSTER_NAME_LABEL: cluster},
-                "annotations": {kubepkg_fleet::DIGEST_ANNOTATION: digest},
-                "ownerReferences": [owner],
-            },
-            "spec": spec.package_for(&view.labels, cluster),
-        });
+        let mut annotations = json!({kubepkg_fleet::DIGEST_ANNOTATION: digest});
+        if let Some(previous) = by_cluster.get(cluster).and_then(|p| keep_for_next(p)) {
+            annotations[kubepkg_fleet::PREVIOUS_ANNOTATION] =
+                json!(serde_json::to_string(&previous).unwrap_or_default());
+        }
+        let body = package_body(
+            &package,
+            &namespace,
+            (&name, shard),
+            cluster,
+            &owner,
+            annotations,
+            &Value::Object(spec.package_for(&view.labels, cluster)),
+        );
         packages
             .patch(
                 &package,
@@ -329,6 +363,39 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
             .await
             .map_err(api_err(&format!("applying Package {package}")))?;
         tracing::info!(rollout = %object, cluster = %cluster, "cluster started");
+    }
+    // Roll back the clusters whose turn it is: each Package gets the spec it had before
+    // (applied whole, so what this digest added goes), marked as rolled back from it.
+    for cluster in &d.roll_back {
+        let Some(previous) = by_cluster
+            .get(cluster)
+            .and_then(|p| rollout_package::previous(p))
+        else {
+            continue;
+        };
+        let package = kubepkg_fleet::package_name(&name, cluster);
+        let annotations = json!({
+            kubepkg_fleet::DIGEST_ANNOTATION: previous.digest,
+            kubepkg_fleet::ROLLED_BACK_ANNOTATION: digest,
+        });
+        let body = package_body(
+            &package,
+            &namespace,
+            (&name, shard),
+            cluster,
+            &owner,
+            annotations,
+            &Value::Object(previous.spec),
+        );
+        packages
+            .patch(
+                &package,
+                &PatchParams::apply(MANAGER).force(),
+                &Patch::Apply(&body),
+            )
+            .await
+            .map_err(api_err(&format!("rolling back Package {package}")))?;
+        tracing::info!(rollout = %object, cluster = %cluster, to = %previous.version, "cluster rolled back");
     }
 
     // Status: per stage, per cluster (with reachability), phase and conditions.
@@ -347,8 +414,13 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
             let package = by_cluster.get(&v.name);
             let pstatus = package.and_then(|p| p.data.get("status"));
             let started = d.start.contains(&v.name);
+            let back = v.rolled_back_from.as_deref() == Some(&digest);
             let (state, message) =
                 match (&v.outcome, v.given.as_deref() == Some(&digest) || started) {
+                    _ if d.roll_back.contains(&v.name) => ("RollingBack", String::new()),
+                    (Outcome::Ready, _) if back => ("RolledBack", String::new()),
+                    (Outcome::Failed(m), _) if back => ("RollbackFailed", m.clone()),
+                    (Outcome::InProgress(w), _) if back => ("RollingBack", w.clone()),
                     (_, false) => ("Pending", String::new()),
                     (Outcome::Ready, true) if !started => ("Ready", String::new()),
                     (Outcome::Failed(m), true) if !started => ("Failed", m.clone()),
@@ -372,11 +444,35 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
             c
         })
         .collect();
+    ctx.metrics.rollouts.clusters(
+        &object,
+        clusters
+            .iter()
+            .map(|c| c["state"].as_str().unwrap_or_default()),
+    );
     let stages: Vec<Value> = d
         .stages
         .iter()
         .map(|s| {
             let mut v = json!({"name": s.name, "state": s.state, "clusters": s.clusters});
+            // When its first cluster started (for the stage duration metric).
+            let started = started_at.get(&s.name).copied().or_else(|| {
+                let begun = !s.clusters.is_empty()
+                    && !matches!(
+                        s.state,
+                        decide::StageState::Waiting | decide::StageState::AwaitingApproval
+                    );
+                begun.then_some(now_unix)
+            });
+            if let Some(at) = started {
+                v["startedAtUnix"] = json!(at);
+            }
+            if let (Some(ready), Some(started), None) = (s.ready_at, started, ready_at.get(&s.name))
+            {
+                ctx.metrics
+                    .rollouts
+                    .stage_done(&object, &s.name, (ready - started) as f64);
+            }
             if let Some(at) = s.ready_at {
                 v["readyAtUnix"] = json!(at);
                 v["readyAt"] = json!(
@@ -397,7 +493,9 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
     let stamp = now();
     let next_conditions = match d.phase {
         Phase::Succeeded => conditions::ready("Succeeded", &d.message, &stamp),
-        Phase::Halted => conditions::stopped("Halted", &d.message, &stamp),
+        Phase::Halted | Phase::RolledBack | Phase::Aborted => {
+            conditions::stopped(&phase, &d.message, &stamp)
+        }
         _ => conditions::reconciling(&phase, &d.message, &stamp),
     };
     let previous_phase = status
@@ -417,25 +515,43 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
     if !d.unstaged.is_empty() {
         status["unstaged"] = json!(d.unstaged);
     }
+    let before: Vec<kubepkg_fleet::history::Entry> = obj
+        .data
+        .pointer("/status/history")
+        .and_then(|h| serde_json::from_value(h.clone()).ok())
+        .unwrap_or_default();
+    status["history"] = json!(kubepkg_fleet::history::record(
+        before,
+        &digest,
+        version_of(&given.items, &digest).as_deref(),
+        &phase,
+        &stamp,
+    ));
     write(&rollouts, &name, status)
         .await
         .map_err(api_err("writing its status"))?;
-    if previous_phase.as_deref() != Some(phase.as_str()) || !d.start.is_empty() {
-        let type_ = if d.phase == Phase::Halted {
+    if previous_phase.as_deref() != Some(phase.as_str())
+        || !d.start.is_empty()
+        || !d.roll_back.is_empty()
+    {
+        let type_ = if matches!(
+            d.phase,
+            Phase::Halted | Phase::RollingBack | Phase::RolledBack
+        ) {
             EventType::Warning
         } else {
             EventType::Normal
         };
-        let note = if d.start.is_empty() {
-            d.message.clone()
-        } else {
-            format!("started {}; {}", d.start.join(", "), d.message)
+        let note = match (d.start.is_empty(), d.roll_back.is_empty()) {
+            (false, _) => format!("started {}; {}", d.start.join(", "), d.message),
+            (_, false) => format!("rolling back {}; {}", d.roll_back.join(", "), d.message),
+            _ => d.message.clone(),
         };
         event(&ctx, &obj, type_, &phase, &note).await;
     }
     Ok(match (d.phase, d.requeue_after) {
         (_, Some(secs)) => Action::requeue(Duration::from_secs(secs.max(1))),
-        (Phase::Progressing, _) => Action::requeue(Duration::from_secs(15)),
+        (Phase::Progressing | Phase::RollingBack, _) => Action::requeue(Duration::from_secs(15)),
         _ => Action::requeue(Duration::from_secs(300)),
     })
 }

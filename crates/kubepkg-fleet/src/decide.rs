@@ -12,13 +12,18 @@
 //! 4. a `Manual` stage starts only once approved for this digest (or once any of its clusters
 //!    has it, approved before a restart);
 //! 5. within a stage, clusters start in name order while fewer than `maxConcurrent` are in
-//!    progress; a paused rollout starts none.
+//!    progress; a paused rollout starts none; with `supersede: Wait`, none starts while a
+//!    cluster is in progress with an earlier digest;
+//! 6. with `onFailure: Rollback`, a failure rolls back every cluster given this digest
+//!    ([`crate::rollback`]); a cluster rolled back from this digest is never started again;
+//! 7. an aborted rollout changes no cluster any more.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::spec::{Approval, StagePlan};
+use crate::rollback::{self, Verdict};
+use crate::spec::{Approval, OnFailure, StagePlan, Supersede};
 
 /// What a cluster's Package shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +34,12 @@ pub struct ClusterView {
     pub given: Option<String>,
     /// How its Package stands for what it was given.
     pub outcome: Outcome,
+    /// Whether its Package keeps a spec from before its digest to go back to.
+    pub previous: bool,
+    /// The digest it was rolled back from, if it was.
+    pub rolled_back_from: Option<String>,
+    /// Its Package's conditions: type → status (for stage gates).
+    pub conditions: BTreeMap<String, String>,
 }
 
 /// How a Package stands for the spec it was last given.
@@ -68,6 +79,12 @@ pub enum Phase {
     Baking,
     Succeeded,
     Halted,
+    /// `onFailure: Rollback` is giving clusters their previous spec back.
+    RollingBack,
+    /// Every cluster given the digest is back at the version it ran before.
+    RolledBack,
+    /// Aborted (`kubepkg rollout abort`): no cluster changes any more.
+    Aborted,
 }
 
 /// One stage as decided.
@@ -86,6 +103,8 @@ pub struct StageDecision {
 pub struct Decision {
     /// Clusters whose Package gets the digest now.
     pub start: Vec<String>,
+    /// Clusters whose Package gets its previous spec back now (`onFailure: Rollback`).
+    pub roll_back: Vec<String>,
     pub stages: Vec<StageDecision>,
     pub phase: Phase,
     /// What the rollout waits for, for a person.
@@ -107,6 +126,13 @@ pub struct Inputs<'a> {
     /// Stages approved for this digest.
     pub approved: &'a BTreeSet<String>,
     pub paused: bool,
+    pub on_failure: OnFailure,
+    pub supersede: Supersede,
+    /// Whether each cluster may go back to its previous version, for those
+    /// [`rollback::needs_verdict`] names.
+    pub verdicts: &'a BTreeMap<String, Verdict>,
+    /// Aborted for this digest.
+    pub aborted: bool,
     /// Unix seconds.
     pub now: i64,
 }
@@ -128,14 +154,19 @@ pub fn decide(i: &Inputs<'_>) -> Decision {
         }
     }
     let has = |c: &ClusterView| c.given.as_deref() == Some(i.digest);
-    let failed: Vec<(&str, &str)> = i
+    let back = |c: &ClusterView| c.rolled_back_from.as_deref() == Some(i.digest);
+    // Why a cluster counts as failed with this digest.
+    let failure = |c: &ClusterView| -> Option<String> {
+        match &c.outcome {
+            Outcome::Failed(m) if has(c) => Some(m.clone()),
+            _ if back(c) => Some("rolled back from this version".into()),
+            _ => None,
+        }
+    };
+    let failed: Vec<(&str, String)> = i
         .clusters
         .iter()
-        .filter(|c| has(c))
-        .filter_map(|c| match &c.outcome {
-            Outcome::Failed(m) => Some((c.name.as_str(), m.as_str())),
-            _ => None,
-        })
+        .filter_map(|c| failure(c).map(|m| (c.name.as_str(), m)))
         .collect();
     let mut stages: Vec<StageDecision> = i
         .stages
@@ -156,8 +187,30 @@ pub fn decide(i: &Inputs<'_>) -> Decision {
             stages[at].state = StageState::Done;
             continue;
         }
-        let ready = m.iter().all(|c| has(c) && c.outcome == Outcome::Ready);
-        if ready {
+        let all_ready = m.iter().all(|c| has(c) && c.outcome == Outcome::Ready);
+        let unmet: Vec<String> = plan
+            .gates
+            .iter()
+            .filter(|_| all_ready)
+            .flat_map(|g| {
+                m.iter()
+                    .filter(|c| c.conditions.get(&g.condition) != Some(&g.status))
+                    .map(move |c| format!("{}={} in {}", g.condition, g.status, c.name))
+            })
+            .collect();
+        if all_ready && !unmet.is_empty() {
+            stages[at].state = StageState::Progressing;
+            outcome = Some((
+                Phase::Progressing,
+                format!(
+                    "stage {} is Ready; waiting for its gates: {}",
+                    plan.name,
+                    unmet.join(", ")
+                ),
+            ));
+            break;
+        }
+        if all_ready {
             let since = i.ready_at.get(&plan.name).copied().unwrap_or(i.now);
             stages[at].ready_at = Some(since);
             let until =
@@ -175,15 +228,8 @@ pub fn decide(i: &Inputs<'_>) -> Decision {
             stages[at].state = StageState::Done;
             continue;
         }
-        if let Some(f) = m
-            .iter()
-            .find(|c| has(c) && matches!(c.outcome, Outcome::Failed(_)))
-        {
+        if let Some((f, why)) = m.iter().find_map(|c| failure(c).map(|w| (c, w))) {
             stages[at].state = StageState::Failed;
-            let why = match &f.outcome {
-                Outcome::Failed(why) => why.as_str(),
-                _ => "",
-            };
             outcome = Some((
                 Phase::Halted,
                 format!(
@@ -212,7 +258,7 @@ pub fn decide(i: &Inputs<'_>) -> Decision {
             .collect();
         if !failed.is_empty() {
             // A failure elsewhere (a cluster moved to another stage since) halts too.
-            let (name, why) = failed[0];
+            let (name, why) = &failed[0];
             outcome = Some((
                 Phase::Halted,
                 format!("cluster {name} failed: {why}; no further cluster starts"),
@@ -221,6 +267,26 @@ pub fn decide(i: &Inputs<'_>) -> Decision {
         }
         if i.paused {
             outcome = Some((Phase::Paused, format!("paused in stage {}", plan.name)));
+            break;
+        }
+        let earlier: Vec<String> = i
+            .clusters
+            .iter()
+            .filter(|c| c.given.is_some() && !has(c))
+            .filter_map(|c| match &c.outcome {
+                Outcome::InProgress(_) => Some(c.name.clone()),
+                _ => None,
+            })
+            .collect();
+        if i.supersede == Supersede::Wait && !earlier.is_empty() {
+            outcome = Some((
+                Phase::Progressing,
+                format!(
+                    "stage {}: waiting for clusters in progress with an earlier version to finish first (supersede: Wait): {}",
+                    plan.name,
+                    earlier.join(", ")
+                ),
+            ));
             break;
         }
         let slots = plan
@@ -247,7 +313,7 @@ pub fn decide(i: &Inputs<'_>) -> Decision {
         ));
         break;
     }
-    let (phase, message) = outcome.unwrap_or_else(|| {
+    let (mut phase, mut message) = outcome.unwrap_or_else(|| {
         (
             Phase::Succeeded,
             format!(
@@ -256,8 +322,37 @@ pub fn decide(i: &Inputs<'_>) -> Decision {
             ),
         )
     });
+    let mut roll_back = Vec::new();
+    if i.on_failure == OnFailure::Rollback
+        && let Some(r) = rollback::decide(i.digest, i.clusters, i.verdicts)
+    {
+        start.clear();
+        requeue_after = None;
+        (phase, message, roll_back) = (r.phase, r.message, r.roll_back);
+    }
+    if i.aborted && !matches!(phase, Phase::Succeeded | Phase::RolledBack) {
+        let busy: Vec<&str> = i
+            .clusters
+            .iter()
+            .filter(|c| has(c) && matches!(c.outcome, Outcome::InProgress(_)))
+            .map(|c| c.name.as_str())
+            .collect();
+        message = if busy.is_empty() {
+            "aborted: no cluster changes any more".to_string()
+        } else {
+            format!(
+                "aborted: no cluster changes any more; in progress, finishing on their own: {}",
+                busy.join(", ")
+            )
+        };
+        phase = Phase::Aborted;
+        start.clear();
+        roll_back.clear();
+        requeue_after = None;
+    }
     Decision {
         start,
+        roll_back,
         stages,
         phase,
         message,
@@ -294,6 +389,9 @@ mod tests {
                 .collect(),
             given: given.map(Into::into),
             outcome,
+            previous: given.is_some(),
+            rolled_back_from: None,
+            conditions: BTreeMap::new(),
         }
     }
 
@@ -313,6 +411,10 @@ mod tests {
             ready_at: &ready_at,
             approved: &approved,
             paused: false,
+            on_failure: OnFailure::Halt,
+            supersede: Supersede::Replace,
+            verdicts: &BTreeMap::new(),
+            aborted: false,
             now,
         })
     }
@@ -451,10 +553,262 @@ mod tests {
             ready_at: &BTreeMap::new(),
             approved: &BTreeSet::new(),
             paused: true,
+            on_failure: OnFailure::Halt,
+            supersede: Supersede::Replace,
+            verdicts: &BTreeMap::new(),
+            aborted: false,
             now: 0,
         });
         assert_eq!(d.unstaged, vec!["r1", "r2", "s1", "s2"]);
         assert_eq!(d.phase, Phase::Paused);
         assert!(d.start.is_empty());
+    }
+
+    /// `run` with the policies given.
+    fn run_with(
+        clusters: &[ClusterView],
+        approved: &[&str],
+        on_failure: OnFailure,
+        supersede: Supersede,
+        verdicts: &[(&str, Verdict)],
+        aborted: bool,
+    ) -> Decision {
+        let plans = plans();
+        let approved = approved.iter().map(|s| s.to_string()).collect();
+        let verdicts = verdicts
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        decide(&Inputs {
+            stages: &plans,
+            digest: "d2",
+            clusters,
+            ready_at: &[("canary".to_string(), 0)].into_iter().collect(),
+            approved: &approved,
+            paused: false,
+            on_failure,
+            supersede,
+            verdicts: &verdicts,
+            aborted,
+            now: 1000,
+        })
+    }
+
+    #[test]
+    fn supersede_wait_lets_clusters_in_progress_with_an_earlier_digest_finish_first() {
+        let ready = (Some("d2"), Outcome::Ready);
+        let old_busy = (Some("d1"), Outcome::InProgress("app".into()));
+        let cs = fleet(ready.clone(), [old_busy.clone(), OLD], [OLD, OLD]);
+        // Replace (the default): s1 is given the new digest at once.
+        let d = run_with(
+            &cs,
+            &["second"],
+            OnFailure::Halt,
+            Supersede::Replace,
+            &[],
+            false,
+        );
+        assert_eq!(d.start, vec!["s1"]);
+        // Wait: nothing starts until s1 has finished with d1.
+        let d = run_with(
+            &cs,
+            &["second"],
+            OnFailure::Halt,
+            Supersede::Wait,
+            &[],
+            false,
+        );
+        assert!(d.start.is_empty(), "{:?}", d.start);
+        assert_eq!(d.phase, Phase::Progressing);
+        assert!(d.message.contains("supersede: Wait): s1"), "{}", d.message);
+        // Even a cluster of a later stage in progress with d1 holds the canary back.
+        let cs = fleet(OLD, [OLD, OLD], [old_busy, OLD]);
+        let d = run_with(&cs, &[], OnFailure::Halt, Supersede::Wait, &[], false);
+        assert!(d.start.is_empty());
+        // Finished (Ready or failed with d1): the new digest starts.
+        let cs = fleet(
+            OLD,
+            [OLD, OLD],
+            [(Some("d1"), Outcome::Failed("x".into())), OLD],
+        );
+        let d = run_with(&cs, &[], OnFailure::Halt, Supersede::Wait, &[], false);
+        assert_eq!(d.start, vec!["c1"]);
+    }
+
+    #[test]
+    fn on_failure_rollback_rolls_back_every_cluster_given_the_digest_when_all_may() {
+        let ready = (Some("d2"), Outcome::Ready);
+        let failed = (Some("d2"), Outcome::Failed("UpgradeFailed: refused".into()));
+        let cs = fleet(ready, [failed, OLD], [OLD, OLD]);
+        let allowed = [("c1", Verdict::Allowed), ("s1", Verdict::Allowed)];
+        // Halt: nothing rolled back.
+        let d = run_with(
+            &cs,
+            &["second"],
+            OnFailure::Halt,
+            Supersede::Replace,
+            &allowed,
+            false,
+        );
+        assert_eq!(d.phase, Phase::Halted);
+        assert!(d.roll_back.is_empty());
+        let d = run_with(
+            &cs,
+            &["second"],
+            OnFailure::Rollback,
+            Supersede::Replace,
+            &allowed,
+            false,
+        );
+        assert_eq!(d.phase, Phase::RollingBack);
+        assert_eq!(d.roll_back, vec!["c1", "s1"]);
+        assert!(d.start.is_empty());
+        let forbidden = [
+            (
+                "c1",
+                Verdict::Forbidden("2.0.0 (revision 2) declares rollback.safe: false".into()),
+            ),
+            ("s1", Verdict::Allowed),
+        ];
+        let d = run_with(
+            &cs,
+            &["second"],
+            OnFailure::Rollback,
+            Supersede::Replace,
+            &forbidden,
+            false,
+        );
+        assert_eq!(d.phase, Phase::Halted);
+        assert!(d.roll_back.is_empty());
+        assert!(
+            d.message
+                .contains("cluster c1: 2.0.0 (revision 2) declares rollback.safe: false"),
+            "{}",
+            d.message
+        );
+    }
+
+    #[test]
+    fn a_cluster_rolled_back_from_the_digest_is_never_started_again() {
+        let mut cs = fleet(OLD, [OLD, OLD], [OLD, OLD]);
+        cs[0].rolled_back_from = Some("d2".into());
+        // Even under Halt (the policy changed after the rollback): halted, c1 not restarted.
+        let d = run_with(&cs, &[], OnFailure::Halt, Supersede::Replace, &[], false);
+        assert_eq!(d.phase, Phase::Halted);
+        assert!(d.start.is_empty());
+        assert!(
+            d.message.contains("rolled back from this version"),
+            "{}",
+            d.message
+        );
+        let d = run_with(
+            &cs,
+            &[],
+            OnFailure::Rollback,
+            Supersede::Replace,
+            &[],
+            false,
+        );
+        assert_eq!(d.phase, Phase::RolledBack);
+        assert!(d.start.is_empty());
+    }
+
+    #[test]
+    fn an_aborted_rollout_changes_no_cluster() {
+        let busy = (Some("d2"), Outcome::InProgress("app".into()));
+        let ready = (Some("d2"), Outcome::Ready);
+        let cs = fleet(ready.clone(), [busy, OLD], [OLD, OLD]);
+        let d = run_with(
+            &cs,
+            &["second"],
+            OnFailure::Halt,
+            Supersede::Replace,
+            &[],
+            true,
+        );
+        assert_eq!(d.phase, Phase::Aborted);
+        assert!(d.start.is_empty());
+        assert!(
+            d.message.contains("finishing on their own: s1"),
+            "{}",
+            d.message
+        );
+        // A rollback under way stops too.
+        let failed = (Some("d2"), Outcome::Failed("x".into()));
+        let cs = fleet(failed, [OLD, OLD], [OLD, OLD]);
+        let d = run_with(
+            &cs,
+            &[],
+            OnFailure::Rollback,
+            Supersede::Replace,
+            &[("c1", Verdict::Allowed)],
+            true,
+        );
+        assert_eq!(d.phase, Phase::Aborted);
+        assert!(d.roll_back.is_empty());
+        // Done is done: aborting a finished rollout changes nothing.
+        let cs = fleet(
+            ready.clone(),
+            [ready.clone(), ready.clone()],
+            [ready.clone(), ready],
+        );
+        let d = run_with(&cs, &[], OnFailure::Halt, Supersede::Replace, &[], true);
+        assert_eq!(d.phase, Phase::Succeeded);
+    }
+
+    #[test]
+    fn a_gated_stage_is_done_only_once_every_cluster_shows_its_conditions() {
+        let mut s: RolloutSpec = serde_json::from_value(json!({
+            "package": {"source": {"path": "."}},
+            "stages": [
+                {"name": "canary", "selector": {"matchLabels": {"stage": "canary"}},
+                 "gates": [{"condition": "Verified"}, {"condition": "Drifted", "status": "False"}]},
+                {"name": "rest"}]
+        }))
+        .unwrap();
+        let plans = s.check().unwrap();
+        let mut cs = vec![
+            cluster("c1", "canary", Some("d2"), Outcome::Ready),
+            cluster("r1", "rest", Some("d1"), Outcome::Ready),
+        ];
+        let run = |cs: &[ClusterView]| {
+            decide(&Inputs {
+                stages: &plans,
+                digest: "d2",
+                clusters: cs,
+                ready_at: &BTreeMap::new(),
+                approved: &BTreeSet::new(),
+                paused: false,
+                on_failure: OnFailure::Halt,
+                supersede: Supersede::Replace,
+                verdicts: &BTreeMap::new(),
+                aborted: false,
+                now: 1000,
+            })
+        };
+        let d = run(&cs);
+        assert!(d.start.is_empty());
+        assert_eq!(d.stages[0].state, StageState::Progressing);
+        assert_eq!(d.stages[0].ready_at, None);
+        assert!(
+            d.message
+                .contains("waiting for its gates: Verified=True in c1, Drifted=False in c1"),
+            "{}",
+            d.message
+        );
+        cs[0].conditions.insert("Verified".into(), "True".into());
+        cs[0].conditions.insert("Drifted".into(), "True".into());
+        let d = run(&cs);
+        assert!(d.message.contains("Drifted=False in c1"), "{}", d.message);
+        assert!(d.start.is_empty());
+        cs[0].conditions.insert("Drifted".into(), "False".into());
+        let d = run(&cs);
+        assert_eq!(d.start, vec!["r1"]);
+        // Gates wait for Ready first: a cluster in progress is named as such.
+        cs[0].outcome = Outcome::InProgress("app".into());
+        let d = run(&cs);
+        assert!(d.message.contains("c1 (app)"), "{}", d.message);
+        s.stages[0].gates.clear();
+        assert!(s.check().unwrap()[0].gates.is_empty());
     }
 }

@@ -15,9 +15,11 @@
 //!   skipping one or running a stage ahead.
 //!
 //! Modules: [`spec`] (the custom resource's spec and status), [`selector`] (label selectors),
-//! [`decide`].
+//! [`decide`], [`history`] (`status.history`), [`rollback`] (`onFailure: Rollback`'s part of the decision).
 
 pub mod decide;
+pub mod history;
+pub mod rollback;
 pub mod selector;
 pub mod spec;
 
@@ -36,6 +38,17 @@ pub const ROLLOUT_LABEL: &str = "kubepkg.dev/rollout";
 pub const CLUSTER_NAME_LABEL: &str = "kubepkg.dev/cluster-name";
 /// The annotation on each Package a rollout made: the rollout digest its spec was given.
 pub const DIGEST_ANNOTATION: &str = "kubepkg.dev/rollout-digest";
+/// The annotation on each Package a rollout started over an earlier spec: that spec, the
+/// digest it was given and the version it ran (JSON, [`rollback::Previous`]), what
+/// `onFailure: Rollback` gives the Package back. Written in the same apply that gives the new
+/// digest, so no cluster is ever upgraded without it.
+pub const PREVIOUS_ANNOTATION: &str = "kubepkg.dev/rollout-previous";
+/// The annotation on each Package a rollout rolled back: the digest it was rolled back from
+/// (that digest never starts it again).
+pub const ROLLED_BACK_ANNOTATION: &str = "kubepkg.dev/rolled-back-from";
+/// The annotation on a PackageRollout that aborts its digest: `DIGEST` (`kubepkg rollout
+/// abort` writes it); a new digest is a new rollout, not aborted.
+pub const ABORTED_ANNOTATION: &str = "kubepkg.dev/aborted";
 /// The annotation on a PackageRollout approving manual stages: `STAGE@DIGEST[,…]`
 /// (`kubepkg rollout promote` writes it); an approval is for one digest only.
 pub const APPROVED_ANNOTATION: &str = "kubepkg.dev/approved";

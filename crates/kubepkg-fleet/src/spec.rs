@@ -29,6 +29,9 @@ pub struct RolloutSpec {
     /// What a failed cluster does to the rollout.
     #[serde(default)]
     pub on_failure: OnFailure,
+    /// What a new digest does to clusters still in progress with an earlier one.
+    #[serde(default)]
+    pub supersede: Supersede,
     /// No cluster starts while paused (those already started finish).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub paused: bool,
@@ -61,6 +64,25 @@ pub struct Stage {
     /// `Manual`: the stage starts only once approved (`kubepkg rollout promote`).
     #[serde(default)]
     pub approval: Approval,
+    /// Conditions every cluster's Package must show, besides Ready, before the stage is done
+    /// (and its bake begins).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gates: Vec<Gate>,
+}
+
+/// A stage gate: the condition `condition` of each cluster's Package has status `status`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Gate {
+    /// A condition type of the Package's status (`Drifted`, or one another tool writes).
+    pub condition: String,
+    /// `"True"` (the default) or `"False"`.
+    #[serde(default = "default_gate_status")]
+    pub status: String,
+}
+
+fn default_gate_status() -> String {
+    "True".into()
 }
 
 /// How a stage is let start.
@@ -77,6 +99,23 @@ pub enum OnFailure {
     /// No cluster starts any more; the failed one follows its package's rollback rule.
     #[default]
     Halt,
+    /// No cluster starts any more, and every cluster given this digest goes back to the
+    /// Package spec it had before — only when every one of them may (the package's rollback
+    /// policy in each cluster); otherwise as `Halt`, naming the version that forbids it.
+    Rollback,
+}
+
+/// What a new digest (a spec change) does while clusters are in progress with an earlier one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Supersede {
+    /// The new digest starts at once, in stage order; a cluster in progress with the earlier
+    /// one is given the new one when its turn comes (the latest spec is what is wanted, and a
+    /// fix for a failing version must not queue behind it).
+    #[default]
+    Replace,
+    /// No cluster starts the new digest until every cluster in progress with an earlier one
+    /// has finished (Ready or failed).
+    Wait,
 }
 
 /// A spec the controller refuses, and why (the rollout's `InvalidRollout` condition).
@@ -92,6 +131,7 @@ pub struct StagePlan {
     pub max_concurrent: MaxConcurrent,
     pub bake: Duration,
     pub approval: Approval,
+    pub gates: Vec<Gate>,
 }
 
 /// `maxConcurrent` read.
@@ -188,12 +228,26 @@ impl RolloutSpec {
                     }
                 },
             };
+            for (g, gate) in s.gates.iter().enumerate() {
+                if gate.condition.is_empty() {
+                    return bad(format!(
+                        "spec.stages[{i}].gates[{g}].condition: name a condition type of the Package's status, such as Drifted"
+                    ));
+                }
+                if !matches!(gate.status.as_str(), "True" | "False") {
+                    return bad(format!(
+                        "spec.stages[{i}].gates[{g}].status {:?}: \"True\" or \"False\"",
+                        gate.status
+                    ));
+                }
+            }
             plans.push(StagePlan {
                 name: s.name.clone(),
                 selector: s.selector.clone(),
                 max_concurrent,
                 bake,
                 approval: s.approval,
+                gates: s.gates.clone(),
             });
         }
         Ok(plans)
@@ -303,6 +357,14 @@ mod tests {
             (
                 json!({"stages": [{"name": "a", "bake": "soon"}]}),
                 "bake \"soon\"",
+            ),
+            (
+                json!({"stages": [{"name": "a", "gates": [{"condition": ""}]}]}),
+                "gates[0].condition",
+            ),
+            (
+                json!({"stages": [{"name": "a", "gates": [{"condition": "Drifted", "status": "no"}]}]}),
+                "gates[0].status \"no\"",
             ),
             (
                 json!({"package": {"source": {"path": "."}, "kubeConfig": {"secretRef": {"name": "x"}}}}),

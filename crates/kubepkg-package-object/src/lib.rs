@@ -363,6 +363,11 @@ impl ArchiveRef {
     }
 }
 
+/// The label that names a Package's shard (docs/controller.md#sharding): a controller run with
+/// `--watch-label-selector kubepkg.dev/shard=NAME` reconciles the Packages labelled so, and a
+/// PackageRollout's Packages carry the rollout's.
+pub const SHARD_LABEL: &str = "kubepkg.dev/shard";
+
 /// The key an [`ArchiveRef`] reads when it names none.
 pub const DEFAULT_ARCHIVE_KEY: &str = "package.tgz";
 

@@ -341,9 +341,11 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
             Command::Upgrade(a) => &a.common.cluster,
             Command::Rollback(a) => &a.cluster,
             Command::Rollout(r) => match r {
-                RolloutCommand::Status(a)
-                | RolloutCommand::Pause(a)
-                | RolloutCommand::Resume(a) => &a.cluster,
+                RolloutCommand::Status(a) => &a.rollout.cluster,
+                RolloutCommand::Pause(a)
+                | RolloutCommand::Resume(a)
+                | RolloutCommand::Abort(a)
+                | RolloutCommand::History(a) => &a.cluster,
                 RolloutCommand::Promote(a) => &a.cluster,
             },
             Command::Uninstall(a) => &a.cluster,
@@ -482,6 +484,10 @@ pub struct ControllerArgs {
     /// default: all namespaces).
     #[arg(long = "watch-namespace", value_delimiter = ',')]
     pub watch_namespaces: Vec<String>,
+    /// Reconcile only the Packages this label selector picks (one shard of several
+    /// controllers: `kubepkg.dev/shard=a`, and `!kubepkg.dev/shard` for the rest).
+    #[arg(long = "watch-label-selector", value_name = "SELECTOR")]
+    pub watch_label_selector: Option<String>,
     /// Packages reconciled at once.
     #[arg(long = "concurrency", default_value_t = 4)]
     pub concurrency: u16,

@@ -7,6 +7,7 @@
 //!
 //! Values that only the cluster knows are completed by the completers here: release and
 //! package names (status, history, rollback, uninstall, get, test, upgrade, package verbs),
+//! rollout names (`rollout` verbs),
 //! namespaces (`-n`) and kube contexts (`--kube-context`, from the kubeconfig only). They read
 //! `--kubeconfig`, `--kube-context` and `-n` from the line being completed, resolve them with
 //! the environment as every verb does ([`Settings::from_flags`]), and give up silently after
@@ -105,6 +106,25 @@ pub fn releases() -> ArgValueCompleter {
         from_cluster(current, |settings| async move {
             let cluster = settings.connect().await.ok()?;
             release_names(&settings, &cluster).await
+        })
+    })
+}
+
+/// Completes a rollout NAME: the PackageRollouts of the namespace.
+pub fn rollouts() -> ArgValueCompleter {
+    ArgValueCompleter::new(|current: &OsStr| {
+        from_cluster(current, |settings| async move {
+            let cluster = settings.connect().await.ok()?;
+            let list = crate::commands::rollout::api(&cluster)
+                .list_metadata(&Default::default())
+                .await
+                .ok()?;
+            Some(
+                list.items
+                    .into_iter()
+                    .filter_map(|o| o.metadata.name)
+                    .collect(),
+            )
         })
     })
 }

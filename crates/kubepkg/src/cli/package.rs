@@ -523,31 +523,52 @@ pub struct RenderArgs {
 #[derive(Debug, clap::Subcommand)]
 pub enum RolloutCommand {
     /// Show a rollout: its phase, its stages and each cluster's version and state.
-    Status(RolloutArgs),
+    Status(RolloutStatusArgs),
     /// Approve the stage awaiting approval (or STAGE) for the rollout's current version.
     Promote(RolloutPromoteArgs),
     /// Start no further cluster (those in progress finish).
     Pause(RolloutArgs),
     /// Start clusters again after a pause.
     Resume(RolloutArgs),
+    /// Stop the current version's rollout for good (clusters in progress finish).
+    ///
+    /// No cluster starts or rolls back any more, and resume does not continue it; the next
+    /// version is a new rollout.
+    Abort(RolloutArgs),
+    /// The versions the rollout rolled (the last ten) and how each ended.
+    History(RolloutArgs),
 }
 
-/// `kubepkg rollout status|pause|resume NAME`.
+/// `kubepkg rollout status|pause|resume|abort|history NAME`.
 #[derive(Debug, clap::Args)]
 pub struct RolloutArgs {
     /// The PackageRollout's name.
+    #[arg(add = crate::completion::rollouts())]
     pub name: String,
     #[command(flatten)]
     pub cluster: ClusterArgs,
-    /// Output format (status).
+    /// Output format (status, history).
     #[arg(short = 'o', long = "output", default_value = "text", value_parser = formats(Format::QUERY))]
     pub output: Format,
+}
+
+/// `kubepkg rollout status NAME`.
+#[derive(Debug, clap::Args)]
+pub struct RolloutStatusArgs {
+    #[command(flatten)]
+    pub rollout: RolloutArgs,
+    /// Follow the rollout until it rests (Succeeded, Halted, RolledBack, Aborted, Invalid, or
+    /// waiting for a person): live on a terminal, one line per change elsewhere; then print
+    /// its status and exit by how it ended.
+    #[arg(short = 'w', long = "watch")]
+    pub watch: bool,
 }
 
 /// `kubepkg rollout promote NAME [STAGE]`.
 #[derive(Debug, clap::Args)]
 pub struct RolloutPromoteArgs {
     /// The PackageRollout's name.
+    #[arg(add = crate::completion::rollouts())]
     pub name: String,
     /// The stage to approve (default: the one awaiting approval).
     pub stage: Option<String>,

@@ -52,6 +52,7 @@ pub async fn run(args: ControllerArgs, settings: &Settings) -> Result<Exit> {
     }
     let config = kubepkg_controller::Config {
         namespaces: args.watch_namespaces,
+        label_selector: args.watch_label_selector.filter(|s| !s.trim().is_empty()),
         concurrency: args.concurrency.max(1),
         metrics_address,
         probe_address,

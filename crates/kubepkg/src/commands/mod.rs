@@ -25,7 +25,7 @@ mod registry;
 mod render;
 mod repo;
 mod rollback;
-mod rollout;
+pub(crate) mod rollout;
 mod schema;
 mod show;
 mod sign;

@@ -1,7 +1,7 @@
-//! `kubepkg rollout status|promote|pause|resume NAME`: a fleet rollout (`PackageRollout`,
-//! docs/fleet.md) as the controller reports it, and the three changes a person makes to one.
-//! The controller does the rollout; these verbs read its status and write its spec or its
-//! approval annotation, so they work the same with `kubectl`.
+//! `kubepkg rollout status|history|promote|pause|resume|abort NAME`: a fleet rollout
+//! (`PackageRollout`, docs/fleet.md) as the controller reports it, and the changes a person
+//! makes to one. The controller does the rollout; these verbs read its status and write its
+//! spec or its annotations (approval, abort), so they work the same with `kubectl`.
 
 use anyhow::{Context as _, Result, bail};
 use kube::ResourceExt;
@@ -14,7 +14,8 @@ use crate::cli::{RolloutArgs, RolloutCommand, RolloutPromoteArgs};
 use crate::exit::Exit;
 use crate::settings::Settings;
 
-fn api(kube: &kubepkg_kube::Cluster) -> Api<DynamicObject> {
+/// The PackageRollouts of `kube`'s namespace.
+pub(crate) fn api(kube: &kubepkg_kube::Cluster) -> Api<DynamicObject> {
     let gvk = GroupVersionKind::gvk(
         kubepkg_fleet::GROUP,
         kubepkg_fleet::VERSION,
@@ -42,10 +43,16 @@ async fn get(kube: &kubepkg_kube::Cluster, name: &str) -> Result<DynamicObject> 
 pub async fn run(cmd: RolloutCommand, settings: &Settings) -> Result<Exit> {
     let kube = settings.connect().await?;
     match cmd {
-        RolloutCommand::Status(a) => status(&kube, &a).await,
+        RolloutCommand::Status(a) if a.watch => {
+            let live = settings.terminal.live(crate::terminal::ProgressMode::Auto);
+            watch(&kube, &a.rollout, live).await
+        }
+        RolloutCommand::Status(a) => status(&kube, &a.rollout).await,
         RolloutCommand::Promote(a) => promote(&kube, &a).await,
         RolloutCommand::Pause(a) => set_paused(&kube, &a.name, true).await,
         RolloutCommand::Resume(a) => set_paused(&kube, &a.name, false).await,
+        RolloutCommand::Abort(a) => abort(&kube, &a.name).await,
+        RolloutCommand::History(a) => history(&kube, &a).await,
     }
 }
 
@@ -145,6 +152,107 @@ async fn status(kube: &kubepkg_kube::Cluster, a: &RolloutArgs) -> Result<Exit> {
     Ok(Exit::Succeeded)
 }
 
+/// Phases in which a rollout changes nothing more until a person acts or the version changes.
+fn resting(phase: &str) -> bool {
+    matches!(
+        phase,
+        "Succeeded"
+            | "Halted"
+            | "RolledBack"
+            | "Aborted"
+            | "Invalid"
+            | "AwaitingApproval"
+            | "Paused"
+    )
+}
+
+/// How `rollout status --watch` exits for the phase it rested in.
+fn exit_of(phase: &str) -> Exit {
+    match phase {
+        "Succeeded" | "AwaitingApproval" | "Paused" => Exit::Succeeded,
+        "RolledBack" => Exit::RolledBack,
+        "Halted" => Exit::UpgradeFailed,
+        "Invalid" => Exit::InvalidPackage,
+        _ => Exit::Failed,
+    }
+}
+
+/// `rollout status --watch`: the status, followed on standard error (redrawn in place when
+/// `live` — the live table then gives way —, else one `PHASE: message` line per change) until
+/// the rollout rests for its current spec; then the status on standard output, as `status`
+/// prints it.
+async fn watch(kube: &kubepkg_kube::Cluster, a: &RolloutArgs, live: bool) -> Result<Exit> {
+    use std::io::Write as _;
+    let mut drawn = 0usize;
+    let mut last = String::new();
+    loop {
+        let o = get(kube, &a.name).await?;
+        let now = o.data.get("status").cloned().unwrap_or(json!({}));
+        let current =
+            now.get("observedGeneration").and_then(Value::as_i64) == o.metadata.generation;
+        let phase = s(&now, "phase");
+        let mut err = std::io::stderr().lock();
+        if live {
+            let (rows, cols) = console::Term::stderr().size();
+            let lines = fit(&status_text(&a.name, &now), rows, cols);
+            if drawn > 0 {
+                // Up to the first line drawn, and clear to the end of the screen.
+                write!(err, "\x1b[{drawn}A\x1b[J")?;
+            }
+            for l in &lines {
+                writeln!(err, "{l}")?;
+            }
+            drawn = lines.len();
+        } else {
+            let line = format!("{phase}: {}", s(&now, "message"));
+            if line != last {
+                writeln!(err, "{line}")?;
+                last = line;
+            }
+        }
+        let rests = current && resting(&phase);
+        if rests && live {
+            // The live table gives way to the status on standard output.
+            write!(err, "\x1b[{drawn}A\x1b[J")?;
+        }
+        err.flush()?;
+        drop(err);
+        if rests {
+            status(kube, a).await?;
+            return Ok(exit_of(&phase));
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    }
+}
+
+/// The lines of `text` that a terminal of `rows`×`cols` shows without wrapping or scrolling
+/// (tabs expanded to the terminal's stops every 8 columns, each line cut to `cols` with `…`,
+/// at most `rows - 1` of them), so a redraw can move back over exactly what it drew.
+fn fit(text: &str, rows: u16, cols: u16) -> Vec<String> {
+    let cols = usize::from(cols.max(2));
+    text.lines()
+        .take(usize::from(rows.max(2)) - 1)
+        .map(|l| console::truncate_str(&expand_tabs(l), cols - 1, "…").into_owned())
+        .collect()
+}
+
+/// `line` with each tab replaced by the spaces up to the next stop (every 8 columns).
+fn expand_tabs(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut col = 0;
+    for c in line.chars() {
+        if c == '\t' {
+            let n = 8 - col % 8;
+            out.extend(std::iter::repeat_n(' ', n));
+            col += n;
+        } else {
+            out.push(c);
+            col += 1;
+        }
+    }
+    out
+}
+
 /// Approves `stage` (or the stage awaiting approval) for the rollout's current digest.
 async fn promote(kube: &kubepkg_kube::Cluster, a: &RolloutPromoteArgs) -> Result<Exit> {
     let o = get(kube, &a.name).await?;
@@ -153,6 +261,12 @@ async fn promote(kube: &kubepkg_kube::Cluster, a: &RolloutPromoteArgs) -> Result
     if digest.is_empty() {
         bail!(
             "PackageRollout {} has no status yet: is the kubepkg controller running?",
+            a.name
+        );
+    }
+    if s(&status, "phase") == "Aborted" {
+        bail!(
+            "PackageRollout {} is aborted for its current version: no stage starts any more; change the version to start a new rollout",
             a.name
         );
     }
@@ -208,6 +322,66 @@ async fn promote(kube: &kubepkg_kube::Cluster, a: &RolloutPromoteArgs) -> Result
     Ok(Exit::Succeeded)
 }
 
+/// Aborts the rollout's current digest (its `kubepkg.dev/aborted` annotation).
+async fn abort(kube: &kubepkg_kube::Cluster, name: &str) -> Result<Exit> {
+    let o = get(kube, name).await?;
+    let status = o.data.get("status").cloned().unwrap_or(json!({}));
+    let digest = s(&status, "digest");
+    if digest.is_empty() {
+        bail!("PackageRollout {name} has no status yet: is the kubepkg controller running?");
+    }
+    let phase = s(&status, "phase");
+    if matches!(phase.as_str(), "Succeeded" | "RolledBack") {
+        bail!(
+            "PackageRollout {name} has ended ({phase}): there is nothing to abort; a new version is a new rollout"
+        );
+    }
+    let patch = json!({"metadata": {"annotations": {kubepkg_fleet::ABORTED_ANNOTATION: digest}}});
+    api(kube)
+        .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .with_context(|| format!("aborting PackageRollout {name}"))?;
+    println!(
+        "PackageRollout {name} aborted: no cluster starts or rolls back any more; clusters in progress finish on their own"
+    );
+    Ok(Exit::Succeeded)
+}
+
+/// The rollout's `status.history` as a person reads it, newest first.
+pub fn history_text(status: &Value) -> String {
+    let mut rows = vec![
+        ["DIGEST", "VERSION", "OUTCOME", "STARTED", "SUPERSEDED"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    let entries: Vec<&Value> = status
+        .get("history")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .collect();
+    for e in entries.iter().rev() {
+        rows.push(vec![
+            s(e, "digest"),
+            s(e, "version"),
+            s(e, "phase"),
+            s(e, "started"),
+            s(e, "superseded"),
+        ]);
+    }
+    let mut out = kubepkg_gostd::uitable::uitable(&rows);
+    out.push('\n');
+    out
+}
+
+async fn history(kube: &kubepkg_kube::Cluster, a: &RolloutArgs) -> Result<Exit> {
+    let o = get(kube, &a.name).await?;
+    let status = o.data.get("status").cloned().unwrap_or(json!({}));
+    let entries = status.get("history").cloned().unwrap_or(json!([]));
+    print_structured(entries, a.output, || history_text(&status))?;
+    Ok(Exit::Succeeded)
+}
+
 async fn set_paused(kube: &kubepkg_kube::Cluster, name: &str, paused: bool) -> Result<Exit> {
     get(kube, name).await?;
     let patch = json!({"spec": {"paused": paused}});
@@ -220,4 +394,18 @@ async fn set_paused(kube: &kubepkg_kube::Cluster, name: &str, paused: bool) -> R
         if paused { "paused" } else { "resumed" }
     );
     Ok(Exit::Succeeded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_table_fits_the_terminal_so_it_can_be_redrawn() {
+        let text = "short\nthis line is far too long\nthird\nfourth\n";
+        assert_eq!(fit(text, 4, 12), ["short", "this line …", "third"]);
+        assert_eq!(fit(text, 40, 80).len(), 4);
+        // Tabs take the columns the terminal gives them.
+        assert_eq!(fit("ab\tc\td", 5, 12), ["ab      c …"]);
+    }
 }

@@ -623,7 +623,7 @@ async fn bad_sources_and_values_are_conditions_and_a_url_source_installs() {
 }
 
 /// A free loopback port (bound, then released for the controller to bind).
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -632,7 +632,7 @@ fn free_port() -> u16 {
 }
 
 /// `GET http://127.0.0.1:PORT/PATH`: (status code, body).
-fn http_get(port: u16, path: &str) -> (u16, String) {
+pub(crate) fn http_get(port: u16, path: &str) -> (u16, String) {
     use std::io::Read;
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     write!(
@@ -1401,5 +1401,116 @@ async fn spec_post_renderers_patch_the_components_objects() {
     assert!(
         msg.contains("component \"db\": spec.postRenderers: the package has no such component"),
         "{msg}"
+    );
+}
+
+/// Sharding (docs/controller.md#sharding): two controllers with `--watch-label-selector`
+/// `kubepkg.dev/shard=a` and `=b` each reconcile only their Packages; a Package relabelled to
+/// the other shard is carried on by it (a later version is recorded there) and never touched
+/// again by the first, nor applied again by the second at the handover; a selector the API server refuses stops the controller at its start.
+#[tokio::test]
+async fn two_shards_reconcile_disjoint_packages_and_hand_one_over() {
+    let ns = TestNamespace::fresh("ctl-shards").await;
+    install_crd(&ns).await;
+    let tmp = tempfile::tempdir().unwrap();
+    for (pkg, component, version) in [
+        ("one", "alpha", "1.0.0"),
+        ("two", "beta", "1.0.0"),
+        ("one", "alpha", "1.1.0"),
+    ] {
+        let dir = tmp.path().join(format!("{pkg}-{version}"));
+        package(
+            &dir,
+            &format!(
+                "package: {{name: {pkg}, version: {version}, rollback: {{safe: true}}}}\ncomponents:\n- {{name: {component}, path: {component}}}\n"
+            ),
+            &[component],
+            &[],
+        );
+        store_archive(&ns, &format!("{pkg}-{version}"), archive(&dir)).await;
+    }
+    let shard = |s: &str| {
+        ControllerProcess::start(
+            &ns,
+            "1h",
+            &["--watch-label-selector", &format!("kubepkg.dev/shard={s}")],
+        )
+    };
+    let (a, b) = (shard("a"), shard("b"));
+    for (pkg, s) in [("one", "a"), ("two", "b")] {
+        let o: DynamicObject = serde_json::from_value(json!({
+            "apiVersion": "kubepkg.dev/v1alpha1", "kind": "Package",
+            "metadata": {"name": pkg, "labels": {"kubepkg.dev/shard": s}},
+            "spec": {"source": {"configMapRef": {"name": format!("{pkg}-1.0.0")}}},
+        }))
+        .unwrap();
+        packages(&ns)
+            .create(&PostParams::default(), &o)
+            .await
+            .unwrap();
+    }
+    wait_ready(&ns, &a, "one", "True", "Succeeded").await;
+    wait_ready(&ns, &b, "two", "True", "Succeeded").await;
+    let applied = |ctl: &ControllerProcess, component: &str| {
+        ctl.log().matches(&format!("{component}: applying")).count()
+    };
+    assert_eq!(
+        (applied(&a, "alpha"), applied(&a, "beta")),
+        (1, 0),
+        "{}",
+        a.log()
+    );
+    assert_eq!(
+        (applied(&b, "alpha"), applied(&b, "beta")),
+        (0, 1),
+        "{}",
+        b.log()
+    );
+
+    // Moved to shard b, then changed: b applies the change, a never touches it again.
+    packages(&ns)
+        .patch(
+            "one",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"kubepkg.dev/shard": "b"}}})),
+        )
+        .await
+        .unwrap();
+    patch_spec(
+        &ns,
+        "one",
+        json!({"source": {"configMapRef": {"name": "one-1.1.0"}}}),
+    )
+    .await;
+    let o = wait_ready(&ns, &b, "one", "True", "Succeeded").await;
+    assert_eq!(o.pointer("/status/version"), Some(&json!("1.1.0")), "{o:#}");
+    assert_eq!(o.pointer("/status/revision"), Some(&json!(2)), "{o:#}");
+    // b made revision 2 (the chart is the same: "unchanged"); a did nothing more with it; and b
+    // never applied revision 1 again when it took the Package over.
+    assert_eq!(applied(&a, "alpha"), 1, "{}", a.log());
+    assert!(!a.log().contains("alpha: unchanged"), "{}", a.log());
+    assert!(b.log().contains("alpha: unchanged"), "{}", b.log());
+    assert_eq!(applied(&b, "alpha"), 0, "{}", b.log());
+    assert_eq!(release_count(&ns, "one-alpha").await, 1);
+
+    // A selector the API server refuses: the controller says so and exits.
+    let out = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+        .args(["controller", "--kubeconfig"])
+        .arg(ns.plane().kubeconfig())
+        .args([
+            "--watch-namespace",
+            ns.name(),
+            "--watch-label-selector",
+            "a in in",
+        ])
+        .args(NO_PORTS)
+        .env_remove("KUBECONFIG")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("--watch-label-selector \"a in in\": the API server refuses it"),
+        "{err}"
     );
 }

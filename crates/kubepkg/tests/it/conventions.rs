@@ -69,7 +69,7 @@ fn bash_complete(line: &[&str], env: &[(&str, &str)]) -> Vec<String> {
 }
 
 /// [`bash_complete`] without the flags clap offers beside values when nothing is typed yet.
-fn values(line: &[&str], env: &[(&str, &str)]) -> Vec<String> {
+pub(crate) fn values(line: &[&str], env: &[(&str, &str)]) -> Vec<String> {
     bash_complete(line, env)
         .into_iter()
         .filter(|w| !w.starts_with('-'))

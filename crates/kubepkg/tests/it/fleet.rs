@@ -40,10 +40,20 @@ async fn install_rollout_crd(ns: &TestNamespace) {
     }
 }
 
-/// Package `shop` VERSION: one component `app` whose chart holds ConfigMap `shop-app` with the
-/// version (ready as soon as it exists, so a cluster of only an API server can hold it); when
-/// `broken`, the chart also holds a ConfigMap whose name the API server refuses.
-fn fleet_package(root: &Path, version: &str, broken: bool) {
+/// Where a version of the test package fails.
+#[derive(Clone, Copy, PartialEq)]
+enum Broken {
+    No,
+    Everywhere,
+    /// In the clusters whose values set `app.broken`.
+    WhereValuesSay,
+}
+
+/// Package `shop` VERSION, `rollback.safe: SAFE`: one component `app` whose chart holds
+/// ConfigMap `shop-app` with the version (ready as soon as it exists, so a cluster of only an
+/// API server can hold it); where `broken`, the chart also holds a ConfigMap whose name the API
+/// server refuses.
+fn fleet_package(root: &Path, version: &str, broken: Broken, safe: bool) {
     let chart = root.join("app");
     std::fs::create_dir_all(chart.join("templates")).unwrap();
     std::fs::write(
@@ -54,15 +64,19 @@ fn fleet_package(root: &Path, version: &str, broken: bool) {
     let mut objects = format!(
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop-app\ndata:\n  version: \"{version}\"\n"
     );
-    if broken {
-        objects.push_str(
-            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Not_A_Valid_Name\ndata: {}\n",
-        );
+    let refused =
+        "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Not_A_Valid_Name\ndata: {}\n";
+    match broken {
+        Broken::No => {}
+        Broken::Everywhere => objects.push_str(refused),
+        Broken::WhereValuesSay => objects.push_str(&format!(
+            "{{{{- if .Values.broken }}}}\n{refused}{{{{- end }}}}\n"
+        )),
     }
     std::fs::write(chart.join("templates/app.yaml"), objects).unwrap();
     std::fs::write(
         root.join("kubepkg.yaml"),
-        format!("package:\n  name: shop\n  version: {version}\n  rollback: {{safe: false}}\ncomponents:\n- {{name: app, path: app}}\n"),
+        format!("package:\n  name: shop\n  version: {version}\n  rollback: {{safe: {safe}}}\ncomponents:\n- {{name: app, path: app}}\n"),
     )
     .unwrap();
 }
@@ -70,11 +84,16 @@ fn fleet_package(root: &Path, version: &str, broken: bool) {
 /// Registers `plane` as fleet cluster `name` with `labels`: its admin kubeconfig (credentials
 /// inline) under key `value` of a Secret labelled `kubepkg.dev/cluster`.
 async fn register(home: &TestNamespace, name: &str, plane: &ControlPlane, labels: Value) {
+    let kubeconfig = std::fs::read_to_string(plane.kubeconfig()).unwrap();
+    register_kubeconfig(home, name, &kubeconfig, labels).await;
+}
+
+/// Registers fleet cluster `name` with `labels` by its `kubeconfig` (credentials inline).
+async fn register_kubeconfig(home: &TestNamespace, name: &str, kubeconfig: &str, labels: Value) {
     let mut all = json!({kubepkg_fleet::CLUSTER_LABEL: "true"});
     all.as_object_mut()
         .unwrap()
         .extend(labels.as_object().unwrap().clone());
-    let kubeconfig = std::fs::read_to_string(plane.kubeconfig()).unwrap();
     let secrets: Api<Secret> = home.api();
     secrets
         .create(
@@ -173,7 +192,12 @@ async fn a_rollout_goes_stage_by_stage_and_halts_at_a_failed_canary() {
     let tmp = tempfile::tempdir().unwrap();
     for (version, broken) in [("1.0.0", false), ("2.0.0", true)] {
         let dir = tmp.path().join(version);
-        fleet_package(&dir, version, broken);
+        let broken = if broken {
+            Broken::Everywhere
+        } else {
+            Broken::No
+        };
+        fleet_package(&dir, version, broken, false);
         store_archive(
             &home,
             &format!("shop-{}", version.replace('.', "-")),
@@ -297,6 +321,12 @@ async fn a_rollout_goes_stage_by_stage_and_halts_at_a_failed_canary() {
         .await
         .unwrap();
     let o = wait_phase(&home, &ctl, "shop", "Halted").await;
+    let (code, out, err) = run(&home, &["rollout", "status", "shop", "-w"]);
+    assert_eq!(
+        code, 4,
+        "a Halted rollout exits as UpgradeFailed: {out}{err}"
+    );
+    assert!(out.contains("PHASE: Halted"), "{out}");
     let message = o
         .pointer("/status/message")
         .and_then(Value::as_str)
@@ -418,7 +448,7 @@ async fn a_rollout_resumes_after_its_controller_is_killed_anywhere() {
     let tmp = tempfile::tempdir().unwrap();
     for v in &versions {
         let dir = tmp.path().join(v);
-        fleet_package(&dir, v, false);
+        fleet_package(&dir, v, Broken::No, false);
         store_archive(
             &home,
             &format!("shop-{}", v.replace('.', "-")),
@@ -569,5 +599,443 @@ async fn a_rollout_resumes_after_its_controller_is_killed_anywhere() {
                 spans[c][i].0
             );
         }
+    }
+}
+
+/// Each cluster's `(name, state)` in a rollout's status.
+fn cluster_states(o: &Value) -> Vec<(String, String)> {
+    o.pointer("/status/clusters")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap_or_default().to_string(),
+                c["state"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The digest annotation of the Package a rollout gave `cluster` (`None`: no Package).
+async fn given(home: &TestNamespace, cluster: &str) -> Option<String> {
+    get(home, &format!("shop-{cluster}"))
+        .await?
+        .pointer("/metadata/annotations/kubepkg.dev~1rollout-digest")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+/// `onFailure: Rollback` over three clusters (canary f1; f2 behind a manual gate, whose values
+/// break the versions that read them; the rest f3):
+/// - 1.1.0 (`rollback.safe: true`) fails in the canary: the canary goes back to 1.0.0, the
+///   rollout ends RolledBack, no other cluster got it;
+/// - 2.0.0 (safe) passes the canary and fails in f2: both go back to 1.0.0 (RolledBack);
+/// - 3.0.0 (`rollback.safe: false`) passes the canary and fails in f2: nothing is rolled back,
+///   the rollout is Halted naming 3.0.0, the canary keeps it;
+/// - 4.0.0 aborted at the gate: Aborted, and `promote` refuses;
+/// - `kubepkg rollout history` lists the five versions with how each ended (and completes the
+///   rollout's name);
+/// - the controller's `/metrics` count the clusters by state and time each stage.
+#[tokio::test]
+async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one_may() {
+    let home = TestNamespace::new("fleet-back")
+        .await
+        .expect("control plane");
+    install_crd(&home).await;
+    install_rollout_crd(&home).await;
+    let planes: Vec<(&str, ControlPlane, Value)> = vec![
+        (
+            "f1",
+            kubepkg_testkit::fleet_plane("f1").unwrap(),
+            json!({"stage": "canary"}),
+        ),
+        (
+            "f2",
+            kubepkg_testkit::fleet_plane("f2").unwrap(),
+            json!({"stage": "second"}),
+        ),
+        ("f3", kubepkg_testkit::fleet_plane("f3").unwrap(), json!({})),
+    ];
+    for (name, plane, labels) in &planes {
+        register(&home, name, plane, labels.clone()).await;
+    }
+    let versions = [
+        ("1.0.0", Broken::No, true),
+        ("1.1.0", Broken::Everywhere, true),
+        ("2.0.0", Broken::WhereValuesSay, true),
+        ("3.0.0", Broken::WhereValuesSay, false),
+        ("4.0.0", Broken::No, true),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    for (v, broken, safe) in versions {
+        let dir = tmp.path().join(v);
+        fleet_package(&dir, v, broken, safe);
+        store_archive(
+            &home,
+            &format!("shop-{}", v.replace('.', "-")),
+            archive(&dir),
+        )
+        .await;
+    }
+    let source =
+        |v: &str| json!({"configMapRef": {"name": format!("shop-{}", v.replace('.', "-"))}});
+    let o: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "kubepkg.dev/v1alpha1", "kind": "PackageRollout",
+        "metadata": {"name": "shop"},
+        "spec": {"package": {"source": source("1.0.0")},
+                 "clusterValues": [{"selector": {"matchLabels": {"stage": "second"}}, "values": {"app": {"broken": true}}}],
+                 "stages": [{"name": "canary", "selector": {"matchLabels": {"stage": "canary"}}},
+                            {"name": "second", "selector": {"matchLabels": {"stage": "second"}}, "approval": "Manual"},
+                            {"name": "rest"}],
+                 "onFailure": "Rollback"},
+    }))
+    .unwrap();
+    rollouts(&home)
+        .create(&PostParams::default(), &o)
+        .await
+        .unwrap();
+    let port = crate::controller::free_port();
+    let ctl = ControllerProcess::start(
+        &home,
+        "5s",
+        &["--metrics-bind-address", &format!("127.0.0.1:{port}")],
+    );
+    let metrics = || {
+        let (code, text) = crate::controller::http_get(port, "/metrics");
+        assert_eq!(code, 200, "{text}");
+        text
+    };
+    let promote = || {
+        let (code, out, err) = run(&home, &["rollout", "promote", "shop"]);
+        assert_eq!(code, 0, "{out}{err}");
+    };
+    let roll = |v: &'static str| {
+        let patch = json!({"spec": {"package": {"source": source(v)}}});
+        let api = rollouts(&home);
+        async move {
+            api.patch("shop", &PatchParams::default(), &Patch::Merge(&patch))
+                .await
+                .unwrap();
+        }
+    };
+    let message = |o: &Value| {
+        o.pointer("/status/message")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let digest = |o: &Value| {
+        o.pointer("/status/digest")
+            .and_then(Value::as_str)
+            .unwrap()
+            .to_string()
+    };
+    wait_phase(&home, &ctl, "shop", "AwaitingApproval").await;
+    promote();
+    wait_phase(&home, &ctl, "shop", "Succeeded").await;
+    let rollout_label = format!("rollout=\"{}/shop\"", home.name());
+    let text = metrics();
+    for stage in ["canary", "second", "rest"] {
+        let line = format!(
+            "kubepkg_rollout_stage_duration_seconds_count{{{rollout_label},stage=\"{stage}\"}}"
+        );
+        assert!(text.contains(&line), "{line} not in /metrics:\n{text}");
+    }
+
+    // 1.1.0 fails in the canary: it goes back to 1.0.0; no other cluster got 1.1.0.
+    roll("1.1.0").await;
+    let o = wait_phase(&home, &ctl, "shop", "RolledBack").await;
+    let d = digest(&o);
+    assert!(message(&o).contains("f1"), "{}", message(&o));
+    assert_eq!(condition(&o, "Stalled").map(|c| c.0), Some("True".into()));
+    let canary = get(&home, "shop-f1").await.unwrap();
+    assert_eq!(
+        canary.pointer("/metadata/annotations/kubepkg.dev~1rolled-back-from"),
+        Some(&json!(d))
+    );
+    assert_eq!(canary.pointer("/spec/source"), Some(&source("1.0.0")));
+    // The canary runs 1.0.0 again (its Package keeps showing its own automatic rollback:
+    // Ready=False RolledBack at 1.0.0); the others never left it.
+    let states = cluster_states(&o);
+    assert_eq!(
+        states,
+        [("f1", "RolledBack"), ("f2", "Pending"), ("f3", "Pending")]
+            .map(|(c, s)| (c.to_string(), s.to_string()))
+            .to_vec()
+    );
+    for (name, plane, _) in &planes {
+        assert_eq!(
+            version_in(plane, home.name()).await.as_deref(),
+            Some("1.0.0"),
+            "cluster {name}"
+        );
+    }
+    for other in ["f2", "f3"] {
+        assert_ne!(
+            given(&home, other).await,
+            Some(d.clone()),
+            "{other} got 1.1.0"
+        );
+    }
+    let text = metrics();
+    for line in [
+        format!("kubepkg_rollout_clusters{{{rollout_label},state=\"RolledBack\"}} 1"),
+        format!("kubepkg_rollout_clusters{{{rollout_label},state=\"Pending\"}} 2"),
+    ] {
+        assert!(text.contains(&line), "{line} not in /metrics:\n{text}");
+    }
+
+    // 2.0.0 passes the canary and fails in f2: both go back to 1.0.0; f3 never got it.
+    // `rollout status --watch` follows it (plain lines on a pipe) until it rests at the gate.
+    roll("2.0.0").await;
+    let (code, out, err) = run(&home, &["rollout", "status", "shop", "--watch"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("PHASE: AwaitingApproval"), "{out}");
+    assert!(
+        err.lines()
+            .last()
+            .is_some_and(|l| l.starts_with("AwaitingApproval: stage second waits for approval")),
+        "{err}"
+    );
+    assert!(!err.contains('\x1b'), "{err}");
+    wait_phase(&home, &ctl, "shop", "AwaitingApproval").await;
+    assert_eq!(
+        version_in(&planes[0].1, home.name()).await.as_deref(),
+        Some("2.0.0")
+    );
+    promote();
+    let o = wait_phase(&home, &ctl, "shop", "RolledBack").await;
+    assert!(message(&o).contains("f1, f2"), "{}", message(&o));
+    assert_eq!(
+        cluster_states(&o),
+        [
+            ("f1", "RolledBack"),
+            ("f2", "RolledBack"),
+            ("f3", "Pending")
+        ]
+        .map(|(c, s)| (c.to_string(), s.to_string()))
+        .to_vec()
+    );
+    for (name, plane, _) in &planes {
+        assert_eq!(
+            version_in(plane, home.name()).await.as_deref(),
+            Some("1.0.0"),
+            "cluster {name}"
+        );
+    }
+    assert_ne!(given(&home, "f3").await, Some(digest(&o)), "f3 got 2.0.0");
+    let events = crate::controller::events_of(&home, "shop").await;
+    assert!(
+        events
+            .iter()
+            .any(|(reason, note)| reason == "RollingBack" && note.contains("rolling back f1, f2")),
+        "{events:?}"
+    );
+
+    // 3.0.0 (rollback.safe: false) passes the canary and fails in f2: no cluster may go back,
+    // so none does; halted, naming the version that forbids it.
+    roll("3.0.0").await;
+    wait_phase(&home, &ctl, "shop", "AwaitingApproval").await;
+    promote();
+    let o = wait_phase(&home, &ctl, "shop", "Halted").await;
+    let m = message(&o);
+    assert!(
+        m.contains("cluster f2 failed")
+            && m.contains("no cluster is rolled back")
+            && m.contains("3.0.0 (revision")
+            && m.contains("declares rollback.safe: false"),
+        "{m}"
+    );
+    assert_eq!(given(&home, "f1").await, Some(digest(&o)));
+    // `--watch` on a terminal draws the table live and gives way to the status on standard
+    // output: one table on the screen, no plain lines.
+    let mut cmd = crate::support::kubepkg(&home, &["rollout", "status", "shop", "--watch"]);
+    for var in ["CI", "NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE"] {
+        cmd.env_remove(var);
+    }
+    cmd.env("TERM", "xterm-256color");
+    let (code, rows) = crate::terminal::OnTerminal::spawn(cmd).finish();
+    assert_eq!(code, 4, "{rows:#?}");
+    assert_eq!(
+        rows.iter()
+            .filter(|r| r.starts_with("ROLLOUT: shop"))
+            .count(),
+        1,
+        "{rows:#?}"
+    );
+    assert!(
+        rows.iter().any(|r| r.starts_with("PHASE: Halted")),
+        "{rows:#?}"
+    );
+    assert!(!rows.iter().any(|r| r.starts_with("Halted: ")), "{rows:#?}");
+    assert_eq!(
+        version_in(&planes[0].1, home.name()).await.as_deref(),
+        Some("3.0.0")
+    );
+    let events = crate::controller::events_of(&home, "shop").await;
+    assert!(
+        events
+            .iter()
+            .any(|(reason, note)| reason == "Halted" && note.contains("3.0.0")),
+        "{events:?}"
+    );
+
+    // 4.0.0 aborted at the gate: nothing starts, and promote says why it will not.
+    roll("4.0.0").await;
+    wait_phase(&home, &ctl, "shop", "AwaitingApproval").await;
+    let (code, out, err) = run(&home, &["rollout", "abort", "shop"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let o = wait_phase(&home, &ctl, "shop", "Aborted").await;
+    assert_eq!(condition(&o, "Stalled").map(|c| c.0), Some("True".into()));
+    let (code, _, err) = run(&home, &["rollout", "promote", "shop"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("aborted"), "{err}");
+    assert_ne!(given(&home, "f2").await, Some(digest(&o)));
+
+    // The history: each version once, with how it ended.
+    let (code, out, err) = run(&home, &["rollout", "history", "shop", "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let h: Vec<Value> = serde_json::from_str(&out).expect("history JSON");
+    let ended: Vec<(String, String)> = h
+        .iter()
+        .map(|e| {
+            (
+                e["version"].as_str().unwrap_or("?").to_string(),
+                e["phase"].as_str().unwrap_or("?").to_string(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String)> = [
+        ("1.0.0", "Succeeded"),
+        ("1.1.0", "RolledBack"),
+        ("2.0.0", "RolledBack"),
+        ("3.0.0", "Halted"),
+        ("4.0.0", "Aborted"),
+    ]
+    .iter()
+    .map(|(v, p)| (v.to_string(), p.to_string()))
+    .collect();
+    assert_eq!(ended, want, "{h:#?}");
+    let (code, out, err) = run(&home, &["rollout", "history", "shop"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("DIGEST") && out.contains("RolledBack"),
+        "{out}"
+    );
+    // The rollout verbs complete rollout names.
+    let kubeconfig = home.plane().kubeconfig().display().to_string();
+    assert_eq!(
+        crate::conventions::values(
+            &["kubepkg", "rollout", "history", "-n", home.name(), "sh"],
+            &[("KUBECONFIG", kubeconfig.as_str())]
+        ),
+        ["shop"]
+    );
+}
+
+/// A target cluster whose API server stops answering mid-stage (a relay in front of it taken
+/// down): that cluster waits, the rollout's message and Reconciling condition name it and its
+/// status says it is unreachable, the other cluster of the stage goes on (the stage has no
+/// `maxConcurrent`); once it answers again the cluster completes and the rollout Succeeds.
+#[tokio::test]
+async fn a_target_that_stops_answering_mid_stage_waits_and_completes_when_it_returns() {
+    let home = TestNamespace::new("fleet-stop")
+        .await
+        .expect("control plane");
+    install_crd(&home).await;
+    install_rollout_crd(&home).await;
+    let f1 = kubepkg_testkit::fleet_plane("f1").unwrap();
+    let f2 = kubepkg_testkit::fleet_plane("f2").unwrap();
+    let f3 = kubepkg_testkit::fleet_plane("f3").unwrap();
+    let relay = kubepkg_testkit::relay::Relay::start(&f2)
+        .await
+        .expect("relay to f2");
+    register(&home, "f1", &f1, json!({"stage": "canary"})).await;
+    register_kubeconfig(
+        &home,
+        "f2",
+        relay.kubeconfig_text(),
+        json!({"stage": "second"}),
+    )
+    .await;
+    register(&home, "f3", &f3, json!({"stage": "second"})).await;
+    let tmp = tempfile::tempdir().unwrap();
+    fleet_package(tmp.path(), "1.0.0", Broken::No, true);
+    store_archive(&home, "shop-1-0-0", archive(tmp.path())).await;
+    let o: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "kubepkg.dev/v1alpha1", "kind": "PackageRollout",
+        "metadata": {"name": "shop"},
+        "spec": {"package": {"source": {"configMapRef": {"name": "shop-1-0-0"}}},
+                 "stages": [{"name": "canary", "selector": {"matchLabels": {"stage": "canary"}}},
+                            {"name": "second", "selector": {"matchLabels": {"stage": "second"}}, "approval": "Manual"}]},
+    }))
+    .unwrap();
+    rollouts(&home)
+        .create(&PostParams::default(), &o)
+        .await
+        .unwrap();
+    let ctl = ControllerProcess::start(&home, "5s", &[]);
+    wait_phase(&home, &ctl, "shop", "AwaitingApproval").await;
+    relay.set_up(false);
+    let (code, out, err) = run(&home, &["rollout", "promote", "shop"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // f2 waits, named; f3 (same stage) is done meanwhile.
+    let deadline = Instant::now() + Duration::from_secs(240);
+    let o = loop {
+        let o = rollout(&home, "shop").await;
+        let message = o
+            .pointer("/status/message")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let f3_ready = o
+            .pointer("/status/clusters")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .any(|c| c["name"] == "f3" && c["state"] == "Ready");
+        if message.contains("f2 (TargetUnreachable") && f3_ready {
+            break o;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "f2 never shown waiting for its API server: {:#}\n{}",
+            o["status"],
+            ctl.log()
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    assert_eq!(o.pointer("/status/phase"), Some(&json!("Progressing")));
+    let reconciling = o
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .and_then(|cs| cs.iter().find(|c| c["type"] == "Reconciling"))
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        reconciling["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(&relay.server()),
+        "{reconciling:#}"
+    );
+    let f2_status = o
+        .pointer("/status/clusters")
+        .and_then(Value::as_array)
+        .and_then(|cs| cs.iter().find(|c| c["name"] == "f2"))
+        .cloned()
+        .unwrap();
+    assert_eq!(f2_status["reachable"], json!(false), "{f2_status:#}");
+    assert_eq!(version_in(&f3, home.name()).await.as_deref(), Some("1.0.0"));
+
+    // Back: f2 completes, nothing lost.
+    relay.set_up(true);
+    wait_phase(&home, &ctl, "shop", "Succeeded").await;
+    for (name, plane) in [("f1", &f1), ("f2", &f2), ("f3", &f3)] {
+        assert_eq!(
+            version_in(plane, home.name()).await.as_deref(),
+            Some("1.0.0"),
+            "cluster {name}"
+        );
     }
 }

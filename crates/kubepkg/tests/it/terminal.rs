@@ -57,7 +57,7 @@ fn apply(ns: &TestNamespace, instance: &str, dir: &Path, extra: &[&str]) -> Comm
 
 /// A process whose standard output and standard error are a pseudo-terminal of
 /// [`ROWS`]×[`COLS`], and the screen a terminal shows of what it wrote.
-struct OnTerminal {
+pub(crate) struct OnTerminal {
     child: std::process::Child,
     screen: Arc<Mutex<vt100::Parser>>,
     reader: std::thread::JoinHandle<()>,
@@ -66,7 +66,7 @@ struct OnTerminal {
 impl OnTerminal {
     /// Starts `cmd` (consumed, so that no copy of the terminal's user side stays open here and
     /// the reader sees the end when the process exits).
-    fn spawn(mut cmd: Command) -> OnTerminal {
+    pub(crate) fn spawn(mut cmd: Command) -> OnTerminal {
         use rustix_openpty::rustix::termios::Winsize;
         let size = Winsize {
             ws_row: ROWS,
@@ -163,7 +163,7 @@ impl OnTerminal {
 
     /// Waits for the process to exit (at most two minutes) and for the terminal to drain:
     /// the exit code and the final screen.
-    fn finish(mut self) -> (i32, Vec<String>) {
+    pub(crate) fn finish(mut self) -> (i32, Vec<String>) {
         let start = Instant::now();
         let status = loop {
             if let Some(status) = self.child.try_wait().unwrap() {
