@@ -20,6 +20,9 @@ KUBEPKG_NEEDS=(
 	"tinyproxy tinyproxy" # the real HTTP proxy of the HTTPS_PROXY/NO_PROXY and kubeconfig proxy-url tests (kubepkg_testkit::proxy)
 	"git git"             # the Git server of the Git-source tests (git http-backend, kubepkg_testkit::git_server) and the pushes to it
 	"sshd openssh-server" # the git+ssh:// tests' SSH server (kubepkg_testkit::git_server::SshServer)
+	"chromium chromium"   # the dashboard's tests run a real headless browser (kubepkg_testkit::browser)
+	"chromedriver chromium-driver" # … which they drive over W3C WebDriver
+	"npm npm"             # … and audit with axe-core, installed once by npm into ~/.cache/kubepkg/axe-core (kubepkg_testkit::axe)
 )
 
 # The Debian packages of the commands that are not on PATH, one line, space-separated.

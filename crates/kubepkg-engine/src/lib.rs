@@ -7,6 +7,7 @@
 //! - [`backend`]: [`Backend`], the one backend configuration, and its three implementations of
 //!   the component steps: kubepkg's own Helm releases ([`backend::helm`]), Flux's HelmReleases
 //!   ([`backend::flux`]) and Argo CD's Applications ([`backend::argocd`]);
+//! - [`compare`]: two recorded revisions diffed as a plan diffs (Secrets masked);
 //! - [`ops`]: the operations behind `kubepkg plan/apply/status/history/rollback/uninstall/list/values`;
 //! - [`verbs`]: the single-release verbs that render a chart (`install`, `upgrade`) with Helm's
 //!   values rules, and `get values --all`'s computed values.
@@ -19,6 +20,7 @@ pub mod backend;
 pub mod backend_error;
 pub mod chart;
 pub mod cluster;
+pub mod compare;
 pub mod error;
 pub mod hook_output;
 pub mod ops;

@@ -97,7 +97,7 @@ pub fn plan_offline(
 }
 
 /// A release of a component as deployed.
-async fn release_at(
+pub(crate) async fn release_at(
     kc: &KubeCluster,
     namespace: &str,
     release: &str,
@@ -113,7 +113,7 @@ async fn release_at(
     }
 }
 
-fn chart_id(r: &Release) -> String {
+pub(crate) fn chart_id(r: &Release) -> String {
     r.chart
         .as_ref()
         .and_then(|c| c.metadata.as_ref())
@@ -129,7 +129,9 @@ fn chart_values(r: &Release) -> Map<String, Value> {
 }
 
 /// A recorded release whose manifest does not read as objects (written by something else).
-fn recorded_err(r: &Release) -> impl Fn(kubepkg_kube::manifest::ManifestError) -> EngineError {
+pub(crate) fn recorded_err(
+    r: &Release,
+) -> impl Fn(kubepkg_kube::manifest::ManifestError) -> EngineError {
     let what = format!("release {} revision {}", r.name, r.version);
     move |e| EngineError::Recorded {
         release: what.clone(),
@@ -138,7 +140,7 @@ fn recorded_err(r: &Release) -> impl Fn(kubepkg_kube::manifest::ManifestError) -
 }
 
 /// The `crds/` documents of a release's recorded chart, as the plan renders them.
-fn recorded_crds(r: &Release) -> Result<Vec<plan::RenderedObject>, EngineError> {
+pub(crate) fn recorded_crds(r: &Release) -> Result<Vec<plan::RenderedObject>, EngineError> {
     let Some(chart) = &r.chart else {
         return Ok(Vec::new());
     };
@@ -756,7 +758,12 @@ pub async fn status(
         return Err(not_installed(instance));
     };
     let mut states = Vec::new();
-    for c in &latest.components {
+    // A run under way: what it has yet to apply too (the component it applies now among them).
+    let to_apply = latest
+        .to_apply
+        .iter()
+        .filter(|_| latest.status.is_pending());
+    for c in latest.components.iter().chain(to_apply) {
         let live = kc.backend_for_record(c).await.live(&kc.ctx(), c).await;
         let mut waiting_for = live.waiting_for;
         if waiting_for.is_none() {

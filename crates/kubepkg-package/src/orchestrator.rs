@@ -638,6 +638,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
                 _ => Reason::UpgradeFailed,
             });
             stale.status = RevisionStatus::Failed;
+            stale.to_apply.clear();
             stale.description =
                 format!("interrupted before completion; superseded by revision {number}");
             if let Err(f) = run.record(&stale).await {
@@ -677,6 +678,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
         conditions: Vec::new(),
         hooks_completed: Vec::new(),
         hook_verdicts: Vec::new(),
+        to_apply: Vec::new(),
     };
     // Components start from what is deployed; unreached ones keep that state.
     for s in &input.plan.steps {
@@ -693,6 +695,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
                 .unwrap_or_default(),
             backend: prev.and_then(|p| p.backend),
             post_renderers: prev.map(|p| p.post_renderers.clone()).unwrap_or_default(),
+            depends_on: s.depends_on.clone(),
         });
     }
     let applying = match input.plan.action {
@@ -989,9 +992,18 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
 }
 
 impl PackageRevision {
-    /// The record without components that were never applied (release revision 0).
+    /// The record without components that were never applied (release revision 0); while the
+    /// run goes on, they are kept apart as what it has yet to apply (`to_apply`).
     fn without_unapplied(mut self) -> PackageRevision {
-        self.components.retain(|c| c.revision > 0);
+        let (applied, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.components)
+            .into_iter()
+            .partition(|c| c.revision > 0);
+        self.components = applied;
+        self.to_apply = if self.status.is_pending() {
+            rest
+        } else {
+            Vec::new()
+        };
         self
     }
 }

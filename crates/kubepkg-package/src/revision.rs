@@ -165,6 +165,11 @@ pub struct ComponentRecord {
     /// `patches`): empty when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub post_renderers: Vec<String>,
+    /// The components it depends on directly (`install.dependsOn` and the implied order), so a
+    /// revision's graph can be drawn without its package (the dashboard); empty in records
+    /// written before kubepkg kept it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub depends_on: Vec<String>,
 }
 
 /// A package revision record.
@@ -237,6 +242,11 @@ pub struct PackageRevision {
     /// rollback away from this revision can run them (docs/rules.md#prerollback-hooks).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rollback_hooks: Vec<RollbackHook>,
+    /// While the revision is pending: the components its run has yet to apply (or is applying),
+    /// in order, their release revision not recorded yet; `status` and the dashboard show them
+    /// after `components`. Empty once the run ended.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub to_apply: Vec<ComponentRecord>,
 }
 
 /// A `PreRollback` hook as a revision keeps it: its release, the values it is given (package
@@ -501,6 +511,7 @@ mod tests {
                     ready_when: vec![],
                     backend: None,
                     post_renderers: Vec::new(),
+                    depends_on: Vec::new(),
                 },
                 ComponentRecord {
                     name: "kubevirt".into(),
@@ -511,6 +522,7 @@ mod tests {
                     ready_when: vec![],
                     backend: None,
                     post_renderers: Vec::new(),
+                    depends_on: Vec::new(),
                 },
             ],
             status: RevisionStatus::Deployed,
@@ -522,6 +534,7 @@ mod tests {
             hooks_completed: Vec::new(),
             hook_verdicts: Vec::new(),
             rollback_hooks: Vec::new(),
+            to_apply: Vec::new(),
         }
     }
 

@@ -131,6 +131,7 @@ mod tests {
             hooks_completed: Vec::new(),
             hook_verdicts: Vec::new(),
             rollback_hooks: Vec::new(),
+            to_apply: Vec::new(),
         }
     }
 

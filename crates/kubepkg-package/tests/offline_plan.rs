@@ -96,6 +96,7 @@ fn upgrade_plan_runs_the_hook_with_versions_and_passes_previous_values() {
         ready_when: vec![],
         backend: None,
         post_renderers: Vec::new(),
+        depends_on: Vec::new(),
     };
     let prev = PackageRevision {
         source: None,
@@ -123,6 +124,7 @@ fn upgrade_plan_runs_the_hook_with_versions_and_passes_previous_values() {
         hooks_completed: Vec::new(),
         hook_verdicts: Vec::new(),
         rollback_hooks: Vec::new(),
+        to_apply: Vec::new(),
     };
     // The deployed operator rendered exactly what the new one renders: unchanged.
     let mut before = BTreeMap::new();

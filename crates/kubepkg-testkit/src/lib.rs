@@ -56,6 +56,10 @@
 mod apply;
 /// Argo CD's real application controller and repo server as processes against the plane (with their Redis), and its CRDs, built by `testenv/argocd/build.sh`.
 pub mod argocd;
+/// Accessibility audits with axe-core (npm, cached outside the clone) in the test's browser.
+pub mod axe;
+/// A headless Chromium driven through chromedriver (W3C WebDriver) for tests of web pages, and a plain GET and event-stream reader.
+pub mod browser;
 /// A static Helm chart repository on loopback (HTTP/HTTPS, basic auth), built with real `helm`.
 pub mod chart_repo;
 pub mod charts;

@@ -254,6 +254,9 @@ pub enum Command {
     Dependency(DependencyCommand),
     /// Run the kubepkg controller: reconcile `Package` objects until SIGTERM.
     Controller(Box<ControllerArgs>),
+    /// Serve a read-only web dashboard of the packages (state, graph, history, diffs, values),
+    /// live, on this machine, with your kubeconfig's permissions.
+    Dashboard(Box<DashboardArgs>),
     /// Print the kubepkg version (`-o json|yaml`, `--short`).
     Version(VersionArgs),
     /// Print the environment kubepkg reads (Helm's variables and kubepkg's own), as `helm env`.
@@ -362,6 +365,7 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
             | Command::Create(_)
             | Command::Show(_) => return None,
             Command::Test(a) => &a.cluster,
+            Command::Dashboard(a) => &a.cluster,
             Command::Controller(a) => {
                 return Some(ClusterArgs {
                     kubeconfig: a.kubeconfig.clone(),
@@ -393,6 +397,7 @@ impl Command {
                 | Command::Status(_)
                 | Command::List(_)
                 | Command::Controller(_)
+                | Command::Dashboard(_)
         )
     }
 }
@@ -437,6 +442,36 @@ Load the script in the running shell, or install it for every new one:
 Release and package names, namespaces and kube contexts are completed from the cluster
 (with the --kubeconfig, --kube-context and -n given on the line).";
 
+/// Arguments of `kubepkg dashboard`.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = DASHBOARD_HELP)]
+pub struct DashboardArgs {
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// Show the packages of every namespace, as `list --packages -A` lists them (default: the
+    /// namespace of -n or the context).
+    #[arg(short = 'A', long = "all-namespaces")]
+    pub all_namespaces: bool,
+    /// Port to listen on (0: any free port; the URL is printed).
+    #[arg(long = "port", default_value_t = 8484)]
+    pub port: u16,
+    /// Address to listen on. Anyone who can reach it sees what your kubeconfig may read: keep
+    /// it on loopback unless you mean to share it.
+    #[arg(long = "address", default_value = "127.0.0.1")]
+    pub address: std::net::IpAddr,
+    /// Open the dashboard in the browser (xdg-open, open or $BROWSER) once it listens.
+    #[arg(long = "open")]
+    pub open: bool,
+}
+
+/// Shown by `kubepkg dashboard --help`.
+pub const DASHBOARD_HELP: &str = "\
+The dashboard reads the cluster as your kubeconfig lets you (as kubectl would) and changes
+nothing. Its pages: the packages with their state and what each waits for; a package's
+components in dependsOn order, live; its history, the diff between two revisions (Secrets
+masked as `plan` masks them) and failures' diagnosis; values with where each came from.
+It runs until interrupted (Ctrl-C). See docs/dashboard.md.";
+
 /// Arguments of `kubepkg controller` (controller-runtime's flag names where they exist).
 #[derive(Debug, clap::Args)]
 pub struct ControllerArgs {
@@ -463,6 +498,11 @@ pub struct ControllerArgs {
     /// Address of /healthz and /readyz (`0` turns them off).
     #[arg(long = "health-probe-bind-address", default_value = ":8081")]
     pub probe_address: String,
+    /// Address of the read-only web dashboard (`0`: off). Each user signs in with a
+    /// Kubernetes bearer token (TokenReview) and sees the namespaces they may `get packages`
+    /// in (SubjectAccessReview); docs/dashboard.md.
+    #[arg(long = "dashboard-bind-address", default_value = "0")]
+    pub dashboard_address: String,
     /// Take the leader Lease before reconciling (run more than one replica with this).
     #[arg(long = "leader-elect")]
     pub leader_elect: bool,

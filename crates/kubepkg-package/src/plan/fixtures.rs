@@ -81,6 +81,7 @@ pub fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         ready_when: vec![],
         backend: None,
         post_renderers: Vec::new(),
+        depends_on: Vec::new(),
     };
     PackageRevision {
         source: None,
@@ -121,6 +122,7 @@ pub fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         hooks_completed: Vec::new(),
         hook_verdicts: Vec::new(),
         rollback_hooks: Vec::new(),
+        to_apply: Vec::new(),
     }
 }
 

@@ -151,6 +151,7 @@ fn unknown_previous_rendering_and_removed_components() {
         ready_when: vec![],
         backend: None,
         post_renderers: Vec::new(),
+        depends_on: Vec::new(),
     });
     let none = BTreeMap::new();
     let p = apply_over(&pkg, &prev, &none, &rendered("1.4.0"));

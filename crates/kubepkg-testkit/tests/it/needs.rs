@@ -110,7 +110,16 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-const ALL_BUT_TINYPROXY: &[&str] = &["sha256sum", "sed", "openssl", "git", "sshd"];
+const ALL_BUT_TINYPROXY: &[&str] = &[
+    "sha256sum",
+    "sed",
+    "openssl",
+    "git",
+    "sshd",
+    "chromium",
+    "chromedriver",
+    "npm",
+];
 
 #[test]
 fn a_missing_tool_is_installed_with_one_update_and_one_install_of_just_it() {
@@ -129,7 +138,18 @@ fn a_missing_tool_is_installed_with_one_update_and_one_install_of_just_it() {
 
 #[test]
 fn several_missing_tools_are_installed_in_one_call() {
-    let m = Machine::new(&["sha256sum", "sed", "git", "sshd"], Some(true));
+    let m = Machine::new(
+        &[
+            "sha256sum",
+            "sed",
+            "git",
+            "sshd",
+            "chromium",
+            "chromedriver",
+            "npm",
+        ],
+        Some(true),
+    );
     let out = m.needs();
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(

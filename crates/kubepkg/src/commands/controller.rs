@@ -27,6 +27,7 @@ fn address(flag: &str, text: &str) -> Result<Option<SocketAddr>> {
 pub async fn run(args: ControllerArgs, settings: &Settings) -> Result<Exit> {
     let metrics_address = address("--metrics-bind-address", &args.metrics_address)?;
     let probe_address = address("--health-probe-bind-address", &args.probe_address)?;
+    let dashboard_address = address("--dashboard-bind-address", &args.dashboard_address)?;
     // `KUBEPKG_LOG` takes tracing's filter directives (`debug`, `info,kube_runtime=debug`; a target is matched as a prefix).
     let directives = std::env::var("KUBEPKG_LOG")
         .unwrap_or_else(|_| "info,kube_client=warn,kube_runtime=warn".into());
@@ -67,6 +68,17 @@ pub async fn run(args: ControllerArgs, settings: &Settings) -> Result<Exit> {
         ..Default::default()
     };
     let cluster = settings.connect().await?;
+    if let Some(address) = dashboard_address {
+        // One watched namespace is the dashboard's; otherwise all, each user seeing theirs.
+        let scope = match config.namespaces.as_slice() {
+            [one] => kubepkg_dashboard::Scope::Namespace(one.clone()),
+            _ => kubepkg_dashboard::Scope::All,
+        };
+        let dashboard = kubepkg_dashboard::Dashboard::for_users(cluster.clone(), scope);
+        let serving = kubepkg_dashboard::serve(dashboard, address).await?;
+        tracing::info!(bound = %serving.address, "serving the dashboard");
+        tokio::spawn(serving.wait());
+    }
     kubepkg_controller::run(cluster, config).await?;
     Ok(Exit::Succeeded)
 }

@@ -7,6 +7,7 @@
 mod completion;
 mod controller;
 mod create;
+mod dashboard;
 mod env;
 mod get;
 mod history;
@@ -76,6 +77,7 @@ pub async fn run(command: Command, settings: &Settings) -> Result<Exit, CliError
         Command::Search(cmd) => repo::search(cmd, settings),
         Command::Dependency(cmd) => repo::dependency(cmd, settings).await,
         Command::Controller(args) => controller::run(*args, settings).await,
+        Command::Dashboard(args) => dashboard::run(*args, settings).await,
         Command::Lint(args) => lint::run(*args, settings),
         Command::Create(args) => create::run(*args),
         Command::Show(cmd) => show::run(cmd, settings).await,

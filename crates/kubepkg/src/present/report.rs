@@ -276,6 +276,7 @@ mod tests {
                 ready_when: vec![],
                 backend: None,
                 post_renderers: Vec::new(),
+                depends_on: Vec::new(),
             }],
             status,
             description: description.into(),
@@ -286,6 +287,7 @@ mod tests {
             hooks_completed: Vec::new(),
             hook_verdicts: Vec::new(),
             rollback_hooks: Vec::new(),
+            to_apply: Vec::new(),
         }
     }
 

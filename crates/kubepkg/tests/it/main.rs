@@ -10,6 +10,7 @@ mod controller;
 mod controller_chart;
 mod controller_tenancy_chart;
 mod conventions;
+mod dashboard;
 mod docs_commands;
 mod fleet;
 mod flux;

@@ -1,0 +1,111 @@
+//! The views drawn from a recorded revision (the kubevirt fixture): the graph's steps follow
+//! `dependsOn`, states are words as well as colours, cluster text is escaped, and the list's
+//! filter and counts work from query parameters alone.
+
+use kubepkg_package::instance::ComponentState;
+use kubepkg_package::plan::fixtures::previous_revision;
+use kubepkg_package::revision::{PackageRevision, RevisionStatus};
+
+use crate::query::Query;
+use crate::read::Status;
+
+fn revision() -> PackageRevision {
+    let mut rev = previous_revision("1.4.0", Some(true));
+    rev.components[1].depends_on = vec!["operator".into()];
+    rev.components[2].depends_on = vec!["kubevirt".into()];
+    rev.description = "<script>alert(1)</script>".into();
+    rev
+}
+
+fn state(name: &str, ready: bool, waiting: Option<&str>) -> ComponentState {
+    ComponentState {
+        name: name.into(),
+        release: format!("kv-{name}"),
+        namespace: "kubevirt".into(),
+        revision: 1,
+        ready,
+        waiting_for: waiting.map(str::to_string),
+    }
+}
+
+fn status() -> Status {
+    Status {
+        revision: revision(),
+        components: vec![
+            state("operator", true, None),
+            state(
+                "kubevirt",
+                false,
+                Some("KubeVirt kubevirt/kv: Available=False"),
+            ),
+            state("worker", true, None),
+        ],
+    }
+}
+
+#[test]
+fn the_graph_has_a_step_per_depth_and_says_each_state_in_words() {
+    let html = super::package::render(&status(), &[]);
+    assert_eq!(html.matches("<li class=\"step\">").count(), 3, "{html}");
+    let step2 = html
+        .split("<h3 class=\"step-title\">Step 2</h3>")
+        .nth(1)
+        .unwrap();
+    let step2 = step2.split("</li>\n").next().unwrap();
+    assert!(step2.contains("data-live-key=\"kubevirt\""), "{step2}");
+    assert!(
+        step2.contains("<span class=\"word\">Waiting</span>"),
+        "{step2}"
+    );
+    assert!(
+        step2.contains("waiting for KubeVirt kubevirt/kv: Available=False"),
+        "{step2}"
+    );
+    assert!(step2.contains("<dt>After</dt><dd>operator</dd>"), "{step2}");
+    // Deployed, but a component waits now: kstatus reads the live conditions, as `status`.
+    assert!(
+        html.contains("kstatus: <strong>InProgress</strong>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<th scope=\"row\">Reconciling</th><td>True</td>"),
+        "{html}"
+    );
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(!html.contains("<script>alert"));
+}
+
+#[test]
+fn the_list_counts_filters_and_sorts_by_query_parameters() {
+    let ready = Status {
+        revision: {
+            let mut r = revision();
+            r.name = "other".into();
+            r
+        },
+        components: vec![state("operator", true, None)],
+    };
+    let mut failed = status();
+    failed.revision.status = RevisionStatus::Failed;
+    let all = [failed, ready];
+    let html = super::list::render(&all, &Query::parse(None), "namespace kubepkg-system");
+    assert!(
+        html.contains("<span class=\"count\">1</span> package"),
+        "{html}"
+    );
+    assert_eq!(html.matches("<tr data-live-key=").count(), 2);
+    let html = super::list::render(&all, &Query::parse(Some("state=failed")), "x");
+    assert_eq!(html.matches("<tr data-live-key=").count(), 1);
+    assert!(
+        html.contains("data-live-key=\"kubepkg-system/kv\""),
+        "{html}"
+    );
+    let html = super::list::render(&all, &Query::parse(Some("q=nothing")), "x");
+    assert!(html.contains("No package matches"), "{html}");
+    let html = super::list::render(&all, &Query::parse(Some("sort=name")), "x");
+    let (kv, other) = (
+        html.find(">kv</a>").unwrap(),
+        html.find(">other</a>").unwrap(),
+    );
+    assert!(kv < other);
+}
