@@ -3,7 +3,8 @@
 //! graph turning Ready live (no reload) while `kubepkg apply` waits for a held component, the
 //! diff between two revisions, a failed revision's diagnosis, values with provenance, a
 //! keyboard walk, and no Secret value in any response body or event stream. The screenshots
-//! in docs/dashboard/ are taken here.
+//! in docs/dashboard/ are taken here (with `KUBEPKG_SCREENSHOTS=docs`; else beside the
+//! built binary, in target/debug/dashboard-screenshots/).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -96,8 +97,17 @@ impl Drop for Served {
     }
 }
 
+/// Where screenshot `name` goes: docs/dashboard/ with `KUBEPKG_SCREENSHOTS=docs` (to refresh the
+/// committed ones), else the build directory (each run's differ: names and times), so a test
+/// run leaves the work tree as it was.
 fn shot(name: &str) -> PathBuf {
-    repo().join("docs/dashboard").join(name)
+    let dir = if std::env::var("KUBEPKG_SCREENSHOTS").as_deref() == Ok("docs") {
+        repo().join("docs/dashboard")
+    } else {
+        Path::new(env!("CARGO_BIN_EXE_kubepkg")).with_file_name("dashboard-screenshots")
+    };
+    std::fs::create_dir_all(&dir).expect("the screenshots' directory");
+    dir.join(name)
 }
 
 /// Waits (up to two minutes) for `what` to hold.
