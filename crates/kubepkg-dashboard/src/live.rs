@@ -5,7 +5,7 @@
 //! Secret's data never reaches the dashboard this way) on the revision and release Secrets, the
 //! workloads and their Pods and Jobs of the namespaces shown; every change bumps one counter.
 //! [`stream`] waits on that counter, reads the page's state again through the same reads as the
-//! page ([`crate::read`]) and sends it as an event `state` (a JSON list of [`LiveRow`]) when it
+//! page ([`crate::read`]) and sends it as an event `state` (a JSON list of [`LiveRow`](crate::state::LiveRow)) when it
 //! changed. The page's script writes each row into the element with its `data-live-key`.
 
 use std::convert::Infallible;
@@ -23,36 +23,12 @@ use kube::core::PartialObjectMeta;
 use kube::runtime::{WatchStreamExt, watcher};
 use tokio::sync::{mpsc, watch as signal};
 
-use crate::state::State;
+use crate::state::LiveRow;
 use crate::views;
 use crate::{Dashboard, Scope};
 
 /// The changes seen so far (a counter that every watch event bumps).
 pub type Changes = signal::Receiver<u64>;
-
-/// One element's live state: the state's key, word and symbol, and what it waits for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LiveRow {
-    pub key: String,
-    pub state: State,
-    pub detail: String,
-}
-
-impl LiveRow {
-    pub fn new(key: String, state: State, detail: String) -> LiveRow {
-        LiveRow { key, state, detail }
-    }
-
-    fn json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "key": self.key,
-            "state": self.state.key(),
-            "label": self.state.label(),
-            "symbol": self.state.symbol(),
-            "detail": self.detail,
-        })
-    }
-}
 
 /// What an event stream follows.
 pub(crate) enum Subject {

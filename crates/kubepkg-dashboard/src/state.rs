@@ -123,3 +123,27 @@ pub fn conditions(
     let kstatus = summary(&now).as_str();
     (now, kstatus)
 }
+
+/// One element's live state: the state's key, word and symbol, and what it waits for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveRow {
+    pub key: String,
+    pub state: State,
+    pub detail: String,
+}
+
+impl LiveRow {
+    pub fn new(key: String, state: State, detail: String) -> LiveRow {
+        LiveRow { key, state, detail }
+    }
+
+    pub(crate) fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "key": self.key,
+            "state": self.state.key(),
+            "label": self.state.label(),
+            "symbol": self.state.symbol(),
+            "detail": self.detail,
+        })
+    }
+}

@@ -22,6 +22,7 @@ pub mod history;
 pub mod rollback;
 pub mod selector;
 pub mod spec;
+pub mod view;
 
 /// The CustomResourceDefinition of `PackageRollout` (`packagerollouts.kubepkg.dev`).
 pub const CRD: &str = include_str!("../crd/packagerollouts.kubepkg.dev.yaml");

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::decide::{ClusterView, Outcome, Phase};
+use crate::view::{ClusterView, Outcome, Phase};
 
 /// What a Package ran before the rollout gave it its digest (its
 /// [`PREVIOUS_ANNOTATION`](crate::PREVIOUS_ANNOTATION)).

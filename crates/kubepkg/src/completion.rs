@@ -115,10 +115,12 @@ pub fn rollouts() -> ArgValueCompleter {
     ArgValueCompleter::new(|current: &OsStr| {
         from_cluster(current, |settings| async move {
             let cluster = settings.connect().await.ok()?;
-            let list = crate::commands::rollout::api(&cluster)
-                .list_metadata(&Default::default())
-                .await
-                .ok()?;
+            let rollouts: kube::Api<kube::api::DynamicObject> = kube::Api::namespaced_with(
+                cluster.client.clone(),
+                &cluster.namespace,
+                &kubepkg_controller::rollout::api_resource(),
+            );
+            let list = rollouts.list_metadata(&Default::default()).await.ok()?;
             Some(
                 list.items
                     .into_iter()

@@ -5,9 +5,9 @@
 use std::fmt::Write;
 
 use crate::html::{age, badge, esc, package_href, page};
-use crate::live::LiveRow;
 use crate::query::Query;
 use crate::read::Status;
+use crate::state::LiveRow;
 use crate::state::{self, State};
 
 /// The columns the list sorts by.

@@ -9,9 +9,9 @@ use std::fmt::Write;
 use kubepkg_package::revision::{ComponentRecord, PackageRevision};
 
 use crate::html::{age, badge, esc, package_href, page};
-use crate::live::LiveRow;
 use crate::read::{EventLine, Status};
 use crate::state;
+use crate::state::LiveRow;
 
 /// The live state of the package (key `namespace/name`) and of each component (key: its
 /// name).

@@ -26,6 +26,7 @@ mod render;
 mod repo;
 mod rollback;
 pub(crate) mod rollout;
+mod rollout_object;
 mod rollout_plan;
 mod schema;
 mod show;

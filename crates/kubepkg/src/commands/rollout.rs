@@ -5,8 +5,7 @@
 
 use anyhow::{Context as _, Result, bail};
 use kube::ResourceExt;
-use kube::api::{Api, DynamicObject, GroupVersionKind, Patch, PatchParams};
-use kube::discovery::ApiResource;
+use kube::api::{Patch, PatchParams};
 use serde_json::{Value, json};
 
 use super::print_structured;
@@ -14,31 +13,7 @@ use crate::cli::{RolloutArgs, RolloutCommand, RolloutPromoteArgs};
 use crate::exit::Exit;
 use crate::settings::Settings;
 
-/// The PackageRollouts of `kube`'s namespace.
-pub(crate) fn api(kube: &kubepkg_kube::Cluster) -> Api<DynamicObject> {
-    let gvk = GroupVersionKind::gvk(
-        kubepkg_fleet::GROUP,
-        kubepkg_fleet::VERSION,
-        kubepkg_fleet::KIND,
-    );
-    let ar = ApiResource::from_gvk_with_plural(&gvk, kubepkg_fleet::PLURAL);
-    Api::namespaced_with(kube.client.clone(), &kube.namespace, &ar)
-}
-
-pub(super) async fn get(kube: &kubepkg_kube::Cluster, name: &str) -> Result<DynamicObject> {
-    match api(kube).get_opt(name).await {
-        Ok(Some(o)) => Ok(o),
-        Ok(None) => bail!(
-            "PackageRollout {name} not found in namespace {} (kubectl get packagerollouts -n {} lists them)",
-            kube.namespace,
-            kube.namespace
-        ),
-        Err(kube::Error::Api(s)) if s.code == 404 => bail!(
-            "the cluster does not serve PackageRollouts: install their CRD (charts/kubepkg-controller/crds/)"
-        ),
-        Err(e) => Err(e).with_context(|| format!("reading PackageRollout {name}")),
-    }
-}
+use super::rollout_object::{api, get};
 
 pub async fn run(cmd: RolloutCommand, settings: &Settings) -> Result<Exit> {
     if let RolloutCommand::Plan(a) = &cmd

@@ -65,7 +65,7 @@ async fn rollout_spec(
             v
         }
         (None, Some(kube)) => {
-            let o = super::rollout::get(kube, name).await?;
+            let o = super::rollout_object::get(kube, name).await?;
             json!({"spec": o.data.get("spec").cloned().unwrap_or(Value::Null)})
         }
         (None, None) => anyhow::bail!("--offline needs the rollout: --filename FILE"),
