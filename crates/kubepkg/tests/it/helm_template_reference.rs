@@ -88,10 +88,7 @@ fn compare(case: &Path, bin: &Path, random: bool) -> Outcome {
         }
         (false, false) => {
             let first = |s: &str| {
-                s.lines()
-                    .find(|l| l.starts_with("Error:"))
-                    .unwrap_or("")
-                    .to_string()
+                repo_relative(s.lines().find(|l| l.starts_with("Error:")).unwrap_or(""))
             };
             let (want, got) = (first(&want_err), first(&got_err));
             return Outcome::BothFailed {
@@ -144,6 +141,31 @@ fn compare(case: &Path, bin: &Path, random: bool) -> Outcome {
     }
 }
 
+/// `line` with the checkout's absolute path in a chart path written as `<repo>`: Helm names a
+/// chart archive by its absolute path, which is the generator's checkout in the reference and
+/// this one here.
+fn repo_relative(line: &str) -> String {
+    const MARK: &str = "/testdata/charts/";
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(at) = rest.find(MARK) {
+        let start = rest[..at]
+            .rfind(|c: char| c == '\'' || c == '"' || c == ' ')
+            .map_or(0, |i| i + 1);
+        let absolute = rest[start..at].starts_with('/');
+        out.push_str(&rest[..start]);
+        if absolute {
+            out.push_str("<repo>");
+        } else {
+            out.push_str(&rest[start..at]);
+        }
+        out.push_str(MARK);
+        rest = &rest[at + MARK.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The log lines (Helm 4's slog records: `level=… msg=…`) of a successful run's stderr, sorted:
 /// Helm coalesces values by ranging over Go maps, so the order of its warnings is random, but
 /// each line and how often it comes are not.
@@ -185,6 +207,22 @@ fn shell_words(s: &str) -> Vec<String> {
         out.push(cur);
     }
     out
+}
+
+#[test]
+fn an_absolute_chart_path_is_compared_from_the_repository_root() {
+    assert_eq!(
+        repo_relative("Error: file '/work/main/testdata/charts/helm/x.tgz' is bad"),
+        "Error: file '<repo>/testdata/charts/helm/x.tgz' is bad"
+    );
+    assert_eq!(
+        repo_relative("Error: file '/tmp/ci/testdata/charts/helm/x.tgz' is bad"),
+        "Error: file '<repo>/testdata/charts/helm/x.tgz' is bad"
+    );
+    assert_eq!(
+        repo_relative("Error: testdata/charts/a: missing"),
+        "Error: testdata/charts/a: missing"
+    );
 }
 
 #[test]

@@ -346,6 +346,31 @@ spec:
     )
     .await
     .unwrap();
+    // The API server publishes a new CRD's OpenAPI a moment after it is Established: wait for
+    // it (and for discovery), as a package would have to.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let served = kubepkg_kube::discovery::api_versions(ns.client())
+            .await
+            .unwrap_or_default()
+            .contains(&"mergekeys.kubepkg.test/v1/Gateway".to_string());
+        let request = http::Request::get("/openapi/v3/apis/mergekeys.kubepkg.test/v1")
+            .body(Vec::new())
+            .unwrap();
+        let published = ns
+            .client()
+            .request_text(request)
+            .await
+            .is_ok_and(|doc| doc.contains("x-kubernetes-list-map-keys"));
+        if served && published {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the Gateway CRD's OpenAPI was never published"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
     let dir = tempfile::tempdir().unwrap();
     let chart = dir.path().join("gw");
     std::fs::create_dir_all(chart.join("templates")).unwrap();
