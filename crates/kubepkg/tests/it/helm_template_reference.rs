@@ -87,9 +87,8 @@ fn compare(case: &Path, bin: &Path, random: bool) -> Outcome {
             ));
         }
         (false, false) => {
-            let first = |s: &str| {
-                repo_relative(s.lines().find(|l| l.starts_with("Error:")).unwrap_or(""))
-            };
+            let first =
+                |s: &str| repo_relative(s.lines().find(|l| l.starts_with("Error:")).unwrap_or(""));
             let (want, got) = (first(&want_err), first(&got_err));
             return Outcome::BothFailed {
                 same_message: want == got,
@@ -149,9 +148,7 @@ fn repo_relative(line: &str) -> String {
     let mut out = String::new();
     let mut rest = line;
     while let Some(at) = rest.find(MARK) {
-        let start = rest[..at]
-            .rfind(|c: char| c == '\'' || c == '"' || c == ' ')
-            .map_or(0, |i| i + 1);
+        let start = rest[..at].rfind(['\'', '"', ' ']).map_or(0, |i| i + 1);
         let absolute = rest[start..at].starts_with('/');
         out.push_str(&rest[..start]);
         if absolute {
