@@ -331,6 +331,21 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
         "uid": obj.uid().unwrap_or_default(),
         "controller": true,
     });
+    // Each cluster's Package is server-side applied whole, as this controller's (`what` names
+    // the step in an error).
+    let apply = |package: &str, body: &Value, what: &'static str| {
+        let (packages, package, body) = (packages.clone(), package.to_string(), body.clone());
+        async move {
+            packages
+                .patch(
+                    &package,
+                    &PatchParams::apply(MANAGER).force(),
+                    &Patch::Apply(&body),
+                )
+                .await
+                .map_err(api_err(&format!("{what} Package {package}")))
+        }
+    };
     let shard = obj
         .labels()
         .get(kubepkg_package_object::SHARD_LABEL)
@@ -354,14 +369,7 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
             annotations,
             &Value::Object(spec.package_for(&view.labels, cluster)),
         );
-        packages
-            .patch(
-                &package,
-                &PatchParams::apply(MANAGER).force(),
-                &Patch::Apply(&body),
-            )
-            .await
-            .map_err(api_err(&format!("applying Package {package}")))?;
+        apply(&package, &body, "applying").await?;
         tracing::info!(rollout = %object, cluster = %cluster, "cluster started");
     }
     // Roll back the clusters whose turn it is: each Package gets the spec it had before
@@ -387,14 +395,7 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
             annotations,
             &Value::Object(previous.spec),
         );
-        packages
-            .patch(
-                &package,
-                &PatchParams::apply(MANAGER).force(),
-                &Patch::Apply(&body),
-            )
-            .await
-            .map_err(api_err(&format!("rolling back Package {package}")))?;
+        apply(&package, &body, "rolling back").await?;
         tracing::info!(rollout = %object, cluster = %cluster, to = %previous.version, "cluster rolled back");
     }
 

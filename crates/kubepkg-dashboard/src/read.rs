@@ -189,12 +189,7 @@ impl Dashboard {
                 )
             })
             .map(|e| {
-                let when = e
-                    .last_timestamp
-                    .as_ref()
-                    .map(|t| t.0.to_string())
-                    .or_else(|| e.event_time.as_ref().map(|t| t.0.to_string()))
-                    .unwrap_or_default();
+                let when = kubepkg_kube::diagnosis::event_time(&e);
                 let object = format!(
                     "{} {}",
                     e.involved_object.kind.unwrap_or_default(),

@@ -268,12 +268,7 @@ pub(crate) async fn object_events(
     list.items
         .into_iter()
         .map(|e| {
-            let when = e
-                .last_timestamp
-                .as_ref()
-                .map(|t| t.0.to_string())
-                .or_else(|| e.event_time.as_ref().map(|t| t.0.to_string()))
-                .unwrap_or_default();
+            let when = event_time(&e);
             let kind_text = e.type_.unwrap_or_default();
             let warning = kind_text == "Warning";
             let subject = if kind == "Pod" {
@@ -292,6 +287,16 @@ pub(crate) async fn object_events(
 }
 
 /// `s` cut to [`MAX_LINE`] characters (an ellipsis marks the cut).
+/// When an Event last happened: its `lastTimestamp` (core/v1 Events), else its `eventTime`
+/// (events.k8s.io ones); empty when it has neither.
+pub fn event_time(e: &Event) -> String {
+    e.last_timestamp
+        .as_ref()
+        .map(|t| t.0.to_string())
+        .or_else(|| e.event_time.as_ref().map(|t| t.0.to_string()))
+        .unwrap_or_default()
+}
+
 fn cut(s: &str) -> String {
     if s.chars().count() <= MAX_LINE {
         return s.to_string();
