@@ -9,7 +9,10 @@
 # State (kubeconfig, certificates, logs/<component>.log, state.json) lives in
 # $KUBEPKG_TESTENV_DIR, default <repo>/.testenv. On failure the failing
 # component's log tail is printed and the exit status is non-zero.
-# Options are passed to `kpk-cluster up` (e.g. --nodes 3).
+# Options are passed to `kpk-cluster up` (e.g. --nodes 3). With --real-node the
+# plane also has a real node (kubelet, containerd, runc, CNI: pods really run;
+# needs root and the Debian packages scripts/lib/needs.sh lists); a running
+# plane without one gains it. See README.md "The real node".
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,4 +24,11 @@ bin="$("$here/build.sh")"
 # The same binary is kubectl when called by that name.
 ln -sfn "$bin" "$KUBEPKG_TESTENV_DIR/bin/kubectl"
 ln -sfn "$bin" "$KUBEPKG_TESTENV_DIR/bin/kpk-cluster"
-exec "$bin" up --dir "$KUBEPKG_TESTENV_DIR" "$@"
+extra=()
+for arg in "$@"; do
+	if [[ "$arg" == "--real-node" ]]; then
+		# The real node's registry and its pause binary.
+		extra=(--registry-binary "$("$here/registry/build.sh")")
+	fi
+done
+exec "$bin" up --dir "$KUBEPKG_TESTENV_DIR" "$@" "${extra[@]}"

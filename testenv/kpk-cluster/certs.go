@@ -10,6 +10,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -48,6 +49,9 @@ func pkiSpecs() []certSpec {
 		{name: "nodesim", cn: "kubepkg-nodesim", orgs: []string{"system:masters"}, client: true},
 		{name: "apiserver-kubelet-client", cn: "kube-apiserver-kubelet-client", orgs: []string{"kubeadm:cluster-admins"}, client: true},
 		{name: "kubelet", cn: "kubepkg-nodesim-kubelet", server: true, ips: loopback, dns: []string{"localhost"}},
+		// The real node's kubelet, as the Node authorizer expects it (its serving certificate
+		// is issued at its start: issueFromCA).
+		{name: "real-node", cn: "system:node:" + realNodeName, orgs: []string{"system:nodes"}, client: true},
 		// The aggregator's identity towards extension API servers.
 		{name: "front-proxy-client", cn: "front-proxy-client", client: true},
 	}
@@ -107,30 +111,7 @@ func ensurePKI(dir string) error {
 		return err
 	}
 	for _, s := range pkiSpecs() {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			return err
-		}
-		tmpl := &x509.Certificate{
-			SerialNumber: serial(),
-			Subject:      pkix.Name{CommonName: s.cn, Organization: s.orgs},
-			NotBefore:    now,
-			NotAfter:     now.Add(5 * 365 * 24 * time.Hour),
-			KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-			DNSNames:     s.dns,
-			IPAddresses:  s.ips,
-		}
-		if s.server {
-			tmpl.ExtKeyUsage = append(tmpl.ExtKeyUsage, x509.ExtKeyUsageServerAuth)
-		}
-		if s.client {
-			tmpl.ExtKeyUsage = append(tmpl.ExtKeyUsage, x509.ExtKeyUsageClientAuth)
-		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
-		if err != nil {
-			return fmt.Errorf("signing %s: %w", s.name, err)
-		}
-		if err := writePair(dir, s.name, der, key); err != nil {
+		if err := issue(dir, caCert, caKey, s); err != nil {
 			return err
 		}
 	}
@@ -150,6 +131,53 @@ func ensurePKI(dir string) error {
 	}
 	// Written last: its presence marks a complete PKI.
 	return os.WriteFile(filepath.Join(dir, "complete"), []byte("ok\n"), 0o600)
+}
+
+// issue writes <dir>/<s.name>.{crt,key}, a new key pair the CA signed as s says.
+func issue(dir string, caCert *x509.Certificate, caKey crypto.Signer, s certSpec) error {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	now := time.Now().Add(-time.Hour)
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{CommonName: s.cn, Organization: s.orgs},
+		NotBefore:    now,
+		NotAfter:     now.Add(5 * 365 * 24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		DNSNames:     s.dns,
+		IPAddresses:  s.ips,
+	}
+	if s.server {
+		tmpl.ExtKeyUsage = append(tmpl.ExtKeyUsage, x509.ExtKeyUsageServerAuth)
+	}
+	if s.client {
+		tmpl.ExtKeyUsage = append(tmpl.ExtKeyUsage, x509.ExtKeyUsageClientAuth)
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+	if err != nil {
+		return fmt.Errorf("signing %s: %w", s.name, err)
+	}
+	return writePair(dir, s.name, der, key)
+}
+
+// issueFromCA issues s with the CA already in dir (a certificate whose addresses are known only
+// at start: the real node's serving certificate).
+func issueFromCA(dir string, s certSpec) error {
+	pair, err := tls.LoadX509KeyPair(filepath.Join(dir, "ca.crt"), filepath.Join(dir, "ca.key"))
+	if err != nil {
+		return err
+	}
+	caCert, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil {
+		return err
+	}
+	signer, ok := pair.PrivateKey.(crypto.Signer)
+	if !ok {
+		return fmt.Errorf("%s: not a signing key", filepath.Join(dir, "ca.key"))
+	}
+	return issue(dir, caCert, signer, s)
 }
 
 // pkiComplete says whether dir holds every file of the current PKI layout

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	_ "time/tzdata" // CronJob time zones, as kube-controller-manager's main does
 
@@ -18,6 +19,7 @@ import (
 	apiserver "k8s.io/kubernetes/cmd/kube-apiserver/app"
 	controllermanager "k8s.io/kubernetes/cmd/kube-controller-manager/app"
 	scheduler "k8s.io/kubernetes/cmd/kube-scheduler/app"
+	kubelet "k8s.io/kubernetes/cmd/kubelet/app"
 )
 
 func runEtcd(args []string) int {
@@ -44,4 +46,9 @@ func runKubectl(_ []string) int {
 		kubectlutil.CheckErr(err)
 	}
 	return 0
+}
+
+// runKubelet is the real kubelet of the real node (see realnode.go).
+func runKubelet(_ []string) int {
+	return cli.Run(kubelet.NewKubeletCommand(context.Background()))
 }

@@ -54,6 +54,7 @@ var commands = map[string]func(args []string) int{
 	"kube-controller-manager": runControllerManager,
 	"kube-scheduler":          runScheduler,
 	"kubectl":                 runKubectl,
+	"kubelet":                 runKubelet,
 	"nodesim":                 runNodeSim,
 	"certs":                   runCerts,
 	"up":                      runUp,

@@ -51,10 +51,12 @@ type planeState struct {
 	// EtcdOf: the plane whose etcd this one shares (empty: its own), under EtcdPrefix.
 	EtcdOf     string `json:"etcdOf,omitempty"`
 	EtcdPrefix string `json:"etcdPrefix,omitempty"`
+	// RealNode: the node whose pods really run (--real-node), see realnode.go.
+	RealNode *realNodeState `json:"realNode,omitempty"`
 }
 
 // componentOrder is the start order; `down` stops in reverse.
-var componentOrder = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "nodesim"}
+var componentOrder = append([]string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "nodesim"}, realNodeComponents...)
 
 type planeFlags struct {
 	dir   string
@@ -71,6 +73,9 @@ type planeFlags struct {
 	// apiServerOnly: only the API server (no controller-manager, scheduler or nodes): a
 	// cluster that stores objects and answers requests, enough for packages of plain objects.
 	apiServerOnly bool
+	// realNode: also a real node (realnode.go), whose images come from registryBinary's registry.
+	realNode       bool
+	registryBinary string
 }
 
 func parsePlaneFlags(name string, args []string) (planeFlags, bool) {
@@ -82,6 +87,8 @@ func parsePlaneFlags(name string, args []string) (planeFlags, bool) {
 	fs.StringVar(&pf.etcdOf, "etcd-of", "", "state directory of a running plane whose etcd to share (default: an etcd of its own)")
 	fs.StringVar(&pf.etcdPrefix, "etcd-prefix", "", "with --etcd-of: the key prefix of this cluster in that etcd (required)")
 	fs.BoolVar(&pf.apiServerOnly, "apiserver-only", false, "start only the API server (no controllers, scheduler or nodes)")
+	fs.BoolVar(&pf.realNode, "real-node", false, "also a real node: kubelet, containerd, runc and CNI running real containers (needs root)")
+	fs.StringVar(&pf.registryBinary, "registry-binary", "", "with --real-node: the kpk-registry binary (testenv/registry/build.sh)")
 	if err := fs.Parse(args); err != nil {
 		return pf, false
 	}
@@ -95,6 +102,10 @@ func parsePlaneFlags(name string, args []string) (planeFlags, bool) {
 	}
 	if pf.apiServerOnly {
 		pf.nodes = 0
+		if pf.realNode {
+			fmt.Fprintf(os.Stderr, "kpk-cluster %s: --real-node needs the whole plane, not --apiserver-only\n", name)
+			return pf, false
+		}
 	}
 	abs, err := filepath.Abs(pf.dir)
 	if err != nil {
@@ -122,6 +133,13 @@ func runUp(args []string) int {
 	defer unlock()
 
 	if st, err := checkHealthy(pf.dir); err == nil {
+		if pf.realNode && st.RealNode == nil {
+			// The running plane gains the real node it lacks.
+			if err := addRealNode(pf, st); err != nil {
+				reportStartError("up", err)
+				return 1
+			}
+		}
 		fmt.Fprintf(os.Stderr, "kpk-cluster up: attached to the running control plane at %s\n", st.APIServerURL)
 		fmt.Println(st.Kubeconfig)
 		return 0
@@ -132,13 +150,7 @@ func runUp(args []string) int {
 
 	st, err := startPlane(pf)
 	if err != nil {
-		var ce *componentError
-		if errors.As(err, &ce) {
-			fmt.Fprintf(os.Stderr, "kpk-cluster up: %v\n--- last lines of %s ---\n%s--- end of %s ---\n",
-				err, ce.log, tailFile(ce.log, 60), ce.log)
-		} else {
-			fmt.Fprintf(os.Stderr, "kpk-cluster up: %v\n", err)
-		}
+		reportStartError("up", err)
 		stopPlane(pf.dir)
 		return 1
 	}
@@ -146,6 +158,50 @@ func runUp(args []string) int {
 		st.KubeVersion, st.APIServerURL, len(st.Nodes), st.StartSeconds, st.Kubeconfig)
 	fmt.Println(st.Kubeconfig)
 	return 0
+}
+
+// reportStartError prints err, with the log tail of the component that failed.
+func reportStartError(verb string, err error) {
+	var ce *componentError
+	if errors.As(err, &ce) {
+		fmt.Fprintf(os.Stderr, "kpk-cluster %s: %v\n--- last lines of %s ---\n%s--- end of %s ---\n",
+			verb, err, ce.log, tailFile(ce.log, 60), ce.log)
+	} else {
+		fmt.Fprintf(os.Stderr, "kpk-cluster %s: %v\n", verb, err)
+	}
+}
+
+// addRealNode starts the real node beside a running plane and records it.
+func addRealNode(pf planeFlags, st *planeState) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	var procs []*started
+	record := func(p *started) error {
+		procs = append(procs, p)
+		st.Pids[p.name] = p.cmd.Process.Pid
+		return writeState(pf.dir, st)
+	}
+	if err := startRealNode(self, pf, st, record); err != nil {
+		stopComponents(pf.dir, st, realNodeComponents)
+		if st.RealNode == nil {
+			st.RealNode = realNodePlan(pf.dir)
+		}
+		_ = cleanupRealNode(pf.dir, st.RealNode)
+		st.RealNode = nil
+		for _, c := range realNodeComponents {
+			delete(st.Pids, c)
+		}
+		_ = writeState(pf.dir, st)
+		return err
+	}
+	for _, p := range procs {
+		if err := p.cmd.Process.Release(); err != nil {
+			return err
+		}
+	}
+	return writeState(pf.dir, st)
 }
 
 func runDown(args []string) int {
@@ -162,7 +218,10 @@ func runDown(args []string) int {
 		return 1
 	}
 	defer unlock()
-	stopPlane(pf.dir)
+	if err := stopPlane(pf.dir); err != nil {
+		fmt.Fprintf(os.Stderr, "kpk-cluster down: %v\n", err)
+		return 1
+	}
 	return 0
 }
 
@@ -266,14 +325,30 @@ func ownProcessAlive(pid int, dir string) bool {
 }
 
 // stopPlane stops every recorded component, newest first: SIGTERM, then
-// SIGKILL after a grace period.
-func stopPlane(dir string) {
+// SIGKILL after a grace period. A real node's pods are removed through
+// containerd before it stops, and what the node made on the machine after;
+// the error names what could not be removed.
+func stopPlane(dir string) error {
 	st, err := readState(dir)
 	if err != nil {
-		return
+		return nil
 	}
-	for i := len(componentOrder) - 1; i >= 0; i-- {
-		c := componentOrder[i]
+	stopComponents(dir, st, componentOrder)
+	var cleanup error
+	if st.RealNode != nil {
+		cleanup = cleanupRealNode(dir, st.RealNode)
+	}
+	_ = os.Remove(statePath(dir))
+	return cleanup
+}
+
+// stopComponents stops those of names that st records, in reverse order.
+func stopComponents(dir string, st *planeState, names []string) {
+	for i := len(names) - 1; i >= 0; i-- {
+		c := names[i]
+		if c == "containerd" {
+			stopRealNodeSandboxes(st, dir)
+		}
 		pid := st.Pids[c]
 		if !ownProcessAlive(pid, dir) {
 			continue
@@ -287,7 +362,6 @@ func stopPlane(dir string) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
-	_ = os.Remove(statePath(dir))
 }
 
 // componentError is a failure of one component, with its log.
@@ -587,6 +661,11 @@ func startPlane(pf planeFlags) (*planeState, error) {
 	}); err != nil {
 		return nil, err
 	}
+	if pf.realNode {
+		if err := startRealNode(self, pf, st, record); err != nil {
+			return nil, err
+		}
+	}
 	for _, p := range procs {
 		if err := p.cmd.Process.Release(); err != nil {
 			return nil, err
@@ -621,6 +700,11 @@ func writeState(dir string, st *planeState) error {
 // the caller's terminal and pipes, logging to <dir>/logs/<name>.log (the
 // previous run's log is kept as <name>.log.1).
 func startComponent(self, dir, name string, args ...string) (*started, error) {
+	return startProgram(self, dir, name, append([]string{name}, args...)...)
+}
+
+// startProgram runs `program args...` as the component name (see startComponent).
+func startProgram(program, dir, name string, args ...string) (*started, error) {
 	logPath := filepath.Join(dir, "logs", name+".log")
 	if _, err := os.Stat(logPath); err == nil {
 		_ = os.Rename(logPath, logPath+".1")
@@ -636,7 +720,7 @@ func startComponent(self, dir, name string, args ...string) (*started, error) {
 		return nil, err
 	}
 	defer devnull.Close()
-	cmd := exec.Command(self, append([]string{name}, args...)...)
+	cmd := exec.Command(program, args...)
 	cmd.Dir = dir
 	cmd.Stdin = devnull
 	cmd.Stdout = logf

@@ -8,7 +8,8 @@
 # gobuild_init SCRIPT NAME DIR [LAYOUT [SOURCES]]: checks that Go is there; sets $cache_root,
 # $go_version and $out_dir, the cache directory of this build: its key is LAYOUT (when not
 # empty, as a line `layout LAYOUT`: bump it when the output directory's layout changes), DIR's
-# go.mod and go.sum, and the Go files of DIR/SOURCES (when given). SCRIPT names the caller in
+# go.mod and go.sum, and the Go files of each directory SOURCES names (space-separated, under
+# DIR; when given). SCRIPT names the caller in
 # messages; DIR is the Go module the build runs in (see gobuild_env).
 gobuild_init() {
 	gobuild_script=$1
@@ -25,9 +26,10 @@ gobuild_init() {
 		{
 			if [[ -n "$layout" ]]; then echo "layout $layout"; fi
 			cat go.mod go.sum
-			if [[ -n "$sources" ]]; then
-				for f in "$sources"/*.go; do echo "== $f"; cat "$f"; done
-			fi
+			local dir
+			for dir in $sources; do
+				for f in "$dir"/*.go; do echo "== $f"; cat "$f"; done
+			done
 		} | gobuild_hash
 	)"
 	out_dir="$cache_root/$hash"

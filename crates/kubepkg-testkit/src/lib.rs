@@ -85,6 +85,7 @@ mod packages;
 mod plane;
 mod process;
 pub mod proxy;
+pub mod real_node;
 pub mod registry;
 pub mod relay;
 /// One HTTP/1 server loop (hyper, optional TLS, on its own thread, stopped on drop) for the kit's servers.
@@ -99,7 +100,9 @@ pub use error::Error;
 pub use helm::{helm_binary, helm_command, helm_offline};
 pub use namespace::TestNamespace;
 pub use packages::{install_package_crd, package_api, package_archive, store_package_archive};
-pub use plane::{ControlPlane, control_plane, fleet_plane, target_plane};
+pub use plane::{
+    ControlPlane, control_plane, fleet_plane, real_node_plane, start_plane_in, target_plane,
+};
 pub use wait::{eventually, has_condition, wait_deleted, wait_for};
 
 /// The field manager the test kit's own applies use.

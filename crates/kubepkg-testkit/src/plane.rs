@@ -165,6 +165,31 @@ pub fn target_plane() -> Result<ControlPlane, Error> {
         })
 }
 
+static REAL_NODE: OnceLock<Result<ControlPlane, String>> = OnceLock::new();
+
+/// The local control plane with its real node (`testenv/up.sh --real-node`: a real kubelet,
+/// containerd and runc; see [`crate::real_node`]): a running plane without one gains it. Once per
+/// process; the plane and its node keep running afterwards (`testenv/down.sh` stops them).
+pub fn real_node_plane() -> Result<ControlPlane, Error> {
+    REAL_NODE
+        .get_or_init(|| {
+            start_or_attach_with(state_dir(), &["--real-node".to_string()])
+                .map_err(|e| e.to_string())
+        })
+        .clone()
+        .map_err(|output| Error::StartFailed {
+            status: "see the first test that tried".into(),
+            logs: state_dir().join("logs"),
+            output,
+        })
+}
+
+/// Starts a plane of its own in `dir` with `kpk-cluster up`'s options `args` (waiting for it),
+/// for tests of the plane itself; stop it with `testenv/down.sh` and that directory.
+pub fn start_plane_in(dir: &Path, args: &[String]) -> Result<ControlPlane, Error> {
+    start_or_attach_with(dir.to_path_buf(), args)
+}
+
 static FLEET: std::sync::Mutex<Vec<(String, ControlPlane)>> = std::sync::Mutex::new(Vec::new());
 
 /// A fleet cluster `name` for tests of rollouts across clusters: an API server of its own (own

@@ -9,6 +9,8 @@
 //	kpk-registry htpasswd USER PASSWORD      one bcrypt line on stdout
 //	kpk-registry certs DIR [IP...]           ca.pem, server.pem, server-key.pem,
 //	                                         client.pem, client-key.pem
+//	kpk-registry image --registry HOST:PORT --name REPO:TAG [--file SRC=DST]...
+//	                                         an image from this machine's files, pushed (image.go)
 //
 // serve listens on --addr (default 127.0.0.1) port 0 and prints "listening on
 // IP:PORT" (and writes PORT to --port-file) once it accepts connections. The
@@ -42,6 +44,8 @@ func main() {
 			usage()
 		}
 		err = htpasswdLine(os.Args[2], os.Args[3])
+	case "image":
+		err = image(os.Args[2:])
 	case "certs":
 		if len(os.Args) < 3 {
 			usage()
@@ -60,5 +64,6 @@ func usage() {
 	fmt.Fprintln(os.Stderr, "usage: kpk-registry serve --root DIR [--addr IP] [--port-file F] [--tls-cert C --tls-key K [--client-ca CA]] [--htpasswd FILE [--token]]")
 	fmt.Fprintln(os.Stderr, "       kpk-registry htpasswd USER PASSWORD")
 	fmt.Fprintln(os.Stderr, "       kpk-registry certs DIR [IP...]")
+	fmt.Fprintln(os.Stderr, "       kpk-registry image --registry HOST:PORT --name REPO:TAG [--file SRC=DST]... [--applets DST] [--dir DST]... [--entrypoint ARG]... [--cmd ARG]... [--env K=V]...")
 	os.Exit(2)
 }

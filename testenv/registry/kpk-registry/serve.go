@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +41,8 @@ func serve(args []string) error {
 	addr := fs.String("addr", "127.0.0.1", "the IP address to listen on")
 	htpasswd := fs.String("htpasswd", "", "bcrypt htpasswd file: require these users")
 	token := fs.Bool("token", false, "with --htpasswd: bearer tokens from our own /token endpoint instead of basic auth")
+	listenPort := fs.Int("port", 0, "the port to listen on (0: a free one)")
+	detached := fs.Bool("detached", false, "keep serving when the parent process exits (a component of the local plane, stopped by its down)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -63,7 +66,7 @@ func serve(args []string) error {
 		return err
 	}
 
-	ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), "0"))
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), strconv.Itoa(*listenPort)))
 	if err != nil {
 		return err
 	}
@@ -162,7 +165,9 @@ http:
 		}
 	}
 	fmt.Printf("listening on %s\n", hostPort)
-	go exitWithParent()
+	if !*detached {
+		go exitWithParent()
+	}
 	return server.Serve(ln)
 }
 

@@ -119,6 +119,10 @@ const ALL_BUT_TINYPROXY: &[&str] = &[
     "chromium",
     "chromedriver",
     "npm",
+    "containerd",
+    "runc",
+    "busybox",
+    "ip",
 ];
 
 #[test]
@@ -147,6 +151,10 @@ fn several_missing_tools_are_installed_in_one_call() {
             "chromium",
             "chromedriver",
             "npm",
+            "containerd",
+            "runc",
+            "busybox",
+            "ip",
         ],
         Some(true),
     );

@@ -24,6 +24,7 @@ mod oci;
 mod package_cli;
 mod post_render;
 mod proxy;
+mod real_node;
 mod release_cli;
 mod remote;
 mod repo;
