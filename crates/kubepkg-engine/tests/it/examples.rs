@@ -20,8 +20,8 @@ use crate::support::{
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, DynamicObject};
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use kube::api::{Api, DynamicObject, ListParams, LogParams};
 use kube::core::{ApiResource, GroupVersionKind};
 use kube::runtime::{WatchStreamExt, watcher};
 use kubepkg_engine::{EngineError, Instance, KubeCluster, ops};
@@ -30,7 +30,7 @@ use kubepkg_package::orchestrator::RollbackRefused;
 use kubepkg_package::plan::{Change, FailurePolicy, Gate, RenderedComponent};
 use kubepkg_package::revision::Reason;
 use kubepkg_package::revision::RevisionStatus;
-use kubepkg_testkit::TestNamespace;
+use kubepkg_testkit::{TestNamespace, real_node};
 
 const TIMEOUT: Duration = Duration::from_secs(90);
 
@@ -631,23 +631,79 @@ fn pool_image_when_api_runs(e: &Env, image: &str) -> tokio::task::JoinHandle<Opt
     })
 }
 
+/// `u` plus the values that run werft's checks for real on the plane's real node: the example's
+/// simulated verdict printed by a busybox container there, whose log and exit code the real
+/// kubelet reports (`simulate.shellImage`, `nodeSelector`, `tolerations` of each check);
+/// `rollback_check`: 1.2.0's PreRollback check too.
+fn checks_on_real_node(mut u: UserValues, rollback_check: bool) -> UserValues {
+    let checks: &[&str] = if rollback_check {
+        &["upgrade-check", "rollback-check"]
+    } else {
+        &["upgrade-check"]
+    };
+    for c in checks {
+        u.add_set(&format!("{c}.simulate.shellImage={}", real_node::BUSYBOX))
+            .unwrap();
+        u.add_set_json(&format!(
+            r#"{c}.simulate.nodeSelector={{"{}":"true"}}"#,
+            real_node::LABEL
+        ))
+        .unwrap();
+        u.add_set_json(&format!(
+            r#"{c}.simulate.tolerations=[{{"key":"{}","operator":"Exists"}}]"#,
+            real_node::LABEL
+        ))
+        .unwrap();
+    }
+    u
+}
+
+/// The node the pod of Job `job` ran on, and its log (through the API server from the kubelet).
+async fn job_pod(ns: &TestNamespace, job: &str) -> (String, String) {
+    let pods: Api<Pod> = ns.api();
+    let list = pods
+        .list(&ListParams::default().labels(&format!("job-name={job}")))
+        .await
+        .unwrap();
+    let pod = list
+        .items
+        .first()
+        .unwrap_or_else(|| panic!("no pod of Job {job}"));
+    let name = pod.metadata.name.clone().unwrap();
+    let node = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.node_name.clone())
+        .unwrap_or_default();
+    (node, pods.logs(&name, &LogParams::default()).await.unwrap())
+}
+
 /// examples/werft (seed 002), the runbook's manual steps as declared features: the upgrade
 /// check's `refused` verdict stops 1.1.0 before anything changed and says how to approve; the
 /// approval given with `--set-json-once` lets it through and is gone for the next upgrade
 /// (1.2.0 needs none); 1.2.0's rollback floor (`>=1.1.0`) forbids going back to 1.0.0, and its
 /// PreRollback check runs before the rollback to 1.1.0, refusing it while sessions would be
-/// stranded.
+/// stranded. Every check Job really runs, on the real node (`checks_on_real_node`).
 #[tokio::test]
 async fn werft_check_verdicts_one_upgrade_approvals_and_the_rollback_floor() {
+    kubepkg_testkit::real_node_plane().expect("the local plane with its real node");
     let mut e = env("example-werft-safety", "werft").await;
     let none = UserValues::new();
     assert_eq!(e.apply("werft/v1", &none).await, Reason::Succeeded);
+    let none = checks_on_real_node(none, false);
 
-    let mut stranded = UserValues::new();
+    let mut stranded = none.clone();
     stranded
         .add_set_json(r#"upgrade-check.simulate.affected=["s-17"]"#)
         .unwrap();
     assert_eq!(e.apply("werft/v2", &stranded).await, Reason::UpgradeRefused);
+    // The verdict came from a container that really ran, told the versions by kubepkg.
+    let (node, log) = job_pod(&e.ns, "werft-upgrade-check-1-1-0").await;
+    assert_eq!(node, real_node::NODE);
+    assert!(
+        log.starts_with("upgrade-check 1.0.0 -> 1.1.0 (approved: [])\n"),
+        "{log}"
+    );
     let latest = e.history().await.latest().cloned().unwrap();
     assert_eq!(
         latest.description,
@@ -664,6 +720,7 @@ async fn werft_check_verdicts_one_upgrade_approvals_and_the_rollback_floor() {
         .unwrap();
     assert_eq!(e.apply("werft/v2", &approved).await, Reason::Succeeded);
     // The next upgrade strands nothing and carries no approval: it proceeds.
+    let none = checks_on_real_node(UserValues::new(), true);
     assert_eq!(e.apply("werft/v3", &none).await, Reason::Succeeded);
 
     // 1.2.0 declares rollback.to >=1.1.0: back to 1.0.0 is refused, naming the floor.
@@ -697,7 +754,7 @@ async fn werft_check_verdicts_one_upgrade_approvals_and_the_rollback_floor() {
         .find(|r| r.version == "1.1.0")
         .unwrap()
         .revision;
-    let mut blocked = UserValues::new();
+    let mut blocked = none.clone();
     blocked
         .add_set_json(r#"rollback-check.simulate.affected=["s-42"]"#)
         .unwrap();
@@ -712,6 +769,9 @@ async fn werft_check_verdicts_one_upgrade_approvals_and_the_rollback_floor() {
         err.starts_with("PreRollback hook rollback-check of version 1.2.0 refused the rollback: 1 session(s) wrote checkpoints 1.1.0 cannot resume"),
         "{err}"
     );
+    let (node, log) = job_pod(&e.ns, "werft-rollback-check-1-1-0").await;
+    assert_eq!(node, real_node::NODE);
+    assert!(log.starts_with("rollback-check 1.2.0 -> 1.1.0\n"), "{log}");
     assert_eq!(
         e.deployment_image("werft-api").await.as_deref(),
         Some("registry.example/werft/control-host:1.2.0")
