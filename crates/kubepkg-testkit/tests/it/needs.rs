@@ -272,3 +272,22 @@ fn ci_has_no_list_of_its_own_and_still_runs_exactly_scripts_test() {
         );
     }
 }
+
+#[test]
+fn scripts_demo_checks_the_real_nodes_programs_first_and_only_those() {
+    // Everything but busybox-static, tinyproxy and the browser: the demo asks only for what
+    // the real node runs.
+    let tools: Vec<&str> = ALL_BUT_TINYPROXY
+        .iter()
+        .copied()
+        .filter(|t| !matches!(*t, "busybox" | "chromium" | "chromedriver"))
+        .collect();
+    let m = Machine::new(&tools, None);
+    let out = m.run(&repo().join("scripts/demo"), &[]);
+    assert!(!out.status.success());
+    assert_eq!(
+        stderr(&out),
+        "scripts/demo: FAILED: missing tools; install them first: apt-get install -y busybox-static\n"
+    );
+    assert!(!m.dir.path().join("cache").exists(), "nothing was built");
+}
