@@ -57,7 +57,8 @@ pub fn node_state(state_dir: &Path) -> Option<NodeState> {
 /// What of the real node `node` of the plane in `state_dir` is still on this machine, read
 /// from the kernel's own tables: mounts at or under `<state_dir>/node` (overlay roots, shm,
 /// secret volumes, network namespaces), cgroups named by its cgroup root in any hierarchy,
-/// processes in them or running from its directory (containerd's shims), its bridge. Empty after a clean stop.
+/// processes in them or running from its directory (containerd's shims), its bridge, iptables
+/// rules naming it (when `iptables-save` is at hand). Empty after a clean stop.
 pub fn leftovers(state_dir: &Path, node: &NodeState) -> Vec<String> {
     let mut found = Vec::new();
     let node_dir = state_dir.join("node");
@@ -105,6 +106,23 @@ pub fn leftovers(state_dir: &Path, node: &NodeState) -> Vec<String> {
     }
     if Path::new("/sys/class/net").join(&node.bridge).exists() {
         found.push(format!("network link {}", node.bridge));
+    }
+    // The node writes no iptables rule (no masquerade, no kube-proxy); a CNI chain or a rule
+    // naming its bridge or subnet would be one left behind.
+    if let Ok(out) = std::process::Command::new("iptables-save").output() {
+        let subnet = node
+            .ip
+            .rsplit_once('.')
+            .map(|(net, _)| format!("{net}."))
+            .unwrap_or_default();
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            if line.contains("CNI-")
+                || line.contains(&node.bridge)
+                || (!subnet.is_empty() && line.contains(&subnet))
+            {
+                found.push(format!("iptables {line}"));
+            }
+        }
     }
     found
 }
