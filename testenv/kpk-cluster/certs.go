@@ -52,6 +52,8 @@ func pkiSpecs() []certSpec {
 		// The real node's kubelet, as the Node authorizer expects it (its serving certificate
 		// is issued at its start: issueFromCA).
 		{name: "real-node", cn: "system:node:" + realNodeName, orgs: []string{"system:nodes"}, client: true},
+		// Its kube-proxy: the user Kubernetes' default RBAC binds to system:node-proxier.
+		{name: "kube-proxy", cn: "system:kube-proxy", client: true},
 		// The aggregator's identity towards extension API servers.
 		{name: "front-proxy-client", cn: "front-proxy-client", client: true},
 	}

@@ -18,6 +18,7 @@ import (
 	kubectlutil "k8s.io/kubectl/pkg/cmd/util"
 	apiserver "k8s.io/kubernetes/cmd/kube-apiserver/app"
 	controllermanager "k8s.io/kubernetes/cmd/kube-controller-manager/app"
+	proxy "k8s.io/kubernetes/cmd/kube-proxy/app"
 	scheduler "k8s.io/kubernetes/cmd/kube-scheduler/app"
 	kubelet "k8s.io/kubernetes/cmd/kubelet/app"
 )
@@ -51,4 +52,9 @@ func runKubectl(_ []string) int {
 // runKubelet is the real kubelet of the real node (see realnode.go).
 func runKubelet(_ []string) int {
 	return cli.Run(kubelet.NewKubeletCommand(context.Background()))
+}
+
+// runKubeProxy is the real kube-proxy of the real node (see realnode.go).
+func runKubeProxy(_ []string) int {
+	return cli.Run(proxy.NewProxyCommand())
 }

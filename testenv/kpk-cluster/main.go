@@ -8,6 +8,7 @@
 //	kpk-cluster kube-controller-manager  the real kube-controller-manager
 //	kpk-cluster kube-scheduler ...       the real kube-scheduler
 //	kpk-cluster kubectl ...              the real kubectl
+//	kpk-cluster kubelet|kube-proxy ...   the real node's kubelet and kube-proxy (see realnode.go)
 //	kpk-cluster nodesim ...              simulated kubelets (see nodesim.go)
 //	kpk-cluster certs ...                writes the local PKI (see certs.go)
 //	kpk-cluster up|down|status ...       starts, stops, checks the whole plane (see plane.go)
@@ -55,6 +56,7 @@ var commands = map[string]func(args []string) int{
 	"kube-scheduler":          runScheduler,
 	"kubectl":                 runKubectl,
 	"kubelet":                 runKubelet,
+	"kube-proxy":              runKubeProxy,
 	"nodesim":                 runNodeSim,
 	"certs":                   runCerts,
 	"up":                      runUp,

@@ -3,6 +3,8 @@
 // machine, CNI's bridge and host-local plugins — pulling its images from a registry of its own on
 // loopback (kpk-registry, with images assembled from this machine's files: kpk-registry image).
 //
+// Its kube-proxy (iptables mode) makes Services of its pods answer from the machine.
+//
 // Everything it makes is named after the state directory and removed by `down`: the bridge
 // (kpkbr-HASH, the node's address is its gateway), the cgroup root (/kpk-node-HASH in every
 // cgroup v1 hierarchy), containerd's and the kubelet's directories and every mount under them
@@ -20,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,7 +66,7 @@ type realNodeState struct {
 }
 
 // realNodeComponents are started in this order after the plane (componentOrder ends with them).
-var realNodeComponents = []string{"node-registry", "containerd", "kubelet"}
+var realNodeComponents = []string{"node-registry", "containerd", "kubelet", "kube-proxy"}
 
 // realNodePlan derives every name of the real node of the plane in dir.
 func realNodePlan(dir string) *realNodeState {
@@ -84,6 +87,7 @@ func realNodePlan(dir string) *realNodeState {
 
 // realNodeNeeds: the machine's programs the real node runs, and their Debian packages.
 var realNodeNeeds = [][2]string{
+	{"iptables", "iptables"},
 	{"containerd", "containerd"},
 	{"containerd-shim-runc-v2", "containerd"},
 	{"runc", "runc"},
@@ -248,6 +252,40 @@ func startRealNode(self string, pf planeFlags, st *planeState, record func(*star
 			return fmt.Errorf("node %s not Ready yet", rn.Name)
 		}
 		return nil
+	}); err != nil {
+		return err
+	}
+	// kube-proxy (iptables mode): Services of pods on this node answer from the machine.
+	proxyKubeconfig := filepath.Join(dir, "kube-proxy.kubeconfig")
+	if err := writeKubeconfig(proxyKubeconfig, st.APIServerURL, pki, "kube-proxy"); err != nil {
+		return err
+	}
+	proxyPorts, err := freePorts(2)
+	if err != nil {
+		return err
+	}
+	kubeProxy, err := startComponent(self, dir, "kube-proxy",
+		"--kubeconfig="+proxyKubeconfig,
+		"--hostname-override="+rn.Name,
+		"--proxy-mode=iptables",
+		"--cluster-cidr="+rn.Subnet,
+		"--nodeport-addresses="+rn.Subnet,
+		fmt.Sprintf("--healthz-bind-address=127.0.0.1:%d", proxyPorts[0]),
+		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", proxyPorts[1]),
+		// Leave the machine's conntrack settings as they are.
+		"--conntrack-max-per-core=0",
+		"--conntrack-tcp-timeout-established=0",
+		"--conntrack-tcp-timeout-close-wait=0",
+		"--v=1",
+	)
+	if err != nil {
+		return err
+	}
+	if err := record(kubeProxy); err != nil {
+		return err
+	}
+	if err := waitFor(kubeProxy, 60*time.Second, func() error {
+		return probe(http.DefaultClient, fmt.Sprintf("http://127.0.0.1:%d/healthz", proxyPorts[0]))
 	}); err != nil {
 		return err
 	}
@@ -499,6 +537,12 @@ func cleanupRealNode(dir string, rn *realNodeState) error {
 	}
 	nodeDir := filepath.Join(dir, "node")
 	var errs []error
+	// kube-proxy's chains and rules (it leaves them when stopped, as it should on a real node).
+	if self, err := os.Executable(); err == nil {
+		if out, err := exec.Command(self, "kube-proxy", "--cleanup", "--proxy-mode=iptables").CombinedOutput(); err != nil {
+			errs = append(errs, fmt.Errorf("kube-proxy --cleanup: %v: %s", err, strings.TrimSpace(string(out))))
+		}
+	}
 	for _, m := range mountsUnder(nodeDir) {
 		if err := syscall.Unmount(m, syscall.MNT_DETACH); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOENT) {
 			errs = append(errs, fmt.Errorf("unmounting %s: %w", m, err))

@@ -123,6 +123,7 @@ const ALL_BUT_TINYPROXY: &[&str] = &[
     "runc",
     "busybox",
     "ip",
+    "iptables",
 ];
 
 #[test]
@@ -155,6 +156,7 @@ fn several_missing_tools_are_installed_in_one_call() {
             "runc",
             "busybox",
             "ip",
+            "iptables",
         ],
         Some(true),
     );

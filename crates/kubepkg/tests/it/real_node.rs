@@ -3,15 +3,23 @@
 //! lie: a check hook's verdict read from the real kubelet's log endpoint and from a termination
 //! message a container wrote; a readiness probe that really fails, waited on, diagnosed and rolled
 //! back; a container that really crashes (CrashLoopBackOff and restarts counted by the kubelet);
-//! Helm's chart hooks and `kubepkg test` with real pods; and `testenv/down.sh` leaving no mount,
+//! Helm's chart hooks and `kubepkg test` with real pods; a Service answering through the real
+//! kube-proxy; and `testenv/down.sh` leaving no mount,
 //! cgroup, link or process of the node behind.
 
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::support::{run, run_command};
 use kubepkg_testkit::real_node::{self, BUSYBOX, NODE};
 use kubepkg_testkit::{TestNamespace, charts, real_node_plane};
+
+/// Held by the tests whose iptables rules another real node would disturb: a second plane's
+/// kube-proxy programs the same chains until `down` removes them (the first resyncs after).
+static IPTABLES: Mutex<()> = Mutex::new(());
 
 /// A fresh namespace on the plane with its real node.
 async fn namespace(test: &str) -> TestNamespace {
@@ -68,7 +76,8 @@ PLACEMENT6      containers:
 
 /// A long-running Deployment on the real node: busybox `httpd` whose CGI `/cgi-bin/ready`
 /// answers 500 until `/tmp/ready` exists, probed for readiness; value `ready` makes the
-/// container create that file, `crash` makes it write a termination message and exit 1.
+/// container create that file, `crash` makes it write a termination message and exit 1. A
+/// Service (port 80) in front of it.
 const WEB_TEMPLATE: &str = r#"apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -104,6 +113,15 @@ PLACEMENT6      containers:
           httpGet: {path: /cgi-bin/ready, port: 8080}
           periodSeconds: 1
           failureThreshold: 1
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  selector: {app: {{ .Release.Name }}}
+  ports:
+  - {port: 80, targetPort: 8080}
 "#;
 
 /// `template` with `PLACEMENT6`/`PLACEMENT2` replaced by the real node's placement at that
@@ -332,6 +350,57 @@ async fn a_readiness_probe_that_really_fails_is_waited_on_diagnosed_and_rolled_b
     }
 }
 
+/// A Service in front of a pod on the real node answers from the machine: the real kube-proxy
+/// programmed its ClusterIP, the bridge carries the connection to the pod's busybox `httpd`.
+#[tokio::test]
+async fn a_service_in_front_of_a_real_pod_answers_from_the_node() {
+    let _iptables = IPTABLES.lock().unwrap_or_else(|p| p.into_inner());
+    let ns = namespace("real-service").await;
+    let tmp = tempfile::tempdir().unwrap();
+    let v1 = tmp.path().join("v1");
+    site_package(&v1, "1.0.0", "ready: true\n");
+    let (code, out, err) = run(
+        &ns,
+        &["apply", "site", v1.to_str().unwrap(), "--timeout", "120s"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, ip, err) = kubectl(
+        &ns,
+        &[
+            "get",
+            "service",
+            "site-web",
+            "-o",
+            "jsonpath={.spec.clusterIP}",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let addr: SocketAddr = format!("{ip}:80").parse().expect("a ClusterIP");
+    let get = || -> std::io::Result<String> {
+        let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
+        stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+        stream.write_all(b"GET /cgi-bin/ready HTTP/1.0\r\n\r\n")?;
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer)?;
+        Ok(answer)
+    };
+    // kube-proxy programs the Service once its EndpointSlice names the ready pod.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let answer = loop {
+        match get() {
+            Ok(answer) if answer.starts_with("HTTP/1.1 200 OK") => break answer,
+            other if Instant::now() > deadline => {
+                panic!("service {addr} never answered 200: {other:?}")
+            }
+            _ => tokio::time::sleep(Duration::from_millis(500)).await,
+        }
+    };
+    assert!(
+        answer.ends_with("probe\n"),
+        "the container's CGI answered: {answer:?}"
+    );
+}
+
 /// A container that really crashes: the kubelet's CrashLoopBackOff, its restart count and the
 /// termination message the container wrote are what the failed revision says.
 #[tokio::test]
@@ -352,7 +421,12 @@ async fn a_container_that_really_crashes_is_diagnosed_from_the_kubelet() {
     );
     let all = format!("{out}{err}");
     assert_eq!(code, 3, "RolledBack: {all}");
-    assert!(all.contains("waiting CrashLoopBackOff"), "{all}");
+    // The kubelet's own view at the moment kubepkg gave up: backing off, or just exited again.
+    assert!(
+        all.contains("container web: waiting CrashLoopBackOff")
+            || all.contains("container web: terminated Error (exit 1): config key db.url missing"),
+        "{all}"
+    );
     assert!(
         all.contains("last terminated Error (exit 1): config key db.url missing"),
         "the termination message the container wrote: {all}"
@@ -493,10 +567,12 @@ async fn helm_chart_hooks_and_kubepkg_test_run_real_pods() {
 }
 
 /// `testenv/down.sh` stops a plane's real node and leaves nothing of it on the machine: no
-/// mount (container roots, secret volumes, network namespaces), no cgroup, no process, no link —
+/// mount (container roots, secret volumes, network namespaces), no cgroup, no process, no link,
+/// no iptables rule (kube-proxy's) —
 /// checked from the kernel's own tables, on a plane of its own with a pod running there.
 #[tokio::test]
 async fn down_leaves_no_mount_cgroup_process_or_link_of_the_real_node() {
+    let _iptables = IPTABLES.lock().unwrap_or_else(|p| p.into_inner());
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("plane");
     let plane = kubepkg_testkit::start_plane_in(&dir, &["--real-node".to_string()])
