@@ -62,7 +62,7 @@ kubepkg_needs() {
 		echo "$caller: FAILED: missing tools; install them first: apt-get install -y $missing" >&2
 		return 1
 	fi
-	echo "$caller: installing what the tests need: apt-get install -y $missing" >&2
+	echo "$caller: installing what it needs: apt-get install -y $missing" >&2
 	# shellcheck disable=SC2086 # one word per package
 	if ! { apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y $missing >&2; }; then
 		echo "$caller: FAILED: apt-get could not install them; install them first: apt-get install -y $missing" >&2

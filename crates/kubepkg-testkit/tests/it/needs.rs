@@ -135,7 +135,7 @@ fn a_missing_tool_is_installed_with_one_update_and_one_install_of_just_it() {
     assert_eq!(m.apt_get_calls(), ["update", "install -y tinyproxy"]);
     assert!(
         stderr(&out)
-            .contains("probe: installing what the tests need: apt-get install -y tinyproxy"),
+            .contains("probe: installing what it needs: apt-get install -y tinyproxy"),
         "{}",
         stderr(&out)
     );
