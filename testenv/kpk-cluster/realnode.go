@@ -536,6 +536,9 @@ func cleanupRealNode(dir string, rn *realNodeState) error {
 		time.Sleep(300 * time.Millisecond)
 	}
 	nodeDir := filepath.Join(dir, "node")
+	// containerd's shims live outside the pods' cgroups: any process still running from the
+	// node's directory (its cmdline names it) goes too.
+	killProcessesNaming(nodeDir + "/")
 	var errs []error
 	// kube-proxy's chains and rules (it leaves them when stopped, as it should on a real node).
 	if self, err := os.Executable(); err == nil {
@@ -633,6 +636,25 @@ func unescapeMount(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// killProcessesNaming SIGKILLs every process whose command line contains text.
+func killProcessesNaming(text string) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	self := os.Getpid()
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(cmdline), text) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // killCgroupTree SIGKILLs every process in the cgroup dir and below; returns how many.
