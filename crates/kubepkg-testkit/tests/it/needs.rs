@@ -134,8 +134,7 @@ fn a_missing_tool_is_installed_with_one_update_and_one_install_of_just_it() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "checked\n");
     assert_eq!(m.apt_get_calls(), ["update", "install -y tinyproxy"]);
     assert!(
-        stderr(&out)
-            .contains("probe: installing what it needs: apt-get install -y tinyproxy"),
+        stderr(&out).contains("probe: installing what it needs: apt-get install -y tinyproxy"),
         "{}",
         stderr(&out)
     );

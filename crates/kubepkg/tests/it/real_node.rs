@@ -10,7 +10,6 @@
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::support::{run, run_command};
@@ -19,7 +18,7 @@ use kubepkg_testkit::{TestNamespace, charts, real_node_plane};
 
 /// Held by the tests whose iptables rules another real node would disturb: a second plane's
 /// kube-proxy programs the same chains until `down` removes them (the first resyncs after).
-static IPTABLES: Mutex<()> = Mutex::new(());
+static IPTABLES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// A fresh namespace on the plane with its real node.
 async fn namespace(test: &str) -> TestNamespace {
@@ -151,6 +150,14 @@ fn guarded_package(root: &Path, version: &str) {
     .unwrap();
 }
 
+/// `kubepkg apply NAME DIR ARGS…` in the test namespace: (exit code, stdout and stderr).
+fn apply(ns: &TestNamespace, name: &str, dir: &Path, args: &[&str]) -> (i32, String) {
+    let mut all_args = vec!["apply", name, dir.to_str().unwrap()];
+    all_args.extend_from_slice(args);
+    let (code, out, err) = run(ns, &all_args);
+    (code, format!("{out}{err}"))
+}
+
 /// The pod of Job `job`: (node it ran on, its log through the API server and the real kubelet).
 fn job_pod(ns: &TestNamespace, job: &str) -> (String, String) {
     let (code, node, err) = kubectl(
@@ -180,17 +187,8 @@ async fn a_check_hook_really_runs_and_its_verdict_comes_from_the_kubelet() {
     let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
     guarded_package(&v1, "1.0.0");
     guarded_package(&v2, "2.0.0");
-    let (code, out, err) = run(
-        &ns,
-        &[
-            "apply",
-            "guarded",
-            v1.to_str().unwrap(),
-            "--timeout",
-            "120s",
-        ],
-    );
-    assert_eq!(code, 0, "{out}{err}");
+    let (code, all) = apply(&ns, "guarded", &v1, &["--timeout", "120s"]);
+    assert_eq!(code, 0, "{all}");
 
     let web_revisions = |ns: &TestNamespace| {
         let (_, out, _) = kubectl(
@@ -209,19 +207,12 @@ async fn a_check_hook_really_runs_and_its_verdict_comes_from_the_kubelet() {
     assert_eq!(web_revisions(&ns), 1);
 
     // refused, on the last log line of a container that exited 2.
-    let (code, out, err) = run(
+    let (code, all) = apply(
         &ns,
-        &[
-            "apply",
-            "guarded",
-            v2.to_str().unwrap(),
-            "--set",
-            "check.verdict=refused",
-            "--timeout",
-            "120s",
-        ],
+        "guarded",
+        &v2,
+        &["--set", "check.verdict=refused", "--timeout", "120s"],
     );
-    let all = format!("{out}{err}");
     assert_eq!(code, 8, "{all}");
     assert!(
         all.contains("check: verdict refused: 1 session cannot resume on 2.0.0 (affected: s-17)"),
@@ -236,19 +227,12 @@ async fn a_check_hook_really_runs_and_its_verdict_comes_from_the_kubelet() {
     assert_eq!(web_revisions(&ns), 1, "a refused upgrade changes nothing");
 
     // check_failed, in the termination message only (the last log line is no verdict).
-    let (code, out, err) = run(
+    let (code, all) = apply(
         &ns,
-        &[
-            "apply",
-            "guarded",
-            v2.to_str().unwrap(),
-            "--set",
-            "check.verdict=check_failed",
-            "--timeout",
-            "120s",
-        ],
+        "guarded",
+        &v2,
+        &["--set", "check.verdict=check_failed", "--timeout", "120s"],
     );
-    let all = format!("{out}{err}");
     assert_eq!(code, 4, "{all}");
     assert!(
         all.contains("could not check the upgrade (verdict check_failed): database unreachable from check-2-0-0-check-failed-"),
@@ -257,17 +241,7 @@ async fn a_check_hook_really_runs_and_its_verdict_comes_from_the_kubelet() {
     assert_eq!(web_revisions(&ns), 1, "a failed check changes nothing else");
 
     // proceed: the upgrade goes on and the verdict is recorded.
-    let (code, out, err) = run(
-        &ns,
-        &[
-            "apply",
-            "guarded",
-            v2.to_str().unwrap(),
-            "--timeout",
-            "120s",
-        ],
-    );
-    let all = format!("{out}{err}");
+    let (code, all) = apply(&ns, "guarded", &v2, &["--timeout", "120s"]);
     assert_eq!(code, 0, "{all}");
     assert!(
         all.contains("check: verdict proceed: no session affected by 1.0.0 -> 2.0.0"),
@@ -298,20 +272,10 @@ async fn a_readiness_probe_that_really_fails_is_waited_on_diagnosed_and_rolled_b
     let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
     site_package(&v1, "1.0.0", "ready: true\n");
     site_package(&v2, "1.1.0", "ready: false\n");
-    let (code, out, err) = run(
-        &ns,
-        &["apply", "site", v1.to_str().unwrap(), "--timeout", "120s"],
-    );
-    assert_eq!(
-        code, 0,
-        "the probe succeeds once the file exists: {out}{err}"
-    );
+    let (code, all) = apply(&ns, "site", &v1, &["--timeout", "120s"]);
+    assert_eq!(code, 0, "the probe succeeds once the file exists: {all}");
 
-    let (code, out, err) = run(
-        &ns,
-        &["apply", "site", v2.to_str().unwrap(), "--timeout", "25s"],
-    );
-    let all = format!("{out}{err}");
+    let (code, all) = apply(&ns, "site", &v2, &["--timeout", "25s"]);
     assert_eq!(code, 3, "RolledBack: {all}");
     // What the kubelet itself reported about the probe, read from the pod and its events.
     assert!(all.contains("container web: running, not ready"), "{all}");
@@ -354,16 +318,13 @@ async fn a_readiness_probe_that_really_fails_is_waited_on_diagnosed_and_rolled_b
 /// programmed its ClusterIP, the bridge carries the connection to the pod's busybox `httpd`.
 #[tokio::test]
 async fn a_service_in_front_of_a_real_pod_answers_from_the_node() {
-    let _iptables = IPTABLES.lock().unwrap_or_else(|p| p.into_inner());
+    let _iptables = IPTABLES.lock().await;
     let ns = namespace("real-service").await;
     let tmp = tempfile::tempdir().unwrap();
     let v1 = tmp.path().join("v1");
     site_package(&v1, "1.0.0", "ready: true\n");
-    let (code, out, err) = run(
-        &ns,
-        &["apply", "site", v1.to_str().unwrap(), "--timeout", "120s"],
-    );
-    assert_eq!(code, 0, "{out}{err}");
+    let (code, all) = apply(&ns, "site", &v1, &["--timeout", "120s"]);
+    assert_eq!(code, 0, "{all}");
     let (code, ip, err) = kubectl(
         &ns,
         &[
@@ -410,16 +371,9 @@ async fn a_container_that_really_crashes_is_diagnosed_from_the_kubelet() {
     let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
     site_package(&v1, "1.0.0", "ready: true\n");
     site_package(&v2, "1.1.0", "ready: true\ncrash: true\n");
-    let (code, out, err) = run(
-        &ns,
-        &["apply", "site", v1.to_str().unwrap(), "--timeout", "120s"],
-    );
-    assert_eq!(code, 0, "{out}{err}");
-    let (code, out, err) = run(
-        &ns,
-        &["apply", "site", v2.to_str().unwrap(), "--timeout", "30s"],
-    );
-    let all = format!("{out}{err}");
+    let (code, all) = apply(&ns, "site", &v1, &["--timeout", "120s"]);
+    assert_eq!(code, 0, "{all}");
+    let (code, all) = apply(&ns, "site", &v2, &["--timeout", "30s"]);
     assert_eq!(code, 3, "RolledBack: {all}");
     // The kubelet's own view at the moment kubepkg gave up: backing off, or just exited again.
     assert!(
@@ -572,7 +526,7 @@ async fn helm_chart_hooks_and_kubepkg_test_run_real_pods() {
 /// checked from the kernel's own tables, on a plane of its own with a pod running there.
 #[tokio::test]
 async fn down_leaves_no_mount_cgroup_process_or_link_of_the_real_node() {
-    let _iptables = IPTABLES.lock().unwrap_or_else(|p| p.into_inner());
+    let _iptables = IPTABLES.lock().await;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("plane");
     let plane = kubepkg_testkit::start_plane_in(&dir, &["--real-node".to_string()])
