@@ -546,6 +546,7 @@ func cleanupRealNode(dir string, rn *realNodeState) error {
 			errs = append(errs, fmt.Errorf("kube-proxy --cleanup: %v: %s", err, strings.TrimSpace(string(out))))
 		}
 	}
+	removeKubeletChains()
 	for _, m := range mountsUnder(nodeDir) {
 		if err := syscall.Unmount(m, syscall.MNT_DETACH); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOENT) {
 			errs = append(errs, fmt.Errorf("unmounting %s: %w", m, err))
@@ -636,6 +637,52 @@ func unescapeMount(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// kubeletChains are the iptables chains every kubelet makes, whatever it is told: KUBE-FIREWALL
+// (filter, jumped to from INPUT and OUTPUT), KUBE-KUBELET-CANARY (mangle, nat, filter) and
+// KUBE-IPTABLES-HINT (mangle). Shared by every kubelet on the machine.
+var kubeletChains = [][2]string{
+	{"filter", "KUBE-FIREWALL"}, {"mangle", "KUBE-KUBELET-CANARY"}, {"nat", "KUBE-KUBELET-CANARY"},
+	{"filter", "KUBE-KUBELET-CANARY"}, {"mangle", "KUBE-IPTABLES-HINT"},
+}
+
+// removeKubeletChains removes kubeletChains once no real node's kubelet runs on this machine
+// any more (another plane's kubelet would only make them again).
+func removeKubeletChains() {
+	if kubeletRunning() {
+		return
+	}
+	for _, ipt := range []string{"iptables", "ip6tables"} {
+		if _, err := exec.LookPath(ipt); err != nil {
+			continue
+		}
+		for _, chain := range []string{"INPUT", "OUTPUT"} {
+			_ = exec.Command(ipt, "-t", "filter", "-D", chain, "-j", "KUBE-FIREWALL").Run()
+		}
+		for _, c := range kubeletChains {
+			_ = exec.Command(ipt, "-t", c[0], "-F", c[1]).Run()
+			_ = exec.Command(ipt, "-t", c[0], "-X", c[1]).Run()
+		}
+	}
+}
+
+// kubeletRunning says whether a real node's kubelet (`kpk-cluster kubelet`) runs on this machine.
+func kubeletRunning() bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(cmdline), "kpk-cluster\x00kubelet\x00") {
+			return true
+		}
+	}
+	return false
 }
 
 // killProcessesNaming SIGKILLs every process whose command line contains text.

@@ -58,7 +58,8 @@ pub fn node_state(state_dir: &Path) -> Option<NodeState> {
 /// from the kernel's own tables: mounts at or under `<state_dir>/node` (overlay roots, shm,
 /// secret volumes, network namespaces), cgroups named by its cgroup root in any hierarchy,
 /// processes in them or running from its directory (containerd's shims), its bridge, iptables
-/// rules naming it (when `iptables-save` is at hand). Empty after a clean stop.
+/// rules naming it and, when it was the machine's last real node, any `KUBE-` chain (when
+/// `iptables-save` is at hand). Empty after a clean stop.
 pub fn leftovers(state_dir: &Path, node: &NodeState) -> Vec<String> {
     let mut found = Vec::new();
     let node_dir = state_dir.join("node");
@@ -107,8 +108,11 @@ pub fn leftovers(state_dir: &Path, node: &NodeState) -> Vec<String> {
     if Path::new("/sys/class/net").join(&node.bridge).exists() {
         found.push(format!("network link {}", node.bridge));
     }
-    // The node writes no iptables rule (no masquerade, no kube-proxy); a CNI chain or a rule
-    // naming its bridge or subnet would be one left behind.
+    // iptables: a CNI chain, or a rule naming its bridge or subnet (kube-proxy's rules for its
+    // pods and cluster CIDR); and once no real node's kubelet runs on the machine any more, any
+    // KUBE- chain (the kubelet's KUBE-FIREWALL and canaries, kube-proxy's), which every node's
+    // kubelet and kube-proxy share by name.
+    let last_node = !kubelet_running();
     if let Ok(out) = std::process::Command::new("iptables-save").output() {
         let subnet = node
             .ip
@@ -119,10 +123,23 @@ pub fn leftovers(state_dir: &Path, node: &NodeState) -> Vec<String> {
             if line.contains("CNI-")
                 || line.contains(&node.bridge)
                 || (!subnet.is_empty() && line.contains(&subnet))
+                || (last_node && line.contains("KUBE-"))
             {
                 found.push(format!("iptables {line}"));
             }
         }
     }
     found
+}
+
+/// Whether a real node's kubelet (`kpk-cluster kubelet`) runs on this machine.
+pub fn kubelet_running() -> bool {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    procs.flatten().any(|entry| {
+        std::fs::read(entry.path().join("cmdline"))
+            .map(|c| c.windows(20).any(|w| w == b"kpk-cluster\0kubelet\0"))
+            .unwrap_or(false)
+    })
 }
