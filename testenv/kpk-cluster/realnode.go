@@ -576,26 +576,6 @@ func cleanupRealNode(dir string, rn *realNodeState) error {
 	return errors.Join(errs...)
 }
 
-// realNodeLeftovers lists what of the real node of dir still exists on the machine: mounts under
-// its directory, its cgroups, its bridge, processes in its cgroups. Empty after a clean `down`.
-func realNodeLeftovers(dir string) []string {
-	rn := realNodePlan(dir)
-	var out []string
-	for _, m := range mountsUnder(filepath.Join(dir, "node")) {
-		out = append(out, "mount "+m)
-	}
-	hierarchies, _ := cgroupHierarchies()
-	for _, h := range hierarchies {
-		if _, err := os.Stat(filepath.Join(h, rn.CgroupRoot)); err == nil {
-			out = append(out, "cgroup "+filepath.Join(h, rn.CgroupRoot))
-		}
-	}
-	if _, err := net.InterfaceByName(rn.Bridge); err == nil {
-		out = append(out, "link "+rn.Bridge)
-	}
-	return out
-}
-
 // mountsUnder lists the mount points at or under dir, deepest (latest) first.
 func mountsUnder(dir string) []string {
 	data, err := os.ReadFile("/proc/self/mountinfo")

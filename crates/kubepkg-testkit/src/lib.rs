@@ -107,3 +107,9 @@ pub use wait::{eventually, has_condition, wait_deleted, wait_for};
 
 /// The field manager the test kit's own applies use.
 pub const FIELD_MANAGER: &str = "kubepkg-testkit";
+
+/// The shared plane's set of API versions (`.Capabilities.APIVersions`) within one test
+/// binary: a test that adds to it (installs a CRD) holds `read()` while it does; a test that
+/// reads the whole set more than once and compares the readings (plan against apply, one
+/// discovery path against another) holds `write()`, so no CRD appears between its readings.
+pub static API_SET: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());

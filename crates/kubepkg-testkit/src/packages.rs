@@ -23,6 +23,7 @@ pub fn package_api(ns: &TestNamespace) -> Api<DynamicObject> {
 /// Applies the CRD `crd` (the text of `packages.kubepkg.dev.yaml`; idempotent) and waits
 /// until Packages can be listed.
 pub async fn install_package_crd(ns: &TestNamespace, crd: &str) -> Result<(), Error> {
+    let _adding = crate::API_SET.read().await;
     crate::apply_yaml(ns.client(), None, crd, crate::FIELD_MANAGER, true).await?;
     let api = package_api(ns);
     let deadline = Instant::now() + Duration::from_secs(60);

@@ -8,6 +8,7 @@ use kubepkg_testkit::TestNamespace;
 #[tokio::test]
 async fn aggregated_discovery_gives_what_the_legacy_lists_give() {
     let ns = TestNamespace::fresh("discovery").await;
+    let _reading = kubepkg_testkit::API_SET.write().await;
     let aggregated = aggregated_api_versions(ns.client())
         .await
         .expect("the plane serves aggregated discovery");

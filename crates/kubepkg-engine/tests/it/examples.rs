@@ -50,6 +50,8 @@ fn row(status: RevisionStatus, version: &str, components: &[(&str, u64)]) -> Rev
 }
 
 struct Env {
+    /// Held while the test may install CRDs (kubevirt's).
+    _adding: tokio::sync::RwLockReadGuard<'static, ()>,
     ns: TestNamespace,
     lines: Arc<Mutex<Vec<String>>>,
     kc: KubeCluster,
@@ -60,6 +62,7 @@ async fn env(test: &str, name: &'static str) -> Env {
     let ns = TestNamespace::fresh(test).await;
     let (kc, lines) = logged_cluster(&ns, TIMEOUT);
     Env {
+        _adding: kubepkg_testkit::API_SET.read().await,
         ns,
         lines,
         kc,
@@ -1060,6 +1063,7 @@ async fn plan_then_apply_package(
 #[tokio::test]
 async fn plan_shows_what_apply_sends_for_every_example() {
     let ns = TestNamespace::fresh("plan-equals-apply").await;
+    let _adding = kubepkg_testkit::API_SET.read().await;
     let _operator = PlayOperator::start(&ns);
     let kube = kubepkg_kube::Cluster::from_client(ns.client().clone(), ns.name());
     let caps = ops::capabilities(&kube).await;
@@ -1084,6 +1088,9 @@ async fn plan_shows_what_apply_sends_for_every_example() {
 #[tokio::test]
 async fn plan_shows_what_apply_sends_for_corpus_charts_and_big_integers_survive() {
     let ns = TestNamespace::fresh("plan-equals-apply-charts").await;
+    // Two charts print the whole API set; a CRD another test installs between plan and apply
+    // would make them differ.
+    let _reading = kubepkg_testkit::API_SET.write().await;
     let root = tempfile::tempdir().unwrap();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let charts = [

@@ -244,6 +244,7 @@ async fn rule3_ready_when_gates_the_next_component() {
         )],
     );
     let mut e = env("rule3-readywhen", SHORT).await;
+    let _adding = kubepkg_testkit::API_SET.read().await;
     let ns = e.ns.name().to_string();
     let client = e.ns.client().clone();
     let setter = {

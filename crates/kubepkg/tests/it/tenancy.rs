@@ -31,7 +31,8 @@ fn base64_of(text: &str) -> String {
 
 /// A ServiceAccount `name` of `ns` allowed everything in `ns` and nothing elsewhere (the
 /// built-in `cluster-admin` ClusterRole bound by a RoleBinding, as Flux's multi-tenancy
-/// example does).
+/// example does). Returns once the API server's authorizer grants it (its RBAC cache follows
+/// the new RoleBinding a moment later), so what follows meets the grant in effect.
 pub(crate) async fn tenant_service_account(ns: &TestNamespace, name: &str) {
     let sas: Api<ServiceAccount> = ns.api();
     sas.create(
@@ -53,6 +54,15 @@ pub(crate) async fn tenant_service_account(ns: &TestNamespace, name: &str) {
         )
         .await
         .expect("RoleBinding created");
+    let user = format!("system:serviceaccount:{}:{name}", ns.name());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !allowed(ns, &user, "create", "secrets", ns.name()).await {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{user} not granted by its RoleBinding within 60 s"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
 }
 
 /// A package `name` `version` of component `app` (a simulated Deployment) and, with `extra`,
