@@ -126,4 +126,5 @@ if [ "$packages" = 1000 ] && [ "$components" = 1 ]; then
 	printf 'against Flux 2.9 (1000 HelmReleases in 279 s at 361 MiB): time %.2fx, memory %.2fx (goal: under 0.25x both)\n' \
 		"$(echo "$elapsed / 279" | bc -l)" "$(echo "$rss_mib / 361" | bc -l)"
 fi
+if [ -n "${BENCH_KEEP_LOG:-}" ]; then cp "$work/controller.log" "$BENCH_KEEP_LOG"; fi
 rm -rf "$work"

@@ -320,11 +320,13 @@ async fn engine_cluster_reporting(
 
 /// Writes `status.components[].waitingFor` while an apply runs, from the progress events: at
 /// most once a second, and only when it changed. The engine's next record of the revision
-/// writes the components again without it (cleared once the component is ready).
+/// writes the components again without it (cleared once the component is ready). `wrote` is
+/// set before the first write of a `waitingFor` (only then is there one to clear).
 async fn report_waits(
     api: Api<DynamicObject>,
     name: String,
     mut events: tokio::sync::mpsc::UnboundedReceiver<kubepkg_progress::Event>,
+    wrote: Arc<std::sync::atomic::AtomicBool>,
 ) {
     use kubepkg_progress::Event;
     let mut waiting: HashMap<String, String> = HashMap::new();
@@ -384,6 +386,9 @@ async fn report_waits(
                 Some(w) => entry.insert("waitingFor".into(), w.clone().into()),
                 None => entry.remove("waitingFor"),
             };
+        }
+        if !waiting.is_empty() {
+            wrote.store(true, std::sync::atomic::Ordering::SeqCst);
         }
         let patch = serde_json::json!({"status": {"components": components}});
         if api
@@ -641,6 +646,10 @@ async fn apply(
                 });
             }
         };
+    if target.is_none() {
+        // The Package lives there: it exists, nothing to make sure of.
+        kc.namespace_exists(&namespace);
+    }
     match engine_backend(ctx, &namespace, &spec).await {
         Ok(b) => kc.backend = b,
         Err(problem) => {
@@ -648,9 +657,15 @@ async fn apply(
             return Ok(Action::requeue(interval));
         }
     }
-    let reporter = tokio::spawn(report_waits(api.clone(), name.clone(), wait_events));
+    let wrote_waits = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reporter = tokio::spawn(report_waits(
+        api.clone(),
+        name.clone(),
+        wait_events,
+        wrote_waits.clone(),
+    ));
     let stop_reporting = AbortOnDrop(reporter);
-    kc.caps = ops::capabilities(&kc.kube).await;
+    kc.set_capabilities(ops::capabilities(&kc.kube).await);
     // Requirements are waited for by watch here (the reconcile does not block on them).
     kc.requirements_timeout = Duration::ZERO;
     let instance = Instance {
@@ -774,7 +789,9 @@ async fn apply(
     .await;
     // No stale "waiting for" after the apply: the reporter stops, what it wrote goes.
     drop(stop_reporting);
-    clear_waits(api, &name).await;
+    if wrote_waits.load(std::sync::atomic::Ordering::SeqCst) {
+        clear_waits(api, &name).await;
+    }
     let outcome = match result {
         Ok((outcome, _plan)) => outcome,
         Err(e)

@@ -85,6 +85,13 @@ pub struct KubeCluster {
     pub package_objects: Option<kube::Client>,
     /// The namespaces this cluster side made sure of (each asked for once).
     ensured_namespaces: std::sync::Mutex<std::collections::BTreeSet<String>>,
+    /// The release histories this operation keeps (`backend::releases`).
+    releases_known: kubepkg_release::storage::Remembered,
+    /// The API versions served, as last asked in this operation (`None`: ask again).
+    apis_now: std::sync::Mutex<Option<Vec<String>>>,
+    /// The `Package` status this operation last wrote ([`KubeCluster::publish_status`] does
+    /// not write the same again).
+    published: std::sync::Mutex<Option<serde_json::Value>>,
 }
 
 impl KubeCluster {
@@ -111,9 +118,8 @@ impl KubeCluster {
         sink: Sink,
     ) -> KubeCluster {
         KubeCluster {
-            store: RevisionStore::new(kube.client.clone()),
+            store: RevisionStore::remembering(kube.client.clone()),
             kube,
-            caps,
             timeout,
             requirements_timeout: timeout,
             wait_lock: true,
@@ -126,6 +132,13 @@ impl KubeCluster {
             recorded: Default::default(),
             package_objects: None,
             ensured_namespaces: Default::default(),
+            releases_known: Default::default(),
+            // Capabilities just discovered are the server's now.
+            published: Default::default(),
+            apis_now: std::sync::Mutex::new(
+                Some(caps.api_versions.clone()).filter(|v| !v.is_empty()),
+            ),
+            caps,
         }
     }
 
@@ -138,6 +151,8 @@ impl KubeCluster {
             timeout: self.timeout,
             wait_lock: self.wait_lock,
             ensured: &self.ensured_namespaces,
+            releases_known: &self.releases_known,
+            apis_now: &self.apis_now,
         }
     }
 
@@ -152,6 +167,37 @@ impl KubeCluster {
     /// render with this.
     pub async fn capabilities_now(&self) -> ClusterCapabilities {
         self.ctx().capabilities_now().await
+    }
+
+    /// Sets the capabilities the operation renders with, just discovered
+    /// ([`crate::ops::capabilities`]): their API versions count as the server's now.
+    pub fn set_capabilities(&mut self, caps: ClusterCapabilities) {
+        if let Ok(mut k) = self.apis_now.lock() {
+            *k = Some(caps.api_versions.clone()).filter(|v| !v.is_empty());
+        }
+        self.caps = caps;
+    }
+
+    /// Ends what this cluster side remembers of an operation (its histories, the served API
+    /// versions, the status it wrote): a next operation on it reads everything again, since
+    /// anyone may have written in between.
+    pub(crate) fn operation_over(&self) {
+        self.store.forget_all();
+        self.releases_known.clear();
+        if let Ok(mut k) = self.apis_now.lock() {
+            *k = None;
+        }
+        if let Ok(mut p) = self.published.lock() {
+            *p = None;
+        }
+    }
+
+    /// Counts `namespace` as existing, not to be made sure of (the namespace of the
+    /// `Package` object being reconciled, in the cluster that holds it).
+    pub fn namespace_exists(&self, namespace: &str) {
+        if let Ok(mut set) = self.ensured_namespaces.lock() {
+            set.insert(namespace.to_string());
+        }
     }
 
     /// The cluster with `namespace` as the default for objects that name none.
@@ -219,11 +265,19 @@ impl KubeCluster {
         let api: Api<DynamicObject> = Api::namespaced_with(client, &rev.namespace, &resource);
         let status = object::status_of(rev, None);
         let patch = serde_json::json!({ "status": status });
+        let same = |p: &Option<serde_json::Value>| p.as_ref() == Some(&patch);
+        if self.published.lock().is_ok_and(|p| same(&p)) {
+            return;
+        }
         match api
             .patch_status(&rev.name, &PatchParams::default(), &Patch::Merge(&patch))
             .await
         {
-            Ok(_) => {}
+            Ok(_) => {
+                if let Ok(mut p) = self.published.lock() {
+                    *p = Some(patch);
+                }
+            }
             // No Package CRD or no object of that name: nothing to mirror.
             Err(kube::Error::Api(s)) if s.code == 404 => {}
             Err(e) => self.report(&Event::message(
@@ -335,7 +389,9 @@ impl Cluster for KubeCluster {
     }
 
     async fn apply_component(&mut self, request: &ComponentApply) -> Result<u64, Failure> {
-        let revision = self.backend.apply(&self.ctx(), request).await?;
+        let applied = self.backend.apply(&self.ctx(), request).await;
+        self.ctx().apis_may_have_changed();
+        let revision = applied?;
         // From now on the release is this operation's backend's.
         self.recorded.remove(&request.release);
         failpoint(&format!("package-applied:{}", request.component)).await;
@@ -405,15 +461,20 @@ impl Cluster for KubeCluster {
         let r = self
             .backend_of(release)
             .rollback(&self.ctx(), release, namespace, to_revision)
-            .await?;
+            .await;
+        self.ctx().apis_may_have_changed();
+        let r = r?;
         failpoint(&format!("package-rolled-back:{release}")).await;
         Ok(r)
     }
 
     async fn uninstall_release(&mut self, release: &str, namespace: &str) -> Result<(), Failure> {
-        self.backend_of(release)
+        let done = self
+            .backend_of(release)
             .uninstall(&self.ctx(), release, release, namespace, self.timeout)
-            .await
+            .await;
+        self.ctx().apis_may_have_changed();
+        done
     }
 
     async fn hook_output(&mut self, release: &str, namespace: &str) -> HookOutput {

@@ -492,6 +492,8 @@ pub async fn lock(
         },
         LeaseError::Kube(e) => EngineError::Release(ActionError::Cluster(e)),
     })?;
+    // Another writer may have recorded a revision before the Lease was ours.
+    kc.store.forget(instance.name, instance.namespace);
     if let Some(previous) = &lock.took_over_from {
         sink(&Event::message(
             None,
@@ -625,6 +627,7 @@ pub async fn apply(
         // operation (this process takes its own Lease over at once), with no more requests to
         // a cluster known not to answer.
         kc.recorded_pending.clear();
+        kc.operation_over();
         drop(lock);
     } else {
         unlock(kc, instance, lock).await;
@@ -679,6 +682,7 @@ async fn unlock(kc: &mut KubeCluster, instance: Instance<'_>, lock: LeaseLock) {
             }
         }
     }
+    kc.operation_over();
     lock.release().await;
 }
 

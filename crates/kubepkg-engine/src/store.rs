@@ -4,6 +4,7 @@
 //! encoding is [`kubepkg_package::revision`]'s; this module only reads and writes Secrets.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
@@ -19,7 +20,14 @@ use crate::error::EngineError;
 #[derive(Clone)]
 pub struct RevisionStore {
     client: kube::Client,
+    /// With [`RevisionStore::remembering`]: each instance's revision Secrets as this store last
+    /// listed them, kept up to date with its own writes, so an operation reads its history
+    /// once ([`RevisionStore::forget`] when another writer may have written since).
+    known: Option<Arc<Mutex<Known>>>,
 }
+
+/// Revision Secrets by (namespace, package instance name).
+type Known = BTreeMap<(String, String), Vec<Secret>>;
 
 fn to_plain(s: &Secret) -> RevisionSecret {
     RevisionSecret {
@@ -38,8 +46,86 @@ fn to_plain(s: &Secret) -> RevisionSecret {
 }
 
 impl RevisionStore {
+    /// A store that reads the cluster on every call.
     pub fn new(client: kube::Client) -> RevisionStore {
-        RevisionStore { client }
+        RevisionStore {
+            client,
+            known: None,
+        }
+    }
+
+    /// A store for one operation: an instance's history is listed once and then kept from
+    /// this store's own writes (a failed write forgets it: its outcome is unknown). The
+    /// operation calls [`RevisionStore::forget`] once it holds the package's Lease, so what it
+    /// decides on is read under the Lease.
+    pub fn remembering(client: kube::Client) -> RevisionStore {
+        RevisionStore {
+            client,
+            known: Some(Arc::default()),
+        }
+    }
+
+    /// Reads the history of `name` in `namespace` from the cluster next time.
+    pub fn forget(&self, name: &str, namespace: &str) {
+        if let Some(known) = &self.known {
+            lock(known).remove(&(namespace.to_string(), name.to_string()));
+        }
+    }
+
+    /// Reads every history from the cluster next time (an operation is over).
+    pub fn forget_all(&self) {
+        if let Some(known) = &self.known {
+            lock(known).clear();
+        }
+    }
+
+    /// The revision Secrets of `name` in `namespace`: remembered, or listed (and remembered).
+    async fn secrets(&self, name: &str, namespace: &str) -> Result<Vec<Secret>, EngineError> {
+        let key = (namespace.to_string(), name.to_string());
+        if let Some(known) = &self.known
+            && let Some(secrets) = lock(known).get(&key)
+        {
+            return Ok(secrets.clone());
+        }
+        let list = self
+            .api(Some(namespace))
+            .list(&ListParams::default().labels(&secret_selector(name)))
+            .await
+            .map_err(|e| EngineError::api("list", format!("revisions of package {name}"), e))?;
+        let secrets: Vec<Secret> = list
+            .items
+            .into_iter()
+            .filter(|s| s.type_.as_deref() == Some(SECRET_TYPE))
+            .collect();
+        if let Some(known) = &self.known {
+            lock(known).insert(key, secrets.clone());
+        }
+        Ok(secrets)
+    }
+
+    /// Keeps the remembered history of `name` in `namespace` (if any) up to date: `written`
+    /// replaces the Secret of its name, `None` removes `secret`.
+    fn remember(&self, namespace: &str, name: &str, secret: &str, written: Option<Secret>) {
+        let Some(known) = &self.known else { return };
+        let mut known = lock(known);
+        let Some(secrets) = known.get_mut(&(namespace.to_string(), name.to_string())) else {
+            return;
+        };
+        secrets.retain(|s| s.metadata.name.as_deref() != Some(secret));
+        secrets.extend(written);
+    }
+
+    /// The remembered Secret `secret` of `name` in `namespace`: `None` when nothing is
+    /// remembered of `name`, `Some(None)` when it is known not to exist.
+    fn remembered(&self, namespace: &str, name: &str, secret: &str) -> Option<Option<Secret>> {
+        let known = lock(self.known.as_ref()?);
+        let secrets = known.get(&(namespace.to_string(), name.to_string()))?;
+        Some(
+            secrets
+                .iter()
+                .find(|s| s.metadata.name.as_deref() == Some(secret))
+                .cloned(),
+        )
     }
 
     fn api(&self, namespace: Option<&str>) -> Api<Secret> {
@@ -51,17 +137,8 @@ impl RevisionStore {
 
     /// Every revision of package instance `name` in `namespace`.
     pub async fn history(&self, name: &str, namespace: &str) -> Result<History, EngineError> {
-        let list = self
-            .api(Some(namespace))
-            .list(&ListParams::default().labels(&secret_selector(name)))
-            .await
-            .map_err(|e| EngineError::api("list", format!("revisions of package {name}"), e))?;
         let mut revs = Vec::new();
-        for s in list
-            .items
-            .iter()
-            .filter(|s| s.type_.as_deref() == Some(SECRET_TYPE))
-        {
+        for s in &self.secrets(name, namespace).await? {
             revs.push(from_secret(&to_plain(s))?);
         }
         Ok(History::new(revs))
@@ -75,6 +152,19 @@ impl RevisionStore {
         name: &str,
         namespace: &str,
     ) -> Result<Option<PackageRevision>, EngineError> {
+        if self.known.is_some() {
+            // One list of the whole history (remembered for the rest of the operation),
+            // the newest decoded.
+            let secrets = self.secrets(name, namespace).await?;
+            let newest = secrets
+                .iter()
+                .filter_map(|s| Some((version_label(&s.metadata)?, s)))
+                .max_by_key(|(v, _)| *v);
+            return match newest {
+                Some((_, s)) => Ok(Some(from_secret(&to_plain(s))?)),
+                None => Ok(None),
+            };
+        }
         let api = self.api(Some(namespace));
         let metas = api
             .list_metadata(&ListParams::default().labels(&secret_selector(name)))
@@ -83,10 +173,7 @@ impl RevisionStore {
         let newest = metas
             .items
             .iter()
-            .filter_map(|m| {
-                let version: u64 = m.metadata.labels.as_ref()?.get("version")?.parse().ok()?;
-                Some((version, m.metadata.name.clone()?))
-            })
+            .filter_map(|m| Some((version_label(&m.metadata)?, m.metadata.name.clone()?)))
             .max();
         let Some((_, secret)) = newest else {
             return Ok(None);
@@ -130,13 +217,18 @@ impl RevisionStore {
         // whose answer was lost went through (sent again by the client's retry layer). Read
         // again and write over it.
         let mut round = 0;
+        // What is remembered of the Secret saves reading it first (the first round only).
+        let mut remembered = self.remembered(&plain.namespace, &rev.name, &plain.name);
         loop {
             round += 1;
-            let written = match api
-                .get_opt(&plain.name)
-                .await
-                .map_err(|e| EngineError::api("get", &object, e))?
-            {
+            let current = match remembered.take() {
+                Some(current) => current,
+                None => api
+                    .get_opt(&plain.name)
+                    .await
+                    .map_err(|e| EngineError::api("get", &object, e))?,
+            };
+            let written = match current {
                 None => api
                     .create(&PostParams::default(), &secret)
                     .await
@@ -149,9 +241,16 @@ impl RevisionStore {
                 }
             };
             match written {
-                Ok(_) => return Ok(()),
+                Ok(written) => {
+                    self.remember(&plain.namespace, &rev.name, &plain.name, Some(written));
+                    return Ok(());
+                }
                 Err((kube::Error::Api(s), _)) if s.code == 409 && round < 3 => continue,
-                Err((e, action)) => return Err(EngineError::api(action, &object, e)),
+                Err((e, action)) => {
+                    // Whether it went through is unknown: read again next time.
+                    self.forget(&rev.name, &plain.namespace);
+                    return Err(EngineError::api(action, &object, e));
+                }
             }
         }
     }
@@ -164,16 +263,22 @@ impl RevisionStore {
             .delete(&secret, &Default::default())
             .await
         {
-            Ok(_) => Ok(()),
-            Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
-            Err(e) => Err(EngineError::api("delete", format!("Secret {secret}"), e)),
+            Ok(_) => {}
+            Err(kube::Error::Api(s)) if s.code == 404 => {}
+            Err(e) => {
+                self.forget(&rev.name, &rev.namespace);
+                return Err(EngineError::api("delete", format!("Secret {secret}"), e));
+            }
         }
+        self.remember(&rev.namespace, &rev.name, &secret, None);
+        Ok(())
     }
 
     /// Deletes every revision Secret of `name` (uninstall without `--keep-history`).
     pub async fn delete_all(&self, name: &str, namespace: &str) -> Result<(), EngineError> {
         let h = self.history(name, namespace).await?;
         let api = self.api(Some(namespace));
+        self.forget(name, namespace);
         for r in &h.revisions {
             let secret = revision::secret_name(name, r.revision);
             match api.delete(&secret, &Default::default()).await {
@@ -248,4 +353,15 @@ impl RevisionStore {
         }
         Ok(by_ns.into_values().map(History::new).collect())
     }
+}
+
+/// The `version` label of a revision Secret.
+fn version_label(meta: &ObjectMeta) -> Option<u64> {
+    meta.labels.as_ref()?.get("version")?.parse().ok()
+}
+
+/// The remembered histories, even after a panic elsewhere poisoned the lock (they are plain
+/// data: at worst one is read again).
+fn lock(known: &Mutex<Known>) -> std::sync::MutexGuard<'_, Known> {
+    known.lock().unwrap_or_else(|p| p.into_inner())
 }

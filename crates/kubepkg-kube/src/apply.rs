@@ -150,11 +150,19 @@ impl<'a> Applier<'a> {
         Ok(())
     }
 
-    /// Applies a release's objects: ownership check, CRD upgrade safety, CRDs first (waited
-    /// to Established, discovery refreshed), then the rest in kind groups of Helm's install
-    /// order. Returns the identities as applied (namespaces resolved).
-    pub async fn apply_all(&self, objects: &[ManifestObject]) -> Result<Vec<ObjectRef>, KubeError> {
-        self.check_ownership(objects).await?;
+    /// Applies a release's objects: ownership check (unless `ownership_checked`: the caller
+    /// checked every one of `objects` just before, as an install does before recording its
+    /// pending revision), CRD upgrade safety, CRDs first (waited to Established, discovery
+    /// refreshed), then the rest in kind groups of Helm's install order. Returns the
+    /// identities as applied (namespaces resolved).
+    pub async fn apply_all(
+        &self,
+        objects: &[ManifestObject],
+        ownership_checked: bool,
+    ) -> Result<Vec<ObjectRef>, KubeError> {
+        if !ownership_checked {
+            self.check_ownership(objects).await?;
+        }
         let (mut crds, mut rest): (Vec<&ManifestObject>, Vec<&ManifestObject>) = objects
             .iter()
             .partition(|o| o.id.kind == "CustomResourceDefinition");

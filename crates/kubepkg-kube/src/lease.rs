@@ -15,6 +15,10 @@
 //! was lost and that the retry layer sent again finds the Lease held by its own identity, which
 //! counts as taken. [`LeaseLock::release`] frees the Lease on every exit path, trying again on
 //! passing failures.
+//!
+//! Two requests in the usual case: the Lease is created without being read first (read only
+//! when that conflicts), and freed by one delete whose preconditions are the uid and
+//! resourceVersion this lock (or its renewer) last wrote (read first only when that fails).
 
 pub mod holder;
 
@@ -79,10 +83,24 @@ pub struct LeaseLock {
     name: String,
     holder: String,
     renewer: JoinHandle<()>,
+    /// The Lease as this lock last wrote it (uid, resourceVersion): freed by one delete with
+    /// those preconditions, without reading it first.
+    written: Written,
     /// The previous holder whose lease had expired, when this lock took one over.
     pub took_over_from: Option<String>,
     /// Whether that holder's process was seen gone (taken over before its lease expired).
     pub holder_process_gone: bool,
+}
+
+/// The uid and resourceVersion of the Lease as a lock last wrote it (shared with its renewer).
+type Written = std::sync::Arc<Mutex<Option<Preconditions>>>;
+
+/// The preconditions that match `lease` exactly as it is.
+fn exactly(lease: &Lease) -> Preconditions {
+    Preconditions {
+        resource_version: lease.metadata.resource_version.clone(),
+        uid: lease.metadata.uid.clone(),
+    }
 }
 
 /// Is this lease free at `now` for `holder`?
@@ -177,14 +195,21 @@ impl LeaseLock {
         let deadline = tokio::time::Instant::now() + timeout;
         let mut told = false;
         let mut gone = false;
+        // Most Leases are free and absent: created at once, read only when that conflicts.
+        let mut assume_absent = true;
         loop {
-            let current = api.get_opt(&name).await.map_err(|e| lease_err(&name, e))?;
+            let current = if std::mem::take(&mut assume_absent) {
+                None
+            } else {
+                api.get_opt(&name).await.map_err(|e| lease_err(&name, e))?
+            };
             // A create or replace of ours whose answer was lost, sent again by the retry
             // layer, left the Lease ours: it is taken.
             if let Some(lease) = &current
                 && holder_of(lease) == Some(holder.as_str())
             {
-                return Ok(LeaseLock::started(api, name, holder, None, false));
+                let written = Some(exactly(lease));
+                return Ok(LeaseLock::started(api, name, holder, written, None, false));
             }
             let attempt = match &current {
                 None => {
@@ -199,7 +224,7 @@ impl LeaseLock {
                     annotate_holder(&mut lease.metadata, &holder);
                     api.create(&PostParams::default(), &lease)
                         .await
-                        .map(|_| None)
+                        .map(|l| (exactly(&l), None))
                 }
                 Some(lease)
                     if is_free(lease, jiff::Timestamp::now())
@@ -224,7 +249,7 @@ impl LeaseLock {
                     // The resourceVersion in `next` makes this a compare-and-swap.
                     api.replace(&name, &PostParams::default(), &next)
                         .await
-                        .map(|_| previous)
+                        .map(|l| (exactly(&l), previous))
                 }
                 Some(lease) => {
                     let other = lease
@@ -253,9 +278,16 @@ impl LeaseLock {
                 }
             };
             match attempt {
-                Ok(previous) => {
+                Ok((written, previous)) => {
                     let gone = gone && previous.is_some();
-                    return Ok(LeaseLock::started(api, name, holder, previous, gone));
+                    return Ok(LeaseLock::started(
+                        api,
+                        name,
+                        holder,
+                        Some(written),
+                        previous,
+                        gone,
+                    ));
                 }
                 // Lost a race (409 conflict/exists): look again.
                 Err(kube::Error::Api(s)) if s.code == 409 => continue,
@@ -274,16 +306,24 @@ impl LeaseLock {
         api: Api<Lease>,
         name: String,
         holder: String,
+        written: Option<Preconditions>,
         took_over_from: Option<String>,
         holder_process_gone: bool,
     ) -> LeaseLock {
         set_live(&holder, true);
-        let renewer = tokio::spawn(renew(api.clone(), name.clone(), holder.clone()));
+        let written: Written = std::sync::Arc::new(Mutex::new(written));
+        let renewer = tokio::spawn(renew(
+            api.clone(),
+            name.clone(),
+            holder.clone(),
+            written.clone(),
+        ));
         LeaseLock {
             api,
             name,
             holder,
             renewer,
+            written,
             took_over_from,
             holder_process_gone,
         }
@@ -302,6 +342,21 @@ impl LeaseLock {
     pub async fn release(self) {
         self.renewer.abort();
         set_live(&self.holder, false);
+        // The Lease as last written by this lock: one delete with exactly those
+        // preconditions. A renewal whose answer was lost, or a contender that took the Lease
+        // over, makes it fail (409): then it is read first, as below.
+        let written = self.written.lock().ok().and_then(|w| w.clone());
+        if let Some(exactly) = written {
+            let dp = DeleteParams {
+                preconditions: Some(exactly),
+                ..Default::default()
+            };
+            match self.api.delete(&self.name, &dp).await {
+                Ok(_) => return,
+                Err(kube::Error::Api(s)) if s.code == 404 => return,
+                Err(_) => {}
+            }
+        }
         free(&self.api, &self.name, &self.holder).await;
     }
 }
@@ -323,10 +378,7 @@ async fn free(api: &Api<Lease>, name: &str, holder: &str) {
         }
         // Only this version of the Lease: a contender that took it over in between keeps it.
         let dp = DeleteParams {
-            preconditions: Some(Preconditions {
-                resource_version: lease.metadata.resource_version.clone(),
-                uid: lease.metadata.uid.clone(),
-            }),
+            preconditions: Some(exactly(&lease)),
             ..Default::default()
         };
         match api.delete(name, &dp).await {
@@ -346,7 +398,7 @@ impl Drop for LeaseLock {
     }
 }
 
-async fn renew(api: Api<Lease>, name: String, holder: String) {
+async fn renew(api: Api<Lease>, name: String, holder: String, written: Written) {
     loop {
         tokio::time::sleep(RENEW_EVERY).await;
         let Ok(Some(mut lease)) = api.get_opt(&name).await else {
@@ -359,7 +411,11 @@ async fn renew(api: Api<Lease>, name: String, holder: String) {
             return;
         }
         spec.renew_time = Some(MicroTime(jiff::Timestamp::now()));
-        let _ = api.replace(&name, &PostParams::default(), &lease).await;
+        if let Ok(renewed) = api.replace(&name, &PostParams::default(), &lease).await
+            && let Ok(mut w) = written.lock()
+        {
+            *w = Some(exactly(&renewed));
+        }
     }
 }
 

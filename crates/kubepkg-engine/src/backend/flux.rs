@@ -596,6 +596,7 @@ impl Flux {
             let rel = super::releases(
                 &ns_cluster,
                 release_namespace,
+                kc.releases_known,
                 kc.sink.clone(),
                 release.to_string(),
             );

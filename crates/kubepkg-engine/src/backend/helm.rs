@@ -35,6 +35,7 @@ impl ComponentBackend for Helm {
         let rel = releases(
             &ns_cluster,
             &request.namespace,
+            kc.releases_known,
             kc.sink.clone(),
             request.component.clone(),
         );
@@ -91,7 +92,13 @@ impl ComponentBackend for Helm {
         to_revision: u64,
     ) -> Result<u64, Failure> {
         let ns_cluster = kc.in_namespace(namespace);
-        let rel = releases(&ns_cluster, namespace, kc.sink.clone(), release.into());
+        let rel = releases(
+            &ns_cluster,
+            namespace,
+            kc.releases_known,
+            kc.sink.clone(),
+            release.into(),
+        );
         rel.rollback(release, to_revision, &kc.options())
             .await
             .map(|r| r.version)
@@ -107,7 +114,13 @@ impl ComponentBackend for Helm {
         timeout: Duration,
     ) -> Result<(), Failure> {
         let ns_cluster = kc.in_namespace(namespace);
-        let rel = releases(&ns_cluster, namespace, kc.sink.clone(), component.into());
+        let rel = releases(
+            &ns_cluster,
+            namespace,
+            kc.releases_known,
+            kc.sink.clone(),
+            component.into(),
+        );
         let opts = kubepkg_release::action::Options {
             timeout,
             ..kc.options()
@@ -128,7 +141,13 @@ pub(crate) async fn release_objects(
     component: &str,
 ) -> Result<Vec<ObjectRef>, Failure> {
     let ns_cluster = kc.in_namespace(namespace);
-    let rel = releases(&ns_cluster, namespace, kc.sink.clone(), component.into());
+    let rel = releases(
+        &ns_cluster,
+        namespace,
+        kc.releases_known,
+        kc.sink.clone(),
+        component.into(),
+    );
     match rel
         .store
         .last(release)

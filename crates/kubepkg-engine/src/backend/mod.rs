@@ -52,7 +52,7 @@ pub use error::BackendError;
 use crate::chart::ClusterCapabilities;
 use kubepkg_progress::Sink;
 use kubepkg_release::action::{Options, Releases};
-use kubepkg_release::storage::SecretDriver;
+use kubepkg_release::storage::{Remembered, Remembering, SecretDriver};
 
 /// The backend configuration of one package operation (see the module docs).
 #[derive(Debug, Clone)]
@@ -434,6 +434,11 @@ pub(crate) struct Ctx<'a> {
     pub(crate) wait_lock: bool,
     /// The namespaces this operation made sure of ([`Ctx::ensure_namespace`]).
     pub(crate) ensured: &'a std::sync::Mutex<std::collections::BTreeSet<String>>,
+    /// The release histories this operation keeps ([`releases`]).
+    pub(crate) releases_known: &'a Remembered,
+    /// The API versions the server serves, as last asked in this operation
+    /// ([`Ctx::capabilities_now`]).
+    pub(crate) apis_now: &'a std::sync::Mutex<Option<Vec<String>>>,
 }
 
 impl Ctx<'_> {
@@ -480,26 +485,46 @@ impl Ctx<'_> {
     /// `.Capabilities` for a render now: the server's version as connected, and the API
     /// versions it serves at this moment (asked again, as Helm builds them from discovery for
     /// every render; the known ones if the server cannot be asked).
+    /// Within one operation the set is asked for once and kept until a step of it may have
+    /// changed it ([`Ctx::apis_may_have_changed`]: a component applied, rolled back or
+    /// uninstalled can register or remove CRDs and APIServices).
     pub(crate) async fn capabilities_now(&self) -> ClusterCapabilities {
         let mut caps = self.caps.clone();
-        if let Ok(v) = kubepkg_kube::discovery::api_versions(&self.kube.client).await {
+        let known = self.apis_now.lock().ok().and_then(|k| k.clone());
+        if let Some(v) = known {
+            caps.api_versions = v;
+        } else if let Ok(v) = kubepkg_kube::discovery::api_versions(&self.kube.client).await {
+            if let Ok(mut k) = self.apis_now.lock() {
+                *k = Some(v.clone());
+            }
             caps.api_versions = v;
         }
         caps
+    }
+
+    /// The served API versions are asked for again at the next render.
+    pub(crate) fn apis_may_have_changed(&self) {
+        if let Ok(mut k) = self.apis_now.lock() {
+            *k = None;
+        }
     }
 }
 
 /// Release operations of `namespace` reporting their messages to `sink` as messages about
 /// `component`.
+/// The releases whose Lease the operation takes are read once and then kept from its own
+/// writes, in `known` (one per operation).
 pub fn releases<'a>(
     cluster: &'a kubepkg_kube::Cluster,
     namespace: &str,
+    known: &Remembered,
     sink: Sink,
     component: String,
-) -> Releases<'a, SecretDriver> {
+) -> Releases<'a, Remembering<SecretDriver>> {
+    let driver = SecretDriver::new(cluster.client.clone(), Some(namespace));
     let mut r = Releases::new(
         cluster,
-        SecretDriver::new(cluster.client.clone(), Some(namespace)),
+        Remembering::new(driver, namespace, known.clone()),
         namespace,
     );
     r.progress = Box::new(move |message| {

@@ -210,6 +210,8 @@ impl<'a, D: Driver> Releases<'a, D> {
             },
         )
         .await?;
+        // What was read before the Lease was ours may have changed since.
+        self.store.driver.forget(name);
         if let Err(e) = self.recover(name).await {
             lock.release().await;
             return Err(e);
@@ -303,15 +305,18 @@ impl<'a, D: Driver> Releases<'a, D> {
         Ok(())
     }
 
-    /// Applies `objects`, prunes what left since `previous`, waits when asked.
+    /// Applies `objects`, prunes what left since `previous`, waits when asked. A first
+    /// install (nothing `previous`) checked the ownership of all `objects` before recording
+    /// its pending revision; anything else has it checked here.
     async fn deploy(
         &self,
         applier: &Applier<'_>,
-        previous: &[ManifestObject],
+        previous: Option<&[ManifestObject]>,
         objects: &[ManifestObject],
         opts: &Options,
     ) -> Result<(), ActionError> {
-        let applied = applier.apply_all(objects).await?;
+        let applied = applier.apply_all(objects, previous.is_none()).await?;
+        let previous = previous.unwrap_or_default();
         let (deleted, kept) = applier.prune(previous, &applied).await?;
         for id in &deleted {
             (self.progress)(Message::Deleted {
@@ -442,7 +447,7 @@ impl<'a, D: Driver> Releases<'a, D> {
         let outcome = async {
             self.run_hooks(&applier, &mut release, HookEvent::PreInstall, opts)
                 .await?;
-            self.deploy(&applier, &[], objects, opts).await?;
+            self.deploy(&applier, None, objects, opts).await?;
             self.run_hooks(&applier, &mut release, HookEvent::PostInstall, opts)
                 .await
         }
@@ -568,7 +573,7 @@ impl<'a, D: Driver> Releases<'a, D> {
         let outcome = async {
             self.run_hooks(&applier, &mut release, HookEvent::PreUpgrade, opts)
                 .await?;
-            self.deploy(&applier, &previous_objects, objects, opts)
+            self.deploy(&applier, Some(&previous_objects), objects, opts)
                 .await?;
             self.run_hooks(&applier, &mut release, HookEvent::PostUpgrade, opts)
                 .await
@@ -793,7 +798,7 @@ impl<'a, D: Driver> Releases<'a, D> {
         let outcome = async {
             self.run_hooks(&applier, &mut release, HookEvent::PreRollback, opts)
                 .await?;
-            self.deploy(&applier, &current_objects, &target_objects, opts)
+            self.deploy(&applier, Some(&current_objects), &target_objects, opts)
                 .await?;
             self.run_hooks(&applier, &mut release, HookEvent::PostRollback, opts)
                 .await

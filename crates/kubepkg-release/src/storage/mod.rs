@@ -10,6 +10,7 @@
 mod any;
 mod kube;
 mod memory;
+mod remembering;
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -21,6 +22,7 @@ use crate::record::{Release, STORAGE_PREFIX, Status};
 pub use self::any::{AnyDriver, DriverKind};
 pub use self::kube::{ConfigMapDriver, KubeDriver, SecretDriver, StorageObject};
 pub use memory::MemoryDriver;
+pub use remembering::{Remembered, Remembering};
 
 /// Labels Helm manages on storage objects; never copied into `Release::labels`.
 pub const SYSTEM_LABELS: [&str; 6] = [
@@ -125,6 +127,10 @@ pub trait Driver: Send + Sync {
     fn update(&self, object: StoredObject) -> impl Future<Output = Result<(), Error>> + Send;
     /// Deletes by key; absent objects are not an error.
     fn delete(&self, key: &str) -> impl Future<Output = Result<(), Error>> + Send;
+    /// Reads `release` from the store again next time: another writer may have changed it
+    /// (called once its Lease is held). Only a driver that remembers ([`Remembering`]) has
+    /// anything to forget.
+    fn forget(&self, _release: &str) {}
 }
 
 fn selector(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {

@@ -3,7 +3,7 @@
 use super::*;
 use crate::record::{Info, Status};
 
-fn rel(name: &str, version: u64, status: Status) -> Release {
+pub(super) fn rel(name: &str, version: u64, status: Status) -> Release {
     Release {
         name: name.into(),
         version,
@@ -22,7 +22,7 @@ fn store() -> Store<MemoryDriver> {
     s
 }
 
-fn block<F: Future>(f: F) -> F::Output {
+pub(super) fn block<F: Future>(f: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("runtime")

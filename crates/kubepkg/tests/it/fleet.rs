@@ -508,7 +508,7 @@ async fn a_rollout_resumes_after_its_controller_is_killed_anywhere() {
     for (name, plane, labels) in &planes {
         register(&home, name, plane, labels.clone()).await;
     }
-    let versions: Vec<String> = (1..=8).map(|v| format!("{v}.0.0")).collect();
+    let versions: Vec<String> = (1..=10).map(|v| format!("{v}.0.0")).collect();
     let tmp = tempfile::tempdir().unwrap();
     for v in &versions {
         let dir = tmp.path().join(v);
@@ -544,7 +544,9 @@ async fn a_rollout_resumes_after_its_controller_is_killed_anywhere() {
         seed = seed
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
-        (seed >> 33) % 1000
+        // Up to half a second after a step: a step takes about that long, so most kills
+        // land inside the next one.
+        (seed >> 33) % 500
     };
     let mut kills = 0;
     let mut rolled = Vec::new();
@@ -588,16 +590,23 @@ async fn a_rollout_resumes_after_its_controller_is_killed_anywhere() {
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
             tokio::time::sleep(Duration::from_millis(next())).await;
-            let o = rollout(&home, "shop").await;
-            let done = o.pointer("/status/observedGeneration") == o.pointer("/metadata/generation")
-                && o.pointer("/status/phase") == Some(&json!("Succeeded"));
-            if done {
+            let done = |o: &Value| {
+                o.pointer("/status/observedGeneration") == o.pointer("/metadata/generation")
+                    && o.pointer("/status/phase") == Some(&json!("Succeeded"))
+            };
+            if done(&rollout(&home, "shop").await) {
                 break;
             }
             ctl.assert_running();
             drop(ctl); // SIGKILL
+            // It may have finished the version between that read and the kill: then no next
+            // process has a step left to show.
+            let o = rollout(&home, "shop").await;
+            if done(&o) {
+                break;
+            }
             kills += 1;
-            seen = progress(&rollout(&home, "shop").await);
+            seen = progress(&o);
         }
         if kills >= 20 {
             break;
