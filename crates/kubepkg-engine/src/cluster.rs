@@ -178,17 +178,25 @@ impl KubeCluster {
         self.caps = caps;
     }
 
-    /// Ends what this cluster side remembers of an operation (its histories, the served API
-    /// versions, the status it wrote): a next operation on it reads everything again, since
-    /// anyone may have written in between.
+    /// Starts an operation (its package Lease just taken): nothing a step before it read of
+    /// the histories counts any more (anyone may have written in between), and the status it
+    /// writes is new.
+    pub(crate) fn operation_starts(&self, instance: crate::ops::Instance<'_>) {
+        self.store.forget(instance.name, instance.namespace);
+        self.releases_known.clear();
+        if let Ok(mut p) = self.published.lock() {
+            *p = None;
+        }
+    }
+
+    /// Ends an operation: the release histories it kept and the API versions it asked for are
+    /// read again by the next. The package's revisions stay as this operation left them, for
+    /// what its caller reads right after it (the controller's last status); the next
+    /// operation reads them again under its Lease.
     pub(crate) fn operation_over(&self) {
-        self.store.forget_all();
         self.releases_known.clear();
         if let Ok(mut k) = self.apis_now.lock() {
             *k = None;
-        }
-        if let Ok(mut p) = self.published.lock() {
-            *p = None;
         }
     }
 

@@ -72,13 +72,6 @@ impl RevisionStore {
         }
     }
 
-    /// Reads every history from the cluster next time (an operation is over).
-    pub fn forget_all(&self) {
-        if let Some(known) = &self.known {
-            lock(known).clear();
-        }
-    }
-
     /// The revision Secrets of `name` in `namespace`: remembered, or listed (and remembered).
     async fn secrets(&self, name: &str, namespace: &str) -> Result<Vec<Secret>, EngineError> {
         let key = (namespace.to_string(), name.to_string());

@@ -1514,3 +1514,73 @@ async fn two_shards_reconcile_disjoint_packages_and_hand_one_over() {
         "{err}"
     );
 }
+
+/// docs/controller.md#api-requests: what the controller asks the API server for one Package of
+/// one component from creation to Ready, counted from its request trail (`--debug`: every
+/// request as the client sent it, the oracle). Each history is listed once before and once
+/// under its Lease, a Lease is created and deleted without being read, discovery is asked once,
+/// and the whole stays under the bound the docs give.
+#[tokio::test]
+async fn one_package_costs_the_controller_few_api_requests() {
+    let ns = TestNamespace::fresh("ctl-requests").await;
+    install_crd(&ns).await;
+    let tmp = tempfile::tempdir().unwrap();
+    store_versions(&ns, tmp.path(), &[("1.0.0", true)]).await;
+    let ctl = ControllerProcess::start(&ns, "10m", &["--debug"]);
+    let trail = |log: &str| -> Vec<String> {
+        log.lines()
+            .filter_map(|l| l.strip_prefix("debug: "))
+            // The leader election's own Lease is the controller's, not the Package's.
+            .filter(|l| !l.contains("/leases/kubepkg-controller"))
+            .map(str::to_string)
+            .collect()
+    };
+    // Its watches are up before the Package exists.
+    eventually(
+        Duration::from_secs(60),
+        "the controller's watches",
+        async || {
+            let t = trail(&ctl.log());
+            t.iter()
+                .any(|l| l.contains("/packages?") && l.contains("watch=true"))
+                .then_some(())
+        },
+    )
+    .await;
+    create(&ns, "shop", json!({"source": source("1.0.0")})).await;
+    wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
+    // The Event of the outcome is its last request.
+    eventually(Duration::from_secs(30), "the outcome's Event", async || {
+        events_of(&ns, "shop")
+            .await
+            .iter()
+            .any(|(reason, _)| reason == "Succeeded")
+            .then_some(())
+    })
+    .await;
+    // From its first request for the Package (the finalizer) on.
+    let mut asked = trail(&ctl.log());
+    let first = asked
+        .iter()
+        .position(|l| l.contains("/packages/shop"))
+        .expect("a request for the Package");
+    let asked = asked.split_off(first);
+    let all = asked.join("\n");
+    let count = |what: &dyn Fn(&str) -> bool| asked.iter().filter(|l| what(l)).count();
+    let revisions = "labelSelector=owner%3Dkubepkg%2Cname%3Dshop";
+    assert_eq!(
+        count(&|l| l.starts_with("GET") && l.contains(revisions)),
+        2,
+        "{all}"
+    );
+    let releases = count(&|l| l.starts_with("GET") && l.contains("owner%3Dhelm"));
+    assert!(releases <= 3, "{releases} release history lists:\n{all}");
+    assert_eq!(
+        count(&|l| l.starts_with("GET") && l.contains("/leases/")),
+        0,
+        "{all}"
+    );
+    assert_eq!(count(&|l| l.contains("/leases")), 4, "{all}");
+    assert_eq!(count(&|l| l.contains("/api ")), 1, "{all}");
+    assert!(asked.len() <= 30, "{} requests:\n{all}", asked.len());
+}
