@@ -89,6 +89,17 @@ pub(crate) async fn may_read(
     user: &User,
     namespace: &str,
 ) -> Result<bool, DashboardError> {
+    may_get(client, user, namespace, "kubepkg.dev", "packages").await
+}
+
+/// Whether `user` may `get` `resource` of API `group` in `namespace` (SubjectAccessReview).
+pub(crate) async fn may_get(
+    client: &kube::Client,
+    user: &User,
+    namespace: &str,
+    group: &str,
+    resource: &str,
+) -> Result<bool, DashboardError> {
     let review = SubjectAccessReview {
         spec: SubjectAccessReviewSpec {
             user: Some(user.name.clone()),
@@ -98,8 +109,8 @@ pub(crate) async fn may_read(
             resource_attributes: Some(ResourceAttributes {
                 namespace: Some(namespace.to_string()),
                 verb: Some("get".into()),
-                group: Some("kubepkg.dev".into()),
-                resource: Some("packages".into()),
+                group: Some(group.into()),
+                resource: Some(resource.into()),
                 ..Default::default()
             }),
             ..Default::default()

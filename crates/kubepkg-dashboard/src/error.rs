@@ -38,9 +38,20 @@ pub enum DashboardError {
         "{user} may not get packages.kubepkg.dev in namespace {namespace:?}; ask for a Role that allows it"
     )]
     Forbidden { user: String, namespace: String },
+    /// Served to many users: a plan reads the Package's values, which may come from Secrets,
+    /// so it is shown only to a user who may read them.
+    #[error(
+        "{user} may not get secrets in namespace {namespace:?}, and a plan shows values that may come from them; ask for a Role that allows it, or run kubepkg plan with your own kubeconfig"
+    )]
+    SecretsForbidden { user: String, namespace: String },
     /// A TokenReview or SubjectAccessReview could not be made.
     #[error("the API server did not answer a {what}: {message}")]
     Review { what: &'static str, message: String },
+    /// The plan view of a package with no `Package` object (applied with the CLI).
+    #[error(
+        "no Package object {namespace}/{name}: the plan view plans a Package object's spec; for a package applied with the CLI run kubepkg plan --cluster"
+    )]
+    NoPackageObject { namespace: String, name: String },
     /// No such page.
     #[error("no page at {path}; start from the package list at /")]
     NotFound { path: String },
@@ -54,10 +65,12 @@ impl DashboardError {
     pub fn status(&self) -> u16 {
         match self {
             DashboardError::BadRequest { .. } => 400,
-            DashboardError::OutOfScope { .. } | DashboardError::Forbidden { .. } => 403,
+            DashboardError::OutOfScope { .. }
+            | DashboardError::Forbidden { .. }
+            | DashboardError::SecretsForbidden { .. } => 403,
             DashboardError::Unauthenticated => 401,
             DashboardError::Review { .. } => 502,
-            DashboardError::NotFound { .. } => 404,
+            DashboardError::NotFound { .. } | DashboardError::NoPackageObject { .. } => 404,
             DashboardError::Engine(kubepkg_engine::EngineError::NotInstalled { .. })
             | DashboardError::Engine(kubepkg_engine::EngineError::Refused(_)) => 404,
             DashboardError::Engine(_) | DashboardError::Bind { .. } => 502,

@@ -93,6 +93,24 @@ pub fn age(t: &str) -> String {
     }
 }
 
+/// One line of a unified diff (or of a plan that holds diffs) as a block of its kind: added,
+/// removed, a hunk header, or context.
+pub fn diff_line(line: &str) -> String {
+    diff_line_at(line, 0)
+}
+
+/// [`diff_line`] of a diff indented by `column` spaces (the plan's): its mark is there.
+pub fn diff_line_at(line: &str, column: usize) -> String {
+    let marked = line.get(column..).unwrap_or_default();
+    let class = match marked.chars().next() {
+        Some('+') if !marked.starts_with("+++") => "add",
+        Some('-') if !marked.starts_with("---") => "del",
+        Some('@') => "hunk",
+        _ => "ctx",
+    };
+    format!("<span class=\"{class}\">{}</span>", esc(line))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -117,6 +117,7 @@ async fn answer(
         ["packages", ns, n] => package(&dashboard, ns, n).await,
         ["packages", ns, n, "history"] => history(&dashboard, ns, n, &query).await,
         ["packages", ns, n, "values"] => values(&dashboard, ns, n, &query).await,
+        ["packages", ns, n, "plan"] => plan(&dashboard, ns, n).await,
         _ => Err(DashboardError::NotFound { path: path.clone() }),
     };
     match result {
@@ -270,6 +271,11 @@ async fn values(d: &Dashboard, ns: &str, n: &str, query: &Query) -> Result<Strin
     let h = d.history(ns, n).await?;
     let (rev, comps) = d.values(ns, n, query.revision("revision")?).await?;
     Ok(views::values::render(&rev, &h, &comps))
+}
+
+async fn plan(d: &Dashboard, ns: &str, n: &str) -> Result<String, DashboardError> {
+    let (ns, n) = (name("namespace", ns)?, name("package", n)?);
+    Ok(views::plan::render(&d.plan(ns, n).await?))
 }
 
 fn events(d: Dashboard, changes: Changes, subject: Subject) -> Response<Body> {

@@ -9,7 +9,9 @@
 //! its components in `dependsOn` order, each with its live state and gates, the revision's
 //! conditions and Events; its history, the diff between two revisions (the plan's diff,
 //! Secrets masked as `plan` masks them) and failed revisions' kept diagnosis and hook verdicts;
-//! each component's values with where each came from.
+//! each component's values with where each came from; the plan of a `Package` object's
+//! current spec (the plan the controller would run, for a spec not applied yet: suspended,
+//! waiting on requirements), made by the [`Planner`] the serving program gives.
 //!
 //! Live updates (`live`): a Kubernetes watch (kube-rs's metadata watcher: names and
 //! versions only, never a Secret's data) on the objects a package's state is made of; each
@@ -45,6 +47,24 @@ use std::sync::{Arc, Mutex};
 
 pub use auth::User;
 pub use error::DashboardError;
+
+/// A `Package` object whose plan the plan view asks for.
+pub struct PlanFor {
+    /// The cluster as the dashboard reads it (the user's identity, or the controller's).
+    pub kube: kubepkg_kube::Cluster,
+    pub namespace: String,
+    pub name: String,
+    /// The `Package` object as the API server holds it now.
+    pub object: serde_json::Value,
+}
+
+/// Makes the plan of a `Package` object's current spec against its cluster, as `kubepkg plan
+/// --cluster` prints it (plain text, Secret values masked), or says why it cannot. Given by the
+/// program serving the dashboard, which fetches and loads sources as the controller does: the
+/// dashboard itself loads no package.
+pub type Planner = Arc<
+    dyn Fn(PlanFor) -> futures::future::BoxFuture<'static, Result<String, String>> + Send + Sync,
+>;
 
 /// The namespaces a dashboard shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,6 +104,8 @@ pub struct Dashboard {
     pub(crate) user: Option<Arc<User>>,
     /// The namespaces the user was found to read or not, in this request.
     pub(crate) readable: Arc<Mutex<BTreeMap<String, bool>>>,
+    /// What makes the plan view's plans ([`Dashboard::with_planner`]; none: the view says so).
+    pub(crate) planner: Option<Planner>,
 }
 
 impl Dashboard {
@@ -96,7 +118,14 @@ impl Dashboard {
             authenticated: false,
             user: None,
             readable: Arc::default(),
+            planner: None,
         }
+    }
+
+    /// This dashboard with a plan view that plans with `planner`.
+    pub fn with_planner(mut self, planner: Planner) -> Dashboard {
+        self.planner = Some(planner);
+        self
     }
 
     /// The dashboard of `scope` for many users (the controller's): each request authenticates

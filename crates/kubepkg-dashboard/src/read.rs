@@ -132,6 +132,88 @@ impl Dashboard {
         })
     }
 
+    /// The plan page of the `Package` object `name` in `namespace`: its state and the plan of
+    /// its current spec ([`crate::Planner`]). Served to many users, only to one who may also
+    /// read the namespace's Secrets (a plan shows values that may come from them).
+    pub(crate) async fn plan(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<crate::views::plan::PlanPage, DashboardError> {
+        use kube::api::{ApiResource, DynamicObject, GroupVersionKind};
+        use kubepkg_package_object as object;
+        self.check(namespace).await?;
+        if self.authenticated {
+            let Some(user) = &self.user else {
+                return Err(DashboardError::Unauthenticated);
+            };
+            if !crate::auth::may_get(&self.kube.client, user, namespace, "", "secrets").await? {
+                return Err(DashboardError::SecretsForbidden {
+                    user: user.name.clone(),
+                    namespace: namespace.to_string(),
+                });
+            }
+        }
+        let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
+        let resource = ApiResource::from_gvk_with_plural(&gvk, object::PLURAL);
+        let api: kube::Api<DynamicObject> =
+            kube::Api::namespaced_with(self.kube.client.clone(), namespace, &resource);
+        let found = match api.get_opt(name).await {
+            Ok(found) => found,
+            // No Package CRD: no Package object either.
+            Err(kube::Error::Api(s)) if s.code == 404 => None,
+            Err(e) => {
+                return Err(DashboardError::Engine(kubepkg_engine::EngineError::Api(
+                    kubepkg_kube::KubeError::refused(
+                        "get",
+                        format!("Package {namespace}/{name}"),
+                        e,
+                    ),
+                )));
+            }
+        };
+        let Some(found) = found else {
+            return Err(DashboardError::NoPackageObject {
+                namespace: namespace.to_string(),
+                name: name.to_string(),
+            });
+        };
+        let o = serde_json::to_value(&found).unwrap_or_default();
+        let ready = o
+            .pointer("/status/conditions")
+            .and_then(|c| c.as_array())
+            .and_then(|cs| cs.iter().find(|c| c["type"] == "Ready"))
+            .map(|c| {
+                let text = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+                (text("reason"), text("message"))
+            });
+        let plan = match &self.planner {
+            None => Err("this dashboard was started without a planner".to_string()),
+            Some(planner) => {
+                let mut kube = self.kube.clone();
+                kube.namespace = namespace.to_string();
+                planner(crate::PlanFor {
+                    kube,
+                    namespace: namespace.to_string(),
+                    name: name.to_string(),
+                    object: o.clone(),
+                })
+                .await
+            }
+        };
+        Ok(crate::views::plan::PlanPage {
+            namespace: namespace.to_string(),
+            name: name.to_string(),
+            generation: o.pointer("/metadata/generation").and_then(|g| g.as_i64()),
+            observed: o
+                .pointer("/status/observedGeneration")
+                .and_then(|g| g.as_i64()),
+            suspended: o.pointer("/spec/suspend").and_then(|s| s.as_bool()) == Some(true),
+            ready,
+            plan,
+        })
+    }
+
     pub(crate) async fn history(
         &self,
         namespace: &str,

@@ -10,7 +10,7 @@ use kubepkg_model::values::Effective;
 use kubepkg_package::plan::ObjectChange;
 use kubepkg_package::revision::{History, RevisionStatus};
 
-use crate::html::{age, esc, page};
+use crate::html::{age, diff_line, esc, page};
 use crate::views::package::{crumbs, tabs};
 
 /// The revisions compared and their diff.
@@ -32,7 +32,7 @@ pub fn render(h: &History, compared: Option<&Compared>) -> String {
         "<h1>History of {}/{}</h1>\n{}",
         esc(&latest.namespace),
         esc(&latest.name),
-        tabs(latest, "history")
+        tabs(&latest.namespace, &latest.name, "history")
     );
     body.push_str(&compare_form(h, compared));
     if let Some(c) = compared {
@@ -194,15 +194,8 @@ fn diff(c: &Compared) -> String {
                 } else {
                     line.to_string()
                 };
-                let line = line.as_str();
-                let class = match line.chars().next() {
-                    Some('+') if !line.starts_with("+++") => "add",
-                    Some('-') if !line.starts_with("---") => "del",
-                    Some('@') => "hunk",
-                    _ => "ctx",
-                };
                 // Each line a block: the spans need no newline between them.
-                let _ = write!(out, "<span class=\"{class}\">{}</span>", esc(line));
+                out.push_str(&diff_line(&line));
             }
             out.push_str("</pre>");
         }
@@ -247,13 +240,7 @@ fn values_diff(c: &Compared) -> String {
             .to_string();
         let _ = write!(out, "<h4>{}</h4><pre class=\"diff\">", esc(name));
         for line in diff.lines() {
-            let class = match line.chars().next() {
-                Some('+') if !line.starts_with("+++") => "add",
-                Some('-') if !line.starts_with("---") => "del",
-                Some('@') => "hunk",
-                _ => "ctx",
-            };
-            let _ = write!(out, "<span class=\"{class}\">{}</span>", esc(line));
+            out.push_str(&diff_line(line));
         }
         out.push_str("</pre>");
     }

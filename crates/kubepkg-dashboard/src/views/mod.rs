@@ -4,6 +4,7 @@
 pub mod history;
 pub mod list;
 pub mod package;
+pub mod plan;
 pub mod values;
 
 #[cfg(test)]

@@ -31,12 +31,13 @@ pub fn live_rows(s: &Status) -> Vec<LiveRow> {
 }
 
 /// The links between a package's pages, `current` marked.
-pub fn tabs(rev: &PackageRevision, current: &str) -> String {
+pub fn tabs(namespace: &str, name: &str, current: &str) -> String {
     let mut out = String::from("<nav aria-label=\"Package\" class=\"tabs\"><ul>");
     for (view, label) in [
         ("", "Components"),
         ("history", "History"),
         ("values", "Values"),
+        ("plan", "Plan"),
     ] {
         let aria = if view == current {
             " aria-current=\"page\""
@@ -46,7 +47,7 @@ pub fn tabs(rev: &PackageRevision, current: &str) -> String {
         let _ = write!(
             out,
             "<li><a href=\"{}\"{aria}>{label}</a></li>",
-            package_href(&rev.namespace, &rev.name, view)
+            package_href(namespace, name, view)
         );
     }
     out.push_str("</ul></nav>\n");
@@ -55,18 +56,20 @@ pub fn tabs(rev: &PackageRevision, current: &str) -> String {
 
 /// The page's breadcrumbs, ending at `view` of the package.
 pub fn crumbs(rev: &PackageRevision, view: &str, label: &str) -> Vec<(String, String)> {
+    crumbs_of(&rev.namespace, &rev.name, view, label)
+}
+
+/// [`crumbs`] of package `name` in `namespace`.
+pub fn crumbs_of(namespace: &str, name: &str, view: &str, label: &str) -> Vec<(String, String)> {
     let mut c = vec![
         ("Packages".to_string(), "/".to_string()),
         (
-            format!("{}/{}", rev.namespace, rev.name),
-            package_href(&rev.namespace, &rev.name, ""),
+            format!("{namespace}/{name}"),
+            package_href(namespace, name, ""),
         ),
     ];
     if !view.is_empty() {
-        c.push((
-            label.to_string(),
-            package_href(&rev.namespace, &rev.name, view),
-        ));
+        c.push((label.to_string(), package_href(namespace, name, view)));
     }
     c
 }
@@ -105,7 +108,7 @@ pub fn render(s: &Status, events: &[EventLine]) -> String {
 <dt>Reason</dt><dd>{reason}</dd><dt>Last applied</dt><dd>{age} ago</dd></dl>\n",
         ns = esc(&rev.namespace),
         name = esc(&rev.name),
-        tabs = tabs(rev, ""),
+        tabs = tabs(&rev.namespace, &rev.name, ""),
         badge = badge(st),
         waits = esc(&waiting),
         pkg = esc(&rev.package),

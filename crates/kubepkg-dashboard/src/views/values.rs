@@ -20,7 +20,7 @@ pub fn render(
         "<h1>Values of {}/{}</h1>\n{}",
         esc(&rev.namespace),
         esc(&rev.name),
-        tabs(rev, "values")
+        tabs(&rev.namespace, &rev.name, "values")
     );
     let mut options = String::new();
     for r in history.revisions.iter().rev() {

@@ -74,7 +74,8 @@ pub async fn run(args: ControllerArgs, settings: &Settings) -> Result<Exit> {
             [one] => kubepkg_dashboard::Scope::Namespace(one.clone()),
             _ => kubepkg_dashboard::Scope::All,
         };
-        let dashboard = kubepkg_dashboard::Dashboard::for_users(cluster.clone(), scope);
+        let dashboard = kubepkg_dashboard::Dashboard::for_users(cluster.clone(), scope)
+            .with_planner(super::spec_plan::dashboard_planner());
         let serving = kubepkg_dashboard::serve(dashboard, address).await?;
         tracing::info!(bound = %serving.address, "serving the dashboard");
         tokio::spawn(serving.wait());

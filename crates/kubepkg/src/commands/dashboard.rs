@@ -24,7 +24,7 @@ pub async fn run(args: DashboardArgs, settings: &Settings) -> Result<Exit> {
         Scope::All => "all namespaces".to_string(),
     };
     let serving = kubepkg_dashboard::serve(
-        Dashboard::new(cluster, scope),
+        Dashboard::new(cluster, scope).with_planner(super::spec_plan::dashboard_planner()),
         SocketAddr::new(args.address, args.port),
     )
     .await?;

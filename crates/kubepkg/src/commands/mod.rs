@@ -31,6 +31,7 @@ mod rollout_plan;
 mod schema;
 mod show;
 mod sign;
+mod spec_plan;
 mod status;
 mod template;
 mod test;

@@ -2,15 +2,14 @@
 //! Per stage, each registered cluster it takes and whether that cluster's Package changes
 //! (`new`: the rollout gave it no Package yet; `changes`: its Package has another spec;
 //! `unchanged`); then the package plan of the first cluster that changes, as `kubepkg plan
-//! --cluster` prints it against that cluster — the package fetched and loaded as the
-//! controller does (`kubepkg_controller::source`, `::loaded`), with that cluster's values and
-//! the rollout's post-renderers.
+//! --cluster` prints it against that cluster (`spec_plan`: the package fetched and loaded as
+//! the controller does, with that cluster's values and the rollout's post-renderers).
 
 use anyhow::{Context as _, Result, anyhow};
 use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
 use kube::api::{Api, DynamicObject, ListParams};
-use kubepkg_engine::{Instance, KubeCluster, ops};
+use kubepkg_engine::{Instance, ops};
 use kubepkg_fleet::spec::RolloutSpec;
 use kubepkg_package_object::{KubeConfigSecretRef, PackageSpec};
 use serde_json::{Value, json};
@@ -20,17 +19,7 @@ use crate::cli::RolloutPlanArgs;
 use crate::exit::Exit;
 use crate::format::Format;
 use crate::present::plan::render_styled;
-use crate::progress::Printer;
 use crate::settings::Settings;
-
-/// A scratch directory, removed on drop.
-struct Scratch(std::path::PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// One registered cluster as the rollout sees it.
 struct Member {
@@ -296,58 +285,14 @@ async fn cluster_plan(
     spec: &RolloutSpec,
     m: &Member,
 ) -> Result<kubepkg_package::plan::Plan> {
-    let namespace = kube.namespace.clone();
     let package_spec: PackageSpec =
         serde_json::from_value(Value::Object(spec.package_for(&m.labels, &m.name)))
             .context("the rollout's package spec")?;
-    let scratch = Scratch(super::package::scratch_dir()?);
-    let home = scratch.0.join("charts");
-    let paths = kubepkg_source::HelmPaths::resolve(|v| {
-        (v == "HOME").then(|| home.to_string_lossy().into_owned())
-    });
-    let http = kubepkg_controller::source::HttpClient::new()?;
-    let fetched = match &package_spec.source.source_ref {
-        Some(r) => kubepkg_controller::flux_source::fetch(&kube.client, &namespace, r, &http).await,
-        None => {
-            kubepkg_controller::source::fetch(
-                &kube.client,
-                &namespace,
-                &package_spec.source,
-                &http,
-                &scratch.0.join("oci-cache"),
-                &paths,
-            )
-            .await
-        }
-    }
-    .map_err(|e| anyhow!(kubepkg_engine::error::report(&e)))?;
-    let mut loaded = kubepkg_controller::loaded::load(&fetched, scratch.0.join("load"), &paths)
-        .await
-        .map_err(|e| anyhow!(kubepkg_engine::error::report(&e)))?;
-    package_spec.add_post_renderers(&mut loaded.package)?;
-    let user = kubepkg_controller::values::resolve(&kube.client, &namespace, &package_spec, None)
-        .await?
-        .user;
-    let r = KubeConfigSecretRef {
+    let target = KubeConfigSecretRef {
         name: m.name.clone(),
         key: None,
         namespace: None,
     };
-    let target = kubepkg_controller::target::remote(
-        kube,
-        &Default::default(),
-        &namespace,
-        &r,
-        &Default::default(),
-    )
-    .await
-    .map_err(|e| anyhow!(kubepkg_engine::error::report(&e)))?;
-    let caps = ops::capabilities(&target.cluster).await;
-    let timeout = std::time::Duration::from_secs(60);
-    let kc = KubeCluster::with_sink(target.cluster, caps, timeout, Printer::text().sink());
-    let instance = Instance {
-        name: &kubepkg_fleet::package_name(rollout, &m.name),
-        namespace: &namespace,
-    };
-    Ok(super::package::cluster_plan(&kc, &loaded.package, instance, &user).await?)
+    let name = kubepkg_fleet::package_name(rollout, &m.name);
+    super::spec_plan::plan(kube, &name, &package_spec, Some(&target)).await
 }

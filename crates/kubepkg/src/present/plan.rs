@@ -8,9 +8,9 @@ use kubepkg_package::plan::{Action, Change, FailurePolicy, Gate, ObjectChange, P
 
 use super::style::{Palette, Role};
 
-/// The plan as stable text, without colour (what the tests pin; `kubepkg plan` to a pipe or a
-/// file prints the same, [`render_styled`] with [`Palette::PLAIN`]).
-#[cfg(test)]
+/// The plan as stable text, without colour (what the tests pin and the dashboard's plan view
+/// shows; `kubepkg plan` to a pipe or a file prints the same, [`render_styled`] with
+/// [`Palette::PLAIN`]).
 pub fn render_text(plan: &Plan, with_diff: bool) -> String {
     render_styled(plan, with_diff, Palette::PLAIN)
 }

@@ -1,8 +1,9 @@
 //! `kubepkg dashboard` in a real browser (Debian's headless Chromium through chromedriver,
 //! `kubepkg_testkit::browser`) against the local control plane: the package list, a package's
 //! graph turning Ready live (no reload) while `kubepkg apply` waits for a held component, the
-//! diff between two revisions, a failed revision's diagnosis, values with provenance, a
-//! keyboard walk, and no Secret value in any response body or event stream. The screenshots
+//! diff between two revisions, a failed revision's diagnosis, values with provenance, the plan
+//! of a Package's spec not applied yet, a keyboard walk, and no Secret value in any response
+//! body or event stream. The screenshots
 //! in docs/dashboard/ are taken here (with `KUBEPKG_SCREENSHOTS=docs`; else beside the
 //! built binary, in target/debug/dashboard-screenshots/).
 
@@ -624,6 +625,14 @@ async fn the_controllers_dashboard_shows_each_user_only_the_namespaces_they_may_
     assert_eq!(refused.status, 403, "{}", refused.body);
     let page = as_user(&alice, &format!("/packages/{a}/one/history")).await;
     assert_eq!(page.status, 200, "{}", page.body);
+    // A plan shows values that may come from Secrets: not to a user who may not read them.
+    let refused = as_user(&alice, &format!("/packages/{a}/one/plan")).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert!(
+        refused.body.contains("may not get secrets"),
+        "{}",
+        refused.body
+    );
     for (token, what) in [("", "no token"), ("not-a-token", "a bad token")] {
         let seen = browser::fetch(
             "GET",
@@ -714,4 +723,79 @@ async fn a_failed_hooks_log_tail_is_on_the_history_page() {
         "no log tail in the failed revision's diagnosis: {diagnosis}"
     );
     browser.screenshot(&shot("failed-hook.png")).await.unwrap();
+}
+
+/// The plan view: a Package the controller applied at 1.0.0, then suspended with its source
+/// moved to 2.0.0, shows that its spec is not applied and why, and the plan the controller
+/// would run — `b`'s image 1 → 2 as diff lines, the Secret by its keys only, never its value —
+/// and it passes axe-core's rules.
+#[tokio::test]
+async fn the_plan_of_a_suspended_spec_shows_what_would_change() {
+    use crate::controller::{
+        ControllerProcess, archive, create, install_crd, patch_spec, store_archive, wait_ready,
+    };
+    let ns = TestNamespace::fresh("dash-plan").await;
+    install_crd(&ns).await;
+    let tmp = tempfile::tempdir().unwrap();
+    for (version, tag) in [("1.0.0", "1"), ("2.0.0", "2")] {
+        let dir = tmp.path().join(version);
+        write_package(&dir, version, tag, "ok");
+        store_archive(&ns, &format!("dash-{tag}"), archive(&dir)).await;
+    }
+    let ctl = ControllerProcess::start(&ns, "5s", &[]);
+    create(
+        &ns,
+        "web",
+        serde_json::json!({"source": {"configMapRef": {"name": "dash-1"}}}),
+    )
+    .await;
+    wait_ready(&ns, &ctl, "web", "True", "Succeeded").await;
+    patch_spec(
+        &ns,
+        "web",
+        serde_json::json!({"suspend": true, "source": {"configMapRef": {"name": "dash-2"}}}),
+    )
+    .await;
+    let served = Served::start(&ns);
+    let url = format!("{}/packages/{}/web/plan", served.url, ns.name());
+    let page = browser::get(&url).await.unwrap();
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body.contains("is not applied yet: it is suspended"),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body
+            .contains("<span class=\"del\">       -        image: registry.invalid/b:1</span>"),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body
+            .contains("<span class=\"add\">       +        image: registry.invalid/b:2</span>"),
+        "{}",
+        page.body
+    );
+    for version in ["1.0.0", "2.0.0"] {
+        assert!(!page.body.contains(&secret_of(version)), "{}", page.body);
+    }
+    // The controller left it alone: suspended means nothing is applied.
+    let (code, out, _) = run(&ns, &["status", "web", "-o", "json"]);
+    assert_eq!(code, 0, "{out}");
+    let status: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(status["revision"]["version"], "1.0.0", "{out}");
+
+    let browser = Browser::start().await.expect("headless Chromium");
+    browser.goto(&url).await.unwrap();
+    let axe = kubepkg_testkit::axe::source().expect("axe-core from npm");
+    let serious: Vec<String> = kubepkg_testkit::axe::audit(&browser, &axe)
+        .await
+        .unwrap()
+        .iter()
+        .filter(|v| matches!(v.impact.as_str(), "serious" | "critical"))
+        .map(ToString::to_string)
+        .collect();
+    assert!(serious.is_empty(), "the plan view:\n{}", serious.join("\n"));
+    browser.screenshot(&shot("plan.png")).await.unwrap();
 }
