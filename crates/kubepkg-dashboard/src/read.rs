@@ -10,6 +10,7 @@ use k8s_openapi::api::core::v1::Event;
 use kube::api::{Api, ListParams};
 use kubepkg_engine::chart::ClusterCapabilities;
 use kubepkg_engine::compare::ComponentDiff;
+use kubepkg_engine::store::RevisionStore;
 use kubepkg_engine::{Instance, KubeCluster, ops};
 use kubepkg_model::values::Effective;
 use kubepkg_package::instance::ComponentState;
@@ -95,23 +96,32 @@ impl Dashboard {
     }
 
     /// The status of every package shown, by namespace and name.
+    /// The reads are shared ([`kubepkg_engine::reads`]): one list of the revision records,
+    /// and per namespace one of the releases and one per kind of object, whatever the count.
     pub(crate) async fn packages(&self) -> Result<Vec<Status>, DashboardError> {
-        let store = &self.engine(&self.kube.namespace).store;
+        let store = RevisionStore::remembering(self.kube.client.clone());
+        let shared = Arc::new(kubepkg_engine::reads::Reads::default());
         let mut latest = Vec::new();
         for rev in store.list_latest(self.scope.namespace()).await? {
             if self.readable(&rev.namespace).await? {
                 latest.push(rev);
             }
         }
-        let reads = latest.into_iter().map(|rev| async move {
-            let ns = rev.namespace.clone();
-            match self.status(&ns, &rev.name).await {
-                Ok(s) => s,
-                // Gone since it was listed, or unreadable: shown as recorded.
-                Err(_) => Status {
-                    revision: rev,
-                    components: Vec::new(),
-                },
+        let reads = latest.into_iter().map(|rev| {
+            let (store, shared) = (store.clone(), shared.clone());
+            async move {
+                let ns = rev.namespace.clone();
+                let mut kc = self.engine(&ns);
+                kc.store = store;
+                kc.reads = Some(shared);
+                match self.status_in(&kc, &ns, &rev.name).await {
+                    Ok(s) => s,
+                    // Gone since it was listed, or unreadable: shown as recorded.
+                    Err(_) => Status {
+                        revision: rev,
+                        components: Vec::new(),
+                    },
+                }
             }
         });
         Ok(futures::future::join_all(reads).await)
@@ -123,9 +133,19 @@ impl Dashboard {
         namespace: &str,
         name: &str,
     ) -> Result<Status, DashboardError> {
+        self.status_in(&self.engine(namespace), namespace, name)
+            .await
+    }
+
+    /// [`Dashboard::status`] read through `kc`.
+    async fn status_in(
+        &self,
+        kc: &KubeCluster,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Status, DashboardError> {
         self.check(namespace).await?;
-        let kc = self.engine(namespace);
-        let (revision, components) = ops::status(&kc, Instance { name, namespace }).await?;
+        let (revision, components) = ops::status(kc, Instance { name, namespace }).await?;
         Ok(Status {
             revision,
             components,

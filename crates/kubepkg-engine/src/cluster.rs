@@ -92,6 +92,9 @@ pub struct KubeCluster {
     /// The `Package` status this operation last wrote ([`KubeCluster::publish_status`] does
     /// not write the same again).
     published: std::sync::Mutex<Option<serde_json::Value>>,
+    /// Reads shared with the other status reads of one page (`ops::status` of many packages;
+    /// `None`: each reads for itself).
+    pub reads: Option<Arc<crate::reads::Reads>>,
 }
 
 impl KubeCluster {
@@ -135,6 +138,7 @@ impl KubeCluster {
             releases_known: Default::default(),
             // Capabilities just discovered are the server's now.
             published: Default::default(),
+            reads: None,
             apis_now: std::sync::Mutex::new(
                 Some(caps.api_versions.clone()).filter(|v| !v.is_empty()),
             ),
@@ -153,6 +157,7 @@ impl KubeCluster {
             ensured: &self.ensured_namespaces,
             releases_known: &self.releases_known,
             apis_now: &self.apis_now,
+            reads: self.reads.as_deref(),
         }
     }
 

@@ -8,6 +8,7 @@
 //!   the component steps: kubepkg's own Helm releases ([`backend::helm`]), Flux's HelmReleases
 //!   ([`backend::flux`]) and Argo CD's Applications ([`backend::argocd`]);
 //! - [`compare`]: two recorded revisions diffed as a plan diffs (Secrets masked);
+//! - [`reads`]: the reads many status reads of one page share (one list per namespace and kind);
 //! - [`ops`]: the operations behind `kubepkg plan/apply/status/history/rollback/uninstall/list/values`;
 //! - [`verbs`]: the single-release verbs that render a chart (`install`, `upgrade`) with Helm's
 //!   values rules, and `get values --all`'s computed values.
@@ -25,6 +26,7 @@ pub mod error;
 pub mod hook_output;
 pub mod ops;
 pub mod post_render;
+pub mod reads;
 pub mod ready;
 pub mod report;
 pub mod store;

@@ -284,7 +284,8 @@ impl RevisionStore {
     }
 
     /// The latest revision of every package instance (in `namespace`, or everywhere), sorted
-    /// by namespace and name. Only the newest revision of each is decoded.
+    /// by namespace and name. Only the newest revision of each is decoded; a remembering store
+    /// keeps every history it listed.
     pub async fn list_latest(
         &self,
         namespace: Option<&str>,
@@ -318,6 +319,25 @@ impl RevisionStore {
         let mut out = Vec::new();
         for (_, s) in newest.values() {
             out.push(from_secret(&to_plain(s))?);
+        }
+        // Remembering: every history listed here is known now (a page that reads many).
+        if let Some(known) = &self.known {
+            let mut by_package: Known = BTreeMap::new();
+            for key in newest.keys() {
+                by_package.insert(key.clone(), Vec::new());
+            }
+            for s in list
+                .items
+                .iter()
+                .filter(|s| s.type_.as_deref() == Some(SECRET_TYPE))
+            {
+                let name = s.metadata.labels.as_ref().and_then(|l| l.get("name"));
+                let ns = s.metadata.namespace.clone().unwrap_or_default();
+                if let Some(secrets) = name.and_then(|n| by_package.get_mut(&(ns, n.clone()))) {
+                    secrets.push(s.clone());
+                }
+            }
+            lock(known).extend(by_package);
         }
         Ok(out)
     }

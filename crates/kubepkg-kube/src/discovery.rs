@@ -24,6 +24,9 @@ type Cache = HashMap<String, HashMap<String, Resolved>>;
 pub struct Discovery {
     client: kube::Client,
     cache: Arc<Mutex<Cache>>,
+    /// One lock per group-version being fetched: concurrent resolves of the same one (a page
+    /// reading many objects at once) ask the server once.
+    fetching: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
 
 impl Discovery {
@@ -31,6 +34,7 @@ impl Discovery {
         Discovery {
             client,
             cache: Arc::default(),
+            fetching: Arc::default(),
         }
     }
 
@@ -53,6 +57,18 @@ impl Discovery {
             kind: kind.to_string(),
         };
         let gv: GroupVersion = api_version.parse().map_err(|_| unknown())?;
+        let fetching = self
+            .fetching
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(api_version.to_string())
+            .or_default()
+            .clone();
+        let _one_at_a_time = fetching.lock().await;
+        // Another resolve may have fetched it meanwhile.
+        if let Some(r) = self.cached(api_version, kind) {
+            return Ok(r);
+        }
         let group = match kube::discovery::oneshot::pinned_group(&self.client, &gv).await {
             Ok(g) => g,
             Err(kube::Error::Api(s)) if s.code == 404 => return Err(unknown()),

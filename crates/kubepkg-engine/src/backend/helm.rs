@@ -168,11 +168,25 @@ pub(crate) async fn release_live(kc: &Ctx<'_>, c: &ComponentRecord) -> Live {
     use kubepkg_kube::readiness;
     use kubepkg_release::Status;
     let ns_cluster = kc.in_namespace(&c.namespace);
-    let store = Store::new(SecretDriver::new(
-        kc.kube.client.clone(),
-        Some(&c.namespace),
-    ));
-    let release = store.last(&c.release).await.ok().flatten();
+    let shared = match kc.reads {
+        Some(reads) => {
+            reads
+                .last_release(&kc.kube.client, &c.namespace, &c.release)
+                .await
+        }
+        None => None,
+    };
+    let release = match shared {
+        Some(release) => release,
+        None => Store::new(SecretDriver::new(
+            kc.kube.client.clone(),
+            Some(&c.namespace),
+        ))
+        .last(&c.release)
+        .await
+        .ok()
+        .flatten(),
+    };
     let mut waiting_for = None;
     match &release {
         None => waiting_for = Some("release not installed".to_string()),
@@ -186,8 +200,23 @@ pub(crate) async fn release_live(kc: &Ctx<'_>, c: &ComponentRecord) -> Live {
                     waiting_for = Some(format!("{id}: kind not served"));
                     break;
                 };
-                let obj = api.get_opt(&id.name).await.ok().flatten();
-                let v = obj.map(|o| serde_json::to_value(o).unwrap_or_default());
+                let shared = match kc.reads {
+                    Some(reads) => {
+                        reads
+                            .object(&api, &id.namespace, &id.api_version, &id.kind, &id.name)
+                            .await
+                    }
+                    None => None,
+                };
+                let v = match shared {
+                    Some(v) => v,
+                    None => api
+                        .get_opt(&id.name)
+                        .await
+                        .ok()
+                        .flatten()
+                        .map(|o| serde_json::to_value(o).unwrap_or_default()),
+                };
                 let ready = match &v {
                     None => Err("not found".to_string()),
                     Some(v) => {

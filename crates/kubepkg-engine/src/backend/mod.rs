@@ -439,6 +439,8 @@ pub(crate) struct Ctx<'a> {
     /// The API versions the server serves, as last asked in this operation
     /// ([`Ctx::capabilities_now`]).
     pub(crate) apis_now: &'a std::sync::Mutex<Option<Vec<String>>>,
+    /// Reads shared with other status reads of the same page ([`crate::reads`]).
+    pub(crate) reads: Option<&'a crate::reads::Reads>,
 }
 
 impl Ctx<'_> {

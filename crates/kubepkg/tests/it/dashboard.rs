@@ -799,3 +799,81 @@ async fn the_plan_of_a_suspended_spec_shows_what_would_change() {
     assert!(serious.is_empty(), "the plan view:\n{}", serious.join("\n"));
     browser.screenshot(&shot("plan.png")).await.unwrap();
 }
+
+/// The package list's reads do not grow with the packages: one list of the revision records,
+/// and per namespace one of the releases and one per kind of object (the request trail of
+/// `kubepkg --debug dashboard` is the oracle), where it once read each package's history, each
+/// release's records and each object. Four packages; the list still shows each one Ready.
+#[tokio::test]
+async fn the_list_reads_once_whatever_the_number_of_packages() {
+    let ns = TestNamespace::fresh("dash-reads").await;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("pkg");
+    write_package(&dir, "1.0.0", "1", "ok");
+    let names = ["p1", "p2", "p3", "p4"];
+    for name in names {
+        let (code, _, err) = run(&ns, &["apply", name, dir.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let log = tmp.path().join("dashboard.log");
+    let mut child = kubepkg(&ns, &["--debug", "dashboard", "--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("start kubepkg dashboard");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("the dashboard's first line");
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no URL in {line:?}"))
+        .to_string();
+    let trail = || -> Vec<String> {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.strip_prefix("debug: "))
+            .map(str::to_string)
+            .collect()
+    };
+    // The live updates' watches are up before the page is asked for.
+    wait_until("the dashboard's watches", async || {
+        trail().iter().filter(|l| l.contains("watch=true")).count() >= 2
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let before = trail().len();
+    let page = browser::get(&url).await.unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(page.status, 200, "{}", page.body);
+    for name in names {
+        let row = format!("data-live-key=\"{}/{name}\"", ns.name());
+        let at = page
+            .body
+            .find(&row)
+            .unwrap_or_else(|| panic!("{name}: {}", page.body));
+        let rest = &page.body[at..];
+        let row_end = rest.find("</tr>").unwrap_or(rest.len());
+        assert!(
+            rest[..row_end].contains("Ready"),
+            "{name}: {}",
+            &rest[..row_end]
+        );
+    }
+    let asked: Vec<String> = trail().split_off(before);
+    let all = asked.join("\n");
+    let count = |what: &str| asked.iter().filter(|l| l.contains(what)).count();
+    assert_eq!(count("owner%3Dkubepkg"), 1, "{all}");
+    assert_eq!(count("owner%3Dhelm"), 1, "{all}");
+    // Each package's Deployments (a and b) and its Secret: one list per kind, no GET of one.
+    assert_eq!(count("/deployments?"), 1, "{all}");
+    assert_eq!(count("/deployments/"), 0, "{all}");
+    assert!(
+        asked.len() <= 6,
+        "{} requests for the list:\n{all}",
+        asked.len()
+    );
+}
