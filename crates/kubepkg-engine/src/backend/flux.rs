@@ -593,13 +593,7 @@ impl Flux {
         {
             let ns_cluster = kc.in_namespace(release_namespace);
             let opts = kc.options();
-            let rel = super::releases(
-                &ns_cluster,
-                release_namespace,
-                kc.releases_known,
-                kc.sink.clone(),
-                release.to_string(),
-            );
+            let rel = kc.releases(&ns_cluster, release_namespace, release);
             rel.rollback(release, to_revision, &opts)
                 .await
                 .map_err(|e| failed(crate::report::report(&e)))?;

@@ -13,7 +13,7 @@ use kubepkg_release::storage::{SecretDriver, Store};
 use tokio::time::Instant;
 
 use super::{BackendError, ComponentBackend, Live, Run};
-use super::{Ctx, failure, releases};
+use super::{Ctx, failure};
 use crate::chart::component_payload;
 
 /// kubepkg's own Helm releases: nothing to configure.
@@ -32,13 +32,7 @@ impl ComponentBackend for Helm {
             create_namespace: false,
             ..kc.options()
         };
-        let rel = releases(
-            &ns_cluster,
-            &request.namespace,
-            kc.releases_known,
-            kc.sink.clone(),
-            request.component.clone(),
-        );
+        let rel = kc.releases(&ns_cluster, &request.namespace, &request.component);
         kc.ensure_namespace(&request.namespace)
             .await
             .map_err(failure(FailureKind::Apply))?;
@@ -92,13 +86,7 @@ impl ComponentBackend for Helm {
         to_revision: u64,
     ) -> Result<u64, Failure> {
         let ns_cluster = kc.in_namespace(namespace);
-        let rel = releases(
-            &ns_cluster,
-            namespace,
-            kc.releases_known,
-            kc.sink.clone(),
-            release.into(),
-        );
+        let rel = kc.releases(&ns_cluster, namespace, release);
         rel.rollback(release, to_revision, &kc.options())
             .await
             .map(|r| r.version)
@@ -114,13 +102,7 @@ impl ComponentBackend for Helm {
         timeout: Duration,
     ) -> Result<(), Failure> {
         let ns_cluster = kc.in_namespace(namespace);
-        let rel = releases(
-            &ns_cluster,
-            namespace,
-            kc.releases_known,
-            kc.sink.clone(),
-            component.into(),
-        );
+        let rel = kc.releases(&ns_cluster, namespace, component);
         let opts = kubepkg_release::action::Options {
             timeout,
             ..kc.options()
@@ -141,13 +123,7 @@ pub(crate) async fn release_objects(
     component: &str,
 ) -> Result<Vec<ObjectRef>, Failure> {
     let ns_cluster = kc.in_namespace(namespace);
-    let rel = releases(
-        &ns_cluster,
-        namespace,
-        kc.releases_known,
-        kc.sink.clone(),
-        component.into(),
-    );
+    let rel = kc.releases(&ns_cluster, namespace, component);
     match rel
         .store
         .last(release)

@@ -461,6 +461,23 @@ impl Ctx<'_> {
         Ok(())
     }
 
+    /// [`releases`] of `namespace` over `cluster` (this operation's, in that namespace), their
+    /// messages about `component`, their histories kept with this operation's.
+    pub(crate) fn releases<'c>(
+        &self,
+        cluster: &'c kubepkg_kube::Cluster,
+        namespace: &str,
+        component: &str,
+    ) -> Releases<'c, Remembering<SecretDriver>> {
+        releases(
+            cluster,
+            namespace,
+            self.releases_known,
+            self.sink.clone(),
+            component.to_string(),
+        )
+    }
+
     /// Reports `event` to the progress sink.
     pub(crate) fn report(&self, event: &Event) {
         (self.sink)(event);

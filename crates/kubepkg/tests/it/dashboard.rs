@@ -71,9 +71,15 @@ struct Served {
 
 impl Served {
     fn start(ns: &TestNamespace) -> Served {
-        let mut child = kubepkg(ns, &["dashboard", "--port", "0"])
+        Served::start_with(ns, &["dashboard", "--port", "0"], Stdio::inherit())
+    }
+
+    /// `kubepkg ARGS` (a dashboard, with more flags) on the test namespace, its standard
+    /// error to `stderr`.
+    fn start_with(ns: &TestNamespace, args: &[&str], stderr: Stdio) -> Served {
+        let mut child = kubepkg(ns, args)
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .spawn()
             .expect("start kubepkg dashboard");
         let mut line = String::new();
@@ -816,20 +822,11 @@ async fn the_list_reads_once_whatever_the_number_of_packages() {
         assert_eq!(code, 0, "{err}");
     }
     let log = tmp.path().join("dashboard.log");
-    let mut child = kubepkg(&ns, &["--debug", "dashboard", "--port", "0"])
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .expect("start kubepkg dashboard");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("the dashboard's first line");
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no URL in {line:?}"))
-        .to_string();
+    let served = Served::start_with(
+        &ns,
+        &["--debug", "dashboard", "--port", "0"],
+        std::fs::File::create(&log).unwrap().into(),
+    );
     let trail = || -> Vec<String> {
         std::fs::read_to_string(&log)
             .unwrap_or_default()
@@ -845,9 +842,8 @@ async fn the_list_reads_once_whatever_the_number_of_packages() {
     .await;
     tokio::time::sleep(Duration::from_secs(1)).await;
     let before = trail().len();
-    let page = browser::get(&url).await.unwrap();
-    let _ = child.kill();
-    let _ = child.wait();
+    let page = browser::get(&format!("{}/", served.url)).await.unwrap();
+    drop(served);
     assert_eq!(page.status, 200, "{}", page.body);
     for name in names {
         let row = format!("data-live-key=\"{}/{name}\"", ns.name());
