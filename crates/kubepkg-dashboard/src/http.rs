@@ -223,12 +223,13 @@ fn host_allowed<B>(req: &Request<B>) -> bool {
 
 async fn list(d: &Dashboard, query: &Query) -> Result<String, DashboardError> {
     let all = d.packages().await?;
+    let others = d.others(&all).await?;
     let scope = match &d.scope {
         Scope::Namespace(n) => format!("namespace {n}"),
         Scope::All if d.authenticated => "every namespace you may read".to_string(),
         Scope::All => "every namespace".to_string(),
     };
-    Ok(views::list::render(&all, query, &scope))
+    Ok(views::list::render(&all, &others, query, &scope))
 }
 
 async fn package(d: &Dashboard, ns: &str, n: &str) -> Result<String, DashboardError> {

@@ -19,6 +19,49 @@ use kubepkg_package::revision::{History, PackageRevision};
 use crate::error::DashboardError;
 use crate::{Dashboard, Scope};
 
+/// A `Package` object with no revision in this cluster: its components are in another
+/// cluster (`spec.kubeConfig`), or it was never applied (waiting for its requirements, not
+/// reconciled yet). Shown from the object's own status.
+pub struct ElsewhereRow {
+    pub namespace: String,
+    pub name: String,
+    /// Where its components are (`status.target`, else the spec's kubeconfig Secret).
+    pub target: Option<String>,
+    pub version: String,
+    pub revision: Option<u64>,
+    /// The `Ready` condition: status, reason, message.
+    pub ready: Option<(String, String, String)>,
+}
+
+/// A `PackageRollout`: its phase and where it stands.
+pub struct RolloutRow {
+    pub namespace: String,
+    pub name: String,
+    pub phase: String,
+    pub stage: String,
+    pub message: String,
+    /// Each cluster and its state (`f1: Ready`).
+    pub clusters: Vec<String>,
+}
+
+/// What the list shows besides the packages with revisions here.
+#[derive(Default)]
+pub struct Others {
+    pub elsewhere: Vec<ElsewhereRow>,
+    pub rollouts: Vec<RolloutRow>,
+}
+
+/// The `Ready` condition of `o`: status, reason, message.
+fn ready_of(o: &serde_json::Value) -> Option<(String, String, String)> {
+    let c = o
+        .pointer("/status/conditions")?
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == "Ready")?;
+    let text = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+    Some((text("status"), text("reason"), text("message")))
+}
+
 /// A package's latest revision with each component's live state.
 pub struct Status {
     pub revision: PackageRevision,
@@ -125,6 +168,116 @@ impl Dashboard {
             }
         });
         Ok(futures::future::join_all(reads).await)
+    }
+
+    /// The objects of `kind` (group `kubepkg.dev`) in the namespaces shown and readable, as
+    /// JSON; none when their CRD is not installed.
+    async fn kubepkg_objects(
+        &self,
+        kind: &str,
+        plural: &str,
+    ) -> Result<Vec<serde_json::Value>, DashboardError> {
+        use kube::api::{ApiResource, DynamicObject, GroupVersionKind};
+        let gvk = GroupVersionKind::gvk(
+            kubepkg_package_object::GROUP,
+            kubepkg_package_object::VERSION,
+            kind,
+        );
+        let resource = ApiResource::from_gvk_with_plural(&gvk, plural);
+        let api: Api<DynamicObject> = match self.scope.namespace() {
+            Some(ns) => Api::namespaced_with(self.kube.client.clone(), ns, &resource),
+            None => Api::all_with(self.kube.client.clone(), &resource),
+        };
+        let items = match api.list(&ListParams::default()).await {
+            Ok(list) => list.items,
+            // The CRD is not installed: there are none.
+            Err(kube::Error::Api(s)) if s.code == 404 => Vec::new(),
+            Err(e) => {
+                return Err(DashboardError::Engine(kubepkg_engine::EngineError::Api(
+                    kubepkg_kube::KubeError::refused("list", plural.to_string(), e),
+                )));
+            }
+        };
+        let mut out = Vec::new();
+        for o in items {
+            let ns = o.metadata.namespace.clone().unwrap_or_default();
+            if self.readable(&ns).await? {
+                out.push(serde_json::to_value(&o).unwrap_or_default());
+            }
+        }
+        Ok(out)
+    }
+
+    /// The `Package` objects shown with no revision here (`listed` are those with one), and
+    /// the `PackageRollout`s (shown to whoever may read the Packages of their namespace).
+    pub(crate) async fn others(&self, listed: &[Status]) -> Result<Others, DashboardError> {
+        let text = |o: &serde_json::Value, p: &str| {
+            o.pointer(p)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        let mut others = Others::default();
+        for o in self
+            .kubepkg_objects(kubepkg_package_object::KIND, kubepkg_package_object::PLURAL)
+            .await?
+        {
+            let (namespace, name) = (text(&o, "/metadata/namespace"), text(&o, "/metadata/name"));
+            if listed
+                .iter()
+                .any(|s| s.revision.namespace == namespace && s.revision.name == name)
+            {
+                continue;
+            }
+            let target = o
+                .pointer("/status/target/server")
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+                .or_else(|| {
+                    o.pointer("/spec/kubeConfig/secretRef/name")
+                        .and_then(|v| v.as_str())
+                        .map(|s| format!("kubeconfig Secret {s}"))
+                });
+            let version = match text(&o, "/status/version") {
+                v if v.is_empty() => text(&o, "/status/lastAttemptedVersion"),
+                v => v,
+            };
+            others.elsewhere.push(ElsewhereRow {
+                target,
+                version,
+                revision: o.pointer("/status/revision").and_then(|r| r.as_u64()),
+                ready: ready_of(&o),
+                namespace,
+                name,
+            });
+        }
+        for o in self
+            .kubepkg_objects(kubepkg_fleet::KIND, kubepkg_fleet::PLURAL)
+            .await?
+        {
+            let clusters = o
+                .pointer("/status/clusters")
+                .and_then(|c| c.as_array())
+                .into_iter()
+                .flatten()
+                .map(|c| {
+                    format!(
+                        "{}: {}",
+                        c["name"].as_str().unwrap_or_default(),
+                        c["state"].as_str().unwrap_or_default()
+                    )
+                })
+                .collect();
+            others.rollouts.push(RolloutRow {
+                namespace: text(&o, "/metadata/namespace"),
+                name: text(&o, "/metadata/name"),
+                phase: text(&o, "/status/phase"),
+                stage: text(&o, "/status/stage"),
+                message: text(&o, "/status/message"),
+                clusters,
+            });
+        }
+        Ok(others)
     }
 
     /// One package's latest revision and its components' live state.

@@ -1,12 +1,14 @@
 //! The package list: every package shown, its version, revision, state with its reason and
 //! what it waits for, and age; counts by state; filter (`state`, `q`) and sort (`sort`) as
-//! query parameters of a GET form, so it all works without JavaScript.
+//! query parameters of a GET form, so it all works without JavaScript. Then the `Package`
+//! objects with no revision here (applied in another cluster, or not yet) and the
+//! `PackageRollout`s, each from its object's status.
 
 use std::fmt::Write;
 
 use crate::html::{age, badge, esc, package_href, page};
 use crate::query::Query;
-use crate::read::Status;
+use crate::read::{Others, Status};
 use crate::state::LiveRow;
 use crate::state::{self, State};
 
@@ -41,7 +43,7 @@ pub fn live_rows(all: &[Status]) -> Vec<LiveRow> {
 }
 
 /// The list page.
-pub fn render(all: &[Status], query: &Query, scope: &str) -> String {
+pub fn render(all: &[Status], others: &Others, query: &Query, scope: &str) -> String {
     let mut rows: Vec<Row> = all
         .iter()
         .map(|s| {
@@ -105,6 +107,7 @@ pub fn render(all: &[Status], query: &Query, scope: &str) -> String {
     body.push_str(&filter_form(query, wanted, sort));
     if rows.is_empty() {
         body.push_str("<p class=\"empty\">No package matches. <a href=\"/\">Show all</a>.</p>");
+        body.push_str(&elsewhere(others));
         return page("Packages", &crumbs(), &body, Some("/events"));
     }
     body.push_str("<table class=\"packages\">\n<caption class=\"visually-hidden\">Packages</caption>\n<thead><tr>");
@@ -161,7 +164,62 @@ pub fn render(all: &[Status], query: &Query, scope: &str) -> String {
         );
     }
     body.push_str("</tbody>\n</table>\n");
+    body.push_str(&elsewhere(others));
     page("Packages", &crumbs(), &body, Some("/events"))
+}
+
+/// The `Package` objects with no revision here and the `PackageRollout`s, as their status
+/// says (as of the page's load).
+fn elsewhere(others: &Others) -> String {
+    let mut out = String::new();
+    if !others.elsewhere.is_empty() {
+        out.push_str("<section aria-labelledby=\"elsewhere\"><h2 id=\"elsewhere\">Package objects applied in another cluster or not yet</h2>\n<table class=\"packages\"><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Namespace</th><th scope=\"col\">Where</th><th scope=\"col\">Version</th><th scope=\"col\">Revision</th><th scope=\"col\">Ready</th><th scope=\"col\">Reason</th><th scope=\"col\">Message</th></tr></thead><tbody>\n");
+        for r in &others.elsewhere {
+            let (ready, reason, message) = r
+                .ready
+                .clone()
+                .unwrap_or_else(|| ("Unknown".into(), String::new(), "not reconciled yet".into()));
+            let _ = writeln!(
+                out,
+                "<tr><th scope=\"row\"><a href=\"{href}\">{name}</a></th><td>{ns}</td><td>{target}</td><td>{version}</td><td>{revision}</td><td>{ready}</td><td>{reason}</td><td>{message}</td></tr>",
+                href = package_href(&r.namespace, &r.name, "plan"),
+                name = esc(&r.name),
+                ns = esc(&r.namespace),
+                target = esc(r
+                    .target
+                    .as_deref()
+                    .unwrap_or("this cluster (not applied yet)")),
+                version = esc(&r.version),
+                revision = r.revision.map(|n| n.to_string()).unwrap_or_default(),
+                ready = esc(&ready),
+                reason = esc(&reason),
+                message = esc(&message),
+            );
+        }
+        out.push_str("</tbody></table></section>\n");
+    }
+    if !others.rollouts.is_empty() {
+        out.push_str("<section aria-labelledby=\"rollouts\"><h2 id=\"rollouts\">Rollouts</h2>\n<table class=\"packages\"><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Namespace</th><th scope=\"col\">Phase</th><th scope=\"col\">Stage</th><th scope=\"col\">Clusters</th><th scope=\"col\">Message</th></tr></thead><tbody>\n");
+        for r in &others.rollouts {
+            let phase = if r.phase.is_empty() {
+                "not reconciled yet"
+            } else {
+                r.phase.as_str()
+            };
+            let _ = writeln!(
+                out,
+                "<tr><th scope=\"row\">{name}</th><td>{ns}</td><td>{phase}</td><td>{stage}</td><td>{clusters}</td><td>{message}</td></tr>",
+                name = esc(&r.name),
+                ns = esc(&r.namespace),
+                phase = esc(phase),
+                stage = esc(&r.stage),
+                clusters = esc(&r.clusters.join(", ")),
+                message = esc(&r.message),
+            );
+        }
+        out.push_str("</tbody></table></section>\n");
+    }
+    out
 }
 
 fn crumbs() -> Vec<(String, String)> {

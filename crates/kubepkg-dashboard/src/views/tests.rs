@@ -88,24 +88,82 @@ fn the_list_counts_filters_and_sorts_by_query_parameters() {
     let mut failed = status();
     failed.revision.status = RevisionStatus::Failed;
     let all = [failed, ready];
-    let html = super::list::render(&all, &Query::parse(None), "namespace kubepkg-system");
+    let html = super::list::render(
+        &all,
+        &Default::default(),
+        &Query::parse(None),
+        "namespace kubepkg-system",
+    );
     assert!(
         html.contains("<span class=\"count\">1</span> package"),
         "{html}"
     );
     assert_eq!(html.matches("<tr data-live-key=").count(), 2);
-    let html = super::list::render(&all, &Query::parse(Some("state=failed")), "x");
+    let html = super::list::render(
+        &all,
+        &Default::default(),
+        &Query::parse(Some("state=failed")),
+        "x",
+    );
     assert_eq!(html.matches("<tr data-live-key=").count(), 1);
     assert!(
         html.contains("data-live-key=\"kubepkg-system/kv\""),
         "{html}"
     );
-    let html = super::list::render(&all, &Query::parse(Some("q=nothing")), "x");
+    let html = super::list::render(
+        &all,
+        &Default::default(),
+        &Query::parse(Some("q=nothing")),
+        "x",
+    );
     assert!(html.contains("No package matches"), "{html}");
-    let html = super::list::render(&all, &Query::parse(Some("sort=name")), "x");
+    let html = super::list::render(
+        &all,
+        &Default::default(),
+        &Query::parse(Some("sort=name")),
+        "x",
+    );
     let (kv, other) = (
         html.find(">kv</a>").unwrap(),
         html.find(">other</a>").unwrap(),
     );
     assert!(kv < other);
+}
+
+#[test]
+fn the_list_shows_package_objects_elsewhere_and_rollouts_from_their_status() {
+    use crate::read::{ElsewhereRow, Others, RolloutRow};
+    let others = Others {
+        elsewhere: vec![ElsewhereRow {
+            namespace: "shop".into(),
+            name: "edge".into(),
+            target: Some("https://edge.example:6443".into()),
+            version: "2.0.0".into(),
+            revision: Some(3),
+            ready: Some((
+                "False".into(),
+                "UpgradeFailed".into(),
+                "a <b> failed".into(),
+            )),
+        }],
+        rollouts: vec![RolloutRow {
+            namespace: "shop".into(),
+            name: "web".into(),
+            phase: String::new(),
+            stage: String::new(),
+            message: String::new(),
+            clusters: vec!["f1: Ready".into(), "f2: InProgress".into()],
+        }],
+    };
+    let html = super::list::render(&[], &others, &Query::parse(None), "x");
+    assert!(
+        html.contains("<a href=\"/packages/shop/edge/plan\">edge</a></th><td>shop</td><td>https://edge.example:6443</td><td>2.0.0</td><td>3</td><td>False</td><td>UpgradeFailed</td><td>a &lt;b&gt; failed</td>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<th scope=\"row\">web</th><td>shop</td><td>not reconciled yet</td><td></td><td>f1: Ready, f2: InProgress</td>"),
+        "{html}"
+    );
+    // Neither is counted among the packages with revisions here.
+    assert!(html.contains("0 packages"), "{html}");
 }

@@ -873,3 +873,42 @@ async fn the_list_reads_once_whatever_the_number_of_packages() {
         asked.len()
     );
 }
+
+/// The list also shows what has no revision in this cluster, from the objects themselves: a
+/// `Package` whose components go to another cluster (`spec.kubeConfig`), linked to its plan,
+/// and a `PackageRollout` — here before any controller reconciled them.
+#[tokio::test]
+async fn the_list_shows_packages_of_other_clusters_and_rollouts() {
+    let ns = TestNamespace::fresh("dash-others").await;
+    crate::controller::install_crd(&ns).await;
+    crate::fleet::install_rollout_crd(&ns).await;
+    crate::controller::create(
+        &ns,
+        "edge",
+        serde_json::json!({"source": {"configMapRef": {"name": "edge-pkg"}},
+                           "kubeConfig": {"secretRef": {"name": "edge-cluster"}}}),
+    )
+    .await;
+    let rollout = "apiVersion: kubepkg.dev/v1alpha1\nkind: PackageRollout\nmetadata: {name: shop}\nspec:\n  package: {source: {configMapRef: {name: shop-pkg}}}\n  stages: [{name: canary, selector: {matchLabels: {stage: canary}}}, {name: rest}]\n";
+    kubepkg_testkit::apply_yaml(ns.client(), Some(ns.name()), rollout, "kubepkg-tests", true)
+        .await
+        .expect("the PackageRollout applied");
+    let served = Served::start(&ns);
+    let page = browser::get(&format!("{}/", served.url)).await.unwrap();
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body.contains(&format!(
+            "<a href=\"/packages/{}/edge/plan\">edge</a></th><td>{}</td><td>kubeconfig Secret edge-cluster</td>",
+            ns.name(),
+            ns.name()
+        )),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body.contains("<th scope=\"row\">shop</th><td>")
+            && page.body.contains("not reconciled yet</td>"),
+        "{}",
+        page.body
+    );
+}

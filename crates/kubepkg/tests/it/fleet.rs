@@ -29,7 +29,7 @@ fn rollouts(ns: &TestNamespace) -> Api<DynamicObject> {
 }
 
 /// Installs the PackageRollout CRD and waits until it is served.
-async fn install_rollout_crd(ns: &TestNamespace) {
+pub(crate) async fn install_rollout_crd(ns: &TestNamespace) {
     kubepkg_testkit::apply_yaml(ns.client(), None, kubepkg_fleet::CRD, "kubepkg-tests", true)
         .await
         .expect("the PackageRollout CRD applied");
