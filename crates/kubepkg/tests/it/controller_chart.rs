@@ -192,6 +192,22 @@ fn value_sets() -> Vec<ValueSet> {
             vec!["cluster-admin"],
         ),
         set(
+            "tenancy mode with the dashboard",
+            vec![
+                "--set",
+                "tenancy.enabled=true",
+                "--set",
+                "dashboard.enabled=true",
+            ],
+            vec![
+                "    resources: [\"tokenreviews\"]",
+                "    resources: [\"subjectaccessreviews\"]",
+                "    resources: [\"deployments\", \"statefulsets\", \"daemonsets\"]",
+                "            - --dashboard-bind-address=:8090",
+            ],
+            vec!["cluster-admin"],
+        ),
+        set(
             "digest, json logs, scheduling, extras",
             vec![
                 "--set",
