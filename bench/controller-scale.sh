@@ -12,6 +12,12 @@
 #                                           # each Package applied as a ServiceAccount
 #                                           # (impersonation; it gets cluster-admin in the
 #                                           # namespace by a RoleBinding)
+#   SHARDS=2 bench/controller-scale.sh 5000 1 10
+#                                           # two controllers, each reconciling the Packages
+#                                           # labelled kubepkg.dev/shard=sK
+#                                           # (--watch-label-selector), Packages spread
+#                                           # round-robin; each one's RSS and CPU, and the
+#                                           # p50/p99 time from a Package's creation to Ready
 #   BENCH_TRAIL=1 bench/controller-scale.sh 100 1 10
 #                                           # also the controller's own requests per Package,
 #                                           # by verb and resource (`kubepkg --debug
@@ -41,7 +47,7 @@ kubepkg="$KUBEPKG"
 bench_plane_up "$nodes"
 qps="$bench_qps"
 # (kill 0 would signal the whole process group: only a running controller is killed)
-trap 'if [ -n "${controller:-}" ]; then kill "$controller" 2>/dev/null || true; fi; bench_plane_down' EXIT
+trap 'if [ -n "${controller:-}" ]; then kill $controller 2>/dev/null || true; fi; bench_plane_down' EXIT
 
 ns=bench
 kubectl create namespace "$ns" >/dev/null
@@ -76,45 +82,77 @@ if [ -n "$sa" ]; then
 		--serviceaccount="$ns:$sa" >/dev/null
 	identity="  serviceAccountName: $sa\n"
 fi
+shards="${SHARDS:-1}"
 for i in $(seq 1 "$packages"); do
-	printf -- "---\napiVersion: kubepkg.dev/v1alpha1\nkind: Package\nmetadata: {name: p%s, namespace: %s}\nspec:\n  source: {configMapRef: {name: bench-pkg}}\n$identity" "$i" "$ns"
+	labels=""
+	if [ "$shards" -gt 1 ]; then labels=", labels: {kubepkg.dev/shard: s$((i % shards))}"; fi
+	printf -- "---\napiVersion: kubepkg.dev/v1alpha1\nkind: Package\nmetadata: {name: p%s, namespace: %s%s}\nspec:\n  source: {configMapRef: {name: bench-pkg}}\n$identity" "$i" "$ns" "$labels"
 done >"$work/packages.yaml"
 
 before="$(bench_requests)"
 start=$(date +%s.%N)
 trail=()
 if [ "${BENCH_TRAIL:-}" = 1 ]; then trail=(--debug); fi
-bench_timed "$work/time.txt" "$work/controller.log" "$kubepkg" "${trail[@]}" controller --watch-namespace "$ns" \
-	--concurrency "$concurrency" --metrics-bind-address 0 --health-probe-bind-address 0 \
-	--interval 1h
-controller=$bench_pid
+# One controller, or one per shard (its log and time file suffixed with the shard).
+controllers=()
+for k in $(seq 0 $((shards - 1))); do
+	suffix="" selector=()
+	if [ "$shards" -gt 1 ]; then suffix="-s$k" selector=(--watch-label-selector "kubepkg.dev/shard=s$k"); fi
+	bench_timed "$work/time$suffix.txt" "$work/controller$suffix.log" "$kubepkg" "${trail[@]}" controller \
+		--watch-namespace "$ns" "${selector[@]}" \
+		--concurrency "$concurrency" --metrics-bind-address 0 --health-probe-bind-address 0 \
+		--interval 1h
+	controllers+=("$bench_pid")
+done
+controller="${controllers[*]}"
 kubectl apply -f "$work/packages.yaml" >/dev/null
 while :; do
 	ready="$(bench_count_ready packages "$ns")"
 	if [ "$ready" -ge "$packages" ]; then break; fi
-	if ! kill -0 "$controller" 2>/dev/null; then
-		echo "controller exited; log:" >&2
-		tail -20 "$work/controller.log" >&2
-		exit 1
-	fi
+	for pid in "${controllers[@]}"; do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			echo "a controller exited; logs:" >&2
+			tail -20 "$work"/controller*.log >&2
+			exit 1
+		fi
+	done
 	sleep 2
 done
 end=$(date +%s.%N)
 after="$(bench_requests)"
-bench_stop "$controller"
+for pid in "${controllers[@]}"; do bench_stop "$pid"; done
 controller=
 elapsed=$(echo "$end - $start" | bc)
-rss_mib=$(bench_rss_mib "$work/time.txt")
-cpu=$(bench_cpu_s "$work/time.txt")
+rss_mib=0 cpu=0
+for t in "$work"/time*.txt; do
+	rss_mib=$((rss_mib + $(bench_rss_mib "$t")))
+	cpu=$(echo "$cpu + $(bench_cpu_s "$t")" | bc)
+done
+if [ "$shards" -gt 1 ]; then
+	for k in $(seq 0 $((shards - 1))); do
+		printf 'shard s%s: peak RSS %d MiB, CPU %.1f s, %d Packages\n' "$k" "$(bench_rss_mib "$work/time-s$k.txt")" \
+			"$(bench_cpu_s "$work/time-s$k.txt")" "$(grep -c "kubepkg.dev/shard: s$k}" "$work/packages.yaml")"
+	done
+fi
+# Each Package's time from creation to Ready (its Ready condition's last transition).
+kubectl -n "$ns" get packages -o json | jq -r '.items[] | [.metadata.creationTimestamp,
+	(.status.conditions[] | select(.type == "Ready") | .lastTransitionTime)] | @tsv' |
+	while IFS=$'\t' read -r created ready_at; do
+		echo "$(date -d "$ready_at" +%s.%N) - $(date -d "$created" +%s)" | bc
+	done | sort -n >"$work/to-ready.txt"
+count=$(wc -l <"$work/to-ready.txt")
+p50=$(sed -n "$(((count + 1) / 2))p" "$work/to-ready.txt")
+p99=$(sed -n "$(((count * 99 + 99) / 100))p" "$work/to-ready.txt")
+printf 'time from creation to Ready: p50 %.1f s, p99 %.1f s, max %.1f s (creation in whole seconds)\n' "$p50" "$p99" "$(tail -1 "$work/to-ready.txt")"
 per_pkg=$(((after - before) / packages))
-printf '%s Packages x %s components, concurrency %s, %s simulated nodes, plane controllers at %s QPS, applied as %s\n' "$packages" "$components" "$concurrency" "$nodes" "$qps" "${sa:-the controller}"
+printf '%s Packages x %s components, concurrency %s, %s simulated nodes, plane controllers at %s QPS, applied as %s, %s controller(s)\n' "$packages" "$components" "$concurrency" "$nodes" "$qps" "${sa:-the controller}" "$shards"
 printf 'all Ready after %.1f s; controller peak RSS %d MiB; CPU %.1f s; API requests %d per Package (all clients)\n' \
 	"$elapsed" "$rss_mib" "$cpu" "$per_pkg"
 if [ "${BENCH_TRAIL:-}" = 1 ]; then
-	own=$(grep -c '^debug:' "$work/controller.log" || true)
+	own=$(cat "$work"/controller*.log | grep -c '^debug:' || true)
 	printf 'the controller itself: %d requests per Package; by verb and resource (all Packages):\n' "$((own / packages))"
 	# METHOD URL → METHOD /path with namespaces and object names folded, watches marked.
-	grep '^debug:' "$work/controller.log" | awk '{
+	cat "$work"/controller*.log | grep '^debug:' | awk '{
 		m = $2; u = $3; sub(/^https?:\/\/[^\/]*/, "", u)
 		w = (u ~ /watch=true/) ? " (watch)" : ""; sub(/\?.*/, "", u)
 		gsub(/\/namespaces\/[^\/]+/, "/namespaces/NS", u)
@@ -126,5 +164,5 @@ if [ "$packages" = 1000 ] && [ "$components" = 1 ]; then
 	printf 'against Flux 2.9 (1000 HelmReleases in 279 s at 361 MiB): time %.2fx, memory %.2fx (goal: under 0.25x both)\n' \
 		"$(echo "$elapsed / 279" | bc -l)" "$(echo "$rss_mib / 361" | bc -l)"
 fi
-if [ -n "${BENCH_KEEP_LOG:-}" ]; then cp "$work/controller.log" "$BENCH_KEEP_LOG"; fi
+if [ -n "${BENCH_KEEP_LOG:-}" ]; then cat "$work"/controller*.log >"$BENCH_KEEP_LOG"; fi
 rm -rf "$work"

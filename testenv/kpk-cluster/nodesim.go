@@ -176,15 +176,6 @@ func (s *nodeSim) owns(pod *corev1.Pod) bool {
 	return ok
 }
 
-func (s *nodeSim) nodeIndex(name string) int {
-	for i, n := range s.nodeSeq {
-		if n == name {
-			return i
-		}
-	}
-	return 0
-}
-
 // nodeObject is the Node as its kubelet registers and reports it.
 func (s *nodeSim) nodeObject(name string) *corev1.Node {
 	capacity := corev1.ResourceList{
@@ -327,7 +318,9 @@ func (s *nodeSim) podIP(pod *corev1.Pod) string {
 	}
 	s.nextIP++
 	n := s.nextIP
-	ip := fmt.Sprintf("10.244.%d.%d", s.nodeIndex(pod.Spec.NodeName)*16+(n/250)%16, n%250+2)
+	// 10.128.0.0/9, one address per pod in the order they start (any number of nodes: a
+	// per-node block would run past an octet's 255 beyond 16 nodes).
+	ip := fmt.Sprintf("10.%d.%d.%d", 128+(n/(256*254))%128, (n/254)%256, n%254+1)
 	s.podIPs[pod.UID] = ip
 	return ip
 }
