@@ -192,6 +192,16 @@ fn value_sets() -> Vec<ValueSet> {
             vec!["cluster-admin"],
         ),
         set(
+            "the dashboard",
+            vec!["--set", "dashboard.enabled=true"],
+            vec![
+                "    resources: [\"tokenreviews\"]",
+                "    resources: [\"deployments\", \"statefulsets\", \"daemonsets\"]",
+                "  name: kpc-kubepkg-controller-dashboard",
+            ],
+            vec![],
+        ),
+        set(
             "tenancy mode with the dashboard",
             vec![
                 "--set",
