@@ -62,6 +62,20 @@ fn ready_of(o: &serde_json::Value) -> Option<(String, String, String)> {
     Some((text("status"), text("reason"), text("message")))
 }
 
+/// What the plan page shows of one `Package` object.
+pub struct PlanPage {
+    pub namespace: String,
+    pub name: String,
+    /// `metadata.generation` and `status.observedGeneration`.
+    pub generation: Option<i64>,
+    pub observed: Option<i64>,
+    pub suspended: bool,
+    /// The `Ready` condition's reason and message.
+    pub ready: Option<(String, String)>,
+    /// The plan's text, or why it could not be made.
+    pub plan: Result<String, String>,
+}
+
 /// A package's latest revision with each component's live state.
 pub struct Status {
     pub revision: PackageRevision,
@@ -312,7 +326,7 @@ impl Dashboard {
         &self,
         namespace: &str,
         name: &str,
-    ) -> Result<crate::views::plan::PlanPage, DashboardError> {
+    ) -> Result<PlanPage, DashboardError> {
         use kube::api::{ApiResource, DynamicObject, GroupVersionKind};
         use kubepkg_package_object as object;
         self.check(namespace).await?;
@@ -374,7 +388,7 @@ impl Dashboard {
                 .await
             }
         };
-        Ok(crate::views::plan::PlanPage {
+        Ok(PlanPage {
             namespace: namespace.to_string(),
             name: name.to_string(),
             generation: o.pointer("/metadata/generation").and_then(|g| g.as_i64()),

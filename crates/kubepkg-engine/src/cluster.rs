@@ -183,11 +183,12 @@ impl KubeCluster {
         self.caps = caps;
     }
 
-    /// Starts an operation (its package Lease just taken): nothing a step before it read of
+    /// Starts an operation on package instance `name` of `namespace` (its Lease just taken):
+    /// nothing a step before it read of
     /// the histories counts any more (anyone may have written in between), and the status it
     /// writes is new.
-    pub(crate) fn operation_starts(&self, instance: crate::ops::Instance<'_>) {
-        self.store.forget(instance.name, instance.namespace);
+    pub(crate) fn operation_starts(&self, name: &str, namespace: &str) {
+        self.store.forget(name, namespace);
         self.releases_known.clear();
         if let Ok(mut p) = self.published.lock() {
             *p = None;

@@ -493,7 +493,7 @@ pub async fn lock(
         LeaseError::Kube(e) => EngineError::Release(ActionError::Cluster(e)),
     })?;
     // Another writer may have recorded a revision before the Lease was ours.
-    kc.operation_starts(instance);
+    kc.operation_starts(instance.name, instance.namespace);
     if let Some(previous) = &lock.took_over_from {
         sink(&Event::message(
             None,

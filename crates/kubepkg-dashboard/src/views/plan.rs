@@ -6,21 +6,8 @@
 use std::fmt::Write;
 
 use crate::html::{diff_line, diff_line_at, esc, page};
+use crate::read::PlanPage;
 use crate::views::package::{crumbs_of, tabs};
-
-/// What the plan page shows of one `Package` object.
-pub struct PlanPage {
-    pub namespace: String,
-    pub name: String,
-    /// `metadata.generation` and `status.observedGeneration`.
-    pub generation: Option<i64>,
-    pub observed: Option<i64>,
-    pub suspended: bool,
-    /// The `Ready` condition's reason and message.
-    pub ready: Option<(String, String)>,
-    /// The plan's text, or why it could not be made.
-    pub plan: Result<String, String>,
-}
 
 /// Whether the spec is applied, said in a sentence.
 fn applied(p: &PlanPage) -> String {
