@@ -13,6 +13,8 @@
 //! - [`metrics`], [`http`]: Prometheus metrics in controller-runtime's names, `/healthz`,
 //!   `/readyz`;
 //! - [`leader`]: leader election over the same Lease lock the engine uses;
+//! - [`api_changes`]: the watch of CRDs and APIServices that lets `.Capabilities` be kept
+//!   between reconciles;
 //! - [`rollout`]: fleet rollouts (`PackageRollout`), with [`rollout_verdict`] (whether a
 //!   cluster may go back), [`rollout_package`] (each cluster's Package) and [`rollout_metrics`].
 //!
@@ -37,6 +39,7 @@
 //! - [`status`]: merge patches of what only the controller writes; [`http`]: `/metrics`,
 //!   `/healthz`, `/readyz` on hyper; [`metrics`]: prometheus-client.
 
+pub mod api_changes;
 pub mod flux_source;
 pub mod http;
 pub mod leader;
@@ -257,6 +260,11 @@ pub async fn run(cluster: kubepkg_kube::Cluster, config: Config) -> Result<(), C
         },
     );
     let ctx = Arc::new(Context::new(cluster.clone(), recorder, metrics, &config));
+    // `.Capabilities` kept between reconciles while the APIs that change them are watched.
+    let api_changes = tokio::spawn(api_changes::watch(
+        cluster.client.clone(),
+        cluster.discovery.clone(),
+    ));
     let namespaces: Vec<Option<String>> = if config.namespaces.is_empty() {
         vec![None]
     } else {
@@ -363,6 +371,7 @@ pub async fn run(cluster: kubepkg_kube::Cluster, config: Config) -> Result<(), C
         }
     });
     futures::future::join(futures::future::join_all(runs), rollouts).await;
+    api_changes.abort();
     tracing::info!("kubepkg controller stopped");
     Ok(())
 }

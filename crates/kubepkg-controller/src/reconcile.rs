@@ -673,8 +673,12 @@ async fn apply(
         namespace: &namespace,
     };
     // Only the latest revision is decoded here (bounded work per reconcile); an apply reads
-    // the history it needs itself.
-    let latest = match kc.store.latest(&name, &namespace).await {
+    // the history it needs itself, under the package's Lease. Read only when the status says
+    // this spec and these inputs were applied already (else there is something to apply,
+    // whatever the latest revision is).
+    let applied_already = observed.generation == obj.meta().generation
+        && observed.digest.as_deref() == Some(digest.as_str());
+    let latest = match read_latest(&kc, &name, &namespace, applied_already).await {
         Ok(latest) => latest,
         Err(e) if kubepkg_kube::is_forbidden(&e) => {
             return denied(&obj, ctx, api, &e, interval).await;
@@ -696,9 +700,7 @@ async fn apply(
                 RevisionStatus::Uninstalled | RevisionStatus::Uninstalling
             )
     });
-    let unchanged = latest_final
-        && observed.generation == obj.meta().generation
-        && observed.digest.as_deref() == Some(digest.as_str());
+    let unchanged = latest_final && applied_already;
     if unchanged {
         forget_waiting(ctx, &obj);
         // A reconcile cut short after its apply was over (a controller killed between the
@@ -777,6 +779,8 @@ async fn apply(
         &format!("applying {} {}", package.meta.name, package.meta.version),
     )
     .await;
+    // The last status is written below with this reconcile's own fields, in one request.
+    kc.defer_final_status = true;
     // Boxed: the engine's apply future is large, and a reconcile future that holds it inline
     // overflowed the worker's stack in debug builds once the registry source was added.
     let result = Box::pin(ops::apply(
@@ -791,6 +795,9 @@ async fn apply(
     drop(stop_reporting);
     if wrote_waits.load(std::sync::atomic::Ordering::SeqCst) {
         clear_waits(api, &name).await;
+    }
+    if result.is_err() {
+        kc.flush_status().await;
     }
     let outcome = match result {
         Ok((outcome, _plan)) => outcome,
@@ -851,6 +858,7 @@ async fn apply(
     };
     if outcome.reason == Reason::RequirementsNotMet {
         // Became unmet between the check and the apply: wait for the watch.
+        kc.flush_status().await;
         remember_waiting(ctx, &obj, package);
         let patch = StatusPatch {
             conditions: Some(conditions::reconciling(
@@ -863,15 +871,12 @@ async fn apply(
         write_status(&obj, ctx, api, patch).await?;
         return Ok(Action::requeue(interval));
     }
-    // An apply that changed nothing records no revision, so the engine published nothing and
-    // the conditions `begin` wrote would stay Progressing (a reconcile that starts from a cache
+    // Written once the apply is over (or, above, once it is known that nothing is to apply),
+    // with the latest revision's status in the same request: a reader that sees a commit here
+    // sees what it led to. (An apply that changed nothing records no revision and the
+    // conditions `begin` wrote would stay Progressing — a reconcile that starts from a cache
     // older than the previous reconcile's last status write re-applies; that found 52 of 1000
-    // Packages stuck in the scale benchmark): show the latest revision as it is.
-    if let Ok(Some(latest)) = kc.store.latest(&name, &namespace).await {
-        kc.publish_status(&latest).await;
-    }
-    // Written once the apply is over (or, above, once it is known that nothing is to apply):
-    // a reader that sees a commit here sees what it led to.
+    // Packages stuck in the scale benchmark —: the latest revision is shown as it is.)
     let done = StatusPatch {
         observed_generation: obj.meta().generation,
         last_attempted_digest: Some(digest),
@@ -883,10 +888,32 @@ async fn apply(
             .filter(|_| outcome.reason == Reason::Succeeded),
         ..Default::default()
     };
-    write_status(&obj, ctx, api, done).await?;
+    match kc.store.latest(&name, &namespace).await {
+        Ok(Some(latest)) => kc
+            .publish_status_with(&latest, done.fields())
+            .await
+            .map_err(|e| status_error(&obj, e))?,
+        _ => {
+            kc.flush_status().await;
+            write_status(&obj, ctx, api, done).await?;
+        }
+    }
     publish(&obj, ctx, &outcome).await;
     ctx.metrics.package_state(&object, outcome.reason.as_str());
     Ok(Action::requeue(interval))
+}
+
+/// The latest revision of the package instance when `wanted`, else `None` (no request).
+async fn read_latest(
+    kc: &KubeCluster,
+    name: &str,
+    namespace: &str,
+    wanted: bool,
+) -> Result<Option<kubepkg_package::revision::PackageRevision>, EngineError> {
+    if !wanted {
+        return Ok(None);
+    }
+    kc.store.latest(name, namespace).await
 }
 
 /// Compares the live objects with their releases (`ops::drift`); `enabled` puts drifted
@@ -1237,14 +1264,19 @@ async fn write_status(
         Ok(_) => Ok(()),
         // Deleted meanwhile: nothing to write to.
         Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
-        Err(e) => Err(ReconcileError::Status {
-            object: resource::key(obj),
-            source: Box::new(kubepkg_kube::KubeError::refused(
-                "patch status of",
-                format!("Package {}", resource::key(obj)),
-                e,
-            )),
-        }),
+        Err(e) => Err(status_error(obj, e)),
+    }
+}
+
+/// Writing the status of `obj` failed with `e`: the reconcile is tried again.
+fn status_error(obj: &DynamicObject, e: kube::Error) -> ReconcileError {
+    ReconcileError::Status {
+        object: resource::key(obj),
+        source: Box::new(kubepkg_kube::KubeError::refused(
+            "patch status of",
+            format!("Package {}", resource::key(obj)),
+            e,
+        )),
     }
 }
 

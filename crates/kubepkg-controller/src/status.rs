@@ -25,6 +25,11 @@ pub struct StatusPatch {
 impl StatusPatch {
     /// The `{"status": {...}}` merge patch (fields left `None` are not touched).
     pub fn to_json(&self) -> Value {
+        json!({ "status": self.fields() })
+    }
+
+    /// The fields of the status it sets.
+    pub fn fields(&self) -> Map<String, Value> {
         let mut status = Map::new();
         if let Some(g) = self.observed_generation {
             status.insert("observedGeneration".into(), json!(g));
@@ -53,7 +58,7 @@ impl StatusPatch {
                 serde_json::to_value(t).unwrap_or(Value::Null),
             );
         }
-        json!({ "status": status })
+        status
     }
 }
 

@@ -92,6 +92,12 @@ pub struct KubeCluster {
     /// The `Package` status this operation last wrote ([`KubeCluster::publish_status`] does
     /// not write the same again).
     published: std::sync::Mutex<Option<serde_json::Value>>,
+    /// Whether the caller writes the last final status itself, with fields of its own, in one
+    /// request ([`KubeCluster::publish_status_with`]; the controller, with the observed
+    /// generation): a final revision's status then waits in `deferred` until the next
+    /// revision's status is written or the caller writes it.
+    pub defer_final_status: bool,
+    deferred: std::sync::Mutex<Option<PackageRevision>>,
     /// Reads shared with the other status reads of one page (`ops::status` of many packages;
     /// `None`: each reads for itself).
     pub reads: Option<Arc<crate::reads::Reads>>,
@@ -138,6 +144,8 @@ impl KubeCluster {
             releases_known: Default::default(),
             // Capabilities just discovered are the server's now.
             published: Default::default(),
+            defer_final_status: false,
+            deferred: Default::default(),
             reads: None,
             apis_now: std::sync::Mutex::new(
                 Some(caps.api_versions.clone()).filter(|v| !v.is_empty()),
@@ -266,8 +274,63 @@ impl KubeCluster {
 impl KubeCluster {
     /// Mirrors `rev` into the status of the `Package` object of the same name and namespace
     /// (docs/package-object.md#status), when the CRD is installed and such an object exists; a
-    /// failure to do so is reported and does not stop the apply.
+    /// failure to do so is reported and does not stop the apply. With
+    /// [`KubeCluster::defer_final_status`], a final revision's status waits for the caller.
     pub async fn publish_status(&self, rev: &PackageRevision) {
+        if self.defer_final_status && !rev.status.is_pending() {
+            if let Ok(mut d) = self.deferred.lock() {
+                *d = Some(rev.clone());
+            }
+            return;
+        }
+        self.flush_status().await;
+        self.publish_reporting(rev, serde_json::Map::new()).await;
+    }
+
+    /// Writes the status a final revision left waiting ([`KubeCluster::defer_final_status`]),
+    /// if any: what a caller does that ends without [`KubeCluster::publish_status_with`].
+    pub async fn flush_status(&self) {
+        let deferred = self.deferred.lock().ok().and_then(|mut d| d.take());
+        if let Some(rev) = deferred {
+            self.publish_reporting(&rev, serde_json::Map::new()).await;
+        }
+    }
+
+    /// Mirrors `rev` into the Package's status together with the caller's own `fields` of the
+    /// status, in one request (nothing when that is what was last written); the status a final
+    /// revision left waiting is replaced by it. A Package that does not exist is not an error.
+    pub async fn publish_status_with(
+        &self,
+        rev: &PackageRevision,
+        fields: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(), kube::Error> {
+        if let Ok(mut d) = self.deferred.lock() {
+            *d = None;
+        }
+        self.write_status(rev, fields).await
+    }
+
+    async fn publish_reporting(
+        &self,
+        rev: &PackageRevision,
+        fields: serde_json::Map<String, serde_json::Value>,
+    ) {
+        if let Err(e) = self.write_status(rev, fields).await {
+            self.report(&Event::message(
+                None,
+                Message::PackageStatusNotUpdated {
+                    package: format!("{}/{}", rev.namespace, rev.name),
+                    error: e.to_string(),
+                },
+            ));
+        }
+    }
+
+    async fn write_status(
+        &self,
+        rev: &PackageRevision,
+        fields: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(), kube::Error> {
         use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
         use kubepkg_package_object as object;
         let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
@@ -277,11 +340,15 @@ impl KubeCluster {
             .clone()
             .unwrap_or_else(|| self.kube.client.clone());
         let api: Api<DynamicObject> = Api::namespaced_with(client, &rev.namespace, &resource);
-        let status = object::status_of(rev, None);
+        let mut status = serde_json::to_value(object::status_of(rev, None))
+            .unwrap_or_else(|_| serde_json::json!({}));
+        if let Some(s) = status.as_object_mut() {
+            s.extend(fields);
+        }
         let patch = serde_json::json!({ "status": status });
         let same = |p: &Option<serde_json::Value>| p.as_ref() == Some(&patch);
         if self.published.lock().is_ok_and(|p| same(&p)) {
-            return;
+            return Ok(());
         }
         match api
             .patch_status(&rev.name, &PatchParams::default(), &Patch::Merge(&patch))
@@ -291,16 +358,11 @@ impl KubeCluster {
                 if let Ok(mut p) = self.published.lock() {
                     *p = Some(patch);
                 }
+                Ok(())
             }
             // No Package CRD or no object of that name: nothing to mirror.
-            Err(kube::Error::Api(s)) if s.code == 404 => {}
-            Err(e) => self.report(&Event::message(
-                None,
-                Message::PackageStatusNotUpdated {
-                    package: format!("{}/{}", rev.namespace, rev.name),
-                    error: e.to_string(),
-                },
-            )),
+            Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+            Err(e) => Err(e),
         }
     }
 }

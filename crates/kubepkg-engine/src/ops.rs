@@ -58,9 +58,13 @@ pub struct ReconciledComponent {
 
 /// What the API server reports for `.Capabilities` (its version and served API versions,
 /// as Helm's `getCapabilities`); Helm's offline defaults when the server cannot be asked.
+/// Asked through the cluster's discovery cache, which keeps them between operations when its
+/// holder watches what changes them (the controller: [`kubepkg_kube::discovery::Discovery::capabilities`]).
 pub async fn capabilities(kube: &kubepkg_kube::Cluster) -> ClusterCapabilities {
-    ClusterCapabilities::discover(&kube.client)
+    kube.discovery
+        .capabilities()
         .await
+        .map(ClusterCapabilities::from_server)
         .unwrap_or_default()
 }
 
@@ -459,6 +463,36 @@ async fn invalid_existing_objects(
 
 /// Takes the package's Lease (waiting up to `timeout` for a live holder, unless
 /// [`KubeCluster::wait_lock`] is off: then a live holder fails it at once).
+/// The latest record's revision and status (`None`: no record).
+type SeenLatest = Option<(u64, kubepkg_package::revision::RevisionStatus)>;
+
+/// [`lock`], noting the latest record (revision and status) before waiting when another
+/// operation holds the Lease, so that a change while waiting is said (`Replanned`). A free
+/// Lease is taken at once and nothing is read (`None`: nothing could change meanwhile; also
+/// when the history could not be read).
+async fn lock_noting_latest(
+    kc: &mut KubeCluster,
+    instance: Instance<'_>,
+    timeout: Duration,
+) -> Result<(Option<SeenLatest>, LeaseLock), EngineError> {
+    let wait = std::mem::replace(&mut kc.wait_lock, false);
+    let at_once = lock(kc, instance, timeout).await;
+    kc.wait_lock = wait;
+    match at_once {
+        Ok(lock) => Ok((None, lock)),
+        Err(EngineError::Locked { .. }) if wait => {
+            let seen = kc
+                .store
+                .history(instance.name, instance.namespace)
+                .await
+                .ok()
+                .map(|h| h.latest().map(|l| (l.revision, l.status)));
+            Ok((seen, lock(kc, instance, timeout).await?))
+        }
+        Err(e) => Err(e),
+    }
+}
+
 pub async fn lock(
     kc: &mut KubeCluster,
     instance: Instance<'_>,
@@ -558,14 +592,7 @@ pub async fn apply(
     let client = kc.kube.client.clone();
     kc.backend.prepare(&client, run).await?;
     kc.reset_requirements_deadline();
-    // The latest record before waiting for the Lease (`None` when it could not be read).
-    let seen = kc
-        .store
-        .history(instance.name, instance.namespace)
-        .await
-        .ok()
-        .map(|h| h.latest().map(|l| (l.revision, l.status)));
-    let lock = lock(kc, instance, timeout).await?;
+    let (seen, lock) = lock_noting_latest(kc, instance, timeout).await?;
     let result = async {
         let p = prepare_merged(kc, package, instance, user).await?;
         // No backend takes over a release another backend's controller keeps reconciling

@@ -1,9 +1,16 @@
 //! Discovery cache: which resource serves a kind and whether it is namespaced, fetched per
 //! group-version on first use and refreshed when a kind is missing (a CRD was just
 //! installed); [`server_capabilities`]: what the server reports for `.Capabilities`.
+//!
+//! [`Discovery::capabilities`] asks for those every time, unless whoever holds the cache
+//! watches what changes them (the controller watches CustomResourceDefinitions and
+//! APIServices: [`Discovery::keep_capabilities`], [`Discovery::capabilities_changed`]); then
+//! they are kept between operations, at most [`KEPT_AT_MOST`], and not kept when asked within
+//! [`SETTLING`] of a change (the server's discovery document lags a new CRD by a moment).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use kube::core::GroupVersion;
 use kube::discovery::{ApiResource, Scope};
@@ -19,6 +26,23 @@ pub struct Resolved {
 
 type Cache = HashMap<String, HashMap<String, Resolved>>;
 
+/// How long kept capabilities count as the server's at the most, even when nothing said they
+/// changed (a watch that missed an event).
+pub const KEPT_AT_MOST: Duration = Duration::from_secs(300);
+
+/// Capabilities asked for within this long of a change are used once, not kept: a new CRD is
+/// Established a moment before discovery serves its group.
+pub const SETTLING: Duration = Duration::from_secs(5);
+
+/// The server's capabilities between operations ([`Discovery::capabilities`]).
+#[derive(Default)]
+struct KeptCapabilities {
+    /// Whether anything watches for changes (only then are they kept).
+    watched: bool,
+    kept: Option<(Instant, ServerCapabilities)>,
+    changed: Option<Instant>,
+}
+
 /// Shared, cloneable discovery cache.
 #[derive(Clone)]
 pub struct Discovery {
@@ -27,6 +51,7 @@ pub struct Discovery {
     /// One lock per group-version being fetched: concurrent resolves of the same one (a page
     /// reading many objects at once) ask the server once.
     fetching: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
+    capabilities: Arc<Mutex<KeptCapabilities>>,
 }
 
 impl Discovery {
@@ -35,7 +60,53 @@ impl Discovery {
             client,
             cache: Arc::default(),
             fetching: Arc::default(),
+            capabilities: Arc::default(),
         }
+    }
+
+    /// The server's [`ServerCapabilities`]: asked for now, unless they are watched
+    /// ([`Discovery::keep_capabilities`]) and were asked for since the last change, less than
+    /// [`KEPT_AT_MOST`] ago.
+    pub async fn capabilities(&self) -> Result<ServerCapabilities, KubeError> {
+        if let Some(kept) = self.kept_capabilities() {
+            return Ok(kept);
+        }
+        let asked_at = Instant::now();
+        let caps = server_capabilities(&self.client).await?;
+        let mut kept = self.capabilities.lock().unwrap_or_else(|p| p.into_inner());
+        let settled = kept
+            .changed
+            .is_none_or(|at| asked_at.saturating_duration_since(at) >= SETTLING);
+        if kept.watched && settled {
+            kept.kept = Some((asked_at, caps.clone()));
+        }
+        Ok(caps)
+    }
+
+    fn kept_capabilities(&self) -> Option<ServerCapabilities> {
+        let kept = self.capabilities.lock().unwrap_or_else(|p| p.into_inner());
+        match &kept.kept {
+            Some((at, caps)) if kept.watched && at.elapsed() < KEPT_AT_MOST => Some(caps.clone()),
+            _ => None,
+        }
+    }
+
+    /// Whether something now watches what changes the capabilities (and calls
+    /// [`Discovery::capabilities_changed`] on every change): only then are they kept.
+    pub fn keep_capabilities(&self, watched: bool) {
+        let mut kept = self.capabilities.lock().unwrap_or_else(|p| p.into_inner());
+        kept.watched = watched;
+        if !watched {
+            kept.kept = None;
+        }
+    }
+
+    /// The served APIs may have changed (a CRD or APIService was added, changed or removed):
+    /// the capabilities are asked for again.
+    pub fn capabilities_changed(&self) {
+        let mut kept = self.capabilities.lock().unwrap_or_else(|p| p.into_inner());
+        kept.kept = None;
+        kept.changed = Some(Instant::now());
     }
 
     fn cached(&self, api_version: &str, kind: &str) -> Option<Resolved> {
@@ -101,6 +172,7 @@ impl Discovery {
     /// Forgets everything (after CRDs change).
     pub fn invalidate(&self) {
         self.cache.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.capabilities_changed();
     }
 
     /// After CRDs were applied and became Established: forgets the cache and waits (up to

@@ -7,6 +7,7 @@
 //! A watch that breaks while waiting (a dropped connection, an API server restarting) does not
 //! end the wait: [`watch_named`] lists and watches again, with backoff, until the deadline.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -18,9 +19,15 @@ use crate::error::{ApiFailure, KubeError, NotReadyReport, Unready};
 use crate::manifest::ObjectRef;
 use crate::readiness::{self, Readiness, Status};
 
+/// Whether an API server of this process refused a streaming list (`sendInitialEvents`: the
+/// WatchList feature, on by default in Kubernetes 1.32 and from 1.34, off in 1.33 and before
+/// 1.32): from then on [`watch_named`] lists before it watches.
+static STREAMING_REFUSED: AtomicBool = AtomicBool::new(false);
+
 /// A watch of the object `name` that outlives broken connections: after an error (yielded,
-/// for the caller to skip) it lists and watches again, with kube's default backoff (up to a
-/// few seconds between tries), for as long as it is polled.
+/// for the caller to skip) it watches again, with kube's default backoff (up to a few seconds
+/// between tries), for as long as it is polled. One request where the server streams the
+/// initial state in the watch (a streaming list), else a list and a watch.
 pub fn watch_named<K>(
     api: Api<K>,
     name: &str,
@@ -28,8 +35,39 @@ pub fn watch_named<K>(
 where
     K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
 {
-    let cfg = watcher::Config::default().fields(&format!("metadata.name={name}"));
-    watcher(api, cfg).default_backoff()
+    let listing = watcher::Config::default().fields(&format!("metadata.name={name}"));
+    let streaming = !STREAMING_REFUSED.load(Ordering::Relaxed);
+    let first = if streaming {
+        listing.clone().streaming_lists()
+    } else {
+        listing.clone()
+    };
+    let inner = watcher(api.clone(), first).default_backoff().boxed();
+    futures::stream::unfold(
+        (inner, streaming, api, listing),
+        |(mut inner, streaming, api, listing)| async move {
+            let item = inner.next().await?;
+            if streaming && refuses_streaming(&item) {
+                STREAMING_REFUSED.store(true, Ordering::Relaxed);
+                let inner = watcher(api.clone(), listing.clone())
+                    .default_backoff()
+                    .boxed();
+                return Some((item, (inner, false, api, listing)));
+            }
+            Some((item, (inner, streaming, api, listing)))
+        },
+    )
+}
+
+/// Whether the server refused the streaming list's request itself (422 or 400: an unknown or
+/// disabled `sendInitialEvents`), not a watch that broke.
+fn refuses_streaming<K>(item: &Result<watcher::Event<K>, watcher::Error>) -> bool {
+    let refused = |code: u16| code == 422 || code == 400;
+    match item {
+        Err(watcher::Error::WatchStartFailed(kube::Error::Api(s))) => refused(s.code),
+        Err(watcher::Error::WatchError(s)) => refused(s.code),
+        _ => false,
+    }
 }
 
 /// Waits until every object is `Current`. `progress` is called with the objects not ready

@@ -9,7 +9,7 @@ use kubepkg_kube::ObjectRef;
 use kubepkg_package::orchestrator::{ComponentApply, Failure, FailureKind, ReadyWait};
 use kubepkg_package::revision::ComponentRecord;
 use kubepkg_release::action::{ActionError, Options, manifest_objects};
-use kubepkg_release::storage::{SecretDriver, Store};
+use kubepkg_release::storage::{Remembering, SecretDriver, Store};
 use tokio::time::Instant;
 
 use super::{BackendError, ComponentBackend, Live, Run};
@@ -36,36 +36,17 @@ impl ComponentBackend for Helm {
         kc.ensure_namespace(&request.namespace)
             .await
             .map_err(failure(FailureKind::Apply))?;
-        let mut last = rel
-            .store
-            .last(&request.release)
-            .await
+        if request.hook {
+            // A hook component runs anew: its release, if any, goes first.
+            return hook_again(kc, request, &rel, &opts).await;
+        }
+        // Rendered under the release's Lease, from the last revision read there.
+        let release = rel
+            .install_or_upgrade_rendering(&request.release, &opts, async |last| {
+                render_installing_crds(kc, request, &ns_cluster, last).await
+            })
+            .await?
             .map_err(failure(FailureKind::Apply))?;
-        if request.hook && last.is_some() {
-            match rel.uninstall(&request.release, &opts).await {
-                Ok(_) | Err(ActionError::NotFound { .. }) => {}
-                Err(e) => return Err(failure(FailureKind::Apply)(e)),
-            }
-            last = None;
-        }
-        let is_upgrade = last.is_some();
-        // Earlier components may have registered APIs (CRDs): ask the server again, as Helm
-        // builds `.Capabilities.APIVersions` from discovery for every render.
-        let caps = kc.capabilities_now().await;
-        let out = component_payload(request, &caps, last.as_ref().map(|r| r.version))
-            .map_err(failure(FailureKind::Render))?;
-        if !out.crds.is_empty() {
-            kubepkg_release::action::install_crds(&ns_cluster, &out.crds, kc.timeout)
-                .await
-                .map_err(failure(FailureKind::Apply))?;
-        }
-        let release = if is_upgrade {
-            rel.upgrade(&request.release, out.rendered, &opts, true)
-                .await
-        } else {
-            rel.install(&request.release, out.rendered, &opts).await
-        }
-        .map_err(failure(FailureKind::Apply))?;
         Ok(release.version)
     }
 
@@ -112,6 +93,52 @@ impl ComponentBackend for Helm {
             Err(e) => Err(failure(FailureKind::Uninstall)(e)),
         }
     }
+}
+
+/// The manifest of `request` rendered after `last` (earlier components may have registered
+/// APIs: the served versions are asked for again, as Helm builds `.Capabilities.APIVersions`
+/// from discovery for every render), its CRDs installed first.
+async fn render_installing_crds(
+    kc: &Ctx<'_>,
+    request: &ComponentApply,
+    ns_cluster: &kubepkg_kube::Cluster,
+    last: Option<&kubepkg_release::record::Release>,
+) -> Result<kubepkg_release::action::Rendered, Failure> {
+    let caps = kc.capabilities_now().await;
+    let out = component_payload(request, &caps, last.map(|r| r.version))
+        .map_err(failure(FailureKind::Render))?;
+    if !out.crds.is_empty() {
+        kubepkg_release::action::install_crds(ns_cluster, &out.crds, kc.timeout)
+            .await
+            .map_err(failure(FailureKind::Apply))?;
+    }
+    Ok(out.rendered)
+}
+
+/// A hook component's apply: its release uninstalled when it exists, then installed anew.
+async fn hook_again(
+    kc: &Ctx<'_>,
+    request: &ComponentApply,
+    rel: &kubepkg_release::action::Releases<'_, Remembering<SecretDriver>>,
+    opts: &Options,
+) -> Result<u64, Failure> {
+    let ns_cluster = kc.in_namespace(&request.namespace);
+    let last = rel
+        .store
+        .last(&request.release)
+        .await
+        .map_err(failure(FailureKind::Apply))?;
+    if last.is_some() {
+        match rel.uninstall(&request.release, opts).await {
+            Ok(_) | Err(ActionError::NotFound { .. }) => {}
+            Err(e) => return Err(failure(FailureKind::Apply)(e)),
+        }
+    }
+    let rendered = render_installing_crds(kc, request, &ns_cluster, None).await?;
+    rel.install(&request.release, rendered, opts)
+        .await
+        .map(|r| r.version)
+        .map_err(failure(FailureKind::Apply))
 }
 
 /// The objects of the last Helm release `release` in `namespace` (a failure naming it when

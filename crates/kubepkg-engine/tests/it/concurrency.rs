@@ -90,6 +90,13 @@ async fn a_second_apply_waits_for_the_first_then_runs_on_its_result() {
         lines[0].starts_with("waiting for another operation on package (held by "),
         "{lines:#?}"
     );
+    // What it planned from (revision 1 pending, read once it found the Lease held) changed.
+    assert!(
+        lines.iter().any(|l| l.starts_with(
+            "the package changed while this apply waited for its lock: revision 1 (1.0.0, deployed)"
+        )),
+        "{lines:#?}"
+    );
     assert_eq!(o.deployed_revision, Some(2));
     assert_upgraded_once_to_2_0_0(&ns).await;
 }

@@ -512,6 +512,49 @@ impl<'a, D: Driver> Releases<'a, D> {
         self.unlock(name, lock, result).await
     }
 
+    /// `helm upgrade --install` of a manifest rendered under the release's Lease: `render` is
+    /// given the last revision, uninstalled or not (read once, under the Lease, so the revision
+    /// number and `.Release.IsUpgrade` it renders with are the ones recorded); an install when
+    /// there is none or it was uninstalled, else an upgrade. `render` may act before the
+    /// release is written (install its CRDs). The outer error is `render`'s (nothing recorded,
+    /// the Lease freed); the inner result is the operation's.
+    pub async fn install_or_upgrade_rendering<E>(
+        &self,
+        name: &str,
+        opts: &Options,
+        render: impl AsyncFnOnce(Option<&Release>) -> Result<Rendered, E>,
+    ) -> Result<Result<Release, ActionError>, E> {
+        if let Err(e) = crate::storage::validate_name(name) {
+            return Ok(Err(e.into()));
+        }
+        let lock = match self.lock(name, opts).await {
+            Ok(lock) => lock,
+            Err(e) => return Ok(Err(e)),
+        };
+        let last = match self.store.last(name).await {
+            Ok(last) => last,
+            Err(e) => return Ok(self.unlock(name, lock, Err(e.into())).await),
+        };
+        let rendered = match render(last.as_ref()).await {
+            Ok(r) => r,
+            Err(e) => {
+                lock.release().await;
+                return Err(e);
+            }
+        };
+        let result = async {
+            let objects = parse_manifest(&rendered.manifest)?;
+            match last {
+                Some(l) if l.status() != Status::Uninstalled => {
+                    self.upgrade_locked(name, l, rendered, &objects, opts).await
+                }
+                _ => self.install_locked(name, rendered, &objects, opts).await,
+            }
+        }
+        .await;
+        Ok(self.unlock(name, lock, result).await)
+    }
+
     async fn upgrade_locked(
         &self,
         name: &str,

@@ -676,6 +676,19 @@ const CONTROLLER_NEEDS: &[(&str, &str, Option<&str>)] = &[
     ("patch", "applications.argoproj.io", None),
     ("update", "applications.argoproj.io", None),
     ("delete", "applications.argoproj.io", None),
+    // The watch that keeps `.Capabilities` between reconciles (README.md#rbac).
+    (
+        "list",
+        "customresourcedefinitions.apiextensions.k8s.io",
+        None,
+    ),
+    (
+        "watch",
+        "customresourcedefinitions.apiextensions.k8s.io",
+        None,
+    ),
+    ("list", "apiservices.apiregistration.k8s.io", None),
+    ("watch", "apiservices.apiregistration.k8s.io", None),
 ];
 
 /// What the controller never needs: granted neither cluster-wide nor in its namespace (the

@@ -617,12 +617,8 @@ pub(crate) async fn the_controllers_service_account_is_enough_for_a_package_and_
         ),
         Scope::AllNamespaces,
     );
+    // (CRDs are listed and watched, metadata only, for `.Capabilities`: README.md#rbac.)
     let contents_refused = [
-        (
-            "list",
-            "customresourcedefinitions.apiextensions.k8s.io",
-            None,
-        ),
         (
             "create",
             "customresourcedefinitions.apiextensions.k8s.io",
