@@ -757,26 +757,23 @@ async fn apply(
         return Ok(Action::requeue(interval));
     }
     forget_waiting(ctx, &obj);
+    // What is attempted rides on the status the engine writes next (the pending revision's,
+    // Progressing), or on the status of how the apply ended.
     let begin = StatusPatch {
         target: target.clone(),
         last_attempted_version: Some(package.meta.version.to_string()),
-        conditions: Some(conditions::reconciling(
-            reason::PROGRESSING,
-            &format!(
-                "applying {} {} from {}",
-                package.meta.name, package.meta.version, fetched.origin
-            ),
-            &now(),
-        )),
         ..Default::default()
     };
-    write_status(&obj, ctx, api, begin).await?;
+    kc.status_also(&namespace, &name, begin.fields());
     event(
         ctx,
         &obj,
         EventType::Normal,
         reason::PROGRESSING,
-        &format!("applying {} {}", package.meta.name, package.meta.version),
+        &format!(
+            "applying {} {} from {}",
+            package.meta.name, package.meta.version, fetched.origin
+        ),
     )
     .await;
     // The last status is written below with this reconcile's own fields, in one request.

@@ -98,6 +98,9 @@ pub struct KubeCluster {
     /// revision's status is written or the caller writes it.
     pub defer_final_status: bool,
     deferred: std::sync::Mutex<Option<PackageRevision>>,
+    /// Fields of a Package's status the next write of it carries too
+    /// ([`KubeCluster::status_also`]).
+    also: std::sync::Mutex<Option<StatusAlso>>,
     /// Reads shared with the other status reads of one page (`ops::status` of many packages;
     /// `None`: each reads for itself).
     pub reads: Option<Arc<crate::reads::Reads>>,
@@ -146,6 +149,7 @@ impl KubeCluster {
             published: Default::default(),
             defer_final_status: false,
             deferred: Default::default(),
+            also: Default::default(),
             reads: None,
             apis_now: std::sync::Mutex::new(
                 Some(caps.api_versions.clone()).filter(|v| !v.is_empty()),
@@ -283,16 +287,60 @@ impl KubeCluster {
             }
             return;
         }
-        self.flush_status().await;
+        // A final status still waiting is shown first, in order.
+        let deferred = self.deferred.lock().ok().and_then(|mut d| d.take());
+        if let Some(earlier) = deferred {
+            self.publish_reporting(&earlier, serde_json::Map::new())
+                .await;
+        }
         self.publish_reporting(rev, serde_json::Map::new()).await;
     }
 
     /// Writes the status a final revision left waiting ([`KubeCluster::defer_final_status`]),
     /// if any: what a caller does that ends without [`KubeCluster::publish_status_with`].
+    /// The fields [`KubeCluster::status_also`] left waiting are written too (alone, when no
+    /// revision's status was waiting).
     pub async fn flush_status(&self) {
         let deferred = self.deferred.lock().ok().and_then(|mut d| d.take());
         if let Some(rev) = deferred {
             self.publish_reporting(&rev, serde_json::Map::new()).await;
+            return;
+        }
+        let also = self.also.lock().ok().and_then(|mut a| a.take());
+        if let Some(also) = also
+            && let Err(e) = self
+                .patch_status(
+                    &also.namespace,
+                    &also.name,
+                    serde_json::Value::Object(also.fields.clone()),
+                )
+                .await
+        {
+            self.report(&Event::message(
+                None,
+                Message::PackageStatusNotUpdated {
+                    package: format!("{}/{}", also.namespace, also.name),
+                    error: e.to_string(),
+                },
+            ));
+        }
+    }
+
+    /// `fields` of the status of Package `name` of `namespace` are written with the next write
+    /// of that status (the controller's `lastAttemptedVersion` and `target` at the start of an
+    /// apply ride on the pending revision's status), or by [`KubeCluster::flush_status`].
+    pub fn status_also(
+        &self,
+        namespace: &str,
+        name: &str,
+        fields: serde_json::Map<String, serde_json::Value>,
+    ) {
+        if let Ok(mut a) = self.also.lock() {
+            *a = Some(StatusAlso {
+                namespace: namespace.to_string(),
+                name: name.to_string(),
+                fields,
+            });
         }
     }
 
@@ -331,6 +379,36 @@ impl KubeCluster {
         rev: &PackageRevision,
         fields: serde_json::Map<String, serde_json::Value>,
     ) -> Result<(), kube::Error> {
+        let mut status = serde_json::to_value(kubepkg_package_object::status_of(rev, None))
+            .unwrap_or_else(|_| serde_json::json!({}));
+        let also =
+            self.also.lock().ok().and_then(|mut a| {
+                a.take_if(|a| a.namespace == rev.namespace && a.name == rev.name)
+            });
+        if let Some(s) = status.as_object_mut() {
+            if let Some(also) = &also {
+                s.extend(also.fields.clone());
+            }
+            s.extend(fields);
+        }
+        let written = self.patch_status(&rev.namespace, &rev.name, status).await;
+        if written.is_err()
+            && let Ok(mut a) = self.also.lock()
+            && a.is_none()
+        {
+            *a = also;
+        }
+        written
+    }
+
+    /// Merge-patches `status` into the status of Package `name` of `namespace` (nothing when
+    /// that is what was last written; nothing to do when no such object exists).
+    async fn patch_status(
+        &self,
+        namespace: &str,
+        name: &str,
+        status: serde_json::Value,
+    ) -> Result<(), kube::Error> {
         use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
         use kubepkg_package_object as object;
         let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
@@ -339,19 +417,14 @@ impl KubeCluster {
             .package_objects
             .clone()
             .unwrap_or_else(|| self.kube.client.clone());
-        let api: Api<DynamicObject> = Api::namespaced_with(client, &rev.namespace, &resource);
-        let mut status = serde_json::to_value(object::status_of(rev, None))
-            .unwrap_or_else(|_| serde_json::json!({}));
-        if let Some(s) = status.as_object_mut() {
-            s.extend(fields);
-        }
+        let api: Api<DynamicObject> = Api::namespaced_with(client, namespace, &resource);
         let patch = serde_json::json!({ "status": status });
         let same = |p: &Option<serde_json::Value>| p.as_ref() == Some(&patch);
         if self.published.lock().is_ok_and(|p| same(&p)) {
             return Ok(());
         }
         match api
-            .patch_status(&rev.name, &PatchParams::default(), &Patch::Merge(&patch))
+            .patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
             .await
         {
             Ok(_) => {
@@ -365,6 +438,13 @@ impl KubeCluster {
             Err(e) => Err(e),
         }
     }
+}
+
+/// Fields a Package's next status write carries too ([`KubeCluster::status_also`]).
+struct StatusAlso {
+    namespace: String,
+    name: String,
+    fields: serde_json::Map<String, serde_json::Value>,
 }
 
 /// Pauses at the failpoint `name` when `KUBEPKG_FAILPOINT` names it (see the module docs).

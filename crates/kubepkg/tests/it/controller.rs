@@ -1593,7 +1593,7 @@ async fn one_package_costs_the_controller_few_api_requests() {
     );
     assert_eq!(count(&|l| l.contains("/leases")), 4, "{all}");
     assert_eq!(discovery(&asked), 3, "{all}");
-    assert!(asked.len() <= 27, "{} requests:\n{all}", asked.len());
+    assert!(asked.len() <= 25, "{} requests:\n{all}", asked.len());
     // A later Package: no discovery — unless another test changed a CRD meanwhile (they run
     // beside this one), then the next one is counted.
     let mut later = Vec::new();
@@ -1605,5 +1605,5 @@ async fn one_package_costs_the_controller_few_api_requests() {
     }
     let all = later.join("\n");
     assert_eq!(discovery(&later), 0, "{all}");
-    assert!(later.len() <= 23, "{} requests:\n{all}", later.len());
+    assert!(later.len() <= 20, "{} requests:\n{all}", later.len());
 }
