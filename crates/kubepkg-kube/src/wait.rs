@@ -320,3 +320,114 @@ pub async fn recent_events(cluster: &Cluster, id: &ObjectRef) -> Vec<String> {
         .map(|(_, _, t)| t)
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use futures::StreamExt;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::runtime::watcher;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    /// An API server that refuses streaming lists as Kubernetes 1.33 does (422) and answers a
+    /// list of one ConfigMap and an empty watch otherwise; it keeps the request lines.
+    async fn refusing_server() -> (String, Arc<Mutex<Vec<String>>>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = format!("http://{}", listener.local_addr().unwrap());
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let log = asked.clone();
+        tokio::spawn(async move {
+            loop {
+                let Ok((mut conn, _)) = listener.accept().await else {
+                    return;
+                };
+                let log = log.clone();
+                tokio::spawn(async move {
+                    let mut buf = vec![0u8; 8192];
+                    let n = conn.read(&mut buf).await.unwrap_or(0);
+                    let request = String::from_utf8_lossy(&buf[..n]).to_string();
+                    let line = request.lines().next().unwrap_or_default().to_string();
+                    log.lock().unwrap().push(line.clone());
+                    let (status, body) = if line.contains("sendInitialEvents=true") {
+                        (
+                            "422 Unprocessable Entity",
+                            r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled","reason":"Invalid","code":422}"#.to_string(),
+                        )
+                    } else if line.contains("watch=true") {
+                        ("200 OK", String::new())
+                    } else {
+                        (
+                            "200 OK",
+                            r#"{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"cm","namespace":"ns","resourceVersion":"7"}}]}"#.to_string(),
+                        )
+                    };
+                    let response = format!(
+                        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = conn.write_all(response.as_bytes()).await;
+                });
+            }
+        });
+        (address, asked)
+    }
+
+    #[tokio::test]
+    async fn a_refused_streaming_list_falls_back_to_a_list_and_a_watch() {
+        let (address, asked) = refusing_server().await;
+        let config = kube::Config::new(address.parse().unwrap());
+        let client = kube::Client::try_from(config).unwrap();
+        let api: Api<ConfigMap> = Api::namespaced(client, "ns");
+        let mut events = watch_named(api, "cm").boxed();
+        let mut seen = Vec::new();
+        while !seen.iter().any(|e: &String| e == "listed") {
+            let event = tokio::time::timeout(Duration::from_secs(30), events.next())
+                .await
+                .expect("an event within 30 s")
+                .expect("the stream goes on");
+            seen.push(match event {
+                Err(watcher::Error::WatchStartFailed(kube::Error::Api(s))) => {
+                    format!("refused {}", s.code)
+                }
+                Err(e) => format!("error {e}"),
+                Ok(watcher::Event::Init) => "init".into(),
+                Ok(watcher::Event::InitApply(cm)) => {
+                    format!("object {}", cm.metadata.name.unwrap())
+                }
+                Ok(watcher::Event::InitDone) => "listed".into(),
+                Ok(other) => format!("{other:?}"),
+            });
+        }
+        assert_eq!(seen, ["refused 422", "init", "object cm", "listed"]);
+        assert!(STREAMING_REFUSED.load(Ordering::Relaxed));
+        let requests = asked.lock().unwrap().clone();
+        assert!(
+            requests[0].contains("watch=true") && requests[0].contains("sendInitialEvents=true"),
+            "{requests:?}"
+        );
+        assert!(
+            requests[1].starts_with("GET /api/v1/namespaces/ns/configmaps?")
+                && !requests[1].contains("watch=true")
+                && requests[1].contains("fieldSelector=metadata.name%3Dcm"),
+            "{requests:?}"
+        );
+        // A later watch of this process lists first, without asking for a streaming list.
+        drop(events);
+        let config = kube::Config::new(address.parse().unwrap());
+        let api: Api<ConfigMap> = Api::namespaced(kube::Client::try_from(config).unwrap(), "ns");
+        let mut again = watch_named(api, "cm").boxed();
+        let first = tokio::time::timeout(Duration::from_secs(30), again.next()).await;
+        assert!(
+            matches!(first, Ok(Some(Ok(watcher::Event::Init)))),
+            "{first:?}"
+        );
+        let asked = asked.lock().unwrap().clone();
+        assert!(
+            !asked.last().unwrap().contains("sendInitialEvents"),
+            "{asked:?}"
+        );
+    }
+}
