@@ -79,23 +79,23 @@ pub fn generate_with_rng(
     bits: usize,
 ) -> Result<RsaPrivateKey, Error> {
     match bits {
-        2048 => generate_sized::<16, 32>(rng),
-        3072 => generate_sized::<24, 48>(rng),
-        4096 => generate_sized::<32, 64>(rng),
-        8192 => generate_sized::<64, 128>(rng),
+        2048 => generate_sized::<16>(rng),
+        3072 => generate_sized::<24>(rng),
+        4096 => generate_sized::<32>(rng),
+        8192 => generate_sized::<64>(rng),
         other => Err(Error::UnsupportedSize(other)),
     }
 }
 
-/// A key whose primes have N limbs (`W = 2·N`): nlen = 128·N.
-fn generate_sized<const N: usize, const W: usize>(
+/// A key whose primes have N limbs: nlen = 128·N.
+fn generate_sized<const N: usize>(
     rng: &mut (impl RngCore + CryptoRng),
 ) -> Result<RsaPrivateKey, Error> {
     let half = 64 * N;
     let rounds = prime::miller_rabin_rounds(half);
     for _ in 0..MAX_KEY_ATTEMPTS {
-        let p = big(&prime::random_prime::<N, W>(rng, rounds)?);
-        let q = far_enough_prime::<N, W>(rng, rounds, &p)?;
+        let p = big(&prime::random_prime::<N>(rng, rounds)?);
+        let q = far_enough_prime::<N>(rng, rounds, &p)?;
         let key = RsaPrivateKey::from_p_q(p, q, BigUint::from(PUBLIC_EXPONENT))
             .map_err(Error::Assemble)?;
         if key.n().bits() != 2 * half {
@@ -110,14 +110,14 @@ fn generate_sized<const N: usize, const W: usize>(
 }
 
 /// A prime q with |p − q| > 2^(nlen/2 − 100) (A.1.3 step 5.5), drawing again otherwise.
-fn far_enough_prime<const N: usize, const W: usize>(
+fn far_enough_prime<const N: usize>(
     rng: &mut (impl RngCore + CryptoRng),
     rounds: usize,
     p: &BigUint,
 ) -> Result<BigUint, Error> {
     let bound = BigUint::from(1u32) << (64 * N - 100);
     for _ in 0..MAX_KEY_ATTEMPTS {
-        let q = big(&prime::random_prime::<N, W>(rng, rounds)?);
+        let q = big(&prime::random_prime::<N>(rng, rounds)?);
         let distance = if q > *p { &q - p } else { p - &q };
         if distance > bound {
             return Ok(q);

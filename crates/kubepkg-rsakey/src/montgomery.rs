@@ -1,11 +1,11 @@
 //! Montgomery arithmetic modulo an odd N-limb number, and a fixed-window exponentiation whose
 //! branches and memory accesses do not depend on the exponent.
 //!
-//! Values are kept in Montgomery form `x·R mod m` with `R = 2^(64·N)`. Multiplication is the
-//! coarsely integrated operand scanning method (product and reduction interleaved limb by limb);
-//! squaring computes the double-width square with each cross product once, then reduces it, which
-//! saves about a quarter of the limb products. Both end with one conditional subtraction done by
-//! masking.
+//! Values are kept in Montgomery form `x·R mod m` with `R = 2^(64·N)`. Multiplication and
+//! squaring scan the product column by column with the reduction interleaved (finely integrated
+//! product scanning), the running column sum in registers; squaring computes each cross product
+//! once and doubles it, which saves about a quarter of the limb products. Both end with one
+//! conditional subtraction done by masking.
 
 use crate::limbs;
 
@@ -14,10 +14,8 @@ use crate::limbs;
 const WINDOW: usize = 5;
 const TABLE: usize = 1 << WINDOW;
 
-/// An odd modulus `m > 1` of at most N limbs with its Montgomery constants. `W` is `2·N`, the
-/// width of an unreduced product (a separate parameter because stable Rust cannot write `2 * N`
-/// as an array length in generic code).
-pub(crate) struct Modulus<const N: usize, const W: usize> {
+/// An odd modulus `m > 1` of at most N limbs with its Montgomery constants.
+pub(crate) struct Modulus<const N: usize> {
     m: [u64; N],
     /// `-m⁻¹ mod 2^64`.
     m_inv: u64,
@@ -27,10 +25,10 @@ pub(crate) struct Modulus<const N: usize, const W: usize> {
     r2: [u64; N],
 }
 
-impl<const N: usize, const W: usize> Modulus<N, W> {
+impl<const N: usize> Modulus<N> {
     /// The constants for `m`, or `None` when `m` is even or 1.
     pub(crate) fn new(m: [u64; N]) -> Option<Self> {
-        const { assert!(W == 2 * N && N > 0) };
+        const { assert!(N > 0) };
         if m[0] & 1 == 0 || limbs::bit_len(&m) < 2 {
             return None;
         }
@@ -116,52 +114,58 @@ impl<const N: usize, const W: usize> Modulus<N, W> {
 
     /// `a·b·R⁻¹ mod m` for `a, b < m`.
     pub(crate) fn mul(&self, a: &[u64; N], b: &[u64; N]) -> [u64; N] {
-        let m = &self.m;
-        let mut t = [0u64; N];
-        let mut top = 0u64;
-        for &bi in b {
-            // t += a·bi
-            let mut carry = 0u64;
-            for j in 0..N {
-                (t[j], carry) = mul_add(a[j], bi, t[j], carry);
+        self.reduce_columns(|acc, k| {
+            for i in k.saturating_sub(N - 1)..=k.min(N - 1) {
+                acc.add_product(a[i], b[k - i]);
             }
-            let (sum, over) = top.overflowing_add(carry);
-            // t += u·m, which clears the low limb; shift down one limb.
-            let u = t[0].wrapping_mul(self.m_inv);
-            let (_, mut carry) = mul_add(u, m[0], t[0], 0);
-            for j in 1..N {
-                (t[j - 1], carry) = mul_add(u, m[j], t[j], carry);
-            }
-            let (sum, over2) = sum.overflowing_add(carry);
-            t[N - 1] = sum;
-            top = u64::from(over) + u64::from(over2);
-        }
-        self.subtract_if_not_below(&t, top)
+        })
     }
 
-    /// `a²·R⁻¹ mod m` for `a < m`.
+    /// `a²·R⁻¹ mod m` for `a < m`: each cross product `a[i]·a[j]` (i < j) once, doubled.
     pub(crate) fn sqr(&self, a: &[u64; N]) -> [u64; N] {
-        self.reduce(&square_wide::<N, W>(a))
+        self.reduce_columns(|acc, k| {
+            let mut cross = Accumulator::default();
+            let mut i = k.saturating_sub(N - 1);
+            while i < k - i {
+                cross.add_product(a[i], a[k - i]);
+                i += 1;
+            }
+            acc.add_doubled(&cross);
+            if k % 2 == 0 {
+                acc.add_product(a[k / 2], a[k / 2]);
+            }
+        })
     }
 
-    /// Montgomery reduction `t·R⁻¹ mod m` of a double-width `t < m·R`.
-    fn reduce(&self, t: &[u64; W]) -> [u64; N] {
+    /// Montgomery reduction interleaved with a product computed column by column (product
+    /// scanning): `column(acc, k)` adds the product's terms of weight 2^(64·k); the reduction
+    /// adds `u·m` column by column, choosing each limb of u to clear the column's low limb. The
+    /// running sum stays in a three-limb accumulator, so no intermediate product is stored.
+    #[inline(always)]
+    fn reduce_columns(&self, column: impl Fn(&mut Accumulator, usize)) -> [u64; N] {
         let m = &self.m;
-        let mut t = *t;
-        let mut top = 0u64;
-        for i in 0..N {
-            let u = t[i].wrapping_mul(self.m_inv);
-            let mut carry = 0u64;
-            for j in 0..N {
-                (t[i + j], carry) = mul_add(u, m[j], t[i + j], carry);
+        let mut u = [0u64; N];
+        let mut r = [0u64; N];
+        let mut acc = Accumulator::default();
+        for k in 0..N {
+            column(&mut acc, k);
+            for i in 0..k {
+                acc.add_product(u[i], m[k - i]);
             }
-            let sum = u128::from(t[i + N]) + u128::from(carry) + u128::from(top);
-            t[i + N] = sum as u64;
-            top = (sum >> 64) as u64;
+            u[k] = acc.low().wrapping_mul(self.m_inv);
+            acc.add_product(u[k], m[0]);
+            acc.shift();
         }
-        let mut high = [0u64; N];
-        high.copy_from_slice(&t[N..]);
-        self.subtract_if_not_below(&high, top)
+        for k in N..2 * N - 1 {
+            column(&mut acc, k);
+            for i in k + 1 - N..N {
+                acc.add_product(u[i], m[k - i]);
+            }
+            r[k - N] = acc.shift();
+        }
+        r[N - 1] = acc.shift();
+        let top = acc.shift();
+        self.subtract_if_not_below(&r, top)
     }
 
     /// `base^exp` in Montgomery form for `base` in Montgomery form. Every bit of `exp` is
@@ -186,6 +190,20 @@ impl<const N: usize, const W: usize> Modulus<N, W> {
         acc
     }
 
+    /// `2^exp` in Montgomery form, cheaper than [`Self::pow`]: left to right over every bit of
+    /// `exp`, a squaring, then a doubling kept or dropped by masking (a doubling costs a few
+    /// additions where a window's table multiplication costs a full product).
+    pub(crate) fn pow_of_two(&self, exp: &[u64; N]) -> [u64; N] {
+        let mut acc = self.one;
+        for bit in (0..64 * N).rev() {
+            acc = self.sqr(&acc);
+            let doubled = self.double(&acc);
+            let mask = ((exp[bit / 64] >> (bit % 64)) & 1).wrapping_neg();
+            acc = limbs::select(mask, &doubled, &acc);
+        }
+        acc
+    }
+
     /// `base^0 … base^(TABLE−1)` in Montgomery form.
     fn power_table(&self, base: &[u64; N]) -> [[u64; N]; TABLE] {
         let mut table = [[0u64; N]; TABLE];
@@ -202,11 +220,43 @@ impl<const N: usize, const W: usize> Modulus<N, W> {
     }
 }
 
-/// `a·b + c + d` as (low, high) limbs; it cannot overflow 128 bits.
-#[inline(always)]
-fn mul_add(a: u64, b: u64, c: u64, d: u64) -> (u64, u64) {
-    let t = u128::from(a) * u128::from(b) + u128::from(c) + u128::from(d);
-    (t as u64, (t >> 64) as u64)
+/// A column sum of limb products: 192 bits, ample for the at most 2·N + 2 products below 2^128
+/// a column receives.
+#[derive(Default)]
+struct Accumulator {
+    low: u128,
+    high: u64,
+}
+
+impl Accumulator {
+    #[inline(always)]
+    fn add_product(&mut self, a: u64, b: u64) {
+        let (sum, carry) = self.low.overflowing_add(u128::from(a) * u128::from(b));
+        self.low = sum;
+        self.high += u64::from(carry);
+    }
+
+    /// Adds twice `other`.
+    #[inline(always)]
+    fn add_doubled(&mut self, other: &Accumulator) {
+        let (sum, carry) = self.low.overflowing_add(other.low << 1);
+        self.low = sum;
+        self.high += ((other.high << 1) | (other.low >> 127) as u64) + u64::from(carry);
+    }
+
+    #[inline(always)]
+    fn low(&self) -> u64 {
+        self.low as u64
+    }
+
+    /// Removes and returns the low limb, shifting the rest down.
+    #[inline(always)]
+    fn shift(&mut self) -> u64 {
+        let out = self.low as u64;
+        self.low = (self.low >> 64) | (u128::from(self.high) << 64);
+        self.high = 0;
+        out
+    }
 }
 
 /// `-x⁻¹ mod 2^64` for odd x by Newton's iteration (each step doubles the correct low bits;
@@ -217,34 +267,6 @@ fn neg_inverse_mod_word(x: u64) -> u64 {
         inv = inv.wrapping_mul(2u64.wrapping_sub(x.wrapping_mul(inv)));
     }
     inv.wrapping_neg()
-}
-
-/// The full 2·N-limb square of `a`: the cross products once, doubled, plus the diagonal.
-fn square_wide<const N: usize, const W: usize>(a: &[u64; N]) -> [u64; W] {
-    let mut t = [0u64; W];
-    for i in 0..N {
-        let mut carry = 0u64;
-        for j in i + 1..N {
-            (t[i + j], carry) = mul_add(a[i], a[j], t[i + j], carry);
-        }
-        t[i + N] = carry;
-    }
-    let mut shifted_out = 0u64;
-    for limb in t.iter_mut() {
-        let next = *limb >> 63;
-        *limb = (*limb << 1) | shifted_out;
-        shifted_out = next;
-    }
-    let mut carry = 0u64;
-    for i in 0..N {
-        let sq = u128::from(a[i]) * u128::from(a[i]);
-        let lo = u128::from(t[2 * i]) + (sq & u128::from(u64::MAX)) + u128::from(carry);
-        t[2 * i] = lo as u64;
-        let hi = u128::from(t[2 * i + 1]) + (sq >> 64) + (lo >> 64);
-        t[2 * i + 1] = hi as u64;
-        carry = (hi >> 64) as u64;
-    }
-    t
 }
 
 /// The `len` bits of `exp` from bit `pos` up (the positions are public; the value is not).
@@ -303,7 +325,7 @@ mod tests {
     /// Montgomery multiplication, squaring and exponentiation against num-bigint-dig's `*`, `%`
     /// and `modpow` on random moduli of the width (full and shorter), with the edge values 0, 1,
     /// m − 1 and the exponents 0, 1 and all ones among the random ones.
-    fn matches_bigint<const N: usize, const W: usize>(cases: usize, seed: u64) {
+    fn matches_bigint<const N: usize>(cases: usize, seed: u64) {
         let mut rng = StdRng::seed_from_u64(seed);
         for case in 0..cases {
             let bits = match case % 3 {
@@ -312,7 +334,7 @@ mod tests {
                 _ => rng.gen_range(2..=64 * N),
             };
             let m = random_modulus::<N>(&mut rng, bits);
-            let modulus = Modulus::<N, W>::new(m).unwrap();
+            let modulus = Modulus::<N>::new(m).unwrap();
             let mb = big(&m);
             let mut values = vec![random_below(&mut rng, &m), random_below(&mut rng, &m)];
             if case < 3 {
@@ -351,36 +373,36 @@ mod tests {
 
     #[test]
     fn one_and_two_limbs_match_bigint() {
-        matches_bigint::<1, 2>(300, 1);
-        matches_bigint::<2, 4>(300, 2);
+        matches_bigint::<1>(300, 1);
+        matches_bigint::<2>(300, 2);
     }
 
     #[test]
     fn limbs_of_1024_bit_primes_match_bigint() {
-        matches_bigint::<16, 32>(60, 16);
+        matches_bigint::<16>(60, 16);
     }
 
     #[test]
     fn limbs_of_1536_bit_primes_match_bigint() {
-        matches_bigint::<24, 48>(30, 24);
+        matches_bigint::<24>(30, 24);
     }
 
     #[test]
     fn limbs_of_2048_bit_primes_match_bigint() {
-        matches_bigint::<32, 64>(20, 32);
+        matches_bigint::<32>(20, 32);
     }
 
     #[test]
     fn limbs_of_4096_bit_primes_match_bigint() {
-        matches_bigint::<64, 128>(6, 64);
+        matches_bigint::<64>(6, 64);
     }
 
     #[test]
     fn even_moduli_and_one_are_refused() {
-        assert!(Modulus::<2, 4>::new([4, 1]).is_none());
-        assert!(Modulus::<2, 4>::new([1, 0]).is_none());
-        assert!(Modulus::<2, 4>::new([0, 0]).is_none());
-        assert!(Modulus::<2, 4>::new([3, 0]).is_some());
+        assert!(Modulus::<2>::new([4, 1]).is_none());
+        assert!(Modulus::<2>::new([1, 0]).is_none());
+        assert!(Modulus::<2>::new([0, 0]).is_none());
+        assert!(Modulus::<2>::new([3, 0]).is_some());
     }
 
     #[test]
