@@ -80,13 +80,13 @@ impl<const N: usize> Modulus<N> {
     }
 
     /// `x` (below m) into Montgomery form.
-    pub(crate) fn to_montgomery(&self, x: &[u64; N]) -> [u64; N] {
+    pub(crate) fn montgomery_form(&self, x: &[u64; N]) -> [u64; N] {
         self.mul(x, &self.r2)
     }
 
     /// `x` out of Montgomery form.
     #[cfg(test)]
-    pub(crate) fn from_montgomery(&self, x: &[u64; N]) -> [u64; N] {
+    pub(crate) fn plain_form(&self, x: &[u64; N]) -> [u64; N] {
         let mut unit = [0u64; N];
         unit[0] = 1;
         self.mul(x, &unit)
@@ -131,7 +131,7 @@ impl<const N: usize> Modulus<N> {
                 i += 1;
             }
             acc.add_doubled(&cross);
-            if k % 2 == 0 {
+            if k.is_multiple_of(2) {
                 acc.add_product(a[k / 2], a[k / 2]);
             }
         })
@@ -210,7 +210,7 @@ impl<const N: usize> Modulus<N> {
         table[0] = self.one;
         table[1] = *base;
         for i in 2..TABLE {
-            table[i] = if i % 2 == 0 {
+            table[i] = if i.is_multiple_of(2) {
                 self.sqr(&table[i / 2])
             } else {
                 self.mul(&table[i - 1], base)
@@ -345,13 +345,13 @@ mod tests {
                 ]);
             }
             for a in &values {
-                let am = modulus.to_montgomery(a);
-                assert_eq!(big(&modulus.from_montgomery(&am)), big(a));
-                let sq = modulus.from_montgomery(&modulus.sqr(&am));
+                let am = modulus.montgomery_form(a);
+                assert_eq!(big(&modulus.plain_form(&am)), big(a));
+                let sq = modulus.plain_form(&modulus.sqr(&am));
                 assert_eq!(big(&sq), big(a) * big(a) % &mb, "square mod {mb:x}");
                 for b in &values {
-                    let bm = modulus.to_montgomery(b);
-                    let product = modulus.from_montgomery(&modulus.mul(&am, &bm));
+                    let bm = modulus.montgomery_form(b);
+                    let product = modulus.plain_form(&modulus.mul(&am, &bm));
                     assert_eq!(big(&product), big(a) * big(b) % &mb, "product mod {mb:x}");
                 }
                 let mut exponents = vec![[0u64; N]];
@@ -360,7 +360,7 @@ mod tests {
                     exponents.extend([[u64::MAX; N], limbs::add_small(&[0; N], 1).0]);
                 }
                 for e in &exponents {
-                    let power = modulus.from_montgomery(&modulus.pow(&am, e));
+                    let power = modulus.plain_form(&modulus.pow(&am, e));
                     assert_eq!(
                         big(&power),
                         big(a).modpow(&big(e), &mb),

@@ -127,7 +127,7 @@ impl<const N: usize> MillerRabin<N> {
     /// independent of m's bits, since the w that passes becomes a secret prime; the squarings
     /// after it stop once the verdict is known.
     fn passes(&self, b: &[u64; N]) -> bool {
-        self.verdict(self.modulus.pow(&self.modulus.to_montgomery(b), &self.m))
+        self.verdict(self.modulus.pow(&self.modulus.montgomery_form(b), &self.m))
     }
 
     /// [`Self::passes`] for b = 2, on the cheaper exponentiation of 2.

@@ -42,7 +42,7 @@ fn sieve_primes() -> &'static [SmallPrime] {
         let mut composite = vec![false; SIEVE_LIMIT];
         let mut primes = Vec::new();
         for n in 3..SIEVE_LIMIT {
-            if composite[n] || n % 2 == 0 {
+            if composite[n] || n.is_multiple_of(2) {
                 continue;
             }
             primes.push(SmallPrime::new(n as u32));
@@ -83,7 +83,11 @@ fn residue_mod_e<const N: usize>(x: &[u64; N]) -> u32 {
 /// given `r = start mod p`.
 fn first_offset(r: u32, target: u32, p: u32) -> usize {
     let t = (target + p - r) % p; // 2k ≡ t (mod p)
-    let k = if t % 2 == 0 { t / 2 } else { (t + p) / 2 };
+    let k = if t.is_multiple_of(2) {
+        t / 2
+    } else {
+        (t + p) / 2
+    };
     k as usize
 }
 
@@ -155,7 +159,7 @@ mod tests {
                 if p == u128::from(E) {
                     c % p != 1
                 } else {
-                    c % p != 0
+                    !c.is_multiple_of(p)
                 }
             });
             assert_eq!(alive, expected, "offset {k}");
