@@ -893,12 +893,30 @@ mod tests {
     }
 
     #[test]
+    fn rsa_key_2048_as_pkcs1_pem_passes_openssl_check() {
+        let key = rsa_key(2048).unwrap();
+        let pem = key_pem(&PrivKey::Rsa(key)).unwrap();
+        assert!(
+            pem.starts_with("-----BEGIN RSA PRIVATE KEY-----\n"),
+            "{pem}"
+        );
+        assert!(
+            openssl_accepts(&pem),
+            "openssl rejects rsa_key(2048):\n{pem}"
+        );
+    }
+
+    #[test]
     fn rsa_keys_have_the_requested_size() {
         use rsa::traits::PublicKeyParts;
         let k = rsa_key(2048).unwrap();
         assert_eq!(k.n().bits(), 2048);
         assert_eq!(k.e(), &rsa::BigUint::from(65_537u32));
         k.validate().unwrap();
+        assert_eq!(
+            rsa_key(1024).unwrap_err(),
+            "error generating rsa key: unsupported size 1024"
+        );
     }
 
     #[test]

@@ -372,29 +372,13 @@ mod tests {
     }
 
     #[test]
-    fn one_and_two_limbs_match_bigint() {
+    fn arithmetic_matches_bigint_at_every_width() {
         matches_bigint::<1>(300, 1);
         matches_bigint::<2>(300, 2);
-    }
-
-    #[test]
-    fn limbs_of_1024_bit_primes_match_bigint() {
-        matches_bigint::<16>(60, 16);
-    }
-
-    #[test]
-    fn limbs_of_1536_bit_primes_match_bigint() {
-        matches_bigint::<24>(30, 24);
-    }
-
-    #[test]
-    fn limbs_of_2048_bit_primes_match_bigint() {
-        matches_bigint::<32>(20, 32);
-    }
-
-    #[test]
-    fn limbs_of_4096_bit_primes_match_bigint() {
-        matches_bigint::<64>(6, 64);
+        matches_bigint::<16>(60, 16); // 1024-bit primes (2048-bit keys)
+        matches_bigint::<24>(30, 24); // 1536-bit primes (3072-bit keys)
+        matches_bigint::<32>(20, 32); // 2048-bit primes (4096-bit keys)
+        matches_bigint::<64>(6, 64); // 4096-bit primes (8192-bit keys)
     }
 
     #[test]
