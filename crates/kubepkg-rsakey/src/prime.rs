@@ -160,7 +160,7 @@ fn one_limbs<const N: usize>() -> [u64; N] {
     one
 }
 
-/// Draws of a Miller–Rabin base before giving up: each is in range with probability above 1/4
+/// Draws of a Miller–Rabin base before giving up: each is in range with probability at least 1/4
 /// (3/4 for the candidates of a key), so running out means the random source is broken.
 const MAX_BASE_DRAWS: usize = 128;
 
