@@ -72,6 +72,32 @@ pub(crate) fn shr<const N: usize>(x: &[u64; N], s: usize) -> [u64; N] {
     out
 }
 
+/// The `len` bits of `x` from bit `pos` up (`len` below 64; bits past the top read as zero).
+pub(crate) fn bits_at<const N: usize>(x: &[u64; N], pos: usize, len: usize) -> u64 {
+    let (limb, bit) = (pos / 64, pos % 64);
+    let mut v = x.get(limb).map_or(0, |l| l >> bit);
+    if bit + len > 64 {
+        v |= x.get(limb + 1).map_or(0, |l| l << (64 - bit));
+    }
+    v & ((1 << len) - 1)
+}
+
+/// `x` cut into `len`-bit chunks (`len` below 64) from the top down; the first chunk is the
+/// shorter one when `len` does not divide 64·N.
+pub(crate) fn chunks_from_top<const N: usize>(
+    x: &[u64; N],
+    len: usize,
+) -> impl Iterator<Item = u64> + '_ {
+    let bits = 64 * N;
+    let first = match bits % len {
+        0 => len,
+        r => r,
+    };
+    let top = bits - first;
+    std::iter::once(bits_at(x, top, first))
+        .chain((0..top / len).rev().map(move |i| bits_at(x, i * len, len)))
+}
+
 /// Whether `a < b`, by value (not constant time: used on public or random values).
 pub(crate) fn less<const N: usize>(a: &[u64; N], b: &[u64; N]) -> bool {
     a.iter().rev().cmp(b.iter().rev()).is_lt()
@@ -125,6 +151,16 @@ mod tests {
         assert_eq!(sub(&[0u64, 1], &[1, 0]), ([u64::MAX, 0], 0));
         assert_eq!(sub(&[0u64, 0], &[1, 0]), ([u64::MAX, u64::MAX], 1));
         assert!(less(&[5u64, 1], &[0, 2]) && !less(&[0u64, 2], &[5, 1]));
+        let y = [0xf000_0000_0000_0000u64, 0b1011];
+        assert_eq!(bits_at(&y, 62, 5), 0b01111);
+        assert_eq!(bits_at(&y, 65, 5), 0b101);
+        assert_eq!(bits_at(&y, 125, 3), 0);
+        assert_eq!(bits_at(&y, 200, 3), 0);
+        let chunks: Vec<u64> = chunks_from_top(&y, 13).collect();
+        assert_eq!(chunks.len(), 10);
+        assert_eq!(chunks[0], 0); // the top 11 bits
+        let value = chunks.iter().fold(0u128, |v, &c| (v << 13) | u128::from(c));
+        assert_eq!(value, (0b1011u128 << 64) | 0xf000_0000_0000_0000);
         assert_eq!(eq_mask(3, 3), u64::MAX);
         assert_eq!(eq_mask(3, 4), 0);
         assert_eq!(eq_mask(0, 1 << 63), 0);

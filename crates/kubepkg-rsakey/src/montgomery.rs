@@ -179,13 +179,16 @@ impl<const N: usize> Modulus<N> {
             r => r,
         };
         let mut pos = bits - first;
-        let mut acc = select_entry(&table, window_bits(exp, pos, first));
+        let mut acc = select_entry(&table, limbs::bits_at(exp, pos, first));
         while pos > 0 {
             pos -= WINDOW;
             for _ in 0..WINDOW {
                 acc = self.sqr(&acc);
             }
-            acc = self.mul(&acc, &select_entry(&table, window_bits(exp, pos, WINDOW)));
+            acc = self.mul(
+                &acc,
+                &select_entry(&table, limbs::bits_at(exp, pos, WINDOW)),
+            );
         }
         acc
     }
@@ -267,16 +270,6 @@ fn neg_inverse_mod_word(x: u64) -> u64 {
         inv = inv.wrapping_mul(2u64.wrapping_sub(x.wrapping_mul(inv)));
     }
     inv.wrapping_neg()
-}
-
-/// The `len` bits of `exp` from bit `pos` up (the positions are public; the value is not).
-fn window_bits<const N: usize>(exp: &[u64; N], pos: usize, len: usize) -> u64 {
-    let (limb, bit) = (pos / 64, pos % 64);
-    let mut v = exp[limb] >> bit;
-    if bit + len > 64 && limb + 1 < N {
-        v |= exp[limb + 1] << (64 - bit);
-    }
-    v & ((1 << len) - 1)
 }
 
 /// `table[index]`, reading every entry and keeping the one whose position matches by masking.
@@ -387,13 +380,5 @@ mod tests {
         assert!(Modulus::<2>::new([1, 0]).is_none());
         assert!(Modulus::<2>::new([0, 0]).is_none());
         assert!(Modulus::<2>::new([3, 0]).is_some());
-    }
-
-    #[test]
-    fn window_bits_cross_limbs() {
-        let x = [0xf000_0000_0000_0000u64, 0b1011];
-        assert_eq!(window_bits(&x, 62, 5), 0b01111);
-        assert_eq!(window_bits(&x, 65, 5), 0b101);
-        assert_eq!(window_bits(&x, 125, 3), 0);
     }
 }

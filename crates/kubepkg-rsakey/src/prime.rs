@@ -36,7 +36,7 @@ pub(crate) fn random_prime<const N: usize>(
     let len = 5 * 64 * N;
     for _ in 0..MAX_STARTS {
         let start = random_start::<N>(rng)?;
-        let alive = sieve::survivors(&start, len);
+        let alive = sieve::survivors(&start, len, sieve::sieve_limit(64 * N));
         for k in (0..len).filter(|&k| alive[k]) {
             let (candidate, carried) = limbs::add_small(&start, 2 * k as u64);
             if carried || limbs::bit_len(&candidate) != 64 * N {
