@@ -16,10 +16,11 @@
 //! - d = e⁻¹ mod lcm(p − 1, q − 1) (by the `rsa` crate's `RsaPrivateKey::from_p_q`, which also
 //!   computes the CRT values) and d > 2^(nlen/2), else both primes are drawn again.
 //!
-//! The search: a random odd start with the top bits set, then its residues by the 6541 odd
-//! primes below 2^16 computed once, which strike out every candidate start + 2k that one of them
-//! divides (about 90 %) without dividing again per candidate; the survivors go to Miller–Rabin in
-//! order. The arithmetic is fixed-width: u64 limbs, u128 products, Montgomery multiplication and
+//! The search: a random odd start with the top bits set, then its residues by the odd primes
+//! below 2^16 (6541; below 2^19, 43389, for primes of 2048 bits and more) computed once, which
+//! strike out every candidate start + 2k that one of them divides (about 90 %) without dividing
+//! again per candidate; the survivors go to Miller–Rabin in order, a cheap round with base 2
+//! first. The arithmetic is fixed-width: u64 limbs, u128 products, Montgomery multiplication and
 //! a dedicated squaring at the prime's width (16 limbs for 1024-bit primes, 32 for 2048-bit), and
 //! a 5-bit fixed-window exponentiation that processes every exponent bit and reads every table
 //! entry under a mask, so its branches and memory accesses do not depend on the exponent (the
