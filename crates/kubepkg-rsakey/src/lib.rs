@@ -8,7 +8,10 @@
 //!   has exactly nlen bits;
 //! - gcd(p − 1, e) = 1, checked as p mod 65537 ≠ 1 (e is prime);
 //! - at most 5·(nlen/2) candidates per random start (the standard's loop limit; a fresh start
-//!   follows instead of failing);
+//!   follows instead of failing). One deliberate departure: A.1.3 draws every candidate afresh,
+//!   where this search takes the odd numbers after one random start in order (the incremental
+//!   sieve's point). Primes that follow long gaps are then slightly more likely, a known and
+//!   accepted bias of incremental search; it is why this is not a FIPS-validated generator;
 //! - Miller–Rabin with random bases (Appendix B.3.1), the rounds of Table B.1 at the key's
 //!   security strength: 5 for 1024-bit primes, 4 for 1536- and 2048-bit primes (4 also for the
 //!   4096-bit primes of 8192-bit keys, past the table's end);

@@ -25,10 +25,10 @@ pub(crate) fn miller_rabin_rounds(bits: usize) -> usize {
 /// A random prime of exactly 64·N bits whose top two bits are set (so p ≥ √2·2^(64N−1) and a
 /// product of two such primes has exactly 128·N bits) and with gcd(p − 1, 65537) = 1.
 ///
-/// FIPS 186-5 A.1.3 steps 4.1–4.7: from a random odd start the candidates start, start + 2, …
-/// are taken in order (at most 5·bits of them, the standard's limit), each sieved by the
-/// small primes and e, then tested with `rounds` Miller–Rabin rounds; when a start runs out a
-/// new one is drawn.
+/// FIPS 186-5 A.1.3 steps 4.1–4.7, except that the candidates are not drawn afresh each (see
+/// the crate docs): from a random odd start the candidates start, start + 2, … are taken in
+/// order (at most 5·bits of them, the standard's limit), each sieved by the small primes and e,
+/// then tested with `rounds` Miller–Rabin rounds; when a start runs out a new one is drawn.
 pub(crate) fn random_prime<const N: usize>(
     rng: &mut (impl RngCore + CryptoRng),
     rounds: usize,
