@@ -13,8 +13,7 @@
 //!
 //! List functions also accept Helm's named slices and maps (`.Capabilities.APIVersions`,
 //! `.Files`: [`reflect`]). RSA keys (`genPrivateKey`, `genCA`, `genSignedCert`, …) are made by
-//! AWS-LC (`aws-lc-rs`, C and assembly built with `cc` alone; `bench/rsa-keygen.sh` measures
-//! why).
+//! kubepkg-rsakey (`bench/rsa-keygen.sh` compares it with Go's generator).
 
 #![forbid(unsafe_code)]
 
@@ -165,7 +164,7 @@ pub fn helm_table() -> std::sync::Arc<kubepkg_template::FuncTable> {
 }
 
 /// One RSA key of `bits` bits made as the certificate functions and `genPrivateKey` make theirs
-/// (AWS-LC's generator, then the key as the PEM encoder takes it): the Rust side of
+/// (kubepkg-rsakey's generator): the Rust side of
 /// `bench/rsa-keygen.sh` (`examples/rsa_keygen.rs`), not an API.
 #[doc(hidden)]
 pub fn bench_rsa_key(bits: usize) -> Result<(), String> {
