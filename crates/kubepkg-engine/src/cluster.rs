@@ -296,10 +296,9 @@ impl KubeCluster {
         self.publish_reporting(rev, serde_json::Map::new()).await;
     }
 
-    /// Writes the status a final revision left waiting ([`KubeCluster::defer_final_status`]),
-    /// if any: what a caller does that ends without [`KubeCluster::publish_status_with`].
-    /// The fields [`KubeCluster::status_also`] left waiting are written too (alone, when no
-    /// revision's status was waiting).
+    /// Writes the status a final revision left waiting ([`KubeCluster::defer_final_status`])
+    /// or, when none, the fields [`KubeCluster::status_also`] left waiting: what a caller does
+    /// that ends without [`KubeCluster::publish_status_with`].
     pub async fn flush_status(&self) {
         let deferred = self.deferred.lock().ok().and_then(|mut d| d.take());
         if let Some(rev) = deferred {
@@ -307,23 +306,23 @@ impl KubeCluster {
             return;
         }
         let also = self.also.lock().ok().and_then(|mut a| a.take());
-        if let Some(also) = also
-            && let Err(e) = self
-                .patch_status(
-                    &also.namespace,
-                    &also.name,
-                    serde_json::Value::Object(also.fields.clone()),
-                )
-                .await
-        {
-            self.report(&Event::message(
-                None,
-                Message::PackageStatusNotUpdated {
-                    package: format!("{}/{}", also.namespace, also.name),
-                    error: e.to_string(),
-                },
-            ));
+        if let Some(also) = also {
+            let fields = serde_json::Value::Object(also.fields);
+            if let Err(e) = self.patch_status(&also.namespace, &also.name, fields).await {
+                self.not_updated(&also.namespace, &also.name, &e);
+            }
         }
+    }
+
+    /// Reports that the status of Package `name` of `namespace` could not be written.
+    fn not_updated(&self, namespace: &str, name: &str, e: &kube::Error) {
+        self.report(&Event::message(
+            None,
+            Message::PackageStatusNotUpdated {
+                package: format!("{namespace}/{name}"),
+                error: e.to_string(),
+            },
+        ));
     }
 
     /// `fields` of the status of Package `name` of `namespace` are written with the next write
@@ -364,13 +363,7 @@ impl KubeCluster {
         fields: serde_json::Map<String, serde_json::Value>,
     ) {
         if let Err(e) = self.write_status(rev, fields).await {
-            self.report(&Event::message(
-                None,
-                Message::PackageStatusNotUpdated {
-                    package: format!("{}/{}", rev.namespace, rev.name),
-                    error: e.to_string(),
-                },
-            ));
+            self.not_updated(&rev.namespace, &rev.name, &e);
         }
     }
 
