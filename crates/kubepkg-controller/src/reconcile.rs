@@ -870,10 +870,10 @@ async fn apply(
     }
     // Written once the apply is over (or, above, once it is known that nothing is to apply),
     // with the latest revision's status in the same request: a reader that sees a commit here
-    // sees what it led to. (An apply that changed nothing records no revision and the
-    // conditions `begin` wrote would stay Progressing — a reconcile that starts from a cache
-    // older than the previous reconcile's last status write re-applies; that found 52 of 1000
-    // Packages stuck in the scale benchmark —: the latest revision is shown as it is.)
+    // sees what it led to. The latest revision is written even when this apply recorded none
+    // (it changed nothing): a status left Progressing by an earlier reconcile would otherwise
+    // stay (a reconcile that starts from a cache older than the previous reconcile's last
+    // status write re-applies; that found 52 of 1000 Packages stuck in the scale benchmark).
     let done = StatusPatch {
         observed_generation: obj.meta().generation,
         last_attempted_digest: Some(digest),

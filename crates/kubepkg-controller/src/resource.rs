@@ -4,7 +4,7 @@
 //! by.
 
 use kube::ResourceExt;
-use kube::api::{ApiResource, DynamicObject, GroupVersionKind};
+use kube::api::{ApiResource, DynamicObject};
 use kubepkg_package_object::{self as object, PackageSpec};
 
 /// The finalizer that makes deleting a Package uninstall its components first.
@@ -12,8 +12,7 @@ pub const FINALIZER: &str = "kubepkg.dev/uninstall";
 
 /// The API resource of `Package`.
 pub fn api_resource() -> ApiResource {
-    let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
-    ApiResource::from_gvk_with_plural(&gvk, object::PLURAL)
+    object::api_resource()
 }
 
 /// The Package's spec, or why it does not read as one.

@@ -327,8 +327,7 @@ impl Dashboard {
         namespace: &str,
         name: &str,
     ) -> Result<PlanPage, DashboardError> {
-        use kube::api::{ApiResource, DynamicObject, GroupVersionKind};
-        use kubepkg_package_object as object;
+        use kube::api::DynamicObject;
         self.check(namespace).await?;
         if self.authenticated {
             let Some(user) = &self.user else {
@@ -341,8 +340,7 @@ impl Dashboard {
                 });
             }
         }
-        let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
-        let resource = ApiResource::from_gvk_with_plural(&gvk, object::PLURAL);
+        let resource = kubepkg_package_object::api_resource();
         let api: kube::Api<DynamicObject> =
             kube::Api::namespaced_with(self.kube.client.clone(), namespace, &resource);
         let found = match api.get_opt(name).await {

@@ -402,10 +402,8 @@ impl KubeCluster {
         name: &str,
         status: serde_json::Value,
     ) -> Result<(), kube::Error> {
-        use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
-        use kubepkg_package_object as object;
-        let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
-        let resource = ApiResource::from_gvk_with_plural(&gvk, object::PLURAL);
+        use kube::api::{DynamicObject, Patch, PatchParams};
+        let resource = kubepkg_package_object::api_resource();
         let client = self
             .package_objects
             .clone()

@@ -678,9 +678,15 @@ async fn unlock(kc: &mut KubeCluster, instance: Instance<'_>, lock: LeaseLock) {
     while !ours.is_empty() && rounds.next().await {
         let h = match kc.store.history(instance.name, instance.namespace).await {
             Ok(h) => h,
-            // The cluster does not answer at all (the operation was interrupted by it): what
-            // is pending stays so, for the next operation to recover as after a crash.
-            Err(e) if kubepkg_kube::is_unreachable_api(&e) => break,
+            // The cluster does not answer at all (twice: one round of a flaky network is not
+            // an outage): what is pending stays so, for the next operation to recover as
+            // after a crash.
+            Err(e) if kubepkg_kube::is_unreachable_api(&e) => {
+                if rounds.unanswered() {
+                    break;
+                }
+                continue;
+            }
             Err(_) => continue,
         };
         let now = now();
@@ -958,13 +964,10 @@ pub async fn suspend_object(kc: &KubeCluster, instance: Instance<'_>) -> Result<
 }
 
 fn package_objects(kc: &KubeCluster, namespace: &str) -> kube::Api<kube::api::DynamicObject> {
-    use kube::api::{ApiResource, GroupVersionKind};
-    use kubepkg_package_object as object;
-    let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
     kube::Api::namespaced_with(
         kc.kube.client.clone(),
         namespace,
-        &ApiResource::from_gvk_with_plural(&gvk, object::PLURAL),
+        &kubepkg_package_object::api_resource(),
     )
 }
 
@@ -1155,10 +1158,8 @@ pub async fn remote_target(
     kube: &kubepkg_kube::Cluster,
     name: &str,
 ) -> Option<kubepkg_package_object::Target> {
-    use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
-    use kubepkg_package_object as object;
-    let gvk = GroupVersionKind::gvk(object::GROUP, object::VERSION, object::KIND);
-    let resource = ApiResource::from_gvk_with_plural(&gvk, object::PLURAL);
+    use kube::api::{Api, DynamicObject};
+    let resource = kubepkg_package_object::api_resource();
     let api: Api<DynamicObject> =
         Api::namespaced_with(kube.client.clone(), &kube.namespace, &resource);
     let o = api.get_opt(name).await.ok()??;

@@ -369,8 +369,13 @@ async fn free(api: &Api<Lease>, name: &str, holder: &str) {
         let lease = match api.get_opt(name).await {
             Ok(Some(lease)) => lease,
             Ok(None) => return,
-            // No answer at all: the Lease expires, or this process takes it over at once.
-            Err(e) if crate::error::is_unreachable_api(&e) => return,
+            // No answer at all (twice): the Lease expires, or this process takes it over at once.
+            Err(e) if crate::error::is_unreachable_api(&e) => {
+                if rounds.unanswered() {
+                    return;
+                }
+                continue;
+            }
             Err(_) => continue,
         };
         if holder_of(&lease) != Some(holder) {

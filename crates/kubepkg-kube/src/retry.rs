@@ -53,6 +53,7 @@ use crate::KubeError;
 #[derive(Debug, Default)]
 pub struct Settle {
     round: u32,
+    unanswered: u32,
 }
 
 impl Settle {
@@ -69,6 +70,15 @@ impl Settle {
         }
         self.round += 1;
         true
+    }
+
+    /// A round got no answer at all from the API server (connections refused or timing out,
+    /// after the client's own retries): whether to give up now, leaving the cleanup to the next
+    /// operation — on the second such round, so one unlucky round of a flaky network does not
+    /// end it.
+    pub fn unanswered(&mut self) -> bool {
+        self.unanswered += 1;
+        self.unanswered >= 2
     }
 }
 
@@ -463,6 +473,24 @@ pub fn is_transient(e: &(dyn StdError + 'static)) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_cleanup_gives_up_on_its_second_round_without_an_answer_else_after_five() {
+        let mut rounds = Settle::default();
+        assert!(rounds.next().await);
+        assert!(
+            !rounds.unanswered(),
+            "one unanswered round is not an outage"
+        );
+        assert!(rounds.next().await);
+        assert!(rounds.unanswered(), "the second one is");
+        let mut rounds = Settle::default();
+        let mut tries = 0;
+        while rounds.next().await {
+            tries += 1;
+        }
+        assert_eq!(tries, Settle::ROUNDS);
+    }
 
     #[test]
     fn backoff_doubles_up_to_the_cap_with_jitter_and_honours_retry_after() {

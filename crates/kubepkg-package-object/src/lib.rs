@@ -27,6 +27,13 @@ pub const VERSION: &str = "v1alpha1";
 pub const KIND: &str = "Package";
 pub const PLURAL: &str = "packages";
 
+/// The API resource of `Package`, for the dynamic clients that read and write the objects
+/// (the controller, the engine's status mirror, the dashboard).
+pub fn api_resource() -> kube::core::ApiResource {
+    let gvk = kube::core::GroupVersionKind::gvk(GROUP, VERSION, KIND);
+    kube::core::ApiResource::from_gvk_with_plural(&gvk, PLURAL)
+}
+
 /// `spec` of a `Package`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

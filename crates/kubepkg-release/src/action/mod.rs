@@ -247,8 +247,13 @@ impl<'a, D: Driver> Releases<'a, D> {
         while rounds.next().await {
             let history = match self.store.history(name).await {
                 Ok(h) => h,
-                // No answer at all: the next operation recovers what is pending.
-                Err(e) if kubepkg_kube::is_unreachable_api(&e) => return,
+                // No answer at all (twice): the next operation recovers what is pending.
+                Err(e) if kubepkg_kube::is_unreachable_api(&e) => {
+                    if rounds.unanswered() {
+                        return;
+                    }
+                    continue;
+                }
                 Err(_) => continue,
             };
             let mut settled = true;
