@@ -30,23 +30,11 @@ trap bench_plane_down EXIT
 
 work="$(mktemp -d)"
 pkg="$work/pkg"
-mkdir -p "$pkg"
-{
-	echo "package: {name: bench, version: 1.0.0, rollback: {safe: true}}"
-	echo "components:"
-	for c in $(seq 1 "$components"); do
-		if [ "$c" = 1 ]; then
-			echo "- {name: c$c, path: c$c}"
-		else
-			echo "- {name: c$c, path: c$c, install: {dependsOn: [c$((c - 1))]}}"
-		fi
-	done
-} >"$pkg/kubepkg.yaml"
+bench_package "$pkg" "$components"
 {
 	echo "helmDefaults: {wait: true, timeout: 300}"
 	echo "releases:"
 	for c in $(seq 1 "$components"); do
-		bench_chart "$pkg/c$c" "c$c"
 		echo "- name: bench-c$c"
 		echo "  namespace: bench"
 		echo "  chart: $pkg/c$c"

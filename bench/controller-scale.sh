@@ -57,21 +57,7 @@ kubectl wait --for=condition=Established crd/packages.kubepkg.dev --timeout=60s 
 # One package of COMPONENTS charts, each a simulated Deployment (ready at once).
 work="$(mktemp -d)"
 pkg="$work/pkg"
-mkdir -p "$pkg"
-{
-	echo "package: {name: bench, version: 1.0.0, rollback: {safe: true}}"
-	echo "components:"
-	for c in $(seq 1 "$components"); do
-		if [ "$c" = 1 ]; then
-			echo "- {name: c$c, path: c$c}"
-		else
-			echo "- {name: c$c, path: c$c, install: {dependsOn: [c$((c - 1))]}}"
-		fi
-	done
-} >"$pkg/kubepkg.yaml"
-for c in $(seq 1 "$components"); do
-	bench_chart "$pkg/c$c" "c$c"
-done
+bench_package "$pkg" "$components"
 tar czf "$work/pkg.tgz" -C "$pkg" .
 kubectl -n "$ns" create configmap bench-pkg --from-file=package.tgz="$work/pkg.tgz" >/dev/null
 sa="${BENCH_SERVICE_ACCOUNT:-}"

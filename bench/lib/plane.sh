@@ -1,11 +1,13 @@
-# Sourced by the controller benchmarks (controller-scale.sh, controller-vs-flux.sh): a local
-# control plane of the benchmark's own, the one-component chart they deploy, and the
-# measurement of a controller process (GNU time) and of the plane's own components.
+# Sourced by the cluster benchmarks (controller-scale.sh, controller-vs-flux.sh,
+# cli-vs-helmfile.sh): a local control plane of the benchmark's own, the charts and package they
+# deploy, and the measurement of a controller process (GNU time) and of the plane's own components.
 # Not a script: `source bench/lib/plane.sh` after setting `repo` (the repository root).
 #
 #   bench_plane_up NODES        a fresh plane in $KUBEPKG_TESTENV_DIR (never the shared .testenv)
 #   bench_plane_down            stops it (only it)
 #   bench_chart DIR NAME        chart NAME 1.0.0: one simulated Deployment, Ready at once
+#   bench_package DIR N         package `bench` 1.0.0 in DIR: charts c1..cN, each depending on
+#                               the one before
 #   bench_timed OUT LOG CMD...  runs CMD under GNU time in the background; sets bench_pid
 #   bench_stop PID              SIGTERM to the process GNU time runs, waits for the report
 #   bench_rss_mib OUT / bench_cpu_s OUT    peak RSS (MiB) and user+sys seconds of a report
@@ -62,6 +64,23 @@ spec:
       - name: c
         image: registry.invalid/bench:1
 YAML
+}
+
+bench_package() {
+	local dir="$1" components="$2" c
+	mkdir -p "$dir"
+	{
+		echo "package: {name: bench, version: 1.0.0, rollback: {safe: true}}"
+		echo "components:"
+		for c in $(seq 1 "$components"); do
+			if [ "$c" = 1 ]; then
+				echo "- {name: c$c, path: c$c}"
+			else
+				echo "- {name: c$c, path: c$c, install: {dependsOn: [c$((c - 1))]}}"
+			fi
+			bench_chart "$dir/c$c" "c$c"
+		done
+	} >"$dir/kubepkg.yaml"
 }
 
 bench_timed() {
