@@ -13,6 +13,9 @@ bench/heavy/out, git-ignored), each built to one pattern that made kubepkg slow 
 
 Deterministic: the same files on every run (no randomness here; the RSA keys are made by the
 templates at render time).  Usage: bench/heavy/gen.py [OUT]
+
+bench/heavy/gen.py --umbrellas [OUT] writes only umbrella-50, umbrella-100 and umbrella-200 (the
+same umbrella at three sizes, for bench/umbrella-scaling.sh).
 """
 import json
 import os
@@ -113,11 +116,12 @@ def scaffold_files(name):
     return files
 
 
-def umbrella(out):
-    root = os.path.join(out, "umbrella-50")
-    subs = [f"svc{i:02d}" for i in range(50)]
+def umbrella(out, n=50):
+    name = f"umbrella-{n}"
+    root = os.path.join(out, name)
+    subs = [f"svc{i:03d}" if n > 100 else f"svc{i:02d}" for i in range(n)]
     write(os.path.join(root, "Chart.yaml"), chart_yaml(
-        "umbrella-50", deps=[{"name": s, "condition": f"{s}.enabled"} for s in subs]))
+        name, deps=[{"name": s, "condition": f"{s}.enabled"} for s in subs]))
     values = "global:\n  imageRegistry: registry.example\n  labels:\n    tier: bench\n"
     for i, s in enumerate(subs):
         values += f"{s}:\n  enabled: true\n  replicaCount: {1 + i % 3}\n"
@@ -280,11 +284,20 @@ data:
 
 
 def main():
-    out = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "out"))
+    args = sys.argv[1:]
+    umbrellas = args[:1] == ["--umbrellas"]
+    if umbrellas:
+        args = args[1:]
+    default = os.path.join(HERE, "out-umbrellas" if umbrellas else "out")
+    out = os.path.abspath(args[0] if args else default)
     if os.path.isdir(out):
         shutil.rmtree(out)
-    for gen in (tpl_library, umbrella, big_schema, rsa_keys):
-        gen(out)
+    if umbrellas:
+        for n in (50, 100, 200):
+            umbrella(out, n)
+    else:
+        for gen in (tpl_library, umbrella, big_schema, rsa_keys):
+            gen(out)
     for name in sorted(os.listdir(out)):
         print(os.path.join(out, name))
 

@@ -9,6 +9,7 @@
 //! Helm's CLI message (`unable to load chart archive`) and adds the archive and the reason.
 
 use crate::error::{ChartError, ChartErrorKind, Result};
+use crate::file_data::FileData;
 use std::io::Read;
 
 /// Limits applied while extracting an archive.
@@ -39,7 +40,7 @@ impl Default for Limits {
 #[derive(Debug, Clone)]
 pub struct BufferedFile {
     pub name: String,
-    pub data: Vec<u8>,
+    pub data: FileData,
 }
 
 struct CountingReader<R> {
@@ -155,8 +156,8 @@ pub fn load_archive_files(raw: &[u8], origin: &str, limits: &Limits) -> Result<V
     }
     let mut files = read_entries(raw, limits, "chart", chart_entry_name).map_err(err)?;
     for f in &mut files {
-        if f.data.starts_with(&[0xEF, 0xBB, 0xBF]) {
-            f.data.drain(..3);
+        if let Some(rest) = f.data.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
+            f.data = FileData::from(rest);
         }
     }
     if files.is_empty() {
@@ -353,7 +354,10 @@ fn read_stream(
                 limits.max_ratio
             ));
         }
-        files.push(BufferedFile { name: n, data });
+        files.push(BufferedFile {
+            name: n,
+            data: data.into(),
+        });
     }
     Ok(files)
 }
@@ -487,11 +491,11 @@ mod tests {
         let files = vec![
             BufferedFile {
                 name: "Chart.yaml".into(),
-                data: b"apiVersion: v2\nname: c\nversion: 1.0.0\n".to_vec(),
+                data: b"apiVersion: v2\nname: c\nversion: 1.0.0\n".to_vec().into(),
             },
             BufferedFile {
                 name: "templates/cm.yaml".into(),
-                data: b"kind: ConfigMap\n".to_vec(),
+                data: b"kind: ConfigMap\n".to_vec().into(),
             },
         ];
         let raw = pack("c", &files).unwrap();

@@ -3,6 +3,7 @@
 
 use crate::archive::{BufferedFile, Limits, load_archive_files};
 use crate::error::{ChartError, ChartErrorKind, Result};
+use crate::file_data::FileData;
 use crate::ignore::IgnoreRules;
 use crate::metadata::{Lock, Metadata};
 use kubepkg_value::Value;
@@ -14,7 +15,9 @@ use std::sync::Arc;
 #[derive(Debug, Clone)]
 pub struct ChartFile {
     pub name: String,
-    pub data: Arc<[u8]>,
+    /// The contents: always in memory for templates; other files are read at first use
+    /// ([`FileData`]).
+    pub data: FileData,
     /// The file parsed as a template, kept by the first render and shared by every clone of
     /// the chart, so that a chart loaded once is parsed once however often it is rendered
     /// ([`crate::render`]).
@@ -23,10 +26,10 @@ pub struct ChartFile {
 
 impl ChartFile {
     /// A file with these contents (not parsed yet).
-    pub fn new(name: impl Into<String>, data: Arc<[u8]>) -> ChartFile {
+    pub fn new(name: impl Into<String>, data: impl Into<FileData>) -> ChartFile {
         ChartFile {
             name: name.into(),
-            data,
+            data: data.into(),
             parsed: ParsedTemplate::default(),
         }
     }
@@ -105,7 +108,7 @@ impl Chart {
         let mut out = Vec::new();
         for f in &self.files {
             if f.name.starts_with("crds/") && has_manifest_extension(&f.name) {
-                out.push((format!("{full_path}/{}", f.name), f.data.clone()));
+                out.push((format!("{full_path}/{}", f.name), f.data.bytes().clone()));
             }
         }
         for d in &self.dependencies {
@@ -335,11 +338,18 @@ fn walk(
                 Limits::default().max_total
             ))));
         }
-        let mut data = std::fs::read(&path).map_err(|err| ChartError::io(&path, err))?;
-        *budget = budget.saturating_sub(data.len() as u64);
-        if data.starts_with(&[0xEF, 0xBB, 0xBF]) {
-            data.drain(..3);
-        }
+        let data = if needed_to_render(&n) {
+            let mut data = std::fs::read(&path).map_err(|err| ChartError::io(&path, err))?;
+            if data.starts_with(&[0xEF, 0xBB, 0xBF]) {
+                data.drain(..3);
+            }
+            FileData::from(data)
+        } else {
+            // Opened (a file Helm cannot read fails here, as in Helm), read at first use.
+            std::fs::File::open(&path).map_err(|err| ChartError::io(&path, err))?;
+            FileData::on_disk(path.clone())
+        };
+        *budget = budget.saturating_sub(md.len());
         let mtime = md
             .modified()
             .ok()
@@ -348,6 +358,31 @@ fn walk(
         out.push((BufferedFile { name: n, data }, mtime));
     }
     Ok(())
+}
+
+/// Whether the loader needs the file `name` (a path in a chart directory) to build the chart and
+/// every render does: `Chart.yaml`, the lock and requirements files, values and their schema and
+/// templates, of the chart and of each subchart directory under `charts/`, and whatever lies
+/// directly in a `charts/` directory (subchart archives). The other files (`.Files`, `crds/`)
+/// are read at first use ([`FileData`]).
+fn needed_to_render(name: &str) -> bool {
+    let mut rest = name;
+    while let Some(inside) = rest.strip_prefix("charts/") {
+        match inside.split_once('/') {
+            Some((_, within_subchart)) => rest = within_subchart,
+            None => return true,
+        }
+    }
+    rest.starts_with("templates/")
+        || matches!(
+            rest,
+            "Chart.yaml"
+                | "Chart.lock"
+                | "values.yaml"
+                | "values.schema.json"
+                | "requirements.yaml"
+                | "requirements.lock"
+        )
 }
 
 /// A chart's YAML file as text; bytes that are not UTF-8 are refused as Helm refuses them.
@@ -391,7 +426,7 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
         dependencies: Vec::new(),
     };
     let mut subcharts: BTreeMap<String, Vec<BufferedFile>> = BTreeMap::new();
-    let to_file = |f: &BufferedFile| ChartFile::new(f.name.clone(), Arc::from(f.data.as_slice()));
+    let to_file = |f: &BufferedFile| ChartFile::new(f.name.clone(), f.data.clone());
     for f in &files {
         match f.name.as_str() {
             "Chart.yaml" => {}
@@ -402,7 +437,7 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
                 chart.values =
                     kubepkg_yaml::load_values_bytes(&f.data).map_err(cannot_load(&f.name))?;
             }
-            "values.schema.json" => chart.schema = Some(Arc::from(f.data.as_slice())),
+            "values.schema.json" => chart.schema = Some(f.data.bytes().clone()),
             "requirements.yaml" => {
                 let md = metadata.get_or_insert_with(Metadata::default);
                 if md.api_version != "v1" {

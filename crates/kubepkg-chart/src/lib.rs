@@ -2,7 +2,8 @@
 //! template` prints.
 //!
 //! - [`chart`]: loading directories and archives ([`archive`] extracts safely, [`ignore`]
-//!   applies `.helmignore`) into a [`Chart`] tree; [`metadata`] decodes and validates
+//!   applies `.helmignore`) into a [`Chart`] tree, files no render needs left on disk until
+//!   used ([`file_data`]); [`metadata`] decodes and validates
 //!   `Chart.yaml`, `requirements.yaml` and lock files; [`semver`] checks versions and ranges.
 //! - [`values`] coalesces chart defaults with user values; [`strvals`] parses `--set*`;
 //!   [`dependencies`] enables subcharts and imports values; [`schema`] validates
@@ -30,6 +31,7 @@ pub mod chart;
 pub mod create;
 pub mod dependencies;
 pub mod error;
+pub mod file_data;
 pub mod ignore;
 pub mod json_values;
 pub mod kustomize;
@@ -50,6 +52,7 @@ pub mod values;
 pub use action::{RenderedRelease, TemplateOptions, ValueOptions, render_release, template};
 pub use chart::{Chart, ChartFile, load};
 pub use error::{ChartError, ChartErrorKind, Result};
+pub use file_data::FileData;
 /// Helm's manifest rules (split, heads, hooks, kind order) live in the leaf crate
 /// `kubepkg-manifest`; re-exported here for the render pipeline's users.
 pub use kubepkg_manifest as manifest;

@@ -3,21 +3,23 @@
 //! `.Capabilities` (`KubeVersion` with `Version`/`Major`/`Minor`/`GitVersion`, `APIVersions`
 //! with `Has`, and `HelmVersion`).
 
+use crate::file_data::FileData;
 use crate::pattern::glob_pattern;
 use base64::Engine as _;
 use kubepkg_value::{GoObject, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// `.Files`: the chart's non-template files.
+/// `.Files`: the chart's non-template files, each read from disk when a template first asks
+/// for its contents ([`FileData`]).
 #[derive(Debug, Clone, Default)]
 pub struct Files {
-    files: Arc<BTreeMap<String, Arc<[u8]>>>,
+    files: Arc<BTreeMap<String, FileData>>,
 }
 
 impl Files {
     /// Files keyed by chart-relative name.
-    pub fn new(files: BTreeMap<String, Arc<[u8]>>) -> Files {
+    pub fn new(files: BTreeMap<String, FileData>) -> Files {
         Files {
             files: Arc::new(files),
         }
@@ -26,8 +28,7 @@ impl Files {
     fn get_bytes(&self, name: &str) -> Arc<[u8]> {
         self.files
             .get(name)
-            .cloned()
-            .unwrap_or_else(|| Arc::from(&[][..]))
+            .map_or_else(|| Arc::from(&[][..]), |f| f.bytes().clone())
     }
 
     fn glob(&self, pattern: &str) -> Files {
@@ -133,7 +134,7 @@ impl GoObject for Files {
         Value::map(
             self.files
                 .iter()
-                .map(|(k, v)| (k.clone(), Value::Bytes(v.clone())))
+                .map(|(k, v)| (k.clone(), Value::Bytes(v.bytes().clone())))
                 .collect(),
         )
     }

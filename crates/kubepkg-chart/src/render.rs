@@ -70,7 +70,7 @@ fn collect(
         Value::Map(m) => map_read(m).get(k).cloned().unwrap_or(Value::Nil),
         _ => Value::Nil,
     };
-    let files: BTreeMap<String, Arc<[u8]>> = chart
+    let files: BTreeMap<String, crate::FileData> = chart
         .files
         .iter()
         .map(|f| (f.name.clone(), f.data.clone()))
@@ -107,7 +107,7 @@ fn collect(
         out.insert(
             format!("{full_path}/{}", t.name),
             Renderable {
-                text: t.data.clone(),
+                text: t.data.bytes().clone(),
                 parsed: t.parsed.clone(),
                 data: next.clone(),
                 base_path: format!("{full_path}/templates"),

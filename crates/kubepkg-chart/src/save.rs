@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use crate::archive::{BufferedFile, Limits, load_archive_files};
 use crate::chart::load_files;
 use crate::error::{ChartError, ChartErrorKind, Result};
+use crate::file_data::FileData;
 use crate::json_values::to_chart_value;
 use crate::metadata::{Lock, Metadata};
 use kubepkg_value::Value;
@@ -140,7 +141,7 @@ fn entries_of(
         )
     };
     let base = format!("{prefix}{}", md.name);
-    let push = |out: &mut Vec<(BufferedFile, ModTime)>, name: &str, data: Vec<u8>, t: ModTime| {
+    let push = |out: &mut Vec<(BufferedFile, ModTime)>, name: &str, data: FileData, t: ModTime| {
         out.push((
             BufferedFile {
                 name: format!("{base}/{name}"),
@@ -152,7 +153,7 @@ fn entries_of(
     push(
         out,
         "Chart.yaml",
-        chart_yaml(&md, md.api_version != "v1")?.into_bytes(),
+        FileData::from(chart_yaml(&md, md.api_version != "v1")?.into_bytes()),
         time_of("Chart.yaml"),
     );
     if md.api_version == "v2"
@@ -165,7 +166,7 @@ fn entries_of(
                 kubepkg_gostd::time::Time::utc_unix(e, 0).format(kubepkg_gostd::time::RFC3339_NANO);
         }
         let t = generated_time(&lock.generated);
-        push(out, "Chart.lock", lock_yaml(&lock)?.into_bytes(), t);
+        push(out, "Chart.lock", lock_yaml(&lock)?.into_bytes().into(), t);
     }
     for special in ["values.yaml", "values.schema.json"] {
         if let Some((f, t)) = files.iter().find(|(f, _)| f.name == special) {

@@ -25,7 +25,7 @@ use kube::runtime::events::EventType;
 use kube::runtime::watcher;
 use kubepkg_fleet::decide::{self, ClusterView, Outcome, Phase};
 use kubepkg_fleet::rollback::{self, Verdict};
-use kubepkg_fleet::spec::{OnFailure, RolloutSpec};
+use kubepkg_fleet::spec::{InvalidSpec, OnFailure, RolloutSpec};
 use kubepkg_package::conditions;
 use kubepkg_package_object::KubeConfigSecretRef;
 use serde_json::{Value, json};
@@ -185,10 +185,10 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
             source,
         }
     };
-    let spec: Result<RolloutSpec, String> =
-        serde_json::from_value(obj.data.get("spec").cloned().unwrap_or_default())
-            .map_err(|e| format!("spec: {e}"));
-    let checked = spec.and_then(|s| s.check().map(|p| (s, p)).map_err(|e| e.to_string()));
+    let checked =
+        serde_json::from_value::<RolloutSpec>(obj.data.get("spec").cloned().unwrap_or_default())
+            .map_err(|e| InvalidSpec(format!("spec: {e}")))
+            .and_then(|s| s.check().map(|p| (s, p)));
     let (spec, plans) = match checked {
         Ok(ok) => ok,
         Err(why) => {

@@ -3,6 +3,7 @@
 
 mod fuzz;
 mod kustomize_oracle;
+mod lazy_files;
 mod no_panic;
 mod release_object;
 mod sdk_reference;

@@ -83,7 +83,10 @@ fn write_layout(layout: &kubepkg_oci::layout::Layout, output: &Path) -> Result<(
     let files: Vec<BufferedFile> = layout
         .files()
         .into_iter()
-        .map(|(name, data)| BufferedFile { name, data })
+        .map(|(name, data)| BufferedFile {
+            name,
+            data: data.into(),
+        })
         .collect();
     let tar = kubepkg_chart::archive::write_tar(&files).context("writing the layout")?;
     write_atomically(output, &tar)
@@ -124,7 +127,7 @@ pub async fn load(args: PackageLoadArgs, settings: &Settings) -> Result<Exit> {
         })?;
     let layout = kubepkg_oci::layout::Layout::from_files(
         &shown,
-        files.into_iter().map(|f| (f.name, f.data)),
+        files.into_iter().map(|f| (f.name, f.data.to_vec())),
     )?;
     let (_, config) = layout.package(&shown)?;
     let mut repo = Reference::parse(&args.remote)?;

@@ -170,7 +170,7 @@ pub(super) fn tar_gz(dir: &Path, top: &str) -> Result<Vec<u8>> {
         let data = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
         files.push(kubepkg_chart::archive::BufferedFile {
             name: rel.to_string_lossy().replace('\\', "/"),
-            data,
+            data: data.into(),
         });
     }
     kubepkg_chart::archive::pack(top, &files).context("writing the archive")

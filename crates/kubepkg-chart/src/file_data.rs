@@ -1,0 +1,140 @@
+//! A chart file's contents: bytes in memory, or a file on disk read at its first use.
+//!
+//! Loading a chart directory reads what every render needs (`Chart.yaml`, values, templates,
+//! the schema, subchart archives) and leaves the other files — `.Files`, `crds/`, READMEs —
+//! on disk: a chart with megabytes of CRDs loads as fast as one without, and they are read only
+//! when a template asks for them (`.Files.Get`, `Glob`, `AsConfig`, …), `crds/` is printed
+//! (`--include-crds`) or applied, or the chart is packed or saved. The directory loader
+//! opens each such file once while loading, so a file Helm cannot read fails the load as it does
+//! in Helm; a file that becomes unreadable after that (removed or replaced while the process
+//! runs) reads as empty.
+
+use std::fmt;
+use std::ops::Deref;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+/// A file's contents, shared by every clone (see the module docs).
+#[derive(Clone)]
+pub struct FileData(Arc<Inner>);
+
+struct Inner {
+    /// Where to read the contents from at first use (`None`: given in memory).
+    path: Option<PathBuf>,
+    bytes: OnceLock<Arc<[u8]>>,
+}
+
+impl FileData {
+    /// Contents already in memory.
+    pub fn new(bytes: impl Into<Arc<[u8]>>) -> FileData {
+        let cell = OnceLock::new();
+        let _ = cell.set(bytes.into());
+        FileData(Arc::new(Inner {
+            path: None,
+            bytes: cell,
+        }))
+    }
+
+    /// The contents of the file at `path`, read at the first [`FileData::bytes`] (a UTF-8 byte
+    /// order mark stripped, as Helm's directory loader strips it).
+    pub fn on_disk(path: PathBuf) -> FileData {
+        FileData(Arc::new(Inner {
+            path: Some(path),
+            bytes: OnceLock::new(),
+        }))
+    }
+
+    /// The contents (read now if they are on disk and not read yet).
+    pub fn bytes(&self) -> &Arc<[u8]> {
+        self.0.bytes.get_or_init(|| {
+            let Some(path) = &self.0.path else {
+                return Arc::from(&[][..]);
+            };
+            let data = std::fs::read(path).unwrap_or_default();
+            Arc::from(data.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(&data))
+        })
+    }
+
+    /// Whether the contents are in memory (given, or read already).
+    pub fn is_read(&self) -> bool {
+        self.0.bytes.get().is_some()
+    }
+}
+
+impl Deref for FileData {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        self.bytes()
+    }
+}
+
+impl AsRef<[u8]> for FileData {
+    fn as_ref(&self) -> &[u8] {
+        self.bytes()
+    }
+}
+
+impl From<Vec<u8>> for FileData {
+    fn from(bytes: Vec<u8>) -> FileData {
+        FileData::new(bytes)
+    }
+}
+
+impl From<Arc<[u8]>> for FileData {
+    fn from(bytes: Arc<[u8]>) -> FileData {
+        FileData::new(bytes)
+    }
+}
+
+impl From<&[u8]> for FileData {
+    fn from(bytes: &[u8]) -> FileData {
+        FileData::new(bytes)
+    }
+}
+
+impl PartialEq for FileData {
+    fn eq(&self, other: &FileData) -> bool {
+        self.bytes() == other.bytes()
+    }
+}
+
+impl fmt::Debug for FileData {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.0.path, self.0.bytes.get()) {
+            (_, Some(b)) => write!(f, "FileData({} bytes)", b.len()),
+            (Some(p), None) => write!(f, "FileData(not read yet: {})", p.display()),
+            (None, None) => f.write_str("FileData(empty)"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_on_disk_is_read_at_first_use_and_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("crd.yaml");
+        std::fs::write(&path, b"\xEF\xBB\xBFkind: CustomResourceDefinition\n").unwrap();
+        let data = FileData::on_disk(path.clone());
+        let shared = data.clone();
+        assert!(!data.is_read(), "loading does not read it");
+        assert_eq!(
+            &*shared, b"kind: CustomResourceDefinition\n",
+            "BOM stripped"
+        );
+        assert!(data.is_read(), "every clone sees the one read");
+        std::fs::write(&path, b"changed").unwrap();
+        assert_eq!(&*data, b"kind: CustomResourceDefinition\n", "read once");
+    }
+
+    #[test]
+    fn bytes_in_memory_are_kept_as_given() {
+        let data = FileData::from(b"\xEF\xBB\xBFx".to_vec());
+        assert!(data.is_read());
+        assert_eq!(&*data, b"\xEF\xBB\xBFx");
+        assert_eq!(data, FileData::from(&b"\xEF\xBB\xBFx"[..]));
+    }
+}

@@ -1,0 +1,149 @@
+//! Files no render needs stay on disk until used: loading a chart directory reads `Chart.yaml`,
+//! values, templates and subchart archives, and leaves `.Files` and `crds/` (of the chart and
+//! its subcharts) unread until a template, `--include-crds` or an install asks for them.
+
+use kubepkg_chart::{Chart, TemplateOptions};
+use std::path::Path;
+
+fn write(root: &Path, name: &str, text: &[u8]) {
+    let path = root.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A chart whose template reads `config/app.conf`, with a CRD (behind a UTF-8 byte order mark,
+/// which Helm's loader strips), a README, and a subchart with a CRD of its own.
+fn chart(root: &Path) {
+    write(
+        root,
+        "Chart.yaml",
+        b"apiVersion: v2\nname: app\nversion: 1.0.0\n",
+    );
+    write(
+        root,
+        "templates/cm.yaml",
+        b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  app.conf: {{ .Files.Get \"config/app.conf\" | quote }}\n",
+    );
+    write(root, "config/app.conf", b"answer=42");
+    write(
+        root,
+        "crds/widgets.yaml",
+        b"\xEF\xBB\xBFapiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\n",
+    );
+    write(root, "README.md", b"# app\n");
+    write(
+        root,
+        "charts/sub/Chart.yaml",
+        b"apiVersion: v2\nname: sub\nversion: 1.0.0\n",
+    );
+    write(
+        root,
+        "charts/sub/crds/gadgets.yaml",
+        b"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.example.com\n",
+    );
+}
+
+/// Whether the file `name` of `chart` (or of a subchart, `sub/name`) is in memory.
+fn read(chart: &Chart, name: &str) -> bool {
+    let (chart, name) = match name.split_once('/') {
+        Some(("sub", rest)) => (&chart.dependencies[0], rest),
+        _ => (chart, name),
+    };
+    let file = chart
+        .files
+        .iter()
+        .chain(&chart.templates)
+        .find(|f| f.name == name);
+    file.unwrap_or_else(|| panic!("{name} is not a file of the chart"))
+        .data
+        .is_read()
+}
+
+#[test]
+fn files_and_crds_are_read_when_a_render_asks_for_them() {
+    let dir = tempfile::tempdir().unwrap();
+    chart(dir.path());
+    let loaded = kubepkg_chart::load(dir.path()).unwrap();
+    assert!(
+        read(&loaded, "templates/cm.yaml"),
+        "templates are read at load"
+    );
+    for unread in [
+        "config/app.conf",
+        "crds/widgets.yaml",
+        "README.md",
+        "sub/crds/gadgets.yaml",
+    ] {
+        assert!(!read(&loaded, unread), "{unread} is read at load");
+    }
+
+    let opts = TemplateOptions {
+        release_name: "rel".into(),
+        ..Default::default()
+    };
+    let caps = kubepkg_chart::objects::Capabilities::new(None, &[]);
+    let out = kubepkg_chart::render_release(
+        loaded.clone(),
+        &kubepkg_value::Value::empty_map(),
+        &opts,
+        &caps,
+    )
+    .unwrap();
+    assert!(
+        out.manifest.contains("app.conf: \"answer=42\""),
+        "{}",
+        out.manifest
+    );
+    assert!(read(&loaded, "config/app.conf"), "the template read it");
+    for unread in ["crds/widgets.yaml", "README.md", "sub/crds/gadgets.yaml"] {
+        assert!(
+            !read(&loaded, unread),
+            "{unread} is read by a render without CRDs"
+        );
+    }
+
+    let with_crds = TemplateOptions {
+        include_crds: true,
+        ..opts
+    };
+    let out = kubepkg_chart::render_release(
+        loaded.clone(),
+        &kubepkg_value::Value::empty_map(),
+        &with_crds,
+        &caps,
+    )
+    .unwrap();
+    assert!(
+        out.manifest.starts_with(
+            "---\n# Source: app/crds/widgets.yaml\napiVersion: apiextensions.k8s.io/v1\n"
+        ),
+        "the CRD printed first, its byte order mark stripped: {:?}",
+        out.manifest
+    );
+    assert!(
+        out.manifest
+            .contains("# Source: app/charts/sub/crds/gadgets.yaml\n"),
+        "{}",
+        out.manifest
+    );
+    assert!(read(&loaded, "crds/widgets.yaml") && read(&loaded, "sub/crds/gadgets.yaml"));
+}
+
+#[test]
+fn a_file_that_goes_away_after_loading_reads_as_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    chart(dir.path());
+    let loaded = kubepkg_chart::load(dir.path()).unwrap();
+    std::fs::remove_file(dir.path().join("config/app.conf")).unwrap();
+    let out = kubepkg_chart::render_release(
+        loaded,
+        &kubepkg_value::Value::empty_map(),
+        &TemplateOptions {
+            release_name: "rel".into(),
+            ..Default::default()
+        },
+        &kubepkg_chart::objects::Capabilities::new(None, &[]),
+    )
+    .unwrap();
+    assert!(out.manifest.contains("app.conf: \"\""), "{}", out.manifest);
+}
