@@ -224,6 +224,12 @@ mod tests {
         Outcome::Failed("UpgradeFailed: boom".into())
     }
 
+    /// Asserts that `message` mentions `text`, showing it when it does not.
+    #[track_caller]
+    fn assert_mentions(message: &str, text: &str) {
+        assert!(message.contains(text), "{message}");
+    }
+
     #[test]
     fn nothing_to_do_without_a_failure() {
         let cs = [
@@ -248,7 +254,7 @@ mod tests {
         let d = decide("d2", &cs, &verdicts(&[("a", Verdict::Allowed)])).unwrap();
         assert_eq!(d.phase, Phase::RollingBack);
         assert!(d.roll_back.is_empty());
-        assert!(d.message.contains("judging"), "{}", d.message);
+        assert_mentions(&d.message, "judging");
         let d = decide(
             "d2",
             &cs,
@@ -258,7 +264,7 @@ mod tests {
         assert_eq!(d.roll_back, vec!["a", "b"]);
         assert_eq!(d.phase, Phase::RollingBack);
         assert!(d.message.contains("cluster b failed: UpgradeFailed: boom"));
-        assert!(d.message.contains("kept: n"), "{}", d.message);
+        assert_mentions(&d.message, "kept: n");
     }
 
     #[test]
@@ -281,11 +287,9 @@ mod tests {
         .unwrap();
         assert_eq!(d.phase, Phase::Halted);
         assert!(d.roll_back.is_empty());
-        assert!(
-            d.message
-                .contains("cluster a: 2.0.0 (revision 3) declares rollback.safe: false"),
-            "{}",
-            d.message
+        assert_mentions(
+            &d.message,
+            "cluster a: 2.0.0 (revision 3) declares rollback.safe: false",
         );
     }
 
@@ -305,7 +309,7 @@ mod tests {
         back.outcome = Outcome::Ready;
         let d = decide("d2", &[a.clone(), back.clone()], &BTreeMap::new()).unwrap();
         assert_eq!(d.phase, Phase::RolledBack);
-        assert!(d.message.contains("a, b"), "{}", d.message);
+        assert_mentions(&d.message, "a, b");
         back.outcome = failed();
         let d = decide("d2", &[a, back], &BTreeMap::new()).unwrap();
         assert_eq!(d.phase, Phase::Halted);
