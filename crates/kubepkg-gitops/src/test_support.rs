@@ -74,18 +74,21 @@ pub(crate) fn charts(names: &[&str]) -> BTreeMap<String, ChartRef> {
         .collect()
 }
 
+/// The kind and the name of the object `o`.
+fn kind_and_name(o: &serde_json::Value) -> (&str, &str) {
+    (
+        o["kind"].as_str().unwrap(),
+        o["metadata"]["name"].as_str().unwrap(),
+    )
+}
+
 /// "<kind> <name>" of each object, in order.
 pub(crate) fn names(objects: &[serde_json::Value]) -> Vec<String> {
-    objects
-        .iter()
-        .map(|o| {
-            format!(
-                "{} {}",
-                o["kind"].as_str().unwrap(),
-                o["metadata"]["name"].as_str().unwrap()
-            )
-        })
-        .collect()
+    let name = |o| {
+        let (kind, name) = kind_and_name(o);
+        format!("{kind} {name}")
+    };
+    objects.iter().map(name).collect()
 }
 
 /// The values a compile is given: api's `replicas` set to `replicas`, nothing for the others.
@@ -100,7 +103,7 @@ pub(crate) fn api_replicas(
 pub(crate) fn position(objects: &[serde_json::Value], kind: &str, name: &str) -> usize {
     objects
         .iter()
-        .position(|o| o["kind"] == kind && o["metadata"]["name"] == name)
+        .position(|o| kind_and_name(o) == (kind, name))
         .unwrap_or_else(|| panic!("no {kind} {name}"))
 }
 
