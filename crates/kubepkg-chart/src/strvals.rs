@@ -647,6 +647,14 @@ mod tests {
         Ok(Tree::Map(m).into_value())
     }
 
+    /// The top-level map of what `s` sets.
+    fn set_map(s: &str) -> BTreeMap<String, Value> {
+        match set(s).unwrap() {
+            Value::Map(m) => map_read(&m).clone(),
+            other => panic!("{s}: not a map: {other:?}"),
+        }
+    }
+
     fn y(s: &str) -> String {
         format!("{:?}", kubepkg_yaml::from_yaml_str(s).unwrap())
     }
@@ -654,11 +662,7 @@ mod tests {
     // Expectations from Helm's pkg/strvals/parser_test.go.
     #[test]
     fn typed_values_and_structure() {
-        let v = set("name=value,long.key=x,list[1].a=2,t=TRUE,n=null,z=0,o=0123,e=").unwrap();
-        let m = match &v {
-            Value::Map(m) => map_read(m).clone(),
-            _ => panic!(),
-        };
+        let m = set_map("name=value,long.key=x,list[1].a=2,t=TRUE,n=null,z=0,o=0123,e=");
         assert!(matches!(m["t"], Value::Bool(true)));
         assert!(matches!(m["n"], Value::Nil));
         assert!(matches!(m["z"], Value::Int64(0)));
@@ -669,11 +673,7 @@ mod tests {
 
     #[test]
     fn lists_and_escapes() {
-        let v = set("a={1,2,x},b=c\\,d").unwrap();
-        let m = match &v {
-            Value::Map(m) => map_read(m).clone(),
-            _ => panic!(),
-        };
+        let m = set_map("a={1,2,x},b=c\\,d");
         assert!(matches!(&m["a"], Value::List(l, _) if l.len() == 3));
         assert!(matches!(&m["b"], Value::String(s) if &**s == "c,d"));
     }
