@@ -323,16 +323,8 @@ impl<'a, D: Driver> Releases<'a, D> {
         let applied = applier.apply_all(objects, previous.is_none()).await?;
         let previous = previous.unwrap_or_default();
         let (deleted, kept) = applier.prune(previous, &applied).await?;
-        for id in &deleted {
-            (self.progress)(Message::Deleted {
-                object: id.to_string(),
-            });
-        }
-        for id in &kept {
-            (self.progress)(Message::Kept {
-                object: id.to_string(),
-            });
-        }
+        self.report_each(&deleted, |object| Message::Deleted { object });
+        self.report_each(&kept, |object| Message::Kept { object });
         if opts.wait {
             let progress = &self.progress;
             wait::wait_ready(self.cluster, &applied, opts.timeout, |pending| {
@@ -364,6 +356,13 @@ impl<'a, D: Driver> Releases<'a, D> {
         Ok(())
     }
 
+    /// Reports each object of `ids` on the progress line as the message `message` makes of it.
+    fn report_each(&self, ids: &[impl std::fmt::Display], message: impl Fn(String) -> Message) {
+        for id in ids {
+            (self.progress)(message(id.to_string()));
+        }
+    }
+
     /// Records `release` deployed, with `description`, and returns it.
     async fn record_deployed(
         &self,
@@ -373,6 +372,17 @@ impl<'a, D: Driver> Releases<'a, D> {
         self.record(&mut release, Status::Deployed, description)
             .await?;
         Ok(release)
+    }
+
+    /// Records `release` failed, with `description`, and gives the description back.
+    async fn record_failed(
+        &self,
+        release: &mut Release,
+        description: String,
+    ) -> Result<String, ActionError> {
+        self.record(release, Status::Failed, description.clone())
+            .await?;
+        Ok(description)
     }
 
     /// Runs the revision `release` as Helm does for an install, an upgrade and a rollback: the
@@ -475,9 +485,8 @@ impl<'a, D: Driver> Releases<'a, D> {
                     .await
             }
             Err(e) => {
-                let mut description = format!("Release {name:?} failed: {e}");
-                self.record(&mut release, Status::Failed, description.clone())
-                    .await?;
+                let failed = format!("Release {name:?} failed: {e}");
+                let mut description = self.record_failed(&mut release, failed).await?;
                 if opts.atomic {
                     let _ = self
                         .uninstall_locked(
@@ -632,9 +641,8 @@ impl<'a, D: Driver> Releases<'a, D> {
                     .await
             }
             Err(e) => {
-                let mut description = format!("Upgrade {name:?} failed: {e}");
-                self.record(&mut release, Status::Failed, description.clone())
-                    .await?;
+                let failed = format!("Upgrade {name:?} failed: {e}");
+                let mut description = self.record_failed(&mut release, failed).await?;
                 if opts.atomic {
                     let target = self
                         .store
@@ -717,11 +725,7 @@ impl<'a, D: Driver> Releases<'a, D> {
             applier.options.dry_run = true;
             let crds = parse_manifest(mode.crds)?;
             let report = applier.dry_run_all(&objects, &crds).await?;
-            for id in &report.validated {
-                (self.progress)(Message::Validated {
-                    object: id.to_string(),
-                });
-            }
+            self.report_each(&report.validated, |object| Message::Validated { object });
             for (id, why) in &report.unchecked {
                 (self.progress)(Message::NotValidated {
                     object: id.to_string(),
@@ -729,16 +733,8 @@ impl<'a, D: Driver> Releases<'a, D> {
                 });
             }
             let (gone, kept) = applier.prune(&previous, &report.validated).await?;
-            for id in &gone {
-                (self.progress)(Message::WouldDelete {
-                    object: id.to_string(),
-                });
-            }
-            for id in &kept {
-                (self.progress)(Message::WouldKeep {
-                    object: id.to_string(),
-                });
-            }
+            self.report_each(&gone, |object| Message::WouldDelete { object });
+            self.report_each(&kept, |object| Message::WouldKeep { object });
         }
         let upgrade_of = match &status {
             Status::PendingUpgrade => live.map(|l| (first_deployed, l.labels.clone())),
@@ -867,10 +863,9 @@ impl<'a, D: Driver> Releases<'a, D> {
                 self.record_deployed(release, description).await
             }
             Err(e) => {
-                let description = format!("Rollback {name:?} failed: {e}");
+                let failed = format!("Rollback {name:?} failed: {e}");
                 self.supersede_if_deployed(current).await?;
-                self.record(&mut release, Status::Failed, description.clone())
-                    .await?;
+                let description = self.record_failed(&mut release, failed).await?;
                 Err(ActionError::failed(description, e))
             }
         }
@@ -916,11 +911,7 @@ impl<'a, D: Driver> Releases<'a, D> {
         let objects = parse_manifest(&release.manifest)?;
         let refs: Vec<&ManifestObject> = objects.iter().collect();
         let (deleted, kept) = applier.delete_objects(&refs).await?;
-        for id in &kept {
-            (self.progress)(Message::Kept {
-                object: id.to_string(),
-            });
-        }
+        self.report_each(&kept, |object| Message::Kept { object });
         if opts.wait {
             wait::wait_deleted(self.cluster, &deleted, opts.timeout).await?;
         }
