@@ -268,12 +268,13 @@ mod tests {
         assert_eq!(duration_string(0), "0s");
         assert_eq!(parse_duration("1.5h").unwrap(), 5_400_000_000_000);
         assert_eq!(parse_duration("-1m30s").unwrap(), -90_000_000_000);
-        for (text, error) in [
-            ("5x", "time: unknown unit \"x\" in duration \"5x\""),
-            ("", "time: invalid duration \"\""),
-        ] {
-            assert_eq!(parse_duration(text).unwrap_err(), error, "{text:?}");
-        }
+        crate::assert_refusals(
+            parse_duration,
+            &[
+                ("5x", "time: unknown unit \"x\" in duration \"5x\""),
+                ("", "time: invalid duration \"\""),
+            ],
+        );
     }
 
     #[test]
