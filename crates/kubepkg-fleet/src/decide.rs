@@ -309,6 +309,7 @@ pub fn decide(i: &Inputs<'_>) -> Decision {
 mod tests {
     use super::*;
     use crate::spec::RolloutSpec;
+    use crate::test_support::{assert_halted_without_rollback, assert_mentions};
     use serde_json::json;
 
     /// Stages: canary (label stage=canary, 1 at a time, manual approval of the next),
@@ -389,12 +390,6 @@ mod tests {
             cluster("r1", "rest", r[0].0, r[0].1.clone()),
             cluster("r2", "rest", r[1].0, r[1].1.clone()),
         ]
-    }
-
-    /// Asserts that `message` mentions `text`, showing it when it does not.
-    #[track_caller]
-    fn assert_mentions(message: &str, text: &str) {
-        assert!(message.contains(text), "{message}");
     }
 
     const OLD: (Option<&str>, Outcome) = (Some("d1"), Outcome::Ready);
@@ -584,9 +579,9 @@ mod tests {
             ("s1", Verdict::Allowed),
         ];
         let d = rollout(OnFailure::Rollback, &forbidden);
-        assert_eq!(d.phase, Phase::Halted);
-        assert!(d.roll_back.is_empty());
-        assert_mentions(
+        assert_halted_without_rollback(
+            d.phase,
+            &d.roll_back,
             &d.message,
             "cluster c1: 2.0.0 (revision 2) declares rollback.safe: false",
         );

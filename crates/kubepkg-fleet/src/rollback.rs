@@ -203,6 +203,7 @@ pub fn decide(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::{assert_halted_without_rollback, assert_mentions};
 
     fn view(name: &str, given: &str, outcome: Outcome, previous: bool) -> ClusterView {
         ClusterView {
@@ -222,12 +223,6 @@ mod tests {
 
     fn failed() -> Outcome {
         Outcome::Failed("UpgradeFailed: boom".into())
-    }
-
-    /// Asserts that `message` mentions `text`, showing it when it does not.
-    #[track_caller]
-    fn assert_mentions(message: &str, text: &str) {
-        assert!(message.contains(text), "{message}");
     }
 
     #[test]
@@ -285,9 +280,9 @@ mod tests {
             ]),
         )
         .unwrap();
-        assert_eq!(d.phase, Phase::Halted);
-        assert!(d.roll_back.is_empty());
-        assert_mentions(
+        assert_halted_without_rollback(
+            d.phase,
+            &d.roll_back,
             &d.message,
             "cluster a: 2.0.0 (revision 3) declares rollback.safe: false",
         );
