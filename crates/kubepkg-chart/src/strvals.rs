@@ -175,6 +175,38 @@ fn end_of_key(k: &str) -> Stop {
     }
 }
 
+/// Helm's checks of list index `i` once what follows its `]` was read up to the next `[`, `.`
+/// or `=` (`rest`, which must be empty).
+fn check_list_index(i: i64, rest: &str) -> PResult<()> {
+    if i < 0 {
+        return Err(Stop::Err(format!("negative {i} index not allowed")));
+    }
+    if !rest.is_empty() {
+        return Err(Stop::Err(format!(
+            "unexpected data at end of array index: {rest:?}"
+        )));
+    }
+    Ok(())
+}
+
+/// The list at `list[i]` that an index path goes on into: a new one when there is nothing or
+/// null there; any other value is Helm's failed type assertion.
+fn list_at(list: &[Tree], i: i64) -> PResult<Vec<Tree>> {
+    match list.get(i as usize) {
+        None | Some(Tree::Leaf(Value::Nil)) => Ok(Vec::new()),
+        Some(Tree::List(l)) => Ok(l.clone()),
+        Some(other) => Err(conversion_panic(other, "[]interface {}")),
+    }
+}
+
+/// The map at `list[i]` that a key path goes on into, or a new one when there is no map.
+fn map_at(list: &[Tree], i: i64) -> BTreeMap<String, Tree> {
+    match list.get(i as usize) {
+        Some(Tree::Map(m)) => m.clone(),
+        _ => BTreeMap::new(),
+    }
+}
+
 fn conversion_panic(got: &Tree, want: &str) -> Stop {
     Stop::Err(format!(
         "unable to parse key: interface conversion: interface {{}} is {}, not {want}",
@@ -356,15 +388,8 @@ impl<'a> Parser<'a> {
     }
 
     fn list_item(&mut self, list: &mut Vec<Tree>, i: i64, level: usize) -> PResult<()> {
-        if i < 0 {
-            return Err(Stop::Err(format!("negative {i} index not allowed")));
-        }
         let (k, last) = self.until(&['[', '.', '=']);
-        if !k.is_empty() {
-            return Err(Stop::Err(format!(
-                "unexpected data at end of array index: {k:?}"
-            )));
-        }
+        check_list_index(i, &k)?;
         match last {
             None => Err(Stop::Eof),
             Some('=') => {
@@ -389,19 +414,12 @@ impl<'a> Parser<'a> {
             }
             Some('[') => {
                 let next = self.key_index()?;
-                let mut crt = match list.get(i as usize) {
-                    None | Some(Tree::Leaf(Value::Nil)) => Vec::new(),
-                    Some(Tree::List(l)) => l.clone(),
-                    Some(other) => return Err(conversion_panic(other, "[]interface {}")),
-                };
+                let mut crt = list_at(list, i)?;
                 self.list_item(&mut crt, next, level)?;
                 Self::set_index(list, i, Tree::List(crt))
             }
             _ => {
-                let mut inner = match list.get(i as usize) {
-                    Some(Tree::Map(m)) => m.clone(),
-                    _ => BTreeMap::new(),
-                };
+                let mut inner = map_at(list, i);
                 self.key(&mut inner, level)?;
                 Self::set_index(list, i, Tree::Map(inner))
             }
@@ -597,15 +615,8 @@ fn literal_list_item(
     i: i64,
     level: usize,
 ) -> PResult<()> {
-    if i < 0 {
-        return Err(Stop::Err(format!("negative {i} index not allowed")));
-    }
     let (k, last) = literal_until(chars, pos, &['[', '.', '=']);
-    if !k.is_empty() {
-        return Err(Stop::Err(format!(
-            "unexpected data at end of array index: {k:?}"
-        )));
-    }
+    check_list_index(i, &k)?;
     match last {
         None => Err(Stop::Eof),
         Some('=') => {
@@ -613,20 +624,13 @@ fn literal_list_item(
             Parser::set_index(list, i, Tree::Leaf(Value::str(v)))
         }
         Some('.') => {
-            let mut inner = match list.get(i as usize) {
-                Some(Tree::Map(m)) => m.clone(),
-                _ => BTreeMap::new(),
-            };
+            let mut inner = map_at(list, i);
             literal_key(chars, pos, &mut inner, level)?;
             Parser::set_index(list, i, Tree::Map(inner))
         }
         _ => {
             let next = literal_index(chars, pos)?;
-            let mut crt = match list.get(i as usize) {
-                None | Some(Tree::Leaf(Value::Nil)) => Vec::new(),
-                Some(Tree::List(l)) => l.clone(),
-                Some(other) => return Err(conversion_panic(other, "[]interface {}")),
-            };
+            let mut crt = list_at(list, i)?;
             literal_list_item(chars, pos, &mut crt, next, level)?;
             Parser::set_index(list, i, Tree::List(crt))
         }
@@ -643,6 +647,14 @@ mod tests {
         Ok(Tree::Map(m).into_value())
     }
 
+    /// The top-level map of what `s` sets.
+    fn set_map(s: &str) -> BTreeMap<String, Value> {
+        match set(s).unwrap() {
+            Value::Map(m) => map_read(&m).clone(),
+            other => panic!("{s}: not a map: {other:?}"),
+        }
+    }
+
     fn y(s: &str) -> String {
         format!("{:?}", kubepkg_yaml::from_yaml_str(s).unwrap())
     }
@@ -650,11 +662,7 @@ mod tests {
     // Expectations from Helm's pkg/strvals/parser_test.go.
     #[test]
     fn typed_values_and_structure() {
-        let v = set("name=value,long.key=x,list[1].a=2,t=TRUE,n=null,z=0,o=0123,e=").unwrap();
-        let m = match &v {
-            Value::Map(m) => map_read(m).clone(),
-            _ => panic!(),
-        };
+        let m = set_map("name=value,long.key=x,list[1].a=2,t=TRUE,n=null,z=0,o=0123,e=");
         assert!(matches!(m["t"], Value::Bool(true)));
         assert!(matches!(m["n"], Value::Nil));
         assert!(matches!(m["z"], Value::Int64(0)));
@@ -665,11 +673,7 @@ mod tests {
 
     #[test]
     fn lists_and_escapes() {
-        let v = set("a={1,2,x},b=c\\,d").unwrap();
-        let m = match &v {
-            Value::Map(m) => map_read(m).clone(),
-            _ => panic!(),
-        };
+        let m = set_map("a={1,2,x},b=c\\,d");
         assert!(matches!(&m["a"], Value::List(l, _) if l.len() == 3));
         assert!(matches!(&m["b"], Value::String(s) if &**s == "c,d"));
     }

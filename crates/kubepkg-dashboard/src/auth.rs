@@ -60,14 +60,7 @@ pub(crate) async fn authenticate(
         },
         ..Default::default()
     };
-    let api: Api<TokenReview> = Api::all(client.clone());
-    let answer = api
-        .create(&PostParams::default(), &review)
-        .await
-        .map_err(|e| DashboardError::Review {
-            what: "TokenReview",
-            message: e.to_string(),
-        })?;
+    let answer = create_review(client, "TokenReview", &review).await?;
     let Some(status) = answer.status else {
         return Ok(None);
     };
@@ -117,15 +110,32 @@ pub(crate) async fn may_get(
         },
         ..Default::default()
     };
-    let api: Api<SubjectAccessReview> = Api::all(client.clone());
-    let answer = api
-        .create(&PostParams::default(), &review)
+    let answer = create_review(client, "SubjectAccessReview", &review).await?;
+    Ok(answer.status.is_some_and(|s| s.allowed))
+}
+
+/// Creates `review`, a cluster-wide review object of kind `what`, and returns the API server's
+/// answer (the review with its status).
+async fn create_review<K>(
+    client: &kube::Client,
+    what: &'static str,
+    review: &K,
+) -> Result<K, DashboardError>
+where
+    K: kube::Resource
+        + Clone
+        + std::fmt::Debug
+        + k8s_openapi::serde::Serialize
+        + k8s_openapi::serde::de::DeserializeOwned,
+    K::DynamicType: Default,
+{
+    Api::<K>::all(client.clone())
+        .create(&PostParams::default(), review)
         .await
         .map_err(|e| DashboardError::Review {
-            what: "SubjectAccessReview",
+            what,
             message: e.to_string(),
-        })?;
-    Ok(answer.status.is_some_and(|s| s.allowed))
+        })
 }
 
 #[cfg(test)]

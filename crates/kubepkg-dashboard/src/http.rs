@@ -121,11 +121,7 @@ async fn answer(
         _ => Err(DashboardError::NotFound { path: path.clone() }),
     };
     match result {
-        Ok(html) => respond(
-            StatusCode::OK,
-            "text/html; charset=utf-8",
-            Full::new(Bytes::from(html)).boxed_unsync(),
-        ),
+        Ok(html) => html_response(StatusCode::OK, html),
         Err(e) => error_page(&e),
     }
 }
@@ -187,17 +183,7 @@ fn login_page(status: StatusCode, problem: &str) -> Response<Body> {
         "<h1>Sign in</h1>\n{problem}<p>This dashboard shows the packages of the namespaces your Kubernetes identity may read. Give a bearer token (for a ServiceAccount: <code>kubectl create token NAME -n NAMESPACE</code>).</p>\n\
 <form method=\"post\" action=\"/login\"><label>Token <input type=\"password\" name=\"token\" autocomplete=\"off\" required></label> <button type=\"submit\">Sign in</button></form>"
     );
-    let html = page(
-        "Sign in",
-        &[("Sign in".to_string(), "/login".to_string())],
-        &body,
-        None,
-    );
-    respond(
-        status,
-        "text/html; charset=utf-8",
-        Full::new(Bytes::from(html)).boxed_unsync(),
-    )
+    standalone_page(status, "Sign in", ("Sign in", "/login"), &body)
 }
 
 /// A DNS-rebinding guard: a page of another site whose name was made to point at this address
@@ -299,12 +285,23 @@ fn error_page(e: &DashboardError) -> Response<Body> {
         status.canonical_reason().unwrap_or("Error"),
         esc(&e.to_string())
     );
-    let html = page(
-        "Error",
-        &[("Packages".to_string(), "/".to_string())],
-        &body,
-        None,
-    );
+    standalone_page(status, "Error", ("Packages", "/"), &body)
+}
+
+/// A page of its own (no live updates) titled `title`, its one breadcrumb `(text, href)`, as
+/// the response with `status`.
+fn standalone_page(
+    status: StatusCode,
+    title: &str,
+    (crumb, href): (&str, &str),
+    body: &str,
+) -> Response<Body> {
+    let html = page(title, &[(crumb.to_string(), href.to_string())], body, None);
+    html_response(status, html)
+}
+
+/// An HTML page as the response with `status`.
+fn html_response(status: StatusCode, html: String) -> Response<Body> {
     respond(
         status,
         "text/html; charset=utf-8",
@@ -332,29 +329,15 @@ fn respond(status: StatusCode, content_type: &'static str, body: Body) -> Respon
     let mut r = Response::new(body);
     *r.status_mut() = status;
     let h = r.headers_mut();
-    h.insert(
-        hyper::header::CONTENT_TYPE,
-        HeaderValue::from_static(content_type),
-    );
-    h.insert(
-        hyper::header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
-    );
-    h.insert(
-        hyper::header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    h.insert(
-        hyper::header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    h.insert(
-        hyper::header::X_FRAME_OPTIONS,
-        HeaderValue::from_static("DENY"),
-    );
-    h.insert(
-        hyper::header::CACHE_CONTROL,
-        HeaderValue::from_static("no-store"),
-    );
+    for (name, value) in [
+        (hyper::header::CONTENT_TYPE, content_type),
+        (hyper::header::CONTENT_SECURITY_POLICY, CSP),
+        (hyper::header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (hyper::header::REFERRER_POLICY, "no-referrer"),
+        (hyper::header::X_FRAME_OPTIONS, "DENY"),
+        (hyper::header::CACHE_CONTROL, "no-store"),
+    ] {
+        h.insert(name, HeaderValue::from_static(value));
+    }
     r
 }

@@ -309,6 +309,7 @@ pub fn decide(i: &Inputs<'_>) -> Decision {
 mod tests {
     use super::*;
     use crate::spec::RolloutSpec;
+    use crate::test_support::{assert_halted_without_rollback, assert_mentions};
     use serde_json::json;
 
     /// Stages: canary (label stage=canary, 1 at a time, manual approval of the next),
@@ -339,6 +340,28 @@ mod tests {
         }
     }
 
+    static NOTHING_READY: BTreeMap<String, i64> = BTreeMap::new();
+    static NOTHING_APPROVED: BTreeSet<String> = BTreeSet::new();
+    static NO_VERDICTS: BTreeMap<String, Verdict> = BTreeMap::new();
+
+    /// The inputs of a decision on `clusters` in `stages` for digest d2 at `now`: no stage ready
+    /// or approved yet, not paused, halting on a failure, replacing older digests, no verdicts.
+    fn inputs<'a>(stages: &'a [StagePlan], clusters: &'a [ClusterView], now: i64) -> Inputs<'a> {
+        Inputs {
+            stages,
+            digest: "d2",
+            clusters,
+            ready_at: &NOTHING_READY,
+            approved: &NOTHING_APPROVED,
+            paused: false,
+            on_failure: OnFailure::Halt,
+            supersede: Supersede::Replace,
+            verdicts: &NO_VERDICTS,
+            aborted: false,
+            now,
+        }
+    }
+
     fn run(
         clusters: &[ClusterView],
         ready_at: &[(&str, i64)],
@@ -349,17 +372,9 @@ mod tests {
         let ready_at = ready_at.iter().map(|(k, v)| (k.to_string(), *v)).collect();
         let approved = approved.iter().map(|s| s.to_string()).collect();
         decide(&Inputs {
-            stages: &plans,
-            digest: "d2",
-            clusters,
             ready_at: &ready_at,
             approved: &approved,
-            paused: false,
-            on_failure: OnFailure::Halt,
-            supersede: Supersede::Replace,
-            verdicts: &BTreeMap::new(),
-            aborted: false,
-            now,
+            ..inputs(&plans, clusters, now)
         })
     }
 
@@ -379,54 +394,39 @@ mod tests {
 
     const OLD: (Option<&str>, Outcome) = (Some("d1"), Outcome::Ready);
 
+    /// The fleet with the canary `c1` as given and every other cluster at the old digest.
+    fn canary(c1: (Option<&str>, Outcome)) -> Vec<ClusterView> {
+        fleet(c1, [OLD, OLD], [OLD, OLD])
+    }
+
     #[test]
     fn the_canary_starts_first_and_alone() {
-        let d = run(&fleet(OLD, [OLD, OLD], [OLD, OLD]), &[], &[], 1000);
+        let d = run(&canary(OLD), &[], &[], 1000);
         assert_eq!(d.start, vec!["c1"]);
         assert_eq!(d.phase, Phase::Progressing);
         assert_eq!(d.stages[1].state, StageState::Waiting);
         // Started (given the digest) but not Ready yet: nothing more starts.
         let busy = (Some("d2"), Outcome::InProgress("app".into()));
-        let d = run(&fleet(busy, [OLD, OLD], [OLD, OLD]), &[], &[], 1000);
+        let d = run(&canary(busy), &[], &[], 1000);
         assert!(d.start.is_empty());
-        assert!(d.message.contains("c1 (app)"), "{}", d.message);
+        assert_mentions(&d.message, "c1 (app)");
     }
 
     #[test]
     fn the_next_stage_waits_for_the_bake_then_for_approval() {
         let ready = (Some("d2"), Outcome::Ready);
-        let d = run(
-            &fleet(ready.clone(), [OLD, OLD], [OLD, OLD]),
-            &[("canary", 1000)],
-            &[],
-            1030,
-        );
+        let d = run(&canary(ready.clone()), &[("canary", 1000)], &[], 1030);
         assert_eq!(d.phase, Phase::Baking);
         assert_eq!(d.requeue_after, Some(30));
         assert!(d.start.is_empty());
         // First seen Ready now: the bake counts from now (never shorter after a restart).
-        let d = run(
-            &fleet(ready.clone(), [OLD, OLD], [OLD, OLD]),
-            &[],
-            &[],
-            1030,
-        );
+        let d = run(&canary(ready.clone()), &[], &[], 1030);
         assert_eq!(d.stages[0].ready_at, Some(1030));
         assert_eq!(d.phase, Phase::Baking);
-        let d = run(
-            &fleet(ready.clone(), [OLD, OLD], [OLD, OLD]),
-            &[("canary", 1000)],
-            &[],
-            1060,
-        );
+        let d = run(&canary(ready.clone()), &[("canary", 1000)], &[], 1060);
         assert_eq!(d.phase, Phase::AwaitingApproval);
         assert!(d.start.is_empty());
-        let d = run(
-            &fleet(ready, [OLD, OLD], [OLD, OLD]),
-            &[("canary", 1000)],
-            &["second"],
-            1060,
-        );
+        let d = run(&canary(ready), &[("canary", 1000)], &["second"], 1060);
         assert_eq!(d.start, vec!["s1"]);
     }
 
@@ -465,43 +465,27 @@ mod tests {
     #[test]
     fn a_failure_halts_everything_after_it() {
         let failed = (Some("d2"), Outcome::Failed("component app: refused".into()));
-        let d = run(
-            &fleet(failed, [OLD, OLD], [OLD, OLD]),
-            &[],
-            &["second"],
-            1000,
-        );
+        let d = run(&canary(failed), &[], &["second"], 1000);
         assert_eq!(d.phase, Phase::Halted);
         assert!(d.start.is_empty());
         assert_eq!(d.stages[0].state, StageState::Failed);
-        assert!(
-            d.message
-                .contains("cluster c1 of stage canary failed: component app: refused"),
-            "{}",
-            d.message
+        assert_mentions(
+            &d.message,
+            "cluster c1 of stage canary failed: component app: refused",
         );
         // An old failure (another digest) does not halt the new rollout.
         let old_failure = (Some("d1"), Outcome::Failed("old".into()));
-        let d = run(&fleet(old_failure, [OLD, OLD], [OLD, OLD]), &[], &[], 1000);
+        let d = run(&canary(old_failure), &[], &[], 1000);
         assert_eq!(d.start, vec!["c1"]);
     }
 
     #[test]
     fn a_cluster_in_no_stage_is_reported_and_paused_starts_nothing() {
         let plans = vec![plans().remove(0)];
-        let clusters = fleet(OLD, [OLD, OLD], [OLD, OLD]);
+        let clusters = canary(OLD);
         let d = decide(&Inputs {
-            stages: &plans,
-            digest: "d2",
-            clusters: &clusters,
-            ready_at: &BTreeMap::new(),
-            approved: &BTreeSet::new(),
             paused: true,
-            on_failure: OnFailure::Halt,
-            supersede: Supersede::Replace,
-            verdicts: &BTreeMap::new(),
-            aborted: false,
-            now: 0,
+            ..inputs(&plans, &clusters, 0)
         });
         assert_eq!(d.unstaged, vec!["r1", "r2", "s1", "s2"]);
         assert_eq!(d.phase, Phase::Paused);
@@ -524,17 +508,13 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect();
         decide(&Inputs {
-            stages: &plans,
-            digest: "d2",
-            clusters,
             ready_at: &[("canary".to_string(), 0)].into_iter().collect(),
             approved: &approved,
-            paused: false,
             on_failure,
             supersede,
             verdicts: &verdicts,
             aborted,
-            now: 1000,
+            ..inputs(&plans, clusters, 1000)
         })
     }
 
@@ -543,25 +523,13 @@ mod tests {
         let ready = (Some("d2"), Outcome::Ready);
         let old_busy = (Some("d1"), Outcome::InProgress("app".into()));
         let cs = fleet(ready.clone(), [old_busy.clone(), OLD], [OLD, OLD]);
+        let rollout =
+            |supersede| run_with(&cs, &["second"], OnFailure::Halt, supersede, &[], false);
         // Replace (the default): s1 is given the new digest at once.
-        let d = run_with(
-            &cs,
-            &["second"],
-            OnFailure::Halt,
-            Supersede::Replace,
-            &[],
-            false,
-        );
+        let d = rollout(Supersede::Replace);
         assert_eq!(d.start, vec!["s1"]);
         // Wait: nothing starts until s1 has finished with d1.
-        let d = run_with(
-            &cs,
-            &["second"],
-            OnFailure::Halt,
-            Supersede::Wait,
-            &[],
-            false,
-        );
+        let d = rollout(Supersede::Wait);
         assert!(d.start.is_empty(), "{:?}", d.start);
         assert_eq!(d.phase, Phase::Progressing);
         assert!(d.message.contains("supersede: Wait): s1"), "{}", d.message);
@@ -585,25 +553,21 @@ mod tests {
         let failed = (Some("d2"), Outcome::Failed("UpgradeFailed: refused".into()));
         let cs = fleet(ready, [failed, OLD], [OLD, OLD]);
         let allowed = [("c1", Verdict::Allowed), ("s1", Verdict::Allowed)];
+        let rollout = |on_failure, verdicts: &[(&str, Verdict)]| {
+            run_with(
+                &cs,
+                &["second"],
+                on_failure,
+                Supersede::Replace,
+                verdicts,
+                false,
+            )
+        };
         // Halt: nothing rolled back.
-        let d = run_with(
-            &cs,
-            &["second"],
-            OnFailure::Halt,
-            Supersede::Replace,
-            &allowed,
-            false,
-        );
+        let d = rollout(OnFailure::Halt, &allowed);
         assert_eq!(d.phase, Phase::Halted);
         assert!(d.roll_back.is_empty());
-        let d = run_with(
-            &cs,
-            &["second"],
-            OnFailure::Rollback,
-            Supersede::Replace,
-            &allowed,
-            false,
-        );
+        let d = rollout(OnFailure::Rollback, &allowed);
         assert_eq!(d.phase, Phase::RollingBack);
         assert_eq!(d.roll_back, vec!["c1", "s1"]);
         assert!(d.start.is_empty());
@@ -614,45 +578,26 @@ mod tests {
             ),
             ("s1", Verdict::Allowed),
         ];
-        let d = run_with(
-            &cs,
-            &["second"],
-            OnFailure::Rollback,
-            Supersede::Replace,
-            &forbidden,
-            false,
-        );
-        assert_eq!(d.phase, Phase::Halted);
-        assert!(d.roll_back.is_empty());
-        assert!(
-            d.message
-                .contains("cluster c1: 2.0.0 (revision 2) declares rollback.safe: false"),
-            "{}",
-            d.message
+        let d = rollout(OnFailure::Rollback, &forbidden);
+        assert_halted_without_rollback(
+            d.phase,
+            &d.roll_back,
+            &d.message,
+            "cluster c1: 2.0.0 (revision 2) declares rollback.safe: false",
         );
     }
 
     #[test]
     fn a_cluster_rolled_back_from_the_digest_is_never_started_again() {
-        let mut cs = fleet(OLD, [OLD, OLD], [OLD, OLD]);
+        let mut cs = canary(OLD);
         cs[0].rolled_back_from = Some("d2".into());
+        let rollout = |on_failure| run_with(&cs, &[], on_failure, Supersede::Replace, &[], false);
         // Even under Halt (the policy changed after the rollback): halted, c1 not restarted.
-        let d = run_with(&cs, &[], OnFailure::Halt, Supersede::Replace, &[], false);
+        let d = rollout(OnFailure::Halt);
         assert_eq!(d.phase, Phase::Halted);
         assert!(d.start.is_empty());
-        assert!(
-            d.message.contains("rolled back from this version"),
-            "{}",
-            d.message
-        );
-        let d = run_with(
-            &cs,
-            &[],
-            OnFailure::Rollback,
-            Supersede::Replace,
-            &[],
-            false,
-        );
+        assert_mentions(&d.message, "rolled back from this version");
+        let d = rollout(OnFailure::Rollback);
         assert_eq!(d.phase, Phase::RolledBack);
         assert!(d.start.is_empty());
     }
@@ -672,14 +617,10 @@ mod tests {
         );
         assert_eq!(d.phase, Phase::Aborted);
         assert!(d.start.is_empty());
-        assert!(
-            d.message.contains("finishing on their own: s1"),
-            "{}",
-            d.message
-        );
+        assert_mentions(&d.message, "finishing on their own: s1");
         // A rollback under way stops too.
         let failed = (Some("d2"), Outcome::Failed("x".into()));
-        let cs = fleet(failed, [OLD, OLD], [OLD, OLD]);
+        let cs = canary(failed);
         let d = run_with(
             &cs,
             &[],
@@ -715,35 +656,19 @@ mod tests {
             cluster("c1", "canary", Some("d2"), Outcome::Ready),
             cluster("r1", "rest", Some("d1"), Outcome::Ready),
         ];
-        let run = |cs: &[ClusterView]| {
-            decide(&Inputs {
-                stages: &plans,
-                digest: "d2",
-                clusters: cs,
-                ready_at: &BTreeMap::new(),
-                approved: &BTreeSet::new(),
-                paused: false,
-                on_failure: OnFailure::Halt,
-                supersede: Supersede::Replace,
-                verdicts: &BTreeMap::new(),
-                aborted: false,
-                now: 1000,
-            })
-        };
+        let run = |cs: &[ClusterView]| decide(&inputs(&plans, cs, 1000));
         let d = run(&cs);
         assert!(d.start.is_empty());
         assert_eq!(d.stages[0].state, StageState::Progressing);
         assert_eq!(d.stages[0].ready_at, None);
-        assert!(
-            d.message
-                .contains("waiting for its gates: Verified=True in c1, Drifted=False in c1"),
-            "{}",
-            d.message
+        assert_mentions(
+            &d.message,
+            "waiting for its gates: Verified=True in c1, Drifted=False in c1",
         );
         cs[0].conditions.insert("Verified".into(), "True".into());
         cs[0].conditions.insert("Drifted".into(), "True".into());
         let d = run(&cs);
-        assert!(d.message.contains("Drifted=False in c1"), "{}", d.message);
+        assert_mentions(&d.message, "Drifted=False in c1");
         assert!(d.start.is_empty());
         cs[0].conditions.insert("Drifted".into(), "False".into());
         let d = run(&cs);
@@ -751,7 +676,7 @@ mod tests {
         // Gates wait for Ready first: a cluster in progress is named as such.
         cs[0].outcome = Outcome::InProgress("app".into());
         let d = run(&cs);
-        assert!(d.message.contains("c1 (app)"), "{}", d.message);
+        assert_mentions(&d.message, "c1 (app)");
         s.stages[0].gates.clear();
         assert!(s.check().unwrap()[0].gates.is_empty());
     }

@@ -22,6 +22,8 @@ pub mod history;
 pub mod rollback;
 pub mod selector;
 pub mod spec;
+#[cfg(test)]
+mod test_support;
 pub mod view;
 
 /// The CustomResourceDefinition of `PackageRollout` (`packagerollouts.kubepkg.dev`).

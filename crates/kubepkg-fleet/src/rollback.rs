@@ -203,6 +203,7 @@ pub fn decide(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::{assert_halted_without_rollback, assert_mentions};
 
     fn view(name: &str, given: &str, outcome: Outcome, previous: bool) -> ClusterView {
         ClusterView {
@@ -248,7 +249,7 @@ mod tests {
         let d = decide("d2", &cs, &verdicts(&[("a", Verdict::Allowed)])).unwrap();
         assert_eq!(d.phase, Phase::RollingBack);
         assert!(d.roll_back.is_empty());
-        assert!(d.message.contains("judging"), "{}", d.message);
+        assert_mentions(&d.message, "judging");
         let d = decide(
             "d2",
             &cs,
@@ -258,7 +259,7 @@ mod tests {
         assert_eq!(d.roll_back, vec!["a", "b"]);
         assert_eq!(d.phase, Phase::RollingBack);
         assert!(d.message.contains("cluster b failed: UpgradeFailed: boom"));
-        assert!(d.message.contains("kept: n"), "{}", d.message);
+        assert_mentions(&d.message, "kept: n");
     }
 
     #[test]
@@ -279,13 +280,11 @@ mod tests {
             ]),
         )
         .unwrap();
-        assert_eq!(d.phase, Phase::Halted);
-        assert!(d.roll_back.is_empty());
-        assert!(
-            d.message
-                .contains("cluster a: 2.0.0 (revision 3) declares rollback.safe: false"),
-            "{}",
-            d.message
+        assert_halted_without_rollback(
+            d.phase,
+            &d.roll_back,
+            &d.message,
+            "cluster a: 2.0.0 (revision 3) declares rollback.safe: false",
         );
     }
 
@@ -305,7 +304,7 @@ mod tests {
         back.outcome = Outcome::Ready;
         let d = decide("d2", &[a.clone(), back.clone()], &BTreeMap::new()).unwrap();
         assert_eq!(d.phase, Phase::RolledBack);
-        assert!(d.message.contains("a, b"), "{}", d.message);
+        assert_mentions(&d.message, "a, b");
         back.outcome = failed();
         let d = decide("d2", &[a, back], &BTreeMap::new()).unwrap();
         assert_eq!(d.phase, Phase::Halted);

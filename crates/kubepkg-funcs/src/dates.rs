@@ -268,13 +268,12 @@ mod tests {
         assert_eq!(duration_string(0), "0s");
         assert_eq!(parse_duration("1.5h").unwrap(), 5_400_000_000_000);
         assert_eq!(parse_duration("-1m30s").unwrap(), -90_000_000_000);
-        assert_eq!(
-            parse_duration("5x").unwrap_err(),
-            "time: unknown unit \"x\" in duration \"5x\""
-        );
-        assert_eq!(
-            parse_duration("").unwrap_err(),
-            "time: invalid duration \"\""
+        crate::assert_refusals(
+            parse_duration,
+            &[
+                ("5x", "time: unknown unit \"x\" in duration \"5x\""),
+                ("", "time: invalid duration \"\""),
+            ],
         );
     }
 

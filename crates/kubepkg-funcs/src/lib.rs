@@ -171,6 +171,18 @@ pub fn bench_rsa_key(bits: usize) -> Result<(), String> {
     crypto::rsa_key(bits).map(drop)
 }
 
+/// Asserts that `f` refuses each input of `cases` with the error beside it (Go's text).
+#[cfg(test)]
+#[track_caller]
+fn assert_refusals<T: std::fmt::Debug>(
+    f: impl Fn(&str) -> Result<T, String>,
+    cases: &[(&str, &str)],
+) {
+    for &(input, error) in cases {
+        assert_eq!(f(input).unwrap_err(), error, "{input:?}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -90,14 +90,26 @@ mod tests {
     // Cases from Go's path package tests.
     #[test]
     fn paths_match_go() {
-        assert_eq!(clean("a/c/../b//"), "a/b");
-        assert_eq!(clean("/../a"), "/a");
-        assert_eq!(clean("../../a"), "../../a");
-        assert_eq!(base("/a/b/"), "b");
-        assert_eq!(base("////"), "/");
-        assert_eq!(dir("/a/b/c"), "/a/b");
-        assert_eq!(dir("abc"), ".");
-        assert_eq!(ext("/a/b.tar.gz"), ".gz");
-        assert_eq!(ext("a.b/c"), "");
+        /// A path function, by name, and its (path, result) cases.
+        type Cases<'a> = (&'a str, fn(&str) -> String, &'a [(&'a str, &'a str)]);
+        let cases: [Cases; 4] = [
+            (
+                "clean",
+                clean,
+                &[
+                    ("a/c/../b//", "a/b"),
+                    ("/../a", "/a"),
+                    ("../../a", "../../a"),
+                ],
+            ),
+            ("base", base, &[("/a/b/", "b"), ("////", "/")]),
+            ("dir", dir, &[("/a/b/c", "/a/b"), ("abc", ".")]),
+            ("ext", ext, &[("/a/b.tar.gz", ".gz"), ("a.b/c", "")]),
+        ];
+        for (name, f, pairs) in cases {
+            for &(path, want) in pairs {
+                assert_eq!(f(path), want, "{name}({path:?})");
+            }
+        }
     }
 }

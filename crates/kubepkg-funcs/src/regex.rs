@@ -374,47 +374,44 @@ fn translate(expr: &str) -> Result<String, String> {
                 i += 1;
                 continue;
             }
-            '{' => {
-                let rest: String = chars[i..].iter().collect();
-                if let Some(end) = rest.find('}') {
-                    let body = &rest[1..end];
-                    let parts: Vec<&str> = body.splitn(2, ',').collect();
-                    let numeric = !parts[0].is_empty()
-                        && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit()));
-                    if numeric {
-                        let lo: i64 = parts[0].parse().unwrap_or(i64::MAX);
-                        let hi: i64 = match parts.get(1) {
-                            Some(p) if !p.is_empty() => p.parse().unwrap_or(i64::MAX),
-                            Some(_) => -1,
-                            None => lo,
-                        };
-                        let rep = &rest[..end + 1];
-                        if lo > 1000 || hi > 1000 || (hi >= 0 && hi < lo) {
-                            return Err(perr("invalid repeat count", rep));
+            '{' | '}' => {
+                if c == '{' {
+                    let rest: String = chars[i..].iter().collect();
+                    if let Some(end) = rest.find('}') {
+                        let body = &rest[1..end];
+                        let parts: Vec<&str> = body.splitn(2, ',').collect();
+                        let numeric = !parts[0].is_empty()
+                            && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit()));
+                        if numeric {
+                            let lo: i64 = parts[0].parse().unwrap_or(i64::MAX);
+                            let hi: i64 = match parts.get(1) {
+                                Some(p) if !p.is_empty() => p.parse().unwrap_or(i64::MAX),
+                                Some(_) => -1,
+                                None => lo,
+                            };
+                            let rep = &rest[..end + 1];
+                            if lo > 1000 || hi > 1000 || (hi >= 0 && hi < lo) {
+                                return Err(perr("invalid repeat count", rep));
+                            }
+                            if !can_repeat && !prev_repeat {
+                                return Err(perr("missing argument to repetition operator", rep));
+                            }
+                            if prev_repeat {
+                                let n = rep.chars().count();
+                                let shown: String = chars[last_rep_start..i + n].iter().collect();
+                                return Err(perr("invalid nested repetition operator", &shown));
+                            }
+                            out.push_str(rep);
+                            last_rep_start = i;
+                            i += rep.chars().count();
+                            prev_repeat = true;
+                            continue;
                         }
-                        if !can_repeat && !prev_repeat {
-                            return Err(perr("missing argument to repetition operator", rep));
-                        }
-                        if prev_repeat {
-                            let n = rep.chars().count();
-                            let shown: String = chars[last_rep_start..i + n].iter().collect();
-                            return Err(perr("invalid nested repetition operator", &shown));
-                        }
-                        out.push_str(rep);
-                        last_rep_start = i;
-                        i += rep.chars().count();
-                        prev_repeat = true;
-                        continue;
                     }
                 }
-                out.push_str("\\{");
-                i += 1;
-                can_repeat = true;
-                prev_repeat = false;
-                continue;
-            }
-            '}' => {
-                out.push_str("\\}");
+                // A brace that opens no repetition, or closes one, is a literal.
+                out.push('\\');
+                out.push(c);
                 i += 1;
                 can_repeat = true;
                 prev_repeat = false;
@@ -620,25 +617,21 @@ mod tests {
         );
         assert!(compile(r"\d+").unwrap().is_match("a1"));
         assert!(!compile(r"^\d$").unwrap().is_match("٣"));
-        assert_eq!(
-            compile("(a").unwrap_err(),
-            "error parsing regexp: missing closing ): `(a`"
-        );
-        assert_eq!(
-            compile("a)").unwrap_err(),
-            "error parsing regexp: unexpected ): `a)`"
-        );
-        assert_eq!(
-            compile("[a").unwrap_err(),
-            "error parsing regexp: missing closing ]: `[a`"
-        );
-        assert_eq!(
-            compile("*a").unwrap_err(),
-            "error parsing regexp: missing argument to repetition operator: `*`"
-        );
-        assert_eq!(
-            compile("a**").unwrap_err(),
-            "error parsing regexp: invalid nested repetition operator: `**`"
+        crate::assert_refusals(
+            compile,
+            &[
+                ("(a", "error parsing regexp: missing closing ): `(a`"),
+                ("a)", "error parsing regexp: unexpected ): `a)`"),
+                ("[a", "error parsing regexp: missing closing ]: `[a`"),
+                (
+                    "*a",
+                    "error parsing regexp: missing argument to repetition operator: `*`",
+                ),
+                (
+                    "a**",
+                    "error parsing regexp: invalid nested repetition operator: `**`",
+                ),
+            ],
         );
         assert_eq!(quote_meta("1.5-2.0?"), "1\\.5-2\\.0\\?");
         assert!(compile("(?i)^h").unwrap().is_match("Hello"));

@@ -2,9 +2,9 @@
 //! (`kubepkg_testkit::git_server`): refs of each kind, the cache keyed by commit, the tree id
 //! that ignores commits outside the path, and each bad input's message.
 
-use kubepkg_git::{Auth, GitError, GitRef, GitSource, Limits, Options, fetch};
+use kubepkg_git::{Auth, Checkout, GitError, GitRef, GitSource, Limits, Options, fetch};
 use kubepkg_testkit::charts::web_package;
-use kubepkg_testkit::git_server::{GitAuth, GitServer};
+use kubepkg_testkit::git_server::{GitAuth, GitRepo, GitServer};
 
 fn options(cache: &std::path::Path, auth: Auth) -> Options {
     Options {
@@ -19,16 +19,65 @@ fn source(url: &str, reference: GitRef, path: &str) -> GitSource {
     GitSource::new(url, reference, path).unwrap()
 }
 
+/// What `fetch` refuses the package under `path` of `url` at `reference` with.
+async fn refused(url: &str, reference: GitRef, path: &str, o: &Options) -> GitError {
+    fetch(&source(url, reference, path), o).await.unwrap_err()
+}
+
+/// The commit and the reference name a checkout was resolved to.
+fn resolved(checkout: &Checkout) -> (&str, &str) {
+    (checkout.commit.as_str(), checkout.reference.as_str())
+}
+
+/// A git server and one of its repositories, with a first commit, and an empty cache.
+struct Served {
+    server: GitServer,
+    repo: GitRepo,
+    /// The first commit on `main`.
+    commit: String,
+    cache: tempfile::TempDir,
+}
+
+/// A git server (asking for `auth`) with the repository `name`, whose first commit on `main`
+/// (`message`) puts the web package `name` 1.0.0 under `path` and writes the `extra` files.
+fn served(auth: GitAuth, name: &str, path: &str, extra: &[(&str, &str)], message: &str) -> Served {
+    served_version(auth, name, "1.0.0", path, extra, message)
+}
+
+/// [`served`] with the package at `version`.
+fn served_version(
+    auth: GitAuth,
+    name: &str,
+    version: &str,
+    path: &str,
+    extra: &[(&str, &str)],
+    message: &str,
+) -> Served {
+    let server = GitServer::start(auth).unwrap();
+    let repo = server.repo(name).unwrap();
+    let pkg = tempfile::tempdir().unwrap();
+    web_package(pkg.path(), name, version);
+    let commit = repo
+        .commit("main", path, Some(pkg.path()), extra, message)
+        .unwrap();
+    Served {
+        server,
+        repo,
+        commit,
+        cache: tempfile::tempdir().unwrap(),
+    }
+}
+
 #[tokio::test]
 async fn refs_resolve_to_commits_and_the_tree_id_follows_the_path_only() {
-    let server = GitServer::start(GitAuth::None).unwrap();
-    let repo = server.repo("shop").unwrap();
-    let pkg = tempfile::tempdir().unwrap();
-    web_package(pkg.path(), "shop", "1.0.0");
-    let c1 = repo
-        .commit("main", "deploy/shop", Some(pkg.path()), &[], "1.0.0")
-        .unwrap();
+    let Served {
+        server,
+        repo,
+        commit: c1,
+        cache,
+    } = served(GitAuth::None, "shop", "deploy/shop", &[], "1.0.0");
     repo.tag("main", "v1.0.0", true).unwrap();
+    let pkg = tempfile::tempdir().unwrap();
     web_package(pkg.path(), "shop", "1.1.0");
     let c2 = repo
         .commit("main", "deploy/shop", Some(pkg.path()), &[], "1.1.0")
@@ -38,16 +87,13 @@ async fn refs_resolve_to_commits_and_the_tree_id_follows_the_path_only() {
         .commit("main", "", None, &[("README.md", "unrelated\n")], "docs")
         .unwrap();
     repo.tag("main", "v2.0.0-rc.1", false).unwrap();
-    let cache = tempfile::tempdir().unwrap();
     let o = options(cache.path(), Auth::None);
     let url = server.url("shop");
+    let shop = |reference: GitRef| source(&url, reference, "deploy/shop");
 
-    let main = fetch(
-        &source(&url, GitRef::Branch("main".into()), "deploy/shop"),
-        &o,
-    )
-    .await
-    .unwrap();
+    let main = fetch(&shop(GitRef::Branch("main".into())), &o)
+        .await
+        .unwrap();
     assert_eq!(main.commit, c3);
     assert_eq!(main.reference, "main");
     let manifest = std::fs::read_to_string(main.dir.join("kubepkg.yaml")).unwrap();
@@ -55,64 +101,41 @@ async fn refs_resolve_to_commits_and_the_tree_id_follows_the_path_only() {
     assert!(main.dir.join("web/templates/deployment.yaml").is_file());
 
     // The unrelated commit c3 leaves the tree under the path as c2 had it.
-    let at_c2 = fetch(&source(&url, GitRef::Commit(c2.clone()), "deploy/shop"), &o)
+    let at_c2 = fetch(&shop(GitRef::Commit(c2.clone())), &o).await.unwrap();
+    assert_eq!(at_c2.tree, main.tree);
+    let v1 = fetch(&shop(GitRef::Tag("v1.0.0".into())), &o)
         .await
         .unwrap();
-    assert_eq!(at_c2.tree, main.tree);
-    let v1 = fetch(
-        &source(&url, GitRef::Tag("v1.0.0".into()), "deploy/shop"),
-        &o,
-    )
-    .await
-    .unwrap();
-    assert_eq!(
-        (v1.commit.as_str(), v1.reference.as_str()),
-        (c1.as_str(), "v1.0.0")
-    );
+    assert_eq!(resolved(&v1), (c1.as_str(), "v1.0.0"));
     assert_ne!(v1.tree, main.tree);
 
     // The newest tag matching; a prerelease only when the constraint names one.
-    let newest = fetch(
-        &source(&url, GitRef::Semver(">=1.0.0 <2".into()), "deploy/shop"),
-        &o,
-    )
-    .await
-    .unwrap();
-    assert_eq!(
-        (newest.commit.as_str(), newest.reference.as_str()),
-        (c2.as_str(), "v1.1.0")
-    );
-    let by_name = fetch(
-        &source(&url, GitRef::Name("v1.0.0".into()), "deploy/shop"),
-        &o,
-    )
-    .await
-    .unwrap();
-    assert_eq!(by_name.commit, c1);
-    let default = fetch(&source(&url, GitRef::Default, "deploy/shop"), &o)
+    let newest = fetch(&shop(GitRef::Semver(">=1.0.0 <2".into())), &o)
         .await
         .unwrap();
+    assert_eq!(resolved(&newest), (c2.as_str(), "v1.1.0"));
+    let by_name = fetch(&shop(GitRef::Name("v1.0.0".into())), &o)
+        .await
+        .unwrap();
+    assert_eq!(by_name.commit, c1);
+    let default = fetch(&shop(GitRef::Default), &o).await.unwrap();
     assert_eq!(default.commit, c3);
 
     // A commit fetched before comes from the cache: no request at all.
     let before = server.requests();
-    let again = fetch(&source(&url, GitRef::Commit(c1.clone()), "deploy/shop"), &o)
-        .await
-        .unwrap();
+    let again = fetch(&shop(GitRef::Commit(c1.clone())), &o).await.unwrap();
     assert_eq!(again.dir, v1.dir);
     assert_eq!(server.requests(), before);
 }
 
 #[tokio::test]
 async fn git_file_urls_read_a_local_repository() {
-    let server = GitServer::start(GitAuth::None).unwrap();
-    let repo = server.repo("local").unwrap();
-    let pkg = tempfile::tempdir().unwrap();
-    web_package(pkg.path(), "local", "3.0.0");
-    let c = repo
-        .commit("main", "", Some(pkg.path()), &[], "3.0.0")
-        .unwrap();
-    let cache = tempfile::tempdir().unwrap();
+    let Served {
+        repo,
+        commit: c,
+        cache,
+        server: _server,
+    } = served_version(GitAuth::None, "local", "3.0.0", "", &[], "3.0.0");
     let text = format!("git+file://{}?ref=main", repo.bare().display());
     let got = fetch(
         &GitSource::parse(&text).unwrap(),
@@ -126,14 +149,13 @@ async fn git_file_urls_read_a_local_repository() {
 
 #[tokio::test]
 async fn credentials_are_sent_and_missing_or_wrong_ones_are_named() {
-    let server = GitServer::start(GitAuth::Basic("alice".into(), "s3cret".into())).unwrap();
-    let repo = server.repo("private").unwrap();
-    let pkg = tempfile::tempdir().unwrap();
-    web_package(pkg.path(), "private", "1.0.0");
-    let c = repo
-        .commit("main", "pkg", Some(pkg.path()), &[], "1")
-        .unwrap();
-    let cache = tempfile::tempdir().unwrap();
+    let auth = GitAuth::Basic("alice".into(), "s3cret".into());
+    let Served {
+        server,
+        commit: c,
+        cache,
+        repo: _repo,
+    } = served(auth, "private", "pkg", &[], "1");
     let s = source(&server.url("private"), GitRef::Branch("main".into()), "pkg");
     let good = Auth::Basic {
         username: "alice".into(),
@@ -171,12 +193,12 @@ async fn credentials_are_sent_and_missing_or_wrong_ones_are_named() {
 
 #[tokio::test]
 async fn bearer_tokens_are_sent_as_authorization() {
-    let server = GitServer::start(GitAuth::Bearer("tok-123".into())).unwrap();
-    let repo = server.repo("token").unwrap();
-    let pkg = tempfile::tempdir().unwrap();
-    web_package(pkg.path(), "token", "1.0.0");
-    let c = repo.commit("main", "", Some(pkg.path()), &[], "1").unwrap();
-    let cache = tempfile::tempdir().unwrap();
+    let Served {
+        server,
+        commit: c,
+        cache,
+        repo: _repo,
+    } = served(GitAuth::Bearer("tok-123".into()), "token", "", &[], "1");
     let s = source(&server.url("token"), GitRef::Default, "");
     let got = fetch(&s, &options(cache.path(), Auth::Bearer("tok-123".into())))
         .await
@@ -190,47 +212,36 @@ async fn bearer_tokens_are_sent_as_authorization() {
 
 #[tokio::test]
 async fn bad_refs_paths_and_hosts_are_named_with_what_to_do() {
-    let server = GitServer::start(GitAuth::None).unwrap();
-    let repo = server.repo("bad").unwrap();
-    let pkg = tempfile::tempdir().unwrap();
-    web_package(pkg.path(), "bad", "1.0.0");
-    repo.commit("main", "pkg", Some(pkg.path()), &[("docs/x.md", "x")], "1")
-        .unwrap();
+    let Served {
+        server,
+        repo,
+        cache,
+        commit: _commit,
+    } = served(GitAuth::None, "bad", "pkg", &[("docs/x.md", "x")], "1");
     repo.tag("main", "v1.0.0", false).unwrap();
-    let cache = tempfile::tempdir().unwrap();
     let o = options(cache.path(), Auth::None);
     let url = server.url("bad");
 
-    let e = fetch(&source(&url, GitRef::Branch("mian".into()), "pkg"), &o)
-        .await
-        .unwrap_err();
+    let e = refused(&url, GitRef::Branch("mian".into()), "pkg", &o).await;
     let text = e.to_string();
     assert!(matches!(e, GitError::RefNotFound { .. }), "{e:?}");
     assert!(
         text.contains("no branch mian") && text.contains("its branches: main"),
         "{text}"
     );
-    let e = fetch(&source(&url, GitRef::Semver(">=2".into()), "pkg"), &o)
-        .await
-        .unwrap_err();
+    let e = refused(&url, GitRef::Semver(">=2".into()), "pkg", &o).await;
     assert!(e.to_string().contains("its tags: v1.0.0"), "{e}");
 
-    let e = fetch(&source(&url, GitRef::Default, "nowhere"), &o)
-        .await
-        .unwrap_err();
+    let e = refused(&url, GitRef::Default, "nowhere", &o).await;
     assert!(matches!(e, GitError::PathNotFound { .. }), "{e:?}");
-    let e = fetch(&source(&url, GitRef::Default, "docs"), &o)
-        .await
-        .unwrap_err();
+    let e = refused(&url, GitRef::Default, "docs", &o).await;
     assert!(matches!(e, GitError::NotAPackage { .. }), "{e:?}");
     assert!(
         e.to_string().contains("directory \"docs\"") && e.to_string().contains("no kubepkg.yaml"),
         "{e}"
     );
 
-    let e = fetch(&source(&server.url("missing"), GitRef::Default, ""), &o)
-        .await
-        .unwrap_err();
+    let e = refused(&server.url("missing"), GitRef::Default, "", &o).await;
     assert!(matches!(e, GitError::RepositoryNotFound { .. }), "{e:?}");
     assert!(
         e.to_string().contains("missing.git") && e.to_string().contains("check the URL"),
@@ -255,17 +266,15 @@ async fn bad_refs_paths_and_hosts_are_named_with_what_to_do() {
 
 #[tokio::test]
 async fn a_package_larger_than_the_limit_is_refused_and_nothing_is_cached() {
-    let server = GitServer::start(GitAuth::None).unwrap();
-    let repo = server.repo("big").unwrap();
-    let pkg = tempfile::tempdir().unwrap();
-    web_package(pkg.path(), "big", "1.0.0");
     let blob: String = (0..20_000u32)
         .map(|i| format!("{:x}", i.wrapping_mul(2_654_435_761)))
         .collect();
-    std::fs::write(pkg.path().join("web/files.txt"), blob).unwrap();
-    repo.commit("main", "", Some(pkg.path()), &[], "big")
-        .unwrap();
-    let cache = tempfile::tempdir().unwrap();
+    let Served {
+        server,
+        cache,
+        repo: _repo,
+        commit: _commit,
+    } = served(GitAuth::None, "big", "", &[("web/files.txt", &blob)], "big");
     let mut o = options(cache.path(), Auth::None);
     o.limits.max_bytes = 10_000;
     let e = fetch(&source(&server.url("big"), GitRef::Default, ""), &o)
@@ -280,15 +289,13 @@ async fn a_package_larger_than_the_limit_is_refused_and_nothing_is_cached() {
 #[tokio::test]
 async fn ssh_urls_use_the_identity_and_known_hosts_and_a_wrong_key_or_host_is_named() {
     use kubepkg_testkit::git_server::SshServer;
-    let server = GitServer::start(GitAuth::None).unwrap();
-    let repo = server.repo("viassh").unwrap();
-    let pkg = tempfile::tempdir().unwrap();
-    web_package(pkg.path(), "viassh", "1.0.0");
-    let c = repo
-        .commit("main", "pkg", Some(pkg.path()), &[], "1")
-        .unwrap();
+    let Served {
+        repo,
+        commit: c,
+        cache,
+        server: _server,
+    } = served(GitAuth::None, "viassh", "pkg", &[], "1");
     let sshd = SshServer::start().unwrap();
-    let cache = tempfile::tempdir().unwrap();
     let s = source(&sshd.url(repo.bare()), GitRef::Branch("main".into()), "pkg");
     let ssh = |identity: String, known_hosts: String| {
         options(

@@ -247,28 +247,21 @@ fn deployment(obj: &Value) -> Readiness {
             _ => {}
         }
     }
-    let spec = int_or(obj, &["spec", "replicas"], 1);
-    let replicas = int_or(obj, &["status", "replicas"], 0);
+    let reps = ReplicaCounts::of(obj);
     let updated = int_or(obj, &["status", "updatedReplicas"], 0);
-    let ready = int_or(obj, &["status", "readyReplicas"], 0);
-    let avail = int_or(obj, &["status", "availableReplicas"], 0);
-    if spec > replicas {
-        return Readiness::in_progress("LessReplicas", format!("Replicas: {replicas}/{spec}"));
-    }
-    if spec > updated {
-        return Readiness::in_progress("LessUpdated", format!("Updated: {updated}/{spec}"));
-    }
-    if replicas > spec {
-        return Readiness::in_progress(
-            "ExtraPods",
-            format!("Pending termination: {}", replicas - spec),
-        );
-    }
-    if updated > avail {
-        return Readiness::in_progress("LessAvailable", format!("Available: {avail}/{updated}"));
-    }
-    if spec > ready {
-        return Readiness::in_progress("LessReady", format!("Ready: {ready}/{spec}"));
+    let counts = first_short(&[
+        ("LessReplicas", "Replicas", reps.replicas, reps.spec),
+        ("LessUpdated", "Updated", updated, reps.spec),
+    ])
+    .or_else(|| extra_pods(reps.replicas, reps.spec))
+    .or_else(|| {
+        first_short(&[
+            ("LessAvailable", "Available", reps.avail, updated),
+            ("LessReady", "Ready", reps.ready, reps.spec),
+        ])
+    });
+    if let Some(r) = counts {
+        return r;
     }
     if !progressing {
         return Readiness::in_progress("ReplicaSetNotAvailable", "ReplicaSet not Available");
@@ -276,7 +269,10 @@ fn deployment(obj: &Value) -> Readiness {
     if !available {
         return Readiness::in_progress("DeploymentNotAvailable", "Deployment not Available");
     }
-    Readiness::current(format!("Deployment is available. Replicas: {replicas}"))
+    Readiness::current(format!(
+        "Deployment is available. Replicas: {}",
+        reps.replicas
+    ))
 }
 
 fn replicaset(obj: &Value) -> Readiness {
@@ -286,27 +282,21 @@ fn replicaset(obj: &Value) -> Readiness {
     {
         return Readiness::in_progress("ReplicaFailure", "Replica Failure condition. Check Pods");
     }
-    let spec = int_or(obj, &["spec", "replicas"], 1);
-    let replicas = int_or(obj, &["status", "replicas"], 0);
-    let ready = int_or(obj, &["status", "readyReplicas"], 0);
-    let avail = int_or(obj, &["status", "availableReplicas"], 0);
+    let reps = ReplicaCounts::of(obj);
     let labelled = int_or(obj, &["status", "fullyLabeledReplicas"], 0);
-    if spec > labelled {
-        return Readiness::in_progress("LessLabelled", format!("Labelled: {labelled}/{spec}"));
+    let counts = first_short(&[
+        ("LessLabelled", "Labelled", labelled, reps.spec),
+        ("LessAvailable", "Available", reps.avail, reps.spec),
+        ("LessReady", "Ready", reps.ready, reps.spec),
+    ])
+    .or_else(|| extra_pods(reps.replicas, reps.spec));
+    if let Some(r) = counts {
+        return r;
     }
-    if spec > avail {
-        return Readiness::in_progress("LessAvailable", format!("Available: {avail}/{spec}"));
-    }
-    if spec > ready {
-        return Readiness::in_progress("LessReady", format!("Ready: {ready}/{spec}"));
-    }
-    if replicas > spec {
-        return Readiness::in_progress(
-            "ExtraPods",
-            format!("Pending termination: {}", replicas - spec),
-        );
-    }
-    Readiness::current(format!("ReplicaSet is available. Replicas: {replicas}"))
+    Readiness::current(format!(
+        "ReplicaSet is available. Replicas: {}",
+        reps.replicas
+    ))
 }
 
 fn daemonset(obj: &Value) -> Readiness {
@@ -331,21 +321,62 @@ fn daemonset(obj: &Value) -> Readiness {
     if desired == -1 {
         return Readiness::in_progress("NoDesiredNumber", "Missing .status.desiredNumberScheduled");
     }
-    if desired > current {
-        return Readiness::in_progress("LessCurrent", format!("Current: {current}/{desired}"));
-    }
-    if desired > updated {
-        return Readiness::in_progress("LessUpdated", format!("Updated: {updated}/{desired}"));
-    }
-    if desired > avail {
-        return Readiness::in_progress("LessAvailable", format!("Available: {avail}/{desired}"));
-    }
-    if desired > ready {
-        return Readiness::in_progress("LessReady", format!("Ready: {ready}/{desired}"));
+    let counts = first_short(&[
+        ("LessCurrent", "Current", current, desired),
+        ("LessUpdated", "Updated", updated, desired),
+        ("LessAvailable", "Available", avail, desired),
+        ("LessReady", "Ready", ready, desired),
+    ]);
+    if let Some(r) = counts {
+        return r;
     }
     Readiness::current(format!(
         "All replicas scheduled as expected. Replicas: {desired}"
     ))
+}
+
+/// The replica counts a Deployment and a ReplicaSet both have.
+struct ReplicaCounts {
+    /// `spec.replicas` (1 when unset).
+    spec: i64,
+    /// `status.replicas`.
+    replicas: i64,
+    /// `status.readyReplicas`.
+    ready: i64,
+    /// `status.availableReplicas`.
+    avail: i64,
+}
+
+impl ReplicaCounts {
+    fn of(obj: &Value) -> Self {
+        ReplicaCounts {
+            spec: int_or(obj, &["spec", "replicas"], 1),
+            replicas: int_or(obj, &["status", "replicas"], 0),
+            ready: int_or(obj, &["status", "readyReplicas"], 0),
+            avail: int_or(obj, &["status", "availableReplicas"], 0),
+        }
+    }
+}
+
+/// kstatus's replica counts, checked in order: the first count `have` short of its `want`
+/// makes the object `InProgress` with `reason` and "<label>: <have>/<want>".
+fn first_short(counts: &[(&str, &str, i64, i64)]) -> Option<Readiness> {
+    counts
+        .iter()
+        .find(|&&(_, _, have, want)| want > have)
+        .map(|&(reason, label, have, want)| {
+            Readiness::in_progress(reason, format!("{label}: {have}/{want}"))
+        })
+}
+
+/// More `replicas` than the `spec` asks for: pods still to be terminated.
+fn extra_pods(replicas: i64, spec: i64) -> Option<Readiness> {
+    (replicas > spec).then(|| {
+        Readiness::in_progress(
+            "ExtraPods",
+            format!("Pending termination: {}", replicas - spec),
+        )
+    })
 }
 
 fn pvc(obj: &Value) -> Readiness {

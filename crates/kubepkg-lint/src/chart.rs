@@ -37,7 +37,22 @@ impl Target {
 }
 
 /// A scratch directory removed on drop.
-struct Scratch(PathBuf);
+pub(crate) struct Scratch(pub(crate) PathBuf);
+
+impl Scratch {
+    /// A path under the temporary directory that no other lint uses (not created yet):
+    /// `prefix`, the process id and the time in nanoseconds.
+    pub(crate) fn unique(prefix: &str) -> Scratch {
+        Scratch(std::env::temp_dir().join(format!(
+            "{prefix}-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0)
+        )))
+    }
+}
 
 impl Drop for Scratch {
     fn drop(&mut self) {
@@ -49,16 +64,8 @@ impl Drop for Scratch {
 pub fn lint_path(path: &str, user: &Value, opts: &LintOptions) -> Result<Linter, LintError> {
     if path.ends_with(".tgz") || path.ends_with(".tar.gz") {
         let raw = std::fs::read(path).map_err(|e| LintError::Extract(e.to_string()))?;
-        let scratch = std::env::temp_dir().join(format!(
-            "kubepkg-lint-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos())
-                .unwrap_or(0)
-        ));
-        std::fs::create_dir_all(&scratch).map_err(LintError::Scratch)?;
-        let scratch = Scratch(scratch);
+        let scratch = Scratch::unique("kubepkg-lint");
+        std::fs::create_dir_all(&scratch.0).map_err(LintError::Scratch)?;
         let dir = expand(&raw, path, &scratch.0)?;
         return lint_chart(&dir, &dir.display().to_string(), user, opts);
     }

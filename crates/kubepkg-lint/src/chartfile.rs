@@ -218,14 +218,7 @@ fn unknown_field(k: &str) -> String {
 
 /// Go's `%T` of a value decoded from JSON into `interface{}`.
 fn go_type(v: &Value) -> &'static str {
-    match v {
-        Value::Nil => "<nil>",
-        Value::Bool(_) => "bool",
-        Value::String(_) | Value::NonUtf8String(_) => "string",
-        Value::List(..) => "[]interface {}",
-        Value::Map(_) | Value::Object(_) => "map[string]interface {}",
-        _ => "float64",
-    }
+    crate::decode::type_names(v).0
 }
 
 fn string_typed(raw: &Value, key: &str) -> Option<String> {

@@ -64,13 +64,19 @@ fn sigs_json_error(e: String) -> String {
 }
 
 fn json_kind(v: &Value) -> &'static str {
+    type_names(v).1
+}
+
+/// The names of the type of a value decoded from JSON: Go's `%T` of it in an `interface{}`,
+/// and its JSON type.
+pub(crate) fn type_names(v: &Value) -> (&'static str, &'static str) {
     match v {
-        Value::Nil => "null",
-        Value::Bool(_) => "bool",
-        Value::String(_) | Value::NonUtf8String(_) => "string",
-        Value::List(..) => "array",
-        Value::Map(_) | Value::Object(_) => "object",
-        _ => "number",
+        Value::Nil => ("<nil>", "null"),
+        Value::Bool(_) => ("bool", "bool"),
+        Value::String(_) | Value::NonUtf8String(_) => ("string", "string"),
+        Value::List(..) => ("[]interface {}", "array"),
+        Value::Map(_) | Value::Object(_) => ("map[string]interface {}", "object"),
+        _ => ("float64", "number"),
     }
 }
 

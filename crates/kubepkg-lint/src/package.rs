@@ -11,7 +11,7 @@
 //! - `package.rollback.safe` missing: whether the versions before this one may run again
 //!   after it has is not said, so a failed upgrade is not rolled back automatically.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use kubepkg_model::manifest::{ChartSource, Phase};
 use kubepkg_model::values::UserValues;
@@ -19,6 +19,7 @@ use kubepkg_model::{Package, PackageError};
 use kubepkg_package::render::{RenderInput, render_package};
 use kubepkg_value::Value;
 
+use crate::chart::Scratch;
 use crate::support::{Linter, Severity};
 use crate::{LintError, LintOptions, chart};
 
@@ -40,26 +41,10 @@ pub struct PackageLint {
     pub charts: Vec<ChartLint>,
 }
 
-/// A scratch directory removed on drop.
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// Lints the package in `dir` (`user`: the package's `-f/--set` values, as `plan` takes them).
 pub fn lint_package(dir: &Path, user: Option<&UserValues>, opts: &LintOptions) -> PackageLint {
     let mut package = Linter::default();
-    let scratch = Scratch(std::env::temp_dir().join(format!(
-        "kubepkg-lint-pkg-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0)
-    )));
+    let scratch = Scratch::unique("kubepkg-lint-pkg");
     let loaded = kubepkg_model::source::load(dir, &scratch.0);
     let pkg = match loaded {
         Ok(p) => p,

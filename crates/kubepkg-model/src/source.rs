@@ -72,44 +72,25 @@ fn entry_path(p: &Path, scratch: &Path, archive: &Path) -> PathBuf {
 }
 
 /// The same error with every path inside the extraction directory named by its archive entry.
-fn in_archive(e: PackageError, scratch: &Path, archive: &Path) -> PackageError {
+fn in_archive(mut e: PackageError, scratch: &Path, archive: &Path) -> PackageError {
     let name = |p: &Path| entry_path(p, scratch, archive);
-    match e {
-        PackageError::Invalid { file, problems } => PackageError::Invalid {
-            file: name(&file),
-            problems: problems
-                .into_iter()
-                .map(|p| Problem {
-                    file: name(&p.file),
-                    kind: match p.kind {
-                        ProblemKind::ChartMissing { path, resolved } => ProblemKind::ChartMissing {
-                            path,
-                            resolved: name(Path::new(&resolved)).display().to_string(),
-                        },
-                        other => other,
-                    },
-                    ..p
-                })
-                .collect(),
-        },
-        PackageError::NotAPackage { path } => PackageError::NotAPackage { path: name(&path) },
-        PackageError::Missing { path, hint } => PackageError::Missing {
-            path: name(&path),
-            hint,
-        },
-        PackageError::Io { path, source } => PackageError::Io {
-            path: name(&path),
-            source,
-        },
-        PackageError::Archive { path, reason } => PackageError::Archive {
-            path: name(&path),
-            reason,
-        },
-        PackageError::Lock { path, source } => PackageError::Lock {
-            path: name(&path),
-            source,
-        },
+    match &mut e {
+        PackageError::Invalid { file, problems } => {
+            *file = name(file);
+            for p in problems {
+                p.file = name(&p.file);
+                if let ProblemKind::ChartMissing { resolved, .. } = &mut p.kind {
+                    *resolved = name(Path::new(resolved)).display().to_string();
+                }
+            }
+        }
+        PackageError::NotAPackage { path }
+        | PackageError::Missing { path, .. }
+        | PackageError::Io { path, .. }
+        | PackageError::Archive { path, .. }
+        | PackageError::Lock { path, .. } => *path = name(path),
     }
+    e
 }
 
 /// Loads a package directory: `kubepkg.yaml`, or else a bare chart (`Chart.yaml`).

@@ -76,12 +76,211 @@ enum Refused {
 
 const HEAD: &str = "package:\n  name: shop\n  version: 1.0.0\n";
 
+/// The one component of most cases.
+const WEB: &str = "  - name: web\n    path: charts/web\n";
+
+/// Cases whose manifest is [`HEAD`] with these `components:` entries, by who refuses them:
+/// (who, [(what, entries)]).
+const COMPONENT_CASES: &[(Refused, &[(&str, &str)])] = &[
+    (
+        Refused::No,
+        &[
+            ("minimal", WEB),
+            (
+                "a repository chart",
+                "  - name: pg\n    chart:\n      repository: https://charts.example.com\n      name: postgresql\n      version: 15.x\n",
+            ),
+            (
+                "path null beside a chart",
+                "  - name: pg\n    path: null\n    chart:\n      repository: https://c.example.com\n      name: pg\n      version: 1.0.0\n",
+            ),
+            (
+                "a chart of an OCI registry",
+                "  - name: pg\n    chart:\n      repository: oci://r.example.com/charts\n      name: pg\n      version: 1.0.0\n",
+            ),
+            (
+                "an oci:// path with a version",
+                "  - name: pg\n    path: oci://r.example.com/charts/pg\n    version: \"1.x\"\n",
+            ),
+        ],
+    ),
+    (
+        Refused::Both,
+        &[
+            (
+                "an unknown component field",
+                "  - name: web\n    path: charts/web\n    chartPath: x\n",
+            ),
+            (
+                "an unknown install field",
+                "  - name: web\n    path: charts/web\n    install:\n      waitFor: x\n",
+            ),
+            (
+                "a component name with _",
+                "  - name: my_web\n    path: charts/web\n",
+            ),
+            ("a component without a chart", "  - name: web\n"),
+            (
+                "both path and chart",
+                "  - name: web\n    path: charts/web\n    chart:\n      repository: https://c.example.com\n      name: pg\n      version: 1.0.0\n",
+            ),
+            (
+                "a chart repository that is not http(s) or oci",
+                "  - name: pg\n    chart:\n      repository: ftp://r.example.com/charts\n      name: pg\n      version: 1.0.0\n",
+            ),
+            (
+                "a chart name with /",
+                "  - name: pg\n    chart:\n      repository: https://c.example.com\n      name: stable/pg\n      version: 1.0.0\n",
+            ),
+            (
+                "a chart without a version",
+                "  - name: pg\n    chart:\n      repository: https://c.example.com\n      name: pg\n",
+            ),
+            (
+                "values that are a list",
+                "  - name: web\n    path: charts/web\n    values: [1, 2]\n",
+            ),
+            (
+                "an unknown phase",
+                "  - name: web\n    path: charts/web\n    install:\n      phase: PostUpgrade\n",
+            ),
+            (
+                "readyWhen without a kind",
+                "  - name: web\n    path: charts/web\n    install:\n      readyWhen:\n        - apiVersion: v1\n          name: x\n          condition: Ready\n",
+            ),
+            (
+                "readyWhen with a null condition",
+                "  - name: web\n    path: charts/web\n    install:\n      readyWhen:\n        - apiVersion: v1\n          kind: ConfigMap\n          name: x\n          condition: null\n",
+            ),
+            (
+                "a dependency listed twice",
+                "  - name: db\n    path: charts/db\n  - name: web\n    path: charts/web\n    install:\n      dependsOn: [db, db]\n",
+            ),
+            (
+                "dependsOn not a list",
+                "  - name: web\n    path: charts/web\n    install:\n      dependsOn: db\n",
+            ),
+        ],
+    ),
+    // What only the parser can check.
+    (
+        Refused::Parser,
+        &[
+            (
+                "an oci:// path without a version",
+                "  - name: pg\n    path: oci://r.example.com/charts/pg\n",
+            ),
+            (
+                "a version beside a path in the package",
+                "  - name: web\n    path: charts/web\n    version: 1.0.0\n",
+            ),
+            (
+                "a component name used twice",
+                "  - name: web\n    path: charts/web\n  - name: web\n    path: charts/db\n",
+            ),
+            (
+                "dependsOn an unknown component",
+                "  - name: web\n    path: charts/web\n    install:\n      dependsOn: [db]\n",
+            ),
+            (
+                "a dependency cycle",
+                "  - name: db\n    path: charts/db\n    install:\n      dependsOn: [web]\n  - name: web\n    path: charts/web\n    install:\n      dependsOn: [db]\n",
+            ),
+            (
+                "a chart path outside the package",
+                "  - name: web\n    path: ../web\n",
+            ),
+            (
+                "a chart path that does not exist",
+                "  - name: web\n    path: charts/nope\n",
+            ),
+            (
+                "a chart version that does not parse",
+                "  - name: pg\n    chart:\n      repository: https://c.example.com\n      name: pg\n      version: \"not a version\"\n",
+            ),
+        ],
+    ),
+];
+
+/// Cases whose manifest is this `package:` section with the [`WEB`] component, by who refuses
+/// them: (who, [(what, section)]).
+const PACKAGE_CASES: &[(Refused, &[(&str, &str)])] = &[
+    (
+        Refused::No,
+        &[(
+            "a number as requirement version",
+            "package:\n  name: shop\n  version: 1.0.0\n  requires:\n    - name: base\n      version: 1.2\n",
+        )],
+    ),
+    (
+        Refused::Both,
+        &[
+            (
+                "an unknown package field",
+                "package:\n  name: shop\n  version: 1.0.0\n  colour: red\n",
+            ),
+            (
+                "an upper-case package name",
+                "package:\n  name: Shop\n  version: 1.0.0\n",
+            ),
+            (
+                "a package name ending in -",
+                "package:\n  name: shop-\n  version: 1.0.0\n",
+            ),
+            (
+                "a version that is not SemVer",
+                "package:\n  name: shop\n  version: \"1.0\"\n",
+            ),
+            (
+                "a version YAML reads as a number",
+                "package:\n  name: shop\n  version: 1.5\n",
+            ),
+            (
+                "a version with a leading zero",
+                "package:\n  name: shop\n  version: 1.02.0\n",
+            ),
+            (
+                "a version with a v",
+                "package:\n  name: shop\n  version: v1.0.0\n",
+            ),
+            (
+                "rollback.safe not a bool",
+                "package:\n  name: shop\n  version: 1.0.0\n  rollback:\n    safe: maybe\n",
+            ),
+            (
+                "a requirement without a name",
+                "package:\n  name: shop\n  version: 1.0.0\n  requires:\n    - version: \">=1\"\n",
+            ),
+        ],
+    ),
+    // What only the parser can check.
+    (
+        Refused::Parser,
+        &[
+            (
+                "a requirement listed twice",
+                "package:\n  name: shop\n  version: 1.0.0\n  requires:\n    - name: base\n    - name: base\n",
+            ),
+            (
+                "a requirement constraint that does not parse",
+                "package:\n  name: shop\n  version: 1.0.0\n  requires:\n    - name: base\n      version: \">>1\"\n",
+            ),
+            (
+                "a rollback floor that does not parse",
+                "package:\n  name: shop\n  version: 1.0.0\n  rollback:\n    to: \"not a version\"\n",
+            ),
+            (
+                "a rollback floor beside safe: false",
+                "package:\n  name: shop\n  version: 1.0.0\n  rollback:\n    safe: false\n    to: \">=1.0.0\"\n",
+            ),
+        ],
+    ),
+];
+
 /// (what, manifest, who refuses it). `charts/web` and `charts/db` exist.
 fn cases() -> Vec<(&'static str, String, Refused)> {
     let with = |components: &str| format!("{HEAD}components:\n{components}");
-    let web = "  - name: web\n    path: charts/web\n";
-    vec![
-        ("minimal", with(web), Refused::No),
+    let mut cases = vec![
         (
             "everything",
                 "package:\n  name: shop\n  version: 2.0.0-rc.1+b5\n  rollback:\n    safe: true\n    to: \">=1.0.0\"\n  requires:\n    - name: base\n      version: \">=1\"\n    - name: extra\n      optional: true\n\
@@ -91,266 +290,42 @@ fn cases() -> Vec<(&'static str, String, Refused)> {
             .to_string(),
             Refused::No,
         ),
-        (
-            "a repository chart",
-            with(
-                "  - name: pg\n    chart:\n      repository: https://charts.example.com\n      name: postgresql\n      version: 15.x\n",
-            ),
-            Refused::No,
-        ),
-        (
-            "a number as requirement version",
-            format!(
-                "package:\n  name: shop\n  version: 1.0.0\n  requires:\n    - name: base\n      version: 1.2\ncomponents:\n{web}"
-            ),
-            Refused::No,
-        ),
-        (
-            "path null beside a chart",
-            with(
-                "  - name: pg\n    path: null\n    chart:\n      repository: https://c.example.com\n      name: pg\n      version: 1.0.0\n",
-            ),
-            Refused::No,
-        ),
         ("no components", HEAD.to_string(), Refused::Both),
         (
             "empty components",
             format!("{HEAD}components: []\n"),
             Refused::Both,
         ),
-        ("no package", format!("components:\n{web}"), Refused::Both),
+        ("no package", format!("components:\n{WEB}"), Refused::Both),
         (
             "an unknown top-level field",
-            format!("{}extra: 1\n", with(web)),
-            Refused::Both,
-        ),
-        (
-            "an unknown package field",
-            format!("package:\n  name: shop\n  version: 1.0.0\n  colour: red\ncomponents:\n{web}"),
-            Refused::Both,
-        ),
-        (
-            "an unknown component field",
-            with("  - name: web\n    path: charts/web\n    chartPath: x\n"),
-            Refused::Both,
-        ),
-        (
-            "an unknown install field",
-            with("  - name: web\n    path: charts/web\n    install:\n      waitFor: x\n"),
-            Refused::Both,
-        ),
-        (
-            "an upper-case package name",
-            format!("package:\n  name: Shop\n  version: 1.0.0\ncomponents:\n{web}"),
-            Refused::Both,
-        ),
-        (
-            "a package name ending in -",
-            format!("package:\n  name: shop-\n  version: 1.0.0\ncomponents:\n{web}"),
+            format!("{}extra: 1\n", with(WEB)),
             Refused::Both,
         ),
         (
             "a 54-character package name",
             format!(
-                "package:\n  name: {}\n  version: 1.0.0\ncomponents:\n{web}",
+                "package:\n  name: {}\n  version: 1.0.0\ncomponents:\n{WEB}",
                 "a".repeat(54)
             ),
             Refused::Both,
         ),
-        (
-            "a component name with _",
-            with("  - name: my_web\n    path: charts/web\n"),
-            Refused::Both,
-        ),
-        (
-            "a version that is not SemVer",
-            format!("package:\n  name: shop\n  version: \"1.0\"\ncomponents:\n{web}"),
-            Refused::Both,
-        ),
-        (
-            "a version YAML reads as a number",
-            format!("package:\n  name: shop\n  version: 1.5\ncomponents:\n{web}"),
-            Refused::Both,
-        ),
-        (
-            "a version with a leading zero",
-            format!("package:\n  name: shop\n  version: 1.02.0\ncomponents:\n{web}"),
-            Refused::Both,
-        ),
-        (
-            "a version with a v",
-            format!("package:\n  name: shop\n  version: v1.0.0\ncomponents:\n{web}"),
-            Refused::Both,
-        ),
-        (
-            "rollback.safe not a bool",
-            format!(
-                "package:\n  name: shop\n  version: 1.0.0\n  rollback:\n    safe: maybe\ncomponents:\n{web}"
-            ),
-            Refused::Both,
-        ),
-        (
-            "a requirement without a name",
-            format!(
-                "package:\n  name: shop\n  version: 1.0.0\n  requires:\n    - version: \">=1\"\ncomponents:\n{web}"
-            ),
-            Refused::Both,
-        ),
-        (
-            "a component without a chart",
-            with("  - name: web\n"),
-            Refused::Both,
-        ),
-        (
-            "both path and chart",
-            with(
-                "  - name: web\n    path: charts/web\n    chart:\n      repository: https://c.example.com\n      name: pg\n      version: 1.0.0\n",
-            ),
-            Refused::Both,
-        ),
-        (
-            "a chart repository that is not http(s) or oci",
-            with(
-                "  - name: pg\n    chart:\n      repository: ftp://r.example.com/charts\n      name: pg\n      version: 1.0.0\n",
-            ),
-            Refused::Both,
-        ),
-        (
-            "a chart of an OCI registry",
-            with(
-                "  - name: pg\n    chart:\n      repository: oci://r.example.com/charts\n      name: pg\n      version: 1.0.0\n",
-            ),
-            Refused::No,
-        ),
-        (
-            "an oci:// path with a version",
-            with("  - name: pg\n    path: oci://r.example.com/charts/pg\n    version: \"1.x\"\n"),
-            Refused::No,
-        ),
-        (
-            "an oci:// path without a version",
-            with("  - name: pg\n    path: oci://r.example.com/charts/pg\n"),
-            Refused::Parser,
-        ),
-        (
-            "a version beside a path in the package",
-            with("  - name: web\n    path: charts/web\n    version: 1.0.0\n"),
-            Refused::Parser,
-        ),
-        (
-            "a chart name with /",
-            with(
-                "  - name: pg\n    chart:\n      repository: https://c.example.com\n      name: stable/pg\n      version: 1.0.0\n",
-            ),
-            Refused::Both,
-        ),
-        (
-            "a chart without a version",
-            with(
-                "  - name: pg\n    chart:\n      repository: https://c.example.com\n      name: pg\n",
-            ),
-            Refused::Both,
-        ),
-        (
-            "values that are a list",
-            with("  - name: web\n    path: charts/web\n    values: [1, 2]\n"),
-            Refused::Both,
-        ),
-        (
-            "an unknown phase",
-            with("  - name: web\n    path: charts/web\n    install:\n      phase: PostUpgrade\n"),
-            Refused::Both,
-        ),
-        (
-            "readyWhen without a kind",
-            with(
-                "  - name: web\n    path: charts/web\n    install:\n      readyWhen:\n        - apiVersion: v1\n          name: x\n          condition: Ready\n",
-            ),
-            Refused::Both,
-        ),
-        (
-            "readyWhen with a null condition",
-            with(
-                "  - name: web\n    path: charts/web\n    install:\n      readyWhen:\n        - apiVersion: v1\n          kind: ConfigMap\n          name: x\n          condition: null\n",
-            ),
-            Refused::Both,
-        ),
-        (
-            "a dependency listed twice",
-            with(
-                "  - name: db\n    path: charts/db\n  - name: web\n    path: charts/web\n    install:\n      dependsOn: [db, db]\n",
-            ),
-            Refused::Both,
-        ),
-        (
-            "dependsOn not a list",
-            with("  - name: web\n    path: charts/web\n    install:\n      dependsOn: db\n"),
-            Refused::Both,
-        ),
-        // What only the parser can check.
-        (
-            "a component name used twice",
-            with("  - name: web\n    path: charts/web\n  - name: web\n    path: charts/db\n"),
-            Refused::Parser,
-        ),
-        (
-            "a requirement listed twice",
-            format!(
-                "package:\n  name: shop\n  version: 1.0.0\n  requires:\n    - name: base\n    - name: base\ncomponents:\n{web}"
-            ),
-            Refused::Parser,
-        ),
-        (
-            "dependsOn an unknown component",
-            with("  - name: web\n    path: charts/web\n    install:\n      dependsOn: [db]\n"),
-            Refused::Parser,
-        ),
-        (
-            "a dependency cycle",
-            with(
-                "  - name: db\n    path: charts/db\n    install:\n      dependsOn: [web]\n  - name: web\n    path: charts/web\n    install:\n      dependsOn: [db]\n",
-            ),
-            Refused::Parser,
-        ),
-        (
-            "a chart path outside the package",
-            with("  - name: web\n    path: ../web\n"),
-            Refused::Parser,
-        ),
-        (
-            "a chart path that does not exist",
-            with("  - name: web\n    path: charts/nope\n"),
-            Refused::Parser,
-        ),
-        (
-            "a requirement constraint that does not parse",
-            format!(
-                "package:\n  name: shop\n  version: 1.0.0\n  requires:\n    - name: base\n      version: \">>1\"\ncomponents:\n{web}"
-            ),
-            Refused::Parser,
-        ),
-        (
-            "a rollback floor that does not parse",
-            format!(
-                "package:\n  name: shop\n  version: 1.0.0\n  rollback:\n    to: \"not a version\"\ncomponents:\n{web}"
-            ),
-            Refused::Parser,
-        ),
-        (
-            "a rollback floor beside safe: false",
-            format!(
-                "package:\n  name: shop\n  version: 1.0.0\n  rollback:\n    safe: false\n    to: \">=1.0.0\"\ncomponents:\n{web}"
-            ),
-            Refused::Parser,
-        ),
-        (
-            "a chart version that does not parse",
-            with(
-                "  - name: pg\n    chart:\n      repository: https://c.example.com\n      name: pg\n      version: \"not a version\"\n",
-            ),
-            Refused::Parser,
-        ),
-    ]
+    ];
+    for &(refused, table) in COMPONENT_CASES {
+        cases.extend(
+            table
+                .iter()
+                .map(|&(what, components)| (what, with(components), refused)),
+        );
+    }
+    for &(refused, table) in PACKAGE_CASES {
+        cases.extend(
+            table
+                .iter()
+                .map(|&(what, package)| (what, format!("{package}components:\n{WEB}"), refused)),
+        );
+    }
+    cases
 }
 
 #[test]

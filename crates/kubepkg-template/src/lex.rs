@@ -694,37 +694,41 @@ mod tests {
     }
 
     #[test]
-    fn trim_markers_remove_surrounding_space() {
-        let k = kinds("a  {{- 3 -}}  b");
-        assert_eq!(k[0], (ItemKind::Text, "a".into()));
-        assert_eq!(k[2], (ItemKind::Number, "3".into()));
-        assert_eq!(k[4], (ItemKind::Text, "b".into()));
-    }
-
-    #[test]
-    fn fields_split_at_dots() {
-        let k = kinds("{{.a.b $x.c}}");
-        assert_eq!(k[1], (ItemKind::Field, ".a".into()));
-        assert_eq!(k[2], (ItemKind::Field, ".b".into()));
-        assert_eq!(k[4], (ItemKind::Variable, "$x".into()));
+    fn trim_markers_remove_surrounding_space_and_fields_split_at_dots() {
+        for (text, expected) in [
+            (
+                "a  {{- 3 -}}  b",
+                [
+                    (0, ItemKind::Text, "a"),
+                    (2, ItemKind::Number, "3"),
+                    (4, ItemKind::Text, "b"),
+                ],
+            ),
+            (
+                "{{.a.b $x.c}}",
+                [
+                    (1, ItemKind::Field, ".a"),
+                    (2, ItemKind::Field, ".b"),
+                    (4, ItemKind::Variable, "$x"),
+                ],
+            ),
+        ] {
+            let k = kinds(text);
+            for (i, kind, val) in expected {
+                assert_eq!(k[i], (kind, val.to_string()), "{text:?} item {i}");
+            }
+        }
     }
 
     #[test]
     fn errors_match_go() {
-        let k = kinds("{{ \"abc }}");
-        assert_eq!(
-            k.last().map(|x| x.1.as_str()),
-            Some("unterminated quoted string")
-        );
-        let k = kinds("{{ 3k }}");
-        assert_eq!(
-            k.last().map(|x| x.1.as_str()),
-            Some("bad number syntax: \"3k\"")
-        );
-        let k = kinds("{{/* x */ }}");
-        assert_eq!(
-            k.last().map(|x| x.1.as_str()),
-            Some("comment ends before closing delimiter")
-        );
+        for (text, error) in [
+            ("{{ \"abc }}", "unterminated quoted string"),
+            ("{{ 3k }}", "bad number syntax: \"3k\""),
+            ("{{/* x */ }}", "comment ends before closing delimiter"),
+        ] {
+            let k = kinds(text);
+            assert_eq!(k.last().map(|x| x.1.as_str()), Some(error), "{text:?}");
+        }
     }
 }

@@ -232,31 +232,26 @@ impl GoText for Arg {
 impl GoText for Pipe {
     fn write_to(&self, s: &mut String) {
         if !self.decl.is_empty() {
-            for (i, (_, v)) in self.decl.iter().enumerate() {
-                if i > 0 {
-                    s.push_str(", ");
-                }
-                s.push_str(v);
-            }
+            write_joined(s, &self.decl, ", ", |s, (_, v)| s.push_str(v));
             s.push_str(if self.is_assign { " = " } else { " := " });
         }
-        for (i, c) in self.cmds.iter().enumerate() {
-            if i > 0 {
-                s.push_str(" | ");
-            }
-            c.write_to(s);
+        write_joined(s, &self.cmds, " | ", |s, c| c.write_to(s));
+    }
+}
+
+/// Writes each of `items` with `write`, `sep` between them.
+fn write_joined<T>(s: &mut String, items: &[T], sep: &str, mut write: impl FnMut(&mut String, &T)) {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            s.push_str(sep);
         }
+        write(s, item);
     }
 }
 
 impl GoText for Command {
     fn write_to(&self, s: &mut String) {
-        for (i, a) in self.args.iter().enumerate() {
-            if i > 0 {
-                s.push(' ');
-            }
-            a.write_operand(s);
-        }
+        write_joined(s, &self.args, " ", |s, a| a.write_operand(s));
     }
 }
 
@@ -1387,53 +1382,42 @@ mod tests {
 
     #[test]
     fn parse_errors_match_go() {
-        assert_eq!(err("{{ .a "), "template: t:1: unclosed action");
-        assert_eq!(err("{{ end }}"), "template: t:1: unexpected {{end}}");
-        assert_eq!(err("{{ if .a }}"), "template: t:1: unexpected EOF");
-        assert_eq!(
-            err("{{ foo }}"),
-            "template: t:1: function \"foo\" not defined"
-        );
-        assert_eq!(err("{{ $x }}"), "template: t:1: undefined variable \"$x\"");
-        assert_eq!(
-            err("{{ break }}"),
-            "template: t:1: {{break}} outside {{range}}"
-        );
-        assert_eq!(err("{{ }}"), "template: t:1: missing value for command");
-        assert_eq!(
-            err("{{ . | 3 }}"),
-            "template: t:1: non executable command in pipeline stage 2"
-        );
-        assert_eq!(
-            err("\n{{ 1 2 ) }}"),
-            "template: t:2: unexpected right paren"
-        );
-        assert_eq!(
-            err("{{ define \"a\" }}x{{ end }}{{ define \"a\" }}y{{ end }}"),
-            "template: t:1: template: multiple definition of template \"a\""
-        );
-        assert_eq!(
-            err("{{ \"x\".a }}"),
-            "template: t:1: unexpected . after term \"\\\"x\\\"\""
-        );
-        assert_eq!(
-            err("{{ 1_ }}"),
-            "template: t:1: illegal number syntax: \"1_\""
-        );
-        assert_eq!(
-            err("{{ 99999999999999999999 }}"),
-            "template: t:1: integer overflow: \"99999999999999999999\""
-        );
-        assert_eq!(
-            err("{{ range $a, $b, $c := . }}{{ end }}"),
-            "template: t:1: too many declarations in range"
-        );
-        assert_eq!(err("{{ if\n.a }}{{ end }}"), "ok");
-        assert_eq!(
-            err("{{ .a\n"),
-            "template: t:2: unclosed action started at t:1"
-        );
-        assert_eq!(err("{{ (1 }}"), "template: t:1: unclosed left paren");
+        for (text, error) in [
+            ("{{ .a ", "template: t:1: unclosed action"),
+            ("{{ end }}", "template: t:1: unexpected {{end}}"),
+            ("{{ if .a }}", "template: t:1: unexpected EOF"),
+            ("{{ foo }}", "template: t:1: function \"foo\" not defined"),
+            ("{{ $x }}", "template: t:1: undefined variable \"$x\""),
+            ("{{ break }}", "template: t:1: {{break}} outside {{range}}"),
+            ("{{ }}", "template: t:1: missing value for command"),
+            (
+                "{{ . | 3 }}",
+                "template: t:1: non executable command in pipeline stage 2",
+            ),
+            ("\n{{ 1 2 ) }}", "template: t:2: unexpected right paren"),
+            (
+                "{{ define \"a\" }}x{{ end }}{{ define \"a\" }}y{{ end }}",
+                "template: t:1: template: multiple definition of template \"a\"",
+            ),
+            (
+                "{{ \"x\".a }}",
+                "template: t:1: unexpected . after term \"\\\"x\\\"\"",
+            ),
+            ("{{ 1_ }}", "template: t:1: illegal number syntax: \"1_\""),
+            (
+                "{{ 99999999999999999999 }}",
+                "template: t:1: integer overflow: \"99999999999999999999\"",
+            ),
+            (
+                "{{ range $a, $b, $c := . }}{{ end }}",
+                "template: t:1: too many declarations in range",
+            ),
+            ("{{ if\n.a }}{{ end }}", "ok"),
+            ("{{ .a\n", "template: t:2: unclosed action started at t:1"),
+            ("{{ (1 }}", "template: t:1: unclosed left paren"),
+        ] {
+            assert_eq!(err(text), error, "{text:?}");
+        }
     }
 
     #[test]

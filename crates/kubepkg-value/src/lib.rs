@@ -378,13 +378,6 @@ impl Value {
     pub fn type_name(&self) -> String {
         match self {
             Value::Nil => "<nil>".into(),
-            Value::Bool(_) => "bool".into(),
-            Value::Int(_) => "int".into(),
-            Value::Int64(_) => "int64".into(),
-            Value::Uint(_) => "uint64".into(),
-            Value::Uint8(_) => "uint8".into(),
-            Value::Float(_) => "float64".into(),
-            Value::String(_) | Value::NonUtf8String(_) => "string".into(),
             Value::Bytes(_) => "[]uint8".into(),
             Value::List(_, ElemType::Interface) => "[]interface {}".into(),
             Value::List(_, ElemType::String) => "[]string".into(),
@@ -395,6 +388,10 @@ impl Value {
             Value::Map(m) => m.map_type().type_name().into(),
             Value::Time(_) => "time.Time".into(),
             Value::Object(o) => o.type_name().into(),
+            basic => basic
+                .basic_name()
+                .expect("the other values are basic")
+                .into(),
         }
     }
 
@@ -402,18 +399,36 @@ impl Value {
     pub fn kind_name(&self) -> String {
         match self {
             Value::Nil => "invalid".into(),
-            Value::Bool(_) => "bool".into(),
-            Value::Int(_) => "int".into(),
-            Value::Int64(_) => "int64".into(),
-            Value::Uint(_) => "uint64".into(),
-            Value::Uint8(_) => "uint8".into(),
-            Value::Float(_) => "float64".into(),
-            Value::String(_) | Value::NonUtf8String(_) => "string".into(),
             Value::Bytes(_) | Value::List(..) => "slice".into(),
             Value::Map(_) => "map".into(),
             Value::Time(_) => "struct".into(),
             Value::Object(o) => o.kind().into(),
+            basic => basic
+                .basic_name()
+                .expect("the other values are basic")
+                .into(),
         }
+    }
+
+    /// The name Go gives both the type and the kind of a basic value (`bool`, `int`, `int64`,
+    /// `uint64`, `uint8`, `float64`, `string`); `None` for nil, bytes, lists, maps, times and
+    /// objects, whose type and kind names differ.
+    fn basic_name(&self) -> Option<&'static str> {
+        Some(match self {
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Int64(_) => "int64",
+            Value::Uint(_) => "uint64",
+            Value::Uint8(_) => "uint8",
+            Value::Float(_) => "float64",
+            Value::String(_) | Value::NonUtf8String(_) => "string",
+            Value::Nil
+            | Value::Bytes(_)
+            | Value::List(..)
+            | Value::Map(_)
+            | Value::Time(_)
+            | Value::Object(_) => return None,
+        })
     }
 
     /// Go's truth of a value, the one rule kubepkg has: text/template's `isTrue` (`if`, `with`,
@@ -621,26 +636,30 @@ mod tests {
         assert_eq!(Value::Float(1.0).kind_name(), "float64");
     }
 
+    /// The entries of `derive` (a clone or a deep copy) of a new empty map, after `k` was set
+    /// to 1 in that map through its shared handle, as a Go map assignment does.
+    fn entries_after_setting_k(derive: fn(&Value) -> Value) -> BTreeMap<String, Value> {
+        let m = Value::empty_map();
+        let derived = derive(&m);
+        let Value::Map(inner) = &m else {
+            unreachable!()
+        };
+        map_write(inner).insert("k".into(), Value::Int(1));
+        let Value::Map(d) = derived else {
+            unreachable!()
+        };
+        map_read(&d).clone()
+    }
+
     #[test]
     fn maps_share_mutation_like_go_maps() {
-        let m = Value::empty_map();
-        let alias = m.clone();
-        if let Value::Map(inner) = &m {
-            map_write(inner).insert("k".into(), Value::Int(1));
-        }
-        let Value::Map(a) = alias else { unreachable!() };
-        assert_eq!(map_read(&a).get("k"), Some(&Value::Int(1)));
+        let alias = entries_after_setting_k(Value::clone);
+        assert_eq!(alias.get("k"), Some(&Value::Int(1)));
     }
 
     #[test]
     fn deep_copy_detaches_maps() {
-        let m = Value::empty_map();
-        let copy = m.deep_copy();
-        if let Value::Map(inner) = &m {
-            map_write(inner).insert("k".into(), Value::Int(1));
-        }
-        let Value::Map(c) = copy else { unreachable!() };
-        assert!(map_read(&c).is_empty());
+        assert!(entries_after_setting_k(Value::deep_copy).is_empty());
     }
 
     #[test]

@@ -1402,24 +1402,21 @@ pub fn unmarshal(src: &str, target: Target) -> Result<Value, YamlError> {
     }
 }
 
+/// The alias bomb the unit tests share with the integration tests.
+#[cfg(test)]
+#[path = "../tests/it/alias_bomb.rs"]
+mod alias_bomb;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alias_bomb::alias_bomb;
 
     /// "Billion laughs": 13 levels of 9 aliases each would expand to 9^13 (2.5e12) scalars;
     /// go-yaml's ratio rule stops the decoder after a few thousand steps.
     #[test]
     fn an_alias_bomb_stops_after_a_bounded_number_of_steps() {
-        let mut src = String::from(
-            "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
-        );
-        let mut prev = 'a';
-        for n in "bcdefghijklm".chars() {
-            src.push_str(&format!(
-                "{n}: &{n} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"
-            ));
-            prev = n;
-        }
+        let src = alias_bomb();
         let (r, work) = decode_go_work(&src);
         let e = r.unwrap_err().to_string();
         assert!(e.contains("document contains excessive aliasing"), "{e}");

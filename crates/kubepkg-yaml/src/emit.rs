@@ -20,7 +20,7 @@
 use std::cmp::Ordering;
 
 use kubepkg_value::walk::{Guard, MAX_NESTING};
-use kubepkg_value::{Value, map_read};
+use kubepkg_value::{MapRef, Value, map_read};
 
 use crate::decode::{RED_ZONE, STACK_CHUNK};
 use crate::error::YamlError;
@@ -97,22 +97,34 @@ fn to_node_inner(v: &Value, depth: usize) -> Result<Node, YamlError> {
         }
         Value::Time(t) => Node::Str(crate::json::rfc3339_nano(t)),
         Value::Object(o) => to_node(&o.to_plain(), depth)?,
-        Value::List(items, _) => Node::Seq(
-            items
-                .iter()
-                .map(|x| to_node(x, depth))
-                .collect::<Result<_, _>>()?,
-        ),
-        Value::Map(m) => {
-            let m = map_read(m);
-            let mut pairs = Vec::with_capacity(m.len());
-            for (k, v) in m.iter() {
-                pairs.push((reread_json_string(k)?, to_node(v, depth)?));
-            }
-            drop(m);
-            Node::Map(sort_keys(pairs, false))
-        }
+        Value::List(items, _) => seq_node(items, |x| to_node(x, depth))?,
+        Value::Map(m) => map_node(m, false, reread_json_string, |v| to_node(v, depth))?,
     })
+}
+
+/// The node of a list, each item converted by `item`.
+fn seq_node(
+    items: &[Value],
+    item: impl FnMut(&Value) -> Result<Node, YamlError>,
+) -> Result<Node, YamlError> {
+    Ok(Node::Seq(items.iter().map(item).collect::<Result<_, _>>()?))
+}
+
+/// The node of a map, each key converted by `key` and each value by `value`, in go-yaml's key
+/// order (v3's with `v3`, else v2's).
+fn map_node(
+    m: &MapRef,
+    v3: bool,
+    mut key: impl FnMut(&str) -> Result<String, YamlError>,
+    mut value: impl FnMut(&Value) -> Result<Node, YamlError>,
+) -> Result<Node, YamlError> {
+    let m = map_read(m);
+    let mut pairs = Vec::with_capacity(m.len());
+    for (k, v) in m.iter() {
+        pairs.push((key(k)?, value(v)?));
+    }
+    drop(m);
+    Ok(Node::Map(sort_keys(pairs, v3)))
 }
 
 /// What go-yaml gets back when it reads a Go JSON string literal as a double-quoted YAML
@@ -218,21 +230,8 @@ fn to_node_v3_inner(v: &Value, guard: &mut Guard) -> Result<Node, YamlError> {
         Value::Bytes(b) => Node::Seq(b.iter().map(|&x| Node::Int(x as i64)).collect()),
         Value::Time(t) => Node::Raw(crate::json::rfc3339_nano(t)),
         Value::Object(o) => to_node_v3(&o.to_plain(), guard)?,
-        Value::List(items, _) => Node::Seq(
-            items
-                .iter()
-                .map(|x| to_node_v3(x, guard))
-                .collect::<Result<_, _>>()?,
-        ),
-        Value::Map(m) => {
-            let m = map_read(m);
-            let mut pairs = Vec::with_capacity(m.len());
-            for (k, v) in m.iter() {
-                pairs.push((k.clone(), to_node_v3(v, guard)?));
-            }
-            drop(m);
-            Node::Map(sort_keys(pairs, true))
-        }
+        Value::List(items, _) => seq_node(items, |x| to_node_v3(x, guard))?,
+        Value::Map(m) => map_node(m, true, |k| Ok(k.to_string()), |v| to_node_v3(v, guard))?,
     })
 }
 
@@ -350,6 +349,59 @@ fn is_blankz(c: char) -> bool {
     is_blank(c) || is_break(c) || c == '\0'
 }
 
+/// Where one kind of white space (spaces, or line breaks) stands in a scalar, as libyaml's
+/// `yaml_emitter_analyze_scalar` tracks it.
+#[derive(Default)]
+struct WhiteSpace {
+    /// Anywhere.
+    any: bool,
+    /// At the start.
+    leading: bool,
+    /// At the end.
+    trailing: bool,
+    /// Right after the other kind.
+    after_other: bool,
+}
+
+impl WhiteSpace {
+    /// Notes one at index `i` of a scalar of `n` characters, right after the other kind or not.
+    fn note(&mut self, i: usize, n: usize, after_other: bool) {
+        self.any = true;
+        self.leading |= i == 0;
+        self.trailing |= i + 1 == n;
+        self.after_other |= after_other;
+    }
+}
+
+/// Whether `c`, the first character of a scalar, is a flow and a block indicator.
+fn first_char_indicator(c: char, followed_ws: bool) -> (bool, bool) {
+    match c {
+        '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%'
+        | '@' | '`' => (true, true),
+        '?' | ':' => (true, followed_ws),
+        '-' if followed_ws => (true, true),
+        _ => (false, false),
+    }
+}
+
+/// Whether `c`, a later character of a scalar, is a flow and a block indicator.
+fn inner_char_indicator(c: char, followed_ws: bool, preceded_ws: bool) -> (bool, bool) {
+    match c {
+        ',' | '?' | '[' | ']' | '{' | '}' => (true, false),
+        ':' => (true, followed_ws),
+        '#' if preceded_ws => (true, true),
+        _ => (false, false),
+    }
+}
+
+impl Analysis {
+    /// Neither plain style, flow or block, may write the scalar.
+    fn forbid_plain(&mut self) {
+        self.flow_plain_allowed = false;
+        self.block_plain_allowed = false;
+    }
+}
+
 /// libyaml's `yaml_emitter_analyze_scalar` (with unicode output enabled).
 pub(crate) fn analyze(v: &[char], v3: bool) -> Analysis {
     if v.is_empty() {
@@ -363,11 +415,9 @@ pub(crate) fn analyze(v: &[char], v3: bool) -> Analysis {
     }
     let mut block_ind = false;
     let mut flow_ind = false;
-    let mut line_breaks = false;
     let mut special = false;
-    let (mut leading_space, mut leading_break, mut trailing_space, mut trailing_break) =
-        (false, false, false, false);
-    let (mut break_space, mut space_break) = (false, false);
+    let mut spaces = WhiteSpace::default();
+    let mut breaks = WhiteSpace::default();
     let (mut prev_space, mut prev_break) = (false, false);
     let mut tabs = false;
     if v.len() >= 3 && (v[..3] == ['-', '-', '-'] || v[..3] == ['.', '.', '.']) {
@@ -379,69 +429,24 @@ pub(crate) fn analyze(v: &[char], v3: bool) -> Analysis {
     for i in 0..n {
         let c = v[i];
         let followed_ws = i + 1 >= n || is_blank(v[i + 1]);
-        if i == 0 {
-            match c {
-                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
-                | '%' | '@' | '`' => {
-                    flow_ind = true;
-                    block_ind = true;
-                }
-                '?' | ':' => {
-                    flow_ind = true;
-                    if followed_ws {
-                        block_ind = true;
-                    }
-                }
-                '-' if followed_ws => {
-                    flow_ind = true;
-                    block_ind = true;
-                }
-                _ => {}
-            }
+        let (flow, block) = if i == 0 {
+            first_char_indicator(c, followed_ws)
         } else {
-            match c {
-                ',' | '?' | '[' | ']' | '{' | '}' => flow_ind = true,
-                ':' => {
-                    flow_ind = true;
-                    if followed_ws {
-                        block_ind = true;
-                    }
-                }
-                '#' if preceded_ws => {
-                    flow_ind = true;
-                    block_ind = true;
-                }
-                _ => {}
-            }
-        }
+            inner_char_indicator(c, followed_ws, preceded_ws)
+        };
+        flow_ind |= flow;
+        block_ind |= block;
         if v3 && c == '\t' {
             tabs = true;
         } else if !is_printable(c) {
             special = true;
         }
         if c == ' ' {
-            if i == 0 {
-                leading_space = true;
-            }
-            if i + 1 == n {
-                trailing_space = true;
-            }
-            if prev_break {
-                break_space = true;
-            }
+            spaces.note(i, n, prev_break);
             prev_space = true;
             prev_break = false;
         } else if is_break(c) {
-            line_breaks = true;
-            if i == 0 {
-                leading_break = true;
-            }
-            if i + 1 == n {
-                trailing_break = true;
-            }
-            if prev_space {
-                space_break = true;
-            }
+            breaks.note(i, n, prev_space);
             prev_space = false;
             prev_break = true;
         } else {
@@ -451,35 +456,28 @@ pub(crate) fn analyze(v: &[char], v3: bool) -> Analysis {
         preceded_ws = is_blankz(c);
     }
     let mut a = Analysis {
-        multiline: line_breaks,
+        multiline: breaks.any,
         flow_plain_allowed: true,
         block_plain_allowed: true,
         single_quoted_allowed: true,
         block_allowed: true,
     };
-    if leading_space || leading_break || trailing_space || trailing_break {
-        a.flow_plain_allowed = false;
-        a.block_plain_allowed = false;
+    if spaces.leading || breaks.leading || spaces.trailing || breaks.trailing {
+        a.forbid_plain();
     }
-    if trailing_space {
+    if spaces.trailing {
         a.block_allowed = false;
     }
-    if break_space {
-        a.flow_plain_allowed = false;
-        a.block_plain_allowed = false;
+    // A space after a break, a break after a space, a tab (v3) or an unprintable character.
+    if spaces.after_other || breaks.after_other || tabs || special {
+        a.forbid_plain();
         a.single_quoted_allowed = false;
     }
-    if space_break || tabs || special {
-        a.flow_plain_allowed = false;
-        a.block_plain_allowed = false;
-        a.single_quoted_allowed = false;
-    }
-    if space_break || special {
+    if breaks.after_other || special {
         a.block_allowed = false;
     }
-    if line_breaks {
-        a.flow_plain_allowed = false;
-        a.block_plain_allowed = false;
+    if breaks.any {
+        a.forbid_plain();
     }
     if flow_ind {
         a.flow_plain_allowed = false;
@@ -740,11 +738,7 @@ impl Emitter {
     /// libyaml's `yaml_emitter_write_folded_scalar` (go-yaml v3), its look-ahead for a blank
     /// line included as Go has it (it looks from the start of the value).
     fn write_folded(&mut self, v: &[char]) {
-        self.write_indicator(">", true, false, false);
-        self.write_block_hints(v);
-        self.put_break();
-        self.indention = true;
-        self.whitespace = true;
+        self.start_block_scalar(">", v);
         let mut breaks = true;
         let mut leading_spaces = true;
         let mut i = 0;
@@ -934,12 +928,18 @@ impl Emitter {
         }
     }
 
-    fn write_literal(&mut self, v: &[char]) {
-        self.write_indicator("|", true, false, false);
+    /// The header of a literal (`|`) or folded (`>`) block scalar `v`: its indicator and
+    /// hints, then the line break its content starts after.
+    fn start_block_scalar(&mut self, indicator: &str, v: &[char]) {
+        self.write_indicator(indicator, true, false, false);
         self.write_block_hints(v);
         self.put_break();
         self.indention = true;
         self.whitespace = true;
+    }
+
+    fn write_literal(&mut self, v: &[char]) {
+        self.start_block_scalar("|", v);
         let mut breaks = true;
         for &c in v {
             if is_break(c) {

@@ -440,47 +440,45 @@ impl JsonParser<'_> {
         }
     }
 
+    /// Go's scanner error unless a digit comes next (`context`: where in the number).
+    fn expect_digit(&self, context: &str) -> Result<(), JsonError> {
+        match self.b.get(self.i) {
+            None => Err(self.eof_in(context)),
+            Some(b'0'..=b'9') => Ok(()),
+            Some(_) => Err(self.invalid(context)),
+        }
+    }
+
+    /// Past the digits that come next.
+    fn skip_digits(&mut self) {
+        while matches!(self.b.get(self.i), Some(b'0'..=b'9')) {
+            self.i += 1;
+        }
+    }
+
     fn number(&mut self) -> Result<Value, JsonError> {
         let start = self.i;
         if self.b[self.i] == b'-' {
             self.i += 1;
-            match self.b.get(self.i) {
-                None => return Err(self.eof_in("in numeric literal")),
-                Some(b'0'..=b'9') => {}
-                Some(_) => return Err(self.invalid("in numeric literal")),
-            }
+            self.expect_digit("in numeric literal")?;
         }
         if self.b[self.i] == b'0' {
             self.i += 1;
         } else {
-            while matches!(self.b.get(self.i), Some(b'0'..=b'9')) {
-                self.i += 1;
-            }
+            self.skip_digits();
         }
         if self.b.get(self.i) == Some(&b'.') {
             self.i += 1;
-            match self.b.get(self.i) {
-                None => return Err(self.eof_in("after decimal point in numeric literal")),
-                Some(b'0'..=b'9') => {}
-                Some(_) => return Err(self.invalid("after decimal point in numeric literal")),
-            }
-            while matches!(self.b.get(self.i), Some(b'0'..=b'9')) {
-                self.i += 1;
-            }
+            self.expect_digit("after decimal point in numeric literal")?;
+            self.skip_digits();
         }
         if matches!(self.b.get(self.i), Some(b'e' | b'E')) {
             self.i += 1;
             if matches!(self.b.get(self.i), Some(b'+' | b'-')) {
                 self.i += 1;
             }
-            match self.b.get(self.i) {
-                None => return Err(self.eof_in("in exponent of numeric literal")),
-                Some(b'0'..=b'9') => {}
-                Some(_) => return Err(self.invalid("in exponent of numeric literal")),
-            }
-            while matches!(self.b.get(self.i), Some(b'0'..=b'9')) {
-                self.i += 1;
-            }
+            self.expect_digit("in exponent of numeric literal")?;
+            self.skip_digits();
         }
         let text = &self.src[start..self.i];
         match text.parse::<f64>() {

@@ -904,6 +904,50 @@ fn parse_first_document(src: &str) -> Result<Option<Node>, YamlError> {
 
 // The node tree written as go-yaml v3's encoder writes it, with the emitter of `emit`.
 impl Emitter {
+    /// Opens a flow collection with `open` (`[` or `{`).
+    fn flow_start(&mut self, open: &str) {
+        self.write_indicator(open, true, true, false);
+        self.increase_indent(true, false);
+        self.flow_level += 1;
+    }
+
+    /// Before item `i` of a flow collection: the `,` after the one before, and a new line when
+    /// the line is already past the best width (or not started).
+    fn flow_item(&mut self, i: usize) {
+        if i > 0 {
+            self.write_indicator(",", false, false, false);
+        }
+        if self.column == 0 || self.column > self.best_width {
+            self.write_indent();
+        }
+    }
+
+    /// A mapping key `k` and its `:`: a simple key as it is, another as `? key` then `:` (on
+    /// a line of its own in a block mapping).
+    fn tree_key(&mut self, k: &Node, block: bool) {
+        if simple_tree_key(k) {
+            self.tree(k, true, true);
+            self.write_indicator(":", false, false, false);
+        } else {
+            self.write_indicator("?", true, false, block);
+            self.tree(k, true, false);
+            if block {
+                self.write_indent();
+            }
+            self.write_indicator(":", true, false, block);
+        }
+    }
+
+    /// Closes a flow collection with `close` (`]` or `}`), on a new line when at its start.
+    fn flow_end(&mut self, close: &str) {
+        self.flow_level -= 1;
+        self.pop_indent();
+        if self.column == 0 {
+            self.write_indent();
+        }
+        self.write_indicator(close, false, false, false);
+    }
+
     /// A node tree ([`Node`]) as go-yaml v3's encoder writes it: styles, flow
     /// collections, tags and anchors as the tree holds them.
     pub(crate) fn tree(&mut self, n: &Node, mapping: bool, simple_key: bool) {
@@ -1002,24 +1046,12 @@ impl Emitter {
             }
             Content::Sequence { items, flow } => {
                 if *flow || self.flow_level > 0 || items.is_empty() {
-                    self.write_indicator("[", true, true, false);
-                    self.increase_indent(true, false);
-                    self.flow_level += 1;
+                    self.flow_start("[");
                     for (i, item) in items.iter().enumerate() {
-                        if i > 0 {
-                            self.write_indicator(",", false, false, false);
-                        }
-                        if self.column == 0 || self.column > self.best_width {
-                            self.write_indent();
-                        }
+                        self.flow_item(i);
                         self.tree(item, false, false);
                     }
-                    self.flow_level -= 1;
-                    self.pop_indent();
-                    if self.column == 0 {
-                        self.write_indent();
-                    }
-                    self.write_indicator("]", false, false, false);
+                    self.flow_end("]");
                 } else {
                     let indentless = if self.compact_seq {
                         self.mapping_ctx && (self.column == 0 || !self.indention)
@@ -1039,46 +1071,19 @@ impl Emitter {
             }
             Content::Mapping { pairs, flow } => {
                 if *flow || self.flow_level > 0 || pairs.is_empty() {
-                    self.write_indicator("{", true, true, false);
-                    self.increase_indent(true, false);
-                    self.flow_level += 1;
+                    self.flow_start("{");
                     for (i, (k, v)) in pairs.iter().enumerate() {
-                        if i > 0 {
-                            self.write_indicator(",", false, false, false);
-                        }
-                        if self.column == 0 || self.column > self.best_width {
-                            self.write_indent();
-                        }
-                        if simple_tree_key(k) {
-                            self.tree(k, true, true);
-                            self.write_indicator(":", false, false, false);
-                        } else {
-                            self.write_indicator("?", true, false, false);
-                            self.tree(k, true, false);
-                            self.write_indicator(":", true, false, false);
-                        }
+                        self.flow_item(i);
+                        self.tree_key(k, false);
                         self.tree(v, true, false);
                     }
-                    self.flow_level -= 1;
-                    self.pop_indent();
-                    if self.column == 0 {
-                        self.write_indent();
-                    }
-                    self.write_indicator("}", false, false, false);
+                    self.flow_end("}");
                 } else {
                     self.increase_indent(false, false);
                     for (k, v) in pairs {
                         self.block_comment(&k.head_comment);
                         self.write_indent();
-                        if simple_tree_key(k) {
-                            self.tree(k, true, true);
-                            self.write_indicator(":", false, false, false);
-                        } else {
-                            self.write_indicator("?", true, false, true);
-                            self.tree(k, true, false);
-                            self.write_indent();
-                            self.write_indicator(":", true, false, true);
-                        }
+                        self.tree_key(k, true);
                         self.line_comment(&k.line_comment);
                         self.tree(v, true, false);
                         self.block_comment(&k.foot_comment);

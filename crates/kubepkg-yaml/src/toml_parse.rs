@@ -154,6 +154,17 @@ impl Parser<'_> {
         self.fail(self.pos_line, msg)
     }
 
+    /// The next item past any comments (a comment's text is read and dropped).
+    fn next_past_comments(&mut self) -> Res<Item> {
+        loop {
+            let it = self.next()?;
+            if it.typ != ItemType::CommentStart {
+                return Ok(it);
+            }
+            self.expect(ItemType::Text)?;
+        }
+    }
+
     fn next(&mut self) -> Res<Item> {
         let it = self.lx.next_item();
         if it.typ == ItemType::Error {
@@ -367,14 +378,11 @@ impl Parser<'_> {
         self.set_type(&ck, Kind::Array);
         let mut array = Vec::new();
         loop {
-            let it = self.next()?;
-            match it.typ {
-                ItemType::ArrayEnd => break,
-                ItemType::CommentStart => {
-                    self.expect(ItemType::Text)?;
-                }
-                _ => array.push(self.value(&it, true)?.0),
+            let it = self.next_past_comments()?;
+            if it.typ == ItemType::ArrayEnd {
+                break;
             }
+            array.push(self.value(&it, true)?.0);
         }
         Ok((Node::Array(array), Kind::Array))
     }
@@ -390,14 +398,8 @@ impl Parser<'_> {
         let ctx = self.context.clone();
         self.add_context(&ctx, parent_is_array)?;
         loop {
-            let it = self.next()?;
-            match it.typ {
-                ItemType::InlineTableEnd => break,
-                ItemType::CommentStart => {
-                    self.expect(ItemType::Text)?;
-                    continue;
-                }
-                _ => {}
+            if self.next_past_comments()?.typ == ItemType::InlineTableEnd {
+                break;
             }
             let (parent, ck, val) = self.key_value()?;
             let mut hash = &mut top;

@@ -9,6 +9,12 @@ use kubepkg_package::revision::{PackageRevision, RevisionStatus};
 use crate::query::Query;
 use crate::read::Status;
 
+/// Asserts that `text` contains `part`, showing all of `text` when it does not.
+#[track_caller]
+fn assert_contains(text: &str, part: &str) {
+    assert!(text.contains(part), "{text}");
+}
+
 fn revision() -> PackageRevision {
     let mut rev = previous_revision("1.4.0", Some(true));
     rev.components[1].depends_on = vec!["operator".into()];
@@ -52,25 +58,13 @@ fn the_graph_has_a_step_per_depth_and_says_each_state_in_words() {
         .nth(1)
         .unwrap();
     let step2 = step2.split("</li>\n").next().unwrap();
-    assert!(step2.contains("data-live-key=\"kubevirt\""), "{step2}");
-    assert!(
-        step2.contains("<span class=\"word\">Waiting</span>"),
-        "{step2}"
-    );
-    assert!(
-        step2.contains("waiting for KubeVirt kubevirt/kv: Available=False"),
-        "{step2}"
-    );
-    assert!(step2.contains("<dt>After</dt><dd>operator</dd>"), "{step2}");
+    assert_contains(step2, "data-live-key=\"kubevirt\"");
+    assert_contains(step2, "<span class=\"word\">Waiting</span>");
+    assert_contains(step2, "waiting for KubeVirt kubevirt/kv: Available=False");
+    assert_contains(step2, "<dt>After</dt><dd>operator</dd>");
     // Deployed, but a component waits now: kstatus reads the live conditions, as `status`.
-    assert!(
-        html.contains("kstatus: <strong>InProgress</strong>"),
-        "{html}"
-    );
-    assert!(
-        html.contains("<th scope=\"row\">Reconciling</th><td>True</td>"),
-        "{html}"
-    );
+    assert_contains(&html, "kstatus: <strong>InProgress</strong>");
+    assert_contains(&html, "<th scope=\"row\">Reconciling</th><td>True</td>");
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(!html.contains("<script>alert"));
 }
@@ -88,41 +82,19 @@ fn the_list_counts_filters_and_sorts_by_query_parameters() {
     let mut failed = status();
     failed.revision.status = RevisionStatus::Failed;
     let all = [failed, ready];
-    let html = super::list::render(
-        &all,
-        &Default::default(),
-        &Query::parse(None),
-        "namespace kubepkg-system",
-    );
-    assert!(
-        html.contains("<span class=\"count\">1</span> package"),
-        "{html}"
-    );
+    // The list of `all` under the query string `query`, for `scope`.
+    let list = |query: Option<&str>, scope: &str| {
+        super::list::render(&all, &Default::default(), &Query::parse(query), scope)
+    };
+    let html = list(None, "namespace kubepkg-system");
+    assert_contains(&html, "<span class=\"count\">1</span> package");
     assert_eq!(html.matches("<tr data-live-key=").count(), 2);
-    let html = super::list::render(
-        &all,
-        &Default::default(),
-        &Query::parse(Some("state=failed")),
-        "x",
-    );
+    let html = list(Some("state=failed"), "x");
     assert_eq!(html.matches("<tr data-live-key=").count(), 1);
-    assert!(
-        html.contains("data-live-key=\"kubepkg-system/kv\""),
-        "{html}"
-    );
-    let html = super::list::render(
-        &all,
-        &Default::default(),
-        &Query::parse(Some("q=nothing")),
-        "x",
-    );
-    assert!(html.contains("No package matches"), "{html}");
-    let html = super::list::render(
-        &all,
-        &Default::default(),
-        &Query::parse(Some("sort=name")),
-        "x",
-    );
+    assert_contains(&html, "data-live-key=\"kubepkg-system/kv\"");
+    let html = list(Some("q=nothing"), "x");
+    assert_contains(&html, "No package matches");
+    let html = list(Some("sort=name"), "x");
     let (kv, other) = (
         html.find(">kv</a>").unwrap(),
         html.find(">other</a>").unwrap(),
@@ -156,14 +128,14 @@ fn the_list_shows_package_objects_elsewhere_and_rollouts_from_their_status() {
         }],
     };
     let html = super::list::render(&[], &others, &Query::parse(None), "x");
-    assert!(
-        html.contains("<a href=\"/packages/shop/edge/plan\">edge</a></th><td>shop</td><td>https://edge.example:6443</td><td>2.0.0</td><td>3</td><td>False</td><td>UpgradeFailed</td><td>a &lt;b&gt; failed</td>"),
-        "{html}"
+    assert_contains(
+        &html,
+        "<a href=\"/packages/shop/edge/plan\">edge</a></th><td>shop</td><td>https://edge.example:6443</td><td>2.0.0</td><td>3</td><td>False</td><td>UpgradeFailed</td><td>a &lt;b&gt; failed</td>",
     );
-    assert!(
-        html.contains("<th scope=\"row\">web</th><td>shop</td><td>not reconciled yet</td><td></td><td>f1: Ready, f2: InProgress</td>"),
-        "{html}"
+    assert_contains(
+        &html,
+        "<th scope=\"row\">web</th><td>shop</td><td>not reconciled yet</td><td></td><td>f1: Ready, f2: InProgress</td>",
     );
     // Neither is counted among the packages with revisions here.
-    assert!(html.contains("0 packages"), "{html}");
+    assert_contains(&html, "0 packages");
 }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::test_support::{charts, package};
+use crate::test_support::{api_replicas, charts, names, object, package, shop};
 
 fn options() -> Options {
     Options {
@@ -12,62 +12,24 @@ fn options() -> Options {
     }
 }
 
-const SHOP: &str = "package:
-  name: shop
-  version: 2.0.0
-  rollback: {safe: true}
-components:
-  - name: web
-    path: web
-    install:
-      dependsOn: [api]
-  - name: api
-    path: api
-    values: {replicas: 2}
-    install:
-      dependsOn: [db]
-      readyWhen:
-        - {apiVersion: cert-manager.io/v1, kind: Certificate, name: api-tls, condition: Ready}
-  - name: db
-    path: db
-    install:
-      namespace: data
-  - name: check
-    path: check
-    install:
-      phase: PreUpgrade
-";
-
 fn app<'a>(c: &'a Compiled, name: &str) -> &'a Value {
-    c.objects
-        .iter()
-        .find(|o| o["kind"] == "Application" && o["metadata"]["name"] == name)
-        .unwrap_or_else(|| panic!("no Application {name}"))
+    object(&c.objects, "Application", name)
+}
+
+/// The shop package compiled with `opts`, no values and the charts of db, api and web.
+fn compile_shop(opts: &Options) -> Result<Compiled, CompileError> {
+    let (_dir, p) = package(&shop(""));
+    compile(&p, &BTreeMap::new(), &charts(&["db", "api", "web"]), opts)
 }
 
 #[test]
 fn components_become_applications_in_kubepkgs_order_with_sync_waves() {
-    let (_dir, p) = package(SHOP);
-    let mut values = BTreeMap::new();
-    values.insert(
-        "api".to_string(),
-        json!({"replicas": 3}).as_object().unwrap().clone(),
-    );
+    let (_dir, p) = package(&shop(""));
+    let values = api_replicas(3);
     let c = compile(&p, &values, &charts(&["db", "api", "web"]), &options()).unwrap();
-    let names: Vec<String> = c
-        .objects
-        .iter()
-        .map(|o| {
-            format!(
-                "{} {}",
-                o["kind"].as_str().unwrap(),
-                o["metadata"]["name"].as_str().unwrap()
-            )
-        })
-        .collect();
     // The dependency order, not the manifest's; no repository Secret for an HTTPS registry.
     assert_eq!(
-        names,
+        names(&c.objects),
         [
             "Application shop-db",
             "Application shop-api",
@@ -141,10 +103,9 @@ fn components_become_applications_in_kubepkgs_order_with_sync_waves() {
 
 #[test]
 fn a_plain_http_registry_gets_an_oci_helm_repository_secret_first() {
-    let (_dir, p) = package(SHOP);
     let mut opts = options();
     opts.insecure = true;
-    let c = compile(&p, &BTreeMap::new(), &charts(&["db", "api", "web"]), &opts).unwrap();
+    let c = compile_shop(&opts).unwrap();
     let secret = &c.objects[0];
     assert_eq!(secret["kind"], "Secret");
     assert_eq!(secret["metadata"]["name"], "shop-charts");
@@ -172,7 +133,7 @@ fn a_plain_http_registry_gets_an_oci_helm_repository_secret_first() {
 /// prefix) for every chart under the repository.
 #[test]
 fn a_chart_known_by_digest_is_pinned_as_a_native_oci_source() {
-    let (_dir, p) = package(SHOP);
+    let (_dir, p) = package(&shop(""));
     let mut opts = options();
     opts.insecure = true;
     let mut ch = charts(&["db", "api", "web"]);
@@ -234,17 +195,17 @@ fn a_chart_known_by_digest_is_pinned_as_a_native_oci_source() {
 
 #[test]
 fn the_repository_must_be_oci_and_every_chart_known() {
-    let (_dir, p) = package(SHOP);
+    let (_dir, p) = package(&shop(""));
     let mut opts = options();
     opts.repository = "https://charts.example.com".into();
-    let e = compile(&p, &BTreeMap::new(), &charts(&["db", "api", "web"]), &opts).unwrap_err();
+    let e = compile_shop(&opts).unwrap_err();
     assert_eq!(
         e,
         CompileError::NotOciForArgoCd("https://charts.example.com".into())
     );
     assert!(e.to_string().contains("Argo CD"), "{e}");
     opts.repository = "oci://".into();
-    assert!(compile(&p, &BTreeMap::new(), &charts(&["db", "api", "web"]), &opts).is_err());
+    assert!(compile_shop(&opts).is_err());
     let e = compile(&p, &BTreeMap::new(), &charts(&["db"]), &options()).unwrap_err();
     assert_eq!(e, CompileError::UnknownChart("api".into()));
 }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::test_support::{charts, package};
+use crate::test_support::{api_replicas, charts, names, object, package, position, shop};
 
 fn options() -> Options {
     Options {
@@ -15,59 +15,27 @@ fn options() -> Options {
     }
 }
 
-const SHOP: &str = "package:
-  name: shop
-  version: 2.0.0
-  rollback: {safe: true}
-components:
-  - name: web
-    path: web
-    install:
-      dependsOn: [api]
-  - name: api
-    path: api
-    values: {replicas: 2}
-    install:
-      dependsOn: [db]
-      readyWhen:
-        - {apiVersion: cert-manager.io/v1, kind: Certificate, name: api-tls, condition: Ready}
-        - {apiVersion: cert-manager.io/v1, kind: Certificate, name: \"it's\", condition: Ready, status: \"False\"}
-        - {apiVersion: example.com/v1, kind: Queue, name: jobs, condition: Available}
-  - name: db
-    path: db
-    install:
-      namespace: data
-  - name: check
-    path: check
-    install:
-      phase: PreUpgrade
-";
+/// What api of the shop package waits for here beyond its Certificate `api-tls`: a Certificate
+/// whose name holds a quote (with status "False") and a Queue.
+const SHOP_READY_WHEN: &str = concat!(
+    "        - {apiVersion: cert-manager.io/v1, kind: Certificate, name: \"it's\", condition: Ready, status: \"False\"}\n",
+    "        - {apiVersion: example.com/v1, kind: Queue, name: jobs, condition: Available}\n"
+);
 
-fn names(c: &Compiled) -> Vec<String> {
-    c.objects
-        .iter()
-        .map(|o| {
-            format!(
-                "{} {}",
-                o["kind"].as_str().unwrap(),
-                o["metadata"]["name"].as_str().unwrap()
-            )
-        })
-        .collect()
+/// The shop package compiled with `opts`, no values and the charts of db, api and web.
+fn compile_shop(opts: &Options) -> Result<Compiled, CompileError> {
+    let (_dir, p) = package(&shop(SHOP_READY_WHEN));
+    compile(&p, &BTreeMap::new(), &charts(&["db", "api", "web"]), opts)
 }
 
 #[test]
 fn components_become_sources_and_releases_one_after_the_other_in_kubepkgs_order() {
-    let (_dir, p) = package(SHOP);
-    let mut values = BTreeMap::new();
-    values.insert(
-        "api".to_string(),
-        json!({"replicas": 3}).as_object().unwrap().clone(),
-    );
+    let (_dir, p) = package(&shop(SHOP_READY_WHEN));
+    let values = api_replicas(3);
     let c = compile(&p, &values, &charts(&["db", "api", "web"]), &options()).unwrap();
     // The order is the dependency order, not the manifest's.
     assert_eq!(
-        names(&c),
+        names(&c.objects),
         [
             "OCIRepository shop-db",
             "HelmRelease shop-db",
@@ -77,13 +45,7 @@ fn components_become_sources_and_releases_one_after_the_other_in_kubepkgs_order(
             "HelmRelease shop-web"
         ]
     );
-    let release = |n: &str| {
-        c.objects
-            .iter()
-            .find(|o| o["kind"] == "HelmRelease" && o["metadata"]["name"] == n)
-            .unwrap()
-            .clone()
-    };
+    let release = |n: &str| object(&c.objects, "HelmRelease", n).clone();
     assert_eq!(release("shop-db")["spec"].get("dependsOn"), None);
     assert_eq!(
         release("shop-api")["spec"]["dependsOn"],
@@ -129,19 +91,13 @@ fn components_become_sources_and_releases_one_after_the_other_in_kubepkgs_order(
 
 #[test]
 fn the_source_pulls_the_chart_layer_by_tag_or_pinned_digest() {
-    let (_dir, p) = package(SHOP);
+    let (_dir, p) = package(&shop(SHOP_READY_WHEN));
     let mut ch = charts(&["db", "api", "web"]);
     ch.get_mut("db").unwrap().digest = Some("sha256:abc".into());
     let mut opts = options();
     opts.insecure = true;
     let c = compile(&p, &BTreeMap::new(), &ch, &opts).unwrap();
-    let src = |n: &str| {
-        c.objects
-            .iter()
-            .find(|o| o["kind"] == "OCIRepository" && o["metadata"]["name"] == n)
-            .unwrap()["spec"]
-            .clone()
-    };
+    let src = |n: &str| object(&c.objects, "OCIRepository", n)["spec"].clone();
     assert_eq!(
         src("shop-api")["url"],
         "oci://registry.example.com/charts/api-chart"
@@ -157,19 +113,8 @@ fn the_source_pulls_the_chart_layer_by_tag_or_pinned_digest() {
 
 #[test]
 fn ready_when_becomes_one_cel_expression_per_kind() {
-    let (_dir, p) = package(SHOP);
-    let c = compile(
-        &p,
-        &BTreeMap::new(),
-        &charts(&["db", "api", "web"]),
-        &options(),
-    )
-    .unwrap();
-    let api = c
-        .objects
-        .iter()
-        .find(|o| o["kind"] == "HelmRelease" && o["metadata"]["name"] == "shop-api")
-        .unwrap();
+    let c = compile_shop(&options()).unwrap();
+    let api = object(&c.objects, "HelmRelease", "shop-api");
     assert_eq!(
         api["spec"]["healthCheckExprs"],
         json!([
@@ -222,10 +167,10 @@ fn what_flux_cannot_be_told_is_refused_with_the_reason() {
             .contains("ConfigMap other/x is outside the release's namespace apps"),
         "{e}"
     );
-    let (_dir, p) = package(SHOP);
+    let (_dir, p) = package(&shop(SHOP_READY_WHEN));
     let mut opts = options();
     opts.repository = "https://charts.example.com".into();
-    let e = compile(&p, &BTreeMap::new(), &charts(&["db", "api", "web"]), &opts).unwrap_err();
+    let e = compile_shop(&opts).unwrap_err();
     assert_eq!(e, CompileError::NotOci("https://charts.example.com".into()));
     let e = compile(&p, &BTreeMap::new(), &charts(&["db"]), &options()).unwrap_err();
     assert_eq!(e, CompileError::UnknownChart("api".into()));
@@ -240,7 +185,7 @@ fn cel_strings_are_quoted_and_escaped() {
 
 #[test]
 fn driven_objects_are_the_compiled_ones_without_flux_remediation() {
-    let (_dir, p) = package(SHOP);
+    let (_dir, p) = package(&shop(SHOP_READY_WHEN));
     let ch = charts(&["db", "api", "web"]);
     let compiled = compile(&p, &BTreeMap::new(), &ch, &options()).unwrap();
     // Per component, compile writes exactly what component_objects makes.
@@ -253,11 +198,7 @@ fn driven_objects_are_the_compiled_ones_without_flux_remediation() {
         &options(),
     )
     .unwrap();
-    let at = compiled
-        .objects
-        .iter()
-        .position(|o| o["kind"] == "HelmRelease" && o["metadata"]["name"] == "shop-api")
-        .unwrap();
+    let at = position(&compiled.objects, "HelmRelease", "shop-api");
     assert_eq!(compiled.objects[at - 1], api.source);
     assert_eq!(compiled.objects[at], api.release);
     assert_eq!(api.release_name(), "shop-api");

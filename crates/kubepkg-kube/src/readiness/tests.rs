@@ -22,164 +22,172 @@ fn check(name: &str, yaml: &str, status: Status, reason: &str) {
     }
 }
 
-const POD_HEAD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n   generation: 1\n   name: test\n";
+/// Checks each case of objects whose YAML starts with `head`: (name, the rest of the YAML, the
+/// status and reason kstatus gives it).
+#[track_caller]
+fn check_after(head: &str, cases: &[(&str, &str, Status, &str)]) {
+    for &(name, rest, status, reason) in cases {
+        check(name, &format!("{head}{rest}"), status, reason);
+    }
+}
 
 #[test]
 fn pods() {
-    check(
-        "podNoStatus",
-        POD_HEAD,
-        Status::InProgress,
-        "PodNotObserved",
+    check_after(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n   generation: 1\n   name: test\n",
+        &[
+            ("podNoStatus", "", Status::InProgress, "PodNotObserved"),
+            (
+                "podReady",
+                "status:\n   conditions:\n    - type: Ready\n      status: \"True\"\n   phase: Running\n",
+                Status::Current,
+                "",
+            ),
+            (
+                "podCompletedOK",
+                "status:\n   phase: Succeeded\n   conditions:\n    - type: Ready\n      status: \"False\"\n      reason: PodCompleted\n",
+                Status::Current,
+                "",
+            ),
+            (
+                "podCompletedFail",
+                "status:\n   phase: Failed\n   conditions:\n    - type: Ready\n      status: \"False\"\n      reason: PodCompleted\n",
+                Status::Current,
+                "",
+            ),
+            (
+                "podCrashLooping",
+                "status:\n   phase: Running\n   conditions:\n    - type: PodScheduled\n      status: \"False\"\n      reason: Unschedulable\n   containerStatuses:\n    - name: nginx\n      state:\n         waiting:\n            reason: CrashLoopBackOff\n",
+                Status::Failed,
+                "ContainerCrashLooping",
+            ),
+            (
+                "podUnknownPhase",
+                "status:\n   phase: Weird\n",
+                Status::Unknown,
+                "",
+            ),
+        ],
     );
-    check(
-        "podReady",
-        &format!(
-            "{POD_HEAD}status:\n   conditions:\n    - type: Ready\n      status: \"True\"\n   phase: Running\n"
-        ),
-        Status::Current,
-        "",
-    );
-    check(
-        "podCompletedOK",
-        &format!(
-            "{POD_HEAD}status:\n   phase: Succeeded\n   conditions:\n    - type: Ready\n      status: \"False\"\n      reason: PodCompleted\n"
-        ),
-        Status::Current,
-        "",
-    );
-    check(
-        "podCompletedFail",
-        &format!(
-            "{POD_HEAD}status:\n   phase: Failed\n   conditions:\n    - type: Ready\n      status: \"False\"\n      reason: PodCompleted\n"
-        ),
-        Status::Current,
-        "",
-    );
-    let unsched = "status:\n   phase: Pending\n   conditions:\n    - type: PodScheduled\n      status: \"False\"\n      reason: Unschedulable\n";
-    check(
-        "podBeingScheduled",
-        &format!(
-            "apiVersion: v1\nkind: Pod\nmetadata:\n   creationTimestamp: \"2025-12-31T23:59:55Z\"\n   name: test\n{unsched}"
-        ),
-        Status::InProgress,
-        "PodNotScheduled",
-    );
-    check(
-        "podUnschedulable (created long ago)",
-        &format!(
-            "apiVersion: v1\nkind: Pod\nmetadata:\n   creationTimestamp: \"2025-12-31T23:00:00Z\"\n   name: test\n{unsched}"
-        ),
-        Status::Failed,
-        "PodUnschedulable",
-    );
-    check(
-        "podCrashLooping",
-        &format!(
-            "{POD_HEAD}status:\n   phase: Running\n   conditions:\n    - type: PodScheduled\n      status: \"False\"\n      reason: Unschedulable\n   containerStatuses:\n    - name: nginx\n      state:\n         waiting:\n            reason: CrashLoopBackOff\n"
-        ),
-        Status::Failed,
-        "ContainerCrashLooping",
-    );
-    check(
-        "podUnknownPhase",
-        &format!("{POD_HEAD}status:\n   phase: Weird\n"),
-        Status::Unknown,
-        "",
+    let unsched = "   name: test\nstatus:\n   phase: Pending\n   conditions:\n    - type: PodScheduled\n      status: \"False\"\n      reason: Unschedulable\n";
+    check_after(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n   creationTimestamp: ",
+        &[
+            (
+                "podBeingScheduled",
+                &format!("\"2025-12-31T23:59:55Z\"\n{unsched}"),
+                Status::InProgress,
+                "PodNotScheduled",
+            ),
+            (
+                "podUnschedulable (created long ago)",
+                &format!("\"2025-12-31T23:00:00Z\"\n{unsched}"),
+                Status::Failed,
+                "PodUnschedulable",
+            ),
+        ],
     );
 }
 
 #[test]
 fn pvcs() {
-    let head =
-        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n   generation: 1\n   name: test\n";
-    check("pvcNoStatus", head, Status::InProgress, "NotBound");
-    check(
-        "pvcBound",
-        &format!("{head}status:\n   phase: Bound\n"),
-        Status::Current,
-        "",
+    check_after(
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n   generation: 1\n   name: test\n",
+        &[
+            ("pvcNoStatus", "", Status::InProgress, "NotBound"),
+            (
+                "pvcBound",
+                "status:\n   phase: Bound\n",
+                Status::Current,
+                "",
+            ),
+        ],
     );
 }
 
 #[test]
 fn statefulsets() {
-    let head =
-        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n   generation: 1\n   name: test\n";
-    check("stsNoStatus", head, Status::InProgress, "LessReplicas");
-    check(
-        "stsBadStatus",
-        &format!("{head}status:\n   observedGeneration: 1\n   currentReplicas: 1\n"),
-        Status::InProgress,
-        "LessReplicas",
-    );
     let st = |cur: i32, ready: i32, replicas: i32| {
         format!(
-            "{head}spec:\n   replicas: 4\nstatus:\n   observedGeneration: 1\n   currentReplicas: {cur}\n   readyReplicas: {ready}\n   replicas: {replicas}\n"
+            "spec:\n   replicas: 4\nstatus:\n   observedGeneration: 1\n   currentReplicas: {cur}\n   readyReplicas: {ready}\n   replicas: {replicas}\n"
         )
     };
-    check("stsOK", &st(4, 4, 4), Status::Current, "");
-    check(
-        "stsLessReady",
-        &st(4, 2, 4),
-        Status::InProgress,
-        "LessReady",
-    );
-    check(
-        "stsLessCurrent",
-        &st(2, 4, 4),
-        Status::InProgress,
-        "LessCurrent",
-    );
-    check(
-        "stsExtraPods",
-        &st(4, 4, 8),
-        Status::InProgress,
-        "ExtraPods",
+    check_after(
+        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n   generation: 1\n   name: test\n",
+        &[
+            ("stsNoStatus", "", Status::InProgress, "LessReplicas"),
+            (
+                "stsBadStatus",
+                "status:\n   observedGeneration: 1\n   currentReplicas: 1\n",
+                Status::InProgress,
+                "LessReplicas",
+            ),
+            ("stsOK", &st(4, 4, 4), Status::Current, ""),
+            (
+                "stsLessReady",
+                &st(4, 2, 4),
+                Status::InProgress,
+                "LessReady",
+            ),
+            (
+                "stsLessCurrent",
+                &st(2, 4, 4),
+                Status::InProgress,
+                "LessCurrent",
+            ),
+            (
+                "stsExtraPods",
+                &st(4, 4, 8),
+                Status::InProgress,
+                "ExtraPods",
+            ),
+        ],
     );
 }
 
 #[test]
 fn daemonsets() {
-    let head = |g: i32| {
+    let ds = |avail: i32, ready: i32| {
         format!(
-            "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n   name: test\n   generation: {g}\n"
+            "status:\n   desiredNumberScheduled: 4\n   currentNumberScheduled: 4\n   updatedNumberScheduled: 4\n   numberAvailable: {avail}\n   numberReady: {ready}\n   observedGeneration: 1\n"
         )
     };
-    check(
-        "dsNoStatus",
-        &head(1),
-        Status::InProgress,
-        "NoObservedGeneration",
-    );
-    check(
-        "dsBadStatus",
-        &format!(
-            "{}status:\n   observedGeneration: 1\n   currentReplicas: 1\n",
-            head(1)
-        ),
-        Status::InProgress,
-        "NoDesiredNumber",
-    );
-    let ds = |g: i32, avail: i32, ready: i32| {
-        format!(
-            "{}status:\n   desiredNumberScheduled: 4\n   currentNumberScheduled: 4\n   updatedNumberScheduled: 4\n   numberAvailable: {avail}\n   numberReady: {ready}\n   observedGeneration: 1\n",
-            head(g)
-        )
-    };
-    check("dsOK", &ds(1, 4, 4), Status::Current, "");
-    check(
-        "dsDifferentGeneration",
-        &ds(2, 4, 4),
-        Status::InProgress,
-        "LatestGenerationNotObserved",
-    );
-    check("dsLessReady", &ds(1, 4, 2), Status::InProgress, "LessReady");
-    check(
-        "dsLessAvailable",
-        &ds(1, 2, 4),
-        Status::InProgress,
-        "LessAvailable",
+    let head = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n   name: test\n   generation: ";
+    check_after(
+        head,
+        &[
+            (
+                "dsNoStatus",
+                "1\n",
+                Status::InProgress,
+                "NoObservedGeneration",
+            ),
+            (
+                "dsBadStatus",
+                "1\nstatus:\n   observedGeneration: 1\n   currentReplicas: 1\n",
+                Status::InProgress,
+                "NoDesiredNumber",
+            ),
+            ("dsOK", &format!("1\n{}", ds(4, 4)), Status::Current, ""),
+            (
+                "dsDifferentGeneration",
+                &format!("2\n{}", ds(4, 4)),
+                Status::InProgress,
+                "LatestGenerationNotObserved",
+            ),
+            (
+                "dsLessReady",
+                &format!("1\n{}", ds(4, 2)),
+                Status::InProgress,
+                "LessReady",
+            ),
+            (
+                "dsLessAvailable",
+                &format!("1\n{}", ds(2, 4)),
+                Status::InProgress,
+                "LessAvailable",
+            ),
+        ],
     );
 }
 
@@ -189,13 +197,34 @@ fn deployments() {
         "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n   name: test\n   generation: 1\n";
     check("depNoStatus", head, Status::InProgress, "LessReplicas");
     let counts = "   observedGeneration: 1\n   updatedReplicas: 1\n   readyReplicas: 1\n   availableReplicas: 1\n   replicas: 1\n";
-    check(
-        "depOK",
-        &format!(
-            "{head}status:\n{counts}   conditions:\n    - type: Progressing\n      status: \"True\"\n      reason: NewReplicaSetAvailable\n    - type: Available\n      status: \"True\"\n"
-        ),
-        Status::Current,
-        "",
+    check_after(
+        &format!("{head}status:\n{counts}   conditions:\n"),
+        &[
+            (
+                "depOK",
+                "    - type: Progressing\n      status: \"True\"\n      reason: NewReplicaSetAvailable\n    - type: Available\n      status: \"True\"\n",
+                Status::Current,
+                "",
+            ),
+            (
+                "depNoProgressDeadlineSeconds",
+                "    - type: Available\n      status: \"True\"\n",
+                Status::Current,
+                "",
+            ),
+            (
+                "depNotAvailable",
+                "    - type: Progressing\n      status: \"True\"\n      reason: NewReplicaSetAvailable\n    - type: Available\n      status: \"False\"\n",
+                Status::InProgress,
+                "DeploymentNotAvailable",
+            ),
+            (
+                "depDeadlineExceeded",
+                "    - type: Progressing\n      status: \"False\"\n      reason: ProgressDeadlineExceeded\n",
+                Status::Failed,
+                "ProgressDeadlineExceeded",
+            ),
+        ],
     );
     check(
         "depNotProgressing",
@@ -205,288 +234,252 @@ fn deployments() {
         Status::InProgress,
         "ReplicaSetNotAvailable",
     );
-    check(
-        "depNoProgressDeadlineSeconds",
-        &format!(
-            "{head}status:\n{counts}   conditions:\n    - type: Available\n      status: \"True\"\n"
-        ),
-        Status::Current,
-        "",
-    );
-    check(
-        "depNotAvailable",
-        &format!(
-            "{head}status:\n{counts}   conditions:\n    - type: Progressing\n      status: \"True\"\n      reason: NewReplicaSetAvailable\n    - type: Available\n      status: \"False\"\n"
-        ),
-        Status::InProgress,
-        "DeploymentNotAvailable",
-    );
-    check(
-        "depDeadlineExceeded",
-        &format!(
-            "{head}status:\n{counts}   conditions:\n    - type: Progressing\n      status: \"False\"\n      reason: ProgressDeadlineExceeded\n"
-        ),
-        Status::Failed,
-        "ProgressDeadlineExceeded",
-    );
 }
 
 #[test]
 fn replicasets() {
-    let head =
-        "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n   name: test\n   generation: 1\n";
-    check("rsNoStatus", head, Status::InProgress, "LessLabelled");
     let rs = |spec: i32, ready: i32, avail: i32, extra: &str| {
         format!(
-            "{head}spec:\n   replicas: {spec}\nstatus:\n   observedGeneration: 1\n   replicas: {spec}\n   readyReplicas: {ready}\n   availableReplicas: {avail}\n   fullyLabeledReplicas: {spec}\n{extra}"
+            "spec:\n   replicas: {spec}\nstatus:\n   observedGeneration: 1\n   replicas: {spec}\n   readyReplicas: {ready}\n   availableReplicas: {avail}\n   fullyLabeledReplicas: {spec}\n{extra}"
         )
     };
-    check(
-        "rsOK1",
-        &rs(
-            2,
-            2,
-            2,
-            "   conditions:\n    - type: ReplicaFailure\n      status: \"False\"\n",
-        ),
-        Status::Current,
-        "",
-    );
-    check("rsOK2", &rs(2, 2, 2, ""), Status::Current, "");
-    check(
-        "rsLessReady",
-        &rs(4, 2, 4, ""),
-        Status::InProgress,
-        "LessReady",
-    );
-    check(
-        "rsLessAvailable",
-        &rs(4, 4, 2, ""),
-        Status::InProgress,
-        "LessAvailable",
-    );
-    check(
-        "rsReplicaFailure",
-        &rs(
-            4,
-            4,
-            4,
-            "   conditions:\n    - type: ReplicaFailure\n      status: \"True\"\n",
-        ),
-        Status::InProgress,
-        "ReplicaFailure",
+    let failure = |status: &str| {
+        format!("   conditions:\n    - type: ReplicaFailure\n      status: \"{status}\"\n")
+    };
+    check_after(
+        "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n   name: test\n   generation: 1\n",
+        &[
+            ("rsNoStatus", "", Status::InProgress, "LessLabelled"),
+            (
+                "rsOK1",
+                &rs(2, 2, 2, &failure("False")),
+                Status::Current,
+                "",
+            ),
+            ("rsOK2", &rs(2, 2, 2, ""), Status::Current, ""),
+            (
+                "rsLessReady",
+                &rs(4, 2, 4, ""),
+                Status::InProgress,
+                "LessReady",
+            ),
+            (
+                "rsLessAvailable",
+                &rs(4, 4, 2, ""),
+                Status::InProgress,
+                "LessAvailable",
+            ),
+            (
+                "rsReplicaFailure",
+                &rs(4, 4, 4, &failure("True")),
+                Status::InProgress,
+                "ReplicaFailure",
+            ),
+        ],
     );
 }
 
 #[test]
 fn pdbs() {
-    let pdb = |g: i32| {
-        format!(
-            "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n   generation: {g}\n   name: test\nstatus:\n   observedGeneration: 1\n"
-        )
-    };
-    check(
-        "pdbNotObserved",
-        &pdb(2),
-        Status::InProgress,
-        "LatestGenerationNotObserved",
+    check_after(
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n   generation: ",
+        &[
+            (
+                "pdbNotObserved",
+                "2\n   name: test\nstatus:\n   observedGeneration: 1\n",
+                Status::InProgress,
+                "LatestGenerationNotObserved",
+            ),
+            (
+                "pdbObserved",
+                "1\n   name: test\nstatus:\n   observedGeneration: 1\n",
+                Status::Current,
+                "",
+            ),
+        ],
     );
-    check("pdbObserved", &pdb(1), Status::Current, "");
 }
 
 #[test]
 fn custom_resources_follow_generic_conditions() {
-    let head =
-        "apiVersion: something/v1\nkind: MyCR\nmetadata:\n   name: test\n   namespace: qual\n";
-    check(
-        "crdNoStatus",
-        &format!("{head}   generation: 1\n"),
-        Status::Current,
-        "",
-    );
-    check(
-        "crdMismatchStatusGeneration",
-        &format!("{head}   generation: 2\nstatus:\n   observedGeneration: 1\n"),
-        Status::InProgress,
-        "LatestGenerationNotObserved",
-    );
-    check(
-        "crdReady",
-        &format!(
-            "{head}   generation: 1\nstatus:\n   conditions:\n    - type: Ready\n      status: \"True\"\n      message: All looks ok\n      reason: AllOk\n"
-        ),
-        Status::Current,
-        "",
-    );
-    check(
-        "crdNotReady",
-        &format!(
-            "{head}   generation: 1\nstatus:\n   observedGeneration: 1\n   conditions:\n    - type: Ready\n      status: \"False\"\n      reason: NotReadyYet\n"
-        ),
-        Status::InProgress,
-        "NotReadyYet",
-    );
-    check(
-        "crdNoCondition",
-        &format!(
-            "{head}   generation: 1\nstatus:\n   conditions:\n    - type: SomeCondition\n      status: \"False\"\n"
-        ),
-        Status::Current,
-        "",
-    );
-    check(
-        "reconciling",
-        &format!(
-            "{head}status:\n   conditions:\n    - type: Reconciling\n      status: \"True\"\n      reason: Working\n"
-        ),
-        Status::InProgress,
-        "Working",
-    );
-    check(
-        "stalled",
-        &format!(
-            "{head}status:\n   conditions:\n    - type: Stalled\n      status: \"True\"\n      reason: Broken\n"
-        ),
-        Status::Failed,
-        "Broken",
-    );
-    check(
-        "terminating",
-        &format!("{head}   deletionTimestamp: \"2026-01-01T00:00:00Z\"\n"),
-        Status::Terminating,
-        "",
+    check_after(
+        "apiVersion: something/v1\nkind: MyCR\nmetadata:\n   name: test\n   namespace: qual\n",
+        &[
+            ("crdNoStatus", "   generation: 1\n", Status::Current, ""),
+            (
+                "crdMismatchStatusGeneration",
+                "   generation: 2\nstatus:\n   observedGeneration: 1\n",
+                Status::InProgress,
+                "LatestGenerationNotObserved",
+            ),
+            (
+                "crdReady",
+                "   generation: 1\nstatus:\n   conditions:\n    - type: Ready\n      status: \"True\"\n      message: All looks ok\n      reason: AllOk\n",
+                Status::Current,
+                "",
+            ),
+            (
+                "crdNotReady",
+                "   generation: 1\nstatus:\n   observedGeneration: 1\n   conditions:\n    - type: Ready\n      status: \"False\"\n      reason: NotReadyYet\n",
+                Status::InProgress,
+                "NotReadyYet",
+            ),
+            (
+                "crdNoCondition",
+                "   generation: 1\nstatus:\n   conditions:\n    - type: SomeCondition\n      status: \"False\"\n",
+                Status::Current,
+                "",
+            ),
+            (
+                "reconciling",
+                "status:\n   conditions:\n    - type: Reconciling\n      status: \"True\"\n      reason: Working\n",
+                Status::InProgress,
+                "Working",
+            ),
+            (
+                "stalled",
+                "status:\n   conditions:\n    - type: Stalled\n      status: \"True\"\n      reason: Broken\n",
+                Status::Failed,
+                "Broken",
+            ),
+            (
+                "terminating",
+                "   deletionTimestamp: \"2026-01-01T00:00:00Z\"\n",
+                Status::Terminating,
+                "",
+            ),
+        ],
     );
 }
 
 #[test]
 fn jobs() {
-    let head = "apiVersion: batch/v1\nkind: Job\nmetadata:\n   name: test\n   namespace: qual\n   generation: 1\n";
-    check("jobNoStatus", head, Status::InProgress, "JobNotStarted");
-    check(
-        "jobComplete",
-        &format!(
-            "{head}status:\n   succeeded: 1\n   active: 0\n   conditions:\n    - type: Complete\n      status: \"True\"\n"
-        ),
-        Status::Current,
-        "",
-    );
-    check(
-        "jobFailed",
-        &format!(
-            "{head}spec:\n   completions: 4\nstatus:\n   succeeded: 3\n   failed: 1\n   conditions:\n    - type: Failed\n      status: \"True\"\n      reason: JobFailed\n"
-        ),
-        Status::Failed,
-        "JobFailed",
-    );
-    check(
-        "jobInProgress",
-        &format!(
-            "{head}spec:\n   completions: 10\n   parallelism: 2\nstatus:\n   startTime: \"2019-06-04T01:17:13Z\"\n   succeeded: 3\n   failed: 1\n   active: 2\n   conditions:\n    - type: Failed\n      status: \"False\"\n    - type: Complete\n      status: \"False\"\n"
-        ),
-        Status::Current,
-        "",
+    check_after(
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n   name: test\n   namespace: qual\n   generation: 1\n",
+        &[
+            ("jobNoStatus", "", Status::InProgress, "JobNotStarted"),
+            (
+                "jobComplete",
+                "status:\n   succeeded: 1\n   active: 0\n   conditions:\n    - type: Complete\n      status: \"True\"\n",
+                Status::Current,
+                "",
+            ),
+            (
+                "jobFailed",
+                "spec:\n   completions: 4\nstatus:\n   succeeded: 3\n   failed: 1\n   conditions:\n    - type: Failed\n      status: \"True\"\n      reason: JobFailed\n",
+                Status::Failed,
+                "JobFailed",
+            ),
+            (
+                "jobInProgress",
+                "spec:\n   completions: 10\n   parallelism: 2\nstatus:\n   startTime: \"2019-06-04T01:17:13Z\"\n   succeeded: 3\n   failed: 1\n   active: 2\n   conditions:\n    - type: Failed\n      status: \"False\"\n    - type: Complete\n      status: \"False\"\n",
+                Status::Current,
+                "",
+            ),
+        ],
     );
 }
 
 #[test]
 fn hpas_and_cronjobs() {
-    let head = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: test\n  generation: 1\n";
-    check("hpaNoStatus", head, Status::Unknown, "");
     let conds = "status:\n  conditions:\n  - type: AbleToScale\n    status: \"True\"\n  - type: ScalingActive\n    status: \"True\"\n";
-    check(
-        "hpaCurrentStatus",
-        &format!("{head}{conds}"),
-        Status::Current,
-        "",
+    check_after(
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: test\n  generation: 1\n",
+        &[
+            ("hpaNoStatus", "", Status::Unknown, ""),
+            ("hpaCurrentStatus", conds, Status::Current, ""),
+            (
+                "hpaScalingLimitedStatus",
+                &format!("{conds}  - type: ScalingLimited\n    status: \"True\"\n"),
+                Status::Failed,
+                "",
+            ),
+        ],
     );
-    check(
-        "hpaScalingLimitedStatus",
-        &format!("{head}{conds}  - type: ScalingLimited\n    status: \"True\"\n"),
-        Status::Failed,
-        "",
-    );
-    let cj = "apiVersion: batch/v1\nkind: CronJob\nmetadata:\n   name: test\n   generation: 1\n";
-    check("cronjobNoStatus", cj, Status::Current, "");
-    check(
-        "cronjobWithStatus",
-        &format!("{cj}status:\n"),
-        Status::Current,
-        "",
+    check_after(
+        "apiVersion: batch/v1\nkind: CronJob\nmetadata:\n   name: test\n   generation: 1\n",
+        &[
+            ("cronjobNoStatus", "", Status::Current, ""),
+            ("cronjobWithStatus", "status:\n", Status::Current, ""),
+        ],
     );
 }
 
 #[test]
 fn services() {
-    let head = "apiVersion: v1\nkind: Service\nmetadata:\n   name: test\n   generation: 1\n";
-    check("serviceDefault", head, Status::Current, "");
-    check(
-        "serviceNodePort",
-        &format!("{head}spec:\n  type: NodePort\n"),
-        Status::Current,
-        "",
-    );
-    check(
-        "serviceLBok",
-        &format!("{head}spec:\n  type: LoadBalancer\n  clusterIP: \"1.2.3.4\"\n"),
-        Status::Current,
-        "",
-    );
-    check(
-        "serviceLBnok",
-        &format!("{head}spec:\n  type: LoadBalancer\n"),
-        Status::InProgress,
-        "NoIPAssigned",
+    check_after(
+        "apiVersion: v1\nkind: Service\nmetadata:\n   name: test\n   generation: 1\n",
+        &[
+            ("serviceDefault", "", Status::Current, ""),
+            (
+                "serviceNodePort",
+                "spec:\n  type: NodePort\n",
+                Status::Current,
+                "",
+            ),
+            (
+                "serviceLBok",
+                "spec:\n  type: LoadBalancer\n  clusterIP: \"1.2.3.4\"\n",
+                Status::Current,
+                "",
+            ),
+            (
+                "serviceLBnok",
+                "spec:\n  type: LoadBalancer\n",
+                Status::InProgress,
+                "NoIPAssigned",
+            ),
+        ],
     );
 }
 
 #[test]
 fn crds() {
-    let head = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n   generation: 1\n";
-    check("crdNoConditions", head, Status::InProgress, "Installing");
-    check(
-        "crdInstalling",
-        &format!(
-            "{head}status:\n   conditions:\n    - type: NamesAccepted\n      status: \"True\"\n      reason: NoConflicts\n    - type: Established\n      status: \"False\"\n      reason: Installing\n"
-        ),
-        Status::InProgress,
-        "Installing",
-    );
-    check(
-        "crdNamesNotAccepted",
-        &format!(
-            "{head}status:\n   conditions:\n    - type: NamesAccepted\n      status: \"False\"\n      reason: SomeReason\n"
-        ),
-        Status::Failed,
-        "SomeReason",
-    );
-    check(
-        "crdEstablished",
-        &format!(
-            "{head}status:\n   conditions:\n    - type: NamesAccepted\n      status: \"True\"\n      reason: NoConflicts\n    - type: Established\n      status: \"True\"\n      reason: InitialNamesAccepted\n"
-        ),
-        Status::Current,
-        "",
+    check_after(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n   generation: 1\n",
+        &[
+            ("crdNoConditions", "", Status::InProgress, "Installing"),
+            (
+                "crdInstalling",
+                "status:\n   conditions:\n    - type: NamesAccepted\n      status: \"True\"\n      reason: NoConflicts\n    - type: Established\n      status: \"False\"\n      reason: Installing\n",
+                Status::InProgress,
+                "Installing",
+            ),
+            (
+                "crdNamesNotAccepted",
+                "status:\n   conditions:\n    - type: NamesAccepted\n      status: \"False\"\n      reason: SomeReason\n",
+                Status::Failed,
+                "SomeReason",
+            ),
+            (
+                "crdEstablished",
+                "status:\n   conditions:\n    - type: NamesAccepted\n      status: \"True\"\n      reason: NoConflicts\n    - type: Established\n      status: \"True\"\n      reason: InitialNamesAccepted\n",
+                Status::Current,
+                "",
+            ),
+        ],
     );
 }
 
 #[test]
 fn apiservices_need_available() {
-    let head =
-        "apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata:\n   name: v1.x\n";
-    check("apiNoStatus", head, Status::InProgress, "NotAvailable");
-    check(
-        "apiUnavailable",
-        &format!(
-            "{head}status:\n   conditions:\n    - type: Available\n      status: \"False\"\n      reason: MissingEndpoints\n"
-        ),
-        Status::InProgress,
-        "MissingEndpoints",
-    );
-    check(
-        "apiAvailable",
-        &format!("{head}status:\n   conditions:\n    - type: Available\n      status: \"True\"\n"),
-        Status::Current,
-        "",
+    check_after(
+        "apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata:\n   name: v1.x\n",
+        &[
+            ("apiNoStatus", "", Status::InProgress, "NotAvailable"),
+            (
+                "apiUnavailable",
+                "status:\n   conditions:\n    - type: Available\n      status: \"False\"\n      reason: MissingEndpoints\n",
+                Status::InProgress,
+                "MissingEndpoints",
+            ),
+            (
+                "apiAvailable",
+                "status:\n   conditions:\n    - type: Available\n      status: \"True\"\n",
+                Status::Current,
+                "",
+            ),
+        ],
     );
 }
 

@@ -45,6 +45,61 @@ fn only_problem(manifest: &str, charts: &[&str]) -> Problem {
     p.remove(0)
 }
 
+/// Asserts that `p` was found on line `line` of the manifest, in component `component`.
+#[track_caller]
+fn assert_at(p: &Problem, line: u64, component: &str) {
+    assert_eq!(
+        (p.line, p.component.as_deref()),
+        (Some(line), Some(component)),
+        "{p}"
+    );
+}
+
+/// Asserts that the message of `p` says `text`.
+#[track_caller]
+fn assert_says(p: &impl std::fmt::Display, text: &str) {
+    let message = p.to_string();
+    assert!(message.contains(text), "{message}");
+}
+
+/// The one problem of `manifest`, checked to say `text`.
+#[track_caller]
+fn only_problem_saying(manifest: &str, charts: &[&str], text: &str) -> Problem {
+    let p = only_problem(manifest, charts);
+    assert_says(&p, text);
+    p
+}
+
+/// The one problem of `manifest`, checked to be on `line`.
+#[track_caller]
+fn problem_on_line(manifest: &str, charts: &[&str], line: u64) -> Problem {
+    let p = only_problem(manifest, charts);
+    assert_eq!(p.line, Some(line), "{p}");
+    p
+}
+
+/// The one problem of `manifest`, checked to be of a kind that `is` accepts.
+#[track_caller]
+fn problem_where(manifest: &str, charts: &[&str], is: fn(&ProblemKind) -> bool) -> Problem {
+    let p = only_problem(manifest, charts);
+    assert!(is(&p.kind), "{p}");
+    p
+}
+
+/// The one problem of `manifest`, checked to be `kind`, found on `line` in `component`.
+#[track_caller]
+fn problem_at(
+    manifest: &str,
+    charts: &[&str],
+    (line, component): (u64, &str),
+    kind: ProblemKind,
+) -> Problem {
+    let p = only_problem(manifest, charts);
+    assert_at(&p, line, component);
+    assert_eq!(p.kind, kind, "{p}");
+    p
+}
+
 fn testdata(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../testdata/packages")
@@ -98,11 +153,11 @@ fn spec_example_package_loads() {
 
 #[test]
 fn unknown_field_names_line_and_field() {
-    let p = only_problem(
+    let p = problem_on_line(
         "package: {name: a, version: 1.0.0}\ncomponents:\n- name: web\n  path: web\n  instal: {}\n",
         &["web"],
+        5,
     );
-    assert_eq!(p.line, Some(5));
     let msg = p.to_string();
     assert!(msg.starts_with("pkg/kubepkg.yaml:5:"), "{msg}");
     assert!(msg.contains("unknown field `instal`"), "{msg}");
@@ -114,42 +169,39 @@ fn unknown_field_names_line_and_field() {
 
 #[test]
 fn unknown_field_in_install_and_package() {
-    let p = only_problem(
+    only_problem_saying(
         "package: {name: a, version: 1.0.0}\ncomponents:\n- name: web\n  path: web\n  install: {namespace: x, depends: [a]}\n",
         &["web"],
+        "unknown field `depends`",
     );
-    assert!(p.to_string().contains("unknown field `depends`"), "{p}");
-    let p = only_problem(
+    only_problem_saying(
         "package: {name: a, version: 1.0.0, rollback: {safe: true, always: true}}\ncomponents:\n- {name: web, path: web}\n",
         &["web"],
+        "unknown field `always`",
     );
-    assert!(p.to_string().contains("unknown field `always`"), "{p}");
 }
 
 #[test]
 fn wrong_type_is_a_syntax_problem_with_location() {
-    let p = only_problem(
+    let p = problem_on_line(
         "package: {name: a, version: 1.0.0, rollback: {safe: maybe}}\ncomponents:\n- {name: web, path: web}\n",
         &["web"],
+        1,
     );
-    assert_eq!(p.line, Some(1));
     assert!(matches!(p.kind, ProblemKind::Syntax { .. }), "{p}");
 }
 
 #[test]
 fn duplicate_component_names() {
-    let p = only_problem(
+    let kind = ProblemKind::DuplicateComponent {
+        name: "web".into(),
+        first_line: 3,
+    };
+    let p = problem_at(
         "package: {name: a, version: 1.0.0}\ncomponents:\n- name: web\n  path: web\n- name: web\n  path: web\n",
         &["web"],
-    );
-    assert_eq!(p.line, Some(5));
-    assert_eq!(p.component.as_deref(), Some("web"));
-    assert_eq!(
-        p.kind,
-        ProblemKind::DuplicateComponent {
-            name: "web".into(),
-            first_line: 3
-        }
+        (5, "web"),
+        kind,
     );
     assert_eq!(
         p.to_string(),
@@ -163,8 +215,7 @@ fn depends_on_a_missing_component() {
         "package: {name: a, version: 1.0.0}\ncomponents:\n- name: operator\n  path: op\n- name: kubevirt\n  path: kv\n  install:\n    dependsOn: [operatr]\n",
         &["op", "kv"],
     );
-    assert_eq!(p.line, Some(8));
-    assert_eq!(p.component.as_deref(), Some("kubevirt"));
+    assert_at(&p, 8, "kubevirt");
     assert_eq!(
         p.to_string(),
         "pkg/kubepkg.yaml:8: component \"kubevirt\": dependsOn names \"operatr\", which is not a component of this package; known components: operator, kubevirt"
@@ -184,10 +235,9 @@ fn cycle_is_printed() {
         }
     );
     assert_eq!(p.line, Some(3));
-    assert!(
-        p.to_string()
-            .contains("dependency cycle: a -> b -> c -> a; remove one of these dependsOn entries"),
-        "{p}"
+    assert_says(
+        &p,
+        "dependency cycle: a -> b -> c -> a; remove one of these dependsOn entries",
     );
 }
 
@@ -218,7 +268,7 @@ fn depending_on_a_pre_upgrade_hook_is_refused() {
             hook: "migrate".into()
         }
     );
-    assert!(p.to_string().contains("nothing may depend on one"), "{p}");
+    assert_says(&p, "nothing may depend on one");
 }
 
 #[test]
@@ -266,40 +316,29 @@ fn unknown_phase() {
 
 #[test]
 fn missing_chart_path() {
-    let p = only_problem(
+    let p = problem_on_line(
         "package: {name: p, version: 1.0.0}\ncomponents:\n- name: web\n  path: charts/web\n",
         &[],
+        4,
     );
-    assert_eq!(p.line, Some(4));
     assert!(
         matches!(&p.kind, ProblemKind::ChartMissing { path, .. } if path == "charts/web"),
         "{p}"
     );
-    assert!(
-        p.to_string()
-            .contains("add the chart directory or .tgz to the package"),
-        "{p}"
-    );
+    assert_says(&p, "add the chart directory or .tgz to the package");
 }
 
 #[test]
 fn chart_path_must_be_a_chart_inside_the_package() {
-    let p = only_problem(
-        "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: web, path: ../outside}\n",
-        &[],
-    );
-    assert!(
-        matches!(p.kind, ProblemKind::PathOutsidePackage { .. }),
-        "{p}"
-    );
-    let p = only_problem(
-        "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: web, path: /etc}\n",
-        &[],
-    );
-    assert!(
-        matches!(p.kind, ProblemKind::PathOutsidePackage { .. }),
-        "{p}"
-    );
+    for path in ["../outside", "/etc"] {
+        problem_where(
+            &format!(
+                "package: {{name: p, version: 1.0.0}}\ncomponents:\n- {{name: web, path: {path}}}\n"
+            ),
+            &[],
+            |k| matches!(k, ProblemKind::PathOutsidePackage { .. }),
+        );
+    }
     // A directory without Chart.yaml.
     let d = package_dir("", &[]);
     fs::create_dir(d.path().join("empty")).unwrap();
@@ -312,16 +351,8 @@ fn chart_path_must_be_a_chart_inside_the_package() {
         panic!("accepted")
     };
     assert_eq!(problems.len(), 2, "{problems:#?}");
-    assert!(
-        problems[0].to_string().contains("has no Chart.yaml"),
-        "{}",
-        problems[0]
-    );
-    assert!(
-        problems[1].to_string().contains("not a .tgz chart archive"),
-        "{}",
-        problems[1]
-    );
+    assert_says(&problems[0], "has no Chart.yaml");
+    assert_says(&problems[1], "not a .tgz chart archive");
 }
 
 #[cfg(unix)]
@@ -379,11 +410,11 @@ fn bad_package_semver() {
 
 #[test]
 fn bad_requirement_constraint() {
-    let p = only_problem(
+    let p = problem_on_line(
         "package:\n  name: p\n  version: 1.0.0\n  requires:\n  - {name: cert-manager, version: \">>1.14\"}\ncomponents:\n- {name: web, path: web}\n",
         &["web"],
+        5,
     );
-    assert_eq!(p.line, Some(5));
     assert!(
         matches!(&p.kind, ProblemKind::BadConstraint { package, .. } if package == "cert-manager"),
         "{p}"
@@ -411,18 +442,14 @@ fn requirement_constraints_are_masterminds_style() {
 
 #[test]
 fn ready_when_without_required_fields() {
-    let p = only_problem(
+    problem_at(
         "package: {name: p, version: 1.0.0}\ncomponents:\n- name: kv\n  path: kv\n  install:\n    readyWhen:\n    - {apiVersion: kubevirt.io/v1, kind: KubeVirt, name: kubevirt, condition: Available}\n    - apiVersion: kubevirt.io/v1\n      name: kubevirt\n",
         &["kv"],
-    );
-    assert_eq!(p.line, Some(8));
-    assert_eq!(p.component.as_deref(), Some("kv"));
-    assert_eq!(
-        p.kind,
+        (8, "kv"),
         ProblemKind::ReadyWhenIncomplete {
             index: 1,
-            missing: "kind, condition".into()
-        }
+            missing: "kind, condition".into(),
+        },
     );
 }
 
@@ -485,28 +512,31 @@ fn no_components() {
 
 #[test]
 fn values_must_be_a_mapping() {
-    let p = only_problem(
+    problem_where(
         "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: a, path: c, values: [1, 2]}\n",
         &["c"],
+        |k| matches!(k, ProblemKind::ValuesNotAMap { .. }),
     );
-    assert!(matches!(p.kind, ProblemKind::ValuesNotAMap { .. }), "{p}");
 }
 
 #[test]
 fn yaml_syntax_error_has_a_location() {
-    let p = only_problem("package: {name: p, version: 1.0.0\ncomponents: []\n", &[]);
-    assert!(matches!(p.kind, ProblemKind::Syntax { .. }));
+    let p = problem_where(
+        "package: {name: p, version: 1.0.0\ncomponents: []\n",
+        &[],
+        |k| matches!(k, ProblemKind::Syntax { .. }),
+    );
     assert!(p.line.is_some(), "{p}");
 }
 
 #[test]
 fn duplicate_yaml_key_is_refused() {
-    let p = only_problem(
+    let p = problem_on_line(
         "package: {name: p, version: 1.0.0}\ncomponents:\n- name: a\n  name: b\n  path: c\n",
         &["c"],
+        4,
     );
-    assert_eq!(p.line, Some(4));
-    assert!(p.to_string().contains("duplicate"), "{p}");
+    assert_says(&p, "duplicate");
 }
 
 #[test]
@@ -548,24 +578,19 @@ fn rollback_floors_are_constraints_and_imply_rollbacks_into_them() {
         Some(">=2.0.0")
     );
     assert!(p.meta.rollback_is_safe());
-    let bad = only_problem(
+    let bad = problem_on_line(
         "package:\n  name: p\n  version: 2.1.0\n  rollback:\n    to: \">=two\"\ncomponents:\n- {name: a, path: c}\n",
         &["c"],
+        5,
     );
-    assert_eq!(bad.line, Some(5));
-    assert!(
-        bad.to_string()
-            .contains("rollback.to \">=two\" is not a valid version constraint"),
-        "{bad}"
+    assert_says(
+        &bad,
+        "rollback.to \">=two\" is not a valid version constraint",
     );
-    let both = only_problem(
+    only_problem_saying(
         "package:\n  name: p\n  version: 2.1.0\n  rollback: {safe: false, to: \">=2.0.0\"}\ncomponents:\n- {name: a, path: c}\n",
         &["c"],
-    );
-    assert!(
-        both.to_string()
-            .contains("contradicts rollback.safe: false"),
-        "{both}"
+        "contradicts rollback.safe: false",
     );
 }
 
@@ -603,24 +628,19 @@ fn post_renderers_are_read_and_bad_patches_are_refused_by_component_and_patch() 
         &["c"],
     );
     assert!(matches!(p.kind, ProblemKind::PostRenderer { .. }), "{p}");
-    assert!(
-        p.to_string().contains(
-            "component \"a\": postRenderers[0].kustomize.patches[1]: the patch is not valid YAML"
-        ),
-        "{p}"
+    assert_says(
+        &p,
+        "component \"a\": postRenderers[0].kustomize.patches[1]: the patch is not valid YAML",
     );
     assert_eq!(p.line, Some(6), "{p}");
-    let p = only_problem(
+    only_problem_saying(
         "package: {name: p, version: 1.0.0}\ncomponents:\n- name: a\n  path: c\n  postRenderers:\n  - kustomize:\n      patches:\n      - {patch: '[{op: remove, path: /spec}]'}\n",
         &["c"],
+        "a JSON 6902 patch needs a target",
     );
-    assert!(
-        p.to_string().contains("a JSON 6902 patch needs a target"),
-        "{p}"
-    );
-    let p = only_problem(
+    only_problem_saying(
         "package: {name: p, version: 1.0.0}\ncomponents:\n- name: a\n  path: c\n  postRenderers:\n  - kustomise: {}\n",
         &["c"],
+        "unknown field `kustomise`",
     );
-    assert!(p.to_string().contains("unknown field `kustomise`"), "{p}");
 }

@@ -26,15 +26,19 @@ fn sources(e: &Effective) -> Vec<(String, String)> {
         .collect()
 }
 
+/// User values with the one file `name` holding `text`.
+fn with_file(name: &str, text: &str) -> UserValues {
+    let mut user = UserValues::new();
+    user.add_file(name, text).unwrap();
+    user
+}
 #[test]
 fn precedence_chart_then_package_then_files_then_set() {
     let pkg = kubevirt();
-    let mut user = UserValues::new();
-    user.add_file(
+    let mut user = with_file(
         "prod.yaml",
         "kubevirt:\n  replicas: 3\n  extra: {a: 1}\noperator:\n  replicas: 5\n",
-    )
-    .unwrap();
+    );
     user.add_file("late.yaml", "kubevirt:\n  extra: {b: 2}\n")
         .unwrap();
     user.add_set("kubevirt.replicas=4,kubevirt.extra.a=9")
@@ -72,9 +76,7 @@ fn precedence_chart_then_package_then_files_then_set() {
 #[test]
 fn null_deletes_a_key_as_helm_coalescing_does() {
     let pkg = kubevirt();
-    let mut user = UserValues::new();
-    user.add_file("f.yaml", "kubevirt:\n  featureGates: null\n  image: null\n")
-        .unwrap();
+    let user = with_file("f.yaml", "kubevirt:\n  featureGates: null\n  image: null\n");
     let chart = obj(json!({"featureGates": [], "replicas": 1, "image": "kv:1"}));
     let e = effective(&chart, &pkg, "kubevirt", &user, None);
     assert_eq!(Value::Object(e.values), json!({"replicas": 2.0}));
@@ -96,8 +98,7 @@ fn set_addresses_component_then_path() {
     );
     // --set integers stay int64, file numbers are float64.
     assert!(user.given("operator")["replicas"].is_i64());
-    let mut f = UserValues::new();
-    f.add_file("a.yaml", "operator: {replicas: 2}\n").unwrap();
+    let f = with_file("a.yaml", "operator: {replicas: 2}\n");
     assert!(f.given("operator")["replicas"].is_f64());
 }
 
@@ -113,9 +114,7 @@ fn set_string_beats_set_beats_files_whatever_the_command_line_order() {
 #[test]
 fn unknown_component_key_is_refused() {
     let pkg = kubevirt();
-    let mut user = UserValues::new();
-    user.add_file("prod.yaml", "kubvirt: {replicas: 3}\n")
-        .unwrap();
+    let user = with_file("prod.yaml", "kubvirt: {replicas: 3}\n");
     let e = user.check(&pkg).unwrap_err().to_string();
     assert_eq!(
         e,
@@ -129,8 +128,7 @@ fn unknown_component_key_is_refused() {
             .to_string()
             .contains("--set replicas=2 sets values for \"replicas\"")
     );
-    let mut user = UserValues::new();
-    user.add_file("x.yaml", "operator: 3\n").unwrap();
+    let user = with_file("x.yaml", "operator: 3\n");
     assert!(matches!(user.check(&pkg), Err(ValuesError::NotAMap { .. })));
 }
 
@@ -231,8 +229,7 @@ fn numbers_print_as_go_prints_them() {
 
 #[test]
 fn recorded_values_round_trip() {
-    let mut user = UserValues::new();
-    user.add_file("a.yaml", "web: {x: 1}\ndb: {}\n").unwrap();
+    let mut user = with_file("a.yaml", "web: {x: 1}\ndb: {}\n");
     user.add_set("web.y=2").unwrap();
     let given = user.given_all();
     assert_eq!(given.keys().collect::<Vec<_>>(), ["web"]);
@@ -254,12 +251,10 @@ fn merge_maps_is_helms() {
 fn values_files_are_read_as_helm_reads_them() {
     // go-yaml v2 (YAML 1.1) scalars through JSON: `yes` is a boolean, 0x1F an integer, every
     // number a float64; a second document merges over the first (Helm 4's loader).
-    let mut user = UserValues::new();
-    user.add_file(
+    let user = with_file(
         "v.yaml",
         "web:\n  enabled: yes\n  port: 0x1F\n  ratio: 1.5\n---\nweb:\n  extra: on\n",
-    )
-    .unwrap();
+    );
     let g = user.given("web");
     assert_eq!(g["enabled"], json!(true));
     assert_eq!(g["extra"], json!(true));

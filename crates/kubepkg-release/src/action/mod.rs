@@ -323,16 +323,8 @@ impl<'a, D: Driver> Releases<'a, D> {
         let applied = applier.apply_all(objects, previous.is_none()).await?;
         let previous = previous.unwrap_or_default();
         let (deleted, kept) = applier.prune(previous, &applied).await?;
-        for id in &deleted {
-            (self.progress)(Message::Deleted {
-                object: id.to_string(),
-            });
-        }
-        for id in &kept {
-            (self.progress)(Message::Kept {
-                object: id.to_string(),
-            });
-        }
+        self.report_each(&deleted, |object| Message::Deleted { object });
+        self.report_each(&kept, |object| Message::Kept { object });
         if opts.wait {
             let progress = &self.progress;
             wait::wait_ready(self.cluster, &applied, opts.timeout, |pending| {
@@ -362,6 +354,52 @@ impl<'a, D: Driver> Releases<'a, D> {
         release.set_status(status, description);
         self.store.update(release).await?;
         Ok(())
+    }
+
+    /// Reports each object of `ids` on the progress line as the message `message` makes of it.
+    fn report_each(&self, ids: &[impl std::fmt::Display], message: impl Fn(String) -> Message) {
+        for id in ids {
+            (self.progress)(message(id.to_string()));
+        }
+    }
+
+    /// Records `release` deployed, with `description`, and returns it.
+    async fn record_deployed(
+        &self,
+        mut release: Release,
+        description: String,
+    ) -> Result<Release, ActionError> {
+        self.record(&mut release, Status::Deployed, description)
+            .await?;
+        Ok(release)
+    }
+
+    /// Records `release` failed, with `description`, and gives the description back.
+    async fn record_failed(
+        &self,
+        release: &mut Release,
+        description: String,
+    ) -> Result<String, ActionError> {
+        self.record(release, Status::Failed, description.clone())
+            .await?;
+        Ok(description)
+    }
+
+    /// Runs the revision `release` as Helm does for an install, an upgrade and a rollback: the
+    /// hooks of the first event of `hooks`, the apply of `objects` (pruning what of `previous`
+    /// they no longer hold; `None`: an install, nothing to prune), then the hooks of the second.
+    async fn run_revision(
+        &self,
+        applier: &Applier<'_>,
+        release: &mut Release,
+        (pre, post): (HookEvent, HookEvent),
+        previous: Option<&[ManifestObject]>,
+        objects: &[ManifestObject],
+        opts: &Options,
+    ) -> Result<(), ActionError> {
+        self.run_hooks(applier, release, pre, opts).await?;
+        self.deploy(applier, previous, objects, opts).await?;
+        self.run_hooks(applier, release, post, opts).await
     }
 
     /// Marks `current` superseded when it is the deployed revision (Helm keeps its description).
@@ -427,47 +465,28 @@ impl<'a, D: Driver> Releases<'a, D> {
         let applier = self.applier(name, opts);
         applier.check_ownership(objects).await?;
         applier.check_crd_upgrades(&crds_of(objects)).await?;
-        let t = now();
-        let mut release = Release {
-            name: name.to_string(),
-            namespace: self.namespace.clone(),
-            version: revision,
-            chart: Some(rendered.chart),
-            config: rendered.config,
-            manifest: rendered.manifest,
-            hooks: rendered.hooks,
-            apply_method: "ssa".into(),
-            info: Some(Info {
-                first_deployed: Some(t),
-                last_deployed: Some(t),
-                status: Status::PendingInstall,
-                description: "Initial install underway".into(),
-                notes: rendered.notes,
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
+        let mut release = pending_release(
+            name,
+            &self.namespace,
+            revision,
+            rendered,
+            Status::PendingInstall,
+            "Initial install underway".into(),
+        );
         self.store.create_with(&release, opts.max_history).await?;
         kubepkg_kube::failpoint::reached("after-pending").await;
-        let outcome = async {
-            self.run_hooks(&applier, &mut release, HookEvent::PreInstall, opts)
-                .await?;
-            self.deploy(&applier, None, objects, opts).await?;
-            self.run_hooks(&applier, &mut release, HookEvent::PostInstall, opts)
-                .await
-        }
-        .await;
+        let hooks = (HookEvent::PreInstall, HookEvent::PostInstall);
+        let outcome = self
+            .run_revision(&applier, &mut release, hooks, None, objects, opts)
+            .await;
         match outcome {
             Ok(()) => {
-                let description = opts.description_or("Install complete");
-                self.record(&mut release, Status::Deployed, description)
-                    .await?;
-                Ok(release)
+                self.record_deployed(release, opts.description_or("Install complete"))
+                    .await
             }
             Err(e) => {
-                let mut description = format!("Release {name:?} failed: {e}");
-                self.record(&mut release, Status::Failed, description.clone())
-                    .await?;
+                let failed = format!("Release {name:?} failed: {e}");
+                let mut description = self.record_failed(&mut release, failed).await?;
                 if opts.atomic {
                     let _ = self
                         .uninstall_locked(
@@ -595,50 +614,35 @@ impl<'a, D: Driver> Releases<'a, D> {
         applier.check_ownership(&new_objects).await?;
         // Refused CRD upgrades change nothing and record no revision.
         applier.check_crd_upgrades(&crds_of(objects)).await?;
-        let t = now();
-        let mut release = Release {
-            name: name.to_string(),
-            namespace: self.namespace.clone(),
-            version: last.version + 1,
-            chart: Some(rendered.chart),
-            config: rendered.config,
-            manifest: rendered.manifest,
-            hooks: rendered.hooks,
-            apply_method: "ssa".into(),
-            info: Some(Info {
-                first_deployed: current.info.as_ref().and_then(|i| i.first_deployed),
-                last_deployed: Some(t),
-                status: Status::PendingUpgrade,
-                description: "Preparing upgrade".into(),
-                notes: rendered.notes,
-                ..Default::default()
-            }),
-            labels: last.labels.clone(),
-            ..Default::default()
-        };
+        let mut release = pending_release(
+            name,
+            &self.namespace,
+            last.version + 1,
+            rendered,
+            Status::PendingUpgrade,
+            "Preparing upgrade".into(),
+        );
+        // The release was first deployed when the current revision says.
+        if let Some(info) = &mut release.info {
+            info.first_deployed = current.info.as_ref().and_then(|i| i.first_deployed);
+        }
+        release.labels = last.labels.clone();
         self.store.create_with(&release, opts.max_history).await?;
         kubepkg_kube::failpoint::reached("after-pending").await;
-        let outcome = async {
-            self.run_hooks(&applier, &mut release, HookEvent::PreUpgrade, opts)
-                .await?;
-            self.deploy(&applier, Some(&previous_objects), objects, opts)
-                .await?;
-            self.run_hooks(&applier, &mut release, HookEvent::PostUpgrade, opts)
-                .await
-        }
-        .await;
+        let hooks = (HookEvent::PreUpgrade, HookEvent::PostUpgrade);
+        let previous = Some(previous_objects.as_slice());
+        let outcome = self
+            .run_revision(&applier, &mut release, hooks, previous, objects, opts)
+            .await;
         match outcome {
             Ok(()) => {
                 self.supersede_if_deployed(current).await?;
-                let description = opts.description_or("Upgrade complete");
-                self.record(&mut release, Status::Deployed, description)
-                    .await?;
-                Ok(release)
+                self.record_deployed(release, opts.description_or("Upgrade complete"))
+                    .await
             }
             Err(e) => {
-                let mut description = format!("Upgrade {name:?} failed: {e}");
-                self.record(&mut release, Status::Failed, description.clone())
-                    .await?;
+                let failed = format!("Upgrade {name:?} failed: {e}");
+                let mut description = self.record_failed(&mut release, failed).await?;
                 if opts.atomic {
                     let target = self
                         .store
@@ -721,11 +725,7 @@ impl<'a, D: Driver> Releases<'a, D> {
             applier.options.dry_run = true;
             let crds = parse_manifest(mode.crds)?;
             let report = applier.dry_run_all(&objects, &crds).await?;
-            for id in &report.validated {
-                (self.progress)(Message::Validated {
-                    object: id.to_string(),
-                });
-            }
+            self.report_each(&report.validated, |object| Message::Validated { object });
             for (id, why) in &report.unchecked {
                 (self.progress)(Message::NotValidated {
                     object: id.to_string(),
@@ -733,16 +733,8 @@ impl<'a, D: Driver> Releases<'a, D> {
                 });
             }
             let (gone, kept) = applier.prune(&previous, &report.validated).await?;
-            for id in &gone {
-                (self.progress)(Message::WouldDelete {
-                    object: id.to_string(),
-                });
-            }
-            for id in &kept {
-                (self.progress)(Message::WouldKeep {
-                    object: id.to_string(),
-                });
-            }
+            self.report_each(&gone, |object| Message::WouldDelete { object });
+            self.report_each(&kept, |object| Message::WouldKeep { object });
         }
         let upgrade_of = match &status {
             Status::PendingUpgrade => live.map(|l| (first_deployed, l.labels.clone())),
@@ -843,15 +835,18 @@ impl<'a, D: Driver> Releases<'a, D> {
             ..Default::default()
         };
         self.store.create_with(&release, opts.max_history).await?;
-        let outcome = async {
-            self.run_hooks(&applier, &mut release, HookEvent::PreRollback, opts)
-                .await?;
-            self.deploy(&applier, Some(&current_objects), &target_objects, opts)
-                .await?;
-            self.run_hooks(&applier, &mut release, HookEvent::PostRollback, opts)
-                .await
-        }
-        .await;
+        let hooks = (HookEvent::PreRollback, HookEvent::PostRollback);
+        let previous = Some(current_objects.as_slice());
+        let outcome = self
+            .run_revision(
+                &applier,
+                &mut release,
+                hooks,
+                previous,
+                &target_objects,
+                opts,
+            )
+            .await;
         match outcome {
             Ok(()) => {
                 for mut d in self.store.history(name).await? {
@@ -865,15 +860,12 @@ impl<'a, D: Driver> Releases<'a, D> {
                     .as_ref()
                     .map(|i| i.description.clone())
                     .unwrap_or_default();
-                self.record(&mut release, Status::Deployed, description)
-                    .await?;
-                Ok(release)
+                self.record_deployed(release, description).await
             }
             Err(e) => {
-                let description = format!("Rollback {name:?} failed: {e}");
+                let failed = format!("Rollback {name:?} failed: {e}");
                 self.supersede_if_deployed(current).await?;
-                self.record(&mut release, Status::Failed, description.clone())
-                    .await?;
+                let description = self.record_failed(&mut release, failed).await?;
                 Err(ActionError::failed(description, e))
             }
         }
@@ -919,11 +911,7 @@ impl<'a, D: Driver> Releases<'a, D> {
         let objects = parse_manifest(&release.manifest)?;
         let refs: Vec<&ManifestObject> = objects.iter().collect();
         let (deleted, kept) = applier.delete_objects(&refs).await?;
-        for id in &kept {
-            (self.progress)(Message::Kept {
-                object: id.to_string(),
-            });
-        }
+        self.report_each(&kept, |object| Message::Kept { object });
         if opts.wait {
             wait::wait_deleted(self.cluster, &deleted, opts.timeout).await?;
         }
@@ -989,7 +977,6 @@ pub fn dry_run_record(
     )>,
     description: Option<&str>,
 ) -> Release {
-    let t = now();
     let (status, first_deployed, labels, description) = match (upgrade_of, description) {
         (Some((first, labels)), Some(d)) => (Status::PendingUpgrade, first, labels, d.to_string()),
         (Some((first, labels)), None) => (
@@ -1005,24 +992,44 @@ pub fn dry_run_record(
             "Dry run complete".into(),
         ),
     };
+    let mut release = pending_release(name, namespace, revision, rendered, status, description);
+    if let Some(info) = &mut release.info
+        && first_deployed.is_some()
+    {
+        info.first_deployed = first_deployed;
+    }
+    release.labels = labels;
+    release
+}
+
+/// Revision `version` of `name` in `namespace`, writing `rendered`, pending since now (its
+/// first and last deployment) with `status` and `description`.
+fn pending_release(
+    name: &str,
+    namespace: &str,
+    version: u64,
+    rendered: Rendered,
+    status: Status,
+    description: String,
+) -> Release {
+    let t = now();
     Release {
         name: name.to_string(),
         namespace: namespace.to_string(),
-        version: revision,
+        version,
         chart: Some(rendered.chart),
         config: rendered.config,
         manifest: rendered.manifest,
         hooks: rendered.hooks,
         apply_method: "ssa".into(),
         info: Some(Info {
-            first_deployed: first_deployed.or(Some(t)),
+            first_deployed: Some(t),
             last_deployed: Some(t),
             status,
             description,
             notes: rendered.notes,
             ..Default::default()
         }),
-        labels,
         ..Default::default()
     }
 }

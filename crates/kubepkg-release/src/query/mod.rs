@@ -327,6 +327,29 @@ mod tests {
             .collect()
     }
 
+    /// Release `web` in namespace `a`: revisions 1 and 2 superseded, 3 deployed.
+    async fn web_revisions() -> MemoryDriver {
+        store(&[
+            release("a", "web", 1, Status::Superseded, 10),
+            release("a", "web", 2, Status::Superseded, 20),
+            release("a", "web", 3, Status::Deployed, 30),
+        ])
+        .await
+    }
+
+    /// The names of the records `list` gives for `opts`.
+    async fn listed(d: &MemoryDriver, opts: &ListOptions) -> Vec<String> {
+        names(&list(d, opts).await.unwrap())
+    }
+
+    /// The options listing the records in `states`.
+    fn in_states(states: &[Status]) -> ListOptions {
+        ListOptions {
+            states: StateMask::of(states),
+            ..Default::default()
+        }
+    }
+
     #[tokio::test]
     async fn list_shows_the_latest_revision_of_each_release_by_name() {
         let d = store(&[
@@ -338,20 +361,14 @@ mod tests {
         .await;
         let all = list(&d, &ListOptions::default()).await.unwrap();
         assert_eq!(names(&all), ["a/db.v1", "a/web.v2", "b/web.v1"]);
-        let deployed = ListOptions {
-            states: StateMask::of(&[Status::Deployed]),
-            ..Default::default()
-        };
-        assert_eq!(
-            names(&list(&d, &deployed).await.unwrap()),
-            ["a/web.v2", "b/web.v1"]
-        );
+        let deployed = in_states(&[Status::Deployed]);
+        assert_eq!(listed(&d, &deployed).await, ["a/web.v2", "b/web.v1"]);
         let by_date = ListOptions {
             by_date: true,
             ..Default::default()
         };
         assert_eq!(
-            names(&list(&d, &by_date).await.unwrap()),
+            listed(&d, &by_date).await,
             ["b/web.v1", "a/web.v2", "a/db.v1"]
         );
         let newest_two_skipping_one = ListOptions {
@@ -361,32 +378,18 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            names(&list(&d, &newest_two_skipping_one).await.unwrap()),
+            listed(&d, &newest_two_skipping_one).await,
             ["a/web.v2", "a/db.v1"]
         );
     }
 
     #[tokio::test]
     async fn superseded_alone_lists_every_superseded_record() {
-        let d = store(&[
-            release("a", "web", 1, Status::Superseded, 10),
-            release("a", "web", 2, Status::Superseded, 20),
-            release("a", "web", 3, Status::Deployed, 30),
-        ])
-        .await;
-        let opts = ListOptions {
-            states: StateMask::of(&[Status::Superseded]),
-            ..Default::default()
-        };
-        assert_eq!(
-            names(&list(&d, &opts).await.unwrap()),
-            ["a/web.v1", "a/web.v2"]
-        );
+        let d = web_revisions().await;
+        let opts = in_states(&[Status::Superseded]);
+        assert_eq!(listed(&d, &opts).await, ["a/web.v1", "a/web.v2"]);
         // With another state, only latest revisions count again.
-        let opts = ListOptions {
-            states: StateMask::of(&[Status::Superseded, Status::Failed]),
-            ..Default::default()
-        };
+        let opts = in_states(&[Status::Superseded, Status::Failed]);
         assert!(list(&d, &opts).await.unwrap().is_empty());
     }
 
@@ -401,12 +404,12 @@ mod tests {
             filter: Some(Filter::new("^w").unwrap()),
             ..Default::default()
         };
-        assert_eq!(names(&list(&d, &opts).await.unwrap()), ["a/web.v1"]);
+        assert_eq!(listed(&d, &opts).await, ["a/web.v1"]);
         let opts = ListOptions {
             selector: Selector::parse("status!=deployed, owner==helm").unwrap(),
             ..Default::default()
         };
-        assert_eq!(names(&list(&d, &opts).await.unwrap()), ["a/db.v1"]);
+        assert_eq!(listed(&d, &opts).await, ["a/db.v1"]);
         assert_eq!(
             Selector::parse("a").unwrap_err().to_string(),
             r#"invalid --selector "a": use k=v, k==v or k!=v"#
@@ -419,12 +422,7 @@ mod tests {
 
     #[tokio::test]
     async fn history_keeps_the_newest_max_revisions_oldest_first() {
-        let d = store(&[
-            release("a", "web", 1, Status::Superseded, 10),
-            release("a", "web", 2, Status::Superseded, 20),
-            release("a", "web", 3, Status::Deployed, 30),
-        ])
-        .await;
+        let d = web_revisions().await;
         let s = Store::new(d.in_namespace("a"));
         let h = history(&s, "web", 2).await.unwrap();
         assert_eq!(names(&h), ["a/web.v2", "a/web.v3"]);

@@ -41,8 +41,17 @@ fn run_with(text: &str, data: &Value, helm: bool) -> String {
     }
 }
 
-fn run(text: &str, data: &Value) -> String {
-    run_with(text, data, false)
+/// Renders each `(template, expected output)` case against `data` (Go's builtins, and Helm's
+/// functions too with `helm`); a case whose output differs is named by its template.
+fn assert_renders_with(cases: &[(&str, &str)], data: &Value, helm: bool) {
+    for &(text, want) in cases {
+        assert_eq!(run_with(text, data, helm), want, "template {text:?}");
+    }
+}
+
+/// [`assert_renders_with`] without Helm's functions.
+fn assert_renders(cases: &[(&str, &str)], data: &Value) {
+    assert_renders_with(cases, data, false);
 }
 
 fn values() -> Value {
@@ -58,20 +67,24 @@ fn values() -> Value {
 
 #[test]
 fn fields_and_missing_keys() {
-    let v = values();
-    assert_eq!(run("{{ .a.b }}", &v), "x");
-    assert_eq!(run("{{ .missing }}", &v), "<no value>");
-    assert_eq!(
-        run("{{ .missing.foo }}", &v),
-        "ERR: template: t:1:11: executing \"t\" at <.missing.foo>: nil pointer evaluating interface {}.foo"
+    assert_renders(
+        &[
+            ("{{ .a.b }}", "x"),
+            ("{{ .missing }}", "<no value>"),
+            (
+                "{{ .missing.foo }}",
+                "ERR: template: t:1:11: executing \"t\" at <.missing.foo>: nil pointer evaluating interface {}.foo",
+            ),
+            (
+                "{{ .s.foo }}",
+                "ERR: template: t:1:5: executing \"t\" at <.s.foo>: can't evaluate field foo in type interface {}",
+            ),
+            ("{{ $x := .missing }}{{ $x.foo }}", "<no value>"),
+            ("{{ .n }} {{ .i }}", "1e+06 3"),
+            ("{{ print .missing }}", "<nil>"),
+        ],
+        &values(),
     );
-    assert_eq!(
-        run("{{ .s.foo }}", &v),
-        "ERR: template: t:1:5: executing \"t\" at <.s.foo>: can't evaluate field foo in type interface {}"
-    );
-    assert_eq!(run("{{ $x := .missing }}{{ $x.foo }}", &v), "<no value>");
-    assert_eq!(run("{{ .n }} {{ .i }}", &v), "1e+06 3");
-    assert_eq!(run("{{ print .missing }}", &v), "<nil>");
 }
 
 #[test]
@@ -88,177 +101,172 @@ fn missingkey_error() {
 
 #[test]
 fn control_structures() {
-    let v = values();
-    assert_eq!(
-        run("{{ range $i, $e := .l }}{{ $i }}={{ $e }};{{ end }}", &v),
-        "0=p;1=q;"
-    );
-    assert_eq!(run("{{ range .a }}{{ . }}{{ end }}", &v), "x");
-    assert_eq!(run("{{ range 3 }}{{ . }}{{ end }}", &v), "012");
-    assert_eq!(
-        run("{{ range .nil }}x{{ else }}empty{{ end }}", &v),
-        "empty"
-    );
-    assert_eq!(
-        run(
-            "{{ range $i, $e := .l }}{{ if eq $i 1 }}{{ break }}{{ end }}{{ $e }}{{ end }}",
-            &v
-        ),
-        "p"
-    );
-    assert_eq!(
-        run(
-            "{{ range .l }}{{ if eq . \"p\" }}{{ continue }}{{ end }}{{ . }}{{ end }}",
-            &v
-        ),
-        "q"
-    );
-    assert_eq!(
-        run("{{ with .missing }}a{{ else with .s }}{{ . }}{{ end }}", &v),
-        "hello"
-    );
-    assert_eq!(run("{{ if .z }}a{{ else if .i }}b{{ end }}", &v), "b");
-    assert_eq!(
-        run(
-            "{{ $x := 1 }}{{ if true }}{{ $x = 2 }}{{ end }}{{ $x }}",
-            &v
-        ),
-        "2"
-    );
-    assert_eq!(run("a  {{- 1 -}}  b", &v), "a1b");
-    assert_eq!(run("{{/* c */}}x", &v), "x");
-    assert_eq!(
-        run("{{ range $i, $e := 3 }}{{ end }}", &v),
-        "ERR: template: t:1:19: executing \"t\" at <3>: can't use 3 to iterate over more than one variable"
-    );
-    assert_eq!(
-        run("{{ range .s }}{{ end }}", &v),
-        "ERR: template: t:1:9: executing \"t\" at <.s>: range can't iterate over hello"
+    assert_renders(
+        &[
+            (
+                "{{ range $i, $e := .l }}{{ $i }}={{ $e }};{{ end }}",
+                "0=p;1=q;",
+            ),
+            ("{{ range .a }}{{ . }}{{ end }}", "x"),
+            ("{{ range 3 }}{{ . }}{{ end }}", "012"),
+            ("{{ range .nil }}x{{ else }}empty{{ end }}", "empty"),
+            (
+                "{{ range $i, $e := .l }}{{ if eq $i 1 }}{{ break }}{{ end }}{{ $e }}{{ end }}",
+                "p",
+            ),
+            (
+                "{{ range .l }}{{ if eq . \"p\" }}{{ continue }}{{ end }}{{ . }}{{ end }}",
+                "q",
+            ),
+            (
+                "{{ with .missing }}a{{ else with .s }}{{ . }}{{ end }}",
+                "hello",
+            ),
+            ("{{ if .z }}a{{ else if .i }}b{{ end }}", "b"),
+            (
+                "{{ $x := 1 }}{{ if true }}{{ $x = 2 }}{{ end }}{{ $x }}",
+                "2",
+            ),
+            ("a  {{- 1 -}}  b", "a1b"),
+            ("{{/* c */}}x", "x"),
+            (
+                "{{ range $i, $e := 3 }}{{ end }}",
+                "ERR: template: t:1:19: executing \"t\" at <3>: can't use 3 to iterate over more than one variable",
+            ),
+            (
+                "{{ range .s }}{{ end }}",
+                "ERR: template: t:1:9: executing \"t\" at <.s>: range can't iterate over hello",
+            ),
+        ],
+        &values(),
     );
 }
 
 #[test]
 fn templates_and_blocks() {
-    let v = values();
-    assert_eq!(
-        run(
-            "{{ define \"x\" }}[{{ . }}]{{ end }}{{ template \"x\" .s }}",
-            &v
-        ),
-        "[hello]"
-    );
-    assert_eq!(run("{{ block \"b\" .i }}<{{ . }}>{{ end }}", &v), "<3>");
-    assert_eq!(
-        run("{{ template \"nope\" }}", &v),
-        "ERR: template: t:1:12: executing \"t\" at <{{template \"nope\"}}>: template \"nope\" not defined"
+    assert_renders(
+        &[
+            (
+                "{{ define \"x\" }}[{{ . }}]{{ end }}{{ template \"x\" .s }}",
+                "[hello]",
+            ),
+            ("{{ block \"b\" .i }}<{{ . }}>{{ end }}", "<3>"),
+            (
+                "{{ template \"nope\" }}",
+                "ERR: template: t:1:12: executing \"t\" at <{{template \"nope\"}}>: template \"nope\" not defined",
+            ),
+        ],
+        &values(),
     );
 }
 
 #[test]
 fn comparisons() {
-    let v = values();
-    assert_eq!(
-        run(
-            "{{ eq 1 1 }} {{ ne \"a\" \"b\" }} {{ lt 1 2 }} {{ ge 2.5 2.5 }}",
-            &v
-        ),
-        "true true true true"
-    );
-    assert_eq!(run("{{ eq .s \"x\" \"hello\" }}", &v), "true");
-    assert_eq!(
-        run("{{ eq .n 1 }}", &v),
-        "ERR: template: t:1:3: executing \"t\" at <eq .n 1>: error calling eq: incompatible types for comparison: float64 and int"
-    );
-    assert_eq!(
-        run("{{ lt .l 1 }}", &v),
-        "ERR: template: t:1:3: executing \"t\" at <lt .l 1>: error calling lt: invalid type for comparison"
-    );
-    assert_eq!(run("{{ eq .missing nil }}", &v), "true");
-    assert_eq!(
-        run("{{ and 1 0 2 }} {{ or 0 \"\" 3 }} {{ not .z }}", &v),
-        "0 3 true"
-    );
-    assert_eq!(
-        run("{{ and 0 (fail) }}", &v),
-        "PARSE: template: t:1: function \"fail\" not defined"
+    assert_renders(
+        &[
+            (
+                "{{ eq 1 1 }} {{ ne \"a\" \"b\" }} {{ lt 1 2 }} {{ ge 2.5 2.5 }}",
+                "true true true true",
+            ),
+            ("{{ eq .s \"x\" \"hello\" }}", "true"),
+            (
+                "{{ eq .n 1 }}",
+                "ERR: template: t:1:3: executing \"t\" at <eq .n 1>: error calling eq: incompatible types for comparison: float64 and int",
+            ),
+            (
+                "{{ lt .l 1 }}",
+                "ERR: template: t:1:3: executing \"t\" at <lt .l 1>: error calling lt: invalid type for comparison",
+            ),
+            ("{{ eq .missing nil }}", "true"),
+            ("{{ and 1 0 2 }} {{ or 0 \"\" 3 }} {{ not .z }}", "0 3 true"),
+            (
+                "{{ and 0 (fail) }}",
+                "PARSE: template: t:1: function \"fail\" not defined",
+            ),
+        ],
+        &values(),
     );
 }
 
 #[test]
 fn builtins() {
-    let v = values();
-    assert_eq!(
-        run(
-            "{{ len .l }} {{ len .s }} {{ index .l 1 }} {{ index .a \"b\" }}",
-            &v
-        ),
-        "2 5 q x"
+    assert_renders(
+        &[
+            (
+                "{{ len .l }} {{ len .s }} {{ index .l 1 }} {{ index .a \"b\" }}",
+                "2 5 q x",
+            ),
+            (
+                "{{ index .l 5 }}",
+                "ERR: template: t:1:3: executing \"t\" at <index .l 5>: error calling index: index out of range: 5",
+            ),
+            ("{{ slice .s 1 3 }} {{ slice .l 1 }}", "el [q]"),
+            (
+                "{{ printf \"%05.1f|%q|%v\" 12.34567 \"a\" .l }}",
+                "012.3|\"a\"|[p q]",
+            ),
+            ("{{ print 1 2 \"a\" }} {{ println \"x\" }}", "1 2a x\n"),
+            ("{{ html \"<a href='x'>\" }}", "&lt;a href=&#39;x&#39;&gt;"),
+            ("{{ js \"a'b<\" }}", "a\\'b\\u003C"),
+            ("{{ urlquery \"a b&c\" }}", "a+b%26c"),
+            (
+                "{{ printf \"%T\" 1.5 }} {{ printf \"%T\" 0x10 }} {{ 'a' }}",
+                "float64 int 97",
+            ),
+            ("{{ 1e3 }} {{ 0x1p4 }} {{ 1_000 }}", "1000 16 1000"),
+        ],
+        &values(),
     );
-    assert_eq!(
-        run("{{ index .l 5 }}", &v),
-        "ERR: template: t:1:3: executing \"t\" at <index .l 5>: error calling index: index out of range: 5"
-    );
-    assert_eq!(run("{{ slice .s 1 3 }} {{ slice .l 1 }}", &v), "el [q]");
-    assert_eq!(
-        run("{{ printf \"%05.1f|%q|%v\" 12.34567 \"a\" .l }}", &v),
-        "012.3|\"a\"|[p q]"
-    );
-    assert_eq!(
-        run("{{ print 1 2 \"a\" }} {{ println \"x\" }}", &v),
-        "1 2a x\n"
-    );
-    assert_eq!(
-        run("{{ html \"<a href='x'>\" }}", &v),
-        "&lt;a href=&#39;x&#39;&gt;"
-    );
-    assert_eq!(run("{{ js \"a'b<\" }}", &v), "a\\'b\\u003C");
-    assert_eq!(run("{{ urlquery \"a b&c\" }}", &v), "a+b%26c");
-    assert_eq!(
-        run(
-            "{{ printf \"%T\" 1.5 }} {{ printf \"%T\" 0x10 }} {{ 'a' }}",
-            &v
-        ),
-        "float64 int 97"
-    );
-    assert_eq!(run("{{ 1e3 }} {{ 0x1p4 }} {{ 1_000 }}", &v), "1000 16 1000");
 }
 
 #[test]
 fn function_argument_checks() {
-    let v = values();
-    assert_eq!(run("{{ upper .s }}", &v), "HELLO");
-    assert_eq!(run("{{ .s | upper }}", &v), "HELLO");
-    assert_eq!(
-        run("{{ upper .missing }}", &v),
-        "ERR: template: t:1:9: executing \"t\" at <.missing>: wrong type for value; expected string; got interface {}"
-    );
-    assert_eq!(
-        run("{{ upper .i }}", &v),
-        "ERR: template: t:1:9: executing \"t\" at <.i>: wrong type for value; expected string; got int"
-    );
-    assert_eq!(
-        run("{{ upper 3 }}", &v),
-        "ERR: template: t:1:9: executing \"t\" at <3>: expected string; found 3"
-    );
-    assert_eq!(
-        run("{{ upper }}", &v),
-        "ERR: template: t:1:3: executing \"t\" at <upper>: wrong number of args for upper: want 1 got 0"
-    );
-    assert_eq!(
-        run("{{ $x := .missing }}{{ upper $x }}", &v),
-        "ERR: template: t:1:29: executing \"t\" at <$x>: invalid value; expected string"
+    assert_renders(
+        &[
+            ("{{ upper .s }}", "HELLO"),
+            ("{{ .s | upper }}", "HELLO"),
+            (
+                "{{ upper .missing }}",
+                "ERR: template: t:1:9: executing \"t\" at <.missing>: wrong type for value; expected string; got interface {}",
+            ),
+            (
+                "{{ upper .i }}",
+                "ERR: template: t:1:9: executing \"t\" at <.i>: wrong type for value; expected string; got int",
+            ),
+            (
+                "{{ upper 3 }}",
+                "ERR: template: t:1:9: executing \"t\" at <3>: expected string; found 3",
+            ),
+            (
+                "{{ upper }}",
+                "ERR: template: t:1:3: executing \"t\" at <upper>: wrong number of args for upper: want 1 got 0",
+            ),
+            (
+                "{{ $x := .missing }}{{ upper $x }}",
+                "ERR: template: t:1:29: executing \"t\" at <$x>: invalid value; expected string",
+            ),
+        ],
+        &values(),
     );
 }
 
 #[test]
 fn helm_functions() {
     let v = values();
-    let t = "{{ define \"h\" }}<{{ .s }}>{{ end }}{{ include \"h\" . | upper }}";
-    assert_eq!(run_with(t, &v, true), "<HELLO>");
-    assert_eq!(run_with("{{ tpl \"{{ .s }}\" . }}", &v, true), "hello");
-    assert_eq!(
-        run_with("{{ required \"need s\" .missing }}", &v, true),
-        "ERR: template: t:1:3: executing \"t\" at <required \"need s\" .missing>: error calling required: HELM_ERR_STARTneed sHELM_ERR_END"
+    assert_renders_with(
+        &[
+            (
+                "{{ define \"h\" }}<{{ .s }}>{{ end }}{{ include \"h\" . | upper }}",
+                "<HELLO>",
+            ),
+            ("{{ tpl \"{{ .s }}\" . }}", "hello"),
+            (
+                "{{ required \"need s\" .missing }}",
+                "ERR: template: t:1:3: executing \"t\" at <required \"need s\" .missing>: error calling required: HELM_ERR_STARTneed sHELM_ERR_END",
+            ),
+        ],
+        &v,
+        true,
     );
     let r = run_with(
         "{{ define \"r\" }}{{ include \"r\" . }}{{ end }}{{ include \"r\" . }}",
@@ -287,18 +295,16 @@ fn time_methods() {
         offset_secs: 7200,
         zone: "EET".into(),
     }));
-    let data = map(&[("t", t)]);
-    assert_eq!(
-        run(
-            "{{ .t.Year }} {{ .t.Month }} {{ .t.Day }} {{ .t.Hour }}:{{ .t.Minute }}:{{ .t.Second }} {{ .t.Weekday }} {{ .t.YearDay }} {{ .t.Unix }}",
-            &data
-        ),
-        "2024 March 5 7:8:9 Tuesday 65 1709615289"
-    );
-    assert_eq!(run("{{ .t }}", &data), "2024-03-05 07:08:09.5 +0200 EET");
-    assert_eq!(
-        run("{{ printf \"%T %d\" .t.Month .t.Month }}", &data),
-        "time.Month 3"
+    assert_renders(
+        &[
+            (
+                "{{ .t.Year }} {{ .t.Month }} {{ .t.Day }} {{ .t.Hour }}:{{ .t.Minute }}:{{ .t.Second }} {{ .t.Weekday }} {{ .t.YearDay }} {{ .t.Unix }}",
+                "2024 March 5 7:8:9 Tuesday 65 1709615289",
+            ),
+            ("{{ .t }}", "2024-03-05 07:08:09.5 +0200 EET"),
+            ("{{ printf \"%T %d\" .t.Month .t.Month }}", "time.Month 3"),
+        ],
+        &map(&[("t", t)]),
     );
 }
 

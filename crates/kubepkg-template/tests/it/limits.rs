@@ -9,16 +9,34 @@ fn helm_set() -> Templates {
     t
 }
 
-#[test]
-fn ten_thousand_nested_includes_of_distinct_templates_render() {
-    // Go has no limit here (each include starts a fresh execution); Helm's limit is per name.
+/// Templates `t0` to `t{n-1}`, each including the next (`t{n}` is left undefined).
+fn include_chain(n: usize) -> String {
     let mut src = String::new();
-    for i in 0..10_000 {
+    for i in 0..n {
         src.push_str(&format!(
             "{{{{ define \"t{i}\" }}}}{{{{ include \"t{}\" . }}}}{{{{ end }}}}",
             i + 1
         ));
     }
+    src
+}
+
+/// The message of the error that executing `main` (with Helm's functions, under `limits`)
+/// ends in.
+fn error_under(limits: Limits, main: &str) -> String {
+    let mut t = helm_set();
+    t.set_limits(limits);
+    t.parse("main", main).unwrap();
+    t.execute("main", &Value::Nil)
+        .unwrap_err()
+        .message()
+        .to_string()
+}
+
+#[test]
+fn ten_thousand_nested_includes_of_distinct_templates_render() {
+    // Go has no limit here (each include starts a fresh execution); Helm's limit is per name.
+    let mut src = include_chain(10_000);
     src.push_str("{{ define \"t10000\" }}bottom{{ end }}");
     let mut t = helm_set();
     t.parse("defs", &src).unwrap();
@@ -59,36 +77,20 @@ fn recursive_template_stops_at_gos_depth() {
 
 #[test]
 fn configured_depth_limit_applies_to_includes() {
-    let mut t = helm_set();
-    t.set_limits(Limits {
+    let src = include_chain(100);
+    let limits = Limits {
         max_depth: 50,
         ..Limits::default()
-    });
-    let mut src = String::new();
-    for i in 0..100 {
-        src.push_str(&format!(
-            "{{{{ define \"t{i}\" }}}}{{{{ include \"t{}\" . }}}}{{{{ end }}}}",
-            i + 1
-        ));
-    }
-    t.parse("main", &format!("{src}{{{{ include \"t0\" . }}}}"))
-        .unwrap();
-    let e = t.execute("main", &Value::Nil).unwrap_err();
+    };
+    let message = error_under(limits, &format!("{src}{{{{ include \"t0\" . }}}}"));
     assert!(
-        e.message()
-            .ends_with("exceeded the maximum nesting of template, include and tpl calls (50); set KUBEPKG_TEMPLATE_MAX_DEPTH=N to raise it"),
-        "{}",
-        e.message()
+        message.ends_with("exceeded the maximum nesting of template, include and tpl calls (50); set KUBEPKG_TEMPLATE_MAX_DEPTH=N to raise it"),
+        "{message}"
     );
 }
 
 #[test]
 fn huge_output_is_an_error() {
-    let mut t = helm_set();
-    t.set_limits(Limits {
-        max_output_bytes: 1 << 20,
-        ..Limits::default()
-    });
     // 4^12 = 16M copies of "x" through nested includes.
     let mut src = String::from("{{ define \"l0\" }}xxxx{{ end }}");
     for i in 1..=12 {
@@ -98,13 +100,14 @@ fn huge_output_is_an_error() {
         ));
     }
     src.push_str("{{ include \"l12\" . }}");
-    t.parse("main", &src).unwrap();
-    let e = t.execute("main", &Value::Nil).unwrap_err();
+    let limits = Limits {
+        max_output_bytes: 1 << 20,
+        ..Limits::default()
+    };
+    let message = error_under(limits, &src);
     assert!(
-        e.message()
-            .contains("output exceeds the limit of 1048576 bytes"),
-        "{}",
-        e.message()
+        message.contains("output exceeds the limit of 1048576 bytes"),
+        "{message}"
     );
 }
 

@@ -4,6 +4,8 @@
 
 use kubepkg_yaml::{YamlError, from_yaml_str, json, to_yaml};
 
+use crate::alias_bomb::alias_bomb;
+
 /// Run on a thread with the default 2 MiB test stack, like any caller.
 fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     std::thread::Builder::new()
@@ -67,16 +69,7 @@ fn json_nesting_is_bounded() {
 
 #[test]
 fn alias_bomb_is_stopped() {
-    let mut src = String::from(
-        "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
-    );
-    let mut prev = 'a';
-    for n in "bcdefghijklm".chars() {
-        src.push_str(&format!(
-            "{n}: &{n} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"
-        ));
-        prev = n;
-    }
+    let src = alias_bomb();
     // That it stops after a bounded number of decode steps (not how long it takes) is
     // asserted where the steps are counted: `decode.rs`'s
     // `an_alias_bomb_stops_after_a_bounded_number_of_steps`.

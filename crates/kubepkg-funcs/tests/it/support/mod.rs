@@ -342,27 +342,24 @@ fn pem_blocks(out: &str, want: &[&str]) -> Result<Vec<Vec<u8>>, String> {
     Ok(ders)
 }
 
+/// Whether a DER decoding succeeded, with the decoder's message when it did not.
+fn parsed<T, E: std::fmt::Display>(decoded: Result<T, E>) -> Result<(), String> {
+    decoded.map(|_| ()).map_err(|e| e.to_string())
+}
+
 fn parse_der(typ: &str, der: &[u8]) -> Result<(), String> {
     use der::{Decode as _, Tagged as _};
     match typ {
-        "CERTIFICATE" => x509_cert::Certificate::from_der(der)
-            .map(|_| ())
-            .map_err(|e| e.to_string()),
+        "CERTIFICATE" => parsed(x509_cert::Certificate::from_der(der)),
         "RSA PRIVATE KEY" => {
             use rsa::pkcs1::DecodeRsaPrivateKey as _;
-            rsa::RsaPrivateKey::from_pkcs1_der(der)
-                .map(|_| ())
-                .map_err(|e| e.to_string())
+            parsed(rsa::RsaPrivateKey::from_pkcs1_der(der))
         }
         // Sprig's `ecdsa` keys are P-256.
-        "EC PRIVATE KEY" => p256::SecretKey::from_sec1_der(der)
-            .map(|_| ())
-            .map_err(|e| e.to_string()),
+        "EC PRIVATE KEY" => parsed(p256::SecretKey::from_sec1_der(der)),
         "PRIVATE KEY" => {
             use ed25519_dalek::pkcs8::DecodePrivateKey as _;
-            ed25519_dalek::SigningKey::from_pkcs8_der(der)
-                .map(|_| ())
-                .map_err(|e| e.to_string())
+            parsed(ed25519_dalek::SigningKey::from_pkcs8_der(der))
         }
         // A DSA key is the DER SEQUENCE of six INTEGERs (version, p, q, g, y, x).
         "DSA PRIVATE KEY" => der::asn1::Any::from_der(der)

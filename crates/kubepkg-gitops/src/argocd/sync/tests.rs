@@ -47,12 +47,17 @@ fn an_operation_still_set_is_in_progress() {
     }
 }
 
+/// The verdict on fixture `name` at revision 1.0.0, whose operation is checked to be in `phase`.
+fn verdict_in_phase(name: &str, phase: &str) -> Verdict {
+    let app = fixture(name);
+    assert_eq!(app["status"]["operationState"]["phase"], phase, "{name}");
+    verdict(&app, "1.0.0")
+}
+
 #[test]
 fn a_running_operation_is_syncing() {
-    let app = fixture("shop-db-running");
-    assert_eq!(app["status"]["operationState"]["phase"], "Running");
     assert_eq!(
-        verdict(&app, "1.0.0"),
+        verdict_in_phase("shop-db-running", "Running"),
         Verdict::Syncing {
             message: String::new()
         }
@@ -74,10 +79,9 @@ fn a_running_operation_is_syncing() {
 
 #[test]
 fn a_succeeded_sync_is_ready_only_when_synced_at_the_revision_and_healthy() {
-    let app = fixture("shop-db-unready");
-    assert_eq!(app["status"]["operationState"]["phase"], "Succeeded");
+    let unready = verdict_in_phase("shop-db-unready", "Succeeded");
     assert_eq!(
-        verdict(&app, "1.0.0"),
+        unready,
         Verdict::Unready {
             sync: "OutOfSync".into(),
             health: "Missing".into(),
@@ -85,7 +89,7 @@ fn a_succeeded_sync_is_ready_only_when_synced_at_the_revision_and_healthy() {
         }
     );
     assert_eq!(
-        verdict(&app, "1.0.0").message(),
+        unready.message(),
         "OutOfSync, Missing: Deployment shop-db: OutOfSync"
     );
     let app = fixture("shop-db");
