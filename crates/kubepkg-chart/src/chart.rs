@@ -373,16 +373,22 @@ fn needed_to_render(name: &str) -> bool {
             None => return true,
         }
     }
-    rest.starts_with("templates/")
-        || matches!(
-            rest,
-            "Chart.yaml"
-                | "Chart.lock"
-                | "values.yaml"
-                | "values.schema.json"
-                | "requirements.yaml"
-                | "requirements.lock"
-        )
+    rest.starts_with("templates/") || is_chart_definition(rest)
+}
+
+/// Whether `name` (chart-relative) is one of the files the loader reads into the chart itself
+/// rather than `.Files`: `Chart.yaml`, `Chart.lock`, `values.yaml`, `values.schema.json` and
+/// the v1 `requirements.yaml`/`requirements.lock`.
+pub(crate) fn is_chart_definition(name: &str) -> bool {
+    matches!(
+        name,
+        "Chart.yaml"
+            | "Chart.lock"
+            | "values.yaml"
+            | "values.schema.json"
+            | "requirements.yaml"
+            | "requirements.lock"
+    )
 }
 
 /// A chart's YAML file as text; bytes that are not UTF-8 are refused as Helm refuses them.

@@ -101,10 +101,9 @@ impl PartialEq for FileData {
 
 impl fmt::Debug for FileData {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (&self.0.path, self.0.bytes.get()) {
-            (_, Some(b)) => write!(f, "FileData({} bytes)", b.len()),
-            (Some(p), None) => write!(f, "FileData(not read yet: {})", p.display()),
-            (None, None) => f.write_str("FileData(empty)"),
+        match self.0.bytes.get() {
+            Some(b) => write!(f, "FileData({} bytes)", b.len()),
+            None => write!(f, "FileData(not read yet: {:?})", self.0.path),
         }
     }
 }

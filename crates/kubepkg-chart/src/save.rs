@@ -174,17 +174,8 @@ fn entries_of(
         }
     }
     let is_file = |n: &str| {
-        let special = matches!(
-            n,
-            "Chart.yaml"
-                | "Chart.lock"
-                | "values.yaml"
-                | "values.schema.json"
-                | "requirements.yaml"
-                | "requirements.lock"
-        );
         let subchart = n.starts_with("charts/") && !n.ends_with(".prov");
-        !special && !subchart && !n.starts_with("templates/")
+        !crate::chart::is_chart_definition(n) && !subchart && !n.starts_with("templates/")
     };
     for (f, t) in files
         .iter()

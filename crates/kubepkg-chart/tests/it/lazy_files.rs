@@ -59,6 +59,18 @@ fn read(chart: &Chart, name: &str) -> bool {
         .is_read()
 }
 
+/// `chart` rendered with `opts`, no user values, Helm's default capabilities.
+fn render(chart: &Chart, opts: &TemplateOptions) -> kubepkg_chart::RenderedRelease {
+    let caps = kubepkg_chart::objects::Capabilities::new(None, &[]);
+    kubepkg_chart::render_release(
+        chart.clone(),
+        &kubepkg_value::Value::empty_map(),
+        opts,
+        &caps,
+    )
+    .unwrap()
+}
+
 #[test]
 fn files_and_crds_are_read_when_a_render_asks_for_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -81,14 +93,7 @@ fn files_and_crds_are_read_when_a_render_asks_for_them() {
         release_name: "rel".into(),
         ..Default::default()
     };
-    let caps = kubepkg_chart::objects::Capabilities::new(None, &[]);
-    let out = kubepkg_chart::render_release(
-        loaded.clone(),
-        &kubepkg_value::Value::empty_map(),
-        &opts,
-        &caps,
-    )
-    .unwrap();
+    let out = render(&loaded, &opts);
     assert!(
         out.manifest.contains("app.conf: \"answer=42\""),
         "{}",
@@ -106,13 +111,7 @@ fn files_and_crds_are_read_when_a_render_asks_for_them() {
         include_crds: true,
         ..opts
     };
-    let out = kubepkg_chart::render_release(
-        loaded.clone(),
-        &kubepkg_value::Value::empty_map(),
-        &with_crds,
-        &caps,
-    )
-    .unwrap();
+    let out = render(&loaded, &with_crds);
     assert!(
         out.manifest.starts_with(
             "---\n# Source: app/crds/widgets.yaml\napiVersion: apiextensions.k8s.io/v1\n"
@@ -135,15 +134,10 @@ fn a_file_that_goes_away_after_loading_reads_as_empty() {
     chart(dir.path());
     let loaded = kubepkg_chart::load(dir.path()).unwrap();
     std::fs::remove_file(dir.path().join("config/app.conf")).unwrap();
-    let out = kubepkg_chart::render_release(
-        loaded,
-        &kubepkg_value::Value::empty_map(),
-        &TemplateOptions {
-            release_name: "rel".into(),
-            ..Default::default()
-        },
-        &kubepkg_chart::objects::Capabilities::new(None, &[]),
-    )
-    .unwrap();
+    let opts = TemplateOptions {
+        release_name: "rel".into(),
+        ..Default::default()
+    };
+    let out = render(&loaded, &opts);
     assert!(out.manifest.contains("app.conf: \"\""), "{}", out.manifest);
 }
