@@ -104,6 +104,15 @@ pub fn summary(conditions: &[Condition]) -> Summary {
     }
 }
 
+/// Not ready for `reason`: `Ready=False` and the abnormal condition `abnormal` (`Reconciling`:
+/// work under way, `Stalled`: stopped) True, both with `reason` and `message`, without times.
+fn unready(abnormal: &str, reason: &str, message: &str) -> Vec<Condition> {
+    vec![
+        Condition::new(READY, false, reason, message),
+        Condition::new(abnormal, true, reason, message),
+    ]
+}
+
 /// What a revision's status and reason imply, without times.
 pub fn implied(rev: &PackageRevision) -> Vec<Condition> {
     let message = rev.description.as_str();
@@ -119,19 +128,12 @@ pub fn implied(rev: &PackageRevision) -> Vec<Condition> {
             } else {
                 reason::PROGRESSING
             };
-            vec![
-                Condition::new(READY, false, r, message),
-                Condition::new(RECONCILING, true, r, message),
-            ]
+            unready(RECONCILING, r, message)
         }
-        RevisionStatus::Uninstalling => vec![
-            Condition::new(READY, false, reason::UNINSTALLING, message),
-            Condition::new(RECONCILING, true, reason::UNINSTALLING, message),
-        ],
-        RevisionStatus::Deployed if rev.reason == Some(Reason::RolledBack) => vec![
-            Condition::new(READY, false, reason::ROLLED_BACK, message),
-            Condition::new(STALLED, true, reason::ROLLED_BACK, message),
-        ],
+        RevisionStatus::Uninstalling => unready(RECONCILING, reason::UNINSTALLING, message),
+        RevisionStatus::Deployed if rev.reason == Some(Reason::RolledBack) => {
+            unready(STALLED, reason::ROLLED_BACK, message)
+        }
         RevisionStatus::Deployed => vec![Condition::new(
             READY,
             true,
@@ -142,13 +144,7 @@ pub fn implied(rev: &PackageRevision) -> Vec<Condition> {
                 message
             },
         )],
-        RevisionStatus::Failed => {
-            let r = reason_or(reason::UPGRADE_FAILED);
-            vec![
-                Condition::new(READY, false, &r, message),
-                Condition::new(STALLED, true, &r, message),
-            ]
-        }
+        RevisionStatus::Failed => unready(STALLED, &reason_or(reason::UPGRADE_FAILED), message),
         RevisionStatus::Uninstalled => {
             vec![Condition::new(READY, false, reason::UNINSTALLED, message)]
         }
@@ -187,13 +183,7 @@ pub fn invalid_package(message: &str, now: &str) -> Vec<Condition> {
 /// A package stopped before anything was applied (its spec, source, values or archive need a
 /// change): `Ready=False` and `Stalled=True` with `reason` (kstatus: Failed).
 pub fn stopped(reason: &str, message: &str, now: &str) -> Vec<Condition> {
-    stamped(
-        vec![
-            Condition::new(READY, false, reason, message),
-            Condition::new(STALLED, true, reason, message),
-        ],
-        now,
-    )
+    stamped(unready(STALLED, reason, message), now)
 }
 
 /// Done and ready: `Ready=True` with `reason` (kstatus: Current), for objects whose state
@@ -205,13 +195,7 @@ pub fn ready(reason: &str, message: &str, now: &str) -> Vec<Condition> {
 /// Work under way, or waiting for something that will come by itself (requirements, the
 /// package lease): `Ready=False` and `Reconciling=True` with `reason` (kstatus: InProgress).
 pub fn reconciling(reason: &str, message: &str, now: &str) -> Vec<Condition> {
-    stamped(
-        vec![
-            Condition::new(READY, false, reason, message),
-            Condition::new(RECONCILING, true, reason, message),
-        ],
-        now,
-    )
+    stamped(unready(RECONCILING, reason, message), now)
 }
 
 /// The controller's `Drifted` condition (`driftDetection.mode: warn`; kstatus does not read
@@ -246,10 +230,7 @@ pub fn live(rev: &PackageRevision, not_ready: Option<&str>) -> Vec<Condition> {
     };
     let ready_now = out.iter().any(|c| c.type_ == READY && c.is_true());
     if let (true, Some(what)) = (ready_now, not_ready) {
-        out = vec![
-            Condition::new(READY, false, reason::PROGRESSING, what),
-            Condition::new(RECONCILING, true, reason::PROGRESSING, what),
-        ];
+        out = unready(RECONCILING, reason::PROGRESSING, what);
     }
     out
 }
@@ -260,29 +241,15 @@ mod tests {
 
     fn rev(status: RevisionStatus, reason: Option<Reason>) -> PackageRevision {
         PackageRevision {
-            source: None,
             name: "p".into(),
             namespace: "ns".into(),
             revision: 2,
             package: "p".into(),
             version: "1.0.0".into(),
-            manifest_digest: String::new(),
-            values: Default::default(),
-            values_digest: String::new(),
-            value_sources: Vec::new(),
-            rollback_safe: None,
-            rollback_to: None,
-            components: vec![],
             status,
             description: "d".into(),
             reason,
-            first_deployed: String::new(),
-            last_deployed: String::new(),
-            conditions: vec![],
-            hooks_completed: Vec::new(),
-            hook_verdicts: Vec::new(),
-            rollback_hooks: Vec::new(),
-            to_apply: Vec::new(),
+            ..Default::default()
         }
     }
 
@@ -296,6 +263,11 @@ mod tests {
         (a.into(), b.into(), c.into())
     }
 
+    /// `Ready=False` and `abnormal=True`, both for `reason`, as [`brief`] shows them.
+    fn not_ready_brief(abnormal: &str, reason: &str) -> Vec<(String, String, String)> {
+        vec![t("Ready", "False", reason), t(abnormal, "True", reason)]
+    }
+
     #[test]
     fn each_state_maps_to_the_kstatus_conditions() {
         use RevisionStatus::*;
@@ -303,19 +275,13 @@ mod tests {
             (
                 PendingUpgrade,
                 "RequirementsNotMet",
-                vec![
-                    t("Ready", "False", "RequirementsNotMet"),
-                    t("Reconciling", "True", "RequirementsNotMet"),
-                ],
+                not_ready_brief("Reconciling", "RequirementsNotMet"),
                 Summary::InProgress,
             ),
             (
                 PendingInstall,
                 "",
-                vec![
-                    t("Ready", "False", "Progressing"),
-                    t("Reconciling", "True", "Progressing"),
-                ],
+                not_ready_brief("Reconciling", "Progressing"),
                 Summary::InProgress,
             ),
             (
@@ -327,28 +293,19 @@ mod tests {
             (
                 Deployed,
                 "RolledBack",
-                vec![
-                    t("Ready", "False", "RolledBack"),
-                    t("Stalled", "True", "RolledBack"),
-                ],
+                not_ready_brief("Stalled", "RolledBack"),
                 Summary::Failed,
             ),
             (
                 Failed,
                 "UpgradeFailed",
-                vec![
-                    t("Ready", "False", "UpgradeFailed"),
-                    t("Stalled", "True", "UpgradeFailed"),
-                ],
+                not_ready_brief("Stalled", "UpgradeFailed"),
                 Summary::Failed,
             ),
             (
                 Failed,
                 "InstallFailed",
-                vec![
-                    t("Ready", "False", "InstallFailed"),
-                    t("Stalled", "True", "InstallFailed"),
-                ],
+                not_ready_brief("Stalled", "InstallFailed"),
                 Summary::Failed,
             ),
         ];
@@ -366,10 +323,7 @@ mod tests {
         let invalid = invalid_package("bad", "now");
         assert_eq!(
             brief(&invalid),
-            [
-                t("Ready", "False", "InvalidPackage"),
-                t("Stalled", "True", "InvalidPackage")
-            ]
+            not_ready_brief("Stalled", "InvalidPackage")
         );
     }
 

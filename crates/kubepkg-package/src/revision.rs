@@ -32,9 +32,11 @@ pub const SECRET_TYPE: &str = "kubepkg.dev/package.v1";
 pub const SECRET_KEY: &str = "package";
 
 /// Status of a package revision, spelled as Helm spells release statuses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RevisionStatus {
+    /// The default: a record that says nothing of its state.
+    #[default]
     Unknown,
     /// The current revision, fully applied and ready.
     Deployed,
@@ -172,8 +174,9 @@ pub struct ComponentRecord {
     pub depends_on: Vec<String>,
 }
 
-/// A package revision record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A package revision record. Its default is an empty record of status `unknown` (a base for
+/// records built field by field, such as tests').
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PackageRevision {
     /// Package instance name (the `Package` object / CLI NAME).

@@ -109,7 +109,6 @@ mod tests {
     fn revision_with(user: &UserValues, n: u64) -> crate::revision::PackageRevision {
         let values = user.given_all();
         crate::revision::PackageRevision {
-            source: None,
             name: "shop".into(),
             namespace: "default".into(),
             revision: n,
@@ -119,19 +118,8 @@ mod tests {
             values_digest: crate::revision::values_digest(&values),
             values,
             value_sources: user.layers(),
-            rollback_safe: None,
-            rollback_to: None,
-            components: Vec::new(),
             status: crate::revision::RevisionStatus::Deployed,
-            description: String::new(),
-            reason: None,
-            first_deployed: String::new(),
-            last_deployed: String::new(),
-            conditions: Vec::new(),
-            hooks_completed: Vec::new(),
-            hook_verdicts: Vec::new(),
-            rollback_hooks: Vec::new(),
-            to_apply: Vec::new(),
+            ..Default::default()
         }
     }
 

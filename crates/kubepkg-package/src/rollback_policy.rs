@@ -397,29 +397,14 @@ mod tests {
 
     fn rev(n: u64, version: &str, safe: Option<bool>, status: RevisionStatus) -> PackageRevision {
         PackageRevision {
-            source: None,
             name: "p".into(),
             namespace: "ns".into(),
             revision: n,
             package: "p".into(),
             version: version.into(),
-            manifest_digest: String::new(),
-            values: Default::default(),
-            values_digest: String::new(),
-            value_sources: Vec::new(),
             rollback_safe: safe,
-            rollback_to: None,
-            components: Vec::new(),
             status,
-            description: String::new(),
-            reason: None,
-            first_deployed: String::new(),
-            last_deployed: String::new(),
-            conditions: Vec::new(),
-            hooks_completed: Vec::new(),
-            hook_verdicts: Vec::new(),
-            rollback_hooks: Vec::new(),
-            to_apply: Vec::new(),
+            ..Default::default()
         }
     }
 

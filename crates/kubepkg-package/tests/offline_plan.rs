@@ -99,32 +99,19 @@ fn upgrade_plan_runs_the_hook_with_versions_and_passes_previous_values() {
         depends_on: Vec::new(),
     };
     let prev = PackageRevision {
-        source: None,
         name: "shop".into(),
         namespace: "apps".into(),
         revision: 1,
         package: "widgets".into(),
         version: "1.0.0".into(),
         manifest_digest: "sha256:x".into(),
-        values: BTreeMap::new(),
-        values_digest: String::new(),
-        value_sources: Vec::new(),
         rollback_safe: Some(true),
-        rollback_to: None,
         components: vec![
             record("operator", "widgets-system", "widget-operator-2.0.0"),
             record("instance", "apps", "widget-instance-1.0.0"),
         ],
         status: RevisionStatus::Deployed,
-        description: String::new(),
-        reason: None,
-        first_deployed: String::new(),
-        last_deployed: String::new(),
-        conditions: vec![],
-        hooks_completed: Vec::new(),
-        hook_verdicts: Vec::new(),
-        rollback_hooks: Vec::new(),
-        to_apply: Vec::new(),
+        ..Default::default()
     };
     // The deployed operator rendered exactly what the new one renders: unchanged.
     let mut before = BTreeMap::new();

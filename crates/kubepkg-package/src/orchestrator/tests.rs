@@ -143,10 +143,30 @@ impl Cluster for Fake {
     }
 }
 
+/// The kubevirt test package (`testdata/packages/kubevirt`) as it is, `requires` included.
+fn kubevirt() -> Package {
+    load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/packages/kubevirt"))
+        .unwrap()
+}
+
+/// [`package`] 1.0.0, rollback-safe, requiring what the kubevirt test package requires
+/// (cert-manager, and monitoring as optional).
+fn package_with_requires() -> Package {
+    let mut p = package("1.0.0", Some(true));
+    p.meta.requires = kubevirt().meta.requires;
+    p
+}
+
+/// A required package the cluster has installed at `version`, Ready or not.
+fn installed(version: &str, ready: bool) -> RequirementState {
+    RequirementState::Present {
+        version: version.into(),
+        ready,
+    }
+}
+
 fn package(version: &str, safe: Option<bool>) -> Package {
-    let mut p =
-        load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/packages/kubevirt"))
-            .unwrap();
+    let mut p = kubevirt();
     p.meta.version = semver::Version::parse(version).unwrap();
     p.meta.rollback_safe = safe;
     p.meta.requires.clear();
@@ -185,6 +205,15 @@ impl Scenario {
         }
     }
 
+    /// A scenario that applied [`package`]`(version, safe)` of each of `versions` in turn.
+    fn applied(versions: &[(&str, Option<bool>)]) -> Scenario {
+        let mut s = Scenario::new();
+        for (version, safe) in versions {
+            s.apply(&package(version, *safe), &UserValues::new(), "");
+        }
+        s
+    }
+
     /// Applies `pkg` with user values; the previous rendering is what the last apply rendered.
     fn apply(&mut self, pkg: &Package, user: &UserValues, tweak: &str) -> Outcome {
         self.try_apply(pkg, user, tweak, false)
@@ -214,18 +243,16 @@ impl Scenario {
         let out = block_on(apply(
             &mut self.fake,
             ApplyInput {
-                name: "kv",
-                namespace: "kubepkg-system",
-                package: pkg,
-                user,
-                history: &history,
-                previous_values: &previous_values,
-                plan: &p,
-                timeout: DEFAULT_TIMEOUT,
-                now: "2026-11-29T00:00:00Z",
                 allow_downgrade,
-                allow_unsafe_crd_changes: false,
-                rollback_hooks: &[],
+                ..apply_input(
+                    "kubepkg-system",
+                    pkg,
+                    user,
+                    &history,
+                    &previous_values,
+                    &p,
+                    "2026-11-29T00:00:00Z",
+                )
             },
         ));
         self.history = self.fake.records.values().cloned().collect();
@@ -237,8 +264,142 @@ impl Scenario {
         out
     }
 
+    /// Upgrades the deployed 1.0.0 to `pkg` on a cluster that stops answering at its call
+    /// `fake.crash_at`, and says whether the run crashed (did not finish). The cluster is then
+    /// up again, and the scenario goes on from what the crashed run recorded, 1.0.0's rendering
+    /// being the last one.
+    fn upgrade_until_crash(&mut self, pkg: &Package) -> bool {
+        let history = History::new(self.history.clone());
+        let old = rendered("1.0.0", "");
+        let now = rendered(&pkg.meta.version.to_string(), "");
+        let p = plan(
+            pkg,
+            "kv",
+            "kubepkg-system",
+            Intent::Apply,
+            history.deployed().map(|r| Previous {
+                revision: r,
+                history: &history,
+                rendered: &old,
+            }),
+            &now,
+        );
+        let (user, prev_values) = (UserValues::new(), BTreeMap::new());
+        self.fake.log.clear();
+        let crashed = run_until_crash(apply(
+            &mut self.fake,
+            apply_input(
+                "kubepkg-system",
+                pkg,
+                &user,
+                &history,
+                &prev_values,
+                &p,
+                "t",
+            ),
+        ))
+        .is_none();
+        self.fake.crash_at = None;
+        self.history = self.fake.records.values().cloned().collect();
+        self.rendered_now = old;
+        crashed
+    }
+
+    /// What a run that crashed left behind: revision 2, revision 1's record still
+    /// `pending-upgrade` as `change` makes it, is recorded and the next apply starts from it.
+    fn left_pending(&mut self, change: impl FnOnce(&mut PackageRevision)) {
+        let mut pending = self.fake.records[&1].clone();
+        pending.revision = 2;
+        pending.status = RevisionStatus::PendingUpgrade;
+        change(&mut pending);
+        self.fake.records.insert(2, pending);
+        self.history = self.fake.records.values().cloned().collect();
+    }
+
+    /// The history the cluster holds now.
+    fn recorded(&self) -> History {
+        History::new(self.fake.records.values().cloned().collect())
+    }
+
+    /// A scenario whose cluster has these required packages, by name, in these states.
+    fn requiring<const N: usize>(states: [(&str, RequirementState); N]) -> Scenario {
+        let mut s = Scenario::new();
+        for (name, state) in states {
+            s.fake.requirements.insert(name.into(), state);
+        }
+        s
+    }
+
+    /// A scenario that applied `first`, then 2.0.0 declaring `rollback.safe: false`, then
+    /// `last` (`first` and `last` rollback-safe): a version that forbids going back ran since
+    /// `first`, though not last.
+    fn unsafe_in_between(first: &str, last: &str) -> Scenario {
+        Scenario::applied(&[
+            (first, Some(true)),
+            ("2.0.0", Some(false)),
+            (last, Some(true)),
+        ])
+    }
+
     fn status_of(&self, n: u64) -> RevisionStatus {
         self.fake.records[&n].status
+    }
+}
+
+/// A manual rollback of `kv` over `history` on the scenario's cluster: to `target` (`None`:
+/// the previous revision), `force` being `--force`.
+fn manual_rollback(
+    s: &mut Scenario,
+    history: &History,
+    target: Option<u64>,
+    force: bool,
+) -> Result<Outcome, Stopped> {
+    block_on(rollback(
+        &mut s.fake,
+        history,
+        "kv",
+        target,
+        force,
+        DEFAULT_TIMEOUT,
+        "t",
+        &[],
+    ))
+}
+
+/// Applies [`package`]`(version, safe)` of each of `versions` in turn, the component `failing`
+/// never becoming ready during the last one: the scenario and the last one's outcome.
+fn failing_last(failing: &str, versions: &[(&str, Option<bool>)]) -> (Scenario, Outcome) {
+    let (&(version, safe), before) = versions.split_last().expect("a version to apply");
+    let mut s = Scenario::applied(before);
+    s.fake.fail_ready.insert(failing.into());
+    let out = s.apply(&package(version, safe), &UserValues::new(), "");
+    (s, out)
+}
+
+/// What `apply` is given to apply `package` as `kv` in `namespace` over `history` with the plan
+/// `plan`, stamped `now`: the default timeout, no `--allow-*` flag, no `PreRollback` hooks.
+fn apply_input<'a>(
+    namespace: &'a str,
+    package: &'a Package,
+    user: &'a UserValues,
+    history: &'a History,
+    previous_values: &'a BTreeMap<String, Map<String, Value>>,
+    plan: &'a Plan,
+    now: &'a str,
+) -> ApplyInput<'a> {
+    ApplyInput {
+        name: "kv",
+        namespace,
+        package,
+        user,
+        history,
+        previous_values,
+        plan,
+        timeout: DEFAULT_TIMEOUT,
+        now,
+        allow_downgrade: false,
+        allow_unsafe_crd_changes: false,
+        rollback_hooks: &[],
     }
 }
 
@@ -280,12 +441,7 @@ fn rule1_components_one_at_a_time_dependencies_first_and_waited_for() {
 #[test]
 fn rule2_requirements_not_met_waits_then_times_out_without_changes() {
     let mut s = Scenario::new();
-    let mut pkg = package("1.0.0", Some(true));
-    pkg.meta.requires =
-        load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/packages/kubevirt"))
-            .unwrap()
-            .meta
-            .requires;
+    let pkg = package_with_requires();
     let out = s.apply(&pkg, &UserValues::new(), "");
     assert_eq!(out.reason, Reason::RequirementsNotMet);
     assert_eq!(
@@ -310,19 +466,8 @@ fn rule2_requirements_not_met_waits_then_times_out_without_changes() {
 fn rule2_waiting_is_recorded_as_requirements_not_met_then_progressing() {
     use crate::conditions::{Summary, summary};
     let mut s = Scenario::new();
-    let mut pkg = package("1.0.0", Some(true));
-    pkg.meta.requires =
-        load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/packages/kubevirt"))
-            .unwrap()
-            .meta
-            .requires;
-    s.fake.requirement_changes = vec![(
-        "cert-manager".into(),
-        RequirementState::Present {
-            version: "1.14.0".into(),
-            ready: true,
-        },
-    )];
+    let pkg = package_with_requires();
+    s.fake.requirement_changes = vec![("cert-manager".into(), installed("1.14.0", true))];
     let out = s.apply(&pkg, &UserValues::new(), "");
     assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
     let w = &s.fake.writes;
@@ -352,15 +497,9 @@ fn rule2_waiting_is_recorded_as_requirements_not_met_then_progressing() {
 
 #[test]
 fn rule2_a_run_that_died_waiting_for_requirements_leaves_nothing_behind() {
-    let mut s = Scenario::new();
-    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    let mut s = Scenario::applied(&[("1.0.0", Some(true))]);
     // A crashed run that only waited: revision 2 pending with RequirementsNotMet.
-    let mut stale = s.fake.records[&1].clone();
-    stale.revision = 2;
-    stale.status = RevisionStatus::PendingUpgrade;
-    stale.reason = Some(Reason::RequirementsNotMet);
-    s.fake.records.insert(2, stale);
-    s.history = s.fake.records.values().cloned().collect();
+    s.left_pending(|stale| stale.reason = Some(Reason::RequirementsNotMet));
     let out = s.apply(&package("2.0.0", Some(true)), &UserValues::new(), "");
     assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
     // Its number is reused: no failed revision for a run that changed nothing.
@@ -371,25 +510,14 @@ fn rule2_a_run_that_died_waiting_for_requirements_leaves_nothing_behind() {
 
 #[test]
 fn rule2_a_requirement_the_cluster_cannot_see_is_not_met_even_if_optional() {
-    let mut s = Scenario::new();
-    let mut pkg = package("1.0.0", Some(true));
-    pkg.meta.requires =
-        load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/packages/kubevirt"))
-            .unwrap()
-            .meta
-            .requires;
-    s.fake.requirements.insert(
-        "cert-manager".into(),
-        RequirementState::Present {
-            version: "1.14.0".into(),
-            ready: true,
-        },
-    );
-    s.fake.requirements.insert(
-        "monitoring".into(),
-        RequirementState::Unknown("secrets is forbidden".into()),
-    );
-    let out = s.apply(&pkg, &UserValues::new(), "");
+    let mut s = Scenario::requiring([
+        ("cert-manager", installed("1.14.0", true)),
+        (
+            "monitoring",
+            RequirementState::Unknown("secrets is forbidden".into()),
+        ),
+    ]);
+    let out = s.apply(&package_with_requires(), &UserValues::new(), "");
     assert_eq!(out.reason, Reason::RequirementsNotMet);
     assert_eq!(
         out.message,
@@ -400,55 +528,17 @@ fn rule2_a_requirement_the_cluster_cannot_see_is_not_met_even_if_optional() {
 
 #[test]
 fn rule2_requirements_version_readiness_and_optional() {
-    let mut s = Scenario::new();
-    let pkg = {
-        let mut p = package("1.0.0", Some(true));
-        p.meta.requires = load_dir(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/packages/kubevirt"),
-        )
-        .unwrap()
-        .meta
-        .requires;
-        p
-    };
+    let pkg = package_with_requires();
     // cert-manager too old, then new but not Ready, then Ready; monitoring (optional) installed
     // and not Ready at first, so it is awaited too.
-    s.fake.requirements.insert(
-        "cert-manager".into(),
-        RequirementState::Present {
-            version: "1.13.2".into(),
-            ready: true,
-        },
-    );
-    s.fake.requirements.insert(
-        "monitoring".into(),
-        RequirementState::Present {
-            version: "0.1.0".into(),
-            ready: false,
-        },
-    );
+    let mut s = Scenario::requiring([
+        ("cert-manager", installed("1.13.2", true)),
+        ("monitoring", installed("0.1.0", false)),
+    ]);
     s.fake.requirement_changes = vec![
-        (
-            "cert-manager".into(),
-            RequirementState::Present {
-                version: "1.14.0".into(),
-                ready: false,
-            },
-        ),
-        (
-            "cert-manager".into(),
-            RequirementState::Present {
-                version: "1.14.0".into(),
-                ready: true,
-            },
-        ),
-        (
-            "monitoring".into(),
-            RequirementState::Present {
-                version: "0.1.0".into(),
-                ready: true,
-            },
-        ),
+        ("cert-manager".into(), installed("1.14.0", false)),
+        ("cert-manager".into(), installed("1.14.0", true)),
+        ("monitoring".into(), installed("0.1.0", true)),
     ];
     let out = s.apply(&pkg, &UserValues::new(), "");
     assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
@@ -470,14 +560,7 @@ fn rule2_requirements_version_readiness_and_optional() {
         ]
     );
     // Optional and absent: nobody waits.
-    let mut s = Scenario::new();
-    s.fake.requirements.insert(
-        "cert-manager".into(),
-        RequirementState::Present {
-            version: "1.15.0".into(),
-            ready: true,
-        },
-    );
+    let mut s = Scenario::requiring([("cert-manager", installed("1.15.0", true))]);
     let out = s.apply(&pkg, &UserValues::new(), "");
     assert_eq!(out.reason, Reason::Succeeded);
     assert!(!log(&s).contains(&"wait requirements"));
@@ -485,9 +568,7 @@ fn rule2_requirements_version_readiness_and_optional() {
 
 #[test]
 fn rule3_next_component_does_not_start_until_ready() {
-    let mut s = Scenario::new();
-    s.fake.fail_ready.insert("kubevirt".into());
-    let out = s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    let (s, out) = failing_last("kubevirt", &[("1.0.0", Some(true))]);
     assert_eq!(out.reason, Reason::InstallFailed);
     assert!(!log(&s).contains(&"apply worker"), "{:?}", log(&s));
     assert!(out.message.contains("component kubevirt failed: timed out waiting for KubeVirt kubevirt/kubevirt: Available is False"), "{}", out.message);
@@ -495,16 +576,13 @@ fn rule3_next_component_does_not_start_until_ready() {
 
 #[test]
 fn rule4_per_component_timeout_is_passed_to_every_wait() {
-    let mut s = Scenario::new();
-    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    let s = Scenario::applied(&[("1.0.0", Some(true))]);
     assert_eq!(s.fake.timeouts, [Duration::from_secs(600); 3]);
 }
 
 #[test]
 fn rule5_failed_first_install_is_kept_for_diagnosis() {
-    let mut s = Scenario::new();
-    s.fake.fail_ready.insert("worker".into());
-    let out = s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    let (s, out) = failing_last("worker", &[("1.0.0", Some(true))]);
     assert_eq!(out.reason, Reason::InstallFailed);
     assert_eq!(out.deployed_revision, None);
     assert!(
@@ -526,12 +604,24 @@ fn rule5_failed_first_install_is_kept_for_diagnosis() {
     assert_eq!(s.fake.releases.len(), 3);
 }
 
+/// The cluster calls of the upgrade 1.0.0 -> 2.0.0 whose `kubevirt` does not become ready: the
+/// hook, the operator, then kubevirt, each recorded as pending first, and the failure.
+const UPGRADE_FAILED_AT_KUBEVIRT: [&str; 10] = [
+    "record 2 pending-upgrade",
+    "hook migrate",
+    "ready migrate",
+    "record 2 pending-upgrade",
+    "apply operator",
+    "ready operator",
+    "record 2 pending-upgrade",
+    "apply kubevirt",
+    "ready kubevirt",
+    "record 2 failed",
+];
+
 #[test]
 fn rule5_unsafe_new_version_stops_with_upgrade_failed() {
-    let mut s = Scenario::new();
-    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
-    s.fake.fail_ready.insert("kubevirt".into());
-    let out = s.apply(&package("2.0.0", Some(false)), &UserValues::new(), "");
+    let (s, out) = failing_last("kubevirt", &[("1.0.0", Some(true)), ("2.0.0", Some(false))]);
     assert_eq!(out.reason, Reason::UpgradeFailed);
     assert_eq!(out.deployed_revision, Some(1));
     assert!(
@@ -541,26 +631,11 @@ fn rule5_unsafe_new_version_stops_with_upgrade_failed() {
         "{}",
         out.message
     );
-    assert_eq!(
-        log(&s),
-        [
-            "record 2 pending-upgrade",
-            "hook migrate",
-            "ready migrate",
-            "record 2 pending-upgrade",
-            "apply operator",
-            "ready operator",
-            "record 2 pending-upgrade",
-            "apply kubevirt",
-            "ready kubevirt",
-            "record 2 failed",
-        ]
-    );
+    assert_eq!(log(&s), UPGRADE_FAILED_AT_KUBEVIRT);
     assert_eq!(s.status_of(1), RevisionStatus::Deployed);
     assert_eq!(s.fake.records[&2].reason, Some(Reason::UpgradeFailed));
     // Undeclared rollback.safe is treated as unsafe too.
-    let mut s2 = Scenario::new();
-    s2.apply(&package("1.0.0", None), &UserValues::new(), "");
+    let mut s2 = Scenario::applied(&[("1.0.0", None)]);
     s2.fake.fail_apply.insert("operator".into());
     let out = s2.apply(&package("2.0.0", None), &UserValues::new(), "");
     assert_eq!(out.reason, Reason::UpgradeFailed);
@@ -573,31 +648,22 @@ fn rule5_unsafe_new_version_stops_with_upgrade_failed() {
 
 #[test]
 fn rule5_safe_new_version_rolls_back_changed_components_newest_first() {
-    let mut s = Scenario::new();
-    s.apply(&package("1.0.0", Some(false)), &UserValues::new(), "");
-    // operator is rev 1, kubevirt rev 1, worker rev 1.
-    s.fake.fail_ready.insert("kubevirt".into());
-    let out = s.apply(&package("2.0.0", Some(true)), &UserValues::new(), "");
+    // After 1.0.0, operator is rev 1, kubevirt rev 1, worker rev 1.
+    let (s, out) = failing_last("kubevirt", &[("1.0.0", Some(false)), ("2.0.0", Some(true))]);
     assert_eq!(out.reason, Reason::RolledBack, "{}", out.message);
     assert_eq!(
         log(&s),
         [
-            "record 2 pending-upgrade",
-            "hook migrate",
-            "ready migrate",
-            "record 2 pending-upgrade",
-            "apply operator",
-            "ready operator",
-            "record 2 pending-upgrade",
-            "apply kubevirt",
-            "ready kubevirt",
-            "record 2 failed",
-            "record 3 pending-rollback",
-            "rollback kv-kubevirt to 1",
-            "rollback kv-operator to 1",
-            "record 3 deployed",
-            "record 1 superseded",
+            &UPGRADE_FAILED_AT_KUBEVIRT[..],
+            &[
+                "record 3 pending-rollback",
+                "rollback kv-kubevirt to 1",
+                "rollback kv-operator to 1",
+                "record 3 deployed",
+                "record 1 superseded",
+            ],
         ]
+        .concat()
     );
     assert_eq!(out.recorded, [2, 3, 1]);
     assert_eq!(out.deployed_revision, Some(3));
@@ -659,8 +725,7 @@ fn rule5_rollback_uninstalls_components_new_in_the_failed_upgrade() {
 
 #[test]
 fn rule5_failed_rollback_stops_with_upgrade_failed() {
-    let mut s = Scenario::new();
-    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    let mut s = Scenario::applied(&[("1.0.0", Some(true))]);
     s.fake.fail_ready.insert("kubevirt".into());
     s.fake.fail_rollback.insert("kv-kubevirt".into());
     let out = s.apply(&package("2.0.0", Some(true)), &UserValues::new(), "");
@@ -677,8 +742,7 @@ fn rule5_failed_rollback_stops_with_upgrade_failed() {
 
 #[test]
 fn rule6_hooks_never_run_on_first_install() {
-    let mut s = Scenario::new();
-    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    let s = Scenario::applied(&[("1.0.0", Some(true))]);
     assert!(!log(&s).iter().any(|l| l.contains("migrate")));
 }
 
@@ -701,8 +765,7 @@ fn rule6_hooks_never_run_on_a_values_only_change() {
 
 #[test]
 fn rule6_hooks_run_first_on_version_change_with_versions_and_are_uninstalled_after() {
-    let mut s = Scenario::new();
-    s.apply(&package("1.3.0", Some(true)), &UserValues::new(), "");
+    let mut s = Scenario::applied(&[("1.3.0", Some(true))]);
     let out = s.apply(&package("1.4.0", Some(true)), &UserValues::new(), "");
     assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
     let l = log(&s);
@@ -726,10 +789,7 @@ fn rule6_hooks_run_first_on_version_change_with_versions_and_are_uninstalled_aft
 
 #[test]
 fn rule6_failed_hook_stops_before_anything_else_changes() {
-    let mut s = Scenario::new();
-    s.apply(&package("1.3.0", Some(true)), &UserValues::new(), "");
-    s.fake.fail_ready.insert("migrate".into());
-    let out = s.apply(&package("1.4.0", Some(true)), &UserValues::new(), "");
+    let (s, out) = failing_last("migrate", &[("1.3.0", Some(true)), ("1.4.0", Some(true))]);
     assert_eq!(out.reason, Reason::UpgradeFailed);
     assert_eq!(
         log(&s),
@@ -752,8 +812,7 @@ fn rule6_failed_hook_stops_before_anything_else_changes() {
 
 #[test]
 fn rule6_upgrade_context_reaches_opted_in_components_only() {
-    let mut s = Scenario::new();
-    s.apply(&package("1.3.0", Some(true)), &UserValues::new(), "");
+    let mut s = Scenario::applied(&[("1.3.0", Some(true))]);
     assert_eq!(
         s.fake.values["worker"]["kubepkg"],
         json!({"fromVersion": "", "toVersion": "1.3.0", "previous": {}})
@@ -847,14 +906,8 @@ fn each_applied_component_records_the_backend_that_applied_it_and_the_others_kee
 
 #[test]
 fn crash_left_pending_revision_is_recovered_by_the_next_apply() {
-    let mut s = Scenario::new();
-    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
-    let mut crashed = s.fake.records[&1].clone();
-    crashed.revision = 2;
-    crashed.version = "1.1.0".into();
-    crashed.status = RevisionStatus::PendingUpgrade;
-    s.fake.records.insert(2, crashed);
-    s.history = s.fake.records.values().cloned().collect();
+    let mut s = Scenario::applied(&[("1.0.0", Some(true))]);
+    s.left_pending(|crashed| crashed.version = "1.1.0".into());
     let out = s.apply(&package("1.1.0", Some(true)), &UserValues::new(), "");
     assert_eq!(out.reason, Reason::Succeeded);
     assert_eq!(log(&s)[0], "record 2 failed");
@@ -869,8 +922,7 @@ fn crash_left_pending_revision_is_recovered_by_the_next_apply() {
 
 #[test]
 fn removed_components_are_uninstalled_last_in_reverse_order() {
-    let mut s = Scenario::new();
-    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    let mut s = Scenario::applied(&[("1.0.0", Some(true))]);
     let mut v2 = package("1.0.1", Some(true));
     v2.components
         .retain(|c| c.name == "operator" || c.name == "migrate");
@@ -890,22 +942,10 @@ fn removed_components_are_uninstalled_last_in_reverse_order() {
 
 #[test]
 fn rule8_manual_rollback_is_a_new_revision_and_runs_no_hooks() {
-    let mut s = Scenario::new();
-    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
-    s.apply(&package("1.1.0", Some(true)), &UserValues::new(), "");
+    let mut s = Scenario::applied(&[("1.0.0", Some(true)), ("1.1.0", Some(true))]);
     s.fake.log.clear();
-    let history = History::new(s.fake.records.values().cloned().collect());
-    let out = block_on(rollback(
-        &mut s.fake,
-        &history,
-        "kv",
-        None,
-        false,
-        DEFAULT_TIMEOUT,
-        "t",
-        &[],
-    ))
-    .unwrap();
+    let history = s.recorded();
+    let out = manual_rollback(&mut s, &history, None, false).unwrap();
     assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
     assert_eq!(out.deployed_revision, Some(3));
     assert!(!log(&s).iter().any(|l| l.contains("migrate")));
@@ -929,48 +969,16 @@ fn rule8_manual_rollback_is_a_new_revision_and_runs_no_hooks() {
 
 #[test]
 fn rule5_manual_rollback_refuses_to_leave_an_unsafe_version_unless_forced() {
-    let mut s = Scenario::new();
-    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
-    s.apply(&package("2.0.0", Some(false)), &UserValues::new(), "");
-    let history = History::new(s.fake.records.values().cloned().collect());
-    let e = block_on(rollback(
-        &mut s.fake,
-        &history,
-        "kv",
-        Some(1),
-        false,
-        DEFAULT_TIMEOUT,
-        "t",
-        &[],
-    ))
-    .unwrap_err();
+    let mut s = Scenario::applied(&[("1.0.0", Some(true)), ("2.0.0", Some(false))]);
+    let history = s.recorded();
+    let e = manual_rollback(&mut s, &history, Some(1), false).unwrap_err();
     assert_eq!(
         e.to_string(),
         "revision 1 of package kv runs version 1.0.0, which may not run again: 2.0.0 (revision 2) declares rollback.safe: false; fix forward with a new version, or use --force to roll back anyway"
     );
-    let out = block_on(rollback(
-        &mut s.fake,
-        &history,
-        "kv",
-        Some(1),
-        true,
-        DEFAULT_TIMEOUT,
-        "t",
-        &[],
-    ))
-    .unwrap();
+    let out = manual_rollback(&mut s, &history, Some(1), true).unwrap();
     assert_eq!(out.reason, Reason::Succeeded);
-    let e = block_on(rollback(
-        &mut s.fake,
-        &history,
-        "kv",
-        Some(9),
-        true,
-        DEFAULT_TIMEOUT,
-        "t",
-        &[],
-    ))
-    .unwrap_err();
+    let e = manual_rollback(&mut s, &history, Some(9), true).unwrap_err();
     assert!(matches!(
         e,
         Stopped::Rollback(RollbackRefused::NoSuchRevision { revision: 9, .. })
@@ -979,8 +987,7 @@ fn rule5_manual_rollback_refuses_to_leave_an_unsafe_version_unless_forced() {
 
 #[test]
 fn progress_reports_each_state_change() {
-    let mut s = Scenario::new();
-    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    let s = Scenario::applied(&[("1.0.0", Some(true))]);
     let first: Vec<&Event> = s.fake.progress.iter().take(3).collect();
     assert_eq!(
         first,
@@ -1011,20 +1018,7 @@ fn apply_future_is_send_for_a_send_cluster() {
     let mut fake = Fake::default();
     let fut = apply(
         &mut fake,
-        ApplyInput {
-            name: "kv",
-            namespace: "ns",
-            package: &pkg,
-            user: &user,
-            history: &history,
-            previous_values: &prev,
-            plan: &p,
-            timeout: DEFAULT_TIMEOUT,
-            now: "t",
-            allow_downgrade: false,
-            allow_unsafe_crd_changes: false,
-            rollback_hooks: &[],
-        },
+        apply_input("ns", &pkg, &user, &history, &prev, &p, "t"),
     );
     assert_send(&fut);
     assert_eq!(block_on(fut).unwrap().reason, Reason::Succeeded);
@@ -1047,8 +1041,7 @@ fn run_until_crash<F: std::future::Future>(fut: F) -> Option<F::Output> {
 /// 2.0.0 again with a healthy cluster and checks that everything converged.
 fn crash_at_every_point_then_recover(failing: Option<&str>) {
     // Count the cluster calls of an uninterrupted run.
-    let mut clean = Scenario::new();
-    clean.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    let mut clean = Scenario::applied(&[("1.0.0", Some(true))]);
     let before = clean.fake.calls;
     if let Some(f) = failing {
         clean.fake.fail_ready.insert(f.to_string());
@@ -1057,52 +1050,17 @@ fn crash_at_every_point_then_recover(failing: Option<&str>) {
     let upgrade_calls = clean.fake.calls - before;
     assert!(upgrade_calls >= 10, "{upgrade_calls}");
     for crash in 1..=upgrade_calls {
-        let mut s = Scenario::new();
-        s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+        let mut s = Scenario::applied(&[("1.0.0", Some(true))]);
         let v2 = package("2.0.0", Some(true));
         s.fake.crash_at = Some(s.fake.calls + crash);
         if let Some(f) = failing {
             s.fake.fail_ready.insert(f.to_string());
         }
-        let history = History::new(s.history.clone());
-        let old = rendered("1.0.0", "");
-        let now = rendered("2.0.0", "");
-        let p = plan(
-            &v2,
-            "kv",
-            "kubepkg-system",
-            Intent::Apply,
-            history.deployed().map(|r| Previous {
-                revision: r,
-                history: &history,
-                rendered: &old,
-            }),
-            &now,
+        assert!(
+            s.upgrade_until_crash(&v2),
+            "crash point {crash} was not reached"
         );
-        let user = UserValues::new();
-        let prev_values = BTreeMap::new();
-        let crashed = run_until_crash(apply(
-            &mut s.fake,
-            ApplyInput {
-                name: "kv",
-                namespace: "kubepkg-system",
-                package: &v2,
-                user: &user,
-                history: &history,
-                previous_values: &prev_values,
-                plan: &p,
-                timeout: DEFAULT_TIMEOUT,
-                now: "t",
-                allow_downgrade: false,
-                allow_unsafe_crd_changes: false,
-                rollback_hooks: &[],
-            },
-        ));
-        assert!(crashed.is_none(), "crash point {crash} was not reached");
-        s.fake.crash_at = None;
         s.fake.fail_ready.clear();
-        s.history = s.fake.records.values().cloned().collect();
-        s.rendered_now = old;
         let out = s.apply(&v2, &UserValues::new(), "");
         assert_eq!(
             out.reason,
@@ -1110,7 +1068,7 @@ fn crash_at_every_point_then_recover(failing: Option<&str>) {
             "crash at call {crash}: {}",
             out.message
         );
-        let h = History::new(s.fake.records.values().cloned().collect());
+        let h = s.recorded();
         let deployed = h.deployed().unwrap();
         assert_eq!(deployed.version, "2.0.0", "crash at call {crash}");
         assert_eq!(
@@ -1173,10 +1131,7 @@ fn a_failure_keeps_its_kind_and_the_error_behind_it() {
 /// naming 2.0.0; `--allow-downgrade` applies it and says so.
 #[test]
 fn rule7_a_downgrade_follows_the_rollback_policy_of_every_version_since() {
-    let mut s = Scenario::new();
-    s.apply(&package("1.1.0", Some(true)), &UserValues::new(), "");
-    s.apply(&package("2.0.0", Some(false)), &UserValues::new(), "");
-    s.apply(&package("2.0.1", Some(true)), &UserValues::new(), "");
+    let mut s = Scenario::unsafe_in_between("1.1.0", "2.0.1");
     let writes = s.fake.writes.len();
     let calls = s.fake.calls;
     let e = s
@@ -1208,7 +1163,7 @@ fn rule7_a_downgrade_follows_the_rollback_policy_of_every_version_since() {
         s.fake.progress[0].to_string(),
         "downgrade from 2.0.0 to 1.1.0: allowed by --allow-downgrade although 2.0.0 (revision 2) declares rollback.safe: false"
     );
-    let h = History::new(s.fake.records.values().cloned().collect());
+    let h = s.recorded();
     assert_eq!(h.deployed().unwrap().version, "1.1.0");
 }
 
@@ -1216,39 +1171,16 @@ fn rule7_a_downgrade_follows_the_rollback_policy_of_every_version_since() {
 /// ran counts, not only the one being left.
 #[test]
 fn rule7_manual_rollback_is_refused_by_any_version_that_ran_since() {
-    let mut s = Scenario::new();
-    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
-    s.apply(&package("2.0.0", Some(false)), &UserValues::new(), "");
-    s.apply(&package("2.1.0", Some(true)), &UserValues::new(), "");
-    let history = History::new(s.fake.records.values().cloned().collect());
-    let e = block_on(rollback(
-        &mut s.fake,
-        &history,
-        "kv",
-        Some(1),
-        false,
-        DEFAULT_TIMEOUT,
-        "t",
-        &[],
-    ))
-    .unwrap_err();
+    let mut s = Scenario::unsafe_in_between("1.0.0", "2.1.0");
+    let history = s.recorded();
+    let e = manual_rollback(&mut s, &history, Some(1), false).unwrap_err();
     assert!(
         e.to_string()
             .contains("2.0.0 (revision 2) declares rollback.safe: false"),
         "{e}"
     );
     // Back to 2.0.0 is fine: nothing newer than it forbids it.
-    let out = block_on(rollback(
-        &mut s.fake,
-        &history,
-        "kv",
-        Some(2),
-        false,
-        DEFAULT_TIMEOUT,
-        "t",
-        &[],
-    ))
-    .unwrap();
+    let out = manual_rollback(&mut s, &history, Some(2), false).unwrap();
     assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);
 }
 
@@ -1256,8 +1188,7 @@ fn rule7_manual_rollback_is_refused_by_any_version_that_ran_since() {
 /// `UpgradeFailed` outcome; once a component changed, it is `UpgradeFailed`.
 #[test]
 fn a_first_record_that_cannot_be_written_stops_with_nothing_changed() {
-    let mut s = Scenario::new();
-    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+    let mut s = Scenario::applied(&[("1.0.0", Some(true))]);
     s.fake.record_calls = 0;
     s.fake.fail_record_at = Some(1);
     let e = s
@@ -1283,24 +1214,12 @@ fn a_first_record_that_cannot_be_written_stops_with_nothing_changed() {
     );
 
     // A manual rollback whose first record fails changes nothing either.
-    let mut s = Scenario::new();
-    s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
-    s.apply(&package("1.0.1", Some(true)), &UserValues::new(), "");
-    let history = History::new(s.fake.records.values().cloned().collect());
+    let mut s = Scenario::applied(&[("1.0.0", Some(true)), ("1.0.1", Some(true))]);
+    let history = s.recorded();
     s.fake.record_calls = 0;
     s.fake.fail_record_at = Some(1);
     s.fake.log.clear();
-    let e = block_on(rollback(
-        &mut s.fake,
-        &history,
-        "kv",
-        Some(1),
-        false,
-        DEFAULT_TIMEOUT,
-        "t",
-        &[],
-    ))
-    .unwrap_err();
+    let e = manual_rollback(&mut s, &history, Some(1), false).unwrap_err();
     assert!(matches!(e, Stopped::NotRecorded(_)), "{e}");
     assert!(
         log(&s).iter().all(|l| l.starts_with("record")),
@@ -1316,55 +1235,16 @@ fn a_first_record_that_cannot_be_written_stops_with_nothing_changed() {
 #[test]
 fn rule6_a_hook_completed_before_a_crash_is_not_run_again_by_the_recovery() {
     for (crash_after, reruns) in [("apply operator", false), ("hook migrate", true)] {
-        let mut s = Scenario::new();
-        s.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+        let mut s = Scenario::applied(&[("1.0.0", Some(true))]);
         // Find the call to crash at: the one logged as `crash_after` in a clean run.
-        let mut probe = Scenario::new();
-        probe.apply(&package("1.0.0", Some(true)), &UserValues::new(), "");
+        let mut probe = Scenario::applied(&[("1.0.0", Some(true))]);
         let start = probe.fake.calls;
         probe.apply(&package("2.0.0", Some(true)), &UserValues::new(), "");
         let at = log(&probe).iter().position(|l| *l == crash_after).unwrap() + 2;
         let v2 = package("2.0.0", Some(true));
         s.fake.crash_at = Some(start + at);
-        let history = History::new(s.history.clone());
-        let old = rendered("1.0.0", "");
-        let now = rendered("2.0.0", "");
-        let p = plan(
-            &v2,
-            "kv",
-            "kubepkg-system",
-            Intent::Apply,
-            history.deployed().map(|r| Previous {
-                revision: r,
-                history: &history,
-                rendered: &old,
-            }),
-            &now,
-        );
-        let (user, prev_values) = (UserValues::new(), BTreeMap::new());
-        s.fake.log.clear();
-        let crashed = run_until_crash(apply(
-            &mut s.fake,
-            ApplyInput {
-                name: "kv",
-                namespace: "kubepkg-system",
-                package: &v2,
-                user: &user,
-                history: &history,
-                previous_values: &prev_values,
-                plan: &p,
-                timeout: DEFAULT_TIMEOUT,
-                now: "t",
-                allow_downgrade: false,
-                allow_unsafe_crd_changes: false,
-                rollback_hooks: &[],
-            },
-        ));
-        assert!(crashed.is_none());
+        assert!(s.upgrade_until_crash(&v2));
         assert_eq!(s.fake.log.last().map(String::as_str), Some(crash_after));
-        s.fake.crash_at = None;
-        s.history = s.fake.records.values().cloned().collect();
-        s.rendered_now = old;
         s.fake.progress.clear();
         let out = s.apply(&v2, &UserValues::new(), "");
         assert_eq!(out.reason, Reason::Succeeded, "{}", out.message);

@@ -23,51 +23,57 @@ fn deployment(name: &str, image: &str) -> String {
     )
 }
 
+/// A rendered component: its chart (name-version) and the objects of its manifest.
+fn component(chart: String, manifest: &str) -> RenderedComponent {
+    RenderedComponent {
+        chart,
+        objects: manifest_objects(manifest),
+    }
+}
+
 /// What each component of the kubevirt package renders at `version`.
 pub fn rendered(version: &str) -> BTreeMap<String, RenderedComponent> {
-    let mut m = BTreeMap::new();
-    m.insert(
-        "operator".to_string(),
-        RenderedComponent {
-            chart: format!("kubevirt-operator-{version}"),
-            objects: manifest_objects(&format!(
-                "---\n# Source: kubevirt-operator/templates/deployment.yaml\n{}",
-                deployment(
-                    "virt-operator",
-                    &format!("quay.io/kubevirt/virt-operator:v{version}")
-                )
-            )),
-        },
-    );
-    m.insert(
-        "kubevirt".to_string(),
-        RenderedComponent {
-            chart: "kubevirt-1.0.0".into(),
-            objects: manifest_objects(
+    BTreeMap::from([
+        (
+            "operator".to_string(),
+            component(
+                format!("kubevirt-operator-{version}"),
+                &format!(
+                    "---\n# Source: kubevirt-operator/templates/deployment.yaml\n{}",
+                    deployment(
+                        "virt-operator",
+                        &format!("quay.io/kubevirt/virt-operator:v{version}")
+                    )
+                ),
+            ),
+        ),
+        (
+            "kubevirt".to_string(),
+            component(
+                "kubevirt-1.0.0".into(),
                 "apiVersion: kubevirt.io/v1\nkind: KubeVirt\nmetadata:\n  name: kubevirt\n  namespace: kubevirt\nspec: {}\n",
             ),
-        },
-    );
-    m.insert(
-        "migrate".to_string(),
-        RenderedComponent {
-            chart: format!("migrate-{version}"),
-            objects: manifest_objects(&format!(
-                "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate-{}\n  namespace: app\n",
-                version.replace('.', "-")
-            )),
-        },
-    );
-    m.insert(
-        "worker".to_string(),
-        RenderedComponent {
-            chart: format!("worker-{version}"),
-            objects: manifest_objects(&format!(
-                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: worker\n  namespace: app\nspec:\n  image: worker:{version}\n"
-            )),
-        },
-    );
-    m
+        ),
+        (
+            "migrate".to_string(),
+            component(
+                format!("migrate-{version}"),
+                &format!(
+                    "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate-{}\n  namespace: app\n",
+                    version.replace('.', "-")
+                ),
+            ),
+        ),
+        (
+            "worker".to_string(),
+            component(
+                format!("worker-{version}"),
+                &format!(
+                    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: worker\n  namespace: app\nspec:\n  image: worker:{version}\n"
+                ),
+            ),
+        ),
+    ])
 }
 
 /// The deployed revision 3 of `kv` at `version`, declaring `rollback.safe: safe`.
@@ -84,18 +90,13 @@ pub fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         depends_on: Vec::new(),
     };
     PackageRevision {
-        source: None,
         name: "kv".into(),
         namespace: "kubepkg-system".into(),
         revision: 3,
         package: "kubevirt".into(),
         version: version.into(),
         manifest_digest: "sha256:old".into(),
-        values: BTreeMap::new(),
-        values_digest: String::new(),
-        value_sources: Vec::new(),
         rollback_safe: safe,
-        rollback_to: None,
         components: vec![
             rec(
                 "operator",
@@ -116,13 +117,7 @@ pub fn previous_revision(version: &str, safe: Option<bool>) -> PackageRevision {
         status: RevisionStatus::Deployed,
         description: "Upgrade complete".into(),
         reason: Some(Reason::Succeeded),
-        first_deployed: String::new(),
-        last_deployed: String::new(),
-        conditions: vec![],
-        hooks_completed: Vec::new(),
-        hook_verdicts: Vec::new(),
-        rollback_hooks: Vec::new(),
-        to_apply: Vec::new(),
+        ..Default::default()
     }
 }
 
@@ -145,17 +140,23 @@ pub fn apply_over(
     now: &BTreeMap<String, RenderedComponent>,
 ) -> Plan {
     let history = History::new(vec![prev.clone()]);
+    plan_over(pkg, Intent::Apply, prev, &history, old, now)
+}
+
+/// The plan for `intent` of the instance `kv` in `kubepkg-system` over the deployed revision
+/// `prev` of `history` that rendered `old`, now rendering `now`.
+pub fn plan_over(
+    pkg: &Package,
+    intent: Intent,
+    prev: &PackageRevision,
+    history: &History,
+    old: &BTreeMap<String, RenderedComponent>,
+    now: &BTreeMap<String, RenderedComponent>,
+) -> Plan {
     let previous = Previous {
         revision: prev,
-        history: &history,
+        history,
         rendered: old,
     };
-    plan(
-        pkg,
-        "kv",
-        "kubepkg-system",
-        Intent::Apply,
-        Some(previous),
-        now,
-    )
+    plan(pkg, "kv", "kubepkg-system", intent, Some(previous), now)
 }

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::fixtures::{
-    apply_over, first_install, kubevirt, manifest_objects, previous_revision, rendered,
+    apply_over, first_install, kubevirt, manifest_objects, plan_over, previous_revision, rendered,
 };
 use super::*;
 use crate::revision::{ComponentRecord, History};
@@ -121,16 +121,12 @@ fn rollback_runs_no_hooks() {
     let pkg = kubevirt();
     let prev = previous_revision("1.5.0", Some(true));
     let old = rendered("1.5.0");
-    let p = plan(
+    let p = plan_over(
         &pkg,
-        "kv",
-        "kubepkg-system",
         Intent::Rollback { to_revision: 2 },
-        Some(Previous {
-            revision: &prev,
-            history: &History::new(vec![prev.clone()]),
-            rendered: &old,
-        }),
+        &prev,
+        &History::new(vec![prev.clone()]),
+        &old,
         &rendered("1.4.0"),
     );
     assert_eq!(p.action, Action::Rollback);
@@ -190,25 +186,12 @@ fn safe_new_version_rolls_back_to_the_previous_revision() {
 fn the_plan_states_the_rollback_floor_verdict() {
     let prev = previous_revision("2.0.1", Some(true));
     let old = rendered("2.0.1");
-    let history = History::new(vec![prev.clone()]);
     let with_floor = |floor: &str, safe: Option<bool>| {
         let mut pkg = kubevirt();
         pkg.meta.version = semver::Version::parse("2.1.0").unwrap();
         pkg.meta.rollback_safe = safe;
         pkg.meta.rollback_to = Some(kubepkg_model::Constraint::parse(floor).unwrap());
-        plan(
-            &pkg,
-            "kv",
-            "kubepkg-system",
-            Intent::Apply,
-            Some(Previous {
-                revision: &prev,
-                history: &history,
-                rendered: &old,
-            }),
-            &rendered("2.1.0"),
-        )
-        .on_failure
+        apply_over(&pkg, &prev, &old, &rendered("2.1.0")).on_failure
     };
     let allowed = with_floor(">=2.0.0", Some(true));
     assert_eq!(
