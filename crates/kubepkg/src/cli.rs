@@ -339,7 +339,7 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
             },
             Command::Install(a) => &a.cluster,
             Command::Upgrade(a) => &a.common.cluster,
-            Command::Rollback(a) => &a.cluster,
+            Command::Rollback(a) => &a.change.cluster,
             Command::Rollout(r) => match r {
                 RolloutCommand::Status(a) => &a.rollout.cluster,
                 RolloutCommand::Plan(a) => &a.rollout.cluster,
@@ -349,7 +349,7 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
                 | RolloutCommand::History(a) => &a.cluster,
                 RolloutCommand::Promote(a) => &a.cluster,
             },
-            Command::Uninstall(a) => &a.cluster,
+            Command::Uninstall(a) => &a.change.cluster,
             Command::List(a) => &a.cluster,
             Command::History(a) | Command::Status(a) => &a.query.cluster,
             Command::Get(a) => &a.cluster,

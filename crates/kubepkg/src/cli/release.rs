@@ -119,21 +119,29 @@ pub struct ChangeArgs {
     pub progress: ProgressArgs,
 }
 
-/// `kubepkg rollback NAME [REVISION]`.
+/// What the bare verbs that change a release or a package (rollback, uninstall) act on and
+/// how: NAME, the cluster, which meaning of NAME, and the flags of the change.
 #[derive(Debug, clap::Args)]
-pub struct RollbackArgs {
+pub struct BareChangeArgs {
     /// A package or Helm release name (a package when one of that name has revisions here).
     #[arg(add = crate::completion::names())]
     pub name: String,
-    /// Revision to roll back to (default: the one before the latest; for a package, the one
-    /// before the deployed revision).
-    pub revision: Option<u64>,
     #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub target: TargetArgs,
     #[command(flatten)]
     pub op: ChangeArgs,
+}
+
+/// `kubepkg rollback NAME [REVISION]`.
+#[derive(Debug, clap::Args)]
+pub struct RollbackArgs {
+    #[command(flatten)]
+    pub change: BareChangeArgs,
+    /// Revision to roll back to (default: the one before the latest; for a package, the one
+    /// before the deployed revision).
+    pub revision: Option<u64>,
     /// Release: maximum revisions kept (0: no limit).
     #[arg(long = "history-max", default_value_t = 10)]
     pub history_max: usize,
@@ -145,15 +153,8 @@ pub struct RollbackArgs {
 /// `kubepkg uninstall NAME`.
 #[derive(Debug, clap::Args)]
 pub struct UninstallArgs {
-    /// A package or Helm release name (a package when one of that name has revisions here).
-    #[arg(add = crate::completion::names())]
-    pub name: String,
     #[command(flatten)]
-    pub cluster: ClusterArgs,
-    #[command(flatten)]
-    pub target: TargetArgs,
-    #[command(flatten)]
-    pub op: ChangeArgs,
+    pub change: BareChangeArgs,
     /// Keep the release (or package revision) records, marked uninstalled.
     #[arg(long = "keep-history")]
     pub keep_history: bool,

@@ -170,7 +170,7 @@ fn flags_parse_where_they_belong() {
     let Command::Uninstall(u) = parse(&["uninstall", "a", "--progress", "plain"]).command else {
         unreachable!()
     };
-    assert_eq!(u.op.progress.progress, ProgressMode::Plain);
+    assert_eq!(u.change.op.progress.progress, ProgressMode::Plain);
     let Command::Package(PackageCommand::Rollback(r)) =
         parse(&["package", "rollback", "a", "--progress", "live"]).command
     else {

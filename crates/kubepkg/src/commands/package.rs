@@ -17,7 +17,7 @@ use kubepkg_engine::{Backend, BackendConfig, ChartRepository};
 use kubepkg_engine::{Instance, KubeCluster, ops};
 use kubepkg_model::Backend as Kind;
 use kubepkg_model::Package;
-use kubepkg_model::values::{UserValues, render_explain, values_yaml};
+use kubepkg_model::values::{UserValues, ValuesError, render_explain, values_yaml};
 use kubepkg_package::revision_values::dropped_values_notice as dropped_values;
 use kubepkg_progress::{Event, Message, Sink};
 
@@ -184,22 +184,38 @@ fn post_render_all(
     Ok(())
 }
 
-pub(super) fn user_values(flags: &PackageValuesFlags) -> Result<UserValues> {
-    let mut u = UserValues::new();
-    for f in &flags.values {
+/// Each values file of `files`, in order, added with `add` (`-f`, `--values-once`).
+fn add_files(
+    u: &mut UserValues,
+    files: &[String],
+    add: fn(&mut UserValues, &str, &str) -> Result<(), ValuesError>,
+) -> Result<()> {
+    for f in files {
         // The one reader of values files (size cap, Helm's refusal of invalid UTF-8).
         let text = kubepkg_chart::values::read_values_text(f)?;
-        u.add_file(f, &text)?;
+        add(u, f, &text)?;
     }
-    for s in &flags.set {
-        u.add_set(s)?;
+    Ok(())
+}
+
+/// Each of `lines`, in order, added with `add` (`--set` and its kin).
+fn add_lines(
+    u: &mut UserValues,
+    lines: &[String],
+    add: fn(&mut UserValues, &str) -> Result<(), ValuesError>,
+) -> Result<()> {
+    for line in lines {
+        add(u, line)?;
     }
-    for s in &flags.set_string {
-        u.add_set_string(s)?;
-    }
-    for s in &flags.set_json {
-        u.add_set_json(s)?;
-    }
+    Ok(())
+}
+
+pub(super) fn user_values(flags: &PackageValuesFlags) -> Result<UserValues> {
+    let mut u = UserValues::new();
+    add_files(&mut u, &flags.values, UserValues::add_file)?;
+    add_lines(&mut u, &flags.set, UserValues::add_set)?;
+    add_lines(&mut u, &flags.set_string, UserValues::add_set_string)?;
+    add_lines(&mut u, &flags.set_json, UserValues::add_set_json)?;
     // Helm's readFile: `-` is standard input, anything else a local file. Package values are
     // recorded as JSON text in the revision, which holds no invalid UTF-8: such a file is
     // refused (Helm would keep the raw bytes; replacing them would change the value silently).
@@ -215,16 +231,9 @@ pub(super) fn user_values(flags: &PackageValuesFlags) -> Result<UserValues> {
     for s in &flags.set_file {
         u.add_set_file(s, &read)?;
     }
-    for f in &flags.values_once {
-        let text = kubepkg_chart::values::read_values_text(f)?;
-        u.add_file_once(f, &text)?;
-    }
-    for s in &flags.set_once {
-        u.add_set_once(s)?;
-    }
-    for s in &flags.set_json_once {
-        u.add_set_json_once(s)?;
-    }
+    add_files(&mut u, &flags.values_once, UserValues::add_file_once)?;
+    add_lines(&mut u, &flags.set_once, UserValues::add_set_once)?;
+    add_lines(&mut u, &flags.set_json_once, UserValues::add_set_json_once)?;
     Ok(u)
 }
 

@@ -15,12 +15,7 @@ use crate::settings::Settings;
 
 pub async fn push(args: PackagePushArgs, settings: &Settings) -> Result<Exit> {
     // Read (and its password asked) before anything is pushed.
-    let key = args
-        .sign
-        .sign
-        .as_deref()
-        .map(super::sign::signing_key)
-        .transpose()?;
+    let key = super::sign::push_key(&args.sign)?;
     let scratch = Scratch::new()?;
     let artifact = artifact(&args.package, &args.access.options(), settings, &scratch).await?;
     let name = artifact.name.clone();

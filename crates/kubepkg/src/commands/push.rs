@@ -21,12 +21,7 @@ pub async fn run(args: PushArgs, settings: &Settings) -> Result<Exit> {
             args.remote
         );
     }
-    let key = args
-        .sign
-        .sign
-        .as_deref()
-        .map(super::sign::signing_key)
-        .transpose()?;
+    let key = super::sign::push_key(&args.sign)?;
     let meta = chart_meta(&chart.metadata);
     let prov_path = args.chart.with_extension("tgz.prov");
     let prov = std::fs::read(&prov_path).ok();

@@ -15,7 +15,7 @@ use anyhow::{Context, Result, bail};
 use kubepkg_oci::Reference;
 use kubepkg_oci::signature::SigningKey;
 
-use crate::cli::SignArgs;
+use crate::cli::{SignArgs, SignWithArgs};
 use crate::exit::Exit;
 use crate::settings::Settings;
 
@@ -84,6 +84,12 @@ pub(super) async fn sign_digest(
         if signed.added { "" } else { " (already there)" }
     );
     Ok(())
+}
+
+/// The key of a push's `--sign KEY` (`None` without it), read with its password before anything
+/// is pushed.
+pub(super) fn push_key(args: &SignWithArgs) -> Result<Option<SigningKey>> {
+    args.sign.as_deref().map(signing_key).transpose()
 }
 
 /// The signing key in `path`: an encrypted cosign key (the password read as cosign reads it),

@@ -123,7 +123,7 @@ pub fn render_styled(plan: &Plan, with_diff: bool, palette: Palette) -> String {
             Some(d) if d.is_empty() => {}
             Some(d) => {
                 for od in d {
-                    let mark = palette.paint(change_role(od.change), change_sign(od.change));
+                    let mark = change_mark(palette, od.change);
                     let _ = writeln!(s, "     {mark} {}", od.object);
                 }
                 if with_diff {
@@ -143,7 +143,7 @@ pub fn render_styled(plan: &Plan, with_diff: bool, palette: Palette) -> String {
         );
         for o in &plan.backend_objects {
             let mark = match o.change {
-                Some(c) => palette.paint(change_role(c), change_sign(c)).to_string(),
+                Some(c) => change_mark(palette, c),
                 None => " ".to_string(),
             };
             let what = match o.change {
@@ -249,20 +249,14 @@ fn change_text(c: &Change) -> String {
     }
 }
 
-fn change_sign(c: ObjectChange) -> &'static str {
-    match c {
-        ObjectChange::Added => "+",
-        ObjectChange::Removed => "-",
-        ObjectChange::Changed => "~",
-    }
-}
-
-fn change_role(c: ObjectChange) -> Role {
-    match c {
-        ObjectChange::Added => Role::Good,
-        ObjectChange::Removed => Role::Bad,
-        ObjectChange::Changed => Role::Waiting,
-    }
+/// An object change's sign (`+`, `-`, `~`) in its colour.
+fn change_mark(palette: Palette, c: ObjectChange) -> String {
+    let (sign, role) = match c {
+        ObjectChange::Added => ("+", Role::Good),
+        ObjectChange::Removed => ("-", Role::Bad),
+        ObjectChange::Changed => ("~", Role::Waiting),
+    };
+    palette.paint(role, sign).to_string()
 }
 
 /// What a readiness gate waits for.

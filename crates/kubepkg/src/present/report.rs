@@ -251,22 +251,14 @@ mod tests {
     use super::*;
     use kubepkg_package::orchestrator::Event;
     use kubepkg_package::revision::{ComponentRecord, RevisionStatus};
-    use std::collections::BTreeMap;
 
     fn rev(n: u64, status: RevisionStatus, version: &str, description: &str) -> PackageRevision {
         PackageRevision {
-            source: None,
             name: "kv".into(),
             namespace: "kubepkg-system".into(),
             revision: n,
             package: "kubevirt".into(),
             version: version.into(),
-            manifest_digest: String::new(),
-            values: BTreeMap::new(),
-            values_digest: String::new(),
-            value_sources: Vec::new(),
-            rollback_safe: None,
-            rollback_to: None,
             components: vec![ComponentRecord {
                 name: "operator".into(),
                 release: "kv-operator".into(),
@@ -280,14 +272,8 @@ mod tests {
             }],
             status,
             description: description.into(),
-            reason: None,
-            first_deployed: String::new(),
             last_deployed: format!("2026-11-2{n}T10:00:00Z"),
-            conditions: vec![],
-            hooks_completed: Vec::new(),
-            hook_verdicts: Vec::new(),
-            rollback_hooks: Vec::new(),
-            to_apply: Vec::new(),
+            ..Default::default()
         }
     }
 

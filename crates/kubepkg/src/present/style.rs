@@ -144,18 +144,16 @@ mod tests {
     #[test]
     fn ansi_palette_colours_each_role() {
         let p = Palette::ANSI;
-        assert_eq!(
-            p.paint(Role::Good, "ready").to_string(),
-            "\x1b[32mready\x1b[0m"
-        );
-        assert_eq!(p.paint(Role::Waiting, "w").to_string(), "\x1b[33mw\x1b[0m");
-        assert_eq!(
-            p.paint(Role::Bad, "Error:").to_string(),
-            "\x1b[31mError:\x1b[0m"
-        );
-        assert_eq!(p.paint(Role::Active, "a").to_string(), "\x1b[36ma\x1b[0m");
-        assert_eq!(p.paint(Role::Heading, "h").to_string(), "\x1b[1mh\x1b[0m");
-        assert_eq!(p.paint(Role::Dim, "3s").to_string(), "\x1b[2m3s\x1b[0m");
+        for (role, text, painted) in [
+            (Role::Good, "ready", "\x1b[32mready\x1b[0m"),
+            (Role::Waiting, "w", "\x1b[33mw\x1b[0m"),
+            (Role::Bad, "Error:", "\x1b[31mError:\x1b[0m"),
+            (Role::Active, "a", "\x1b[36ma\x1b[0m"),
+            (Role::Heading, "h", "\x1b[1mh\x1b[0m"),
+            (Role::Dim, "3s", "\x1b[2m3s\x1b[0m"),
+        ] {
+            assert_eq!(p.paint(role, text).to_string(), painted, "{role:?}");
+        }
     }
 
     /// As `git diff` colours a unified diff: headers only where a diff starts (a removed YAML
@@ -163,27 +161,22 @@ mod tests {
     #[test]
     fn diff_lines_are_coloured_by_kind() {
         let p = Palette::ANSI;
-        assert_eq!(
-            p.diff_line("--- a (deployed)", true),
-            "\x1b[1m--- a (deployed)\x1b[0m"
-        );
-        assert_eq!(
-            p.diff_line("+++ a (planned)", true),
-            "\x1b[1m+++ a (planned)\x1b[0m"
-        );
-        assert_eq!(
-            p.diff_line("@@ -1,2 +1,2 @@", false),
-            "\x1b[36m@@ -1,2 +1,2 @@\x1b[0m"
-        );
-        assert_eq!(
-            p.diff_line("+  image: b", false),
-            "\x1b[32m+  image: b\x1b[0m"
-        );
-        assert_eq!(
-            p.diff_line("-  image: a", false),
-            "\x1b[31m-  image: a\x1b[0m"
-        );
-        assert_eq!(p.diff_line("--- x", false), "\x1b[31m--- x\x1b[0m");
-        assert_eq!(p.diff_line("   kind: Service", false), "   kind: Service");
+        // Where a diff starts.
+        for (line, coloured) in [
+            ("--- a (deployed)", "\x1b[1m--- a (deployed)\x1b[0m"),
+            ("+++ a (planned)", "\x1b[1m+++ a (planned)\x1b[0m"),
+        ] {
+            assert_eq!(p.diff_line(line, true), coloured, "{line:?}");
+        }
+        // In its body.
+        for (line, coloured) in [
+            ("@@ -1,2 +1,2 @@", "\x1b[36m@@ -1,2 +1,2 @@\x1b[0m"),
+            ("+  image: b", "\x1b[32m+  image: b\x1b[0m"),
+            ("-  image: a", "\x1b[31m-  image: a\x1b[0m"),
+            ("--- x", "\x1b[31m--- x\x1b[0m"),
+            ("   kind: Service", "   kind: Service"),
+        ] {
+            assert_eq!(p.diff_line(line, false), coloured, "{line:?}");
+        }
     }
 }

@@ -3,8 +3,10 @@
 
 use std::path::Path;
 
-use kubepkg_package::plan::fixtures::{apply_over, kubevirt, previous_revision, rendered};
-use kubepkg_package::plan::{Intent, Previous, plan};
+use kubepkg_package::plan::fixtures::{
+    apply_over, kubevirt, plan_over, previous_revision, rendered,
+};
+use kubepkg_package::plan::{Intent, plan};
 use kubepkg_package::revision::{History, RevisionStatus};
 
 use super::*;
@@ -32,16 +34,12 @@ fn a_downgrade_is_stated_with_the_rollback_policy_verdict() {
         earlier.revision = 2;
         earlier.status = RevisionStatus::Superseded;
         let history = History::new(vec![earlier, prev.clone()]);
-        let p = plan(
+        let p = plan_over(
             &pkg,
-            "kv",
-            "kubepkg-system",
             Intent::Apply,
-            Some(Previous {
-                revision: &prev,
-                history: &history,
-                rendered: &old,
-            }),
+            &prev,
+            &history,
+            &old,
             &rendered("1.4.0"),
         );
         let d = p.downgrade.as_ref().expect("a downgrade");
@@ -62,18 +60,7 @@ fn a_downgrade_is_stated_with_the_rollback_policy_verdict() {
     }
     // An upgrade is no downgrade.
     let prev = previous_revision("1.3.0", Some(false));
-    let p = plan(
-        &pkg,
-        "kv",
-        "kubepkg-system",
-        Intent::Apply,
-        Some(Previous {
-            revision: &prev,
-            history: &History::new(vec![prev.clone()]),
-            rendered: &rendered("1.3.0"),
-        }),
-        &rendered("1.4.0"),
-    );
+    let p = apply_over(&pkg, &prev, &rendered("1.3.0"), &rendered("1.4.0"));
     assert_eq!(p.downgrade, None);
     assert!(!render_text(&p, false).contains("owngrade"));
 }
