@@ -454,6 +454,47 @@ impl<'c, C: Cluster> Run<'c, C> {
         }
     }
 
+    /// Uninstalls the release of the component `name` that is to run no more (`release` in
+    /// `namespace`), its progress reported: `Uninstalling`, then `Uninstalled` once it is gone.
+    async fn uninstall_component(
+        &mut self,
+        name: &str,
+        release: &str,
+        namespace: &str,
+    ) -> Result<(), Failure> {
+        self.changed = true;
+        self.cluster.progress(Event::Uninstalling {
+            component: name.to_string(),
+        });
+        self.cluster.uninstall_release(release, namespace).await?;
+        self.cluster.progress(Event::Uninstalled {
+            component: name.to_string(),
+        });
+        Ok(())
+    }
+
+    /// Records `rev`; a record that cannot be written is a warning and the run goes on.
+    async fn record_or_warn(&mut self, rev: &PackageRevision) {
+        if let Err(f) = self.record(rev).await {
+            self.warnings.push(record_failed(f));
+        }
+    }
+
+    /// Ends the run for `reason`: `rev` recorded as having ended so, described by `message`
+    /// ([`Run::record_or_warn`]), and the outcome, `deployed` being the revision left deployed.
+    async fn end(
+        mut self,
+        mut rev: PackageRevision,
+        reason: Reason,
+        message: String,
+        deployed: Option<u64>,
+    ) -> Outcome {
+        rev.reason = Some(reason);
+        rev.description = message.clone();
+        self.record_or_warn(&rev).await;
+        self.outcome(reason, message, deployed)
+    }
+
     fn outcome(self, reason: Reason, message: String, deployed: Option<u64>) -> Outcome {
         Outcome {
             reason,
@@ -799,12 +840,14 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
         };
         if let Some((reason, message)) = stop {
             rev.status = RevisionStatus::Failed;
-            rev.reason = Some(reason);
-            rev.description = message.clone();
-            if let Err(f) = run.record(&rev.clone().without_unapplied()).await {
-                run.warnings.push(record_failed(f));
-            }
-            return Ok(run.outcome(reason, message, deployed_rev));
+            return Ok(run
+                .end(
+                    rev.clone().without_unapplied(),
+                    reason,
+                    message,
+                    deployed_rev,
+                )
+                .await);
         }
         // Recorded with the next record, before anything else changes: a run recovering this
         // one after a crash skips it.
@@ -939,18 +982,14 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
 
     // 6. Components the package no longer has.
     for r in &input.plan.removals {
-        run.changed = true;
-        run.cluster.progress(Event::Uninstalling {
-            component: r.name.clone(),
-        });
-        match run.cluster.uninstall_release(&r.release, &r.namespace).await {
-            Ok(()) => run.cluster.progress(Event::Uninstalled {
-                component: r.name.clone(),
-            }),
-            Err(f) => run.warnings.push(format!(
+        if let Err(f) = run
+            .uninstall_component(&r.name, &r.release, &r.namespace)
+            .await
+        {
+            run.warnings.push(format!(
                 "component {} was removed from the package but its release {} could not be uninstalled: {}",
                 r.name, r.release, f.message
-            )),
+            ));
         }
     }
 
@@ -980,9 +1019,7 @@ pub async fn apply<C: Cluster>(cluster: &mut C, input: ApplyInput<'_>) -> Result
     }
     if let Some(mut d) = deployed {
         d.status = RevisionStatus::Superseded;
-        if let Err(f) = run.record(&d).await {
-            run.warnings.push(record_failed(f));
-        }
+        run.record_or_warn(&d).await;
     }
     let message = format!(
         "{} {} is deployed as revision {number}",
@@ -1201,41 +1238,42 @@ async fn fail<C: Cluster>(
     rev.status = RevisionStatus::Failed;
     let (deployed, floors) = match (deployed, &policy) {
         (Some(d), FailurePolicy::RollBack { floors, .. }) => (d, floors.clone()),
-        (None, _) | (_, FailurePolicy::KeepForDiagnosis) => {
-            let message = format!(
-                "{cause}; this is a first install, so nothing is rolled back and its state is kept for diagnosis"
-            );
-            rev.reason = Some(Reason::InstallFailed);
-            rev.description = message.clone();
-            if let Err(f) = run.record(&rev.without_unapplied()).await {
-                run.warnings.push(record_failed(f));
-            }
-            return Ok(run.outcome(Reason::InstallFailed, message, None));
-        }
-        (Some(d), stop) => {
-            let why = match stop {
-                FailurePolicy::StopForbidden { forbidden_by, .. } => format!(
-                    "the rollback policy forbids version {} to run again: {}",
-                    d.version,
-                    rollback_policy::join(forbidden_by)
+        stopped => {
+            let (reason, message, left) = match stopped {
+                (None, _) | (_, FailurePolicy::KeepForDiagnosis) => (
+                    Reason::InstallFailed,
+                    format!(
+                        "{cause}; this is a first install, so nothing is rolled back and its state is kept for diagnosis"
+                    ),
+                    None,
                 ),
-                FailurePolicy::StopUpgradeFailed {
-                    declared: Some(false),
-                } => format!("version {} declares rollback.safe: false", rev.version),
-                _ => format!(
-                    "version {} does not declare rollback.safe: true",
-                    rev.version
-                ),
+                (Some(d), stop) => {
+                    let why = match stop {
+                        FailurePolicy::StopForbidden { forbidden_by, .. } => format!(
+                            "the rollback policy forbids version {} to run again: {}",
+                            d.version,
+                            rollback_policy::join(forbidden_by)
+                        ),
+                        FailurePolicy::StopUpgradeFailed {
+                            declared: Some(false),
+                        } => format!("version {} declares rollback.safe: false", rev.version),
+                        _ => format!(
+                            "version {} does not declare rollback.safe: true",
+                            rev.version
+                        ),
+                    };
+                    (
+                        Reason::UpgradeFailed,
+                        format!(
+                            "{cause}; {why}, so nothing is rolled back: fix forward with a new version"
+                        ),
+                        Some(d.revision),
+                    )
+                }
             };
-            let message = format!(
-                "{cause}; {why}, so nothing is rolled back: fix forward with a new version"
-            );
-            rev.reason = Some(Reason::UpgradeFailed);
-            rev.description = message.clone();
-            if let Err(f) = run.record(&rev.without_unapplied()).await {
-                run.warnings.push(record_failed(f));
-            }
-            return Ok(run.outcome(Reason::UpgradeFailed, message, Some(d.revision)));
+            return Ok(run
+                .end(rev.without_unapplied(), reason, message, left)
+                .await);
         }
     };
     let allowed_by = if floors.is_empty() {
@@ -1263,12 +1301,14 @@ async fn fail<C: Cluster>(
             "{cause}; the automatic rollback to revision {} was stopped: PreRollback hook {name} {why}; nothing was rolled back (its release {release} is kept for its logs): fix forward with a new version",
             deployed.revision
         );
-        rev.reason = Some(Reason::UpgradeFailed);
-        rev.description = message.clone();
-        if let Err(f) = run.record(&rev.without_unapplied()).await {
-            run.warnings.push(record_failed(f));
-        }
-        return Ok(run.outcome(Reason::UpgradeFailed, message, Some(deployed.revision)));
+        return Ok(run
+            .end(
+                rev.without_unapplied(),
+                Reason::UpgradeFailed,
+                message,
+                Some(deployed.revision),
+            )
+            .await);
     }
 
     // Safe: record the failure, then undo every changed component, newest first.
@@ -1278,9 +1318,7 @@ async fn fail<C: Cluster>(
         deployed.revision
     );
     let failed_number = rev.revision;
-    if let Err(f) = run.record(&rev.without_unapplied()).await {
-        run.warnings.push(record_failed(f));
-    }
+    run.record_or_warn(&rev.without_unapplied()).await;
     let mut back = deployed.clone();
     back.revision = failed_number + 1;
     back.status = RevisionStatus::PendingRollback;
@@ -1291,9 +1329,7 @@ async fn fail<C: Cluster>(
     back.hook_verdicts.clear();
     // Recorded before anything is rolled back, so a crash in the middle is seen (and recovered
     // by the next apply) instead of leaving a failed revision that claims a finished rollback.
-    if let Err(f) = run.record(&back).await {
-        run.warnings.push(record_failed(f));
-    }
+    run.record_or_warn(&back).await;
     for (name, release, namespace, prev) in changed.into_iter().rev() {
         run.cluster.progress(Event::RollingBack {
             component: name.clone(),
@@ -1330,12 +1366,14 @@ async fn fail<C: Cluster>(
                     f.message
                 );
                 back.status = RevisionStatus::Failed;
-                back.reason = Some(Reason::UpgradeFailed);
-                back.description = message.clone();
-                if let Err(f) = run.record(&back).await {
-                    run.warnings.push(record_failed(f));
-                }
-                return Ok(run.outcome(Reason::UpgradeFailed, message, Some(deployed.revision)));
+                return Ok(run
+                    .end(
+                        back,
+                        Reason::UpgradeFailed,
+                        message,
+                        Some(deployed.revision),
+                    )
+                    .await);
             }
         }
     }
@@ -1344,14 +1382,10 @@ async fn fail<C: Cluster>(
     back.reason = Some(Reason::RolledBack);
     // Why, beside Helm's words: the Package's `Ready` message and `history` show it.
     back.description = format!("Rollback to {}: {cause}", deployed.revision);
-    if let Err(f) = run.record(&back).await {
-        run.warnings.push(record_failed(f));
-    }
+    run.record_or_warn(&back).await;
     let mut old = deployed.clone();
     old.status = RevisionStatus::Superseded;
-    if let Err(f) = run.record(&old).await {
-        run.warnings.push(record_failed(f));
-    }
+    run.record_or_warn(&old).await;
     let message = format!(
         "{cause}; rolled back to revision {} ({} {}), recorded as revision {}",
         deployed.revision, deployed.package, deployed.version, back.revision
@@ -1570,32 +1604,24 @@ pub async fn rollback<C: Cluster>(
                 message: f.message,
             });
             rev.status = RevisionStatus::Failed;
-            rev.reason = Some(Reason::UpgradeFailed);
-            rev.description = message.clone();
-            if let Err(f) = run.record(&rev).await {
-                run.warnings.push(record_failed(f));
-            }
-            return Ok(run.outcome(Reason::UpgradeFailed, message, Some(current.revision)));
+            return Ok(run
+                .end(rev, Reason::UpgradeFailed, message, Some(current.revision))
+                .await);
         }
         run.cluster
             .progress(Event::RolledBack { component: c.name });
     }
     // Components the target revision did not have: uninstall, newest first.
     for c in current.components.iter().rev() {
-        if target.component(&c.name).is_none() {
-            run.changed = true;
-            run.cluster.progress(Event::Uninstalling {
-                component: c.name.clone(),
-            });
-            match run.cluster.uninstall_release(&c.release, &c.namespace).await {
-                Ok(()) => run.cluster.progress(Event::Uninstalled {
-                    component: c.name.clone(),
-                }),
-                Err(f) => run.warnings.push(format!(
-                    "component {} is not in revision {} but its release {} could not be uninstalled: {}",
-                    c.name, target.revision, c.release, f.message
-                )),
-            }
+        if target.component(&c.name).is_none()
+            && let Err(f) = run
+                .uninstall_component(&c.name, &c.release, &c.namespace)
+                .await
+        {
+            run.warnings.push(format!(
+                "component {} is not in revision {} but its release {} could not be uninstalled: {}",
+                c.name, target.revision, c.release, f.message
+            ));
         }
     }
     uninstall_hooks(&mut run, &hook_releases).await;
@@ -1607,9 +1633,7 @@ pub async fn rollback<C: Cluster>(
     if current.status == RevisionStatus::Deployed {
         let mut old = current.clone();
         old.status = RevisionStatus::Superseded;
-        if let Err(f) = run.record(&old).await {
-            run.warnings.push(record_failed(f));
-        }
+        run.record_or_warn(&old).await;
     }
     let message = format!(
         "rolled back to revision {} ({} {}), recorded as revision {number}",
