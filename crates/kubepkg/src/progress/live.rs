@@ -394,15 +394,19 @@ mod tests {
     use super::*;
     use indicatif::InMemoryTerm;
 
+    /// The lock that keeps the tests of this module apart, a live printer, the in-memory
+    /// terminal it draws on and its sink of events.
+    type TestBoard = (std::sync::MutexGuard<'static, ()>, Live, InMemoryTerm, Sink);
+
     /// A board drawn into an in-memory terminal of 120 columns.
     /// A live printer on an in-memory terminal, and the lock that keeps the tests of this
     /// module apart (a live printer takes the process's Helm log writer while it lives).
-    fn board() -> (std::sync::MutexGuard<'static, ()>, Live, InMemoryTerm) {
+    fn board() -> TestBoard {
         board_in(Palette::PLAIN)
     }
 
     /// A board in `palette`, one at a time: each `Live` takes the process's one slog writer.
-    fn board_in(palette: Palette) -> (std::sync::MutexGuard<'static, ()>, Live, InMemoryTerm) {
+    fn board_in(palette: Palette) -> TestBoard {
         static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let term = InMemoryTerm::new(20, 120);
@@ -410,7 +414,8 @@ mod tests {
             palette,
             ProgressDrawTarget::term_like(Box::new(term.clone())),
         );
-        (serial, live, term)
+        let sink = live.sink();
+        (serial, live, term, sink)
     }
 
     fn lines(term: &InMemoryTerm) -> Vec<String> {
@@ -427,8 +432,7 @@ mod tests {
 
     #[test]
     fn a_component_line_is_live_then_collapses() {
-        let (_serial, live, term) = board();
-        let sink = live.sink();
+        let (_serial, _live, term, sink) = board();
         sink(&Event::Applying { component: c("db") });
         sink(&Event::WaitingFor {
             component: c("db"),
@@ -470,8 +474,7 @@ mod tests {
 
     #[test]
     fn helms_render_warnings_go_above_the_live_lines() {
-        let (_serial, live, term) = board();
-        let sink = live.sink();
+        let (_serial, live, term, sink) = board();
         sink(&Event::Applying { component: c("db") });
         kubepkg_gostd::slog::log(
             kubepkg_gostd::slog::Record::warn("coalesce.go:298: warning: cannot overwrite table")
@@ -487,8 +490,7 @@ mod tests {
 
     #[test]
     fn notices_go_above_the_live_lines() {
-        let (_serial, live, term) = board();
-        let sink = live.sink();
+        let (_serial, live, term, sink) = board();
         sink(&Event::WaitingForRequirements {
             message: "waiting for package cert-manager (not installed)".into(),
         });
@@ -510,8 +512,7 @@ mod tests {
 
     #[test]
     fn a_release_wait_has_a_line_per_object() {
-        let (_serial, live, term) = board();
-        let sink = live.sink();
+        let (_serial, live, term, sink) = board();
         let pending = |objects: &[&str]| {
             Event::message(
                 None,
@@ -541,8 +542,7 @@ mod tests {
 
     #[test]
     fn a_component_that_moves_again_gets_a_new_line() {
-        let (_serial, live, term) = board();
-        let sink = live.sink();
+        let (_serial, _live, term, sink) = board();
         sink(&Event::Ready { component: c("a") });
         sink(&Event::RollingBack { component: c("a") });
         sink(&Event::RolledBack { component: c("a") });
@@ -551,8 +551,7 @@ mod tests {
 
     #[test]
     fn colours_say_the_state() {
-        let (_serial, live, term) = board_in(Palette::ANSI);
-        let sink = live.sink();
+        let (_serial, _live, term, sink) = board_in(Palette::ANSI);
         sink(&Event::Ready { component: c("a") });
         sink(&Event::Failed {
             component: c("b"),
