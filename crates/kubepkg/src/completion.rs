@@ -265,40 +265,29 @@ fn cluster_flags_of(words: impl IntoIterator<Item = OsString>) -> Flags {
 mod tests {
     use super::*;
 
-    fn flags(line: &[&str]) -> Flags {
-        cluster_flags_of(line.iter().map(OsString::from))
+    /// The cluster flags of a command line as typed, its words split at each space (so a
+    /// trailing space leaves the word being completed empty).
+    fn flags(line: &str) -> Flags {
+        cluster_flags_of(line.split(' ').map(OsString::from))
     }
 
     #[test]
     fn the_cluster_flags_of_a_partial_line_are_read() {
-        let f = flags(&["kubepkg", "status", "-n", "shop", "--kube-context=c1", ""]);
+        let f = flags("kubepkg status -n shop --kube-context=c1 ");
         assert_eq!(f.namespace.as_deref(), Some("shop"));
         assert_eq!(f.kube_context.as_deref(), Some("c1"));
-        let f = flags(&[
-            "kubepkg",
-            "--kubeconfig",
-            "/k",
-            "history",
-            "--namespace=x",
-            "w",
-        ]);
+        let f = flags("kubepkg --kubeconfig /k history --namespace=x w");
         assert_eq!(f.kubeconfig.as_deref(), Some(std::path::Path::new("/k")));
         assert_eq!(f.namespace.as_deref(), Some("x"));
         // A flag still waiting for its value sets nothing; other flags are skipped.
-        let f = flags(&["kubepkg", "status", "--output", "json", "-n"]);
+        let f = flags("kubepkg status --output json -n");
         assert_eq!(f.namespace, None);
-        let f = flags(&["kubepkg", "-n", "a", "status", "-n", "b"]);
+        let f = flags("kubepkg -n a status -n b");
         assert_eq!(f.namespace.as_deref(), Some("b"));
         // Candidates are listed as the identity the line acts as would see them.
-        let f = flags(&[
-            "kubepkg",
-            "status",
-            "--kube-as-user=system:serviceaccount:a:deployer",
-            "--kube-as-group",
-            "g1",
-            "--kube-as-group=g2",
-            "",
-        ]);
+        let f = flags(
+            "kubepkg status --kube-as-user=system:serviceaccount:a:deployer --kube-as-group g1 --kube-as-group=g2 ",
+        );
         assert_eq!(
             f.impersonate.user.as_deref(),
             Some("system:serviceaccount:a:deployer")
