@@ -147,7 +147,7 @@ fn package(version: &str, safe: Option<bool>) -> Package {
     let mut p =
         load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/packages/kubevirt"))
             .unwrap();
-    p.meta.version = semver::Version::parse(version).unwrap();
+    p.meta.version = kubepkg_semver::Version::parse_strict(version).unwrap();
     p.meta.rollback_safe = safe;
     p.meta.requires.clear();
     p

@@ -193,7 +193,7 @@ fn the_plan_states_the_rollback_floor_verdict() {
     let history = History::new(vec![prev.clone()]);
     let with_floor = |floor: &str, safe: Option<bool>| {
         let mut pkg = kubevirt();
-        pkg.meta.version = semver::Version::parse("2.1.0").unwrap();
+        pkg.meta.version = kubepkg_semver::Version::parse_strict("2.1.0").unwrap();
         pkg.meta.rollback_safe = safe;
         pkg.meta.rollback_to = Some(kubepkg_model::Constraint::parse(floor).unwrap());
         plan(
