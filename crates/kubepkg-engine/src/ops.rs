@@ -461,8 +461,6 @@ async fn invalid_existing_objects(
     out
 }
 
-/// Takes the package's Lease (waiting up to `timeout` for a live holder, unless
-/// [`KubeCluster::wait_lock`] is off: then a live holder fails it at once).
 /// The latest record's revision and status (`None`: no record).
 type SeenLatest = Option<(u64, kubepkg_package::revision::RevisionStatus)>;
 
@@ -475,12 +473,9 @@ async fn lock_noting_latest(
     instance: Instance<'_>,
     timeout: Duration,
 ) -> Result<(Option<SeenLatest>, LeaseLock), EngineError> {
-    let wait = std::mem::replace(&mut kc.wait_lock, false);
-    let at_once = lock(kc, instance, timeout).await;
-    kc.wait_lock = wait;
-    match at_once {
+    match lock_waiting(kc, instance, timeout, false).await {
         Ok(lock) => Ok((None, lock)),
-        Err(EngineError::Locked { .. }) if wait => {
+        Err(EngineError::Locked { .. }) if kc.wait_lock => {
             let seen = kc
                 .store
                 .history(instance.name, instance.namespace)
@@ -493,10 +488,23 @@ async fn lock_noting_latest(
     }
 }
 
+/// Takes the package's Lease (waiting up to `timeout` for a live holder, unless
+/// [`KubeCluster::wait_lock`] is off: then a live holder fails it at once).
 pub async fn lock(
     kc: &mut KubeCluster,
     instance: Instance<'_>,
     timeout: Duration,
+) -> Result<LeaseLock, EngineError> {
+    let wait = kc.wait_lock;
+    lock_waiting(kc, instance, timeout, wait).await
+}
+
+/// [`lock`], waiting for a live holder (up to `timeout`) only when `wait` says so.
+async fn lock_waiting(
+    kc: &mut KubeCluster,
+    instance: Instance<'_>,
+    timeout: Duration,
+    wait: bool,
 ) -> Result<LeaseLock, EngineError> {
     kc.ctx().ensure_namespace(instance.namespace).await?;
     kc.recorded_pending.clear();
@@ -506,7 +514,7 @@ pub async fn lock(
         kc.kube.client.clone(),
         instance.namespace,
         &lease,
-        kc.wait_lock,
+        wait,
         timeout,
         |holder| {
             sink(&Event::message(

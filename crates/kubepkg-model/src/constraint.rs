@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use semver::Version;
+use kubepkg_semver::Version;
 
 /// A parsed constraint such as `>=1.14.0, <2` or `~1.2 || ^2.0.0`.
 ///
@@ -56,19 +56,10 @@ impl Constraint {
         &self.text
     }
 
-    /// Whether `version` satisfies the constraint. A package version is strict SemVer 2
-    /// (`semver::Version`, ordered for downgrades); the constraint is Masterminds' (a
-    /// `kubepkg_semver::Version`): the one is the other's parts, taken over as they are.
+    /// Whether `version` satisfies the constraint (Masterminds' rules, as Helm checks chart
+    /// versions; a package version is the strict SemVer 2 subset of the same type).
     pub fn matches(&self, version: &Version) -> bool {
-        let v = kubepkg_semver::Version {
-            major: version.major,
-            minor: version.minor,
-            patch: version.patch,
-            pre: version.pre.to_string(),
-            metadata: version.build.to_string(),
-            original: version.to_string(),
-        };
-        self.inner.check(&v)
+        self.inner.check(version)
     }
 }
 
@@ -85,7 +76,7 @@ mod tests {
     fn ok(c: &str, v: &str) -> bool {
         Constraint::parse(c)
             .unwrap_or_else(|e| panic!("{c}: {e}"))
-            .matches(&Version::parse(v).unwrap())
+            .matches(&Version::parse_strict(v).unwrap())
     }
 
     /// Checks that each (constraint, version) case of `matching` matches and each of

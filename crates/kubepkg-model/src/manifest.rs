@@ -140,7 +140,7 @@ mod source_tests {
 pub struct PackageMeta {
     pub name: String,
     /// SemVer 2 version.
-    pub version: semver::Version,
+    pub version: kubepkg_semver::Version,
     /// `rollback.safe`: once this version has run, can the version before it run again?
     /// `None` when the manifest does not say; automatic rollback needs an explicit `true` (or a
     /// `rollback.to` floor).
@@ -386,6 +386,6 @@ pub fn check_dns_label(name: &str, max: usize) -> Result<(), String> {
 }
 
 /// Parses a package version as strict SemVer 2.
-pub fn parse_version(text: &str) -> Result<semver::Version, String> {
-    semver::Version::parse(text).map_err(|e| e.to_string())
+pub fn parse_version(text: &str) -> Result<kubepkg_semver::Version, String> {
+    kubepkg_semver::Version::parse_strict(text).map_err(|e| e.to_string())
 }

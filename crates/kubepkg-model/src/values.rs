@@ -671,8 +671,8 @@ pub fn merge_maps(a: Map<String, Value>, b: &Map<String, Value>) -> Map<String, 
 /// (this component's effective values in the deployed revision, `{}` if none; its own `kubepkg`
 /// key is dropped so that contexts do not nest revision after revision).
 pub fn upgrade_context(
-    from_version: Option<&semver::Version>,
-    to_version: &semver::Version,
+    from_version: Option<&kubepkg_semver::Version>,
+    to_version: &kubepkg_semver::Version,
     previous: Option<&Map<String, Value>>,
 ) -> Map<String, Value> {
     let mut prev = previous.cloned().unwrap_or_default();

@@ -347,7 +347,8 @@ pub async fn check_requirements<C: Cluster>(
             RequirementState::Unknown(error) => unmet.push(Awaited::Unknown { package, error }),
             RequirementState::Present { version, ready } => {
                 if let Some(c) = &r.version {
-                    let ok = semver::Version::parse(&version).is_ok_and(|v| c.matches(&v));
+                    let ok = kubepkg_semver::Version::parse_strict(&version)
+                        .is_ok_and(|v| c.matches(&v));
                     if !ok {
                         unmet.push(Awaited::Version {
                             package,

@@ -289,7 +289,7 @@ pub struct RenderInput<'a> {
     pub namespace: &'a str,
     pub user: Option<&'a UserValues>,
     /// The deployed revision's version (`kubepkg.fromVersion`), if any.
-    pub from_version: Option<&'a semver::Version>,
+    pub from_version: Option<&'a kubepkg_semver::Version>,
     /// Each component's effective values in the deployed revision (`kubepkg.previous`).
     pub previous_values: Option<&'a BTreeMap<String, Map<String, Value>>>,
     /// Each component's release's latest stored revision (by component name); a component

@@ -295,8 +295,8 @@ impl PackageRevision {
     }
 
     /// Parsed version, if it is valid SemVer.
-    pub fn semver(&self) -> Option<semver::Version> {
-        semver::Version::parse(&self.version).ok()
+    pub fn semver(&self) -> Option<kubepkg_semver::Version> {
+        kubepkg_semver::Version::parse_strict(&self.version).ok()
     }
 }
 

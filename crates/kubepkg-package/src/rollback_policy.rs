@@ -90,7 +90,10 @@ fn forbids_as(declarer: &str, safe: Option<bool>, to: Option<&str>, version: &st
     let floor = to?;
     // A floor recorded by this kubepkg always parses; one that no longer does (or a target
     // that is not SemVer) errs on the side of refusing.
-    let admitted = match (Constraint::parse(floor), semver::Version::parse(version)) {
+    let admitted = match (
+        Constraint::parse(floor),
+        kubepkg_semver::Version::parse_strict(version),
+    ) {
         (Ok(c), Ok(v)) => c.matches(&v),
         _ => false,
     };
@@ -325,7 +328,7 @@ impl fmt::Display for Downgrade {
 
 /// The downgrade an apply of `to` would be, if it is one: `to` is lower than the version of
 /// the deployed revision or of a revision recorded after it.
-pub fn downgrade(history: &History, to: &semver::Version) -> Option<Downgrade> {
+pub fn downgrade(history: &History, to: &kubepkg_semver::Version) -> Option<Downgrade> {
     let deployed = history.deployed()?;
     let running = history
         .revisions
@@ -356,7 +359,10 @@ pub fn join(forbidders: &[Forbidder]) -> String {
 /// Whether `a` is an older version than `b` (SemVer order; a version that does not read as
 /// SemVer is taken as older than any other, so the policy errs on the side of refusing).
 fn is_older(a: &str, b: &str) -> bool {
-    match (semver::Version::parse(a), semver::Version::parse(b)) {
+    match (
+        kubepkg_semver::Version::parse_strict(a),
+        kubepkg_semver::Version::parse_strict(b),
+    ) {
         (Ok(a), Ok(b)) => a < b,
         _ => a != b,
     }
@@ -408,8 +414,8 @@ mod tests {
         }
     }
 
-    fn v(s: &str) -> semver::Version {
-        semver::Version::parse(s).unwrap()
+    fn v(s: &str) -> kubepkg_semver::Version {
+        kubepkg_semver::Version::parse_strict(s).unwrap()
     }
 
     use RevisionStatus::{Deployed, Failed, PendingUpgrade, Superseded};

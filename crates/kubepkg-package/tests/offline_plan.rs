@@ -52,7 +52,7 @@ fn first_install_plan_renders_every_component_offline() {
 #[test]
 fn upgrade_plan_runs_the_hook_with_versions_and_passes_previous_values() {
     let pkg = load_dir(&widgets()).unwrap();
-    let from = semver::Version::new(1, 0, 0);
+    let from = kubepkg_semver::Version::new(1, 0, 0);
     let mut previous_values = BTreeMap::new();
     previous_values.insert(
         "instance".to_string(),

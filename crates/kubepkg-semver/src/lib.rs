@@ -11,6 +11,9 @@
 //!   `1.2 - 1.4`; [`Constraints::check`] applies the rule that a prerelease version only
 //!   satisfies an alternative that itself names a prerelease (so `>=1.19.0-0` accepts
 //!   `v1.29.3-gke.1200` and `>=1.19.0` does not).
+//! - [`Version::parse_strict`] is SemVer 2 exactly (semver.org's grammar, no `v`, no
+//!   coercion): a package's own version (`kubepkg.yaml` `package.version`), ordered by
+//!   precedence ([`Ord`]); its errors say what is wrong and where.
 //! - Errors ([`SemverError`]) print Masterminds' texts, which templates see through Sprig.
 //!
 //! Limits are Masterminds': versions of at most 256 bytes, constraints of at most 512 bytes and
@@ -76,10 +79,14 @@ pub enum SemverError {
     /// More than 32 `||` alternatives.
     #[error("too many constraint groups (max 32)")]
     TooManyGroups,
+    /// Not strict SemVer 2 ([`Version::parse_strict`]): what is wrong and where, e.g.
+    /// `unexpected character 'o' while parsing major version number`.
+    #[error("{0}")]
+    NotStrict(String),
 }
 
 /// A parsed semantic version (Masterminds' `*semver.Version`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Version {
     pub major: u64,
     pub minor: u64,
@@ -103,6 +110,117 @@ fn segment(s: &str) -> Result<u64, SemverError> {
 }
 
 impl Version {
+    /// `MAJOR.MINOR.PATCH` with no prerelease or build metadata.
+    pub fn new(major: u64, minor: u64, patch: u64) -> Version {
+        Version {
+            major,
+            minor,
+            patch,
+            pre: String::new(),
+            metadata: String::new(),
+            original: format!("{major}.{minor}.{patch}"),
+        }
+    }
+
+    /// Strict SemVer 2 (semver.org): `MAJOR.MINOR.PATCH`, each a number without a leading zero,
+    /// then an optional `-PRERELEASE` (dot-separated identifiers of `[0-9A-Za-z-]`, numeric ones
+    /// without a leading zero) and `+BUILD` (dot-separated identifiers of `[0-9A-Za-z-]`). No
+    /// `v` prefix and no coercion: what a package's own version must be. The error says what is
+    /// wrong and where ([`SemverError::NotStrict`]).
+    pub fn parse_strict(v: &str) -> Result<Version, SemverError> {
+        let bad = |why: String| SemverError::NotStrict(why);
+        if v.is_empty() {
+            return Err(bad("empty string, expected a semver version".into()));
+        }
+        let mut parts = [0u64; 3];
+        let mut left = v;
+        for (i, name) in ["major", "minor", "patch"].iter().enumerate() {
+            let end = left
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(left.len());
+            let (digits, after) = left.split_at(end);
+            if digits.is_empty() {
+                return Err(bad(match after.chars().next() {
+                    Some(c) => {
+                        format!("unexpected character {c:?} while parsing {name} version number")
+                    }
+                    None => format!("unexpected end of input while parsing {name} version number"),
+                }));
+            }
+            if digits.len() > 1 && digits.starts_with('0') {
+                return Err(bad(format!(
+                    "invalid leading zero in {name} version number"
+                )));
+            }
+            parts[i] = digits
+                .parse()
+                .map_err(|_| bad(format!("value of {name} version number exceeds u64::MAX")))?;
+            left = after;
+            if i < 2 {
+                left = match (after.strip_prefix('.'), after.chars().next()) {
+                    (Some(next), _) => next,
+                    (None, Some(c)) => {
+                        return Err(bad(format!(
+                            "unexpected character {c:?} after {name} version number"
+                        )));
+                    }
+                    (None, None) => {
+                        return Err(bad(format!(
+                            "unexpected end of input while parsing {name} version number"
+                        )));
+                    }
+                };
+            }
+        }
+        // What follows the patch number: `-PRERELEASE`, then `+BUILD`, then nothing.
+        let mut pre = "";
+        let mut metadata = "";
+        let mut after = "patch version number";
+        for (mark, what, slot) in [
+            ('-', "pre-release identifier", &mut pre),
+            ('+', "build metadata", &mut metadata),
+        ] {
+            let Some(text) = left.strip_prefix(mark) else {
+                continue;
+            };
+            let end = if mark == '-' {
+                text.find('+').unwrap_or(text.len())
+            } else {
+                text.len()
+            };
+            let (ids, rest) = text.split_at(end);
+            for id in ids.split('.') {
+                if id.is_empty() {
+                    return Err(bad(format!("empty identifier segment in {what}")));
+                }
+                if let Some(c) = id.chars().find(|c| !identifier_char(*c)) {
+                    return Err(bad(format!("unexpected character {c:?} after {what}")));
+                }
+                if mark == '-'
+                    && id.len() > 1
+                    && id.starts_with('0')
+                    && id.bytes().all(|b| b.is_ascii_digit())
+                {
+                    return Err(bad(format!("invalid leading zero in {what}")));
+                }
+            }
+            *slot = ids;
+            after = what;
+            left = rest;
+        }
+        if let Some(c) = left.chars().next() {
+            return Err(bad(format!("unexpected character {c:?} after {after}")));
+        }
+        Ok(Version {
+            major: parts[0],
+            minor: parts[1],
+            patch: parts[2],
+            pre: pre.to_string(),
+            metadata: metadata.to_string(),
+            original: v.to_string(),
+        })
+    }
+
     /// `semver.NewVersion` (coercing, as Masterminds' `CoerceNewVersion` is on by default).
     pub fn parse(v: &str) -> Result<Version, SemverError> {
         if v.len() > 256 {
@@ -187,6 +305,22 @@ impl Version {
         };
         n.original = format!("{v}{n}");
         n
+    }
+}
+
+/// Precedence ([`Version::compare`]), then build metadata and the text as written, so that
+/// the order agrees with equality.
+impl Ord for Version {
+    fn cmp(&self, o: &Version) -> Ordering {
+        self.compare(o)
+            .then_with(|| self.metadata.cmp(&o.metadata))
+            .then_with(|| self.original.cmp(&o.original))
+    }
+}
+
+impl PartialOrd for Version {
+    fn partial_cmp(&self, o: &Version) -> Option<Ordering> {
+        Some(self.cmp(o))
     }
 }
 
@@ -461,6 +595,149 @@ pub fn is_compatible_range(constraint: &str, version: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// semver.org's own expression for a SemVer 2 version (the oracle of `parse_strict`).
+    const SEMVER_ORG: &str = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$";
+
+    #[test]
+    fn strict_parsing_accepts_exactly_what_semver_org_does() {
+        let oracle = Regex::new(SEMVER_ORG).unwrap();
+        let cases = [
+            "0.0.4",
+            "1.2.3",
+            "10.20.30",
+            "1.1.2-prerelease+meta",
+            "1.1.2+meta",
+            "1.1.2+meta-valid",
+            "1.0.0-alpha",
+            "1.0.0-beta",
+            "1.0.0-alpha.beta",
+            "1.0.0-alpha.beta.1",
+            "1.0.0-alpha.1",
+            "1.0.0-alpha0.valid",
+            "1.0.0-alpha.0valid",
+            "1.0.0-rc.1+build.1",
+            "2.0.0-rc.1+build.123",
+            "1.2.3-beta",
+            "10.2.3-DEV-SNAPSHOT",
+            "1.2.3-SNAPSHOT-123",
+            "2.0.0+build.1848",
+            "2.0.1-alpha.1227",
+            "1.0.0-alpha+beta",
+            "1.2.3----RC-SNAPSHOT.12.9.1--.12+788",
+            "1.2.3----R-S.12.9.1--.12+meta",
+            "1.0.0+0.build.1-rc.10000aaa-kk-0.1",
+            "1.0.0-0A.is.legal",
+            "1",
+            "1.2",
+            "1.2.3-0123",
+            "1.2.3-0123.0123",
+            "1.1.2+.123",
+            "+invalid",
+            "-invalid",
+            "-invalid+invalid",
+            "-invalid.01",
+            "alpha",
+            "alpha.beta",
+            "alpha.beta.1",
+            "alpha.1",
+            "alpha+beta",
+            "alpha_beta",
+            "alpha.",
+            "alpha..",
+            "beta",
+            "1.0.0-alpha_beta",
+            "-alpha.",
+            "1.0.0-alpha..",
+            "1.0.0-alpha..1",
+            "1.0.0-alpha...1",
+            "01.1.1",
+            "1.01.1",
+            "1.1.01",
+            "1.2.3.DEV",
+            "1.2-SNAPSHOT",
+            "1.2.31.2.3----RC-SNAPSHOT.12.09.1--..12+788",
+            "v1.2.3",
+            "1.2.3-",
+            "1.2.3+",
+            "1.2.3-+",
+            "1.2.3 ",
+            " 1.2.3",
+            "",
+            "1.2.3-a+b+c",
+            "9.8.7+meta+meta",
+            "99999999999999999999999.999999999999999999.99999999999999999",
+        ];
+        for case in cases {
+            let want = oracle.is_match(case) && !case.starts_with("99999999999999999999999");
+            let got = Version::parse_strict(case);
+            assert_eq!(got.is_ok(), want, "{case:?}: {got:?}");
+            if let Ok(v) = got {
+                assert_eq!(v.to_string(), case, "{case:?} prints as written");
+            }
+        }
+    }
+
+    #[test]
+    fn strict_parsing_says_what_is_wrong_and_where() {
+        let why = |v: &str| Version::parse_strict(v).unwrap_err().to_string();
+        assert_eq!(
+            why("one"),
+            "unexpected character 'o' while parsing major version number"
+        );
+        assert_eq!(
+            why("1.4"),
+            "unexpected end of input while parsing minor version number"
+        );
+        assert_eq!(
+            why("v1.4.0"),
+            "unexpected character 'v' while parsing major version number"
+        );
+        assert_eq!(
+            why("01.4.0"),
+            "invalid leading zero in major version number"
+        );
+        assert_eq!(
+            why("1.4.0-01"),
+            "invalid leading zero in pre-release identifier"
+        );
+        assert_eq!(
+            why("1.4.0+a..b"),
+            "empty identifier segment in build metadata"
+        );
+        assert_eq!(why(""), "empty string, expected a semver version");
+    }
+
+    /// semver.org §11's example of precedence, in order.
+    #[test]
+    fn versions_order_by_precedence_then_build_metadata() {
+        let ordered = [
+            "1.0.0-alpha",
+            "1.0.0-alpha.1",
+            "1.0.0-alpha.beta",
+            "1.0.0-beta",
+            "1.0.0-beta.2",
+            "1.0.0-beta.11",
+            "1.0.0-rc.1",
+            "1.0.0",
+            "1.0.0+build.1",
+            "1.0.0+build.2",
+            "2.0.0",
+            "2.1.0",
+            "2.1.1",
+        ];
+        let parsed: Vec<Version> = ordered
+            .iter()
+            .map(|v| Version::parse_strict(v).unwrap())
+            .collect();
+        for pair in parsed.windows(2) {
+            assert!(pair[0] < pair[1], "{} < {}", pair[0], pair[1]);
+        }
+        assert_eq!(
+            Version::new(1, 4, 0),
+            Version::parse_strict("1.4.0").unwrap()
+        );
+    }
 
     // Expectations from Masterminds/semver v3's README and constraints_test.go.
     #[test]

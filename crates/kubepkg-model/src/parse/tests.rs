@@ -110,7 +110,7 @@ fn testdata(name: &str) -> PathBuf {
 fn spec_example_package_loads() {
     let p = crate::source::load_dir(&testdata("kubevirt")).unwrap();
     assert_eq!(p.meta.name, "kubevirt");
-    assert_eq!(p.meta.version, semver::Version::new(1, 4, 0));
+    assert_eq!(p.meta.version, kubepkg_semver::Version::new(1, 4, 0));
     assert_eq!(p.meta.rollback_safe, Some(false));
     assert!(!p.meta.rollback_is_safe());
     assert_eq!(p.meta.requires.len(), 2);
@@ -429,14 +429,14 @@ fn requirement_constraints_are_masterminds_style() {
     )
     .unwrap();
     let a = p.meta.requires[0].version.as_ref().unwrap();
-    assert!(a.matches(&semver::Version::new(2, 5, 0)));
-    assert!(!a.matches(&semver::Version::new(1, 3, 0)));
+    assert!(a.matches(&kubepkg_semver::Version::new(2, 5, 0)));
+    assert!(!a.matches(&kubepkg_semver::Version::new(1, 3, 0)));
     assert!(
         p.meta.requires[1]
             .version
             .as_ref()
             .unwrap()
-            .matches(&semver::Version::new(1, 9, 0))
+            .matches(&kubepkg_semver::Version::new(1, 9, 0))
     );
 }
 

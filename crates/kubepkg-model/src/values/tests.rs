@@ -156,8 +156,8 @@ fn bad_values_file_and_set_line() {
 
 #[test]
 fn upgrade_context_values() {
-    let from = semver::Version::new(1, 3, 0);
-    let to = semver::Version::new(1, 4, 0);
+    let from = kubepkg_semver::Version::new(1, 3, 0);
+    let to = kubepkg_semver::Version::new(1, 4, 0);
     let prev = obj(json!({"image": "worker:1.3.0", "kubepkg": {"fromVersion": "1.2.0"}}));
     let ctx = upgrade_context(Some(&from), &to, Some(&prev));
     assert_eq!(

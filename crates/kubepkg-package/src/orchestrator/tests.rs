@@ -167,7 +167,7 @@ fn installed(version: &str, ready: bool) -> RequirementState {
 
 fn package(version: &str, safe: Option<bool>) -> Package {
     let mut p = kubevirt();
-    p.meta.version = semver::Version::parse(version).unwrap();
+    p.meta.version = kubepkg_semver::Version::parse_strict(version).unwrap();
     p.meta.rollback_safe = safe;
     p.meta.requires.clear();
     p

@@ -188,7 +188,7 @@ fn the_plan_states_the_rollback_floor_verdict() {
     let old = rendered("2.0.1");
     let with_floor = |floor: &str, safe: Option<bool>| {
         let mut pkg = kubevirt();
-        pkg.meta.version = semver::Version::parse("2.1.0").unwrap();
+        pkg.meta.version = kubepkg_semver::Version::parse_strict("2.1.0").unwrap();
         pkg.meta.rollback_safe = safe;
         pkg.meta.rollback_to = Some(kubepkg_model::Constraint::parse(floor).unwrap());
         apply_over(&pkg, &prev, &old, &rendered("2.1.0")).on_failure

@@ -22,6 +22,7 @@ mod plugin;
 mod pull;
 mod push;
 mod registry;
+mod release_test;
 mod render;
 mod repo;
 mod rollback;
@@ -34,7 +35,6 @@ mod sign;
 mod spec_plan;
 mod status;
 mod template;
-mod test;
 mod uninstall;
 mod upgrade;
 mod version;
@@ -73,7 +73,7 @@ pub async fn run(command: Command, settings: &Settings) -> Result<Exit, CliError
         Command::Push(args) => push::run(*args, settings).await,
         Command::Sign(args) => sign::run(*args, settings).await,
         Command::Registry(cmd) => registry::run(cmd, settings).await,
-        Command::Test(args) => test::run(*args, settings).await,
+        Command::Test(args) => release_test::run(*args, settings).await,
         Command::Repo(cmd) => repo::run(cmd, settings).await,
         Command::Plugin(cmd) => plugin::run(cmd, settings),
         Command::Search(cmd) => repo::search(cmd, settings),

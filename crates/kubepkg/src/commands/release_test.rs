@@ -1,4 +1,4 @@
-//! `kubepkg test NAME`: run the latest revision's `test` hooks.
+//! `kubepkg test NAME`: run the latest revision's `test` hooks (Helm's release tests).
 
 use anyhow::Result;
 use kubepkg_release::action::Options;
