@@ -56,6 +56,15 @@ fn capture(name: &str, app: &Value) {
 
 /// Sets the sync operation to `revision` on Application `name` (refused while one is in
 /// progress, as Argo CD's API server refuses it).
+/// Whether the Deployment `name` exists in `ns`.
+async fn deployed(ns: &TestNamespace, name: &str) -> bool {
+    ns.api::<Deployment>()
+        .get_opt(name)
+        .await
+        .unwrap()
+        .is_some()
+}
+
 async fn start_sync(apps: &Api<DynamicObject>, name: &str, revision: &str) {
     let app = serde_json::to_value(apps.get(name).await.unwrap()).unwrap();
     assert!(
@@ -627,12 +636,7 @@ async fn applications_in_argo_cds_own_namespace_are_found_by_status_and_uninstal
         assert_synced_healthy(&app, reg, "1.0.0");
         assert_eq!(app["spec"]["destination"]["namespace"], pkg_ns.name());
         assert!(
-            pkg_ns
-                .api::<Deployment>()
-                .get_opt(name)
-                .await
-                .unwrap()
-                .is_some(),
+            deployed(&pkg_ns, name).await,
             "{name} deployed into the package's namespace"
         );
     }
@@ -646,8 +650,7 @@ async fn applications_in_argo_cds_own_namespace_are_found_by_status_and_uninstal
         "the repository Secret is in Argo CD's namespace"
     );
 
-    let (code, status, err) = crate::support::run(&pkg_ns, &["status", "shop", "-o", "json"]);
-    assert_eq!(code, 0, "{err}");
+    let status = crate::support::run_ok(&pkg_ns, &["status", "shop", "-o", "json"]);
     let status: Value = serde_json::from_str(&status).unwrap();
     let db = application(&argo_ns, "shop-db").await.unwrap();
     let live = status["components"]
@@ -668,12 +671,7 @@ async fn applications_in_argo_cds_own_namespace_are_found_by_status_and_uninstal
             "{name}'s Application deleted"
         );
         assert!(
-            pkg_ns
-                .api::<Deployment>()
-                .get_opt(name)
-                .await
-                .unwrap()
-                .is_none(),
+            !deployed(&pkg_ns, name).await,
             "Argo CD deleted {name}'s Deployment"
         );
     }

@@ -19,7 +19,7 @@ use kubepkg_package_object as object;
 use kubepkg_testkit::{TestNamespace, kstatus};
 use serde_json::{Value, json};
 
-use crate::support::run;
+use crate::support::{run, run_ok};
 use kubepkg_testkit::charts::package;
 use kubepkg_testkit::eventually;
 
@@ -409,8 +409,7 @@ async fn a_package_object_is_installed_upgraded_failed_rolled_back_and_deleted()
     }
 
     // The CLI reads the controller's records, and refuses to apply over the Package.
-    let (code, out, err) = run(&ns, &["history", "shop", "--package"]);
-    assert_eq!(code, 0, "{err}");
+    let out = run_ok(&ns, &["history", "shop", "--package"]);
     assert!(out.contains("3.0.0") && out.contains("2.0.1"), "{out}");
     let (code, _, err) = run(&ns, &["apply", "shop", dir("2.1.0").to_str().unwrap()]);
     assert_eq!(code, 1, "{err}");
@@ -971,8 +970,7 @@ async fn a_controller_killed_mid_upgrade_is_resumed_by_the_next_one() {
             "one deployed revision after {point}: {revs:?}"
         );
     }
-    let (code, out, err) = run(&ns, &["history", "crash", "--package"]);
-    assert_eq!(code, 0, "{err}");
+    let out = run_ok(&ns, &["history", "crash", "--package"]);
     assert!(!out.contains("pending"), "{out}");
 }
 
@@ -1226,8 +1224,7 @@ async fn an_oci_source_with_a_pull_secret_installs_the_version_the_constraint_re
     patch_spec(&ns, "ociapp", json!({"suspend": false, "values": {}})).await;
     wait_ready(&ns, &ctl, "ociapp", "True", "Succeeded").await;
 
-    let (code, status, err) = run(&ns, &["package", "status", "ociapp"]);
-    assert_eq!(code, 0, "{err}");
+    let status = run_ok(&ns, &["package", "status", "ociapp"]);
     assert!(status.contains("PACKAGE: ociapp 1.2.0"), "{status}");
     assert!(
         status.contains(&format!("SOURCE: {r}:1.2.0@{}", digests["1.2.0"])),
@@ -1290,8 +1287,7 @@ async fn a_verified_oci_source_refuses_an_unsigned_package_and_applies_it_once_s
         .unwrap();
     wait_ready(&ns, &ctl, "sigapp", "True", "Succeeded").await;
     assert_eq!(release_count(&ns, "sigapp-app").await, 1);
-    let (code, status, err) = run(&ns, &["package", "status", "sigapp"]);
-    assert_eq!(code, 0, "{err}");
+    let status = run_ok(&ns, &["package", "status", "sigapp"]);
     assert!(
         status.contains(&format!("SOURCE: {r}:1.0.0@{digest}")),
         "{status}"

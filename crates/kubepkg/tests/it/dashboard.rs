@@ -18,7 +18,7 @@ use kubepkg_testkit::TestNamespace;
 use kubepkg_testkit::browser::{self, Browser, EventStream};
 use kubepkg_testkit::tree::write_files;
 
-use crate::support::{kubepkg, repo, run};
+use crate::support::{kubepkg, repo, run, run_ok};
 
 /// The Secret value component `a` renders at `version`: never to be seen by a browser.
 fn secret_of(version: &str) -> String {
@@ -278,8 +278,7 @@ async fn list_history_diff_and_values_never_show_a_secret() {
     let package_events = EventStream::open(&format!("{base}/events/{}/web", ns.name()))
         .await
         .unwrap();
-    let (code, _, err) = run(&ns, &["apply", "web", v2.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
+    let _ = run_ok(&ns, &["apply", "web", v2.to_str().unwrap()]);
     let (code, _, err) = run(
         &ns,
         &["apply", "web", v3.to_str().unwrap(), "--timeout", "8s"],
@@ -704,8 +703,7 @@ async fn a_failed_hooks_log_tail_is_on_the_history_page() {
         &["migrate"],
         charts,
     );
-    let (code, _, err) = run(&ns, &["apply", "shop", v1.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
+    let _ = run_ok(&ns, &["apply", "shop", v1.to_str().unwrap()]);
     let (code, _, err) = run(
         &ns,
         &["apply", "shop", v2.to_str().unwrap(), "--timeout", "60s"],
@@ -819,8 +817,7 @@ async fn the_list_reads_once_whatever_the_number_of_packages() {
     write_package(&dir, "1.0.0", "1", "ok");
     let names = ["p1", "p2", "p3", "p4"];
     for name in names {
-        let (code, _, err) = run(&ns, &["apply", name, dir.to_str().unwrap()]);
-        assert_eq!(code, 0, "{err}");
+        let _ = run_ok(&ns, &["apply", name, dir.to_str().unwrap()]);
     }
     let log = tmp.path().join("dashboard.log");
     let served = Served::start_with(

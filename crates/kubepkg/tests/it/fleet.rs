@@ -16,7 +16,7 @@ use kubepkg_testkit::{ControlPlane, TestNamespace};
 use serde_json::{Value, json};
 
 use crate::controller::{ControllerProcess, archive, condition, get, install_crd, store_archive};
-use crate::support::run;
+use crate::support::{run, run_ok};
 
 fn rollouts(ns: &TestNamespace) -> Api<DynamicObject> {
     let gvk = GroupVersionKind::gvk(
@@ -246,8 +246,7 @@ async fn a_rollout_goes_stage_by_stage_and_halts_at_a_failed_canary() {
         .pointer("/status/stages/0/readyAtUnix")
         .and_then(Value::as_i64)
         .expect("the canary's readyAt");
-    let (code, out, err) = run(&home, &["rollout", "status", "shop"]);
-    assert_eq!(code, 0, "{err}");
+    let out = run_ok(&home, &["rollout", "status", "shop"]);
     for part in [
         "PHASE: AwaitingApproval",
         "canary",
@@ -259,8 +258,7 @@ async fn a_rollout_goes_stage_by_stage_and_halts_at_a_failed_canary() {
     ] {
         assert!(out.contains(part), "rollout status lacks {part:?}:\n{out}");
     }
-    let (code, out, err) = run(&home, &["rollout", "status", "shop", "-o", "json"]);
-    assert_eq!(code, 0, "{err}");
+    let out = run_ok(&home, &["rollout", "status", "shop", "-o", "json"]);
     let j: Value = serde_json::from_str(&out).expect("JSON");
     let reachable: Vec<bool> = j
         .pointer("/status/clusters")
@@ -284,8 +282,7 @@ async fn a_rollout_goes_stage_by_stage_and_halts_at_a_failed_canary() {
         assert!(out.contains(line), "rollout plan lacks {line:?}:\n{out}");
     }
     assert!(out.contains("ConfigMap shop-app"), "{out}");
-    let (code, out, err) = run(&home, &["rollout", "plan", "shop", "-o", "json"]);
-    assert_eq!(code, 0, "{err}");
+    let out = run_ok(&home, &["rollout", "plan", "shop", "-o", "json"]);
     let j: Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(j["plannedCluster"], json!("f2"));
     assert_eq!(
@@ -969,8 +966,7 @@ async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one
     assert_ne!(given(&home, "f2").await, Some(digest(&o)));
 
     // The history: each version once, with how it ended.
-    let (code, out, err) = run(&home, &["rollout", "history", "shop", "-o", "json"]);
-    assert_eq!(code, 0, "{err}");
+    let out = run_ok(&home, &["rollout", "history", "shop", "-o", "json"]);
     let h: Vec<Value> = serde_json::from_str(&out).expect("history JSON");
     let ended: Vec<(String, String)> = h
         .iter()
@@ -992,8 +988,7 @@ async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one
     .map(|(v, p)| (v.to_string(), p.to_string()))
     .collect();
     assert_eq!(ended, want, "{h:#?}");
-    let (code, out, err) = run(&home, &["rollout", "history", "shop"]);
-    assert_eq!(code, 0, "{err}");
+    let out = run_ok(&home, &["rollout", "history", "shop"]);
     assert!(
         out.starts_with("DIGEST") && out.contains("RolledBack"),
         "{out}"

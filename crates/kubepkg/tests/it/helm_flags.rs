@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::{run, run_command, run_in};
+use crate::support::{run, run_command, run_in, run_ok};
 use kubepkg_testkit::TestNamespace;
 
 fn one_component(dir: &Path, version: &str) {
@@ -145,10 +145,8 @@ async fn create_namespace_wait_and_server_dry_run_do_what_helm_users_mean() {
     // In the test namespace: revision 1, then dry runs of 2.0.0.
     let (code, out, err) = run(&ns, &["apply", "shop", v1, "--wait=watcher"]);
     assert_eq!(code, 0, "{out}\n{err}");
-    let (code, server, err) = run(&ns, &["apply", "shop", v2, "--dry-run=server"]);
-    assert_eq!(code, 0, "{err}");
-    let (code, bare, err) = run(&ns, &["apply", "shop", v2, "--dry-run"]);
-    assert_eq!(code, 0, "{err}");
+    let server = run_ok(&ns, &["apply", "shop", v2, "--dry-run=server"]);
+    let bare = run_ok(&ns, &["apply", "shop", v2, "--dry-run"]);
     assert_eq!(server, bare, "--dry-run=server is apply's --dry-run");
     assert!(server.contains("2.0.0"), "{server}");
     let revisions = kubepkg_engine::store::RevisionStore::new(ns.client().clone())
@@ -157,16 +155,13 @@ async fn create_namespace_wait_and_server_dry_run_do_what_helm_users_mean() {
         .unwrap()
         .revisions;
     assert_eq!(revisions.len(), 1, "the dry runs changed nothing");
-    let (code, with_cluster, err) = run(&ns, &["plan", "shop", v2, "--cluster"]);
-    assert_eq!(code, 0, "{err}");
-    let (code, server_plan, err) = run(&ns, &["plan", "shop", v2, "--dry-run=server"]);
-    assert_eq!(code, 0, "{err}");
+    let with_cluster = run_ok(&ns, &["plan", "shop", v2, "--cluster"]);
+    let server_plan = run_ok(&ns, &["plan", "shop", v2, "--dry-run=server"]);
     assert_eq!(
         server_plan, with_cluster,
         "plan --dry-run=server is plan --cluster"
     );
-    let (code, offline_plan, err) = run(&ns, &["plan", "shop", v2]);
-    assert_eq!(code, 0, "{err}");
+    let offline_plan = run_ok(&ns, &["plan", "shop", v2]);
     assert_ne!(
         offline_plan, with_cluster,
         "against the cluster, 2.0.0 is an upgrade of the installed 1.0.0"

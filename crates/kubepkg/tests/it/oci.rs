@@ -932,12 +932,8 @@ async fn apply_from_a_registry_with_a_constraint_records_the_resolved_tag_and_di
         history.contains(&format!("{r}:1.5.0@{}", digests["1.5.0"])),
         "{history}"
     );
-    let json: serde_json::Value =
-        serde_json::from_str(&ok(kube(&["package", "status", "shop", "-o", "json"]))).unwrap();
-    let source = json
-        .pointer("/revision/source")
-        .or_else(|| json.get("source"))
-        .cloned();
+    let (json, source) =
+        crate::support::status_and_source(&ok(kube(&["package", "status", "shop", "-o", "json"])));
     assert_eq!(
         source,
         Some(serde_json::json!({"reference": r, "tag": "1.5.0", "digest": digests["1.5.0"]})),

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{kubectl_apply, kubepkg, repo, run, run_command, run_in};
+use crate::support::{kubectl_apply, kubepkg, repo, run, run_command, run_in, run_ok};
 use kubepkg_engine::store::RevisionStore;
 use kubepkg_package::revision::{History, RevisionStatus};
 use kubepkg_release::storage::{SecretDriver, Store};
@@ -195,8 +195,7 @@ async fn plan_against_the_cluster_shows_hand_edits_as_drift() {
     let tmp = tempfile::tempdir().unwrap();
     let v1 = tmp.path().join("v1");
     package(&v1, "drift", "1.0.0", true, "1s", "");
-    let (code, _, err) = run(&ns, &["apply", "web", pkg_path(&v1)]);
-    assert_eq!(code, 0, "{err}");
+    let _ = run_ok(&ns, &["apply", "web", pkg_path(&v1)]);
     let deployments: kube::Api<k8s_openapi::api::apps::v1::Deployment> = ns.api();
     for (name, replicas) in [("web-a", 3), ("web-b", 2)] {
         deployments
@@ -285,16 +284,14 @@ async fn unsafe_crd_changes_are_shown_in_the_plan_and_refused_by_apply() {
     let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
     crd_package(&v1, &group, "1.0.0", "integer");
     crd_package(&v2, &group, "1.1.0", "string");
-    let (code, _, err) = run(&ns, &["apply", "g", pkg_path(&v1)]);
-    assert_eq!(code, 0, "{err}");
+    let _ = run_ok(&ns, &["apply", "g", pkg_path(&v1)]);
     // An existing Gadget that the new schema (size: string) would not accept.
     let gadget = format!(
         "apiVersion: {group}/v1\nkind: Gadget\nmetadata:\n  name: g1\n  namespace: {}\nspec:\n  size: 3\n",
         ns.name()
     );
     kubectl_apply(&ns, &gadget);
-    let (code, plan, err) = run(&ns, &["plan", "g", pkg_path(&v2), "--cluster", "--no-diff"]);
-    assert_eq!(code, 0, "{err}");
+    let plan = run_ok(&ns, &["plan", "g", pkg_path(&v2), "--cluster", "--no-diff"]);
     assert!(
         plan.contains(&format!(
             "  api: CustomResourceDefinition gadgets.{group} v1: 1 of 1 existing object(s) would not validate under the new schema (first: {}/g1: at '/spec/size': 3 is not of type \"string\") (unsafe: the API server refuses every later write of them)",
@@ -347,12 +344,10 @@ async fn status_of_a_failed_revision_shows_the_unready_pod_after_the_rollback() 
     let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
     package(&v1, "diag", "1.0.0", true, "1s", "");
     package(&v2, "diag", "2.0.0", true, "never", "");
-    let (code, _, err) = run(&ns, &["apply", "web", pkg_path(&v1)]);
-    assert_eq!(code, 0, "{err}");
+    let _ = run_ok(&ns, &["apply", "web", pkg_path(&v1)]);
     let (code, _, err) = run(&ns, &["apply", "web", pkg_path(&v2), "--timeout", "8s"]);
     assert_eq!(code, 3, "{err}");
-    let (code, out, err) = run(&ns, &["status", "web", "--revision", "2"]);
-    assert_eq!(code, 0, "{err}");
+    let out = run_ok(&ns, &["status", "web", "--revision", "2"]);
     assert!(out.contains("REVISION: 2\n"), "{out}");
     assert!(
         out.contains("STATUS: failed\nREASON: RolledBack\n"),

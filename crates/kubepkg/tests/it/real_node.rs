@@ -12,7 +12,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::support::{run, run_command};
+use crate::support::{run, run_command, run_ok};
 use kubepkg_testkit::real_node::{self, BUSYBOX, NODE};
 use kubepkg_testkit::{TestNamespace, charts, real_node_plane};
 
@@ -284,8 +284,7 @@ async fn a_readiness_probe_that_really_fails_is_waited_on_diagnosed_and_rolled_b
         "{all}"
     );
     // The failed revision keeps it.
-    let (code, out, err) = run(&ns, &["status", "site", "--revision", "2"]);
-    assert_eq!(code, 0, "{err}");
+    let out = run_ok(&ns, &["status", "site", "--revision", "2"]);
     assert!(
         out.contains("HTTP probe failed with statuscode: 500"),
         "{out}"

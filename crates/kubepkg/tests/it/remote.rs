@@ -19,21 +19,10 @@ use kubepkg_testkit::relay::Relay;
 use serde_json::{Value, json};
 
 use crate::controller::{
-    ControllerProcess, condition, create, get, install_crd, patch_spec, source, store_versions,
-    wait_ready,
+    ControllerProcess, condition, create, get, install_crd, patch_spec, release_count, source,
+    store_versions, wait_ready,
 };
-use crate::support::run;
-
-/// Helm release records of `release` in `ns`.
-async fn releases(ns: &TestNamespace, release: &str) -> usize {
-    let secrets: Api<Secret> = ns.api();
-    secrets
-        .list(&ListParams::default().labels(&format!("owner=helm,name={release}")))
-        .await
-        .unwrap()
-        .items
-        .len()
-}
+use crate::support::{run, run_ok};
 
 /// Waits until the Package's Ready condition has `reason` (any generation). An outage is
 /// noticed after the client's retries of a request (about 20 s) and 20 s of a wait's watches
@@ -124,8 +113,8 @@ async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there
             .unwrap()
             .is_none()
     );
-    assert_eq!(releases(&there, "shop-app").await, 1);
-    assert_eq!(releases(&home, "shop-app").await, 0);
+    assert_eq!(release_count(&there, "shop-app").await, 1);
+    assert_eq!(release_count(&home, "shop-app").await, 0);
 
     // Upgrade with its hook, in the target.
     patch_spec(&home, "shop", json!({"source": source("2.0.0")})).await;
@@ -143,8 +132,7 @@ async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there
     assert_eq!(o.pointer("/status/version"), Some(&json!("2.0.0")));
 
     // The CLI pointed at the target (its own kubeconfig) reads the same revisions.
-    let (code, out, err) = run(&there, &["history", "shop", "--package", "-o", "json"]);
-    assert_eq!(code, 0, "{err}");
+    let out = run_ok(&there, &["history", "shop", "--package", "-o", "json"]);
     let history: Value = serde_json::from_str(&out).unwrap();
     let versions: Vec<&str> = history
         .as_array()
@@ -180,8 +168,7 @@ async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there
     let o = wait_ready(&home, &ctl, "shop", "True", "Succeeded").await;
     assert_eq!(o.pointer("/status/version"), Some(&json!("2.1.0")));
     // Nothing pending, no Lease held in the target.
-    let (code, out, err) = run(&there, &["history", "shop", "--package", "-o", "json"]);
-    assert_eq!(code, 0, "{err}");
+    let out = run_ok(&there, &["history", "shop", "--package", "-o", "json"]);
     let history: Value = serde_json::from_str(&out).unwrap();
     let statuses: Vec<(u64, &str)> = history
         .as_array()

@@ -128,3 +128,22 @@ pub fn kubectl_apply(ns: &TestNamespace, yaml: &str) {
     std::io::Write::write_all(&mut child.stdin.take().unwrap(), yaml.as_bytes()).unwrap();
     assert!(child.wait().unwrap().success(), "kubectl apply of:\n{yaml}");
 }
+
+/// `kubepkg package status NAME -o json`'s output read as JSON, and the source of the revision
+/// it shows (`revision.source`, or the top-level `source` of an older shape).
+pub fn status_and_source(status_json: &str) -> (serde_json::Value, Option<serde_json::Value>) {
+    let json: serde_json::Value = serde_json::from_str(status_json).unwrap();
+    let source = json
+        .pointer("/revision/source")
+        .or_else(|| json.get("source"))
+        .cloned();
+    (json, source)
+}
+
+/// [`run`] of a command that must succeed: its standard output (a failure names the command
+/// and shows its standard error).
+pub fn run_ok(ns: &TestNamespace, args: &[&str]) -> String {
+    let (code, out, err) = run(ns, args);
+    assert_eq!(code, 0, "kubepkg {}: {err}", args.join(" "));
+    out
+}
