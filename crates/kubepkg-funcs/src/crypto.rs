@@ -623,32 +623,40 @@ fn spki_key_bits(spki: &[u8]) -> Vec<u8> {
         .unwrap_or_default()
 }
 
-fn sign(k: &PrivKey, msg: &[u8]) -> Result<(Vec<u8>, Vec<u8>), String> {
+/// The DER AlgorithmIdentifier of the signatures `k` makes (Go's choice for the key type:
+/// SHA256WithRSA, ECDSAWithSHA256, Ed25519).
+fn signature_algorithm(k: &PrivKey) -> Result<Vec<u8>, String> {
+    Ok(match k {
+        PrivKey::Rsa(_) => vec![
+            0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x0b, 0x05,
+            0x00,
+        ],
+        PrivKey::Ecdsa(_) => vec![
+            0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02,
+        ],
+        PrivKey::Ed25519(_) => vec![0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70],
+        PrivKey::Dsa(_) => return Err("x509: only RSA, ECDSA and Ed25519 keys supported".into()),
+    })
+}
+
+/// `msg` signed by `k` with [`signature_algorithm`]'s algorithm.
+fn sign(k: &PrivKey, msg: &[u8]) -> Result<Vec<u8>, String> {
     use rsa::signature::{SignatureEncoding, Signer};
     Ok(match k {
         PrivKey::Rsa(k) => {
             let sk = rsa::pkcs1v15::SigningKey::<sha2::Sha256>::new(k.clone());
-            let alg = vec![
-                0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x0b, 0x05,
-                0x00,
-            ];
-            (alg, sk.try_sign(msg).map_err(|e| e.to_string())?.to_vec())
+            sk.try_sign(msg).map_err(|e| e.to_string())?.to_vec()
         }
         PrivKey::Ecdsa(k) => {
             let sk = p256::ecdsa::SigningKey::from(k);
             let sig: p256::ecdsa::Signature = sk.try_sign(msg).map_err(|e| e.to_string())?;
-            let alg = vec![
-                0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02,
-            ];
-            (alg, sig.to_der().as_bytes().to_vec())
+            sig.to_der().as_bytes().to_vec()
         }
-        PrivKey::Ed25519(k) => {
-            let sig = k.try_sign(msg).map_err(|e| e.to_string())?;
-            (
-                vec![0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70],
-                sig.to_bytes().to_vec(),
-            )
-        }
+        PrivKey::Ed25519(k) => k
+            .try_sign(msg)
+            .map_err(|e| e.to_string())?
+            .to_bytes()
+            .to_vec(),
         PrivKey::Dsa(_) => return Err("x509: only RSA, ECDSA and Ed25519 keys supported".into()),
     })
 }
@@ -662,7 +670,7 @@ fn create_certificate(
 ) -> Result<Certificate, String> {
     let wrap = |e: String| format!("error creating certificate: {e}");
     let spki = public_key_der(signee).map_err(wrap)?;
-    let (alg, _) = sign(signer, b"probe").map_err(wrap)?;
+    let alg = signature_algorithm(signer).map_err(wrap)?;
     let mut serial = [0u8; 16];
     rand::rngs::OsRng.fill_bytes(&mut serial);
     let now = std::time::SystemTime::now()
@@ -717,7 +725,7 @@ fn create_certificate(
         spki,
         tlv(0xa3, &seq(&exts)),
     ]);
-    let (_, sig) = sign(signer, &tbs).map_err(wrap)?;
+    let sig = sign(signer, &tbs).map_err(wrap)?;
     let mut bits = vec![0u8];
     bits.extend(sig);
     let cert = seq(&[tbs, alg, tlv(0x03, &bits)]);
@@ -940,6 +948,62 @@ mod tests {
         let h = bcrypt_hash("abc");
         assert!(h.starts_with("$2a$10$"), "{h}");
         assert!(bcrypt::verify("abc", &h).unwrap());
+    }
+
+    /// `openssl verify -CAfile CA LEAF` on PEM certificates: whether OpenSSL accepts the leaf's
+    /// signature by the CA (and the CA's own). OpenSSL missing is a failure, not a skip.
+    fn openssl_verifies(ca: &str, leaf: &str) -> bool {
+        let dir = tempfile::tempdir().unwrap();
+        let (ca_path, leaf_path) = (dir.path().join("ca.pem"), dir.path().join("leaf.pem"));
+        std::fs::write(&ca_path, ca).unwrap();
+        std::fs::write(&leaf_path, leaf).unwrap();
+        let out = std::process::Command::new("openssl")
+            .arg("verify")
+            .arg("-CAfile")
+            .arg(&ca_path)
+            .arg(&leaf_path)
+            .output()
+            .expect("the openssl command is needed by this test (apt-get install openssl)");
+        out.status.success()
+    }
+
+    #[test]
+    fn rsa_ca_signed_certificates_pass_openssl_verify() {
+        let call = |name: &str, args: &[Value]| {
+            let f = functions().into_iter().find(|f| f.name == name).unwrap();
+            (f.call)(args).unwrap()
+        };
+        let pem = |v: &Value, field: &str| match v {
+            Value::Object(o) => match o.field(field) {
+                Some(Value::String(s)) => s,
+                other => panic!("{field}: {other:?}"),
+            },
+            other => panic!("not a certificate: {other:?}"),
+        };
+        let ca = call("genCA", &[Value::from("bench-ca"), Value::Int(30)]);
+        let leaf = call(
+            "genSignedCert",
+            &[
+                Value::from("leaf.example"),
+                Value::list(vec![]),
+                Value::list(vec!["leaf.example".into()]),
+                Value::Int(30),
+                ca.clone(),
+            ],
+        );
+        let (ca_pem, leaf_pem) = (pem(&ca, "Cert"), pem(&leaf, "Cert"));
+        assert!(
+            openssl_verifies(&ca_pem, &leaf_pem),
+            "openssl rejects the chain:\n{ca_pem}\n{leaf_pem}"
+        );
+        // The check can fail: the leaf's signature with one bit flipped is refused.
+        let (_, mut der) = pem_decode(&leaf_pem).unwrap();
+        *der.last_mut().unwrap() ^= 1;
+        let broken = pem_encode("CERTIFICATE", &der);
+        assert!(
+            !openssl_verifies(&ca_pem, &broken),
+            "openssl accepted a broken signature"
+        );
     }
 
     #[test]
