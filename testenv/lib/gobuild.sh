@@ -64,13 +64,22 @@ gobuild_cached() {
 	gobuild_start=$(date +%s)
 }
 
-# gobuild_env: for a subshell that builds: enters the module's directory and gives Go a build
-# cache of this tool's own (so that a cold build is really cold, and a large build's objects
-# survive source edits) and CGO_ENABLED=0.
+# gobuild_env: for a subshell that builds: enters the module's directory, sets CGO_ENABLED=0
+# and Go's build cache: one for every tool built here (gobuild_gocache), so the standard
+# library and the modules several tools share (client-go, gRPC, …) compile once on a fresh
+# machine.
 gobuild_env() {
 	cd "$gobuild_dir"
-	export GOCACHE="$cache_root/go-build"
+	GOCACHE="$(gobuild_gocache)"
+	export GOCACHE
 	export CGO_ENABLED=0
+}
+
+# gobuild_gocache: the Go build cache of the test tooling: $KUBEPKG_GOCACHE when set (a cold
+# measurement points it at an empty directory), else go-build/ under the cache root. Go's
+# cache is safe for concurrent builds.
+gobuild_gocache() {
+	echo "${KUBEPKG_GOCACHE:-${KUBEPKG_CACHE_DIR:-$HOME/.cache/kubepkg}/go-build}"
 }
 
 # gobuild_go ARG...: runs `go ARG...` in the module's directory, set up by gobuild_env.

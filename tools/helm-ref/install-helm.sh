@@ -12,8 +12,18 @@ if [[ -x "${bin}" ]]; then
   exit 0
 fi
 mkdir -p "${cache}"
+# One build at a time per version: a concurrent caller (scripts/test builds the test tools in
+# the background while tests may ask for helm) waits and then finds the binary.
+exec 9>"${cache}/.build.lock"
+flock 9
+if [[ -x "${bin}" ]]; then
+  echo "${bin}"
+  exit 0
+fi
+# shellcheck source=../../testenv/lib/gobuild.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../testenv/lib/gobuild.sh"
 module="helm.sh/helm/${major}"
-GOBIN="${cache}" GOFLAGS="-trimpath" CGO_ENABLED=0 \
+GOBIN="${cache}" GOFLAGS="-trimpath" CGO_ENABLED=0 GOCACHE="$(gobuild_gocache)" \
   go install -ldflags "-s -w -X ${module}/internal/version.version=${version}" \
   "${module}/cmd/helm@${version}" >&2
 echo "${bin}"
