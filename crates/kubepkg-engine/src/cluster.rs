@@ -575,26 +575,18 @@ impl Cluster for KubeCluster {
         })
         .await
         .map_err(failure(FailureKind::NotReady))?;
-        crate::ready::wait_jobs(
-            &ns_cluster,
-            &ids,
-            &request.namespace,
+        let wait = crate::ready::Wait {
+            cluster: &ns_cluster,
+            namespace: &request.namespace,
             deadline,
-            request.timeout,
-            waiting_for,
-        )
-        .await
-        .map_err(failure(FailureKind::NotReady))?;
-        crate::ready::wait(
-            &ns_cluster,
-            &request.ready_when,
-            &request.namespace,
-            deadline,
-            request.timeout,
-            waiting_for,
-        )
-        .await
-        .map_err(failure(FailureKind::NotReady))?;
+            timeout: request.timeout,
+        };
+        wait.jobs(&ids, waiting_for)
+            .await
+            .map_err(failure(FailureKind::NotReady))?;
+        wait.gates(&request.ready_when, waiting_for)
+            .await
+            .map_err(failure(FailureKind::NotReady))?;
         failpoint(&format!("package-ready:{}", request.component)).await;
         Ok(())
     }

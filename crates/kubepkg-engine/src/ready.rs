@@ -127,45 +127,6 @@ fn stale_generation(obj: &Value, condition: &Value, name: &str) -> Option<String
     })
 }
 
-/// Waits until every Job among `ids` has completed (condition `Complete`); a Job whose
-/// `Failed` condition turns true ends the wait at once. kstatus counts a started Job as
-/// current, but a hook component (docs/rules.md#preupgrade-hooks) and any Job of a component
-/// must have finished.
-/// `progress` as for [`wait`].
-pub async fn wait_jobs(
-    cluster: &Cluster,
-    ids: &[ObjectRef],
-    namespace: &str,
-    deadline: Instant,
-    timeout: Duration,
-    mut progress: impl FnMut(&str, &str),
-) -> Result<(), GateError> {
-    for id in ids
-        .iter()
-        .filter(|i| i.kind == "Job" && i.api_version == "batch/v1")
-    {
-        let c = ReadyCondition {
-            api_version: id.api_version.clone(),
-            kind: id.kind.clone(),
-            name: id.name.clone(),
-            namespace: (!id.namespace.is_empty()).then(|| id.namespace.clone()),
-            condition: "Complete".into(),
-            status: "True".into(),
-        };
-        wait_one(
-            cluster,
-            &c,
-            Some("Failed"),
-            namespace,
-            deadline,
-            timeout,
-            &mut progress,
-        )
-        .await?;
-    }
-    Ok(())
-}
-
 /// The current state of every gate (one GET each), for `kubepkg status`.
 pub async fn check(cluster: &Cluster, gates: &[ReadyCondition], namespace: &str) -> Vec<GateState> {
     let mut out = Vec::new();
@@ -194,164 +155,195 @@ pub async fn check(cluster: &Cluster, gates: &[ReadyCondition], namespace: &str)
     out
 }
 
-/// Waits until every gate holds, or fails at `deadline` naming each gate still unmet.
-/// `progress` gets the object and what it waits for whenever that changes.
-pub async fn wait(
-    cluster: &Cluster,
-    gates: &[ReadyCondition],
-    namespace: &str,
-    deadline: Instant,
-    timeout: Duration,
-    mut progress: impl FnMut(&str, &str),
-) -> Result<(), GateError> {
-    loop {
-        for c in gates {
-            wait_one(
-                cluster,
-                c,
-                None,
-                namespace,
-                deadline,
-                timeout,
-                &mut progress,
-            )
-            .await?;
-        }
-        // All held one after another; they must hold together.
-        let now = check(cluster, gates, namespace).await;
-        if now.iter().all(|g| g.waiting.is_none()) {
-            return Ok(());
-        }
-    }
+/// Where and until when one component's Jobs and gates are waited for: the cluster of its
+/// objects, its namespace (a gate's default), the deadline and the timeout it stands for
+/// (named in [`GateError::TimedOut`]).
+#[derive(Clone, Copy)]
+pub struct Wait<'a> {
+    pub cluster: &'a Cluster,
+    pub namespace: &'a str,
+    pub deadline: Instant,
+    pub timeout: Duration,
 }
 
-async fn wait_one(
-    cluster: &Cluster,
-    c: &ReadyCondition,
-    fail_when: Option<&str>,
-    namespace: &str,
-    deadline: Instant,
-    timeout: Duration,
-    progress: &mut impl FnMut(&str, &str),
-) -> Result<(), GateError> {
-    let id = target(c, namespace);
-    let timed_out = |what: &str, object: &str| GateError::TimedOut {
-        object: object.to_string(),
-        what: what.to_string(),
-        timeout,
-    };
-    // Resolve the kind; its CRD may still be on its way.
-    let (api, id) = loop {
-        match cluster.locate(&id, namespace).await {
-            Ok(x) => break x,
-            Err(e @ KubeError::Api { .. }) if kubepkg_kube::is_unreachable_api(&e) => {
-                return Err(GateError::Lookup {
-                    object: describe(&id),
-                    source: e,
-                });
+impl Wait<'_> {
+    /// Waits until every Job among `ids` has completed (condition `Complete`); a Job whose
+    /// `Failed` condition turns true ends the wait at once. kstatus counts a started Job as
+    /// current, but a hook component (docs/rules.md#preupgrade-hooks) and any Job of a
+    /// component must have finished.
+    /// `progress` as for [`Wait::gates`].
+    pub async fn jobs(
+        &self,
+        ids: &[ObjectRef],
+        mut progress: impl FnMut(&str, &str),
+    ) -> Result<(), GateError> {
+        for id in ids
+            .iter()
+            .filter(|i| i.kind == "Job" && i.api_version == "batch/v1")
+        {
+            let c = ReadyCondition {
+                api_version: id.api_version.clone(),
+                kind: id.kind.clone(),
+                name: id.name.clone(),
+                namespace: (!id.namespace.is_empty()).then(|| id.namespace.clone()),
+                condition: "Complete".into(),
+                status: "True".into(),
+            };
+            self.one(&c, Some("Failed"), &mut progress).await?;
+        }
+        Ok(())
+    }
+
+    /// Waits until every gate holds, or fails at the deadline naming each gate still unmet.
+    /// `progress` gets the object and what it waits for whenever that changes.
+    pub async fn gates(
+        &self,
+        gates: &[ReadyCondition],
+        mut progress: impl FnMut(&str, &str),
+    ) -> Result<(), GateError> {
+        loop {
+            for c in gates {
+                self.one(c, None, &mut progress).await?;
             }
-            Err(KubeError::UnknownKind { .. }) | Err(KubeError::Api { .. }) => {
-                let what = format!("{} {} is not served yet", id.api_version, id.kind);
-                progress(&describe(&id), &what);
-                if Instant::now() >= deadline {
-                    return Err(timed_out(&what, &describe(&id)));
-                }
-                cluster.discovery.invalidate();
-                tokio::time::sleep(Duration::from_secs(1)).await;
-            }
-            Err(source) => {
-                return Err(GateError::Lookup {
-                    object: describe(&id),
-                    source,
-                });
+            // All held one after another; they must hold together.
+            let now = check(self.cluster, gates, self.namespace).await;
+            if now.iter().all(|g| g.waiting.is_none()) {
+                return Ok(());
             }
         }
-    };
-    let object = describe(&id);
-    let mut stream = kubepkg_kube::wait::watch_named(api, &id.name).boxed();
-    let mut last: Option<String> = Some("not found".into());
-    let mut reported: Option<String> = None;
-    // While the watch lists the object (Init .. InitDone) its state is not known yet: saying
-    // "not found" then would be wrong for an object that exists.
-    let mut listing = false;
-    let mut outage = kubepkg_kube::wait::Outage::default();
-    loop {
-        let ev = match tokio::time::timeout_at(deadline, stream.next()).await {
-            Ok(Some(ev)) => ev,
-            Ok(None) | Err(_) => {
-                return Err(timed_out(last.as_deref().unwrap_or("unknown"), &object));
+    }
+    /// Waits until `c` holds; fails at once when the object reports `fail_when`.
+    async fn one(
+        &self,
+        c: &ReadyCondition,
+        fail_when: Option<&str>,
+        progress: &mut impl FnMut(&str, &str),
+    ) -> Result<(), GateError> {
+        let Wait {
+            cluster,
+            namespace,
+            deadline,
+            timeout,
+        } = *self;
+        let id = target(c, namespace);
+        let timed_out = |what: &str, object: &str| GateError::TimedOut {
+            object: object.to_string(),
+            what: what.to_string(),
+            timeout,
+        };
+        // Resolve the kind; its CRD may still be on its way.
+        let (api, id) = loop {
+            match cluster.locate(&id, namespace).await {
+                Ok(x) => break x,
+                Err(e @ KubeError::Api { .. }) if kubepkg_kube::is_unreachable_api(&e) => {
+                    return Err(GateError::Lookup {
+                        object: describe(&id),
+                        source: e,
+                    });
+                }
+                Err(KubeError::UnknownKind { .. }) | Err(KubeError::Api { .. }) => {
+                    let what = format!("{} {} is not served yet", id.api_version, id.kind);
+                    progress(&describe(&id), &what);
+                    if Instant::now() >= deadline {
+                        return Err(timed_out(&what, &describe(&id)));
+                    }
+                    cluster.discovery.invalidate();
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                Err(source) => {
+                    return Err(GateError::Lookup {
+                        object: describe(&id),
+                        source,
+                    });
+                }
             }
         };
-        match ev {
-            Ok(watcher::Event::Apply(o)) | Ok(watcher::Event::InitApply(o)) => {
-                let v = serde_json::to_value(&o).unwrap_or_default();
-                if let Some(f) = fail_when {
-                    let failed = ReadyCondition {
-                        condition: f.to_string(),
-                        status: "True".into(),
-                        ..c.clone()
-                    };
-                    if evaluate(&failed, Some(&v)).is_none() {
-                        let why = evaluate(c, Some(&v)).unwrap_or_default();
-                        let detail = v
-                            .pointer("/status/conditions")
-                            .and_then(Value::as_array)
-                            .and_then(|cs| {
-                                cs.iter()
-                                    .find(|x| x.get("type").and_then(Value::as_str) == Some(f))
-                            })
-                            .map(|x| {
-                                format!(
-                                    "{} ({}): {}",
-                                    f,
-                                    x.get("reason").and_then(Value::as_str).unwrap_or(""),
-                                    x.get("message").and_then(Value::as_str).unwrap_or("")
-                                )
-                            })
-                            .unwrap_or(why);
-                        // The pods behind it, their warnings and (a Job) its log tail.
-                        let d = kubepkg_kube::diagnosis::diagnose(cluster, &id, true).await;
-                        let diagnosis = d
-                            .pods
-                            .iter()
-                            .chain(&d.log)
-                            .cloned()
-                            .chain(d.events.iter().map(|e| format!("event: {e}")))
-                            .collect();
-                        return Err(GateError::Failed {
-                            object,
-                            detail,
-                            diagnosis,
-                        });
-                    }
+        let object = describe(&id);
+        let mut stream = kubepkg_kube::wait::watch_named(api, &id.name).boxed();
+        let mut last: Option<String> = Some("not found".into());
+        let mut reported: Option<String> = None;
+        // While the watch lists the object (Init .. InitDone) its state is not known yet: saying
+        // "not found" then would be wrong for an object that exists.
+        let mut listing = false;
+        let mut outage = kubepkg_kube::wait::Outage::default();
+        loop {
+            let ev = match tokio::time::timeout_at(deadline, stream.next()).await {
+                Ok(Some(ev)) => ev,
+                Ok(None) | Err(_) => {
+                    return Err(timed_out(last.as_deref().unwrap_or("unknown"), &object));
                 }
-                last = evaluate(c, Some(&v));
+            };
+            match ev {
+                Ok(watcher::Event::Apply(o)) | Ok(watcher::Event::InitApply(o)) => {
+                    let v = serde_json::to_value(&o).unwrap_or_default();
+                    if let Some(f) = fail_when {
+                        let failed = ReadyCondition {
+                            condition: f.to_string(),
+                            status: "True".into(),
+                            ..c.clone()
+                        };
+                        if evaluate(&failed, Some(&v)).is_none() {
+                            let why = evaluate(c, Some(&v)).unwrap_or_default();
+                            let detail = v
+                                .pointer("/status/conditions")
+                                .and_then(Value::as_array)
+                                .and_then(|cs| {
+                                    cs.iter()
+                                        .find(|x| x.get("type").and_then(Value::as_str) == Some(f))
+                                })
+                                .map(|x| {
+                                    format!(
+                                        "{} ({}): {}",
+                                        f,
+                                        x.get("reason").and_then(Value::as_str).unwrap_or(""),
+                                        x.get("message").and_then(Value::as_str).unwrap_or("")
+                                    )
+                                })
+                                .unwrap_or(why);
+                            // The pods behind it, their warnings and (a Job) its log tail.
+                            let d = kubepkg_kube::diagnosis::diagnose(cluster, &id, true).await;
+                            let diagnosis = d
+                                .pods
+                                .iter()
+                                .chain(&d.log)
+                                .cloned()
+                                .chain(d.events.iter().map(|e| format!("event: {e}")))
+                                .collect();
+                            return Err(GateError::Failed {
+                                object,
+                                detail,
+                                diagnosis,
+                            });
+                        }
+                    }
+                    last = evaluate(c, Some(&v));
+                }
+                Ok(watcher::Event::Delete(_)) => last = evaluate(c, None),
+                Ok(watcher::Event::InitDone) => listing = false,
+                Ok(watcher::Event::Init) => {
+                    listing = true;
+                    last = evaluate(c, None);
+                }
+                Err(e) => {
+                    outage
+                        .watch_failed(e, &object)
+                        .map_err(|source| GateError::Lookup {
+                            object: object.clone(),
+                            source,
+                        })?;
+                    continue;
+                }
             }
-            Ok(watcher::Event::Delete(_)) => last = evaluate(c, None),
-            Ok(watcher::Event::InitDone) => listing = false,
-            Ok(watcher::Event::Init) => {
-                listing = true;
-                last = evaluate(c, None);
+            outage.answered();
+            match &last {
+                None => return Ok(()),
+                Some(_) if listing => {}
+                Some(w) if reported.as_ref() != Some(w) => {
+                    progress(&object, w);
+                    reported = Some(w.clone());
+                }
+                Some(_) => {}
             }
-            Err(e) => {
-                outage
-                    .watch_failed(e, &object)
-                    .map_err(|source| GateError::Lookup {
-                        object: object.clone(),
-                        source,
-                    })?;
-                continue;
-            }
-        }
-        outage.answered();
-        match &last {
-            None => return Ok(()),
-            Some(_) if listing => {}
-            Some(w) if reported.as_ref() != Some(w) => {
-                progress(&object, w);
-                reported = Some(w.clone());
-            }
-            Some(_) => {}
         }
     }
 }

@@ -34,11 +34,9 @@
 
 use std::time::Duration;
 
-use kube::api::{
-    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams,
-};
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
+use kubepkg_gitops::argocd::Options;
 use kubepkg_gitops::argocd::sync::{self, Verdict};
-use kubepkg_gitops::argocd::{ChartRef, Options};
 use kubepkg_kube::ObjectRef;
 use kubepkg_model::Package;
 use kubepkg_package::orchestrator::{ComponentApply, Failure, FailureKind};
@@ -47,11 +45,13 @@ use tokio::time::Instant;
 
 use kubepkg_model::values::UserValues;
 use kubepkg_package::orchestrator::ReadyWait;
-use kubepkg_package::plan::Plan;
+use kubepkg_package::plan::{Plan, Step};
 use kubepkg_package::revision::ComponentRecord;
 
 pub use super::error::ArgoCdError;
-use super::{BackendError, ComponentBackend, Ctx, Live, Run, Seen, State, Watch, apply_object};
+use super::{
+    BackendError, ComponentBackend, Ctx, Live, Run, Seen, State, Watch, apply_object, str_at,
+};
 
 /// The CRD the backend needs, as `kubectl get crd` names it.
 pub const CRDS: [&str; 1] = ["applications.argoproj.io"];
@@ -183,10 +183,6 @@ pub async fn application(client: &kube::Client, namespace: &str, release: &str) 
         .map(|a| serde_json::to_value(a).unwrap_or_default())
 }
 
-fn str_at<'a>(v: &'a Value, pointer: &str) -> &'a str {
-    v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
-}
-
 /// An Application's state for the sync to `revision`: [`sync::verdict`], and once that says
 /// Ready, Argo CD's health computed after the operation finished and its history entry.
 fn sync_state(app: &Value, revision: &str) -> State {
@@ -221,6 +217,15 @@ fn sync_state(app: &Value, revision: &str) -> State {
         }
         v => State::Waiting(v.message()),
     }
+}
+
+/// The message of the Application's condition of type `kind`, if it has one.
+fn condition_message<'a>(app: &'a Value, kind: &str) -> Option<&'a str> {
+    app.pointer("/status/conditions")?
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == kind)?["message"]
+        .as_str()
 }
 
 /// The objects Argo CD applied for an Application (`status.resources`).
@@ -286,35 +291,10 @@ pub fn application_state(app: &Value) -> (u64, Option<String>) {
     )
 }
 
-/// The Argo CD backend: its settings (none for a backend that only acts on what Argo CD
-/// already deployed: rollback, uninstall, status) and, once prepared, the package it drives.
-#[derive(Debug, Clone, Default)]
-pub struct ArgoCd {
-    settings: Option<ArgoCdBackend>,
-    run: Option<Run>,
-}
+/// The Argo CD backend: its settings and the package it drives.
+pub type ArgoCd = super::Driven<ArgoCdBackend>;
 
 impl ArgoCd {
-    /// The backend that drives Argo CD with `settings`.
-    pub(crate) fn configured(settings: ArgoCdBackend) -> ArgoCd {
-        ArgoCd {
-            settings: Some(settings),
-            run: None,
-        }
-    }
-
-    /// The Application of `release` deploying to `release_namespace`, as JSON, when Argo CD
-    /// deploys it (see `argocd_application`).
-    pub(crate) async fn application(
-        &self,
-        kc: &Ctx<'_>,
-        release: &str,
-        release_namespace: &str,
-    ) -> Option<Value> {
-        self.argocd_application(kc, release, release_namespace)
-            .await
-    }
-
     /// The namespace of the Application of `release`: the configured one, else where it is
     /// found.
     async fn application_namespace(
@@ -343,8 +323,64 @@ impl ComponentBackend for ArgoCd {
         Ok(check_crds(client).await?)
     }
 
+    /// The apply step: push, apply the repository Secret and the Application, sync it and wait
+    /// until it is Synced and Healthy; the component revision (history entry id + 1).
     async fn apply(&self, kc: &Ctx<'_>, request: &ComponentApply) -> Result<u64, Failure> {
-        self.argocd_apply(kc, request).await
+        let (backend, run) = self.prepared("argocd")?;
+        let client = kc.kube.client.clone();
+        kc.ensure_namespace(&request.namespace)
+            .await
+            .map_err(|e| Failure::caused(FailureKind::Apply, e))?;
+        let opts = backend.options(&run.instance, &run.namespace);
+        if request.hook
+            && self
+                .argocd_application(kc, &request.release, &request.namespace)
+                .await
+                .is_some()
+        {
+            // A hook runs afresh: its earlier Application (kept for its logs) goes first.
+            self.argocd_delete(
+                kc,
+                &request.component,
+                &opts.argocd_namespace,
+                &request.release,
+                run.timeout,
+            )
+            .await?;
+        }
+        let chart = super::push(
+            "argocd",
+            &backend.client,
+            &backend.repository,
+            &request.component,
+            request.chart.path(),
+        )
+        .await?;
+        let compile = |e: kubepkg_gitops::CompileError| Failure::caused(FailureKind::Apply, e);
+        if let Some(secret) =
+            kubepkg_gitops::argocd::repository_secret_object(&run.package, &opts, true)
+                .map_err(compile)?
+        {
+            write_secret(&client, &opts.argocd_namespace, secret).await?;
+        }
+        let app = kubepkg_gitops::argocd::component_application(
+            &run.package,
+            &request.component,
+            request.values.clone(),
+            &chart,
+            &opts,
+        )
+        .map_err(compile)?;
+        apply_object(&applications(&client, &opts.argocd_namespace), &app).await?;
+        self.argocd_sync(
+            kc,
+            &request.component,
+            &opts.argocd_namespace,
+            &request.release,
+            kubepkg_gitops::argocd::target_revision(&chart),
+            Instant::now() + run.timeout,
+        )
+        .await
     }
 
     async fn ready_objects(
@@ -367,15 +403,80 @@ impl ComponentBackend for ArgoCd {
             .await
     }
 
+    /// The rollback step: the Application back on the source of its sync history entry
+    /// `to_revision - 1` (chart version and values), synced and waited for; the new revision.
     async fn rollback(
         &self,
         kc: &Ctx<'_>,
         release: &str,
-        namespace: &str,
+        release_namespace: &str,
         to_revision: u64,
     ) -> Result<u64, Failure> {
-        self.argocd_rollback(kc, release, namespace, to_revision)
+        let Some(live) = self
+            .argocd_application(kc, release, release_namespace)
             .await
+        else {
+            return Err(Failure::new(
+                FailureKind::Rollback,
+                format!(
+                    "no Application of release {release} (deploying to namespace {release_namespace}) to roll back"
+                ),
+            ));
+        };
+        let namespace = str_at(&live, "/metadata/namespace").to_string();
+        let object = format!("Application {namespace}/{release}");
+        let failed = |m: String| Failure::new(FailureKind::Rollback, format!("{object}: {m}"));
+        let timeout = self.timeout(kc);
+        let deadline = Instant::now() + timeout;
+        let id = to_revision.saturating_sub(1);
+        let entry = live
+            .pointer("/status/history")
+            .and_then(Value::as_array)
+            .and_then(|h| h.iter().find(|e| e["id"].as_u64() == Some(id)))
+            .ok_or_else(|| {
+                failed(format!(
+                    "its sync history has no entry {id} (revision {to_revision}) to roll back to; Argo CD keeps spec.revisionHistoryLimit entries (10 by default)"
+                ))
+            })?;
+        let source = entry["source"].clone();
+        let revision = match str_at(entry, "/revision") {
+            "" => str_at(&source, "/targetRevision").to_string(),
+            r => r.to_string(),
+        };
+        let api = applications(&kc.kube.client, &namespace);
+        if sync::operation_in_progress(&live) {
+            // What `argocd app terminate-op` does: the controller stops the running operation.
+            api.patch(
+                release,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"status": {"operationState": {"phase": "Terminating"}}})),
+            )
+            .await
+            .map_err(|e| failed(format!("terminating its running operation: {e}")))?;
+        }
+        // The whole object replaced on the resourceVersion read (the Application has no status
+        // subresource): `spec.source` exactly the earlier one, no field of the failed one kept.
+        loop {
+            let current = api
+                .get(release)
+                .await
+                .map_err(|e| failed(format!("reading it: {e}")))?;
+            let mut value = serde_json::to_value(&current).unwrap_or_default();
+            value["spec"]["source"] = source.clone();
+            let replaced: DynamicObject = serde_json::from_value(value)
+                .map_err(|e| failed(format!("the source to roll back to: {e}")))?;
+            match api
+                .replace(release, &kube::api::PostParams::default(), &replaced)
+                .await
+            {
+                Ok(_) => break,
+                Err(kube::Error::Api(s)) if s.code == 409 => continue,
+                Err(e) => return Err(failed(format!("putting the earlier source back: {e}"))),
+            }
+        }
+        self.argocd_sync(kc, release, &namespace, release, &revision, deadline)
+            .await
+            .map_err(|f| Failure::new(FailureKind::Rollback, f.message))
     }
 
     async fn uninstall(
@@ -396,8 +497,17 @@ impl ComponentBackend for ArgoCd {
         }
     }
 
-    async fn objects(&self, kc: &Ctx<'_>, release: &str, namespace: &str) -> Vec<ObjectRef> {
-        self.argocd_objects(kc, release, namespace).await
+    /// The objects Argo CD applied for `release`'s Application (none when there is none).
+    async fn objects(
+        &self,
+        kc: &Ctx<'_>,
+        release: &str,
+        release_namespace: &str,
+    ) -> Vec<ObjectRef> {
+        self.argocd_application(kc, release, release_namespace)
+            .await
+            .map(|a| resources(&a))
+            .unwrap_or_default()
     }
 
     async fn live(&self, kc: &Ctx<'_>, record: &ComponentRecord) -> Live {
@@ -451,17 +561,13 @@ impl ArgoCd {
             .unwrap_or_else(|| kc.kube.namespace.clone())
     }
 
-    /// The component timeout of the prepared run (the cluster's timeout otherwise).
-    fn argocd_timeout(&self, kc: &Ctx<'_>) -> Duration {
-        self.run.as_ref().map_or(kc.timeout, |r| r.timeout)
-    }
-
     /// The Application of `release` (whose objects are in `release_namespace`), when Argo CD
     /// deploys it: in the backend's namespace when one is configured; else (the bare verbs
     /// `status`, `rollback`, `uninstall`, which take no `--argocd-namespace`) in the package's
     /// namespace, or anywhere: the Application of that name kubepkg made
-    /// (`app.kubernetes.io/managed-by: kubepkg`) whose destination is `release_namespace`.
-    async fn argocd_application(
+    /// (`app.kubernetes.io/managed-by: kubepkg`) whose destination is `release_namespace`; as
+    /// JSON.
+    pub(crate) async fn argocd_application(
         &self,
         kc: &Ctx<'_>,
         release: &str,
@@ -485,76 +591,6 @@ impl ArgoCd {
             .into_iter()
             .map(|a| serde_json::to_value(a).unwrap_or_default())
             .find(|a| str_at(a, "/spec/destination/namespace") == release_namespace)
-    }
-
-    /// The apply step: push, apply the repository Secret and the Application, sync it and wait
-    /// until it is Synced and Healthy; the component revision (history entry id + 1).
-    async fn argocd_apply(&self, kc: &Ctx<'_>, request: &ComponentApply) -> Result<u64, Failure> {
-        let Some((backend, run)) = self.settings.as_ref().zip(self.run.as_ref()) else {
-            return Err(Failure::new(
-                FailureKind::Apply,
-                "backend argocd: the package to drive was not prepared (Backend::prepare)",
-            ));
-        };
-        let client = kc.kube.client.clone();
-        kc.ensure_namespace(&request.namespace)
-            .await
-            .map_err(|e| Failure::caused(FailureKind::Apply, e))?;
-        let opts = backend.options(&run.instance, &run.namespace);
-        if request.hook
-            && self
-                .argocd_application(kc, &request.release, &request.namespace)
-                .await
-                .is_some()
-        {
-            // A hook runs afresh: its earlier Application (kept for its logs) goes first.
-            self.argocd_delete(
-                kc,
-                &request.component,
-                &opts.argocd_namespace,
-                &request.release,
-                run.timeout,
-            )
-            .await?;
-        }
-        let pushed = super::push(
-            "argocd",
-            &backend.client,
-            &backend.repository,
-            &request.component,
-            request.chart.path(),
-        )
-        .await?;
-        let chart = ChartRef {
-            name: pushed.name,
-            version: pushed.version,
-            digest: Some(pushed.digest),
-        };
-        let compile = |e: kubepkg_gitops::CompileError| Failure::caused(FailureKind::Apply, e);
-        if let Some(secret) =
-            kubepkg_gitops::argocd::repository_secret_object(&run.package, &opts, true)
-                .map_err(compile)?
-        {
-            write_secret(&client, &opts.argocd_namespace, secret).await?;
-        }
-        let app = kubepkg_gitops::argocd::component_application(
-            &run.package,
-            &request.component,
-            request.values.clone(),
-            &chart,
-            &opts,
-        )
-        .map_err(compile)?;
-        apply_object(&applications(&client, &opts.argocd_namespace), &app).await?;
-        self.argocd_sync(
-            kc,
-            &request.component,
-            &opts.argocd_namespace,
-            &request.release,
-            kubepkg_gitops::argocd::target_revision(&chart),
-            Instant::now() + run.timeout,
-        )
-        .await
     }
 
     /// Sets the sync operation to `revision` on Application `name` (once no other operation
@@ -681,95 +717,6 @@ impl ArgoCd {
         kc.watch_until(component, watch, judge, timed_out).await
     }
 
-    /// The objects Argo CD applied for `release`'s Application (none when there is none).
-    async fn argocd_objects(
-        &self,
-        kc: &Ctx<'_>,
-        release: &str,
-        release_namespace: &str,
-    ) -> Vec<ObjectRef> {
-        self.argocd_application(kc, release, release_namespace)
-            .await
-            .map(|a| resources(&a))
-            .unwrap_or_default()
-    }
-
-    /// The rollback step: the Application back on the source of its sync history entry
-    /// `to_revision - 1` (chart version and values), synced and waited for; the new revision.
-    async fn argocd_rollback(
-        &self,
-        kc: &Ctx<'_>,
-        release: &str,
-        release_namespace: &str,
-        to_revision: u64,
-    ) -> Result<u64, Failure> {
-        let Some(live) = self
-            .argocd_application(kc, release, release_namespace)
-            .await
-        else {
-            return Err(Failure::new(
-                FailureKind::Rollback,
-                format!(
-                    "no Application of release {release} (deploying to namespace {release_namespace}) to roll back"
-                ),
-            ));
-        };
-        let namespace = str_at(&live, "/metadata/namespace").to_string();
-        let object = format!("Application {namespace}/{release}");
-        let failed = |m: String| Failure::new(FailureKind::Rollback, format!("{object}: {m}"));
-        let timeout = self.argocd_timeout(kc);
-        let deadline = Instant::now() + timeout;
-        let id = to_revision.saturating_sub(1);
-        let entry = live
-            .pointer("/status/history")
-            .and_then(Value::as_array)
-            .and_then(|h| h.iter().find(|e| e["id"].as_u64() == Some(id)))
-            .ok_or_else(|| {
-                failed(format!(
-                    "its sync history has no entry {id} (revision {to_revision}) to roll back to; Argo CD keeps spec.revisionHistoryLimit entries (10 by default)"
-                ))
-            })?;
-        let source = entry["source"].clone();
-        let revision = match str_at(entry, "/revision") {
-            "" => str_at(&source, "/targetRevision").to_string(),
-            r => r.to_string(),
-        };
-        let api = applications(&kc.kube.client, &namespace);
-        if sync::operation_in_progress(&live) {
-            // What `argocd app terminate-op` does: the controller stops the running operation.
-            api.patch(
-                release,
-                &PatchParams::default(),
-                &Patch::Merge(json!({"status": {"operationState": {"phase": "Terminating"}}})),
-            )
-            .await
-            .map_err(|e| failed(format!("terminating its running operation: {e}")))?;
-        }
-        // The whole object replaced on the resourceVersion read (the Application has no status
-        // subresource): `spec.source` exactly the earlier one, no field of the failed one kept.
-        loop {
-            let current = api
-                .get(release)
-                .await
-                .map_err(|e| failed(format!("reading it: {e}")))?;
-            let mut value = serde_json::to_value(&current).unwrap_or_default();
-            value["spec"]["source"] = source.clone();
-            let replaced: DynamicObject = serde_json::from_value(value)
-                .map_err(|e| failed(format!("the source to roll back to: {e}")))?;
-            match api
-                .replace(release, &kube::api::PostParams::default(), &replaced)
-                .await
-            {
-                Ok(_) => break,
-                Err(kube::Error::Api(s)) if s.code == 409 => continue,
-                Err(e) => return Err(failed(format!("putting the earlier source back: {e}"))),
-            }
-        }
-        self.argocd_sync(kc, release, &namespace, release, &revision, deadline)
-            .await
-            .map_err(|f| Failure::new(FailureKind::Rollback, f.message))
-    }
-
     /// The uninstall step: deletes the Application (Argo CD deletes its objects through the
     /// resources finalizer) and waits until it is gone.
     async fn argocd_delete(
@@ -780,37 +727,22 @@ impl ArgoCd {
         release: &str,
         timeout: Duration,
     ) -> Result<(), Failure> {
-        let failed = |m: String| Failure::new(FailureKind::Uninstall, m);
         let object = format!("Application {namespace}/{release}");
         let api = applications(&kc.kube.client, namespace);
-        match api.delete(release, &DeleteParams::background()).await {
-            Ok(_) => {}
-            Err(kube::Error::Api(s)) if s.code == 404 => return Ok(()),
-            Err(e) => return Err(failed(format!("deleting {object}: {e}"))),
-        }
         let watch = Watch {
             api: &api,
             name: release,
             object: &object,
             deadline: Instant::now() + timeout,
         };
-        let judge = |app: Option<&Value>| match app {
-            None => Seen::Done(()),
-            Some(v) => Seen::Waiting(
-                v.pointer("/status/conditions")
-                    .and_then(Value::as_array)
-                    .and_then(|c| c.iter().find(|c| c["type"] == "DeletionError"))
-                    .and_then(|c| c["message"].as_str())
-                    .unwrap_or("being deleted")
-                    .to_string(),
-            ),
-        };
-        let timed_out = |shown: &str| {
-            failed(format!(
-                "{object} was not deleted in time (Argo CD deletes its objects first): {shown}"
-            ))
-        };
-        kc.watch_until(component, watch, judge, timed_out).await
+        let first = "Argo CD deletes its objects first";
+        kc.delete_until_gone(
+            component,
+            watch,
+            |app| condition_message(app, "DeletionError"),
+            first,
+        )
+        .await
     }
 }
 
@@ -825,26 +757,8 @@ pub async fn plan_objects(
     user: &kubepkg_model::values::UserValues,
     plan: &kubepkg_package::plan::Plan,
 ) -> Result<Vec<kubepkg_package::plan::BackendObject>, ArgoCdError> {
-    use kubepkg_package::plan::{BackendObject, ObjectChange};
     let opts = argocd.options(&plan.name, &plan.namespace);
-    let mut charts = std::collections::BTreeMap::new();
-    let mut values = std::collections::BTreeMap::new();
-    for c in &package.components {
-        if let Ok(chart) = kubepkg_chart::chart::load(c.chart.path()) {
-            charts.insert(
-                c.name.clone(),
-                ChartRef {
-                    name: chart.metadata.name.clone(),
-                    version: chart.metadata.version.clone(),
-                    digest: None,
-                },
-            );
-        }
-        values.insert(
-            c.name.clone(),
-            kubepkg_model::values::supplied(package, &c.name, user, None),
-        );
-    }
+    let (charts, values) = super::plan_inputs(package, user);
     let compiled = kubepkg_gitops::argocd::compile(package, &values, &charts, &opts)?;
     // The Applications by version (the digest is known once the chart is pushed), the
     // repository Secret as apply writes it: the credential template of pinned sources.
@@ -853,45 +767,14 @@ pub async fn plan_objects(
         Some(secret) if o["kind"] == "Secret" => secret.clone(),
         _ => o,
     });
-    let mut out = Vec::new();
-    for o in objects {
-        let kind = str_at(&o, "/kind").to_string();
-        let name = str_at(&o, "/metadata/name").to_string();
-        let namespace = str_at(&o, "/metadata/namespace").to_string();
-        let step = plan.steps.iter().find(|s| s.release == name);
-        let component = step.map_or_else(|| name.clone(), |s| s.name.clone());
-        let live = match client {
-            None => None,
-            Some(client) => {
-                let api = if kind == "Application" {
-                    applications(client, &namespace)
-                } else {
-                    secrets(client, &namespace)
-                };
-                api.get_opt(&name)
-                    .await
-                    .ok()
-                    .flatten()
-                    .map(|l| serde_json::to_value(&l).unwrap_or_default())
-            }
-        };
-        let change = match &live {
-            None => Some(ObjectChange::Added),
-            Some(l) if kind == "Application" && source_changed(l, &o, step) => {
-                Some(ObjectChange::Changed)
-            }
-            Some(_) => None,
-        };
-        out.push(BackendObject {
-            component,
-            kind,
-            namespace,
-            name,
-            change,
-            yaml: kubepkg_release::output::yaml(&o).unwrap_or_default(),
-        });
-    }
-    Ok(out)
+    let api = |client: &kube::Client, kind: &str, namespace: &str| match kind {
+        "Application" => applications(client, namespace),
+        _ => secrets(client, namespace),
+    };
+    let changed = |live: &Value, planned: &Value, step: Option<&Step>| {
+        planned["kind"] == "Application" && source_changed(live, planned, step)
+    };
+    Ok(super::plan_rows(objects, plan, client, api, changed).await)
 }
 
 /// Whether the `planned` Application (its source by version) changes the `live` one's

@@ -33,7 +33,7 @@ use std::time::Duration;
 use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams,
 };
-use kubepkg_gitops::flux::{ChartRef, ComponentObjects, Options};
+use kubepkg_gitops::flux::{ComponentObjects, Options};
 use kubepkg_model::Package;
 use kubepkg_package::orchestrator::{ComponentApply, Failure, FailureKind};
 use kubepkg_release::storage::{SecretDriver, Store};
@@ -43,7 +43,7 @@ use tokio::time::Instant;
 use kubepkg_kube::ObjectRef;
 use kubepkg_model::values::UserValues;
 use kubepkg_package::orchestrator::ReadyWait;
-use kubepkg_package::plan::Plan;
+use kubepkg_package::plan::{Change, Plan, Step};
 
 pub use super::error::FluxError;
 use super::{BackendError, ComponentBackend, Ctx, Run, Seen, State, Watch, apply_object, helm};
@@ -205,23 +205,8 @@ fn release_state(obj: &Value, expect: &Expect) -> State {
     }
 }
 
-/// The Flux backend: its settings (none for a backend that only acts on what Flux already
-/// released: rollback, uninstall, status) and, once prepared, the package it drives.
-#[derive(Debug, Clone, Default)]
-pub struct Flux {
-    settings: Option<FluxBackend>,
-    run: Option<Run>,
-}
-
-impl Flux {
-    /// The backend that drives Flux with `settings`.
-    pub(crate) fn configured(settings: FluxBackend) -> Flux {
-        Flux {
-            settings: Some(settings),
-            run: None,
-        }
-    }
-}
+/// The Flux backend: its settings and the package it drives.
+pub type Flux = super::Driven<FluxBackend>;
 
 impl ComponentBackend for Flux {
     async fn prepare(&mut self, client: &kube::Client, run: Run) -> Result<(), BackendError> {
@@ -234,77 +219,10 @@ impl ComponentBackend for Flux {
         Ok(check_crds(client).await?)
     }
 
-    async fn apply(&self, kc: &Ctx<'_>, request: &ComponentApply) -> Result<u64, Failure> {
-        self.flux_apply(kc, request).await
-    }
-
-    async fn ready_objects(
-        &self,
-        kc: &Ctx<'_>,
-        request: &ReadyWait,
-        _deadline: Instant,
-    ) -> Result<Vec<ObjectRef>, Failure> {
-        self.flux_wait_ready(kc, &request.component, &request.release, request.timeout)
-            .await?;
-        // helm-controller stores the release where kubepkg reads it.
-        helm::release_objects(kc, &request.release, &request.namespace, &request.component).await
-    }
-
-    async fn rollback(
-        &self,
-        kc: &Ctx<'_>,
-        release: &str,
-        namespace: &str,
-        to_revision: u64,
-    ) -> Result<u64, Failure> {
-        self.flux_rollback(kc, release, namespace, to_revision)
-            .await
-    }
-
-    async fn uninstall(
-        &self,
-        kc: &Ctx<'_>,
-        component: &str,
-        release: &str,
-        _namespace: &str,
-        timeout: Duration,
-    ) -> Result<(), Failure> {
-        self.flux_delete(kc, component, release, timeout).await
-    }
-
-    async fn plan(
-        &self,
-        client: Option<&kube::Client>,
-        package: &Package,
-        user: &UserValues,
-        plan: &mut Plan,
-        timeout: Duration,
-    ) -> Result<(), BackendError> {
-        let Some(settings) = &self.settings else {
-            return Err(FluxError::NotConfigured.into());
-        };
-        plan.backend_objects = plan_objects(settings, client, package, user, plan, timeout).await?;
-        // helm-controller makes the Helm release, whose readiness kubepkg checks as well.
-        plan.gate_on_backend("HelmRelease", "Ready for its generation", false);
-        Ok(())
-    }
-}
-
-impl Flux {
-    fn flux_run(&self) -> Result<(&FluxBackend, &Run), Failure> {
-        match self.settings.as_ref().zip(self.run.as_ref()) {
-            Some(x) => Ok(x),
-            None => Err(Failure::new(
-                FailureKind::Apply,
-                "backend flux: the package to drive was not prepared (Backend::prepare)",
-            )),
-        }
-    }
-
     /// The apply step: push, apply the source and the HelmRelease, wait until Flux released
     /// it; the Helm release revision it made.
-    async fn flux_apply(&self, kc: &Ctx<'_>, request: &ComponentApply) -> Result<u64, Failure> {
-        let (flux, run) = self.flux_run()?;
+    async fn apply(&self, kc: &Ctx<'_>, request: &ComponentApply) -> Result<u64, Failure> {
+        let (flux, run) = self.prepared("flux")?;
         let (flux, run) = (flux.clone(), run.clone());
         let client = kc.kube.client.clone();
         kc.ensure_namespace(&request.namespace)
@@ -320,10 +238,16 @@ impl Flux {
                 .is_some()
         {
             // A hook runs afresh: its earlier HelmRelease (kept for its logs) goes first.
-            self.flux_delete(kc, &request.component, &request.release, run.timeout)
-                .await?;
+            self.uninstall(
+                kc,
+                &request.component,
+                &request.release,
+                &request.namespace,
+                run.timeout,
+            )
+            .await?;
         }
-        let pushed = super::push(
+        let chart = super::push(
             "flux",
             &flux.client,
             &flux.repository,
@@ -331,11 +255,6 @@ impl Flux {
             request.chart.path(),
         )
         .await?;
-        let chart = ChartRef {
-            name: pushed.name,
-            version: pushed.version,
-            digest: Some(pushed.digest.clone()),
-        };
         let depends_on = if request.hook {
             None
         } else {
@@ -359,173 +278,42 @@ impl Flux {
             &flux.options(&run),
         )
         .map_err(|e| Failure::caused(FailureKind::Apply, e))?;
-        self.flux_converge(
+        converge(
             kc,
             &request.component,
             &objects,
-            Some(pushed.digest),
+            chart.digest.clone(),
             run.timeout,
         )
         .await
     }
 
-    /// Applies a component's source and HelmRelease and waits until Flux released them.
-    async fn flux_converge(
+    async fn ready_objects(
         &self,
         kc: &Ctx<'_>,
-        component: &str,
-        objects: &ComponentObjects,
-        digest: Option<String>,
-        timeout: Duration,
-    ) -> Result<u64, Failure> {
-        let namespace = objects.release["metadata"]["namespace"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        let name = objects.release_name().to_string();
-        let client = kc.kube.client.clone();
-        let deadline = Instant::now() + timeout;
-        let releases = helm_releases(&client, &namespace);
-        let mut release = objects.release.clone();
-        // An upgrade moves the source and then the HelmRelease: helm-controller would release
-        // the new artifact with the old values (a Helm revision of its own) before the new
-        // values arrive. So a HelmRelease that exists is held while its source moves, and
-        // resumed by the apply that brings its new spec: one Helm revision per upgrade.
-        let exists = releases
-            .get_opt(&name)
-            .await
-            .map_err(|e| {
-                Failure::new(
-                    FailureKind::Apply,
-                    format!("reading HelmRelease {namespace}/{name}: {e}"),
-                )
-            })?
-            .is_some();
-        if exists {
-            suspend(&releases, &name).await?;
-            release["spec"]["suspend"] = Value::Bool(false);
-        }
-        let sources = oci_repositories(&client, &namespace);
-        apply_object(&sources, &objects.source).await?;
-        self.wait_source(kc, component, &sources, &name, digest.as_deref(), deadline)
-            .await?;
-        apply_object(&releases, &release).await?;
-        self.wait_helm_release(
+        request: &ReadyWait,
+        _deadline: Instant,
+    ) -> Result<Vec<ObjectRef>, Failure> {
+        // The HelmRelease still Ready for its generation.
+        let namespace = &kc.kube.namespace;
+        let expect = Expect { digest: None };
+        let deadline = Instant::now() + request.timeout;
+        wait_helm_release(
             kc,
-            component,
-            &namespace,
-            &name,
-            &Expect { digest },
+            &request.component,
+            namespace,
+            &request.release,
+            &expect,
             deadline,
         )
-        .await
-    }
-
-    /// Waits until the `OCIRepository` holds the artifact of `digest` for its generation.
-    async fn wait_source(
-        &self,
-        kc: &Ctx<'_>,
-        component: &str,
-        api: &Api<DynamicObject>,
-        name: &str,
-        digest: Option<&str>,
-        deadline: Instant,
-    ) -> Result<(), Failure> {
-        let object = format!("OCIRepository {}/{name}", api_namespace(api));
-        let watch = Watch {
-            api,
-            name,
-            object: &object,
-            deadline,
-        };
-        let judge = |obj: Option<&Value>| {
-            let Some(obj) = obj else {
-                return Seen::Unchanged;
-            };
-            let generation = obj["metadata"]["generation"].as_i64().unwrap_or(0);
-            let ready = condition(obj, "Ready");
-            let revision = obj["status"]["artifact"]["revision"].as_str().unwrap_or("");
-            let done = ready.is_some_and(|r| {
-                r["status"] == "True" && r["observedGeneration"].as_i64() == Some(generation)
-            }) && obj["status"]["observedGeneration"].as_i64() == Some(generation)
-                && digest.is_none_or(|d| revision.ends_with(d));
-            match done {
-                true => Seen::Done(()),
-                false => Seen::Waiting(
-                    ready
-                        .and_then(|c| c["message"].as_str())
-                        .unwrap_or("not reconciled yet")
-                        .to_string(),
-                ),
-            }
-        };
-        let timed_out = |shown: &str| {
-            Failure::new(
-                FailureKind::NotReady,
-                format!("{object} did not fetch the chart in time: {shown}"),
-            )
-        };
-        kc.watch_until(component, watch, judge, timed_out).await
-    }
-
-    /// Waits until the HelmRelease is Ready for its generation with the expected chart;
-    /// fails with Flux's message when it stalls or the deadline (plus Flux's own time to
-    /// report) passes.
-    async fn wait_helm_release(
-        &self,
-        kc: &Ctx<'_>,
-        component: &str,
-        namespace: &str,
-        name: &str,
-        expect: &Expect,
-        deadline: Instant,
-    ) -> Result<u64, Failure> {
-        let api = helm_releases(&kc.kube.client, namespace);
-        let object = format!("HelmRelease {namespace}/{name}");
-        let watch = Watch {
-            api: &api,
-            name,
-            object: &object,
-            deadline: deadline + REPORT_GRACE,
-        };
-        let judge = |obj: Option<&Value>| {
-            obj.map_or(Seen::Unchanged, |o| release_state(o, expect).seen(&object))
-        };
-        let timed_out = |shown: &str| {
-            Failure::new(
-                FailureKind::NotReady,
-                format!(
-                    "{object} not Ready within the component's timeout (upgrade.timeout, --timeout): {shown}"
-                ),
-            )
-        };
-        kc.watch_until(component, watch, judge, timed_out).await
-    }
-
-    /// The ready step's Flux part: the HelmRelease still Ready for its generation.
-    async fn flux_wait_ready(
-        &self,
-        kc: &Ctx<'_>,
-        component: &str,
-        release: &str,
-        timeout: Duration,
-    ) -> Result<(), Failure> {
-        let namespace = kc.kube.namespace.clone();
-        self.wait_helm_release(
-            kc,
-            component,
-            &namespace,
-            release,
-            &Expect { digest: None },
-            Instant::now() + timeout,
-        )
-        .await
-        .map(|_| ())
+        .await?;
+        // helm-controller stores the release where kubepkg reads it.
+        helm::release_objects(kc, &request.release, &request.namespace, &request.component).await
     }
 
     /// The rollback step: the HelmRelease back on release revision `to_revision`'s chart and
     /// values, converged by Flux; the Helm release revision that made.
-    async fn flux_rollback(
+    async fn rollback(
         &self,
         kc: &Ctx<'_>,
         release: &str,
@@ -616,60 +404,194 @@ impl Flux {
             }),
             release: hr,
         };
-        let timeout = self.run.as_ref().map_or(kc.timeout, |r| r.timeout);
-        self.flux_converge(kc, release, &objects, digest, timeout)
+        converge(kc, release, &objects, digest, self.timeout(kc))
             .await
             .map_err(|f| failed(f.message))
     }
 
     /// The uninstall step: deletes the HelmRelease (helm-controller uninstalls the release)
     /// and waits until it is gone, then deletes its source.
-    async fn flux_delete(
+    async fn uninstall(
         &self,
         kc: &Ctx<'_>,
         component: &str,
         release: &str,
+        _namespace: &str,
         timeout: Duration,
     ) -> Result<(), Failure> {
         let namespace = kc.kube.namespace.clone();
-        let failed = |m: String| Failure::new(FailureKind::Uninstall, m);
         let object = format!("HelmRelease {namespace}/{release}");
         let releases = helm_releases(&kc.kube.client, &namespace);
-        match releases.delete(release, &DeleteParams::background()).await {
-            Ok(_) => {}
-            Err(kube::Error::Api(s)) if s.code == 404 => {}
-            Err(e) => return Err(failed(format!("deleting {object}: {e}"))),
-        }
         let watch = Watch {
             api: &releases,
             name: release,
             object: &object,
             deadline: Instant::now() + timeout,
         };
-        let judge = |obj: Option<&Value>| match obj {
-            None => Seen::Done(()),
-            Some(v) => Seen::Waiting(
-                condition(v, "Ready")
-                    .and_then(|c| c["message"].as_str())
-                    .unwrap_or("being deleted")
-                    .to_string(),
-            ),
-        };
-        let timed_out = |shown: &str| {
-            failed(format!(
-                "{object} was not deleted in time (helm-controller uninstalls its release first): {shown}"
-            ))
-        };
-        kc.watch_until(component, watch, judge, timed_out).await?;
+        let first = "helm-controller uninstalls its release first";
+        kc.delete_until_gone(
+            component,
+            watch,
+            |v| condition(v, "Ready")?["message"].as_str(),
+            first,
+        )
+        .await?;
         let sources = oci_repositories(&kc.kube.client, &namespace);
         match sources.delete(release, &DeleteParams::background()).await {
             Ok(_) => Ok(()),
             Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
-            Err(e) => Err(failed(format!(
-                "deleting OCIRepository {namespace}/{release}: {e}"
-            ))),
+            Err(e) => Err(Failure::new(
+                FailureKind::Uninstall,
+                format!("deleting OCIRepository {namespace}/{release}: {e}"),
+            )),
         }
     }
+
+    async fn plan(
+        &self,
+        client: Option<&kube::Client>,
+        package: &Package,
+        user: &UserValues,
+        plan: &mut Plan,
+        timeout: Duration,
+    ) -> Result<(), BackendError> {
+        let Some(settings) = &self.settings else {
+            return Err(FluxError::NotConfigured.into());
+        };
+        plan.backend_objects = plan_objects(settings, client, package, user, plan, timeout).await?;
+        // helm-controller makes the Helm release, whose readiness kubepkg checks as well.
+        plan.gate_on_backend("HelmRelease", "Ready for its generation", false);
+        Ok(())
+    }
+}
+
+/// Applies a component's source and HelmRelease and waits until Flux released them.
+async fn converge(
+    kc: &Ctx<'_>,
+    component: &str,
+    objects: &ComponentObjects,
+    digest: Option<String>,
+    timeout: Duration,
+) -> Result<u64, Failure> {
+    let namespace = objects.release["metadata"]["namespace"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let name = objects.release_name().to_string();
+    let client = kc.kube.client.clone();
+    let deadline = Instant::now() + timeout;
+    let releases = helm_releases(&client, &namespace);
+    let mut release = objects.release.clone();
+    // An upgrade moves the source and then the HelmRelease: helm-controller would release
+    // the new artifact with the old values (a Helm revision of its own) before the new
+    // values arrive. So a HelmRelease that exists is held while its source moves, and
+    // resumed by the apply that brings its new spec: one Helm revision per upgrade.
+    let exists = releases
+        .get_opt(&name)
+        .await
+        .map_err(|e| {
+            Failure::new(
+                FailureKind::Apply,
+                format!("reading HelmRelease {namespace}/{name}: {e}"),
+            )
+        })?
+        .is_some();
+    if exists {
+        suspend(&releases, &name).await?;
+        release["spec"]["suspend"] = Value::Bool(false);
+    }
+    let sources = oci_repositories(&client, &namespace);
+    apply_object(&sources, &objects.source).await?;
+    wait_source(kc, component, &sources, &name, digest.as_deref(), deadline).await?;
+    apply_object(&releases, &release).await?;
+    wait_helm_release(
+        kc,
+        component,
+        &namespace,
+        &name,
+        &Expect { digest },
+        deadline,
+    )
+    .await
+}
+
+/// Waits until the `OCIRepository` holds the artifact of `digest` for its generation.
+async fn wait_source(
+    kc: &Ctx<'_>,
+    component: &str,
+    api: &Api<DynamicObject>,
+    name: &str,
+    digest: Option<&str>,
+    deadline: Instant,
+) -> Result<(), Failure> {
+    let object = format!("OCIRepository {}/{name}", api_namespace(api));
+    let watch = Watch {
+        api,
+        name,
+        object: &object,
+        deadline,
+    };
+    let judge = |obj: Option<&Value>| {
+        let Some(obj) = obj else {
+            return Seen::Unchanged;
+        };
+        let generation = obj["metadata"]["generation"].as_i64().unwrap_or(0);
+        let ready = condition(obj, "Ready");
+        let revision = obj["status"]["artifact"]["revision"].as_str().unwrap_or("");
+        let done = ready.is_some_and(|r| {
+            r["status"] == "True" && r["observedGeneration"].as_i64() == Some(generation)
+        }) && obj["status"]["observedGeneration"].as_i64() == Some(generation)
+            && digest.is_none_or(|d| revision.ends_with(d));
+        match done {
+            true => Seen::Done(()),
+            false => Seen::Waiting(
+                ready
+                    .and_then(|c| c["message"].as_str())
+                    .unwrap_or("not reconciled yet")
+                    .to_string(),
+            ),
+        }
+    };
+    let timed_out = |shown: &str| {
+        Failure::new(
+            FailureKind::NotReady,
+            format!("{object} did not fetch the chart in time: {shown}"),
+        )
+    };
+    kc.watch_until(component, watch, judge, timed_out).await
+}
+
+/// Waits until the HelmRelease is Ready for its generation with the expected chart;
+/// fails with Flux's message when it stalls or the deadline (plus Flux's own time to
+/// report) passes.
+async fn wait_helm_release(
+    kc: &Ctx<'_>,
+    component: &str,
+    namespace: &str,
+    name: &str,
+    expect: &Expect,
+    deadline: Instant,
+) -> Result<u64, Failure> {
+    let api = helm_releases(&kc.kube.client, namespace);
+    let object = format!("HelmRelease {namespace}/{name}");
+    let watch = Watch {
+        api: &api,
+        name,
+        object: &object,
+        deadline: deadline + REPORT_GRACE,
+    };
+    let judge = |obj: Option<&Value>| {
+        obj.map_or(Seen::Unchanged, |o| release_state(o, expect).seen(&object))
+    };
+    let timed_out = |shown: &str| {
+        Failure::new(
+            FailureKind::NotReady,
+            format!(
+                "{object} not Ready within the component's timeout (upgrade.timeout, --timeout): {shown}"
+            ),
+        )
+    };
+    kc.watch_until(component, watch, judge, timed_out).await
 }
 
 /// Suspends the HelmRelease `name` (`spec.suspend: true`): helm-controller leaves it alone
@@ -711,7 +633,6 @@ pub async fn plan_objects(
     plan: &kubepkg_package::plan::Plan,
     timeout: Duration,
 ) -> Result<Vec<kubepkg_package::plan::BackendObject>, FluxError> {
-    use kubepkg_package::plan::{BackendObject, Change, ObjectChange};
     let run = Run {
         package: package.clone(),
         instance: plan.name.clone(),
@@ -720,79 +641,26 @@ pub async fn plan_objects(
     };
     let opts = flux.options(&run);
     kubepkg_gitops::flux::check(package, &opts)?;
-    let mut charts = std::collections::BTreeMap::new();
-    let mut values = std::collections::BTreeMap::new();
-    for c in &package.components {
-        if let Ok(chart) = kubepkg_chart::chart::load(c.chart.path()) {
-            charts.insert(
-                c.name.clone(),
-                ChartRef {
-                    name: chart.metadata.name.clone(),
-                    version: chart.metadata.version.clone(),
-                    digest: None,
-                },
-            );
-        }
-        values.insert(
-            c.name.clone(),
-            kubepkg_model::values::supplied(package, &c.name, user, None),
-        );
-    }
+    let (charts, values) = super::plan_inputs(package, user);
     let compiled = kubepkg_gitops::flux::compile(package, &values, &charts, &opts)?;
-    let mut out = Vec::new();
-    for o in compiled.objects {
-        let kind = o["kind"].as_str().unwrap_or_default().to_string();
-        let name = o["metadata"]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        let namespace = o["metadata"]["namespace"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        let step = plan.steps.iter().find(|s| s.release == name);
-        let component = step.map_or_else(|| name.clone(), |s| s.name.clone());
-        let live = match client {
-            None => None,
-            Some(client) => {
-                let api = if kind == "HelmRelease" {
-                    helm_releases(client, &namespace)
-                } else {
-                    oci_repositories(client, &namespace)
-                };
-                api.get_opt(&name)
-                    .await
-                    .ok()
-                    .flatten()
-                    .map(|l| serde_json::to_value(&l).unwrap_or_default())
-            }
-        };
-        let change = match (&live, step.map(|s| &s.change)) {
-            (None, _) => Some(ObjectChange::Added),
-            (Some(_), Some(Change::Install { .. })) => Some(ObjectChange::Changed),
-            (Some(l), _) if kind == "HelmRelease" && l["spec"] != o["spec"] => {
-                Some(ObjectChange::Changed)
-            }
-            (
-                Some(_),
-                Some(Change::Upgrade {
-                    from_chart,
-                    to_chart,
-                    ..
-                }),
-            ) if kind == "OCIRepository" && from_chart != to_chart => Some(ObjectChange::Changed),
-            _ => None,
-        };
-        out.push(BackendObject {
-            component,
-            kind,
-            namespace,
-            name,
-            change,
-            yaml: kubepkg_release::output::yaml(&o).unwrap_or_default(),
-        });
-    }
-    Ok(out)
+    let api = |client: &kube::Client, kind: &str, namespace: &str| match kind {
+        "HelmRelease" => helm_releases(client, namespace),
+        _ => oci_repositories(client, namespace),
+    };
+    // A source changes with its component's chart, a HelmRelease when its spec differs.
+    let changed = |live: &Value, planned: &Value, step: Option<&Step>| {
+        let change = step.map(|s| &s.change);
+        match planned["kind"].as_str() {
+            _ if matches!(change, Some(Change::Install { .. })) => true,
+            Some("HelmRelease") => live["spec"] != planned["spec"],
+            Some("OCIRepository") => matches!(
+                change,
+                Some(Change::Upgrade { from_chart, to_chart, .. }) if from_chart != to_chart
+            ),
+            _ => false,
+        }
+    };
+    Ok(super::plan_rows(compiled.objects, plan, client, api, changed).await)
 }
 
 /// The labels helm-controller's post-renderer puts on every object it releases

@@ -24,10 +24,12 @@
 //! this file's matches), its name in `kubepkg_model::Backend`, and its settings where the
 //! CLI and the controller build a [`Backend`].
 //!
-//! What the GitOps backends share lives here too: the server-side apply of the objects they
-//! hand to their controller, the watch of one until its controller says what they wait for
-//! ([`KubeCluster::watch_until`]) with a progress line per new reason, and what one apply of a
-//! package gives them to make their objects from ([`Run`]).
+//! What the GitOps backends share lives here too: their state ([`Driven`]: the settings, and
+//! what one apply of a package gives them to make their objects from, [`Run`]), the push of a
+//! component's chart, the server-side apply of the objects they hand to their controller, the
+//! watch of one until its controller says what they wait for ([`Ctx::watch_until`]) with a
+//! progress line per new reason, its deletion until it is gone, and the rows of their plan
+//! ([`plan_rows`]).
 
 pub mod argocd;
 pub use crate::backend_error as error;
@@ -35,15 +37,17 @@ pub mod flux;
 pub mod helm;
 
 use futures::StreamExt;
-use kube::api::{Api, DynamicObject, Patch, PatchParams};
+use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams};
+use std::collections::BTreeMap;
 use std::time::Duration;
 use tokio::time::Instant;
 
+use kubepkg_gitops::flux::ChartRef;
 use kubepkg_kube::ObjectRef;
 use kubepkg_model::values::UserValues;
 use kubepkg_model::{Backend as Kind, Package};
 use kubepkg_package::orchestrator::{ComponentApply, Event, Failure, FailureKind, ReadyWait};
-use kubepkg_package::plan::Plan;
+use kubepkg_package::plan::{BackendObject, ObjectChange, Plan, Step};
 use kubepkg_package::revision::ComponentRecord;
 use serde_json::Value;
 
@@ -80,6 +84,50 @@ macro_rules! dispatch {
             Backend::ArgoCd($b) => $call,
         }
     };
+}
+
+/// A backend that hands the components to a GitOps controller ([`flux::Flux`],
+/// [`argocd::ArgoCd`]): its settings `S` (none for one that only acts on what its controller
+/// already deployed: rollback, uninstall, status) and, once prepared, the run it drives.
+#[derive(Debug, Clone)]
+pub struct Driven<S> {
+    settings: Option<S>,
+    run: Option<Run>,
+}
+
+impl<S> Default for Driven<S> {
+    fn default() -> Self {
+        Driven {
+            settings: None,
+            run: None,
+        }
+    }
+}
+
+impl<S> Driven<S> {
+    /// The backend that drives its controller with `settings`.
+    pub(crate) fn configured(settings: S) -> Self {
+        Driven {
+            settings: Some(settings),
+            run: None,
+        }
+    }
+
+    /// The settings and the run an apply drives; a failure naming `backend` when the run was
+    /// not prepared.
+    fn prepared(&self, backend: &str) -> Result<(&S, &Run), Failure> {
+        self.settings.as_ref().zip(self.run.as_ref()).ok_or_else(|| {
+            Failure::new(
+                FailureKind::Apply,
+                format!("backend {backend}: the package to drive was not prepared (Backend::prepare)"),
+            )
+        })
+    }
+
+    /// The component timeout of the prepared run (the operation's otherwise).
+    fn timeout(&self, kc: &Ctx<'_>) -> Duration {
+        self.run.as_ref().map_or(kc.timeout, |r| r.timeout)
+    }
 }
 
 /// Where a backend that hands charts to a GitOps controller (flux, argocd) pushes each
@@ -352,7 +400,7 @@ async fn legacy_kind(kc: &Ctx<'_>, release: &str, namespace: &str) -> Kind {
         return Kind::Flux;
     }
     if argocd::ArgoCd::default()
-        .application(kc, release, namespace)
+        .argocd_application(kc, release, namespace)
         .await
         .is_some()
     {
@@ -616,28 +664,111 @@ pub(crate) async fn apply_object(
 }
 
 /// Pushes `component`'s chart (at `chart`) to `repository` (`oci://HOST/PATH`) for the GitOps
-/// backend `backend`; what was pushed, by digest.
+/// backend `backend`; the chart pushed, pinned to its digest.
 pub(crate) async fn push(
     backend: &str,
     client: &kubepkg_oci::Client,
     repository: &str,
     component: &str,
     chart: &std::path::Path,
-) -> Result<kubepkg_source::push::PushedChart, Failure> {
+) -> Result<ChartRef, Failure> {
     let parsed = kubepkg_oci::Reference::parse(repository).map_err(|e| {
         Failure::new(
             FailureKind::Apply,
             format!("backend {backend}: chart repository {repository}: {e}"),
         )
     })?;
-    kubepkg_source::push::push_chart(client, &parsed, chart)
+    let pushed = kubepkg_source::push::push_chart(client, &parsed, chart)
         .await
         .map_err(|e| {
             Failure::new(
                 FailureKind::Apply,
                 format!("component {component}: {}", crate::report::report(&e)),
             )
-        })
+        })?;
+    Ok(ChartRef {
+        name: pushed.name,
+        version: pushed.version,
+        digest: Some(pushed.digest),
+    })
+}
+
+/// The string at `pointer` in `v` (empty when there is none).
+pub(crate) fn str_at<'a>(v: &'a Value, pointer: &str) -> &'a str {
+    v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+}
+
+/// What a GitOps backend's plan compiles `package` from: each component's chart named by its
+/// version (the digest is known once it is pushed) and the values kubepkg supplies it with.
+pub(crate) fn plan_inputs(
+    package: &Package,
+    user: &UserValues,
+) -> (
+    BTreeMap<String, ChartRef>,
+    BTreeMap<String, serde_json::Map<String, Value>>,
+) {
+    let mut charts = BTreeMap::new();
+    let mut values = BTreeMap::new();
+    for c in &package.components {
+        if let Ok(chart) = kubepkg_chart::chart::load(c.chart.path()) {
+            charts.insert(
+                c.name.clone(),
+                ChartRef {
+                    name: chart.metadata.name.clone(),
+                    version: chart.metadata.version.clone(),
+                    digest: None,
+                },
+            );
+        }
+        values.insert(
+            c.name.clone(),
+            kubepkg_model::values::supplied(package, &c.name, user, None),
+        );
+    }
+    (charts, values)
+}
+
+/// The rows `plan` shows of a GitOps backend's `objects`, in their order: each marked created,
+/// changed (`changed(its live version, it, its component's step)`) or unchanged against the
+/// live object read through `api(client, kind, namespace)` when `client` is given, else created.
+pub(crate) async fn plan_rows(
+    objects: impl IntoIterator<Item = Value>,
+    plan: &Plan,
+    client: Option<&kube::Client>,
+    api: impl Fn(&kube::Client, &str, &str) -> Api<DynamicObject>,
+    changed: impl Fn(&Value, &Value, Option<&Step>) -> bool,
+) -> Vec<BackendObject> {
+    let mut out = Vec::new();
+    for o in objects {
+        let kind = str_at(&o, "/kind").to_string();
+        let name = str_at(&o, "/metadata/name").to_string();
+        let namespace = str_at(&o, "/metadata/namespace").to_string();
+        let step = plan.steps.iter().find(|s| s.release == name);
+        let component = step.map_or_else(|| name.clone(), |s| s.name.clone());
+        let live = match client {
+            None => None,
+            Some(client) => api(client, &kind, &namespace)
+                .get_opt(&name)
+                .await
+                .ok()
+                .flatten()
+                .map(|l| serde_json::to_value(&l).unwrap_or_default()),
+        };
+        let change = match &live {
+            None => Some(ObjectChange::Added),
+            Some(l) if changed(l, &o, step) => Some(ObjectChange::Changed),
+            Some(_) => None,
+        };
+        out.push(BackendObject {
+            component,
+            kind,
+            namespace,
+            name,
+            change,
+            yaml: kubepkg_release::output::yaml(&o).unwrap_or_default(),
+        });
+    }
+    out
 }
 
 /// The first of `crds` (as `kubectl get crd` names them: `PLURAL.GROUP`) not served, if any;
@@ -746,6 +877,40 @@ impl Ctx<'_> {
                 Seen::Waiting(_) | Seen::Unchanged => {}
             }
         }
+    }
+
+    /// Deletes `watch`'s object (in the background: its controller's finalizer does the work,
+    /// `first`) and waits until it is gone, reporting the `reason` its versions give meanwhile
+    /// (`being deleted` when none); an uninstall failure when it cannot be deleted or is still
+    /// there at the deadline. One already gone is done.
+    pub(crate) async fn delete_until_gone(
+        &self,
+        component: &str,
+        watch: Watch<'_>,
+        reason: impl Fn(&Value) -> Option<&str>,
+        first: &str,
+    ) -> Result<(), Failure> {
+        let object = watch.object;
+        let failed = |m: String| Failure::new(FailureKind::Uninstall, m);
+        match watch
+            .api
+            .delete(watch.name, &DeleteParams::background())
+            .await
+        {
+            Ok(_) => {}
+            Err(kube::Error::Api(s)) if s.code == 404 => return Ok(()),
+            Err(e) => return Err(failed(format!("deleting {object}: {e}"))),
+        }
+        let judge = |obj: Option<&Value>| match obj {
+            None => Seen::Done(()),
+            Some(v) => Seen::Waiting(reason(v).unwrap_or("being deleted").to_string()),
+        };
+        let timed_out = |shown: &str| {
+            failed(format!(
+                "{object} was not deleted in time ({first}): {shown}"
+            ))
+        };
+        self.watch_until(component, watch, judge, timed_out).await
     }
 
     /// Reports that `component` waits for `object` because of `reason`.

@@ -67,45 +67,37 @@ pub fn status_text(rev: &PackageRevision, components: &[ComponentState]) -> Stri
     let conditions = conditions::live(rev, not_ready.as_deref());
     let _ = writeln!(s, "KSTATUS: {}", conditions::summary(&conditions).as_str());
     let _ = writeln!(s, "CONDITIONS:");
-    let rows: Vec<Vec<String>> = std::iter::once(
-        ["TYPE", "STATUS", "REASON", "MESSAGE"]
-            .map(String::from)
-            .to_vec(),
-    )
-    .chain(conditions.iter().map(|c| {
+    let rows = rows_of(&["TYPE", "STATUS", "REASON", "MESSAGE"], &conditions, |c| {
         vec![
             c.type_.clone(),
             c.status.clone(),
             c.reason.clone(),
             c.message.lines().next().unwrap_or("").to_string(),
         ]
-    }))
-    .collect();
+    });
     s.push_str(&table(&rows, "  "));
     let _ = writeln!(s, "COMPONENTS:");
-    let rows: Vec<Vec<String>> = std::iter::once(
-        [
+    let rows = rows_of(
+        &[
             "COMPONENT",
             "RELEASE",
             "NAMESPACE",
             "REVISION",
             "READY",
             "WAITING FOR",
-        ]
-        .map(String::from)
-        .to_vec(),
-    )
-    .chain(components.iter().map(|c| {
-        vec![
-            c.name.clone(),
-            c.release.clone(),
-            c.namespace.clone(),
-            c.revision.to_string(),
-            if c.ready { "yes" } else { "no" }.to_string(),
-            c.waiting_for.clone().unwrap_or_default(),
-        ]
-    }))
-    .collect();
+        ],
+        components,
+        |c| {
+            vec![
+                c.name.clone(),
+                c.release.clone(),
+                c.namespace.clone(),
+                c.revision.to_string(),
+                if c.ready { "yes" } else { "no" }.to_string(),
+                c.waiting_for.clone().unwrap_or_default(),
+            ]
+        },
+    );
     s.push_str(&table(&rows, "  "));
     s
 }
@@ -122,26 +114,23 @@ pub fn revision_text(rev: &PackageRevision) -> String {
         }
     }
     let _ = writeln!(s, "COMPONENTS (as recorded):");
-    let rows: Vec<Vec<String>> = std::iter::once(
-        ["COMPONENT", "RELEASE", "NAMESPACE", "REVISION", "CHART"]
-            .map(String::from)
-            .to_vec(),
-    )
-    .chain(rev.components.iter().map(|c| {
-        vec![
-            c.name.clone(),
-            c.release.clone(),
-            c.namespace.clone(),
-            c.revision.to_string(),
-            c.chart.clone(),
-        ]
-    }))
-    .collect();
+    let rows = rows_of(
+        &["COMPONENT", "RELEASE", "NAMESPACE", "REVISION", "CHART"],
+        &rev.components,
+        |c| {
+            vec![
+                c.name.clone(),
+                c.release.clone(),
+                c.namespace.clone(),
+                c.revision.to_string(),
+                c.chart.clone(),
+            ]
+        },
+    );
     s.push_str(&table(&rows, "  "));
     s
 }
 
-/// `kubepkg history NAME`, oldest first, as `helm history` lays it out.
 /// A record's RFC 3339 time as Helm's `history` and `status` print times: Go's `time.ANSIC` in
 /// the local zone (`-o json|yaml` keep RFC 3339).
 fn ansic(rfc3339: &str) -> String {
@@ -150,31 +139,30 @@ fn ansic(rfc3339: &str) -> String {
         .unwrap_or_else(|| rfc3339.to_string())
 }
 
+/// `kubepkg history NAME`, oldest first, as `helm history` lays it out.
 pub fn history_text(h: &History) -> String {
-    let rows: Vec<Vec<String>> = std::iter::once(
-        [
+    let rows = rows_of(
+        &[
             "REVISION",
             "UPDATED",
             "STATUS",
             "PACKAGE",
             "VERSION",
             "DESCRIPTION",
-        ]
-        .map(String::from)
-        .to_vec(),
-    )
-    .chain(h.revisions.iter().map(|r| {
-        vec![
-            r.revision.to_string(),
-            ansic(&r.last_deployed),
-            r.status.as_str().to_string(),
-            r.package.clone(),
-            r.version.clone(),
-            // One line per revision, as `helm history` (details: `kubepkg package status`).
-            r.description.lines().next().unwrap_or("").to_string(),
-        ]
-    }))
-    .collect();
+        ],
+        &h.revisions,
+        |r| {
+            vec![
+                r.revision.to_string(),
+                ansic(&r.last_deployed),
+                r.status.as_str().to_string(),
+                r.package.clone(),
+                r.version.clone(),
+                // One line per revision, as `helm history` (details: `kubepkg package status`).
+                r.description.lines().next().unwrap_or("").to_string(),
+            ]
+        },
+    );
     // Packages pulled from a registry: a SOURCE column (`oci://…:tag@digest`) after the rest.
     let mut rows = rows;
     if h.revisions.iter().any(|r| r.source.is_some()) {
@@ -188,8 +176,8 @@ pub fn history_text(h: &History) -> String {
 
 /// `kubepkg package list`: the latest revision of each package, laid out as `helm list`.
 pub fn list_text(latest: &[PackageRevision]) -> String {
-    let rows: Vec<Vec<String>> = std::iter::once(
-        [
+    let rows = rows_of(
+        &[
             "NAME",
             "NAMESPACE",
             "REVISION",
@@ -197,25 +185,34 @@ pub fn list_text(latest: &[PackageRevision]) -> String {
             "STATUS",
             "PACKAGE",
             "VERSION",
-        ]
-        .map(String::from)
-        .to_vec(),
-    )
-    .chain(latest.iter().map(|r| {
-        vec![
-            r.name.clone(),
-            r.namespace.clone(),
-            r.revision.to_string(),
-            kubepkg_gostd::time::local_of_rfc3339(&r.last_deployed)
-                .map(|t| t.string())
-                .unwrap_or_else(|| r.last_deployed.clone()),
-            r.status.as_str().to_string(),
-            r.package.clone(),
-            r.version.clone(),
-        ]
-    }))
-    .collect();
+        ],
+        latest,
+        |r| {
+            vec![
+                r.name.clone(),
+                r.namespace.clone(),
+                r.revision.to_string(),
+                kubepkg_gostd::time::local_of_rfc3339(&r.last_deployed)
+                    .map(|t| t.string())
+                    .unwrap_or_else(|| r.last_deployed.clone()),
+                r.status.as_str().to_string(),
+                r.package.clone(),
+                r.version.clone(),
+            ]
+        },
+    );
     table(&rows, "\t")
+}
+
+/// A table's rows: `header`, then one row per item of `items`, made by `row`.
+fn rows_of<'a, T: 'a>(
+    header: &[&str],
+    items: impl IntoIterator<Item = &'a T>,
+    row: impl FnMut(&'a T) -> Vec<String>,
+) -> Vec<Vec<String>> {
+    std::iter::once(header.iter().map(|h| h.to_string()).collect())
+        .chain(items.into_iter().map(row))
+        .collect()
 }
 
 /// Columns padded to the widest cell, separated by `sep` (last column unpadded).
