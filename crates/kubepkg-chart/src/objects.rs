@@ -80,9 +80,6 @@ impl GoObject for Files {
     fn go_len(&self) -> Option<usize> {
         Some(self.files.len())
     }
-    fn field(&self, _name: &str) -> Option<Value> {
-        None
-    }
     fn has_method(&self, name: &str) -> bool {
         matches!(
             name,
@@ -260,9 +257,6 @@ impl GoObject for VersionSet {
     }
     fn go_len(&self) -> Option<usize> {
         Some(self.0.len())
-    }
-    fn field(&self, _name: &str) -> Option<Value> {
-        None
     }
     fn has_method(&self, name: &str) -> bool {
         name == "Has"

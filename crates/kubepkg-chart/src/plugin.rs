@@ -217,7 +217,7 @@ pub fn load_dir(dir: &Path) -> Result<Plugin, PluginError> {
     if version.is_empty() {
         return Err(load("plugin `version` is required".into()));
     }
-    if !strict_semver(&version) {
+    if !kubepkg_semver::is_strict_new_version(&version) {
         return Err(load(format!(
             "invalid plugin `version` {version:?}: must be valid semver"
         )));
@@ -263,20 +263,6 @@ pub fn load_dir(dir: &Path) -> Result<Plugin, PluginError> {
         source_url: string("sourceURL"),
         platform_command,
     })
-}
-
-/// Masterminds' `StrictNewVersion`: `MAJOR.MINOR.PATCH` (no `v`, no leading zeros), then an
-/// optional prerelease and build, checked by the one semver parser.
-fn strict_semver(v: &str) -> bool {
-    let core = v.split(['-', '+']).next().unwrap_or("");
-    let parts: Vec<&str> = core.split('.').collect();
-    parts.len() == 3
-        && parts.iter().all(|p| {
-            !p.is_empty()
-                && p.chars().all(|c| c.is_ascii_digit())
-                && (p.len() == 1 || !p.starts_with('0'))
-        })
-        && kubepkg_semver::Version::parse(v).is_ok()
 }
 
 fn platform_commands(v: Option<&Value>) -> Vec<PlatformCommand> {

@@ -331,10 +331,24 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
         "uid": obj.uid().unwrap_or_default(),
         "controller": true,
     });
-    // Each cluster's Package is server-side applied whole, as this controller's (`what` names
-    // the step in an error).
-    let apply = |package: &str, body: &Value, what: &'static str| {
-        let (packages, package, body) = (packages.clone(), package.to_string(), body.clone());
+    let shard = obj
+        .labels()
+        .get(kubepkg_package_object::SHARD_LABEL)
+        .map(String::as_str);
+    // Each cluster's Package is server-side applied whole, as this controller's, with
+    // `annotations` and the Package spec `spec` (`what` names the step in an error).
+    let apply = |cluster: &str, annotations: Value, spec: Value, what: &'static str| {
+        let package = kubepkg_fleet::package_name(&name, cluster);
+        let body = package_body(
+            &package,
+            &namespace,
+            (&name, shard),
+            cluster,
+            &owner,
+            annotations,
+            &spec,
+        );
+        let packages = packages.clone();
         async move {
             packages
                 .patch(
@@ -346,30 +360,17 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
                 .map_err(api_err(&format!("{what} Package {package}")))
         }
     };
-    let shard = obj
-        .labels()
-        .get(kubepkg_package_object::SHARD_LABEL)
-        .map(String::as_str);
     for cluster in &d.start {
         let Some(view) = views.iter().find(|v| &v.name == cluster) else {
             continue;
         };
-        let package = kubepkg_fleet::package_name(&name, cluster);
         let mut annotations = json!({kubepkg_fleet::DIGEST_ANNOTATION: digest});
         if let Some(previous) = by_cluster.get(cluster).and_then(|p| keep_for_next(p)) {
             annotations[kubepkg_fleet::PREVIOUS_ANNOTATION] =
                 json!(serde_json::to_string(&previous).unwrap_or_default());
         }
-        let body = package_body(
-            &package,
-            &namespace,
-            (&name, shard),
-            cluster,
-            &owner,
-            annotations,
-            &Value::Object(spec.package_for(&view.labels, cluster)),
-        );
-        apply(&package, &body, "applying").await?;
+        let package_spec = Value::Object(spec.package_for(&view.labels, cluster));
+        apply(cluster, annotations, package_spec, "applying").await?;
         tracing::info!(rollout = %object, cluster = %cluster, "cluster started");
     }
     // Roll back the clusters whose turn it is: each Package gets the spec it had before
@@ -381,21 +382,12 @@ pub async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Act
         else {
             continue;
         };
-        let package = kubepkg_fleet::package_name(&name, cluster);
         let annotations = json!({
             kubepkg_fleet::DIGEST_ANNOTATION: previous.digest,
             kubepkg_fleet::ROLLED_BACK_ANNOTATION: digest,
         });
-        let body = package_body(
-            &package,
-            &namespace,
-            (&name, shard),
-            cluster,
-            &owner,
-            annotations,
-            &Value::Object(previous.spec),
-        );
-        apply(&package, &body, "rolling back").await?;
+        let previous_spec = Value::Object(previous.spec);
+        apply(cluster, annotations, previous_spec, "rolling back").await?;
         tracing::info!(rollout = %object, cluster = %cluster, to = %previous.version, "cluster rolled back");
     }
 

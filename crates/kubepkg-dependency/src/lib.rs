@@ -1028,7 +1028,7 @@ fn status(charts_dir: &Path, dep: &Dependency, parent: &Chart) -> &'static str {
             .filter(|a| {
                 let stem = a.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
                 let version = stem.strip_prefix(&prefix).unwrap_or_default();
-                strict_semver(version)
+                kubepkg_semver::is_strict_new_version(version)
             })
             .collect();
         match found.len() {
@@ -1046,20 +1046,6 @@ fn status(charts_dir: &Path, dep: &Dependency, parent: &Chart) -> &'static str {
         return "missing";
     };
     version_status(dep, sub).unwrap_or("unpacked")
-}
-
-/// Masterminds' `StrictNewVersion`: exactly `MAJOR.MINOR.PATCH` (no `v`, no missing parts,
-/// no leading zeros), then an optional pre-release and build.
-fn strict_semver(v: &str) -> bool {
-    let core = v.split(['-', '+']).next().unwrap_or_default();
-    let parts: Vec<&str> = core.split('.').collect();
-    parts.len() == 3
-        && parts.iter().all(|p| {
-            !p.is_empty()
-                && p.chars().all(|c| c.is_ascii_digit())
-                && (p.len() == 1 || !p.starts_with('0'))
-        })
-        && Version::parse(v).is_ok()
 }
 
 #[cfg(test)]

@@ -95,9 +95,6 @@ mod tests {
         fn go_len(&self) -> Option<usize> {
             Some(self.0.len())
         }
-        fn field(&self, _name: &str) -> Option<Value> {
-            None
-        }
         fn format_v(&self) -> String {
             format!("[{}]", self.0.join(" "))
         }

@@ -81,7 +81,7 @@ pub async fn resolve(
         return Ok(repo.with_digest(version));
     }
     let tag = reference::tag_of_version(version);
-    if version::is_strict(version) {
+    if kubepkg_semver::has_strict_core(version) {
         // An exact version is a tag: no tag list needed (as `helm pull --version 1.2.3`).
         return Ok(repo.with_tag(&tag));
     }

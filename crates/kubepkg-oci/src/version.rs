@@ -23,7 +23,7 @@ pub fn resolve_tag(repo: &Reference, tags: &[String], version: &str) -> Result<S
         })?;
     let mut versions: Vec<(Version, &String)> = tags
         .iter()
-        .filter(|t| is_strict(&version_of_tag(t)))
+        .filter(|t| kubepkg_semver::has_strict_core(&version_of_tag(t)))
         .filter_map(|t| Version::parse(&version_of_tag(t)).ok().map(|v| (v, t)))
         .collect();
     versions.sort_by(|a, b| b.0.compare(&a.0));
@@ -39,18 +39,6 @@ pub fn resolve_tag(repo: &Reference, tags: &[String], version: &str) -> Result<S
             } else {
                 tags.join(", ")
             },
-        })
-}
-
-/// Masterminds' `StrictNewVersion` shape: `MAJOR.MINOR.PATCH[-pre][+build]`, no `v`.
-pub(crate) fn is_strict(v: &str) -> bool {
-    let core = v.split(['-', '+']).next().unwrap_or("");
-    let parts: Vec<&str> = core.split('.').collect();
-    parts.len() == 3
-        && parts.iter().all(|p| {
-            !p.is_empty()
-                && p.bytes().all(|b| b.is_ascii_digit())
-                && (p.len() == 1 || !p.starts_with('0'))
         })
 }
 

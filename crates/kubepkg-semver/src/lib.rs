@@ -592,9 +592,48 @@ pub fn is_compatible_range(constraint: &str, version: &str) -> bool {
     c.check(&v)
 }
 
+/// Masterminds' `StrictNewVersion` accepts `v` (what Helm asks of a plugin's version and of a
+/// chart archive's or tag's): exactly `MAJOR.MINOR.PATCH`, then an optional pre-release and
+/// build as [`Version::parse`] checks them.
+pub fn is_strict_new_version(v: &str) -> bool {
+    has_strict_core(v) && Version::parse(v).is_ok()
+}
+
+/// `v` up to its pre-release or build is exactly `MAJOR.MINOR.PATCH`: three numbers without
+/// leading zeros, no `v` (the shape [`is_strict_new_version`] asks for first).
+pub fn has_strict_core(v: &str) -> bool {
+    let core = v.split(['-', '+']).next().unwrap_or_default();
+    let parts: Vec<&str> = core.split('.').collect();
+    parts.len() == 3
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && (p.len() == 1 || !p.starts_with('0'))
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strict_new_version_asks_three_plain_numbers_then_what_parse_accepts() {
+        for (v, core, strict) in [
+            ("1.2.3", true, true),
+            ("0.1.0-rc.1+b.5", true, true),
+            ("v1.2.3", false, false),
+            ("1.2", false, false),
+            ("01.2.3", false, false),
+            ("1.2.3-01", true, false),
+            ("1.2.3-", true, false),
+        ] {
+            assert_eq!(
+                (has_strict_core(v), is_strict_new_version(v)),
+                (core, strict),
+                "{v}"
+            );
+        }
+    }
 
     /// semver.org's own expression for a SemVer 2 version (the oracle of `parse_strict`).
     const SEMVER_ORG: &str = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$";

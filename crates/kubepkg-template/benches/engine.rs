@@ -8,7 +8,8 @@ mod common;
 
 use std::time::Instant;
 
-use common::{funcs, json_to_value};
+use common::funcs;
+use kubepkg_yaml::json::from_json;
 use std::sync::Arc;
 
 use kubepkg_template::{FuncTable, MissingKey, Templates, Value};
@@ -40,7 +41,7 @@ fn main() {
         let data = if data_s.is_empty() {
             Value::Nil
         } else {
-            json_to_value(&serde_json::from_str(data_s).expect("data"))
+            from_json(data_s).expect("data")
         };
         let mut samples = Vec::with_capacity(n);
         for _ in 0..n {

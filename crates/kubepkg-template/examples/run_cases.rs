@@ -7,8 +7,9 @@ mod common;
 
 use std::io::{BufRead, Write};
 
-use common::{funcs, json_to_value};
+use common::funcs;
 use kubepkg_template::{MissingKey, Templates, Value};
+use kubepkg_yaml::json::from_json;
 
 fn main() {
     let stdin = std::io::stdin();
@@ -31,9 +32,7 @@ fn main() {
         let data = if data_s.is_empty() {
             Value::Nil
         } else {
-            serde_json::from_str(data_s)
-                .map(|j| json_to_value(&j))
-                .unwrap_or(Value::Nil)
+            from_json(data_s).unwrap_or(Value::Nil)
         };
         let mut t = Templates::new(funcs());
         t.set_missing_key(match c["missingkey"].as_str() {

@@ -445,9 +445,6 @@ impl GoObject for Complex {
     fn kind(&self) -> &str {
         "complex128"
     }
-    fn field(&self, _name: &str) -> Option<Value> {
-        None
-    }
     fn format_v(&self) -> String {
         let re = kubepkg_gostd::strconv::format_float(self.0, 'g', -1, 64);
         let mut im = kubepkg_gostd::strconv::format_float(self.1, 'g', -1, 64);
@@ -1784,9 +1781,6 @@ impl GoObject for NamedInt {
     }
     fn kind(&self) -> &str {
         "int"
-    }
-    fn field(&self, _name: &str) -> Option<Value> {
-        None
     }
     fn format_v(&self) -> String {
         self.name.to_string()

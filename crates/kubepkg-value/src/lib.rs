@@ -229,8 +229,11 @@ pub trait GoObject: fmt::Debug + Send + Sync {
     fn kind(&self) -> &str {
         "struct"
     }
-    /// A field (or a niladic method, which text/template calls implicitly) by name.
-    fn field(&self, name: &str) -> Option<Value>;
+    /// A field (or a niladic method, which text/template calls implicitly) by name; none by
+    /// default (a named slice or number has no fields).
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
     /// Whether `name` is a method taking arguments; `call_method` is then used.
     fn has_method(&self, _name: &str) -> bool {
         false
@@ -716,9 +719,6 @@ mod tests {
             }
             fn go_len(&self) -> Option<usize> {
                 (self.0 != "struct").then_some(self.1)
-            }
-            fn field(&self, _name: &str) -> Option<Value> {
-                None
             }
             fn format_v(&self) -> String {
                 String::new()

@@ -2,8 +2,9 @@
 //! (see `go-oracle/`, regenerate with `go-oracle/regen.sh`); our engine must produce the same
 //! output or the same error text byte for byte.
 
-use crate::common::{check_corpus, funcs, json_to_value};
+use crate::common::{check_corpus, funcs};
 use kubepkg_template::{MissingKey, Templates, Value};
+use kubepkg_yaml::json::from_json;
 
 #[test]
 fn engine_matches_go_text_template() {
@@ -14,7 +15,7 @@ fn engine_matches_go_text_template() {
         let data = if data_s.is_empty() {
             Value::Nil
         } else {
-            json_to_value(&serde_json::from_str(data_s).expect("case data is JSON"))
+            from_json(data_s).expect("case data is JSON")
         };
         let mut t = Templates::new(funcs());
         t.set_missing_key(match c["missingkey"].as_str() {

@@ -5,7 +5,8 @@
 
 use kubepkg_template::{Templates, Value, helm};
 
-use crate::common::{check_corpus, json_to_value};
+use crate::common::check_corpus;
+use kubepkg_yaml::json::from_json;
 
 /// Render like Helm's `Engine.render`: parse every file in Helm's order, execute every
 /// non-partial file; return (output of main.tpl, or (helm error, go error)).
@@ -64,9 +65,7 @@ fn render(
 #[test]
 fn helm_mode_matches_helm_engine() {
     check_corpus(include_str!("../helm-cases.jsonl"), "Helm", |c, line| {
-        let values: serde_json::Value =
-            serde_json::from_str(c["values"].as_str().unwrap_or("{}")).expect("values are JSON");
-        let values = json_to_value(&values);
+        let values = from_json(c["values"].as_str().unwrap_or("{}")).expect("values are JSON");
         let templates = c["templates"].as_object().expect("templates map");
         let got = render(templates, &values);
         let want = match (

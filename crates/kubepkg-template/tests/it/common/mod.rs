@@ -1,26 +1,12 @@
-//! Shared by the oracle tests (Go's text/template, Helm's engine) and the engine benchmark: JSON
-//! data as Helm reads it, the functions the Go oracle registers, and the loop over a corpus.
+//! Shared by the oracle tests (Go's text/template, Helm's engine) and the engine benchmark: the
+//! functions the Go oracle registers and the loop over a corpus (case data is read as Go reads
+//! JSON, by `kubepkg_yaml::json::from_json`).
 
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
 
 use kubepkg_template::{ArgType, Function, Value, sprint};
-
-pub fn json_to_value(j: &serde_json::Value) -> Value {
-    match j {
-        serde_json::Value::Null => Value::Nil,
-        serde_json::Value::Bool(b) => Value::Bool(*b),
-        serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
-        serde_json::Value::String(s) => Value::str(s),
-        serde_json::Value::Array(a) => Value::list(a.iter().map(json_to_value).collect()),
-        serde_json::Value::Object(o) => Value::map(
-            o.iter()
-                .map(|(k, v)| (k.clone(), json_to_value(v)))
-                .collect::<BTreeMap<_, _>>(),
-        ),
-    }
-}
 
 /// Checks every case of `corpus` (JSON lines; blank lines skipped): `check` gets the case and
 /// its line and returns what differs, if anything. Fails listing every differing case, as
