@@ -345,11 +345,7 @@ async fn a_chart_that_fails_to_render_fails_the_sync_with_argocds_message() {
 
 /// The Application `name` of the test namespace, as JSON (None when there is none).
 pub(crate) async fn application(ns: &TestNamespace, name: &str) -> Option<Value> {
-    applications(ns)
-        .get_opt(name)
-        .await
-        .unwrap()
-        .map(|o| serde_json::to_value(o).unwrap())
+    crate::support::get_json(&applications(ns), name).await
 }
 
 /// A blob of the test registry, read from its own storage (distribution's layout).

@@ -19,7 +19,7 @@ use kubepkg_package_object as object;
 use kubepkg_testkit::{TestNamespace, kstatus};
 use serde_json::{Value, json};
 
-use crate::support::{run, run_ok};
+use crate::support::{get_json, package_history, run, run_ok};
 use kubepkg_testkit::charts::package;
 use kubepkg_testkit::eventually;
 
@@ -228,11 +228,7 @@ pub(crate) async fn patch_spec(ns: &TestNamespace, name: &str, spec: Value) {
 }
 
 pub(crate) async fn get(ns: &TestNamespace, name: &str) -> Option<Value> {
-    packages(ns)
-        .get_opt(name)
-        .await
-        .unwrap()
-        .map(|o| serde_json::to_value(o).unwrap())
+    get_json(&packages(ns), name).await
 }
 
 pub(crate) fn condition(obj: &Value, type_: &str) -> Option<(String, String, String)> {
@@ -878,10 +874,8 @@ fn serve_once_per_request(body: Vec<u8>) -> String {
 
 /// The revisions' statuses and versions, oldest first, as `kubepkg history` reads them.
 async fn revisions(ns: &TestNamespace, name: &str) -> Vec<(String, String)> {
-    kubepkg_engine::store::RevisionStore::new(ns.client().clone())
-        .history(name, ns.name())
+    package_history(ns, ns.name(), name)
         .await
-        .unwrap()
         .revisions
         .iter()
         .map(|r| (r.status.as_str().to_string(), r.version.clone()))
@@ -1045,12 +1039,7 @@ async fn drift_is_corrected_when_enabled_and_reported_when_warn() {
             "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
             "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "registry.invalid/by-hand:1"}]}}}
         });
-        deploy
-            .patch(
-                name,
-                &PatchParams::apply("kubectl-edit").force(),
-                &Patch::Apply(&patch),
-            )
+        kubepkg_testkit::force_apply(&deploy, name, "kubectl-edit", &patch)
             .await
             .unwrap();
     };

@@ -67,6 +67,25 @@ pub(crate) fn flux_api(
     Api::namespaced_with(ns.client().clone(), ns.name(), &resource)
 }
 
+/// Waits at most `seconds` until Flux's object `fluxdemo` of `kind` is Ready; returns it.
+async fn fluxdemo_ready(
+    ns: &TestNamespace,
+    group: &str,
+    version: &str,
+    kind: &str,
+    seconds: u64,
+) -> DynamicObject {
+    wait_for(
+        &flux_api(ns, group, version, kind),
+        "fluxdemo",
+        Duration::from_secs(seconds),
+        &format!("{kind} fluxdemo to be Ready"),
+        ready,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{kind} Ready: {e}"))
+}
+
 /// `fluxdemo` 0.1.0 (a simulated Deployment and a ConfigMap of value `greeting`) packaged and
 /// pushed by the real `helm` to `reg`'s `charts/fluxdemo`; returns the manifest digest.
 fn push_chart(helm_bin: &Path, dir: &Path, reg: &Registry) -> String {
@@ -173,16 +192,7 @@ spec:
     .await
     .expect("OCIRepository and HelmRelease");
 
-    let repos = flux_api(&ns, "source.toolkit.fluxcd.io", "v1", "OCIRepository");
-    let repo = wait_for(
-        &repos,
-        "fluxdemo",
-        Duration::from_secs(120),
-        "OCIRepository fluxdemo to be Ready",
-        ready,
-    )
-    .await
-    .expect("OCIRepository Ready");
+    let repo = fluxdemo_ready(&ns, "source.toolkit.fluxcd.io", "v1", "OCIRepository", 120).await;
     let artifact_url = repo.data["status"]["artifact"]["url"]
         .as_str()
         .unwrap_or_default()
@@ -196,16 +206,7 @@ spec:
         "source-controller pulled the chart from the test registry"
     );
 
-    let releases = flux_api(&ns, "helm.toolkit.fluxcd.io", "v2", "HelmRelease");
-    let hr = wait_for(
-        &releases,
-        "fluxdemo",
-        Duration::from_secs(180),
-        "HelmRelease fluxdemo to be Ready",
-        ready,
-    )
-    .await
-    .expect("HelmRelease Ready");
+    let hr = fluxdemo_ready(&ns, "helm.toolkit.fluxcd.io", "v2", "HelmRelease", 180).await;
     // The chart pushed above: Flux records its manifest digest, and appends the digest's
     // first 12 hex digits to the chart version as SemVer build metadata.
     let status = &hr.data["status"];
@@ -282,15 +283,7 @@ async fn flux_controllers_watch_only_their_test_namespace() {
     ns.apply_yaml(&oci_repository(&reg))
         .await
         .expect("OCIRepository");
-    wait_for(
-        &flux_api(&ns, "source.toolkit.fluxcd.io", "v1", "OCIRepository"),
-        "fluxdemo",
-        Duration::from_secs(120),
-        "OCIRepository fluxdemo to be Ready",
-        ready,
-    )
-    .await
-    .expect("OCIRepository Ready");
+    fluxdemo_ready(&ns, "source.toolkit.fluxcd.io", "v1", "OCIRepository", 120).await;
     let elsewhere = flux_api(&other, "source.toolkit.fluxcd.io", "v1", "OCIRepository")
         .get("fluxdemo")
         .await
@@ -396,11 +389,8 @@ async fn render_for_flux_converges_one_component_after_the_other_behind_ready_wh
 
 /// The HelmRelease `name` of the test namespace, as JSON (None when there is none).
 pub(crate) async fn helm_release(ns: &TestNamespace, name: &str) -> Option<serde_json::Value> {
-    flux_api(ns, "helm.toolkit.fluxcd.io", "v2", "HelmRelease")
-        .get_opt(name)
-        .await
-        .unwrap()
-        .map(|o| serde_json::to_value(o).unwrap())
+    let releases = flux_api(ns, "helm.toolkit.fluxcd.io", "v2", "HelmRelease");
+    crate::support::get_json(&releases, name).await
 }
 
 /// When the object's `Ready` condition last turned (RFC 3339, second precision).
@@ -934,13 +924,13 @@ async fn post_renderers_reach_flux_and_patch_what_helm_controller_installs() {
         .unwrap_or_default();
     assert_eq!(cm.get("patched").map(String::as_str), Some("yes"), "{cm:?}");
     // A plugin cannot run in helm-controller: refused before anything is pushed or applied.
-    let plugin = tmp.path().join("plugins/cat");
-    std::fs::create_dir_all(&plugin).unwrap();
-    std::fs::write(
-        plugin.join("plugin.yaml"),
-        "apiVersion: v1\nname: cat\nversion: 1.0.0\ntype: postrenderer/v1\nruntime: subprocess\nruntimeConfig:\n  platformCommand:\n  - command: cat\n",
-    )
-    .unwrap();
+    kubepkg_testkit::tree::write_files(
+        tmp.path(),
+        &[(
+            "plugins/cat/plugin.yaml",
+            "apiVersion: v1\nname: cat\nversion: 1.0.0\ntype: postrenderer/v1\nruntime: subprocess\nruntimeConfig:\n  platformCommand:\n  - command: cat\n",
+        )],
+    );
     let out = apply_command(Kind::Flux, &ns, &reg, tmp.path(), &pkg, "2m", &[])
         .args(["--post-renderer", "cat"])
         .env("HELM_PLUGINS", tmp.path().join("plugins"))

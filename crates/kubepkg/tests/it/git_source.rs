@@ -10,7 +10,7 @@ use kubepkg_testkit::TestNamespace;
 use kubepkg_testkit::charts::web_package;
 use kubepkg_testkit::git_server::{GitAuth, GitServer};
 
-use crate::support::ok;
+use crate::support::{ok, package_history};
 
 /// The one line of standard error of a command that failed, and its exit code.
 fn failure(out: Output) -> (i32, String) {
@@ -190,29 +190,22 @@ async fn apply_from_git_records_the_commit_and_bad_refs_and_credentials_are_name
 
 /// A Secret `name` of `ns` with Flux's basic-auth keys.
 async fn git_secret(ns: &TestNamespace, name: &str, username: &str, password: &str) {
-    use kube::api::{Patch, PatchParams};
     let secret: k8s_openapi::api::core::v1::Secret = serde_json::from_value(serde_json::json!({
         "apiVersion": "v1", "kind": "Secret",
         "metadata": {"name": name},
         "stringData": {"username": username, "password": password},
     }))
     .unwrap();
-    ns.api::<k8s_openapi::api::core::v1::Secret>()
-        .patch(
-            name,
-            &PatchParams::apply("git-source-test").force(),
-            &Patch::Apply(&secret),
-        )
+    let secrets = ns.api::<k8s_openapi::api::core::v1::Secret>();
+    kubepkg_testkit::force_apply(&secrets, name, "git-source-test", &secret)
         .await
         .unwrap();
 }
 
 /// The package revisions of `name`: (revision, version, source as `history` prints it).
 pub(crate) async fn revisions(ns: &TestNamespace, name: &str) -> Vec<(u64, String, String)> {
-    kubepkg_engine::store::RevisionStore::new(ns.client().clone())
-        .history(name, ns.name())
+    package_history(ns, ns.name(), name)
         .await
-        .unwrap()
         .revisions
         .iter()
         .map(|r| {

@@ -8,6 +8,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use kube::api::{Api, DynamicObject};
+use kubepkg_engine::store::RevisionStore;
+use kubepkg_package::revision::History;
 use kubepkg_testkit::TestNamespace;
 pub use kubepkg_testkit::tree::{files, walk};
 
@@ -138,6 +141,23 @@ pub fn status_and_source(status_json: &str) -> (serde_json::Value, Option<serde_
         .or_else(|| json.get("source"))
         .cloned();
     (json, source)
+}
+
+/// The recorded package revisions of instance `name` in `namespace`, as `kubepkg history`
+/// reads them.
+pub async fn package_history(ns: &TestNamespace, namespace: &str, name: &str) -> History {
+    RevisionStore::new(ns.client().clone())
+        .history(name, namespace)
+        .await
+        .unwrap()
+}
+
+/// Object `name` of `api`, as JSON (None when there is none).
+pub async fn get_json(api: &Api<DynamicObject>, name: &str) -> Option<serde_json::Value> {
+    api.get_opt(name)
+        .await
+        .unwrap()
+        .map(|o| serde_json::to_value(o).unwrap())
 }
 
 /// [`run`] of a command that must succeed: its standard output (a failure names the command
