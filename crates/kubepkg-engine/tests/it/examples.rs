@@ -1191,13 +1191,16 @@ async fn plan_shows_what_apply_sends_with_a_post_renderer() {
     let root = tempfile::tempdir().unwrap();
     let plugins = tempfile::tempdir().unwrap();
     let plugin = plugins.path().join("testpr");
-    std::fs::create_dir_all(&plugin).unwrap();
-    std::fs::write(
-        plugin.join("plugin.yaml"),
-        "apiVersion: v1\nname: testpr\nversion: 1.0.0\ntype: postrenderer/v1\nruntime: subprocess\nruntimeConfig:\n  platformCommand:\n  - command: ${HELM_PLUGIN_DIR}/run.sh\n",
-    )
-    .unwrap();
-    std::fs::write(plugin.join("run.sh"), POST_RENDER_SH).unwrap();
+    kubepkg_testkit::tree::write_files(
+        &plugin,
+        &[
+            (
+                "plugin.yaml",
+                "apiVersion: v1\nname: testpr\nversion: 1.0.0\ntype: postrenderer/v1\nruntime: subprocess\nruntimeConfig:\n  platformCommand:\n  - command: ${HELM_PLUGIN_DIR}/run.sh\n",
+            ),
+            ("run.sh", POST_RENDER_SH),
+        ],
+    );
     std::fs::set_permissions(
         plugin.join("run.sh"),
         std::fs::Permissions::from_mode(0o755),

@@ -61,13 +61,13 @@ fn plugins() -> tempfile::TempDir {
     );
     plugin(dir.path(), "silent", "#!/bin/sh\ncat >/dev/null\n");
     // Helm lists, but never runs for --post-renderer, a plugin of another type.
-    let cli = dir.path().join("a-cli");
-    std::fs::create_dir_all(&cli).unwrap();
-    std::fs::write(
-        cli.join("plugin.yaml"),
-        "name: a-cli\nversion: 0.2.0\nusage: a legacy CLI plugin\ncommand: $HELM_PLUGIN_DIR/x\n",
-    )
-    .unwrap();
+    kubepkg_testkit::tree::write_files(
+        dir.path(),
+        &[(
+            "a-cli/plugin.yaml",
+            "name: a-cli\nversion: 0.2.0\nusage: a legacy CLI plugin\ncommand: $HELM_PLUGIN_DIR/x\n",
+        )],
+    );
     dir
 }
 
