@@ -10,7 +10,6 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::Api;
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
 use kubepkg_testkit::flux::Flux;
@@ -21,7 +20,7 @@ use crate::backends::{
     Backend, Kind, apply_command, backend_objects, finished, gated_package, greeting_chart,
     install_widget_crd, kubectl_apply, open_gate, render, widgets,
 };
-use crate::support::ok;
+use crate::support::{config_map_data, ok};
 use kubepkg_testkit::charts::deploy_chart;
 
 crate::backend_scenarios!(Kind::Flux);
@@ -221,18 +220,8 @@ spec:
 
     // The chart's objects, rendered with the HelmRelease's values, and the Deployment ready
     // (helm-controller waited for it before saying Ready).
-    let cm = ns
-        .api::<ConfigMap>()
-        .get("fluxdemo-greeting")
-        .await
-        .expect("the chart's ConfigMap");
-    assert_eq!(
-        cm.data
-            .unwrap_or_default()
-            .get("greeting")
-            .map(String::as_str),
-        Some("from-flux")
-    );
+    let cm = config_map_data(&ns, "fluxdemo-greeting").await;
+    assert_eq!(cm.get("greeting").map(String::as_str), Some("from-flux"));
     let deploy = ns
         .api::<Deployment>()
         .get("fluxdemo")
@@ -312,8 +301,7 @@ async fn flux_controllers_watch_only_their_test_namespace() {
 #[tokio::test]
 async fn render_for_flux_converges_one_component_after_the_other_behind_ready_when() {
     use k8s_openapi::api::core::v1::Secret;
-    let ns = TestNamespace::fresh("flux-render").await;
-    let flux = Backend::start(Kind::Flux, &ns).await;
+    let (ns, flux) = Backend::for_test(Kind::Flux, "render").await;
     let reg = &flux.reg;
     install_widget_crd(&ns, Kind::Flux).await;
 
@@ -543,13 +531,8 @@ async fn render_for_flux_applied_with_kubectl_makes_the_releases_apply_makes() {
                 .unwrap();
             assert_eq!(format!("{}-{}", meta.name, meta.version), listed_chart);
             assert_eq!(serde_json::Value::Object(record.config.clone()), values);
-            let greeting = ns
-                .api::<ConfigMap>()
-                .get(&format!("{name}-greeting"))
+            let greeting = config_map_data(ns, &format!("{name}-greeting"))
                 .await
-                .unwrap()
-                .data
-                .unwrap_or_default()
                 .get("greeting")
                 .cloned();
             // The same chart: each push packs it anew (the archive's digest differs), so
@@ -628,8 +611,7 @@ fn step_changes(plan: &serde_json::Value) -> Vec<(String, String, String)> {
 /// change is db's ConfigMap, with db's source and HelmRelease changed and api's left alone.
 #[tokio::test]
 async fn plan_for_flux_compares_with_what_helm_controller_released() {
-    let ns = TestNamespace::fresh("flux-plan").await;
-    let flux = Backend::start(Kind::Flux, &ns).await;
+    let (ns, flux) = Backend::for_test(Kind::Flux, "plan").await;
     let reg = &flux.reg;
     let tmp = tempfile::tempdir().unwrap();
     let v1 = greeting_package(tmp.path(), "1.0.0", "1.0.0", "one");
@@ -762,8 +744,7 @@ async fn apply_force_over_a_flux_package_takes_the_backend_from_its_flags() {
     use crate::controller::{
         ControllerProcess, archive, create, install_crd, store_archive, wait_ready,
     };
-    let ns = TestNamespace::fresh("flux-force").await;
-    let flux = Backend::start(Kind::Flux, &ns).await;
+    let (ns, flux) = Backend::for_test(Kind::Flux, "force").await;
     let reg = &flux.reg;
     install_crd(&ns).await;
     let tmp = tempfile::tempdir().unwrap();
@@ -915,13 +896,7 @@ async fn post_renderers_reach_flux_and_patch_what_helm_controller_installs() {
         hr["spec"]["postRenderers"][0]["kustomize"]["patches"][0]["target"]["kind"], "ConfigMap",
         "{hr:#}"
     );
-    let cm = ns
-        .api::<ConfigMap>()
-        .get("shop-db-greeting")
-        .await
-        .unwrap()
-        .data
-        .unwrap_or_default();
+    let cm = config_map_data(&ns, "shop-db-greeting").await;
     assert_eq!(cm.get("patched").map(String::as_str), Some("yes"), "{cm:?}");
     // A plugin cannot run in helm-controller: refused before anything is pushed or applied.
     kubepkg_testkit::tree::write_files(

@@ -160,6 +160,20 @@ pub async fn get_json(api: &Api<DynamicObject>, name: &str) -> Option<serde_json
         .map(|o| serde_json::to_value(o).unwrap())
 }
 
+/// The data of ConfigMap `name` of the test namespace (empty when it has none); fails the test
+/// when there is no such ConfigMap.
+pub async fn config_map_data(
+    ns: &TestNamespace,
+    name: &str,
+) -> std::collections::BTreeMap<String, String> {
+    ns.api::<k8s_openapi::api::core::v1::ConfigMap>()
+        .get(name)
+        .await
+        .unwrap_or_else(|e| panic!("ConfigMap {name}: {e}"))
+        .data
+        .unwrap_or_default()
+}
+
 /// [`run`] of a command that must succeed: its standard output (a failure names the command
 /// and shows its standard error).
 pub fn run_ok(ns: &TestNamespace, args: &[&str]) -> String {
