@@ -49,6 +49,11 @@ impl Env {
         ])))
     }
 
+    /// `kubepkg push ARTIFACT TO --plain-http`: a chart archive or a package pushed to `TO`.
+    pub(crate) fn push(&self, artifact: &Path, to: &str) -> Output {
+        self.kubepkg(&["push", artifact.to_str().unwrap(), to, "--plain-http"])
+    }
+
     pub(crate) fn env(&self, c: &mut Command) {
         c.current_dir(self.dir.path())
             .env("HOME", self.path("home"));
@@ -253,12 +258,7 @@ fn kubepkg_push_then_helm_pull_is_byte_identical_with_bearer_tokens_and_kubepkgs
     let reg =
         Registry::start(RegistryOptions::plain().with_user("bob", "pw").with_token()).unwrap();
     let chart = env.chart("api", "0.3.0+build.7");
-    let no_login = env.kubepkg(&[
-        "push",
-        chart.to_str().unwrap(),
-        &reg.oci("charts"),
-        "--plain-http",
-    ]);
+    let no_login = env.push(&chart, &reg.oci("charts"));
     assert_eq!(
         error_line(no_login),
         format!(
@@ -302,12 +302,7 @@ fn kubepkg_push_then_helm_pull_is_byte_identical_with_bearer_tokens_and_kubepkgs
     drop(child.stdin.take());
     assert_eq!(ok(child.wait_with_output().unwrap()), "Login Succeeded\n");
 
-    let pushed = ok(env.kubepkg(&[
-        "push",
-        chart.to_str().unwrap(),
-        &reg.oci("charts"),
-        "--plain-http",
-    ]));
+    let pushed = ok(env.push(&chart, &reg.oci("charts")));
     assert!(
         pushed.starts_with(&format!(
             "Pushed: {}/charts/api:0.3.0_build.7\nDigest: sha256:",
@@ -405,12 +400,7 @@ fn credentials_from_a_docker_config_file() {
         ),
     )
     .unwrap();
-    ok(env.kubepkg(&[
-        "push",
-        chart.to_str().unwrap(),
-        &reg.oci("c"),
-        "--plain-http",
-    ]));
+    ok(env.push(&chart, &reg.oci("c")));
     ok(env.kubepkg(&[
         "pull",
         &reg.oci("c/db"),
@@ -711,49 +701,36 @@ fn a_package_pushed_then_pulled_is_byte_identical_and_its_charts_are_helm_chart_
         out.starts_with(&format!("Pushed: {}/pkgs/shopfront:1.4.2\n", reg.host())),
         "{out}"
     );
-    ok(env.kubepkg(&[
-        "package",
-        "push",
-        package_archive(&env, "shopfront", "1.9.0")
-            .to_str()
-            .unwrap(),
-        &reg.oci("pkgs/shopfront"),
-        "--plain-http",
-    ]));
-    ok(env.kubepkg(&[
-        "package",
-        "push",
-        package_archive(&env, "shopfront", "2.0.0")
-            .to_str()
-            .unwrap(),
-        &reg.oci("pkgs"),
-        "--plain-http",
-    ]));
+    for (version, repository) in [("1.9.0", "pkgs/shopfront"), ("2.0.0", "pkgs")] {
+        let archive = package_archive(&env, "shopfront", version);
+        ok(env.kubepkg(&[
+            "package",
+            "push",
+            archive.to_str().unwrap(),
+            &reg.oci(repository),
+            "--plain-http",
+        ]));
+    }
 
-    ok(env.kubepkg(&[
-        "package",
-        "pull",
-        &reg.oci("pkgs/shopfront"),
-        "--version",
-        "1.4.2",
-        "--plain-http",
-        "-d",
-        "got",
-    ]));
+    let shopfront = reg.oci("pkgs/shopfront");
+    let pull = |version: &str| {
+        ok(env.kubepkg(&[
+            "package",
+            "pull",
+            &shopfront,
+            "--version",
+            version,
+            "--plain-http",
+            "-d",
+            "got",
+        ]))
+    };
+    pull("1.4.2");
     assert_eq!(
         std::fs::read(env.path("got/shopfront-1.4.2.tgz")).unwrap(),
         std::fs::read(&pkg).unwrap()
     );
-    let out = ok(env.kubepkg(&[
-        "package",
-        "pull",
-        &reg.oci("pkgs/shopfront"),
-        "--version",
-        ">=1.4 <2",
-        "--plain-http",
-        "-d",
-        "got",
-    ]));
+    let out = pull(">=1.4 <2");
     assert!(out.contains("shopfront:1.9.0"), "{out}");
 
     let c = client(&env, &reg, None);
@@ -794,12 +771,7 @@ fn a_package_pushed_then_pulled_is_byte_identical_and_its_charts_are_helm_chart_
 
     // A chart where a package is expected.
     let chart = env.chart("lonely", "1.0.0");
-    ok(env.kubepkg(&[
-        "push",
-        chart.to_str().unwrap(),
-        &reg.oci("pkgs"),
-        "--plain-http",
-    ]));
+    ok(env.push(&chart, &reg.oci("pkgs")));
     let e = error_line(env.kubepkg(&[
         "package",
         "pull",
@@ -974,12 +946,7 @@ fn a_blob_above_the_size_cap_is_refused_before_it_is_read_and_the_variable_raise
     let reg = Registry::start(RegistryOptions::plain()).unwrap();
     let chart = env.chart("big", "1.0.0");
     let size = std::fs::metadata(&chart).unwrap().len();
-    ok(env.kubepkg(&[
-        "push",
-        chart.to_str().unwrap(),
-        &reg.oci("c"),
-        "--plain-http",
-    ]));
+    ok(env.push(&chart, &reg.oci("c")));
     let r = reg.oci("c/big");
     let mut c = Command::new(env!("CARGO_BIN_EXE_kubepkg"));
     c.args([
@@ -1024,12 +991,7 @@ async fn install_and_upgrade_from_a_registry_make_helm_releases() {
     let reg = Registry::start(RegistryOptions::plain()).unwrap();
     for v in ["1.0.0", "1.1.0"] {
         let chart = env.chart("site", v);
-        ok(env.kubepkg(&[
-            "push",
-            chart.to_str().unwrap(),
-            &reg.oci("c"),
-            "--plain-http",
-        ]));
+        ok(env.push(&chart, &reg.oci("c")));
     }
     let r = reg.oci("c/site");
     let kube = |args: &[&str]| {
