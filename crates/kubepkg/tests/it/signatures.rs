@@ -317,17 +317,9 @@ fn signed_by_kubepkg_cosign_verify_accepts() {
     assert!(again.contains("(already there)"), "{again}");
     assert_eq!(layers(&c), 2, "the same signature is not added twice");
     // kubepkg verifies with either key too.
+    let r = reg.oci("charts/web");
     for k in [&public, &plain_pub] {
-        ok(env.kubepkg(&[
-            "template",
-            "web",
-            &reg.oci("charts/web"),
-            "--version",
-            "1.0.0",
-            "--plain-http",
-            "--verify-key",
-            k.to_str().unwrap(),
-        ]));
+        ok(env.kubepkg(&verifying(&["template", "web", &r], k.to_str().unwrap())));
     }
 
     // A package.
@@ -497,19 +489,8 @@ fn unsigned_foreign_copied_and_wrong_password_are_refused_and_nothing_is_cached(
     let pkg_digest = env.push_package(&dir, &reg);
     let p = reg.oci("pkgs/shop");
     let dest = env.path("pkg-pulled");
-    // `VERB… P --version 1.0.0 --plain-http --verify-key PUBLIC EXTRA…`.
-    let verified = |verb: &[&str], extra: &[&str]| {
-        let reference = [
-            p.as_str(),
-            "--version",
-            "1.0.0",
-            "--plain-http",
-            "--verify-key",
-            public_s,
-        ];
-        env.kubepkg(&[verb, &reference, extra].concat())
-    };
-    let out = verified(&["package", "pull"], &["-d", dest.to_str().unwrap()]);
+    let d = dest.to_str().unwrap();
+    let out = env.kubepkg(&verifying(&["package", "pull", &p, "-d", d], public_s));
     assert_eq!(
         error_line(out),
         format!(
@@ -518,7 +499,7 @@ fn unsigned_foreign_copied_and_wrong_password_are_refused_and_nothing_is_cached(
         )
     );
     assert!(!dest.join("shop-1.0.0.tgz").exists());
-    let plan = verified(&["plan", "shop"], &[]);
+    let plan = env.kubepkg(&verifying(&["plan", "shop", &p], public_s));
     assert!(error_line(plan).contains("not signed"));
     assert!(
         !env.cache_files().iter().any(|f| f.contains("/packages/")),
