@@ -684,16 +684,8 @@ const CONTROLLER_NEEDS: &[(&str, &str, Option<&str>)] = &[
     ("update", "applications.argoproj.io", None),
     ("delete", "applications.argoproj.io", None),
     // The watch that keeps `.Capabilities` between reconciles (README.md#rbac).
-    (
-        "list",
-        "customresourcedefinitions.apiextensions.k8s.io",
-        None,
-    ),
-    (
-        "watch",
-        "customresourcedefinitions.apiextensions.k8s.io",
-        None,
-    ),
+    ("list", CRDS, None),
+    ("watch", CRDS, None),
     ("list", "apiservices.apiregistration.k8s.io", None),
     ("watch", "apiservices.apiregistration.k8s.io", None),
 ];
@@ -711,11 +703,7 @@ const CONTROLLER_MUST_NOT: &[(&str, &str, Option<&str>)] = &[
     ),
     ("impersonate", "serviceaccounts", None),
     ("create", "pods", Some("exec")),
-    (
-        "create",
-        "customresourcedefinitions.apiextensions.k8s.io",
-        None,
-    ),
+    ("create", CRDS, None),
     ("delete", "namespaces", None),
     ("update", "packages.kubepkg.dev", None),
     ("delete", "packages.kubepkg.dev", None),
@@ -853,6 +841,9 @@ fn start_controller(ns: &TestNamespace, kubeconfig: &Path) -> ControllerProcess 
     args.extend(["--interval", "5s", "--timeout", "60s"]);
     ControllerProcess::spawn(ns, kubeconfig, &args, &[])
 }
+
+/// CustomResourceDefinitions, as `kubectl auth can-i` names the resource.
+pub(crate) const CRDS: &str = "customresourcedefinitions.apiextensions.k8s.io";
 
 /// A (verb, resource, subresource) the chart's ServiceAccount is asked about.
 pub(crate) type Access<'a> = (&'a str, &'a str, Option<&'a str>);

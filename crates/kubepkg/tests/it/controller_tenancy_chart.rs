@@ -28,7 +28,7 @@ use kubepkg_testkit::{TestNamespace, helm_binary};
 use serde_json::{Value, json};
 
 use crate::controller_chart::{
-    HELM_VERSIONS, Installed, Scope, Tool, assert_lint_passes, assert_refuses_as_helm,
+    CRDS, HELM_VERSIONS, Installed, Scope, Tool, assert_lint_passes, assert_refuses_as_helm,
     assert_renders_as_helm, can_i, deployment_ready, granted, refused, service_account_kubeconfig,
     store_notes_archive, text,
 };
@@ -338,10 +338,8 @@ fn can_i_acting_as(
 /// the tenant, and a Package naming no ServiceAccount is refused as the namespace's `default`.
 #[tokio::test]
 async fn in_tenancy_mode_the_controller_acts_for_packages_only_as_their_service_accounts() {
-    let ns = TestNamespace::new("tchart").await.expect("control plane");
-    let tenant = TestNamespace::new("tchart-tenant")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("tchart").await;
+    let tenant = TestNamespace::fresh("tchart-tenant").await;
     tenant_service_account(&tenant, "deployer").await;
     // `kubectl auth can-i` of Flux's sources needs them served, whichever test runs first.
     kubepkg_testkit::flux::install_crds(&ns)
@@ -405,18 +403,8 @@ async fn in_tenancy_mode_the_controller_acts_for_packages_only_as_their_service_
         ("get", "secrets", None, all),
         ("list", "secrets", None, all),
         ("watch", "secrets", None, all),
-        (
-            "list",
-            "customresourcedefinitions.apiextensions.k8s.io",
-            None,
-            all,
-        ),
-        (
-            "watch",
-            "customresourcedefinitions.apiextensions.k8s.io",
-            None,
-            all,
-        ),
+        ("list", CRDS, None, all),
+        ("watch", CRDS, None, all),
         ("list", "apiservices.apiregistration.k8s.io", None, all),
         ("watch", "apiservices.apiregistration.k8s.io", None, all),
         ("impersonate", "serviceaccounts/deployer", None, there),
@@ -450,11 +438,7 @@ async fn in_tenancy_mode_the_controller_acts_for_packages_only_as_their_service_
         ("list", "events", None),
         ("create", "helmreleases.helm.toolkit.fluxcd.io", None),
         ("create", "applications.argoproj.io", None),
-        (
-            "get",
-            "customresourcedefinitions.apiextensions.k8s.io",
-            None,
-        ),
+        ("get", CRDS, None),
         ("create", "pods", Some("exec")),
         ("impersonate", "users", None),
         ("impersonate", "groups", None),

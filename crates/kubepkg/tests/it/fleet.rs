@@ -156,7 +156,7 @@ fn unix(rfc3339: &str) -> i64 {
 
 #[tokio::test]
 async fn a_rollout_goes_stage_by_stage_and_halts_at_a_failed_canary() {
-    let home = TestNamespace::new("fleet").await.expect("control plane");
+    let home = TestNamespace::fresh("fleet").await;
     install_crd(&home).await;
     install_rollout_crd(&home).await;
     let started = Instant::now();
@@ -479,9 +479,7 @@ fn history_in(plane: &ControlPlane, ns: &str, package: &str) -> Vec<Value> {
 /// was done before the next in stage order started (and the second stage's two one at a time).
 #[tokio::test]
 async fn a_rollout_resumes_after_its_controller_is_killed_anywhere() {
-    let home = TestNamespace::new("fleet-kill")
-        .await
-        .expect("control plane");
+    let home = TestNamespace::fresh("fleet-kill").await;
     install_crd(&home).await;
     install_rollout_crd(&home).await;
     let planes: Vec<(&str, ControlPlane, Value)> = vec![
@@ -711,9 +709,7 @@ async fn given(home: &TestNamespace, cluster: &str) -> Option<String> {
 /// - the controller's `/metrics` count the clusters by state and time each stage.
 #[tokio::test]
 async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one_may() {
-    let home = TestNamespace::new("fleet-back")
-        .await
-        .expect("control plane");
+    let home = TestNamespace::fresh("fleet-back").await;
     install_crd(&home).await;
     install_rollout_crd(&home).await;
     let planes: Vec<(&str, ControlPlane, Value)> = vec![
@@ -1010,9 +1006,7 @@ async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one
 /// `maxConcurrent`); once it answers again the cluster completes and the rollout Succeeds.
 #[tokio::test]
 async fn a_target_that_stops_answering_mid_stage_waits_and_completes_when_it_returns() {
-    let home = TestNamespace::new("fleet-stop")
-        .await
-        .expect("control plane");
+    let home = TestNamespace::fresh("fleet-stop").await;
     install_crd(&home).await;
     install_rollout_crd(&home).await;
     let f1 = kubepkg_testkit::fleet_plane("f1").unwrap();

@@ -66,6 +66,14 @@ pub(crate) fn flux_api(
     Api::namespaced_with(ns.client().clone(), ns.name(), &resource)
 }
 
+/// Flux's OCIRepository `name` of `ns` (the source of a HelmRelease).
+pub(crate) async fn oci_repository_object(ns: &TestNamespace, name: &str) -> DynamicObject {
+    flux_api(ns, "source.toolkit.fluxcd.io", "v1", "OCIRepository")
+        .get(name)
+        .await
+        .unwrap_or_else(|e| panic!("OCIRepository {name}: {e}"))
+}
+
 /// Waits at most `seconds` until Flux's object `fluxdemo` of `kind` is Ready; returns it.
 async fn fluxdemo_ready(
     ns: &TestNamespace,
@@ -273,10 +281,7 @@ async fn flux_controllers_watch_only_their_test_namespace() {
         .await
         .expect("OCIRepository");
     fluxdemo_ready(&ns, "source.toolkit.fluxcd.io", "v1", "OCIRepository", 120).await;
-    let elsewhere = flux_api(&other, "source.toolkit.fluxcd.io", "v1", "OCIRepository")
-        .get("fluxdemo")
-        .await
-        .unwrap();
+    let elsewhere = oci_repository_object(&other, "fluxdemo").await;
     assert!(
         elsewhere
             .data

@@ -48,7 +48,7 @@ async fn wait_reason(home: &TestNamespace, ctl: &ControllerProcess, reason: &str
 
 #[tokio::test]
 async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there() {
-    let home = TestNamespace::new("remote").await.expect("control plane");
+    let home = TestNamespace::fresh("remote").await;
     install_crd(&home).await;
     let plane = kubepkg_testkit::target_plane().expect("the second control plane");
     let there = TestNamespace::named_in(plane.clone(), home.name())

@@ -167,8 +167,8 @@ async fn allowed(
 /// nothing is created outside the namespace, and the values Secret's value is never shown.
 #[tokio::test]
 async fn a_package_is_applied_as_its_service_account_and_refused_beyond_it() {
-    let a = TestNamespace::new("ten-a").await.expect("control plane");
-    let b = TestNamespace::new("ten-b").await.expect("control plane");
+    let a = TestNamespace::fresh("ten-a").await;
+    let b = TestNamespace::fresh("ten-b").await;
     install_crd(&a).await;
     tenant_service_account(&a, "deployer").await;
     let secret_value = "tenant-secret-value-7f3a9c";
@@ -271,9 +271,7 @@ async fn a_package_is_applied_as_its_service_account_and_refused_beyond_it() {
 /// backend (Argo CD would apply with its own rights).
 #[tokio::test]
 async fn the_default_service_account_bounds_a_package_that_names_none() {
-    let a = TestNamespace::new("ten-default")
-        .await
-        .expect("control plane");
+    let a = TestNamespace::fresh("ten-default").await;
     install_crd(&a).await;
     let ctl = ControllerProcess::start(&a, "5s", &["--default-service-account", "default"]);
     let tmp = tempfile::tempdir().unwrap();
@@ -311,10 +309,8 @@ async fn the_default_service_account_bounds_a_package_that_names_none() {
 /// (`AccessDenied`, Stalled) before anything is read or applied.
 #[tokio::test]
 async fn cross_namespace_references_are_refused_when_locked_down() {
-    let a = TestNamespace::new("ten-xref").await.expect("control plane");
-    let b = TestNamespace::new("ten-xref-b")
-        .await
-        .expect("control plane");
+    let a = TestNamespace::fresh("ten-xref").await;
+    let b = TestNamespace::fresh("ten-xref-b").await;
     install_crd(&a).await;
     let values: Api<ConfigMap> = b.api();
     values
@@ -366,10 +362,8 @@ async fn cross_namespace_references_are_refused_when_locked_down() {
 /// writing only in the ServiceAccount's namespace goes through.
 #[tokio::test]
 async fn the_cli_acts_as_the_user_it_is_told_to() {
-    let a = TestNamespace::new("ten-cli").await.expect("control plane");
-    let b = TestNamespace::new("ten-cli-b")
-        .await
-        .expect("control plane");
+    let a = TestNamespace::fresh("ten-cli").await;
+    let b = TestNamespace::fresh("ten-cli-b").await;
     tenant_service_account(&a, "deployer").await;
     let user = format!("system:serviceaccount:{}:deployer", a.name());
     assert!(allowed(&a, &user, "create", "secrets", a.name()).await);

@@ -89,9 +89,7 @@ impl Backend {
 
     /// A test namespace `<backend>-<suffix>` and the backend started for it.
     pub(crate) async fn for_test(kind: Kind, suffix: &str) -> (TestNamespace, Backend) {
-        let ns = TestNamespace::new(&format!("{}-{suffix}", kind.name()))
-            .await
-            .expect("control plane");
+        let ns = TestNamespace::fresh(&format!("{}-{suffix}", kind.name())).await;
         let b = Backend::start(kind, &ns).await;
         (ns, b)
     }
