@@ -289,6 +289,19 @@ pub(crate) async fn wait_ready(
     }
 }
 
+/// Waits until Package `name` is Ready (`Succeeded`) and asserts that it is at `version`;
+/// returns the object.
+pub(crate) async fn ready_at(
+    ns: &TestNamespace,
+    ctl: &ControllerProcess,
+    name: &str,
+    version: &str,
+) -> Value {
+    let o = wait_ready(ns, ctl, name, "True", "Succeeded").await;
+    assert_eq!(o.pointer("/status/version"), Some(&json!(version)), "{o:#}");
+    o
+}
+
 /// Helm release revisions of `release` (the records `helm history` reads).
 pub(crate) async fn release_count(ns: &TestNamespace, release: &str) -> usize {
     let secrets: Api<Secret> = ns.api();
@@ -332,8 +345,7 @@ async fn a_package_object_is_installed_upgraded_failed_rolled_back_and_deleted()
 
     // Install.
     create(&ns, "shop", json!({"source": source("1.0.0")})).await;
-    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
-    assert_eq!(o.pointer("/status/version"), Some(&json!("1.0.0")));
+    let o = ready_at(&ns, &ctl, "shop", "1.0.0").await;
     assert_eq!(o.pointer("/status/revision"), Some(&json!(1)));
     assert_eq!(
         o.pointer("/status/lastAttemptedVersion"),
@@ -361,8 +373,7 @@ async fn a_package_object_is_installed_upgraded_failed_rolled_back_and_deleted()
 
     // A new version: the hook runs with the versions it moves between.
     patch_spec(&ns, "shop", json!({"source": source("2.0.0")})).await;
-    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
-    assert_eq!(o.pointer("/status/version"), Some(&json!("2.0.0")));
+    ready_at(&ns, &ctl, "shop", "2.0.0").await;
     assert_migrated(&ns, "1.0.0", "2.0.0").await;
 
     // 2.0.1 is safe but its app never gets ready; 2.0.0 said rollback.safe: false, which only

@@ -19,8 +19,8 @@ use kubepkg_testkit::relay::Relay;
 use serde_json::{Value, json};
 
 use crate::controller::{
-    ControllerProcess, condition, create, get, install_crd, patch_spec, release_count, source,
-    store_versions, wait_ready,
+    ControllerProcess, condition, create, get, install_crd, patch_spec, ready_at, release_count,
+    source, store_versions, wait_ready,
 };
 use crate::support::{run, run_ok};
 
@@ -165,8 +165,7 @@ async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there
     );
     tokio::time::sleep(Duration::from_secs(5)).await;
     relay.set_up(true);
-    let o = wait_ready(&home, &ctl, "shop", "True", "Succeeded").await;
-    assert_eq!(o.pointer("/status/version"), Some(&json!("2.1.0")));
+    ready_at(&home, &ctl, "shop", "2.1.0").await;
     // Nothing pending, no Lease held in the target.
     let out = run_ok(&there, &["history", "shop", "--package", "-o", "json"]);
     let history: Value = serde_json::from_str(&out).unwrap();

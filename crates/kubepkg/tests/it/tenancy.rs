@@ -19,7 +19,7 @@ use kubepkg_testkit::charts::deploy_chart;
 use serde_json::{Value, json};
 
 use crate::controller::{
-    ControllerProcess, archive, create, install_crd, store_archive, wait_ready,
+    ControllerProcess, archive, create, install_crd, ready_at, store_archive, wait_ready,
 };
 use crate::support::run;
 
@@ -194,8 +194,7 @@ async fn a_package_is_applied_as_its_service_account_and_refused_beyond_it() {
                "valuesFrom": [{"kind": "Secret", "name": "shop-values"}]}),
     )
     .await;
-    let o = wait_ready(&a, &ctl, "shop", "True", "Succeeded").await;
-    assert_eq!(o.pointer("/status/version"), Some(&json!("1.0.0")));
+    ready_at(&a, &ctl, "shop", "1.0.0").await;
 
     // 2.0.0 (safe) also writes a Secret into namespace b: refused, rolled back to 1.0.0.
     let leak = format!(
