@@ -19,7 +19,7 @@ use kubepkg_package_object as object;
 use kubepkg_testkit::{TestNamespace, kstatus};
 use serde_json::{Value, json};
 
-use crate::support::{get_json, package_history, run, run_ok};
+use crate::support::{create_secret, get_json, package_history, run, run_ok};
 use kubepkg_testkit::charts::package;
 use kubepkg_testkit::eventually;
 
@@ -545,13 +545,14 @@ async fn bad_sources_and_values_are_conditions_and_a_url_source_installs() {
     );
     assert_eq!(release_count(&ns, "novalues-app").await, 0);
     // The Secret appears: the next look (interval 5s) applies with its values.
-    let secrets: Api<Secret> = ns.api();
-    let s: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "app-values"},
-        "stringData": {"values.yaml": "app: {image: registry.invalid/from-secret:1}\n"}
-    }))
-    .unwrap();
-    secrets.create(&PostParams::default(), &s).await.unwrap();
+    create_secret(
+        &ns,
+        json!({
+            "metadata": {"name": "app-values"},
+            "stringData": {"values.yaml": "app: {image: registry.invalid/from-secret:1}\n"}
+        }),
+    )
+    .await;
     wait_ready(&ns, &ctl, "novalues", "True", "Succeeded").await;
     let deploy: Api<DynamicObject> = Api::namespaced_with(
         ns.client().clone(),
@@ -1211,16 +1212,15 @@ async fn an_oci_source_with_a_pull_secret_installs_the_version_the_constraint_re
 
     let auth = "cHVsbGVyOnB3"; // base64 of puller:pw
     let docker = format!(r#"{{"auths":{{"{}":{{"auth":"{auth}"}}}}}}"#, reg.host());
-    let secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "pull"},
-        "type": "kubernetes.io/dockerconfigjson",
-        "stringData": {".dockerconfigjson": docker},
-    }))
-    .unwrap();
-    ns.api::<Secret>()
-        .create(&PostParams::default(), &secret)
-        .await
-        .unwrap();
+    create_secret(
+        &ns,
+        json!({
+            "metadata": {"name": "pull"},
+            "type": "kubernetes.io/dockerconfigjson",
+            "stringData": {".dockerconfigjson": docker},
+        }),
+    )
+    .await;
     patch_spec(&ns, "ociapp", json!({"suspend": false, "values": {}})).await;
     wait_ready(&ns, &ctl, "ociapp", "True", "Succeeded").await;
 
@@ -1249,15 +1249,14 @@ async fn a_verified_oci_source_refuses_an_unsigned_package_and_applies_it_once_s
     let dir = tmp.path().join("pkg");
     app_package(&dir, "sigapp", "1.0.0", true, "");
     let digest = push_package(&dir, &reg, &[], tmp.path());
-    let secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "cosign-keys"},
-        "stringData": {"cosign.pub": std::fs::read_to_string(&public).unwrap(), "README": "not a key"},
-    }))
-    .unwrap();
-    ns.api::<Secret>()
-        .create(&PostParams::default(), &secret)
-        .await
-        .unwrap();
+    create_secret(
+        &ns,
+        json!({
+            "metadata": {"name": "cosign-keys"},
+            "stringData": {"cosign.pub": std::fs::read_to_string(&public).unwrap(), "README": "not a key"},
+        }),
+    )
+    .await;
     let ctl = ControllerProcess::start(&ns, "1h", &[]);
     let r = reg.oci("pkgs/sigapp");
     let spec = json!({

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{
     Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams, PostParams,
 };
@@ -94,18 +94,14 @@ async fn register_kubeconfig(home: &TestNamespace, name: &str, kubeconfig: &str,
     all.as_object_mut()
         .unwrap()
         .extend(labels.as_object().unwrap().clone());
-    let secrets: Api<Secret> = home.api();
-    secrets
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(json!({
-                "metadata": {"name": name, "labels": all},
-                "stringData": {"value": kubeconfig},
-            }))
-            .unwrap(),
-        )
-        .await
-        .expect("cluster Secret");
+    crate::support::create_secret(
+        home,
+        json!({
+            "metadata": {"name": name, "labels": all},
+            "stringData": {"value": kubeconfig},
+        }),
+    )
+    .await;
 }
 
 async fn rollout(home: &TestNamespace, name: &str) -> Value {

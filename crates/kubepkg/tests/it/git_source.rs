@@ -390,15 +390,14 @@ async fn a_package_over_ssh_installs_with_the_secrets_identity_and_known_hosts()
         .commit("main", "pkg", Some(tmp.path()), &[], "1.0.0")
         .unwrap();
     let sshd = SshServer::start().unwrap();
-    let secret: k8s_openapi::api::core::v1::Secret = serde_json::from_value(serde_json::json!({
-        "metadata": {"name": "deploy-key"},
-        "stringData": {"identity": sshd.client_key(), "known_hosts": sshd.known_hosts()},
-    }))
-    .unwrap();
-    ns.api::<k8s_openapi::api::core::v1::Secret>()
-        .create(&Default::default(), &secret)
-        .await
-        .unwrap();
+    crate::support::create_secret(
+        &ns,
+        serde_json::json!({
+            "metadata": {"name": "deploy-key"},
+            "stringData": {"identity": sshd.client_key(), "known_hosts": sshd.known_hosts()},
+        }),
+    )
+    .await;
     let ctl = ControllerProcess::start(&ns, "1h", &[]);
     let url = sshd.url(repo.bare());
     let spec = serde_json::json!({"source": {"git": {

@@ -12,8 +12,7 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::Secret;
-use kube::api::{Api, ListParams, PostParams};
+use kube::api::{Api, ListParams};
 use kubepkg_testkit::TestNamespace;
 use kubepkg_testkit::relay::Relay;
 use serde_json::{Value, json};
@@ -57,18 +56,14 @@ async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there
     // The components are applied as this ServiceAccount of the target (impersonated there).
     crate::tenancy::tenant_service_account(&there, "deployer").await;
     let relay = Relay::start(&plane).await.expect("relay to the target");
-    let secrets: Api<Secret> = home.api();
-    secrets
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(json!({
-                "metadata": {"name": "target-kubeconfig"},
-                "stringData": {"value": relay.kubeconfig_text()},
-            }))
-            .unwrap(),
-        )
-        .await
-        .unwrap();
+    crate::support::create_secret(
+        &home,
+        json!({
+            "metadata": {"name": "target-kubeconfig"},
+            "stringData": {"value": relay.kubeconfig_text()},
+        }),
+    )
+    .await;
     let ctl = ControllerProcess::start(&home, "5s", &[]);
     let tmp = tempfile::tempdir().unwrap();
     let versions = [

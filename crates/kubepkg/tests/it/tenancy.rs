@@ -172,18 +172,14 @@ async fn a_package_is_applied_as_its_service_account_and_refused_beyond_it() {
     install_crd(&a).await;
     tenant_service_account(&a, "deployer").await;
     let secret_value = "tenant-secret-value-7f3a9c";
-    let values: Api<Secret> = a.api();
-    values
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(json!({
-                "metadata": {"name": "shop-values"},
-                "stringData": {"values.yaml": format!("app:\n  image: registry.invalid/{secret_value}:1\n")},
-            }))
-            .unwrap(),
-        )
-        .await
-        .unwrap();
+    crate::support::create_secret(
+        &a,
+        json!({
+            "metadata": {"name": "shop-values"},
+            "stringData": {"values.yaml": format!("app:\n  image: registry.invalid/{secret_value}:1\n")},
+        }),
+    )
+    .await;
     let ctl = ControllerProcess::start(&a, "5s", &[]);
     let tmp = tempfile::tempdir().unwrap();
     let v1 = stored(&a, tmp.path(), "1.0.0", true, None).await;

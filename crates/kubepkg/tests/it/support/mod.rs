@@ -174,6 +174,16 @@ pub async fn config_map_data(
         .unwrap_or_default()
 }
 
+/// Creates the Secret `secret` (its JSON: `metadata.name`, `stringData`, ...) in `ns`.
+pub async fn create_secret(ns: &TestNamespace, secret: serde_json::Value) {
+    let secret: k8s_openapi::api::core::v1::Secret = serde_json::from_value(secret).unwrap();
+    let name = secret.metadata.name.clone().unwrap_or_default();
+    ns.api::<k8s_openapi::api::core::v1::Secret>()
+        .create(&Default::default(), &secret)
+        .await
+        .unwrap_or_else(|e| panic!("Secret {name}: {e}"));
+}
+
 /// [`run`] of a command that must succeed: its standard output (a failure names the command
 /// and shows its standard error).
 pub fn run_ok(ns: &TestNamespace, args: &[&str]) -> String {
