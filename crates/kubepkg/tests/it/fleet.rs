@@ -67,13 +67,6 @@ enum Broken {
 /// API server can hold it); where `broken`, the chart also holds a ConfigMap whose name the API
 /// server refuses.
 fn fleet_package(root: &Path, version: &str, broken: Broken, safe: bool) {
-    let chart = root.join("app");
-    std::fs::create_dir_all(chart.join("templates")).unwrap();
-    std::fs::write(
-        chart.join("Chart.yaml"),
-        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
-    )
-    .unwrap();
     let mut objects = format!(
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop-app\ndata:\n  version: \"{version}\"\n"
     );
@@ -86,7 +79,12 @@ fn fleet_package(root: &Path, version: &str, broken: Broken, safe: bool) {
             "{{{{- if .Values.broken }}}}\n{refused}{{{{- end }}}}\n"
         )),
     }
-    std::fs::write(chart.join("templates/app.yaml"), objects).unwrap();
+    kubepkg_testkit::charts::write_chart(
+        &root.join("app"),
+        "app",
+        "1.0.0",
+        &[("templates/app.yaml", &objects)],
+    );
     std::fs::write(
         root.join("kubepkg.yaml"),
         format!("package:\n  name: shop\n  version: {version}\n  rollback: {{safe: {safe}}}\ncomponents:\n- {{name: app, path: app}}\n"),

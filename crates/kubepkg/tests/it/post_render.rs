@@ -372,18 +372,15 @@ spec:
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
     let dir = tempfile::tempdir().unwrap();
-    let chart = dir.path().join("gw");
-    std::fs::create_dir_all(chart.join("templates")).unwrap();
-    std::fs::write(
-        chart.join("Chart.yaml"),
-        "apiVersion: v2\nname: gw\nversion: 1.0.0\n",
-    )
-    .unwrap();
-    std::fs::write(
-        chart.join("templates/gateway.yaml"),
-        "apiVersion: mergekeys.kubepkg.test/v1\nkind: Gateway\nmetadata: {name: edge}\nspec:\n  listeners:\n  - {port: 80, name: http, protocol: TCP}\n  - {port: 443, name: https, protocol: TCP}\n",
-    )
-    .unwrap();
+    kubepkg_testkit::charts::write_chart(
+        &dir.path().join("gw"),
+        "gw",
+        "1.0.0",
+        &[(
+            "templates/gateway.yaml",
+            "apiVersion: mergekeys.kubepkg.test/v1\nkind: Gateway\nmetadata: {name: edge}\nspec:\n  listeners:\n  - {port: 80, name: http, protocol: TCP}\n  - {port: 443, name: https, protocol: TCP}\n",
+        )],
+    );
     std::fs::write(
         dir.path().join("kubepkg.yaml"),
         "package: {name: p, version: 1.0.0}\ncomponents:\n- name: gw\n  path: gw\n  postRenderers:\n  - kustomize:\n      patches:\n      - patch: |\n          apiVersion: mergekeys.kubepkg.test/v1\n          kind: Gateway\n          metadata: {name: edge}\n          spec:\n            listeners:\n            - {port: 80, name: web}\n",

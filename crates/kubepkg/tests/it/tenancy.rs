@@ -75,14 +75,12 @@ fn tenant_package(root: &Path, name: &str, version: &str, safe: bool, extra: Opt
     deploy_chart(&root.join("app"), "app", "1.0.0");
     if let Some(extra) = extra {
         manifest.push_str("- {name: extra, path: extra}\n");
-        let chart = root.join("extra");
-        std::fs::create_dir_all(chart.join("templates")).unwrap();
-        std::fs::write(
-            chart.join("Chart.yaml"),
-            "apiVersion: v2\nname: extra\nversion: 1.0.0\n",
-        )
-        .unwrap();
-        std::fs::write(chart.join("templates/extra.yaml"), extra).unwrap();
+        kubepkg_testkit::charts::write_chart(
+            &root.join("extra"),
+            "extra",
+            "1.0.0",
+            &[("templates/extra.yaml", extra)],
+        );
     }
     std::fs::write(root.join("kubepkg.yaml"), manifest).unwrap();
 }
@@ -103,13 +101,11 @@ async fn stored(
     json!({"configMapRef": {"name": name}})
 }
 
+/// The message of condition `type_` (empty when there is none).
 fn message(obj: &Value, type_: &str) -> String {
-    obj.pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .and_then(|cs| cs.iter().find(|c| c["type"] == type_))
-        .and_then(|c| c["message"].as_str())
+    crate::controller::condition(obj, type_)
+        .map(|(_, _, message)| message)
         .unwrap_or_default()
-        .to_string()
 }
 
 /// The Events of object `name` as `REASON MESSAGE` lines.
