@@ -313,6 +313,17 @@ pub(crate) async fn release_count(ns: &TestNamespace, release: &str) -> usize {
         .len()
 }
 
+/// Asserts that `name` of `ns` has an Event of `reason` whose note contains `part`.
+pub(crate) async fn assert_event(ns: &TestNamespace, name: &str, reason: &str, part: &str) {
+    let events = events_of(ns, name).await;
+    assert!(
+        events
+            .iter()
+            .any(|(r, note)| r == reason && note.contains(part)),
+        "no {reason} Event of {name} with {part:?}: {events:?}"
+    );
+}
+
 pub(crate) async fn events_of(ns: &TestNamespace, name: &str) -> Vec<(String, String)> {
     let api: Api<Event> = ns.api();
     api.list(&ListParams::default())
@@ -403,16 +414,8 @@ async fn a_package_object_is_installed_upgraded_failed_rolled_back_and_deleted()
     .await;
     let o = wait_ready(&ns, &ctl, "shop", "False", "UpgradeFailed").await;
     assert_eq!(condition(&o, "Stalled").map(|c| c.0), Some("True".into()));
-    let reasons: Vec<String> = events_of(&ns, "shop")
-        .await
-        .into_iter()
-        .map(|e| e.0)
-        .collect();
-    for r in ["Progressing", "Succeeded", "RolledBack", "UpgradeFailed"] {
-        assert!(
-            reasons.contains(&r.to_string()),
-            "no {r} Event in {reasons:?}"
-        );
+    for reason in ["Progressing", "Succeeded", "RolledBack", "UpgradeFailed"] {
+        assert_event(&ns, "shop", reason, "").await;
     }
 
     // The CLI reads the controller's records, and refuses to apply over the Package.
@@ -618,15 +621,7 @@ async fn bad_sources_and_values_are_conditions_and_a_url_source_installs() {
         condition(&o, "Ready").unwrap().2.contains("CLI only"),
         "{o}"
     );
-    let reasons: Vec<String> = events_of(&ns, "nocm")
-        .await
-        .into_iter()
-        .map(|e| e.0)
-        .collect();
-    assert!(
-        reasons.contains(&"SourceUnavailable".to_string()),
-        "{reasons:?}"
-    );
+    assert_event(&ns, "nocm", "SourceUnavailable", "").await;
 }
 
 /// A free loopback port (bound, then released for the controller to bind).
@@ -1089,24 +1084,8 @@ async fn drift_is_corrected_when_enabled_and_reported_when_warn() {
     // Warn changes nothing and keeps the package Ready (kstatus: Current).
     assert_eq!(condition(&o, "Ready").map(|c| c.0), Some("True".into()));
     assert_eq!(image("warned-app").await, "registry.invalid/by-hand:1");
-    let reasons: Vec<String> = events_of(&ns, "warned")
-        .await
-        .into_iter()
-        .map(|e| e.0)
-        .collect();
-    assert!(
-        reasons.contains(&"DriftDetected".to_string()),
-        "{reasons:?}"
-    );
-    let reasons: Vec<String> = events_of(&ns, "fixed")
-        .await
-        .into_iter()
-        .map(|e| e.0)
-        .collect();
-    assert!(
-        reasons.contains(&"DriftCorrected".to_string()),
-        "{reasons:?}"
-    );
+    assert_event(&ns, "warned", "DriftDetected", "").await;
+    assert_event(&ns, "fixed", "DriftCorrected", "").await;
     tokio::time::sleep(Duration::from_secs(5)).await;
     assert_eq!(image("ignored-app").await, "registry.invalid/by-hand:1");
     assert!(

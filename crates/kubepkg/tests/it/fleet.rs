@@ -16,7 +16,7 @@ use kubepkg_testkit::{ControlPlane, TestNamespace};
 use serde_json::{Value, json};
 
 use crate::controller::{
-    ControllerProcess, archive, condition, get, install_crd, source, store_archive,
+    ControllerProcess, archive, assert_event, condition, get, install_crd, source, store_archive,
 };
 use crate::support::{run, run_ok};
 
@@ -178,18 +178,6 @@ async fn roll(home: &TestNamespace, version: &str) {
         .patch("shop", &PatchParams::default(), &Patch::Merge(&patch))
         .await
         .expect("PackageRollout patched");
-}
-
-/// Asserts that PackageRollout `shop` of `home` has an Event of `reason` whose note contains
-/// `part`.
-async fn assert_event(home: &TestNamespace, reason: &str, part: &str) {
-    let events = crate::controller::events_of(home, "shop").await;
-    assert!(
-        events
-            .iter()
-            .any(|(r, note)| r == reason && note.contains(part)),
-        "no {reason} event with {part:?}: {events:?}"
-    );
 }
 
 async fn rollout(home: &TestNamespace, name: &str) -> Value {
@@ -472,7 +460,7 @@ async fn a_rollout_goes_stage_by_stage_and_halts_at_a_failed_canary() {
             "cluster {name}"
         );
     }
-    assert_event(&home, "Halted", "f1").await;
+    assert_event(&home, "shop", "Halted", "f1").await;
 }
 
 /// The last transition time of condition `type_`.
@@ -855,7 +843,7 @@ async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one
     );
     assert_all_at(&home, &planes, "1.0.0").await;
     assert_ne!(given(&home, "f3").await, Some(digest(&o)), "f3 got 2.0.0");
-    assert_event(&home, "RollingBack", "rolling back f1, f2").await;
+    assert_event(&home, "shop", "RollingBack", "rolling back f1, f2").await;
 
     // 3.0.0 (rollback.safe: false) passes the canary and fails in f2: no cluster may go back,
     // so none does; halted, naming the version that forbids it.
@@ -897,7 +885,7 @@ async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one
         version_in(&planes[0].1, home.name()).await.as_deref(),
         Some("3.0.0")
     );
-    assert_event(&home, "Halted", "3.0.0").await;
+    assert_event(&home, "shop", "Halted", "3.0.0").await;
 
     // 4.0.0 aborted at the gate: nothing starts, and promote says why it will not.
     roll(&home, "4.0.0").await;
