@@ -187,44 +187,40 @@ async fn a_package_is_applied_as_its_service_account_and_refused_beyond_it() {
     )
     .await;
     ready_at(&a, &ctl, "shop", "1.0.0").await;
+    // `version` (`safe`, its extra component `extra`) given to the Package: Ready turns False
+    // with `reason`, its message naming each of `parts`; the Package then.
+    let refused = async |version: &str, safe: bool, extra: &str, reason: &str, parts: &[&str]| {
+        let source = stored(&a, tmp.path(), version, safe, Some(extra)).await;
+        crate::controller::patch_spec(&a, "shop", json!({"source": source})).await;
+        let o = wait_ready(&a, &ctl, "shop", "False", reason).await;
+        let why = message(&o, "Ready");
+        for part in parts {
+            assert!(why.contains(part), "Ready message lacks {part:?}: {why}");
+        }
+        o
+    };
 
     // 2.0.0 (safe) also writes a Secret into namespace b: refused, rolled back to 1.0.0.
     let leak = format!(
         "apiVersion: v1\nkind: Secret\nmetadata:\n  name: leak\n  namespace: {}\nstringData:\n  a: b\n",
         b.name()
     );
-    let v2 = stored(&a, tmp.path(), "2.0.0", true, Some(&leak)).await;
-    crate::controller::patch_spec(&a, "shop", json!({"source": v2})).await;
-    let o = wait_ready(&a, &ctl, "shop", "False", "RolledBack").await;
     let user = format!("system:serviceaccount:{}:deployer", a.name());
-    let why = message(&o, "Ready");
-    for part in [user.as_str(), "secrets", b.name(), "forbidden"] {
-        assert!(why.contains(part), "Ready message lacks {part:?}: {why}");
-    }
+    let parts = [user.as_str(), "secrets", b.name(), "forbidden"];
+    let o = refused("2.0.0", true, &leak, "RolledBack", &parts).await;
     assert!(!allowed(&a, &user, "create", "secrets", b.name()).await);
     let leaked: Api<Secret> = b.api();
     assert!(leaked.get_opt("leak").await.unwrap().is_none());
     assert_eq!(o.pointer("/status/version"), Some(&json!("1.0.0")));
-    let events_a = events(&a, "shop").await;
-    assert!(
-        events_a
-            .iter()
-            .any(|e| e.starts_with("RolledBack") && e.contains(&user)),
-        "no RolledBack Event naming {user}: {events_a:?}"
-    );
+    crate::controller::assert_event(&a, "shop", "RolledBack", &user).await;
 
     // 3.0.0 (unsafe) writes a ClusterRole: refused, not rolled back; none exists.
     let role = format!(
         "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: {}-escalate\nrules: []\n",
         a.name()
     );
-    let v3 = stored(&a, tmp.path(), "3.0.0", false, Some(&role)).await;
-    crate::controller::patch_spec(&a, "shop", json!({"source": v3})).await;
-    let o = wait_ready(&a, &ctl, "shop", "False", "UpgradeFailed").await;
-    let why = message(&o, "Ready");
-    for part in [user.as_str(), "clusterroles", "forbidden"] {
-        assert!(why.contains(part), "Ready message lacks {part:?}: {why}");
-    }
+    let parts = [user.as_str(), "clusterroles", "forbidden"];
+    refused("3.0.0", false, &role, "UpgradeFailed", &parts).await;
     let roles: Api<ClusterRole> = Api::all(a.client().clone());
     assert!(
         roles
@@ -359,20 +355,22 @@ async fn the_cli_acts_as_the_user_it_is_told_to() {
     let user = format!("system:serviceaccount:{}:deployer", a.name());
     assert!(allowed(&a, &user, "create", "secrets", a.name()).await);
     assert!(!allowed(&a, &user, "create", "secrets", b.name()).await);
+    // `apply NAME DIR --kube-as-user USER FLAGS…`.
+    let apply_as_user = |name: &str, dir: &Path, flags: &[&str]| {
+        let apply = [
+            "apply",
+            name,
+            dir.to_str().unwrap(),
+            "--kube-as-user",
+            &user,
+        ];
+        run(&a, &[&apply[..], flags].concat())
+    };
     let tmp = tempfile::tempdir().unwrap();
     let inside = tmp.path().join("inside");
     let own = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: own\nstringData:\n  a: b\n";
     tenant_package(&inside, "shop", "1.0.0", true, Some(own));
-    let (code, _, err) = run(
-        &a,
-        &[
-            "apply",
-            "shop",
-            inside.to_str().unwrap(),
-            "--kube-as-user",
-            &user,
-        ],
-    );
+    let (code, _, err) = apply_as_user("shop", &inside, &[]);
     assert_eq!(code, 0, "{err}");
     // A package requiring `shop`, applied as the same user with the request trail on: the
     // user may not list Secrets in every namespace, so the requirement is found in its own
@@ -391,19 +389,8 @@ async fn the_cli_acts_as_the_user_it_is_told_to() {
     )
     .unwrap();
     assert!(!allowed(&a, &user, "list", "secrets", b.name()).await);
-    let (code, out, err) = run(
-        &a,
-        &[
-            "apply",
-            "needs",
-            needs.to_str().unwrap(),
-            "--kube-as-user",
-            &user,
-            "--requirements-timeout",
-            "60s",
-            "--debug",
-        ],
-    );
+    let flags = ["--requirements-timeout", "60s", "--debug"];
+    let (code, out, err) = apply_as_user("needs", &needs, &flags);
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(
         err.lines().any(|l| l.starts_with("debug: ")),
@@ -431,16 +418,7 @@ async fn the_cli_acts_as_the_user_it_is_told_to() {
         b.name()
     );
     tenant_package(&outside, "other", "1.0.0", true, Some(&leak));
-    let (code, _, err) = run(
-        &a,
-        &[
-            "apply",
-            "other",
-            outside.to_str().unwrap(),
-            "--kube-as-user",
-            &user,
-        ],
-    );
+    let (code, _, err) = apply_as_user("other", &outside, &[]);
     assert_ne!(code, 0, "applied beyond the ServiceAccount's rights");
     assert!(
         err.contains(&user) && err.contains("secrets") && err.contains(b.name()),
