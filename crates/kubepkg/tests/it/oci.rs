@@ -216,16 +216,17 @@ fn helm_push_then_kubepkg_pull_and_template_render_what_helm_renders_and_a_secon
         "--untar",
     ]));
     assert!(env.path("again/web/Chart.yaml").is_file());
-    let ours = ok(env.kubepkg(&[
+    let template = [
         "template",
         "rel",
-        &r,
+        r.as_str(),
         "--version",
         "^1.2",
         "--plain-http",
         "--set",
         "replicaCount=3",
-    ]));
+    ];
+    let ours = ok(env.kubepkg(&template));
     assert_eq!(reg.requests_matching("GET /v2/charts/web/blobs/"), blobs);
 
     // By digest, from the cache (the manifest Helm wrote has no mediaType field): no request.
@@ -238,16 +239,7 @@ fn helm_push_then_kubepkg_pull_and_template_render_what_helm_renders_and_a_secon
     );
     assert_eq!(reg.requests_matching("/v2/charts/web/"), all);
 
-    let theirs = ok(env.helm(&[
-        "template",
-        "rel",
-        &r,
-        "--version",
-        "^1.2",
-        "--plain-http",
-        "--set",
-        "replicaCount=3",
-    ]));
+    let theirs = ok(env.helm(&template));
     assert_eq!(ours, theirs);
     assert!(ours.contains("replicas: 3"));
 }
@@ -313,35 +305,31 @@ fn kubepkg_push_then_helm_pull_is_byte_identical_with_bearer_tokens_and_kubepkgs
 
     // helm uses kubepkg's login, gets the same archive, and renders from the registry.
     std::fs::create_dir_all(env.path("by-helm")).unwrap();
-    ok(env.helm(&[
+    let api = reg.oci("charts/api");
+    let helm_pull = [
         "pull",
-        &reg.oci("charts/api"),
+        api.as_str(),
         "--version",
         "0.3.0+build.7",
         "--plain-http",
         "-d",
         "by-helm",
-    ]));
+    ];
+    ok(env.helm(&helm_pull));
     assert_eq!(
         std::fs::read(env.path("by-helm/api-0.3.0+build.7.tgz")).unwrap(),
         std::fs::read(&chart).unwrap()
     );
-    let theirs = ok(env.helm(&[
+    let template = [
         "template",
         "x",
-        &reg.oci("charts/api"),
+        api.as_str(),
         "--version",
         "0.3.0+build.7",
         "--plain-http",
-    ]));
-    let ours = ok(env.kubepkg(&[
-        "template",
-        "x",
-        &reg.oci("charts/api"),
-        "--version",
-        "0.3.0+build.7",
-        "--plain-http",
-    ]));
+    ];
+    let theirs = ok(env.helm(&template));
+    let ours = ok(env.kubepkg(&template));
     assert_eq!(ours, theirs);
 
     // The same chart pushed by helm: the same config and layer blobs (same digests).
@@ -373,15 +361,7 @@ fn kubepkg_push_then_helm_pull_is_byte_identical_with_bearer_tokens_and_kubepkgs
     assert_eq!(keys(&a), keys(&b));
 
     ok(env.kubepkg(&["registry", "logout", &reg.host()]));
-    let out = env.helm(&[
-        "pull",
-        &reg.oci("charts/api"),
-        "--version",
-        "0.3.0+build.7",
-        "--plain-http",
-        "-d",
-        "by-helm",
-    ]);
+    let out = env.helm(&helm_pull);
     assert!(!out.status.success(), "helm sees the logout too");
 }
 

@@ -66,12 +66,8 @@ async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there
     .await;
     let ctl = ControllerProcess::start(&home, "5s", &[]);
     let tmp = tempfile::tempdir().unwrap();
-    let versions = [
-        ("1.0.0", true),
-        ("2.0.0", true),
-        ("2.0.1", true),
-        ("2.1.0", true),
-    ];
+    // Every version safe to roll back.
+    let versions = ["1.0.0", "2.0.0", "2.0.1", "2.1.0"].map(|v| (v, true));
     store_versions(&home, tmp.path(), &versions).await;
 
     // Install: the components and every record are in the target, the status at home.

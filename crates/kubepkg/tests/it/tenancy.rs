@@ -362,7 +362,7 @@ async fn the_cli_acts_as_the_user_it_is_told_to() {
             name,
             dir.to_str().unwrap(),
             "--kube-as-user",
-            &user,
+            user.as_str(),
         ];
         run(&a, &[&apply[..], flags].concat())
     };
