@@ -51,7 +51,25 @@ impl Env {
 
     /// `kubepkg push ARTIFACT TO --plain-http`: a chart archive or a package pushed to `TO`.
     pub(crate) fn push(&self, artifact: &Path, to: &str) -> Output {
-        self.kubepkg(&["push", artifact.to_str().unwrap(), to, "--plain-http"])
+        self.push_with(artifact, to, &["--plain-http"])
+    }
+
+    /// `kubepkg push ARTIFACT TO FLAGS…`.
+    pub(crate) fn push_with(&self, artifact: &Path, to: &str, flags: &[&str]) -> Output {
+        let push = ["push", artifact.to_str().unwrap(), to];
+        self.kubepkg(&[&push[..], flags].concat())
+    }
+
+    /// `kubepkg pull REFERENCE --version VERSION --plain-http -d DEST EXTRA…`.
+    pub(crate) fn pull(
+        &self,
+        reference: &str,
+        version: &str,
+        dest: &str,
+        extra: &[&str],
+    ) -> Output {
+        let pull = [reference, "--version", version, "--plain-http", "-d", dest];
+        self.kubepkg(&[&["pull"][..], &pull, extra].concat())
     }
 
     pub(crate) fn env(&self, c: &mut Command) {
@@ -187,16 +205,7 @@ fn helm_push_then_kubepkg_pull_and_template_render_what_helm_renders_and_a_secon
     let digest = digest_of(&pushed);
 
     let r = reg.oci("charts/web");
-    let out = env.kubepkg(&[
-        "pull",
-        &r,
-        "--version",
-        "1.2.3",
-        "--plain-http",
-        "-d",
-        "pulled",
-    ]);
-    ok(out);
+    ok(env.pull(&r, "1.2.3", "pulled", &[]));
     assert_eq!(
         std::fs::read(env.path("pulled/web-1.2.3.tgz")).unwrap(),
         std::fs::read(&chart).unwrap()
@@ -205,16 +214,7 @@ fn helm_push_then_kubepkg_pull_and_template_render_what_helm_renders_and_a_secon
     // The blobs are cached by digest: the same digest again downloads none.
     let blobs = reg.requests_matching("GET /v2/charts/web/blobs/");
     assert_eq!(blobs, 2, "config and chart layer, once");
-    ok(env.kubepkg(&[
-        "pull",
-        &r,
-        "--version",
-        "1.2.3",
-        "--plain-http",
-        "-d",
-        "again",
-        "--untar",
-    ]));
+    ok(env.pull(&r, "1.2.3", "again", &["--untar"]));
     assert!(env.path("again/web/Chart.yaml").is_file());
     let template = [
         "template",
@@ -381,15 +381,7 @@ fn credentials_from_a_docker_config_file() {
     )
     .unwrap();
     ok(env.push(&chart, &reg.oci("c")));
-    ok(env.kubepkg(&[
-        "pull",
-        &reg.oci("c/db"),
-        "--version",
-        "2.0.0",
-        "--plain-http",
-        "-d",
-        "out",
-    ]));
+    ok(env.pull(&reg.oci("c/db"), "2.0.0", "out", &[]));
     assert!(env.path("out/db-2.0.0.tgz").is_file());
 }
 
@@ -400,13 +392,7 @@ fn tls_with_ca_file_insecure_skip_verify_and_the_plain_http_hints() {
     let ca = reg.ca_file().unwrap();
     let ca = ca.to_str().unwrap();
     let chart = env.chart("tlsapp", "1.0.0");
-    ok(env.kubepkg(&[
-        "push",
-        chart.to_str().unwrap(),
-        &reg.oci("c"),
-        "--ca-file",
-        ca,
-    ]));
+    ok(env.push_with(&chart, &reg.oci("c"), &["--ca-file", ca]));
     let r = reg.oci("c/tlsapp");
 
     let untrusted = error_line(env.kubepkg(&["pull", &r, "--version", "1.0.0", "-d", "out"]));
@@ -505,16 +491,8 @@ fn refusals_are_one_line_naming_the_reference_and_nothing_is_cached_or_written()
     let env = Env::new();
     let reg = Registry::start(RegistryOptions::plain().with_user("dan", "right")).unwrap();
     let chart = env.chart("app", "1.0.0");
-    ok(env.kubepkg(&[
-        "push",
-        chart.to_str().unwrap(),
-        &reg.oci("c"),
-        "--plain-http",
-        "--username",
-        "dan",
-        "--password",
-        "right",
-    ]));
+    let login = ["--plain-http", "--username", "dan", "--password", "right"];
+    ok(env.push_with(&chart, &reg.oci("c"), &login));
     let r = reg.oci("c/app");
     let host = reg.host();
 
@@ -595,15 +573,7 @@ fn refusals_are_one_line_naming_the_reference_and_nothing_is_cached_or_written()
         .await
         .unwrap();
     });
-    let e = error_line(env.kubepkg(&[
-        "pull",
-        &reg.oci("c/nginx"),
-        "--version",
-        "1.0.0",
-        "--plain-http",
-        "-d",
-        "img",
-    ]));
+    let e = error_line(env.pull(&reg.oci("c/nginx"), "1.0.0", "img", &[]));
     assert_eq!(
         e,
         format!(
@@ -640,15 +610,7 @@ fn refusals_are_one_line_naming_the_reference_and_nothing_is_cached_or_written()
     bytes[last] ^= 0xff;
     let tampered = kubepkg_oci::cache::sha256_digest(&bytes);
     std::fs::write(&data, &bytes).unwrap();
-    let e = error_line(env.kubepkg(&[
-        "pull",
-        &r,
-        "--version",
-        "1.0.0",
-        "--plain-http",
-        "-d",
-        "tampered",
-    ]));
+    let e = error_line(env.pull(&r, "1.0.0", "tampered", &[]));
     assert_eq!(
         e,
         format!(
@@ -822,11 +784,7 @@ async fn apply_from_a_registry_with_a_constraint_records_the_resolved_tag_and_di
         digests.insert(v, env.push_package(&dir, &reg));
     }
     let r = reg.oci("pkgs/webshop");
-    let kube = |args: &[&str]| {
-        let mut c = crate::support::kubepkg(&ns, args);
-        env.env(&mut c);
-        c.output().unwrap()
-    };
+    let kube = |args: &[&str]| env.on(&ns, args);
 
     let nothing = kube(&[
         "apply",
@@ -895,24 +853,18 @@ async fn apply_from_a_registry_with_a_constraint_records_the_resolved_tag_and_di
     // By digest: the cached package is used as is (no request at all for the manifest).
     let before = reg.requests_matching("/v2/pkgs/webshop/");
     let by_digest = format!("@{}", digests["2.0.0"]);
-    ok(kube(&[
+    let plan = [
         "plan",
         "shop",
-        &r,
+        r.as_str(),
         "--version",
-        &by_digest,
+        by_digest.as_str(),
         "--plain-http",
-    ]));
+    ];
+    ok(kube(&plan));
     let after = reg.requests_matching("/v2/pkgs/webshop/");
     assert!(after > before, "2.0.0 was not pulled before");
-    ok(kube(&[
-        "plan",
-        "shop",
-        &r,
-        "--version",
-        &by_digest,
-        "--plain-http",
-    ]));
+    ok(kube(&plan));
     assert_eq!(
         reg.requests_matching("/v2/pkgs/webshop/"),
         after,
@@ -974,11 +926,7 @@ async fn install_and_upgrade_from_a_registry_make_helm_releases() {
         ok(env.push(&chart, &reg.oci("c")));
     }
     let r = reg.oci("c/site");
-    let kube = |args: &[&str]| {
-        let mut c = crate::support::kubepkg(&ns, args);
-        env.env(&mut c);
-        c.output().unwrap()
-    };
+    let kube = |args: &[&str]| env.on(&ns, args);
     let helm = |args: &[&str]| {
         let mut c = kubepkg_testkit::helm_command(&env.helm, &ns, args);
         env.env(&mut c);
