@@ -13,7 +13,7 @@ use std::process::{Command, Output};
 use kubepkg_testkit::chart_repo::{ChartRepo, ChartSpec, ServeOptions, build_repository};
 use kubepkg_testkit::helm_binary;
 
-use crate::support::{assert_same_lock, files, helm_home, ok, walk};
+use crate::support::{assert_same_lock, blocking_namespace, files, helm_home, ok, walk};
 
 fn helm_path() -> PathBuf {
     helm_binary("v4.3.1").expect("helm oracle")
@@ -115,8 +115,7 @@ fn replace_in_chart_yaml(charts: [&Path; 2], from: &str, to: &str) {
     }
 }
 
-/// A runtime for the cluster calls of a test, a fresh namespace for `test` and the path of its
-/// control plane's kubeconfig.
+/// [`blocking_namespace`] and the path of its control plane's kubeconfig.
 fn namespace(
     test: &str,
 ) -> (
@@ -124,8 +123,7 @@ fn namespace(
     kubepkg_testkit::TestNamespace,
     String,
 ) {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let ns = rt.block_on(kubepkg_testkit::TestNamespace::fresh(test));
+    let (rt, ns) = blocking_namespace(test);
     let kubeconfig = ns.plane().kubeconfig().to_str().unwrap().to_string();
     (rt, ns, kubeconfig)
 }

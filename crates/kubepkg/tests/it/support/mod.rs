@@ -43,6 +43,13 @@ pub fn kubepkg_in(ns: &TestNamespace, namespace: &str, args: &[&str]) -> Command
     c
 }
 
+/// For a synchronous test: a runtime for its cluster calls, and a fresh namespace for `test`.
+pub fn blocking_namespace(test: &str) -> (tokio::runtime::Runtime, TestNamespace) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let ns = rt.block_on(TestNamespace::fresh(test));
+    (rt, ns)
+}
+
 /// [`kubepkg_in`] the test namespace itself.
 pub fn kubepkg(ns: &TestNamespace, args: &[&str]) -> Command {
     kubepkg_in(ns, ns.name(), args)
