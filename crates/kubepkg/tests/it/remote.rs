@@ -113,13 +113,7 @@ async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there
     crate::controller::assert_migrated(&there, "1.0.0", "2.0.0").await;
 
     // A failing safe version is rolled back there.
-    patch_spec(
-        &home,
-        "shop",
-        json!({"source": source("2.0.1"), "values": {"app": {"sim": "unready"}}, "upgrade": {"timeout": "8s"}}),
-    )
-    .await;
-    let o = wait_ready(&home, &ctl, "shop", "False", "RolledBack").await;
+    let o = crate::controller::upgrade_to_unready_2_0_1(&home, &ctl).await;
     assert_eq!(o.pointer("/status/version"), Some(&json!("2.0.0")));
 
     // The CLI pointed at the target (its own kubeconfig) reads the same revisions.

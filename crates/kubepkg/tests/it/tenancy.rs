@@ -98,7 +98,7 @@ async fn stored(
     tenant_package(&dir, "shop", version, safe, extra);
     let name = format!("shop-{}", version.replace('.', "-"));
     store_archive(ns, &name, archive(&dir)).await;
-    json!({"configMapRef": {"name": name}})
+    crate::controller::source(version)
 }
 
 /// The message of condition `type_` (empty when there is none).
