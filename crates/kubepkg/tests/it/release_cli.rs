@@ -634,7 +634,7 @@ fn configmap_driver_is_shared_with_helm() {
         [
             "upgrade",
             "one",
-            &chart,
+            chart.as_str(),
             "--reuse-values",
             "--set",
             set,
