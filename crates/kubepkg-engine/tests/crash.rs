@@ -425,13 +425,11 @@ impl Env {
 
     /// The last operation took the dead holder's Lease over without waiting for its expiry.
     fn assert_took_over(&self) {
-        let lines = self.lines.lock().unwrap().clone();
-        assert!(
-            lines
-                .iter()
-                .any(|l| l.starts_with("took over the package lock from ")
-                    && l.contains("whose process is gone")),
-            "the dead holder's Lease must be taken over without waiting for it to expire: {lines:#?}"
+        assert_line(
+            &self.lines.lock().unwrap(),
+            "took over the package lock from ",
+            "whose process is gone",
+            "the dead holder's Lease must be taken over without waiting for it to expire",
         );
     }
 
