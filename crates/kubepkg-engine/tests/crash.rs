@@ -29,7 +29,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::Api;
 use kubepkg_engine::{Instance, KubeCluster, ops};
-use kubepkg_package::revision::Reason;
+use kubepkg_package::revision::{History, Reason};
 use kubepkg_testkit::TestNamespace;
 use kubepkg_testkit::charts::*;
 use kubepkg_testkit::engine::*;
@@ -148,21 +148,28 @@ fn child(spec: &str) {
 const APPLYING: &str = "child: applying";
 const FINISHED: &str = "child finished: ";
 
+/// This test binary as a child process ([`CHILD`]) applying `dir` as instance `name` of `ns`,
+/// its standard error piped.
+fn child_command(ns: &TestNamespace, name: &str, dir: &Path, timeout: Duration) -> Command {
+    let mut c = Command::new(std::env::current_exe().unwrap());
+    c.env(
+        CHILD,
+        format!(
+            "{}\t{name}\t{}\t{}",
+            ns.name(),
+            dir.display(),
+            timeout.as_secs()
+        ),
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped());
+    c
+}
+
 /// Applies `dir` in a child process stopped at `failpoint`, then SIGKILLs it there.
 fn crash_at(ns: &TestNamespace, name: &str, dir: &Path, failpoint: &str, timeout: Duration) {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .env(
-            CHILD,
-            format!(
-                "{}\t{name}\t{}\t{}",
-                ns.name(),
-                dir.display(),
-                timeout.as_secs()
-            ),
-        )
+    let mut child = child_command(ns, name, dir, timeout)
         .env("KUBEPKG_FAILPOINT", failpoint)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let stderr = child.stderr.take().unwrap();
@@ -216,19 +223,8 @@ fn kill_after(
     delay: Option<Duration>,
     timeout: Duration,
 ) -> ChildRun {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .env(
-            CHILD,
-            format!(
-                "{}\t{name}\t{}\t{}",
-                ns.name(),
-                dir.display(),
-                timeout.as_secs()
-            ),
-        )
+    let mut child = child_command(ns, name, dir, timeout)
         .env_remove("KUBEPKG_FAILPOINT")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let stderr = child.stderr.take().unwrap();
@@ -429,14 +425,29 @@ impl Env {
 
     /// The last operation took the dead holder's Lease over without waiting for its expiry.
     fn assert_took_over(&self) {
-        let lines = self.lines.lock().unwrap().clone();
-        assert!(
-            lines
-                .iter()
-                .any(|l| l.starts_with("took over the package lock from ")
-                    && l.contains("whose process is gone")),
-            "the dead holder's Lease must be taken over without waiting for it to expire: {lines:#?}"
+        assert_line(
+            &self.lines.lock().unwrap(),
+            "took over the package lock from ",
+            "whose process is gone",
+            "the dead holder's Lease must be taken over without waiting for it to expire",
         );
+    }
+
+    /// The package's revisions, asserted to be `want` (`(status, reason)` each, oldest first).
+    async fn assert_history(&self, want: &[(&str, &str)]) -> History {
+        let h = history(&self.ns, "pkg").await;
+        let want: Vec<(String, String)> = want.iter().map(|&(st, r)| s(st, r)).collect();
+        assert_eq!(brief(&h), want);
+        h
+    }
+
+    /// The data of the ConfigMap the `migrate` hook of 2.0.0 writes, if it is there.
+    async fn migrated(&self) -> Option<std::collections::BTreeMap<String, String>> {
+        let cms: Api<ConfigMap> = self.ns.api();
+        cms.get_opt("migrated-2-0-0")
+            .await
+            .unwrap()
+            .map(|cm| cm.data.unwrap_or_default())
     }
 
     async fn image(&self, deployment: &str) -> String {
@@ -448,6 +459,14 @@ impl Env {
             .to_string()
     }
 }
+
+/// The revisions after an upgrade interrupted and applied again: the one it replaced, the
+/// interrupted one (failed), the one that applied it.
+const RECOVERED_UPGRADE: [(&str, &str); 3] = [
+    ("superseded", "Succeeded"),
+    ("failed", "UpgradeFailed"),
+    ("deployed", "Succeeded"),
+];
 
 fn s(status: &str, reason: &str) -> (String, String) {
     (status.into(), reason.into())
@@ -461,17 +480,12 @@ fn r(n: u64, status: &str) -> (u64, String) {
 /// next apply marks it failed (interrupted) and performs the upgrade.
 async fn after_pending_revision() {
     let mut e = env("crash-pending").await;
-    let (v1, v2) = (e.dir("v1"), e.dir("v2"));
-    two_components(&v1, "1.0.0", "1", "ok");
-    two_components(&v2, "2.0.0", "2", "ok");
-    assert_eq!(e.apply(&v1, SHORT).await, Reason::Succeeded);
+    let (_, v2) = two_versions_applied(&mut e, "ok").await;
 
     crash_at(&e.ns, "pkg", &v2, "package-pending", SHORT);
-    let h = history(&e.ns, "pkg").await;
-    assert_eq!(
-        brief(&h),
-        [s("deployed", "Succeeded"), s("pending-upgrade", "")]
-    );
+    let h = e
+        .assert_history(&[("deployed", "Succeeded"), ("pending-upgrade", "")])
+        .await;
     assert_eq!(
         conditions(&h.revisions[1]),
         [
@@ -483,15 +497,7 @@ async fn after_pending_revision() {
     assert_eq!(release_history(&e.ns, "pkg-b").await, [r(1, "deployed")]);
 
     assert_eq!(e.recover(&v2).await, Reason::Succeeded);
-    let h = history(&e.ns, "pkg").await;
-    assert_eq!(
-        brief(&h),
-        [
-            s("superseded", "Succeeded"),
-            s("failed", "UpgradeFailed"),
-            s("deployed", "Succeeded")
-        ]
-    );
+    let h = e.assert_history(&RECOVERED_UPGRADE).await;
     assert!(h.revisions[1].description.starts_with("interrupted"));
     assert_eq!(h.revisions[2].version, "2.0.0");
     for rel in ["pkg-a", "pkg-b"] {
@@ -511,30 +517,33 @@ async fn between_components() {
     let v1 = e.dir("v1");
     two_components(&v1, "1.0.0", "1", "ok");
     crash_at(&e.ns, "pkg", &v1, "package-ready:a", SHORT);
-    let h = history(&e.ns, "pkg").await;
-    assert_eq!(brief(&h), [s("pending-install", "")]);
+    e.assert_history(&[("pending-install", "")]).await;
     assert_eq!(release_history(&e.ns, "pkg-a").await, [r(1, "deployed")]);
     assert!(release_history(&e.ns, "pkg-b").await.is_empty());
 
     assert_eq!(e.recover(&v1).await, Reason::Succeeded);
-    let h = history(&e.ns, "pkg").await;
-    assert_eq!(
-        brief(&h),
-        [s("failed", "InstallFailed"), s("deployed", "Succeeded")]
-    );
-    let got: Vec<(String, u64)> = h.revisions[1]
-        .components
-        .iter()
-        .map(|c| (c.name.clone(), c.revision))
-        .collect();
+    let h = e
+        .assert_history(&[("failed", "InstallFailed"), ("deployed", "Succeeded")])
+        .await;
     // a is applied again (its release moves on), b installed; the record holds both.
-    assert_eq!(got, [("a".to_string(), 2), ("b".to_string(), 1)]);
+    let got = &revision_rows(&h)[1].2;
+    assert_eq!(got, &[("a".to_string(), 2), ("b".to_string(), 1)]);
     assert_eq!(
         release_history(&e.ns, "pkg-a").await,
         [r(1, "superseded"), r(2, "deployed")]
     );
     assert_eq!(release_history(&e.ns, "pkg-b").await, [r(1, "deployed")]);
     assert_eq!(e.image("pkg-b").await, "registry.invalid/b:1");
+}
+
+/// Versions 1.0.0 and 2.0.0 of [`two_components`] (2.0.0's `b` simulated as `b_sim`), written
+/// into `e`'s directory; 1.0.0 applied. Returns both directories.
+async fn two_versions_applied(e: &mut Env, b_sim: &str) -> (PathBuf, PathBuf) {
+    let (v1, v2) = (e.dir("v1"), e.dir("v2"));
+    two_components(&v1, "1.0.0", "1", "ok");
+    two_components(&v2, "2.0.0", "2", b_sim);
+    assert_eq!(e.apply(&v1, SHORT).await, Reason::Succeeded);
+    (v1, v2)
 }
 
 /// Versions 1.0.0 and 2.0.0 of package `p`: a `PreUpgrade` hook `migrate` before component `a`
@@ -566,11 +575,8 @@ async fn during_pre_upgrade_hook() {
     let v2 = hooked_package_applied(&mut e).await;
 
     crash_at(&e.ns, "pkg", &v2, "package-applied:migrate", SHORT);
-    let h = history(&e.ns, "pkg").await;
-    assert_eq!(
-        brief(&h),
-        [s("deployed", "Succeeded"), s("pending-upgrade", "")]
-    );
+    e.assert_history(&[("deployed", "Succeeded"), ("pending-upgrade", "")])
+        .await;
     assert_eq!(
         release_history(&e.ns, "pkg-migrate").await,
         [r(1, "deployed")]
@@ -582,20 +588,11 @@ async fn during_pre_upgrade_hook() {
     );
 
     assert_eq!(e.recover(&v2).await, Reason::Succeeded);
-    let h = history(&e.ns, "pkg").await;
-    assert_eq!(
-        brief(&h),
-        [
-            s("superseded", "Succeeded"),
-            s("failed", "UpgradeFailed"),
-            s("deployed", "Succeeded")
-        ]
-    );
+    let h = e.assert_history(&RECOVERED_UPGRADE).await;
     // Hooks are never recorded; the hook's release is gone after the successful upgrade.
     assert!(h.revisions[2].component("migrate").is_none());
     assert!(release_history(&e.ns, "pkg-migrate").await.is_empty());
-    let cms: Api<ConfigMap> = e.ns.api();
-    let data = cms.get("migrated-2-0-0").await.unwrap().data.unwrap();
+    let data = e.migrated().await.expect("the hook's ConfigMap");
     assert_eq!(
         (data["from"].as_str(), data["to"].as_str()),
         ("1.0.0", "2.0.0")
@@ -616,20 +613,18 @@ async fn after_pre_upgrade_hook() {
     let v2 = hooked_package_applied(&mut e).await;
 
     crash_at(&e.ns, "pkg", &v2, "package-applied:a", SHORT);
-    let h = history(&e.ns, "pkg").await;
-    assert_eq!(
-        brief(&h),
-        [s("deployed", "Succeeded"), s("pending-upgrade", "")]
-    );
+    let h = e
+        .assert_history(&[("deployed", "Succeeded"), ("pending-upgrade", "")])
+        .await;
     let done: Vec<(String, String, String)> = h.revisions[1]
         .hooks_completed
         .iter()
         .map(|r| (r.name.clone(), r.from_version.clone(), r.to_version.clone()))
         .collect();
     assert_eq!(done, [("migrate".into(), "1.0.0".into(), "2.0.0".into())]);
-    let cms: Api<ConfigMap> = e.ns.api();
-    let data = cms.get("migrated-2-0-0").await.unwrap().data.unwrap();
+    let data = e.migrated().await.expect("the hook's ConfigMap");
     assert_eq!(data["to"].as_str(), "2.0.0", "the hook ran once");
+    let cms: Api<ConfigMap> = e.ns.api();
     cms.delete("migrated-2-0-0", &Default::default())
         .await
         .unwrap();
@@ -645,19 +640,8 @@ async fn after_pre_upgrade_hook() {
         !lines.iter().any(|l| l == "migrate: hook running"),
         "{lines:#?}"
     );
-    assert!(
-        cms.get_opt("migrated-2-0-0").await.unwrap().is_none(),
-        "the hook ran again"
-    );
-    let h = history(&e.ns, "pkg").await;
-    assert_eq!(
-        brief(&h),
-        [
-            s("superseded", "Succeeded"),
-            s("failed", "UpgradeFailed"),
-            s("deployed", "Succeeded")
-        ]
-    );
+    assert!(e.migrated().await.is_none(), "the hook ran again");
+    let h = e.assert_history(&RECOVERED_UPGRADE).await;
     assert_eq!(h.revisions[2].hooks_completed.len(), 1);
     assert!(release_history(&e.ns, "pkg-migrate").await.is_empty());
     assert_eq!(
@@ -672,10 +656,7 @@ async fn after_pre_upgrade_hook() {
 /// again recovers: every release the crashed run left elsewhere is applied again.
 async fn during_automatic_rollback() {
     let mut e = env("crash-rollback").await;
-    let (v1, v2) = (e.dir("v1"), e.dir("v2"));
-    two_components(&v1, "1.0.0", "1", "ok");
-    two_components(&v2, "2.0.0", "2", "unready");
-    assert_eq!(e.apply(&v1, SHORT).await, Reason::Succeeded);
+    let (v1, v2) = two_versions_applied(&mut e, "unready").await;
 
     crash_at(
         &e.ns,
@@ -684,15 +665,12 @@ async fn during_automatic_rollback() {
         "package-rolled-back:pkg-b",
         Duration::from_secs(6),
     );
-    let h = history(&e.ns, "pkg").await;
-    assert_eq!(
-        brief(&h),
-        [
-            s("deployed", "Succeeded"),
-            s("failed", "RolledBack"),
-            s("pending-rollback", "")
-        ]
-    );
+    e.assert_history(&[
+        ("deployed", "Succeeded"),
+        ("failed", "RolledBack"),
+        ("pending-rollback", ""),
+    ])
+    .await;
     // b is back on its first revision's content (a Helm rollback: revision 3, the one it
     // left superseded), a still runs version 2.
     assert_eq!(
@@ -717,16 +695,14 @@ async fn during_automatic_rollback() {
     e.assert_took_over();
 
     assert_eq!(e.apply(&v1, SHORT).await, Reason::Succeeded);
-    let h = history(&e.ns, "pkg").await;
-    assert_eq!(
-        brief(&h),
-        [
-            s("superseded", "Succeeded"),
-            s("failed", "RolledBack"),
-            s("failed", "UpgradeFailed"),
-            s("deployed", "Succeeded")
-        ]
-    );
+    let h = e
+        .assert_history(&[
+            ("superseded", "Succeeded"),
+            ("failed", "RolledBack"),
+            ("failed", "UpgradeFailed"),
+            ("deployed", "Succeeded"),
+        ])
+        .await;
     assert_eq!(h.revisions[3].version, "1.0.0");
     assert_eq!(e.image("pkg-a").await, "registry.invalid/a:1");
     assert_eq!(e.image("pkg-b").await, "registry.invalid/b:1");
@@ -734,10 +710,6 @@ async fn during_automatic_rollback() {
     assert_eq!(a.last(), Some(&r(3, "deployed")), "{a:?}");
     let b = release_history(&e.ns, "pkg-b").await;
     assert_eq!(b.last(), Some(&r(4, "deployed")), "{b:?}");
-    let recorded: Vec<(String, u64)> = h.revisions[3]
-        .components
-        .iter()
-        .map(|c| (c.name.clone(), c.revision))
-        .collect();
-    assert_eq!(recorded, [("a".to_string(), 3), ("b".to_string(), 4)]);
+    let recorded = &revision_rows(&h)[3].2;
+    assert_eq!(recorded, &[("a".to_string(), 3), ("b".to_string(), 4)]);
 }

@@ -1,9 +1,13 @@
 //! Server-side apply of YAML streams, kind by kind through discovery.
 
+use std::fmt::Debug;
+
 use kube::Client;
 use kube::api::{Api, Patch, PatchParams};
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind, TypeMeta};
 use kube::discovery::{ApiCapabilities, Scope, pinned_kind};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use crate::error::Error;
 
@@ -92,6 +96,30 @@ pub async fn apply_yaml(
         applied.push(result);
     }
     Ok(applied)
+}
+
+/// Server-side applies `object`, named `name`, through `api` as `field_manager`, taking over
+/// the fields other managers own (as `kubectl apply --server-side --force-conflicts` does).
+pub async fn force_apply<K, P>(
+    api: &Api<K>,
+    name: &str,
+    field_manager: &str,
+    object: &P,
+) -> Result<K, Error>
+where
+    K: Clone + DeserializeOwned + Debug,
+    P: Serialize + Debug,
+{
+    api.patch(
+        name,
+        &PatchParams::apply(field_manager).force(),
+        &Patch::Apply(object),
+    )
+    .await
+    .map_err(|source| Error::Kube {
+        what: format!("applying {name}"),
+        source,
+    })
 }
 
 #[cfg(test)]

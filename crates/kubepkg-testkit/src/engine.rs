@@ -105,6 +105,18 @@ pub fn progress(kc: &KubeCluster) -> Vec<String> {
     kc.events.iter().map(ToString::to_string).collect()
 }
 
+/// Asserts that one of the engine's progress `lines` starts with `prefix` and contains `part`
+/// (`why` says what that line shows).
+#[track_caller]
+pub fn assert_line(lines: &[String], prefix: &str, part: &str, why: &str) {
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with(prefix) && l.contains(part)),
+        "{why}: {lines:#?}"
+    );
+}
+
 /// Where `needle` stands in `lines` (fails, showing the lines, when it is missing).
 pub fn pos(lines: &[String], needle: &str) -> usize {
     lines

@@ -95,7 +95,7 @@ mod tooling;
 pub mod tree;
 mod wait;
 
-pub use apply::{apply_yaml, parse_yaml_objects, resolve};
+pub use apply::{apply_yaml, force_apply, parse_yaml_objects, resolve};
 pub use error::Error;
 pub use helm::{helm_binary, helm_command, helm_offline};
 pub use namespace::TestNamespace;

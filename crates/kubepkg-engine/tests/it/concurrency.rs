@@ -3,7 +3,7 @@
 //! Lease and then runs on what the first recorded (never interleaved); given too little time, it
 //! refuses naming the holder and changes nothing.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::support::*;
@@ -51,6 +51,26 @@ async fn start(
     task
 }
 
+/// In a fresh namespace for `test`: version 1.0.0 of [`slow`] (Ready after `ready_after`)
+/// applied in the background until it holds the Lease, and 2.0.0 (Ready after 1s) written
+/// beside it under `tmp`: the namespace, the first apply and 2.0.0's directory.
+async fn first_holding_the_lease(
+    test: &str,
+    ready_after: &str,
+    tmp: &Path,
+) -> (
+    TestNamespace,
+    tokio::task::JoinHandle<kubepkg_package::orchestrator::Outcome>,
+    PathBuf,
+) {
+    let ns = TestNamespace::fresh(test).await;
+    let (v1, v2) = (tmp.join("v1"), tmp.join("v2"));
+    slow(&v1, "1.0.0", ready_after);
+    slow(&v2, "2.0.0", "1s");
+    let first = start(&ns, &v1, 1).await;
+    (ns, first, v2)
+}
+
 /// Package `pkg` went 1.0.0 → 2.0.0 once: revision 1 superseded by revision 2 (2.0.0),
 /// both Succeeded, and component a's release likewise (two records).
 async fn assert_upgraded_once_to_2_0_0(ns: &TestNamespace) {
@@ -71,12 +91,8 @@ async fn assert_upgraded_once_to_2_0_0(ns: &TestNamespace) {
 
 #[tokio::test]
 async fn a_second_apply_waits_for_the_first_then_runs_on_its_result() {
-    let ns = TestNamespace::fresh("concurrent-wait").await;
     let tmp = tempfile::tempdir().unwrap();
-    let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
-    slow(&v1, "1.0.0", "4s");
-    slow(&v2, "2.0.0", "1s");
-    let first = start(&ns, &v1, 1).await;
+    let (ns, first, v2) = first_holding_the_lease("concurrent-wait", "4s", tmp.path()).await;
 
     let (mut second, lines) = logged_cluster(&ns, SHORT);
     let o = apply(&mut second, ns.name(), "pkg", &v2, SHORT).await;
@@ -103,12 +119,8 @@ async fn a_second_apply_waits_for_the_first_then_runs_on_its_result() {
 
 #[tokio::test]
 async fn a_second_apply_refuses_cleanly_when_the_lease_stays_held() {
-    let ns = TestNamespace::fresh("concurrent-refuse").await;
     let tmp = tempfile::tempdir().unwrap();
-    let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
-    slow(&v1, "1.0.0", "8s");
-    slow(&v2, "2.0.0", "1s");
-    let first = start(&ns, &v1, 1).await;
+    let (ns, first, v2) = first_holding_the_lease("concurrent-refuse", "8s", tmp.path()).await;
 
     let mut second = kube_cluster(&ns, SHORT, Lines::default());
     let package = kubepkg_model::source::load_dir(&v2).unwrap();

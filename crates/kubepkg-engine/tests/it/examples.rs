@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::support::{
-    RevisionRow, apply_with, logged_cluster, pos, progress, release_revisions, revision_rows,
-    rollback,
+    RevisionRow, apply_with, assert_line, logged_cluster, pos, progress, release_revisions,
+    revision_rows, rollback,
 };
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
@@ -323,12 +323,11 @@ async fn kubevirt_operator_then_resource_gated_on_available() {
     // waits for the operator to report on generation 2 (observedKubeVirtVersion below), and
     // never calls the existing resource "not found" while it starts watching it.
     let lines = e.lines();
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.starts_with("kubevirt: waiting for KubeVirt")
-                && l.contains("generation is 2, but latest observed generation is 1")),
-        "{lines:#?}"
+    assert_line(
+        &lines,
+        "kubevirt: waiting for KubeVirt",
+        "generation is 2, but latest observed generation is 1",
+        "the wait is for the operator's report on generation 2",
     );
     assert!(
         !lines.iter().any(|l| l == &format!("{waited}not found")),
@@ -1191,13 +1190,16 @@ async fn plan_shows_what_apply_sends_with_a_post_renderer() {
     let root = tempfile::tempdir().unwrap();
     let plugins = tempfile::tempdir().unwrap();
     let plugin = plugins.path().join("testpr");
-    std::fs::create_dir_all(&plugin).unwrap();
-    std::fs::write(
-        plugin.join("plugin.yaml"),
-        "apiVersion: v1\nname: testpr\nversion: 1.0.0\ntype: postrenderer/v1\nruntime: subprocess\nruntimeConfig:\n  platformCommand:\n  - command: ${HELM_PLUGIN_DIR}/run.sh\n",
-    )
-    .unwrap();
-    std::fs::write(plugin.join("run.sh"), POST_RENDER_SH).unwrap();
+    kubepkg_testkit::tree::write_files(
+        &plugin,
+        &[
+            (
+                "plugin.yaml",
+                "apiVersion: v1\nname: testpr\nversion: 1.0.0\ntype: postrenderer/v1\nruntime: subprocess\nruntimeConfig:\n  platformCommand:\n  - command: ${HELM_PLUGIN_DIR}/run.sh\n",
+            ),
+            ("run.sh", POST_RENDER_SH),
+        ],
+    );
     std::fs::set_permissions(
         plugin.join("run.sh"),
         std::fs::Permissions::from_mode(0o755),

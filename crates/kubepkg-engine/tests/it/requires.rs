@@ -24,6 +24,68 @@ fn unique(base: &str) -> String {
     )
 }
 
+/// A temporary directory, a requirement's name from `base` ([`unique`]) and a fresh namespace
+/// for `test`.
+async fn fixture(test: &str, base: &str) -> (tempfile::TempDir, String, TestNamespace) {
+    let tmp = tempfile::tempdir().unwrap();
+    let req = unique(base);
+    (tmp, req, TestNamespace::fresh(test).await)
+}
+
+/// Nothing of instance `app` stays recorded and nothing of it is installed.
+async fn assert_nothing_of(ns: &TestNamespace, app: &str) {
+    assert!(history(ns, app).await.revisions.is_empty());
+    assert!(release_history(ns, &format!("{app}-b")).await.is_empty());
+}
+
+/// `app` has one revision, deployed, and its component one release record; its history.
+async fn assert_deployed_once(ns: &TestNamespace) -> kubepkg_package::revision::History {
+    let h = history(ns, "app").await;
+    assert_eq!(
+        brief(&h),
+        [("deployed".to_string(), "Succeeded".to_string())]
+    );
+    assert_eq!(
+        release_history(ns, "app-b").await,
+        [(1, "deployed".to_string())]
+    );
+    h
+}
+
+/// Starts an apply of [`app`] requiring `requires` (written under `tmp`) in the background,
+/// its requirements waited for at most `timeout`; returns once its pending revision waits
+/// (`RequirementsNotMet`): the apply (its outcome and when it ended), the engine's progress
+/// lines and the waiting revision.
+async fn waiting_app(
+    ns: &TestNamespace,
+    tmp: &std::path::Path,
+    requires: &str,
+    timeout: Duration,
+) -> (
+    tokio::task::JoinHandle<(kubepkg_package::orchestrator::Outcome, Instant)>,
+    Lines,
+    kubepkg_package::revision::PackageRevision,
+) {
+    let dir = tmp.join("app");
+    app(&dir, requires);
+    let (mut kc, lines) = logged_cluster(ns, SHORT);
+    kc.requirements_timeout = timeout;
+    let nsname = ns.name().to_string();
+    let task = tokio::spawn(async move {
+        let o = apply(&mut kc, &nsname, "app", &dir, SHORT).await;
+        (o, Instant::now())
+    });
+    let waiting = eventually(Duration::from_secs(30), "a waiting revision", async || {
+        history(ns, "app")
+            .await
+            .latest()
+            .filter(|r| r.reason == Some(Reason::RequirementsNotMet))
+            .cloned()
+    })
+    .await;
+    (task, lines, waiting)
+}
+
 fn t(a: &str, b: &str, c: &str) -> (String, String, String) {
     (a.into(), b.into(), c.into())
 }
@@ -54,25 +116,12 @@ fn app(root: &std::path::Path, requires: &str) {
 
 #[tokio::test]
 async fn missing_requirement_waits_as_requirements_not_met_then_times_out_unchanged() {
-    let tmp = tempfile::tempdir().unwrap();
-    let req = unique("base");
-    let dir = tmp.path().join("app");
-    app(&dir, &format!("{{name: {req}}}"));
-    let ns = TestNamespace::fresh("req-missing").await;
-    let (mut kc, lines) = logged_cluster(&ns, SHORT);
-    kc.requirements_timeout = Duration::from_secs(8);
-    let nsname = ns.name().to_string();
-    let task = tokio::spawn(async move { apply(&mut kc, &nsname, "app", &dir, SHORT).await });
+    let (tmp, req, ns) = fixture("req-missing", "base").await;
+    let requires = format!("{{name: {req}}}");
+    let (task, lines, waiting) =
+        waiting_app(&ns, tmp.path(), &requires, Duration::from_secs(8)).await;
 
     // While it waits, the pending revision says what for, kstatus-style.
-    let waiting = eventually(Duration::from_secs(30), "a waiting revision", async || {
-        history(&ns, "app")
-            .await
-            .latest()
-            .filter(|r| r.reason == Some(Reason::RequirementsNotMet))
-            .cloned()
-    })
-    .await;
     assert_eq!(waiting.status, RevisionStatus::PendingInstall);
     assert_eq!(
         waiting.description,
@@ -87,7 +136,7 @@ async fn missing_requirement_waits_as_requirements_not_met_then_times_out_unchan
     );
     assert!(waiting.components.is_empty(), "nothing applied yet");
 
-    let outcome = task.await.unwrap();
+    let (outcome, _) = task.await.unwrap();
     assert_eq!(outcome.reason, Reason::RequirementsNotMet);
     // (Its exit code, 6, tells it apart from every failure: crates/kubepkg/src/exit.rs.)
     assert_eq!(
@@ -95,8 +144,7 @@ async fn missing_requirement_waits_as_requirements_not_met_then_times_out_unchan
         format!("waiting for package {req} (not installed)")
     );
     // Nothing changed, so nothing stays recorded and nothing was installed.
-    assert!(history(&ns, "app").await.revisions.is_empty());
-    assert!(release_history(&ns, "app-b").await.is_empty());
+    assert_nothing_of(&ns, "app").await;
     let lines = lines.lock().unwrap().clone();
     assert!(
         lines.contains(&format!(
@@ -108,9 +156,7 @@ async fn missing_requirement_waits_as_requirements_not_met_then_times_out_unchan
 
 #[tokio::test]
 async fn requirement_outside_the_version_constraint_waits_then_proceeds_once_upgraded() {
-    let tmp = tempfile::tempdir().unwrap();
-    let req = unique("versioned");
-    let ns = TestNamespace::fresh("req-version").await;
+    let (tmp, req, ns) = fixture("req-version", "versioned").await;
     let (mut kc, lines) = logged_cluster(&ns, SHORT);
     let v1 = tmp.path().join("base-v1");
     base(&v1, &req, "1.2.0", "ok");
@@ -126,8 +172,7 @@ async fn requirement_outside_the_version_constraint_waits_then_proceeds_once_upg
         o.message,
         format!("waiting for package {req} >=2.0.0 (installed: 1.2.0)")
     );
-    assert!(history(&ns, "app").await.revisions.is_empty());
-    assert!(release_history(&ns, "app-b").await.is_empty());
+    assert_nothing_of(&ns, "app").await;
 
     // Installed, in range and Ready: the apply proceeds at once.
     let v2 = tmp.path().join("base-v2");
@@ -143,44 +188,19 @@ async fn requirement_outside_the_version_constraint_waits_then_proceeds_once_upg
         "{lines:#?}"
     );
     // The timed-out wait left no revision behind: this is revision 1.
-    let h = history(&ns, "app").await;
-    assert_eq!(
-        brief(&h),
-        [("deployed".to_string(), "Succeeded".to_string())]
-    );
+    let h = assert_deployed_once(&ns).await;
     assert_eq!(
         conditions(&h.revisions[0]),
         [t("Ready", "True", "Succeeded")]
-    );
-    assert_eq!(
-        release_history(&ns, "app-b").await,
-        [(1, "deployed".to_string())]
     );
 }
 
 #[tokio::test]
 async fn waiting_apply_proceeds_when_the_requirement_becomes_ready() {
-    let tmp = tempfile::tempdir().unwrap();
-    let req = unique("later");
-    let ns = TestNamespace::fresh("req-later").await;
-    let dir = tmp.path().join("app");
-    app(&dir, &format!("{{name: {req}, version: \"^1.0.0\"}}"));
-    let (mut kc, lines) = logged_cluster(&ns, SHORT);
+    let (tmp, req, ns) = fixture("req-later", "later").await;
+    let requires = format!("{{name: {req}, version: \"^1.0.0\"}}");
     // Far longer than the test: only the requirement becoming Ready can end the wait.
-    kc.requirements_timeout = Duration::from_secs(300);
-    let nsname = ns.name().to_string();
-    let task = tokio::spawn(async move {
-        let o = apply(&mut kc, &nsname, "app", &dir, SHORT).await;
-        (o, Instant::now())
-    });
-    eventually(Duration::from_secs(30), "the apply waiting", async || {
-        history(&ns, "app")
-            .await
-            .latest()
-            .filter(|r| r.reason == Some(Reason::RequirementsNotMet))
-            .map(|_| ())
-    })
-    .await;
+    let (task, lines, _) = waiting_app(&ns, tmp.path(), &requires, Duration::from_secs(300)).await;
     assert!(release_history(&ns, "app-b").await.is_empty());
 
     // Another operator installs the requirement; the waiting apply sees it by watch.
@@ -211,22 +231,12 @@ async fn waiting_apply_proceeds_when_the_requirement_becomes_ready() {
         .unwrap_or_else(|| panic!("{lines:#?}"));
     assert!(waited < applying, "{lines:#?}");
     // One revision: the one that waited, then applied.
-    let h = history(&ns, "app").await;
-    assert_eq!(
-        brief(&h),
-        [("deployed".to_string(), "Succeeded".to_string())]
-    );
-    assert_eq!(
-        release_history(&ns, "app-b").await,
-        [(1, "deployed".to_string())]
-    );
+    assert_deployed_once(&ns).await;
 }
 
 #[tokio::test]
 async fn optional_requirement_absent_proceeds_installed_must_be_ready() {
-    let tmp = tempfile::tempdir().unwrap();
-    let opt = unique("opt");
-    let ns = TestNamespace::fresh("req-optional").await;
+    let (tmp, opt, ns) = fixture("req-optional", "opt").await;
     let (mut kc, lines) = logged_cluster(&ns, SHORT);
     kc.requirements_timeout = Duration::from_secs(4);
     let dir = tmp.path().join("app");
@@ -253,17 +263,14 @@ async fn optional_requirement_absent_proceeds_installed_must_be_ready() {
     let o = apply(&mut kc, ns.name(), "app2", &dir, SHORT).await;
     assert_eq!(o.reason, Reason::RequirementsNotMet);
     assert_eq!(o.message, format!("waiting for package {opt} (not Ready)"));
-    assert!(history(&ns, "app2").await.revisions.is_empty());
-    assert!(release_history(&ns, "app2-b").await.is_empty());
+    assert_nothing_of(&ns, "app2").await;
 }
 
 /// A required package whose last upgrade failed and was rolled back runs, but is not Ready
 /// (kstatus: Stalled, RolledBack) until it is fixed forward: dependents wait.
 #[tokio::test]
 async fn requirement_whose_upgrade_was_rolled_back_is_not_ready() {
-    let tmp = tempfile::tempdir().unwrap();
-    let req = unique("rolledback");
-    let ns = TestNamespace::fresh("req-rolled-back").await;
+    let (tmp, req, ns) = fixture("req-rolled-back", "rolledback").await;
     let (mut kc, _) = logged_cluster(&ns, SHORT);
     let write = |root: &std::path::Path, version: &str, sim: &str| {
         package(

@@ -29,6 +29,50 @@ fn package(root: &Path, manifest: &str, deploys: &[&str], hooks: &[&str]) {
     package_with(root, manifest, deploys, hooks, sim_hook_chart);
 }
 
+/// kubepkg.yaml of package `p` at `version`, its package entry extended by `extra` (flow
+/// entries such as [`SAFE`]; empty for none), with the component list `components`.
+fn p_manifest(version: &str, extra: &str, components: &str) -> String {
+    let extra = if extra.is_empty() {
+        String::new()
+    } else {
+        format!(", {extra}")
+    };
+    format!("package: {{name: p, version: {version}{extra}}}\ncomponents:\n{components}")
+}
+
+/// The package entry of a version safe to roll back.
+const SAFE: &str = "rollback: {safe: true}";
+
+/// Components `a` and `b`, b after a.
+const A_THEN_B: &str = "- {name: a, path: a}\n- {name: b, path: b, install: {dependsOn: [a]}}\n";
+
+/// Component `app` and its `PreUpgrade` hook `migrate`.
+const APP_AND_MIGRATE: &str =
+    "- {name: app, path: app}\n- {name: migrate, path: migrate, install: {phase: PreUpgrade}}\n";
+
+/// Versions `versions` of package `p` ([`APP_AND_MIGRATE`], `extra` in its package entry),
+/// each in `root/VERSION`, their hook a [`verdict_hook_chart`].
+fn verdict_versions(root: &Path, versions: &[&str], extra: &str) {
+    for v in versions {
+        package_with(
+            &root.join(v),
+            &p_manifest(v, extra, APP_AND_MIGRATE),
+            &["app"],
+            &["migrate"],
+            verdict_hook_chart,
+        );
+    }
+}
+
+/// A temporary directory holding, in `p/`, a package of `manifest` with a deploy chart at
+/// each of `deploys`: the directory and that path.
+fn package_in_tmp(manifest: &str, deploys: &[&str]) -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p");
+    package(&dir, manifest, deploys, &[]);
+    (tmp, dir)
+}
+
 struct Env {
     ns: TestNamespace,
     events: Arc<Mutex<Vec<String>>>,
@@ -95,13 +139,9 @@ const SHORT: Duration = Duration::from_secs(60);
 /// Rule 1: dependencies first, each ready before the next starts, manifest order otherwise.
 #[tokio::test]
 async fn rule1_order_dependencies_first_then_manifest_order() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("p");
-    package(
-        &dir,
+    let (_tmp, dir) = package_in_tmp(
         "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: web, path: web, install: {dependsOn: [db]}}\n- {name: cache, path: cache}\n- {name: db, path: db}\n",
         &["web", "cache", "db"],
-        &[],
     );
     let mut e = env("rule1-order", SHORT).await;
     assert_eq!(
@@ -212,16 +252,16 @@ async fn rule2_requirements_wait_then_proceed() {
 /// watching (the test sets the condition while the apply waits).
 #[tokio::test]
 async fn rule3_ready_when_gates_the_next_component() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("p");
     let group = format!("r3{}.kubepkg.dev", std::process::id());
-    package(
-        &dir,
-        &format!(
-            "package: {{name: p, version: 1.0.0}}\ncomponents:\n- name: op\n  path: op\n- name: cr\n  path: cr\n  install:\n    dependsOn: [op]\n    readyWhen:\n    - {{apiVersion: {group}/v1, kind: Gadget, name: main, condition: Available}}\n- {{name: after, path: after, install: {{dependsOn: [cr]}}}}\n"
+    let (_tmp, dir) = package_in_tmp(
+        &p_manifest(
+            "1.0.0",
+            "",
+            &format!(
+                "- name: op\n  path: op\n- name: cr\n  path: cr\n  install:\n    dependsOn: [op]\n    readyWhen:\n    - {{apiVersion: {group}/v1, kind: Gadget, name: main, condition: Available}}\n- {{name: after, path: after, install: {{dependsOn: [cr]}}}}\n"
+            ),
         ),
         &["op", "after"],
-        &[],
     );
     charts::write_files(
         &dir,
@@ -312,13 +352,13 @@ async fn rule3_ready_when_gates_the_next_component() {
 /// first install is kept for diagnosis (rule 5's last sentence), not removed.
 #[tokio::test]
 async fn rule4_timeout_fails_the_revision_and_first_install_is_kept() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("p");
-    package(
-        &dir,
-        "package: {name: p, version: 1.0.0, rollback: {safe: true}}\ncomponents:\n- {name: a, path: a, values: {sim: unready}}\n- {name: b, path: b, install: {dependsOn: [a]}}\n",
+    let (_tmp, dir) = package_in_tmp(
+        &p_manifest(
+            "1.0.0",
+            SAFE,
+            "- {name: a, path: a, values: {sim: unready}}\n- {name: b, path: b, install: {dependsOn: [a]}}\n",
+        ),
         &["a", "b"],
-        &[],
     );
     let mut e = env("rule4-timeout", SHORT).await;
     let reason = e
@@ -364,11 +404,8 @@ async fn rule4_timeout_fails_the_revision_and_first_install_is_kept() {
 #[tokio::test]
 async fn rule5_failure_rolls_back_only_when_the_new_version_is_safe() {
     let tmp = tempfile::tempdir().unwrap();
-    let manifest = |v: &str, safe: bool| {
-        format!(
-            "package: {{name: p, version: {v}, rollback: {{safe: {safe}}}}}\ncomponents:\n- {{name: a, path: a}}\n- {{name: b, path: b, install: {{dependsOn: [a]}}}}\n"
-        )
-    };
+    let manifest =
+        |v: &str, safe: bool| p_manifest(v, &format!("rollback: {{safe: {safe}}}"), A_THEN_B);
     let v1 = tmp.path().join("v1");
     package(&v1, &manifest("1.0.0", true), &["a", "b"], &[]);
     let v2 = tmp.path().join("v2");
@@ -460,11 +497,7 @@ async fn rule5_failure_rolls_back_only_when_the_new_version_is_safe() {
 #[tokio::test]
 async fn rule6_pre_upgrade_hook_runs_only_on_version_change() {
     let tmp = tempfile::tempdir().unwrap();
-    let manifest = |v: &str| {
-        format!(
-            "package: {{name: p, version: {v}}}\ncomponents:\n- {{name: app, path: app}}\n- {{name: migrate, path: migrate, install: {{phase: PreUpgrade}}}}\n"
-        )
-    };
+    let manifest = |v: &str| p_manifest(v, "", APP_AND_MIGRATE);
     let dirs: BTreeMap<&str, std::path::PathBuf> = ["1.0.0", "2.0.0", "3.0.0"]
         .into_iter()
         .map(|v| {
@@ -543,8 +576,10 @@ async fn rule7_plan_changes_nothing_in_the_cluster() {
     let tmp = tempfile::tempdir().unwrap();
     let v1 = tmp.path().join("v1");
     let m = |v: &str| {
-        format!(
-            "package: {{name: p, version: {v}}}\ncomponents:\n- {{name: a, path: a}}\n- {{name: migrate, path: migrate, install: {{phase: PreUpgrade}}}}\n"
+        p_manifest(
+            v,
+            "",
+            "- {name: a, path: a}\n- {name: migrate, path: migrate, install: {phase: PreUpgrade}}\n",
         )
     };
     package(&v1, &m("1.0.0"), &["a"], &["migrate"]);
@@ -617,11 +652,7 @@ async fn rule7_plan_changes_nothing_in_the_cluster() {
 #[tokio::test]
 async fn rule8_revisions_and_rollback_as_new_revision() {
     let tmp = tempfile::tempdir().unwrap();
-    let m = |v: &str| {
-        format!(
-            "package: {{name: p, version: {v}, rollback: {{safe: true}}}}\ncomponents:\n- {{name: a, path: a}}\n"
-        )
-    };
+    let m = |v: &str| p_manifest(v, SAFE, "- {name: a, path: a}\n");
     let v1 = tmp.path().join("v1");
     package(&v1, &m("1.0.0"), &["a"], &[]);
     let v2 = tmp.path().join("v2");
@@ -737,11 +768,7 @@ async fn rule8_revisions_and_rollback_as_new_revision() {
 #[tokio::test]
 async fn rule9_rollback_floors_decide_automatic_and_manual_rollbacks() {
     let tmp = tempfile::tempdir().unwrap();
-    let m = |v: &str, rollback: &str| {
-        format!(
-            "package: {{name: p, version: {v}, rollback: {rollback}}}\ncomponents:\n- {{name: a, path: a}}\n- {{name: b, path: b, install: {{dependsOn: [a]}}}}\n"
-        )
-    };
+    let m = |v: &str, rollback: &str| p_manifest(v, &format!("rollback: {rollback}"), A_THEN_B);
     let versions = [
         ("1.0.0", "{safe: true}"),
         ("2.0.0", "{to: \">=1.0.0\"}"),
@@ -831,20 +858,7 @@ async fn rule9_rollback_floors_decide_automatic_and_manual_rollbacks() {
 #[tokio::test]
 async fn rule10_check_hook_verdicts_refuse_fail_or_let_the_upgrade_proceed() {
     let tmp = tempfile::tempdir().unwrap();
-    let manifest = |v: &str| {
-        format!(
-            "package: {{name: p, version: {v}}}\ncomponents:\n- {{name: app, path: app}}\n- {{name: migrate, path: migrate, install: {{phase: PreUpgrade}}}}\n"
-        )
-    };
-    for v in ["1.0.0", "2.0.0"] {
-        package_with(
-            &tmp.path().join(v),
-            &manifest(v),
-            &["app"],
-            &["migrate"],
-            verdict_hook_chart,
-        );
-    }
+    verdict_versions(tmp.path(), &["1.0.0", "2.0.0"], "");
     let v2 = tmp.path().join("2.0.0");
     let mut e = env("rule10-verdicts", SHORT).await;
     assert_eq!(
@@ -964,20 +978,7 @@ async fn rule10_check_hook_verdicts_refuse_fail_or_let_the_upgrade_proceed() {
 #[tokio::test]
 async fn failed_revisions_keep_the_pods_and_the_hook_log_for_diagnosis() {
     let tmp = tempfile::tempdir().unwrap();
-    let manifest = |v: &str| {
-        format!(
-            "package: {{name: p, version: {v}, rollback: {{safe: true}}}}\ncomponents:\n- {{name: app, path: app}}\n- {{name: migrate, path: migrate, install: {{phase: PreUpgrade}}}}\n"
-        )
-    };
-    for v in ["1.0.0", "2.0.0", "3.0.0"] {
-        package_with(
-            &tmp.path().join(v),
-            &manifest(v),
-            &["app"],
-            &["migrate"],
-            verdict_hook_chart,
-        );
-    }
+    verdict_versions(tmp.path(), &["1.0.0", "2.0.0", "3.0.0"], SAFE);
     let mut e = env("diagnosis", SHORT).await;
     assert_eq!(
         e.apply(&tmp.path().join("1.0.0"), &UserValues::new(), SHORT)
@@ -1047,8 +1048,10 @@ async fn failed_revisions_keep_the_pods_and_the_hook_log_for_diagnosis() {
 async fn rule11_pre_rollback_hooks_check_every_rollback() {
     let tmp = tempfile::tempdir().unwrap();
     let manifest = |v: &str| {
-        format!(
-            "package: {{name: p, version: {v}, rollback: {{safe: true}}}}\ncomponents:\n- {{name: app, path: app}}\n- {{name: check, path: check, install: {{phase: PreRollback}}}}\n"
+        p_manifest(
+            v,
+            SAFE,
+            "- {name: app, path: app}\n- {name: check, path: check, install: {phase: PreRollback}}\n",
         )
     };
     for v in ["1.0.0", "2.0.0", "3.0.0", "4.0.0"] {
@@ -1148,13 +1151,13 @@ async fn rule11_pre_rollback_hooks_check_every_rollback() {
 /// package listed, then every component uninstalled in reverse order and the records removed.
 #[tokio::test]
 async fn values_list_and_uninstall_in_reverse_order() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("p");
-    package(
-        &dir,
-        "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: a, path: a, values: {image: registry.invalid/pkgdefault:1}}\n- {name: b, path: b, install: {dependsOn: [a]}}\n",
+    let (_tmp, dir) = package_in_tmp(
+        &p_manifest(
+            "1.0.0",
+            "",
+            "- {name: a, path: a, values: {image: registry.invalid/pkgdefault:1}}\n- {name: b, path: b, install: {dependsOn: [a]}}\n",
+        ),
         &["a", "b"],
-        &[],
     );
     let mut e = env("values-uninstall", SHORT).await;
     let mut user = UserValues::new();

@@ -138,6 +138,48 @@ fn push_webshop(env: &Env, reg: &Registry) -> String {
     env.push_package(&env.web_package("webshop", "1.0.0"), reg)
 }
 
+/// `package save` of webshop 1.0.0 from `reg` to `tar` in the sandbox: its output.
+fn save_webshop(env: &Env, reg: &Registry, tar: &str) -> String {
+    ok(env.kubepkg(&[
+        "package",
+        "save",
+        &reg.oci("pkgs/webshop"),
+        "--version",
+        "1.0.0",
+        "-o",
+        tar,
+        "--plain-http",
+    ]))
+}
+
+/// `package load` of `tar` into `reg`'s `mirror` in the sandbox: its output.
+fn load_into_mirror(env: &Env, tar: &str, reg: &Registry) -> String {
+    ok(env.kubepkg(&["package", "load", tar, &reg.oci("mirror"), "--plain-http"]))
+}
+
+/// The entries of the image layout tar `tar` of the sandbox (read with the `tar` crate) and its
+/// index, checked: `oci-layout` and `index.json` first, then blobs each named by its SHA-256;
+/// the index's first manifest is `digest`, tagged 1.0.0.
+fn saved_layout(env: &Env, tar: &str, digest: &str) -> (Vec<(String, Vec<u8>)>, serde_json::Value) {
+    let entries = tar_entries(&std::fs::read(env.path(tar)).unwrap());
+    let names: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
+    assert_eq!(names[..2], ["oci-layout", "index.json"], "{names:?}");
+    let layout: serde_json::Value = serde_json::from_slice(&entries[0].1).unwrap();
+    assert_eq!(layout, serde_json::json!({"imageLayoutVersion": "1.0.0"}));
+    for (name, data) in &entries[2..] {
+        let hex = name.strip_prefix("blobs/sha256/").expect(name);
+        assert_eq!(sha256(data), format!("sha256:{hex}"), "{name}");
+    }
+    let index: serde_json::Value = serde_json::from_slice(&entries[1].1).unwrap();
+    let first = &index["manifests"][0];
+    assert_eq!(first["digest"], digest, "{index}");
+    assert_eq!(
+        first["annotations"]["org.opencontainers.image.ref.name"],
+        "1.0.0"
+    );
+    (entries, index)
+}
+
 /// `apply shop oci://B/mirror/webshop --version 1.0.0` in `ns` installs, and the package's
 /// status records that source at `digest`.
 fn apply_from_mirror(env: &Env, ns: &kubepkg_testkit::TestNamespace, b: &Registry, digest: &str) {
@@ -177,16 +219,7 @@ async fn a_package_saved_from_one_registry_loads_into_another_with_its_signature
     let signature = push_signature(&c, &a.oci("pkgs/webshop"), &digest).await;
     let sig_tag = format!("{}.sig", digest.replacen(':', "-", 1));
 
-    let out = ok(env.kubepkg(&[
-        "package",
-        "save",
-        &a.oci("pkgs/webshop"),
-        "--version",
-        "1.0.0",
-        "-o",
-        "webshop.tar",
-        "--plain-http",
-    ]));
+    let out = save_webshop(&env, &a, "webshop.tar");
     assert_eq!(
         out,
         format!(
@@ -197,24 +230,10 @@ async fn a_package_saved_from_one_registry_loads_into_another_with_its_signature
 
     // The image layout, read with the tar crate: every blob named by its digest, index.json
     // naming the package and its signature by tag.
-    let tar = std::fs::read(env.path("webshop.tar")).unwrap();
-    let entries = tar_entries(&tar);
+    let (entries, index) = saved_layout(&env, "webshop.tar", &digest);
     let names: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
-    assert_eq!(names[..2], ["oci-layout", "index.json"], "{names:?}");
-    let layout: serde_json::Value = serde_json::from_slice(&entries[0].1).unwrap();
-    assert_eq!(layout, serde_json::json!({"imageLayoutVersion": "1.0.0"}));
-    for (name, data) in &entries[2..] {
-        let hex = name.strip_prefix("blobs/sha256/").expect(name);
-        assert_eq!(sha256(data), format!("sha256:{hex}"), "{name}");
-    }
-    let index: serde_json::Value = serde_json::from_slice(&entries[1].1).unwrap();
     let manifests = index["manifests"].as_array().unwrap();
     assert_eq!(manifests.len(), 2, "{index}");
-    assert_eq!(manifests[0]["digest"], digest.as_str());
-    assert_eq!(
-        manifests[0]["annotations"]["org.opencontainers.image.ref.name"],
-        "1.0.0"
-    );
     assert_eq!(
         manifests[0]["artifactType"],
         "application/vnd.kubepkg.package.v1"
@@ -229,13 +248,7 @@ async fn a_package_saved_from_one_registry_loads_into_another_with_its_signature
 
     // Without the source registry.
     drop(a);
-    let out = ok(env.kubepkg(&[
-        "package",
-        "load",
-        "webshop.tar",
-        &b.oci("mirror"),
-        "--plain-http",
-    ]));
+    let out = load_into_mirror(&env, "webshop.tar", &b);
     assert_eq!(
         out,
         format!(
@@ -275,9 +288,8 @@ async fn a_local_package_saved_to_a_tar_loads_into_a_registry_and_installs() {
     assert_eq!(lines[0], format!("Saved: webshop 1.0.0 ({d}) to local.tar"));
     let digest = lines[1].strip_prefix("Digest: ").expect(&out).to_string();
 
-    let entries = tar_entries(&std::fs::read(env.path("local.tar")).unwrap());
+    let (entries, index) = saved_layout(&env, "local.tar", &digest);
     let names: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
-    assert_eq!(names[..2], ["oci-layout", "index.json"], "{names:?}");
     let blob = |digest: &str| -> Vec<u8> {
         let name = format!("blobs/sha256/{}", digest.trim_start_matches("sha256:"));
         entries
@@ -287,18 +299,8 @@ async fn a_local_package_saved_to_a_tar_loads_into_a_registry_and_installs() {
             .1
             .clone()
     };
-    for (name, data) in &entries[2..] {
-        let hex = name.strip_prefix("blobs/sha256/").expect(name);
-        assert_eq!(sha256(data), format!("sha256:{hex}"), "{name}");
-    }
-    let index: serde_json::Value = serde_json::from_slice(&entries[1].1).unwrap();
     let manifests = index["manifests"].as_array().unwrap();
     assert_eq!(manifests.len(), 1, "no signature: {index}");
-    assert_eq!(manifests[0]["digest"], digest.as_str());
-    assert_eq!(
-        manifests[0]["annotations"]["org.opencontainers.image.ref.name"],
-        "1.0.0"
-    );
     let saved: serde_json::Value = serde_json::from_slice(&blob(&digest)).unwrap();
     // manifest + config + kubepkg.yaml + chart + archive
     assert_eq!(entries.len() - 2, 5, "{names:?}");
@@ -328,13 +330,7 @@ async fn a_local_package_saved_to_a_tar_loads_into_a_registry_and_installs() {
 
     // Into a registry, then installed from it.
     let b = Registry::start(RegistryOptions::plain()).unwrap();
-    let out = ok(env.kubepkg(&[
-        "package",
-        "load",
-        "local.tar",
-        &b.oci("mirror"),
-        "--plain-http",
-    ]));
+    let out = load_into_mirror(&env, "local.tar", &b);
     assert_eq!(
         out,
         format!(
@@ -372,16 +368,7 @@ fn tampered_linked_oversized_and_foreign_tars_are_refused_and_nothing_is_pushed(
     let a = Registry::start(RegistryOptions::plain()).unwrap();
     let b = Registry::start(RegistryOptions::plain()).unwrap();
     push_webshop(&env, &a);
-    ok(env.kubepkg(&[
-        "package",
-        "save",
-        &a.oci("pkgs/webshop"),
-        "--version",
-        "1.0.0",
-        "-o",
-        "good.tar",
-        "--plain-http",
-    ]));
+    save_webshop(&env, &a, "good.tar");
     let entries = tar_entries(&std::fs::read(env.path("good.tar")).unwrap());
     let load = |file: &str, vars: &[(&str, &str)]| {
         error_line(env.kubepkg_with(
@@ -503,13 +490,16 @@ async fn upstream_charts_are_locked_vendored_by_push_and_install_with_their_sour
     std::fs::write(pkg.join("kubepkg.yaml"), manifest("1.x")).unwrap();
     let dir = pkg.to_str().unwrap();
 
-    let e = error_line(env.kubepkg(&[
-        "package",
-        "push",
-        dir,
-        &packages.oci("pkgs"),
-        "--plain-http",
-    ]));
+    let push = || {
+        env.kubepkg(&[
+            "package",
+            "push",
+            dir,
+            &packages.oci("pkgs"),
+            "--plain-http",
+        ])
+    };
+    let e = error_line(push());
     assert!(
         e.contains("kubepkg.lock has no entry") && e.ends_with("run 'kubepkg package lock'"),
         "push of an unlocked package: {e}"
@@ -538,13 +528,7 @@ async fn upstream_charts_are_locked_vendored_by_push_and_install_with_their_sour
     );
     std::fs::write(pkg.join("kubepkg.yaml"), manifest("1.x")).unwrap();
 
-    let out = ok(env.kubepkg(&[
-        "package",
-        "push",
-        dir,
-        &packages.oci("pkgs"),
-        "--plain-http",
-    ]));
+    let out = ok(push());
     assert!(out.contains("/pkgs/upstream:1.0.0"), "{out}");
     // The artifact's chart layers are the locked archives.
     let c = client(&env);

@@ -26,7 +26,7 @@ use serde_json::Value;
 use crate::backends::{
     Backend, Kind, apply_command, component, finished, greeting_chart, kubectl_apply, render,
 };
-use crate::support::ok;
+use crate::support::{config_map_data, ok};
 
 crate::backend_scenarios!(Kind::ArgoCd);
 
@@ -190,8 +190,7 @@ fn shop_package(dir: &Path, components: &[&str], ready_after: Option<&str>) -> P
 /// namespace with the values of `--set`.
 #[tokio::test]
 async fn render_for_argocd_then_sync_in_order_ends_synced_and_healthy() {
-    let ns = TestNamespace::fresh("argocd-render").await;
-    let argocd = Backend::start(Kind::ArgoCd, &ns).await;
+    let (ns, argocd) = Backend::for_test(Kind::ArgoCd, "render").await;
     let reg = &argocd.reg;
     let tmp = tempfile::tempdir().unwrap();
     let pkg = shop_package(tmp.path(), &["web", "api", "db"], Some("3s"));
@@ -275,14 +274,9 @@ async fn render_for_argocd_then_sync_in_order_ends_synced_and_healthy() {
     for pair in finished.windows(2) {
         assert!(pair[0].1 <= pair[1].1, "{pair:?}");
     }
-    let settings = ns
-        .api::<ConfigMap>()
-        .get("shop-api-settings")
-        .await
-        .expect("api's ConfigMap");
+    let settings = config_map_data(&ns, "shop-api-settings").await;
     assert_eq!(
-        settings.data.unwrap()["size"],
-        "3",
+        settings["size"], "3",
         "--set api.size reached the chart through helm.valuesObject"
     );
     drop(argocd);
@@ -293,8 +287,7 @@ async fn render_for_argocd_then_sync_in_order_ends_synced_and_healthy() {
 /// error), and nothing of the chart is deployed.
 #[tokio::test]
 async fn a_chart_that_fails_to_render_fails_the_sync_with_argocds_message() {
-    let ns = TestNamespace::fresh("argocd-fail").await;
-    let argocd = Backend::start(Kind::ArgoCd, &ns).await;
+    let (ns, argocd) = Backend::for_test(Kind::ArgoCd, "fail").await;
     let reg = &argocd.reg;
     let tmp = tempfile::tempdir().unwrap();
     let pkg = tmp.path().join("pkg");
@@ -345,11 +338,7 @@ async fn a_chart_that_fails_to_render_fails_the_sync_with_argocds_message() {
 
 /// The Application `name` of the test namespace, as JSON (None when there is none).
 pub(crate) async fn application(ns: &TestNamespace, name: &str) -> Option<Value> {
-    applications(ns)
-        .get_opt(name)
-        .await
-        .unwrap()
-        .map(|o| serde_json::to_value(o).unwrap())
+    crate::support::get_json(&applications(ns), name).await
 }
 
 /// A blob of the test registry, read from its own storage (distribution's layout).
@@ -524,8 +513,7 @@ async fn render_for_argocd_synced_in_order_converges_to_the_objects_of_the_drive
 
     // Compiled: rendered, applied as a GitOps repository would hold it, synced wave by wave.
     let rendered = {
-        let ns = TestNamespace::fresh("argocd-compiled").await;
-        let argocd = Backend::start(Kind::ArgoCd, &ns).await;
+        let (ns, argocd) = Backend::for_test(Kind::ArgoCd, "compiled").await;
         let reg = &argocd.reg;
         // The YAML documents `render` prints, applied by the real kubectl.
         let rendered = render(
@@ -568,8 +556,7 @@ async fn render_for_argocd_synced_in_order_converges_to_the_objects_of_the_drive
 
     // Driven by kubepkg.
     let driven = {
-        let ns = TestNamespace::fresh("argocd-driven").await;
-        let b = Backend::start(Kind::ArgoCd, &ns).await;
+        let (ns, b) = Backend::for_test(Kind::ArgoCd, "driven").await;
         let (code, lines, stderr) =
             b.apply_finished(&ns, tmp.path(), &pkg, "2m", &["--set", "api.greeting=hi"]);
         assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", b.log_tails());

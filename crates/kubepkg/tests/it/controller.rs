@@ -19,7 +19,7 @@ use kubepkg_package_object as object;
 use kubepkg_testkit::{TestNamespace, kstatus};
 use serde_json::{Value, json};
 
-use crate::support::{run, run_ok};
+use crate::support::{create_secret, get_json, package_history, run, run_ok};
 use kubepkg_testkit::charts::package;
 use kubepkg_testkit::eventually;
 
@@ -170,9 +170,22 @@ pub(crate) async fn store_versions(ns: &TestNamespace, root: &Path, versions: &[
     }
 }
 
+/// Package `name` 1.0.0 ([`app_package`], safe to roll back) written to `root/NAME` and stored
+/// as ConfigMap `NAME` of `ns` ([`archive_source`] names it).
+pub(crate) async fn store_app(ns: &TestNamespace, root: &Path, name: &str) {
+    let dir = root.join(name);
+    app_package(&dir, name, "1.0.0", true, "");
+    store_archive(ns, name, archive(&dir)).await;
+}
+
 /// The `source` of version `v` stored by [`store_versions`].
 pub(crate) fn source(v: &str) -> Value {
-    json!({"configMapRef": {"name": format!("shop-{}", v.replace('.', "-"))}})
+    archive_source(&format!("shop-{}", v.replace('.', "-")))
+}
+
+/// The `source` of a package archive stored as ConfigMap `name` ([`store_archive`]).
+pub(crate) fn archive_source(name: &str) -> Value {
+    json!({"configMapRef": {"name": name}})
 }
 
 /// A package `p` of component `app` (a simulated Deployment) and a PreUpgrade hook `migrate`.
@@ -228,11 +241,7 @@ pub(crate) async fn patch_spec(ns: &TestNamespace, name: &str, spec: Value) {
 }
 
 pub(crate) async fn get(ns: &TestNamespace, name: &str) -> Option<Value> {
-    packages(ns)
-        .get_opt(name)
-        .await
-        .unwrap()
-        .map(|o| serde_json::to_value(o).unwrap())
+    get_json(&packages(ns), name).await
 }
 
 pub(crate) fn condition(obj: &Value, type_: &str) -> Option<(String, String, String)> {
@@ -247,6 +256,27 @@ pub(crate) fn condition(obj: &Value, type_: &str) -> Option<(String, String, Str
                 c["message"].as_str().unwrap_or_default().to_string(),
             )
         })
+}
+
+/// Package `shop` upgraded to 2.0.1 ([`source`]) with its app never ready (the upgrade given
+/// 8s): once that upgrade is rolled back (Ready False, `RolledBack`), the object.
+pub(crate) async fn upgrade_to_unready_2_0_1(ns: &TestNamespace, ctl: &ControllerProcess) -> Value {
+    patch_spec(
+        ns,
+        "shop",
+        json!({"source": source("2.0.1"), "values": {"app": {"sim": "unready"}}, "upgrade": {"timeout": "8s"}}),
+    )
+    .await;
+    wait_ready(ns, ctl, "shop", "False", "RolledBack").await
+}
+
+/// Asserts that the `Ready` message of `obj` contains each of `parts`.
+#[track_caller]
+pub(crate) fn assert_ready_message(obj: &Value, parts: &[&str]) {
+    let msg = condition(obj, "Ready").map(|c| c.2).unwrap_or_default();
+    for part in parts {
+        assert!(msg.contains(part), "Ready message lacks {part:?}: {msg}");
+    }
 }
 
 /// Waits until the Package's `Ready` condition has `status` and `reason` for its current
@@ -293,6 +323,47 @@ pub(crate) async fn wait_ready(
     }
 }
 
+/// Waits until Package `name` is Ready (`Succeeded`) and asserts that it is at `version`;
+/// returns the object.
+pub(crate) async fn ready_at(
+    ns: &TestNamespace,
+    ctl: &ControllerProcess,
+    name: &str,
+    version: &str,
+) -> Value {
+    let o = wait_ready(ns, ctl, name, "True", "Succeeded").await;
+    assert_eq!(o.pointer("/status/version"), Some(&json!(version)), "{o:#}");
+    o
+}
+
+/// A fresh namespace for `test` with the Package CRD, a controller watching it that looks at
+/// every Package each `interval`, and a temporary directory.
+pub(crate) async fn controlled(
+    test: &str,
+    interval: &str,
+) -> (TestNamespace, ControllerProcess, tempfile::TempDir) {
+    let (ns, tmp) = with_crd(test).await;
+    let ctl = ControllerProcess::start(&ns, interval, &[]);
+    (ns, ctl, tmp)
+}
+
+/// A fresh namespace for `test` with the Package CRD, and a temporary directory.
+pub(crate) async fn with_crd(test: &str) -> (TestNamespace, tempfile::TempDir) {
+    let ns = TestNamespace::fresh(test).await;
+    install_crd(&ns).await;
+    (ns, tempfile::tempdir().unwrap())
+}
+
+/// A values edit of Package `name`: component `app`'s image becomes `registry.invalid/x:2`.
+async fn edit_image(ns: &TestNamespace, name: &str) {
+    patch_spec(
+        ns,
+        name,
+        json!({"values": {"app": {"image": "registry.invalid/x:2"}}}),
+    )
+    .await;
+}
+
 /// Helm release revisions of `release` (the records `helm history` reads).
 pub(crate) async fn release_count(ns: &TestNamespace, release: &str) -> usize {
     let secrets: Api<Secret> = ns.api();
@@ -302,6 +373,17 @@ pub(crate) async fn release_count(ns: &TestNamespace, release: &str) -> usize {
         .unwrap()
         .items
         .len()
+}
+
+/// Asserts that `name` of `ns` has an Event of `reason` whose note contains `part`.
+pub(crate) async fn assert_event(ns: &TestNamespace, name: &str, reason: &str, part: &str) {
+    let events = events_of(ns, name).await;
+    assert!(
+        events
+            .iter()
+            .any(|(r, note)| r == reason && note.contains(part)),
+        "no {reason} Event of {name} with {part:?}: {events:?}"
+    );
 }
 
 pub(crate) async fn events_of(ns: &TestNamespace, name: &str) -> Vec<(String, String)> {
@@ -321,10 +403,7 @@ pub(crate) async fn events_of(ns: &TestNamespace, name: &str) -> Vec<(String, St
 /// (RolledBack), delete (uninstalled, finalizer gone). The CLI reads the same history.
 #[tokio::test]
 async fn a_package_object_is_installed_upgraded_failed_rolled_back_and_deleted() {
-    let ns = TestNamespace::fresh("ctl-life").await;
-    install_crd(&ns).await;
-    let ctl = ControllerProcess::start(&ns, "5s", &[]);
-    let tmp = tempfile::tempdir().unwrap();
+    let (ns, ctl, tmp) = controlled("ctl-life", "5s").await;
     let dir = |v: &str| tmp.path().join(v);
     let versions = [
         ("1.0.0", true),
@@ -336,8 +415,7 @@ async fn a_package_object_is_installed_upgraded_failed_rolled_back_and_deleted()
 
     // Install.
     create(&ns, "shop", json!({"source": source("1.0.0")})).await;
-    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
-    assert_eq!(o.pointer("/status/version"), Some(&json!("1.0.0")));
+    let o = ready_at(&ns, &ctl, "shop", "1.0.0").await;
     assert_eq!(o.pointer("/status/revision"), Some(&json!(1)));
     assert_eq!(
         o.pointer("/status/lastAttemptedVersion"),
@@ -351,12 +429,7 @@ async fn a_package_object_is_installed_upgraded_failed_rolled_back_and_deleted()
     assert!(condition(&o, "Stalled").is_none() && condition(&o, "Reconciling").is_none());
 
     // A values edit: a new revision, same version, no hook.
-    patch_spec(
-        &ns,
-        "shop",
-        json!({"values": {"app": {"image": "registry.invalid/x:2"}}}),
-    )
-    .await;
+    edit_image(&ns, "shop").await;
     let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
     assert_eq!(o.pointer("/status/revision"), Some(&json!(2)));
     assert_eq!(release_count(&ns, "shop-app").await, 2);
@@ -365,19 +438,12 @@ async fn a_package_object_is_installed_upgraded_failed_rolled_back_and_deleted()
 
     // A new version: the hook runs with the versions it moves between.
     patch_spec(&ns, "shop", json!({"source": source("2.0.0")})).await;
-    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
-    assert_eq!(o.pointer("/status/version"), Some(&json!("2.0.0")));
+    ready_at(&ns, &ctl, "shop", "2.0.0").await;
     assert_migrated(&ns, "1.0.0", "2.0.0").await;
 
     // 2.0.1 is safe but its app never gets ready; 2.0.0 said rollback.safe: false, which only
     // matters for rolling back *from* 2.0.0 — here the failing version is the safe one: rolled back.
-    patch_spec(
-        &ns,
-        "shop",
-        json!({"source": source("2.0.1"), "values": {"app": {"sim": "unready"}}, "upgrade": {"timeout": "8s"}}),
-    )
-    .await;
-    let o = wait_ready(&ns, &ctl, "shop", "False", "RolledBack").await;
+    let o = upgrade_to_unready_2_0_1(&ns, &ctl).await;
     assert_eq!(condition(&o, "Stalled").map(|c| c.0), Some("True".into()));
     assert_eq!(
         o.pointer("/status/lastAttemptedVersion"),
@@ -396,16 +462,8 @@ async fn a_package_object_is_installed_upgraded_failed_rolled_back_and_deleted()
     .await;
     let o = wait_ready(&ns, &ctl, "shop", "False", "UpgradeFailed").await;
     assert_eq!(condition(&o, "Stalled").map(|c| c.0), Some("True".into()));
-    let reasons: Vec<String> = events_of(&ns, "shop")
-        .await
-        .into_iter()
-        .map(|e| e.0)
-        .collect();
-    for r in ["Progressing", "Succeeded", "RolledBack", "UpgradeFailed"] {
-        assert!(
-            reasons.contains(&r.to_string()),
-            "no {r} Event in {reasons:?}"
-        );
+    for reason in ["Progressing", "Succeeded", "RolledBack", "UpgradeFailed"] {
+        assert_event(&ns, "shop", reason, "").await;
     }
 
     // The CLI reads the controller's records, and refuses to apply over the Package.
@@ -434,10 +492,7 @@ async fn a_package_object_is_installed_upgraded_failed_rolled_back_and_deleted()
 /// woken by the watch of package revisions, then proceeds.
 #[tokio::test]
 async fn a_package_waits_for_its_requirements_then_proceeds() {
-    let ns = TestNamespace::fresh("ctl-req").await;
-    install_crd(&ns).await;
-    let ctl = ControllerProcess::start(&ns, "10m", &[]);
-    let tmp = tempfile::tempdir().unwrap();
+    let (ns, ctl, tmp) = controlled("ctl-req", "10m").await;
     app_package(&tmp.path().join("a"), "base", "1.0.0", true, "");
     app_package(
         &tmp.path().join("b"),
@@ -448,12 +503,7 @@ async fn a_package_waits_for_its_requirements_then_proceeds() {
     );
     store_archive(&ns, "base", archive(&tmp.path().join("a"))).await;
     store_archive(&ns, "top", archive(&tmp.path().join("b"))).await;
-    create(
-        &ns,
-        "top",
-        json!({"source": {"configMapRef": {"name": "top"}}}),
-    )
-    .await;
+    create(&ns, "top", json!({"source": archive_source("top")})).await;
     let o = wait_ready(&ns, &ctl, "top", "False", "RequirementsNotMet").await;
     assert_eq!(
         condition(&o, "Reconciling").map(|c| c.0),
@@ -467,12 +517,7 @@ async fn a_package_waits_for_its_requirements_then_proceeds() {
         "{o}"
     );
     assert_eq!(release_count(&ns, "top-app").await, 0);
-    create(
-        &ns,
-        "base",
-        json!({"source": {"configMapRef": {"name": "base"}}}),
-    )
-    .await;
+    create(&ns, "base", json!({"source": archive_source("base")})).await;
     wait_ready(&ns, &ctl, "base", "True", "Succeeded").await;
     // The interval is 10m: only the watch can wake `top` this soon.
     wait_ready(&ns, &ctl, "top", "True", "Succeeded").await;
@@ -483,23 +528,11 @@ async fn a_package_waits_for_its_requirements_then_proceeds() {
 /// a CLI-only path. A url source with the right digest, served from loopback, installs.
 #[tokio::test]
 async fn bad_sources_and_values_are_conditions_and_a_url_source_installs() {
-    let ns = TestNamespace::fresh("ctl-bad").await;
-    install_crd(&ns).await;
-    let ctl = ControllerProcess::start(&ns, "5s", &[]);
-    let tmp = tempfile::tempdir().unwrap();
+    let (ns, ctl, tmp) = controlled("ctl-bad", "5s").await;
 
-    create(
-        &ns,
-        "nocm",
-        json!({"source": {"configMapRef": {"name": "absent"}}}),
-    )
-    .await;
+    create(&ns, "nocm", json!({"source": archive_source("absent")})).await;
     let o = wait_ready(&ns, &ctl, "nocm", "False", "SourceUnavailable").await;
-    let msg = condition(&o, "Ready").unwrap().2;
-    assert!(
-        msg.contains(&format!("ConfigMap {}/absent not found", ns.name())),
-        "{msg}"
-    );
+    assert_ready_message(&o, &[&format!("ConfigMap {}/absent not found", ns.name())]);
     assert_eq!(condition(&o, "Stalled").map(|c| c.0), Some("True".into()));
 
     std::fs::create_dir_all(tmp.path().join("bad")).unwrap();
@@ -509,42 +542,29 @@ async fn bad_sources_and_values_are_conditions_and_a_url_source_installs() {
     )
     .unwrap();
     store_archive(&ns, "bad", archive(&tmp.path().join("bad"))).await;
-    create(
-        &ns,
-        "bad",
-        json!({"source": {"configMapRef": {"name": "bad"}}}),
-    )
-    .await;
+    create(&ns, "bad", json!({"source": archive_source("bad")})).await;
     let o = wait_ready(&ns, &ctl, "bad", "False", "InvalidPackage").await;
-    let msg = condition(&o, "Ready").unwrap().2;
-    assert!(
-        msg.contains("kubepkg.yaml") && msg.contains("version"),
-        "{msg}"
-    );
+    assert_ready_message(&o, &["kubepkg.yaml", "version"]);
 
-    app_package(&tmp.path().join("ok"), "ok", "1.0.0", true, "");
-    store_archive(&ns, "ok", archive(&tmp.path().join("ok"))).await;
+    store_app(&ns, tmp.path(), "ok").await;
     create(
         &ns,
         "novalues",
-        json!({"source": {"configMapRef": {"name": "ok"}}, "valuesFrom": [{"kind": "Secret", "name": "app-values"}]}),
+        json!({"source": archive_source("ok"), "valuesFrom": [{"kind": "Secret", "name": "app-values"}]}),
     )
     .await;
     let o = wait_ready(&ns, &ctl, "novalues", "False", "InvalidPackage").await;
-    let msg = condition(&o, "Ready").unwrap().2;
-    assert!(
-        msg.contains(&format!("Secret {}/app-values not found", ns.name())),
-        "{msg}"
-    );
+    assert_ready_message(&o, &[&format!("Secret {}/app-values not found", ns.name())]);
     assert_eq!(release_count(&ns, "novalues-app").await, 0);
     // The Secret appears: the next look (interval 5s) applies with its values.
-    let secrets: Api<Secret> = ns.api();
-    let s: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "app-values"},
-        "stringData": {"values.yaml": "app: {image: registry.invalid/from-secret:1}\n"}
-    }))
-    .unwrap();
-    secrets.create(&PostParams::default(), &s).await.unwrap();
+    create_secret(
+        &ns,
+        json!({
+            "metadata": {"name": "app-values"},
+            "stringData": {"values.yaml": "app: {image: registry.invalid/from-secret:1}\n"}
+        }),
+    )
+    .await;
     wait_ready(&ns, &ctl, "novalues", "True", "Succeeded").await;
     let deploy: Api<DynamicObject> = Api::namespaced_with(
         ns.client().clone(),
@@ -574,8 +594,7 @@ async fn bad_sources_and_values_are_conditions_and_a_url_source_installs() {
     )
     .await;
     let o = wait_ready(&ns, &ctl, "web", "False", "InvalidPackage").await;
-    let msg = condition(&o, "Ready").unwrap().2;
-    assert!(msg.contains(&digest) && msg.contains(&url), "{msg}");
+    assert_ready_message(&o, &[&digest, &url]);
     patch_spec(
         &ns,
         "web",
@@ -595,12 +614,11 @@ async fn bad_sources_and_values_are_conditions_and_a_url_source_installs() {
     create(
         &ns,
         "schema",
-        json!({"source": {"configMapRef": {"name": "schema"}}, "values": {"app": {"image": 5}}}),
+        json!({"source": archive_source("schema"), "values": {"app": {"image": 5}}}),
     )
     .await;
     let o = wait_ready(&ns, &ctl, "schema", "False", "InvalidPackage").await;
-    let msg = condition(&o, "Ready").unwrap().2;
-    assert!(msg.contains("image") && msg.contains("schema"), "{msg}");
+    assert_ready_message(&o, &["image", "schema"]);
     assert_eq!(release_count(&ns, "schema-app").await, 0);
 
     // source.path is the CLI's.
@@ -610,15 +628,7 @@ async fn bad_sources_and_values_are_conditions_and_a_url_source_installs() {
         condition(&o, "Ready").unwrap().2.contains("CLI only"),
         "{o}"
     );
-    let reasons: Vec<String> = events_of(&ns, "nocm")
-        .await
-        .into_iter()
-        .map(|e| e.0)
-        .collect();
-    assert!(
-        reasons.contains(&"SourceUnavailable".to_string()),
-        "{reasons:?}"
-    );
+    assert_event(&ns, "nocm", "SourceUnavailable", "").await;
 }
 
 /// A free loopback port (bound, then released for the controller to bind).
@@ -656,17 +666,9 @@ pub(crate) fn http_get(port: u16, path: &str) -> (u16, String) {
 /// that status while no controller runs.
 #[tokio::test]
 async fn progressing_left_by_a_killed_controller_over_a_finished_apply_ends_ready() {
-    let ns = TestNamespace::fresh("ctl-cut").await;
-    install_crd(&ns).await;
-    let tmp = tempfile::tempdir().unwrap();
-    app_package(tmp.path(), "shop", "1.0.0", true, "");
-    store_archive(&ns, "shop-1-0-0", archive(tmp.path())).await;
-    create(
-        &ns,
-        "shop",
-        json!({"source": {"configMapRef": {"name": "shop-1-0-0"}}}),
-    )
-    .await;
+    let (ns, tmp) = with_crd("ctl-cut").await;
+    store_versions(&ns, tmp.path(), &[("1.0.0", true)]).await;
+    create(&ns, "shop", json!({"source": source("1.0.0")})).await;
     {
         let ctl = ControllerProcess::start(&ns, "1h", &[]);
         wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
@@ -696,18 +698,9 @@ async fn progressing_left_by_a_killed_controller_over_a_finished_apply_ends_read
 /// 1000 Packages in the scale benchmark). Forced here by making the recorded inputs look stale.
 #[tokio::test]
 async fn a_reapply_that_changes_nothing_ends_ready() {
-    let ns = TestNamespace::fresh("ctl-noop").await;
-    install_crd(&ns).await;
-    let ctl = ControllerProcess::start(&ns, "1h", &[]);
-    let tmp = tempfile::tempdir().unwrap();
-    app_package(tmp.path(), "shop", "1.0.0", true, "");
-    store_archive(&ns, "shop-1-0-0", archive(tmp.path())).await;
-    create(
-        &ns,
-        "shop",
-        json!({"source": {"configMapRef": {"name": "shop-1-0-0"}}}),
-    )
-    .await;
+    let (ns, ctl, tmp) = controlled("ctl-noop", "1h").await;
+    store_versions(&ns, tmp.path(), &[("1.0.0", true)]).await;
+    create(&ns, "shop", json!({"source": source("1.0.0")})).await;
     wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
     let api = kubepkg_testkit::package_api(&ns);
     api.patch_status(
@@ -775,9 +768,8 @@ async fn a_suspended_package_changes_nothing_until_resumed() {
         ],
     );
     let tmp = tempfile::tempdir().unwrap();
-    app_package(&tmp.path().join("p"), "p", "1.0.0", true, "");
-    store_archive(&ns, "p", archive(&tmp.path().join("p"))).await;
-    create(&ns, "p", json!({"source": {"configMapRef": {"name": "p"}}})).await;
+    store_app(&ns, tmp.path(), "p").await;
+    create(&ns, "p", json!({"source": archive_source("p")})).await;
     wait_ready(&ns, &ctl, "p", "True", "Succeeded").await;
     patch_spec(
         &ns,
@@ -878,10 +870,8 @@ fn serve_once_per_request(body: Vec<u8>) -> String {
 
 /// The revisions' statuses and versions, oldest first, as `kubepkg history` reads them.
 async fn revisions(ns: &TestNamespace, name: &str) -> Vec<(String, String)> {
-    kubepkg_engine::store::RevisionStore::new(ns.client().clone())
-        .history(name, ns.name())
+    package_history(ns, ns.name(), name)
         .await
-        .unwrap()
         .revisions
         .iter()
         .map(|r| (r.status.as_str().to_string(), r.version.clone()))
@@ -908,9 +898,7 @@ async fn wait_for_failpoint(ctl: &ControllerProcess, point: &str) {
 /// history is one consistent line (what `kubepkg history` shows).
 #[tokio::test]
 async fn a_controller_killed_mid_upgrade_is_resumed_by_the_next_one() {
-    let ns = TestNamespace::fresh("ctl-crash").await;
-    install_crd(&ns).await;
-    let tmp = tempfile::tempdir().unwrap();
+    let (ns, tmp) = with_crd("ctl-crash").await;
     let versions = ["1.0.0", "1.1.0", "1.2.0", "1.3.0"];
     for v in versions {
         app_package(&tmp.path().join(v), "crash", v, true, "");
@@ -978,11 +966,8 @@ async fn a_controller_killed_mid_upgrade_is_resumed_by_the_next_one() {
 /// the standby takes over (at once when it sees the holder's process gone) and reconciles.
 #[tokio::test]
 async fn the_standby_replica_takes_over_when_the_leader_dies() {
-    let ns = TestNamespace::fresh("ctl-leader").await;
-    install_crd(&ns).await;
-    let tmp = tempfile::tempdir().unwrap();
-    app_package(&tmp.path().join("p"), "p", "1.0.0", true, "");
-    store_archive(&ns, "p", archive(&tmp.path().join("p"))).await;
+    let (ns, tmp) = with_crd("ctl-leader").await;
+    store_app(&ns, tmp.path(), "p").await;
     let elect = ["--leader-elect", "--leader-election-namespace", ns.name()];
     let mut first = ControllerProcess::start(&ns, "5s", &elect);
     let leases: Api<k8s_openapi::api::coordination::v1::Lease> = ns.api();
@@ -997,7 +982,7 @@ async fn the_standby_replica_takes_over_when_the_leader_dies() {
     let leader = eventually(LIMIT, "a leader elected", async || holder().await).await;
     assert!(leader.contains(&format!("-{}-", first.pid())), "{leader}");
     let second = ControllerProcess::start(&ns, "5s", &elect);
-    create(&ns, "p", json!({"source": {"configMapRef": {"name": "p"}}})).await;
+    create(&ns, "p", json!({"source": archive_source("p")})).await;
     wait_ready(&ns, &first, "p", "True", "Succeeded").await;
     assert!(second.log().contains("standing by"), "{}", second.log());
     first.kill();
@@ -1007,12 +992,7 @@ async fn the_standby_replica_takes_over_when_the_leader_dies() {
             .filter(|h| h.contains(&format!("-{}-", second.pid())))
     })
     .await;
-    patch_spec(
-        &ns,
-        "p",
-        json!({"values": {"app": {"image": "registry.invalid/x:2"}}}),
-    )
-    .await;
+    edit_image(&ns, "p").await;
     let o = wait_ready(&ns, &second, "p", "True", "Succeeded").await;
     assert_eq!(o.pointer("/status/revision"), Some(&json!(2)));
 }
@@ -1021,12 +1001,8 @@ async fn the_standby_replica_takes_over_when_the_leader_dies() {
 /// `Drifted` condition and an Event (`warn`), and is left alone when `disabled`.
 #[tokio::test]
 async fn drift_is_corrected_when_enabled_and_reported_when_warn() {
-    let ns = TestNamespace::fresh("ctl-drift").await;
-    install_crd(&ns).await;
-    let ctl = ControllerProcess::start(&ns, "2s", &[]);
-    let tmp = tempfile::tempdir().unwrap();
-    app_package(&tmp.path().join("p"), "p", "1.0.0", true, "");
-    store_archive(&ns, "p", archive(&tmp.path().join("p"))).await;
+    let (ns, ctl, tmp) = controlled("ctl-drift", "2s").await;
+    store_app(&ns, tmp.path(), "p").await;
     let deploy: Api<DynamicObject> = Api::namespaced_with(
         ns.client().clone(),
         ns.name(),
@@ -1045,12 +1021,7 @@ async fn drift_is_corrected_when_enabled_and_reported_when_warn() {
             "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
             "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "registry.invalid/by-hand:1"}]}}}
         });
-        deploy
-            .patch(
-                name,
-                &PatchParams::apply("kubectl-edit").force(),
-                &Patch::Apply(&patch),
-            )
+        kubepkg_testkit::force_apply(&deploy, name, "kubectl-edit", &patch)
             .await
             .unwrap();
     };
@@ -1062,7 +1033,7 @@ async fn drift_is_corrected_when_enabled_and_reported_when_warn() {
         create(
             &ns,
             name,
-            json!({"source": {"configMapRef": {"name": "p"}}, "driftDetection": {"mode": mode}}),
+            json!({"source": archive_source("p"), "driftDetection": {"mode": mode}}),
         )
         .await;
         wait_ready(&ns, &ctl, name, "True", "Succeeded").await;
@@ -1088,24 +1059,8 @@ async fn drift_is_corrected_when_enabled_and_reported_when_warn() {
     // Warn changes nothing and keeps the package Ready (kstatus: Current).
     assert_eq!(condition(&o, "Ready").map(|c| c.0), Some("True".into()));
     assert_eq!(image("warned-app").await, "registry.invalid/by-hand:1");
-    let reasons: Vec<String> = events_of(&ns, "warned")
-        .await
-        .into_iter()
-        .map(|e| e.0)
-        .collect();
-    assert!(
-        reasons.contains(&"DriftDetected".to_string()),
-        "{reasons:?}"
-    );
-    let reasons: Vec<String> = events_of(&ns, "fixed")
-        .await
-        .into_iter()
-        .map(|e| e.0)
-        .collect();
-    assert!(
-        reasons.contains(&"DriftCorrected".to_string()),
-        "{reasons:?}"
-    );
+    assert_event(&ns, "warned", "DriftDetected", "").await;
+    assert_event(&ns, "fixed", "DriftCorrected", "").await;
     tokio::time::sleep(Duration::from_secs(5)).await;
     assert_eq!(image("ignored-app").await, "registry.invalid/by-hand:1");
     assert!(
@@ -1120,16 +1075,12 @@ async fn drift_is_corrected_when_enabled_and_reported_when_warn() {
 /// flight finish (the package ends Ready) and the process exits 0.
 #[tokio::test]
 async fn the_status_says_what_a_component_waits_for_and_sigterm_finishes_the_apply() {
-    let ns = TestNamespace::fresh("ctl-term").await;
-    install_crd(&ns).await;
-    let ctl = ControllerProcess::start(&ns, "5s", &[]);
-    let tmp = tempfile::tempdir().unwrap();
-    app_package(&tmp.path().join("p"), "p", "1.0.0", true, "");
-    store_archive(&ns, "p", archive(&tmp.path().join("p"))).await;
+    let (ns, ctl, tmp) = controlled("ctl-term", "5s").await;
+    store_app(&ns, tmp.path(), "p").await;
     create(
         &ns,
         "p",
-        json!({"source": {"configMapRef": {"name": "p"}}, "values": {"app": {"readyAfter": "12s"}}}),
+        json!({"source": archive_source("p"), "values": {"app": {"readyAfter": "12s"}}}),
     )
     .await;
     let waiting = eventually(LIMIT, "status.components[].waitingFor", async || {
@@ -1203,24 +1154,19 @@ async fn an_oci_source_with_a_pull_secret_installs_the_version_the_constraint_re
     let spec = json!({"source": {"oci": r, "version": ">=1.0 <2", "insecure": true, "secretRef": {"name": "pull"}}});
     create(&ns, "ociapp", spec).await;
     let o = wait_ready(&ns, &ctl, "ociapp", "False", "SourceUnavailable").await;
-    let msg = condition(&o, "Ready").unwrap().2;
-    assert!(
-        msg.contains(&format!("Secret {}/pull not found", ns.name())),
-        "{msg}"
-    );
+    assert_ready_message(&o, &[&format!("Secret {}/pull not found", ns.name())]);
 
     let auth = "cHVsbGVyOnB3"; // base64 of puller:pw
     let docker = format!(r#"{{"auths":{{"{}":{{"auth":"{auth}"}}}}}}"#, reg.host());
-    let secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "pull"},
-        "type": "kubernetes.io/dockerconfigjson",
-        "stringData": {".dockerconfigjson": docker},
-    }))
-    .unwrap();
-    ns.api::<Secret>()
-        .create(&PostParams::default(), &secret)
-        .await
-        .unwrap();
+    create_secret(
+        &ns,
+        json!({
+            "metadata": {"name": "pull"},
+            "type": "kubernetes.io/dockerconfigjson",
+            "stringData": {".dockerconfigjson": docker},
+        }),
+    )
+    .await;
     patch_spec(&ns, "ociapp", json!({"suspend": false, "values": {}})).await;
     wait_ready(&ns, &ctl, "ociapp", "True", "Succeeded").await;
 
@@ -1249,15 +1195,14 @@ async fn a_verified_oci_source_refuses_an_unsigned_package_and_applies_it_once_s
     let dir = tmp.path().join("pkg");
     app_package(&dir, "sigapp", "1.0.0", true, "");
     let digest = push_package(&dir, &reg, &[], tmp.path());
-    let secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "cosign-keys"},
-        "stringData": {"cosign.pub": std::fs::read_to_string(&public).unwrap(), "README": "not a key"},
-    }))
-    .unwrap();
-    ns.api::<Secret>()
-        .create(&PostParams::default(), &secret)
-        .await
-        .unwrap();
+    create_secret(
+        &ns,
+        json!({
+            "metadata": {"name": "cosign-keys"},
+            "stringData": {"cosign.pub": std::fs::read_to_string(&public).unwrap(), "README": "not a key"},
+        }),
+    )
+    .await;
     let ctl = ControllerProcess::start(&ns, "1h", &[]);
     let r = reg.oci("pkgs/sigapp");
     let spec = json!({
@@ -1298,12 +1243,8 @@ async fn a_verified_oci_source_refuses_an_unsigned_package_and_applies_it_once_s
 /// not applied again while it stays unchanged — a later edit of the Package applies without it.
 #[tokio::test]
 async fn values_once_are_applied_with_one_revision_only() {
-    let ns = TestNamespace::fresh("ctl-once").await;
-    install_crd(&ns).await;
-    let ctl = ControllerProcess::start(&ns, "5s", &[]);
-    let tmp = tempfile::tempdir().unwrap();
-    app_package(tmp.path(), "shop", "1.0.0", true, "");
-    store_archive(&ns, "shop-1-0-0", archive(tmp.path())).await;
+    let (ns, ctl, tmp) = controlled("ctl-once", "5s").await;
+    store_versions(&ns, tmp.path(), &[("1.0.0", true)]).await;
     let image = || async {
         let deployments: Api<k8s_openapi::api::apps::v1::Deployment> = ns.api();
         let d = deployments.get("shop-app").await.unwrap();
@@ -1314,7 +1255,7 @@ async fn values_once_are_applied_with_one_revision_only() {
         &ns,
         "shop",
         json!({
-            "source": {"configMapRef": {"name": "shop-1-0-0"}},
+            "source": source("1.0.0"),
             "values": {"app": {"image": "registry.invalid/x:lasting"}},
             "valuesOnce": {"app": {"image": "registry.invalid/x:once"}},
         }),
@@ -1361,12 +1302,8 @@ async fn values_once_are_applied_with_one_revision_only() {
 #[tokio::test]
 async fn spec_post_renderers_patch_the_components_objects() {
     use k8s_openapi::api::apps::v1::Deployment;
-    let ns = TestNamespace::fresh("ctl-post").await;
-    install_crd(&ns).await;
-    let ctl = ControllerProcess::start(&ns, "1h", &[]);
-    let tmp = tempfile::tempdir().unwrap();
-    app_package(tmp.path(), "shop", "1.0.0", true, "");
-    store_archive(&ns, "shop-1-0-0", archive(tmp.path())).await;
+    let (ns, ctl, tmp) = controlled("ctl-post", "1h").await;
+    store_versions(&ns, tmp.path(), &[("1.0.0", true)]).await;
     let post = |component: &str| {
         json!({component: [{"kustomize": {"patches": [{
             "target": {"kind": "Deployment"},
@@ -1376,7 +1313,7 @@ async fn spec_post_renderers_patch_the_components_objects() {
     create(
         &ns,
         "shop",
-        json!({"source": {"configMapRef": {"name": "shop-1-0-0"}}, "postRenderers": post("app")}),
+        json!({"source": source("1.0.0"), "postRenderers": post("app")}),
     )
     .await;
     wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
@@ -1389,14 +1326,13 @@ async fn spec_post_renderers_patch_the_components_objects() {
     create(
         &ns,
         "other",
-        json!({"source": {"configMapRef": {"name": "shop-1-0-0"}}, "postRenderers": post("db")}),
+        json!({"source": source("1.0.0"), "postRenderers": post("db")}),
     )
     .await;
     let o = wait_ready(&ns, &ctl, "other", "False", "InvalidPackage").await;
-    let msg = condition(&o, "Ready").unwrap().2;
-    assert!(
-        msg.contains("component \"db\": spec.postRenderers: the package has no such component"),
-        "{msg}"
+    assert_ready_message(
+        &o,
+        &["component \"db\": spec.postRenderers: the package has no such component"],
     );
 }
 
@@ -1406,9 +1342,7 @@ async fn spec_post_renderers_patch_the_components_objects() {
 /// again by the first, nor applied again by the second at the handover; a selector the API server refuses stops the controller at its start.
 #[tokio::test]
 async fn two_shards_reconcile_disjoint_packages_and_hand_one_over() {
-    let ns = TestNamespace::fresh("ctl-shards").await;
-    install_crd(&ns).await;
-    let tmp = tempfile::tempdir().unwrap();
+    let (ns, tmp) = with_crd("ctl-shards").await;
     for (pkg, component, version) in [
         ("one", "alpha", "1.0.0"),
         ("two", "beta", "1.0.0"),
@@ -1472,12 +1406,7 @@ async fn two_shards_reconcile_disjoint_packages_and_hand_one_over() {
         )
         .await
         .unwrap();
-    patch_spec(
-        &ns,
-        "one",
-        json!({"source": {"configMapRef": {"name": "one-1.1.0"}}}),
-    )
-    .await;
+    patch_spec(&ns, "one", json!({"source": archive_source("one-1.1.0")})).await;
     let o = wait_ready(&ns, &b, "one", "True", "Succeeded").await;
     assert_eq!(o.pointer("/status/version"), Some(&json!("1.1.0")), "{o:#}");
     assert_eq!(o.pointer("/status/revision"), Some(&json!(2)), "{o:#}");
@@ -1519,9 +1448,7 @@ async fn two_shards_reconcile_disjoint_packages_and_hand_one_over() {
 /// created and deleted without being read, and the whole stays under the bound the docs give.
 #[tokio::test]
 async fn one_package_costs_the_controller_few_api_requests() {
-    let ns = TestNamespace::fresh("ctl-requests").await;
-    install_crd(&ns).await;
-    let tmp = tempfile::tempdir().unwrap();
+    let (ns, tmp) = with_crd("ctl-requests").await;
     store_versions(&ns, tmp.path(), &[("1.0.0", true)]).await;
     let ctl = ControllerProcess::start(&ns, "10m", &["--debug"]);
     let trail = |log: &str| -> Vec<String> {

@@ -435,20 +435,25 @@ pub(crate) fn assert_refuses_as_helm(cases: &[(&str, &[&str], &str)]) {
 
 #[test]
 fn helm_lint_passes() {
+    assert_lint_passes(&[
+        &[],
+        &["--set", "rbac.packageContents=clusterAdmin"],
+        &[
+            "--set",
+            "leaderElection.enabled=false",
+            "--set",
+            "replicas=1",
+        ],
+    ]);
+}
+
+/// The real `helm lint --strict` of both helm versions passes for each value set.
+pub(crate) fn assert_lint_passes(value_sets: &[&[&str]]) {
     for version in HELM_VERSIONS {
         let helm = helm_binary(version).expect("helm oracle");
-        for args in [
-            &[][..],
-            &["--set", "rbac.packageContents=clusterAdmin"][..],
-            &[
-                "--set",
-                "leaderElection.enabled=false",
-                "--set",
-                "replicas=1",
-            ][..],
-        ] {
+        for args in value_sets {
             let out = helm_offline(&helm, &["lint", "--strict", &chart_arg()])
-                .args(args)
+                .args(*args)
                 .output()
                 .unwrap();
             assert!(
@@ -507,6 +512,15 @@ impl Installed<'_> {
     /// The chart's full name for this release (RELEASE-kubepkg-controller).
     pub(crate) fn fullname(&self) -> String {
         format!("{}-kubepkg-controller", self.release)
+    }
+
+    /// The user name of the chart's ServiceAccount (`system:serviceaccount:NS:FULLNAME`).
+    pub(crate) fn service_account(&self) -> String {
+        format!(
+            "system:serviceaccount:{}:{}",
+            self.ns.name(),
+            self.fullname()
+        )
     }
 }
 
@@ -581,21 +595,14 @@ async fn helm_install_installs_the_chart_and_the_deployment_becomes_ready() {
     let installed = Installed::install(&ns, Tool::Helm, &[]);
     check_installed(&installed).await;
     // Without package contents, the controller may not create what packages contain.
-    let sa = format!(
-        "system:serviceaccount:{}:{}",
-        ns.name(),
-        installed.fullname()
-    );
-    for (verb, resource) in [
-        ("create", "deployments.apps"),
-        ("delete", "nodes"),
-        ("create", "clusterroles.rbac.authorization.k8s.io"),
-    ] {
-        assert!(
-            !can_i(&ns, &sa, verb, resource, None, Scope::AllNamespaces),
-            "{sa} may {verb} {resource}"
-        );
-    }
+    let sa = installed.service_account();
+    let may_not = [
+        ("create", "deployments.apps", None),
+        ("delete", "nodes", None),
+        ("create", "clusterroles.rbac.authorization.k8s.io", None),
+    ];
+    let granted = granted(&ns, &sa, &may_not, &[Scope::AllNamespaces]);
+    assert!(granted.is_empty(), "{sa} may: {granted:?}");
 }
 
 #[derive(Clone, Copy)]
@@ -677,16 +684,8 @@ const CONTROLLER_NEEDS: &[(&str, &str, Option<&str>)] = &[
     ("update", "applications.argoproj.io", None),
     ("delete", "applications.argoproj.io", None),
     // The watch that keeps `.Capabilities` between reconciles (README.md#rbac).
-    (
-        "list",
-        "customresourcedefinitions.apiextensions.k8s.io",
-        None,
-    ),
-    (
-        "watch",
-        "customresourcedefinitions.apiextensions.k8s.io",
-        None,
-    ),
+    ("list", CRDS, None),
+    ("watch", CRDS, None),
     ("list", "apiservices.apiregistration.k8s.io", None),
     ("watch", "apiservices.apiregistration.k8s.io", None),
 ];
@@ -704,11 +703,7 @@ const CONTROLLER_MUST_NOT: &[(&str, &str, Option<&str>)] = &[
     ),
     ("impersonate", "serviceaccounts", None),
     ("create", "pods", Some("exec")),
-    (
-        "create",
-        "customresourcedefinitions.apiextensions.k8s.io",
-        None,
-    ),
+    ("create", CRDS, None),
     ("delete", "namespaces", None),
     ("update", "packages.kubepkg.dev", None),
     ("delete", "packages.kubepkg.dev", None),
@@ -752,77 +747,52 @@ async fn the_service_account_may_do_what_the_controller_needs_and_no_more() {
         ],
     );
     deployment_ready(&ns, &installed.fullname(), 2).await;
-    let sa = format!(
-        "system:serviceaccount:{}:{}",
-        ns.name(),
-        installed.fullname()
-    );
+    let sa = installed.service_account();
 
-    let mut refused = Vec::new();
-    for &(verb, resource, sub) in CONTROLLER_NEEDS {
-        if !can_i(&ns, &sa, verb, resource, sub, Scope::AllNamespaces) {
-            refused.push(format!("{verb} {resource} {sub:?}"));
-        }
-    }
+    let here = Scope::Namespace(ns.name());
+    // The package-contents role grants Deployments in its namespace only.
+    let deployments = ("create", "deployments.apps", None);
+    assert!(refused(&ns, &sa, &[(deployments, here)]).is_empty());
+    let elsewhere = [Scope::Namespace("default"), Scope::AllNamespaces];
+    assert!(granted(&ns, &sa, &[deployments], &elsewhere).is_empty());
+    let needs: Vec<_> = CONTROLLER_NEEDS
+        .iter()
+        .map(|&access| (access, Scope::AllNamespaces))
+        .collect();
+    let refused = refused(&ns, &sa, &needs);
     assert!(refused.is_empty(), "{sa} may not: {refused:?}");
-    let mut granted = Vec::new();
-    for &(verb, resource, sub) in CONTROLLER_MUST_NOT {
-        if can_i(&ns, &sa, verb, resource, sub, Scope::AllNamespaces)
-            || can_i(&ns, &sa, verb, resource, sub, Scope::Namespace(ns.name()))
-        {
-            granted.push(format!("{verb} {resource} {sub:?}"));
-        }
-    }
+    let granted = granted(&ns, &sa, CONTROLLER_MUST_NOT, &[Scope::AllNamespaces, here]);
     assert!(granted.is_empty(), "{sa} may: {granted:?}");
-    assert!(can_i(
-        &ns,
-        &sa,
-        "create",
-        "deployments.apps",
-        None,
-        Scope::Namespace(ns.name())
-    ));
-    assert!(!can_i(
-        &ns,
-        &sa,
-        "create",
-        "deployments.apps",
-        None,
-        Scope::Namespace("default")
-    ));
-    assert!(!can_i(
-        &ns,
-        &sa,
-        "create",
-        "deployments.apps",
-        None,
-        Scope::AllNamespaces
-    ));
 
     // The real controller as that ServiceAccount.
     let tmp = tempfile::tempdir().unwrap();
     let kubeconfig = service_account_kubeconfig(&ns, &installed.fullname(), tmp.path());
     let ctl = start_controller(&ns, &kubeconfig);
-    let root = tmp.path().join("pkg");
-    package(
-        &root,
-        "package:\n  name: notes\n  version: 1.0.0\ncomponents:\n- {name: app, path: app}\n",
-        &["app"],
-        &[],
-    );
-    kubepkg_testkit::store_package_archive(
-        &ns,
-        "notes-pkg",
-        kubepkg_testkit::package_archive(&root).expect("package archive"),
-    )
-    .await
-    .expect("archive ConfigMap");
+    store_notes_archive(&ns, &tmp.path().join("pkg")).await;
     let spec = json!({"source": {"configMapRef": {"name": "notes-pkg"}}});
     package_ready(&ns, &ctl, "notes", spec, LIMIT, &String::new).await;
     deployment_ready(&ns, "notes-app", 1).await;
 
     // Delete: the finalizer uninstalls the component, then lets the object go.
     delete_package(&ns, &ctl, "notes", Some("notes-app"), LIMIT, &String::new).await;
+}
+
+/// Package `notes` 1.0.0 (one component, `app`) written to `root` and stored in `ns` as the
+/// archive ConfigMap `notes-pkg`.
+pub(crate) async fn store_notes_archive(ns: &TestNamespace, root: &Path) {
+    package(
+        root,
+        "package:\n  name: notes\n  version: 1.0.0\ncomponents:\n- {name: app, path: app}\n",
+        &["app"],
+        &[],
+    );
+    kubepkg_testkit::store_package_archive(
+        ns,
+        "notes-pkg",
+        kubepkg_testkit::package_archive(root).expect("package archive"),
+    )
+    .await
+    .expect("archive ConfigMap");
 }
 
 /// A kubeconfig for the plane's API server that authenticates with a token of ServiceAccount
@@ -872,6 +842,9 @@ fn start_controller(ns: &TestNamespace, kubeconfig: &Path) -> ControllerProcess 
     ControllerProcess::spawn(ns, kubeconfig, &args, &[])
 }
 
+/// CustomResourceDefinitions, as `kubectl auth can-i` names the resource.
+pub(crate) const CRDS: &str = "customresourcedefinitions.apiextensions.k8s.io";
+
 /// A (verb, resource, subresource) the chart's ServiceAccount is asked about.
 pub(crate) type Access<'a> = (&'a str, &'a str, Option<&'a str>);
 
@@ -896,28 +869,43 @@ pub(crate) fn install_for_backend<'a>(
             &contents_ns,
         ],
     );
-    let sa = format!(
-        "system:serviceaccount:{}:{}",
-        ns.name(),
-        installed.fullname()
-    );
-    let refused: Vec<String> = may
-        .iter()
-        .filter(|((verb, resource, sub), scope)| !can_i(ns, &sa, verb, resource, *sub, *scope))
-        .map(|((verb, resource, sub), _)| format!("{verb} {resource} {sub:?}"))
-        .collect();
+    let sa = installed.service_account();
+    let refused = refused(ns, &sa, may);
     assert!(refused.is_empty(), "{sa} may not: {refused:?}");
     let here = Scope::Namespace(ns.name());
-    let granted: Vec<String> = may_not
-        .iter()
-        .filter(|(verb, resource, sub)| {
-            can_i(ns, &sa, verb, resource, *sub, here)
-                || can_i(ns, &sa, verb, resource, *sub, Scope::AllNamespaces)
-        })
-        .map(|(verb, resource, sub)| format!("{verb} {resource} {sub:?}"))
-        .collect();
+    let granted = granted(ns, &sa, may_not, &[here, Scope::AllNamespaces]);
     assert!(granted.is_empty(), "{sa} may: {granted:?}");
     installed
+}
+
+/// Of `may`, what `subject` may not do in its scope, each as `VERB RESOURCE SUBRESOURCE`.
+pub(crate) fn refused(
+    ns: &TestNamespace,
+    subject: &str,
+    may: &[(Access<'_>, Scope<'_>)],
+) -> Vec<String> {
+    may.iter()
+        .filter(|((verb, resource, sub), scope)| !can_i(ns, subject, verb, resource, *sub, *scope))
+        .map(|((verb, resource, sub), _)| format!("{verb} {resource} {sub:?}"))
+        .collect()
+}
+
+/// Of `may_not`, what `subject` may do in any of `scopes`, each as `VERB RESOURCE SUBRESOURCE`.
+pub(crate) fn granted(
+    ns: &TestNamespace,
+    subject: &str,
+    may_not: &[Access<'_>],
+    scopes: &[Scope<'_>],
+) -> Vec<String> {
+    may_not
+        .iter()
+        .filter(|(verb, resource, sub)| {
+            scopes
+                .iter()
+                .any(|&scope| can_i(ns, subject, verb, resource, *sub, scope))
+        })
+        .map(|(verb, resource, sub)| format!("{verb} {resource} {sub:?}"))
+        .collect()
 }
 
 /// Package `shop` 1.0.0 in `pkg`: two components, api after db (one simulated Deployment

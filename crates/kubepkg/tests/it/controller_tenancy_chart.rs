@@ -24,13 +24,13 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, DeleteParams, DynamicObject, PostParams};
-use kubepkg_testkit::charts::package;
 use kubepkg_testkit::{TestNamespace, helm_binary};
 use serde_json::{Value, json};
 
 use crate::controller_chart::{
-    HELM_VERSIONS, Installed, Scope, Tool, assert_refuses_as_helm, assert_renders_as_helm, can_i,
-    chart_arg, deployment_ready, service_account_kubeconfig, text,
+    CRDS, HELM_VERSIONS, Installed, Scope, Tool, assert_lint_passes, assert_refuses_as_helm,
+    assert_renders_as_helm, can_i, deployment_ready, granted, refused, service_account_kubeconfig,
+    store_notes_archive, text,
 };
 use crate::tenancy::tenant_service_account;
 
@@ -194,40 +194,17 @@ fn kubepkg_template_refuses_the_tenancy_values_helm_template_refuses() {
 
 #[test]
 fn helm_lint_passes_in_tenancy_mode() {
-    for version in HELM_VERSIONS {
-        let helm = helm_binary(version).expect("helm oracle");
-        for args in [
-            &["--set", "tenancy.enabled=true"][..],
-            &[
-                "--set",
-                "tenancy.enabled=true",
-                "--set",
-                "watchNamespaces={shop}",
-                "--set",
-                "tenancy.noCrossNamespaceRefs=false",
-            ][..],
-        ] {
-            let out = Command::new(&helm)
-                .args(["lint", "--strict", &chart_arg()])
-                .args(args)
-                .env(
-                    "HELM_CACHE_HOME",
-                    std::env::temp_dir().join("kubepkg-helm-cache"),
-                )
-                .env(
-                    "HELM_CONFIG_HOME",
-                    std::env::temp_dir().join("kubepkg-helm-config"),
-                )
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "helm {version} lint --strict {args:?}:\n{}{}",
-                text(&out.stdout),
-                text(&out.stderr)
-            );
-        }
-    }
+    assert_lint_passes(&[
+        &["--set", "tenancy.enabled=true"],
+        &[
+            "--set",
+            "tenancy.enabled=true",
+            "--set",
+            "watchNamespaces={shop}",
+            "--set",
+            "tenancy.noCrossNamespaceRefs=false",
+        ],
+    ]);
 }
 
 /// `kubepkg controller` with the flags the chart renders in tenancy mode, authenticated by
@@ -361,10 +338,8 @@ fn can_i_acting_as(
 /// the tenant, and a Package naming no ServiceAccount is refused as the namespace's `default`.
 #[tokio::test]
 async fn in_tenancy_mode_the_controller_acts_for_packages_only_as_their_service_accounts() {
-    let ns = TestNamespace::new("tchart").await.expect("control plane");
-    let tenant = TestNamespace::new("tchart-tenant")
-        .await
-        .expect("control plane");
+    let ns = TestNamespace::fresh("tchart").await;
+    let tenant = TestNamespace::fresh("tchart-tenant").await;
     tenant_service_account(&tenant, "deployer").await;
     // `kubectl auth can-i` of Flux's sources needs them served, whichever test runs first.
     kubepkg_testkit::flux::install_crds(&ns)
@@ -400,7 +375,7 @@ async fn in_tenancy_mode_the_controller_acts_for_packages_only_as_their_service_
     );
 
     // What the API server's authorizer lets the controller's ServiceAccount do.
-    let sa = format!("system:serviceaccount:{}:{fullname}", ns.name());
+    let sa = installed.service_account();
     let (here, there) = (Scope::Namespace(ns.name()), Scope::Namespace(tenant.name()));
     let all = Scope::AllNamespaces;
     let needs: &[(&str, &str, Option<&str>, Scope<'_>)] = &[
@@ -428,18 +403,8 @@ async fn in_tenancy_mode_the_controller_acts_for_packages_only_as_their_service_
         ("get", "secrets", None, all),
         ("list", "secrets", None, all),
         ("watch", "secrets", None, all),
-        (
-            "list",
-            "customresourcedefinitions.apiextensions.k8s.io",
-            None,
-            all,
-        ),
-        (
-            "watch",
-            "customresourcedefinitions.apiextensions.k8s.io",
-            None,
-            all,
-        ),
+        ("list", CRDS, None, all),
+        ("watch", CRDS, None, all),
         ("list", "apiservices.apiregistration.k8s.io", None, all),
         ("watch", "apiservices.apiregistration.k8s.io", None, all),
         ("impersonate", "serviceaccounts/deployer", None, there),
@@ -449,11 +414,11 @@ async fn in_tenancy_mode_the_controller_acts_for_packages_only_as_their_service_
         ("update", "leases.coordination.k8s.io", None, here),
         ("delete", "leases.coordination.k8s.io", None, here),
     ];
-    let refused: Vec<String> = needs
+    let needs: Vec<_> = needs
         .iter()
-        .filter(|(verb, resource, sub, scope)| !can_i(&ns, &sa, verb, resource, *sub, *scope))
-        .map(|(verb, resource, sub, _)| format!("{verb} {resource} {sub:?}"))
+        .map(|&(verb, resource, sub, scope)| ((verb, resource, sub), scope))
         .collect();
+    let refused = refused(&ns, &sa, &needs);
     assert!(refused.is_empty(), "{sa} may not: {refused:?}");
     let leader_ns = format!("namespaces/{}", ns.name());
     assert!(can_i(&ns, &sa, "patch", &leader_ns, None, here));
@@ -473,11 +438,7 @@ async fn in_tenancy_mode_the_controller_acts_for_packages_only_as_their_service_
         ("list", "events", None),
         ("create", "helmreleases.helm.toolkit.fluxcd.io", None),
         ("create", "applications.argoproj.io", None),
-        (
-            "get",
-            "customresourcedefinitions.apiextensions.k8s.io",
-            None,
-        ),
+        ("get", CRDS, None),
         ("create", "pods", Some("exec")),
         ("impersonate", "users", None),
         ("impersonate", "groups", None),
@@ -487,14 +448,7 @@ async fn in_tenancy_mode_the_controller_acts_for_packages_only_as_their_service_
         ("escalate", "clusterroles.rbac.authorization.k8s.io", None),
         ("create", "rolebindings.rbac.authorization.k8s.io", None),
     ];
-    let mut granted = Vec::new();
-    for &(verb, resource, sub) in must_not {
-        for scope in [all, here, there] {
-            if can_i(&ns, &sa, verb, resource, sub, scope) {
-                granted.push(format!("{verb} {resource} {sub:?}"));
-            }
-        }
-    }
+    let mut granted = granted(&ns, &sa, must_not, &[all, here, there]);
     // Leases only in the leader's namespace (the packages' Leases are the tenants').
     for scope in [all, there] {
         if can_i(
@@ -526,30 +480,22 @@ async fn in_tenancy_mode_the_controller_acts_for_packages_only_as_their_service_
     let kubeconfig = service_account_kubeconfig(&ns, &fullname, tmp.path());
     let deployer = format!("system:serviceaccount:{}:deployer", tenant.name());
     let t = tenant.name();
-    assert_eq!(
-        can_i_acting_as(
-            &ns,
-            &kubeconfig,
-            &deployer,
-            &[],
-            "create",
-            "deployments.apps",
-            t
-        ),
-        Ok(true)
-    );
-    assert_eq!(
-        can_i_acting_as(
-            &ns,
-            &kubeconfig,
-            &deployer,
-            &[],
-            "create",
-            "secrets",
-            ns.name()
-        ),
-        Ok(false)
-    );
+    for (resource, namespace, may) in [("deployments.apps", t, true), ("secrets", ns.name(), false)]
+    {
+        assert_eq!(
+            can_i_acting_as(
+                &ns,
+                &kubeconfig,
+                &deployer,
+                &[],
+                "create",
+                resource,
+                namespace
+            ),
+            Ok(may),
+            "{deployer} create {resource} in {namespace}"
+        );
+    }
     for (user, groups) in [
         (deployer.as_str(), &["system:masters"][..]),
         ("system:serviceaccount:kube-system:default", &[][..]),
@@ -567,20 +513,7 @@ async fn in_tenancy_mode_the_controller_acts_for_packages_only_as_their_service_
     // The real controller as that ServiceAccount, with the chart's flags.
     let flags: Vec<String> = tenancy_flags;
     let ctl = TenancyController::start(&kubeconfig, ns.name(), tenant.name(), &flags);
-    let root = tmp.path().join("pkg");
-    package(
-        &root,
-        "package:\n  name: notes\n  version: 1.0.0\ncomponents:\n- {name: app, path: app}\n",
-        &["app"],
-        &[],
-    );
-    kubepkg_testkit::store_package_archive(
-        &tenant,
-        "notes-pkg",
-        kubepkg_testkit::package_archive(&root).expect("package archive"),
-    )
-    .await
-    .expect("archive ConfigMap");
+    store_notes_archive(&tenant, &tmp.path().join("pkg")).await;
     let packages = kubepkg_testkit::package_api(&tenant);
     for (name, sa_name) in [("notes", Some("deployer")), ("unbound", None)] {
         let mut spec = json!({"source": {"configMapRef": {"name": "notes-pkg"}}});

@@ -8,14 +8,16 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{
     Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams, PostParams,
 };
 use kubepkg_testkit::{ControlPlane, TestNamespace};
 use serde_json::{Value, json};
 
-use crate::controller::{ControllerProcess, archive, condition, get, install_crd, store_archive};
+use crate::controller::{
+    ControllerProcess, archive, assert_event, condition, get, install_crd, source, store_archive,
+};
 use crate::support::{run, run_ok};
 
 fn rollouts(ns: &TestNamespace) -> Api<DynamicObject> {
@@ -40,6 +42,17 @@ pub(crate) async fn install_rollout_crd(ns: &TestNamespace) {
     }
 }
 
+/// The four fleet clusters of the rollouts over two stages and the rest: f1 the canary, f2 and
+/// f3 the second stage, f4 in none.
+fn four_clusters() -> [(&'static str, Value); 4] {
+    [
+        ("f1", json!({"stage": "canary"})),
+        ("f2", json!({"stage": "second"})),
+        ("f3", json!({"stage": "second"})),
+        ("f4", json!({})),
+    ]
+}
+
 /// Where a version of the test package fails.
 #[derive(Clone, Copy, PartialEq)]
 enum Broken {
@@ -54,13 +67,6 @@ enum Broken {
 /// API server can hold it); where `broken`, the chart also holds a ConfigMap whose name the API
 /// server refuses.
 fn fleet_package(root: &Path, version: &str, broken: Broken, safe: bool) {
-    let chart = root.join("app");
-    std::fs::create_dir_all(chart.join("templates")).unwrap();
-    std::fs::write(
-        chart.join("Chart.yaml"),
-        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
-    )
-    .unwrap();
     let mut objects = format!(
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop-app\ndata:\n  version: \"{version}\"\n"
     );
@@ -73,7 +79,12 @@ fn fleet_package(root: &Path, version: &str, broken: Broken, safe: bool) {
             "{{{{- if .Values.broken }}}}\n{refused}{{{{- end }}}}\n"
         )),
     }
-    std::fs::write(chart.join("templates/app.yaml"), objects).unwrap();
+    kubepkg_testkit::charts::write_chart(
+        &root.join("app"),
+        "app",
+        "1.0.0",
+        &[("templates/app.yaml", &objects)],
+    );
     std::fs::write(
         root.join("kubepkg.yaml"),
         format!("package:\n  name: shop\n  version: {version}\n  rollback: {{safe: {safe}}}\ncomponents:\n- {{name: app, path: app}}\n"),
@@ -94,18 +105,79 @@ async fn register_kubeconfig(home: &TestNamespace, name: &str, kubeconfig: &str,
     all.as_object_mut()
         .unwrap()
         .extend(labels.as_object().unwrap().clone());
-    let secrets: Api<Secret> = home.api();
-    secrets
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(json!({
-                "metadata": {"name": name, "labels": all},
-                "stringData": {"value": kubeconfig},
-            }))
-            .unwrap(),
+    crate::support::create_secret(
+        home,
+        json!({
+            "metadata": {"name": name, "labels": all},
+            "stringData": {"value": kubeconfig},
+        }),
+    )
+    .await;
+}
+
+/// A fresh namespace for `test` with the Package and PackageRollout CRDs: the fleet's home.
+async fn fleet_home(test: &str) -> TestNamespace {
+    let home = TestNamespace::fresh(test).await;
+    install_crd(&home).await;
+    install_rollout_crd(&home).await;
+    home
+}
+
+/// The fleet clusters `(name, labels)`, each started (or attached) and registered in `home`.
+async fn fleet_clusters(
+    home: &TestNamespace,
+    clusters: &[(&'static str, Value)],
+) -> Vec<(&'static str, ControlPlane, Value)> {
+    let mut planes = Vec::new();
+    for (name, labels) in clusters {
+        let plane = kubepkg_testkit::fleet_plane(name)
+            .unwrap_or_else(|e| panic!("fleet cluster {name}: {e}"));
+        register(home, name, &plane, labels.clone()).await;
+        planes.push((*name, plane, labels.clone()));
+    }
+    planes
+}
+
+/// Versions of package `shop` ([`fleet_package`], each `(version, broken, rollback.safe)`)
+/// written under `root` and stored as ConfigMaps `shop-X-Y-Z` of `home` ([`source`] names
+/// them).
+async fn store_fleet_versions(
+    home: &TestNamespace,
+    root: &Path,
+    versions: &[(&str, Broken, bool)],
+) {
+    for &(version, broken, safe) in versions {
+        let dir = root.join(version);
+        fleet_package(&dir, version, broken, safe);
+        store_archive(
+            home,
+            &format!("shop-{}", version.replace('.', "-")),
+            archive(&dir),
         )
+        .await;
+    }
+}
+
+/// Creates PackageRollout `shop` of `spec` in `home`.
+async fn create_rollout(home: &TestNamespace, spec: Value) {
+    let o: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "kubepkg.dev/v1alpha1", "kind": "PackageRollout",
+        "metadata": {"name": "shop"}, "spec": spec,
+    }))
+    .unwrap();
+    rollouts(home)
+        .create(&PostParams::default(), &o)
         .await
-        .expect("cluster Secret");
+        .expect("PackageRollout created");
+}
+
+/// Rolls PackageRollout `shop` of `home` out at `version` (its package's [`source`]).
+async fn roll(home: &TestNamespace, version: &str) {
+    let patch = json!({"spec": {"package": {"source": source(version)}}});
+    rollouts(home)
+        .patch("shop", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .expect("PackageRollout patched");
 }
 
 async fn rollout(home: &TestNamespace, name: &str) -> Value {
@@ -119,20 +191,50 @@ async fn wait_phase(
     name: &str,
     phase: &str,
 ) -> Value {
+    wait_rollout(home, ctl, name, &format!("reached {phase}"), |o| {
+        let current = o.pointer("/status/observedGeneration") == o.pointer("/metadata/generation");
+        current && o.pointer("/status/phase") == Some(&json!(phase))
+    })
+    .await
+}
+
+/// Waits (at most 4 minutes) until PackageRollout `name` is as `done` says (`what`, for the
+/// failure); returns it.
+async fn wait_rollout(
+    home: &TestNamespace,
+    ctl: &ControllerProcess,
+    name: &str,
+    what: &str,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
     let deadline = Instant::now() + Duration::from_secs(240);
     loop {
         let o = rollout(home, name).await;
-        let current = o.pointer("/status/observedGeneration") == o.pointer("/metadata/generation");
-        if current && o.pointer("/status/phase") == Some(&json!(phase)) {
+        if done(&o) {
             return o;
         }
         assert!(
             Instant::now() < deadline,
-            "PackageRollout {name} never reached {phase}: {:#}\ncontroller log:\n{}",
+            "PackageRollout {name} never {what}: {:#}\ncontroller log:\n{}",
             o["status"],
             ctl.log()
         );
         tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
+/// Asserts that every cluster of `planes` holds `version` of `shop` ([`version_in`]).
+async fn assert_all_at(
+    home: &TestNamespace,
+    planes: &[(&str, ControlPlane, Value)],
+    version: &str,
+) {
+    for (name, plane, _) in planes {
+        assert_eq!(
+            version_in(plane, home.name()).await.as_deref(),
+            Some(version),
+            "cluster {name}"
+        );
     }
 }
 
@@ -156,55 +258,19 @@ fn unix(rfc3339: &str) -> i64 {
 
 #[tokio::test]
 async fn a_rollout_goes_stage_by_stage_and_halts_at_a_failed_canary() {
-    let home = TestNamespace::new("fleet").await.expect("control plane");
-    install_crd(&home).await;
-    install_rollout_crd(&home).await;
+    let home = fleet_home("fleet").await;
     let started = Instant::now();
-    let planes: Vec<(&str, ControlPlane, Value)> = vec![
-        (
-            "f1",
-            kubepkg_testkit::fleet_plane("f1").expect("fleet cluster f1"),
-            json!({"stage": "canary"}),
-        ),
-        (
-            "f2",
-            kubepkg_testkit::fleet_plane("f2").expect("fleet cluster f2"),
-            json!({"stage": "second"}),
-        ),
-        (
-            "f3",
-            kubepkg_testkit::fleet_plane("f3").expect("fleet cluster f3"),
-            json!({"stage": "second"}),
-        ),
-        (
-            "f4",
-            kubepkg_testkit::fleet_plane("f4").expect("fleet cluster f4"),
-            json!({}),
-        ),
-    ];
+    let planes = fleet_clusters(&home, &four_clusters()).await;
     eprintln!(
-        "four fleet clusters up (or attached) in {:.1}s",
+        "four fleet clusters up (or attached) and registered in {:.1}s",
         started.elapsed().as_secs_f64()
     );
-    for (name, plane, labels) in &planes {
-        register(&home, name, plane, labels.clone()).await;
-    }
     let tmp = tempfile::tempdir().unwrap();
-    for (version, broken) in [("1.0.0", false), ("2.0.0", true)] {
-        let dir = tmp.path().join(version);
-        let broken = if broken {
-            Broken::Everywhere
-        } else {
-            Broken::No
-        };
-        fleet_package(&dir, version, broken, false);
-        store_archive(
-            &home,
-            &format!("shop-{}", version.replace('.', "-")),
-            archive(&dir),
-        )
-        .await;
-    }
+    let versions = [
+        ("1.0.0", Broken::No, false),
+        ("2.0.0", Broken::Everywhere, false),
+    ];
+    store_fleet_versions(&home, tmp.path(), &versions).await;
     let ctl = ControllerProcess::start(&home, "5s", &[]);
     let spec = json!({
         "package": {"source": {"configMapRef": {"name": "shop-1-0-0"}}},
@@ -214,15 +280,7 @@ async fn a_rollout_goes_stage_by_stage_and_halts_at_a_failed_canary() {
             {"name": "rest"},
         ],
     });
-    let o: DynamicObject = serde_json::from_value(json!({
-        "apiVersion": "kubepkg.dev/v1alpha1", "kind": "PackageRollout",
-        "metadata": {"name": "shop"}, "spec": spec,
-    }))
-    .unwrap();
-    rollouts(&home)
-        .create(&PostParams::default(), &o)
-        .await
-        .expect("PackageRollout created");
+    create_rollout(&home, spec.clone()).await;
 
     // The canary, baked, then the manual gate: no other cluster has a Package yet.
     let o = wait_phase(&home, &ctl, "shop", "AwaitingApproval").await;
@@ -337,13 +395,7 @@ async fn a_rollout_goes_stage_by_stage_and_halts_at_a_failed_canary() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("stage second"), "{out}");
     wait_phase(&home, &ctl, "shop", "Succeeded").await;
-    for (name, plane, _) in &planes {
-        assert_eq!(
-            version_in(plane, home.name()).await.as_deref(),
-            Some("1.0.0"),
-            "cluster {name}"
-        );
-    }
+    assert_all_at(&home, &planes, "1.0.0").await;
     let created = |p: &Value| {
         unix(
             p.pointer("/metadata/creationTimestamp")
@@ -371,16 +423,7 @@ async fn a_rollout_goes_stage_by_stage_and_halts_at_a_failed_canary() {
     assert!(created(&f4) >= unix(&condition_time(&f3, "Ready")));
 
     // 2.0.0 fails in the canary: halted there, naming it; no other cluster gets it.
-    rollouts(&home)
-        .patch(
-            "shop",
-            &PatchParams::default(),
-            &Patch::Merge(
-                &json!({"spec": {"package": {"source": {"configMapRef": {"name": "shop-2-0-0"}}}}}),
-            ),
-        )
-        .await
-        .unwrap();
+    roll(&home, "2.0.0").await;
     let o = wait_phase(&home, &ctl, "shop", "Halted").await;
     let (code, out, err) = run(&home, &["rollout", "status", "shop", "-w"]);
     assert_eq!(
@@ -417,13 +460,7 @@ async fn a_rollout_goes_stage_by_stage_and_halts_at_a_failed_canary() {
             "cluster {name}"
         );
     }
-    let events = crate::controller::events_of(&home, "shop").await;
-    assert!(
-        events
-            .iter()
-            .any(|(reason, note)| reason == "Halted" && note.contains("f1")),
-        "{events:?}"
-    );
+    assert_event(&home, "shop", "Halted", "f1").await;
 }
 
 /// The last transition time of condition `type_`.
@@ -479,61 +516,25 @@ fn history_in(plane: &ControlPlane, ns: &str, package: &str) -> Vec<Value> {
 /// was done before the next in stage order started (and the second stage's two one at a time).
 #[tokio::test]
 async fn a_rollout_resumes_after_its_controller_is_killed_anywhere() {
-    let home = TestNamespace::new("fleet-kill")
-        .await
-        .expect("control plane");
-    install_crd(&home).await;
-    install_rollout_crd(&home).await;
-    let planes: Vec<(&str, ControlPlane, Value)> = vec![
-        (
-            "f1",
-            kubepkg_testkit::fleet_plane("f1").unwrap(),
-            json!({"stage": "canary"}),
-        ),
-        (
-            "f2",
-            kubepkg_testkit::fleet_plane("f2").unwrap(),
-            json!({"stage": "second"}),
-        ),
-        (
-            "f3",
-            kubepkg_testkit::fleet_plane("f3").unwrap(),
-            json!({"stage": "second"}),
-        ),
-        ("f4", kubepkg_testkit::fleet_plane("f4").unwrap(), json!({})),
-    ];
-    for (name, plane, labels) in &planes {
-        register(&home, name, plane, labels.clone()).await;
-    }
+    let home = fleet_home("fleet-kill").await;
+    let planes = fleet_clusters(&home, &four_clusters()).await;
     // More versions than 20 kills need at about three kills per version: the loop stops at
     // 20, so the spare ones cost nothing when the controller is slow enough to be hit often.
     let versions: Vec<String> = (1..=16).map(|v| format!("{v}.0.0")).collect();
     let tmp = tempfile::tempdir().unwrap();
-    for v in &versions {
-        let dir = tmp.path().join(v);
-        fleet_package(&dir, v, Broken::No, false);
-        store_archive(
-            &home,
-            &format!("shop-{}", v.replace('.', "-")),
-            archive(&dir),
-        )
-        .await;
-    }
-    let source =
-        |v: &str| json!({"configMapRef": {"name": format!("shop-{}", v.replace('.', "-"))}});
-    let o: DynamicObject = serde_json::from_value(json!({
-        "apiVersion": "kubepkg.dev/v1alpha1", "kind": "PackageRollout",
-        "metadata": {"name": "shop"},
-        "spec": {"package": {"source": source("1.0.0")},
-                 "stages": [{"name": "canary", "selector": {"matchLabels": {"stage": "canary"}}},
-                            {"name": "second", "selector": {"matchLabels": {"stage": "second"}}, "maxConcurrent": 1},
-                            {"name": "rest"}]},
-    }))
-    .unwrap();
-    rollouts(&home)
-        .create(&PostParams::default(), &o)
-        .await
-        .unwrap();
+    let stored: Vec<_> = versions
+        .iter()
+        .map(|v| (v.as_str(), Broken::No, false))
+        .collect();
+    store_fleet_versions(&home, tmp.path(), &stored).await;
+    create_rollout(
+        &home,
+        json!({"package": {"source": source("1.0.0")},
+               "stages": [{"name": "canary", "selector": {"matchLabels": {"stage": "canary"}}},
+                          {"name": "second", "selector": {"matchLabels": {"stage": "second"}}, "maxConcurrent": 1},
+                          {"name": "rest"}]}),
+    )
+    .await;
     let mut seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -551,14 +552,7 @@ async fn a_rollout_resumes_after_its_controller_is_killed_anywhere() {
     let mut rolled = Vec::new();
     for v in &versions {
         if v != "1.0.0" {
-            rollouts(&home)
-                .patch(
-                    "shop",
-                    &PatchParams::default(),
-                    &Patch::Merge(&json!({"spec": {"package": {"source": source(v)}}})),
-                )
-                .await
-                .unwrap();
+            roll(&home, v).await;
         }
         rolled.push(v.clone());
         // Each process runs until the rollout shows a step it made (a cluster's or stage's
@@ -711,27 +705,16 @@ async fn given(home: &TestNamespace, cluster: &str) -> Option<String> {
 /// - the controller's `/metrics` count the clusters by state and time each stage.
 #[tokio::test]
 async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one_may() {
-    let home = TestNamespace::new("fleet-back")
-        .await
-        .expect("control plane");
-    install_crd(&home).await;
-    install_rollout_crd(&home).await;
-    let planes: Vec<(&str, ControlPlane, Value)> = vec![
-        (
-            "f1",
-            kubepkg_testkit::fleet_plane("f1").unwrap(),
-            json!({"stage": "canary"}),
-        ),
-        (
-            "f2",
-            kubepkg_testkit::fleet_plane("f2").unwrap(),
-            json!({"stage": "second"}),
-        ),
-        ("f3", kubepkg_testkit::fleet_plane("f3").unwrap(), json!({})),
-    ];
-    for (name, plane, labels) in &planes {
-        register(&home, name, plane, labels.clone()).await;
-    }
+    let home = fleet_home("fleet-back").await;
+    let planes = fleet_clusters(
+        &home,
+        &[
+            ("f1", json!({"stage": "canary"})),
+            ("f2", json!({"stage": "second"})),
+            ("f3", json!({})),
+        ],
+    )
+    .await;
     let versions = [
         ("1.0.0", Broken::No, true),
         ("1.1.0", Broken::Everywhere, true),
@@ -740,33 +723,17 @@ async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one
         ("4.0.0", Broken::No, true),
     ];
     let tmp = tempfile::tempdir().unwrap();
-    for (v, broken, safe) in versions {
-        let dir = tmp.path().join(v);
-        fleet_package(&dir, v, broken, safe);
-        store_archive(
-            &home,
-            &format!("shop-{}", v.replace('.', "-")),
-            archive(&dir),
-        )
-        .await;
-    }
-    let source =
-        |v: &str| json!({"configMapRef": {"name": format!("shop-{}", v.replace('.', "-"))}});
-    let o: DynamicObject = serde_json::from_value(json!({
-        "apiVersion": "kubepkg.dev/v1alpha1", "kind": "PackageRollout",
-        "metadata": {"name": "shop"},
-        "spec": {"package": {"source": source("1.0.0")},
-                 "clusterValues": [{"selector": {"matchLabels": {"stage": "second"}}, "values": {"app": {"broken": true}}}],
-                 "stages": [{"name": "canary", "selector": {"matchLabels": {"stage": "canary"}}},
-                            {"name": "second", "selector": {"matchLabels": {"stage": "second"}}, "approval": "Manual"},
-                            {"name": "rest"}],
-                 "onFailure": "Rollback"},
-    }))
-    .unwrap();
-    rollouts(&home)
-        .create(&PostParams::default(), &o)
-        .await
-        .unwrap();
+    store_fleet_versions(&home, tmp.path(), &versions).await;
+    create_rollout(
+        &home,
+        json!({"package": {"source": source("1.0.0")},
+               "clusterValues": [{"selector": {"matchLabels": {"stage": "second"}}, "values": {"app": {"broken": true}}}],
+               "stages": [{"name": "canary", "selector": {"matchLabels": {"stage": "canary"}}},
+                          {"name": "second", "selector": {"matchLabels": {"stage": "second"}}, "approval": "Manual"},
+                          {"name": "rest"}],
+               "onFailure": "Rollback"}),
+    )
+    .await;
     let port = crate::controller::free_port();
     let ctl = ControllerProcess::start(
         &home,
@@ -781,15 +748,6 @@ async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one
     let promote = || {
         let (code, out, err) = run(&home, &["rollout", "promote", "shop"]);
         assert_eq!(code, 0, "{out}{err}");
-    };
-    let roll = |v: &'static str| {
-        let patch = json!({"spec": {"package": {"source": source(v)}}});
-        let api = rollouts(&home);
-        async move {
-            api.patch("shop", &PatchParams::default(), &Patch::Merge(&patch))
-                .await
-                .unwrap();
-        }
     };
     let message = |o: &Value| {
         o.pointer("/status/message")
@@ -816,7 +774,7 @@ async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one
     }
 
     // 1.1.0 fails in the canary: it goes back to 1.0.0; no other cluster got 1.1.0.
-    roll("1.1.0").await;
+    roll(&home, "1.1.0").await;
     let o = wait_phase(&home, &ctl, "shop", "RolledBack").await;
     let d = digest(&o);
     assert!(message(&o).contains("f1"), "{}", message(&o));
@@ -836,13 +794,7 @@ async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one
             .map(|(c, s)| (c.to_string(), s.to_string()))
             .to_vec()
     );
-    for (name, plane, _) in &planes {
-        assert_eq!(
-            version_in(plane, home.name()).await.as_deref(),
-            Some("1.0.0"),
-            "cluster {name}"
-        );
-    }
+    assert_all_at(&home, &planes, "1.0.0").await;
     for other in ["f2", "f3"] {
         assert_ne!(
             given(&home, other).await,
@@ -860,7 +812,7 @@ async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one
 
     // 2.0.0 passes the canary and fails in f2: both go back to 1.0.0; f3 never got it.
     // `rollout status --watch` follows it (plain lines on a pipe) until it rests at the gate.
-    roll("2.0.0").await;
+    roll(&home, "2.0.0").await;
     let (code, out, err) = run(&home, &["rollout", "status", "shop", "--watch"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("PHASE: AwaitingApproval"), "{out}");
@@ -889,25 +841,13 @@ async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one
         .map(|(c, s)| (c.to_string(), s.to_string()))
         .to_vec()
     );
-    for (name, plane, _) in &planes {
-        assert_eq!(
-            version_in(plane, home.name()).await.as_deref(),
-            Some("1.0.0"),
-            "cluster {name}"
-        );
-    }
+    assert_all_at(&home, &planes, "1.0.0").await;
     assert_ne!(given(&home, "f3").await, Some(digest(&o)), "f3 got 2.0.0");
-    let events = crate::controller::events_of(&home, "shop").await;
-    assert!(
-        events
-            .iter()
-            .any(|(reason, note)| reason == "RollingBack" && note.contains("rolling back f1, f2")),
-        "{events:?}"
-    );
+    assert_event(&home, "shop", "RollingBack", "rolling back f1, f2").await;
 
     // 3.0.0 (rollback.safe: false) passes the canary and fails in f2: no cluster may go back,
     // so none does; halted, naming the version that forbids it.
-    roll("3.0.0").await;
+    roll(&home, "3.0.0").await;
     wait_phase(&home, &ctl, "shop", "AwaitingApproval").await;
     promote();
     let o = wait_phase(&home, &ctl, "shop", "Halted").await;
@@ -945,16 +885,10 @@ async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one
         version_in(&planes[0].1, home.name()).await.as_deref(),
         Some("3.0.0")
     );
-    let events = crate::controller::events_of(&home, "shop").await;
-    assert!(
-        events
-            .iter()
-            .any(|(reason, note)| reason == "Halted" && note.contains("3.0.0")),
-        "{events:?}"
-    );
+    assert_event(&home, "shop", "Halted", "3.0.0").await;
 
     // 4.0.0 aborted at the gate: nothing starts, and promote says why it will not.
-    roll("4.0.0").await;
+    roll(&home, "4.0.0").await;
     wait_phase(&home, &ctl, "shop", "AwaitingApproval").await;
     let (code, out, err) = run(&home, &["rollout", "abort", "shop"]);
     assert_eq!(code, 0, "{out}{err}");
@@ -1010,11 +944,7 @@ async fn a_failure_rolls_back_the_clusters_given_the_version_only_when_every_one
 /// `maxConcurrent`); once it answers again the cluster completes and the rollout Succeeds.
 #[tokio::test]
 async fn a_target_that_stops_answering_mid_stage_waits_and_completes_when_it_returns() {
-    let home = TestNamespace::new("fleet-stop")
-        .await
-        .expect("control plane");
-    install_crd(&home).await;
-    install_rollout_crd(&home).await;
+    let home = fleet_home("fleet-stop").await;
     let f1 = kubepkg_testkit::fleet_plane("f1").unwrap();
     let f2 = kubepkg_testkit::fleet_plane("f2").unwrap();
     let f3 = kubepkg_testkit::fleet_plane("f3").unwrap();
@@ -1031,57 +961,43 @@ async fn a_target_that_stops_answering_mid_stage_waits_and_completes_when_it_ret
     .await;
     register(&home, "f3", &f3, json!({"stage": "second"})).await;
     let tmp = tempfile::tempdir().unwrap();
-    fleet_package(tmp.path(), "1.0.0", Broken::No, true);
-    store_archive(&home, "shop-1-0-0", archive(tmp.path())).await;
-    let o: DynamicObject = serde_json::from_value(json!({
-        "apiVersion": "kubepkg.dev/v1alpha1", "kind": "PackageRollout",
-        "metadata": {"name": "shop"},
-        "spec": {"package": {"source": {"configMapRef": {"name": "shop-1-0-0"}}},
-                 "stages": [{"name": "canary", "selector": {"matchLabels": {"stage": "canary"}}},
-                            {"name": "second", "selector": {"matchLabels": {"stage": "second"}}, "approval": "Manual"}]},
-    }))
-    .unwrap();
-    rollouts(&home)
-        .create(&PostParams::default(), &o)
-        .await
-        .unwrap();
+    store_fleet_versions(&home, tmp.path(), &[("1.0.0", Broken::No, true)]).await;
+    create_rollout(
+        &home,
+        json!({"package": {"source": source("1.0.0")},
+               "stages": [{"name": "canary", "selector": {"matchLabels": {"stage": "canary"}}},
+                          {"name": "second", "selector": {"matchLabels": {"stage": "second"}}, "approval": "Manual"}]}),
+    )
+    .await;
     let ctl = ControllerProcess::start(&home, "5s", &[]);
     wait_phase(&home, &ctl, "shop", "AwaitingApproval").await;
     relay.set_up(false);
     let (code, out, err) = run(&home, &["rollout", "promote", "shop"]);
     assert_eq!(code, 0, "{out}{err}");
     // f2 waits, named; f3 (same stage) is done meanwhile.
-    let deadline = Instant::now() + Duration::from_secs(240);
-    let o = loop {
-        let o = rollout(&home, "shop").await;
-        let message = o
-            .pointer("/status/message")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let f3_ready = o
-            .pointer("/status/clusters")
+    let entry = |o: &Value, list: &str, key: &str, value: &str| {
+        o.pointer(list)
             .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .any(|c| c["name"] == "f3" && c["state"] == "Ready");
-        if message.contains("f2 (TargetUnreachable") && f3_ready {
-            break o;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "f2 never shown waiting for its API server: {:#}\n{}",
-            o["status"],
-            ctl.log()
-        );
-        tokio::time::sleep(Duration::from_millis(300)).await;
+            .and_then(|items| items.iter().find(|c| c[key] == value))
+            .cloned()
     };
+    let o = wait_rollout(
+        &home,
+        &ctl,
+        "shop",
+        "showed f2 waiting for its API server",
+        |o| {
+            let message = o
+                .pointer("/status/message")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let f3 = entry(o, "/status/clusters", "name", "f3");
+            message.contains("f2 (TargetUnreachable") && f3.is_some_and(|c| c["state"] == "Ready")
+        },
+    )
+    .await;
     assert_eq!(o.pointer("/status/phase"), Some(&json!("Progressing")));
-    let reconciling = o
-        .pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .and_then(|cs| cs.iter().find(|c| c["type"] == "Reconciling"))
-        .cloned()
-        .unwrap_or_default();
+    let reconciling = entry(&o, "/status/conditions", "type", "Reconciling").unwrap_or_default();
     assert!(
         reconciling["message"]
             .as_str()
@@ -1089,12 +1005,7 @@ async fn a_target_that_stops_answering_mid_stage_waits_and_completes_when_it_ret
             .contains(&relay.server()),
         "{reconciling:#}"
     );
-    let f2_status = o
-        .pointer("/status/clusters")
-        .and_then(Value::as_array)
-        .and_then(|cs| cs.iter().find(|c| c["name"] == "f2"))
-        .cloned()
-        .unwrap();
+    let f2_status = entry(&o, "/status/clusters", "name", "f2").unwrap();
     assert_eq!(f2_status["reachable"], json!(false), "{f2_status:#}");
     assert_eq!(version_in(&f3, home.name()).await.as_deref(), Some("1.0.0"));
 

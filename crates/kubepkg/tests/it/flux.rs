@@ -10,7 +10,6 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::Api;
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
 use kubepkg_testkit::flux::Flux;
@@ -21,7 +20,7 @@ use crate::backends::{
     Backend, Kind, apply_command, backend_objects, finished, gated_package, greeting_chart,
     install_widget_crd, kubectl_apply, open_gate, render, widgets,
 };
-use crate::support::ok;
+use crate::support::{config_map_data, ok};
 use kubepkg_testkit::charts::deploy_chart;
 
 crate::backend_scenarios!(Kind::Flux);
@@ -65,6 +64,33 @@ pub(crate) fn flux_api(
 ) -> Api<DynamicObject> {
     let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(group, version, kind));
     Api::namespaced_with(ns.client().clone(), ns.name(), &resource)
+}
+
+/// Flux's OCIRepository `name` of `ns` (the source of a HelmRelease).
+pub(crate) async fn oci_repository_object(ns: &TestNamespace, name: &str) -> DynamicObject {
+    flux_api(ns, "source.toolkit.fluxcd.io", "v1", "OCIRepository")
+        .get(name)
+        .await
+        .unwrap_or_else(|e| panic!("OCIRepository {name}: {e}"))
+}
+
+/// Waits at most `seconds` until Flux's object `fluxdemo` of `kind` is Ready; returns it.
+async fn fluxdemo_ready(
+    ns: &TestNamespace,
+    group: &str,
+    version: &str,
+    kind: &str,
+    seconds: u64,
+) -> DynamicObject {
+    wait_for(
+        &flux_api(ns, group, version, kind),
+        "fluxdemo",
+        Duration::from_secs(seconds),
+        &format!("{kind} fluxdemo to be Ready"),
+        ready,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{kind} Ready: {e}"))
 }
 
 /// `fluxdemo` 0.1.0 (a simulated Deployment and a ConfigMap of value `greeting`) packaged and
@@ -173,16 +199,7 @@ spec:
     .await
     .expect("OCIRepository and HelmRelease");
 
-    let repos = flux_api(&ns, "source.toolkit.fluxcd.io", "v1", "OCIRepository");
-    let repo = wait_for(
-        &repos,
-        "fluxdemo",
-        Duration::from_secs(120),
-        "OCIRepository fluxdemo to be Ready",
-        ready,
-    )
-    .await
-    .expect("OCIRepository Ready");
+    let repo = fluxdemo_ready(&ns, "source.toolkit.fluxcd.io", "v1", "OCIRepository", 120).await;
     let artifact_url = repo.data["status"]["artifact"]["url"]
         .as_str()
         .unwrap_or_default()
@@ -196,16 +213,7 @@ spec:
         "source-controller pulled the chart from the test registry"
     );
 
-    let releases = flux_api(&ns, "helm.toolkit.fluxcd.io", "v2", "HelmRelease");
-    let hr = wait_for(
-        &releases,
-        "fluxdemo",
-        Duration::from_secs(180),
-        "HelmRelease fluxdemo to be Ready",
-        ready,
-    )
-    .await
-    .expect("HelmRelease Ready");
+    let hr = fluxdemo_ready(&ns, "helm.toolkit.fluxcd.io", "v2", "HelmRelease", 180).await;
     // The chart pushed above: Flux records its manifest digest, and appends the digest's
     // first 12 hex digits to the chart version as SemVer build metadata.
     let status = &hr.data["status"];
@@ -220,18 +228,8 @@ spec:
 
     // The chart's objects, rendered with the HelmRelease's values, and the Deployment ready
     // (helm-controller waited for it before saying Ready).
-    let cm = ns
-        .api::<ConfigMap>()
-        .get("fluxdemo-greeting")
-        .await
-        .expect("the chart's ConfigMap");
-    assert_eq!(
-        cm.data
-            .unwrap_or_default()
-            .get("greeting")
-            .map(String::as_str),
-        Some("from-flux")
-    );
+    let cm = config_map_data(&ns, "fluxdemo-greeting").await;
+    assert_eq!(cm.get("greeting").map(String::as_str), Some("from-flux"));
     let deploy = ns
         .api::<Deployment>()
         .get("fluxdemo")
@@ -282,19 +280,8 @@ async fn flux_controllers_watch_only_their_test_namespace() {
     ns.apply_yaml(&oci_repository(&reg))
         .await
         .expect("OCIRepository");
-    wait_for(
-        &flux_api(&ns, "source.toolkit.fluxcd.io", "v1", "OCIRepository"),
-        "fluxdemo",
-        Duration::from_secs(120),
-        "OCIRepository fluxdemo to be Ready",
-        ready,
-    )
-    .await
-    .expect("OCIRepository Ready");
-    let elsewhere = flux_api(&other, "source.toolkit.fluxcd.io", "v1", "OCIRepository")
-        .get("fluxdemo")
-        .await
-        .unwrap();
+    fluxdemo_ready(&ns, "source.toolkit.fluxcd.io", "v1", "OCIRepository", 120).await;
+    let elsewhere = oci_repository_object(&other, "fluxdemo").await;
     assert!(
         elsewhere
             .data
@@ -319,8 +306,7 @@ async fn flux_controllers_watch_only_their_test_namespace() {
 #[tokio::test]
 async fn render_for_flux_converges_one_component_after_the_other_behind_ready_when() {
     use k8s_openapi::api::core::v1::Secret;
-    let ns = TestNamespace::fresh("flux-render").await;
-    let flux = Backend::start(Kind::Flux, &ns).await;
+    let (ns, flux) = Backend::for_test(Kind::Flux, "render").await;
     let reg = &flux.reg;
     install_widget_crd(&ns, Kind::Flux).await;
 
@@ -396,11 +382,8 @@ async fn render_for_flux_converges_one_component_after_the_other_behind_ready_wh
 
 /// The HelmRelease `name` of the test namespace, as JSON (None when there is none).
 pub(crate) async fn helm_release(ns: &TestNamespace, name: &str) -> Option<serde_json::Value> {
-    flux_api(ns, "helm.toolkit.fluxcd.io", "v2", "HelmRelease")
-        .get_opt(name)
-        .await
-        .unwrap()
-        .map(|o| serde_json::to_value(o).unwrap())
+    let releases = flux_api(ns, "helm.toolkit.fluxcd.io", "v2", "HelmRelease");
+    crate::support::get_json(&releases, name).await
 }
 
 /// When the object's `Ready` condition last turned (RFC 3339, second precision).
@@ -553,13 +536,8 @@ async fn render_for_flux_applied_with_kubectl_makes_the_releases_apply_makes() {
                 .unwrap();
             assert_eq!(format!("{}-{}", meta.name, meta.version), listed_chart);
             assert_eq!(serde_json::Value::Object(record.config.clone()), values);
-            let greeting = ns
-                .api::<ConfigMap>()
-                .get(&format!("{name}-greeting"))
+            let greeting = config_map_data(ns, &format!("{name}-greeting"))
                 .await
-                .unwrap()
-                .data
-                .unwrap_or_default()
                 .get("greeting")
                 .cloned();
             // The same chart: each push packs it anew (the archive's digest differs), so
@@ -638,8 +616,7 @@ fn step_changes(plan: &serde_json::Value) -> Vec<(String, String, String)> {
 /// change is db's ConfigMap, with db's source and HelmRelease changed and api's left alone.
 #[tokio::test]
 async fn plan_for_flux_compares_with_what_helm_controller_released() {
-    let ns = TestNamespace::fresh("flux-plan").await;
-    let flux = Backend::start(Kind::Flux, &ns).await;
+    let (ns, flux) = Backend::for_test(Kind::Flux, "plan").await;
     let reg = &flux.reg;
     let tmp = tempfile::tempdir().unwrap();
     let v1 = greeting_package(tmp.path(), "1.0.0", "1.0.0", "one");
@@ -772,8 +749,7 @@ async fn apply_force_over_a_flux_package_takes_the_backend_from_its_flags() {
     use crate::controller::{
         ControllerProcess, archive, create, install_crd, store_archive, wait_ready,
     };
-    let ns = TestNamespace::fresh("flux-force").await;
-    let flux = Backend::start(Kind::Flux, &ns).await;
+    let (ns, flux) = Backend::for_test(Kind::Flux, "force").await;
     let reg = &flux.reg;
     install_crd(&ns).await;
     let tmp = tempfile::tempdir().unwrap();
@@ -925,22 +901,16 @@ async fn post_renderers_reach_flux_and_patch_what_helm_controller_installs() {
         hr["spec"]["postRenderers"][0]["kustomize"]["patches"][0]["target"]["kind"], "ConfigMap",
         "{hr:#}"
     );
-    let cm = ns
-        .api::<ConfigMap>()
-        .get("shop-db-greeting")
-        .await
-        .unwrap()
-        .data
-        .unwrap_or_default();
+    let cm = config_map_data(&ns, "shop-db-greeting").await;
     assert_eq!(cm.get("patched").map(String::as_str), Some("yes"), "{cm:?}");
     // A plugin cannot run in helm-controller: refused before anything is pushed or applied.
-    let plugin = tmp.path().join("plugins/cat");
-    std::fs::create_dir_all(&plugin).unwrap();
-    std::fs::write(
-        plugin.join("plugin.yaml"),
-        "apiVersion: v1\nname: cat\nversion: 1.0.0\ntype: postrenderer/v1\nruntime: subprocess\nruntimeConfig:\n  platformCommand:\n  - command: cat\n",
-    )
-    .unwrap();
+    kubepkg_testkit::tree::write_files(
+        tmp.path(),
+        &[(
+            "plugins/cat/plugin.yaml",
+            "apiVersion: v1\nname: cat\nversion: 1.0.0\ntype: postrenderer/v1\nruntime: subprocess\nruntimeConfig:\n  platformCommand:\n  - command: cat\n",
+        )],
+    );
     let out = apply_command(Kind::Flux, &ns, &reg, tmp.path(), &pkg, "2m", &[])
         .args(["--post-renderer", "cat"])
         .env("HELM_PLUGINS", tmp.path().join("plugins"))

@@ -12,8 +12,8 @@ use kubepkg_testkit::flux::Flux;
 use kubepkg_testkit::git_server::{GitAuth, GitServer};
 use serde_json::json;
 
-use crate::controller::{ControllerProcess, create, install_crd, wait_ready};
-use crate::git_source::{revisions, wait_source_revision};
+use crate::controller::{ControllerProcess, create, install_crd, ready_at, wait_ready};
+use crate::git_source::{assert_shop_upgraded, revisions, wait_source_revision};
 
 /// The `status.artifact` of the Flux source `kind` `name` once its revision holds `wanted`
 /// (a commit, or `TAG@`): (revision, digest).
@@ -76,16 +76,13 @@ async fn a_package_from_a_flux_git_repository_follows_its_artifact() {
     let server = GitServer::start(GitAuth::None).unwrap();
     let repo = server.repo("platform").unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let version = |v: &str| crate::controller::shop_version(tmp.path(), v);
-    let c1 = repo
-        .commit(
-            "main",
-            "packages/shop",
-            Some(&version("1.0.0")),
-            &[],
-            "1.0.0",
-        )
-        .unwrap();
+    // Version `v` of `shop` committed to `packages/shop` on main: the commit.
+    let commit = |v: &str| {
+        let dir = crate::controller::shop_version(tmp.path(), v);
+        repo.commit("main", "packages/shop", Some(&dir), &[], v)
+            .unwrap()
+    };
+    let c1 = commit("1.0.0");
     ns.apply_yaml(&format!(
         "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {{name: platform}}\nspec: {{url: {url}, interval: 1h, ref: {{branch: main}}}}\n",
         url = server.url("platform")
@@ -103,8 +100,7 @@ async fn a_package_from_a_flux_git_repository_follows_its_artifact() {
     let (rev1, digest1) = artifact_of(&ns, "GitRepository", "platform", &c1).await;
     assert_eq!(rev1, format!("main@sha1:{c1}"));
     wait_source_revision(&ns, &ctl, "shop", &rev1).await;
-    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
-    assert_eq!(o.pointer("/status/version"), Some(&json!("1.0.0")));
+    ready_at(&ns, &ctl, "shop", "1.0.0").await;
     let recorded = format!("flux:GitRepository/{}/platform//packages/shop", ns.name());
     assert_eq!(
         revisions(&ns, "shop").await,
@@ -112,28 +108,14 @@ async fn a_package_from_a_flux_git_repository_follows_its_artifact() {
     );
 
     // A new version pushed; Flux publishes it; the Package upgrades without waiting its hour.
-    let c2 = repo
-        .commit(
-            "main",
-            "packages/shop",
-            Some(&version("1.1.0")),
-            &[],
-            "1.1.0",
-        )
-        .unwrap();
+    let c2 = commit("1.1.0");
     request_reconcile(&ns, "platform").await;
     let (rev2, digest2) = artifact_of(&ns, "GitRepository", "platform", &c2).await;
-    wait_source_revision(&ns, &ctl, "shop", &rev2).await;
-    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
-    assert_eq!(o.pointer("/status/version"), Some(&json!("1.1.0")));
-    crate::controller::assert_migrated(&ns, "1.0.0", "1.1.0").await;
-    assert_eq!(
-        revisions(&ns, "shop").await,
-        vec![
-            (1, "1.0.0".into(), format!("{recorded} {rev1} ({digest1})")),
-            (2, "1.1.0".into(), format!("{recorded} {rev2} ({digest2})")),
-        ]
-    );
+    let sources = [
+        format!("{recorded} {rev1} ({digest1})"),
+        format!("{recorded} {rev2} ({digest2})"),
+    ];
+    assert_shop_upgraded(&ns, &ctl, &rev2, sources).await;
 
     // A source that does not exist, and a path with no package: each named, nothing applied.
     create(
@@ -203,13 +185,11 @@ async fn a_package_from_a_flux_oci_repository_follows_its_tag() {
     .await;
     let (rev1, digest1) = artifact_of(&ns, "OCIRepository", "shop", "1.0.0@").await;
     wait_source_revision(&ns, &ctl, "shop", &rev1).await;
-    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
-    assert_eq!(o.pointer("/status/version"), Some(&json!("1.0.0")));
+    ready_at(&ns, &ctl, "shop", "1.0.0").await;
     ns.apply_yaml(&oci_repository("1.1.0")).await.unwrap();
     let (rev2, digest2) = artifact_of(&ns, "OCIRepository", "shop", "1.1.0@").await;
     wait_source_revision(&ns, &ctl, "shop", &rev2).await;
-    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
-    assert_eq!(o.pointer("/status/version"), Some(&json!("1.1.0")));
+    ready_at(&ns, &ctl, "shop", "1.1.0").await;
     let recorded = format!("flux:OCIRepository/{}/shop", ns.name());
     assert_eq!(
         revisions(&ns, "shop").await,

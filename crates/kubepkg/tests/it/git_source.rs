@@ -10,7 +10,7 @@ use kubepkg_testkit::TestNamespace;
 use kubepkg_testkit::charts::web_package;
 use kubepkg_testkit::git_server::{GitAuth, GitServer};
 
-use crate::support::ok;
+use crate::support::{ok, package_history};
 
 /// The one line of standard error of a command that failed, and its exit code.
 fn failure(out: Output) -> (i32, String) {
@@ -63,6 +63,9 @@ async fn apply_from_git_records_the_commit_and_bad_refs_and_credentials_are_name
     let creds = ["--username", "ops", "--password", "pw"];
     let repo_url = format!("git+{}//deploy/shop", server.url("shop"));
     let at = |query: &str| format!("{repo_url}?{query}");
+    // `apply shop SOURCE --timeout 60s` with the credentials.
+    let apply =
+        |source: &str| kube(&[&["apply", "shop", source, "--timeout", "60s"][..], &creds].concat());
 
     // Offline plan at the tag.
     let tag = at("ref=v1.0.0");
@@ -70,13 +73,7 @@ async fn apply_from_git_records_the_commit_and_bad_refs_and_credentials_are_name
         &[&["plan", "shop", tag.as_str()][..], &creds].concat(),
     ));
     assert!(plan.contains("1.0.0"), "{plan}");
-    ok(kube(
-        &[
-            &["apply", "shop", tag.as_str(), "--timeout", "60s"][..],
-            &creds,
-        ]
-        .concat(),
-    ));
+    ok(apply(&tag));
     let status = ok(kube(&["package", "status", "shop"]));
     let first = format!("SOURCE: {repo_url} v1.0.0@sha1:{c1}");
     assert!(status.contains(&first), "{status}");
@@ -84,13 +81,7 @@ async fn apply_from_git_records_the_commit_and_bad_refs_and_credentials_are_name
 
     // The branch: its newer commit.
     let branch = at("branch=main");
-    ok(kube(
-        &[
-            &["apply", "shop", branch.as_str(), "--timeout", "60s"][..],
-            &creds,
-        ]
-        .concat(),
-    ));
+    ok(apply(&branch));
     let history = ok(kube(&["package", "history", "shop"]));
     assert!(
         history.lines().next().unwrap().ends_with("SOURCE"),
@@ -118,13 +109,7 @@ async fn apply_from_git_records_the_commit_and_bad_refs_and_credentials_are_name
 
     // A wrong ref: exit 9, the refs it has named, nothing applied.
     let wrong = at("ref=v9.9.9");
-    let (code, line) = failure(kube(
-        &[
-            &["apply", "shop", wrong.as_str(), "--timeout", "60s"][..],
-            &creds,
-        ]
-        .concat(),
-    ));
+    let (code, line) = failure(apply(&wrong));
     assert_eq!(code, 9, "{line}");
     assert!(
         line.contains(&wrong)
@@ -161,13 +146,7 @@ async fn apply_from_git_records_the_commit_and_bad_refs_and_credentials_are_name
     );
     // A path without kubepkg.yaml: an invalid package (exit 7).
     let docs = format!("git+{}//docs?branch=main", server.url("shop"));
-    let (code, line) = failure(kube(
-        &[
-            &["apply", "shop", docs.as_str(), "--timeout", "60s"][..],
-            &creds,
-        ]
-        .concat(),
-    ));
+    let (code, line) = failure(apply(&docs));
     assert_eq!(code, 7, "{line}");
     assert!(
         line.contains("directory \"docs\"") && line.contains("no kubepkg.yaml"),
@@ -190,29 +169,41 @@ async fn apply_from_git_records_the_commit_and_bad_refs_and_credentials_are_name
 
 /// A Secret `name` of `ns` with Flux's basic-auth keys.
 async fn git_secret(ns: &TestNamespace, name: &str, username: &str, password: &str) {
-    use kube::api::{Patch, PatchParams};
     let secret: k8s_openapi::api::core::v1::Secret = serde_json::from_value(serde_json::json!({
         "apiVersion": "v1", "kind": "Secret",
         "metadata": {"name": name},
         "stringData": {"username": username, "password": password},
     }))
     .unwrap();
-    ns.api::<k8s_openapi::api::core::v1::Secret>()
-        .patch(
-            name,
-            &PatchParams::apply("git-source-test").force(),
-            &Patch::Apply(&secret),
-        )
+    let secrets = ns.api::<k8s_openapi::api::core::v1::Secret>();
+    kubepkg_testkit::force_apply(&secrets, name, "git-source-test", &secret)
         .await
         .unwrap();
 }
 
+/// Package `shop` of `ns` upgraded by `ctl` once its source is at `revision`: Ready at 1.1.0,
+/// its hook told 1.0.0 → 1.1.0, and two revisions recorded, from `sources` (as `history` prints
+/// them).
+pub(crate) async fn assert_shop_upgraded(
+    ns: &TestNamespace,
+    ctl: &crate::controller::ControllerProcess,
+    revision: &str,
+    sources: [String; 2],
+) {
+    wait_source_revision(ns, ctl, "shop", revision).await;
+    crate::controller::ready_at(ns, ctl, "shop", "1.1.0").await;
+    crate::controller::assert_migrated(ns, "1.0.0", "1.1.0").await;
+    let [first, second] = sources;
+    assert_eq!(
+        revisions(ns, "shop").await,
+        vec![(1, "1.0.0".into(), first), (2, "1.1.0".into(), second)]
+    );
+}
+
 /// The package revisions of `name`: (revision, version, source as `history` prints it).
 pub(crate) async fn revisions(ns: &TestNamespace, name: &str) -> Vec<(u64, String, String)> {
-    kubepkg_engine::store::RevisionStore::new(ns.client().clone())
-        .history(name, ns.name())
+    package_history(ns, ns.name(), name)
         .await
-        .unwrap()
         .revisions
         .iter()
         .map(|r| {
@@ -255,7 +246,7 @@ pub(crate) async fn wait_source_revision(
 /// branch and commit.
 #[tokio::test]
 async fn a_package_from_a_branch_installs_and_upgrades_only_when_its_path_changes() {
-    use crate::controller::{ControllerProcess, create, install_crd, wait_ready};
+    use crate::controller::{ControllerProcess, create, install_crd, ready_at};
     let ns = TestNamespace::fresh("ctl-git").await;
     install_crd(&ns).await;
     let server = GitServer::start(GitAuth::Basic("ops".into(), "pw".into())).unwrap();
@@ -275,11 +266,7 @@ async fn a_package_from_a_branch_installs_and_upgrades_only_when_its_path_change
     create(&ns, "shop", spec).await;
     // The commit is written once the apply is over; then the Package is Ready.
     wait_source_revision(&ns, &ctl, "shop", &format!("main@sha1:{c1}")).await;
-    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
-    assert_eq!(
-        o.pointer("/status/version"),
-        Some(&serde_json::json!("1.0.0"))
-    );
+    let o = ready_at(&ns, &ctl, "shop", "1.0.0").await;
     let recorded = format!("git+{url}//deploy/shop");
     assert_eq!(
         revisions(&ns, "shop").await,
@@ -315,20 +302,8 @@ async fn a_package_from_a_branch_installs_and_upgrades_only_when_its_path_change
     let c3 = repo
         .commit("main", "deploy/shop", Some(&version("1.1.0")), &[], "1.1.0")
         .unwrap();
-    wait_source_revision(&ns, &ctl, "shop", &format!("main@sha1:{c3}")).await;
-    let o = wait_ready(&ns, &ctl, "shop", "True", "Succeeded").await;
-    assert_eq!(
-        o.pointer("/status/version"),
-        Some(&serde_json::json!("1.1.0"))
-    );
-    crate::controller::assert_migrated(&ns, "1.0.0", "1.1.0").await;
-    assert_eq!(
-        revisions(&ns, "shop").await,
-        vec![
-            (1, "1.0.0".into(), format!("{recorded} main@sha1:{c1}")),
-            (2, "1.1.0".into(), format!("{recorded} main@sha1:{c3}")),
-        ]
-    );
+    let sources = [&c1, &c3].map(|c| format!("{recorded} main@sha1:{c}"));
+    assert_shop_upgraded(&ns, &ctl, &format!("main@sha1:{c3}"), sources).await;
     let history = crate::support::run_ok(&ns, &["package", "history", "shop"]);
     assert!(
         history.contains(&format!("{recorded} main@sha1:{c3}")),
@@ -342,7 +317,7 @@ async fn a_package_from_a_branch_installs_and_upgrades_only_when_its_path_change
 #[tokio::test]
 async fn a_semver_ref_picks_the_newest_matching_tag_and_wrong_credentials_are_a_condition() {
     use crate::controller::{
-        ControllerProcess, app_package, condition, create, install_crd, wait_ready,
+        ControllerProcess, app_package, condition, create, install_crd, ready_at, wait_ready,
     };
     let ns = TestNamespace::fresh("ctl-git-semver").await;
     install_crd(&ns).await;
@@ -392,11 +367,7 @@ async fn a_semver_ref_picks_the_newest_matching_tag_and_wrong_credentials_are_a_
     git_secret(&ns, "git-creds", "ops", "pw").await;
     let newest = format!("v1.2.0@sha1:{}", commits["1.2.0"]);
     wait_source_revision(&ns, &ctl, "tags", &newest).await;
-    let o = wait_ready(&ns, &ctl, "tags", "True", "Succeeded").await;
-    assert_eq!(
-        o.pointer("/status/version"),
-        Some(&serde_json::json!("1.2.0"))
-    );
+    ready_at(&ns, &ctl, "tags", "1.2.0").await;
     assert_eq!(
         revisions(&ns, "tags").await,
         vec![(1, "1.2.0".into(), format!("git+{url} {newest}"))]
@@ -407,7 +378,7 @@ async fn a_semver_ref_picks_the_newest_matching_tag_and_wrong_credentials_are_a_
 /// `known_hosts` are used, and the revision records the ssh URL and the commit.
 #[tokio::test]
 async fn a_package_over_ssh_installs_with_the_secrets_identity_and_known_hosts() {
-    use crate::controller::{ControllerProcess, create, install_crd, wait_ready};
+    use crate::controller::{ControllerProcess, create, install_crd, ready_at};
     use kubepkg_testkit::git_server::SshServer;
     let ns = TestNamespace::fresh("ctl-git-ssh").await;
     install_crd(&ns).await;
@@ -419,26 +390,21 @@ async fn a_package_over_ssh_installs_with_the_secrets_identity_and_known_hosts()
         .commit("main", "pkg", Some(tmp.path()), &[], "1.0.0")
         .unwrap();
     let sshd = SshServer::start().unwrap();
-    let secret: k8s_openapi::api::core::v1::Secret = serde_json::from_value(serde_json::json!({
-        "metadata": {"name": "deploy-key"},
-        "stringData": {"identity": sshd.client_key(), "known_hosts": sshd.known_hosts()},
-    }))
-    .unwrap();
-    ns.api::<k8s_openapi::api::core::v1::Secret>()
-        .create(&Default::default(), &secret)
-        .await
-        .unwrap();
+    crate::support::create_secret(
+        &ns,
+        serde_json::json!({
+            "metadata": {"name": "deploy-key"},
+            "stringData": {"identity": sshd.client_key(), "known_hosts": sshd.known_hosts()},
+        }),
+    )
+    .await;
     let ctl = ControllerProcess::start(&ns, "1h", &[]);
     let url = sshd.url(repo.bare());
     let spec = serde_json::json!({"source": {"git": {
         "url": url, "ref": {"branch": "main"}, "path": "pkg", "secretRef": {"name": "deploy-key"},
     }}});
     create(&ns, "viassh", spec).await;
-    let o = wait_ready(&ns, &ctl, "viassh", "True", "Succeeded").await;
-    assert_eq!(
-        o.pointer("/status/version"),
-        Some(&serde_json::json!("1.0.0"))
-    );
+    ready_at(&ns, &ctl, "viassh", "1.0.0").await;
     assert_eq!(
         revisions(&ns, "viassh").await,
         vec![(1, "1.0.0".into(), format!("git+{url}//pkg main@sha1:{c}"))]

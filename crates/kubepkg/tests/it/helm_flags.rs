@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::{run, run_command, run_in, run_ok};
+use crate::support::{package_history, run, run_command, run_in, run_ok};
 use kubepkg_testkit::TestNamespace;
 
 fn one_component(dir: &Path, version: &str) {
@@ -149,11 +149,7 @@ async fn create_namespace_wait_and_server_dry_run_do_what_helm_users_mean() {
     let bare = run_ok(&ns, &["apply", "shop", v2, "--dry-run"]);
     assert_eq!(server, bare, "--dry-run=server is apply's --dry-run");
     assert!(server.contains("2.0.0"), "{server}");
-    let revisions = kubepkg_engine::store::RevisionStore::new(ns.client().clone())
-        .history("shop", ns.name())
-        .await
-        .unwrap()
-        .revisions;
+    let revisions = package_history(&ns, ns.name(), "shop").await.revisions;
     assert_eq!(revisions.len(), 1, "the dry runs changed nothing");
     let with_cluster = run_ok(&ns, &["plan", "shop", v2, "--cluster"]);
     let server_plan = run_ok(&ns, &["plan", "shop", v2, "--dry-run=server"]);
@@ -183,11 +179,7 @@ async fn history_max_refusal_says_what_kubepkg_keeps() {
         let (code, out, err) = run(&ns, &["apply", "shop", dir, "--set", &set]);
         assert_eq!(code, 0, "apply {i}: {out}\n{err}");
     }
-    let revisions = kubepkg_engine::store::RevisionStore::new(ns.client().clone())
-        .history("shop", ns.name())
-        .await
-        .unwrap()
-        .revisions;
+    let revisions = package_history(&ns, ns.name(), "shop").await.revisions;
     assert_eq!(revisions.len(), 12, "every package revision");
     let records = kubepkg_release::storage::Store::new(
         kubepkg_release::storage::SecretDriver::new(ns.client().clone(), Some(ns.name())),

@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use crate::support::{crashy_chart, helm_home, kubepkg, ok};
+use crate::support::{blocking_namespace, crashy_chart, helm_home, kubepkg, ok};
 use kubepkg_testkit::{TestNamespace, helm_binary, helm_command};
 
 struct Tools {
@@ -161,10 +161,7 @@ fn first_difference(ours: &str, theirs: &str, (a_name, b_name): (&str, &str)) ->
 
 #[test]
 fn release_read_verbs_print_what_helm_prints() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let ns = rt
-        .block_on(TestNamespace::new("cli-parity"))
-        .expect("control plane");
+    let (_rt, ns) = blocking_namespace("cli-parity");
     let tools = Tools {
         ns,
         home: tempfile::tempdir().unwrap(),

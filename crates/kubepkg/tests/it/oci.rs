@@ -49,6 +49,29 @@ impl Env {
         ])))
     }
 
+    /// `kubepkg push ARTIFACT TO --plain-http`: a chart archive or a package pushed to `TO`.
+    pub(crate) fn push(&self, artifact: &Path, to: &str) -> Output {
+        self.push_with(artifact, to, &["--plain-http"])
+    }
+
+    /// `kubepkg push ARTIFACT TO FLAGS…`.
+    pub(crate) fn push_with(&self, artifact: &Path, to: &str, flags: &[&str]) -> Output {
+        let push = ["push", artifact.to_str().unwrap(), to];
+        self.kubepkg(&[&push[..], flags].concat())
+    }
+
+    /// `kubepkg pull REFERENCE --version VERSION --plain-http -d DEST EXTRA…`.
+    pub(crate) fn pull(
+        &self,
+        reference: &str,
+        version: &str,
+        dest: &str,
+        extra: &[&str],
+    ) -> Output {
+        let pull = [reference, "--version", version, "--plain-http", "-d", dest];
+        self.kubepkg(&[&["pull"][..], &pull, extra].concat())
+    }
+
     pub(crate) fn env(&self, c: &mut Command) {
         c.current_dir(self.dir.path())
             .env("HOME", self.path("home"));
@@ -182,16 +205,7 @@ fn helm_push_then_kubepkg_pull_and_template_render_what_helm_renders_and_a_secon
     let digest = digest_of(&pushed);
 
     let r = reg.oci("charts/web");
-    let out = env.kubepkg(&[
-        "pull",
-        &r,
-        "--version",
-        "1.2.3",
-        "--plain-http",
-        "-d",
-        "pulled",
-    ]);
-    ok(out);
+    ok(env.pull(&r, "1.2.3", "pulled", &[]));
     assert_eq!(
         std::fs::read(env.path("pulled/web-1.2.3.tgz")).unwrap(),
         std::fs::read(&chart).unwrap()
@@ -200,27 +214,19 @@ fn helm_push_then_kubepkg_pull_and_template_render_what_helm_renders_and_a_secon
     // The blobs are cached by digest: the same digest again downloads none.
     let blobs = reg.requests_matching("GET /v2/charts/web/blobs/");
     assert_eq!(blobs, 2, "config and chart layer, once");
-    ok(env.kubepkg(&[
-        "pull",
-        &r,
-        "--version",
-        "1.2.3",
-        "--plain-http",
-        "-d",
-        "again",
-        "--untar",
-    ]));
+    ok(env.pull(&r, "1.2.3", "again", &["--untar"]));
     assert!(env.path("again/web/Chart.yaml").is_file());
-    let ours = ok(env.kubepkg(&[
+    let template = [
         "template",
         "rel",
-        &r,
+        r.as_str(),
         "--version",
         "^1.2",
         "--plain-http",
         "--set",
         "replicaCount=3",
-    ]));
+    ];
+    let ours = ok(env.kubepkg(&template));
     assert_eq!(reg.requests_matching("GET /v2/charts/web/blobs/"), blobs);
 
     // By digest, from the cache (the manifest Helm wrote has no mediaType field): no request.
@@ -233,16 +239,7 @@ fn helm_push_then_kubepkg_pull_and_template_render_what_helm_renders_and_a_secon
     );
     assert_eq!(reg.requests_matching("/v2/charts/web/"), all);
 
-    let theirs = ok(env.helm(&[
-        "template",
-        "rel",
-        &r,
-        "--version",
-        "^1.2",
-        "--plain-http",
-        "--set",
-        "replicaCount=3",
-    ]));
+    let theirs = ok(env.helm(&template));
     assert_eq!(ours, theirs);
     assert!(ours.contains("replicas: 3"));
 }
@@ -253,12 +250,7 @@ fn kubepkg_push_then_helm_pull_is_byte_identical_with_bearer_tokens_and_kubepkgs
     let reg =
         Registry::start(RegistryOptions::plain().with_user("bob", "pw").with_token()).unwrap();
     let chart = env.chart("api", "0.3.0+build.7");
-    let no_login = env.kubepkg(&[
-        "push",
-        chart.to_str().unwrap(),
-        &reg.oci("charts"),
-        "--plain-http",
-    ]);
+    let no_login = env.push(&chart, &reg.oci("charts"));
     assert_eq!(
         error_line(no_login),
         format!(
@@ -302,12 +294,7 @@ fn kubepkg_push_then_helm_pull_is_byte_identical_with_bearer_tokens_and_kubepkgs
     drop(child.stdin.take());
     assert_eq!(ok(child.wait_with_output().unwrap()), "Login Succeeded\n");
 
-    let pushed = ok(env.kubepkg(&[
-        "push",
-        chart.to_str().unwrap(),
-        &reg.oci("charts"),
-        "--plain-http",
-    ]));
+    let pushed = ok(env.push(&chart, &reg.oci("charts")));
     assert!(
         pushed.starts_with(&format!(
             "Pushed: {}/charts/api:0.3.0_build.7\nDigest: sha256:",
@@ -318,35 +305,31 @@ fn kubepkg_push_then_helm_pull_is_byte_identical_with_bearer_tokens_and_kubepkgs
 
     // helm uses kubepkg's login, gets the same archive, and renders from the registry.
     std::fs::create_dir_all(env.path("by-helm")).unwrap();
-    ok(env.helm(&[
+    let api = reg.oci("charts/api");
+    let helm_pull = [
         "pull",
-        &reg.oci("charts/api"),
+        api.as_str(),
         "--version",
         "0.3.0+build.7",
         "--plain-http",
         "-d",
         "by-helm",
-    ]));
+    ];
+    ok(env.helm(&helm_pull));
     assert_eq!(
         std::fs::read(env.path("by-helm/api-0.3.0+build.7.tgz")).unwrap(),
         std::fs::read(&chart).unwrap()
     );
-    let theirs = ok(env.helm(&[
+    let template = [
         "template",
         "x",
-        &reg.oci("charts/api"),
+        api.as_str(),
         "--version",
         "0.3.0+build.7",
         "--plain-http",
-    ]));
-    let ours = ok(env.kubepkg(&[
-        "template",
-        "x",
-        &reg.oci("charts/api"),
-        "--version",
-        "0.3.0+build.7",
-        "--plain-http",
-    ]));
+    ];
+    let theirs = ok(env.helm(&template));
+    let ours = ok(env.kubepkg(&template));
     assert_eq!(ours, theirs);
 
     // The same chart pushed by helm: the same config and layer blobs (same digests).
@@ -378,15 +361,7 @@ fn kubepkg_push_then_helm_pull_is_byte_identical_with_bearer_tokens_and_kubepkgs
     assert_eq!(keys(&a), keys(&b));
 
     ok(env.kubepkg(&["registry", "logout", &reg.host()]));
-    let out = env.helm(&[
-        "pull",
-        &reg.oci("charts/api"),
-        "--version",
-        "0.3.0+build.7",
-        "--plain-http",
-        "-d",
-        "by-helm",
-    ]);
+    let out = env.helm(&helm_pull);
     assert!(!out.status.success(), "helm sees the logout too");
 }
 
@@ -405,21 +380,8 @@ fn credentials_from_a_docker_config_file() {
         ),
     )
     .unwrap();
-    ok(env.kubepkg(&[
-        "push",
-        chart.to_str().unwrap(),
-        &reg.oci("c"),
-        "--plain-http",
-    ]));
-    ok(env.kubepkg(&[
-        "pull",
-        &reg.oci("c/db"),
-        "--version",
-        "2.0.0",
-        "--plain-http",
-        "-d",
-        "out",
-    ]));
+    ok(env.push(&chart, &reg.oci("c")));
+    ok(env.pull(&reg.oci("c/db"), "2.0.0", "out", &[]));
     assert!(env.path("out/db-2.0.0.tgz").is_file());
 }
 
@@ -430,13 +392,7 @@ fn tls_with_ca_file_insecure_skip_verify_and_the_plain_http_hints() {
     let ca = reg.ca_file().unwrap();
     let ca = ca.to_str().unwrap();
     let chart = env.chart("tlsapp", "1.0.0");
-    ok(env.kubepkg(&[
-        "push",
-        chart.to_str().unwrap(),
-        &reg.oci("c"),
-        "--ca-file",
-        ca,
-    ]));
+    ok(env.push_with(&chart, &reg.oci("c"), &["--ca-file", ca]));
     let r = reg.oci("c/tlsapp");
 
     let untrusted = error_line(env.kubepkg(&["pull", &r, "--version", "1.0.0", "-d", "out"]));
@@ -535,16 +491,8 @@ fn refusals_are_one_line_naming_the_reference_and_nothing_is_cached_or_written()
     let env = Env::new();
     let reg = Registry::start(RegistryOptions::plain().with_user("dan", "right")).unwrap();
     let chart = env.chart("app", "1.0.0");
-    ok(env.kubepkg(&[
-        "push",
-        chart.to_str().unwrap(),
-        &reg.oci("c"),
-        "--plain-http",
-        "--username",
-        "dan",
-        "--password",
-        "right",
-    ]));
+    let login = ["--plain-http", "--username", "dan", "--password", "right"];
+    ok(env.push_with(&chart, &reg.oci("c"), &login));
     let r = reg.oci("c/app");
     let host = reg.host();
 
@@ -625,15 +573,7 @@ fn refusals_are_one_line_naming_the_reference_and_nothing_is_cached_or_written()
         .await
         .unwrap();
     });
-    let e = error_line(env.kubepkg(&[
-        "pull",
-        &reg.oci("c/nginx"),
-        "--version",
-        "1.0.0",
-        "--plain-http",
-        "-d",
-        "img",
-    ]));
+    let e = error_line(env.pull(&reg.oci("c/nginx"), "1.0.0", "img", &[]));
     assert_eq!(
         e,
         format!(
@@ -670,15 +610,7 @@ fn refusals_are_one_line_naming_the_reference_and_nothing_is_cached_or_written()
     bytes[last] ^= 0xff;
     let tampered = kubepkg_oci::cache::sha256_digest(&bytes);
     std::fs::write(&data, &bytes).unwrap();
-    let e = error_line(env.kubepkg(&[
-        "pull",
-        &r,
-        "--version",
-        "1.0.0",
-        "--plain-http",
-        "-d",
-        "tampered",
-    ]));
+    let e = error_line(env.pull(&r, "1.0.0", "tampered", &[]));
     assert_eq!(
         e,
         format!(
@@ -711,49 +643,36 @@ fn a_package_pushed_then_pulled_is_byte_identical_and_its_charts_are_helm_chart_
         out.starts_with(&format!("Pushed: {}/pkgs/shopfront:1.4.2\n", reg.host())),
         "{out}"
     );
-    ok(env.kubepkg(&[
-        "package",
-        "push",
-        package_archive(&env, "shopfront", "1.9.0")
-            .to_str()
-            .unwrap(),
-        &reg.oci("pkgs/shopfront"),
-        "--plain-http",
-    ]));
-    ok(env.kubepkg(&[
-        "package",
-        "push",
-        package_archive(&env, "shopfront", "2.0.0")
-            .to_str()
-            .unwrap(),
-        &reg.oci("pkgs"),
-        "--plain-http",
-    ]));
+    for (version, repository) in [("1.9.0", "pkgs/shopfront"), ("2.0.0", "pkgs")] {
+        let archive = package_archive(&env, "shopfront", version);
+        ok(env.kubepkg(&[
+            "package",
+            "push",
+            archive.to_str().unwrap(),
+            &reg.oci(repository),
+            "--plain-http",
+        ]));
+    }
 
-    ok(env.kubepkg(&[
-        "package",
-        "pull",
-        &reg.oci("pkgs/shopfront"),
-        "--version",
-        "1.4.2",
-        "--plain-http",
-        "-d",
-        "got",
-    ]));
+    let shopfront = reg.oci("pkgs/shopfront");
+    let pull = |version: &str| {
+        ok(env.kubepkg(&[
+            "package",
+            "pull",
+            &shopfront,
+            "--version",
+            version,
+            "--plain-http",
+            "-d",
+            "got",
+        ]))
+    };
+    pull("1.4.2");
     assert_eq!(
         std::fs::read(env.path("got/shopfront-1.4.2.tgz")).unwrap(),
         std::fs::read(&pkg).unwrap()
     );
-    let out = ok(env.kubepkg(&[
-        "package",
-        "pull",
-        &reg.oci("pkgs/shopfront"),
-        "--version",
-        ">=1.4 <2",
-        "--plain-http",
-        "-d",
-        "got",
-    ]));
+    let out = pull(">=1.4 <2");
     assert!(out.contains("shopfront:1.9.0"), "{out}");
 
     let c = client(&env, &reg, None);
@@ -794,12 +713,7 @@ fn a_package_pushed_then_pulled_is_byte_identical_and_its_charts_are_helm_chart_
 
     // A chart where a package is expected.
     let chart = env.chart("lonely", "1.0.0");
-    ok(env.kubepkg(&[
-        "push",
-        chart.to_str().unwrap(),
-        &reg.oci("pkgs"),
-        "--plain-http",
-    ]));
+    ok(env.push(&chart, &reg.oci("pkgs")));
     let e = error_line(env.kubepkg(&[
         "package",
         "pull",
@@ -870,11 +784,7 @@ async fn apply_from_a_registry_with_a_constraint_records_the_resolved_tag_and_di
         digests.insert(v, env.push_package(&dir, &reg));
     }
     let r = reg.oci("pkgs/webshop");
-    let kube = |args: &[&str]| {
-        let mut c = crate::support::kubepkg(&ns, args);
-        env.env(&mut c);
-        c.output().unwrap()
-    };
+    let kube = |args: &[&str]| env.on(&ns, args);
 
     let nothing = kube(&[
         "apply",
@@ -943,24 +853,18 @@ async fn apply_from_a_registry_with_a_constraint_records_the_resolved_tag_and_di
     // By digest: the cached package is used as is (no request at all for the manifest).
     let before = reg.requests_matching("/v2/pkgs/webshop/");
     let by_digest = format!("@{}", digests["2.0.0"]);
-    ok(kube(&[
+    let plan = [
         "plan",
         "shop",
-        &r,
+        r.as_str(),
         "--version",
-        &by_digest,
+        by_digest.as_str(),
         "--plain-http",
-    ]));
+    ];
+    ok(kube(&plan));
     let after = reg.requests_matching("/v2/pkgs/webshop/");
     assert!(after > before, "2.0.0 was not pulled before");
-    ok(kube(&[
-        "plan",
-        "shop",
-        &r,
-        "--version",
-        &by_digest,
-        "--plain-http",
-    ]));
+    ok(kube(&plan));
     assert_eq!(
         reg.requests_matching("/v2/pkgs/webshop/"),
         after,
@@ -974,12 +878,7 @@ fn a_blob_above_the_size_cap_is_refused_before_it_is_read_and_the_variable_raise
     let reg = Registry::start(RegistryOptions::plain()).unwrap();
     let chart = env.chart("big", "1.0.0");
     let size = std::fs::metadata(&chart).unwrap().len();
-    ok(env.kubepkg(&[
-        "push",
-        chart.to_str().unwrap(),
-        &reg.oci("c"),
-        "--plain-http",
-    ]));
+    ok(env.push(&chart, &reg.oci("c")));
     let r = reg.oci("c/big");
     let mut c = Command::new(env!("CARGO_BIN_EXE_kubepkg"));
     c.args([
@@ -1024,19 +923,10 @@ async fn install_and_upgrade_from_a_registry_make_helm_releases() {
     let reg = Registry::start(RegistryOptions::plain()).unwrap();
     for v in ["1.0.0", "1.1.0"] {
         let chart = env.chart("site", v);
-        ok(env.kubepkg(&[
-            "push",
-            chart.to_str().unwrap(),
-            &reg.oci("c"),
-            "--plain-http",
-        ]));
+        ok(env.push(&chart, &reg.oci("c")));
     }
     let r = reg.oci("c/site");
-    let kube = |args: &[&str]| {
-        let mut c = crate::support::kubepkg(&ns, args);
-        env.env(&mut c);
-        c.output().unwrap()
-    };
+    let kube = |args: &[&str]| env.on(&ns, args);
     let helm = |args: &[&str]| {
         let mut c = kubepkg_testkit::helm_command(&env.helm, &ns, args);
         env.env(&mut c);

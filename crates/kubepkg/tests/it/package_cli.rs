@@ -6,9 +6,10 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{kubectl_apply, kubepkg, repo, run, run_command, run_in, run_ok};
-use kubepkg_engine::store::RevisionStore;
-use kubepkg_package::revision::{History, RevisionStatus};
+use crate::support::{
+    kubectl_apply, kubepkg, package_history, repo, run, run_command, run_in, run_ok,
+};
+use kubepkg_package::revision::RevisionStatus;
 use kubepkg_release::storage::{SecretDriver, Store};
 use kubepkg_testkit::{TestNamespace, charts, helm_binary};
 
@@ -23,14 +24,6 @@ fn slow_package(root: &Path, version: &str, ready_after: &str) {
         format!("package: {{name: crashy, version: {version}, rollback: {{safe: true}}}}\ncomponents:\n- {{name: a, path: a}}\n- {{name: b, path: b, install: {{dependsOn: [a]}}}}\n"),
     )
     .unwrap();
-}
-
-/// The recorded package revisions of instance `name` in `namespace`.
-async fn package_history(ns: &TestNamespace, namespace: &str, name: &str) -> History {
-    RevisionStore::new(ns.client().clone())
-        .history(name, namespace)
-        .await
-        .unwrap()
 }
 
 async fn statuses(ns: &TestNamespace) -> Vec<RevisionStatus> {

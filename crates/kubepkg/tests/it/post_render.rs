@@ -61,13 +61,13 @@ fn plugins() -> tempfile::TempDir {
     );
     plugin(dir.path(), "silent", "#!/bin/sh\ncat >/dev/null\n");
     // Helm lists, but never runs for --post-renderer, a plugin of another type.
-    let cli = dir.path().join("a-cli");
-    std::fs::create_dir_all(&cli).unwrap();
-    std::fs::write(
-        cli.join("plugin.yaml"),
-        "name: a-cli\nversion: 0.2.0\nusage: a legacy CLI plugin\ncommand: $HELM_PLUGIN_DIR/x\n",
-    )
-    .unwrap();
+    kubepkg_testkit::tree::write_files(
+        dir.path(),
+        &[(
+            "a-cli/plugin.yaml",
+            "name: a-cli\nversion: 0.2.0\nusage: a legacy CLI plugin\ncommand: $HELM_PLUGIN_DIR/x\n",
+        )],
+    );
     dir
 }
 
@@ -372,18 +372,15 @@ spec:
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
     let dir = tempfile::tempdir().unwrap();
-    let chart = dir.path().join("gw");
-    std::fs::create_dir_all(chart.join("templates")).unwrap();
-    std::fs::write(
-        chart.join("Chart.yaml"),
-        "apiVersion: v2\nname: gw\nversion: 1.0.0\n",
-    )
-    .unwrap();
-    std::fs::write(
-        chart.join("templates/gateway.yaml"),
-        "apiVersion: mergekeys.kubepkg.test/v1\nkind: Gateway\nmetadata: {name: edge}\nspec:\n  listeners:\n  - {port: 80, name: http, protocol: TCP}\n  - {port: 443, name: https, protocol: TCP}\n",
-    )
-    .unwrap();
+    kubepkg_testkit::charts::write_chart(
+        &dir.path().join("gw"),
+        "gw",
+        "1.0.0",
+        &[(
+            "templates/gateway.yaml",
+            "apiVersion: mergekeys.kubepkg.test/v1\nkind: Gateway\nmetadata: {name: edge}\nspec:\n  listeners:\n  - {port: 80, name: http, protocol: TCP}\n  - {port: 443, name: https, protocol: TCP}\n",
+        )],
+    );
     std::fs::write(
         dir.path().join("kubepkg.yaml"),
         "package: {name: p, version: 1.0.0}\ncomponents:\n- name: gw\n  path: gw\n  postRenderers:\n  - kustomize:\n      patches:\n      - patch: |\n          apiVersion: mergekeys.kubepkg.test/v1\n          kind: Gateway\n          metadata: {name: edge}\n          spec:\n            listeners:\n            - {port: 80, name: web}\n",

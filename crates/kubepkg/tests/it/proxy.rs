@@ -61,14 +61,19 @@ fn failed(out: Output) -> String {
     String::from_utf8(out.stderr).unwrap()
 }
 
-fn repository(options: ServeOptions) -> (tempfile::TempDir, ChartRepo) {
-    let dir = tempfile::tempdir().unwrap();
+/// Chart `app` 0.1.0 packaged by the real helm into `dir`, with the repository's index.
+fn app_chart(dir: &Path) {
     build_repository(
         &helm_binary("v4.3.1").expect("helm oracle"),
-        dir.path(),
+        dir,
         &[ChartSpec::new("app", "0.1.0")],
     )
     .expect("helm package/repo index");
+}
+
+fn repository(options: ServeOptions) -> (tempfile::TempDir, ChartRepo) {
+    let dir = tempfile::tempdir().unwrap();
+    app_chart(dir.path());
     let server = ChartRepo::serve(
         dir.path(),
         ServeOptions {
@@ -211,12 +216,7 @@ fn an_oci_registry_is_reached_through_a_connect_tunnel_and_no_proxy_bypasses_it(
 
     // The chart goes in directly (no proxy variable set).
     let charts = tempfile::tempdir().unwrap();
-    build_repository(
-        &helm_binary("v4.3.1").expect("helm oracle"),
-        charts.path(),
-        &[ChartSpec::new("app", "0.1.0")],
-    )
-    .expect("helm package");
+    app_chart(charts.path());
     let chart = charts.path().join("app-0.1.0.tgz");
     let mut push = vec![
         "push".to_string(),

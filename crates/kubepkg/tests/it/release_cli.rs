@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{crashy_chart, kubectl_apply, kubepkg, ok, without_lines};
+use crate::support::{blocking_namespace, crashy_chart, kubectl_apply, kubepkg, ok, without_lines};
 use kubepkg_testkit::{TestNamespace, helm_binary, helm_command};
 
 fn helm() -> PathBuf {
@@ -43,10 +43,7 @@ fn history(ns: &TestNamespace, name: &str) -> Vec<(u64, String, String)> {
 
 #[test]
 fn list_agrees_with_helm_list() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let ns = rt
-        .block_on(TestNamespace::new("cli-list"))
-        .expect("namespace");
+    let (_rt, ns) = blocking_namespace("cli-list");
     ok(kubepkg(
         &ns,
         &[
@@ -149,10 +146,7 @@ fn crash_and_recover(point: &str, bad: &[&str]) {
 /// on the state the crash left, then checks the next upgrade recovers: revision 2 failed
 /// as interrupted, revision 3 deployed, and the cluster holds revision 3's objects.
 fn crash_and_recover_at(point: &str, bad: &[&str], at: CrashAt, crashed: impl Fn(&TestNamespace)) {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let ns = rt
-        .block_on(TestNamespace::new(&format!("cli-crash-{point}")))
-        .expect("namespace");
+    let (_rt, ns) = blocking_namespace(&format!("cli-crash-{point}"));
     ok(kubepkg(&ns, &["install", "app", &crashy_chart(), "--wait"])
         .output()
         .unwrap());
@@ -341,10 +335,7 @@ fn strs(a: &[String]) -> Vec<&str> {
 
 #[test]
 fn dry_runs_change_nothing() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let ns = rt
-        .block_on(TestNamespace::new("cli-dry-run"))
-        .expect("namespace");
+    let (_rt, ns) = blocking_namespace("cli-dry-run");
     ok(kubepkg(&ns, &["install", "app", &crashy_chart(), "--wait"])
         .output()
         .unwrap());
@@ -492,10 +483,7 @@ fn dry_runs_change_nothing() {
 /// against the same cluster; the `--dry-run=server` output matches Helm's.
 #[test]
 fn capabilities_and_dry_run_output_match_helm() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let ns = rt
-        .block_on(TestNamespace::new("cli-caps"))
-        .expect("namespace");
+    let (_rt, ns) = blocking_namespace("cli-caps");
     let group = format!("{}.kubepkg.test", ns.name());
     let crd = format!(
         "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.{group}\nspec:\n  group: {group}\n  scope: Namespaced\n  names: {{kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}\n"
@@ -631,10 +619,7 @@ fn capabilities_and_dry_run_output_match_helm() {
 
 #[test]
 fn configmap_driver_is_shared_with_helm() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let ns = rt
-        .block_on(TestNamespace::new("cli-configmap"))
-        .expect("namespace");
+    let (_rt, ns) = blocking_namespace("cli-configmap");
     let helm = helm();
     let cm = |args: &[&str]| {
         let mut c = kubepkg(&ns, args);
@@ -642,6 +627,20 @@ fn configmap_driver_is_shared_with_helm() {
         ok(c.output().unwrap())
     };
     let helm_ok = |args: &[&str]| ok(run_helm_in(&helm, &ns, "configmap", args));
+    let json = |out: String| -> serde_json::Value { serde_json::from_str(&out).unwrap() };
+    let chart = crashy_chart();
+    // `upgrade one CHART --reuse-values --set SET --wait`.
+    let reuse = |set| {
+        [
+            "upgrade",
+            "one",
+            chart.as_str(),
+            "--reuse-values",
+            "--set",
+            set,
+            "--wait",
+        ]
+    };
 
     // kubepkg writes ConfigMaps, as Helm's configmap driver does; no Secret.
     cm(&[
@@ -673,44 +672,25 @@ fn configmap_driver_is_shared_with_helm() {
     );
 
     // helm lists and upgrades kubepkg's release.
-    let list: serde_json::Value = serde_json::from_str(&helm_ok(&["list", "-o", "json"])).unwrap();
+    let list = json(helm_ok(&["list", "-o", "json"]));
     assert_eq!(list[0]["name"], "one");
     assert_eq!(list[0]["status"], "deployed");
-    let ours: serde_json::Value = serde_json::from_str(&cm(&["list", "-o", "json"])).unwrap();
+    let ours = json(cm(&["list", "-o", "json"]));
     assert_eq!(ours, list, "kubepkg list == helm list (configmap driver)");
-    helm_ok(&[
-        "upgrade",
-        "one",
-        &crashy_chart(),
-        "--reuse-values",
-        "--set",
-        "web=ok",
-        "--wait",
-    ]);
+    helm_ok(&reuse("web=ok"));
 
     // kubepkg reads helm's revision and upgrades on top of it.
-    let h: serde_json::Value =
-        serde_json::from_str(&cm(&["history", "one", "-o", "json"])).unwrap();
+    let h = json(cm(&["history", "one", "-o", "json"]));
     assert_eq!(h.as_array().unwrap().len(), 2);
     assert_eq!(h[1]["status"], "deployed");
     assert_eq!(h[1]["description"], "Upgrade complete");
-    let values: serde_json::Value =
-        serde_json::from_str(&cm(&["get", "values", "one", "-o", "json"])).unwrap();
+    let values = json(cm(&["get", "values", "one", "-o", "json"]));
     assert_eq!(
         values,
         serde_json::json!({"message": "kubepkg", "web": "ok"})
     );
-    cm(&[
-        "upgrade",
-        "one",
-        &crashy_chart(),
-        "--reuse-values",
-        "--set",
-        "message=again",
-        "--wait",
-    ]);
-    let h: serde_json::Value =
-        serde_json::from_str(&helm_ok(&["history", "one", "-o", "json"])).unwrap();
+    cm(&reuse("message=again"));
+    let h = json(helm_ok(&["history", "one", "-o", "json"]));
     let statuses: Vec<&str> = h
         .as_array()
         .unwrap()
@@ -718,8 +698,7 @@ fn configmap_driver_is_shared_with_helm() {
         .map(|r| r["status"].as_str().unwrap())
         .collect();
     assert_eq!(statuses, ["superseded", "superseded", "deployed"]);
-    let values: serde_json::Value =
-        serde_json::from_str(&helm_ok(&["get", "values", "one", "-o", "json"])).unwrap();
+    let values = json(helm_ok(&["get", "values", "one", "-o", "json"]));
     assert_eq!(values, serde_json::json!({"message": "again", "web": "ok"}));
     assert_eq!(
         configmap_message(&ns, "one-config").as_deref(),
@@ -742,15 +721,13 @@ fn configmap_driver_is_shared_with_helm() {
         configmap_message(&ns, "two-config").as_deref(),
         Some("helm")
     );
-    let h: serde_json::Value =
-        serde_json::from_str(&helm_ok(&["history", "two", "-o", "json"])).unwrap();
+    let h = json(helm_ok(&["history", "two", "-o", "json"]));
     assert_eq!(h.as_array().unwrap().len(), 3);
     assert_eq!(h[2]["description"], "Rollback to 1");
     assert_eq!(h[2]["status"], "deployed");
 
     // The secret driver sees none of them.
-    let secrets: serde_json::Value =
-        serde_json::from_str(&ok(kubepkg(&ns, &["list", "-o", "json"]).output().unwrap())).unwrap();
+    let secrets = json(ok(kubepkg(&ns, &["list", "-o", "json"]).output().unwrap()));
     assert_eq!(secrets, serde_json::json!([]));
 }
 
@@ -793,10 +770,7 @@ fn crd_chart_in(
 
 #[test]
 fn unsafe_crd_upgrades_are_refused() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let ns = rt
-        .block_on(TestNamespace::new("cli-crd-upgrade"))
-        .expect("namespace");
+    let (_rt, ns) = blocking_namespace("cli-crd-upgrade");
     let tmp = tempfile::tempdir().unwrap();
     let group = format!("{}.kubepkg.test", ns.name());
     let crd = format!("widgets.{group}");
@@ -815,6 +789,23 @@ fn unsafe_crd_upgrades_are_refused() {
             .unwrap();
         ok(out).trim().to_string()
     };
+    // `kubectl apply --server-side` of `yaml`, which must succeed.
+    let apply_server_side = |yaml: &str| {
+        let mut apply = ns.plane().kubectl();
+        apply
+            .args(["apply", "--server-side", "-f", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null());
+        let mut child = apply.spawn().unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), yaml.as_bytes()).unwrap();
+        assert!(child.wait().unwrap().success(), "kubectl apply of:\n{yaml}");
+    };
+    // `upgrade RELEASE CHART`, which must be refused: its standard error.
+    let refused_upgrade = |release: &str, chart: &str| {
+        let out = kubepkg(&ns, &["upgrade", release, chart]).output().unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
     let v1 = crd_chart(&tmp.path().join("v1"), &group, &[("v1", true, true)]);
     ok(kubepkg(&ns, &["install", "w", &v1]).output().unwrap());
     assert_eq!(crd_versions(), "v1:true");
@@ -824,14 +815,7 @@ fn unsafe_crd_upgrades_are_refused() {
         "apiVersion: {group}/v1\nkind: Widget\nmetadata:\n  name: w1\n  namespace: {}\nspec: {{size: 1}}\n",
         ns.name()
     );
-    let mut apply = ns.plane().kubectl();
-    apply
-        .args(["apply", "--server-side", "-f", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null());
-    let mut child = apply.spawn().unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), widget.as_bytes()).unwrap();
-    assert!(child.wait().unwrap().success());
+    apply_server_side(&widget);
 
     // Adding v2 (the new storage version) is safe: applied (Helm would leave crds/ alone).
     let v1v2 = crd_chart(
@@ -844,9 +828,7 @@ fn unsafe_crd_upgrades_are_refused() {
 
     // Dropping v1, still in storedVersions: refused, nothing changed.
     let v2 = crd_chart(&tmp.path().join("v2"), &group, &[("v2", true, true)]);
-    let out = kubepkg(&ns, &["upgrade", "w", &v2]).output().unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refused_upgrade("w", &v2);
     assert!(
         err.contains(&format!(
             "refusing to upgrade CustomResourceDefinition {crd}"
@@ -862,9 +844,7 @@ fn unsafe_crd_upgrades_are_refused() {
         &group,
         &[("v1", false, false), ("v2", true, true)],
     );
-    let out = kubepkg(&ns, &["upgrade", "w", &unserve]).output().unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refused_upgrade("w", &unserve);
     assert!(
         err.contains("stops serving version v1")
             && err.contains(&format!("Widget {}/w1", ns.name())),
@@ -889,18 +869,9 @@ fn unsafe_crd_upgrades_are_refused() {
     let v1 = crd_chart_in(&tmp.path().join("t1"), &group, &[("v1", true, true)], tpl);
     ok(kubepkg(&ns, &["install", "t", &v1]).output().unwrap());
     let widget = widget.replace(&format!("{}.kubepkg.test", ns.name()), &group);
-    let mut apply = ns.plane().kubectl();
-    apply
-        .args(["apply", "--server-side", "-f", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null());
-    let mut child = apply.spawn().unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), widget.as_bytes()).unwrap();
-    assert!(child.wait().unwrap().success());
+    apply_server_side(&widget);
     let v2 = crd_chart_in(&tmp.path().join("t2"), &group, &[("v2", true, true)], tpl);
-    let out = kubepkg(&ns, &["upgrade", "t", &v2]).output().unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refused_upgrade("t", &v2);
     assert!(
         err.contains(&format!(
             "refusing to upgrade CustomResourceDefinition {crd}"
@@ -918,10 +889,7 @@ fn unsafe_crd_upgrades_are_refused() {
 /// `chart.Values = oldVals`), exactly as real Helm does on a twin release.
 #[test]
 fn reuse_values_set_null_deletes_the_key_as_helm() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let ns = rt
-        .block_on(TestNamespace::new("cli-reuse-null"))
-        .expect("namespace");
+    let (_rt, ns) = blocking_namespace("cli-reuse-null");
     let helm4 = helm_version("v4.3.1");
     // `words` (NAME replaced by `name`) run by kubepkg or helm 4; stdout with NAME for `name`.
     let run = |helm: bool, words: &str, name: &str| -> String {
@@ -988,10 +956,7 @@ fn reuse_values_set_null_deletes_the_key_as_helm() {
 // `helm install --create-namespace` works. The release it makes is one helm reads.
 #[test]
 fn install_create_namespace_into_a_namespace_that_does_not_exist() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let ns = rt
-        .block_on(TestNamespace::new("cli-create-ns"))
-        .expect("namespace");
+    let (rt, ns) = blocking_namespace("cli-create-ns");
     let target = format!("{}-new", ns.name());
     let out = crate::support::kubepkg_in(
         &ns,

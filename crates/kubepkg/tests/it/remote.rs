@@ -12,15 +12,14 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::Secret;
-use kube::api::{Api, ListParams, PostParams};
+use kube::api::{Api, ListParams};
 use kubepkg_testkit::TestNamespace;
 use kubepkg_testkit::relay::Relay;
 use serde_json::{Value, json};
 
 use crate::controller::{
-    ControllerProcess, condition, create, get, install_crd, patch_spec, release_count, source,
-    store_versions, wait_ready,
+    ControllerProcess, condition, create, get, install_crd, patch_spec, ready_at, release_count,
+    source, store_versions, wait_ready,
 };
 use crate::support::{run, run_ok};
 
@@ -48,7 +47,7 @@ async fn wait_reason(home: &TestNamespace, ctl: &ControllerProcess, reason: &str
 
 #[tokio::test]
 async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there() {
-    let home = TestNamespace::new("remote").await.expect("control plane");
+    let home = TestNamespace::fresh("remote").await;
     install_crd(&home).await;
     let plane = kubepkg_testkit::target_plane().expect("the second control plane");
     let there = TestNamespace::named_in(plane.clone(), home.name())
@@ -57,26 +56,18 @@ async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there
     // The components are applied as this ServiceAccount of the target (impersonated there).
     crate::tenancy::tenant_service_account(&there, "deployer").await;
     let relay = Relay::start(&plane).await.expect("relay to the target");
-    let secrets: Api<Secret> = home.api();
-    secrets
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(json!({
-                "metadata": {"name": "target-kubeconfig"},
-                "stringData": {"value": relay.kubeconfig_text()},
-            }))
-            .unwrap(),
-        )
-        .await
-        .unwrap();
+    crate::support::create_secret(
+        &home,
+        json!({
+            "metadata": {"name": "target-kubeconfig"},
+            "stringData": {"value": relay.kubeconfig_text()},
+        }),
+    )
+    .await;
     let ctl = ControllerProcess::start(&home, "5s", &[]);
     let tmp = tempfile::tempdir().unwrap();
-    let versions = [
-        ("1.0.0", true),
-        ("2.0.0", true),
-        ("2.0.1", true),
-        ("2.1.0", true),
-    ];
+    // Every version safe to roll back.
+    let versions = ["1.0.0", "2.0.0", "2.0.1", "2.1.0"].map(|v| (v, true));
     store_versions(&home, tmp.path(), &versions).await;
 
     // Install: the components and every record are in the target, the status at home.
@@ -122,13 +113,7 @@ async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there
     crate::controller::assert_migrated(&there, "1.0.0", "2.0.0").await;
 
     // A failing safe version is rolled back there.
-    patch_spec(
-        &home,
-        "shop",
-        json!({"source": source("2.0.1"), "values": {"app": {"sim": "unready"}}, "upgrade": {"timeout": "8s"}}),
-    )
-    .await;
-    let o = wait_ready(&home, &ctl, "shop", "False", "RolledBack").await;
+    let o = crate::controller::upgrade_to_unready_2_0_1(&home, &ctl).await;
     assert_eq!(o.pointer("/status/version"), Some(&json!("2.0.0")));
 
     // The CLI pointed at the target (its own kubeconfig) reads the same revisions.
@@ -165,8 +150,7 @@ async fn a_package_is_applied_in_its_target_cluster_and_outlives_an_outage_there
     );
     tokio::time::sleep(Duration::from_secs(5)).await;
     relay.set_up(true);
-    let o = wait_ready(&home, &ctl, "shop", "True", "Succeeded").await;
-    assert_eq!(o.pointer("/status/version"), Some(&json!("2.1.0")));
+    ready_at(&home, &ctl, "shop", "2.1.0").await;
     // Nothing pending, no Lease held in the target.
     let out = run_ok(&there, &["history", "shop", "--package", "-o", "json"]);
     let history: Value = serde_json::from_str(&out).unwrap();

@@ -13,7 +13,7 @@ use std::process::{Command, Output};
 use kubepkg_testkit::chart_repo::{ChartRepo, ChartSpec, ServeOptions, build_repository};
 use kubepkg_testkit::helm_binary;
 
-use crate::support::{assert_same_lock, files, helm_home, ok, walk};
+use crate::support::{assert_same_lock, blocking_namespace, files, helm_home, ok, walk};
 
 fn helm_path() -> PathBuf {
     helm_binary("v4.3.1").expect("helm oracle")
@@ -59,6 +59,22 @@ impl Home {
         c
     }
 
+    /// `kubepkg ARGS`, which must succeed: its standard output.
+    fn kubepkg_ok(&self, args: &[&str]) -> String {
+        ok(self.kubepkg(args).output().unwrap())
+    }
+
+    /// `helm ARGS`, which must succeed: its standard output.
+    fn helm_ok(&self, args: &[&str]) -> String {
+        ok(self.helm(args).output().unwrap())
+    }
+
+    /// Asserts that `kubepkg ARGS` prints what `helm ARGS` prints, both succeeding.
+    #[track_caller]
+    fn assert_same(&self, args: &[&str]) {
+        assert_eq!(self.kubepkg_ok(args), self.helm_ok(args), "{args:?}");
+    }
+
     fn repositories_yaml(&self) -> PathBuf {
         self.path().join("config/repositories.yaml")
     }
@@ -90,6 +106,28 @@ fn error(out: Output) -> String {
     lines[0].trim_start_matches("Error: ").to_string()
 }
 
+/// `from` replaced by `to` in the Chart.yaml of both `charts`.
+fn replace_in_chart_yaml(charts: [&Path; 2], from: &str, to: &str) {
+    for chart in charts {
+        let y = chart.join("Chart.yaml");
+        let text = std::fs::read_to_string(&y).unwrap().replace(from, to);
+        std::fs::write(&y, text).unwrap();
+    }
+}
+
+/// [`blocking_namespace`] and the path of its control plane's kubeconfig.
+fn namespace(
+    test: &str,
+) -> (
+    tokio::runtime::Runtime,
+    kubepkg_testkit::TestNamespace,
+    String,
+) {
+    let (rt, ns) = blocking_namespace(test);
+    let kubeconfig = ns.plane().kubeconfig().to_str().unwrap().to_string();
+    (rt, ns, kubeconfig)
+}
+
 const VERSIONS: &[&str] = &["0.1.0", "0.2.0", "0.2.5", "1.0.0", "1.1.0-rc.1"];
 
 fn charts() -> Vec<ChartSpec> {
@@ -112,10 +150,7 @@ fn repository(options: ServeOptions) -> (tempfile::TempDir, ChartRepo) {
 fn added_repository() -> (tempfile::TempDir, ChartRepo, Home) {
     let (dir, repo) = repository(ServeOptions::default());
     let home = Home::new();
-    ok(home
-        .helm(&["repo", "add", "r", repo.url()])
-        .output()
-        .unwrap());
+    home.helm_ok(&["repo", "add", "r", repo.url()]);
     (dir, repo, home)
 }
 
@@ -127,15 +162,7 @@ fn a_repository_added_with_helm_is_used_by_kubepkg() {
         &["repo", "list"][..],
         &["repo", "list", "-o", "json"],
         &["repo", "list", "-o", "yaml"],
-    ] {
-        assert_eq!(
-            ok(home.kubepkg(args).output().unwrap()),
-            ok(home.helm(args).output().unwrap()),
-            "{args:?}"
-        );
-    }
-    for args in [
-        &["search", "repo"][..],
+        &["search", "repo"],
         &["search", "repo", "app"],
         &["search", "repo", "nginx"],
         &["search", "repo", "APP", "--versions"],
@@ -146,11 +173,7 @@ fn a_repository_added_with_helm_is_used_by_kubepkg() {
         &["search", "repo", "nothing-like-this"],
         &["search", "repo", "--max-col-width", "8"],
     ] {
-        assert_eq!(
-            ok(home.kubepkg(args).output().unwrap()),
-            ok(home.helm(args).output().unwrap()),
-            "{args:?}"
-        );
+        home.assert_same(args);
     }
 
     // The same version is chosen for every constraint, so the same manifests are rendered.
@@ -167,14 +190,14 @@ fn a_repository_added_with_helm_is_used_by_kubepkg() {
         if let Some(v) = version {
             args.extend(["--version", v]);
         }
-        let ours = ok(home.kubepkg(&args).output().unwrap());
-        assert_eq!(ours, ok(home.helm(&args).output().unwrap()), "{args:?}");
+        let ours = home.kubepkg_ok(&args);
+        assert_eq!(ours, home.helm_ok(&args), "{args:?}");
         assert!(!ours.is_empty());
     }
     let devel = ["template", "x", "r/app", "--devel"];
-    let ours = ok(home.kubepkg(&devel).output().unwrap());
+    let ours = home.kubepkg_ok(&devel);
     assert!(ours.contains("app-1.1.0-rc.1"), "{ours}");
-    assert_eq!(ours, ok(home.helm(&devel).output().unwrap()));
+    assert_eq!(ours, home.helm_ok(&devel));
 
     // `--repo URL` and an archive URL work without any repository entry.
     let by_url = [
@@ -186,16 +209,10 @@ fn a_repository_added_with_helm_is_used_by_kubepkg() {
         "--version",
         "0.1.0",
     ];
-    assert_eq!(
-        ok(home.kubepkg(&by_url).output().unwrap()),
-        ok(home.helm(&by_url).output().unwrap())
-    );
+    home.assert_same(&by_url);
     let archive = format!("{}/app-0.2.5.tgz", repo.url());
     let by_archive = ["template", "x", archive.as_str()];
-    assert_eq!(
-        ok(home.kubepkg(&by_archive).output().unwrap()),
-        ok(home.helm(&by_archive).output().unwrap())
-    );
+    home.assert_same(&by_archive);
 }
 
 #[test]
@@ -306,22 +323,16 @@ fn a_repository_added_with_kubepkg_is_used_by_helm_and_the_files_are_helms() {
 fn charts_are_downloaded_once_and_pulled_as_helm_pulls_them() {
     let (_dir, repo) = repository(ServeOptions::default());
     let home = Home::new();
-    ok(home
-        .kubepkg(&["repo", "add", "r", repo.url()])
-        .output()
-        .unwrap());
+    home.kubepkg_ok(&["repo", "add", "r", repo.url()]);
     let out = home.path().join("out");
-    ok(home
-        .kubepkg(&[
-            "pull",
-            "r/app",
-            "--version",
-            "0.2.0",
-            "-d",
-            out.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap());
+    home.kubepkg_ok(&[
+        "pull",
+        "r/app",
+        "--version",
+        "0.2.0",
+        "-d",
+        out.to_str().unwrap(),
+    ]);
     let pulled = std::fs::read(out.join("app-0.2.0.tgz")).unwrap();
     assert_eq!(
         pulled,
@@ -329,16 +340,10 @@ fn charts_are_downloaded_once_and_pulled_as_helm_pulls_them() {
     );
     // A second use of the same digest is served from kubepkg's cache: no request at all.
     let before = repo.requests();
-    ok(home
-        .kubepkg(&["template", "x", "r/app", "--version", "0.2.0"])
-        .output()
-        .unwrap());
+    home.kubepkg_ok(&["template", "x", "r/app", "--version", "0.2.0"]);
     assert_eq!(repo.requests(), before);
     // --untar unpacks it as helm does.
-    ok(home
-        .kubepkg(&["pull", "r/app", "--untar", "-d", out.to_str().unwrap()])
-        .output()
-        .unwrap());
+    home.kubepkg_ok(&["pull", "r/app", "--untar", "-d", out.to_str().unwrap()]);
     assert!(out.join("app/Chart.yaml").exists());
 }
 
@@ -362,37 +367,28 @@ fn basic_auth_is_sent_and_a_wrong_password_is_one_line() {
         ),
         expected
     );
-    let wrong = [
-        "repo",
-        "add",
-        "r",
-        repo.url(),
-        "--username",
-        "alice",
-        "--password",
-        "wrong",
-    ];
+    // `repo add r URL` as alice with `password`.
+    let add_as_alice = |password| {
+        [
+            "repo",
+            "add",
+            "r",
+            repo.url(),
+            "--username",
+            "alice",
+            "--password",
+            password,
+        ]
+    };
+    let wrong = add_as_alice("wrong");
     assert_eq!(error(home.kubepkg(&wrong).output().unwrap()), expected);
     assert_eq!(error(home.helm(&wrong).output().unwrap()), expected);
     assert!(!home.repositories_yaml().exists(), "nothing written");
 
-    let right = [
-        "repo",
-        "add",
-        "r",
-        repo.url(),
-        "--username",
-        "alice",
-        "--password",
-        "s3cret",
-    ];
-    ok(home.kubepkg(&right).output().unwrap());
+    home.kubepkg_ok(&add_as_alice("s3cret"));
     // Chart downloads carry the repository's credentials too; helm agrees.
     let args = ["template", "x", "r/app"];
-    assert_eq!(
-        ok(home.kubepkg(&args).output().unwrap()),
-        ok(home.helm(&args).output().unwrap())
-    );
+    home.assert_same(&args);
 }
 
 #[test]
@@ -416,37 +412,22 @@ fn https_with_a_ca_file_or_insecure_skip_tls_verify() {
         )) && refused.contains("UnknownIssuer"),
         "{refused}"
     );
-    ok(home
-        .kubepkg(&["repo", "add", "r", repo.url(), "--ca-file", &ca])
-        .output()
-        .unwrap());
-    ok(home
-        .kubepkg(&[
-            "repo",
-            "add",
-            "insecure",
-            repo.url(),
-            "--insecure-skip-tls-verify",
-        ])
-        .output()
-        .unwrap());
+    home.kubepkg_ok(&["repo", "add", "r", repo.url(), "--ca-file", &ca]);
+    home.kubepkg_ok(&[
+        "repo",
+        "add",
+        "insecure",
+        repo.url(),
+        "--insecure-skip-tls-verify",
+    ]);
     for chart in ["app", "web"] {
         let from_ca = format!("r/{chart}");
-        let theirs = ok(home.helm(&["template", "x", &from_ca]).output().unwrap());
-        assert_eq!(
-            ok(home.kubepkg(&["template", "x", &from_ca]).output().unwrap()),
-            theirs
-        );
+        let theirs = home.helm_ok(&["template", "x", &from_ca]);
+        assert_eq!(home.kubepkg_ok(&["template", "x", &from_ca]), theirs);
         // Helm 4 ignores an entry's insecure_skip_tls_verify when it downloads the archive
         // (only the index honours it); kubepkg honours it for both.
         let insecure = format!("insecure/{chart}");
-        assert_eq!(
-            ok(home
-                .kubepkg(&["template", "x", &insecure])
-                .output()
-                .unwrap()),
-            theirs
-        );
+        assert_eq!(home.kubepkg_ok(&["template", "x", &insecure]), theirs);
     }
     // --ca-file on the command line reaches an HTTPS repository given by --repo.
     let args = [
@@ -458,10 +439,7 @@ fn https_with_a_ca_file_or_insecure_skip_tls_verify() {
         "--ca-file",
         &ca,
     ];
-    assert_eq!(
-        ok(home.kubepkg(&args).output().unwrap()),
-        ok(home.helm(&args).output().unwrap())
-    );
+    home.assert_same(&args);
 }
 
 #[test]
@@ -469,12 +447,9 @@ fn redirects_are_followed() {
     let (_dir, repo) = repository(ServeOptions::default());
     let home = Home::new();
     let url = format!("{}/redirect", repo.url());
-    ok(home.kubepkg(&["repo", "add", "r", &url]).output().unwrap());
+    home.kubepkg_ok(&["repo", "add", "r", &url]);
     let args = ["template", "x", "r/web"];
-    assert_eq!(
-        ok(home.kubepkg(&args).output().unwrap()),
-        ok(home.helm(&args).output().unwrap())
-    );
+    home.assert_same(&args);
 }
 
 #[test]
@@ -483,10 +458,7 @@ fn bad_input_is_a_one_line_error_and_nothing_is_written() {
     let home = Home::new();
 
     // Unknown repository, missing chart, missing version: helm's texts, `kubepkg` in the hint.
-    ok(home
-        .kubepkg(&["repo", "add", "r", repo.url()])
-        .output()
-        .unwrap());
+    home.kubepkg_ok(&["repo", "add", "r", repo.url()]);
     for args in [
         &["template", "x", "nope/app"][..],
         &["template", "x", "r/nochart"],
@@ -597,11 +569,7 @@ fn bad_input_is_a_one_line_error_and_nothing_is_written() {
 #[test]
 fn install_from_a_repository_then_helm_status() {
     let (_dir, _repo, home) = added_repository();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let ns = rt
-        .block_on(kubepkg_testkit::TestNamespace::new("repo-install"))
-        .expect("namespace");
-    let kubeconfig = ns.plane().kubeconfig().to_str().unwrap().to_string();
+    let (_rt, ns, kubeconfig) = namespace("repo-install");
     let mut install = home.kubepkg(&[
         "install",
         "web",
@@ -628,10 +596,7 @@ fn install_from_a_repository_then_helm_status() {
 /// A chart made by `helm create` in `dir` with `dependencies` appended to its Chart.yaml.
 fn parent_chart(home: &Home, dir: &Path, dependencies: &str) -> PathBuf {
     let chart = dir.join("parent");
-    ok(home
-        .helm(&["create", chart.to_str().unwrap()])
-        .output()
-        .unwrap());
+    home.helm_ok(&["create", chart.to_str().unwrap()]);
     let chart_yaml = chart.join("Chart.yaml");
     let mut text = std::fs::read_to_string(&chart_yaml).unwrap();
     text.push_str(dependencies);
@@ -653,14 +618,8 @@ fn dependency_update_writes_the_charts_and_lock_helm_writes() {
     let ours = parent_chart(&home, ours_dir.path(), &deps);
     let theirs = parent_chart(&home, theirs_dir.path(), &deps);
 
-    let our_out = ok(home
-        .kubepkg(&["dependency", "update", ours.to_str().unwrap()])
-        .output()
-        .unwrap());
-    let their_out = ok(home
-        .helm(&["dependency", "update", theirs.to_str().unwrap()])
-        .output()
-        .unwrap());
+    let our_out = home.kubepkg_ok(&["dependency", "update", ours.to_str().unwrap()]);
+    let their_out = home.helm_ok(&["dependency", "update", theirs.to_str().unwrap()]);
     assert_eq!(our_out, their_out);
     assert_eq!(files(&ours.join("charts")), files(&theirs.join("charts")));
     let our_lock = assert_same_lock(&ours, &theirs);
@@ -682,10 +641,7 @@ fn dependency_update_writes_the_charts_and_lock_helm_writes() {
         )
         .replace("'helm repo add'", "'kubepkg repo add'")
     );
-    ok(home
-        .helm(&["repo", "add", "u", unmanaged.url()])
-        .output()
-        .unwrap());
+    home.helm_ok(&["repo", "add", "u", unmanaged.url()]);
     // Each tool builds from the other's lock; list prints the same table.
     for (tool, chart) in [("kubepkg", &theirs), ("helm", &ours)] {
         std::fs::remove_dir_all(chart.join("charts")).unwrap();
@@ -704,39 +660,24 @@ fn dependency_update_writes_the_charts_and_lock_helm_writes() {
     }
     assert_eq!(files(&ours.join("charts")), files(&theirs.join("charts")));
     let list = |c: &Path| ["dependency", "list", c.to_str().unwrap()].map(String::from);
-    let our_list = ok(home
-        .kubepkg(&list(&ours).each_ref().map(|s| s.as_str()))
-        .output()
-        .unwrap());
-    let their_list = ok(home
-        .helm(&list(&ours).each_ref().map(|s| s.as_str()))
-        .output()
-        .unwrap());
+    let our_list = home.kubepkg_ok(&list(&ours).each_ref().map(|s| s.as_str()));
+    let their_list = home.helm_ok(&list(&ours).each_ref().map(|s| s.as_str()));
     assert_eq!(our_list, their_list);
 
     // A second update with nothing changed leaves the lock as it was (its digest is the same).
-    ok(home
-        .kubepkg(&[
-            "dependency",
-            "update",
-            ours.to_str().unwrap(),
-            "--skip-refresh",
-        ])
-        .output()
-        .unwrap());
+    home.kubepkg_ok(&[
+        "dependency",
+        "update",
+        ours.to_str().unwrap(),
+        "--skip-refresh",
+    ]);
     assert_eq!(
         std::fs::read_to_string(ours.join("Chart.lock")).unwrap(),
         our_lock
     );
 
     // A lock out of sync with Chart.yaml is refused by build, as by helm.
-    for chart in [&ours, &theirs] {
-        let y = chart.join("Chart.yaml");
-        let text = std::fs::read_to_string(&y)
-            .unwrap()
-            .replace("^0.2.0", "^0.1.0");
-        std::fs::write(&y, text).unwrap();
-    }
+    replace_in_chart_yaml([&ours, &theirs], "^0.2.0", "^0.1.0");
     assert_eq!(
         error(
             home.kubepkg(&["dependency", "build", ours.to_str().unwrap()])
@@ -796,14 +737,8 @@ fn file_dependencies_are_packed_as_helm_packs_them() {
     let home = Home::new();
     let work = tempfile::tempdir().unwrap();
     let sub = work.path().join("sub");
-    ok(home
-        .helm(&["create", sub.to_str().unwrap()])
-        .output()
-        .unwrap());
-    ok(home
-        .helm(&["create", sub.join("charts/inner").to_str().unwrap()])
-        .output()
-        .unwrap());
+    home.helm_ok(&["create", sub.to_str().unwrap()]);
+    home.helm_ok(&["create", sub.join("charts/inner").to_str().unwrap()]);
     let deep = sub.join(format!("files/{}/{}.txt", "d".repeat(70), "f".repeat(40)));
     std::fs::create_dir_all(deep.parent().unwrap()).unwrap();
     std::fs::write(
@@ -874,13 +809,7 @@ fn file_dependencies_are_packed_as_helm_packs_them() {
     assert!(files(&ours.join("charts")) == files(&theirs.join("charts")));
 
     // A constraint the local chart does not meet is refused as helm refuses it.
-    for chart in [&ours, &theirs] {
-        let y = chart.join("Chart.yaml");
-        let text = std::fs::read_to_string(&y)
-            .unwrap()
-            .replace("\">=0.1.0\"", "\">=2.0.0\"");
-        std::fs::write(&y, text).unwrap();
-    }
+    replace_in_chart_yaml([&ours, &theirs], "\">=0.1.0\"", "\">=2.0.0\"");
     let e = error(
         home.kubepkg(&update(&ours).each_ref().map(|s| s.as_str()))
             .output()
@@ -968,7 +897,7 @@ fn a_package_of_repository_charts_is_locked_and_installs_with_the_repository_gon
             && e.ends_with("run 'kubepkg package lock'"),
         "{e}"
     );
-    let out = ok(home.kubepkg(&["package", "lock", dir]).output().unwrap());
+    let out = home.kubepkg_ok(&["package", "lock", dir]);
     let digest = kubepkg_digest(&repo.root().join("app-0.2.5.tgz"));
     assert_eq!(
         out,
@@ -988,11 +917,7 @@ fn a_package_of_repository_charts_is_locked_and_installs_with_the_repository_gon
 
     // With the repository gone, the locked chart comes from kubepkg's cache.
     drop(repo);
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let ns = rt
-        .block_on(kubepkg_testkit::TestNamespace::new("repo-locked"))
-        .expect("namespace");
-    let kubeconfig = ns.plane().kubeconfig().to_str().unwrap().to_string();
+    let (_rt, ns, kubeconfig) = namespace("repo-locked");
     let mut apply = home.kubepkg(&[
         "apply",
         "upstream",

@@ -15,6 +15,21 @@ use crate::support::ok;
 
 const PASSWORD: &str = "correct horse";
 
+/// `kubepkg VERB… ARTIFACT TO --plain-http --sign KEY` ([`kubepkg_pw`]): `push` of a chart
+/// archive or `package push` of a package directory, signed with `key`.
+fn push_signed(
+    env: &Env,
+    verb: &[&str],
+    artifact: &Path,
+    to: &str,
+    key: &Path,
+    password: Option<&str>,
+) -> Output {
+    let args = [artifact.to_str().unwrap(), to, "--plain-http", "--sign"];
+    let args = [verb, &args, &[key.to_str().unwrap()]].concat();
+    kubepkg_pw(env, &args, password)
+}
+
 /// `kubepkg ARGS` in `env`'s sandbox with `COSIGN_PASSWORD` set to `password` (or unset, with
 /// no standard input).
 fn kubepkg_pw(env: &Env, args: &[&str], password: Option<&str>) -> Output {
@@ -69,12 +84,7 @@ async fn signed_with_cosign_kubepkg_verifies_renders_and_installs() {
     let (key, public) = key_pair(&env, &cosign, "cosign");
     let reg = Registry::start(RegistryOptions::plain()).unwrap();
     let chart = env.chart("web", "1.0.0");
-    let digest = digest_of(&ok(env.kubepkg(&[
-        "push",
-        chart.to_str().unwrap(),
-        &reg.oci("charts"),
-        "--plain-http",
-    ])));
+    let digest = digest_of(&ok(env.push(&chart, &reg.oci("charts"))));
     let image = format!("{}/charts/web@{digest}", reg.host());
     cosign.sign(&key, &image).expect("cosign sign");
 
@@ -181,16 +191,12 @@ fn signed_by_kubepkg_cosign_verify_accepts() {
     let reg = Registry::start(RegistryOptions::plain()).unwrap();
     let chart = env.chart("web", "1.0.0");
     let key_s = key.to_str().unwrap();
-    let out = ok(kubepkg_pw(
+    let out = ok(push_signed(
         &env,
-        &[
-            "push",
-            chart.to_str().unwrap(),
-            &reg.oci("charts"),
-            "--plain-http",
-            "--sign",
-            key_s,
-        ],
+        &["push"],
+        &chart,
+        &reg.oci("charts"),
+        &key,
         Some(PASSWORD),
     ));
     let digest = digest_of(&out);
@@ -311,32 +317,19 @@ fn signed_by_kubepkg_cosign_verify_accepts() {
     assert!(again.contains("(already there)"), "{again}");
     assert_eq!(layers(&c), 2, "the same signature is not added twice");
     // kubepkg verifies with either key too.
+    let r = reg.oci("charts/web");
     for k in [&public, &plain_pub] {
-        ok(env.kubepkg(&[
-            "template",
-            "web",
-            &reg.oci("charts/web"),
-            "--version",
-            "1.0.0",
-            "--plain-http",
-            "--verify-key",
-            k.to_str().unwrap(),
-        ]));
+        ok(env.kubepkg(&verifying(&["template", "web", &r], k.to_str().unwrap())));
     }
 
     // A package.
     let dir = env.web_package("shop", "2.0.0");
-    let out = ok(kubepkg_pw(
+    let out = ok(push_signed(
         &env,
-        &[
-            "package",
-            "push",
-            dir.to_str().unwrap(),
-            &reg.oci("pkgs"),
-            "--plain-http",
-            "--sign",
-            key_s,
-        ],
+        &["package", "push"],
+        &dir,
+        &reg.oci("pkgs"),
+        &key,
         Some(PASSWORD),
     ));
     let pkg = format!("{}/pkgs/shop@{}", reg.host(), digest_of(&out));
@@ -358,12 +351,7 @@ fn unsigned_foreign_copied_and_wrong_password_are_refused_and_nothing_is_cached(
     let public_s = public.to_str().unwrap();
     let push = |version: &str| {
         let chart = env.chart("web", version);
-        digest_of(&ok(env.kubepkg(&[
-            "push",
-            chart.to_str().unwrap(),
-            &reg.oci("charts"),
-            "--plain-http",
-        ])))
+        digest_of(&ok(env.push(&chart, &reg.oci("charts"))))
     };
     let a = push("1.0.0");
     let b = push("1.1.0");
@@ -451,18 +439,7 @@ fn unsigned_foreign_copied_and_wrong_password_are_refused_and_nothing_is_cached(
     // A wrong password (and none at all): nothing is pushed.
     let chart = env.chart("web", "1.2.0");
     for password in [Some("wrong"), None] {
-        let out = kubepkg_pw(
-            &env,
-            &[
-                "push",
-                chart.to_str().unwrap(),
-                &reg.oci("charts"),
-                "--plain-http",
-                "--sign",
-                key.to_str().unwrap(),
-            ],
-            password,
-        );
+        let out = push_signed(&env, &["push"], &chart, &reg.oci("charts"), &key, password);
         assert_eq!(
             error_line(out),
             format!(
@@ -496,15 +473,11 @@ fn unsigned_foreign_copied_and_wrong_password_are_refused_and_nothing_is_cached(
     assert!(error_line(template("1.1.0", key.to_str().unwrap())).contains("is not a public key"));
 
     // --verify-key on something that is not in a registry.
-    let local = env.kubepkg(&[
-        "template",
-        "web",
-        chart.to_str().unwrap(),
-        "--verify-key",
-        public_s,
-    ]);
+    let local = |verb: &str, name: &str, path: &Path| {
+        error_line(env.kubepkg(&[verb, name, path.to_str().unwrap(), "--verify-key", public_s]))
+    };
     assert_eq!(
-        error_line(local),
+        local("template", "web", &chart),
         format!(
             "{}: --verify-key checks cosign signatures of oci:// artifacts, and this is not one; leave out --verify-key or give an oci:// reference",
             chart.display()
@@ -516,18 +489,8 @@ fn unsigned_foreign_copied_and_wrong_password_are_refused_and_nothing_is_cached(
     let pkg_digest = env.push_package(&dir, &reg);
     let p = reg.oci("pkgs/shop");
     let dest = env.path("pkg-pulled");
-    let out = env.kubepkg(&[
-        "package",
-        "pull",
-        &p,
-        "--version",
-        "1.0.0",
-        "--plain-http",
-        "--verify-key",
-        public_s,
-        "-d",
-        dest.to_str().unwrap(),
-    ]);
+    let d = dest.to_str().unwrap();
+    let out = env.kubepkg(&verifying(&["package", "pull", &p, "-d", d], public_s));
     assert_eq!(
         error_line(out),
         format!(
@@ -536,30 +499,15 @@ fn unsigned_foreign_copied_and_wrong_password_are_refused_and_nothing_is_cached(
         )
     );
     assert!(!dest.join("shop-1.0.0.tgz").exists());
-    let plan = env.kubepkg(&[
-        "plan",
-        "shop",
-        &p,
-        "--version",
-        "1.0.0",
-        "--plain-http",
-        "--verify-key",
-        public_s,
-    ]);
+    let plan = env.kubepkg(&verifying(&["plan", "shop", &p], public_s));
     assert!(error_line(plan).contains("not signed"));
     assert!(
         !env.cache_files().iter().any(|f| f.contains("/packages/")),
         "no package cached: {:?}",
         env.cache_files()
     );
-    let local = env.kubepkg(&[
-        "plan",
-        "shop",
-        dir.to_str().unwrap(),
-        "--verify-key",
-        public_s,
-    ]);
     assert!(
-        error_line(local).contains("--verify-key checks cosign signatures of oci:// artifacts")
+        local("plan", "shop", &dir)
+            .contains("--verify-key checks cosign signatures of oci:// artifacts")
     );
 }

@@ -19,7 +19,7 @@ use kubepkg_testkit::charts::deploy_chart;
 use serde_json::{Value, json};
 
 use crate::controller::{
-    ControllerProcess, archive, create, install_crd, store_archive, wait_ready,
+    ControllerProcess, archive, create, install_crd, ready_at, store_archive, wait_ready,
 };
 use crate::support::run;
 
@@ -75,14 +75,12 @@ fn tenant_package(root: &Path, name: &str, version: &str, safe: bool, extra: Opt
     deploy_chart(&root.join("app"), "app", "1.0.0");
     if let Some(extra) = extra {
         manifest.push_str("- {name: extra, path: extra}\n");
-        let chart = root.join("extra");
-        std::fs::create_dir_all(chart.join("templates")).unwrap();
-        std::fs::write(
-            chart.join("Chart.yaml"),
-            "apiVersion: v2\nname: extra\nversion: 1.0.0\n",
-        )
-        .unwrap();
-        std::fs::write(chart.join("templates/extra.yaml"), extra).unwrap();
+        kubepkg_testkit::charts::write_chart(
+            &root.join("extra"),
+            "extra",
+            "1.0.0",
+            &[("templates/extra.yaml", extra)],
+        );
     }
     std::fs::write(root.join("kubepkg.yaml"), manifest).unwrap();
 }
@@ -100,16 +98,14 @@ async fn stored(
     tenant_package(&dir, "shop", version, safe, extra);
     let name = format!("shop-{}", version.replace('.', "-"));
     store_archive(ns, &name, archive(&dir)).await;
-    json!({"configMapRef": {"name": name}})
+    crate::controller::source(version)
 }
 
+/// The message of condition `type_` (empty when there is none).
 fn message(obj: &Value, type_: &str) -> String {
-    obj.pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .and_then(|cs| cs.iter().find(|c| c["type"] == type_))
-        .and_then(|c| c["message"].as_str())
+    crate::controller::condition(obj, type_)
+        .map(|(_, _, message)| message)
         .unwrap_or_default()
-        .to_string()
 }
 
 /// The Events of object `name` as `REASON MESSAGE` lines.
@@ -167,23 +163,19 @@ async fn allowed(
 /// nothing is created outside the namespace, and the values Secret's value is never shown.
 #[tokio::test]
 async fn a_package_is_applied_as_its_service_account_and_refused_beyond_it() {
-    let a = TestNamespace::new("ten-a").await.expect("control plane");
-    let b = TestNamespace::new("ten-b").await.expect("control plane");
+    let a = TestNamespace::fresh("ten-a").await;
+    let b = TestNamespace::fresh("ten-b").await;
     install_crd(&a).await;
     tenant_service_account(&a, "deployer").await;
     let secret_value = "tenant-secret-value-7f3a9c";
-    let values: Api<Secret> = a.api();
-    values
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(json!({
-                "metadata": {"name": "shop-values"},
-                "stringData": {"values.yaml": format!("app:\n  image: registry.invalid/{secret_value}:1\n")},
-            }))
-            .unwrap(),
-        )
-        .await
-        .unwrap();
+    crate::support::create_secret(
+        &a,
+        json!({
+            "metadata": {"name": "shop-values"},
+            "stringData": {"values.yaml": format!("app:\n  image: registry.invalid/{secret_value}:1\n")},
+        }),
+    )
+    .await;
     let ctl = ControllerProcess::start(&a, "5s", &[]);
     let tmp = tempfile::tempdir().unwrap();
     let v1 = stored(&a, tmp.path(), "1.0.0", true, None).await;
@@ -194,46 +186,41 @@ async fn a_package_is_applied_as_its_service_account_and_refused_beyond_it() {
                "valuesFrom": [{"kind": "Secret", "name": "shop-values"}]}),
     )
     .await;
-    let o = wait_ready(&a, &ctl, "shop", "True", "Succeeded").await;
-    assert_eq!(o.pointer("/status/version"), Some(&json!("1.0.0")));
+    ready_at(&a, &ctl, "shop", "1.0.0").await;
+    // `version` (`safe`, its extra component `extra`) given to the Package: Ready turns False
+    // with `reason`, its message naming each of `parts`; the Package then.
+    let refused = async |version: &str, safe: bool, extra: &str, reason: &str, parts: &[&str]| {
+        let source = stored(&a, tmp.path(), version, safe, Some(extra)).await;
+        crate::controller::patch_spec(&a, "shop", json!({"source": source})).await;
+        let o = wait_ready(&a, &ctl, "shop", "False", reason).await;
+        let why = message(&o, "Ready");
+        for part in parts {
+            assert!(why.contains(part), "Ready message lacks {part:?}: {why}");
+        }
+        o
+    };
 
     // 2.0.0 (safe) also writes a Secret into namespace b: refused, rolled back to 1.0.0.
     let leak = format!(
         "apiVersion: v1\nkind: Secret\nmetadata:\n  name: leak\n  namespace: {}\nstringData:\n  a: b\n",
         b.name()
     );
-    let v2 = stored(&a, tmp.path(), "2.0.0", true, Some(&leak)).await;
-    crate::controller::patch_spec(&a, "shop", json!({"source": v2})).await;
-    let o = wait_ready(&a, &ctl, "shop", "False", "RolledBack").await;
     let user = format!("system:serviceaccount:{}:deployer", a.name());
-    let why = message(&o, "Ready");
-    for part in [user.as_str(), "secrets", b.name(), "forbidden"] {
-        assert!(why.contains(part), "Ready message lacks {part:?}: {why}");
-    }
+    let parts = [user.as_str(), "secrets", b.name(), "forbidden"];
+    let o = refused("2.0.0", true, &leak, "RolledBack", &parts).await;
     assert!(!allowed(&a, &user, "create", "secrets", b.name()).await);
     let leaked: Api<Secret> = b.api();
     assert!(leaked.get_opt("leak").await.unwrap().is_none());
     assert_eq!(o.pointer("/status/version"), Some(&json!("1.0.0")));
-    let events_a = events(&a, "shop").await;
-    assert!(
-        events_a
-            .iter()
-            .any(|e| e.starts_with("RolledBack") && e.contains(&user)),
-        "no RolledBack Event naming {user}: {events_a:?}"
-    );
+    crate::controller::assert_event(&a, "shop", "RolledBack", &user).await;
 
     // 3.0.0 (unsafe) writes a ClusterRole: refused, not rolled back; none exists.
     let role = format!(
         "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: {}-escalate\nrules: []\n",
         a.name()
     );
-    let v3 = stored(&a, tmp.path(), "3.0.0", false, Some(&role)).await;
-    crate::controller::patch_spec(&a, "shop", json!({"source": v3})).await;
-    let o = wait_ready(&a, &ctl, "shop", "False", "UpgradeFailed").await;
-    let why = message(&o, "Ready");
-    for part in [user.as_str(), "clusterroles", "forbidden"] {
-        assert!(why.contains(part), "Ready message lacks {part:?}: {why}");
-    }
+    let parts = [user.as_str(), "clusterroles", "forbidden"];
+    refused("3.0.0", false, &role, "UpgradeFailed", &parts).await;
     let roles: Api<ClusterRole> = Api::all(a.client().clone());
     assert!(
         roles
@@ -271,9 +258,7 @@ async fn a_package_is_applied_as_its_service_account_and_refused_beyond_it() {
 /// backend (Argo CD would apply with its own rights).
 #[tokio::test]
 async fn the_default_service_account_bounds_a_package_that_names_none() {
-    let a = TestNamespace::new("ten-default")
-        .await
-        .expect("control plane");
+    let a = TestNamespace::fresh("ten-default").await;
     install_crd(&a).await;
     let ctl = ControllerProcess::start(&a, "5s", &["--default-service-account", "default"]);
     let tmp = tempfile::tempdir().unwrap();
@@ -311,10 +296,8 @@ async fn the_default_service_account_bounds_a_package_that_names_none() {
 /// (`AccessDenied`, Stalled) before anything is read or applied.
 #[tokio::test]
 async fn cross_namespace_references_are_refused_when_locked_down() {
-    let a = TestNamespace::new("ten-xref").await.expect("control plane");
-    let b = TestNamespace::new("ten-xref-b")
-        .await
-        .expect("control plane");
+    let a = TestNamespace::fresh("ten-xref").await;
+    let b = TestNamespace::fresh("ten-xref-b").await;
     install_crd(&a).await;
     let values: Api<ConfigMap> = b.api();
     values
@@ -366,28 +349,28 @@ async fn cross_namespace_references_are_refused_when_locked_down() {
 /// writing only in the ServiceAccount's namespace goes through.
 #[tokio::test]
 async fn the_cli_acts_as_the_user_it_is_told_to() {
-    let a = TestNamespace::new("ten-cli").await.expect("control plane");
-    let b = TestNamespace::new("ten-cli-b")
-        .await
-        .expect("control plane");
+    let a = TestNamespace::fresh("ten-cli").await;
+    let b = TestNamespace::fresh("ten-cli-b").await;
     tenant_service_account(&a, "deployer").await;
     let user = format!("system:serviceaccount:{}:deployer", a.name());
     assert!(allowed(&a, &user, "create", "secrets", a.name()).await);
     assert!(!allowed(&a, &user, "create", "secrets", b.name()).await);
+    // `apply NAME DIR --kube-as-user USER FLAGS…`.
+    let apply_as_user = |name: &str, dir: &Path, flags: &[&str]| {
+        let apply = [
+            "apply",
+            name,
+            dir.to_str().unwrap(),
+            "--kube-as-user",
+            user.as_str(),
+        ];
+        run(&a, &[&apply[..], flags].concat())
+    };
     let tmp = tempfile::tempdir().unwrap();
     let inside = tmp.path().join("inside");
     let own = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: own\nstringData:\n  a: b\n";
     tenant_package(&inside, "shop", "1.0.0", true, Some(own));
-    let (code, _, err) = run(
-        &a,
-        &[
-            "apply",
-            "shop",
-            inside.to_str().unwrap(),
-            "--kube-as-user",
-            &user,
-        ],
-    );
+    let (code, _, err) = apply_as_user("shop", &inside, &[]);
     assert_eq!(code, 0, "{err}");
     // A package requiring `shop`, applied as the same user with the request trail on: the
     // user may not list Secrets in every namespace, so the requirement is found in its own
@@ -406,19 +389,8 @@ async fn the_cli_acts_as_the_user_it_is_told_to() {
     )
     .unwrap();
     assert!(!allowed(&a, &user, "list", "secrets", b.name()).await);
-    let (code, out, err) = run(
-        &a,
-        &[
-            "apply",
-            "needs",
-            needs.to_str().unwrap(),
-            "--kube-as-user",
-            &user,
-            "--requirements-timeout",
-            "60s",
-            "--debug",
-        ],
-    );
+    let flags = ["--requirements-timeout", "60s", "--debug"];
+    let (code, out, err) = apply_as_user("needs", &needs, &flags);
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(
         err.lines().any(|l| l.starts_with("debug: ")),
@@ -446,16 +418,7 @@ async fn the_cli_acts_as_the_user_it_is_told_to() {
         b.name()
     );
     tenant_package(&outside, "other", "1.0.0", true, Some(&leak));
-    let (code, _, err) = run(
-        &a,
-        &[
-            "apply",
-            "other",
-            outside.to_str().unwrap(),
-            "--kube-as-user",
-            &user,
-        ],
-    );
+    let (code, _, err) = apply_as_user("other", &outside, &[]);
     assert_ne!(code, 0, "applied beyond the ServiceAccount's rights");
     assert!(
         err.contains(&user) && err.contains("secrets") && err.contains(b.name()),

@@ -89,9 +89,7 @@ impl Backend {
 
     /// A test namespace `<backend>-<suffix>` and the backend started for it.
     pub(crate) async fn for_test(kind: Kind, suffix: &str) -> (TestNamespace, Backend) {
-        let ns = TestNamespace::new(&format!("{}-{suffix}", kind.name()))
-            .await
-            .expect("control plane");
+        let ns = TestNamespace::fresh(&format!("{}-{suffix}", kind.name())).await;
         let b = Backend::start(kind, &ns).await;
         (ns, b)
     }
@@ -321,12 +319,8 @@ pub(crate) fn greeting_chart(dir: &Path, name: &str, version: &str) {
 
 /// The value of `key` in ConfigMap `name` of `ns`.
 pub(crate) async fn config_value(ns: &TestNamespace, name: &str, key: &str) -> Option<String> {
-    ns.api::<k8s_openapi::api::core::v1::ConfigMap>()
-        .get(name)
+    crate::support::config_map_data(ns, name)
         .await
-        .unwrap_or_else(|e| panic!("ConfigMap {name}: {e}"))
-        .data
-        .unwrap_or_default()
         .get(key)
         .cloned()
 }

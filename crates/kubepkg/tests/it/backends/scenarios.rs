@@ -23,8 +23,8 @@ use crate::controller::{
     ControllerProcess, archive, create, install_crd, store_archive, wait_ready,
 };
 use crate::controller_chart::{
-    Scope, delete_shop_as_service_account, deployment_ready, install_for_backend, shop_package,
-    shop_ready_as_service_account,
+    CRDS, Scope, delete_shop_as_service_account, deployment_ready, install_for_backend,
+    shop_package, shop_ready_as_service_account,
 };
 
 /// A three-component package (db ← api ← web; api gated by `readyWhen` on its Widget) applied
@@ -135,11 +135,7 @@ pub(crate) async fn apply_creates_each_component_after_the_previous_is_ready(kin
                     .contains("api-widget")
             );
             assert_eq!(api["spec"]["upgrade"]["remediation"]["retries"], 0);
-            let source =
-                crate::flux::flux_api(&ns, "source.toolkit.fluxcd.io", "v1", "OCIRepository")
-                    .get("shop-api")
-                    .await
-                    .unwrap();
+            let source = crate::flux::oci_repository_object(&ns, "shop-api").await;
             assert_eq!(
                 source.data["spec"]["ref"]["digest"], api["status"]["history"][0]["ociDigest"],
                 "the source pins the pushed digest, and Flux released it"
@@ -347,11 +343,7 @@ pub(crate) async fn a_failing_safe_version_puts_each_changed_component_back(kind
             // What the source pulled is the earlier chart (pinned by digest when the
             // HelmRelease's history still holds it, else by its version's tag, which kubepkg
             // pushed).
-            let source =
-                crate::flux::flux_api(&ns, "source.toolkit.fluxcd.io", "v1", "OCIRepository")
-                    .get("shop-db")
-                    .await
-                    .unwrap();
+            let source = crate::flux::oci_repository_object(&ns, "shop-db").await;
             assert!(
                 source.data["status"]["artifact"]["revision"]
                     .as_str()
@@ -609,21 +601,10 @@ pub(crate) async fn the_controllers_service_account_is_enough_for_a_package_and_
 ) {
     let (ns, b) = Backend::for_test(kind, "rbac").await;
     let here = Scope::Namespace(ns.name());
-    let crd_get = (
-        (
-            "get",
-            "customresourcedefinitions.apiextensions.k8s.io",
-            None,
-        ),
-        Scope::AllNamespaces,
-    );
+    let crd_get = (("get", CRDS, None), Scope::AllNamespaces);
     // (CRDs are listed and watched, metadata only, for `.Capabilities`: README.md#rbac.)
     let contents_refused = [
-        (
-            "create",
-            "customresourcedefinitions.apiextensions.k8s.io",
-            None,
-        ),
+        ("create", CRDS, None),
         ("create", "deployments.apps", None),
         ("patch", "deployments.apps", None),
         ("create", "configmaps", None),

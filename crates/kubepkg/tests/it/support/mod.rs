@@ -8,6 +8,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use kube::api::{Api, DynamicObject};
+use kubepkg_engine::store::RevisionStore;
+use kubepkg_package::revision::History;
 use kubepkg_testkit::TestNamespace;
 pub use kubepkg_testkit::tree::{files, walk};
 
@@ -38,6 +41,13 @@ pub fn kubepkg_in(ns: &TestNamespace, namespace: &str, args: &[&str]) -> Command
         .env_remove("HELM_NAMESPACE")
         .env_remove("CLICOLOR_FORCE");
     c
+}
+
+/// For a synchronous test: a runtime for its cluster calls, and a fresh namespace for `test`.
+pub fn blocking_namespace(test: &str) -> (tokio::runtime::Runtime, TestNamespace) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let ns = rt.block_on(TestNamespace::fresh(test));
+    (rt, ns)
 }
 
 /// [`kubepkg_in`] the test namespace itself.
@@ -138,6 +148,47 @@ pub fn status_and_source(status_json: &str) -> (serde_json::Value, Option<serde_
         .or_else(|| json.get("source"))
         .cloned();
     (json, source)
+}
+
+/// The recorded package revisions of instance `name` in `namespace`, as `kubepkg history`
+/// reads them.
+pub async fn package_history(ns: &TestNamespace, namespace: &str, name: &str) -> History {
+    RevisionStore::new(ns.client().clone())
+        .history(name, namespace)
+        .await
+        .unwrap()
+}
+
+/// Object `name` of `api`, as JSON (None when there is none).
+pub async fn get_json(api: &Api<DynamicObject>, name: &str) -> Option<serde_json::Value> {
+    api.get_opt(name)
+        .await
+        .unwrap()
+        .map(|o| serde_json::to_value(o).unwrap())
+}
+
+/// The data of ConfigMap `name` of the test namespace (empty when it has none); fails the test
+/// when there is no such ConfigMap.
+pub async fn config_map_data(
+    ns: &TestNamespace,
+    name: &str,
+) -> std::collections::BTreeMap<String, String> {
+    ns.api::<k8s_openapi::api::core::v1::ConfigMap>()
+        .get(name)
+        .await
+        .unwrap_or_else(|e| panic!("ConfigMap {name}: {e}"))
+        .data
+        .unwrap_or_default()
+}
+
+/// Creates the Secret `secret` (its JSON: `metadata.name`, `stringData`, ...) in `ns`.
+pub async fn create_secret(ns: &TestNamespace, secret: serde_json::Value) {
+    let secret: k8s_openapi::api::core::v1::Secret = serde_json::from_value(secret).unwrap();
+    let name = secret.metadata.name.clone().unwrap_or_default();
+    ns.api::<k8s_openapi::api::core::v1::Secret>()
+        .create(&Default::default(), &secret)
+        .await
+        .unwrap_or_else(|e| panic!("Secret {name}: {e}"));
 }
 
 /// [`run`] of a command that must succeed: its standard output (a failure names the command
