@@ -443,4 +443,31 @@ mod tests {
                 .starts_with("&{{v1.29 v1.29 1 29} [v1 admissionregistration.k8s.io/v1 ")
         );
     }
+
+    /// Sprig's list functions see `.Capabilities.APIVersions`, a named `[]string`, as a slice
+    /// (as Go's reflection does).
+    #[test]
+    fn list_functions_see_named_slices_as_slices() {
+        let funcs = kubepkg_funcs::helm_functions();
+        let call = |name: &str, args: &[Value]| {
+            let f = funcs.iter().find(|f| f.name == name).expect(name);
+            (f.call)(args)
+        };
+        let versions = Value::Object(Arc::new(VersionSet(Arc::new(vec![
+            "v1".to_string(),
+            "apps/v1".to_string(),
+        ]))));
+        assert_eq!(
+            call("has", &[Value::str("apps/v1"), versions.clone()]),
+            Ok(Value::Bool(true))
+        );
+        assert_eq!(
+            call("first", std::slice::from_ref(&versions)),
+            Ok(Value::str("v1"))
+        );
+        assert_eq!(
+            call("join", &[Value::str(","), versions]),
+            Ok(Value::str("v1,apps/v1"))
+        );
+    }
 }
