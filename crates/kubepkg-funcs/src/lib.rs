@@ -116,20 +116,23 @@ pub(crate) mod args {
 /// Every Sprig v3.3 function of `TxtFuncMap()` except `env` and `expandenv` (which read the
 /// process environment and which Helm removes), with Sprig's own implementations.
 pub fn sprig_functions() -> Vec<Function> {
-    let mut all = Vec::new();
-    all.extend(strings::functions());
-    all.extend(lists::functions());
-    all.extend(dicts::functions());
-    all.extend(defaults::functions());
-    all.extend(math::functions());
-    all.extend(dates::functions());
-    all.extend(encoding::functions());
-    all.extend(crypto::functions());
-    all.extend(semver::functions());
-    all.extend(regex::functions());
-    all.extend(paths::functions());
-    all.extend(urls::functions());
-    all
+    [
+        strings::functions,
+        lists::functions,
+        dicts::functions,
+        defaults::functions,
+        math::functions,
+        dates::functions,
+        encoding::functions,
+        crypto::functions,
+        semver::functions,
+        regex::functions,
+        paths::functions,
+        urls::functions,
+    ]
+    .into_iter()
+    .flat_map(|module| module())
+    .collect()
 }
 
 /// The functions Helm binds (Sprig without `env`/`expandenv`, with Helm's `fromJson`, `fail`
