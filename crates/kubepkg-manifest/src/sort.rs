@@ -90,17 +90,6 @@ fn split_at_separators(s: &str) -> Vec<&str> {
     pieces
 }
 
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Nil => "null",
-        Value::Bool(_) => "bool",
-        Value::Int(_) | Value::Int64(_) | Value::Uint(_) | Value::Float(_) => "number",
-        Value::List(..) => "array",
-        Value::Map(_) | Value::Object(_) => "object",
-        _ => "string",
-    }
-}
-
 fn head_string(v: Option<&Value>, field: &str) -> Result<String, String> {
     match v {
         None | Some(Value::Nil) => Ok(String::new()),
@@ -113,7 +102,7 @@ fn head_string(v: Option<&Value>, field: &str) -> Result<String, String> {
         }),
         Some(other) => Err(format!(
             "json: cannot unmarshal {} into Go struct field {field} of type string",
-            json_kind(other)
+            other.json_kind()
         )),
     }
 }
@@ -127,7 +116,7 @@ pub fn parse_head(doc: &str) -> Result<Head, String> {
         other => {
             return Err(format!(
                 "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type util.SimpleHead",
-                json_kind(other)
+                other.json_kind()
             ));
         }
     };
@@ -173,7 +162,7 @@ pub fn parse_head(doc: &str) -> Result<Head, String> {
                 Some(other) => {
                     return Err(wrap(format!(
                         "json: cannot unmarshal {} into Go struct field .metadata.annotations of type map[string]string",
-                        json_kind(other)
+                        other.json_kind()
                     )));
                 }
             }
@@ -181,7 +170,7 @@ pub fn parse_head(doc: &str) -> Result<Head, String> {
         Some(other) => {
             return Err(wrap(format!(
                 "json: cannot unmarshal {} into Go struct field SimpleHead.metadata of type struct {{ Name string \"json:\\\"name\\\"\"; Annotations map[string]string \"json:\\\"annotations\\\"\" }}",
-                json_kind(other)
+                other.json_kind()
             )));
         }
     }

@@ -164,7 +164,7 @@ pub fn load_index(data: &[u8], source: &str) -> Result<Loaded, IndexError> {
         Some(Value::Map(m)) => map_read(m).clone(),
         Some(other) => {
             return Err(IndexError::Type {
-                got: json_kind(other),
+                got: other.json_kind(),
                 field: "IndexFile.entries".into(),
                 want: "map[string]repo.ChartVersions",
             });
@@ -176,7 +176,7 @@ pub fn load_index(data: &[u8], source: &str) -> Result<Loaded, IndexError> {
             Value::List(items, _) => items.as_ref().clone(),
             other => {
                 return Err(IndexError::Type {
-                    got: json_kind(&other),
+                    got: other.json_kind(),
                     field: "IndexFile.entries".into(),
                     want: "repo.ChartVersions",
                 });
@@ -216,7 +216,7 @@ pub fn load_index(data: &[u8], source: &str) -> Result<Loaded, IndexError> {
                     Some(Value::Bool(b)) => *b,
                     Some(other) => {
                         return Err(IndexError::Type {
-                            got: json_kind(other),
+                            got: other.json_kind(),
                             field: "IndexFile.entries.removed".into(),
                             want: "bool",
                         });
@@ -347,7 +347,7 @@ fn fields(v: &Value, field: &str, want: &'static str) -> Result<Fields, IndexErr
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect()),
         other => Err(IndexError::Type {
-            got: json_kind(other),
+            got: other.json_kind(),
             field: field.to_string(),
             want,
         }),
@@ -382,7 +382,7 @@ fn string(f: &Fields, name: &str, field: &str) -> Result<String, IndexError> {
         Some(v) => match v.as_str() {
             Some(s) => Ok(s.to_string()),
             None => Err(IndexError::Type {
-                got: json_kind(v),
+                got: v.json_kind(),
                 field: field.to_string(),
                 want: "string",
             }),
@@ -397,28 +397,17 @@ fn strings(f: &Fields, name: &str, field: &str) -> Result<Vec<String>, IndexErro
             .iter()
             .map(|v| {
                 v.as_str().map(str::to_string).ok_or(IndexError::Type {
-                    got: json_kind(v),
+                    got: v.json_kind(),
                     field: field.to_string(),
                     want: "string",
                 })
             })
             .collect(),
         Some(other) => Err(IndexError::Type {
-            got: json_kind(other),
+            got: other.json_kind(),
             field: field.to_string(),
             want: "[]string",
         }),
-    }
-}
-
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Nil => "null",
-        Value::Bool(_) => "bool",
-        Value::String(_) | Value::NonUtf8String(_) | Value::Bytes(_) | Value::Time(_) => "string",
-        Value::List(..) => "array",
-        Value::Map(_) | Value::Object(_) => "object",
-        _ => "number",
     }
 }
 

@@ -413,6 +413,26 @@ impl Value {
         }
     }
 
+    /// The JSON kind of the value as `encoding/json` names it in `json: cannot unmarshal KIND
+    /// into …` (`null`, `bool`, `number`, `string`, `array`, `object`): the value as it reads
+    /// back from its JSON text.
+    pub fn json_kind(&self) -> &'static str {
+        match self {
+            Value::Nil => "null",
+            Value::Bool(_) => "bool",
+            Value::Int(_)
+            | Value::Int64(_)
+            | Value::Uint(_)
+            | Value::Uint8(_)
+            | Value::Float(_) => "number",
+            Value::String(_) | Value::NonUtf8String(_) | Value::Bytes(_) | Value::Time(_) => {
+                "string"
+            }
+            Value::List(..) => "array",
+            Value::Map(_) | Value::Object(_) => "object",
+        }
+    }
+
     /// The name Go gives both the type and the kind of a basic value (`bool`, `int`, `int64`,
     /// `uint64`, `uint8`, `float64`, `string`); `None` for nil, bytes, lists, maps, times and
     /// objects, whose type and kind names differ.
