@@ -350,9 +350,6 @@ impl GoObject for Capabilities {
     fn type_name(&self) -> &str {
         "*common.Capabilities"
     }
-    fn kind(&self) -> &str {
-        "ptr"
-    }
     fn field(&self, name: &str) -> Option<Value> {
         match name {
             "KubeVersion" => Some(Value::Object(Arc::new(self.kube_version.clone()))),

@@ -40,9 +40,6 @@ impl GoObject for SemverVersion {
     fn type_name(&self) -> &str {
         "*semver.Version"
     }
-    fn kind(&self) -> &str {
-        "ptr"
-    }
     fn field(&self, name: &str) -> Option<Value> {
         let v = &self.0;
         let inc = |p: Part| Value::Object(Arc::new(SemverVersion(v.increment(p))));

@@ -225,9 +225,15 @@ pub use kubepkg_gostd::time::Time as GoTime;
 pub trait GoObject: fmt::Debug + Send + Sync {
     /// Go's type name as `%T` prints it, e.g. `*chart.Metadata` or `chartutil.Capabilities`.
     fn type_name(&self) -> &str;
-    /// `reflect.Kind` name as `kindOf` prints it (`struct`, `ptr`, `map`, …).
+    /// `reflect.Kind` name as `kindOf` prints it (`struct`, `ptr`, `map`, …). By default it
+    /// follows from [`GoObject::type_name`]: `ptr` for a pointer type (`*chart.Metadata`), else
+    /// `struct`.
     fn kind(&self) -> &str {
-        "struct"
+        if self.type_name().starts_with('*') {
+            "ptr"
+        } else {
+            "struct"
+        }
     }
     /// A field (or a niladic method, which text/template calls implicitly) by name; none by
     /// default (a named slice or number has no fields).
