@@ -46,10 +46,8 @@ pub async fn locate(
     options: &SourceOptions,
     paths: &HelmPaths,
 ) -> Result<LocatedChart, SourceError> {
-    let repo = Reference::parse(reference)?;
-    let verifier = verifier(&options.verify_keys)?;
-    let client = client(options, paths)?;
-    let resolved = kubepkg_oci::resolve(&client, &repo, options.version.as_deref()).await?;
+    let (client, resolved, verifier) =
+        resolve(reference, options.version.as_deref(), options, paths).await?;
     let pulled = kubepkg_oci::chart::pull_verified(&client, &resolved, verifier.as_ref()).await?;
     let (name, version) = name_and_version(&pulled.config_json).unwrap_or_else(|| {
         (
@@ -57,15 +55,8 @@ pub async fn locate(
             resolved.tag.clone().unwrap_or_default(),
         )
     });
-    let dir = client
-        .cache()
-        .root()
-        .join("charts")
-        .join(pulled.digest.trim_start_matches("sha256:"));
-    let path = dir.join(format!("{name}-{version}.tgz"));
-    if std::fs::read(&path).ok().as_deref() != Some(&pulled.archive[..]) {
-        write_atomically(&path, &pulled.archive)?;
-    }
+    let file = format!("{name}-{version}.tgz");
+    let path = cache_archive(&client, "charts", &pulled.digest, &file, &pulled.archive)?;
     Ok(LocatedChart {
         path,
         origin: Some(Origin {
@@ -104,8 +95,49 @@ fn name_and_version(config: &[u8]) -> Option<(String, String)> {
     let v: serde_json::Value = serde_json::from_slice(config).ok()?;
     let s = |k: &str| v.get(k)?.as_str().map(str::to_string);
     let (name, version) = (s("name")?, s("version")?);
-    let safe = |x: &str| !x.is_empty() && !x.contains(['/', '\\']) && x != "." && x != "..";
-    (safe(&name) && safe(&version)).then_some((name, version))
+    (safe_file_part(&name) && safe_file_part(&version)).then_some((name, version))
+}
+
+/// Whether a name or version may stand in a cache file's name: not empty, no path separator,
+/// not `.` or `..`.
+fn safe_file_part(x: &str) -> bool {
+    !x.is_empty() && !x.contains(['/', '\\']) && x != "." && x != ".."
+}
+
+/// The client and `reference` resolved at `version` (a tag, a SemVer constraint over the tags,
+/// or a digest), with the verifier of `--verify-key` (read first, so a bad key fails first).
+async fn resolve(
+    reference: &str,
+    version: Option<&str>,
+    options: &SourceOptions,
+    paths: &HelmPaths,
+) -> Result<(Client, Reference, Option<Verifier>), SourceError> {
+    let repo = Reference::parse(reference)?;
+    let verifier = verifier(&options.verify_keys)?;
+    let client = client(options, paths)?;
+    let resolved = kubepkg_oci::resolve(&client, &repo, version).await?;
+    Ok((client, resolved, verifier))
+}
+
+/// Keeps a pulled `archive` as `<kubepkg cache>/oci/KIND/<manifest digest>/FILE` (rewritten
+/// only when its bytes differ) and returns that path.
+fn cache_archive(
+    client: &Client,
+    kind: &str,
+    digest: &str,
+    file: &str,
+    archive: &[u8],
+) -> Result<PathBuf, SourceError> {
+    let path = client
+        .cache()
+        .root()
+        .join(kind)
+        .join(digest.trim_start_matches("sha256:"))
+        .join(file);
+    if std::fs::read(&path).ok().as_deref() != Some(archive) {
+        write_atomically(&path, archive)?;
+    }
+    Ok(path)
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
@@ -145,27 +177,15 @@ pub async fn locate_package(
     options: &SourceOptions,
     paths: &HelmPaths,
 ) -> Result<LocatedPackage, SourceError> {
-    let repo = Reference::parse(reference)?;
-    let verifier = verifier(&options.verify_keys)?;
-    let client = client(options, paths)?;
-    let resolved = kubepkg_oci::resolve(&client, &repo, version).await?;
+    let (client, resolved, verifier) = resolve(reference, version, options, paths).await?;
     let pulled = kubepkg_oci::package::pull_verified(&client, &resolved, verifier.as_ref()).await?;
     let (name, version) = (pulled.config.name.clone(), pulled.config.version.clone());
-    let safe = |x: &str| !x.is_empty() && !x.contains(['/', '\\']) && x != "." && x != "..";
-    let file = if safe(&name) && safe(&version) {
+    let file = if safe_file_part(&name) && safe_file_part(&version) {
         format!("{name}-{version}.tgz")
     } else {
         "package.tgz".to_string()
     };
-    let path = client
-        .cache()
-        .root()
-        .join("packages")
-        .join(pulled.digest.trim_start_matches("sha256:"))
-        .join(file);
-    if std::fs::read(&path).ok().as_deref() != Some(&pulled.archive[..]) {
-        write_atomically(&path, &pulled.archive)?;
-    }
+    let path = cache_archive(&client, "packages", &pulled.digest, &file, &pulled.archive)?;
     Ok(LocatedPackage {
         path,
         origin: Origin {
