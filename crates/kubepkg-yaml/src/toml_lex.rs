@@ -512,9 +512,7 @@ impl<'a> Lexer<'a> {
                 if is_bare_key_char(r) {
                     return Some(S::BareName);
                 }
-                self.backup();
-                self.emit(ItemType::Text);
-                self.pop()
+                self.end_value(ItemType::Text)
             }
             S::QuotedName => {
                 let r = self.next();
@@ -612,16 +610,13 @@ impl<'a> Lexer<'a> {
                         Some(S::StrEscape)
                     }
                     '"' => {
-                        self.backup();
-                        if self.esc {
+                        let t = if self.esc {
                             self.esc = false;
-                            self.emit(ItemType::StrEsc);
+                            ItemType::StrEsc
                         } else {
-                            self.emit(ItemType::Str);
-                        }
-                        self.next();
-                        self.ignore();
-                        self.pop()
+                            ItemType::Str
+                        };
+                        self.end_string(t)
                     }
                     _ => Some(S::Str),
                 }
@@ -640,13 +635,7 @@ impl<'a> Lexer<'a> {
                 match r {
                     EOF => self.errorf("unexpected EOF; expected \"'\"".into()),
                     r if is_nl(r) => self.error_prev_line("strings cannot contain newlines".into()),
-                    '\'' => {
-                        self.backup();
-                        self.emit(ItemType::RawStr);
-                        self.next();
-                        self.ignore();
-                        self.pop()
-                    }
+                    '\'' => self.end_string(ItemType::RawStr),
                     _ => Some(S::RawStr),
                 }
             }
@@ -695,11 +684,7 @@ impl<'a> Lexer<'a> {
                     '-' | ':' => Some(S::Datetime),
                     '_' => Some(S::DecimalNumber),
                     '.' | 'e' | 'E' => Some(S::Float),
-                    _ => {
-                        self.backup();
-                        self.emit(ItemType::Integer);
-                        self.pop()
-                    }
+                    _ => self.end_value(ItemType::Integer),
                 }
             }
             S::Datetime => {
@@ -722,25 +707,15 @@ impl<'a> Lexer<'a> {
                 match r {
                     '.' | 'e' | 'E' => Some(S::Float),
                     '_' => Some(S::DecimalNumber),
-                    _ => {
-                        self.backup();
-                        self.emit(ItemType::Integer);
-                        self.pop()
-                    }
+                    _ => self.end_value(ItemType::Integer),
                 }
             }
             S::DecimalNumberStart => {
                 let r = self.next();
                 match r {
-                    'i' => {
-                        if !self.accept('n') || !self.accept('f') {
-                            return self.errorf(format!("invalid float: '{}'", self.current()));
-                        }
-                        self.emit(ItemType::Float);
-                        return self.pop();
-                    }
-                    'n' => {
-                        if !self.accept('a') || !self.accept('n') {
+                    'i' | 'n' => {
+                        let rest = if r == 'i' { "nf" } else { "an" };
+                        if !rest.chars().all(|c| self.accept(c)) {
                             return self.errorf(format!("invalid float: '{}'", self.current()));
                         }
                         self.emit(ItemType::Float);
@@ -784,11 +759,7 @@ impl<'a> Lexer<'a> {
                         }
                         Some(next)
                     }
-                    _ => {
-                        self.backup();
-                        self.emit(ItemType::Integer);
-                        self.pop()
-                    }
+                    _ => self.end_value(ItemType::Integer),
                 }
             }
             S::Float => {
@@ -796,9 +767,7 @@ impl<'a> Lexer<'a> {
                 if is_digit(r) || matches!(r, '_' | '.' | '-' | '+' | 'e' | 'E') {
                     return Some(S::Float);
                 }
-                self.backup();
-                self.emit(ItemType::Float);
-                self.pop()
+                self.end_value(ItemType::Float)
             }
             S::Bool => {
                 let mut rs = String::new();
@@ -824,9 +793,7 @@ impl<'a> Lexer<'a> {
             S::Comment => {
                 let r = self.next();
                 if is_nl(r) || r == EOF {
-                    self.backup();
-                    self.emit(ItemType::Text);
-                    return self.pop();
+                    return self.end_value(ItemType::Text);
                 }
                 Some(S::Comment)
             }
@@ -851,9 +818,7 @@ impl<'a> Lexer<'a> {
         if digit(r) || r == '_' {
             return Some(same);
         }
-        self.backup();
-        self.emit(ItemType::Integer);
-        self.pop()
+        self.end_value(ItemType::Integer)
     }
 
     /// Inside a container, before an element (`after` false) or after one (`after` true):
@@ -895,6 +860,24 @@ impl<'a> Lexer<'a> {
                 c.got_suffix
             )),
         }
+    }
+
+    /// The end of a bare name, number or comment (the character just read is not part of it):
+    /// emitted as `t`, and back to the state that started it.
+    fn end_value(&mut self, t: ItemType) -> Option<State> {
+        self.backup();
+        self.emit(t);
+        self.pop()
+    }
+
+    /// The closing quote of a one-line string (just read): the text before it emitted as `t`,
+    /// the quote skipped, and back to the state that opened the string.
+    fn end_string(&mut self, t: ItemType) -> Option<State> {
+        self.backup();
+        self.emit(t);
+        self.next();
+        self.ignore();
+        self.pop()
     }
 
     /// A quote inside a multi-line string: three end it (unless more follow: up to two more
