@@ -31,12 +31,8 @@ use kubepkg_gostd::strconv::format_float;
 /// A value as go-yaml v2 holds it after reading the JSON text back.
 #[derive(Debug, Clone)]
 enum Node {
-    Null,
-    Bool(bool),
-    Int(i64),
-    Uint(u64),
-    Float(f64),
-    Str(String),
+    /// A scalar as go-yaml resolves it (`nil`, `bool`, `int`, `uint64`, `float64`, `string`).
+    Scalar(Scalar),
     /// A scalar written in plain style as given (go-yaml's `time.Time` encoding).
     Raw(String),
     /// go-yaml v3's form of a string that is not UTF-8: the base64 of its bytes tagged
@@ -68,34 +64,36 @@ fn to_node(v: &Value, depth: usize) -> Result<Node, YamlError> {
 
 fn to_node_inner(v: &Value, depth: usize) -> Result<Node, YamlError> {
     Ok(match v {
-        Value::Nil => Node::Null,
-        Value::Bool(b) => Node::Bool(*b),
-        Value::Int(i) | Value::Int64(i) => Node::Int(*i),
+        Value::Nil => Node::Scalar(Scalar::Null),
+        Value::Bool(b) => Node::Scalar(Scalar::Bool(*b)),
+        Value::Int(i) | Value::Int64(i) => Node::Scalar(Scalar::Int(*i)),
         Value::Uint(u) => {
             if *u <= i64::MAX as u64 {
-                Node::Int(*u as i64)
+                Node::Scalar(Scalar::Int(*u as i64))
             } else {
-                Node::Uint(*u)
+                Node::Scalar(Scalar::Uint(*u))
             }
         }
         Value::Float(f) => {
             let text = json_float(*f).ok_or_else(|| marshal_error(*f))?;
             match resolve_plain(&text).1 {
-                Scalar::Int(i) => Node::Int(i),
-                Scalar::Uint(u) => Node::Uint(u),
-                Scalar::Float(f) => Node::Float(f),
-                _ => Node::Str(text),
+                n @ (Scalar::Int(_) | Scalar::Uint(_) | Scalar::Float(_)) => Node::Scalar(n),
+                _ => Node::Scalar(Scalar::Str(text)),
             }
         }
-        Value::Uint8(u) => Node::Int(i64::from(*u)),
-        Value::String(s) => Node::Str(reread_json_string(s)?),
+        Value::Uint8(u) => Node::Scalar(Scalar::Int(i64::from(*u))),
+        Value::String(s) => Node::Scalar(Scalar::Str(reread_json_string(s)?)),
         // encoding/json writes each invalid byte as `\ufffd`, which reads back as U+FFFD.
-        Value::NonUtf8String(b) => Node::Str(reread_json_string(&kubepkg_value::go_lossy(b))?),
+        Value::NonUtf8String(b) => Node::Scalar(Scalar::Str(reread_json_string(
+            &kubepkg_value::go_lossy(b),
+        )?)),
         Value::Bytes(b) => {
             use base64::Engine;
-            Node::Str(base64::engine::general_purpose::STANDARD.encode(b))
+            Node::Scalar(Scalar::Str(
+                base64::engine::general_purpose::STANDARD.encode(b),
+            ))
         }
-        Value::Time(t) => Node::Str(crate::json::rfc3339_nano(t)),
+        Value::Time(t) => Node::Scalar(Scalar::Str(crate::json::rfc3339_nano(t))),
         Value::Object(o) => to_node(&o.to_plain(), depth)?,
         Value::List(items, _) => seq_node(items, |x| to_node(x, depth))?,
         Value::Map(m) => map_node(m, false, reread_json_string, |v| to_node(v, depth))?,
@@ -203,13 +201,13 @@ fn to_node_v3(v: &Value, guard: &mut Guard) -> Result<Node, YamlError> {
 
 fn to_node_v3_inner(v: &Value, guard: &mut Guard) -> Result<Node, YamlError> {
     Ok(match v {
-        Value::Nil => Node::Null,
-        Value::Bool(b) => Node::Bool(*b),
-        Value::Int(i) | Value::Int64(i) => Node::Int(*i),
-        Value::Uint(u) => Node::Uint(*u),
-        Value::Uint8(u) => Node::Int(i64::from(*u)),
-        Value::Float(f) => Node::Float(*f),
-        Value::String(s) => Node::Str(s.to_string()),
+        Value::Nil => Node::Scalar(Scalar::Null),
+        Value::Bool(b) => Node::Scalar(Scalar::Bool(*b)),
+        Value::Int(i) | Value::Int64(i) => Node::Scalar(Scalar::Int(*i)),
+        Value::Uint(u) => Node::Scalar(Scalar::Uint(*u)),
+        Value::Uint8(u) => Node::Scalar(Scalar::Int(i64::from(*u))),
+        Value::Float(f) => Node::Scalar(Scalar::Float(*f)),
+        Value::String(s) => Node::Scalar(Scalar::Str(s.to_string())),
         // go-yaml v3 writes a string that is not UTF-8 as base64 tagged `!!binary`.
         Value::NonUtf8String(b) => {
             use base64::Engine;
@@ -227,7 +225,11 @@ fn to_node_v3_inner(v: &Value, guard: &mut Guard) -> Result<Node, YamlError> {
             };
             Node::Binary(text)
         }
-        Value::Bytes(b) => Node::Seq(b.iter().map(|&x| Node::Int(x as i64)).collect()),
+        Value::Bytes(b) => Node::Seq(
+            b.iter()
+                .map(|&x| Node::Scalar(Scalar::Int(x as i64)))
+                .collect(),
+        ),
         Value::Time(t) => Node::Raw(crate::json::rfc3339_nano(t)),
         Value::Object(o) => to_node_v3(&o.to_plain(), guard)?,
         Value::List(items, _) => seq_node(items, |x| to_node_v3(x, guard))?,
@@ -610,11 +612,13 @@ impl Emitter {
         self.mapping_ctx = mapping;
         self.simple_key_ctx = simple_key;
         match n {
-            Node::Null => self.scalar("null", Style::Plain),
-            Node::Bool(b) => self.scalar(if *b { "true" } else { "false" }, Style::Plain),
-            Node::Int(i) => self.scalar(&i.to_string(), Style::Plain),
-            Node::Uint(u) => self.scalar(&u.to_string(), Style::Plain),
-            Node::Float(f) => {
+            Node::Scalar(Scalar::Null) => self.scalar("null", Style::Plain),
+            Node::Scalar(Scalar::Bool(b)) => {
+                self.scalar(if *b { "true" } else { "false" }, Style::Plain)
+            }
+            Node::Scalar(Scalar::Int(i)) => self.scalar(&i.to_string(), Style::Plain),
+            Node::Scalar(Scalar::Uint(u)) => self.scalar(&u.to_string(), Style::Plain),
+            Node::Scalar(Scalar::Float(f)) => {
                 let s = match format_float(*f, 'g', -1, 64).as_str() {
                     "+Inf" => ".inf".to_string(),
                     "-Inf" => "-.inf".to_string(),
@@ -633,7 +637,7 @@ impl Emitter {
                 };
                 self.scalar(s, style)
             }
-            Node::Str(s) => {
+            Node::Scalar(Scalar::Str(s)) => {
                 let style = if s.contains('\n') {
                     Style::Literal
                 } else if !needs_quotes(s) {
@@ -673,7 +677,7 @@ impl Emitter {
                     self.increase_indent(false, false);
                     for (k, v) in pairs {
                         self.write_indent();
-                        let key = Node::Str(k.clone());
+                        let key = Node::Scalar(Scalar::Str(k.clone()));
                         let kc: Vec<char> = k.chars().collect();
                         let simple = !analyze(&kc, self.v3).multiline && k.len() <= 128;
                         if simple {
@@ -1020,7 +1024,7 @@ mod tests {
         ];
         let pairs = keys
             .into_iter()
-            .map(|k| (k.to_string(), Node::Null))
+            .map(|k| (k.to_string(), Node::Scalar(Scalar::Null)))
             .collect();
         let keys: Vec<String> = sort_keys(pairs, false).into_iter().map(|p| p.0).collect();
         assert_eq!(
