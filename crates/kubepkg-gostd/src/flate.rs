@@ -25,11 +25,21 @@ const HASH_MASK: u32 = (1 << HASH_BITS) - 1;
 const MAX_HASH_OFFSET: isize = 1 << 24;
 const HASHMUL: u32 = 0x1e35a7bd;
 
-// Level 6: good, lazy, nice, chain.
-const GOOD: isize = 8;
-const LAZY: isize = 16;
-const NICE: isize = 128;
-const CHAIN: isize = 128;
+/// Go's `compressionLevel`: the match lengths and chain length a level searches with.
+struct Level {
+    good: isize,
+    lazy: isize,
+    nice: isize,
+    chain: isize,
+}
+
+/// `levels[6]`, the default level.
+const LEVEL: Level = Level {
+    good: 8,
+    lazy: 16,
+    nice: 128,
+    chain: 128,
+};
 
 const LENGTH_SHIFT: u32 = 22;
 const OFFSET_MASK: u32 = (1 << LENGTH_SHIFT) - 1;
@@ -63,30 +73,21 @@ const CODEGEN_ORDER: [usize; 19] = [
     16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
 ];
 
+/// The code of `x` by a table of ascending code bases (token.go's tables are built from
+/// them): the index of the last base not above `x`.
+fn code_by_base(bases: &[u32], x: u32) -> u32 {
+    (bases.partition_point(|&base| base <= x) - 1) as u32
+}
+
 /// `lengthCodes[len]`: the length code (0..28) of a match length minus 3.
 fn length_code(len: u32) -> u32 {
-    // The table of token.go: lengths 0..255 map to codes by the base table.
-    let mut code = 0;
-    for (i, base) in LENGTH_BASE.iter().enumerate() {
-        if *base <= len {
-            code = i as u32;
-        }
-    }
-    code
+    code_by_base(&LENGTH_BASE, len)
 }
 
 /// `offsetCode(off)` of token.go.
 fn offset_code(off: u32) -> u32 {
-    fn small(off: u32) -> u32 {
-        // offsetCodes[off] for off < 256.
-        let mut code = 0;
-        for (i, base) in OFFSET_BASE.iter().enumerate() {
-            if *base <= off {
-                code = i as u32;
-            }
-        }
-        code
-    }
+    // offsetCodes[off] for off < 256.
+    let small = |off: u32| code_by_base(&OFFSET_BASE, off);
     if off < 256 {
         return small(off);
     }
@@ -382,6 +383,19 @@ impl BitWriter {
     }
 
     fn generate_codegen(&mut self, num_literals: usize, num_offsets: usize) {
+        /// A repeat code (16, 17 or 18) and its count's extra bits, written at `*at`.
+        fn put_repeat(
+            codegen: &mut [u8],
+            at: &mut usize,
+            freq: &mut [i32],
+            code: u8,
+            extra: isize,
+        ) {
+            codegen[*at] = code;
+            codegen[*at + 1] = extra as u8;
+            *at += 2;
+            freq[code as usize] += 1;
+        }
         self.codegen_freq = [0; CODEGEN_CODE_COUNT];
         for i in 0..num_literals {
             self.codegen[i] = self.literal_encoding.codes[i].len as u8;
@@ -410,29 +424,17 @@ impl BitWriter {
                 count -= 1;
                 while count >= 3 {
                     let n = count.min(6);
-                    codegen[out_index] = 16;
-                    out_index += 1;
-                    codegen[out_index] = (n - 3) as u8;
-                    out_index += 1;
-                    freq[16] += 1;
+                    put_repeat(codegen, &mut out_index, freq, 16, n - 3);
                     count -= n;
                 }
             } else {
                 while count >= 11 {
                     let n = count.min(138);
-                    codegen[out_index] = 18;
-                    out_index += 1;
-                    codegen[out_index] = (n - 11) as u8;
-                    out_index += 1;
-                    freq[18] += 1;
+                    put_repeat(codegen, &mut out_index, freq, 18, n - 11);
                     count -= n;
                 }
                 if count >= 3 {
-                    codegen[out_index] = 17;
-                    out_index += 1;
-                    codegen[out_index] = (count - 3) as u8;
-                    out_index += 1;
-                    freq[17] += 1;
+                    put_repeat(codegen, &mut out_index, freq, 17, count - 3);
                     count = 0;
                 }
             }
@@ -738,10 +740,10 @@ impl Compressor {
     ) -> Option<(isize, isize)> {
         let min_match_look = lookahead.min(MAX_MATCH_LENGTH);
         let win = &self.window[..(pos + min_match_look) as usize];
-        let nice = (win.len() as isize - pos).min(NICE);
-        let mut tries = CHAIN;
+        let nice = (win.len() as isize - pos).min(LEVEL.nice);
+        let mut tries = LEVEL.chain;
         let mut length = prev_length;
-        if length >= GOOD {
+        if length >= LEVEL.good {
             tries >>= 2;
         }
         let mut w_end = win[(pos + length) as usize];
@@ -819,7 +821,7 @@ impl Compressor {
             let min_index = (self.index - WINDOW_SIZE).max(0);
             if self.chain_head - self.hash_offset >= min_index
                 && lookahead > prev_length
-                && prev_length < LAZY
+                && prev_length < LEVEL.lazy
                 && let Some((nl, no)) = self.find_match(
                     self.index,
                     self.chain_head - self.hash_offset,
@@ -891,18 +893,12 @@ mod tests {
     #[test]
     fn the_code_tables_are_go_s() {
         // Spot checks of token.go's lengthCodes and offsetCodes.
-        assert_eq!(length_code(0), 0);
-        assert_eq!(length_code(8), 8);
-        assert_eq!(length_code(9), 8);
-        assert_eq!(length_code(10), 9);
-        assert_eq!(length_code(254), 27);
-        assert_eq!(length_code(255), 28);
-        assert_eq!(offset_code(0), 0);
-        assert_eq!(offset_code(4), 4);
-        assert_eq!(offset_code(5), 4);
-        assert_eq!(offset_code(255), 15);
-        assert_eq!(offset_code(256), 16);
-        assert_eq!(offset_code(32767), 29);
+        for (len, code) in [(0, 0), (8, 8), (9, 8), (10, 9), (254, 27), (255, 28)] {
+            assert_eq!(length_code(len), code, "lengthCodes[{len}]");
+        }
+        for (off, code) in [(0, 0), (4, 4), (5, 4), (255, 15), (256, 16), (32767, 29)] {
+            assert_eq!(offset_code(off), code, "offsetCode({off})");
+        }
     }
 
     #[test]
