@@ -128,42 +128,50 @@ mod tests {
         };
         let ok_params = r#"{"N":32768,"r":8,"p":1}"#;
         let nonce24 = base64::engine::general_purpose::STANDARD.encode([0u8; 24]);
-        let e = decrypt(
-            with("argon2", ok_params, "nacl/secretbox", &nonce24).as_bytes(),
-            b"",
-        )
-        .unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            r#"unknown kdf "argon2" (cosign uses scrypt and nacl/secretbox)"#
-        );
-        let e = decrypt(with("scrypt", ok_params, "aes", &nonce24).as_bytes(), b"").unwrap_err();
-        assert!(
-            matches!(e, DecryptError::Unknown { what: "cipher", .. }),
-            "{e}"
-        );
         let huge = r#"{"N":1073741824,"r":8,"p":1}"#;
-        let e = decrypt(
-            with("scrypt", huge, "nacl/secretbox", &nonce24).as_bytes(),
-            b"",
-        )
-        .unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "unsupported scrypt parameters N=1073741824 r=8 p=1"
-        );
-        let e = decrypt(
-            with("scrypt", ok_params, "nacl/secretbox", "AAAA").as_bytes(),
-            b"",
-        )
-        .unwrap_err();
-        assert!(matches!(e, DecryptError::Nonce), "{e}");
-        let e = decrypt(
-            with("scrypt", ok_params, "nacl/secretbox", "!!").as_bytes(),
-            b"",
-        )
-        .unwrap_err();
-        assert_eq!(e.to_string(), "cipher.nonce is not base64");
+        let unknown = |what: &str, name: &str| {
+            format!("unknown {what} {name:?} (cosign uses scrypt and nacl/secretbox)")
+        };
+        for (kdf, params, cipher, nonce, error) in [
+            (
+                "argon2",
+                ok_params,
+                "nacl/secretbox",
+                &*nonce24,
+                unknown("kdf", "argon2"),
+            ),
+            (
+                "scrypt",
+                ok_params,
+                "aes",
+                &nonce24,
+                unknown("cipher", "aes"),
+            ),
+            (
+                "scrypt",
+                huge,
+                "nacl/secretbox",
+                &nonce24,
+                "unsupported scrypt parameters N=1073741824 r=8 p=1".into(),
+            ),
+            (
+                "scrypt",
+                ok_params,
+                "nacl/secretbox",
+                "AAAA",
+                "the secretbox nonce is not 24 bytes".into(),
+            ),
+            (
+                "scrypt",
+                ok_params,
+                "nacl/secretbox",
+                "!!",
+                "cipher.nonce is not base64".into(),
+            ),
+        ] {
+            let e = decrypt(with(kdf, params, cipher, nonce).as_bytes(), b"").unwrap_err();
+            assert_eq!(e.to_string(), error, "{kdf} {params} {cipher} {nonce}");
+        }
         assert!(matches!(
             decrypt(b"{}", b"").unwrap_err(),
             DecryptError::Json(_)

@@ -594,13 +594,11 @@ mod tests {
 
     #[test]
     fn go_error_texts() {
-        assert_eq!(
-            from_json("{").unwrap_err().to_string(),
-            "unexpected end of JSON input"
-        );
-        assert_eq!(
-            from_json("x").unwrap_err().to_string(),
-            "invalid character 'x' looking for beginning of value"
-        );
+        for (text, error) in [
+            ("{", "unexpected end of JSON input"),
+            ("x", "invalid character 'x' looking for beginning of value"),
+        ] {
+            assert_eq!(from_json(text).unwrap_err().to_string(), error, "{text}");
+        }
     }
 }
