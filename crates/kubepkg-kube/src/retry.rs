@@ -523,30 +523,25 @@ mod tests {
 
     #[test]
     fn settings_come_from_the_environment() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| {
-                pairs
-                    .iter()
+        let policy = |vars: &[(&str, &str)]| {
+            RetryPolicy::from_env(|k| {
+                vars.iter()
                     .find(|(n, _)| *n == k)
                     .map(|(_, v)| v.to_string())
-            }
+            })
         };
-        assert_eq!(
-            RetryPolicy::from_env(env(&[])).unwrap(),
-            RetryPolicy::default()
-        );
-        let p =
-            RetryPolicy::from_env(env(&[(ATTEMPTS_ENV, "3"), (MAX_DELAY_ENV, "50ms")])).unwrap();
+        assert_eq!(policy(&[]).unwrap(), RetryPolicy::default());
+        let p = policy(&[(ATTEMPTS_ENV, "3"), (MAX_DELAY_ENV, "50ms")]).unwrap();
         assert_eq!(
             (p.attempts, p.max_delay, p.first_delay),
             (3, Duration::from_millis(50), Duration::from_millis(50))
         );
-        let e = RetryPolicy::from_env(env(&[(ATTEMPTS_ENV, "0")])).unwrap_err();
+        let e = policy(&[(ATTEMPTS_ENV, "0")]).unwrap_err();
         assert_eq!(
             e.to_string(),
             "KUBEPKG_API_ATTEMPTS=\"0\": want a whole number of tries, at least 1"
         );
-        assert!(RetryPolicy::from_env(env(&[(MAX_DELAY_ENV, "soon")])).is_err());
+        assert!(policy(&[(MAX_DELAY_ENV, "soon")]).is_err());
     }
 
     #[test]
