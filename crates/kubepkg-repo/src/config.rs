@@ -204,31 +204,32 @@ impl RepoFile {
     /// The file's text, as `sigs.k8s.io/yaml.Marshal` writes Helm's struct.
     pub fn to_yaml(&self) -> String {
         let entry = |e: &Entry| {
-            let mut m = BTreeMap::new();
-            m.insert("name".into(), Value::str(&e.name));
-            m.insert("url".into(), Value::str(&e.url));
-            m.insert("username".into(), Value::str(&e.username));
-            m.insert("password".into(), Value::str(&e.password));
-            m.insert("certFile".into(), Value::str(&e.cert_file));
-            m.insert("keyFile".into(), Value::str(&e.key_file));
-            m.insert("caFile".into(), Value::str(&e.ca_file));
-            m.insert(
-                "insecure_skip_tls_verify".into(),
-                Value::Bool(e.insecure_skip_tls_verify),
-            );
-            m.insert(
-                "pass_credentials_all".into(),
-                Value::Bool(e.pass_credentials_all),
-            );
-            Value::map(m)
+            Value::map(BTreeMap::from([
+                ("name".into(), Value::str(&e.name)),
+                ("url".into(), Value::str(&e.url)),
+                ("username".into(), Value::str(&e.username)),
+                ("password".into(), Value::str(&e.password)),
+                ("certFile".into(), Value::str(&e.cert_file)),
+                ("keyFile".into(), Value::str(&e.key_file)),
+                ("caFile".into(), Value::str(&e.ca_file)),
+                (
+                    "insecure_skip_tls_verify".into(),
+                    Value::Bool(e.insecure_skip_tls_verify),
+                ),
+                (
+                    "pass_credentials_all".into(),
+                    Value::Bool(e.pass_credentials_all),
+                ),
+            ]))
         };
-        let mut top = BTreeMap::new();
-        top.insert("apiVersion".into(), Value::str(&self.api_version));
-        top.insert("generated".into(), Value::str(&self.generated));
-        top.insert(
-            "repositories".into(),
-            Value::list(self.repositories.iter().map(entry).collect()),
-        );
+        let top = BTreeMap::from([
+            ("apiVersion".into(), Value::str(&self.api_version)),
+            ("generated".into(), Value::str(&self.generated)),
+            (
+                "repositories".into(),
+                Value::list(self.repositories.iter().map(entry).collect()),
+            ),
+        ]);
         // Strings, booleans and lists of maps: nothing go-yaml's emitter can refuse.
         kubepkg_yaml::to_yaml(&Value::map(top)).unwrap_or_default()
     }
