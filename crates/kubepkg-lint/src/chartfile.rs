@@ -26,11 +26,7 @@ pub fn lint(linter: &mut Linter, dir: &Path) {
     let (md, raw) = match load(&path) {
         Ok(v) => v,
         Err(e) => {
-            linter.rule(
-                Severity::Error,
-                CHART_FILE,
-                Some(format!("unable to parse YAML\n\t{e}")),
-            );
+            linter.error(CHART_FILE, format!("unable to parse YAML\n\t{e}"));
             return;
         }
     };

@@ -23,7 +23,7 @@ pub fn lint(linter: &mut Linter, dir: &Path) {
     let chart = match kubepkg_chart::load(dir) {
         Ok(c) => c,
         Err(e) => {
-            linter.rule(Severity::Error, "crds/", Some(e.to_string()));
+            linter.error("crds/", e.to_string());
             return;
         }
     };
@@ -32,11 +32,7 @@ pub fn lint(linter: &mut Linter, dir: &Path) {
         for doc in documents(&text) {
             match doc {
                 Err(e) => {
-                    linter.rule(
-                        Severity::Error,
-                        &name,
-                        Some(format!("unable to parse YAML: {e}")),
-                    );
+                    linter.error(&name, format!("unable to parse YAML: {e}"));
                     return;
                 }
                 Ok(None) => {}

@@ -12,11 +12,7 @@ pub fn lint(linter: &mut Linter, dir: &Path, shown: &str) {
     let chart = match kubepkg_chart::chart::load_dir(dir) {
         Ok(c) => c,
         Err(e) => {
-            linter.rule(
-                Severity::Error,
-                "",
-                Some(format!("unable to load chart\n\t{e}")),
-            );
+            linter.error("", format!("unable to load chart\n\t{e}"));
             return;
         }
     };

@@ -114,11 +114,11 @@ fn refusals(linter: &mut Linter, e: &PackageError) {
                     text.push_str(&format!("component {c:?}: "));
                 }
                 text.push_str(&p.kind.to_string());
-                linter.rule(Severity::Error, MANIFEST, Some(text));
+                linter.error(MANIFEST, text);
             }
         }
         other => {
-            linter.rule(Severity::Error, MANIFEST, Some(other.to_string()));
+            linter.error(MANIFEST, other.to_string());
         }
     }
 }
@@ -145,7 +145,7 @@ fn warnings(linter: &mut Linter, pkg: &Package, user: Option<&UserValues>, opts:
     let rendered = match render_package(pkg, &input) {
         Ok(r) => r,
         Err(e) => {
-            linter.rule(Severity::Error, MANIFEST, Some(e.to_string()));
+            linter.error(MANIFEST, e.to_string());
             return;
         }
     };

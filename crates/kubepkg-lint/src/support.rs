@@ -79,6 +79,11 @@ impl Linter {
         }
     }
 
+    /// Records the error `text` for `path`: a rule that failed outright.
+    pub fn error(&mut self, path: &str, text: String) {
+        self.rule(Severity::Error, path, Some(text));
+    }
+
     /// [`Linter::rule`] over a `Result`.
     pub fn check(&mut self, severity: Severity, path: &str, r: Result<(), String>) -> bool {
         self.rule(severity, path, r.err())

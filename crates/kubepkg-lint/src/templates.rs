@@ -41,7 +41,7 @@ pub fn lint(linter: &mut Linter, dir: &Path, user: &Value, opts: &LintOptions) {
     let chart = match kubepkg_chart::load(dir) {
         Ok(c) => c,
         Err(e) => {
-            linter.rule(Severity::Error, TEMPLATES, Some(e.to_string()));
+            linter.error(TEMPLATES, e.to_string());
             return;
         }
     };
@@ -62,7 +62,7 @@ pub fn lint(linter: &mut Linter, dir: &Path, user: &Value, opts: &LintOptions) {
             // Helm gives up silently when dependencies or values cannot be processed, and
             // reports what the values fail of the schemas.
             if matches!(e.kind, ChartErrorKind::Schema(_)) {
-                linter.rule(Severity::Error, TEMPLATES, Some(e.to_string()));
+                linter.error(TEMPLATES, e.to_string());
             }
             return;
         }
@@ -84,7 +84,7 @@ pub fn lint(linter: &mut Linter, dir: &Path, user: &Value, opts: &LintOptions) {
     let rendered = match render_lint(&chart, &top) {
         Ok(r) => r,
         Err(e) => {
-            linter.rule(Severity::Error, TEMPLATES, Some(e.to_string()));
+            linter.error(TEMPLATES, e.to_string());
             return;
         }
     };
@@ -116,11 +116,7 @@ pub fn lint(linter: &mut Linter, dir: &Path, user: &Value, opts: &LintOptions) {
         for doc in documents(content) {
             let stub = match doc {
                 Err(e) => {
-                    linter.rule(
-                        Severity::Error,
-                        file,
-                        Some(format!("unable to parse YAML: {e}")),
-                    );
+                    linter.error(file, format!("unable to parse YAML: {e}"));
                     return;
                 }
                 Ok(None) => continue,
