@@ -857,9 +857,15 @@ pub async fn uninstall(
             });
             // Through the backend that applied it: a HelmRelease goes with helm-controller's
             // uninstall, an Application with Argo CD's deletion of its objects.
+            let step = crate::backend::Uninstall {
+                component: &c.name,
+                release: &c.release,
+                namespace: &c.namespace,
+                timeout,
+            };
             kc.backend_for_record(c)
                 .await
-                .uninstall(&kc.ctx(), &c.name, &c.release, &c.namespace, timeout)
+                .uninstall(&kc.ctx(), &step)
                 .await
                 .map_err(EngineError::Step)?;
             kc.report(&Event::Uninstalled {
