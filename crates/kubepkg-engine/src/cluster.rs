@@ -43,7 +43,7 @@ use std::borrow::Cow;
 use kubepkg_model::Backend as Kind;
 use kubepkg_package::revision::ComponentRecord;
 
-use crate::backend::{Backend, Ctx, Rollback, Uninstall, failure, recorded_kind};
+use crate::backend::{Backend, ComponentBackend, Ctx, Rollback, Uninstall, failure, recorded_kind};
 pub use crate::backend::{ensure_namespace, releases};
 use crate::chart::ClusterCapabilities;
 use crate::store::RevisionStore;

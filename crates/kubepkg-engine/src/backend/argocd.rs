@@ -461,13 +461,13 @@ impl ComponentBackend for ArgoCd {
 
     async fn uninstall(&self, kc: &Ctx<'_>, step: &Uninstall<'_>) -> Result<(), Failure> {
         // Argo CD deletes the Application's objects through its resources finalizer.
-        let (release, deadline) = (step.release, Instant::now() + step.timeout);
         match self
-            .application_namespace(kc, release, step.namespace)
+            .application_namespace(kc, step.release, step.namespace)
             .await
         {
             Some(at) => {
-                let app = application_watch(kc, step.component, &at, release, deadline);
+                let deadline = Instant::now() + step.timeout;
+                let app = application_watch(kc, step.component, &at, step.release, deadline);
                 self.argocd_delete(kc, &app).await
             }
             None => Ok(()),

@@ -231,17 +231,6 @@ impl Backend {
         }
     }
 
-    /// Readies the backend for applying `run` (checks that nothing is applied without:
-    /// CRDs installed, the package expressible).
-    pub(crate) async fn prepare(
-        &mut self,
-        client: &kube::Client,
-        run: Run,
-    ) -> Result<(), BackendError> {
-        self.check_post_renderers(&run.package)?;
-        dispatch!(self, b => b.prepare(client, run).await)
-    }
-
     /// A backend whose controller renders cannot run a post-renderer it has no form for:
     /// Flux takes kustomize-style ones (as HelmRelease `postRenderers`) but no Helm plugin on
     /// this machine, Argo CD none. Refused before anything is pushed or applied.
@@ -262,47 +251,6 @@ impl Backend {
         Ok(())
     }
 
-    pub(crate) async fn apply(
-        &self,
-        kc: &Ctx<'_>,
-        request: &ComponentApply,
-    ) -> Result<u64, Failure> {
-        dispatch!(self, b => b.apply(kc, request).await)
-    }
-
-    pub(crate) async fn ready_objects(
-        &self,
-        kc: &Ctx<'_>,
-        request: &ReadyWait,
-    ) -> Result<Vec<ObjectRef>, Failure> {
-        dispatch!(self, b => b.ready_objects(kc, request).await)
-    }
-
-    pub(crate) async fn rollback(&self, kc: &Ctx<'_>, step: &Rollback<'_>) -> Result<u64, Failure> {
-        dispatch!(self, b => b.rollback(kc, step).await)
-    }
-
-    pub(crate) async fn uninstall(
-        &self,
-        kc: &Ctx<'_>,
-        step: &Uninstall<'_>,
-    ) -> Result<(), Failure> {
-        dispatch!(self, b => b.uninstall(kc, step).await)
-    }
-
-    pub(crate) async fn objects(
-        &self,
-        kc: &Ctx<'_>,
-        release: &str,
-        namespace: &str,
-    ) -> Vec<ObjectRef> {
-        dispatch!(self, b => b.objects(kc, release, namespace).await)
-    }
-
-    pub(crate) async fn live(&self, kc: &Ctx<'_>, record: &ComponentRecord) -> Live {
-        dispatch!(self, b => b.live(kc, record).await)
-    }
-
     /// Adds what `plan` shows of this backend: the objects it would apply (against the live
     /// ones when `client` is given) and what the components' gates wait for.
     pub async fn plan(
@@ -313,14 +261,55 @@ impl Backend {
         plan: &mut Plan,
         timeout: Duration,
     ) -> Result<(), BackendError> {
-        self.check_post_renderers(package)?;
         let input = PlanInput {
             client,
             package,
             user,
             timeout,
         };
-        dispatch!(self, b => b.plan(&input, plan).await)
+        ComponentBackend::plan(self, &input, plan).await
+    }
+}
+
+/// Each step is the one of the backend this is; a package with a post-renderer the backend's
+/// controller cannot run is refused before anything else ([`Backend::check_post_renderers`]).
+impl ComponentBackend for Backend {
+    async fn prepare(&mut self, client: &kube::Client, run: Run) -> Result<(), BackendError> {
+        self.check_post_renderers(&run.package)?;
+        dispatch!(self, b => b.prepare(client, run).await)
+    }
+
+    async fn apply(&self, kc: &Ctx<'_>, request: &ComponentApply) -> Result<u64, Failure> {
+        dispatch!(self, b => b.apply(kc, request).await)
+    }
+
+    async fn ready_objects(
+        &self,
+        kc: &Ctx<'_>,
+        request: &ReadyWait,
+    ) -> Result<Vec<ObjectRef>, Failure> {
+        dispatch!(self, b => b.ready_objects(kc, request).await)
+    }
+
+    async fn rollback(&self, kc: &Ctx<'_>, step: &Rollback<'_>) -> Result<u64, Failure> {
+        dispatch!(self, b => b.rollback(kc, step).await)
+    }
+
+    async fn uninstall(&self, kc: &Ctx<'_>, step: &Uninstall<'_>) -> Result<(), Failure> {
+        dispatch!(self, b => b.uninstall(kc, step).await)
+    }
+
+    async fn objects(&self, kc: &Ctx<'_>, release: &str, namespace: &str) -> Vec<ObjectRef> {
+        dispatch!(self, b => b.objects(kc, release, namespace).await)
+    }
+
+    async fn live(&self, kc: &Ctx<'_>, record: &ComponentRecord) -> Live {
+        dispatch!(self, b => b.live(kc, record).await)
+    }
+
+    async fn plan(&self, input: &PlanInput<'_>, plan: &mut Plan) -> Result<(), BackendError> {
+        self.check_post_renderers(input.package)?;
+        dispatch!(self, b => b.plan(input, plan).await)
     }
 }
 
