@@ -16,7 +16,7 @@ use kube::runtime::reflector::{ObjectRef, Store};
 use kubepkg_package_object::{FLUX_SOURCE_KINDS, FluxSourceRef, PackageSpec};
 use sha2::{Digest, Sha256};
 
-use crate::source::{Fetched, HttpClient, SourceError, hex};
+use crate::source::{Fetched, HttpClient, SourceError, hex, read};
 
 /// Flux's source API group; every kind of [`FLUX_SOURCE_KINDS`] is served at `v1`.
 pub const GROUP: &str = "source.toolkit.fluxcd.io";
@@ -105,26 +105,11 @@ pub async fn fetch(
     let subdir = artifact_path(r.path.as_deref())?;
     let api: Api<DynamicObject> =
         Api::namespaced_with(client.clone(), namespace, &api_resource(&r.kind));
-    let object = match api.get_opt(&r.name).await {
-        Ok(Some(o)) => o,
-        Ok(None) => {
-            return Err(unavailable(
-                "not found: create it (a Flux source), or fix spec.source.sourceRef".into(),
-            ));
-        }
-        Err(e) => {
-            return Err(SourceError::Api {
-                kind: "Flux source",
-                namespace: namespace.to_string(),
-                name: r.name.clone(),
-                source: Box::new(kubepkg_kube::KubeError::refused(
-                    "get",
-                    format!("{} {namespace}/{}", r.kind, r.name),
-                    e,
-                )),
-            });
-        }
-    };
+    let object = read(&api, "Flux source", &r.kind, namespace, &r.name)
+        .await?
+        .ok_or_else(|| {
+            unavailable("not found: create it (a Flux source), or fix spec.source.sourceRef".into())
+        })?;
     let artifact = object.data.pointer("/status/artifact");
     let field = |name: &str| {
         artifact

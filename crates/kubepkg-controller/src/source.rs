@@ -221,9 +221,7 @@ pub async fn fetch(
         return checked(bytes, url.clone(), Some(expected));
     }
     if let Some(r) = &source.config_map_ref {
-        let namespace = r.namespace.as_deref().unwrap_or(namespace);
-        let api: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
-        let cm = get(&api, "ConfigMap", namespace, r).await?;
+        let (cm, namespace) = get::<ConfigMap>(client, "ConfigMap", namespace, r).await?;
         let key = r.key().to_string();
         let bytes = match cm.binary_data.as_ref().and_then(|d| d.get(&key)) {
             Some(b) => b.0.clone(),
@@ -239,9 +237,7 @@ pub async fn fetch(
         return checked(bytes, origin("ConfigMap", namespace, r), None);
     }
     if let Some(r) = &source.secret_ref {
-        let namespace = r.namespace.as_deref().unwrap_or(namespace);
-        let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
-        let secret = get(&api, "Secret", namespace, r).await?;
+        let (secret, namespace) = get::<Secret>(client, "Secret", namespace, r).await?;
         let key = r.key().to_string();
         let bytes = match secret.data.as_ref().and_then(|d| d.get(&key)) {
             Some(b) => b.0.clone(),
@@ -266,9 +262,7 @@ pub async fn registry_client(
     let credential = match secret {
         None => None,
         Some(r) => {
-            let namespace = r.namespace.as_deref().unwrap_or(namespace);
-            let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
-            let secret = get(&api, "Secret", namespace, r).await?;
+            let (secret, namespace) = get::<Secret>(client, "Secret", namespace, r).await?;
             let not_docker = || SourceError::NotDockerConfig {
                 namespace: namespace.to_string(),
                 name: r.name.clone(),
@@ -421,26 +415,11 @@ async fn git_auth(
         problem: problem.to_string(),
     };
     let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
-    let secret = match api.get_opt(&r.name).await {
-        Ok(Some(s)) => s,
-        Ok(None) => {
-            return Err(problem(
-                "not found: create it with username and password, or bearerToken",
-            ));
-        }
-        Err(e) => {
-            return Err(SourceError::Api {
-                kind: "Secret",
-                namespace: namespace.to_string(),
-                name: r.name.clone(),
-                source: Box::new(kubepkg_kube::KubeError::refused(
-                    "get",
-                    format!("Secret {namespace}/{}", r.name),
-                    e,
-                )),
-            });
-        }
-    };
+    let secret = read(&api, "Secret", "Secret", namespace, &r.name)
+        .await?
+        .ok_or_else(|| {
+            problem("not found: create it with username and password, or bearerToken")
+        })?;
     let data = secret.data.unwrap_or_default();
     let text = |key: &str| {
         data.get(key).map(|v| {
@@ -487,26 +466,11 @@ async fn verifier(
         problem,
     };
     let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
-    let secret = match api.get_opt(name).await {
-        Ok(Some(s)) => s,
-        Ok(None) => {
-            return Err(problem(format!(
-                "not found: create it with the cosign public key (kubectl create secret generic {name} --from-file=cosign.pub)"
-            )));
-        }
-        Err(e) => {
-            return Err(SourceError::Api {
-                kind: "Secret",
-                namespace: namespace.to_string(),
-                name: name.clone(),
-                source: Box::new(kubepkg_kube::KubeError::refused(
-                    "get",
-                    format!("Secret {namespace}/{name}"),
-                    e,
-                )),
-            });
-        }
-    };
+    let secret = read(&api, "Secret", "Secret", namespace, name).await?.ok_or_else(|| {
+        problem(format!(
+            "not found: create it with the cosign public key (kubectl create secret generic {name} --from-file=cosign.pub)"
+        ))
+    })?;
     let mut keys = Vec::new();
     for (key, value) in secret.data.iter().flatten() {
         if !key.ends_with(".pub") {
@@ -546,34 +510,53 @@ fn missing_key(
     }
 }
 
-async fn get<K>(
+/// The `kind` (a ConfigMap or Secret) `r` names, in `namespace` unless it names another: the
+/// object, and the namespace it was read from.
+async fn get<'a, K>(
+    client: &kube::Client,
+    kind: &'static str,
+    namespace: &'a str,
+    r: &'a ArchiveRef,
+) -> Result<(K, &'a str), SourceError>
+where
+    K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+    K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+    K::DynamicType: Default,
+{
+    let namespace = r.namespace.as_deref().unwrap_or(namespace);
+    let api: Api<K> = Api::namespaced(client.clone(), namespace);
+    let not_found = || SourceError::NotFound {
+        kind,
+        namespace: namespace.to_string(),
+        name: r.name.clone(),
+        key: r.key().to_string(),
+    };
+    let object = read(&api, kind, kind, namespace, &r.name).await?;
+    Ok((object.ok_or_else(not_found)?, namespace))
+}
+
+/// The object `name` of `api` (of `namespace`) a Package names, when there is one; a refused
+/// read names it `kind` (the API server's refusal: `api_kind`).
+pub(crate) async fn read<K>(
     api: &Api<K>,
     kind: &'static str,
+    api_kind: &str,
     namespace: &str,
-    r: &ArchiveRef,
-) -> Result<K, SourceError>
+    name: &str,
+) -> Result<Option<K>, SourceError>
 where
     K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
 {
-    match api.get_opt(&r.name).await {
-        Ok(Some(o)) => Ok(o),
-        Ok(None) => Err(SourceError::NotFound {
-            kind,
-            namespace: namespace.to_string(),
-            name: r.name.clone(),
-            key: r.key().to_string(),
-        }),
-        Err(e) => Err(SourceError::Api {
-            kind,
-            namespace: namespace.to_string(),
-            name: r.name.clone(),
-            source: Box::new(kubepkg_kube::KubeError::refused(
-                "get",
-                format!("{kind} {namespace}/{}", r.name),
-                e,
-            )),
-        }),
-    }
+    api.get_opt(name).await.map_err(|e| SourceError::Api {
+        kind,
+        namespace: namespace.to_string(),
+        name: name.to_string(),
+        source: Box::new(kubepkg_kube::KubeError::refused(
+            "get",
+            format!("{api_kind} {namespace}/{name}"),
+            e,
+        )),
+    })
 }
 
 fn checked(bytes: Vec<u8>, origin: String, expected: Option<&str>) -> Result<Fetched, SourceError> {

@@ -43,7 +43,7 @@ use std::borrow::Cow;
 use kubepkg_model::Backend as Kind;
 use kubepkg_package::revision::ComponentRecord;
 
-use crate::backend::{Backend, Ctx, failure, recorded_kind};
+use crate::backend::{Backend, ComponentBackend, Ctx, Rollback, Uninstall, failure, recorded_kind};
 pub use crate::backend::{ensure_namespace, releases};
 use crate::chart::ClusterCapabilities;
 use crate::store::RevisionStore;
@@ -549,7 +549,7 @@ impl Cluster for KubeCluster {
         let deadline = Instant::now() + request.timeout;
         let ids = self
             .backend_of(&request.release)
-            .ready_objects(&self.ctx(), request, deadline)
+            .ready_objects(&self.ctx(), request)
             .await?;
         let ns_cluster = self.in_namespace(&request.namespace);
         let sink = self.sink.clone();
@@ -597,10 +597,12 @@ impl Cluster for KubeCluster {
         namespace: &str,
         to_revision: u64,
     ) -> Result<u64, Failure> {
-        let r = self
-            .backend_of(release)
-            .rollback(&self.ctx(), release, namespace, to_revision)
-            .await;
+        let step = Rollback {
+            release,
+            namespace,
+            to_revision,
+        };
+        let r = self.backend_of(release).rollback(&self.ctx(), &step).await;
         self.ctx().apis_may_have_changed();
         let r = r?;
         failpoint(&format!("package-rolled-back:{release}")).await;
@@ -608,10 +610,13 @@ impl Cluster for KubeCluster {
     }
 
     async fn uninstall_release(&mut self, release: &str, namespace: &str) -> Result<(), Failure> {
-        let done = self
-            .backend_of(release)
-            .uninstall(&self.ctx(), release, release, namespace, self.timeout)
-            .await;
+        let step = Uninstall {
+            component: release,
+            release,
+            namespace,
+            timeout: self.timeout,
+        };
+        let done = self.backend_of(release).uninstall(&self.ctx(), &step).await;
         self.ctx().apis_may_have_changed();
         done
     }

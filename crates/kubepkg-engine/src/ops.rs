@@ -22,6 +22,7 @@ use kubepkg_release::storage::{SecretDriver, Store};
 use kubepkg_release::{Release, Status};
 use serde_json::{Map, Value};
 
+use crate::backend::ComponentBackend;
 use crate::chart::ClusterCapabilities;
 use crate::cluster::KubeCluster;
 use crate::error::EngineError;
@@ -31,6 +32,16 @@ use crate::error::EngineError;
 pub struct Instance<'a> {
     pub name: &'a str,
     pub namespace: &'a str,
+}
+
+impl Instance<'_> {
+    /// What every plan and apply of the instance checks first: its name fits `package`'s
+    /// releases, and the `user`'s values fit its components.
+    fn check(self, package: &Package, user: &UserValues) -> Result<(), EngineError> {
+        package.check_instance_name(self.name)?;
+        user.check(package)?;
+        Ok(())
+    }
 }
 
 /// Everything a plan or an apply is made from.
@@ -75,8 +86,7 @@ pub fn plan_offline(
     instance: Instance<'_>,
     user: &UserValues,
 ) -> Result<Plan, EngineError> {
-    package.check_instance_name(instance.name)?;
-    user.check(package)?;
+    instance.check(package, user)?;
     let caps = ClusterCapabilities::default();
     let capabilities = caps.to_chart()?;
     let assumed = format!(
@@ -223,8 +233,7 @@ async fn prepare_merged(
     instance: Instance<'_>,
     user: &UserValues,
 ) -> Result<Prepared, EngineError> {
-    package.check_instance_name(instance.name)?;
-    user.check(package)?;
+    instance.check(package, user)?;
     let history = kc.store.history(instance.name, instance.namespace).await?;
     let deployed = history.deployed().cloned();
     let mut previous_values = BTreeMap::new();
@@ -586,8 +595,7 @@ pub async fn apply(
     options: ApplyOptions,
 ) -> Result<(Outcome, Plan), EngineError> {
     let timeout = options.timeout;
-    package.check_instance_name(instance.name)?;
-    user.check(package)?;
+    instance.check(package, user)?;
     let package = &*with_cluster_merge_keys(kc, package).await;
     // The backend's own checks (Flux or Argo CD installed, the package expressible), before
     // anything changes.
@@ -857,9 +865,15 @@ pub async fn uninstall(
             });
             // Through the backend that applied it: a HelmRelease goes with helm-controller's
             // uninstall, an Application with Argo CD's deletion of its objects.
+            let step = crate::backend::Uninstall {
+                component: &c.name,
+                release: &c.release,
+                namespace: &c.namespace,
+                timeout,
+            };
             kc.backend_for_record(c)
                 .await
-                .uninstall(&kc.ctx(), &c.name, &c.release, &c.namespace, timeout)
+                .uninstall(&kc.ctx(), &step)
                 .await
                 .map_err(EngineError::Step)?;
             kc.report(&Event::Uninstalled {

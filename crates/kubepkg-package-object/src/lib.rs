@@ -532,12 +532,7 @@ mod tests {
     #[test]
     fn spec_post_renderers_join_the_components_and_unknown_ones_are_refused() {
         let dir = std::env::temp_dir().join(format!("kubepkg-po-pr-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(
-            dir.join("Chart.yaml"),
-            "apiVersion: v2\nname: web\nversion: 1.0.0\n",
-        )
-        .unwrap();
+        kubepkg_testkit::charts::write_chart(&dir, "web", "1.0.0", &[]);
         let mut package = kubepkg_model::source::load_dir(&dir).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
         let spec: PackageSpec = serde_saphyr::from_str(

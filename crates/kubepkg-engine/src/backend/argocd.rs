@@ -38,26 +38,25 @@ use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, Patch, PatchP
 use kubepkg_gitops::argocd::Options;
 use kubepkg_gitops::argocd::sync::{self, Verdict};
 use kubepkg_kube::ObjectRef;
-use kubepkg_model::Package;
 use kubepkg_package::orchestrator::{ComponentApply, Failure, FailureKind};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use kubepkg_model::values::UserValues;
 use kubepkg_package::orchestrator::ReadyWait;
 use kubepkg_package::plan::{Plan, Step};
 use kubepkg_package::revision::ComponentRecord;
 
 pub use super::error::ArgoCdError;
 use super::{
-    BackendError, ComponentBackend, Ctx, Live, Run, Seen, State, Watch, apply_object, str_at,
+    BackendError, ComponentBackend, Ctx, Live, PlanInput, Rollback, Run, Seen, State, Uninstall,
+    Watch, apply_object, str_at,
 };
 
 /// The CRD the backend needs, as `kubectl get crd` names it.
 pub const CRDS: [&str; 1] = ["applications.argoproj.io"];
 
 /// Where the Argo CD backend pushes charts and where its Applications live.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct ArgoCdBackend {
     /// `oci://HOST/PATH`: each chart is pushed to `<repository>/<chart name>`, which Argo CD's
     /// repo server pulls.
@@ -71,17 +70,6 @@ pub struct ArgoCdBackend {
     pub project: String,
     /// The registry client the charts are pushed with.
     pub client: kubepkg_oci::Client,
-}
-
-impl std::fmt::Debug for ArgoCdBackend {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ArgoCdBackend")
-            .field("repository", &self.repository)
-            .field("insecure", &self.insecure)
-            .field("namespace", &self.namespace)
-            .field("project", &self.project)
-            .finish_non_exhaustive()
-    }
 }
 
 impl ArgoCdBackend {
@@ -115,6 +103,18 @@ impl ArgoCdBackend {
 fn applications(client: &kube::Client, namespace: &str) -> Api<DynamicObject> {
     let gvk = GroupVersionKind::gvk("argoproj.io", "v1alpha1", "Application");
     Api::namespaced_with(client.clone(), namespace, &ApiResource::from_gvk(&gvk))
+}
+
+/// The watch of Application `name` in `namespace` for `component` until `deadline`.
+fn application_watch<'a>(
+    kc: &Ctx<'_>,
+    component: &'a str,
+    namespace: &str,
+    name: &'a str,
+    deadline: Instant,
+) -> Watch<'a> {
+    let api = applications(&kc.kube.client, namespace);
+    Watch::new(component, "Application", api, name, deadline)
 }
 
 fn secrets(client: &kube::Client, namespace: &str) -> Api<DynamicObject> {
@@ -339,23 +339,12 @@ impl ComponentBackend for ArgoCd {
                 .is_some()
         {
             // A hook runs afresh: its earlier Application (kept for its logs) goes first.
-            self.argocd_delete(
-                kc,
-                &request.component,
-                &opts.argocd_namespace,
-                &request.release,
-                run.timeout,
-            )
-            .await?;
+            let deadline = Instant::now() + run.timeout;
+            let (component, at) = (&request.component, &opts.argocd_namespace);
+            let app = application_watch(kc, component, at, &request.release, deadline);
+            self.argocd_delete(kc, &app).await?;
         }
-        let chart = super::push(
-            "argocd",
-            &backend.client,
-            &backend.repository,
-            &request.component,
-            request.chart.path(),
-        )
-        .await?;
+        let chart = super::push("argocd", &backend.client, &backend.repository, request).await?;
         let compile = |e: kubepkg_gitops::CompileError| Failure::caused(FailureKind::Apply, e);
         if let Some(secret) =
             kubepkg_gitops::argocd::repository_secret_object(&run.package, &opts, true)
@@ -363,7 +352,7 @@ impl ComponentBackend for ArgoCd {
         {
             write_secret(&client, &opts.argocd_namespace, secret).await?;
         }
-        let app = kubepkg_gitops::argocd::component_application(
+        let application = kubepkg_gitops::argocd::component_application(
             &run.package,
             &request.component,
             request.values.clone(),
@@ -371,24 +360,20 @@ impl ComponentBackend for ArgoCd {
             &opts,
         )
         .map_err(compile)?;
-        apply_object(&applications(&client, &opts.argocd_namespace), &app).await?;
-        self.argocd_sync(
-            kc,
-            &request.component,
-            &opts.argocd_namespace,
-            &request.release,
-            kubepkg_gitops::argocd::target_revision(&chart),
-            Instant::now() + run.timeout,
-        )
-        .await
+        apply_object(&applications(&client, &opts.argocd_namespace), &application).await?;
+        let deadline = Instant::now() + run.timeout;
+        let (component, at) = (&request.component, &opts.argocd_namespace);
+        let app = application_watch(kc, component, at, &request.release, deadline);
+        let revision = kubepkg_gitops::argocd::target_revision(&chart);
+        self.argocd_sync(kc, &app, revision).await
     }
 
     async fn ready_objects(
         &self,
         kc: &Ctx<'_>,
         request: &ReadyWait,
-        deadline: Instant,
     ) -> Result<Vec<ObjectRef>, Failure> {
+        let deadline = Instant::now() + request.timeout;
         // Argo CD keeps no Helm release: its Application lists the objects it applied.
         let Some(at) = self
             .application_namespace(kc, &request.release, &request.namespace)
@@ -399,19 +384,15 @@ impl ComponentBackend for ArgoCd {
                 format!("release {} not found", request.release),
             ));
         };
-        self.argocd_wait_ready(kc, &request.component, &at, &request.release, deadline)
-            .await
+        let app = application_watch(kc, &request.component, &at, &request.release, deadline);
+        self.argocd_wait_ready(kc, &app).await
     }
 
     /// The rollback step: the Application back on the source of its sync history entry
     /// `to_revision - 1` (chart version and values), synced and waited for; the new revision.
-    async fn rollback(
-        &self,
-        kc: &Ctx<'_>,
-        release: &str,
-        release_namespace: &str,
-        to_revision: u64,
-    ) -> Result<u64, Failure> {
+    async fn rollback(&self, kc: &Ctx<'_>, step: &Rollback<'_>) -> Result<u64, Failure> {
+        let (release, release_namespace, to_revision) =
+            (step.release, step.namespace, step.to_revision);
         let Some(live) = self
             .argocd_application(kc, release, release_namespace)
             .await
@@ -423,11 +404,11 @@ impl ComponentBackend for ArgoCd {
                 ),
             ));
         };
-        let namespace = str_at(&live, "/metadata/namespace").to_string();
-        let object = format!("Application {namespace}/{release}");
+        let namespace = str_at(&live, "/metadata/namespace");
+        let deadline = Instant::now() + self.timeout(kc);
+        let app = application_watch(kc, release, namespace, release, deadline);
+        let (api, object) = (&app.api, &app.object);
         let failed = |m: String| Failure::new(FailureKind::Rollback, format!("{object}: {m}"));
-        let timeout = self.timeout(kc);
-        let deadline = Instant::now() + timeout;
         let id = to_revision.saturating_sub(1);
         let entry = live
             .pointer("/status/history")
@@ -443,7 +424,6 @@ impl ComponentBackend for ArgoCd {
             "" => str_at(&source, "/targetRevision").to_string(),
             r => r.to_string(),
         };
-        let api = applications(&kc.kube.client, &namespace);
         if sync::operation_in_progress(&live) {
             // What `argocd app terminate-op` does: the controller stops the running operation.
             api.patch(
@@ -474,37 +454,29 @@ impl ComponentBackend for ArgoCd {
                 Err(e) => return Err(failed(format!("putting the earlier source back: {e}"))),
             }
         }
-        self.argocd_sync(kc, release, &namespace, release, &revision, deadline)
+        self.argocd_sync(kc, &app, &revision)
             .await
             .map_err(|f| Failure::new(FailureKind::Rollback, f.message))
     }
 
-    async fn uninstall(
-        &self,
-        kc: &Ctx<'_>,
-        component: &str,
-        release: &str,
-        namespace: &str,
-        timeout: Duration,
-    ) -> Result<(), Failure> {
+    async fn uninstall(&self, kc: &Ctx<'_>, step: &Uninstall<'_>) -> Result<(), Failure> {
         // Argo CD deletes the Application's objects through its resources finalizer.
-        match self.application_namespace(kc, release, namespace).await {
+        match self
+            .application_namespace(kc, step.release, step.namespace)
+            .await
+        {
             Some(at) => {
-                self.argocd_delete(kc, component, &at, release, timeout)
-                    .await
+                let deadline = Instant::now() + step.timeout;
+                let app = application_watch(kc, step.component, &at, step.release, deadline);
+                self.argocd_delete(kc, &app).await
             }
             None => Ok(()),
         }
     }
 
     /// The objects Argo CD applied for `release`'s Application (none when there is none).
-    async fn objects(
-        &self,
-        kc: &Ctx<'_>,
-        release: &str,
-        release_namespace: &str,
-    ) -> Vec<ObjectRef> {
-        self.argocd_application(kc, release, release_namespace)
+    async fn objects(&self, kc: &Ctx<'_>, release: &str, namespace: &str) -> Vec<ObjectRef> {
+        self.argocd_application(kc, release, namespace)
             .await
             .map(|a| resources(&a))
             .unwrap_or_default()
@@ -529,18 +501,36 @@ impl ComponentBackend for ArgoCd {
         }
     }
 
-    async fn plan(
-        &self,
-        client: Option<&kube::Client>,
-        package: &Package,
-        user: &UserValues,
-        plan: &mut Plan,
-        _timeout: Duration,
-    ) -> Result<(), BackendError> {
-        let Some(settings) = &self.settings else {
+    /// The objects `plan` shows for an argocd package, in the order they are applied: the
+    /// repository Secret (plain-HTTP registry) and each component's Application (charts named
+    /// by their versions), each marked created, changed (an Application whose spec differs) or
+    /// unchanged against the live object when there is a client, else created.
+    async fn plan(&self, input: &PlanInput<'_>, plan: &mut Plan) -> Result<(), BackendError> {
+        let Some(argocd) = &self.settings else {
             return Err(ArgoCdError::NotConfigured.into());
         };
-        plan.backend_objects = plan_objects(settings, client, package, user, plan).await?;
+        let package = input.package;
+        let opts = argocd.options(&plan.name, &plan.namespace);
+        let (charts, values) = super::plan_inputs(package, input.user);
+        let compiled = kubepkg_gitops::argocd::compile(package, &values, &charts, &opts)
+            .map_err(ArgoCdError::from)?;
+        // The Applications by version (the digest is known once the chart is pushed), the
+        // repository Secret as apply writes it: the credential template of pinned sources.
+        let pinned_secret = kubepkg_gitops::argocd::repository_secret_object(package, &opts, true)
+            .map_err(ArgoCdError::from)?;
+        let objects = compiled.objects.into_iter().map(|o| match &pinned_secret {
+            Some(secret) if o["kind"] == "Secret" => secret.clone(),
+            _ => o,
+        });
+        let api = |client: &kube::Client, kind: &str, namespace: &str| match kind {
+            "Application" => applications(client, namespace),
+            _ => secrets(client, namespace),
+        };
+        let changed = |live: &Value, planned: &Value, step: Option<&Step>| {
+            planned["kind"] == "Application" && source_changed(live, planned, step)
+        };
+        let rows = super::plan_rows(objects, plan, input.client, api, changed);
+        plan.backend_objects = rows.await;
         // Argo CD makes no Helm release: its verdict and kubepkg's readiness of what it synced.
         plan.gate_on_backend(
             "Application",
@@ -593,41 +583,37 @@ impl ArgoCd {
             .find(|a| str_at(a, "/spec/destination/namespace") == release_namespace)
     }
 
-    /// Sets the sync operation to `revision` on Application `name` (once no other operation
-    /// runs) and waits until it is Synced and Healthy; the history entry id + 1.
+    /// Sets the sync operation to `revision` on the Application `app` (once no other operation
+    /// runs) and waits until it is Synced and Healthy by its deadline; the history entry id + 1.
     async fn argocd_sync(
         &self,
         kc: &Ctx<'_>,
-        component: &str,
-        namespace: &str,
-        name: &str,
+        app: &Watch<'_>,
         revision: &str,
-        deadline: Instant,
     ) -> Result<u64, Failure> {
-        let object = format!("Application {namespace}/{name}");
-        let api = applications(&kc.kube.client, namespace);
+        let (api, name, object) = (&app.api, app.name, &app.object);
         let failed = |m: String| Failure::new(FailureKind::Apply, format!("{object}: {m}"));
         // Argo CD's API server refuses a second operation; kubepkg waits for the running one
         // (on the same resourceVersion, so none starts in between).
         loop {
-            let app = api
+            let live = api
                 .get(name)
                 .await
                 .map_err(|e| failed(format!("reading it: {e}")))?;
-            let value = serde_json::to_value(&app).unwrap_or_default();
+            let value = serde_json::to_value(&live).unwrap_or_default();
             if sync::operation_in_progress(&value) {
-                if Instant::now() > deadline {
+                if Instant::now() > app.deadline {
                     return Err(failed(
                         "another operation is still in progress (argocd app terminate-op stops it)"
                             .into(),
                     ));
                 }
-                kc.waiting(component, &object, "another operation is in progress");
+                kc.waiting(app.component, object, "another operation is in progress");
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 continue;
             }
             let mut patch = sync::sync_patch(revision, true);
-            patch["metadata"] = json!({ "resourceVersion": app.metadata.resource_version });
+            patch["metadata"] = json!({ "resourceVersion": live.metadata.resource_version });
             match api
                 .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
                 .await
@@ -637,64 +623,28 @@ impl ArgoCd {
                 Err(e) => return Err(failed(format!("setting the sync operation: {e}"))),
             }
         }
-        self.wait_application(kc, component, &api, name, revision, deadline)
-            .await
-            .map(|id| id + 1)
-    }
-
-    /// Waits until Application `name` is Synced to `revision` and Healthy after the sync.
-    async fn wait_application(
-        &self,
-        kc: &Ctx<'_>,
-        component: &str,
-        api: &Api<DynamicObject>,
-        name: &str,
-        revision: &str,
-        deadline: Instant,
-    ) -> Result<u64, Failure> {
-        let object = format!("Application {}/{name}", api.namespace().unwrap_or_default());
-        let watch = Watch {
-            api,
-            name,
-            object: &object,
-            deadline,
-        };
+        // Synced to `revision` and Healthy after the sync.
         let judge = |app: Option<&Value>| match app {
             None => Seen::Failed(Failure::new(
                 FailureKind::Apply,
                 format!("{object} was deleted while kubepkg waited for its sync"),
             )),
-            Some(a) => sync_state(a, revision).seen(&object),
+            Some(a) => sync_state(a, revision).seen(object),
         };
-        let timed_out = |shown: &str| {
-            Failure::new(
-                FailureKind::NotReady,
-                format!(
-                    "{object} not Synced and Healthy within the component's timeout (upgrade.timeout, --timeout): {shown}"
-                ),
-            )
-        };
-        kc.watch_until(component, watch, judge, timed_out).await
+        let late =
+            "not Synced and Healthy within the component's timeout (upgrade.timeout, --timeout)";
+        let id = kc.watch_until(app, judge, late).await?;
+        Ok(id + 1)
     }
 
-    /// The ready step's Argo CD part: the Application still Synced and Healthy with no
+    /// The ready step's Argo CD part: the Application `app` still Synced and Healthy with no
     /// operation running; the objects it applied (for kubepkg's own readiness).
     async fn argocd_wait_ready(
         &self,
         kc: &Ctx<'_>,
-        component: &str,
-        namespace: &str,
-        release: &str,
-        deadline: Instant,
+        app: &Watch<'_>,
     ) -> Result<Vec<ObjectRef>, Failure> {
-        let object = format!("Application {namespace}/{release}");
-        let api = applications(&kc.kube.client, namespace);
-        let watch = Watch {
-            api: &api,
-            name: release,
-            object: &object,
-            deadline,
-        };
+        let object = &app.object;
         let judge = |app: Option<&Value>| {
             let Some(app) = app else {
                 return Seen::Failed(Failure::new(
@@ -708,73 +658,17 @@ impl ArgoCd {
                 None => Seen::Unchanged,
             }
         };
-        let timed_out = |shown: &str| {
-            Failure::new(
-                FailureKind::NotReady,
-                format!("{object} not Synced and Healthy in time: {shown}"),
-            )
-        };
-        kc.watch_until(component, watch, judge, timed_out).await
+        let late = "not Synced and Healthy in time";
+        kc.watch_until(app, judge, late).await
     }
 
-    /// The uninstall step: deletes the Application (Argo CD deletes its objects through the
-    /// resources finalizer) and waits until it is gone.
-    async fn argocd_delete(
-        &self,
-        kc: &Ctx<'_>,
-        component: &str,
-        namespace: &str,
-        release: &str,
-        timeout: Duration,
-    ) -> Result<(), Failure> {
-        let object = format!("Application {namespace}/{release}");
-        let api = applications(&kc.kube.client, namespace);
-        let watch = Watch {
-            api: &api,
-            name: release,
-            object: &object,
-            deadline: Instant::now() + timeout,
-        };
+    /// The uninstall step: deletes the Application `app` (Argo CD deletes its objects through
+    /// the resources finalizer) and waits until it is gone.
+    async fn argocd_delete(&self, kc: &Ctx<'_>, app: &Watch<'_>) -> Result<(), Failure> {
         let first = "Argo CD deletes its objects first";
-        kc.delete_until_gone(
-            component,
-            watch,
-            |app| condition_message(app, "DeletionError"),
-            first,
-        )
-        .await
+        kc.delete_until_gone(app, |v| condition_message(v, "DeletionError"), first)
+            .await
     }
-}
-
-/// The objects `plan` shows for an argocd package, in the order they are applied: the
-/// repository Secret (plain-HTTP registry) and each component's Application (charts named by
-/// their versions), each marked created, changed (an Application whose spec differs) or
-/// unchanged against the live object when `client` is given, else created.
-pub async fn plan_objects(
-    argocd: &ArgoCdBackend,
-    client: Option<&kube::Client>,
-    package: &Package,
-    user: &kubepkg_model::values::UserValues,
-    plan: &kubepkg_package::plan::Plan,
-) -> Result<Vec<kubepkg_package::plan::BackendObject>, ArgoCdError> {
-    let opts = argocd.options(&plan.name, &plan.namespace);
-    let (charts, values) = super::plan_inputs(package, user);
-    let compiled = kubepkg_gitops::argocd::compile(package, &values, &charts, &opts)?;
-    // The Applications by version (the digest is known once the chart is pushed), the
-    // repository Secret as apply writes it: the credential template of pinned sources.
-    let pinned_secret = kubepkg_gitops::argocd::repository_secret_object(package, &opts, true)?;
-    let objects = compiled.objects.into_iter().map(|o| match &pinned_secret {
-        Some(secret) if o["kind"] == "Secret" => secret.clone(),
-        _ => o,
-    });
-    let api = |client: &kube::Client, kind: &str, namespace: &str| match kind {
-        "Application" => applications(client, namespace),
-        _ => secrets(client, namespace),
-    };
-    let changed = |live: &Value, planned: &Value, step: Option<&Step>| {
-        planned["kind"] == "Application" && source_changed(live, planned, step)
-    };
-    Ok(super::plan_rows(objects, plan, client, api, changed).await)
 }
 
 /// Whether the `planned` Application (its source by version) changes the `live` one's

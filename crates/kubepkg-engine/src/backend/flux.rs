@@ -34,19 +34,20 @@ use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams,
 };
 use kubepkg_gitops::flux::{ComponentObjects, Options};
-use kubepkg_model::Package;
 use kubepkg_package::orchestrator::{ComponentApply, Failure, FailureKind};
 use kubepkg_release::storage::{SecretDriver, Store};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use kubepkg_kube::ObjectRef;
-use kubepkg_model::values::UserValues;
 use kubepkg_package::orchestrator::ReadyWait;
 use kubepkg_package::plan::{Change, Plan, Step};
 
 pub use super::error::FluxError;
-use super::{BackendError, ComponentBackend, Ctx, Run, Seen, State, Watch, apply_object, helm};
+use super::{
+    BackendError, ComponentBackend, Ctx, PlanInput, Rollback, Run, Seen, State, Uninstall, Watch,
+    apply_object, helm,
+};
 
 /// The CRDs the backend needs, as `kubectl get crd` names them.
 pub const CRDS: [&str; 2] = [
@@ -59,7 +60,7 @@ pub const CRDS: [&str; 2] = [
 const REPORT_GRACE: Duration = Duration::from_secs(30);
 
 /// Where the Flux backend pushes charts and how its sources pull them.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct FluxBackend {
     /// `oci://HOST/PATH`: each chart is pushed to and pulled from `<repository>/<chart name>`.
     pub repository: String,
@@ -73,16 +74,6 @@ pub struct FluxBackend {
     pub interval: Duration,
     /// The ServiceAccount helm-controller applies the releases as (the package's identity).
     pub service_account: Option<String>,
-}
-
-impl std::fmt::Debug for FluxBackend {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FluxBackend")
-            .field("repository", &self.repository)
-            .field("insecure", &self.insecure)
-            .field("secret_ref", &self.secret_ref)
-            .finish_non_exhaustive()
-    }
 }
 
 impl FluxBackend {
@@ -238,23 +229,15 @@ impl ComponentBackend for Flux {
                 .is_some()
         {
             // A hook runs afresh: its earlier HelmRelease (kept for its logs) goes first.
-            self.uninstall(
-                kc,
-                &request.component,
-                &request.release,
-                &request.namespace,
-                run.timeout,
-            )
-            .await?;
+            let earlier = Uninstall {
+                component: &request.component,
+                release: &request.release,
+                namespace: &request.namespace,
+                timeout: run.timeout,
+            };
+            self.uninstall(kc, &earlier).await?;
         }
-        let chart = super::push(
-            "flux",
-            &flux.client,
-            &flux.repository,
-            &request.component,
-            request.chart.path(),
-        )
-        .await?;
+        let chart = super::push("flux", &flux.client, &flux.repository, request).await?;
         let depends_on = if request.hook {
             None
         } else {
@@ -292,7 +275,6 @@ impl ComponentBackend for Flux {
         &self,
         kc: &Ctx<'_>,
         request: &ReadyWait,
-        _deadline: Instant,
     ) -> Result<Vec<ObjectRef>, Failure> {
         // The HelmRelease still Ready for its generation.
         let namespace = &kc.kube.namespace;
@@ -313,13 +295,9 @@ impl ComponentBackend for Flux {
 
     /// The rollback step: the HelmRelease back on release revision `to_revision`'s chart and
     /// values, converged by Flux; the Helm release revision that made.
-    async fn rollback(
-        &self,
-        kc: &Ctx<'_>,
-        release: &str,
-        release_namespace: &str,
-        to_revision: u64,
-    ) -> Result<u64, Failure> {
+    async fn rollback(&self, kc: &Ctx<'_>, step: &Rollback<'_>) -> Result<u64, Failure> {
+        let (release, release_namespace, to_revision) =
+            (step.release, step.namespace, step.to_revision);
         let failed = |m: String| Failure::new(FailureKind::Rollback, m);
         let namespace = kc.kube.namespace.clone();
         let live = helm_releases(&kc.kube.client, &namespace)
@@ -411,27 +389,14 @@ impl ComponentBackend for Flux {
 
     /// The uninstall step: deletes the HelmRelease (helm-controller uninstalls the release)
     /// and waits until it is gone, then deletes its source.
-    async fn uninstall(
-        &self,
-        kc: &Ctx<'_>,
-        component: &str,
-        release: &str,
-        _namespace: &str,
-        timeout: Duration,
-    ) -> Result<(), Failure> {
-        let namespace = kc.kube.namespace.clone();
-        let object = format!("HelmRelease {namespace}/{release}");
+    async fn uninstall(&self, kc: &Ctx<'_>, step: &Uninstall<'_>) -> Result<(), Failure> {
+        let (namespace, release) = (kc.kube.namespace.clone(), step.release);
         let releases = helm_releases(&kc.kube.client, &namespace);
-        let watch = Watch {
-            api: &releases,
-            name: release,
-            object: &object,
-            deadline: Instant::now() + timeout,
-        };
+        let deadline = Instant::now() + step.timeout;
+        let watch = Watch::new(step.component, "HelmRelease", releases, release, deadline);
         let first = "helm-controller uninstalls its release first";
         kc.delete_until_gone(
-            component,
-            watch,
+            &watch,
             |v| condition(v, "Ready")?["message"].as_str(),
             first,
         )
@@ -447,18 +412,46 @@ impl ComponentBackend for Flux {
         }
     }
 
-    async fn plan(
-        &self,
-        client: Option<&kube::Client>,
-        package: &Package,
-        user: &UserValues,
-        plan: &mut Plan,
-        timeout: Duration,
-    ) -> Result<(), BackendError> {
-        let Some(settings) = &self.settings else {
+    /// The objects `plan` shows for a flux package, in the order they are applied: each
+    /// component's compiled `OCIRepository` and `HelmRelease` (the charts named by their
+    /// versions: the digests are known once they are pushed), each marked created, changed or
+    /// unchanged against the live object when there is a client (a source changes with its
+    /// component's chart; a HelmRelease when its spec differs), else created.
+    async fn plan(&self, input: &PlanInput<'_>, plan: &mut Plan) -> Result<(), BackendError> {
+        let Some(flux) = &self.settings else {
             return Err(FluxError::NotConfigured.into());
         };
-        plan.backend_objects = plan_objects(settings, client, package, user, plan, timeout).await?;
+        let package = input.package;
+        let run = Run {
+            package: package.clone(),
+            instance: plan.name.clone(),
+            namespace: plan.namespace.clone(),
+            timeout: input.timeout,
+        };
+        let opts = flux.options(&run);
+        kubepkg_gitops::flux::check(package, &opts).map_err(FluxError::from)?;
+        let (charts, values) = super::plan_inputs(package, input.user);
+        let compiled = kubepkg_gitops::flux::compile(package, &values, &charts, &opts)
+            .map_err(FluxError::from)?;
+        let api = |client: &kube::Client, kind: &str, namespace: &str| match kind {
+            "HelmRelease" => helm_releases(client, namespace),
+            _ => oci_repositories(client, namespace),
+        };
+        // A source changes with its component's chart, a HelmRelease when its spec differs.
+        let changed = |live: &Value, planned: &Value, step: Option<&Step>| {
+            let change = step.map(|s| &s.change);
+            match planned["kind"].as_str() {
+                _ if matches!(change, Some(Change::Install { .. })) => true,
+                Some("HelmRelease") => live["spec"] != planned["spec"],
+                Some("OCIRepository") => matches!(
+                    change,
+                    Some(Change::Upgrade { from_chart, to_chart, .. }) if from_chart != to_chart
+                ),
+                _ => false,
+            }
+        };
+        let rows = super::plan_rows(compiled.objects, plan, input.client, api, changed);
+        plan.backend_objects = rows.await;
         // helm-controller makes the Helm release, whose readiness kubepkg checks as well.
         plan.gate_on_backend("HelmRelease", "Ready for its generation", false);
         Ok(())
@@ -524,13 +517,7 @@ async fn wait_source(
     digest: Option<&str>,
     deadline: Instant,
 ) -> Result<(), Failure> {
-    let object = format!("OCIRepository {}/{name}", api_namespace(api));
-    let watch = Watch {
-        api,
-        name,
-        object: &object,
-        deadline,
-    };
+    let watch = Watch::new(component, "OCIRepository", api.clone(), name, deadline);
     let judge = |obj: Option<&Value>| {
         let Some(obj) = obj else {
             return Seen::Unchanged;
@@ -552,13 +539,8 @@ async fn wait_source(
             ),
         }
     };
-    let timed_out = |shown: &str| {
-        Failure::new(
-            FailureKind::NotReady,
-            format!("{object} did not fetch the chart in time: {shown}"),
-        )
-    };
-    kc.watch_until(component, watch, judge, timed_out).await
+    let late = "did not fetch the chart in time";
+    kc.watch_until(&watch, judge, late).await
 }
 
 /// Waits until the HelmRelease is Ready for its generation with the expected chart;
@@ -573,25 +555,13 @@ async fn wait_helm_release(
     deadline: Instant,
 ) -> Result<u64, Failure> {
     let api = helm_releases(&kc.kube.client, namespace);
-    let object = format!("HelmRelease {namespace}/{name}");
-    let watch = Watch {
-        api: &api,
-        name,
-        object: &object,
-        deadline: deadline + REPORT_GRACE,
-    };
+    let watch = Watch::new(component, "HelmRelease", api, name, deadline + REPORT_GRACE);
+    let object = &watch.object;
     let judge = |obj: Option<&Value>| {
-        obj.map_or(Seen::Unchanged, |o| release_state(o, expect).seen(&object))
+        obj.map_or(Seen::Unchanged, |o| release_state(o, expect).seen(object))
     };
-    let timed_out = |shown: &str| {
-        Failure::new(
-            FailureKind::NotReady,
-            format!(
-                "{object} not Ready within the component's timeout (upgrade.timeout, --timeout): {shown}"
-            ),
-        )
-    };
-    kc.watch_until(component, watch, judge, timed_out).await
+    let late = "not Ready within the component's timeout (upgrade.timeout, --timeout)";
+    kc.watch_until(&watch, judge, late).await
 }
 
 /// Suspends the HelmRelease `name` (`spec.suspend: true`): helm-controller leaves it alone
@@ -618,49 +588,6 @@ async fn suspend(releases: &Api<DynamicObject>, name: &str) -> Result<(), Failur
 
 fn api_namespace(api: &Api<DynamicObject>) -> String {
     api.namespace().unwrap_or_default().to_string()
-}
-
-/// The objects `plan` shows for a flux package, in the order they are applied: each
-/// component's compiled `OCIRepository` and `HelmRelease` (the charts named by their versions:
-/// the digests are known once they are pushed), each marked created, changed or unchanged
-/// against the live object when `client` is given (a source changes with its component's chart;
-/// a HelmRelease when its spec differs), else created.
-pub async fn plan_objects(
-    flux: &FluxBackend,
-    client: Option<&kube::Client>,
-    package: &Package,
-    user: &kubepkg_model::values::UserValues,
-    plan: &kubepkg_package::plan::Plan,
-    timeout: Duration,
-) -> Result<Vec<kubepkg_package::plan::BackendObject>, FluxError> {
-    let run = Run {
-        package: package.clone(),
-        instance: plan.name.clone(),
-        namespace: plan.namespace.clone(),
-        timeout,
-    };
-    let opts = flux.options(&run);
-    kubepkg_gitops::flux::check(package, &opts)?;
-    let (charts, values) = super::plan_inputs(package, user);
-    let compiled = kubepkg_gitops::flux::compile(package, &values, &charts, &opts)?;
-    let api = |client: &kube::Client, kind: &str, namespace: &str| match kind {
-        "HelmRelease" => helm_releases(client, namespace),
-        _ => oci_repositories(client, namespace),
-    };
-    // A source changes with its component's chart, a HelmRelease when its spec differs.
-    let changed = |live: &Value, planned: &Value, step: Option<&Step>| {
-        let change = step.map(|s| &s.change);
-        match planned["kind"].as_str() {
-            _ if matches!(change, Some(Change::Install { .. })) => true,
-            Some("HelmRelease") => live["spec"] != planned["spec"],
-            Some("OCIRepository") => matches!(
-                change,
-                Some(Change::Upgrade { from_chart, to_chart, .. }) if from_chart != to_chart
-            ),
-            _ => false,
-        }
-    };
-    Ok(super::plan_rows(compiled.objects, plan, client, api, changed).await)
 }
 
 /// The labels helm-controller's post-renderer puts on every object it releases

@@ -3,16 +3,13 @@
 //! component's namespace (`kubepkg-release`), so `helm` sees and changes the same releases.
 //! Ready means the release's objects are ready (then the engine's common checks).
 
-use std::time::Duration;
-
 use kubepkg_kube::ObjectRef;
 use kubepkg_package::orchestrator::{ComponentApply, Failure, FailureKind, ReadyWait};
 use kubepkg_package::revision::ComponentRecord;
 use kubepkg_release::action::{ActionError, Options, manifest_objects};
 use kubepkg_release::storage::{Remembering, SecretDriver, Store};
-use tokio::time::Instant;
 
-use super::{BackendError, ComponentBackend, Live, Run};
+use super::{BackendError, ComponentBackend, Live, Rollback, Run, Uninstall};
 use super::{Ctx, failure};
 use crate::chart::component_payload;
 
@@ -54,41 +51,27 @@ impl ComponentBackend for Helm {
         &self,
         kc: &Ctx<'_>,
         request: &ReadyWait,
-        _deadline: Instant,
     ) -> Result<Vec<ObjectRef>, Failure> {
         release_objects(kc, &request.release, &request.namespace, &request.component).await
     }
 
-    async fn rollback(
-        &self,
-        kc: &Ctx<'_>,
-        release: &str,
-        namespace: &str,
-        to_revision: u64,
-    ) -> Result<u64, Failure> {
-        let ns_cluster = kc.in_namespace(namespace);
-        let rel = kc.releases(&ns_cluster, namespace, release);
-        rel.rollback(release, to_revision, &kc.options())
+    async fn rollback(&self, kc: &Ctx<'_>, step: &Rollback<'_>) -> Result<u64, Failure> {
+        let ns_cluster = kc.in_namespace(step.namespace);
+        let rel = kc.releases(&ns_cluster, step.namespace, step.release);
+        rel.rollback(step.release, step.to_revision, &kc.options())
             .await
             .map(|r| r.version)
             .map_err(failure(FailureKind::Rollback))
     }
 
-    async fn uninstall(
-        &self,
-        kc: &Ctx<'_>,
-        component: &str,
-        release: &str,
-        namespace: &str,
-        timeout: Duration,
-    ) -> Result<(), Failure> {
-        let ns_cluster = kc.in_namespace(namespace);
-        let rel = kc.releases(&ns_cluster, namespace, component);
+    async fn uninstall(&self, kc: &Ctx<'_>, step: &Uninstall<'_>) -> Result<(), Failure> {
+        let ns_cluster = kc.in_namespace(step.namespace);
+        let rel = kc.releases(&ns_cluster, step.namespace, step.component);
         let opts = kubepkg_release::action::Options {
-            timeout,
+            timeout: step.timeout,
             ..kc.options()
         };
-        match rel.uninstall(release, &opts).await {
+        match rel.uninstall(step.release, &opts).await {
             Ok(_) | Err(ActionError::NotFound { .. }) => Ok(()),
             Err(e) => Err(failure(FailureKind::Uninstall)(e)),
         }

@@ -231,17 +231,6 @@ impl Backend {
         }
     }
 
-    /// Readies the backend for applying `run` (checks that nothing is applied without:
-    /// CRDs installed, the package expressible).
-    pub(crate) async fn prepare(
-        &mut self,
-        client: &kube::Client,
-        run: Run,
-    ) -> Result<(), BackendError> {
-        self.check_post_renderers(&run.package)?;
-        dispatch!(self, b => b.prepare(client, run).await)
-    }
-
     /// A backend whose controller renders cannot run a post-renderer it has no form for:
     /// Flux takes kustomize-style ones (as HelmRelease `postRenderers`) but no Helm plugin on
     /// this machine, Argo CD none. Refused before anything is pushed or applied.
@@ -262,57 +251,6 @@ impl Backend {
         Ok(())
     }
 
-    pub(crate) async fn apply(
-        &self,
-        kc: &Ctx<'_>,
-        request: &ComponentApply,
-    ) -> Result<u64, Failure> {
-        dispatch!(self, b => b.apply(kc, request).await)
-    }
-
-    pub(crate) async fn ready_objects(
-        &self,
-        kc: &Ctx<'_>,
-        request: &ReadyWait,
-        deadline: Instant,
-    ) -> Result<Vec<ObjectRef>, Failure> {
-        dispatch!(self, b => b.ready_objects(kc, request, deadline).await)
-    }
-
-    pub(crate) async fn rollback(
-        &self,
-        kc: &Ctx<'_>,
-        release: &str,
-        namespace: &str,
-        to_revision: u64,
-    ) -> Result<u64, Failure> {
-        dispatch!(self, b => b.rollback(kc, release, namespace, to_revision).await)
-    }
-
-    pub(crate) async fn uninstall(
-        &self,
-        kc: &Ctx<'_>,
-        component: &str,
-        release: &str,
-        namespace: &str,
-        timeout: Duration,
-    ) -> Result<(), Failure> {
-        dispatch!(self, b => b.uninstall(kc, component, release, namespace, timeout).await)
-    }
-
-    pub(crate) async fn objects(
-        &self,
-        kc: &Ctx<'_>,
-        release: &str,
-        namespace: &str,
-    ) -> Vec<ObjectRef> {
-        dispatch!(self, b => b.objects(kc, release, namespace).await)
-    }
-
-    pub(crate) async fn live(&self, kc: &Ctx<'_>, record: &ComponentRecord) -> Live {
-        dispatch!(self, b => b.live(kc, record).await)
-    }
-
     /// Adds what `plan` shows of this backend: the objects it would apply (against the live
     /// ones when `client` is given) and what the components' gates wait for.
     pub async fn plan(
@@ -323,8 +261,55 @@ impl Backend {
         plan: &mut Plan,
         timeout: Duration,
     ) -> Result<(), BackendError> {
-        self.check_post_renderers(package)?;
-        dispatch!(self, b => b.plan(client, package, user, plan, timeout).await)
+        let input = PlanInput {
+            client,
+            package,
+            user,
+            timeout,
+        };
+        ComponentBackend::plan(self, &input, plan).await
+    }
+}
+
+/// Each step is the one of the backend this is; a package with a post-renderer the backend's
+/// controller cannot run is refused before anything else ([`Backend::check_post_renderers`]).
+impl ComponentBackend for Backend {
+    async fn prepare(&mut self, client: &kube::Client, run: Run) -> Result<(), BackendError> {
+        self.check_post_renderers(&run.package)?;
+        dispatch!(self, b => b.prepare(client, run).await)
+    }
+
+    async fn apply(&self, kc: &Ctx<'_>, request: &ComponentApply) -> Result<u64, Failure> {
+        dispatch!(self, b => b.apply(kc, request).await)
+    }
+
+    async fn ready_objects(
+        &self,
+        kc: &Ctx<'_>,
+        request: &ReadyWait,
+    ) -> Result<Vec<ObjectRef>, Failure> {
+        dispatch!(self, b => b.ready_objects(kc, request).await)
+    }
+
+    async fn rollback(&self, kc: &Ctx<'_>, step: &Rollback<'_>) -> Result<u64, Failure> {
+        dispatch!(self, b => b.rollback(kc, step).await)
+    }
+
+    async fn uninstall(&self, kc: &Ctx<'_>, step: &Uninstall<'_>) -> Result<(), Failure> {
+        dispatch!(self, b => b.uninstall(kc, step).await)
+    }
+
+    async fn objects(&self, kc: &Ctx<'_>, release: &str, namespace: &str) -> Vec<ObjectRef> {
+        dispatch!(self, b => b.objects(kc, release, namespace).await)
+    }
+
+    async fn live(&self, kc: &Ctx<'_>, record: &ComponentRecord) -> Live {
+        dispatch!(self, b => b.live(kc, record).await)
+    }
+
+    async fn plan(&self, input: &PlanInput<'_>, plan: &mut Plan) -> Result<(), BackendError> {
+        self.check_post_renderers(input.package)?;
+        dispatch!(self, b => b.plan(input, plan).await)
     }
 }
 
@@ -423,30 +408,17 @@ pub(crate) trait ComponentBackend {
     async fn prepare(&mut self, client: &kube::Client, run: Run) -> Result<(), BackendError>;
     /// Installs or upgrades the component; the revision it now runs.
     async fn apply(&self, kc: &Ctx<'_>, request: &ComponentApply) -> Result<u64, Failure>;
-    /// Waits for what the backend itself reports ready; the objects the engine then checks.
+    /// Waits (within the component's timeout) for what the backend itself reports ready; the
+    /// objects the engine then checks.
     async fn ready_objects(
         &self,
         kc: &Ctx<'_>,
         request: &ReadyWait,
-        deadline: Instant,
     ) -> Result<Vec<ObjectRef>, Failure>;
-    /// Rolls `release` (objects in `namespace`) back to `to_revision`; the new revision.
-    async fn rollback(
-        &self,
-        kc: &Ctx<'_>,
-        release: &str,
-        namespace: &str,
-        to_revision: u64,
-    ) -> Result<u64, Failure>;
-    /// Uninstalls `release` and waits until it is gone.
-    async fn uninstall(
-        &self,
-        kc: &Ctx<'_>,
-        component: &str,
-        release: &str,
-        namespace: &str,
-        timeout: Duration,
-    ) -> Result<(), Failure>;
+    /// Rolls the release of `step` back; the new revision.
+    async fn rollback(&self, kc: &Ctx<'_>, step: &Rollback<'_>) -> Result<u64, Failure>;
+    /// Uninstalls the release of `step` and waits until it is gone.
+    async fn uninstall(&self, kc: &Ctx<'_>, step: &Uninstall<'_>) -> Result<(), Failure>;
     /// The objects `release` deployed (a hook's, for its output); none when it cannot tell.
     /// By default those of its Helm release (kubepkg's own, or the one helm-controller made).
     async fn objects(&self, kc: &Ctx<'_>, release: &str, namespace: &str) -> Vec<ObjectRef> {
@@ -459,16 +431,34 @@ pub(crate) trait ComponentBackend {
         helm::release_live(kc, record).await
     }
     /// Adds the backend's objects and gates to `plan`; by default none.
-    async fn plan(
-        &self,
-        _client: Option<&kube::Client>,
-        _package: &Package,
-        _user: &UserValues,
-        _plan: &mut Plan,
-        _timeout: Duration,
-    ) -> Result<(), BackendError> {
+    async fn plan(&self, _input: &PlanInput<'_>, _plan: &mut Plan) -> Result<(), BackendError> {
         Ok(())
     }
+}
+
+/// A rollback step: `release` (its objects in `namespace`) back to its revision `to_revision`.
+pub(crate) struct Rollback<'a> {
+    pub(crate) release: &'a str,
+    pub(crate) namespace: &'a str,
+    pub(crate) to_revision: u64,
+}
+
+/// An uninstall step: `component`'s `release` (its objects in `namespace`), gone within
+/// `timeout`.
+pub(crate) struct Uninstall<'a> {
+    pub(crate) component: &'a str,
+    pub(crate) release: &'a str,
+    pub(crate) namespace: &'a str,
+    pub(crate) timeout: Duration,
+}
+
+/// What a backend's plan is made from: the package, the values the user gave, the components'
+/// timeout, and the client the live objects are read with (none: all are new).
+pub(crate) struct PlanInput<'a> {
+    pub(crate) client: Option<&'a kube::Client>,
+    pub(crate) package: &'a Package,
+    pub(crate) user: &'a UserValues,
+    pub(crate) timeout: Duration,
 }
 
 /// What a backend's steps use of the operation they are part of (`KubeCluster::ctx`): the
@@ -663,22 +653,22 @@ pub(crate) async fn apply_object(
     .map_err(|e| Failure::new(FailureKind::Apply, format!("applying {kind} {name}: {e}")))
 }
 
-/// Pushes `component`'s chart (at `chart`) to `repository` (`oci://HOST/PATH`) for the GitOps
-/// backend `backend`; the chart pushed, pinned to its digest.
+/// Pushes the chart of `request`'s component to `repository` (`oci://HOST/PATH`) for the
+/// GitOps backend `backend`; the chart pushed, pinned to its digest.
 pub(crate) async fn push(
     backend: &str,
     client: &kubepkg_oci::Client,
     repository: &str,
-    component: &str,
-    chart: &std::path::Path,
+    request: &ComponentApply,
 ) -> Result<ChartRef, Failure> {
+    let component = &request.component;
     let parsed = kubepkg_oci::Reference::parse(repository).map_err(|e| {
         Failure::new(
             FailureKind::Apply,
             format!("backend {backend}: chart repository {repository}: {e}"),
         )
     })?;
-    let pushed = kubepkg_source::push::push_chart(client, &parsed, chart)
+    let pushed = kubepkg_source::push::push_chart(client, &parsed, request.chart.path())
         .await
         .map_err(|e| {
             Failure::new(
@@ -835,32 +825,56 @@ impl State {
     }
 }
 
-/// The object a backend watches: `name` of `api`, called `object` in messages (`HelmRelease
-/// shop/shop-db`), until `deadline`.
+/// The object a backend watches for a step of `component`: `name` of `api`, called `object`
+/// in messages (`HelmRelease shop/shop-db`), until `deadline`.
 pub(crate) struct Watch<'a> {
-    pub(crate) api: &'a Api<DynamicObject>,
+    pub(crate) component: &'a str,
+    pub(crate) api: Api<DynamicObject>,
     pub(crate) name: &'a str,
-    pub(crate) object: &'a str,
+    pub(crate) object: String,
     pub(crate) deadline: Instant,
+}
+
+impl<'a> Watch<'a> {
+    /// The `kind` named `name` of `api` (of one namespace), for `component` until `deadline`.
+    pub(crate) fn new(
+        component: &'a str,
+        kind: &str,
+        api: Api<DynamicObject>,
+        name: &'a str,
+        deadline: Instant,
+    ) -> Watch<'a> {
+        let object = format!("{kind} {}/{name}", api.namespace().unwrap_or_default());
+        Watch {
+            component,
+            api,
+            name,
+            object,
+            deadline,
+        }
+    }
 }
 
 impl Ctx<'_> {
     /// Watches `watch`'s object until `judge` (given each version of it, `None` once it is
     /// gone) says the wait is done or failed, reporting each new reason it waits for as a
-    /// progress event of `component`; at the deadline, fails with `timed_out(the last reason)`.
+    /// progress event of its component; at the deadline, fails as not ready: `OBJECT {late}:
+    /// the last reason`.
     pub(crate) async fn watch_until<T>(
         &self,
-        component: &str,
-        watch: Watch<'_>,
+        watch: &Watch<'_>,
         mut judge: impl FnMut(Option<&Value>) -> Seen<T>,
-        timed_out: impl FnOnce(&str) -> Failure,
+        late: &str,
     ) -> Result<T, Failure> {
         let mut shown = String::new();
         let mut stream =
             kube::runtime::watcher::watch_object(watch.api.clone(), watch.name).boxed();
         loop {
             let seen = match tokio::time::timeout_at(watch.deadline, stream.next()).await {
-                Err(_) | Ok(None) => return Err(timed_out(&shown)),
+                Err(_) | Ok(None) => {
+                    let message = format!("{} {late}: {shown}", watch.object);
+                    return Err(Failure::new(FailureKind::NotReady, message));
+                }
                 Ok(Some(Err(_))) => continue,
                 Ok(Some(Ok(o))) => {
                     let value = o.map(|o| serde_json::to_value(&o).unwrap_or_default());
@@ -871,7 +885,7 @@ impl Ctx<'_> {
                 Seen::Done(t) => return Ok(t),
                 Seen::Failed(f) => return Err(f),
                 Seen::Waiting(reason) if reason != shown => {
-                    self.waiting(component, watch.object, &reason);
+                    self.waiting(watch.component, &watch.object, &reason);
                     shown = reason;
                 }
                 Seen::Waiting(_) | Seen::Unchanged => {}
@@ -885,13 +899,10 @@ impl Ctx<'_> {
     /// there at the deadline. One already gone is done.
     pub(crate) async fn delete_until_gone(
         &self,
-        component: &str,
-        watch: Watch<'_>,
+        watch: &Watch<'_>,
         reason: impl Fn(&Value) -> Option<&str>,
         first: &str,
     ) -> Result<(), Failure> {
-        let object = watch.object;
-        let failed = |m: String| Failure::new(FailureKind::Uninstall, m);
         match watch
             .api
             .delete(watch.name, &DeleteParams::background())
@@ -899,18 +910,23 @@ impl Ctx<'_> {
         {
             Ok(_) => {}
             Err(kube::Error::Api(s)) if s.code == 404 => return Ok(()),
-            Err(e) => return Err(failed(format!("deleting {object}: {e}"))),
+            Err(e) => {
+                let message = format!("deleting {}: {e}", watch.object);
+                return Err(Failure::new(FailureKind::Uninstall, message));
+            }
         }
         let judge = |obj: Option<&Value>| match obj {
             None => Seen::Done(()),
             Some(v) => Seen::Waiting(reason(v).unwrap_or("being deleted").to_string()),
         };
-        let timed_out = |shown: &str| {
-            failed(format!(
-                "{object} was not deleted in time ({first}): {shown}"
-            ))
-        };
-        self.watch_until(component, watch, judge, timed_out).await
+        let late = format!("was not deleted in time ({first})");
+        // The judge fails no wait: only the time-out, an uninstall failure.
+        self.watch_until(watch, judge, &late)
+            .await
+            .map_err(|f| Failure {
+                kind: FailureKind::Uninstall,
+                ..f
+            })
     }
 
     /// Reports that `component` waits for `object` because of `reason`.
