@@ -313,11 +313,18 @@ pub fn parse_manifest(text: &str, file: &Path, root: &Path) -> Result<Package, P
         }
     };
     let meta = validate_meta(&raw.package, &mut problems);
-    let components = validate_components(
-        raw.components.as_deref().unwrap_or_default(),
-        root,
-        &mut problems,
-    );
+    let raw_components = raw.components.as_deref().unwrap_or_default();
+    let values = helm_read_values(text, raw_components).unwrap_or_else(|e| {
+        problems.add(
+            0,
+            None,
+            ProblemKind::Syntax {
+                message: e.to_string(),
+            },
+        );
+        Vec::new()
+    });
+    let components = validate_components(raw_components, &values, root, &mut problems);
     // Report in file order (validation finds them per concern).
     problems.list.sort_by_key(|p| p.line.unwrap_or(0));
     let meta = match meta {
@@ -552,8 +559,26 @@ fn validate_meta(raw: &Spanned<RawPackage>, problems: &mut Problems<'_>) -> Opti
     })
 }
 
+/// Each component's `values` (by position) as Helm reads a values file — go-yaml v2's scalars
+/// through `kubepkg-yaml`, so `yEs` stays a string and a key `n` is `false`, as with
+/// `helm install -f` — where the manifest reader above knows the structure and the lines.
+/// Read only when some component has values.
+fn helm_read_values(
+    text: &str,
+    raw: &[Spanned<RawComponent>],
+) -> Result<Vec<Option<serde_json::Value>>, kubepkg_yaml::YamlError> {
+    if raw.iter().all(|rc| rc.value.values.is_none()) {
+        return Ok(Vec::new());
+    }
+    let doc = crate::chart_adapter::from_chart_value(&kubepkg_yaml::from_yaml_str(text)?);
+    Ok((0..raw.len())
+        .map(|i| doc.pointer(&format!("/components/{i}/values")).cloned())
+        .collect())
+}
+
 fn validate_components(
     raw: &[Spanned<RawComponent>],
+    helm_values: &[Option<serde_json::Value>],
     root: &Path,
     problems: &mut Problems<'_>,
 ) -> Vec<Component> {
@@ -563,7 +588,7 @@ fn validate_components(
     }
     let mut first_line: HashMap<&str, u64> = HashMap::new();
     let mut out = Vec::new();
-    for rc in raw {
+    for (index, rc) in raw.iter().enumerate() {
         let c = &rc.value;
         let name = c.name.value.as_str();
         let line = c.name.referenced.line();
@@ -666,15 +691,15 @@ fn validate_components(
         };
         let values = match &c.values {
             None => serde_json::Map::new(),
-            Some(v) => match &v.value {
-                serde_json::Value::Object(m) => crate::values::from_yaml_numbers(m.clone()),
-                serde_json::Value::Null => serde_json::Map::new(),
-                other => {
+            Some(v) => match helm_values.get(index).cloned().flatten() {
+                Some(serde_json::Value::Object(m)) => crate::values::from_yaml_numbers(m),
+                None | Some(serde_json::Value::Null) => serde_json::Map::new(),
+                Some(other) => {
                     problems.add(
                         v.referenced.line(),
                         Some(name),
                         ProblemKind::ValuesNotAMap {
-                            got: json_kind(other).to_string(),
+                            got: json_kind(&other).to_string(),
                         },
                     );
                     serde_json::Map::new()

@@ -519,6 +519,46 @@ fn values_must_be_a_mapping() {
     );
 }
 
+/// A component's `values` are read as `helm install -f` reads a values file: go-yaml v2's
+/// scalars (YAML 1.1 booleans in their three spellings only, `n`/`y` keys as booleans, Go's
+/// number forms), not the manifest reader's own. Expectations from go-yaml v2's resolve table,
+/// and the whole mapping equal to kubepkg-yaml's Helm values reading of the same text.
+#[test]
+fn component_values_are_read_as_helm_reads_a_values_file() {
+    let values = "a: yEs\nb: y\nc: 0o17\nd: 1_000\ne: 0x1F\nf: 2001-12-14\nh: Off\ni: 012\nj: ~\nk: 1e3\nm: 0b101\nn: .5\np: NO\non: 1\n";
+    let indented: String = values.lines().map(|l| format!("    {l}\n")).collect();
+    let manifest = format!(
+        "package: {{name: p, version: 1.0.0}}\ncomponents:\n- name: a\n  path: c\n  values:\n{indented}"
+    );
+    let pkg = load(&manifest, &["c"]).unwrap();
+    let got = &pkg.components[0].values;
+    assert_eq!(
+        got["a"],
+        serde_json::json!("yEs"),
+        "not one of go-yaml's spellings"
+    );
+    assert_eq!(got["b"], serde_json::json!(true));
+    assert_eq!(got["h"], serde_json::json!(false));
+    assert_eq!(got["p"], serde_json::json!(false));
+    assert_eq!(got["f"], serde_json::json!("2001-12-14"));
+    assert_eq!(
+        got["false"],
+        serde_json::json!(0.5),
+        "the key n is false: {got:?}"
+    );
+    assert_eq!(
+        got["true"],
+        serde_json::json!(1.0),
+        "the key on is true: {got:?}"
+    );
+    assert!(!got.contains_key("n") && !got.contains_key("on"), "{got:?}");
+    let helm = crate::chart_adapter::from_chart_value(&kubepkg_yaml::read_values(values).unwrap());
+    let serde_json::Value::Object(helm) = helm else {
+        panic!("not a mapping")
+    };
+    assert_eq!(got, &crate::values::from_yaml_numbers(helm));
+}
+
 #[test]
 fn yaml_syntax_error_has_a_location() {
     let p = problem_where(
