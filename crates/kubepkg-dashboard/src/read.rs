@@ -128,6 +128,13 @@ impl Dashboard {
         })
     }
 
+    /// The engine's view of `namespace` ([`Dashboard::engine`]), once [`Dashboard::check`]
+    /// allows reading it.
+    async fn checked_engine(&self, namespace: &str) -> Result<KubeCluster, DashboardError> {
+        self.check(namespace).await?;
+        Ok(self.engine(namespace))
+    }
+
     /// Whether the request's user may read Packages in `namespace` (always, for one user on
     /// this machine; once asked, remembered for the request).
     async fn readable(&self, namespace: &str) -> Result<bool, DashboardError> {
@@ -404,8 +411,8 @@ impl Dashboard {
         namespace: &str,
         name: &str,
     ) -> Result<History, DashboardError> {
-        self.check(namespace).await?;
-        Ok(ops::history(&self.engine(namespace), Instance { name, namespace }).await?)
+        let kc = self.checked_engine(namespace).await?;
+        Ok(ops::history(&kc, Instance { name, namespace }).await?)
     }
 
     pub(crate) async fn diff(
@@ -415,8 +422,7 @@ impl Dashboard {
         from: u64,
         to: u64,
     ) -> Result<Vec<ComponentDiff>, DashboardError> {
-        self.check(namespace).await?;
-        let kc = self.engine(namespace);
+        let kc = self.checked_engine(namespace).await?;
         Ok(kubepkg_engine::compare::revisions(&kc, Instance { name, namespace }, from, to).await?)
     }
 
@@ -426,8 +432,7 @@ impl Dashboard {
         name: &str,
         revision: Option<u64>,
     ) -> Result<(PackageRevision, Vec<(String, Effective)>), DashboardError> {
-        self.check(namespace).await?;
-        let kc = self.engine(namespace);
+        let kc = self.checked_engine(namespace).await?;
         Ok(ops::values(&kc, Instance { name, namespace }, revision).await?)
     }
 

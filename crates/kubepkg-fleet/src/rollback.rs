@@ -50,6 +50,17 @@ pub struct RollbackDecision {
     pub message: String,
 }
 
+impl RollbackDecision {
+    /// No cluster rolled back now: the rollout is in `phase`, for the reason `message` says.
+    fn hold(phase: Phase, message: String) -> RollbackDecision {
+        RollbackDecision {
+            roll_back: Vec::new(),
+            phase,
+            message,
+        }
+    }
+}
+
 fn has(c: &ClusterView, digest: &str) -> bool {
     c.given.as_deref() == Some(digest)
 }
@@ -117,40 +128,26 @@ pub fn decide(
             kept.join(", ")
         )
     };
-    let forbidden: Vec<String> = targets
-        .iter()
-        .filter_map(|c| match verdicts.get(&c.name) {
-            Some(Verdict::Forbidden(why)) => Some(format!("cluster {}: {why}", c.name)),
-            _ => None,
-        })
-        .collect();
-    if !forbidden.is_empty() {
-        return Some(RollbackDecision {
-            roll_back: Vec::new(),
-            phase: Phase::Halted,
-            message: format!(
-                "{cause}; no cluster is rolled back, because not every one may go back ({}); fix forward with a new version",
-                forbidden.join("; ")
-            ),
-        });
+    let (mut forbidden, mut unknown) = (Vec::new(), Vec::new());
+    for c in &targets {
+        match verdicts.get(&c.name) {
+            Some(Verdict::Allowed) => {}
+            Some(Verdict::Forbidden(why)) => forbidden.push(format!("cluster {}: {why}", c.name)),
+            Some(Verdict::Unknown(why)) => unknown.push(format!("{} ({why})", c.name)),
+            None => unknown.push(c.name.clone()),
+        }
     }
-    let unknown: Vec<String> = targets
-        .iter()
-        .filter_map(|c| match verdicts.get(&c.name) {
-            Some(Verdict::Allowed) => None,
-            Some(Verdict::Unknown(why)) => Some(format!("{} ({why})", c.name)),
-            _ => Some(c.name.clone()),
-        })
-        .collect();
+    if !forbidden.is_empty() {
+        let forbidden = forbidden.join("; ");
+        let message = format!(
+            "{cause}; no cluster is rolled back, because not every one may go back ({forbidden}); fix forward with a new version"
+        );
+        return Some(RollbackDecision::hold(Phase::Halted, message));
+    }
     if !unknown.is_empty() {
-        return Some(RollbackDecision {
-            roll_back: Vec::new(),
-            phase: Phase::RollingBack,
-            message: format!(
-                "{cause}; judging whether every cluster may go back: {}",
-                unknown.join(", ")
-            ),
-        });
+        let unknown = unknown.join(", ");
+        let message = format!("{cause}; judging whether every cluster may go back: {unknown}");
+        return Some(RollbackDecision::hold(Phase::RollingBack, message));
     }
     let back: Vec<&ClusterView> = sorted
         .iter()
@@ -165,11 +162,8 @@ pub fn decide(
             Outcome::Failed(w) => w.as_str(),
             _ => "",
         };
-        return Some(RollbackDecision {
-            roll_back: Vec::new(),
-            phase: Phase::Halted,
-            message: format!("rolling cluster {} back failed: {why}", c.name),
-        });
+        let message = format!("rolling cluster {} back failed: {why}", c.name);
+        return Some(RollbackDecision::hold(Phase::Halted, message));
     }
     let roll_back: Vec<String> = targets.iter().map(|c| c.name.clone()).collect();
     let waiting: Vec<String> = back

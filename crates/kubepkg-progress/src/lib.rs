@@ -340,43 +340,45 @@ mod tests {
         "db".to_string()
     }
 
-    /// Every event's line, exactly as kubepkg printed it before events were typed.
+    /// Every event's line, exactly as kubepkg printed it before events were typed: a
+    /// component's is the component, then what it does.
     #[test]
     fn each_event_is_its_line() {
+        let requirements = Event::WaitingForRequirements {
+            message: "waiting for package cert-manager (not installed)".into(),
+        };
+        assert_eq!(
+            requirements.to_string(),
+            "requirements: waiting for package cert-manager (not installed)"
+        );
         let cases: Vec<(Event, &str)> = vec![
-            (
-                Event::WaitingForRequirements {
-                    message: "waiting for package cert-manager (not installed)".into(),
-                },
-                "requirements: waiting for package cert-manager (not installed)",
-            ),
-            (Event::HookRunning { component: c() }, "db: hook running"),
-            (Event::Applying { component: c() }, "db: applying"),
-            (Event::Unchanged { component: c() }, "db: unchanged"),
-            (Event::Waiting { component: c() }, "db: waiting until ready"),
+            (Event::HookRunning { component: c() }, "hook running"),
+            (Event::Applying { component: c() }, "applying"),
+            (Event::Unchanged { component: c() }, "unchanged"),
+            (Event::Waiting { component: c() }, "waiting until ready"),
             (
                 Event::WaitingFor {
                     component: c(),
                     object: "Deployment shop/db".into(),
                     reason: "InProgress (LessReplicas): 0 of 1".into(),
                 },
-                "db: waiting for Deployment shop/db: InProgress (LessReplicas): 0 of 1",
+                "waiting for Deployment shop/db: InProgress (LessReplicas): 0 of 1",
             ),
-            (Event::Ready { component: c() }, "db: ready"),
+            (Event::Ready { component: c() }, "ready"),
             (
                 Event::Failed {
                     component: c(),
                     message: "timed out".into(),
                 },
-                "db: failed: timed out",
+                "failed: timed out",
             ),
-            (Event::RollingBack { component: c() }, "db: rolling back"),
-            (Event::RolledBack { component: c() }, "db: rolled back"),
-            (Event::Uninstalling { component: c() }, "db: uninstalling"),
-            (Event::Uninstalled { component: c() }, "db: uninstalled"),
+            (Event::RollingBack { component: c() }, "rolling back"),
+            (Event::RolledBack { component: c() }, "rolled back"),
+            (Event::Uninstalling { component: c() }, "uninstalling"),
+            (Event::Uninstalled { component: c() }, "uninstalled"),
         ];
-        for (event, line) in cases {
-            assert_eq!(event.to_string(), line);
+        for (event, what) in cases {
+            assert_eq!(event.to_string(), format!("db: {what}"));
         }
     }
 

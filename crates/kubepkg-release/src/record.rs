@@ -25,39 +25,38 @@ pub const SECRET_TYPE: &str = "helm.sh/release.v1";
 
 /// One revision of one release: what was deployed, from which chart, with which values.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Release {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub info: Option<Info>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub chart: Option<Chart>,
     /// User-supplied values only (what `helm get values` prints without `--all`).
     #[serde(
-        default,
         skip_serializing_if = "Map::is_empty",
         serialize_with = "sorted_map",
-        deserialize_with = "null_as_empty_map"
+        deserialize_with = "null_as_default"
     )]
     pub config: Map<String, Value>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub manifest: String,
     #[serde(
-        default,
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "null_as_default"
     )]
     pub hooks: Vec<Hook>,
     /// The revision number (Helm calls it `version`).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub version: u64,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub namespace: String,
     /// Custom labels; never in the JSON body, stored as labels of the storage object.
     #[serde(skip)]
     pub labels: BTreeMap<String, String>,
     /// `ssa` or `csa` (Helm 4); empty means client-side apply.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub apply_method: String,
     /// Fields written by another Helm version that this crate does not model.
     #[serde(flatten)]
@@ -100,18 +99,19 @@ impl Release {
 
 /// Release information: times, status, description and notes.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Info {
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "go_time")]
+    #[serde(skip_serializing_if = "Option::is_none", with = "go_time")]
     pub first_deployed: Option<jiff::Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "go_time")]
+    #[serde(skip_serializing_if = "Option::is_none", with = "go_time")]
     pub last_deployed: Option<jiff::Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "go_time")]
+    #[serde(skip_serializing_if = "Option::is_none", with = "go_time")]
     pub deleted: Option<jiff::Timestamp>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub description: String,
-    #[serde(default, skip_serializing_if = "Status::is_empty")]
+    #[serde(skip_serializing_if = "Status::is_empty")]
     pub status: Status,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub notes: String,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -120,24 +120,21 @@ pub struct Info {
 /// The chart as stored inside a release (Helm's `chart.Chart`): metadata, lock, templates,
 /// default values, schema and other files. Go writes nil slices/maps as `null`, so do we.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Chart {
-    #[serde(default)]
     pub metadata: Option<Metadata>,
-    #[serde(default)]
     pub lock: Option<Lock>,
-    #[serde(default)]
     pub templates: Option<Vec<File>>,
-    #[serde(default, serialize_with = "sorted_opt_map")]
+    #[serde(serialize_with = "sorted_opt_map")]
     pub values: Option<Map<String, Value>>,
-    #[serde(default, with = "go_bytes_opt")]
+    #[serde(with = "go_bytes_opt")]
     pub schema: Option<Vec<u8>>,
     /// Modification time of `values.schema.json` (Helm 4; omitted when zero).
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "go_time")]
+    #[serde(skip_serializing_if = "Option::is_none", with = "go_time")]
     pub schemamodtime: Option<jiff::Timestamp>,
-    #[serde(default)]
     pub files: Option<Vec<File>>,
     /// Modification time of the chart (Helm 4; omitted when zero).
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "go_time")]
+    #[serde(skip_serializing_if = "Option::is_none", with = "go_time")]
     pub modtime: Option<jiff::Timestamp>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -148,13 +145,11 @@ pub struct Chart {
 /// dependency list (`null`) stays apart from an empty one; the entries are the one model's
 /// [`Dependency`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Lock {
     /// Go writes a zero `generated` time as `0001-01-01T00:00:00Z`; kept verbatim.
-    #[serde(default)]
     pub generated: Value,
-    #[serde(default)]
     pub digest: String,
-    #[serde(default)]
     pub dependencies: Option<Vec<Dependency>>,
 }
 
@@ -170,34 +165,31 @@ pub struct File {
 
 /// A hook of the release: a manifest run at given events, outside the normal apply.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Hook {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub kind: String,
     /// Chart-relative template path, e.g. `mychart/templates/job.yaml`.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub path: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub manifest: String,
     #[serde(
-        default,
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "null_as_default"
     )]
     pub events: Vec<HookEvent>,
-    #[serde(default)]
     pub last_run: HookExecution,
-    #[serde(default, skip_serializing_if = "is_zero_i64")]
+    #[serde(skip_serializing_if = "is_zero_i64")]
     pub weight: i64,
     #[serde(
-        default,
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "null_as_default"
     )]
     pub delete_policies: Vec<HookDeletePolicy>,
     #[serde(
-        default,
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "null_as_default"
     )]
@@ -206,13 +198,13 @@ pub struct Hook {
 
 /// The last execution of a hook.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct HookExecution {
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "go_time")]
+    #[serde(skip_serializing_if = "Option::is_none", with = "go_time")]
     pub started_at: Option<jiff::Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "go_time")]
+    #[serde(skip_serializing_if = "Option::is_none", with = "go_time")]
     pub completed_at: Option<jiff::Timestamp>,
     /// Always written, `""` when the hook never ran.
-    #[serde(default)]
     pub phase: HookPhase,
 }
 
@@ -345,14 +337,11 @@ fn is_zero_i64(v: &i64) -> bool {
     *v == 0
 }
 
+/// `null` (Go's nil slice or map) read as the empty value.
 fn null_as_default<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(
     d: D,
 ) -> Result<T, D::Error> {
     Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
-}
-
-fn null_as_empty_map<'de, D: Deserializer<'de>>(d: D) -> Result<Map<String, Value>, D::Error> {
-    Ok(Option::<Map<String, Value>>::deserialize(d)?.unwrap_or_default())
 }
 
 /// A JSON value whose object keys serialize in Go's order (sorted), as Go's `json.Marshal`

@@ -197,36 +197,48 @@ mod tests {
         "db".to_string()
     }
 
+    /// The component states whose lines say only what `db` does: each event, the text after
+    /// `db: ` and its JSON `state` (in the same order).
+    fn states() -> impl Iterator<Item = (Event, (&'static str, &'static str))> {
+        let events = [
+            Event::HookRunning { component: db() },
+            Event::Applying { component: db() },
+            Event::Unchanged { component: db() },
+            Event::Waiting { component: db() },
+            Event::Ready { component: db() },
+            Event::RollingBack { component: db() },
+            Event::RolledBack { component: db() },
+            Event::Uninstalling { component: db() },
+            Event::Uninstalled { component: db() },
+        ];
+        let lines = [
+            ("hook running", "hookRunning"),
+            ("applying", "applying"),
+            ("unchanged", "unchanged"),
+            ("waiting until ready", "waiting"),
+            ("ready", "ready"),
+            ("rolling back", "rollingBack"),
+            ("rolled back", "rolledBack"),
+            ("uninstalling", "uninstalling"),
+            ("uninstalled", "uninstalled"),
+        ];
+        events.into_iter().zip(lines)
+    }
+
     /// Each event, its text line, and its JSON line, as kubepkg printed them before events
     /// were typed.
-    fn cases() -> Vec<(Event, &'static str, &'static str)> {
-        vec![
+    fn cases() -> Vec<(Event, String, String)> {
+        let states = states().map(|(event, (text, state))| {
+            let json = format!(r#"{{"state":"{state}","component":"db"}}"#);
+            (event, format!("db: {text}"), json)
+        });
+        let others: Vec<(Event, &str, &str)> = vec![
             (
                 Event::WaitingForRequirements {
                     message: "waiting for package cert-manager (not installed)".into(),
                 },
                 "requirements: waiting for package cert-manager (not installed)",
                 r#"{"state":"waitingForRequirements","message":"waiting for package cert-manager (not installed)"}"#,
-            ),
-            (
-                Event::HookRunning { component: db() },
-                "db: hook running",
-                r#"{"state":"hookRunning","component":"db"}"#,
-            ),
-            (
-                Event::Applying { component: db() },
-                "db: applying",
-                r#"{"state":"applying","component":"db"}"#,
-            ),
-            (
-                Event::Unchanged { component: db() },
-                "db: unchanged",
-                r#"{"state":"unchanged","component":"db"}"#,
-            ),
-            (
-                Event::Waiting { component: db() },
-                "db: waiting until ready",
-                r#"{"state":"waiting","component":"db"}"#,
             ),
             (
                 Event::WaitingFor {
@@ -247,37 +259,12 @@ mod tests {
                 r#"{"state":"waitingFor","component":"db","object":"Gadget shop/main","reason":"condition Available not reported yet"}"#,
             ),
             (
-                Event::Ready { component: db() },
-                "db: ready",
-                r#"{"state":"ready","component":"db"}"#,
-            ),
-            (
                 Event::Failed {
                     component: db(),
                     message: "timed out".into(),
                 },
                 "db: failed: timed out",
                 r#"{"state":"failed","component":"db","message":"timed out"}"#,
-            ),
-            (
-                Event::RollingBack { component: db() },
-                "db: rolling back",
-                r#"{"state":"rollingBack","component":"db"}"#,
-            ),
-            (
-                Event::RolledBack { component: db() },
-                "db: rolled back",
-                r#"{"state":"rolledBack","component":"db"}"#,
-            ),
-            (
-                Event::Uninstalling { component: db() },
-                "db: uninstalling",
-                r#"{"state":"uninstalling","component":"db"}"#,
-            ),
-            (
-                Event::Uninstalled { component: db() },
-                "db: uninstalled",
-                r#"{"state":"uninstalled","component":"db"}"#,
             ),
             (
                 Event::message(
@@ -443,7 +430,11 @@ mod tests {
                 "note: values given in revision 1 (--set web.replicas) for component(s) web are not kept",
                 r#"{"state":"message","message":"note: values given in revision 1 (--set web.replicas) for component(s) web are not kept"}"#,
             ),
-        ]
+        ];
+        let others = others
+            .into_iter()
+            .map(|(event, text, json)| (event, text.to_string(), json.to_string()));
+        states.chain(others).collect()
     }
 
     #[test]

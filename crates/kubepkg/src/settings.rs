@@ -180,17 +180,29 @@ fn truthy(v: &str) -> bool {
     matches!(v, "1" | "t" | "T" | "true" | "TRUE" | "True")
 }
 
+/// The environment `env` of `(variable, value)` pairs as [`Settings::from_flags`] and
+/// [`Terminal::resolve`] read one: a variable's value (tests).
+#[cfg(test)]
+pub(crate) fn vars<'a>(
+    env: &'a [(&'a str, &'a str)],
+) -> impl Fn(&str) -> Option<String> + Copy + 'a {
+    move |name| {
+        env.iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_identity_is_the_flags_else_helms_variables() {
-        let env = |name: &str| match name {
-            "HELM_KUBEASUSER" => Some("alice".to_string()),
-            "HELM_KUBEASGROUPS" => Some("dev, ops,".to_string()),
-            _ => None,
-        };
+        let env = vars(&[
+            ("HELM_KUBEASUSER", "alice"),
+            ("HELM_KUBEASGROUPS", "dev, ops,"),
+        ]);
         let s = Settings::from_flags(Flags::default(), env);
         assert_eq!(s.impersonate.user.as_deref(), Some("alice"));
         assert_eq!(s.impersonate.groups, ["dev", "ops"]);

@@ -119,6 +119,7 @@ impl Terminal {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::vars;
 
     const TTY: Streams = Streams {
         stdout: true,
@@ -138,11 +139,7 @@ mod tests {
         } else {
             ColorChoice::Auto
         };
-        Terminal::resolve(choice, streams, |name| {
-            env.iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| v.to_string())
-        })
+        Terminal::resolve(choice, streams, vars(env))
     }
 
     /// (--no-color, streams, environment) → colour of stdout and stderr.
@@ -195,21 +192,13 @@ mod tests {
 
     #[test]
     fn helms_color_flag_never_and_always() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |name: &str| {
-                pairs
-                    .iter()
-                    .find(|(k, _)| *k == name)
-                    .map(|(_, v)| v.to_string())
-            }
-        };
-        let xterm: &[(&str, &str)] = &[("TERM", "xterm")];
-        let t = Terminal::resolve(ColorChoice::Never, TTY, env(xterm));
+        let xterm: Env<'_> = &[("TERM", "xterm")];
+        let t = Terminal::resolve(ColorChoice::Never, TTY, vars(xterm));
         assert!(!t.stdout.is_colour());
         // `always` colours a pipe, and beats NO_COLOR (a flag overrides the environment).
-        let t = Terminal::resolve(ColorChoice::Always, PIPE, env(&[("NO_COLOR", "1")]));
+        let t = Terminal::resolve(ColorChoice::Always, PIPE, vars(&[("NO_COLOR", "1")]));
         assert!(t.stdout.is_colour() && t.stderr.is_colour());
-        let t = Terminal::resolve(ColorChoice::Auto, PIPE, env(xterm));
+        let t = Terminal::resolve(ColorChoice::Auto, PIPE, vars(xterm));
         assert!(!t.stdout.is_colour());
     }
 

@@ -248,12 +248,7 @@ impl<'a, D: Driver> Releases<'a, D> {
             let history = match self.store.history(name).await {
                 Ok(h) => h,
                 // No answer at all (twice): the next operation recovers what is pending.
-                Err(e) if kubepkg_kube::is_unreachable_api(&e) => {
-                    if rounds.unanswered() {
-                        return;
-                    }
-                    continue;
-                }
+                Err(e) if kubepkg_kube::is_unreachable_api(&e) && rounds.unanswered() => return,
                 Err(_) => continue,
             };
             let mut settled = true;

@@ -280,19 +280,15 @@ pub fn list(releases: &[Release], format: Format, no_headers: bool) -> Result<St
     }
     let mut rows = Vec::new();
     if !no_headers {
-        rows.push(
-            [
-                "NAME",
-                "NAMESPACE",
-                "REVISION",
-                "UPDATED",
-                "STATUS",
-                "CHART",
-                "APP VERSION",
-            ]
-            .map(String::from)
-            .to_vec(),
-        );
+        rows.push(table::header_row(&[
+            "NAME",
+            "NAMESPACE",
+            "REVISION",
+            "UPDATED",
+            "STATUS",
+            "CHART",
+            "APP VERSION",
+        ]));
     }
     for r in releases {
         rows.push(vec![
@@ -344,18 +340,14 @@ pub fn history(revisions: &[Release], format: Format) -> Result<String, OutputEr
             .collect();
         return structured(format, &Value::Array(rows));
     }
-    let mut rows = vec![
-        [
-            "REVISION",
-            "UPDATED",
-            "STATUS",
-            "CHART",
-            "APP VERSION",
-            "DESCRIPTION",
-        ]
-        .map(String::from)
-        .to_vec(),
-    ];
+    let mut rows = vec![table::header_row(&[
+        "REVISION",
+        "UPDATED",
+        "STATUS",
+        "CHART",
+        "APP VERSION",
+        "DESCRIPTION",
+    ])];
     for r in revisions {
         let info = r.info.clone().unwrap_or_default();
         rows.push(vec![

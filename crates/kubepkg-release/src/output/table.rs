@@ -6,6 +6,11 @@ use serde_json::Value;
 /// gosuri/uitable's layout, kept in `kubepkg-gostd` so that crates below this one print the same.
 pub use kubepkg_gostd::uitable::{uitable, uitable_max_width};
 
+/// A header row of the column `names`, for [`uitable`].
+pub(crate) fn header_row(names: &[&str]) -> Vec<String> {
+    names.iter().map(|n| n.to_string()).collect()
+}
+
 /// A server-side Table as kubectl prints it for `helm status`: the columns of priority 0,
 /// headers upper-cased, cells padded to the widest plus three spaces (at least six wide), the
 /// last column unpadded. `None` when `table` is not a Table. The header is left out when the

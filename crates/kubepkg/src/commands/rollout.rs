@@ -45,6 +45,11 @@ fn s(v: &Value, key: &str) -> String {
     }
 }
 
+/// The items of the array `v[key]`; none when it is absent or no array.
+fn items<'a>(v: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
+    v.get(key).and_then(Value::as_array).into_iter().flatten()
+}
+
 /// The status as a person reads it: the phase and what it waits for, the stages, the clusters.
 pub fn status_text(name: &str, status: &Value) -> String {
     let mut out = format!(
@@ -59,19 +64,8 @@ pub fn status_text(name: &str, status: &Value) -> String {
         "READY AT".into(),
         "CLUSTERS".into(),
     ]];
-    for st in status
-        .get("stages")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let clusters: Vec<&str> = st
-            .get("clusters")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
+    for st in items(status, "stages") {
+        let clusters: Vec<&str> = items(st, "clusters").filter_map(Value::as_str).collect();
         rows.push(vec![
             s(st, "name"),
             s(st, "state"),
@@ -95,12 +89,7 @@ pub fn status_text(name: &str, status: &Value) -> String {
         .map(String::from)
         .to_vec(),
     ];
-    for c in status
-        .get("clusters")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for c in items(status, "clusters") {
         let reachable = match c.get("reachable").and_then(Value::as_bool) {
             Some(true) => "yes",
             Some(false) => "no",
@@ -251,11 +240,7 @@ async fn promote(kube: &kubepkg_kube::Cluster, a: &RolloutPromoteArgs) -> Result
             a.name
         );
     }
-    let stages: Vec<Value> = status
-        .get("stages")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let stages: Vec<Value> = items(&status, "stages").cloned().collect();
     let stage = match &a.stage {
         Some(st) => {
             if !stages.iter().any(|x| s(x, "name") == *st) {
@@ -335,12 +320,7 @@ pub fn history_text(status: &Value) -> String {
             .map(String::from)
             .to_vec(),
     ];
-    let entries: Vec<&Value> = status
-        .get("history")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .collect();
+    let entries: Vec<&Value> = items(status, "history").collect();
     for e in entries.iter().rev() {
         rows.push(vec![
             s(e, "digest"),

@@ -88,14 +88,10 @@ pub fn status_text(rev: &PackageRevision, components: &[ComponentState]) -> Stri
         ],
         components,
         |c| {
-            vec![
-                c.name.clone(),
-                c.release.clone(),
-                c.namespace.clone(),
-                c.revision.to_string(),
-                if c.ready { "yes" } else { "no" }.to_string(),
-                c.waiting_for.clone().unwrap_or_default(),
-            ]
+            let mut row = component_cells(&c.name, &c.release, &c.namespace, c.revision);
+            row.push(if c.ready { "yes" } else { "no" }.to_string());
+            row.push(c.waiting_for.clone().unwrap_or_default());
+            row
         },
     );
     s.push_str(&table(&rows, "  "));
@@ -118,17 +114,24 @@ pub fn revision_text(rev: &PackageRevision) -> String {
         &["COMPONENT", "RELEASE", "NAMESPACE", "REVISION", "CHART"],
         &rev.components,
         |c| {
-            vec![
-                c.name.clone(),
-                c.release.clone(),
-                c.namespace.clone(),
-                c.revision.to_string(),
-                c.chart.clone(),
-            ]
+            let mut row = component_cells(&c.name, &c.release, &c.namespace, c.revision);
+            row.push(c.chart.clone());
+            row
         },
     );
     s.push_str(&table(&rows, "  "));
     s
+}
+
+/// The cells every components table starts with: the component, its release, namespace and
+/// revision.
+fn component_cells(name: &str, release: &str, namespace: &str, revision: u64) -> Vec<String> {
+    vec![
+        name.into(),
+        release.into(),
+        namespace.into(),
+        revision.to_string(),
+    ]
 }
 
 /// A record's RFC 3339 time as Helm's `history` and `status` print times: Go's `time.ANSIC` in
