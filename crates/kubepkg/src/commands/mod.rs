@@ -95,6 +95,18 @@ async fn locate_chart(
 ) -> Result<kubepkg_source::LocatedChart> {
     let located =
         kubepkg_source::locate_chart(reference, &source.options(), &settings.paths).await?;
+    let dir = &located.path;
+    if dir.join(kubepkg_model::manifest::MANIFEST_FILE).is_file()
+        && !dir.join("Chart.yaml").is_file()
+    {
+        // Helm would say "Chart.yaml file is missing"; the user has a package in hand.
+        anyhow::bail!(
+            "{reference} is a kubepkg package (it has {}), not a chart: `kubepkg plan NAME \
+             {reference}` shows what it would apply, `kubepkg apply NAME {reference} -n \
+             NAMESPACE` installs it; its charts are the directories its components name",
+            kubepkg_model::manifest::MANIFEST_FILE
+        );
+    }
     for w in &located.warnings {
         eprintln!("{w}");
     }

@@ -179,6 +179,36 @@ fn package_set_file_refuses_a_file_that_is_not_utf8() {
     );
 }
 
+/// A chart verb given a package directory (what `kubepkg create NAME` makes) says it is a
+/// package and which verbs take one, instead of Helm's "Chart.yaml file is missing"; it
+/// prints nothing on stdout and exits 1. Before the cluster is asked: no cluster is needed.
+#[test]
+fn chart_verbs_given_a_package_name_the_package_verbs() {
+    let pkg = repo().join("testdata/packages/demo/v1");
+    let pkg = pkg.to_str().unwrap();
+    for args in [
+        vec!["template", "shop", pkg],
+        vec!["show", "values", pkg],
+        vec!["install", "shop", pkg, "--dry-run"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_kubepkg"))
+            .args(&args)
+            .env("KUBECONFIG", "/nonexistent")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            err.contains(&format!(
+                "{pkg} is a kubepkg package (it has kubepkg.yaml), not a chart"
+            )) && err.contains(&format!("`kubepkg plan NAME {pkg}`"))
+                && err.contains(&format!("`kubepkg apply NAME {pkg} -n NAMESPACE`")),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 /// `plan --cluster` (and `apply --dry-run`) show drift: a hand edit of a live object (here the
 /// replicas of component a's Deployment) is listed with both values, and whether the apply
 /// would put it back (a changes) or keep it (b unchanged).
