@@ -18,10 +18,6 @@ bin="$out_dir/kpk-registry"
 
 # Concurrent test binaries may ask at once: one builds, the others wait for it.
 gobuild_cached "$bin" "$bin" "${1:-}"
-echo "testenv/registry/build.sh: building kpk-registry into $out_dir" >&2
 # kpk-pause (the real node's sandbox process) beside it; kpk-registry, written last, marks the build done.
 gobuild_go build -trimpath -ldflags "-s -w" -o "$out_dir/kpk-pause" ./kpk-pause
-tmp="$out_dir/kpk-registry.tmp.$$"
-gobuild_go build -trimpath -ldflags "-s -w" -o "$tmp" ./kpk-registry
-mv -f "$tmp" "$bin"
-gobuild_done "$bin"
+gobuild_binary kpk-registry ./kpk-registry
