@@ -12,7 +12,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib/gobuild.sh
 source "$here/lib/gobuild.sh"
-gobuild_init testenv/build.sh testenv "$here" "" kpk-cluster
+gobuild_init testenv/build.sh testenv "$here" "" "kpk-cluster pki"
 bin="$out_dir/kpk-cluster"
 
 gobuild_cached "$bin" "$bin" "${1:-}"
