@@ -14,14 +14,10 @@
 # bench/lib/install-helmfile.sh, tools/helm-ref/install-helm.sh), cargo (kubepkg in release mode
 # unless KUBEPKG=path) and jq.
 set -euo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$repo"
+# shellcheck source=bench/lib/plane.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/plane.sh"
 components="${1:-5}"
 runs="${RUNS:-3}"
-# shellcheck source=bench/lib/plane.sh
-source "$repo/bench/lib/plane.sh"
-# shellcheck source=bench/lib/tools.sh
-source "$repo/bench/lib/tools.sh"
 bench_kubepkg -q
 kubepkg="$(realpath "$KUBEPKG")"
 helm="$(tools/helm-ref/install-helm.sh v4.3.1)"

@@ -30,17 +30,13 @@
 # (bench/lib/plane.sh).
 set -euo pipefail
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$repo"
+# shellcheck source=bench/lib/plane.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/plane.sh"
 packages="${1:-1000}"
 components="${2:-1}"
 concurrency="${3:-10}"
 # 110 pods per simulated node; a few spare.
 nodes=$(((packages * components) / 100 + 2))
-# shellcheck source=bench/lib/plane.sh
-source "$repo/bench/lib/plane.sh"
-# shellcheck source=bench/lib/tools.sh
-source "$repo/bench/lib/tools.sh"
 
 bench_kubepkg -q
 kubepkg="$KUBEPKG"
@@ -80,7 +76,7 @@ start=$(date +%s.%N)
 trail=()
 if [ "${BENCH_TRAIL:-}" = 1 ]; then trail=(--debug); fi
 # One controller, or one per shard (its log and time file suffixed with the shard).
-controllers=()
+controllers=() watched=()
 for k in $(seq 0 $((shards - 1))); do
 	suffix="" selector=()
 	if [ "$shards" -gt 1 ]; then suffix="-s$k" selector=(--watch-label-selector "kubepkg.dev/shard=s$k"); fi
@@ -89,21 +85,11 @@ for k in $(seq 0 $((shards - 1))); do
 		--concurrency "$concurrency" --metrics-bind-address 0 --health-probe-bind-address 0 \
 		--interval 1h
 	controllers+=("$bench_pid")
+	watched+=("$bench_pid:$work/controller$suffix.log")
 done
 controller="${controllers[*]}"
 kubectl apply -f "$work/packages.yaml" >/dev/null
-while :; do
-	ready="$(bench_count_ready packages "$ns")"
-	if [ "$ready" -ge "$packages" ]; then break; fi
-	for pid in "${controllers[@]}"; do
-		if ! kill -0 "$pid" 2>/dev/null; then
-			echo "a controller exited; logs:" >&2
-			tail -20 "$work"/controller*.log >&2
-			exit 1
-		fi
-	done
-	sleep 2
-done
+bench_wait_ready packages "$ns" "$packages" "${watched[@]}"
 end=$(date +%s.%N)
 after="$(bench_requests)"
 for pid in "${controllers[@]}"; do bench_stop "$pid"; done

@@ -31,8 +31,8 @@
 # default 200), BENCH_TESTENV_DIR (default <repo>/.bench-testenv; stopped at the end).
 set -euo pipefail
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$repo"
+# shellcheck source=bench/lib/plane.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/plane.sh"
 n="${1:-1000}"
 kp_concurrency="${KUBEPKG_CONCURRENCY:-10}"
 flux_runs="${FLUX_CONCURRENCY:-4/2 10/10}"
@@ -50,10 +50,6 @@ case "$kp_source" in oci | configmap) ;; *)
 esac
 # 110 pods per simulated node; a few spare.
 nodes=$((n / 100 + 2))
-# shellcheck source=bench/lib/plane.sh
-source "$repo/bench/lib/plane.sh"
-# shellcheck source=bench/lib/tools.sh
-source "$repo/bench/lib/tools.sh"
 
 bench_kubepkg -q
 kubepkg="$KUBEPKG"
@@ -98,7 +94,7 @@ run() {
 	local name="$1" kind="$2" objects="$3"
 	shift 3
 	local before after start end plane_before="$work/$name.plane0" plane_after="$work/$name.plane1"
-	local labels=() timers=()
+	local labels=() timers=() watched=()
 	bench_plane_cpu >"$plane_before"
 	before="$(bench_requests)"
 	start=$(date +%s.%N)
@@ -108,22 +104,11 @@ run() {
 		bench_timed "$work/$name.$label.time" "$work/$name.$label.log" $cmd
 		labels+=("$label")
 		timers+=("$bench_pid")
+		watched+=("$bench_pid:$work/$name.$label.log")
 		pids+=("$bench_pid")
 	done
 	kubectl apply -f "$objects" >/dev/null
-	local ready=0
-	while :; do
-		ready="$(bench_count_ready "$kind" "$ns")"
-		if [ "$ready" -ge "$n" ]; then break; fi
-		for i in "${!timers[@]}"; do
-			if ! kill -0 "${timers[$i]}" 2>/dev/null; then
-				echo "$name: ${labels[$i]} exited; its log:" >&2
-				tail -20 "$work/$name.${labels[$i]}.log" >&2
-				exit 1
-			fi
-		done
-		sleep 2
-	done
+	bench_wait_ready "$kind" "$ns" "$n" "${watched[@]}"
 	end=$(date +%s.%N)
 	after="$(bench_requests)"
 	bench_plane_cpu >"$plane_after"

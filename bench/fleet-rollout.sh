@@ -17,8 +17,8 @@
 # Uses its own plane in $BENCH_TESTENV_DIR (default <repo>/.bench-testenv), stopped at the end.
 set -euo pipefail
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$repo"
+# shellcheck source=bench/lib/plane.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/plane.sh"
 clusters="${1:-20}"
 stages="${2:-4}"
 bake="${3:-10s}"
@@ -26,10 +26,6 @@ if [ "$clusters" -lt "$stages" ] || [ "$stages" -lt 2 ]; then
 	echo "bench/fleet-rollout.sh: need at least 2 stages and one cluster per stage" >&2
 	exit 2
 fi
-# shellcheck source=bench/lib/plane.sh
-source "$repo/bench/lib/plane.sh"
-# shellcheck source=bench/lib/tools.sh
-source "$repo/bench/lib/tools.sh"
 
 bench_kubepkg -q
 kubepkg="$KUBEPKG"
@@ -90,11 +86,7 @@ wait_succeeded() {
 			[ "$(kubectl -n "$ns" get packages -o jsonpath='{range .items[*]}{.status.version}{"\n"}{end}' | grep -c "^$version\$")" -ge "$clusters" ]; then
 			break
 		fi
-		if ! kill -0 "$controller" 2>/dev/null; then
-			echo "controller exited; log:" >&2
-			tail -20 "$work/controller.log" >&2
-			exit 1
-		fi
+		bench_alive "$controller:$work/controller.log"
 		sleep 1
 	done
 }

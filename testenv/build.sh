@@ -12,7 +12,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib/gobuild.sh
 source "$here/lib/gobuild.sh"
-gobuild_init testenv/build.sh testenv "$here" "" kpk-cluster
+gobuild_init testenv/build.sh testenv "$here" "" "kpk-cluster pki"
 bin="$out_dir/kpk-cluster"
 
 gobuild_cached "$bin" "$bin" "${1:-}"
@@ -23,14 +23,11 @@ kube_version="$(cd "$here" && go list -m -f '{{.Version}}' k8s.io/kubernetes)"
 major="${kube_version#v}"; major="${major%%.*}"
 minor="${kube_version#v*.}"; minor="${minor%%.*}"
 build_date="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-ldflags="-s -w"
+ldflags=""
 for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 	ldflags+=" -X $pkg.gitVersion=$kube_version -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
 	ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$build_date"
 done
 
-echo "testenv/build.sh: building kpk-cluster (Kubernetes $kube_version) into $out_dir; a cold build takes several minutes" >&2
-tmp="$out_dir/kpk-cluster.tmp.$$"
-gobuild_go build -trimpath -ldflags "$ldflags" -o "$tmp" ./kpk-cluster
-mv -f "$tmp" "$bin"
-gobuild_done "$bin"
+echo "testenv/build.sh: Kubernetes $kube_version; a cold build takes several minutes" >&2
+gobuild_binary kpk-cluster ./kpk-cluster "$ldflags"

@@ -16,6 +16,7 @@ require (
 	k8s.io/kubectl v0.30.1
 	k8s.io/kubernetes v1.37.2
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
+	kubepkg.dev/testenv/pki v0.0.0
 	sigs.k8s.io/cli-utils v0.37.2
 )
 
@@ -236,3 +237,6 @@ replace (
 	k8s.io/sample-controller => k8s.io/sample-controller v0.37.2
 	k8s.io/streaming => k8s.io/streaming v0.37.2
 )
+
+// The certificate helpers kpk-registry shares (pki/).
+replace kubepkg.dev/testenv/pki => ./pki

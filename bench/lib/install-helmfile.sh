@@ -5,14 +5,13 @@
 #
 #   bench/lib/install-helmfile.sh [VERSION]   (default v1.8.0)
 set -euo pipefail
+# shellcheck source=../../testenv/lib/gobuild.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../testenv/lib/gobuild.sh"
 version="${1:-v1.8.0}"
 cache="${KUBEPKG_CACHE:-$HOME/.cache/kubepkg}/helmfile/${version}"
 bin="${cache}/helmfile"
-if [[ -x "${bin}" ]]; then
-  echo "${bin}"
-  exit 0
-fi
-mkdir -p "${cache}"
+# One build at a time per version; a concurrent caller waits and then finds the binary.
+gobuild_cached "${bin}" "${bin}"
 # helmfile's go.mod has replace directives, which `go install PKG@VERSION` refuses: its module
 # is built as the main module, from a copy of the module cache's (read-only) tree.
 dir="$(go mod download -json "github.com/helmfile/helmfile@${version}" | jq -r .Dir)"

@@ -1,7 +1,8 @@
-# Sourced by the cluster benchmarks (controller-scale.sh, controller-vs-flux.sh,
+# Sourced by the cluster benchmarks (controller-scale.sh, controller-vs-flux.sh, fleet-rollout.sh,
 # cli-vs-helmfile.sh): a local control plane of the benchmark's own, the charts and package they
 # deploy, and the measurement of a controller process (GNU time) and of the plane's own components.
-# Not a script: `source bench/lib/plane.sh` after setting `repo` (the repository root).
+# Not a script: `source bench/lib/plane.sh` sets `repo` (the repository root), enters it and
+# brings bench/lib/tools.sh along (bench_kubepkg, …).
 #
 #   bench_plane_up NODES        a fresh plane in $KUBEPKG_TESTENV_DIR (never the shared .testenv)
 #   bench_plane_down            stops it (only it)
@@ -14,9 +15,16 @@
 #   bench_plane_cpu             CPU seconds each plane component used so far (one line each)
 #   bench_requests              apiserver_request_total, all clients
 #   bench_count_ready KIND NS   how many objects of KIND in NS have Ready=True
+#   bench_alive PID:LOG...      ends the benchmark, showing LOG's end, when process PID exited
+#   bench_wait_ready KIND NS N PID:LOG...
+#                               waits until N objects of KIND in NS are Ready (bench_alive
+#                               every 2 s meanwhile)
 # shellcheck shell=bash
 
-: "${repo:?set repo to the repository root before sourcing bench/lib/plane.sh}"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$repo" || exit 1
+# shellcheck source=bench/lib/tools.sh
+source "$repo/bench/lib/tools.sh"
 export KUBEPKG_TESTENV_DIR="${BENCH_TESTENV_DIR:-$repo/.bench-testenv}"
 # The shared plane of the tests is never the benchmark's (it is stopped and wiped here).
 if [ "$(realpath -m "$KUBEPKG_TESTENV_DIR")" = "$(realpath -m "$repo/.testenv")" ]; then
@@ -43,27 +51,13 @@ bench_plane_up() {
 	export KUBECONFIG
 }
 
+# The tests' chart of one simulated Deployment (kubepkg_testkit::charts::deploy_chart).
 bench_chart() {
 	local dir="$1" name="$2"
 	mkdir -p "$dir/templates"
 	printf 'apiVersion: v2\nname: %s\nversion: 1.0.0\n' "$name" >"$dir/Chart.yaml"
-	cat >"$dir/templates/deployment.yaml" <<'YAML'
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {{ .Release.Name }}
-spec:
-  replicas: 1
-  selector:
-    matchLabels: {app: {{ .Release.Name }}}
-  template:
-    metadata:
-      labels: {app: {{ .Release.Name }}}
-    spec:
-      containers:
-      - name: c
-        image: registry.invalid/bench:1
-YAML
+	printf 'sim: ok\nimage: registry.invalid/bench:1\n' >"$dir/values.yaml"
+	cp "$repo/crates/kubepkg-testkit/src/charts/deployment.yaml" "$dir/templates/"
 }
 
 bench_package() {
@@ -129,4 +123,24 @@ bench_requests() {
 bench_count_ready() {
 	kubectl -n "$2" get "$1" -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' |
 		grep -c '^True$' || true
+}
+
+bench_alive() {
+	local entry
+	for entry in "$@"; do
+		if ! kill -0 "${entry%%:*}" 2>/dev/null; then
+			echo "bench: a measured process exited; the end of its log ${entry#*:}:" >&2
+			tail -20 "${entry#*:}" >&2
+			exit 1
+		fi
+	done
+}
+
+bench_wait_ready() {
+	local kind="$1" ns="$2" n="$3"
+	shift 3
+	until [ "$(bench_count_ready "$kind" "$ns")" -ge "$n" ]; do
+		bench_alive "$@"
+		sleep 2
+	done
 }

@@ -12,8 +12,4 @@ gobuild_init bench/peer/build.sh bench-peer "$here" "" .
 bin="$out_dir/kpk-bench-peer"
 
 gobuild_cached "$bin" "$bin"
-echo "bench/peer/build.sh: building kpk-bench-peer into $out_dir" >&2
-tmp="$out_dir/kpk-bench-peer.tmp.$$"
-gobuild_go build -trimpath -ldflags "-s -w" -o "$tmp" .
-mv -f "$tmp" "$bin"
-gobuild_done "$bin"
+gobuild_binary kpk-bench-peer .

@@ -17,19 +17,10 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../lib/gobuild.sh
 source "$here/../lib/gobuild.sh"
 gobuild_init testenv/cosign/build.sh cosign "$here"
-bin="$out_dir/cosign"
 
 # Concurrent test binaries may ask at once: one builds, the others wait for it.
-gobuild_cached "$bin" "$bin" "${1:-}"
-echo "testenv/cosign/build.sh: building cosign into $out_dir" >&2
-tmp="$out_dir/cosign.tmp.$$"
-(
-	gobuild_env
-	# Stamp the version as cosign's release builds do (`cosign version`).
-	version="$(go list -m -f '{{.Version}}' github.com/sigstore/cosign/v2)"
-	go build -trimpath \
-		-ldflags "-s -w -X sigs.k8s.io/release-utils/version.gitVersion=$version" \
-		-o "$tmp" github.com/sigstore/cosign/v2/cmd/cosign
-)
-mv -f "$tmp" "$bin"
-gobuild_done "$bin"
+gobuild_cached "$out_dir/cosign" "$out_dir/cosign" "${1:-}"
+# Stamp the version as cosign's release builds do (`cosign version`).
+version="$(gobuild_go list -m -f '{{.Version}}' github.com/sigstore/cosign/v2)"
+gobuild_binary cosign github.com/sigstore/cosign/v2/cmd/cosign \
+	"-X sigs.k8s.io/release-utils/version.gitVersion=$version"

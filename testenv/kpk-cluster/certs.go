@@ -12,16 +12,14 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"errors"
 	"flag"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"time"
+
+	"kubepkg.dev/testenv/pki"
 )
 
 // certSpec describes one certificate signed by the local CA.
@@ -87,33 +85,15 @@ func ensurePKI(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := pki.NewCA("kubepkg-testenv-ca", 10*365*24*time.Hour)
 	if err != nil {
 		return err
 	}
-	now := time.Now().Add(-time.Hour)
-	caTmpl := &x509.Certificate{
-		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: "kubepkg-testenv-ca"},
-		NotBefore:             now,
-		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return err
-	}
-	caCert, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return err
-	}
-	if err := writePair(dir, "ca", caDER, caKey); err != nil {
+	if err := writePair(dir, "ca", ca); err != nil {
 		return err
 	}
 	for _, s := range pkiSpecs() {
-		if err := issue(dir, caCert, caKey, s); err != nil {
+		if err := issue(dir, ca, s); err != nil {
 			return err
 		}
 	}
@@ -121,14 +101,14 @@ func ensurePKI(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeKey(filepath.Join(dir, "sa.key"), saKey); err != nil {
+	if err := pki.WriteKey(filepath.Join(dir, "sa.key"), saKey); err != nil {
 		return err
 	}
 	pub, err := x509.MarshalPKIXPublicKey(&saKey.PublicKey)
 	if err != nil {
 		return err
 	}
-	if err := writePEM(filepath.Join(dir, "sa.pub"), "PUBLIC KEY", pub); err != nil {
+	if err := pki.WritePEM(filepath.Join(dir, "sa.pub"), "PUBLIC KEY", pub); err != nil {
 		return err
 	}
 	// Written last: its presence marks a complete PKI.
@@ -136,32 +116,23 @@ func ensurePKI(dir string) error {
 }
 
 // issue writes <dir>/<s.name>.{crt,key}, a new key pair the CA signed as s says.
-func issue(dir string, caCert *x509.Certificate, caKey crypto.Signer, s certSpec) error {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	now := time.Now().Add(-time.Hour)
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: s.cn, Organization: s.orgs},
-		NotBefore:    now,
-		NotAfter:     now.Add(5 * 365 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		DNSNames:     s.dns,
-		IPAddresses:  s.ips,
-	}
+func issue(dir string, ca *pki.Pair, s certSpec) error {
+	tmpl := pki.Template(s.cn, 5*365*24*time.Hour)
+	tmpl.Subject.Organization = s.orgs
+	tmpl.KeyUsage |= x509.KeyUsageKeyEncipherment
+	tmpl.DNSNames = s.dns
+	tmpl.IPAddresses = s.ips
 	if s.server {
 		tmpl.ExtKeyUsage = append(tmpl.ExtKeyUsage, x509.ExtKeyUsageServerAuth)
 	}
 	if s.client {
 		tmpl.ExtKeyUsage = append(tmpl.ExtKeyUsage, x509.ExtKeyUsageClientAuth)
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+	pair, err := pki.Issue(tmpl, ca)
 	if err != nil {
 		return fmt.Errorf("signing %s: %w", s.name, err)
 	}
-	return writePair(dir, s.name, der, key)
+	return writePair(dir, s.name, pair)
 }
 
 // issueFromCA issues s with the CA already in dir (a certificate whose addresses are known only
@@ -179,7 +150,7 @@ func issueFromCA(dir string, s certSpec) error {
 	if !ok {
 		return fmt.Errorf("%s: not a signing key", filepath.Join(dir, "ca.key"))
 	}
-	return issue(dir, caCert, signer, s)
+	return issue(dir, &pki.Pair{DER: pair.Certificate[0], Cert: caCert, Key: signer}, s)
 }
 
 // pkiComplete says whether dir holds every file of the current PKI layout
@@ -197,34 +168,7 @@ func pkiComplete(dir string) bool {
 	return true
 }
 
-func serial() *big.Int {
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
-	if err != nil {
-		panic(err) // crypto/rand never fails on Linux
-	}
-	return n
-}
-
-func writePair(dir, name string, der []byte, key crypto.Signer) error {
-	if err := writePEM(filepath.Join(dir, name+".crt"), "CERTIFICATE", der); err != nil {
-		return err
-	}
-	return writeKey(filepath.Join(dir, name+".key"), key)
-}
-
-// writeKey stores a private key as PKCS#8, which Go, rustls and OpenSSL all read.
-func writeKey(path string, key crypto.Signer) error {
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return err
-	}
-	return writePEM(path, "PRIVATE KEY", der)
-}
-
-func writePEM(path, typ string, der []byte) error {
-	data := pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
-	if data == nil {
-		return errors.New("cannot encode " + path)
-	}
-	return os.WriteFile(path, data, 0o600)
+// writePair writes <dir>/<name>.crt and <dir>/<name>.key.
+func writePair(dir, name string, p *pki.Pair) error {
+	return p.Write(filepath.Join(dir, name+".crt"), filepath.Join(dir, name+".key"))
 }

@@ -13,15 +13,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../lib/gobuild.sh
 source "$here/../lib/gobuild.sh"
 gobuild_init testenv/kustomize/build.sh kustomize "$here"
-bin="$out_dir/kustomize"
 
 # Concurrent test binaries may ask at once: one builds, the others wait for it.
-gobuild_cached "$bin" "$bin" "${1:-}"
-echo "testenv/kustomize/build.sh: building kustomize into $out_dir" >&2
-tmp="$out_dir/kustomize.tmp.$$"
-(
-	gobuild_env
-	go build -trimpath -ldflags "-s -w" -o "$tmp" sigs.k8s.io/kustomize/kustomize/v5
-)
-mv -f "$tmp" "$bin"
-gobuild_done "$bin"
+gobuild_cached "$out_dir/kustomize" "$out_dir/kustomize" "${1:-}"
+gobuild_binary kustomize sigs.k8s.io/kustomize/kustomize/v5

@@ -90,6 +90,18 @@ gobuild_go() {
 	)
 }
 
+# gobuild_binary NAME PACKAGE [LDFLAGS]: builds PACKAGE (in the module, see gobuild_env) into
+# $out_dir/NAME, stripped (`-s -w`) and linked with LDFLAGS, through a temporary file so that
+# NAME is there only once complete; then says so (gobuild_done) and prints its path.
+gobuild_binary() {
+	local name=$1 package=$2 ldflags=${3:-} tmp
+	echo "$gobuild_script: building $name into $out_dir" >&2
+	tmp="$out_dir/$name.tmp.$$"
+	gobuild_go build -trimpath -ldflags "-s -w $ldflags" -o "$tmp" "$package"
+	mv -f "$tmp" "$out_dir/$name"
+	gobuild_done "$out_dir/$name"
+}
+
 # gobuild_stage: makes $tmp, an empty staging directory (with crds/) beside the output, for
 # builds whose output is a directory.
 gobuild_stage() {

@@ -7,6 +7,7 @@ require (
 	github.com/go-jose/go-jose/v4 v4.1.4
 	github.com/sirupsen/logrus v1.10.2
 	golang.org/x/crypto v0.57.0
+	kubepkg.dev/testenv/pki v0.0.0
 )
 
 require (
@@ -71,3 +72,6 @@ require (
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 )
+
+// The certificate helpers kpk-cluster shares (testenv/pki).
+replace kubepkg.dev/testenv/pki => ../pki

@@ -38,7 +38,6 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::process::{
@@ -61,10 +60,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(90);
 /// Built on first use (once per test binary; the first build on a machine takes minutes) and
 /// cached afterwards.
 pub fn argocd_dir() -> Result<PathBuf, Error> {
-    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    DIR.get_or_init(|| crate::tooling::built("argocd"))
-        .clone()
-        .map_err(|message| Error::ArgoCd { message })
+    crate::tooling::built("argocd").map_err(|message| Error::ArgoCd { message })
 }
 
 /// The path of one Argo CD component, run under its own name (`argocd-application-controller`,

@@ -287,19 +287,20 @@ impl Browser {
 
     /// Runs `script` (a function body; `arguments` are `args`) in the page; its return value.
     pub async fn execute(&self, script: &str, args: Value) -> Result<Value, Error> {
-        self.call(
-            "POST",
-            &self.session_path("/execute/sync"),
-            Some(&json!({"script": script, "args": args})),
-        )
-        .await
+        self.run_script("/execute/sync", script, args).await
     }
 
     /// Runs `script` asynchronously: it ends by calling its last argument with the result.
     pub async fn execute_async(&self, script: &str, args: Value) -> Result<Value, Error> {
+        self.run_script("/execute/async", script, args).await
+    }
+
+    /// `script` with `args` sent to the WebDriver command `endpoint` (`/execute/sync` or
+    /// `/execute/async`): its result.
+    async fn run_script(&self, endpoint: &str, script: &str, args: Value) -> Result<Value, Error> {
         self.call(
             "POST",
-            &self.session_path("/execute/async"),
+            &self.session_path(endpoint),
             Some(&json!({"script": script, "args": args})),
         )
         .await

@@ -31,27 +31,7 @@ pub fn deploy_chart(dir: &Path, name: &str, version: &str) {
 }
 
 /// [`deploy_chart`]'s template.
-const DEPLOY_TEMPLATE: &str = r#"apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {{ .Release.Name }}
-spec:
-  replicas: 1
-  selector:
-    matchLabels: {app: {{ .Release.Name }}}
-  template:
-    metadata:
-      labels: {app: {{ .Release.Name }}}
-      annotations:
-        kubepkg.dev/sim: {{ .Values.sim }}
-        {{- with .Values.readyAfter }}
-        kubepkg.dev/sim-ready-after: {{ . }}
-        {{- end }}
-    spec:
-      containers:
-      - name: c
-        image: {{ .Values.image }}
-"#;
+const DEPLOY_TEMPLATE: &str = include_str!("charts/deployment.yaml");
 
 /// A `PreUpgrade` hook chart: a Job that runs `sim-exit-after` (values `runFor`, default 1s)
 /// and a kept ConfigMap recording the versions it moved between.
@@ -98,32 +78,7 @@ fn write_hook_chart(dir: &Path, values: &str, job_annotation: &str) {
 }
 
 /// The hook chart's template; `JOB_ANNOTATION` is replaced by the Job pod's annotation.
-const HOOK_TEMPLATE: &str = r#"apiVersion: batch/v1
-kind: Job
-metadata:
-  name: migrate-{{ .Values.kubepkg.toVersion | replace "." "-" }}
-spec:
-  backoffLimit: 0
-  template:
-    metadata:
-      annotations:
-        JOB_ANNOTATION
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: m
-        image: registry.invalid/migrate:1
----
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: migrated-{{ .Values.kubepkg.toVersion | replace "." "-" }}
-  annotations:
-    helm.sh/resource-policy: keep
-data:
-  from: {{ .Values.kubepkg.fromVersion | quote }}
-  to: {{ .Values.kubepkg.toVersion | quote }}
-"#;
+const HOOK_TEMPLATE: &str = include_str!("charts/hook-job.yaml");
 
 /// Writes a package: `manifest` as kubepkg.yaml, a deploy chart per name in `deploys`, a hook
 /// chart ([`hook_chart`]) per name in `hooks`.

@@ -8,19 +8,12 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 
 use crate::Error;
 
 /// The path of `cosign`, built by `testenv/cosign/build.sh` on first use.
 pub fn cosign_binary() -> Result<PathBuf, Error> {
-    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    BIN.get_or_init(|| crate::tooling::built("cosign"))
-        .clone()
-        .map_err(|output| Error::Tool {
-            command: "testenv/cosign/build.sh".into(),
-            output,
-        })
+    crate::tooling::built_tool("cosign")
 }
 
 /// The cosign CLI with a password for its keys.

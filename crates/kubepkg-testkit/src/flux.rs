@@ -30,7 +30,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Child;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::process::{
@@ -59,10 +58,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// and `crds/*.yaml`. Built on first use (once per test binary; the first build on a machine
 /// takes minutes) and cached afterwards.
 pub fn flux_dir() -> Result<PathBuf, Error> {
-    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    DIR.get_or_init(|| crate::tooling::built("flux"))
-        .clone()
-        .map_err(|message| Error::Flux { message })
+    crate::tooling::built("flux").map_err(|message| Error::Flux { message })
 }
 
 /// Server-side applies Flux's CRDs (HelmRelease, OCIRepository, HelmRepository, HelmChart,

@@ -21,11 +21,11 @@
 //! ```
 //!
 //! The binary is the one built from the sources of this checkout: its path is
-//! `testenv/build.sh --path` (the same hash of go.mod, go.sum, `kpk-cluster/*.go` and the Go
-//! version that `build.sh` builds into, under `$KUBEPKG_CACHE_DIR` or `~/.cache/kubepkg`). A
-//! binary of other sources (say, the one a running plane was started from) is never used. When
-//! it has not been built, the helpers fail with [`Error::NotBuilt`], which says to run
-//! `testenv/build.sh` (`scripts/test` does before any test); they never skip.
+//! `testenv/build.sh --path` (the same hash of go.mod, go.sum, `kpk-cluster/*.go`, `pki/*.go`
+//! and the Go version that `build.sh` builds into, under `$KUBEPKG_CACHE_DIR` or
+//! `~/.cache/kubepkg`). A binary of other sources (say, the one a running plane was started
+//! from) is never used. When it has not been built, the helpers fail with [`Error::NotBuilt`],
+//! which says to run `testenv/build.sh` (`scripts/test` does before any test); they never skip.
 
 use std::fmt;
 use std::io::Write;

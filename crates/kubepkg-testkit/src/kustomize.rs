@@ -6,19 +6,12 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 
 use crate::Error;
 
 /// The path of `kustomize`, built by `testenv/kustomize/build.sh` on first use.
 pub fn kustomize_binary() -> Result<PathBuf, Error> {
-    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    BIN.get_or_init(|| crate::tooling::built("kustomize"))
-        .clone()
-        .map_err(|output| Error::Tool {
-            command: "testenv/kustomize/build.sh".into(),
-            output,
-        })
+    crate::tooling::built_tool("kustomize")
 }
 
 /// `kustomize build` of a kustomization in `dir` whose only resource is `manifests` and whose

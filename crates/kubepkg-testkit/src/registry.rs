@@ -10,7 +10,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 
 use crate::Error;
 
@@ -211,10 +210,7 @@ impl Drop for Registry {
 /// The path of `kpk-registry`, built by `testenv/registry/build.sh` on first use (once per
 /// test binary) and cached afterwards.
 pub fn registry_binary() -> Result<PathBuf, Error> {
-    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    BIN.get_or_init(|| crate::tooling::built("registry"))
-        .clone()
-        .map_err(|message| Error::Registry { message })
+    crate::tooling::built("registry").map_err(|message| Error::Registry { message })
 }
 
 fn run(cmd: &mut Command) -> Result<String, Error> {

@@ -1,10 +1,13 @@
 //! The Go test tooling each `testenv/<name>/build.sh` builds and caches (the registry, Flux's
-//! controllers, Argo CD): running the script once per test binary ([`built`]), and installing
+//! controllers, Argo CD, cosign, kustomize): running the script once per test binary
+//! ([`built`], [`built_tool`]), and installing
 //! the CRDs a build ships ([`install_crds`]) under a file lock in the plane's state directory,
 //! so concurrent tests of one or more test binaries apply them once at a time.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -12,9 +15,30 @@ use kube::api::Api;
 
 use crate::{Error, TestNamespace, has_condition, wait_for};
 
-/// Runs `testenv/<name>/build.sh` and returns the path it prints (a binary or a directory), or
-/// the script's failure with its standard error.
+/// The path `testenv/<name>/build.sh` prints (a binary or a directory), or the script's failure
+/// with its standard error; the script runs once per test binary, later calls get its answer.
 pub(crate) fn built(name: &str) -> Result<PathBuf, String> {
+    type Answer = Arc<OnceLock<Result<PathBuf, String>>>;
+    static ANSWERS: Mutex<BTreeMap<String, Answer>> = Mutex::new(BTreeMap::new());
+    let answer = ANSWERS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .entry(name.to_string())
+        .or_default()
+        .clone();
+    answer.get_or_init(|| run_build(name)).clone()
+}
+
+/// [`built`] for a tool whose failure is an [`Error::Tool`] (cosign, kustomize).
+pub(crate) fn built_tool(name: &str) -> Result<PathBuf, Error> {
+    built(name).map_err(|output| Error::Tool {
+        command: format!("testenv/{name}/build.sh"),
+        output,
+    })
+}
+
+/// Runs `testenv/<name>/build.sh`: the path it prints, or its failure.
+fn run_build(name: &str) -> Result<PathBuf, String> {
     let script = crate::plane::repo_root().join(format!("testenv/{name}/build.sh"));
     let out = Command::new("bash")
         .arg(&script)

@@ -31,6 +31,19 @@ fn kubectl(ns: &TestNamespace, args: &[&str]) -> (i32, String, String) {
     run_command(ns.plane().kubectl().args(args).args(["-n", ns.name()]))
 }
 
+/// `kubectl get OBJECT… -o jsonpath=PATH` in the namespace, which must succeed: its output.
+fn get_jsonpath(ns: &TestNamespace, object: &[&str], path: &str) -> String {
+    let jsonpath = format!("jsonpath={path}");
+    let args: Vec<&str> = ["get"]
+        .into_iter()
+        .chain(object.iter().copied())
+        .chain(["-o", jsonpath.as_str()])
+        .collect();
+    let (code, out, err) = kubectl(ns, &args);
+    assert_eq!(code, 0, "kubectl {args:?}: {err}");
+    out
+}
+
 /// Writes chart `name` under `dir` with `template` as its only template and `values`.
 fn chart(dir: &Path, name: &str, values: &str, template: &str) {
     charts::write_chart(
@@ -45,83 +58,13 @@ fn chart(dir: &Path, name: &str, values: &str, template: &str) {
 /// environment, logs them, and answers `verdict` (value) as a verdict object: `proceed` and
 /// `refused` on the last log line (refused exits 2, as werft's check does), `check_failed` in its
 /// termination message only (exit 1).
-const CHECK_TEMPLATE: &str = r#"apiVersion: batch/v1
-kind: Job
-metadata:
-  name: check-{{ .Values.kubepkg.toVersion | replace "." "-" }}-{{ .Values.verdict | replace "_" "-" }}
-spec:
-  backoffLimit: 0
-  template:
-    spec:
-      restartPolicy: Never
-PLACEMENT6      containers:
-      - name: check
-        image: BUSYBOX
-        env:
-        - {name: FROM_VERSION, value: {{ .Values.kubepkg.fromVersion | quote }}}
-        - {name: TO_VERSION, value: {{ .Values.kubepkg.toVersion | quote }}}
-        - {name: VERDICT, value: {{ .Values.verdict | quote }}}
-        command:
-        - sh
-        - -c
-        - |
-          echo "checking the upgrade from $FROM_VERSION to $TO_VERSION in pod $(hostname)"
-          case "$VERDICT" in
-          proceed) echo "{\"verdict\":\"proceed\",\"message\":\"no session affected by $FROM_VERSION -> $TO_VERSION\"}" ;;
-          refused) echo "{\"verdict\":\"refused\",\"message\":\"1 session cannot resume on $TO_VERSION\",\"affected\":[\"s-17\"]}"; exit 2 ;;
-          check_failed) echo "{\"verdict\":\"check_failed\",\"message\":\"database unreachable from $(hostname)\"}" > /dev/termination-log; echo "no verdict on this line"; exit 1 ;;
-          esac
-"#;
+const CHECK_TEMPLATE: &str = include_str!("real_node/check.yaml");
 
 /// A long-running Deployment on the real node: busybox `httpd` whose CGI `/cgi-bin/ready`
 /// answers 500 until `/tmp/ready` exists, probed for readiness; value `ready` makes the
 /// container create that file, `crash` makes it write a termination message and exit 1. A
 /// Service (port 80) in front of it.
-const WEB_TEMPLATE: &str = r#"apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {{ .Release.Name }}
-spec:
-  replicas: 1
-  selector:
-    matchLabels: {app: {{ .Release.Name }}}
-  template:
-    metadata:
-      labels: {app: {{ .Release.Name }}}
-      annotations: {version: {{ .Values.version | quote }}}
-    spec:
-      terminationGracePeriodSeconds: 1
-PLACEMENT6      containers:
-      - name: web
-        image: BUSYBOX
-        command:
-        - sh
-        - -c
-        - |
-          {{- if .Values.crash }}
-          echo "starting, then failing" && echo "config key db.url missing" > /dev/termination-log && exit 1
-          {{- end }}
-          mkdir -p /www/cgi-bin
-          printf '#!/bin/sh\nif [ -f /tmp/ready ]; then echo "Status: 200 OK"; else echo "Status: 500 Internal Server Error"; fi\necho\necho probe\n' > /www/cgi-bin/ready
-          chmod +x /www/cgi-bin/ready
-          {{- if .Values.ready }}
-          touch /tmp/ready
-          {{- end }}
-          exec httpd -f -p 8080 -h /www
-        readinessProbe:
-          httpGet: {path: /cgi-bin/ready, port: 8080}
-          periodSeconds: 1
-          failureThreshold: 1
----
-apiVersion: v1
-kind: Service
-metadata:
-  name: {{ .Release.Name }}
-spec:
-  selector: {app: {{ .Release.Name }}}
-  ports:
-  - {port: 80, targetPort: 8080}
-"#;
+const WEB_TEMPLATE: &str = include_str!("real_node/web.yaml");
 
 /// `template` with `PLACEMENT6`/`PLACEMENT2` replaced by the real node's placement at that
 /// indentation and `BUSYBOX` by its image.
@@ -140,14 +83,14 @@ fn guarded_package(root: &Path, version: &str) {
         "verdict: proceed\n",
         &real(CHECK_TEMPLATE),
     );
-    charts::deploy_chart(&root.join("web"), "web", "1.0.0");
-    std::fs::write(
-        root.join("kubepkg.yaml"),
-        format!(
+    charts::package(
+        root,
+        &format!(
             "package: {{name: guarded, version: {version}}}\ncomponents:\n- {{name: check, path: check, install: {{phase: PreUpgrade}}}}\n- {{name: web, path: web, values: {{image: \"registry.invalid/web:{version}\"}}}}\n"
         ),
-    )
-    .unwrap();
+        &["web"],
+        &[],
+    );
 }
 
 /// `kubepkg apply NAME DIR ARGS…` in the test namespace: (exit code, stdout and stderr).
@@ -160,18 +103,11 @@ fn apply(ns: &TestNamespace, name: &str, dir: &Path, args: &[&str]) -> (i32, Str
 
 /// The pod of Job `job`: (node it ran on, its log through the API server and the real kubelet).
 fn job_pod(ns: &TestNamespace, job: &str) -> (String, String) {
-    let (code, node, err) = kubectl(
+    let node = get_jsonpath(
         ns,
-        &[
-            "get",
-            "pods",
-            "-l",
-            &format!("job-name={job}"),
-            "-o",
-            "jsonpath={.items[0].spec.nodeName}",
-        ],
+        &["pods", "-l", &format!("job-name={job}")],
+        "{.items[0].spec.nodeName}",
     );
-    assert_eq!(code, 0, "{err}");
     let (code, log, err) = kubectl(ns, &["logs", &format!("job/{job}")]);
     assert_eq!(code, 0, "{err}");
     (node, log)
@@ -205,18 +141,19 @@ async fn a_check_hook_really_runs_and_its_verdict_comes_from_the_kubelet() {
         out.lines().count()
     };
     assert_eq!(web_revisions(&ns), 1);
+    // The upgrade to 2.0.0 with the check answering `verdict`: exit `code`, output saying `says`.
+    let upgrade = |verdict: &str, code: i32, says: &str| {
+        let set = format!("check.verdict={verdict}");
+        let (got, all) = apply(&ns, "guarded", &v2, &["--set", &set, "--timeout", "120s"]);
+        assert_eq!(got, code, "{all}");
+        assert!(all.contains(says), "{all}");
+    };
 
     // refused, on the last log line of a container that exited 2.
-    let (code, all) = apply(
-        &ns,
-        "guarded",
-        &v2,
-        &["--set", "check.verdict=refused", "--timeout", "120s"],
-    );
-    assert_eq!(code, 8, "{all}");
-    assert!(
-        all.contains("check: verdict refused: 1 session cannot resume on 2.0.0 (affected: s-17)"),
-        "{all}"
+    upgrade(
+        "refused",
+        8,
+        "check: verdict refused: 1 session cannot resume on 2.0.0 (affected: s-17)",
     );
     let (node, log) = job_pod(&ns, "check-2-0-0-refused");
     assert_eq!(node, NODE, "the check ran on the real node");
@@ -226,26 +163,20 @@ async fn a_check_hook_really_runs_and_its_verdict_comes_from_the_kubelet() {
     );
     assert_eq!(web_revisions(&ns), 1, "a refused upgrade changes nothing");
 
-    // check_failed, in the termination message only (the last log line is no verdict).
-    let (code, all) = apply(
-        &ns,
-        "guarded",
-        &v2,
-        &["--set", "check.verdict=check_failed", "--timeout", "120s"],
-    );
-    assert_eq!(code, 4, "{all}");
-    assert!(
-        all.contains("could not check the upgrade (verdict check_failed): database unreachable from check-2-0-0-check-failed-"),
-        "the message the container wrote to /dev/termination-log, with its real hostname: {all}"
+    // check_failed, in the termination message only (the last log line is no verdict): what the
+    // container wrote to /dev/termination-log, with its real hostname.
+    upgrade(
+        "check_failed",
+        4,
+        "could not check the upgrade (verdict check_failed): database unreachable from check-2-0-0-check-failed-",
     );
     assert_eq!(web_revisions(&ns), 1, "a failed check changes nothing else");
 
-    // proceed: the upgrade goes on and the verdict is recorded.
-    let (code, all) = apply(&ns, "guarded", &v2, &["--timeout", "120s"]);
-    assert_eq!(code, 0, "{all}");
-    assert!(
-        all.contains("check: verdict proceed: no session affected by 1.0.0 -> 2.0.0"),
-        "{all}"
+    // proceed (the chart's default): the upgrade goes on and the verdict is recorded.
+    upgrade(
+        "proceed",
+        0,
+        "check: verdict proceed: no session affected by 1.0.0 -> 2.0.0",
     );
     assert_eq!(web_revisions(&ns), 2);
 }
@@ -262,21 +193,39 @@ fn site_package(root: &Path, version: &str, values: &str) {
     .unwrap();
 }
 
+/// A fresh namespace (`test`) where package `site` 1.0.0 is applied and ready; the temporary
+/// directory of its versions.
+async fn site_applied(test: &str) -> (TestNamespace, tempfile::TempDir) {
+    let ns = namespace(test).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let v1 = tmp.path().join("v1");
+    site_package(&v1, "1.0.0", "ready: true\n");
+    let (code, all) = apply(&ns, "site", &v1, &["--timeout", "120s"]);
+    assert_eq!(code, 0, "the probe succeeds once the file exists: {all}");
+    (ns, tmp)
+}
+
+/// [`site_applied`], then `site` 1.1.0 with `values`, which is rolled back (exit 3) within
+/// `timeout`: the namespace and that upgrade's output.
+async fn site_upgrade_rolled_back(
+    test: &str,
+    values: &str,
+    timeout: &str,
+) -> (TestNamespace, String) {
+    let (ns, tmp) = site_applied(test).await;
+    let v2 = tmp.path().join("v2");
+    site_package(&v2, "1.1.0", values);
+    let (code, all) = apply(&ns, "site", &v2, &["--timeout", timeout]);
+    assert_eq!(code, 3, "RolledBack: {all}");
+    (ns, all)
+}
+
 /// A readiness probe that really fails (the container's HTTP server answers 500): kubepkg waits,
 /// names the probe failure the kubelet reported, rolls back to the version that was ready, and
 /// the failed revision keeps the real container state and events.
 #[tokio::test]
 async fn a_readiness_probe_that_really_fails_is_waited_on_diagnosed_and_rolled_back() {
-    let ns = namespace("real-probe").await;
-    let tmp = tempfile::tempdir().unwrap();
-    let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
-    site_package(&v1, "1.0.0", "ready: true\n");
-    site_package(&v2, "1.1.0", "ready: false\n");
-    let (code, all) = apply(&ns, "site", &v1, &["--timeout", "120s"]);
-    assert_eq!(code, 0, "the probe succeeds once the file exists: {all}");
-
-    let (code, all) = apply(&ns, "site", &v2, &["--timeout", "25s"]);
-    assert_eq!(code, 3, "RolledBack: {all}");
+    let (ns, all) = site_upgrade_rolled_back("real-probe", "ready: false\n", "25s").await;
     // What the kubelet itself reported about the probe, read from the pod and its events.
     assert!(all.contains("container web: running, not ready"), "{all}");
     assert!(
@@ -292,15 +241,10 @@ async fn a_readiness_probe_that_really_fails_is_waited_on_diagnosed_and_rolled_b
     // The rollback brought the ready version back: its pod is the one Ready.
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let (_, ready, _) = kubectl(
+        let ready = get_jsonpath(
             &ns,
-            &[
-                "get",
-                "deploy",
-                "site-web",
-                "-o",
-                "jsonpath={.spec.template.metadata.annotations.version} {.status.readyReplicas} {.status.updatedReplicas}",
-            ],
+            &["deploy", "site-web"],
+            "{.spec.template.metadata.annotations.version} {.status.readyReplicas} {.status.updatedReplicas}",
         );
         if ready.trim() == "1.0.0 1 1" {
             break;
@@ -318,23 +262,8 @@ async fn a_readiness_probe_that_really_fails_is_waited_on_diagnosed_and_rolled_b
 #[tokio::test]
 async fn a_service_in_front_of_a_real_pod_answers_from_the_node() {
     let _iptables = IPTABLES.lock().await;
-    let ns = namespace("real-service").await;
-    let tmp = tempfile::tempdir().unwrap();
-    let v1 = tmp.path().join("v1");
-    site_package(&v1, "1.0.0", "ready: true\n");
-    let (code, all) = apply(&ns, "site", &v1, &["--timeout", "120s"]);
-    assert_eq!(code, 0, "{all}");
-    let (code, ip, err) = kubectl(
-        &ns,
-        &[
-            "get",
-            "service",
-            "site-web",
-            "-o",
-            "jsonpath={.spec.clusterIP}",
-        ],
-    );
-    assert_eq!(code, 0, "{err}");
+    let (ns, _tmp) = site_applied("real-service").await;
+    let ip = get_jsonpath(&ns, &["service", "site-web"], "{.spec.clusterIP}");
     let addr: SocketAddr = format!("{ip}:80").parse().expect("a ClusterIP");
     let get = || -> std::io::Result<String> {
         let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
@@ -365,15 +294,8 @@ async fn a_service_in_front_of_a_real_pod_answers_from_the_node() {
 /// termination message the container wrote are what the failed revision says.
 #[tokio::test]
 async fn a_container_that_really_crashes_is_diagnosed_from_the_kubelet() {
-    let ns = namespace("real-crash").await;
-    let tmp = tempfile::tempdir().unwrap();
-    let (v1, v2) = (tmp.path().join("v1"), tmp.path().join("v2"));
-    site_package(&v1, "1.0.0", "ready: true\n");
-    site_package(&v2, "1.1.0", "ready: true\ncrash: true\n");
-    let (code, all) = apply(&ns, "site", &v1, &["--timeout", "120s"]);
-    assert_eq!(code, 0, "{all}");
-    let (code, all) = apply(&ns, "site", &v2, &["--timeout", "30s"]);
-    assert_eq!(code, 3, "RolledBack: {all}");
+    let (_ns, all) =
+        site_upgrade_rolled_back("real-crash", "ready: true\ncrash: true\n", "30s").await;
     // The kubelet's own view at the moment kubepkg gave up: backing off, or just exited again.
     assert!(
         all.contains("container web: waiting CrashLoopBackOff")
@@ -396,61 +318,7 @@ async fn a_container_that_really_crashes_is_diagnosed_from_the_kubelet() {
 /// A chart of Helm hooks run for real: a `pre-install` Job deleted once it succeeded
 /// (`hook-succeeded`), one kept until the next run (`before-hook-creation`) whose log the real
 /// kubelet serves, and a `test` Pod that `kubepkg test` runs, succeeding or failing for real.
-const HOOKS_TEMPLATE: &str = r#"apiVersion: batch/v1
-kind: Job
-metadata:
-  name: {{ .Release.Name }}-setup
-  annotations:
-    helm.sh/hook: pre-install
-    helm.sh/hook-delete-policy: hook-succeeded
-spec:
-  backoffLimit: 0
-  template:
-    spec:
-      restartPolicy: Never
-PLACEMENT6      containers:
-      - name: setup
-        image: BUSYBOX
-        command: [sh, -c, "echo setting up; sleep 1"]
----
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: {{ .Release.Name }}-migrate
-  annotations:
-    helm.sh/hook: pre-install,pre-upgrade
-    helm.sh/hook-delete-policy: before-hook-creation
-spec:
-  backoffLimit: 0
-  template:
-    spec:
-      restartPolicy: Never
-PLACEMENT6      containers:
-      - name: migrate
-        image: BUSYBOX
-        command: [sh, -c, "echo migrated schema to {{ .Values.schema }}"]
----
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: {{ .Release.Name }}-config
-data:
-  schema: {{ .Values.schema | quote }}
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: {{ .Release.Name }}-test
-  annotations:
-    helm.sh/hook: test
-    helm.sh/hook-delete-policy: before-hook-creation
-spec:
-  restartPolicy: Never
-PLACEMENT2  containers:
-  - name: test
-    image: BUSYBOX
-    command: [sh, -c, "echo testing schema {{ .Values.schema }}; test {{ .Values.schema }} = v2"]
-"#;
+const HOOKS_TEMPLATE: &str = include_str!("real_node/hooks.yaml");
 
 #[tokio::test]
 async fn helm_chart_hooks_and_kubepkg_test_run_real_pods() {
@@ -506,15 +374,10 @@ async fn helm_chart_hooks_and_kubepkg_test_run_real_pods() {
         code, 0,
         "a failing test pod fails `kubepkg test`: {out}{err}"
     );
-    let (_, phase, _) = kubectl(
+    let phase = get_jsonpath(
         &ns,
-        &[
-            "get",
-            "pod",
-            "db-test",
-            "-o",
-            "jsonpath={.status.phase} {.status.containerStatuses[0].state.terminated.exitCode}",
-        ],
+        &["pod", "db-test"],
+        "{.status.phase} {.status.containerStatuses[0].state.terminated.exitCode}",
     );
     assert_eq!(phase.trim(), "Failed 1");
 }
@@ -548,22 +411,12 @@ async fn down_leaves_no_mount_cgroup_process_or_link_of_the_real_node() {
     assert_eq!(code, 0, "{out}{err}");
     // The check sees a running node: it can fail.
     let running = real_node::leftovers(&dir, &node);
-    assert!(
-        running.iter().any(|l| l.starts_with("mount ")),
-        "{running:#?}"
-    );
-    assert!(
-        running.iter().any(|l| l.starts_with("cgroup ")),
-        "{running:#?}"
-    );
-    assert!(
-        running.iter().any(|l| l.starts_with("process ")),
-        "{running:#?}"
-    );
-    assert!(
-        running.iter().any(|l| l.starts_with("network link ")),
-        "{running:#?}"
-    );
+    for kind in ["mount ", "cgroup ", "process ", "network link "] {
+        assert!(
+            running.iter().any(|l| l.starts_with(kind)),
+            "no {kind}: {running:#?}"
+        );
+    }
 
     let down = crate::support::repo().join("testenv/down.sh");
     let out = std::process::Command::new("bash")

@@ -32,14 +32,14 @@ fn package(root: &Path, ready_after: &str) {
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  greeting: hello\n",
         )],
     );
-    charts::deploy_chart(&root.join("web"), "web", "1.0.0");
-    std::fs::write(
-        root.join("kubepkg.yaml"),
-        format!(
+    charts::package(
+        root,
+        &format!(
             "package: {{name: term, version: 1.0.0}}\ncomponents:\n- {{name: settings, path: settings}}\n- {{name: web, path: web, install: {{dependsOn: [settings]}}, values: {{readyAfter: {ready_after}}}}}\n"
         ),
-    )
-    .unwrap();
+        &["web"],
+        &[],
+    );
 }
 
 /// `kubepkg apply INSTANCE DIR` in `ns`, in an environment that decides nothing by itself:
