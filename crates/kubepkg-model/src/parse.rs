@@ -2,7 +2,9 @@
 //! [`Package`] model; and the manifest's JSON Schema, generated from the same raw shape.
 //!
 //! Reading is strict: unknown fields, duplicate keys and wrong types are errors with the line
-//! and column. Validation then checks what the shape cannot: names, SemVer, constraints, chart
+//! and column (serde-saphyr's spans: the one YAML reader of kubepkg that is not `kubepkg-yaml`,
+//! kept because `kubepkg-yaml` gives no positions yet). A component's `values` are read again by
+//! `kubepkg-yaml`, as Helm reads a values file ([`helm_read_values`]). Validation then checks what the shape cannot: names, SemVer, constraints, chart
 //! paths, `dependsOn` targets, cycles, hooks and `readyWhen`. Every problem is collected and
 //! reported at once ([`PackageError::Invalid`]); nothing is applied from an invalid package.
 

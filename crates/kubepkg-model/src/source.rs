@@ -126,7 +126,7 @@ fn read_text(path: &Path) -> Result<String, PackageError> {
 }
 
 /// The two Chart.yaml fields a bare chart package needs; other fields are the chart layer's.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct ChartIdentity {
     #[serde(default)]
     name: Option<String>,
@@ -146,20 +146,14 @@ fn load_bare_chart(dir: &Path, chart_yaml: &Path) -> Result<Package, PackageErro
             kind,
         }],
     };
-    let id: ChartIdentity = serde_saphyr::from_str(&text).map_err(|e| {
-        invalid(
-            e.location().map(|l| l.line()),
-            ProblemKind::Syntax {
-                message: e
-                    .without_snippet()
-                    .to_string()
-                    .lines()
-                    .next()
-                    .unwrap_or_default()
-                    .to_string(),
-            },
-        )
-    })?;
+    // Read as Helm reads Chart.yaml (go-yaml through kubepkg-yaml); its message names the line.
+    let syntax = |message: String| invalid(None, ProblemKind::Syntax { message });
+    let json = kubepkg_yaml::yaml_to_json(&text).map_err(|e| syntax(e.to_string()))?;
+    let id: ChartIdentity = if json == "null" {
+        ChartIdentity::default()
+    } else {
+        serde_json::from_str(&json).map_err(|e| syntax(e.to_string()))?
+    };
     let name = id.name.unwrap_or_default();
     if let Err(reason) = check_dns_label(&name, 53) {
         return Err(invalid(

@@ -18,7 +18,8 @@ fn validator() -> jsonschema::Validator {
 }
 
 fn yaml_to_json(text: &str) -> serde_json::Value {
-    serde_saphyr::from_str(text).expect("test manifests are YAML")
+    serde_json::from_str(&kubepkg_yaml::yaml_to_json(text).expect("test manifests are YAML"))
+        .unwrap()
 }
 
 #[test]

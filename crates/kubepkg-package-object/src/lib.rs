@@ -529,34 +529,36 @@ pub fn status_of(rev: &PackageRevision, observed_generation: Option<i64>) -> Pac
 #[cfg(test)]
 mod tests {
 
+    /// `text` read as the API server and kubectl read YAML (go-yaml, through kubepkg-yaml).
+    fn yaml<T: serde::de::DeserializeOwned>(text: &str) -> T {
+        serde_json::from_str(&kubepkg_yaml::yaml_to_json(text).unwrap()).unwrap()
+    }
+
     #[test]
     fn spec_post_renderers_join_the_components_and_unknown_ones_are_refused() {
         let dir = std::env::temp_dir().join(format!("kubepkg-po-pr-{}", std::process::id()));
         kubepkg_testkit::charts::write_chart(&dir, "web", "1.0.0", &[]);
         let mut package = kubepkg_model::source::load_dir(&dir).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
-        let spec: PackageSpec = serde_saphyr::from_str(
+        let spec: PackageSpec = yaml(
             "source: {oci: oci://r/p}\npostRenderers:\n  web:\n  - kustomize:\n      images: [{name: nginx, newTag: '2'}]\n",
-        )
-        .unwrap();
+        );
         spec.add_post_renderers(&mut package).unwrap();
         assert_eq!(
             package.components[0].post_renderers.describe(),
             ["kustomize: 0 patches, 1 images"]
         );
-        let spec: PackageSpec = serde_saphyr::from_str(
+        let spec: PackageSpec = yaml(
             "source: {oci: oci://r/p}\npostRenderers:\n  db:\n  - kustomize: {images: [{name: x}]}\n  web:\n  - kustomize: {patches: [{patch: 'a: b: c'}]}\n",
-        )
-        .unwrap();
+        );
         let e = spec.add_post_renderers(&mut package).unwrap_err();
         assert_eq!(
             e.to_string(),
             "component \"db\": spec.postRenderers: the package has no such component"
         );
-        let spec: PackageSpec = serde_saphyr::from_str(
+        let spec: PackageSpec = yaml(
             "source: {oci: oci://r/p}\npostRenderers:\n  web:\n  - kustomize: {patches: [{patch: 'a: b: c'}]}\n",
-        )
-        .unwrap();
+        );
         let e = spec.add_post_renderers(&mut package).unwrap_err();
         assert!(e.to_string().starts_with("component \"web\": spec.postRenderers[0].kustomize.patches[0]: the patch is not valid YAML"), "{e}");
     }
@@ -621,7 +623,7 @@ mod tests {
 
     #[test]
     fn crd_is_the_package_kind_with_a_status_subresource() {
-        let crd: Value = serde_saphyr::from_str(CRD).unwrap();
+        let crd: Value = yaml(CRD);
         assert_eq!(crd["metadata"]["name"], json!(format!("{PLURAL}.{GROUP}")));
         assert_eq!(crd["spec"]["names"]["kind"], json!(KIND));
         let v = &crd["spec"]["versions"][0];
@@ -654,7 +656,7 @@ mod tests {
         }));
         assert!(typo.is_err());
         // The CRD has the same fields.
-        let crd: Value = serde_saphyr::from_str(CRD).unwrap();
+        let crd: Value = yaml(CRD);
         let schema = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"];
         let git = &schema["spec"]["properties"]["source"]["properties"]["git"]["properties"];
         for field in ["url", "ref", "path", "secretRef", "interval"] {
@@ -695,7 +697,7 @@ mod tests {
             .is_err()
         );
         // The CRD has the same fields, and its kinds are FLUX_SOURCE_KINDS.
-        let crd: Value = serde_saphyr::from_str(CRD).unwrap();
+        let crd: Value = yaml(CRD);
         let schema = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"];
         let source_ref =
             &schema["spec"]["properties"]["source"]["properties"]["sourceRef"]["properties"];

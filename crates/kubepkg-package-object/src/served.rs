@@ -31,7 +31,10 @@ fn field_paths(schema: &Value, prefix: &str, out: &mut BTreeSet<String>) {
 
 /// The `spec` schema of this build's CRD.
 fn bundled_spec() -> Value {
-    let crd: Value = serde_saphyr::from_str(crate::CRD).unwrap_or_default();
+    let crd: Value = kubepkg_yaml::yaml_to_json(crate::CRD)
+        .ok()
+        .and_then(|json| serde_json::from_str(&json).ok())
+        .unwrap_or_default();
     crd.pointer("/spec/versions")
         .and_then(Value::as_array)
         .and_then(|vs| vs.iter().find(|v| v["name"] == crate::VERSION))

@@ -480,7 +480,10 @@ pub fn crd_api_versions(o: &RenderedObject) -> Vec<String> {
     if o.kind != "CustomResourceDefinition" || !o.api_version.starts_with("apiextensions.k8s.io/") {
         return Vec::new();
     }
-    let Ok(crd) = serde_saphyr::from_str::<Crd>(&o.yaml) else {
+    let Some(crd) = kubepkg_yaml::yaml_to_json(&o.yaml)
+        .ok()
+        .and_then(|json| serde_json::from_str::<Crd>(&json).ok())
+    else {
         return Vec::new();
     };
     let mut versions: Vec<String> = crd
