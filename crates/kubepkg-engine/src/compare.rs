@@ -9,7 +9,7 @@ use kubepkg_package::revision::PackageRevision;
 
 use crate::cluster::KubeCluster;
 use crate::error::EngineError;
-use crate::ops::{Instance, chart_id, history, recorded_crds, recorded_err, release_at};
+use crate::ops::{Instance, chart_id, history, recorded_objects, release_at};
 
 /// One component's change between two package revisions.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -85,10 +85,5 @@ async fn rendered(
     let Some(r) = release_at(kc, &c.namespace, &c.release, c.revision).await? else {
         return Ok(None);
     };
-    let mut objects = recorded_crds(&r)?;
-    objects.extend(plan::objects_from_manifest(&r.manifest).map_err(recorded_err(&r))?);
-    for hook in &r.hooks {
-        objects.extend(plan::objects_from_manifest(&hook.manifest).map_err(recorded_err(&r))?);
-    }
-    Ok(Some((chart_id(&r), objects)))
+    Ok(Some((chart_id(&r), recorded_objects(&r)?)))
 }

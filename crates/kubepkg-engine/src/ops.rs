@@ -153,8 +153,20 @@ pub(crate) fn recorded_err(
     }
 }
 
+/// Every object a recorded release rendered, as a plan lists a render's
+/// (`RenderedChart::objects`): its chart's `crds/` (not part of a release's manifest, so read
+/// from the recorded chart), its manifest, then its hooks.
+pub(crate) fn recorded_objects(r: &Release) -> Result<Vec<plan::RenderedObject>, EngineError> {
+    let mut objects = recorded_crds(r)?;
+    objects.extend(plan::objects_from_manifest(&r.manifest).map_err(recorded_err(r))?);
+    for hook in &r.hooks {
+        objects.extend(plan::objects_from_manifest(&hook.manifest).map_err(recorded_err(r))?);
+    }
+    Ok(objects)
+}
+
 /// The `crds/` documents of a release's recorded chart, as the plan renders them.
-pub(crate) fn recorded_crds(r: &Release) -> Result<Vec<plan::RenderedObject>, EngineError> {
+fn recorded_crds(r: &Release) -> Result<Vec<plan::RenderedObject>, EngineError> {
     let Some(chart) = &r.chart else {
         return Ok(Vec::new());
     };
@@ -274,13 +286,7 @@ async fn prepare_merged(
                 }
                 continue;
             }
-            // The chart's `crds/` are not part of a release's manifest; they were rendered
-            // into the plan, so they are compared from the recorded chart.
-            let mut objects = recorded_crds(&r)?;
-            objects.extend(plan::objects_from_manifest(&r.manifest).map_err(recorded_err(&r))?);
-            for h in &r.hooks {
-                objects.extend(plan::objects_from_manifest(&h.manifest).map_err(recorded_err(&r))?);
-            }
+            let mut objects = recorded_objects(&r)?;
             let mut chart = chart_id(&r);
             // A release a backend's controller keeps reconciling (helm-controller, backend
             // flux) is compared as kubepkg's render of the package's chart would read.
