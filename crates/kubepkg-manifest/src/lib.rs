@@ -16,6 +16,6 @@ pub mod object;
 pub mod order;
 pub mod sort;
 
-pub use object::{ManifestError, ManifestObject, ObjectRef, parse};
+pub use object::{HOOK_ANNOTATION, ManifestError, ManifestObject, ObjectRef, parse};
 pub use order::{INSTALL_ORDER, UNINSTALL_ORDER, kind_groups, sort_by_kind};
 pub use sort::{Head, Hook, Manifest, parse_head, sort_manifests, split_manifests};

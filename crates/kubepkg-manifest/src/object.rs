@@ -121,6 +121,21 @@ pub struct ManifestObject {
     pub id: ObjectRef,
 }
 
+impl ManifestObject {
+    /// The Helm hook events the object is annotated with ([`HOOK_ANNOTATION`], as written:
+    /// `pre-install,pre-upgrade`), or `None` for an object of the release itself.
+    pub fn hook(&self) -> Option<&str> {
+        self.object
+            .get("metadata")?
+            .get("annotations")?
+            .get(HOOK_ANNOTATION)?
+            .as_str()
+    }
+}
+
+/// The annotation that makes an object a Helm hook: the events it runs on, comma-separated.
+pub const HOOK_ANNOTATION: &str = "helm.sh/hook";
+
 /// Splits and parses a manifest: the one conversion from rendered text to Kubernetes
 /// objects, used by plan, apply, status and prune.
 ///

@@ -194,7 +194,7 @@ pub fn sort_manifests(
                 .annotations
                 .as_ref()
                 .filter(|a| !a.is_empty())
-                .and_then(|a| a.get("helm.sh/hook").cloned());
+                .and_then(|a| a.get(crate::object::HOOK_ANNOTATION).cloned());
             let Some(hook_types) = hook_types else {
                 generic.push(Manifest {
                     name: path.clone(),

@@ -33,6 +33,10 @@ pub struct RenderedObject {
     pub name: String,
     /// The object's YAML as rendered.
     pub yaml: String,
+    /// The Helm hook events of a hook object (`helm.sh/hook`: `pre-install`, `test`, …);
+    /// `None` for an object of the release itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hook: Option<String>,
 }
 
 impl RenderedObject {
@@ -75,6 +79,7 @@ pub fn objects_from_manifest(
     Ok(kubepkg_manifest::parse(manifest)?
         .into_iter()
         .map(|o| RenderedObject {
+            hook: o.hook().map(str::to_string),
             api_version: o.id.api_version,
             kind: o.id.kind,
             namespace: Some(o.id.namespace).filter(|n| !n.is_empty()),
@@ -190,6 +195,10 @@ pub enum ObjectChange {
 pub struct ObjectDiff {
     pub object: String,
     pub change: ObjectChange,
+    /// The Helm hook events of a hook object ([`RenderedObject::hook`]): apply runs it at
+    /// those events (a `test` hook only runs with `kubepkg test`), it is not kept applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hook: Option<String>,
     pub diff: String,
     /// A Secret's keys and how each changes (sizes, never values).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -636,6 +645,7 @@ pub fn diff_objects(old: &[RenderedObject], new: &[RenderedObject]) -> Vec<Objec
     for k in keys {
         let (a, b) = (old.get(&k), new.get(&k));
         let id = b.or(a).map(|o| o.id()).unwrap_or_default();
+        let hook = b.or(a).and_then(|o| o.hook.clone());
         let (change, from, to) = match (a, b) {
             (None, Some(b)) => (ObjectChange::Added, "", b.yaml.as_str()),
             (Some(a), None) => (ObjectChange::Removed, a.yaml.as_str(), ""),
@@ -657,6 +667,7 @@ pub fn diff_objects(old: &[RenderedObject], new: &[RenderedObject]) -> Vec<Objec
             out.push(ObjectDiff {
                 object: id,
                 change,
+                hook,
                 diff: masked.diff,
                 secret_keys: masked.keys,
                 revealed: Some(diff),
@@ -665,6 +676,7 @@ pub fn diff_objects(old: &[RenderedObject], new: &[RenderedObject]) -> Vec<Objec
             out.push(ObjectDiff {
                 object: id,
                 change,
+                hook,
                 diff,
                 secret_keys: Vec::new(),
                 revealed: None,

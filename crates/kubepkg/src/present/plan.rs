@@ -124,7 +124,8 @@ pub fn render_styled(plan: &Plan, with_diff: bool, palette: Palette) -> String {
             Some(d) => {
                 for od in d {
                     let mark = change_mark(palette, od.change);
-                    let _ = writeln!(s, "     {mark} {}", od.object);
+                    let hook = od.hook.as_deref().map(hook_note).unwrap_or_default();
+                    let _ = writeln!(s, "     {mark} {}{hook}", od.object);
                 }
                 if with_diff {
                     for od in d {
@@ -257,6 +258,19 @@ fn change_mark(palette: Palette, c: ObjectChange) -> String {
         ObjectChange::Changed => ("~", Role::Waiting),
     };
     palette.paint(role, sign).to_string()
+}
+
+/// How a hook object's row says when it runs: a hook is run at its events, not kept applied,
+/// and a `test` hook (Helm's `test-success` too) only by `kubepkg test`.
+fn hook_note(events: &str) -> String {
+    let only_tests = events
+        .split(',')
+        .all(|e| matches!(e.trim(), "test" | "test-success"));
+    if only_tests {
+        " (test hook: run by `kubepkg test`, not by apply)".to_string()
+    } else {
+        format!(" (hook: {events})")
+    }
 }
 
 /// What a readiness gate waits for.

@@ -183,3 +183,62 @@ fn a_first_install_reads_as_its_steps_gates_and_objects() {
     );
     assert!(text.contains("     + Widget apps/main\n"), "{text}");
 }
+
+/// A chart's hooks are not kept applied: a first install's rows say when each hook runs, and a
+/// `helm test` hook (what `kubepkg create` scaffolds) that only `kubepkg test` creates.
+#[test]
+fn hook_objects_say_when_they_run() {
+    use kubepkg_package::render::{RenderInput, render_package};
+    let dir = tempfile::tempdir().unwrap();
+    let chart = dir.path().join("web");
+    std::fs::create_dir_all(chart.join("templates/tests")).unwrap();
+    std::fs::write(
+        dir.path().join("kubepkg.yaml"),
+        "package: {name: site, version: 1.0.0}\ncomponents:\n- {name: web, path: web}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    let hooked = |kind: &str, name: &str, hook: &str| {
+        format!(
+            "apiVersion: v1\nkind: {kind}\nmetadata:\n  name: {name}\n  annotations:\n    \"helm.sh/hook\": {hook}\n"
+        )
+    };
+    std::fs::write(
+        chart.join("templates/config.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n",
+    )
+    .unwrap();
+    std::fs::write(
+        chart.join("templates/tests/test-connection.yaml"),
+        hooked("Pod", "web-test", "test"),
+    )
+    .unwrap();
+    std::fs::write(
+        chart.join("templates/migrate.yaml"),
+        hooked("Job", "web-migrate", "pre-install,pre-upgrade"),
+    )
+    .unwrap();
+    let pkg = kubepkg_model::source::load_dir(dir.path()).unwrap();
+    let offline = kubepkg_chart::objects::Capabilities::new(None, &[]);
+    let rendered = render_package(&pkg, &RenderInput::new("site", "apps", offline)).unwrap();
+    let p = plan(&pkg, "site", "apps", Intent::Apply, None, &rendered);
+    let text = render_text(&p, false);
+    assert!(text.contains("     + ConfigMap web\n"), "{text}");
+    assert!(
+        text.contains("     + Job web-migrate (hook: pre-install,pre-upgrade)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("     + Pod web-test (test hook: run by `kubepkg test`, not by apply)\n"),
+        "{text}"
+    );
+    let json = serde_json::to_value(&p).unwrap();
+    let rows = json["steps"][0]["diff"].as_array().unwrap();
+    let hooks: Vec<_> = rows.iter().map(|r| r["hook"].as_str()).collect();
+    assert!(hooks.contains(&Some("test")), "{json}");
+    assert!(hooks.contains(&None), "{json}");
+}
