@@ -14,7 +14,7 @@ use kubepkg_model::values::UserValues;
 use kubepkg_package::orchestrator::Outcome;
 use kubepkg_package::revision::{History, PackageRevision, RevisionStatus};
 use kubepkg_release::Status;
-use kubepkg_release::storage::{SecretDriver, Store};
+use kubepkg_release::storage::{Driver, SecretDriver, Store, StoredObject};
 
 use crate::TestNamespace;
 
@@ -164,6 +164,24 @@ pub fn brief(h: &History) -> Vec<(String, String)> {
             )
         })
         .collect()
+}
+
+/// The latest stored Helm record of `release` in `ns` as the storage Secret holds it, `None`
+/// when there is none: `{"labels": …, "release": …}`, the Secret's labels (Helm's `status`,
+/// `version`, `createdAt`, `modifiedAt` …) and its `release` entry decoded into the record's
+/// JSON (`info`, `chart`, `config`, `version` …).
+pub async fn latest_release_record(ns: &TestNamespace, release: &str) -> Option<serde_json::Value> {
+    let driver = SecretDriver::new(ns.client().clone(), Some(ns.name()));
+    let selector = [("name", release), ("owner", "helm")]
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .into();
+    let stored = driver.query(&selector).await.expect("release records");
+    let latest = stored.into_iter().max_by_key(StoredObject::revision)?;
+    let record = latest.decode().expect("a Helm release record");
+    Some(serde_json::json!({
+        "labels": latest.labels,
+        "release": serde_json::to_value(&record).expect("the record as JSON"),
+    }))
 }
 
 /// `(release revision, status)` of every stored Helm record of `release`.

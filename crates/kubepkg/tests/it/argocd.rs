@@ -191,7 +191,7 @@ fn shop_package(dir: &Path, components: &[&str], ready_after: Option<&str>) -> P
 #[tokio::test]
 async fn render_for_argocd_then_sync_in_order_ends_synced_and_healthy() {
     let (ns, argocd) = Backend::for_test(Kind::ArgoCd, "render").await;
-    let reg = &argocd.reg;
+    let reg = argocd.reg();
     let tmp = tempfile::tempdir().unwrap();
     let pkg = shop_package(tmp.path(), &["web", "api", "db"], Some("3s"));
     std::fs::write(
@@ -288,7 +288,7 @@ async fn render_for_argocd_then_sync_in_order_ends_synced_and_healthy() {
 #[tokio::test]
 async fn a_chart_that_fails_to_render_fails_the_sync_with_argocds_message() {
     let (ns, argocd) = Backend::for_test(Kind::ArgoCd, "fail").await;
-    let reg = &argocd.reg;
+    let reg = argocd.reg();
     let tmp = tempfile::tempdir().unwrap();
     let pkg = tmp.path().join("pkg");
     kubepkg_testkit::charts::package(
@@ -442,10 +442,10 @@ pub(crate) async fn rollback_to_the_first_revision_syncs_its_source_again(
     let (code, out, err) = crate::support::run(ns, &["rollback", "shop", "1", "--timeout", "2m"]);
     assert_eq!(code, 0, "{out}\n{err}\n{}", b.log_tails());
     let db = application(ns, "shop-db").await.unwrap();
-    assert_synced_healthy(&db, &b.reg, "1.0.0");
+    assert_synced_healthy(&db, b.reg(), "1.0.0");
     let last = db["status"]["history"].as_array().unwrap().last().unwrap();
     assert_eq!(
-        chart_at(&b.reg, last["revision"].as_str().unwrap()).1,
+        chart_at(b.reg(), last["revision"].as_str().unwrap()).1,
         "1.0.0",
         "{db:#}"
     );
@@ -514,7 +514,7 @@ async fn render_for_argocd_synced_in_order_converges_to_the_objects_of_the_drive
     // Compiled: rendered, applied as a GitOps repository would hold it, synced wave by wave.
     let rendered = {
         let (ns, argocd) = Backend::for_test(Kind::ArgoCd, "compiled").await;
-        let reg = &argocd.reg;
+        let reg = argocd.reg();
         // The YAML documents `render` prints, applied by the real kubectl.
         let rendered = render(
             Kind::ArgoCd,
@@ -599,14 +599,14 @@ async fn applications_in_argo_cds_own_namespace_are_found_by_status_and_uninstal
         )
         .await
         .expect("the cluster Secret");
-    let reg = &argocd.reg;
+    let reg = argocd.reg();
     let tmp = tempfile::tempdir().unwrap();
     let pkg = shop_package(tmp.path(), &["api", "db"], None);
     let (code, lines, stderr) = finished(
         apply_command(
             Kind::ArgoCd,
             &pkg_ns,
-            reg,
+            Some(reg),
             tmp.path(),
             &pkg,
             "2m",

@@ -307,7 +307,7 @@ async fn flux_controllers_watch_only_their_test_namespace() {
 async fn render_for_flux_converges_one_component_after_the_other_behind_ready_when() {
     use k8s_openapi::api::core::v1::Secret;
     let (ns, flux) = Backend::for_test(Kind::Flux, "render").await;
-    let reg = &flux.reg;
+    let reg = flux.reg();
     install_widget_crd(&ns, Kind::Flux).await;
 
     let tmp = tempfile::tempdir().unwrap();
@@ -475,9 +475,17 @@ async fn render_for_flux_applied_with_kubectl_makes_the_releases_apply_makes() {
     kubectl_apply(&gitops, &tmp.path().join("shop-flux.yaml"), &rendered);
 
     let (code, lines, stderr) = finished(
-        apply_command(Kind::Flux, &driven, &reg, tmp.path(), &pkg, "2m", &set)
-            .output()
-            .unwrap(),
+        apply_command(
+            Kind::Flux,
+            &driven,
+            Some(&reg),
+            tmp.path(),
+            &pkg,
+            "2m",
+            &set,
+        )
+        .output()
+        .unwrap(),
     );
     assert_eq!(
         code,
@@ -617,7 +625,7 @@ fn step_changes(plan: &serde_json::Value) -> Vec<(String, String, String)> {
 #[tokio::test]
 async fn plan_for_flux_compares_with_what_helm_controller_released() {
     let (ns, flux) = Backend::for_test(Kind::Flux, "plan").await;
-    let reg = &flux.reg;
+    let reg = flux.reg();
     let tmp = tempfile::tempdir().unwrap();
     let v1 = greeting_package(tmp.path(), "1.0.0", "1.0.0", "one");
     let v2 = greeting_package(tmp.path(), "1.1.0", "1.1.0", "two");
@@ -665,7 +673,7 @@ async fn plan_for_flux_compares_with_what_helm_controller_released() {
     // Applied with --timeout 3m, which the HelmReleases carry: a plan with the same timeout
     // finds nothing to do, one with apply's default 10m would change both HelmReleases.
     let (code, lines, stderr) = finished(
-        apply_command(Kind::Flux, &ns, reg, tmp.path(), &v1, "3m", &[])
+        apply_command(Kind::Flux, &ns, Some(reg), tmp.path(), &v1, "3m", &[])
             .output()
             .unwrap(),
     );
@@ -750,7 +758,7 @@ async fn apply_force_over_a_flux_package_takes_the_backend_from_its_flags() {
         ControllerProcess, archive, create, install_crd, store_archive, wait_ready,
     };
     let (ns, flux) = Backend::for_test(Kind::Flux, "force").await;
-    let reg = &flux.reg;
+    let reg = flux.reg();
     install_crd(&ns).await;
     let tmp = tempfile::tempdir().unwrap();
     let v1 = greeting_package(tmp.path(), "1.0.0", "1.0.0", "one");
@@ -776,9 +784,17 @@ async fn apply_force_over_a_flux_package_takes_the_backend_from_its_flags() {
 
     let v2 = greeting_package(tmp.path(), "1.1.0", "1.1.0", "two");
     let (code, lines, stderr) = finished(
-        apply_command(Kind::Flux, &ns, reg, tmp.path(), &v2, "2m", &["--force"])
-            .output()
-            .unwrap(),
+        apply_command(
+            Kind::Flux,
+            &ns,
+            Some(reg),
+            tmp.path(),
+            &v2,
+            "2m",
+            &["--force"],
+        )
+        .output()
+        .unwrap(),
     );
     assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", flux.log_tails());
     let object = crate::controller::get(&ns, "shop").await.unwrap();
@@ -891,7 +907,7 @@ async fn post_renderers_reach_flux_and_patch_what_helm_controller_installs() {
         .unwrap());
     assert!(planned.contains("+  patched: \"yes\""), "{planned}");
     let (code, lines, stderr) = finished(
-        apply_command(Kind::Flux, &ns, &reg, tmp.path(), &pkg, "2m", &[])
+        apply_command(Kind::Flux, &ns, Some(&reg), tmp.path(), &pkg, "2m", &[])
             .output()
             .unwrap(),
     );
@@ -911,7 +927,7 @@ async fn post_renderers_reach_flux_and_patch_what_helm_controller_installs() {
             "apiVersion: v1\nname: cat\nversion: 1.0.0\ntype: postrenderer/v1\nruntime: subprocess\nruntimeConfig:\n  platformCommand:\n  - command: cat\n",
         )],
     );
-    let out = apply_command(Kind::Flux, &ns, &reg, tmp.path(), &pkg, "2m", &[])
+    let out = apply_command(Kind::Flux, &ns, Some(&reg), tmp.path(), &pkg, "2m", &[])
         .args(["--post-renderer", "cat"])
         .env("HELM_PLUGINS", tmp.path().join("plugins"))
         .output()

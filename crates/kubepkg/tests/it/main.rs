@@ -20,6 +20,7 @@ mod helm_flags;
 mod helm_parity;
 mod helm_template_reference;
 mod help;
+mod native;
 mod oci;
 mod package_cli;
 mod post_render;

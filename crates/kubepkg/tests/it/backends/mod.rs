@@ -1,14 +1,16 @@
-//! The GitOps backends' shared scenarios, written once and run against each backend's real
-//! controllers: [`Backend`] is the fixture of one test (Flux's source- and helm-controller, or
-//! Argo CD's application controller and repo server, for the test namespace, and a real test
-//! registry for the charts kubepkg pushes). It knows how to drive kubepkg with that backend
-//! (`--backend`, the Package spec), what the backend's object of a component is (a HelmRelease, an
-//! Application) and how to read it: its values, the release revision kubepkg records for it, and
+//! The backends' shared scenarios, written once and run against each backend: [`Backend`] is
+//! the fixture of one test (for a GitOps backend, Flux's source- and helm-controller, or Argo
+//! CD's application controller and repo server, for the test namespace, and a real test registry
+//! for the charts kubepkg pushes; for the native backend, nothing beside kubepkg). It knows how
+//! to drive kubepkg with that backend (`--backend`, the Package spec), what the backend's object
+//! of a component is (a HelmRelease, an Application, or kubepkg's own latest Helm release
+//! record) and how to read it: its values, the release revision kubepkg records for it, and
 //! whether the backend is done with it.
 //!
-//! The scenarios themselves are in [`scenarios`]; `flux.rs` and `argocd.rs` run each of them for
-//! their backend through [`backend_scenarios!`](crate::backend_scenarios) (so a failing test's
-//! name says which backend failed) and keep the tests only one backend has.
+//! The scenarios themselves are in [`scenarios`]; `flux.rs`, `argocd.rs` and `native.rs` run
+//! each of them for their backend through [`backend_scenarios!`](crate::backend_scenarios) (so a
+//! failing test's name says which backend failed; the native backend leaves out the scenarios
+//! about a backend's own controllers) and keep the tests only one backend has.
 
 pub(crate) mod scenarios;
 
@@ -27,11 +29,13 @@ use serde_json::Value;
 use crate::argocd::{application, assert_synced_healthy, history_revision};
 use crate::flux::{helm_release, ready, ready_since};
 
-/// Which GitOps backend a scenario runs against.
+/// Which backend a scenario runs against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
     Flux,
     ArgoCd,
+    /// The native backend: kubepkg renders and applies the charts and stores Helm's records.
+    Helm,
 }
 
 impl Kind {
@@ -40,15 +44,43 @@ impl Kind {
         match self {
             Kind::Flux => "flux",
             Kind::ArgoCd => "argocd",
+            Kind::Helm => "helm",
         }
     }
 
-    /// The kind of the object the backend makes for a component.
+    /// The kind of the object the backend makes for a component (for the native backend, a
+    /// Helm release).
     pub(crate) fn object_kind(self) -> &'static str {
         match self {
             Kind::Flux => "HelmRelease",
             Kind::ArgoCd => "Application",
+            Kind::Helm => "release",
         }
+    }
+
+    /// The kind of the object kubepkg's progress and failures name for a component the backend
+    /// is working on: the backend's object, or, for the native backend, the release's own
+    /// objects it waits for (the Deployment of the charts of these scenarios).
+    pub(crate) fn reported_kind(self) -> &'static str {
+        match self {
+            Kind::Flux | Kind::ArgoCd => self.object_kind(),
+            Kind::Helm => "Deployment",
+        }
+    }
+
+    /// Whether kubepkg itself waits for a component's `readyWhen` (Flux's helm-controller does,
+    /// by the health check expressions kubepkg compiles it into).
+    pub(crate) fn checks_ready_when(self) -> bool {
+        self != Kind::Flux
+    }
+
+    /// Whether the backend is a GitOps one: its own controllers release the objects kubepkg
+    /// hands them, from the charts kubepkg pushes to a registry, and those objects say how the
+    /// release went. The native backend reads the package's charts where they are, and its
+    /// release record is `deployed` once applied: whether the component then became ready is
+    /// kubepkg's own wait, recorded in the package revision (docs/rules.md).
+    pub(crate) fn gitops(self) -> bool {
+        self != Kind::Helm
     }
 
     /// The API group of this backend's Widget (a CRD of its own, so the two backends' tests
@@ -62,24 +94,30 @@ impl Kind {
 enum Controllers {
     Flux(Flux),
     ArgoCd(ArgoCd),
+    /// The native backend: kubepkg itself releases, nothing runs beside it.
+    Kubepkg,
 }
 
 /// One test's backend: its real controllers for the test namespace and the registry kubepkg
-/// pushes the charts to.
+/// pushes the charts to (none for the native backend).
 pub(crate) struct Backend {
     pub(crate) kind: Kind,
     controllers: Controllers,
-    pub(crate) reg: Registry,
+    reg: Option<Registry>,
 }
 
 impl Backend {
-    /// Starts `kind`'s controllers for `ns` and a plain-HTTP test registry.
+    /// Starts `kind`'s controllers for `ns` and, when it pulls charts, a plain-HTTP test
+    /// registry.
     pub(crate) async fn start(kind: Kind, ns: &TestNamespace) -> Backend {
         let controllers = match kind {
             Kind::Flux => Controllers::Flux(Flux::start(ns).await.expect("Flux's controllers")),
             Kind::ArgoCd => Controllers::ArgoCd(ArgoCd::start(ns).await.expect("Argo CD")),
+            Kind::Helm => Controllers::Kubepkg,
         };
-        let reg = Registry::start(RegistryOptions::plain()).expect("test registry");
+        let reg = kind
+            .gitops()
+            .then(|| Registry::start(RegistryOptions::plain()).expect("test registry"));
         Backend {
             kind,
             controllers,
@@ -94,17 +132,25 @@ impl Backend {
         (ns, b)
     }
 
+    /// The registry kubepkg pushes the charts to (a backend that pulls charts has one).
+    #[track_caller]
+    pub(crate) fn reg(&self) -> &Registry {
+        self.reg
+            .as_ref()
+            .unwrap_or_else(|| panic!("the {} backend pulls no charts", self.kind.name()))
+    }
+
     /// The last lines of the backend's controllers' logs, for a failure message.
     pub(crate) fn log_tails(&self) -> String {
         match &self.controllers {
             Controllers::Flux(f) => f.log_tails(40),
             Controllers::ArgoCd(a) => a.log_tails(40),
+            Controllers::Kubepkg => String::new(),
         }
     }
 
-    /// `kubepkg apply shop PKG --backend …` ([`apply_command`]) against the registry's `charts`
-    /// repository, with the per-component `timeout`, `-o json`, run to its end: (exit code, JSON
-    /// lines, stderr).
+    /// `kubepkg apply shop PKG --backend …` ([`apply_command`]) with the backend's registry, the
+    /// per-component `timeout`, `-o json`, run to its end: (exit code, JSON lines, stderr).
     pub(crate) fn apply_finished(
         &self,
         ns: &TestNamespace,
@@ -114,7 +160,7 @@ impl Backend {
         extra: &[&str],
     ) -> (i32, Vec<Value>, String) {
         finished(
-            apply_command(self.kind, ns, &self.reg, home, pkg, timeout, extra)
+            apply_command(self.kind, ns, self.reg.as_ref(), home, pkg, timeout, extra)
                 .output()
                 .unwrap(),
         )
@@ -123,10 +169,13 @@ impl Backend {
     /// The part of a `Package` spec that selects this backend and its chart repository.
     pub(crate) fn package_spec(&self) -> Value {
         let name = self.kind.name();
-        serde_json::json!({
-            "backend": name,
-            name: {"chartRepository": self.reg.oci("charts"), "insecure": true},
-        })
+        match &self.reg {
+            Some(reg) => serde_json::json!({
+                "backend": name,
+                name: {"chartRepository": reg.oci("charts"), "insecure": true},
+            }),
+            None => serde_json::json!({"backend": name}),
+        }
     }
 
     /// The backend's object of the component released as `release`, as JSON (None when there
@@ -135,39 +184,56 @@ impl Backend {
         match self.kind {
             Kind::Flux => helm_release(ns, release).await,
             Kind::ArgoCd => application(ns, release).await,
+            Kind::Helm => kubepkg_testkit::engine::latest_release_record(ns, release).await,
         }
     }
 
-    /// The values the object gives the chart.
+    /// The values the object gives the chart (the release's user-supplied values, for the
+    /// native backend).
     pub(crate) fn values<'a>(&self, o: &'a Value) -> &'a Value {
         match self.kind {
             Kind::Flux => &o["spec"]["values"],
             Kind::ArgoCd => &o["spec"]["source"]["helm"]["valuesObject"],
+            Kind::Helm => &o["release"]["config"],
         }
     }
 
     /// The release revision kubepkg records for the object's component: the Helm release
-    /// revision helm-controller made, or the id of the Application's latest sync history entry
-    /// plus one (docs/backends.md).
+    /// revision helm-controller made, the id of the Application's latest sync history entry
+    /// plus one (docs/backends.md), or the revision of kubepkg's own latest release record.
     pub(crate) fn revision(&self, o: &Value) -> Value {
         match self.kind {
             Kind::Flux => o["status"]["history"][0]["version"].clone(),
             Kind::ArgoCd => Value::from(history_revision(o)),
+            Kind::Helm => o["release"]["version"].clone(),
         }
     }
 
     /// Whether the backend calls the object healthy: Flux's Ready for its generation, Argo CD's
-    /// `Healthy`.
+    /// `Healthy`, a release record `deployed`.
     pub(crate) fn healthy(&self, o: &Value) -> bool {
         match self.kind {
             Kind::Flux => ready(&serde_json::from_value(o.clone()).unwrap()),
             Kind::ArgoCd => o["status"]["health"]["status"] == "Healthy",
+            Kind::Helm => o["release"]["info"]["status"] == "deployed",
+        }
+    }
+
+    /// Whether the backend is done with the object: Flux's Ready for its generation, Argo CD's
+    /// `Healthy` with its sync operation `Succeeded`, the release record `deployed`.
+    pub(crate) fn done(&self, o: &Value) -> bool {
+        match self.kind {
+            Kind::Flux | Kind::Helm => self.healthy(o),
+            Kind::ArgoCd => {
+                self.healthy(o) && o["status"]["operationState"]["phase"] == "Succeeded"
+            }
         }
     }
 
     /// The backend is done with the object at chart `version`: Flux Ready with the chart version
     /// (marked with its digest) released; Argo CD Synced to the digest its source is pinned to,
-    /// holding that chart version, Healthy, its operation Succeeded.
+    /// holding that chart version, Healthy, its operation Succeeded; the latest release record
+    /// `deployed`, of that chart version.
     #[track_caller]
     pub(crate) fn assert_converged(&self, o: &Value, version: &str) {
         match self.kind {
@@ -180,40 +246,84 @@ impl Backend {
                     "{o}"
                 );
             }
-            Kind::ArgoCd => assert_synced_healthy(o, &self.reg, version),
+            Kind::ArgoCd => assert_synced_healthy(o, self.reg(), version),
+            Kind::Helm => {
+                assert!(self.healthy(o), "not deployed: {o}");
+                assert_eq!(o["release"]["chart"]["metadata"]["version"], version, "{o}");
+            }
+        }
+    }
+
+    /// When the object was made: its `metadata.creationTimestamp`, or the release's first
+    /// deployment (Helm's `info.first_deployed`, kept by every later revision).
+    pub(crate) fn created(&self, o: &Value) -> jiff::Timestamp {
+        match self.kind {
+            Kind::Flux | Kind::ArgoCd => time_at(o, "/metadata/creationTimestamp"),
+            Kind::Helm => time_at(o, "/release/info/first_deployed"),
         }
     }
 
     /// When the backend was done with the object: the `Ready` condition's last transition
-    /// (Flux), the end of the sync operation (Argo CD).
+    /// (Flux), the end of the sync operation (Argo CD), the last write of the latest release
+    /// record, which made it `deployed` (its `modifiedAt` label, Unix seconds, as Helm's
+    /// storage sets it).
     pub(crate) fn done_at(&self, o: &Value) -> jiff::Timestamp {
         match self.kind {
             Kind::Flux => ready_since(o),
             Kind::ArgoCd => time_at(o, "/status/operationState/finishedAt"),
+            Kind::Helm => {
+                let labels = &o["labels"];
+                let at = labels["modifiedAt"]
+                    .as_str()
+                    .or(labels["createdAt"].as_str())
+                    .unwrap_or_else(|| panic!("no modifiedAt nor createdAt: {o:#}"));
+                jiff::Timestamp::from_second(at.parse().unwrap()).unwrap()
+            }
         }
     }
 }
 
-/// `kubepkg apply shop PKG --backend KIND` against `reg`'s `charts` repository, with the
-/// per-component `timeout`, `-o json` (progress events as JSON lines on stdout).
+/// `(revision, status, chart, description)` of each revision of Helm release `release` in
+/// `ns`, as the real `helm history -o json` reads the records.
+pub(crate) fn helm_history(
+    ns: &TestNamespace,
+    release: &str,
+) -> Vec<(u64, String, String, String)> {
+    let helm = kubepkg_testkit::helm_binary("v4.3.1").expect("helm oracle");
+    let out = kubepkg_testkit::helm_command(&helm, ns, &["history", release, "-o", "json"])
+        .output()
+        .unwrap();
+    let rows: Vec<Value> = serde_json::from_str(&crate::support::ok(out)).unwrap();
+    let text = |r: &Value, k: &str| r[k].as_str().unwrap_or_default().to_string();
+    rows.iter()
+        .map(|r| {
+            (
+                r["revision"].as_u64().unwrap_or_default(),
+                text(r, "status"),
+                text(r, "chart"),
+                text(r, "description"),
+            )
+        })
+        .collect()
+}
+
+/// `kubepkg apply shop PKG --backend KIND` (against `reg`'s `charts` repository when there is
+/// one), with the per-component `timeout`, `-o json` (progress events as JSON lines on stdout).
 pub(crate) fn apply_command(
     kind: Kind,
     ns: &TestNamespace,
-    reg: &Registry,
+    reg: Option<&Registry>,
     home: &Path,
     pkg: &Path,
     timeout: &str,
     extra: &[&str],
 ) -> Command {
     let mut c = crate::support::kubepkg(ns, &["apply", "shop"]);
-    c.arg(pkg)
-        .args([
-            "--backend",
-            kind.name(),
-            "--chart-repository",
-            &reg.oci("charts"),
-        ])
-        .args(["--plain-http", "--timeout", timeout, "-o", "json"])
+    c.arg(pkg).args(["--backend", kind.name()]);
+    if let Some(reg) = reg {
+        c.args(["--chart-repository", &reg.oci("charts"), "--plain-http"]);
+    }
+    c.args(["--timeout", timeout, "-o", "json"])
         .args(extra)
         .env("HOME", home);
     c
@@ -269,11 +379,6 @@ pub(crate) fn time_at(o: &Value, pointer: &str) -> jiff::Timestamp {
         .unwrap_or_else(|| panic!("no {pointer}: {o:#}"))
         .parse()
         .unwrap()
-}
-
-/// `metadata.creationTimestamp` of a JSON object.
-pub(crate) fn created(o: &Value) -> jiff::Timestamp {
-    time_at(o, "/metadata/creationTimestamp")
 }
 
 /// The entry of component `name` in a list of components (`kubepkg status -o json`'s, a
@@ -468,16 +573,34 @@ pub(crate) async fn until<T: std::fmt::Debug>(
 }
 
 /// The scenarios of [`scenarios`] as tests of one backend, named after the scenario: invoked
-/// once in `flux.rs` and once in `argocd.rs`, so `flux::NAME` and `argocd::NAME` run the same
-/// scenario against the two backends.
+/// once in `flux.rs`, `argocd.rs` and `native.rs`, so `flux::NAME`, `argocd::NAME` and
+/// `native::NAME` run the same scenario against each backend.
+///
+/// `backend_scenarios!(KIND)` runs every scenario (the GitOps backends);
+/// `backend_scenarios!(native KIND)` leaves out the `@gitops` ones, which are about what only
+/// a backend with controllers of its own has:
+/// - `refuses_a_cluster_without_the_backend_before_pushing_anything`: the native backend needs
+///   nothing installed in the cluster and pushes no chart, so there is nothing to refuse;
+/// - `the_controllers_service_account_is_enough_for_a_package_and_no_more`: its account may
+///   only read the package's contents because the backend's controllers write them; with the
+///   native backend the kubepkg controller writes them itself (its rules are
+///   `controller_chart::the_service_account_may_do_what_the_controller_needs_and_no_more`'s).
 #[macro_export]
 macro_rules! backend_scenarios {
     ($kind:expr) => {
+        $crate::backend_scenarios!(native $kind);
+        $crate::backend_scenarios!(@gitops $kind);
+    };
+    (native $kind:expr) => {
         $crate::backend_scenarios!(@async $kind,
             apply_creates_each_component_after_the_previous_is_ready,
             upgrade_runs_its_hook_first_and_a_failing_unsafe_version_is_not_reverted,
             a_failing_safe_version_puts_each_changed_component_back,
             the_controller_drives_a_package_to_ready_and_removes_it_on_delete,
+        );
+    };
+    (@gitops $kind:expr) => {
+        $crate::backend_scenarios!(@async $kind,
             the_controllers_service_account_is_enough_for_a_package_and_no_more,
         );
         $crate::backend_scenarios!(@sync $kind,

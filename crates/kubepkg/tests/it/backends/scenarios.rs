@@ -1,7 +1,7 @@
-//! `backend: flux` and `backend: argocd` driven by kubepkg (`kubepkg apply --backend …`, and
-//! the controller): the same rules as the helm backend, over the objects the backend's real
-//! controllers release (HelmReleases that helm-controller installs, Applications that Argo CD's
-//! application controller syncs when kubepkg sets their operation). Each scenario runs once per
+//! Each backend driven by kubepkg (`kubepkg apply --backend …`, and the controller): the same
+//! rules over the objects each one releases (HelmReleases that helm-controller installs,
+//! Applications that Argo CD's application controller syncs when kubepkg sets their operation,
+//! and, for the native backend `helm`, kubepkg's own Helm releases). Each scenario runs once per
 //! backend ([`backend_scenarios!`](crate::backend_scenarios)); what only one backend has is said
 //! where it is checked.
 
@@ -16,8 +16,8 @@ use kubepkg_testkit::registry::{Registry, RegistryOptions};
 use serde_json::Value;
 
 use super::{
-    Backend, Kind, api_server_without_crds, apply_command, component, config_value, created,
-    finished, gated_package, greeting_chart, history_rows, install_widget_crd, open_gate, widgets,
+    Backend, Kind, api_server_without_crds, apply_command, component, config_value, finished,
+    gated_package, greeting_chart, history_rows, install_widget_crd, open_gate, widgets,
 };
 use crate::controller::{
     ControllerProcess, archive, create, install_crd, store_archive, wait_ready,
@@ -29,12 +29,12 @@ use crate::controller_chart::{
 
 /// A three-component package (db ← api ← web; api gated by `readyWhen` on its Widget) applied
 /// with the backend: kubepkg creates each component's object only once the backend is done with
-/// the one before it (its creation after the previous one's Ready transition, or after its sync
-/// operation finished), web's not at all while api's Widget is not Ready (Flux holds api back by
+/// the one before it (its creation after the previous one's Ready transition, after its sync
+/// operation finished, or after its release record was written `deployed`), web's not at all while api's Widget is not Ready (Flux holds api back by
 /// its health check expression; Argo CD calls api Healthy regardless, so kubepkg's `readyWhen`
-/// does), and records each component's revision as the backend made it (helm-controller's
-/// release revision; the Application's sync history entry, id + 1); its progress says what the
-/// backend reports.
+/// does, as it does for its own releases), and records each component's revision as the
+/// backend made it (helm-controller's release revision; the Application's sync history entry,
+/// id + 1; kubepkg's release revision); its progress says what the backend reports.
 pub(crate) async fn apply_creates_each_component_after_the_previous_is_ready(kind: Kind) {
     let (ns, b) = Backend::for_test(kind, "drive").await;
     install_widget_crd(&ns, kind).await;
@@ -44,7 +44,7 @@ pub(crate) async fn apply_creates_each_component_after_the_previous_is_ready(kin
     let child = apply_command(
         kind,
         &ns,
-        &b.reg,
+        b.reg.as_ref(),
         tmp.path(),
         &pkg,
         "3m",
@@ -70,22 +70,18 @@ pub(crate) async fn apply_creates_each_component_after_the_previous_is_ready(kin
         widget.data["spec"]["size"], 3,
         "--set api.size reached the chart"
     );
-    match kind {
+    if kind.checks_ready_when() {
+        // Argo CD ends api's sync and calls it Healthy, kubepkg's release of api is deployed:
+        // only the readyWhen holds web back.
+        super::until(Duration::from_secs(120), "api not done", async || {
+            let api = b.object(&ns, "shop-api").await.unwrap();
+            (b.done(&api), api)
+        })
+        .await;
+        tokio::time::sleep(Duration::from_secs(3)).await;
+    } else {
         // helm-controller released db before api's HelmRelease was made.
-        Kind::Flux => assert!(b.healthy(&b.object(&ns, "shop-db").await.unwrap())),
-        // Argo CD ends api's sync and calls it Healthy: only the readyWhen holds web back.
-        Kind::ArgoCd => {
-            super::until(Duration::from_secs(120), "api not Healthy", async || {
-                let api = b.object(&ns, "shop-api").await.unwrap();
-                (
-                    api["status"]["health"]["status"] == "Healthy"
-                        && api["status"]["operationState"]["phase"] == "Succeeded",
-                    api,
-                )
-            })
-            .await;
-            tokio::time::sleep(Duration::from_secs(3)).await;
-        }
+        assert!(b.healthy(&b.object(&ns, "shop-db").await.unwrap()));
     }
     assert!(
         b.object(&ns, "shop-web").await.is_none(),
@@ -107,21 +103,21 @@ pub(crate) async fn apply_creates_each_component_after_the_previous_is_ready(kin
         b.assert_converged(o, "1.0.0");
     }
     assert!(
-        created(&api) >= b.done_at(&db),
+        b.created(&api) >= b.done_at(&db),
         "api {} before the backend was done with db {}",
-        created(&api),
+        b.created(&api),
         b.done_at(&db)
     );
     assert!(
-        created(&web) >= b.done_at(&api),
+        b.created(&web) >= b.done_at(&api),
         "web {} before the backend was done with api {}",
-        created(&web),
+        b.created(&web),
         b.done_at(&api)
     );
     assert!(
-        created(&web).as_second() >= gate_opened.as_second(),
+        b.created(&web).as_second() >= gate_opened.as_second(),
         "web ({}) created only after the Widget was Ready ({gate_opened})",
-        created(&web)
+        b.created(&web)
     );
     match kind {
         // The objects are the compiled ones: the chain, the gate as CEL, kubepkg's own rollback,
@@ -160,6 +156,21 @@ pub(crate) async fn apply_creates_each_component_after_the_previous_is_ready(kin
                 )
             );
         }
+        // The releases are Helm's own: the real `helm` reads each as one deployed revision of
+        // its chart.
+        Kind::Helm => {
+            for name in ["db", "api", "web"] {
+                assert_eq!(
+                    super::helm_history(&ns, &format!("shop-{name}")),
+                    [(
+                        1,
+                        "deployed".into(),
+                        format!("{name}-1.0.0"),
+                        "Install complete".into()
+                    )]
+                );
+            }
+        }
     }
 
     // The package revision records the revisions the backend made; each component is ready.
@@ -176,15 +187,18 @@ pub(crate) async fn apply_creates_each_component_after_the_previous_is_ready(kin
         );
     }
     assert_eq!(status["revision"]["status"], "deployed", "{status}");
-    // While api waited, the progress said what the backend reported about its object, and, for
-    // Argo CD, what kubepkg itself waited for (the Widget).
+    // While api waited, the progress said what a GitOps backend reported about its object, and,
+    // where kubepkg checks the readyWhen itself, what it waited for (the Widget; the native
+    // backend's own objects of api may be ready before kubepkg first looks).
     let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-    assert!(
-        text.iter()
-            .any(|l| l.contains(kind.object_kind()) && l.contains("shop-api")),
-        "{text:#?}"
-    );
-    if kind == Kind::ArgoCd {
+    if kind.gitops() {
+        assert!(
+            text.iter()
+                .any(|l| l.contains(kind.reported_kind()) && l.contains("shop-api")),
+            "{text:#?}"
+        );
+    }
+    if kind.checks_ready_when() {
         assert!(text.iter().any(|l| l.contains("api-widget")), "{text:#?}");
     }
 }
@@ -193,7 +207,8 @@ pub(crate) async fn apply_creates_each_component_after_the_previous_is_ready(kin
 /// chart sees `kubepkg.fromVersion`/`toVersion`) and is deleted after the upgrade succeeded,
 /// with its Job; then a failing version with `rollback.safe: false` ends `UpgradeFailed` (exit
 /// 4) with the backend's words naming its object, and nothing is reverted: the object keeps the
-/// failing values.
+/// failing values. (The native backend's release record says `deployed` once applied: that
+/// db is not ready is kubepkg's own verdict, which `status` shows for every backend.)
 pub(crate) async fn upgrade_runs_its_hook_first_and_a_failing_unsafe_version_is_not_reverted(
     kind: Kind,
 ) {
@@ -211,9 +226,12 @@ pub(crate) async fn upgrade_runs_its_hook_first_and_a_failing_unsafe_version_is_
             &["db"],
             &["migrate"],
         );
+        // db's values reach its objects: with the same objects and chart, the native backend
+        // leaves a component as it is (rules.md, apply step 7), the GitOps ones do not.
+        greeting_chart(&pkg.join("db"), "db", "1.0.0");
         pkg
     };
-    let v1 = write("1.0.0", "{note: one}");
+    let v1 = write("1.0.0", "{greeting: one}");
     let (code, lines, stderr) = b.apply_finished(&ns, tmp.path(), &v1, "2m", &[]);
     assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", b.log_tails());
     assert!(
@@ -221,7 +239,7 @@ pub(crate) async fn upgrade_runs_its_hook_first_and_a_failing_unsafe_version_is_
         "no hook on a first install"
     );
 
-    let v2 = write("1.1.0", "{note: two}");
+    let v2 = write("1.1.0", "{greeting: two}");
     let (code, lines, stderr) = b.apply_finished(&ns, tmp.path(), &v2, "2m", &[]);
     assert_eq!(code, 0, "{stderr}\n{lines:#?}\n{}", b.log_tails());
     // The hook's ConfigMap (helm.sh/resource-policy: keep, which helm-controller's uninstall and
@@ -256,25 +274,41 @@ pub(crate) async fn upgrade_runs_its_hook_first_and_a_failing_unsafe_version_is_
         .unwrap_or_else(|| panic!("db applying: {text:#?}"));
     assert!(hook < applying, "{text:#?}");
     let db = b.object(&ns, "shop-db").await.unwrap();
-    assert_eq!(b.values(&db)["note"], "two");
+    assert_eq!(b.values(&db)["greeting"], "two");
+    assert_eq!(
+        config_value(&ns, "shop-db-greeting", "greeting")
+            .await
+            .as_deref(),
+        Some("two")
+    );
     b.assert_converged(&db, "1.0.0");
     let deployed = b.revision(&db);
 
     // 1.2.0 fails (its pod never runs) and may not be rolled back.
-    let v3 = write("1.2.0", "{note: three, sim: fail}");
+    let v3 = write("1.2.0", "{greeting: three, sim: fail}");
     let (code, lines, stderr) = b.apply_finished(&ns, tmp.path(), &v3, "20s", &[]);
     assert_eq!(code, 4, "UpgradeFailed: {stderr}\n{lines:#?}");
     let summary = lines.last().unwrap().to_string();
     assert!(
-        summary.contains(kind.object_kind()) && summary.contains("shop-db"),
+        summary.contains(kind.reported_kind()) && summary.contains("shop-db"),
         "the backend's words, naming its object: {summary}"
     );
     assert!(summary.contains("rollback.safe: false"), "{summary}");
     let db = b.object(&ns, "shop-db").await.unwrap();
     assert_eq!(b.values(&db)["sim"], "fail", "not reverted: {db:#}");
-    assert_eq!(b.values(&db)["note"], "three", "not reverted: {db:#}");
+    assert_eq!(b.values(&db)["greeting"], "three", "not reverted: {db:#}");
     assert_ne!(b.revision(&db), deployed, "the backend tried the upgrade");
-    assert!(!b.healthy(&db), "{db:#}");
+    if kind.gitops() {
+        assert!(!b.healthy(&db), "{db:#}");
+    }
+    let (code, status, err) = crate::support::run(&ns, &["status", "shop", "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let status: Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(
+        component(&status["components"], "db")["ready"],
+        false,
+        "kubepkg calls db not ready: {status}"
+    );
     let (_, history) = history_rows(&ns);
     let last = history.as_array().unwrap().last().unwrap();
     assert_eq!(last["status"], "failed", "{history}");
@@ -364,8 +398,11 @@ pub(crate) async fn a_failing_safe_version_puts_each_changed_component_back(kind
                 .iter()
                 .map(|e| {
                     (
-                        crate::argocd::chart_at(&b.reg, e["revision"].as_str().unwrap_or_default())
-                            .1,
+                        crate::argocd::chart_at(
+                            b.reg(),
+                            e["revision"].as_str().unwrap_or_default(),
+                        )
+                        .1,
                         e["source"]["helm"]["valuesObject"]["greeting"].clone(),
                     )
                 })
@@ -380,6 +417,31 @@ pub(crate) async fn a_failing_safe_version_puts_each_changed_component_back(kind
                 "{db:#}"
             );
         }
+        // kubepkg rolled db back as Helm does: a third revision of the first one's chart and
+        // values, as the real `helm` reads the records.
+        Kind::Helm => assert_eq!(
+            super::helm_history(&ns, "shop-db"),
+            [
+                (
+                    1,
+                    "superseded".into(),
+                    "db-1.0.0".into(),
+                    "Install complete".into()
+                ),
+                (
+                    2,
+                    "superseded".into(),
+                    "db-1.1.0".into(),
+                    "Upgrade complete".into()
+                ),
+                (
+                    3,
+                    "deployed".into(),
+                    "db-1.0.0".into(),
+                    "Rollback to 1".into()
+                ),
+            ],
+        ),
     }
     assert_eq!(
         config_value(&ns, "shop-db-greeting", "greeting")
@@ -418,7 +480,7 @@ pub(crate) async fn a_failing_safe_version_puts_each_changed_component_back(kind
 /// A `Package` with the backend reconciled by the kubepkg controller: its components become
 /// backend objects one after the other, the Package ends Ready with the revisions the backend
 /// made, and deleting it deletes the objects (helm-controller uninstalls the releases, Argo CD
-/// deletes what it applied).
+/// deletes what it applied, kubepkg uninstalls its own releases).
 pub(crate) async fn the_controller_drives_a_package_to_ready_and_removes_it_on_delete(kind: Kind) {
     let (ns, b) = Backend::for_test(kind, "ctl").await;
     install_crd(&ns).await;
@@ -436,9 +498,9 @@ pub(crate) async fn the_controller_drives_a_package_to_ready_and_removes_it_on_d
     let db = b.object(&ns, "shop-db").await.expect("db's object");
     let api = b.object(&ns, "shop-api").await.expect("api's object");
     assert!(
-        created(&api) >= b.done_at(&db),
+        b.created(&api) >= b.done_at(&db),
         "api {} before the backend was done with db {}",
-        created(&api),
+        b.created(&api),
         b.done_at(&db)
     );
     for (name, o_) in [("db", &db), ("api", &api)] {
@@ -535,6 +597,7 @@ pub(crate) fn refuses_a_cluster_without_the_backend_before_pushing_anything(kind
             "install Argo CD or use --backend helm",
             "nothing was pushed or applied",
         ],
+        Kind::Helm => unreachable!("not a scenario of the native backend (backend_scenarios!)"),
     };
     assert!(said.iter().all(|s| stderr.contains(s)), "{stderr}");
     assert_eq!(
@@ -581,6 +644,7 @@ pub(crate) fn refuses_a_cluster_without_the_backend_before_pushing_anything(kind
                 "{stderr}"
             );
         }
+        Kind::Helm => unreachable!("not a scenario of the native backend (backend_scenarios!)"),
     }
     let requests = seen.lock().unwrap().clone();
     assert!(!requests.is_empty(), "kubepkg asked the server");
@@ -650,6 +714,7 @@ pub(crate) async fn the_controllers_service_account_is_enough_for_a_package_and_
                 ("patch", "appprojects.argoproj.io", None),
             ]);
         }
+        Kind::Helm => unreachable!("not a scenario of the native backend (backend_scenarios!)"),
     }
     may.push(crd_get);
     may_not.extend(contents_refused);
