@@ -276,6 +276,53 @@ impl KubeCluster {
 }
 
 impl KubeCluster {
+    /// The component's objects, then its Jobs and `readyWhen` gates, ready within its timeout.
+    async fn wait_until_ready(&self, request: &ReadyWait) -> Result<(), Failure> {
+        let deadline = Instant::now() + request.timeout;
+        let ids = self
+            .backend_of(&request.release)
+            .ready_objects(&self.ctx(), request)
+            .await?;
+        let ns_cluster = self.in_namespace(&request.namespace);
+        let sink = self.sink.clone();
+        let component = request.component.clone();
+        let waiting_for = |object: &str, reason: &str| {
+            sink(&Event::WaitingFor {
+                component: component.clone(),
+                object: object.to_string(),
+                reason: reason.to_string(),
+            })
+        };
+        kubepkg_kube::wait::wait_ready(&ns_cluster, &ids, request.timeout, |pending| {
+            for (id, r) in pending {
+                let mut reason = r.status.to_string();
+                if !r.reason.is_empty() {
+                    reason.push_str(&format!(" ({})", r.reason));
+                }
+                if !r.message.is_empty() {
+                    reason.push_str(&format!(": {}", r.message));
+                }
+                waiting_for(&id.to_string(), &reason);
+            }
+        })
+        .await
+        .map_err(failure(FailureKind::NotReady))?;
+        let wait = crate::ready::Wait {
+            cluster: &ns_cluster,
+            namespace: &request.namespace,
+            deadline,
+            timeout: request.timeout,
+        };
+        wait.jobs(&ids, waiting_for)
+            .await
+            .map_err(failure(FailureKind::NotReady))?;
+        wait.gates(&request.ready_when, waiting_for)
+            .await
+            .map_err(failure(FailureKind::NotReady))?;
+        failpoint(&format!("package-ready:{}", request.component)).await;
+        Ok(())
+    }
+
     /// Mirrors `rev` into the status of the `Package` object of the same name and namespace
     /// (docs/package-object.md#status), when the CRD is installed and such an object exists; a
     /// failure to do so is reported and does not stop the apply. With
@@ -546,49 +593,16 @@ impl Cluster for KubeCluster {
     }
 
     async fn wait_ready(&mut self, request: &ReadyWait) -> Result<(), Failure> {
-        let deadline = Instant::now() + request.timeout;
-        let ids = self
-            .backend_of(&request.release)
-            .ready_objects(&self.ctx(), request)
-            .await?;
-        let ns_cluster = self.in_namespace(&request.namespace);
-        let sink = self.sink.clone();
-        let component = request.component.clone();
-        let waiting_for = |object: &str, reason: &str| {
-            sink(&Event::WaitingFor {
-                component: component.clone(),
-                object: object.to_string(),
-                reason: reason.to_string(),
-            })
-        };
-        kubepkg_kube::wait::wait_ready(&ns_cluster, &ids, request.timeout, |pending| {
-            for (id, r) in pending {
-                let mut reason = r.status.to_string();
-                if !r.reason.is_empty() {
-                    reason.push_str(&format!(" ({})", r.reason));
-                }
-                if !r.message.is_empty() {
-                    reason.push_str(&format!(": {}", r.message));
-                }
-                waiting_for(&id.to_string(), &reason);
-            }
-        })
-        .await
-        .map_err(failure(FailureKind::NotReady))?;
-        let wait = crate::ready::Wait {
-            cluster: &ns_cluster,
-            namespace: &request.namespace,
-            deadline,
-            timeout: request.timeout,
-        };
-        wait.jobs(&ids, waiting_for)
-            .await
-            .map_err(failure(FailureKind::NotReady))?;
-        wait.gates(&request.ready_when, waiting_for)
-            .await
-            .map_err(failure(FailureKind::NotReady))?;
-        failpoint(&format!("package-ready:{}", request.component)).await;
-        Ok(())
+        let waited = self.wait_until_ready(request).await;
+        if let Err(f) = &waited {
+            // Recorded where the backend keeps it (a Helm release: `failed`); the wait's own
+            // failure is what the run reports.
+            let _ = self
+                .backend_of(&request.release)
+                .not_ready(&self.ctx(), request, &f.message)
+                .await;
+        }
+        waited
     }
 
     async fn rollback_component(

@@ -672,10 +672,11 @@ async fn during_automatic_rollback() {
     ])
     .await;
     // b is back on its first revision's content (a Helm rollback: revision 3, the one it
-    // left superseded), a still runs version 2.
+    // left superseded; revision 2, which never became ready, failed as `helm upgrade --wait`
+    // records it), a still runs version 2.
     assert_eq!(
         release_history(&e.ns, "pkg-b").await,
-        [r(1, "superseded"), r(2, "superseded"), r(3, "deployed")]
+        [r(1, "superseded"), r(2, "failed"), r(3, "deployed")]
     );
     assert_eq!(
         release_history(&e.ns, "pkg-a").await,

@@ -55,6 +55,17 @@ impl ComponentBackend for Helm {
         release_objects(kc, &request.release, &request.namespace, &request.component).await
     }
 
+    /// The release's latest revision is recorded `failed` and the one it superseded
+    /// `deployed` again, as `helm upgrade --wait` leaves a release that did not become ready:
+    /// `helm list` and `helm history` tell the same as the package's revision.
+    async fn not_ready(&self, kc: &Ctx<'_>, wait: &ReadyWait, why: &str) -> Result<(), Failure> {
+        let ns_cluster = kc.in_namespace(&wait.namespace);
+        let rel = kc.releases(&ns_cluster, &wait.namespace, &wait.component);
+        rel.fail_unready(&wait.release, why, &kc.options())
+            .await
+            .map_err(failure(FailureKind::NotReady))
+    }
+
     async fn rollback(&self, kc: &Ctx<'_>, step: &Rollback<'_>) -> Result<u64, Failure> {
         let ns_cluster = kc.in_namespace(step.namespace);
         let rel = kc.releases(&ns_cluster, step.namespace, step.release);

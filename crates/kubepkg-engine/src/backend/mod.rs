@@ -299,6 +299,10 @@ impl ComponentBackend for Backend {
         dispatch!(self, b => b.uninstall(kc, step).await)
     }
 
+    async fn not_ready(&self, kc: &Ctx<'_>, wait: &ReadyWait, why: &str) -> Result<(), Failure> {
+        dispatch!(self, b => b.not_ready(kc, wait, why).await)
+    }
+
     async fn objects(&self, kc: &Ctx<'_>, release: &str, namespace: &str) -> Vec<ObjectRef> {
         dispatch!(self, b => b.objects(kc, release, namespace).await)
     }
@@ -419,6 +423,11 @@ pub(crate) trait ComponentBackend {
     async fn rollback(&self, kc: &Ctx<'_>, step: &Rollback<'_>) -> Result<u64, Failure>;
     /// Uninstalls the release of `step` and waits until it is gone.
     async fn uninstall(&self, kc: &Ctx<'_>, step: &Uninstall<'_>) -> Result<(), Failure>;
+    /// Records that the component of `wait` did not become ready (`why`) where the
+    /// backend keeps such a thing; by default nowhere (a GitOps controller reports it itself).
+    async fn not_ready(&self, _kc: &Ctx<'_>, _wait: &ReadyWait, _why: &str) -> Result<(), Failure> {
+        Ok(())
+    }
     /// The objects `release` deployed (a hook's, for its output); none when it cannot tell.
     /// By default those of its Helm release (kubepkg's own, or the one helm-controller made).
     async fn objects(&self, kc: &Ctx<'_>, release: &str, namespace: &str) -> Vec<ObjectRef> {

@@ -397,6 +397,54 @@ impl<'a, D: Driver> Releases<'a, D> {
         self.run_hooks(applier, release, post, opts).await
     }
 
+    /// Records that the latest revision of `name` did not become ready, as Helm records an
+    /// install, upgrade or rollback whose `--wait` failed: the revision `failed` (`Upgrade
+    /// "name" failed: reason`; `Release …` for an install, `Rollback …` for a rollback) and the
+    /// revision it superseded `deployed` again, since Helm supersedes only on success. Nothing
+    /// changes when the latest revision is not deployed.
+    pub async fn fail_unready(
+        &self,
+        name: &str,
+        reason: &str,
+        opts: &Options,
+    ) -> Result<(), ActionError> {
+        let lock = self.lock(name, opts).await?;
+        let result = self.fail_unready_locked(name, reason).await;
+        self.unlock(name, lock, result).await
+    }
+
+    async fn fail_unready_locked(&self, name: &str, reason: &str) -> Result<(), ActionError> {
+        let mut history = self.store.history(name).await?;
+        let Some(mut unready) = history.pop() else {
+            return Ok(());
+        };
+        if unready.status() != Status::Deployed {
+            return Ok(());
+        }
+        let description = unready.info.as_ref().map_or("", |i| i.description.as_str());
+        let (operation, supersedes) = if description.starts_with("Rollback") {
+            ("Rollback", true)
+        } else if description == "Install complete" {
+            ("Release", false)
+        } else {
+            ("Upgrade", true)
+        };
+        unready.set_status(
+            Status::Failed,
+            format!("{operation} {name:?} failed: {reason}"),
+        );
+        self.store.update(&unready).await?;
+        let superseded = history
+            .into_iter()
+            .rev()
+            .find(|r| r.status() == Status::Superseded);
+        if let Some(mut previous) = superseded.filter(|_| supersedes) {
+            previous.info.get_or_insert_with(Info::default).status = Status::Deployed;
+            self.store.update(&previous).await?;
+        }
+        Ok(())
+    }
+
     /// Marks `current` superseded when it is the deployed revision (Helm keeps its description).
     async fn supersede_if_deployed(&self, mut current: Release) -> Result<(), ActionError> {
         if current.status() == Status::Deployed {

@@ -207,8 +207,8 @@ pub(crate) async fn apply_creates_each_component_after_the_previous_is_ready(kin
 /// chart sees `kubepkg.fromVersion`/`toVersion`) and is deleted after the upgrade succeeded,
 /// with its Job; then a failing version with `rollback.safe: false` ends `UpgradeFailed` (exit
 /// 4) with the backend's words naming its object, and nothing is reverted: the object keeps the
-/// failing values. (The native backend's release record says `deployed` once applied: that
-/// db is not ready is kubepkg's own verdict, which `status` shows for every backend.)
+/// failing values; the native backend records the release revision `failed`, as `helm upgrade
+/// --wait` does, and `status` calls db not ready for every backend.
 pub(crate) async fn upgrade_runs_its_hook_first_and_a_failing_unsafe_version_is_not_reverted(
     kind: Kind,
 ) {
@@ -298,8 +298,11 @@ pub(crate) async fn upgrade_runs_its_hook_first_and_a_failing_unsafe_version_is_
     assert_eq!(b.values(&db)["sim"], "fail", "not reverted: {db:#}");
     assert_eq!(b.values(&db)["greeting"], "three", "not reverted: {db:#}");
     assert_ne!(b.revision(&db), deployed, "the backend tried the upgrade");
-    if kind.gitops() {
-        assert!(!b.healthy(&db), "{db:#}");
+    assert!(!b.healthy(&db), "{db:#}");
+    if kind == Kind::Helm {
+        // As `helm upgrade --wait` leaves it, read by the real `helm`: the upgrade that did
+        // not become ready failed, the revision before it deployed again.
+        assert_failed_upgrade(&super::helm_history(&ns, "shop-db"), "shop-db");
     }
     let (code, status, err) = crate::support::run(&ns, &["status", "shop", "-o", "json"]);
     assert_eq!(code, 0, "{err}");
@@ -451,6 +454,22 @@ pub(crate) async fn a_failing_safe_version_puts_each_changed_component_back(kind
     );
     let api = b.object(&ns, "shop-api").await.unwrap();
     b.assert_converged(&api, "1.0.0");
+    if kind == Kind::Helm {
+        // api's upgrade failed as `helm upgrade --wait --atomic` records it: failed, then a
+        // rollback that superseded the first revision.
+        let history = super::helm_history(&ns, "shop-api");
+        let rows: Vec<(u64, &str)> = history.iter().map(|r| (r.0, r.1.as_str())).collect();
+        assert_eq!(
+            rows,
+            [(1, "superseded"), (2, "failed"), (3, "deployed")],
+            "{history:?}"
+        );
+        assert!(
+            history[1].3.starts_with("Upgrade \"shop-api\" failed: "),
+            "{history:?}"
+        );
+        assert_eq!(history[2].3, "Rollback to 1", "{history:?}");
+    }
     assert!(
         b.values(&api).get("sim").is_none(),
         "api's values back: {api}"
@@ -741,4 +760,19 @@ pub(crate) async fn the_controllers_service_account_is_enough_for_a_package_and_
     }
     drop(ctl);
     drop(installed);
+}
+
+/// `helm history` of a release whose last revision, an upgrade, did not become ready: that one
+/// failed as Helm words it, the one before it deployed, the earlier ones superseded.
+#[track_caller]
+fn assert_failed_upgrade(history: &[(u64, String, String, String)], release: &str) {
+    let statuses: Vec<&str> = history.iter().map(|r| r.1.as_str()).collect();
+    let mut expected = vec!["superseded"; history.len().saturating_sub(2)];
+    expected.extend(["deployed", "failed"]);
+    assert_eq!(statuses, expected, "{history:?}");
+    let failed = format!("Upgrade {release:?} failed: ");
+    assert!(
+        history[history.len() - 1].3.starts_with(&failed),
+        "{history:?}"
+    );
 }
