@@ -41,6 +41,9 @@ mod error;
 mod fetch;
 mod reference;
 
+#[cfg(test)]
+mod tests;
+
 pub use error::GitError;
 pub use fetch::{Auth, Limits, MAX_BYTES_ENV, Options};
 pub use reference::{GitRef, GitSource};

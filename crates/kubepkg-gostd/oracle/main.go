@@ -1,5 +1,5 @@
 // Command oracle records what Go's standard library prints and parses, for the Rust port in
-// kubepkg-gostd to be compared against (tests/oracle.rs). It writes:
+// kubepkg-gostd to be compared against (src/oracle_tests.rs). It writes:
 //
 //   - the golden cases, one a line: a kind, its inputs and Go's answer, tab-separated, fields
 //     escaped with \\ \t \n \r and \xNN (control bytes and bytes that are not UTF-8);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Records Go's answers for kubepkg-gostd: testdata/go-stdlib.tsv (compared by tests/oracle.rs)
+# Records Go's answers for kubepkg-gostd: testdata/go-stdlib.tsv (compared by src/oracle_tests.rs)
 # and src/strconv/isprint.rs (Go's IsPrint table). Needs Go; cargo test does not.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

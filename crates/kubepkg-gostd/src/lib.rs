@@ -5,7 +5,7 @@
 //! durations by `time.Duration`. kubepkg reproduces that output byte for byte, so every crate
 //! that prints or reads such text calls this crate instead of keeping its own copy. Each module
 //! names the Go source it follows; every function is checked against values recorded from real
-//! Go (`oracle/`, golden data in `testdata/go-stdlib.tsv`, compared by `tests/oracle.rs`).
+//! Go (`oracle/`, golden data in `testdata/go-stdlib.tsv`, compared by `oracle_tests.rs`).
 //!
 //! | module | Go |
 //! |---|---|
@@ -26,7 +26,7 @@
 //! [`slog::log`] is the one way a library emits one of Helm's warnings (coalescing, a
 //! deprecated chart, non-bool conditions and tags, import-values, unknown hooks).
 //! [`flate`] and [`archive`] write the archives of `file://` dependencies as Helm's
-//! `chartutil.Save` does. `oracle/regen.sh` records the golden data from Go; `tests/oracle.rs`
+//! `chartutil.Save` does. `oracle/regen.sh` records the golden data from Go; `oracle_tests.rs`
 //! keeps a list of known gaps, which may only shrink.
 
 pub mod archive;
@@ -39,3 +39,6 @@ pub mod strconv;
 pub mod time;
 pub mod uitable;
 pub mod utf8;
+
+#[cfg(test)]
+mod oracle_tests;

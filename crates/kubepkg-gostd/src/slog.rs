@@ -5,7 +5,7 @@
 //! `log.Printf("warning: …")` of the values coalescing as `level=INFO msg="warning: …"`.
 //!
 //! [`Record`] is one such line ([`Record`]'s `Display` is the handler's text, checked against
-//! Go in `tests/oracle.rs`); [`log`] is the one way kubepkg's libraries emit one: to the
+//! Go in `oracle_tests.rs`); [`log`] is the one way kubepkg's libraries emit one: to the
 //! records [`capture`] collects on this thread, or else as a line on standard error, as Helm's
 //! default logger writes it.
 

@@ -717,4 +717,6 @@ pub mod fixtures;
 pub mod secret;
 
 #[cfg(test)]
+mod offline_tests;
+#[cfg(test)]
 mod tests;

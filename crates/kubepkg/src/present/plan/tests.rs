@@ -157,7 +157,7 @@ fn strip_ansi(text: &str) -> String {
 }
 
 /// A first install of the widgets test package, rendered offline as `kubepkg plan` renders
-/// it (`kubepkg-package/tests/offline_plan.rs` checks the plan itself).
+/// it (`kubepkg-package/src/plan/offline_tests.rs` checks the plan itself).
 #[test]
 fn a_first_install_reads_as_its_steps_gates_and_objects() {
     use kubepkg_package::render::{RenderInput, render_package};

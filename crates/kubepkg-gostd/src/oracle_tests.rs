@@ -1,7 +1,7 @@
 //! Every case Go answered in `testdata/go-stdlib.tsv` (recorded by `oracle/regen.sh`), asked
 //! again of this crate. A mismatch names the case, Go's answer and ours.
 
-use kubepkg_gostd::{fmt, json, slog, strconv, time};
+use crate::{fmt, json, slog, strconv, time};
 
 /// Undo the oracle's field escapes (`\\ \t \n \r \xNN`) into Go string bytes.
 fn unescape(s: &str) -> Vec<u8> {

@@ -4,11 +4,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::plan::{Change, FailurePolicy, Intent, Previous, plan};
+use crate::render::{RenderInput, chart_defaults, render_package};
+use crate::revision::{ComponentRecord, History, PackageRevision, RevisionStatus};
 use kubepkg_model::source::load_dir;
 use kubepkg_model::values::{UserValues, effective, render_explain};
-use kubepkg_package::plan::{Change, FailurePolicy, Intent, Previous, plan};
-use kubepkg_package::render::{RenderInput, chart_defaults, render_package};
-use kubepkg_package::revision::{ComponentRecord, History, PackageRevision, RevisionStatus};
 use serde_json::{Map, Value, json};
 
 /// Helm's offline `.Capabilities` (as `helm template`).

@@ -2,7 +2,7 @@
 //! (`kubepkg_testkit::git_server`): refs of each kind, the cache keyed by commit, the tree id
 //! that ignores commits outside the path, and each bad input's message.
 
-use kubepkg_git::{Auth, Checkout, GitError, GitRef, GitSource, Limits, Options, fetch};
+use crate::{Auth, Checkout, GitError, GitRef, GitSource, Limits, Options, fetch};
 use kubepkg_testkit::charts::web_package;
 use kubepkg_testkit::git_server::{GitAuth, GitRepo, GitServer};
 
