@@ -8,7 +8,7 @@
 //!   the last silently); a key set by a `<<` merge and written again is not a duplicate;
 //! - types are not converted: a number or a boolean where a string is wanted is an error
 //!   (`invalid type: floating point `1.5`, expected a string`), as in Helm's JSON step;
-//! - a second document in the stream is an error (go-yaml ignores it).
+//! - a second document with content in the stream is an error (go-yaml ignores it).
 //!
 //! Numbers are handed to serde with go-yaml's type (`i64`, `u64`, `f64`); `null` is `None`
 //! for an `Option` and an empty mapping for a struct (go-yaml leaves a struct alone on null).

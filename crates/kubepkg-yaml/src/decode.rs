@@ -766,10 +766,8 @@ fn parse_nodes(
                     }
                 }
                 Some(Ok((Event::DocumentEnd, _))) => {
-                    if let Some(p) = positions.as_deref_mut()
-                        && let Some(Ok((Event::DocumentStart(_), span))) = parser.next()
-                    {
-                        p.next_document = Some(mark(&span.start));
+                    if let Some(p) = positions.as_deref_mut() {
+                        p.next_document = next_document(&mut parser);
                     }
                 }
                 _ => {}
@@ -778,6 +776,25 @@ fn parse_nodes(
         }
     }
     Ok((nodes, root))
+}
+
+/// Where the first document after the one read starts that holds anything: an empty one (a
+/// trailing `---`) does not count. Read only for a located reading (go-yaml stops before).
+fn next_document<'i>(
+    events: &mut impl Iterator<Item = Result<(Event<'i>, saphyr_parser::Span), ScanError>>,
+) -> Option<Mark> {
+    let mut start = None;
+    for ev in events {
+        match ev {
+            Ok((Event::DocumentStart(_), span)) => start = Some(mark(&span.start)),
+            Ok((Event::Scalar(v, ScalarStyle::Plain, 0, None), _)) if v.is_empty() => {}
+            Ok((Event::DocumentEnd | Event::Nothing, _)) => {}
+            Ok((Event::StreamEnd, _)) => return None,
+            // Content, or text that does not parse, after a `---`.
+            Ok(_) | Err(_) => return start,
+        }
+    }
+    None
 }
 
 /// Whether the last line of `src` (which has no line break after it) is the block scalar's

@@ -86,8 +86,8 @@ pub struct Entry {
 pub struct Document {
     /// The document's root; `None` for an empty document.
     pub root: Option<Located>,
-    /// Where a second document starts, when one follows (go-yaml reads only the first; a
-    /// strict reader refuses it).
+    /// Where a second document starts, when one with content follows (go-yaml reads only the
+    /// first; a strict reader refuses it). Empty documents (a trailing `---`) do not count.
     pub next_document: Option<Mark>,
 }
 
@@ -114,7 +114,8 @@ fn read_counted(src: &str, work: &mut Work) -> Result<Document, LocatedError> {
     let (text, nodes, root) =
         read_document(src, work, Some(&mut positions)).map_err(|error| LocatedError {
             error,
-            mark: Some(positions.at),
+            // Line 0: refused before the first event (a `%YAML` directive).
+            mark: Some(positions.at).filter(|m| m.line > 0),
         })?;
     let next_document = positions.next_document;
     let Some(root) = root else {

@@ -277,8 +277,16 @@ fn a_second_document_is_refused() {
         2,
         1,
     );
-    // A leading `---` starts the one document.
+    // A leading `---` starts the one document; an empty document after it is nothing.
     from_str::<Manifest>("---\nname: a\n").expect("one document");
+    from_str::<Manifest>("name: a\n---\n---\n").expect("empty documents after it");
+    // A second document that does not parse is a second document too.
+    assert_refused(
+        "name: a\n---\n---\nb: [\n",
+        "a second YAML document starts here; the file holds one document",
+        3,
+        1,
+    );
 }
 
 /// Hostile input: the alias bomb stops after a bounded amount of work with go-yaml's error;
