@@ -920,6 +920,9 @@ pub(crate) struct Decoder<'a> {
     pub(crate) depth: usize,
     /// The innermost node a located reading failed in.
     pub(crate) failed_at: Option<usize>,
+    /// The first node a located reading met that JSON cannot hold (a key or a float), whose
+    /// error is Helm's only if its JSON step reaches it.
+    pub(crate) unconvertible: Option<usize>,
 }
 
 fn allowed_alias_ratio(decode_count: usize) -> f64 {
@@ -946,6 +949,7 @@ impl<'a> Decoder<'a> {
             active_aliases: Vec::new(),
             depth: 0,
             failed_at: None,
+            unconvertible: None,
         }
     }
 
@@ -1412,7 +1416,7 @@ fn to_json_value_inner(v: GoYaml) -> Result<Value, YamlError> {
 }
 
 /// Go's `json.Marshal` refusing a float JSON cannot hold (`.inf`, `.nan`).
-pub(crate) fn unsupported_float(f: f64) -> YamlError {
+fn unsupported_float(f: f64) -> YamlError {
     YamlError::Convert {
         message: format!("json: unsupported value: {}", format_float(f, 'g', -1, 64)),
     }

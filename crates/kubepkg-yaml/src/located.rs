@@ -27,7 +27,7 @@ use kubepkg_value::Value;
 
 use crate::decode::{
     Decoder, GoYaml, MapOut, Node, Positions, RED_ZONE, STACK_CHUNK, Work, depth_error, json_key,
-    read_document, scalar, unsupported_float,
+    read_document, scalar,
 };
 use crate::error::YamlError;
 pub use crate::resolve::Scalar;
@@ -59,7 +59,8 @@ pub struct Located {
 /// What a [`Located`] node holds.
 #[derive(Debug, Clone, PartialEq)]
 pub enum LocatedNode {
-    /// null, a boolean, a number (go-yaml's type, finite) or a string.
+    /// null, a boolean, a number (go-yaml's type; finite, but in a pair that a later pair of
+    /// the same key replaces, which Helm's JSON step never sees) or a string.
     Scalar(Scalar),
     /// A sequence.
     Seq(Vec<Located>),
@@ -127,16 +128,25 @@ fn read_counted(src: &str, work: &mut Work) -> Result<Document, LocatedError> {
     let mut d = Decoder::new(&text, &nodes, &positions.marks);
     let r = d.located(root);
     work.steps = d.decode_count;
-    match r {
-        Ok(root) => Ok(Document {
-            root: Some(root),
-            next_document,
-        }),
-        Err(error) => Err(LocatedError {
-            error,
-            mark: d.failed_at.and_then(|i| positions.marks.get(i).copied()),
-        }),
+    let place = |i: Option<usize>| i.and_then(|i| positions.marks.get(i).copied());
+    let root = r.map_err(|error| LocatedError {
+        error,
+        mark: place(d.failed_at),
+    })?;
+    if d.unconvertible.is_some() {
+        // Helm's JSON step runs after the whole decode, keys before values, and never sees a
+        // value a later duplicate replaced: its own reading says whether and how it fails.
+        crate::decode::unmarshal(src, crate::decode::Target::Any).map_err(|error| {
+            LocatedError {
+                error,
+                mark: place(d.unconvertible),
+            }
+        })?;
     }
+    Ok(Document {
+        root: Some(root),
+        next_document,
+    })
 }
 
 impl Located {
@@ -178,7 +188,7 @@ impl Decoder<'_> {
 
     fn located_inner(&mut self, idx: usize) -> Result<Located, YamlError> {
         self.step()?;
-        let mark = self.marks[idx];
+        let mark = self.marks.get(idx).copied().unwrap_or_default();
         let node = match self.node(idx) {
             &Node::Alias { at, target } => {
                 let inner = self.through_alias(idx, at, target, |d, target| d.located(target))?;
@@ -187,7 +197,8 @@ impl Decoder<'_> {
             Node::Scalar { value, tag, plain } => {
                 LocatedNode::Scalar(match scalar(value, tag.as_deref(), *plain)? {
                     GoYaml::Scalar(Scalar::Float(f)) if !f.is_finite() => {
-                        return Err(unsupported_float(f));
+                        self.unconvertible.get_or_insert(idx);
+                        Scalar::Float(f)
                     }
                     GoYaml::Scalar(s) => s,
                     GoYaml::Bytes(b) => Scalar::Str(kubepkg_gostd::utf8::lossy(&b)),
@@ -236,20 +247,13 @@ impl MapOut for LocatedMap {
         merged: bool,
     ) -> Result<(), YamlError> {
         let located = d.located(value)?;
-        let name = match json_key(&key, &GoYaml::Scalar(Scalar::Null)) {
-            Ok(name) => name,
-            Err(_) => {
-                // Helm's message shows the value too: decode it as Helm's reading does.
-                d.failed_at = Some(k);
-                let v = d.decode(value)?;
-                return Err(json_key(&key, &v).err().unwrap_or(YamlError::Convert {
-                    message: "unsupported map key".into(),
-                }));
-            }
-        };
+        let name = json_key(&key, &GoYaml::Scalar(Scalar::Null)).unwrap_or_else(|_| {
+            d.unconvertible.get_or_insert(k);
+            String::new()
+        });
         self.0.push(Entry {
             key: name,
-            key_mark: d.marks[k],
+            key_mark: d.marks.get(k).copied().unwrap_or_default(),
             value: located,
             merged,
         });
