@@ -457,7 +457,12 @@ fn parse_first_document(
     positions: Option<&mut Positions>,
 ) -> Result<Parsed, (YamlError, Option<Rewrite>)> {
     let mut rewrite = None;
-    parse_nodes(src, &mut rewrite, positions).map_err(|e| (e, rewrite))
+    // Two instances, so that Helm's readings do not even test for positions.
+    match positions {
+        Some(p) => parse_nodes::<true>(src, &mut rewrite, Some(p)),
+        None => parse_nodes::<false>(src, &mut rewrite, None),
+    }
+    .map_err(|e| (e, rewrite))
 }
 
 /// Where things are in the text, kept only when a located reading asks for them.
@@ -552,7 +557,8 @@ fn mark(m: &saphyr_parser::Marker) -> Mark {
     }
 }
 
-fn parse_nodes(
+/// `LOCATED`: `positions` is given (its tests vanish from the instance without).
+fn parse_nodes<const LOCATED: bool>(
     src: &str,
     rewrite: &mut Option<Rewrite>,
     mut positions: Option<&mut Positions>,
@@ -570,7 +576,7 @@ fn parse_nodes(
     check_yaml_directive(src)?;
     let mut parser = Parser::new_from_str(src);
     let src_chars = src.chars().count();
-    if let Some(p) = positions.as_deref_mut() {
+    if LOCATED && let Some(p) = positions.as_deref_mut() {
         p.chars = src.chars().collect();
     }
     // (character index, column) where each open collection starts, outermost first.
@@ -579,7 +585,7 @@ fn parse_nodes(
         let (ev, span) = match ev {
             Ok(x) => x,
             Err(e) => {
-                if let Some(p) = positions.as_deref_mut() {
+                if LOCATED && let Some(p) = positions.as_deref_mut() {
                     p.at = mark(e.marker());
                 }
                 if e.info()
@@ -608,7 +614,7 @@ fn parse_nodes(
                 return Err(scan_error(src, &e));
             }
         };
-        if let Some(p) = positions.as_deref_mut() {
+        if LOCATED && let Some(p) = positions.as_deref_mut() {
             p.at = p.node_start(&ev, &span.start);
         }
         match ev {
@@ -738,7 +744,8 @@ fn parse_nodes(
                 None => None,
             },
         };
-        if let Some(p) = positions.as_deref_mut()
+        if LOCATED
+            && let Some(p) = positions.as_deref_mut()
             && p.marks.len() < nodes.len()
         {
             // Each event adds at most one node, starting where the event does.
@@ -766,7 +773,7 @@ fn parse_nodes(
                     }
                 }
                 Some(Ok((Event::DocumentEnd, _))) => {
-                    if let Some(p) = positions.as_deref_mut() {
+                    if LOCATED && let Some(p) = positions.as_deref_mut() {
                         p.next_document = next_document(&mut parser);
                     }
                 }
@@ -1127,6 +1134,7 @@ pub(crate) trait MapOut {
 }
 
 impl MapOut for GoMap {
+    #[inline]
     fn pair(
         &mut self,
         d: &mut Decoder<'_>,
@@ -1190,6 +1198,7 @@ fn go_key_eq(a: &GoYaml, b: &GoYaml) -> bool {
     }
 }
 
+#[inline(always)]
 pub(crate) fn scalar(value: &str, tag: Option<&str>, plain: bool) -> Result<GoYaml, YamlError> {
     match tag {
         None if !plain => Ok(GoYaml::Scalar(Scalar::Str(value.to_string()))),
