@@ -1,19 +1,21 @@
 //! Reading `kubepkg.yaml` (docs/kubepkg-yaml.md): strictly, then validated, into the
 //! [`Package`] model; and the manifest's JSON Schema, generated from the same raw shape.
 //!
-//! Reading is strict: unknown fields, duplicate keys and wrong types are errors with the line
-//! and column (serde-saphyr's spans: the one YAML reader of kubepkg that is not `kubepkg-yaml`,
-//! kept because `kubepkg-yaml` gives no positions yet). A component's `values` are read again by
-//! `kubepkg-yaml`, as Helm reads a values file ([`helm_read_values`]). Validation then checks what the shape cannot: names, SemVer, constraints, chart
-//! paths, `dependsOn` targets, cycles, hooks and `readyWhen`. Every problem is collected and
-//! reported at once ([`PackageError::Invalid`]); nothing is applied from an invalid package.
+//! Reading goes through `kubepkg-yaml` as Helm reads a values file (go-yaml v2's scalars:
+//! `yes`/`on` are booleans, `1.4` a number) with each node's line and column
+//! (`kubepkg_yaml::de`), and is strict: unknown fields, duplicate keys, wrong types, missing
+//! fields and a second document are errors naming the line and column. A component's `values`
+//! are therefore exactly what `helm install -f` would read from the same text. Validation then
+//! checks what the shape cannot: names, SemVer, constraints, chart paths, `dependsOn` targets,
+//! cycles, hooks and `readyWhen`. Every problem is collected and reported at once
+//! ([`PackageError::Invalid`]); nothing is applied from an invalid package.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component as PathPart, Path, PathBuf};
 
+use kubepkg_yaml::de::Spanned;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_saphyr::Spanned;
 
 use crate::constraint::Constraint;
 use crate::error::{PackageError, Problem, ProblemKind};
@@ -270,6 +272,11 @@ pub fn json_schema_text() -> String {
     serde_json::to_string_pretty(&json_schema()).unwrap_or_default()
 }
 
+/// The line a read value starts on.
+fn line_of<T>(s: &Spanned<T>) -> u64 {
+    s.mark.line as u64
+}
+
 /// Collects problems with their location.
 struct Problems<'a> {
     file: &'a Path,
@@ -294,39 +301,27 @@ pub fn parse_manifest(text: &str, file: &Path, root: &Path) -> Result<Package, P
         file,
         list: Vec::new(),
     };
-    let options = serde_saphyr::options! {
-        legacy_octal_numbers: true,
-    };
-    let raw: RawManifest = match serde_saphyr::from_str_with_options(text, options) {
+    let raw: RawManifest = match kubepkg_yaml::de::from_str(text) {
         Ok(raw) => raw,
         Err(e) => {
-            let loc = e.location();
-            let message = syntax_message(&e);
+            let mark = e.mark();
             return Err(PackageError::Invalid {
                 file: file.to_path_buf(),
                 problems: vec![Problem {
                     file: file.to_path_buf(),
-                    line: loc.map(|l| l.line()).filter(|l| *l > 0),
-                    column: loc.map(|l| l.column()).filter(|c| *c > 0),
+                    line: mark.map(|m| m.line as u64),
+                    column: mark.map(|m| m.column as u64),
                     component: None,
-                    kind: ProblemKind::Syntax { message },
+                    kind: ProblemKind::Syntax {
+                        message: e.message().to_string(),
+                    },
                 }],
             });
         }
     };
     let meta = validate_meta(&raw.package, &mut problems);
     let raw_components = raw.components.as_deref().unwrap_or_default();
-    let values = helm_read_values(text, raw_components).unwrap_or_else(|e| {
-        problems.add(
-            0,
-            None,
-            ProblemKind::Syntax {
-                message: e.to_string(),
-            },
-        );
-        Vec::new()
-    });
-    let components = validate_components(raw_components, &values, root, &mut problems);
+    let components = validate_components(raw_components, root, &mut problems);
     // Report in file order (validation finds them per concern).
     problems.list.sort_by_key(|p| p.line.unwrap_or(0));
     let meta = match meta {
@@ -347,77 +342,6 @@ pub fn parse_manifest(text: &str, file: &Path, root: &Path) -> Result<Package, P
         bare_chart: false,
         source: None,
     })
-}
-
-/// The first line of a serde-saphyr error without its `line N column M:` prefix (we print
-/// the location ourselves) and without the source snippet.
-fn syntax_message(e: &serde_saphyr::Error) -> String {
-    if let Some(m) = budget_message(e) {
-        return m;
-    }
-    let full = e.without_snippet().to_string();
-    let first = full.lines().next().unwrap_or_default().trim();
-    let first = first.strip_prefix("error:").unwrap_or(first).trim();
-    // Drop a leading "line N column M:" since the location is printed separately.
-    if let Some(rest) = first.strip_prefix("line ")
-        && let Some(idx) = rest.find(": ")
-        && rest[..idx]
-            .split_whitespace()
-            .all(|w| w == "column" || w.chars().all(|c| c.is_ascii_digit()))
-    {
-        return strip_location_suffix(&rest[idx + 2..]).to_string();
-    }
-    strip_location_suffix(first).to_string()
-}
-
-/// What a breached limit of the YAML reader means, in words (serde-saphyr's own text is its
-/// debug form, `budget breached: Nodes { nodes: 250001 }`).
-fn budget_message(e: &serde_saphyr::Error) -> Option<String> {
-    use serde_saphyr::Error;
-    use serde_saphyr::budget::BudgetBreach;
-    let mut e = e;
-    while let Error::AliasError { error, .. } | Error::WithSnippet { error, .. } = e {
-        e = error;
-    }
-    let Error::Budget { breach, .. } = e else {
-        return None;
-    };
-    Some(match breach {
-        BudgetBreach::Nodes { nodes } => format!(
-            "the document expands to more than {} values (aliases copy what their anchor names, \
-             so a few lines can stand for millions: an alias bomb); kubepkg refuses it",
-            nodes.saturating_sub(1)
-        ),
-        BudgetBreach::Aliases { aliases } => format!(
-            "the document uses more than {} aliases; kubepkg refuses it",
-            aliases.saturating_sub(1)
-        ),
-        BudgetBreach::AliasAnchorRatio { aliases, anchors } => format!(
-            "the document uses {aliases} aliases for {anchors} anchors (an alias bomb); \
-             kubepkg refuses it"
-        ),
-        BudgetBreach::Depth { depth } => format!(
-            "the document is nested more than {} levels deep; kubepkg refuses it",
-            depth.saturating_sub(1)
-        ),
-        _ => "the document is larger than kubepkg's YAML reader accepts (too many values, \
-              anchors or bytes); kubepkg refuses it"
-            .to_string(),
-    })
-}
-
-/// Drops serde's trailing ` at line N, column M` (the location is printed in front).
-fn strip_location_suffix(msg: &str) -> &str {
-    if let Some(idx) = msg.rfind(" at line ") {
-        let tail = &msg[idx + " at line ".len()..];
-        if tail
-            .split(", column ")
-            .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
-        {
-            return &msg[..idx];
-        }
-    }
-    msg
 }
 
 fn scalar_text(v: &serde_json::Value) -> String {
@@ -444,7 +368,7 @@ fn validate_meta(raw: &Spanned<RawPackage>, problems: &mut Problems<'_>) -> Opti
     let before = problems.list.len();
     if let Err(reason) = check_dns_label(&p.name.value, 53) {
         problems.add(
-            p.name.referenced.line(),
+            line_of(&p.name),
             None,
             ProblemKind::BadName {
                 what: "package name",
@@ -463,7 +387,7 @@ fn validate_meta(raw: &Spanned<RawPackage>, problems: &mut Problems<'_>) -> Opti
                 reason
             };
             problems.add(
-                p.version.referenced.line(),
+                line_of(&p.version),
                 None,
                 ProblemKind::BadVersion {
                     version: version_text,
@@ -476,7 +400,7 @@ fn validate_meta(raw: &Spanned<RawPackage>, problems: &mut Problems<'_>) -> Opti
     let mut requires = Vec::new();
     let mut seen = HashMap::new();
     for r in &p.requires {
-        let line = r.referenced.line();
+        let line = line_of(r);
         let req = &r.value;
         if seen.insert(req.name.clone(), line).is_some() {
             problems.add(
@@ -530,7 +454,7 @@ fn validate_meta(raw: &Spanned<RawPackage>, problems: &mut Problems<'_>) -> Opti
     if let Some(r) = &p.rollback
         && let Some(to) = &r.value.to
     {
-        let line = r.referenced.line();
+        let line = line_of(r);
         let text = scalar_text(to);
         match Constraint::parse(&text) {
             Ok(_) if rollback_safe == Some(false) => problems.add(
@@ -561,26 +485,8 @@ fn validate_meta(raw: &Spanned<RawPackage>, problems: &mut Problems<'_>) -> Opti
     })
 }
 
-/// Each component's `values` (by position) as Helm reads a values file — go-yaml v2's scalars
-/// through `kubepkg-yaml`, so `yEs` stays a string and a key `n` is `false`, as with
-/// `helm install -f` — where the manifest reader above knows the structure and the lines.
-/// Read only when some component has values.
-fn helm_read_values(
-    text: &str,
-    raw: &[Spanned<RawComponent>],
-) -> Result<Vec<Option<serde_json::Value>>, kubepkg_yaml::YamlError> {
-    if raw.iter().all(|rc| rc.value.values.is_none()) {
-        return Ok(Vec::new());
-    }
-    let doc = crate::chart_adapter::from_chart_value(&kubepkg_yaml::from_yaml_str(text)?);
-    Ok((0..raw.len())
-        .map(|i| doc.pointer(&format!("/components/{i}/values")).cloned())
-        .collect())
-}
-
 fn validate_components(
     raw: &[Spanned<RawComponent>],
-    helm_values: &[Option<serde_json::Value>],
     root: &Path,
     problems: &mut Problems<'_>,
 ) -> Vec<Component> {
@@ -590,10 +496,10 @@ fn validate_components(
     }
     let mut first_line: HashMap<&str, u64> = HashMap::new();
     let mut out = Vec::new();
-    for (index, rc) in raw.iter().enumerate() {
+    for rc in raw {
         let c = &rc.value;
         let name = c.name.value.as_str();
-        let line = c.name.referenced.line();
+        let line = line_of(&c.name);
         if let Some(first) = first_line.get(name) {
             problems.add(
                 line,
@@ -624,7 +530,7 @@ fn validate_components(
                 .is_some_and(|p| p.value.starts_with("oci://")),
         ) {
             problems.add(
-                v.referenced.line(),
+                line_of(v),
                 Some(name),
                 ProblemKind::BadOciPath(
                     "`version` goes with a chart `path: oci://host/repo/chart` only (a chart in the package has its own version; `chart:` has `chart.version`)".into(),
@@ -637,13 +543,13 @@ fn validate_components(
             .filter(|p| p.value.starts_with("oci://"))
             .map(|p| {
                 oci_path_chart(&p.value, c.version.as_ref().map(|v| v.value.as_str()))
-                    .map_err(|kind| problems.add(p.referenced.line(), Some(name), kind))
+                    .map_err(|kind| problems.add(line_of(p), Some(name), kind))
                     .ok()
             });
         let chart = match (&c.path, &c.chart) {
             (Some(_), None) if oci_path.is_some() => oci_path.flatten(),
             (Some(path), None) => resolve_chart(&path.value, root)
-                .map_err(|kind| problems.add(path.referenced.line(), Some(name), kind))
+                .map_err(|kind| problems.add(line_of(path), Some(name), kind))
                 .ok(),
             (None, Some(chart)) => {
                 let r = &chart.value;
@@ -652,7 +558,7 @@ fn validate_components(
                     && !r.repository.starts_with("oci://")
                 {
                     problems.add(
-                        chart.referenced.line(),
+                        line_of(chart),
                         Some(name),
                         ProblemKind::BadChartRepository {
                             repository: r.repository.clone(),
@@ -661,7 +567,7 @@ fn validate_components(
                 }
                 if r.name.is_empty() || r.name.contains('/') {
                     problems.add(
-                        chart.referenced.line(),
+                        line_of(chart),
                         Some(name),
                         ProblemKind::BadChartName {
                             name: r.name.clone(),
@@ -670,7 +576,7 @@ fn validate_components(
                 }
                 if let Err(e) = kubepkg_semver::Constraints::parse(&r.version) {
                     problems.add(
-                        chart.referenced.line(),
+                        line_of(chart),
                         Some(name),
                         ProblemKind::BadChartVersion {
                             version: r.version.clone(),
@@ -682,7 +588,7 @@ fn validate_components(
             }
             (path, chart) => {
                 problems.add(
-                    rc.referenced.line(),
+                    line_of(rc),
                     Some(name),
                     ProblemKind::PathOrChart {
                         both: path.is_some() && chart.is_some(),
@@ -693,15 +599,15 @@ fn validate_components(
         };
         let values = match &c.values {
             None => serde_json::Map::new(),
-            Some(v) => match helm_values.get(index).cloned().flatten() {
-                Some(serde_json::Value::Object(m)) => crate::values::from_yaml_numbers(m),
-                None | Some(serde_json::Value::Null) => serde_json::Map::new(),
-                Some(other) => {
+            Some(v) => match &v.value {
+                serde_json::Value::Object(m) => crate::values::from_yaml_numbers(m.clone()),
+                serde_json::Value::Null => serde_json::Map::new(),
+                other => {
                     problems.add(
-                        v.referenced.line(),
+                        line_of(v),
                         Some(name),
                         ProblemKind::ValuesNotAMap {
-                            got: json_kind(&other).to_string(),
+                            got: json_kind(other).to_string(),
                         },
                     );
                     serde_json::Map::new()
@@ -718,7 +624,7 @@ fn validate_components(
             ready_when: Vec::new(),
             phase: Phase::Install,
             upgrade_context: false,
-            line: rc.referenced.line(),
+            line: line_of(rc),
             post_renderers: Default::default(),
         };
         if let Some(pr) = &c.post_renderers {
@@ -737,7 +643,7 @@ fn validate_components(
                         kubepkg_chart::postrender::PostRenderers(vec![std::sync::Arc::new(k)])
                 }
                 Err(reason) => problems.add(
-                    pr.referenced.line(),
+                    line_of(pr),
                     Some(name),
                     ProblemKind::PostRenderer { reason },
                 ),
@@ -747,7 +653,7 @@ fn validate_components(
             if let Some(ns) = &install.namespace {
                 if let Err(reason) = check_dns_label(&ns.value, 63) {
                     problems.add(
-                        ns.referenced.line(),
+                        line_of(ns),
                         Some(name),
                         ProblemKind::BadName {
                             what: "namespace",
@@ -764,7 +670,7 @@ fn validate_components(
                     "PreRollback" => component.phase = Phase::PreRollback,
                     "Install" => component.phase = Phase::Install,
                     other => problems.add(
-                        phase.referenced.line(),
+                        line_of(phase),
                         Some(name),
                         ProblemKind::UnknownPhase {
                             phase: other.to_string(),
@@ -776,7 +682,7 @@ fn validate_components(
             for d in &install.depends_on {
                 if component.depends_on.contains(&d.value) {
                     problems.add(
-                        d.referenced.line(),
+                        line_of(d),
                         Some(name),
                         ProblemKind::DuplicateDependency {
                             dependency: d.value.clone(),
@@ -801,7 +707,7 @@ fn validate_components(
                 }
                 if !missing.is_empty() {
                     problems.add(
-                        r.referenced.line(),
+                        line_of(r),
                         Some(name),
                         ProblemKind::ReadyWhenIncomplete {
                             index,
@@ -849,7 +755,7 @@ fn check_edges(raw: &[Spanned<RawComponent>], comps: &[Component], problems: &mu
             .install
             .as_ref()
             .and_then(|i| i.depends_on.iter().find(|d| d.value == dep))
-            .map(|d| d.referenced.line())
+            .map(line_of)
             .unwrap_or(comps[ci].line)
     };
     for (ci, c) in comps.iter().enumerate() {

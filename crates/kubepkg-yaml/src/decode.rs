@@ -12,6 +12,9 @@
 //!    `"true"`, floats with 32-bit `%g`), numbers become `float64`, `.inf`/`.nan` are errors,
 //!    invalid UTF-8 from `!!binary` becomes U+FFFD.
 //!
+//! A located reading ([`crate::located`]) runs the same stages and also keeps where each node
+//! starts (`Positions`, only when asked: Helm's readings keep no positions).
+//!
 //! Limits: nesting deeper than [`MAX_DEPTH`] (1000) levels is an error, `exceeded max depth of
 //! 1000`. go-yaml allows 10 000, but kubepkg values are dropped recursively and a 10 000-deep
 //! value can exhaust a 2 MiB thread stack; no real chart comes close to 1000 levels.
@@ -27,11 +30,20 @@ use kubepkg_value::Value;
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError};
 
 use crate::error::YamlError;
+use crate::located::Mark;
 use crate::resolve::{Kind, Scalar, resolve_plain, resolve_tagged};
 use kubepkg_gostd::strconv::format_float;
 
 /// Deepest nesting of collections accepted when reading YAML or JSON (go-yaml: 10 000).
 pub const MAX_DEPTH: usize = 1_000;
+
+/// Nesting deeper than [`MAX_DEPTH`], found on `line`.
+pub(crate) fn depth_error(line: Option<usize>) -> YamlError {
+    syntax(
+        line,
+        format!("exceeded max depth of {MAX_DEPTH} (kubepkg's nesting limit; Helm's is 10000)"),
+    )
+}
 
 /// Recursion over deeply nested documents grows the stack on the heap (`stacker`) instead of
 /// overflowing it: when less than `RED_ZONE` bytes remain, a new `STACK_CHUNK` segment is used.
@@ -50,7 +62,7 @@ pub enum Target {
 }
 
 #[derive(Debug)]
-enum Node {
+pub(crate) enum Node {
     Scalar {
         value: String,
         tag: Option<String>,
@@ -435,15 +447,121 @@ enum Rewrite {
 /// The node arena of a document and its root (None if the stream is empty).
 type Parsed = (Vec<Node>, Option<usize>);
 
+/// The text a document was read from (repaired where needed) and its [`Parsed`] arena.
+pub(crate) type ReadDocument<'s> = (std::borrow::Cow<'s, str>, Vec<Node>, Option<usize>);
+
 /// Parse the first document of `src` into an arena; returns the root index (None if empty).
-fn parse_first_document(src: &str) -> Result<Parsed, (YamlError, Option<Rewrite>)> {
+/// With `positions`, where each node starts is kept too (a located reading).
+fn parse_first_document(
+    src: &str,
+    positions: Option<&mut Positions>,
+) -> Result<Parsed, (YamlError, Option<Rewrite>)> {
     let mut rewrite = None;
-    parse_nodes(src, &mut rewrite).map_err(|e| (e, rewrite))
+    // Two instances, so that Helm's readings do not even test for positions.
+    match positions {
+        Some(p) => parse_nodes::<true>(src, &mut rewrite, Some(p)),
+        None => parse_nodes::<false>(src, &mut rewrite, None),
+    }
+    .map_err(|e| (e, rewrite))
 }
 
-fn parse_nodes(
+/// Where things are in the text, kept only when a located reading asks for them.
+#[derive(Debug, Default)]
+pub(crate) struct Positions {
+    /// Where each node of the arena starts, by index.
+    pub marks: Vec<Mark>,
+    /// Where the event being read starts, or where the scanner failed: the place of a parse
+    /// error.
+    pub at: Mark,
+    /// Where a second document starts, when one follows the first.
+    pub next_document: Option<Mark>,
+    /// The text's characters (saphyr-parser's markers index characters).
+    chars: Vec<char>,
+}
+
+impl Positions {
+    fn clear(&mut self) {
+        self.marks.clear();
+        self.next_document = None;
+        self.chars.clear();
+    }
+
+    /// Where libyaml places the node `ev` starts, saphyr-parser placing it at `start`: a block
+    /// sequence at its first `-` (saphyr-parser: after it), a block scalar at its `|` or `>`
+    /// (saphyr-parser: at its first content line). A node with an anchor or a tag starts
+    /// there in both.
+    fn node_start(&mut self, ev: &Event<'_>, start: &saphyr_parser::Marker) -> Mark {
+        let at = mark(start);
+        let idx = start.index();
+        let chars = &self.chars;
+        match ev {
+            Event::SequenceStart(0, None)
+                if chars.get(idx) != Some(&'[')
+                    && !(chars.get(idx) == Some(&'-')
+                        && chars.get(idx + 1).is_none_or(|c| c.is_whitespace())) =>
+            {
+                // saphyr-parser starts an indentless sequence after its `-`.
+                let mut i = idx;
+                while i > 0 && matches!(chars[i - 1], ' ' | '\t') {
+                    i -= 1;
+                }
+                match i.checked_sub(1) {
+                    Some(dash) if chars[dash] == '-' && idx - dash < at.column => Mark {
+                        line: at.line,
+                        column: at.column - (idx - dash),
+                    },
+                    _ => at,
+                }
+            }
+            Event::Scalar(_, ScalarStyle::Literal | ScalarStyle::Folded, 0, None) => {
+                block_scalar_header(chars, idx, at).unwrap_or(at)
+            }
+            _ => at,
+        }
+    }
+}
+
+/// The `|` or `>` of the block scalar whose content starts at character `idx` (`at`): the last
+/// one on the header line (the last line before the content with anything on it), outside a
+/// comment.
+fn block_scalar_header(chars: &[char], idx: usize, at: Mark) -> Option<Mark> {
+    let mut end = idx.min(chars.len());
+    while end > 0 && chars[end - 1].is_whitespace() {
+        end -= 1;
+    }
+    let start = chars[..end]
+        .iter()
+        .rposition(|&c| c == '\n' || c == '\r')
+        .map_or(0, |i| i + 1);
+    let line = &chars[start..end];
+    let comment = (0..line.len())
+        .find(|&i| line[i] == '#' && (i == 0 || matches!(line[i - 1], ' ' | '\t')))
+        .unwrap_or(line.len());
+    let header = line[..comment]
+        .iter()
+        .rposition(|&c| c == '|' || c == '>')?;
+    let breaks = (end..idx.min(chars.len()))
+        .filter(|&i| chars[i] == '\n' || (chars[i] == '\r' && chars.get(i + 1) != Some(&'\n')))
+        .count();
+    Some(Mark {
+        line: at.line.checked_sub(breaks)?,
+        column: header + 1,
+    })
+}
+
+/// saphyr-parser's marker (1-based line, 0-based column in characters) as a [`Mark`].
+fn mark(m: &saphyr_parser::Marker) -> Mark {
+    Mark {
+        line: m.line(),
+        column: m.col() + 1,
+    }
+}
+
+/// `LOCATED`: `positions` is given (its tests vanish from the instance without).
+fn parse_nodes<const LOCATED: bool>(
     src: &str,
     rewrite: &mut Option<Rewrite>,
+    mut positions: Option<&mut Positions>,
 ) -> Result<(Vec<Node>, Option<usize>), YamlError> {
     enum Frame {
         Seq(usize, Vec<usize>),
@@ -458,12 +576,18 @@ fn parse_nodes(
     check_yaml_directive(src)?;
     let mut parser = Parser::new_from_str(src);
     let src_chars = src.chars().count();
+    if LOCATED && let Some(p) = positions.as_deref_mut() {
+        p.chars = src.chars().collect();
+    }
     // (character index, column) where each open collection starts, outermost first.
     let mut open: Vec<(usize, usize)> = Vec::new();
     while let Some(ev) = parser.next() {
         let (ev, span) = match ev {
             Ok(x) => x,
             Err(e) => {
+                if LOCATED && let Some(p) = positions.as_deref_mut() {
+                    p.at = mark(e.marker());
+                }
                 if e.info()
                     .contains("':' must be followed by a valid YAML whitespace")
                 {
@@ -490,6 +614,9 @@ fn parse_nodes(
                 return Err(scan_error(src, &e));
             }
         };
+        if LOCATED && let Some(p) = positions.as_deref_mut() {
+            p.at = p.node_start(&ev, &span.start);
+        }
         match ev {
             Event::SequenceStart(..) | Event::MappingStart(..) => {
                 open.push((span.start.index(), span.start.col()));
@@ -586,12 +713,7 @@ fn parse_nodes(
             }
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
                 if stack.len() >= MAX_DEPTH {
-                    return Err(syntax(
-                        Some(span.start.line()),
-                        format!(
-                            "exceeded max depth of {MAX_DEPTH} (kubepkg's nesting limit; Helm's is 10000)"
-                        ),
-                    ));
+                    return Err(depth_error(Some(span.start.line())));
                 }
                 let is_seq = matches!(ev, Event::SequenceStart(..));
                 nodes.push(if is_seq {
@@ -622,6 +744,13 @@ fn parse_nodes(
                 None => None,
             },
         };
+        if LOCATED
+            && let Some(p) = positions.as_deref_mut()
+            && p.marks.len() < nodes.len()
+        {
+            // Each event adds at most one node, starting where the event does.
+            p.marks.push(p.at);
+        }
         if let Some(n) = produced {
             match stack.last_mut() {
                 Some(Frame::Seq(_, items)) => items.push(n),
@@ -636,16 +765,43 @@ fn parse_nodes(
             // go-yaml reads the root node of the first document and stops; what follows (a
             // second document, even junk) is never parsed — but to end the document libyaml
             // scans the next token, so a scanner error right there still surfaces.
-            if let Some(Err(e)) = parser.next() {
-                let (err, scanner) = scan_error_stage(src, &e);
-                if scanner {
-                    return Err(err);
+            match parser.next() {
+                Some(Err(e)) => {
+                    let (err, scanner) = scan_error_stage(src, &e);
+                    if scanner {
+                        return Err(err);
+                    }
                 }
+                Some(Ok((Event::DocumentEnd, _))) => {
+                    if LOCATED && let Some(p) = positions.as_deref_mut() {
+                        p.next_document = next_document(&mut parser);
+                    }
+                }
+                _ => {}
             }
             break;
         }
     }
     Ok((nodes, root))
+}
+
+/// Where the first document after the one read starts that holds anything: an empty one (a
+/// trailing `---`) does not count. Read only for a located reading (go-yaml stops before).
+fn next_document<'i>(
+    events: &mut impl Iterator<Item = Result<(Event<'i>, saphyr_parser::Span), ScanError>>,
+) -> Option<Mark> {
+    let mut start = None;
+    for ev in events {
+        match ev {
+            Ok((Event::DocumentStart(_), span)) => start = Some(mark(&span.start)),
+            Ok((Event::Scalar(v, ScalarStyle::Plain, 0, None), _)) if v.is_empty() => {}
+            Ok((Event::DocumentEnd | Event::Nothing, _)) => {}
+            Ok((Event::StreamEnd, _)) => return None,
+            // Content, or text that does not parse, after a `---`.
+            Ok(_) | Err(_) => return start,
+        }
+    }
+    None
 }
 
 /// Whether the last line of `src` (which has no line break after it) is the block scalar's
@@ -758,13 +914,22 @@ fn implicit_empty_block_key(src: &str, map_start: usize, at: usize) -> bool {
     before != Some(&'?')
 }
 
-struct Decoder<'a> {
+pub(crate) struct Decoder<'a> {
     src: &'a str,
     nodes: &'a [Node],
-    decode_count: usize,
+    /// Where each node starts (a located reading), or empty.
+    pub(crate) marks: &'a [Mark],
+    pub(crate) decode_count: usize,
     alias_count: usize,
     alias_depth: usize,
     active_aliases: Vec<usize>,
+    /// Collections entered by a located reading (aliases can nest deeper than the text).
+    pub(crate) depth: usize,
+    /// The innermost node a located reading failed in.
+    pub(crate) failed_at: Option<usize>,
+    /// The first node a located reading met that JSON cannot hold (a key or a float), whose
+    /// error is Helm's only if its JSON step reaches it.
+    pub(crate) unconvertible: Option<usize>,
 }
 
 fn allowed_alias_ratio(decode_count: usize) -> f64 {
@@ -779,8 +944,28 @@ fn allowed_alias_ratio(decode_count: usize) -> f64 {
     }
 }
 
-impl Decoder<'_> {
-    fn step(&mut self) -> Result<(), YamlError> {
+impl<'a> Decoder<'a> {
+    pub(crate) fn new(src: &'a str, nodes: &'a [Node], marks: &'a [Mark]) -> Self {
+        Decoder {
+            src,
+            nodes,
+            marks,
+            decode_count: 1, // the document node itself
+            alias_count: 0,
+            alias_depth: 0,
+            active_aliases: Vec::new(),
+            depth: 0,
+            failed_at: None,
+            unconvertible: None,
+        }
+    }
+
+    /// The node `idx` of the arena.
+    pub(crate) fn node(&self, idx: usize) -> &'a Node {
+        &self.nodes[idx]
+    }
+
+    pub(crate) fn step(&mut self) -> Result<(), YamlError> {
         self.decode_count += 1;
         if self.alias_depth > 0 {
             self.alias_count += 1;
@@ -797,7 +982,7 @@ impl Decoder<'_> {
 
     /// Into `target` through the alias node `idx` (written at `at`), with `follow`: an alias
     /// met again inside its own anchor's value is go-yaml's "contains itself" error.
-    fn through_alias<T>(
+    pub(crate) fn through_alias<T>(
         &mut self,
         idx: usize,
         at: usize,
@@ -819,7 +1004,7 @@ impl Decoder<'_> {
         r
     }
 
-    fn decode(&mut self, idx: usize) -> Result<GoYaml, YamlError> {
+    pub(crate) fn decode(&mut self, idx: usize) -> Result<GoYaml, YamlError> {
         stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.decode_inner(idx))
     }
 
@@ -840,14 +1025,20 @@ impl Decoder<'_> {
             }
             Node::Map(_) => {
                 let mut out = GoMap::default();
-                self.mapping_into(idx, &mut out)?;
+                self.mapping_into(idx, &mut out, false)?;
                 Ok(GoYaml::Map(out.pairs))
             }
         }
     }
 
-    /// Decode the mapping node `idx` into `out` (go-yaml `d.mapping` with an existing map).
-    fn mapping_into(&mut self, idx: usize, out: &mut GoMap) -> Result<(), YamlError> {
+    /// Decode the mapping node `idx` into `out` (go-yaml `d.mapping` with an existing map);
+    /// `merged`: its pairs come into `out` through a `<<` merge key.
+    pub(crate) fn mapping_into<M: MapOut>(
+        &mut self,
+        idx: usize,
+        out: &mut M,
+        merged: bool,
+    ) -> Result<(), YamlError> {
         let Node::Map(pairs) = &self.nodes[idx] else {
             return Err(syntax(
                 None,
@@ -867,8 +1058,7 @@ impl Decoder<'_> {
                     format!("invalid map key: {}", go_syntax(&key)),
                 ));
             }
-            let val = self.decode(v)?;
-            set_map_index(out, key, val);
+            out.pair(self, (k, key), v, merged)?;
         }
         Ok(())
     }
@@ -885,7 +1075,7 @@ impl Decoder<'_> {
         }
     }
 
-    fn merge(&mut self, idx: usize, out: &mut GoMap) -> Result<(), YamlError> {
+    fn merge<M: MapOut>(&mut self, idx: usize, out: &mut M) -> Result<(), YamlError> {
         let want_map = || {
             syntax(
                 None,
@@ -916,16 +1106,45 @@ impl Decoder<'_> {
 
     /// `d.unmarshal(n, out)` where `out` is the map being built: counts the step, follows
     /// aliases, and decodes the mapping's pairs into `out`.
-    fn merge_one(&mut self, idx: usize, out: &mut GoMap) -> Result<(), YamlError> {
+    fn merge_one<M: MapOut>(&mut self, idx: usize, out: &mut M) -> Result<(), YamlError> {
         stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.merge_one_inner(idx, out))
     }
 
-    fn merge_one_inner(&mut self, idx: usize, out: &mut GoMap) -> Result<(), YamlError> {
+    fn merge_one_inner<M: MapOut>(&mut self, idx: usize, out: &mut M) -> Result<(), YamlError> {
         self.step()?;
         if let &Node::Alias { at, target } = &self.nodes[idx] {
             return self.through_alias(idx, at, target, |d, target| d.merge_one(target, out));
         }
-        self.mapping_into(idx, out)
+        self.mapping_into(idx, out, true)
+    }
+}
+
+/// What the pairs of a mapping are decoded into: go-yaml's map ([`GoMap`]) or a located
+/// mapping ([`crate::located`]).
+pub(crate) trait MapOut {
+    /// One pair: its key (node index and decoded scalar, never a collection) and its value's
+    /// node; `merged`: it came through a `<<` merge key.
+    fn pair(
+        &mut self,
+        d: &mut Decoder<'_>,
+        key: (usize, GoYaml),
+        value: usize,
+        merged: bool,
+    ) -> Result<(), YamlError>;
+}
+
+impl MapOut for GoMap {
+    #[inline]
+    fn pair(
+        &mut self,
+        d: &mut Decoder<'_>,
+        (_, key): (usize, GoYaml),
+        value: usize,
+        _merged: bool,
+    ) -> Result<(), YamlError> {
+        let val = d.decode(value)?;
+        set_map_index(self, key, val);
+        Ok(())
     }
 }
 
@@ -979,7 +1198,8 @@ fn go_key_eq(a: &GoYaml, b: &GoYaml) -> bool {
     }
 }
 
-fn scalar(value: &str, tag: Option<&str>, plain: bool) -> Result<GoYaml, YamlError> {
+#[inline(always)]
+pub(crate) fn scalar(value: &str, tag: Option<&str>, plain: bool) -> Result<GoYaml, YamlError> {
     match tag {
         None if !plain => Ok(GoYaml::Scalar(Scalar::Str(value.to_string()))),
         None | Some("!") => {
@@ -1032,12 +1252,30 @@ pub(crate) fn decode_go_work(src: &str) -> (Result<Option<GoYaml>, YamlError>, W
 }
 
 fn decode_go_counted(src: &str, work: &mut Work) -> Result<Option<GoYaml>, YamlError> {
+    let (text, nodes, root) = read_document(src, work, None)?;
+    let Some(root) = root else { return Ok(None) };
+    let mut d = Decoder::new(&text, &nodes, &[]);
+    let r = d.decode(root).map(Some);
+    work.steps = d.decode_count;
+    r
+}
+
+/// The text of the first document (repaired where libyaml reads what saphyr-parser refuses),
+/// its node arena and root; with `positions`, where its nodes start.
+pub(crate) fn read_document<'s>(
+    src: &'s str,
+    work: &mut Work,
+    mut positions: Option<&mut Positions>,
+) -> Result<ReadDocument<'s>, YamlError> {
     let mut text = std::borrow::Cow::Borrowed(src);
     let mut retries = 0;
-    let (nodes, root) = loop {
+    loop {
         work.reads += 1;
-        match parse_first_document(&text) {
-            Ok(x) => break x,
+        if let Some(p) = positions.as_deref_mut() {
+            p.clear();
+        }
+        match parse_first_document(&text, positions.as_deref_mut()) {
+            Ok((nodes, root)) => return Ok((text, nodes, root)),
             Err((e, None)) => return Err(e),
             Err((e, Some(rw))) => {
                 let mut chars: Vec<char> = text.chars().collect();
@@ -1104,19 +1342,7 @@ fn decode_go_counted(src: &str, work: &mut Work) -> Result<Option<GoYaml>, YamlE
                 retries += 1;
             }
         }
-    };
-    let Some(root) = root else { return Ok(None) };
-    let mut d = Decoder {
-        src: &text,
-        nodes: &nodes,
-        decode_count: 1, // the document node itself
-        alias_count: 0,
-        alias_depth: 0,
-        active_aliases: Vec::new(),
-    };
-    let r = d.decode(root).map(Some);
-    work.steps = d.decode_count;
-    r
+    }
 }
 
 /// Go's `%+#v` of a decoded YAML value, for sigs.k8s.io/yaml's unsupported-key message.
@@ -1169,12 +1395,7 @@ fn to_json_value_inner(v: GoYaml) -> Result<Value, YamlError> {
             Scalar::Uint(u) => Value::Float(u as f64),
             Scalar::Float(f) => {
                 if !f.is_finite() {
-                    return Err(YamlError::Convert {
-                        message: format!(
-                            "json: unsupported value: {}",
-                            format_float(f, 'g', -1, 64)
-                        ),
-                    });
+                    return Err(unsupported_float(f));
                 }
                 Value::Float(f)
             }
@@ -1203,8 +1424,15 @@ fn to_json_value_inner(v: GoYaml) -> Result<Value, YamlError> {
     }
 }
 
+/// Go's `json.Marshal` refusing a float JSON cannot hold (`.inf`, `.nan`).
+fn unsupported_float(f: f64) -> YamlError {
+    YamlError::Convert {
+        message: format!("json: unsupported value: {}", format_float(f, 'g', -1, 64)),
+    }
+}
+
 /// sigs.k8s.io/yaml's conversion of a map key to a JSON object key.
-fn json_key(k: &GoYaml, v: &GoYaml) -> Result<String, YamlError> {
+pub(crate) fn json_key(k: &GoYaml, v: &GoYaml) -> Result<String, YamlError> {
     Ok(match k {
         GoYaml::Scalar(Scalar::Str(s)) => s.clone(),
         GoYaml::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
@@ -1242,14 +1470,7 @@ fn write_go_json(v: &GoYaml, out: &mut String) -> Result<(), YamlError> {
             GoYaml::Scalar(Scalar::Uint(u)) => out.push_str(&u.to_string()),
             GoYaml::Scalar(Scalar::Float(f)) => match kubepkg_gostd::json::format_float64(*f) {
                 Some(t) => out.push_str(&t),
-                None => {
-                    return Err(YamlError::Convert {
-                        message: format!(
-                            "json: unsupported value: {}",
-                            format_float(*f, 'g', -1, 64)
-                        ),
-                    });
-                }
+                None => return Err(unsupported_float(*f)),
             },
             GoYaml::Scalar(Scalar::Str(s)) => crate::json_string::write_json_string(out, s, true),
             GoYaml::Bytes(b) => {
@@ -1405,7 +1626,7 @@ pub fn unmarshal(src: &str, target: Target) -> Result<Value, YamlError> {
 /// The alias bomb the unit tests share with the integration tests.
 #[cfg(test)]
 #[path = "../tests/it/alias_bomb.rs"]
-mod alias_bomb;
+pub(crate) mod alias_bomb;
 
 #[cfg(test)]
 mod tests {

@@ -53,6 +53,18 @@ impl YamlError {
             .unwrap_or(full)
     }
 
+    /// The problem alone, for readers that print the place themselves: go-yaml's message
+    /// without `yaml: line N: ` and the `error converting YAML to JSON: ` context.
+    pub fn problem(&self) -> String {
+        match self {
+            YamlError::Syntax { message, .. }
+            | YamlError::Convert { message }
+            | YamlError::Shape { message } => message.clone(),
+            YamlError::Document { source, .. } => source.problem(),
+            other => other.to_string(),
+        }
+    }
+
     /// The 1-based line go-yaml reported, if any.
     pub fn line(&self) -> Option<usize> {
         match self {

@@ -16,6 +16,9 @@
 //! - writing: [`to_yaml`] (`yaml.Marshal`; Helm's `toYaml` trims the final newline) and
 //!   [`to_yaml_pretty`] (Helm's `toYamlPretty`: go-yaml v3 with 2-space indent);
 //! - [`json`]: `toJson`, `toPrettyJson`, `toRawJson`, `fromJson`, `fromJsonArray`;
+//! - [`located`]: a document read as Helm reads it with each node's line and column, and
+//!   [`de`]: serde `Deserialize` types read strictly from it (duplicate keys and a second
+//!   document refused, errors placed), for files kubepkg checks itself (`kubepkg.yaml`);
 //! - [`node`]: documents as node trees (order, styles, comments kept), read and written as
 //!   kustomize's kyaml does: Helm 4's post-render round trip;
 //! - [`toml`]: `toToml`, `fromToml` (a port of BurntSushi/toml's encoder, lexer and parser: the
@@ -31,11 +34,13 @@
 
 #![forbid(unsafe_code)]
 
+pub mod de;
 pub mod decode;
 pub mod emit;
 mod error;
 pub mod json;
 mod json_string;
+pub mod located;
 pub mod node;
 pub mod resolve;
 pub mod split;

@@ -159,7 +159,7 @@ fn unknown_field_names_line_and_field() {
         5,
     );
     let msg = p.to_string();
-    assert!(msg.starts_with("pkg/kubepkg.yaml:5:"), "{msg}");
+    assert!(msg.starts_with("pkg/kubepkg.yaml:5:3: "), "{msg}");
     assert!(msg.contains("unknown field `instal`"), "{msg}");
     assert!(
         msg.contains("install"),
@@ -189,6 +189,106 @@ fn wrong_type_is_a_syntax_problem_with_location() {
         1,
     );
     assert!(matches!(p.kind, ProblemKind::Syntax { .. }), "{p}");
+    assert_eq!(
+        p.to_string(),
+        "pkg/kubepkg.yaml:1:53: invalid type: string \"maybe\", expected a boolean"
+    );
+}
+
+/// The structure is read with go-yaml v2's scalars, as Helm reads YAML: `yes` and `on` are
+/// booleans (so `safe: yes` is `true`, and `name: no` is not a string).
+#[test]
+fn the_structure_is_read_with_go_yamls_scalars() {
+    let p = load(
+        "package: {name: p, version: 1.0.0, rollback: {safe: yes}}\ncomponents:\n- {name: a, path: c, install: {upgradeContext: on}}\n",
+        &["c"],
+    )
+    .unwrap();
+    assert_eq!(p.meta.rollback_safe, Some(true));
+    assert!(p.components[0].upgrade_context);
+    let p = only_problem(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- name: no\n  path: c\n",
+        &["c"],
+    );
+    assert_eq!(
+        p.to_string(),
+        "pkg/kubepkg.yaml:3:9: invalid type: boolean `false`, expected a string"
+    );
+}
+
+#[test]
+fn a_missing_field_names_the_mapping_it_is_missing_from() {
+    let p = only_problem(
+        "package:\n  version: 1.0.0\ncomponents:\n- {name: a, path: c}\n",
+        &["c"],
+    );
+    assert_eq!(p.to_string(), "pkg/kubepkg.yaml:2:3: missing field `name`");
+    let p = only_problem("", &[]);
+    assert_eq!(
+        p.to_string(),
+        "pkg/kubepkg.yaml:1:1: missing field `package`"
+    );
+}
+
+#[test]
+fn a_second_document_is_refused() {
+    let p = only_problem(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- {name: a, path: c}\n---\npackage: {name: q, version: 1.0.0}\n",
+        &["c"],
+    );
+    assert_eq!(
+        p.to_string(),
+        "pkg/kubepkg.yaml:4:1: a second YAML document starts here; the file holds one document"
+    );
+}
+
+/// Hostile input is refused as Helm's reading refuses it, quickly and placed: an alias bomb
+/// in `values` (go-yaml's alias ratio) and values nested past kubepkg's 1000 levels.
+#[test]
+fn hostile_values_are_refused_quickly() {
+    let started = std::time::Instant::now();
+    let mut bomb = String::from("    a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    let mut prev = 'a';
+    for n in "bcdefghijklm".chars() {
+        let refs = vec![format!("*{prev}"); 9].join(", ");
+        bomb.push_str(&format!("    {n}: &{n} [{refs}]\n"));
+        prev = n;
+    }
+    let p = only_problem(
+        &format!(
+            "package: {{name: p, version: 1.0.0}}\ncomponents:\n- name: a\n  path: c\n  values:\n{bomb}"
+        ),
+        &["c"],
+    );
+    assert!(matches!(p.kind, ProblemKind::Syntax { .. }), "{p}");
+    assert_says(&p, "document contains excessive aliasing");
+    assert!(p.line.is_some_and(|l| l >= 6), "{p}");
+    let deep: String = (0..1_005)
+        .map(|i| format!("{}- \n", " ".repeat(4 + i * 2)))
+        .collect();
+    let p = only_problem(
+        &format!(
+            "package: {{name: p, version: 1.0.0}}\ncomponents:\n- name: a\n  path: c\n  values:\n    x:\n{deep}"
+        ),
+        &["c"],
+    );
+    assert_says(&p, "exceeded max depth of 1000");
+    assert!(p.line.is_some_and(|l| l > 1000), "{p}");
+    assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
+}
+
+/// `<<` merges in values are Helm's: merged keys give way to keys written after them.
+#[test]
+fn merge_keys_in_values_are_read_as_helm_reads_them() {
+    let pkg = load(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- name: a\n  path: c\n  values:\n    base: &b {x: 1, z: 2}\n    web:\n      <<: *b\n      x: 3\n",
+        &["c"],
+    )
+    .unwrap();
+    assert_eq!(
+        pkg.components[0].values["web"],
+        serde_json::json!({"x": 3.0, "z": 2.0})
+    );
 }
 
 #[test]
@@ -566,7 +666,12 @@ fn yaml_syntax_error_has_a_location() {
         &[],
         |k| matches!(k, ProblemKind::Syntax { .. }),
     );
-    assert!(p.line.is_some(), "{p}");
+    // go-yaml: `yaml: line 1: did not find expected ',' or '}'` (libyaml's parser names the
+    // line before); the problem is the `:` at line 2, column 11.
+    assert_eq!(
+        p.to_string(),
+        "pkg/kubepkg.yaml:2:11: did not find expected ',' or '}'"
+    );
 }
 
 #[test]
@@ -576,7 +681,17 @@ fn duplicate_yaml_key_is_refused() {
         &["c"],
         4,
     );
-    assert_says(&p, "duplicate");
+    assert_eq!(
+        p.to_string(),
+        "pkg/kubepkg.yaml:4:3: duplicate key `name` (first on line 3); write each key once"
+    );
+    // In values too, although Helm would keep the last silently.
+    let p = problem_on_line(
+        "package: {name: p, version: 1.0.0}\ncomponents:\n- name: a\n  path: c\n  values:\n    replicas: 1\n    replicas: 2\n",
+        &["c"],
+        7,
+    );
+    assert_says(&p, "duplicate key `replicas` (first on line 6)");
 }
 
 #[test]

@@ -4,4 +4,5 @@
 mod alias_bomb;
 mod corpus;
 mod limits;
+mod located;
 mod no_panic;

@@ -1,6 +1,6 @@
 //! Arbitrary text never panics the readers: tens of thousands of pseudo-random documents built
 //! from YAML/JSON/TOML fragments (fixed seed, so a failure reproduces) go through every entry
-//! point, and each either parses or returns an error.
+//! point, and each either parses or returns an error (the located reading the same as Helm's).
 
 use kubepkg_yaml::{
     from_yaml_array, from_yaml_map, from_yaml_str, json, load_values, toml, yaml_to_json,
@@ -100,6 +100,12 @@ fn random_documents_never_panic() {
             let _ = yaml_to_json(&d);
             let _ = json::from_json(&d);
             let _ = toml::from_toml(&d);
+            let _ = kubepkg_yaml::de::from_str::<serde_json::Value>(&d);
+            // The located reading is Helm's reading with places: the same value or error.
+            let located = kubepkg_yaml::located::read(&d)
+                .map(|doc| doc.root.map(|r| r.to_value()).unwrap_or_default())
+                .map_err(|e| e.error);
+            assert_eq!(located, from_yaml_str(&d), "located reading of {d:?}");
             if let Ok(v) = from_yaml_str(&d) {
                 let _ = kubepkg_yaml::to_yaml(&v);
                 let _ = kubepkg_yaml::to_yaml_pretty(&v);
