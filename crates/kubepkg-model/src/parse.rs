@@ -30,7 +30,7 @@ use crate::manifest::{
 // doc comments are its descriptions, and the `schemars` attributes state in the schema what
 // validation checks after reading (names, versions, required fields). What a schema cannot
 // say (duplicates across entries, dependency cycles, chart paths on disk, constraint syntax)
-// only the parser checks; `tests/schema.rs` holds the two to the same refusals otherwise.
+// only the parser checks; `parse/schema_tests.rs` holds the two to the same refusals otherwise.
 
 /// A DNS-1123 label of at most 53 characters (package and component names).
 const DNS_LABEL: &str = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
@@ -886,5 +886,7 @@ fn resolve_chart(path: &str, root: &Path) -> Result<ChartSource, ProblemKind> {
     })
 }
 
+#[cfg(test)]
+mod schema_tests;
 #[cfg(test)]
 mod tests;

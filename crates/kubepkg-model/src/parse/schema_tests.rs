@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kubepkg_model::parse::{json_schema, json_schema_text, parse_manifest};
+use crate::parse::{json_schema, json_schema_text, parse_manifest};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
