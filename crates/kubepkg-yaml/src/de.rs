@@ -7,7 +7,8 @@
 //! - a key written twice in one mapping is an error naming the key and both lines (Helm keeps
 //!   the last silently); a key set by a `<<` merge and written again is not a duplicate;
 //! - types are not converted: a number or a boolean where a string is wanted is an error
-//!   (`invalid type: floating point `1.5`, expected a string`), as in Helm's JSON step;
+//!   (`invalid type: floating point `1.5`, expected a string`, with a hint to quote it), as in
+//!   Helm's JSON step;
 //! - a second document with content in the stream is an error (go-yaml ignores it).
 //!
 //! Numbers are handed to serde with go-yaml's type (`i64`, `u64`, `f64`); `null` is `None`
@@ -178,6 +179,25 @@ impl<'de> NodeDe<'de> {
         r.map_err(|e| e.at(self.0.mark))
     }
 
+    /// Text where text is wanted; a plain scalar YAML resolved to a boolean or a number (`no`,
+    /// `1.0`) is refused saying that quotes keep it text.
+    fn text<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let resolved = match self.0.node {
+            LocatedNode::Scalar(Scalar::Bool(_)) => Some("a boolean"),
+            LocatedNode::Scalar(Scalar::Int(_) | Scalar::Uint(_) | Scalar::Float(_)) => {
+                Some("a number")
+            }
+            _ => None,
+        };
+        self.any(visitor).map_err(|mut e| {
+            if let Some(kind) = resolved {
+                let hint = format!(" (YAML reads it unquoted as {kind}: quote it to keep it text)");
+                e.message.push_str(&hint);
+            }
+            e
+        })
+    }
+
     fn is_null(&self) -> bool {
         matches!(self.0.node, LocatedNode::Scalar(Scalar::Null))
     }
@@ -246,8 +266,16 @@ impl<'de> Deserializer<'de> for NodeDe<'de> {
         r.map_err(|e| e.at(self.0.mark))
     }
 
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.text(visitor)
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.text(visitor)
+    }
+
     serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char
         bytes byte_buf unit unit_struct seq tuple tuple_struct map identifier ignored_any
     }
 }

@@ -212,7 +212,7 @@ fn the_structure_is_read_with_go_yamls_scalars() {
     );
     assert_eq!(
         p.to_string(),
-        "pkg/kubepkg.yaml:3:9: invalid type: boolean `false`, expected a string"
+        "pkg/kubepkg.yaml:3:9: invalid type: boolean `false`, expected a string (YAML reads it unquoted as a boolean: quote it to keep it text)"
     );
 }
 

@@ -254,13 +254,13 @@ fn unknown_fields_wrong_types_and_missing_fields_are_placed() {
     // go-yaml's scalars: `yes` is a boolean, `1.5` a number; neither is a string.
     assert_refused(
         "name: yes\n",
-        "invalid type: boolean `true`, expected a string",
+        "invalid type: boolean `true`, expected a string (YAML reads it unquoted as a boolean: quote it to keep it text)",
         1,
         7,
     );
     assert_refused(
         "name: a\ntags: [x, 1.5]\n",
-        "invalid type: floating point `1.5`, expected a string",
+        "invalid type: floating point `1.5`, expected a string (YAML reads it unquoted as a number: quote it to keep it text)",
         2,
         11,
     );
