@@ -30,7 +30,7 @@ use kubepkg_value::Value;
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError};
 
 use crate::error::YamlError;
-use crate::located::Mark;
+use crate::mark::Mark;
 use crate::resolve::{Kind, Scalar, resolve_plain, resolve_tagged};
 use kubepkg_gostd::strconv::format_float;
 

@@ -41,6 +41,7 @@ mod error;
 pub mod json;
 mod json_string;
 pub mod located;
+mod mark;
 pub mod node;
 pub mod resolve;
 pub mod split;

@@ -21,7 +21,6 @@
 //! positions.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use kubepkg_value::Value;
 
@@ -30,22 +29,8 @@ use crate::decode::{
     read_document, scalar,
 };
 use crate::error::YamlError;
+pub use crate::mark::Mark;
 pub use crate::resolve::Scalar;
-
-/// A place in the text: 1-based line and column (the column counts characters).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Mark {
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column, in characters.
-    pub column: usize,
-}
-
-impl fmt::Display for Mark {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {} column {}", self.line, self.column)
-    }
-}
 
 /// A node of the document and where it starts.
 #[derive(Debug, Clone, PartialEq)]
