@@ -174,7 +174,19 @@ impl<const N: usize> Modulus<N> {
     /// `base^exp` in Montgomery form for `base` in Montgomery form. Every bit of `exp` is
     /// processed (leading zeros too), the table entry is selected by reading all entries under a
     /// mask, and the operations are the same for every exponent of N limbs.
+    ///
+    /// On x86-64 processors with AVX-512 IFMA the 1024- and 2048-bit moduli take the vector
+    /// path ([`ifma`]), the same computation in 52-bit limbs.
     pub(crate) fn pow(&self, base: &[u64; N], exp: &[u64; N]) -> [u64; N] {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(power) = ifma::run(self, ifma::Op::Pow(base, exp)) {
+            return power;
+        }
+        self.pow_portable(base, exp)
+    }
+
+    /// [`Self::pow`] on 64-bit limbs, on every processor.
+    fn pow_portable(&self, base: &[u64; N], exp: &[u64; N]) -> [u64; N] {
         let table = self.power_table(base);
         let bits = 64 * N;
         let first = match bits % WINDOW {
@@ -389,11 +401,12 @@ mod tests {
         matches_bigint::<64>(6, 64); // 4096-bit primes (8192-bit keys)
     }
 
-    /// `2^exp` by the portable square-and-double against num-bigint-dig's `modpow`, and the IFMA
-    /// path's multiplication and `2^exp` against the portable path, on random moduli of the width
-    /// (full, top bits set, and shorter) with the operands 0, 1 and m − 1 and the exponents 0, 1
-    /// and all ones. Whether the IFMA path ran is returned.
-    fn powers_of_two_match<const N: usize>(cases: usize, seed: u64) -> bool {
+    /// The portable `2^exp` and `base^exp` against num-bigint-dig's `modpow`, and the IFMA path's
+    /// multiplication, `2^exp` and `base^exp` against the portable path (the product against
+    /// num-bigint-dig too), on random moduli of the width (full, top bits set, and shorter) with
+    /// the operands 0, 1 and m − 1 among random ones and the exponents 0, 1 and all ones. Whether
+    /// the IFMA path ran is returned.
+    fn both_paths_match<const N: usize>(cases: usize, seed: u64) -> bool {
         let mut rng = StdRng::seed_from_u64(seed);
         let mut ifma_ran = false;
         for case in 0..cases {
@@ -430,8 +443,22 @@ mod tests {
             }
             let mut values = vec![random_below(&mut rng, &m), random_below(&mut rng, &m)];
             values.extend([[0; N], one, limbs::sub(&m, &one).0]);
-            #[cfg(target_arch = "x86_64")]
             for a in &values {
+                let am = modulus.montgomery_form(a);
+                for e in &exponents {
+                    let portable = modulus.pow_portable(&am, e);
+                    let expected = big(a).modpow(&big(e), &mb);
+                    assert_eq!(
+                        big(&modulus.plain_form(&portable)),
+                        expected,
+                        "{a:x?}^{e:x?}"
+                    );
+                    #[cfg(target_arch = "x86_64")]
+                    if let Some(vector) = ifma::run(&modulus, ifma::Op::Pow(&am, e)) {
+                        assert_eq!(vector, portable, "IFMA {a:x?}^{e:x?} mod {mb:x}");
+                    }
+                }
+                #[cfg(target_arch = "x86_64")]
                 for b in &values {
                     if let Some(vector) = ifma::run(&modulus, ifma::Op::Mul(a, b)) {
                         // vector = a·b·R⁻¹ mod m: vector·R ≡ a·b.
@@ -487,10 +514,10 @@ mod tests {
     }
 
     #[test]
-    fn powers_of_two_match_on_both_paths() {
+    fn ifma_and_portable_paths_match() {
         let ran = [
-            powers_of_two_match::<16>(80, 116), // 1024-bit primes (2048-bit keys)
-            powers_of_two_match::<32>(24, 132), // 2048-bit primes (4096-bit keys)
+            both_paths_match::<16>(80, 116), // 1024-bit primes (2048-bit keys)
+            both_paths_match::<32>(24, 132), // 2048-bit primes (4096-bit keys)
         ];
         assert_eq!(ran[0], ran[1]);
         #[cfg(target_arch = "x86_64")]

@@ -21,7 +21,7 @@ use std::arch::x86_64::{
     _mm256_srli_epi64,
 };
 
-use super::Modulus;
+use super::{Modulus, TABLE, WINDOW};
 use crate::limbs;
 
 /// The bits of a limb.
@@ -45,6 +45,8 @@ pub(super) fn available() -> bool {
 pub(super) enum Op<'a, const N: usize> {
     /// `2^exp`.
     PowOfTwo(&'a [u64; N]),
+    /// `base^exp` for base in Montgomery form.
+    Pow(&'a [u64; N], &'a [u64; N]),
     /// `a·b·R⁻¹` for a, b below m: the multiplication alone, for tests.
     #[cfg(test)]
     Mul(&'a [u64; N], &'a [u64; N]),
@@ -80,6 +82,7 @@ fn run_v<const N: usize, const V: usize>(modulus: &Modulus<N>, op: Op<'_, N>) ->
     let ifma = Ifma::<V>::new(&modulus.m);
     match op {
         Op::PowOfTwo(exp) => ifma.leave(modulus, &ifma.pow_of_two(modulus, exp)),
+        Op::Pow(base, exp) => ifma.leave(modulus, &ifma.pow(modulus, base, exp)),
         #[cfg(test)]
         Op::Mul(a, b) => {
             let product = ifma.mul(&ifma.enter(modulus, a), &ifma.enter(modulus, b));
@@ -127,6 +130,36 @@ impl<const V: usize> Ifma<V> {
             acc = self.mul(&acc, &acc);
             let keep = ((exp[bit / 64] >> (bit % 64)) & 1).wrapping_neg();
             acc = select(_mm256_set1_epi64x(keep as i64), &double(&acc), &acc);
+        }
+        acc
+    }
+
+    /// `base^exp·R'` (below 2m) for `base·R` in [`Modulus`]'s form: the portable path's fixed
+    /// window, every exponent bit processed and every table entry read.
+    #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+    fn pow<const N: usize>(
+        &self,
+        modulus: &Modulus<N>,
+        base: &[u64; N],
+        exp: &[u64; N],
+    ) -> Vectors<V> {
+        let base = self.enter(modulus, base);
+        let mut table = [self.enter(modulus, modulus.one()); TABLE];
+        table[1] = base;
+        for i in 2..TABLE {
+            table[i] = if i.is_multiple_of(2) {
+                self.mul(&table[i / 2], &table[i / 2])
+            } else {
+                self.mul(&table[i - 1], &base)
+            };
+        }
+        let mut chunks = limbs::chunks_from_top(exp, WINDOW);
+        let mut acc = select_entry(&table, chunks.next().unwrap_or(0));
+        for chunk in chunks {
+            for _ in 0..WINDOW {
+                acc = self.mul(&acc, &acc);
+            }
+            acc = self.mul(&acc, &select_entry(&table, chunk));
         }
         acc
     }
@@ -281,6 +314,19 @@ fn double<const V: usize>(x: &Vectors<V>) -> Vectors<V> {
     for j in 0..V {
         let shifted = _mm256_and_si256(_mm256_slli_epi64::<1>(x[j]), mask);
         out[j] = _mm256_or_si256(shifted, _mm256_srli_epi64::<51>(below[j]));
+    }
+    out
+}
+
+/// `table[index]`, reading every entry and keeping the one whose position matches by masking.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn select_entry<const V: usize>(table: &[Vectors<V>; TABLE], index: u64) -> Vectors<V> {
+    let mut out = [_mm256_setzero_si256(); V];
+    for (i, entry) in table.iter().enumerate() {
+        let mask = _mm256_set1_epi64x(limbs::eq_mask(i as u64, index) as i64);
+        for (o, e) in out.iter_mut().zip(entry) {
+            *o = _mm256_or_si256(*o, _mm256_and_si256(*e, mask));
+        }
     }
     out
 }
