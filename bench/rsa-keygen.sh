@@ -5,6 +5,8 @@
 # Go and kubepkg in rounds of 5 keys, and the median time per key of each with the ratio.
 #
 #   bench/rsa-keygen.sh [N]     (default 20 keys per size and side)
+#   RSA_KEYGEN=<binary> bench/rsa-keygen.sh [N]   (a saved rsa_keygen build, e.g. an earlier
+#                                                 commit's, instead of building this tree's)
 #
 # Needs Go (builds bench/peer, cached) and cargo (builds crates/kubepkg-funcs/examples/rsa_keygen
 # in release mode).
@@ -12,8 +14,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n="${1:-20}"
 peer="$(bench/peer/build.sh)"
-cargo build -q --release -p kubepkg-funcs --example rsa_keygen >&2
-ours="${CARGO_TARGET_DIR:-target}/release/examples/rsa_keygen"
+if [[ -n "${RSA_KEYGEN:-}" ]]; then
+  ours="$RSA_KEYGEN"
+else
+  cargo build -q --release -p kubepkg-funcs --example rsa_keygen >&2
+  ours="${CARGO_TARGET_DIR:-target}/release/examples/rsa_keygen"
+fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }

@@ -9,6 +9,9 @@
 
 use crate::limbs;
 
+#[cfg(target_arch = "x86_64")]
+mod ifma;
+
 /// The exponentiation window in bits: a table of 2^5 powers, one table multiplication per five
 /// squarings.
 const WINDOW: usize = 5;
@@ -171,7 +174,19 @@ impl<const N: usize> Modulus<N> {
     /// `base^exp` in Montgomery form for `base` in Montgomery form. Every bit of `exp` is
     /// processed (leading zeros too), the table entry is selected by reading all entries under a
     /// mask, and the operations are the same for every exponent of N limbs.
+    ///
+    /// On x86-64 processors with AVX-512 IFMA the 1024- and 2048-bit moduli take the vector
+    /// path ([`ifma`]), the same computation in 52-bit limbs.
     pub(crate) fn pow(&self, base: &[u64; N], exp: &[u64; N]) -> [u64; N] {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(power) = ifma::run(self, ifma::Op::Pow(base, exp)) {
+            return power;
+        }
+        self.pow_portable(base, exp)
+    }
+
+    /// [`Self::pow`] on 64-bit limbs, on every processor.
+    fn pow_portable(&self, base: &[u64; N], exp: &[u64; N]) -> [u64; N] {
         let table = self.power_table(base);
         let bits = 64 * N;
         let first = match bits % WINDOW {
@@ -196,7 +211,19 @@ impl<const N: usize> Modulus<N> {
     /// `2^exp` in Montgomery form, cheaper than [`Self::pow`]: left to right over every bit of
     /// `exp`, a squaring, then a doubling kept or dropped by masking (a doubling costs a few
     /// additions where a window's table multiplication costs a full product).
+    ///
+    /// On x86-64 processors with AVX-512 IFMA the 1024- and 2048-bit moduli take the vector
+    /// path ([`ifma`]), the same computation in 52-bit limbs.
     pub(crate) fn pow_of_two(&self, exp: &[u64; N]) -> [u64; N] {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(power) = ifma::run(self, ifma::Op::PowOfTwo(exp)) {
+            return power;
+        }
+        self.pow_of_two_portable(exp)
+    }
+
+    /// [`Self::pow_of_two`] on 64-bit limbs, on every processor.
+    fn pow_of_two_portable(&self, exp: &[u64; N]) -> [u64; N] {
         let mut acc = self.one;
         for bit in (0..64 * N).rev() {
             acc = self.sqr(&acc);
@@ -372,6 +399,146 @@ mod tests {
         matches_bigint::<24>(30, 24); // 1536-bit primes (3072-bit keys)
         matches_bigint::<32>(20, 32); // 2048-bit primes (4096-bit keys)
         matches_bigint::<64>(6, 64); // 4096-bit primes (8192-bit keys)
+    }
+
+    /// The portable `2^exp` and `base^exp` against num-bigint-dig's `modpow`, and the IFMA path's
+    /// multiplication, `2^exp` and `base^exp` against the portable path (the product against
+    /// num-bigint-dig too), on random moduli of the width (full, top bits set, and shorter) with
+    /// the operands 0, 1 and m − 1 among random ones and the exponents 0, 1 and all ones. Whether
+    /// the IFMA path ran is returned.
+    fn both_paths_match<const N: usize>(cases: usize, seed: u64) -> bool {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut ifma_ran = false;
+        for case in 0..cases {
+            let bits = match case % 4 {
+                0 => 64 * N,
+                1 => 64 * N - 1 - rng.gen_range(0..63),
+                _ => rng.gen_range(2..=64 * N),
+            };
+            let mut m = random_modulus::<N>(&mut rng, bits);
+            if case % 4 == 3 {
+                m[N - 1] |= 0b11 << 62; // a prime candidate's top bits
+            }
+            let modulus = Modulus::<N>::new(m).unwrap();
+            let mb = big(&m);
+            let one = limbs::add_small(&[0; N], 1).0;
+            let mut exponents = vec![random_below(&mut rng, &[u64::MAX; N])];
+            exponents.push(limbs::shr(&exponents[0], rng.gen_range(1..64 * N)));
+            if case < 2 {
+                exponents.extend([[0; N], one, [u64::MAX; N]]);
+            }
+            for e in &exponents {
+                let portable = modulus.pow_of_two_portable(e);
+                let expected = BigUint::from(2u32).modpow(&big(e), &mb);
+                assert_eq!(
+                    big(&modulus.plain_form(&portable)),
+                    expected,
+                    "2^{e:x?} mod {mb:x}"
+                );
+                #[cfg(target_arch = "x86_64")]
+                if let Some(vector) = ifma::run(&modulus, ifma::Op::PowOfTwo(e)) {
+                    assert_eq!(vector, portable, "IFMA 2^{e:x?} mod {mb:x}");
+                    ifma_ran = true;
+                }
+            }
+            let mut values = vec![random_below(&mut rng, &m), random_below(&mut rng, &m)];
+            values.extend([[0; N], one, limbs::sub(&m, &one).0]);
+            for a in &values {
+                let am = modulus.montgomery_form(a);
+                for e in &exponents {
+                    let portable = modulus.pow_portable(&am, e);
+                    let expected = big(a).modpow(&big(e), &mb);
+                    assert_eq!(
+                        big(&modulus.plain_form(&portable)),
+                        expected,
+                        "{a:x?}^{e:x?}"
+                    );
+                    #[cfg(target_arch = "x86_64")]
+                    if let Some(vector) = ifma::run(&modulus, ifma::Op::Pow(&am, e)) {
+                        assert_eq!(vector, portable, "IFMA {a:x?}^{e:x?} mod {mb:x}");
+                    }
+                }
+                #[cfg(target_arch = "x86_64")]
+                for b in &values {
+                    if let Some(vector) = ifma::run(&modulus, ifma::Op::Mul(a, b)) {
+                        // vector = a·b·R⁻¹ mod m: vector·R ≡ a·b.
+                        let r = BigUint::from(1u32) << (64 * N);
+                        assert_eq!(big(&vector) * r % &mb, big(a) * big(b) % &mb);
+                        assert_eq!(vector, modulus.mul(a, b), "IFMA {a:x?}·{b:x?} mod {mb:x}");
+                    }
+                }
+            }
+        }
+        ifma_ran
+    }
+
+    /// The IFMA path's carry propagation against num-bigint-dig's sum of the lanes, on lanes
+    /// whose carries ripple (limbs of all ones above one that overflows), random lanes and lanes
+    /// near the limits.
+    #[cfg(target_arch = "x86_64")]
+    fn normalization_matches<const N: usize>(rng: &mut StdRng) -> bool {
+        const LIMB: u64 = (1 << 52) - 1;
+        let mut cases = vec![[LIMB; N], [0; N], [(1 << 60) - 1; N]];
+        let mut ripple = [LIMB; N];
+        ripple[0] = LIMB + 1;
+        cases.push(ripple);
+        ripple[N / 2] = LIMB - 1; // the ripple stops halfway
+        cases.push(ripple);
+        let mut gap = [LIMB; N];
+        gap[3] = 1 << 53; // carries into limbs of all ones from the middle
+        cases.push(gap);
+        for _ in 0..40 {
+            let mut lanes = [0u64; N];
+            for lane in lanes.iter_mut() {
+                *lane = match rng.gen_range(0..4) {
+                    0 => LIMB,
+                    1 => LIMB + 1,
+                    2 => rng.gen_range(0..1 << 60),
+                    _ => rng.gen_range(0..=LIMB),
+                };
+            }
+            cases.push(lanes);
+        }
+        let modulus = Modulus::<N>::new(random_modulus(rng, 64 * N)).unwrap();
+        let mut ran = false;
+        for lanes in &cases {
+            let expected = lanes.iter().rev().fold(BigUint::from(0u32), |sum, &lane| {
+                (sum << 52usize) + BigUint::from(lane)
+            });
+            if let Some(words) = ifma::run(&modulus, ifma::Op::Normalize(lanes)) {
+                assert_eq!(big(&words), expected, "lanes {lanes:x?}");
+                ran = true;
+            }
+        }
+        ran
+    }
+
+    #[test]
+    fn ifma_and_portable_paths_match() {
+        let ran = [
+            both_paths_match::<16>(80, 116), // 1024-bit primes (2048-bit keys)
+            both_paths_match::<32>(24, 132), // 2048-bit primes (4096-bit keys)
+        ];
+        assert_eq!(ran[0], ran[1]);
+        #[cfg(target_arch = "x86_64")]
+        {
+            let mut rng = StdRng::seed_from_u64(52);
+            assert_eq!(normalization_matches::<16>(&mut rng), ran[0]);
+            assert_eq!(normalization_matches::<32>(&mut rng), ran[0]);
+            assert_eq!(
+                ran[0],
+                ifma::available(),
+                "the IFMA path runs where the CPU has it"
+            );
+        }
+        eprintln!(
+            "{}",
+            if ran[0] {
+                "the AVX-512 IFMA path ran and matched the portable one"
+            } else {
+                "no AVX-512 IFMA on this processor: only the portable path ran"
+            }
+        );
     }
 
     #[test]
