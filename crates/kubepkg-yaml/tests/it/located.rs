@@ -292,8 +292,7 @@ fn a_second_document_is_refused() {
 /// Hostile input: the alias bomb stops after a bounded amount of work with go-yaml's error;
 /// nesting past kubepkg's limit, also through aliases, is refused, both placed.
 #[test]
-fn hostile_input_is_refused_quickly_and_placed() {
-    let started = std::time::Instant::now();
+fn hostile_input_is_refused_and_placed() {
     let e = read(&alias_bomb()).unwrap_err();
     assert_eq!(e.error.problem(), "document contains excessive aliasing");
     assert!(e.mark.is_some(), "{e:?}");
@@ -319,7 +318,6 @@ fn hostile_input_is_refused_quickly_and_placed() {
         "{e:?}"
     );
     assert!(e.mark.is_some(), "{e:?}");
-    assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
 }
 
 /// Keys are placed where written; values of merged keys where the anchor's are.
