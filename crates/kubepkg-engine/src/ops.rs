@@ -225,11 +225,10 @@ async fn with_cluster_merge_keys<'p>(
     kc: &KubeCluster,
     package: &'p Package,
 ) -> std::borrow::Cow<'p, Package> {
-    // Flux's helm-controller post-renders with kustomize's built-in schema only: for that
-    // backend the plan must merge as it will.
-    let aimed = match kc.backend.kind() {
-        kubepkg_model::Backend::Helm => crate::post_render::aimed_unknown_kinds(package),
-        _ => Vec::new(),
+    let aimed = if kc.backend.post_renders_with_cluster_schema() {
+        crate::post_render::aimed_unknown_kinds(package)
+    } else {
+        Vec::new()
     };
     if aimed.is_empty() {
         return std::borrow::Cow::Borrowed(package);

@@ -231,6 +231,13 @@ impl Backend {
         }
     }
 
+    /// Whether the package's post-renderers merge lists as the cluster's OpenAPI declares: so
+    /// when kubepkg renders; Flux's helm-controller post-renders with kustomize's built-in
+    /// schema only (and Argo CD takes none), so a plan for them must merge as they will.
+    pub(crate) fn post_renders_with_cluster_schema(&self) -> bool {
+        matches!(self, Backend::Helm(_))
+    }
+
     /// A backend whose controller renders cannot run a post-renderer it has no form for:
     /// Flux takes kustomize-style ones (as HelmRelease `postRenderers`) but no Helm plugin on
     /// this machine, Argo CD none. Refused before anything is pushed or applied.
