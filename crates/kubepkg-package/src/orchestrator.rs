@@ -404,7 +404,15 @@ impl<'c, C: Cluster> Run<'c, C> {
             .cloned()
             .unwrap_or_else(|| rev.conditions.clone());
         rev.conditions = crate::conditions::compute(&rev, &before, &self.now);
-        self.cluster.record(&rev).await?;
+        if let Err(f) = self.cluster.record(&rev).await {
+            // A first write whose answer was lost may have gone through: before anything
+            // changed, it is removed (absent is fine), so that "nothing was changed" holds and
+            // no pending revision is left. If even that fails, the next operation recovers it.
+            if !self.changed && !self.recorded.contains(&rev.revision) {
+                let _ = self.cluster.forget(&rev).await;
+            }
+            return Err(f);
+        }
         self.written.insert(rev.revision, rev.conditions);
         if !self.recorded.contains(&rev.revision) {
             self.recorded.push(rev.revision);

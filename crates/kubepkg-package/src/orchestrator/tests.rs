@@ -34,6 +34,8 @@ struct Fake {
     /// Record calls made; the one numbered `fail_record_at` fails.
     record_calls: usize,
     fail_record_at: Option<usize>,
+    /// The failing record went through, its answer lost (the error comes back anyway).
+    record_answer_lost: bool,
     /// The backend the fake says it applies with.
     backend: kubepkg_model::Backend,
 }
@@ -72,6 +74,10 @@ impl Cluster for Fake {
                 r.revision,
                 r.status.as_str()
             ));
+            if self.record_answer_lost {
+                self.records.insert(r.revision, r.clone());
+                return Err(Failure::new(FailureKind::Record, "client error (Connect)"));
+            }
             return Err(Failure::new(FailureKind::Record, "secrets is forbidden"));
         }
         self.log
@@ -1199,7 +1205,26 @@ fn a_first_record_that_cannot_be_written_stops_with_nothing_changed() {
         e.to_string(),
         "cannot record the package revision, so nothing was changed: secrets is forbidden"
     );
-    assert_eq!(log(&s), ["record 2 pending-upgrade refused"]);
+    // The refused write may have gone through: it is removed (absent is fine).
+    assert_eq!(log(&s), ["record 2 pending-upgrade refused", "forget 2"]);
+
+    // A first record that went through with its answer lost leaves no pending revision.
+    s.fake.record_calls = 0;
+    s.fake.record_answer_lost = true;
+    let e = s
+        .try_apply(&package("1.0.1", Some(true)), &UserValues::new(), "", false)
+        .unwrap_err();
+    assert!(matches!(e, Stopped::NotRecorded(_)), "{e}");
+    assert!(
+        s.fake.records.values().all(|r| !r.status.is_pending()),
+        "{:?}",
+        s.fake
+            .records
+            .values()
+            .map(|r| r.status)
+            .collect::<Vec<_>>()
+    );
+    s.fake.record_answer_lost = false;
 
     // The second record (before the second component) fails after the first was applied.
     s.fake.record_calls = 0;
@@ -1222,7 +1247,9 @@ fn a_first_record_that_cannot_be_written_stops_with_nothing_changed() {
     let e = manual_rollback(&mut s, &history, Some(1), false).unwrap_err();
     assert!(matches!(e, Stopped::NotRecorded(_)), "{e}");
     assert!(
-        log(&s).iter().all(|l| l.starts_with("record")),
+        log(&s)
+            .iter()
+            .all(|l| l.starts_with("record") || l.starts_with("forget")),
         "{:?}",
         log(&s)
     );

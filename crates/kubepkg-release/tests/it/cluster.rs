@@ -554,7 +554,7 @@ async fn wait_reports_unready_objects_and_atomic_install_cleans_up() {
     assert!(
         err.to_string()
             .contains("has been uninstalled due to atomic being set"),
-        "{err}"
+        "{err}: {err:?}"
     );
     assert!(rel.store.last("gone").await.unwrap().is_none());
     let deps: Api<k8s_openapi::api::apps::v1::Deployment> = ns.api();
