@@ -47,6 +47,15 @@ pub struct List {
     pub nodes: Vec<Node>,
 }
 
+impl List {
+    /// The list without the spare capacity it grew: a chart's parse trees live as long as the
+    /// chart, and a vector grown by doubling is up to half spare.
+    fn fitted(mut self) -> List {
+        self.nodes.shrink_to_fit();
+        self
+    }
+}
+
 /// A node of the template body.
 #[derive(Debug)]
 pub enum Node {
@@ -370,6 +379,37 @@ struct Parser<'f, 't> {
 
 type PResult<T> = Result<T, ParseError>;
 
+/// A name in a tree (a field, function, variable or template name) as a shared string: a
+/// chart's templates name the same few hundred fields and functions thousands of times, so each
+/// distinct name is allocated once per thread and shared by every tree that uses it. Bounded:
+/// at most [`NAMES_MAX`] names of at most [`NAME_MAX_LEN`] bytes are kept, longer or later ones
+/// are allocated as before.
+fn name(s: &str) -> Arc<str> {
+    thread_local! {
+        static NAMES: std::cell::RefCell<crate::NameMap<Arc<str>, ()>> =
+            std::cell::RefCell::default();
+    }
+    if s.len() > NAME_MAX_LEN {
+        return Arc::from(s);
+    }
+    NAMES.with(|names| {
+        let mut names = names.borrow_mut();
+        if let Some((kept, ())) = names.get_key_value(s) {
+            return kept.clone();
+        }
+        let new: Arc<str> = Arc::from(s);
+        if names.len() < NAMES_MAX {
+            names.insert(new.clone(), ());
+        }
+        new
+    })
+}
+
+/// How many names [`name`] keeps per thread.
+const NAMES_MAX: usize = 16 * 1024;
+/// The longest name [`name`] keeps.
+const NAME_MAX_LEN: usize = 64;
+
 const MAX_STACK_DEPTH: usize = 10_000;
 
 /// Parse a file: returns the file's own tree and every tree it `define`s (Go's `parse.Parse`).
@@ -554,7 +594,7 @@ impl<'f, 't> Parser<'f, 't> {
                 Parsed::Else(_) => return Err(self.errorf("unexpected {{else}}")),
             }
         }
-        Ok(root)
+        Ok(root.fitted())
     }
 
     fn parse_definition(&mut self) -> PResult<()> {
@@ -581,8 +621,8 @@ impl<'f, 't> Parser<'f, 't> {
         while self.peek_non_space_kind() != ItemKind::Eof {
             match self.text_or_action()? {
                 Parsed::Node(n) => list.nodes.push(n),
-                Parsed::End => return Ok((list, End::End)),
-                Parsed::Else(p) => return Ok((list, End::Else(p))),
+                Parsed::End => return Ok((list.fitted(), End::End)),
+                Parsed::Else(p) => return Ok((list.fitted(), End::Else(p))),
             }
         }
         Err(self.errorf("unexpected EOF"))
@@ -749,7 +789,7 @@ impl<'f, 't> Parser<'f, 't> {
         }
         Ok(Node::Template(Box::new(TemplateCall {
             pos: token.pos,
-            name: Arc::from(name.as_str()),
+            name: self::name(&name),
             pipe,
         })))
     }
@@ -782,12 +822,12 @@ impl<'f, 't> Parser<'f, 't> {
                 if next.kind == ItemKind::Assign || next.kind == ItemKind::Declare {
                     pipe.is_assign = next.kind == ItemKind::Assign;
                     self.next_non_space();
-                    pipe.decl.push((v.pos, Arc::from(v.val.as_ref())));
-                    self.ctx.vars.push(Arc::from(v.val.as_ref()));
+                    pipe.decl.push((v.pos, name(&v.val)));
+                    self.ctx.vars.push(name(&v.val));
                 } else if next.kind == ItemKind::Char && next.val == "," {
                     self.next_non_space();
-                    pipe.decl.push((v.pos, Arc::from(v.val.as_ref())));
-                    self.ctx.vars.push(Arc::from(v.val.as_ref()));
+                    pipe.decl.push((v.pos, name(&v.val)));
+                    self.ctx.vars.push(name(&v.val));
                     if context == "range" && pipe.decl.len() < 2 {
                         match self.peek_non_space().kind {
                             ItemKind::Variable | ItemKind::RightDelim | ItemKind::RightParen => {
@@ -808,6 +848,8 @@ impl<'f, 't> Parser<'f, 't> {
             let token = self.next_non_space();
             if token.kind == end {
                 self.check_pipeline(&pipe, context)?;
+                pipe.cmds.shrink_to_fit();
+                pipe.decl.shrink_to_fit();
                 return Ok(pipe);
             }
             match token.kind {
@@ -873,6 +915,7 @@ impl<'f, 't> Parser<'f, 't> {
         if cmd.args.is_empty() {
             return Err(self.errorf("empty command"));
         }
+        cmd.args.shrink_to_fit();
         Ok(cmd)
     }
 
@@ -885,7 +928,7 @@ impl<'f, 't> Parser<'f, 't> {
             let mut fields = Vec::new();
             while self.peek_kind() == ItemKind::Field {
                 let t = self.next();
-                fields.push(Arc::from(&t.val[1..]));
+                fields.push(name(&t.val[1..]));
             }
             return Ok(Some(match node {
                 Arg::Field { mut idents, .. } => {
@@ -928,7 +971,7 @@ impl<'f, 't> Parser<'f, 't> {
                 }
                 Arg::Identifier {
                     pos: token.pos,
-                    name: Arc::from(token.val.as_ref()),
+                    name: name(&token.val),
                 }
             }
             ItemKind::Dot => Arg::Dot(token.pos),
@@ -942,12 +985,12 @@ impl<'f, 't> Parser<'f, 't> {
                 }
                 Arg::Variable {
                     pos: token.pos,
-                    idents: vec![Arc::from(token.val.as_ref())],
+                    idents: vec![name(&token.val)],
                 }
             }
             ItemKind::Field => Arg::Field {
                 pos: token.pos,
-                idents: vec![Arc::from(&token.val[1..])],
+                idents: vec![name(&token.val[1..])],
             },
             ItemKind::Bool => Arg::Bool(token.pos, token.val == "true"),
             ItemKind::CharConstant | ItemKind::Complex | ItemKind::Number => {

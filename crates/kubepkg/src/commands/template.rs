@@ -49,6 +49,8 @@ pub async fn run(args: TemplateArgs, settings: &Settings) -> anyhow::Result<Exit
         use_release_name: args.release_name,
         skip_schema_validation: args.skip_schema_validation,
         post_renderers,
+        // This process prints the output and exits.
+        exit_after: true,
     };
     let out = if server {
         let caps = cluster_capabilities(settings).await?;
