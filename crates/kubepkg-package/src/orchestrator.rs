@@ -407,8 +407,12 @@ impl<'c, C: Cluster> Run<'c, C> {
         if let Err(f) = self.cluster.record(&rev).await {
             // A first write whose answer was lost may have gone through: before anything
             // changed, it is removed (absent is fine), so that "nothing was changed" holds and
-            // no pending revision is left. If even that fails, the next operation recovers it.
-            if !self.changed && !self.recorded.contains(&rev.revision) {
+            // no pending revision is left. If even that fails, the next operation recovers it;
+            // a cluster that stopped answering is not asked again (the run is interrupted).
+            if !self.changed
+                && !self.recorded.contains(&rev.revision)
+                && f.kind != FailureKind::Unreachable
+            {
                 let _ = self.cluster.forget(&rev).await;
             }
             return Err(f);

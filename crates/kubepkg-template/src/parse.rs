@@ -385,21 +385,22 @@ type PResult<T> = Result<T, ParseError>;
 /// at most [`NAMES_MAX`] names of at most [`NAME_MAX_LEN`] bytes are kept, longer or later ones
 /// are allocated as before.
 fn name(s: &str) -> Arc<str> {
+    type NameSet =
+        std::collections::HashSet<Arc<str>, std::hash::BuildHasherDefault<crate::NameHasher>>;
     thread_local! {
-        static NAMES: std::cell::RefCell<crate::NameMap<Arc<str>, ()>> =
-            std::cell::RefCell::default();
+        static NAMES: std::cell::RefCell<NameSet> = std::cell::RefCell::default();
     }
     if s.len() > NAME_MAX_LEN {
         return Arc::from(s);
     }
     NAMES.with(|names| {
         let mut names = names.borrow_mut();
-        if let Some((kept, ())) = names.get_key_value(s) {
+        if let Some(kept) = names.get(s) {
             return kept.clone();
         }
         let new: Arc<str> = Arc::from(s);
         if names.len() < NAMES_MAX {
-            names.insert(new.clone(), ());
+            names.insert(new.clone());
         }
         new
     })
