@@ -224,7 +224,8 @@ fn scripts_test_installs_what_is_missing_then_goes_on_to_build() {
     let m = Machine::new(ALL_BUT_TINYPROXY, Some(true));
     let out = m.run(&repo().join("scripts/test"), &[]);
     assert_eq!(m.apt_get_calls(), ["update", "install -y tinyproxy"]);
-    // Past the check it builds the control plane: here `go` refuses, so that is where it stops.
+    // Past the check it builds the control plane and the tests: here `go` refuses and there is
+    // no `cargo`, so that is where it stops.
     let err = stderr(&out);
     assert!(!out.status.success());
     let building = err
