@@ -314,9 +314,15 @@ fn walk(
             format!("{rel}/{name}")
         };
         let path = e.path();
-        // Follow symbolic links like Helm's sympath.Walk.
-        let md = std::fs::metadata(&path).map_err(|err| ChartError::io(&path, err))?;
-        if md.is_dir() {
+        // Follow symbolic links like Helm's sympath.Walk. The directory entry says what the
+        // others are without a stat of their path.
+        let kind = e.file_type().map_err(|err| ChartError::io(&path, err))?;
+        let followed = if kind.is_symlink() {
+            Some(std::fs::metadata(&path).map_err(|err| ChartError::io(&path, err))?)
+        } else {
+            None
+        };
+        if followed.as_ref().map_or(kind.is_dir(), |md| md.is_dir()) {
             if rules.ignored(&n, true) {
                 continue;
             }
@@ -326,27 +332,42 @@ fn walk(
         if rules.ignored(&n, false) {
             continue;
         }
-        if !md.is_file() {
+        if !followed.as_ref().map_or(kind.is_file(), |md| md.is_file()) {
             return Err(ChartError::from(ChartErrorKind::Load(format!(
                 "cannot load irregular file {} as it has file mode type bits set",
                 path.display()
             ))));
         }
-        if md.len() > *budget {
-            return Err(ChartError::from(ChartErrorKind::Load(format!(
-                "error reading {n}: chart exceeds maximum decompressed size of {} bytes",
-                Limits::default().max_total
-            ))));
+        // Its size and time from the open file; a file that cannot be opened is measured by
+        // its path, so that one too large still fails as too large, as in Helm.
+        let opened = std::fs::File::open(&path).and_then(|f| Ok((f.metadata()?, f)));
+        let too_large = |len: u64| {
+            (len > *budget).then(|| {
+                ChartError::from(ChartErrorKind::Load(format!(
+                    "error reading {n}: chart exceeds maximum decompressed size of {} bytes",
+                    Limits::default().max_total
+                )))
+            })
+        };
+        let (md, file) = match opened {
+            Ok(opened) => opened,
+            Err(err) => {
+                let len = std::fs::metadata(&path).map_or(0, |md| md.len());
+                return Err(too_large(len).unwrap_or_else(|| ChartError::io(&path, err)));
+            }
+        };
+        if let Some(err) = too_large(md.len()) {
+            return Err(err);
         }
         let data = if needed_to_render(&n) {
-            let mut data = std::fs::read(&path).map_err(|err| ChartError::io(&path, err))?;
+            let mut data =
+                read_open_file(file, md.len()).map_err(|err| ChartError::io(&path, err))?;
             if data.starts_with(&[0xEF, 0xBB, 0xBF]) {
                 data.drain(..3);
             }
             FileData::from(data)
         } else {
             // Opened (a file Helm cannot read fails here, as in Helm), read at first use.
-            std::fs::File::open(&path).map_err(|err| ChartError::io(&path, err))?;
             FileData::on_disk(path.clone())
         };
         *budget = budget.saturating_sub(md.len());
@@ -358,6 +379,15 @@ fn walk(
         out.push((BufferedFile { name: n, data }, mtime));
     }
     Ok(())
+}
+
+/// All of an open `file` whose size was `len` when opened (it may have changed since: read to
+/// the end). `std::fs::read` would ask the file its size again.
+fn read_open_file(file: std::fs::File, len: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut data = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
+    file.take(u64::MAX).read_to_end(&mut data)?;
+    Ok(data)
 }
 
 /// Whether the loader needs the file `name` (a path in a chart directory) to build the chart and

@@ -6,12 +6,12 @@
 //! matches directories, and a leading `!` negates (with Helm's quirk that a negated pattern
 //! ignores every path it does *not* match). `templates/.?*` is always added.
 
-use crate::pattern::{BadPattern, go_match, go_pattern};
-use regex_lite::Regex;
+use crate::pattern::{BadPattern, go_match};
 
 #[derive(Debug, Clone)]
 struct Rule {
-    matcher: Regex,
+    /// The `filepath.Match` pattern (without `!`, the leading and trailing `/`).
+    pattern: String,
     base_only: bool,
     negate: bool,
     must_dir: bool,
@@ -72,10 +72,8 @@ impl IgnoreRules {
         } else {
             (rule, !rule.contains('/'))
         };
-        // Go logs and treats a bad pattern as "no match"; a regex that never matches does that.
-        let matcher = go_pattern(pat).unwrap_or_else(|_| Regex::new("[^\\s\\S]").expect("regex"));
         self.rules.push(Rule {
-            matcher,
+            pattern: pat.to_string(),
             base_only,
             negate,
             must_dir,
@@ -94,7 +92,8 @@ impl IgnoreRules {
             } else {
                 path
             };
-            let matched = r.matcher.is_match(name);
+            // Go logs and treats a bad pattern as "no match".
+            let matched = go_match(&r.pattern, name).unwrap_or(false);
             if r.negate {
                 if r.must_dir && !is_dir {
                     return true;

@@ -1,21 +1,18 @@
-//! File-name patterns: Go's `path/filepath.Match` (used by `.helmignore` and `--show-only`) and
-//! the `gobwas/glob` dialect used by `.Files.Glob` (`**` crosses `/`, `{a,b}` alternatives).
-//! Both are translated to anchored regular expressions (`regex-lite`, cheap to compile).
+//! File-name patterns: Go's `path/filepath.Match` (used by `.helmignore` and `--show-only`;
+//! [`go_match`], Go's own algorithm in `kubepkg_gostd::path`) and the `gobwas/glob` dialect used
+//! by `.Files.Glob` (`**` crosses `/`, `{a,b}` alternatives), translated to anchored regular
+//! expressions (`regex-lite`, cheap to compile).
 
 use regex_lite::Regex;
 
-/// A malformed pattern (Go's `filepath.ErrBadPattern`).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("syntax error in pattern")]
-pub struct BadPattern;
+pub use kubepkg_gostd::path::BadPattern;
 
-/// Translate a bracket class starting after `[` at `chars[i]`; returns the regex text and the
-/// index after `]`. `negators` are the characters that negate the class (`^` for Go, `!` for
-/// gobwas and also `^` for Go).
-fn class(chars: &[char], mut i: usize, negators: &[char]) -> Result<(String, usize), BadPattern> {
+/// Translate a bracket class starting after `[` at `chars[i]` (`!` negates it); returns the
+/// regex text and the index after `]`.
+fn class(chars: &[char], mut i: usize) -> Result<(String, usize), BadPattern> {
     let mut out = String::from("[");
-    if i < chars.len() && negators.contains(&chars[i]) {
-        // Neither Go's filepath.Match nor gobwas keeps `/` out of a negated class.
+    if chars.get(i) == Some(&'!') {
+        // gobwas does not keep `/` out of a negated class.
         out.push('^');
         i += 1;
     }
@@ -29,7 +26,7 @@ fn class(chars: &[char], mut i: usize, negators: &[char]) -> Result<(String, usi
             break;
         }
         if c == ']' && first {
-            // Go: an empty class is an error.
+            // An empty class is an error.
             return Err(BadPattern);
         }
         first = false;
@@ -60,19 +57,16 @@ fn class(chars: &[char], mut i: usize, negators: &[char]) -> Result<(String, usi
     Ok((out, i))
 }
 
-/// Translate and compile a pattern of `dialect`: `*`, `?`, classes and `\` escapes in both;
-/// gobwas adds `**` (crossing `/`) and `{a,b}` alternatives, and negates classes with `!`
-/// (Go with `^`).
-fn compile(dialect: Dialect, pattern: &str) -> Result<Regex, BadPattern> {
-    let glob = dialect == Dialect::Glob;
-    let negator = if glob { '!' } else { '^' };
+/// Translate and compile a gobwas pattern: `*`, `?`, classes (negated with `!`) and `\`
+/// escapes, `**` (crossing `/`) and `{a,b}` alternatives.
+fn compile(pattern: &str) -> Result<Regex, BadPattern> {
     let chars: Vec<char> = pattern.chars().collect();
     let mut re = String::from("(?s)^");
     let mut depth = 0usize;
     let mut i = 0;
     while i < chars.len() {
         match chars[i] {
-            '*' if glob && chars.get(i + 1) == Some(&'*') => {
+            '*' if chars.get(i + 1) == Some(&'*') => {
                 re.push_str(".*");
                 i += 2;
             }
@@ -85,11 +79,11 @@ fn compile(dialect: Dialect, pattern: &str) -> Result<Regex, BadPattern> {
                 i += 1;
             }
             '[' => {
-                let (c, next) = class(&chars, i + 1, &[negator])?;
+                let (c, next) = class(&chars, i + 1)?;
                 re.push_str(&c);
                 i = next;
             }
-            '{' if glob => {
+            '{' => {
                 depth += 1;
                 re.push_str("(?:");
                 i += 1;
@@ -123,26 +117,13 @@ fn compile(dialect: Dialect, pattern: &str) -> Result<Regex, BadPattern> {
 
 /// `filepath.Match(pattern, name)`.
 pub fn go_match(pattern: &str, name: &str) -> Result<bool, BadPattern> {
-    Ok(go_pattern(pattern)?.is_match(name))
-}
-
-/// Go's `filepath.Match` pattern as an anchored regular expression, compiled once per process
-/// (see [`cached`]).
-pub fn go_pattern(pattern: &str) -> Result<Regex, BadPattern> {
-    cached(Dialect::Go, pattern)
+    kubepkg_gostd::path::matches(pattern, name)
 }
 
 /// A `gobwas/glob` pattern (`.Files.Glob`) as an anchored regular expression, compiled once
 /// per process (see [`cached`]).
 pub fn glob_pattern(pattern: &str) -> Result<Regex, BadPattern> {
-    cached(Dialect::Glob, pattern)
-}
-
-/// Which pattern language: Go's `filepath.Match` or `gobwas/glob`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Dialect {
-    Go,
-    Glob,
+    cached(pattern)
 }
 
 /// The most patterns kept compiled; the cache starts over when full.
@@ -150,17 +131,17 @@ const PATTERN_CACHE_ENTRIES: usize = 1024;
 
 /// Charts glob the same few patterns in every template (and a controller renders the same
 /// charts again and again): each is translated and compiled once; a `Regex` is a shared handle.
-fn cached(dialect: Dialect, pattern: &str) -> Result<Regex, BadPattern> {
+fn cached(pattern: &str) -> Result<Regex, BadPattern> {
     use std::collections::HashMap;
     use std::sync::{Mutex, OnceLock};
-    type Cache = Mutex<HashMap<(Dialect, String), Result<Regex, BadPattern>>>;
+    type Cache = Mutex<HashMap<String, Result<Regex, BadPattern>>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    let key = (dialect, pattern.to_string());
+    let key = pattern.to_string();
     if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return hit.clone();
     }
-    let compiled = compile(dialect, pattern);
+    let compiled = compile(pattern);
     let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
     if cache.len() >= PATTERN_CACHE_ENTRIES {
         cache.clear();

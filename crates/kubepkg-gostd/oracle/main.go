@@ -20,6 +20,7 @@ import (
 	"math"
 	"math/rand"
 	"os"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -450,6 +451,7 @@ func main() {
 	durationCases(rand.New(rand.NewSource(2)))
 	timeCases(rand.New(rand.NewSource(3)))
 	slogCases()
+	matchCases(rand.New(rand.NewSource(4)))
 	if err := out.Flush(); err != nil {
 		panic(err)
 	}
@@ -479,4 +481,55 @@ func slogCases() {
 			line("slog", level.String(), t, strings.TrimSuffix(buf.String(), "\n"))
 		}
 	}
+}
+
+// matchCases: path.Match (filepath.Match on Unix), which .helmignore and --show-only use: the
+// patterns of Helm's own tests and .helmignore files, then seeded random patterns and names
+// over an alphabet of the characters that mean something to it (stars, classes, ranges,
+// negation, escapes, slashes, a two-byte rune), bad patterns included.
+func matchCases(rng *rand.Rand) {
+	fixed := [][2]string{
+		{"abc", "abc"}, {"*", "abc"}, {"*c", "abc"}, {"a*", "a"}, {"a*", "abc"}, {"a*", "ab/c"},
+		{"a*/b", "abc/b"}, {"a*/b", "a/c/b"}, {"a*b*c*d*e*/f", "axbxcxdxe/f"},
+		{"a*b*c*d*e*/f", "axbxcxdxexxx/f"}, {"a*b*c*d*e*/f", "axbxcxdxe/xxx/f"},
+		{"a*b*c*d*e*/f", "axbxcxdxexxx/fff"}, {"a*b?c*x", "abxbbxdbxebxczzx"},
+		{"a*b?c*x", "abxbbxdbxebxczzy"}, {"ab[c]", "abc"}, {"ab[b-d]", "abc"}, {"ab[e-g]", "abc"},
+		{"ab[^c]", "abc"}, {"ab[^b-d]", "abc"}, {"ab[^e-g]", "abc"}, {"a\\*b", "a*b"},
+		{"a\\*b", "ab"}, {"a?b", "a☺b"}, {"a[^a]b", "a☺b"}, {"a???b", "a☺b"}, {"a[^a][^a][^a]b", "a☺b"},
+		{"[a-ζ]*", "α"}, {"*[a-ζ]", "A"}, {"a?b", "a/b"}, {"a*b", "a/b"}, {"[\\]a]", "]"},
+		{"[\\-]", "-"}, {"[x\\-a]", "x"}, {"[x\\-a]", "-"}, {"[x\\-a]", "a"}, {"[\\-x]", "\\"},
+		{"[\\-x]", "-"}, {"[\\-x]", "x"}, {"[\\-x]", "a"}, {"[]a]", "]"}, {"[-]", "-"},
+		{"[x-]", "x"}, {"[x-]", "-"}, {"[x-]", "z"}, {"[-x]", "x"}, {"[-x]", "-"}, {"[-x]", "a"},
+		{"\\", "a"}, {"[a-b-c]", "a"}, {"[", "a"}, {"[^", "a"}, {"[^bc", "a"}, {"a[", "a"},
+		{"a[", "ab"}, {"a[", "x"}, {"a/b[", "x"}, {"*x", "xxx"}, {"a[^x]b", "a/b"}, {"a[/]b", "a/b"},
+		{"a*[^x]*", "ab/c"}, {"templates/.?*", "templates/.hidden"}, {"templates/.?*", "templates/."},
+		{"templates/.?*", "templates/a"}, {".DS_Store", ".DS_Store"}, {"*.swp", "a.swp"},
+		{"*.swp", "d/a.swp"}, {"*~", "values.yaml~"}, {"*.tmproj", "x.tmproj"}, {"", ""}, {"", "a"},
+		{"*", ""}, {"**", "a/b"}, {"a/**", "a/b"}, {"*/*", "a/b"}, {"ab[", "ab"}, {"a*[", "ab"},
+		{"[a-", "a"}, {"[a-]", "a"}, {"[\\", "a"}, {"\\a", "a"}, {"é*", "éé"}, {"*é", "xé"},
+	}
+	for _, c := range fixed {
+		matchLine(c[0], c[1])
+	}
+	pattern := []string{"a", "b", "/", "*", "*", "?", "[", "]", "^", "-", "\\", ".", "é", "[a-c]", "[^b]"}
+	name := []string{"a", "b", "c", "/", ".", "-", "é", "^", "]"}
+	pick := func(alphabet []string, max int) string {
+		var b strings.Builder
+		for n := rng.Intn(max + 1); n > 0; n-- {
+			b.WriteString(alphabet[rng.Intn(len(alphabet))])
+		}
+		return b.String()
+	}
+	for range 3000 {
+		matchLine(pick(pattern, 7), pick(name, 6))
+	}
+}
+
+func matchLine(pattern, name string) {
+	ok, err := path.Match(pattern, name)
+	if err != nil {
+		line("match", pattern, name, errText(err))
+		return
+	}
+	line("match", pattern, name, strconv.FormatBool(ok))
 }

@@ -12,7 +12,7 @@
 //! | [`strconv`] | `strconv`: `FormatFloat`, `ParseFloat` (decimal text), `ParseInt`/`ParseUint`, `Quote` and friends, `IsPrint`, `CanBackquote` |
 //! | [`fmt`] | `fmt/format.go`: the flags, width, precision and padding of one verb, and the number forms (`%d %x %o %b %c %q %U`, `%e %f %g %x` of floats) |
 //! | [`json`] | `encoding/json`'s text of a `float64`, and serde data written as `json.Marshal` writes it |
-//! | [`path`] | `path.Clean` |
+//! | [`path`] | `path.Clean`, `path.Match` (`filepath.Match` on `/`: `.helmignore`, `--show-only`) |
 //! | [`time`] | `time`: `Time.String`/`Format`/`ParseInLocation`, `LoadLocation` and `Local`, `Duration.String`/`Round`, `ParseDuration`, civil dates |
 //! | [`slog`] | `log/slog`'s `TextHandler` line (Helm 4's CLI logger: no time), and the one way kubepkg logs a Helm warning |
 //! | [`utf8`] | `unicode/utf8` over Go strings (bytes that need not be UTF-8) |

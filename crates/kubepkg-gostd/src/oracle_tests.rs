@@ -76,6 +76,7 @@ fn answer(kind: &str, f: &[&str]) -> Option<String> {
             f[3].parse().ok()?,
         ),
         "json_float" => json::format_float64(float(f[0])).unwrap_or_else(|| "ERR".into()),
+        "match" => or_err(crate::path::matches(&text(f[0]), &text(f[1]))),
         "sprintf_float" => fmt::sprintf_float(&text(f[0]), float(f[1]))?,
         "sprintf_int" => fmt::sprintf_int(&text(f[0]), f[1].parse().ok()?)?,
         "quote" => {
