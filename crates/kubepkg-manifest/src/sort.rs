@@ -112,7 +112,7 @@ pub fn parse_head(doc: &str) -> Result<Head, String> {
     let v = kubepkg_yaml::from_yaml_str(doc).map_err(|e| e.to_string())?;
     let m = match &v {
         Value::Nil => return Ok(Head::default()),
-        Value::Map(m) => map_read(m).clone(),
+        Value::Map(m) => map_read(m),
         other => {
             return Err(format!(
                 "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type util.SimpleHead",
@@ -137,7 +137,7 @@ pub fn parse_head(doc: &str) -> Result<Head, String> {
         None | Some(Value::Nil) => {}
         Some(Value::Map(md)) => {
             head.has_metadata = true;
-            let md = map_read(md).clone();
+            let md = map_read(md);
             let mget = |k: &str| {
                 md.get(k).or_else(|| {
                     md.iter()
