@@ -381,11 +381,22 @@ fn walk(
     Ok(())
 }
 
-/// All of an open `file` whose size was `len` when opened (it may have changed since: read to
-/// the end). `std::fs::read` would ask the file its size again.
-fn read_open_file(file: std::fs::File, len: u64) -> std::io::Result<Vec<u8>> {
+/// All of an open `file` whose size was `len` when opened, in one read where it still is (it
+/// may have changed since: read to the end). `std::fs::read` would ask the file its size again.
+fn read_open_file(mut file: std::fs::File, len: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let mut data = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
+    let mut data = vec![0; usize::try_from(len).unwrap_or(0)];
+    let mut filled = 0;
+    while filled < data.len() {
+        match file.read(&mut data[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    data.truncate(filled);
+    // Whatever was added since its size was read (usually nothing: one read that ends there).
     file.take(u64::MAX).read_to_end(&mut data)?;
     Ok(data)
 }
