@@ -7,3 +7,4 @@ mod lazy_files;
 mod no_panic;
 mod release_object;
 mod sdk_reference;
+mod walk;
