@@ -528,14 +528,17 @@ async fn apply(
         stop(&obj, ctx, api, reason::ACCESS_DENIED, &message).await?;
         return Ok(Action::await_change());
     }
-    if spec.backend == Backend::Argocd && spec.argocd.is_none() {
-        let message = "backend argocd needs spec.argocd.chartRepository (oci://HOST/PATH): the registry each component's chart is pushed to and Argo CD's repo server pulls it from; add it (kubectl edit package NAME)";
-        stop(&obj, ctx, api, reason::INVALID_PACKAGE, message).await?;
-        return Ok(Action::await_change());
-    }
-    if spec.backend == Backend::Flux && spec.flux.is_none() {
-        let message = "backend flux needs spec.flux.chartRepository (oci://HOST/PATH): the registry each component's chart is pushed to and Flux's OCIRepository pulls it from; add it (kubectl edit package NAME)";
-        stop(&obj, ctx, api, reason::INVALID_PACKAGE, message).await?;
+    let repository_missing = match spec.backend {
+        Backend::Helm => false,
+        Backend::Flux => spec.flux.is_none(),
+        Backend::Argocd => spec.argocd.is_none(),
+    };
+    if repository_missing && let Some(puller) = spec.backend.chart_puller() {
+        let message = format!(
+            "backend {b} needs spec.{b}.chartRepository (oci://HOST/PATH): the registry each component's chart is pushed to and {puller} pulls it from; add it (kubectl edit package NAME)",
+            b = spec.backend
+        );
+        stop(&obj, ctx, api, reason::INVALID_PACKAGE, &message).await?;
         return Ok(Action::await_change());
     }
     let mut interval = duration(spec.interval.as_deref(), ctx.default_interval);

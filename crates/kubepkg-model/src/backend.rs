@@ -30,6 +30,17 @@ impl Backend {
             Backend::Argocd => "argocd",
         }
     }
+
+    /// What pulls the charts kubepkg pushes to the backend's chart repository (`--chart-repository`,
+    /// `spec.<backend>.chartRepository`), for the message that asks for one; `None` for the
+    /// helm backend, which renders the charts itself and needs no repository.
+    pub fn chart_puller(self) -> Option<&'static str> {
+        match self {
+            Backend::Helm => None,
+            Backend::Flux => Some("Flux's OCIRepository"),
+            Backend::Argocd => Some("Argo CD's repo server"),
+        }
+    }
 }
 
 impl std::fmt::Display for Backend {

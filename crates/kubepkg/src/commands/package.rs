@@ -294,20 +294,15 @@ fn backend(
             ));
         }
     }
-    if args.backend == Kind::Helm {
+    let Some(puller) = args.backend.chart_puller() else {
         if let Some(r) = &args.chart_repository {
             return refuse(format!(
                 "--chart-repository {r}: only --backend flux or argocd pushes charts to a repository"
             ));
         }
         return Ok(Backend::helm());
-    }
+    };
     let Some(repository) = args.chart_repository.clone() else {
-        let puller = if args.backend == Kind::Flux {
-            "Flux's OCIRepository"
-        } else {
-            "Argo CD's repo server"
-        };
         return refuse(format!(
             "--backend {} needs --chart-repository oci://HOST/PATH: the registry each component's chart is pushed to and {puller} pulls it from",
             args.backend

@@ -1,6 +1,7 @@
 //! The package verbs as a user runs them, on the local control plane: crash recovery (the
-//! `kubepkg apply` process killed mid-apply, then applied again), and snapshots of `plan` and
-//! `package status` output for the demo package (testdata/packages/demo).
+//! `kubepkg apply` process killed mid-apply, then applied again), snapshots of `plan` and
+//! `package status` output for the demo package (testdata/packages/demo), and the backend
+//! flags' checks (no cluster needed).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -1119,6 +1120,44 @@ fn a_component_chart_with_file_dependencies_renders_with_them() {
             "dependency \"base\" (file://../base): directory {} not found",
             pkg.join("charts/base").display()
         )),
+        "{stderr}"
+    );
+}
+
+/// `--backend` and `--chart-repository` are checked before anything is planned or any cluster is
+/// asked (here there is none: `KUBECONFIG` names a missing file): flux and argocd need the
+/// repository their puller reads the pushed charts from, and the helm backend refuses one.
+#[test]
+fn a_backend_asks_for_the_chart_repository_it_needs_and_helm_refuses_one() {
+    let package = repo().join("examples/shop/v1");
+    let package = package.to_str().unwrap();
+    let plan = |extra: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubepkg"));
+        cmd.env("KUBECONFIG", "/nonexistent/kubeconfig")
+            .args(["plan", "shop", package])
+            .args(extra);
+        run_command(&mut cmd)
+    };
+    for (backend, puller) in [
+        ("flux", "Flux's OCIRepository"),
+        ("argocd", "Argo CD's repo server"),
+    ] {
+        let (code, stdout, stderr) = plan(&["--backend", backend]);
+        assert_eq!(code, 1, "{stderr}");
+        assert!(stdout.is_empty(), "{stdout}");
+        assert!(
+            stderr.contains(&format!(
+                "--backend {backend} needs --chart-repository oci://HOST/PATH"
+            )) && stderr.contains(&format!("{puller} pulls it from")),
+            "{stderr}"
+        );
+    }
+    let (code, _, stderr) = plan(&["--chart-repository", "oci://registry.example/charts"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains(
+            "--chart-repository oci://registry.example/charts: only --backend flux or argocd pushes charts to a repository"
+        ),
         "{stderr}"
     );
 }
