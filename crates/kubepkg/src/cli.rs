@@ -4,6 +4,12 @@
 //! [`common`] (shared flags and the value parsers: [`go_duration`], `-o`, `--backend`),
 //! [`chart`], [`release`], [`package`] — re-exported here; behaviour is in `commands` over the
 //! library crates.
+//!
+//! A verb's flags and subcommands are defined only when that verb is parsed (clap's `defer` on
+//! each subcommand enum): a `template` builds its own definition, not the whole tree's. Clap
+//! applies a deferred definition last, and it would make an argument struct's doc comment the
+//! verb's about text over the verb's own: the `clap::Args` structs therefore carry plain `//`
+//! comments (the help snapshots in `tests/it/help.rs` catch a `///` that slips back).
 
 use std::time::Duration;
 
@@ -55,9 +61,12 @@ pub fn from_helms_forms(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
         && next != "help"
         // A path, not a misspelt verb of `package` (which clap then names with a suggestion).
         && (next.contains('/') || next.starts_with('.') || std::path::Path::new(&next).exists())
-        && Cli::command()
-            .find_subcommand("package")
-            .is_some_and(|p| p.find_subcommand(&next).is_none())
+        && Cli::command().find_subcommand("package").is_some_and(|p| {
+            // Its subcommands are defined when it is built (`defer` on [`Command`]).
+            let mut package = p.clone();
+            package.build();
+            package.find_subcommand(&next).is_none()
+        })
     {
         args.insert(verb + 1, "pack".into());
     }
@@ -121,9 +130,11 @@ pub fn with_global_flags_after_the_verb(args: Vec<std::ffi::OsString>) -> Vec<st
     }
     while path_end < rest.len() {
         let word = rest[path_end].to_string_lossy().to_string();
-        let Some(sub) = cmd.find_subcommand(&word).cloned() else {
+        let Some(mut sub) = cmd.find_subcommand(&word).cloned() else {
             break;
         };
+        // A verb's subcommands are defined when it is built (`defer` on [`Command`]).
+        sub.build();
         path_end += 1;
         if !sub.has_subcommands() {
             break;
@@ -157,8 +168,8 @@ pub struct Cli {
     pub terminal: TerminalArgs,
 }
 
-/// Flags every verb takes, before or after it (Helm's global flags that are not about the
-/// cluster; those are [`ClusterArgs`]).
+// Flags every verb takes, before or after it (Helm's global flags that are not about the
+// cluster; those are [`ClusterArgs`]).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct GlobalArgs {
     /// Print every request made to the cluster and to registries and chart repositories
@@ -189,7 +200,9 @@ fn after_help() -> String {
     format!("{PACKAGES_AND_RELEASES}\n\n{}", crate::exit::help_section())
 }
 
+/// The verbs; each one's flags are defined when it is the one parsed (see the module docs).
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Create a new package (kubepkg.yaml and a chart), or a bare chart with --chart.
     Create(Box<CreateArgs>),
@@ -379,6 +392,24 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
 }
 
 impl Command {
+    /// Whether the verb does its work in this process without waiting on others, so one
+    /// thread runs it: the chart verbs that read, render and print (`template`, `lint`,
+    /// `show`, …). The others get worker threads: they talk to clusters and registries, watch,
+    /// serve, and run several waits at once.
+    pub fn runs_on_one_thread(&self) -> bool {
+        matches!(
+            self,
+            Command::Create(_)
+                | Command::Lint(_)
+                | Command::Show(_)
+                | Command::Template(_)
+                | Command::Version(_)
+                | Command::Env(_)
+                | Command::Completion(_)
+                | Command::Schema
+        )
+    }
+
     /// Whether the verb exits as `helm` does, 1 for any failure: Helm's own verbs (and
     /// kubepkg's chart and registry verbs beside them). The package verbs exit by what
     /// happened ([`crate::exit::Exit`]).
@@ -402,7 +433,7 @@ impl Command {
     }
 }
 
-/// Arguments of `kubepkg version`.
+// Arguments of `kubepkg version`.
 #[derive(Debug, clap::Args)]
 pub struct VersionArgs {
     /// Print the version only (`v0.1.0`).
@@ -413,14 +444,14 @@ pub struct VersionArgs {
     pub output: Format,
 }
 
-/// Arguments of `kubepkg env`.
+// Arguments of `kubepkg env`.
 #[derive(Debug, clap::Args)]
 pub struct EnvArgs {
     /// Print only this variable's value.
     pub name: Option<String>,
 }
 
-/// Arguments of `kubepkg completion`.
+// Arguments of `kubepkg completion`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = COMPLETION_HELP)]
 pub struct CompletionArgs {
@@ -442,7 +473,7 @@ Load the script in the running shell, or install it for every new one:
 Release and package names, namespaces and kube contexts are completed from the cluster
 (with the --kubeconfig, --kube-context and -n given on the line).";
 
-/// Arguments of `kubepkg dashboard`.
+// Arguments of `kubepkg dashboard`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = DASHBOARD_HELP)]
 pub struct DashboardArgs {
@@ -472,7 +503,7 @@ components in dependsOn order, live; its history, the diff between two revisions
 masked as `plan` masks them) and failures' diagnosis; values with where each came from.
 It runs until interrupted (Ctrl-C). See docs/dashboard.md.";
 
-/// Arguments of `kubepkg controller` (controller-runtime's flag names where they exist).
+// Arguments of `kubepkg controller` (controller-runtime's flag names where they exist).
 #[derive(Debug, clap::Args)]
 pub struct ControllerArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster).
@@ -529,8 +560,8 @@ pub struct ControllerArgs {
     pub no_cross_namespace_refs: bool,
 }
 
-/// The flags of every verb about the terminal (`--no-color`, Helm 4's `--color`; see
-/// `crate::terminal`).
+// The flags of every verb about the terminal (`--no-color`, Helm 4's `--color`; see
+// `crate::terminal`).
 #[derive(Debug, Clone, Copy, Default, clap::Args)]
 pub struct TerminalArgs {
     /// Never colour the output (as NO_COLOR=1 does; CLICOLOR_FORCE=1 colours it even when it

@@ -24,26 +24,23 @@ use std::process::ExitCode;
 use crate::exit::Exit;
 
 /// Parses the command line once into [`settings::Settings`], runs the command on the one tokio
-/// runtime of the process (shell completion too), and exits with its [`Exit`] code.
+/// runtime of the process ([`runtime`]), and exits with its [`Exit`] code.
 fn main() -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("Error: starting the async runtime: {e}");
-            return Exit::Failed.into();
-        }
-    };
-    {
-        // A TAB in a shell that loaded `kubepkg completion SHELL`: answer (on this runtime)
-        // and exit.
+    if std::env::var_os(completion::VAR).is_some() {
+        // A TAB in a shell that loaded `kubepkg completion SHELL`: answer (on a runtime, for
+        // the names it reads from the cluster) and exit.
+        let runtime = match runtime(false) {
+            Ok(runtime) => runtime,
+            Err(exit) => return exit,
+        };
         let _entered = runtime.enter();
         completion::complete_if_asked(<cli::Cli as clap::CommandFactory>::command);
     }
     let cli = cli::Cli::parse_from(cli::from_helms_forms(std::env::args_os().collect()));
+    let runtime = match runtime(cli.command.runs_on_one_thread()) {
+        Ok(runtime) => runtime,
+        Err(exit) => return exit,
+    };
     let settings = cli.settings();
     // The controller logs through its own subscriber (`KUBEPKG_LOG`), with the trail in it.
     if settings.debug && !matches!(cli.command, cli::Command::Controller(_)) {
@@ -61,4 +58,21 @@ fn main() -> ExitCode {
             err.exit(as_helm).into()
         }
     }
+}
+
+/// The process's tokio runtime: on the main thread alone for a verb that only reads, renders and
+/// prints ([`cli::Command::runs_on_one_thread`]: no threads to start for a `template`), with
+/// two workers for the others.
+fn runtime(one_thread: bool) -> Result<tokio::runtime::Runtime, ExitCode> {
+    let mut builder = if one_thread {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        let mut builder = tokio::runtime::Builder::new_multi_thread();
+        builder.worker_threads(2);
+        builder
+    };
+    builder.enable_all().build().map_err(|e| {
+        eprintln!("Error: starting the async runtime: {e}");
+        Exit::Failed.into()
+    })
 }

@@ -12,7 +12,7 @@ use super::common::{
 };
 use crate::format::Format;
 
-/// Arguments of `kubepkg template [NAME] CHART` (Helm's flag names and meanings).
+// Arguments of `kubepkg template [NAME] CHART` (Helm's flag names and meanings).
 #[derive(Debug, clap::Args)]
 pub struct TemplateArgs {
     /// Release name and chart (a directory or .tgz, `oci://…`, `REPO/CHART`, a chart URL);
@@ -88,7 +88,7 @@ pub struct TemplateArgs {
     pub description: Option<String>,
 }
 
-/// `kubepkg pull CHART`: download a chart archive as `helm pull` does.
+// `kubepkg pull CHART`: download a chart archive as `helm pull` does.
 #[derive(Debug, clap::Args)]
 pub struct PullArgs {
     /// Chart reference: `oci://HOST/REPO/CHART`, `REPO/CHART`, a chart URL, or a name with
@@ -109,13 +109,14 @@ pub struct PullArgs {
 
 /// `kubepkg plugin …`: the plugins Helm 4 installed (`helm plugin list`).
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum PluginCommand {
     /// List the plugins in Helm's plugins directories, as `helm plugin list`.
     #[command(visible_alias = "ls")]
     List(PluginListArgs),
 }
 
-/// Arguments of `kubepkg plugin list`.
+// Arguments of `kubepkg plugin list`.
 #[derive(Debug, clap::Args)]
 pub struct PluginListArgs {
     /// Only plugins of this type (`cli/v1`, `getter/v1`, `postrenderer/v1`).
@@ -125,6 +126,7 @@ pub struct PluginListArgs {
 
 /// `kubepkg repo …`: Helm's `repositories.yaml` and repository cache, as `helm repo` keeps them.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum RepoCommand {
     /// Add a chart repository.
     Add(Box<RepoAddArgs>),
@@ -139,7 +141,7 @@ pub enum RepoCommand {
     Remove(RepoRemoveArgs),
 }
 
-/// `kubepkg repo add NAME URL`.
+// `kubepkg repo add NAME URL`.
 #[derive(Debug, clap::Args)]
 pub struct RepoAddArgs {
     /// The name the repository is known by (`NAME/CHART`).
@@ -177,7 +179,7 @@ pub struct RepoAddArgs {
     pub timeout: Duration,
 }
 
-/// `kubepkg repo update [NAME…]`.
+// `kubepkg repo update [NAME…]`.
 #[derive(Debug, clap::Args)]
 pub struct RepoUpdateArgs {
     pub names: Vec<String>,
@@ -186,7 +188,7 @@ pub struct RepoUpdateArgs {
     pub timeout: Duration,
 }
 
-/// `kubepkg repo list`.
+// `kubepkg repo list`.
 #[derive(Debug, clap::Args)]
 pub struct RepoListArgs {
     /// Output format.
@@ -197,7 +199,7 @@ pub struct RepoListArgs {
     pub no_headers: bool,
 }
 
-/// `kubepkg repo remove NAME…`.
+// `kubepkg repo remove NAME…`.
 #[derive(Debug, clap::Args)]
 pub struct RepoRemoveArgs {
     #[arg(required = true)]
@@ -206,6 +208,7 @@ pub struct RepoRemoveArgs {
 
 /// `kubepkg dependency …`, as `helm dependency`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum DependencyCommand {
     /// Resolve Chart.yaml's dependencies, download them into charts/ and write Chart.lock.
     #[command(visible_alias = "up")]
@@ -217,7 +220,7 @@ pub enum DependencyCommand {
     List(DependencyListArgs),
 }
 
-/// `kubepkg dependency update|build CHART`.
+// `kubepkg dependency update|build CHART`.
 #[derive(Debug, clap::Args)]
 pub struct DependencyArgs {
     /// The chart directory.
@@ -230,7 +233,7 @@ pub struct DependencyArgs {
     pub access: RegistryAccessArgs,
 }
 
-/// `kubepkg dependency list CHART`.
+// `kubepkg dependency list CHART`.
 #[derive(Debug, clap::Args)]
 pub struct DependencyListArgs {
     /// The chart directory or archive.
@@ -240,12 +243,13 @@ pub struct DependencyListArgs {
 
 /// `kubepkg search …`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum SearchCommand {
     /// Search the added repositories' indexes for a keyword (all charts without one).
     Repo(SearchRepoArgs),
 }
 
-/// `kubepkg search repo [KEYWORD…]`, as `helm search repo`.
+// `kubepkg search repo [KEYWORD…]`, as `helm search repo`.
 #[derive(Debug, clap::Args)]
 pub struct SearchRepoArgs {
     pub keyword: Vec<String>,
@@ -272,7 +276,7 @@ pub struct SearchRepoArgs {
     pub output: Format,
 }
 
-/// `kubepkg push CHART.tgz oci://HOST/REPO`.
+// `kubepkg push CHART.tgz oci://HOST/REPO`.
 #[derive(Debug, clap::Args)]
 pub struct PushArgs {
     /// The chart archive (`.tgz`, as `helm package` makes it).
@@ -286,7 +290,7 @@ pub struct PushArgs {
     pub sign: SignWithArgs,
 }
 
-/// `kubepkg sign oci://HOST/REPO/NAME:TAG|@DIGEST --key KEY`.
+// `kubepkg sign oci://HOST/REPO/NAME:TAG|@DIGEST --key KEY`.
 #[derive(Debug, clap::Args)]
 pub struct SignArgs {
     /// The chart or package to sign: `oci://HOST[:PORT]/REPO/NAME:TAG` or `…@sha256:…`.
@@ -301,6 +305,7 @@ pub struct SignArgs {
 
 /// `kubepkg registry login|logout`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum RegistryCommand {
     /// Record credentials for a registry (checked against it first), as `helm registry login`.
     Login(Box<RegistryLoginArgs>),
@@ -308,7 +313,7 @@ pub enum RegistryCommand {
     Logout(Box<RegistryLogoutArgs>),
 }
 
-/// `kubepkg registry login HOST`.
+// `kubepkg registry login HOST`.
 #[derive(Debug, clap::Args)]
 pub struct RegistryLoginArgs {
     /// The registry, `HOST[:PORT]`.
@@ -339,15 +344,15 @@ pub struct RegistryLoginArgs {
     pub key_file: Option<std::path::PathBuf>,
 }
 
-/// `kubepkg registry logout HOST`.
+// `kubepkg registry logout HOST`.
 #[derive(Debug, clap::Args)]
 pub struct RegistryLogoutArgs {
     /// The registry, `HOST[:PORT]`.
     pub host: String,
 }
 
-/// `kubepkg lint PATH...`: a package directory (kubepkg.yaml), a chart directory or a chart
-/// archive (Helm's `helm lint` flags).
+// `kubepkg lint PATH...`: a package directory (kubepkg.yaml), a chart directory or a chart
+// archive (Helm's `helm lint` flags).
 #[derive(Debug, clap::Args)]
 pub struct LintArgs {
     /// Package directories, chart directories or chart archives (.tgz).
@@ -378,7 +383,7 @@ pub struct LintArgs {
     pub output: Format,
 }
 
-/// `kubepkg create NAME`.
+// `kubepkg create NAME`.
 #[derive(Debug, clap::Args)]
 pub struct CreateArgs {
     /// The package (or, with --chart, chart) to create: a name, or a path whose last element
@@ -391,6 +396,7 @@ pub struct CreateArgs {
 
 /// `kubepkg show all|chart|readme|values|crds CHART`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum ShowCommand {
     /// Show all the information of the chart (Chart.yaml, values, README, CRDs).
     All(ShowArgs),
@@ -404,7 +410,7 @@ pub enum ShowCommand {
     Crds(ShowArgs),
 }
 
-/// The chart of `kubepkg show …`.
+// The chart of `kubepkg show …`.
 #[derive(Debug, clap::Args)]
 pub struct ShowArgs {
     /// Chart reference: a directory or .tgz, `oci://HOST/REPO/CHART`, `REPO/CHART`, a chart

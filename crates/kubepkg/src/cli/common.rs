@@ -18,8 +18,8 @@ pub fn go_duration(s: &str) -> Result<Duration, String> {
         .map_err(|e| e.to_string())
 }
 
-/// Helm 4's post-renderer flags (`template`, `install`, `upgrade`, `plan`, `apply`): a
-/// `postrenderer/v1` plugin from Helm's plugins directories and its arguments.
+// Helm 4's post-renderer flags (`template`, `install`, `upgrade`, `plan`, `apply`): a
+// `postrenderer/v1` plugin from Helm's plugins directories and its arguments.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct PostRendererArgs {
     /// The name of a Helm `postrenderer/v1` plugin (in $HELM_PLUGINS) that post-renders the
@@ -54,9 +54,9 @@ impl PostRendererArgs {
     }
 }
 
-/// Where a chart comes from and how to fetch it (Helm's chart-path flags of `install`,
-/// `upgrade`, `template` and `pull`); the reference itself is read by
-/// `kubepkg_source::ChartRef::parse`.
+// Where a chart comes from and how to fetch it (Helm's chart-path flags of `install`,
+// `upgrade`, `template` and `pull`); the reference itself is read by
+// `kubepkg_source::ChartRef::parse`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ChartSourceArgs {
     /// Chart version: exact, or a SemVer constraint (`^1.2`, `>=1.4 <2`); default: the latest
@@ -117,8 +117,8 @@ impl ChartSourceArgs {
     }
 }
 
-/// Where the cluster is and whom to act as (Helm's `--kubeconfig`, `--kube-context`, `-n`,
-/// `--kube-as-user`, `--kube-as-group`).
+// Where the cluster is and whom to act as (Helm's `--kubeconfig`, `--kube-context`, `-n`,
+// `--kube-as-user`, `--kube-as-group`).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ClusterArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster).
@@ -156,7 +156,7 @@ impl ClusterArgs {
     }
 }
 
-/// Values flags shared by install and upgrade.
+// Values flags shared by install and upgrade.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ValuesArgs {
     /// Values files (repeatable or comma-separated; `-` reads standard input).
@@ -215,8 +215,8 @@ pub(super) fn formats(allowed: &'static [Format]) -> impl TypedValueParser<Value
         .try_map(|name| Format::from_str(&name, false))
 }
 
-/// How to reach an OCI registry (the TLS and credential flags of `helm push` and
-/// `helm registry login`).
+// How to reach an OCI registry (the TLS and credential flags of `helm push` and
+// `helm registry login`).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct RegistryAccessArgs {
     /// Use plain HTTP (no TLS).
@@ -258,7 +258,7 @@ impl RegistryAccessArgs {
     }
 }
 
-/// Cosign signature verification of what is read from a registry (`--verify-key`).
+// Cosign signature verification of what is read from a registry (`--verify-key`).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct VerifyArgs {
     /// Require a cosign signature by this public key (cosign.pub) on the oci:// chart or
@@ -267,7 +267,7 @@ pub struct VerifyArgs {
     pub verify_keys: Vec<std::path::PathBuf>,
 }
 
-/// Signing what a push wrote (`--sign KEY`).
+// Signing what a push wrote (`--sign KEY`).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct SignWithArgs {
     /// Sign the pushed manifest (by digest) with this cosign private key (cosign.key, its
@@ -276,7 +276,7 @@ pub struct SignWithArgs {
     pub sign: Option<std::path::PathBuf>,
 }
 
-/// How the verbs that change a cluster show their progress (`--progress`).
+// How the verbs that change a cluster show their progress (`--progress`).
 #[derive(Debug, Clone, Copy, Default, clap::Args)]
 pub struct ProgressArgs {
     /// Progress on standard error: `live` (one redrawn line per component, or per object of a

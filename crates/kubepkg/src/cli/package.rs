@@ -12,8 +12,8 @@ use super::common::{
 };
 use crate::format::Format;
 
-/// Values given to a package's components: `-f` files with a top-level key per component,
-/// `--set component.key=value`.
+// Values given to a package's components: `-f` files with a top-level key per component,
+// `--set component.key=value`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct PackageValuesFlags {
     /// Values files (a top-level key per component; repeatable or comma-separated).
@@ -43,8 +43,8 @@ pub struct PackageValuesFlags {
     pub set_json_once: Vec<String>,
 }
 
-/// What `plan` and `apply` take alike: the instance, the package and where it comes from, the
-/// cluster, the values and the post-renderers.
+// What `plan` and `apply` take alike: the instance, the package and where it comes from, the
+// cluster, the values and the post-renderers.
 #[derive(Debug, clap::Args)]
 pub struct PackageInputArgs {
     /// Package instance name.
@@ -64,7 +64,7 @@ pub struct PackageInputArgs {
     pub post_render: PostRendererArgs,
 }
 
-/// `kubepkg plan NAME PACKAGE`.
+// `kubepkg plan NAME PACKAGE`.
 #[derive(Debug, clap::Args)]
 pub struct PlanArgs {
     #[command(flatten)]
@@ -121,9 +121,9 @@ fn apply_dry_run(s: &str) -> Result<bool, String> {
     }
 }
 
-/// Helm's `install`/`upgrade` flags on `plan` and `apply` (docs/cli.md#helms-install-and-upgrade-flags-on-plan-and-apply):
-/// accepted where kubepkg does what they ask, else refused (a usage error) with what kubepkg
-/// does instead.
+// Helm's `install`/`upgrade` flags on `plan` and `apply` (docs/cli.md#helms-install-and-upgrade-flags-on-plan-and-apply):
+// accepted where kubepkg does what they ask, else refused (a usage error) with what kubepkg
+// does instead.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct HelmInstallFlags {
     /// Accepted as Helm's: apply creates each component's namespace when it is absent (always).
@@ -187,7 +187,7 @@ fn helm_history_max(_: &str) -> Result<usize, String> {
     ))
 }
 
-/// How `plan` and `apply` apply components (docs/backends.md#drive-mode).
+// How `plan` and `apply` apply components (docs/backends.md#drive-mode).
 #[derive(Debug, Clone, clap::Args)]
 pub struct BackendArgs {
     /// Who releases the components: helm (kubepkg itself), flux (a HelmRelease per component
@@ -208,7 +208,7 @@ pub struct BackendArgs {
     pub argocd_project: Option<String>,
 }
 
-/// `kubepkg apply NAME PACKAGE`.
+// `kubepkg apply NAME PACKAGE`.
 #[derive(Debug, clap::Args)]
 pub struct ApplyArgs {
     #[command(flatten)]
@@ -251,7 +251,7 @@ pub struct ApplyArgs {
     pub helm: HelmInstallFlags,
 }
 
-/// `kubepkg values NAME`.
+// `kubepkg values NAME`.
 #[derive(Debug, clap::Args)]
 pub struct PackageValuesArgs {
     /// Package instance name.
@@ -272,6 +272,7 @@ pub struct PackageValuesArgs {
 
 /// `kubepkg package …`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum PackageCommand {
     /// A package's latest revision and each component's live state.
     Status(PackageQueryArgs),
@@ -300,7 +301,7 @@ pub enum PackageCommand {
     Load(Box<PackageLoadArgs>),
 }
 
-/// `kubepkg package save oci://HOST/REPO/NAME --version V | DIR | PKG.tgz -o pkg.tar`.
+// `kubepkg package save oci://HOST/REPO/NAME --version V | DIR | PKG.tgz -o pkg.tar`.
 #[derive(Debug, clap::Args)]
 pub struct PackageSaveArgs {
     /// The package: its repository, `oci://HOST[:PORT]/REPO/NAME[:TAG|@DIGEST]`, or a local
@@ -317,7 +318,7 @@ pub struct PackageSaveArgs {
     pub access: RegistryAccessArgs,
 }
 
-/// `kubepkg package load pkg.tar oci://HOST/REPO[/NAME]`.
+// `kubepkg package load pkg.tar oci://HOST/REPO[/NAME]`.
 #[derive(Debug, clap::Args)]
 pub struct PackageLoadArgs {
     /// A tar written by `kubepkg package save` (an OCI image layout).
@@ -329,7 +330,7 @@ pub struct PackageLoadArgs {
     pub access: RegistryAccessArgs,
 }
 
-/// `kubepkg package lock [PACKAGE]`.
+// `kubepkg package lock [PACKAGE]`.
 #[derive(Debug, clap::Args)]
 pub struct PackageLockArgs {
     /// The package directory (holds kubepkg.yaml).
@@ -340,7 +341,7 @@ pub struct PackageLockArgs {
     pub access: RegistryAccessArgs,
 }
 
-/// `kubepkg package status|history NAME`.
+// `kubepkg package status|history NAME`.
 #[derive(Debug, clap::Args)]
 pub struct PackageQueryArgs {
     /// The package instance name.
@@ -357,7 +358,7 @@ pub struct PackageQueryArgs {
     pub output: Format,
 }
 
-/// `kubepkg package rollback NAME [REVISION]`.
+// `kubepkg package rollback NAME [REVISION]`.
 #[derive(Debug, clap::Args)]
 pub struct PackageRollbackArgs {
     /// The package instance name.
@@ -380,7 +381,7 @@ pub struct PackageRollbackArgs {
     pub output: Format,
 }
 
-/// `kubepkg package uninstall NAME`.
+// `kubepkg package uninstall NAME`.
 #[derive(Debug, clap::Args)]
 pub struct PackageUninstallArgs {
     /// The package instance name.
@@ -401,7 +402,7 @@ pub struct PackageUninstallArgs {
     pub output: Format,
 }
 
-/// `kubepkg package list`.
+// `kubepkg package list`.
 #[derive(Debug, clap::Args)]
 pub struct PackageListArgs {
     #[command(flatten)]
@@ -414,7 +415,7 @@ pub struct PackageListArgs {
     pub output: Format,
 }
 
-/// `kubepkg package push PKG oci://HOST/REPO[/NAME]`.
+// `kubepkg package push PKG oci://HOST/REPO[/NAME]`.
 #[derive(Debug, clap::Args)]
 pub struct PackagePushArgs {
     /// The package: a directory with kubepkg.yaml, or a package `.tgz`.
@@ -428,7 +429,7 @@ pub struct PackagePushArgs {
     pub sign: SignWithArgs,
 }
 
-/// `kubepkg package pull oci://HOST/REPO/NAME --version V`.
+// `kubepkg package pull oci://HOST/REPO/NAME --version V`.
 #[derive(Debug, clap::Args)]
 pub struct PackagePullArgs {
     /// The package's repository, `oci://HOST[:PORT]/REPO/NAME[:TAG|@DIGEST]`.
@@ -445,8 +446,8 @@ pub struct PackagePullArgs {
     pub verify: VerifyArgs,
 }
 
-/// Where an `oci://` package comes from: `--version` and the registry flags (ignored for a
-/// local package).
+// Where an `oci://` package comes from: `--version` and the registry flags (ignored for a
+// local package).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct PackageSourceArgs {
     /// For an `oci://` package: a version, a SemVer constraint over the tags (`>=1.4 <2`), or
@@ -459,7 +460,7 @@ pub struct PackageSourceArgs {
     pub verify: VerifyArgs,
 }
 
-/// `kubepkg package pack DIR...`.
+// `kubepkg package pack DIR...`.
 #[derive(Debug, clap::Args)]
 pub struct PackagePackArgs {
     /// Chart directories (to NAME-VERSION.tgz) or package directories (kubepkg.yaml).
@@ -476,7 +477,7 @@ pub struct PackagePackArgs {
     pub app_version: Option<String>,
 }
 
-/// `kubepkg render --backend flux|argocd NAME PACKAGE`.
+// `kubepkg render --backend flux|argocd NAME PACKAGE`.
 #[derive(Debug, clap::Args)]
 pub struct RenderArgs {
     /// Package instance name (the releases are `NAME-COMPONENT`).
@@ -521,6 +522,7 @@ pub struct RenderArgs {
 
 /// `kubepkg rollout …`: fleet rollouts (docs/fleet.md).
 #[derive(Debug, clap::Subcommand)]
+#[command(defer = true)]
 pub enum RolloutCommand {
     /// Show a rollout: its phase, its stages and each cluster's version and state.
     Status(RolloutStatusArgs),
@@ -542,7 +544,7 @@ pub enum RolloutCommand {
     Plan(RolloutPlanArgs),
 }
 
-/// `kubepkg rollout plan NAME`.
+// `kubepkg rollout plan NAME`.
 #[derive(Debug, clap::Args)]
 pub struct RolloutPlanArgs {
     #[command(flatten)]
@@ -564,7 +566,7 @@ pub struct RolloutPlanArgs {
     pub package: Option<std::path::PathBuf>,
 }
 
-/// `kubepkg rollout status|pause|resume|abort|history NAME`.
+// `kubepkg rollout status|pause|resume|abort|history NAME`.
 #[derive(Debug, clap::Args)]
 pub struct RolloutArgs {
     /// The PackageRollout's name.
@@ -577,7 +579,7 @@ pub struct RolloutArgs {
     pub output: Format,
 }
 
-/// `kubepkg rollout status NAME`.
+// `kubepkg rollout status NAME`.
 #[derive(Debug, clap::Args)]
 pub struct RolloutStatusArgs {
     #[command(flatten)]
@@ -589,7 +591,7 @@ pub struct RolloutStatusArgs {
     pub watch: bool,
 }
 
-/// `kubepkg rollout promote NAME [STAGE]`.
+// `kubepkg rollout promote NAME [STAGE]`.
 #[derive(Debug, clap::Args)]
 pub struct RolloutPromoteArgs {
     /// The PackageRollout's name.

@@ -9,7 +9,7 @@ use super::common::{
 };
 use crate::format::Format;
 
-/// Flags of operations that change a release.
+// Flags of operations that change a release.
 #[derive(Debug, Clone, clap::Args)]
 pub struct OperationArgs {
     /// Wait until every object of the release is ready (kstatus rules), showing progress.
@@ -31,7 +31,7 @@ pub struct OperationArgs {
     pub progress: ProgressArgs,
 }
 
-/// `kubepkg install NAME CHART`.
+// `kubepkg install NAME CHART`.
 #[derive(Debug, clap::Args)]
 pub struct InstallArgs {
     pub name: String,
@@ -61,7 +61,7 @@ pub struct InstallArgs {
     pub dry_run: Option<String>,
 }
 
-/// `kubepkg upgrade NAME CHART`.
+// `kubepkg upgrade NAME CHART`.
 #[derive(Debug, clap::Args)]
 pub struct UpgradeArgs {
     #[command(flatten)]
@@ -83,8 +83,8 @@ pub struct UpgradeArgs {
     pub history_max: usize,
 }
 
-/// Which meaning of NAME a bare verb takes: the package when one named NAME has revision
-/// records in the namespace, else the Helm release.
+// Which meaning of NAME a bare verb takes: the package when one named NAME has revision
+// records in the namespace, else the Helm release.
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct TargetArgs {
     /// NAME is a Helm release, even if a package NAME exists.
@@ -95,7 +95,7 @@ pub struct TargetArgs {
     pub package: bool,
 }
 
-/// Flags of the bare verbs that change a release or a package (rollback, uninstall).
+// Flags of the bare verbs that change a release or a package (rollback, uninstall).
 #[derive(Debug, Clone, clap::Args)]
 pub struct ChangeArgs {
     /// Release: wait until every object is ready (packages always wait for each component).
@@ -119,8 +119,8 @@ pub struct ChangeArgs {
     pub progress: ProgressArgs,
 }
 
-/// What the bare verbs that change a release or a package (rollback, uninstall) act on and
-/// how: NAME, the cluster, which meaning of NAME, and the flags of the change.
+// What the bare verbs that change a release or a package (rollback, uninstall) act on and
+// how: NAME, the cluster, which meaning of NAME, and the flags of the change.
 #[derive(Debug, clap::Args)]
 pub struct BareChangeArgs {
     /// A package or Helm release name (a package when one of that name has revisions here).
@@ -134,7 +134,7 @@ pub struct BareChangeArgs {
     pub op: ChangeArgs,
 }
 
-/// `kubepkg rollback NAME [REVISION]`.
+// `kubepkg rollback NAME [REVISION]`.
 #[derive(Debug, clap::Args)]
 pub struct RollbackArgs {
     #[command(flatten)]
@@ -150,7 +150,7 @@ pub struct RollbackArgs {
     pub force: bool,
 }
 
-/// `kubepkg uninstall NAME`.
+// `kubepkg uninstall NAME`.
 #[derive(Debug, clap::Args)]
 pub struct UninstallArgs {
     #[command(flatten)]
@@ -160,7 +160,7 @@ pub struct UninstallArgs {
     pub keep_history: bool,
 }
 
-/// `kubepkg list`.
+// `kubepkg list`.
 #[derive(Debug, clap::Args)]
 pub struct ListArgs {
     #[command(flatten)]
@@ -221,7 +221,7 @@ pub struct ListArgs {
     pub output: Format,
 }
 
-/// `kubepkg history NAME` / `kubepkg status NAME`: a package or a release.
+// `kubepkg history NAME` / `kubepkg status NAME`: a package or a release.
 #[derive(Debug, clap::Args)]
 pub struct QueryArgs {
     #[command(flatten)]
@@ -230,7 +230,7 @@ pub struct QueryArgs {
     pub target: TargetArgs,
 }
 
-/// `kubepkg test NAME` and the release side of `history`/`status`.
+// `kubepkg test NAME` and the release side of `history`/`status`.
 #[derive(Debug, clap::Args)]
 pub struct ReleaseQueryArgs {
     /// A package or Helm release name (a package when one of that name has revisions here).
@@ -252,7 +252,7 @@ pub struct ReleaseQueryArgs {
     pub timeout: Duration,
 }
 
-/// `kubepkg get values|manifest|hooks|notes NAME`.
+// `kubepkg get values|manifest|hooks|notes NAME`.
 #[derive(Debug, clap::Args)]
 pub struct GetArgs {
     /// What to print: all, values, manifest, hooks, notes or metadata.
