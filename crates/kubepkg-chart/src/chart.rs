@@ -401,11 +401,12 @@ fn read_open_file(mut file: std::fs::File, len: u64) -> std::io::Result<Vec<u8>>
     Ok(data)
 }
 
-/// Whether the loader needs the file `name` (a path in a chart directory) to build the chart and
-/// every render does: `Chart.yaml`, the lock and requirements files, values and their schema and
-/// templates, of the chart and of each subchart directory under `charts/`, and whatever lies
-/// directly in a `charts/` directory (subchart archives). The other files (`.Files`, `crds/`)
-/// are read at first use ([`FileData`]).
+/// Whether the loader needs the file `name` (a path in a chart directory) to build the chart:
+/// `Chart.yaml`, the lock and requirements files, values and their schema, of the chart and of
+/// each subchart directory under `charts/`, and whatever lies directly in a `charts/` directory
+/// (subchart archives). The other files — templates (read when the render parses them, so a
+/// subchart its condition disables is never read, nor are the templates of a chart that fails
+/// its dependency check), `.Files`, `crds/` — are read at first use ([`FileData`]).
 fn needed_to_render(name: &str) -> bool {
     let mut rest = name;
     while let Some(inside) = rest.strip_prefix("charts/") {
@@ -414,7 +415,7 @@ fn needed_to_render(name: &str) -> bool {
             None => return true,
         }
     }
-    rest.starts_with("templates/") || is_chart_definition(rest)
+    is_chart_definition(rest)
 }
 
 /// Whether `name` (chart-relative) is one of the files the loader reads into the chart itself

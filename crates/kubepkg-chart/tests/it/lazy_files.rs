@@ -1,6 +1,7 @@
-//! Files no render needs stay on disk until used: loading a chart directory reads `Chart.yaml`,
-//! values, templates and subchart archives, and leaves `.Files` and `crds/` (of the chart and
-//! its subcharts) unread until a template, `--include-crds` or an install asks for them.
+//! Files stay on disk until used: loading a chart directory reads `Chart.yaml`, values and
+//! subchart archives; templates are read when the render parses them (never, for a subchart its
+//! condition disables), `.Files` and `crds/` (of the chart and its subcharts) when a template,
+//! `--include-crds` or an install asks for them.
 
 use kubepkg_chart::{Chart, TemplateOptions};
 use std::path::Path;
@@ -12,12 +13,24 @@ fn write(root: &Path, name: &str, text: &[u8]) {
 }
 
 /// A chart whose template reads `config/app.conf`, with a CRD (behind a UTF-8 byte order mark,
-/// which Helm's loader strips), a README, and a subchart with a CRD of its own.
+/// which Helm's loader strips), a README, a subchart with a CRD of its own, and a subchart its
+/// condition disables.
 fn chart(root: &Path) {
     write(
         root,
         "Chart.yaml",
-        b"apiVersion: v2\nname: app\nversion: 1.0.0\n",
+        b"apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n- name: sub\n  version: 1.0.0\n- name: dormant\n  version: 1.0.0\n  condition: dormant.enabled\n",
+    );
+    write(root, "values.yaml", b"dormant:\n  enabled: false\n");
+    write(
+        root,
+        "charts/dormant/Chart.yaml",
+        b"apiVersion: v2\nname: dormant\nversion: 1.0.0\n",
+    );
+    write(
+        root,
+        "charts/dormant/templates/cm.yaml",
+        b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dormant\n",
     );
     write(
         root,
@@ -43,10 +56,17 @@ fn chart(root: &Path) {
     );
 }
 
-/// Whether the file `name` of `chart` (or of a subchart, `sub/name`) is in memory.
+/// Whether the file `name` of `chart` (or of a subchart, `sub/name`, `dormant/name`) is in memory.
 fn read(chart: &Chart, name: &str) -> bool {
     let (chart, name) = match name.split_once('/') {
-        Some(("sub", rest)) => (&chart.dependencies[0], rest),
+        Some((sub @ ("sub" | "dormant"), rest)) => (
+            chart
+                .dependencies
+                .iter()
+                .find(|d| d.name() == sub)
+                .unwrap_or_else(|| panic!("no subchart {sub}")),
+            rest,
+        ),
         _ => (chart, name),
     };
     let file = chart
@@ -76,11 +96,9 @@ fn files_and_crds_are_read_when_a_render_asks_for_them() {
     let dir = tempfile::tempdir().unwrap();
     chart(dir.path());
     let loaded = kubepkg_chart::load(dir.path()).unwrap();
-    assert!(
-        read(&loaded, "templates/cm.yaml"),
-        "templates are read at load"
-    );
     for unread in [
+        "templates/cm.yaml",
+        "dormant/templates/cm.yaml",
         "config/app.conf",
         "crds/widgets.yaml",
         "README.md",
@@ -99,8 +117,15 @@ fn files_and_crds_are_read_when_a_render_asks_for_them() {
         "{}",
         out.manifest
     );
+    assert!(!out.manifest.contains("name: dormant"), "{}", out.manifest);
+    assert!(read(&loaded, "templates/cm.yaml"), "the render parsed it");
     assert!(read(&loaded, "config/app.conf"), "the template read it");
-    for unread in ["crds/widgets.yaml", "README.md", "sub/crds/gadgets.yaml"] {
+    for unread in [
+        "crds/widgets.yaml",
+        "README.md",
+        "sub/crds/gadgets.yaml",
+        "dormant/templates/cm.yaml",
+    ] {
         assert!(
             !read(&loaded, unread),
             "{unread} is read by a render without CRDs"
