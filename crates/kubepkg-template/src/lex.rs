@@ -131,25 +131,12 @@ fn is_nd(c: char) -> bool {
 }
 
 fn count_newlines(s: &str) -> usize {
-    s.bytes().filter(|&b| b == b'\n').count()
+    memchr::memchr_iter(b'\n', s.as_bytes()).count()
 }
 
 /// Byte offset of the next `{{`.
 fn find_left_delim(b: &[u8]) -> Option<usize> {
-    let mut i = 0;
-    while i + 1 < b.len() {
-        match b[i + 1..].iter().position(|&c| c == b'{') {
-            None => return None,
-            Some(p) => {
-                let j = i + 1 + p;
-                if b[j - 1] == b'{' {
-                    return Some(j - 1);
-                }
-                i = j;
-            }
-        }
-    }
-    None
+    memchr::memmem::find(b, LEFT.as_bytes())
 }
 
 fn trim_right_len(s: &str) -> usize {
@@ -192,7 +179,11 @@ pub fn lex(input: &str) -> Vec<Item<'_>> {
         line: 1,
         start_line: 1,
         inside_action: false,
-        items: Vec::with_capacity(input.len() / 8 + 4),
+        // Up to about sixteen items an action (delimiters, words, spaces, a pipe) and the text
+        // between two.
+        items: Vec::with_capacity(
+            16 * memchr::memmem::find_iter(input.as_bytes(), LEFT).count() + 2,
+        ),
         done: false,
     };
     while !l.done {
