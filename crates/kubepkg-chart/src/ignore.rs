@@ -11,7 +11,7 @@ use crate::pattern::{BadPattern, go_match};
 #[derive(Debug, Clone)]
 struct Rule {
     /// The `filepath.Match` pattern (without `!`, the leading and trailing `/`).
-    pattern: String,
+    pattern: Pattern,
     base_only: bool,
     negate: bool,
     must_dir: bool,
@@ -73,7 +73,7 @@ impl IgnoreRules {
             (rule, !rule.contains('/'))
         };
         self.rules.push(Rule {
-            pattern: pat.to_string(),
+            pattern: Pattern::new(pat),
             base_only,
             negate,
             must_dir,
@@ -93,12 +93,11 @@ impl IgnoreRules {
                 path
             };
             // Go logs and treats a bad pattern as "no match".
-            let matched = go_match(&r.pattern, name).unwrap_or(false);
             if r.negate {
                 if r.must_dir && !is_dir {
                     return true;
                 }
-                if !matched {
+                if !r.pattern.matches(name) {
                     return true;
                 }
                 continue;
@@ -106,11 +105,49 @@ impl IgnoreRules {
             if r.must_dir && !is_dir {
                 continue;
             }
-            if matched {
+            if r.pattern.matches(name) {
                 return true;
             }
         }
         false
+    }
+}
+
+/// A rule's pattern, with the two shapes most `.helmignore` lines have answered without the
+/// general matcher: the same answers as Go's `path.Match` ([`go_match`]), which decides the rest.
+#[derive(Debug, Clone)]
+enum Pattern {
+    /// No special character: the name itself (`.DS_Store`, `.git`).
+    Literal(String),
+    /// `*` and then no special character (`*.swp`, `*~`): a name with that ending and no `/`
+    /// before it (a star does not match a `/`).
+    StarThen(String),
+    /// Anything else.
+    Glob(String),
+}
+
+impl Pattern {
+    fn new(pattern: &str) -> Pattern {
+        let plain = |s: &str| !s.contains(['*', '?', '[', '\\']);
+        if plain(pattern) {
+            Pattern::Literal(pattern.to_string())
+        } else if let Some(rest) = pattern.strip_prefix('*')
+            && plain(rest)
+        {
+            Pattern::StarThen(rest.to_string())
+        } else {
+            Pattern::Glob(pattern.to_string())
+        }
+    }
+
+    fn matches(&self, name: &str) -> bool {
+        match self {
+            Pattern::Literal(lit) => name == lit,
+            Pattern::StarThen(end) => name
+                .strip_suffix(end.as_str())
+                .is_some_and(|start| !start.contains('/')),
+            Pattern::Glob(pattern) => go_match(pattern, name).unwrap_or(false),
+        }
     }
 }
 
@@ -119,6 +156,62 @@ mod tests {
     use super::*;
 
     // Cases from Helm's pkg/ignore/rules_test.go.
+    /// The shortcut shapes answer as Go's `path.Match` ([`go_match`], itself checked against Go).
+    #[test]
+    fn literal_and_star_then_patterns_answer_as_go_match() {
+        let patterns = [
+            ".DS_Store",
+            ".git",
+            "a/b",
+            "",
+            "*.swp",
+            "*~",
+            "*",
+            "*/",
+            "*a/b",
+            "*.tar.gz",
+            "*é",
+        ];
+        let names = [
+            ".DS_Store",
+            ".git",
+            "x.git",
+            "a/b",
+            "a/b/c",
+            "",
+            "f.swp",
+            "d/f.swp",
+            ".swp",
+            "swp",
+            "f~",
+            "~",
+            "/~",
+            "f",
+            "a/",
+            "x/",
+            "xa/b",
+            "x/a/b",
+            "b.tar.gz",
+            "tar.gz",
+            "é",
+            "xé",
+        ];
+        for p in patterns {
+            let shape = Pattern::new(p);
+            assert!(!matches!(shape, Pattern::Glob(_)), "{p} has a shortcut");
+            for n in names {
+                assert_eq!(
+                    shape.matches(n),
+                    go_match(p, n).unwrap(),
+                    "pattern {p:?} name {n:?}"
+                );
+            }
+        }
+        assert!(matches!(Pattern::new("a*b"), Pattern::Glob(_)));
+        assert!(matches!(Pattern::new("*.[ch]"), Pattern::Glob(_)));
+        assert!(matches!(Pattern::new("\\*"), Pattern::Glob(_)));
+    }
+
     #[test]
     fn helm_ignore_cases() {
         let r = IgnoreRules::parse("*.txt\n/mast/a.txt\ncargo/\n").unwrap();
