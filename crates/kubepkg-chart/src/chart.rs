@@ -359,7 +359,7 @@ fn walk(
         if let Some(err) = too_large(md.len()) {
             return Err(err);
         }
-        let data = if needed_to_render(&n) {
+        let data = if read_at_load(&n, md.len()) {
             let mut data =
                 read_open_file(file, md.len()).map_err(|err| ChartError::io(&path, err))?;
             if data.starts_with(&[0xEF, 0xBB, 0xBF]) {
@@ -401,13 +401,15 @@ fn read_open_file(mut file: std::fs::File, len: u64) -> std::io::Result<Vec<u8>>
     Ok(data)
 }
 
-/// Whether the loader needs the file `name` (a path in a chart directory) to build the chart:
-/// `Chart.yaml`, the lock and requirements files, values and their schema, of the chart and of
-/// each subchart directory under `charts/`, and whatever lies directly in a `charts/` directory
-/// (subchart archives). The other files — templates (read when the render parses them, so a
-/// subchart its condition disables is never read, nor are the templates of a chart that fails
-/// its dependency check), `.Files`, `crds/` — are read at first use ([`FileData`]).
-fn needed_to_render(name: &str) -> bool {
+/// Whether the walk reads the file `name` (a path in a chart directory) of `len` bytes while it
+/// has it open: what the loader needs to build the chart — `Chart.yaml`, the lock and
+/// requirements files, values and their schema, of the chart and of each subchart directory
+/// under `charts/`, and whatever lies directly in a `charts/` directory (subchart archives) —
+/// and templates up to [`EAGER_TEMPLATE_BYTES`] (read now: opening them again to parse them
+/// costs more than reading them). Larger templates (CRDs) are read when the render parses them,
+/// so a subchart its condition disables, or a chart that fails its dependency check, never reads
+/// them; `.Files` and `crds/` are read at first use ([`FileData`]).
+fn read_at_load(name: &str, len: u64) -> bool {
     let mut rest = name;
     while let Some(inside) = rest.strip_prefix("charts/") {
         match inside.split_once('/') {
@@ -415,8 +417,11 @@ fn needed_to_render(name: &str) -> bool {
             None => return true,
         }
     }
-    is_chart_definition(rest)
+    is_chart_definition(rest) || (rest.starts_with("templates/") && len <= EAGER_TEMPLATE_BYTES)
 }
+
+/// The size up to which a template is read while the walk has it open ([`read_at_load`]).
+const EAGER_TEMPLATE_BYTES: u64 = 32 * 1024;
 
 /// Whether `name` (chart-relative) is one of the files the loader reads into the chart itself
 /// rather than `.Files`: `Chart.yaml`, `Chart.lock`, `values.yaml`, `values.schema.json` and

@@ -1,10 +1,10 @@
 //! A chart file's contents: bytes in memory, or a file on disk read at its first use.
 //!
 //! Loading a chart directory reads what building the chart needs (`Chart.yaml`, values, the
-//! schema, subchart archives) and leaves the other files — templates, `.Files`, `crds/`,
-//! READMEs — on disk: a chart with megabytes of CRDs loads as fast as one without, templates
-//! are read when the render parses them (never, for a subchart its condition disables), and
-//! the rest only when a template asks for them (`.Files.Get`, `Glob`, `AsConfig`, …), `crds/` is
+//! schema, subchart archives) and small templates, and leaves the other files — large
+//! templates, `.Files`, `crds/`, READMEs — on disk: a chart with megabytes of CRDs loads as
+//! fast as one without, a large template is read when the render parses it (never, for a
+//! subchart its condition disables), and the rest only when a template asks for them (`.Files.Get`, `Glob`, `AsConfig`, …), `crds/` is
 //! printed (`--include-crds`) or applied, or the chart is packed or saved. The directory loader
 //! opens each such file once while loading, so a file Helm cannot read fails the load as it does
 //! in Helm; a file that becomes unreadable after that (removed or replaced while the process

@@ -1,7 +1,7 @@
-//! Files stay on disk until used: loading a chart directory reads `Chart.yaml`, values and
-//! subchart archives; templates are read when the render parses them (never, for a subchart its
-//! condition disables), `.Files` and `crds/` (of the chart and its subcharts) when a template,
-//! `--include-crds` or an install asks for them.
+//! Files stay on disk until used: loading a chart directory reads `Chart.yaml`, values, subchart
+//! archives and small templates; a large template (a CRD) is read when the render parses it
+//! (never, for a subchart its condition disables), `.Files` and `crds/` (of the chart and its
+//! subcharts) when a template, `--include-crds` or an install asks for them.
 
 use kubepkg_chart::{Chart, TemplateOptions};
 use std::path::Path;
@@ -12,9 +12,18 @@ fn write(root: &Path, name: &str, text: &[u8]) {
     std::fs::write(path, text).unwrap();
 }
 
-/// A chart whose template reads `config/app.conf`, with a CRD (behind a UTF-8 byte order mark,
-/// which Helm's loader strips), a README, a subchart with a CRD of its own, and a subchart its
-/// condition disables.
+/// A template of `name` (a ConfigMap) larger than what the loader reads while loading (a YAML
+/// comment of 40 KB after it).
+fn large_template(name: &str) -> Vec<u8> {
+    let mut text =
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n").into_bytes();
+    text.extend(b"# padding\n".repeat(4096));
+    text
+}
+
+/// A chart whose small template reads `config/app.conf`, with a large template, a CRD (behind a
+/// UTF-8 byte order mark, which Helm's loader strips), a README, a subchart with a CRD of its
+/// own, and a subchart its condition disables (its template large).
 fn chart(root: &Path) {
     write(
         root,
@@ -30,8 +39,9 @@ fn chart(root: &Path) {
     write(
         root,
         "charts/dormant/templates/cm.yaml",
-        b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dormant\n",
+        &large_template("dormant"),
     );
+    write(root, "templates/large.yaml", &large_template("large"));
     write(
         root,
         "templates/cm.yaml",
@@ -96,8 +106,12 @@ fn files_and_crds_are_read_when_a_render_asks_for_them() {
     let dir = tempfile::tempdir().unwrap();
     chart(dir.path());
     let loaded = kubepkg_chart::load(dir.path()).unwrap();
+    assert!(
+        read(&loaded, "templates/cm.yaml"),
+        "a small template is read at load"
+    );
     for unread in [
-        "templates/cm.yaml",
+        "templates/large.yaml",
         "dormant/templates/cm.yaml",
         "config/app.conf",
         "crds/widgets.yaml",
@@ -118,7 +132,11 @@ fn files_and_crds_are_read_when_a_render_asks_for_them() {
         out.manifest
     );
     assert!(!out.manifest.contains("name: dormant"), "{}", out.manifest);
-    assert!(read(&loaded, "templates/cm.yaml"), "the render parsed it");
+    assert!(out.manifest.contains("name: large"), "{}", out.manifest);
+    assert!(
+        read(&loaded, "templates/large.yaml"),
+        "the render parsed it"
+    );
     assert!(read(&loaded, "config/app.conf"), "the template read it");
     for unread in [
         "crds/widgets.yaml",
