@@ -124,13 +124,34 @@ thread_local! {
 /// Where the lines of records no [`capture`] claims go instead of standard error.
 pub type Writer = Box<dyn Fn(&str) + Send + Sync>;
 
-static WRITER: std::sync::RwLock<Option<Writer>> = std::sync::RwLock::new(None);
+/// The writer in place and the number of the [`set_writer`] call that put it there.
+static WRITER: std::sync::RwLock<Option<(u64, Writer)>> = std::sync::RwLock::new(None);
+
+/// The number the next [`set_writer`] call gets.
+static NEXT_WRITER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Sends the lines of unclaimed records to `writer` (a live progress display prints them
-/// above its redrawn lines, which would otherwise draw over them); `None`: standard error.
-pub fn set_writer(writer: Option<Writer>) {
-    if let Ok(mut w) = WRITER.write() {
-        *w = writer;
+/// above its redrawn lines, which would otherwise draw over them) until the returned
+/// [`WriterInPlace`] is dropped; then standard error again, unless another writer was set
+/// in the meantime (a display that ends leaves a later one's writer alone).
+#[must_use = "the writer is taken away when this is dropped"]
+pub fn set_writer(writer: Writer) -> WriterInPlace {
+    let id = NEXT_WRITER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut w = WRITER.write().unwrap_or_else(|e| e.into_inner());
+    *w = Some((id, writer));
+    WriterInPlace(id)
+}
+
+/// A writer [`set_writer`] put in place; dropped, it is taken away if it is still the one.
+#[derive(Debug)]
+pub struct WriterInPlace(u64);
+
+impl Drop for WriterInPlace {
+    fn drop(&mut self) {
+        let mut w = WRITER.write().unwrap_or_else(|e| e.into_inner());
+        if w.as_ref().is_some_and(|(id, _)| *id == self.0) {
+            *w = None;
+        }
     }
 }
 
@@ -148,7 +169,7 @@ pub fn log(record: Record) {
         .unwrap_or(true);
     if unclaimed {
         match WRITER.read().as_deref() {
-            Ok(Some(writer)) => writer(&record.to_string()),
+            Ok(Some((_, writer))) => writer(&record.to_string()),
             _ => eprintln!("{record}"),
         }
     }
@@ -188,5 +209,30 @@ mod tests {
         });
         assert_eq!(inner, vec![Record::warn("b")]);
         assert_eq!(outer, vec![Record::info("a")]);
+    }
+
+    #[test]
+    fn a_writer_taken_away_leaves_a_later_one_in_place() {
+        use std::sync::{Arc, Mutex};
+        let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+        let first = set_writer(Box::new(|_: &str| {}));
+        let into = seen.clone();
+        let second = set_writer(Box::new(move |line: &str| {
+            into.lock().unwrap().push(line.to_string());
+        }));
+        drop(first);
+        log(Record::warn("still shown above the lines"));
+        drop(second);
+        log(Record::warn("on standard error"));
+        let seen = seen.lock().unwrap();
+        assert!(
+            seen.iter()
+                .any(|l| l.contains("still shown above the lines")),
+            "{seen:?}"
+        );
+        assert!(
+            !seen.iter().any(|l| l.contains("on standard error")),
+            "{seen:?}"
+        );
     }
 }

@@ -467,6 +467,7 @@ mod tests {
 
     #[test]
     fn output_flag_selects_the_printer() {
+        let _one_live = live::one_live_at_a_time();
         let pipe = Terminal::default();
         let auto = ProgressMode::Auto;
         assert!(Printer::new(Format::Json, auto, &pipe).is_json());

@@ -60,14 +60,15 @@ impl Live {
     pub fn with_target(palette: Palette, target: ProgressDrawTarget) -> Live {
         let multi = MultiProgress::with_draw_target(target);
         let above = multi.clone();
-        kubepkg_gostd::slog::set_writer(Some(Box::new(move |line: &str| {
+        let helm_log = kubepkg_gostd::slog::set_writer(Box::new(move |line: &str| {
             let _ = above.println(line);
-        })));
+        }));
         Live {
             board: Arc::new(Mutex::new(Board {
                 multi,
                 palette,
                 lines: Vec::new(),
+                _helm_log: helm_log,
             })),
         }
     }
@@ -123,6 +124,8 @@ struct Board {
     multi: MultiProgress,
     palette: Palette,
     lines: Vec<Line>,
+    /// Helm's log lines go above the live lines until the board is dropped.
+    _helm_log: kubepkg_gostd::slog::WriterInPlace,
 }
 
 /// How a collapsed line ends.
@@ -376,7 +379,6 @@ impl Board {
 impl Drop for Board {
     fn drop(&mut self) {
         self.finish(false);
-        kubepkg_gostd::slog::set_writer(None);
     }
 }
 
@@ -389,6 +391,14 @@ fn elapsed(d: Duration) -> String {
         .to_string()
 }
 
+/// The lock a test holds while it has a [`Live`]: each takes the process's one Helm log
+/// writer while it lives, so a test that logs through its own would see another test's.
+#[cfg(test)]
+pub(crate) fn one_live_at_a_time() -> MutexGuard<'static, ()> {
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,17 +408,15 @@ mod tests {
     /// terminal it draws on and its sink of events.
     type TestBoard = (std::sync::MutexGuard<'static, ()>, Live, InMemoryTerm, Sink);
 
-    /// A board drawn into an in-memory terminal of 120 columns.
-    /// A live printer on an in-memory terminal, and the lock that keeps the tests of this
-    /// module apart (a live printer takes the process's Helm log writer while it lives).
+    /// A live printer on an in-memory terminal of 120 columns, and the lock that keeps it
+    /// apart from the other tests that make one ([`one_live_at_a_time`]).
     fn board() -> TestBoard {
         board_in(Palette::PLAIN)
     }
 
-    /// A board in `palette`, one at a time: each `Live` takes the process's one slog writer.
+    /// A board in `palette`, one at a time.
     fn board_in(palette: Palette) -> TestBoard {
-        static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-        let serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        let serial = one_live_at_a_time();
         let term = InMemoryTerm::new(20, 120);
         let live = Live::with_target(
             palette,
