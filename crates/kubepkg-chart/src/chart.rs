@@ -360,12 +360,10 @@ fn walk(
             return Err(err);
         }
         let data = if read_at_load(&n, md.len()) {
-            let mut data =
-                read_open_file(file, md.len()).map_err(|err| ChartError::io(&path, err))?;
-            if data.starts_with(&[0xEF, 0xBB, 0xBF]) {
-                data.drain(..3);
-            }
-            FileData::from(data)
+            FileData::new(
+                crate::file_data::read_open(file, md.len())
+                    .map_err(|err| ChartError::io(&path, err))?,
+            )
         } else {
             // Opened (a file Helm cannot read fails here, as in Helm), read at first use.
             FileData::on_disk(path.clone())
@@ -379,26 +377,6 @@ fn walk(
         out.push((BufferedFile { name: n, data }, mtime));
     }
     Ok(())
-}
-
-/// All of an open `file` whose size was `len` when opened, in one read where it still is (it
-/// may have changed since: read to the end). `std::fs::read` would ask the file its size again.
-fn read_open_file(mut file: std::fs::File, len: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let mut data = vec![0; usize::try_from(len).unwrap_or(0)];
-    let mut filled = 0;
-    while filled < data.len() {
-        match file.read(&mut data[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    data.truncate(filled);
-    // Whatever was added since its size was read (usually nothing: one read that ends there).
-    file.take(u64::MAX).read_to_end(&mut data)?;
-    Ok(data)
 }
 
 /// Whether the walk reads the file `name` (a path in a chart directory) of `len` bytes while it

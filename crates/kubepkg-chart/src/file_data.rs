@@ -51,8 +51,12 @@ impl FileData {
             let Some(path) = &self.0.path else {
                 return Arc::from(&[][..]);
             };
-            let data = std::fs::read(path).unwrap_or_default();
-            Arc::from(data.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(&data))
+            std::fs::File::open(path)
+                .and_then(|file| {
+                    let len = file.metadata()?.len();
+                    read_open(file, len)
+                })
+                .unwrap_or_else(|_| Arc::from(&[][..]))
         })
     }
 
@@ -60,6 +64,40 @@ impl FileData {
     pub fn is_read(&self) -> bool {
         self.0.bytes.get().is_some()
     }
+}
+
+/// All of an open `file` whose size was `len` when it was opened, without a leading UTF-8 byte
+/// order mark (Helm's loader strips it), read straight into the shared buffer: in one read
+/// where the file still has that size (it may have changed since: then what it holds now).
+pub(crate) fn read_open(mut file: std::fs::File, len: u64) -> std::io::Result<Arc<[u8]>> {
+    use std::io::Read as _;
+    const BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
+    let len = usize::try_from(len).unwrap_or(0);
+    let mut bytes: Arc<[u8]> = std::iter::repeat_n(0, len).collect();
+    let Some(buf) = Arc::get_mut(&mut bytes) else {
+        return Err(std::io::Error::other("a new buffer is shared"));
+    };
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    // Whatever was added since its size was read (usually nothing: one read that ends there).
+    let mut more = Vec::new();
+    file.read_to_end(&mut more)?;
+    if filled < len || !more.is_empty() {
+        let mut now = buf[..filled].to_vec();
+        now.append(&mut more);
+        bytes = Arc::from(now);
+    }
+    Ok(match bytes.strip_prefix(BOM) {
+        Some(rest) => Arc::from(rest),
+        None => bytes,
+    })
 }
 
 impl Deref for FileData {

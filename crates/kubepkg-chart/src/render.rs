@@ -13,6 +13,7 @@ use crate::chart::Chart;
 use crate::error::{ChartError, ChartErrorKind, Result};
 use crate::objects::{Capabilities, Files};
 use crate::values::table;
+use kubepkg_template::parse::Source;
 use kubepkg_template::{Templates, helm};
 use kubepkg_value::{MapType, Value, map_read, map_write};
 use std::collections::BTreeMap;
@@ -151,11 +152,16 @@ fn render_mode(
     let mut escaped = false;
     for k in &keys {
         let r = &tpls[k];
-        // Each file is parsed once per loaded chart (the trees are shared by later renders).
-        escaped |= std::str::from_utf8(&r.text).is_err();
+        // Each file is parsed once per loaded chart (the trees are shared by later renders),
+        // its trees and text sharing the file's bytes when they are UTF-8.
+        let utf8 = std::str::from_utf8(&r.text);
+        escaped |= utf8.is_err();
         let trees = r
             .parsed
-            .get_or_parse(k, &r.text, || set.parse_trees(k, &escape_bytes(&r.text)))
+            .get_or_parse(k, &r.text, || match utf8 {
+                Ok(text) => set.parse_trees(k, Source::shared(text, &r.text)),
+                Err(_) => set.parse_trees(k, Source::copied(&escape_bytes(&r.text))),
+            })
             .map_err(|e| ChartError::from(ChartErrorKind::Render(helm::parse_error_text(k, &e))))?;
         set.add_parsed(&trees);
     }

@@ -1710,9 +1710,9 @@ impl<'a, 's> State<'a, 's> {
             return Err(vec![crate::budget::tpl_depth_exceeded(max)]);
         }
         let set_name = tmpls.set_name.clone();
-        let parsed = tmpls
-            .tpl_cache
-            .get_or_parse(text, || tmpls.parse_trees(&set_name, text));
+        let parsed = tmpls.tpl_cache.get_or_parse(text, || {
+            tmpls.parse_trees(&set_name, crate::parse::Source::copied(text))
+        });
         let trees = match parsed {
             Ok(t) => t,
             Err(e) => {

@@ -305,17 +305,21 @@ impl Templates {
 
     /// Parse `text` as the template `name` and add it and its `define`d templates to the set.
     pub fn parse(&mut self, name: &str, text: &str) -> Result<(), ParseError> {
-        let trees = self.parse_trees(name, text)?;
+        let trees = self.parse_trees(name, parse::Source::copied(text))?;
         self.add_parsed(&trees);
         Ok(())
     }
 
-    /// Parse `text` as the template `name` without adding it: the file's tree and its
+    /// Parse `source` as the template `name` without adding it: the file's tree and its
     /// `define`d templates, for [`Templates::add_parsed`]. A caller that renders the same file
     /// many times (a chart loaded once) parses it once and adds the trees to each new set; the
-    /// result depends only on `name`, `text` and which functions exist.
-    pub fn parse_trees(&self, name: &str, text: &str) -> Result<ParsedFile, ParseError> {
-        Ok(parse::parse(name, text, &|f| self.has_func(f))?
+    /// result depends only on `name`, the text and which functions exist.
+    pub fn parse_trees(
+        &self,
+        name: &str,
+        source: parse::Source<'_>,
+    ) -> Result<ParsedFile, ParseError> {
+        Ok(parse::parse(name, source, &|f| self.has_func(f))?
             .into_iter()
             .map(|(n, t)| (n, Arc::new(t)))
             .collect())

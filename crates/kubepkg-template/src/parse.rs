@@ -9,12 +9,13 @@ use std::sync::Arc;
 use crate::ParseError;
 use crate::lex::{Item, ItemKind, lex};
 
-/// A parsed template: its name, the file it came from (`parse_name`) and that file's text.
+/// A parsed template: its name, the file it came from (`parse_name`) and that file's text
+/// (the bytes of its [`Source`], shared, not copied).
 #[derive(Debug)]
 pub struct Tree {
     pub name: Arc<str>,
     pub parse_name: Arc<str>,
-    pub text: Arc<str>,
+    pub text: Arc<[u8]>,
     pub root: List,
 }
 
@@ -22,7 +23,7 @@ impl Tree {
     /// Go's `parse.IsEmptyTree`: only whitespace text and comments.
     pub fn is_empty(&self) -> bool {
         self.root.nodes.iter().all(|n| match n {
-            Node::Text(t) => t.trim_matches(|c: char| c.is_whitespace()).is_empty(),
+            Node::Text(t) => t.as_str().trim_matches(char::is_whitespace).is_empty(),
             Node::Comment => true,
             _ => false,
         })
@@ -31,7 +32,7 @@ impl Tree {
     /// Go's `ErrorContext`: `NAME:LINE:COL` of a byte position.
     pub fn location(&self, pos: usize) -> String {
         let pos = pos.min(self.text.len());
-        let before = &self.text.as_bytes()[..pos];
+        let before = &self.text[..pos];
         let col = match before.iter().rposition(|&b| b == b'\n') {
             None => pos,
             Some(i) => pos - (i + 1),
@@ -59,7 +60,7 @@ impl List {
 /// A node of the template body.
 #[derive(Debug)]
 pub enum Node {
-    Text(Box<str>),
+    Text(Text),
     Comment,
     Action(Action),
     If(Box<Branch>),
@@ -68,6 +69,65 @@ pub enum Node {
     Template(Box<TemplateCall>),
     Break(usize),
     Continue(usize),
+}
+
+/// The text between actions: a span of its file's shared bytes (a template of megabytes of
+/// CRD text is not copied into its tree).
+#[derive(Clone)]
+pub struct Text {
+    source: Arc<[u8]>,
+    span: std::ops::Range<usize>,
+}
+
+impl Text {
+    /// The text as the output gets it.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.source.get(self.span.clone()).unwrap_or_default()
+    }
+
+    /// The text (a span of a UTF-8 file cut between characters, so nothing is replaced).
+    pub fn as_str(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(self.as_bytes())
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Text({:?})", self.as_str())
+    }
+}
+
+/// A template file's text to parse and the shared bytes it is read from: the trees and text
+/// nodes parsed from it keep those bytes instead of a copy.
+#[derive(Debug, Clone, Copy)]
+pub struct Source<'t> {
+    text: &'t str,
+    bytes: Option<&'t Arc<[u8]>>,
+}
+
+impl<'t> Source<'t> {
+    /// `text`, which the trees will keep a copy of.
+    pub fn copied(text: &'t str) -> Source<'t> {
+        Source { text, bytes: None }
+    }
+
+    /// `text`, read from `bytes` (`std::str::from_utf8(bytes)`), which the trees will share;
+    /// text that is not all of `bytes` is copied as [`Source::copied`] is.
+    pub fn shared(text: &'t str, bytes: &'t Arc<[u8]>) -> Source<'t> {
+        let whole = std::ptr::eq(text.as_bytes(), &**bytes);
+        Source {
+            text,
+            bytes: whole.then_some(bytes),
+        }
+    }
+
+    /// The bytes the trees keep.
+    fn bytes(&self) -> Arc<[u8]> {
+        match self.bytes {
+            Some(b) => b.clone(),
+            None => Arc::from(self.text.as_bytes()),
+        }
+    }
 }
 
 /// `{{pipeline}}`
@@ -275,7 +335,7 @@ impl GoText for List {
 impl GoText for Node {
     fn write_to(&self, s: &mut String) {
         match self {
-            Node::Text(t) => s.push_str(t),
+            Node::Text(t) => s.push_str(&t.as_str()),
             Node::Comment => {}
             Node::Action(a) => {
                 s.push_str("{{");
@@ -371,7 +431,7 @@ struct Parser<'f, 't> {
     idx: usize,
     fetched: usize,
     parse_name: Arc<str>,
-    text: Arc<str>,
+    text: Arc<[u8]>,
     ctx: Ctx,
     has_func: &'f dyn Fn(&str) -> bool,
     trees: Vec<(Arc<str>, Tree)>,
@@ -416,17 +476,17 @@ const MAX_STACK_DEPTH: usize = 10_000;
 /// Parse a file: returns the file's own tree and every tree it `define`s (Go's `parse.Parse`).
 pub fn parse(
     name: &str,
-    text: &str,
+    source: Source<'_>,
     has_func: &dyn Fn(&str) -> bool,
 ) -> Result<Vec<(Arc<str>, Tree)>, ParseError> {
-    let items = lex(text);
+    let items = lex(source.text);
     let name: Arc<str> = Arc::from(name);
     let mut p = Parser {
         items,
         idx: 0,
         fetched: 0,
         parse_name: name.clone(),
-        text: Arc::from(text),
+        text: source.bytes(),
         ctx: new_ctx(),
         has_func,
         trees: Vec::new(),
@@ -632,7 +692,10 @@ impl<'f, 't> Parser<'f, 't> {
     fn text_or_action(&mut self) -> PResult<Parsed> {
         let token = self.next_non_space();
         match token.kind {
-            ItemKind::Text => Ok(Parsed::Node(Node::Text(token.val.into()))),
+            ItemKind::Text => Ok(Parsed::Node(Node::Text(Text {
+                source: self.text.clone(),
+                span: token.pos..token.pos + token.val.len(),
+            }))),
             ItemKind::LeftDelim => {
                 self.ctx.action_line = token.line;
                 let r = self.action();
@@ -1418,10 +1481,37 @@ mod tests {
     use super::*;
 
     fn err(text: &str) -> String {
-        match parse("t", text, &|f| f == "printf") {
+        match parse("t", Source::copied(text), &|f| f == "printf") {
             Ok(_) => "ok".into(),
             Err(e) => e.message,
         }
+    }
+
+    #[test]
+    fn trees_and_text_share_the_files_bytes() {
+        let file: Arc<[u8]> = Arc::from(&b"a\n{{- define \"d\" }} x {{ end }}\n  {{- . -}}  b"[..]);
+        let text = std::str::from_utf8(&file).unwrap();
+        let trees = parse("f", Source::shared(text, &file), &|_| false).unwrap();
+        let inside = |b: &[u8]| file.as_ptr_range().contains(&b.as_ptr());
+        let mut texts = Vec::new();
+        for (_, tree) in &trees {
+            assert!(Arc::ptr_eq(&tree.text, &file));
+            for n in &tree.root.nodes {
+                if let Node::Text(t) = n {
+                    assert!(inside(t.as_bytes()), "{t:?}");
+                    texts.push(t.as_str().into_owned());
+                }
+            }
+        }
+        // Go's trim markers cut the spans: ` x ` (`d`), then `a`, `b` (the file's tree).
+        assert_eq!(texts, [" x ", "a", "b"]);
+        assert_eq!(trees[0].1.location(text.find('.').unwrap()), "f:3:6");
+
+        // Text that is not all of the bytes given is copied.
+        let part = &text[..1];
+        let trees = parse("f", Source::shared(part, &file), &|_| false).unwrap();
+        assert!(!Arc::ptr_eq(&trees[0].1.text, &file));
+        assert_eq!(&*trees[0].1.text, b"a");
     }
 
     #[test]
