@@ -26,11 +26,50 @@ pub(crate) fn functions() -> Vec<Function> {
     ]
 }
 
+/// `semverCompare`: whether `version` satisfies `constraint`. A chart asks the same few
+/// questions (`>=1.19.0-0` of the cluster's version) from helpers included many times, and
+/// parsing a constraint is the costly part, so each thread keeps the answers it gave (at most
+/// [`COMPARES_KEPT`]; then it starts over).
 fn semver_compare(constraint: &str, version: &str) -> FuncResult {
-    let c = Constraints::parse(constraint).map_err(|e| e.to_string())?;
-    let v = Version::parse(version).map_err(|e| e.to_string())?;
-    Ok(c.check(&v).into())
+    /// Per constraint, the versions asked about and the answers.
+    type Answers = std::collections::HashMap<Box<str>, Vec<(Box<str>, Result<bool, String>)>>;
+    thread_local! {
+        static ANSWERS: std::cell::RefCell<(Answers, usize)> = std::cell::RefCell::default();
+    }
+    let kept = ANSWERS.with(|a| {
+        let a = a.borrow();
+        let versions = a.0.get(constraint)?;
+        versions
+            .iter()
+            .find(|(v, _)| **v == *version)
+            .map(|(_, answer)| answer.clone())
+    });
+    if let Some(answer) = kept {
+        return Ok(answer?.into());
+    }
+    let answer = Constraints::parse(constraint)
+        .map_err(|e| e.to_string())
+        .and_then(|c| {
+            let v = Version::parse(version).map_err(|e| e.to_string())?;
+            Ok(c.check(&v))
+        });
+    ANSWERS.with(|a| {
+        let (answers, count) = &mut *a.borrow_mut();
+        if *count >= COMPARES_KEPT {
+            answers.clear();
+            *count = 0;
+        }
+        answers
+            .entry(Box::from(constraint))
+            .or_default()
+            .push((Box::from(version), answer.clone()));
+        *count += 1;
+    });
+    Ok(answer?.into())
 }
+
+/// How many `semverCompare` answers a thread keeps.
+const COMPARES_KEPT: usize = 1024;
 
 /// Masterminds' `*semver.Version` as templates see it.
 #[derive(Debug, Clone)]
@@ -121,6 +160,29 @@ mod tests {
             semver_compare("bad!", "1.0.0").unwrap_err(),
             "improper constraint: \"bad!\""
         );
+    }
+
+    #[test]
+    fn a_kept_answer_is_the_answer() {
+        // Asked again (answered from the thread's answers), and after they start over.
+        for _ in 0..2 {
+            assert!(cmp(">=1.19.0-0", "v1.29.3-gke.1200"));
+            assert!(!cmp(">=1.19.0", "v1.29.3-gke.1200"));
+            assert!(!cmp(">=1.19.0-0", "v1.18.0"));
+            assert_eq!(
+                semver_compare("bad!", "1.0.0").unwrap_err(),
+                "improper constraint: \"bad!\""
+            );
+            assert_eq!(
+                semver_compare("1.2.3", "abc").unwrap_err(),
+                "invalid semantic version"
+            );
+        }
+        for i in 0..=COMPARES_KEPT {
+            assert!(cmp(">=1.0.0", &format!("1.{i}.0")));
+        }
+        assert!(cmp(">=1.19.0-0", "v1.29.3-gke.1200"));
+        assert!(!cmp(">=1.19.0-0", "v1.18.0"));
     }
 
     #[test]
