@@ -169,6 +169,20 @@ mod tests {
     }
 
     #[test]
+    fn an_open_file_is_read_as_it_is_when_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.yaml");
+        let read = |len: u64| read_open(std::fs::File::open(&path).unwrap(), len).unwrap();
+        std::fs::write(&path, b"\xEF\xBB\xBFkind: x\n").unwrap();
+        assert_eq!(&*read(11), b"kind: x\n", "the size it had: BOM stripped");
+        assert_eq!(&*read(4), b"kind: x\n", "grown since it was measured");
+        assert_eq!(&*read(40), b"kind: x\n", "shrunk since it was measured");
+        std::fs::write(&path, b"").unwrap();
+        assert_eq!(&*read(0), b"");
+        assert_eq!(&*read(2), b"");
+    }
+
+    #[test]
     fn bytes_in_memory_are_kept_as_given() {
         let data = FileData::from(b"\xEF\xBB\xBFx".to_vec());
         assert!(data.is_read());
