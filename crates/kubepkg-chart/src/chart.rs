@@ -272,9 +272,41 @@ pub fn dir_files_timed(dir: &Path) -> Result<Vec<(BufferedFile, ModTime)>> {
     }
     rules.add_defaults();
     let mut files = Vec::new();
-    let mut budget = Limits::default().max_total;
-    walk(&top, "", &rules, &mut files, &mut budget, 0)?;
+    let max = Limits::default().max_total;
+    if walk(&top, "", &rules, &mut files, &Budget::new(max), 0, true).is_err() {
+        // Exactly the error the walk in order stops at (threads may have met another first).
+        files.clear();
+        walk(&top, "", &rules, &mut files, &Budget::new(max), 0, false)?;
+    }
     Ok(files)
+}
+
+/// What a walk may still read of a chart's size limit, shared by the walk's threads.
+struct Budget(std::sync::atomic::AtomicU64);
+
+impl Budget {
+    fn new(max: u64) -> Budget {
+        Budget(std::sync::atomic::AtomicU64::new(max))
+    }
+
+    /// Whether `len` more bytes are within the limit.
+    fn fits(&self, len: u64) -> bool {
+        len <= self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Takes `len` bytes off what is left; false, taking nothing, where less is left.
+    fn take(&self, len: u64) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.0
+            .fetch_update(Relaxed, Relaxed, |left| left.checked_sub(len))
+            .is_ok()
+    }
+}
+
+/// Whether the walk is in a `charts/` directory: its entries are subcharts (directories or
+/// archives), read spread over the cores.
+fn holds_subcharts(rel: &str) -> bool {
+    rel == "charts" || rel.ends_with("/charts")
 }
 
 /// The files of the chart at `path` (a directory or a `.tgz`), as the loader reads them.
@@ -292,8 +324,9 @@ fn walk(
     rel: &str,
     rules: &IgnoreRules,
     out: &mut Vec<(BufferedFile, ModTime)>,
-    budget: &mut u64,
+    budget: &Budget,
     depth: usize,
+    spread: bool,
 ) -> Result<()> {
     if depth > 64 {
         return Err(ChartError::from(ChartErrorKind::Load(format!(
@@ -306,76 +339,100 @@ fn walk(
         .collect::<std::io::Result<_>>()
         .map_err(|e| ChartError::io(dir, e))?;
     entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let n = if rel.is_empty() {
-            name.clone()
-        } else {
-            format!("{rel}/{name}")
-        };
-        let path = e.path();
-        // Follow symbolic links like Helm's sympath.Walk. The directory entry says what the
-        // others are without a stat of their path.
-        let kind = e.file_type().map_err(|err| ChartError::io(&path, err))?;
-        let followed = if kind.is_symlink() {
-            Some(std::fs::metadata(&path).map_err(|err| ChartError::io(&path, err))?)
-        } else {
-            None
-        };
-        if followed.as_ref().map_or(kind.is_dir(), |md| md.is_dir()) {
-            if rules.ignored(&n, true) {
-                continue;
-            }
-            walk(&path, &n, rules, out, budget, depth + 1)?;
-            continue;
-        }
-        if rules.ignored(&n, false) {
-            continue;
-        }
-        if !followed.as_ref().map_or(kind.is_file(), |md| md.is_file()) {
-            return Err(ChartError::from(ChartErrorKind::Load(format!(
-                "cannot load irregular file {} as it has file mode type bits set",
-                path.display()
-            ))));
-        }
-        // Its size and time from the open file; a file that cannot be opened is measured by
-        // its path, so that one too large still fails as too large, as in Helm.
-        let opened = std::fs::File::open(&path).and_then(|f| Ok((f.metadata()?, f)));
-        let too_large = |len: u64| {
-            (len > *budget).then(|| {
-                ChartError::from(ChartErrorKind::Load(format!(
-                    "error reading {n}: chart exceeds maximum decompressed size of {} bytes",
-                    Limits::default().max_total
-                )))
-            })
-        };
-        let (md, file) = match opened {
-            Ok(opened) => opened,
-            Err(err) => {
-                let len = std::fs::metadata(&path).map_or(0, |md| md.len());
-                return Err(too_large(len).unwrap_or_else(|| ChartError::io(&path, err)));
-            }
-        };
-        if let Some(err) = too_large(md.len()) {
-            return Err(err);
-        }
-        let data = if read_at_load(&n, md.len()) {
-            FileData::new(
-                crate::file_data::read_open(file, md.len())
-                    .map_err(|err| ChartError::io(&path, err))?,
-            )
-        } else {
-            // Opened (a file Helm cannot read fails here, as in Helm), read at first use.
-            FileData::on_disk(path.clone())
-        };
-        *budget = budget.saturating_sub(md.len());
-        let mtime = md
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map(|d| (d.as_secs() as i64, d.subsec_nanos()));
-        out.push((BufferedFile { name: n, data }, mtime));
+    if spread && holds_subcharts(rel) {
+        let parts = kubepkg_parallel::map_in_order(&entries, SUBCHARTS_IN_PARALLEL, |e| {
+            let mut part = Vec::new();
+            visit(e, rel, rules, &mut part, budget, depth, spread).map(|()| part)
+        })
+        .map_err(|(_, e): (usize, ChartError)| e)?;
+        out.extend(parts.into_iter().flatten());
+        return Ok(());
     }
+    for e in &entries {
+        visit(e, rel, rules, out, budget, depth, spread)?;
+    }
+    Ok(())
+}
+
+/// One entry of a directory [`walk`] reads: a directory walked, a file read (or opened, to be
+/// read at first use), or an ignored one skipped.
+fn visit(
+    e: &std::fs::DirEntry,
+    rel: &str,
+    rules: &IgnoreRules,
+    out: &mut Vec<(BufferedFile, ModTime)>,
+    budget: &Budget,
+    depth: usize,
+    spread: bool,
+) -> Result<()> {
+    let name = e.file_name().to_string_lossy().into_owned();
+    let n = if rel.is_empty() {
+        name.clone()
+    } else {
+        format!("{rel}/{name}")
+    };
+    let path = e.path();
+    // Follow symbolic links like Helm's sympath.Walk. The directory entry says what the
+    // others are without a stat of their path.
+    let kind = e.file_type().map_err(|err| ChartError::io(&path, err))?;
+    let followed = if kind.is_symlink() {
+        Some(std::fs::metadata(&path).map_err(|err| ChartError::io(&path, err))?)
+    } else {
+        None
+    };
+    if followed.as_ref().map_or(kind.is_dir(), |md| md.is_dir()) {
+        if rules.ignored(&n, true) {
+            return Ok(());
+        }
+        return walk(&path, &n, rules, out, budget, depth + 1, spread);
+    }
+    if rules.ignored(&n, false) {
+        return Ok(());
+    }
+    if !followed.as_ref().map_or(kind.is_file(), |md| md.is_file()) {
+        return Err(ChartError::from(ChartErrorKind::Load(format!(
+            "cannot load irregular file {} as it has file mode type bits set",
+            path.display()
+        ))));
+    }
+    // Its size and time from the open file; a file that cannot be opened is measured by
+    // its path, so that one too large still fails as too large, as in Helm.
+    let opened = std::fs::File::open(&path).and_then(|f| Ok((f.metadata()?, f)));
+    let too_large = || {
+        ChartError::from(ChartErrorKind::Load(format!(
+            "error reading {n}: chart exceeds maximum decompressed size of {} bytes",
+            Limits::default().max_total
+        )))
+    };
+    let (md, file) = match opened {
+        Ok(opened) => opened,
+        Err(err) => {
+            let len = std::fs::metadata(&path).map_or(0, |md| md.len());
+            return Err(if budget.fits(len) {
+                ChartError::io(&path, err)
+            } else {
+                too_large()
+            });
+        }
+    };
+    if !budget.take(md.len()) {
+        return Err(too_large());
+    }
+    let data = if read_at_load(&n, md.len()) {
+        FileData::new(
+            crate::file_data::read_open(file, md.len())
+                .map_err(|err| ChartError::io(&path, err))?,
+        )
+    } else {
+        // Opened (a file Helm cannot read fails here, as in Helm), read at first use.
+        FileData::on_disk(path.clone())
+    };
+    let mtime = md
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| (d.as_secs() as i64, d.subsec_nanos()));
+    out.push((BufferedFile { name: n, data }, mtime));
     Ok(())
 }
 
@@ -432,6 +489,9 @@ fn load_yaml(f: &BufferedFile) -> Result<Value> {
         .and_then(kubepkg_yaml::from_yaml_str)
         .map_err(cannot_load(&f.name))
 }
+
+/// The number of subcharts from which loading them is spread over the cores.
+const SUBCHARTS_IN_PARALLEL: usize = 4;
 
 /// Build a chart from its files (`loader.LoadFiles`).
 pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
@@ -513,39 +573,43 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
     md.validate()
         .map_err(|e| ChartError::from(ChartErrorKind::Validation(e)))?;
     chart.metadata = md;
-    for (n, files) in subcharts {
-        if n.starts_with('_') || n.starts_with('.') {
-            continue;
-        }
-        let sub = if n.ends_with(".tgz") {
-            let file = &files[0];
-            if file.name != n {
-                return Err(ChartError::from(ChartErrorKind::Load(format!(
-                    "error unpacking subchart tar in {}: expected {n}, got {}",
-                    chart.name(),
-                    file.name
-                ))));
-            }
-            load_archive(&file.data, &format!("charts/{n}"))
-        } else {
+    let subcharts: Vec<(String, Vec<BufferedFile>)> = subcharts
+        .into_iter()
+        .filter(|(n, _)| !n.starts_with('_') && !n.starts_with('.'))
+        .collect();
+    // The subcharts are loaded spread over the cores, then taken in order: the first that
+    // fails is still the one Helm names.
+    let loaded = kubepkg_parallel::map_in_order(&subcharts, SUBCHARTS_IN_PARALLEL, |(n, files)| {
+        if !n.ends_with(".tgz") {
             let inner: Vec<BufferedFile> = files
-                .into_iter()
+                .iter()
                 .filter_map(|f| {
                     f.name.split_once('/').map(|(_, rest)| BufferedFile {
                         name: rest.to_string(),
-                        data: f.data,
+                        data: f.data.clone(),
                     })
                 })
                 .collect();
-            load_files(inner)
-        };
-        let sub = sub.map_err(|e| {
-            ChartError::from(ChartErrorKind::Load(format!(
-                "error unpacking subchart {n} in {}: {e}",
-                chart.name()
-            )))
-        })?;
-        chart.dependencies.push(sub);
-    }
+            return load_files(inner).map_err(Some);
+        }
+        // An archive must be named as its directory entry (`None`: it is not).
+        let file = &files[0];
+        if file.name != *n {
+            return Err(None);
+        }
+        load_archive(&file.data, &format!("charts/{n}")).map_err(Some)
+    })
+    .map_err(|(i, e)| {
+        let (n, files) = &subcharts[i];
+        ChartError::from(ChartErrorKind::Load(match e {
+            Some(e) => format!("error unpacking subchart {n} in {}: {e}", chart.name()),
+            None => format!(
+                "error unpacking subchart tar in {}: expected {n}, got {}",
+                chart.name(),
+                files[0].name
+            ),
+        }))
+    })?;
+    chart.dependencies.extend(loaded);
     Ok(chart)
 }

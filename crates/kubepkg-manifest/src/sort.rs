@@ -177,74 +177,83 @@ pub fn parse_head(doc: &str) -> Result<Head, String> {
     Ok(head)
 }
 
+/// The number of documents from which reading their heads is spread over the cores (a head
+/// is a YAML parse of the whole document: tens of microseconds, about a thread's start).
+const HEADS_IN_PARALLEL: usize = 32;
+
 /// `SortManifests(files, InstallOrder)`: hooks and plain manifests, each sorted by kind.
 pub fn sort_manifests(
     files: &BTreeMap<String, String>,
 ) -> Result<(Vec<Hook>, Vec<Manifest>), String> {
     let mut hooks = Vec::new();
     let mut generic = Vec::new();
-    for (path, content) in files {
-        let base = path.rsplit('/').next().unwrap_or(path);
-        if base.starts_with('_') || content.trim().is_empty() {
+    let docs: Vec<(&String, String)> = files
+        .iter()
+        .filter(|(path, content)| {
+            let base = path.rsplit('/').next().unwrap_or(path);
+            !base.starts_with('_') && !content.trim().is_empty()
+        })
+        .flat_map(|(path, content)| split_manifests(content).into_iter().map(move |m| (path, m)))
+        .collect();
+    // The documents are read spread over the cores, then taken in order: the first that does
+    // not parse is still the one Helm names.
+    let heads = kubepkg_parallel::map_in_order(&docs, HEADS_IN_PARALLEL, |(_, m)| parse_head(m))
+        .map_err(|(i, e)| format!("YAML parse error on {}: {e}", docs[i].0))?;
+    for ((path, m), head) in docs.into_iter().zip(heads) {
+        let hook_types = head
+            .annotations
+            .as_ref()
+            .filter(|a| !a.is_empty())
+            .and_then(|a| a.get(crate::object::HOOK_ANNOTATION).cloned());
+        let Some(hook_types) = hook_types else {
+            generic.push(Manifest {
+                name: path.clone(),
+                content: m,
+                head,
+            });
             continue;
-        }
-        for m in split_manifests(content) {
-            let head = parse_head(&m).map_err(|e| format!("YAML parse error on {path}: {e}"))?;
-            let hook_types = head
-                .annotations
-                .as_ref()
-                .filter(|a| !a.is_empty())
-                .and_then(|a| a.get(crate::object::HOOK_ANNOTATION).cloned());
-            let Some(hook_types) = hook_types else {
-                generic.push(Manifest {
-                    name: path.clone(),
-                    content: m,
-                    head,
-                });
-                continue;
-            };
-            let ann = head.annotations.clone().unwrap_or_default();
-            let weight = ann
-                .get("helm.sh/hook-weight")
-                .and_then(|w| parse_go_atoi(w))
-                .unwrap_or(0);
-            let mut events = Vec::new();
-            let mut unknown = false;
-            for t in hook_types.split(',') {
-                let t = t.trim().to_lowercase();
-                if !HOOK_EVENTS.contains(&t.as_str()) {
-                    unknown = true;
-                    break;
-                }
-                events.push(if t == "test-success" {
-                    "test".into()
-                } else {
-                    t
-                });
+        };
+        let ann = head.annotations.clone().unwrap_or_default();
+        let weight = ann
+            .get("helm.sh/hook-weight")
+            .and_then(|w| parse_go_atoi(w))
+            .unwrap_or(0);
+        let mut events = Vec::new();
+        let mut unknown = false;
+        for t in hook_types.split(',') {
+            let t = t.trim().to_lowercase();
+            if !HOOK_EVENTS.contains(&t.as_str()) {
+                unknown = true;
+                break;
             }
-            if unknown {
-                kubepkg_gostd::slog::log(
-                    kubepkg_gostd::slog::Record::info("skipping unknown hooks")
-                        .attr("hookTypes", hook_types.as_str()),
-                );
-                continue;
-            }
-            let list = |key: &str| -> Vec<String> {
-                ann.get(key)
-                    .map(|v| v.split(',').map(|p| p.trim().to_lowercase()).collect())
-                    .unwrap_or_default()
-            };
-            hooks.push(Hook {
-                name: head.name.clone(),
-                kind: head.kind.clone(),
-                path: path.clone(),
-                manifest: m,
-                events,
-                weight,
-                delete_policies: list("helm.sh/hook-delete-policy"),
-                output_log_policies: list("helm.sh/hook-output-log-policy"),
+            events.push(if t == "test-success" {
+                "test".into()
+            } else {
+                t
             });
         }
+        if unknown {
+            kubepkg_gostd::slog::log(
+                kubepkg_gostd::slog::Record::info("skipping unknown hooks")
+                    .attr("hookTypes", hook_types.as_str()),
+            );
+            continue;
+        }
+        let list = |key: &str| -> Vec<String> {
+            ann.get(key)
+                .map(|v| v.split(',').map(|p| p.trim().to_lowercase()).collect())
+                .unwrap_or_default()
+        };
+        hooks.push(Hook {
+            name: head.name.clone(),
+            kind: head.kind.clone(),
+            path: path.clone(),
+            manifest: m,
+            events,
+            weight,
+            delete_policies: list("helm.sh/hook-delete-policy"),
+            output_log_policies: list("helm.sh/hook-output-log-policy"),
+        });
     }
     sort_by_kind(&mut hooks, INSTALL_ORDER, |h| &h.kind);
     sort_by_kind(&mut generic, INSTALL_ORDER, |m| &m.head.kind);

@@ -3,7 +3,8 @@
 //! `.helmignore` rules leave files and whole directories out, a file that is not a regular file
 //! (here a named pipe) fails the load with Helm's message unless it is ignored, and the load
 //! never blocks on it. Each file's bytes are its own (read in full, a byte order mark stripped
-//! where the loader strips it).
+//! where the loader strips it). An umbrella's subcharts are read spread over the cores, and
+//! still come in the walk's order; of two broken subcharts the first in name order is named.
 
 use kubepkg_chart::chart::dir_files;
 use std::os::unix::fs::symlink;
@@ -121,4 +122,106 @@ fn a_named_pipe_fails_the_load_with_helms_message_unless_ignored() {
         "{files:?}"
     );
     assert!(files.iter().any(|(n, _)| n == "templates/cm.yaml"));
+}
+
+/// An umbrella of `n` subchart directories `svc00`.., each with a few files.
+fn umbrella(root: &Path, n: usize) {
+    write(
+        root,
+        "Chart.yaml",
+        b"apiVersion: v2\nname: top\nversion: 1.0.0\n",
+    );
+    write(root, "values.yaml", b"a: 1\n");
+    for i in 0..n {
+        let s = format!("charts/svc{i:02}");
+        write(
+            root,
+            &format!("{s}/Chart.yaml"),
+            format!("apiVersion: v2\nname: svc{i:02}\nversion: 0.1.0\n").as_bytes(),
+        );
+        write(
+            root,
+            &format!("{s}/values.yaml"),
+            format!("port: {i}\n").as_bytes(),
+        );
+        write(root, &format!("{s}/templates/a.yaml"), b"kind: A\n");
+        write(
+            root,
+            &format!("{s}/templates/z/b.yaml"),
+            format!("kind: B{i}\n").as_bytes(),
+        );
+    }
+}
+
+/// The walk Helm's loader makes, written plainly: each directory's entries in name order.
+fn walk_in_order(dir: &Path, rel: &str, out: &mut Vec<String>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let n = if rel.is_empty() {
+            name
+        } else {
+            format!("{rel}/{name}")
+        };
+        if e.file_type().unwrap().is_dir() {
+            walk_in_order(&e.path(), &n, out);
+        } else {
+            out.push(n);
+        }
+    }
+}
+
+#[test]
+fn an_umbrellas_files_come_in_the_walks_order_however_they_are_read() {
+    // Enough subcharts that `charts/` is read spread over the cores.
+    let tmp = tempfile::tempdir().unwrap();
+    umbrella(tmp.path(), 24);
+    let mut want = Vec::new();
+    walk_in_order(tmp.path(), "", &mut want);
+    for _ in 0..10 {
+        let files = dir_files(tmp.path()).unwrap_or_else(|e| panic!("{e}"));
+        let got: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(got, want);
+        let b7 = files
+            .iter()
+            .find(|f| f.name == "charts/svc07/templates/z/b.yaml")
+            .unwrap();
+        assert_eq!(b7.data.bytes().as_ref(), b"kind: B7\n");
+    }
+}
+
+#[test]
+fn of_two_broken_subcharts_the_first_in_name_order_is_named() {
+    // Helm ranges over a Go map here and names either at random; kubepkg always the first.
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    umbrella(root, 16);
+    write(root, "charts/svc04/values.yaml", b"port: [80\n");
+    write(root, "charts/svc11/values.yaml", b"port: 80\n  bad: x\n");
+    for _ in 0..10 {
+        let err = kubepkg_chart::chart::load(root).expect_err("two subcharts are broken");
+        assert!(
+            err.to_string()
+                .contains("error unpacking subchart svc04 in top: cannot load values.yaml"),
+            "{err}"
+        );
+    }
+    // Files that cannot be read, the walk's own errors: the first in the walk's order.
+    let first = root.join("charts/svc05/templates/pipe");
+    mkfifo(&first);
+    mkfifo(&root.join("charts/svc13/templates/pipe"));
+    for _ in 0..10 {
+        let err = dir_files(root).expect_err("two named pipes");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "cannot load irregular file {} as it has file mode type bits set",
+                std::path::absolute(&first).unwrap().display()
+            )
+        );
+    }
 }

@@ -1,0 +1,1 @@
+{{- define "svc02.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

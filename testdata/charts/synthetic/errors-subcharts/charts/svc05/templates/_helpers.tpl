@@ -1,0 +1,1 @@
+{{- define "svc05.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

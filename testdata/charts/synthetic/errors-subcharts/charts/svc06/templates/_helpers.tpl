@@ -1,0 +1,1 @@
+{{- define "svc06.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

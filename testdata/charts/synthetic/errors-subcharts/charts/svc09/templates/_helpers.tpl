@@ -1,0 +1,1 @@
+{{- define "svc09.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc12.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc00.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

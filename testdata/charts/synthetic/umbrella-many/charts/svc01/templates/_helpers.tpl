@@ -1,0 +1,1 @@
+{{- define "svc01.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc03.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

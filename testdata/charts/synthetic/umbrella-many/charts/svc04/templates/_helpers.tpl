@@ -1,0 +1,1 @@
+{{- define "svc04.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc07.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc08.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc10.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc11.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

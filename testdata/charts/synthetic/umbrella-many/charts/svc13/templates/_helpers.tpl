@@ -1,0 +1,1 @@
+{{- define "svc13.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}
