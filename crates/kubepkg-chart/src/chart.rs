@@ -490,7 +490,8 @@ fn load_yaml(f: &BufferedFile) -> Result<Value> {
         .map_err(cannot_load(&f.name))
 }
 
-/// The number of subcharts from which loading them is spread over the cores.
+/// The number of subcharts from which reading and loading them is spread over the cores (each
+/// is files read and YAML parsed: hundreds of microseconds).
 const SUBCHARTS_IN_PARALLEL: usize = 4;
 
 /// Build a chart from its files (`loader.LoadFiles`).

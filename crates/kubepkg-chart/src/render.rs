@@ -130,9 +130,10 @@ pub fn render_lint(chart: &Chart, top: &Value) -> Result<BTreeMap<String, String
     render_mode(chart, top, false, true)
 }
 
-/// The number of template files from which parsing them is spread over the cores: a file parses
-/// in some tens of microseconds, about what starting a thread costs.
-const PARSED_IN_PARALLEL: usize = 24;
+/// The number of template files from which parsing them is spread over the cores: below it
+/// the threads cost about what they save (measured on two cores: charts of 50 and 96 templates
+/// did not gain, bench/README.md "Work spread over the cores").
+const PARSED_IN_PARALLEL: usize = 200;
 
 fn render_mode(
     chart: &Chart,

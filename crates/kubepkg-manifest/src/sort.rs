@@ -177,9 +177,9 @@ pub fn parse_head(doc: &str) -> Result<Head, String> {
     Ok(head)
 }
 
-/// The number of documents from which reading their heads is spread over the cores (a head
-/// is a YAML parse of the whole document: tens of microseconds, about a thread's start).
-const HEADS_IN_PARALLEL: usize = 32;
+/// The number of documents from which reading their heads (a YAML parse of each whole
+/// document) is spread over the cores: below it the threads cost about what they save.
+const HEADS_IN_PARALLEL: usize = 200;
 
 /// `SortManifests(files, InstallOrder)`: hooks and plain manifests, each sorted by kind.
 pub fn sort_manifests(

@@ -1,0 +1,1 @@
+{{- define "svc14.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc15.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

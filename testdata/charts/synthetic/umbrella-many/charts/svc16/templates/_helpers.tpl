@@ -1,0 +1,1 @@
+{{- define "svc16.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc17.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc18.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc19.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

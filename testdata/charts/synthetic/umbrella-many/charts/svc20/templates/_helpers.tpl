@@ -1,0 +1,1 @@
+{{- define "svc20.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

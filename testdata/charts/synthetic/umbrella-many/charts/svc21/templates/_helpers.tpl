@@ -1,0 +1,1 @@
+{{- define "svc21.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

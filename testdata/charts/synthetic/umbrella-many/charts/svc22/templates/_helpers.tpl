@@ -1,0 +1,1 @@
+{{- define "svc22.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

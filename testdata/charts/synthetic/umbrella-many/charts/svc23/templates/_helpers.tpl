@@ -1,0 +1,1 @@
+{{- define "svc23.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

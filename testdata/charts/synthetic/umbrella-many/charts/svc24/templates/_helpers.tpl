@@ -1,0 +1,1 @@
+{{- define "svc24.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

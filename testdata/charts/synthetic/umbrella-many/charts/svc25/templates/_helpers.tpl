@@ -1,0 +1,1 @@
+{{- define "svc25.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

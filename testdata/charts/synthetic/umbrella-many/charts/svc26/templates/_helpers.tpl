@@ -1,0 +1,1 @@
+{{- define "svc26.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

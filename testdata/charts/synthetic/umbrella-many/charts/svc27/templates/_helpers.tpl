@@ -1,0 +1,1 @@
+{{- define "svc27.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

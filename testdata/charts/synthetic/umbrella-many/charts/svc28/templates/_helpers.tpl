@@ -1,0 +1,1 @@
+{{- define "svc28.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc29.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

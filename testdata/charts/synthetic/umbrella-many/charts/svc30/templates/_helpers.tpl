@@ -1,0 +1,1 @@
+{{- define "svc30.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

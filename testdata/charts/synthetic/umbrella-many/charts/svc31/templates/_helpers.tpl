@@ -1,0 +1,1 @@
+{{- define "svc31.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

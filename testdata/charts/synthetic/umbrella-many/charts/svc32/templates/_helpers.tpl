@@ -1,0 +1,1 @@
+{{- define "svc32.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

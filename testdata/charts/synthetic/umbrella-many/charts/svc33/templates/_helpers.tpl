@@ -1,0 +1,1 @@
+{{- define "svc33.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc34.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc35.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc36.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

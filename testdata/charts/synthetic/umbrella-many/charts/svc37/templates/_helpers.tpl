@@ -1,0 +1,1 @@
+{{- define "svc37.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

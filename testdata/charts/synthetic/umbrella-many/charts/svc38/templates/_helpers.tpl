@@ -1,0 +1,1 @@
+{{- define "svc38.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc39.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc40.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

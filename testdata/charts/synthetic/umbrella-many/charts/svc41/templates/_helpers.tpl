@@ -1,0 +1,1 @@
+{{- define "svc41.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

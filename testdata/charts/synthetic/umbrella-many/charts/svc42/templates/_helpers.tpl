@@ -1,0 +1,1 @@
+{{- define "svc42.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc43.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

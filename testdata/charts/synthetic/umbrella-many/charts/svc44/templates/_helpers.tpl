@@ -1,0 +1,1 @@
+{{- define "svc44.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

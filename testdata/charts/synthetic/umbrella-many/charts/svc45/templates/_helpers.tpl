@@ -1,0 +1,1 @@
+{{- define "svc45.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

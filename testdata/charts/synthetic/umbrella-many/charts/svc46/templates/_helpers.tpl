@@ -1,0 +1,1 @@
+{{- define "svc46.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc47.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

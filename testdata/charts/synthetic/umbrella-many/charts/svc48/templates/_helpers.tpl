@@ -1,0 +1,1 @@
+{{- define "svc48.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

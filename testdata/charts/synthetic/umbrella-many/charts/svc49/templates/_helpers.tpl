@@ -1,0 +1,1 @@
+{{- define "svc49.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc50.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc51.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

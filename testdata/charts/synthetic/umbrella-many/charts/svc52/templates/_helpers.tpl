@@ -1,0 +1,1 @@
+{{- define "svc52.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

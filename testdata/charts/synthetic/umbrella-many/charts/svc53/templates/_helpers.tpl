@@ -1,0 +1,1 @@
+{{- define "svc53.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc54.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

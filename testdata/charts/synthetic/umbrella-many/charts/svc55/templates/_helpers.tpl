@@ -1,0 +1,1 @@
+{{- define "svc55.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc56.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc57.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

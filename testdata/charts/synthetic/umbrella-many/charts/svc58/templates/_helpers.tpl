@@ -1,0 +1,1 @@
+{{- define "svc58.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc59.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc60.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

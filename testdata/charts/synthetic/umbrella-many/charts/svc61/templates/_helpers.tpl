@@ -1,0 +1,1 @@
+{{- define "svc61.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc62.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc63.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

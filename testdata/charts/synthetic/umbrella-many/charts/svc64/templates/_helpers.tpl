@@ -1,0 +1,1 @@
+{{- define "svc64.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc65.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc66.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

@@ -1,0 +1,1 @@
+{{- define "svc67.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

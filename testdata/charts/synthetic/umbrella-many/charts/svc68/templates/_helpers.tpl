@@ -1,0 +1,1 @@
+{{- define "svc68.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}

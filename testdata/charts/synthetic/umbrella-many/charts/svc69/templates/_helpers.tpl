@@ -1,0 +1,1 @@
+{{- define "svc69.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}
