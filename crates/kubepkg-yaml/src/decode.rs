@@ -183,6 +183,13 @@ fn scan_error_stage(src: &str, e: &ScanError) -> (YamlError, bool) {
             Stage::Parser,
         ),
         (
+            // A `key: value` pair in a flow sequence whose key starts on an earlier line:
+            // libyaml's scanner drops the key, and its parser meets the `:`.
+            "illegal placement of ':' indicator",
+            "did not find expected ',' or ']'",
+            Stage::Parser,
+        ),
+        (
             "expected ',' or '}'",
             "did not find expected ',' or '}'",
             Stage::Parser,
@@ -581,6 +588,9 @@ fn parse_nodes<const LOCATED: bool>(
     }
     // (character index, column) where each open collection starts, outermost first.
     let mut open: Vec<(usize, usize)> = Vec::new();
+    // Where the previous event ended, and the text by character index for the flow-key rule.
+    let mut last_end = 0;
+    let mut text = CharText::new(src);
     while let Some(ev) = parser.next() {
         let (ev, span) = match ev {
             Ok(x) => x,
@@ -617,6 +627,7 @@ fn parse_nodes<const LOCATED: bool>(
         if LOCATED && let Some(p) = positions.as_deref_mut() {
             p.at = p.node_start(&ev, &span.start);
         }
+        let before = std::mem::replace(&mut last_end, span.end.index());
         match ev {
             Event::SequenceStart(..) | Event::MappingStart(..) => {
                 open.push((span.start.index(), span.start.col()));
@@ -662,6 +673,18 @@ fn parse_nodes<const LOCATED: bool>(
                         (line1 > 1).then(|| line1 - 1),
                         "did not find expected key",
                     ));
+                }
+                if let Some(Frame::Map(_, _, None, _)) = stack.last()
+                    && let Some(closer) = flow_closer(&mut text, &open)
+                    && let Some(err) = stale_flow_key(
+                        text.chars(),
+                        before,
+                        (span.start.index(), span.start.line()),
+                        span.end.index(),
+                        closer,
+                    )
+                {
+                    return Err(err);
                 }
                 let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
                 let tag = tag.map(|t| {
@@ -901,6 +924,97 @@ pub(crate) fn fold_unicode_breaks(
         }
     }
     out
+}
+
+/// A document's text by character index (saphyr-parser's marks count characters): its bytes
+/// when it is ASCII, else its characters, collected when first asked for.
+struct CharText<'s> {
+    src: &'s str,
+    ascii: bool,
+    chars: Option<Vec<char>>,
+}
+
+impl<'s> CharText<'s> {
+    fn new(src: &'s str) -> CharText<'s> {
+        CharText {
+            src,
+            ascii: src.is_ascii(),
+            chars: None,
+        }
+    }
+
+    fn at(&mut self, i: usize) -> Option<char> {
+        if self.ascii {
+            return self.src.as_bytes().get(i).map(|&b| char::from(b));
+        }
+        self.chars().get(i).copied()
+    }
+
+    fn chars(&mut self) -> &[char] {
+        self.chars.get_or_insert_with(|| self.src.chars().collect())
+    }
+}
+
+/// The end (`}` or `]`) of the flow collection a key of the innermost open mapping is in: a
+/// flow mapping, or the one-pair mapping of a `key: value` entry of a flow sequence; `None` in
+/// a block mapping.
+fn flow_closer(text: &mut CharText, open: &[(usize, usize)]) -> Option<char> {
+    let (map, parent) = match open {
+        [.., (parent, _), (map, _)] => (*map, Some(*parent)),
+        [(map, _)] => (*map, None),
+        [] => return None,
+    };
+    if text.at(map) == Some('{') {
+        return Some('}');
+    }
+    (parent.and_then(|p| text.at(p)) == Some('[')).then_some(']')
+}
+
+/// libyaml's rule for an implicit key in a flow collection, which saphyr-parser does not keep
+/// for flow mappings and long keys: the key's first token (an anchor, a tag or the scalar) and
+/// its `:` must be on one line and at most 1024 characters apart. Otherwise libyaml's scanner
+/// drops the key and its parser meets the `:` where it expects `,` or `closer`: that error, on
+/// the `:`'s line. `from`: where the previous event ended; `key`: where the scalar starts
+/// (character index, line from 1); `key_end`: where it ends. An explicit key (`? `) is exempt.
+fn stale_flow_key(
+    chars: &[char],
+    from: usize,
+    key: (usize, usize),
+    key_end: usize,
+    closer: char,
+) -> Option<YamlError> {
+    let (key_start, key_line) = key;
+    let skip = |mut i: usize, also: &[char]| {
+        while let Some(&c) = chars.get(i) {
+            if c == '#' && (i == 0 || chars[i - 1].is_whitespace()) {
+                while chars.get(i).is_some_and(|&c| c != '\n') {
+                    i += 1;
+                }
+            } else if c.is_whitespace() || also.contains(&c) {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        i
+    };
+    let first = skip(from.min(key_start), &[',', '{', '[', '}', ']']).min(key_start);
+    if chars.get(first) == Some(&'?') && chars.get(first + 1).is_none_or(|c| c.is_whitespace()) {
+        return None;
+    }
+    let colon = skip(key_end, &[]);
+    if chars.get(colon) != Some(&':') {
+        return None;
+    }
+    let breaks = |a: usize, b: usize| chars[a..b].iter().filter(|&&c| c == '\n').count();
+    if breaks(first, colon) == 0 && first + 1024 >= colon {
+        return None;
+    }
+    let line1 = key_line + breaks(key_start, colon);
+    Some(syntax(
+        (line1 > 1).then(|| line1 - 1),
+        format!("did not find expected ',' or '{closer}'"),
+    ))
 }
 
 /// Whether an empty key at character `at` is a `: value` line in a block mapping (no `?`
