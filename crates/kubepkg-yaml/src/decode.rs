@@ -999,7 +999,11 @@ fn stale_flow_key(
         i
     };
     let first = skip(from.min(key_start), &[',', '{', '[', '}', ']']).min(key_start);
-    if chars.get(first) == Some(&'?') && chars.get(first + 1).is_none_or(|c| c.is_whitespace()) {
+    let indicator =
+        |i: usize| chars.get(i) == Some(&'?') && chars.get(i + 1).is_none_or(|c| c.is_whitespace());
+    // The `?` may also lie before where the previous event ended (a pair's start in a sequence).
+    let before_first = chars[..first].iter().rposition(|c| !c.is_whitespace());
+    if indicator(first) || before_first.is_some_and(indicator) {
         return None;
     }
     let colon = skip(key_end, &[]);
