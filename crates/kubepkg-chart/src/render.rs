@@ -158,21 +158,26 @@ fn render_mode(
     // trees and text sharing the file's bytes when they are UTF-8. The files are parsed first,
     // spread over the cores (a parse needs only the function table), then joined in Helm's
     // order: the first parse error is still the one Helm stops at.
+    // Each file's UTF-8 is checked once per render: whether it is (else its bytes are escaped
+    // for the parse and the output unescaped), and the text the parse shares.
     let parse = |k: &String| {
         let r = &tpls[k];
+        let utf8 = std::str::from_utf8(&r.text);
+        let escaped = utf8.is_err();
         r.parsed
-            .get_or_parse(k, &r.text, || match std::str::from_utf8(&r.text) {
+            .get_or_parse(k, &r.text, || match utf8 {
                 Ok(text) => set.parse_trees(k, Source::shared(text, &r.text)),
                 Err(_) => set.parse_trees(k, Source::copied(&escape_bytes(&r.text))),
             })
+            .map(|trees| (trees, escaped))
     };
     let parsed =
         kubepkg_parallel::map_in_order(&keys, PARSED_IN_PARALLEL, parse).map_err(|(i, e)| {
             ChartError::from(ChartErrorKind::Render(helm::parse_error_text(&keys[i], &e)))
         })?;
     let mut escaped = false;
-    for (k, trees) in keys.iter().zip(parsed) {
-        escaped |= std::str::from_utf8(&tpls[k].text).is_err();
+    for (trees, not_utf8) in parsed {
+        escaped |= not_utf8;
         set.add_parsed(&trees);
     }
     let mut rendered = BTreeMap::new();
