@@ -273,10 +273,20 @@ pub fn dir_files_timed(dir: &Path) -> Result<Vec<(BufferedFile, ModTime)>> {
     rules.add_defaults();
     let mut files = Vec::new();
     let max = Limits::default().max_total;
-    if walk(&top, "", &rules, &mut files, &Budget::new(max), 0, true).is_err() {
+    let spread = Walk {
+        rules: &rules,
+        budget: Budget::new(max),
+        spread: true,
+    };
+    if spread.dir(&top, "", &mut files, 0).is_err() {
         // Exactly the error the walk in order stops at (threads may have met another first).
         files.clear();
-        walk(&top, "", &rules, &mut files, &Budget::new(max), 0, false)?;
+        let in_order = Walk {
+            rules: &rules,
+            budget: Budget::new(max),
+            spread: false,
+        };
+        in_order.dir(&top, "", &mut files, 0)?;
     }
     Ok(files)
 }
@@ -319,121 +329,129 @@ pub fn chart_files(path: &Path) -> Result<Vec<BufferedFile>> {
     load_archive_files(&raw, &path.display().to_string(), &Limits::default())
 }
 
-fn walk(
-    dir: &Path,
-    rel: &str,
-    rules: &IgnoreRules,
-    out: &mut Vec<(BufferedFile, ModTime)>,
-    budget: &Budget,
-    depth: usize,
+/// One walk of a chart directory: its `.helmignore` rules, what it may still read, and whether
+/// `charts/` directories are read spread over the cores.
+struct Walk<'r> {
+    rules: &'r IgnoreRules,
+    budget: Budget,
     spread: bool,
-) -> Result<()> {
-    if depth > 64 {
-        return Err(ChartError::from(ChartErrorKind::Load(format!(
-            "{}: directories nested too deeply (a symbolic link loop?)",
-            dir.display()
-        ))));
-    }
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| ChartError::io(dir, e))?
-        .collect::<std::io::Result<_>>()
-        .map_err(|e| ChartError::io(dir, e))?;
-    entries.sort_by_key(|e| e.file_name());
-    if spread && holds_subcharts(rel) {
-        let parts = kubepkg_parallel::map_in_order(&entries, SUBCHARTS_IN_PARALLEL, |e| {
-            let mut part = Vec::new();
-            visit(e, rel, rules, &mut part, budget, depth, spread).map(|()| part)
-        })
-        .map_err(|(_, e): (usize, ChartError)| e)?;
-        out.extend(parts.into_iter().flatten());
-        return Ok(());
-    }
-    for e in &entries {
-        visit(e, rel, rules, out, budget, depth, spread)?;
-    }
-    Ok(())
 }
 
-/// One entry of a directory [`walk`] reads: a directory walked, a file read (or opened, to be
-/// read at first use), or an ignored one skipped.
-fn visit(
-    e: &std::fs::DirEntry,
-    rel: &str,
-    rules: &IgnoreRules,
-    out: &mut Vec<(BufferedFile, ModTime)>,
-    budget: &Budget,
-    depth: usize,
-    spread: bool,
-) -> Result<()> {
-    let name = e.file_name().to_string_lossy().into_owned();
-    let n = if rel.is_empty() {
-        name.clone()
-    } else {
-        format!("{rel}/{name}")
-    };
-    let path = e.path();
-    // Follow symbolic links like Helm's sympath.Walk. The directory entry says what the
-    // others are without a stat of their path.
-    let kind = e.file_type().map_err(|err| ChartError::io(&path, err))?;
-    let followed = if kind.is_symlink() {
-        Some(std::fs::metadata(&path).map_err(|err| ChartError::io(&path, err))?)
-    } else {
-        None
-    };
-    if followed.as_ref().map_or(kind.is_dir(), |md| md.is_dir()) {
-        if rules.ignored(&n, true) {
+impl Walk<'_> {
+    /// The files under `dir` (named `rel/…`), each directory's entries in name order, into `out`.
+    fn dir(
+        &self,
+        dir: &Path,
+        rel: &str,
+        out: &mut Vec<(BufferedFile, ModTime)>,
+        depth: usize,
+    ) -> Result<()> {
+        if depth > 64 {
+            return Err(ChartError::from(ChartErrorKind::Load(format!(
+                "{}: directories nested too deeply (a symbolic link loop?)",
+                dir.display()
+            ))));
+        }
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .map_err(|e| ChartError::io(dir, e))?
+            .collect::<std::io::Result<_>>()
+            .map_err(|e| ChartError::io(dir, e))?;
+        entries.sort_by_key(|e| e.file_name());
+        if self.spread && holds_subcharts(rel) {
+            let parts = kubepkg_parallel::map_in_order(&entries, SUBCHARTS_IN_PARALLEL, |e| {
+                let mut part = Vec::new();
+                self.entry(e, rel, &mut part, depth).map(|()| part)
+            })
+            .map_err(|(_, e): (usize, ChartError)| e)?;
+            out.extend(parts.into_iter().flatten());
             return Ok(());
         }
-        return walk(&path, &n, rules, out, budget, depth + 1, spread);
-    }
-    if rules.ignored(&n, false) {
-        return Ok(());
-    }
-    if !followed.as_ref().map_or(kind.is_file(), |md| md.is_file()) {
-        return Err(ChartError::from(ChartErrorKind::Load(format!(
-            "cannot load irregular file {} as it has file mode type bits set",
-            path.display()
-        ))));
-    }
-    // Its size and time from the open file; a file that cannot be opened is measured by
-    // its path, so that one too large still fails as too large, as in Helm.
-    let opened = std::fs::File::open(&path).and_then(|f| Ok((f.metadata()?, f)));
-    let too_large = || {
-        ChartError::from(ChartErrorKind::Load(format!(
-            "error reading {n}: chart exceeds maximum decompressed size of {} bytes",
-            Limits::default().max_total
-        )))
-    };
-    let (md, file) = match opened {
-        Ok(opened) => opened,
-        Err(err) => {
-            let len = std::fs::metadata(&path).map_or(0, |md| md.len());
-            return Err(if budget.fits(len) {
-                ChartError::io(&path, err)
-            } else {
-                too_large()
-            });
+        for e in &entries {
+            self.entry(e, rel, out, depth)?;
         }
-    };
-    if !budget.take(md.len()) {
-        return Err(too_large());
+        Ok(())
     }
-    let data = if read_at_load(&n, md.len()) {
-        FileData::new(
-            crate::file_data::read_open(file, md.len())
-                .map_err(|err| ChartError::io(&path, err))?,
-        )
-    } else {
-        // Opened (a file Helm cannot read fails here, as in Helm), read at first use.
-        FileData::on_disk(path.clone())
-    };
-    let mtime = md
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| (d.as_secs() as i64, d.subsec_nanos()));
-    out.push((BufferedFile { name: n, data }, mtime));
-    Ok(())
+
+    /// One entry of a directory [`Walk::dir`] reads: a directory walked, a file read (or opened,
+    /// to be read at first use), or an ignored one skipped.
+    fn entry(
+        &self,
+        e: &std::fs::DirEntry,
+        rel: &str,
+        out: &mut Vec<(BufferedFile, ModTime)>,
+        depth: usize,
+    ) -> Result<()> {
+        let (rules, budget) = (self.rules, &self.budget);
+        let name = e.file_name().to_string_lossy().into_owned();
+        let n = if rel.is_empty() {
+            name.clone()
+        } else {
+            format!("{rel}/{name}")
+        };
+        let path = e.path();
+        // Follow symbolic links like Helm's sympath.Walk. The directory entry says what the
+        // others are without a stat of their path.
+        let kind = e.file_type().map_err(|err| ChartError::io(&path, err))?;
+        let followed = if kind.is_symlink() {
+            Some(std::fs::metadata(&path).map_err(|err| ChartError::io(&path, err))?)
+        } else {
+            None
+        };
+        if followed.as_ref().map_or(kind.is_dir(), |md| md.is_dir()) {
+            if rules.ignored(&n, true) {
+                return Ok(());
+            }
+            return self.dir(&path, &n, out, depth + 1);
+        }
+        if rules.ignored(&n, false) {
+            return Ok(());
+        }
+        if !followed.as_ref().map_or(kind.is_file(), |md| md.is_file()) {
+            return Err(ChartError::from(ChartErrorKind::Load(format!(
+                "cannot load irregular file {} as it has file mode type bits set",
+                path.display()
+            ))));
+        }
+        // Its size and time from the open file; a file that cannot be opened is measured by
+        // its path, so that one too large still fails as too large, as in Helm.
+        let opened = std::fs::File::open(&path).and_then(|f| Ok((f.metadata()?, f)));
+        let too_large = || {
+            ChartError::from(ChartErrorKind::Load(format!(
+                "error reading {n}: chart exceeds maximum decompressed size of {} bytes",
+                Limits::default().max_total
+            )))
+        };
+        let (md, file) = match opened {
+            Ok(opened) => opened,
+            Err(err) => {
+                let len = std::fs::metadata(&path).map_or(0, |md| md.len());
+                return Err(if budget.fits(len) {
+                    ChartError::io(&path, err)
+                } else {
+                    too_large()
+                });
+            }
+        };
+        if !budget.take(md.len()) {
+            return Err(too_large());
+        }
+        let data = if read_at_load(&n, md.len()) {
+            FileData::new(
+                crate::file_data::read_open(file, md.len())
+                    .map_err(|err| ChartError::io(&path, err))?,
+            )
+        } else {
+            // Opened (a file Helm cannot read fails here, as in Helm), read at first use.
+            FileData::on_disk(path.clone())
+        };
+        let mtime = md
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| (d.as_secs() as i64, d.subsec_nanos()));
+        out.push((BufferedFile { name: n, data }, mtime));
+        Ok(())
+    }
 }
 
 /// Whether the walk reads the file `name` (a path in a chart directory) of `len` bytes while it
