@@ -253,8 +253,10 @@ fn process_import_values(c: &mut Chart, merge: bool) -> Result<(), String> {
         }
         r.import_values = outiv;
     }
+    // Helm deep-copies the merged values here; ours are already a fresh tree that nothing else
+    // holds (the imported tables in `b` are copies too), so they are taken as they are.
     let base = if merge {
-        deep_copy(&cvals)
+        cvals
     } else {
         trim_nil_values(&cvals)
     };

@@ -527,10 +527,11 @@ impl Value {
     ) -> Result<Value, walk::Recursion> {
         match self {
             Value::Map(m) => guard.within(self, |g| {
-                let mut out = BTreeMap::new();
-                for (k, v) in map_read(m).iter() {
-                    out.insert(k.clone(), v.copy_with(g, map_type)?);
-                }
+                // Collected in the source's (sorted) order: the map is built in bulk.
+                let out = map_read(m)
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), v.copy_with(g, map_type)?)))
+                    .collect::<Result<BTreeMap<_, _>, _>>()?;
                 Ok(Value::typed_map(map_type(m), out))
             })?,
             Value::List(l, t) => guard.within(self, |g| {
