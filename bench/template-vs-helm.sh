@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Benchmark `kubepkg template` against `helm template` (the CLI built from the Go module proxy)
-# on the same charts, in one run: whole-process wall time (median of RUNS runs, measured by
-# hyperfine without a shell), CPU time (user+system, robust on a busy machine) and peak RSS (GNU
-# time), output to /dev/null. Prints one line per chart, the median ratios, the totals (sums of
+# on the same charts, in one run, the two tools interleaved run by run so that the machine's
+# noise falls on both alike (bench/lib/interleaved.py: one warm-up round, then RUNS rounds; no
+# shell started): per tool the median whole-process wall time, CPU time (user+system, from the
+# kernel's accounting of the child) and peak RSS, output to /dev/null (before 2026-12-06 each
+# tool's runs came in one series, timed by hyperfine, with the mean CPU time and the peak memory
+# of one run). Prints one line per chart, the median ratios, the totals (sums of
 # the per-chart medians) and the goals of issue 17 (median >= 10x, total >= 3x, every chart >= 2x,
 # peak memory <= Helm's on every chart).
 #
@@ -12,7 +15,7 @@
 #                                              (testdata/charts/modules, by size) and the
 #                                              synthetic charts of bench/heavy/gen.py
 #
-# Needs hyperfine and GNU time (apt packages, installed here if missing), helm (built by
+# Needs python3, helm (built by
 # tools/helm-ref/install-helm.sh) and kubepkg (built here in release mode unless KUBEPKG=path).
 # RUNS (default 10) sets the runs per chart and tool.
 set -euo pipefail
@@ -39,23 +42,15 @@ fi
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-median_time() { # "median-wall-seconds mean-cpu-seconds" of "$@" over RUNS runs
-  hyperfine -N -i --warmup 1 --runs "$RUNS" --export-json "$tmp/h.json" "$*" >/dev/null 2>&1 || true
-  python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print(r["median"], r["user"]+r["system"])' "$tmp/h.json"
-}
-peak_kb() { # peak RSS in KiB of one run of "$@"
-  /usr/bin/time -f "%M" -o "$tmp/t" "$@" >/dev/null 2>&1 || true
-  tail -n 1 "$tmp/t"
-}
+# Per command: median wall seconds, median CPU seconds (user+sys), median peak KiB, failed runs;
+# helm and kubepkg interleaved run by run (bench/lib/interleaved.py).
+side_by_side() { python3 bench/lib/interleaved.py "$RUNS" "$@"; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 printf "%-60s %8s %8s %7s %8s %8s %7s %7s %7s %6s\n" chart helm_ms kp_ms speedup helm_cpu kp_cpu cpu_x helm_MB kp_MB mem_x
 : > "$tmp/ratios"; : > "$tmp/cpuratios"; : > "$tmp/memratios"; : > "$tmp/sums"
 for chart in "${charts[@]}"; do
-  read -r ht hc < <(median_time "$HELM" template rel "$chart")
-  read -r kt kc < <(median_time "$KUBEPKG" template rel "$chart")
-  hm=$(peak_kb "$HELM" template rel "$chart")
-  km=$(peak_kb "$KUBEPKG" template rel "$chart")
+  { read -r ht hc hm _; read -r kt kc km _; } < <(side_by_side "$HELM template rel $chart" "$KUBEPKG template rel $chart")
   speed=$(awk -v h="$ht" -v k="$kt" 'BEGIN {printf "%.1f", h / k}')
   memx=$(awk -v h="$hm" -v k="$km" 'BEGIN {printf "%.1f", h / k}')
   cpux=$(awk -v h="$hc" -v k="$kc" 'BEGIN {printf "%.1f", h / k}')
