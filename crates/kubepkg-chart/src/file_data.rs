@@ -87,18 +87,10 @@ pub(crate) fn read_open(mut file: std::fs::File, len: u64) -> std::io::Result<Ar
         }
     }
     // Whatever was added since its size was read (usually nothing: one read that ends there).
-    // Read by hand: `File::read_to_end` asks the file's size and position first (two more
-    // system calls for each file of a chart).
+    // Through `take`: `File::read_to_end` itself asks the file's size and position first (two
+    // more system calls for each file of a chart); the generic one just reads.
     let mut more = Vec::new();
-    let mut chunk = [0; 4096];
-    loop {
-        match file.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => more.extend_from_slice(&chunk[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
+    (&mut file).take(u64::MAX).read_to_end(&mut more)?;
     if filled < len || !more.is_empty() {
         let mut now = buf[..filled].to_vec();
         now.append(&mut more);
