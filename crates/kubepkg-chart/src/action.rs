@@ -35,9 +35,31 @@ pub struct ValueOptions {
 
 impl ValueOptions {
     /// `values.Options.MergeValues`: the user values as one map. Runs on a large stack:
-    /// `--set-json` may nest 10 000 levels, as Helm accepts.
+    /// `--set-json` may nest 10 000 levels, as Helm accepts. Without any user values there is
+    /// nothing to recurse into, and no stack to map (nor the stack bounds to look up).
     pub fn merge(&self) -> Result<Value> {
+        if self.is_empty() {
+            return self.merge_here();
+        }
         kubepkg_value::walk::on_large_stack(|| self.merge_here())
+    }
+
+    /// No values given by any of the flags.
+    fn is_empty(&self) -> bool {
+        let ValueOptions {
+            value_files,
+            json_values,
+            values,
+            string_values,
+            file_values,
+            literal_values,
+        } = self;
+        value_files.is_empty()
+            && json_values.is_empty()
+            && values.is_empty()
+            && string_values.is_empty()
+            && file_values.is_empty()
+            && literal_values.is_empty()
     }
 
     fn merge_here(&self) -> Result<Value> {

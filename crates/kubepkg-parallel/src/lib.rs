@@ -38,8 +38,13 @@ where
     R: Send,
     E: Send,
 {
-    let threads = cores().min(items.len());
-    if threads <= 1 || items.len() < min_items.max(2) {
+    // Too few items asks nothing of the system (the cores are read from the cgroup's files).
+    let threads = if items.len() < min_items.max(2) {
+        1
+    } else {
+        cores().min(items.len())
+    };
+    if threads <= 1 {
         return items
             .iter()
             .enumerate()
