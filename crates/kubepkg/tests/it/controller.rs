@@ -375,15 +375,25 @@ pub(crate) async fn release_count(ns: &TestNamespace, release: &str) -> usize {
         .len()
 }
 
-/// Asserts that `name` of `ns` has an Event of `reason` whose note contains `part`.
+/// Asserts that `name` of `ns` gets an Event of `reason` whose note contains `part`. The
+/// controller records a reconcile's Event after the status it writes, so a test that has just
+/// seen the status waits for the Event (up to [`LIMIT`]).
 pub(crate) async fn assert_event(ns: &TestNamespace, name: &str, reason: &str, part: &str) {
-    let events = events_of(ns, name).await;
-    assert!(
-        events
+    let deadline = std::time::Instant::now() + LIMIT;
+    loop {
+        let events = events_of(ns, name).await;
+        if events
             .iter()
-            .any(|(r, note)| r == reason && note.contains(part)),
-        "no {reason} Event of {name} with {part:?}: {events:?}"
-    );
+            .any(|(r, note)| r == reason && note.contains(part))
+        {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no {reason} Event of {name} with {part:?}: {events:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
 }
 
 pub(crate) async fn events_of(ns: &TestNamespace, name: &str) -> Vec<(String, String)> {
