@@ -29,7 +29,7 @@ charts=("$@")
 if [[ "${1:-}" == "--heavy" ]]; then
   charts=()
   # The 15 largest charts of the corpus (CRD bundles, umbrellas, certificate makers).
-  while read -r _ c; do charts+=("$c"); done < <(du -s testdata/charts/modules/* | sort -rn | head -15)
+  while read -r c; do charts+=("$c"); done < <(bench_heavy_modules)
   while read -r c; do charts+=("$c"); done < <(bench/heavy/gen.py)
 elif [[ ${#charts[@]} -eq 0 ]]; then
   for c in testdata/helm-reference/cases/*/; do

@@ -4,6 +4,9 @@
 #
 #   bench_kubepkg [CARGO_FLAG...]   sets KUBEPKG (an absolute path) to a release build of kubepkg
 #                                   made here, unless KUBEPKG=path is given
+#   bench_heavy_modules             prints the corpus charts of the heavy set, one a line: the 15
+#                                   largest of testdata/charts/modules (scripts/build-release
+#                                   leaves them out of its training)
 #   bench_vs_helm                   RUNS (default 10), HELM_VERSION (default v4.3.1), HELM (built
 #                                   by tools/helm-ref/install-helm.sh); installs hyperfine and GNU
 #                                   time (apt packages) if missing
@@ -17,6 +20,10 @@ bench_kubepkg() {
 		[[ "$target" == /* ]] || target="$(pwd)/$target"
 		KUBEPKG="$target/release/kubepkg"
 	fi
+}
+
+bench_heavy_modules() {
+	du -s testdata/charts/modules/* | sort -rn | head -15 | awk '{print $2}'
 }
 
 bench_vs_helm() {
