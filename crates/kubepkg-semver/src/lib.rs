@@ -21,30 +21,10 @@
 
 #![forbid(unsafe_code)]
 
+mod grammar;
+
 use std::cmp::Ordering;
 use std::fmt;
-use std::sync::LazyLock;
-
-use regex_lite::Regex;
-
-const LOOSE: &str = r"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
-const CV: &str = r"v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
-const OPS: &str = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^";
-
-static VERSION_RE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(&format!("^{LOOSE}$")).expect("static regex"));
-static CONSTRAINT_RE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(&format!(r"^\s*({OPS})\s*({CV})\s*$")).expect("static regex"));
-static RANGE_RE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(&format!(r"\s*({CV})\s+-\s+({CV})\s*")).expect("static regex"));
-static FIND_RE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(&format!(r"({OPS})\s*({CV})")).expect("static regex"));
-static VALID_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(
-        r"^(\s*({OPS})\s*({CV})\s*)((?:\s+|,\s*)({OPS})\s*({CV})\s*)*$"
-    ))
-    .expect("static regex")
-});
 
 /// Why a version or constraint does not parse; the texts are Masterminds'.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -226,14 +206,18 @@ impl Version {
         if v.len() > 256 {
             return Err(SemverError::TooLong);
         }
-        let m = VERSION_RE.captures(v).ok_or(SemverError::Invalid)?;
-        let g = |i: usize| m.get(i).map_or("", |x| x.as_str());
+        let m = grammar::version(v).ok_or(SemverError::Invalid)?;
+        let part = |r: &std::ops::Range<usize>| &v[r.clone()];
+        let number = |r: &std::ops::Range<usize>| match part(r) {
+            "" => Ok(0),
+            n => segment(n),
+        };
         let ver = Version {
-            major: segment(g(1))?,
-            minor: if g(2).is_empty() { 0 } else { segment(g(2))? },
-            patch: if g(3).is_empty() { 0 } else { segment(g(3))? },
-            pre: g(5).to_string(),
-            metadata: g(8).to_string(),
+            major: number(&m.major)?,
+            minor: number(&m.minor)?,
+            patch: number(&m.patch)?,
+            pre: part(&m.pre).get(1..).unwrap_or_default().to_string(),
+            metadata: part(&m.build).get(1..).unwrap_or_default().to_string(),
             original: v.to_string(),
         };
         if !ver.pre.is_empty() {
@@ -406,26 +390,25 @@ fn is_x(s: &str) -> bool {
 }
 
 impl Comparison {
-    fn parse(s: &str) -> Result<Comparison, SemverError> {
-        let m = CONSTRAINT_RE
-            .captures(s)
-            .ok_or_else(|| SemverError::Constraint(s.to_string()))?;
-        let g = |i: usize| m.get(i).map_or("", |x| x.as_str());
-        // Groups: 1 op, 2 version, 3 major, 4 .minor, 5 .patch, 6 -pre (with the dash).
-        let (major, minor, patch, pre) = (g(3), g(4), g(5), g(6));
-        let (ver, dirty, minor_dirty, patch_dirty) = if is_x(major) || major.is_empty() {
+    /// The comparison `c` spans in `alternative` (`parseConstraint`).
+    fn new(alternative: &str, c: &grammar::ComparisonSpans) -> Result<Comparison, SemverError> {
+        let part = |r: &std::ops::Range<usize>| &alternative[r.clone()];
+        let m = &c.version;
+        let (major, minor, patch, pre) =
+            (part(&m.major), part(&m.minor), part(&m.patch), part(&m.pre));
+        let (ver, dirty, minor_dirty, patch_dirty) = if is_x(major) {
             (format!("0.0.0{pre}"), true, false, false)
         } else if is_x(minor.trim_start_matches('.')) || minor.is_empty() {
             (format!("{major}.0.0{pre}"), true, true, false)
         } else if is_x(patch.trim_start_matches('.')) || patch.is_empty() {
             (format!("{major}{minor}.0{pre}"), true, false, true)
         } else {
-            (g(2).to_string(), false, false, false)
+            (part(&m.whole).to_string(), false, false, false)
         };
         let mut con = Version::parse(&ver).map_err(|_| SemverError::ConstraintVersion)?;
-        con.original = g(2).to_string();
+        con.original = part(&m.whole).to_string();
         Ok(Comparison {
-            op: g(1).to_string(),
+            op: part(&c.op).to_string(),
             con,
             dirty,
             minor_dirty,
@@ -542,11 +525,9 @@ impl Constraints {
         }
         // Hyphen ranges become `>= lo, <= hi`.
         let mut rewritten = c.to_string();
-        for m in RANGE_RE.captures_iter(c) {
-            let whole = m.get(0).map_or("", |x| x.as_str());
-            let lo = m.get(1).map_or("", |x| x.as_str());
-            let hi = m.get(11).map_or("", |x| x.as_str());
-            rewritten = rewritten.replacen(whole, &format!(">= {lo}, <= {hi} "), 1);
+        for r in grammar::hyphen_ranges(c) {
+            let (lo, hi) = (&c[r.low], &c[r.high]);
+            rewritten = rewritten.replacen(&c[r.whole], &format!(">= {lo}, <= {hi} "), 1);
         }
         let ors: Vec<&str> = rewritten.split("||").collect();
         if ors.len() > 32 {
@@ -554,17 +535,12 @@ impl Constraints {
         }
         let mut groups = Vec::with_capacity(ors.len());
         for v in ors {
-            if !VALID_RE.is_match(v) {
-                return Err(SemverError::Constraint(v.to_string()));
-            }
-            let mut found: Vec<&str> = FIND_RE.find_iter(v).map(|m| m.as_str()).collect();
-            if found.is_empty() {
-                found.push(v);
-            }
+            let found =
+                grammar::comparisons(v).ok_or_else(|| SemverError::Constraint(v.to_string()))?;
             let mut cs = Vec::with_capacity(found.len());
             let mut has_pre = false;
-            for s in found {
-                let pc = Comparison::parse(s)?;
+            for c in &found {
+                let pc = Comparison::new(v, c)?;
                 has_pre |= !pc.con.pre.is_empty();
                 cs.push(pc);
             }
@@ -615,6 +591,7 @@ pub fn has_strict_core(v: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use regex_lite::Regex;
 
     #[test]
     fn strict_new_version_asks_three_plain_numbers_then_what_parse_accepts() {
