@@ -134,9 +134,23 @@ fn count_newlines(s: &str) -> usize {
     memchr::memchr_iter(b'\n', s.as_bytes()).count()
 }
 
-/// Byte offset of the next `{{`.
+/// Byte offset of the next `{{`: a `{` followed by another (a two-byte needle needs no
+/// substring searcher, which costs more to build than this search does for most text runs).
 fn find_left_delim(b: &[u8]) -> Option<usize> {
-    memchr::memmem::find(b, LEFT.as_bytes())
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'{', &b[from..]) {
+        let at = from + i;
+        if b.get(at + 1) == Some(&b'{') {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// An identifier's ASCII character (the rest of [`is_alnum`] goes through [`Lexer::next`]).
+fn is_ascii_word(b: u8) -> bool {
+    b == b'_' || b.is_ascii_alphanumeric()
 }
 
 fn trim_right_len(s: &str) -> usize {
@@ -180,9 +194,9 @@ pub fn lex(input: &str) -> Vec<Item<'_>> {
         start_line: 1,
         inside_action: false,
         // Up to about sixteen items an action (delimiters, words, spaces, a pipe) and the text
-        // between two.
+        // between two; an action opens with two of the text's `{`.
         items: Vec::with_capacity(
-            16 * memchr::memmem::find_iter(input.as_bytes(), LEFT).count() + 2,
+            16 * (memchr::memchr_iter(b'{', input.as_bytes()).count() / 2) + 2,
         ),
         done: false,
     };
@@ -464,13 +478,21 @@ impl<'a> Lexer<'a> {
     }
 
     fn lex_space(&mut self) {
+        // The spaces in one pass (all ASCII), as `peek` and `next` would take them: the line
+        // counted at each newline, the end of input noted when they run up to it.
+        let bytes = self.input.as_bytes();
         let mut n = 0;
-        while let Some(c) = self.peek() {
-            if !is_space(c) {
-                break;
+        while let Some(&b) = bytes.get(self.pos)
+            && is_space(b as char)
+        {
+            if b == b'\n' {
+                self.line += 1;
             }
-            self.next();
+            self.pos += 1;
             n += 1;
+        }
+        if self.pos >= bytes.len() {
+            self.at_eof = true;
         }
         if has_right_trim(&self.input.as_bytes()[self.pos - 1..])
             && self.input[self.pos - 1 + 2..].starts_with(RIGHT)
@@ -486,6 +508,7 @@ impl<'a> Lexer<'a> {
 
     fn lex_identifier(&mut self) {
         loop {
+            self.skip_ascii_word();
             let r = self.next();
             match r {
                 Some(c) if is_alnum(c) => {}
@@ -540,6 +563,7 @@ impl<'a> Lexer<'a> {
         }
         let mut r;
         loop {
+            self.skip_ascii_word();
             r = self.next();
             match r {
                 Some(c) if is_alnum(c) => {}
@@ -557,6 +581,14 @@ impl<'a> Lexer<'a> {
             return;
         }
         self.emit(kind);
+    }
+
+    /// Past the ASCII letters, digits and `_` at the position (no newline among them).
+    fn skip_ascii_word(&mut self) {
+        let bytes = self.input.as_bytes();
+        while bytes.get(self.pos).is_some_and(|&b| is_ascii_word(b)) {
+            self.pos += 1;
+        }
     }
 
     fn at_terminator(&mut self) -> bool {
@@ -579,7 +611,14 @@ impl<'a> Lexer<'a> {
     /// Go's `lexChar` and `lexQuote`: up to the closing `close`, a backslash escaping the
     /// next character; a newline or the end of input first is `unterminated`.
     fn lex_escaped(&mut self, close: char, unterminated: &str, kind: ItemKind) {
+        let bytes = self.input.as_bytes();
         loop {
+            // Past the plain ASCII characters (no newline, backslash or `close` among them).
+            while bytes.get(self.pos).is_some_and(|&b| {
+                b.is_ascii() && b != b'\\' && b != b'\n' && char::from(b) != close
+            }) {
+                self.pos += 1;
+            }
             let mut c = self.next();
             if c == Some('\\') {
                 c = self.next();
