@@ -6,8 +6,8 @@
 //! fast as one without, a large template is read when the render parses it (never, for a
 //! subchart its condition disables), and the rest only when a template asks for them (`.Files.Get`, `Glob`, `AsConfig`, …), `crds/` is
 //! printed (`--include-crds`) or applied, or the chart is packed or saved. The directory loader
-//! opens each such file once while loading, so a file Helm cannot read fails the load as it does
-//! in Helm; a file that becomes unreadable after that (removed or replaced while the process
+//! asks the kernel whether each such file can be read (`faccessat`, the check `open` makes), so
+//! a file Helm cannot read fails the load as it does in Helm; a file that becomes unreadable after that (removed or replaced while the process
 //! runs) reads as empty.
 
 use std::fmt;
