@@ -6,10 +6,12 @@ use kubepkg_chart::objects::Capabilities;
 use kubepkg_chart::{TemplateOptions, render_release};
 use kubepkg_value::Value;
 
-fn chart_dir() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("kubepkg-release-object-{}", std::process::id()));
+/// The chart, in a directory of its own removed when the render is done (the tests run side by
+/// side in one process).
+fn chart_dir() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
     kubepkg_testkit::charts::write_chart(
-        &dir,
+        tmp.path(),
         "rev",
         "0.1.0",
         &[(
@@ -17,11 +19,12 @@ fn chart_dir() -> std::path::PathBuf {
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rev\ndata:\n  revision: {{ .Release.Revision | quote }}\n  upgrade: {{ .Release.IsUpgrade | quote }}\n  install: {{ .Release.IsInstall | quote }}\n",
         )],
     );
-    dir
+    tmp
 }
 
 fn render(revision: Option<i64>, is_upgrade: bool) -> String {
-    let dir = chart_dir();
+    let tmp = chart_dir();
+    let dir = tmp.path().to_path_buf();
     let chart = kubepkg_chart::load(&dir).unwrap();
     let opts = TemplateOptions {
         release_name: "r".into(),
