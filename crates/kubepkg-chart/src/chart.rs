@@ -419,9 +419,11 @@ impl Walk<'_> {
         };
         let path = at.dir.join(os_name);
         let io = |err: rustix::io::Errno| ChartError::io(&path, err.into());
-        // Follow symbolic links like Helm's sympath.Walk. The directory entry says what the
-        // others are (where the file system does not, the entry itself is measured).
-        let kind = match e.kind {
+        // Follow symbolic links like Helm's sympath.Walk: a link is measured through (the one
+        // measure its file keeps). The directory entry says what the others are (where the file
+        // system does not, the entry itself is measured).
+        let measure = || rustix::fs::statat(at.fd, &e.name, AtFlags::empty()).map_err(io);
+        let own = match e.kind {
             FileType::Unknown => FileType::from_raw_mode(
                 rustix::fs::statat(at.fd, &e.name, AtFlags::SYMLINK_NOFOLLOW)
                     .map_err(io)?
@@ -429,15 +431,13 @@ impl Walk<'_> {
             ),
             kind => kind,
         };
-        let followed = if kind == FileType::Symlink {
-            Some(std::fs::metadata(&path).map_err(|err| ChartError::io(&path, err))?)
+        let (kind, followed) = if own == FileType::Symlink {
+            let target = measure()?;
+            (FileType::from_raw_mode(target.st_mode), Some(target))
         } else {
-            None
+            (own, None)
         };
-        if followed
-            .as_ref()
-            .map_or(kind == FileType::Directory, |md| md.is_dir())
-        {
+        if kind == FileType::Directory {
             if rules.ignored(&n, true) {
                 return Ok(());
             }
@@ -446,10 +446,7 @@ impl Walk<'_> {
         if rules.ignored(&n, false) {
             return Ok(());
         }
-        if !followed
-            .as_ref()
-            .map_or(kind == FileType::RegularFile, |md| md.is_file())
-        {
+        if kind != FileType::RegularFile {
             return Err(ChartError::from(ChartErrorKind::Load(format!(
                 "cannot load irregular file {} as it has file mode type bits set",
                 path.display()
@@ -457,7 +454,10 @@ impl Walk<'_> {
         }
         // Its size first: one too large fails as too large even where it cannot be read, as
         // in Helm.
-        let stat = rustix::fs::statat(at.fd, &e.name, AtFlags::empty()).map_err(io)?;
+        let stat = match followed {
+            Some(target) => target,
+            None => measure()?,
+        };
         let len = u64::try_from(stat.st_size).unwrap_or(0);
         if !budget.take(len) {
             return Err(ChartError::from(ChartErrorKind::Load(format!(
