@@ -135,6 +135,29 @@ pub fn render_lint(chart: &Chart, top: &Value) -> Result<BTreeMap<String, String
 /// did not gain, bench/README.md "Work spread over the cores").
 const PARSED_IN_PARALLEL: usize = 200;
 
+/// The number of templates from which they are executed spread over the cores (when none can
+/// see another's changes, [`one_sees_anothers_changes`]).
+const EXECUTED_IN_PARALLEL: usize = 100;
+
+/// Whether a template of the set may change values another template reads, or read another
+/// chart's top-level map: it calls a function that changes a map it is given (`set`, `unset`,
+/// the merges), runs text only known when it runs (`tpl`), or names `.Subcharts` (whose maps
+/// hold each subchart's `.Template` of the moment). Such templates run one after another in
+/// Helm's order, as Helm runs them.
+fn one_sees_anothers_changes(set: &Templates) -> bool {
+    use kubepkg_template::parse::Arg;
+    let subcharts = |names: &[std::sync::Arc<str>]| names.iter().any(|n| &**n == "Subcharts");
+    set.any_arg(&mut |a| match a {
+        Arg::Identifier { name, .. } => {
+            &**name == "tpl" || kubepkg_funcs::CHANGE_THEIR_ARGUMENTS.contains(&&**name)
+        }
+        Arg::Field { idents, .. } | Arg::Variable { idents, .. } => subcharts(idents),
+        Arg::Chain { fields, .. } => subcharts(fields),
+        Arg::String { value, .. } => matches!(value, Value::String(s) if &**s == "Subcharts"),
+        _ => false,
+    })
+}
+
 fn render_mode(
     chart: &Chart,
     top: &Value,
@@ -180,20 +203,21 @@ fn render_mode(
         escaped |= not_utf8;
         set.add_parsed(&trees);
     }
-    let mut rendered = BTreeMap::new();
-    for k in &keys {
-        if k.rsplit('/').next().unwrap_or("").starts_with('_') {
-            continue;
-        }
-        let r = &tpls[k];
+    let executed: Vec<&String> = keys
+        .iter()
+        .filter(|k| !k.rsplit('/').next().unwrap_or("").starts_with('_'))
+        .collect();
+    // `.Template` of each template, as Helm sets it in its chart's top-level map before the
+    // template runs; the map keeps the last one, which is what `.Subcharts` shows a parent.
+    let template_of = |k: &str| {
         let mut t = BTreeMap::new();
         t.insert("Name".to_string(), Value::str(k));
-        t.insert("BasePath".to_string(), Value::str(&r.base_path));
-        if let Value::Map(m) = &r.data {
-            map_write(m).insert("Template".into(), helm_values(Value::map(t)));
-        }
+        t.insert("BasePath".to_string(), Value::str(&tpls[k].base_path));
+        helm_values(Value::map(t))
+    };
+    let execute = |k: &String, data: &Value| -> Result<String> {
         let mut out = set
-            .execute_bytes(k, &r.data)
+            .execute_bytes(k, data)
             .map_err(|e| ChartError::from(ChartErrorKind::Render(helm::exec_error_text(k, &e))))?;
         if escaped {
             out = unescape_bytes(out);
@@ -210,8 +234,42 @@ fn render_mode(
             }
             Err(e) => kubepkg_value::go_lossy(e.as_bytes()),
         };
-        rendered.insert(k.clone(), helm::scrub_no_value(&out));
-    }
+        Ok(helm::scrub_no_value(&out))
+    };
+    let outputs = if executed.len() < EXECUTED_IN_PARALLEL || one_sees_anothers_changes(&set) {
+        // One after another, in Helm's order, on the charts' shared top-level maps.
+        let mut outputs = Vec::with_capacity(executed.len());
+        for k in &executed {
+            let data = &tpls[k.as_str()].data;
+            if let Value::Map(m) = data {
+                map_write(m).insert("Template".into(), template_of(k));
+            }
+            outputs.push(execute(k, data)?);
+        }
+        outputs
+    } else {
+        // Side by side: no template can change what another reads, so each runs on a top-level
+        // map of its own (the same entries, its own `.Template`); the charts' shared maps get
+        // the `.Template` they hold after the last of their templates.
+        for k in &executed {
+            if let Value::Map(m) = &tpls[k.as_str()].data {
+                map_write(m).insert("Template".into(), template_of(k));
+            }
+        }
+        kubepkg_parallel::map_in_order(&executed, EXECUTED_IN_PARALLEL, |k| {
+            let data = match &tpls[k.as_str()].data {
+                Value::Map(m) => {
+                    let mut own = map_read(m).clone();
+                    own.insert("Template".into(), template_of(k));
+                    Value::map(own)
+                }
+                other => other.clone(),
+            };
+            execute(k, &data)
+        })
+        .map_err(|(_, e)| e)?
+    };
+    let rendered = executed.into_iter().cloned().zip(outputs).collect();
     Ok(rendered)
 }
 
@@ -266,6 +324,40 @@ pub fn capabilities_value(caps: &Capabilities) -> Value {
 
 #[cfg(test)]
 mod tests {
+    /// Whether a set of one template of this text must run in Helm's order.
+    fn in_order(text: &str) -> bool {
+        let mut set = kubepkg_template::Templates::with_funcs(kubepkg_funcs::helm_table());
+        set.enable_helm(None, false);
+        set.parse("c/templates/t.yaml", text)
+            .expect("the template parses");
+        super::one_sees_anothers_changes(&set)
+    }
+
+    #[test]
+    fn templates_that_may_see_anothers_changes_run_in_order() {
+        for text in [
+            r#"{{ $_ := set .Values "a" 1 }}"#,
+            r#"{{ if true }}{{ range .Values.l }}{{ unset $.Values "a" }}{{ end }}{{ end }}"#,
+            r#"{{ define "x" }}{{ merge (dict) .Values | toYaml }}{{ end }}"#,
+            r#"{{ with .Values }}{{ (mergeOverwrite .a .b).c }}{{ end }}"#,
+            r#"{{ template "y" (mustMerge (dict) .) }}"#,
+            r#"{{ tpl .Values.text . }}"#,
+            r#"{{ .Subcharts.db.Values }}"#,
+            r#"{{ $.Subcharts }}"#,
+            r#"{{ (.).Subcharts }}"#,
+            r#"{{ index $ "Subcharts" }}"#,
+        ] {
+            assert!(in_order(text), "{text} runs in order");
+        }
+        for text in [
+            r#"{{ include "x" . | nindent 4 }}{{ .Values.settings }}{{ .Template.Name }}"#,
+            r#"{{ $d := dict "a" 1 }}{{ get $d "a" }}{{ pick .Values "setting" }}"#,
+            r#"{{ "set" }}{{ .Values.tpl }}{{ index .Values "merge" }}"#,
+        ] {
+            assert!(!in_order(text), "{text} may run side by side");
+        }
+    }
+
     #[test]
     fn template_bytes_survive_parsing_as_text() {
         let raw = b"a: \xff\xe6\x97 \xc3\xa9\x80";

@@ -41,6 +41,18 @@ pub use dates::{format_time, time_string};
 /// Helm functions that the engine binds itself because they need the template set or a cluster.
 pub const ENGINE_BOUND: [&str; 3] = ["include", "tpl", "lookup"];
 
+/// Functions that change a map they are given (Sprig's `set` and `unset`, and the merges, which
+/// write into their first map): what one template does with them to `.Values` or `$` is seen by
+/// every template executed after it, so templates that may call them run one after another.
+pub const CHANGE_THEIR_ARGUMENTS: [&str; 6] = [
+    "set",
+    "unset",
+    "merge",
+    "mustMerge",
+    "mergeOverwrite",
+    "mustMergeOverwrite",
+];
+
 /// Declares a [`Function`] with fixed parameters: `f!("name", [String, Int], body)`.
 #[macro_export]
 #[doc(hidden)]

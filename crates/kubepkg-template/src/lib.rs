@@ -344,6 +344,11 @@ impl Templates {
         self.trees.insert(name, tree);
     }
 
+    /// Whether `pred` holds for any operand of any template in the set ([`parse::Tree::any_arg`]).
+    pub fn any_arg(&self, pred: &mut dyn FnMut(&parse::Arg) -> bool) -> bool {
+        self.trees.values().any(|t| t.any_arg(pred))
+    }
+
     /// Whether a template of this name is defined.
     pub fn has_template(&self, name: &str) -> bool {
         self.trees.contains_key(name)

@@ -42,6 +42,49 @@ impl Tree {
     }
 }
 
+impl Tree {
+    /// Whether `pred` holds for any operand of the tree, nested ones (in parentheses, in
+    /// chains, in the pipelines of `if`, `range`, `with` and `template`) included: which
+    /// functions a template can call and which fields it names, without executing it.
+    pub fn any_arg(&self, pred: &mut dyn FnMut(&Arg) -> bool) -> bool {
+        self.root.any_arg(pred)
+    }
+}
+
+impl List {
+    fn any_arg(&self, pred: &mut dyn FnMut(&Arg) -> bool) -> bool {
+        self.nodes.iter().any(|n| match n {
+            Node::Action(a) => a.pipe.any_arg(pred),
+            Node::If(b) | Node::Range(b) | Node::With(b) => {
+                b.pipe.any_arg(pred)
+                    || b.list.any_arg(pred)
+                    || b.else_list.as_ref().is_some_and(|l| l.any_arg(pred))
+            }
+            Node::Template(t) => t.pipe.as_ref().is_some_and(|p| p.any_arg(pred)),
+            Node::Text(_) | Node::Comment | Node::Break(_) | Node::Continue(_) => false,
+        })
+    }
+}
+
+impl Pipe {
+    fn any_arg(&self, pred: &mut dyn FnMut(&Arg) -> bool) -> bool {
+        self.cmds
+            .iter()
+            .any(|c| c.args.iter().any(|a| a.any_arg(pred)))
+    }
+}
+
+impl Arg {
+    fn any_arg(&self, pred: &mut dyn FnMut(&Arg) -> bool) -> bool {
+        pred(self)
+            || match self {
+                Arg::Chain { node, .. } => node.any_arg(pred),
+                Arg::Pipe(p) => p.any_arg(pred),
+                _ => false,
+            }
+    }
+}
+
 /// A sequence of nodes.
 #[derive(Debug, Default)]
 pub struct List {

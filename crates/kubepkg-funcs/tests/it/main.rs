@@ -2,6 +2,7 @@
 //! and uv do). Each module is one former test file; shared helpers are modules too.
 
 mod bounds;
+mod changed_arguments;
 mod corpus;
 mod function_names;
 mod support;
