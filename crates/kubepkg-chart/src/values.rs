@@ -286,34 +286,32 @@ fn clean_nil_values(m: &MapRef) {
     }
 }
 
+/// `coalesceValues`: the chart's defaults coalesced into `v`. Helm deep-copies the defaults,
+/// removes their nulls (unless merging) and coalesces the copy; here the defaults are read as
+/// they are and only what `v` takes from them is copied (an umbrella's defaults hold every
+/// subchart's, most of which the destination already has by then).
 fn coalesce_chart_values(chart: &Chart, v: &MapRef, prefix: &str, merge: bool) {
     let sub_prefix = concat_prefix(prefix, chart.name());
-    let Value::Map(defaults) = deep_copy(&chart.values) else {
+    let Value::Map(defaults) = &chart.values else {
         return;
     };
-    let entries: Vec<(String, Value)> = map_read(&defaults)
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    for (key, val) in entries {
-        let existing = map_read(v).get(&key).cloned();
+    for (key, val) in map_read(defaults).iter() {
+        let existing = map_read(v).get(key).cloned();
         match existing {
             Some(value) => {
                 if is_nil(&value) && !merge {
-                    map_write(v).remove(&key);
+                    map_write(v).remove(key);
                 } else if let Value::Map(dest) = &value {
-                    if let Value::Map(src) = &val {
+                    if let Value::Map(src) = val {
                         let merge = merge || chart.dependencies.iter().any(|d| d.name() == key);
-                        if !merge {
-                            clean_nil_values(src);
-                        }
-                        coalesce_tables_full_key(
+                        coalesce_defaults(
                             dest,
                             src,
-                            &concat_prefix(&sub_prefix, &key),
+                            &concat_prefix(&sub_prefix, key),
                             merge,
+                            !merge,
                         );
-                    } else if !is_nil(&val) {
+                    } else if !is_nil(val) {
                         log_printf(format!(
                             "warning: skipped value for {sub_prefix}.{key}: Not a table."
                         ));
@@ -321,15 +319,67 @@ fn coalesce_chart_values(chart: &Chart, v: &MapRef, prefix: &str, merge: bool) {
                 }
             }
             None => {
-                if !merge {
-                    if is_nil(&val) {
-                        continue;
-                    }
-                    if let Value::Map(sub) = &val {
-                        clean_nil_values(sub);
-                    }
+                if !merge && is_nil(val) {
+                    continue;
                 }
-                map_write(v).insert(key, val);
+                map_write(v).insert(key.clone(), copy_default(val, !merge));
+            }
+        }
+    }
+}
+
+/// A default as Helm's copy of the defaults holds it: deep-copied, and without the nulls of
+/// its tables when `without_nils`.
+fn copy_default(val: &Value, without_nils: bool) -> Value {
+    let copy = deep_copy(val);
+    if without_nils && let Value::Map(m) = &copy {
+        clean_nil_values(m);
+    }
+    copy
+}
+
+/// [`coalesce_tables_full_key`] from a chart's defaults, which stay as they are: what `dst`
+/// takes is copied ([`copy_default`]), and the defaults are read as if their nulls were
+/// removed when `without_nils` — what Helm's coalescing of its copy of them gives.
+fn coalesce_defaults(dst: &MapRef, src: &MapRef, prefix: &str, merge: bool, without_nils: bool) {
+    if MapRef::ptr_eq(dst, src) {
+        return;
+    }
+    for (key, val) in map_read(src).iter() {
+        if without_nils && is_nil(val) {
+            continue;
+        }
+        let dv = map_read(dst).get(key).cloned();
+        let full_key = || concat_prefix(prefix, key);
+        match dv {
+            // A null in `dst` deletes the key when the default is not null (Helm first sets the
+            // default to null, remembering which were not).
+            Some(Value::Nil) => {
+                if !merge && !is_nil(val) {
+                    map_write(dst).remove(key);
+                }
+            }
+            None => {
+                map_write(dst).insert(key.clone(), copy_default(val, without_nils));
+            }
+            Some(dv) => {
+                if let Value::Map(sv) = val {
+                    if let Value::Map(dm) = &dv {
+                        coalesce_defaults(dm, sv, &full_key(), merge, without_nils);
+                    } else {
+                        log_printf(format!(
+                            "warning: cannot overwrite table with non table for {} ({})",
+                            full_key(),
+                            go_v(&copy_default(val, without_nils))
+                        ));
+                    }
+                } else if is_table(&dv) && !is_nil(val) {
+                    log_printf(format!(
+                        "warning: destination for {} is a table. Ignoring non-table value ({})",
+                        full_key(),
+                        go_v(val)
+                    ));
+                }
             }
         }
     }
