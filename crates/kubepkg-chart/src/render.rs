@@ -143,9 +143,18 @@ const EXECUTED_IN_PARALLEL: usize = 100;
 /// chart's top-level map: it calls a function that changes a map it is given (`set`, `unset`,
 /// the merges), runs text only known when it runs (`tpl`), or names `.Subcharts` (whose maps
 /// hold each subchart's `.Template` of the moment). Such templates run one after another in
-/// Helm's order, as Helm runs them.
-fn one_sees_anothers_changes(set: &Templates) -> bool {
+/// Helm's order, as Helm runs them. The set's trees are walked only when one of the files'
+/// `texts` holds one of [`WORDS_OF_CHANGES`] (a chart of a thousand files that holds none is
+/// answered by a text search).
+fn one_sees_anothers_changes<'t>(
+    set: &Templates,
+    mut texts: impl Iterator<Item = &'t [u8]>,
+) -> bool {
     use kubepkg_template::parse::Arg;
+    let words = WORDS_OF_CHANGES.map(memchr::memmem::Finder::new);
+    if !texts.any(|t| words.iter().any(|w| w.find(t).is_some())) {
+        return false;
+    }
     let subcharts = |names: &[std::sync::Arc<str>]| names.iter().any(|n| &**n == "Subcharts");
     set.any_arg(&mut |a| match a {
         Arg::Identifier { name, .. } => {
@@ -157,6 +166,10 @@ fn one_sees_anothers_changes(set: &Templates) -> bool {
         _ => false,
     })
 }
+
+/// A word that the text of a template which [`one_sees_anothers_changes`] looks for holds:
+/// `set` (in `unset` too), `erge` (in every merge's name), `tpl`, `Subcharts`.
+const WORDS_OF_CHANGES: [&str; 4] = ["set", "erge", "tpl", "Subcharts"];
 
 fn render_mode(
     chart: &Chart,
@@ -236,7 +249,9 @@ fn render_mode(
         };
         Ok(helm::scrub_no_value(&out))
     };
-    let outputs = if executed.len() < EXECUTED_IN_PARALLEL || one_sees_anothers_changes(&set) {
+    let outputs = if executed.len() < EXECUTED_IN_PARALLEL
+        || one_sees_anothers_changes(&set, tpls.values().map(|r| &*r.text))
+    {
         // One after another, in Helm's order, on the charts' shared top-level maps.
         let mut outputs = Vec::with_capacity(executed.len());
         for k in &executed {
@@ -330,7 +345,20 @@ mod tests {
         set.enable_helm(None, false);
         set.parse("c/templates/t.yaml", text)
             .expect("the template parses");
-        super::one_sees_anothers_changes(&set)
+        super::one_sees_anothers_changes(&set, std::iter::once(text.as_bytes()))
+    }
+
+    #[test]
+    fn the_words_looked_for_are_in_every_name_looked_for() {
+        for name in kubepkg_funcs::CHANGE_THEIR_ARGUMENTS
+            .into_iter()
+            .chain(["tpl", "Subcharts"])
+        {
+            assert!(
+                super::WORDS_OF_CHANGES.iter().any(|w| name.contains(w)),
+                "{name} holds none of the words looked for"
+            );
+        }
     }
 
     #[test]
@@ -353,6 +381,7 @@ mod tests {
             r#"{{ include "x" . | nindent 4 }}{{ .Values.settings }}{{ .Template.Name }}"#,
             r#"{{ $d := dict "a" 1 }}{{ get $d "a" }}{{ pick .Values "setting" }}"#,
             r#"{{ "set" }}{{ .Values.tpl }}{{ index .Values "merge" }}"#,
+            r#"{{ .Values.a | toYaml }}{{ include "x" $ }}"#,
         ] {
             assert!(!in_order(text), "{text} may run side by side");
         }
