@@ -14,6 +14,7 @@ mod exit;
 mod format;
 mod present;
 mod progress;
+mod scratch;
 mod settings;
 mod terminal;
 

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use crate::present::plan::render_styled;
 use crate::present::report::{history_text, list_text, revision_text, status_text};
+use crate::scratch::Scratch;
 use anyhow::{Context, Result};
 use kubepkg_engine::chart::ClusterCapabilities;
 use kubepkg_engine::store::RevisionStore;
@@ -35,13 +36,8 @@ use crate::settings::Settings;
 /// A loaded package and the scratch directory an archive was extracted into.
 pub(super) struct Loaded {
     pub(super) package: Package,
-    scratch: std::path::PathBuf,
-}
-
-impl Drop for Loaded {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.scratch);
-    }
+    /// Removed when the package is dropped.
+    _scratch: Scratch,
 }
 
 /// Loads the package `path` names; an `oci://` reference is first pulled into the cache
@@ -122,30 +118,29 @@ async fn load_git(
     match kubepkg_source::package::load_checkout(
         &source,
         &checkout,
-        &scratch,
+        scratch.path(),
         &oci.access.options(),
         &settings.paths,
     )
     .await
     {
-        Ok(package) => Ok(Loaded { package, scratch }),
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&scratch);
-            Err(e.into())
-        }
+        Ok(package) => Ok(Loaded {
+            package,
+            _scratch: scratch,
+        }),
+        Err(e) => Err(e.into()),
     }
 }
 
-/// A new scratch directory for an archive's files.
-pub(super) fn scratch_dir() -> Result<std::path::PathBuf, CliError> {
-    let scratch = std::env::temp_dir().join(format!(
-        "kubepkg-{}-{}",
-        std::process::id(),
-        jiff::Timestamp::now().as_nanosecond()
-    ));
-    std::fs::create_dir_all(&scratch)
-        .with_context(|| format!("creating scratch directory {}", scratch.display()))?;
-    Ok(scratch)
+/// A new scratch directory ([`Scratch`]: removed on drop, and by a later kubepkg if this process
+/// is killed).
+pub(super) fn scratch_dir() -> Result<Scratch, CliError> {
+    Ok(Scratch::new().with_context(|| {
+        format!(
+            "creating a scratch directory in {}",
+            std::env::temp_dir().display()
+        )
+    })?)
 }
 
 /// The CLI's side of the one package loader ([`kubepkg_source::package::load`], the
@@ -156,12 +151,12 @@ async fn load_local(
     settings: &Settings,
 ) -> Result<Loaded, CliError> {
     let scratch = scratch_dir()?;
-    match kubepkg_source::package::load(path, &scratch, options, &settings.paths).await {
-        Ok(package) => Ok(Loaded { package, scratch }),
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&scratch);
-            Err(e.into())
-        }
+    match kubepkg_source::package::load(path, scratch.path(), options, &settings.paths).await {
+        Ok(package) => Ok(Loaded {
+            package,
+            _scratch: scratch,
+        }),
+        Err(e) => Err(e.into()),
     }
 }
 

@@ -62,7 +62,7 @@ async fn save_local(args: PackageSaveArgs, settings: &Settings) -> Result<Exit> 
             args.reference
         );
     }
-    let scratch = super::package_oci::Scratch::new()?;
+    let scratch = super::package::scratch_dir()?;
     let artifact =
         super::package_oci::artifact(path, &args.access.options(), settings, &scratch).await?;
     let assembled = kubepkg_oci::package::assemble(&artifact)?;

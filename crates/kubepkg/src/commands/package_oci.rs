@@ -16,7 +16,7 @@ use crate::settings::Settings;
 pub async fn push(args: PackagePushArgs, settings: &Settings) -> Result<Exit> {
     // Read (and its password asked) before anything is pushed.
     let key = super::sign::push_key(&args.sign)?;
-    let scratch = Scratch::new()?;
+    let scratch = super::package::scratch_dir()?;
     let artifact = artifact(&args.package, &args.access.options(), settings, &scratch).await?;
     let name = artifact.name.clone();
     let mut repo = kubepkg_oci::Reference::parse(&args.remote)?;
@@ -43,13 +43,13 @@ pub(super) async fn artifact(
     package_path: &Path,
     options: &kubepkg_source::SourceOptions,
     settings: &Settings,
-    scratch: &Scratch,
+    scratch: &crate::scratch::Scratch,
 ) -> Result<kubepkg_oci::package::PackageArtifact> {
-    let mut package = kubepkg_model::source::load(package_path, &scratch.0)?;
+    let mut package = kubepkg_model::source::load(package_path, scratch.path())?;
     let name = package.meta.name.clone();
     let version = package.meta.version.to_string();
     // Charts of repositories and registries go into the artifact ([`vendor`]).
-    let vendored = vendor(&mut package, options, settings, &scratch.0).await?;
+    let vendored = vendor(&mut package, options, settings, scratch.path()).await?;
     let archive = if let Some(dir) = &vendored {
         tar_gz(dir, &name)?
     } else if package_path.is_dir() {
@@ -185,27 +185,6 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// A scratch directory for an extracted archive, removed on drop.
-pub(super) struct Scratch(PathBuf);
-
-impl Scratch {
-    pub(super) fn new() -> Result<Scratch> {
-        let p = std::env::temp_dir().join(format!(
-            "kubepkg-push-{}-{}",
-            std::process::id(),
-            jiff::Timestamp::now().as_nanosecond()
-        ));
-        std::fs::create_dir_all(&p).with_context(|| format!("creating {}", p.display()))?;
-        Ok(Scratch(p))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// `package push` of a package with `chart:` (or `path: oci://…`) components: fetches the

@@ -64,10 +64,9 @@ fn pack_chart(dir: &Path, dest: &Path, args: &PackagePackArgs) -> Result<PathBuf
 }
 
 fn pack_package(dir: &Path, dest: &Path) -> Result<PathBuf> {
-    let scratch = std::env::temp_dir().join(format!("kubepkg-pack-{}", std::process::id()));
-    let package = kubepkg_model::source::load(dir, &scratch);
-    let _ = std::fs::remove_dir_all(&scratch);
-    let package = package?;
+    let scratch = super::package::scratch_dir()?;
+    let package = kubepkg_model::source::load(dir, scratch.path())?;
+    drop(scratch);
     let name = package.meta.name.clone();
     let bytes = super::package_oci::tar_gz(dir, &name)?;
     write(

@@ -11,15 +11,6 @@ use kubepkg_package_object::{KubeConfigSecretRef, PackageSpec};
 
 use crate::progress::Printer;
 
-/// A scratch directory, removed on drop.
-struct Scratch(std::path::PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// The plan of package instance `name` with `spec`, whose source and values are read in
 /// `kube`'s namespace, planned against `target` (a kubeconfig Secret there) or else `kube`.
 pub(super) async fn plan(
@@ -29,8 +20,8 @@ pub(super) async fn plan(
     target: Option<&KubeConfigSecretRef>,
 ) -> Result<kubepkg_package::plan::Plan> {
     let namespace = kube.namespace.clone();
-    let scratch = Scratch(super::package::scratch_dir()?);
-    let home = scratch.0.join("charts");
+    let scratch = super::package::scratch_dir()?;
+    let home = scratch.path().join("charts");
     let paths = kubepkg_source::HelmPaths::resolve(|v| {
         (v == "HOME").then(|| home.to_string_lossy().into_owned())
     });
@@ -43,16 +34,17 @@ pub(super) async fn plan(
                 &namespace,
                 &spec.source,
                 &http,
-                &scratch.0.join("oci-cache"),
+                &scratch.path().join("oci-cache"),
                 &paths,
             )
             .await
         }
     }
     .map_err(|e| anyhow!(kubepkg_engine::error::report(&e)))?;
-    let mut loaded = kubepkg_controller::loaded::load(&fetched, scratch.0.join("load"), &paths)
-        .await
-        .map_err(|e| anyhow!(kubepkg_engine::error::report(&e)))?;
+    let mut loaded =
+        kubepkg_controller::loaded::load(&fetched, scratch.path().join("load"), &paths)
+            .await
+            .map_err(|e| anyhow!(kubepkg_engine::error::report(&e)))?;
     spec.add_post_renderers(&mut loaded.package)?;
     let user = kubepkg_controller::values::resolve(&kube.client, &namespace, spec, None)
         .await
