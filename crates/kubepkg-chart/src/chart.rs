@@ -432,7 +432,14 @@ impl Walk<'_> {
             kind => kind,
         };
         let (kind, followed) = if own == FileType::Symlink {
-            let target = measure()?;
+            // A link that does not resolve fails the load as Helm's walk fails it.
+            let target = measure().map_err(|_| {
+                ChartError::from(ChartErrorKind::Load(format!(
+                    "error evaluating symlink {}: {}",
+                    path.display(),
+                    eval_symlinks_error(&path)
+                )))
+            })?;
             (FileType::from_raw_mode(target.st_mode), Some(target))
         } else {
             (own, None)
@@ -674,4 +681,75 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
     })?;
     chart.dependencies.extend(loaded);
     Ok(chart)
+}
+
+/// Why Go's `filepath.EvalSymlinks(path)` fails for a link that does not resolve: `lstat P:
+/// REASON` for the first path P, with the links before it followed, that cannot be measured
+/// (Go's `walkSymlinks`: each component in turn, `..` going up, a link's target put in its
+/// place, from the root when absolute), or `EvalSymlinks: too many links`.
+fn eval_symlinks_error(path: &Path) -> String {
+    use std::path::Component;
+    let mut todo: Vec<std::ffi::OsString> = Vec::new();
+    let push = |todo: &mut Vec<std::ffi::OsString>, p: &Path| {
+        for c in p.components().rev() {
+            todo.push(match c {
+                Component::ParentDir => "..".into(),
+                Component::CurDir | Component::RootDir | Component::Prefix(_) => continue,
+                Component::Normal(n) => n.to_os_string(),
+            });
+        }
+    };
+    let mut dest = PathBuf::from(if path.is_absolute() { "/" } else { "" });
+    push(&mut todo, path);
+    let mut links = 0;
+    while let Some(c) = todo.pop() {
+        if c == ".." {
+            dest.pop();
+            continue;
+        }
+        let next = dest.join(&c);
+        match std::fs::symlink_metadata(&next) {
+            Err(e) => {
+                return format!(
+                    "lstat {}: {}",
+                    next.display(),
+                    crate::error::go_io_reason(&e)
+                );
+            }
+            Ok(m) if m.file_type().is_symlink() => {
+                links += 1;
+                if links > 255 {
+                    return "EvalSymlinks: too many links".into();
+                }
+                match std::fs::read_link(&next) {
+                    Ok(target) => {
+                        if target.is_absolute() {
+                            dest = PathBuf::from("/");
+                        }
+                        push(&mut todo, &target);
+                    }
+                    Err(e) => {
+                        return format!(
+                            "readlink {}: {}",
+                            next.display(),
+                            crate::error::go_io_reason(&e)
+                        );
+                    }
+                }
+            }
+            Ok(m) if !m.is_dir() && !todo.is_empty() => return "not a directory".into(),
+            Ok(_) => dest = next,
+        }
+    }
+    // Everything resolved after all (the link was repaired meanwhile): the kernel's answer.
+    std::fs::metadata(path).err().map_or_else(
+        || "no such file or directory".into(),
+        |e| {
+            format!(
+                "stat {}: {}",
+                path.display(),
+                crate::error::go_io_reason(&e)
+            )
+        },
+    )
 }

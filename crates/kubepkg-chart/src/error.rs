@@ -95,6 +95,16 @@ impl ChartError {
     }
 }
 
+/// Go's text of an `*os.PathError`'s cause (`no such file or directory`).
+pub(crate) fn go_io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        std::io::ErrorKind::NotADirectory => "not a directory".into(),
+        _ => e.to_string(),
+    }
+}
+
 /// Result alias of this crate.
 pub type Result<T, E = ChartError> = std::result::Result<T, E>;
 

@@ -88,7 +88,7 @@ fn load(url: &str, scheme: &str, path: &str) -> Result<serde_json::Value, RefErr
             let path = percent_decode(path);
             let bytes = read_capped(&path).map_err(|e| RefError::File {
                 path: path.clone(),
-                reason: go_io_reason(&e),
+                reason: crate::error::go_io_reason(&e),
             })?;
             parse(&bytes)
         }
@@ -236,15 +236,6 @@ fn read_capped(path: &str) -> std::io::Result<Vec<u8>> {
         )));
     }
     Ok(out)
-}
-
-/// Go's text of an `*os.PathError`'s cause.
-fn go_io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
-    }
 }
 
 fn percent_decode(s: &str) -> String {
