@@ -109,7 +109,14 @@ fn head_string(v: Option<&Value>, field: &str) -> Result<String, String> {
 
 /// Decode a document's head as Helm's `yaml.Unmarshal(doc, &SimpleHead)` does.
 pub fn parse_head(doc: &str) -> Result<Head, String> {
-    let v = kubepkg_yaml::from_yaml_str(doc).map_err(|e| e.to_string())?;
+    // Only the fields read below are built (matched as Go's JSON decoder matches a struct's
+    // fields: exactly, else regardless of case); the rest of the document is checked.
+    let head_field = |k: &str| {
+        ["apiVersion", "kind", "metadata"]
+            .iter()
+            .any(|f| f.eq_ignore_ascii_case(k))
+    };
+    let v = kubepkg_yaml::from_yaml_str_keeping(doc, &head_field).map_err(|e| e.to_string())?;
     let m = match &v {
         Value::Nil => return Ok(Head::default()),
         Value::Map(m) => map_read(m),

@@ -1527,19 +1527,52 @@ fn to_json_value_inner(v: GoYaml) -> Result<Value, YamlError> {
             }
             Ok(Value::list(out))
         }
-        GoYaml::Map(pairs) => {
-            let mut keyed: BTreeMap<String, GoYaml> = BTreeMap::new();
-            for (k, v) in pairs {
-                let key = json_key(&k, &v)?;
-                keyed.insert(key, v);
-            }
-            let mut out = BTreeMap::new();
-            for (k, v) in keyed {
-                out.insert(k, to_json_value(v)?);
-            }
-            Ok(Value::map(out))
+        GoYaml::Map(pairs) => map_to_json_value(pairs, &|_| true),
+    }
+}
+
+/// A map's JSON step: its keys converted first (later duplicates replacing earlier ones), then
+/// its values in key order; the values of keys `keep` refuses are only checked
+/// ([`check_json_value`]: the same errors, nothing built).
+fn map_to_json_value(
+    pairs: Vec<(GoYaml, GoYaml)>,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<Value, YamlError> {
+    let mut keyed: BTreeMap<String, GoYaml> = BTreeMap::new();
+    for (k, v) in pairs {
+        let key = json_key(&k, &v)?;
+        keyed.insert(key, v);
+    }
+    let mut out = BTreeMap::new();
+    for (k, v) in keyed {
+        if keep(&k) {
+            out.insert(k, to_json_value(v)?);
+        } else {
+            check_json_value(&v)?;
         }
     }
+    Ok(Value::map(out))
+}
+
+/// The error [`to_json_value`] would return for `v`, found in the same order without building
+/// anything.
+fn check_json_value(v: &GoYaml) -> Result<(), YamlError> {
+    stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || match v {
+        GoYaml::Scalar(Scalar::Float(f)) if !f.is_finite() => Err(unsupported_float(*f)),
+        GoYaml::Scalar(_) | GoYaml::Bytes(_) => Ok(()),
+        GoYaml::Seq(items) => items.iter().try_for_each(check_json_value),
+        GoYaml::Map(pairs) => {
+            let mut keyed: BTreeMap<std::borrow::Cow<'_, str>, &GoYaml> = BTreeMap::new();
+            for (k, v) in pairs {
+                let key = match k {
+                    GoYaml::Scalar(Scalar::Str(s)) => std::borrow::Cow::Borrowed(s.as_str()),
+                    _ => std::borrow::Cow::Owned(json_key(k, v)?),
+                };
+                keyed.insert(key, v);
+            }
+            keyed.into_values().try_for_each(check_json_value)
+        }
+    })
 }
 
 /// Go's `json.Marshal` refusing a float JSON cannot hold (`.inf`, `.nan`).
@@ -1712,6 +1745,17 @@ pub fn utf8_error(b: &[u8]) -> &'static str {
         i += width;
     }
     "invalid leading UTF-8 octet"
+}
+
+/// [`unmarshal`] with [`Target::Any`] for a reader of a few top-level fields: the whole
+/// document is decoded and checked as there (the same errors), but of a top-level map only the
+/// keys `keep` accepts are built.
+pub fn unmarshal_keeping(src: &str, keep: &dyn Fn(&str) -> bool) -> Result<Value, YamlError> {
+    match decode_go(src)? {
+        None => Ok(Value::Nil),
+        Some(GoYaml::Map(pairs)) => map_to_json_value(pairs, keep),
+        Some(other) => to_json_value(other),
+    }
 }
 
 /// `sigs.k8s.io/yaml.Unmarshal(src, target)`.

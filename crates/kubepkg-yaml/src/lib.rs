@@ -80,6 +80,13 @@ pub fn from_yaml_str(src: &str) -> Result<Value, YamlError> {
     decode::unmarshal(src, decode::Target::Any)
 }
 
+/// [`from_yaml_str`] for a reader of a few top-level fields (a manifest's head): the whole
+/// document is decoded and checked, with the same errors, but of a top-level map only the keys
+/// `keep` accepts are built.
+pub fn from_yaml_str_keeping(src: &str, keep: &dyn Fn(&str) -> bool) -> Result<Value, YamlError> {
+    decode::unmarshal_keeping(src, keep)
+}
+
 /// `sigs.k8s.io/yaml.YAMLToJSON`: the first document as JSON text with integers kept as
 /// integers (for Kubernetes objects); see [`decode::yaml_to_json`].
 pub fn yaml_to_json(src: &str) -> Result<String, YamlError> {

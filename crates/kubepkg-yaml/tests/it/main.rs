@@ -3,6 +3,7 @@
 
 mod alias_bomb;
 mod corpus;
+mod keeping;
 mod limits;
 mod located;
 mod no_panic;
