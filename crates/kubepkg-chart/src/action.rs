@@ -329,7 +329,27 @@ fn render_release_inner(
     caps: &Capabilities,
 ) -> Result<RenderedRelease> {
     let chart = check_installable(chart)?;
-    let (chart, top) = prepare(chart, user, opts, caps)?;
+    // An umbrella's templates are parsed on another core while its values are worked out
+    // (dependency conditions, import-values and coalescing run in Helm's order on one).
+    let ahead = crate::render::templates_in_memory(&chart);
+    if chart.dependencies.is_empty()
+        || ahead.len() < crate::render::PARSED_AHEAD
+        || kubepkg_parallel::cores() < 2
+    {
+        return render_prepared(prepare(chart, user, opts, caps)?, opts, caps);
+    }
+    std::thread::scope(|s| {
+        s.spawn(|| crate::render::parse_ahead(&ahead));
+        render_prepared(prepare(chart, user, opts, caps)?, opts, caps)
+    })
+}
+
+/// [`render_release_inner`] once the chart's dependencies and values are prepared.
+fn render_prepared(
+    (chart, top): (Chart, Value),
+    opts: &TemplateOptions,
+    caps: &Capabilities,
+) -> Result<RenderedRelease> {
     if !chart.metadata.kube_version.is_empty()
         && !is_compatible_range(&chart.metadata.kube_version, &caps.kube_version.normalized)
     {

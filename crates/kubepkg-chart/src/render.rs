@@ -118,6 +118,81 @@ fn collect(
     next
 }
 
+/// The template set a render starts from: Helm's functions, in Helm's mode (`lint`: Helm's
+/// `LintMode`). What it parses depends only on which functions exist, not on `lint`.
+fn template_set(lint: bool) -> Templates {
+    let mut set = Templates::with_funcs(kubepkg_funcs::helm_table());
+    set.enable_helm(None, lint);
+    set
+}
+
+/// The file `text` parsed as `name` through its cache `parsed`, and whether it was parsed
+/// escaped (not UTF-8, [`escape_bytes`]).
+fn parse_file(
+    set: &Templates,
+    name: &str,
+    text: &Arc<[u8]>,
+    parsed: &crate::chart::ParsedTemplate,
+) -> std::result::Result<(Arc<kubepkg_template::ParsedFile>, bool), kubepkg_template::ParseError> {
+    let utf8 = std::str::from_utf8(text);
+    let escaped = utf8.is_err();
+    parsed
+        .get_or_parse(name, text, || match utf8 {
+            Ok(t) => set.parse_trees(name, Source::shared(t, text)),
+            Err(_) => set.parse_trees(name, Source::copied(&escape_bytes(text))),
+        })
+        .map(|trees| (trees, escaped))
+}
+
+/// The templates of `chart` and its subcharts as a render names them, with their text, when
+/// it is in memory already (a large template left on disk is read when a render parses it:
+/// never, for a subchart the values disable).
+pub(crate) fn templates_in_memory(chart: &Chart) -> Vec<AheadTemplate> {
+    fn walk(chart: &Chart, full_path: &str, out: &mut Vec<AheadTemplate>) {
+        for child in &chart.dependencies {
+            walk(child, &format!("{full_path}/charts/{}", child.name()), out);
+        }
+        for t in &chart.templates {
+            if (chart.is_library() && !t.name.rsplit('/').next().unwrap_or("").starts_with('_'))
+                || !t.data.is_read()
+            {
+                continue;
+            }
+            out.push(AheadTemplate {
+                name: format!("{full_path}/{}", t.name),
+                text: t.data.bytes().clone(),
+                parsed: t.parsed.clone(),
+            });
+        }
+    }
+    let mut out = Vec::new();
+    walk(chart, chart.name(), &mut out);
+    out
+}
+
+/// A template [`parse_ahead`] parses.
+pub(crate) struct AheadTemplate {
+    name: String,
+    text: Arc<[u8]>,
+    parsed: crate::chart::ParsedTemplate,
+}
+
+/// The number of templates in memory from which an umbrella's are parsed while its values are
+/// worked out ([`parse_ahead`]).
+pub(crate) const PARSED_AHEAD: usize = PARSED_IN_PARALLEL;
+
+/// Parse `templates` into their caches, last first (the render's own parse, if it comes
+/// before this ends, starts from the first). Run beside the values' preparation, which a
+/// render waits for and which an umbrella spends a fifth of its time in on one core: the render
+/// then finds the trees made. A template of a subchart the values disable is parsed for
+/// nothing; its parse error stays in its cache and is never seen, as Helm never parses it.
+pub(crate) fn parse_ahead(templates: &[AheadTemplate]) {
+    let set = template_set(false);
+    for t in templates.iter().rev() {
+        let _ = parse_file(&set, &t.name, &t.text, &t.parsed);
+    }
+}
+
 /// Render every template of `chart` with the top-level object `top` (`Values`, `Release`,
 /// `Capabilities`), returning rendered text by template path (`chart/templates/x.yaml`).
 pub fn render(chart: &Chart, top: &Value, strict: bool) -> Result<BTreeMap<String, String>> {
@@ -179,8 +254,7 @@ fn render_mode(
 ) -> Result<BTreeMap<String, String>> {
     let mut tpls = BTreeMap::new();
     collect(chart, top, true, chart.name(), &mut tpls);
-    let mut set = Templates::with_funcs(kubepkg_funcs::helm_table());
-    set.enable_helm(None, lint);
+    let mut set = template_set(lint);
     // The execution limits (docs/limits.md), raised by `KUBEPKG_TEMPLATE_MAX_*`.
     let limits = kubepkg_template::Limits::from_env()
         .map_err(|e| ChartError::from(ChartErrorKind::Render(e.to_string())))?;
@@ -196,17 +270,7 @@ fn render_mode(
     // order: the first parse error is still the one Helm stops at.
     // Each file's UTF-8 is checked once per render: whether it is (else its bytes are escaped
     // for the parse and the output unescaped), and the text the parse shares.
-    let parse = |k: &String| {
-        let r = &tpls[k];
-        let utf8 = std::str::from_utf8(&r.text);
-        let escaped = utf8.is_err();
-        r.parsed
-            .get_or_parse(k, &r.text, || match utf8 {
-                Ok(text) => set.parse_trees(k, Source::shared(text, &r.text)),
-                Err(_) => set.parse_trees(k, Source::copied(&escape_bytes(&r.text))),
-            })
-            .map(|trees| (trees, escaped))
-    };
+    let parse = |k: &String| parse_file(&set, k, &tpls[k].text, &tpls[k].parsed);
     let parsed =
         kubepkg_parallel::map_in_order(&keys, PARSED_IN_PARALLEL, parse).map_err(|(i, e)| {
             ChartError::from(ChartErrorKind::Render(helm::parse_error_text(&keys[i], &e)))

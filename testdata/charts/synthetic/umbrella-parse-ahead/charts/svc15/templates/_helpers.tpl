@@ -1,0 +1,3 @@
+{{- define "sub.name" -}}
+{{ .Chart.Name }}-{{ .Values.label }}
+{{- end }}
