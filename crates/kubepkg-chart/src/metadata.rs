@@ -222,18 +222,9 @@ impl Fields {
         }
     }
 
-    /// encoding/json: an exact key wins, else the last case-insensitive match.
+    /// encoding/json: the last key naming the field ([`kubepkg_gostd::json::field`]).
     fn get(&self, name: &str) -> Option<&Value> {
-        self.entries
-            .iter()
-            .find(|(k, _)| k == name)
-            .or_else(|| {
-                self.entries
-                    .iter()
-                    .rev()
-                    .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            })
-            .map(|(_, v)| v)
+        kubepkg_gostd::json::field(self.entries.iter().map(|(k, v)| (k.as_str(), v)), name)
     }
 
     fn path(&self, prefix: &str, name: &str) -> String {

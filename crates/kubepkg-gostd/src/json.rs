@@ -1,7 +1,8 @@
 //! `encoding/json`'s text of a `float64` (`encode.go`'s `floatEncoder`): `strconv`'s shortest
 //! `'f'` form, or `'e'` below 1e-6 and from 1e21 on with a one-digit negative exponent written
 //! as one digit (`1e-7`, `1e+21`); and [`to_vec`], serde data written as `json.Marshal`
-//! writes it (that float form, `<`, `>`, `&`, U+2028 and U+2029 escaped).
+//! writes it (that float form, `<`, `>`, `&`, U+2028 and U+2029 escaped); and [`field`], the
+//! object key whose value `json.Unmarshal` leaves in a struct field.
 
 use std::io::{self, Write};
 
@@ -91,5 +92,104 @@ mod tests {
         assert_eq!(format_float64(0.000001).unwrap(), "0.000001");
         assert_eq!(format_float64(-0.0).unwrap(), "-0");
         assert_eq!(format_float64(f64::NAN), None);
+    }
+}
+
+/// The value `json.Unmarshal` leaves in the struct field whose JSON name is `name`, from an
+/// object's `entries` in the order of its text (for text `json.Marshal` wrote from a map: keys
+/// in byte order). Go's decoder assigns the field for every key that names it — the same
+/// name, or one equal under Unicode simple case folding (`bytes.EqualFold`: `KIND`, `Kind`
+/// and `\u{212A}ind`, K the Kelvin sign, all name `kind`) — so the last such key wins, even
+/// after an exact one.
+pub fn field<'e, V>(
+    entries: impl DoubleEndedIterator<Item = (&'e str, V)>,
+    name: &str,
+) -> Option<V> {
+    entries
+        .rev()
+        .find(|(k, _)| names_field(k, name))
+        .map(|(_, v)| v)
+}
+
+/// Go's JSON decoder filling a struct whose fields' JSON names are `fields` from an object's
+/// `entries` in the order of its text: each key that names a field ([`names_field`]; the field
+/// of the same name first) has its value given to `fill` with the field's index, in that
+/// order, so a later key's value lands over an earlier one's — or into it, for a struct or a
+/// map. The first error stops the walk (Go decodes on, and reports the earliest).
+pub fn fill_fields<'e, V, E>(
+    entries: impl IntoIterator<Item = (&'e str, V)>,
+    fields: &[&str],
+    mut fill: impl FnMut(usize, V) -> Result<(), E>,
+) -> Result<(), E> {
+    for (key, value) in entries {
+        let named = fields
+            .iter()
+            .position(|f| *f == key)
+            .or_else(|| fields.iter().position(|f| names_field(key, f)));
+        if let Some(i) = named {
+            fill(i, value)?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether the object key `key` names the struct field `name` for `json.Unmarshal`: equal, or
+/// equal under simple case folding.
+pub fn names_field(key: &str, name: &str) -> bool {
+    key == name || {
+        let (mut a, mut b) = (key.chars(), name.chars());
+        loop {
+            match (a.next(), b.next()) {
+                (None, None) => break true,
+                (Some(x), Some(y)) if x == y || fold(x) == fold(y) => {}
+                _ => break false,
+            }
+        }
+    }
+}
+
+/// One representative of `c`'s simple case-folding orbit (the orbits `bytes.EqualFold` walks:
+/// `k`, `K` and the Kelvin sign; `s`, `S` and `\u{17F}`), from the single-character case
+/// mappings; a character whose mapping is not a single character stands for itself.
+fn fold(c: char) -> char {
+    fn single(mut it: impl Iterator<Item = char>) -> Option<char> {
+        match (it.next(), it.next()) {
+            (Some(x), None) => Some(x),
+            _ => None,
+        }
+    }
+    let upper = single(c.to_uppercase()).unwrap_or(c);
+    single(upper.to_lowercase()).unwrap_or(upper)
+}
+
+#[cfg(test)]
+mod field_tests {
+    use super::*;
+
+    /// Which key of an object `json.Unmarshal` leaves in the field `kind`; the same rule decides
+    /// where helm v4.3.1 sorts the documents of the reference case `synthetic/json-field-names`.
+    #[test]
+    fn the_last_key_naming_the_field_wins() {
+        let pick = |keys: &[&str]| {
+            let mut sorted: Vec<(&str, usize)> = keys.iter().copied().zip(0..).collect();
+            sorted.sort();
+            field(sorted.into_iter(), "kind")
+        };
+        assert_eq!(pick(&["kind"]), Some(0));
+        assert_eq!(pick(&["KIND", "Kind"]), Some(1));
+        assert_eq!(pick(&["Kind", "kind"]), Some(1));
+        assert_eq!(pick(&["kind", "\u{212A}ind"]), Some(1));
+        assert_eq!(pick(&["kinds", "kin"]), None);
+        assert!(names_field("ANNOTATION\u{17F}", "annotations"));
+        assert!(names_field("apiversion", "apiVersion"));
+        assert!(!names_field("apiVersio", "apiVersion"));
+        assert!(!names_field("k\u{EF}nd", "kind"));
+        let mut filled = Vec::new();
+        let entries = [("Kind", 1), ("METADATA", 2), ("kind", 3), ("kinds", 4)];
+        let r: Result<(), ()> = fill_fields(entries, &["kind", "metadata"], |f, v| {
+            filled.push((f, v));
+            Ok(())
+        });
+        assert_eq!((r, filled), (Ok(()), vec![(0, 1), (1, 2), (0, 3)]));
     }
 }

@@ -172,24 +172,25 @@ const DEPENDENCY_FIELDS: &[&str] = &[
 ];
 
 /// `chartutil.StrictLoadChartfile`'s complaint, if any: the first key (in the sorted order
-/// the YAML-to-JSON conversion writes) that no field takes, matched case-insensitively as
-/// `encoding/json` does.
+/// the YAML-to-JSON conversion writes) that no field takes, matched as `encoding/json` matches
+/// them ([`kubepkg_gostd::json::names_field`]).
 fn strict_unknown_field(raw: &Value) -> Option<String> {
+    use kubepkg_gostd::json::names_field;
     let unknown = |v: &Value, fields: &[&str]| -> Option<String> {
         let Value::Map(m) = v else { return None };
         map_read(m)
             .keys()
-            .find(|k| !fields.iter().any(|f| f.eq_ignore_ascii_case(k)))
+            .find(|k| !fields.iter().any(|f| names_field(k, f)))
             .cloned()
     };
     let Value::Map(m) = raw else { return None };
     for (k, v) in map_read(m).iter() {
-        if !METADATA_FIELDS.iter().any(|f| f.eq_ignore_ascii_case(k)) {
+        if !METADATA_FIELDS.iter().any(|f| names_field(k, f)) {
             return Some(unknown_field(k));
         }
-        let nested: Option<&[&str]> = if k.eq_ignore_ascii_case("maintainers") {
+        let nested: Option<&[&str]> = if names_field(k, "maintainers") {
             Some(MAINTAINER_FIELDS)
-        } else if k.eq_ignore_ascii_case("dependencies") {
+        } else if names_field(k, "dependencies") {
             Some(DEPENDENCY_FIELDS)
         } else {
             None

@@ -80,38 +80,30 @@ pub(crate) fn type_names(v: &Value) -> (&'static str, &'static str) {
     }
 }
 
-/// The entry of `m` that `encoding/json` stores in the field `name` (exact key first, then
-/// a case-insensitive match).
-fn field(m: &std::collections::BTreeMap<String, Value>, name: &str) -> Option<Value> {
-    if let Some(v) = m.get(name) {
-        return Some(v.clone());
+/// A string field's value as Go's decoder sets it: a null leaves what the field holds.
+fn set_string(slot: &mut String, v: &Value, go_path: &str) -> Result<(), String> {
+    match v {
+        Value::Nil => {}
+        Value::String(s) => *slot = s.to_string(),
+        Value::NonUtf8String(_) => slot.clear(),
+        other => {
+            return Err(format!(
+                "json: cannot unmarshal {} into Go struct field {go_path} of type string",
+                json_kind(other)
+            ));
+        }
     }
-    m.iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.clone())
+    Ok(())
 }
 
-fn string_field(
-    m: &std::collections::BTreeMap<String, Value>,
-    name: &str,
-    go_path: &str,
-) -> Result<String, String> {
-    match field(m, name) {
-        None | Some(Value::Nil) => Ok(String::new()),
-        Some(Value::String(s)) => Ok(s.to_string()),
-        Some(Value::NonUtf8String(_)) => Ok(String::new()),
-        Some(other) => Err(format!(
-            "json: cannot unmarshal {} into Go struct field {go_path} of type string",
-            json_kind(&other)
-        )),
-    }
-}
-
-/// `json.Unmarshal(doc, &*k8sYamlStruct)`: `None` for `null`.
+/// `json.Unmarshal(doc, &*k8sYamlStruct)`: `None` for `null`. The keys fill the struct as Go's
+/// decoder fills it ([`kubepkg_gostd::json::fill_fields`]: in order, each key naming a field
+/// the same or in another case, a later one over an earlier one, objects for `Metadata` into
+/// the same struct).
 pub fn stub(v: &Value) -> Result<Option<Stub>, String> {
     let m = match v {
         Value::Nil => return Ok(None),
-        Value::Map(m) => map_read(m).clone(),
+        Value::Map(m) => map_read(m),
         other => {
             return Err(format!(
                 "json: cannot unmarshal {} into Go value of type rules.k8sYamlStruct",
@@ -119,25 +111,33 @@ pub fn stub(v: &Value) -> Result<Option<Stub>, String> {
             ));
         }
     };
-    let mut s = Stub {
-        api_version: string_field(&m, "apiVersion", "k8sYamlStruct.apiVersion")?,
-        kind: string_field(&m, "Kind", "k8sYamlStruct.Kind")?,
-        ..Stub::default()
-    };
-    match field(&m, "Metadata") {
-        None | Some(Value::Nil) => {}
-        Some(Value::Map(md)) => {
-            let md = map_read(&md).clone();
-            s.namespace = string_field(&md, "Namespace", "k8sYamlStruct.Metadata.Namespace")?;
-            s.name = string_field(&md, "Name", "k8sYamlStruct.Metadata.Name")?;
+    let mut s = Stub::default();
+    let entries = m.iter().map(|(k, v)| (k.as_str(), v));
+    kubepkg_gostd::json::fill_fields(entries, &["apiVersion", "Kind", "Metadata"], |field, v| {
+        match field {
+            0 => set_string(&mut s.api_version, v, "k8sYamlStruct.apiVersion"),
+            1 => set_string(&mut s.kind, v, "k8sYamlStruct.Kind"),
+            _ => match v {
+                Value::Nil => Ok(()),
+                Value::Map(md) => {
+                    let md = map_read(md);
+                    let entries = md.iter().map(|(k, v)| (k.as_str(), v));
+                    kubepkg_gostd::json::fill_fields(entries, &["Namespace", "Name"], |field, v| {
+                        match field {
+                            0 => {
+                                set_string(&mut s.namespace, v, "k8sYamlStruct.Metadata.Namespace")
+                            }
+                            _ => set_string(&mut s.name, v, "k8sYamlStruct.Metadata.Name"),
+                        }
+                    })
+                }
+                other => Err(format!(
+                    "json: cannot unmarshal {} into Go struct field k8sYamlStruct.Metadata of type rules.k8sYamlMetadata",
+                    json_kind(other)
+                )),
+            },
         }
-        Some(other) => {
-            return Err(format!(
-                "json: cannot unmarshal {} into Go struct field k8sYamlStruct.Metadata of type rules.k8sYamlMetadata",
-                json_kind(&other)
-            ));
-        }
-    }
+    })?;
     Ok(Some(s))
 }
 

@@ -109,12 +109,12 @@ fn head_string(v: Option<&Value>, field: &str) -> Result<String, String> {
 
 /// Decode a document's head as Helm's `yaml.Unmarshal(doc, &SimpleHead)` does.
 pub fn parse_head(doc: &str) -> Result<Head, String> {
-    // Only the fields read below are built (matched as Go's JSON decoder matches a struct's
-    // fields: exactly, else regardless of case); the rest of the document is checked.
+    // Only the fields read below are built (every key Go's JSON decoder matches to one of
+    // them); the rest of the document is checked.
     let head_field = |k: &str| {
         ["apiVersion", "kind", "metadata"]
             .iter()
-            .any(|f| f.eq_ignore_ascii_case(k))
+            .any(|f| kubepkg_gostd::json::names_field(k, f))
     };
     let v = kubepkg_yaml::from_yaml_str_keeping(doc, &head_field).map_err(|e| e.to_string())?;
     let m = match &v {
@@ -127,60 +127,60 @@ pub fn parse_head(doc: &str) -> Result<Head, String> {
             ));
         }
     };
-    let get = |k: &str| {
-        m.get(k).or_else(|| {
-            m.iter()
-                .find(|(n, _)| n.eq_ignore_ascii_case(k))
-                .map(|(_, v)| v)
-        })
-    };
+    // As Go's JSON decoder fills the struct (`kubepkg_gostd::json::fill_fields`): a later
+    // string replaces an earlier one and a null leaves it; objects for `metadata` fill the same
+    // struct in turn, and objects for `annotations` add to the same map (a null empties it).
     let wrap = |e: String| format!("error unmarshaling JSON: while decoding JSON: {e}");
-    let mut head = Head {
-        api_version: head_string(get("apiVersion"), "SimpleHead.apiVersion").map_err(wrap)?,
-        kind: head_string(get("kind"), "SimpleHead.kind").map_err(wrap)?,
-        ..Head::default()
+    let set = |slot: &mut String, v: &Value, field: &str| -> Result<(), String> {
+        if !matches!(v, Value::Nil) {
+            *slot = head_string(Some(v), field).map_err(wrap)?;
+        }
+        Ok(())
     };
-    match get("metadata") {
-        None | Some(Value::Nil) => {}
-        Some(Value::Map(md)) => {
-            head.has_metadata = true;
-            let md = map_read(md);
-            let mget = |k: &str| {
-                md.get(k).or_else(|| {
-                    md.iter()
-                        .find(|(n, _)| n.eq_ignore_ascii_case(k))
-                        .map(|(_, v)| v)
-                })
-            };
-            head.name = head_string(mget("name"), "SimpleHead.metadata.name").map_err(wrap)?;
-            match mget("annotations") {
-                None | Some(Value::Nil) => {}
-                Some(Value::Map(a)) => {
-                    let mut out = BTreeMap::new();
-                    for (k, v) in map_read(a).iter() {
-                        out.insert(
-                            k.clone(),
-                            head_string(Some(v), "SimpleHead.metadata.annotations")
-                                .map_err(wrap)?,
-                        );
+    let mut head = Head::default();
+    let entries = m.iter().map(|(k, v)| (k.as_str(), v));
+    kubepkg_gostd::json::fill_fields(entries, &["apiVersion", "kind", "metadata"], |field, v| {
+        match field {
+            0 => set(&mut head.api_version, v, "SimpleHead.apiVersion"),
+            1 => set(&mut head.kind, v, "SimpleHead.kind"),
+            _ => {
+                let md = match v {
+                    Value::Nil => return Ok(()),
+                    Value::Map(md) => map_read(md),
+                    other => {
+                        return Err(wrap(format!(
+                            "json: cannot unmarshal {} into Go struct field SimpleHead.metadata of type struct {{ Name string \"json:\\\"name\\\"\"; Annotations map[string]string \"json:\\\"annotations\\\"\" }}",
+                            other.json_kind()
+                        )));
                     }
-                    head.annotations = Some(out);
-                }
-                Some(other) => {
-                    return Err(wrap(format!(
-                        "json: cannot unmarshal {} into Go struct field .metadata.annotations of type map[string]string",
-                        other.json_kind()
-                    )));
-                }
+                };
+                head.has_metadata = true;
+                let entries = md.iter().map(|(k, v)| (k.as_str(), v));
+                kubepkg_gostd::json::fill_fields(entries, &["name", "annotations"], |field, v| {
+                    match (field, v) {
+                        (0, _) => set(&mut head.name, v, "SimpleHead.metadata.name"),
+                        (_, Value::Nil) => {
+                            head.annotations = None;
+                            Ok(())
+                        }
+                        (_, Value::Map(a)) => {
+                            let out = head.annotations.get_or_insert_with(BTreeMap::new);
+                            for (ak, av) in map_read(a).iter() {
+                                let text = head_string(Some(av), "SimpleHead.metadata.annotations")
+                                    .map_err(wrap)?;
+                                out.insert(ak.clone(), text);
+                            }
+                            Ok(())
+                        }
+                        (_, other) => Err(wrap(format!(
+                            "json: cannot unmarshal {} into Go struct field .metadata.annotations of type map[string]string",
+                            other.json_kind()
+                        ))),
+                    }
+                })
             }
         }
-        Some(other) => {
-            return Err(wrap(format!(
-                "json: cannot unmarshal {} into Go struct field SimpleHead.metadata of type struct {{ Name string \"json:\\\"name\\\"\"; Annotations map[string]string \"json:\\\"annotations\\\"\" }}",
-                other.json_kind()
-            )));
-        }
-    }
+    })?;
     Ok(head)
 }
 
