@@ -452,6 +452,7 @@ func main() {
 	timeCases(rand.New(rand.NewSource(3)))
 	slogCases()
 	matchCases(rand.New(rand.NewSource(4)))
+	jsonFieldCases()
 	if err := out.Flush(); err != nil {
 		panic(err)
 	}
@@ -532,4 +533,50 @@ func matchLine(pattern, name string) {
 		return
 	}
 	line("match", pattern, name, strconv.FormatBool(ok))
+}
+
+// jsonFieldCases: which key of a JSON object encoding/json leaves in each field of a struct,
+// for every ordered pair of keys from a set that name the same fields in other cases and
+// foldings (the Kelvin sign, the long s, a dotless i that does not fold) and a few triples.
+func jsonFieldCases() {
+	keys := []string{"kind", "Kind", "KIND", "kinD", "\u212aind", "k\u0131nd", "kinds", "apiVersion",
+		"apiversion", "APIVERSION", "name", "NAME", "Name", "annotations", "annotation\u017f",
+		"ANNOTATIONS", "annotation"}
+	for _, a := range keys {
+		for _, b := range keys {
+			if a != b {
+				jsonFieldLine([]string{a, b})
+			}
+		}
+	}
+	jsonFieldLine([]string{"KIND", "Kind", "kind"})
+	jsonFieldLine([]string{"kind", "KIND", "\u212aind"})
+	jsonFieldLine([]string{"Name", "name", "NAME"})
+}
+
+func jsonFieldLine(keys []string) {
+	var h struct {
+		APIVersion  string `json:"apiVersion"`
+		Kind        string `json:"kind"`
+		Name        string `json:"name"`
+		Annotations string `json:"annotations"`
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kj, err := json.Marshal(k)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Fprintf(&b, "%s:\"%d\"", kj, i)
+	}
+	b.WriteByte('}')
+	if err := json.Unmarshal([]byte(b.String()), &h); err != nil {
+		panic(err)
+	}
+	line("json_field", strings.Join(keys, "\n"),
+		fmt.Sprintf("apiVersion=%s kind=%s name=%s annotations=%s", h.APIVersion, h.Kind, h.Name, h.Annotations))
 }

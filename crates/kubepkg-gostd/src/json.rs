@@ -148,18 +148,16 @@ pub fn names_field(key: &str, name: &str) -> bool {
     }
 }
 
-/// One representative of `c`'s simple case-folding orbit (the orbits `bytes.EqualFold` walks:
-/// `k`, `K` and the Kelvin sign; `s`, `S` and `\u{17F}`), from the single-character case
-/// mappings; a character whose mapping is not a single character stands for itself.
+/// One representative of `c`'s simple case-folding orbit, as `bytes.EqualFold` walks them, for
+/// the orbits that hold ASCII letters (a struct field's JSON name is ASCII here): the letter's
+/// two cases, and the Kelvin sign with `k` and the long s with `s`. Other characters stand for
+/// themselves (the dotless `ı` is not an `i`).
 fn fold(c: char) -> char {
-    fn single(mut it: impl Iterator<Item = char>) -> Option<char> {
-        match (it.next(), it.next()) {
-            (Some(x), None) => Some(x),
-            _ => None,
-        }
+    match c {
+        '\u{212A}' => 'k',
+        '\u{17F}' => 's',
+        c => c.to_ascii_lowercase(),
     }
-    let upper = single(c.to_uppercase()).unwrap_or(c);
-    single(upper.to_lowercase()).unwrap_or(upper)
 }
 
 #[cfg(test)]
@@ -184,6 +182,7 @@ mod field_tests {
         assert!(names_field("apiversion", "apiVersion"));
         assert!(!names_field("apiVersio", "apiVersion"));
         assert!(!names_field("k\u{EF}nd", "kind"));
+        assert!(!names_field("k\u{131}nd", "kind"));
         let mut filled = Vec::new();
         let entries = [("Kind", 1), ("METADATA", 2), ("kind", 3), ("kinds", 4)];
         let r: Result<(), ()> = fill_fields(entries, &["kind", "metadata"], |f, v| {

@@ -76,6 +76,40 @@ fn answer(kind: &str, f: &[&str]) -> Option<String> {
             f[3].parse().ok()?,
         ),
         "json_float" => json::format_float64(float(f[0])).unwrap_or_else(|| "ERR".into()),
+        "json_field" => {
+            // The object's keys in order, each holding its index; what each field of Go's
+            // struct was left with.
+            let keys = text(f[0]);
+            let keys: Vec<&str> = keys.split('\n').collect();
+            let entries = || keys.iter().enumerate().map(|(i, k)| (*k, i.to_string()));
+            let got = |name: &str| json::field(entries(), name).unwrap_or_default();
+            let filled = |name: &str| {
+                let mut last = String::new();
+                let _: Result<(), ()> = json::fill_fields(entries(), &[name], |_, v| {
+                    last = v;
+                    Ok(())
+                });
+                last
+            };
+            let (api, kind, name, ann) = (
+                got("apiVersion"),
+                got("kind"),
+                got("name"),
+                got("annotations"),
+            );
+            // `fill_fields` leaves what `field` picks.
+            assert_eq!(
+                [
+                    filled("apiVersion"),
+                    filled("kind"),
+                    filled("name"),
+                    filled("annotations")
+                ],
+                [api.clone(), kind.clone(), name.clone(), ann.clone()],
+                "{keys:?}"
+            );
+            format!("apiVersion={api} kind={kind} name={name} annotations={ann}")
+        }
         "match" => or_err(crate::path::matches(&text(f[0]), &text(f[1]))),
         "sprintf_float" => fmt::sprintf_float(&text(f[0]), float(f[1]))?,
         "sprintf_int" => fmt::sprintf_int(&text(f[0]), f[1].parse().ok()?)?,
