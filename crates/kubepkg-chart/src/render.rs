@@ -59,6 +59,16 @@ struct Renderable {
     base_path: String,
 }
 
+/// Where a render names the templates of `child`, a subchart of the chart at `full_path`.
+fn subchart_path(full_path: &str, child: &Chart) -> String {
+    format!("{full_path}/charts/{}", child.name())
+}
+
+/// Whether a render takes the template `t` of `chart`: a library chart gives only its partials.
+fn is_rendered(chart: &Chart, t: &crate::chart::ChartFile) -> bool {
+    !chart.is_library() || t.name.rsplit('/').next().unwrap_or("").starts_with('_')
+}
+
 /// Build the per-chart top-level objects and collect templates (`recAllTpls`).
 fn collect(
     chart: &Chart,
@@ -95,14 +105,14 @@ fn collect(
     next.insert("Subcharts".to_string(), subcharts.clone());
     let next = Value::map(next);
     for child in &chart.dependencies {
-        let child_path = format!("{full_path}/charts/{}", child.name());
+        let child_path = subchart_path(full_path, child);
         let sub = collect(child, &next, false, &child_path, out);
         if let Value::Map(m) = &subcharts {
             map_write(m).insert(child.name().to_string(), sub);
         }
     }
     for t in &chart.templates {
-        if chart.is_library() && !t.name.rsplit('/').next().unwrap_or("").starts_with('_') {
+        if !is_rendered(chart, t) {
             continue;
         }
         out.insert(
@@ -150,12 +160,10 @@ fn parse_file(
 pub(crate) fn templates_in_memory(chart: &Chart) -> Vec<AheadTemplate> {
     fn walk(chart: &Chart, full_path: &str, out: &mut Vec<AheadTemplate>) {
         for child in &chart.dependencies {
-            walk(child, &format!("{full_path}/charts/{}", child.name()), out);
+            walk(child, &subchart_path(full_path, child), out);
         }
         for t in &chart.templates {
-            if (chart.is_library() && !t.name.rsplit('/').next().unwrap_or("").starts_with('_'))
-                || !t.data.is_read()
-            {
+            if !is_rendered(chart, t) || !t.data.is_read() {
                 continue;
             }
             out.push(AheadTemplate {
