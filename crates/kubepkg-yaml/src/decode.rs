@@ -706,9 +706,7 @@ fn parse_nodes<const LOCATED: bool>(
                 if style == ScalarStyle::DoubleQuoted
                     && value.contains('/')
                     && let Some(line1) = yaml12_only_escape(
-                        src,
-                        span.start.index(),
-                        span.end.index(),
+                        &text.span(span.start.index(), span.end.index()),
                         span.start.line(),
                     )
                 {
@@ -839,11 +837,11 @@ pub(crate) fn last_line_is_content(src: &str, value: &str) -> bool {
     !final_line.is_empty() && final_line.chars().all(|c| c == ' ')
 }
 
-/// The 1-based line of a `\/` escape inside the double-quoted scalar spanning characters
-/// `start..end` (first line `line1`), if there is one.
-fn yaml12_only_escape(src: &str, start: usize, end: usize, line1: usize) -> Option<usize> {
+/// The 1-based line of a `\/` escape inside the double-quoted scalar `scalar` (its source
+/// text, first line `line1`), if there is one.
+fn yaml12_only_escape(scalar: &str, line1: usize) -> Option<usize> {
     let mut line = line1;
-    let mut chars = src.chars().skip(start).take(end.saturating_sub(start));
+    let mut chars = scalar.chars();
     while let Some(c) = chars.next() {
         match c {
             '\n' => line += 1,
@@ -952,6 +950,18 @@ impl<'s> CharText<'s> {
 
     fn chars(&mut self) -> &[char] {
         self.chars.get_or_insert_with(|| self.src.chars().collect())
+    }
+
+    /// The text between character indexes `start` and `end` (clamped to the document): a
+    /// slice of an ASCII document, read without walking the text before it.
+    fn span(&mut self, start: usize, end: usize) -> std::borrow::Cow<'s, str> {
+        if self.ascii {
+            let end = end.min(self.src.len());
+            return std::borrow::Cow::Borrowed(&self.src[start.min(end)..end]);
+        }
+        let chars = self.chars();
+        let end = end.min(chars.len());
+        std::borrow::Cow::Owned(chars[start.min(end)..end].iter().collect())
     }
 }
 
