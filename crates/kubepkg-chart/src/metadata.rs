@@ -227,6 +227,59 @@ impl Fields {
         kubepkg_gostd::json::field(self.entries.iter().map(|(k, v)| (k.as_str(), v)), name)
     }
 
+    /// What encoding/json leaves in a string or bool field: the last non-null value of the
+    /// keys naming it (a null leaves such a field as it was); `Some(Nil)` when every such key
+    /// is null, `None` when none names it.
+    fn get_scalar(&self, name: &str) -> Option<&Value> {
+        let mut got = None;
+        kubepkg_gostd::json::fill_fields(
+            self.entries.iter().map(|(k, v)| (k.as_str(), v)),
+            &[name],
+            |_, v| {
+                if !matches!(v, Value::Nil) || got.is_none() {
+                    got = Some(v);
+                }
+                Ok::<(), std::convert::Infallible>(())
+            },
+        )
+        .unwrap_or_else(|never| match never {});
+        got
+    }
+
+    /// What encoding/json leaves in a `map[string]string` field holding `map`: each object
+    /// naming it adds its entries to the same map in key order (a later entry over an earlier
+    /// one), a null empties it (`None`).
+    fn string_map(
+        &self,
+        prefix: &str,
+        name: &str,
+        mut map: Option<BTreeMap<String, String>>,
+    ) -> Result<Option<BTreeMap<String, String>>, DecodeError> {
+        kubepkg_gostd::json::fill_fields(
+            self.entries.iter().map(|(k, v)| (k.as_str(), v)),
+            &[name],
+            |_, v| match v {
+                Value::Nil => {
+                    map = None;
+                    Ok(())
+                }
+                Value::Map(m) => {
+                    let out = map.get_or_insert_with(BTreeMap::new);
+                    for (k, v) in map_read(m).iter() {
+                        out.insert(k.clone(), scalar_string(v, &self.path(prefix, name))?);
+                    }
+                    Ok(())
+                }
+                other => Err(DecodeError {
+                    got: json_kind(other).into(),
+                    field: self.path(prefix, name),
+                    want: "map[string]string".into(),
+                }),
+            },
+        )?;
+        Ok(map)
+    }
+
     fn path(&self, prefix: &str, name: &str) -> String {
         if prefix.is_empty() {
             format!("{}.{name}", self.owner)
@@ -236,7 +289,7 @@ impl Fields {
     }
 
     fn string(&self, prefix: &str, name: &str) -> Result<String, DecodeError> {
-        match self.get(name) {
+        match self.get_scalar(name) {
             None => Ok(String::new()),
             Some(v) => scalar_string(v, &self.path(prefix, name)),
         }
@@ -258,7 +311,7 @@ impl Fields {
     }
 
     fn boolean(&self, prefix: &str, name: &str) -> Result<bool, DecodeError> {
-        match self.get(name) {
+        match self.get_scalar(name) {
             None | Some(Value::Nil) => Ok(false),
             Some(Value::Bool(b)) => Ok(*b),
             Some(other) => Err(DecodeError {
@@ -347,9 +400,11 @@ impl Metadata {
             return Ok(());
         };
         let p = "";
+        // A field no key sets, or only nulls do, keeps its value (a later document's).
+        let sets = |key: &str| f.get_scalar(key).is_some_and(|v| !matches!(v, Value::Nil));
         macro_rules! set_str {
             ($field:ident, $key:literal) => {
-                if f.get($key).is_some() {
+                if sets($key) {
                     self.$field = f.string(p, $key)?;
                 }
             };
@@ -371,7 +426,7 @@ impl Metadata {
         if f.get("keywords").is_some() {
             self.keywords = f.strings(p, "keywords")?;
         }
-        if f.get("deprecated").is_some() {
+        if sets("deprecated") {
             self.deprecated = f.boolean(p, "deprecated")?;
         }
         if f.get("maintainers").is_some() {
@@ -391,24 +446,7 @@ impl Metadata {
                 })
                 .collect::<Result<_, DecodeError>>()?;
         }
-        match f.get("annotations") {
-            None => {}
-            Some(Value::Nil) => self.annotations = None,
-            Some(Value::Map(m)) => {
-                let mut out = BTreeMap::new();
-                for (k, v) in map_read(m).iter() {
-                    out.insert(k.clone(), scalar_string(v, "Metadata.annotations")?);
-                }
-                self.annotations = Some(out);
-            }
-            Some(other) => {
-                return Err(DecodeError {
-                    got: json_kind(other).into(),
-                    field: "Metadata.annotations".into(),
-                    want: "map[string]string".into(),
-                });
-            }
-        }
+        self.annotations = f.string_map(p, "annotations", self.annotations.take())?;
         if let Some(d) = f.get("dependencies") {
             self.dependencies_set = matches!(d, Value::List(..));
             self.dependencies = decode_dependencies(&f, "Metadata")?;
