@@ -510,6 +510,8 @@ pub(crate) struct Emitter {
     pub(crate) root_ctx: bool,
     pub(crate) mapping_ctx: bool,
     pub(crate) simple_key_ctx: bool,
+    /// The scalar being written, by character: one buffer for every scalar of the document.
+    scalar_chars: Vec<char>,
 }
 
 impl Emitter {
@@ -529,6 +531,7 @@ impl Emitter {
             root_ctx: false,
             mapping_ctx: false,
             simple_key_ctx: false,
+            scalar_chars: Vec::new(),
         }
     }
 
@@ -724,7 +727,9 @@ impl Emitter {
     }
 
     pub(crate) fn scalar(&mut self, value: &str, requested: Style) {
-        let v: Vec<char> = value.chars().collect();
+        let mut v = std::mem::take(&mut self.scalar_chars);
+        v.clear();
+        v.extend(value.chars());
         let a = analyze(&v, self.v3);
         let style = self.select_style(requested, &a, v.is_empty());
         self.increase_indent(true, false);
@@ -736,6 +741,7 @@ impl Emitter {
             Style::Literal => self.write_literal(&v),
             Style::Folded => self.write_folded(&v),
         }
+        self.scalar_chars = v;
         self.pop_indent();
     }
 
