@@ -48,9 +48,12 @@ side_by_side() { python3 bench/lib/interleaved.py "$RUNS" "$@"; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 printf "%-60s %8s %8s %7s %8s %8s %7s %7s %7s %6s\n" chart helm_ms kp_ms speedup helm_cpu kp_cpu cpu_x helm_MB kp_MB mem_x
-: > "$tmp/ratios"; : > "$tmp/cpuratios"; : > "$tmp/memratios"; : > "$tmp/sums"
+: > "$tmp/ratios"; : > "$tmp/cpuratios"; : > "$tmp/memratios"; : > "$tmp/sums"; : > "$tmp/failed"
 for chart in "${charts[@]}"; do
-  { read -r ht hc hm _; read -r kt kc km _; } < <(side_by_side "$HELM template rel $chart" "$KUBEPKG template rel $chart")
+  { read -r ht hc hm hf; read -r kt kc km kf; } < <(side_by_side "$HELM template rel $chart" "$KUBEPKG template rel $chart")
+  # A chart neither tool renders (dependencies missing from charts/) is timed on its error
+  # path: marked, and named under the table.
+  if [[ "$hf" != 0 || "$kf" != 0 ]]; then echo "$chart (failed runs: helm $hf, kubepkg $kf)" >> "$tmp/failed"; fi
   speed=$(awk -v h="$ht" -v k="$kt" 'BEGIN {printf "%.1f", h / k}')
   memx=$(awk -v h="$hm" -v k="$km" 'BEGIN {printf "%.1f", h / k}')
   cpux=$(awk -v h="$hc" -v k="$kc" 'BEGIN {printf "%.1f", h / k}')
@@ -72,3 +75,7 @@ awk '{ht += $1; kt += $2; hc += $3; kc += $4; if ($6 > $5) heavier++; if ($1 < 2
     printf "total CPU time: helm %.2f s, kubepkg %.2f s (%.2fx)\n", hc, kc, hc / kc
     printf "charts less than 2x faster than helm (wall): %d; charts using more peak memory than helm: %d\n", slow, heavier
   }' "$tmp/sums"
+if [[ -s "$tmp/failed" ]]; then
+  echo "timed on an error path (the render fails):"
+  sed 's/^/  /' "$tmp/failed"
+fi
