@@ -467,9 +467,19 @@ fn parse_first_document(
     // Two instances, so that Helm's readings do not even test for positions.
     match positions {
         Some(p) => parse_nodes::<true>(src, &mut rewrite, Some(p)),
-        None => parse_nodes::<false>(src, &mut rewrite, None),
+        None => match crate::block::read(src) {
+            Some(parsed) => return Ok(parsed),
+            None => parse_nodes::<false>(src, &mut rewrite, None),
+        },
     }
     .map_err(|e| (e, rewrite))
+}
+
+/// The arena saphyr-parser's events give for `src`, without [`crate::block`]'s fast path: what
+/// that path must give for every document it takes.
+#[cfg(test)]
+pub(crate) fn parse_with_saphyr(src: &str) -> Result<Parsed, YamlError> {
+    parse_nodes::<false>(src, &mut None, None)
 }
 
 /// Where things are in the text, kept only when a located reading asks for them.
@@ -692,6 +702,15 @@ fn parse_nodes<const LOCATED: bool>(
                         .map(|s| format!("!!{s}"))
                         .unwrap_or(t)
                 });
+                if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
+                    && let Some(line) =
+                        block_scalar_tab(&mut text, span.start.index(), value.is_empty())
+                {
+                    return Err(syntax(
+                        Some(line),
+                        "found a tab character where an indentation space is expected",
+                    ));
+                }
                 let mut value = value;
                 if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
                     && value.ends_with('\n')
@@ -837,6 +856,60 @@ pub(crate) fn last_line_is_content(src: &str, value: &str) -> bool {
     !final_line.is_empty() && final_line.chars().all(|c| c == ' ')
 }
 
+/// libyaml's check of a block scalar's indentation, which saphyr-parser does not make: on
+/// the lines before its indentation is known (blank lines and the first with content) a tab
+/// may not follow the leading spaces, and after it no line may have a tab within the
+/// indentation (the line ending the scalar included). `start`: the character where
+/// saphyr-parser starts the scalar (its first content line, or its header); `empty`: whether it
+/// holds nothing (its first content line then ends it). The 1-based line of the tab.
+fn block_scalar_tab(text: &mut CharText, start: usize, empty: bool) -> Option<usize> {
+    // Back over blank lines to the header's line, then to the line after it.
+    let mut i = start;
+    while i > 0
+        && text
+            .at(i - 1)
+            .is_some_and(|c| matches!(c, ' ' | '\t' | '\n'))
+    {
+        i -= 1;
+    }
+    while text.at(i).is_some_and(|c| c != '\n') {
+        i += 1;
+    }
+    let mut line = text.line_of(i) + 1;
+    i += 1;
+    let mut indent = 0;
+    let mut max_indent = 0;
+    while text.at(i).is_some() {
+        let mut col = 0;
+        while text.at(i) == Some(' ') && (indent == 0 || col < indent) {
+            col += 1;
+            i += 1;
+        }
+        let next = text.at(i);
+        if (indent == 0 || col < indent) && next == Some('\t') {
+            return Some(line);
+        }
+        let blank = matches!(next, None | Some('\n'));
+        if indent == 0 {
+            max_indent = max_indent.max(col);
+            if !blank {
+                if empty || col < max_indent {
+                    return None;
+                }
+                indent = col;
+            }
+        } else if col < indent && !blank {
+            return None;
+        }
+        while text.at(i).is_some_and(|c| c != '\n') {
+            i += 1;
+        }
+        i += 1;
+        line += 1;
+    }
+    None
+}
+
 /// The 1-based line of a `\/` escape inside the double-quoted scalar `scalar` (its source
 /// text, first line `line1`), if there is one.
 fn yaml12_only_escape(scalar: &str, line1: usize) -> Option<usize> {
@@ -950,6 +1023,22 @@ impl<'s> CharText<'s> {
 
     fn chars(&mut self) -> &[char] {
         self.chars.get_or_insert_with(|| self.src.chars().collect())
+    }
+
+    /// The 1-based line holding character `i`.
+    fn line_of(&mut self, i: usize) -> usize {
+        if self.ascii {
+            let end = i.min(self.src.len());
+            return 1 + self.src.as_bytes()[..end]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+        }
+        let chars = self.chars();
+        1 + chars[..i.min(chars.len())]
+            .iter()
+            .filter(|&&c| c == '\n')
+            .count()
     }
 
     /// The text between character indexes `start` and `end` (clamped to the document): a
@@ -1276,13 +1365,18 @@ impl MapOut for GoMap {
     }
 }
 
-/// A Go `map[interface{}]interface{}` being decoded: pairs in insertion order plus an index of
-/// the string keys (a later duplicate replaces the value, as Go's map assignment does).
+/// A Go `map[interface{}]interface{}` being decoded: pairs in insertion order plus, once it
+/// holds more than [`INDEX_FROM`] pairs, an index of the string keys (a later duplicate replaces
+/// the value, as Go's map assignment does). A smaller map is searched pair by pair: most maps
+/// have a few keys, and an index cost each a hashed copy of its key.
 #[derive(Default)]
 pub(crate) struct GoMap {
     pairs: Vec<(GoYaml, GoYaml)>,
-    strings: HashMap<String, usize>,
+    strings: Option<HashMap<String, usize>>,
 }
+
+/// Pairs a [`GoMap`] holds before it indexes its string keys.
+const INDEX_FROM: usize = 16;
 
 fn string_key(k: &GoYaml) -> Option<&str> {
     match k {
@@ -1294,11 +1388,22 @@ fn string_key(k: &GoYaml) -> Option<&str> {
 
 fn set_map_index(out: &mut GoMap, key: GoYaml, val: GoYaml) {
     if let Some(s) = string_key(&key) {
-        if let Some(&i) = out.strings.get(s) {
+        let found = match &out.strings {
+            Some(index) => index.get(s).copied(),
+            None => out.pairs.iter().position(|(k, _)| string_key(k) == Some(s)),
+        };
+        if let Some(i) = found {
             out.pairs[i].1 = val;
-        } else {
-            out.strings.insert(s.to_string(), out.pairs.len());
-            out.pairs.push((key, val));
+            return;
+        }
+        if let Some(index) = &mut out.strings {
+            index.insert(s.to_string(), out.pairs.len());
+        }
+        out.pairs.push((key, val));
+        if out.strings.is_none() && out.pairs.len() > INDEX_FROM {
+            let index = out.pairs.iter().enumerate();
+            let index = index.filter_map(|(i, (k, _))| Some((string_key(k)?.to_string(), i)));
+            out.strings = Some(index.collect());
         }
     } else if let Some(slot) = out.pairs.iter_mut().find(|(k, _)| go_key_eq(k, &key)) {
         slot.1 = val;

@@ -34,6 +34,7 @@
 
 #![forbid(unsafe_code)]
 
+mod block;
 pub mod de;
 pub mod decode;
 pub mod emit;
