@@ -15,7 +15,7 @@
 //! are the full reader's (the tests below compare the two on every YAML file and rendered
 //! document of the repository's corpora, and on mutations of them).
 
-use crate::decode::Node;
+use crate::decode::{Node, ScalarText};
 
 /// Nesting this reader takes; deeper documents go to the full reader.
 const MAX_NESTING: usize = 64;
@@ -238,7 +238,7 @@ impl Reader<'_> {
         self.nodes.len() - 1
     }
 
-    fn scalar(&mut self, value: String, plain: bool) -> usize {
+    fn scalar(&mut self, value: ScalarText, plain: bool) -> usize {
         self.push(Node::Scalar {
             value,
             tag: None,
@@ -302,7 +302,7 @@ impl Reader<'_> {
     }
 
     /// The key starting at byte `at` and where its `:` ends.
-    fn key(&self, at: usize) -> Read<(String, usize)> {
+    fn key(&self, at: usize) -> Read<(ScalarText, usize)> {
         let end = self.line_end(at);
         let (key, colon) = match self.b[at] {
             b'"' | b'\'' => {
@@ -312,7 +312,7 @@ impl Reader<'_> {
             }
             c if is_indicator(c) => return Err(Bail),
             _ => match self.plain(at, end)? {
-                (text_end, Some(colon), _) => (self.src[at..text_end].to_string(), colon),
+                (text_end, Some(colon), _) => (ScalarText::Span(at, text_end), colon),
                 (_, None, _) => return Err(Bail),
             },
         };
@@ -358,7 +358,7 @@ impl Reader<'_> {
     /// The lines below a plain scalar's first (read into `text`) that continue it: each
     /// indented past `owner`, folded into one line (a space between two lines, a line break
     /// for each empty line between them).
-    fn continue_plain(&mut self, text: &mut String, owner: usize) -> Read<()> {
+    fn continue_plain(&mut self, text: &mut ScalarText, owner: usize) -> Read<()> {
         let mut p = self.pos;
         let mut blank = 0;
         while p < self.b.len() {
@@ -383,14 +383,20 @@ impl Reader<'_> {
             if colon.is_some() || commented {
                 return Err(Bail);
             }
+            if let ScalarText::Span(start, end) = *text {
+                *text = ScalarText::Own(self.src[start..end].to_string());
+            }
+            let ScalarText::Own(own) = text else {
+                return Err(Bail);
+            };
             if blank == 0 {
-                text.push(' ');
+                own.push(' ');
             }
             for _ in 0..blank {
-                text.push('\n');
+                own.push('\n');
             }
             blank = 0;
-            text.push_str(&self.src[i..e]);
+            own.push_str(&self.src[i..e]);
             p = le + 1;
             self.pos = p.min(self.b.len());
         }
@@ -408,9 +414,11 @@ impl Reader<'_> {
         at: usize,
         mut end: usize,
         owner: Option<usize>,
-    ) -> Read<(String, usize, usize)> {
+    ) -> Read<(ScalarText, usize, usize)> {
         let quote = self.b[at];
+        // The text is the document's own until an escape or a line break changes it.
         let mut out = String::new();
+        let mut owned = false;
         let mut run = at + 1;
         let mut i = at + 1;
         loop {
@@ -419,16 +427,21 @@ impl Reader<'_> {
                 match self.b[i] {
                     b'\t' => return Err(Bail),
                     c if c == quote => {
-                        out.push_str(&self.src[run..i]);
                         if quote == b'\'' && self.b.get(i + 1) == Some(&b'\'') {
-                            out.push('\'');
+                            out.push_str(&self.src[run..=i]);
+                            owned = true;
                             i += 2;
                             run = i;
                             continue;
                         }
-                        return Ok((out, i + 1, end));
+                        if !owned {
+                            return Ok((ScalarText::Span(run, i), i + 1, end));
+                        }
+                        out.push_str(&self.src[run..i]);
+                        return Ok((ScalarText::Own(out), i + 1, end));
                     }
                     b'\\' if quote == b'"' => {
+                        owned = true;
                         out.push_str(&self.src[run..i]);
                         if i + 1 == end {
                             escaped_break = true;
@@ -447,6 +460,7 @@ impl Reader<'_> {
             let Some(owner) = owner else {
                 return Err(Bail);
             };
+            owned = true;
             if !escaped_break {
                 out.push_str(self.src[run..end].trim_end_matches(' '));
             }
@@ -570,8 +584,8 @@ impl Reader<'_> {
             _ => match self.plain(at, end)? {
                 (_, Some(_), _) => self.mapping_here(at, here),
                 (text_end, None, commented) => {
-                    let mut text = self.src[at..text_end].to_string();
                     self.pos = (end + 1).min(self.b.len());
+                    let mut text = ScalarText::Span(at, text_end);
                     if !commented {
                         self.continue_plain(&mut text, owner)?;
                     }
@@ -680,7 +694,7 @@ impl Reader<'_> {
                 while self.b[e - 1] == b' ' {
                     e -= 1;
                 }
-                (self.scalar(self.src[at..e].to_string(), true), j)
+                (self.scalar(ScalarText::Span(at, e), true), j)
             }
         };
         Ok((n, self.skip_spaces(after)?))
@@ -702,7 +716,7 @@ impl Reader<'_> {
                 self.goto(l);
                 self.sequence(owner)
             }
-            _ => Ok(self.scalar(String::new(), true)),
+            _ => Ok(self.scalar(ScalarText::Span(0, 0), true)),
         }
     }
 
@@ -809,7 +823,7 @@ impl Reader<'_> {
         if leading_break && !strip {
             value.push('\n');
         }
-        let n = self.scalar(value, false);
+        let n = self.scalar(ScalarText::Own(value), false);
         self.pos = line.min(len);
         self.after_scalar(owner)?;
         Ok(n)
@@ -833,14 +847,30 @@ mod tests {
         crate::decode::parse_with_saphyr(src).ok()
     }
 
+    /// The arena as text, each scalar's text read from `src`.
+    fn shown((nodes, root): &(Vec<Node>, Option<usize>), src: &str) -> String {
+        let nodes: Vec<String> = nodes
+            .iter()
+            .map(|n| match n {
+                Node::Scalar { value, tag, plain } => {
+                    format!("Scalar({:?}, {tag:?}, {plain})", value.get(src))
+                }
+                other => format!("{other:?}"),
+            })
+            .collect();
+        format!("{nodes:?} root {root:?}")
+    }
+
     fn same(src: &str) -> Result<bool, String> {
         let Some(fast) = read(src) else {
             return Ok(false);
         };
+        let fast = shown(&fast, src);
         match full(src) {
-            Some(slow) if format!("{slow:?}") == format!("{fast:?}") => Ok(true),
+            Some(slow) if shown(&slow, src) == fast => Ok(true),
             Some(slow) => Err(format!(
-                "{src:?}\nfull reader: {slow:?}\nthis reader: {fast:?}"
+                "{src:?}\nfull reader: {}\nthis reader: {fast}",
+                shown(&slow, src)
             )),
             None => Err(format!(
                 "{src:?}: the full reader refuses it, this one took it"

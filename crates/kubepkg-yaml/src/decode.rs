@@ -61,10 +61,28 @@ pub enum Target {
     List,
 }
 
+/// A scalar's text in the node arena: a range of the document's text (bytes `start..end`),
+/// or text of its own (unescaped, folded or repaired).
+#[derive(Debug)]
+pub(crate) enum ScalarText {
+    Span(usize, usize),
+    Own(String),
+}
+
+impl ScalarText {
+    /// The text, `src` being the document the arena was read from.
+    pub(crate) fn get<'a>(&'a self, src: &'a str) -> &'a str {
+        match self {
+            ScalarText::Span(start, end) => &src[*start..*end],
+            ScalarText::Own(text) => text,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub(crate) enum Node {
     Scalar {
-        value: String,
+        value: ScalarText,
         tag: Option<String>,
         plain: bool,
     },
@@ -741,7 +759,7 @@ fn parse_nodes<const LOCATED: bool>(
                     value.into_owned()
                 };
                 nodes.push(Node::Scalar {
-                    value,
+                    value: ScalarText::Own(value),
                     tag,
                     plain: style == ScalarStyle::Plain,
                 });
@@ -1132,7 +1150,7 @@ fn implicit_empty_block_key(src: &str, map_start: usize, at: usize) -> bool {
 }
 
 pub(crate) struct Decoder<'a> {
-    src: &'a str,
+    pub(crate) src: &'a str,
     nodes: &'a [Node],
     /// Where each node starts (a located reading), or empty.
     pub(crate) marks: &'a [Mark],
@@ -1231,7 +1249,9 @@ impl<'a> Decoder<'a> {
             &Node::Alias { at, target } => {
                 self.through_alias(idx, at, target, |d, target| d.decode(target))
             }
-            Node::Scalar { value, tag, plain } => scalar(value, tag.as_deref(), *plain),
+            Node::Scalar { value, tag, plain } => {
+                scalar(value.get(self.src), tag.as_deref(), *plain)
+            }
             Node::Seq(items) => {
                 let items = items.clone();
                 let mut out = Vec::with_capacity(items.len());
@@ -1282,7 +1302,7 @@ impl<'a> Decoder<'a> {
 
     fn is_merge(&self, idx: usize) -> bool {
         matches!(&self.nodes[idx], Node::Scalar { value, tag, plain }
-            if value == "<<" && ((*plain && tag.is_none()) || tag.as_deref() == Some("!!merge")))
+            if value.get(self.src) == "<<" && ((*plain && tag.is_none()) || tag.as_deref() == Some("!!merge")))
     }
 
     fn target_kind(&self, idx: usize) -> &Node {

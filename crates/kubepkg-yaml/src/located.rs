@@ -180,7 +180,7 @@ impl Decoder<'_> {
                 return Ok(Located { mark, ..inner });
             }
             Node::Scalar { value, tag, plain } => {
-                LocatedNode::Scalar(match scalar(value, tag.as_deref(), *plain)? {
+                LocatedNode::Scalar(match scalar(value.get(self.src), tag.as_deref(), *plain)? {
                     GoYaml::Scalar(Scalar::Float(f)) if !f.is_finite() => {
                         self.unconvertible.get_or_insert(idx);
                         Scalar::Float(f)
