@@ -147,19 +147,12 @@ impl Reader<'_> {
 
     /// Moves past a `---` line (nothing else on it) opening the document, if there is one.
     fn skip_document_start(&mut self) -> Read<bool> {
-        let mut p = 0;
-        while p < self.b.len() {
-            let i = self.skip_spaces(p)?;
-            let end = self.line_end(i);
-            if i == end || self.b[i] == b'#' {
-                p = end + 1;
-                continue;
-            }
-            if i == p && self.src[p..end].trim_end_matches(' ') == "---" {
-                self.pos = (end + 1).min(self.b.len());
-                return Ok(true);
-            }
-            break;
+        if let Some((p, i, end)) = self.content_line(0)?
+            && i == p
+            && self.src[p..end].trim_end_matches(' ') == "---"
+        {
+            self.pos = (end + 1).min(self.b.len());
+            return Ok(true);
         }
         Ok(false)
     }
@@ -192,9 +185,9 @@ impl Reader<'_> {
         Ok(i)
     }
 
-    /// The next line from `pos` with anything but spaces and a comment on it.
-    fn peek(&self) -> Read<Option<Line>> {
-        let mut p = self.pos;
+    /// The first line from byte `p` (a line's start) with anything but spaces and a comment
+    /// on it: its start, its first other byte and its end.
+    fn content_line(&self, mut p: usize) -> Read<Option<(usize, usize, usize)>> {
         while p < self.b.len() {
             let i = self.skip_spaces(p)?;
             let end = self.line_end(i);
@@ -202,18 +195,26 @@ impl Reader<'_> {
                 p = end + 1;
                 continue;
             }
-            if i == p
-                && (self.b[p..].starts_with(b"---") || self.b[p..].starts_with(b"..."))
-                && matches!(self.b.get(p + 3), None | Some(b' ' | b'\n' | b'\t'))
-            {
-                return Err(Bail);
-            }
-            return Ok(Some(Line {
-                start: p,
-                indent: i - p,
-            }));
+            return Ok(Some((p, i, end)));
         }
         Ok(None)
+    }
+
+    /// The next line from `pos` with anything but spaces and a comment on it.
+    fn peek(&self) -> Read<Option<Line>> {
+        let Some((p, i, _)) = self.content_line(self.pos)? else {
+            return Ok(None);
+        };
+        if i == p
+            && (self.b[p..].starts_with(b"---") || self.b[p..].starts_with(b"..."))
+            && matches!(self.b.get(p + 3), None | Some(b' ' | b'\n' | b'\t'))
+        {
+            return Err(Bail);
+        }
+        Ok(Some(Line {
+            start: p,
+            indent: i - p,
+        }))
     }
 
     fn goto(&mut self, l: Line) {
