@@ -4,11 +4,11 @@
 //! saphyr-parser reads any YAML as a stream of events, one character at a time through a
 //! look-ahead buffer, and [`crate::decode`] builds its node arena from them. Most documents
 //! kubepkg reads — a chart's rendered manifests, whose heads the manifest sort reads, and its
-//! values files — are block mappings and sequences of one-line scalars and literal block
-//! scalars; this reader builds the same arena from such a document line by line, several times
-//! faster. It takes only what it is sure of: a document holding anything else (flow collections
-//! with content, anchors, aliases, tags, folded or multi-line scalars, escapes other than the
-//! common ones, tabs outside a literal block scalar, explicit keys, document markers,
+//! values files — are block mappings and sequences of plain and quoted scalars, literal and
+//! folded block scalars and one-line flow collections; this reader builds the same arena from
+//! such a document line by line, several times faster. It takes only what it is sure of: a
+//! document holding anything else (anchors, aliases, tags, `|+`, escapes other than the common
+//! ones, tabs where they would count, explicit keys, document markers but a leading `---`,
 //! directives, carriage returns, characters libyaml treats specially, nesting deeper than
 //! [`MAX_NESTING`]) and every document with an error is left to the full reader ([`read`]
 //! returns `None`), which then reads it from the start. For every document it takes, its nodes
@@ -175,10 +175,8 @@ impl Reader<'_> {
     }
 
     /// The first byte from `i` that is not a space; a tab is left to the full reader.
-    fn skip_spaces(&self, mut i: usize) -> Read<usize> {
-        while i < self.b.len() && self.b[i] == b' ' {
-            i += 1;
-        }
+    fn skip_spaces(&self, i: usize) -> Read<usize> {
+        let i = self.spaces_end(i);
         if self.b.get(i) == Some(&b'\t') {
             return Err(Bail);
         }
@@ -227,7 +225,13 @@ impl Reader<'_> {
         if self.b[at] != b'-' {
             return Ok(false);
         }
-        match self.b.get(at + 1) {
+        self.blank_after(at)
+    }
+
+    /// Whether a space or the line's end follows byte `i` (an indicator there is one); a tab
+    /// is left to the full reader.
+    fn blank_after(&self, i: usize) -> Read<bool> {
+        match self.b.get(i + 1) {
             None | Some(b' ' | b'\n') => Ok(true),
             Some(b'\t') => Err(Bail),
             Some(_) => Ok(false),
@@ -328,11 +332,7 @@ impl Reader<'_> {
         if i >= end || self.b[i] != b':' {
             return Ok(false);
         }
-        match self.b.get(i + 1) {
-            None | Some(b' ' | b'\n') => Ok(true),
-            Some(b'\t') => Err(Bail),
-            Some(_) => Ok(false),
-        }
+        self.blank_after(i)
     }
 
     /// A plain scalar from `at` to the line's end `end`: where its text ends (trailing spaces
@@ -758,7 +758,7 @@ impl Reader<'_> {
                 let mut p = line;
                 let mut blank_spaces = 0;
                 loop {
-                    let text = self.skip_spaces_in_block(p)?;
+                    let text = self.spaces_end(p);
                     match self.b.get(text) {
                         None => return Err(Bail),
                         Some(b'\t') => return Err(Bail),
@@ -780,7 +780,7 @@ impl Reader<'_> {
         let (mut leading_break, mut leading_blank, mut empty) = (false, false, 0);
         let mut any_content = false;
         while line < len {
-            let text = self.skip_spaces_in_block(line)?;
+            let text = self.spaces_end(line);
             let spaces = text - line;
             let le = self.line_end(text);
             if text == le {
@@ -830,12 +830,12 @@ impl Reader<'_> {
         Ok(n)
     }
 
-    /// The first byte from `i` (a line's start) that is not a space, tabs taken as content.
-    fn skip_spaces_in_block(&self, mut i: usize) -> Read<usize> {
+    /// The first byte from `i` that is not a space (a tab is this byte).
+    fn spaces_end(&self, mut i: usize) -> usize {
         while i < self.b.len() && self.b[i] == b' ' {
             i += 1;
         }
-        Ok(i)
+        i
     }
 }
 

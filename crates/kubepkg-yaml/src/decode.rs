@@ -893,7 +893,10 @@ fn block_scalar_tab(text: &mut CharText, start: usize, empty: bool) -> Option<us
     while text.at(i).is_some_and(|c| c != '\n') {
         i += 1;
     }
-    let mut line = text.line_of(i) + 1;
+    // The line after the header's: counted from the document's start only for a tab found
+    // (counting it for every block scalar would be quadratic in their number).
+    let header_end = i;
+    let mut below = 1;
     i += 1;
     let mut indent = 0;
     let mut max_indent = 0;
@@ -905,7 +908,7 @@ fn block_scalar_tab(text: &mut CharText, start: usize, empty: bool) -> Option<us
         }
         let next = text.at(i);
         if (indent == 0 || col < indent) && next == Some('\t') {
-            return Some(line);
+            return Some(text.line_of(header_end) + below);
         }
         let blank = matches!(next, None | Some('\n'));
         if indent == 0 {
@@ -923,7 +926,7 @@ fn block_scalar_tab(text: &mut CharText, start: usize, empty: bool) -> Option<us
             i += 1;
         }
         i += 1;
-        line += 1;
+        below += 1;
     }
     None
 }
