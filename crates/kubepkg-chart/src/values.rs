@@ -276,16 +276,6 @@ fn coalesce_globals(dest: &MapRef, src: &MapRef, prefix: &str) {
     map_write(dest).insert("global".into(), Value::map(dg));
 }
 
-fn clean_nil_values(m: &MapRef) {
-    let mut w = map_write(m);
-    w.retain(|_, v| !is_nil(v));
-    for v in w.values() {
-        if let Value::Map(sub) = v {
-            clean_nil_values(sub);
-        }
-    }
-}
-
 /// `coalesceValues`: the chart's defaults coalesced into `v`. Helm deep-copies the defaults,
 /// removes their nulls (unless merging) and coalesces the copy; here the defaults are read as
 /// they are and only what `v` takes from them is copied (an umbrella's defaults hold every
@@ -329,20 +319,22 @@ fn coalesce_chart_values(chart: &Chart, v: &MapRef, prefix: &str, merge: bool) {
 }
 
 /// A default as Helm's copy of the defaults holds it: deep-copied, and without the nulls of
-/// its tables when `without_nils`.
+/// its tables when `without_nils`. A chart's defaults are never written once loaded (nor the
+/// coalesced values that become an umbrella's defaults), so the copy is made only as far as
+/// it is used ([`MapRef::frozen_copy`]): an umbrella's values are coalesced three times (for
+/// the dependency conditions, for import-values and for the render), and the subcharts'
+/// defaults were copied whole each time.
 fn copy_default(val: &Value, without_nils: bool) -> Value {
-    let copy = deep_copy(val);
-    if without_nils && let Value::Map(m) = &copy {
-        clean_nil_values(m);
-    }
-    copy
+    kubepkg_value::frozen_copy_of(val, true, without_nils)
 }
 
 /// [`coalesce_tables_full_key`] from a chart's defaults, which stay as they are: what `dst`
 /// takes is copied ([`copy_default`]), and the defaults are read as if their nulls were
 /// removed when `without_nils` — what Helm's coalescing of its copy of them gives.
 fn coalesce_defaults(dst: &MapRef, src: &MapRef, prefix: &str, merge: bool, without_nils: bool) {
-    if MapRef::ptr_eq(dst, src) {
+    // A copy of `src` nobody has used yet already holds what coalescing would put in it (and
+    // warns of nothing): the copies of a default made by the earlier coalescings.
+    if MapRef::ptr_eq(dst, src) || dst.is_unmade_copy_of(src, without_nils) {
         return;
     }
     for (key, val) in map_read(src).iter() {

@@ -21,6 +21,10 @@
 //! Printing (`fmt` verbs) lives in the template crate; this crate only holds data and the type
 //! names Go would report. A `time.Time` value is [`GoTime`], `kubepkg_gostd::time::Time`.
 //!
+//! Helm copies values often (each chart's defaults, three times for an umbrella): a copy of a
+//! map nobody writes any more is made level by level as it is first read or written
+//! ([`MapRef::frozen_copy`]), so the parts nothing looks at are never copied.
+//!
 //! [`walk`] is the one guard of recursive walks over values: Go's `encoding/json` cycle
 //! detection, nesting bounds, a stack grown on the heap, and the fault record of walks that
 //! cannot fail. Deep values are freed without recursion (`MapRef`'s `Drop`).
@@ -32,7 +36,8 @@ pub mod walk;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// The Go type of a map a template can hold. Every map has string keys and iterates in sorted
 /// key order (as text/template's `range` and `fmt` print maps); the type decides what `typeOf`
@@ -78,7 +83,29 @@ impl MapType {
 #[derive(Clone, Debug, Default)]
 pub struct MapRef {
     ty: MapType,
-    entries: Arc<RwLock<BTreeMap<String, Value>>>,
+    entries: Arc<Entries>,
+}
+
+/// The shared entries of a Go map, or the recipe of a deep copy not made yet
+/// ([`MapRef::frozen_copy`]): the first [`map_read`] or [`map_write`] of such a map makes its
+/// own level of the copy, its nested maps again copies not made yet.
+#[derive(Debug, Default)]
+struct Entries {
+    map: RwLock<BTreeMap<String, Value>>,
+    /// Whether `copy` still holds a copy to make (read without taking its lock).
+    pending: AtomicBool,
+    copy: Mutex<Option<FrozenCopy>>,
+}
+
+/// A deep copy of a map nobody writes any more, made level by level as it is first used.
+#[derive(Debug, Clone)]
+struct FrozenCopy {
+    source: MapRef,
+    /// Every map of the copy a plain `map[string]interface {}` (Helm's values copy), or each
+    /// with its source's type.
+    interface_maps: bool,
+    /// The nulls of the source's maps left out at every level (lists' elements keep theirs).
+    without_nils: bool,
 }
 
 impl MapRef {
@@ -86,8 +113,92 @@ impl MapRef {
     pub fn new(ty: MapType, entries: BTreeMap<String, Value>) -> MapRef {
         MapRef {
             ty,
-            entries: Arc::new(RwLock::new(entries)),
+            entries: Arc::new(Entries {
+                map: RwLock::new(entries),
+                ..Entries::default()
+            }),
         }
+    }
+
+    /// A deep copy of `frozen` (as [`Value::copy_with`] makes, with every map a plain
+    /// `map[string]interface {}` when `interface_maps`, and the nulls of its maps left out at
+    /// every level when `without_nils`) that costs nothing until it is used: each level is
+    /// copied at its first read or write, its nested maps again such copies, so the parts
+    /// nobody looks at are never copied. The copy is a map of its own at once (writes to it
+    /// never reach `frozen`), but it reads `frozen` later: `frozen` must never be written again
+    /// and must not contain itself — the values of a loaded chart, and the coalesced values
+    /// made from them, which nothing changes once they are made.
+    pub fn frozen_copy(frozen: &MapRef, interface_maps: bool, without_nils: bool) -> MapRef {
+        // A copy of a copy not yet made is a copy of its source (nothing wrote either).
+        let recipe = match frozen.unmade_copy() {
+            Some(inner) => FrozenCopy {
+                source: inner.source,
+                interface_maps: interface_maps || inner.interface_maps,
+                without_nils: without_nils || inner.without_nils,
+            },
+            None => FrozenCopy {
+                source: frozen.clone(),
+                interface_maps,
+                without_nils,
+            },
+        };
+        let ty = if interface_maps {
+            MapType::Interface
+        } else {
+            frozen.ty
+        };
+        MapRef {
+            ty,
+            entries: Arc::new(Entries {
+                pending: AtomicBool::new(true),
+                copy: Mutex::new(Some(recipe)),
+                ..Entries::default()
+            }),
+        }
+    }
+
+    /// Whether this map is a [`MapRef::frozen_copy`] of `source` that nobody has read or
+    /// written yet, with the same entries as `source` — or, when `nils_ignored`, the same but
+    /// perhaps for nulls at any level: then coalescing `source` into it changes nothing.
+    pub fn is_unmade_copy_of(&self, source: &MapRef, nils_ignored: bool) -> bool {
+        self.unmade_copy()
+            .is_some_and(|c| MapRef::ptr_eq(&c.source, source) && (nils_ignored || !c.without_nils))
+    }
+
+    fn unmade_copy(&self) -> Option<FrozenCopy> {
+        if !self.entries.pending.load(Ordering::Acquire) {
+            return None;
+        }
+        self.entries
+            .copy
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Make this map's level of a [`MapRef::frozen_copy`] if it is one not made yet.
+    fn make_copy(&self) {
+        if !self.entries.pending.load(Ordering::Acquire) {
+            return;
+        }
+        let mut copy = self.entries.copy.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(c) = copy.take() else {
+            return; // another thread made it while this one waited
+        };
+        // `source` was made (or never a copy) when this recipe was written, and nothing
+        // writes it: reading it makes nothing and waits for no other recipe.
+        let made: BTreeMap<String, Value> = map_read(&c.source)
+            .iter()
+            .filter(|(_, v)| !(c.without_nils && v.is_nil()))
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    frozen_copy_of(v, c.interface_maps, c.without_nils),
+                )
+            })
+            .collect();
+        *self.entries.map.write().unwrap_or_else(|e| e.into_inner()) = made;
+        self.entries.pending.store(false, Ordering::Release);
     }
 
     /// The map's Go type.
@@ -127,10 +238,10 @@ thread_local! {
 /// by the outermost drop.
 impl Drop for MapRef {
     fn drop(&mut self) {
-        let Some(lock) = Arc::get_mut(&mut self.entries) else {
+        let Some(shared) = Arc::get_mut(&mut self.entries) else {
             return;
         };
-        let entries = std::mem::take(lock.get_mut().unwrap_or_else(|e| e.into_inner()));
+        let entries = std::mem::take(shared.map.get_mut().unwrap_or_else(|e| e.into_inner()));
         if entries.is_empty() {
             return;
         }
@@ -188,12 +299,30 @@ pub fn drop_deep(v: Value) {
 
 /// Read access to a shared map; a poisoned lock (a panic elsewhere) still yields the data.
 pub fn map_read(m: &MapRef) -> RwLockReadGuard<'_, BTreeMap<String, Value>> {
-    m.entries.read().unwrap_or_else(|e| e.into_inner())
+    m.make_copy();
+    m.entries.map.read().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Write access to a shared map; a poisoned lock still yields the data.
 pub fn map_write(m: &MapRef) -> RwLockWriteGuard<'_, BTreeMap<String, Value>> {
-    m.entries.write().unwrap_or_else(|e| e.into_inner())
+    m.make_copy();
+    m.entries.map.write().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `v` as one level of a [`MapRef::frozen_copy`] holds it: a map as a copy not made yet, a
+/// list copied with its maps so (its elements keep their nulls), anything else shared.
+pub fn frozen_copy_of(v: &Value, interface_maps: bool, without_nils: bool) -> Value {
+    match v {
+        Value::Map(m) => Value::Map(MapRef::frozen_copy(m, interface_maps, without_nils)),
+        Value::List(items, t) => walk::grow(|| {
+            let items = items
+                .iter()
+                .map(|x| frozen_copy_of(x, interface_maps, false))
+                .collect();
+            Value::List(Arc::new(items), *t)
+        }),
+        other => other.clone(),
+    }
 }
 
 /// The element type of a Go slice. Most slices in templates are `[]interface{}`; Sprig returns
@@ -706,6 +835,118 @@ mod tests {
         // "\xe6\x97" is a truncated 3-byte sequence: Go's range yields two U+FFFD.
         assert_eq!(go_lossy(&[b'a', 0xe6, 0x97, b'b']), "a\u{FFFD}\u{FFFD}b");
         assert_eq!(go_rune_count(&[0xe6, 0x97, 0xa5, 0xff]), 2);
+    }
+
+    /// `{a: {b: 1, gone: null, deep: {c: 2, gone: null}}, list: [{x: null}], top: null}`
+    /// with `common.Values` maps inside, as the source of frozen copies.
+    fn frozen_source() -> MapRef {
+        let typed = |pairs: Vec<(&str, Value)>| {
+            let m: BTreeMap<String, Value> =
+                pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+            Value::typed_map(MapType::HelmValues, m)
+        };
+        let deep = typed(vec![("c", Value::Int(2)), ("gone", Value::Nil)]);
+        let a = typed(vec![
+            ("b", Value::Int(1)),
+            ("gone", Value::Nil),
+            ("deep", deep),
+        ]);
+        let list = Value::list(vec![typed(vec![("x", Value::Nil)])]);
+        let Value::Map(m) = typed(vec![("a", a), ("list", list), ("top", Value::Nil)]) else {
+            unreachable!()
+        };
+        m
+    }
+
+    fn as_map(v: &Value) -> MapRef {
+        match v {
+            Value::Map(m) => m.clone(),
+            other => panic!("not a map: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_frozen_copy_equals_the_deep_copy_and_is_a_map_of_its_own() {
+        let src = frozen_source();
+        let copy = MapRef::frozen_copy(&src, false, false);
+        assert_eq!(
+            Value::Map(copy.clone()),
+            Value::Map(src.clone()).deep_copy()
+        );
+        // Writes at every depth stay in the copy.
+        let a = as_map(&map_read(&copy)["a"]);
+        let deep = as_map(&map_read(&a)["deep"]);
+        map_write(&deep).insert("c".into(), Value::Int(9));
+        map_write(&a).insert("new".into(), Value::Bool(true));
+        let in_list = match &map_read(&copy)["list"] {
+            Value::List(items, _) => as_map(&items[0]),
+            other => panic!("not a list: {other:?}"),
+        };
+        map_write(&in_list).insert("x".into(), Value::Int(3));
+        assert_eq!(Value::Map(src.clone()), Value::Map(frozen_source()));
+        assert!(!MapRef::ptr_eq(&copy, &src));
+        assert_eq!(map_read(&deep)["c"], Value::Int(9));
+    }
+
+    #[test]
+    fn a_frozen_copy_leaves_out_the_nulls_of_its_maps_and_retypes_them_when_asked() {
+        let src = frozen_source();
+        let copy = Value::Map(MapRef::frozen_copy(&src, true, true));
+        assert_eq!(copy.type_name(), "map[string]interface {}");
+        let copy = as_map(&copy);
+        assert!(!map_read(&copy).contains_key("top"));
+        let a = as_map(&map_read(&copy)["a"]);
+        assert_eq!(
+            map_read(&a).keys().collect::<Vec<_>>(),
+            ["b", "deep"],
+            "nulls left out one level down"
+        );
+        let deep = map_read(&a)["deep"].clone();
+        assert_eq!(deep.type_name(), "map[string]interface {}");
+        assert!(!map_read(&as_map(&deep)).contains_key("gone"));
+        // A list's elements keep their nulls (Helm removes them from tables only).
+        let Value::List(items, _) = map_read(&copy)["list"].clone() else {
+            panic!("the list is a list")
+        };
+        assert_eq!(map_read(&as_map(&items[0]))["x"], Value::Nil);
+        // Without retyping, each map keeps its type.
+        let kept = MapRef::frozen_copy(&src, false, true);
+        assert_eq!(map_read(&kept)["a"].type_name(), "common.Values");
+    }
+
+    #[test]
+    fn an_unused_copy_of_an_unused_copy_is_a_copy_of_the_source() {
+        let src = frozen_source();
+        let once = MapRef::frozen_copy(&src, true, false);
+        let twice = MapRef::frozen_copy(&once, false, true);
+        assert!(twice.is_unmade_copy_of(&src, true));
+        assert!(!twice.is_unmade_copy_of(&src, false), "it left out nulls");
+        assert!(once.is_unmade_copy_of(&src, false));
+        assert!(!twice.is_unmade_copy_of(&once, true));
+        // Once read, it is a map like any other.
+        assert_eq!(
+            Value::Map(twice.clone()).type_name(),
+            "map[string]interface {}"
+        );
+        assert!(!map_read(&twice).contains_key("top"));
+        assert!(!twice.is_unmade_copy_of(&src, true));
+        // A copy of a copy already made is a copy of that one.
+        let third = MapRef::frozen_copy(&twice, true, true);
+        assert!(third.is_unmade_copy_of(&twice, true));
+    }
+
+    #[test]
+    fn threads_reading_one_frozen_copy_see_it_made_once() {
+        let src = frozen_source();
+        let copy = MapRef::frozen_copy(&src, true, true);
+        let seen: Vec<Value> = std::thread::scope(|s| {
+            let readers: Vec<_> = (0..8)
+                .map(|_| s.spawn(|| map_read(&copy)["a"].clone()))
+                .collect();
+            readers.into_iter().map(|r| r.join().unwrap()).collect()
+        });
+        let first = as_map(&seen[0]);
+        assert!(seen.iter().all(|a| MapRef::ptr_eq(&as_map(a), &first)));
     }
 
     #[test]
