@@ -95,6 +95,10 @@ struct Entries {
     /// Whether `copy` still holds a copy to make (read without taking its lock).
     pending: AtomicBool,
     copy: Mutex<Option<FrozenCopy>>,
+    /// Whether a [`MapRef::frozen_copy`] reads this map, which must then never be written: a
+    /// debug build (the tests) checks it at every [`map_write`].
+    #[cfg(debug_assertions)]
+    frozen: AtomicBool,
 }
 
 /// A deep copy of a map nobody writes any more, made level by level as it is first used.
@@ -142,6 +146,8 @@ impl MapRef {
                 without_nils,
             },
         };
+        #[cfg(debug_assertions)]
+        recipe.source.entries.frozen.store(true, Ordering::Relaxed);
         let ty = if interface_maps {
             MapType::Interface
         } else {
@@ -305,6 +311,11 @@ pub fn map_read(m: &MapRef) -> RwLockReadGuard<'_, BTreeMap<String, Value>> {
 
 /// Write access to a shared map; a poisoned lock still yields the data.
 pub fn map_write(m: &MapRef) -> RwLockWriteGuard<'_, BTreeMap<String, Value>> {
+    #[cfg(debug_assertions)]
+    assert!(
+        !m.entries.frozen.load(Ordering::Relaxed),
+        "a map read by a MapRef::frozen_copy was written: the copy would see the write"
+    );
     m.make_copy();
     m.entries.map.write().unwrap_or_else(|e| e.into_inner())
 }
@@ -933,6 +944,15 @@ mod tests {
         // A copy of a copy already made is a copy of that one.
         let third = MapRef::frozen_copy(&twice, true, true);
         assert!(third.is_unmade_copy_of(&twice, true));
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "frozen_copy was written")]
+    fn writing_a_map_a_frozen_copy_reads_fails_a_debug_build() {
+        let src = frozen_source();
+        let _copy = MapRef::frozen_copy(&src, true, true);
+        map_write(&src).insert("late".into(), Value::Nil);
     }
 
     #[test]
