@@ -7,17 +7,30 @@
 # at 200 subcharts.
 #
 #   RUNS=5 KUBEPKG=target/release/kubepkg bench/umbrella-scaling.sh
+#   RUNS=5 KUBEPKG=target/release/kubepkg bench/umbrella-scaling.sh --library
+#
+# --library measures umbrella-lib-50/100/200 instead: the same umbrellas whose every subchart
+# depends on a library chart of its own (bitnami's `common` pattern), so each subchart's
+# dependency conditions are worked out from its parent's values as well.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+case "${1:-}" in
+"") kind=umbrellas prefix=umbrella ;;
+--library) kind=library-umbrellas prefix=umbrella-lib ;;
+*)
+	echo "usage: RUNS=N KUBEPKG=path $0 [--library]" >&2
+	exit 2
+	;;
+esac
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
-bench/heavy/gen.py --umbrellas "$dir" >/dev/null
-out="$(bench/template-vs-helm.sh "$dir/umbrella-50" "$dir/umbrella-100" "$dir/umbrella-200")"
+bench/heavy/gen.py "--$kind" "$dir" >/dev/null
+out="$(bench/template-vs-helm.sh "$dir/$prefix-50" "$dir/$prefix-100" "$dir/$prefix-200")"
 echo "$out"
 # Columns of a chart line: chart helm_ms kp_ms speedup helm_cpu kp_cpu cpu_x helm_MB kp_MB mem_x.
 echo "$out" | awk '
-  $1 ~ /umbrella-[0-9]+$/ {
-    n = $1; sub(/.*umbrella-/, "", n)
+  $1 ~ /umbrella-(lib-)?[0-9]+$/ {
+    n = $1; sub(/.*-/, "", n)
     x[++k] = log(n); hw[k] = log($2); kw[k] = log($3); hc[k] = log($5); kc[k] = log($6)
     last_h = $2; last_k = $3; last_hc = $5; last_kc = $6
   }

@@ -15,7 +15,9 @@ Deterministic: the same files on every run (no randomness here; the RSA keys are
 templates at render time).  Usage: bench/heavy/gen.py [OUT]
 
 bench/heavy/gen.py --umbrellas [OUT] writes only umbrella-50, umbrella-100 and umbrella-200 (the
-same umbrella at three sizes, for bench/umbrella-scaling.sh).
+same umbrella at three sizes, for bench/umbrella-scaling.sh); --library-umbrellas [OUT] writes
+umbrella-lib-50, -100 and -200: the same umbrellas whose every subchart also depends on a library
+chart of its own (as each bitnami chart carries `common`), so the subcharts have subcharts too.
 """
 import json
 import os
@@ -116,8 +118,8 @@ def scaffold_files(name):
     return files
 
 
-def umbrella(out, n=50):
-    name = f"umbrella-{n}"
+def umbrella(out, n=50, library=False):
+    name = f"umbrella-lib-{n}" if library else f"umbrella-{n}"
     root = os.path.join(out, name)
     subs = [f"svc{i:03d}" if n > 100 else f"svc{i:02d}" for i in range(n)]
     write(os.path.join(root, "Chart.yaml"), chart_yaml(
@@ -144,7 +146,16 @@ data:
         for path, text in scaffold_files(s).items():
             if path.endswith("NOTES.txt"):
                 continue
+            if library and path == "Chart.yaml":
+                text += "dependencies:\n  - name: common\n    version: 1.0.0\n"
             write(os.path.join(root, "charts", s, path), text)
+        if library:
+            common = os.path.join(root, "charts", s, "charts", "common")
+            write(os.path.join(common, "Chart.yaml"), chart_yaml("common", "library"))
+            write(os.path.join(common, "templates", "_names.tpl"),
+                  '{{- define "common.names.name" -}}\n'
+                  '{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}\n'
+                  '{{- end -}}\n')
 
 
 def big_schema(out):
@@ -285,7 +296,8 @@ data:
 
 def main():
     args = sys.argv[1:]
-    umbrellas = args[:1] == ["--umbrellas"]
+    library = args[:1] == ["--library-umbrellas"]
+    umbrellas = args[:1] == ["--umbrellas"] or library
     if umbrellas:
         args = args[1:]
     default = os.path.join(HERE, "out-umbrellas" if umbrellas else "out")
@@ -294,7 +306,7 @@ def main():
         shutil.rmtree(out)
     if umbrellas:
         for n in (50, 100, 200):
-            umbrella(out, n)
+            umbrella(out, n, library)
     else:
         for gen in (tpl_library, umbrella, big_schema, rsa_keys):
             gen(out)

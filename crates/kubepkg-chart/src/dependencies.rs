@@ -9,7 +9,8 @@
 use crate::chart::Chart;
 use crate::semver::is_compatible_range;
 use crate::values::{
-    coalesce_tables, coalesce_values, deep_copy, merge_values, path_value, table, table_error,
+    coalesce_frozen_values, coalesce_tables, coalesce_values, deep_copy, merge_values, path_value,
+    table, table_error,
 };
 use kubepkg_gostd::slog;
 use kubepkg_value::{Value, map_read};
@@ -46,7 +47,7 @@ pub fn process_dependencies_with(
     vals: &Value,
     merge: bool,
 ) -> Result<(), String> {
-    process_enabled(chart, vals, "")?;
+    process_enabled(chart, vals, "", false)?;
     process_import_values_rec(chart, merge)
 }
 
@@ -67,7 +68,10 @@ fn alias_dependency(charts: &[Chart], dep: &crate::metadata::Dependency) -> Opti
     None
 }
 
-fn process_enabled(c: &mut Chart, v: &Value, path: &str) -> Result<(), String> {
+/// `processDependencyEnabled`: drops the subcharts whose tags or conditions disable them, from
+/// `c`'s values coalesced over `v` — the user's values at the top, then (`v_frozen`) the
+/// parent's coalesced values, which nothing writes.
+fn process_enabled(c: &mut Chart, v: &Value, path: &str, v_frozen: bool) -> Result<(), String> {
     if !c.metadata.dependencies_set {
         return Ok(());
     }
@@ -94,7 +98,11 @@ fn process_enabled(c: &mut Chart, v: &Value, path: &str) -> Result<(), String> {
     for r in c.metadata.dependencies.iter_mut().flatten() {
         r.enabled = true;
     }
-    let cvals = coalesce_values(c, v)?;
+    let cvals = if v_frozen {
+        coalesce_frozen_values(c, v)?
+    } else {
+        coalesce_values(c, v)?
+    };
     // Tags.
     if let Some(Value::Map(tags)) = table(&cvals, "tags") {
         let tags = map_read(&tags).clone();
@@ -149,7 +157,7 @@ fn process_enabled(c: &mut Chart, v: &Value, path: &str) -> Result<(), String> {
     c.metadata.dependencies_set = !c.metadata.dependencies.is_empty();
     for t in &mut c.dependencies {
         let subpath = format!("{path}{}.", t.name());
-        process_enabled(t, &cvals, &subpath)?;
+        process_enabled(t, &cvals, &subpath, true)?;
     }
     Ok(())
 }

@@ -153,22 +153,32 @@ fn is_nil(v: &Value) -> bool {
 /// `CoalesceValues(chart, vals)`: a deep copy of `vals` with the chart's (and its subcharts')
 /// defaults coalesced in.
 pub fn coalesce_values(chart: &Chart, vals: &Value) -> Result<Value, String> {
-    coalesce_copy(chart, vals, false)
+    coalesce_copy(chart, vals, false, false)
+}
+
+/// [`coalesce_values`] of values nothing writes any more (the coalesced values a chart's
+/// dependency conditions are read from, which it passes on to its subcharts): `vals` is copied
+/// only as far as coalescing and the reader use it ([`MapRef::frozen_copy`]).
+pub(crate) fn coalesce_frozen_values(chart: &Chart, vals: &Value) -> Result<Value, String> {
+    coalesce_copy(chart, vals, false, true)
 }
 
 /// `MergeValues(chart, vals)`: like [`coalesce_values`] but nulls are kept.
 pub fn merge_values(chart: &Chart, vals: &Value) -> Result<Value, String> {
-    coalesce_copy(chart, vals, true)
+    coalesce_copy(chart, vals, true, false)
 }
 
 /// A deep copy of `vals` (an empty map unless it is one) with the chart's defaults coalesced
-/// in, nulls kept when `merge`.
-fn coalesce_copy(chart: &Chart, vals: &Value, merge: bool) -> Result<Value, String> {
-    let copy = match deep_copy(vals) {
-        Value::Map(m) => m,
-        _ => match Value::empty_map() {
+/// in, nulls kept when `merge`; made as far as it is used when `vals` is `frozen`.
+fn coalesce_copy(chart: &Chart, vals: &Value, merge: bool, frozen: bool) -> Result<Value, String> {
+    let copy = match vals {
+        Value::Map(m) if frozen => MapRef::frozen_copy(m, true, false),
+        _ => match deep_copy(vals) {
             Value::Map(m) => m,
-            _ => unreachable!("empty_map is a map"),
+            _ => match Value::empty_map() {
+                Value::Map(m) => m,
+                _ => unreachable!("empty_map is a map"),
+            },
         },
     };
     coalesce(chart, &copy, "", merge)?;
