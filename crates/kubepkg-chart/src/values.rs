@@ -171,14 +171,16 @@ pub fn merge_values(chart: &Chart, vals: &Value) -> Result<Value, String> {
 /// A deep copy of `vals` (an empty map unless it is one) with the chart's defaults coalesced
 /// in, nulls kept when `merge`; made as far as it is used when `vals` is `frozen`.
 fn coalesce_copy(chart: &Chart, vals: &Value, merge: bool, frozen: bool) -> Result<Value, String> {
-    let copy = match vals {
-        Value::Map(m) if frozen => MapRef::frozen_copy(m, true, false),
-        _ => match deep_copy(vals) {
+    let copied = if frozen {
+        kubepkg_value::frozen_copy_of(vals, true, false)
+    } else {
+        deep_copy(vals)
+    };
+    let copy = match copied {
+        Value::Map(m) => m,
+        _ => match Value::empty_map() {
             Value::Map(m) => m,
-            _ => match Value::empty_map() {
-                Value::Map(m) => m,
-                _ => unreachable!("empty_map is a map"),
-            },
+            _ => unreachable!("empty_map is a map"),
         },
     };
     coalesce(chart, &copy, "", merge)?;
