@@ -61,8 +61,8 @@ impl ItemKind {
     }
 }
 
-/// A token: kind, byte position, text (borrowed from the input; owned for error messages)
-/// and starting line.
+/// A token as the parser reads it: kind, byte position, text (borrowed from the input; owned
+/// for error messages) and starting line. Made on demand from a [`Token`] by [`Tokens::item`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Item<'a> {
     pub kind: ItemKind,
@@ -89,6 +89,67 @@ impl std::fmt::Display for Item<'_> {
         }
     }
 }
+
+/// A token as the lexer keeps it: its kind, and its text as a span of the input with the line
+/// it starts on — 16 bytes where an [`Item`] takes 48 (a template's token list was the largest
+/// fresh memory of a small chart's render).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Token {
+    pub kind: ItemKind,
+    pub pos: u32,
+    pub len: u32,
+    pub line: u32,
+}
+
+/// The tokens of one input, the last `Eof` or `Error` ([`lex`]).
+#[derive(Debug)]
+pub struct Tokens<'a> {
+    input: &'a str,
+    tokens: Vec<Token>,
+    /// The message of the last token when it is an `Error`.
+    error: Option<String>,
+}
+
+impl<'a> Tokens<'a> {
+    pub fn len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+
+    pub fn kind(&self, i: usize) -> ItemKind {
+        self.tokens[i].kind
+    }
+
+    pub fn line(&self, i: usize) -> usize {
+        self.tokens[i].line as usize
+    }
+
+    /// The `i`th token with its text.
+    pub fn item(&self, i: usize) -> Item<'a> {
+        let t = self.tokens[i];
+        let val = match (t.kind, &self.error) {
+            (ItemKind::Error, Some(msg)) => Cow::Owned(msg.clone()),
+            _ => Cow::Borrowed(&self.input[t.pos as usize..(t.pos + t.len) as usize]),
+        };
+        Item {
+            kind: t.kind,
+            pos: t.pos as usize,
+            val,
+            line: t.line as usize,
+        }
+    }
+
+    /// Every token with its text.
+    pub fn items(&self) -> impl Iterator<Item = Item<'a>> + '_ {
+        (0..self.len()).map(|i| self.item(i))
+    }
+}
+
+/// The largest input [`lex`] takes: a token's position and line are 32-bit.
+pub const MAX_INPUT: usize = u32::MAX as usize;
 
 use std::borrow::Cow;
 
@@ -178,12 +239,17 @@ struct Lexer<'a> {
     line: usize,
     start_line: usize,
     inside_action: bool,
-    items: Vec<Item<'a>>,
+    items: Vec<Token>,
+    error: Option<String>,
     done: bool,
 }
 
-/// Tokenize `input` completely. The last item is `Eof` or `Error`.
-pub fn lex(input: &str) -> Vec<Item<'_>> {
+/// Tokenize `input` completely. The last token is `Eof` or `Error`.
+///
+/// # Panics
+/// When `input` is longer than [`MAX_INPUT`] (the parser refuses such a template first).
+pub fn lex(input: &str) -> Tokens<'_> {
+    assert!(input.len() <= MAX_INPUT, "a template of more than 4 GiB");
     let mut l = Lexer {
         input,
         pos: 0,
@@ -198,6 +264,7 @@ pub fn lex(input: &str) -> Vec<Item<'_>> {
         items: Vec::with_capacity(
             16 * (memchr::memchr_iter(b'{', input.as_bytes()).count() / 2) + 2,
         ),
+        error: None,
         done: false,
     };
     while !l.done {
@@ -207,7 +274,11 @@ pub fn lex(input: &str) -> Vec<Item<'_>> {
             l.lex_text();
         }
     }
-    l.items
+    Tokens {
+        input,
+        tokens: l.items,
+        error: l.error,
+    }
 }
 
 const EOF: char = char::REPLACEMENT_CHARACTER;
@@ -258,12 +329,13 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    fn this_item(&mut self, kind: ItemKind) -> Item<'a> {
-        let it = Item {
+    fn this_item(&mut self, kind: ItemKind) -> Token {
+        // In range: the input is at most MAX_INPUT bytes, so are its positions and lines.
+        let it = Token {
             kind,
-            pos: self.start,
-            val: Cow::Borrowed(&self.input[self.start..self.pos]),
-            line: self.start_line,
+            pos: self.start as u32,
+            len: (self.pos - self.start) as u32,
+            line: self.start_line as u32,
         };
         self.start = self.pos;
         self.start_line = self.line;
@@ -301,12 +373,13 @@ impl<'a> Lexer<'a> {
     }
 
     fn errorf(&mut self, msg: String) {
-        self.items.push(Item {
+        self.items.push(Token {
             kind: ItemKind::Error,
-            pos: self.start,
-            val: Cow::Owned(msg),
-            line: self.start_line,
+            pos: self.start as u32,
+            len: 0,
+            line: self.start_line as u32,
         });
+        self.error = Some(msg);
         self.done = true;
     }
 
@@ -328,7 +401,7 @@ impl<'a> Lexer<'a> {
                 let it = self.this_item(ItemKind::Text);
                 self.pos += trim;
                 self.ignore();
-                if !it.val.is_empty() {
+                if it.len > 0 {
                     self.items.push(it);
                 }
             }
@@ -718,7 +791,7 @@ mod tests {
 
     fn kinds(s: &str) -> Vec<(ItemKind, String)> {
         lex(s)
-            .into_iter()
+            .items()
             .map(|i| (i.kind, i.val.into_owned()))
             .collect()
     }
@@ -748,6 +821,31 @@ mod tests {
                 assert_eq!(k[i], (kind, val.to_string()), "{text:?} item {i}");
             }
         }
+    }
+
+    #[test]
+    fn tokens_give_back_each_items_text_position_and_line() {
+        let text = "a\n{{- /* c */ -}}\n{{ .x | printf \"%d\" 3 }}\nü{{ $v := 2 }}{{ \"abc }}";
+        let tokens = lex(text);
+        let items: Vec<_> = tokens.items().collect();
+        assert_eq!(items.len(), tokens.len());
+        for (i, item) in items.iter().enumerate() {
+            assert_eq!((item.kind, item.line), (tokens.kind(i), tokens.line(i)));
+            if item.kind != ItemKind::Error {
+                assert_eq!(
+                    &text[item.pos..item.pos + item.val.len()],
+                    item.val,
+                    "item {i}"
+                );
+            }
+        }
+        let last = items.last().unwrap();
+        assert_eq!(
+            (last.kind, last.line, &*last.val),
+            (ItemKind::Error, 4, "unterminated quoted string")
+        );
+        let printf = items.iter().find(|i| i.val == "printf").unwrap();
+        assert_eq!((printf.kind, printf.line), (ItemKind::Identifier, 3));
     }
 
     #[test]

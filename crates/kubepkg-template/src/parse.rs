@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use crate::ParseError;
-use crate::lex::{Item, ItemKind, lex};
+use crate::lex::{Item, ItemKind, Tokens, lex};
 
 /// A parsed template: its name, the file it came from (`parse_name`) and that file's text
 /// (the bytes of its [`Source`], shared, not copied).
@@ -470,7 +470,7 @@ struct Ctx {
 }
 
 struct Parser<'f, 't> {
-    items: Vec<Item<'t>>,
+    items: Tokens<'t>,
     idx: usize,
     fetched: usize,
     parse_name: Arc<str>,
@@ -522,10 +522,17 @@ pub fn parse(
     source: Source<'_>,
     has_func: &dyn Fn(&str) -> bool,
 ) -> Result<Vec<(Arc<str>, Tree)>, ParseError> {
-    let items = lex(source.text);
+    if source.text.len() > crate::lex::MAX_INPUT {
+        return Err(ParseError {
+            message: format!(
+                "template: {name}: is {} bytes long, more than the 4 GiB a template may have",
+                source.text.len()
+            ),
+        });
+    }
     let name: Arc<str> = Arc::from(name);
     let mut p = Parser {
-        items,
+        items: lex(source.text),
         idx: 0,
         fetched: 0,
         parse_name: name.clone(),
@@ -565,7 +572,7 @@ impl<'f, 't> Parser<'f, 't> {
 
     fn next(&mut self) -> Item<'t> {
         let i = self.next_idx();
-        self.items[i].clone()
+        self.items.item(i)
     }
 
     /// Advance like `next` and return the index of the item consumed.
@@ -573,7 +580,7 @@ impl<'f, 't> Parser<'f, 't> {
         let i = self.idx.min(self.items.len() - 1);
         if self.idx >= self.fetched {
             self.fetched = self.idx + 1;
-            self.ctx.last_line = self.items[i].line;
+            self.ctx.last_line = self.items.line(i);
         }
         if self.idx < self.items.len() - 1 {
             self.idx += 1;
@@ -587,17 +594,17 @@ impl<'f, 't> Parser<'f, 't> {
     fn peek_kind(&mut self) -> ItemKind {
         let i = self.next_idx();
         self.backup();
-        self.items[i].kind
+        self.items.kind(i)
     }
 
     /// The kind of the next non-space item, without consuming it.
     fn peek_non_space_kind(&mut self) -> ItemKind {
         loop {
             let i = self.next_idx();
-            if self.items[i].kind != ItemKind::Space {
+            if self.items.kind(i) != ItemKind::Space {
                 // As Go's peekNonSpace: spaces before it stay consumed, the token is backed up.
                 self.idx = i;
-                return self.items[i].kind;
+                return self.items.kind(i);
             }
         }
     }
