@@ -59,6 +59,8 @@ def settle(executable):
     if not path:
         return
     with open(path, "rb") as f:
+        # A file just written has pages the kernel keeps until they reach the disk.
+        os.fsync(f.fileno())
         os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
         while f.read(1 << 20):
             pass
@@ -66,7 +68,7 @@ def settle(executable):
 
 def measure(commands, runs, warmup=1):
     """For each command (an argv list), its runs: lists of once()'s tuples, interleaved. Each
-    command's executable is settled first ([`settle`])."""
+    command's executable is settled first (`settle`)."""
     for executable in dict.fromkeys(argv[0] for argv in commands):
         settle(executable)
     for _ in range(warmup):
