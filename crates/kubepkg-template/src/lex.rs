@@ -148,8 +148,9 @@ impl<'a> Tokens<'a> {
     }
 }
 
-/// The largest input [`lex`] takes: a token's position and line are 32-bit.
-pub const MAX_INPUT: usize = u32::MAX as usize;
+/// The largest input [`lex`] takes: a token's position and line are 32-bit (a line number can
+/// be one more than the input's length).
+pub const MAX_INPUT: usize = u32::MAX as usize - 1;
 
 use std::borrow::Cow;
 
