@@ -91,15 +91,6 @@ pub struct List {
     pub nodes: Vec<Node>,
 }
 
-impl List {
-    /// The list without the spare capacity it grew: a chart's parse trees live as long as the
-    /// chart, and a vector grown by doubling is up to half spare.
-    fn fitted(mut self) -> List {
-        self.nodes.shrink_to_fit();
-        self
-    }
-}
-
 /// A node of the template body.
 #[derive(Debug)]
 pub enum Node {
@@ -469,8 +460,20 @@ struct Ctx {
     stack_depth: usize,
 }
 
+/// The nodes, commands and operands of the lists, pipelines and commands being parsed, nested
+/// ones above the ones they are inside of: each is moved into a vector of its exact length when
+/// its list, pipeline or command ends ([`Parser::take`]), one allocation where growing a vector
+/// by doubling and fitting it took two to four (a chart's trees live as long as the chart).
+#[derive(Default)]
+struct Stacks {
+    nodes: Vec<Node>,
+    cmds: Vec<Command>,
+    args: Vec<Arg>,
+}
+
 struct Parser<'f, 't> {
     items: Tokens<'t>,
+    stacks: Stacks,
     idx: usize,
     fetched: usize,
     parse_name: Arc<str>,
@@ -533,6 +536,7 @@ pub fn parse(
     let name: Arc<str> = Arc::from(name);
     let mut p = Parser {
         items: lex(source.text),
+        stacks: Stacks::default(),
         idx: 0,
         fetched: 0,
         parse_name: name.clone(),
@@ -561,6 +565,25 @@ fn unexpected_is_definitive(_: &Item) -> bool {
 }
 
 impl<'f, 't> Parser<'f, 't> {
+    /// What `part` parses (pushing onto one of the [`Stacks`] that `stack` picks) from the stack's
+    /// length before it, as a vector of its exact length; on an error, what it pushed is dropped.
+    fn take<T>(
+        &mut self,
+        stack: fn(&mut Stacks) -> &mut Vec<T>,
+        part: impl FnOnce(&mut Self) -> PResult<()>,
+    ) -> PResult<Vec<T>> {
+        let start = stack(&mut self.stacks).len();
+        let r = part(self);
+        let s = stack(&mut self.stacks);
+        match r {
+            Ok(()) => Ok(s.drain(start..).collect()),
+            Err(e) => {
+                s.truncate(start);
+                Err(e)
+            }
+        }
+    }
+
     fn errorf(&self, msg: impl std::fmt::Display) -> ParseError {
         ParseError {
             message: format!(
@@ -685,7 +708,11 @@ impl<'f, 't> Parser<'f, 't> {
     }
 
     fn parse_top(&mut self) -> PResult<List> {
-        let mut root = List::default();
+        let nodes = self.take(|s| &mut s.nodes, Self::parse_top_nodes)?;
+        Ok(List { nodes })
+    }
+
+    fn parse_top_nodes(&mut self) -> PResult<()> {
         while self.peek_kind() != ItemKind::Eof {
             if self.peek_kind() == ItemKind::LeftDelim {
                 let save = self.idx;
@@ -700,12 +727,12 @@ impl<'f, 't> Parser<'f, 't> {
                 self.idx = save;
             }
             match self.text_or_action()? {
-                Parsed::Node(n) => root.nodes.push(n),
+                Parsed::Node(n) => self.stacks.nodes.push(n),
                 Parsed::End => return Err(self.errorf("unexpected {{end}}")),
                 Parsed::Else(_) => return Err(self.errorf("unexpected {{else}}")),
             }
         }
-        Ok(root.fitted())
+        Ok(())
     }
 
     fn parse_definition(&mut self) -> PResult<()> {
@@ -728,15 +755,24 @@ impl<'f, 't> Parser<'f, 't> {
     }
 
     fn item_list_inner(&mut self) -> PResult<(List, End)> {
-        let mut list = List::default();
-        while self.peek_non_space_kind() != ItemKind::Eof {
-            match self.text_or_action()? {
-                Parsed::Node(n) => list.nodes.push(n),
-                Parsed::End => return Ok((list.fitted(), End::End)),
-                Parsed::Else(p) => return Ok((list.fitted(), End::Else(p))),
-            }
-        }
-        Err(self.errorf("unexpected EOF"))
+        let mut end = End::End;
+        let nodes = self.take(
+            |s| &mut s.nodes,
+            |p| {
+                while p.peek_non_space_kind() != ItemKind::Eof {
+                    match p.text_or_action()? {
+                        Parsed::Node(n) => p.stacks.nodes.push(n),
+                        Parsed::End => return Ok(()),
+                        Parsed::Else(pos) => {
+                            end = End::Else(pos);
+                            return Ok(());
+                        }
+                    }
+                }
+                Err(p.errorf("unexpected EOF"))
+            },
+        )?;
+        Ok((List { nodes }, end))
     }
 
     fn text_or_action(&mut self) -> PResult<Parsed> {
@@ -936,10 +972,12 @@ impl<'f, 't> Parser<'f, 't> {
                 if next.kind == ItemKind::Assign || next.kind == ItemKind::Declare {
                     pipe.is_assign = next.kind == ItemKind::Assign;
                     self.next_non_space();
+                    pipe.decl.reserve_exact(1);
                     pipe.decl.push((v.pos, name(&v.val)));
                     self.ctx.vars.push(name(&v.val));
                 } else if next.kind == ItemKind::Char && next.val == "," {
                     self.next_non_space();
+                    pipe.decl.reserve_exact(1);
                     pipe.decl.push((v.pos, name(&v.val)));
                     self.ctx.vars.push(name(&v.val));
                     if context == "range" && pipe.decl.len() < 2 {
@@ -958,13 +996,17 @@ impl<'f, 't> Parser<'f, 't> {
             }
             break;
         }
+        pipe.cmds = self.take(|s| &mut s.cmds, |p| p.commands(end, context))?;
+        self.check_pipeline(&pipe, context)?;
+        Ok(pipe)
+    }
+
+    /// The commands of a pipeline up to its `end`, onto the command stack.
+    fn commands(&mut self, end: ItemKind, context: &str) -> PResult<()> {
         loop {
             let token = self.next_non_space();
             if token.kind == end {
-                self.check_pipeline(&pipe, context)?;
-                pipe.cmds.shrink_to_fit();
-                pipe.decl.shrink_to_fit();
-                return Ok(pipe);
+                return Ok(());
             }
             match token.kind {
                 ItemKind::Bool
@@ -981,7 +1023,7 @@ impl<'f, 't> Parser<'f, 't> {
                 | ItemKind::LeftParen => {
                     self.backup();
                     let c = self.command()?;
-                    pipe.cmds.push(c);
+                    self.stacks.cmds.push(c);
                 }
                 _ => return Err(self.unexpected(&token, context)),
             }
@@ -1008,14 +1050,19 @@ impl<'f, 't> Parser<'f, 't> {
 
     fn command(&mut self) -> PResult<Command> {
         let pos = self.peek_non_space().pos;
-        let mut cmd = Command {
-            pos,
-            args: Vec::new(),
-        };
+        let args = self.take(|s| &mut s.args, Self::operands)?;
+        if args.is_empty() {
+            return Err(self.errorf("empty command"));
+        }
+        Ok(Command { pos, args })
+    }
+
+    /// The operands of a command, onto the operand stack.
+    fn operands(&mut self) -> PResult<()> {
         loop {
             self.peek_non_space_kind();
             if let Some(op) = self.operand()? {
-                cmd.args.push(op);
+                self.stacks.args.push(op);
             }
             let token = self.next();
             match token.kind {
@@ -1024,13 +1071,8 @@ impl<'f, 't> Parser<'f, 't> {
                 ItemKind::Pipe => {}
                 _ => return Err(self.unexpected(&token, "operand")),
             }
-            break;
+            return Ok(());
         }
-        if cmd.args.is_empty() {
-            return Err(self.errorf("empty command"));
-        }
-        cmd.args.shrink_to_fit();
-        Ok(cmd)
     }
 
     fn operand(&mut self) -> PResult<Option<Arg>> {
@@ -1039,18 +1081,19 @@ impl<'f, 't> Parser<'f, 't> {
         };
         if self.peek_kind() == ItemKind::Field {
             let cpos = self.peek().pos;
-            let mut fields = Vec::new();
+            let mut fields = Vec::with_capacity(self.fields_ahead());
             while self.peek_kind() == ItemKind::Field {
                 let t = self.next();
                 fields.push(name(&t.val[1..]));
             }
             return Ok(Some(match node {
+                // Made with room for these fields (`term`).
                 Arg::Field { mut idents, .. } => {
-                    idents.extend(fields);
+                    idents.append(&mut fields);
                     Arg::Field { pos: cpos, idents }
                 }
                 Arg::Variable { mut idents, .. } => {
-                    idents.extend(fields);
+                    idents.append(&mut fields);
                     Arg::Variable { pos: cpos, idents }
                 }
                 Arg::Bool(..)
@@ -1071,6 +1114,20 @@ impl<'f, 't> Parser<'f, 't> {
             }));
         }
         Ok(Some(node))
+    }
+
+    /// How many fields follow (`.a.b` after a term): what [`Parser::operand`] adds to it.
+    fn fields_ahead(&self) -> usize {
+        (self.idx..self.items.len())
+            .take_while(|&i| self.items.kind(i) == ItemKind::Field)
+            .count()
+    }
+
+    /// A field's or variable's first name, with room for the fields that follow it.
+    fn idents(&self, first: &str) -> Vec<Arc<str>> {
+        let mut idents = Vec::with_capacity(1 + self.fields_ahead());
+        idents.push(name(first));
+        idents
     }
 
     fn term(&mut self) -> PResult<Option<Arg>> {
@@ -1099,12 +1156,12 @@ impl<'f, 't> Parser<'f, 't> {
                 }
                 Arg::Variable {
                     pos: token.pos,
-                    idents: vec![name(&token.val)],
+                    idents: self.idents(&token.val),
                 }
             }
             ItemKind::Field => Arg::Field {
                 pos: token.pos,
-                idents: vec![name(&token.val[1..])],
+                idents: self.idents(&token.val[1..]),
             },
             ItemKind::Bool => Arg::Bool(token.pos, token.val == "true"),
             ItemKind::CharConstant | ItemKind::Complex | ItemKind::Number => {
