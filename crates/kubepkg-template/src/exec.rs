@@ -79,6 +79,10 @@ pub(crate) enum Flow {
 
 type R<T> = Result<T, Flow>;
 
+/// The evaluated arguments of one function call: on the stack up to four (nearly every call in
+/// a chart), so a call allocates nothing for them.
+type CallArgs<T> = smallvec::SmallVec<[T; 4]>;
+
 /// The node an error is reported at (Go's `state.node`).
 #[derive(Clone, Copy)]
 enum At<'a> {
@@ -508,10 +512,13 @@ fn execute_tree<'a>(
         shared,
         tree,
         at: At::None,
-        vars: vec![("$", dot.clone())],
+        vars: Vec::with_capacity(4),
         depth: 0,
-        out: Vec::new(),
+        // Room for a short include's output at once (a vector growing from nothing takes
+        // four allocations to reach it).
+        out: Vec::with_capacity(128),
     };
+    st.vars.push(("$", dot.clone()));
     match st.walk_list(&dot, &tree.root) {
         Ok(()) | Err(Flow::Break) | Err(Flow::Continue) => Ok(std::mem::take(&mut st.out)),
         Err(Flow::Err(e)) => Err(*e),
@@ -1326,7 +1333,7 @@ impl<'a, 's> State<'a, 's> {
         let args: &'a [Arg] = if args.is_empty() { args } else { &args[1..] };
         // Methods of Go objects: arguments are taken as interface{} values.
         if let Callee::Method(o) = &callee {
-            let mut argv = Vec::with_capacity(args.len() + 1);
+            let mut argv = CallArgs::<Value>::with_capacity(args.len() + 1);
             for a in args {
                 argv.push(self.eval_arg_typed(dot, ArgType::Any, a)?);
             }
@@ -1381,7 +1388,7 @@ impl<'a, 's> State<'a, 's> {
             }
             return Ok(v);
         }
-        let mut argv: Vec<Rv> = Vec::with_capacity(num_in);
+        let mut argv = CallArgs::<Rv>::with_capacity(num_in);
         let mut i = 0;
         while i < num_fixed && i < args.len() {
             let v = self.eval_param(dot, sig.params[i], &args[i])?;
@@ -1470,7 +1477,7 @@ impl<'a, 's> State<'a, 's> {
     ) -> R<Rv> {
         let num_fixed = f.params.len();
         let num_in = self.check_arg_count(name, args, &fin, num_fixed, f.variadic.is_some())?;
-        let mut argv: Vec<Value> = Vec::with_capacity(num_in);
+        let mut argv = CallArgs::<Value>::with_capacity(num_in);
         let mut i = 0;
         while i < num_fixed && i < args.len() {
             argv.push(self.eval_arg_typed(dot, f.params[i], &args[i])?);

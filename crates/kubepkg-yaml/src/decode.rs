@@ -1678,7 +1678,11 @@ fn map_to_json_value(
 ) -> Result<Value, YamlError> {
     let mut keyed: BTreeMap<String, GoYaml> = BTreeMap::new();
     for (k, v) in pairs {
-        let key = json_key(&k, &v)?;
+        // A string key (nearly every key) is moved, not copied.
+        let key = match k {
+            GoYaml::Scalar(Scalar::Str(s)) => s,
+            k => json_key(&k, &v)?,
+        };
         keyed.insert(key, v);
     }
     let mut out = BTreeMap::new();
