@@ -1180,11 +1180,16 @@ impl<'f, 't> Parser<'f, 't> {
                 Arg::Pipe(Box::new(r?))
             }
             ItemKind::String | ItemKind::RawString => {
-                let s = unquote_bytes(&token.val).map_err(|e| self.errorf(e))?;
+                let value = match plain_literal(&token.val) {
+                    Some(inner) => kubepkg_value::Value::from(inner),
+                    None => kubepkg_value::Value::from_go_bytes(
+                        unquote_bytes(&token.val).map_err(|e| self.errorf(e))?,
+                    ),
+                };
                 Arg::String {
                     pos: token.pos,
                     quoted: token.val.as_ref().into(),
-                    value: kubepkg_value::Value::from_go_bytes(s),
+                    value,
                 }
             }
             _ => {
@@ -1199,6 +1204,19 @@ enum Parsed {
     Node(Node),
     End,
     Else(usize),
+}
+
+/// The text a string literal the lexer gave denotes when it is that text as written — no
+/// escape in "…", no carriage return in `…` (nearly every literal in a chart): what
+/// [`unquote_bytes`] gives for it, without building it byte by byte.
+fn plain_literal(token: &str) -> Option<&str> {
+    let quoted = |q: char, special: [char; 2]| {
+        token
+            .strip_prefix(q)
+            .and_then(|t| t.strip_suffix(q))
+            .filter(|t| !t.contains(special))
+    };
+    quoted('"', ['\\', '"']).or_else(|| quoted('`', ['\r', '`']))
 }
 
 /// Go's `strconv.Unquote` for "…", `…` and '…' literals. Errors are `invalid syntax`.
@@ -1591,6 +1609,40 @@ mod tests {
         match parse("t", Source::copied(text), &|f| f == "printf") {
             Ok(_) => "ok".into(),
             Err(e) => e.message,
+        }
+    }
+
+    #[test]
+    fn a_plain_literal_is_what_unquoting_gives() {
+        let literals = [
+            r#""""#,
+            r#""a b""#,
+            r#""ünï""#,
+            r#""a\nb""#,
+            r#""\x41""#,
+            r#""\"""#,
+            "``",
+            "`a\\nb`",
+            "`a\rb`",
+            "`\\x`",
+            "'a'",
+            r#""`""#,
+            "`\"`",
+        ];
+        let mut plain = 0;
+        for lit in literals {
+            let want = unquote_bytes(lit).unwrap();
+            if let Some(got) = plain_literal(lit) {
+                assert_eq!(got.as_bytes(), want, "{lit}");
+                plain += 1;
+            }
+        }
+        assert_eq!(
+            plain, 8,
+            "the literals without escapes, carriage returns or quotes"
+        );
+        for escaped in [r#""a\tb""#, r#""\u00e9""#, "`a\rb`", "'a'"] {
+            assert_eq!(plain_literal(escaped), None, "{escaped}");
         }
     }
 
