@@ -411,14 +411,15 @@ impl Walk<'_> {
         use rustix::fs::{Access, AtFlags, FileType, Mode, OFlags};
         let (rules, budget) = (self.rules, &self.budget);
         let os_name = std::ffi::OsStr::from_bytes(e.name.to_bytes());
-        let name = os_name.to_string_lossy().into_owned();
+        let name = os_name.to_string_lossy();
         let n = if rel.is_empty() {
-            name.clone()
+            name.into_owned()
         } else {
             format!("{rel}/{name}")
         };
-        let path = at.dir.join(os_name);
-        let io = |err: rustix::io::Errno| ChartError::io(&path, err.into());
+        // Its whole path only where it is kept or named (a file read now keeps none).
+        let path = || at.dir.join(os_name);
+        let io = |err: rustix::io::Errno| ChartError::io(path(), err.into());
         // Follow symbolic links like Helm's sympath.Walk: a link is measured through (the one
         // measure its file keeps). The directory entry says what the others are (where the file
         // system does not, the entry itself is measured).
@@ -436,8 +437,8 @@ impl Walk<'_> {
             let target = measure().map_err(|_| {
                 ChartError::from(ChartErrorKind::Load(format!(
                     "error evaluating symlink {}: {}",
-                    path.display(),
-                    eval_symlinks_error(&path)
+                    path().display(),
+                    eval_symlinks_error(&path())
                 )))
             })?;
             (FileType::from_raw_mode(target.st_mode), Some(target))
@@ -448,7 +449,7 @@ impl Walk<'_> {
             if rules.ignored(&n, true) {
                 return Ok(());
             }
-            return self.dir(&path, &n, out, depth + 1);
+            return self.dir(&path(), &n, out, depth + 1);
         }
         if rules.ignored(&n, false) {
             return Ok(());
@@ -456,7 +457,7 @@ impl Walk<'_> {
         if kind != FileType::RegularFile {
             return Err(ChartError::from(ChartErrorKind::Load(format!(
                 "cannot load irregular file {} as it has file mode type bits set",
-                path.display()
+                path().display()
             ))));
         }
         // Its size first: one too large fails as too large even where it cannot be read, as
@@ -482,13 +483,13 @@ impl Walk<'_> {
             .map_err(io)?;
             FileData::new(
                 crate::file_data::read_open(std::fs::File::from(file), len)
-                    .map_err(|err| ChartError::io(&path, err))?,
+                    .map_err(|err| ChartError::io(path(), err))?,
             )
         } else {
             // Checked readable (a file Helm cannot read fails here, as in Helm), read at first
             // use.
             rustix::fs::accessat(at.fd, &e.name, Access::READ_OK, AtFlags::EACCESS).map_err(io)?;
-            FileData::on_disk(path.clone())
+            FileData::on_disk(path())
         };
         // Seconds and nanoseconds since the epoch; none before it (as `SystemTime` gives them).
         let nanos = u32::try_from(stat.st_mtime_nsec).unwrap_or(0);
@@ -586,12 +587,13 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
         dependencies: Vec::new(),
     };
     let mut subcharts: BTreeMap<String, Vec<BufferedFile>> = BTreeMap::new();
-    let to_file = |f: &BufferedFile| ChartFile::new(f.name.clone(), f.data.clone());
-    for f in &files {
+    // Each file moves into the chart (its name and contents are not copied).
+    let to_file = |f: BufferedFile| ChartFile::new(f.name, f.data);
+    for f in files {
         match f.name.as_str() {
             "Chart.yaml" => {}
             "Chart.lock" => {
-                chart.lock = Some(Lock::decode(&load_yaml(f)?).map_err(cannot_load(&f.name))?);
+                chart.lock = Some(Lock::decode(&load_yaml(&f)?).map_err(cannot_load(&f.name))?);
             }
             "values.yaml" => {
                 chart.values =
@@ -606,13 +608,13 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
                         "Warning: Dependencies are handled in Chart.yaml since apiVersion \"v2\". We recommend migrating dependencies to Chart.yaml.",
                     ));
                 }
-                md.merge(&load_yaml(f)?).map_err(cannot_load(&f.name))?;
+                md.merge(&load_yaml(&f)?).map_err(cannot_load(&f.name))?;
                 if md.api_version == "v1" {
                     chart.files.push(to_file(f));
                 }
             }
             "requirements.lock" => {
-                chart.lock = Some(Lock::decode(&load_yaml(f)?).map_err(cannot_load(&f.name))?);
+                chart.lock = Some(Lock::decode(&load_yaml(&f)?).map_err(cannot_load(&f.name))?);
                 let md = metadata.get_or_insert_with(Metadata::default);
                 if md.api_version == "v1" {
                     chart.files.push(to_file(f));
@@ -628,7 +630,7 @@ pub fn load_files(files: Vec<BufferedFile>) -> Result<Chart> {
                 let cname = rest.split('/').next().unwrap_or(rest).to_string();
                 subcharts.entry(cname).or_default().push(BufferedFile {
                     name: rest.to_string(),
-                    data: f.data.clone(),
+                    data: f.data,
                 });
             }
             _ => chart.files.push(to_file(f)),

@@ -193,15 +193,15 @@ pub struct TemplateCall {
 pub struct Pipe {
     pub pos: usize,
     pub is_assign: bool,
-    pub decl: Vec<(usize, Arc<str>)>,
-    pub cmds: Vec<Command>,
+    pub decl: Box<[(usize, Arc<str>)]>,
+    pub cmds: Box<[Command]>,
 }
 
 /// One command of a pipeline: an operand followed by arguments.
 #[derive(Debug)]
 pub struct Command {
     pub pos: usize,
-    pub args: Vec<Arg>,
+    pub args: Box<[Arg]>,
 }
 
 /// A numeric constant with all the interpretations Go allows.
@@ -431,12 +431,12 @@ impl Drop for List {
 
 impl Drop for Command {
     fn drop(&mut self) {
-        let mut stack: Vec<Arg> = std::mem::take(&mut self.args);
+        let mut stack: Vec<Arg> = std::mem::take(&mut self.args).into_vec();
         while let Some(a) = stack.pop() {
             match a {
                 Arg::Pipe(mut p) => {
-                    for mut c in p.cmds.drain(..) {
-                        stack.append(&mut c.args);
+                    for mut c in std::mem::take(&mut p.cmds) {
+                        stack.extend(std::mem::take(&mut c.args));
                     }
                 }
                 Arg::Chain { node, .. } => stack.push(*node),
@@ -955,12 +955,7 @@ impl<'f, 't> Parser<'f, 't> {
 
     fn pipeline(&mut self, context: &str, end: ItemKind) -> PResult<Pipe> {
         let token = self.peek_non_space();
-        let mut pipe = Pipe {
-            pos: token.pos,
-            is_assign: false,
-            decl: Vec::new(),
-            cmds: Vec::new(),
-        };
+        let (mut is_assign, mut decl) = (false, Vec::new());
         'decls: loop {
             let v = self.peek_non_space();
             if v.kind == ItemKind::Variable {
@@ -970,17 +965,17 @@ impl<'f, 't> Parser<'f, 't> {
                 let token_after = self.peek();
                 let next = self.peek_non_space();
                 if next.kind == ItemKind::Assign || next.kind == ItemKind::Declare {
-                    pipe.is_assign = next.kind == ItemKind::Assign;
+                    is_assign = next.kind == ItemKind::Assign;
                     self.next_non_space();
-                    pipe.decl.reserve_exact(1);
-                    pipe.decl.push((v.pos, name(&v.val)));
+                    decl.reserve_exact(1);
+                    decl.push((v.pos, name(&v.val)));
                     self.ctx.vars.push(name(&v.val));
                 } else if next.kind == ItemKind::Char && next.val == "," {
                     self.next_non_space();
-                    pipe.decl.reserve_exact(1);
-                    pipe.decl.push((v.pos, name(&v.val)));
+                    decl.reserve_exact(1);
+                    decl.push((v.pos, name(&v.val)));
                     self.ctx.vars.push(name(&v.val));
-                    if context == "range" && pipe.decl.len() < 2 {
+                    if context == "range" && decl.len() < 2 {
                         match self.peek_non_space().kind {
                             ItemKind::Variable | ItemKind::RightDelim | ItemKind::RightParen => {
                                 continue 'decls;
@@ -996,7 +991,14 @@ impl<'f, 't> Parser<'f, 't> {
             }
             break;
         }
-        pipe.cmds = self.take(|s| &mut s.cmds, |p| p.commands(end, context))?;
+        let pipe = Pipe {
+            pos: token.pos,
+            is_assign,
+            decl: decl.into_boxed_slice(),
+            cmds: self
+                .take(|s| &mut s.cmds, |p| p.commands(end, context))?
+                .into_boxed_slice(),
+        };
         self.check_pipeline(&pipe, context)?;
         Ok(pipe)
     }
@@ -1054,7 +1056,10 @@ impl<'f, 't> Parser<'f, 't> {
         if args.is_empty() {
             return Err(self.errorf("empty command"));
         }
-        Ok(Command { pos, args })
+        Ok(Command {
+            pos,
+            args: args.into_boxed_slice(),
+        })
     }
 
     /// The operands of a command, onto the operand stack.
