@@ -1086,19 +1086,14 @@ impl<'f, 't> Parser<'f, 't> {
         };
         if self.peek_kind() == ItemKind::Field {
             let cpos = self.peek().pos;
-            let mut fields = Vec::with_capacity(self.fields_ahead());
-            while self.peek_kind() == ItemKind::Field {
-                let t = self.next();
-                fields.push(name(&t.val[1..]));
-            }
             return Ok(Some(match node {
                 // Made with room for these fields (`term`).
                 Arg::Field { mut idents, .. } => {
-                    idents.append(&mut fields);
+                    self.chain_fields(&mut idents);
                     Arg::Field { pos: cpos, idents }
                 }
                 Arg::Variable { mut idents, .. } => {
-                    idents.append(&mut fields);
+                    self.chain_fields(&mut idents);
                     Arg::Variable { pos: cpos, idents }
                 }
                 Arg::Bool(..)
@@ -1106,19 +1101,33 @@ impl<'f, 't> Parser<'f, 't> {
                 | Arg::Number(..)
                 | Arg::Nil(_)
                 | Arg::Dot(_) => {
+                    // Read past them first, as Go does (the error names the line it reached).
+                    self.chain_fields(&mut Vec::new());
                     return Err(self.errorf(format!(
                         "unexpected . after term {}",
                         kubepkg_gostd::strconv::quote(&node.to_go_string())
                     )));
                 }
-                other => Arg::Chain {
-                    pos: cpos,
-                    node: Box::new(other),
-                    fields,
-                },
+                other => {
+                    let mut fields = Vec::with_capacity(self.fields_ahead());
+                    self.chain_fields(&mut fields);
+                    Arg::Chain {
+                        pos: cpos,
+                        node: Box::new(other),
+                        fields,
+                    }
+                }
             }));
         }
         Ok(Some(node))
+    }
+
+    /// The fields that follow a term (`.a.b`), read onto `into`.
+    fn chain_fields(&mut self, into: &mut Vec<Arc<str>>) {
+        while self.peek_kind() == ItemKind::Field {
+            let t = self.next();
+            into.push(name(&t.val[1..]));
+        }
     }
 
     /// How many fields follow (`.a.b` after a term): what [`Parser::operand`] adds to it.
