@@ -98,11 +98,14 @@ pub(crate) fn functions() -> Vec<Function> {
         fv!("quote", [], Any, |a| Ok(quote_all(a).into())),
         fv!("squote", [], Any, |a| Ok(squote_all(a).into())),
         fv!("cat", [], Any, |a| Ok(Value::from_go_bytes(cat(a)))),
-        f!("indent", [Int, String], |a| indent(int(a, 0), s(a, 1))
+        f!("indent", [Int, String], |a| indent(int(a, 0), s(a, 1), "")
             .map(Value::from)),
-        f!("nindent", [Int, String], |a| {
-            indent(int(a, 0), s(a, 1)).map(|x| Value::from(format!("\n{x}")))
-        }),
+        f!("nindent", [Int, String], |a| indent(
+            int(a, 0),
+            s(a, 1),
+            "\n"
+        )
+        .map(Value::from)),
         f!("replace", [String, String, String], |a| Ok(s(a, 2)
             .replace(s(a, 0), s(a, 1))
             .into())),
@@ -731,13 +734,29 @@ fn cat(a: &[Value]) -> Vec<u8> {
     out
 }
 
-fn indent(spaces: i64, v: &str) -> Result<String, String> {
-    let pad = repeat(" ", spaces)?;
+/// Sprig's `indent` (`lead` empty) and `nindent` (`lead` a newline): `lead`, then every line
+/// of `v` after `spaces` spaces, written once into a string of its final length (the chart
+/// scaffold's templates call them for nearly every block they emit).
+fn indent(spaces: i64, v: &str, lead: &str) -> Result<String, String> {
+    const SPACES: &str = "                                                                ";
+    let pad = match usize::try_from(spaces) {
+        Ok(n) if n <= SPACES.len() => std::borrow::Cow::Borrowed(&SPACES[..n]),
+        _ => std::borrow::Cow::Owned(repeat(" ", spaces)?),
+    };
     let lines = v.matches('\n').count() + 1;
     kubepkg_template::budget::check_string(
         (pad.len() as u128) * (lines as u128) + v.len() as u128,
     )?;
-    Ok(format!("{pad}{}", v.replace('\n', &format!("\n{pad}"))))
+    let mut out = String::with_capacity(lead.len() + pad.len() * lines + v.len());
+    out.push_str(lead);
+    for (i, line) in v.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&pad);
+        out.push_str(line);
+    }
+    Ok(out)
 }
 
 /// `strings.SplitN(s, sep, n)` (n < 0: all parts).
@@ -802,6 +821,29 @@ fn sort_alpha(v: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Sprig's `indent` as its source states it: `pad + strings.Replace(v, "\n", "\n"+pad, -1)`
+    /// with `pad = strings.Repeat(" ", spaces)`; `nindent` is `"\n" + indent(spaces, v)`.
+    #[test]
+    fn indent_is_sprigs_pad_and_replace() {
+        let texts = ["", "a", "a\nb", "a\n", "\n\n", "x\r\ny\n\nz", "ü\n€"];
+        for spaces in [0, 1, 2, 8, 63, 64, 65, 200] {
+            let pad = " ".repeat(spaces);
+            for v in texts {
+                let want = format!("{pad}{}", v.replace('\n', &format!("\n{pad}")));
+                assert_eq!(
+                    indent(spaces as i64, v, ""),
+                    Ok(want.clone()),
+                    "{spaces} {v:?}"
+                );
+                assert_eq!(indent(spaces as i64, v, "\n"), Ok(format!("\n{want}")));
+            }
+        }
+        assert_eq!(
+            indent(-1, "a", ""),
+            Err("strings: negative Repeat count".to_string())
+        );
+    }
 
     // Expected values from Sprig's own documentation and tests (strings_test.go).
     #[test]

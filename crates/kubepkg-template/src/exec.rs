@@ -119,6 +119,35 @@ struct Shared {
     output_bytes: usize,
     depth: usize,
     tpl_depth: usize,
+    /// Output buffers of finished includes, emptied, for the next template run to write into
+    /// ([`Shared::recycle`]): an include's output is copied into its value, and its buffer,
+    /// grown to its size, serves the next include instead of a new one growing again.
+    spare_outputs: Vec<Vec<u8>>,
+}
+
+impl Shared {
+    /// The most buffers kept, and the largest kept: enough for includes nested a few deep,
+    /// never a large rendered file's memory held for nothing.
+    const SPARE_OUTPUTS: usize = 8;
+    const SPARE_OUTPUT_BYTES: usize = 64 * 1024;
+
+    /// A buffer for a template run's output: a spare one, or a new one with room for a short
+    /// include's output (a vector growing from nothing takes four allocations to reach it).
+    fn output_buffer(&mut self) -> Vec<u8> {
+        self.spare_outputs
+            .pop()
+            .unwrap_or_else(|| Vec::with_capacity(128))
+    }
+
+    /// Keep `out`, whose contents have been taken, for [`Shared::output_buffer`].
+    fn recycle(&mut self, mut out: Vec<u8>) {
+        if self.spare_outputs.len() < Self::SPARE_OUTPUTS
+            && out.capacity() <= Self::SPARE_OUTPUT_BYTES
+        {
+            out.clear();
+            self.spare_outputs.push(out);
+        }
+    }
 }
 
 struct State<'a, 's> {
@@ -507,6 +536,7 @@ fn execute_tree<'a>(
     tree: &'a Tree,
     dot: Rv,
 ) -> Result<Vec<u8>, ExecError> {
+    let out = shared.output_buffer();
     let mut st = State {
         env,
         shared,
@@ -514,9 +544,7 @@ fn execute_tree<'a>(
         at: At::None,
         vars: Vec::with_capacity(4),
         depth: 0,
-        // Room for a short include's output at once (a vector growing from nothing takes
-        // four allocations to reach it).
-        out: Vec::with_capacity(128),
+        out,
     };
     st.vars.push(("$", dot.clone()));
     match st.walk_list(&dot, &tree.root) {
@@ -550,8 +578,7 @@ impl<'a, 's> State<'a, 's> {
     /// Forget the variables declared after `mark`.
     fn truncate_vars(&mut self, mark: usize) {
         if self.vars.len() > mark {
-            let gone = self.vars.split_off(mark);
-            drop_vars(gone);
+            self.vars.drain(mark..).for_each(|(_, v)| release_rv(v));
         }
     }
 
@@ -1600,14 +1627,14 @@ impl<'a, 's> State<'a, 's> {
         match h {
             HelmFn::Include => {
                 let name = argv[0].to_value();
-                let name = name.as_str().unwrap_or("").to_string();
-                self.include(&name, argv[1].to_value())
-                    .map(|s| Rv::Val(Value::from_go_bytes(s)))
+                let out = self.include(name.as_str().unwrap_or(""), argv[1].to_value())?;
+                let value = Value::from_go_slice(&out);
+                self.shared.recycle(out);
+                Ok(Rv::Val(value))
             }
             HelmFn::Tpl => {
                 let text = argv[0].to_value();
-                let text = text.as_str().unwrap_or("").to_string();
-                self.tpl(&text, argv[1].to_value())
+                self.tpl(text.as_str().unwrap_or(""), argv[1].to_value())
                     .map(|s| Rv::Val(Value::from_go_bytes(s)))
             }
             HelmFn::Required => {

@@ -297,7 +297,13 @@ fn release(v: Value, work: &mut Vec<Value>) {
 
 /// Free a value that may be nested very deeply (maps or lists) without recursion.
 pub fn drop_deep(v: Value) {
-    let mut work = vec![v];
+    // Only a list that this value alone holds has elements to free here (a map frees its own
+    // entries without recursion, anything else holds nothing nested): its vector, emptied from
+    // the end, is the work list, so freeing a variable allocates nothing.
+    let Value::List(items, _) = v else { return };
+    let Ok(mut work) = Arc::try_unwrap(items) else {
+        return;
+    };
     while let Some(v) = work.pop() {
         release(v, &mut work);
     }
@@ -482,6 +488,14 @@ impl Value {
     /// A fresh map of the given Go type (for [`MapType::String`] every value must be a string).
     pub fn typed_map(ty: MapType, entries: BTreeMap<String, Value>) -> Value {
         Value::Map(MapRef::new(ty, entries))
+    }
+
+    /// [`Value::from_go_bytes`] of bytes it does not own (copied once, into the value).
+    pub fn from_go_slice(bytes: &[u8]) -> Value {
+        match std::str::from_utf8(bytes) {
+            Ok(s) => Value::String(Arc::from(s)),
+            Err(_) => Value::NonUtf8String(Arc::from(bytes)),
+        }
     }
 
     /// The Go string made of these bytes: [`Value::String`] when they are UTF-8, else

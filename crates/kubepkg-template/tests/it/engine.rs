@@ -349,3 +349,25 @@ fn named_object_parameters() {
         "template: v:1:10: executing \"v\" at <nil>: cannot assign nil to sprig.certificate"
     );
 }
+
+/// Each include's output is its own value, whatever buffer the engine wrote it in: a long
+/// output, then a short one, then includes nested inside an include, then the long one again,
+/// twenty times over (the engine keeps finished includes' buffers for the next ones).
+#[test]
+fn include_outputs_stay_their_own_across_reused_buffers() {
+    let long = "L".repeat(300);
+    let text = [
+        &format!("{{{{ define \"long\" }}}}{long}{{{{ end }}}}"),
+        "{{ define \"short\" }}s{{ end }}",
+        "{{ define \"outer\" }}<{{ include \"short\" . }}{{ include \"long\" . | len }}>{{ end }}",
+        "{{ range .n }}{{ $a := include \"long\" . }}{{ $b := include \"short\" . }}",
+        "{{ $c := include \"outer\" . }}{{ $a | len }},{{ $b }},{{ $c }};{{ end }}",
+    ]
+    .concat();
+    let mut t = Templates::new(funcs());
+    t.enable_helm(None, false);
+    t.parse("t", &text).unwrap();
+    let n = Value::list((0..20i64).map(Value::Int).collect());
+    let got = t.execute("t", &map(&[("n", n)])).unwrap();
+    assert_eq!(got, "300,s,<s300>;".repeat(20));
+}
