@@ -38,6 +38,9 @@ fn main() -> ExitCode {
         completion::complete_if_asked(<cli::Cli as clap::CommandFactory>::command);
     }
     let cli = cli::Cli::parse_from(cli::from_helms_forms(std::env::args_os().collect()));
+    if cli.command.runs_on_one_thread() {
+        kubepkg_heap::use_huge_pages();
+    }
     let runtime = match runtime(cli.command.runs_on_one_thread()) {
         Ok(runtime) => runtime,
         Err(exit) => return exit,
