@@ -490,7 +490,8 @@ impl Value {
         Value::Map(MapRef::new(ty, entries))
     }
 
-    /// [`Value::from_go_bytes`] of bytes it does not own (copied once, into the value).
+    /// The Go string made of these bytes: [`Value::String`] when they are UTF-8, else
+    /// [`Value::NonUtf8String`] (copied once, into the value's shared text).
     pub fn from_go_slice(bytes: &[u8]) -> Value {
         match std::str::from_utf8(bytes) {
             Ok(s) => Value::String(Arc::from(s)),
@@ -498,13 +499,10 @@ impl Value {
         }
     }
 
-    /// The Go string made of these bytes: [`Value::String`] when they are UTF-8, else
-    /// [`Value::NonUtf8String`].
+    /// [`Value::from_go_slice`] of bytes it is given (a `Vec` cannot become the value's shared
+    /// text without a copy either).
     pub fn from_go_bytes(bytes: Vec<u8>) -> Value {
-        match String::from_utf8(bytes) {
-            Ok(s) => Value::from(s),
-            Err(e) => Value::NonUtf8String(Arc::from(e.into_bytes())),
-        }
+        Value::from_go_slice(&bytes)
     }
 
     /// The bytes of a Go string (either string variant); `None` for other values.
