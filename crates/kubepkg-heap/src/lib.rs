@@ -11,8 +11,9 @@
 //! 1. the heap grows by [`RESERVE`] at a time (`mallopt(M_TOP_PAD)`; address space, not
 //!    memory: a page is only memory once touched) and blocks up to [`IN_HEAP`] come from it
 //!    rather than from mappings of their own (`M_MMAP_THRESHOLD`);
-//! 2. a block that is never freed nor touched fills the heap up to the next 2 MiB boundary, so
-//!    that what is allocated next starts on one;
+//! 2. a block that is never freed nor touched fills the heap up to a 2 MiB boundary past every
+//!    page the allocator has written, so that what is allocated next starts on one, in 2 MiB
+//!    nothing has touched (a page touched before the advice keeps its 2 MiB in 4 KiB pages);
 //! 3. the heap from that boundary on is marked for huge pages (`madvise(MADV_HUGEPAGE)`).
 //!
 //! Only for a process that renders and exits: memory then comes in 2 MiB steps and is not given
@@ -42,11 +43,12 @@ pub fn use_huge_pages() {
 mod glibc {
     use super::{HUGE_PAGE, IN_HEAP, RESERVE};
 
-    /// The filler block's size at first: more than a huge page, so that a boundary lies in it.
+    /// The filler block's size at first: more than the top of the heap holds at the start of a
+    /// process, so that it is cut from a heap grown by RESERVE.
     const FILLER: usize = 3 << 20;
     /// A block's header in the allocator (its size word, aligned).
     const HEADER: usize = 16;
-    /// The least the filler keeps (a boundary closer to its start is skipped for the next one).
+    /// The least the filler grows by (a boundary closer to its end is skipped for the next one).
     const SLACK: usize = 4096;
 
     pub(super) fn use_huge_pages() {
@@ -67,9 +69,14 @@ mod glibc {
             if filler == 0 {
                 return;
             }
-            let boundary = (filler + SLACK + HUGE_PAGE - 1) & !(HUGE_PAGE - 1);
-            // Shrunk in place to end just before the boundary, it gives the rest back to the top
-            // of the heap, which then starts there (its header lies before it).
+            // The allocator wrote the header of the top of the heap at the filler's end: a page
+            // written before the advice keeps its 2 MiB from ever being a huge page, so the
+            // boundary is the first one past that end (one inside the filler, as a filler shrunk
+            // to it had, left the first 2 MiB of the advised heap in 4 KiB pages in about half of
+            // the runs, by where the heap happened to start).
+            let boundary = (filler + FILLER + SLACK + HUGE_PAGE - 1) & !(HUGE_PAGE - 1);
+            // Grown in place into the top of the heap to end just before the boundary, it leaves
+            // the top starting there (its header in the page before it).
             let kept = libc::realloc(filler as *mut libc::c_void, boundary - filler - HEADER);
             let end = libc::sbrk(0) as usize;
             if kept as usize != filler || end == usize::MAX || end <= boundary + HUGE_PAGE {

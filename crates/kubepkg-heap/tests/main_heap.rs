@@ -1,7 +1,9 @@
 //! The main thread's heap after [`kubepkg_heap::use_huge_pages`], as the kernel reports it in
 //! `/proc/self/smaps`: the part past the 2 MiB boundary is marked for huge pages (`hg` in its
 //! `VmFlags`), what is allocated next lies in it, and where the kernel hands out huge pages on
-//! request, memory written there is in them (`AnonHugePages`).
+//! request, memory written there is in them (`AnonHugePages`) — from the first block allocated
+//! after the call on, wherever the heap happened to start (checked in several processes: the
+//! heap's start moves from run to run).
 
 /// One mapping of `/proc/self/smaps`: its address range and its lines.
 struct Mapping<'s> {
@@ -38,7 +40,66 @@ fn mappings(smaps: &str) -> Vec<Mapping<'_>> {
     out
 }
 
+/// The page faults this process has taken so far (the kernel's count of minor faults).
+fn faults() -> u64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").expect("/proc/self/stat");
+    // After the command's name in parentheses: state is field 3, minflt field 10.
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    rest.split_whitespace()
+        .nth(7)
+        .and_then(|v| v.parse().ok())
+        .expect("minflt in /proc/self/stat")
+}
+
+/// The variable that makes a run of this test the child that checks one heap.
+const CHILD: &str = "KUBEPKG_HEAP_TEST_CHILD";
+
+/// How many processes check where their first block lies (each heap starts elsewhere).
+const CHILDREN: usize = 12;
+
 fn main() {
+    if std::env::var_os(CHILD).is_some() {
+        return first_block();
+    }
+    for run in 0..CHILDREN {
+        let out = std::process::Command::new(std::env::current_exe().expect("the test's path"))
+            .env(CHILD, "1")
+            .output()
+            .expect("the test runs itself");
+        assert!(
+            out.status.success(),
+            "run {run}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    whole_heap();
+}
+
+/// The first block allocated after the call, 1 MiB written page by page, lies in a huge page:
+/// a few faults, where 4 KiB pages take 256.
+fn first_block() {
+    kubepkg_heap::use_huge_pages();
+    let before = faults();
+    let mut block = vec![0u8; 1 << 20];
+    for page in block.chunks_mut(4096) {
+        page[0] = 1;
+    }
+    let taken = faults() - before;
+    std::hint::black_box(&block);
+    let mode =
+        std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_default();
+    if mode.contains("[always]") || mode.contains("[madvise]") {
+        assert!(
+            taken < 16,
+            "1 MiB allocated first after the call, written page by page: {taken} page faults \
+             (in huge pages it takes one or two)"
+        );
+    }
+}
+
+/// 8 MiB of small blocks lie in the heap marked for huge pages, and in huge pages.
+fn whole_heap() {
     kubepkg_heap::use_huge_pages();
     // Small blocks, as a render allocates them, written so the kernel maps them: 8 MiB.
     let blocks: Vec<Box<[u8; 256]>> = (0..32 * 1024).map(|i| Box::new([i as u8; 256])).collect();
