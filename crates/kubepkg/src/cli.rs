@@ -391,11 +391,33 @@ fn cluster_flags(command: &Command) -> Option<ClusterArgs> {
     )
 }
 
+/// The verbs of [`Command::runs_on_one_thread`], by the names they are typed with.
+const ONE_THREAD_VERBS: [&str; 8] = [
+    "create",
+    "lint",
+    "show",
+    "template",
+    "version",
+    "env",
+    "completion",
+    "schema",
+];
+
+/// Whether the command line `args` (the program first) names a verb that runs on one thread,
+/// read from its words before clap parses them (past Helm's global flags, as
+/// [`from_helms_forms`] finds the verb): for what must be decided before the parse allocates.
+/// A verb clap would read otherwise (a prefix, a misspelling) answers `false`.
+pub fn verb_runs_on_one_thread(args: &[std::ffi::OsString]) -> bool {
+    args.get(leading_global_flags_end(args))
+        .and_then(|w| w.to_str())
+        .is_some_and(|w| ONE_THREAD_VERBS.contains(&w))
+}
+
 impl Command {
     /// Whether the verb does its work in this process without waiting on others, so one
     /// thread runs it: the chart verbs that read, render and print (`template`, `lint`,
     /// `show`, …). The others get worker threads: they talk to clusters and registries, watch,
-    /// serve, and run several waits at once.
+    /// serve, and run several waits at once. [`ONE_THREAD_VERBS`] names the same verbs.
     pub fn runs_on_one_thread(&self) -> bool {
         matches!(
             self,

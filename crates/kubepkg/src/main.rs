@@ -37,10 +37,12 @@ fn main() -> ExitCode {
         let _entered = runtime.enter();
         completion::complete_if_asked(<cli::Cli as clap::CommandFactory>::command);
     }
-    let cli = cli::Cli::parse_from(cli::from_helms_forms(std::env::args_os().collect()));
-    if cli.command.runs_on_one_thread() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // Before the parse, whose few hundred KiB of allocations then lie in huge pages too.
+    if cli::verb_runs_on_one_thread(&args) {
         kubepkg_heap::use_huge_pages();
     }
+    let cli = cli::Cli::parse_from(cli::from_helms_forms(args));
     let runtime = match runtime(cli.command.runs_on_one_thread()) {
         Ok(runtime) => runtime,
         Err(exit) => return exit,

@@ -251,3 +251,62 @@ fn an_unknown_driver_fails_only_where_storage_is_used() {
         r#"HELM_DRIVER="sql" is not supported by kubepkg (use secret, configmap or memory)"#
     );
 }
+
+#[test]
+fn the_verbs_on_one_thread_are_known_before_the_parse() {
+    let words =
+        |line: &str| -> Vec<std::ffi::OsString> { line.split(' ').map(Into::into).collect() };
+    // Every verb that parses with one of these argument lists: the words before the parse say
+    // what the parsed command says (a verb missing from either list fails here).
+    let tails: [&[&str]; 6] = [
+        &[],
+        &["x"],
+        &["./c"],
+        &["x", "./c"],
+        &["bash"],
+        &["chart", "./c"],
+    ];
+    let mut checked = Vec::new();
+    for verb in <Cli as clap::CommandFactory>::command().get_subcommands() {
+        let name = verb.get_name().to_string();
+        for tail in tails {
+            let line = std::iter::once("kubepkg")
+                .chain(std::iter::once(name.as_str()))
+                .chain(tail.iter().copied())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let Ok(cli) = Cli::try_parse_from(from_helms_forms(words(&line))) else {
+                continue;
+            };
+            assert_eq!(
+                verb_runs_on_one_thread(&words(&line)),
+                cli.command.runs_on_one_thread(),
+                "`{line}`: the verb's words and the parsed command disagree"
+            );
+            checked.push(name.clone());
+            break;
+        }
+    }
+    for verb in ONE_THREAD_VERBS {
+        assert!(
+            checked.iter().any(|c| c == verb),
+            "{verb} was checked: {checked:?}"
+        );
+    }
+    assert!(
+        checked.len() > ONE_THREAD_VERBS.len(),
+        "other verbs checked too: {checked:?}"
+    );
+    // Helm's global flags before the verb are skipped, with their values.
+    assert!(verb_runs_on_one_thread(&words(
+        "kubepkg -n team-a template x ./c"
+    )));
+    assert!(verb_runs_on_one_thread(&words(
+        "kubepkg --kube-context=k lint ./c"
+    )));
+    assert!(!verb_runs_on_one_thread(&words(
+        "kubepkg -n template apply ./c"
+    )));
+    assert!(!verb_runs_on_one_thread(&words("kubepkg apply template")));
+    assert!(!verb_runs_on_one_thread(&words("kubepkg")));
+}
