@@ -562,7 +562,9 @@ fn release_rv(v: Rv) {
     }
 }
 
-fn drop_vars(vars: Vec<(&str, Rv)>) {
+/// Free variables' values ([`release_rv`]): a scope's, drained from the variable list, or a
+/// whole list set aside.
+fn drop_vars<'v>(vars: impl IntoIterator<Item = (&'v str, Rv)>) {
     for (_, v) in vars {
         release_rv(v);
     }
@@ -570,7 +572,7 @@ fn drop_vars(vars: Vec<(&str, Rv)>) {
 
 impl Drop for State<'_, '_> {
     fn drop(&mut self) {
-        drop_vars(std::mem::take(&mut self.vars));
+        self.truncate_vars(0);
     }
 }
 
@@ -578,7 +580,7 @@ impl<'a, 's> State<'a, 's> {
     /// Forget the variables declared after `mark`.
     fn truncate_vars(&mut self, mark: usize) {
         if self.vars.len() > mark {
-            self.vars.drain(mark..).for_each(|(_, v)| release_rv(v));
+            drop_vars(self.vars.drain(mark..));
         }
     }
 
